@@ -1,0 +1,22 @@
+// Command solopi drives Android test automation through the SoloPi app:
+// case replay with artifacts and CI exit codes, every SoloPi session type,
+// the dynamic Agent protocol, and a simulated device to develop against.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	// SIGINT/SIGTERM cancel the command's context; the command cleans up what
+	// it started, still prints its JSON, and the exit code becomes 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, env{
+		stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+	})
+	stop()
+	os.Exit(code)
+}

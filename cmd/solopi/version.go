@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+type versionResult struct {
+	Success   bool              `json:"success"`
+	Version   string            `json:"version"`
+	Revision  string            `json:"revision"`
+	Modified  bool              `json:"modified"`
+	GoVersion string            `json:"goVersion"`
+	Platform  string            `json:"platform"`
+	Protocols map[string]string `json:"protocols"`
+}
+
+func buildVersion() string { return version }
+
+func versionInfo() versionResult {
+	r := versionResult{
+		Success:   true,
+		Version:   version,
+		Revision:  "unknown",
+		GoVersion: runtime.Version(),
+		Platform:  runtime.GOOS + "/" + runtime.GOARCH,
+		Protocols: map[string]string{"harness": protocol.HarnessProtocolVersion, "agent": protocol.AgentProtocolVersion},
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				r.Revision = s.Value
+			case "vcs.modified":
+				r.Modified = s.Value == "true"
+			}
+		}
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" && version == "0.1.0-dev" {
+			r.Version = bi.Main.Version
+		}
+	}
+	return r
+}
+
+func versionCommand(exit *int, e env) *cli.Command {
+	return &cli.Command{
+		Name:      "version",
+		Usage:     "print the binary version, VCS revision, Go version and protocol versions",
+		UsageText: "solopi version",
+		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			return outcome.OK(versionInfo()), nil
+		}),
+	}
+}

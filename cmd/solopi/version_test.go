@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"solopi/schemas"
+)
+
+func TestVersionMatchesSchema(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--pretty", "version"}} {
+		r := runBinary(t, nil, args...)
+		if r.code != 0 {
+			t.Fatalf("%v exit %d stderr %s", args, r.code, r.stderr)
+		}
+		schemas.Validate(t, "version", r.stdout)
+		var v versionResult
+		if err := json.Unmarshal(r.stdout, &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Protocols["harness"] != "2.0" || v.Protocols["agent"] != "1.0" {
+			t.Errorf("protocols = %v", v.Protocols)
+		}
+	}
+}
+
+func TestActionsListsTypedActionsFromProtocol(t *testing.T) {
+	r := runBinary(t, nil, "actions")
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	schemas.Validate(t, "actions", r.stdout)
+	if !strings.Contains(string(r.stdout), `"name":"scroll"`) || !strings.Contains(string(r.stdout), `"enum":["up","down","left","right"]`) {
+		t.Errorf("scroll rules missing: %s", r.stdout)
+	}
+}
+
+// Usage errors are the parser's text on stderr, nothing on stdout, exit 3.
+func TestUsageErrorsExit3WithNothingOnStdout(t *testing.T) {
+	cases := [][]string{
+		{"no-such-command"},
+		{"--no-such-flag", "version"},
+		{"version", "--no-such-flag"},
+		{},
+	}
+	for _, args := range cases {
+		r := runBinary(t, nil, args...)
+		if r.code != 3 {
+			t.Errorf("%v: exit %d, want 3", args, r.code)
+		}
+		if len(r.stdout) != 0 {
+			t.Errorf("%v: stdout not empty: %q", args, r.stdout)
+		}
+		if len(r.stderr) == 0 {
+			t.Errorf("%v: stderr empty", args)
+		}
+	}
+}
+
+// A bad global option value is a handled usage error: JSON on stdout, exit 3.
+func TestBadGlobalValueIsJSONError(t *testing.T) {
+	r := runBinary(t, nil, "--request-timeout", "-1", "version")
+	if r.code != 3 {
+		t.Fatalf("exit %d", r.code)
+	}
+	schemas.Validate(t, "version", r.stdout)
+	if !strings.Contains(string(r.stdout), `"errorCode":"invalid_option"`) {
+		t.Errorf("stdout %s", r.stdout)
+	}
+	r = runBinary(t, []string{"ANDROID_ADB_SERVER_PORT=99999"}, "version")
+	if r.code != 3 {
+		t.Errorf("bad ANDROID_ADB_SERVER_PORT: exit %d", r.code)
+	}
+}
+
+func TestHelpGoesToStdoutWhenAsked(t *testing.T) {
+	r := runBinary(t, nil, "--help")
+	if r.code != 0 || !strings.Contains(string(r.stdout), "solopi") {
+		t.Errorf("help exit %d stdout %q", r.code, r.stdout)
+	}
+}

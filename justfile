@@ -1,0 +1,38 @@
+# Developer recipes. The README's two commands never need just.
+
+default: test
+
+build:
+    go build -o bin/solopi ./cmd/solopi
+
+test:
+    go test ./...
+
+# Interop tests against Debian's real adb server (apt-get install adb).
+interop:
+    go test -count=1 -tags interop ./...
+
+bench:
+    go test -run '^$' -bench . -benchmem ./...
+    go test -run '^$' -tags interop -bench . -benchmem ./solopi/adb/
+
+# Short fuzzing pass over every fuzz target (FUZZTIME=30s by default).
+fuzz FUZZTIME="30s":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    for pkg in $(go list ./...); do
+      for f in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+        echo "fuzz $pkg $f"; go test -run '^$' -fuzz "^$f\$" -fuzztime {{FUZZTIME}} "$pkg"
+      done
+    done
+
+lint:
+    test -z "$(gofmt -l $(git ls-files '*.go'))"
+    go vet ./...
+    go vet -tags interop ./...
+
+demo:
+    go run ./cmd/solopi demo
+
+ci:
+    bash .ci/run

@@ -1,0 +1,558 @@
+package protocol
+
+// The state machines of seed 003 and the wire contract, one function each.
+// A function builds a fresh table so that no caller can change another's.
+
+// Replay states (wire contract §3.6, §5.2).
+const (
+	ReplayIdle            State = "idle"
+	ReplayRunning         State = "running"
+	ReplayCancelRequested State = "cancel_requested"
+	ReplayPassed          State = "passed"
+	ReplayFailed          State = "failed"
+	ReplayCancelled       State = "cancelled"
+)
+
+// Replay events.
+const (
+	EvReplayStart        Event = "start"
+	EvReplayLeaseBusy    Event = "lease_busy"
+	EvReplayPassed       Event = "results_passed"
+	EvReplayFailed       Event = "results_failed"
+	EvReplayStartFailed  Event = "start_failed"
+	EvReplayCancel       Event = "cancel"
+	EvReplayCancelled    Event = "manager_stopped"
+	EvReplayPreStartStop Event = "cancelled_before_start"
+)
+
+// Replay is one harness run: a start either runs or is refused at once
+// because the device-control lease is busy (a visible failed run).
+func Replay() *Machine {
+	return &Machine{
+		Name:     "replay",
+		Initial:  ReplayIdle,
+		States:   []State{ReplayIdle, ReplayRunning, ReplayCancelRequested, ReplayPassed, ReplayFailed, ReplayCancelled},
+		Terminal: []State{ReplayPassed, ReplayFailed, ReplayCancelled},
+		Live:     []State{ReplayRunning, ReplayCancelRequested},
+		Transitions: table(
+			edges(EvReplayStart, ReplayRunning, ReplayIdle),
+			edges(EvReplayLeaseBusy, ReplayFailed, ReplayIdle),
+			edges(EvReplayPassed, ReplayPassed, ReplayRunning),
+			edges(EvReplayFailed, ReplayFailed, ReplayRunning),
+			edges(EvReplayStartFailed, ReplayFailed, ReplayRunning),
+			edges(EvReplayCancel, ReplayCancelRequested, ReplayRunning),
+			edges(EvReplayCancelled, ReplayCancelled, ReplayCancelRequested),
+			edges(EvReplayPreStartStop, ReplayCancelled, ReplayCancelRequested),
+		),
+	}
+}
+
+// Receipt states shared by the request/receipt machines.
+const (
+	ReceiptNew State = "new"
+)
+
+// Internal adb-connect receipt states (§3.11).
+const (
+	AdbConnecting State = "connecting"
+	AdbConnected  State = "connected"
+	AdbFailed     State = "failed"
+)
+
+// Adb-connect events.
+const (
+	EvAdbAttempt        Event = "attempt"
+	EvAdbAlreadyHealthy Event = "already_healthy"
+	EvAdbRejected       Event = "rejected"
+	EvAdbConnected      Event = "connected"
+	EvAdbFailed         Event = "connect_failed"
+)
+
+// AdbConnect is one adb-connect receipt, keyed by requestId.
+func AdbConnect() *Machine {
+	return &Machine{
+		Name:     "adb-connect",
+		Initial:  ReceiptNew,
+		States:   []State{ReceiptNew, AdbConnecting, AdbConnected, AdbFailed},
+		Terminal: []State{AdbConnected, AdbFailed},
+		Live:     []State{AdbConnecting},
+		Transitions: table(
+			edges(EvAdbAttempt, AdbConnecting, ReceiptNew),
+			edges(EvAdbAlreadyHealthy, AdbConnected, ReceiptNew),
+			edges(EvAdbRejected, AdbFailed, ReceiptNew),
+			edges(EvAdbConnected, AdbConnected, AdbConnecting),
+			edges(EvAdbFailed, AdbFailed, AdbConnecting),
+		),
+	}
+}
+
+// Case import / delete receipt states as the host sees them (§3.9, §3.10):
+// the device answers synchronously into a single slot; until the slot holds
+// our requestId the host keeps polling.
+const (
+	CaseReceiptPending   State = "pending"
+	CaseReceiptSucceeded State = "succeeded"
+	CaseReceiptFailed    State = "failed"
+)
+
+// Case receipt events.
+const (
+	EvReceiptStored   Event = "receipt_stored"
+	EvReceiptRejected Event = "receipt_rejected"
+)
+
+func caseReceipt(name string) *Machine {
+	return &Machine{
+		Name:     name,
+		Initial:  CaseReceiptPending,
+		States:   []State{CaseReceiptPending, CaseReceiptSucceeded, CaseReceiptFailed},
+		Terminal: []State{CaseReceiptSucceeded, CaseReceiptFailed},
+		Live:     []State{CaseReceiptPending},
+		Transitions: table(
+			edges(EvReceiptStored, CaseReceiptSucceeded, CaseReceiptPending),
+			edges(EvReceiptRejected, CaseReceiptFailed, CaseReceiptPending),
+		),
+	}
+}
+
+// CaseImport is one case-import request.
+func CaseImport() *Machine { return caseReceipt("case-import") }
+
+// CaseDelete is one case-delete request.
+func CaseDelete() *Machine { return caseReceipt("case-delete") }
+
+// Agent session states (§4.1).
+const (
+	AgentIdle      State = "idle"
+	AgentActive    State = "active"
+	AgentPaused    State = "paused"
+	AgentActing    State = "acting"
+	AgentEnded     State = "ended"
+	AgentCancelled State = "cancelled"
+	AgentFailed    State = "failed"
+	AgentExpired   State = "expired"
+)
+
+// Agent session events.
+const (
+	EvAgentStart    Event = "start"
+	EvAgentPause    Event = "pause"
+	EvAgentResume   Event = "resume"
+	EvAgentAccept   Event = "action_accepted"
+	EvAgentSettled  Event = "action_settled"
+	EvAgentEnd      Event = "end"
+	EvAgentCancel   Event = "cancel"
+	EvAgentFail     Event = "fail"
+	EvAgentExpire   Event = "expire"
+	EvAgentActFails Event = "action_failed"
+)
+
+// AgentSession is one dynamic Agent session (protocol 1.0).
+func AgentSession() *Machine {
+	live := []State{AgentActive, AgentPaused, AgentActing}
+	return &Machine{
+		Name:     "agent-session",
+		Initial:  AgentIdle,
+		States:   []State{AgentIdle, AgentActive, AgentPaused, AgentActing, AgentEnded, AgentCancelled, AgentFailed, AgentExpired},
+		Terminal: []State{AgentEnded, AgentCancelled, AgentFailed, AgentExpired},
+		Live:     live,
+		Transitions: table(
+			edges(EvAgentStart, AgentActive, AgentIdle),
+			edges(EvAgentPause, AgentPaused, AgentActive),
+			edges(EvAgentResume, AgentActive, AgentPaused),
+			edges(EvAgentAccept, AgentActing, AgentActive),
+			edges(EvAgentSettled, AgentActive, AgentActing),
+			edges(EvAgentActFails, AgentFailed, AgentActing),
+			// end is refused while acting ("Cancel the session while an action is executing").
+			edges(EvAgentEnd, AgentEnded, AgentActive, AgentPaused),
+			edges(EvAgentCancel, AgentCancelled, live...),
+			edges(EvAgentFail, AgentFailed, live...),
+			edges(EvAgentExpire, AgentExpired, live...),
+		),
+	}
+}
+
+// Agent receipt states (§4.3).
+const (
+	ReceiptAccepted  State = "accepted"
+	ReceiptRejected  State = "rejected"
+	ReceiptSucceeded State = "succeeded"
+	ReceiptFailed    State = "failed"
+)
+
+// Agent receipt events.
+const (
+	EvStepAccept  Event = "accept"
+	EvStepReject  Event = "reject"
+	EvStepSucceed Event = "succeed"
+	EvStepFail    Event = "fail"
+)
+
+// AgentReceipt is the receipt of one act step. A step cancelled while acting
+// legitimately stays accepted forever (§4.11), so accepted is live, not terminal.
+func AgentReceipt() *Machine {
+	return &Machine{
+		Name:     "agent-receipt",
+		Initial:  ReceiptNew,
+		States:   []State{ReceiptNew, ReceiptAccepted, ReceiptRejected, ReceiptSucceeded, ReceiptFailed},
+		Terminal: []State{ReceiptRejected, ReceiptSucceeded, ReceiptFailed},
+		Live:     []State{ReceiptAccepted},
+		Transitions: table(
+			edges(EvStepAccept, ReceiptAccepted, ReceiptNew),
+			edges(EvStepReject, ReceiptRejected, ReceiptNew),
+			edges(EvStepSucceed, ReceiptSucceeded, ReceiptAccepted),
+			edges(EvStepFail, ReceiptFailed, ReceiptAccepted),
+		),
+	}
+}
+
+// Session states shared by record, performance, display and stress.
+const (
+	SessionIdle     State = "idle"
+	SessionStarting State = "starting"
+	SessionStopping State = "stopping"
+	SessionStopped  State = "stopped"
+	SessionFailed   State = "failed"
+	// SessionRecording is record's and performance's working state.
+	SessionRecording State = "recording"
+	// SessionRunning is performance display's and stress's working state.
+	SessionRunning State = "running"
+)
+
+// Session events.
+const (
+	EvStart           Event = "start"
+	EvReady           Event = "ready"
+	EvStop            Event = "stop"
+	EvAutoStop        Event = "auto_stop"
+	EvStopped         Event = "stopped"
+	EvError           Event = "error"
+	EvCleanupPending  Event = "cleanup_incomplete"
+	EvStopBeforeStart Event = "stop_before_start"
+)
+
+// Record is an interactive recording session (§11.3).
+func Record() *Machine {
+	return &Machine{
+		Name:     "record",
+		Initial:  SessionIdle,
+		States:   []State{SessionIdle, SessionStarting, SessionRecording, SessionStopping, SessionStopped, SessionFailed},
+		Terminal: []State{SessionStopped, SessionFailed},
+		Live:     []State{SessionStarting, SessionRecording, SessionStopping},
+		Transitions: table(
+			edges(EvStart, SessionStarting, SessionIdle),
+			edges(EvReady, SessionRecording, SessionStarting),
+			edges(EvStopBeforeStart, SessionStopped, SessionStarting),
+			edges(EvStop, SessionStopping, SessionRecording),
+			edges(EvStopped, SessionStopped, SessionStopping),
+			edges(EvError, SessionFailed, SessionStarting, SessionRecording, SessionStopping),
+		),
+	}
+}
+
+// Screen-record states (§12.2).
+const (
+	ScreenPending State = "pending-user-confirmation"
+)
+
+// Screen-record events.
+const (
+	EvUserGranted    Event = "user_granted"
+	EvEncoderRunning Event = "encoder_running"
+)
+
+// ScreenRecord is a standalone MediaProjection recording (§12.3).
+func ScreenRecord() *Machine {
+	live := []State{ScreenPending, SessionStarting, SessionRecording, SessionStopping}
+	return &Machine{
+		Name:     "screen-record",
+		Initial:  SessionIdle,
+		States:   []State{SessionIdle, ScreenPending, SessionStarting, SessionRecording, SessionStopping, SessionStopped, SessionFailed},
+		Terminal: []State{SessionStopped, SessionFailed},
+		Live:     live,
+		Transitions: table(
+			edges(EvStart, ScreenPending, SessionIdle),
+			edges(EvUserGranted, SessionStarting, ScreenPending),
+			edges(EvStopBeforeStart, SessionStopped, ScreenPending),
+			edges(EvEncoderRunning, SessionRecording, SessionStarting),
+			edges(EvStop, SessionStopping, SessionStarting, SessionRecording),
+			edges(EvAutoStop, SessionStopping, SessionRecording),
+			edges(EvStopped, SessionStopped, SessionStopping),
+			edges(EvError, SessionFailed, live...),
+		),
+	}
+}
+
+// Scan states (§13.2).
+const (
+	ScanPendingPermission State = "pending-camera-permission"
+	ScanScanning          State = "scanning"
+	ScanCompleted         State = "completed"
+	ScanCancelled         State = "cancelled"
+)
+
+// Scan events.
+const (
+	EvPermissionMissing Event = "permission_missing"
+	EvPermissionGranted Event = "permission_granted"
+	EvCameraReady       Event = "camera_ready"
+	EvCodeRead          Event = "code_read"
+	EvCancel            Event = "cancel"
+)
+
+// Scan is a camera scanning session (§13.3).
+func Scan() *Machine {
+	live := []State{SessionStarting, ScanPendingPermission, ScanScanning}
+	return &Machine{
+		Name:     "scan",
+		Initial:  SessionIdle,
+		States:   []State{SessionIdle, SessionStarting, ScanPendingPermission, ScanScanning, ScanCompleted, ScanCancelled, SessionFailed},
+		Terminal: []State{ScanCompleted, ScanCancelled, SessionFailed},
+		Live:     live,
+		Transitions: table(
+			edges(EvStart, SessionStarting, SessionIdle),
+			edges(EvPermissionMissing, ScanPendingPermission, SessionStarting),
+			edges(EvCameraReady, ScanScanning, SessionStarting),
+			edges(EvPermissionGranted, ScanScanning, ScanPendingPermission),
+			edges(EvCodeRead, ScanCompleted, ScanScanning),
+			edges(EvCancel, ScanCancelled, live...),
+			edges(EvError, SessionFailed, live...),
+		),
+	}
+}
+
+// Video analysis states (§14.2).
+const (
+	AnalysisAnalyzing State = "analyzing"
+	AnalysisCompleted State = "completed"
+	AnalysisFailed    State = "failed"
+)
+
+// Video analysis events.
+const (
+	EvAnalysisAccept   Event = "accept"
+	EvAnalysisReject   Event = "reject"
+	EvAnalysisComplete Event = "complete"
+	EvAnalysisFail     Event = "fail"
+)
+
+// VideoAnalysis is one analysis request, keyed by requestId. Every rejection
+// after the requestId is known is a stored failed receipt.
+func VideoAnalysis() *Machine {
+	return &Machine{
+		Name:     "video-analysis",
+		Initial:  ReceiptNew,
+		States:   []State{ReceiptNew, AnalysisAnalyzing, AnalysisCompleted, AnalysisFailed},
+		Terminal: []State{AnalysisCompleted, AnalysisFailed},
+		Live:     []State{AnalysisAnalyzing},
+		Transitions: table(
+			edges(EvAnalysisAccept, AnalysisAnalyzing, ReceiptNew),
+			edges(EvAnalysisReject, AnalysisFailed, ReceiptNew),
+			edges(EvAnalysisComplete, AnalysisCompleted, AnalysisAnalyzing),
+			edges(EvAnalysisFail, AnalysisFailed, AnalysisAnalyzing),
+		),
+	}
+}
+
+// Performance is a performance collection session (§8). Stopping may stay
+// in stopping while cleanup is incomplete (stopRetryable), and a stop while
+// starting waits in stopping for the permission callback.
+func Performance() *Machine {
+	return &Machine{
+		Name:     "performance",
+		Initial:  SessionIdle,
+		States:   []State{SessionIdle, SessionStarting, SessionRecording, SessionStopping, SessionStopped, SessionFailed},
+		Terminal: []State{SessionStopped, SessionFailed},
+		Live:     []State{SessionStarting, SessionRecording, SessionStopping},
+		Transitions: table(
+			edges(EvStart, SessionStarting, SessionIdle),
+			edges(EvReady, SessionRecording, SessionStarting),
+			edges(EvStop, SessionStopping, SessionStarting, SessionRecording),
+			edges(EvCleanupPending, SessionStopping, SessionStarting, SessionStopping),
+			edges(EvStopped, SessionStopped, SessionStopping),
+			edges(EvError, SessionFailed, SessionStarting, SessionRecording, SessionStopping),
+		),
+	}
+}
+
+// PerformanceDisplay is the live monitor lease (§9).
+func PerformanceDisplay() *Machine {
+	return &Machine{
+		Name:     "performance-display",
+		Initial:  SessionIdle,
+		States:   []State{SessionIdle, SessionStarting, SessionRunning, SessionStopping, SessionStopped, SessionFailed},
+		Terminal: []State{SessionStopped, SessionFailed},
+		Live:     []State{SessionStarting, SessionRunning, SessionStopping},
+		Transitions: table(
+			edges(EvStart, SessionStarting, SessionIdle),
+			edges(EvReady, SessionRunning, SessionStarting),
+			edges(EvStop, SessionStopping, SessionStarting, SessionRunning),
+			edges(EvCleanupPending, SessionStopping, SessionStarting, SessionStopping),
+			edges(EvStopped, SessionStopped, SessionStopping),
+			edges(EvError, SessionFailed, SessionStarting, SessionRunning, SessionStopping),
+		),
+	}
+}
+
+// Stress is a bounded CPU and memory load session (§15.3).
+func Stress() *Machine {
+	return &Machine{
+		Name:     "stress",
+		Initial:  SessionIdle,
+		States:   []State{SessionIdle, SessionStarting, SessionRunning, SessionStopping, SessionStopped, SessionFailed},
+		Terminal: []State{SessionStopped, SessionFailed},
+		Live:     []State{SessionStarting, SessionRunning, SessionStopping},
+		Transitions: table(
+			edges(EvStart, SessionStarting, SessionIdle),
+			edges(EvReady, SessionRunning, SessionStarting),
+			edges(EvStopBeforeStart, SessionStopped, SessionStarting),
+			edges(EvStop, SessionStopping, SessionRunning),
+			edges(EvAutoStop, SessionStopping, SessionRunning),
+			edges(EvStopped, SessionStopped, SessionStopping),
+			edges(EvError, SessionFailed, SessionStarting, SessionStopping),
+		),
+	}
+}
+
+// Mutation receipt states for plugins (§17) and history deletes (§16.3).
+const (
+	MutationInProgress      State = "in_progress"
+	MutationCompleted       State = "completed"
+	MutationRestartRequired State = "completed_restart_required"
+	MutationFailed          State = "failed"
+)
+
+// Mutation events.
+const (
+	EvMutationAccept   Event = "accept"
+	EvMutationComplete Event = "complete"
+	EvMutationFail     Event = "fail"
+)
+
+// PluginMutation is a plugin import or remove request.
+func PluginMutation() *Machine {
+	return &Machine{
+		Name:     "plugin-mutation",
+		Initial:  ReceiptNew,
+		States:   []State{ReceiptNew, MutationInProgress, MutationRestartRequired, MutationFailed},
+		Terminal: []State{MutationRestartRequired, MutationFailed},
+		Live:     []State{MutationInProgress},
+		Transitions: table(
+			edges(EvMutationAccept, MutationInProgress, ReceiptNew),
+			edges(EvMutationComplete, MutationRestartRequired, MutationInProgress),
+			edges(EvMutationFail, MutationFailed, MutationInProgress),
+		),
+	}
+}
+
+// HistoryDelete is a replay or performance history delete request.
+func HistoryDelete() *Machine {
+	return &Machine{
+		Name:     "history-delete",
+		Initial:  ReceiptNew,
+		States:   []State{ReceiptNew, MutationInProgress, MutationCompleted, MutationFailed},
+		Terminal: []State{MutationCompleted, MutationFailed},
+		Live:     []State{MutationInProgress},
+		Transitions: table(
+			edges(EvMutationAccept, MutationInProgress, ReceiptNew),
+			edges(EvMutationComplete, MutationCompleted, MutationInProgress),
+			edges(EvMutationFail, MutationFailed, MutationInProgress),
+		),
+	}
+}
+
+// Managed execution states (seed 003 "托管任务").
+const (
+	ManagedQueued          State = "queued"
+	ManagedLeased          State = "leased"
+	ManagedRunning         State = "running"
+	ManagedPassed          State = "passed"
+	ManagedFailed          State = "failed"
+	ManagedNotTested       State = "not_tested"
+	ManagedCancelled       State = "cancelled"
+	ManagedRetryableFailed State = "retryable_failed"
+	ManagedExpired         State = "expired"
+)
+
+// Managed events.
+const (
+	EvClaim     Event = "claim"
+	EvBegin     Event = "begin"
+	EvPass      Event = "pass"
+	EvFailVerdt Event = "fail"
+	EvNotTested Event = "not_tested"
+	EvCancelled Event = "cancel"
+	EvRetryable Event = "retryable_failure"
+	EvRequeue   Event = "requeue"
+	EvExpire    Event = "expire"
+)
+
+// ManagedTask is a submitted verification task.
+func ManagedTask() *Machine {
+	return &Machine{
+		Name:     "managed-task",
+		Initial:  ManagedQueued,
+		States:   []State{ManagedQueued, ManagedRunning, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
+		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
+		Live:     []State{ManagedQueued, ManagedRunning},
+		Transitions: table(
+			edges(EvBegin, ManagedRunning, ManagedQueued),
+			edges(EvRequeue, ManagedQueued, ManagedRunning),
+			edges(EvPass, ManagedPassed, ManagedRunning),
+			edges(EvFailVerdt, ManagedFailed, ManagedRunning),
+			edges(EvNotTested, ManagedNotTested, ManagedQueued, ManagedRunning),
+			edges(EvCancelled, ManagedCancelled, ManagedQueued, ManagedRunning),
+		),
+	}
+}
+
+// ManagedShard is one shard of a task on one device.
+func ManagedShard() *Machine {
+	live := []State{ManagedQueued, ManagedLeased, ManagedRunning, ManagedRetryableFailed}
+	return &Machine{
+		Name:     "managed-shard",
+		Initial:  ManagedQueued,
+		States:   []State{ManagedQueued, ManagedLeased, ManagedRunning, ManagedRetryableFailed, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
+		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
+		Live:     live,
+		Transitions: table(
+			edges(EvClaim, ManagedLeased, ManagedQueued),
+			edges(EvBegin, ManagedRunning, ManagedLeased),
+			edges(EvPass, ManagedPassed, ManagedRunning),
+			edges(EvFailVerdt, ManagedFailed, ManagedRunning),
+			edges(EvNotTested, ManagedNotTested, ManagedQueued, ManagedLeased, ManagedRunning, ManagedRetryableFailed),
+			edges(EvRetryable, ManagedRetryableFailed, ManagedLeased, ManagedRunning),
+			edges(EvRequeue, ManagedQueued, ManagedRetryableFailed),
+			edges(EvCancelled, ManagedCancelled, live...),
+		),
+	}
+}
+
+// ManagedAttempt is one claim of a shard by a worker.
+func ManagedAttempt() *Machine {
+	return &Machine{
+		Name:     "managed-attempt",
+		Initial:  ManagedLeased,
+		States:   []State{ManagedLeased, ManagedRunning, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedRetryableFailed, ManagedExpired, ManagedCancelled},
+		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedRetryableFailed, ManagedExpired, ManagedCancelled},
+		Live:     []State{ManagedLeased, ManagedRunning},
+		Transitions: table(
+			edges(EvBegin, ManagedRunning, ManagedLeased),
+			edges(EvPass, ManagedPassed, ManagedRunning),
+			edges(EvFailVerdt, ManagedFailed, ManagedRunning),
+			edges(EvNotTested, ManagedNotTested, ManagedLeased, ManagedRunning),
+			edges(EvRetryable, ManagedRetryableFailed, ManagedLeased, ManagedRunning),
+			edges(EvExpire, ManagedExpired, ManagedLeased, ManagedRunning),
+			edges(EvCancelled, ManagedCancelled, ManagedLeased, ManagedRunning),
+		),
+	}
+}
+
+// All returns every machine, for exhaustive tests and documentation.
+func All() []*Machine {
+	return []*Machine{
+		Replay(), AdbConnect(), CaseImport(), CaseDelete(), AgentSession(), AgentReceipt(),
+		Record(), ScreenRecord(), Scan(), VideoAnalysis(), Performance(), PerformanceDisplay(),
+		Stress(), PluginMutation(), HistoryDelete(), ManagedTask(), ManagedShard(), ManagedAttempt(),
+	}
+}

@@ -1,0 +1,35 @@
+package schemas
+
+import "testing"
+
+func TestEverySchemaCompiles(t *testing.T) {
+	set := NewSet()
+	if len(Names()) < 3 {
+		t.Fatalf("only %d schemas embedded", len(Names()))
+	}
+	for _, n := range Names() {
+		if _, err := set.Compile(n); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
+
+func TestErrorSchema(t *testing.T) {
+	set := NewSet()
+	good := `{"success":false,"errorCode":"no_device","error":"no device","userActionRequired":"plug it in"}`
+	if err := set.ValidateBytes("error", []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{
+		`{"success":false,"error":"x"}`,
+		`{"success":false,"errorCode":"Not-Snake","error":"x"}`,
+		`{"success":true,"errorCode":"x","error":"x"}`,
+		`{"success":false,"errorCode":"x","error":""}`,
+		`{"success":false,"errorCode":"x","error":"y"} {}`,
+		`not json`,
+	} {
+		if err := set.ValidateBytes("error", []byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
