@@ -16,5 +16,6 @@ require (
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	golang.org/x/image v0.48.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.45.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

@@ -1,0 +1,222 @@
+package casefile
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const (
+	startRec     = `{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU,Memory"}}}`
+	stopRec      = `{"operationMethod":{"actionEnum":"stopRecord"}}`
+	startScreen  = `{"operationMethod":{"actionEnum":"startRecordScreen","operationParam":{"resolution":"720x480","INTENT_VIDEO_BITRATE":"2500","INTENT_FRAME_RATE":"30","INTENT_EXCEPT_DIFF":"0.1"}}}`
+	stopScreen   = `{"operationMethod":{"actionEnum":"stopRecordScreen"}}`
+	sleepStep    = `{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"1000"}}}`
+	clickStep    = `{"operationMethod":{"actionEnum":"click"},"operationNode":` + nodeJSON + `}`
+	clearData    = `{"operationMethod":{"actionEnum":"CLEAR_DATA"}}`
+	shellStep    = `{"stepId":"sh","operationMethod":{"actionEnum":"EXECUTE_SHELL","operationParam":{"text":"ls"}}}`
+	screenshotOK = `{"operationMethod":{"actionEnum":"clickByScreenshot","operationParam":{"targetImage":"iVBOR","originSize":"100,50"}},"operationNode":{"nodeType":"CaptureTree","xpath":"/a"}}`
+)
+
+func TestNormalizeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, json, code string
+		step             int
+		opts             NormalizeOptions
+	}{
+		{"missing name", `{"caseName":"  ","targetAppPackage":"p","operationLog":{"steps":[` + sleepStep + `]}}`, CodeMissingCaseName, -1, NormalizeOptions{}},
+		{"missing package", `{"caseName":"c","operationLog":{"steps":[` + sleepStep + `]}}`, CodeMissingTargetPackage, -1, NormalizeOptions{}},
+		{"priority", `{"caseName":"c","targetAppPackage":"p","priority":5,"operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidPriority, -1, NormalizeOptions{}},
+		{"advanceSettings not json", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{nope","operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidAdvanceSettings, -1, NormalizeOptions{}},
+		{"advanceSettings not object", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"[1]","operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidAdvanceSettings, -1, NormalizeOptions{}},
+		{"running params", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{\"runningParam\":{\"mode\":\"UNION\",\"paramList\":[{\"a\":\"1\"},{\"b\":\"2\"}]}}","operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidRunningParams, -1, NormalizeOptions{}},
+		{"no steps", caseWith(`[]`), CodeMissingSteps, -1, NormalizeOptions{}},
+		{"no operationLog", `{"caseName":"c","targetAppPackage":"p"}`, CodeMissingSteps, -1, NormalizeOptions{}},
+		{"missing action", caseWith(`[` + sleepStep + `,{"operationMethod":{}}]`), CodeMissingAction, 1, NormalizeOptions{}},
+		{"unsupported action", caseWith(`[{"operationMethod":{"actionEnum":"TAP"}}]`), CodeUnsupportedAction, 0, NormalizeOptions{}},
+		{"case-only action", caseWith(`[{"operationMethod":{"actionEnum":"exportCase"}}]`), CodeUnsupportedAction, 0, NormalizeOptions{}},
+		{"runtime-only", caseWith(`[` + sleepStep + `,{"operationMethod":{"actionEnum":"finish"}}]`), CodeRuntimeOnlyAction, 1, NormalizeOptions{}},
+		{"runtime-only NORMAL_EXIT by code", caseWith(`[{"operationMethod":{"actionEnum":"slaveExit"}}]`), CodeRuntimeOnlyAction, 0, NormalizeOptions{}},
+		{"missing params", caseWith(`[{"operationMethod":{"actionEnum":"ASSERT","operationParam":{"assertMode":"assert_contain"}},"operationNode":` + nodeJSON + `}]`), CodeMissingParams, 0, NormalizeOptions{}},
+		{"missing targetAction", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL"}}]`), CodeMissingParams, 0, NormalizeOptions{}},
+		{"provider missing params", caseWith(`[{"operationMethod":{"actionEnum":"startRecord"}}]`), CodeMissingParams, 0, NormalizeOptions{}},
+		{"provider wrong enum", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"stopRecord"}},"operationNode":` + nodeJSON + `}]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider originSize", caseWith(`[{"operationMethod":{"actionEnum":"assertScreenshot","operationParam":{"targetImage":"x","originSize":"100x50"}},"operationNode":` + nodeJSON + `}]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider checkList", caseWith(`[{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU,,Memory"}}}]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider resolution", caseWith(`[` + strings.Replace(startScreen, "720x480", "720*480", 1) + `,` + stopScreen + `]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider bitrate", caseWith(`[` + strings.Replace(startScreen, `"2500"`, `"0"`, 1) + `,` + stopScreen + `]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider diff", caseWith(`[` + strings.Replace(startScreen, `"0.1"`, `"inf"`, 1) + `,` + stopScreen + `]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"stop without start", caseWith(`[` + sleepStep + `,` + stopRec + `]`), CodeProviderPairing, 1, NormalizeOptions{}},
+		{"double start", caseWith(`[` + startRec + `,` + startRec + `,` + stopRec + `]`), CodeProviderPairing, 1, NormalizeOptions{}},
+		{"start never stopped", caseWith(`[` + startScreen + `,` + sleepStep + `]`), CodeProviderPairing, 0, NormalizeOptions{}},
+		{"missing node", caseWith(`[` + sleepStep + `,{"operationMethod":{"actionEnum":"CLICK"}}]`), CodeMissingNode, 1, NormalizeOptions{}},
+		{"missing selector", caseWith(`[{"operationMethod":{"actionEnum":"CLICK"},"operationNode":{"text":"  ","className":"android.widget.Button"}}]`), CodeMissingSelector, 0, NormalizeOptions{}},
+		{"negative index", caseWith(`[{"operationIndex":-2,"operationMethod":{"actionEnum":"BACK"}}]`), CodeInvalidOperationIndex, 0, NormalizeOptions{}},
+		{"duplicate stepId", caseWith(`[{"stepId":"x","operationMethod":{"actionEnum":"BACK"}},{"stepId":"x","operationMethod":{"actionEnum":"HOME"}}]`), CodeDuplicateStepID, 1, NormalizeOptions{}},
+		{"refused shell", caseWith(`[` + sleepStep + `,` + shellStep + `]`), CodeRefusedAction, 1, NormalizeOptions{ConfirmHighRisk: true}},
+		{"refused permission alert", caseWith(`[{"operationMethod":{"actionEnum":"permissionAlert"}}]`), CodeRefusedAction, 0, NormalizeOptions{}},
+		{"refused hide ime", caseWith(`[{"operationMethod":{"actionEnum":"HIDE_INPUT_METHOD"}}]`), CodeRefusedAction, 0, NormalizeOptions{}},
+		{"unknown provider", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL","operationParam":{"targetAction":"uploadEverything"}}}]`), CodeUnknownProviderAction, 0, NormalizeOptions{}},
+		{"provider url", caseWith(`[{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU","url":"https://x"}}},` + stopRec + `]`), CodeRefusedProviderURL, 0, NormalizeOptions{}},
+		{"high risk", caseWith(`[` + sleepStep + `,` + clearData + `]`), CodeHighRiskUnconfirmed, 1, NormalizeOptions{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustParse(t, tc.json)
+			before, _ := Marshal(c)
+			_, _, err := Normalize(c, tc.opts)
+			e := asError(t, err)
+			if e.Code != tc.code || e.StepIndex != tc.step {
+				t.Fatalf("got code %s step %d (%v), want %s step %d", e.Code, e.StepIndex, e, tc.code, tc.step)
+			}
+			if tc.step >= 0 && !strings.Contains(e.Message, "step ") {
+				t.Errorf("message %q does not name the step", e.Message)
+			}
+			if after, _ := Marshal(c); string(after) != string(before) {
+				t.Error("Normalize modified its input")
+			}
+		})
+	}
+}
+
+func TestNormalizeDefaultsAndShorthand(t *testing.T) {
+	c := mustParse(t, caseWith(`[`+sleepStep+`,`+startRec+`,{"stepId":"ai-step-003","operationMethod":{"actionEnum":"back"}},`+
+		stopRec+`,`+clickStep+`,`+screenshotOK+`,{"operationIndex":40,"operationMethod":{"actionEnum":"Input","operationParam":{"text":7,"flag":true}},"operationNode":{"id":4294967347}}]`))
+	n, risky, err := Normalize(c, NormalizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(risky) != 0 {
+		t.Errorf("risky = %v", risky)
+	}
+	if n.CaseDesc != "" || n.TargetAppLabel != "com.example.counter" || n.RecordMode != "local" || n.Priority != 2 || n.AdvanceSettings != "" {
+		t.Errorf("defaults: %+v", n)
+	}
+	wantIDs := []string{"ai-step-001", "ai-step-002", "ai-step-003", "ai-step-004", "ai-step-005", "ai-step-006", "ai-step-007"}
+	wantEnums := []string{"SLEEP", "OTHER_GLOBAL", "BACK", "OTHER_GLOBAL", "CLICK", "OTHER_NODE", "INPUT"}
+	for i, s := range n.Steps {
+		if s.StepID != wantIDs[i] || s.Method.ActionEnum != wantEnums[i] || s.OperationIndex != i || s.OperationID != "ai-c" {
+			t.Errorf("step %d: id %s enum %s index %d op %s", i, s.StepID, s.Method.ActionEnum, s.OperationIndex, s.OperationID)
+		}
+		if s.Method.Encrypt == nil || *s.Method.Encrypt || s.Method.SafeEncrypt == nil || *s.Method.SafeEncrypt {
+			t.Errorf("step %d: encrypt flags not defaulted to false", i)
+		}
+	}
+	if ta, _ := n.Steps[1].Method.Param("targetAction"); ta != "startRecord" {
+		t.Errorf("shorthand targetAction = %q", ta)
+	}
+	if v, _ := n.Steps[6].Method.Param("text"); v != "7" {
+		t.Errorf("numeric param = %q", v)
+	}
+	if v, _ := n.Steps[6].Method.Param("flag"); v != "true" {
+		t.Errorf("bool param = %q", v)
+	}
+	if *n.Steps[6].Node.ID != "4294967347" {
+		t.Errorf("node id = %q", *n.Steps[6].Node.ID)
+	}
+	plugins := RequiredPlugins(n)
+	if !reflect.DeepEqual(plugins, map[string][]int{PluginImageCompare: {5}}) {
+		t.Errorf("plugins = %v", plugins)
+	}
+}
+
+func TestNormalizeStepIDsAvoidLaterExplicitIDs(t *testing.T) {
+	c := mustParse(t, caseWith(`[{"operationMethod":{"actionEnum":"BACK"}},{"stepId":"ai-step-001","operationMethod":{"actionEnum":"HOME"}}]`))
+	n, _, err := Normalize(c, NormalizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Steps[0].StepID != "ai-step-002" || n.Steps[1].StepID != "ai-step-001" {
+		t.Errorf("ids = %s, %s", n.Steps[0].StepID, n.Steps[1].StepID)
+	}
+}
+
+func TestNormalizeHighRiskConfirmed(t *testing.T) {
+	c := mustParse(t, caseWith(`[`+clearData+`,{"stepId":"kill","operationMethod":{"actionEnum":"killProcess"}},{"operationMethod":{"actionEnum":"JUMP_TO_PAGE","operationParam":{"scheme":"app://x"}}}]`))
+	_, _, err := Normalize(c, NormalizeOptions{})
+	e := asError(t, err)
+	steps, _ := e.Details["highRiskSteps"].([]HighRiskStep)
+	if e.Code != CodeHighRiskUnconfirmed || e.StepIndex != 0 || len(steps) != 3 {
+		t.Fatalf("got %v %+v", e, e.Details)
+	}
+	n, risky, err := Normalize(c, NormalizeOptions{ConfirmHighRisk: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []HighRiskStep{
+		{0, "ai-step-001", "CLEAR_DATA", "clears the target app's data"},
+		{1, "kill", "KILL_PROCESS", "stops the target app's process"},
+		{2, "ai-step-003", "JUMP_TO_PAGE", "opens a deep link or an external page"},
+	}
+	if !reflect.DeepEqual(risky, want) || len(n.Steps) != 3 {
+		t.Errorf("risky = %+v", risky)
+	}
+	b, _ := json.Marshal(risky[0])
+	if string(b) != `{"index":0,"stepId":"ai-step-001","actionEnum":"CLEAR_DATA","risk":"clears the target app's data"}` {
+		t.Errorf("json = %s", b)
+	}
+}
+
+func TestNormalizeSkipPolicyListsShell(t *testing.T) {
+	c := mustParse(t, caseWith(`[`+shellStep+`]`))
+	n, risky, err := Normalize(c, NormalizeOptions{SkipPolicy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Steps[0].Method.ActionEnum != "EXECUTE_SHELL" || len(risky) != 1 {
+		t.Fatalf("got %+v %v", n.Steps[0], risky)
+	}
+}
+
+func TestNormalizeSamples(t *testing.T) {
+	c := mustParseFile(t, "testdata/settings-search-wlan.json")
+	n, _, err := Normalize(c, NormalizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Recorded values are kept: encrypted params stay encrypted and flagged.
+	if !*n.Steps[0].Method.Encrypt || n.Steps[0].StepID != "a81f3c0d5e" || n.Steps[0].OperationID != "9f2c4b7a1e" {
+		t.Errorf("recorded step changed: %+v", n.Steps[0])
+	}
+	if n.AdvanceSettings != `{"descriptorMode":"accessibilityMode","version":35}` {
+		t.Errorf("advanceSettings = %s", n.AdvanceSettings)
+	}
+}
+
+func TestRunningParams(t *testing.T) {
+	c := mustParse(t, `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{\"version\":35}","operationLog":{"steps":[`+sleepStep+`]}}`)
+	for _, bad := range []string{
+		`{"mode":"SEPARATE","paramList":[{"a":"1,2","b":"3"}]}`,
+		`{"mode":"SEPARATE","paramList":[{"a":"1,,2"}]}`,
+		`{"mode":"SEPARATE","paramList":[{"a":"1"},{"a":"2"}]}`,
+		`{"mode":"UNION","paramList":[{" a":"1"}]}`,
+		`{"mode":"UNION","paramList":[]}`,
+		`{"mode":"OTHER","paramList":[{"a":"1"}]}`,
+		`{"mode":"UNION","paramList":[{"a":"1"}],"extra":1}`,
+		`{"mode":"UNION","paramList":[{"a":1}]}`,
+	} {
+		if _, err := SetRunningParams(c, []byte(bad)); ErrorCode(err) != CodeInvalidRunningParams {
+			t.Errorf("%s: got %v", bad, err)
+		}
+	}
+	set, err := SetRunningParams(c, []byte(`{"mode":"UNION","paramList":[{"a":"1","b":"2"},{"b":"3","a":"4"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.AdvanceSettings != `{"runningParam":{"mode":"UNION","paramList":[{"a":"1","b":"2"},{"a":"4","b":"3"}]},"version":35}` {
+		t.Errorf("set: %s", set.AdvanceSettings)
+	}
+	if rp, _ := GetRunningParams(set); rp != (RunningParams{true, "UNION", 2}) {
+		t.Errorf("summary %+v", rp)
+	}
+	if _, _, err := Normalize(set, NormalizeOptions{}); err != nil {
+		t.Error(err)
+	}
+	cleared, err := ClearRunningParams(set)
+	if err != nil || cleared.AdvanceSettings != `{"version":35}` {
+		t.Errorf("clear: %s %v", cleared.AdvanceSettings, err)
+	}
+	if rp, _ := GetRunningParams(cleared); rp.Configured {
+		t.Error("still configured")
+	}
+}

@@ -1,0 +1,91 @@
+package adb
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+// Every error kind renders a message naming the problem and a next step.
+func TestErrorMessages(t *testing.T) {
+	devs := []DeviceInfo{{Serial: "a", State: "device"}, {Serial: "b", State: "offline"}}
+	for _, tc := range []struct {
+		err  error
+		want []string
+	}{
+		{&Error{Kind: ErrNoDevice}, []string{"no device attached", "adb connect"}},
+		{&Error{Kind: ErrNoDevice, Devices: devs[1:]}, []string{"b offline", "--serial"}},
+		{&Error{Kind: ErrMultipleDevices, Devices: devs}, []string{"a device, b offline", "ANDROID_SERIAL"}},
+		{&Error{Kind: ErrUnauthorized, Serial: "x"}, []string{"'x' is unauthorized", "Allow USB debugging"}},
+		{&Error{Kind: ErrOffline, Serial: "x"}, []string{"'x' is offline", "adb reconnect"}},
+		{&Error{Kind: ErrDeviceNotFound, Serial: "x"}, []string{"'x' not found", "adb devices -l", "adb connect x"}},
+		{&Error{Kind: ErrDeviceGone, Op: "pull /a", Serial: "x", Err: io.ErrUnexpectedEOF}, []string{"pull /a", "disconnected", "unexpected EOF"}},
+		{&Error{Kind: ErrServerUnreachable, Addr: "127.0.0.1:5037"}, []string{"127.0.0.1:5037", "adb start-server", "--adb"}},
+		{&Error{Kind: ErrServiceRefused, Op: "dial tcp:1", Serial: "x", ServerMsg: "closed"}, []string{"dial tcp:1", "refused", `"closed"`}},
+		{&Error{Kind: ErrNotReady, Serial: "x", ServerMsg: "state recovery"}, []string{"not ready", "recovery"}},
+		{&FailError{Service: "host:bogus", Msg: "unknown host service"}, []string{"host:bogus", "unknown host service"}},
+		{&ConnectError{Op: "connect", Addr: "h:1", Msg: "failed to connect"}, []string{"connect h:1", "failed to connect"}},
+		{&SyncError{Op: "push", Path: "/p", Msg: "couldn't create file: Read-only file system"}, []string{"push /p", "Read-only"}},
+		{&fs.PathError{Op: "adb: stat", Path: "/p", Err: remoteErrno(13)}, []string{"permission denied"}},
+		{remoteErrno(99), []string{"errno 99"}},
+	} {
+		msg := tc.err.Error()
+		if !strings.HasPrefix(msg, "adb: ") && !strings.HasPrefix(msg, "device errno") {
+			t.Errorf("%q lacks the adb: prefix", msg)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%q does not mention %q", msg, w)
+			}
+		}
+	}
+	if !errors.Is(&fs.PathError{Err: remoteErrno(13)}, fs.ErrPermission) || !errors.Is(remoteErrno(2), fs.ErrNotExist) {
+		t.Error("errno mapping")
+	}
+	if e := classifyFail("op", "s", "req", "device 'zz' not found"); !errors.Is(e, ErrDeviceNotFound) {
+		t.Errorf("classify not found: %v", e)
+	}
+	if e := classifyFail("op", "", "req", "more than one device/emulator"); !errors.Is(e, ErrMultipleDevices) {
+		t.Errorf("classify more than one: %v", e)
+	}
+	if e := classifyFail("op", "", "req", "no devices/emulators found"); !errors.Is(e, ErrNoDevice) {
+		t.Errorf("classify none: %v", e)
+	}
+}
+
+func TestFileModes(t *testing.T) {
+	for _, tc := range []struct {
+		unix uint32
+		want fs.FileMode
+	}{
+		{0o100644, 0o644},
+		{0o40755, fs.ModeDir | 0o755},
+		{0o120777, fs.ModeSymlink | 0o777},
+		{0o20660, fs.ModeDevice | fs.ModeCharDevice | 0o660},
+		{0o60660, fs.ModeDevice | 0o660},
+		{0o10600, fs.ModeNamedPipe | 0o600},
+		{0o140777, fs.ModeSocket | 0o777},
+		{0o104755, fs.ModeSetuid | 0o755},
+		{0o42775, fs.ModeDir | fs.ModeSetgid | 0o775},
+		{0o41777, fs.ModeDir | fs.ModeSticky | 0o777},
+	} {
+		if got := fileMode(tc.unix); got != tc.want {
+			t.Errorf("fileMode(%o) = %v, want %v", tc.unix, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		mode fs.FileMode
+		want uint32
+	}{
+		{0, 0o100644},
+		{0o755, 0o100755},
+		{fs.ModeSymlink | 0o777, 0o120777},
+		{fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky | 0o700, 0o107700},
+	} {
+		if got := unixMode(tc.mode); got != tc.want {
+			t.Errorf("unixMode(%v) = %o, want %o", tc.mode, got, tc.want)
+		}
+	}
+}
