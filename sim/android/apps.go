@@ -1,0 +1,231 @@
+package android
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"sort"
+)
+
+//go:embed apps/*.json
+var embeddedApps embed.FS
+
+// Well-known packages and components.
+const (
+	LauncherPackage = "com.android.launcher3"
+	SystemUIPackage = "com.android.systemui"
+	SoloPiPackage   = "com.alipay.hulu"
+	// AdbSchemeComponent is SoloPi's DUMP-protected mutation activity.
+	AdbSchemeComponent = "com.alipay.hulu/com.alipay.hulu.common.scheme.AdbSchemeActivity"
+	// SchemeComponent is SoloPi's public deep-link activity.
+	SchemeComponent = "com.alipay.hulu/com.alipay.hulu.common.scheme.SchemeActivity"
+)
+
+// ErrNotInstalled is wrapped by errors about packages that are not installed.
+var ErrNotInstalled = errors.New("package not installed")
+
+// DefaultApps parses the embedded app specs (launcher, counter, login,
+// list, settings, SoloPi, keyboards, system UI). Each call returns fresh
+// copies, so callers may modify them.
+func DefaultApps() []*AppSpec {
+	entries, err := embeddedApps.ReadDir("apps")
+	if err != nil {
+		panic(fmt.Sprintf("embedded apps: %v", err)) // build-time data; cannot fail at run time
+	}
+	var out []*AppSpec
+	for _, e := range entries {
+		data, err := embeddedApps.ReadFile(path.Join("apps", e.Name()))
+		if err != nil {
+			panic(fmt.Sprintf("embedded app %s: %v", e.Name(), err))
+		}
+		spec, err := LoadApp(data)
+		if err != nil {
+			panic(fmt.Sprintf("embedded app %s: %v", e.Name(), err)) // covered by TestEmbeddedAppsLoad
+		}
+		out = append(out, spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
+	return out
+}
+
+// AppInfo is what the package manager knows about an installed app.
+type AppInfo struct {
+	Package          string
+	Label            string
+	VersionName      string
+	VersionCode      int64
+	System           bool
+	LauncherActivity string // full class name, "" when the app has none
+	Activities       []string
+}
+
+// appRuntime is an installed app plus its process state. State variables,
+// text fields and scroll positions live in the process: a force-stop loses
+// them, as it would for an app without persistence.
+type appRuntime struct {
+	spec    *AppSpec
+	screens map[string]*ScreenSpec
+	running bool
+	pid     int
+	vars    map[string]string
+	fields  map[string]string
+	scroll  map[string][2]int // node key -> (x, y) scroll offset in reference pixels
+}
+
+func newAppRuntime(s *AppSpec) *appRuntime {
+	a := &appRuntime{spec: s, screens: map[string]*ScreenSpec{}}
+	for i := range s.Screens {
+		a.screens[s.Screens[i].Activity] = &s.Screens[i]
+	}
+	a.resetState()
+	return a
+}
+
+func (a *appRuntime) resetState() {
+	a.vars = map[string]string{}
+	for k, v := range a.spec.Vars {
+		a.vars[k] = string(v)
+	}
+	a.fields = map[string]string{}
+	a.scroll = map[string][2]int{}
+}
+
+func (a *appRuntime) info() AppInfo {
+	acts := slices.Sorted(maps.Keys(a.screens))
+	return AppInfo{
+		Package: a.spec.Package, Label: a.spec.Label, VersionName: a.spec.VersionName,
+		VersionCode: a.spec.VersionCode, System: a.spec.System,
+		LauncherActivity: a.spec.LauncherActivity, Activities: acts,
+	}
+}
+
+// Apps lists the installed apps sorted by package name.
+func (p *Phone) Apps() []AppInfo {
+	var out []AppInfo
+	p.view(func() {
+		for _, k := range slices.Sorted(maps.Keys(p.apps)) {
+			out = append(out, p.apps[k].info())
+		}
+	})
+	return out
+}
+
+// App returns one installed app.
+func (p *Phone) App(pkg string) (AppInfo, bool) {
+	var info AppInfo
+	var ok bool
+	p.view(func() {
+		if a := p.apps[pkg]; a != nil {
+			info, ok = a.info(), true
+		}
+	})
+	return info, ok
+}
+
+// IsInstalled reports whether pkg is installed.
+func (p *Phone) IsInstalled(pkg string) bool {
+	var ok bool
+	p.view(func() { _, ok = p.apps[pkg] })
+	return ok
+}
+
+// ProcessRunning reports whether pkg's process is alive, and its pid.
+func (p *Phone) ProcessRunning(pkg string) (pid int, ok bool) {
+	p.view(func() {
+		if a := p.apps[pkg]; a != nil && a.running {
+			pid, ok = a.pid, true
+		}
+	})
+	return pid, ok
+}
+
+// InstallApp installs (or replaces, killing the old process) an app.
+func (p *Phone) InstallApp(spec *AppSpec) error {
+	if spec == nil {
+		return errors.New("install app: nil spec")
+	}
+	return p.update(func() error {
+		if old := p.apps[spec.Package]; old != nil {
+			p.killLocked(old)
+		}
+		p.apps[spec.Package] = newAppRuntime(spec)
+		p.touchLocked()
+		return nil
+	})
+}
+
+// UninstallApp removes an app, killing its process.
+func (p *Phone) UninstallApp(pkg string) error {
+	return p.update(func() error {
+		a := p.apps[pkg]
+		if a == nil {
+			return fmt.Errorf("uninstall %s: %w", pkg, ErrNotInstalled)
+		}
+		p.killLocked(a)
+		delete(p.apps, pkg)
+		p.ensureLauncherLocked()
+		p.touchLocked()
+		return nil
+	})
+}
+
+// ForceStop kills pkg's process and removes its task, like
+// `am force-stop`. Stopping a package that is not running is not an error.
+func (p *Phone) ForceStop(pkg string) error {
+	return p.update(func() error {
+		a := p.apps[pkg]
+		if a == nil {
+			return fmt.Errorf("force-stop %s: %w", pkg, ErrNotInstalled)
+		}
+		p.killLocked(a)
+		p.ensureLauncherLocked()
+		return nil
+	})
+}
+
+// ClearData is `pm clear`: kill the process and forget its state.
+func (p *Phone) ClearData(pkg string) error {
+	if err := p.ForceStop(pkg); err != nil {
+		return fmt.Errorf("clear data: %w", err)
+	}
+	return nil
+}
+
+func (p *Phone) startProcessLocked(a *appRuntime) {
+	if a.running {
+		return
+	}
+	a.running = true
+	a.pid = p.nextPID
+	p.nextPID += 17
+	a.resetState()
+	p.procEvts = append(p.procEvts, procEvent{a.spec.Package, true})
+	p.logs.add(systemServerPID, 'I', "ActivityManager", fmt.Sprintf("Start proc %d:%s/u0a%d for activity", a.pid, a.spec.Package, 100+a.pid%400))
+}
+
+func (p *Phone) killLocked(a *appRuntime) {
+	pkg := a.spec.Package
+	kept := p.tasks[:0]
+	for _, t := range p.tasks {
+		if t.pkg != pkg {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) != len(p.tasks) {
+		p.touchLocked()
+	}
+	p.tasks = kept
+	if p.focus.pkg == pkg {
+		p.clearFocusLocked()
+	}
+	if a.running {
+		a.running = false
+		p.logs.add(systemServerPID, 'I', "ActivityManager", fmt.Sprintf("Force stopping %s appid=%d user=0: from pid 0", pkg, 10000+a.pid%400))
+		a.pid = 0
+		p.procEvts = append(p.procEvts, procEvent{pkg, false})
+	}
+	a.resetState()
+}

@@ -1,0 +1,165 @@
+package android
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"testing"
+	"time"
+
+	"solopi/sim/clock"
+)
+
+func TestFSAliasesAndSemantics(t *testing.T) {
+	f := newFS(clock.NewScaled(1))
+	mtime := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := f.MkdirAll("/sdcard/Android/data/com.x/files/a", 0o771); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile("/sdcard/Android/data/com.x/files/a/one.json", 0o644, mtime, bytes.NewReader([]byte("{}"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, alias := range []string{"/storage/emulated/0/Android/data/com.x/files/a/one.json",
+		"/storage/self/primary/Android/data/com.x/files/a/one.json", "/sdcard//Android/./data/com.x/files/a/../a/one.json"} {
+		fi, err := f.Stat(alias)
+		if err != nil || fi.Size() != 2 || !fi.ModTime().Equal(mtime) || fi.Name() != "one.json" || fi.Mode().Perm() != 0o660 {
+			t.Errorf("stat %s = %+v, %v", alias, fi, err)
+		}
+	}
+	if got := Canonical("/sdcard"); got != ExternalStorage {
+		t.Errorf("Canonical(/sdcard) = %s", got)
+	}
+	if got := ShellPath("/storage/emulated/0/solopi/x"); got != "/sdcard/solopi/x" {
+		t.Errorf("ShellPath = %s", got)
+	}
+	errCases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"write without parent", f.WriteFile("/sdcard/none/x", 0, time.Time{}, bytes.NewReader(nil)), fs.ErrNotExist},
+		{"write outside storage", f.WriteFile("/system/x", 0, time.Time{}, bytes.NewReader(nil)), fs.ErrPermission},
+		{"write over a dir", f.WriteFile("/sdcard/Download", 0, time.Time{}, bytes.NewReader(nil)), nil},
+		{"mkdir existing", f.Mkdir("/sdcard/Download", 0o771), fs.ErrExist},
+		{"remove non-empty", f.Remove("/sdcard/Android/data/com.x"), nil},
+		{"remove missing", f.Remove("/sdcard/nope"), fs.ErrNotExist},
+		{"remove storage root", f.RemoveAll("/sdcard"), fs.ErrPermission},
+		{"rename into itself", f.Rename("/sdcard/Android/data", "/sdcard/Android/data/x"), nil},
+		{"open a dir", func() error { _, err := f.Open("/sdcard"); return err }(), nil},
+		{"mkdirall through a file", f.MkdirAll("/sdcard/Android/data/com.x/files/a/one.json/x", 0o771), nil},
+	}
+	for _, c := range errCases {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		var pe *fs.PathError
+		if !errors.As(c.err, &pe) {
+			t.Errorf("%s: %v is not a PathError", c.name, c.err)
+		}
+		if c.want != nil && !errors.Is(c.err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, c.err, c.want)
+		}
+	}
+	if err := f.MkdirAll("/data/local/tmp", 0o771); err != nil {
+		t.Errorf("mkdir -p of an existing dir: %v", err)
+	}
+	// Rename replaces a file, moves directories with their content.
+	if err := f.Rename("/sdcard/Android/data/com.x/files/a", "/data/local/tmp/moved"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := f.ReadFile("/data/local/tmp/moved/one.json"); err != nil || string(b) != "{}" {
+		t.Errorf("after rename: %q %v", b, err)
+	}
+	infos, err := f.ReadDir("/storage/emulated/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(infos); i++ {
+		if infos[i-1].Name() >= infos[i].Name() {
+			t.Errorf("ReadDir not sorted: %s before %s", infos[i-1].Name(), infos[i].Name())
+		}
+	}
+	if err := f.RemoveAll("/data/local/tmp/moved"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Stat("/data/local/tmp/moved/one.json"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("RemoveAll left files: %v", err)
+	}
+}
+
+func TestFSLargeFile(t *testing.T) {
+	p := newTestPhone(t)
+	data := make([]byte, 5<<20)
+	for i := range data {
+		data[i] = byte(i*7 + i>>11)
+	}
+	if err := p.FS().WriteFile("/sdcard/big.bin", 0o644, time.Time{}, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.FS().Open("/storage/emulated/0/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	if !bytes.Equal(got, data) {
+		t.Fatal("5 MiB file corrupted")
+	}
+	// Readers keep their snapshot while the file is rewritten.
+	r2, _ := p.FS().Open("/sdcard/big.bin")
+	_ = p.FS().WriteFile("/sdcard/big.bin", 0, time.Time{}, bytes.NewReader([]byte("small")))
+	if got, _ := io.ReadAll(r2); len(got) != len(data) {
+		t.Errorf("snapshot changed under the reader: %d bytes", len(got))
+	}
+	if out := mustSh(t, p, "stat -c %s /sdcard/big.bin"); out != "5\n" {
+		t.Errorf("stat after rewrite = %q", out)
+	}
+	mustSh(t, p, "cat /sdcard/big.bin > /dev/null")
+	_ = p.FS().WriteFile("/sdcard/big.bin", 0, time.Time{}, bytes.NewReader(data))
+	if out := mustSh(t, p, "sha256sum /sdcard/big.bin"); out != sha256Hex(data)+"  /sdcard/big.bin\n" {
+		t.Errorf("sha256sum = %q", out)
+	}
+	if out := mustSh(t, p, "stat -c %s /storage/emulated/0/big.bin"); out != "5242880\n" {
+		t.Errorf("stat = %q", out)
+	}
+}
+
+func TestFSShellRedirectionStaysVirtual(t *testing.T) {
+	p := newTestPhone(t)
+	// A redirect to a host path must not create anything on the host.
+	if r := sh(t, p, "echo x > /tmp/solopi-sim-should-not-exist"); r.rc == 0 {
+		t.Error("writing outside writable storage succeeded")
+	}
+	if r := sh(t, p, "cat /etc/passwd"); r.rc == 0 {
+		t.Error("read a host file")
+	}
+}
+
+func TestPhoneFileMethodsForAdbd(t *testing.T) {
+	p := newTestPhone(t)
+	if err := p.WriteFile("/sdcard/Android/data/com.alipay.hulu/files/harness-import/r.json", 0o644, time.Time{}, bytes.NewReader([]byte("[]"))); err != nil {
+		t.Fatalf("push into missing dirs: %v", err)
+	}
+	rc, err := p.Open("/storage/emulated/0/Android/data/com.alipay.hulu/files/harness-import/r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(rc)
+	if string(b) != "[]" {
+		t.Errorf("read %q", b)
+	}
+	if err := p.WriteFile("/system/x", 0, time.Time{}, bytes.NewReader(nil)); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("push to /system: %v", err)
+	}
+	if err := p.FS().AppendFile("/sdcard/log.txt", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.FS().AppendFile("/sdcard/log.txt", []byte("b"))
+	if b, _ := p.FS().ReadFile("/sdcard/log.txt"); string(b) != "ab" {
+		t.Errorf("append: %q", b)
+	}
+	if prod, model, dev := p.Props(); prod != "panther" || model != "Pixel 7" || dev != "panther" {
+		t.Errorf("Props = %s %s %s", prod, model, dev)
+	}
+}

@@ -1,0 +1,71 @@
+package android
+
+import (
+	"time"
+
+	"solopi/sim/clock"
+)
+
+// overlay is a transient window used for fault injection: a system dialog,
+// a toast-like popup or another app's floating window that covers part of
+// the screen and swallows touches inside its bounds.
+type overlay struct {
+	id     int
+	pkg    string
+	bounds Rect // screen pixels
+	timer  clock.Timer
+}
+
+// ShowTransientWindow puts an overlay window of package pkg over bounds
+// (screen pixels) for d of simulated time. While it is shown the screen is
+// multi-window and taps inside it do not reach the app.
+func (p *Phone) ShowTransientWindow(pkg string, bounds Rect, d time.Duration) {
+	var o *overlay
+	_ = p.update(func() error {
+		p.nextOvl++
+		o = &overlay{id: p.nextOvl, pkg: pkg, bounds: bounds}
+		p.overlays = append(p.overlays, o)
+		p.touchLocked()
+		return nil
+	})
+	t := p.clk.AfterFunc(d, func() { p.removeOverlay(o.id) })
+	p.view(func() { o.timer = t })
+}
+
+// ClearTransientWindows removes all overlays now.
+func (p *Phone) ClearTransientWindows() {
+	_ = p.update(func() error {
+		for _, o := range p.overlays {
+			if o.timer != nil {
+				o.timer.Stop()
+			}
+		}
+		if len(p.overlays) > 0 {
+			p.overlays = nil
+			p.touchLocked()
+		}
+		return nil
+	})
+}
+
+func (p *Phone) removeOverlay(id int) {
+	_ = p.update(func() error {
+		for i, o := range p.overlays {
+			if o.id == id {
+				p.overlays = append(p.overlays[:i:i], p.overlays[i+1:]...)
+				p.touchLocked()
+				break
+			}
+		}
+		return nil
+	})
+}
+
+func (p *Phone) overlayWindowLocked(o *overlay) *liveWindow {
+	root := &liveNode{spec: &NodeSpec{Class: "android.widget.FrameLayout"}}
+	root.n = Node{ClassName: "android.widget.FrameLayout", PackageName: o.pkg, Text: o.pkg,
+		SourceID: hash64("overlay|" + o.pkg + "|" + o.bounds.String()), Bounds: o.bounds, Kind: "overlay"}
+	lw := &liveWindow{root: root, ovl: o}
+	lw.w = Window{Package: o.pkg, Kind: WindowOverlay, Bounds: o.bounds}
+	return lw
+}

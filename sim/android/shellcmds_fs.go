@@ -1,0 +1,604 @@
+package android
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+)
+
+func fsCommands() map[string]shellCmd {
+	return map[string]shellCmd{
+		"mkdir": cmdMkdir, "rm": cmdRm, "rmdir": cmdRmdir, "cat": cmdCat, "ls": cmdLs, "touch": cmdTouch,
+		"cp": cmdCp, "mv": cmdMv, "stat": cmdStat, "chmod": cmdChmod,
+		"sha256sum": hashCmd(sha256.New), "md5sum": hashCmd(md5.New),
+		"wc": cmdWc, "head": cmdHead, "tail": cmdTail, "grep": cmdGrep,
+	}
+}
+
+// errText renders an error like strerror does for toybox messages.
+func errText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		r := []rune(s)
+		r[0] = unicode.ToUpper(r[0])
+		return string(r)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// splitFlags separates single-letter flags from operands; "--" ends flags.
+func splitFlags(args []string, valued string) (flags map[byte]string, ops []string, bad byte) {
+	flags = map[byte]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(ops, args[i+1:]...), 0
+		}
+		if len(a) < 2 || a[0] != '-' {
+			ops = append(ops, a)
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			if strings.IndexByte(valued, c) >= 0 {
+				v := a[j+1:]
+				if v == "" && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				flags[c] = v
+				break
+			}
+			if !unicode.IsLetter(rune(c)) && !unicode.IsDigit(rune(c)) {
+				return flags, ops, c
+			}
+			flags[c] = ""
+		}
+	}
+	return flags, ops, 0
+}
+
+func has(flags map[byte]string, c byte) bool { _, ok := flags[c]; return ok }
+
+func cmdMkdir(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "m")
+	if len(ops) == 0 {
+		sc.errf("mkdir: Needs 1 argument\n")
+		return 1
+	}
+	perm := fs.FileMode(0o771)
+	if m, ok := flags['m']; ok {
+		v, err := strconv.ParseUint(m, 8, 32)
+		if err != nil {
+			sc.errf("mkdir: bad mode '%s'\n", m)
+			return 1
+		}
+		perm = fs.FileMode(v)
+	}
+	rc := 0
+	for _, d := range ops {
+		var err error
+		if has(flags, 'p') {
+			err = sc.p.fs.MkdirAll(sc.abs(d), perm)
+		} else {
+			err = sc.p.fs.Mkdir(sc.abs(d), perm)
+		}
+		if err != nil {
+			sc.errf("mkdir: '%s': %s\n", d, errText(err))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+func cmdRm(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "")
+	force, rec := has(flags, 'f'), has(flags, 'r') || has(flags, 'R')
+	if len(ops) == 0 && !force {
+		sc.errf("rm: Needs 1 argument\n")
+		return 1
+	}
+	rc := 0
+	for _, f := range ops {
+		full := sc.abs(f)
+		fi, err := sc.p.fs.Stat(full)
+		switch {
+		case err != nil:
+			if !force {
+				sc.errf("rm: %s: %s\n", f, errText(err))
+				rc = 1
+			}
+			continue
+		case fi.IsDir() && !rec:
+			sc.errf("rm: %s: Is a directory\n", f)
+			rc = 1
+			continue
+		}
+		if rec {
+			err = sc.p.fs.RemoveAll(full)
+		} else {
+			err = sc.p.fs.Remove(full)
+		}
+		if err != nil {
+			sc.errf("rm: %s: %s\n", f, errText(err))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+func cmdRmdir(sc *shellCtx, args []string) int {
+	_, ops, _ := splitFlags(args, "")
+	rc := 0
+	for _, d := range ops {
+		fi, err := sc.p.fs.Stat(sc.abs(d))
+		if err == nil && !fi.IsDir() {
+			err = syscall.ENOTDIR
+		}
+		if err == nil {
+			err = sc.p.fs.Remove(sc.abs(d))
+		}
+		if err != nil {
+			sc.errf("rmdir: '%s': %s\n", d, errText(err))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+// eachInput calls f for every operand file, or stdin when there is none.
+func eachInput(sc *shellCtx, name string, ops []string, f func(label string, r io.Reader)) int {
+	if len(ops) == 0 {
+		ops = []string{"-"}
+	}
+	rc := 0
+	for _, op := range ops {
+		if op == "-" {
+			f("-", sc.stdin)
+			continue
+		}
+		data, err := sc.p.fs.ReadFile(sc.abs(op))
+		if err != nil {
+			sc.errf("%s: %s: %s\n", name, op, errText(err))
+			rc = 1
+			continue
+		}
+		f(op, bytes.NewReader(data))
+	}
+	return rc
+}
+
+func cmdCat(sc *shellCtx, args []string) int {
+	_, ops, _ := splitFlags(args, "")
+	return eachInput(sc, "cat", ops, func(_ string, r io.Reader) { _, _ = io.Copy(sc.stdout, r) })
+}
+
+func modeString(m fs.FileMode) string {
+	t := byte('-')
+	switch {
+	case m.IsDir():
+		t = 'd'
+	case m&fs.ModeSymlink != 0:
+		t = 'l'
+	case m&fs.ModeCharDevice != 0:
+		t = 'c'
+	}
+	const rwx = "rwxrwxrwx"
+	b := []byte{t}
+	for i := 0; i < 9; i++ {
+		if m&(1<<uint(8-i)) != 0 {
+			b = append(b, rwx[i])
+		} else {
+			b = append(b, '-')
+		}
+	}
+	return string(b)
+}
+
+func ownerOf(name string) (string, string) {
+	c := Canonical(name)
+	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
+		return "u0_a0", "media_rw"
+	}
+	if strings.HasPrefix(c, LocalTmp) {
+		return "shell", "shell"
+	}
+	return "root", "root"
+}
+
+func cmdLs(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "")
+	long, all, dirOnly := has(flags, 'l'), has(flags, 'a'), has(flags, 'd')
+	if len(ops) == 0 {
+		ops = []string{sc.dir}
+	}
+	line := func(fi fs.FileInfo, name, full string) {
+		if !long {
+			sc.outf("%s\n", name)
+			return
+		}
+		u, g := ownerOf(full)
+		sc.outf("%s 1 %s %s %d %s %s\n", modeString(fi.Mode()), u, g, fi.Size(), fi.ModTime().Format("2006-01-02 15:04"), name)
+	}
+	rc := 0
+	for i, op := range ops {
+		full := sc.abs(op)
+		fi, err := sc.p.fs.Stat(full)
+		if err != nil {
+			sc.errf("ls: %s: %s\n", op, errText(err))
+			rc = 1
+			continue
+		}
+		if !fi.IsDir() || dirOnly {
+			line(fi, op, full)
+			continue
+		}
+		if len(ops) > 1 {
+			if i > 0 {
+				sc.outf("\n")
+			}
+			sc.outf("%s:\n", op)
+		}
+		kids, _ := sc.p.fs.ReadDir(full)
+		if long {
+			sc.outf("total %d\n", len(kids)*4)
+		}
+		for _, k := range kids {
+			if !all && strings.HasPrefix(k.Name(), ".") {
+				continue
+			}
+			line(k, k.Name(), path.Join(full, k.Name()))
+		}
+	}
+	return rc
+}
+
+func cmdTouch(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "dtr")
+	rc := 0
+	now := sc.p.clk.Now()
+	for _, f := range ops {
+		full := sc.abs(f)
+		if _, err := sc.p.fs.Stat(full); err != nil {
+			if has(flags, 'c') {
+				continue
+			}
+			if err := sc.p.fs.WriteFile(full, 0o660, now, bytes.NewReader(nil)); err != nil {
+				sc.errf("touch: '%s': %s\n", f, errText(err))
+				rc = 1
+			}
+			continue
+		}
+		if err := sc.p.fs.Chtimes(full, now); err != nil {
+			sc.errf("touch: '%s': %s\n", f, errText(err))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+// copyTree copies src to dst (recursively for directories).
+func (sc *shellCtx) copyTree(src, dst string, rec bool) error {
+	fi, err := sc.p.fs.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		data, err := sc.p.fs.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		return sc.p.fs.WriteFile(dst, fi.Mode().Perm(), time.Time{}, bytes.NewReader(data))
+	}
+	if !rec {
+		return fmt.Errorf("%s: %w", src, syscall.EISDIR)
+	}
+	if err := sc.p.fs.MkdirAll(dst, fi.Mode().Perm()); err != nil {
+		return err
+	}
+	kids, err := sc.p.fs.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := sc.copyTree(path.Join(src, k.Name()), path.Join(dst, k.Name()), rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// targets maps the operands of cp/mv to (source, destination) pairs.
+func (sc *shellCtx) targets(name string, ops []string) ([][2]string, bool) {
+	if len(ops) < 2 {
+		sc.errf("%s: Needs 2 arguments\n", name)
+		return nil, false
+	}
+	dst := sc.abs(ops[len(ops)-1])
+	fi, err := sc.p.fs.Stat(dst)
+	isDir := err == nil && fi.IsDir()
+	if len(ops) > 2 && !isDir {
+		sc.errf("%s: '%s' not directory\n", name, ops[len(ops)-1])
+		return nil, false
+	}
+	var out [][2]string
+	for _, s := range ops[:len(ops)-1] {
+		d := dst
+		if isDir {
+			d = path.Join(dst, path.Base(s))
+		}
+		out = append(out, [2]string{sc.abs(s), d})
+	}
+	return out, true
+}
+
+func cmdCp(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "")
+	pairs, ok := sc.targets("cp", ops)
+	if !ok {
+		return 1
+	}
+	rc := 0
+	for _, pr := range pairs {
+		if err := sc.copyTree(pr[0], pr[1], has(flags, 'r') || has(flags, 'R') || has(flags, 'a')); err != nil {
+			sc.errf("cp: %s\n", strings.TrimPrefix(errText(err), "open "))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+func cmdMv(sc *shellCtx, args []string) int {
+	_, ops, _ := splitFlags(args, "")
+	pairs, ok := sc.targets("mv", ops)
+	if !ok {
+		return 1
+	}
+	rc := 0
+	for _, pr := range pairs {
+		if err := sc.p.fs.Rename(pr[0], pr[1]); err != nil {
+			sc.errf("mv: %s: %s\n", pr[0], errText(err))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+func cmdStat(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "c")
+	if len(ops) == 0 {
+		sc.errf("stat: Needs 1 argument\n")
+		return 1
+	}
+	format, custom := flags['c']
+	rc := 0
+	for _, f := range ops {
+		full := sc.abs(f)
+		fi, err := sc.p.fs.Stat(full)
+		if err != nil {
+			sc.errf("stat: '%s': %s\n", f, errText(err))
+			rc = 1
+			continue
+		}
+		if !custom {
+			u, g := ownerOf(full)
+			sc.outf("  File: %s\n  Size: %d\t Blocks: %d\t IO Blocks: 4096\t%s\nAccess: (%04o/%s)\tUid: (%s)\tGid: (%s)\nModify: %s\n",
+				f, fi.Size(), (fi.Size()+511)/512, fileType(fi), fi.Mode().Perm(), modeString(fi.Mode()), u, g,
+				fi.ModTime().Format("2006-01-02 15:04:05.000000000 -0700"))
+			continue
+		}
+		sc.outf("%s\n", statFormat(format, f, full, fi))
+	}
+	return rc
+}
+
+func fileType(fi fs.FileInfo) string {
+	switch {
+	case fi.IsDir():
+		return "directory"
+	case fi.Mode()&fs.ModeCharDevice != 0:
+		return "character special file"
+	case fi.Size() == 0:
+		return "regular empty file"
+	}
+	return "regular file"
+}
+
+func statFormat(format, name, full string, fi fs.FileInfo) string {
+	var b strings.Builder
+	u, g := ownerOf(full)
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' || i+1 == len(format) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch format[i] {
+		case 's':
+			b.WriteString(strconv.FormatInt(fi.Size(), 10))
+		case 'n':
+			b.WriteString(name)
+		case 'Y':
+			b.WriteString(strconv.FormatInt(fi.ModTime().Unix(), 10))
+		case 'y':
+			b.WriteString(fi.ModTime().Format("2006-01-02 15:04:05.000000000 -0700"))
+		case 'F':
+			b.WriteString(fileType(fi))
+		case 'a':
+			b.WriteString(strconv.FormatUint(uint64(fi.Mode().Perm()), 8))
+		case 'A':
+			b.WriteString(modeString(fi.Mode()))
+		case 'U':
+			b.WriteString(u)
+		case 'G':
+			b.WriteString(g)
+		case 'b':
+			b.WriteString(strconv.FormatInt((fi.Size()+511)/512, 10))
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(format[i])
+		}
+	}
+	return b.String()
+}
+
+func cmdChmod(sc *shellCtx, args []string) int {
+	_, ops, _ := splitFlags(args, "")
+	if len(ops) < 2 {
+		sc.errf("chmod: Needs 2 arguments\n")
+		return 1
+	}
+	v, err := strconv.ParseUint(ops[0], 8, 32)
+	if err != nil {
+		sc.errf("chmod: bad mode '%s'\n", ops[0])
+		return 1
+	}
+	rc := 0
+	for _, f := range ops[1:] {
+		if err := sc.p.fs.Chmod(sc.abs(f), fs.FileMode(v)); err != nil {
+			sc.errf("chmod: '%s': %s\n", f, errText(err))
+			rc = 1
+		}
+	}
+	return rc
+}
+
+func hashCmd(newHash func() hash.Hash) shellCmd {
+	return func(sc *shellCtx, args []string) int {
+		_, ops, _ := splitFlags(args, "")
+		name := "sha256sum"
+		if newHash().Size() == md5.Size {
+			name = "md5sum"
+		}
+		return eachInput(sc, name, ops, func(label string, r io.Reader) {
+			h := newHash()
+			_, _ = io.Copy(h, r)
+			sc.outf("%s  %s\n", hex.EncodeToString(h.Sum(nil)), label)
+		})
+	}
+}
+
+func cmdWc(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "")
+	return eachInput(sc, "wc", ops, func(label string, r io.Reader) {
+		data, _ := io.ReadAll(r)
+		counts := map[byte]int{'l': bytes.Count(data, []byte("\n")), 'w': len(bytes.Fields(data)), 'c': len(data)}
+		var parts []string
+		for _, c := range []byte("lwc") {
+			if len(flags) == 0 || has(flags, c) {
+				parts = append(parts, strconv.Itoa(counts[c]))
+			}
+		}
+		if label != "-" {
+			parts = append(parts, label)
+		}
+		sc.outf("%s\n", strings.Join(parts, " "))
+	})
+}
+
+func lineCount(flags map[byte]string) int {
+	if v, err := strconv.Atoi(flags['n']); err == nil {
+		return v
+	}
+	return 10
+}
+
+func cmdHead(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "nc")
+	n := lineCount(flags)
+	return eachInput(sc, "head", ops, func(_ string, r io.Reader) {
+		if c, err := strconv.Atoi(flags['c']); err == nil {
+			_, _ = io.CopyN(sc.stdout, r, int64(c))
+			return
+		}
+		s := bufio.NewScanner(r)
+		s.Buffer(nil, 1<<24)
+		for i := 0; i < n && s.Scan(); i++ {
+			sc.outf("%s\n", s.Text())
+		}
+	})
+}
+
+func cmdTail(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "nc")
+	n := lineCount(flags)
+	return eachInput(sc, "tail", ops, func(_ string, r io.Reader) {
+		data, _ := io.ReadAll(r)
+		lines := strings.SplitAfter(string(data), "\n")
+		if len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if len(lines) > n {
+			lines = lines[len(lines)-n:]
+		}
+		sc.outf("%s", strings.Join(lines, ""))
+	})
+}
+
+func cmdGrep(sc *shellCtx, args []string) int {
+	flags, ops, _ := splitFlags(args, "e")
+	pattern, ok := flags['e']
+	if !ok {
+		if len(ops) == 0 {
+			sc.errf("grep: Needs 1 argument\n")
+			return 2
+		}
+		pattern, ops = ops[0], ops[1:]
+	}
+	if has(flags, 'F') {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if has(flags, 'i') {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		sc.errf("grep: bad regex '%s'\n", pattern)
+		return 2
+	}
+	matched := 0
+	rc := eachInput(sc, "grep", ops, func(label string, r io.Reader) {
+		s := bufio.NewScanner(r)
+		s.Buffer(nil, 1<<24)
+		for s.Scan() {
+			if re.MatchString(s.Text()) != has(flags, 'v') {
+				matched++
+				if !has(flags, 'q') && !has(flags, 'c') {
+					sc.outf("%s\n", s.Text())
+				}
+			}
+		}
+	})
+	if has(flags, 'c') {
+		sc.outf("%d\n", matched)
+	}
+	switch {
+	case rc != 0:
+		return 2
+	case matched == 0:
+		return 1
+	}
+	return 0
+}
