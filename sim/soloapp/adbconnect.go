@@ -1,0 +1,193 @@
+package soloapp
+
+import (
+	"slices"
+	"time"
+
+	"solopi/protocol"
+)
+
+// requiredUserActionText is the fixed hint of adb_connection_failed (§3.11).
+const requiredUserActionText = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在设备上确认 RSA 授权弹窗"
+
+// adbReceipt is one adb-connect receipt; its state moves only through
+// protocol.AdbConnect().
+type adbReceipt struct {
+	requestID             string
+	state                 protocol.State
+	startedAt, finishedAt int64
+	code, msg             string
+	activeRequestID       string
+}
+
+// adbStore keeps at most 16 receipts, evicting the oldest non-active one.
+type adbStore struct {
+	order  []string
+	m      map[string]*adbReceipt
+	active string
+}
+
+const adbStoreMax = 16
+
+var adbMachine = protocol.AdbConnect()
+
+func (s *adbStore) put(r *adbReceipt) {
+	if s.m == nil {
+		s.m = map[string]*adbReceipt{}
+	}
+	if _, exists := s.m[r.requestID]; !exists {
+		s.order = append(s.order, r.requestID)
+	}
+	s.m[r.requestID] = r
+	for len(s.order) > adbStoreMax {
+		i := slices.IndexFunc(s.order, func(id string) bool { return id != s.active })
+		if i < 0 {
+			break
+		}
+		delete(s.m, s.order[i])
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+}
+
+func (r *adbReceipt) wire() obj {
+	o := obj{}
+	o.set("success", r.state != protocol.AdbFailed)
+	if r.requestID != "" {
+		o.set("requestId", r.requestID)
+	}
+	o.set("state", string(r.state))
+	o.set("connected", r.state == protocol.AdbConnected)
+	o.set("terminal", adbMachine.IsTerminal(r.state))
+	uar := r.code == protocol.ErrAdbConnectionFailed
+	o.set("userActionRequired", uar)
+	if uar {
+		o.set("requiredUserAction", requiredUserActionText)
+	}
+	if r.startedAt != 0 {
+		o.set("startedAt", r.startedAt)
+	}
+	if r.finishedAt != 0 {
+		o.set("finishedAt", r.finishedAt)
+	}
+	if r.code != "" {
+		o.set("errorCode", r.code)
+		o.set("error", r.msg)
+	}
+	if r.activeRequestID != "" {
+		o.set("activeRequestId", r.activeRequestID)
+	}
+	return o
+}
+
+// newAdbReceipt moves a fresh receipt through ev.
+func newAdbReceipt(id string, ev protocol.Event) *adbReceipt {
+	st, err := adbMachine.Step(adbMachine.Initial, ev)
+	if err != nil {
+		panic(err) // the table always allows the three initial events
+	}
+	return &adbReceipt{requestID: id, state: st}
+}
+
+func failedAdbReceipt(id, code, msg string, now int64) *adbReceipt {
+	r := newAdbReceipt(id, protocol.EvAdbRejected)
+	r.code, r.msg, r.finishedAt = code, msg, now
+	return r
+}
+
+// adbConnect is harness?type=adb-connect (§3.11).
+func (a *App) adbConnect(p *process, via transport, q params) obj {
+	id := q["requestId"]
+	now := a.nowMs()
+	if via != viaAdb {
+		return failedAdbReceipt(id, protocol.ErrAdbRequired, "ADB connection is only available through the ADB scheme transport", now).wire()
+	}
+	if id == "" {
+		return failedAdbReceipt("", protocol.ErrMissingRequestID, "Parameter 'requestId' is required", now).wire()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p != p {
+		return failedAdbReceipt(id, protocol.ErrAdbConnectionScheduleFailed, "SoloPi could not schedule the internal ADB connection", now).wire()
+	}
+	st := &p.adb
+	if r, found := st.m[id]; found {
+		return r.wire()
+	}
+	if a.perms[PermADB] {
+		r := newAdbReceipt(id, protocol.EvAdbAlreadyHealthy)
+		r.startedAt, r.finishedAt = now, now
+		st.put(r)
+		return r.wire()
+	}
+	if st.active != "" {
+		r := failedAdbReceipt(id, protocol.ErrAdbConnectionBusy, "Another ADB connection request is active", now)
+		r.activeRequestID = st.active
+		st.put(r)
+		return r.wire()
+	}
+	if a.faults.adbOutcome == AdbConnectScheduleFail {
+		r := failedAdbReceipt(id, protocol.ErrAdbConnectionScheduleFailed, "SoloPi could not schedule the internal ADB connection", now)
+		st.put(r)
+		return r.wire()
+	}
+	r := newAdbReceipt(id, protocol.EvAdbAttempt)
+	r.startedAt = now
+	st.active = id
+	st.put(r)
+	outcome, delay := a.faults.adbOutcome, a.faults.adbDelay
+	if delay == 0 {
+		delay = a.cfg.AdbConnectDelay
+	}
+	go a.runAdbConnect(p, r, outcome, delay)
+	return r.wire()
+}
+
+func (a *App) runAdbConnect(p *process, r *adbReceipt, outcome AdbConnectOutcome, delay time.Duration) {
+	if outcome == AdbConnectHang {
+		<-p.ctx.Done()
+		return
+	}
+	if err := a.clk.Sleep(p.ctx, delay); err != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p != p {
+		return
+	}
+	ev := protocol.EvAdbConnected
+	if outcome == AdbConnectFail {
+		ev = protocol.EvAdbFailed
+	}
+	next, err := adbMachine.Step(r.state, ev)
+	if err != nil {
+		return
+	}
+	r.state = next
+	r.finishedAt = a.nowMs()
+	if ev == protocol.EvAdbFailed {
+		r.code, r.msg = protocol.ErrAdbConnectionFailed, "SoloPi internal ADB connection failed"
+	} else {
+		a.perms[PermADB] = true
+	}
+	if p.adb.active == r.requestID {
+		p.adb.active = ""
+	}
+}
+
+// adbConnectStatus is harness?type=adb-connect-status.
+func (a *App) adbConnectStatus(p *process, q params) obj {
+	id := q["requestId"]
+	now := a.nowMs()
+	if id == "" {
+		return failedAdbReceipt("", protocol.ErrMissingRequestID, "Parameter 'requestId' is required", now).wire()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r, found := p.adb.m[id]; found {
+		return r.wire()
+	}
+	return newObj("success", false, "state", "failed", "terminal", true, "connected", false,
+		"userActionRequired", false, "errorCode", protocol.ErrAdbConnectReceiptNotFound,
+		"error", "No matching ADB connection receipt is available", "requestId", id, "finishedAt", now)
+}

@@ -1,0 +1,576 @@
+package soloapp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"solopi/protocol"
+)
+
+var (
+	agentMachine   = protocol.AgentSession()
+	receiptMachine = protocol.AgentReceipt()
+)
+
+// agentSession is the single Agent session slot of the process (§4). Its
+// state changes only through agentMachine.Step. The ownerToken lives only
+// here, never in any snapshot, receipt, event, log line or file.
+type agentSession struct {
+	id, token  string
+	generation int64
+	state      protocol.State
+	reason     string
+
+	startedAt, lastActivity, finishedAt int64
+	accepted                            int64
+	maxSteps, maxDurationMs, idleMs     int64
+	maxRepeated, maxNoProgress          int64
+
+	obs      *observation
+	consumed bool
+
+	receipts map[string]*agentReceipt
+	events   []obj
+	seq      int64
+
+	leaseOwner string
+	leaseHeld  bool
+	touch      bool
+
+	lastActionSig string
+	repeatCount   int64
+	noProgress    int64
+
+	dir string
+	// ctx lives until the session terminates or the process dies; the
+	// watchdog, first observation and running operation hang off it.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// observation is the current observation with its frame (nodeId →
+// selector snapshot) and page package.
+type observation struct {
+	wire  obj
+	id    string
+	sig   string
+	frame map[string]nodeSelector
+	pkg   string
+}
+
+// agentReceipt is one act step's receipt (§4.3); its state changes only
+// through receiptMachine.Step.
+type agentReceipt struct {
+	stepID, observationID string
+	action                obj
+	state                 protocol.State
+	code, msg             string
+	acceptedAt            int64
+	finishedAt            int64
+	settled               obj
+	preSig                string
+}
+
+func (r *agentReceipt) wire() obj {
+	o := newObj("stepId", r.stepID, "observationId", r.observationID, "action", r.action, "status", string(r.state))
+	if r.code != "" {
+		o.set("errorCode", r.code)
+		o.set("error", r.msg)
+	}
+	o.set("acceptedAt", r.acceptedAt)
+	if r.finishedAt != 0 {
+		o.set("finishedAt", r.finishedAt)
+	}
+	if r.settled != nil {
+		o.set("settledObservation", r.settled)
+	}
+	return o
+}
+
+func (s *agentSession) timelinePath() string { return s.dir + "/timeline.jsonl" }
+
+// sessionSnapshotLocked is the §4.1 session object.
+func (a *App) sessionSnapshotLocked(p *process) obj {
+	s := p.agent
+	if s == nil {
+		return newObj("success", true, "state", string(protocol.AgentIdle), "active", false, "terminal", false,
+			"acceptedSteps", 0, "leaseHeld", false)
+	}
+	o := newObj("success", true, "sessionId", s.id, "generation", s.generation, "state", string(s.state),
+		"active", agentMachine.IsLive(s.state), "terminal", agentMachine.IsTerminal(s.state))
+	if s.reason != "" {
+		o.set("terminalReason", s.reason)
+	}
+	for _, f := range []struct {
+		k string
+		v int64
+	}{{"startedAt", s.startedAt}, {"lastActivityAt", s.lastActivity}, {"finishedAt", s.finishedAt}} {
+		if f.v != 0 {
+			o.set(f.k, f.v)
+		}
+	}
+	o.set("acceptedSteps", s.accepted)
+	o.set("maxSteps", s.maxSteps)
+	if s.obs != nil {
+		o.set("observationId", s.obs.id)
+	}
+	o.set("leaseHeld", s.leaseHeld)
+	return o
+}
+
+// eventLocked appends one timeline event in memory and to timeline.jsonl.
+func (a *App) eventLocked(s *agentSession, typ, stepID, obsID string, details any) {
+	s.seq++
+	e := newObj("sequence", s.seq, "timestamp", a.nowMs(), "type", typ, "sessionId", s.id,
+		"generation", s.generation)
+	if stepID != "" {
+		e.set("stepId", stepID)
+	}
+	if obsID != "" {
+		e.set("observationId", obsID)
+	}
+	if details != nil {
+		e.set("details", details)
+	}
+	s.events = append(s.events, e)
+	_ = a.phone.MkdirAll(s.dir)
+	_ = a.phone.AppendFile(s.timelinePath(), append(encode(e, false), '\n'))
+}
+
+// terminateLocked moves a live session to its terminal state exactly once:
+// the machine refuses a second terminal event, so session_terminal and
+// lease_released are each appended once, back to back.
+func (a *App) terminateLocked(p *process, s *agentSession, ev protocol.Event, reason string) bool {
+	next, err := agentMachine.Step(s.state, ev)
+	if err != nil || !agentMachine.IsTerminal(next) {
+		return false
+	}
+	s.state = next
+	s.reason = reason
+	s.finishedAt = a.nowMs()
+	a.eventLocked(s, "session_terminal", "", "", newObj("reason", reason))
+	released := p.lease.release(s.leaseOwner)
+	s.leaseHeld = false
+	a.eventLocked(s, "lease_released", "", "", newObj("released", released))
+	s.touch = false
+	s.cancel()
+	return true
+}
+
+// checkTimeoutsLocked expires a live session whose deadline passed.
+func (a *App) checkTimeoutsLocked(p *process, s *agentSession) bool {
+	if !agentMachine.IsLive(s.state) {
+		return false
+	}
+	now := a.nowMs()
+	switch {
+	case now-s.startedAt >= s.maxDurationMs:
+		return a.terminateLocked(p, s, protocol.EvAgentExpire, "max_duration_exceeded")
+	case now-s.lastActivity >= s.idleMs:
+		return a.terminateLocked(p, s, protocol.EvAgentExpire, "idle_timeout")
+	}
+	return false
+}
+
+// identifyLocked is the §4.6 identity check.
+func (a *App) identifyLocked(p *process, sid, token string) (*agentSession, obj) {
+	s := p.agent
+	if s == nil || s.id != sid {
+		return nil, e1(protocol.ErrSessionNotFound, "sessionId does not identify the current session")
+	}
+	if s.token != token {
+		return nil, e1(protocol.ErrOwnerMismatch, "ownerToken does not own this session")
+	}
+	return s, nil
+}
+
+// accessLocked is identity plus the deadline and terminal checks.
+func (a *App) accessLocked(p *process, sid, token string) (*agentSession, obj) {
+	s, e := a.identifyLocked(p, sid, token)
+	if e != nil {
+		return nil, e
+	}
+	if agentMachine.IsLive(s.state) && a.checkTimeoutsLocked(p, s) {
+		return nil, e1(protocol.ErrSessionExpired, "The session exceeded its configured deadline")
+	}
+	if !agentMachine.IsLive(s.state) {
+		return nil, e1(protocol.ErrTerminalSession, "The session is already terminal")
+	}
+	return s, nil
+}
+
+// missingParam returns missing_parameter for the first absent or empty key.
+func missingParam(q params, keys ...string) obj {
+	for _, k := range keys {
+		if q[k] == "" {
+			return e1(protocol.ErrMissingParameter, "Parameter '"+k+"' is required")
+		}
+	}
+	return nil
+}
+
+// agent is the agent resolver (§4). Unexpected failures answer
+// agent_internal_error instead of escaping as a resolver exception.
+func (a *App) agent(ctx context.Context, p *process, via transport, q params) (resp obj) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.logi("AgentSession", fmt.Sprintf("agent request failed: %v", r))
+			resp = e1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
+		}
+	}()
+	t := q["type"]
+	switch t {
+	case "":
+		return e1(protocol.ErrMissingType, "Parameter 'type' is required")
+	case protocol.AgentCapabilities:
+		return ok("protocolVersion", protocol.AgentProtocolVersion,
+			"queries", []string{"capabilities", "start-status", "status", "observe", "receipt", "timeline"},
+			"commands", []string{"start", "act", "pause", "resume", "end", "cancel"},
+			"actions", []string{"click", "longClick", "input", "back", "home", "scroll", "wait"},
+			"arbitraryShell", false, "mutationTransport", "adb-scheme", "queryTransport", "adb-forward-http")
+	case protocol.AgentStartStatus:
+		return a.agentStartStatus(p, q)
+	case protocol.AgentStatus:
+		return a.agentStatus(p, q)
+	case protocol.AgentObserve:
+		return a.agentObserve(ctx, p, q)
+	case protocol.AgentReceiptQuery:
+		return a.agentReceiptQuery(p, q)
+	case protocol.AgentTimeline:
+		return a.agentTimeline(p, q)
+	case protocol.AgentStart, protocol.AgentAct, protocol.AgentPause, protocol.AgentResume, protocol.AgentEnd, protocol.AgentCancel:
+		if via != viaAdb {
+			return e1(protocol.ErrAdbRequired, "Agent mutations require the DUMP-protected ADB scheme transport")
+		}
+		switch t {
+		case protocol.AgentStart:
+			return a.agentStart(p, q)
+		case protocol.AgentAct:
+			return a.agentAct(p, q)
+		case protocol.AgentPause:
+			return a.agentPause(p, q)
+		case protocol.AgentResume:
+			return a.agentResume(p, q)
+		case protocol.AgentEnd:
+			return a.agentEnd(p, q)
+		default:
+			return a.agentCancel(p, q)
+		}
+	}
+	return e1(protocol.ErrUnsupportedType, "Unsupported Agent type: "+t)
+}
+
+func (a *App) agentStart(p *process, q params) obj {
+	if e := missingParam(q, "ownerToken"); e != nil {
+		return e
+	}
+	vals := map[string]int64{}
+	for _, r := range []protocol.Range{protocol.AgentMaxSteps, protocol.AgentMaxDurationMs, protocol.AgentIdleTimeoutMs,
+		protocol.AgentMaxRepeatedActions, protocol.AgentMaxNoProgressSteps} {
+		v := r.Default
+		if q.has(r.Name) {
+			n, okN := javaParseLong(q[r.Name])
+			if !okN || !r.Contains(n) {
+				return e1(protocol.ErrInvalidParameter, fmt.Sprintf("%s must be between %d and %d", r.Name, r.Min, r.Max))
+			}
+			v = n
+		}
+		vals[r.Name] = v
+	}
+	token := q["ownerToken"]
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p != p {
+		return e1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
+	}
+	if cur := p.agent; cur != nil && agentMachine.IsLive(cur.state) {
+		a.checkTimeoutsLocked(p, cur)
+		if agentMachine.IsLive(cur.state) {
+			return e1(protocol.ErrSessionConflict, "A dynamic Agent session is already active")
+		}
+	}
+	if len([]rune(token)) < 16 {
+		return e1(protocol.ErrInvalidOwnerToken, "ownerToken must contain at least 16 characters")
+	}
+	owner := "agent-lease-" + newUUID()
+	if !p.lease.acquire(owner) {
+		return e1(protocol.ErrLeaseConflict, "Another replay, Agent session, or maintenance task controls the device")
+	}
+	p.generation++
+	id := "agent-session-" + newUUID()
+	ctx, cancel := context.WithCancel(p.ctx)
+	now := a.nowMs()
+	s := &agentSession{
+		id: id, token: token, generation: p.generation, state: agentMachine.Initial,
+		startedAt: now, lastActivity: now,
+		maxSteps: vals[protocol.ParamMaxSteps], maxDurationMs: vals[protocol.ParamMaxDurationMs],
+		idleMs: vals[protocol.ParamIdleTimeoutMs], maxRepeated: vals[protocol.ParamMaxRepeatedActions],
+		maxNoProgress: vals[protocol.ParamMaxNoProgressSteps],
+		receipts:      map[string]*agentReceipt{}, leaseOwner: owner, leaseHeld: true,
+		dir: a.solopiDirLocked() + "/agent-sessions/" + id, ctx: ctx, cancel: cancel,
+	}
+	next, err := agentMachine.Step(s.state, protocol.EvAgentStart)
+	if err != nil {
+		p.lease.release(owner)
+		cancel()
+		panic(err)
+	}
+	s.state = next
+	p.agent = s
+	a.eventLocked(s, "session_started", "", "", nil)
+	if a.faults.touchUnavailable {
+		a.terminateLocked(p, s, protocol.EvAgentFail, "touch_service_unavailable")
+		return e1(protocol.ErrTouchServiceUnavailable, "Touch service could not be started")
+	}
+	s.touch = true
+	go a.watchdog(p, s)
+	go a.initialObservation(p, s)
+	return ok("accepted", true, "session", a.sessionSnapshotLocked(p))
+}
+
+// watchdog checks the deadlines every second until the session ends.
+func (a *App) watchdog(p *process, s *agentSession) {
+	for {
+		if err := a.clk.Sleep(s.ctx, protocol.AgentWatchdogMs*time.Millisecond); err != nil {
+			return
+		}
+		a.mu.Lock()
+		if a.p != p || p.agent != s || !agentMachine.IsLive(s.state) {
+			a.mu.Unlock()
+			return
+		}
+		a.checkTimeoutsLocked(p, s)
+		a.mu.Unlock()
+	}
+}
+
+// initialObservation captures the first observation in the background;
+// a failure fails the session with the capture error code as reason.
+func (a *App) initialObservation(p *process, s *agentSession) {
+	a.mu.Lock()
+	opDown := a.faults.opUnavailable
+	a.mu.Unlock()
+	var reason string
+	var root *pageRoot
+	if opDown {
+		reason = protocol.ErrOperationServiceUnavailable
+	} else {
+		root = a.loadControllableRoot(s.ctx, "")
+		if s.ctx.Err() != nil {
+			return
+		}
+		if root == nil {
+			reason = protocol.ErrPageRootUnavailable
+		}
+	}
+	var o *observation
+	if root != nil {
+		o = a.buildObservation(s, root)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p != p || p.agent != s || !agentMachine.IsLive(s.state) {
+		return
+	}
+	if reason != "" {
+		a.terminateLocked(p, s, protocol.EvAgentFail, reason)
+		return
+	}
+	a.installObservationLocked(s, o, true)
+}
+
+// installObservationLocked makes o current (not consumed).
+func (a *App) installObservationLocked(s *agentSession, o *observation, event bool) {
+	s.obs = o
+	s.consumed = false
+	s.lastActivity = a.nowMs()
+	if event {
+		a.eventLocked(s, "observation_created", "", o.id, o.wire)
+	}
+}
+
+func (a *App) agentStartStatus(p *process, q params) obj {
+	token := q["ownerToken"]
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := p.agent
+	if s != nil && agentMachine.IsLive(s.state) {
+		a.checkTimeoutsLocked(p, s)
+	}
+	if s == nil || s.token != token {
+		return e1(protocol.ErrSessionNotFound, "No session belongs to ownerToken")
+	}
+	_ = a.phone.MkdirAll(s.dir)
+	o := ok("session", a.sessionSnapshotLocked(p))
+	if s.obs != nil {
+		o.set("observation", s.obs.wire)
+	}
+	o.set("timelinePath", s.timelinePath())
+	return o
+}
+
+// statusLocked is agent?type=status: identity, deadline check, and for a
+// live session a refresh of lastActivityAt.
+func (a *App) statusLocked(p *process, q params) (*agentSession, obj) {
+	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return nil, e
+	}
+	if agentMachine.IsLive(s.state) && !a.checkTimeoutsLocked(p, s) {
+		s.lastActivity = a.nowMs()
+	}
+	return s, nil
+}
+
+func (a *App) agentStatus(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, e := a.statusLocked(p, q); e != nil {
+		return e
+	}
+	return ok("session", a.sessionSnapshotLocked(p))
+}
+
+func (a *App) agentReceiptQuery(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken", "stepId"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	r := s.receipts[q["stepId"]]
+	if r == nil {
+		return e1(protocol.ErrReceiptNotFound, "No receipt exists for stepId")
+	}
+	return ok("receipt", r.wire(), "session", a.sessionSnapshotLocked(p))
+}
+
+func (a *App) agentTimeline(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	_ = a.phone.MkdirAll(s.dir)
+	events := make([]obj, len(s.events))
+	copy(events, s.events)
+	return ok("events", events, "timelinePath", s.timelinePath())
+}
+
+func (a *App) agentPause(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	switch s.state {
+	case protocol.AgentPaused:
+		return e1(protocol.ErrAlreadyPaused, "The session is already paused")
+	case protocol.AgentActing:
+		return e1(protocol.ErrSessionBusy, "The session cannot pause while an action is executing")
+	}
+	if !a.stepSessionLocked(s, protocol.EvAgentPause) {
+		return e1(protocol.ErrTerminalSession, "The session is already terminal")
+	}
+	s.lastActivity = a.nowMs()
+	a.eventLocked(s, "session_paused", "", s.currentObservationID(), nil)
+	return ok("session", a.sessionSnapshotLocked(p))
+}
+
+func (a *App) agentResume(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	if s.state != protocol.AgentPaused || !a.stepSessionLocked(s, protocol.EvAgentResume) {
+		return e1(protocol.ErrNotPaused, "The session is not paused")
+	}
+	s.lastActivity = a.nowMs()
+	a.eventLocked(s, "session_resumed", "", s.currentObservationID(), nil)
+	return ok("session", a.sessionSnapshotLocked(p))
+}
+
+func (a *App) agentEnd(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	if s.state == protocol.AgentActing {
+		return e1(protocol.ErrSessionBusy, "Cancel the session while an action is executing")
+	}
+	a.terminateLocked(p, s, protocol.EvAgentEnd, "client_end")
+	if s.obs != nil {
+		s.obs.frame = nil // the device frame is cleared on end
+	}
+	return ok("session", a.sessionSnapshotLocked(p))
+}
+
+func (a *App) agentCancel(p *process, q params) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, e := a.statusLocked(p, q); e != nil {
+		return e
+	}
+	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	a.terminateLocked(p, s, protocol.EvAgentCancel, "client_cancel")
+	return ok("session", a.sessionSnapshotLocked(p))
+}
+
+func (s *agentSession) currentObservationID() string {
+	if s.obs == nil {
+		return ""
+	}
+	return s.obs.id
+}
+
+// stepSessionLocked applies a non-terminal session event.
+func (a *App) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
+	next, err := agentMachine.Step(s.state, ev)
+	if err != nil {
+		return false
+	}
+	s.state = next
+	return true
+}
+
+// AgentGeneration reports the process's generation counter (0 before the
+// first start), for tests and diagnostics.
+func (a *App) AgentGeneration() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.p.generation
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,267 @@
+package soloapp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// obj is an insertion-ordered JSON object. The device builds every response
+// as a Java Map and serializes it with fastjson's default features, which
+// drop null members; obj does the same (a nil value is never written), so
+// "absent" and "null" are one thing on the wire.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+// set replaces k's value or appends it, keeping the first position (Java
+// LinkedHashMap.put semantics).
+func (o *obj) set(k string, v any) *obj {
+	for i := range *o {
+		if (*o)[i].k == k {
+			(*o)[i].v = v
+			return o
+		}
+	}
+	*o = append(*o, kv{k, v})
+	return o
+}
+
+// get returns k's value or nil.
+func (o obj) get(k string) any {
+	for _, e := range o {
+		if e.k == k {
+			return e.v
+		}
+	}
+	return nil
+}
+
+// del removes k.
+func (o *obj) del(k string) {
+	*o = slices.DeleteFunc(*o, func(e kv) bool { return e.k == k })
+}
+
+// clone copies the top level (nested objs are shared; responses treat them
+// as immutable once built).
+func (o obj) clone() obj { return slices.Clone(o) }
+
+// newObj builds an obj from alternating keys and values.
+func newObj(kvs ...any) obj {
+	o := make(obj, 0, len(kvs)/2)
+	for i := 0; i+1 < len(kvs); i += 2 {
+		o.set(kvs[i].(string), kvs[i+1])
+	}
+	return o
+}
+
+// Envelope helpers (wire contract §0.4).
+
+// e1 is the typed error: success:false, errorCode, error.
+func e1(code, msg string) obj {
+	return newObj("success", false, "errorCode", code, "error", msg)
+}
+
+// e3 is replay's bare error: only "error".
+func e3(msg string) obj { return newObj("error", msg) }
+
+// ok is a success envelope with payload members appended.
+func ok(kvs ...any) obj { return append(newObj("success", true), newObj(kvs...)...) }
+
+// ---- writer ----
+
+// encode writes v as compact JSON the way fastjson does: no HTML escaping,
+// non-ASCII raw, nulls dropped from objects. sorted sorts every object's keys
+// (fastjson's MapSortField, used for tree hashes and case snapshots).
+func encode(v any, sorted bool) []byte {
+	var buf bytes.Buffer
+	writeValue(&buf, v, sorted)
+	return buf.Bytes()
+}
+
+func isNil(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case *string:
+		return x == nil
+	case *int64:
+		return x == nil
+	case obj:
+		return x == nil
+	case json.RawMessage:
+		return x == nil
+	}
+	return false
+}
+
+func writeValue(buf *bytes.Buffer, v any, sorted bool) {
+	switch x := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case string:
+		writeString(buf, x)
+	case *string:
+		if x == nil {
+			buf.WriteString("null")
+		} else {
+			writeString(buf, *x)
+		}
+	case bool:
+		buf.WriteString(strconv.FormatBool(x))
+	case int:
+		buf.WriteString(strconv.Itoa(x))
+	case int64:
+		buf.WriteString(strconv.FormatInt(x, 10))
+	case *int64:
+		if x == nil {
+			buf.WriteString("null")
+		} else {
+			buf.WriteString(strconv.FormatInt(*x, 10))
+		}
+	case float64:
+		// fastjson writes doubles with a decimal point (1.0, 0.2).
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			buf.WriteString(strconv.FormatFloat(x, 'f', 1, 64))
+		} else {
+			buf.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	case json.RawMessage:
+		buf.Write(x)
+	case []string:
+		buf.WriteByte('[')
+		for i, s := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, s)
+		}
+		buf.WriteByte(']')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeValue(buf, e, sorted)
+		}
+		buf.WriteByte(']')
+	case []obj:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeValue(buf, e, sorted)
+		}
+		buf.WriteByte(']')
+	case obj:
+		entries := x
+		if sorted {
+			entries = slices.Clone(x)
+			slices.SortStableFunc(entries, func(a, b kv) int {
+				switch {
+				case a.k < b.k:
+					return -1
+				case a.k > b.k:
+					return 1
+				}
+				return 0
+			})
+		}
+		buf.WriteByte('{')
+		first := true
+		for _, e := range entries {
+			if isNil(e.v) {
+				continue
+			}
+			if !first {
+				buf.WriteByte(',')
+			}
+			first = false
+			writeString(buf, e.k)
+			buf.WriteByte(':')
+			writeValue(buf, e.v, sorted)
+		}
+		buf.WriteByte('}')
+	case map[string]string:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k)
+			buf.WriteByte(':')
+			writeString(buf, x[k])
+		}
+		buf.WriteByte('}')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k, e := range x {
+			if !isNil(e) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k)
+			buf.WriteByte(':')
+			writeValue(buf, x[k], sorted)
+		}
+		buf.WriteByte('}')
+	default:
+		// Never reached by the device code; a programming error shows up in
+		// the output instead of being silently dropped.
+		writeString(buf, fmt.Sprintf("!unsupported %T", v))
+	}
+}
+
+// writeString escapes like fastjson 1.2 with default features: the short
+// escapes, other C0 controls, U+007F..U+009F and U+2028/2029 as \uXXXX;
+// everything else (including '/', '<', non-ASCII) raw.
+func writeString(buf *bytes.Buffer, s string) {
+	const digits = "0123456789ABCDEF"
+	buf.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			buf.WriteString(`\"`)
+		case r == '\\':
+			buf.WriteString(`\\`)
+		case r == '\b':
+			buf.WriteString(`\b`)
+		case r == '\t':
+			buf.WriteString(`\t`)
+		case r == '\n':
+			buf.WriteString(`\n`)
+		case r == '\f':
+			buf.WriteString(`\f`)
+		case r == '\r':
+			buf.WriteString(`\r`)
+		case r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0x2028 || r == 0x2029:
+			buf.WriteString(`\u`)
+			buf.WriteByte(digits[(r>>12)&0xF])
+			buf.WriteByte(digits[(r>>8)&0xF])
+			buf.WriteByte(digits[(r>>4)&0xF])
+			buf.WriteByte(digits[r&0xF])
+		default:
+			buf.WriteRune(r)
+		}
+	}
+	buf.WriteByte('"')
+}

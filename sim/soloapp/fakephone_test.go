@@ -1,0 +1,319 @@
+package soloapp
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	counterPkg  = "com.example.counter"
+	launcherPkg = "com.android.launcher3"
+	solopiPkg   = "com.alipay.hulu"
+	screenW     = 1080
+	screenH     = 2340
+)
+
+// fakePhone is a tiny phone for the tests: a launcher, SoloPi, and a
+// counter app with a value, an increment button, a no-op button and a name
+// field. It records every input.
+type fakePhone struct {
+	mu         sync.Mutex
+	fg         string
+	count      int
+	name       string
+	imeVisible bool
+	taps       []string // labels of the nodes tapped
+	tapCount   int
+	keys       []int
+	swipes     int
+	files      map[string][]byte
+	dirs       map[string]bool
+	logs       []string
+	shotErr    error
+	launches   []string
+	stops      []string
+	noStatus   bool
+	narrowApp  bool
+}
+
+func newFakePhone() *fakePhone {
+	return &fakePhone{fg: launcherPkg, files: map[string][]byte{}, dirs: map[string]bool{"/": true}}
+}
+
+func fpath(p string) string {
+	p = path.Clean("/" + p)
+	if p == "/sdcard" || strings.HasPrefix(p, "/sdcard/") {
+		p = "/storage/emulated/0" + strings.TrimPrefix(p, "/sdcard")
+	}
+	return p
+}
+
+func (f *fakePhone) counterTree() *Node {
+	b := Rect{0, 0, screenW, screenH}
+	if f.narrowApp {
+		b = Rect{0, 0, screenW, 300}
+	}
+	n := func(cls, id, text string, sid int64, r Rect, click, edit bool) *Node {
+		rid := ""
+		if id != "" {
+			rid = counterPkg + ":id/" + id
+		}
+		return &Node{ClassName: cls, ResourceID: rid, Text: text, PackageName: counterPkg, SourceID: sid, Bounds: r, Clickable: click, Editable: edit}
+	}
+	return &Node{ClassName: "android.widget.FrameLayout", PackageName: counterPkg, SourceID: 1, Bounds: b, Children: []*Node{
+		n("android.widget.TextView", "counter_value", itoa64(int64(f.count)), 2, Rect{340, 640, 740, 880}, false, false),
+		n("android.widget.Button", "increment", "Increment", 3, Rect{240, 1000, 840, 1150}, true, false),
+		n("android.widget.Button", "noop", "Nothing", 4, Rect{240, 1200, 840, 1350}, true, false),
+		n("android.widget.EditText", "name", f.name, 5, Rect{240, 1400, 840, 1550}, true, true),
+	}}
+}
+
+func (f *fakePhone) Windows() []Window {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ws []Window
+	if !f.noStatus {
+		ws = append(ws, Window{Package: "com.android.systemui", Kind: WindowStatusBar, Bounds: Rect{0, 0, screenW, 63},
+			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: "com.android.systemui", SourceID: 900, Bounds: Rect{0, 0, screenW, 63}}})
+	}
+	switch f.fg {
+	case counterPkg:
+		ws = append(ws, Window{Package: counterPkg, Kind: WindowApp, Root: f.counterTree(), Bounds: Rect{0, 0, screenW, screenH}})
+	case solopiPkg:
+		ws = append(ws, Window{Package: solopiPkg, Kind: WindowApp, Bounds: Rect{0, 0, screenW, screenH},
+			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: solopiPkg, SourceID: 700, Bounds: Rect{0, 0, screenW, screenH}}})
+	case launcherPkg:
+		ws = append(ws, Window{Package: launcherPkg, Kind: WindowApp, Bounds: Rect{0, 0, screenW, screenH},
+			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: launcherPkg, SourceID: 800, Bounds: Rect{0, 0, screenW, screenH}}})
+	}
+	if f.imeVisible {
+		ws = append(ws, Window{Package: "com.android.inputmethod.latin", Kind: WindowIME, Bounds: Rect{0, 1500, screenW, screenH},
+			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: "com.android.inputmethod.latin", SourceID: 600, Bounds: Rect{0, 1500, screenW, screenH}}})
+	}
+	return ws
+}
+
+func (f *fakePhone) ScreenSize() (int, int) { return screenW, screenH }
+
+func (f *fakePhone) Foreground() (string, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fg, ".Main"
+}
+
+func (f *fakePhone) Tap(x, y int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tapCount++
+	if f.fg != counterPkg {
+		return nil
+	}
+	for _, c := range f.counterTree().Children {
+		b := c.Bounds
+		if x >= b.Left && x < b.Right && y >= b.Top && y < b.Bottom {
+			f.taps = append(f.taps, c.Text)
+			if strings.HasSuffix(c.ResourceID, "/increment") {
+				f.count++
+			}
+		}
+	}
+	return nil
+}
+
+func (f *fakePhone) LongPress(x, y int, d time.Duration) error { return f.Tap(x, y) }
+
+func (f *fakePhone) Swipe(x1, y1, x2, y2 int, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.swipes++
+	return nil
+}
+
+func (f *fakePhone) KeyEvent(code int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keys = append(f.keys, code)
+	if code == KeyCodeBack || code == KeyCodeHome {
+		f.fg = launcherPkg
+	}
+	return nil
+}
+
+func (f *fakePhone) InputText(s string) error { return nil }
+
+func (f *fakePhone) SetText(id int64, s string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id != 5 {
+		return errors.New("not editable")
+	}
+	f.name = s
+	return nil
+}
+
+func (f *fakePhone) Apps() []AppInfo {
+	return []AppInfo{
+		{Package: counterPkg, Label: "Counter", VersionName: "1.0", VersionCode: 1, LauncherActivity: ".MainActivity"},
+		{Package: solopiPkg, Label: "SoloPi", VersionName: "1.0.2", VersionCode: 37, LauncherActivity: ".SplashActivity"},
+		{Package: launcherPkg, Label: "Launcher", System: true, LauncherActivity: ".Launcher"},
+		{Package: "com.example.service", Label: "alpha service", VersionName: "2"},
+	}
+}
+
+func (f *fakePhone) IsInstalled(pkg string) bool {
+	return slices.ContainsFunc(f.Apps(), func(a AppInfo) bool { return a.Package == pkg })
+}
+
+func (f *fakePhone) LaunchApp(pkg string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.launches = append(f.launches, pkg)
+	f.fg = pkg
+	return nil
+}
+
+func (f *fakePhone) ForceStop(pkg string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stops = append(f.stops, pkg)
+	if pkg == counterPkg {
+		f.count = 0
+		f.name = ""
+	}
+	if f.fg == pkg {
+		f.fg = launcherPkg
+	}
+	return nil
+}
+
+func (f *fakePhone) Screenshot() ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shotErr != nil {
+		return nil, f.shotErr
+	}
+	return []byte("\x89PNG\r\n\x1a\nfake-" + f.fg + "-" + itoa64(int64(f.count))), nil
+}
+
+type fakeInfo struct {
+	name string
+	size int64
+	dir  bool
+}
+
+func (i fakeInfo) Name() string { return i.name }
+func (i fakeInfo) Size() int64  { return i.size }
+func (i fakeInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (i fakeInfo) ModTime() time.Time { return time.Time{} }
+func (i fakeInfo) IsDir() bool        { return i.dir }
+func (i fakeInfo) Sys() any           { return nil }
+
+func (f *fakePhone) Stat(p string) (fs.FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p = fpath(p)
+	if d, found := f.files[p]; found {
+		return fakeInfo{name: path.Base(p), size: int64(len(d))}, nil
+	}
+	if f.dirs[p] {
+		return fakeInfo{name: path.Base(p), dir: true}, nil
+	}
+	return nil, fs.ErrNotExist
+}
+
+func (f *fakePhone) ReadFile(p string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, found := f.files[fpath(p)]
+	if !found {
+		return nil, fs.ErrNotExist
+	}
+	return slices.Clone(d), nil
+}
+
+func (f *fakePhone) WriteFile(p string, data []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[fpath(p)] = slices.Clone(data)
+	return nil
+}
+
+func (f *fakePhone) AppendFile(p string, data []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p = fpath(p)
+	f.files[p] = append(f.files[p], data...)
+	return nil
+}
+
+func (f *fakePhone) Remove(p string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p = fpath(p)
+	if _, found := f.files[p]; !found {
+		return fs.ErrNotExist
+	}
+	delete(f.files, p)
+	return nil
+}
+
+func (f *fakePhone) MkdirAll(p string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for p = fpath(p); p != "/"; p = path.Dir(p) {
+		f.dirs[p] = true
+	}
+	return nil
+}
+
+func (f *fakePhone) ReadDir(p string) ([]fs.FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p = fpath(p)
+	var out []fs.FileInfo
+	for k, d := range f.files {
+		if path.Dir(k) == p {
+			out = append(out, fakeInfo{name: path.Base(k), size: int64(len(d))})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakePhone) Log(level byte, tag, msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs = append(f.logs, string(level)+"/"+tag+": "+msg)
+}
+
+func (f *fakePhone) set(fn func(f *fakePhone)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(f)
+}
+
+func (f *fakePhone) snapshot() (count, taps int, name, fg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.count, f.tapCount, f.name, f.fg
+}
+
+// allFiles returns a copy of every file.
+func (f *fakePhone) allFiles() map[string][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string][]byte{}
+	for k, v := range f.files {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package soloapp
+
+import "fmt"
+
+// lease is the process-wide DeviceControlLease (§4.12): one owner at a time
+// among harness replays (harness:<n>), UI replays (ui:<n>) and Agent
+// sessions (agent-lease-<uuid>). Plugin maintenance needs no holder and
+// blocks acquisitions while it runs (§18). It dies with the process.
+type lease struct {
+	owner       string
+	maintenance bool
+}
+
+// acquire takes the lease for owner; false when someone else holds it or
+// plugin maintenance is running.
+func (l *lease) acquire(owner string) bool {
+	if l.owner != "" || l.maintenance {
+		return false
+	}
+	l.owner = owner
+	return true
+}
+
+// release gives the lease back if owner holds it and reports whether it did.
+func (l *lease) release(owner string) bool {
+	if owner == "" || l.owner != owner {
+		return false
+	}
+	l.owner = ""
+	return true
+}
+
+// LeaseHolder returns the current DeviceControlLease owner ("" when free).
+func (a *App) LeaseHolder() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.p.lease.owner
+}
+
+// BeginMaintenance is for the plugin resolver: it succeeds only while no
+// replay or Agent session holds the device-control lease, and blocks new
+// acquisitions until the returned release func runs. The latch dies with
+// the process.
+func (a *App) BeginMaintenance() (release func(), err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.p
+	if p.lease.owner != "" || p.lease.maintenance {
+		return nil, fmt.Errorf("soloapp: device is busy (lease %q, maintenance %v)", p.lease.owner, p.lease.maintenance)
+	}
+	p.lease.maintenance = true
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		p.lease.maintenance = false
+	}, nil
+}

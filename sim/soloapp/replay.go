@@ -1,0 +1,362 @@
+package soloapp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"solopi/protocol"
+)
+
+var replayMachine = protocol.Replay()
+
+// harnessRun is the process-wide HarnessState slot (§3.6, §5.2). Its state
+// changes only through replayMachine.Step.
+type harnessRun struct {
+	runID, requestID, caseName string
+	state                      protocol.State
+	startedAt, finishedAt      int64
+	err                        string
+	results                    []obj
+	leaseOwner                 string
+	// managerRunning is true once the replay manager started; a cancel
+	// before that publishes cancelled at once.
+	managerRunning bool
+	// stop asks the running manager to stop.
+	stop context.CancelFunc
+}
+
+// runSnapshotLocked is the §3.6 snapshot.
+func (a *App) runSnapshotLocked(p *process) obj {
+	r := p.harness
+	if r == nil {
+		return ok("state", string(protocol.ReplayIdle), "active", false, "terminal", false, "results", []obj{})
+	}
+	o := ok()
+	o.set("runId", r.runID)
+	if r.requestID != "" {
+		o.set("requestId", r.requestID)
+	}
+	o.set("caseName", r.caseName)
+	o.set("state", string(r.state))
+	o.set("active", replayMachine.IsLive(r.state))
+	o.set("terminal", replayMachine.IsTerminal(r.state))
+	if r.startedAt != 0 {
+		o.set("startedAt", r.startedAt)
+		end := r.finishedAt
+		if end == 0 {
+			end = a.nowMs()
+		}
+		if r.finishedAt != 0 {
+			o.set("finishedAt", r.finishedAt)
+		}
+		o.set("durationMs", end-r.startedAt)
+	} else if r.finishedAt != 0 {
+		o.set("finishedAt", r.finishedAt)
+	}
+	if r.err != "" {
+		o.set("error", r.err)
+	}
+	results := make([]obj, len(r.results))
+	copy(results, r.results)
+	o.set("results", results)
+	return o
+}
+
+// stepRunLocked moves the run through ev; on a terminal state it stamps
+// finishedAt and releases the lease. False when the table forbids ev (for
+// example a late failure of a run that was already cancelled).
+func (a *App) stepRunLocked(p *process, r *harnessRun, ev protocol.Event, errMsg string) bool {
+	next, err := replayMachine.Step(r.state, ev)
+	if err != nil {
+		return false
+	}
+	r.state = next
+	if replayMachine.IsTerminal(next) {
+		r.finishedAt = a.nowMs()
+		if next == protocol.ReplayFailed {
+			r.err = errMsg
+		}
+		p.lease.release(r.leaseOwner)
+		if r.stop != nil {
+			r.stop()
+		}
+	}
+	return true
+}
+
+// replay is the replay resolver (§5.1). Every rejection is E3 and
+// invisible; rows 10-15 fail the published run visibly.
+func (a *App) replay(_ context.Context, p *process, via transport, q params) obj {
+	if via != viaAdb {
+		return e3("Replay is only available through the ADB scheme transport")
+	}
+	mode := q["replayMode"]
+	if mode == "" {
+		return e3("Parameter 'replayMode' is required")
+	}
+	if mode != protocol.ReplayModeNormal {
+		return e3("Unsupported replay mode: " + mode)
+	}
+	caseName := q["caseName"]
+	if caseName == "" {
+		return e3("Parameter 'caseName' is required")
+	}
+	requestID := q["requestId"]
+	if !requestIDPattern.MatchString(requestID) {
+		return e3("Parameter 'requestId' is invalid")
+	}
+	rawID := q["caseId"]
+	if rawID == "" {
+		return e3("Parameter 'caseId' is required")
+	}
+	caseID, okID := javaParseLong(rawID)
+	if !okID || caseID <= 0 {
+		return e3("Parameter 'caseId' must be a positive integer")
+	}
+	fp := q["caseFingerprint"]
+	if !fingerprintPattern.MatchString(fp) {
+		return e3("Parameter 'caseFingerprint' must be a lowercase SHA-256 value")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p != p {
+		return e3("A replay is already running")
+	}
+	if r := p.harness; r != nil && replayMachine.IsLive(r.state) {
+		return e3("A replay is already running")
+	}
+	restart := a.boolSetting(keyRestartAppOnPlay)
+	if raw := q["restartApp"]; raw != "" {
+		switch strings.ToLower(raw) {
+		case "true":
+			restart = true
+		case "false":
+			restart = false
+		default:
+			return e3("Parameter 'restartApp' must be true or false")
+		}
+	}
+	now := a.nowMs()
+	run := &harnessRun{
+		runID:     strconv.FormatInt(now, 10) + "-" + newUUID(),
+		requestID: requestID,
+		caseName:  caseName,
+		state:     replayMachine.Initial,
+	}
+	p.harnessSeq++
+	owner := "harness:" + strconv.Itoa(p.harnessSeq)
+	if !p.lease.acquire(owner) {
+		a.stepRunLocked(p, run, protocol.EvReplayLeaseBusy, "Another replay or plugin maintenance prevents replay from starting")
+		p.harness = run
+		return e3("Another replay or plugin maintenance prevents replay from starting")
+	}
+	run.leaseOwner = owner
+	if !a.stepRunLocked(p, run, protocol.EvReplayStart, "") {
+		p.lease.release(owner)
+		return newObj("success", false, "errorCode", protocol.ErrReplayConflict, "error", "A replay is already running", "run", a.runSnapshotLocked(p))
+	}
+	run.startedAt = now
+	ctx, stop := context.WithCancel(p.ctx)
+	run.stop = stop
+	p.harness = run
+	go a.prepareReplay(ctx, p, run, replayRequest{caseID: caseID, fingerprint: fp, targetApp: strings.TrimSpace(q["targetApp"]), hasTarget: q.has("targetApp"), restart: restart})
+	return newObj("runId", run.runID)
+}
+
+type replayRequest struct {
+	caseID      int64
+	fingerprint string
+	targetApp   string
+	hasTarget   bool
+	restart     bool
+}
+
+// failRunLocked publishes a visible start failure (rows 10-15).
+func (a *App) failRun(p *process, r *harnessRun, msg string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p == p {
+		a.stepRunLocked(p, r, protocol.EvReplayStartFailed, msg)
+	}
+}
+
+// prepareReplay runs rows 10-15 and then the replay manager.
+func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, req replayRequest) {
+	a.mu.Lock()
+	row := a.caseByIDLocked(req.caseID)
+	if row == nil {
+		a.mu.Unlock()
+		a.failRun(p, run, "Case snapshot no longer exists: "+run.caseName)
+		return
+	}
+	snap, err := a.snapshotLocked(row)
+	a.mu.Unlock()
+	if err != nil {
+		a.failRun(p, run, "Stored case operation log cannot be loaded")
+		return
+	}
+	if len(snap.steps) == 0 {
+		a.failRun(p, run, "Stored case does not contain readable steps")
+		return
+	}
+	if snap.row.name != run.caseName || snap.fingerprint != req.fingerprint {
+		a.failRun(p, run, "Case changed after CLI safety validation: "+run.caseName)
+		return
+	}
+	pkg, label := snap.row.pkg, snap.row.label
+	if snap.row.advance != nil && *snap.row.advance != "" {
+		var adv map[string]any
+		if json.Unmarshal([]byte(*snap.row.advance), &adv) != nil {
+			a.failRun(p, run, "Case advanceSettings is invalid")
+			return
+		}
+	}
+	if req.targetApp != "" {
+		pkg = req.targetApp
+		label = req.targetApp
+	}
+	switch {
+	case pkg == "":
+		a.failRun(p, run, "Replay target application is missing")
+		return
+	case pkg == a.cfg.Package:
+		a.failRun(p, run, "Replay target application cannot be SoloPi itself")
+		return
+	case !a.phone.IsInstalled(pkg):
+		a.failRun(p, run, "Target application is not installed: "+pkg)
+		return
+	}
+	var app *AppInfo
+	for _, info := range a.phone.Apps() {
+		if info.Package == pkg {
+			app = &info
+			break
+		}
+	}
+	if app == nil || app.LauncherActivity == "" {
+		a.failRun(p, run, "Target application has no launchable activity: "+pkg)
+		return
+	}
+	if req.targetApp != "" && app.Label != "" {
+		label = app.Label
+	}
+	// Row 14: the permission dialog answers about 10 ms after it closes
+	// (immediately when everything is granted).
+	a.mu.Lock()
+	dialog := a.faults.permDialog
+	a.mu.Unlock()
+	if dialog == 0 {
+		dialog = 10 * time.Millisecond
+	}
+	if err := a.clk.Sleep(ctx, dialog); err != nil {
+		return
+	}
+	a.mu.Lock()
+	var missing []string
+	for _, n := range []string{PermADB, PermFloat, PermBackground, PermAccessibility} {
+		if !a.permissionLocked(n) {
+			missing = append(missing, n)
+		}
+	}
+	if a.p != p || run.state != protocol.ReplayRunning {
+		a.mu.Unlock()
+		return // cancelled meanwhile: the result is ignored
+	}
+	if len(missing) > 0 {
+		a.stepRunLocked(p, run, protocol.EvReplayStartFailed, "Permission denied: "+strings.Join(missing, ","))
+		a.mu.Unlock()
+		return
+	}
+	// Row 15: the replay manager starts.
+	run.managerRunning = true
+	auto := a.boolSetting(keyReplayAutoStart)
+	a.mu.Unlock()
+
+	if !auto {
+		// Without auto-start a human must tap start; only a cancel or a
+		// restart ends the run.
+		<-ctx.Done()
+		a.finishCancelled(p, run)
+		return
+	}
+	if err := a.clk.Sleep(ctx, protocol.ReplayAutoStartDelayMs*time.Millisecond); err != nil {
+		a.finishCancelled(p, run)
+		return
+	}
+	result := a.executeReplay(ctx, run, snap, *app, label, req.restart)
+	if ctx.Err() != nil {
+		a.finishCancelled(p, run)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p != p {
+		return
+	}
+	run.results = []obj{result}
+	if result.get("exceptionMessage") != nil {
+		a.stepRunLocked(p, run, protocol.EvReplayFailed, "1 replay result(s) failed")
+	} else {
+		a.stepRunLocked(p, run, protocol.EvReplayPassed, "")
+	}
+}
+
+// finishCancelled publishes cancelled after the manager stopped.
+func (a *App) finishCancelled(p *process, run *harnessRun) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.p == p {
+		a.stepRunLocked(p, run, protocol.EvReplayCancelled, "")
+	}
+}
+
+// cancelRun is harness?type=cancel (§3.8).
+func (a *App) cancelRun(p *process, via transport, q params) obj {
+	if via != viaAdb {
+		return e1(protocol.ErrAdbRequired, "Cancel is only available through the ADB scheme transport")
+	}
+	runID := q["runId"]
+	if runID == "" {
+		return e1(protocol.ErrMissingRunID, "Parameter 'runId' is required")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := p.harness
+	if r == nil || r.runID != runID {
+		return append(e1(protocol.ErrRunIDMismatch, "Harness runId does not match the active run"), kv{"run", a.runSnapshotLocked(p)})
+	}
+	if r.state != protocol.ReplayRunning || !a.stepRunLocked(p, r, protocol.EvReplayCancel, "") {
+		return e1(protocol.ErrNoActiveRun, "There is no active harness run")
+	}
+	if !r.managerRunning {
+		a.stepRunLocked(p, r, protocol.EvReplayPreStartStop, "")
+	} else if r.stop != nil {
+		r.stop()
+	}
+	return ok("accepted", true, "run", a.runSnapshotLocked(p))
+}
+
+// StartCompetingReplay starts, as another client would, a replay of the
+// newest case with that name under a fresh requestId, and returns the
+// requestId and the published runId ("" if the start was rejected).
+func (a *App) StartCompetingReplay(caseName string) (requestID, runID string, err error) {
+	id, fp, err := a.CaseFingerprint(caseName)
+	if err != nil {
+		return "", "", err
+	}
+	requestID = "replay-" + strings.ReplaceAll(newUUID(), "-", "")
+	a.mu.Lock()
+	p := a.p
+	a.mu.Unlock()
+	resp := a.replay(p.ctx, p, viaAdb, params{"replayMode": "normal", "caseName": caseName, "requestId": requestID,
+		"caseId": strconv.FormatInt(id, 10), "caseFingerprint": fp})
+	if rid, found := resp.get("runId").(string); found {
+		return requestID, rid, nil
+	}
+	msg, _ := resp.get("error").(string)
+	return requestID, "", fmt.Errorf("soloapp: competing replay rejected: %s", msg)
+}
