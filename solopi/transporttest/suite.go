@@ -82,12 +82,13 @@ func testShellQuoting(t *testing.T, f Fixture) {
 	hostile := []string{"with space", "it's", `"dq"`, "$HOME", "`id`", "$(id)", "a;b&&c|d", "*", "", "-n",
 		"tab\there", `back\slash`, "支付 & 退款", `{"k":[1,2]}`, "%s", "trailing "}
 	for _, s := range hostile {
-		out, _, code, err := f.Transport.Shell(ctx(t), solopi.ShellJoin("echo", s))
+		// printf, not echo: `echo -n` is an option on the device too.
+		out, _, code, err := f.Transport.Shell(ctx(t), solopi.ShellJoin("printf", "%s\n", s))
 		if err != nil || code != 0 {
-			t.Fatalf("echo %q: code %d err %v", s, code, err)
+			t.Fatalf("printf %q: code %d err %v", s, code, err)
 		}
 		if string(out) != s+"\n" {
-			t.Errorf("echo %q came back as %q", s, out)
+			t.Errorf("printf %q came back as %q", s, out)
 		}
 	}
 }

@@ -1,0 +1,36 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"solopi/solopi"
+	"solopi/solopi/transporttest"
+)
+
+var _ solopi.Transport = (*Device)(nil)
+
+// newTestDevice starts a fast simulated device and waits until SoloPi's
+// control service is up.
+func newTestDevice(t *testing.T) *Device {
+	t.Helper()
+	d := New(Options{Serial: "sim-test", TimeScale: 50})
+	t.Cleanup(func() { d.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestInProcessTransportConformance(t *testing.T) {
+	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+		d := newTestDevice(t)
+		if err := d.Phone.FS().MkdirAll("/sdcard/conformance", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return transporttest.Fixture{Transport: d, HTTPPort: 23342, Scratch: "/sdcard/conformance"}
+	})
+}
