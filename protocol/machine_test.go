@@ -107,7 +107,9 @@ var want = map[string][]string{
 	},
 }
 
-func edgeString(from State, ev Event, to State) string { return fmt.Sprintf("%s -%s-> %s", from, ev, to) }
+func edgeString(from State, ev Event, to State) string {
+	return fmt.Sprintf("%s -%s-> %s", from, ev, to)
+}
 
 func TestEveryMachineIsListed(t *testing.T) {
 	var names []string

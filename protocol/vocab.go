@@ -9,7 +9,7 @@ const (
 	// AdbSchemeActivity is the DUMP-protected mutation entry point.
 	AdbSchemeActivity = "com.alipay.hulu.common.scheme.AdbSchemeActivity"
 	// SchemeActivity is the public deep link (never used by the host).
-	SchemeActivity = "com.alipay.hulu.common.scheme.SchemeActivity"
+	SchemeActivity  = "com.alipay.hulu.common.scheme.SchemeActivity"
 	SchemeURIPrefix = "solopi://startaction/"
 	HTTPPathPrefix  = "/scheme/"
 	ViewAction      = "android.intent.action.VIEW"

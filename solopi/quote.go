@@ -4,7 +4,7 @@ import "solopi/solopi/adb"
 
 // ShellQuote quotes one argument for the device's `sh -c` (shlex rules):
 // arguments made only of [A-Za-z0-9_@%+=:,./-] stay bare, anything else is
-// single-quoted with each ' written as '\''.
+// single-quoted with each ' written as '\”.
 func ShellQuote(s string) string { return adb.ShellQuote(s) }
 
 // ShellJoin joins arguments into one device shell command line, quoting

@@ -12,6 +12,7 @@ import (
 
 	"solopi/outcome"
 	"solopi/protocol"
+	"solopi/solopi"
 )
 
 // env is the process environment a command sees; tests supply their own.
@@ -19,6 +20,11 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// transport, when set, replaces device selection through the adb
+	// server: `solopi demo` and in-process tests hand in a simulated device
+	// so that the whole command path (flags, session, JSON, exit code) runs
+	// unchanged.
+	transport func(ctx context.Context) (solopi.Transport, error)
 }
 
 // globals are the options shared by every command, compatible with the

@@ -9,8 +9,12 @@ func commands(exit *int, e env) []*cli.Command {
 	cmds := []*cli.Command{
 		versionCommand(exit, e),
 		actionsCommand(exit, e),
+		simCommand(exit, e),
+		demoCommand(exit, e),
 	}
 	cmds = append(cmds, deviceCommands(exit, e)...)
 	cmds = append(cmds, replayCommands(exit, e)...)
+	cmds = append(cmds, agentCommands(exit, e)...)
+	cmds = append(cmds, sessionCommands(exit, e)...)
 	return cmds
 }

@@ -6,5 +6,8 @@ import "github.com/urfave/cli/v2"
 // device information: doctor, adb-connect, config-*, capabilities, apps,
 // app-info, app-status, inspect, screenshot, logs, startup-time.
 func deviceCommands(exit *int, e env) []*cli.Command {
-	return nil
+	cmds := []*cli.Command{doctorCommand(exit, e), adbConnectCommand(exit, e)}
+	cmds = append(cmds, configCommands(exit, e)...)
+	cmds = append(cmds, infoCommands(exit, e)...)
+	return append(cmds, startupTimeCommand(exit, e))
 }

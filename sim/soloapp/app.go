@@ -167,6 +167,9 @@ type App struct {
 	perms      map[string]bool
 	faults     faults
 	resolvers  map[string]Resolver
+	// ext is the installation-level state of the session resolvers
+	// (plugin registry, their fault knobs); it survives Restart.
+	ext ext
 	// p is the current process; replaced by Restart.
 	p *process
 }
@@ -189,6 +192,10 @@ type process struct {
 	agent         *agentSession
 	generation    int64
 	recording     bool
+	// sx holds the in-memory sessions and receipts of record,
+	// screen-record, scan, video-analysis, performance, stress, history
+	// and plugin; a restart drops them with the process.
+	sx *sessions
 }
 
 // New creates the app and starts its process: app init finishes after
@@ -219,13 +226,15 @@ func New(cfg Config, phone Phone, clk clock.Clock) *App {
 			}
 		}
 	}
+	a.ext.init()
 	a.p = a.newProcess()
+	a.registerSessionResolvers()
 	return a
 }
 
 func (a *App) newProcess() *process {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &process{ctx: ctx, cancel: cancel, initAt: a.clk.Now().Add(a.cfg.InitDelay)}
+	return &process{ctx: ctx, cancel: cancel, initAt: a.clk.Now().Add(a.cfg.InitDelay), sx: newSessions()}
 }
 
 // Package is the app's package name.
@@ -306,6 +315,8 @@ func (a *App) Restart() {
 	a.mu.Lock()
 	old := a.p
 	a.p = a.newProcess()
+	// Installed plugins become fully active only with a new process.
+	a.ext.restarted()
 	a.mu.Unlock()
 	old.cancel()
 	a.logi("SoloPi", "process restarted")

@@ -261,7 +261,22 @@ func (f *fakePhone) Remove(p string) error {
 	defer f.mu.Unlock()
 	p = fpath(p)
 	if _, found := f.files[p]; !found {
-		return fs.ErrNotExist
+		if !f.dirs[p] {
+			return fs.ErrNotExist
+		}
+		// An empty directory can be removed, as on the real file system.
+		for k := range f.files {
+			if strings.HasPrefix(k, p+"/") {
+				return errors.New("directory not empty")
+			}
+		}
+		for k := range f.dirs {
+			if strings.HasPrefix(k, p+"/") {
+				return errors.New("directory not empty")
+			}
+		}
+		delete(f.dirs, p)
+		return nil
 	}
 	delete(f.files, p)
 	return nil
@@ -285,6 +300,14 @@ func (f *fakePhone) ReadDir(p string) ([]fs.FileInfo, error) {
 		if path.Dir(k) == p {
 			out = append(out, fakeInfo{name: path.Base(k), size: int64(len(d))})
 		}
+	}
+	for k := range f.dirs {
+		if k != p && path.Dir(k) == p {
+			out = append(out, fakeInfo{name: path.Base(k), dir: true})
+		}
+	}
+	if len(out) == 0 && !f.dirs[p] {
+		return nil, fs.ErrNotExist
 	}
 	return out, nil
 }

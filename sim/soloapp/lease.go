@@ -38,15 +38,21 @@ func (a *App) LeaseHolder() string {
 }
 
 // BeginMaintenance is for the plugin resolver: it succeeds only while no
-// replay or Agent session holds the device-control lease, and blocks new
-// acquisitions until the returned release func runs. The latch dies with
+// runtime session exists (RuntimeSessionGuard, §18: the device-control
+// lease, the screen recorder, a display-provider lease, a recording
+// reservation or stress load), and blocks new acquisitions until the
+// returned release func runs. The latch dies with
 // the process.
 func (a *App) BeginMaintenance() (release func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p := a.p
-	if p.lease.owner != "" || p.lease.maintenance {
-		return nil, fmt.Errorf("soloapp: device is busy (lease %q, maintenance %v)", p.lease.owner, p.lease.maintenance)
+	return a.beginMaintenanceLocked(a.p)
+}
+
+// beginMaintenanceLocked takes the plugin maintenance latch of process p.
+func (a *App) beginMaintenanceLocked(p *process) (release func(), err error) {
+	if n := a.runtimeSessionsLocked(p); n > 0 || p.lease.maintenance {
+		return nil, fmt.Errorf("soloapp: device is busy (%d runtime sessions, lease %q, maintenance %v)", n, p.lease.owner, p.lease.maintenance)
 	}
 	p.lease.maintenance = true
 	return func() {

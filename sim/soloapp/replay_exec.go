@@ -102,7 +102,12 @@ func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnap
 	o.set("screenshotFiles", files)
 	o.set("platform", "Android")
 	o.set("platformVersion", a.cfg.Device.AndroidVersion)
-	_ = a.phone.WriteFile(dir+"/info.json", encode(o, false))
+	// The saved info.json names the package targetAppPkg (the history
+	// resolver's summary copies that key, §16.2); the harness result keeps
+	// targetAppPackage.
+	info := o.clone()
+	info.set("targetAppPkg", app.Package)
+	_ = a.phone.WriteFile(dir+"/info.json", encode(info, false))
 	return o
 }
 

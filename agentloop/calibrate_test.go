@@ -1,0 +1,166 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"solopi/agentloop/fakemodel"
+)
+
+func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {
+	t.Helper()
+	opts.APIKey = testAPIKey
+	srv, err := fakemodel.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	mc := DefaultModelConfig()
+	mc.BaseURL, mc.Model, mc.APIKey = srv.URL, "fake-"+opts.Coords, NewSecret(testAPIKey)
+	m, err := NewHTTPModel(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newAgentState(time.Now, mc.APIKey.redact, nil)
+	return &Calibrator{Model: m, Policy: DefaultResizePolicy(), CacheDir: cache, state: st,
+		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()}}, srv
+}
+
+// TestNegotiationPerFamily: the right space per model family, through
+// format quirks, and fail-closed for the inconsistent family.
+func TestNegotiationPerFamily(t *testing.T) {
+	tests := []struct {
+		name string
+		opts fakemodel.Options
+		want Space // "" = must fail closed
+	}{
+		{"relative", fakemodel.Options{Coords: fakemodel.CoordsRelative}, SpaceRelative},
+		{"image pixels", fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, SpaceImage},
+		{"wrapped relative", fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkWrapped}, SpaceRelative},
+		{"trailing image", fakemodel.Options{Coords: fakemodel.CoordsImagePixels, Quirk: fakemodel.QuirkTrailing}, SpaceImage},
+		{"inconsistent", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cal, srv := newCalibrator(t, tt.opts, t.TempDir())
+			for _, display := range [][2]int{{1216, 2640}, {1080, 2340}} {
+				cal.Refresh = true
+				p, err := cal.Resolve(context.Background(), SpaceAuto, display[0], display[1])
+				if tt.want == "" {
+					var ce *CalibrationError
+					if !errors.As(err, &ce) || len(ce.Candidates) != 2 {
+						t.Fatalf("%v: inconsistent family froze %+v (err %v)", display, p, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%v: %v", display, err)
+				}
+				if p.Space != tt.want || p.Source != SourceNegotiated || p.MaxError > CalibrationMaxBound || p.Samples != 3 {
+					t.Errorf("%v: profile %+v", display, p)
+				}
+			}
+			// Probes are asymmetric and never the centre.
+			for _, r := range srv.Requests() {
+				if r.Kind != "calibration" || r.Images != 1 {
+					t.Errorf("request %+v", r)
+				}
+			}
+			// Calibration requests are metered like any other.
+			m := cal.state.Metrics()
+			if m.ByPurpose["calibration"] == 0 || m.PromptTokens == 0 {
+				t.Errorf("calibration not metered: %+v", m)
+			}
+		})
+	}
+}
+
+func TestProbeTargetsAvoidCentre(t *testing.T) {
+	for _, p := range probeTargets {
+		if p[0] > 0.4 && p[0] < 0.6 && p[1] > 0.4 && p[1] < 0.6 {
+			t.Errorf("probe %v is near the centre", p)
+		}
+		if p[0] == p[1] {
+			t.Errorf("probe %v is symmetric", p)
+		}
+	}
+}
+
+// TestProfileCache: a negotiated profile is cached atomically without the
+// key and reused; a configured space never calibrates; a corrupt entry is
+// ignored.
+func TestProfileCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "profiles")
+	cal, srv := newCalibrator(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, dir)
+	if _, err := cal.Resolve(context.Background(), SpaceAuto, 1080, 2340); err != nil {
+		t.Fatal(err)
+	}
+	n := len(srv.Requests())
+	p, err := cal.Resolve(context.Background(), SpaceAuto, 1080, 2340)
+	if err != nil || p.Source != SourceCache || p.Space != SpaceImage {
+		t.Fatalf("second resolve %+v %v", p, err)
+	}
+	if len(srv.Requests()) != n {
+		t.Error("a cached profile still sent calibration requests")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".json") {
+		t.Fatalf("cache dir %v %v", entries, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, entries[0].Name()))
+	if strings.Contains(string(b), testAPIKey) || strings.Contains(entries[0].Name(), testAPIKey) {
+		t.Fatal("the cache holds the API key")
+	}
+	info, _ := entries[0].Info()
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("cache file mode %v", info.Mode().Perm())
+	}
+	// Another model is another key.
+	other := *cal
+	other.Key.Model = "another"
+	if other.Key.Hash() == cal.Key.Hash() {
+		t.Fatal("the cache key ignores the model")
+	}
+	other.Key = cal.Key
+	other.Key.Thinking = ThinkingEnabled
+	if other.Key.Hash() == cal.Key.Hash() {
+		t.Fatal("the cache key ignores the thinking mode")
+	}
+	// A corrupt entry is not trusted: negotiation runs again.
+	if err := os.WriteFile(filepath.Join(dir, entries[0].Name()), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err = cal.Resolve(context.Background(), SpaceAuto, 1080, 2340)
+	if err != nil || p.Source != SourceNegotiated {
+		t.Fatalf("after corruption %+v %v", p, err)
+	}
+	// A configured space is used as it is, with no request at all.
+	n = len(srv.Requests())
+	p, err = cal.Resolve(context.Background(), SpaceRelative, 1080, 2340)
+	if err != nil || p.Source != SourceConfigured || len(srv.Requests()) != n {
+		t.Fatalf("configured %+v %v", p, err)
+	}
+}
+
+func TestSyntheticTargetIsFoundWhereDrawn(t *testing.T) {
+	img := SyntheticTarget(591, 1280, [2]float64{0.79, 0.41})
+	x, y, ok := fakemodel.FindTarget(img, TargetColor())
+	if !ok {
+		t.Fatal("no target")
+	}
+	if ex, ey := 0.79*590, 0.41*1279; absF(x-ex) > 1 || absF(y-ey) > 1 {
+		t.Errorf("target at %.1f,%.1f, want %.1f,%.1f", x, y, ex, ey)
+	}
+}
+
+func absF(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}

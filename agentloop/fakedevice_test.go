@@ -1,0 +1,127 @@
+package agentloop
+
+import (
+	"context"
+	"image"
+	"strconv"
+	"sync"
+	"time"
+
+	"solopi/agentloop/fakemodel"
+)
+
+// counterDevice is an in-memory phone running the simulator's counter app
+// (rendered in the simulator's visual style). It records every dispatched
+// command so tests can assert zero-touch behaviour.
+type counterDevice struct {
+	mu       sync.Mutex
+	value    int
+	dialog   bool
+	observed int
+	// beforeObserve runs before observation n (1-based) is rendered; tests
+	// use it to change the screen between planning and dispatch.
+	beforeObserve func(d *counterDevice, n int)
+	dispatched    []Command
+	closed        bool
+	cache         map[string]*Screen
+	noDoubleTap   bool
+	// blink, when not empty, draws a small red box there (a local
+	// animation such as a spinner over the target).
+	blink image.Rectangle
+}
+
+var (
+	plusRect    = image.Rect(560, 1120, 960, 1290)
+	resetRect   = image.Rect(120, 1120, 520, 1290)
+	overlayRect = image.Rect(140, 600, 940, 1400)
+)
+
+func (d *counterDevice) Mode() string { return "test" }
+
+func (d *counterDevice) Supports(a string) (bool, string) {
+	if a == ActDoubleTap && d.noDoubleTap {
+		return false, "no double tap here"
+	}
+	switch a {
+	case ActTap, ActDoubleTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
+		return true, ""
+	}
+	return false, a + " is not a device action"
+}
+
+func (d *counterDevice) render() *image.RGBA {
+	img := fakemodel.CounterScreen(strconv.Itoa(d.value))
+	if d.dialog {
+		c := &fakemodel.Canvas{Img: img}
+		c.Box("overlay", overlayRect, "OK")
+	}
+	if !d.blink.Empty() {
+		c := &fakemodel.Canvas{Img: img}
+		c.Box("overlay", d.blink, "")
+	}
+	return img
+}
+
+func (d *counterDevice) Observe(ctx context.Context) (*Screen, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.observed++
+	n := d.observed
+	hook := d.beforeObserve
+	d.mu.Unlock()
+	if hook != nil {
+		hook(d, n)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := strconv.Itoa(d.value) + strconv.FormatBool(d.dialog) + d.blink.String()
+	if s, ok := d.cache[key]; ok {
+		// A new Screen per observation (screens are per-capture values),
+		// sharing the already encoded pixels.
+		return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: time.Now()}, nil
+	}
+	s, err := ScreenFromImage(d.render(), time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if d.cache == nil {
+		d.cache = map[string]*Screen{}
+	}
+	d.cache[key] = s
+	return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: time.Now()}, nil
+}
+
+func (d *counterDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (DispatchResult, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dispatched = append(d.dispatched, cmd)
+	if cmd.Action == ActTap && cmd.Point != nil {
+		p := image.Pt(cmd.Point.Device[0], cmd.Point.Device[1])
+		switch {
+		case d.dialog:
+			if p.In(overlayRect) {
+				d.dialog = false
+			}
+		case p.In(plusRect):
+			d.value++
+		case p.In(resetRect):
+			d.value = 0
+		}
+	}
+	return DispatchResult{Dispatched: true, Detail: map[string]any{"test": true}}, nil
+}
+
+func (d *counterDevice) Close(context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	return nil
+}
+
+func (d *counterDevice) state() (int, bool, []Command) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.value, d.dialog, append([]Command(nil), d.dispatched...)
+}

@@ -1,0 +1,514 @@
+// Package fakemodel is a local OpenAI-compatible chat-completions server
+// that plays a vision model for tests and the demo. It decodes the PNG it
+// is sent and finds what it is asked for in the pixels: the calibration
+// disc of a synthetic card, the simulator's controls by their distinct
+// fill colours, and their labels by template matching against the
+// simulator's font. It never replays fixed coordinates.
+//
+// Behaviours of real model families are selectable per server: answers in
+// 0..999 or in image pixels, inconsistent spaces across requests (which
+// calibration must reject), wrapped or trailing output, and a premature
+// finish(success=True).
+package fakemodel
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	xdraw "golang.org/x/image/draw"
+)
+
+// Coordinate behaviours.
+const (
+	CoordsRelative     = "relative_0_999"
+	CoordsImagePixels  = "image_pixels"
+	CoordsInconsistent = "inconsistent"
+)
+
+// Output quirks.
+const (
+	QuirkNone        = ""
+	QuirkWrapped     = "wrapped"      // Markdown fence on first attempts, clean on PROTOCOL RETRY
+	QuirkTrailing    = "trailing"     // chatter after the call on first attempts
+	QuirkFalseFinish = "false_finish" // claims success on the first plan
+	QuirkThink       = "think"        // a <think> block before every answer
+)
+
+// Prompt markers the server recognises (agentloop's prompt headers).
+const (
+	markPlanner     = "# Role: Android GUI planner"
+	markCalibration = "# Role: coordinate calibration probe"
+	markCompletion  = "# Role: isolated task completion reviewer"
+	markRisk        = "# Role: isolated action risk reviewer"
+	markRetry       = "PROTOCOL RETRY"
+)
+
+// TargetColor is agentloop's calibration disc colour (magenta).
+var TargetColor = color.RGBA{0xff, 0x00, 0xff, 0xff}
+
+// Options select the simulated model family.
+type Options struct {
+	Coords string
+	Quirk  string
+	// APIKey, when set, is required as "Bearer <key>".
+	APIKey string
+	// RiskVerdict answers risk reviews (ALLOW by default).
+	RiskVerdict string
+	// Delay is added to every answer (for latency-sensitive tests).
+	Delay time.Duration
+}
+
+// Request is one answered request, for assertions.
+type Request struct {
+	Kind       string `json:"kind"`
+	Retry      bool   `json:"retry"`
+	Authorized bool   `json:"authorized"`
+	Images     int    `json:"images"`
+	Answer     string `json:"answer"`
+}
+
+// Server is a running fake model.
+type Server struct {
+	URL  string
+	opts Options
+	ln   net.Listener
+	srv  *http.Server
+
+	mu       sync.Mutex
+	reqs     []Request
+	calCount int
+	plans    int
+}
+
+// Start listens on a loopback port and serves /v1/chat/completions.
+func Start(opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fakemodel: listen: %w", err)
+	}
+	s := &Server{opts: opts, ln: ln, URL: "http://" + ln.Addr().String() + "/v1"}
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
+
+// Requests returns the answered requests so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+type wireMsg struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type part struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+type msg struct {
+	role  string
+	text  string
+	image *image.RGBA
+}
+
+// Handler is the HTTP handler (usable with httptest too).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+			return
+		}
+		authorized := s.opts.APIKey == "" || r.Header.Get("Authorization") == "Bearer "+s.opts.APIKey
+		if !authorized {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":{"message":"invalid api key"}}`))
+			return
+		}
+		var body struct {
+			Messages []wireMsg `json:"messages"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20)).Decode(&body); err != nil {
+			http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+			return
+		}
+		msgs, err := decodeMessages(body.Messages)
+		if err != nil {
+			http.Error(w, `{"error":{"message":"`+err.Error()+`"}}`, http.StatusBadRequest)
+			return
+		}
+		if s.opts.Delay > 0 {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(s.opts.Delay):
+			}
+		}
+		kind, answer, reasoning := s.answer(msgs)
+		s.writeAnswer(w, msgs, answer, reasoning)
+		images := 0
+		retry := false
+		for _, m := range msgs {
+			if m.image != nil {
+				images++
+			}
+			if m.role == "user" && strings.Contains(m.text, markRetry) {
+				retry = true
+			}
+		}
+		s.mu.Lock()
+		s.reqs = append(s.reqs, Request{Kind: kind, Retry: retry, Authorized: authorized, Images: images, Answer: answer})
+		s.mu.Unlock()
+	})
+	return mux
+}
+
+func decodeMessages(in []wireMsg) ([]msg, error) {
+	var out []msg
+	for _, m := range in {
+		var text string
+		if err := json.Unmarshal(m.Content, &text); err == nil {
+			out = append(out, msg{role: m.Role, text: text})
+			continue
+		}
+		var parts []part
+		if err := json.Unmarshal(m.Content, &parts); err != nil {
+			return nil, errors.New("content is neither a string nor parts")
+		}
+		mm := msg{role: m.Role}
+		for _, p := range parts {
+			switch p.Type {
+			case "text":
+				mm.text += p.Text
+			case "image_url":
+				img, err := decodeDataURL(p.ImageURL.URL)
+				if err != nil {
+					return nil, err
+				}
+				mm.image = img
+			}
+		}
+		out = append(out, mm)
+	}
+	return out, nil
+}
+
+func decodeDataURL(u string) (*image.RGBA, error) {
+	const prefix = "data:image/png;base64,"
+	if !strings.HasPrefix(u, prefix) {
+		return nil, errors.New("image is not a PNG data URL")
+	}
+	b, err := base64.StdEncoding.DecodeString(u[len(prefix):])
+	if err != nil {
+		return nil, errors.New("image data URL is not base64")
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, errors.New("image is not a decodable PNG")
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
+	xdraw.Draw(dst, dst.Rect, img, img.Bounds().Min, xdraw.Src)
+	return dst, nil
+}
+
+func (s *Server) writeAnswer(w http.ResponseWriter, msgs []msg, answer, reasoning string) {
+	prompt := 0
+	for _, m := range msgs {
+		prompt += len(m.text)/4 + 4
+		if m.image != nil {
+			prompt += 1000
+		}
+	}
+	resp := map[string]any{
+		"id": "fake-" + strconv.Itoa(len(s.Requests())+1), "object": "chat.completion", "model": "fake-vision",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": answer, "reasoning_content": reasoning}}},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": len(answer)/4 + 1, "total_tokens": prompt + len(answer)/4 + 1},
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func lastImage(msgs []msg) *image.RGBA {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].image != nil {
+			return msgs[i].image
+		}
+	}
+	return nil
+}
+
+func isRetry(msgs []msg) bool {
+	n := len(msgs)
+	return n > 0 && msgs[n-1].role == "user" && strings.Contains(msgs[n-1].text, markRetry)
+}
+
+// answer decides the request kind and its answer.
+func (s *Server) answer(msgs []msg) (kind, answer, reasoning string) {
+	all := ""
+	for _, m := range msgs {
+		all += m.text + "\n"
+	}
+	img := lastImage(msgs)
+	retry := isRetry(msgs)
+	switch {
+	case strings.Contains(all, markCalibration):
+		return "calibration", s.quirk(s.calibrate(img), retry, false), ""
+	case strings.Contains(all, markCompletion):
+		return "completion_review", s.review(msgs, img), ""
+	case strings.Contains(all, markRisk):
+		v := s.opts.RiskVerdict
+		if v == "" {
+			v = "ALLOW"
+		}
+		return "risk_review", fmt.Sprintf(`finish(success=True, message="%s: the fake reviewer sees no forbidden effect")`, v), ""
+	case strings.Contains(all, markPlanner):
+		a, think := s.plan(msgs, img, retry)
+		return "plan", a, think
+	}
+	return "unknown", `finish(success=False, message="the fake model does not recognise this request")`, ""
+}
+
+// quirk applies the output quirk to first attempts.
+func (s *Server) quirk(call string, retry, plan bool) string {
+	if retry {
+		return call
+	}
+	switch s.opts.Quirk {
+	case QuirkWrapped:
+		return "```python\n" + call + "\n```"
+	case QuirkTrailing:
+		return call + "\nI hope this helps!"
+	}
+	return call
+}
+
+// point renders an image-pixel point in the family's space. Inconsistent
+// models switch space from one request to the next.
+func (s *Server) point(x, y float64, w, h int, counter int) string {
+	space := s.opts.Coords
+	if space == CoordsInconsistent {
+		if counter%2 == 0 {
+			space = CoordsRelative
+		} else {
+			space = CoordsImagePixels
+		}
+	}
+	if space == CoordsImagePixels {
+		return fmt.Sprintf("[%d,%d]", int(math.Round(x)), int(math.Round(y)))
+	}
+	return fmt.Sprintf("[%d,%d]", int(math.Round(x/float64(w-1)*999)), int(math.Round(y/float64(h-1)*999)))
+}
+
+func (s *Server) calibrate(img *image.RGBA) string {
+	if img == nil {
+		return `finish(success=False, message="no image")`
+	}
+	x, y, ok := FindTarget(img, TargetColor)
+	if !ok {
+		return `finish(success=False, message="no target disc in the image")`
+	}
+	s.mu.Lock()
+	n := s.calCount
+	s.calCount++
+	s.mu.Unlock()
+	return fmt.Sprintf(`do(action="Tap", element=%s)`, s.point(x, y, img.Rect.Dx(), img.Rect.Dy(), n))
+}
+
+var counterGoal = regexp.MustCompile(`(?i)counter\D{0,40}?(\d+)`)
+
+// tapGoal is the other task the fake understands: tap the "X" button.
+var tapGoal = regexp.MustCompile(`(?i)tap (?:the )?"([^"]+)"`)
+
+// commonLabels compete with the asked label so that a reading has to
+// stand out from alternatives.
+var commonLabels = []string{"OK", "Cancel", "Help", "Sign in", "Sign out", "+1", "Reset", "Next", "Back", "Send", "Pay"}
+
+func findButton(img *image.RGBA, label string) (Control, bool) {
+	cands := []string{label}
+	for _, c := range commonLabels {
+		if c != label {
+			cands = append(cands, c)
+		}
+	}
+	for _, c := range FindControls(img, "button", cands) {
+		if c.Label == label {
+			return c, true
+		}
+	}
+	return Control{}, false
+}
+
+// readScreen finds the counter value, the buttons and any dialog.
+type screenRead struct {
+	counter  int
+	hasValue bool
+	buttons  map[string]Control
+	overlay  *Control
+}
+
+func read(img *image.RGBA) screenRead {
+	r := screenRead{buttons: map[string]Control{}, counter: -1}
+	for _, c := range FindControls(img, "overlay", []string{"OK", "Close", "Allow", "Cancel"}) {
+		c := c
+		if c.Label != "" {
+			r.overlay = &c
+		}
+	}
+	for _, c := range FindControls(img, "text", numberCandidates(100)) {
+		if c.Label != "" {
+			if v, err := strconv.Atoi(c.Label); err == nil {
+				r.counter, r.hasValue = v, true
+			}
+		}
+	}
+	for _, c := range FindControls(img, "button", []string{"+1", "Reset", "OK", "Cancel"}) {
+		if c.Label != "" {
+			r.buttons[c.Label] = c
+		}
+	}
+	return r
+}
+
+func taskOf(msgs []msg) string {
+	for _, m := range msgs {
+		if m.role == "user" && strings.HasPrefix(m.text, "Task: ") {
+			line := strings.TrimPrefix(m.text, "Task: ")
+			if i := strings.Index(line, "\n"); i >= 0 {
+				line = line[:i]
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// plan is the planner behaviour: read the counter, tap "+1" until it
+// shows the goal, then finish.
+func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) {
+	s.mu.Lock()
+	s.plans++
+	plans := s.plans
+	s.mu.Unlock()
+	think := ""
+	if s.opts.Quirk == QuirkThink {
+		think = "I look at the screenshot and find the controls by their colour."
+	}
+	out := func(call string) (string, string) {
+		if s.opts.Quirk == QuirkThink {
+			return "<think>" + think + "</think>" + call, ""
+		}
+		return s.quirk(call, retry, true), ""
+	}
+	if img == nil {
+		return out(`finish(success=False, message="no screenshot")`)
+	}
+	task := taskOf(msgs)
+	if tm := tapGoal.FindStringSubmatch(task); tm != nil {
+		label := tm[1]
+		if b, ok := findButton(img, label); ok {
+			x, y := b.Center()
+			return out(fmt.Sprintf(`do(action="Tap", element=%s, screen_description=%q, reason=%q)`, s.point(x, y, img.Rect.Dx(), img.Rect.Dy(), plans),
+				"A blue button labelled "+label+" is visible.", "Tap the "+label+" button as the task asks; the screen should change."))
+		}
+		return out(fmt.Sprintf(`finish(success=True, message=%q)`, "The "+label+" button was tapped and is gone."))
+	}
+	m := counterGoal.FindStringSubmatch(task)
+	if m == nil {
+		return out(`finish(success=False, message="the fake model only knows counter and tap-the-button tasks")`)
+	}
+	goal, _ := strconv.Atoi(m[1])
+	sr := read(img)
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	tap := func(c Control, desc, reason string) (string, string) {
+		x, y := c.Center()
+		return out(fmt.Sprintf(`do(action="Tap", element=%s, screen_description=%q, reason=%q)`, s.point(x, y, w, h, plans), desc, reason))
+	}
+	if sr.overlay != nil {
+		return tap(*sr.overlay, "A red dialog covers the counter.", "Dismiss the dialog with its "+sr.overlay.Label+" button to get back to the counter.")
+	}
+	if !sr.hasValue {
+		return out(`do(action="Wait", duration="1 seconds", screen_description="No counter is visible.", reason="Wait for the counter screen to appear.")`)
+	}
+	desc := fmt.Sprintf("The counter shows %d; a Reset and a +1 button are below it.", sr.counter)
+	if s.opts.Quirk == QuirkFalseFinish && plans == 1 && sr.counter != goal {
+		return out(fmt.Sprintf(`finish(success=True, message="The counter is at %d.")`, goal))
+	}
+	switch {
+	case sr.counter == goal:
+		return out(fmt.Sprintf(`finish(success=True, message="The counter shows %d.")`, goal))
+	case sr.counter < goal:
+		b, ok := sr.buttons["+1"]
+		if !ok {
+			return out(`finish(success=False, message="no +1 button is visible")`)
+		}
+		return tap(b, desc, fmt.Sprintf("Tap +1 to raise the counter from %d toward %d; the value should become %d.", sr.counter, goal, sr.counter+1))
+	default:
+		b, ok := sr.buttons["Reset"]
+		if !ok {
+			return out(`finish(success=False, message="the counter is above the goal and no Reset button is visible")`)
+		}
+		return tap(b, desc, fmt.Sprintf("The counter %d is above %d; tap Reset to start again from 0.", sr.counter, goal))
+	}
+}
+
+// review is the honest completion reviewer: it reads the counter itself.
+func (s *Server) review(msgs []msg, img *image.RGBA) string {
+	var info struct {
+		Task string `json:"task"`
+	}
+	for _, m := range msgs {
+		if m.role == "user" && json.Unmarshal([]byte(m.text), &info) == nil && info.Task != "" {
+			break
+		}
+	}
+	if tm := tapGoal.FindStringSubmatch(info.Task); tm != nil && img != nil {
+		if _, ok := findButton(img, tm[1]); ok {
+			return fmt.Sprintf(`finish(success=False, message=%q)`, "The "+tm[1]+" button is still on the screen.")
+		}
+		return fmt.Sprintf(`finish(success=True, message=%q)`, "The screen moved past the "+tm[1]+" button.")
+	}
+	mm := counterGoal.FindStringSubmatch(info.Task)
+	if img == nil || mm == nil {
+		return `finish(success=False, message="cannot judge this task from the screenshot")`
+	}
+	goal, _ := strconv.Atoi(mm[1])
+	sr := read(img)
+	if sr.hasValue && sr.counter == goal {
+		return fmt.Sprintf(`finish(success=True, message="The screenshot shows the counter at %d.")`, goal)
+	}
+	if !sr.hasValue {
+		return `finish(success=False, message="No counter value is visible in the screenshot.")`
+	}
+	return fmt.Sprintf(`finish(success=False, message="The screenshot shows the counter at %d, not %d.")`, sr.counter, goal)
+}

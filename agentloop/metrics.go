@@ -1,0 +1,38 @@
+package agentloop
+
+import (
+	"context"
+	"fmt"
+)
+
+// chat sends one model request and records it in the audit stream:
+// model_request, model_response and a metrics event with the token usage
+// and cost, for every purpose (calibration and reviews included).
+func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatResponse, error) {
+	images := 0
+	for _, msg := range req.Messages {
+		if msg.ImagePNG != nil {
+			images++
+		}
+	}
+	s.emit(EvModelRequest, "model request: "+req.Purpose, map[string]any{
+		"purpose": req.Purpose, "messages": len(req.Messages), "images": images,
+		"estimated_prompt_tokens": estimateRequestTokens(req),
+	})
+	resp, err := m.Chat(ctx, req)
+	if err != nil {
+		s.emit(EvError, "model request failed", map[string]any{"purpose": req.Purpose, "error": err.Error()})
+		return nil, fmt.Errorf("model %s request: %w", req.Purpose, err)
+	}
+	s.emit(EvModelResponse, "model response: "+req.Purpose, map[string]any{
+		"purpose": req.Purpose, "content": truncateRunes(resp.Content, 4000), "reasoning_chars": len([]rune(resp.Reasoning)),
+		"finish_reason": resp.FinishReason, "latency_ms": resp.Latency.Milliseconds(),
+	})
+	total := s.addUsage(req.Purpose, resp.Usage, resp.Latency)
+	s.emit(EvMetrics, "token usage", map[string]any{
+		"purpose": req.Purpose, "prompt_tokens": resp.Usage.PromptTokens, "completion_tokens": resp.Usage.CompletionTokens,
+		"cost_usd": resp.Usage.CostUSD, "total_prompt_tokens": total.PromptTokens, "total_completion_tokens": total.CompletionTokens,
+		"total_cost_usd": total.CostUSD, "total_requests": total.Requests,
+	})
+	return resp, nil
+}

@@ -1,0 +1,150 @@
+package agentloop
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"solopi/solopi"
+)
+
+func TestHTTPModelRequestShape(t *testing.T) {
+	var got map[string]any
+	var auth string
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The first attempt fails with 503: the client retries.
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &got)
+		auth = r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"model":"m","choices":[{"finish_reason":"stop","message":{"content":"do(action=\"Back\")","reasoning_content":"think"}}],"usage":{"prompt_tokens":1000,"completion_tokens":200,"total_tokens":1200}}`)
+	}))
+	defer srv.Close()
+	mc := DefaultModelConfig()
+	mc.BaseURL, mc.Model, mc.APIKey, mc.Thinking = srv.URL+"/v1/", "m", NewSecret(testAPIKey), ThinkingDisabled
+	mc.InputPricePerMTok, mc.OutputPricePerMTok = 2, 10
+	m, err := NewHTTPModel(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.client.RetryWaitMin, m.client.RetryWaitMax = time.Millisecond, time.Millisecond
+	resp, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{
+		{Role: "system", Text: "sys"}, {Role: "user", Text: "look", ImagePNG: []byte("\x89PNG")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Content != `do(action="Back")` || resp.Reasoning != "think" || resp.Usage.PromptTokens != 1000 {
+		t.Fatalf("%+v", resp)
+	}
+	if want := 1000*2/1e6 + 200*10/1e6; resp.Usage.CostUSD != want {
+		t.Errorf("cost %v, want %v", resp.Usage.CostUSD, want)
+	}
+	if auth != "Bearer "+testAPIKey || calls.Load() != 2 {
+		t.Errorf("auth %q calls %d", auth, calls.Load())
+	}
+	msgs := got["messages"].([]any)
+	user := msgs[1].(map[string]any)["content"].([]any)
+	img := user[0].(map[string]any)
+	if img["type"] != "image_url" || !strings.HasPrefix(img["image_url"].(map[string]any)["url"].(string), "data:image/png;base64,") {
+		t.Errorf("image part %v", img)
+	}
+	if user[1].(map[string]any)["text"] != "look" {
+		t.Errorf("text part %v", user[1])
+	}
+	if got["thinking"].(map[string]any)["type"] != "disabled" || got["chat_template_kwargs"].(map[string]any)["enable_thinking"] != false {
+		t.Errorf("thinking switches %v %v", got["thinking"], got["chat_template_kwargs"])
+	}
+	if mc.Endpoint() != srv.URL+"/v1" {
+		t.Errorf("endpoint %s", mc.Endpoint())
+	}
+}
+
+func TestModelConfigValidation(t *testing.T) {
+	env := map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModel: "m", EnvModelAPIKey: "k-123456", EnvModelTimeout: "7", EnvTokenBudget: "500"}
+	c := DefaultModelConfig()
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != env[EnvModelBaseURL] || c.APIKey.Reveal() != "k-123456" || c.Timeout != 7*time.Second || c.InputTokenBudget != 500 {
+		t.Fatalf("%+v", c)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []func(*ModelConfig){
+		func(c *ModelConfig) { c.BaseURL = "" },
+		func(c *ModelConfig) { c.BaseURL = "ftp://x" },
+		func(c *ModelConfig) { c.BaseURL = "http://user:" + testAPIKey + "@host/v1" },
+		func(c *ModelConfig) { c.Model = "" },
+		func(c *ModelConfig) { c.Thinking = "maybe" },
+	} {
+		x := c
+		bad(&x)
+		err := x.Validate()
+		if err == nil {
+			t.Errorf("accepted %+v", x)
+		} else if strings.Contains(err.Error(), testAPIKey) {
+			t.Error("a validation error shows the key")
+		}
+	}
+}
+
+// TestProviderProposals: Take_over and finish(False) become blocked
+// proposals; Double Tap is answered with a protocol note and a replan on
+// the same observation; finish(True) needs the isolated review.
+func TestProviderProposals(t *testing.T) {
+	page := node("node-1", "android.widget.FrameLayout", "", 0, 0, 1080, 2340,
+		node("node-2", "android.widget.Button", "+1", 560, 1120, 960, 1290))
+	obs := &solopi.Observation{ObservationID: "observation-1", Page: page}
+	in := solopi.DecisionInput{Goal: "increase the counter to 1", Observation: obs, Step: 1, Budget: solopi.DefaultAgentBudget()}
+	tests := []struct {
+		name   string
+		plans  []string
+		review string
+		kind   solopi.ProposalKind
+		action string
+	}{
+		{"take over", []string{`do(action="Take_over", message="log in please")`}, "", solopi.ProposalBlocked, ""},
+		{"interact", []string{`do(action="Interact", message="which one?")`}, "", solopi.ProposalBlocked, ""},
+		{"give up", []string{`finish(success=False, message="impossible")`}, "", solopi.ProposalBlocked, ""},
+		{"double tap then tap", []string{`do(action="Double Tap", element=[703,515])`, tapPlus}, "", solopi.ProposalAct, "click"},
+		{"note then tap", []string{`do(action="Note", message="counter at 0")`, tapPlus}, "", solopi.ProposalAct, "click"},
+		{"done confirmed", []string{`finish(success=True, message="done")`}, "", solopi.ProposalDone, ""},
+		{"false finish", []string{`finish(success=True, message="done")`, tapPlus}, `finish(success=False, message="counter is 0")`, solopi.ProposalAct, "click"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scriptModel{plans: tt.plans, review: tt.review}
+			p, err := NewProvider(m, pageScreens, Config{Space: SpaceRelative})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prop, err := p.Decide(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prop.Kind != tt.kind || prop.Action != tt.action || prop.Reason == "" {
+				t.Fatalf("proposal %+v", prop)
+			}
+			if prop.Kind == solopi.ProposalAct && (prop.Args.NodeID == nil || *prop.Args.NodeID != "node-2") {
+				t.Fatalf("nodeId %v", prop.Args.NodeID)
+			}
+			// A new goal on the same provider is refused.
+			if _, err := p.Decide(context.Background(), solopi.DecisionInput{Goal: "other", Observation: obs}); err == nil {
+				t.Error("goal change accepted")
+			}
+		})
+	}
+}

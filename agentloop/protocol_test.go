@@ -1,0 +1,306 @@
+package agentloop
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func mustParse(t *testing.T, content string, opts ParseOptions) *Parsed {
+	t.Helper()
+	p, err := ParseAction(content, "", opts)
+	if err != nil {
+		t.Fatalf("ParseAction(%q): %v", content, err)
+	}
+	return p
+}
+
+func TestParseAccepts(t *testing.T) {
+	tests := []struct {
+		name, in string
+		check    func(t *testing.T, p *Parsed)
+	}{
+		{"tap", `do(action="Tap", element=[499, 182])`, func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActTap || *p.Action.Element != (Point{499, 182}) {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"E5 prose then call (README verbose)", "eBay is now open, need to tap the search box\ndo(action=\"Tap\", element=[499, 182])", func(t *testing.T, p *Parsed) {
+			if p.Reasoning != "eBay is now open, need to tap the search box" {
+				t.Errorf("reasoning %q", p.Reasoning)
+			}
+		}},
+		{"E2 think + answer without close tag", `<think>好的，标题输入框已经被激活了，我可以看到光标在"请输入标题"的位置。现在我需要输入标题"重新设计nas外壳"。</think><answer>do(action="Type", text="重新设计nas外壳")`, func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActType || *p.Action.Text != "重新设计nas外壳" || !strings.HasPrefix(p.Reasoning, "好的") {
+				t.Errorf("%+v / %q", p.Action, p.Reasoning)
+			}
+		}},
+		{"E3 dangling </answer>", `do(action="Tap", element=[811,188])</answer>`, func(t *testing.T, p *Parsed) {
+			if *p.Action.Element != (Point{811, 188}) {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"answer block on its own lines", "<answer>\ndo(action=\"Back\")</answer>\n", func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActBack {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"reasoning that quotes a call inline", "I could use do(action=\"Back\") but the dialog has an X.\ndo(action=\"Tap\", element=[930,120])", func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActTap {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"multi-line Type with a raw newline", "do(action=\"Type\", text=\"第一行\n第二行\")", func(t *testing.T, p *Parsed) {
+			if *p.Action.Text != "第一行\n第二行" {
+				t.Errorf("text %q", *p.Action.Text)
+			}
+		}},
+		{"escapes", `do(action="Type", text="a\"b\\c\n\t\u00e9\x41'")`, func(t *testing.T, p *Parsed) {
+			if *p.Action.Text != "a\"b\\c\n\té"+"A'" {
+				t.Errorf("text %q", *p.Action.Text)
+			}
+		}},
+		{"single quotes and call text looks like a call", `do(action='Type', text='do(action="Back")')`, func(t *testing.T, p *Parsed) {
+			if *p.Action.Text != `do(action="Back")` {
+				t.Errorf("text %q", *p.Action.Text)
+			}
+		}},
+		{"aliases", `do(action="Type_Name", text="x")`, func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActType {
+				t.Errorf("%s", p.Action.Name)
+			}
+		}},
+		{"double tap and long press", `do(action="Double Tap", element=[300,400])`, func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActDoubleTap {
+				t.Errorf("%s", p.Action.Name)
+			}
+		}},
+		{"LongPress alias", `do(action="LongPress", element=[300,400])`, func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActLongPress {
+				t.Errorf("%s", p.Action.Name)
+			}
+		}},
+		{"wait string", `do(action="Wait", duration="2 seconds")`, func(t *testing.T, p *Parsed) {
+			if p.Action.Duration != 2*time.Second {
+				t.Errorf("%v", p.Action.Duration)
+			}
+		}},
+		{"wait number and singular unit", `do(action="Wait", duration=1.5)`, func(t *testing.T, p *Parsed) {
+			if p.Action.Duration != 1500*time.Millisecond {
+				t.Errorf("%v", p.Action.Duration)
+			}
+		}},
+		{"wait 2 second", `do(action="Wait", duration="2 second")`, func(t *testing.T, p *Parsed) {
+			if p.Action.Duration != 2*time.Second {
+				t.Errorf("%v", p.Action.Duration)
+			}
+		}},
+		{"take over", `do(action="Take_over", message="请完成登录验证")`, func(t *testing.T, p *Parsed) {
+			if p.Action.Name != ActTakeOver || *p.Action.Message != "请完成登录验证" {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"interact without message", `do(action="Interact")`, nil},
+		{"note", `do(action="Note", message="True")`, nil},
+		{"finish", `finish(success=True, message="")`, func(t *testing.T, p *Parsed) {
+			if !p.Action.IsFinish() || !*p.Action.Success || *p.Action.Message != "" {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"metadata and trailing comma", `do(action="Back", screen_description="设置页", reason="返回上一页",)`, func(t *testing.T, p *Parsed) {
+			if p.Action.ScreenDescription != "设置页" || p.Action.Reason != "返回上一页" {
+				t.Errorf("%+v", p.Action)
+			}
+		}},
+		{"swipe up matching reason and task", `do(action="Swipe", start=[500,700], end=[500,300], reason="swipe up to see more")`, func(t *testing.T, p *Parsed) {
+			if p.Action.SwipeDirection != DirUp {
+				t.Errorf("%s", p.Action.SwipeDirection)
+			}
+		}},
+		{"float coordinates", `do(action="Tap", element=[499.5, 0])`, nil},
+		{"reasoning field", `do(action="Home")`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mustParse(t, tt.in, ParseOptions{Task: "swipe up through the list"})
+			if tt.check != nil {
+				tt.check(t, p)
+			}
+			// The canonical form parses back to the same action.
+			again := mustParse(t, p.Action.Canonical(), ParseOptions{Task: "swipe up through the list"})
+			if again.Action.Canonical() != p.Action.Canonical() {
+				t.Errorf("canonical round trip: %s vs %s", again.Action.Canonical(), p.Action.Canonical())
+			}
+		})
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	long := strings.Repeat("x", MaxMetadataRunes+1)
+	tests := []struct{ name, in, code string }{
+		{"empty", "  \n", CodeEmptyOutput},
+		{"E1 launch is gone", "用户要求打开微信。\ndo(action=\"Launch\", app=\"微信\")", CodeUnknownAction},
+		{"E3 answer launch", "<answer>\ndo(action=\"Launch\", app=\"美团\")</answer>", CodeUnknownAction},
+		{"E4 box tokens", "<|begin_of_box|>I can see the Android home screen...<|end_of_box|>\n<|begin_of_box|>do(action=\"Launch\", app=\"Settings\")<|end_of_box|>", CodeSpecialTokenWrapped},
+		{"E5 unescaped inner quotes", `All done. finish(message="Finished! Now There is a contact whose name is "Tom" in the list.")`, CodeMissingAction},
+		{"E5 on its own line", "finish(success=True, message=\"a \"Tom\" b\")", CodeDynamicExpression},
+		{"placeholder copied from the prompt", `do(action="Tap", element=[x,y])`, CodeDynamicExpression},
+		{"garbage 27", `[{'Type", text="库迪咖啡")`, CodeJSONWrapped},
+		{"garbage 316", `[{'Type': 'Type'}]`, CodeJSONWrapped},
+		{"sensitive message field", `do(action="Tap", element=[500,820], message="支付订单")`, CodeUnknownField},
+		{"call api", `do(action="Call_API", instruction="总结页面内容")`, CodeUnknownAction},
+		{"description field", `do(action="Tap", element=[1,2], description="the button")`, CodeUnknownField},
+		{"unknown field", `do(action="Back", force=True)`, CodeUnknownField},
+		{"unknown call", `tap(element=[1,2])`, CodeMissingAction},
+		{"unknown function at line start", `do(action="Fly")`, CodeUnknownAction},
+		{"duplicate keyword", `do(action="Tap", element=[1,2], element=[3,4])`, CodeDuplicateKeyword},
+		{"positional", `do("Tap", element=[1,2])`, CodePositionalArgument},
+		{"positional name", `do(Tap)`, CodePositionalArgument},
+		{"kwargs", `do(**{"action": "Back"})`, CodeDynamicExpression},
+		{"arithmetic", `do(action="Tap", element=[500+1, 2])`, CodeDynamicExpression},
+		{"call as value", `do(action="Tap", element=list((1,2)))`, CodeDynamicExpression},
+		{"attribute", `do(action=os.system, element=[1,2])`, CodeDynamicExpression},
+		{"f-string", `do(action=f"Tap", element=[1,2])`, CodeDynamicExpression},
+		{"concatenation", `do(action="Ta" "p", element=[1,2])`, CodeDynamicExpression},
+		{"two calls on two lines", "do(action=\"Back\")\ndo(action=\"Home\")", CodeMultipleCalls},
+		{"two calls on one line", `do(action="Back") do(action="Home")`, CodeMultipleCalls},
+		{"two answer blocks", "<answer>do(action=\"Back\")</answer><answer>do(action=\"Home\")</answer>", CodeTrailingOutput},
+		{"markdown fence", "```python\ndo(action=\"Back\")\n```", CodeMarkdownWrapped},
+		{"json object", `{"action": "Tap", "element": [1, 2]}`, CodeJSONWrapped},
+		{"json string", `"do(action=\"Back\")"`, CodeJSONWrapped},
+		{"trailing prose", "do(action=\"Back\")\nI hope this helps!", CodeTrailingOutput},
+		{"trailing after answer", "<answer>do(action=\"Back\")</answer> thanks", CodeTrailingOutput},
+		{"leading prose inside answer", "<answer>I will go back. do(action=\"Back\")</answer>", CodeLeadingOutput},
+		{"incomplete call", `do(action="Tap", element=[1,`, CodeIncompleteCall},
+		{"unterminated string", `do(action="Type", text="abc`, CodeIncompleteCall},
+		{"unterminated think", `<think>let me see`, CodeMalformedEnvelope},
+		{"degenerate repetition", "实际上，我应该点击弹窗外的区域。\n实际上，我应该点击弹窗外的区域。", CodeMissingAction},
+		{"nan coordinate", `do(action="Tap", element=[nan, 2])`, CodeNonFiniteCoordinate},
+		{"inf coordinate", `do(action="Tap", element=[1e999, 2])`, CodeNonFiniteCoordinate},
+		{"negative infinity", `do(action="Tap", element=[-inf, 2])`, CodeNonFiniteCoordinate},
+		{"out of range", `do(action="Tap", element=[1000, 2])`, CodeCoordinateOutOfRange},
+		{"negative", `do(action="Tap", element=[-1, 2])`, CodeCoordinateOutOfRange},
+		{"three numbers", `do(action="Tap", element=[1, 2, 3])`, CodeInvalidValue},
+		{"bool coordinate", `do(action="Tap", element=[True, 2])`, CodeInvalidValue},
+		{"point tags", `do(action="Tap", element=<point>250 126</point>)`, CodeDynamicExpression},
+		{"missing element", `do(action="Tap")`, CodeMissingField},
+		{"missing action", `do(element=[1,2])`, CodeMissingField},
+		{"finish without success", `finish(message="done")`, CodeMissingField},
+		{"success not bool", `finish(success="yes")`, CodeInvalidValue},
+		{"wait unbounded", `do(action="Wait", duration="60 seconds")`, CodeInvalidWaitDuration},
+		{"wait garbage", `do(action="Wait", duration="a while")`, CodeInvalidWaitDuration},
+		{"wait list", `do(action="Wait", duration=[2])`, CodeInvalidWaitDuration},
+		{"reason too long", `do(action="Back", reason="` + long + `")`, CodeFieldTooLong},
+		{"swipe reason says left, coordinates go up", `do(action="Swipe", start=[500,700], end=[500,300], reason="swipe left to the next tab")`, CodeSwipeDirection},
+		{"swipe diagonal tie", `do(action="Swipe", start=[100,100], end=[300,300])`, CodeSwipeAmbiguous},
+		{"swipe zero length", `do(action="Swipe", start=[100,100], end=[100,100])`, CodeSwipeAmbiguous},
+		{"nested lists too deep", `do(action="Tap", element=[[[[[1]]]]])`, CodeDynamicExpression},
+		{"hex number", `do(action="Tap", element=[0x10, 2])`, CodeDynamicExpression},
+		{"two thinks", "<think>a</think><think>b</think>do(action=\"Back\")", CodeMalformedEnvelope},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseAction(tt.in, "", ParseOptions{})
+			var pe *ProtocolError
+			if !errors.As(err, &pe) {
+				t.Fatalf("accepted %q (err %v)", tt.in, err)
+			}
+			if pe.Code != tt.code {
+				t.Errorf("code %s (%s), want %s", pe.Code, pe.Message, tt.code)
+			}
+		})
+	}
+}
+
+// TestSwipeUserDirection: the user's explicit direction binds the swipe.
+func TestSwipeUserDirection(t *testing.T) {
+	right := `do(action="Swipe", start=[200,500], end=[800,500], reason="swipe right to the previous photo")`
+	left := `do(action="Swipe", start=[800,500], end=[200,500], reason="swipe left, it looks better")`
+	for _, task := range []string{"向右滑动查看上一张照片", "swipe right to see the previous photo", "从左往右滑动"} {
+		if _, err := ParseAction(right, "", ParseOptions{Task: task}); err != nil {
+			t.Errorf("%q: right swipe rejected: %v", task, err)
+		}
+		_, err := ParseAction(left, "", ParseOptions{Task: task})
+		var pe *ProtocolError
+		if !errors.As(err, &pe) || pe.Code != CodeSwipeDirection {
+			t.Errorf("%q: a left swipe replaced the user's right swipe: %v", task, err)
+		}
+	}
+	// 上滑 with the finger moving down is the classic reversal.
+	_, err := ParseAction(`do(action="Swipe", start=[500,300], end=[500,700])`, "", ParseOptions{Task: "上滑查看更多"})
+	if err == nil {
+		t.Error("a down swipe passed for 上滑")
+	}
+	if _, err := ParseAction(`do(action="Swipe", start=[500,700], end=[500,300])`, "", ParseOptions{Task: "从下往上滑动"}); err != nil {
+		t.Errorf("from bottom to top: %v", err)
+	}
+	// A reason that states the user's direction while the numbers disagree.
+	_, err = ParseAction(`do(action="Swipe", start=[500,300], end=[500,700], reason="swipe up")`, "", ParseOptions{Task: "swipe up"})
+	if err == nil {
+		t.Error("reason and coordinates disagree but passed")
+	}
+	// Scroll wording names the content, not the finger, and is ignored.
+	if got := statedDirections("scroll down to the bottom"); len(got) != 0 {
+		t.Errorf("scroll wording read as %v", got)
+	}
+}
+
+// TestParseBoundsFollowContract: pixel contracts accept their own range.
+func TestParseBoundsFollowContract(t *testing.T) {
+	c := Contract{Space: SpaceImage, Frame: Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}}
+	if _, err := ParseAction(`do(action="Tap", element=[589,1279])`, "", c.ParseOptions("")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ParseAction(`do(action="Tap", element=[590,10])`, "", c.ParseOptions(""))
+	var pe *ProtocolError
+	if !errors.As(err, &pe) || pe.Code != CodeCoordinateOutOfRange {
+		t.Fatalf("x=590 on a 590-wide image: %v", err)
+	}
+}
+
+func TestParseReasoningField(t *testing.T) {
+	p, err := ParseAction(`do(action="Home")`, "the home key is safest", ParseOptions{})
+	if err != nil || p.Reasoning != "the home key is safest" {
+		t.Fatalf("%v %+v", err, p)
+	}
+}
+
+// FuzzParseAction: the parser never panics, and whatever it accepts is
+// a known action inside its bounds whose canonical form parses back to the
+// same action.
+func FuzzParseAction(f *testing.F) {
+	for _, s := range []string{
+		`do(action="Tap", element=[499, 182])`,
+		"<think>x</think><answer>do(action=\"Type\", text=\"重新设计nas外壳\")",
+		`finish(success=True, message="done")`,
+		"```\ndo(action=\"Back\")\n```",
+	} {
+		f.Add(s, "")
+	}
+	f.Fuzz(func(t *testing.T, content, reasoning string) {
+		p, err := ParseAction(content, reasoning, ParseOptions{Task: content})
+		if err != nil {
+			var pe *ProtocolError
+			if !errors.As(err, &pe) || pe.Code == "" {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if _, ok := actionSchemas[p.Action.Name]; !ok {
+			t.Fatalf("accepted unknown action %q", p.Action.Name)
+		}
+		for _, pt := range []*Point{p.Action.Element, p.Action.Start, p.Action.End} {
+			if pt != nil && (pt[0] < 0 || pt[0] > 999 || pt[1] < 0 || pt[1] > 999) {
+				t.Fatalf("accepted out-of-range %v", *pt)
+			}
+		}
+		again, err := ParseAction(p.Action.Canonical(), "", ParseOptions{Task: content})
+		if err != nil {
+			t.Fatalf("canonical %q does not parse: %v", p.Action.Canonical(), err)
+		}
+		if again.Action.Canonical() != p.Action.Canonical() {
+			t.Fatalf("round trip %q != %q", again.Action.Canonical(), p.Action.Canonical())
+		}
+	})
+}

@@ -1,0 +1,244 @@
+package agentloop
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+)
+
+// Risk classes of a task, decided from the user's original instruction.
+const (
+	RiskFinancial   = "financial_or_commercial"
+	RiskCredential  = "credential_or_account_security"
+	RiskDestructive = "destructive"
+	RiskOutbound    = "outbound_communication"
+)
+
+// riskKeywords map instruction words to classes. They only ever add
+// caution: nothing the model writes can lower a task's class.
+var riskKeywords = map[string][]string{
+	RiskFinancial:   {"pay", "payment", "purchase", "buy", "order", "checkout", "transfer", "refund", "subscribe", "支付", "付款", "购买", "下单", "转账", "充值", "订阅"},
+	RiskCredential:  {"password", "passcode", "login", "log in", "sign in", "verification code", "otp", "密码", "登录", "验证码", "账号"},
+	RiskDestructive: {"delete", "remove", "uninstall", "erase", "reset", "wipe", "删除", "卸载", "清空", "重置"},
+	RiskOutbound:    {"send", "post", "publish", "share", "reply", "call", "email", "发送", "发布", "分享", "回复", "拨打"},
+}
+
+// effectWords are the consequences a negative boundary can forbid, with
+// the words that name them in an action's reason or text.
+var effectWords = map[string][]string{
+	"send":     {"send", "sending", "sent", "发送", "发出"},
+	"pay":      {"pay", "paying", "payment", "checkout", "支付", "付款"},
+	"buy":      {"buy", "buying", "purchase", "order", "购买", "下单"},
+	"delete":   {"delete", "deleting", "remove", "删除"},
+	"post":     {"post", "posting", "publish", "发布"},
+	"submit":   {"submit", "submitting", "提交"},
+	"call":     {"call", "calling", "dial", "拨打"},
+	"share":    {"share", "sharing", "分享"},
+	"install":  {"install", "installing", "安装"},
+	"login":    {"log in", "login", "sign in", "登录"},
+	"transfer": {"transfer", "转账"},
+}
+
+// TaskRisk is the classification of one instruction.
+type TaskRisk struct {
+	Classes   []string `json:"classes"`
+	Forbidden []string `json:"forbidden_effects"`
+}
+
+// High reports whether coordinate actions of the task need a risk review.
+func (r TaskRisk) High() bool { return len(r.Classes) > 0 || len(r.Forbidden) > 0 }
+
+func containsWord(text, w string) bool {
+	lt := strings.ToLower(text)
+	if w == "" {
+		return false
+	}
+	// CJK keywords have no word boundaries.
+	for _, r := range w {
+		if r > unicode.MaxASCII {
+			return strings.Contains(lt, w)
+		}
+	}
+	for i := 0; ; {
+		j := strings.Index(lt[i:], w)
+		if j < 0 {
+			return false
+		}
+		s, e := i+j, i+j+len(w)
+		okL := s == 0 || !isWordByte(lt[s-1])
+		okR := e == len(lt) || !isWordByte(lt[e])
+		if okL && okR {
+			return true
+		}
+		i = s + 1
+	}
+}
+
+func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
+
+// ClassifyTask reads the risk classes and the explicit negative boundaries
+// ("do not send", "don't pay", "不要发送", "禁止删除") of an instruction.
+func ClassifyTask(goal string) TaskRisk {
+	var r TaskRisk
+	for _, class := range []string{RiskFinancial, RiskCredential, RiskDestructive, RiskOutbound} {
+		for _, w := range riskKeywords[class] {
+			if containsWord(goal, w) {
+				r.Classes = append(r.Classes, class)
+				break
+			}
+		}
+	}
+	lower := strings.ToLower(goal)
+	negs := []string{"do not ", "don't ", "dont ", "never ", "without ", "must not ", "不要", "禁止", "不能", "不可"}
+	seen := map[string]bool{}
+	for _, n := range negs {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], n)
+			if j < 0 {
+				break
+			}
+			after := lower[i+j+len(n):]
+			window := after
+			if len(window) > 40 {
+				window = window[:40]
+			}
+			for effect, words := range effectWords {
+				for _, w := range words {
+					if strings.HasPrefix(strings.TrimLeft(window, " "), w) {
+						seen[effect] = true
+					}
+				}
+			}
+			i += j + len(n)
+		}
+	}
+	r.Forbidden = sortedKeys(seen)
+	return r
+}
+
+// actionSensitive reports an action whose own text or reason names a
+// high-consequence effect (pay, send, delete, password, …). The model's
+// words may only add a review, never remove one.
+func actionSensitive(a Action) bool {
+	text := a.Reason
+	if a.Text != nil {
+		text += " " + *a.Text
+	}
+	if text == "" {
+		return false
+	}
+	for _, words := range riskKeywords {
+		for _, w := range words {
+			if containsWord(text, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundaryConflict reports the forbidden effect an action's reason or text
+// explicitly names, if any. Only the model's own statement of intent is
+// used, and only to block: it can never unlock anything.
+func boundaryConflict(r TaskRisk, a Action) string {
+	text := a.Reason
+	if a.Text != nil {
+		text += " " + *a.Text
+	}
+	for _, eff := range r.Forbidden {
+		for _, w := range effectWords[eff] {
+			if containsWord(text, w) {
+				return eff
+			}
+		}
+	}
+	return ""
+}
+
+// Risk review verdicts.
+const (
+	RiskAllow   = "ALLOW"
+	RiskConfirm = "CONFIRM"
+	RiskBlock   = "BLOCK"
+)
+
+// parseRiskVerdict reads the reviewer's finish(message="VERDICT: …").
+// Anything else is inconclusive, which asks a human.
+func parseRiskVerdict(resp *ChatResponse) (string, string) {
+	p, err := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
+	if err != nil || !p.Action.IsFinish() || p.Action.Message == nil {
+		return RiskConfirm, "the risk reviewer gave no usable verdict"
+	}
+	msg := strings.TrimSpace(*p.Action.Message)
+	for _, v := range []string{RiskAllow, RiskConfirm, RiskBlock} {
+		if strings.HasPrefix(strings.ToUpper(msg), v) {
+			return v, msg
+		}
+	}
+	return RiskConfirm, msg
+}
+
+// Confirmer asks a human. Confirm approves or refuses one action; TakeOver
+// hands the phone to the human and returns when they are done (false:
+// they gave up).
+type Confirmer interface {
+	Confirm(ctx context.Context, question string) (bool, error)
+	TakeOver(ctx context.Context, message string) (bool, error)
+}
+
+// TerminalConfirmer prompts on a terminal: the question on Out, the answer
+// read from In. Use it only when both are a TTY; otherwise leave the
+// confirmer nil and the runtime ends with a blocked outcome.
+type TerminalConfirmer struct {
+	In  io.Reader
+	Out io.Writer
+	rd  *bufio.Reader
+}
+
+func (t *TerminalConfirmer) readLine(ctx context.Context) (string, error) {
+	if t.rd == nil {
+		t.rd = bufio.NewReader(t.In)
+	}
+	type res struct {
+		s   string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		s, err := t.rd.ReadString('\n')
+		ch <- res{s, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case r := <-ch:
+		if r.err != nil && r.s == "" {
+			return "", fmt.Errorf("read the answer: %w", r.err)
+		}
+		return strings.TrimSpace(r.s), nil
+	}
+}
+
+// Confirm asks a yes/no question.
+func (t *TerminalConfirmer) Confirm(ctx context.Context, question string) (bool, error) {
+	fmt.Fprintf(t.Out, "\n[solopi agent] confirmation needed: %s\nProceed? [y/N] ", question)
+	s, err := t.readLine(ctx)
+	if err != nil {
+		return false, err
+	}
+	s = strings.ToLower(s)
+	return s == "y" || s == "yes", nil
+}
+
+// TakeOver waits until the human pressed Enter (or typed "abort").
+func (t *TerminalConfirmer) TakeOver(ctx context.Context, message string) (bool, error) {
+	fmt.Fprintf(t.Out, "\n[solopi agent] please take over the phone: %s\nPress Enter when done, or type abort: ", message)
+	s, err := t.readLine(ctx)
+	if err != nil {
+		return false, err
+	}
+	return strings.ToLower(s) != "abort", nil
+}

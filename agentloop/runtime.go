@@ -1,0 +1,1008 @@
+package agentloop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Run outcomes and their exit codes (agent-run): 0 completed and reviewed;
+// 2 not completed or blocked; 4 model or device protocol error; 124 the
+// task's max duration; 130 cancelled.
+const (
+	OutcomeCompleted      = "completed"
+	OutcomeNotCompleted   = "not_completed"
+	OutcomeBlocked        = "blocked"
+	OutcomeMaxSteps       = "max_steps_exceeded"
+	OutcomeMaxDuration    = "max_duration_exceeded"
+	OutcomeCancelled      = "cancelled"
+	OutcomeProtocolError  = "model_protocol_error"
+	OutcomeModelError     = "model_error"
+	OutcomeDeviceError    = "device_error"
+	OutcomeCalibration    = "calibration_failed"
+	OutcomeRepeatedAction = "repeated_action_loop"
+)
+
+// OutcomeExit maps an outcome to the process exit code.
+func OutcomeExit(o string) int {
+	switch o {
+	case OutcomeCompleted:
+		return 0
+	case OutcomeNotCompleted, OutcomeBlocked, OutcomeMaxSteps, OutcomeRepeatedAction:
+		return 2
+	case OutcomeMaxDuration:
+		return 124
+	case OutcomeCancelled:
+		return 130
+	}
+	return 4
+}
+
+// Errors of the runtime API.
+var (
+	ErrBusy         = errors.New("agent_busy: this agent is already running a task")
+	ErrGoalChanged  = errors.New("task_goal_changed: an unfinished task cannot silently change its goal")
+	ErrTaskFinished = errors.New("task_finished: the task already reached a terminal phase")
+	ErrNoGoal       = errors.New("missing_goal: the task needs a goal")
+)
+
+// Config configures a PhoneAgent.
+type Config struct {
+	Space        Space
+	Policy       ResizePolicy
+	ProfileKey   ProfileKey
+	CacheDir     string
+	Recalibrate  bool
+	SettleDelay  time.Duration
+	Rechecks     int
+	RecheckDelay time.Duration
+	// HardBudget bounds each hard failure class; SoftBudget bounds
+	// consecutive failed completion reviews.
+	HardBudget int
+	SoftBudget int
+	// RepeatLimit is how many identical dispatched actions without any
+	// visible effect are tolerated before a human is asked.
+	RepeatLimit int
+	Confirmer   Confirmer
+	OnEvent     func(AgentEvent)
+	// Redact removes secrets from every event (the API key).
+	Redact func(string) string
+	Now    func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.Space == "" {
+		c.Space = SpaceAuto
+	}
+	if c.Policy == (ResizePolicy{}) {
+		c.Policy = DefaultResizePolicy()
+	}
+	if c.Rechecks == 0 {
+		c.Rechecks = DefaultFreshRechecks
+	}
+	if c.RecheckDelay == 0 {
+		c.RecheckDelay = DefaultRecheckDelay
+	}
+	if c.HardBudget <= 0 {
+		c.HardBudget = 3
+	}
+	if c.SoftBudget <= 0 {
+		c.SoftBudget = 3
+	}
+	if c.RepeatLimit <= 0 {
+		c.RepeatLimit = 3
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Redact == nil {
+		c.Redact = func(s string) string { return s }
+	}
+}
+
+// Task is one goal with its limits. Run and Step share them.
+type Task struct {
+	Goal        string
+	MaxSteps    int
+	MaxDuration time.Duration
+}
+
+// Result is the end of a task.
+type Result struct {
+	RunID        string    `json:"run_id"`
+	Outcome      string    `json:"outcome"`
+	Success      bool      `json:"success"`
+	Message      string    `json:"message"`
+	Exit         int       `json:"exit"`
+	Phase        Phase     `json:"phase"`
+	Steps        int       `json:"steps"`
+	Counters     Counters  `json:"counters"`
+	Metrics      Metrics   `json:"metrics"`
+	Profile      *Profile  `json:"coordinate_profile,omitempty"`
+	Frame        *Frame    `json:"frame,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+	FinishedAt   time.Time `json:"finished_at"`
+	Goal         string    `json:"task"`
+	DeviceMode   string    `json:"device_mode"`
+	ErrorCode    string    `json:"error_code,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+}
+
+// StepResult is what one Step did.
+type StepResult struct {
+	Step     int     `json:"step"`
+	Phase    Phase   `json:"phase"`
+	Action   *Action `json:"action,omitempty"`
+	Terminal bool    `json:"terminal"`
+	Result   *Result `json:"result,omitempty"`
+}
+
+// PhoneAgent orchestrates one device and one model. It runs one task at a
+// time; Run and Step share the task's goal, limits, cancellation and
+// terminal semantics.
+type PhoneAgent struct {
+	cfg   Config
+	dev   Device
+	model Model
+
+	busy sync.Mutex
+	mu   sync.Mutex
+	task *taskRun
+}
+
+// New returns an agent over dev and model.
+func New(cfg Config, dev Device, model Model) (*PhoneAgent, error) {
+	if dev == nil || model == nil {
+		return nil, errors.New("agentloop: a device and a model are required")
+	}
+	cfg.defaults()
+	return &PhoneAgent{cfg: cfg, dev: dev, model: model}, nil
+}
+
+// State is the current task's state (nil before the first task).
+func (a *PhoneAgent) State() *AgentState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.task == nil {
+		return nil
+	}
+	return a.task.st
+}
+
+// Run executes the task to a terminal phase. The error is non-nil only for
+// API misuse (busy, changed goal); every task outcome is in the Result.
+func (a *PhoneAgent) Run(ctx context.Context, t Task) (*Result, error) {
+	if !a.busy.TryLock() {
+		return nil, ErrBusy
+	}
+	defer a.busy.Unlock()
+	r, err := a.begin(t)
+	if err != nil {
+		return nil, err
+	}
+	for r.result == nil {
+		r.step(ctx)
+	}
+	return r.result, nil
+}
+
+// Step runs one step of the task, starting it on the first call. An
+// unfinished task keeps its goal: a Step with another goal is refused.
+func (a *PhoneAgent) Step(ctx context.Context, t Task) (*StepResult, error) {
+	if !a.busy.TryLock() {
+		return nil, ErrBusy
+	}
+	defer a.busy.Unlock()
+	r, err := a.begin(t)
+	if err != nil {
+		return nil, err
+	}
+	if r.result != nil {
+		return nil, ErrTaskFinished
+	}
+	act := r.step(ctx)
+	sr := &StepResult{Step: r.st.Step(), Phase: r.st.Phase(), Action: act, Terminal: r.result != nil, Result: r.result}
+	return sr, nil
+}
+
+// Reset forgets a finished task so the agent can take another.
+func (a *PhoneAgent) Reset() error {
+	if !a.busy.TryLock() {
+		return ErrBusy
+	}
+	defer a.busy.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.task != nil && a.task.result == nil {
+		return fmt.Errorf("task_unfinished: the current task has not reached a terminal phase")
+	}
+	a.task = nil
+	return nil
+}
+
+func (a *PhoneAgent) begin(t Task) (*taskRun, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.task != nil {
+		if t.Goal != "" && t.Goal != a.task.goal {
+			if a.task.result == nil {
+				return nil, ErrGoalChanged
+			}
+			return nil, ErrTaskFinished
+		}
+		return a.task, nil
+	}
+	if strings.TrimSpace(t.Goal) == "" {
+		return nil, ErrNoGoal
+	}
+	if t.MaxSteps <= 0 {
+		t.MaxSteps = 30
+	}
+	if t.MaxDuration <= 0 {
+		t.MaxDuration = 10 * time.Minute
+	}
+	now := a.cfg.Now()
+	r := &taskRun{
+		a: a, goal: t.Goal, maxSteps: t.MaxSteps, started: now, deadline: now.Add(t.MaxDuration),
+		runID: newRunID(now), risk: ClassifyTask(t.Goal),
+	}
+	r.st = newAgentState(a.cfg.Now, a.cfg.Redact, a.cfg.OnEvent)
+	r.mem.goal = t.Goal
+	r.st.emit(EvStart, "task started", map[string]any{
+		"run_id": r.runID, "task": t.Goal, "max_steps": t.MaxSteps, "max_duration_seconds": t.MaxDuration.Seconds(),
+		"device_mode": a.dev.Mode(), "coordinate_space": string(a.cfg.Space), "resize_policy": a.cfg.Policy.String(),
+		"task_risk": map[string]any{"classes": r.risk.Classes, "forbidden_effects": r.risk.Forbidden},
+	})
+	r.st.setPhase(PhaseObserving, "task started")
+	a.task = r
+	return r, nil
+}
+
+func newRunID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// taskRun is the working state of one task; AgentState holds its phase.
+type taskRun struct {
+	a        *PhoneAgent
+	goal     string
+	maxSteps int
+	started  time.Time
+	deadline time.Time
+	runID    string
+	risk     TaskRisk
+	st       *AgentState
+	mem      memory
+	profile  *Profile
+	frame    *Frame
+	// pending is the newest trusted observation (after an action, a stale
+	// cancel or a zero-touch rejection); the next step plans on it.
+	pending *Screen
+	planned *Command
+	// freshScreen replaces the device observation of the completion
+	// review where the caller owns observation (the decision provider).
+	freshScreen func(context.Context) (*Screen, error)
+	// stepCtx is the running step's context (bounded by the deadline).
+	stepCtx     context.Context
+	repeatSig   string
+	repeatCount int
+	result      *Result
+}
+
+func (r *taskRun) finish(outcome, msg string, err error) {
+	if r.result != nil {
+		return
+	}
+	phase := map[string]Phase{
+		OutcomeCompleted: PhaseSucceeded, OutcomeNotCompleted: PhaseNotCompleted, OutcomeBlocked: PhaseBlocked,
+		OutcomeMaxSteps: PhaseNotCompleted, OutcomeRepeatedAction: PhaseBlocked, OutcomeCancelled: PhaseCancelled,
+	}[outcome]
+	if phase == "" {
+		phase = PhaseFailed
+	}
+	res := &Result{
+		RunID: r.runID, Outcome: outcome, Success: outcome == OutcomeCompleted, Message: r.a.cfg.Redact(msg),
+		Exit: OutcomeExit(outcome), Phase: phase, Goal: r.goal, DeviceMode: r.a.dev.Mode(),
+		StartedAt: r.started.UTC(), Profile: r.profile, Frame: r.frame,
+	}
+	if err != nil {
+		var code string
+		var pe *ProtocolError
+		var me *ModelError
+		var de *DeviceError
+		var ce *CalibrationError
+		switch {
+		case errors.As(err, &pe):
+			code = pe.Code
+		case errors.As(err, &me):
+			code = me.Code
+		case errors.As(err, &de):
+			code = de.Code
+		case errors.As(err, &ce):
+			code = CodeCalibrationFailed
+		case errors.Is(err, context.Canceled):
+			code = "interrupted"
+		case errors.Is(err, context.DeadlineExceeded):
+			code = "timeout"
+		default:
+			code = "runtime_error"
+		}
+		res.ErrorCode, res.ErrorMessage = code, r.a.cfg.Redact(err.Error())
+	}
+	r.st.setPhase(phase, "task "+outcome)
+	payload := map[string]any{"outcome": outcome, "success": res.Success, "message": res.Message, "exit": res.Exit}
+	if res.ErrorCode != "" {
+		payload["error_code"] = res.ErrorCode
+	}
+	r.st.emit(EvFinish, "task "+outcome, payload)
+	res.Steps = r.st.Step()
+	res.Counters = r.st.Counters()
+	res.Metrics = r.st.Metrics()
+	res.FinishedAt = r.a.cfg.Now().UTC()
+	r.result = res
+}
+
+// stepContext bounds a step by the task deadline and tells the task's own
+// deadline apart from the caller's cancellation.
+func (r *taskRun) stepContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(ctx, r.deadline)
+}
+
+// interrupted turns a context error into the right terminal outcome: the
+// caller's cancellation (130) or deadline, or the task's own max duration
+// (124). Other errors are left to recovery.
+func (r *taskRun) interrupted(parent context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	switch {
+	case parent.Err() != nil:
+		if errors.Is(parent.Err(), context.DeadlineExceeded) {
+			r.finish(OutcomeMaxDuration, "the caller's deadline passed", parent.Err())
+		} else {
+			r.finish(OutcomeCancelled, "the task was cancelled", parent.Err())
+		}
+		return true
+	case r.stepCtx != nil && r.stepCtx.Err() != nil:
+		r.finish(OutcomeMaxDuration, "the task's max duration passed", r.stepCtx.Err())
+		return true
+	}
+	return false
+}
+
+// step runs one observe → plan → act → verify cycle and returns the
+// action it planned (nil when none). Every recoverable path ends in
+// PhaseObserving.
+func (r *taskRun) step(parent context.Context) *Action {
+	ctx, cancel := r.stepContext(parent)
+	defer cancel()
+	r.stepCtx = ctx
+	defer func() { r.stepCtx = nil }()
+	if err := ctx.Err(); err != nil {
+		if !r.interrupted(parent, err) {
+			r.finish(OutcomeMaxDuration, "the task's max duration passed", err)
+		}
+		return nil
+	}
+	if !r.beginStep() {
+		return nil
+	}
+	st := r.st
+	st.setPhase(PhaseObserving, "observe the screen")
+	screen := r.pending
+	r.pending = nil
+	if screen == nil {
+		var err error
+		screen, err = r.a.dev.Observe(ctx)
+		if err != nil {
+			if r.interrupted(parent, err) {
+				return nil
+			}
+			r.hardFailure(FailObservation, "", err)
+			return nil
+		}
+	}
+	st.emit(EvObservation, "screen observed", map[string]any{
+		"screenshot_sha256": screen.SHA256, "display_width": screen.Width(), "display_height": screen.Height(), "device_ref": screen.Ref,
+	})
+	act := r.planStep(ctx, parent, screen)
+	if r.planned == nil || r.result != nil {
+		return act
+	}
+	cmd := *r.planned
+	r.planned = nil
+	r.execute(ctx, parent, *act, cmd, screen)
+	return act
+}
+
+// beginStep counts a step against the task's limit.
+func (r *taskRun) beginStep() bool {
+	step := r.st.nextStep()
+	if step > r.maxSteps {
+		r.finish(OutcomeMaxSteps, fmt.Sprintf("the task did not finish within %d steps", r.maxSteps), nil)
+		return false
+	}
+	return true
+}
+
+// planStep is the planning half of a step, shared with the decision
+// provider: contract, context, model, parse/validate/map, non-device
+// actions, reviews and the repeat guard. It leaves r.planned set when a
+// device command is cleared for the precondition check and dispatch.
+func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action {
+	cfg := &r.a.cfg
+	st := r.st
+	step := st.Step()
+	r.planned = nil
+	if screen.Unobservable() {
+		r.askHuman(ctx, parent, "the screen is black or protected and cannot be observed", Action{Name: ActTakeOver})
+		return nil
+	}
+
+	// Contract: negotiated or loaded once, before the first plan.
+	if r.profile == nil {
+		st.setPhase(PhaseCalibrating, "resolve the coordinate contract")
+		cal := &Calibrator{Model: r.a.model, Key: cfg.ProfileKey, Policy: cfg.Policy, CacheDir: cfg.CacheDir, Refresh: cfg.Recalibrate, Now: cfg.Now, state: st}
+		p, err := cal.Resolve(ctx, cfg.Space, screen.Width(), screen.Height())
+		if err != nil {
+			if r.interrupted(parent, err) {
+				return nil
+			}
+			var ce *CalibrationError
+			if errors.As(err, &ce) {
+				r.finish(OutcomeCalibration, "no coordinate contract could be frozen; nothing was dispatched", err)
+			} else {
+				r.finish(OutcomeModelError, "the model failed during calibration", err)
+			}
+			return nil
+		}
+		r.profile = p
+	}
+	frame := screen.Frame(cfg.Policy)
+	r.frame = &frame
+	contract := Contract{Space: r.profile.Space, Frame: frame}
+
+	// Plan, with one same-step protocol retry.
+	st.setPhase(PhasePlanning, "ask the model for one action")
+	img, _, _, err := screen.ModelImage(cfg.Policy)
+	if err != nil {
+		r.finish(OutcomeDeviceError, "the screenshot cannot be prepared for the model", err)
+		return nil
+	}
+	req := r.mem.planRequest(cfg.Now(), step, contract, img, r.a.modelBudget(), nil, "")
+	resp, err := st.chat(ctx, r.a.model, req)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return nil
+		}
+		r.hardFailure(FailModel, "", err)
+		return nil
+	}
+	parsed, perrv := ParseAction(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
+	if perrv != nil {
+		pe := asProtocolError(perrv)
+		st.emit(EvProtocolRetry, "protocol retry on the same screenshot", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
+		retry := r.mem.planRequest(cfg.Now(), step, contract, img, r.a.modelBudget(), pe, resp.Content)
+		resp, err = st.chat(ctx, r.a.model, retry)
+		if err != nil {
+			if r.interrupted(parent, err) {
+				return nil
+			}
+			r.hardFailure(FailModel, "", err)
+			return nil
+		}
+		parsed, perrv = ParseAction(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
+		if perrv != nil {
+			pe = asProtocolError(perrv)
+			st.emit(EvProtocolReject, "the model's answer was rejected twice; nothing was dispatched", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
+			st.count(func(c *Counters) { c.ProtocolErrors++ })
+			r.mem.addRejection(step, Action{Name: "invalid output"}, pe.Code, pe.Message)
+			r.pending = screen
+			r.hardFailure(FailProtocol, "", pe)
+			return nil
+		}
+	}
+	st.resetHard(FailProtocol)
+	act := parsed.Action
+	actPayload := map[string]any{"action": actionPayload(act), "call": act.Canonical(), "reasoning_chars": len([]rune(parsed.Reasoning)),
+		"coordinate_space": string(contract.Space), "frame": frame}
+	cmd := Command{Action: act.Name, Duration: act.Duration}
+	if act.Text != nil {
+		cmd.Text = *act.Text
+	}
+	fields := map[string]any{}
+	actPayload["fields"] = fields
+	mapErr := func() error {
+		for _, pair := range []struct {
+			src *Point
+			dst **MappedPoint
+			key string
+		}{{act.Element, &cmd.Point, "element"}, {act.Start, &cmd.Start, "start"}, {act.End, &cmd.End, "end"}} {
+			if pair.src == nil {
+				continue
+			}
+			mp, err := contract.Map(*pair.src)
+			if err != nil {
+				return err
+			}
+			*pair.dst = &mp
+			fields[pair.key] = mp
+		}
+		return nil
+	}()
+	st.emit(EvAction, "model proposed "+act.Name, actPayload)
+	if mapErr != nil {
+		ce := mapErr.(*CoordinateError)
+		r.reject(step, act, ce.Code, ce.Message, SoftRejected, screen)
+		return &act
+	}
+
+	switch act.Name {
+	case ActFinish:
+		r.handleFinish(ctx, parent, step, act)
+		return &act
+	case ActNote:
+		note := *act.Message
+		r.mem.notes = append(r.mem.notes, note)
+		st.emit(EvNote, "note saved", map[string]any{"message": note, "command_dispatched": false})
+		r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "note_saved": true})
+		r.pending = screen
+		st.setPhase(PhaseObserving, "note saved")
+		return &act
+	case ActTakeOver, ActInteract:
+		msg := "the model asked for a human"
+		if act.Message != nil {
+			msg = *act.Message
+		}
+		r.askHuman(ctx, parent, msg, act)
+		return &act
+	}
+	if ok, note := r.a.dev.Supports(act.Name); !ok {
+		r.reject(step, act, CodeUnsupported, note, SoftUnmappable, screen)
+		return &act
+	}
+
+	// Reviews: explicit negative boundaries block with zero touch; high-
+	// consequence actions get an isolated visual risk review.
+	if (r.risk.High() || actionSensitive(act)) && act.Name != ActWait {
+		st.setPhase(PhaseReviewing, "risk review")
+		if eff := boundaryConflict(r.risk, act); eff != "" {
+			st.emit(EvRiskReview, "blocked by the task's negative boundary", map[string]any{"verdict": RiskBlock, "forbidden_effect": eff, "deterministic": true, "command_dispatched": false})
+			r.reject(step, act, "negative_boundary", "the user forbade the effect '"+eff+"' and the action's reason names it", SoftRejected, screen)
+			return &act
+		}
+		verdict, why, err := r.riskReview(ctx, act, cmd, screen, img)
+		if err != nil {
+			if r.interrupted(parent, err) {
+				return &act
+			}
+			r.hardFailure(FailModel, "", err)
+			return &act
+		}
+		st.emit(EvRiskReview, "risk review: "+verdict, map[string]any{"verdict": verdict, "message": why, "task_risk": r.risk.Classes})
+		switch verdict {
+		case RiskBlock:
+			r.reject(step, act, "risk_review_blocked", why, SoftRejected, screen)
+			return &act
+		case RiskConfirm:
+			st.setPhase(PhaseConfirming, "ask a human to confirm")
+			if cfg.Confirmer == nil {
+				st.emit(EvConfirmation, "confirmation required but no human is available", map[string]any{"approved": false, "interactive": false})
+				r.finish(OutcomeBlocked, "the action needs human confirmation and the run is not interactive: "+why, nil)
+				return &act
+			}
+			ok, err := cfg.Confirmer.Confirm(ctx, fmt.Sprintf("%s (%s)", act.Name, why))
+			if err != nil {
+				if r.interrupted(parent, err) {
+					return &act
+				}
+				r.finish(OutcomeBlocked, "the confirmation prompt failed", err)
+				return &act
+			}
+			st.emit(EvConfirmation, "human answered", map[string]any{"approved": ok, "interactive": true})
+			if !ok {
+				r.reject(step, act, "human_declined", "the user declined this action", SoftRejected, screen)
+				return &act
+			}
+		}
+	}
+
+	// Repeated identical dispatches without any visible effect.
+	sig := actionSignature(act, cmd)
+	if sig == r.repeatSig && r.repeatCount >= cfg.RepeatLimit {
+		st.emit(EvRecovery, "the same action had no visible effect repeatedly", map[string]any{"outcome": string(RecoverTakeover), "repeats": r.repeatCount})
+		r.askHuman(ctx, parent, "the same action keeps having no visible effect", Action{Name: ActTakeOver})
+		if r.result != nil && r.result.Outcome == OutcomeBlocked {
+			r.result.Outcome, r.result.Exit = OutcomeRepeatedAction, OutcomeExit(OutcomeRepeatedAction)
+		}
+		return &act
+	}
+	r.planned = &cmd
+	return &act
+}
+
+// execute is the acting half of a step: freshness, dispatch, verification.
+func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, screen *Screen) {
+	cfg := &r.a.cfg
+	st := r.st
+	step := st.Step()
+	sig := actionSignature(act, cmd)
+	// Freshness: coordinate actions are bound to the screenshot they were
+	// planned on.
+	dispatchOn := screen
+	if IsCoordinateAction(act.Name) {
+		st.setPhase(PhasePrecondition, "re-observe before dispatch")
+		fr, err := checkFreshness(ctx, r.a.dev, screen, targetsOf(cmd), cfg.Rechecks, cfg.RecheckDelay)
+		if err != nil {
+			if r.interrupted(parent, err) {
+				return
+			}
+			r.hardFailure(FailObservation, act.Name, err)
+			return
+		}
+		st.emit(EvPrecondition, "freshness: "+fr.Verdict, map[string]any{"verdict": fr.Verdict, "global": fr.Global, "target_regions": fr.Regions,
+			"rechecks": fr.Rechecks, "planned_sha256": screen.SHA256, "fresh_sha256": fr.Screen.SHA256, "command_dispatched": false})
+		if !fr.Fresh() {
+			r.staleCancel(step, act, fr.Verdict, fr.Screen)
+			return
+		}
+		dispatchOn = fr.Screen
+	}
+
+	// Dispatch.
+	st.setPhase(PhaseDispatching, "dispatch "+act.Name)
+	dr, err := r.dispatch(ctx, parent, act, cmd, dispatchOn, step)
+	if err != nil {
+		return
+	}
+	_ = dr
+
+	// Verify.
+	st.setPhase(PhaseVerifying, "re-observe and compare pixels")
+	if err := sleepCtx(ctx, cfg.SettleDelay); err != nil {
+		r.interrupted(parent, err)
+		return
+	}
+	after, err := r.a.dev.Observe(ctx)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		st.emit(EvVerification, "no observation after the action", map[string]any{"status": VerifyInconclusive, "command_success": true, "error": err.Error()})
+		r.mem.addTurn(step, act, map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": "unknown"})
+		r.hardFailure(FailObservation, act.Name, err)
+		return
+	}
+	v := verifyEffect(act.Name, dispatchOn, after)
+	st.emit(EvVerification, "verification: "+v.Status, map[string]any{"status": v.Status, "command_success": v.CommandSuccess,
+		"observable_effect": v.ObservableEffect, "diff": v.Diff, "warning": v.Warning, "semantic_effect_verified": false})
+	if v.Warning != "" {
+		st.count(func(c *Counters) { c.Warnings++ })
+	}
+	// Waiting is expected to change nothing; a waiting loop is bounded by
+	// the step budget instead.
+	if act.Name == ActWait {
+		r.repeatSig, r.repeatCount = "", 0
+	} else if v.ObservableEffect == "unchanged" && sig == r.repeatSig {
+		r.repeatCount++
+	} else if v.ObservableEffect == "unchanged" {
+		r.repeatSig, r.repeatCount = sig, 1
+	} else {
+		r.repeatSig, r.repeatCount = "", 0
+	}
+	if v.Status == VerifyPassed {
+		st.resetHard(FailDevice)
+		st.resetHard(FailObservation)
+	}
+	res := map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": v.ObservableEffect}
+	if v.Warning != "" {
+		res["warning"] = v.Warning
+	}
+	r.mem.addTurn(step, act, res)
+	r.pending = after
+	st.setPhase(PhaseObserving, "step done")
+}
+
+func (a *PhoneAgent) modelBudget() int {
+	if hm, ok := a.model.(*HTTPModel); ok {
+		return hm.cfg.InputTokenBudget
+	}
+	if b, ok := a.model.(interface{ InputTokenBudget() int }); ok {
+		return b.InputTokenBudget()
+	}
+	return 0
+}
+
+// dispatch sends the command, with the automatic retry of Wait and Home.
+func (r *taskRun) dispatch(ctx, parent context.Context, act Action, cmd Command, on *Screen, step int) (DispatchResult, error) {
+	st := r.st
+	for attempt := 0; ; attempt++ {
+		dr, err := r.a.dev.Dispatch(ctx, cmd, on)
+		if err == nil {
+			st.count(func(c *Counters) { c.Dispatched++ })
+			st.emit(EvExecution, "dispatched "+act.Name, map[string]any{"command_dispatched": true, "command_success": true, "device": dr.Detail,
+				"command": cmd, "attempt": attempt + 1})
+			return dr, nil
+		}
+		if r.interrupted(parent, err) {
+			return dr, err
+		}
+		var nm *NotMappableError
+		if errors.As(err, &nm) {
+			st.emit(EvExecution, "not dispatched: "+nm.Note, map[string]any{"command_dispatched": false, "command_success": false, "error_code": nm.Code})
+			r.reject(step, act, nm.Code, nm.Note, SoftUnmappable, on)
+			return dr, err
+		}
+		if errors.Is(err, ErrStaleOnDevice) {
+			st.emit(EvPrecondition, "the device rejected the observation as stale", map[string]any{"verdict": StaleDeviceRejection, "command_dispatched": false})
+			r.staleCancel(step, act, StaleDeviceRejection, nil)
+			return dr, err
+		}
+		if dr.Dispatched {
+			st.count(func(c *Counters) { c.Dispatched++ })
+		}
+		code := CodeInputFailed
+		var de *DeviceError
+		if errors.As(err, &de) {
+			code = de.Code
+		}
+		st.emit(EvExecution, "dispatch failed", map[string]any{"command_dispatched": dr.Dispatched, "command_success": false, "error_code": code, "error": err.Error(), "attempt": attempt + 1})
+		n := st.hard(FailDevice)
+		rec := decideRecovery(FailDevice, act.Name, n, r.a.cfg.HardBudget, attempt > 0)
+		st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": FailDevice, "count": n})
+		switch rec {
+		case RecoverRetrySafe:
+			continue
+		case RecoverTerminate:
+			r.finish(OutcomeDeviceError, "the device kept failing", err)
+		default:
+			r.mem.addTurn(step, act, map[string]any{"command_dispatched": dr.Dispatched, "command_success": false, "error_code": code})
+			st.setPhase(PhaseObserving, "replan after a device failure")
+		}
+		return dr, err
+	}
+}
+
+// hardFailure counts a hard failure and applies its recovery.
+func (r *taskRun) hardFailure(class, action string, err error) {
+	st := r.st
+	n := st.hard(class)
+	rec := decideRecovery(class, action, n, r.a.cfg.HardBudget, false)
+	// A refused API key or a missing model will not fix itself by asking
+	// again.
+	var me *ModelError
+	if errors.As(err, &me) && (me.Code == CodeModelAuth || me.Status == 404) {
+		rec = RecoverTerminate
+	}
+	st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": class, "count": n, "error": err.Error()})
+	if rec == RecoverTerminate {
+		switch class {
+		case FailProtocol:
+			r.finish(OutcomeProtocolError, "the model kept answering outside the action protocol", err)
+		case FailModel:
+			r.finish(OutcomeModelError, "the model endpoint kept failing", err)
+		default:
+			r.finish(OutcomeDeviceError, "the device kept failing", err)
+		}
+		return
+	}
+	st.setPhase(PhaseRecovering, string(rec))
+	st.setPhase(PhaseObserving, "recovered by "+string(rec))
+}
+
+// reject records a zero-touch rejection: nothing reached the device, the
+// model hears why, and consecutive rejections collapse into one summary.
+func (r *taskRun) reject(step int, act Action, code, why, class string, screen *Screen) {
+	st := r.st
+	n := st.soft(class)
+	st.emit(EvRecovery, "rejected with zero touch: "+code, map[string]any{"outcome": string(RecoverReplan), "class": class, "code": code, "message": why, "count": n, "command_dispatched": false})
+	r.mem.addRejection(step, act, code, why)
+	r.pending = screen
+	st.setPhase(PhaseObserving, "replan after a rejection")
+}
+
+// staleCancel cancels a stale action with zero touch and replans from the
+// newest screenshot. It is a soft replan: no hard budget is consumed and
+// the repeat guard is not touched.
+func (r *taskRun) staleCancel(step int, act Action, verdict string, fresh *Screen) {
+	st := r.st
+	n := st.soft(SoftStale)
+	st.emit(EvRecovery, "stale action cancelled with zero touch", map[string]any{"outcome": string(RecoverReplan), "class": SoftStale, "verdict": verdict, "count": n, "command_dispatched": false})
+	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "precondition": verdict,
+		"note": "the screen changed before dispatch; nothing was touched; plan again on the new screenshot"})
+	r.pending = fresh
+	st.setPhase(PhaseObserving, "replan on the newest screenshot")
+}
+
+// askHuman hands over to a human, or ends blocked when nobody can answer.
+func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act Action) {
+	st := r.st
+	st.setPhase(PhaseConfirming, "ask a human to take over")
+	c := r.a.cfg.Confirmer
+	if c == nil {
+		st.emit(EvConfirmation, "takeover required but no human is available", map[string]any{"kind": act.Name, "message": msg, "interactive": false})
+		r.finish(OutcomeBlocked, "human takeover required: "+msg, nil)
+		return
+	}
+	ok, err := c.TakeOver(ctx, msg)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		r.finish(OutcomeBlocked, "the takeover prompt failed", err)
+		return
+	}
+	st.emit(EvConfirmation, "human takeover finished", map[string]any{"kind": act.Name, "completed": ok, "interactive": true})
+	if !ok {
+		r.finish(OutcomeBlocked, "the human ended the task during takeover", nil)
+		return
+	}
+	r.mem.addTurn(st.Step(), act, map[string]any{"command_dispatched": false, "human_takeover": "completed"})
+	r.repeatSig, r.repeatCount = "", 0
+	st.setPhase(PhaseObserving, "takeover finished")
+}
+
+// handleFinish ends the task or, for a success claim, runs the isolated
+// completion review on a fresh screenshot.
+func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action) {
+	st := r.st
+	msg := ""
+	if act.Message != nil {
+		msg = *act.Message
+	}
+	if act.Success == nil || !*act.Success {
+		r.finish(OutcomeNotCompleted, "the model reported the task cannot be completed: "+msg, nil)
+		return
+	}
+	st.setPhase(PhaseCompletionCheck, "isolated completion review")
+	observe := r.a.dev.Observe
+	if r.freshScreen != nil {
+		observe = r.freshScreen
+	}
+	fresh, err := observe(ctx)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		r.hardFailure(FailObservation, "", err)
+		return
+	}
+	ok, why, err := r.completionReview(ctx, msg, fresh)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		r.hardFailure(FailModel, "", err)
+		return
+	}
+	st.emit(EvTaskReview, map[bool]string{true: "completion confirmed", false: "completion rejected"}[ok], map[string]any{
+		"status": map[bool]string{true: VerifyPassed, false: VerifyFailed}[ok], "message": why, "screenshot_sha256": fresh.SHA256,
+		"planner_message": msg,
+	})
+	if ok {
+		r.finish(OutcomeCompleted, msg, nil)
+		return
+	}
+	n := st.soft(SoftCompletion)
+	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "completion_review": "rejected", "review_message": why,
+		"note": "an independent review of a fresh screenshot does not confirm the task is complete"})
+	if n >= r.a.cfg.SoftBudget {
+		r.finish(OutcomeNotCompleted, "the completion claim was rejected by review "+fmt.Sprint(n)+" times: "+why, nil)
+		return
+	}
+	st.emit(EvRecovery, "recovery: replan after a rejected completion claim", map[string]any{"outcome": string(RecoverReplan), "class": SoftCompletion, "count": n})
+	r.pending = fresh
+	st.setPhase(PhaseObserving, "replan after the completion review")
+}
+
+// completionReview asks the isolated reviewer.
+func (r *taskRun) completionReview(ctx context.Context, plannerMsg string, fresh *Screen) (bool, string, error) {
+	img, _, _, err := fresh.ModelImage(r.a.cfg.Policy)
+	if err != nil {
+		return false, "", err
+	}
+	info := map[string]any{"task": r.goal, "planner_message": plannerMsg, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
+	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
+		{Role: "system", Text: completionPrompt()},
+		{Role: "user", Text: mustJSON(info), ImagePNG: img},
+	}}
+	resp, err := r.st.chat(ctx, r.a.model, req)
+	if err != nil {
+		return false, "", err
+	}
+	p, perrv := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
+	if perrv != nil || !p.Action.IsFinish() {
+		return false, "the reviewer gave no usable verdict", nil
+	}
+	why := ""
+	if p.Action.Message != nil {
+		why = *p.Action.Message
+	}
+	return *p.Action.Success, why, nil
+}
+
+// riskReview asks the isolated risk reviewer about one action.
+func (r *taskRun) riskReview(ctx context.Context, act Action, cmd Command, screen *Screen, img []byte) (string, string, error) {
+	target := map[string]any{"action": act.Name}
+	if cmd.Point != nil {
+		target["target_canonical"] = []float64{round3(cmd.Point.Canonical[0]), round3(cmd.Point.Canonical[1])}
+	}
+	if act.Text != nil {
+		target["text"] = *act.Text
+	}
+	info := map[string]any{"task": r.goal, "proposed_action": target, "planner_reason": act.Reason,
+		"note": "target_canonical is the target as fractions of the image width and height from the top-left corner"}
+	req := ChatRequest{Purpose: "risk_review", Messages: []ChatMessage{
+		{Role: "system", Text: riskPrompt()},
+		{Role: "user", Text: mustJSON(info), ImagePNG: img},
+	}}
+	resp, err := r.st.chat(ctx, r.a.model, req)
+	if err != nil {
+		return "", "", err
+	}
+	v, why := parseRiskVerdict(resp)
+	return v, why, nil
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// actionSignature identifies repeated dispatches: the action, its device
+// point to the nearest 2 % of the screen, and its text.
+func actionSignature(a Action, c Command) string {
+	var b strings.Builder
+	b.WriteString(a.Name)
+	for _, p := range []*MappedPoint{c.Point, c.Start, c.End} {
+		if p != nil {
+			fmt.Fprintf(&b, "|%d,%d", int(p.Canonical[0]*50), int(p.Canonical[1]*50))
+		}
+	}
+	if a.Text != nil {
+		b.WriteString("|" + *a.Text)
+	}
+	return b.String()
+}
+
+// actionPayload is the action as audit JSON (model coordinates included;
+// they are history of the audit, not of the model's memory).
+func actionPayload(a Action) map[string]any {
+	m := map[string]any{"action": a.Name}
+	if a.Element != nil {
+		m["element"] = a.Element[:]
+	}
+	if a.Start != nil {
+		m["start"] = a.Start[:]
+	}
+	if a.End != nil {
+		m["end"] = a.End[:]
+	}
+	if a.Text != nil {
+		m["text"] = *a.Text
+	}
+	if a.Message != nil {
+		m["message"] = *a.Message
+	}
+	if a.Success != nil {
+		m["success"] = *a.Success
+	}
+	if a.Name == ActWait {
+		m["duration_seconds"] = a.Duration.Seconds()
+	}
+	if a.SwipeDirection != "" {
+		m["swipe_direction"] = a.SwipeDirection
+	}
+	if a.ScreenDescription != "" {
+		m["screen_description"] = a.ScreenDescription
+	}
+	if a.Reason != "" {
+		m["reason"] = a.Reason
+	}
+	return m
+}

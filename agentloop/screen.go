@@ -1,0 +1,132 @@
+package agentloop
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"sync"
+	"time"
+
+	xdraw "golang.org/x/image/draw"
+)
+
+// pngSignature starts every PNG file.
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// ErrNotPNG is a capture that is not a PNG image.
+var ErrNotPNG = errors.New("the screenshot is not a PNG image")
+
+// Screen is one observation: the screenshot as captured (display
+// resolution) and what the runtime derives from it. Device-side
+// identifiers live in Ref and never reach the model.
+type Screen struct {
+	PNG        []byte
+	Image      *image.RGBA
+	SHA256     string
+	CapturedAt time.Time
+	// Ref is the device's handle for this observation (the SoloPi
+	// observationId); empty for adb.
+	Ref string
+
+	mu        sync.Mutex
+	modelPNG  []byte
+	modelSize [2]int
+	modelPol  ResizePolicy
+}
+
+// NewScreen validates and decodes a PNG capture.
+func NewScreen(data []byte, at time.Time) (*Screen, error) {
+	if !bytes.HasPrefix(data, pngSignature) {
+		return nil, ErrNotPNG
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode screenshot: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return &Screen{PNG: data, Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at}, nil
+}
+
+// ScreenFromImage wraps an already decoded image (tests, synthetic frames).
+func ScreenFromImage(img image.Image, at time.Time) (*Screen, error) {
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		return nil, fmt.Errorf("encode screenshot: %w", err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return &Screen{PNG: buf.Bytes(), Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at}, nil
+}
+
+// Width and Height are the display size (the screenshot's size).
+func (s *Screen) Width() int  { return s.Image.Rect.Dx() }
+func (s *Screen) Height() int { return s.Image.Rect.Dy() }
+
+// Frame is the geometry of this screen under a resize policy.
+func (s *Screen) Frame(pol ResizePolicy) Frame {
+	iw, ih := pol.ImageSize(s.Width(), s.Height())
+	return Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: s.Width(), DisplayHeight: s.Height()}
+}
+
+// ModelImage returns the PNG sent to the model (resized by pol) and its
+// size. It is computed once per screen and policy.
+func (s *Screen) ModelImage(pol ResizePolicy) ([]byte, int, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.modelPNG != nil && s.modelPol == pol {
+		return s.modelPNG, s.modelSize[0], s.modelSize[1], nil
+	}
+	iw, ih := pol.ImageSize(s.Width(), s.Height())
+	var out []byte
+	if iw == s.Width() && ih == s.Height() {
+		out = s.PNG
+	} else {
+		dst := image.NewRGBA(image.Rect(0, 0, iw, ih))
+		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, s.Image, s.Image.Rect, xdraw.Src, nil)
+		var buf bytes.Buffer
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, dst); err != nil {
+			return nil, 0, 0, fmt.Errorf("encode model image: %w", err)
+		}
+		out = buf.Bytes()
+	}
+	s.modelPNG, s.modelSize, s.modelPol = out, [2]int{iw, ih}, pol
+	return out, iw, ih, nil
+}
+
+// Unobservable reports a near-uniform black frame: what FLAG_SECURE
+// screens and failed captures look like. Such a frame is evidence of
+// nothing, so the runtime asks for a human instead of planning on it.
+func (s *Screen) Unobservable() bool {
+	r := s.Image.Rect
+	const grid = 64
+	var n, sum, sumSq float64
+	for gy := 0; gy < grid; gy++ {
+		y := r.Min.Y + gy*r.Dy()/grid
+		for gx := 0; gx < grid; gx++ {
+			x := r.Min.X + gx*r.Dx()/grid
+			o := s.Image.PixOffset(x, y)
+			p := s.Image.Pix[o : o+3 : o+3]
+			l := 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
+			sum += l
+			sumSq += l * l
+			n++
+		}
+	}
+	mean := sum / n
+	variance := sumSq/n - mean*mean
+	return mean < 2 && variance < 1
+}
+
+// toRGBA converts any image to *image.RGBA with origin (0,0).
+func toRGBA(img image.Image) *image.RGBA {
+	if r, ok := img.(*image.RGBA); ok && r.Rect.Min == (image.Point{}) {
+		return r
+	}
+	b := img.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	xdraw.Draw(dst, dst.Rect, img, b.Min, xdraw.Src)
+	return dst
+}

@@ -1,0 +1,288 @@
+package agentloop
+
+import (
+	"sync"
+	"time"
+)
+
+// Phase is the live lifecycle phase of a task. AgentState is its only
+// owner: devices, verifiers, recovery and the model client never keep a
+// lifecycle of their own.
+type Phase string
+
+// Phases. Every recoverable path ends in PhaseObserving before it returns
+// to the caller, so the returned phase is also the legal re-entry point of
+// the next step.
+const (
+	PhaseIdle            Phase = "idle"
+	PhaseObserving       Phase = "observing"
+	PhaseCalibrating     Phase = "calibrating"
+	PhasePlanning        Phase = "planning"
+	PhaseReviewing       Phase = "reviewing"
+	PhaseConfirming      Phase = "confirming"
+	PhasePrecondition    Phase = "checking_freshness"
+	PhaseDispatching     Phase = "dispatching"
+	PhaseVerifying       Phase = "verifying"
+	PhaseRecovering      Phase = "recovering"
+	PhaseCompletionCheck Phase = "completion_review"
+	PhaseSucceeded       Phase = "succeeded"
+	PhaseNotCompleted    Phase = "not_completed"
+	PhaseBlocked         Phase = "blocked"
+	PhaseFailed          Phase = "failed"
+	PhaseCancelled       Phase = "cancelled"
+)
+
+// Terminal reports whether no further step may run.
+func (p Phase) Terminal() bool {
+	switch p {
+	case PhaseSucceeded, PhaseNotCompleted, PhaseBlocked, PhaseFailed, PhaseCancelled:
+		return true
+	}
+	return false
+}
+
+// Event types of the audit stream (trajectory schema 1.3).
+const (
+	EvStart          = "start"
+	EvPhaseChange    = "phase_change"
+	EvObservation    = "observation"
+	EvCalibration    = "coordinate_calibration"
+	EvModelRequest   = "model_request"
+	EvModelResponse  = "model_response"
+	EvProtocolRetry  = "protocol_retry"
+	EvProtocolReject = "protocol_rejection"
+	EvAction         = "action"
+	EvPrecondition   = "precondition"
+	EvRiskReview     = "risk_review"
+	EvConfirmation   = "confirmation"
+	EvExecution      = "execution"
+	EvVerification   = "verification"
+	EvTaskReview     = "task_verification"
+	EvRecovery       = "recovery"
+	EvNote           = "note"
+	EvMetrics        = "metrics"
+	EvFinish         = "finish"
+	EvError          = "error"
+)
+
+// EventTypes lists every event type.
+func EventTypes() []string {
+	return []string{EvStart, EvPhaseChange, EvObservation, EvCalibration, EvModelRequest, EvModelResponse,
+		EvProtocolRetry, EvProtocolReject, EvAction, EvPrecondition, EvRiskReview, EvConfirmation, EvExecution,
+		EvVerification, EvTaskReview, EvRecovery, EvNote, EvMetrics, EvFinish, EvError}
+}
+
+// AgentEvent is one entry of the authoritative audit history: callbacks
+// and the trajectory consume the same stream.
+type AgentEvent struct {
+	Seq       int            `json:"seq"`
+	Timestamp time.Time      `json:"timestamp"`
+	Type      string         `json:"type"`
+	Step      int            `json:"step"`
+	Phase     Phase          `json:"phase"`
+	Message   string         `json:"message"`
+	Payload   map[string]any `json:"payload,omitempty"`
+}
+
+// Counters separate hard failures (device, protocol, verification) from
+// soft replans (stale screens, failed completion reviews): soft replans
+// stay auditable but never consume the hard recovery budget.
+type Counters struct {
+	Steps          int            `json:"steps"`
+	Dispatched     int            `json:"dispatched"`
+	HardFailures   map[string]int `json:"hard_failures"`
+	HardTotal      int            `json:"hard_failures_total"`
+	SoftReplans    map[string]int `json:"soft_replans"`
+	SoftTotal      int            `json:"soft_replans_total"`
+	ProtocolErrors int            `json:"protocol_errors"`
+	Warnings       int            `json:"warnings"`
+}
+
+// Metrics aggregate model usage over the run, calibration included.
+type Metrics struct {
+	Requests         int            `json:"requests"`
+	ByPurpose        map[string]int `json:"requests_by_purpose"`
+	PromptTokens     int            `json:"prompt_tokens"`
+	CompletionTokens int            `json:"completion_tokens"`
+	CostUSD          float64        `json:"cost_usd"`
+	ModelLatencyMs   int64          `json:"model_latency_ms"`
+}
+
+// AgentState owns the live phase, the latest working values and the event
+// history of one task.
+type AgentState struct {
+	mu       sync.Mutex
+	phase    Phase
+	step     int
+	events   []AgentEvent
+	counters Counters
+	metrics  Metrics
+	now      func() time.Time
+	redact   func(string) string
+	listener func(AgentEvent)
+}
+
+func newAgentState(now func() time.Time, redact func(string) string, listener func(AgentEvent)) *AgentState {
+	return &AgentState{
+		phase:    PhaseIdle,
+		now:      now,
+		redact:   redact,
+		listener: listener,
+		counters: Counters{HardFailures: map[string]int{}, SoftReplans: map[string]int{}},
+		metrics:  Metrics{ByPurpose: map[string]int{}},
+	}
+}
+
+// Phase returns the current phase.
+func (s *AgentState) Phase() Phase {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.phase
+}
+
+// Step returns the current step number.
+func (s *AgentState) Step() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.step
+}
+
+// Events returns a copy of the history.
+func (s *AgentState) Events() []AgentEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]AgentEvent(nil), s.events...)
+}
+
+// Counters returns a copy of the counters.
+func (s *AgentState) Counters() Counters {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.counters
+	c.HardFailures = copyMap(s.counters.HardFailures)
+	c.SoftReplans = copyMap(s.counters.SoftReplans)
+	return c
+}
+
+// Metrics returns a copy of the metrics.
+func (s *AgentState) Metrics() Metrics {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.metrics
+	m.ByPurpose = copyMap(s.metrics.ByPurpose)
+	return m
+}
+
+func copyMap(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// emit appends an event; payload strings are redacted before they are
+// stored, so no consumer can ever see the API key.
+func (s *AgentState) emit(typ, msg string, payload map[string]any) AgentEvent {
+	s.mu.Lock()
+	ev := AgentEvent{Seq: len(s.events) + 1, Timestamp: s.now().UTC(), Type: typ, Step: s.step, Phase: s.phase, Message: s.redact(msg)}
+	if payload != nil {
+		ev.Payload = redactValue(payload, s.redact).(map[string]any)
+	}
+	s.events = append(s.events, ev)
+	l := s.listener
+	s.mu.Unlock()
+	if l != nil {
+		l(ev)
+	}
+	return ev
+}
+
+func (s *AgentState) setPhase(p Phase, why string) {
+	s.mu.Lock()
+	old := s.phase
+	s.phase = p
+	s.mu.Unlock()
+	if old != p {
+		s.emit(EvPhaseChange, why, map[string]any{"from": string(old), "to": string(p)})
+	}
+}
+
+func (s *AgentState) nextStep() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.step++
+	s.counters.Steps = s.step
+	return s.step
+}
+
+func (s *AgentState) hard(class string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counters.HardFailures[class]++
+	s.counters.HardTotal++
+	return s.counters.HardFailures[class]
+}
+
+// resetHard clears one failure class after an action and its verification
+// really succeeded (a successful replan or reobserve does not).
+func (s *AgentState) resetHard(class string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.counters.HardFailures, class)
+}
+
+func (s *AgentState) soft(class string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counters.SoftReplans[class]++
+	s.counters.SoftTotal++
+	return s.counters.SoftReplans[class]
+}
+
+func (s *AgentState) count(f func(c *Counters)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.counters)
+}
+
+func (s *AgentState) addUsage(purpose string, u Usage, latency time.Duration) Metrics {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.metrics.Requests++
+	s.metrics.ByPurpose[purpose]++
+	s.metrics.PromptTokens += u.PromptTokens
+	s.metrics.CompletionTokens += u.CompletionTokens
+	s.metrics.CostUSD += u.CostUSD
+	s.metrics.ModelLatencyMs += latency.Milliseconds()
+	m := s.metrics
+	m.ByPurpose = copyMap(s.metrics.ByPurpose)
+	return m
+}
+
+// redactValue applies redact to every string inside v (maps, slices).
+func redactValue(v any, redact func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return redact(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = redactValue(e, redact)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(e, redact)
+		}
+		return out
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = redact(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,408 @@
+// Package artifacts writes evidence directories: every path stays under the
+// chosen root, an existing non-empty directory is refused unless the caller
+// asked to overwrite, every file is written atomically (temporary file, fsync,
+// rename) and recorded with its size and SHA-256 for the manifest.
+package artifacts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"solopi/outcome"
+)
+
+// Error codes of this package. They are part of the CLI's JSON contract.
+const (
+	CodeDirNotEmpty  = "artifacts_dir_not_empty"
+	CodeUnsafePath   = "unsafe_artifact_path"
+	CodeWriteFailed  = "artifact_write_failed"
+	CodeOutputExists = "output_exists"
+)
+
+// FileEntry describes one file of an evidence directory.
+type FileEntry struct {
+	// Path is relative to the directory root, with forward slashes.
+	Path   string `json:"path"`
+	Size   int64  `json:"sizeBytes"`
+	SHA256 string `json:"sha256"`
+	// Source says where the bytes came from (a device path, "screencap",
+	// "logcat", "status"); it never holds a secret.
+	Source string `json:"source,omitempty"`
+}
+
+// Dir is one evidence directory. It is safe for concurrent use.
+type Dir struct {
+	root  string
+	mu    sync.Mutex
+	files map[string]FileEntry
+}
+
+// Check verifies, without creating anything, that path can become an
+// evidence directory: it is absent, or an empty directory, or overwrite is
+// set and it is a directory. A symlink is refused in every case, because
+// writing through it would put evidence somewhere the user did not name.
+// Call it before contacting the device so that a refused directory costs
+// nothing.
+func Check(path string, overwrite bool) error {
+	if strings.TrimSpace(path) == "" {
+		return outcome.Usage(CodeUnsafePath, "the artifacts directory path is empty")
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return outcome.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
+	}
+	if !fi.IsDir() {
+		return outcome.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
+	}
+	if overwrite {
+		return nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot read the artifacts directory", err).With("path", path)
+	}
+	if len(entries) > 0 {
+		return outcome.New(outcome.ExitUsage, CodeDirNotEmpty, "the artifacts directory already exists and is not empty; pass --overwrite or choose a new directory").
+			With("path", path)
+	}
+	return nil
+}
+
+// Open checks path (see Check) and creates it. With overwrite, the entries
+// named in replace are removed first so that a previous run's evidence can
+// never be mistaken for this run's; other files are left alone.
+func Open(path string, overwrite bool, replace ...string) (*Dir, error) {
+	if err := Check(path, overwrite); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot resolve the artifacts directory", err).With("path", path)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+	}
+	d := &Dir{root: abs, files: map[string]FileEntry{}}
+	if overwrite {
+		for _, name := range replace {
+			p, err := d.resolve(name)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.RemoveAll(p); err != nil {
+				return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot remove a previous artifact", err).With("path", p)
+			}
+		}
+	}
+	return d, nil
+}
+
+// Root is the absolute directory path.
+func (d *Dir) Root() string { return d.root }
+
+// Abs returns the absolute path of rel inside the directory.
+func (d *Dir) Abs(rel string) (string, error) { return d.resolve(rel) }
+
+// resolve joins rel under the root. rel must be a local path (no "..", not
+// absolute) and no existing component below the root may be a symlink.
+func (d *Dir) resolve(rel string) (string, error) {
+	clean := filepath.FromSlash(rel)
+	if rel == "" || !filepath.IsLocal(clean) {
+		return "", outcome.Usage(CodeUnsafePath, "artifact path escapes the artifacts directory").With("path", rel)
+	}
+	p := d.root
+	for _, part := range strings.Split(filepath.Clean(clean), string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot inspect an artifact path", err).With("path", rel)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", outcome.Usage(CodeUnsafePath, "artifact path goes through a symbolic link").With("path", rel)
+		}
+	}
+	return filepath.Join(d.root, clean), nil
+}
+
+// WriteFile writes data to rel atomically and records it.
+func (d *Dir) WriteFile(rel, source string, data []byte) (FileEntry, error) {
+	w, err := d.Create(rel, source)
+	if err != nil {
+		return FileEntry{}, err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Abort()
+		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot write an artifact", err).With("path", rel)
+	}
+	return w.Commit()
+}
+
+// WriteJSON writes v indented by two spaces with a trailing newline.
+func (d *Dir) WriteJSON(rel, source string, v any) (FileEntry, error) {
+	b, err := MarshalIndent(v)
+	if err != nil {
+		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot encode an artifact", err).With("path", rel)
+	}
+	return d.WriteFile(rel, source, b)
+}
+
+// MarshalIndent is JSON indented by two spaces, HTML characters and
+// non-ASCII text as they are, with a trailing newline.
+func MarshalIndent(v any) ([]byte, error) {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode json: %w", err)
+	}
+	return []byte(sb.String()), nil
+}
+
+// Writer streams one artifact into a temporary file next to its final
+// name; Commit publishes it, Abort discards it.
+type Writer struct {
+	d      *Dir
+	rel    string
+	final  string
+	source string
+	f      *os.File
+	h      hash.Hash
+	n      int64
+	done   bool
+}
+
+// Create starts writing rel; the parent directories are created.
+func (d *Dir) Create(rel, source string) (*Writer, error) {
+	final, err := d.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+	}
+	// Re-check after creating parents: a parent must not have been a
+	// symlink planted in between.
+	if _, err := d.resolve(rel); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot create an artifact file", err).With("path", rel)
+	}
+	return &Writer{d: d, rel: filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), final: final, source: source, f: f, h: sha256.New()}, nil
+}
+
+// Write implements io.Writer.
+func (w *Writer) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.h.Write(p[:n])
+	w.n += int64(n)
+	return n, err
+}
+
+// Size is the number of bytes written so far.
+func (w *Writer) Size() int64 { return w.n }
+
+// SHA256 is the digest of the bytes written so far.
+func (w *Writer) SHA256() string { return hex.EncodeToString(w.h.Sum(nil)) }
+
+// Commit syncs, closes and renames the file into place and records it.
+func (w *Writer) Commit() (FileEntry, error) {
+	if w.done {
+		return FileEntry{}, outcome.New(outcome.ExitUsage, CodeWriteFailed, "artifact already committed").With("path", w.rel)
+	}
+	w.done = true
+	tmp := w.f.Name()
+	if err := w.f.Sync(); err != nil {
+		w.f.Close()
+		os.Remove(tmp)
+		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot flush an artifact", err).With("path", w.rel)
+	}
+	if err := w.f.Close(); err != nil {
+		os.Remove(tmp)
+		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot close an artifact", err).With("path", w.rel)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
+	}
+	if err := os.Rename(tmp, w.final); err != nil {
+		os.Remove(tmp)
+		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot publish an artifact", err).With("path", w.rel)
+	}
+	e := FileEntry{Path: w.rel, Size: w.n, SHA256: w.SHA256(), Source: w.source}
+	w.d.mu.Lock()
+	w.d.files[e.Path] = e
+	w.d.mu.Unlock()
+	return e, nil
+}
+
+// Abort discards the temporary file. Safe after Commit (no-op).
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// Files lists the recorded files sorted by path.
+func (d *Dir) Files() []FileEntry {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]FileEntry, 0, len(d.files))
+	for _, e := range d.files {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// ManifestName is the manifest's file name inside an evidence directory.
+const ManifestName = "manifest.json"
+
+// ManifestSchema identifies the manifest format.
+const ManifestSchema = "solopi.artifacts-manifest/v1"
+
+// Manifest binds every file of an evidence directory to the identifiers of
+// the run that produced it.
+type Manifest struct {
+	Schema    string            `json:"schema"`
+	Kind      string            `json:"kind"`
+	RunID     string            `json:"runId,omitempty"`
+	RequestID string            `json:"requestId,omitempty"`
+	CaseName  string            `json:"caseName,omitempty"`
+	CreatedAt string            `json:"createdAt"`
+	Complete  bool              `json:"complete"`
+	Files     []FileEntry       `json:"files"`
+	Skipped   []SkippedFile     `json:"skipped,omitempty"`
+	Errors    []string          `json:"errors,omitempty"`
+	Extra     map[string]string `json:"extra,omitempty"`
+}
+
+// SkippedFile is a file that was named by the device but not collected.
+type SkippedFile struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// WriteManifest fills m.Files from the recorded files and writes
+// manifest.json atomically. The manifest does not list itself.
+func (d *Dir) WriteManifest(m Manifest) (FileEntry, error) {
+	m.Schema = ManifestSchema
+	m.Files = nil
+	for _, f := range d.Files() {
+		if f.Path != ManifestName {
+			m.Files = append(m.Files, f)
+		}
+	}
+	if m.Files == nil {
+		m.Files = []FileEntry{}
+	}
+	return d.WriteJSON(ManifestName, "manifest", m)
+}
+
+// SanitizeName turns a case name into a directory name the way upstream
+// does: characters outside [A-Za-z0-9._-] become '-', runs of '-' collapse,
+// leading and trailing '-' and '.' are trimmed, an empty result becomes
+// "case", and the result is cut to 80 bytes.
+func SanitizeName(s string) string {
+	var b strings.Builder
+	lastDash := false
+	for _, r := range s {
+		ok := r < 0x80 && (r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+		if !ok || r == '-' {
+			if !lastDash {
+				b.WriteByte('-')
+			}
+			lastDash = true
+			continue
+		}
+		b.WriteRune(r)
+		lastDash = false
+	}
+	out := strings.Trim(b.String(), "-.")
+	if len(out) > 80 {
+		out = strings.Trim(out[:80], "-.")
+	}
+	if out == "" {
+		return "case"
+	}
+	return out
+}
+
+// CheckOutputFile verifies that path can receive a report file: not a
+// directory, not a symlink, and absent unless overwrite is set.
+func CheckOutputFile(path string, overwrite bool) error {
+	if strings.TrimSpace(path) == "" {
+		return outcome.Usage(CodeUnsafePath, "the output file path is empty")
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot inspect the output file", err).With("path", path)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return outcome.Usage(CodeUnsafePath, "the output file is a symbolic link").With("path", path)
+	}
+	if fi.IsDir() {
+		return outcome.Usage(CodeUnsafePath, "the output path is a directory").With("path", path)
+	}
+	if !overwrite {
+		return outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("path", path)
+	}
+	return nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, so readers see the old file or the new one, never a mix.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, perm)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}

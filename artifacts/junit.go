@@ -1,0 +1,242 @@
+package artifacts
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// JUnit XML as CI systems read it (de facto testmoapp/junitxml rules): a
+// testcase passed unless it has a <failure>, <error> or <skipped> child;
+// <failure> is a product (assertion) failure, <error> an infrastructure or
+// control error, <skipped> a test that was not executed. Attachments are
+// `[[ATTACHMENT|/abs/path]]` lines in the testcase's <system-out>, which the
+// Jenkins junit-attachments plugin and GitLab read.
+
+// JUnitCase is one executed (or not reached) test.
+type JUnitCase struct {
+	Name      string
+	Classname string
+	// Duration is the wall time of the test; written as seconds.
+	Duration time.Duration
+	// Exactly one of Failure, Error, Skipped may be set (or none: passed).
+	Failure *JUnitProblem
+	Error   *JUnitProblem
+	Skipped *JUnitProblem
+	// Properties are written as <property name value/> on the testcase.
+	Properties []JUnitProperty
+	// Attachments are absolute file paths listed in <system-out>.
+	Attachments []string
+	// SystemOut is extra text placed before the attachment lines.
+	SystemOut string
+}
+
+// JUnitProblem is the content of <failure>, <error> or <skipped>.
+type JUnitProblem struct {
+	Message string
+	Type    string
+	Text    string
+}
+
+// JUnitProperty is one name/value pair.
+type JUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// JUnitSuite is one <testsuite>.
+type JUnitSuite struct {
+	Name       string
+	Timestamp  time.Time
+	Properties []JUnitProperty
+	Cases      []JUnitCase
+}
+
+// Counts are the testsuite counters derived from the cases.
+type Counts struct {
+	Tests, Failures, Errors, Skipped int
+}
+
+// Counts derives the suite counters from its cases.
+func (s JUnitSuite) Counts() Counts {
+	var c Counts
+	for _, tc := range s.Cases {
+		c.Tests++
+		switch {
+		case tc.Failure != nil:
+			c.Failures++
+		case tc.Error != nil:
+			c.Errors++
+		case tc.Skipped != nil:
+			c.Skipped++
+		}
+	}
+	return c
+}
+
+// The XML element types. Exported so tests elsewhere can decode reports
+// with encoding/xml against the same structure.
+
+// XMLTestsuites is the <testsuites> root.
+type XMLTestsuites struct {
+	XMLName  xml.Name       `xml:"testsuites"`
+	Name     string         `xml:"name,attr,omitempty"`
+	Tests    int            `xml:"tests,attr"`
+	Failures int            `xml:"failures,attr"`
+	Errors   int            `xml:"errors,attr"`
+	Skipped  int            `xml:"skipped,attr"`
+	Time     string         `xml:"time,attr"`
+	Suites   []XMLTestsuite `xml:"testsuite"`
+}
+
+// XMLTestsuite is one <testsuite>.
+type XMLTestsuite struct {
+	Name       string         `xml:"name,attr"`
+	Tests      int            `xml:"tests,attr"`
+	Failures   int            `xml:"failures,attr"`
+	Errors     int            `xml:"errors,attr"`
+	Skipped    int            `xml:"skipped,attr"`
+	Time       string         `xml:"time,attr"`
+	Timestamp  string         `xml:"timestamp,attr,omitempty"`
+	Properties *XMLProperties `xml:"properties,omitempty"`
+	Cases      []XMLTestcase  `xml:"testcase"`
+}
+
+// XMLProperties wraps <property> elements.
+type XMLProperties struct {
+	Property []JUnitProperty `xml:"property"`
+}
+
+// XMLTestcase is one <testcase>.
+type XMLTestcase struct {
+	Name       string         `xml:"name,attr"`
+	Classname  string         `xml:"classname,attr"`
+	Time       string         `xml:"time,attr"`
+	Properties *XMLProperties `xml:"properties,omitempty"`
+	Failure    *XMLProblem    `xml:"failure,omitempty"`
+	Error      *XMLProblem    `xml:"error,omitempty"`
+	Skipped    *XMLProblem    `xml:"skipped,omitempty"`
+	SystemOut  *XMLText       `xml:"system-out,omitempty"`
+}
+
+// XMLProblem is <failure>, <error> or <skipped>.
+type XMLProblem struct {
+	Message string `xml:"message,attr,omitempty"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// XMLText is an element with character data only.
+type XMLText struct {
+	Text string `xml:",chardata"`
+}
+
+func seconds(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+}
+
+// xmlSafe drops characters XML 1.0 cannot carry (control characters other
+// than tab, newline and carriage return; invalid UTF-8); device messages
+// are free text and one stray byte must not make the report unreadable.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF:
+			return -1
+		case r >= 0xD800 && r <= 0xDFFF:
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+func problem(p *JUnitProblem) *XMLProblem {
+	if p == nil {
+		return nil
+	}
+	return &XMLProblem{Message: xmlSafe(p.Message), Type: xmlSafe(p.Type), Text: xmlSafe(p.Text)}
+}
+
+func props(ps []JUnitProperty) *XMLProperties {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]JUnitProperty, len(ps))
+	for i, p := range ps {
+		out[i] = JUnitProperty{Name: xmlSafe(p.Name), Value: xmlSafe(p.Value)}
+	}
+	return &XMLProperties{Property: out}
+}
+
+// BuildJUnit converts suites into the XML structure.
+func BuildJUnit(name string, suites ...JUnitSuite) XMLTestsuites {
+	root := XMLTestsuites{Name: xmlSafe(name)}
+	var total time.Duration
+	for _, s := range suites {
+		c := s.Counts()
+		var st time.Duration
+		xs := XMLTestsuite{Name: xmlSafe(s.Name), Tests: c.Tests, Failures: c.Failures, Errors: c.Errors, Skipped: c.Skipped, Properties: props(s.Properties)}
+		if !s.Timestamp.IsZero() {
+			xs.Timestamp = s.Timestamp.UTC().Format("2006-01-02T15:04:05")
+		}
+		for _, tc := range s.Cases {
+			st += tc.Duration
+			x := XMLTestcase{Name: xmlSafe(tc.Name), Classname: xmlSafe(tc.Classname), Time: seconds(tc.Duration),
+				Properties: props(tc.Properties), Failure: problem(tc.Failure), Error: problem(tc.Error), Skipped: problem(tc.Skipped)}
+			var out strings.Builder
+			if tc.SystemOut != "" {
+				out.WriteString(tc.SystemOut)
+				if !strings.HasSuffix(tc.SystemOut, "\n") {
+					out.WriteByte('\n')
+				}
+			}
+			for _, a := range tc.Attachments {
+				fmt.Fprintf(&out, "[[ATTACHMENT|%s]]\n", a)
+			}
+			if out.Len() > 0 {
+				x.SystemOut = &XMLText{Text: xmlSafe(out.String())}
+			}
+			xs.Cases = append(xs.Cases, x)
+		}
+		xs.Time = seconds(st)
+		total += st
+		root.Tests += c.Tests
+		root.Failures += c.Failures
+		root.Errors += c.Errors
+		root.Skipped += c.Skipped
+		root.Suites = append(root.Suites, xs)
+	}
+	root.Time = seconds(total)
+	return root
+}
+
+// MarshalJUnit renders the report with an XML declaration.
+func MarshalJUnit(name string, suites ...JUnitSuite) ([]byte, error) {
+	b, err := xml.MarshalIndent(BuildJUnit(name, suites...), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode junit report: %w", err)
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// WriteJUnit writes the report to path atomically, creating its parent
+// directory. The caller checks the path first (CheckOutputFile).
+func WriteJUnit(path, name string, suites ...JUnitSuite) error {
+	b, err := MarshalJUnit(name, suites...)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create junit report directory: %w", err)
+	}
+	return WriteFileAtomic(path, b, 0o644)
+}

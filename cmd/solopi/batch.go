@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/artifacts"
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+func batchCommands(exit *int, e env) []*cli.Command {
+	// Each command gets its own flag slice: appending to a shared one
+	// would let one command's flags overwrite the other's.
+	seqFlags := func(more ...cli.Flag) []cli.Flag {
+		fl := append(runFlags(false), &cli.BoolFlag{Name: "continue-on-failure", Usage: "run every requested case even after a non-pass"})
+		return append(fl, more...)
+	}
+	return []*cli.Command{
+		{
+			Name:  "run-repeat",
+			Usage: "replay one case N times, one run at a time, and aggregate the verdicts",
+			UsageText: "solopi run-repeat --case NAME --times N [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
+				"Artifacts go to ROOT/batch-<batchId>/NNN-<case>/. Exit 0 only when every run passed.",
+			Flags: seqFlags(
+				&cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true},
+				&cli.IntFlag{Name: "times", Usage: "number of runs (> 0)", Required: true}),
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				n := c.Int("times")
+				if n < 1 || n > 10000 {
+					return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--times must be between 1 and 10000")
+				}
+				cases := make([]string, n)
+				for i := range cases {
+					cases[i] = c.String("case")
+				}
+				return runSequence(ctx, c, g, open, "solopi.run-repeat", cases)
+			}),
+		},
+		{
+			Name:  "run-batch",
+			Usage: "replay several cases one at a time (regression batch) and aggregate the verdicts",
+			UsageText: "solopi run-batch --case A --case B ... | --cases-file FILE [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
+				"FILE holds one case name per line (blank lines and lines starting with # are ignored).\n" +
+				"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.",
+			Flags: seqFlags(
+				&cli.StringSliceFlag{Name: "case", Usage: "SoloPi case name (repeatable, in order)"},
+				&cli.StringFlag{Name: "cases-file", Usage: "file with one case name per line"}),
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				cases := append([]string(nil), c.StringSlice("case")...)
+				if f := c.String("cases-file"); f != "" {
+					more, err := readCasesFile(f)
+					if err != nil {
+						return outcome.Result{}, err
+					}
+					cases = append(cases, more...)
+				}
+				return runSequence(ctx, c, g, open, "solopi.run-batch", cases)
+			}),
+		},
+	}
+}
+
+// readCasesFile reads one case name per line; names keep inner spaces,
+// only the line ending and surrounding blanks are dropped.
+func readCasesFile(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(strings.TrimPrefix(sc.Text(), "\ufeff"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
+	}
+	return out, nil
+}
+
+// runSequence is run-repeat and run-batch: local checks, the batch, the
+// JUnit report (one testcase per requested run, not-reached ones skipped).
+func runSequence(ctx context.Context, c *cli.Context, g *globals, open replayOpener, suite string, cases []string) (outcome.Result, error) {
+	ro, err := runOptionsFrom(c, g)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	o := solopi.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: c.Bool("continue-on-failure")}
+	return runBatchWith(ctx, open, o, suite, c.String("junit"))
+}
+
+func runBatchWith(ctx context.Context, open replayOpener, o solopi.BatchOptions, suite, junit string) (outcome.Result, error) {
+	if err := solopi.ValidateBatch(o); err != nil {
+		return outcome.Result{}, err
+	}
+	if junit != "" {
+		if err := artifacts.CheckOutputFile(junit, o.Run.Overwrite); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		b := solopi.RunBatch(ctx, d, o)
+		exit := b.Exit
+		if junit != "" {
+			exit = writeJUnitReport(b.Payload, junit, exit, b.JUnitSuite(suite))
+		}
+		return outcome.Result{Value: b.Payload, Exit: exit}, nil
+	})
+}

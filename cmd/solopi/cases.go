@@ -1,0 +1,704 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/urfave/cli/v2"
+
+	"solopi/artifacts"
+	"solopi/casefile"
+	"solopi/outcome"
+	"solopi/protocol"
+	"solopi/solopi"
+)
+
+// Error codes of the local case commands.
+const (
+	codeCaseFileUnreadable = "case_file_unreadable"
+	codeSchemaViolation    = "case_schema_violation"
+	codeOutputIsSource     = "output_is_source"
+	codeStagingCleanup     = "staging_cleanup_failed"
+	maxCaseFileBytes       = 16 << 20
+)
+
+func caseCommands(exit *int, e env) []*cli.Command {
+	fileFlag := &cli.StringFlag{Name: "file", Usage: "SoloPi case JSON (exported or authoring form)", Required: true}
+	outFlag := func(required bool) cli.Flag {
+		return &cli.StringFlag{Name: "output", Usage: "write the resulting case to this file (created exclusively)", Required: required}
+	}
+	overwrite := &cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output file (never the source)"}
+	confirm := &cli.BoolFlag{Name: "confirm-high-risk", Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"}
+	index := func(name, usage string) cli.Flag {
+		return &cli.IntFlag{Name: name, Usage: usage, Required: true}
+	}
+	local := func(fn func(c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
+		return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
+	}
+	return []*cli.Command{
+		{
+			Name: "cases", Usage: "list the cases stored in SoloPi", UsageText: "solopi cases",
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				return casesList(ctx, open)
+			}),
+		},
+		{
+			Name:      "case-get",
+			Usage:     "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
+			UsageText: "solopi case-get --case NAME [--output FILE [--overwrite]]",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name", Required: true}, outFlag(false), overwrite},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				return caseGet(ctx, open, c.String("case"), c.String("output"), c.Bool("overwrite"))
+			}),
+		},
+		{
+			Name:      "case-template",
+			Usage:     "write a minimal valid case (one SLEEP step) to start authoring from (local)",
+			UsageText: "solopi case-template --name NAME --target-package PKG [--target-label LABEL] [--output FILE]",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "name", Usage: "case name", Required: true},
+				&cli.StringFlag{Name: "target-package", Usage: "app under test", Required: true},
+				&cli.StringFlag{Name: "target-label", Usage: "app label (default: the package)"},
+				outFlag(false), overwrite,
+			},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				return caseTemplate(c.String("name"), c.String("target-package"), c.String("target-label"), c.String("output"), c.Bool("overwrite"))
+			}),
+		},
+		{
+			Name:      "case-validate",
+			Usage:     "check a case file locally: JSON Schema, normalisation and authoring policy",
+			UsageText: "solopi case-validate --file CASE.json [--output FILE] [--confirm-high-risk] [--running-params-file F | --clear-running-params]",
+			Flags: []cli.Flag{fileFlag, outFlag(false), overwrite, confirm,
+				&cli.StringFlag{Name: "running-params-file", Usage: "set advanceSettings.runningParam from this JSON file"},
+				&cli.BoolFlag{Name: "clear-running-params", Usage: "remove advanceSettings.runningParam"}},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				return caseValidate(caseValidateOptions{file: c.String("file"), output: c.String("output"), overwrite: c.Bool("overwrite"),
+					confirm: c.Bool("confirm-high-risk"), runningParams: c.String("running-params-file"), clearRunning: c.Bool("clear-running-params")})
+			}),
+		},
+		{
+			Name:  "case-import",
+			Usage: "import a case file into SoloPi (normalised locally, staged under a random name, receipt checked)",
+			UsageText: "solopi case-import --file CASE.json [--replace] [--confirm-high-risk] [--import-timeout 15] [--poll-interval 0.2]\n\n" +
+				"The staged file is always removed afterwards; the output reports the cleanup.",
+			Flags: []cli.Flag{fileFlag, confirm,
+				&cli.BoolFlag{Name: "replace", Usage: "replace every case with the same name"},
+				&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for the receipt", Value: 15},
+				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				timeout, err := replaySeconds(c, "import-timeout")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				poll, err := replaySeconds(c, "poll-interval")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				return caseImport(ctx, open, c.String("file"), c.Bool("confirm-high-risk"), solopi.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
+			}),
+		},
+		{
+			Name:      "case-delete",
+			Usage:     "delete the newest case with this exact name from SoloPi",
+			UsageText: "solopi case-delete --case NAME [--delete-timeout 15] [--poll-interval 0.2]",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name (also sent as confirmCaseName)", Required: true},
+				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 15},
+				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				timeout, err := replaySeconds(c, "delete-timeout")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				poll, err := replaySeconds(c, "poll-interval")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				return caseDelete(ctx, open, c.String("case"), timeout, poll)
+			}),
+		},
+		{
+			Name:      "case-step-list",
+			Usage:     "list a case file's steps (local; refused steps are shown with authoringAllowed:false)",
+			UsageText: "solopi case-step-list --file CASE.json [--index N]",
+			Flags:     []cli.Flag{fileFlag, &cli.IntFlag{Name: "index", Usage: "only this 0-based step"}},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				idx := -1
+				if c.IsSet("index") {
+					idx = c.Int("index")
+					if idx < 0 {
+						return outcome.Result{}, outcome.Usage(casefile.CodeStepIndexOutOfRange, "--index must be 0 or more")
+					}
+				}
+				return caseStepList(c.String("file"), idx)
+			}),
+		},
+		{
+			Name:      "case-step-add",
+			Usage:     "insert a step from a step file (local; appended unless --at)",
+			UsageText: "solopi case-step-add --file CASE.json --step-file STEP.json --output NEW.json [--at N] [--overwrite] [--confirm-high-risk]",
+			Flags: []cli.Flag{fileFlag, &cli.StringFlag{Name: "step-file", Usage: "one step object", Required: true}, outFlag(true),
+				&cli.IntFlag{Name: "at", Usage: "0-based position (default: append)"}, overwrite, confirm},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				at := -1
+				if c.IsSet("at") {
+					at = c.Int("at")
+				}
+				return caseStepEdit(c, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+					st, err := readStepFile(c.String("step-file"))
+					if err != nil {
+						return nil, err
+					}
+					return casefile.Add(cs, at, st, opts)
+				})
+			}),
+		},
+		{
+			Name:      "case-step-update",
+			Usage:     "replace one step with a step file (local; stepId and operationId are inherited when absent)",
+			UsageText: "solopi case-step-update --file CASE.json --index N --step-file STEP.json --output NEW.json [--overwrite] [--confirm-high-risk]",
+			Flags: []cli.Flag{fileFlag, index("index", "0-based step to replace"), &cli.StringFlag{Name: "step-file", Usage: "one step object", Required: true},
+				outFlag(true), overwrite, confirm},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				return caseStepEdit(c, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+					st, err := readStepFile(c.String("step-file"))
+					if err != nil {
+						return nil, err
+					}
+					return casefile.Update(cs, c.Int("index"), st, opts)
+				})
+			}),
+		},
+		{
+			Name:      "case-step-delete",
+			Usage:     "delete one step (local; the last step cannot be deleted)",
+			UsageText: "solopi case-step-delete --file CASE.json --index N --output NEW.json [--overwrite]",
+			Flags:     []cli.Flag{fileFlag, index("index", "0-based step to delete"), outFlag(true), overwrite},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				return caseStepEdit(c, func(cs *casefile.Case, _ casefile.EditOptions) (*casefile.EditResult, error) {
+					return casefile.Delete(cs, c.Int("index"))
+				})
+			}),
+		},
+		{
+			Name:      "case-step-move",
+			Usage:     "move one step (local)",
+			UsageText: "solopi case-step-move --file CASE.json --from-index N --to-index M --output NEW.json [--overwrite] [--confirm-high-risk]",
+			Flags:     []cli.Flag{fileFlag, index("from-index", "0-based step to move"), index("to-index", "0-based target position"), outFlag(true), overwrite, confirm},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				return caseStepEdit(c, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+					return casefile.Move(cs, c.Int("from-index"), c.Int("to-index"), opts)
+				})
+			}),
+		},
+		{
+			Name:      "case-step-copy",
+			Usage:     "copy one step to another position (local; the copy gets <stepId>-copy)",
+			UsageText: "solopi case-step-copy --file CASE.json --index N --to-index M --output NEW.json [--overwrite] [--confirm-high-risk]",
+			Flags:     []cli.Flag{fileFlag, index("index", "0-based step to copy"), index("to-index", "0-based target position"), outFlag(true), overwrite, confirm},
+			Action: local(func(c *cli.Context) (outcome.Result, error) {
+				return caseStepEdit(c, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+					return casefile.Copy(cs, c.Int("index"), c.Int("to-index"), opts)
+				})
+			}),
+		},
+	}
+}
+
+// caseFileError maps a casefile error to exit 3 with its stable code.
+func caseFileError(err error) error {
+	var ce *casefile.Error
+	if errors.As(err, &ce) {
+		e := outcome.Wrap(outcome.ExitUsage, ce.Code, ce.Message, err)
+		if ce.StepIndex >= 0 {
+			e.With("stepIndex", ce.StepIndex)
+		}
+		if ce.StepID != "" {
+			e.With("stepId", ce.StepID)
+		}
+		if ce.Field != "" {
+			e.With("field", ce.Field)
+		}
+		for k, v := range ce.Details {
+			e.With(k, v)
+		}
+		return e
+	}
+	return err
+}
+
+// readLocalInput reads a bounded local file.
+func readLocalInput(path, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, codeCaseFileUnreadable, "cannot open the "+what, err).With("path", path)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, outcome.Usage(codeCaseFileUnreadable, "the "+what+" is not a regular file").With("path", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxCaseFileBytes+1))
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, codeCaseFileUnreadable, "cannot read the "+what, err).With("path", path)
+	}
+	if len(b) > maxCaseFileBytes {
+		return nil, outcome.Usagef(codeCaseFileUnreadable, "the %s is larger than %d bytes", what, maxCaseFileBytes).With("path", path)
+	}
+	return b, nil
+}
+
+// readCaseFile reads, schema-checks and parses a case file.
+func readCaseFile(path string) (*casefile.Case, error) {
+	b, err := readLocalInput(path, "case file")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCaseSchema(b); err != nil {
+		return nil, err
+	}
+	c, err := casefile.Parse(b)
+	if err != nil {
+		return nil, caseFileError(err)
+	}
+	return c, nil
+}
+
+// checkCaseSchema validates a case document against casefile's JSON Schema
+// (content assertions on, so operationLog strings are checked too).
+func checkCaseSchema(doc []byte) error {
+	comp := jsonschema.NewCompiler()
+	comp.Draft = jsonschema.Draft2020
+	comp.AssertContent = true
+	comp.LoadURL = func(url string) (io.ReadCloser, error) {
+		if url == casefile.SchemaURL {
+			return io.NopCloser(bytes.NewReader(casefile.Schema())), nil
+		}
+		return nil, fmt.Errorf("schema %s is not embedded", url)
+	}
+	sch, err := comp.Compile(casefile.SchemaURL)
+	if err != nil {
+		return outcome.Wrap(outcome.ExitTransport, "internal_error", "the embedded case schema does not compile", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return outcome.Wrap(outcome.ExitUsage, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
+	}
+	if err := sch.Validate(v); err != nil {
+		e := outcome.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema")
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			var details []map[string]string
+			for _, leaf := range schemaLeaves(ve) {
+				details = append(details, map[string]string{"instance": leaf.InstanceLocation, "message": leaf.Message})
+				if len(details) == 20 {
+					break
+				}
+			}
+			e.With("violations", details)
+		}
+		return e
+	}
+	return nil
+}
+
+func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, schemaLeaves(c)...)
+	}
+	return out
+}
+
+func readStepFile(path string) (casefile.Step, error) {
+	b, err := readLocalInput(path, "step file")
+	if err != nil {
+		return casefile.Step{}, err
+	}
+	st, err := casefile.ParseStep(b)
+	if err != nil {
+		return casefile.Step{}, caseFileError(err)
+	}
+	return st, nil
+}
+
+// checkCaseOutput enforces the output rules of local case writes: a different
+// file from the source (also through links), not a symlink, absent unless
+// overwrite.
+func checkCaseOutput(output, source string, overwrite bool) error {
+	if output == "" {
+		return outcome.Usage(artifacts.CodeUnsafePath, "--output must not be empty")
+	}
+	if source != "" {
+		oa, err1 := filepath.Abs(output)
+		sa, err2 := filepath.Abs(source)
+		if err1 == nil && err2 == nil && oa == sa {
+			return outcome.Usage(codeOutputIsSource, "--output must differ from the source file").With("output", output)
+		}
+		if oi, err := os.Stat(output); err == nil {
+			if si, err := os.Stat(source); err == nil && os.SameFile(oi, si) {
+				return outcome.Usage(codeOutputIsSource, "--output is the source file under another name").With("output", output)
+			}
+		}
+	}
+	return artifacts.CheckOutputFile(output, overwrite)
+}
+
+// writeCaseOutput writes data to path: exclusively (a hard link of a complete
+// temporary file, so the name never shows a partial file and an existing
+// file is never replaced) unless overwrite, then by atomic rename.
+func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeUnsafePath, "cannot resolve --output", err)
+	}
+	if overwrite {
+		if err := artifacts.WriteFileAtomic(abs, data, 0o644); err != nil {
+			return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
+		}
+		return abs, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr != nil {
+		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", werr).With("output", abs)
+	}
+	err = os.Link(tmp.Name(), abs)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		// File systems without hard links: an O_EXCL create is still
+		// exclusive, only not atomic for concurrent readers.
+		err = writeCaseExclusive(abs, data)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return "", outcome.Usage(artifacts.CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
+	}
+	if err != nil {
+		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
+	}
+	return abs, nil
+}
+
+func writeCaseExclusive(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+	}
+	return werr
+}
+
+// decodeCaseJSON turns bytes into a generic value for output (integers exact).
+func decodeCaseJSON(b []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil
+	}
+	return v
+}
+
+func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		m, err := d.ListCases(ctx)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(m), nil
+	})
+}
+
+func caseGet(ctx context.Context, open replayOpener, name, output string, overwrite bool) (outcome.Result, error) {
+	if name == "" {
+		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+	}
+	if output != "" {
+		// Checked before the device is contacted.
+		if err := checkCaseOutput(output, "", overwrite); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		dc, err := d.GetCase(ctx, name)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		out := map[string]any{"success": true, "caseName": dc.Name, "caseId": dc.ID, "caseFingerprint": dc.Fingerprint, "stepCount": dc.StepCount()}
+		if output == "" {
+			out["case"] = dc.Object
+			return outcome.OK(out), nil
+		}
+		b, err := artifacts.MarshalIndent(dc.Object)
+		if err != nil {
+			return outcome.Result{}, fmt.Errorf("encode case: %w", err)
+		}
+		abs, err := writeCaseOutput(output, b, overwrite)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		out["output"] = abs
+		return outcome.OK(out), nil
+	})
+}
+
+// caseTemplate builds upstream's template: one SLEEP 1000 step.
+func caseTemplate(name, pkg, label, output string, overwrite bool) (outcome.Result, error) {
+	if name == "" {
+		return outcome.Result{}, outcome.Usage(casefile.CodeMissingCaseName, "--name must not be empty")
+	}
+	if !protocol.ValidPackageName(pkg) {
+		return outcome.Result{}, outcome.Usage(casefile.CodeMissingTargetPackage, "--target-package must look like com.example.app")
+	}
+	if label == "" {
+		label = pkg
+	}
+	if output != "" {
+		if err := checkCaseOutput(output, "", overwrite); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	tpl := map[string]any{
+		"caseName": name, "caseDesc": "AI 编写的 SoloPi 用例", "targetAppPackage": pkg, "targetAppLabel": label,
+		"recordMode": "local", "advanceSettings": "", "priority": casefile.DefaultPriority,
+		"operationLog": map[string]any{"steps": []any{map[string]any{
+			"operationId": "ai-" + name, "operationIndex": 0, "stepId": "ai-step-001",
+			"operationMethod": map[string]any{"actionEnum": "SLEEP", "encrypt": false, "safeEncrypt": false, "operationParam": map[string]any{"text": "1000"}},
+		}}},
+	}
+	raw, err := json.Marshal(tpl)
+	if err != nil {
+		return outcome.Result{}, fmt.Errorf("encode template: %w", err)
+	}
+	c, err := casefile.Parse(raw)
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	n, _, err := casefile.Normalize(c, casefile.NormalizeOptions{})
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	b, err := casefile.MarshalAuthoring(n)
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	out := map[string]any{"success": true, "caseName": n.CaseName}
+	if output == "" {
+		out["case"] = decodeCaseJSON(b)
+		return outcome.OK(out), nil
+	}
+	abs, err := writeCaseOutput(output, b, overwrite)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	out["output"] = abs
+	return outcome.OK(out), nil
+}
+
+type caseValidateOptions struct {
+	file, output, runningParams string
+	overwrite, confirm          bool
+	clearRunning                bool
+}
+
+func caseValidate(o caseValidateOptions) (outcome.Result, error) {
+	if o.runningParams != "" && o.clearRunning {
+		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
+	}
+	if o.output != "" {
+		if err := checkCaseOutput(o.output, o.file, o.overwrite); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	c, err := readCaseFile(o.file)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	switch {
+	case o.runningParams != "":
+		rp, err := readLocalInput(o.runningParams, "running params file")
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		if c, err = casefile.SetRunningParams(c, rp); err != nil {
+			return outcome.Result{}, caseFileError(err)
+		}
+	case o.clearRunning:
+		if c, err = casefile.ClearRunningParams(c); err != nil {
+			return outcome.Result{}, caseFileError(err)
+		}
+	}
+	n, hr, err := casefile.Normalize(c, casefile.NormalizeOptions{ConfirmHighRisk: o.confirm})
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	rp, err := casefile.GetRunningParams(n)
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	if hr == nil {
+		hr = []casefile.HighRiskStep{}
+	}
+	out := map[string]any{"success": true, "valid": true, "caseName": n.CaseName, "stepCount": len(n.Steps),
+		"highRiskConfirmed": len(hr) > 0, "confirmedHighRiskSteps": hr, "runningParams": rp}
+	b, err := casefile.MarshalImportFile(n)
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	if o.output == "" {
+		out["case"] = decodeCaseJSON(b)
+		return outcome.OK(out), nil
+	}
+	abs, err := writeCaseOutput(o.output, b, o.overwrite)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	out["output"] = abs
+	return outcome.OK(out), nil
+}
+
+// caseImport normalises and checks the case before any device contact,
+// then imports it and reports the receipt and the staging cleanup.
+func caseImport(ctx context.Context, open replayOpener, file string, confirm bool, o solopi.ImportOptions) (outcome.Result, error) {
+	c, err := readCaseFile(file)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	n, hr, err := casefile.Normalize(c, casefile.NormalizeOptions{ConfirmHighRisk: confirm})
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	if hr == nil {
+		hr = []casefile.HighRiskStep{}
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		rep, err := d.ImportCase(ctx, n, o)
+		if err != nil {
+			e := outcome.From(err)
+			if rep != nil {
+				e.With("requestId", rep.RequestID).With("cleanup", rep.Cleanup)
+			}
+			return outcome.Result{}, e.With("caseName", n.CaseName)
+		}
+		out := map[string]any{}
+		for k, v := range rep.Receipt {
+			out[k] = v
+		}
+		out["requestId"] = rep.RequestID
+		out["cleanup"] = rep.Cleanup
+		out["confirmedHighRiskSteps"] = hr
+		if ok, _ := rep.Cleanup["success"].(bool); !ok {
+			// The case was imported but its staged copy may still be on
+			// the device's shared storage: say so with a failing exit.
+			out["success"] = false
+			out["errorCode"] = codeStagingCleanup
+			out["error"] = "the case was imported but the staged file could not be confirmed removed"
+			return outcome.Result{Value: out, Exit: outcome.ExitTransport}, nil
+		}
+		return outcome.OK(out), nil
+	})
+}
+
+func caseDelete(ctx context.Context, open replayOpener, name string, timeout, poll time.Duration) (outcome.Result, error) {
+	if name == "" {
+		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		out, reqID, err := d.DeleteCase(ctx, name, timeout, poll)
+		if err != nil {
+			return outcome.Result{}, outcome.From(err).With("requestId", reqID).With("caseName", name)
+		}
+		return outcome.OK(out), nil
+	})
+}
+
+func caseStepList(file string, index int) (outcome.Result, error) {
+	c, err := readCaseFile(file)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	steps, err := casefile.List(c)
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	total := len(steps)
+	if index >= 0 {
+		if index >= total {
+			return outcome.Result{}, outcome.Usagef(casefile.CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, total-1)
+		}
+		steps = steps[index : index+1]
+	}
+	abs, _ := filepath.Abs(file)
+	return outcome.OK(map[string]any{"success": true, "caseName": c.CaseName, "source": abs, "stepCount": total, "steps": steps}), nil
+}
+
+// caseStepEdit is the shared flow of add/update/delete/move/copy: check
+// the output first, edit (the casefile package re-normalises the whole
+// case and applies the policy to the affected step), write exclusively.
+func caseStepEdit(c *cli.Context, edit func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error)) (outcome.Result, error) {
+	file, output, overwrite := c.String("file"), c.String("output"), c.Bool("overwrite")
+	if err := checkCaseOutput(output, file, overwrite); err != nil {
+		return outcome.Result{}, err
+	}
+	cs, err := readCaseFile(file)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	res, err := edit(cs, casefile.EditOptions{ConfirmHighRisk: c.Bool("confirm-high-risk")})
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	b, err := casefile.MarshalAuthoring(res.Case)
+	if err != nil {
+		return outcome.Result{}, caseFileError(err)
+	}
+	abs, err := writeCaseOutput(output, b, overwrite)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	src, _ := filepath.Abs(file)
+	out := map[string]any{"success": true, "operation": res.Operation, "caseName": res.Case.CaseName, "source": src, "output": abs,
+		"stepCount": res.StepCount, "affectedIndex": res.AffectedIndex}
+	if res.Operation == "delete" {
+		out["removedStepId"] = res.RemovedStepID
+	} else {
+		out["highRiskConfirmed"] = res.HighRiskConfirmed
+		out["step"] = res.Step
+	}
+	return outcome.OK(out), nil
+}

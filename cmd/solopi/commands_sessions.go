@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+// sessionCommands are SoloPi's other session types and their data:
+// record-*, screen-record-*, scan-*, video-analysis-*, perf-* (collection,
+// live display, history, local analysis), stress-*, plugin-*.
+func sessionCommands(exit *int, e env) []*cli.Command {
+	return sessionCommandsWith(exit, e, func(g *globals) deviceDeps { return g.deps() })
+}
+
+// depsFunc gives a command its device; tests hand in a scripted one.
+type depsFunc func(g *globals) deviceDeps
+
+func sessionCommandsWith(exit *int, e env, deps depsFunc) []*cli.Command {
+	var cmds []*cli.Command
+	cmds = append(cmds, recordCommands(exit, e, deps)...)
+	cmds = append(cmds, screenRecordCommands(exit, e, deps)...)
+	cmds = append(cmds, scanCommands(exit, e, deps)...)
+	cmds = append(cmds, videoCommands(exit, e, deps)...)
+	cmds = append(cmds, perfCommands(exit, e, deps)...)
+	cmds = append(cmds, perfHistoryCommands(exit, e, deps)...)
+	cmds = append(cmds, stressCommands(exit, e, deps)...)
+	cmds = append(cmds, pluginCommands(exit, e, deps)...)
+	return cmds
+}
+
+// onDevice opens the SoloPi session (installed, control service ready),
+// runs fn on its device channel and releases the session.
+func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error)) (outcome.Result, error) {
+	s, err := d.session(ctx, false)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	defer s.Close()
+	res, err := fn(ctx, s.Device)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.Result{Value: res.Object, Exit: res.Exit}, nil
+}
+
+// onDeviceMap is onDevice for queries that return a plain object.
+func onDeviceMap(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *solopi.Device) (map[string]any, error)) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		m, err := fn(ctx, dev)
+		if err != nil {
+			return nil, err
+		}
+		return &solopi.SessionResult{Object: m}, nil
+	})
+}
+
+// timingFlags are a command's wait budget and poll interval flags.
+func timingFlags(timeoutName string, timeout, poll float64, what string) []cli.Flag {
+	return []cli.Flag{
+		&cli.Float64Flag{Name: timeoutName, Usage: "seconds to wait for " + what, Value: timeout},
+		&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between status polls", Value: poll},
+	}
+}
+
+// timings reads the flags of timingFlags.
+func timings(c *cli.Context, timeoutName string) (solopi.SessionTimings, error) {
+	var t solopi.SessionTimings
+	var err error
+	if t.Timeout, err = seconds(timeoutName, c.Float64(timeoutName)); err != nil {
+		return t, err
+	}
+	if t.Interval, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+func sessionIDFlag(required bool, usage string) cli.Flag {
+	return &cli.StringFlag{Name: "session-id", Usage: usage, Required: required}
+}
+
+// sessionAction wires a command: parse flags into opts (no device
+// contact), then run with the command's device.
+func sessionAction[O any](exit *int, e env, deps depsFunc, parse func(c *cli.Context) (O, error),
+	run func(ctx context.Context, d deviceDeps, o O) (outcome.Result, error)) cli.ActionFunc {
+	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		o, err := parse(c)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return run(ctx, deps(g), o)
+	})
+}
+
+// noOptions parses nothing.
+func noOptions(*cli.Context) (struct{}, error) { return struct{}{}, nil }
+
+// sessionIDOption reads an optional --session-id, checked locally.
+func sessionIDOption(c *cli.Context) (string, error) {
+	id := c.String("session-id")
+	return id, solopi.CheckSessionID(id)
+}
+
+// stopOptions are --session-id plus a timing pair.
+type stopOptions struct {
+	sessionID string
+	t         solopi.SessionTimings
+}
+
+func parseStop(timeoutName string) func(c *cli.Context) (stopOptions, error) {
+	return func(c *cli.Context) (stopOptions, error) {
+		o := stopOptions{sessionID: c.String("session-id")}
+		if err := solopi.RequireSessionID(o.sessionID); err != nil {
+			return o, err
+		}
+		var err error
+		o.t, err = timings(c, timeoutName)
+		return o, err
+	}
+}

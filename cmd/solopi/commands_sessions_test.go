@@ -1,0 +1,433 @@
+package main
+
+// CLI tests of the session commands: flags to options, local refusals
+// before any device contact, the one JSON object on stdout, exit codes and
+// schemas, through a small scripted device (pm path, capabilities, and
+// per-action handlers the test writes) reached by a fake transport.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/schemas"
+	"solopi/solopi"
+)
+
+// sessCLIFake is a scripted SoloPi: queries go to handlers by action, and
+// mutations (decoded from `am start … -d <uri>`) to onMutate.
+type sessCLIFake struct {
+	mu        sync.Mutex
+	handlers  map[string]func(q url.Values) map[string]any
+	onMutate  func(action string, q url.Values)
+	mutations []string
+	opened    int
+	ln        *cliPipeListener
+}
+
+func newSessCLIFake(t *testing.T) *sessCLIFake {
+	f := &sessCLIFake{handlers: map[string]func(url.Values) map[string]any{}}
+	f.ln = &cliPipeListener{ch: make(chan net.Conn), done: make(chan struct{})}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		action := strings.TrimPrefix(r.URL.Path, "/scheme/")
+		f.mu.Lock()
+		h := f.handlers[action]
+		f.mu.Unlock()
+		var resp map[string]any
+		switch {
+		case action == "harness":
+			resp = map[string]any{"success": true, "protocolVersion": "2.0", "agentProtocolVersion": "1.0"}
+		case h != nil:
+			resp = h(r.URL.Query())
+		default:
+			resp = map[string]any{"success": false, "error": "No Valid Listener"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resp)
+	})}
+	go srv.Serve(f.ln)
+	t.Cleanup(func() { srv.Close() })
+	return f
+}
+
+func (f *sessCLIFake) Serial() string { return "cli-fake" }
+func (f *sessCLIFake) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
+	switch {
+	case strings.HasPrefix(cmd, "pm path"):
+		return []byte("package:/data/app/base.apk\n"), nil, 0, nil
+	case strings.HasPrefix(cmd, "getconf"):
+		return []byte("4\n"), nil, 0, nil
+	case strings.HasPrefix(cmd, "am start"):
+		i := strings.Index(cmd, " -d ")
+		raw := strings.Trim(cmd[i+4:], "'")
+		u, err := url.Parse(raw)
+		if err != nil {
+			return nil, []byte("Error: bad uri"), 1, nil
+		}
+		action := strings.TrimPrefix(u.Path, "/")
+		f.mu.Lock()
+		f.mutations = append(f.mutations, action+"?"+u.RawQuery)
+		hook := f.onMutate
+		f.mu.Unlock()
+		if hook != nil {
+			hook(action, u.Query())
+		}
+		return []byte("Status: ok\n"), nil, 0, nil
+	}
+	return nil, []byte("unscripted"), 127, nil
+}
+func (f *sessCLIFake) Exec(ctx context.Context, cmd string) ([]byte, error) {
+	return nil, fmt.Errorf("not scripted")
+}
+func (f *sessCLIFake) DialTCP(ctx context.Context, port int) (net.Conn, error) {
+	c, s := net.Pipe()
+	select {
+	case f.ln.ch <- s:
+		return c, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+func (f *sessCLIFake) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode, mtime time.Time) error {
+	return fmt.Errorf("not scripted")
+}
+func (f *sessCLIFake) Pull(ctx context.Context, remote string, w io.Writer) error {
+	return fmt.Errorf("not scripted")
+}
+func (f *sessCLIFake) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
+	return nil, fs.ErrNotExist
+}
+
+func (f *sessCLIFake) handle(action string, h func(q url.Values) map[string]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.handlers[action] = h
+}
+
+func (f *sessCLIFake) count(parts ...string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, m := range f.mutations {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(m, p)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+type cliPipeListener struct {
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
+}
+
+func (l *cliPipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.ch:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+func (l *cliPipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
+func (l *cliPipeListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 23342}
+}
+
+// runSessionCLI runs one session command against f the way main does and
+// returns stdout and the exit code.
+func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...string) ([]byte, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	exit := -1
+	deps := func(g *globals) deviceDeps {
+		return deviceDeps{g: g, open: func(ctx context.Context) (solopi.Transport, error) {
+			f.mu.Lock()
+			f.opened++
+			f.mu.Unlock()
+			return f, nil
+		}}
+	}
+	app := &cli.App{Name: "solopi", Writer: &out, ErrWriter: &errb, Flags: globalFlags(), Commands: sessionCommandsWith(&exit, e, deps),
+		ExitErrHandler: func(*cli.Context, error) {}, HideVersion: true}
+	if err := app.RunContext(ctx, append([]string{"solopi"}, args...)); err != nil {
+		return errb.Bytes(), 3
+	}
+	return out.Bytes(), exit
+}
+
+func decodeOut(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v: %s", err, b)
+	}
+	return m
+}
+
+// recordDevice scripts a recording that starts and stops normally.
+func recordDevice(f *sessCLIFake, reachRecording bool) {
+	var mu sync.Mutex
+	snap := map[string]any{"success": true, "kind": "recording", "state": "idle", "recording": false, "active": false, "terminal": false}
+	set := func(state string, extra map[string]any) {
+		snap["state"] = state
+		snap["recording"] = state == "recording"
+		snap["active"] = state == "starting" || state == "recording" || state == "stopping"
+		snap["terminal"] = state == "stopped" || state == "failed"
+		for k, v := range extra {
+			snap[k] = v
+		}
+	}
+	f.handle("record", func(q url.Values) map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		if snap["state"] == "starting" && reachRecording {
+			set("recording", map[string]any{"startedAt": 110, "durationMs": 0})
+		}
+		out := map[string]any{}
+		for k, v := range snap {
+			out[k] = v
+		}
+		return out
+	})
+	f.onMutate = func(action string, q url.Values) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch q.Get("recordMode") {
+		case "normal":
+			set("starting", map[string]any{"sessionId": q.Get("sessionId"), "caseName": q.Get("caseName"), "targetPackage": q.Get("targetApp")})
+		case "stop":
+			if q.Get("sessionId") != snap["sessionId"] {
+				return
+			}
+			if snap["state"] == "starting" {
+				set("stopped", map[string]any{"cancelledBeforeStart": true, "finishedAt": 120})
+			} else {
+				set("stopped", map[string]any{"caseId": 7, "finishedAt": 130, "durationMs": 20})
+			}
+		}
+	}
+}
+
+func TestRecordCommandsEndToEnd(t *testing.T) {
+	f := newSessCLIFake(t)
+	recordDevice(f, true)
+	out, code := runSessionCLI(t, f, context.Background(), "record-start", "--name", "smoke case", "--target-package", "com.example.counter", "--poll-interval", "0.01")
+	if code != 0 {
+		t.Fatalf("record-start exit %d: %s", code, out)
+	}
+	schemas.Validate(t, "record-start", out)
+	id := decodeOut(t, out)["sessionId"].(string)
+
+	out, code = runSessionCLI(t, f, context.Background(), "record-status", "--session-id", "someone-else")
+	if code != 2 {
+		t.Fatalf("record-status mismatch exit %d: %s", code, out)
+	}
+	schemas.Validate(t, "record-status", out)
+
+	out, code = runSessionCLI(t, f, context.Background(), "record-stop", "--session-id", id, "--poll-interval", "0.01")
+	if code != 0 {
+		t.Fatalf("record-stop exit %d: %s", code, out)
+	}
+	schemas.Validate(t, "record-stop", out)
+	if m := decodeOut(t, out); m["caseId"] != float64(7) || f.count("recordMode=stop", "sessionId="+id) != 1 {
+		t.Fatalf("record-stop = %v", m)
+	}
+}
+
+func TestRecordStartTimeoutPrintsCleanup(t *testing.T) {
+	f := newSessCLIFake(t)
+	recordDevice(f, false)
+	out, code := runSessionCLI(t, f, context.Background(), "record-start", "--name", "c", "--target-package", "com.x.y",
+		"--ack-timeout", "0.1", "--poll-interval", "0.01")
+	if code != 124 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	schemas.Validate(t, "record-start", out)
+	m := decodeOut(t, out)
+	cl := m["cleanup"].(map[string]any)
+	if m["phase"] != "record-start" || cl["success"] != true || cl["cancelledBeforeStart"] != true || f.count("recordMode=stop", "sessionId="+m["sessionId"].(string)) != 1 {
+		t.Fatalf("timeout output = %v", m)
+	}
+}
+
+func TestRecordStartInterruptExits130(t *testing.T) {
+	f := newSessCLIFake(t)
+	recordDevice(f, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for f.count("recordMode=normal") == 0 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		cancel()
+	}()
+	out, code := runSessionCLI(t, f, ctx, "record-start", "--name", "c", "--target-package", "com.x.y", "--poll-interval", "0.01")
+	if code != 130 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	schemas.Validate(t, "record-start", out)
+	if m := decodeOut(t, out); m["cleanup"].(map[string]any)["success"] != true || m["sessionId"] == nil {
+		t.Fatalf("interrupt output = %v", m)
+	}
+}
+
+func TestSessionCommandsRefuseLocallyBeforeTheDevice(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "exists.mp4")
+	os.WriteFile(existing, []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plugin.txt"), []byte("x"), 0o644)
+	cases := [][]string{
+		{"stress-start", "--cpu-count", "2"},
+		{"stress-start", "--memory", "0"},
+		{"stress-start", "--memory", "4096"},
+		{"screen-record-start", "--resolution", "721x480"},
+		{"screen-record-stop", "--session-id", "s", "--output", existing},
+		{"perf-stop", "--session-id", "s", "--output", dir},
+		{"perf-start", "--items", "CPU"},
+		{"perf-start", "--global", "--target-package", "com.x.y", "--items", "CPU"},
+		{"perf-display-status", "--session-id", "-bad"},
+		{"video-analysis-start", "--video-path", "/sdcard/Download/x.mp4", "--action-offset-ms", "1", "--difference-threshold", "0.1"},
+		{"video-analysis-start", "--video-path", "/sdcard/solopi/ScreenCaptures/x.mp4", "--action-offset-ms", "1", "--difference-threshold", "2"},
+		{"video-analysis-status", "--request-id", "../x"},
+		{"plugin-install", "--file", filepath.Join(dir, "plugin.txt")},
+		{"plugin-remove", "--id", "plugin-1"},
+		{"perf-history-get", "--id", "replay-" + strings.Repeat("a", 64)},
+		{"perf-history-list", "--limit", "0"},
+		{"record-status", "--session-id", "a b"},
+		{"record-start", "--name", " ", "--target-package", "com.x.y"},
+	}
+	for _, args := range cases {
+		f := newSessCLIFake(t)
+		out, code := runSessionCLI(t, f, context.Background(), args...)
+		if code != 3 || f.opened != 0 {
+			t.Errorf("%v: exit %d, device opened %d times: %s", args, code, f.opened, out)
+			continue
+		}
+		schemas.Validate(t, "error", out)
+	}
+	// A missing required flag is the parser's usage error.
+	f := newSessCLIFake(t)
+	if _, code := runSessionCLI(t, f, context.Background(), "record-stop"); code != 3 || f.opened != 0 {
+		t.Errorf("record-stop without --session-id: exit %d", code)
+	}
+}
+
+func TestStressStartTimeoutStopsTheLoad(t *testing.T) {
+	f := newSessCLIFake(t)
+	var mu sync.Mutex
+	snap := map[string]any{"success": true, "kind": "stress", "state": "idle", "active": false, "terminal": false, "cpuCount": 0, "cpuPercent": 0, "memory": 0}
+	f.handle("stress", func(q url.Values) map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]any{}
+		for k, v := range snap {
+			out[k] = v
+		}
+		return out
+	})
+	f.onMutate = func(action string, q url.Values) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch q.Get("action") {
+		case "start":
+			snap["sessionId"], snap["state"], snap["active"] = q.Get("sessionId"), "starting", true
+			snap["cpuCount"], snap["cpuPercent"], snap["memory"] = 2, 30, 64
+		case "stop":
+			if q.Get("sessionId") == snap["sessionId"] {
+				snap["state"], snap["active"], snap["terminal"] = "stopped", false, true
+			}
+		}
+	}
+	out, code := runSessionCLI(t, f, context.Background(), "stress-start", "--cpu-count", "2", "--cpu-percent", "30", "--memory", "64",
+		"--ack-timeout", "0.1", "--poll-interval", "0.01")
+	if code != 124 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	schemas.Validate(t, "stress-start", out)
+	m := decodeOut(t, out)
+	if f.count("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || m["cleanup"].(map[string]any)["terminalState"] != "stopped" {
+		t.Fatalf("the load was not stopped: %v", m)
+	}
+}
+
+func TestPerfAnalyzeCommandIsLocal(t *testing.T) {
+	in := t.TempDir()
+	os.WriteFile(filepath.Join(in, "CPU_CPU_1_2.csv"), []byte("RecordTime,CPU(%),extra,SimpleTime\n1000,5,,0\n2000,15,,1\n"), 0o644)
+	charts := filepath.Join(t.TempDir(), "charts")
+	f := newSessCLIFake(t)
+	out, code := runSessionCLI(t, f, context.Background(), "perf-analyze", "--input", in, "--output", charts)
+	if code != 0 || f.opened != 0 {
+		t.Fatalf("exit %d, device opened %d: %s", code, f.opened, out)
+	}
+	schemas.Validate(t, "perf-analyze", out)
+	if files, _ := os.ReadDir(charts); len(files) != 1 {
+		t.Fatalf("charts: %v", files)
+	}
+	out, code = runSessionCLI(t, f, context.Background(), "perf-analyze", "--input", in, "--output", charts)
+	if code != 3 {
+		t.Fatalf("existing charts directory: exit %d: %s", code, out)
+	}
+}
+
+func TestPerfListAndPluginListPassThrough(t *testing.T) {
+	f := newSessCLIFake(t)
+	f.handle("performance", func(q url.Values) map[string]any {
+		return map[string]any{"success": true, "total": 1, "items": []any{map[string]any{"key": "CPU", "name": "CPU", "permissions": []any{"adb"}}}}
+	})
+	f.handle("plugin", func(q url.Values) map[string]any {
+		return map[string]any{"success": true, "plugins": []any{}, "total": 0, "importDirectory": "patch", "importPath": "/storage/emulated/0/solopi/patch",
+			"pathAvailable": true, "importFiles": []any{}, "importFilesTruncated": false, "mutationTransport": "adb"}
+	})
+	for name, args := range map[string][]string{"perf-list": {"perf-list"}, "plugin-list": {"plugin-list"}} {
+		out, code := runSessionCLI(t, f, context.Background(), args...)
+		if code != 0 {
+			t.Fatalf("%s exit %d: %s", name, code, out)
+		}
+		schemas.Validate(t, name, out)
+	}
+	// A malformed list is a contract violation (exit 4), never passed on.
+	f.handle("plugin", func(q url.Values) map[string]any {
+		return map[string]any{"success": true, "plugins": []any{}, "total": 0, "importDirectory": "patch", "importPath": "/tmp/patch",
+			"pathAvailable": true, "importFiles": []any{}, "importFilesTruncated": false, "mutationTransport": "adb"}
+	})
+	if out, code := runSessionCLI(t, f, context.Background(), "plugin-list"); code != 4 {
+		t.Fatalf("malformed plugin list: exit %d: %s", code, out)
+	}
+}
+
+func TestEverySessionCommandHasASchema(t *testing.T) {
+	exit := 0
+	have := map[string]bool{}
+	for _, n := range schemas.Names() {
+		have[n] = true
+	}
+	for _, c := range sessionCommands(&exit, env{}) {
+		if !have[c.Name] {
+			t.Errorf("command %s has no schemas/%s.schema.json", c.Name, c.Name)
+		}
+	}
+	if n := len(sessionCommands(&exit, env{})); n != 29 {
+		t.Errorf("%d session commands, want 29", n)
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"solopi/outcome"
+	"solopi/schemas"
+)
+
+func TestConfigCommands(t *testing.T) {
+	solo := newDevSoloPi()
+	deps := testDeps(newDevTransport(t, solo))
+	ctx := context.Background()
+
+	res, err := runConfigList(ctx, deps)
+	out, code := printed(t, "config-list", res, err)
+	if code != 0 || strings.Contains(string(out), "topsecret") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	res, err = runConfigGet(ctx, deps, "KEY_AES_KEY")
+	out, code = printed(t, "config-get", res, err)
+	if code != 0 || strings.Contains(string(out), "topsecret") || !strings.Contains(string(out), `"redacted":true`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	res, err = runConfigGet(ctx, deps, "KEY_MAX_WAIT_TIME")
+	if out, code = printed(t, "config-get", res, err); code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	res, err = runConfigSet(ctx, deps, configSetOptions{key: "KEY_MAX_WAIT_TIME", value: "20000", ackTimeout: time.Second, pollInterval: 10 * time.Millisecond})
+	out, code = printed(t, "config-set", res, err)
+	if code != 0 || !strings.Contains(string(out), `"confirmed":true`) || !strings.Contains(string(out), `"actualValue":20000`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+}
+
+// Refusals run through the real CLI in-process: they exit before any adb
+// server is contacted, so no device is needed at all.
+func TestConfigSetRefusedWithoutDevice(t *testing.T) {
+	cases := []struct {
+		args []string
+		code string
+		exit int
+	}{
+		{[]string{"config-set", "--key", "KEY_AES_KEY", "--value", "topsecret-new"}, "sensitive_config_ui_required", outcome.ExitFailure},
+		{[]string{"config-set", "--key", "KEY_ADB_SERVER", "--value", "10.0.0.1:5555"}, "ui_confirmation_required", outcome.ExitFailure},
+		{[]string{"config-set", "--key", "KEY_CONTROL_PORT", "--value", "23343"}, "new_session_required", outcome.ExitFailure},
+		{[]string{"config-set", "--key", "KEY_BASE_DIR", "--value", "/sdcard/x"}, "ui_migration_required", outcome.ExitFailure},
+		{[]string{"config-set", "--key", "KEY_USE_LANGUAGE", "--value", "7"}, "invalid_config_value", outcome.ExitUsage},
+		{[]string{"config-set", "--key", "KEY_NOPE", "--value", "1"}, "unsupported_config", outcome.ExitUsage},
+		{[]string{"config-get", "--key", "KEY_NOPE"}, "unsupported_config", outcome.ExitUsage},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		// An adb server port nothing listens on and no adb binary: any device
+		// contact would end in adb_server_unreachable instead.
+		args := append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, c.args...)
+		code := run(context.Background(), args, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+		if code != c.exit || !strings.Contains(out.String(), `"errorCode":"`+c.code+`"`) {
+			t.Errorf("%v: exit %d stdout %s stderr %s", c.args, code, out.String(), errb.String())
+		}
+		if strings.Contains(out.String(), "topsecret") {
+			t.Errorf("%v echoes the value: %s", c.args, out.String())
+		}
+		schemas.Validate(t, c.args[0], out.Bytes())
+	}
+}

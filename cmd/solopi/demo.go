@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/sim"
+	"solopi/solopi"
+)
+
+//go:embed demodata/counter-smoke.json
+var demoCase []byte
+
+const demoCaseName = "counter-smoke"
+
+type demoOptions struct {
+	artifacts string
+	timeScale float64
+}
+
+func demoCommand(exit *int, e env) *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "run the main job on an in-process simulated phone (needs nothing but this binary)",
+		UsageText: "solopi demo [--artifacts DIR] [--time-scale X]\n\n" +
+			"Starts a simulated Android device with SoloPi v1.0.2 in this process, imports the counter\n" +
+			"case, runs it with `run --artifacts DIR --overwrite` through the same code as on a phone,\n" +
+			"and prints the run's JSON; the exit code is the run's verdict (0 passed, 2 failed).\n\n" +
+			"Example:\n  solopi demo && ls solopi-demo",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "artifacts", Value: "solopi-demo", Usage: "artifacts directory of the run (replaced on each demo)"},
+			&cli.Float64Flag{Name: "time-scale", Value: 20, Usage: "simulated device time speed-up"},
+		},
+		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			return runDemo(ctx, g, demoOptions{artifacts: c.String("artifacts"), timeScale: c.Float64("time-scale")})
+		}),
+	}
+}
+
+// runDemo drives the real command path against an in-process device: the
+// only difference from a phone is where the transport comes from.
+func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, error) {
+	if !(o.timeScale > 0) || o.timeScale > 1000 {
+		return outcome.Result{}, outcome.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
+	}
+	dev := sim.New(sim.Options{Serial: "sim-demo", TimeScale: o.timeScale})
+	defer dev.Close()
+	tmp, err := os.MkdirTemp("", "solopi-demo-")
+	if err != nil {
+		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "demo_setup_failed", "cannot create a temporary directory", err)
+	}
+	defer os.RemoveAll(tmp)
+	casePath := filepath.Join(tmp, demoCaseName+".json")
+	if err := os.WriteFile(casePath, demoCase, 0o600); err != nil {
+		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "demo_setup_failed", "cannot write the demo case", err)
+	}
+	inner := func(args ...string) (map[string]any, int, error) {
+		var out bytes.Buffer
+		ie := env{stdout: &out, stderr: g.env.stderr, getenv: g.env.getenv,
+			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
+		code := run(ctx, append([]string{"solopi"}, args...), ie)
+		var obj map[string]any
+		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {
+			return nil, code, outcome.Wrap(outcome.ExitTransport, "demo_failed", "a demo step printed no JSON object", err)
+		}
+		return obj, code, nil
+	}
+	g.progress.Printf("demo: importing %s into the simulated device %s", demoCaseName, dev.Serial())
+	imported, code, err := inner("case-import", "--file", casePath, "--replace")
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	if code != outcome.ExitOK {
+		return outcome.Result{Value: imported, Exit: code}, nil
+	}
+	g.progress.Printf("demo: running %s with artifacts in %s", demoCaseName, o.artifacts)
+	result, code, err := inner("run", "--case", demoCaseName, "--artifacts", o.artifacts, "--overwrite")
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	result["demo"] = map[string]any{
+		"device":     dev.Serial(),
+		"simulated":  true,
+		"timeScale":  o.timeScale,
+		"caseImport": imported,
+	}
+	return outcome.Result{Value: result, Exit: code}, nil
+}

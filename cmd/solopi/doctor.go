@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+// runDoctor turns the health query into a verdict: exit 0 when ready, 2
+// when not (including SoloPi not installed).
+func runDoctor(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	t, err := d.transport(ctx)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	r, err := solopi.Doctor(ctx, t, solopi.DoctorOptions{Session: d.g.sessionOptions(false), Device: d.device(ctx, t)})
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.Result{Value: r, Exit: r.Exit()}, nil
+}
+
+func doctorCommand(exit *int, e env) *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check that SoloPi is installed, answering and fully set up; say what to fix on the phone",
+		Description: "Exit 0 when ready, 2 when something is missing (each entry of checks[] says what and how to fix it),\n" +
+			"3 for device selection problems, 4 when SoloPi's control service cannot be reached.",
+		UsageText: "solopi doctor",
+		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			return runDoctor(ctx, g.deps())
+		}),
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+func historyCommands(exit *int, e env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "replay-history-list",
+			Usage:     "list saved replay records (bounded; the list contract is checked)",
+			UsageText: "solopi replay-history-list [--limit 100]",
+			Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Usage: "records to return, 1..500", Value: 100}},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				return historyList(ctx, open, c.Int("limit"))
+			}),
+		},
+		{
+			Name:      "replay-history-get",
+			Usage:     "show one saved replay record by its opaque id",
+			UsageText: "solopi replay-history-get --id replay-<64 hex>",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from replay-history-list", Required: true}},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				return historyGet(ctx, open, c.String("id"))
+			}),
+		},
+		{
+			Name:  "replay-history-delete",
+			Usage: "delete one saved replay record (confirmId = id) and wait for its receipt",
+			UsageText: "solopi replay-history-delete --id replay-<64 hex> [--delete-timeout 30] [--poll-interval 0.2]\n\n" +
+				"Exit 0 only when the device confirms the deletion.",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "id", Usage: "record id from replay-history-list", Required: true},
+				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 30},
+				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2},
+			},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				timeout, err := replaySeconds(c, "delete-timeout")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				poll, err := replaySeconds(c, "poll-interval")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				return historyDelete(ctx, open, c.String("id"), timeout, poll)
+			}),
+		},
+	}
+}
+
+func historyList(ctx context.Context, open replayOpener, limit int) (outcome.Result, error) {
+	if limit < 1 || limit > 500 {
+		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		m, err := d.ListReplayHistory(ctx, limit)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(m), nil
+	})
+}
+
+func historyGet(ctx context.Context, open replayOpener, id string) (outcome.Result, error) {
+	// The id is checked before any device contact: a path-like id never
+	// schemaLeaves the host.
+	if err := solopi.CheckReplayHistoryID(id); err != nil {
+		return outcome.Result{}, err
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		m, err := d.GetReplayHistory(ctx, id)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(m), nil
+	})
+}
+
+func historyDelete(ctx context.Context, open replayOpener, id string, timeout, poll time.Duration) (outcome.Result, error) {
+	if err := solopi.CheckReplayHistoryID(id); err != nil {
+		return outcome.Result{}, err
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		res, err := d.DeleteReplayHistory(ctx, id, timeout, poll)
+		if err != nil {
+			var e *outcome.Error
+			if res != nil && asOutcomeError(err, &e) {
+				// The requestId lets the user look the receipt up later.
+				e.With("requestId", res.RequestID)
+			}
+			return outcome.Result{}, err
+		}
+		return outcome.OK(res.Object), nil
+	})
+}

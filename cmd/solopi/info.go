@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+// sessionQuery runs one read-only query on a fresh session.
+func sessionQuery(ctx context.Context, d deviceDeps, q func(ctx context.Context, s *solopi.Session) (map[string]any, error)) (outcome.Result, error) {
+	s, err := d.session(ctx, false)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	defer s.Close()
+	m, err := q(ctx, s)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(m), nil
+}
+
+func runCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	return sessionQuery(ctx, d, func(_ context.Context, s *solopi.Session) (map[string]any, error) {
+		return solopi.CapabilitiesOf(s)
+	})
+}
+
+type fileOptions struct {
+	output    string
+	overwrite bool
+	lines     int
+}
+
+func runScreenshot(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
+	// An existing output is refused before any device contact.
+	if err := solopi.CheckOutputFree(o.output, o.overwrite); err != nil {
+		return outcome.Result{}, err
+	}
+	t, err := d.transport(ctx)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	r, err := solopi.Screenshot(ctx, t, o.output, o.overwrite)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(r), nil
+}
+
+func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
+	if o.lines <= 0 {
+		return outcome.Result{}, outcome.Usage("invalid_option", "--lines must be a positive number")
+	}
+	if err := solopi.CheckOutputFree(o.output, o.overwrite); err != nil {
+		return outcome.Result{}, err
+	}
+	t, err := d.transport(ctx)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	r, err := solopi.Logs(ctx, t, o.output, o.lines, o.overwrite)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(r), nil
+}
+
+func infoCommands(exit *int, e env) []*cli.Command {
+	query := func(name, usage string, q func(ctx context.Context, s *solopi.Session) (map[string]any, error)) *cli.Command {
+		return &cli.Command{
+			Name: name, Usage: usage, UsageText: "solopi " + name,
+			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+				return sessionQuery(ctx, g.deps(), q)
+			}),
+		}
+	}
+	outputFlags := []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write", Required: true},
+		&cli.BoolFlag{Name: "overwrite", Usage: "replace the file if it exists"},
+	}
+	return []*cli.Command{
+		{
+			Name: "capabilities", Usage: "print SoloPi's protocol versions and supported queries and commands",
+			UsageText: "solopi capabilities",
+			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+				return runCapabilities(ctx, g.deps())
+			}),
+		},
+		query("apps", "list the apps SoloPi can target (harness apps query)", solopi.Apps),
+		query("app-info", "print SoloPi's version and the device's model and Android version", solopi.AppInfo),
+		query("app-status", "print SoloPi's activity status (none or record)", solopi.AppStatus),
+		query("inspect", "print the current page's accessibility tree", solopi.Inspect),
+		{
+			Name: "screenshot", Usage: "save a PNG screenshot of the device (adb only, no SoloPi needed)",
+			UsageText: "solopi screenshot --output FILE [--overwrite]",
+			Flags:     outputFlags,
+			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+				return runScreenshot(ctx, g.deps(), fileOptions{output: c.String("output"), overwrite: c.Bool("overwrite")})
+			}),
+		},
+		{
+			Name: "logs", Usage: "save the newest logcat lines (threadtime) to a file (adb only)",
+			UsageText: "solopi logs --output FILE [--lines 2000] [--overwrite]",
+			Flags: append([]cli.Flag{&cli.IntFlag{Name: "lines", Usage: "how many of the newest lines to keep", Value: 2000}},
+				outputFlags...),
+			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+				return runLogs(ctx, g.deps(), fileOptions{output: c.String("output"), overwrite: c.Bool("overwrite"), lines: c.Int("lines")})
+			}),
+		},
+	}
+}

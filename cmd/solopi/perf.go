@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+func runPerfList(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
+	return onDeviceMap(ctx, d, func(ctx context.Context, dev *solopi.Device) (map[string]any, error) {
+		m, _, err := solopi.PerfItems(ctx, dev)
+		return m, err
+	})
+}
+
+func runPerfCurrent(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
+	return onDeviceMap(ctx, d, solopi.PerfCurrent)
+}
+
+func parsePerfStart(c *cli.Context) (solopi.PerfStartOptions, error) {
+	o := solopi.PerfStartOptions{TargetPackage: c.String("target-package"), Global: c.Bool("global"), Items: solopi.ParseItems(c.String("items"))}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	var err error
+	o.SessionTimings, err = timings(c, "ack-timeout")
+	return o, err
+}
+
+func runPerfStart(ctx context.Context, d deviceDeps, o solopi.PerfStartOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.StartPerformance(ctx, dev, o)
+	})
+}
+
+func runPerfStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.PerfStatus(ctx, dev, id)
+	})
+}
+
+func parsePerfStop(c *cli.Context) (solopi.PerfStopOptions, error) {
+	o := solopi.PerfStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
+	if err := solopi.CheckPerfSessionID(o.SessionID, true); err != nil {
+		return o, err
+	}
+	if _, err := solopi.CheckDirOutput(o.Output, o.Overwrite); err != nil {
+		return o, err
+	}
+	var err error
+	o.SessionTimings, err = timings(c, "stop-timeout")
+	return o, err
+}
+
+func runPerfStop(ctx context.Context, d deviceDeps, o solopi.PerfStopOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.StopPerformance(ctx, dev, o)
+	})
+}
+
+func runDisplayStart(ctx context.Context, d deviceDeps, o solopi.PerfStartOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.StartPerfDisplay(ctx, dev, o)
+	})
+}
+
+func parseDisplayStatus(c *cli.Context) (string, error) {
+	id := c.String("session-id")
+	return id, solopi.CheckPerfSessionID(id, false)
+}
+
+func runDisplayStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.PerfDisplayStatus(ctx, dev, id)
+	})
+}
+
+func parseDisplayStop(c *cli.Context) (stopOptions, error) {
+	o, err := parseStop("stop-timeout")(c)
+	if err != nil {
+		return o, err
+	}
+	return o, solopi.CheckPerfSessionID(o.sessionID, true)
+}
+
+func runDisplayStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.StopPerfDisplay(ctx, dev, o.sessionID, o.t)
+	})
+}
+
+func parsePerfAnalyze(c *cli.Context) (solopi.PerfAnalyzeOptions, error) {
+	return solopi.PerfAnalyzeOptions{Input: c.String("input"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}, nil
+}
+
+// runPerfAnalyze is local: no device is selected or contacted.
+func runPerfAnalyze(ctx context.Context, _ deviceDeps, o solopi.PerfAnalyzeOptions) (outcome.Result, error) {
+	res, err := solopi.AnalyzePerformance(ctx, o)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(res), nil
+}
+
+func perfStartFlags(what string) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "target-package", Usage: "app to measure (installed on the device)"},
+		&cli.BoolFlag{Name: "global", Usage: "measure the whole device instead of one app (sent as targetApp=-)"},
+		&cli.StringFlag{Name: "items", Usage: "comma-separated item keys from perf-list, e.g. CPU,Memory,FPS", Required: true},
+	}, timingFlags("ack-timeout", 30, 0.5, what)...)
+}
+
+func perfCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "perf-list",
+			Usage:     "list the performance items the device can collect",
+			UsageText: "solopi perf-list",
+			Action:    sessionAction(exit, e, deps, noOptions, runPerfList),
+		},
+		{
+			Name:      "perf-current",
+			Usage:     "show the current performance values (sampledAt, values by display name)",
+			UsageText: "solopi perf-current",
+			Action:    sessionAction(exit, e, deps, noOptions, runPerfCurrent),
+		},
+		{
+			Name:  "perf-start",
+			Usage: "start collecting performance data under a new session",
+			Description: "Exit 0 once `recording`; unsupported items or `failed` are exit 2. On timeout or Ctrl-C the\n" +
+				"session this command started is stopped again (124/130 with sessionId, phase and cleanup).",
+			UsageText: "solopi perf-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
+			Flags:     perfStartFlags("the recording to start"),
+			Action:    sessionAction(exit, e, deps, parsePerfStart, runPerfStart),
+		},
+		{
+			Name:      "perf-status",
+			Usage:     "show the performance recording snapshot",
+			UsageText: "solopi perf-status [--session-id ID]",
+			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's recording is this session")},
+			Action:    sessionAction(exit, e, deps, sessionIDOption, runPerfStatus),
+		},
+		{
+			Name:  "perf-stop",
+			Usage: "stop our performance recording and optionally pull its CSV files",
+			Description: "`stopped` means the device saved the data, not that performance was good. Incomplete cleanup\n" +
+				"(stopping with stopRetryable) re-sends the stop at most 3 times within --stop-timeout. With --output\n" +
+				"only records/performance-<sessionId> is pulled, and it must hold at least one non-empty CSV.",
+			UsageText: "solopi perf-stop --session-id ID [--output DIR [--overwrite]] [--stop-timeout 60] [--poll-interval 0.5]",
+			Flags: append([]cli.Flag{
+				sessionIDFlag(true, "the sessionId perf-start printed"),
+				&cli.StringFlag{Name: "output", Usage: "local directory for the CSV files (must not exist unless --overwrite)"},
+				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output directory"},
+			}, timingFlags("stop-timeout", 60, 0.5, "the recording to be saved")...),
+			Action: sessionAction(exit, e, deps, parsePerfStop, runPerfStop),
+		},
+		{
+			Name:  "perf-display-start",
+			Usage: "start a live performance monitor lease",
+			Description: "Refused while a performance recording or another monitor owns the metric provider. Exit 0 once\n" +
+				"`running` with the requested target and items; timeout or Ctrl-C stop the lease again.",
+			UsageText: "solopi perf-display-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
+			Flags:     perfStartFlags("the monitor to run"),
+			Action:    sessionAction(exit, e, deps, parsePerfStart, runDisplayStart),
+		},
+		{
+			Name:      "perf-display-status",
+			Usage:     "show the live monitor snapshot and its values",
+			UsageText: "solopi perf-display-status [--session-id ID]",
+			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 (values withheld) unless the device's monitor is this session")},
+			Action:    sessionAction(exit, e, deps, parseDisplayStatus, runDisplayStatus),
+		},
+		{
+			Name:      "perf-display-stop",
+			Usage:     "stop our live monitor lease",
+			UsageText: "solopi perf-display-stop --session-id ID [--stop-timeout 60] [--poll-interval 0.5]",
+			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId perf-display-start printed")}, timingFlags("stop-timeout", 60, 0.5, "the monitor to stop")...),
+			Action:    sessionAction(exit, e, deps, parseDisplayStop, runDisplayStop),
+		},
+		{
+			Name:  "perf-analyze",
+			Usage: "describe a pulled performance directory: statistics per metric and an SVG chart each",
+			Description: "Local only. Reads every *.csv under --input (UTF-8, UTF-8 with BOM, or GBK whose names stay\n" +
+				"undecoded) and reports min, median, p90 (nearest rank), max, mean and FPS/jank figures. With --output\n" +
+				"one SVG line chart per metric is written there. Nothing is judged pass or fail.",
+			UsageText: "solopi perf-analyze --input DIR [--output CHARTS_DIR [--overwrite]]",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "input", Usage: "directory pulled by perf-stop --output", Required: true},
+				&cli.StringFlag{Name: "output", Usage: "directory for the SVG charts (must not exist unless --overwrite)"},
+				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output directory"},
+			},
+			Action: sessionAction(exit, e, deps, parsePerfAnalyze, runPerfAnalyze),
+		},
+	}
+}

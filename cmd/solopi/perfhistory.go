@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+func runPerfHistoryList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, error) {
+	return onDeviceMap(ctx, d, func(ctx context.Context, dev *solopi.Device) (map[string]any, error) {
+		return solopi.ListPerfHistory(ctx, dev, limit)
+	})
+}
+
+func runPerfHistoryGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+	return onDeviceMap(ctx, d, func(ctx context.Context, dev *solopi.Device) (map[string]any, error) {
+		return solopi.GetPerfHistory(ctx, dev, id)
+	})
+}
+
+type perfHistoryDeleteOptions struct {
+	id string
+	t  solopi.SessionTimings
+}
+
+func runPerfHistoryDelete(ctx context.Context, d deviceDeps, o perfHistoryDeleteOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.DeletePerfHistory(ctx, dev, o.id, o.t)
+	})
+}
+
+func perfHistoryCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "perf-history-list",
+			Usage:     "list saved performance records on the device",
+			UsageText: "solopi perf-history-list [--limit 100]",
+			Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Usage: "at most this many records, 1..500", Value: 100}},
+			Action: sessionAction(exit, e, deps, func(c *cli.Context) (int, error) {
+				l := c.Int("limit")
+				if l < 1 || l > 500 {
+					return l, outcome.Usage(solopi.CodeInvalidPerfLimit, "--limit must be between 1 and 500")
+				}
+				return l, nil
+			}, runPerfHistoryList),
+		},
+		{
+			Name:      "perf-history-get",
+			Usage:     "show one saved performance record with file previews",
+			UsageText: "solopi perf-history-get --id performance-<64 hex>",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from perf-history-list", Required: true}},
+			Action: sessionAction(exit, e, deps, func(c *cli.Context) (string, error) {
+				id := c.String("id")
+				return id, solopi.CheckPerfHistoryID(id)
+			}, runPerfHistoryGet),
+		},
+		{
+			Name:      "perf-history-delete",
+			Usage:     "delete one saved performance record (exit 0 only when the device deleted it)",
+			UsageText: "solopi perf-history-delete --id performance-<64 hex> [--delete-timeout 30] [--poll-interval 0.2]",
+			Flags: append([]cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from perf-history-list", Required: true}},
+				timingFlags("delete-timeout", 30, 0.2, "the deletion receipt")...),
+			Action: sessionAction(exit, e, deps, func(c *cli.Context) (perfHistoryDeleteOptions, error) {
+				o := perfHistoryDeleteOptions{id: c.String("id")}
+				if err := solopi.CheckPerfHistoryID(o.id); err != nil {
+					return o, err
+				}
+				var err error
+				o.t, err = timings(c, "delete-timeout")
+				return o, err
+			}, runPerfHistoryDelete),
+		},
+	}
+}

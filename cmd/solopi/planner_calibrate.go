@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"solopi/agentloop"
+	"solopi/outcome"
+)
+
+// plannerCalibrateResult is what planner-calibrate prints.
+type plannerCalibrateResult struct {
+	Success    bool                `json:"success"`
+	Profile    *agentloop.Profile  `json:"profile"`
+	Candidates []any               `json:"candidates"`
+	CacheFile  string              `json:"cacheFile,omitempty"`
+	Model      agentloop.ModelInfo `json:"model"`
+	Metrics    agentloop.Metrics   `json:"metrics"`
+	Display    [2]int              `json:"displaySize"`
+	Image      [2]int              `json:"imageSize"`
+	// DeviceActions is always 0: negotiation uses synthetic images only.
+	DeviceActions int `json:"deviceActions"`
+}
+
+// runPlannerCalibrate negotiates (or loads, or reports the configured
+// space) without opening any device.
+func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error) {
+	cal, st := agentloop.NewCalibrator(s.model, s.profileKey(), s.policy, s.cacheDir, s.refresh, time.Now, s.redact)
+	p, err := cal.Resolve(ctx, space, w, h)
+	var candidates []any
+	for _, ev := range st.Events() {
+		if ev.Type == agentloop.EvCalibration {
+			if c, ok := ev.Payload["candidates"].([]any); ok {
+				candidates = c
+			}
+		}
+	}
+	if candidates == nil {
+		candidates = []any{}
+	}
+	if err != nil {
+		var ce *agentloop.CalibrationError
+		if errors.As(err, &ce) {
+			return outcome.Result{}, outcome.New(outcome.ExitTransport, agentloop.CodeCalibrationFailed, ce.Msg).
+				With("candidates", scrubbed(candidates, s.redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
+				WithUserAction(outcomeUserAction[agentloop.OutcomeCalibration])
+		}
+		if ctx.Err() != nil {
+			return outcome.Result{}, ctx.Err()
+		}
+		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, agentloop.CodeModelRequest, s.redact(err.Error()), err)
+	}
+	iw, ih := s.policy.ImageSize(w, h)
+	out := plannerCalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),
+		Display: [2]int{w, h}, Image: [2]int{iw, ih}}
+	if s.cacheDir != "" && p.Source != agentloop.SourceConfigured {
+		out.CacheFile = filepath.Join(s.cacheDir, s.profileKey().Hash()+".json")
+	}
+	return outcome.OK(scrubbed(out, s.redact)), nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"solopi/agentloop"
+	"solopi/outcome"
+)
+
+// plannerParseOptions are the planner-parse flags.
+type plannerParseOptions struct {
+	space         string
+	imageSize     string
+	displaySize   string
+	task          string
+	reasoningFile string
+}
+
+// maxAnswerBytes bounds stdin: a model answer is a few kilobytes.
+const maxAnswerBytes = 1 << 20
+
+// plannerParseResult is an accepted answer.
+type plannerParseResult struct {
+	Success   bool                             `json:"success"`
+	Action    map[string]any                   `json:"action"`
+	Canonical string                           `json:"canonical"`
+	Call      string                           `json:"call"`
+	Reasoning string                           `json:"reasoning,omitempty"`
+	Space     string                           `json:"coordinateSpace"`
+	Fields    map[string]agentloop.MappedPoint `json:"fields,omitempty"`
+}
+
+// runPlannerParse reads one raw model answer and prints the canonical
+// action (exit 0) or the rejection code (exit 2). It never touches a
+// device.
+func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (outcome.Result, error) {
+	space, err := agentloop.ParseSpace(o.space)
+	if err != nil || space == agentloop.SpaceAuto {
+		return outcome.Result{}, outcome.Usage(codePlannerOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
+	}
+	var frame agentloop.Frame
+	if o.imageSize != "" {
+		if frame.ImageWidth, frame.ImageHeight, err = parseSize("image-size", o.imageSize); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	if o.displaySize != "" {
+		if frame.DisplayWidth, frame.DisplayHeight, err = parseSize("display-size", o.displaySize); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	if space == agentloop.SpaceImage && frame.ImageWidth == 0 {
+		return outcome.Result{}, outcome.Usage(codePlannerOption, "image_pixels needs --image-size WxH")
+	}
+	if space == agentloop.SpaceDisplay && frame.DisplayWidth == 0 {
+		return outcome.Result{}, outcome.Usage(codePlannerOption, "display_pixels needs --display-size WxH")
+	}
+	if in == nil {
+		return outcome.Result{}, outcome.Usage(codePlannerOption, "no standard input")
+	}
+	raw, err := io.ReadAll(io.LimitReader(in, maxAnswerBytes+1))
+	if err != nil {
+		return outcome.Result{}, outcome.Wrap(outcome.ExitUsage, codePlannerOption, "cannot read the answer from stdin", err)
+	}
+	if len(raw) > maxAnswerBytes {
+		return outcome.Result{}, outcome.Usage(codePlannerOption, "the answer on stdin is larger than 1 MiB")
+	}
+	reasoning := ""
+	if o.reasoningFile != "" {
+		b, err := os.ReadFile(o.reasoningFile)
+		if err != nil {
+			return outcome.Result{}, outcome.Wrap(outcome.ExitUsage, codePlannerOption, "cannot read --reasoning-file", err)
+		}
+		reasoning = string(b)
+	}
+	contract := agentloop.Contract{Space: space, Frame: frame}
+	p, err := agentloop.ParseAction(string(raw), reasoning, contract.ParseOptions(o.task))
+	if err != nil {
+		var pe *agentloop.ProtocolError
+		if errors.As(err, &pe) {
+			return outcome.Result{}, outcome.New(outcome.ExitFailure, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
+		}
+		return outcome.Result{}, err
+	}
+	out := plannerParseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
+	b, _ := encodeAction(p.Action)
+	out.Action = b
+	// With both sizes known, show the full mapping the runtime would use.
+	if frame.Valid() {
+		out.Fields = map[string]agentloop.MappedPoint{}
+		for name, pt := range map[string]*agentloop.Point{"element": p.Action.Element, "start": p.Action.Start, "end": p.Action.End} {
+			if pt == nil {
+				continue
+			}
+			mp, err := contract.Map(*pt)
+			if err != nil {
+				return outcome.Result{}, outcome.New(outcome.ExitFailure, agentloop.CodeCoordinateOutOfRange, err.Error())
+			}
+			out.Fields[name] = mp
+		}
+	}
+	return outcome.OK(out), nil
+}
+
+// encodeAction is the action as JSON fields (Wait in seconds).
+func encodeAction(a agentloop.Action) (map[string]any, error) {
+	m := map[string]any{"action": a.Name}
+	if a.Element != nil {
+		m["element"] = a.Element[:]
+	}
+	if a.Start != nil {
+		m["start"] = a.Start[:]
+	}
+	if a.End != nil {
+		m["end"] = a.End[:]
+	}
+	if a.Text != nil {
+		m["text"] = *a.Text
+	}
+	if a.Message != nil {
+		m["message"] = *a.Message
+	}
+	if a.Success != nil {
+		m["success"] = *a.Success
+	}
+	if a.Name == agentloop.ActWait {
+		m["durationSeconds"] = a.Duration.Seconds()
+	}
+	if a.SwipeDirection != "" {
+		m["swipeDirection"] = a.SwipeDirection
+	}
+	if a.ScreenDescription != "" {
+		m["screenDescription"] = a.ScreenDescription
+	}
+	if a.Reason != "" {
+		m["reason"] = a.Reason
+	}
+	return m, nil
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"solopi/agentloop"
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+// agentRunOptions are the agent-run flags, checked.
+type agentRunOptions struct {
+	task          string
+	mode          string
+	trajectory    string
+	overwrite     bool
+	maxSteps      int
+	maxDuration   time.Duration
+	space         agentloop.Space
+	settle        time.Duration
+	interactive   string
+	actionTimeout time.Duration
+	ackTimeout    time.Duration
+	poll          time.Duration
+	setup         *plannerSetup
+	stdin         *os.File
+}
+
+func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
+	o := &agentRunOptions{task: strings.TrimSpace(c.String("task")), mode: c.String("device-mode"), trajectory: c.String("trajectory"),
+		overwrite: c.Bool("overwrite"), maxSteps: c.Int("max-steps"), interactive: c.String("interactive")}
+	if o.task == "" {
+		return nil, outcome.Usage(codePlannerOption, "--task is required: say what the agent should do")
+	}
+	if o.mode != agentloop.ModeSoloPi && o.mode != agentloop.ModeADB {
+		return nil, outcome.Usagef(codePlannerOption, "--device-mode must be solopi or adb, not %s", describe(o.mode))
+	}
+	if o.maxSteps < 1 || o.maxSteps > 1000 {
+		return nil, outcome.Usage(codePlannerOption, "--max-steps must be between 1 and 1000")
+	}
+	var err error
+	if o.maxDuration, err = seconds("max-duration", c.Float64("max-duration")); err != nil {
+		return nil, err
+	}
+	if o.space, err = agentloop.ParseSpace(c.String("coordinate-space")); err != nil {
+		return nil, outcome.Usage(codePlannerOption, err.Error())
+	}
+	switch o.interactive {
+	case "auto", "always", "never":
+	default:
+		return nil, outcome.Usagef(codePlannerOption, "--interactive must be auto, always or never, not %s", describe(o.interactive))
+	}
+	settle := c.Float64("settle")
+	if settle < 0 {
+		settle = map[string]float64{agentloop.ModeADB: 0.5, agentloop.ModeSoloPi: 0}[o.mode]
+	}
+	if o.settle, err = durationFlag("settle", settle); err != nil {
+		return nil, err
+	}
+	if o.actionTimeout, err = seconds("action-timeout", c.Float64("action-timeout")); err != nil {
+		return nil, err
+	}
+	if o.ackTimeout, err = seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
+		return nil, err
+	}
+	if o.poll, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+		return nil, err
+	}
+	if o.trajectory != "" {
+		if err := checkTrajectoryPath(o.trajectory, o.overwrite); err != nil {
+			return nil, err
+		}
+	}
+	if o.setup, err = readPlannerSetup(c, e); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// checkTrajectoryPath refuses to replace a file silently and checks that
+// the directory exists before anything runs.
+func checkTrajectoryPath(p string, overwrite bool) error {
+	st, err := os.Stat(p)
+	switch {
+	case err == nil && st.IsDir():
+		return outcome.Usage("invalid_output_path", "--trajectory names a directory").With("output", p)
+	case err == nil && !overwrite:
+		return outcome.Usage("output_exists", "the trajectory file already exists; pass --overwrite to replace it").With("output", p)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return outcome.Wrap(outcome.ExitUsage, "invalid_output_path", "the trajectory path cannot be checked", err).With("output", p)
+	}
+	if d, err := os.Stat(filepath.Dir(p)); err != nil || !d.IsDir() {
+		return outcome.Usage("invalid_output_path", "the trajectory file's directory does not exist").With("output", p)
+	}
+	return nil
+}
+
+// agentRunResult is the JSON agent-run prints.
+type agentRunResult struct {
+	Success    bool                  `json:"success"`
+	ErrorCode  string                `json:"errorCode,omitempty"`
+	Error      string                `json:"error,omitempty"`
+	UserAction string                `json:"userActionRequired,omitempty"`
+	Outcome    string                `json:"outcome"`
+	Message    string                `json:"message"`
+	RunID      string                `json:"runId"`
+	Task       string                `json:"task"`
+	DeviceMode string                `json:"deviceMode"`
+	SessionID  string                `json:"sessionId,omitempty"`
+	Steps      int                   `json:"steps"`
+	Counters   agentloop.Counters    `json:"counters"`
+	Metrics    agentloop.Metrics     `json:"metrics"`
+	Profile    *agentloop.Profile    `json:"coordinateProfile"`
+	Frame      *agentloop.Frame      `json:"frame"`
+	Model      agentloop.ModelInfo   `json:"model"`
+	Policy     agentloop.Policy      `json:"policy"`
+	Duration   float64               `json:"durationSeconds"`
+	Trajectory *trajectoryFileResult `json:"trajectory,omitempty"`
+	Cleanup    cleanupResult         `json:"cleanup"`
+	CauseCode  string                `json:"causeCode,omitempty"`
+}
+
+type trajectoryFileResult struct {
+	Path   string `json:"path"`
+	Events int    `json:"events"`
+	Error  string `json:"error,omitempty"`
+}
+
+type cleanupResult struct {
+	Attempted bool   `json:"attempted"`
+	Success   bool   `json:"success"`
+	Error     string `json:"error,omitempty"`
+}
+
+// outcomeUserAction tells a tester what to do next for each outcome.
+var outcomeUserAction = map[string]string{
+	agentloop.OutcomeBlocked:     "A human must act on the phone (login, captcha, confirmation); run again with --interactive always on a terminal, or finish the step by hand and rerun.",
+	agentloop.OutcomeCalibration: "The model answered in inconsistent coordinate spaces. Force one with --coordinate-space if you know the model's convention, or use another model.",
+}
+
+// runAgentRun runs the whole loop on the chosen device and prints the
+// result; the trajectory is written whatever the outcome.
+func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptions) (outcome.Result, error) {
+	s := o.setup
+	var dev agentloop.Device
+	var sessionID string
+	switch o.mode {
+	case agentloop.ModeADB:
+		t, err := d.transport(ctx)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		dev = agentloop.NewADBDevice(t)
+	default:
+		sess, err := d.session(ctx, true)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		defer sess.Close()
+		client := solopi.NewAgentClient(sess.Device, solopi.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
+		defer client.Close()
+		budget := solopi.DefaultAgentBudget()
+		// Every plan may act once; freshness and verification observe
+		// without spending steps. The model's latency must not idle the
+		// session out, so the idle timeout is the device's maximum.
+		budget.MaxSteps = int64(min(200, o.maxSteps))
+		budget.MaxDurationMs = min(1800000, max(1000, o.maxDuration.Milliseconds()+60000))
+		budget.IdleTimeoutMs = 300000
+		// Repeating the same click is how a counter goes up; the host's
+		// own guard stops repeats that change nothing on the screen.
+		budget.MaxRepeatedActions = 20
+		budget.MaxNoProgressSteps = 5
+		sd, err := agentloop.StartSoloPiDevice(ctx, client, agentloop.SoloPiOptions{Budget: budget, AckTimeout: o.ackTimeout,
+			ActionTimeout: o.actionTimeout, PollInterval: o.poll, StepIDPrefix: "planner"})
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		dev, sessionID = sd, sd.SessionID()
+	}
+	var confirmer agentloop.Confirmer
+	if o.interactive == "always" || (o.interactive == "auto" && o.stdin != nil && isatty.IsTerminal(o.stdin.Fd()) && isatty.IsTerminal(os.Stderr.Fd())) {
+		confirmer = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.env.stderr}
+	}
+	cfg := agentloop.Config{
+		Space: o.space, Policy: s.policy, ProfileKey: s.profileKey(), CacheDir: s.cacheDir, Recalibrate: s.refresh,
+		SettleDelay: o.settle, Confirmer: confirmer, Redact: s.redact,
+		OnEvent: func(ev agentloop.AgentEvent) {
+			switch ev.Type {
+			case agentloop.EvAction, agentloop.EvFinish, agentloop.EvCalibration, agentloop.EvRecovery:
+				g.progress.Printf("[step %d] %s: %s", ev.Step, ev.Type, ev.Message)
+			}
+		},
+	}
+	agent, err := agentloop.New(cfg, dev, s.model)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
+
+	// Restore the input method / end the session even after an interrupt.
+	cctx, cancel := solopi.Cleanup(ctx, 15*time.Second)
+	defer cancel()
+	cl := cleanupResult{Attempted: true, Success: true}
+	if err := dev.Close(cctx); err != nil {
+		cl.Success, cl.Error = false, s.redact(err.Error())
+	}
+	if runErr != nil {
+		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "runtime_error", s.redact(runErr.Error()), runErr)
+	}
+
+	out := agentRunResult{
+		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
+		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
+		Model: s.modelInfo(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
+		CauseCode: res.ErrorCode,
+	}
+	if !res.Success {
+		out.ErrorCode, out.Error = res.Outcome, res.Message
+		if out.Error == "" {
+			out.Error = "the task ended " + res.Outcome
+		}
+		out.UserAction = outcomeUserAction[res.Outcome]
+	}
+	if o.trajectory != "" {
+		st := agent.State()
+		tr := agentloop.BuildTrajectory(res, st.Events(), s.modelInfo(), s.policy)
+		abs, _ := filepath.Abs(o.trajectory)
+		out.Trajectory = &trajectoryFileResult{Path: abs, Events: len(tr.Events)}
+		if err := agentloop.WriteTrajectory(o.trajectory, tr); err != nil {
+			out.Trajectory.Error = err.Error()
+		}
+	}
+	return outcome.Result{Value: scrubbed(out, s.redact), Exit: res.Exit}, nil
+}
+
+// scrubbed is the last line of defence for the API key: the result is
+// encoded, redacted and printed from the redacted bytes.
+func scrubbed(v any, redact func(string) string) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return json.RawMessage(redact(string(b)))
+}

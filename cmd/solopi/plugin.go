@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+func runPluginList(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
+	return onDeviceMap(ctx, d, solopi.PluginList)
+}
+
+func parsePluginInstall(c *cli.Context) (solopi.PluginInstallOptions, error) {
+	o := solopi.PluginInstallOptions{File: c.String("file")}
+	// The archive is checked before any device contact.
+	if _, err := solopi.ReadPluginZip(o.File); err != nil {
+		return o, err
+	}
+	var err error
+	o.SessionTimings, err = timings(c, "install-timeout")
+	return o, err
+}
+
+func runPluginInstall(ctx context.Context, d deviceDeps, o solopi.PluginInstallOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.InstallPlugin(ctx, dev, o)
+	})
+}
+
+type pluginRemoveOptions struct {
+	id string
+	t  solopi.SessionTimings
+}
+
+func runPluginRemove(ctx context.Context, d deviceDeps, o pluginRemoveOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+		return solopi.RemovePlugin(ctx, dev, o.id, o.t)
+	})
+}
+
+func pluginCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "plugin-list",
+			Usage:     "list installed SoloPi plugins and the archives waiting in its import directory",
+			UsageText: "solopi plugin-list",
+			Action:    sessionAction(exit, e, deps, noOptions, runPluginList),
+		},
+		{
+			Name:  "plugin-install",
+			Usage: "install a local plugin ZIP through SoloPi's import directory",
+			Description: "The ZIP is checked and hashed locally, pushed under a generated name, imported by fileId and\n" +
+				"SHA-256, and the staged copy is deleted whatever happens (see cleanup). completed_restart_required\n" +
+				"is success, but the plugin is fully active only after SoloPi restarts. Nothing is downloaded or uploaded.",
+			UsageText: "solopi plugin-install --file PLUGIN.zip [--install-timeout 120] [--poll-interval 0.5]",
+			Flags: append([]cli.Flag{&cli.StringFlag{Name: "file", Usage: "local plugin archive (.zip with desc.json)", Required: true}},
+				timingFlags("install-timeout", 120, 0.5, "the import receipt")...),
+			Action: sessionAction(exit, e, deps, parsePluginInstall, runPluginInstall),
+		},
+		{
+			Name:      "plugin-remove",
+			Usage:     "remove an installed plugin (effective after SoloPi restarts)",
+			UsageText: "solopi plugin-remove --id plugin-<64 hex> [--remove-timeout 30] [--poll-interval 0.5]",
+			Flags: append([]cli.Flag{&cli.StringFlag{Name: "id", Usage: "plugin id from plugin-list", Required: true}},
+				timingFlags("remove-timeout", 30, 0.5, "the removal receipt")...),
+			Action: sessionAction(exit, e, deps, func(c *cli.Context) (pluginRemoveOptions, error) {
+				o := pluginRemoveOptions{id: c.String("id")}
+				if err := solopi.CheckPluginID(o.id); err != nil {
+					return o, err
+				}
+				var err error
+				o.t, err = timings(c, "remove-timeout")
+				return o, err
+			}, runPluginRemove),
+		},
+	}
+}

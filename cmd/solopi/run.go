@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/artifacts"
+	"solopi/outcome"
+	"solopi/solopi"
+)
+
+func runCommands(exit *int, e env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "run",
+			Usage: "replay one SoloPi case and wait for its verdict (exit 0 passed, 2 failed, 124 timeout, 130 cancelled)",
+			UsageText: "solopi run --case NAME [--artifacts DIR] [--junit FILE] [--no-wait]\n\n" +
+				"The case is read back first (id and fingerprint bound), auto-start is enabled for the run and put back\n" +
+				"afterwards, and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
+				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed.",
+			Flags: append(runFlags(true), &cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true}),
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				o, err := runOptionsFrom(c, g)
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				o.CaseName = c.String("case")
+				return runOne(ctx, open, o, c.String("junit"))
+			}),
+		},
+		{
+			Name:      "status",
+			Usage:     "show the device's current replay snapshot (harness?type=status)",
+			UsageText: "solopi status",
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				return runStatus(ctx, open)
+			}),
+		},
+		{
+			Name:      "result",
+			Usage:     "show the latest replay result; exit 0 only when it passed",
+			UsageText: "solopi result [--run-id RUN_ID]",
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "run-id", Usage: "require the latest run to be this runId"}},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				return runResult(ctx, open, c.String("run-id"))
+			}),
+		},
+		{
+			Name:  "cancel",
+			Usage: "cancel exactly the given active run (never another one)",
+			UsageText: "solopi cancel --run-id RUN_ID [--cancel-timeout 30] [--poll-interval 0.5]\n\n" +
+				"Nothing is sent unless the device's active run is exactly RUN_ID.",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "run-id", Usage: "the runId the run command printed", Required: true},
+				&cli.Float64Flag{Name: "cancel-timeout", Usage: "seconds to wait for a terminal state", Value: 30},
+				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds", Value: 0.5},
+			},
+			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+				timeout, err := replaySeconds(c, "cancel-timeout")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				poll, err := replaySeconds(c, "poll-interval")
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				return runCancel(ctx, open, c.String("run-id"), timeout, poll)
+			}),
+		},
+	}
+}
+
+// runFlags are the options shared by run, run-repeat and run-batch
+// (upstream's names and defaults); withWait adds --wait/--no-wait.
+func runFlags(withWait bool) []cli.Flag {
+	fl := []cli.Flag{
+		&cli.StringFlag{Name: "target-package", Usage: "replay against this app instead of the case's target"},
+		&cli.BoolFlag{Name: "restart-app", Usage: "force-stop and relaunch the target app first"},
+		&cli.BoolFlag{Name: "no-restart-app", Usage: "launch the target app without force-stopping it"},
+		&cli.Float64Flag{Name: "ack-timeout", Usage: "seconds to wait for SoloPi to acknowledge the start", Value: 15},
+		&cli.Float64Flag{Name: "run-timeout", Usage: "seconds to wait for a terminal state; the run is cancelled after", Value: 600},
+		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds (polling starts at 0.1)", Value: 1},
+		&cli.BoolFlag{Name: "no-auto-start", Usage: "do not enable KEY_REPLAY_AUTO_START; refuse if it is off"},
+		&cli.BoolFlag{Name: "confirm-high-risk", Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"},
+		&cli.StringFlag{Name: "artifacts", Usage: "evidence directory (result.json, screen.png, logcat.txt, device/, manifest.json)"},
+		&cli.BoolFlag{Name: "overwrite", Usage: "reuse an existing non-empty --artifacts directory and replace an existing --junit file"},
+		&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to this file"},
+	}
+	if withWait {
+		fl = append(fl,
+			&cli.BoolFlag{Name: "wait", Usage: "wait for the verdict (default)"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "return once the run is claimed and active (exit 0 means only active)"})
+	}
+	return fl
+}
+
+// runOptionsFrom reads the shared run flags; every check that needs no
+// device happens here or in RunOptions.Validate, before the session opens.
+func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
+	o := solopi.RunOptions{
+		TargetPackage:   c.String("target-package"),
+		NoAutoStart:     c.Bool("no-auto-start"),
+		ConfirmHighRisk: c.Bool("confirm-high-risk"),
+		ArtifactsDir:    c.String("artifacts"),
+		Overwrite:       c.Bool("overwrite"),
+		Progress:        g.progress,
+	}
+	if c.IsSet("target-package") && o.TargetPackage == "" {
+		return o, outcome.Usage(solopi.CodeInvalidRunOption, "--target-package must not be empty")
+	}
+	if c.Bool("restart-app") && c.Bool("no-restart-app") {
+		return o, outcome.Usage(solopi.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
+	}
+	if c.Bool("restart-app") || c.Bool("no-restart-app") {
+		v := c.Bool("restart-app")
+		o.RestartApp = &v
+	}
+	if c.Bool("wait") && c.Bool("no-wait") {
+		return o, outcome.Usage(solopi.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
+	}
+	o.NoWait = c.Bool("no-wait")
+	var err error
+	if o.AckTimeout, err = replaySeconds(c, "ack-timeout"); err != nil {
+		return o, err
+	}
+	if o.RunTimeout, err = replaySeconds(c, "run-timeout"); err != nil {
+		return o, err
+	}
+	if o.PollInterval, err = replaySeconds(c, "poll-interval"); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// runOne is the run command: local checks, the run, the JUnit report.
+func runOne(ctx context.Context, open replayOpener, o solopi.RunOptions, junit string) (outcome.Result, error) {
+	if err := o.Validate(); err != nil {
+		return outcome.Result{}, err
+	}
+	if junit != "" {
+		if err := artifacts.CheckOutputFile(junit, o.Overwrite); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		rep := solopi.RunReplay(ctx, d, o)
+		exit := rep.Exit
+		if junit != "" {
+			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{solopi.RunJUnitCase(rep, rep.CaseName)}}
+			exit = writeJUnitReport(rep.Payload, junit, exit, suite)
+		}
+		return outcome.Result{Value: rep.Payload, Exit: exit}, nil
+	})
+}
+
+// writeJUnitReport writes the report and records where (or why not) in the
+// payload. A report that cannot be written turns a passing exit into 3:
+// CI would otherwise gate on a report that does not exist.
+func writeJUnitReport(payload map[string]any, path string, exit int, suites ...artifacts.JUnitSuite) int {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	if err := artifacts.WriteJUnit(abs, "solopi", suites...); err != nil {
+		payload["junitError"] = err.Error()
+		if exit == outcome.ExitOK {
+			payload["success"] = false
+			payload["errorCode"] = artifacts.CodeWriteFailed
+			payload["error"] = "the JUnit report could not be written"
+			return outcome.ExitUsage
+		}
+		return exit
+	}
+	payload["junit"] = abs
+	return exit
+}
+
+func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		st, err := d.ReplayStatus(ctx)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(st.Object), nil
+	})
+}
+
+func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Result, error) {
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		out, exit, err := solopi.LatestResult(ctx, d, runID)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.Result{Value: out, Exit: exit}, nil
+	})
+}
+
+func runCancel(ctx context.Context, open replayOpener, runID string, timeout, poll time.Duration) (outcome.Result, error) {
+	if runID == "" {
+		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--run-id must not be empty")
+	}
+	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
+		out, err := solopi.CancelRun(ctx, d, runID, timeout, poll)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(out), nil
+	})
+}

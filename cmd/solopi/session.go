@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"solopi/outcome"
+	"solopi/solopi"
+	"solopi/solopi/adb"
+)
+
+// Error codes of device selection.
+const (
+	codeNoDevice             = "no_device"
+	codeMultipleDevices      = "multiple_devices"
+	codeDeviceNotFound       = "device_not_found"
+	codeDeviceUnauthorized   = "device_unauthorized"
+	codeDeviceOffline        = "device_offline"
+	codeDeviceNotReady       = "device_not_ready"
+	codeDeviceDisconnected   = "device_disconnected"
+	codeAdbServerUnreachable = "adb_server_unreachable"
+	codeAdbError             = "adb_error"
+	codeAdbTimeout           = "adb_timeout"
+)
+
+// selectTimeout bounds device selection (the reference host gives
+// `adb get-state` 10 s), so a wedged adb server cannot hang a command.
+const selectTimeout = 10 * time.Second
+
+// adbClient returns a client of the adb server the globals name.
+func (g *globals) adbClient() (*adb.Client, error) {
+	c, err := adb.NewClient(adb.WithPort(g.adbServerPort), adb.WithAdbPath(g.adbPath))
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, "invalid_option", "the adb server port is invalid", err)
+	}
+	return c, nil
+}
+
+// transport selects the device (--serial / ANDROID_SERIAL, else the only
+// online one) through the adb server, starting the server with --adb when
+// nothing answers on its port.
+func (g *globals) transport(ctx context.Context) (solopi.Transport, error) {
+	if g.env.transport != nil {
+		return g.env.transport(ctx)
+	}
+	c, err := g.adbClient()
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, selectTimeout)
+	defer cancel()
+	d, err := c.Device(sctx, g.serial)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, outcome.From(ctx.Err())
+		}
+		if sctx.Err() != nil {
+			return nil, outcome.Wrap(outcome.ExitTimeout, codeAdbTimeout, "the adb server did not answer device selection in time", err).
+				With("adbServer", c.Addr())
+		}
+		return nil, mapAdbError(err, g.serial)
+	}
+	return d, nil
+}
+
+// mapAdbError turns the adb client's typed errors into outcome errors:
+// selection problems are the user's to fix (exit 3), an unreachable server
+// or a broken stream is a transport failure (exit 4).
+func mapAdbError(err error, serial string) error {
+	var ae *adb.Error
+	errors.As(err, &ae)
+	detail := func(e *outcome.Error) *outcome.Error {
+		if ae != nil {
+			if ae.Serial != "" {
+				e.With("serial", ae.Serial)
+			} else if serial != "" {
+				e.With("serial", serial)
+			}
+			if ae.ServerMsg != "" {
+				e.With("adbMessage", ae.ServerMsg)
+			}
+		}
+		return e
+	}
+	devices := func() []map[string]any {
+		out := []map[string]any{}
+		if ae == nil {
+			return out
+		}
+		for _, d := range ae.Devices {
+			m := map[string]any{"serial": d.Serial, "state": d.State}
+			if d.Model != "" {
+				m["model"] = d.Model
+			}
+			if d.Product != "" {
+				m["product"] = d.Product
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	switch {
+	case errors.Is(err, adb.ErrMultipleDevices):
+		return detail(outcome.Wrap(outcome.ExitUsage, codeMultipleDevices, "more than one Android device is online", err).
+			With("devices", devices()).
+			WithUserAction("Pick one device with --serial SERIAL (or ANDROID_SERIAL); `adb devices -l` lists the serials."))
+	case errors.Is(err, adb.ErrNoDevice):
+		return detail(outcome.Wrap(outcome.ExitUsage, codeNoDevice, "no online Android device found", err).
+			With("devices", devices()).
+			WithUserAction("Plug in the device with USB debugging enabled (Settings > Developer options), unlock it, and accept the RSA prompt; or `adb connect HOST:PORT` for a network device."))
+	case errors.Is(err, adb.ErrDeviceNotFound):
+		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceNotFound, "the selected device is not known to the adb server", err).
+			WithUserAction("Check the serial with `adb devices -l` and pass the right one with --serial; plug the device in (or `adb connect HOST:PORT`) first."))
+	case errors.Is(err, adb.ErrUnauthorized):
+		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
+			WithUserAction("Unlock the phone and tap Allow on the \"Allow USB debugging?\" (RSA key) prompt; if none shows, replug the cable or revoke USB debugging authorizations in Developer options and replug."))
+	case errors.Is(err, adb.ErrOffline):
+		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceOffline, "the device is offline", err).
+			WithUserAction("Reconnect the cable (or `adb disconnect` then `adb connect` for a network device), unlock the phone, and retry."))
+	case errors.Is(err, adb.ErrNotReady):
+		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceNotReady, "the device is not in the normal \"device\" state", err).
+			WithUserAction("Boot the device normally (not recovery, bootloader or sideload) and check `adb devices -l`."))
+	case errors.Is(err, adb.ErrServerUnreachable):
+		e := outcome.Wrap(outcome.ExitTransport, codeAdbServerUnreachable, "no adb server answers and it could not be started", err).
+			WithUserAction("Start the adb server with `adb start-server`, pass the adb binary with --adb PATH so solopi can start it, or set ANDROID_ADB_SERVER_PORT to the server's port.")
+		if ae != nil && ae.Addr != "" {
+			e.With("adbServer", ae.Addr)
+		}
+		return e
+	case errors.Is(err, adb.ErrDeviceGone):
+		return detail(outcome.Wrap(outcome.ExitTransport, codeDeviceDisconnected, "the device disconnected", err).
+			WithUserAction("Check the cable or network connection and retry."))
+	}
+	return detail(outcome.Wrap(outcome.ExitTransport, codeAdbError, "the adb server refused the request", err))
+}
+
+// sessionOptions are the SoloPi session options the globals describe.
+func (g *globals) sessionOptions(preserveForeground bool) solopi.SessionOptions {
+	return solopi.SessionOptions{
+		Device: solopi.DeviceOptions{
+			Package:        g.pkg,
+			Port:           g.devicePort,
+			RequestTimeout: g.requestTimeout,
+			Progress:       g.progress,
+		},
+		StartupTimeout:     g.startupTimeout,
+		PreserveForeground: preserveForeground,
+	}
+}
+
+// session selects the device and opens a SoloPi session on it. Replay,
+// agent and device commands all start here.
+func (g *globals) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
+	return g.deps().session(ctx, preserveForeground)
+}
+
+// deviceDeps is how a device command reaches its device: production selects
+// it through the adb server, tests hand in a scripted transport.
+type deviceDeps struct {
+	g    *globals
+	open func(ctx context.Context) (solopi.Transport, error)
+	// describe reports the selected device for doctor's device{} object.
+	describe func(ctx context.Context, t solopi.Transport) map[string]any
+}
+
+func (g *globals) deps() deviceDeps {
+	return deviceDeps{g: g, open: g.transport, describe: describeAdbDevice}
+}
+
+func (d deviceDeps) transport(ctx context.Context) (solopi.Transport, error) { return d.open(ctx) }
+
+func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
+	t, err := d.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return solopi.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
+}
+
+func (d deviceDeps) device(ctx context.Context, t solopi.Transport) map[string]any {
+	if d.describe == nil {
+		return map[string]any{"serial": t.Serial(), "state": "device"}
+	}
+	return d.describe(ctx, t)
+}
+
+// describeAdbDevice is the devices -l line of the selected device: serial,
+// state, model, product, device, transportId.
+func describeAdbDevice(ctx context.Context, t solopi.Transport) map[string]any {
+	m := map[string]any{"serial": t.Serial(), "state": "device"}
+	ad, ok := t.(*adb.Device)
+	if !ok {
+		return m
+	}
+	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	list, err := ad.Client().Devices(lctx)
+	if err != nil {
+		// Only descriptive: the device was selected a moment ago.
+		return m
+	}
+	for _, d := range list {
+		if d.Serial != t.Serial() {
+			continue
+		}
+		m["state"] = d.State
+		for k, v := range map[string]string{"model": d.Model, "product": d.Product, "device": d.Device} {
+			if v != "" {
+				m[k] = v
+			}
+		}
+		if d.TransportID != 0 {
+			m["transportId"] = d.TransportID
+		}
+	}
+	return m
+}

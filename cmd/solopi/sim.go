@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/outcome"
+	"solopi/sim"
+)
+
+// simServeOptions are the flags of `sim serve`.
+type simServeOptions struct {
+	devices     int
+	timeScale   float64
+	host        string
+	serverPort  int
+	controlPort int
+	noAdbd      bool
+}
+
+// simServeInfo is the one JSON object `sim serve` prints once it listens.
+type simServeInfo struct {
+	Success   bool             `json:"success"`
+	AdbServer simAdbServer     `json:"adbServer"`
+	Control   simControl       `json:"control"`
+	TimeScale float64          `json:"timeScale"`
+	Devices   []sim.DeviceInfo `json:"devices"`
+}
+
+type simAdbServer struct {
+	Address string `json:"address"`
+	Port    int    `json:"port"`
+	// Env is what to export so solopi talks to the simulator directly.
+	Env string `json:"env"`
+}
+
+type simControl struct {
+	URL string `json:"url"`
+}
+
+func simCommand(exit *int, e env) *cli.Command {
+	return &cli.Command{
+		Name:  "sim",
+		Usage: "the simulated Android device running SoloPi v1.0.2",
+		Subcommands: []*cli.Command{{
+			Name:  "serve",
+			Usage: "serve simulated devices until interrupted",
+			UsageText: "solopi sim serve [--devices N] [--time-scale X]\n\n" +
+				"Prints one JSON object with the fake adb server address (export ANDROID_ADB_SERVER_PORT to\n" +
+				"use it with solopi), each device's fake adbd address (for `adb connect` with Debian's adb)\n" +
+				"and the loopback control endpoint for fault injection, then serves until SIGINT/SIGTERM.\n\n" +
+				"Examples:\n  solopi sim serve --devices 2 --time-scale 10\n" +
+				"  ANDROID_ADB_SERVER_PORT=<port> solopi --serial sim-0001 doctor\n" +
+				"  curl -X POST <control>/v1/devices/sim-0001/permission -d '{\"name\":\"accessibility\",\"granted\":false}'",
+			Flags: []cli.Flag{
+				&cli.IntFlag{Name: "devices", Value: 1, Usage: "number of simulated devices"},
+				&cli.Float64Flag{Name: "time-scale", Value: 1, Usage: "device time runs this many times faster than real time"},
+				&cli.StringFlag{Name: "host", Value: "127.0.0.1", Usage: "loopback address to bind"},
+				&cli.IntFlag{Name: "server-port", Value: 0, Usage: "fake adb server port (0 picks a free one)"},
+				&cli.IntFlag{Name: "control-port", Value: 0, Usage: "control endpoint port (0 picks a free one)"},
+				&cli.BoolFlag{Name: "no-adbd", Usage: "skip the per-device fake adbd listeners"},
+			},
+			Action: func(c *cli.Context) error {
+				o := simServeOptions{devices: c.Int("devices"), timeScale: c.Float64("time-scale"), host: c.String("host"),
+					serverPort: c.Int("server-port"), controlPort: c.Int("control-port"), noAdbd: c.Bool("no-adbd")}
+				pretty := c.Bool("pretty")
+				*exit = runSimServe(c.Context, o, func(res outcome.Result, err error) int {
+					return outcome.Print(e.stdout, res, err, pretty)
+				})
+				return nil
+			},
+		}},
+	}
+}
+
+// isLoopback accepts only loopback bind addresses: nothing the simulator
+// starts is reachable from another machine.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// runSimServe starts the farm, prints the one JSON object through emit,
+// and serves until ctx ends (exit 0: stopping a server is its normal end).
+func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Result, error) int) int {
+	switch {
+	case o.devices < 1 || o.devices > 64:
+		return emit(outcome.Result{}, outcome.Usage("invalid_option", "--devices must be between 1 and 64"))
+	case !(o.timeScale > 0) || o.timeScale > 1000:
+		return emit(outcome.Result{}, outcome.Usage("invalid_option", "--time-scale must be > 0 and at most 1000"))
+	case !isLoopback(o.host):
+		return emit(outcome.Result{}, outcome.Usage("unsafe_bind", "--host must be a loopback address"))
+	}
+	farm, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: o.devices, TimeScale: o.timeScale, Host: o.host,
+		ServerPort: o.serverPort, NoAdbd: o.noAdbd})
+	if err != nil {
+		return emit(outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "sim_start_failed", "the simulator could not start", err))
+	}
+	defer farm.Close()
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.host, strconv.Itoa(o.controlPort)))
+	if err != nil {
+		return emit(outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "sim_start_failed", "the control endpoint could not listen", err))
+	}
+	srv := &http.Server{Handler: farm.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	port := farm.Server().Port()
+	info := simServeInfo{
+		Success: true,
+		AdbServer: simAdbServer{Address: farm.Server().Addr(), Port: port,
+			Env: fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", port)},
+		Control:   simControl{URL: "http://" + ln.Addr().String()},
+		TimeScale: o.timeScale,
+		Devices:   farm.Describe(),
+	}
+	if code := emit(outcome.OK(info), nil); code != 0 {
+		return code
+	}
+	<-ctx.Done()
+	return outcome.ExitOK
+}

@@ -1,0 +1,520 @@
+package soloapp
+
+// history: replay and performance history (§16). Replay records are the
+// folders the replay leaves under <solopiDir>/replay (each with
+// info.json); performance records are the folders under
+// <solopiDir>/records (performance-<sid> and the legacy layouts).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"solopi/protocol"
+)
+
+var historyMachine = protocol.HistoryDelete()
+
+var (
+	replayIDPattern = regexp.MustCompile(`^replay-[0-9a-f]{64}$`)
+	perfIDPattern   = regexp.MustCompile(`^performance-[0-9a-f]{64}$`)
+	perfFolderRes   = []*regexp.Regexp{
+		regexp.MustCompile(`^performance-[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`),
+		regexp.MustCompile(`^\d{14}_\d{14}$`),
+		regexp.MustCompile(`^\d{2}月\d{2}日\d{2}:\d{2}:\d{2}-\d{2}月\d{2}日\d{2}:\d{2}:\d{2}$`),
+		regexp.MustCompile(`^\d{2}-\d{2} \d{2}:\d{2}:\d{2}_\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`),
+	}
+	csvNameRe       = regexp.MustCompile(`^(.+)_([^_]+)_([0-9a-f]{16})_(\d+)_(\d+)\.csv$`)
+	legacyCSVNameRe = regexp.MustCompile(`^(.+)_([^_]+)_(\d+)_(\d+)\.csv$`)
+)
+
+// Content limits of the detail queries (§16.2).
+const (
+	deviceJSONLimit   = 128 * 1024
+	otherJSONLimit    = 256 * 1024
+	logPreviewLimit   = 64 * 1024
+	csvPreviewLimit   = 64 * 1024
+	csvPreviewTotal   = 512 * 1024
+	maxDeleteEntries  = 2048
+	maxReplayFiles    = 256
+	maxPerfFiles      = 64
+	maxListedMetrics  = 20
+	historyListMaxLen = 500
+)
+
+func historyID(kind, folder string) string { return kind + "-" + sha256Hex(kind+"\x00"+folder) }
+
+func millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// historyRecord is one record folder found on disk.
+type historyRecord struct {
+	kind, folder, dir, id string
+	modifiedAt, sortKey   int64
+	files                 []fs.FileInfo
+	info                  any // replay: parsed info.json (nil when unreadable)
+	infoErr               string
+	csvs                  []csvMeta // performance
+}
+
+type csvMeta struct {
+	file               fs.FileInfo
+	name, source       string
+	startTime, endTime int64
+}
+
+func parseCSVName(n string) (csvMeta, bool) {
+	if m := csvNameRe.FindStringSubmatch(n); m != nil {
+		s, _ := strconv.ParseInt(m[4], 10, 64)
+		e, _ := strconv.ParseInt(m[5], 10, 64)
+		return csvMeta{name: m[1], source: m[2], startTime: s, endTime: e}, true
+	}
+	if m := legacyCSVNameRe.FindStringSubmatch(n); m != nil {
+		s, _ := strconv.ParseInt(m[3], 10, 64)
+		e, _ := strconv.ParseInt(m[4], 10, 64)
+		return csvMeta{name: m[1], source: m[2], startTime: s, endTime: e}, true
+	}
+	return csvMeta{}, false
+}
+
+// scanHistory lists the records of one kind, sorted newest first.
+func (a *App) scanHistory(kind string) ([]*historyRecord, error) {
+	a.mu.Lock()
+	root := a.solopiDirLocked() + "/replay"
+	if kind == "performance" {
+		root = a.recordsRootLocked()
+	}
+	a.mu.Unlock()
+	entries, err := a.phone.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*historyRecord
+	for _, e := range entries {
+		if !e.IsDir() || e.Mode()&fs.ModeSymlink != 0 {
+			continue
+		}
+		r := &historyRecord{kind: kind, folder: e.Name(), dir: root + "/" + e.Name(), id: historyID(kind, e.Name()),
+			modifiedAt: millis(e.ModTime())}
+		files, err := a.phone.ReadDir(r.dir)
+		if err != nil {
+			continue
+		}
+		r.files = files
+		if kind == "replay" {
+			if !a.loadReplayInfo(r) {
+				continue
+			}
+		} else if !a.loadPerfRecord(r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].sortKey != out[j].sortKey {
+			return out[i].sortKey > out[j].sortKey
+		}
+		return out[i].id < out[j].id
+	})
+	return out, nil
+}
+
+func (a *App) loadReplayInfo(r *historyRecord) bool {
+	i := slices.IndexFunc(r.files, func(f fs.FileInfo) bool { return f.Name() == "info.json" && f.Mode().IsRegular() })
+	if i < 0 {
+		return false
+	}
+	r.sortKey = r.modifiedAt
+	if r.files[i].Size() > otherJSONLimit {
+		r.infoErr = "content_too_large"
+		return true
+	}
+	data, err := a.phone.ReadFile(r.dir + "/info.json")
+	var v any
+	if err == nil {
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.UseNumber()
+		err = dec.Decode(&v)
+	}
+	m, isObj := v.(map[string]any)
+	if err != nil || !isObj {
+		r.infoErr = "invalid_metadata"
+		return true
+	}
+	r.info = m
+	if n, isNum := m["startTime"].(json.Number); isNum {
+		if st, err := n.Int64(); err == nil {
+			r.sortKey = st
+		}
+	}
+	return true
+}
+
+func (a *App) loadPerfRecord(r *historyRecord) bool {
+	if !slices.ContainsFunc(perfFolderRes, func(re *regexp.Regexp) bool { return re.MatchString(r.folder) }) {
+		return false
+	}
+	for _, f := range r.files {
+		if !f.Mode().IsRegular() {
+			continue
+		}
+		if m, found := parseCSVName(f.Name()); found {
+			m.file = f
+			r.csvs = append(r.csvs, m)
+			r.sortKey = max(r.sortKey, m.endTime)
+		}
+	}
+	sort.Slice(r.csvs, func(i, j int) bool { return r.csvs[i].file.Name() < r.csvs[j].file.Name() })
+	return len(r.csvs) > 0
+}
+
+func (r *historyRecord) summary(list bool) obj {
+	o := newObj("id", r.id, "kind", r.kind, "modifiedAt", r.modifiedAt, "relativePath", r.folder, "pathAvailable", true)
+	if r.kind == "replay" {
+		o.set("metadataAvailable", r.info != nil)
+		if r.info == nil {
+			o.set("metadataError", r.infoErr)
+			return o
+		}
+		m := r.info.(map[string]any)
+		for _, k := range []string{"caseName", "targetApp", "targetAppPkg", "targetAppVersion", "startTime", "endTime",
+			"exceptionMessage", "exceptionStep", "exceptionStepId", "platform", "platformVersion"} {
+			if v, present := m[k]; present && v != nil {
+				o.set(k, anyToValue(v))
+			}
+		}
+		status := "passed"
+		if v, present := m["exceptionMessage"]; present && v != nil {
+			status = "failed"
+		}
+		o.set("status", status)
+		return o
+	}
+	var start, end, size int64
+	var metrics []string
+	for i, c := range r.csvs {
+		if i == 0 || c.startTime < start {
+			start = c.startTime
+		}
+		end = max(end, c.endTime)
+		size += c.file.Size()
+		if !slices.Contains(metrics, c.name) {
+			metrics = append(metrics, c.name)
+		}
+	}
+	o.set("startTime", start)
+	o.set("endTime", end)
+	o.set("fileCount", len(r.csvs))
+	o.set("sizeBytes", size)
+	if list {
+		o.set("metricsTruncated", len(metrics) > maxListedMetrics)
+		o.set("metrics", metrics[:min(len(metrics), maxListedMetrics)])
+	}
+	return o
+}
+
+func (r *historyRecord) descriptor(f fs.FileInfo) obj {
+	return newObj("fileName", f.Name(), "sizeBytes", f.Size(), "modifiedAt", millis(f.ModTime()),
+		"relativePath", r.folder+"/"+f.Name(), "pathAvailable", true)
+}
+
+func (a *App) historyResolver(ctx context.Context, p *process, via transport, q params) (resp obj) {
+	act := q["action"]
+	switch act {
+	case "":
+		return e1(protocol.ErrMissingAction, "Parameter 'action' is required")
+	case "listReplay":
+		return a.historyList("replay", q)
+	case "listPerformance":
+		return a.historyList("performance", q)
+	case "getReplay":
+		return a.historyGet("replay", q)
+	case "getPerformance":
+		return a.historyGet("performance", q)
+	case "mutationStatus":
+		return a.mutationStatus(p, q, p.sx.history)
+	case "deleteReplay":
+		return a.historyDelete(p, via, "replay", q)
+	case "deletePerformance":
+		return a.historyDelete(p, via, "performance", q)
+	}
+	return e1(protocol.ErrUnsupportedAction, "Unsupported history action: "+act)
+}
+
+func (a *App) historyList(kind string, q params) obj {
+	limit := 100
+	if v, present := q["limit"]; present && v != "" {
+		n, good := javaParseInt(v)
+		if !good {
+			return e1(protocol.ErrInvalidLimit, "Parameter 'limit' must be an integer")
+		}
+		if n < 1 || n > historyListMaxLen {
+			return e1(protocol.ErrInvalidLimit, "Parameter 'limit' must be between 1 and 500")
+		}
+		limit = int(n)
+	}
+	recs, err := a.scanHistory(kind)
+	if err != nil {
+		return e1(protocol.ErrIoError, "Unable to access history storage")
+	}
+	out := []obj{}
+	for _, r := range recs[:min(limit, len(recs))] {
+		out = append(out, r.summary(true))
+	}
+	return ok("kind", kind, "records", out, "total", len(recs), "returned", len(out), "truncated", len(out) < len(recs))
+}
+
+// findRecord validates an id parameter and looks the record up.
+func (a *App) findRecord(kind, id string) (*historyRecord, obj) {
+	re := replayIDPattern
+	if kind == "performance" {
+		re = perfIDPattern
+	}
+	if id == "" {
+		return nil, e1(protocol.ErrMissingID, "Parameter 'id' is required")
+	}
+	if !re.MatchString(id) {
+		return nil, e1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
+	}
+	recs, err := a.scanHistory(kind)
+	if err != nil {
+		return nil, e1(protocol.ErrIoError, "Unable to access history storage")
+	}
+	for _, r := range recs {
+		if r.id == id {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+func (a *App) historyGet(kind string, q params) obj {
+	r, bad := a.findRecord(kind, q["id"])
+	if bad != nil {
+		return bad
+	}
+	if r == nil {
+		if kind == "replay" {
+			return e1(protocol.ErrRecordNotFound, "Replay history record was not found")
+		}
+		return e1(protocol.ErrRecordNotFound, "Performance history record was not found")
+	}
+	if kind == "replay" {
+		return a.replayDetail(r)
+	}
+	return a.perfDetail(r)
+}
+
+func (a *App) replayDetail(r *historyRecord) obj {
+	switch r.infoErr {
+	case "content_too_large":
+		return e1(protocol.ErrContentTooLarge, "Replay metadata is too large")
+	case "invalid_metadata":
+		return e1(protocol.ErrInvalidMetadata, "Replay metadata is invalid")
+	}
+	o := append(ok(), r.summary(false)...)
+	o.set("info", anyToValue(r.info))
+	files := slices.Clone(r.files)
+	files = slices.DeleteFunc(files, func(f fs.FileInfo) bool { return !f.Mode().IsRegular() })
+	sort.Slice(files, func(i, j int) bool { return files[i].Name() < files[j].Name() })
+	list := []obj{}
+	for _, f := range files[:min(len(files), maxReplayFiles)] {
+		list = append(list, r.descriptor(f))
+	}
+	o.set("files", list)
+	o.set("filesTruncated", len(files) > maxReplayFiles)
+	for _, j := range []struct {
+		key, file string
+		limit     int64
+	}{{"device", "device.json", deviceJSONLimit}, {"steps", "steps.json", otherJSONLimit}, {"actions", "actions.json", otherJSONLimit}} {
+		i := slices.IndexFunc(files, func(f fs.FileInfo) bool { return f.Name() == j.file })
+		if i < 0 {
+			continue
+		}
+		d := r.descriptor(files[i])
+		d.set("format", "json")
+		if files[i].Size() > j.limit {
+			d = append(d, newObj("contentAvailable", false, "omitted", true, "reason", "content_limit", "contentLimitBytes", j.limit)...)
+		} else {
+			data, err := a.phone.ReadFile(r.dir + "/" + j.file)
+			var v any
+			if err == nil {
+				dec := json.NewDecoder(strings.NewReader(string(data)))
+				dec.UseNumber()
+				err = dec.Decode(&v)
+			}
+			if err != nil {
+				d = append(d, newObj("contentAvailable", false, "errorCode", "invalid_json", "error", "Content is not valid JSON")...)
+			} else {
+				d.set("content", anyToValue(v))
+			}
+		}
+		o.set(j.key, d)
+	}
+	if i := slices.IndexFunc(files, func(f fs.FileInfo) bool { return f.Name() == "running.log" }); i >= 0 {
+		data, _ := a.phone.ReadFile(r.dir + "/running.log")
+		truncated := len(data) > logPreviewLimit
+		if truncated {
+			data = data[:logPreviewLimit]
+			for len(data) > 0 && !utf8.Valid(data) {
+				data = data[:len(data)-1]
+			}
+		}
+		d := r.descriptor(files[i])
+		d = append(d, newObj("text", strings.ToValidUTF8(string(data), "\uFFFD"), "charset", "UTF-8",
+			"truncated", truncated, "contentLimitBytes", logPreviewLimit)...)
+		o.set("log", d)
+	}
+	return o
+}
+
+func (a *App) perfDetail(r *historyRecord) obj {
+	a.mu.Lock()
+	charset := a.stringSetting(keyOutputCharset)
+	a.mu.Unlock()
+	o := append(ok(), r.summary(false)...)
+	list := []obj{}
+	budget := csvPreviewTotal
+	for _, c := range r.csvs[:min(len(r.csvs), maxPerfFiles)] {
+		d := r.descriptor(c.file)
+		d = append(d, newObj("name", c.name, "source", c.source, "startTime", c.startTime, "endTime", c.endTime)...)
+		data, _ := a.phone.ReadFile(r.dir + "/" + c.file.Name())
+		n := min(len(data), csvPreviewLimit, budget)
+		budget -= n
+		d.set("preview", decodeCharset(data[:n], charset))
+		list = append(list, d)
+	}
+	o.set("files", list)
+	o.set("filesTruncated", len(r.csvs) > maxPerfFiles)
+	o.set("contentLimitBytes", csvPreviewTotal)
+	return o
+}
+
+func (a *App) historyDelete(p *process, via transport, kind string, q params) obj {
+	if via != viaAdb {
+		return e1(protocol.ErrMutationTransportRequired, "History deletion requires the ADB scheme transport")
+	}
+	if bad := checkRequestID(q); bad != nil {
+		return bad
+	}
+	id := q["id"]
+	re := replayIDPattern
+	if kind == "performance" {
+		re = perfIDPattern
+	}
+	if id == "" {
+		return e1(protocol.ErrMissingID, "Parameter 'id' is required")
+	}
+	if !re.MatchString(id) {
+		return e1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
+	}
+	if q["confirmId"] != id {
+		return e1(protocol.ErrConfirmationMismatch, "Parameter 'confirmId' must exactly match 'id'")
+	}
+	action := "delete" + strings.ToUpper(kind[:1]) + kind[1:]
+	reqID := q["requestId"]
+	a.mu.Lock()
+	if r, found := p.sx.history.get(reqID); found {
+		a.mu.Unlock()
+		if r.get("action") != action || r.get("id") != id {
+			return e1(protocol.ErrRequestIDConflict, "The requestId is already associated with another mutation")
+		}
+		return r.clone()
+	}
+	st, _ := historyMachine.Step(historyMachine.Initial, protocol.EvMutationAccept)
+	requested := a.nowMs()
+	receipt := ok("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(st),
+		"deleted", false, "deletedFiles", 0, "requestedAt", requested)
+	p.sx.history.put(reqID, receipt, "")
+	a.mu.Unlock()
+
+	deleted, code, msg := a.executeHistoryDelete(p, kind, id)
+	ev := protocol.EvMutationComplete
+	if code != "" {
+		ev = protocol.EvMutationFail
+	}
+	final, _ := historyMachine.Step(st, ev)
+	receipt = ok("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(final),
+		"deleted", code == "", "deletedFiles", deleted, "completedAt", a.nowMs(), "requestedAt", requested)
+	if code != "" {
+		receipt.set("success", false)
+		receipt.set("errorCode", code)
+		receipt.set("error", msg)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p.sx.history.put(reqID, receipt, "")
+	return receipt.clone()
+}
+
+// executeHistoryDelete removes a record's files in the device's order and
+// then the folder; it returns the number of files deleted or a failure.
+func (a *App) executeHistoryDelete(p *process, kind, id string) (int, string, string) {
+	a.mu.Lock()
+	switch {
+	case kind == "replay" && p.harness != nil && replayMachine.IsLive(p.harness.state):
+		a.mu.Unlock()
+		return 0, protocol.ErrReplayActive, "An active replay session prevents history deletion"
+	case kind == "performance" && p.sx.perf != nil && perfMachine.IsLive(p.sx.perf.state):
+		a.mu.Unlock()
+		return 0, protocol.ErrPerformanceActive, "An active performance session prevents history deletion"
+	}
+	a.mu.Unlock()
+	r, bad := a.findRecord(kind, id)
+	if bad != nil {
+		return 0, protocol.ErrDeleteFailed, "Unable to enumerate history record"
+	}
+	if r == nil {
+		return 0, protocol.ErrRecordNotFound, "History record was not found"
+	}
+	if len(r.files) > maxDeleteEntries {
+		return 0, protocol.ErrUnsafeRecordLayout, "Record contains too many entries to delete safely"
+	}
+	for _, f := range r.files {
+		if !f.Mode().IsRegular() {
+			return 0, protocol.ErrUnsafeRecordLayout, "Record contains a non-file or indirect entry"
+		}
+	}
+	files := slices.Clone(r.files)
+	// Replay: info.json last (a half-deleted record loses its marker only
+	// at the end). Performance: non-CSV files first, CSVs last.
+	last := func(f fs.FileInfo) bool {
+		if kind == "replay" {
+			return f.Name() == "info.json"
+		}
+		return strings.HasSuffix(f.Name(), ".csv")
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		li, lj := last(files[i]), last(files[j])
+		if li != lj {
+			return !li
+		}
+		return files[i].Name() < files[j].Name()
+	})
+	n := 0
+	for _, f := range files {
+		if err := a.phone.Remove(r.dir + "/" + f.Name()); err != nil {
+			return n, protocol.ErrDeleteFailed, "Unable to delete every record file"
+		}
+		n++
+	}
+	if err := a.phone.Remove(r.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return n, protocol.ErrDeleteFailed, "Unable to delete record directory"
+	}
+	return n, "", ""
+}

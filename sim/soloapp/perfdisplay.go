@@ -1,0 +1,244 @@
+package soloapp
+
+// performance?mode=display: the live monitor lease (§9). One owner at a
+// time shares the DisplayProvider with a performance recording; the
+// status shows only the values bound to this session's lease.
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"solopi/protocol"
+)
+
+var displayMachine = protocol.PerformanceDisplay()
+
+// displaySession is the process-wide display slot.
+type displaySession struct {
+	id                    string
+	state                 protocol.State
+	target                string
+	items                 []string
+	names                 []string
+	startedAt, finishedAt int64
+	err                   string
+	leaseHeld             bool
+	stopInProgress        bool
+	cancelRequested       bool
+	// cache is the lease's last sample (name → text) taken at cacheAt; a
+	// status read returns it and refreshes it, so values may be stale.
+	cache   obj
+	cacheAt int64
+}
+
+func (a *App) stepDisplayLocked(s *displaySession, ev protocol.Event, errMsg string) bool {
+	next, err := displayMachine.Step(s.state, ev)
+	if err != nil {
+		return false
+	}
+	s.state = next
+	switch next {
+	case protocol.SessionRunning:
+		s.startedAt = a.nowMs()
+	case protocol.SessionFailed:
+		s.err = errMsg
+		s.finishedAt = a.nowMs()
+	case protocol.SessionStopped:
+		s.err = ""
+		s.finishedAt = a.nowMs()
+	default:
+		if errMsg != "" {
+			s.err = errMsg
+		}
+	}
+	return true
+}
+
+func (a *App) perfDisplay(p *process, via transport, q params) obj {
+	act := q["action"]
+	switch act {
+	case "status":
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.displaySnapshotLocked(p, true)
+	case "start", "stop":
+	default:
+		return e2("Unsupported performance display action: " + javaString(q, "action"))
+	}
+	if via != viaAdb {
+		return e2("Performance display start and stop require the ADB Scheme transport")
+	}
+	if act == "start" {
+		return a.displayStart(p, q)
+	}
+	return a.displayStop(p, q)
+}
+
+// displaySnapshotLocked is §9.2's object; refresh makes a read trigger the
+// lease's background refresh (the status query does).
+func (a *App) displaySnapshotLocked(p *process, refresh bool) obj {
+	s := p.sx.display
+	o := ok("kind", "performance-display")
+	now := a.nowMs()
+	if s == nil {
+		return append(o, newObj("state", string(protocol.SessionIdle), "running", false, "active", false,
+			"terminal", false, "stopRetryable", false, "items", []string{}, "ownedDisplayNames", []string{},
+			"runningItems", a.providerRunningLocked(p), "sampledAt", now, "values", obj{})...)
+	}
+	o.set("sessionId", s.id)
+	o.set("state", string(s.state))
+	o.set("running", s.state == protocol.SessionRunning)
+	o.set("active", displayMachine.IsLive(s.state))
+	o.set("terminal", displayMachine.IsTerminal(s.state))
+	o.set("stopRetryable", s.state == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress)
+	if s.target != "" {
+		o.set("targetPackage", s.target)
+	}
+	o.set("items", slices.Clone(s.items))
+	owned := []string{}
+	if s.leaseHeld {
+		owned = slices.Clone(s.names)
+	}
+	o.set("ownedDisplayNames", owned)
+	if s.startedAt != 0 {
+		o.set("startedAt", s.startedAt)
+	}
+	if s.finishedAt != 0 {
+		o.set("finishedAt", s.finishedAt)
+	}
+	if s.startedAt != 0 {
+		end := s.finishedAt
+		if end == 0 {
+			end = now
+		}
+		o.set("durationMs", end-s.startedAt)
+	}
+	if s.err != "" {
+		o.set("error", s.err)
+	}
+	o.set("runningItems", a.providerRunningLocked(p))
+	values := obj{}
+	sampled := now
+	if s.leaseHeld {
+		for _, e := range s.cache {
+			if slices.Contains(owned, e.k) {
+				values.set(e.k, e.v)
+			}
+		}
+		if s.cacheAt != 0 {
+			sampled = s.cacheAt
+		}
+		if refresh {
+			s.cache = a.valuesForLocked(s.items, s.target, s.startedAt, now)
+			s.cacheAt = now
+		}
+	}
+	o.set("sampledAt", sampled)
+	o.set("values", values)
+	return o
+}
+
+func (a *App) displayStart(p *process, q params) obj {
+	sid := q["sessionId"]
+	if sid == "" {
+		sid = newUUID()
+	} else if !perfSessionRegex.MatchString(sid) {
+		return e2("Invalid performance display sessionId")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cur := p.sx.display; cur != nil && displayMachine.IsLive(cur.state) {
+		return append(e2("A performance display session is already active"), kv{"performanceDisplay", a.displaySnapshotLocked(p, false)})
+	}
+	s := &displaySession{id: sid, state: displayMachine.Initial, target: q["targetApp"], items: parseItems(q["items"])}
+	a.stepDisplayLocked(s, protocol.EvStart, "")
+	p.sx.display = s
+	if msg := a.perfPreflightLocked(p, s.items, s.target, "Another performance session is already running"); msg != "" {
+		a.stepDisplayLocked(s, protocol.EvError, msg)
+		return a.displaySnapshotLocked(p, false)
+	}
+	go a.displayGranted(p, s, a.permissionDialogLocked())
+	return a.displaySnapshotLocked(p, false)
+}
+
+func (a *App) displayGranted(p *process, s *displaySession, dialog time.Duration) {
+	if !a.sleepDevice(p, dialog) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p.sx.display != s || !a.currentLocked(p) {
+		return
+	}
+	if s.cancelRequested {
+		a.stepDisplayLocked(s, protocol.EvError, "Performance display start was cancelled")
+		return
+	}
+	if s.state != protocol.SessionStarting {
+		return
+	}
+	if missing := a.itemPermissionsMissingLocked(s.items); len(missing) > 0 {
+		a.stepDisplayLocked(s, protocol.EvError, "Performance display permissions are not ready: "+strings.Join(missing, ","))
+		return
+	}
+	if !a.acquireProviderLocked(p, "display:"+s.id) {
+		a.stepDisplayLocked(s, protocol.EvError, "Unable to atomically acquire the requested performance items")
+		return
+	}
+	s.leaseHeld = true
+	s.names = itemNames(s.items, a.englishLocked())
+	a.stepDisplayLocked(s, protocol.EvReady, "")
+	// The provider samples as soon as the items run.
+	s.cache = a.valuesForLocked(s.items, s.target, s.startedAt, s.startedAt)
+	s.cacheAt = s.startedAt
+}
+
+func (a *App) displayStop(p *process, q params) obj {
+	sid := q["sessionId"]
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := p.sx.display
+	conflict := func(msg string) obj {
+		return append(e2(msg), kv{"performanceDisplay", a.displaySnapshotLocked(p, false)})
+	}
+	if sid == "" {
+		return conflict("Parameter 'sessionId' is required")
+	}
+	if s == nil || s.id != sid {
+		return conflict("Performance display sessionId does not match")
+	}
+	switch {
+	case s.state == protocol.SessionStarting:
+		s.cancelRequested = true
+		a.stepDisplayLocked(s, protocol.EvStop, "Performance display start cancellation is waiting for permissions")
+	case s.state == protocol.SessionRunning:
+		a.stepDisplayLocked(s, protocol.EvStop, "")
+		a.displayCleanupLocked(p, s)
+	case s.state == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress:
+		a.displayCleanupLocked(p, s)
+	case s.state == protocol.SessionStopping && s.stopInProgress:
+		return conflict("Performance display stop is already in progress")
+	default:
+		return conflict("There is no active performance display session")
+	}
+	return a.displaySnapshotLocked(p, false)
+}
+
+// displayCleanupLocked stops the lease synchronously: stopped, or stopping
+// with stopRetryable while the fault knob keeps the cleanup incomplete.
+func (a *App) displayCleanupLocked(p *process, s *displaySession) {
+	if a.ext.perfCleanupIncomplete > 0 {
+		a.ext.perfCleanupIncomplete--
+		s.stopInProgress = false
+		a.stepDisplayLocked(s, protocol.EvCleanupPending,
+			"Performance display cleanup is incomplete; retry stop with the same sessionId: display items are still running")
+		return
+	}
+	s.leaseHeld = false
+	s.cache, s.cacheAt = nil, 0
+	if p.sx.providerOwner == "display:"+s.id {
+		p.sx.providerOwner = ""
+	}
+	a.stepDisplayLocked(s, protocol.EvStopped, "")
+}

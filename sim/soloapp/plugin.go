@@ -1,0 +1,652 @@
+package soloapp
+
+// plugin: list, import (alias install) and remove (§17). The registry is
+// installation state (it survives restarts); an imported plugin is only
+// runtime-loaded after Restart. The app's internal storage (staging files,
+// the managed patch store) is not reachable from the adb shell, so it is
+// kept in memory (ext.internal) rather than on the phone's file system.
+//
+// §22.1: the real v1.0.2 app always fails import and remove with
+// activity_status_unavailable; SetPluginActivityBug(true) reproduces that,
+// the default follows the protocol's intent.
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"solopi/protocol"
+)
+
+var pluginMachine = protocol.PluginMutation()
+
+const (
+	corePluginName     = "hulu_hotPatch"
+	analyzerPluginName = "hulu_screenRecord"
+	// pluginWorkTime is how long the background import/remove takes.
+	pluginWorkTime = 300 * time.Millisecond
+	mib            = 1 << 20
+)
+
+var (
+	pluginNamePattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	importFileNameRe    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,126}\.zip$`)
+	importFileIDPattern = regexp.MustCompile(`^plugin-import-[0-9a-f]{64}$`)
+	pluginIDPattern     = regexp.MustCompile(`^plugin-[0-9a-f]{64}$`)
+	sha256Pattern       = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+)
+
+// pluginEntry is one registry row.
+type pluginEntry struct {
+	name                          string
+	version                       float64
+	core, builtIn, runtimeLoaded  bool
+	hasCode, hasNative, hasAssets bool
+	filter                        string
+	dependencies                  []string
+}
+
+func defaultAnalyzerPlugin() *pluginEntry {
+	return &pluginEntry{name: analyzerPluginName, version: 1.0, runtimeLoaded: true, hasCode: true, hasNative: true,
+		filter: "com.alipay.ffmpegsdk", dependencies: []string{}}
+}
+
+// restarted makes every registered plugin runtime-loaded (a new process
+// loads the whole registry).
+func (e *ext) restarted() {
+	for _, p := range e.plugins {
+		p.runtimeLoaded = true
+	}
+}
+
+func pluginID(name string) string { return "plugin-" + sha256Hex("plugin\x00"+name) }
+
+func importFileID(name string) string { return "plugin-import-" + sha256Hex("plugin-import\x00"+name) }
+
+func (e *pluginEntry) summary() obj {
+	status, source := "installed", "managed_patch_store"
+	switch {
+	case e.builtIn:
+		status, source = "built_in", "built_in"
+	case e.runtimeLoaded:
+		status = "loaded"
+	}
+	deps := slices.Clone(e.dependencies)
+	if deps == nil {
+		deps = []string{}
+	}
+	return newObj("id", pluginID(e.name), "name", e.name, "version", e.version, "status", status, "source", source,
+		"core", e.core, "removable", !e.core, "runtimeLoaded", e.runtimeLoaded, "hasCode", e.hasCode,
+		"hasNativeLibraries", e.hasNative, "hasAssets", e.hasAssets, "filter", e.filter, "dependencies", deps,
+		"catalogAvailable", false)
+}
+
+func (a *App) patchDirLocked() string { return normPath(a.solopiDirLocked() + "/patch") }
+
+// importFile is one candidate in <solopiDir>/patch.
+type importFile struct {
+	name    string
+	size    int64
+	modTime int64
+}
+
+// importFilesLocked lists the acceptable ZIPs, newest first.
+func (a *App) importFilesLocked() []importFile {
+	entries, err := a.phone.ReadDir(a.patchDirLocked())
+	if err != nil {
+		return nil
+	}
+	var out []importFile
+	for _, e := range entries {
+		if !e.Mode().IsRegular() || !importFileNameRe.MatchString(e.Name()) || e.Size() < 1 || e.Size() > 64*mib {
+			continue
+		}
+		out = append(out, importFile{name: e.Name(), size: e.Size(), modTime: millis(e.ModTime())})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].modTime != out[j].modTime {
+			return out[i].modTime > out[j].modTime
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+func (a *App) pluginResolver(ctx context.Context, p *process, via transport, q params) obj {
+	act, present := q["action"]
+	switch {
+	case !present || act == "":
+		return e1(protocol.ErrMissingAction, "Parameter 'action' is required")
+	case act == "list":
+		return a.pluginList()
+	case act == "mutationStatus":
+		return a.mutationStatus(p, q, p.sx.plugin)
+	case act == "import" || act == "install":
+		return a.pluginImport(p, via, q)
+	case act == "remove":
+		return a.pluginRemove(p, via, q)
+	}
+	return e1(protocol.ErrUnsupportedAction, "Unsupported plugin action: "+act)
+}
+
+func (a *App) pluginList() obj {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	names := make([]string, 0, len(a.ext.plugins))
+	for n := range a.ext.plugins {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	plugins := make([]obj, 0, len(names))
+	for _, n := range names {
+		plugins = append(plugins, a.ext.plugins[n].summary())
+	}
+	files := a.importFilesLocked()
+	truncated := len(files) > 100
+	if truncated {
+		files = files[:100]
+	}
+	list := make([]obj, 0, len(files))
+	for _, f := range files {
+		list = append(list, newObj("fileId", importFileID(f.name), "fileName", f.name, "sizeBytes", f.size,
+			"modifiedAt", f.modTime, "sha256Required", true))
+	}
+	return ok("plugins", plugins, "total", len(plugins), "importDirectory", "patch", "importPath", a.patchDirLocked(),
+		"pathAvailable", true, "importFiles", list, "importFilesTruncated", truncated, "mutationTransport", "adb")
+}
+
+// mutationStatus answers history's and plugin's receipt query.
+func (a *App) mutationStatus(p *process, q params, store *receiptLRU) obj {
+	id, present := q["requestId"]
+	if !present || id == "" {
+		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
+	}
+	if !idPattern128.MatchString(id) {
+		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r, found := store.get(id)
+	if !found {
+		return append(e1(protocol.ErrReceiptNotFound, "Mutation receipt was not found"), kv{"requestId", id})
+	}
+	return ok("requestId", id, "state", r.get("state"), "mutation", r.clone())
+}
+
+// checkRequestID validates a mutation's requestId (missing/invalid).
+func checkRequestID(q params) obj {
+	id := q["requestId"]
+	if id == "" {
+		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
+	}
+	if !idPattern128.MatchString(id) {
+		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
+	}
+	return nil
+}
+
+// admitPluginMutationLocked applies the shared conflict, idempotency, busy
+// and maintenance rules. It returns the answer to send back, or the latch
+// release func when the mutation is accepted.
+func (a *App) admitPluginMutationLocked(p *process, reqID, action, subject string, inUse string) (obj, func()) {
+	store := p.sx.plugin
+	if r, found := store.get(reqID); found {
+		if r.get("action") != action || r.get("subject") != subject {
+			return e1(protocol.ErrRequestIDConflict, "The requestId is already associated with another mutation"), nil
+		}
+		return r.clone(), nil
+	}
+	busy := false
+	store.each(func(_ string, r obj) { busy = busy || r.get("state") == string(protocol.MutationInProgress) })
+	if busy {
+		return e1(protocol.ErrMutationBusy, "Another plugin mutation is still in progress"), nil
+	}
+	release, err := a.beginMaintenanceLocked(p)
+	if err != nil {
+		return e1(protocol.ErrPluginInUse, inUse), nil
+	}
+	st, _ := pluginMachine.Step(pluginMachine.Initial, protocol.EvMutationAccept)
+	r := ok("accepted", true, "requestId", reqID, "action", action, "subject", subject, "state", string(st),
+		"requestedAt", a.nowMs())
+	store.put(reqID, r, "")
+	return r.clone(), release
+}
+
+// finishPluginMutation merges the outcome into the receipt (if it still
+// exists in this process).
+func (a *App) finishPluginMutationLocked(p *process, reqID string, fields obj, failed bool) {
+	r, found := p.sx.plugin.m[reqID]
+	if !found {
+		return
+	}
+	ev := protocol.EvMutationComplete
+	if failed {
+		ev = protocol.EvMutationFail
+	}
+	st, err := pluginMachine.Step(protocol.State(r.get("state").(string)), ev)
+	if err != nil {
+		return
+	}
+	r = r.clone()
+	for _, e := range fields {
+		r.set(e.k, e.v)
+	}
+	r.set("state", string(st))
+	r.set("completedAt", a.nowMs())
+	p.sx.plugin.m[reqID] = r
+}
+
+func pluginFailure(code, msg string) obj {
+	return newObj("success", false, "errorCode", code, "error", msg)
+}
+
+// activityCheckLocked is step 1 of both mutations: the plugin resolver asks
+// the performance resolver whether a recording is active. The real app
+// asks the display resolver, which does not handle mode=status (§22.1).
+func (a *App) activityCheckLocked(p *process) obj {
+	if a.ext.pluginActivityBug {
+		return pluginFailure(protocol.ErrActivityStatusUnavailable, "Unable to verify that the related activity is idle")
+	}
+	if s := p.sx.perf; s != nil && perfMachine.IsLive(s.state) {
+		return pluginFailure(protocol.ErrPluginInUse, "An active SoloPi session prevents plugin installation")
+	}
+	return nil
+}
+
+func (a *App) pluginImport(p *process, via transport, q params) obj {
+	if via != viaAdb {
+		return e1(protocol.ErrMutationTransportRequired, "Plugin installation requires the ADB scheme transport")
+	}
+	if q.has("url") {
+		return e1(protocol.ErrURLNotAllowed, "Plugin URLs are not accepted by this protocol")
+	}
+	if bad := checkRequestID(q); bad != nil {
+		return bad
+	}
+	sum := q["sha256"]
+	if sum == "" {
+		return e1(protocol.ErrMissingSHA256, "Parameter 'sha256' is required")
+	}
+	if !sha256Pattern.MatchString(sum) {
+		return e1(protocol.ErrInvalidSHA256, "Parameter 'sha256' must be 64 hexadecimal characters")
+	}
+	sum = strings.ToLower(sum)
+	name, fileID := q["fileName"], q["fileId"]
+	if name == "" && fileID == "" {
+		return e1(protocol.ErrMissingImportSelector, "Parameter 'fileName' or 'fileId' is required")
+	}
+	if name != "" && !importFileNameRe.MatchString(name) {
+		return e1(protocol.ErrInvalidFileName, "Parameter 'fileName' is invalid")
+	}
+	if fileID != "" && !importFileIDPattern.MatchString(fileID) {
+		return e1(protocol.ErrInvalidFileID, "Parameter 'fileId' is invalid")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var file *importFile
+	for _, f := range a.importFilesLocked() {
+		if (name == "" || f.name == name) && (fileID == "" || importFileID(f.name) == fileID) {
+			file = &f
+			break
+		}
+	}
+	if file == nil {
+		return e1(protocol.ErrImportFileNotFound, "Plugin import file was not found")
+	}
+	id := importFileID(file.name)
+	reqID := q["requestId"]
+	resp, release := a.admitPluginMutationLocked(p, reqID, "import", id+":"+sum, "An active SoloPi session prevents plugin installation")
+	if release != nil {
+		go a.runPluginImport(p, reqID, a.patchDirLocked()+"/"+file.name, id, sum, release)
+	}
+	return resp
+}
+
+// runPluginImport is the background import (§17.2 steps 1-8).
+func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, release func()) {
+	defer release()
+	if !a.sleepDevice(p, pluginWorkTime) {
+		return
+	}
+	a.mu.Lock()
+	fail := a.activityCheckLocked(p)
+	a.mu.Unlock()
+	if fail != nil {
+		a.mu.Lock()
+		a.finishPluginMutationLocked(p, reqID, fail, true)
+		a.mu.Unlock()
+		return
+	}
+	staging := "plugin_import_staging/plugin_import_" + newUUID() + ".zip"
+	result, failed := a.importStaged(src, staging, fileID, want)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.ext.internal, staging) // step 8, whatever happened
+	if !a.currentLocked(p) {
+		return
+	}
+	a.finishPluginMutationLocked(p, reqID, result, failed)
+}
+
+// importStaged copies, hashes, validates and installs one archive.
+func (a *App) importStaged(src, staging, fileID, want string) (obj, bool) {
+	st, err := a.phone.Stat(src)
+	if err != nil || !st.Mode().IsRegular() {
+		return pluginFailure(protocol.ErrUnsafeImportFile, "Plugin import file is no longer a regular file"), true
+	}
+	if st.Size() < 1 || st.Size() > 64*mib {
+		return pluginFailure(protocol.ErrInvalidArchiveSize, "Plugin archive size must be between 1 byte and 64 MiB"), true
+	}
+	data, err := a.phone.ReadFile(src)
+	if err != nil {
+		return pluginFailure(protocol.ErrUnsafeImportFile, "Unable to read plugin import file"), true
+	}
+	a.mu.Lock()
+	a.ext.internal[staging] = data
+	a.mu.Unlock()
+	got := sha256.Sum256(data)
+	if hex.EncodeToString(got[:]) != want {
+		return pluginFailure(protocol.ErrSHA256Mismatch, "Plugin archive SHA-256 does not match"), true
+	}
+	desc, fail := validatePluginArchive(data)
+	if fail != nil {
+		return fail, true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cur := a.ext.plugins[desc.name]; cur != nil && desc.version <= cur.version {
+		return pluginFailure(protocol.ErrVersionNotNewer, "Plugin version must be newer than the installed version"), true
+	}
+	e := &pluginEntry{name: desc.name, version: desc.version, hasCode: desc.jar != "", hasNative: len(desc.soList) > 0,
+		hasAssets: desc.assetsZip != "", filter: desc.filter, dependencies: []string{}}
+	a.ext.plugins[desc.name] = e
+	a.ext.internal["patch/"+desc.name+"/desc.json"] = desc.raw
+	return newObj("success", true, "plugin", e.summary(), "sha256", want, "sizeBytes", int64(len(data)),
+		"sourceFileId", fileID, "sourceFileRetained", true, "restartRequired", true,
+		"activation", "restart_required_for_full_activation"), false
+}
+
+// pluginDesc is the validated desc.json (PatchDescription).
+type pluginDesc struct {
+	name, filter, jar, assetsZip string
+	version                      float64
+	soList                       []string
+	raw                          []byte
+}
+
+// validatePluginArchive applies §17.2 steps 3 and 4.
+func validatePluginArchive(data []byte) (*pluginDesc, obj) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, pluginFailure(protocol.ErrInvalidManifest, "Plugin archive is not a readable ZIP")
+	}
+	files, fail := checkZipEntries(zr.File, 512, 96*mib, 256*mib, false)
+	if fail != nil {
+		return nil, fail
+	}
+	var manifests []string
+	for n := range files {
+		parts := strings.Split(n, "/")
+		if parts[len(parts)-1] == "desc.json" && len(parts) <= 2 && parts[0] != "__MACOSX" {
+			manifests = append(manifests, n)
+		}
+	}
+	switch len(manifests) {
+	case 0:
+		return nil, pluginFailure(protocol.ErrMissingManifest, "Plugin archive has no desc.json")
+	case 1:
+	default:
+		return nil, pluginFailure(protocol.ErrAmbiguousManifest, "Plugin archive has more than one desc.json")
+	}
+	prefix := strings.TrimSuffix(manifests[0], "desc.json")
+	for n := range files {
+		if !strings.HasPrefix(n, prefix) && !strings.HasPrefix(n, "__MACOSX/") {
+			return nil, pluginFailure(protocol.ErrInvalidArchiveLayout, "Plugin archive entries must share the manifest's directory")
+		}
+	}
+	mf := files[manifests[0]]
+	if mf.UncompressedSize64 > 64*1024 {
+		return nil, pluginFailure(protocol.ErrManifestTooLarge, "desc.json is larger than 64 KiB")
+	}
+	raw, err := readZipFile(mf)
+	if err != nil {
+		return nil, pluginFailure(protocol.ErrInvalidManifest, "desc.json cannot be read")
+	}
+	var d struct {
+		Name       string   `json:"name"`
+		Version    *float64 `json:"version"`
+		Filter     string   `json:"filter"`
+		Jar        string   `json:"jar"`
+		JarMd5     string   `json:"jarMd5"`
+		SoList     []string `json:"soList"`
+		SoMd5s     []string `json:"soMd5s"`
+		PreloadSo  []string `json:"preloadSo"`
+		AssetsZip  string   `json:"assetsZip"`
+		AssetsMd5  string   `json:"assetsMd5"`
+		MainClass  string   `json:"mainClass"`
+		MainMethod string   `json:"mainMethod"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, pluginFailure(protocol.ErrInvalidManifest, "desc.json is not a valid plugin descriptor")
+	}
+	switch {
+	case !pluginNamePattern.MatchString(d.Name):
+		return nil, pluginFailure(protocol.ErrInvalidPluginName, "Plugin name is invalid")
+	case d.Name == corePluginName:
+		return nil, pluginFailure(protocol.ErrCorePluginProtected, "Core plugins cannot be replaced")
+	case d.Version == nil || *d.Version <= 0:
+		return nil, pluginFailure(protocol.ErrInvalidPluginVersion, "Plugin version must be greater than 0")
+	case len([]rune(d.Filter)) > 256:
+		return nil, pluginFailure(protocol.ErrInvalidPluginFilter, "Plugin filter is longer than 256 characters")
+	case len(d.SoList) > 64 || len(d.SoList) != len(d.SoMd5s):
+		return nil, pluginFailure(protocol.ErrPluginValidationFailed, "Plugin native library list is invalid")
+	case (d.MainClass == "") != (d.MainMethod == ""), d.MainClass != "" && d.Jar == "":
+		return nil, pluginFailure(protocol.ErrPluginValidationFailed, "mainClass and mainMethod require each other and a jar")
+	case d.Jar == "" && len(d.SoList) == 0 && d.AssetsZip == "":
+		return nil, pluginFailure(protocol.ErrEmptyPlugin, "Plugin has no payload")
+	}
+	for _, so := range d.PreloadSo {
+		if !slices.Contains(d.SoList, so) {
+			return nil, pluginFailure(protocol.ErrPluginValidationFailed, "preloadSo must be listed in soList")
+		}
+	}
+	payload := func(name, sum string) ([]byte, obj) {
+		if sum == "" {
+			return nil, pluginFailure(protocol.ErrMissingPayload, "Payload digest is missing for "+name)
+		}
+		f := files[prefix+name]
+		if f == nil {
+			return nil, pluginFailure(protocol.ErrMissingArchiveEntry, "Plugin archive entry is missing: "+name)
+		}
+		b, err := readZipFile(f)
+		if err != nil {
+			return nil, pluginFailure(protocol.ErrMissingArchiveEntry, "Plugin archive entry is unreadable: "+name)
+		}
+		h := md5.Sum(b)
+		if !strings.EqualFold(hex.EncodeToString(h[:]), sum) {
+			return nil, pluginFailure(protocol.ErrPayloadDigestMismatch, "Payload digest does not match: "+name)
+		}
+		return b, nil
+	}
+	if d.Jar != "" {
+		if _, fail := payload(d.Jar, d.JarMd5); fail != nil {
+			return nil, fail
+		}
+	}
+	for i, so := range d.SoList {
+		if _, fail := payload(so, d.SoMd5s[i]); fail != nil {
+			return nil, fail
+		}
+	}
+	if d.AssetsZip != "" {
+		b, fail := payload(d.AssetsZip, d.AssetsMd5)
+		if fail != nil {
+			return nil, fail
+		}
+		nested, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return nil, pluginFailure(protocol.ErrPluginValidationFailed, "assets archive is not a readable ZIP")
+		}
+		if _, fail := checkZipEntries(nested.File, 1024, 64*mib, 128*mib, true); fail != nil {
+			return nil, fail
+		}
+	}
+	return &pluginDesc{name: d.Name, version: *d.Version, filter: d.Filter, jar: d.Jar, assetsZip: d.AssetsZip,
+		soList: d.SoList, raw: raw}, nil
+}
+
+// checkZipEntries applies the entry-count, duplicate, path and size rules;
+// assets selects the nested assets archive's error codes.
+func checkZipEntries(entries []*zip.File, maxEntries int, maxEntry, maxTotal uint64, assets bool) (map[string]*zip.File, obj) {
+	codes := map[string]string{"limit": protocol.ErrArchiveEntryLimit, "dup": protocol.ErrDuplicateArchiveEntry,
+		"empty": protocol.ErrEmptyArchive, "total": protocol.ErrArchiveExpansionLimit, "entry": protocol.ErrArchiveEntryTooLarge}
+	if assets {
+		codes = map[string]string{"limit": protocol.ErrAssetEntryLimit, "dup": protocol.ErrDuplicateAssetEntry,
+			"empty": protocol.ErrEmptyAssetsArchive, "total": protocol.ErrAssetExpansionLimit, "entry": protocol.ErrAssetExpansionLimit}
+	}
+	if len(entries) == 0 {
+		return nil, pluginFailure(codes["empty"], "Archive has no entries")
+	}
+	if len(entries) > maxEntries {
+		return nil, pluginFailure(codes["limit"], fmt.Sprintf("Archive has more than %d entries", maxEntries))
+	}
+	files := map[string]*zip.File{}
+	var total uint64
+	for _, f := range entries {
+		if !safeArchivePath(f.Name) {
+			return nil, pluginFailure(protocol.ErrUnsafeArchivePath, "Archive entry path is unsafe: "+f.Name)
+		}
+		if _, dup := files[f.Name]; dup {
+			return nil, pluginFailure(codes["dup"], "Archive entry is duplicated: "+f.Name)
+		}
+		if f.UncompressedSize64 > maxEntry {
+			return nil, pluginFailure(codes["entry"], "Archive entry is too large: "+f.Name)
+		}
+		if !assets && f.CompressedSize64 > 0 && f.UncompressedSize64/f.CompressedSize64 > 250 {
+			return nil, pluginFailure(protocol.ErrArchiveCompressionLimit, "Archive entry compression ratio is too high: "+f.Name)
+		}
+		total += f.UncompressedSize64
+		if total > maxTotal {
+			return nil, pluginFailure(codes["total"], "Archive expands beyond the size limit")
+		}
+		if !strings.HasSuffix(f.Name, "/") {
+			files[f.Name] = f
+		}
+	}
+	return files, nil
+}
+
+// safeArchivePath rejects absolute paths, backslashes, colons, control
+// characters and "."/".." segments.
+func safeArchivePath(n string) bool {
+	if n == "" || strings.HasPrefix(n, "/") || strings.ContainsAny(n, "\\:") ||
+		strings.ContainsFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7F }) {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(n, "/"), "/")
+	for _, s := range parts {
+		if s == "" || s == "." || s == ".." {
+			return false
+		}
+	}
+	return path.Clean(n) != "."
+}
+
+func readZipFile(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", f.Name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name, err)
+	}
+	return b, nil
+}
+
+func (a *App) pluginRemove(p *process, via transport, q params) obj {
+	if via != viaAdb {
+		return e1(protocol.ErrMutationTransportRequired, "Plugin removal requires the ADB scheme transport")
+	}
+	if bad := checkRequestID(q); bad != nil {
+		return bad
+	}
+	id := q["pluginId"]
+	if id == "" {
+		return e1(protocol.ErrMissingPluginID, "Parameter 'pluginId' is required")
+	}
+	if !pluginIDPattern.MatchString(id) {
+		return e1(protocol.ErrInvalidPluginID, "Parameter 'pluginId' is invalid")
+	}
+	if q["confirmId"] != id {
+		return e1(protocol.ErrConfirmationMismatch, "Parameter 'confirmId' must exactly match 'pluginId'")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	reqID := q["requestId"]
+	resp, release := a.admitPluginMutationLocked(p, reqID, "remove", id, "An active SoloPi session prevents plugin removal")
+	if release != nil {
+		go a.runPluginRemove(p, reqID, id, release)
+	}
+	return resp
+}
+
+func (a *App) runPluginRemove(p *process, reqID, id string, release func()) {
+	defer release()
+	if !a.sleepDevice(p, pluginWorkTime) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.currentLocked(p) {
+		return
+	}
+	if fail := a.activityCheckLocked(p); fail != nil {
+		a.finishPluginMutationLocked(p, reqID, fail, true)
+		return
+	}
+	var e *pluginEntry
+	for _, x := range a.ext.plugins {
+		if pluginID(x.name) == id {
+			e = x
+		}
+	}
+	if e == nil {
+		a.finishPluginMutationLocked(p, reqID, pluginFailure(protocol.ErrPluginNotFound, "Plugin was not found"), true)
+		return
+	}
+	if e.core {
+		a.finishPluginMutationLocked(p, reqID, pluginFailure(protocol.ErrCorePluginProtected, "Core plugins cannot be removed"), true)
+		return
+	}
+	var dependents []string
+	for _, x := range a.ext.plugins {
+		if slices.Contains(x.dependencies, e.name) {
+			dependents = append(dependents, x.name)
+		}
+	}
+	if len(dependents) > 0 {
+		slices.Sort(dependents)
+		f := pluginFailure(protocol.ErrPluginHasDependents, "Other plugins depend on this plugin")
+		f.set("dependents", dependents)
+		a.finishPluginMutationLocked(p, reqID, f, true)
+		return
+	}
+	delete(a.ext.plugins, e.name)
+	a.finishPluginMutationLocked(p, reqID, newObj("success", true, "pluginId", id, "name", e.name, "version", e.version,
+		"removedFromRegistry", true, "filesRetained", true, "restartRequired", true,
+		"runtimeEffect", "restart_required_for_full_removal"), false)
+}

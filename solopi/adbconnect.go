@@ -1,0 +1,293 @@
+package solopi
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// Error codes of adb-connect.
+const (
+	CodeAdbConnectPrecondition   = "adb_connect_precondition_failed"
+	CodeAdbConnectTimeout        = "adb_connect_timeout"
+	CodeAdbConnectProtocol       = "adb_connect_receipt_invalid"
+	CodeAdbConnectReceiptForeign = "adb_connect_receipt_mismatch"
+	CodeDoctorNotReadyAfter      = "doctor_not_ready_after_adb_connect"
+)
+
+// rsaHint is the device's own fixed user-action text for a failed internal
+// connection (wire contract §3.11), reused for our timeout.
+const rsaHint = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在设备上确认 RSA 授权弹窗"
+
+const actionAdbConnect = "Unlock the phone and tap Allow on the USB debugging (RSA) prompt, and make sure the internal " +
+	"ADB address configured in SoloPi (default localhost:5555) accepts connections; then run `solopi adb-connect` again. " +
+	"(" + rsaHint + ")"
+
+// adbRequestIDPattern is the reference host's check of its own requestId.
+var adbRequestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// AdbConnectOptions configure AdbConnect.
+type AdbConnectOptions struct {
+	ConnectTimeout time.Duration // --connect-timeout, default 20 s
+	ReadyTimeout   time.Duration // --ready-timeout, default 5 s
+	PollInterval   time.Duration // --poll-interval, default 250 ms
+	// Device describes the selected device for the doctor reports.
+	Device map[string]any
+	// NewRequestID mints the requestId (tests pin it); default NewRequestID.
+	NewRequestID func() string
+}
+
+// AdbReceipt is one adb-connect receipt as the device publishes it.
+type AdbReceipt struct {
+	Success            bool   `json:"success"`
+	RequestID          string `json:"requestId"`
+	State              string `json:"state"`
+	Connected          bool   `json:"connected"`
+	Terminal           bool   `json:"terminal"`
+	UserActionRequired bool   `json:"userActionRequired"`
+	RequiredUserAction string `json:"requiredUserAction,omitempty"`
+	StartedAt          int64  `json:"startedAt,omitempty"`
+	FinishedAt         int64  `json:"finishedAt,omitempty"`
+	ErrorCode          string `json:"errorCode,omitempty"`
+	Error              string `json:"error,omitempty"`
+}
+
+// AdbConnectResult is the adb-connect command's object: the receipt, plus
+// alreadyConnected and the doctor report after the connection.
+type AdbConnectResult struct {
+	AdbReceipt
+	AlreadyConnected bool          `json:"alreadyConnected"`
+	Doctor           *DoctorReport `json:"doctor"`
+}
+
+// ParseAdbReceipt checks a receipt against the wire contract's consistency
+// rules; any violation is a protocol error.
+func ParseAdbReceipt(r gjson.Result) (AdbReceipt, error) {
+	var rc AdbReceipt
+	bad := func(format string, args ...any) (AdbReceipt, error) {
+		return rc, outcome.Newf(outcome.ExitTransport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
+			With("receipt", json.RawMessage(r.Raw))
+	}
+	for _, k := range []string{"success", "connected", "terminal", "userActionRequired"} {
+		if v := r.Get(k); v.Type != gjson.True && v.Type != gjson.False {
+			return bad("%s is not a boolean", k)
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Raw), &rc); err != nil {
+		return bad("%v", err)
+	}
+	st := protocol.State(rc.State)
+	m := protocol.AdbConnect()
+	if !m.Has(st) || st == protocol.ReceiptNew {
+		return bad("unknown state %q", rc.State)
+	}
+	switch {
+	case rc.Success != (st != protocol.AdbFailed):
+		return bad("success=%v with state %s", rc.Success, rc.State)
+	case rc.Connected != (st == protocol.AdbConnected):
+		return bad("connected=%v with state %s", rc.Connected, rc.State)
+	case rc.Terminal != m.IsTerminal(st):
+		return bad("terminal=%v with state %s", rc.Terminal, rc.State)
+	case rc.UserActionRequired != (rc.RequiredUserAction != ""):
+		return bad("userActionRequired=%v but requiredUserAction is %q", rc.UserActionRequired, rc.RequiredUserAction)
+	case st == protocol.AdbFailed && (rc.ErrorCode == "" || rc.Error == ""):
+		return bad("a failed receipt needs errorCode and error")
+	}
+	return rc, nil
+}
+
+// AdbConnect opens SoloPi's internal ADB connection when it is the only
+// thing missing, and proves it with a ready doctor. It never answers an
+// RSA dialog, never changes the internal address and never runs adb tcpip.
+func AdbConnect(ctx context.Context, s *Session, opts AdbConnectOptions) (*AdbConnectResult, error) {
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 20 * time.Second
+	}
+	if opts.ReadyTimeout <= 0 {
+		opts.ReadyTimeout = 5 * time.Second
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 250 * time.Millisecond
+	}
+	if opts.NewRequestID == nil {
+		opts.NewRequestID = NewRequestID
+	}
+	doc, err := DoctorOnSession(ctx, s, opts.Device)
+	if err != nil {
+		return nil, err
+	}
+	if doc.Ready {
+		return &AdbConnectResult{
+			AdbReceipt:       AdbReceipt{Success: true, State: string(protocol.AdbConnected), Connected: true, Terminal: true},
+			AlreadyConnected: true, Doctor: doc,
+		}, nil
+	}
+	if len(doc.FailedChecks) != 0 || len(doc.MissingPermissions) != 1 || doc.MissingPermissions[0] != CheckAdb {
+		// Connecting cannot fix anything else; refuse before any mutation.
+		return nil, outcome.New(outcome.ExitFailure, CodeAdbConnectPrecondition,
+			"adb-connect only runs when SoloPi's internal ADB connection is the only missing item").
+			With("missingPermissions", doc.MissingPermissions).With("failedChecks", doc.FailedChecks).
+			With("doctor", doc).WithUserAction(joinActions(doc.Checks, CheckAdb))
+	}
+	id := opts.NewRequestID()
+	if !adbRequestIDPattern.MatchString(id) {
+		return nil, outcome.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
+	}
+	s.opts.Device.Progress.Printf("asking SoloPi to open its internal ADB connection (requestId %s)", id)
+	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
+	defer cancel()
+	rc, err := s.awaitAdbReceipt(ctx, cctx, id, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := &AdbConnectResult{AdbReceipt: rc}
+	if rc.State == string(protocol.AdbFailed) {
+		act := rc.RequiredUserAction
+		if act == "" {
+			act = actionAdbConnect
+		}
+		return nil, outcome.New(outcome.ExitFailure, rc.ErrorCode, rc.Error).WithUserAction(act).
+			With("requestId", id).With("state", rc.State).With("connected", false).With("terminal", true).
+			With("requiredUserAction", rc.RequiredUserAction).With("receipt", rc)
+	}
+	// connected: only a full, ready doctor passes the gate.
+	doc, lastErr, err := s.awaitReadyDoctor(ctx, opts)
+	if err != nil {
+		return nil, outcome.From(err).With("requestId", id).With("receipt", rc)
+	}
+	if doc == nil || !doc.Ready {
+		e := outcome.New(outcome.ExitFailure, CodeDoctorNotReadyAfter,
+			"the internal ADB connection opened but doctor is still not ready").
+			With("requestId", id).With("receipt", rc).WithUserAction(actionOpenSoloPi)
+		if doc != nil {
+			e.With("doctor", doc).With("missingPermissions", doc.MissingPermissions).
+				With("failedChecks", doc.FailedChecks).WithUserAction(joinActions(doc.Checks))
+		}
+		if lastErr != nil {
+			e.With("lastError", errorSummary(lastErr))
+		}
+		return nil, e
+	}
+	res.Doctor = doc
+	return res, nil
+}
+
+// awaitAdbReceipt sends the mutation and polls the receipt of our requestId
+// until it is terminal or cctx (the connect budget) ends.
+func (s *Session) awaitAdbReceipt(ctx, cctx context.Context, id string, opts AdbConnectOptions) (AdbReceipt, error) {
+	var last *AdbReceipt
+	timeout := func() error {
+		if ctx.Err() != nil {
+			return interruptedWith(ctx, id, last)
+		}
+		e := outcome.New(outcome.ExitTimeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
+			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint)
+		if last != nil {
+			e.With("lastReceipt", *last)
+		}
+		return e
+	}
+	if err := s.Device.Mutate(cctx, protocol.ActionHarness, P(protocol.ParamType, protocol.HarnessAdbConnect, protocol.ParamRequestID, id)); err != nil {
+		if cctx.Err() != nil {
+			return AdbReceipt{}, timeout()
+		}
+		return AdbReceipt{}, err
+	}
+	m := protocol.AdbConnect()
+	prev := protocol.ReceiptNew
+	for {
+		r, err := s.Device.Query(cctx, protocol.ActionHarness, P(protocol.ParamType, protocol.HarnessAdbConnectStatus, protocol.ParamRequestID, id))
+		if cctx.Err() != nil {
+			return AdbReceipt{}, timeout()
+		}
+		if err != nil {
+			return AdbReceipt{}, err
+		}
+		if code := r.Get("errorCode").String(); protocol.KeepPolling(code) {
+			// The device has not stored our receipt yet.
+		} else {
+			if got := r.Get("requestId").String(); got != id {
+				return AdbReceipt{}, outcome.Newf(outcome.ExitTransport, CodeAdbConnectReceiptForeign,
+					"the device answered with the receipt of another request (%q)", got).
+					With("requestId", id).With("receiptRequestId", got)
+			}
+			rc, err := ParseAdbReceipt(r)
+			if err != nil {
+				return rc, err
+			}
+			st := protocol.State(rc.State)
+			if st != prev {
+				if err := stepAdb(m, prev, st); err != nil {
+					return rc, outcome.Wrap(outcome.ExitTransport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
+						With("requestId", id).With("receipt", rc)
+				}
+				prev = st
+			}
+			last = &rc
+			if rc.Terminal {
+				return rc, nil
+			}
+		}
+		if err := pauseCtx(cctx, opts.PollInterval); err != nil {
+			return AdbReceipt{}, timeout()
+		}
+	}
+}
+
+// stepAdb validates an observed state change. The host may miss the
+// connecting receipt, so from "new" any state is a valid first sighting.
+func stepAdb(m *protocol.Machine, from, to protocol.State) error {
+	if from == protocol.ReceiptNew {
+		return nil
+	}
+	for _, ev := range m.Events() {
+		if next, err := m.Step(from, ev); err == nil && next == to {
+			return nil
+		}
+	}
+	return &protocol.TransitionError{Machine: m.Name, From: from, Event: protocol.Event("observed:" + string(to))}
+}
+
+// awaitReadyDoctor re-runs doctor until ready or the ready budget ends;
+// it returns the last report (nil if none came back) and the last query
+// error, so the caller can say why the gate did not pass.
+func (s *Session) awaitReadyDoctor(ctx context.Context, opts AdbConnectOptions) (*DoctorReport, error, error) {
+	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
+	defer cancel()
+	var last *DoctorReport
+	var lastErr error
+	for {
+		doc, err := DoctorOnSession(rctx, s, opts.Device)
+		if ctx.Err() != nil {
+			return nil, nil, interrupted(ctx)
+		}
+		if err == nil {
+			last = doc
+			if doc.Ready {
+				return doc, nil, nil
+			}
+		} else {
+			lastErr = err
+		}
+		if rctx.Err() != nil || pauseCtx(rctx, opts.PollInterval) != nil {
+			if ctx.Err() != nil {
+				return nil, nil, interrupted(ctx)
+			}
+			return last, lastErr, nil
+		}
+	}
+}
+
+func interruptedWith(ctx context.Context, id string, last *AdbReceipt) error {
+	e := outcome.From(interrupted(ctx)).With("requestId", id)
+	if last != nil {
+		e.With("lastReceipt", *last)
+	}
+	return e
+}

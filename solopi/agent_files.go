@@ -1,0 +1,202 @@
+package solopi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"solopi/outcome"
+)
+
+// Error codes of local output files, shared with info.go.
+const (
+	CodeOutputExists  = "output_exists"
+	CodeInvalidOutput = "invalid_output_path"
+)
+
+// SavedFile is a device evidence file copied to the host.
+type SavedFile struct {
+	Path       string `json:"path"`
+	RemotePath string `json:"remotePath"`
+	SHA256     string `json:"sha256"`
+	SizeBytes  int64  `json:"sizeBytes"`
+}
+
+// checkEvidencePath accepts only files that the session itself published:
+// an absolute, clean device path inside agent-sessions/<sessionId>/ (§19),
+// so a device answer can never make the host pull another session's file or
+// anything outside the evidence directory.
+func checkEvidencePath(remote, sessionID string, nameOK func(string) bool) error {
+	bad := func(why string) error {
+		return outcome.Newf(outcome.ExitTransport, CodeEvidencePath, "the device published an evidence path the host will not pull: %s", why).
+			With("remotePath", truncate(remote, 300)).With("sessionId", sessionID)
+	}
+	if !strings.HasPrefix(remote, "/") || path.Clean(remote) != remote {
+		return bad("not an absolute clean path")
+	}
+	dir, name := path.Split(remote)
+	if !strings.HasSuffix(dir, "/agent-sessions/"+sessionID+"/") {
+		return bad("not inside this session's agent-sessions directory")
+	}
+	if !nameOK(name) {
+		return bad("unexpected file name")
+	}
+	return nil
+}
+
+// prepareOutput checks a local output path before anything is pulled.
+func prepareOutput(local string, overwrite bool) (string, error) {
+	if local == "" {
+		return "", outcome.Usage(CodeInvalidOutput, "the output path is empty")
+	}
+	abs, err := filepath.Abs(local)
+	if err != nil {
+		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be made absolute", err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err == nil && st.IsDir():
+		return "", outcome.Usage(CodeInvalidOutput, "the output path is a directory").With("output", abs)
+	case err == nil && !overwrite:
+		return "", outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
+	}
+	pst, err := os.Stat(filepath.Dir(abs))
+	if err != nil || !pst.IsDir() {
+		return "", outcome.Usage(CodeInvalidOutput, "the output file's directory does not exist").With("output", abs)
+	}
+	return abs, nil
+}
+
+// CheckOutputPath refuses, before any device work, an output that exists
+// (unless overwrite), is a directory, or has no parent directory (exit 3).
+func CheckOutputPath(local string, overwrite bool) error {
+	_, err := prepareOutput(local, overwrite)
+	return err
+}
+
+// pullTo copies remote to local through a temporary file in the same
+// directory: the device's SHA-256 is checked by Device.Pull, verify checks
+// the content, and only then is the file put in place (never replacing an
+// existing file unless overwrite).
+func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrite bool, verify func([]byte, Digest) error) (*SavedFile, error) {
+	abs, err := prepareOutput(local, overwrite)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(abs), ".solopi-agent-*.part")
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "cannot create a temporary file next to the output", err).With("output", abs)
+	}
+	tmpName := tmp.Name()
+	keep := false
+	defer func() {
+		if !keep {
+			_ = os.Remove(tmpName)
+		}
+	}()
+	dg, err := c.dev.Pull(ctx, remote, tmp)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = outcome.Wrap(outcome.ExitTransport, CodeOutputWriteFailed, "cannot write the output file", cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	content, err := os.ReadFile(tmpName)
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitTransport, CodeOutputWriteFailed, "cannot read back the pulled file", err)
+	}
+	if err := verify(content, dg); err != nil {
+		return nil, err
+	}
+	if overwrite {
+		err = os.Rename(tmpName, abs)
+	} else {
+		// A hard link fails if the name appeared meanwhile: no silent
+		// overwrite even in a race.
+		err = os.Link(tmpName, abs)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
+		}
+		return nil, outcome.Wrap(outcome.ExitTransport, CodeOutputWriteFailed, "cannot put the output file in place", err).With("output", abs)
+	}
+	keep = overwrite // after a rename the temporary name is gone already
+	return &SavedFile{Path: abs, RemotePath: remote, SHA256: dg.SHA256, SizeBytes: dg.Size}, nil
+}
+
+// noSecret refuses content that contains the owner token: it must never be
+// written to an artifact, even if a device put it there.
+func noSecret(token OwnerToken) func([]byte) error {
+	return func(b []byte) error {
+		if !token.IsZero() && bytes.Contains(b, []byte(token.Reveal())) {
+			return outcome.New(outcome.ExitTransport, CodeSecretInEvidence, "the device file contains the owner token; it was not written")
+		}
+		return nil
+	}
+}
+
+// SaveScreenshot pulls the observation's screenshot to local and checks it
+// against both the device's current SHA-256 and the observation's
+// screenshotSha256. A screenshotError is reported as it is (exit 2); no
+// hash is ever made up.
+func (c *AgentClient) SaveScreenshot(ctx context.Context, id AgentIdentity, obs *Observation, local string, overwrite bool) (*SavedFile, error) {
+	if obs.ScreenshotError != "" {
+		return nil, outcome.Newf(outcome.ExitFailure, CodeScreenshotMissing, "the device has no screenshot for this observation: %s", obs.ScreenshotError).
+			With("screenshotError", obs.ScreenshotError).With("observationId", obs.ObservationID)
+	}
+	if obs.ScreenshotPath == "" || len(obs.ScreenshotSHA256) != 64 {
+		return nil, contractError("the observation has neither a screenshot with its SHA-256 nor a screenshotError", obs.Summary())
+	}
+	if err := checkEvidencePath(obs.ScreenshotPath, id.SessionID, func(n string) bool {
+		return strings.HasPrefix(n, "observation-") && strings.HasSuffix(n, ".png")
+	}); err != nil {
+		return nil, err
+	}
+	secret := noSecret(id.OwnerToken)
+	return c.pullTo(ctx, obs.ScreenshotPath, local, overwrite, func(b []byte, dg Digest) error {
+		if !strings.EqualFold(dg.SHA256, obs.ScreenshotSHA256) {
+			return outcome.New(outcome.ExitTransport, CodeTransferMismatch, "the pulled screenshot's SHA-256 differs from the observation's screenshotSha256").
+				With("expectedSha256", obs.ScreenshotSHA256).With("actualSha256", dg.SHA256).With("remotePath", obs.ScreenshotPath)
+		}
+		return secret(b)
+	})
+}
+
+// SavedTimeline is a pulled timeline.jsonl and its check.
+type SavedTimeline struct {
+	SavedFile
+	Check TimelineCheck `json:"check"`
+}
+
+// SaveTimeline pulls the session's timeline.jsonl (SHA-256 checked) to
+// local and checks its events.
+func (c *AgentClient) SaveTimeline(ctx context.Context, id AgentIdentity, timelinePath, local string, overwrite bool) (*SavedTimeline, error) {
+	if err := checkEvidencePath(timelinePath, id.SessionID, func(n string) bool { return n == "timeline.jsonl" }); err != nil {
+		return nil, err
+	}
+	var events []AgentEvent
+	secret := noSecret(id.OwnerToken)
+	f, err := c.pullTo(ctx, timelinePath, local, overwrite, func(b []byte, _ Digest) error {
+		if err := secret(b); err != nil {
+			return err
+		}
+		evs, err := ParseTimelineJSONL(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		events = evs
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SavedTimeline{SavedFile: *f, Check: CheckTimeline(events, id.SessionID)}, nil
+}

@@ -1,0 +1,502 @@
+package solopi
+
+// Performance collection (wire contract §8): perf-list, perf-current,
+// perf-start, perf-status, perf-stop [--output DIR]. `stopped` means the
+// device saved the CSVs, never that the app performed well. With --output
+// only the directory published for exactly our sessionId is pulled.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// Error codes of the performance commands.
+const (
+	CodeUnsupportedItems = "unsupported_items" // 2
+)
+
+var (
+	perfSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`)
+	perfOutputPattern    = regexp.MustCompile(`^performance-[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`)
+)
+
+// perfSpec describes the session type; a fresh value per call keeps
+// the protocol tables unshared.
+func perfSpec() *sessionSpec {
+	return &sessionSpec{
+		Name:     "performance recording",
+		Kind:     "performance",
+		Action:   protocol.ActionPerformance,
+		Status:   P(protocol.ParamMode, "status"),
+		Machine:  protocol.Performance(),
+		Validate: validatePerformance,
+		Latest:   "latestPerformance",
+		StopParams: func(id string) Params {
+			return P(protocol.ParamMode, "normal", protocol.ParamAction, "stop", protocol.ParamSessionID, id)
+		},
+		Stoppable: []protocol.State{protocol.SessionStarting, protocol.SessionRecording},
+		Retryable: true,
+	}
+}
+
+// validatePerformance is the host validator of §8.5.
+func validatePerformance(o wireObject) error {
+	var v violations
+	s := v.machineFlags(o, protocol.Performance(), map[string]protocol.State{"recording": protocol.SessionRecording})
+	if s != "" && s != protocol.SessionIdle {
+		id, _ := o.text("sessionId")
+		v.check(id != "", "a %s performance session has no sessionId", s)
+	}
+	if o.has("stopRetryable") {
+		r, ok := o.flag("stopRetryable")
+		v.check(ok, "stopRetryable is not a boolean")
+		v.check(!r || s == protocol.SessionStopping, "stopRetryable is true in state %s", s)
+	}
+	for _, k := range []string{"items", "runningItems"} {
+		if o.has(k) {
+			_, ok := o.strings(k)
+			v.check(ok, "%s is not a list of strings", k)
+		}
+	}
+	return v.err("performance status", o)
+}
+
+// validateCurrent adds the perf-current rules: a positive sampledAt and a
+// values object of strings.
+func validateCurrent(o wireObject) error {
+	var v violations
+	n, ok := o.integer("sampledAt")
+	v.check(ok && n > 0, "sampledAt is not a positive integer")
+	vals, ok := o["values"].(map[string]any)
+	v.check(ok, "values is not an object")
+	for k, x := range vals {
+		_, isStr := x.(string)
+		v.check(isStr, "values[%q] is not a string", k)
+	}
+	return v.err("performance current values", o)
+}
+
+// PerfItems queries listItems and returns the object and the item keys.
+func PerfItems(ctx context.Context, d *Device) (map[string]any, []string, error) {
+	m, err := d.queryObject(ctx, protocol.ActionPerformance, P(protocol.ParamMode, "listItems"))
+	if err != nil {
+		return nil, nil, err
+	}
+	o := wireObject(m)
+	ok, isBool := o.flag("success")
+	if !isBool {
+		return nil, nil, contractError("the performance item list has no boolean success", m)
+	}
+	if !ok {
+		return nil, nil, deviceRefusal(m, "the device refused the performance item list")
+	}
+	arr, isArr := m["items"].([]any)
+	if !isArr {
+		return nil, nil, contractError("the performance item list has no items array", m)
+	}
+	keys := make([]string, 0, len(arr))
+	for i, it := range arr {
+		item, _ := it.(map[string]any)
+		k, _ := item["key"].(string)
+		if k == "" {
+			return nil, nil, contractError(fmt.Sprintf("performance item %d has no key", i), m)
+		}
+		keys = append(keys, k)
+	}
+	return m, keys, nil
+}
+
+// PerfCurrent queries mode=current: the snapshot plus sampled values.
+func PerfCurrent(ctx context.Context, d *Device) (map[string]any, error) {
+	m, err := d.queryObject(ctx, protocol.ActionPerformance, P(protocol.ParamMode, "current"))
+	if err != nil {
+		return nil, err
+	}
+	o := wireObject(m)
+	ok, isBool := o.flag("success")
+	if !isBool {
+		return nil, contractError("the performance values have no boolean success", m)
+	}
+	if !ok {
+		return nil, deviceRefusal(m, "the device refused the performance values query")
+	}
+	if err := validatePerformance(o); err != nil {
+		return nil, err
+	}
+	if err := validateCurrent(o); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ParseItems splits --items: trimmed, empties dropped, duplicates removed
+// with the order kept.
+func ParseItems(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PerfStartOptions configure StartPerformance and StartPerfDisplay.
+type PerfStartOptions struct {
+	TargetPackage string // empty with Global
+	Global        bool
+	Items         []string
+	SessionTimings
+}
+
+// Validate checks the request locally (exit 3).
+func (o *PerfStartOptions) Validate() error {
+	if o.Global == (o.TargetPackage != "") {
+		return outcome.Usage(CodeInvalidOption, "give exactly one of --target-package PKG and --global")
+	}
+	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
+		return outcome.Usage(CodeInvalidOption, "--target-package must look like com.example.app")
+	}
+	if len(o.Items) == 0 {
+		return outcome.Usage(CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
+	}
+	return nil
+}
+
+func (o *PerfStartOptions) targetApp() string {
+	if o.Global {
+		return "-"
+	}
+	return o.TargetPackage
+}
+
+// checkItems refuses items the device does not list (exit 2).
+func checkItems(want, available []string) error {
+	var bad []string
+	for _, w := range want {
+		if !slices.Contains(available, w) {
+			bad = append(bad, w)
+		}
+	}
+	if len(bad) > 0 {
+		return outcome.New(outcome.ExitFailure, CodeUnsupportedItems, "the device does not support these performance items: "+strings.Join(bad, ",")).
+			With("unsupportedItems", bad).With("availableItems", available)
+	}
+	return nil
+}
+
+// StartPerformance starts a performance recording under a fresh sessionId
+// and waits for `recording`; a timeout or an interrupt stops it again.
+func StartPerformance(ctx context.Context, d *Device, o PerfStartOptions) (*SessionResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	_, keys, err := PerfItems(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkItems(o.Items, keys); err != nil {
+		return nil, err
+	}
+	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
+	id := NewRequestID()
+	return perfSpec().start(ctx, d, startPlan{
+		SessionID: id,
+		Params: P(protocol.ParamMode, "normal", protocol.ParamAction, "start", protocol.ParamTargetApp, o.targetApp(),
+			protocol.ParamItems, strings.Join(o.Items, ","), protocol.ParamSessionID, id),
+		Done:    []protocol.State{protocol.SessionRecording, protocol.SessionFailed, protocol.SessionStopped},
+		Success: []protocol.State{protocol.SessionRecording},
+		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 15 * time.Second, Phase: "performance-start",
+	})
+}
+
+// PerfStatus reads the performance snapshot (exit 2 on a mismatch).
+func PerfStatus(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return nil, err
+	}
+	o, err := perfSpec().status(ctx, d, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return &SessionResult{Object: o.clone()}, nil
+}
+
+// PerfStopOptions configure StopPerformance.
+type PerfStopOptions struct {
+	SessionID string
+	Output    string // local directory; empty: nothing is pulled
+	Overwrite bool
+	SessionTimings
+}
+
+// CheckDirOutput refuses, before any device contact, an output directory
+// that exists (unless overwrite) or is a symlink or a file.
+func CheckDirOutput(output string, overwrite bool) (string, error) {
+	if output == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(output)
+	if err != nil {
+		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be made absolute", err)
+	}
+	fi, err := os.Lstat(abs)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return "", outcome.Usage(CodeInvalidOutput, "the output directory is a symbolic link").With("output", abs)
+	case err == nil && !fi.IsDir():
+		return "", outcome.Usage(CodeInvalidOutput, "the output path exists and is not a directory").With("output", abs)
+	case err == nil && !overwrite:
+		return "", outcome.Usage(CodeOutputExists, "the output directory already exists; pass --overwrite to replace it").With("output", abs)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
+	}
+	if pst, err := os.Stat(filepath.Dir(abs)); err != nil || !pst.IsDir() {
+		return "", outcome.Usage(CodeInvalidOutput, "the output directory's parent does not exist").With("output", abs)
+	}
+	return abs, nil
+}
+
+// StopPerformance stops our recording (re-sending the stop at most 3 times
+// while the device reports retryable cleanup) and, with Output, pulls the
+// saved directory of exactly this session.
+func StopPerformance(ctx context.Context, d *Device, o PerfStopOptions) (*SessionResult, error) {
+	if err := CheckPerfSessionID(o.SessionID, true); err != nil {
+		return nil, err
+	}
+	out, err := CheckDirOutput(o.Output, o.Overwrite)
+	if err != nil {
+		return nil, err
+	}
+	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
+	res, err := perfSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
+		Phase: "performance-stop", Success: []protocol.State{protocol.SessionStopped}, RecoverUnreachable: true,
+		Detail: "performance", FailureCode: CodeSessionFailed})
+	if err != nil {
+		return res, err
+	}
+	// `stopped` means the device saved the CSVs; nothing here judges them.
+	res.Object["performanceAssessed"] = false
+	if out == "" {
+		return res, nil
+	}
+	art, err := pullPerformance(ctx, d, wireObject(res.Object), o.SessionID, out, o.Overwrite)
+	if err != nil {
+		e := outcome.From(err)
+		e.With("sessionId", o.SessionID).With("phase", "performance-artifact-pull").With("performance", res.Object)
+		return nil, e
+	}
+	res.Object["artifacts"] = map[string]any{"performance": art["path"], "files": art["files"]}
+	return res, nil
+}
+
+// checkPerfPaths is the path rule of §8.5 step 4: both paths on shared
+// storage, the root named records, the output its direct child named
+// performance-<our sessionId>.
+func checkPerfPaths(o wireObject, sessionID string) (string, error) {
+	root, _ := o.text("recordsRoot")
+	out, _ := o.text("outputPath")
+	onStorage := func(p string) bool {
+		return (strings.HasPrefix(p, "/sdcard/") || strings.HasPrefix(p, "/storage/emulated/")) && path.Clean(p) == p &&
+			!strings.ContainsAny(p, "\\\x00")
+	}
+	if !onStorage(root) || !onStorage(out) || path.Base(root) != "records" || path.Dir(out) != root ||
+		!perfOutputPattern.MatchString(path.Base(out)) || path.Base(out) != "performance-"+sessionID {
+		return "", outcome.New(outcome.ExitTransport, CodeUnsafeDevicePath,
+			"the saved performance directory is not records/performance-<this sessionId> on shared storage; nothing was pulled").
+			With("outputPath", out).With("recordsRoot", root)
+	}
+	return out, nil
+}
+
+// remoteEntry is one file of a device directory.
+type remoteEntry struct {
+	name string
+	size int64
+}
+
+// lister is the optional directory listing of a transport (adb sync LIST).
+type lister interface {
+	List(ctx context.Context, remotePath string) ([]fs.FileInfo, error)
+}
+
+// listRemoteFiles lists the regular files of a device directory, refusing
+// anything that is not a plain file with a safe name.
+func listRemoteFiles(ctx context.Context, d *Device, dir string, maxFiles int, maxSize int64) ([]remoteEntry, error) {
+	var infos []fs.FileInfo
+	if l, ok := d.Transport().(lister); ok {
+		list, err := l.List(ctx, dir)
+		if err != nil {
+			if ie := ctxErr(ctx, err); ie != nil {
+				return nil, ie
+			}
+			return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "listing the device directory failed", err).With("remotePath", dir)
+		}
+		infos = list
+	} else {
+		stdout, stderr, code, err := d.Transport().Shell(ctx, ShellJoin("ls", "-1a", dir))
+		if err != nil {
+			if ie := ctxErr(ctx, err); ie != nil {
+				return nil, ie
+			}
+			return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while listing a device directory", err)
+		}
+		if code != 0 {
+			return nil, outcome.Newf(outcome.ExitTransport, CodeArtifactMissing, "listing %s failed: %s", dir, firstLine(string(stderr)))
+		}
+		for _, name := range strings.Split(string(stdout), "\n") {
+			name = strings.TrimRight(name, "\r")
+			if name == "" || name == "." || name == ".." {
+				continue
+			}
+			fi, err := d.Transport().Stat(ctx, dir+"/"+name)
+			if err != nil {
+				if ie := ctxErr(ctx, err); ie != nil {
+					return nil, ie
+				}
+				return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "stat of a device file failed", err).With("remotePath", dir+"/"+name)
+			}
+			infos = append(infos, namedInfo{FileInfo: fi, name: name})
+		}
+	}
+	var out []remoteEntry
+	for _, fi := range infos {
+		name := fi.Name()
+		if name == "." || name == ".." {
+			continue
+		}
+		if !safeLocalName(name) || !fi.Mode().IsRegular() {
+			return nil, outcome.Newf(outcome.ExitTransport, CodeUnsafeDevicePath, "the device directory holds an entry the host will not pull: %q", name).With("remotePath", dir)
+		}
+		if len(out) >= maxFiles {
+			return nil, outcome.Newf(outcome.ExitTransport, CodeUnsafeDevicePath, "the device directory holds more than %d files", maxFiles).With("remotePath", dir)
+		}
+		if fi.Size() > maxSize {
+			return nil, outcome.Newf(outcome.ExitTransport, CodeUnsafeDevicePath, "%s is larger than %d bytes", name, maxSize).With("remotePath", dir)
+		}
+		out = append(out, remoteEntry{name: name, size: fi.Size()})
+	}
+	slices.SortFunc(out, func(a, b remoteEntry) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+// namedInfo keeps the listed name (Stat of a path may report another).
+type namedInfo struct {
+	fs.FileInfo
+	name string
+}
+
+func (n namedInfo) Name() string { return n.name }
+
+// safeLocalName accepts a single path element without separators, control
+// characters or a leading dot.
+func safeLocalName(name string) bool {
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") || len(name) > 255 {
+		return false
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' || r == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// pullPerformance pulls every file of the session directory into a
+// temporary directory next to local, requires at least one non-empty CSV,
+// then renames the directory into place.
+func pullPerformance(ctx context.Context, d *Device, o wireObject, sessionID, local string, overwrite bool) (map[string]any, error) {
+	remote, err := checkPerfPaths(o, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := listRemoteFiles(ctx, d, remote, perfMaxFiles, perfMaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(local), "."+filepath.Base(local)+".pull-*")
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create a temporary directory next to the output", err).With("output", local)
+	}
+	published := false
+	defer func() {
+		if !published {
+			os.RemoveAll(tmp)
+		}
+	}()
+	var files []map[string]any
+	csvs := 0
+	for _, e := range entries {
+		lp := filepath.Join(tmp, e.name)
+		f, err := os.OpenFile(lp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create a pulled file", err).With("output", local)
+		}
+		dg, perr := d.Pull(ctx, remote+"/"+e.name, f)
+		if cerr := f.Close(); perr == nil && cerr != nil {
+			perr = outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "writing a pulled file failed", cerr)
+		}
+		if perr != nil {
+			return nil, perr
+		}
+		if dg.Size != e.size {
+			return nil, outcome.Newf(outcome.ExitTransport, CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
+		}
+		if strings.HasSuffix(strings.ToLower(e.name), ".csv") && dg.Size > 0 {
+			csvs++
+		}
+		files = append(files, map[string]any{"name": e.name, "sizeBytes": dg.Size, "sha256": dg.SHA256})
+	}
+	if csvs == 0 {
+		return nil, outcome.New(outcome.ExitTransport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
+	}
+	if overwrite {
+		if fi, err := os.Lstat(local); err == nil {
+			if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+				return nil, outcome.Usage(CodeInvalidOutput, "the output path is not a directory").With("output", local)
+			}
+			if err := os.RemoveAll(local); err != nil {
+				return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot replace the existing output directory", err).With("output", local)
+			}
+		}
+	}
+	if err := os.Rename(tmp, local); err != nil {
+		if errors.Is(err, fs.ErrExist) || isDirNotEmpty(err) {
+			return nil, outcome.Usage(CodeOutputExists, "the output directory appeared while pulling; nothing was replaced").With("output", local)
+		}
+		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "publishing the pulled directory failed", err).With("output", local)
+	}
+	published = true
+	return map[string]any{"path": local, "remotePath": remote, "files": files}, nil
+}
+
+// isDirNotEmpty recognises rename(2)'s ENOTEMPTY/EEXIST for directories.
+func isDirNotEmpty(err error) bool {
+	var le *os.LinkError
+	return errors.As(err, &le) && strings.Contains(strings.ToLower(le.Err.Error()), "not empty")
+}
+
+// CheckPerfSessionID is the local rule for a performance or display
+// --session-id: [A-Za-z0-9][A-Za-z0-9._-]{0,115} (exit 3).
+func CheckPerfSessionID(id string, required bool) error {
+	if id == "" && !required {
+		return nil
+	}
+	if !perfSessionIDPattern.MatchString(id) {
+		return outcome.Usage(CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package solopi
+
+// Live performance monitor (wire contract §9): perf-display-start,
+// -status, -stop. The display lease and a performance recording share one
+// metric provider with a single owner. Another owner's lease can neither
+// be stopped nor read: a status naming another sessionId is exit 2 and
+// the lease's values are withheld from the output.
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// displaySpec describes the session type; a fresh value per call keeps
+// the protocol tables unshared.
+func displaySpec() *sessionSpec {
+	return &sessionSpec{
+		Name:     "performance display",
+		Kind:     "performance-display",
+		Action:   protocol.ActionPerformance,
+		Status:   P(protocol.ParamMode, "display", protocol.ParamAction, "status"),
+		Machine:  protocol.PerformanceDisplay(),
+		Validate: validateDisplay,
+		Latest:   "latestPerformanceDisplay",
+		StopParams: func(id string) Params {
+			return P(protocol.ParamMode, "display", protocol.ParamAction, "stop", protocol.ParamSessionID, id)
+		},
+		Stoppable: []protocol.State{protocol.SessionStarting, protocol.SessionRunning},
+		Retryable: true,
+	}
+}
+
+// validateDisplay is the host validator of §9.2.
+func validateDisplay(o wireObject) error {
+	var v violations
+	m := protocol.PerformanceDisplay()
+	s := v.machineFlags(o, m, map[string]protocol.State{"running": protocol.SessionRunning})
+	if o.has("stopRetryable") {
+		r, ok := o.flag("stopRetryable")
+		v.check(ok && (!r || s == protocol.SessionStopping), "stopRetryable must be a boolean, true only in stopping")
+	}
+	lists := map[string][]string{}
+	for _, k := range []string{"items", "ownedDisplayNames", "runningItems"} {
+		if !o.has(k) {
+			continue
+		}
+		l, ok := o.strings(k)
+		v.check(ok, "%s is not a list of strings", k)
+		seen := map[string]bool{}
+		for _, x := range l {
+			v.check(x != "" && !seen[x], "%s holds an empty or repeated name %q", k, x)
+			seen[x] = true
+		}
+		lists[k] = l
+	}
+	n, ok := o.integer("sampledAt")
+	v.check(ok && n >= 0, "sampledAt is not an integer")
+	vals, isObj := o["values"].(map[string]any)
+	if o.has("values") {
+		v.check(isObj, "values is not an object")
+	}
+	for k, x := range vals {
+		_, isStr := x.(string)
+		v.check(isStr, "values[%q] is not a string", k)
+		v.check(slices.Contains(lists["ownedDisplayNames"], k), "values key %q is not an owned display name", k)
+	}
+	for _, k := range []string{"startedAt", "finishedAt", "durationMs"} {
+		if o.has(k) {
+			_, ok := o.integer(k)
+			v.check(ok, "%s is not an integer", k)
+		}
+	}
+	switch s {
+	case protocol.SessionIdle:
+		v.absentAll(o, "idle", "sessionId", "targetPackage", "startedAt", "finishedAt", "durationMs", "error")
+		v.check(len(lists["items"]) == 0 && len(lists["ownedDisplayNames"]) == 0 && len(vals) == 0, "idle but items, ownedDisplayNames or values are not empty")
+	case protocol.SessionRunning:
+		v.check(o.has("startedAt") && !o.has("finishedAt"), "a running display needs startedAt and no finishedAt")
+	case protocol.SessionStarting:
+		v.check(!o.has("startedAt") && !o.has("durationMs"), "a starting display has startedAt or durationMs")
+	}
+	if s != "" && s != protocol.SessionIdle {
+		id, _ := o.text("sessionId")
+		v.check(id != "", "a %s display has no sessionId", s)
+	}
+	if m.IsTerminal(s) {
+		v.check(o.has("finishedAt"), "a terminal display has no finishedAt")
+	}
+	if s == protocol.SessionFailed {
+		v.check(o.has("error"), "a failed display has no error")
+	}
+	if s == protocol.SessionIdle || s == protocol.SessionStarting || s == protocol.SessionRunning || s == protocol.SessionStopped {
+		v.check(!o.has("error"), "error present in state %s", s)
+	}
+	st, hasSt := o.integer("startedAt")
+	fin, hasFin := o.integer("finishedAt")
+	if dur, ok := o.integer("durationMs"); ok && hasSt && hasFin {
+		v.check(dur == fin-st, "durationMs %d != finishedAt - startedAt", dur)
+	}
+	return v.err("performance display status", o)
+}
+
+// StartPerfDisplay starts a live monitor lease under a fresh sessionId and
+// waits for `running`; the running lease must echo our target and items.
+func StartPerfDisplay(ctx context.Context, d *Device, o PerfStartOptions) (*SessionResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	_, keys, err := PerfItems(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkItems(o.Items, keys); err != nil {
+		return nil, err
+	}
+	// The provider has one owner: a performance recording blocks the lease.
+	rec, err := perfSpec().fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if a, _ := rec.flag("active"); a {
+		return nil, outcome.New(outcome.ExitFailure, CodeSessionActive, "a performance recording owns the metric provider; no display was started").
+			With("latestPerformance", map[string]any(rec))
+	}
+	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
+	id := NewRequestID()
+	res, err := displaySpec().start(ctx, d, startPlan{
+		SessionID: id,
+		Params: P(protocol.ParamMode, "display", protocol.ParamAction, "start", protocol.ParamTargetApp, o.targetApp(),
+			protocol.ParamItems, strings.Join(o.Items, ","), protocol.ParamSessionID, id),
+		Done:    []protocol.State{protocol.SessionRunning, protocol.SessionFailed, protocol.SessionStopped},
+		Success: []protocol.State{protocol.SessionRunning},
+		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 15 * time.Second, Phase: "performance-display-start",
+		Check: func(w wireObject) error {
+			if w.state() != protocol.SessionRunning {
+				return nil
+			}
+			tp, _ := w.text("targetPackage")
+			items, _ := w.strings("items")
+			targetOK := tp == o.TargetPackage || (o.Global && (tp == "" || tp == "-"))
+			if !targetOK || !slices.Equal(items, o.Items) {
+				return contractError("the running display does not echo the requested targetPackage and items", map[string]any(w))
+			}
+			return nil
+		},
+	})
+	return res, withholdForeign(err, id)
+}
+
+// PerfDisplayStatus reads the display snapshot. A sessionId other than the
+// caller's is exit 2, and that lease's values are not shown.
+func PerfDisplayStatus(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
+	if err := CheckPerfSessionID(sessionID, false); err != nil {
+		return nil, err
+	}
+	o, err := displaySpec().fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if sessionID != "" && o.sessionID() != sessionID {
+		withheld := o.clone()
+		if _, ok := withheld["values"]; ok {
+			withheld["values"] = map[string]any{}
+			withheld["valuesWithheld"] = true
+		}
+		return nil, displaySpec().mismatch(sessionID, wireObject(withheld))
+	}
+	return &SessionResult{Object: o.clone()}, nil
+}
+
+// StopPerfDisplay stops our display lease with the same bounded retry as
+// perf-stop; another owner's lease is never stopped.
+func StopPerfDisplay(ctx context.Context, d *Device, sessionID string, t SessionTimings) (*SessionResult, error) {
+	if err := CheckPerfSessionID(sessionID, true); err != nil {
+		return nil, err
+	}
+	t = t.or(60*time.Second, 500*time.Millisecond)
+	res, err := displaySpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
+		Phase: "performance-display-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "performanceDisplay",
+		FailureCode: CodeSessionFailed})
+	return res, withholdForeign(err, sessionID)
+}
+
+// withholdForeign removes another owner's values from a mismatch error.
+func withholdForeign(err error, sessionID string) error {
+	if err == nil {
+		return nil
+	}
+	e := outcome.From(err)
+	if e.Code != CodeSessionMismatch && e.Code != CodeSessionReplaced && e.Code != CodeSessionActive {
+		return err
+	}
+	if latest, ok := e.Details[displaySpec().Latest].(map[string]any); ok {
+		if wireObject(latest).sessionID() != sessionID {
+			cp := wireObject(latest).clone()
+			if _, ok := cp["values"]; ok {
+				cp["values"] = map[string]any{}
+				cp["valuesWithheld"] = true
+			}
+			e.Details[displaySpec().Latest] = cp
+		}
+	}
+	return e
+}

@@ -1,0 +1,208 @@
+package solopi
+
+// Performance history (wire contract §16): perf-history-list, -get,
+// -delete. Ids are opaque digests; a delete names the id twice
+// (confirmId) and follows the receipt of a fresh requestId only.
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"time"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// Error codes of the performance history commands.
+const (
+	CodeInvalidPerfHistoryID = "invalid_history_id"     // 3
+	CodeInvalidPerfLimit     = "invalid_limit"          // 3
+	CodePerfHistoryTimeout   = "history_delete_timeout" // 124
+)
+
+var perfHistoryIDPattern = regexp.MustCompile(`^performance-[0-9a-f]{64}$`)
+
+// CheckPerfHistoryID is the local rule for --id (exit 3).
+func CheckPerfHistoryID(id string) error {
+	if !perfHistoryIDPattern.MatchString(id) {
+		return outcome.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id)
+	}
+	return nil
+}
+
+// historyQuery runs a history query and returns the object, refusing a
+// device success:false with its own errorCode (exit 2).
+func historyQuery(ctx context.Context, d *Device, p Params, what string) (wireObject, error) {
+	m, err := d.queryObject(ctx, protocol.ActionHistory, p)
+	if err != nil {
+		return nil, err
+	}
+	o := wireObject(m)
+	ok, isBool := o.flag("success")
+	if !isBool {
+		return nil, contractError("the "+what+" has no boolean success", m)
+	}
+	if !ok {
+		return nil, deviceRefusal(m, "the device refused the "+what)
+	}
+	return o, nil
+}
+
+// ListPerfHistory lists performance records and checks the list contract:
+// kind, returned == len(records) <= min(total, limit), truncated ==
+// (returned < total), every record a performance id.
+func ListPerfHistory(ctx context.Context, d *Device, limit int) (map[string]any, error) {
+	if limit < 1 || limit > 500 {
+		return nil, outcome.Usage(CodeInvalidPerfLimit, "--limit must be between 1 and 500")
+	}
+	o, err := historyQuery(ctx, d, P(protocol.ParamAction, "listPerformance", protocol.ParamLimit, strconv.Itoa(limit)), "performance history list")
+	if err != nil {
+		return nil, err
+	}
+	var v violations
+	kind, _ := o.text("kind")
+	v.check(kind == "performance", "kind %q is not performance", kind)
+	records, ok := o["records"].([]any)
+	v.check(ok, "records is not an array")
+	returned, rok := o.integer("returned")
+	total, tok := o.integer("total")
+	truncated, trok := o.flag("truncated")
+	v.check(rok && tok && trok, "returned, total or truncated is missing")
+	v.check(returned == int64(len(records)) && returned <= total && returned <= int64(limit) && truncated == (returned < total),
+		"the list counts are inconsistent (returned %d, records %d, total %d, limit %d, truncated %v)", returned, len(records), total, limit, truncated)
+	for i, r := range records {
+		ro, _ := r.(map[string]any)
+		k, _ := ro["kind"].(string)
+		id, _ := ro["id"].(string)
+		v.check(k == "performance" && perfHistoryIDPattern.MatchString(id), "record %d is not a performance record with a valid id", i)
+	}
+	if err := v.err("performance history list", o); err != nil {
+		return nil, err
+	}
+	return o.clone(), nil
+}
+
+// GetPerfHistory reads one performance record; kind and id must echo.
+func GetPerfHistory(ctx context.Context, d *Device, id string) (map[string]any, error) {
+	if err := CheckPerfHistoryID(id); err != nil {
+		return nil, err
+	}
+	o, err := historyQuery(ctx, d, P(protocol.ParamAction, "getPerformance", protocol.ParamID, id), "performance history record")
+	if err != nil {
+		if e := outcome.From(err); e.Exit == outcome.ExitFailure {
+			e.With("id", id)
+		}
+		return nil, err
+	}
+	kind, _ := o.text("kind")
+	gotID, _ := o.text("id")
+	if kind != "performance" || gotID != id {
+		return nil, contractError("the history record does not echo the requested kind and id", map[string]any(o))
+	}
+	if o.has("files") {
+		if _, ok := o["files"].([]any); !ok {
+			return nil, contractError("the history record's files is not an array", map[string]any(o))
+		}
+	}
+	return o.clone(), nil
+}
+
+// validatePerfDeleteReceipt is the strict mutationStatus validator (§16.3).
+func validatePerfDeleteReceipt(o wireObject, requestID, id string) error {
+	var v violations
+	rid, _ := o.text("requestId")
+	s := o.state()
+	m := protocol.HistoryDelete()
+	v.check(rid == requestID, "requestId %q is not ours", rid)
+	v.check(m.Has(s) && s != protocol.ReceiptNew, "state %q is not a history mutation state", s)
+	mo, ok := o["mutation"].(map[string]any)
+	if !ok {
+		v.add("the receipt has no mutation object")
+		return v.err("history mutation receipt", o)
+	}
+	mut := wireObject(mo)
+	mrid, _ := mut.text("requestId")
+	kind, _ := mut.text("kind")
+	act, _ := mut.text("action")
+	mid, _ := mut.text("id")
+	v.check(mrid == requestID && kind == "performance" && act == "deletePerformance" && mid == id && mut.state() == s,
+		"the mutation does not match our requestId, kind, action, id and state")
+	success, sok := mut.flag("success")
+	v.check(sok, "mutation.success is not a boolean")
+	deleted, _ := mut.flag("deleted")
+	switch s {
+	case protocol.MutationCompleted:
+		v.check(success && deleted, "a completed deletion needs success and deleted true")
+	case protocol.MutationFailed:
+		code, _ := mut.text("errorCode")
+		msg, cok := mut.text("error")
+		v.check(!success && !deleted && code != "" && cok && msg != "", "a failed deletion needs success and deleted false, an errorCode and an error")
+	}
+	return v.err("history mutation receipt", o)
+}
+
+// DeletePerfHistory deletes one performance record and polls the receipt
+// of a fresh requestId until completed or failed: exit 0 iff
+// mutation.success.
+func DeletePerfHistory(ctx context.Context, d *Device, id string, t SessionTimings) (*SessionResult, error) {
+	if err := CheckPerfHistoryID(id); err != nil {
+		return nil, err
+	}
+	t = t.or(30*time.Second, 200*time.Millisecond)
+	requestID := NewRequestID()
+	if err := d.Mutate(ctx, protocol.ActionHistory, P(protocol.ParamAction, "deletePerformance", protocol.ParamRequestID, requestID,
+		protocol.ParamID, id, protocol.ParamConfirmID, id)); err != nil {
+		return nil, outcome.From(err).With("requestId", requestID).With("id", id)
+	}
+	var last, final wireObject
+	m := protocol.HistoryDelete()
+	err := PollUntil(ctx, PollOptions{Timeout: t.Timeout, Interval: t.Interval, Initial: min(50*time.Millisecond, t.Interval)}, func(ctx context.Context) (bool, error) {
+		r, err := d.queryObject(ctx, protocol.ActionHistory, P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
+		if err != nil {
+			return false, err
+		}
+		o := wireObject(r)
+		if ok, _ := o.flag("success"); !ok {
+			if code, _ := o.text("errorCode"); code == protocol.ErrReceiptNotFound {
+				return false, nil
+			}
+			return false, deviceRefusal(r, "the device refused the history mutation status")
+		}
+		last = o
+		if err := validatePerfDeleteReceipt(o, requestID, id); err != nil {
+			return false, err
+		}
+		if m.IsTerminal(o.state()) {
+			final = o
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrPollTimeout) {
+			err = outcome.New(outcome.ExitTimeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
+		}
+		e := outcome.From(err).With("requestId", requestID).With("id", id).With("phase", "perf-history-delete")
+		if last != nil {
+			e.With("lastResponse", map[string]any(last))
+		}
+		return nil, e
+	}
+	mut, _ := final["mutation"].(map[string]any)
+	success, _ := mut["success"].(bool)
+	obj := map[string]any{"success": success, "requestId": requestID, "state": final["state"], "mutation": mut}
+	if !success {
+		code, _ := mut["errorCode"].(string)
+		msg, _ := mut["error"].(string)
+		e := outcome.New(outcome.ExitFailure, code, msg)
+		for k, v := range obj {
+			if k != "success" {
+				e.With(k, v)
+			}
+		}
+		return nil, e
+	}
+	return &SessionResult{Object: obj}, nil
+}

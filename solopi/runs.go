@@ -1,0 +1,206 @@
+package solopi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"solopi/outcome"
+)
+
+// Error codes of receipt and snapshot polling.
+const (
+	CodePollTimeout     = "timeout"
+	CodeDeviceRejected  = "device_rejected"
+	CodeContractViolate = "protocol_contract_violation"
+)
+
+// PollOptions configure PollUntil.
+type PollOptions struct {
+	// Timeout is the whole budget; PollUntil returns ErrPollTimeout once it
+	// has passed without the check reporting done.
+	Timeout time.Duration
+	// Interval is the longest pause between two checks (the command's
+	// --poll-interval).
+	Interval time.Duration
+	// Initial is the first pause (default 100 ms, never above Interval).
+	// Pauses double from Initial up to Interval, so a state the device
+	// publishes shortly after a mutation is seen within ~100 ms while a long
+	// replay is not polled more often than the user asked.
+	Initial time.Duration
+}
+
+// ErrPollTimeout is returned by PollUntil when the budget expires.
+var ErrPollTimeout = errors.New("poll budget expired")
+
+// PollUntil runs check at once and then after adaptive pauses until it
+// reports done, returns an error, ctx ends (the interrupt error) or the
+// budget expires (ErrPollTimeout). check receives ctx unchanged, so an
+// in-flight query is cancelled by an interrupt but not by the budget.
+func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Context) (bool, error)) error {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Initial <= 0 {
+		o.Initial = 100 * time.Millisecond
+	}
+	o.Initial = min(o.Initial, o.Interval)
+	deadline := time.Now().Add(o.Timeout)
+	wait := o.Initial
+	for {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
+		done, err := check(ctx)
+		if err != nil || done {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return ErrPollTimeout
+		}
+		if err := pauseCtx(ctx, min(wait, left)); err != nil {
+			return err
+		}
+		wait = min(wait*2, o.Interval)
+	}
+}
+
+// IsInterrupt reports whether err is the interrupt (SIGINT/SIGTERM) error.
+func IsInterrupt(err error) bool { return isInterrupt(err) }
+
+// Cleanup returns a context for work that must still happen after ctx was
+// cancelled (cancel what we started, restore a setting, collect evidence):
+// it keeps ctx's values, ignores its cancellation, and is bounded by d.
+func Cleanup(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// NewRequestID returns a random uuid4 string, the host's requestId for
+// receipts (case import/delete, history and plugin mutations).
+func NewRequestID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		// crypto/rand never fails on supported platforms; a panic is the
+		// honest answer if it does, since identities must be unguessable.
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// NewReplayRequestID returns replay-<32 lowercase hex>, the reference
+// host's replay requestId form.
+func NewReplayRequestID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	return "replay-" + hex.EncodeToString(b[:])
+}
+
+// decodeObject parses a device JSON object keeping integers exact.
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("decode device object: %w", err)
+	}
+	if m == nil {
+		return nil, errors.New("decode device object: null")
+	}
+	return m, nil
+}
+
+// queryObject runs a query and returns the decoded object.
+func (d *Device) queryObject(ctx context.Context, action string, p Params) (map[string]any, error) {
+	b, err := d.QueryRaw(ctx, action, p)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decodeObject(b)
+	if err != nil {
+		return nil, outcome.Wrap(outcome.ExitTransport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
+	}
+	return m, nil
+}
+
+// contractError is a device answer that breaks the documented contract
+// (exit 4): the host cannot attribute or trust it.
+func contractError(msg string, resp any) *outcome.Error {
+	e := outcome.New(outcome.ExitTransport, CodeContractViolate, msg)
+	if resp != nil {
+		e.With("lastResponse", resp)
+	}
+	return e
+}
+
+// deviceRefusal turns a device answer with success:false into a business
+// error (exit 2) that keeps the device's errorCode when it has one.
+func deviceRefusal(m map[string]any, fallbackMsg string) *outcome.Error {
+	code, _ := m["errorCode"].(string)
+	msg, _ := m["error"].(string)
+	if code == "" {
+		code = CodeDeviceRejected
+	}
+	if msg == "" {
+		msg = fallbackMsg
+	}
+	e := outcome.New(outcome.ExitFailure, code, msg)
+	for k, v := range m {
+		if k != "success" && k != "errorCode" && k != "error" {
+			e.With(k, v)
+		}
+	}
+	return e
+}
+
+// str reads a string field ("" when absent or not a string).
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// boolField reads a bool field and whether it is a JSON boolean.
+func boolField(m map[string]any, k string) (bool, bool) {
+	b, ok := m[k].(bool)
+	return b, ok
+}
+
+// intField reads an integer field.
+func intField(m map[string]any, k string) (int64, bool) {
+	switch v := m[k].(type) {
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	case float64:
+		n := int64(v)
+		return n, float64(n) == v
+	}
+	return 0, false
+}
+
+// pollTimeout is the 124 error of an expired wait.
+func pollTimeout(msg string) *outcome.Error {
+	return outcome.New(outcome.ExitTimeout, CodePollTimeout, msg)
+}
+
+// recode replaces an error's code.
+func recode(e *outcome.Error, code string) *outcome.Error {
+	e.Code = code
+	return e
+}
+
+// reexit replaces an error's exit code.
+func reexit(e *outcome.Error, exit int) *outcome.Error {
+	e.Exit = exit
+	return e
+}

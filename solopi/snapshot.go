@@ -1,0 +1,747 @@
+package solopi
+
+// The shared host machinery of SoloPi's session types (record,
+// screen-record, scan, stress, performance, performance display): read a
+// snapshot, validate it strictly (wire contract §8.5, §9.2, §11.3, §12.3,
+// §13.3, §15.3), start a session under a fresh sessionId and wait for it,
+// stop exactly our own session, and clean up what we started when the
+// command is interrupted or runs out of time.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// Error codes of the session commands (exit code in the comment).
+const (
+	CodeSessionMismatch  = "session_mismatch"      // 2: the device's session is not ours
+	CodeSessionActive    = "session_active"        // 2: another session is active, nothing was started
+	CodeSessionReplaced  = "session_replaced"      // 2: another client's session took over
+	CodeSessionLost      = "session_lost"          // 2: our session vanished (app restart)
+	CodeSessionFailed    = "session_failed"        // 2: our session ended in failed
+	CodeSessionNotStop   = "session_not_stopped"   // 2: terminal, but not the state the command wanted
+	CodeStopRetryLimit   = "stop_retry_limit"      // 2: cleanup still incomplete after 3 re-sent stops
+	CodeStartTimeout     = "session_start_timeout" // 124
+	CodeStopTimeout      = "session_stop_timeout"  // 124
+	CodeInvalidSessionID = "invalid_session_id"    // 3
+	CodeInvalidOption    = "invalid_option"        // 3
+)
+
+// wireObject is one decoded device JSON object (integers kept exact as
+// json.Number). A JSON null counts as absent, as on the device (§0.3).
+type wireObject map[string]any
+
+func (o wireObject) has(k string) bool { v, ok := o[k]; return ok && v != nil }
+
+func (o wireObject) text(k string) (string, bool) {
+	s, ok := o[k].(string)
+	return s, ok
+}
+
+func (o wireObject) flag(k string) (bool, bool) {
+	b, ok := o[k].(bool)
+	return b, ok
+}
+
+// flagOrFalse reads an optional boolean: absent is false, a non-boolean is
+// reported through ok=false.
+func (o wireObject) flagOrFalse(k string) (bool, bool) {
+	if !o.has(k) {
+		return false, true
+	}
+	return o.flag(k)
+}
+
+func (o wireObject) integer(k string) (int64, bool) {
+	switch v := o[k].(type) {
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	case float64:
+		n := int64(v)
+		return n, float64(n) == v && !math.IsInf(v, 0)
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
+}
+
+func (o wireObject) number(k string) (float64, bool) {
+	switch v := o[k].(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+	case float64:
+		return v, !math.IsInf(v, 0) && !math.IsNaN(v)
+	case int64:
+		return float64(v), true
+	case int:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// strings reads an array of strings.
+func (o wireObject) strings(k string) ([]string, bool) {
+	arr, ok := o[k].([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(arr))
+	for _, v := range arr {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// clone copies the top level so that callers can add fields safely.
+func (o wireObject) clone() map[string]any {
+	m := make(map[string]any, len(o)+4)
+	for k, v := range o {
+		m[k] = v
+	}
+	return m
+}
+
+// violations collects the broken invariants of one snapshot; the first is
+// reported, all are listed so that a simulator author sees everything.
+type violations []string
+
+func (v *violations) add(format string, args ...any) { *v = append(*v, fmt.Sprintf(format, args...)) }
+
+func (v *violations) check(ok bool, format string, args ...any) {
+	if !ok {
+		v.add(format, args...)
+	}
+}
+
+func (v violations) err(what string, o wireObject) error {
+	if len(v) == 0 {
+		return nil
+	}
+	return contractError(fmt.Sprintf("the device's %s breaks the protocol contract: %s", what, v[0]), map[string]any(o)).
+		With("violations", []string(v))
+}
+
+// absentAll checks that none of keys is present.
+func (v *violations) absentAll(o wireObject, when string, keys ...string) {
+	for _, k := range keys {
+		v.check(!o.has(k), "%s but %s is present", when, k)
+	}
+}
+
+// machineFlags checks state membership and the flags derived from it
+// through the protocol machine: active == live, terminal == terminal, and
+// each extra flag equals "state is that one".
+func (v *violations) machineFlags(o wireObject, m *protocol.Machine, extra map[string]protocol.State) protocol.State {
+	st, ok := o.text("state")
+	if !ok || !m.Has(protocol.State(st)) {
+		v.add("state %q is not a %s state", o["state"], m.Name)
+		return ""
+	}
+	s := protocol.State(st)
+	if a, ok := o.flag("active"); !ok || a != m.IsLive(s) {
+		v.add("active=%v does not match state %s", o["active"], s)
+	}
+	if t, ok := o.flag("terminal"); !ok || t != m.IsTerminal(s) {
+		v.add("terminal=%v does not match state %s", o["terminal"], s)
+	}
+	for k, want := range extra {
+		if b, ok := o.flag(k); !ok || b != (s == want) {
+			v.add("%s=%v does not match state %s", k, o[k], s)
+		}
+	}
+	return s
+}
+
+// iff checks "a ⟺ b".
+func (v *violations) iff(a, b bool, format string, args ...any) { v.check(a == b, format, args...) }
+
+// reachable reports whether to can follow from in machine m (zero or more
+// transitions): polls may skip states, but a snapshot of the same session
+// must never go backwards.
+func reachable(m *protocol.Machine, from, to protocol.State) bool {
+	if from == to {
+		return true
+	}
+	seen := map[protocol.State]bool{from: true}
+	queue := []protocol.State{from}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, t := range m.Transitions {
+			if t.From != s || seen[t.To] {
+				continue
+			}
+			if t.To == to {
+				return true
+			}
+			seen[t.To] = true
+			queue = append(queue, t.To)
+		}
+	}
+	return false
+}
+
+// sessionSpec describes one session type for the shared flows.
+type sessionSpec struct {
+	// Name is the command family ("record", "stress") used in messages.
+	Name string
+	// Kind is the snapshot's `kind`.
+	Kind    string
+	Action  string
+	Status  Params
+	Machine *protocol.Machine
+	// Validate is the strict host validator of one snapshot.
+	Validate func(o wireObject) error
+	// Latest is the detail key of the latest snapshot on a mismatch
+	// ("latestRecording"), as the reference host names it.
+	Latest string
+	// StopParams builds the stop (or cancel) mutation for a sessionId.
+	StopParams func(id string) Params
+	// Stoppable are the states in which a stop mutation is sent.
+	Stoppable []protocol.State
+	// Retryable enables the performance stop-retry rule (stopping with
+	// stopRetryable:true re-sends the stop, at most 3 times).
+	Retryable bool
+}
+
+// fetch reads and validates the current snapshot.
+func (sp *sessionSpec) fetch(ctx context.Context, d *Device) (wireObject, error) {
+	m, err := d.queryObject(ctx, sp.Action, sp.Status)
+	if err != nil {
+		return nil, err
+	}
+	o := wireObject(m)
+	ok, isBool := o.flag("success")
+	if !isBool {
+		return o, contractError("the "+sp.Name+" status has no boolean success", m)
+	}
+	if !ok {
+		return o, deviceRefusal(m, "the device refused the "+sp.Name+" status query")
+	}
+	if k, _ := o.text("kind"); k != sp.Kind {
+		return o, contractError(fmt.Sprintf("the %s status has kind %q, want %q", sp.Name, o["kind"], sp.Kind), m)
+	}
+	if err := sp.Validate(o); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+func (o wireObject) state() protocol.State {
+	s, _ := o.text("state")
+	return protocol.State(s)
+}
+
+func (o wireObject) sessionID() string {
+	s, _ := o.text("sessionId")
+	return s
+}
+
+// SessionResult is the outcome of a session command: the object printed on
+// stdout and its exit code.
+type SessionResult struct {
+	Object map[string]any
+	Exit   int
+}
+
+// snapshotError is a business outcome (exit 2 or 124/130) that keeps every
+// snapshot field at the top level, as the reference host prints them, and
+// uses the device's own error text as the message when it has one.
+func snapshotError(exit int, code, msg string, o wireObject) *outcome.Error {
+	if t, _ := o.text("error"); t != "" {
+		msg = t
+	}
+	e := outcome.New(exit, code, msg)
+	for k, v := range o {
+		switch k {
+		case "success", "error", "errorCode", "userActionRequired", "requiredUserAction":
+			// The error object's userActionRequired is the text of what the
+			// user must do (the CLI contract), not the device's boolean.
+			continue
+		}
+		e.With(k, v)
+	}
+	if ua, _ := o.flag("userActionRequired"); ua {
+		if text, _ := o.text("requiredUserAction"); text != "" {
+			e.WithUserAction(text)
+		}
+	}
+	if t, _ := o.text("error"); t != "" {
+		e.With("deviceError", t)
+	}
+	return e
+}
+
+// mismatch is the exit-2 answer when the device's session is not the one
+// the caller named: the latest snapshot is shown for diagnosis only.
+func (sp *sessionSpec) mismatch(expected string, o wireObject) *outcome.Error {
+	return outcome.Newf(outcome.ExitFailure, CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
+		With("expectedSessionId", expected).With(sp.Latest, map[string]any(o)).With("sessionId", expected)
+}
+
+// status reads the snapshot; with expected set, a different (or
+// absent) sessionId is exit 2 with the latest snapshot.
+func (sp *sessionSpec) status(ctx context.Context, d *Device, expected string) (wireObject, error) {
+	o, err := sp.fetch(ctx, d)
+	if err != nil {
+		return o, err
+	}
+	if expected != "" && o.sessionID() != expected {
+		return o, sp.mismatch(expected, o)
+	}
+	return o, nil
+}
+
+// startPlan is one start of a session.
+type startPlan struct {
+	SessionID string
+	Params    Params // the whole start mutation, sessionId included
+	// Done are the states that end the wait (success or not).
+	Done []protocol.State
+	// Success are the states reported as success (exit 0).
+	Success      []protocol.State
+	Timeout      time.Duration
+	Interval     time.Duration
+	CleanupWait  time.Duration
+	Phase        string // phase detail on timeout and interrupt
+	TimeoutHint  func(last wireObject) string
+	AlwaysStop   bool                     // stress: stop on every non-success
+	Check        func(o wireObject) error // extra per-snapshot check of our session
+	RefuseActive func(o wireObject) error // preflight refusal beyond `active`
+}
+
+// SessionCleanup is the evidence of an exact stop or cancel sent on a failure,
+// timeout or interrupt path.
+type SessionCleanup struct {
+	Attempted            bool   `json:"attempted"`
+	Success              bool   `json:"success"`
+	SessionID            string `json:"sessionId"`
+	TerminalState        string `json:"terminalState,omitempty"`
+	CancelledBeforeStart *bool  `json:"cancelledBeforeStart,omitempty"`
+	Error                string `json:"error,omitempty"`
+}
+
+func (c SessionCleanup) fields() map[string]any {
+	m := map[string]any{"attempted": c.Attempted, "success": c.Success, "sessionId": c.SessionID}
+	if c.TerminalState != "" {
+		m["terminalState"] = c.TerminalState
+	}
+	if c.CancelledBeforeStart != nil {
+		m["cancelledBeforeStart"] = *c.CancelledBeforeStart
+	}
+	if c.Error != "" {
+		m["error"] = c.Error
+	}
+	return m
+}
+
+// start runs the start flow: preflight status (refuse when active), the
+// mutation, then polling until our session reaches a Done state. The
+// snapshot of the session that was current before the mutation may still
+// show while we wait; any other sessionId means another client replaced us.
+func (sp *sessionSpec) start(ctx context.Context, d *Device, p startPlan) (*SessionResult, error) {
+	pre, err := sp.fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if pre.state() != "" && sp.Machine.IsLive(pre.state()) {
+		return nil, outcome.Newf(outcome.ExitFailure, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
+			With(sp.Latest, map[string]any(pre))
+	}
+	if p.RefuseActive != nil {
+		if err := p.RefuseActive(pre); err != nil {
+			return nil, err
+		}
+	}
+	previous := pre.sessionID()
+	if err := d.Mutate(ctx, sp.Action, p.Params); err != nil {
+		if IsInterrupt(err) {
+			return nil, sp.abandon(ctx, d, p, nil, err)
+		}
+		if p.AlwaysStop {
+			return nil, sp.abandon(ctx, d, p, nil, err)
+		}
+		return nil, err
+	}
+	var last wireObject
+	seen := false
+	err = PollUntil(ctx, PollOptions{Timeout: p.Timeout, Interval: p.Interval}, func(ctx context.Context) (bool, error) {
+		o, err := sp.fetch(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		id := o.sessionID()
+		switch {
+		case id == p.SessionID:
+			if seen && !reachable(sp.Machine, last.state(), o.state()) {
+				return false, contractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.state(), o.state()), map[string]any(o))
+			}
+			if !seen || last.state() != o.state() {
+				d.opts.Progress.Printf("%s %s: %s", sp.Name, p.SessionID, o.state())
+				if ua, _ := o.flag("userActionRequired"); ua {
+					if text, _ := o.text("requiredUserAction"); text != "" {
+						d.opts.Progress.Printf("waiting for the tester on the device: %s", text)
+					}
+				}
+			}
+			seen, last = true, o
+			if p.Check != nil {
+				if err := p.Check(o); err != nil {
+					return false, err
+				}
+			}
+			return slices.Contains(p.Done, o.state()), nil
+		case !seen && id == previous:
+			return false, nil
+		case seen && id == "":
+			return false, snapshotError(outcome.ExitFailure, CodeSessionLost,
+				"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not finished", o).
+				With("sessionId", p.SessionID).With("phase", p.Phase)
+		default:
+			return false, outcome.Newf(outcome.ExitFailure, CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
+				With("sessionId", p.SessionID).With(sp.Latest, map[string]any(o)).With("phase", p.Phase)
+		}
+	})
+	if err != nil {
+		if errors.Is(err, ErrPollTimeout) {
+			msg := fmt.Sprintf("the %s session did not reach %s in time", sp.Name, joinStates(p.Done))
+			if p.TimeoutHint != nil && last != nil {
+				if h := p.TimeoutHint(last); h != "" {
+					msg += "; " + h
+				}
+			}
+			err = outcome.New(outcome.ExitTimeout, CodeStartTimeout, msg)
+		}
+		var oe *outcome.Error
+		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
+		if replaced && !p.AlwaysStop {
+			// Our session is gone or never existed: a stop with our id
+			// could only be refused by the device, so nothing is sent.
+			return nil, err
+		}
+		if last != nil && sp.Machine.IsTerminal(last.state()) && !p.AlwaysStop {
+			return nil, err
+		}
+		return nil, sp.abandon(ctx, d, p, last, err)
+	}
+	res := &SessionResult{Object: last.clone()}
+	if slices.Contains(p.Success, last.state()) {
+		res.Object["success"] = true
+		return res, nil
+	}
+	fail := snapshotError(outcome.ExitFailure, CodeSessionFailed,
+		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, last.state(), joinStates(p.Success)), last)
+	if p.AlwaysStop {
+		return nil, sp.abandon(ctx, d, p, last, fail)
+	}
+	return nil, fail
+}
+
+// abandon stops exactly the session we started, with a fresh short
+// context (the command's own may be cancelled), and attaches the evidence
+// to the error: sessionId, phase, cleanup, the last snapshot.
+func (sp *sessionSpec) abandon(ctx context.Context, d *Device, p startPlan, last wireObject, cause error) error {
+	cl := sp.exactStop(ctx, d, p.SessionID, p.CleanupWait, p.Interval, p.AlwaysStop)
+	e := outcome.From(cause)
+	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl.fields())
+	if last != nil {
+		e.With("lastStatus", map[string]any(last))
+	}
+	return e
+}
+
+// exactStop sends the stop mutation for id and waits up to wait for our
+// session to be terminal. It never touches a session with another id. With
+// force the stop is sent even when our session already looks terminal
+// (stress: a load must never survive a failed start, and the device
+// answers a stop of a terminal session with its snapshot).
+func (sp *sessionSpec) exactStop(ctx context.Context, d *Device, id string, wait, interval time.Duration, force bool) SessionCleanup {
+	cctx, cancel := Cleanup(ctx, wait)
+	defer cancel()
+	cl := SessionCleanup{SessionID: id}
+	cur, err := sp.fetch(cctx, d)
+	if err == nil && !force && cur.sessionID() == id && sp.Machine.IsTerminal(cur.state()) {
+		// Already over (auto-stop, failure): report it, send nothing.
+		cl.Success = true
+		cl.TerminalState = string(cur.state())
+		if b, ok := cur.flag("cancelledBeforeStart"); ok {
+			cl.CancelledBeforeStart = &b
+		}
+		return cl
+	}
+	if err == nil && cur.sessionID() != id && cur.sessionID() != "" && sp.Machine.IsLive(cur.state()) {
+		// Someone else's live session: never stop it.
+		cl.Error = "the device's active session is not ours; nothing was sent"
+		return cl
+	}
+	cl.Attempted = true
+	if err := d.Mutate(cctx, sp.Action, sp.StopParams(id)); err != nil {
+		cl.Error = sessionErrText(err)
+		return cl
+	}
+	if interval <= 0 || interval > 250*time.Millisecond {
+		interval = 250 * time.Millisecond
+	}
+	var last wireObject
+	retries := 0
+	perr := PollUntil(cctx, PollOptions{Timeout: wait, Interval: interval}, func(ctx context.Context) (bool, error) {
+		o, err := sp.fetch(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if o.sessionID() != id {
+			return false, fmt.Errorf("the device no longer shows our session")
+		}
+		last = o
+		if r, _ := o.flag("stopRetryable"); sp.Retryable && r && o.state() == protocol.SessionStopping && retries < 3 {
+			// Incomplete cleanup of our own lease: the same bounded
+			// re-send as the stop commands.
+			retries++
+			if err := d.Mutate(ctx, sp.Action, sp.StopParams(id)); err != nil {
+				return false, err
+			}
+		}
+		return sp.Machine.IsTerminal(o.state()), nil
+	})
+	if last != nil {
+		cl.TerminalState = string(last.state())
+		if b, ok := last.flag("cancelledBeforeStart"); ok {
+			cl.CancelledBeforeStart = &b
+		}
+	}
+	switch {
+	case perr == nil:
+		cl.Success = true
+	case errors.Is(perr, ErrPollTimeout):
+		cl.TerminalState = ""
+		cl.Error = "the session did not become terminal within the cleanup budget"
+	default:
+		cl.Error = sessionErrText(perr)
+	}
+	return cl
+}
+
+// stopPlan is one stop of our session.
+type stopPlan struct {
+	SessionID string
+	Timeout   time.Duration
+	Interval  time.Duration
+	Phase     string
+	// Success are the terminal states reported as success.
+	Success []protocol.State
+	// RecoverUnreachable: when the preflight status cannot reach the
+	// control server, send the stop blind and keep polling (perf-stop).
+	RecoverUnreachable bool
+	// Detail is the key of the last snapshot on a timeout ("performance").
+	Detail string
+	// Failure classifies a terminal non-success state.
+	FailureCode string
+}
+
+// stop runs the stop flow for exactly our session.
+func (sp *sessionSpec) stop(ctx context.Context, d *Device, p stopPlan) (*SessionResult, error) {
+	extra := map[string]any{}
+	pre, err := sp.status(ctx, d, p.SessionID)
+	blind := false
+	if err != nil {
+		var oe *outcome.Error
+		if !(p.RecoverUnreachable && errors.As(err, &oe) && oe.Code == CodeControlUnreachable) {
+			return nil, err
+		}
+		blind = true
+		extra["recoveredWithoutPreflight"] = true
+	}
+	deadline := time.Now().Add(p.Timeout)
+	stops := 0
+	send := func(ctx context.Context) error {
+		// The activity call itself is bounded by what is left of the
+		// budget and never more than 30 s (the reference host's limit).
+		left := min(time.Until(deadline), 30*time.Second)
+		if left <= 0 {
+			return ErrPollTimeout
+		}
+		mctx, cancel := context.WithTimeout(ctx, left)
+		defer cancel()
+		stops++
+		err := d.Mutate(mctx, sp.Action, sp.StopParams(p.SessionID))
+		if err != nil && ctx.Err() == nil && mctx.Err() != nil {
+			return ErrPollTimeout
+		}
+		return err
+	}
+	switch {
+	case blind:
+		if err := send(ctx); err != nil {
+			return nil, sp.stopError(err, p, nil, stops, extra)
+		}
+	case sp.Machine.IsTerminal(pre.state()):
+		extra["alreadyTerminal"] = true
+		return sp.stopResult(pre, p, stops, extra)
+	case slices.Contains(sp.Stoppable, pre.state()):
+		if err := send(ctx); err != nil {
+			return nil, sp.stopError(err, p, pre, stops, extra)
+		}
+	}
+	last := pre
+	retries := 0
+	err = PollUntil(ctx, PollOptions{Timeout: time.Until(deadline), Interval: p.Interval}, func(ctx context.Context) (bool, error) {
+		o, err := sp.fetch(ctx, d)
+		if err != nil {
+			var oe *outcome.Error
+			if blind && errors.As(err, &oe) && oe.Code == CodeControlUnreachable {
+				return false, nil
+			}
+			return false, err
+		}
+		if o.sessionID() != p.SessionID {
+			if o.sessionID() == "" {
+				return false, snapshotError(outcome.ExitFailure, CodeSessionLost,
+					"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not stopped", o).
+					With("sessionId", p.SessionID).With("phase", p.Phase)
+			}
+			return false, sp.mismatch(p.SessionID, o).With("phase", p.Phase)
+		}
+		if last != nil && !reachable(sp.Machine, last.state(), o.state()) {
+			return false, contractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.state(), o.state()), map[string]any(o))
+		}
+		last = o
+		if sp.Machine.IsTerminal(o.state()) {
+			return true, nil
+		}
+		if sp.Retryable && o.state() == protocol.SessionStopping {
+			if r, _ := o.flag("stopRetryable"); r {
+				if retries >= 3 {
+					return false, snapshotError(outcome.ExitFailure, CodeStopRetryLimit,
+						"the device still reports incomplete cleanup after 3 re-sent stops", o).With("stopRetries", retries)
+				}
+				retries++
+				if err := send(ctx); err != nil {
+					return false, err
+				}
+			}
+		}
+		return false, nil
+	})
+	extra["stopRetries"] = retries
+	if err != nil {
+		return nil, sp.stopError(err, p, last, stops, extra)
+	}
+	return sp.stopResult(last, p, stops, extra)
+}
+
+func (sp *sessionSpec) stopResult(o wireObject, p stopPlan, stops int, extra map[string]any) (*SessionResult, error) {
+	if slices.Contains(p.Success, o.state()) {
+		res := &SessionResult{Object: o.clone()}
+		for k, v := range extra {
+			res.Object[k] = v
+		}
+		res.Object["stopRequests"] = stops
+		res.Object["success"] = true
+		return res, nil
+	}
+	code := p.FailureCode
+	if code == "" {
+		code = CodeSessionNotStop
+	}
+	e := snapshotError(outcome.ExitFailure, code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, o.state(), joinStates(p.Success)), o)
+	for k, v := range extra {
+		e.With(k, v)
+	}
+	return nil, e.With("stopRequests", stops)
+}
+
+func (sp *sessionSpec) stopError(err error, p stopPlan, last wireObject, stops int, extra map[string]any) error {
+	if errors.Is(err, ErrPollTimeout) {
+		err = outcome.Newf(outcome.ExitTimeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
+	}
+	e := outcome.From(err)
+	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
+	for k, v := range extra {
+		e.With(k, v)
+	}
+	if last != nil {
+		key := p.Detail
+		if key == "" {
+			key = "lastStatus"
+		}
+		e.With(key, map[string]any(last))
+	}
+	return e
+}
+
+func joinStates(s []protocol.State) string {
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = string(x)
+	}
+	return strings.Join(parts, "|")
+}
+
+// hostSessionIDPattern is the strictest sessionId rule among the session
+// types (performance: [A-Za-z0-9][A-Za-z0-9._-]{0,115}); a uuid4 always
+// passes it, and a user-supplied --session-id is checked against it.
+var hostSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// CheckSessionID refuses, before any device contact, a --session-id that
+// no SoloPi session could have (exit 3).
+func CheckSessionID(id string) error {
+	if id == "" {
+		return nil
+	}
+	if !hostSessionIDPattern.MatchString(id) {
+		return outcome.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
+			With("sessionId", id)
+	}
+	return nil
+}
+
+// RequireSessionID is CheckSessionID for commands that need one.
+func RequireSessionID(id string) error {
+	if id == "" {
+		return outcome.Usage(CodeInvalidSessionID, "--session-id is required")
+	}
+	return CheckSessionID(id)
+}
+
+// SessionTimings are the wait budgets of one command.
+type SessionTimings struct {
+	Timeout  time.Duration
+	Interval time.Duration
+}
+
+func (t SessionTimings) or(timeout, interval time.Duration) SessionTimings {
+	if t.Timeout <= 0 {
+		t.Timeout = timeout
+	}
+	if t.Interval <= 0 {
+		t.Interval = interval
+	}
+	return t
+}
+
+// sessionErrText renders an error for a cleanup report.
+func sessionErrText(err error) string {
+	var e *outcome.Error
+	if errors.As(err, &e) {
+		return e.Code + ": " + e.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,318 @@
+package solopi
+
+// Visual response-time analysis of a device MP4 (wire contract §14):
+// video-analysis-start and -status. The host names a device MP4 directly
+// inside SoloPi's ScreenCaptures directory (never a local file, nothing is
+// uploaded); every rejection after the requestId is known is a stored
+// failed receipt, and only `completed` carries visualResponseTimeMs.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"solopi/outcome"
+	"solopi/protocol"
+)
+
+// Error codes of the video-analysis commands.
+const (
+	CodeInvalidVideoPath  = "invalid_video_path" // 3
+	CodeAnalysisTimeout   = "analysis_timeout"   // 124
+	CodeAnalysisNotAcked  = "analysis_not_acknowledged"
+	CodeInvalidRequestID  = "invalid_request_id" // 3
+	MeasurementVideoDiff  = "SoloPi screen-recording video difference"
+	maxActionOffsetMillis = 3600000
+)
+
+// isAnalysisErrorCode reports whether an error receipt's errorCode is one
+// the device can store or answer (§14.2).
+func isAnalysisErrorCode(code string) bool {
+	switch code {
+	case "missing_action", "unsupported_action", "adb_required", "invalid_request_id", "invalid_parameter",
+		"unsafe_video_path", "plugin_missing", "analysis_busy", "analysis_not_found", "analysis_failed":
+		return true
+	}
+	return false
+}
+
+var analysisRequestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// CheckVideoPath is the local rule for --video-path: an absolute device
+// path of a safe .mp4 name whose parent is ScreenCaptures, under /sdcard/
+// (at least 4 parts) or /storage/emulated/<n>/, without .., backslashes
+// or control characters.
+func CheckVideoPath(p string) error {
+	bad := func(why string) error {
+		return outcome.Usage(CodeInvalidVideoPath, "--video-path must be a device MP4 directly inside SoloPi's ScreenCaptures directory: "+why).With("videoPath", p)
+	}
+	if !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+		return bad("not an absolute clean path")
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r == '\\' {
+			return bad("control character or backslash")
+		}
+	}
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if slices.Contains(parts, "..") {
+		return bad("contains ..")
+	}
+	if len(parts) < 4 || parts[len(parts)-2] != "ScreenCaptures" || !mp4NamePattern.MatchString(parts[len(parts)-1]) {
+		return bad("the parent must be ScreenCaptures and the name a safe .mp4")
+	}
+	switch {
+	case parts[0] == "sdcard":
+	case len(parts) >= 5 && parts[0] == "storage" && parts[1] == "emulated" && isDigits(parts[2]):
+	default:
+		return bad("not under /sdcard/ or /storage/emulated/<n>/")
+	}
+	return nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// FormatThreshold renders the threshold like Python's "%.15g".
+func FormatThreshold(f float64) string { return strconv.FormatFloat(f, 'g', 15, 64) }
+
+// validateAnalysisReceipt is the strict receipt validator of §14.2.
+func validateAnalysisReceipt(o wireObject, requestID string) error {
+	var v violations
+	if rid, ok := o.text("requestId"); o.has("requestId") && (!ok || rid != requestID) {
+		v.add("receipt requestId %q is not ours (%s)", o["requestId"], requestID)
+	}
+	success, ok := o.flag("success")
+	v.check(ok, "success is not a boolean")
+	if !o.has("state") {
+		code, _ := o.text("errorCode")
+		msg, _ := o.text("error")
+		v.check(!success, "a receipt without state must be an error receipt")
+		v.check(isAnalysisErrorCode(code), "errorCode %q is not a video-analysis error code", code)
+		v.check(msg != "", "an error receipt has no error text")
+		return v.err("video analysis receipt", o)
+	}
+	m := protocol.VideoAnalysis()
+	st, _ := o.text("state")
+	s := protocol.State(st)
+	v.check(m.Has(s) && s != protocol.ReceiptNew, "state %q is not a video-analysis state", st)
+	v.check(o.has("requestId"), "a state receipt has no requestId")
+	v.check(success == (s != protocol.AnalysisFailed), "success=%v does not match state %s", success, s)
+	term, ok := o.flag("terminal")
+	v.check(ok && term == m.IsTerminal(s), "terminal=%v does not match state %s", o["terminal"], s)
+	v.iff(m.IsTerminal(s), o.has("completedAt"), "completedAt must be present exactly in terminal states")
+	for _, k := range []string{"videoFileName", "videoPath"} {
+		t, _ := o.text(k)
+		v.check(t != "", "a state receipt has no %s", k)
+	}
+	for _, k := range []string{"sizeBytes", "actionOffsetMs", "startedAt"} {
+		_, ok := o.integer(k)
+		v.check(ok, "%s is not an integer", k)
+	}
+	_, ok = o.number("differenceThreshold")
+	v.check(ok, "differenceThreshold is not a number")
+	switch s {
+	case protocol.AnalysisCompleted:
+		ms, ok := o.integer("visualResponseTimeMs")
+		v.check(ok && ms >= 0, "a completed analysis has no visualResponseTimeMs >= 0")
+		meas, _ := o.text("measurement")
+		v.check(meas == MeasurementVideoDiff, "measurement must be %q", MeasurementVideoDiff)
+	case protocol.AnalysisFailed:
+		code, _ := o.text("errorCode")
+		v.check(code == protocol.ErrAnalysisFailed, "a failed analysis must have errorCode analysis_failed")
+		v.check(o.has("error"), "a failed analysis has no error")
+		v.check(!o.has("visualResponseTimeMs"), "a failed analysis has visualResponseTimeMs")
+	default:
+		v.check(!o.has("visualResponseTimeMs"), "an analysis in progress has visualResponseTimeMs")
+	}
+	return v.err("video analysis receipt", o)
+}
+
+// VideoAnalysisOptions configure StartVideoAnalysis.
+type VideoAnalysisOptions struct {
+	VideoPath           string
+	ActionOffsetMs      int64
+	DifferenceThreshold float64
+	Wait                bool
+	AckTimeout          time.Duration // default 15 s
+	AnalysisTimeout     time.Duration // default 120 s
+	Interval            time.Duration // default 0.5 s
+}
+
+// Validate checks the request locally (exit 3).
+func (o *VideoAnalysisOptions) Validate() error {
+	if err := CheckVideoPath(o.VideoPath); err != nil {
+		return err
+	}
+	if o.ActionOffsetMs < 0 || o.ActionOffsetMs > maxActionOffsetMillis {
+		return outcome.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000")
+	}
+	if !(o.DifferenceThreshold > 0 && o.DifferenceThreshold <= 1) || math.IsNaN(o.DifferenceThreshold) {
+		return outcome.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
+	}
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = 15 * time.Second
+	}
+	if o.AnalysisTimeout <= 0 {
+		o.AnalysisTimeout = 120 * time.Second
+	}
+	if o.Interval <= 0 {
+		o.Interval = 500 * time.Millisecond
+	}
+	return nil
+}
+
+// queryAnalysis reads the receipt of requestID; found is false while the
+// device answers analysis_not_found.
+func queryAnalysis(ctx context.Context, d *Device, requestID string) (wireObject, bool, error) {
+	m, err := d.queryObject(ctx, protocol.ActionVideoAnalysis, P(protocol.ParamAction, "status", protocol.ParamRequestID, requestID))
+	if err != nil {
+		return nil, false, err
+	}
+	o := wireObject(m)
+	if ok, _ := o.flag("success"); !ok && !o.has("state") {
+		if code, _ := o.text("errorCode"); protocol.KeepPolling(code) && code == protocol.ErrAnalysisNotFound {
+			return o, false, nil
+		}
+	}
+	if err := validateAnalysisReceipt(o, requestID); err != nil {
+		return o, true, err
+	}
+	return o, true, nil
+}
+
+// analysisOutcome maps a receipt to the command's result: analyzing and
+// completed are exit 0; a failed state or an error receipt is exit 2.
+func analysisOutcome(o wireObject) (*SessionResult, error) {
+	st := o.state()
+	if st == protocol.AnalysisAnalyzing || st == protocol.AnalysisCompleted {
+		return &SessionResult{Object: o.clone()}, nil
+	}
+	code, _ := o.text("errorCode")
+	if code == "" {
+		code = protocol.ErrAnalysisFailed
+	}
+	msg, _ := o.text("error")
+	if msg == "" {
+		msg = "the video analysis failed"
+	}
+	e := outcome.New(outcome.ExitFailure, code, msg)
+	for k, v := range o {
+		if k != "success" && k != "errorCode" && k != "error" {
+			e.With(k, v)
+		}
+	}
+	return nil, e
+}
+
+// StartVideoAnalysis asks the device to analyse one of its own MP4s under
+// a fresh requestId and follows that receipt only.
+func StartVideoAnalysis(ctx context.Context, d *Device, o VideoAnalysisOptions) (*SessionResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	id := NewRequestID()
+	thr := FormatThreshold(o.DifferenceThreshold)
+	if err := d.Mutate(ctx, protocol.ActionVideoAnalysis, P(protocol.ParamAction, "start", protocol.ParamRequestID, id,
+		protocol.ParamVideoPath, o.VideoPath, protocol.ParamActionOffsetMs, strconv.FormatInt(o.ActionOffsetMs, 10),
+		protocol.ParamDifferenceThreshold, thr)); err != nil {
+		return nil, outcome.From(err).With("requestId", id).With("phase", "video-analysis-start")
+	}
+	var last wireObject
+	err := PollUntil(ctx, PollOptions{Timeout: o.AckTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
+		r, found, err := queryAnalysis(ctx, d, id)
+		if err != nil {
+			return false, err
+		}
+		if found {
+			last = r
+		}
+		return found, nil
+	})
+	if err != nil {
+		return nil, analysisWaitError(err, id, "video-analysis-ack", last,
+			"SoloPi did not acknowledge the video analysis request (a rejection before the requestId is known leaves no receipt)")
+	}
+	if last.has("state") {
+		// The device must echo exactly what we asked it to analyse.
+		name, _ := last.text("videoFileName")
+		off, _ := last.integer("actionOffsetMs")
+		thrGot, _ := last.number("differenceThreshold")
+		if name != path.Base(o.VideoPath) || off != o.ActionOffsetMs || math.Abs(thrGot-o.DifferenceThreshold) > 1e-12 {
+			return nil, contractError("the analysis receipt does not echo the requested video, offset and threshold", map[string]any(last))
+		}
+	}
+	if !o.Wait || !last.has("state") || last.state() != protocol.AnalysisAnalyzing {
+		return analysisOutcome(last)
+	}
+	err = PollUntil(ctx, PollOptions{Timeout: o.AnalysisTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
+		r, found, err := queryAnalysis(ctx, d, id)
+		if err != nil {
+			return false, err
+		}
+		if !found {
+			return false, outcome.New(outcome.ExitFailure, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").
+				With("requestId", id)
+		}
+		if r.state() != last.state() && !reachable(protocol.VideoAnalysis(), last.state(), r.state()) {
+			return false, contractError("the analysis receipt went backwards", map[string]any(r))
+		}
+		last = r
+		return protocol.VideoAnalysis().IsTerminal(r.state()), nil
+	})
+	if err != nil {
+		return nil, analysisWaitError(err, id, "video-analysis-wait", last, "the video analysis did not finish in time; the device gives up after 5 minutes")
+	}
+	return analysisOutcome(last)
+}
+
+func analysisWaitError(err error, id, phase string, last wireObject, timeoutMsg string) error {
+	if errors.Is(err, ErrPollTimeout) {
+		err = outcome.New(outcome.ExitTimeout, CodeAnalysisTimeout, timeoutMsg)
+	}
+	e := outcome.From(err).With("requestId", id).With("phase", phase)
+	if last != nil {
+		e.With("lastResponse", map[string]any(last))
+	}
+	return e
+}
+
+// VideoAnalysisStatus reads the receipt of a requestId.
+func VideoAnalysisStatus(ctx context.Context, d *Device, requestID string) (*SessionResult, error) {
+	if err := CheckAnalysisRequestID(requestID); err != nil {
+		return nil, err
+	}
+	o, found, err := queryAnalysis(ctx, d, requestID)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, outcome.New(outcome.ExitFailure, protocol.ErrAnalysisNotFound, fmt.Sprintf("the device has no video analysis %s (receipts do not survive an app restart)", requestID)).
+			With("requestId", requestID)
+	}
+	return analysisOutcome(o)
+}
+
+// CheckAnalysisRequestID is the local rule for --request-id (exit 3).
+func CheckAnalysisRequestID(id string) error {
+	if !analysisRequestIDPattern.MatchString(id) {
+		return outcome.Usage(CodeInvalidRequestID, "--request-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}").With("requestId", id)
+	}
+	return nil
+}
