@@ -180,15 +180,6 @@ func RuntimeToDevice(r float64, size int) int {
 	return int(math.Floor(r*float64(size-1)/999 + 0.5))
 }
 
-// CanonicalOfDevice maps a device pixel back to canonical [0,1] (for error
-// measurement and hit tests).
-func CanonicalOfDevice(px, size int) float64 {
-	if size <= 1 {
-		return 0
-	}
-	return float64(px) / float64(size-1)
-}
-
 // ResizePolicy is how a screenshot becomes the model's image.
 type ResizePolicy struct {
 	// MaxLongSide bounds the longer side; 0 sends the screenshot as it is.

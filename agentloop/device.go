@@ -84,7 +84,6 @@ const (
 	CodeNoNodeAtPoint    = "no_node_at_point"
 	CodeNoTextField      = "no_text_field"
 	CodeUnsupported      = "unsupported_action"
-	CodeSessionFailed    = "device_session_failed"
 )
 
 // sleepCtx waits d or until ctx ends.

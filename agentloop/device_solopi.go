@@ -505,9 +505,17 @@ func typedArgs(a protocol.ActionArgs) map[string]any {
 	return m
 }
 
-// Close ends the session (end when the context is alive, an exact cancel
-// otherwise) with a fresh bounded context.
+// Close ends the session: end when ctx is alive, an exact cancel (with a
+// fresh bounded context) when it is not.
 func (d *SoloPiDevice) Close(ctx context.Context) error {
+	return d.finish(ctx, ctx.Err() != nil)
+}
+
+// Cancel cancels exactly this session (after an interrupt or a timeout the
+// host cancels what it started instead of ending it normally).
+func (d *SoloPiDevice) Cancel(ctx context.Context) error { return d.finish(ctx, true) }
+
+func (d *SoloPiDevice) finish(ctx context.Context, cancel bool) error {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -515,7 +523,7 @@ func (d *SoloPiDevice) Close(ctx context.Context) error {
 	}
 	d.closed = true
 	d.mu.Unlock()
-	if ctx.Err() != nil {
+	if cancel {
 		cl := d.client.CancelExact(ctx, d.id)
 		if cl.Error != "" {
 			return fmt.Errorf("cancel the SoloPi Agent session: %s", cl.Error)

@@ -2,7 +2,6 @@ package agentloop
 
 import (
 	"context"
-	"image"
 	"time"
 )
 
@@ -155,6 +154,3 @@ func verifyEffect(action string, before, after *Screen) Verification {
 	}
 	return v
 }
-
-// rectOf is a helper for tests and payloads.
-func rectOf(r image.Rectangle) []int { return []int{r.Min.X, r.Min.Y, r.Max.X, r.Max.Y} }

@@ -127,6 +127,9 @@ func (d *Device) Mutate(ctx context.Context, action string, p Params) error {
 	cmd := d.MutateCommand(action, p)
 	stdout, stderr, code, err := d.t.Shell(ctx, cmd)
 	if err != nil {
+		if ie := ctxErr(ctx, err); ie != nil {
+			return ie
+		}
 		return outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while sending a SoloPi command", err).With("action", action)
 	}
 	out := strings.ToLower(string(stdout) + string(stderr))

@@ -211,7 +211,13 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	cctx, cancel := solopi.Cleanup(ctx, 15*time.Second)
 	defer cancel()
 	cl := cleanupResult{Attempted: true, Success: true}
-	if err := dev.Close(cctx); err != nil {
+	closeDev := dev.Close
+	if sd, ok := dev.(*agentloop.SoloPiDevice); ok && res != nil &&
+		(res.Outcome == agentloop.OutcomeCancelled || res.Outcome == agentloop.OutcomeMaxDuration) {
+		// Interrupted or timed out: cancel exactly the session we started.
+		closeDev = sd.Cancel
+	}
+	if err := closeDev(cctx); err != nil {
 		cl.Success, cl.Error = false, s.redact(err.Error())
 	}
 	if runErr != nil {

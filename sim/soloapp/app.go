@@ -1,6 +1,8 @@
 // Package soloapp is the device side of SoloPi v1.0.2 (the app
-// com.alipay.hulu) for the simulator: the scheme resolvers harness, replay,
-// config, status and agent, reachable through the read-only HTTP channel
+// com.alipay.hulu) for the simulator: all 13 scheme actions (harness,
+// replay, config, status, agent and the session resolvers performance,
+// record, screen-record, scan, video-analysis, stress, history and plugin,
+// see sessions.go), reachable through the read-only HTTP channel
 // (ServeHTTP) and the DUMP-protected / public scheme activities
 // (HandleActivity), exactly as /work/shared/solopi-wire-contract.md says.
 //
@@ -116,8 +118,9 @@ func (c *Config) fill() {
 	}
 }
 
-// Resolver handles one scheme action that this package does not implement
-// (performance, record, …), so the lead can plug other packages in. It
+// Resolver handles one scheme action outside the five core ones
+// (performance, record, …); New registers built-in ones, and the lead can
+// plug replacements in. It
 // returns the JSON body and whether it handled the request; a panic is
 // reported like a Java exception thrown out of processScheme.
 type Resolver func(ctx context.Context, req Request) (body []byte, handled bool)
@@ -256,9 +259,10 @@ func (a *App) solopiDirLocked() string {
 	return a.cfg.SolopiDir
 }
 
-// RegisterResolver plugs in the resolver for an action this package does not
-// implement (performance, record, screen-record, scan, video-analysis,
-// stress, history, plugin).
+// RegisterResolver plugs in the resolver for an action outside the five
+// core ones. New already registers this package's session resolvers
+// (performance, record, screen-record, scan, video-analysis, stress,
+// history, plugin); registering the same action replaces that one.
 func (a *App) RegisterResolver(action string, r Resolver) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -41,8 +41,7 @@ func (a *App) LeaseHolder() string {
 // runtime session exists (RuntimeSessionGuard, §18: the device-control
 // lease, the screen recorder, a display-provider lease, a recording
 // reservation or stress load), and blocks new acquisitions until the
-// returned release func runs. The latch dies with
-// the process.
+// returned release func runs. The latch dies with the process.
 func (a *App) BeginMaintenance() (release func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -220,7 +220,7 @@ func TestPerformanceStartFailures(t *testing.T) {
 	}
 	// Stop while the permission request is pending: stopping, then failed.
 	_ = r.app.SetPermission(PermAccessibility, true)
-	r.app.SetPermissionDialogDelay(2 * time.Second)
+	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("performance", "mode", "normal", "action", "start", "items", "CPU", "sessionId", "early")
 	r.adb("performance", "mode", "normal", "action", "stop", "sessionId", "early")
 	m := r.get("performance", "mode", "status")
@@ -228,7 +228,7 @@ func TestPerformanceStartFailures(t *testing.T) {
 	if str(m, "state") != "stopping" || str(m, "error") != "Performance start cancellation is waiting for the permission request" {
 		t.Fatal(m)
 	}
-	m = r.poll("failed", 5*time.Second, checkPerf, stateIs("failed"), "performance", "mode", "status")
+	m = r.poll("failed", 15*time.Second, checkPerf, stateIs("failed"), "performance", "mode", "status")
 	if str(m, "error") != "Performance start was cancelled before recording" {
 		t.Error(m)
 	}
@@ -298,14 +298,14 @@ func TestPerformanceDisplayLease(t *testing.T) {
 	// Display stop while starting waits for the permission callback.
 	r.adb("performance", "mode", "normal", "action", "stop", "sessionId", "rec2")
 	r.poll("stopped", 5*time.Second, checkPerf, stateIs("stopped"), "performance", "mode", "status")
-	r.app.SetPermissionDialogDelay(time.Second)
+	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("performance", "mode", "display", "action", "start", "items", "Memory", "sessionId", "disp-4")
 	r.adb("performance", "mode", "display", "action", "stop", "sessionId", "disp-4")
 	if m := r.get("performance", "mode", "display", "action", "status"); str(m, "state") != "stopping" ||
 		str(m, "error") != "Performance display start cancellation is waiting for permissions" {
 		t.Error(m)
 	}
-	m = r.poll("failed", 3*time.Second, checkDisplay, stateIs("failed"), "performance", "mode", "display", "action", "status")
+	m = r.poll("failed", 15*time.Second, checkDisplay, stateIs("failed"), "performance", "mode", "display", "action", "status")
 	if str(m, "error") != "Performance display start was cancelled" {
 		t.Error(m)
 	}

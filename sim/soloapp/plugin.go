@@ -309,15 +309,15 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	reqID := q["requestId"]
 	resp, release := a.admitPluginMutationLocked(p, reqID, "import", id+":"+sum, "An active SoloPi session prevents plugin installation")
 	if release != nil {
-		go a.runPluginImport(p, reqID, a.patchDirLocked()+"/"+file.name, id, sum, release)
+		go a.runPluginImport(p, reqID, a.patchDirLocked()+"/"+file.name, id, sum, release, orDefault(a.ext.pluginWorkTime, pluginWorkTime))
 	}
 	return resp
 }
 
 // runPluginImport is the background import (§17.2 steps 1-8).
-func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, release func()) {
+func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, release func(), took time.Duration) {
 	defer release()
-	if !a.sleepDevice(p, pluginWorkTime) {
+	if !a.sleepDevice(p, took) {
 		return
 	}
 	a.mu.Lock()
@@ -599,14 +599,14 @@ func (a *App) pluginRemove(p *process, via transport, q params) obj {
 	reqID := q["requestId"]
 	resp, release := a.admitPluginMutationLocked(p, reqID, "remove", id, "An active SoloPi session prevents plugin removal")
 	if release != nil {
-		go a.runPluginRemove(p, reqID, id, release)
+		go a.runPluginRemove(p, reqID, id, release, orDefault(a.ext.pluginWorkTime, pluginWorkTime))
 	}
 	return resp
 }
 
-func (a *App) runPluginRemove(p *process, reqID, id string, release func()) {
+func (a *App) runPluginRemove(p *process, reqID, id string, release func(), took time.Duration) {
 	defer release()
-	if !a.sleepDevice(p, pluginWorkTime) {
+	if !a.sleepDevice(p, took) {
 		return
 	}
 	a.mu.Lock()

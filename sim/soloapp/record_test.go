@@ -59,7 +59,7 @@ func TestRecordLifecycle(t *testing.T) {
 
 func TestRecordStopWhileStartingAndDenied(t *testing.T) {
 	r := newRig(t, Config{})
-	r.app.SetPermissionDialogDelay(time.Second)
+	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("record", "recordMode", "normal", "sessionId", "a", "caseName", "c", "targetApp", counterPkg)
 	r.adb("record", "recordMode", "stop", "sessionId", "a")
 	m := r.get("record", "recordMode", "status")
@@ -67,7 +67,7 @@ func TestRecordStopWhileStartingAndDenied(t *testing.T) {
 	if str(m, "state") != "stopped" || m["cancelledBeforeStart"] != true {
 		t.Fatal(m)
 	}
-	r.sleep(1500 * time.Millisecond)
+	r.sleep(11 * time.Second)
 	if m := r.get("record", "recordMode", "status"); str(m, "state") != "stopped" || r.get("status", "type", "status")["status"] != "none" {
 		t.Errorf("late callback changed the session: %v", m)
 	}
@@ -175,6 +175,13 @@ func TestScreenRecordLifecycle(t *testing.T) {
 	if d := r.mutate("screen-record", "action", "stop", "sessionId", "sr-1"); str(d, "state") != "stopped" {
 		t.Error(d)
 	}
+	// The recording is a valid input of video-analysis (shell spelling).
+	shell := shellForm(str(m, "outputPath"))
+	r.adb("video-analysis", "action", "start", "requestId", "e2e", "videoPath", shell, "actionOffsetMs", "100", "differenceThreshold", "0.02")
+	va := r.poll("analysis", 10*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "e2e")
+	if str(va, "state") != "completed" || str(va, "videoPath") != shell || num(va, "sizeBytes") != num(m, "fileSize") {
+		t.Errorf("analysis of the recording: %v", va)
+	}
 }
 
 func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
@@ -201,6 +208,7 @@ func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
 		t.Fatal(m)
 	}
 	// Stop while starting (encoder not yet running) is a cancellation too.
+	r.app.SetScreenEncoderDelay(30 * time.Second)
 	r.adb("screen-record", "action", "start", "sessionId", "s")
 	_ = r.app.ConfirmScreenRecord(true)
 	r.adb("screen-record", "action", "stop", "sessionId", "s")
@@ -208,6 +216,7 @@ func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
 	if m["cancelledBeforeStart"] != true {
 		t.Error(m)
 	}
+	r.app.SetScreenEncoderDelay(0)
 	r.app.SetScreenRecordAutoConfirm(true)
 	r.adb("screen-record", "action", "start", "sessionId", "auto", "durationSec", "1", "resolution", "320x240")
 	m = r.poll("auto-stopped", 10*time.Second, checkScreen, stateIs("stopped", "failed"), "screen-record", "action", "status")

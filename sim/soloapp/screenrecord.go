@@ -218,13 +218,13 @@ func (a *App) answerScreenDialog(p *process, s *screenSession, grant bool) {
 		return
 	}
 	a.stepScreenLocked(s, protocol.EvUserGranted, "")
-	go a.screenEncoder(p, s)
+	go a.screenEncoder(p, s, orDefault(a.ext.encoderStartTime, screenEncoderStart))
 }
 
 // screenEncoder binds the service and waits for the recorder to run; then
 // it schedules the auto-stop after durationSec.
-func (a *App) screenEncoder(p *process, s *screenSession) {
-	if !a.sleepDevice(p, screenEncoderStart) {
+func (a *App) screenEncoder(p *process, s *screenSession, took time.Duration) {
+	if !a.sleepDevice(p, took) {
 		return
 	}
 	a.mu.Lock()

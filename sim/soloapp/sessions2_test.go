@@ -28,6 +28,9 @@ func (r *rig) putVideo(name string, ms int64) {
 
 func TestVideoAnalysis(t *testing.T) {
 	r := newRig(t, Config{})
+	// Long enough that the busy and analyzing checks below always see the
+	// first analysis running.
+	r.app.SetVideoAnalysisDuration(10 * time.Second)
 	r.putVideo("a.mp4", 3000)
 	r.putVideo("b.MP4", 5000)
 	_ = r.phone.WriteFile(capturesDir+"/.hidden.mp4", []byte("x"))
@@ -78,7 +81,7 @@ func TestVideoAnalysis(t *testing.T) {
 	if str(b, "activeRequestId") != "va-1" {
 		t.Error(b)
 	}
-	m = r.poll("completed", 5*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "va-1")
+	m = r.poll("completed", 15*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "va-1")
 	if str(m, "state") != "completed" || m["success"] != true || num(m, "completedAt") <= 0 || !has(m, "visualResponseTimeMs") ||
 		str(m, "measurement") != "SoloPi screen-recording video difference" {
 		t.Fatal(m)
@@ -91,14 +94,14 @@ func TestVideoAnalysis(t *testing.T) {
 	}
 	// Deterministic per file and parameters.
 	start("va-3", "/sdcard/solopi/ScreenCaptures/a.mp4", "120", "0.02")
-	m = r.poll("completed", 5*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "va-3")
+	m = r.poll("completed", 15*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "va-3")
 	if num(m, "visualResponseTimeMs") != first {
 		t.Errorf("not deterministic: %d vs %d", num(m, "visualResponseTimeMs"), first)
 	}
 	// A video that is not an MP4 fails the analysis.
 	_ = r.phone.WriteFile(capturesDir+"/junk.mp4", []byte("not a movie"))
 	start("va-4", "/sdcard/solopi/ScreenCaptures/junk.mp4", "0", "0.5")
-	m = r.poll("failed", 5*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "va-4")
+	m = r.poll("failed", 15*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "va-4")
 	if str(m, "state") != "failed" || m["success"] != false || str(m, "errorCode") != "analysis_failed" || !has(m, "completedAt") {
 		t.Error(m)
 	}
@@ -140,7 +143,7 @@ func TestStressLifecycle(t *testing.T) {
 	} {
 		wantErr(t, r.mutate("stress", tc.kv...), tc.code, tc.msg)
 	}
-	r.adb("stress", "action", "start", "sessionId", "st-1", "cpuCount", "2", "cpuPercent", "50", "memory", "256", "durationSec", "2")
+	r.adb("stress", "action", "start", "sessionId", "st-1", "cpuCount", "2", "cpuPercent", "50", "memory", "256", "durationSec", "20")
 	m := r.poll("running", 5*time.Second, checkStress, stateIs("running", "failed"), "stress", "action", "status")
 	if str(m, "state") != "running" || num(m, "targetCpuCount") != 2 || num(m, "activeCpuCount") != 2 || num(m, "actualMemoryMb") != 256 || !has(m, "startedAt") {
 		t.Fatal(m)
@@ -148,7 +151,7 @@ func TestStressLifecycle(t *testing.T) {
 	wantErr(t, r.mutate("stress", "action", "start", "sessionId", "st-2", "memory", "1"), "stress_conflict", "A stress session is already active")
 	wantErr(t, r.mutate("stress", "action", "stop", "sessionId", "st-2"), "session_mismatch", "Stress sessionId does not match")
 	// Auto-zero at the deadline.
-	m = r.poll("auto stop", 10*time.Second, checkStress, stateIs("stopped", "failed"), "stress", "action", "status")
+	m = r.poll("auto stop", 30*time.Second, checkStress, stateIs("stopped", "failed"), "stress", "action", "status")
 	if str(m, "state") != "stopped" || num(m, "activeCpuCount") != 0 || num(m, "actualMemoryMb") != 0 || !has(m, "finishedAt") {
 		t.Fatal(m)
 	}
@@ -161,7 +164,7 @@ func TestStressLifecycle(t *testing.T) {
 	}
 	r.poll("stopped", 5*time.Second, checkStress, stateIs("stopped"), "stress", "action", "status")
 	// Stop before the load is applied.
-	r.app.SetPermissionDialogDelay(time.Second)
+	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("stress", "action", "start", "sessionId", "st-4", "memory", "64")
 	r.adb("stress", "action", "stop", "sessionId", "st-4")
 	if m := r.get("stress", "action", "status"); str(m, "state") != "stopped" || has(m, "startedAt") {
@@ -230,6 +233,8 @@ func TestPluginListImportRemove(t *testing.T) {
 		t.Fatal(files)
 	}
 	fileID := importFileID("demo.zip")
+	// In-progress long enough for the busy and conflict checks below.
+	r.app.SetPluginMutationDelay(5 * time.Second)
 	for _, tc := range []struct {
 		kv        []string
 		code, msg string
@@ -247,7 +252,7 @@ func TestPluginListImportRemove(t *testing.T) {
 	}
 	// Wrong digest: failed receipt, no staging file left, source kept.
 	r.adb("plugin", "action", "import", "requestId", "imp-bad", "sha256", strings.Repeat("0", 64), "fileId", fileID)
-	m := r.poll("failed", 5*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-bad")
+	m := r.poll("failed", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-bad")
 	if str(m, "state") != "failed" || str(sub(m, "mutation"), "errorCode") != "sha256_mismatch" {
 		t.Fatal(m)
 	}
@@ -267,7 +272,7 @@ func TestPluginListImportRemove(t *testing.T) {
 	// Busy while in progress; a conflicting reuse of the requestId.
 	wantErr(t, r.mutate("plugin", "action", "import", "requestId", "imp-2", "sha256", sha(good), "fileId", fileID), "mutation_busy", "Another plugin mutation is still in progress")
 	wantErr(t, r.mutate("plugin", "action", "import", "requestId", "imp-bad", "sha256", sha(good), "fileId", fileID), "request_id_conflict", "")
-	m = r.poll("done", 5*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-1")
+	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-1")
 	mu = sub(m, "mutation")
 	if str(m, "state") != "completed_restart_required" || mu["success"] != true || mu["restartRequired"] != true || mu["sourceFileRetained"] != true ||
 		str(mu, "sourceFileId") != fileID || num(mu, "sizeBytes") != int64(len(good)) || str(mu, "sha256") != sha(good) ||
@@ -279,7 +284,7 @@ func TestPluginListImportRemove(t *testing.T) {
 	}
 	// Same version again: not newer.
 	r.adb("plugin", "action", "import", "requestId", "imp-3", "sha256", sha(good), "fileId", fileID)
-	m = r.poll("done", 5*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-3")
+	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-3")
 	if str(sub(m, "mutation"), "errorCode") != "version_not_newer" {
 		t.Error(m)
 	}
@@ -300,12 +305,12 @@ func TestPluginListImportRemove(t *testing.T) {
 	wantErr(t, r.mutate("plugin", "action", "remove", "requestId", "rm", "pluginId", id, "confirmId", "x"), "confirmation_mismatch", "")
 	wantErr(t, r.mutate("plugin", "action", "remove", "requestId", "rm", "pluginId", "plugin-1"), "invalid_plugin_id", "")
 	r.adb("plugin", "action", "remove", "requestId", "rm-core", "pluginId", pluginID("hulu_hotPatch"), "confirmId", pluginID("hulu_hotPatch"))
-	m = r.poll("done", 5*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "rm-core")
+	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "rm-core")
 	if str(sub(m, "mutation"), "errorCode") != "core_plugin_protected" {
 		t.Error(m)
 	}
 	r.adb("plugin", "action", "remove", "requestId", "rm-1", "pluginId", id, "confirmId", id)
-	m = r.poll("done", 5*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "rm-1")
+	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "rm-1")
 	mu = sub(m, "mutation")
 	if str(m, "state") != "completed_restart_required" || mu["removedFromRegistry"] != true || str(mu, "runtimeEffect") != "restart_required_for_full_removal" {
 		t.Fatal(m)
@@ -319,7 +324,7 @@ func TestPluginListImportRemove(t *testing.T) {
 	// The §22.1 bug mode: every mutation fails the activity check.
 	r.app.SetPluginActivityBug(true)
 	r.adb("plugin", "action", "import", "requestId", "imp-bug", "sha256", sha(good), "fileId", fileID)
-	m = r.poll("done", 5*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-bug")
+	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-bug")
 	mu = sub(m, "mutation")
 	if str(m, "state") != "failed" || str(mu, "errorCode") != "activity_status_unavailable" || str(mu, "error") != "Unable to verify that the related activity is idle" {
 		t.Fatal(m)

@@ -7,6 +7,7 @@ package soloapp
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"solopi/protocol"
 )
@@ -33,6 +34,11 @@ type ext struct {
 
 	recordManagerUnavailable bool
 	pluginActivityBug        bool
+
+	// Simulated durations (0 = the built-in default).
+	videoAnalysisTime time.Duration
+	pluginWorkTime    time.Duration
+	encoderStartTime  time.Duration
 
 	// internal is the app's private storage (files/…): plugin staging
 	// files and the managed patch store, invisible to the adb shell.
@@ -277,4 +283,38 @@ func (a *App) UninstallPlugin(name string) error {
 	}
 	delete(a.ext.plugins, name)
 	return nil
+}
+
+// SetVideoAnalysisDuration sets how long (device time) a simulated video
+// analysis runs before its receipt completes (default 1.5 s).
+func (a *App) SetVideoAnalysisDuration(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ext.videoAnalysisTime = d
+}
+
+// SetPluginMutationDelay sets how long (device time) a plugin import or
+// remove stays in_progress before its background work finishes (default
+// 300 ms).
+func (a *App) SetPluginMutationDelay(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ext.pluginWorkTime = d
+}
+
+// SetScreenEncoderDelay sets how long (device time) the recorder service
+// takes from the granted dialog to a running encoder (default 200 ms), the
+// window in which a stop is a cancellation before start.
+func (a *App) SetScreenEncoderDelay(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ext.encoderStartTime = d
+}
+
+// orDefault returns d unless it is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }

@@ -115,14 +115,14 @@ func (a *App) videoStart(p *process, q params) obj {
 		"differenceThreshold", thr, "startedAt", a.nowMs())
 	p.sx.videoActive = id
 	p.sx.video.put(id, r, id)
-	go a.runVideoAnalysis(p, id, canon, offset, thr)
+	go a.runVideoAnalysis(p, id, canon, offset, thr, orDefault(a.ext.videoAnalysisTime, videoAnalysisTime))
 	return r.clone()
 }
 
 // runVideoAnalysis is the analyzer thread; the result replaces the
 // receipt (completed or failed) and frees the analyzer.
-func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr float64) {
-	if !a.sleepDevice(p, videoAnalysisTime) {
+func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr float64, took time.Duration) {
+	if !a.sleepDevice(p, took) {
 		return
 	}
 	data, err := a.phone.ReadFile(file)
