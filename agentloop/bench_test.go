@@ -62,3 +62,22 @@ func BenchmarkCompareFrames(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompareFramesAllRowsDiffer is the worst case: every row
+// differs (a scrolled list), so no row can be skipped.
+func BenchmarkCompareFramesAllRowsDiffer(b *testing.B) {
+	x := image.NewRGBA(image.Rect(0, 0, 1080, 2400))
+	y := image.NewRGBA(image.Rect(0, 0, 1080, 2400))
+	for i := range x.Pix {
+		x.Pix[i] = byte(i * 7)
+		y.Pix[i] = byte(i*7 + 40)
+	}
+	sx, sy := &Screen{Image: x}, &Screen{Image: y}
+	b.SetBytes(int64(len(x.Pix)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d := CompareContent(sx, sy); d.Changed == 0 {
+			b.Fatal("no change found")
+		}
+	}
+}

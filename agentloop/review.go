@@ -207,6 +207,9 @@ func (t *TerminalConfirmer) readLine(ctx context.Context) (string, error) {
 		err error
 	}
 	ch := make(chan res, 1)
+	// Reading a terminal cannot be interrupted portably; on cancellation
+	// the reader goroutine is abandoned (the command is about to exit) and
+	// its buffered channel lets it finish without blocking.
 	go func() {
 		s, err := t.rd.ReadString('\n')
 		ch <- res{s, err}

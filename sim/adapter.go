@@ -85,3 +85,6 @@ func (a phoneAdapter) Apps() []soloapp.AppInfo {
 	}
 	return out
 }
+
+// Rename lets SoloPi publish a performance folder atomically (§8.4).
+func (a phoneAdapter) Rename(oldPath, newPath string) error { return a.p.FS().Rename(oldPath, newPath) }

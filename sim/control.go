@@ -230,6 +230,77 @@ func faults() map[string]faultFunc {
 			d.Phone.ShowTransientWindow(in.Package, in.Bounds, time.Duration(in.DurationMs)*time.Millisecond)
 			return nil, nil
 		},
+		"screen-record-confirm": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Grant bool }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			return nil, d.App.ConfirmScreenRecord(in.Grant)
+		},
+		"screen-record-auto-confirm": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ On bool }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			d.App.SetScreenRecordAutoConfirm(in.On)
+			return nil, nil
+		},
+		"scan-result": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Content, Format string }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			return nil, d.App.DeliverScanResult(in.Content, in.Format)
+		},
+		"camera-permission": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Granted bool }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			d.App.SetCameraPermission(in.Granted)
+			return nil, nil
+		},
+		"camera-permission-answer": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Grant bool }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			return nil, d.App.RespondCameraPermission(in.Grant)
+		},
+		"close-scan-page": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			return nil, d.App.CloseScanPage()
+		},
+		"perf-cleanup-incomplete": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Times int }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			d.App.SetPerfCleanupIncomplete(in.Times)
+			return nil, nil
+		},
+		"plugin-activity-bug": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ On bool }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			d.App.SetPluginActivityBug(in.On)
+			return nil, nil
+		},
+		"uninstall-plugin": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Name string }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			return nil, d.App.UninstallPlugin(in.Name)
+		},
+		"external-stress": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Active bool }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			d.App.SetExternalStress(in.Active)
+			return nil, nil
+		},
 		"drop-adb": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
 			if a := f.Adbd(d.Serial()); a != nil {
 				a.Drop()

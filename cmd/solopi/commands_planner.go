@@ -27,13 +27,13 @@ const envPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
 // Error codes of the planner commands.
 const (
 	codePlannerOption = "invalid_option"
-	codeModelConfig   = agentloop.CodeModelConfig
+	codePlannerModelConfig   = agentloop.CodeModelConfig
 )
 
-// modelFlags configure the OpenAI-compatible endpoint. The API key has no
+// plannerModelFlags configure the OpenAI-compatible endpoint. The API key has no
 // flag of its own (a flag is visible in the process list): it comes from
 // SOLOPI_MODEL_API_KEY or a file.
-func modelFlags() []cli.Flag {
+func plannerModelFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "model-base-url", Usage: "OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env " + agentloop.EnvModelBaseURL + ")"},
 		&cli.StringFlag{Name: "model", Usage: "model name (env " + agentloop.EnvModel + ")"},
@@ -74,7 +74,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			// The file name is the user's; its content is never echoed.
-			return nil, outcome.Usagef(codeModelConfig, "cannot read --model-api-key-file: %v", err)
+			return nil, outcome.Usagef(codePlannerModelConfig, "cannot read --model-api-key-file: %v", err)
 		}
 		mc.APIKey = agentloop.NewSecret(strings.TrimSpace(string(b)))
 	}
@@ -82,7 +82,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	// command line left unset.
 	fromEnv := mc
 	if err := fromEnv.ApplyEnv(e.getenv); err != nil {
-		return nil, outcome.Usage(codeModelConfig, err.Error())
+		return nil, outcome.Usage(codePlannerModelConfig, err.Error())
 	}
 	mc.BaseURL, mc.Model, mc.APIKey = fromEnv.BaseURL, fromEnv.Model, fromEnv.APIKey
 	if !c.IsSet("thinking") {
@@ -99,7 +99,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	}
 	m, err := agentloop.NewHTTPModel(mc)
 	if err != nil {
-		return nil, outcome.Usage(codeModelConfig, err.Error()).
+		return nil, outcome.Usage(codePlannerModelConfig, err.Error()).
 			WithUserAction("Point --model-base-url (or " + agentloop.EnvModelBaseURL + ") at an OpenAI-compatible endpoint and name the model with --model (or " + agentloop.EnvModel + ").")
 	}
 	n := c.Int("resize-long-side")
@@ -138,8 +138,8 @@ func (s *plannerSetup) redact(text string) string {
 	return strings.ReplaceAll(text, k, "[redacted]")
 }
 
-// parseSize reads WxH.
-func parseSize(flag, v string) (int, int, error) {
+// plannerSize reads WxH.
+func plannerSize(flag, v string) (int, int, error) {
 	w, h, ok := strings.Cut(strings.ToLower(v), "x")
 	if ok {
 		wi, err1 := strconv.Atoi(w)
@@ -173,7 +173,7 @@ func plannerCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps, std
 				&cli.Float64Flag{Name: "action-timeout", Usage: "solopi mode: seconds to wait for each action's receipt", Value: 15},
 				&cli.Float64Flag{Name: "ack-timeout", Usage: "solopi mode: seconds to wait for the session's first observation", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "solopi mode: longest pause between polls, in seconds", Value: 0.2},
-			}, modelFlags()...),
+			}, plannerModelFlags()...),
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 				o, err := readAgentRunOptions(c, e)
 				if err != nil {
@@ -207,13 +207,13 @@ func plannerCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps, std
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size the probes use", Value: "1080x2340"},
 				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured", Value: string(agentloop.SpaceAuto)},
-			}, modelFlags()...),
+			}, plannerModelFlags()...),
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 				setup, err := readPlannerSetup(c, e)
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				w, h, err := parseSize("display-size", c.String("display-size"))
+				w, h, err := plannerSize("display-size", c.String("display-size"))
 				if err != nil {
 					return outcome.Result{}, err
 				}
@@ -227,16 +227,16 @@ func plannerCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps, std
 	}
 }
 
-// durationFlag converts a seconds flag that may be 0 (meaning "off").
-func durationFlag(name string, v float64) (time.Duration, error) {
+// plannerSeconds converts a seconds flag that may be 0 (meaning "off").
+func plannerSeconds(name string, v float64) (time.Duration, error) {
 	if v < 0 || v > 1e7 || v != v {
 		return 0, outcome.Usagef(codePlannerOption, "--%s must be a non-negative number of seconds", name)
 	}
 	return time.Duration(v * float64(time.Second)), nil
 }
 
-// describe names a value for error messages without echoing long input.
-func describe(v string) string {
+// plannerQuote names a value for error messages without echoing long input.
+func plannerQuote(v string) string {
 	if len(v) > 60 {
 		v = v[:60] + "…"
 	}

@@ -44,8 +44,8 @@ func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.S
 		var ce *agentloop.CalibrationError
 		if errors.As(err, &ce) {
 			return outcome.Result{}, outcome.New(outcome.ExitTransport, agentloop.CodeCalibrationFailed, ce.Msg).
-				With("candidates", scrubbed(candidates, s.redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
-				WithUserAction(outcomeUserAction[agentloop.OutcomeCalibration])
+				With("candidates", plannerScrub(candidates, s.redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
+				WithUserAction(plannerUserAction[agentloop.OutcomeCalibration])
 		}
 		if ctx.Err() != nil {
 			return outcome.Result{}, ctx.Err()
@@ -58,5 +58,5 @@ func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.S
 	if s.cacheDir != "" && p.Source != agentloop.SourceConfigured {
 		out.CacheFile = filepath.Join(s.cacheDir, s.profileKey().Hash()+".json")
 	}
-	return outcome.OK(scrubbed(out, s.redact)), nil
+	return outcome.OK(plannerScrub(out, s.redact)), nil
 }

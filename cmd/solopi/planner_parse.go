@@ -19,8 +19,8 @@ type plannerParseOptions struct {
 	reasoningFile string
 }
 
-// maxAnswerBytes bounds stdin: a model answer is a few kilobytes.
-const maxAnswerBytes = 1 << 20
+// plannerMaxAnswerBytes bounds stdin: a model answer is a few kilobytes.
+const plannerMaxAnswerBytes = 1 << 20
 
 // plannerParseResult is an accepted answer.
 type plannerParseResult struct {
@@ -43,12 +43,12 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	}
 	var frame agentloop.Frame
 	if o.imageSize != "" {
-		if frame.ImageWidth, frame.ImageHeight, err = parseSize("image-size", o.imageSize); err != nil {
+		if frame.ImageWidth, frame.ImageHeight, err = plannerSize("image-size", o.imageSize); err != nil {
 			return outcome.Result{}, err
 		}
 	}
 	if o.displaySize != "" {
-		if frame.DisplayWidth, frame.DisplayHeight, err = parseSize("display-size", o.displaySize); err != nil {
+		if frame.DisplayWidth, frame.DisplayHeight, err = plannerSize("display-size", o.displaySize); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -61,11 +61,11 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	if in == nil {
 		return outcome.Result{}, outcome.Usage(codePlannerOption, "no standard input")
 	}
-	raw, err := io.ReadAll(io.LimitReader(in, maxAnswerBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(in, plannerMaxAnswerBytes+1))
 	if err != nil {
 		return outcome.Result{}, outcome.Wrap(outcome.ExitUsage, codePlannerOption, "cannot read the answer from stdin", err)
 	}
-	if len(raw) > maxAnswerBytes {
+	if len(raw) > plannerMaxAnswerBytes {
 		return outcome.Result{}, outcome.Usage(codePlannerOption, "the answer on stdin is larger than 1 MiB")
 	}
 	reasoning := ""
@@ -86,7 +86,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		return outcome.Result{}, err
 	}
 	out := plannerParseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
-	b, _ := encodeAction(p.Action)
+	b, _ := plannerActionJSON(p.Action)
 	out.Action = b
 	// With both sizes known, show the full mapping the runtime would use.
 	if frame.Valid() {
@@ -105,8 +105,8 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	return outcome.OK(out), nil
 }
 
-// encodeAction is the action as JSON fields (Wait in seconds).
-func encodeAction(a agentloop.Action) (map[string]any, error) {
+// plannerActionJSON is the action as JSON fields (Wait in seconds).
+func plannerActionJSON(a agentloop.Action) (map[string]any, error) {
 	m := map[string]any{"action": a.Name}
 	if a.Element != nil {
 		m["element"] = a.Element[:]

@@ -43,7 +43,7 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 		return nil, outcome.Usage(codePlannerOption, "--task is required: say what the agent should do")
 	}
 	if o.mode != agentloop.ModeSoloPi && o.mode != agentloop.ModeADB {
-		return nil, outcome.Usagef(codePlannerOption, "--device-mode must be solopi or adb, not %s", describe(o.mode))
+		return nil, outcome.Usagef(codePlannerOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
 	}
 	if o.maxSteps < 1 || o.maxSteps > 1000 {
 		return nil, outcome.Usage(codePlannerOption, "--max-steps must be between 1 and 1000")
@@ -58,13 +58,13 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 	switch o.interactive {
 	case "auto", "always", "never":
 	default:
-		return nil, outcome.Usagef(codePlannerOption, "--interactive must be auto, always or never, not %s", describe(o.interactive))
+		return nil, outcome.Usagef(codePlannerOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
 	}
 	settle := c.Float64("settle")
 	if settle < 0 {
 		settle = map[string]float64{agentloop.ModeADB: 0.5, agentloop.ModeSoloPi: 0}[o.mode]
 	}
-	if o.settle, err = durationFlag("settle", settle); err != nil {
+	if o.settle, err = plannerSeconds("settle", settle); err != nil {
 		return nil, err
 	}
 	if o.actionTimeout, err = seconds("action-timeout", c.Float64("action-timeout")); err != nil {
@@ -77,7 +77,7 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 		return nil, err
 	}
 	if o.trajectory != "" {
-		if err := checkTrajectoryPath(o.trajectory, o.overwrite); err != nil {
+		if err := checkPlannerTrajectoryPath(o.trajectory, o.overwrite); err != nil {
 			return nil, err
 		}
 	}
@@ -87,9 +87,9 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 	return o, nil
 }
 
-// checkTrajectoryPath refuses to replace a file silently and checks that
+// checkPlannerTrajectoryPath refuses to replace a file silently and checks that
 // the directory exists before anything runs.
-func checkTrajectoryPath(p string, overwrite bool) error {
+func checkPlannerTrajectoryPath(p string, overwrite bool) error {
 	st, err := os.Stat(p)
 	switch {
 	case err == nil && st.IsDir():
@@ -125,25 +125,25 @@ type agentRunResult struct {
 	Model      agentloop.ModelInfo   `json:"model"`
 	Policy     agentloop.Policy      `json:"policy"`
 	Duration   float64               `json:"durationSeconds"`
-	Trajectory *trajectoryFileResult `json:"trajectory,omitempty"`
-	Cleanup    cleanupResult         `json:"cleanup"`
+	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
+	Cleanup    plannerCleanup         `json:"cleanup"`
 	CauseCode  string                `json:"causeCode,omitempty"`
 }
 
-type trajectoryFileResult struct {
+type plannerTrajectoryFile struct {
 	Path   string `json:"path"`
 	Events int    `json:"events"`
 	Error  string `json:"error,omitempty"`
 }
 
-type cleanupResult struct {
+type plannerCleanup struct {
 	Attempted bool   `json:"attempted"`
 	Success   bool   `json:"success"`
 	Error     string `json:"error,omitempty"`
 }
 
-// outcomeUserAction tells a tester what to do next for each outcome.
-var outcomeUserAction = map[string]string{
+// plannerUserAction tells a tester what to do next for each outcome.
+var plannerUserAction = map[string]string{
 	agentloop.OutcomeBlocked:     "A human must act on the phone (login, captcha, confirmation); run again with --interactive always on a terminal, or finish the step by hand and rerun.",
 	agentloop.OutcomeCalibration: "The model answered in inconsistent coordinate spaces. Force one with --coordinate-space if you know the model's convention, or use another model.",
 }
@@ -210,7 +210,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	// Restore the input method / end the session even after an interrupt.
 	cctx, cancel := solopi.Cleanup(ctx, 15*time.Second)
 	defer cancel()
-	cl := cleanupResult{Attempted: true, Success: true}
+	cl := plannerCleanup{Attempted: true, Success: true}
 	closeDev := dev.Close
 	if sd, ok := dev.(*agentloop.SoloPiDevice); ok && res != nil &&
 		(res.Outcome == agentloop.OutcomeCancelled || res.Outcome == agentloop.OutcomeMaxDuration) {
@@ -235,23 +235,23 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		if out.Error == "" {
 			out.Error = "the task ended " + res.Outcome
 		}
-		out.UserAction = outcomeUserAction[res.Outcome]
+		out.UserAction = plannerUserAction[res.Outcome]
 	}
 	if o.trajectory != "" {
 		st := agent.State()
 		tr := agentloop.BuildTrajectory(res, st.Events(), s.modelInfo(), s.policy)
 		abs, _ := filepath.Abs(o.trajectory)
-		out.Trajectory = &trajectoryFileResult{Path: abs, Events: len(tr.Events)}
+		out.Trajectory = &plannerTrajectoryFile{Path: abs, Events: len(tr.Events)}
 		if err := agentloop.WriteTrajectory(o.trajectory, tr); err != nil {
 			out.Trajectory.Error = err.Error()
 		}
 	}
-	return outcome.Result{Value: scrubbed(out, s.redact), Exit: res.Exit}, nil
+	return outcome.Result{Value: plannerScrub(out, s.redact), Exit: res.Exit}, nil
 }
 
-// scrubbed is the last line of defence for the API key: the result is
+// plannerScrub is the last line of defence for the API key: the result is
 // encoded, redacted and printed from the redacted bytes.
-func scrubbed(v any, redact func(string) string) any {
+func plannerScrub(v any, redact func(string) string) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v

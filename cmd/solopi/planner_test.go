@@ -53,14 +53,14 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 	return out.Bytes(), errb.Bytes(), exit
 }
 
-func validate(t *testing.T, name string, b []byte) {
+func validatePlannerSchema(t *testing.T, name string, b []byte) {
 	t.Helper()
 	if err := schemas.NewSet().ValidateBytes(name, b); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 }
 
-func stdinFile(t *testing.T, s string) *os.File {
+func plannerStdin(t *testing.T, s string) *os.File {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "stdin")
 	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
@@ -75,18 +75,18 @@ func stdinFile(t *testing.T, s string) *os.File {
 }
 
 func TestPlannerParseCommand(t *testing.T) {
-	out, _, code := plannerApp{stdin: stdinFile(t, "<think>tap +1</think><answer>do(action=\"Tap\", element=[362,825])</answer>")}.
+	out, _, code := plannerApp{stdin: plannerStdin(t, "<think>tap +1</think><answer>do(action=\"Tap\", element=[362,825])</answer>")}.
 		run(t, "planner-parse", "--coordinate-space", "image_pixels", "--image-size", "590x1280", "--display-size", "1216x2640")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	validate(t, "planner-parse", out)
+	validatePlannerSchema(t, "planner-parse", out)
 	var r plannerParseResult
 	json.Unmarshal(out, &r)
 	if r.Fields["element"].Device != [2]int{747, 1702} || r.Reasoning != "tap +1" {
 		t.Fatalf("%s", out)
 	}
-	out, _, code = plannerApp{stdin: stdinFile(t, "```\ndo(action=\"Back\")\n```")}.run(t, "planner-parse")
+	out, _, code = plannerApp{stdin: plannerStdin(t, "```\ndo(action=\"Back\")\n```")}.run(t, "planner-parse")
 	if code != 2 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
@@ -95,13 +95,13 @@ func TestPlannerParseCommand(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 	// A pixel space without its size is a usage error.
-	_, _, code = plannerApp{stdin: stdinFile(t, "do(action=\"Back\")")}.run(t, "planner-parse", "--coordinate-space", "image_pixels")
+	_, _, code = plannerApp{stdin: plannerStdin(t, "do(action=\"Back\")")}.run(t, "planner-parse", "--coordinate-space", "image_pixels")
 	if code != 3 {
 		t.Fatalf("exit %d", code)
 	}
 }
 
-func startFake(t *testing.T, o fakemodel.Options) *fakemodel.Server {
+func startFakeModel(t *testing.T, o fakemodel.Options) *fakemodel.Server {
 	t.Helper()
 	o.APIKey = plannerTestKey
 	srv, err := fakemodel.Start(o)
@@ -112,18 +112,18 @@ func startFake(t *testing.T, o fakemodel.Options) *fakemodel.Server {
 	return srv
 }
 
-func modelEnv(srv *fakemodel.Server) map[string]string {
+func fakeModelEnv(srv *fakemodel.Server) map[string]string {
 	return map[string]string{agentloop.EnvModelBaseURL: srv.URL, agentloop.EnvModel: "fake-vision", agentloop.EnvModelAPIKey: plannerTestKey}
 }
 
 func TestPlannerCalibrateCommand(t *testing.T) {
 	cache := t.TempDir()
-	srv := startFake(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
-	out, errOut, code := plannerApp{env: modelEnv(srv)}.run(t, "planner-calibrate", "--display-size", "1216x2640", "--calibration-cache", cache)
+	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
+	out, errOut, code := plannerApp{env: fakeModelEnv(srv)}.run(t, "planner-calibrate", "--display-size", "1216x2640", "--calibration-cache", cache)
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
-	validate(t, "planner-calibrate", out)
+	validatePlannerSchema(t, "planner-calibrate", out)
 	var r plannerCalibrateResult
 	json.Unmarshal(out, &r)
 	if r.Profile.Space != agentloop.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
@@ -133,8 +133,8 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 		t.Fatalf("cache file: %v", err)
 	}
 	// Inconsistent family: fail closed, exit 4, candidates reported.
-	bad := startFake(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent})
-	out, _, code = plannerApp{env: modelEnv(bad)}.run(t, "planner-calibrate", "--no-calibration-cache")
+	bad := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent})
+	out, _, code = plannerApp{env: fakeModelEnv(bad)}.run(t, "planner-calibrate", "--no-calibration-cache")
 	if code != 4 || !strings.Contains(string(out), `"errorCode":"coordinate_calibration_failed"`) || !strings.Contains(string(out), `"candidates"`) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
@@ -152,7 +152,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 }
 
 func TestAgentRunUsageErrors(t *testing.T) {
-	srv := startFake(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
+	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	for _, args := range [][]string{
 		{"agent-run"},
 		{"agent-run", "--task", "x", "--device-mode", "bluetooth"},
@@ -160,7 +160,7 @@ func TestAgentRunUsageErrors(t *testing.T) {
 		{"agent-run", "--task", "x", "--max-steps", "0"},
 		{"agent-run", "--task", "x", "--interactive", "sometimes"},
 	} {
-		out, _, code := plannerApp{env: modelEnv(srv)}.run(t, args...)
+		out, _, code := plannerApp{env: fakeModelEnv(srv)}.run(t, args...)
 		if code != 3 {
 			t.Errorf("%v: exit %d %s", args, code, out)
 		}
@@ -210,17 +210,17 @@ func TestAgentRunOnSimulator(t *testing.T) {
 	for _, mode := range []string{agentloop.ModeADB, agentloop.ModeSoloPi} {
 		t.Run(mode, func(t *testing.T) {
 			d := newSimCounter(t)
-			srv := startFake(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
+			srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
 			dir := t.TempDir()
 			traj := filepath.Join(dir, "trajectory.json")
 			cache := filepath.Join(dir, "cache")
-			app := plannerApp{env: modelEnv(srv), open: func(ctx context.Context) (solopi.Transport, error) { return d, nil }}
+			app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (solopi.Transport, error) { return d, nil }}
 			out, errOut, code := app.run(t, "--startup-timeout", "30", "agent-run", "--task", "increase the counter to 4", "--device-mode", mode,
 				"--trajectory", traj, "--calibration-cache", cache, "--max-steps", "12", "--max-duration", "120", "--settle", "0.2")
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
-			validate(t, "agent-run", out)
+			validatePlannerSchema(t, "agent-run", out)
 			var r agentRunResult
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatal(err)
@@ -237,7 +237,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, "trajectory", tb)
+			validatePlannerSchema(t, "trajectory", tb)
 			blobs := [][]byte{out, errOut, tb}
 			filepath.WalkDir(cache, func(p string, de os.DirEntry, err error) error {
 				if err == nil && !de.IsDir() {
@@ -258,4 +258,60 @@ func TestAgentRunOnSimulator(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProviderOnSimulator is the verify-run path: the planner as the
+// DecisionProvider of solopi.RunSession, pulling each observation's real
+// screenshot from the simulated device (DeviceScreens) and clicking the
+// node under the model's point.
+func TestProviderOnSimulator(t *testing.T) {
+	d := newSimCounter(t)
+	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sess, err := solopi.OpenSession(ctx, d, solopi.SessionOptions{StartupTimeout: 30 * time.Second, PreserveForeground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	client := solopi.NewAgentClient(sess.Device, solopi.AgentOptions{Foreground: sess.Foreground, PollInterval: 50 * time.Millisecond})
+	defer client.Close()
+	mc := agentloop.DefaultModelConfig()
+	mc.BaseURL, mc.Model, mc.APIKey = srv.URL, "fake-vision", agentloop.NewSecret(plannerTestKey)
+	model, err := agentloop.NewHTTPModel(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, err := agentloop.NewProvider(model, agentloop.DeviceScreens(sess.Device), agentloop.Config{Space: agentloop.SpaceAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := solopi.DefaultAgentBudget()
+	budget.MaxRepeatedActions = 10
+	res, err := solopi.RunSession(ctx, client, prov, solopi.AgentRunOptions{Goal: "increase the counter to 2",
+		Start: solopi.StartOptions{OwnerToken: solopi.NewOwnerToken(), Budget: budget, PollInterval: 50 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != solopi.RunDone {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
+	}
+	if got := counterOnScreen(t, d); got != "2" {
+		t.Fatalf("counter %q", got)
+	}
+	var clicks int
+	for _, s := range res.Steps {
+		if s.Sent && s.Proposal.Action == "click" {
+			clicks++
+		}
+	}
+	if clicks != 2 {
+		t.Fatalf("%d clicks, want 2: %+v", clicks, res.Steps)
+	}
+	tr := prov.Trajectory(agentloop.ModelInfo{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto})
+	b, err := json.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validatePlannerSchema(t, "trajectory", b)
 }

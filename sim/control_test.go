@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestControlEndpointInjectsFaults(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	srv := httptest.NewServer(f.ControlHandler())
+	defer srv.Close()
+	post := func(path, body string) (int, string) {
+		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		buf := make([]byte, 4096)
+		for {
+			n, err := resp.Body.Read(buf)
+			b.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		return resp.StatusCode, b.String()
+	}
+	d := f.Devices()[0]
+	if code, body := post("/v1/devices/sim-0001/permission", `{"name":"accessibility","granted":false}`); code != 200 {
+		t.Fatalf("permission: %d %s", code, body)
+	}
+	if d.App.Permission("accessibility") {
+		t.Error("accessibility still granted")
+	}
+	cases := []struct {
+		path, body string
+		code       int
+	}{
+		{"/v1/devices/sim-0001/permission", `{"name":"nope","granted":true}`, 400},
+		{"/v1/devices/sim-0001/permission", `{"bogus":1}`, 400},
+		{"/v1/devices/sim-0001/no-such-fault", `{}`, 404},
+		{"/v1/devices/sim-9999/restart-app", `{}`, 404},
+		{"/v1/devices/sim-0001/adb-connect-outcome", `{"outcome":"fail","delayMs":10}`, 200},
+		{"/v1/devices/sim-0001/adb-connect-outcome", `{"outcome":"sometimes"}`, 400},
+		{"/v1/devices/sim-0001/transient-window", `{"durationMs":100}`, 200},
+		{"/v1/devices/sim-0001/restart-app", ``, 200},
+		{"/v1/devices/sim-0001/adb-state", `{"state":"offline"}`, 200},
+	}
+	for _, c := range cases {
+		if code, body := post(c.path, c.body); code != c.code {
+			t.Errorf("%s %s: %d %s, want %d", c.path, c.body, code, body, c.code)
+		}
+	}
+	resp, err := http.Get(srv.URL + "/v1/devices")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("list: %v", err)
+	}
+	resp.Body.Close()
+	if len(FaultNames()) < 20 {
+		t.Errorf("only %d faults", len(FaultNames()))
+	}
+}
