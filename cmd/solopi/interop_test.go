@@ -118,7 +118,7 @@ func TestInteropSameJSONInProcessAndRealAdb(t *testing.T) {
 	a := scenario(t, func(args ...string) cliRun {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
-			getenv: func(string) string { return "" },
+			getenv:    func(string) string { return "" },
 			transport: func(context.Context) (solopi.Transport, error) { return inproc, nil }})
 		return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}
 	})
