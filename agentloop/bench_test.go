@@ -17,7 +17,7 @@ import (
 func BenchmarkStepOverhead(b *testing.B) {
 	// Reset taps the same place and never changes the screen, so every
 	// step is a full tap cycle on identical frames.
-	model := &scriptModel{plans: []string{`do(action="Tap", element=[296,515], reason="tap Reset")`}}
+	model := &scriptModel{plans: []string{`do(action="Tap", element=[296,515], reason="tap the left button")`}}
 	dev := &counterDevice{}
 	a, err := New(Config{Space: SpaceRelative, RepeatLimit: 1 << 30}, dev, model)
 	if err != nil {

@@ -259,6 +259,26 @@ func TestRiskConfirmWithHuman(t *testing.T) {
 	if _, _, cmds := dev.state(); len(cmds) != 1 {
 		t.Fatal("the approved action was not dispatched")
 	}
+	// Isolated reviews never see the planner's reason or claims.
+	reviews := 0
+	for _, call := range m.calls {
+		sys := call.Messages[0].Text
+		if !strings.HasPrefix(sys, HeaderRisk) && !strings.HasPrefix(sys, HeaderCompletion) {
+			continue
+		}
+		reviews++
+		for _, msg := range call.Messages[1:] {
+			if strings.Contains(msg.Text, "tap +1") || strings.Contains(msg.Text, "paid") {
+				t.Errorf("a review request carries the planner's words: %s", msg.Text)
+			}
+		}
+		if len(call.Messages) != 2 || call.Messages[1].ImagePNG == nil {
+			t.Errorf("a review is not isolated: %d messages", len(call.Messages))
+		}
+	}
+	if reviews != 2 {
+		t.Errorf("%d reviews, want a risk review and a completion review", reviews)
+	}
 }
 
 func TestTakeOverNonInteractiveIsBlocked(t *testing.T) {
@@ -319,7 +339,7 @@ func TestMaxStepsAndWaitHome(t *testing.T) {
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Home")`, `do(action="Wait", duration="0.1 seconds")`}}
 	res, _ := runScript(t, "g", m, dev, nil)
-	if res.Outcome != OutcomeMaxSteps || res.Exit != 2 || res.Steps != 9 {
+	if res.Outcome != OutcomeMaxSteps || res.Exit != 2 || res.Steps != 8 {
 		t.Fatalf("outcome %s steps %d", res.Outcome, res.Steps)
 	}
 	if res.Counters.Warnings != 0 {
@@ -485,4 +505,33 @@ func newBlank(w, h int) *image.RGBA {
 		img.Pix[i] = 0xff
 	}
 	return img
+}
+
+// TestUncertainHighConsequenceRepeatNeedsConfirmation: a high-consequence
+// tap that changed nothing is not repeated on the reviewer's ALLOW alone.
+func TestUncertainHighConsequenceRepeatNeedsConfirmation(t *testing.T) {
+	dev := &counterDevice{}
+	c := &fakeConfirmer{approve: false}
+	// The status label does nothing visible when tapped.
+	tapLabel := `do(action="Tap", element=[500,405], reason="tap pay")`
+	m := &scriptModel{plans: []string{tapLabel, tapLabel, `finish(success=False, message="stop")`}}
+	res, a := runScript(t, "pay the invoice", m, dev, func(cfg *Config) { cfg.Confirmer = c })
+	if res.Outcome != OutcomeNotCompleted {
+		t.Fatalf("outcome %s", res.Outcome)
+	}
+	if _, _, cmds := dev.state(); len(cmds) != 1 {
+		t.Fatalf("%d dispatches: the repeat was sent without confirmation", len(cmds))
+	}
+	if len(c.asked) != 1 || !strings.Contains(c.asked[0], "no visible effect") {
+		t.Fatalf("asked %v", c.asked)
+	}
+	var confirm int
+	for _, e := range eventsOf(a.State().Events(), EvRiskReview) {
+		if e.Payload["verdict"] == RiskConfirm {
+			confirm++
+		}
+	}
+	if confirm != 1 {
+		t.Errorf("%d CONFIRM verdicts", confirm)
+	}
 }

@@ -121,6 +121,7 @@ func TestProviderProposals(t *testing.T) {
 		{"give up", []string{`finish(success=False, message="impossible")`}, "", solopi.ProposalBlocked, ""},
 		{"double tap then tap", []string{`do(action="Double Tap", element=[703,515])`, tapPlus}, "", solopi.ProposalAct, "click"},
 		{"note then tap", []string{`do(action="Note", message="counter at 0")`, tapPlus}, "", solopi.ProposalAct, "click"},
+		{"only unsupported actions", []string{`do(action="Double Tap", element=[703,515])`}, "", solopi.ProposalBlocked, ""},
 		{"done confirmed", []string{`finish(success=True, message="done")`}, "", solopi.ProposalDone, ""},
 		{"false finish", []string{`finish(success=True, message="done")`, tapPlus}, `finish(success=False, message="counter is 0")`, solopi.ProposalAct, "click"},
 	}

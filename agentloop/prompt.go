@@ -73,7 +73,7 @@ func calibrationPrompt(c Contract) string {
 // never the planner's history or reasoning.
 func completionPrompt() string {
 	return HeaderCompletion + `
-You review whether an Android task is complete, from the attached fresh screenshot only. You see the user's task, the planner's completion message and compact runtime evidence. Judge by what the screenshot shows, not by what the planner claims.
+You review whether an Android task is complete, from the attached fresh screenshot only. You see the user's task and compact runtime evidence (which actions ran and whether the screen changed), never the planner's reasoning or claims. Judge by what the screenshot shows.
 Answer with exactly one call:
 finish(success=True, message="why the screenshot proves the task is complete")
 finish(success=False, message="what is missing or cannot be confirmed")
@@ -83,7 +83,7 @@ If you cannot tell, answer success=False.`
 // riskPrompt is the isolated risk reviewer for a high-consequence action.
 func riskPrompt() string {
 	return HeaderRisk + `
-You review one proposed action on an Android phone before it is executed. You see the user's task, the action (its type, its target marked on the screenshot as a crosshair description, and the planner's reason) and the current screenshot.
+You review one proposed action on an Android phone before it is executed. You see the user's task, the action (its type, its target as fractions of the image width and height, and any text it would type) and the current screenshot. Judge the visible effect of acting there, not anybody's explanation.
 Answer with exactly one call, whose message starts with one verdict word:
 finish(success=True, message="ALLOW: the effect is what the user asked for")
 finish(success=True, message="CONFIRM: a human must approve because ...")

@@ -65,7 +65,6 @@ type Provider struct {
 	lastShot  *Screen
 	lastAct   *Action
 	lastField *nodeRef
-	lastObs   *solopi.Observation
 }
 
 // NewProvider returns the planner provider.
@@ -154,7 +153,7 @@ func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.
 	st.emit(EvObservation, "observation received", map[string]any{"screenshot_sha256": screen.SHA256, "display_width": screen.Width(),
 		"display_height": screen.Height(), "device_ref": in.Observation.ObservationID})
 	p.absorbHistory(in, screen)
-	p.lastShot, p.lastObs = screen, in.Observation
+	p.lastShot = screen
 
 	for i := 0; i < maxPlansPerDecision; i++ {
 		if ctx.Err() != nil {
@@ -171,7 +170,8 @@ func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.
 			return p.terminalProposal(), nil
 		}
 	}
-	return solopi.Proposal{Kind: solopi.ProposalBlocked, Reason: fmt.Sprintf("the planner produced no executable action in %d attempts on this screen", maxPlansPerDecision)}, nil
+	r.finish(OutcomeBlocked, fmt.Sprintf("the planner produced no executable action in %d attempts on this screen", maxPlansPerDecision), nil)
+	return p.terminalProposal(), nil
 }
 
 // absorbHistory turns what happened to the previous proposal into memory:

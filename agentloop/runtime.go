@@ -294,7 +294,10 @@ type taskRun struct {
 	stepCtx     context.Context
 	repeatSig   string
 	repeatCount int
-	result      *Result
+	// uncertainSig is a high-consequence action dispatched without any
+	// visible effect; repeating it asks a human again.
+	uncertainSig string
+	result       *Result
 }
 
 func (r *taskRun) finish(outcome, msg string, err error) {
@@ -425,11 +428,11 @@ func (r *taskRun) step(parent context.Context) *Action {
 
 // beginStep counts a step against the task's limit.
 func (r *taskRun) beginStep() bool {
-	step := r.st.nextStep()
-	if step > r.maxSteps {
+	if r.st.Step() >= r.maxSteps {
 		r.finish(OutcomeMaxSteps, fmt.Sprintf("the task did not finish within %d steps", r.maxSteps), nil)
 		return false
 	}
+	r.st.nextStep()
 	return true
 }
 
@@ -587,6 +590,11 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 			r.hardFailure(FailModel, "", err)
 			return &act
 		}
+		if verdict == RiskAllow && actionSignature(act, cmd) == r.uncertainSig {
+			// The same high-consequence action was dispatched before and
+			// nothing visibly happened: repeating it needs a human again.
+			verdict, why = RiskConfirm, "the same high-consequence action showed no visible effect last time; confirm before repeating it"
+		}
 		st.emit(EvRiskReview, "risk review: "+verdict, map[string]any{"verdict": verdict, "message": why, "task_risk": r.risk.Classes})
 		switch verdict {
 		case RiskBlock:
@@ -697,6 +705,10 @@ func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, 
 		r.repeatSig, r.repeatCount = sig, 1
 	} else {
 		r.repeatSig, r.repeatCount = "", 0
+	}
+	r.uncertainSig = ""
+	if (r.risk.High() || actionSensitive(act)) && v.ObservableEffect == "unchanged" {
+		r.uncertainSig = sig
 	}
 	if v.Status == VerifyPassed {
 		st.resetHard(FailDevice)
@@ -875,7 +887,7 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action
 		r.hardFailure(FailObservation, "", err)
 		return
 	}
-	ok, why, err := r.completionReview(ctx, msg, fresh)
+	ok, why, err := r.completionReview(ctx, fresh)
 	if err != nil {
 		if r.interrupted(parent, err) {
 			return
@@ -904,12 +916,15 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action
 }
 
 // completionReview asks the isolated reviewer.
-func (r *taskRun) completionReview(ctx context.Context, plannerMsg string, fresh *Screen) (bool, string, error) {
+func (r *taskRun) completionReview(ctx context.Context, fresh *Screen) (bool, string, error) {
 	img, _, _, err := fresh.ModelImage(r.a.cfg.Policy)
 	if err != nil {
 		return false, "", err
 	}
-	info := map[string]any{"task": r.goal, "planner_message": plannerMsg, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
+	// The planner's own words (its message, screen_description and
+	// reason) never reach the reviewer: a claim must not talk the review
+	// into a verdict (seed 000 §3, §8).
+	info := map[string]any{"task": r.goal, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
 	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
 		{Role: "system", Text: completionPrompt()},
 		{Role: "user", Text: mustJSON(info), ImagePNG: img},
@@ -938,7 +953,9 @@ func (r *taskRun) riskReview(ctx context.Context, act Action, cmd Command, scree
 	if act.Text != nil {
 		target["text"] = *act.Text
 	}
-	info := map[string]any{"task": r.goal, "proposed_action": target, "planner_reason": act.Reason,
+	// The planner's reason is deliberately left out: it may add caution
+	// (boundaryConflict, actionSensitive) but never argue for approval.
+	info := map[string]any{"task": r.goal, "proposed_action": target,
 		"note": "target_canonical is the target as fractions of the image width and height from the top-left corner"}
 	req := ChatRequest{Purpose: "risk_review", Messages: []ChatMessage{
 		{Role: "system", Text: riskPrompt()},

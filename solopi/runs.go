@@ -47,7 +47,7 @@ func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Contex
 		o.Interval = time.Second
 	}
 	if o.Initial <= 0 {
-		o.Initial = 100 * time.Millisecond
+		o.Initial = 25 * time.Millisecond
 	}
 	o.Initial = min(o.Initial, o.Interval)
 	deadline := time.Now().Add(o.Timeout)

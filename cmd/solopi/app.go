@@ -162,10 +162,29 @@ func newApp(exit *int, e env) *cli.App {
 	return app
 }
 
+// helpRequested reports whether the user asked for help explicitly; only
+// then does help text go to stdout. urfave/cli also prints a command's help
+// when a required flag is missing, and that must land on stderr with the
+// parser's message so that stdout never holds anything but JSON.
+func helpRequested(args []string) bool {
+	for i, a := range args {
+		if a == "--help" || a == "-h" || (a == "help" && i > 0) {
+			return true
+		}
+		if a == "--" {
+			break
+		}
+	}
+	return false
+}
+
 // run executes the CLI with args and returns the process exit code.
 func run(ctx context.Context, args []string, e env) int {
 	exit := -1
 	app := newApp(&exit, e)
+	if !helpRequested(args) {
+		app.Writer = e.stderr
+	}
 	err := app.RunContext(ctx, args)
 	if err != nil {
 		var ue usageError

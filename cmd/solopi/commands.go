@@ -16,5 +16,6 @@ func commands(exit *int, e env) []*cli.Command {
 	cmds = append(cmds, replayCommands(exit, e)...)
 	cmds = append(cmds, agentCommands(exit, e)...)
 	cmds = append(cmds, sessionCommands(exit, e)...)
+	cmds = append(cmds, plannerCommands(exit, e)...)
 	return cmds
 }

@@ -26,8 +26,8 @@ const envPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
 
 // Error codes of the planner commands.
 const (
-	codePlannerOption = "invalid_option"
-	codePlannerModelConfig   = agentloop.CodeModelConfig
+	codePlannerOption      = "invalid_option"
+	codePlannerModelConfig = agentloop.CodeModelConfig
 )
 
 // plannerModelFlags configure the OpenAI-compatible endpoint. The API key has no

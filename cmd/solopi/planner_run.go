@@ -107,27 +107,27 @@ func checkPlannerTrajectoryPath(p string, overwrite bool) error {
 
 // agentRunResult is the JSON agent-run prints.
 type agentRunResult struct {
-	Success    bool                  `json:"success"`
-	ErrorCode  string                `json:"errorCode,omitempty"`
-	Error      string                `json:"error,omitempty"`
-	UserAction string                `json:"userActionRequired,omitempty"`
-	Outcome    string                `json:"outcome"`
-	Message    string                `json:"message"`
-	RunID      string                `json:"runId"`
-	Task       string                `json:"task"`
-	DeviceMode string                `json:"deviceMode"`
-	SessionID  string                `json:"sessionId,omitempty"`
-	Steps      int                   `json:"steps"`
-	Counters   agentloop.Counters    `json:"counters"`
-	Metrics    agentloop.Metrics     `json:"metrics"`
-	Profile    *agentloop.Profile    `json:"coordinateProfile"`
-	Frame      *agentloop.Frame      `json:"frame"`
-	Model      agentloop.ModelInfo   `json:"model"`
-	Policy     agentloop.Policy      `json:"policy"`
-	Duration   float64               `json:"durationSeconds"`
+	Success    bool                   `json:"success"`
+	ErrorCode  string                 `json:"errorCode,omitempty"`
+	Error      string                 `json:"error,omitempty"`
+	UserAction string                 `json:"userActionRequired,omitempty"`
+	Outcome    string                 `json:"outcome"`
+	Message    string                 `json:"message"`
+	RunID      string                 `json:"runId"`
+	Task       string                 `json:"task"`
+	DeviceMode string                 `json:"deviceMode"`
+	SessionID  string                 `json:"sessionId,omitempty"`
+	Steps      int                    `json:"steps"`
+	Counters   agentloop.Counters     `json:"counters"`
+	Metrics    agentloop.Metrics      `json:"metrics"`
+	Profile    *agentloop.Profile     `json:"coordinateProfile"`
+	Frame      *agentloop.Frame       `json:"frame"`
+	Model      agentloop.ModelInfo    `json:"model"`
+	Policy     agentloop.Policy       `json:"policy"`
+	Duration   float64                `json:"durationSeconds"`
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
 	Cleanup    plannerCleanup         `json:"cleanup"`
-	CauseCode  string                `json:"causeCode,omitempty"`
+	CauseCode  string                 `json:"causeCode,omitempty"`
 }
 
 type plannerTrajectoryFile struct {

@@ -42,6 +42,8 @@ func TestUsageErrorsExit3WithNothingOnStdout(t *testing.T) {
 		{"no-such-command"},
 		{"--no-such-flag", "version"},
 		{"version", "--no-such-flag"},
+		{"run"}, // a required flag is missing
+		{"record-start", "--name", "x"},
 		{},
 	}
 	for _, args := range cases {

@@ -1,0 +1,441 @@
+package main
+
+// End-to-end tests of the device, config and information commands: the
+// built binary against a simulated farm, every real stdout validated
+// against its schema (issue 6).
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"solopi/schemas"
+	"solopi/sim"
+	"solopi/sim/soloapp"
+)
+
+// e2eRig is a farm with one device plus every output the binary printed
+// against it, so a test can search all of them afterwards.
+type e2eRig struct {
+	t    *testing.T
+	farm *sim.Farm
+	dev  *sim.Device
+	env  []string
+	outs []cliRun
+	args [][]string
+}
+
+func newE2ERig(t *testing.T, o sim.FarmOptions) *e2eRig {
+	t.Helper()
+	o.NoAdbd = true
+	if o.TimeScale == 0 {
+		o.TimeScale = 50
+	}
+	f, env := startFarm(t, o)
+	return &e2eRig{t: t, farm: f, dev: f.Devices()[0], env: env}
+}
+
+// run runs the binary and keeps its output.
+func (r *e2eRig) run(args ...string) cliRun {
+	r.t.Helper()
+	res := runBinary(r.t, r.env, args...)
+	r.outs = append(r.outs, res)
+	r.args = append(r.args, args)
+	r.t.Logf("solopi %s → exit %d\n%s", strings.Join(args, " "), res.code, res.stdout)
+	return res
+}
+
+// expect runs the binary, requires the exit code, validates stdout against
+// the command's schema (or the shared error schema for an error object)
+// and decodes it.
+func (r *e2eRig) expect(code int, args ...string) map[string]any {
+	r.t.Helper()
+	res := r.run(args...)
+	if res.code != code {
+		r.t.Fatalf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), res.code, code, res.stdout, res.stderr)
+	}
+	schemas.Validate(r.t, args[0], res.stdout)
+	return decodeObject(r.t, res)
+}
+
+// requireNoOutputContains fails when any stdout or stderr seen so far
+// contains one of the secrets.
+func (r *e2eRig) requireNoOutputContains(secrets ...string) {
+	r.t.Helper()
+	for i, o := range r.outs {
+		for _, s := range secrets {
+			if bytes.Contains(o.stdout, []byte(s)) || bytes.Contains(o.stderr, []byte(s)) {
+				r.t.Errorf("solopi %s printed the secret %q:\nstdout: %s\nstderr: %s", strings.Join(r.args[i], " "), s, o.stdout, o.stderr)
+			}
+		}
+	}
+}
+
+// logcatCount counts the device's logcat lines containing every part.
+func logcatCount(dev *sim.Device, parts ...string) int {
+	n := 0
+	for _, e := range dev.Phone.Logcat() {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(e.Tag+": "+e.Msg, p)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
+
+// jstr reads a string field; jnum a number field; jbool a bool field.
+func jstr(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+func jnum(m map[string]any, k string) float64 {
+	f, _ := m[k].(float64)
+	return f
+}
+func jbool(m map[string]any, k string) bool { b, _ := m[k].(bool); return b }
+func jobj(m map[string]any, k string) map[string]any {
+	o, _ := m[k].(map[string]any)
+	return o
+}
+func jstrings(m map[string]any, k string) []string {
+	var out []string
+	l, _ := m[k].([]any)
+	for _, v := range l {
+		s, _ := v.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func autoStartOn(_ int, o *sim.Options) {
+	o.App.Settings = map[string]string{"KEY_REPLAY_AUTO_START": "true"}
+}
+
+// Doctor names exactly the one missing permission, for each of the five
+// (background is a placeholder the device always reports granted), and
+// passes when all are present.
+func TestE2EDoctorEveryPermission(t *testing.T) {
+	r := newE2ERig(t, sim.FarmOptions{Configure: autoStartOn})
+	m := r.expect(0, "doctor")
+	if !jbool(m, "success") || !jbool(m, "ready") || len(jstrings(m, "missingPermissions")) != 0 || len(jstrings(m, "failedChecks")) != 0 {
+		t.Fatalf("doctor with everything granted: %v", m)
+	}
+	for _, perm := range []string{"adb", "float", "background", "powerSave", "accessibility"} {
+		if err := r.dev.App.SetPermission(perm, false); err != nil {
+			t.Fatal(err)
+		}
+		if perm == "background" {
+			// The device reports background=true whatever is set.
+			m := r.expect(0, "doctor")
+			if got := jobj(jobj(m, "health"), "permissions")["background"]; got != true {
+				t.Errorf("background placeholder reported %v", got)
+			}
+		} else {
+			m := r.expect(2, "doctor")
+			if got := jstrings(m, "missingPermissions"); !slices.Equal(got, []string{perm}) {
+				t.Errorf("doctor without %s: missingPermissions %v", perm, got)
+			}
+			if got := jstrings(m, "failedChecks"); len(got) != 0 {
+				t.Errorf("doctor without %s: failedChecks %v", perm, got)
+			}
+			if jbool(m, "ready") || jbool(m, "success") || jstr(m, "error") == "" {
+				t.Errorf("doctor without %s: %v", perm, m)
+			}
+			if got := jobj(jobj(m, "health"), "permissions")[perm]; got != false {
+				t.Errorf("doctor without %s: health.permissions.%s = %v", perm, perm, got)
+			}
+		}
+		if err := r.dev.App.SetPermission(perm, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.expect(0, "doctor")
+}
+
+func TestE2EAdbConnect(t *testing.T) {
+	r := newE2ERig(t, sim.FarmOptions{Configure: autoStartOn})
+	fast := []string{"--poll-interval", "0.05"}
+
+	// Already connected: nothing is invoked.
+	m := r.expect(0, append([]string{"adb-connect"}, fast...)...)
+	if !jbool(m, "alreadyConnected") {
+		t.Errorf("adb-connect on a ready device: %v", m)
+	}
+
+	// Something else is missing too: refused, and the device is not asked.
+	r.dev.App.SetPermission("adb", false)
+	r.dev.App.SetPermission("float", false)
+	before := logcatCount(r.dev, "adb-connect")
+	m = r.expect(2, append([]string{"adb-connect"}, fast...)...)
+	if jstr(m, "errorCode") != "adb_connect_precondition_failed" {
+		t.Errorf("adb-connect with float missing too: %v", m)
+	}
+	time.Sleep(200 * time.Millisecond) // longer than a simulated connection
+	if after := logcatCount(r.dev, "adb-connect"); after != before {
+		t.Errorf("a refused adb-connect reached the device (%d → %d log lines)", before, after)
+	}
+	if r.dev.App.Permission("adb") {
+		t.Error("a refused adb-connect connected the internal ADB")
+	}
+
+	// Only adb missing: connecting → connected, then doctor is ready.
+	r.dev.App.SetPermission("float", true)
+	m = r.expect(0, append([]string{"adb-connect"}, fast...)...)
+	if jbool(m, "alreadyConnected") || !jbool(m, "success") {
+		t.Errorf("adb-connect: %v", m)
+	}
+	if jstr(m, "state") != "connected" || !jbool(m, "connected") || !jbool(m, "terminal") || !jbool(jobj(m, "doctor"), "ready") {
+		t.Errorf("adb-connect did not end connected with a ready doctor: %v", m)
+	}
+	if !r.dev.App.Permission("adb") {
+		t.Error("adb-connect exit 0 but the device's adb permission is still false")
+	}
+	r.expect(0, "doctor")
+
+	// connecting → failed: the user has to act on the phone.
+	r.dev.App.SetPermission("adb", false)
+	r.dev.App.SetAdbConnectOutcome(soloapp.AdbConnectFail, 0)
+	m = r.expect(2, append([]string{"adb-connect"}, fast...)...)
+	if jstr(m, "errorCode") != "adb_connection_failed" {
+		t.Errorf("failed adb-connect errorCode: %v", m)
+	}
+	if ua := jstr(m, "userActionRequired"); ua == "" || jstr(m, "state") != "failed" {
+		t.Errorf("failed adb-connect names no user action: %v", m)
+	}
+	if rc := jobj(m, "receipt"); !jbool(rc, "userActionRequired") || jstr(rc, "requiredUserAction") == "" || jstr(rc, "state") != "failed" {
+		t.Errorf("failed adb-connect receipt: %v", rc)
+	}
+	if r.dev.App.Permission("adb") {
+		t.Error("a failed connection granted adb")
+	}
+	r.expect(2, "doctor")
+}
+
+// The 8 keys the CLI must never write, with a syntactically valid value.
+var readOnlyConfigKeys = map[string]string{
+	"KEY_PERFORMANCE_UPLOAD":   "https://upload.example.test/perf",
+	"KEY_RECORD_SCREEN_UPLOAD": "https://upload.example.test/screen",
+	"KEY_PATCH_URL":            "https://patch.example.test/x.json",
+	"KEY_ADB_SERVER":           "localhost:5556",
+	"KEY_GLOBAL_SETTINGS":      `{"other":"value"}`,
+	"KEY_AES_KEY":              "another-key",
+	"KEY_BASE_DIR":             "/sdcard/elsewhere",
+	"KEY_CONTROL_PORT":         "23350",
+}
+
+const (
+	aesSecret    = "aes-Secret-7f3a9c"
+	globalSecret = "gs-Secret-41be"
+)
+
+func TestE2EConfigSetGetListAndSecrets(t *testing.T) {
+	r := newE2ERig(t, sim.FarmOptions{Configure: func(_ int, o *sim.Options) {
+		o.App.Settings = map[string]string{
+			"KEY_AES_KEY":            aesSecret,
+			"KEY_GLOBAL_SETTINGS":    `{"apiToken":"` + globalSecret + `"}`,
+			"KEY_PERFORMANCE_UPLOAD": "https://keep.example.test/perf",
+		}
+	}})
+	fast := []string{"--poll-interval", "0.05"}
+
+	list := r.expect(0, "config-list")
+	configs, _ := list["configs"].([]any)
+	if len(configs) != 25 {
+		t.Fatalf("config-list: %d configs", len(configs))
+	}
+	for _, c := range configs {
+		key := jstr(c.(map[string]any), "key")
+		m := r.expect(0, "config-get", "--key", key)
+		cfg := jobj(m, "config")
+		if key == "KEY_AES_KEY" || key == "KEY_GLOBAL_SETTINGS" {
+			if _, has := cfg["value"]; has || !jbool(cfg, "redacted") {
+				t.Errorf("config-get %s is not redacted: %v", key, cfg)
+			}
+		} else if _, has := cfg["value"]; !has {
+			t.Errorf("config-get %s has no value: %v", key, cfg)
+		}
+	}
+
+	// One writable key of each type, confirmed by reading it back.
+	for _, c := range []struct {
+		key, value string
+		want       any
+		typ        string
+	}{
+		{"KEY_RECORD_COVER_MODE", "TRUE", true, "boolean"},
+		{"KEY_MAX_SCROLL_FIND_COUNT", "7", 7.0, "int"},
+		{"KEY_MAX_WAIT_TIME", "25000", 25000.0, "long"},
+		{"KEY_OUTPUT_CHARSET", "UTF-8", "UTF-8", "string"},
+	} {
+		m := r.expect(0, append([]string{"config-set", "--key", c.key, "--value", c.value}, fast...)...)
+		if !jbool(m, "confirmed") || jstr(m, "type") != c.typ || m["actualValue"] != c.want || m["expectedValue"] != c.want {
+			t.Errorf("config-set %s=%s: %v", c.key, c.value, m)
+		}
+		got := jobj(r.expect(0, "config-get", "--key", c.key), "config")["value"]
+		if got != c.want {
+			t.Errorf("config-get %s after set: %v, want %v", c.key, got, c.want)
+		}
+	}
+
+	// Out of range: refused locally (usage), the device keeps its value.
+	m := r.expect(3, "config-set", "--key", "KEY_USE_LANGUAGE", "--value", "3")
+	if jstr(m, "errorCode") != "invalid_config_value" {
+		t.Errorf("out-of-range config-set: %v", m)
+	}
+	if got := jobj(r.expect(0, "config-get", "--key", "KEY_USE_LANGUAGE"), "config")["value"]; got != 0.0 {
+		t.Errorf("KEY_USE_LANGUAGE after a refused set: %v", got)
+	}
+
+	// The 8 read-only keys: exit 2, and the device is never asked to set.
+	for key, value := range readOnlyConfigKeys {
+		var before any
+		sensitive := key == "KEY_AES_KEY" || key == "KEY_GLOBAL_SETTINGS"
+		if !sensitive {
+			before = jobj(r.expect(0, "config-get", "--key", key), "config")["value"]
+		}
+		sets := logcatCount(r.dev, "scheme config result", `"key":"`+key+`"`)
+		m := r.expect(2, "config-set", "--key", key, "--value", value)
+		if jstr(m, "errorCode") == "" || jstr(m, "userActionRequired") == "" || jstr(m, "key") != key {
+			t.Errorf("config-set %s: %v", key, m)
+		}
+		if n := logcatCount(r.dev, "scheme config result", `"key":"`+key+`"`); n != sets {
+			t.Errorf("config-set %s reached the device's config resolver", key)
+		}
+		if !sensitive {
+			if after := jobj(r.expect(0, "config-get", "--key", key), "config")["value"]; after != before {
+				t.Errorf("config-set %s changed the device: %v → %v", key, before, after)
+			}
+		}
+	}
+	if got := jobj(r.expect(0, "config-get", "--key", "KEY_PERFORMANCE_UPLOAD"), "config")["value"]; got != "https://keep.example.test/perf" {
+		t.Errorf("KEY_PERFORMANCE_UPLOAD changed: %v", got)
+	}
+
+	// A device that answers but keeps the old value: unconfirmed, exit 2,
+	// both values reported.
+	r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
+	m = r.expect(2, "config-set", "--key", "KEY_MAX_WAIT_TIME", "--value", "30000", "--ack-timeout", "0.5", "--poll-interval", "0.05")
+	if jstr(m, "errorCode") != "config_not_confirmed" || m["expectedValue"] != 30000.0 || m["actualValue"] != 25000.0 {
+		t.Errorf("ignored config write: %v", m)
+	}
+	if got := jobj(r.expect(0, "config-get", "--key", "KEY_MAX_WAIT_TIME"), "config")["value"]; got != 25000.0 {
+		t.Errorf("KEY_MAX_WAIT_TIME after an ignored write: %v", got)
+	}
+
+	// A few more commands for the secret search.
+	r.expect(2, "doctor")
+	r.expect(0, "capabilities")
+	r.expect(0, "app-info")
+	logFile := filepath.Join(t.TempDir(), "logcat.txt")
+	r.expect(0, "logs", "--output", logFile)
+	r.requireNoOutputContains(aesSecret, globalSecret)
+	if b, err := os.ReadFile(logFile); err != nil || bytes.Contains(b, []byte(aesSecret)) || bytes.Contains(b, []byte(globalSecret)) {
+		t.Errorf("the pulled logcat holds a secret (or cannot be read: %v)", err)
+	}
+}
+
+func TestE2EDeviceInformation(t *testing.T) {
+	r := newE2ERig(t, sim.FarmOptions{})
+
+	m := r.expect(0, "capabilities")
+	if jstr(m, "protocolVersion") != "2.0" || jstr(m, "agentProtocolVersion") != "1.0" || !slices.Contains(jstrings(m, "commands"), "plugin") {
+		t.Errorf("capabilities: %v", m)
+	}
+	m = r.expect(0, "apps")
+	apps, _ := m["apps"].([]any)
+	var pkgs []string
+	for _, a := range apps {
+		pkgs = append(pkgs, jstr(a.(map[string]any), "packageName"))
+	}
+	if !slices.Contains(pkgs, "com.example.counter") || slices.Contains(pkgs, "com.alipay.hulu") || int(jnum(m, "count")) != len(apps) {
+		t.Errorf("apps: %v", m)
+	}
+	m = r.expect(0, "app-info")
+	if jstr(m, "versionName") != "1.0.2" || jnum(m, "versionCode") != 37 || jstr(jobj(m, "device"), "model") == "" {
+		t.Errorf("app-info: %v", m)
+	}
+	m = r.expect(0, "app-status")
+	if jstr(m, "status") != "none" {
+		t.Errorf("app-status: %v", m)
+	}
+	m = r.expect(0, "inspect")
+	if jobj(m, "page") == nil {
+		t.Errorf("inspect: %v", m)
+	}
+
+	// screenshot: a real PNG, never overwritten without --overwrite.
+	shot := filepath.Join(t.TempDir(), "screen.png")
+	m = r.expect(0, "screenshot", "--output", shot)
+	b, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil || float64(cfg.Width) != jnum(m, "width") || float64(cfg.Height) != jnum(m, "height") || int(jnum(m, "sizeBytes")) != len(b) {
+		t.Errorf("screenshot %v: %v (decode %v)", m, cfg, err)
+	}
+	if err := os.WriteFile(shot, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m = r.expect(3, "screenshot", "--output", shot)
+	if jstr(m, "errorCode") != "output_exists" {
+		t.Errorf("screenshot onto an existing file: %v", m)
+	}
+	if b, _ := os.ReadFile(shot); string(b) != "keep" {
+		t.Error("screenshot without --overwrite replaced the file")
+	}
+	r.expect(0, "screenshot", "--output", shot, "--overwrite")
+	if b, _ := os.ReadFile(shot); !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Error("screenshot --overwrite did not write a PNG")
+	}
+
+	// logs: threadtime lines.
+	logFile := filepath.Join(t.TempDir(), "logcat.txt")
+	m = r.expect(0, "logs", "--output", logFile, "--lines", "100")
+	lb, err := os.ReadFile(logFile)
+	if err != nil || len(lb) == 0 || int(jnum(m, "sizeBytes")) != len(lb) || jnum(m, "lines") < 1 || jnum(m, "lines") > 100 {
+		t.Errorf("logs %v: %d bytes, %v", m, len(lb), err)
+	}
+	r.expect(3, "logs", "--output", logFile)
+
+	// startup-time, cold and warm: statistics consistent.
+	for _, mode := range []string{"cold", "warm"} {
+		m := r.expect(0, "startup-time", "--target-package", "com.example.counter", "--count", "5", "--interval", "0", "--mode", mode)
+		if jstr(m, "mode") != mode || jnum(m, "validSampleCount") != 5 {
+			t.Errorf("startup-time %s: %v", mode, m)
+		}
+		samples, _ := m["samples"].([]any)
+		if len(samples) != 5 {
+			t.Fatalf("startup-time %s: %d samples", mode, len(samples))
+		}
+		for _, s := range samples {
+			if got := jstr(s.(map[string]any), "LaunchState"); !strings.EqualFold(got, mode) {
+				t.Errorf("startup-time %s sample LaunchState %q", mode, got)
+			}
+		}
+		stats := jobj(m, "statistics")
+		for _, field := range []string{"ThisTime", "TotalTime", "WaitTime"} {
+			st := jobj(stats, field)
+			if st == nil || !jbool(st, "available") || jnum(st, "sampleCount") != 5 {
+				t.Errorf("startup-time %s %s statistics: %v", mode, field, st)
+				continue
+			}
+			lo, med, p90, hi, mean := jnum(st, "min"), jnum(st, "median"), jnum(st, "p90"), jnum(st, "max"), jnum(st, "mean")
+			if !(lo <= med && med <= p90 && p90 <= hi && lo <= mean && mean <= hi && lo > 0) {
+				t.Errorf("startup-time %s %s: min %v median %v p90 %v max %v mean %v", mode, field, lo, med, p90, hi, mean)
+			}
+			var vals []float64
+			for _, s := range samples {
+				vals = append(vals, jnum(s.(map[string]any), field))
+			}
+			if slices.Min(vals) != lo || slices.Max(vals) != hi {
+				t.Errorf("startup-time %s %s: min/max %v/%v disagree with samples %v", mode, field, lo, hi, vals)
+			}
+		}
+	}
+}

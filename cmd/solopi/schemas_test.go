@@ -1,0 +1,39 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"solopi/schemas"
+)
+
+// Every command that prints JSON has a schema named after it (a
+// subcommand's schema joins the names with '-').
+func TestEveryCommandHasASchema(t *testing.T) {
+	exit := 0
+	app := newApp(&exit, env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	names := schemas.Names()
+	var walk func(prefix string, cmds []*cli.Command)
+	count := 0
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			name := strings.TrimPrefix(prefix+"-"+c.Name, "-")
+			if len(c.Subcommands) > 0 {
+				walk(name, c.Subcommands)
+				continue
+			}
+			count++
+			if !slices.Contains(names, name) {
+				t.Errorf("command %q has no schemas/%s.schema.json", name, name)
+			}
+		}
+	}
+	walk("", app.Commands)
+	if count < 75 {
+		t.Errorf("only %d commands found", count)
+	}
+}
