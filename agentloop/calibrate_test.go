@@ -15,17 +15,8 @@ import (
 func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, err := fakemodel.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	mc := DefaultModelConfig()
-	mc.BaseURL, mc.Model, mc.APIKey = srv.URL, "fake-"+opts.Coords, NewSecret(testAPIKey)
-	m, err := NewHTTPModel(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *ModelConfig) { mc.APIKey = NewSecret(testAPIKey) })
+	mc := m.Config()
 	st := newAgentState(time.Now, mc.APIKey.redact, nil)
 	return &Calibrator{Model: m, Policy: DefaultResizePolicy(), CacheDir: cache, state: st,
 		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()}}, srv

@@ -257,14 +257,7 @@ func fastBudget() solopi.AgentBudget {
 // tree (which the model never sees) and sends a click on that nodeId.
 func TestProviderDrivesRunSession(t *testing.T) {
 	fd, client := newAgentClient(t)
-	srv, err := fakemodel.Start(fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	mc := DefaultModelConfig()
-	mc.BaseURL, mc.Model = srv.URL, "fake"
-	model, _ := NewHTTPModel(mc)
+	_, model := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, "fake", nil)
 	prov, err := NewProvider(model, pageScreens, Config{Space: SpaceAuto, CacheDir: ""})
 	if err != nil {
 		t.Fatal(err)
@@ -320,14 +313,7 @@ func TestProviderDrivesRunSession(t *testing.T) {
 // session device: freshness re-observations are real observe calls.
 func TestSoloPiDeviceWholeLoop(t *testing.T) {
 	fd, client := newAgentClient(t)
-	srv, err := fakemodel.Start(fakemodel.Options{Coords: fakemodel.CoordsRelative})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	mc := DefaultModelConfig()
-	mc.BaseURL, mc.Model = srv.URL, "fake"
-	model, _ := NewHTTPModel(mc)
+	_, model := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, "fake", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dev, err := StartSoloPiDevice(ctx, client, SoloPiOptions{Budget: fastBudget(), PollInterval: 20 * time.Millisecond, Screens: pageScreens})

@@ -515,7 +515,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 	}
 	st.resetHard(FailProtocol)
 	act := parsed.Action
-	actPayload := map[string]any{"action": actionPayload(act), "call": act.Canonical(), "reasoning_chars": len([]rune(parsed.Reasoning)),
+	actPayload := map[string]any{"action": act.Fields(), "call": act.Canonical(), "reasoning_chars": len([]rune(parsed.Reasoning)),
 		"coordinate_space": string(contract.Space), "frame": frame}
 	cmd := Command{Action: act.Name, Duration: act.Duration}
 	if act.Text != nil {
@@ -987,9 +987,10 @@ func actionSignature(a Action, c Command) string {
 	return b.String()
 }
 
-// actionPayload is the action as audit JSON (model coordinates included;
-// they are history of the audit, not of the model's memory).
-func actionPayload(a Action) map[string]any {
+// Fields is the action as audit JSON with snake_case keys (model
+// coordinates included; they are history of the audit, not of the model's
+// memory). Wait's duration is in seconds.
+func (a Action) Fields() map[string]any {
 	m := map[string]any{"action": a.Name}
 	if a.Element != nil {
 		m["element"] = a.Element[:]

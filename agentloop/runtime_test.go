@@ -19,6 +19,28 @@ import (
 
 const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
 
+// startFakeModel starts a fake model server for the test and a model
+// client named name for it; adjust, when set, changes the client's
+// configuration first.
+func startFakeModel(t *testing.T, opts fakemodel.Options, name string, adjust func(*ModelConfig)) (*fakemodel.Server, *HTTPModel) {
+	t.Helper()
+	srv, err := fakemodel.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	mc := DefaultModelConfig()
+	mc.BaseURL, mc.Model = srv.URL, name
+	if adjust != nil {
+		adjust(&mc)
+	}
+	m, err := NewHTTPModel(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, m
+}
+
 // harness wires a fake model server, a counter device and an agent.
 type harness struct {
 	srv   *fakemodel.Server
@@ -32,19 +54,12 @@ type harness struct {
 func newHarness(t *testing.T, opts fakemodel.Options, space Space, mutate func(*Config)) *harness {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, err := fakemodel.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	mc := DefaultModelConfig()
-	mc.BaseURL, mc.Model, mc.APIKey = srv.URL, "fake-vision", NewSecret(testAPIKey)
-	mc.Timeout = 20 * time.Second
-	mc.InputPricePerMTok, mc.OutputPricePerMTok = 0.5, 1.5
-	model, err := NewHTTPModel(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *ModelConfig) {
+		mc.APIKey = NewSecret(testAPIKey)
+		mc.Timeout = 20 * time.Second
+		mc.InputPricePerMTok, mc.OutputPricePerMTok = 0.5, 1.5
+	})
+	mc := model.Config()
 	cache := t.TempDir()
 	dev := &counterDevice{}
 	cfg := Config{
@@ -357,18 +372,10 @@ func TestAPIKeyNeverInOutputs(t *testing.T) {
 // TestModelErrorRedactsKey: an endpoint that rejects the key produces an
 // error without it.
 func TestModelErrorRedactsKey(t *testing.T) {
-	srv, err := fakemodel.Start(fakemodel.Options{APIKey: "another-key"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	mc := DefaultModelConfig()
-	mc.BaseURL, mc.Model, mc.APIKey, mc.Retries = srv.URL, "m", NewSecret(testAPIKey), 0
-	m, err := NewHTTPModel(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
+	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *ModelConfig) {
+		mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
+	})
+	_, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
 	var me *ModelError
 	if err == nil || !asModelError(err, &me) || me.Code != CodeModelAuth {
 		t.Fatalf("err %v", err)

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
+
+	"solopi/protocol"
 )
 
 // A tiny JSON writer. encoding/json cannot be used for SoloPi output: it
@@ -23,23 +24,10 @@ type jsonWriter struct {
 }
 
 func (w *jsonWriter) value(v any) error {
+	if protocol.WriteJSONScalar(&w.buf, v) {
+		return nil
+	}
 	switch x := v.(type) {
-	case nil:
-		w.buf.WriteString("null")
-	case string:
-		writeFastjsonString(&w.buf, x)
-	case *string:
-		if x == nil {
-			w.buf.WriteString("null")
-		} else {
-			writeFastjsonString(&w.buf, *x)
-		}
-	case bool:
-		w.buf.WriteString(strconv.FormatBool(x))
-	case int:
-		w.buf.WriteString(strconv.Itoa(x))
-	case int64:
-		w.buf.WriteString(strconv.FormatInt(x, 10))
 	case json.Number:
 		w.buf.WriteString(x.String())
 	case json.RawMessage:
@@ -73,7 +61,7 @@ func (w *jsonWriter) value(v any) error {
 			if i > 0 {
 				w.buf.WriteByte(',')
 			}
-			writeFastjsonString(&w.buf, k)
+			protocol.WriteJSONString(&w.buf, k)
 			w.buf.WriteByte(':')
 			if err := w.value(x[k]); err != nil {
 				return err
@@ -116,40 +104,4 @@ func decodeGeneric(raw []byte) (any, error) {
 		return nil, err
 	}
 	return v, nil
-}
-
-// writeFastjsonString escapes like fastjson 1.2's SerializeWriter with the
-// default features: the short escapes \b \t \n \f \r, \" and \\, other C0
-// controls, U+007F..U+009F and U+2028/U+2029 as \uXXXX (uppercase hex);
-// everything else, including '/' and non-ASCII text, is written raw.
-func writeFastjsonString(buf *bytes.Buffer, s string) {
-	const digits = "0123456789ABCDEF"
-	buf.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			buf.WriteString(`\"`)
-		case r == '\\':
-			buf.WriteString(`\\`)
-		case r == '\b':
-			buf.WriteString(`\b`)
-		case r == '\t':
-			buf.WriteString(`\t`)
-		case r == '\n':
-			buf.WriteString(`\n`)
-		case r == '\f':
-			buf.WriteString(`\f`)
-		case r == '\r':
-			buf.WriteString(`\r`)
-		case r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0x2028 || r == 0x2029:
-			buf.WriteString(`\u`)
-			buf.WriteByte(digits[(r>>12)&0xF])
-			buf.WriteByte(digits[(r>>8)&0xF])
-			buf.WriteByte(digits[(r>>4)&0xF])
-			buf.WriteByte(digits[r&0xF])
-		default:
-			buf.WriteRune(r)
-		}
-	}
-	buf.WriteByte('"')
 }

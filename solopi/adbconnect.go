@@ -152,9 +152,15 @@ func AdbConnect(ctx context.Context, s *Session, opts AdbConnectOptions) (*AdbCo
 		if act == "" {
 			act = actionAdbConnect
 		}
-		return nil, outcome.New(outcome.ExitFailure, rc.ErrorCode, rc.Error).WithUserAction(act).
+		e := outcome.New(outcome.ExitFailure, rc.ErrorCode, rc.Error).WithUserAction(act).
 			With("requestId", id).With("state", rc.State).With("connected", false).With("terminal", true).
-			With("requiredUserAction", rc.RequiredUserAction).With("receipt", rc)
+			With("receipt", rc)
+		if rc.RequiredUserAction != "" {
+			// Present only with the device's own action (busy and schedule
+			// failures carry none), never as an empty string.
+			e.With("requiredUserAction", rc.RequiredUserAction)
+		}
+		return nil, e
 	}
 	// connected: only a full, ready doctor passes the gate.
 	doc, lastErr, err := s.awaitReadyDoctor(ctx, opts)

@@ -231,11 +231,8 @@ type AgentSession struct {
 
 // MarshalJSON writes the device object when it is known.
 func (s AgentSession) MarshalJSON() ([]byte, error) {
-	if len(s.Raw) > 0 {
-		return s.Raw, nil
-	}
 	type plain AgentSession
-	return json.Marshal(plain(s))
+	return rawOr(s.Raw, plain(s))
 }
 
 // IsTerminal reports whether the session can no longer change.
@@ -350,11 +347,8 @@ type Observation struct {
 
 // MarshalJSON writes the device object when it is known.
 func (o Observation) MarshalJSON() ([]byte, error) {
-	if len(o.Raw) > 0 {
-		return o.Raw, nil
-	}
 	type plain Observation
-	return json.Marshal(plain(o))
+	return rawOr(o.Raw, plain(o))
 }
 
 // Summary is a small view without the tree.
@@ -403,11 +397,8 @@ type AgentReceipt struct {
 
 // MarshalJSON writes the device object when it is known.
 func (r AgentReceipt) MarshalJSON() ([]byte, error) {
-	if len(r.Raw) > 0 {
-		return r.Raw, nil
-	}
 	type plain AgentReceipt
-	return json.Marshal(plain(r))
+	return rawOr(r.Raw, plain(r))
 }
 
 // IsFinal reports whether the receipt will not change any more.
@@ -460,11 +451,30 @@ type AgentEvent struct {
 
 // MarshalJSON writes the device object when it is known.
 func (e AgentEvent) MarshalJSON() ([]byte, error) {
-	if len(e.Raw) > 0 {
-		return e.Raw, nil
-	}
 	type plain AgentEvent
-	return json.Marshal(plain(e))
+	return rawOr(e.Raw, plain(e))
+}
+
+// rawOr is a device object's JSON: raw as received when it is known,
+// otherwise v (the object's fields) encoded.
+func rawOr(raw json.RawMessage, v any) ([]byte, error) {
+	if len(raw) > 0 {
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+// decodeAgentObject decodes the device's what object; a missing or null
+// one and a malformed one break the contract.
+func decodeAgentObject[T any](b json.RawMessage, what string) (*T, error) {
+	if absent(b) {
+		return nil, contractError("the device answer has no "+what+" object", nil)
+	}
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent a malformed "+what+" object", err)
+	}
+	return v, nil
 }
 
 // absent reports a missing or null JSON value.
@@ -475,12 +485,9 @@ func absent(b json.RawMessage) bool {
 
 // ParseAgentSession decodes a session object and checks its state.
 func ParseAgentSession(b json.RawMessage) (*AgentSession, error) {
-	if absent(b) {
-		return nil, contractError("the device answer has no session object", nil)
-	}
-	var s AgentSession
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent a malformed session object", err)
+	s, err := decodeAgentObject[AgentSession](b, "session")
+	if err != nil {
+		return nil, err
 	}
 	if !protocol.AgentSession().Has(protocol.State(s.State)) {
 		return nil, contractError(fmt.Sprintf("the device sent an unknown Agent session state %q", truncate(s.State, 40)), nil)
@@ -489,36 +496,34 @@ func ParseAgentSession(b json.RawMessage) (*AgentSession, error) {
 		return nil, contractError("the device sent a sessionId the host cannot use", nil)
 	}
 	s.Raw = append(json.RawMessage(nil), b...)
-	return &s, nil
+	return s, nil
 }
 
 // ParseObservation decodes an observation object.
 func ParseObservation(b json.RawMessage) (*Observation, error) {
-	if absent(b) {
-		return nil, contractError("the device answer has no observation object", nil)
-	}
-	var o Observation
-	if err := json.Unmarshal(b, &o); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent a malformed observation object", err)
+	o, err := decodeAgentObject[Observation](b, "observation")
+	if err != nil {
+		return nil, err
 	}
 	if !ValidAgentID(o.ObservationID) {
 		return nil, contractError("the device sent an observation without a usable observationId", nil)
 	}
 	o.Raw = append(json.RawMessage(nil), b...)
-	return &o, nil
+	return o, nil
+}
+
+// receiptWire is a receipt as sent: the settled observation is parsed
+// separately.
+type receiptWire struct {
+	AgentReceipt
+	Settled json.RawMessage `json:"settledObservation"`
 }
 
 // ParseAgentReceipt decodes a receipt object and checks its status.
 func ParseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
-	if absent(b) {
-		return nil, contractError("the device answer has no receipt object", nil)
-	}
-	var aux struct {
-		AgentReceipt
-		Settled json.RawMessage `json:"settledObservation"`
-	}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent a malformed receipt object", err)
+	aux, err := decodeAgentObject[receiptWire](b, "receipt")
+	if err != nil {
+		return nil, err
 	}
 	r := aux.AgentReceipt
 	r.SettledObservation = nil

@@ -18,14 +18,12 @@ func simBudget() AgentBudget {
 	return b
 }
 
-// The Agent client against the product's simulator (sim/soloapp implements
-// the device side of the wire contract): the same code path as a phone,
-// with the counter app in front. It checks the contract, not the fake.
-func TestAgentAgainstSimulator(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	dev := sim.New(sim.Options{Serial: "sim-agent-1", TimeScale: 10})
-	defer dev.Close()
+// simAgentClient starts a simulator with the counter app in front and an
+// Agent client on a session to it; all are closed when the test ends.
+func simAgentClient(ctx context.Context, t *testing.T, serial string) (*sim.Device, *AgentClient) {
+	t.Helper()
+	dev := sim.New(sim.Options{Serial: serial, TimeScale: 10})
+	t.Cleanup(func() { dev.Close() })
 	if err := dev.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -36,9 +34,19 @@ func TestAgentAgainstSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	c := NewAgentClient(s.Device, AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return dev, c
+}
+
+// The Agent client against the product's simulator (sim/soloapp implements
+// the device side of the wire contract): the same code path as a phone,
+// with the counter app in front. It checks the contract, not the fake.
+func TestAgentAgainstSimulator(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dev, c := simAgentClient(ctx, t, "sim-agent-1")
 	if _, err := c.Capabilities(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -81,25 +89,11 @@ func TestAgentAgainstSimulator(t *testing.T) {
 func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dev := sim.New(sim.Options{Serial: "sim-agent-2", TimeScale: 10})
-	defer dev.Close()
-	if err := dev.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := OpenSession(ctx, dev, SessionOptions{PreserveForeground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := NewAgentClient(s.Device, AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
-	defer c.Close()
+	dev, c := simAgentClient(ctx, t, "sim-agent-2")
 
 	// touch service down: the session is terminal at once (exit 2).
 	dev.App.SetTouchServiceAvailable(false)
-	_, err = c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
+	_, err := c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
 	e := wantErr(t, err, CodeSessionTerminal, 2)
 	if e.Details["terminalReason"] != protocol.ErrTouchServiceUnavailable {
 		t.Fatalf("details %v", e.Details)

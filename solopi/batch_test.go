@@ -12,16 +12,17 @@ import (
 
 	"solopi/artifacts"
 	"solopi/outcome"
+	"solopi/solopi/devicefake"
 )
 
 // twentyCases registers 20 cases; every third one fails.
-func twentyCases(t *testing.T, f *replayFake) []string {
+func twentyCases(t *testing.T, f *devicefake.Replay) []string {
 	var names []string
 	for i := 1; i <= 20; i++ {
 		n := fmt.Sprintf("case %02d/支付", i)
-		f.addCase(n, rfTwoSteps)
+		f.AddCase(n, devicefake.TwoSteps)
 		if i%3 == 0 {
-			f.plan[n] = rplanFail
+			f.Plan[n] = devicefake.PlanFail
 		}
 		names = append(names, n)
 	}
@@ -129,10 +130,10 @@ func aggregateCounts(t *testing.T, p map[string]any) (tests, failures, errors, s
 }
 
 func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	names := twentyCases(t, f)
 	root := t.TempDir()
-	b := RunBatch(context.Background(), f.device(), batchOpts(names, root, false))
+	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts(names, root, false))
 	p := b.Payload
 	if b.Exit != outcome.ExitFailure || p["success"] != false || p["completedRuns"] != 3 || p["stoppedEarly"] != true || p["requestedRuns"] != 20 {
 		t.Fatalf("exit %d payload %v", b.Exit, p)
@@ -162,9 +163,9 @@ func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
 }
 
 func TestRunBatchTwentyMixedContinueOnFailure(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	names := twentyCases(t, f)
-	b := RunBatch(context.Background(), f.device(), batchOpts(names, t.TempDir(), true))
+	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts(names, t.TempDir(), true))
 	p := b.Payload
 	if b.Exit != outcome.ExitFailure || p["completedRuns"] != 20 || p["stoppedEarly"] != false || p["failedRuns"] != 6 {
 		t.Fatalf("exit %d payload %v", b.Exit, p)
@@ -184,38 +185,38 @@ func TestRunBatchTwentyMixedContinueOnFailure(t *testing.T) {
 }
 
 func TestRunBatchAllPassAndInfraExitWins(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("a", rfTwoSteps)
-	f.addCase("b", rfTwoSteps)
-	b := RunBatch(context.Background(), f.device(), batchOpts([]string{"a", "b", "a"}, "", false))
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	f.AddCase("b", devicefake.TwoSteps)
+	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts([]string{"a", "b", "a"}, "", false))
 	if b.Exit != 0 || b.Payload["success"] != true || b.Payload["failedRuns"] != nil {
 		t.Fatalf("all pass: %d %v", b.Exit, b.Payload)
 	}
 	// A protocol anomaly (exit 4) after a business failure (exit 2): the
 	// first child exit that is not 0 or 2 decides.
-	f.plan["a"] = rplanFail
-	f.plan["b"] = rplanEmpty
-	b = RunBatch(context.Background(), f.device(), batchOpts([]string{"a", "b"}, "", true))
+	f.Plan["a"] = devicefake.PlanFail
+	f.Plan["b"] = devicefake.PlanEmpty
+	b = RunBatch(context.Background(), replayFakeDevice(f), batchOpts([]string{"a", "b"}, "", true))
 	if b.Exit != outcome.ExitTransport {
 		t.Fatalf("exit %d", b.Exit)
 	}
 }
 
 func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	for _, n := range []string{"a", "b", "c", "d"} {
-		f.addCase(n, rfTwoSteps)
+		f.AddCase(n, devicefake.TwoSteps)
 	}
-	f.plan["b"] = rplanHang
+	f.Plan["b"] = devicefake.PlanHang
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.onStatus = func(f *replayFake) {
-		if f.status["caseName"] == "b" && f.status["state"] == "running" && f.polls == 2 {
+	f.OnStatus = func(f *devicefake.Replay) {
+		if f.Status["caseName"] == "b" && f.Status["state"] == "running" && f.Polls == 2 {
 			cancel()
 		}
 	}
 	root := t.TempDir()
-	b := RunBatch(ctx, f.device(), batchOpts([]string{"a", "b", "c", "d"}, root, true))
+	b := RunBatch(ctx, replayFakeDevice(f), batchOpts([]string{"a", "b", "c", "d"}, root, true))
 	p := b.Payload
 	if b.Exit != outcome.ExitInterrupted || p["errorCode"] != CodeBatchInterrupted || p["completedRuns"] != 2 {
 		t.Fatalf("exit %d payload %v", b.Exit, p)
@@ -226,8 +227,8 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 	}
 	// The active sub-run was cancelled by its own runId before returning.
 	runB := res[1]["runId"].(string)
-	if f.countMutations("type=cancel&runId="+runB) != 1 || f.status["state"] != "cancelled" {
-		t.Fatalf("sub-run not cancelled: %v", f.mutations)
+	if f.CountMutations("type=cancel&runId="+runB) != 1 || f.Status["state"] != "cancelled" {
+		t.Fatalf("sub-run not cancelled: %v", f.Mutations)
 	}
 	if _, err := os.Stat(filepath.Join(root, "batch-"+b.BatchID, "002-b", artifacts.ManifestName)); err != nil {
 		t.Fatalf("interrupted sub-run evidence: %v", err)
@@ -239,18 +240,18 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 }
 
 func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("a", rfTwoSteps)
-	f.addCase("b", rfTwoSteps)
-	f.plan["a"] = rplanHang
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	f.AddCase("b", devicefake.TwoSteps)
+	f.Plan["a"] = devicefake.PlanHang
 	o := batchOpts([]string{"a", "b"}, "", true)
 	o.Run.RunTimeout = 300 * time.Millisecond
-	b := RunBatch(context.Background(), f.device(), o)
+	b := RunBatch(context.Background(), replayFakeDevice(f), o)
 	res := b.Payload["results"].([]map[string]any)
 	if b.Exit != outcome.ExitTimeout || b.Payload["errorCode"] != CodeBatchTimeout || res[1]["state"] != StateNotReached {
 		t.Fatalf("exit %d payload %v", b.Exit, b.Payload)
 	}
-	if f.countMutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
+	if f.CountMutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
 		t.Fatalf("timed-out sub-run not cancelled")
 	}
 }
@@ -272,12 +273,12 @@ func TestValidateBatch(t *testing.T) {
 }
 
 func TestRunJUnitCaseNoWaitIsSkipped(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("a", rfTwoSteps)
-	f.plan["a"] = rplanHang
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	f.Plan["a"] = devicefake.PlanHang
 	o := fastRun("a", "")
 	o.NoWait = true
-	rep := RunReplay(context.Background(), f.device(), o)
+	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
 	tc := RunJUnitCase(rep, "a")
 	if rep.Exit != 0 || tc.Skipped == nil || tc.Failure != nil || tc.Error != nil {
 		t.Fatalf("exit %d case %+v", rep.Exit, tc)

@@ -8,11 +8,12 @@ import (
 
 	"solopi/casefile"
 	"solopi/outcome"
+	"solopi/solopi/devicefake"
 )
 
 func normalizedCase(t *testing.T, name string) *casefile.Case {
 	t.Helper()
-	c, err := casefile.Parse([]byte(`{"caseName":` + rfJSONString(name) + `,"targetAppPackage":"com.example.counter","operationLog":{"steps":` + rfTwoSteps + `}}`))
+	c, err := casefile.Parse([]byte(`{"caseName":` + devicefake.JSONString(name) + `,"targetAppPackage":"com.example.counter","operationLog":{"steps":` + devicefake.TwoSteps + `}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +25,8 @@ func normalizedCase(t *testing.T, name string) *casefile.Case {
 }
 
 func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
-	f := newReplayFake(t)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	d := replayFakeDevice(f)
 	rep, err := d.ImportCase(context.Background(), normalizedCase(t, "支付 & 退款"), ImportOptions{Timeout: time.Second, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("import: %v", err)
@@ -38,16 +39,16 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 		t.Fatalf("remote path %s", rep.RemotePath)
 	}
 	var rm, sum, mkdir bool
-	for _, c := range f.shellLog {
+	for _, c := range f.ShellLog() {
 		rm = rm || c == "rm -f -- "+want
 		sum = sum || c == "sha256sum "+want
 		mkdir = mkdir || c == "mkdir -p /sdcard/Android/data/com.alipay.hulu/files/harness-import"
 	}
 	if !rm || !sum || !mkdir {
-		t.Fatalf("shell log %v", f.shellLog)
+		t.Fatalf("shell log %v", f.ShellLog())
 	}
-	if f.countMutations("replace=false&requestId="+rep.RequestID) != 1 {
-		t.Fatalf("mutation %v", f.mutations)
+	if f.CountMutations("replace=false&requestId="+rep.RequestID) != 1 {
+		t.Fatalf("mutation %v", f.Mutations)
 	}
 	// A second import of the same name is refused by the device (exit 2)
 	// and the staged file is still removed.
@@ -55,7 +56,7 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 	if e := outcome.From(err); e.Exit != 2 || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
 		t.Fatalf("duplicate: %v %v", err, rep.Cleanup)
 	}
-	if _, left := f.files[rep.RemotePath]; left {
+	if f.Files.Has(rep.RemotePath) {
 		t.Fatal("staged file left on the device")
 	}
 	rep, err = d.ImportCase(context.Background(), normalizedCase(t, "支付 & 退款"), ImportOptions{Replace: true, Timeout: time.Second, PollInterval: 20 * time.Millisecond})
@@ -65,29 +66,29 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 }
 
 func TestImportCaseRefusalStillCleansUp(t *testing.T) {
-	f := newReplayFake(t)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	d := replayFakeDevice(f)
 	// The device refuses the import before reading the file (it deletes
 	// the file only when it reads it): our cleanup must remove it.
-	orig := f.pkg
-	f.pkg = "com.other" // the fake then refuses the path with a receipt
+	orig := f.Pkg
+	f.Pkg = "com.other" // the fake then refuses the path with a receipt
 	rep, err := d.ImportCase(context.Background(), normalizedCase(t, "x"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
-	f.pkg = orig
+	f.Pkg = orig
 	if e := outcome.From(err); e.Code != "invalid_import_path" || e.Exit != 2 {
 		t.Fatalf("want device refusal, got %v", err)
 	}
 	if rep.Cleanup["success"] != true {
 		t.Fatalf("cleanup %v", rep.Cleanup)
 	}
-	if _, left := f.files[rep.RemotePath]; left {
+	if f.Files.Has(rep.RemotePath) {
 		t.Fatal("staged file left behind")
 	}
 }
 
 func TestImportCaseTimeout(t *testing.T) {
-	f := newReplayFake(t)
-	f.dropImports = true
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	f.DropImports = true
+	d := replayFakeDevice(f)
 	rep, err := d.ImportCase(context.Background(), normalizedCase(t, "z"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 	e := outcome.From(err)
 	if e.Exit != outcome.ExitTimeout || e.Code != CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
@@ -99,19 +100,19 @@ func TestImportCaseTimeout(t *testing.T) {
 }
 
 func TestImportCaseInterruptCleansUp(t *testing.T) {
-	f := newReplayFake(t)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	d := replayFakeDevice(f)
 	ctx, cancel := context.WithCancel(context.Background())
 	// Cancel right after the mutation: the receipt poll sees the interrupt.
 	go func() {
-		for f.countMutations("case-import") == 0 {
+		for f.CountMutations("case-import") == 0 {
 			time.Sleep(time.Millisecond)
 		}
 		cancel()
 	}()
-	f.mu.Lock()
-	f.importReceipt = nil
-	f.mu.Unlock()
+	f.Lock()
+	f.ImportReceipt = nil
+	f.Unlock()
 	rep, err := d.ImportCase(ctx, normalizedCase(t, "y"), ImportOptions{Timeout: 5 * time.Second, PollInterval: time.Second})
 	if err != nil && !IsInterrupt(err) {
 		t.Fatalf("want interrupt or success, got %v", err)
@@ -122,15 +123,15 @@ func TestImportCaseInterruptCleansUp(t *testing.T) {
 }
 
 func TestDeleteCase(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("old", rfTwoSteps)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	f.AddCase("old", devicefake.TwoSteps)
+	d := replayFakeDevice(f)
 	out, reqID, err := d.DeleteCase(context.Background(), "old", time.Second, 20*time.Millisecond)
 	if err != nil || out["deleted"] != true || out["requestId"] != reqID {
 		t.Fatalf("delete: %v %v", out, err)
 	}
-	if f.countMutations("caseName=old&confirmCaseName=old&requestId="+reqID) != 1 {
-		t.Fatalf("mutation %v", f.mutations)
+	if f.CountMutations("caseName=old&confirmCaseName=old&requestId="+reqID) != 1 {
+		t.Fatalf("mutation %v", f.Mutations)
 	}
 	_, _, err = d.DeleteCase(context.Background(), "old", time.Second, 20*time.Millisecond)
 	if e := outcome.From(err); e.Exit != 2 || e.Code != "case_not_found" {
@@ -139,9 +140,9 @@ func TestDeleteCase(t *testing.T) {
 }
 
 func TestGetCaseAndList(t *testing.T) {
-	f := newReplayFake(t)
-	snap := f.addCase("smoke", rfTwoSteps)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	snap := f.AddCase("smoke", devicefake.TwoSteps)
+	d := replayFakeDevice(f)
 	c, err := d.GetCase(context.Background(), "smoke")
 	if err != nil {
 		t.Fatal(err)
@@ -159,10 +160,10 @@ func TestGetCaseAndList(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	id := "replay-" + strings.Repeat("ab", 32)
-	f.history[id] = map[string]any{"id": id, "kind": "replay", "caseName": "smoke", "status": "passed"}
-	d := f.device()
+	f.History[id] = map[string]any{"id": id, "kind": "replay", "caseName": "smoke", "status": "passed"}
+	d := replayFakeDevice(f)
 	m, err := d.ListReplayHistory(context.Background(), 100)
 	if err != nil || m["returned"] == nil {
 		t.Fatalf("list %v %v", m, err)
@@ -179,13 +180,13 @@ func TestHistory(t *testing.T) {
 	if err != nil || g["id"] != id {
 		t.Fatalf("get %v %v", g, err)
 	}
-	f.histPending = 2
+	f.HistPending = 2
 	res, err := d.DeleteReplayHistory(context.Background(), id, time.Second, 20*time.Millisecond)
 	if err != nil || !res.Success || res.Object["state"] != "completed" {
 		t.Fatalf("delete %+v %v", res, err)
 	}
-	if f.countMutations("confirmId="+id) != 1 {
-		t.Fatalf("confirmId missing: %v", f.mutations)
+	if f.CountMutations("confirmId="+id) != 1 {
+		t.Fatalf("confirmId missing: %v", f.Mutations)
 	}
 	res, err = d.DeleteReplayHistory(context.Background(), id, time.Second, 20*time.Millisecond)
 	if e := outcome.From(err); e.Exit != 2 || e.Code != "record_not_found" || res.Success {
@@ -204,11 +205,11 @@ func TestHistoryListContract(t *testing.T) {
 		{"kind": "replay", "records": []any{map[string]any{"id": "replay-../x", "kind": "replay"}}, "returned": 1, "total": 1, "truncated": false},
 	}
 	for i, m := range cases {
-		if err := checkHistoryList(rfClone(m), 1); err == nil || outcome.From(err).Exit != 4 {
+		if err := checkHistoryList(devicefake.Clone(m), 1); err == nil || outcome.From(err).Exit != 4 {
 			t.Errorf("case %d accepted: %v", i, err)
 		}
 	}
-	if err := checkHistoryList(rfClone(map[string]any{"kind": "replay", "records": []any{rec}, "returned": 1, "total": 3, "truncated": true}), 1); err != nil {
+	if err := checkHistoryList(devicefake.Clone(map[string]any{"kind": "replay", "records": []any{rec}, "returned": 1, "total": 3, "truncated": true}), 1); err != nil {
 		t.Fatalf("valid list refused: %v", err)
 	}
 }
@@ -216,7 +217,7 @@ func TestHistoryListContract(t *testing.T) {
 func TestHistoryReceiptValidation(t *testing.T) {
 	id := "replay-" + strings.Repeat("0", 64)
 	good := func() map[string]any {
-		return rfClone(map[string]any{"success": true, "requestId": "r1", "state": "completed",
+		return devicefake.Clone(map[string]any{"success": true, "requestId": "r1", "state": "completed",
 			"mutation": map[string]any{"requestId": "r1", "kind": "replay", "action": "deleteReplay", "id": id, "state": "completed", "success": true, "deleted": true}})
 	}
 	if err := checkHistoryReceipt(good(), "r1", id); err != nil {

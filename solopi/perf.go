@@ -90,18 +90,12 @@ func validateCurrent(o wireObject) error {
 
 // PerfItems queries listItems and returns the object and the item keys.
 func PerfItems(ctx context.Context, d *Device) (map[string]any, []string, error) {
-	m, err := d.queryObject(ctx, protocol.ActionPerformance, P(protocol.ParamMode, "listItems"))
+	o, err := d.querySucceeded(ctx, protocol.ActionPerformance, P(protocol.ParamMode, "listItems"),
+		"the performance item list has no boolean success", "the device refused the performance item list")
 	if err != nil {
 		return nil, nil, err
 	}
-	o := wireObject(m)
-	ok, isBool := o.flag("success")
-	if !isBool {
-		return nil, nil, contractError("the performance item list has no boolean success", m)
-	}
-	if !ok {
-		return nil, nil, deviceRefusal(m, "the device refused the performance item list")
-	}
+	m := map[string]any(o)
 	arr, isArr := m["items"].([]any)
 	if !isArr {
 		return nil, nil, contractError("the performance item list has no items array", m)
@@ -120,17 +114,10 @@ func PerfItems(ctx context.Context, d *Device) (map[string]any, []string, error)
 
 // PerfCurrent queries mode=current: the snapshot plus sampled values.
 func PerfCurrent(ctx context.Context, d *Device) (map[string]any, error) {
-	m, err := d.queryObject(ctx, protocol.ActionPerformance, P(protocol.ParamMode, "current"))
+	o, err := d.querySucceeded(ctx, protocol.ActionPerformance, P(protocol.ParamMode, "current"),
+		"the performance values have no boolean success", "the device refused the performance values query")
 	if err != nil {
 		return nil, err
-	}
-	o := wireObject(m)
-	ok, isBool := o.flag("success")
-	if !isBool {
-		return nil, contractError("the performance values have no boolean success", m)
-	}
-	if !ok {
-		return nil, deviceRefusal(m, "the device refused the performance values query")
 	}
 	if err := validatePerformance(o); err != nil {
 		return nil, err
@@ -138,7 +125,7 @@ func PerfCurrent(ctx context.Context, d *Device) (map[string]any, error) {
 	if err := validateCurrent(o); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return o, nil
 }
 
 // ParseItems splits --items: trimmed, empties dropped, duplicates removed
@@ -225,14 +212,7 @@ func StartPerformance(ctx context.Context, d *Device, o PerfStartOptions) (*Sess
 
 // PerfStatus reads the performance snapshot (exit 2 on a mismatch).
 func PerfStatus(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
-	if err := CheckSessionID(sessionID); err != nil {
-		return nil, err
-	}
-	o, err := perfSpec().status(ctx, d, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionResult{Object: o.clone()}, nil
+	return perfSpec().statusResult(ctx, d, sessionID)
 }
 
 // PerfStopOptions configure StopPerformance.
@@ -246,6 +226,26 @@ type PerfStopOptions struct {
 // CheckDirOutput refuses, before any device contact, an output directory
 // that exists (unless overwrite) or is a symlink or a file.
 func CheckDirOutput(output string, overwrite bool) (string, error) {
+	return checkOutput(output, overwrite, outputRules{
+		dir:       true,
+		symlink:   "the output directory is a symbolic link",
+		wrongKind: "the output path exists and is not a directory",
+		exists:    "the output directory already exists; pass --overwrite to replace it",
+		noParent:  "the output directory's parent does not exist",
+	})
+}
+
+// outputRules word checkOutput's refusals for one kind of output: a
+// directory (dir) or a file.
+type outputRules struct {
+	dir                                  bool
+	symlink, wrongKind, exists, noParent string
+}
+
+// checkOutput makes output absolute and refuses (exit 3) a symlink, the
+// wrong kind of entry, an existing one without overwrite and a missing
+// parent directory. An empty output is no output.
+func checkOutput(output string, overwrite bool, r outputRules) (string, error) {
 	if output == "" {
 		return "", nil
 	}
@@ -256,16 +256,16 @@ func CheckDirOutput(output string, overwrite bool) (string, error) {
 	fi, err := os.Lstat(abs)
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return "", outcome.Usage(CodeInvalidOutput, "the output directory is a symbolic link").With("output", abs)
-	case err == nil && !fi.IsDir():
-		return "", outcome.Usage(CodeInvalidOutput, "the output path exists and is not a directory").With("output", abs)
+		return "", outcome.Usage(CodeInvalidOutput, r.symlink).With("output", abs)
+	case err == nil && fi.IsDir() != r.dir:
+		return "", outcome.Usage(CodeInvalidOutput, r.wrongKind).With("output", abs)
 	case err == nil && !overwrite:
-		return "", outcome.Usage(CodeOutputExists, "the output directory already exists; pass --overwrite to replace it").With("output", abs)
+		return "", outcome.Usage(CodeOutputExists, r.exists).With("output", abs)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
 	}
 	if pst, err := os.Stat(filepath.Dir(abs)); err != nil || !pst.IsDir() {
-		return "", outcome.Usage(CodeInvalidOutput, "the output directory's parent does not exist").With("output", abs)
+		return "", outcome.Usage(CodeInvalidOutput, r.noParent).With("output", abs)
 	}
 	return abs, nil
 }

@@ -88,15 +88,8 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	}
 	for _, f := range files {
 		svg, _ := os.ReadFile(filepath.Join(out, f.Name()))
-		dec := xml.NewDecoder(bytes.NewReader(svg))
-		for {
-			_, err := dec.Token()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s is not well-formed XML: %v", f.Name(), err)
-			}
+		if err := wellFormedXML(svg); err != nil {
+			t.Fatalf("%s is not well-formed XML: %v", f.Name(), err)
 		}
 		for _, want := range []string{"<svg", "<polyline", ">max ", ">min ", "time since start (s)"} {
 			if !bytes.Contains(svg, []byte(want)) {
@@ -171,15 +164,8 @@ func TestRenderChartEdgeCases(t *testing.T) {
 		{File: "neg.csv", Name: "neg", SampleCount: 2, ys: []float64{-5, 3}, xs: []float64{1, 2}},
 	} {
 		svg := RenderChartSVG(m)
-		dec := xml.NewDecoder(bytes.NewReader(svg))
-		for {
-			_, err := dec.Token()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: not well-formed: %v\n%s", m.File, err, svg)
-			}
+		if err := wellFormedXML(svg); err != nil {
+			t.Fatalf("%s: not well-formed: %v\n%s", m.File, err, svg)
 		}
 		if bytes.Contains(svg, []byte("NaN")) || bytes.Contains(svg, []byte("Inf")) {
 			t.Fatalf("%s: non-finite coordinates:\n%s", m.File, svg)
@@ -203,4 +189,18 @@ func FuzzAnalyzeCSV(f *testing.F) {
 			RenderChartSVG(fa.Metric)
 		}
 	})
+}
+
+// wellFormedXML reads b token by token and returns the first XML error.
+func wellFormedXML(b []byte) error {
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

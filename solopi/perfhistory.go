@@ -35,17 +35,9 @@ func CheckPerfHistoryID(id string) error {
 // historyQuery runs a history query and returns the object, refusing a
 // device success:false with its own errorCode (exit 2).
 func historyQuery(ctx context.Context, d *Device, p Params, what string) (wireObject, error) {
-	m, err := d.queryObject(ctx, protocol.ActionHistory, p)
+	o, err := d.querySucceeded(ctx, protocol.ActionHistory, p, "the "+what+" has no boolean success", "the device refused the "+what)
 	if err != nil {
 		return nil, err
-	}
-	o := wireObject(m)
-	ok, isBool := o.flag("success")
-	if !isBool {
-		return nil, contractError("the "+what+" has no boolean success", m)
-	}
-	if !ok {
-		return nil, deviceRefusal(m, "the device refused the "+what)
 	}
 	return o, nil
 }
@@ -156,37 +148,19 @@ func DeletePerfHistory(ctx context.Context, d *Device, id string, t SessionTimin
 		protocol.ParamID, id, protocol.ParamConfirmID, id)); err != nil {
 		return nil, outcome.From(err).With("requestId", requestID).With("id", id)
 	}
-	var last, final wireObject
-	m := protocol.HistoryDelete()
-	err := PollUntil(ctx, PollOptions{Timeout: t.Timeout, Interval: t.Interval, Initial: min(50*time.Millisecond, t.Interval)}, func(ctx context.Context) (bool, error) {
-		r, err := d.queryObject(ctx, protocol.ActionHistory, P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
-		if err != nil {
-			return false, err
-		}
-		o := wireObject(r)
-		if ok, _ := o.flag("success"); !ok {
-			if code, _ := o.text("errorCode"); code == protocol.ErrReceiptNotFound {
-				return false, nil
-			}
-			return false, deviceRefusal(r, "the device refused the history mutation status")
-		}
-		last = o
-		if err := validatePerfDeleteReceipt(o, requestID, id); err != nil {
-			return false, err
-		}
-		if m.IsTerminal(o.state()) {
-			final = o
-			return true, nil
-		}
-		return false, nil
-	})
+	var last map[string]any
+	final, err := d.pollMutationReceipt(ctx, protocol.ActionHistory, requestID, protocol.HistoryDelete(),
+		PollOptions{Timeout: t.Timeout, Interval: t.Interval, Initial: min(50*time.Millisecond, t.Interval)},
+		"the device refused the history mutation status", &last, func(o wireObject) error {
+			return validatePerfDeleteReceipt(o, requestID, id)
+		})
 	if err != nil {
 		if errors.Is(err, ErrPollTimeout) {
 			err = outcome.New(outcome.ExitTimeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
 		}
 		e := outcome.From(err).With("requestId", requestID).With("id", id).With("phase", "perf-history-delete")
 		if last != nil {
-			e.With("lastResponse", map[string]any(last))
+			e.With("lastResponse", last)
 		}
 		return nil, e
 	}

@@ -116,22 +116,15 @@ func validatePluginList(o wireObject) error {
 
 // PluginList queries and validates plugin?action=list.
 func PluginList(ctx context.Context, d *Device) (map[string]any, error) {
-	m, err := d.queryObject(ctx, protocol.ActionPlugin, P(protocol.ParamAction, "list"))
+	o, err := d.querySucceeded(ctx, protocol.ActionPlugin, P(protocol.ParamAction, "list"),
+		"the plugin list has no boolean success", "the device refused the plugin list")
 	if err != nil {
 		return nil, err
-	}
-	o := wireObject(m)
-	ok, isBool := o.flag("success")
-	if !isBool {
-		return nil, contractError("the plugin list has no boolean success", m)
-	}
-	if !ok {
-		return nil, deviceRefusal(m, "the device refused the plugin list")
 	}
 	if err := validatePluginList(o); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return o, nil
 }
 
 // PluginZip is a local plugin archive that passed the host checks.
@@ -427,11 +420,33 @@ type pluginExpect struct {
 // pollPluginReceipt polls mutationStatus for requestID until it is
 // terminal; receipt_not_found means "not there yet".
 func pollPluginReceipt(ctx context.Context, d *Device, requestID string, exp pluginExpect, t SessionTimings, last *map[string]any) (map[string]any, error) {
-	var final map[string]any
 	m := protocol.PluginMutation()
 	prev := protocol.ReceiptNew
-	err := PollUntil(ctx, PollOptions{Timeout: t.Timeout, Interval: t.Interval}, func(ctx context.Context) (bool, error) {
-		r, err := d.queryObject(ctx, protocol.ActionPlugin, P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
+	final, err := d.pollMutationReceipt(ctx, protocol.ActionPlugin, requestID, m, PollOptions{Timeout: t.Timeout, Interval: t.Interval},
+		"the device refused the plugin mutation status", last, func(o wireObject) error {
+			if err := validatePluginReceipt(o, requestID, exp); err != nil {
+				return err
+			}
+			st := o.state()
+			if !reachable(m, prev, st) {
+				return contractError("the plugin receipt went backwards", map[string]any(o))
+			}
+			prev = st
+			return nil
+		})
+	return final, err
+}
+
+// pollMutationReceipt polls action's mutationStatus for requestID until the
+// receipt's state is terminal in m. receipt_not_found means "not there
+// yet"; any other success:false is the device's refusal (refused is the
+// message when it gives none). Every receipt becomes *last, then check
+// validates it.
+func (d *Device) pollMutationReceipt(ctx context.Context, action, requestID string, m *protocol.Machine, po PollOptions,
+	refused string, last *map[string]any, check func(o wireObject) error) (wireObject, error) {
+	var final wireObject
+	err := PollUntil(ctx, po, func(ctx context.Context) (bool, error) {
+		r, err := d.queryObject(ctx, action, P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
 		if err != nil {
 			return false, err
 		}
@@ -440,19 +455,14 @@ func pollPluginReceipt(ctx context.Context, d *Device, requestID string, exp plu
 			if code, _ := o.text("errorCode"); code == protocol.ErrReceiptNotFound {
 				return false, nil
 			}
-			return false, deviceRefusal(r, "the device refused the plugin mutation status")
+			return false, deviceRefusal(r, refused)
 		}
 		*last = r
-		if err := validatePluginReceipt(o, requestID, exp); err != nil {
+		if err := check(o); err != nil {
 			return false, err
 		}
-		st := o.state()
-		if !reachable(m, prev, st) {
-			return false, contractError("the plugin receipt went backwards", r)
-		}
-		prev = st
-		if m.IsTerminal(st) {
-			final = r
+		if m.IsTerminal(o.state()) {
+			final = o
 			return true, nil
 		}
 		return false, nil

@@ -36,7 +36,7 @@ func stagedFiles(f *sessFake) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
-	for k := range f.files {
+	for _, k := range f.Files.Paths() {
 		if path.Dir(k) == fakeImportPath {
 			out = append(out, k)
 		}
@@ -67,11 +67,11 @@ func TestPluginListAndInstall(t *testing.T) {
 	}
 	for _, c := range []string{"rm -f -- ", "test ! -e "} {
 		found := false
-		for _, l := range f.shellLog {
+		for _, l := range f.ShellLog() {
 			found = found || strings.HasPrefix(l, c+fakeImportPath+"/solopi-plugin-")
 		}
 		if !found {
-			t.Fatalf("%q was not run on the staged file: %v", c, f.shellLog)
+			t.Fatalf("%q was not run on the staged file: %v", c, f.ShellLog())
 		}
 	}
 }

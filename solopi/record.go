@@ -116,14 +116,7 @@ func StartRecording(ctx context.Context, d *Device, o RecordStartOptions) (*Sess
 // RecordingStatus reads the recording snapshot; with sessionID set, another
 // session is exit 2 with latestRecording.
 func RecordingStatus(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
-	if err := CheckSessionID(sessionID); err != nil {
-		return nil, err
-	}
-	o, err := recordSpec().status(ctx, d, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionResult{Object: o.clone()}, nil
+	return recordSpec().statusResult(ctx, d, sessionID)
 }
 
 // StopRecording stops our recording (starting or recording) and waits for a

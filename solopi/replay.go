@@ -706,24 +706,33 @@ func isOutcome(err error) bool {
 
 // caseError maps a casefile policy or normalisation error to exit 3.
 func caseError(err error) *outcome.Error {
-	var ce *casefile.Error
-	if errors.As(err, &ce) {
-		e := outcome.Wrap(outcome.ExitUsage, ce.Code, ce.Message, err)
-		if ce.StepIndex >= 0 {
-			e.With("stepIndex", ce.StepIndex)
-		}
-		if ce.StepID != "" {
-			e.With("stepId", ce.StepID)
-		}
-		if ce.Field != "" {
-			e.With("field", ce.Field)
-		}
-		for k, v := range ce.Details {
-			e.With(k, v)
-		}
+	if e := CaseFileError(err); e != nil {
 		return e
 	}
 	return outcome.Wrap(outcome.ExitUsage, casefile.CodeInvalidCase, err.Error(), err)
+}
+
+// CaseFileError maps the *casefile.Error in err's chain to exit 3 with its
+// stable code, step position, field and details; nil when there is none.
+func CaseFileError(err error) *outcome.Error {
+	var ce *casefile.Error
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	e := outcome.Wrap(outcome.ExitUsage, ce.Code, ce.Message, err)
+	if ce.StepIndex >= 0 {
+		e.With("stepIndex", ce.StepIndex)
+	}
+	if ce.StepID != "" {
+		e.With("stepId", ce.StepID)
+	}
+	if ce.Field != "" {
+		e.With("field", ce.Field)
+	}
+	for k, v := range ce.Details {
+		e.With(k, v)
+	}
+	return e
 }
 
 // checkPlugins refuses a case whose plugin-backed steps cannot run.

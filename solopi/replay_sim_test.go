@@ -2,7 +2,6 @@ package solopi
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"solopi/casefile"
 	"solopi/outcome"
 	"solopi/sim"
+	"solopi/solopi/devicefake"
 )
 
 // These tests run the replay flows against the simulated device (SoloPi's
@@ -57,7 +57,7 @@ func TestReplaySimImportRunAndArtifacts(t *testing.T) {
 
 func replaySimImport(t *testing.T, d *Device, name, steps string) {
 	t.Helper()
-	c, err := casefile.Parse([]byte(`{"caseName":` + rfJSONString(name) + `,"targetAppPackage":"com.example.counter","operationLog":{"steps":` + steps + `}}`))
+	c, err := casefile.Parse([]byte(`{"caseName":` + devicefake.JSONString(name) + `,"targetAppPackage":"com.example.counter","operationLog":{"steps":` + steps + `}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,20 +109,17 @@ func TestReplaySimFailTimeoutAndDelete(t *testing.T) {
 func TestReplaySimReplayHistory(t *testing.T) {
 	d := replaySimDevice(t)
 	ctx := context.Background()
-	replaySimImport(t, d, "sim-hist", rfTwoSteps)
+	replaySimImport(t, d, "sim-hist", devicefake.TwoSteps)
 	if rep := RunReplay(ctx, d, RunOptions{CaseName: "sim-hist", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: 200 * time.Millisecond}); rep.Exit != 0 {
 		t.Fatalf("run: exit %d %v", rep.Exit, rep.Payload)
 	}
 	list, err := d.ListReplayHistory(ctx, 10)
-	if e := (*outcome.Error)(nil); errors.As(err, &e) && e.Code == CodeControlNotReady {
-		t.Skip("the simulator does not serve the history resolver yet")
-	}
 	if err != nil {
 		t.Fatalf("history list: %v", err)
 	}
 	recs, _ := list["records"].([]any)
 	if len(recs) == 0 {
-		t.Skip("the simulator saved no replay history records")
+		t.Fatalf("the simulator saved no replay history record: %v", list)
 	}
 	id := recs[0].(map[string]any)["id"].(string)
 	if _, err := d.GetReplayHistory(ctx, id); err != nil {

@@ -13,7 +13,13 @@ import (
 
 	"solopi/artifacts"
 	"solopi/outcome"
+	"solopi/solopi/devicefake"
 )
+
+// replayFakeDevice is the host Device on the scripted replay SoloPi.
+func replayFakeDevice(f *devicefake.Replay) *Device {
+	return NewDevice(f, DeviceOptions{RequestTimeout: 2 * time.Second})
+}
 
 // fastRun are run options scaled for tests: the device contract is the
 // same, the budgets are short.
@@ -70,17 +76,17 @@ func checkArtifacts(t *testing.T, dir, runID, requestID string, want ...string) 
 }
 
 func TestRunPassCollectsArtifactsAndRestoresAutoStart(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("smoke", rfTwoSteps)
+	f := devicefake.NewReplay(t)
+	f.AddCase("smoke", devicefake.TwoSteps)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), f.device(), fastRun("smoke", dir))
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("smoke", dir))
 	if rep.Exit != 0 || rep.Payload["success"] != true || rep.State != "passed" {
 		t.Fatalf("exit %d payload %v", rep.Exit, rep.Payload)
 	}
 	if !strings.HasPrefix(rep.RequestID, "replay-") || len(rep.RequestID) != 39 || rep.RunID == "" {
 		t.Fatalf("identities %q %q", rep.RequestID, rep.RunID)
 	}
-	if f.autoStart {
+	if f.AutoStart {
 		t.Fatal("auto-start was left on; it was off before the run")
 	}
 	as := rep.Payload["autoStart"].(map[string]any)
@@ -92,22 +98,22 @@ func TestRunPassCollectsArtifactsAndRestoresAutoStart(t *testing.T) {
 	if len(m.Skipped) != 1 || !strings.Contains(m.Skipped[0].Source, "..") {
 		t.Fatalf("skipped %v", m.Skipped)
 	}
-	if f.countMutations("type=cancel") != 0 {
+	if f.CountMutations("type=cancel") != 0 {
 		t.Fatal("a passed run must not be cancelled")
 	}
 	// The replay mutation carries exactly the preflight identities.
-	snap := f.cases["smoke"]
-	if f.countMutations("caseFingerprint="+snap.CaseFingerprint) != 1 || f.countMutations("requestId="+rep.RequestID) != 1 {
-		t.Fatalf("replay mutation params: %v", f.mutations)
+	snap := f.Cases["smoke"]
+	if f.CountMutations("caseFingerprint="+snap.CaseFingerprint) != 1 || f.CountMutations("requestId="+rep.RequestID) != 1 {
+		t.Fatalf("replay mutation params: %v", f.Mutations)
 	}
 }
 
 func TestRunFailReportsExceptionStep(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("login", rfTwoSteps)
-	f.plan["login"] = rplanFail
+	f := devicefake.NewReplay(t)
+	f.AddCase("login", devicefake.TwoSteps)
+	f.Plan["login"] = devicefake.PlanFail
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), f.device(), fastRun("login", dir))
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("login", dir))
 	if rep.Exit != outcome.ExitFailure || rep.ErrorCode != CodeReplayFailed || rep.Payload["success"] != false {
 		t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 	}
@@ -127,17 +133,17 @@ func TestRunFailReportsExceptionStep(t *testing.T) {
 }
 
 func TestRunCancelledByOperatorExits130(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("long", rfTwoSteps)
-	f.plan["long"] = rplanHang
-	f.onStatus = func(f *replayFake) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("long", devicefake.TwoSteps)
+	f.Plan["long"] = devicefake.PlanHang
+	f.OnStatus = func(f *devicefake.Replay) {
 		// Someone with the runId cancels it on the device.
-		if f.status["state"] == "running" && f.polls >= 3 {
-			f.setState("cancel_requested")
+		if f.Status["state"] == "running" && f.Polls >= 3 {
+			f.SetState("cancel_requested")
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), f.device(), fastRun("long", dir))
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("long", dir))
 	if rep.Exit != outcome.ExitInterrupted || rep.ErrorCode != CodeReplayCancelled || rep.State != "cancelled" {
 		t.Fatalf("exit %d code %s state %s", rep.Exit, rep.ErrorCode, rep.State)
 	}
@@ -145,63 +151,63 @@ func TestRunCancelledByOperatorExits130(t *testing.T) {
 }
 
 func TestRunTimeoutCancelsOurRun(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("slow", rfTwoSteps)
-	f.plan["slow"] = rplanHang
+	f := devicefake.NewReplay(t)
+	f.AddCase("slow", devicefake.TwoSteps)
+	f.Plan["slow"] = devicefake.PlanHang
 	dir := filepath.Join(t.TempDir(), "out")
 	o := fastRun("slow", dir)
 	o.RunTimeout = 400 * time.Millisecond
-	rep := RunReplay(context.Background(), f.device(), o)
+	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
 	if rep.Exit != outcome.ExitTimeout || rep.ErrorCode != CodeRunTimeout {
 		t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 	}
-	if f.countMutations("type=cancel&runId="+rep.RunID) != 1 {
-		t.Fatalf("the timeout must cancel exactly our runId: %v", f.mutations)
+	if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 {
+		t.Fatalf("the timeout must cancel exactly our runId: %v", f.Mutations)
 	}
 	cx := rep.Payload["cancel"].(map[string]any)
 	if cx["sent"] != true || cx["success"] != true || cx["finalState"] != "cancelled" {
 		t.Fatalf("cancel evidence %v", cx)
 	}
-	if rep.Payload["runId"] != rep.RunID || f.autoStart {
-		t.Fatalf("payload runId %v autoStart %v", rep.Payload["runId"], f.autoStart)
+	if rep.Payload["runId"] != rep.RunID || f.AutoStart {
+		t.Fatalf("payload runId %v autoStart %v", rep.Payload["runId"], f.AutoStart)
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
 }
 
 func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("slow", rfTwoSteps)
-	f.plan["slow"] = rplanHang
+	f := devicefake.NewReplay(t)
+	f.AddCase("slow", devicefake.TwoSteps)
+	f.Plan["slow"] = devicefake.PlanHang
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.onStatus = func(f *replayFake) {
-		if f.status["state"] == "running" && f.polls == 3 {
+	f.OnStatus = func(f *devicefake.Replay) {
+		if f.Status["state"] == "running" && f.Polls == 3 {
 			cancel() // SIGINT while waiting for the terminal state
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(ctx, f.device(), fastRun("slow", dir))
+	rep := RunReplay(ctx, replayFakeDevice(f), fastRun("slow", dir))
 	if rep.Exit != outcome.ExitInterrupted || rep.ErrorCode != CodeInterrupted {
 		t.Fatalf("exit %d code %s payload %v", rep.Exit, rep.ErrorCode, rep.Payload)
 	}
 	if rep.Payload["runId"] == nil || rep.Payload["runId"] != rep.RunID || rep.Payload["requestId"] != rep.RequestID {
 		t.Fatalf("interrupt payload lacks identities: %v", rep.Payload)
 	}
-	if f.countMutations("type=cancel&runId="+rep.RunID) != 1 || f.status["state"] != "cancelled" {
-		t.Fatalf("cancel not sent for our run: %v / %v", f.mutations, f.status["state"])
+	if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 || f.Status["state"] != "cancelled" {
+		t.Fatalf("cancel not sent for our run: %v / %v", f.Mutations, f.Status["state"])
 	}
-	if f.autoStart {
+	if f.AutoStart {
 		t.Fatal("auto-start not restored after an interrupt")
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
 }
 
 func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("shared", rfTwoSteps)
-	f.plan["shared"] = rplanSteal
+	f := devicefake.NewReplay(t)
+	f.AddCase("shared", devicefake.TwoSteps)
+	f.Plan["shared"] = devicefake.PlanSteal
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), f.device(), fastRun("shared", dir))
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shared", dir))
 	if rep.Exit != outcome.ExitFailure || rep.ErrorCode != CodeOwnershipConflict {
 		t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 	}
@@ -209,7 +215,7 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 	if ar == nil || ar["caseName"] != "shared" || ar["requestId"] == rep.RequestID {
 		t.Fatalf("activeRun %v", ar)
 	}
-	if rep.RunID != "" || f.countMutations("type=cancel") != 0 {
+	if rep.RunID != "" || f.CountMutations("type=cancel") != 0 {
 		t.Fatal("another client's run was adopted or cancelled")
 	}
 	if _, err := os.Stat(dir); err == nil {
@@ -218,46 +224,46 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 }
 
 func TestRunAckTimeoutOnInvisibleRejection(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("ghost", rfTwoSteps)
-	f.plan["ghost"] = rplanInvisible
+	f := devicefake.NewReplay(t)
+	f.AddCase("ghost", devicefake.TwoSteps)
+	f.Plan["ghost"] = devicefake.PlanInvisible
 	o := fastRun("ghost", "")
 	o.AckTimeout = 300 * time.Millisecond
-	rep := RunReplay(context.Background(), f.device(), o)
+	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
 	if rep.Exit != outcome.ExitTimeout || rep.ErrorCode != CodeAckTimeout || rep.Payload["requestId"] != rep.RequestID {
 		t.Fatalf("exit %d code %s payload %v", rep.Exit, rep.ErrorCode, rep.Payload)
 	}
-	if f.autoStart {
+	if f.AutoStart {
 		t.Fatal("auto-start not restored after an ack timeout")
 	}
 }
 
 func TestRunPassedWithoutResultsIsAnomaly(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("hollow", rfTwoSteps)
-	f.plan["hollow"] = rplanEmpty
-	rep := RunReplay(context.Background(), f.device(), fastRun("hollow", ""))
+	f := devicefake.NewReplay(t)
+	f.AddCase("hollow", devicefake.TwoSteps)
+	f.Plan["hollow"] = devicefake.PlanEmpty
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("hollow", ""))
 	if rep.Exit != outcome.ExitTransport || rep.ErrorCode != CodeEmptyResults {
 		t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 	}
 }
 
 func TestRunRefusesExistingArtifactsDirBeforeDeviceContact(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("smoke", rfTwoSteps)
+	f := devicefake.NewReplay(t)
+	f.AddCase("smoke", devicefake.TwoSteps)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "old.txt"), []byte("x"), 0o644)
-	rep := RunReplay(context.Background(), f.device(), fastRun("smoke", dir))
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("smoke", dir))
 	if rep.Exit != outcome.ExitUsage || rep.ErrorCode != artifacts.CodeDirNotEmpty {
 		t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 	}
-	if len(f.shellLog) != 0 || f.runSeq != 0 {
-		t.Fatalf("device contacted: %v", f.shellLog)
+	if len(f.ShellLog()) != 0 || f.RunSeq != 0 {
+		t.Fatalf("device contacted: %v", f.ShellLog())
 	}
 	// With --overwrite it runs and replaces only our files.
 	o := fastRun("smoke", dir)
 	o.Overwrite = true
-	rep = RunReplay(context.Background(), f.device(), o)
+	rep = RunReplay(context.Background(), replayFakeDevice(f), o)
 	if rep.Exit != 0 {
 		t.Fatalf("overwrite run exit %d: %v", rep.Exit, rep.Payload)
 	}
@@ -266,23 +272,23 @@ func TestRunRefusesExistingArtifactsDirBeforeDeviceContact(t *testing.T) {
 
 func TestRunPreflightRefusals(t *testing.T) {
 	t.Run("replay active", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
-		f.plan["a"] = rplanHang
-		f.startRun("a", "replay-"+strings.Repeat("a", 32))
-		rep := RunReplay(context.Background(), f.device(), fastRun("a", ""))
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = devicefake.PlanHang
+		f.StartRun("a", "replay-"+strings.Repeat("a", 32))
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
 		if rep.Exit != 2 || rep.ErrorCode != CodeReplayActive || rep.Payload["activeRun"] == nil {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
-		if f.countMutations("replay?") != 0 {
+		if f.CountMutations("replay?") != 0 {
 			t.Fatal("replay sent although a run is active")
 		}
 	})
 	t.Run("permissions missing", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
-		f.perms["accessibility"] = false
-		rep := RunReplay(context.Background(), f.device(), fastRun("a", ""))
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Perms["accessibility"] = false
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
 		if rep.Exit != 2 || rep.ErrorCode != CodeDeviceNotReady {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
@@ -290,69 +296,69 @@ func TestRunPreflightRefusals(t *testing.T) {
 		if len(mp) != 1 || mp[0] != "accessibility" || rep.Payload["userActionRequired"] == nil {
 			t.Fatalf("payload %v", rep.Payload)
 		}
-		if f.autoStart {
+		if f.AutoStart {
 			t.Fatal("auto-start not restored after a preflight refusal")
 		}
 	})
 	t.Run("no auto-start", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
 		o := fastRun("a", "")
 		o.NoAutoStart = true
-		rep := RunReplay(context.Background(), f.device(), o)
-		if rep.Exit != 2 || rep.ErrorCode != CodeDeviceNotReady || f.countMutations("") != 0 {
-			t.Fatalf("exit %d code %s mutations %v", rep.Exit, rep.ErrorCode, f.mutations)
+		rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+		if rep.Exit != 2 || rep.ErrorCode != CodeDeviceNotReady || f.CountMutations("") != 0 {
+			t.Fatalf("exit %d code %s mutations %v", rep.Exit, rep.ErrorCode, f.Mutations)
 		}
 	})
 	t.Run("unbound snapshot", func(t *testing.T) {
-		f := newReplayFake(t)
-		snap := f.addCase("a", rfTwoSteps)
+		f := devicefake.NewReplay(t)
+		snap := f.AddCase("a", devicefake.TwoSteps)
 		snap.CaseFingerprint = "not-a-digest"
-		rep := RunReplay(context.Background(), f.device(), fastRun("a", ""))
-		if rep.Exit != 4 || rep.ErrorCode != CodeCaseUnbound || f.countMutations("") != 0 {
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		if rep.Exit != 4 || rep.ErrorCode != CodeCaseUnbound || f.CountMutations("") != 0 {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
 	})
 	t.Run("case missing", func(t *testing.T) {
-		f := newReplayFake(t)
-		rep := RunReplay(context.Background(), f.device(), fastRun("nope", ""))
+		f := devicefake.NewReplay(t)
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("nope", ""))
 		if rep.Exit != 2 || rep.ErrorCode != "case_not_found" {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
 	})
 	t.Run("plugins unavailable", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
+		f := devicefake.NewReplay(t)
+		f.AddCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
 			"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`)
-		rep := RunReplay(context.Background(), f.device(), fastRun("shots", ""))
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shots", ""))
 		if rep.Exit != 2 || rep.ErrorCode != CodePluginsUnavailable {
 			t.Fatalf("exit %d code %s %v", rep.Exit, rep.ErrorCode, rep.Payload)
 		}
 		up := rep.Payload["unavailablePlugins"].([]map[string]any)
-		if up[0]["name"] != "hulu_imageCompare" || up[0]["installed"] != false || f.countMutations("") != 0 {
+		if up[0]["name"] != "hulu_imageCompare" || up[0]["installed"] != false || f.CountMutations("") != 0 {
 			t.Fatalf("unavailable %v", up)
 		}
 	})
 	t.Run("refused step", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("shell", `[{"operationMethod":{"actionEnum":"EXECUTE_SHELL","operationParam":{"text":"reboot"}}}]`)
-		rep := RunReplay(context.Background(), f.device(), fastRun("shell", ""))
-		if rep.Exit != 3 || f.countMutations("") != 0 {
+		f := devicefake.NewReplay(t)
+		f.AddCase("shell", `[{"operationMethod":{"actionEnum":"EXECUTE_SHELL","operationParam":{"text":"reboot"}}}]`)
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shell", ""))
+		if rep.Exit != 3 || f.CountMutations("") != 0 {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
 	})
 }
 
 func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("a", rfTwoSteps)
-	f.addCase("b", rfTwoSteps)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	f.AddCase("b", devicefake.TwoSteps)
+	d := replayFakeDevice(f)
 	first := RunReplay(context.Background(), d, fastRun("a", ""))
 	if first.Exit != 0 {
 		t.Fatalf("first run exit %d", first.Exit)
 	}
-	f.plan["b"] = rplanHang
+	f.Plan["b"] = devicefake.PlanHang
 	o := fastRun("b", "")
 	o.NoWait = true
 	second := RunReplay(context.Background(), d, o)
@@ -368,8 +374,8 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 	if e := outcome.From(err); e.Exit != 2 || e.Code != CodeRunIDMismatch || e.Details["activeRun"] == nil {
 		t.Fatalf("cancel --run-id old: %v", err)
 	}
-	if f.countMutations("type=cancel") != 0 || f.status["state"] != "running" || f.status["runId"] != second.RunID {
-		t.Fatalf("the new run was touched: %v %v", f.mutations, f.status)
+	if f.CountMutations("type=cancel") != 0 || f.Status["state"] != "running" || f.Status["runId"] != second.RunID {
+		t.Fatalf("the new run was touched: %v %v", f.Mutations, f.Status)
 	}
 	// The owner of the new run cancels it by its own runId.
 	out, err := CancelRun(context.Background(), d, second.RunID, time.Second, 50*time.Millisecond)
@@ -384,9 +390,9 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 }
 
 func TestLatestResult(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("a", rfTwoSteps)
-	d := f.device()
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	d := replayFakeDevice(f)
 	if _, _, err := LatestResult(context.Background(), d, ""); outcome.From(err).Code != CodeNoRun {
 		t.Fatalf("no run: %v", err)
 	}
@@ -442,40 +448,40 @@ func TestCheckEvidencePath(t *testing.T) {
 
 func TestRunIdentityRules(t *testing.T) {
 	t.Run("our requestId with another case name", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
-		f.plan["a"] = rplanHang
-		f.plan["b"] = rplanHang
-		f.onStatus = func(f *replayFake) {
-			if f.status["state"] == "running" {
-				f.status["caseName"] = "b"
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = devicefake.PlanHang
+		f.Plan["b"] = devicefake.PlanHang
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "running" {
+				f.Status["caseName"] = "b"
 			}
 		}
-		rep := RunReplay(context.Background(), f.device(), fastRun("a", ""))
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
 		if rep.Exit != outcome.ExitTransport || rep.ErrorCode != CodeRunIdentityMismatch {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
 		// The run carries our requestId, so it is what our start created:
 		// it is not claimed as a verdict, but it is not left running either.
-		if f.countMutations("type=cancel&runId="+rep.RunID) != 1 || f.status["state"] != "cancelled" {
-			t.Fatalf("anomalous run of our request left running: %v %v", f.mutations, rep.Payload["cancel"])
+		if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 || f.Status["state"] != "cancelled" {
+			t.Fatalf("anomalous run of our request left running: %v %v", f.Mutations, rep.Payload["cancel"])
 		}
 	})
 	t.Run("run replaced while waiting", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
-		f.plan["a"] = rplanHang
-		f.onStatus = func(f *replayFake) {
-			if f.status["state"] == "running" && f.polls == 3 {
-				f.startRun("a", "replay-"+strings.Repeat("e", 32)) // someone else's run
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = devicefake.PlanHang
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "running" && f.Polls == 3 {
+				f.StartRun("a", "replay-"+strings.Repeat("e", 32)) // someone else's run
 			}
 		}
 		dir := filepath.Join(t.TempDir(), "out")
-		rep := RunReplay(context.Background(), f.device(), fastRun("a", dir))
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", dir))
 		if rep.Exit != outcome.ExitFailure || rep.ErrorCode != CodeRunReplaced || rep.Payload["activeRun"] == nil {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
-		if f.countMutations("type=cancel") != 0 {
+		if f.CountMutations("type=cancel") != 0 {
 			t.Fatal("the replacing run was cancelled")
 		}
 		if _, err := os.Stat(dir); err == nil {
@@ -483,21 +489,21 @@ func TestRunIdentityRules(t *testing.T) {
 		}
 	})
 	t.Run("device files of a newer run are not pulled", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
 		seenTerminal := false
-		f.onStatus = func(f *replayFake) {
-			if f.status["state"] == "passed" {
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "passed" {
 				if seenTerminal {
 					// After our terminal status, another client starts.
-					f.startRun("a", "replay-"+strings.Repeat("e", 32))
-					f.plan["a"] = rplanHang
+					f.StartRun("a", "replay-"+strings.Repeat("e", 32))
+					f.Plan["a"] = devicefake.PlanHang
 				}
 				seenTerminal = true
 			}
 		}
 		dir := filepath.Join(t.TempDir(), "out")
-		rep := RunReplay(context.Background(), f.device(), fastRun("a", dir))
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", dir))
 		if rep.Exit != 0 {
 			t.Fatalf("exit %d %v", rep.Exit, rep.Payload)
 		}
@@ -512,11 +518,11 @@ func TestRunIdentityRules(t *testing.T) {
 		}
 	})
 	t.Run("plugin loaded", func(t *testing.T) {
-		f := newReplayFake(t)
-		f.addCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
+		f := devicefake.NewReplay(t)
+		f.AddCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
 			"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`)
-		f.plugins = []any{map[string]any{"name": "hulu_imageCompare", "runtimeLoaded": true}}
-		rep := RunReplay(context.Background(), f.device(), fastRun("shots", ""))
+		f.Plugins = []any{map[string]any{"name": "hulu_imageCompare", "runtimeLoaded": true}}
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shots", ""))
 		if rep.Exit != 0 {
 			t.Fatalf("exit %d code %s", rep.Exit, rep.ErrorCode)
 		}
@@ -524,11 +530,11 @@ func TestRunIdentityRules(t *testing.T) {
 }
 
 func TestCancelRunOutcomes(t *testing.T) {
-	start := func(t *testing.T, plan string) (*replayFake, *Device, string) {
-		f := newReplayFake(t)
-		f.addCase("a", rfTwoSteps)
-		f.plan["a"] = plan
-		d := f.device()
+	start := func(t *testing.T, plan string) (*devicefake.Replay, *Device, string) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = plan
+		d := replayFakeDevice(f)
 		o := fastRun("a", "")
 		o.NoWait = true
 		rep := RunReplay(context.Background(), d, o)
@@ -538,10 +544,10 @@ func TestCancelRunOutcomes(t *testing.T) {
 		return f, d, rep.RunID
 	}
 	t.Run("finished before cancel", func(t *testing.T) {
-		f, d, runID := start(t, rplanIgnoreCxl)
-		f.onStatus = func(f *replayFake) {
-			if f.status["state"] == "cancel_requested" {
-				f.finishRun(rplanPass) // the run completed before the stop landed
+		f, d, runID := start(t, devicefake.PlanIgnoreCancel)
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "cancel_requested" {
+				f.FinishRun(devicefake.PlanPass) // the run completed before the stop landed
 			}
 		}
 		_, err := CancelRun(context.Background(), d, runID, time.Second, 20*time.Millisecond)
@@ -550,7 +556,7 @@ func TestCancelRunOutcomes(t *testing.T) {
 		}
 	})
 	t.Run("cancel not confirmed", func(t *testing.T) {
-		_, d, runID := start(t, rplanIgnoreCxl)
+		_, d, runID := start(t, devicefake.PlanIgnoreCancel)
 		_, err := CancelRun(context.Background(), d, runID, 200*time.Millisecond, 20*time.Millisecond)
 		if e := outcome.From(err); e.Exit != 124 || e.Code != CodeCancelTimeout || e.Details["cancelSent"] != true {
 			t.Fatalf("want 124, got %v", err)

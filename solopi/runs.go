@@ -133,6 +133,26 @@ func (d *Device) queryObject(ctx context.Context, action string, p Params) (map[
 	return m, nil
 }
 
+// querySucceeded runs a query whose answer carries a boolean success: a
+// missing or non-boolean one breaks the contract (noSuccess), false is the
+// device's refusal, with its own errorCode and refused as the message when
+// it gives none. The object is returned with either error.
+func (d *Device) querySucceeded(ctx context.Context, action string, p Params, noSuccess, refused string) (wireObject, error) {
+	m, err := d.queryObject(ctx, action, p)
+	if err != nil {
+		return nil, err
+	}
+	o := wireObject(m)
+	ok, isBool := o.flag("success")
+	if !isBool {
+		return o, contractError(noSuccess, m)
+	}
+	if !ok {
+		return o, deviceRefusal(m, refused)
+	}
+	return o, nil
+}
+
 // contractError is a device answer that breaks the documented contract
 // (exit 4): the host cannot attribute or trust it.
 func contractError(msg string, resp any) *outcome.Error {

@@ -248,14 +248,7 @@ func stableRoot(root *string, o wireObject) error {
 
 // ScreenRecordingStatus reads the snapshot (exit 2 on a sessionId mismatch).
 func ScreenRecordingStatus(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
-	if err := CheckSessionID(sessionID); err != nil {
-		return nil, err
-	}
-	o, err := screenSpec().status(ctx, d, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionResult{Object: o.clone()}, nil
+	return screenSpec().statusResult(ctx, d, sessionID)
 }
 
 // ScreenStopOptions configure StopScreenRecording.
@@ -269,28 +262,12 @@ type ScreenStopOptions struct {
 // CheckScreenOutput refuses, before the device is contacted, an output
 // that is a directory or a symlink, or exists without --overwrite.
 func CheckScreenOutput(output string, overwrite bool) (string, error) {
-	if output == "" {
-		return "", nil
-	}
-	abs, err := filepath.Abs(output)
-	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be made absolute", err)
-	}
-	fi, err := os.Lstat(abs)
-	switch {
-	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return "", outcome.Usage(CodeInvalidOutput, "the output path is a symbolic link").With("output", abs)
-	case err == nil && fi.IsDir():
-		return "", outcome.Usage(CodeInvalidOutput, "the output path is a directory").With("output", abs)
-	case err == nil && !overwrite:
-		return "", outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
-	}
-	if pst, err := os.Stat(filepath.Dir(abs)); err != nil || !pst.IsDir() {
-		return "", outcome.Usage(CodeInvalidOutput, "the output file's directory does not exist").With("output", abs)
-	}
-	return abs, nil
+	return checkOutput(output, overwrite, outputRules{
+		symlink:   "the output path is a symbolic link",
+		wrongKind: "the output path is a directory",
+		exists:    "the output file already exists; pass --overwrite to replace it",
+		noParent:  "the output file's directory does not exist",
+	})
 }
 
 // StopScreenRecording stops our recording and, with Output, pulls exactly

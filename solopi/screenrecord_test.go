@@ -23,7 +23,7 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 	m = ssExpect(t, "screen-record-stop", res, err, 0)
 	art := m["artifacts"].(map[string]any)["screenRecording"].(map[string]any)
 	got, rerr := os.ReadFile(out)
-	if rerr != nil || !bytes.Equal(got, f.files[fakeCaptures+"/Screen-20260101-120000-720x480.mp4"]) || art["sizeBytes"] != m["fileSize"] {
+	if rerr != nil || !bytes.Equal(got, f.file(fakeCaptures+"/Screen-20260101-120000-720x480.mp4")) || art["sizeBytes"] != m["fileSize"] {
 		t.Fatalf("pulled file differs (%v): %v", rerr, m)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(out))
@@ -32,19 +32,19 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 	}
 	for _, want := range []string{"test -f ", "stat -c %s "} {
 		found := false
-		for _, c := range f.shellLog {
+		for _, c := range f.ShellLog() {
 			found = found || strings.HasPrefix(c, want)
 		}
 		if !found {
-			t.Fatalf("%q was not run before the pull: %v", want, f.shellLog)
+			t.Fatalf("%q was not run before the pull: %v", want, f.ShellLog())
 		}
 	}
 	// The output now exists: a second pull is refused before the device.
-	n := len(f.shellLog)
+	n := len(f.ShellLog())
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m = ssExpect(t, "screen-record-stop", res, err, 3)
 	ssWantCode(t, m, CodeOutputExists)
-	if len(f.shellLog) != n {
+	if len(f.ShellLog()) != n {
 		t.Fatalf("the device was contacted although the output exists")
 	}
 }
@@ -63,9 +63,9 @@ func TestScreenRecordStopWhilePendingIsCancelledWithoutMP4(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("an MP4 was written for a recording cancelled before start")
 	}
-	for _, c := range f.shellLog {
+	for _, c := range f.ShellLog() {
 		if strings.HasPrefix(c, "test -f") || strings.HasPrefix(c, "sha256sum") {
-			t.Fatalf("a pull was attempted: %v", f.shellLog)
+			t.Fatalf("a pull was attempted: %v", f.ShellLog())
 		}
 	}
 }
@@ -166,7 +166,7 @@ func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
 	// A root the validator accepts, but outside shared storage.
 	f.snaps["screen"]["capturesRoot"] = "/data/local/tmp/solopi/ScreenCaptures"
 	f.snaps["screen"]["outputPath"] = "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4"
-	f.files["/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4"] = []byte("secret")
+	f.Files.Put("/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", []byte("secret"))
 	f.snaps["screen"]["fileSize"] = int64(6)
 	f.mu.Unlock()
 	out := filepath.Join(t.TempDir(), "rec.mp4")

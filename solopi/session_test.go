@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
-	"net"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +17,7 @@ import (
 	"solopi/protocol"
 	"solopi/sim"
 	"solopi/sim/soloapp"
+	"solopi/solopi/devicefake"
 )
 
 // ---- scripted transport and fake SoloPi (shared by this package's tests) ----
@@ -35,13 +33,12 @@ type shellReply struct {
 // prefix, mutations (am start ... AdbSchemeActivity) reach the fake SoloPi,
 // and DialTCP serves the fake SoloPi's HTTP handler through net.Pipe.
 type soloTransport struct {
+	*devicefake.Transport
 	t      *testing.T
 	solo   *fakeSoloPi
 	mu     sync.Mutex
 	rules  []shellRule
-	calls  []string
 	execFn func(cmd string) ([]byte, error)
-	ln     *pipeListener
 }
 
 type shellRule struct {
@@ -51,10 +48,40 @@ type shellRule struct {
 
 func newSoloTransport(t *testing.T, solo *fakeSoloPi) *soloTransport {
 	t.Helper()
-	ft := &soloTransport{t: t, solo: solo, ln: newPipeListener()}
-	srv := &http.Server{Handler: solo, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ft.ln) //nolint:errcheck // returns when the listener closes
-	t.Cleanup(func() { srv.Close(); ft.ln.Close() })
+	ft := &soloTransport{t: t, solo: solo, Transport: devicefake.New(t, solo)}
+	ft.Name = "FAKE0001"
+	ft.OnShell = func(ctx context.Context, cmd string, args []string) (devicefake.Reply, bool) {
+		ft.mu.Lock()
+		rules := append([]shellRule(nil), ft.rules...)
+		ft.mu.Unlock()
+		rep := shellReply{}
+		matched := false
+		for _, r := range rules {
+			if strings.HasPrefix(cmd, r.prefix) {
+				rep, matched = r.fn(cmd), true
+				break
+			}
+		}
+		if !matched {
+			rep = solo.defaultShell(cmd)
+		}
+		return devicefake.Reply{Stdout: rep.stdout, Stderr: rep.stderr, Code: rep.code, Err: rep.err}, true
+	}
+	ft.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
+		ft.mu.Lock()
+		fn := ft.execFn
+		ft.mu.Unlock()
+		if fn == nil {
+			return nil, errors.New("exec not scripted")
+		}
+		return fn(cmd)
+	}
+	ft.BeforeDial = func() error {
+		if !solo.isServing() {
+			return errors.New("adb: service refused by device: closed")
+		}
+		return nil
+	}
 	return ft
 }
 
@@ -65,110 +92,10 @@ func (f *soloTransport) on(prefix string, fn func(cmd string) shellReply) {
 	f.rules = append([]shellRule{{prefix, fn}}, f.rules...)
 }
 
-func (f *soloTransport) Serial() string { return "FAKE0001" }
+// shellCalls returns the shell (and exec:) commands run so far.
+func (f *soloTransport) shellCalls() []string { return f.ShellLog() }
 
-func (f *soloTransport) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
-	f.mu.Lock()
-	f.calls = append(f.calls, cmd)
-	rules := append([]shellRule(nil), f.rules...)
-	f.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return nil, nil, 0, err
-	}
-	for _, r := range rules {
-		if strings.HasPrefix(cmd, r.prefix) {
-			rep := r.fn(cmd)
-			return []byte(rep.stdout), []byte(rep.stderr), rep.code, rep.err
-		}
-	}
-	rep := f.solo.defaultShell(cmd)
-	return []byte(rep.stdout), []byte(rep.stderr), rep.code, rep.err
-}
-
-func (f *soloTransport) Exec(ctx context.Context, cmd string) ([]byte, error) {
-	f.mu.Lock()
-	f.calls = append(f.calls, "exec:"+cmd)
-	fn := f.execFn
-	f.mu.Unlock()
-	if fn == nil {
-		return nil, errors.New("exec not scripted")
-	}
-	return fn(cmd)
-}
-
-func (f *soloTransport) DialTCP(ctx context.Context, port int) (net.Conn, error) {
-	if !f.solo.isServing() || port != protocol.DefaultDevicePort {
-		return nil, errors.New("adb: service refused by device: closed")
-	}
-	c1, c2 := net.Pipe()
-	if err := f.ln.push(ctx, c2); err != nil {
-		return nil, err
-	}
-	return c1, nil
-}
-
-func (f *soloTransport) Push(context.Context, io.Reader, string, fs.FileMode, time.Time) error {
-	return errors.New("push not scripted")
-}
-func (f *soloTransport) Pull(context.Context, string, io.Writer) error {
-	return errors.New("pull not scripted")
-}
-func (f *soloTransport) Stat(context.Context, string) (fs.FileInfo, error) {
-	return nil, fs.ErrNotExist
-}
-
-// shellCalls returns the shell commands run so far.
-func (f *soloTransport) shellCalls() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.calls...)
-}
-
-func (f *soloTransport) ran(prefix string) int {
-	n := 0
-	for _, c := range f.shellCalls() {
-		if strings.HasPrefix(c, prefix) {
-			n++
-		}
-	}
-	return n
-}
-
-// pipeListener hands net.Pipe server ends to an http.Server.
-type pipeListener struct {
-	ch   chan net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{ch: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) push(ctx context.Context, c net.Conn) error {
-	select {
-	case l.ch <- c:
-		return nil
-	case <-l.done:
-		return net.ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.ch:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-func (l *pipeListener) Addr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: protocol.DefaultDevicePort}
-}
+func (f *soloTransport) ran(prefix string) int { return f.Ran(prefix) }
 
 // fakeSoloPi is SoloPi 1.0.2's device side, as far as these commands use it.
 type fakeSoloPi struct {
@@ -288,13 +215,12 @@ func (f *fakeSoloPi) mutate(cmd string) shellReply {
 		return shellReply{stdout: "Error: no data URI", code: 1}
 	}
 	raw := strings.Trim(cmd[i+4:], "'")
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "solopi" || u.Host != "startaction" {
+	action, q, err := devicefake.ParseScheme(raw)
+	if err != nil {
 		return shellReply{stdout: "Error: bad URI " + raw, code: 1}
 	}
 	f.mutates = append(f.mutates, raw)
-	q := u.Query()
-	switch strings.TrimPrefix(u.Path, "/") {
+	switch action {
 	case "harness":
 		if q.Get("type") == "adb-connect" && f.onAdbConnect != nil {
 			f.onAdbConnect(f, q.Get("requestId"))

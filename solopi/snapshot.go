@@ -224,20 +224,13 @@ type sessionSpec struct {
 
 // fetch reads and validates the current snapshot.
 func (sp *sessionSpec) fetch(ctx context.Context, d *Device) (wireObject, error) {
-	m, err := d.queryObject(ctx, sp.Action, sp.Status)
+	o, err := d.querySucceeded(ctx, sp.Action, sp.Status,
+		"the "+sp.Name+" status has no boolean success", "the device refused the "+sp.Name+" status query")
 	if err != nil {
-		return nil, err
-	}
-	o := wireObject(m)
-	ok, isBool := o.flag("success")
-	if !isBool {
-		return o, contractError("the "+sp.Name+" status has no boolean success", m)
-	}
-	if !ok {
-		return o, deviceRefusal(m, "the device refused the "+sp.Name+" status query")
+		return o, err
 	}
 	if k, _ := o.text("kind"); k != sp.Kind {
-		return o, contractError(fmt.Sprintf("the %s status has kind %q, want %q", sp.Name, o["kind"], sp.Kind), m)
+		return o, contractError(fmt.Sprintf("the %s status has kind %q, want %q", sp.Name, o["kind"], sp.Kind), map[string]any(o))
 	}
 	if err := sp.Validate(o); err != nil {
 		return o, err
@@ -308,6 +301,18 @@ func (sp *sessionSpec) status(ctx context.Context, d *Device, expected string) (
 		return o, sp.mismatch(expected, o)
 	}
 	return o, nil
+}
+
+// statusResult checks sessionID and reads the snapshot as status does.
+func (sp *sessionSpec) statusResult(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return nil, err
+	}
+	o, err := sp.status(ctx, d, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return &SessionResult{Object: o.clone()}, nil
 }
 
 // startPlan is one start of a session.

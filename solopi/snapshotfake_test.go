@@ -16,9 +16,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -27,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"solopi/solopi/devicefake"
 )
 
 const (
@@ -40,10 +39,10 @@ type sessFake struct {
 	t  *testing.T
 	mu sync.Mutex
 
+	*devicefake.Transport
+
 	clock     int64
-	files     map[string][]byte
 	mutations []string // "action?query" of every mutation, in order
-	shellLog  []string
 
 	// Session snapshots and the steps still to come (one per status poll).
 	snaps map[string]map[string]any
@@ -72,13 +71,10 @@ type sessFake struct {
 	// afterStart are steps queued right after the next start of a kind,
 	// before the plan's own steps.
 	afterStart map[string][]func(s map[string]any)
-
-	ln  *ssPipeListener
-	srv *http.Server
 }
 
 func newSessFake(t *testing.T) *sessFake {
-	f := &sessFake{t: t, clock: 1700000000000, files: map[string][]byte{},
+	f := &sessFake{t: t, clock: 1700000000000,
 		snaps: map[string]map[string]any{}, steps: map[string][]func(map[string]any){},
 		analyses: map[string]map[string]any{}, analysisPolls: 2,
 		history: map[string]map[string]any{}, histReceipts: map[string]map[string]any{}, plugReceipts: map[string]map[string]any{},
@@ -86,16 +82,26 @@ func newSessFake(t *testing.T) *sessFake {
 	for _, k := range []string{"record", "screen", "scan", "stress", "perf", "display"} {
 		f.snaps[k] = f.idle(k)
 	}
-	f.ln = &ssPipeListener{ch: make(chan net.Conn), done: make(chan struct{})}
-	f.srv = &http.Server{Handler: http.HandlerFunc(f.serveHTTP)}
-	go f.srv.Serve(f.ln)
-	t.Cleanup(func() { f.srv.Close() })
+	f.Transport = devicefake.New(t, http.HandlerFunc(f.serveHTTP))
+	f.Name = "fake-sessions"
+	f.Files = devicefake.NewFS()
+	f.OnShell = f.shell
+	f.Mutate = func(uri string) devicefake.Reply {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.mutate(uri)
+		return devicefake.AmStarted
+	}
+	f.BeforeDial = f.refuseDial
 	return f
 }
 
 func (f *sessFake) device() *Device {
 	return NewDevice(f, DeviceOptions{RequestTimeout: 2 * time.Second})
 }
+
+// file is a device file's content (nil when missing).
+func (f *sessFake) file(p string) []byte { b, _ := f.Files.Get(p); return b }
 
 func (f *sessFake) now() int64 { f.clock += 10; return f.clock }
 
@@ -199,221 +205,26 @@ func (f *sessFake) to(kind, state string, extra ...func(s map[string]any)) func(
 
 // ---- transport ----
 
-func (f *sessFake) Serial() string { return "fake-sessions" }
-
-func (f *sessFake) DialTCP(ctx context.Context, port int) (net.Conn, error) {
-	if port != 23342 {
-		return nil, fmt.Errorf("connection refused on port %d", port)
+// shell answers what the shared transport does not: pm and getconf.
+func (f *sessFake) shell(ctx context.Context, cmd string, args []string) (devicefake.Reply, bool) {
+	switch {
+	case len(args) > 0 && args[0] == "pm":
+		return devicefake.Reply{Stdout: "package:/data/app/com.alipay.hulu/base.apk\n"}, true
+	case len(args) > 0 && args[0] == "getconf":
+		return devicefake.Reply{Stdout: "8\n"}, true
 	}
+	return devicefake.Reply{}, false
+}
+
+// refuseDial fails the next refuseDials dials.
+func (f *sessFake) refuseDial() error {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.refuseDials > 0 {
 		f.refuseDials--
-		f.mu.Unlock()
-		return nil, fmt.Errorf("connection refused")
+		return fmt.Errorf("connection refused")
 	}
-	f.mu.Unlock()
-	client, server := net.Pipe()
-	select {
-	case f.ln.ch <- server:
-		return client, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (f *sessFake) Exec(ctx context.Context, cmd string) ([]byte, error) {
-	return nil, fmt.Errorf("exec %q not scripted", cmd)
-}
-
-func (f *sessFake) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode, mtime time.Time) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.files[remote] = b
 	return nil
-}
-
-func (f *sessFake) Pull(ctx context.Context, remote string, w io.Writer) error {
-	f.mu.Lock()
-	b, ok := f.files[f.canon(remote)]
-	f.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("pull %s: %w", remote, fs.ErrNotExist)
-	}
-	_, err := w.Write(b)
-	return err
-}
-
-type ssFileInfo struct {
-	name string
-	size int64
-	dir  bool
-}
-
-func (i ssFileInfo) Name() string { return i.name }
-func (i ssFileInfo) Size() int64  { return i.size }
-func (i ssFileInfo) Mode() fs.FileMode {
-	if i.dir {
-		return fs.ModeDir | 0o755
-	}
-	return 0o644
-}
-func (i ssFileInfo) ModTime() time.Time { return time.Unix(1700000000, 0) }
-func (i ssFileInfo) IsDir() bool        { return i.dir }
-func (i ssFileInfo) Sys() any           { return nil }
-
-func (f *sessFake) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	p := f.canon(remote)
-	if b, ok := f.files[p]; ok {
-		return ssFileInfo{name: path.Base(p), size: int64(len(b))}, nil
-	}
-	for k := range f.files {
-		if strings.HasPrefix(k, p+"/") {
-			return ssFileInfo{name: path.Base(p), dir: true}, nil
-		}
-	}
-	return nil, fmt.Errorf("stat %s: %w", remote, fs.ErrNotExist)
-}
-
-// canon maps the /sdcard shell form onto the canonical storage path.
-func (f *sessFake) canon(p string) string {
-	if rest, ok := strings.CutPrefix(p, "/sdcard/"); ok {
-		return "/storage/emulated/0/" + rest
-	}
-	return p
-}
-
-// ssShlex splits a ShellJoin'ed command line.
-func ssShlex(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inQ, any := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inQ && c == '\'':
-			inQ = false
-		case inQ:
-			cur.WriteByte(c)
-		case c == '\'':
-			inQ, any = true, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			any = true
-		case c == ' ':
-			if any || cur.Len() > 0 {
-				out = append(out, cur.String())
-			}
-			cur.Reset()
-			any = false
-		default:
-			cur.WriteByte(c)
-			any = true
-		}
-	}
-	if any || cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
-func (f *sessFake) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.shellLog = append(f.shellLog, cmd)
-	args := ssShlex(cmd)
-	if len(args) == 0 {
-		return nil, nil, 0, nil
-	}
-	switch args[0] {
-	case "am":
-		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "-d" {
-				f.mutate(args[i+1])
-				return []byte("Starting: Intent { act=android.intent.action.VIEW }\nStatus: ok\nComplete\n"), nil, 0, nil
-			}
-		}
-		return nil, []byte("Error: no -d"), 1, nil
-	case "pm":
-		return []byte("package:/data/app/com.alipay.hulu/base.apk\n"), nil, 0, nil
-	case "sha256sum":
-		b, ok := f.files[f.canon(args[1])]
-		if !ok {
-			return nil, []byte("sha256sum: " + args[1] + ": No such file or directory\n"), 1, nil
-		}
-		sum := sha256.Sum256(b)
-		return []byte(hex.EncodeToString(sum[:]) + "  " + args[1] + "\n"), nil, 0, nil
-	case "test":
-		switch {
-		case len(args) == 3 && args[1] == "-f":
-			_, ok := f.files[f.canon(args[2])]
-			return nil, nil, ssBoolCode(ok), nil
-		case len(args) == 3 && args[1] == "-e":
-			_, ok := f.files[f.canon(args[2])]
-			return nil, nil, ssBoolCode(ok), nil
-		case len(args) == 4 && args[1] == "!" && args[2] == "-e":
-			_, ok := f.files[f.canon(args[3])]
-			return nil, nil, ssBoolCode(!ok), nil
-		}
-	case "stat":
-		if len(args) == 4 && args[1] == "-c" && args[2] == "%s" {
-			b, ok := f.files[f.canon(args[3])]
-			if !ok {
-				return nil, []byte("stat: No such file"), 1, nil
-			}
-			return []byte(fmt.Sprintf("%d\n", len(b))), nil, 0, nil
-		}
-	case "rm":
-		if len(args) == 4 && args[1] == "-f" && args[2] == "--" {
-			delete(f.files, f.canon(args[3]))
-			return nil, nil, 0, nil
-		}
-	case "getconf":
-		return []byte("8\n"), nil, 0, nil
-	case "ls":
-		dir := f.canon(args[len(args)-1])
-		var names []string
-		for k := range f.files {
-			if path.Dir(k) == dir {
-				names = append(names, path.Base(k))
-			}
-		}
-		sort.Strings(names)
-		return []byte(".\n..\n" + strings.Join(names, "\n") + "\n"), nil, 0, nil
-	}
-	return nil, []byte("unscripted: " + cmd), 127, nil
-}
-
-func ssBoolCode(ok bool) int {
-	if ok {
-		return 0
-	}
-	return 1
-}
-
-type ssPipeListener struct {
-	ch   chan net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func (l *ssPipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.ch:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-func (l *ssPipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-func (l *ssPipeListener) Addr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 23342}
 }
 
 // ---- query channel ----
@@ -566,14 +377,14 @@ func ssPluginID(name string) string {
 func (f *sessFake) pluginList() map[string]any {
 	var files []any
 	var names []string
-	for k := range f.files {
+	for _, k := range f.Files.Paths() {
 		if path.Dir(k) == fakeImportPath && strings.HasSuffix(k, ".zip") {
 			names = append(names, path.Base(k))
 		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		files = append(files, map[string]any{"fileId": ssImportFileID(n), "fileName": n, "sizeBytes": len(f.files[fakeImportPath+"/"+n]),
+		files = append(files, map[string]any{"fileId": ssImportFileID(n), "fileName": n, "sizeBytes": len(f.file(fakeImportPath + "/" + n)),
 			"modifiedAt": f.clock, "sha256Required": true})
 	}
 	if files == nil {
@@ -592,7 +403,7 @@ func (f *sessFake) finishPlugin(rc map[string]any) {
 		return
 	}
 	name := rc["fileName"].(string)
-	data := f.files[fakeImportPath+"/"+name]
+	data := f.file(fakeImportPath + "/" + name)
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:]) != rc["sha256"] {
 		rc["state"], rc["success"], rc["completedAt"] = "failed", false, f.now()
@@ -748,7 +559,7 @@ func (f *sessFake) screenMutation(act, id string, q url.Values) {
 			f.set("screen", s, "stopping")
 			f.then("screen", f.to("screen", "stopped", func(s map[string]any) {
 				data := bytes.Repeat([]byte("mp4-frame-"), 100)
-				f.files[s["outputPath"].(string)] = data
+				f.Files.Put(s["outputPath"].(string), data)
 				s["fileSize"] = int64(len(data))
 			}))
 		}
@@ -883,11 +694,11 @@ func (f *sessFake) perfMutation(act, id string, q url.Values) {
 			f.then("perf", f.to("perf", "stopped", func(s map[string]any) {
 				out := fakeRecordsRoot + "/performance-" + id
 				s["outputPath"] = out
-				dir := f.canon(out)
-				f.files[dir+"/帧率_FPS_0123456789abcdef_1700000000000_1700000003000.csv"] = []byte(
-					"RecordTime,帧率(帧),extra,SimpleTime\n1700000000000,58,,0\n1700000001000,24,,1\n1700000002000,60,,2\n")
-				f.files[dir+"/全局占用_CPU_fedcba9876543210_1700000000000_1700000003000.csv"] = []byte(
-					"RecordTime,全局占用(%),extra,SimpleTime\n1700000000000,12.5,,0\n1700000001000,40,,1\n")
+				dir := devicefake.Canon(out)
+				f.Files.Put(dir+"/帧率_FPS_0123456789abcdef_1700000000000_1700000003000.csv", []byte(
+					"RecordTime,帧率(帧),extra,SimpleTime\n1700000000000,58,,0\n1700000001000,24,,1\n1700000002000,60,,2\n"))
+				f.Files.Put(dir+"/全局占用_CPU_fedcba9876543210_1700000000000_1700000003000.csv", []byte(
+					"RecordTime,全局占用(%),extra,SimpleTime\n1700000000000,12.5,,0\n1700000001000,40,,1\n"))
 			}))
 		}
 	}
@@ -944,9 +755,9 @@ func (f *sessFake) analysisMutation(q url.Values) {
 		f.analyses[id] = map[string]any{"success": false, "errorCode": code, "error": msg, "requestId": id}
 	}
 	vp := q.Get("videoPath")
-	data, ok := f.files[f.canon(vp)]
+	data, ok := f.Files.Get(vp)
 	switch {
-	case !ok || len(data) == 0 || path.Dir(f.canon(vp)) != fakeCaptures:
+	case !ok || len(data) == 0 || path.Dir(devicefake.Canon(vp)) != fakeCaptures:
 		store("invalid_parameter", "videoPath must be a non-empty direct MP4 child of capturesRoot")
 	case f.pluginMissing:
 		store("plugin_missing", "Screen recording analyzer plugin is not installed")
@@ -973,7 +784,7 @@ func (f *sessFake) pluginMutation(q url.Values) {
 	switch q.Get("action") {
 	case "import":
 		var name string
-		for k := range f.files {
+		for _, k := range f.Files.Paths() {
 			if path.Dir(k) == fakeImportPath && ssImportFileID(path.Base(k)) == q.Get("fileId") {
 				name = path.Base(k)
 			}
@@ -982,7 +793,7 @@ func (f *sessFake) pluginMutation(q url.Values) {
 			return // import_file_not_found, mutation_busy, ... are invisible
 		}
 		if f.corruptImport {
-			f.files[fakeImportPath+"/"+name] = append(f.files[fakeImportPath+"/"+name], 'x')
+			f.Files.Append(fakeImportPath+"/"+name, []byte{'x'})
 		}
 		f.plugReceipts[id] = map[string]any{"success": true, "accepted": true, "requestId": id, "action": "import",
 			"subject": q.Get("fileId") + ":" + strings.ToLower(q.Get("sha256")), "state": "in_progress", "requestedAt": f.now(),
@@ -1000,17 +811,5 @@ func (f *sessFake) pluginMutation(q url.Values) {
 func (f *sessFake) mutationCount(parts ...string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := 0
-	for _, m := range f.mutations {
-		ok := true
-		for _, p := range parts {
-			if !strings.Contains(m, p) {
-				ok = false
-			}
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
+	return devicefake.Count(f.mutations, parts...)
 }

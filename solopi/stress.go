@@ -150,14 +150,7 @@ func StartStress(ctx context.Context, d *Device, o StressOptions) (*SessionResul
 
 // StressStatus reads the stress snapshot (exit 2 on a mismatch).
 func StressStatus(ctx context.Context, d *Device, sessionID string) (*SessionResult, error) {
-	if err := CheckSessionID(sessionID); err != nil {
-		return nil, err
-	}
-	o, err := stressSpec().status(ctx, d, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionResult{Object: o.clone()}, nil
+	return stressSpec().statusResult(ctx, d, sessionID)
 }
 
 // StopStress stops our stress session; a session the device already

@@ -11,7 +11,7 @@ const testVideo = "/sdcard/solopi/ScreenCaptures/Screen-20260101-120000-720x480.
 
 func newVideoFake(t *testing.T) *sessFake {
 	f := newSessFake(t)
-	f.files[fakeCaptures+"/Screen-20260101-120000-720x480.mp4"] = []byte("mp4-bytes")
+	f.Files.Put(fakeCaptures+"/Screen-20260101-120000-720x480.mp4", []byte("mp4-bytes"))
 	return f
 }
 

@@ -96,11 +96,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
 			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				timeout, err := replaySeconds(c, "import-timeout")
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				poll, err := replaySeconds(c, "poll-interval")
+				timeout, poll, err := replayWait(c, "import-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
@@ -115,11 +111,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
 			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				timeout, err := replaySeconds(c, "delete-timeout")
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				poll, err := replaySeconds(c, "poll-interval")
+				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
@@ -216,21 +208,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 
 // caseFileError maps a casefile error to exit 3 with its stable code.
 func caseFileError(err error) error {
-	var ce *casefile.Error
-	if errors.As(err, &ce) {
-		e := outcome.Wrap(outcome.ExitUsage, ce.Code, ce.Message, err)
-		if ce.StepIndex >= 0 {
-			e.With("stepIndex", ce.StepIndex)
-		}
-		if ce.StepID != "" {
-			e.With("stepId", ce.StepID)
-		}
-		if ce.Field != "" {
-			e.With("field", ce.Field)
-		}
-		for k, v := range ce.Details {
-			e.With(k, v)
-		}
+	if e := solopi.CaseFileError(err); e != nil {
 		return e
 	}
 	return err

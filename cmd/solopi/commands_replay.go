@@ -53,6 +53,18 @@ func replaySeconds(c *cli.Context, name string) (time.Duration, error) {
 	return seconds(name, c.Float64(name))
 }
 
+// replayWait reads the wait of a receipt-polling command: its timeout flag
+// (timeoutFlag) and --poll-interval.
+func replayWait(c *cli.Context, timeoutFlag string) (timeout, poll time.Duration, err error) {
+	if timeout, err = replaySeconds(c, timeoutFlag); err != nil {
+		return 0, 0, err
+	}
+	if poll, err = replaySeconds(c, "poll-interval"); err != nil {
+		return 0, 0, err
+	}
+	return timeout, poll, nil
+}
+
 // withReplayDevice opens the device, runs fn and releases the device.
 func withReplayDevice(ctx context.Context, open replayOpener, fn func(d *solopi.Device) (outcome.Result, error)) (outcome.Result, error) {
 	d, release, err := open(ctx)

@@ -9,10 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"io/fs"
-	"net"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,23 +23,23 @@ import (
 
 	"solopi/schemas"
 	"solopi/solopi"
+	"solopi/solopi/devicefake"
 )
 
 // sessCLIFake is a scripted SoloPi: queries go to handlers by action, and
 // mutations (decoded from `am start … -d <uri>`) to onMutate.
 type sessCLIFake struct {
+	*devicefake.Transport
 	mu        sync.Mutex
 	handlers  map[string]func(q url.Values) map[string]any
 	onMutate  func(action string, q url.Values)
 	mutations []string
 	opened    int
-	ln        *cliPipeListener
 }
 
 func newSessCLIFake(t *testing.T) *sessCLIFake {
 	f := &sessCLIFake{handlers: map[string]func(url.Values) map[string]any{}}
-	f.ln = &cliPipeListener{ch: make(chan net.Conn), done: make(chan struct{})}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.Transport = devicefake.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		action := strings.TrimPrefix(r.URL.Path, "/scheme/")
 		f.mu.Lock()
 		h := f.handlers[action]
@@ -58,58 +55,33 @@ func newSessCLIFake(t *testing.T) *sessCLIFake {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(resp)
-	})}
-	go srv.Serve(f.ln)
-	t.Cleanup(func() { srv.Close() })
-	return f
-}
-
-func (f *sessCLIFake) Serial() string { return "cli-fake" }
-func (f *sessCLIFake) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
-	switch {
-	case strings.HasPrefix(cmd, "pm path"):
-		return []byte("package:/data/app/base.apk\n"), nil, 0, nil
-	case strings.HasPrefix(cmd, "getconf"):
-		return []byte("4\n"), nil, 0, nil
-	case strings.HasPrefix(cmd, "am start"):
-		i := strings.Index(cmd, " -d ")
-		raw := strings.Trim(cmd[i+4:], "'")
-		u, err := url.Parse(raw)
-		if err != nil {
-			return nil, []byte("Error: bad uri"), 1, nil
+	}))
+	f.Name = "cli-fake"
+	f.OnShell = func(ctx context.Context, cmd string, args []string) (devicefake.Reply, bool) {
+		switch {
+		case strings.HasPrefix(cmd, "pm path"):
+			return devicefake.Reply{Stdout: "package:/data/app/base.apk\n"}, true
+		case strings.HasPrefix(cmd, "getconf"):
+			return devicefake.Reply{Stdout: "4\n"}, true
 		}
-		action := strings.TrimPrefix(u.Path, "/")
+		return devicefake.Reply{}, false
+	}
+	f.Mutate = func(uri string) devicefake.Reply {
+		action, q, err := devicefake.ParseScheme(uri)
+		if err != nil {
+			return devicefake.Reply{Stderr: "Error: bad uri", Code: 1}
+		}
+		_, raw, _ := strings.Cut(uri, "?")
 		f.mu.Lock()
-		f.mutations = append(f.mutations, action+"?"+u.RawQuery)
+		f.mutations = append(f.mutations, action+"?"+raw)
 		hook := f.onMutate
 		f.mu.Unlock()
 		if hook != nil {
-			hook(action, u.Query())
+			hook(action, q)
 		}
-		return []byte("Status: ok\n"), nil, 0, nil
+		return devicefake.AmStarted
 	}
-	return nil, []byte("unscripted"), 127, nil
-}
-func (f *sessCLIFake) Exec(ctx context.Context, cmd string) ([]byte, error) {
-	return nil, fmt.Errorf("not scripted")
-}
-func (f *sessCLIFake) DialTCP(ctx context.Context, port int) (net.Conn, error) {
-	c, s := net.Pipe()
-	select {
-	case f.ln.ch <- s:
-		return c, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-func (f *sessCLIFake) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode, mtime time.Time) error {
-	return fmt.Errorf("not scripted")
-}
-func (f *sessCLIFake) Pull(ctx context.Context, remote string, w io.Writer) error {
-	return fmt.Errorf("not scripted")
-}
-func (f *sessCLIFake) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
-	return nil, fs.ErrNotExist
+	return f
 }
 
 func (f *sessCLIFake) handle(action string, h func(q url.Values) map[string]any) {
@@ -118,39 +90,23 @@ func (f *sessCLIFake) handle(action string, h func(q url.Values) map[string]any)
 	f.handlers[action] = h
 }
 
+// serveSnapshot answers the action's queries with a copy of snap, taken
+// under mu after step (when set) has moved it along.
+func (f *sessCLIFake) serveSnapshot(action string, mu *sync.Mutex, snap map[string]any, step func()) {
+	f.handle(action, func(url.Values) map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		if step != nil {
+			step()
+		}
+		return maps.Clone(snap)
+	})
+}
+
 func (f *sessCLIFake) count(parts ...string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := 0
-	for _, m := range f.mutations {
-		ok := true
-		for _, p := range parts {
-			ok = ok && strings.Contains(m, p)
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
-}
-
-type cliPipeListener struct {
-	ch   chan net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func (l *cliPipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.ch:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-func (l *cliPipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-func (l *cliPipeListener) Addr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 23342}
+	return devicefake.Count(f.mutations, parts...)
 }
 
 // runSessionCLI runs one session command against f the way main does and
@@ -198,17 +154,10 @@ func recordDevice(f *sessCLIFake, reachRecording bool) {
 			snap[k] = v
 		}
 	}
-	f.handle("record", func(q url.Values) map[string]any {
-		mu.Lock()
-		defer mu.Unlock()
+	f.serveSnapshot("record", &mu, snap, func() {
 		if snap["state"] == "starting" && reachRecording {
 			set("recording", map[string]any{"startedAt": 110, "durationMs": 0})
 		}
-		out := map[string]any{}
-		for k, v := range snap {
-			out[k] = v
-		}
-		return out
 	})
 	f.onMutate = func(action string, q url.Values) {
 		mu.Lock()
@@ -337,15 +286,7 @@ func TestStressStartTimeoutStopsTheLoad(t *testing.T) {
 	f := newSessCLIFake(t)
 	var mu sync.Mutex
 	snap := map[string]any{"success": true, "kind": "stress", "state": "idle", "active": false, "terminal": false, "cpuCount": 0, "cpuPercent": 0, "memory": 0}
-	f.handle("stress", func(q url.Values) map[string]any {
-		mu.Lock()
-		defer mu.Unlock()
-		out := map[string]any{}
-		for k, v := range snap {
-			out[k] = v
-		}
-		return out
-	})
+	f.serveSnapshot("stress", &mu, snap, nil)
 	f.onMutate = func(action string, q url.Values) {
 		mu.Lock()
 		defer mu.Unlock()

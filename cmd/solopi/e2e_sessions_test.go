@@ -25,11 +25,11 @@ import (
 	"solopi/sim"
 )
 
-// fastPoll makes the host poll quickly: the simulator runs faster than
+// e2eFastPoll makes the host poll quickly: the simulator runs faster than
 // real time, the host's polling does not.
-var fastPoll = []string{"--poll-interval", "0.05"}
+var e2eFastPoll = []string{"--poll-interval", "0.05"}
 
-func withPoll(args ...string) []string { return append(args, fastPoll...) }
+func e2ePoll(args ...string) []string { return append(args, e2eFastPoll...) }
 
 func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 	r := newE2ERig(t, sim.FarmOptions{})
@@ -38,7 +38,7 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 	var keys []string
 	items, _ := m["items"].([]any)
 	for _, it := range items {
-		keys = append(keys, jstr(it.(map[string]any), "key"))
+		keys = append(keys, e2eStr(it.(map[string]any), "key"))
 	}
 	for _, k := range []string{"Battery", "CPU", "FPS", "Memory", "Network", "Response", "Status", "Temperature"} {
 		if !slices.Contains(keys, k) {
@@ -46,26 +46,26 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 		}
 	}
 
-	m = r.expect(0, withPoll("perf-start", "--global", "--items", "CPU,Memory")...)
-	sid := jstr(m, "sessionId")
-	if jstr(m, "state") != "recording" || sid == "" || jstr(m, "targetPackage") != "-" || !slices.Equal(jstrings(m, "items"), []string{"CPU", "Memory"}) {
+	m = r.expect(0, e2ePoll("perf-start", "--global", "--items", "CPU,Memory")...)
+	sid := e2eStr(m, "sessionId")
+	if e2eStr(m, "state") != "recording" || sid == "" || e2eStr(m, "targetPackage") != "-" || !slices.Equal(e2eStrings(m, "items"), []string{"CPU", "Memory"}) {
 		t.Fatalf("perf-start: %v", m)
 	}
 	// A second recording is refused while this one runs.
-	m = r.expect(2, withPoll("perf-start", "--global", "--items", "CPU")...)
-	if jstr(m, "errorCode") == "" {
+	m = r.expect(2, e2ePoll("perf-start", "--global", "--items", "CPU")...)
+	if e2eStr(m, "errorCode") == "" {
 		t.Errorf("second perf-start: %v", m)
 	}
 	time.Sleep(300 * time.Millisecond) // some samples (≈12 s of device time)
 	m = r.expect(0, "perf-status")
-	if jstr(m, "sessionId") != sid || jstr(m, "state") != "recording" || !jbool(m, "recording") {
+	if e2eStr(m, "sessionId") != sid || e2eStr(m, "state") != "recording" || !e2eBool(m, "recording") {
 		t.Errorf("perf-status: %v", m)
 	}
 
 	dir := filepath.Join(t.TempDir(), "perf")
-	m = r.expect(0, withPoll("perf-stop", "--session-id", sid, "--output", dir)...)
-	outputPath := jstr(m, "outputPath")
-	if jstr(m, "state") != "stopped" || !strings.HasSuffix(outputPath, "/performance-"+sid) {
+	m = r.expect(0, e2ePoll("perf-stop", "--session-id", sid, "--output", dir)...)
+	outputPath := e2eStr(m, "outputPath")
+	if e2eStr(m, "state") != "stopped" || !strings.HasSuffix(outputPath, "/performance-"+sid) {
 		t.Fatalf("perf-stop: %v", m)
 	}
 	csvs, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
@@ -83,7 +83,7 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 		}
 	}
 	// The pulled directory is ours: a second pull into it is refused.
-	r.expect(3, withPoll("perf-stop", "--session-id", sid, "--output", dir)...)
+	r.expect(3, e2ePoll("perf-stop", "--session-id", sid, "--output", dir)...)
 
 	charts := filepath.Join(t.TempDir(), "charts")
 	m = r.expect(0, "perf-analyze", "--input", dir, "--output", charts)
@@ -109,18 +109,18 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 		// The device writes GBK by default: recognised, not decoded, so
 		// the metric is named from the (UTF-8) file name.
 		fm := f.(map[string]any)
-		if enc := jstr(fm, "encoding"); enc != "gbk-undecoded" {
+		if enc := e2eStr(fm, "encoding"); enc != "gbk-undecoded" {
 			t.Errorf("perf-analyze encoding of a default (GBK) CSV: %q", enc)
 		}
-		if jstr(cols[1].(map[string]any), "kind") != "numeric" {
+		if e2eStr(cols[1].(map[string]any), "kind") != "numeric" {
 			t.Errorf("perf-analyze value column: %v", cols[1])
 		}
-		metric := jobj(fm, "metric")
-		name := jstr(metric, "name")
-		if name == "" || strings.ContainsRune(name, '\uFFFD') || !strings.HasPrefix(filepath.Base(jstr(fm, "path")), name+"_") || jnum(metric, "sampleCount") < 2 {
+		metric := e2eObj(fm, "metric")
+		name := e2eStr(metric, "name")
+		if name == "" || strings.ContainsRune(name, '\uFFFD') || !strings.HasPrefix(filepath.Base(e2eStr(fm, "path")), name+"_") || e2eNum(metric, "sampleCount") < 2 {
 			t.Errorf("perf-analyze metric: %v", metric)
 		}
-		if !(jnum(metric, "min") <= jnum(metric, "median") && jnum(metric, "median") <= jnum(metric, "p90") && jnum(metric, "p90") <= jnum(metric, "max")) {
+		if !(e2eNum(metric, "min") <= e2eNum(metric, "median") && e2eNum(metric, "median") <= e2eNum(metric, "p90") && e2eNum(metric, "p90") <= e2eNum(metric, "max")) {
 			t.Errorf("perf-analyze statistics out of order: %v", metric)
 		}
 	}
@@ -130,8 +130,8 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 	var id string
 	recs, _ := m["records"].([]any)
 	for _, rec := range recs {
-		if jstr(rec.(map[string]any), "relativePath") == "performance-"+sid {
-			id = jstr(rec.(map[string]any), "id")
+		if e2eStr(rec.(map[string]any), "relativePath") == "performance-"+sid {
+			id = e2eStr(rec.(map[string]any), "id")
 		}
 	}
 	if id == "" {
@@ -139,16 +139,16 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 	}
 	m = r.expect(0, "perf-history-get", "--id", id)
 	hfiles, _ := m["files"].([]any)
-	if jstr(m, "id") != id || len(hfiles) != len(csvs) {
+	if e2eStr(m, "id") != id || len(hfiles) != len(csvs) {
 		t.Errorf("perf-history-get: %v", m)
 	}
 	for _, f := range hfiles {
-		if !strings.HasPrefix(jstr(f.(map[string]any), "preview"), "RecordTime,") {
+		if !strings.HasPrefix(e2eStr(f.(map[string]any), "preview"), "RecordTime,") {
 			t.Errorf("perf-history-get preview: %v", f)
 		}
 	}
-	m = r.expect(0, withPoll("perf-history-delete", "--id", id)...)
-	if mu := jobj(m, "mutation"); jstr(mu, "state") != "completed" || !jbool(mu, "deleted") || jnum(mu, "deletedFiles") != float64(len(csvs)) {
+	m = r.expect(0, e2ePoll("perf-history-delete", "--id", id)...)
+	if mu := e2eObj(m, "mutation"); e2eStr(mu, "state") != "completed" || !e2eBool(mu, "deleted") || e2eNum(mu, "deletedFiles") != float64(len(csvs)) {
 		t.Errorf("perf-history-delete: %v", m)
 	}
 	if _, err := r.dev.Phone.Stat(outputPath); !errors.Is(err, fs.ErrNotExist) {
@@ -161,29 +161,29 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 	r.expect(2, "perf-history-get", "--id", id)
 
 	// Live display lease.
-	m = r.expect(0, withPoll("perf-display-start", "--global", "--items", "CPU,Memory")...)
-	did := jstr(m, "sessionId")
-	if jstr(m, "state") != "running" || did == "" || did == sid {
+	m = r.expect(0, e2ePoll("perf-display-start", "--global", "--items", "CPU,Memory")...)
+	did := e2eStr(m, "sessionId")
+	if e2eStr(m, "state") != "running" || did == "" || did == sid {
 		t.Fatalf("perf-display-start: %v", m)
 	}
 	// The display lease excludes a performance recording.
-	r.expect(2, withPoll("perf-start", "--global", "--items", "CPU")...)
+	r.expect(2, e2ePoll("perf-start", "--global", "--items", "CPU")...)
 	m = r.expect(0, "perf-display-status")
-	owned := jstrings(m, "ownedDisplayNames")
-	if jstr(m, "sessionId") != did || !jbool(m, "running") || len(owned) != 2 {
+	owned := e2eStrings(m, "ownedDisplayNames")
+	if e2eStr(m, "sessionId") != did || !e2eBool(m, "running") || len(owned) != 2 {
 		t.Errorf("perf-display-status: %v", m)
 	}
-	for k := range jobj(m, "values") {
+	for k := range e2eObj(m, "values") {
 		if !slices.Contains(owned, k) {
 			t.Errorf("perf-display-status value %q is not an owned display name %v", k, owned)
 		}
 	}
-	m = r.expect(0, withPoll("perf-display-stop", "--session-id", did)...)
-	if jstr(m, "state") != "stopped" || len(jstrings(m, "ownedDisplayNames")) != 0 {
+	m = r.expect(0, e2ePoll("perf-display-stop", "--session-id", did)...)
+	if e2eStr(m, "state") != "stopped" || len(e2eStrings(m, "ownedDisplayNames")) != 0 {
 		t.Errorf("perf-display-stop: %v", m)
 	}
 	m = r.expect(0, "perf-display-status")
-	if jstr(m, "state") != "stopped" || jbool(m, "active") {
+	if e2eStr(m, "state") != "stopped" || e2eBool(m, "active") {
 		t.Errorf("perf-display-status after stop: %v", m)
 	}
 }
@@ -192,123 +192,127 @@ func TestE2EStress(t *testing.T) {
 	// The auto-stop must not beat the host's first poll: 2 s of device
 	// time is 500 ms here.
 	r := newE2ERig(t, sim.FarmOptions{TimeScale: 4})
-	m := r.expect(0, withPoll("stress-start", "--cpu-count", "2", "--cpu-percent", "50", "--duration", "2")...)
-	sid := jstr(m, "sessionId")
-	if jstr(m, "state") != "running" || sid == "" || jnum(m, "cpuCount") != 2 || jnum(m, "cpuPercent") != 50 || jnum(m, "durationSec") != 2 {
+	m := r.expect(0, e2ePoll("stress-start", "--cpu-count", "2", "--cpu-percent", "50", "--duration", "2")...)
+	sid := e2eStr(m, "sessionId")
+	if e2eStr(m, "state") != "running" || sid == "" || e2eNum(m, "cpuCount") != 2 || e2eNum(m, "cpuPercent") != 50 || e2eNum(m, "durationSec") != 2 {
 		t.Fatalf("stress-start: %v", m)
 	}
 	// A second stress is refused while this one runs.
-	r.expect(2, withPoll("stress-start", "--memory", "16")...)
+	r.expect(2, e2ePoll("stress-start", "--memory", "16")...)
 	// The device removes the load by itself after durationSec.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		m = r.expect(0, "stress-status", "--session-id", sid)
-		if jstr(m, "state") == "stopped" {
+		if e2eStr(m, "state") == "stopped" {
 			break
 		}
-		if jstr(m, "state") != "running" && jstr(m, "state") != "stopping" || time.Now().After(deadline) {
+		if e2eStr(m, "state") != "running" && e2eStr(m, "state") != "stopping" || time.Now().After(deadline) {
 			t.Fatalf("stress never auto-stopped: %v", m)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if jnum(m, "activeCpuCount") != 0 || jnum(m, "targetCpuCount") != 0 || jnum(m, "actualMemoryMb") != 0 || jbool(m, "active") || jnum(m, "finishedAt") == 0 {
+	if e2eNum(m, "activeCpuCount") != 0 || e2eNum(m, "targetCpuCount") != 0 || e2eNum(m, "actualMemoryMb") != 0 || e2eBool(m, "active") || e2eNum(m, "finishedAt") == 0 {
 		t.Errorf("stress after its auto-stop: %v", m)
 	}
 	// stop after the device's own auto-stop is still success.
-	m = r.expect(0, withPoll("stress-stop", "--session-id", sid)...)
-	if jstr(m, "state") != "stopped" {
+	m = r.expect(0, e2ePoll("stress-stop", "--session-id", sid)...)
+	if e2eStr(m, "state") != "stopped" {
 		t.Errorf("stress-stop after auto-stop: %v", m)
 	}
 
 	// An explicit stop of another, long session.
-	m = r.expect(0, withPoll("stress-start", "--cpu-count", "1", "--cpu-percent", "30", "--memory", "64", "--duration", "600")...)
-	sid2 := jstr(m, "sessionId")
-	if sid2 == sid || jstr(m, "state") != "running" {
+	m = r.expect(0, e2ePoll("stress-start", "--cpu-count", "1", "--cpu-percent", "30", "--memory", "64", "--duration", "600")...)
+	sid2 := e2eStr(m, "sessionId")
+	if sid2 == sid || e2eStr(m, "state") != "running" {
 		t.Fatalf("second stress-start: %v", m)
 	}
 	m = r.expect(2, "stress-status", "--session-id", sid)
-	m = r.expect(0, withPoll("stress-stop", "--session-id", sid2)...)
-	if jstr(m, "state") != "stopped" || jnum(m, "activeCpuCount") != 0 || jnum(m, "actualMemoryMb") != 0 {
+	m = r.expect(0, e2ePoll("stress-stop", "--session-id", sid2)...)
+	if e2eStr(m, "state") != "stopped" || e2eNum(m, "activeCpuCount") != 0 || e2eNum(m, "actualMemoryMb") != 0 {
 		t.Errorf("stress-stop: %v", m)
 	}
 	// Stopping a session that is not the device's is refused.
-	m = r.expect(2, withPoll("stress-stop", "--session-id", sid)...)
-	if jstr(m, "errorCode") == "" {
+	m = r.expect(2, e2ePoll("stress-stop", "--session-id", sid)...)
+	if e2eStr(m, "errorCode") == "" {
 		t.Errorf("stress-stop of a replaced session: %v", m)
 	}
 }
 
 func TestE2ERecord(t *testing.T) {
 	r := newE2ERig(t, sim.FarmOptions{})
-	m := r.expect(0, withPoll("record-start", "--name", "X", "--target-package", "com.example.counter")...)
-	sid := jstr(m, "sessionId")
-	if jstr(m, "state") != "recording" || sid == "" || jstr(m, "caseName") != "X" || jstr(m, "targetPackage") != "com.example.counter" {
+	m := r.expect(0, e2ePoll("record-start", "--name", "X", "--target-package", "com.example.counter")...)
+	sid := e2eStr(m, "sessionId")
+	if e2eStr(m, "state") != "recording" || sid == "" || e2eStr(m, "caseName") != "X" || e2eStr(m, "targetPackage") != "com.example.counter" {
 		t.Fatalf("record-start: %v", m)
 	}
 	if pkg, _ := r.dev.Phone.Foreground(); pkg != "com.example.counter" {
 		t.Errorf("record-start left %s in the foreground", pkg)
 	}
-	if m := r.expect(0, "app-status"); jstr(m, "status") != "record" {
+	if m := r.expect(0, "app-status"); e2eStr(m, "status") != "record" {
 		t.Errorf("app-status while recording: %v", m)
 	}
 	m = r.expect(0, "record-status")
-	if jstr(m, "sessionId") != sid || !jbool(m, "recording") {
+	if e2eStr(m, "sessionId") != sid || !e2eBool(m, "recording") {
 		t.Errorf("record-status: %v", m)
 	}
-	m = r.expect(0, withPoll("record-stop", "--session-id", sid)...)
-	caseID := jnum(m, "caseId")
-	if jstr(m, "state") != "stopped" || caseID <= 0 || jbool(m, "cancelledBeforeStart") {
+	m = r.expect(0, e2ePoll("record-stop", "--session-id", sid)...)
+	caseID := e2eNum(m, "caseId")
+	if e2eStr(m, "state") != "stopped" || caseID <= 0 || e2eBool(m, "cancelledBeforeStart") {
 		t.Fatalf("record-stop: %v", m)
+	}
+	// The status resolver never publishes anything after "record" (§7).
+	if m := r.expect(0, "app-status"); e2eStr(m, "status") != "record" {
+		t.Errorf("app-status after the recording: %v", m)
 	}
 	m = r.expect(0, "cases")
 	found := false
 	cases, _ := m["cases"].([]any)
 	for _, c := range cases {
-		found = found || jnum(c.(map[string]any), "id") == caseID && jstr(c.(map[string]any), "name") == "X"
+		found = found || e2eNum(c.(map[string]any), "id") == caseID && e2eStr(c.(map[string]any), "name") == "X"
 	}
 	if !found {
 		t.Errorf("the recorded case %v is not listed: %v", caseID, m)
 	}
 	// A stop of a finished session is not a second recording.
-	r.expect(0, withPoll("record-stop", "--session-id", sid)...)
+	r.expect(0, e2ePoll("record-stop", "--session-id", sid)...)
 }
 
 func TestE2EScreenRecordAndVideoAnalysis(t *testing.T) {
 	r := newE2ERig(t, sim.FarmOptions{})
 	r.dev.App.SetScreenRecordAutoConfirm(true)
-	m := r.expect(0, withPoll("screen-record-start", "--duration", "600")...)
-	sid := jstr(m, "sessionId")
-	if jstr(m, "state") != "recording" || sid == "" {
+	m := r.expect(0, e2ePoll("screen-record-start", "--duration", "600")...)
+	sid := e2eStr(m, "sessionId")
+	if e2eStr(m, "state") != "recording" || sid == "" {
 		t.Fatalf("screen-record-start: %v", m)
 	}
 	m = r.expect(0, "screen-record-status")
-	if jstr(m, "sessionId") != sid || !jbool(m, "recording") {
+	if e2eStr(m, "sessionId") != sid || !e2eBool(m, "recording") {
 		t.Errorf("screen-record-status: %v", m)
 	}
 	time.Sleep(100 * time.Millisecond)
 	out := filepath.Join(t.TempDir(), "screen.mp4")
-	m = r.expect(0, withPoll("screen-record-stop", "--session-id", sid, "--output", out)...)
-	remote := jstr(m, "outputPath")
-	if jstr(m, "state") != "stopped" || jbool(m, "cancelledBeforeStart") || remote == "" {
+	m = r.expect(0, e2ePoll("screen-record-stop", "--session-id", sid, "--output", out)...)
+	remote := e2eStr(m, "outputPath")
+	if e2eStr(m, "state") != "stopped" || e2eBool(m, "cancelledBeforeStart") || remote == "" {
 		t.Fatalf("screen-record-stop: %v", m)
 	}
 	mp4, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mp4) == 0 || float64(len(mp4)) != jnum(m, "fileSize") || len(mp4) < 12 || string(mp4[4:8]) != "ftyp" {
+	if len(mp4) == 0 || float64(len(mp4)) != e2eNum(m, "fileSize") || len(mp4) < 12 || string(mp4[4:8]) != "ftyp" {
 		t.Errorf("pulled MP4: %d bytes (fileSize %v), head %q", len(mp4), m["fileSize"], mp4[:min(12, len(mp4))])
 	}
-	if art := jobj(jobj(m, "artifacts"), "screenRecording"); jstr(art, "path") != out || jstr(art, "remotePath") != remote {
-		t.Errorf("screen-record-stop artifacts: %v", jobj(m, "artifacts"))
+	if art := e2eObj(e2eObj(m, "artifacts"), "screenRecording"); e2eStr(art, "path") != out || e2eStr(art, "remotePath") != remote {
+		t.Errorf("screen-record-stop artifacts: %v", e2eObj(m, "artifacts"))
 	}
 	// The output exists now: refused before the device is asked.
-	r.expect(3, withPoll("screen-record-stop", "--session-id", sid, "--output", out)...)
+	r.expect(3, e2ePoll("screen-record-stop", "--session-id", sid, "--output", out)...)
 
 	// Stop while the MediaProjection dialog is pending: cancelled before
 	// start, no file.
 	r.dev.App.SetScreenRecordAutoConfirm(false)
-	start := exec.Command(binPath, withPoll("screen-record-start", "--ack-timeout", "30")...)
+	start := exec.Command(binPath, e2ePoll("screen-record-start", "--ack-timeout", "30")...)
 	start.Env = append(os.Environ(), r.env...)
 	var startOut bytes.Buffer
 	start.Stdout = &startOut
@@ -320,9 +324,9 @@ func TestE2EScreenRecordAndVideoAnalysis(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for pending == "" {
 		m = r.expect(0, "screen-record-status")
-		if jstr(m, "state") == "pending-user-confirmation" {
-			pending = jstr(m, "sessionId")
-			if !jbool(m, "userActionRequired") || jstr(m, "requiredUserAction") == "" {
+		if e2eStr(m, "state") == "pending-user-confirmation" {
+			pending = e2eStr(m, "sessionId")
+			if !e2eBool(m, "userActionRequired") || e2eStr(m, "requiredUserAction") == "" {
 				t.Errorf("pending screen recording: %v", m)
 			}
 		} else if time.Now().After(deadline) {
@@ -330,66 +334,75 @@ func TestE2EScreenRecordAndVideoAnalysis(t *testing.T) {
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
+	capturesRoot := e2eStr(m, "capturesRoot")
+	before, err := r.dev.Phone.ReadDir(capturesRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out2 := filepath.Join(t.TempDir(), "never.mp4")
-	m = r.expect(0, withPoll("screen-record-stop", "--session-id", pending, "--output", out2)...)
-	if jstr(m, "state") != "stopped" || !jbool(m, "cancelledBeforeStart") || m["outputPath"] != nil || m["fileSize"] != nil {
+	m = r.expect(0, e2ePoll("screen-record-stop", "--session-id", pending, "--output", out2)...)
+	if e2eStr(m, "state") != "stopped" || !e2eBool(m, "cancelledBeforeStart") || m["outputPath"] != nil || m["fileSize"] != nil {
 		t.Errorf("stop while pending: %v", m)
 	}
 	if _, err := os.Stat(out2); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("stop while pending wrote %s: %v", out2, err)
+	}
+	if after, _ := r.dev.Phone.ReadDir(capturesRoot); len(after) != len(before) {
+		t.Errorf("a recording cancelled before start left a file in %s (%d → %d entries)", capturesRoot, len(before), len(after))
 	}
 	werr := start.Wait()
 	if ee, ok := werr.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("screen-record-start whose pending session was stopped: %v %s", werr, startOut.Bytes())
 	}
 	schemas.Validate(t, "screen-record-start", startOut.Bytes())
+	t.Logf("screen-record-start whose pending session was stopped: %s", startOut.Bytes())
 
 	// Video analysis of the recorded MP4.
-	m = r.expect(0, withPoll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "0", "--difference-threshold", "0.2", "--wait")...)
-	if jstr(m, "state") != "completed" || !jbool(m, "terminal") || m["visualResponseTimeMs"] == nil || jnum(m, "visualResponseTimeMs") < 0 ||
-		jnum(m, "sizeBytes") != float64(len(mp4)) || jstr(m, "videoFileName") != filepath.Base(remote) {
+	m = r.expect(0, e2ePoll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "0", "--difference-threshold", "0.2", "--wait")...)
+	if e2eStr(m, "state") != "completed" || !e2eBool(m, "terminal") || m["visualResponseTimeMs"] == nil || e2eNum(m, "visualResponseTimeMs") < 0 ||
+		e2eNum(m, "sizeBytes") != float64(len(mp4)) || e2eStr(m, "videoFileName") != filepath.Base(remote) {
 		t.Errorf("video-analysis-start --wait: %v", m)
 	}
-	m2 := r.expect(0, "video-analysis-status", "--request-id", jstr(m, "requestId"))
-	if jstr(m2, "state") != "completed" || m2["visualResponseTimeMs"] != m["visualResponseTimeMs"] {
+	m2 := r.expect(0, "video-analysis-status", "--request-id", e2eStr(m, "requestId"))
+	if e2eStr(m2, "state") != "completed" || m2["visualResponseTimeMs"] != m["visualResponseTimeMs"] {
 		t.Errorf("video-analysis-status: %v", m2)
 	}
 	// One analysis at a time.
 	r.dev.App.SetVideoAnalysisDuration(time.Hour)
-	m = r.expect(0, withPoll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "100", "--difference-threshold", "0.5", "--no-wait")...)
-	if jstr(m, "state") != "analyzing" {
+	m = r.expect(0, e2ePoll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "100", "--difference-threshold", "0.5", "--no-wait")...)
+	if e2eStr(m, "state") != "analyzing" {
 		t.Errorf("video-analysis-start --no-wait: %v", m)
 	}
-	m = r.expect(2, withPoll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "0", "--difference-threshold", "0.2", "--no-wait")...)
-	if jstr(m, "errorCode") != "analysis_busy" {
+	m = r.expect(2, e2ePoll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "0", "--difference-threshold", "0.2", "--no-wait")...)
+	if e2eStr(m, "errorCode") != "analysis_busy" {
 		t.Errorf("second analysis while one runs: %v", m)
 	}
 }
 
 func TestE2EScan(t *testing.T) {
 	r := newE2ERig(t, sim.FarmOptions{})
-	m := r.expect(0, withPoll("scan-start")...)
-	sid := jstr(m, "sessionId")
-	if jstr(m, "state") != "scanning" || sid == "" {
+	m := r.expect(0, e2ePoll("scan-start")...)
+	sid := e2eStr(m, "sessionId")
+	if e2eStr(m, "state") != "scanning" || sid == "" {
 		t.Fatalf("scan-start: %v", m)
 	}
 	if err := r.dev.App.DeliverScanResult("https://example.test", "QR_CODE"); err != nil {
 		t.Fatal(err)
 	}
 	m = r.expect(0, "scan-status", "--session-id", sid)
-	if jstr(m, "state") != "completed" || jstr(m, "content") != "https://example.test" || jstr(m, "format") != "QR_CODE" ||
-		jstr(m, "codeType") != "QR CODE" || m["contentExecuted"] != false {
+	if e2eStr(m, "state") != "completed" || e2eStr(m, "content") != "https://example.test" || e2eStr(m, "format") != "QR_CODE" ||
+		e2eStr(m, "codeType") != "QR CODE" || m["contentExecuted"] != false {
 		t.Errorf("scan-status after a QR code: %v", m)
 	}
 	// Cancel on a fresh scan.
-	m = r.expect(0, withPoll("scan-start")...)
-	sid2 := jstr(m, "sessionId")
-	if sid2 == sid || !jbool(m, "active") {
+	m = r.expect(0, e2ePoll("scan-start")...)
+	sid2 := e2eStr(m, "sessionId")
+	if sid2 == sid || !e2eBool(m, "active") {
 		t.Fatalf("second scan-start: %v", m)
 	}
 	r.expect(2, "scan-status", "--session-id", sid)
-	m = r.expect(0, withPoll("scan-cancel", "--session-id", sid2)...)
-	if jstr(m, "state") != "cancelled" || m["content"] != nil {
+	m = r.expect(0, e2ePoll("scan-cancel", "--session-id", sid2)...)
+	if e2eStr(m, "state") != "cancelled" || m["content"] != nil {
 		t.Errorf("scan-cancel: %v", m)
 	}
 	if err := r.dev.App.DeliverScanResult("late", "QR_CODE"); err == nil {
@@ -397,9 +410,9 @@ func TestE2EScan(t *testing.T) {
 	}
 }
 
-// pluginZip writes a plugin archive the simulator accepts: desc.json with
+// e2ePluginZip writes a plugin archive the simulator accepts: desc.json with
 // a jar payload whose MD5 it names.
-func pluginZip(t *testing.T, name string, version float64) string {
+func e2ePluginZip(t *testing.T, name string, version float64) string {
 	t.Helper()
 	jar := bytes.Repeat([]byte("plugin class bytes "), 20)
 	sum := md5.Sum(jar)
@@ -427,33 +440,33 @@ func pluginZip(t *testing.T, name string, version float64) string {
 func TestE2EPlugins(t *testing.T) {
 	r := newE2ERig(t, sim.FarmOptions{})
 	m := r.expect(0, "plugin-list")
-	importPath := jstr(m, "importPath")
-	if int(jnum(m, "total")) != 2 || importPath == "" {
+	importPath := e2eStr(m, "importPath")
+	if int(e2eNum(m, "total")) != 2 || importPath == "" {
 		t.Fatalf("plugin-list: %v", m)
 	}
 
 	// staged is the archive the host pushed into the import directory.
 	staged := func(m map[string]any) string {
-		name := jstr(m, "fileName")
+		name := e2eStr(m, "fileName")
 		if name == "" {
-			name = jstr(jobj(m, "cleanup"), "fileName")
+			name = e2eStr(e2eObj(m, "cleanup"), "fileName")
 		}
 		if name == "" {
 			t.Fatalf("plugin-install names no staged file: %v", m)
 		}
 		return importPath + "/" + name
 	}
-	m = r.expect(0, withPoll("plugin-install", "--file", pluginZip(t, "demo_plugin", 1.5))...)
-	mu := jobj(m, "mutation")
-	if jstr(m, "state") != "completed_restart_required" || jstr(mu, "state") != "completed_restart_required" || !jbool(m, "restartRequired") {
+	m = r.expect(0, e2ePoll("plugin-install", "--file", e2ePluginZip(t, "demo_plugin", 1.5))...)
+	mu := e2eObj(m, "mutation")
+	if e2eStr(m, "state") != "completed_restart_required" || e2eStr(mu, "state") != "completed_restart_required" || !e2eBool(m, "restartRequired") {
 		t.Fatalf("plugin-install: %v", m)
 	}
-	pluginID := jstr(jobj(mu, "plugin"), "id")
+	pluginID := e2eStr(e2eObj(mu, "plugin"), "id")
 	if _, err := r.dev.Phone.Stat(staged(m)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the staged archive %s is still on the device: %v", staged(m), err)
 	}
 	m = r.expect(0, "plugin-list")
-	if int(jnum(m, "total")) != 3 || !strings.Contains(string(r.outs[len(r.outs)-1].stdout), pluginID) {
+	if int(e2eNum(m, "total")) != 3 || !strings.Contains(string(r.outs[len(r.outs)-1].stdout), pluginID) {
 		t.Errorf("plugin-list after install: %v", m)
 	}
 	if files, _ := m["importFiles"].([]any); len(files) != 0 {
@@ -463,25 +476,25 @@ func TestE2EPlugins(t *testing.T) {
 	// v1.0.2's activity check bug: the import fails, the staged file is
 	// still removed.
 	r.dev.App.SetPluginActivityBug(true)
-	m = r.expect(2, withPoll("plugin-install", "--file", pluginZip(t, "demo_plugin", 2.5))...)
-	if jstr(m, "errorCode") != "activity_status_unavailable" {
+	m = r.expect(2, e2ePoll("plugin-install", "--file", e2ePluginZip(t, "demo_plugin", 2.5))...)
+	if e2eStr(m, "errorCode") != "activity_status_unavailable" {
 		t.Errorf("plugin-install with the activity bug: %v", m)
 	}
 	if _, err := r.dev.Phone.Stat(staged(m)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the staged archive %s is still on the device after a failed import: %v", staged(m), err)
 	}
-	m = r.expect(2, withPoll("plugin-remove", "--id", pluginID)...)
-	if jstr(m, "errorCode") != "activity_status_unavailable" {
+	m = r.expect(2, e2ePoll("plugin-remove", "--id", pluginID)...)
+	if e2eStr(m, "errorCode") != "activity_status_unavailable" {
 		t.Errorf("plugin-remove with the activity bug: %v", m)
 	}
 	r.dev.App.SetPluginActivityBug(false)
 
-	m = r.expect(0, withPoll("plugin-remove", "--id", pluginID)...)
-	if mu := jobj(m, "mutation"); jstr(mu, "state") != "completed_restart_required" || !jbool(mu, "removedFromRegistry") {
+	m = r.expect(0, e2ePoll("plugin-remove", "--id", pluginID)...)
+	if mu := e2eObj(m, "mutation"); e2eStr(mu, "state") != "completed_restart_required" || !e2eBool(mu, "removedFromRegistry") {
 		t.Errorf("plugin-remove: %v", m)
 	}
 	m = r.expect(0, "plugin-list")
-	if int(jnum(m, "total")) != 2 || strings.Contains(string(r.outs[len(r.outs)-1].stdout), pluginID) {
+	if int(e2eNum(m, "total")) != 2 || strings.Contains(string(r.outs[len(r.outs)-1].stdout), pluginID) {
 		t.Errorf("plugin-list after remove: %v", m)
 	}
 }

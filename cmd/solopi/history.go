@@ -41,11 +41,7 @@ func historyCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2},
 			},
 			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				timeout, err := replaySeconds(c, "delete-timeout")
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				poll, err := replaySeconds(c, "poll-interval")
+				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}

@@ -105,38 +105,19 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	return outcome.OK(out), nil
 }
 
-// plannerActionJSON is the action as JSON fields (Wait in seconds).
+// plannerActionJSON is the action as JSON fields (Wait in seconds): the
+// audit's fields with the CLI's camelCase spelling.
 func plannerActionJSON(a agentloop.Action) (map[string]any, error) {
-	m := map[string]any{"action": a.Name}
-	if a.Element != nil {
-		m["element"] = a.Element[:]
-	}
-	if a.Start != nil {
-		m["start"] = a.Start[:]
-	}
-	if a.End != nil {
-		m["end"] = a.End[:]
-	}
-	if a.Text != nil {
-		m["text"] = *a.Text
-	}
-	if a.Message != nil {
-		m["message"] = *a.Message
-	}
-	if a.Success != nil {
-		m["success"] = *a.Success
-	}
-	if a.Name == agentloop.ActWait {
-		m["durationSeconds"] = a.Duration.Seconds()
-	}
-	if a.SwipeDirection != "" {
-		m["swipeDirection"] = a.SwipeDirection
-	}
-	if a.ScreenDescription != "" {
-		m["screenDescription"] = a.ScreenDescription
-	}
-	if a.Reason != "" {
-		m["reason"] = a.Reason
+	m := a.Fields()
+	for snake, camel := range map[string]string{
+		"duration_seconds":   "durationSeconds",
+		"swipe_direction":    "swipeDirection",
+		"screen_description": "screenDescription",
+	} {
+		if v, found := m[snake]; found {
+			delete(m, snake)
+			m[camel] = v
+		}
 	}
 	return m, nil
 }

@@ -10,12 +10,19 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"solopi/artifacts"
 	"solopi/schemas"
 	"solopi/sim"
 	"solopi/solopi"
+	"solopi/solopi/devicefake"
 )
+
+// replayFakeDevice is the host Device on the scripted replay SoloPi.
+func replayFakeDevice(f *devicefake.Replay) *solopi.Device {
+	return solopi.NewDevice(f, solopi.DeviceOptions{RequestTimeout: 2 * time.Second})
+}
 
 // replayCLICall is one in-process invocation of the CLI against a replay fake.
 type replayCLICall struct {
@@ -27,7 +34,7 @@ type replayCLICall struct {
 
 // runReplayCLI runs `solopi args...` with the replay commands wired to f through
 // a real session bootstrap (pm path, capabilities) over the fake transport.
-func runReplayCLI(t *testing.T, ctx context.Context, f *replayFake, args ...string) *replayCLICall {
+func runReplayCLI(t *testing.T, ctx context.Context, f *devicefake.Replay, args ...string) *replayCLICall {
 	t.Helper()
 	call := &replayCLICall{}
 	open := func(ctx context.Context) (solopi.Transport, error) {
@@ -62,8 +69,8 @@ func replayFastFlags() []string {
 }
 
 func TestCLIRunPassWritesArtifactsJUnitAndSchemas(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("smoke", rfTwoSteps)
+	f := devicefake.NewReplay(t)
+	f.AddCase("smoke", devicefake.TwoSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	c := runReplayCLI(t, context.Background(), f, append([]string{"run", "--case", "smoke", "--artifacts", dir, "--junit", junit}, replayFastFlags()...)...)
@@ -90,15 +97,15 @@ func TestCLIRunPassWritesArtifactsJUnitAndSchemas(t *testing.T) {
 	if c.obj["junit"] != junit {
 		t.Fatalf("junit path %v", c.obj["junit"])
 	}
-	if f.autoStart {
+	if f.AutoStart {
 		t.Fatal("auto-start left on")
 	}
 }
 
 func TestCLIRunFailExit2WithExceptionStep(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("login", rfTwoSteps)
-	f.plan["login"] = rplanFail
+	f := devicefake.NewReplay(t)
+	f.AddCase("login", devicefake.TwoSteps)
+	f.Plan["login"] = devicefake.PlanFail
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	c := runReplayCLI(t, context.Background(), f, append([]string{"run", "--case", "login", "--junit", junit}, replayFastFlags()...)...)
 	if c.code != 2 || c.obj["errorCode"] != "replay_failed" {
@@ -117,7 +124,7 @@ func TestCLIRunFailExit2WithExceptionStep(t *testing.T) {
 }
 
 func TestCLIRunRefusesArtifactsDirBeforeOpeningDevice(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "result.json"), []byte("{}"), 0o644)
 	c := runReplayCLI(t, context.Background(), f, "run", "--case", "smoke", "--artifacts", dir)
@@ -138,23 +145,23 @@ func TestCLIRunRefusesArtifactsDirBeforeOpeningDevice(t *testing.T) {
 }
 
 func TestCLIRunTimeoutAndInterrupt(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("slow", rfTwoSteps)
-	f.plan["slow"] = rplanHang
+	f := devicefake.NewReplay(t)
+	f.AddCase("slow", devicefake.TwoSteps)
+	f.Plan["slow"] = devicefake.PlanHang
 	dir := filepath.Join(t.TempDir(), "t")
 	c := runReplayCLI(t, context.Background(), f, "run", "--case", "slow", "--artifacts", dir, "--run-timeout", "0.4", "--poll-interval", "0.05")
 	if c.code != 124 || c.obj["errorCode"] != solopi.CodeRunTimeout || c.obj["runId"] == nil {
 		t.Fatalf("timeout exit %d: %s", c.code, c.out)
 	}
 	c.validate(t, "run", true)
-	if f.countMutations("type=cancel&runId="+c.obj["runId"].(string)) != 1 {
+	if f.CountMutations("type=cancel&runId="+c.obj["runId"].(string)) != 1 {
 		t.Fatal("timed-out run not cancelled")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.onStatus = func(f *replayFake) {
-		if f.status["state"] == "running" && f.polls == 2 {
+	f.OnStatus = func(f *devicefake.Replay) {
+		if f.Status["state"] == "running" && f.Polls == 2 {
 			cancel()
 		}
 	}
@@ -174,20 +181,20 @@ func TestCLIRunTimeoutAndInterrupt(t *testing.T) {
 }
 
 func TestCLIRunBatchCasesFileJUnitAndPartialOnInterrupt(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	var lines []string
-	for i, plan := range []string{rplanPass, rplanFail, rplanPass, rplanHang, rplanPass} {
+	for i, plan := range []string{devicefake.PlanPass, devicefake.PlanFail, devicefake.PlanPass, devicefake.PlanHang, devicefake.PlanPass} {
 		n := string(rune('a'+i)) + " case"
-		f.addCase(n, rfTwoSteps)
-		f.plan[n] = plan
+		f.AddCase(n, devicefake.TwoSteps)
+		f.Plan[n] = plan
 		lines = append(lines, n)
 	}
 	cf := filepath.Join(t.TempDir(), "cases.txt")
 	os.WriteFile(cf, []byte("# regression\n"+strings.Join(lines, "\n")+"\n\n"), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.onStatus = func(f *replayFake) {
-		if f.status["caseName"] == "d case" && f.status["state"] == "running" && f.polls == 2 {
+	f.OnStatus = func(f *devicefake.Replay) {
+		if f.Status["caseName"] == "d case" && f.Status["state"] == "running" && f.Polls == 2 {
 			cancel()
 		}
 	}
@@ -218,8 +225,8 @@ func TestCLIRunBatchCasesFileJUnitAndPartialOnInterrupt(t *testing.T) {
 }
 
 func TestCLIRunRepeat(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("payment smoke", rfTwoSteps)
+	f := devicefake.NewReplay(t)
+	f.AddCase("payment smoke", devicefake.TwoSteps)
 	root := t.TempDir()
 	c := runReplayCLI(t, context.Background(), f, append([]string{"run-repeat", "--case", "payment smoke", "--times", "3", "--artifacts", root}, replayFastFlags()...)...)
 	if c.code != 0 || c.obj["success"] != true || c.obj["completedRuns"] != float64(3) {
@@ -238,8 +245,8 @@ func TestCLIRunRepeat(t *testing.T) {
 }
 
 func TestCLIStatusResultCancel(t *testing.T) {
-	f := newReplayFake(t)
-	f.addCase("a", rfTwoSteps)
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
 	c := runReplayCLI(t, context.Background(), f, "status")
 	if c.code != 0 || c.obj["state"] != "idle" {
 		t.Fatalf("status %d %s", c.code, c.out)
@@ -259,10 +266,10 @@ func TestCLIStatusResultCancel(t *testing.T) {
 	c.validate(t, "result", false)
 	// cancel of a run that is no longer active: exit 2, no mutation.
 	c = runReplayCLI(t, context.Background(), f, "cancel", "--run-id", runID)
-	if c.code != 2 || c.obj["errorCode"] != solopi.CodeRunNotActive || f.countMutations("type=cancel") != 0 {
+	if c.code != 2 || c.obj["errorCode"] != solopi.CodeRunNotActive || f.CountMutations("type=cancel") != 0 {
 		t.Fatalf("cancel inactive %d %s", c.code, c.out)
 	}
-	f.plan["a"] = rplanHang
+	f.Plan["a"] = devicefake.PlanHang
 	nw := runReplayCLI(t, context.Background(), f, append([]string{"run", "--case", "a", "--no-wait"}, replayFastFlags()...)...)
 	if nw.code != 0 || nw.obj["state"] != "running" {
 		t.Fatalf("no-wait %d %s", nw.code, nw.out)
@@ -285,7 +292,7 @@ const authoringCase = `{
 }`
 
 func TestCLICaseImportGetDelete(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	file := filepath.Join(t.TempDir(), "counter.json")
 	os.WriteFile(file, []byte(authoringCase), 0o644)
 	c := runReplayCLI(t, context.Background(), f, "case-import", "--file", file, "--poll-interval", "0.02")
@@ -330,7 +337,7 @@ func TestCLICaseImportGetDelete(t *testing.T) {
 }
 
 func TestCLICaseTemplateValidateAndStepEdits(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	dir := t.TempDir()
 	tpl := filepath.Join(dir, "tpl.json")
 	c := runReplayCLI(t, context.Background(), f, "case-template", "--name", "demo", "--target-package", "com.example.counter", "--output", tpl)
@@ -402,9 +409,9 @@ func TestCLICaseTemplateValidateAndStepEdits(t *testing.T) {
 }
 
 func TestCLIReplayHistory(t *testing.T) {
-	f := newReplayFake(t)
+	f := devicefake.NewReplay(t)
 	id := "replay-" + strings.Repeat("cd", 32)
-	f.history[id] = map[string]any{"id": id, "kind": "replay", "caseName": "smoke", "status": "passed", "pathAvailable": true}
+	f.History[id] = map[string]any{"id": id, "kind": "replay", "caseName": "smoke", "status": "passed", "pathAvailable": true}
 	c := runReplayCLI(t, context.Background(), f, "replay-history-list", "--limit", "10")
 	if c.code != 0 || c.obj["returned"] != float64(1) {
 		t.Fatalf("list %d %s", c.code, c.out)
@@ -423,7 +430,7 @@ func TestCLIReplayHistory(t *testing.T) {
 	if c.code != 3 || c.opened != 0 {
 		t.Fatalf("bad limit %d %s", c.code, c.out)
 	}
-	f.histPending = 1
+	f.HistPending = 1
 	c = runReplayCLI(t, context.Background(), f, "replay-history-delete", "--id", id, "--poll-interval", "0.02")
 	if c.code != 0 || c.obj["state"] != "completed" {
 		t.Fatalf("delete %d %s", c.code, c.out)

@@ -59,11 +59,7 @@ func runCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds", Value: 0.5},
 			},
 			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				timeout, err := replaySeconds(c, "cancel-timeout")
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				poll, err := replaySeconds(c, "poll-interval")
+				timeout, poll, err := replayWait(c, "cancel-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}

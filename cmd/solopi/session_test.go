@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,51 +22,47 @@ import (
 	"solopi/sim"
 	"solopi/solopi"
 	"solopi/solopi/adb"
+	"solopi/solopi/devicefake"
 )
 
 // ---- a scripted device for the device commands' run functions ----
 
 // devTransport is a scripted solopi.Transport: Shell answers by command
-// prefix, protected-activity mutations reach devSoloPi, and DialTCP serves
-// devSoloPi's HTTP handler over net.Pipe.
+// prefix (the longest scripted prefix wins), protected-activity mutations
+// reach devSoloPi, and DialTCP serves devSoloPi's HTTP handler over
+// net.Pipe.
 type devTransport struct {
+	*devicefake.Transport
 	mu    sync.Mutex
 	solo  *devSoloPi
 	shell map[string]func(cmd string) (string, int)
 	exec  func(cmd string) ([]byte, error)
-	calls []string
-	conns chan net.Conn
-	done  chan struct{}
 }
 
 func newDevTransport(t *testing.T, solo *devSoloPi) *devTransport {
 	t.Helper()
-	d := &devTransport{solo: solo, shell: map[string]func(string) (string, int){},
-		conns: make(chan net.Conn), done: make(chan struct{})}
-	srv := &http.Server{Handler: solo, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(devListener{d}) //nolint:errcheck // ends with the listener
-	t.Cleanup(func() { close(d.done); srv.Close() })
+	d := &devTransport{solo: solo, shell: map[string]func(string) (string, int){}, Transport: devicefake.New(t, solo)}
+	d.Name = "emulator-5554"
+	d.OnShell = d.scripted
+	d.Mutate = func(uri string) devicefake.Reply {
+		action, q, err := devicefake.ParseScheme(uri)
+		if err != nil {
+			return devicefake.Reply{Code: 1, Err: err}
+		}
+		solo.mutate(action, q)
+		return devicefake.AmStarted
+	}
+	d.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
+		if d.exec == nil {
+			return nil, errors.New("exec not scripted")
+		}
+		return d.exec(cmd)
+	}
 	return d
 }
 
-type devListener struct{ d *devTransport }
-
-func (l devListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.d.conns:
-		return c, nil
-	case <-l.d.done:
-		return nil, net.ErrClosed
-	}
-}
-func (l devListener) Close() error   { return nil }
-func (l devListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 23342} }
-
-func (d *devTransport) Serial() string { return "emulator-5554" }
-
-func (d *devTransport) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
+func (d *devTransport) scripted(ctx context.Context, cmd string, args []string) (devicefake.Reply, bool) {
 	d.mu.Lock()
-	d.calls = append(d.calls, cmd)
 	var best string
 	for p := range d.shell {
 		if strings.HasPrefix(cmd, p) && len(p) > len(best) {
@@ -78,58 +73,15 @@ func (d *devTransport) Shell(ctx context.Context, cmd string) ([]byte, []byte, i
 	d.mu.Unlock()
 	if fn != nil {
 		out, code := fn(cmd)
-		return []byte(out), nil, code, nil
+		return devicefake.Reply{Stdout: out, Code: code}, true
 	}
-	switch {
-	case cmd == "pm path com.alipay.hulu":
-		return []byte("package:/data/app/base.apk\n"), nil, 0, nil
-	case strings.HasPrefix(cmd, "am start -W -n com.alipay.hulu/"+protocol.AdbSchemeActivity+" "):
-		i := strings.Index(cmd, " -d ")
-		u, err := url.Parse(strings.Trim(cmd[i+4:], "'"))
-		if err != nil {
-			return nil, nil, 1, err
-		}
-		d.solo.mutate(strings.TrimPrefix(u.Path, "/"), u.Query())
-		return []byte("Status: ok\nComplete\n"), nil, 0, nil
+	if cmd == "pm path com.alipay.hulu" {
+		return devicefake.Reply{Stdout: "package:/data/app/base.apk\n"}, true
 	}
-	return nil, []byte("not scripted"), 127, nil
+	return devicefake.Reply{}, false
 }
 
-func (d *devTransport) Exec(ctx context.Context, cmd string) ([]byte, error) {
-	if d.exec == nil {
-		return nil, errors.New("exec not scripted")
-	}
-	return d.exec(cmd)
-}
-
-func (d *devTransport) DialTCP(ctx context.Context, port int) (net.Conn, error) {
-	c1, c2 := net.Pipe()
-	select {
-	case d.conns <- c2:
-		return c1, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (d *devTransport) Push(context.Context, io.Reader, string, fs.FileMode, time.Time) error {
-	return errors.New("push not scripted")
-}
-func (d *devTransport) Pull(context.Context, string, io.Writer) error {
-	return errors.New("pull not scripted")
-}
-func (d *devTransport) Stat(context.Context, string) (fs.FileInfo, error) { return nil, fs.ErrNotExist }
-
-func (d *devTransport) ran(prefix string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, c := range d.calls {
-		if strings.HasPrefix(c, prefix) {
-			return true
-		}
-	}
-	return false
-}
+func (d *devTransport) ran(prefix string) bool { return d.Ran(prefix) > 0 }
 
 // devSoloPi answers the HTTP queries these commands use.
 type devSoloPi struct {

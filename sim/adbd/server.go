@@ -9,6 +9,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"time"
 )
 
 // State is a device's connection state as the adb server reports it.
@@ -236,7 +237,7 @@ func (b bufConn) Read(p []byte) (int, error) { return b.Reader.Read(p) }
 // serveConn serves one client connection: one host request, or a transport
 // switch followed by one more request.
 func (s *Server) serveConn(nc net.Conn) {
-	defer nc.Close()
+	defer s.closeConn(nc)
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
@@ -249,6 +250,34 @@ func (s *Server) serveConn(nc net.Conn) {
 	// Errors here only mean the client went away or a service ended
 	// abnormally; the client has already seen the consequence.
 	_ = s.dispatch(ctx, c, req, nil)
+}
+
+// lingerTimeout bounds how long a finished connection waits for the client
+// to close its end (see closeConn).
+const lingerTimeout = 500 * time.Millisecond
+
+// closeConn ends a client connection without turning the close into a
+// reset. The client may still have bytes in flight that no service reads,
+// typically the shell close-stdin packet, which a command that ignores its
+// input (logcat -d) never waits for. Closing a socket with unread input
+// makes the kernel answer RST, and the client then loses the part of the
+// output it has not read yet ("connection reset by peer" in the middle of
+// a large logcat). The real adb server always reads its clients, so it
+// never resets them. Here the front half-closes first (FIN after the last
+// output byte), discards what the client still sends until the client
+// closes its end, at most lingerTimeout and never past Close, then closes.
+func (s *Server) closeConn(nc net.Conn) {
+	defer nc.Close()
+	cw, ok := nc.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return // not TCP, or already closed (a dropped device session)
+	}
+	if nc.SetReadDeadline(time.Now().Add(lingerTimeout)) != nil {
+		return
+	}
+	stop := context.AfterFunc(s.ctx, func() { nc.SetReadDeadline(time.Now()) })
+	defer stop()
+	_, _ = io.Copy(io.Discard, nc)
 }
 
 // dispatch serves one request. bound is the device selected by an earlier

@@ -7,51 +7,29 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"image/png"
 	"time"
 
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
+	"solopi/sim/screenstyle"
 )
 
-// FontScale is how many times the 7x13 bitmap font is enlarged when labels
-// are drawn into screenshots: at 3x a glyph is 21x39 pixels, which a vision
-// model reads reliably on a 1080-pixel-wide screen.
-const FontScale = 3
+// FontScale is how many times the bitmap font is enlarged in screenshots.
+const FontScale = screenstyle.FontScale
 
 // ErrScreenshotFault is the default error of an injected screenshot fault.
 var ErrScreenshotFault = errors.New("screen capture failed")
 
-// Colours per control kind. They are deliberately distinct so that a vision
-// model (or a test) can tell controls apart by colour alone.
-var kindStyle = map[string]struct {
-	fill, border, text color.RGBA
-	center             bool
-}{
-	"container": {text: rgb(0x21, 0x21, 0x21)},
-	"toolbar":   {fill: rgb(0x3f, 0x51, 0xb5), text: rgb(0xff, 0xff, 0xff)},
-	"button":    {fill: rgb(0x19, 0x76, 0xd2), border: rgb(0x0d, 0x47, 0xa1), text: rgb(0xff, 0xff, 0xff), center: true},
-	"field":     {fill: rgb(0xff, 0xff, 0xff), border: rgb(0x61, 0x61, 0x61), text: rgb(0x00, 0x00, 0x00)},
-	"text":      {fill: rgb(0xff, 0xf8, 0xe1), text: rgb(0x21, 0x21, 0x21), center: true},
-	"item":      {fill: rgb(0xe8, 0xf5, 0xe9), border: rgb(0x81, 0xc7, 0x84), text: rgb(0x1b, 0x5e, 0x20)},
-	"image":     {fill: rgb(0xff, 0xb7, 0x4d), border: rgb(0xe6, 0x51, 0x00), text: rgb(0x3e, 0x27, 0x23), center: true},
-	"list":      {fill: rgb(0xf5, 0xf5, 0xf5), border: rgb(0xbd, 0xbd, 0xbd)},
-	"icon":      {fill: rgb(0x7e, 0x57, 0xc2), border: rgb(0x4a, 0x14, 0x8c), text: rgb(0xff, 0xff, 0xff), center: true},
-	"key":       {fill: rgb(0x42, 0x42, 0x42), border: rgb(0x61, 0x61, 0x61), text: rgb(0xff, 0xff, 0xff), center: true},
-	"overlay":   {fill: rgb(0xb7, 0x1c, 0x1c), border: rgb(0xff, 0xeb, 0x3b), text: rgb(0xff, 0xff, 0xff), center: true},
-}
-
+// The phone's names for the simulator's shared visual style, and the
+// colours only the phone draws.
 var (
-	bgApp       = rgb(0xfa, 0xfa, 0xfa)
-	bgStatusBar = rgb(0x00, 0x00, 0x00)
-	fgStatusBar = rgb(0xff, 0xff, 0xff)
-	bgIME       = rgb(0x21, 0x21, 0x21)
-	hintColor   = rgb(0x9e, 0x9e, 0x9e)
-	focusColor  = rgb(0xff, 0x98, 0x00)
+	kindStyle   = screenstyle.Kinds
+	bgApp       = screenstyle.Background
+	bgStatusBar = screenstyle.StatusBar
+	fgStatusBar = screenstyle.StatusBarText
+	bgIME       = screenstyle.RGB(0x21, 0x21, 0x21)
+	hintColor   = screenstyle.RGB(0x9e, 0x9e, 0x9e)
+	focusColor  = screenstyle.RGB(0xff, 0x98, 0x00)
 )
-
-func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 0xff} }
 
 // SetScreenshotFault makes every following screenshot wait delay (simulated
 // time) and then fail with err; err nil with a delay only slows screenshots
@@ -151,9 +129,7 @@ func (ln *liveNode) walk(f func(*liveNode)) {
 
 func toImg(r Rect) image.Rectangle { return image.Rect(r.Left, r.Top, r.Right, r.Bottom) }
 
-func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
-	draw.Draw(img, r.Intersect(img.Rect), &image.Uniform{C: c}, image.Point{}, draw.Src)
-}
+func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) { screenstyle.Fill(img, r, c) }
 
 func drawNode(img *image.RGBA, n *Node, full Rect) {
 	st, ok := kindStyle[n.Kind]
@@ -162,10 +138,10 @@ func drawNode(img *image.RGBA, n *Node, full Rect) {
 	}
 	clip := toImg(n.Bounds)
 	r := toImg(full)
-	if st.fill.A != 0 {
-		fill(img, clip, st.fill)
+	if st.Fill.A != 0 {
+		fill(img, clip, st.Fill)
 	}
-	border := st.border
+	border := st.Border
 	if n.Focused {
 		border = focusColor
 	}
@@ -185,11 +161,11 @@ func drawNode(img *image.RGBA, n *Node, full Rect) {
 	if label == "" {
 		return
 	}
-	tc := st.text
+	tc := st.Text
 	if n.Editable && n.Hint != "" && label == n.Hint {
 		tc = hintColor
 	}
-	drawLabel(img, full, clip, label, tc, st.center)
+	drawLabel(img, full, clip, label, tc, st.Center)
 }
 
 // drawLabel draws text scaled by FontScale inside b (clipped to visible), vertically
@@ -197,8 +173,7 @@ func drawNode(img *image.RGBA, n *Node, full Rect) {
 // does not fit. Runes outside ASCII are drawn as '?' (the password bullet
 // as '*').
 func drawLabel(img *image.RGBA, b Rect, visible image.Rectangle, text string, c color.RGBA, center bool) {
-	face := basicfont.Face7x13
-	gw, gh := face.Advance*FontScale, (face.Ascent+face.Descent)*FontScale
+	gw, gh := screenstyle.GlyphSize()
 	const pad = 16
 	avail := (b.Width() - 2*pad) / gw
 	if avail <= 0 {
@@ -218,26 +193,10 @@ func drawLabel(img *image.RGBA, b Rect, visible image.Rectangle, text string, c 
 	}
 	y := b.Top + (b.Height()-gh)/2
 	clip := visible.Intersect(img.Rect)
-	for _, r := range runes {
-		switch {
-		case r == '\u2022':
-			r = '*'
-		case r < 0x20 || r > 0x7e:
-			r = '?'
+	for i, r := range runes {
+		if r == '\u2022' {
+			runes[i] = '*'
 		}
-		dr, mask, mp, _, ok := face.Glyph(fixed.P(0, face.Ascent), r)
-		if ok {
-			for gy := 0; gy < dr.Dy(); gy++ {
-				for gx := 0; gx < dr.Dx(); gx++ {
-					_, _, _, a := mask.At(mp.X+gx, mp.Y+gy).RGBA()
-					if a < 0x8000 {
-						continue
-					}
-					px, py := x+(dr.Min.X+gx)*FontScale, y+(dr.Min.Y+gy)*FontScale
-					fill(img, image.Rect(px, py, px+FontScale, py+FontScale).Intersect(clip), c)
-				}
-			}
-		}
-		x += gw
 	}
+	screenstyle.DrawRunes(img, runes, x, y, clip, c)
 }

@@ -81,14 +81,14 @@ func TestScreenshotColoursAndText(t *testing.T) {
 		}
 		seen[c] = k
 	}
-	if samples["button"] != kindStyle["button"].fill || samples["statusbar"] != bgStatusBar {
+	if samples["button"] != kindStyle["button"].Fill || samples["statusbar"] != bgStatusBar {
 		t.Errorf("colours = %v", samples)
 	}
 	// The label is drawn: the button's middle row contains text pixels.
 	textPixels := 0
 	for x := btn.Left; x < btn.Right; x++ {
 		for y := btn.Top + 20; y < btn.Bottom-20; y++ {
-			if colorAt(img, x, y) == kindStyle["button"].text {
+			if colorAt(img, x, y) == kindStyle["button"].Text {
 				textPixels++
 			}
 		}

@@ -228,7 +228,7 @@ func (p *Phone) exec(ctx context.Context, cmds map[string]shellCmd, args []strin
 	name := args[0]
 	impl := cmds[path.Base(name)]
 	if impl == nil || strings.Contains(name, "/") && !strings.HasPrefix(name, "/system/bin/") {
-		fmt.Fprintf(hc.Stderr, "/system/bin/sh: %s: not found\n", name)
+		fmt.Fprintf(hc.Stderr, "/system/bin/sh: %s: inaccessible or not found\n", name)
 		return interp.NewExitStatus(127)
 	}
 	sc := &shellCtx{p: p, ctx: ctx, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, dir: hc.Dir}

@@ -201,6 +201,21 @@ func (a *App) accessLocked(p *process, sid, token string) (*agentSession, obj) {
 	return s, nil
 }
 
+// withLiveSession checks sessionId and ownerToken and runs fn, under the
+// lock, on the live session they name (accessLocked's errors otherwise).
+func (a *App) withLiveSession(p *process, q params, fn func(s *agentSession) obj) obj {
+	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
+		return e
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
+	if e != nil {
+		return e
+	}
+	return fn(s)
+}
+
 // missingParam returns missing_parameter for the first absent or empty key.
 func missingParam(q params, keys ...string) obj {
 	for _, k := range keys {
@@ -470,65 +485,44 @@ func (a *App) agentTimeline(p *process, q params) obj {
 }
 
 func (a *App) agentPause(p *process, q params) obj {
-	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
-		return e
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
-	if e != nil {
-		return e
-	}
-	switch s.state {
-	case protocol.AgentPaused:
-		return e1(protocol.ErrAlreadyPaused, "The session is already paused")
-	case protocol.AgentActing:
-		return e1(protocol.ErrSessionBusy, "The session cannot pause while an action is executing")
-	}
-	if !a.stepSessionLocked(s, protocol.EvAgentPause) {
-		return e1(protocol.ErrTerminalSession, "The session is already terminal")
-	}
-	s.lastActivity = a.nowMs()
-	a.eventLocked(s, "session_paused", "", s.currentObservationID(), nil)
-	return ok("session", a.sessionSnapshotLocked(p))
+	return a.withLiveSession(p, q, func(s *agentSession) obj {
+		switch s.state {
+		case protocol.AgentPaused:
+			return e1(protocol.ErrAlreadyPaused, "The session is already paused")
+		case protocol.AgentActing:
+			return e1(protocol.ErrSessionBusy, "The session cannot pause while an action is executing")
+		}
+		if !a.stepSessionLocked(s, protocol.EvAgentPause) {
+			return e1(protocol.ErrTerminalSession, "The session is already terminal")
+		}
+		s.lastActivity = a.nowMs()
+		a.eventLocked(s, "session_paused", "", s.currentObservationID(), nil)
+		return ok("session", a.sessionSnapshotLocked(p))
+	})
 }
 
 func (a *App) agentResume(p *process, q params) obj {
-	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
-		return e
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
-	if e != nil {
-		return e
-	}
-	if s.state != protocol.AgentPaused || !a.stepSessionLocked(s, protocol.EvAgentResume) {
-		return e1(protocol.ErrNotPaused, "The session is not paused")
-	}
-	s.lastActivity = a.nowMs()
-	a.eventLocked(s, "session_resumed", "", s.currentObservationID(), nil)
-	return ok("session", a.sessionSnapshotLocked(p))
+	return a.withLiveSession(p, q, func(s *agentSession) obj {
+		if s.state != protocol.AgentPaused || !a.stepSessionLocked(s, protocol.EvAgentResume) {
+			return e1(protocol.ErrNotPaused, "The session is not paused")
+		}
+		s.lastActivity = a.nowMs()
+		a.eventLocked(s, "session_resumed", "", s.currentObservationID(), nil)
+		return ok("session", a.sessionSnapshotLocked(p))
+	})
 }
 
 func (a *App) agentEnd(p *process, q params) obj {
-	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
-		return e
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
-	if e != nil {
-		return e
-	}
-	if s.state == protocol.AgentActing {
-		return e1(protocol.ErrSessionBusy, "Cancel the session while an action is executing")
-	}
-	a.terminateLocked(p, s, protocol.EvAgentEnd, "client_end")
-	if s.obs != nil {
-		s.obs.frame = nil // the device frame is cleared on end
-	}
-	return ok("session", a.sessionSnapshotLocked(p))
+	return a.withLiveSession(p, q, func(s *agentSession) obj {
+		if s.state == protocol.AgentActing {
+			return e1(protocol.ErrSessionBusy, "Cancel the session while an action is executing")
+		}
+		a.terminateLocked(p, s, protocol.EvAgentEnd, "client_end")
+		if s.obs != nil {
+			s.obs.frame = nil // the device frame is cleared on end
+		}
+		return ok("session", a.sessionSnapshotLocked(p))
+	})
 }
 
 func (a *App) agentCancel(p *process, q params) obj {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"solopi/protocol"
 )
 
 // obj is an insertion-ordered JSON object. The device builds every response
@@ -101,24 +103,23 @@ func isNil(v any) bool {
 	return false
 }
 
-func writeValue(buf *bytes.Buffer, v any, sorted bool) {
-	switch x := v.(type) {
-	case nil:
-		buf.WriteString("null")
-	case string:
-		writeString(buf, x)
-	case *string:
-		if x == nil {
-			buf.WriteString("null")
-		} else {
-			writeString(buf, *x)
+// writeArray writes xs as a JSON array, each element with write.
+func writeArray[T any](buf *bytes.Buffer, xs []T, write func(T)) {
+	buf.WriteByte('[')
+	for i, x := range xs {
+		if i > 0 {
+			buf.WriteByte(',')
 		}
-	case bool:
-		buf.WriteString(strconv.FormatBool(x))
-	case int:
-		buf.WriteString(strconv.Itoa(x))
-	case int64:
-		buf.WriteString(strconv.FormatInt(x, 10))
+		write(x)
+	}
+	buf.WriteByte(']')
+}
+
+func writeValue(buf *bytes.Buffer, v any, sorted bool) {
+	if protocol.WriteJSONScalar(buf, v) {
+		return
+	}
+	switch x := v.(type) {
 	case *int64:
 		if x == nil {
 			buf.WriteString("null")
@@ -135,32 +136,11 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 	case json.RawMessage:
 		buf.Write(x)
 	case []string:
-		buf.WriteByte('[')
-		for i, s := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, s)
-		}
-		buf.WriteByte(']')
+		writeArray(buf, x, func(s string) { protocol.WriteJSONString(buf, s) })
 	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeValue(buf, e, sorted)
-		}
-		buf.WriteByte(']')
+		writeArray(buf, x, func(e any) { writeValue(buf, e, sorted) })
 	case []obj:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeValue(buf, e, sorted)
-		}
-		buf.WriteByte(']')
+		writeArray(buf, x, func(e obj) { writeValue(buf, e, sorted) })
 	case obj:
 		entries := x
 		if sorted {
@@ -185,7 +165,7 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 				buf.WriteByte(',')
 			}
 			first = false
-			writeString(buf, e.k)
+			protocol.WriteJSONString(buf, e.k)
 			buf.WriteByte(':')
 			writeValue(buf, e.v, sorted)
 		}
@@ -201,9 +181,9 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeString(buf, k)
+			protocol.WriteJSONString(buf, k)
 			buf.WriteByte(':')
-			writeString(buf, x[k])
+			protocol.WriteJSONString(buf, x[k])
 		}
 		buf.WriteByte('}')
 	case map[string]any:
@@ -219,7 +199,7 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeString(buf, k)
+			protocol.WriteJSONString(buf, k)
 			buf.WriteByte(':')
 			writeValue(buf, x[k], sorted)
 		}
@@ -227,41 +207,6 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 	default:
 		// Never reached by the device code; a programming error shows up in
 		// the output instead of being silently dropped.
-		writeString(buf, fmt.Sprintf("!unsupported %T", v))
+		protocol.WriteJSONString(buf, fmt.Sprintf("!unsupported %T", v))
 	}
-}
-
-// writeString escapes like fastjson 1.2 with default features: the short
-// escapes, other C0 controls, U+007F..U+009F and U+2028/2029 as \uXXXX;
-// everything else (including '/', '<', non-ASCII) raw.
-func writeString(buf *bytes.Buffer, s string) {
-	const digits = "0123456789ABCDEF"
-	buf.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			buf.WriteString(`\"`)
-		case r == '\\':
-			buf.WriteString(`\\`)
-		case r == '\b':
-			buf.WriteString(`\b`)
-		case r == '\t':
-			buf.WriteString(`\t`)
-		case r == '\n':
-			buf.WriteString(`\n`)
-		case r == '\f':
-			buf.WriteString(`\f`)
-		case r == '\r':
-			buf.WriteString(`\r`)
-		case r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0x2028 || r == 0x2029:
-			buf.WriteString(`\u`)
-			buf.WriteByte(digits[(r>>12)&0xF])
-			buf.WriteByte(digits[(r>>8)&0xF])
-			buf.WriteByte(digits[(r>>4)&0xF])
-			buf.WriteByte(digits[r&0xF])
-		default:
-			buf.WriteRune(r)
-		}
-	}
-	buf.WriteByte('"')
 }

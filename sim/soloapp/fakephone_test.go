@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"solopi/solopi/devicefake"
 )
 
 const (
@@ -200,33 +202,15 @@ func (f *fakePhone) Screenshot() ([]byte, error) {
 	return []byte("\x89PNG\r\n\x1a\nfake-" + f.fg + "-" + itoa64(int64(f.count))), nil
 }
 
-type fakeInfo struct {
-	name string
-	size int64
-	dir  bool
-}
-
-func (i fakeInfo) Name() string { return i.name }
-func (i fakeInfo) Size() int64  { return i.size }
-func (i fakeInfo) Mode() fs.FileMode {
-	if i.dir {
-		return fs.ModeDir | 0o755
-	}
-	return 0o644
-}
-func (i fakeInfo) ModTime() time.Time { return time.Time{} }
-func (i fakeInfo) IsDir() bool        { return i.dir }
-func (i fakeInfo) Sys() any           { return nil }
-
 func (f *fakePhone) Stat(p string) (fs.FileInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p = fpath(p)
 	if d, found := f.files[p]; found {
-		return fakeInfo{name: path.Base(p), size: int64(len(d))}, nil
+		return devicefake.FileInfo(path.Base(p), int64(len(d)), false, time.Time{}), nil
 	}
 	if f.dirs[p] {
-		return fakeInfo{name: path.Base(p), dir: true}, nil
+		return devicefake.FileInfo(path.Base(p), 0, true, time.Time{}), nil
 	}
 	return nil, fs.ErrNotExist
 }
@@ -298,12 +282,12 @@ func (f *fakePhone) ReadDir(p string) ([]fs.FileInfo, error) {
 	var out []fs.FileInfo
 	for k, d := range f.files {
 		if path.Dir(k) == p {
-			out = append(out, fakeInfo{name: path.Base(k), size: int64(len(d))})
+			out = append(out, devicefake.FileInfo(path.Base(k), int64(len(d)), false, time.Time{}))
 		}
 	}
 	for k := range f.dirs {
 		if k != p && path.Dir(k) == p {
-			out = append(out, fakeInfo{name: path.Base(k), dir: true})
+			out = append(out, devicefake.FileInfo(path.Base(k), 0, true, time.Time{}))
 		}
 	}
 	if len(out) == 0 && !f.dirs[p] {

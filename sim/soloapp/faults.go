@@ -38,6 +38,14 @@ type faults struct {
 	permDialog time.Duration
 }
 
+// locked runs fn under the app lock: the knobs below are plain field
+// writes that the resolvers read under the same lock.
+func (a *App) locked(fn func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fn()
+}
+
 func (f *faults) init() { f.configIgnored = map[string]bool{} }
 
 // SetPermission grants or revokes one of the five health permissions (adb,
@@ -69,58 +77,46 @@ func (a *App) SetAppInitialized(v bool) {
 // SetConfigWriteIgnored makes config?action=set for key answer as usual but
 // keep the old value, so a host's read-back detects an unconfirmed change.
 func (a *App) SetConfigWriteIgnored(key string, ignore bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.configIgnored[key] = ignore
+	a.locked(func() { a.faults.configIgnored[key] = ignore })
 }
 
 // SetSettleDelay delays every Agent settle by d of device time before its
 // first poll (a slow UI).
 func (a *App) SetSettleDelay(d time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.settleDelay = d
+	a.locked(func() { a.faults.settleDelay = d })
 }
 
 // FailSettle makes every Agent settle fail ("The device action or settle
 // failed"), which fails the step and the session.
 func (a *App) FailSettle(fail bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.failSettle = fail
+	a.locked(func() { a.faults.failSettle = fail })
 }
 
 // SetAdbConnectOutcome sets what the next internal ADB connection attempts
 // do and how long they take (0 keeps Config.AdbConnectDelay).
 func (a *App) SetAdbConnectOutcome(o AdbConnectOutcome, delay time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.adbOutcome = o
-	a.faults.adbDelay = delay
+	a.locked(func() {
+		a.faults.adbOutcome = o
+		a.faults.adbDelay = delay
+	})
 }
 
 // SetTouchServiceAvailable controls whether the Agent touch service starts
 // (false: agent start fails the new session with touch_service_unavailable).
 func (a *App) SetTouchServiceAvailable(v bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.touchUnavailable = !v
+	a.locked(func() { a.faults.touchUnavailable = !v })
 }
 
 // SetOperationServiceAvailable controls whether SoloPi's OperationService
 // is bound (false: observe answers operation_service_unavailable and act
 // steps fail with "Operation service is unavailable").
 func (a *App) SetOperationServiceAvailable(v bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.opUnavailable = !v
+	a.locked(func() { a.faults.opUnavailable = !v })
 }
 
 // SetPermissionDialogDelay sets how long the replay's permission request
 // (row 14 of §5.1) takes to answer; a long delay opens the window in which
 // a cancel arrives before the replay manager starts.
 func (a *App) SetPermissionDialogDelay(d time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.faults.permDialog = d
+	a.locked(func() { a.faults.permDialog = d })
 }

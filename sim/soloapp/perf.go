@@ -27,41 +27,60 @@ func e2(msg string) obj { return newObj("success", false, "error", msg) }
 
 // perfSession is the process-wide performance recording slot.
 type perfSession struct {
-	id                    string
-	state                 protocol.State
-	target                string
-	items                 []string // requested keys
-	names                 []string // display names of the lease
-	startedAt, finishedAt int64
-	err                   string
-	leaseHeld             bool
-	stopInProgress        bool
-	// cancelRequested: a stop arrived while the permission request was
-	// pending; the callback then fails the start.
-	cancelRequested bool
-	outputPath      string
+	providerLease
+	outputPath string
 }
 
-// stepPerfLocked moves the session through ev; terminal states stamp
-// finishedAt. False when the table forbids ev.
-func (a *App) stepPerfLocked(s *perfSession, ev protocol.Event, errMsg string) bool {
-	next, err := perfMachine.Step(s.state, ev)
+// sessionClock is the state and times shared by the recording-style
+// sessions (performance, performance display, record, screen-record,
+// stress).
+type sessionClock struct {
+	state                 protocol.State
+	startedAt, finishedAt int64
+	err                   string
+}
+
+// setTimes writes startedAt and finishedAt when they are set, and
+// durationMs from the start to the finish, or to now while the session
+// runs.
+func (c *sessionClock) setTimes(o *obj, now int64) {
+	if c.startedAt != 0 {
+		o.set("startedAt", c.startedAt)
+	}
+	if c.finishedAt != 0 {
+		o.set("finishedAt", c.finishedAt)
+	}
+	if c.startedAt != 0 {
+		end := c.finishedAt
+		if end == 0 {
+			end = now
+		}
+		o.set("durationMs", end-c.startedAt)
+	}
+}
+
+// stepClockLocked moves c through ev on m. The working state (recording or
+// running) stamps startedAt; failed keeps errMsg and stopped clears the
+// error, both stamping finishedAt; any other state keeps a non-empty
+// errMsg. False when the table forbids ev.
+func (a *App) stepClockLocked(m *protocol.Machine, c *sessionClock, ev protocol.Event, errMsg string) bool {
+	next, err := m.Step(c.state, ev)
 	if err != nil {
 		return false
 	}
-	s.state = next
+	c.state = next
 	switch next {
-	case protocol.SessionRecording:
-		s.startedAt = a.nowMs()
+	case protocol.SessionRecording, protocol.SessionRunning:
+		c.startedAt = a.nowMs()
 	case protocol.SessionFailed:
-		s.err = errMsg
-		s.finishedAt = a.nowMs()
+		c.err = errMsg
+		c.finishedAt = a.nowMs()
 	case protocol.SessionStopped:
-		s.err = ""
-		s.finishedAt = a.nowMs()
+		c.err = ""
+		c.finishedAt = a.nowMs()
 	default:
 		if errMsg != "" {
-			s.err = errMsg
+			c.err = errMsg
 		}
 	}
 	return true
@@ -174,19 +193,7 @@ func (a *App) perfSnapshotLocked(p *process) obj {
 			o.set("targetPackage", s.target)
 		}
 		o.set("items", slices.Clone(s.items))
-		if s.startedAt != 0 {
-			o.set("startedAt", s.startedAt)
-		}
-		if s.finishedAt != 0 {
-			o.set("finishedAt", s.finishedAt)
-		}
-		if s.startedAt != 0 {
-			end := s.finishedAt
-			if end == 0 {
-				end = a.nowMs()
-			}
-			o.set("durationMs", end-s.startedAt)
-		}
+		s.setTimes(&o, a.nowMs())
 	}
 	o.set("recordsRoot", shellForm(a.recordsRootLocked()))
 	if s != nil {
@@ -351,11 +358,11 @@ func (a *App) perfStart(p *process, q params) obj {
 	if cur := p.sx.perf; cur != nil && perfMachine.IsLive(cur.state) {
 		return append(e2("A performance recording is already active"), kv{"performance", a.perfSnapshotLocked(p)})
 	}
-	s := &perfSession{id: sid, state: perfMachine.Initial, target: q["targetApp"], items: parseItems(q["items"])}
-	a.stepPerfLocked(s, protocol.EvStart, "")
+	s := &perfSession{providerLease: providerLease{sessionClock: sessionClock{state: perfMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
+	a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStart, "")
 	p.sx.perf = s
 	if msg := a.perfPreflightLocked(p, s.items, s.target, "Another performance display session is already running"); msg != "" {
-		a.stepPerfLocked(s, protocol.EvError, msg)
+		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvError, msg)
 		return a.perfSnapshotLocked(p)
 	}
 	dialog := a.permissionDialogLocked()
@@ -373,24 +380,7 @@ func (a *App) perfGranted(p *process, s *perfSession, dialog time.Duration) {
 	if p.sx.perf != s || !a.currentLocked(p) {
 		return
 	}
-	if s.cancelRequested {
-		a.stepPerfLocked(s, protocol.EvError, "Performance start was cancelled before recording")
-		return
-	}
-	if s.state != protocol.SessionStarting {
-		return
-	}
-	if missing := a.itemPermissionsMissingLocked(s.items); len(missing) > 0 {
-		a.stepPerfLocked(s, protocol.EvError, "Performance permissions are not ready: "+strings.Join(missing, ","))
-		return
-	}
-	if !a.acquireProviderLocked(p, "performance:"+s.id) {
-		a.stepPerfLocked(s, protocol.EvError, "Unable to atomically acquire the requested performance items")
-		return
-	}
-	s.leaseHeld = true
-	s.names = itemNames(s.items, a.englishLocked())
-	a.stepPerfLocked(s, protocol.EvReady, "")
+	a.grantLeaseLocked(p, perfLease, &s.providerLease)
 }
 
 func (a *App) perfStop(p *process, q params) obj {
@@ -407,9 +397,9 @@ func (a *App) perfStop(p *process, q params) obj {
 	switch {
 	case s.state == protocol.SessionStarting:
 		s.cancelRequested = true
-		a.stepPerfLocked(s, protocol.EvStop, "Performance start cancellation is waiting for the permission request")
+		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStop, "Performance start cancellation is waiting for the permission request")
 	case s.state == protocol.SessionRecording:
-		a.stepPerfLocked(s, protocol.EvStop, "")
+		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStop, "")
 		a.perfCleanupLocked(p, s)
 	case s.state == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress:
 		a.perfCleanupLocked(p, s)
@@ -425,19 +415,12 @@ func (a *App) perfStop(p *process, q params) obj {
 // leaves the cleanup incomplete and the stop retryable) and then persists
 // the CSVs in the background.
 func (a *App) perfCleanupLocked(p *process, s *perfSession) {
-	if a.ext.perfCleanupIncomplete > 0 {
-		a.ext.perfCleanupIncomplete--
-		s.stopInProgress = false
-		a.stepPerfLocked(s, protocol.EvCleanupPending,
-			"Performance cleanup is incomplete; retry stop with the same sessionId: display items are still running")
+	if a.cleanupPendingLocked(perfLease, &s.providerLease) {
 		return
 	}
 	s.stopInProgress = true
-	s.leaseHeld = false
 	s.err = ""
-	if p.sx.providerOwner == "performance:"+s.id {
-		p.sx.providerOwner = ""
-	}
+	releaseLeaseLocked(p, perfLease, &s.providerLease)
 	end := a.nowMs()
 	root := a.recordsRootLocked()
 	charset := a.stringSetting(keyOutputCharset)
@@ -455,11 +438,11 @@ func (a *App) perfCleanupLocked(p *process, s *perfSession) {
 		}
 		s.stopInProgress = false
 		if err != nil {
-			a.stepPerfLocked(s, protocol.EvError, "Unable to persist performance recording: "+err.Error())
+			a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvError, "Unable to persist performance recording: "+err.Error())
 			return
 		}
 		s.outputPath = shellForm(out)
-		a.stepPerfLocked(s, protocol.EvStopped, "")
+		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStopped, "")
 	}()
 }
 

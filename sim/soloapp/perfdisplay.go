@@ -6,7 +6,6 @@ package soloapp
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"solopi/protocol"
@@ -16,43 +15,11 @@ var displayMachine = protocol.PerformanceDisplay()
 
 // displaySession is the process-wide display slot.
 type displaySession struct {
-	id                    string
-	state                 protocol.State
-	target                string
-	items                 []string
-	names                 []string
-	startedAt, finishedAt int64
-	err                   string
-	leaseHeld             bool
-	stopInProgress        bool
-	cancelRequested       bool
+	providerLease
 	// cache is the lease's last sample (name → text) taken at cacheAt; a
 	// status read returns it and refreshes it, so values may be stale.
 	cache   obj
 	cacheAt int64
-}
-
-func (a *App) stepDisplayLocked(s *displaySession, ev protocol.Event, errMsg string) bool {
-	next, err := displayMachine.Step(s.state, ev)
-	if err != nil {
-		return false
-	}
-	s.state = next
-	switch next {
-	case protocol.SessionRunning:
-		s.startedAt = a.nowMs()
-	case protocol.SessionFailed:
-		s.err = errMsg
-		s.finishedAt = a.nowMs()
-	case protocol.SessionStopped:
-		s.err = ""
-		s.finishedAt = a.nowMs()
-	default:
-		if errMsg != "" {
-			s.err = errMsg
-		}
-	}
-	return true
 }
 
 func (a *App) perfDisplay(p *process, via transport, q params) obj {
@@ -101,19 +68,7 @@ func (a *App) displaySnapshotLocked(p *process, refresh bool) obj {
 		owned = slices.Clone(s.names)
 	}
 	o.set("ownedDisplayNames", owned)
-	if s.startedAt != 0 {
-		o.set("startedAt", s.startedAt)
-	}
-	if s.finishedAt != 0 {
-		o.set("finishedAt", s.finishedAt)
-	}
-	if s.startedAt != 0 {
-		end := s.finishedAt
-		if end == 0 {
-			end = now
-		}
-		o.set("durationMs", end-s.startedAt)
-	}
+	s.setTimes(&o, now)
 	if s.err != "" {
 		o.set("error", s.err)
 	}
@@ -151,11 +106,11 @@ func (a *App) displayStart(p *process, q params) obj {
 	if cur := p.sx.display; cur != nil && displayMachine.IsLive(cur.state) {
 		return append(e2("A performance display session is already active"), kv{"performanceDisplay", a.displaySnapshotLocked(p, false)})
 	}
-	s := &displaySession{id: sid, state: displayMachine.Initial, target: q["targetApp"], items: parseItems(q["items"])}
-	a.stepDisplayLocked(s, protocol.EvStart, "")
+	s := &displaySession{providerLease: providerLease{sessionClock: sessionClock{state: displayMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
+	a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvStart, "")
 	p.sx.display = s
 	if msg := a.perfPreflightLocked(p, s.items, s.target, "Another performance session is already running"); msg != "" {
-		a.stepDisplayLocked(s, protocol.EvError, msg)
+		a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvError, msg)
 		return a.displaySnapshotLocked(p, false)
 	}
 	go a.displayGranted(p, s, a.permissionDialogLocked())
@@ -171,24 +126,9 @@ func (a *App) displayGranted(p *process, s *displaySession, dialog time.Duration
 	if p.sx.display != s || !a.currentLocked(p) {
 		return
 	}
-	if s.cancelRequested {
-		a.stepDisplayLocked(s, protocol.EvError, "Performance display start was cancelled")
+	if !a.grantLeaseLocked(p, displayLease, &s.providerLease) {
 		return
 	}
-	if s.state != protocol.SessionStarting {
-		return
-	}
-	if missing := a.itemPermissionsMissingLocked(s.items); len(missing) > 0 {
-		a.stepDisplayLocked(s, protocol.EvError, "Performance display permissions are not ready: "+strings.Join(missing, ","))
-		return
-	}
-	if !a.acquireProviderLocked(p, "display:"+s.id) {
-		a.stepDisplayLocked(s, protocol.EvError, "Unable to atomically acquire the requested performance items")
-		return
-	}
-	s.leaseHeld = true
-	s.names = itemNames(s.items, a.englishLocked())
-	a.stepDisplayLocked(s, protocol.EvReady, "")
 	// The provider samples as soon as the items run.
 	s.cache = a.valuesForLocked(s.items, s.target, s.startedAt, s.startedAt)
 	s.cacheAt = s.startedAt
@@ -211,9 +151,9 @@ func (a *App) displayStop(p *process, q params) obj {
 	switch {
 	case s.state == protocol.SessionStarting:
 		s.cancelRequested = true
-		a.stepDisplayLocked(s, protocol.EvStop, "Performance display start cancellation is waiting for permissions")
+		a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvStop, "Performance display start cancellation is waiting for permissions")
 	case s.state == protocol.SessionRunning:
-		a.stepDisplayLocked(s, protocol.EvStop, "")
+		a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvStop, "")
 		a.displayCleanupLocked(p, s)
 	case s.state == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress:
 		a.displayCleanupLocked(p, s)
@@ -228,17 +168,10 @@ func (a *App) displayStop(p *process, q params) obj {
 // displayCleanupLocked stops the lease synchronously: stopped, or stopping
 // with stopRetryable while the fault knob keeps the cleanup incomplete.
 func (a *App) displayCleanupLocked(p *process, s *displaySession) {
-	if a.ext.perfCleanupIncomplete > 0 {
-		a.ext.perfCleanupIncomplete--
-		s.stopInProgress = false
-		a.stepDisplayLocked(s, protocol.EvCleanupPending,
-			"Performance display cleanup is incomplete; retry stop with the same sessionId: display items are still running")
+	if a.cleanupPendingLocked(displayLease, &s.providerLease) {
 		return
 	}
-	s.leaseHeld = false
+	releaseLeaseLocked(p, displayLease, &s.providerLease)
 	s.cache, s.cacheAt = nil, 0
-	if p.sx.providerOwner == "display:"+s.id {
-		p.sx.providerOwner = ""
-	}
-	a.stepDisplayLocked(s, protocol.EvStopped, "")
+	a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvStopped, "")
 }

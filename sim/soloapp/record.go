@@ -19,30 +19,10 @@ import (
 var recordMachine = protocol.Record()
 
 type recordSession struct {
+	sessionClock
 	id, caseName, caseDesc, target string
-	state                          protocol.State
 	caseID                         int64
 	cancelledBeforeStart           bool
-	startedAt, finishedAt          int64
-	err                            string
-}
-
-func (a *App) stepRecordLocked(s *recordSession, ev protocol.Event, errMsg string) bool {
-	next, err := recordMachine.Step(s.state, ev)
-	if err != nil {
-		return false
-	}
-	s.state = next
-	switch next {
-	case protocol.SessionRecording:
-		s.startedAt = a.nowMs()
-	case protocol.SessionFailed:
-		s.err = errMsg
-		s.finishedAt = a.nowMs()
-	case protocol.SessionStopped:
-		s.finishedAt = a.nowMs()
-	}
-	return true
 }
 
 func (a *App) recordSnapshotLocked(p *process) obj {
@@ -63,19 +43,7 @@ func (a *App) recordSnapshotLocked(p *process) obj {
 	}
 	o.set("cancelledBeforeStart", s.cancelledBeforeStart)
 	o.set("targetPackage", s.target)
-	if s.startedAt != 0 {
-		o.set("startedAt", s.startedAt)
-	}
-	if s.finishedAt != 0 {
-		o.set("finishedAt", s.finishedAt)
-	}
-	if s.startedAt != 0 {
-		end := s.finishedAt
-		if end == 0 {
-			end = a.nowMs()
-		}
-		o.set("durationMs", end-s.startedAt)
-	}
+	s.setTimes(&o, a.nowMs())
 	if s.err != "" {
 		o.set("error", s.err)
 	}
@@ -134,8 +102,8 @@ func (a *App) recordStart(p *process, q params) obj {
 		return append(e1(protocol.ErrRecordingConflict, "A recording session, UI reservation, or plugin maintenance is active"),
 			kv{"recording", a.recordSnapshotLocked(p)})
 	}
-	s := &recordSession{id: sid, caseName: name, caseDesc: q["caseDesc"], target: target, state: recordMachine.Initial}
-	a.stepRecordLocked(s, protocol.EvStart, "")
+	s := &recordSession{sessionClock: sessionClock{state: recordMachine.Initial}, id: sid, caseName: name, caseDesc: q["caseDesc"], target: target}
+	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStart, "")
 	p.sx.record = s
 	go a.prepareRecording(p, s, *app, a.permissionDialogLocked())
 	return a.recordSnapshotLocked(p)
@@ -154,7 +122,7 @@ func (a *App) prepareRecording(p *process, s *recordSession, app AppInfo, dialog
 		return
 	}
 	if missing := a.missingPermissionsLocked(PermADB, PermFloat, PermBackground, PermAccessibility, PermPowerSave); len(missing) > 0 {
-		a.stepRecordLocked(s, protocol.EvError, "Permission denied: "+strings.Join(missing, ","))
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Permission denied: "+strings.Join(missing, ","))
 		a.mu.Unlock()
 		return
 	}
@@ -186,7 +154,7 @@ func (a *App) prepareRecording(p *process, s *recordSession, app AppInfo, dialog
 	if !alive() {
 		return
 	}
-	a.stepRecordLocked(s, protocol.EvReady, "")
+	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvReady, "")
 	p.recording = true // status?type=status now reports "record"
 }
 
@@ -194,7 +162,7 @@ func (a *App) failRecording(p *process, s *recordSession, msg string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if p.sx.record == s && a.currentLocked(p) {
-		a.stepRecordLocked(s, protocol.EvError, msg)
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, msg)
 	}
 }
 
@@ -216,9 +184,9 @@ func (a *App) recordStop(p *process, q params) obj {
 	switch s.state {
 	case protocol.SessionStarting:
 		s.cancelledBeforeStart = true
-		a.stepRecordLocked(s, protocol.EvStopBeforeStart, "")
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStopBeforeStart, "")
 	case protocol.SessionRecording:
-		a.stepRecordLocked(s, protocol.EvStop, "")
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStop, "")
 		go a.persistRecording(p, s)
 	case protocol.SessionStopping:
 		return snap(protocol.ErrRecordingNotActive, "The recording session is not recording")
@@ -242,16 +210,16 @@ func (a *App) persistRecording(p *process, s *recordSession) {
 		return
 	}
 	if err != nil {
-		a.stepRecordLocked(s, protocol.EvError, "Unable to stop recording: "+err.Error())
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
 		return
 	}
 	store := a.stepsDir() + "/" + newUUID()[:16]
 	if err := a.phone.MkdirAll(a.stepsDir()); err != nil {
-		a.stepRecordLocked(s, protocol.EvError, "Unable to stop recording: "+err.Error())
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
 		return
 	}
 	if err := a.phone.WriteFile(store, data); err != nil {
-		a.stepRecordLocked(s, protocol.EvError, "Unable to stop recording: "+err.Error())
+		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
 		return
 	}
 	label := s.target
@@ -272,7 +240,7 @@ func (a *App) persistRecording(p *process, s *recordSession) {
 	a.nextCaseID++
 	a.cases = append(a.cases, row)
 	s.caseID = row.id
-	a.stepRecordLocked(s, protocol.EvStopped, "")
+	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStopped, "")
 }
 
 // recordedStep is the single CLICK the simulator records: the target's

@@ -29,32 +29,13 @@ const requiredScreenAction = "Confirm the Android MediaProjection system dialog"
 var resolutionPattern = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
 
 type screenSession struct {
+	sessionClock
 	id                                        string
-	state                                     protocol.State
 	resolution                                string
 	width, height, bitrate, frameRate, maxSec int
-	requestedAt, startedAt, finishedAt        int64
+	requestedAt                               int64
 	capturesRoot, outputPath                  string
 	autoStopped, cancelledBeforeStart         bool
-	err                                       string
-}
-
-func (a *App) stepScreenLocked(s *screenSession, ev protocol.Event, errMsg string) bool {
-	next, err := screenMachine.Step(s.state, ev)
-	if err != nil {
-		return false
-	}
-	s.state = next
-	switch next {
-	case protocol.SessionRecording:
-		s.startedAt = a.nowMs()
-	case protocol.SessionFailed:
-		s.err = errMsg
-		s.finishedAt = a.nowMs()
-	case protocol.SessionStopped:
-		s.finishedAt = a.nowMs()
-	}
-	return true
 }
 
 func (a *App) capturesRootLocked() string { return normPath(a.solopiDirLocked() + "/ScreenCaptures") }
@@ -191,9 +172,9 @@ func (a *App) screenStart(p *process, q params) obj {
 		return append(e1(protocol.ErrExternalScreenRecordConflict, "Another SoloPi screen recorder is already active"),
 			kv{"screenRecording", a.screenSnapshotLocked(p)})
 	}
-	s := &screenSession{id: sid, state: screenMachine.Initial, resolution: fmt.Sprintf("%dx%d", w, h), width: w, height: h,
+	s := &screenSession{sessionClock: sessionClock{state: screenMachine.Initial}, id: sid, resolution: fmt.Sprintf("%dx%d", w, h), width: w, height: h,
 		bitrate: bitrate, frameRate: fps, maxSec: dur, requestedAt: a.nowMs(), capturesRoot: a.capturesRootLocked()}
-	a.stepScreenLocked(s, protocol.EvStart, "")
+	a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStart, "")
 	p.sx.screen = s
 	if a.ext.screenAutoConfirm {
 		go func() {
@@ -214,10 +195,10 @@ func (a *App) answerScreenDialog(p *process, s *screenSession, grant bool) {
 		return
 	}
 	if !grant {
-		a.stepScreenLocked(s, protocol.EvError, "MediaProjection permission was not granted: the user refused the screen capture request")
+		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvError, "MediaProjection permission was not granted: the user refused the screen capture request")
 		return
 	}
-	a.stepScreenLocked(s, protocol.EvUserGranted, "")
+	a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvUserGranted, "")
 	go a.screenEncoder(p, s, orDefault(a.ext.encoderStartTime, screenEncoderStart))
 }
 
@@ -234,7 +215,7 @@ func (a *App) screenEncoder(p *process, s *screenSession, took time.Duration) {
 	}
 	start := a.clk.Now().UTC()
 	s.outputPath = fmt.Sprintf("%s/Screen-%s-%dx%d.mp4", s.capturesRoot, start.Format("20060102-150405"), s.width, s.height)
-	a.stepScreenLocked(s, protocol.EvEncoderRunning, "")
+	a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvEncoderRunning, "")
 	maxDur := time.Duration(s.maxSec) * time.Second
 	a.mu.Unlock()
 	if !a.sleepDevice(p, maxDur) {
@@ -244,7 +225,7 @@ func (a *App) screenEncoder(p *process, s *screenSession, took time.Duration) {
 	defer a.mu.Unlock()
 	if p.sx.screen == s && a.currentLocked(p) && s.state == protocol.SessionRecording {
 		s.autoStopped = true
-		a.stepScreenLocked(s, protocol.EvAutoStop, "")
+		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvAutoStop, "")
 		go a.screenFinish(p, s)
 	}
 }
@@ -264,23 +245,23 @@ func (a *App) screenStop(p *process, q params) obj {
 	switch s.state {
 	case protocol.ScreenPending:
 		s.cancelledBeforeStart = true
-		a.stepScreenLocked(s, protocol.EvStopBeforeStart, "")
+		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStopBeforeStart, "")
 	case protocol.SessionStarting:
 		// The flag is published with stopped: the host requires
 		// cancelledBeforeStart ⇒ stopped.
-		a.stepScreenLocked(s, protocol.EvStop, "")
+		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStop, "")
 		go func() {
 			if !a.sleepDevice(p, 100*time.Millisecond) {
 				return
 			}
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			if p.sx.screen == s && a.currentLocked(p) && a.stepScreenLocked(s, protocol.EvStopped, "") {
+			if p.sx.screen == s && a.currentLocked(p) && a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStopped, "") {
 				s.cancelledBeforeStart = true
 			}
 		}()
 	case protocol.SessionRecording:
-		a.stepScreenLocked(s, protocol.EvStop, "")
+		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStop, "")
 		go a.screenFinish(p, s)
 	}
 	return a.screenSnapshotLocked(p)
@@ -309,10 +290,10 @@ func (a *App) screenFinish(p *process, s *screenSession) {
 	}
 	st, statErr := a.phone.Stat(out)
 	if err != nil || statErr != nil || st.Size() == 0 || normPath(out) != out || pathDir(out) != root {
-		a.stepScreenLocked(s, protocol.EvError, "Screen recording output was not written successfully")
+		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvError, "Screen recording output was not written successfully")
 		return
 	}
-	a.stepScreenLocked(s, protocol.EvStopped, "")
+	a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStopped, "")
 }
 
 func pathDir(p string) string {

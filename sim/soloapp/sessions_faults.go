@@ -78,17 +78,13 @@ func (a *App) ConfirmScreenRecord(grant bool) error {
 // SetScreenRecordAutoConfirm makes every future MediaProjection dialog be
 // granted by the (simulated) user 300 ms of device time after it opens.
 func (a *App) SetScreenRecordAutoConfirm(on bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.screenAutoConfirm = on
+	a.locked(func() { a.ext.screenAutoConfirm = on })
 }
 
 // SetExternalScreenRecorder simulates another SoloPi recorder (for example
 // a case's startRecordScreen action) holding the ScreenRecorderLease.
 func (a *App) SetExternalScreenRecorder(active bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.externalRecorder = active
+	a.locked(func() { a.ext.externalRecorder = active })
 }
 
 // DeliverScanResult is the camera reading a code for the scanning session:
@@ -145,9 +141,7 @@ func (a *App) RespondCameraPermission(grant bool) error {
 // SetCameraInitError makes the scanner's camera initialization fail with
 // msg ("" restores a working camera).
 func (a *App) SetCameraInitError(msg string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.cameraInitError = msg
+	a.locked(func() { a.ext.cameraInitError = msg })
 }
 
 // SetManualScanActive simulates the manual scan page (home page QR entry)
@@ -164,9 +158,7 @@ func (a *App) SetManualScanActive(active bool) error {
 
 // SetScanActivityBusy simulates the previous scan page still closing.
 func (a *App) SetScanActivityBusy(busy bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.scanActivityBusy = busy
+	a.locked(func() { a.ext.scanActivityBusy = busy })
 }
 
 // CloseScanPage is the user leaving the protocol scan page: an active
@@ -186,55 +178,41 @@ func (a *App) CloseScanPage() error {
 // display) stops leave their cleanup incomplete: the session stays
 // stopping with stopRetryable:true.
 func (a *App) SetPerfCleanupIncomplete(n int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.perfCleanupIncomplete = max(0, n)
+	a.locked(func() { a.ext.perfCleanupIncomplete = max(0, n) })
 }
 
 // SetPerfProviderReady controls whether the DisplayProvider service is
 // bound ("Performance display service is not ready" when false).
 func (a *App) SetPerfProviderReady(ready bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.perfProviderNotReady = !ready
+	a.locked(func() { a.ext.perfProviderNotReady = !ready })
 }
 
 // SetManualPerformanceWindow simulates the manual performance floating
 // window running the CPU item, which blocks both protocol leases.
 func (a *App) SetManualPerformanceWindow(running bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.manualPerfWindow = running
+	a.locked(func() { a.ext.manualPerfWindow = running })
 }
 
 // SetAvailableProcessors sets Runtime.availableProcessors() (default 8),
 // the stress cpuCount bound.
 func (a *App) SetAvailableProcessors(n int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.cpuCount = max(1, n)
+	a.locked(func() { a.ext.cpuCount = max(1, n) })
 }
 
 // SetStressServiceAvailable controls whether the stress service is bound.
 func (a *App) SetStressServiceAvailable(available bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.stressUnavailable = !available
+	a.locked(func() { a.ext.stressUnavailable = !available })
 }
 
 // SetExternalStress simulates CPU or memory stress started from the UI.
 func (a *App) SetExternalStress(active bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.externalStress = active
+	a.locked(func() { a.ext.externalStress = active })
 }
 
 // SetRecordingManagerAvailable controls whether CaseRecordManager exists
 // (recording_manager_unavailable when false).
 func (a *App) SetRecordingManagerAvailable(available bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.recordManagerUnavailable = !available
+	a.locked(func() { a.ext.recordManagerUnavailable = !available })
 }
 
 // SetPluginActivityBug reproduces §22.1 of the real v1.0.2 app: plugin
@@ -242,9 +220,7 @@ func (a *App) SetRecordingManagerAvailable(available bool) {
 // handled" and always fail with activity_status_unavailable. Off by
 // default: the simulator behaves as the protocol intends.
 func (a *App) SetPluginActivityBug(on bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.pluginActivityBug = on
+	a.locked(func() { a.ext.pluginActivityBug = on })
 }
 
 // InstallPlugin puts a plugin straight into the registry (as if installed
@@ -288,27 +264,21 @@ func (a *App) UninstallPlugin(name string) error {
 // SetVideoAnalysisDuration sets how long (device time) a simulated video
 // analysis runs before its receipt completes (default 1.5 s).
 func (a *App) SetVideoAnalysisDuration(d time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.videoAnalysisTime = d
+	a.locked(func() { a.ext.videoAnalysisTime = d })
 }
 
 // SetPluginMutationDelay sets how long (device time) a plugin import or
 // remove stays in_progress before its background work finishes (default
 // 300 ms).
 func (a *App) SetPluginMutationDelay(d time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.pluginWorkTime = d
+	a.locked(func() { a.ext.pluginWorkTime = d })
 }
 
 // SetScreenEncoderDelay sets how long (device time) the recorder service
 // takes from the granted dialog to a running encoder (default 200 ms), the
 // window in which a stop is a cancellation before start.
 func (a *App) SetScreenEncoderDelay(d time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ext.encoderStartTime = d
+	a.locked(func() { a.ext.encoderStartTime = d })
 }
 
 // orDefault returns d unless it is zero.

@@ -23,32 +23,22 @@ const (
 )
 
 type stressSession struct {
+	sessionClock
 	id                                   string
-	state                                protocol.State
 	cpuCount, cpuPercent, memory, durSec int
 	// live readings of the stress service
 	targetCPU, activeCPU, targetMem, actualMem int
-	startedAt, finishedAt                      int64
-	err                                        string
 }
 
 func (a *App) stepStressLocked(s *stressSession, ev protocol.Event, errMsg string) bool {
-	next, err := stressMachine.Step(s.state, ev)
-	if err != nil {
+	if !a.stepClockLocked(stressMachine, &s.sessionClock, ev, errMsg) {
 		return false
 	}
-	s.state = next
-	switch next {
-	case protocol.SessionRunning:
-		s.startedAt = a.nowMs()
+	switch s.state {
 	case protocol.SessionStopping:
 		s.targetCPU, s.targetMem = 0, 0
 	case protocol.SessionFailed, protocol.SessionStopped:
-		s.finishedAt = a.nowMs()
 		s.targetCPU, s.activeCPU, s.targetMem, s.actualMem = 0, 0, 0, 0
-		if next == protocol.SessionFailed {
-			s.err = errMsg
-		}
 	}
 	return true
 }
@@ -157,7 +147,7 @@ func (a *App) stressStart(p *process, q params) obj {
 	if a.ext.externalStress {
 		return withStress(protocol.ErrExternalStressConflict, "CPU or memory stress is already active outside this session")
 	}
-	s := &stressSession{id: sid, state: stressMachine.Initial, cpuCount: cpu, cpuPercent: pct, memory: mem, durSec: dur}
+	s := &stressSession{sessionClock: sessionClock{state: stressMachine.Initial}, id: sid, cpuCount: cpu, cpuPercent: pct, memory: mem, durSec: dur}
 	a.stepStressLocked(s, protocol.EvStart, "")
 	p.sx.stress = s
 	go a.applyStress(p, s, a.permissionDialogLocked())

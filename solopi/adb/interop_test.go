@@ -3,7 +3,10 @@
 package adb
 
 // Interop tests: our client against Debian's real adb server, which talks
-// to a fake adbd over the real transport protocol. Run with
+// over the real transport protocol to the simulator's fake adbd
+// (solopi/sim/adbd) fronting the simulator's phone (solopi/sim/android: its
+// mvdan.cc/sh shell and in-memory file system), with the device's TCP ports
+// wired to test-owned HTTP servers. Run with
 //
 //	go test -tags interop ./solopi/adb/
 //	go test -tags interop -run '^$' -bench . ./solopi/adb/
@@ -28,8 +31,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"solopi/sim/adbd"
+	"solopi/sim/android"
 )
 
 func adbBinary(t testing.TB) string {
@@ -97,31 +104,95 @@ func startAdbServer(t testing.TB) *adbServer {
 	return &adbServer{bin: bin, port: port, home: home, c: c}
 }
 
+// testPhone is the device behind one fake adbd: the simulator's phone
+// provides the adbd.Device methods (shell, file system), except DialTCP,
+// which reaches the host servers registered with listen.
+type testPhone struct {
+	*android.Phone
+	adbd *adbd.Adbd
+
+	mu    sync.Mutex
+	ports map[int]string // device port -> host address
+}
+
+var _ adbd.Device = (*testPhone)(nil)
+
+// startPhone starts a phone behind a fake adbd on a free loopback port.
+// Its /sdcard starts empty, so a listing shows only what a test pushed.
+func startPhone(t testing.TB) *testPhone {
+	t.Helper()
+	p := &testPhone{
+		Phone: android.New(android.Config{Model: "FakePhone", Product: "fakephone", Device: "fake"}, nil),
+		ports: map[int]string{},
+	}
+	ents, err := p.FS().ReadDir("/sdcard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if err := p.FS().RemoveAll("/sdcard/" + e.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.adbd, err = adbd.ListenAdbd(context.Background(), "127.0.0.1:0", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.adbd.Close() })
+	return p
+}
+
+func (p *testPhone) addr() string { return p.adbd.Addr() }
+
+// listen makes device port port reach the host server at addr.
+func (p *testPhone) listen(port int, addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ports[port] = addr
+}
+
+func (p *testPhone) DialTCP(ctx context.Context, port int) (net.Conn, error) {
+	p.mu.Lock()
+	addr, ok := p.ports[port]
+	p.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("connect 127.0.0.1:%d: %w", port, syscall.ECONNREFUSED)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
 // attach connects the server to a fresh fake adbd and waits until the
 // device is in state "device".
-func (s *adbServer) attach(t testing.TB) (*fakeAdbd, *Device) {
+func (s *adbServer) attach(t testing.TB) (*testPhone, *Device) {
 	t.Helper()
-	a := startFakeAdbd(t)
+	a := startPhone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := s.c.Connect(ctx, a.addr()); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		st, err := s.c.GetState(ctx, a.addr())
-		if err == nil && st == StateDevice {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("device %s never ready: %q %v", a.addr(), st, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.waitState(t, ctx, a.addr(), StateDevice)
 	d, err := s.c.Device(ctx, a.addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a, d
+}
+
+// waitState polls the server until serial is in state want.
+func (s *adbServer) waitState(t testing.TB, ctx context.Context, serial, want string) {
+	t.Helper()
+	for {
+		st, err := s.c.GetState(ctx, serial)
+		if err == nil && st == want {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("device %s never %q: %q %v", serial, want, st, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestInteropHostServices(t *testing.T) {
@@ -182,7 +253,7 @@ func TestInteropShell(t *testing.T) {
 		{"echo out; echo err >&2; exit 3", "out\n", "err\n", 3},
 		{"exit 255", "", "", 255},
 		{"false", "", "", 1},
-		{"nosuch", "", "/system/bin/sh: nosuch: inaccessible or not found\n", 127},
+		{"nosuch", "", "/system/bin/sh: nosuch: inaccessible or not found\n", 127}, // Android mksh's text
 		{"echo " + ShellQuote("it's a 'test' $HOME `x` \\ ;"), "it's a 'test' $HOME `x` \\ ;\n", "", 0},
 	} {
 		out, errOut, code, err := d.Shell(ctx, tc.cmd)
@@ -207,7 +278,7 @@ func TestInteropPushPullExec(t *testing.T) {
 		if err := d.Push(ctx, bytes.NewReader(data), name, 0o644, mtime); err != nil {
 			t.Fatalf("Push %s: %v", name, err)
 		}
-		if local, _ := os.ReadFile(a.local(name)); !bytes.Equal(local, data) {
+		if local, _ := a.FS().ReadFile(name); !bytes.Equal(local, data) {
 			t.Fatalf("device copy of %s differs (%d vs %d bytes)", name, len(local), len(data))
 		}
 		var got bytes.Buffer
@@ -215,7 +286,7 @@ func TestInteropPushPullExec(t *testing.T) {
 			t.Fatalf("Pull %s: %d bytes, identical=%v, %v", name, got.Len(), bytes.Equal(got.Bytes(), data), err)
 		}
 		fi, err := d.Stat(ctx, name)
-		if err != nil || fi.Size() != int64(len(data)) || !fi.Mode().IsRegular() {
+		if err != nil || fi.Size() != int64(len(data)) || !fi.Mode().IsRegular() || !fi.ModTime().Equal(mtime) {
 			t.Fatalf("Stat %s = %v, %v", name, fi, err)
 		}
 	}
@@ -229,9 +300,16 @@ func TestInteropPushPullExec(t *testing.T) {
 	if err := d.Pull(ctx, "/sdcard/nope", io.Discard); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Pull missing = %v", err)
 	}
+	// The device lists "." and ".." too; List leaves them out.
 	list, err := d.List(ctx, "/sdcard")
 	if err != nil || len(list) != 3 {
 		t.Fatalf("List = %v, %v", list, err)
+	}
+	sizes := map[string]int{"big.bin": len(big), "shot.png": len(png), "empty": 0}
+	for _, fi := range list {
+		if n, ok := sizes[fi.Name()]; !ok || fi.Size() != int64(n) || !fi.Mode().IsRegular() {
+			t.Errorf("List entry %s: %d bytes, mode %v", fi.Name(), fi.Size(), fi.Mode())
+		}
 	}
 	// A file where a directory should be: the device cannot create it.
 	err = d.Push(ctx, strings.NewReader("x"), "/sdcard/big.bin/sub", 0o644, mtime)
@@ -253,7 +331,7 @@ func TestInteropTunnel(t *testing.T) {
 		fmt.Fprintf(w, `{"success":true,"q":%q}`, r.URL.RawQuery)
 	}))
 	defer web.Close()
-	a.tcp[23342] = web.Listener.Addr().String()
+	a.listen(23342, web.Listener.Addr().String())
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return d.DialTCP(ctx, 23342)
 	}}}
@@ -290,7 +368,7 @@ func TestInteropConcurrent(t *testing.T) {
 		fmt.Fprint(w, r.URL.Query().Get("i"))
 	}))
 	defer web.Close()
-	a.tcp[23342] = web.Listener.Addr().String()
+	a.listen(23342, web.Listener.Addr().String())
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return d.DialTCP(ctx, 23342)
 	}, DisableKeepAlives: true}
@@ -330,14 +408,14 @@ func TestInteropConcurrent(t *testing.T) {
 }
 
 // The device drops off the transport while a shell command and a pull are
-// in flight: both calls end with ErrDeviceGone promptly.
+// in flight: both calls end with ErrDeviceGone promptly. While it stays away
+// the server has it offline or forgets it; once it is back (the server
+// reconnects), the same Device works again.
 func TestInteropDeviceVanishes(t *testing.T) {
 	s := startAdbServer(t)
 	a, d := s.attach(t)
 	ctx := testCtx(t)
-	big := make([]byte, 64<<20)
-	os.MkdirAll(a.local("/sdcard"), 0o755)
-	if err := os.WriteFile(a.local("/sdcard/huge"), big, 0o644); err != nil {
+	if err := a.WriteFile("/sdcard/huge", 0o644, time.Now(), bytes.NewReader(make([]byte, 64<<20))); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
@@ -356,7 +434,7 @@ func TestInteropDeviceVanishes(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
-	a.vanish()
+	a.adbd.SetOnline(false) // Drop, and refuse the server's reconnects
 	for i := 0; i < 2; i++ {
 		r := <-res
 		if !errors.Is(r.err, ErrDeviceGone) {
@@ -370,6 +448,11 @@ func TestInteropDeviceVanishes(t *testing.T) {
 	_, _, _, err := d.Shell(ctx, "true")
 	if !errors.Is(err, ErrOffline) && !errors.Is(err, ErrDeviceGone) {
 		t.Fatalf("after vanish: %v", err)
+	}
+	a.adbd.SetOnline(true)
+	s.waitState(t, ctx, a.addr(), StateDevice)
+	if out, _, code, err := d.Shell(ctx, "echo back"); err != nil || string(out) != "back\n" || code != 0 {
+		t.Fatalf("after reconnect: %q, %d, %v", out, code, err)
 	}
 }
 

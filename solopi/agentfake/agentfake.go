@@ -5,8 +5,8 @@
 // activity moves exactly as on a phone (the protected activity comes to the
 // front on every mutation; `am start -W -n <comp>` brings a component back;
 // `dumpsys window` reports it). It exists for host unit tests: the product's
-// full simulator lives in sim/. It imports only protocol and the standard
-// library so that tests of package solopi can use it.
+// full simulator lives in sim/. It imports only protocol, devicefake and the
+// standard library so that tests of package solopi can use it.
 package agentfake
 
 import (
@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"solopi/protocol"
+	"solopi/solopi/devicefake"
 )
 
 // Constants of the fake phone.
@@ -84,8 +85,7 @@ type Device struct {
 	mutations []Mutation
 	shells    []string
 	queries   []string
-	ln        *pipeListener
-	srv       *http.Server
+	pipe      *devicefake.Pipe
 	clock     int64
 }
 
@@ -133,14 +133,12 @@ func New() *Device {
 		files:    map[string][]byte{},
 		clock:    1_700_000_000_000,
 	}
-	d.ln = newPipeListener()
-	d.srv = &http.Server{Handler: http.HandlerFunc(d.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = d.srv.Serve(d.ln) }()
+	d.pipe = devicefake.NewPipe(http.HandlerFunc(d.serveHTTP))
 	return d
 }
 
 // Close stops the HTTP side.
-func (d *Device) Close() { _ = d.srv.Close() }
+func (d *Device) Close() { _ = d.pipe.Close() }
 
 func defaultScreens() map[string]*Node {
 	rid := func(s string) string { return AppPackage + ":id/" + s }
@@ -172,7 +170,7 @@ func (d *Device) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, er
 	d.mu.Lock()
 	d.shells = append(d.shells, cmd)
 	d.mu.Unlock()
-	args, err := splitShell(cmd)
+	args, err := devicefake.Split(cmd)
 	if err != nil || len(args) == 0 {
 		return nil, []byte("sh: syntax error\n"), 2, nil
 	}
@@ -265,13 +263,7 @@ func (d *Device) DialTCP(ctx context.Context, port int) (net.Conn, error) {
 	if port != protocol.DefaultDevicePort {
 		return nil, fmt.Errorf("fake: nothing listens on tcp:%d", port)
 	}
-	c, s := net.Pipe()
-	if err := d.ln.push(ctx, s); err != nil {
-		c.Close()
-		s.Close()
-		return nil, err
-	}
-	return c, nil
+	return d.pipe.Dial(ctx)
 }
 
 // Push is not used by the Agent host.
@@ -966,88 +958,3 @@ func (d *Device) observe(q map[string]string) []byte {
 }
 
 // ---- plumbing ----
-
-// pipeListener hands the server ends of net.Pipe streams to http.Server.
-type pipeListener struct {
-	ch     chan net.Conn
-	done   chan struct{}
-	closer sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{ch: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) push(ctx context.Context, c net.Conn) error {
-	select {
-	case l.ch <- c:
-		return nil
-	case <-l.done:
-		return errors.New("fake: device closed")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.ch:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.closer.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "tcp:23342" }
-
-// splitShell splits a POSIX command line of plain words and single-quoted
-// strings (what solopi.ShellJoin produces).
-func splitShell(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	in := false
-	inQuote := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inQuote:
-			if c == '\'' {
-				inQuote = false
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'':
-			inQuote, in = true, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			in = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if inQuote {
-		return nil, errors.New("unterminated quote")
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out, nil
-}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"solopi/schemas"
+	"solopi/sim"
+)
+
+// agentStart starts a session with the built binary, keeping the owner
+// token in a 0600 file instead of stdout.
+func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFile string) {
+	t.Helper()
+	tokenFile = filepath.Join(t.TempDir(), "owner-token")
+	args := append([]string{"agent-session-start", "--owner-token-out", tokenFile}, extra...)
+	r := runBinary(t, env, args...)
+	if r.code != 0 {
+		t.Fatalf("agent-session-start exit %d: %s", r.code, r.stdout)
+	}
+	schemas.Validate(t, "agent-session-start", r.stdout)
+	token, err := os.ReadFile(tokenFile)
+	if err != nil || len(token) < 16 {
+		t.Fatalf("owner token file: %v", err)
+	}
+	if strings.Contains(string(r.stdout), strings.TrimSpace(string(token))) {
+		t.Fatalf("the owner token was printed although --owner-token-out was given")
+	}
+	sess := decodeObject(t, r)["session"].(map[string]any)
+	return sess["sessionId"].(string), tokenFile
+}
+
+// The client goes away mid-session (killed while waiting on an action):
+// the device watchdog ends the session and releases the lease exactly once.
+func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
+	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 10})
+	dev := f.Devices()[0]
+	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	sid, tok := agentStart(t, env, "--idle-timeout-ms", "3000", "--max-duration-ms", "600000")
+	if dev.App.LeaseHolder() == "" {
+		t.Fatal("no lease held after start")
+	}
+	// A long wait action, then kill -9 the CLI while it polls the receipt.
+	cmd := exec.Command(binPath, "agent-act", "--session-id", sid, "--owner-token-file", tok,
+		"--action", "wait", "--duration-ms", "5000")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline := time.Now().Add(15 * time.Second)
+	for dev.App.LeaseHolder() != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the device watchdog never released the lease")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r := runBinary(t, env, "agent-status", "--session-id", sid, "--owner-token-file", tok)
+	schemas.Validate(t, "agent-status", r.stdout)
+	if !strings.Contains(string(r.stdout), `"state":"expired"`) || !strings.Contains(string(r.stdout), `"terminalReason":"idle_timeout"`) {
+		t.Errorf("status after the client vanished: %s", r.stdout)
+	}
+	r = runBinary(t, env, "agent-timeline", "--session-id", sid, "--owner-token-file", tok)
+	schemas.Validate(t, "agent-timeline", r.stdout)
+	out := string(r.stdout)
+	if strings.Count(out, `"type":"lease_released"`) != 1 || strings.Count(out, `"type":"session_terminal"`) != 1 ||
+		!strings.Contains(out, `"sequenceContiguous":true`) {
+		t.Errorf("timeline: %s", out)
+	}
+}
+
+// The device-control lease is shared: a replay cannot start while an Agent
+// session holds it, and an Agent session cannot start during a replay.
+func TestE2ELeaseSharedBetweenReplayAndAgent(t *testing.T) {
+	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 5})
+	dev := f.Devices()[0]
+	if r := runBinary(t, env, "case-import", "--file", writeCase(t, nil), "--replace"); r.code != 0 {
+		t.Fatalf("import: %s", r.stdout)
+	}
+	dev.Phone.LaunchApp("com.example.counter")
+	sid, tok := agentStart(t, env)
+	r := runBinary(t, env, "run", "--case", demoCaseName)
+	if r.code != 2 || !strings.Contains(string(r.stdout), "Another replay or plugin maintenance prevents replay from starting") {
+		t.Fatalf("replay during an Agent session: exit %d %s", r.code, r.stdout)
+	}
+	if r := runBinary(t, env, "agent-end", "--session-id", sid, "--owner-token-file", tok); r.code != 0 {
+		t.Fatalf("agent-end: %s", r.stdout)
+	}
+	// Now a replay holds the lease (held open by a slow permission dialog).
+	dev.App.SetPermissionDialogDelay(60 * time.Second)
+	run := runBinary(t, env, "run", "--case", demoCaseName, "--no-wait")
+	if run.code != 0 {
+		t.Fatalf("run --no-wait: %s", run.stdout)
+	}
+	r = runBinary(t, env, "agent-session-start", "--ack-timeout", "3")
+	if r.code == 0 {
+		t.Fatalf("an Agent session started during a replay: %s", r.stdout)
+	}
+	if strings.Contains(string(r.stdout), `"ownerToken":"`) {
+		t.Errorf("a failed start printed an owner token: %s", r.stdout)
+	}
+	schemas.Validate(t, "agent-session-start", r.stdout)
+	t.Logf("agent start during a replay: exit %d %s", r.code, r.stdout)
+	runID := decodeObject(t, run)["runId"].(string)
+	if c := runBinary(t, env, "cancel", "--run-id", runID); c.code != 0 {
+		t.Errorf("cancel: %s", c.stdout)
+	}
+}

@@ -1,0 +1,97 @@
+package soloapp
+
+import (
+	"strings"
+
+	"solopi/protocol"
+)
+
+// providerLease is what a performance recording and a performance display
+// session share: both hold the DisplayProvider's one protocol lease.
+type providerLease struct {
+	sessionClock
+	id             string
+	target         string
+	items          []string // requested keys
+	names          []string // display names of the lease
+	leaseHeld      bool
+	stopInProgress bool
+	// cancelRequested: a stop arrived while the permission request was
+	// pending; the callback then fails the start.
+	cancelRequested bool
+}
+
+// leaseKind is what differs between the two lease holders: their table,
+// the provider owner prefix and the wording of their failures.
+type leaseKind struct {
+	machine *protocol.Machine
+	owner   string
+	// cancelled, permissions and incomplete are the errors of a start
+	// cancelled while the permission request was pending, of missing item
+	// permissions (the missing ones follow) and of the cleanup fault.
+	cancelled, permissions, incomplete string
+}
+
+var (
+	perfLease = leaseKind{
+		machine:     perfMachine,
+		owner:       "performance:",
+		cancelled:   "Performance start was cancelled before recording",
+		permissions: "Performance permissions are not ready: ",
+		incomplete:  "Performance cleanup is incomplete; retry stop with the same sessionId: display items are still running",
+	}
+	displayLease = leaseKind{
+		machine:     displayMachine,
+		owner:       "display:",
+		cancelled:   "Performance display start was cancelled",
+		permissions: "Performance display permissions are not ready: ",
+		incomplete:  "Performance display cleanup is incomplete; retry stop with the same sessionId: display items are still running",
+	}
+)
+
+// grantLeaseLocked is the permission callback of a lease start: it fails
+// the start when a stop came first, when item permissions are missing or
+// when the provider cannot be acquired, and otherwise takes the lease and
+// makes the session ready. True when the lease was taken.
+func (a *App) grantLeaseLocked(p *process, k leaseKind, l *providerLease) bool {
+	if l.cancelRequested {
+		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, k.cancelled)
+		return false
+	}
+	if l.state != protocol.SessionStarting {
+		return false
+	}
+	if missing := a.itemPermissionsMissingLocked(l.items); len(missing) > 0 {
+		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, k.permissions+strings.Join(missing, ","))
+		return false
+	}
+	if !a.acquireProviderLocked(p, k.owner+l.id) {
+		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, "Unable to atomically acquire the requested performance items")
+		return false
+	}
+	l.leaseHeld = true
+	l.names = itemNames(l.items, a.englishLocked())
+	a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvReady, "")
+	return true
+}
+
+// cleanupPendingLocked applies the cleanup fault knob: while it counts
+// down, a stop leaves the lease held and the session stopping with a
+// retryable stop. True when the fault applied.
+func (a *App) cleanupPendingLocked(k leaseKind, l *providerLease) bool {
+	if a.ext.perfCleanupIncomplete <= 0 {
+		return false
+	}
+	a.ext.perfCleanupIncomplete--
+	l.stopInProgress = false
+	a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvCleanupPending, k.incomplete)
+	return true
+}
+
+// releaseLeaseLocked gives the provider back.
+func releaseLeaseLocked(p *process, k leaseKind, l *providerLease) {
+	l.leaseHeld = false
+	if p.sx.providerOwner == k.owner+l.id {
+		p.sx.providerOwner = ""
+	}
+}

@@ -1,0 +1,328 @@
+// Package devicefake is the scripted fake device the host tests share: a
+// solopi.Transport whose DialTCP serves an http.Handler (the fake SoloPi's
+// query channel) over net.Pipe, whose Shell decodes `am start … -d <uri>`
+// into mutations and answers the few file commands the host runs, with an
+// in-memory file system behind Push, Pull and Stat. Replay is the scripted
+// replay SoloPi built on it.
+//
+// It imports only the standard library, protocol and casefile, so that the
+// internal tests of package solopi can use it; the product's full simulator
+// lives in sim/.
+package devicefake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"solopi/protocol"
+)
+
+// Reply is what a scripted shell command answers.
+type Reply struct {
+	Stdout, Stderr string
+	Code           int
+	Err            error
+}
+
+// AmStarted is the answer of a delivered `am start … -d <uri>`.
+var AmStarted = Reply{Stdout: "Starting: Intent { act=android.intent.action.VIEW }\nStatus: ok\nComplete\n"}
+
+// Cleaner is the part of testing.TB that New needs.
+type Cleaner interface{ Cleanup(func()) }
+
+// Transport is a scripted solopi.Transport. Set the hooks before use.
+type Transport struct {
+	// Name is the serial (default "fake-1").
+	Name string
+	// Port is the control port DialTCP serves (default protocol.DefaultDevicePort).
+	Port int
+	// Files is the device's file system (Push, Pull, Stat and the file
+	// shell commands); nil makes them fail as not scripted.
+	Files *FS
+	// OnShell answers a command before the shared ones; args are its words
+	// (nil when it does not split). ok=false passes it on.
+	OnShell func(ctx context.Context, cmd string, args []string) (r Reply, ok bool)
+	// Mutate receives the data URI of every `am start … -d <uri>` and
+	// returns the shell's answer (AmStarted, usually).
+	Mutate func(uri string) Reply
+	// OnExec answers Exec (nil: not scripted).
+	OnExec func(ctx context.Context, cmd string) ([]byte, error)
+	// BeforeDial, when it returns an error, refuses DialTCP with it (the
+	// control service is unreachable).
+	BeforeDial func() error
+
+	pipe *Pipe
+	mu   sync.Mutex
+	log  []string
+}
+
+// New returns a Transport whose control port serves h until the test ends.
+func New(t Cleaner, h http.Handler) *Transport {
+	tr := &Transport{Name: "fake-1", Port: protocol.DefaultDevicePort, pipe: NewPipe(h)}
+	t.Cleanup(func() { tr.pipe.Close() })
+	return tr
+}
+
+// Serial names the device.
+func (t *Transport) Serial() string { return t.Name }
+
+// Shell runs cmd: OnShell first, then `am start … -d <uri>` (Mutate), then
+// the file commands of Files; anything else is not found (127).
+func (t *Transport) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, -1, err
+	}
+	t.mu.Lock()
+	t.log = append(t.log, cmd)
+	t.mu.Unlock()
+	args, err := Split(cmd)
+	if err != nil {
+		args = nil
+	}
+	r, ok := t.shell(ctx, cmd, args)
+	if !ok {
+		r = Reply{Stderr: "/system/bin/sh: " + cmd + ": not found\n", Code: 127}
+	}
+	return []byte(r.Stdout), []byte(r.Stderr), r.Code, r.Err
+}
+
+func (t *Transport) shell(ctx context.Context, cmd string, args []string) (Reply, bool) {
+	if t.OnShell != nil {
+		if r, ok := t.OnShell(ctx, cmd, args); ok {
+			return r, true
+		}
+	}
+	if len(args) >= 2 && args[0] == "am" && args[1] == "start" && t.Mutate != nil {
+		for i := 2; i+1 < len(args); i++ {
+			if args[i] == "-d" {
+				return t.Mutate(args[i+1]), true
+			}
+		}
+		return Reply{Stderr: "Error: no data URI\n", Code: 1}, true
+	}
+	if t.Files != nil {
+		return t.Files.Shell(args)
+	}
+	return Reply{}, false
+}
+
+// ShellLog lists every shell command received, in order, and every Exec
+// command prefixed "exec:".
+func (t *Transport) ShellLog() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.log...)
+}
+
+// Ran counts the shell commands that start with prefix.
+func (t *Transport) Ran(prefix string) int {
+	n := 0
+	for _, c := range t.ShellLog() {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// Exec runs OnExec.
+func (t *Transport) Exec(ctx context.Context, cmd string) ([]byte, error) {
+	t.mu.Lock()
+	t.log = append(t.log, "exec:"+cmd)
+	t.mu.Unlock()
+	if t.OnExec == nil {
+		return nil, fmt.Errorf("fake: exec %q not scripted", cmd)
+	}
+	return t.OnExec(ctx, cmd)
+}
+
+// DialTCP opens a stream to the control port.
+func (t *Transport) DialTCP(ctx context.Context, port int) (net.Conn, error) {
+	if port != t.Port {
+		return nil, fmt.Errorf("fake: connection refused on tcp:%d", port)
+	}
+	if t.BeforeDial != nil {
+		if err := t.BeforeDial(); err != nil {
+			return nil, err
+		}
+	}
+	return t.pipe.Dial(ctx)
+}
+
+// Push stores a file in Files.
+func (t *Transport) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode, mtime time.Time) error {
+	if t.Files == nil {
+		return errors.New("fake: push not scripted")
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	t.Files.Put(remote, b)
+	return nil
+}
+
+// Pull copies a file of Files.
+func (t *Transport) Pull(ctx context.Context, remote string, w io.Writer) error {
+	if t.Files == nil {
+		return errors.New("fake: pull not scripted")
+	}
+	b, ok := t.Files.Get(remote)
+	if !ok {
+		return fmt.Errorf("fake: pull %s: %w", remote, fs.ErrNotExist)
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// Stat describes a file or directory of Files.
+func (t *Transport) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
+	if t.Files == nil {
+		return nil, fs.ErrNotExist
+	}
+	return t.Files.Stat(remote)
+}
+
+// ---- the control port over net.Pipe ----
+
+// Pipe serves an http.Handler on the server ends of net.Pipe streams.
+type Pipe struct {
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
+	srv  *http.Server
+}
+
+// NewPipe starts serving h; Close stops it.
+func NewPipe(h http.Handler) *Pipe {
+	p := &Pipe{ch: make(chan net.Conn), done: make(chan struct{})}
+	p.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(pipeListener{p}) }()
+	return p
+}
+
+// Dial opens a stream to the handler.
+func (p *Pipe) Dial(ctx context.Context) (net.Conn, error) {
+	c, s := net.Pipe()
+	select {
+	case p.ch <- s:
+		return c, nil
+	case <-p.done:
+		c.Close()
+		s.Close()
+		return nil, fmt.Errorf("fake: device closed: %w", net.ErrClosed)
+	case <-ctx.Done():
+		c.Close()
+		s.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// Close stops serving.
+func (p *Pipe) Close() error {
+	p.once.Do(func() { close(p.done) })
+	return p.srv.Close()
+}
+
+type pipeListener struct{ p *Pipe }
+
+func (l pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.p.ch:
+		return c, nil
+	case <-l.p.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l pipeListener) Close() error {
+	l.p.once.Do(func() { close(l.p.done) })
+	return nil
+}
+
+func (l pipeListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: protocol.DefaultDevicePort}
+}
+
+// ---- decoding ----
+
+// Split splits a POSIX command line of plain words, backslash escapes and
+// single-quoted strings (what solopi.ShellJoin produces).
+func Split(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	in, inQuote := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inQuote:
+			if c == '\'' {
+				inQuote = false
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'':
+			inQuote, in = true, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if inQuote {
+		return nil, errors.New("unterminated quote")
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// ParseScheme decodes a mutation URI solopi://startaction/<action>?<query>.
+func ParseScheme(uri string) (action string, q url.Values, err error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", nil, err
+	}
+	if u.Scheme != "solopi" || u.Host != "startaction" {
+		return "", nil, fmt.Errorf("not a SoloPi mutation URI: %s", uri)
+	}
+	q, err = url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return "", nil, err
+	}
+	return strings.TrimPrefix(u.Path, "/"), q, nil
+}
+
+// Count counts the entries of log that contain every part.
+func Count(log []string, parts ...string) int {
+	n := 0
+	for _, m := range log {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(m, p)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
