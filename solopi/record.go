@@ -102,6 +102,9 @@ func StartRecording(ctx context.Context, d *Device, o RecordStartOptions) (*Sess
 		Done:    []protocol.State{protocol.SessionRecording, protocol.SessionFailed, protocol.SessionStopped},
 		Success: []protocol.State{protocol.SessionRecording},
 		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 10 * time.Second, Phase: "record-start",
+		// The device refuses an unknown target app invisibly (§11.1), which
+		// the host would only see as a 30 s timeout: check its app list.
+		Preflight: func(ctx context.Context) error { return requireTargetApp(ctx, d, o.TargetPackage) },
 		Check: func(w wireObject) error {
 			// The device must echo what we asked for; a different case
 			// under our sessionId cannot be attributed to this command.
@@ -129,4 +132,21 @@ func StopRecording(ctx context.Context, d *Device, sessionID string, t SessionTi
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	return recordSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "recording", FailureCode: CodeSessionFailed})
+}
+
+// requireTargetApp checks pkg against SoloPi's app list (harness?type=apps),
+// the same list the device gates record and performance targets with.
+func requireTargetApp(ctx context.Context, d *Device, pkg string) error {
+	apps, err := d.Query(ctx, protocol.ActionHarness, P(protocol.ParamType, protocol.HarnessApps))
+	if err != nil {
+		return err
+	}
+	for _, a := range apps.Get("apps").Array() {
+		if a.Get("packageName").String() == pkg {
+			return nil
+		}
+	}
+	return outcome.Newf(outcome.ExitFailure, protocol.ErrTargetAppNotFound,
+		"SoloPi's app list has no %s, so the device would refuse the recording", pkg).
+		WithUserAction("Install the app, or turn on KEY_DISPLAY_SYSTEM_APP for a system app, and check `solopi apps`.")
 }

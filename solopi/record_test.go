@@ -141,3 +141,15 @@ func TestRecordValidator(t *testing.T) {
 		{"durationMs without startedAt", `{"success":true,"kind":"recording","state":"starting","recording":false,"active":true,"terminal":false,"sessionId":"a","caseName":"c","targetPackage":"p","durationMs":3}`, false},
 	})
 }
+
+// An app outside SoloPi's list is refused at once: the device would refuse
+// it invisibly and the host would only time out.
+func TestRecordStartRefusesUnknownTargetApp(t *testing.T) {
+	f := newSessFake(t)
+	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "x", TargetPackage: "com.example.missing", SessionTimings: ssFast})
+	m := ssExpect(t, "record-start", res, err, 2)
+	ssWantCode(t, m, "target_app_not_found")
+	if len(f.mutations) != 0 {
+		t.Fatalf("a mutation was sent for an unknown target app")
+	}
+}

@@ -331,6 +331,9 @@ type startPlan struct {
 	AlwaysStop   bool                     // stress: stop on every non-success
 	Check        func(o wireObject) error // extra per-snapshot check of our session
 	RefuseActive func(o wireObject) error // preflight refusal beyond `active`
+	// Preflight runs after the active checks and before the mutation, for
+	// refusals the device would only make invisibly (the host would time out).
+	Preflight func(ctx context.Context) error
 }
 
 // SessionCleanup is the evidence of an exact stop or cancel sent on a failure,
@@ -373,6 +376,11 @@ func (sp *sessionSpec) start(ctx context.Context, d *Device, p startPlan) (*Sess
 	}
 	if p.RefuseActive != nil {
 		if err := p.RefuseActive(pre); err != nil {
+			return nil, err
+		}
+	}
+	if p.Preflight != nil {
+		if err := p.Preflight(ctx); err != nil {
 			return nil, err
 		}
 	}

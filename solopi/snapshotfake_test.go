@@ -266,6 +266,10 @@ func (f *sessFake) query(action string, q url.Values) map[string]any {
 		if q.Get("type") == "capabilities" {
 			return map[string]any{"success": true, "protocolVersion": "2.0", "agentProtocolVersion": "1.0"}
 		}
+		if q.Get("type") == "apps" {
+			return map[string]any{"success": true, "count": 1, "includesSystemApps": false, "apps": []any{
+				map[string]any{"packageName": "com.example.counter", "label": "Counter", "system": false}}}
+		}
 	case "record":
 		return f.statusOf("record")
 	case "screen-record":

@@ -458,6 +458,16 @@ func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) 
 		return tap(*sr.overlay, "A red dialog covers the counter.", "Dismiss the dialog with its "+sr.overlay.Label+" button to get back to the counter.")
 	}
 	if !sr.hasValue {
+		// Open the app from the launcher like a person would: find its
+		// icon by its label; elsewhere go Home first.
+		for _, c := range FindControls(img, "icon", []string{"Counter"}) {
+			if c.Label == "Counter" {
+				return tap(c, "The launcher shows app icons, among them Counter.", "Open the Counter app to work on the counter.")
+			}
+		}
+		if plans%3 == 0 {
+			return out(`do(action="Home", screen_description="No counter and no Counter icon are visible.", reason="Go to the launcher to open the Counter app.")`)
+		}
 		return out(`do(action="Wait", duration="1 seconds", screen_description="No counter is visible.", reason="Wait for the counter screen to appear.")`)
 	}
 	desc := fmt.Sprintf("The counter shows %d; a Reset and a +1 button are below it.", sr.counter)

@@ -46,6 +46,11 @@ func newSessCLIFake(t *testing.T) *sessCLIFake {
 		f.mu.Unlock()
 		var resp map[string]any
 		switch {
+		case action == "harness" && r.URL.Query().Get("type") == "apps":
+			// SoloPi's app list: the target packages these tests use.
+			resp = map[string]any{"success": true, "count": 2, "includesSystemApps": false, "apps": []any{
+				map[string]any{"packageName": "com.example.counter", "label": "Counter", "system": false},
+				map[string]any{"packageName": "com.x.y", "label": "X", "system": false}}}
 		case action == "harness":
 			resp = map[string]any{"success": true, "protocolVersion": "2.0", "agentProtocolVersion": "1.0"}
 		case h != nil:

@@ -288,6 +288,9 @@ func TestProviderOnSimulator(t *testing.T) {
 	}
 	budget := solopi.DefaultAgentBudget()
 	budget.MaxRepeatedActions = 10
+	// At time scale 20 the default 30 s idle timeout is 1.5 s of wall time:
+	// model latency on a busy machine (or under -race) must not idle it out.
+	budget.IdleTimeoutMs = 300000
 	res, err := solopi.RunSession(ctx, client, prov, solopi.AgentRunOptions{Goal: "increase the counter to 2",
 		Start: solopi.StartOptions{OwnerToken: solopi.NewOwnerToken(), Budget: budget, PollInterval: 50 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
 	if err != nil {

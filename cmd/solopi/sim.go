@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"solopi/agentloop/fakemodel"
 	"solopi/outcome"
 	"solopi/sim"
 )
@@ -22,6 +23,7 @@ type simServeOptions struct {
 	serverPort  int
 	controlPort int
 	noAdbd      bool
+	fakeModel   bool
 }
 
 // simServeInfo is the one JSON object `sim serve` prints once it listens.
@@ -31,6 +33,13 @@ type simServeInfo struct {
 	Control   simControl       `json:"control"`
 	TimeScale float64          `json:"timeScale"`
 	Devices   []sim.DeviceInfo `json:"devices"`
+	// FakeModel is the local OpenAI-compatible model for agent-run demos.
+	FakeModel *simFakeModel `json:"fakeModel,omitempty"`
+}
+
+type simFakeModel struct {
+	BaseURL string `json:"baseUrl"`
+	Env     string `json:"env"`
 }
 
 type simAdbServer struct {
@@ -57,6 +66,7 @@ func simCommand(exit *int, e env) *cli.Command {
 				"and the loopback control endpoint for fault injection, then serves until SIGINT/SIGTERM.\n\n" +
 				"Examples:\n  solopi sim serve --devices 2 --time-scale 10\n" +
 				"  ANDROID_ADB_SERVER_PORT=<port> solopi --serial sim-0001 doctor\n" +
+				"  solopi sim serve --fake-model   # then: SOLOPI_MODEL_BASE_URL=<baseUrl> solopi agent-run --task ...\n" +
 				"  curl -X POST <control>/v1/devices/sim-0001/permission -d '{\"name\":\"accessibility\",\"granted\":false}'",
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "devices", Value: 1, Usage: "number of simulated devices"},
@@ -65,10 +75,12 @@ func simCommand(exit *int, e env) *cli.Command {
 				&cli.IntFlag{Name: "server-port", Value: 0, Usage: "fake adb server port (0 picks a free one)"},
 				&cli.IntFlag{Name: "control-port", Value: 0, Usage: "control endpoint port (0 picks a free one)"},
 				&cli.BoolFlag{Name: "no-adbd", Usage: "skip the per-device fake adbd listeners"},
+				&cli.BoolFlag{Name: "fake-model", Usage: "also serve a local fake vision model for agent-run (it reads the simulator's pixels)"},
 			},
 			Action: func(c *cli.Context) error {
 				o := simServeOptions{devices: c.Int("devices"), timeScale: c.Float64("time-scale"), host: c.String("host"),
-					serverPort: c.Int("server-port"), controlPort: c.Int("control-port"), noAdbd: c.Bool("no-adbd")}
+					serverPort: c.Int("server-port"), controlPort: c.Int("control-port"), noAdbd: c.Bool("no-adbd"),
+					fakeModel: c.Bool("fake-model")}
 				pretty := c.Bool("pretty")
 				*exit = runSimServe(c.Context, o, func(res outcome.Result, err error) int {
 					return outcome.Print(e.stdout, res, err, pretty)
@@ -121,6 +133,14 @@ func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Resul
 		Control:   simControl{URL: "http://" + ln.Addr().String()},
 		TimeScale: o.timeScale,
 		Devices:   farm.Describe(),
+	}
+	if o.fakeModel {
+		fm, err := fakemodel.Start(fakemodel.Options{})
+		if err != nil {
+			return emit(outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "sim_start_failed", "the fake model could not start", err))
+		}
+		defer fm.Close()
+		info.FakeModel = &simFakeModel{BaseURL: fm.URL, Env: "SOLOPI_MODEL_BASE_URL=" + fm.URL}
 	}
 	if code := emit(outcome.OK(info), nil); code != 0 {
 		return code
