@@ -35,21 +35,10 @@ import (
 	"testing"
 	"time"
 
+	"solopi/internal/realadb"
 	"solopi/sim/adbd"
 	"solopi/sim/android"
 )
-
-func adbBinary(t testing.TB) string {
-	t.Helper()
-	p, err := exec.LookPath("adb")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("adb not installed; CI must run the interop tests (apt-get install -y adb)")
-		}
-		t.Skip("adb not installed (apt-get install -y adb); interop tests skipped locally")
-	}
-	return p
-}
 
 type adbServer struct {
 	bin  string
@@ -58,33 +47,13 @@ type adbServer struct {
 	c    *Client
 }
 
-// startAdbServer runs a real adb server in the foreground on a free port and
-// kills it at cleanup, so no daemon outlives the test.
+// startAdbServer runs Debian's real adb server (internal/realadb: a free
+// private port, a temporary HOME, killed at cleanup) and waits until our
+// client gets an answer from it.
 func startAdbServer(t testing.TB) *adbServer {
 	t.Helper()
-	bin := adbBinary(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	home := t.TempDir()
-	cmd := exec.Command(bin, "-P", strconv.Itoa(port), "nodaemon", "server")
-	cmd.Env = append(os.Environ(), "HOME="+home, "ADB_EMU=0", "ANDROID_ADB_SERVER_PORT=")
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("adb server log:\n%s", log.String())
-		}
-	})
-	c, err := NewClient(WithPort(port), WithoutServerStart())
+	srv := realadb.Start(t)
+	c, err := NewClient(WithPort(srv.Port), WithoutServerStart())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +66,11 @@ func startAdbServer(t testing.TB) *adbServer {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("adb server on %d not answering: %v", port, err)
+			t.Fatalf("adb server on %d not answering: %v", srv.Port, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return &adbServer{bin: bin, port: port, home: home, c: c}
+	return &adbServer{bin: srv.Bin, port: srv.Port, home: srv.Home, c: c}
 }
 
 // testPhone is the device behind one fake adbd: the simulator's phone
@@ -467,7 +436,7 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 // With nothing on the port, the client runs `adb -P <port> start-server`
 // (the real binary, daemonizing) and retries.
 func TestInteropStartServer(t *testing.T) {
-	bin := adbBinary(t)
+	bin := realadb.Binary(t)
 	port := freePort(t)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("ADB_EMU", "0")
