@@ -186,3 +186,43 @@ func ValidPackageName(s string) bool {
 	}
 	return seg > 0 && parts >= 1
 }
+
+// Selector values of the session resolvers (the `mode`, `recordMode` and
+// `action` parameters of §8–§17).
+const (
+	PerfModeListItems = "listItems"
+	PerfModeStatus    = "status"
+	PerfModeCurrent   = "current"
+	PerfModeNormal    = "normal"
+	PerfModeDisplay   = "display"
+
+	RecordModeStatus = "status"
+	RecordModeNormal = "normal"
+	RecordModeStop   = "stop"
+
+	SessionActionStatus = "status"
+	SessionActionStart  = "start"
+	SessionActionStop   = "stop"
+	ScanActionCancel    = "cancel"
+
+	HistoryListReplay        = "listReplay"
+	HistoryGetReplay         = "getReplay"
+	HistoryListPerformance   = "listPerformance"
+	HistoryGetPerformance    = "getPerformance"
+	HistoryMutationStatus    = "mutationStatus"
+	HistoryDeleteReplay      = "deleteReplay"
+	HistoryDeletePerformance = "deletePerformance"
+
+	PluginList           = "list"
+	PluginMutationStatus = "mutationStatus"
+	PluginImport         = "import"
+	PluginInstallAlias   = "install"
+	PluginRemove         = "remove"
+
+	ConfigActionList = "list"
+	ConfigActionGet  = "get"
+	ConfigActionSet  = "set"
+
+	StatusTypeStatus = "status"
+	StatusTypePage   = "page"
+)
