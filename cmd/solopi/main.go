@@ -14,6 +14,12 @@ func main() {
 	// SIGINT/SIGTERM cancel the command's context; the command cleans up what
 	// it started, still prints its JSON, and the exit code becomes 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal the default handling comes back, so a
+		// second Ctrl-C ends a cleanup that takes too long.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args, env{
 		stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
 	})

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"solopi/internal/realadb"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,18 +34,6 @@ type realAdb struct {
 	bin  string
 	port int
 	home string
-}
-
-func findAdb(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("adb")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("adb not installed but CI=true: interop tests must run in CI (apt-get install adb)")
-		}
-		t.Skip("adb not installed")
-	}
-	return bin
 }
 
 // freePort picks a loopback port outside the adb default (5037) and the
@@ -68,7 +57,7 @@ func freePort(t *testing.T) int {
 // throwaway HOME (the adb key lands there) and the emulator scan off.
 func startRealAdb(t *testing.T) *realAdb {
 	t.Helper()
-	r := &realAdb{t: t, bin: findAdb(t), port: freePort(t), home: t.TempDir()}
+	r := &realAdb{t: t, bin: realadb.Binary(t), port: freePort(t), home: t.TempDir()}
 	cmd := exec.Command(r.bin, "-P", strconv.Itoa(r.port), "nodaemon", "server")
 	cmd.Env = r.env()
 	var logBuf bytes.Buffer

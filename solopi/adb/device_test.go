@@ -369,7 +369,7 @@ func freePort(t *testing.T) int {
 func fakeAdb(t *testing.T, body string) (path, marker string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
-		t.Skip("shell script stands in for adb")
+		t.Skip("a POSIX shell script stands in for adb; not on Windows (CI runs Linux)")
 	}
 	dir := t.TempDir()
 	marker = filepath.Join(dir, "called")
