@@ -38,12 +38,15 @@ func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFi
 // The client goes away mid-session (killed while waiting on an action):
 // the device watchdog ends the session and releases the lease exactly once.
 func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
-	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 10})
+	// Scale 5: the 15 s idle timeout is 3 s of wall time, enough for the
+	// first observation on a busy machine (the device may wait up to 5 s of
+	// device time for a controllable root), short enough for the test.
+	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 5})
 	dev := f.Devices()[0]
 	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	sid, tok := agentStart(t, env, "--idle-timeout-ms", "3000", "--max-duration-ms", "600000")
+	sid, tok := agentStart(t, env, "--idle-timeout-ms", "15000", "--max-duration-ms", "600000")
 	if dev.App.LeaseHolder() == "" {
 		t.Fatal("no lease held after start")
 	}

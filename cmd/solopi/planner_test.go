@@ -171,7 +171,7 @@ func TestAgentRunUsageErrors(t *testing.T) {
 // newSimCounter starts a simulated device showing the counter app.
 func newSimCounter(t *testing.T) *sim.Device {
 	t.Helper()
-	d := sim.New(sim.Options{Serial: "sim-planner", TimeScale: 20})
+	d := sim.New(sim.Options{Serial: "sim-planner", TimeScale: 5})
 	t.Cleanup(func() { d.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
