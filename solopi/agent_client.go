@@ -316,6 +316,16 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	if prev != nil {
 		prevID = prev.SessionID
 	}
+	// A replay holds the shared device-control lease: the device would
+	// refuse the start invisibly (lease_conflict, §4.12) and the host would
+	// only time out. The replay snapshot says so up front; when it cannot
+	// be read, the start goes ahead and the device decides.
+	if rs, err := c.dev.ReplayStatus(ctx); err == nil && rs.Active {
+		return nil, outcome.New(outcome.ExitFailure, protocol.ErrLeaseConflict,
+			"a replay holds the device; an Agent session cannot start until it ends").
+			With("activeRun", rs.Object).
+			WithUserAction("Wait for the replay to finish (solopi status) or cancel it with its runId (solopi cancel --run-id).")
+	}
 	p := P(protocol.ParamOwnerToken, o.OwnerToken.Reveal())
 	p = append(p, o.Budget.params()...)
 	fr, err := c.mutate(ctx, protocol.AgentStart, p)

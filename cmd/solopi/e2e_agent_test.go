@@ -105,14 +105,13 @@ func TestE2ELeaseSharedBetweenReplayAndAgent(t *testing.T) {
 		t.Fatalf("run --no-wait: %s", run.stdout)
 	}
 	r = runBinary(t, env, "agent-session-start", "--ack-timeout", "3")
-	if r.code == 0 {
-		t.Fatalf("an Agent session started during a replay: %s", r.stdout)
+	if r.code != 2 || !strings.Contains(string(r.stdout), `"errorCode":"lease_conflict"`) {
+		t.Fatalf("an Agent session start during a replay: exit %d %s", r.code, r.stdout)
 	}
 	if strings.Contains(string(r.stdout), `"ownerToken":"`) {
 		t.Errorf("a failed start printed an owner token: %s", r.stdout)
 	}
 	schemas.Validate(t, "agent-session-start", r.stdout)
-	t.Logf("agent start during a replay: exit %d %s", r.code, r.stdout)
 	runID := decodeObject(t, run)["runId"].(string)
 	if c := runBinary(t, env, "cancel", "--run-id", runID); c.code != 0 {
 		t.Errorf("cancel: %s", c.stdout)
