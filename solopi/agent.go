@@ -1,7 +1,6 @@
 package solopi
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -70,13 +69,7 @@ type OwnerToken struct{ secret string }
 // NewOwnerToken returns a fresh token: 32 bytes from crypto/rand as 64
 // lowercase hex characters (the reference host's length).
 func NewOwnerToken() OwnerToken {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		// crypto/rand does not fail on supported platforms; a guessable
-		// credential would be worse than stopping.
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
-	return OwnerToken{secret: hex.EncodeToString(b[:])}
+	return OwnerToken{secret: hex.EncodeToString(randomBytes(32))}
 }
 
 // ParseOwnerToken validates s against [A-Za-z0-9._-]{16,160}. The error
@@ -202,11 +195,7 @@ func (b AgentBudget) params() Params {
 
 // NewStepID returns a fresh stepId: step-<32 lowercase hex>.
 func NewStepID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
-	return "step-" + hex.EncodeToString(b[:])
+	return "step-" + hex.EncodeToString(randomBytes(16))
 }
 
 // AgentSession is the session snapshot (§4.1). Raw keeps the device object

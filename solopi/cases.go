@@ -202,7 +202,7 @@ func (d *Device) ImportCase(ctx context.Context, c *casefile.Case, o ImportOptio
 	}
 	final, last, err := d.receiptPoll(ctx, protocol.ActionHarness,
 		P(protocol.ParamType, protocol.HarnessCaseImportStatus, protocol.ParamRequestID, rep.RequestID), rep.RequestID,
-		PollOptions{Timeout: o.Timeout, Interval: o.PollInterval, Initial: min(50*time.Millisecond, o.PollInterval)},
+		PollOptions{Timeout: o.Timeout, Interval: o.PollInterval},
 		func(map[string]any) (bool, error) { return true, nil })
 	if errors.Is(err, ErrPollTimeout) {
 		return rep, outcome.New(outcome.ExitTimeout, CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
@@ -278,7 +278,7 @@ func (d *Device) DeleteCase(ctx context.Context, name string, timeout, interval 
 	}
 	final, last, err := d.receiptPoll(ctx, protocol.ActionHarness,
 		P(protocol.ParamType, protocol.HarnessCaseDeleteStatus, protocol.ParamRequestID, reqID), reqID,
-		PollOptions{Timeout: timeout, Interval: interval, Initial: min(50*time.Millisecond, interval)},
+		PollOptions{Timeout: timeout, Interval: interval},
 		func(map[string]any) (bool, error) { return true, nil })
 	if errors.Is(err, ErrPollTimeout) {
 		return nil, reqID, outcome.New(outcome.ExitTimeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").

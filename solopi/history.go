@@ -122,7 +122,7 @@ func (d *Device) DeleteReplayHistory(ctx context.Context, id string, timeout, in
 		return res, err
 	}
 	final, last, err := d.receiptPoll(ctx, protocol.ActionHistory, P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, res.RequestID),
-		res.RequestID, PollOptions{Timeout: timeout, Interval: interval, Initial: min(50*time.Millisecond, interval)},
+		res.RequestID, PollOptions{Timeout: timeout, Interval: interval},
 		func(m map[string]any) (bool, error) {
 			if err := checkHistoryReceipt(m, res.RequestID, id); err != nil {
 				return false, err

@@ -150,7 +150,7 @@ func DeletePerfHistory(ctx context.Context, d *Device, id string, t SessionTimin
 	}
 	var last map[string]any
 	final, err := d.pollMutationReceipt(ctx, protocol.ActionHistory, requestID, protocol.HistoryDelete(),
-		PollOptions{Timeout: t.Timeout, Interval: t.Interval, Initial: min(50*time.Millisecond, t.Interval)},
+		PollOptions{Timeout: t.Timeout, Interval: t.Interval},
 		"the device refused the history mutation status", &last, func(o wireObject) error {
 			return validatePerfDeleteReceipt(o, requestID, id)
 		})

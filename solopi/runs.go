@@ -84,26 +84,26 @@ func Cleanup(ctx context.Context, d time.Duration) (context.Context, context.Can
 // NewRequestID returns a random uuid4 string, the host's requestId for
 // receipts (case import/delete, history and plugin mutations).
 func NewRequestID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		// crypto/rand never fails on supported platforms; a panic is the
-		// honest answer if it does, since identities must be unguessable.
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
+	b := randomBytes(16)
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
+	h := hex.EncodeToString(b)
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // NewReplayRequestID returns replay-<32 lowercase hex>, the reference
 // host's replay requestId form.
 func NewReplayRequestID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
-	return "replay-" + hex.EncodeToString(b[:])
+	return "replay-" + hex.EncodeToString(randomBytes(16))
+}
+
+// randomBytes returns n bytes from crypto/rand, which every identifier and
+// owner token is drawn from. Since Go 1.24 rand.Read never returns an error
+// (the runtime stops the program rather than hand out guessable bytes).
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
 }
 
 // decodeObject parses a device JSON object keeping integers exact.

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"solopi/schemas"
 	"solopi/sim"
 	"solopi/solopi"
@@ -34,16 +32,9 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 	var outputs [][]byte
 	run := func(args ...string) (int, []byte) {
 		var stdout, stderr bytes.Buffer
-		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-		exit := -1
-		deps := func(g *globals) deviceDeps {
-			return deviceDeps{g: g, open: func(context.Context) (solopi.Transport, error) { return dev, nil }}
-		}
-		app := &cli.App{Name: "solopi", Writer: &stdout, ErrWriter: &stderr, Flags: globalFlags(),
-			Commands: agentCommandsWith(&exit, e, deps), ExitErrHandler: func(*cli.Context, error) {}}
-		if err := app.RunContext(ctx, append([]string{"solopi"}, args...)); err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
+		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
+			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
+		exit := run(ctx, append([]string{"solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())
 		return exit, stdout.Bytes()
 	}

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"solopi/outcome"
 	"solopi/protocol"
 	"solopi/schemas"
@@ -41,25 +39,10 @@ func newAgentHarness(t *testing.T) *agentHarness {
 func (h *agentHarness) runCtx(ctx context.Context, args ...string) (int, []byte) {
 	h.t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return h.env[k] }}
-	exit := -1
-	deps := func(g *globals) deviceDeps {
-		return deviceDeps{g: g, open: func(context.Context) (solopi.Transport, error) { return h.fake, nil }}
-	}
-	app := &cli.App{
-		Name: "solopi", Writer: &stdout, ErrWriter: &stderr, Flags: globalFlags(),
-		Commands:       agentCommandsWith(&exit, e, deps),
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError:   func(c *cli.Context, err error, _ bool) error { return usageError{msg: err.Error()} },
-	}
-	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
-	}
-	err := app.RunContext(ctx, append([]string{"solopi"}, args...))
+	e := env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return h.env[k] },
+		transport: func(context.Context) (solopi.Transport, error) { return h.fake, nil }}
+	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	h.outputs = append(h.outputs, append([]byte(nil), stdout.Bytes()...), append([]byte(nil), stderr.Bytes()...))
-	if err != nil {
-		return 3, stdout.Bytes()
-	}
 	return exit, stdout.Bytes()
 }
 

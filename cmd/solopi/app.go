@@ -20,6 +20,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// stdin is the command's standard input (planner-parse reads the model
+	// answer from it; agent-run asks a human on it when it is a terminal).
+	stdin *os.File
 	// transport, when set, replaces device selection through the adb
 	// server: `solopi demo` and in-process tests hand in a simulated device
 	// so that the whole command path (flags, session, JSON, exit code) runs

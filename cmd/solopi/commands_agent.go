@@ -15,15 +15,10 @@ import (
 // flag-compatible with solopi-ai: agent-capabilities, agent-session-start,
 // agent-observe, agent-act, agent-receipt, agent-status, agent-timeline,
 // agent-pause, agent-resume, agent-end, agent-cancel.
+//
+// No flag is marked Required: the run functions check them and answer with
+// a JSON usage error (exit 3) naming the missing option.
 func agentCommands(exit *int, e env) []*cli.Command {
-	return agentCommandsWith(exit, e, func(g *globals) deviceDeps { return g.deps() })
-}
-
-// agentCommandsWith lets tests hand in the device. No flag is marked
-// Required: urfave/cli prints the command help on stdout when one is
-// missing, and stdout must hold only the JSON object; the run functions
-// check them and answer with a JSON usage error (exit 3) instead.
-func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cli.Command {
 	identityFlags := func() []cli.Flag {
 		return []cli.Flag{
 			&cli.StringFlag{Name: "session-id", Usage: "the session's sessionId (from agent-session-start)"},
@@ -63,7 +58,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 					return outcome.Result{}, err
 				}
 				o := agentControlOptions{agentIdentityOptions: identity(c), ackTimeout: ack, pollInterval: poll}
-				return runAgentControl(ctx, deps(g), o, id, fn)
+				return runAgentControl(ctx, g.deps(), o, id, fn)
 			}),
 		}
 	}
@@ -73,7 +68,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 			Usage:     "print the device's Agent protocol version, queries, commands and typed actions",
 			UsageText: "solopi agent-capabilities",
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runAgentCapabilities(ctx, deps(g))
+				return runAgentCapabilities(ctx, g.deps())
 			}),
 		},
 		{
@@ -107,7 +102,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 					},
 					ackTimeout: ack, pollInterval: poll,
 				}
-				res, printTok, secret, err := runAgentStart(ctx, deps(g), o, e.getenv)
+				res, printTok, secret, err := runAgentStart(ctx, g.deps(), o, e.getenv)
 				res, err = scrubOutput(secret, res, err)
 				if err == nil && !printTok.IsZero() {
 					return addOwnerToken(res, printTok)
@@ -125,7 +120,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 			),
 			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
 				o := agentObserveOptions{agentIdentityOptions: identity(c), screenshotOutput: c.String("screenshot-output"), overwrite: c.Bool("overwrite")}
-				return runAgentObserve(ctx, deps(g), o, id)
+				return runAgentObserve(ctx, g.deps(), o, id)
 			}),
 		},
 		{
@@ -169,7 +164,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 					},
 					actionTimeout: timeout, pollInterval: poll,
 				}
-				return runAgentAct(ctx, deps(g), o, id)
+				return runAgentAct(ctx, g.deps(), o, id)
 			}),
 		},
 		{
@@ -178,7 +173,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 			UsageText: "solopi agent-receipt --session-id ID (--owner-token-file FILE | --owner-token TOKEN) --step-id ID",
 			Flags:     append(identityFlags(), &cli.StringFlag{Name: "step-id", Usage: "the step's stepId"}),
 			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
-				return runAgentReceipt(ctx, deps(g), id, c.String("step-id"))
+				return runAgentReceipt(ctx, g.deps(), id, c.String("step-id"))
 			}),
 		},
 		{
@@ -187,7 +182,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 			UsageText: "solopi agent-status --session-id ID (--owner-token-file FILE | --owner-token TOKEN)",
 			Flags:     identityFlags(),
 			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
-				return runAgentStatus(ctx, deps(g), id)
+				return runAgentStatus(ctx, g.deps(), id)
 			}),
 		},
 		{
@@ -200,7 +195,7 @@ func agentCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps) []*cl
 			),
 			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
 				o := agentTimelineOptions{agentIdentityOptions: identity(c), output: c.String("output"), overwrite: c.Bool("overwrite")}
-				return runAgentTimeline(ctx, deps(g), o, id)
+				return runAgentTimeline(ctx, g.deps(), o, id)
 			}),
 		},
 		control("agent-pause", "pause an active session (observe still works; act is rejected)", (*solopi.AgentClient).Pause),

@@ -14,13 +14,6 @@ import (
 	"solopi/outcome"
 )
 
-// plannerCommands are the pure-vision planner commands: agent-run (the
-// whole loop on a device), planner-parse (check one raw model answer) and
-// planner-calibrate (negotiate the coordinate contract, no device).
-func plannerCommands(exit *int, e env) []*cli.Command {
-	return plannerCommandsWith(exit, e, func(g *globals) deviceDeps { return g.deps() }, os.Stdin)
-}
-
 // Environment variable of the profile cache directory.
 const envPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
 
@@ -151,7 +144,10 @@ func plannerSize(flag, v string) (int, int, error) {
 	return 0, 0, outcome.Usagef(codePlannerOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
 }
 
-func plannerCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps, stdin *os.File) []*cli.Command {
+// plannerCommands are the pure-vision planner commands: agent-run (the
+// whole loop on a device), planner-parse (check one raw model answer) and
+// planner-calibrate (negotiate the coordinate contract, no device).
+func plannerCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "agent-run",
@@ -179,8 +175,8 @@ func plannerCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps, std
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				o.stdin = stdin
-				return runAgentRun(ctx, g, deps(g), o)
+				o.stdin = e.stdin
+				return runAgentRun(ctx, g, g.deps(), o)
 			}),
 		},
 		{
@@ -197,7 +193,7 @@ func plannerCommandsWith(exit *int, e env, deps func(g *globals) deviceDeps, std
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 				o := plannerParseOptions{space: c.String("coordinate-space"), imageSize: c.String("image-size"), displaySize: c.String("display-size"),
 					task: c.String("task"), reasoningFile: c.String("reasoning-file")}
-				return runPlannerParse(ctx, stdin, o)
+				return runPlannerParse(ctx, e.stdin, o)
 			}),
 		},
 		{

@@ -13,22 +13,15 @@ import (
 // record-*, screen-record-*, scan-*, video-analysis-*, perf-* (collection,
 // live display, history, local analysis), stress-*, plugin-*.
 func sessionCommands(exit *int, e env) []*cli.Command {
-	return sessionCommandsWith(exit, e, func(g *globals) deviceDeps { return g.deps() })
-}
-
-// depsFunc gives a command its device; tests hand in a scripted one.
-type depsFunc func(g *globals) deviceDeps
-
-func sessionCommandsWith(exit *int, e env, deps depsFunc) []*cli.Command {
 	var cmds []*cli.Command
-	cmds = append(cmds, recordCommands(exit, e, deps)...)
-	cmds = append(cmds, screenRecordCommands(exit, e, deps)...)
-	cmds = append(cmds, scanCommands(exit, e, deps)...)
-	cmds = append(cmds, videoCommands(exit, e, deps)...)
-	cmds = append(cmds, perfCommands(exit, e, deps)...)
-	cmds = append(cmds, perfHistoryCommands(exit, e, deps)...)
-	cmds = append(cmds, stressCommands(exit, e, deps)...)
-	cmds = append(cmds, pluginCommands(exit, e, deps)...)
+	cmds = append(cmds, recordCommands(exit, e)...)
+	cmds = append(cmds, screenRecordCommands(exit, e)...)
+	cmds = append(cmds, scanCommands(exit, e)...)
+	cmds = append(cmds, videoCommands(exit, e)...)
+	cmds = append(cmds, perfCommands(exit, e)...)
+	cmds = append(cmds, perfHistoryCommands(exit, e)...)
+	cmds = append(cmds, stressCommands(exit, e)...)
+	cmds = append(cmds, pluginCommands(exit, e)...)
 	return cmds
 }
 
@@ -85,14 +78,14 @@ func sessionIDFlag(required bool, usage string) cli.Flag {
 
 // sessionAction wires a command: parse flags into opts (no device
 // contact), then run with the command's device.
-func sessionAction[O any](exit *int, e env, deps depsFunc, parse func(c *cli.Context) (O, error),
+func sessionAction[O any](exit *int, e env, parse func(c *cli.Context) (O, error),
 	run func(ctx context.Context, d deviceDeps, o O) (outcome.Result, error)) cli.ActionFunc {
 	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 		o, err := parse(c)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return run(ctx, deps(g), o)
+		return run(ctx, g.deps(), o)
 	})
 }
 

@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"solopi/schemas"
 	"solopi/solopi"
 	"solopi/solopi/devicefake"
@@ -119,20 +117,16 @@ func (f *sessCLIFake) count(parts ...string) int {
 func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...string) ([]byte, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
-	exit := -1
-	deps := func(g *globals) deviceDeps {
-		return deviceDeps{g: g, open: func(ctx context.Context) (solopi.Transport, error) {
+	e := env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" },
+		transport: func(ctx context.Context) (solopi.Transport, error) {
 			f.mu.Lock()
 			f.opened++
 			f.mu.Unlock()
 			return f, nil
 		}}
-	}
-	app := &cli.App{Name: "solopi", Writer: &out, ErrWriter: &errb, Flags: globalFlags(), Commands: sessionCommandsWith(&exit, e, deps),
-		ExitErrHandler: func(*cli.Context, error) {}, HideVersion: true}
-	if err := app.RunContext(ctx, append([]string{"solopi"}, args...)); err != nil {
-		return errb.Bytes(), 3
+	exit := run(ctx, append([]string{"solopi"}, args...), e)
+	if exit == 3 && out.Len() == 0 { // a parser error: text on stderr
+		return errb.Bytes(), exit
 	}
 	return out.Bytes(), exit
 }

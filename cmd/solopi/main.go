@@ -21,7 +21,7 @@ func main() {
 		stop()
 	}()
 	code := run(ctx, os.Args, env{
-		stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdin: os.Stdin,
 	})
 	stop()
 	os.Exit(code)

@@ -113,19 +113,19 @@ func perfStartFlags(what string) []cli.Flag {
 	}, timingFlags("ack-timeout", 30, 0.5, what)...)
 }
 
-func perfCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func perfCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "perf-list",
 			Usage:     "list the performance items the device can collect",
 			UsageText: "solopi perf-list",
-			Action:    sessionAction(exit, e, deps, noOptions, runPerfList),
+			Action:    sessionAction(exit, e, noOptions, runPerfList),
 		},
 		{
 			Name:      "perf-current",
 			Usage:     "show the current performance values (sampledAt, values by display name)",
 			UsageText: "solopi perf-current",
-			Action:    sessionAction(exit, e, deps, noOptions, runPerfCurrent),
+			Action:    sessionAction(exit, e, noOptions, runPerfCurrent),
 		},
 		{
 			Name:  "perf-start",
@@ -134,14 +134,14 @@ func perfCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				"session this command started is stopped again (124/130 with sessionId, phase and cleanup).",
 			UsageText: "solopi perf-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
 			Flags:     perfStartFlags("the recording to start"),
-			Action:    sessionAction(exit, e, deps, parsePerfStart, runPerfStart),
+			Action:    sessionAction(exit, e, parsePerfStart, runPerfStart),
 		},
 		{
 			Name:      "perf-status",
 			Usage:     "show the performance recording snapshot",
 			UsageText: "solopi perf-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's recording is this session")},
-			Action:    sessionAction(exit, e, deps, sessionIDOption, runPerfStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, runPerfStatus),
 		},
 		{
 			Name:  "perf-stop",
@@ -155,7 +155,7 @@ func perfCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.StringFlag{Name: "output", Usage: "local directory for the CSV files (must not exist unless --overwrite)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output directory"},
 			}, timingFlags("stop-timeout", 60, 0.5, "the recording to be saved")...),
-			Action: sessionAction(exit, e, deps, parsePerfStop, runPerfStop),
+			Action: sessionAction(exit, e, parsePerfStop, runPerfStop),
 		},
 		{
 			Name:  "perf-display-start",
@@ -164,21 +164,21 @@ func perfCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				"`running` with the requested target and items; timeout or Ctrl-C stop the lease again.",
 			UsageText: "solopi perf-display-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
 			Flags:     perfStartFlags("the monitor to run"),
-			Action:    sessionAction(exit, e, deps, parsePerfStart, runDisplayStart),
+			Action:    sessionAction(exit, e, parsePerfStart, runDisplayStart),
 		},
 		{
 			Name:      "perf-display-status",
 			Usage:     "show the live monitor snapshot and its values",
 			UsageText: "solopi perf-display-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 (values withheld) unless the device's monitor is this session")},
-			Action:    sessionAction(exit, e, deps, parseDisplayStatus, runDisplayStatus),
+			Action:    sessionAction(exit, e, parseDisplayStatus, runDisplayStatus),
 		},
 		{
 			Name:      "perf-display-stop",
 			Usage:     "stop our live monitor lease",
 			UsageText: "solopi perf-display-stop --session-id ID [--stop-timeout 60] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId perf-display-start printed")}, timingFlags("stop-timeout", 60, 0.5, "the monitor to stop")...),
-			Action:    sessionAction(exit, e, deps, parseDisplayStop, runDisplayStop),
+			Action:    sessionAction(exit, e, parseDisplayStop, runDisplayStop),
 		},
 		{
 			Name:  "perf-analyze",
@@ -192,7 +192,7 @@ func perfCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.StringFlag{Name: "output", Usage: "directory for the SVG charts (must not exist unless --overwrite)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output directory"},
 			},
-			Action: sessionAction(exit, e, deps, parsePerfAnalyze, runPerfAnalyze),
+			Action: sessionAction(exit, e, parsePerfAnalyze, runPerfAnalyze),
 		},
 	}
 }

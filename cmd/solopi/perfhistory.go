@@ -32,14 +32,14 @@ func runPerfHistoryDelete(ctx context.Context, d deviceDeps, o perfHistoryDelete
 	})
 }
 
-func perfHistoryCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func perfHistoryCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "perf-history-list",
 			Usage:     "list saved performance records on the device",
 			UsageText: "solopi perf-history-list [--limit 100]",
 			Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Usage: "at most this many records, 1..500", Value: 100}},
-			Action: sessionAction(exit, e, deps, func(c *cli.Context) (int, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (int, error) {
 				l := c.Int("limit")
 				if l < 1 || l > 500 {
 					return l, outcome.Usage(solopi.CodeInvalidPerfLimit, "--limit must be between 1 and 500")
@@ -52,7 +52,7 @@ func perfHistoryCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 			Usage:     "show one saved performance record with file previews",
 			UsageText: "solopi perf-history-get --id performance-<64 hex>",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from perf-history-list", Required: true}},
-			Action: sessionAction(exit, e, deps, func(c *cli.Context) (string, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (string, error) {
 				id := c.String("id")
 				return id, solopi.CheckPerfHistoryID(id)
 			}, runPerfHistoryGet),
@@ -63,7 +63,7 @@ func perfHistoryCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 			UsageText: "solopi perf-history-delete --id performance-<64 hex> [--delete-timeout 30] [--poll-interval 0.2]",
 			Flags: append([]cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from perf-history-list", Required: true}},
 				timingFlags("delete-timeout", 30, 0.2, "the deletion receipt")...),
-			Action: sessionAction(exit, e, deps, func(c *cli.Context) (perfHistoryDeleteOptions, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (perfHistoryDeleteOptions, error) {
 				o := perfHistoryDeleteOptions{id: c.String("id")}
 				if err := solopi.CheckPerfHistoryID(o.id); err != nil {
 					return o, err

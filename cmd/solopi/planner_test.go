@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"solopi/agentloop"
 	"solopi/agentloop/fakemodel"
 	"solopi/outcome"
@@ -23,7 +21,7 @@ import (
 const plannerTestKey = "sk-planner-SECRET-0a1b2c3d4e5f"
 
 // plannerApp runs the planner commands in process with a device handed in
-// by the test (the lead wires plannerCommands into the real command list).
+// by the test, through the real command list.
 type plannerApp struct {
 	open  func(ctx context.Context) (solopi.Transport, error)
 	env   map[string]string
@@ -33,23 +31,18 @@ type plannerApp struct {
 func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := env{stdout: &out, stderr: &errb, getenv: func(k string) string { return p.env[k] }}
-	exit := -1
-	deps := func(g *globals) deviceDeps {
-		return deviceDeps{g: g, open: func(ctx context.Context) (solopi.Transport, error) {
+	// A planner command that must not touch a device fails the test if it
+	// tries: without a transport the CLI would go looking for an adb server.
+	e := env{stdout: &out, stderr: &errb, getenv: func(k string) string { return p.env[k] }, stdin: p.stdin,
+		transport: func(ctx context.Context) (solopi.Transport, error) {
 			if p.open == nil {
 				t.Fatal("the command opened a device although it must not")
 			}
 			return p.open(ctx)
 		}}
-	}
-	app := &cli.App{Name: "solopi", Writer: &errb, ErrWriter: &errb, Flags: globalFlags(),
-		Commands: plannerCommandsWith(&exit, e, deps, p.stdin), ExitErrHandler: func(*cli.Context, error) {}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if err := app.RunContext(ctx, append([]string{"solopi"}, args...)); err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
+	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	return out.Bytes(), errb.Bytes(), exit
 }
 

@@ -41,13 +41,13 @@ func runPluginRemove(ctx context.Context, d deviceDeps, o pluginRemoveOptions) (
 	})
 }
 
-func pluginCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func pluginCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "plugin-list",
 			Usage:     "list installed SoloPi plugins and the archives waiting in its import directory",
 			UsageText: "solopi plugin-list",
-			Action:    sessionAction(exit, e, deps, noOptions, runPluginList),
+			Action:    sessionAction(exit, e, noOptions, runPluginList),
 		},
 		{
 			Name:  "plugin-install",
@@ -58,7 +58,7 @@ func pluginCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 			UsageText: "solopi plugin-install --file PLUGIN.zip [--install-timeout 120] [--poll-interval 0.5]",
 			Flags: append([]cli.Flag{&cli.StringFlag{Name: "file", Usage: "local plugin archive (.zip with desc.json)", Required: true}},
 				timingFlags("install-timeout", 120, 0.5, "the import receipt")...),
-			Action: sessionAction(exit, e, deps, parsePluginInstall, runPluginInstall),
+			Action: sessionAction(exit, e, parsePluginInstall, runPluginInstall),
 		},
 		{
 			Name:      "plugin-remove",
@@ -66,7 +66,7 @@ func pluginCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 			UsageText: "solopi plugin-remove --id plugin-<64 hex> [--remove-timeout 30] [--poll-interval 0.5]",
 			Flags: append([]cli.Flag{&cli.StringFlag{Name: "id", Usage: "plugin id from plugin-list", Required: true}},
 				timingFlags("remove-timeout", 30, 0.5, "the removal receipt")...),
-			Action: sessionAction(exit, e, deps, func(c *cli.Context) (pluginRemoveOptions, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (pluginRemoveOptions, error) {
 				o := pluginRemoveOptions{id: c.String("id")}
 				if err := solopi.CheckPluginID(o.id); err != nil {
 					return o, err

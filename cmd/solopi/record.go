@@ -41,7 +41,7 @@ func runRecordStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Re
 	})
 }
 
-func recordCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func recordCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "record-start",
@@ -55,14 +55,14 @@ func recordCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.StringFlag{Name: "target-package", Usage: "app under test (must be installed)", Required: true},
 				&cli.StringFlag{Name: "description", Usage: "case description"},
 			}, timingFlags("ack-timeout", 30, 0.5, "the recording to start")...),
-			Action: sessionAction(exit, e, deps, parseRecordStart, runRecordStart),
+			Action: sessionAction(exit, e, parseRecordStart, runRecordStart),
 		},
 		{
 			Name:      "record-status",
 			Usage:     "show the interactive recording snapshot",
 			UsageText: "solopi record-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's recording is this session")},
-			Action:    sessionAction(exit, e, deps, sessionIDOption, runRecordStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, runRecordStatus),
 		},
 		{
 			Name:  "record-stop",
@@ -71,7 +71,7 @@ func recordCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				"exit 2 when it failed or the device's session is not --session-id.",
 			UsageText: "solopi record-stop --session-id ID [--stop-timeout 60] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId record-start printed")}, timingFlags("stop-timeout", 60, 0.5, "the recording to be saved")...),
-			Action:    sessionAction(exit, e, deps, parseStop("stop-timeout"), runRecordStop),
+			Action:    sessionAction(exit, e, parseStop("stop-timeout"), runRecordStop),
 		},
 	}
 }

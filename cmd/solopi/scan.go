@@ -27,7 +27,7 @@ func runScanCancel(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Re
 	})
 }
 
-func scanCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func scanCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "scan-start",
@@ -37,7 +37,7 @@ func scanCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				"executed. On timeout or Ctrl-C the session is cancelled again (124/130).",
 			UsageText: "solopi scan-start [--ack-timeout 30] [--poll-interval 0.5]",
 			Flags:     timingFlags("ack-timeout", 30, 0.5, "the scan page to open"),
-			Action: sessionAction(exit, e, deps, func(c *cli.Context) (solopi.SessionTimings, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (solopi.SessionTimings, error) {
 				return timings(c, "ack-timeout")
 			}, runScanStart),
 		},
@@ -46,14 +46,14 @@ func scanCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 			Usage:     "show the scan snapshot (exit 2 when failed)",
 			UsageText: "solopi scan-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's scan is this session")},
-			Action:    sessionAction(exit, e, deps, sessionIDOption, runScanStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, runScanStatus),
 		},
 		{
 			Name:      "scan-cancel",
 			Usage:     "cancel our scan session (exit 0 only when it ends cancelled)",
 			UsageText: "solopi scan-cancel --session-id ID [--cancel-timeout 15] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId scan-start printed")}, timingFlags("cancel-timeout", 15, 0.5, "the scan to end")...),
-			Action:    sessionAction(exit, e, deps, parseStop("cancel-timeout"), runScanCancel),
+			Action:    sessionAction(exit, e, parseStop("cancel-timeout"), runScanCancel),
 		},
 	}
 }

@@ -57,7 +57,7 @@ func runScreenStop(ctx context.Context, d deviceDeps, o solopi.ScreenStopOptions
 	})
 }
 
-func screenRecordCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func screenRecordCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "screen-record-start",
@@ -71,14 +71,14 @@ func screenRecordCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.IntFlag{Name: "frame-rate", Usage: "frames per second, 1..120", Value: 30},
 				&cli.IntFlag{Name: "duration", Usage: "seconds before the device stops on its own, 1..3600", Value: 300},
 			}, timingFlags("ack-timeout", 120, 0.5, "the recording to start")...),
-			Action: sessionAction(exit, e, deps, parseScreenStart, runScreenStart),
+			Action: sessionAction(exit, e, parseScreenStart, runScreenStart),
 		},
 		{
 			Name:      "screen-record-status",
 			Usage:     "show the screen recording snapshot",
 			UsageText: "solopi screen-record-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's screen recording is this session")},
-			Action:    sessionAction(exit, e, deps, sessionIDOption, runScreenStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, runScreenStatus),
 		},
 		{
 			Name:  "screen-record-stop",
@@ -91,7 +91,7 @@ func screenRecordCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.StringFlag{Name: "output", Usage: "local MP4 path (must not exist unless --overwrite)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output file"},
 			}, timingFlags("stop-timeout", 60, 0.5, "the recording to stop")...),
-			Action: sessionAction(exit, e, deps, parseScreenStop, runScreenStop),
+			Action: sessionAction(exit, e, parseScreenStop, runScreenStop),
 		},
 	}
 }

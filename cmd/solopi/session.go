@@ -155,34 +155,29 @@ func (g *globals) session(ctx context.Context, preserveForeground bool) (*solopi
 	return g.deps().session(ctx, preserveForeground)
 }
 
-// deviceDeps is how a device command reaches its device: production selects
-// it through the adb server, tests hand in a scripted transport.
+// deviceDeps is how a device command reaches its device: through the adb
+// server, or through env.transport when a test or the demo hands one in.
 type deviceDeps struct {
-	g    *globals
-	open func(ctx context.Context) (solopi.Transport, error)
-	// describe reports the selected device for doctor's device{} object.
-	describe func(ctx context.Context, t solopi.Transport) map[string]any
+	g *globals
 }
 
-func (g *globals) deps() deviceDeps {
-	return deviceDeps{g: g, open: g.transport, describe: describeAdbDevice}
-}
+func (g *globals) deps() deviceDeps { return deviceDeps{g: g} }
 
-func (d deviceDeps) transport(ctx context.Context) (solopi.Transport, error) { return d.open(ctx) }
+func (d deviceDeps) transport(ctx context.Context) (solopi.Transport, error) {
+	return d.g.transport(ctx)
+}
 
 func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
-	t, err := d.open(ctx)
+	t, err := d.g.transport(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return solopi.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
 }
 
+// device reports the selected device for doctor's device{} object.
 func (d deviceDeps) device(ctx context.Context, t solopi.Transport) map[string]any {
-	if d.describe == nil {
-		return map[string]any{"serial": t.Serial(), "state": "device"}
-	}
-	return d.describe(ctx, t)
+	return describeAdbDevice(ctx, t)
 }
 
 // describeAdbDevice is the devices -l line of the selected device: serial,

@@ -204,7 +204,9 @@ func testGlobals() *globals {
 }
 
 func testDeps(tr solopi.Transport) deviceDeps {
-	return deviceDeps{g: testGlobals(), open: func(context.Context) (solopi.Transport, error) { return tr, nil }}
+	g := testGlobals()
+	g.env.transport = func(context.Context) (solopi.Transport, error) { return tr, nil }
+	return g.deps()
 }
 
 // printed renders a command's result the way the CLI prints it and checks

@@ -43,7 +43,7 @@ func runStressStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Re
 	})
 }
 
-func stressCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func stressCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "stress-start",
@@ -57,21 +57,21 @@ func stressCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.IntFlag{Name: "memory", Usage: "memory to hold, 1..2048 MB"},
 				&cli.IntFlag{Name: "duration", Usage: "seconds before the device removes the load, 1..3600", Value: 60},
 			}, timingFlags("ack-timeout", 30, 0.5, "the load to run")...),
-			Action: sessionAction(exit, e, deps, parseStressStart, runStressStart),
+			Action: sessionAction(exit, e, parseStressStart, runStressStart),
 		},
 		{
 			Name:      "stress-status",
 			Usage:     "show the stress snapshot",
 			UsageText: "solopi stress-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's stress session is this one")},
-			Action:    sessionAction(exit, e, deps, sessionIDOption, runStressStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, runStressStatus),
 		},
 		{
 			Name:      "stress-stop",
 			Usage:     "stop our stress session (exit 0 when stopped, also after the device's own auto-stop)",
 			UsageText: "solopi stress-stop --session-id ID [--stop-timeout 30] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId stress-start printed")}, timingFlags("stop-timeout", 30, 0.5, "the load to be removed")...),
-			Action:    sessionAction(exit, e, deps, parseStop("stop-timeout"), runStressStop),
+			Action:    sessionAction(exit, e, parseStop("stop-timeout"), runStressStop),
 		},
 	}
 }

@@ -43,7 +43,7 @@ func runVideoStatus(ctx context.Context, d deviceDeps, id string) (outcome.Resul
 	})
 }
 
-func videoCommands(exit *int, e env, deps depsFunc) []*cli.Command {
+func videoCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "video-analysis-start",
@@ -62,14 +62,14 @@ func videoCommands(exit *int, e env, deps depsFunc) []*cli.Command {
 				&cli.Float64Flag{Name: "analysis-timeout", Usage: "seconds to wait for the analysis", Value: 120},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between receipt polls", Value: 0.5},
 			},
-			Action: sessionAction(exit, e, deps, parseVideoStart, runVideoStart),
+			Action: sessionAction(exit, e, parseVideoStart, runVideoStart),
 		},
 		{
 			Name:      "video-analysis-status",
 			Usage:     "show the receipt of one video analysis",
 			UsageText: "solopi video-analysis-status --request-id ID",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "request-id", Usage: "the requestId video-analysis-start printed", Required: true}},
-			Action: sessionAction(exit, e, deps, func(c *cli.Context) (string, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (string, error) {
 				id := c.String("request-id")
 				return id, solopi.CheckAnalysisRequestID(id)
 			}, runVideoStatus),
