@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"net"
@@ -72,9 +73,8 @@ func NewDevice(t Transport, opts DeviceOptions) *Device {
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return t.DialTCP(ctx, opts.Port)
 		},
-		DisableKeepAlives: false,
-		MaxIdleConns:      4,
-		IdleConnTimeout:   30 * time.Second,
+		MaxIdleConns:    4,
+		IdleConnTimeout: 30 * time.Second,
 	}
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{Transport: tr}
@@ -227,13 +227,8 @@ type Digest struct {
 
 type hashingWriter struct {
 	w io.Writer
-	h hashState
+	h hash.Hash
 	n int64
-}
-
-type hashState interface {
-	io.Writer
-	Sum([]byte) []byte
 }
 
 func (hw *hashingWriter) Write(p []byte) (int, error) {
