@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
 // BenchmarkStepOverhead measures the runtime's own cost per step with an

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
 func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {

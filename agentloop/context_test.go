@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
 func TestSanitizeDropsAndroidSemantics(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 // Device modes.
 const (
-	ModeSoloPi = "solopi"
+	ModeSoloPi = "github.com/solopi-dev/solopi"
 	ModeADB    = "adb"
 )
 

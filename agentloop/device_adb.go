@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // AdbIME is the ADB Keyboard input method: its ADB_INPUT_B64 broadcast

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // nodeRef remembers a text field across observations: nodeIds are only
@@ -350,7 +350,7 @@ func (d *SoloPiDevice) Session() *solopi.AgentSession {
 	return d.session
 }
 
-// Mode is "solopi".
+// Mode is "github.com/solopi-dev/solopi".
 func (d *SoloPiDevice) Mode() string { return ModeSoloPi }
 
 // Supports lists what protocol 1.0 can express.

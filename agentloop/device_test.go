@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"solopi/agentloop/fakemodel"
-	"solopi/protocol"
-	"solopi/solopi"
-	"solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agentfake"
 )
 
 // shellTransport is a solopi.Transport that records shell commands and

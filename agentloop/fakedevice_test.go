@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
 // counterDevice is an in-memory phone running the simulator's counter app

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 func TestHTTPModelRequestShape(t *testing.T) {

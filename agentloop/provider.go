@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // ScreenSource loads the screenshot of a SoloPi observation.

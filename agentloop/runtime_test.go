@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/agentloop/fakemodel"
-	"solopi/schemas"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"

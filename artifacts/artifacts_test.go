@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func code(err error) string {
@@ -147,7 +147,7 @@ func TestJUnitStructureAndEscaping(t *testing.T) {
 		{Name: "003-c", Classname: "solopi.c", Error: &JUnitProblem{Message: "timed out", Type: "run_timeout"}},
 		{Name: "004-d", Classname: "solopi.d", Skipped: &JUnitProblem{Message: "not run"}},
 	}}
-	b, err := MarshalJUnit("solopi", s)
+	b, err := MarshalJUnit("github.com/solopi-dev/solopi", s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // Error codes of this package. They are part of the CLI's JSON contract.

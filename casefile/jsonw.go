@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // A tiny JSON writer. encoding/json cannot be used for SoloPi output: it

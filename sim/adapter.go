@@ -5,8 +5,8 @@ import (
 	"io/fs"
 	"time"
 
-	"solopi/sim/android"
-	"solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
 // phoneAdapter presents the virtual phone to SoloPi's device side, which

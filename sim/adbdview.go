@@ -7,7 +7,7 @@ import (
 	"net"
 	"time"
 
-	"solopi/sim/adbd"
+	"github.com/solopi-dev/solopi/sim/adbd"
 )
 
 // adbdView is the device as the adb fronts see it: the phone's shell and

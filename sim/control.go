@@ -10,9 +10,9 @@ import (
 	"sort"
 	"time"
 
-	"solopi/sim/adbd"
-	"solopi/sim/android"
-	"solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/adbd"
+	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
 // ControlHandler is the loopback HTTP control endpoint of `solopi sim

@@ -14,10 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"solopi/protocol"
-	"solopi/sim/android"
-	"solopi/sim/clock"
-	"solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
 // Options configure one simulated device.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"solopi/sim/adbd"
+	"github.com/solopi-dev/solopi/sim/adbd"
 )
 
 // FarmOptions configure a process hosting several simulated devices.

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/solopi/adb"
-	"solopi/solopi/transporttest"
+	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 // Our adb client against the simulator's adb-server front passes the same

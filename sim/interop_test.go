@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"solopi/internal/realadb"
-	"solopi/solopi"
-	"solopi/solopi/adb"
-	"solopi/solopi/transporttest"
+	"github.com/solopi-dev/solopi/internal/realadb"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 // Our adb client through Debian's real adb server to the simulator's fake

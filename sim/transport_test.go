@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/solopi"
-	"solopi/solopi/transporttest"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 var _ solopi.Transport = (*Device)(nil)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 const testRequestID = "0f8fad5b-d9cb-469f-a165-70867728950e"

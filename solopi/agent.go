@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the Agent host client (device codes pass through as the

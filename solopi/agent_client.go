@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Host defaults of the Agent commands (§21).

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // Error codes of local output files, shared with info.go.

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // ProposalKind is what a DecisionProvider wants next.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/agentfake"
 )
 
 // scripted is a DecisionProvider that replays proposals and records what it

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // Selector picks a node of an observation by exact field equality. Empty

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/protocol"
-	"solopi/sim"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // simBudget keeps the device's idle and duration limits far from the wall

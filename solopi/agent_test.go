@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/agentfake"
 )
 
 func newAgentFixture(t *testing.T) (*agentfake.Device, *AgentClient) {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // SequenceGap is a hole in a timeline: After is the last sequence seen

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/artifacts"
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // Error codes of run-repeat and run-batch.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/artifacts"
-	"solopi/outcome"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // twentyCases registers 20 cases; every third one fails.
@@ -41,7 +41,7 @@ func batchOpts(cases []string, root string, cont bool) BatchOptions {
 func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := artifacts.WriteJUnit(path, "solopi", b.JUnitSuite("solopi.run-batch")); err != nil {
+	if err := artifacts.WriteJUnit(path, "github.com/solopi-dev/solopi", b.JUnitSuite("solopi.run-batch")); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)

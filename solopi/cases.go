@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"solopi/casefile"
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the case commands.

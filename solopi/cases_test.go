@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/casefile"
-	"solopi/outcome"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 func normalizedCase(t *testing.T, name string) *casefile.Case {

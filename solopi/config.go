@@ -12,8 +12,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the config commands.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func fastConfigSet() ConfigSetOptions {

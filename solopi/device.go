@@ -18,8 +18,8 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/tidwall/gjson"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the device channel (all exit 4 unless noted).

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func runDoctor(t *testing.T, solo *fakeSoloPi) *DoctorReport {

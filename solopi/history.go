@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the replay history commands.

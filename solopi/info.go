@@ -14,8 +14,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the device information commands (CodeOutputExists and

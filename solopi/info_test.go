@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func TestInfoQueries(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/outcome"
-	"solopi/schemas"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {

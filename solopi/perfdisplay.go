@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // displaySpec describes the session type; a fresh value per call keeps

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the performance history commands.

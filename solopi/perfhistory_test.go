@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func TestPerfHistoryListGetDelete(t *testing.T) {

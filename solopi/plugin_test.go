@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func writeZip(t *testing.T, dir, name string, entries map[string]string) string {

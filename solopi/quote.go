@@ -1,6 +1,6 @@
 package solopi
 
-import "solopi/solopi/adb"
+import "github.com/solopi-dev/solopi/solopi/adb"
 
 // ShellQuote quotes one argument for the device's `sh -c` (shlex rules):
 // arguments made only of [A-Za-z0-9_@%+=:,./-] stay bare, anything else is

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // recordSpec describes the session type; a fresh value per call keeps

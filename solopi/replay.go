@@ -16,10 +16,10 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"solopi/artifacts"
-	"solopi/casefile"
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of the replay commands (run, status, result, cancel).

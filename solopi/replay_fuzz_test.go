@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // FuzzParseReplayStatus feeds arbitrary device answers to the snapshot

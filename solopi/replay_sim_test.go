@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"solopi/casefile"
-	"solopi/outcome"
-	"solopi/sim"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // These tests run the replay flows against the simulated device (SoloPi's

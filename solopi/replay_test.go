@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/artifacts"
-	"solopi/outcome"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // replayFakeDevice is the host Device on the scripted replay SoloPi.

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // Error codes of receipt and snapshot polling.

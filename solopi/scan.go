@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Scan requiredUserAction texts (§13.2).

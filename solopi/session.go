@@ -9,8 +9,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of session bootstrap.

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/sim"
-	"solopi/sim/soloapp"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // ---- scripted transport and fake SoloPi (shared by this package's tests) ----

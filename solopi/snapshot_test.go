@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/schemas"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 // ssFast are test budgets: short enough to run quickly, long enough for the

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of startup-time.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // CodeCPUCountUnknown is exit 4: the device did not say how many CPUs it has.

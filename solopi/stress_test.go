@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func stressStart(f *sessFake, ctx context.Context, t SessionTimings) (*SessionResult, error) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 const testVideo = "/sdcard/solopi/ScreenCaptures/Screen-20260101-120000-720x480.mp4"

@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"maps"
 
-	"solopi/sim/screenstyle"
+	"github.com/solopi-dev/solopi/sim/screenstyle"
 )
 
 // FontScale matches the simulator: the 7×13 bitmap font drawn 3× larger.

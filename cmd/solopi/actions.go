@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/outcome"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 type actionsResult struct {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 type adbConnectOptions struct {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 func fastAdbOptions() adbConnectOptions {

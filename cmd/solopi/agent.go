@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // agentConn is an open SoloPi session with an Agent client on it.

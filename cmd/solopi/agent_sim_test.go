@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/sim"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // The agent commands against the product's simulator: start (token to a
@@ -34,7 +34,7 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
 			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
-		exit := run(ctx, append([]string{"solopi"}, args...), e)
+		exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())
 		return exit, stdout.Bytes()
 	}

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/schemas"
-	"solopi/solopi"
-	"solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agentfake"
 )
 
 // agentHarness runs agent commands in-process against a fake device and
@@ -41,7 +41,7 @@ func (h *agentHarness) runCtx(ctx context.Context, args ...string) (int, []byte)
 	var stdout, stderr bytes.Buffer
 	e := env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return h.env[k] },
 		transport: func(context.Context) (solopi.Transport, error) { return h.fake, nil }}
-	exit := run(ctx, append([]string{"solopi"}, args...), e)
+	exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
 	h.outputs = append(h.outputs, append([]byte(nil), stdout.Bytes()...), append([]byte(nil), stderr.Bytes()...))
 	return exit, stdout.Bytes()
 }

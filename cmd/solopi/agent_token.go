@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // envOwnerToken lets a caller pass the owner token without putting it in

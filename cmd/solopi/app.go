@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // env is the process environment a command sees; tests supply their own.
@@ -121,7 +121,7 @@ func (u usageError) Error() string { return u.msg }
 
 func newApp(exit *int, e env) *cli.App {
 	app := &cli.App{
-		Name:      "solopi",
+		Name:      "github.com/solopi-dev/solopi",
 		Usage:     "drive Android test automation through SoloPi",
 		UsageText: "solopi [global options] <command> [command options]",
 		Description: "Every command prints exactly one JSON object on stdout. Exit codes: 0 ok, 2 business failure or\n" +

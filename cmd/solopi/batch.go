@@ -9,9 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/artifacts"
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 func batchCommands(exit *int, e env) []*cli.Command {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/sim"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // BenchmarkRunBatch50 runs a 50-case run-batch with the built binary against

@@ -15,11 +15,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/urfave/cli/v2"
 
-	"solopi/artifacts"
-	"solopi/casefile"
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // Error codes of the local case commands.

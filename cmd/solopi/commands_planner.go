@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/agentloop"
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // Environment variable of the profile cache directory.

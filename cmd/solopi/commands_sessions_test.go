@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/solopi"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // sessCLIFake is a scripted SoloPi: queries go to handlers by action, and
@@ -124,7 +124,7 @@ func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...st
 			f.mu.Unlock()
 			return f, nil
 		}}
-	exit := run(ctx, append([]string{"solopi"}, args...), e)
+	exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
 	if exit == 3 && out.Len() == 0 { // a parser error: text on stderr
 		return errb.Bytes(), exit
 	}

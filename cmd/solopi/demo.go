@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/outcome"
-	"solopi/sim"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 //go:embed demodata/counter-smoke.json
@@ -65,7 +65,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, er
 		var out bytes.Buffer
 		ie := env{stdout: &out, stderr: g.env.stderr, getenv: g.env.getenv,
 			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
-		code := run(ctx, append([]string{"solopi"}, args...), ie)
+		code := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), ie)
 		var obj map[string]any
 		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {
 			return nil, code, outcome.Wrap(outcome.ExitTransport, "demo_failed", "a demo step printed no JSON object", err)

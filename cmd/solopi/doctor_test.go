@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/outcome"
-	"solopi/schemas"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 func TestDoctorReadyAndNot(t *testing.T) {

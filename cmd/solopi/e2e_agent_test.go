@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/sim"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // agentStart starts a session with the built binary, keeping the owner

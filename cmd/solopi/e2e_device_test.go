@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/sim"
-	"solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
 // e2eRig is a farm with one device plus every output the binary printed

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/sim"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // hookedTransport runs onReplay once, just before the first replay mutation
@@ -69,7 +69,7 @@ func cliOn(t *testing.T, tr solopi.Transport, args ...string) cliRun {
 func cliOnCtx(t *testing.T, ctx context.Context, tr solopi.Transport, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
+	code := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 		getenv:    func(string) string { return "" },
 		transport: func(context.Context) (solopi.Transport, error) { return tr, nil }})
 	return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}

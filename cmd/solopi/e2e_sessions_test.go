@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/sim"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // e2eFastPoll makes the host poll quickly: the simulator runs faster than

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/schemas"
-	"solopi/sim"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // startFarm runs simulated devices in the test process and returns the

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 func TestInfoCommands(t *testing.T) {

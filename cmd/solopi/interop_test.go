@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"solopi/internal/realadb"
-	"solopi/schemas"
-	"solopi/sim"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/internal/realadb"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // volatile are fields whose values legitimately differ between two runs of
@@ -117,7 +117,7 @@ func TestInteropSameJSONInProcessAndRealAdb(t *testing.T) {
 	inproc := newDev()
 	a := scenario(t, func(args ...string) cliRun {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
+		code := run(context.Background(), append([]string{"github.com/solopi-dev/solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 			getenv:    func(string) string { return "" },
 			transport: func(context.Context) (solopi.Transport, error) { return inproc, nil }})
 		return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"solopi/agentloop"
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // plannerCalibrateResult is what planner-calibrate prints.

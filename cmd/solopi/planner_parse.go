@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"solopi/agentloop"
-	"solopi/outcome"
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/outcome"
 )
 
 // plannerParseOptions are the planner-parse flags.

@@ -13,9 +13,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"solopi/agentloop"
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // agentRunOptions are the agent-run flags, checked.

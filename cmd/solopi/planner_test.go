@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"solopi/agentloop"
-	"solopi/agentloop/fakemodel"
-	"solopi/outcome"
-	"solopi/schemas"
-	"solopi/sim"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 const plannerTestKey = "sk-planner-SECRET-0a1b2c3d4e5f"
@@ -42,7 +42,7 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	exit := run(ctx, append([]string{"solopi"}, args...), e)
+	exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
 	return out.Bytes(), errb.Bytes(), exit
 }
 

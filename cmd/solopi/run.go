@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/artifacts"
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 func runCommands(exit *int, e env) []*cli.Command {
@@ -160,7 +160,7 @@ func writeJUnitReport(payload map[string]any, path string, exit int, suites ...a
 	if err != nil {
 		abs = path
 	}
-	if err := artifacts.WriteJUnit(abs, "solopi", suites...); err != nil {
+	if err := artifacts.WriteJUnit(abs, "github.com/solopi-dev/solopi", suites...); err != nil {
 		payload["junitError"] = err.Error()
 		if exit == outcome.ExitOK {
 			payload["success"] = false

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 // Every command that prints JSON has a schema named after it (a

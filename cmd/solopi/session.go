@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"solopi/outcome"
-	"solopi/solopi"
-	"solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/adb"
 )
 
 // Error codes of device selection.

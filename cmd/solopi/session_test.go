@@ -16,13 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"solopi/outcome"
-	"solopi/protocol"
-	"solopi/schemas"
-	"solopi/sim"
-	"solopi/solopi"
-	"solopi/solopi/adb"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // ---- a scripted device for the device commands' run functions ----
@@ -266,7 +266,7 @@ func TestTransportServerUnreachable(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(port), "app-status"},
+	code := run(context.Background(), []string{"github.com/solopi-dev/solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(port), "app-status"},
 		env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 	if code != outcome.ExitTransport {
 		t.Fatalf("exit %d stdout %s stderr %s", code, out.String(), errb.String())
@@ -315,7 +315,7 @@ func TestFarmDeviceCommands(t *testing.T) {
 	cli := func(args ...string) ([]byte, int) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		full := append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(farm.Server().Port())}, args...)
+		full := append([]string{"github.com/solopi-dev/solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(farm.Server().Port())}, args...)
 		code := run(ctx, full, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 		return out.Bytes(), code
 	}

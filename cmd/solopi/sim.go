@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/agentloop/fakemodel"
-	"solopi/outcome"
-	"solopi/sim"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // simServeOptions are the flags of `sim serve`.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"solopi/outcome"
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 func runStartupTime(ctx context.Context, d deviceDeps, o solopi.StartupOptions) (outcome.Result, error) {

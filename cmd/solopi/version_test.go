@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 func TestVersionMatchesSchema(t *testing.T) {
@@ -78,7 +78,7 @@ func TestBadGlobalValueIsJSONError(t *testing.T) {
 
 func TestHelpGoesToStdoutWhenAsked(t *testing.T) {
 	r := runBinary(t, nil, "--help")
-	if r.code != 0 || !strings.Contains(string(r.stdout), "solopi") {
+	if r.code != 0 || !strings.Contains(string(r.stdout), "github.com/solopi-dev/solopi") {
 		t.Errorf("help exit %d stdout %q", r.code, r.stdout)
 	}
 }

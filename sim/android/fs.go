@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // Canonical storage paths. The shell form /sdcard is an alias of

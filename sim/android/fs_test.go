@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 func TestFSAliasesAndSemantics(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // newTestPhone returns a phone on a fast clock: simulated delays (launch

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 func TestIMEFocusMakesMultiWindow(t *testing.T) {

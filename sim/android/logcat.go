@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // LogEntry is one logcat record.

@@ -3,7 +3,7 @@ package android
 import (
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // overlay is a transient window used for fault injection: a system dialog,

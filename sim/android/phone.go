@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // Config describes the simulated handset. Zero fields get the defaults of a

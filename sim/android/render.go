@@ -10,7 +10,7 @@ import (
 	"image/png"
 	"time"
 
-	"solopi/sim/screenstyle"
+	"github.com/solopi-dev/solopi/sim/screenstyle"
 )
 
 // FontScale is how many times the bitmap font is enlarged in screenshots.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 func TestShellQuotingPassesURIWhole(t *testing.T) {

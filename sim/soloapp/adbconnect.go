@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // requiredUserActionText is the fixed hint of adb_connection_failed (§3.11).

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var (

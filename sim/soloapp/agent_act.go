@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // actRequest is one parsed act call (§4.9 step 1).

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // loadControllableRoot is §4.7's root acquisition: poll every 100 ms for up

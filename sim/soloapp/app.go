@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"solopi/protocol"
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // Permission names of harness?type=health (§3.2).

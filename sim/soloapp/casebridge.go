@@ -7,7 +7,7 @@ package soloapp
 import (
 	"errors"
 
-	"solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile"
 )
 
 // validateImportedCase is the device's import validation; it returns the

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"solopi/casefile"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // caseRow is one row of SoloPi's RecordCaseInfo table. The steps live in a

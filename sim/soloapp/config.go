@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Setting keys the device side reads itself.

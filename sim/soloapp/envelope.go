@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // obj is an insertion-ordered JSON object. The device builds every response

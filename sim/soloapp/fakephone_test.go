@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 const (

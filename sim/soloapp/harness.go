@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // harness is the harness resolver (§3).

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile"
 )
 
 func TestHarnessDispatchAndCapabilities(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"solopi/protocol"
-	"solopi/sim/clock"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 const testScale = 100

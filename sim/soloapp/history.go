@@ -18,7 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var historyMachine = protocol.HistoryDelete()

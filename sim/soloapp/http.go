@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // noValidListener is NanoHTTPD's fallback body; served as text/html for

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var perfMachine = protocol.Performance()

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var displayMachine = protocol.PerformanceDisplay()

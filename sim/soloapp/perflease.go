@@ -3,7 +3,7 @@ package soloapp
 import (
 	"strings"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // providerLease is what a performance recording and a performance display

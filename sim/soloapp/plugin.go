@@ -27,7 +27,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var pluginMachine = protocol.PluginMutation()

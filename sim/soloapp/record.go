@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"solopi/casefile"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var recordMachine = protocol.Record()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var replayMachine = protocol.Replay()

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile"
 )
 
 // replayLog collects running.log lines; it is written with the result.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile"
 )
 
 func (r *rig) preflight(name string) (string, string) {

@@ -8,7 +8,7 @@ import (
 	"context"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var scanMachine = protocol.Scan()

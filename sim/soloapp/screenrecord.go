@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var screenMachine = protocol.ScreenRecord()

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // sessions is everything the session resolvers keep in the app process. It

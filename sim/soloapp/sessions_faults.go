@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // ext is the installation-level state of the session resolvers.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // status is the status resolver (§7). Missing or other types are "not

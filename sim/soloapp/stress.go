@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var stressMachine = protocol.Stress()

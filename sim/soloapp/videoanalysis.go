@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 var videoMachine = protocol.VideoAnalysis()

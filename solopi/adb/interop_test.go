@@ -35,9 +35,9 @@ import (
 	"testing"
 	"time"
 
-	"solopi/internal/realadb"
-	"solopi/sim/adbd"
-	"solopi/sim/android"
+	"github.com/solopi-dev/solopi/internal/realadb"
+	"github.com/solopi-dev/solopi/sim/adbd"
+	"github.com/solopi-dev/solopi/sim/android"
 )
 
 type adbServer struct {

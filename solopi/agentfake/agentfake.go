@@ -28,8 +28,8 @@ import (
 	"sync"
 	"time"
 
-	"solopi/protocol"
-	"solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // Constants of the fake phone.

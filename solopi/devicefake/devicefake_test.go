@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 func TestSplit(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"solopi/casefile"
-	"solopi/protocol"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // keyReplayAutoStart is the device setting that lets a replay begin

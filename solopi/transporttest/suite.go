@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi"
 )
 
 // Fixture is one backend under test. The device behind it must be a
