@@ -103,7 +103,7 @@ func DefaultCacheDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no user cache directory: %w", err)
 	}
-	return filepath.Join(d, "github.com/solopi-dev/solopi", "planner-profiles"), nil
+	return filepath.Join(d, "solopi", "planner-profiles"), nil
 }
 
 // Calibrator negotiates a coordinate space with synthetic images. It holds

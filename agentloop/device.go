@@ -8,7 +8,7 @@ import (
 
 // Device modes.
 const (
-	ModeSoloPi = "github.com/solopi-dev/solopi"
+	ModeSoloPi = "solopi"
 	ModeADB    = "adb"
 )
 

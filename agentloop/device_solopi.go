@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -350,7 +350,7 @@ func (d *SoloPiDevice) Session() *solopi.AgentSession {
 	return d.session
 }
 
-// Mode is "github.com/solopi-dev/solopi".
+// Mode is "solopi".
 func (d *SoloPiDevice) Mode() string { return ModeSoloPi }
 
 // Supports lists what protocol 1.0 can express.
@@ -550,7 +550,7 @@ func (d *SoloPiDevice) finish(ctx context.Context, cancel bool) error {
 }
 
 func deviceCodeOf(err error, fallback string) string {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) && e.Code != "" {
 		return e.Code
 	}

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 func code(err error) string {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
@@ -147,7 +147,7 @@ func TestJUnitStructureAndEscaping(t *testing.T) {
 		{Name: "003-c", Classname: "solopi.c", Error: &JUnitProblem{Message: "timed out", Type: "run_timeout"}},
 		{Name: "004-d", Classname: "solopi.d", Skipped: &JUnitProblem{Message: "not run"}},
 	}}
-	b, err := MarshalJUnit("github.com/solopi-dev/solopi", s)
+	b, err := MarshalJUnit("solopi", s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Error codes of this package. They are part of the CLI's JSON contract.
@@ -55,30 +55,30 @@ type Dir struct {
 // nothing.
 func Check(path string, overwrite bool) error {
 	if strings.TrimSpace(path) == "" {
-		return outcome.Usage(CodeUnsafePath, "the artifacts directory path is empty")
+		return fault.Usage(CodeUnsafePath, "the artifacts directory path is empty")
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
+		return fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return outcome.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
+		return fault.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
 	}
 	if !fi.IsDir() {
-		return outcome.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
+		return fault.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
 	}
 	if overwrite {
 		return nil
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot read the artifacts directory", err).With("path", path)
+		return fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot read the artifacts directory", err).With("path", path)
 	}
 	if len(entries) > 0 {
-		return outcome.New(outcome.ExitUsage, CodeDirNotEmpty, "the artifacts directory already exists and is not empty; pass --overwrite or choose a new directory").
+		return fault.New(fault.Invalid, CodeDirNotEmpty, "the artifacts directory already exists and is not empty; pass --overwrite or choose a new directory").
 			With("path", path)
 	}
 	return nil
@@ -93,10 +93,10 @@ func Open(path string, overwrite bool, replace ...string) (*Dir, error) {
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot resolve the artifacts directory", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot resolve the artifacts directory", err).With("path", path)
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
 	}
 	d := &Dir{root: abs, files: map[string]FileEntry{}}
 	if overwrite {
@@ -106,7 +106,7 @@ func Open(path string, overwrite bool, replace ...string) (*Dir, error) {
 				return nil, err
 			}
 			if err := os.RemoveAll(p); err != nil {
-				return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot remove a previous artifact", err).With("path", p)
+				return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot remove a previous artifact", err).With("path", p)
 			}
 		}
 	}
@@ -124,7 +124,7 @@ func (d *Dir) Abs(rel string) (string, error) { return d.resolve(rel) }
 func (d *Dir) resolve(rel string) (string, error) {
 	clean := filepath.FromSlash(rel)
 	if rel == "" || !filepath.IsLocal(clean) {
-		return "", outcome.Usage(CodeUnsafePath, "artifact path escapes the artifacts directory").With("path", rel)
+		return "", fault.Usage(CodeUnsafePath, "artifact path escapes the artifacts directory").With("path", rel)
 	}
 	p := d.root
 	for _, part := range strings.Split(filepath.Clean(clean), string(filepath.Separator)) {
@@ -134,10 +134,10 @@ func (d *Dir) resolve(rel string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot inspect an artifact path", err).With("path", rel)
+			return "", fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect an artifact path", err).With("path", rel)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return "", outcome.Usage(CodeUnsafePath, "artifact path goes through a symbolic link").With("path", rel)
+			return "", fault.Usage(CodeUnsafePath, "artifact path goes through a symbolic link").With("path", rel)
 		}
 	}
 	return filepath.Join(d.root, clean), nil
@@ -151,7 +151,7 @@ func (d *Dir) WriteFile(rel, source string, data []byte) (FileEntry, error) {
 	}
 	if _, err := w.Write(data); err != nil {
 		w.Abort()
-		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot write an artifact", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot write an artifact", err).With("path", rel)
 	}
 	return w.Commit()
 }
@@ -160,7 +160,7 @@ func (d *Dir) WriteFile(rel, source string, data []byte) (FileEntry, error) {
 func (d *Dir) WriteJSON(rel, source string, v any) (FileEntry, error) {
 	b, err := MarshalIndent(v)
 	if err != nil {
-		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot encode an artifact", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot encode an artifact", err).With("path", rel)
 	}
 	return d.WriteFile(rel, source, b)
 }
@@ -198,7 +198,7 @@ func (d *Dir) Create(rel, source string) (*Writer, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
 	}
 	// Re-check after creating parents: a parent must not have been a
 	// symlink planted in between.
@@ -207,7 +207,7 @@ func (d *Dir) Create(rel, source string) (*Writer, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot create an artifact file", err).With("path", rel)
+		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact file", err).With("path", rel)
 	}
 	return &Writer{d: d, rel: filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), final: final, source: source, f: f, h: sha256.New()}, nil
 }
@@ -229,26 +229,26 @@ func (w *Writer) SHA256() string { return hex.EncodeToString(w.h.Sum(nil)) }
 // Commit syncs, closes and renames the file into place and records it.
 func (w *Writer) Commit() (FileEntry, error) {
 	if w.done {
-		return FileEntry{}, outcome.New(outcome.ExitUsage, CodeWriteFailed, "artifact already committed").With("path", w.rel)
+		return FileEntry{}, fault.New(fault.Invalid, CodeWriteFailed, "artifact already committed").With("path", w.rel)
 	}
 	w.done = true
 	tmp := w.f.Name()
 	if err := w.f.Sync(); err != nil {
 		w.f.Close()
 		os.Remove(tmp)
-		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot flush an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot flush an artifact", err).With("path", w.rel)
 	}
 	if err := w.f.Close(); err != nil {
 		os.Remove(tmp)
-		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot close an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot close an artifact", err).With("path", w.rel)
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
 		os.Remove(tmp)
-		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
 	}
 	if err := os.Rename(tmp, w.final); err != nil {
 		os.Remove(tmp)
-		return FileEntry{}, outcome.Wrap(outcome.ExitUsage, CodeWriteFailed, "cannot publish an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot publish an artifact", err).With("path", w.rel)
 	}
 	e := FileEntry{Path: w.rel, Size: w.n, SHA256: w.SHA256(), Source: w.source}
 	w.d.mu.Lock()
@@ -356,23 +356,23 @@ func SanitizeName(s string) string {
 // directory, not a symlink, and absent unless overwrite is set.
 func CheckOutputFile(path string, overwrite bool) error {
 	if strings.TrimSpace(path) == "" {
-		return outcome.Usage(CodeUnsafePath, "the output file path is empty")
+		return fault.Usage(CodeUnsafePath, "the output file path is empty")
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return outcome.Wrap(outcome.ExitUsage, CodeUnsafePath, "cannot inspect the output file", err).With("path", path)
+		return fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the output file", err).With("path", path)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return outcome.Usage(CodeUnsafePath, "the output file is a symbolic link").With("path", path)
+		return fault.Usage(CodeUnsafePath, "the output file is a symbolic link").With("path", path)
 	}
 	if fi.IsDir() {
-		return outcome.Usage(CodeUnsafePath, "the output path is a directory").With("path", path)
+		return fault.Usage(CodeUnsafePath, "the output path is a directory").With("path", path)
 	}
 	if !overwrite {
-		return outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("path", path)
+		return fault.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("path", path)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/fault"
 )
 
 func TestVerdictExit(t *testing.T) {
@@ -19,7 +21,7 @@ func TestVerdictExit(t *testing.T) {
 	}
 }
 
-func TestFromMapsContextErrors(t *testing.T) {
+func TestExitForMapsContextErrors(t *testing.T) {
 	cases := []struct {
 		err  error
 		exit int
@@ -28,19 +30,19 @@ func TestFromMapsContextErrors(t *testing.T) {
 		{context.Canceled, ExitInterrupted, "interrupted"},
 		{fmt.Errorf("poll: %w", context.DeadlineExceeded), ExitTimeout, "timeout"},
 		{errors.New("boom"), ExitTransport, "internal_error"},
-		{fmt.Errorf("wrapped: %w", New(ExitFailure, "replay_active", "busy")), ExitFailure, "replay_active"},
+		{fmt.Errorf("wrapped: %w", fault.New(fault.Failed, "replay_active", "busy")), ExitFailure, "replay_active"},
 	}
 	for _, c := range cases {
-		e := From(c.err)
-		if e.Exit != c.exit || e.Code != c.code {
-			t.Errorf("From(%v) = %d/%s, want %d/%s", c.err, e.Exit, e.Code, c.exit, c.code)
+		e := fault.From(c.err)
+		if ExitFor(e.Kind) != c.exit || e.Code != c.code {
+			t.Errorf("From(%v) = %d/%s, want %d/%s", c.err, ExitFor(e.Kind), e.Code, c.exit, c.code)
 		}
 	}
 }
 
 func TestPrintErrorObject(t *testing.T) {
 	var buf bytes.Buffer
-	err := New(ExitUsage, "no_device", "no Android device is online").
+	err := fault.New(fault.Invalid, "no_device", "no Android device is online").
 		WithUserAction("connect a device and authorize it").With("devices", []string{})
 	code := Print(&buf, Result{}, err, false)
 	if code != ExitUsage {

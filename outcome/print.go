@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Result is what a command returns on success: any JSON-encodable object
@@ -45,14 +47,14 @@ func Print(w io.Writer, res Result, err error, pretty bool) int {
 	exit := res.Exit
 	var v any = res.Value
 	if err != nil {
-		e := From(err)
-		v, exit = e.Fields(), e.Exit
+		e := fault.From(err)
+		v, exit = e.Fields(), ExitFor(e.Kind)
 	}
 	b, encErr := Encode(v, pretty)
 	if encErr != nil {
-		e := Wrap(ExitTransport, "output_encoding_failed", "the command result could not be encoded as JSON", encErr)
+		e := fault.Wrap(fault.Internal, "output_encoding_failed", "the command result could not be encoded as JSON", encErr)
 		b, _ = Encode(e.Fields(), pretty)
-		exit = e.Exit
+		exit = ExitFor(e.Kind)
 	}
 	if _, werr := w.Write(b); werr != nil && exit == ExitOK {
 		exit = ExitTransport

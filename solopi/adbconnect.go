@@ -8,7 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -71,7 +71,7 @@ type AdbConnectResult struct {
 func ParseAdbReceipt(r gjson.Result) (AdbReceipt, error) {
 	var rc AdbReceipt
 	bad := func(format string, args ...any) (AdbReceipt, error) {
-		return rc, outcome.Newf(outcome.ExitTransport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
+		return rc, fault.Newf(fault.Transport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
 			With("receipt", json.RawMessage(r.Raw))
 	}
 	for _, k := range []string{"success", "connected", "terminal", "userActionRequired"} {
@@ -130,14 +130,14 @@ func AdbConnect(ctx context.Context, s *Session, opts AdbConnectOptions) (*AdbCo
 	}
 	if len(doc.FailedChecks) != 0 || len(doc.MissingPermissions) != 1 || doc.MissingPermissions[0] != CheckAdb {
 		// Connecting cannot fix anything else; refuse before any mutation.
-		return nil, outcome.New(outcome.ExitFailure, CodeAdbConnectPrecondition,
+		return nil, fault.New(fault.Failed, CodeAdbConnectPrecondition,
 			"adb-connect only runs when SoloPi's internal ADB connection is the only missing item").
 			With("missingPermissions", doc.MissingPermissions).With("failedChecks", doc.FailedChecks).
 			With("doctor", doc).WithUserAction(joinActions(doc.Checks, CheckAdb))
 	}
 	id := opts.NewRequestID()
 	if !adbRequestIDPattern.MatchString(id) {
-		return nil, outcome.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
+		return nil, fault.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
 	}
 	s.opts.Device.Progress.Printf("asking SoloPi to open its internal ADB connection (requestId %s)", id)
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
@@ -152,7 +152,7 @@ func AdbConnect(ctx context.Context, s *Session, opts AdbConnectOptions) (*AdbCo
 		if act == "" {
 			act = actionAdbConnect
 		}
-		e := outcome.New(outcome.ExitFailure, rc.ErrorCode, rc.Error).WithUserAction(act).
+		e := fault.New(fault.Failed, rc.ErrorCode, rc.Error).WithUserAction(act).
 			With("requestId", id).With("state", rc.State).With("connected", false).With("terminal", true).
 			With("receipt", rc)
 		if rc.RequiredUserAction != "" {
@@ -165,10 +165,10 @@ func AdbConnect(ctx context.Context, s *Session, opts AdbConnectOptions) (*AdbCo
 	// connected: only a full, ready doctor passes the gate.
 	doc, lastErr, err := s.awaitReadyDoctor(ctx, opts)
 	if err != nil {
-		return nil, outcome.From(err).With("requestId", id).With("receipt", rc)
+		return nil, fault.From(err).With("requestId", id).With("receipt", rc)
 	}
 	if doc == nil || !doc.Ready {
-		e := outcome.New(outcome.ExitFailure, CodeDoctorNotReadyAfter,
+		e := fault.New(fault.Failed, CodeDoctorNotReadyAfter,
 			"the internal ADB connection opened but doctor is still not ready").
 			With("requestId", id).With("receipt", rc).WithUserAction(actionOpenSoloPi)
 		if doc != nil {
@@ -192,7 +192,7 @@ func (s *Session) awaitAdbReceipt(ctx, cctx context.Context, id string, opts Adb
 		if ctx.Err() != nil {
 			return interruptedWith(ctx, id, last)
 		}
-		e := outcome.New(outcome.ExitTimeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
+		e := fault.New(fault.Timeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
 			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint)
 		if last != nil {
 			e.With("lastReceipt", *last)
@@ -219,7 +219,7 @@ func (s *Session) awaitAdbReceipt(ctx, cctx context.Context, id string, opts Adb
 			// The device has not stored our receipt yet.
 		} else {
 			if got := r.Get("requestId").String(); got != id {
-				return AdbReceipt{}, outcome.Newf(outcome.ExitTransport, CodeAdbConnectReceiptForeign,
+				return AdbReceipt{}, fault.Newf(fault.Transport, CodeAdbConnectReceiptForeign,
 					"the device answered with the receipt of another request (%q)", got).
 					With("requestId", id).With("receiptRequestId", got)
 			}
@@ -230,7 +230,7 @@ func (s *Session) awaitAdbReceipt(ctx, cctx context.Context, id string, opts Adb
 			st := protocol.State(rc.State)
 			if st != prev {
 				if err := stepAdb(m, prev, st); err != nil {
-					return rc, outcome.Wrap(outcome.ExitTransport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
+					return rc, fault.Wrap(fault.Transport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
 						With("requestId", id).With("receipt", rc)
 				}
 				prev = st
@@ -291,7 +291,7 @@ func (s *Session) awaitReadyDoctor(ctx context.Context, opts AdbConnectOptions) 
 }
 
 func interruptedWith(ctx context.Context, id string, last *AdbReceipt) error {
-	e := outcome.From(interrupted(ctx)).With("requestId", id)
+	e := fault.From(interrupted(ctx)).With("requestId", id)
 	if last != nil {
 		e.With("lastReceipt", *last)
 	}

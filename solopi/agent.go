@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -52,10 +52,10 @@ func ValidAgentID(s string) bool { return agentIDPattern.MatchString(s) }
 // a valid Agent identifier. The value is echoed: identifiers are not secret.
 func CheckAgentID(name, s string) error {
 	if s == "" {
-		return outcome.Usagef("missing_option", "%s is required", name)
+		return fault.Usagef("missing_option", "%s is required", name)
 	}
 	if !ValidAgentID(s) {
-		return outcome.Usagef(CodeInvalidAgentID, "%s %q must match [A-Za-z0-9][A-Za-z0-9._-]{0,159}", name, truncate(s, 200))
+		return fault.Usagef(CodeInvalidAgentID, "%s %q must match [A-Za-z0-9][A-Za-z0-9._-]{0,159}", name, truncate(s, 200))
 	}
 	return nil
 }
@@ -76,10 +76,10 @@ func NewOwnerToken() OwnerToken {
 // never contains s.
 func ParseOwnerToken(s string) (OwnerToken, error) {
 	if s == "" {
-		return OwnerToken{}, outcome.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
+		return OwnerToken{}, fault.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
 	}
 	if !ownerTokenPattern.MatchString(s) {
-		return OwnerToken{}, outcome.Usagef(CodeInvalidOwnerToken,
+		return OwnerToken{}, fault.Usagef(CodeInvalidOwnerToken,
 			"the owner token must be 16 to 160 characters of [A-Za-z0-9._-] (got %d characters)", len(s))
 	}
 	return OwnerToken{secret: s}, nil
@@ -127,7 +127,7 @@ func (id AgentIdentity) Validate() error {
 		return err
 	}
 	if id.OwnerToken.IsZero() {
-		return outcome.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
+		return fault.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
 	}
 	return nil
 }
@@ -178,7 +178,7 @@ func (b AgentBudget) fields() []struct {
 func (b AgentBudget) Validate() error {
 	for _, f := range b.fields() {
 		if !f.r.Contains(f.v) {
-			return outcome.Usagef(CodeInvalidBudget, "%s must be between %d and %d", f.r.Name, f.r.Min, f.r.Max).
+			return fault.Usagef(CodeInvalidBudget, "%s must be between %d and %d", f.r.Name, f.r.Min, f.r.Max).
 				With("parameter", f.r.Name).With("value", f.v)
 		}
 	}
@@ -461,7 +461,7 @@ func decodeAgentObject[T any](b json.RawMessage, what string) (*T, error) {
 	}
 	v := new(T)
 	if err := json.Unmarshal(b, v); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent a malformed "+what+" object", err)
+		return nil, fault.Wrap(fault.Transport, CodeContractViolate, "the device sent a malformed "+what+" object", err)
 	}
 	return v, nil
 }
@@ -539,7 +539,7 @@ func ParseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
 func ParseAgentEvent(b json.RawMessage) (AgentEvent, error) {
 	var e AgentEvent
 	if err := json.Unmarshal(b, &e); err != nil {
-		return e, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent a malformed timeline event", err)
+		return e, fault.Wrap(fault.Transport, CodeContractViolate, "the device sent a malformed timeline event", err)
 	}
 	if e.Type == "" {
 		return e, contractError("the device sent a timeline event without a type", nil)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -106,7 +106,7 @@ func (c *AgentClient) query(ctx context.Context, typ string, p Params) (*agentEn
 	}
 	var env agentEnvelope
 	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeInvalidResponse, "the device sent a malformed Agent answer", err).With("type", typ)
+		return nil, fault.Wrap(fault.Transport, CodeInvalidResponse, "the device sent a malformed Agent answer", err).With("type", typ)
 	}
 	env.raw = b
 	if env.Success == nil {
@@ -121,15 +121,15 @@ func (c *AgentClient) query(ctx context.Context, typ string, p Params) (*agentEn
 		if msg == "" {
 			msg = "the device refused the Agent request"
 		}
-		return &env, outcome.New(outcome.ExitFailure, code, msg).With("type", typ)
+		return &env, fault.New(fault.Failed, code, msg).With("type", typ)
 	}
 	return &env, nil
 }
 
 // deviceCode returns the device errorCode of a refusal, or "".
 func deviceCode(err error) string {
-	var e *outcome.Error
-	if errors.As(err, &e) && e.Exit == outcome.ExitFailure {
+	var e *fault.Error
+	if errors.As(err, &e) && e.Kind == fault.Failed {
 		return e.Code
 	}
 	return ""
@@ -182,7 +182,7 @@ func (c *AgentClient) mutate(ctx context.Context, typ string, p Params) (Foregro
 		cancel()
 	}
 	if mErr != nil {
-		if e, ok := mErr.(*outcome.Error); ok {
+		if e, ok := mErr.(*fault.Error); ok {
 			e.With("type", typ)
 		}
 		return fr, mErr
@@ -192,7 +192,7 @@ func (c *AgentClient) mutate(ctx context.Context, typ string, p Params) (Foregro
 
 // errorText renders an error for a detail field without its raw cause.
 func errorText(err error) string {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		return e.Code + ": " + e.Message
 	}
@@ -219,10 +219,10 @@ func (c *AgentClient) Capabilities(ctx context.Context) (*AgentCapabilities, err
 	}
 	var caps AgentCapabilities
 	if err := json.Unmarshal(env.raw, &caps); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "the device sent malformed Agent capabilities", err)
+		return nil, fault.Wrap(fault.Transport, CodeContractViolate, "the device sent malformed Agent capabilities", err)
 	}
 	if caps.ProtocolVersion != protocol.AgentProtocolVersion {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeProtocolMismatch, "SoloPi speaks Agent protocol %q; this CLI needs %s",
+		return nil, fault.Newf(fault.Transport, CodeProtocolMismatch, "SoloPi speaks Agent protocol %q; this CLI needs %s",
 			truncate(caps.ProtocolVersion, 20), protocol.AgentProtocolVersion).
 			With("protocolVersion", caps.ProtocolVersion).With("expectedProtocolVersion", protocol.AgentProtocolVersion)
 	}
@@ -291,7 +291,7 @@ func (c *AgentClient) startStatus(ctx context.Context, token OwnerToken) (*agent
 // error carries cleanup evidence.
 func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, error) {
 	if o.OwnerToken.IsZero() {
-		return nil, outcome.Usage(CodeMissingOwnerToken, "an owner token is required to start an Agent session")
+		return nil, fault.Usage(CodeMissingOwnerToken, "an owner token is required to start an Agent session")
 	}
 	if err := o.Budget.Validate(); err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 		return nil, err
 	}
 	if prev.IsLive() {
-		return nil, outcome.New(outcome.ExitFailure, protocol.ErrSessionConflict,
+		return nil, fault.New(fault.Failed, protocol.ErrSessionConflict,
 			"a live Agent session already belongs to this owner token; end or cancel it, or use a new token").
 			With("sessionId", prev.SessionID).With("session", prev.Summary())
 	}
@@ -321,7 +321,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	// only time out. The replay snapshot says so up front; when it cannot
 	// be read, the start goes ahead and the device decides.
 	if rs, err := c.dev.ReplayStatus(ctx); err == nil && rs.Active {
-		return nil, outcome.New(outcome.ExitFailure, protocol.ErrLeaseConflict,
+		return nil, fault.New(fault.Failed, protocol.ErrLeaseConflict,
 			"a replay holds the device; an Agent session cannot start until it ends").
 			With("activeRun", rs.Object).
 			WithUserAction("Wait for the replay to finish (solopi status) or cancel it with its runId (solopi cancel --run-id).")
@@ -346,7 +346,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 		seen = s.SessionID
 		last = s.Summary()
 		if s.IsTerminal() {
-			e := outcome.Newf(outcome.ExitFailure, CodeSessionTerminal, "the Agent session ended before its first observation (%s)", s.TerminalReason).
+			e := fault.Newf(fault.Failed, CodeSessionTerminal, "the Agent session ended before its first observation (%s)", s.TerminalReason).
 				With("sessionId", s.SessionID).With("session", s).With("terminalReason", s.TerminalReason).
 				With("timelinePath", env.TimelinePath)
 			if ua := startUserAction(s.TerminalReason); ua != "" {
@@ -371,7 +371,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	case pollErr == nil:
 		return res, nil
 	case errors.Is(pollErr, ErrPollTimeout):
-		e := outcome.New(outcome.ExitTimeout, CodeAgentStartTimeout, "SoloPi did not publish the first observation within --ack-timeout").
+		e := fault.New(fault.Timeout, CodeAgentStartTimeout, "SoloPi did not publish the first observation within --ack-timeout").
 			With("ackTimeoutSeconds", o.AckTimeout.Seconds()).With("foreground", fr).
 			WithUserAction("Check that no other replay or Agent session holds the device (agent-status / status), that SoloPi's " +
 				"accessibility service is on, and that the app under test is in front; then start again.")
@@ -427,9 +427,9 @@ func (c *AgentClient) abortStart(ctx context.Context, cause error, token OwnerTo
 // withCleanup attaches cleanup evidence to an error, turning a bare
 // interrupt into the structured 130.
 func withCleanup(ctx context.Context, cause error, cl AgentCleanup) error {
-	var e *outcome.Error
+	var e *fault.Error
 	if !errors.As(cause, &e) {
-		e = outcome.From(cause)
+		e = fault.From(cause)
 	}
 	if cl.SessionID != "" {
 		e.With("sessionId", cl.SessionID)
@@ -506,7 +506,7 @@ func (c *AgentClient) Observe(ctx context.Context, id AgentIdentity) (*ObserveRe
 }
 
 func withSession(err error, sessionID string) error {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) && sessionID != "" {
 		if _, ok := e.Details["sessionId"]; !ok {
 			e.With("sessionId", sessionID)
@@ -558,7 +558,7 @@ func (c *AgentClient) Receipt(ctx context.Context, id AgentIdentity, stepID stri
 	}
 	env, err := c.query(ctx, protocol.AgentReceiptQuery, append(id.params(), Param{protocol.ParamStepID, stepID}))
 	if err != nil {
-		var e *outcome.Error
+		var e *fault.Error
 		if errors.As(err, &e) {
 			e.With("stepId", stepID)
 		}
@@ -630,7 +630,7 @@ func (r ActRequest) Validate() error {
 		return err
 	}
 	if msg := protocol.ValidateAction(r.Action, r.Args); msg != "" {
-		return outcome.Usage(CodeInvalidAction, msg).With("action", r.Action)
+		return fault.Usage(CodeInvalidAction, msg).With("action", r.Action)
 	}
 	if r.Args.NodeID != nil {
 		if err := CheckAgentID("nodeId", *r.Args.NodeID); err != nil {
@@ -712,7 +712,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 			// A session cancelled or expired while acting never finalizes
 			// the receipt (§22 item 8): stop instead of waiting it out.
 			if rr.Session.IsTerminal() {
-				return false, outcome.Newf(outcome.ExitFailure, CodeSessionTerminal,
+				return false, fault.Newf(fault.Failed, CodeSessionTerminal,
 					"the Agent session became %s while the action was executing; its receipt will stay accepted", rr.Session.State).
 					With("terminalReason", rr.Session.TerminalReason).With("receipt", rr.Receipt).With("session", rr.Session)
 			}
@@ -721,7 +721,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		switch {
 		case pollErr == nil:
 		case errors.Is(pollErr, ErrPollTimeout):
-			e := outcome.New(outcome.ExitTimeout, CodeAgentActTimeout, "SoloPi did not finish the action within --action-timeout").
+			e := fault.New(fault.Timeout, CodeAgentActTimeout, "SoloPi did not finish the action within --action-timeout").
 				With("actionTimeoutSeconds", r.Timeout.Seconds())
 			if res.Receipt != nil {
 				e.With("lastReceipt", res.Receipt.Summary())
@@ -742,7 +742,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		if msg == "" {
 			msg = "the device " + res.Receipt.Status + " the action"
 		}
-		e := outcome.New(outcome.ExitFailure, code, msg).With("receipt", res.Receipt).With("status", res.Receipt.Status)
+		e := fault.New(fault.Failed, code, msg).With("receipt", res.Receipt).With("status", res.Receipt.Status)
 		if res.Session != nil {
 			e.With("session", res.Session)
 		}
@@ -756,7 +756,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 
 // withStep adds the step identifiers to an error.
 func withStep(err error, r ActRequest) error {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		if _, ok := e.Details["sessionId"]; !ok {
 			e.With("sessionId", r.Identity.SessionID)
@@ -822,7 +822,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 		return res, nil
 	}
 	if s.IsTerminal() {
-		return res, outcome.Newf(outcome.ExitFailure, protocol.ErrTerminalSession, "the session is already terminal (%s)", s.State).
+		return res, fault.Newf(fault.Failed, protocol.ErrTerminalSession, "the session is already terminal (%s)", s.State).
 			With("sessionId", id.SessionID).With("session", s)
 	}
 	fr, err := c.mutate(ctx, typ, id.params())
@@ -841,7 +841,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 			return true, nil
 		}
 		if s.IsTerminal() {
-			return false, outcome.Newf(outcome.ExitFailure, CodeSessionTerminal, "the session became %s instead of %s", s.State, want).
+			return false, fault.Newf(fault.Failed, CodeSessionTerminal, "the session became %s instead of %s", s.State, want).
 				With("session", s).With("terminalReason", s.TerminalReason)
 		}
 		return false, nil
@@ -850,7 +850,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 	case pollErr == nil:
 		return res, nil
 	case errors.Is(pollErr, ErrPollTimeout):
-		return res, outcome.Newf(outcome.ExitTimeout, CodeAgentControlTimeout, "the session did not become %s in time", want).
+		return res, fault.Newf(fault.Timeout, CodeAgentControlTimeout, "the session did not become %s in time", want).
 			With("sessionId", id.SessionID).With("lastStatus", res.Session.Summary()).With("timeoutSeconds", o.Timeout.Seconds())
 	}
 	return res, withSession(pollErr, id.SessionID)
@@ -917,6 +917,6 @@ func (t *TimelineResult) FindObservation(observationID string) (*Observation, er
 			}
 		}
 	}
-	return nil, outcome.Newf(outcome.ExitFailure, CodeObservationNotFound,
+	return nil, fault.Newf(fault.Failed, CodeObservationNotFound,
 		"observation %s is not in this session's timeline", observationID).With("observationId", observationID)
 }

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Error codes of local output files, shared with info.go.
@@ -33,7 +33,7 @@ type SavedFile struct {
 // anything outside the evidence directory.
 func checkEvidencePath(remote, sessionID string, nameOK func(string) bool) error {
 	bad := func(why string) error {
-		return outcome.Newf(outcome.ExitTransport, CodeEvidencePath, "the device published an evidence path the host will not pull: %s", why).
+		return fault.Newf(fault.Transport, CodeEvidencePath, "the device published an evidence path the host will not pull: %s", why).
 			With("remotePath", truncate(remote, 300)).With("sessionId", sessionID)
 	}
 	if !strings.HasPrefix(remote, "/") || path.Clean(remote) != remote {
@@ -52,24 +52,24 @@ func checkEvidencePath(remote, sessionID string, nameOK func(string) bool) error
 // prepareOutput checks a local output path before anything is pulled.
 func prepareOutput(local string, overwrite bool) (string, error) {
 	if local == "" {
-		return "", outcome.Usage(CodeInvalidOutput, "the output path is empty")
+		return "", fault.Usage(CodeInvalidOutput, "the output path is empty")
 	}
 	abs, err := filepath.Abs(local)
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be made absolute", err)
+		return "", fault.Wrap(fault.Invalid, CodeInvalidOutput, "the output path cannot be made absolute", err)
 	}
 	st, err := os.Stat(abs)
 	switch {
 	case err == nil && st.IsDir():
-		return "", outcome.Usage(CodeInvalidOutput, "the output path is a directory").With("output", abs)
+		return "", fault.Usage(CodeInvalidOutput, "the output path is a directory").With("output", abs)
 	case err == nil && !overwrite:
-		return "", outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
+		return "", fault.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
+		return "", fault.Wrap(fault.Invalid, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
 	}
 	pst, err := os.Stat(filepath.Dir(abs))
 	if err != nil || !pst.IsDir() {
-		return "", outcome.Usage(CodeInvalidOutput, "the output file's directory does not exist").With("output", abs)
+		return "", fault.Usage(CodeInvalidOutput, "the output file's directory does not exist").With("output", abs)
 	}
 	return abs, nil
 }
@@ -92,7 +92,7 @@ func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrit
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(abs), ".solopi-agent-*.part")
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "cannot create a temporary file next to the output", err).With("output", abs)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWriteFailed, "cannot create a temporary file next to the output", err).With("output", abs)
 	}
 	tmpName := tmp.Name()
 	keep := false
@@ -103,14 +103,14 @@ func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrit
 	}()
 	dg, err := c.dev.Pull(ctx, remote, tmp)
 	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = outcome.Wrap(outcome.ExitTransport, CodeOutputWriteFailed, "cannot write the output file", cerr)
+		err = fault.Wrap(fault.Transport, CodeOutputWriteFailed, "cannot write the output file", cerr)
 	}
 	if err != nil {
 		return nil, err
 	}
 	content, err := os.ReadFile(tmpName)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeOutputWriteFailed, "cannot read back the pulled file", err)
+		return nil, fault.Wrap(fault.Transport, CodeOutputWriteFailed, "cannot read back the pulled file", err)
 	}
 	if err := verify(content, dg); err != nil {
 		return nil, err
@@ -124,9 +124,9 @@ func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrit
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, outcome.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
+			return nil, fault.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
 		}
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeOutputWriteFailed, "cannot put the output file in place", err).With("output", abs)
+		return nil, fault.Wrap(fault.Transport, CodeOutputWriteFailed, "cannot put the output file in place", err).With("output", abs)
 	}
 	keep = overwrite // after a rename the temporary name is gone already
 	return &SavedFile{Path: abs, RemotePath: remote, SHA256: dg.SHA256, SizeBytes: dg.Size}, nil
@@ -137,7 +137,7 @@ func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrit
 func noSecret(token OwnerToken) func([]byte) error {
 	return func(b []byte) error {
 		if !token.IsZero() && bytes.Contains(b, []byte(token.Reveal())) {
-			return outcome.New(outcome.ExitTransport, CodeSecretInEvidence, "the device file contains the owner token; it was not written")
+			return fault.New(fault.Transport, CodeSecretInEvidence, "the device file contains the owner token; it was not written")
 		}
 		return nil
 	}
@@ -149,7 +149,7 @@ func noSecret(token OwnerToken) func([]byte) error {
 // hash is ever made up.
 func (c *AgentClient) SaveScreenshot(ctx context.Context, id AgentIdentity, obs *Observation, local string, overwrite bool) (*SavedFile, error) {
 	if obs.ScreenshotError != "" {
-		return nil, outcome.Newf(outcome.ExitFailure, CodeScreenshotMissing, "the device has no screenshot for this observation: %s", obs.ScreenshotError).
+		return nil, fault.Newf(fault.Failed, CodeScreenshotMissing, "the device has no screenshot for this observation: %s", obs.ScreenshotError).
 			With("screenshotError", obs.ScreenshotError).With("observationId", obs.ObservationID)
 	}
 	if obs.ScreenshotPath == "" || len(obs.ScreenshotSHA256) != 64 {
@@ -163,7 +163,7 @@ func (c *AgentClient) SaveScreenshot(ctx context.Context, id AgentIdentity, obs 
 	secret := noSecret(id.OwnerToken)
 	return c.pullTo(ctx, obs.ScreenshotPath, local, overwrite, func(b []byte, dg Digest) error {
 		if !strings.EqualFold(dg.SHA256, obs.ScreenshotSHA256) {
-			return outcome.New(outcome.ExitTransport, CodeTransferMismatch, "the pulled screenshot's SHA-256 differs from the observation's screenshotSha256").
+			return fault.New(fault.Transport, CodeTransferMismatch, "the pulled screenshot's SHA-256 differs from the observation's screenshotSha256").
 				With("expectedSha256", obs.ScreenshotSHA256).With("actualSha256", dg.SHA256).With("remotePath", obs.ScreenshotPath)
 		}
 		return secret(b)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -162,7 +162,7 @@ func RunSession(ctx context.Context, client *AgentClient, provider DecisionProvi
 	started, err := client.Start(ctx, opts.Start)
 	if err != nil {
 		res.Outcome, res.Reason = RunError, errorText(err)
-		var e *outcome.Error
+		var e *fault.Error
 		if errors.As(err, &e) {
 			if id, ok := e.Details["sessionId"].(string); ok {
 				res.SessionID = id
@@ -204,7 +204,7 @@ func runLoop(ctx context.Context, client *AgentClient, provider DecisionProvider
 				return interrupted(ctx)
 			}
 			res.Outcome, res.Reason = RunProviderError, err.Error()
-			return outcome.Wrap(outcome.ExitTransport, RunProviderError, "the decision provider failed", err)
+			return fault.Wrap(fault.Transport, RunProviderError, "the decision provider failed", err)
 		}
 		rec := StepRecord{Index: decision, Proposal: p, ObservationID: obs.ObservationID}
 		switch p.Kind {
@@ -232,7 +232,7 @@ func runLoop(ctx context.Context, client *AgentClient, provider DecisionProvider
 			if err != nil {
 				// The observation is not consumed: the provider may try
 				// again on the same screen with what it learned.
-				rec.ErrorCode, rec.Error = outcome.From(err).Code, outcome.From(err).Message
+				rec.ErrorCode, rec.Error = fault.From(err).Code, fault.From(err).Message
 				res.Steps = append(res.Steps, rec)
 				notify(opts, rec)
 				continue
@@ -251,7 +251,7 @@ func runLoop(ctx context.Context, client *AgentClient, provider DecisionProvider
 		if err := req.Validate(); err != nil {
 			sent-- // nothing went to the device; the step id is reused
 			rec.StepID = ""
-			rec.ErrorCode, rec.Error = outcome.From(err).Code, outcome.From(err).Message
+			rec.ErrorCode, rec.Error = fault.From(err).Code, fault.From(err).Message
 			res.Steps = append(res.Steps, rec)
 			notify(opts, rec)
 			continue
@@ -265,7 +265,7 @@ func runLoop(ctx context.Context, client *AgentClient, provider DecisionProvider
 			}
 		}
 		if err != nil {
-			e := outcome.From(err)
+			e := fault.From(err)
 			rec.ErrorCode, rec.Error = e.Code, e.Message
 			res.Steps = append(res.Steps, rec)
 			notify(opts, rec)

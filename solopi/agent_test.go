@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agentfake"
@@ -39,14 +40,14 @@ func testStart(t *testing.T, c *AgentClient, tok OwnerToken) *StartResult {
 
 func errCode(t *testing.T, err error) (string, int) {
 	t.Helper()
-	var e *outcome.Error
+	var e *fault.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error %v is not an *outcome.Error", err)
+		t.Fatalf("error %v is not an *fault.Error", err)
 	}
-	return e.Code, e.Exit
+	return e.Code, outcome.ExitFor(e.Kind)
 }
 
-func wantErr(t *testing.T, err error, code string, exit int) *outcome.Error {
+func wantErr(t *testing.T, err error, code string, exit int) *fault.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("want %s (exit %d), got success", code, exit)
@@ -55,7 +56,7 @@ func wantErr(t *testing.T, err error, code string, exit int) *outcome.Error {
 	if c != code || x != exit {
 		t.Fatalf("want %s (exit %d), got %s (exit %d): %v", code, exit, c, x, err)
 	}
-	var e *outcome.Error
+	var e *fault.Error
 	errors.As(err, &e)
 	return e
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // SequenceGap is a hole in a timeline: After is the last sequence seen
@@ -94,10 +94,10 @@ func ParseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
-			return out, outcome.Newf(outcome.ExitTransport, CodeContractViolate, "timeline.jsonl line %d is empty", line)
+			return out, fault.Newf(fault.Transport, CodeContractViolate, "timeline.jsonl line %d is empty", line)
 		}
 		if !json.Valid(b) {
-			return out, outcome.Newf(outcome.ExitTransport, CodeContractViolate, "timeline.jsonl line %d is not JSON", line)
+			return out, fault.Newf(fault.Transport, CodeContractViolate, "timeline.jsonl line %d is not JSON", line)
 		}
 		ev, err := ParseAgentEvent(append(json.RawMessage(nil), b...))
 		if err != nil {
@@ -106,7 +106,7 @@ func ParseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
 		out = append(out, ev)
 	}
 	if err := sc.Err(); err != nil {
-		return out, outcome.Wrap(outcome.ExitTransport, CodeContractViolate, "timeline.jsonl could not be read", err)
+		return out, fault.Wrap(fault.Transport, CodeContractViolate, "timeline.jsonl could not be read", err)
 	}
 	return out, nil
 }

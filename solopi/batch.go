@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -53,11 +54,11 @@ type BatchReport struct {
 // and the artifacts root.
 func ValidateBatch(o BatchOptions) error {
 	if len(o.Cases) == 0 {
-		return outcome.Usage(CodeNoCases, "name at least one case (--case or --cases-file)")
+		return fault.Usage(CodeNoCases, "name at least one case (--case or --cases-file)")
 	}
 	for i, c := range o.Cases {
 		if strings.TrimSpace(c) == "" {
-			return outcome.Usagef(CodeInvalidRunOption, "case %d has an empty name", i+1)
+			return fault.Usagef(CodeInvalidRunOption, "case %d has an empty name", i+1)
 		}
 	}
 	ro := o.Run
@@ -88,8 +89,8 @@ func RunBatch(ctx context.Context, d *Device, o BatchOptions) *BatchReport {
 		b.Children = append(b.Children, BatchChild{Index: i + 1, CaseName: c})
 	}
 	if err := ValidateBatch(o); err != nil {
-		e := outcome.From(err)
-		b.Exit = e.Exit
+		e := fault.From(err)
+		b.Exit = outcome.ExitFor(e.Kind)
 		b.Payload = e.Fields()
 		b.Finished = time.Now()
 		return b
@@ -100,8 +101,8 @@ func RunBatch(ctx context.Context, d *Device, o BatchOptions) *BatchReport {
 			b.ArtifactsRoot = abs
 		}
 		if err := artifacts.Check(b.ArtifactsRoot, false); err != nil {
-			e := outcome.From(err)
-			b.Exit, b.Payload, b.Finished = e.Exit, e.Fields(), time.Now()
+			e := fault.From(err)
+			b.Exit, b.Payload, b.Finished = outcome.ExitFor(e.Kind), e.Fields(), time.Now()
 			return b
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
@@ -41,7 +42,7 @@ func batchOpts(cases []string, root string, cont bool) BatchOptions {
 func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := artifacts.WriteJUnit(path, "github.com/solopi-dev/solopi", b.JUnitSuite("solopi.run-batch")); err != nil {
+	if err := artifacts.WriteJUnit(path, "solopi", b.JUnitSuite("solopi.run-batch")); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -257,17 +258,17 @@ func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
 }
 
 func TestValidateBatch(t *testing.T) {
-	if err := ValidateBatch(BatchOptions{}); outcome.From(err).Code != CodeNoCases {
+	if err := ValidateBatch(BatchOptions{}); fault.From(err).Code != CodeNoCases {
 		t.Fatalf("no cases: %v", err)
 	}
-	if err := ValidateBatch(BatchOptions{Cases: []string{"a", " "}}); outcome.From(err).Exit != 3 {
+	if err := ValidateBatch(BatchOptions{Cases: []string{"a", " "}}); outcome.ExitFor(fault.KindOf(err)) != 3 {
 		t.Fatalf("blank case: %v", err)
 	}
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o644)
 	o := BatchOptions{Cases: []string{"a"}}
 	o.Run.ArtifactsDir = file
-	if err := ValidateBatch(o); outcome.From(err).Code != artifacts.CodeUnsafePath {
+	if err := ValidateBatch(o); fault.From(err).Code != artifacts.CodeUnsafePath {
 		t.Fatalf("root is a file: %v", err)
 	}
 }

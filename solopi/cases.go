@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -55,7 +55,7 @@ func (d *Device) GetCase(ctx context.Context, name string) (*DeviceCase, error) 
 	fp := str(obj, "caseFingerprint")
 	got := str(obj, "caseName")
 	if got != name || !idOK || id <= 0 || !fingerprintRe.MatchString(fp) {
-		return nil, outcome.New(outcome.ExitTransport, CodeCaseUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
+		return nil, fault.New(fault.Transport, CodeCaseUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
 			With("caseName", name).With("caseId", obj["id"]).With("caseFingerprint", obj["caseFingerprint"]).With("returnedCaseName", got)
 	}
 	raw, err := json.Marshal(obj)
@@ -65,7 +65,7 @@ func (d *Device) GetCase(ctx context.Context, name string) (*DeviceCase, error) 
 	c, err := casefile.Parse(raw)
 	if err != nil {
 		e := caseError(err)
-		e.Exit = outcome.ExitTransport
+		e.Kind = fault.Transport
 		return nil, e.With("caseName", name)
 	}
 	out := maps.Clone(obj)
@@ -121,7 +121,7 @@ func (d *Device) receiptPoll(ctx context.Context, action string, p Params, reqID
 			}
 		}
 		if got := str(m, "requestId"); got != reqID {
-			return false, outcome.New(outcome.ExitTransport, CodeReceiptMismatch, "the device answered with a receipt for another requestId").
+			return false, fault.New(fault.Transport, CodeReceiptMismatch, "the device answered with a receipt for another requestId").
 				With("requestId", reqID).With("lastResponse", m)
 		}
 		ok, err := done(m)
@@ -186,10 +186,10 @@ func (d *Device) ImportCase(ctx context.Context, c *casefile.Case, o ImportOptio
 		if ie := ctxErr(ctx, err); ie != nil {
 			return rep, ie
 		}
-		return rep, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while creating the import directory", err)
+		return rep, fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while creating the import directory", err)
 	}
 	if code != 0 {
-		return rep, outcome.Newf(outcome.ExitTransport, CodeStagingFailed, "mkdir %s failed: %s", dir, firstLine(string(stderr)))
+		return rep, fault.Newf(fault.Transport, CodeStagingFailed, "mkdir %s failed: %s", dir, firstLine(string(stderr)))
 	}
 	// From here on a partial push may have left a file: always clean up.
 	staged = true
@@ -205,7 +205,7 @@ func (d *Device) ImportCase(ctx context.Context, c *casefile.Case, o ImportOptio
 		PollOptions{Timeout: o.Timeout, Interval: o.PollInterval},
 		func(map[string]any) (bool, error) { return true, nil })
 	if errors.Is(err, ErrPollTimeout) {
-		return rep, outcome.New(outcome.ExitTimeout, CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
+		return rep, fault.New(fault.Timeout, CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
 			With("requestId", rep.RequestID).With("lastResponse", last)
 	}
 	if err != nil {
@@ -263,7 +263,7 @@ func firstNonEmpty(s ...string) string {
 // and polls the receipt for our requestId.
 func (d *Device) DeleteCase(ctx context.Context, name string, timeout, interval time.Duration) (map[string]any, string, error) {
 	if strings.TrimSpace(name) == "" {
-		return nil, "", outcome.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
+		return nil, "", fault.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
 	}
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -281,7 +281,7 @@ func (d *Device) DeleteCase(ctx context.Context, name string, timeout, interval 
 		PollOptions{Timeout: timeout, Interval: interval},
 		func(map[string]any) (bool, error) { return true, nil })
 	if errors.Is(err, ErrPollTimeout) {
-		return nil, reqID, outcome.New(outcome.ExitTimeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
+		return nil, reqID, fault.New(fault.Timeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
 			With("requestId", reqID).With("caseName", name).With("lastResponse", last)
 	}
 	if err != nil {

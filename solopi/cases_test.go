@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
@@ -53,7 +54,7 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 	// A second import of the same name is refused by the device (exit 2)
 	// and the staged file is still removed.
 	rep, err = d.ImportCase(context.Background(), normalizedCase(t, "支付 & 退款"), ImportOptions{Timeout: time.Second, PollInterval: 20 * time.Millisecond})
-	if e := outcome.From(err); e.Exit != 2 || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
+	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
 		t.Fatalf("duplicate: %v %v", err, rep.Cleanup)
 	}
 	if f.Files.Has(rep.RemotePath) {
@@ -74,7 +75,7 @@ func TestImportCaseRefusalStillCleansUp(t *testing.T) {
 	f.Pkg = "com.other" // the fake then refuses the path with a receipt
 	rep, err := d.ImportCase(context.Background(), normalizedCase(t, "x"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 	f.Pkg = orig
-	if e := outcome.From(err); e.Code != "invalid_import_path" || e.Exit != 2 {
+	if e := fault.From(err); e.Code != "invalid_import_path" || outcome.ExitFor(e.Kind) != 2 {
 		t.Fatalf("want device refusal, got %v", err)
 	}
 	if rep.Cleanup["success"] != true {
@@ -90,8 +91,8 @@ func TestImportCaseTimeout(t *testing.T) {
 	f.DropImports = true
 	d := replayFakeDevice(f)
 	rep, err := d.ImportCase(context.Background(), normalizedCase(t, "z"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
-	e := outcome.From(err)
-	if e.Exit != outcome.ExitTimeout || e.Code != CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
+	e := fault.From(err)
+	if e.Kind != fault.Timeout || e.Code != CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
 		t.Fatalf("want import timeout, got %v", err)
 	}
 	if rep.Cleanup["success"] != true {
@@ -134,7 +135,7 @@ func TestDeleteCase(t *testing.T) {
 		t.Fatalf("mutation %v", f.Mutations)
 	}
 	_, _, err = d.DeleteCase(context.Background(), "old", time.Second, 20*time.Millisecond)
-	if e := outcome.From(err); e.Exit != 2 || e.Code != "case_not_found" {
+	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != "case_not_found" {
 		t.Fatalf("second delete: %v", err)
 	}
 }
@@ -168,11 +169,11 @@ func TestHistory(t *testing.T) {
 	if err != nil || m["returned"] == nil {
 		t.Fatalf("list %v %v", m, err)
 	}
-	if _, err := d.ListReplayHistory(context.Background(), 0); outcome.From(err).Exit != 3 {
+	if _, err := d.ListReplayHistory(context.Background(), 0); outcome.ExitFor(fault.KindOf(err)) != 3 {
 		t.Fatalf("limit 0: %v", err)
 	}
 	for _, bad := range []string{"../etc/passwd", "replay-ABC", "performance-" + strings.Repeat("a", 64)} {
-		if _, err := d.GetReplayHistory(context.Background(), bad); outcome.From(err).Code != CodeInvalidHistoryID {
+		if _, err := d.GetReplayHistory(context.Background(), bad); fault.From(err).Code != CodeInvalidHistoryID {
 			t.Fatalf("id %q: %v", bad, err)
 		}
 	}
@@ -189,7 +190,7 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("confirmId missing: %v", f.Mutations)
 	}
 	res, err = d.DeleteReplayHistory(context.Background(), id, time.Second, 20*time.Millisecond)
-	if e := outcome.From(err); e.Exit != 2 || e.Code != "record_not_found" || res.Success {
+	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != "record_not_found" || res.Success {
 		t.Fatalf("second delete %v", err)
 	}
 }
@@ -205,7 +206,7 @@ func TestHistoryListContract(t *testing.T) {
 		{"kind": "replay", "records": []any{map[string]any{"id": "replay-../x", "kind": "replay"}}, "returned": 1, "total": 1, "truncated": false},
 	}
 	for i, m := range cases {
-		if err := checkHistoryList(devicefake.Clone(m), 1); err == nil || outcome.From(err).Exit != 4 {
+		if err := checkHistoryList(devicefake.Clone(m), 1); err == nil || outcome.ExitFor(fault.KindOf(err)) != 4 {
 			t.Errorf("case %d accepted: %v", i, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -131,7 +131,7 @@ func CheckConfigSet(key, value string) (ConfigKey, string, error) {
 		return k, "", unsupportedConfig(key)
 	}
 	if !k.Writable {
-		return k, "", outcome.New(outcome.ExitFailure, k.Refusal, k.Key+": "+refusalMessages[k.Refusal]).
+		return k, "", fault.New(fault.Failed, k.Refusal, k.Key+": "+refusalMessages[k.Refusal]).
 			WithUserAction(refusalActions[k.Refusal]).With("key", k.Key)
 	}
 	norm, err := NormalizeConfigValue(k, value)
@@ -149,19 +149,19 @@ func CheckConfigKey(key string) error {
 	return nil
 }
 
-func unsupportedConfig(key string) *outcome.Error {
+func unsupportedConfig(key string) *fault.Error {
 	names := make([]string, len(configTable))
 	for i, k := range configTable {
 		names[i] = k.Key
 	}
-	return outcome.Usagef(CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
+	return fault.Usagef(CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
 }
 
 // NormalizeConfigValue parses value like the device does (wire contract
 // §6.3) and returns its canonical text.
 func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
 	invalid := func(msg string) error {
-		e := outcome.Usage(CodeInvalidConfigValue, k.Key+": "+msg).With("key", k.Key).With("type", k.Type)
+		e := fault.Usage(CodeInvalidConfigValue, k.Key+": "+msg).With("key", k.Key).With("type", k.Type)
 		if k.HasRange {
 			e.With("min", k.Min).With("max", k.Max)
 		}
@@ -270,14 +270,14 @@ func leaksValue(c gjson.Result) bool {
 
 func exposedError(key string) error {
 	// Never attach the response: it holds the value we must not print.
-	return outcome.Newf(outcome.ExitTransport, CodeSensitiveValueExposed,
+	return fault.Newf(fault.Transport, CodeSensitiveValueExposed,
 		"the device did not redact the sensitive setting %s; its value is withheld", key).With("key", key).With("redacted", true)
 }
 
 // scrubResponse drops the raw body that the device channel attaches to an
 // unparsable answer: a config body may hold a sensitive value.
 func scrubResponse(err error) error {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) && e.Details != nil {
 		delete(e.Details, "response")
 	}
@@ -295,7 +295,7 @@ func deviceE1Error(r gjson.Result, what string) error {
 	if msg == "" {
 		msg = "SoloPi refused the " + what + " request"
 	}
-	return outcome.New(outcome.ExitFailure, code, msg).With("response", sanitizedDeviceError(r))
+	return fault.New(fault.Failed, code, msg).With("response", sanitizedDeviceError(r))
 }
 
 // ConfigList runs config?action=list with every value redacted.
@@ -309,10 +309,10 @@ func ConfigList(ctx context.Context, s *Session) (map[string]any, error) {
 		return nil, deviceE1Error(r, "config list")
 	case gjson.True:
 	default:
-		return nil, outcome.New(outcome.ExitTransport, CodeInvalidResponse, "config list answer has no boolean success")
+		return nil, fault.New(fault.Transport, CodeInvalidResponse, "config list answer has no boolean success")
 	}
 	if !r.Get("configs").IsArray() {
-		return nil, outcome.New(outcome.ExitTransport, CodeInvalidResponse, "config list answer has no configs array")
+		return nil, fault.New(fault.Transport, CodeInvalidResponse, "config list answer has no configs array")
 	}
 	var configs []map[string]any
 	for _, c := range r.Get("configs").Array() {
@@ -321,7 +321,7 @@ func ConfigList(ctx context.Context, s *Session) (map[string]any, error) {
 		}
 		m, ok := c.Value().(map[string]any)
 		if !ok {
-			return nil, outcome.New(outcome.ExitTransport, CodeInvalidResponse, "config list entry is not an object")
+			return nil, fault.New(fault.Transport, CodeInvalidResponse, "config list entry is not an object")
 		}
 		configs = append(configs, RedactConfig(m))
 	}
@@ -354,11 +354,11 @@ func (s *Session) getConfig(ctx context.Context, key string) (map[string]any, er
 		if r.Get("success").Type == gjson.False {
 			return nil, deviceE1Error(r, "config get")
 		}
-		return nil, outcome.New(outcome.ExitTransport, CodeInvalidResponse, "config get answer has no boolean success")
+		return nil, fault.New(fault.Transport, CodeInvalidResponse, "config get answer has no boolean success")
 	}
 	c := r.Get("config")
 	if !c.IsObject() || c.Get("key").String() != key {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeInvalidResponse, "config get for %s answered another or no config object", key).With("key", key)
+		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "config get for %s answered another or no config object", key).With("key", key)
 	}
 	if leaksValue(c) {
 		return nil, exposedError(key)
@@ -421,7 +421,7 @@ func ConfigSet(ctx context.Context, s *Session, key, value string, opts ConfigSe
 	for {
 		c, err := s.getConfig(actx, k.Key)
 		if ctx.Err() != nil {
-			return nil, outcome.From(interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
+			return nil, fault.From(interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
 		}
 		switch {
 		case err == nil:
@@ -440,9 +440,9 @@ func ConfigSet(ctx context.Context, s *Session, key, value string, opts ConfigSe
 		}
 		if actx.Err() != nil || pauseCtx(actx, opts.PollInterval) != nil {
 			if ctx.Err() != nil {
-				return nil, outcome.From(interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
+				return nil, fault.From(interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
 			}
-			e := outcome.Newf(outcome.ExitFailure, CodeConfigNotConfirmed,
+			e := fault.Newf(fault.Failed, CodeConfigNotConfirmed,
 				"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
 				With("key", k.Key).With("expectedValue", want).With("actualValue", last["value"]).
 				With("lastConfig", last).With("phase", "config-set").
@@ -456,7 +456,7 @@ func ConfigSet(ctx context.Context, s *Session, key, value string, opts ConfigSe
 }
 
 func configTransient(err error) bool {
-	var e *outcome.Error
+	var e *fault.Error
 	return errors.As(err, &e) && (e.Code == CodeControlUnreachable || e.Code == CodeControlNotReady)
 }
 
@@ -482,7 +482,7 @@ func checkConfigSpec(k ConfigKey, c map[string]any) error {
 		}
 	}
 	if len(bad) > 0 {
-		return outcome.Newf(outcome.ExitTransport, CodeConfigSpecMismatch, "the device's spec of %s differs from SoloPi 1.0.2's in %s", k.Key, strings.Join(bad, ", ")).
+		return fault.Newf(fault.Transport, CodeConfigSpecMismatch, "the device's spec of %s differs from SoloPi 1.0.2's in %s", k.Key, strings.Join(bad, ", ")).
 			With("key", k.Key).With("fields", bad)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -178,7 +179,7 @@ func assertNoSecrets(t *testing.T, what string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := v.(*outcome.Error); ok {
+	if e, ok := v.(*fault.Error); ok {
 		b, _ = json.Marshal(e.Fields())
 		b = append(b, e.Error()...)
 	}

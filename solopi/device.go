@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/tidwall/gjson"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -130,17 +131,17 @@ func (d *Device) Mutate(ctx context.Context, action string, p Params) error {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while sending a SoloPi command", err).With("action", action)
+		return fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while sending a SoloPi command", err).With("action", action)
 	}
 	out := strings.ToLower(string(stdout) + string(stderr))
 	for _, m := range amErrorMarkers {
 		if strings.Contains(out, m) {
-			return outcome.Newf(outcome.ExitTransport, CodeSchemeFailed, "the SoloPi command was refused by the device: %s", firstLine(string(stdout)+string(stderr))).
+			return fault.Newf(fault.Transport, CodeSchemeFailed, "the SoloPi command was refused by the device: %s", firstLine(string(stdout)+string(stderr))).
 				With("action", action)
 		}
 	}
 	if code != 0 {
-		return outcome.Newf(outcome.ExitTransport, CodeSchemeFailed, "am start exited with code %d", code).With("action", action)
+		return fault.Newf(fault.Transport, CodeSchemeFailed, "am start exited with code %d", code).With("action", action)
 	}
 	return nil
 }
@@ -168,28 +169,28 @@ func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte,
 	resp, err := d.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, outcome.Wrap(outcome.ExitTransport, CodeControlUnreachable, "the SoloPi control service did not answer in time", err).With("action", action)
+			return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "the SoloPi control service did not answer in time", err).With("action", action)
 		}
 		if pe := ctxErr(ctx, err); pe != nil {
 			return nil, pe
 		}
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeControlUnreachable, "cannot reach the SoloPi control service on the device", err).With("action", action)
+		return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "cannot reach the SoloPi control service on the device", err).With("action", action)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, d.opts.MaxResponse+1))
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeControlUnreachable, "the SoloPi control service connection broke", err).With("action", action)
+		return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "the SoloPi control service connection broke", err).With("action", action)
 	}
 	if int64(len(body)) > d.opts.MaxResponse {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeInvalidResponse, "device response larger than %d bytes", d.opts.MaxResponse).With("action", action)
+		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "device response larger than %d bytes", d.opts.MaxResponse).With("action", action)
 	}
 	trimmed := bytes.TrimSpace(body)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		// NanoHTTPD's fallback: unknown action, resolvers not yet built.
-		return nil, outcome.New(outcome.ExitTransport, CodeControlNotReady, "the SoloPi control service has no handler for this request yet").With("action", action)
+		return nil, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service has no handler for this request yet").With("action", action)
 	}
 	if !gjson.ValidBytes(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, outcome.New(outcome.ExitTransport, CodeInvalidResponse, "the device answered something that is not a JSON object").
+		return nil, fault.New(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object").
 			With("action", action).With("response", truncate(string(body), 500))
 	}
 	return trimmed, nil
@@ -207,7 +208,7 @@ func (d *Device) Query(ctx context.Context, action string, p Params) (gjson.Resu
 // ctxErr turns a cancelled parent context into the interrupt error.
 func ctxErr(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
-		return outcome.Wrap(outcome.ExitInterrupted, "interrupted", "the command was interrupted", context.Canceled)
+		return fault.Wrap(fault.Interrupted, "interrupted", "the command was interrupted", context.Canceled)
 	}
 	return nil
 }
@@ -242,14 +243,14 @@ func (hw *hashingWriter) Write(p []byte) (int, error) {
 func (d *Device) remoteSHA256(ctx context.Context, path string) (string, error) {
 	stdout, stderr, code, err := d.t.Shell(ctx, ShellJoin("sha256sum", path))
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while checking a transfer", err)
+		return "", fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while checking a transfer", err)
 	}
 	if code != 0 {
-		return "", outcome.Newf(outcome.ExitTransport, CodeAdbError, "sha256sum %s failed: %s", path, firstLine(string(stderr)))
+		return "", fault.Newf(fault.Transport, CodeAdbError, "sha256sum %s failed: %s", path, firstLine(string(stderr)))
 	}
 	f := strings.Fields(string(stdout))
 	if len(f) == 0 || len(f[0]) != 64 {
-		return "", outcome.Newf(outcome.ExitTransport, CodeInvalidResponse, "unexpected sha256sum output for %s", path)
+		return "", fault.Newf(fault.Transport, CodeInvalidResponse, "unexpected sha256sum output for %s", path)
 	}
 	return strings.ToLower(f[0]), nil
 }
@@ -262,7 +263,7 @@ func (d *Device) Push(ctx context.Context, r io.Reader, remote string, mode fs.F
 		if ie := ctxErr(ctx, err); ie != nil {
 			return Digest{}, ie
 		}
-		return Digest{}, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "push to the device failed", err).With("remotePath", remote)
+		return Digest{}, fault.Wrap(fault.Transport, CodeAdbError, "push to the device failed", err).With("remotePath", remote)
 	}
 	dg := Digest{SHA256: hex.EncodeToString(h.Sum(nil)), Size: cr.n}
 	got, err := d.remoteSHA256(ctx, remote)
@@ -270,7 +271,7 @@ func (d *Device) Push(ctx context.Context, r io.Reader, remote string, mode fs.F
 		return dg, err
 	}
 	if got != dg.SHA256 {
-		return dg, outcome.New(outcome.ExitTransport, CodeTransferMismatch, "the pushed file's SHA-256 on the device differs from the local file").With("remotePath", remote)
+		return dg, fault.New(fault.Transport, CodeTransferMismatch, "the pushed file's SHA-256 on the device differs from the local file").With("remotePath", remote)
 	}
 	return dg, nil
 }
@@ -294,9 +295,9 @@ func (d *Device) Pull(ctx context.Context, remote string, w io.Writer) (Digest, 
 			return Digest{}, ie
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return Digest{}, outcome.Wrap(outcome.ExitTransport, "remote_file_not_found", "the device file does not exist", err).With("remotePath", remote)
+			return Digest{}, fault.Wrap(fault.Transport, "remote_file_not_found", "the device file does not exist", err).With("remotePath", remote)
 		}
-		return Digest{}, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "pull from the device failed", err).With("remotePath", remote)
+		return Digest{}, fault.Wrap(fault.Transport, CodeAdbError, "pull from the device failed", err).With("remotePath", remote)
 	}
 	dg := Digest{SHA256: hex.EncodeToString(hw.h.Sum(nil)), Size: hw.n}
 	got, err := d.remoteSHA256(ctx, remote)
@@ -304,7 +305,7 @@ func (d *Device) Pull(ctx context.Context, remote string, w io.Writer) (Digest, 
 		return dg, err
 	}
 	if got != dg.SHA256 {
-		return dg, outcome.New(outcome.ExitTransport, CodeTransferMismatch, "the pulled file's SHA-256 differs from the device's").With("remotePath", remote)
+		return dg, fault.New(fault.Transport, CodeTransferMismatch, "the pulled file's SHA-256 differs from the device's").With("remotePath", remote)
 	}
 	return dg, nil
 }
@@ -319,10 +320,10 @@ func (d *Device) Screencap(ctx context.Context) ([]byte, error) {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return nil, ie
 		}
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeScreencapFailed, "screencap failed", err)
+		return nil, fault.Wrap(fault.Transport, CodeScreencapFailed, "screencap failed", err)
 	}
 	if !bytes.HasPrefix(b, pngMagic) {
-		return nil, outcome.New(outcome.ExitTransport, CodeScreencapFailed, "screencap did not return a PNG image")
+		return nil, fault.New(fault.Transport, CodeScreencapFailed, "screencap did not return a PNG image")
 	}
 	return b, nil
 }
@@ -339,10 +340,10 @@ func (d *Device) Logcat(ctx context.Context, lines int, maxBytes int) ([]byte, e
 		if ie := ctxErr(ctx, err); ie != nil {
 			return nil, ie
 		}
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "logcat failed", err)
+		return nil, fault.Wrap(fault.Transport, CodeAdbError, "logcat failed", err)
 	}
 	if code != 0 {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeAdbError, "logcat exited with %d: %s", code, firstLine(string(stderr)))
+		return nil, fault.Newf(fault.Transport, CodeAdbError, "logcat exited with %d: %s", code, firstLine(string(stderr)))
 	}
 	if maxBytes > 0 && len(stdout) > maxBytes {
 		// Keep the newest lines: cut at a line boundary from the start.
@@ -363,7 +364,7 @@ func (d *Device) Foreground(ctx context.Context) (string, error) {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return "", ie
 		}
-		return "", outcome.Wrap(outcome.ExitTransport, CodeAdbError, "dumpsys window failed", err)
+		return "", fault.Wrap(fault.Transport, CodeAdbError, "dumpsys window failed", err)
 	}
 	return ParseFocus(string(stdout)), nil
 }
@@ -400,10 +401,10 @@ func (d *Device) RestoreForeground(ctx context.Context, comp string) error {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return outcome.Wrap(outcome.ExitTransport, CodeAdbError, "restoring the foreground activity failed", err)
+		return fault.Wrap(fault.Transport, CodeAdbError, "restoring the foreground activity failed", err)
 	}
 	if code != 0 {
-		return outcome.Newf(outcome.ExitTransport, CodeAdbError, "restoring %s failed: %s", comp, firstLine(string(stderr)))
+		return fault.Newf(fault.Transport, CodeAdbError, "restoring %s failed: %s", comp, firstLine(string(stderr)))
 	}
 	return nil
 }

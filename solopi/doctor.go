@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -198,7 +199,7 @@ func newReport(t Transport, opts DoctorOptions) *DoctorReport {
 // Doctor opens a session and turns the health query into a verdict. A
 // device without SoloPi is a finding (installed:false, exit 2), not an
 // error. Session failures (control service, versions) come back as an
-// *outcome.Error whose details carry the report's fields and checks.
+// *fault.Error whose details carry the report's fields and checks.
 func Doctor(ctx context.Context, t Transport, opts DoctorOptions) (*DoctorReport, error) {
 	r := newReport(t, opts)
 	installed, err := IsInstalled(ctx, t, r.Package)
@@ -268,7 +269,7 @@ func (s *Session) Health(ctx context.Context) (gjson.Result, error) {
 		return h, err
 	}
 	if h.Get("success").Type != gjson.True {
-		return h, outcome.New(outcome.ExitTransport, CodeHealthUnavailable, "SoloPi answered the health query without success").
+		return h, fault.New(fault.Transport, CodeHealthUnavailable, "SoloPi answered the health query without success").
 			With("response", sanitizedDeviceError(h))
 	}
 	return h, nil
@@ -322,8 +323,8 @@ func joinActions(cs []Check, exclude ...string) string {
 // sessionFailure adds the report's fields and the failed bootstrap check to
 // a session error, so doctor still says what is wrong and what to do.
 func (r *DoctorReport) sessionFailure(err error) error {
-	var e *outcome.Error
-	if !errors.As(err, &e) || e.Exit == outcome.ExitInterrupted {
+	var e *fault.Error
+	if !errors.As(err, &e) || e.Kind == fault.Interrupted {
 		return err
 	}
 	switch e.Code {

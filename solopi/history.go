@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -24,7 +24,7 @@ var replayHistoryIDRe = regexp.MustCompile(`^replay-[0-9a-f]{64}$`)
 // digests, so anything path-like is refused before the device sees it.
 func CheckReplayHistoryID(id string) error {
 	if !replayHistoryIDRe.MatchString(id) {
-		return outcome.Usage(CodeInvalidHistoryID, "--id must be a replay history id: replay- followed by 64 lowercase hex digits").With("id", id)
+		return fault.Usage(CodeInvalidHistoryID, "--id must be a replay history id: replay- followed by 64 lowercase hex digits").With("id", id)
 	}
 	return nil
 }
@@ -34,7 +34,7 @@ func CheckReplayHistoryID(id string) error {
 // truncated == (returned < total), and every record a replay id.
 func (d *Device) ListReplayHistory(ctx context.Context, limit int) (map[string]any, error) {
 	if limit < 1 || limit > 500 {
-		return nil, outcome.Usage(CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+		return nil, fault.Usage(CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
 	}
 	m, err := d.queryObject(ctx, protocol.ActionHistory, P(protocol.ParamAction, "listReplay", protocol.ParamLimit, fmt.Sprint(limit)))
 	if err != nil {
@@ -130,7 +130,7 @@ func (d *Device) DeleteReplayHistory(ctx context.Context, id string, timeout, in
 			return str(m, "state") != "in_progress", nil
 		})
 	if errors.Is(err, ErrPollTimeout) {
-		return res, outcome.New(outcome.ExitTimeout, CodeHistoryDeleteTime, "SoloPi did not finish the history deletion in time; it may still complete").
+		return res, fault.New(fault.Timeout, CodeHistoryDeleteTime, "SoloPi did not finish the history deletion in time; it may still complete").
 			With("requestId", res.RequestID).With("id", id).With("lastResponse", last)
 	}
 	if err != nil {
@@ -141,7 +141,7 @@ func (d *Device) DeleteReplayHistory(ctx context.Context, id string, timeout, in
 	res.Object = map[string]any{"success": res.Success, "requestId": res.RequestID, "state": final["state"], "mutation": mut}
 	if !res.Success {
 		code := str(mut, "errorCode")
-		e := outcome.New(outcome.ExitFailure, code, str(mut, "error"))
+		e := fault.New(fault.Failed, code, str(mut, "error"))
 		for k, v := range res.Object {
 			if k != "success" {
 				e.With(k, v)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -39,11 +39,11 @@ func infoPassThrough(r gjson.Result, what string) (map[string]any, error) {
 		return nil, deviceE1Error(r, what)
 	case gjson.True, gjson.Null:
 	default:
-		return nil, outcome.Newf(outcome.ExitTransport, CodeInvalidResponse, "the %s answer has a non-boolean success", what)
+		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "the %s answer has a non-boolean success", what)
 	}
 	m, ok := r.Value().(map[string]any)
 	if !ok {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeInvalidResponse, "the %s answer is not an object", what)
+		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "the %s answer is not an object", what)
 	}
 	m["success"] = true
 	return m, nil
@@ -70,7 +70,7 @@ func Apps(ctx context.Context, s *Session) (map[string]any, error) {
 		return nil, err
 	}
 	if _, ok := m["apps"].([]any); !ok {
-		return nil, outcome.New(outcome.ExitTransport, CodeInvalidResponse, "the apps answer has no apps array")
+		return nil, fault.New(fault.Transport, CodeInvalidResponse, "the apps answer has no apps array")
 	}
 	return m, nil
 }
@@ -92,7 +92,7 @@ func AppStatus(ctx context.Context, s *Session) (map[string]any, error) {
 	}
 	if r.Get("status").Type != gjson.String {
 		// The reference host exits 2 here; kept for script compatibility.
-		return nil, outcome.New(outcome.ExitFailure, CodeAppStatusUnavailable, "SoloPi's status answer carries no status string")
+		return nil, fault.New(fault.Failed, CodeAppStatusUnavailable, "SoloPi's status answer carries no status string")
 	}
 	m, _ := r.Value().(map[string]any)
 	m["success"] = true
@@ -112,7 +112,7 @@ func Inspect(ctx context.Context, s *Session) (map[string]any, error) {
 		if r.Get("success").Type == gjson.False {
 			return nil, deviceE1Error(r, "page")
 		}
-		return nil, outcome.New(outcome.ExitFailure, CodePageUnavailable, "SoloPi's page answer carries no page tree")
+		return nil, fault.New(fault.Failed, CodePageUnavailable, "SoloPi's page answer carries no page tree")
 	}
 	m, _ := r.Value().(map[string]any)
 	m["success"] = true
@@ -133,31 +133,31 @@ type FileResult struct {
 func WriteFileAtomic(path string, data []byte, overwrite bool) (FileResult, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil || path == "" {
-		return FileResult{}, outcome.Usagef(CodeInvalidOutput, "invalid output path %q", path)
+		return FileResult{}, fault.Usagef(CodeInvalidOutput, "invalid output path %q", path)
 	}
 	if st, err := os.Stat(abs); err == nil {
 		if st.IsDir() {
-			return FileResult{}, outcome.Usagef(CodeInvalidOutput, "output path %s is a directory", abs).With("path", abs)
+			return FileResult{}, fault.Usagef(CodeInvalidOutput, "output path %s is a directory", abs).With("path", abs)
 		}
 		if !overwrite {
-			return FileResult{}, outcome.Usagef(CodeOutputExists, "output file %s already exists; pass --overwrite to replace it", abs).With("path", abs)
+			return FileResult{}, fault.Usagef(CodeOutputExists, "output file %s already exists; pass --overwrite to replace it", abs).With("path", abs)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return FileResult{}, outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "cannot check the output path", err).With("path", abs)
+		return FileResult{}, fault.Wrap(fault.Invalid, CodeInvalidOutput, "cannot check the output path", err).With("path", abs)
 	}
 	dir := filepath.Dir(abs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return FileResult{}, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "cannot create the output directory", err).With("path", abs)
+		return FileResult{}, fault.Wrap(fault.Invalid, CodeOutputWriteFailed, "cannot create the output directory", err).With("path", abs)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".*.tmp")
 	if err != nil {
-		return FileResult{}, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "cannot create a temporary output file", err).With("path", abs)
+		return FileResult{}, fault.Wrap(fault.Invalid, CodeOutputWriteFailed, "cannot create a temporary output file", err).With("path", abs)
 	}
 	tmp := f.Name()
 	fail := func(err error) (FileResult, error) {
 		f.Close()
 		os.Remove(tmp)
-		return FileResult{}, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "writing the output file failed", err).With("path", abs)
+		return FileResult{}, fault.Wrap(fault.Invalid, CodeOutputWriteFailed, "writing the output file failed", err).With("path", abs)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
@@ -176,14 +176,14 @@ func WriteFileAtomic(path string, data []byte, overwrite bool) (FileResult, erro
 		if err := os.Link(tmp, abs); err != nil {
 			os.Remove(tmp)
 			if errors.Is(err, fs.ErrExist) {
-				return FileResult{}, outcome.Usagef(CodeOutputExists, "output file %s already exists; pass --overwrite to replace it", abs).With("path", abs)
+				return FileResult{}, fault.Usagef(CodeOutputExists, "output file %s already exists; pass --overwrite to replace it", abs).With("path", abs)
 			}
-			return FileResult{}, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "writing the output file failed", err).With("path", abs)
+			return FileResult{}, fault.Wrap(fault.Invalid, CodeOutputWriteFailed, "writing the output file failed", err).With("path", abs)
 		}
 		os.Remove(tmp)
 	} else if err := os.Rename(tmp, abs); err != nil {
 		os.Remove(tmp)
-		return FileResult{}, outcome.Wrap(outcome.ExitUsage, CodeOutputWriteFailed, "writing the output file failed", err).With("path", abs)
+		return FileResult{}, fault.Wrap(fault.Invalid, CodeOutputWriteFailed, "writing the output file failed", err).With("path", abs)
 	}
 	sum := sha256.Sum256(data)
 	return FileResult{Path: abs, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, nil
@@ -210,7 +210,7 @@ func Screenshot(ctx context.Context, t Transport, output string, overwrite bool)
 	}
 	w, h, err := pngSize(png)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeScreencapFailed, "screencap returned a broken PNG", err)
+		return nil, fault.Wrap(fault.Transport, CodeScreencapFailed, "screencap returned a broken PNG", err)
 	}
 	fr, err := WriteFileAtomic(output, png, overwrite)
 	if err != nil {
@@ -223,18 +223,18 @@ func Screenshot(ctx context.Context, t Transport, output string, overwrite bool)
 // so a refused command has no device side effect and wastes no time.
 func CheckOutputFree(output string, overwrite bool) error {
 	if output == "" {
-		return outcome.Usage(CodeInvalidOutput, "--output is required")
+		return fault.Usage(CodeInvalidOutput, "--output is required")
 	}
 	abs, err := filepath.Abs(output)
 	if err != nil {
-		return outcome.Usagef(CodeInvalidOutput, "invalid output path %q", output)
+		return fault.Usagef(CodeInvalidOutput, "invalid output path %q", output)
 	}
 	st, err := os.Stat(abs)
 	switch {
 	case err == nil && st.IsDir():
-		return outcome.Usagef(CodeInvalidOutput, "output path %s is a directory", abs).With("path", abs)
+		return fault.Usagef(CodeInvalidOutput, "output path %s is a directory", abs).With("path", abs)
 	case err == nil && !overwrite:
-		return outcome.Usagef(CodeOutputExists, "output file %s already exists; pass --overwrite to replace it", abs).With("path", abs)
+		return fault.Usagef(CodeOutputExists, "output file %s already exists; pass --overwrite to replace it", abs).With("path", abs)
 	}
 	return nil
 }
@@ -267,7 +267,7 @@ const maxLogBytes = 64 << 20
 // Logs writes the last `lines` lines of logcat (threadtime) into output.
 func Logs(ctx context.Context, t Transport, output string, lines int, overwrite bool) (*LogsResult, error) {
 	if lines <= 0 {
-		return nil, outcome.Usage("invalid_option", "--lines must be a positive number")
+		return nil, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
 	if err := CheckOutputFree(output, overwrite); err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -152,13 +152,13 @@ type PerfStartOptions struct {
 // Validate checks the request locally (exit 3).
 func (o *PerfStartOptions) Validate() error {
 	if o.Global == (o.TargetPackage != "") {
-		return outcome.Usage(CodeInvalidOption, "give exactly one of --target-package PKG and --global")
+		return fault.Usage(CodeInvalidOption, "give exactly one of --target-package PKG and --global")
 	}
 	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
-		return outcome.Usage(CodeInvalidOption, "--target-package must look like com.example.app")
+		return fault.Usage(CodeInvalidOption, "--target-package must look like com.example.app")
 	}
 	if len(o.Items) == 0 {
-		return outcome.Usage(CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
+		return fault.Usage(CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func checkItems(want, available []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return outcome.New(outcome.ExitFailure, CodeUnsupportedItems, "the device does not support these performance items: "+strings.Join(bad, ",")).
+		return fault.New(fault.Failed, CodeUnsupportedItems, "the device does not support these performance items: "+strings.Join(bad, ",")).
 			With("unsupportedItems", bad).With("availableItems", available)
 	}
 	return nil
@@ -251,21 +251,21 @@ func checkOutput(output string, overwrite bool, r outputRules) (string, error) {
 	}
 	abs, err := filepath.Abs(output)
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be made absolute", err)
+		return "", fault.Wrap(fault.Invalid, CodeInvalidOutput, "the output path cannot be made absolute", err)
 	}
 	fi, err := os.Lstat(abs)
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return "", outcome.Usage(CodeInvalidOutput, r.symlink).With("output", abs)
+		return "", fault.Usage(CodeInvalidOutput, r.symlink).With("output", abs)
 	case err == nil && fi.IsDir() != r.dir:
-		return "", outcome.Usage(CodeInvalidOutput, r.wrongKind).With("output", abs)
+		return "", fault.Usage(CodeInvalidOutput, r.wrongKind).With("output", abs)
 	case err == nil && !overwrite:
-		return "", outcome.Usage(CodeOutputExists, r.exists).With("output", abs)
+		return "", fault.Usage(CodeOutputExists, r.exists).With("output", abs)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", outcome.Wrap(outcome.ExitUsage, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
+		return "", fault.Wrap(fault.Invalid, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
 	}
 	if pst, err := os.Stat(filepath.Dir(abs)); err != nil || !pst.IsDir() {
-		return "", outcome.Usage(CodeInvalidOutput, r.noParent).With("output", abs)
+		return "", fault.Usage(CodeInvalidOutput, r.noParent).With("output", abs)
 	}
 	return abs, nil
 }
@@ -295,7 +295,7 @@ func StopPerformance(ctx context.Context, d *Device, o PerfStopOptions) (*Sessio
 	}
 	art, err := pullPerformance(ctx, d, wireObject(res.Object), o.SessionID, out, o.Overwrite)
 	if err != nil {
-		e := outcome.From(err)
+		e := fault.From(err)
 		e.With("sessionId", o.SessionID).With("phase", "performance-artifact-pull").With("performance", res.Object)
 		return nil, e
 	}
@@ -315,7 +315,7 @@ func checkPerfPaths(o wireObject, sessionID string) (string, error) {
 	}
 	if !onStorage(root) || !onStorage(out) || path.Base(root) != "records" || path.Dir(out) != root ||
 		!perfOutputPattern.MatchString(path.Base(out)) || path.Base(out) != "performance-"+sessionID {
-		return "", outcome.New(outcome.ExitTransport, CodeUnsafeDevicePath,
+		return "", fault.New(fault.Transport, CodeUnsafeDevicePath,
 			"the saved performance directory is not records/performance-<this sessionId> on shared storage; nothing was pulled").
 			With("outputPath", out).With("recordsRoot", root)
 	}
@@ -343,7 +343,7 @@ func listRemoteFiles(ctx context.Context, d *Device, dir string, maxFiles int, m
 			if ie := ctxErr(ctx, err); ie != nil {
 				return nil, ie
 			}
-			return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "listing the device directory failed", err).With("remotePath", dir)
+			return nil, fault.Wrap(fault.Transport, CodeAdbError, "listing the device directory failed", err).With("remotePath", dir)
 		}
 		infos = list
 	} else {
@@ -352,10 +352,10 @@ func listRemoteFiles(ctx context.Context, d *Device, dir string, maxFiles int, m
 			if ie := ctxErr(ctx, err); ie != nil {
 				return nil, ie
 			}
-			return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while listing a device directory", err)
+			return nil, fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while listing a device directory", err)
 		}
 		if code != 0 {
-			return nil, outcome.Newf(outcome.ExitTransport, CodeArtifactMissing, "listing %s failed: %s", dir, firstLine(string(stderr)))
+			return nil, fault.Newf(fault.Transport, CodeArtifactMissing, "listing %s failed: %s", dir, firstLine(string(stderr)))
 		}
 		for _, name := range strings.Split(string(stdout), "\n") {
 			name = strings.TrimRight(name, "\r")
@@ -367,7 +367,7 @@ func listRemoteFiles(ctx context.Context, d *Device, dir string, maxFiles int, m
 				if ie := ctxErr(ctx, err); ie != nil {
 					return nil, ie
 				}
-				return nil, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "stat of a device file failed", err).With("remotePath", dir+"/"+name)
+				return nil, fault.Wrap(fault.Transport, CodeAdbError, "stat of a device file failed", err).With("remotePath", dir+"/"+name)
 			}
 			infos = append(infos, namedInfo{FileInfo: fi, name: name})
 		}
@@ -379,13 +379,13 @@ func listRemoteFiles(ctx context.Context, d *Device, dir string, maxFiles int, m
 			continue
 		}
 		if !safeLocalName(name) || !fi.Mode().IsRegular() {
-			return nil, outcome.Newf(outcome.ExitTransport, CodeUnsafeDevicePath, "the device directory holds an entry the host will not pull: %q", name).With("remotePath", dir)
+			return nil, fault.Newf(fault.Transport, CodeUnsafeDevicePath, "the device directory holds an entry the host will not pull: %q", name).With("remotePath", dir)
 		}
 		if len(out) >= maxFiles {
-			return nil, outcome.Newf(outcome.ExitTransport, CodeUnsafeDevicePath, "the device directory holds more than %d files", maxFiles).With("remotePath", dir)
+			return nil, fault.Newf(fault.Transport, CodeUnsafeDevicePath, "the device directory holds more than %d files", maxFiles).With("remotePath", dir)
 		}
 		if fi.Size() > maxSize {
-			return nil, outcome.Newf(outcome.ExitTransport, CodeUnsafeDevicePath, "%s is larger than %d bytes", name, maxSize).With("remotePath", dir)
+			return nil, fault.Newf(fault.Transport, CodeUnsafeDevicePath, "%s is larger than %d bytes", name, maxSize).With("remotePath", dir)
 		}
 		out = append(out, remoteEntry{name: name, size: fi.Size()})
 	}
@@ -429,7 +429,7 @@ func pullPerformance(ctx context.Context, d *Device, o wireObject, sessionID, lo
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(local), "."+filepath.Base(local)+".pull-*")
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create a temporary directory next to the output", err).With("output", local)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot create a temporary directory next to the output", err).With("output", local)
 	}
 	published := false
 	defer func() {
@@ -443,17 +443,17 @@ func pullPerformance(ctx context.Context, d *Device, o wireObject, sessionID, lo
 		lp := filepath.Join(tmp, e.name)
 		f, err := os.OpenFile(lp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
-			return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create a pulled file", err).With("output", local)
+			return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot create a pulled file", err).With("output", local)
 		}
 		dg, perr := d.Pull(ctx, remote+"/"+e.name, f)
 		if cerr := f.Close(); perr == nil && cerr != nil {
-			perr = outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "writing a pulled file failed", cerr)
+			perr = fault.Wrap(fault.Invalid, CodeOutputWrite, "writing a pulled file failed", cerr)
 		}
 		if perr != nil {
 			return nil, perr
 		}
 		if dg.Size != e.size {
-			return nil, outcome.Newf(outcome.ExitTransport, CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
+			return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
 		}
 		if strings.HasSuffix(strings.ToLower(e.name), ".csv") && dg.Size > 0 {
 			csvs++
@@ -461,23 +461,23 @@ func pullPerformance(ctx context.Context, d *Device, o wireObject, sessionID, lo
 		files = append(files, map[string]any{"name": e.name, "sizeBytes": dg.Size, "sha256": dg.SHA256})
 	}
 	if csvs == 0 {
-		return nil, outcome.New(outcome.ExitTransport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
+		return nil, fault.New(fault.Transport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
 	}
 	if overwrite {
 		if fi, err := os.Lstat(local); err == nil {
 			if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
-				return nil, outcome.Usage(CodeInvalidOutput, "the output path is not a directory").With("output", local)
+				return nil, fault.Usage(CodeInvalidOutput, "the output path is not a directory").With("output", local)
 			}
 			if err := os.RemoveAll(local); err != nil {
-				return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot replace the existing output directory", err).With("output", local)
+				return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot replace the existing output directory", err).With("output", local)
 			}
 		}
 	}
 	if err := os.Rename(tmp, local); err != nil {
 		if errors.Is(err, fs.ErrExist) || isDirNotEmpty(err) {
-			return nil, outcome.Usage(CodeOutputExists, "the output directory appeared while pulling; nothing was replaced").With("output", local)
+			return nil, fault.Usage(CodeOutputExists, "the output directory appeared while pulling; nothing was replaced").With("output", local)
 		}
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "publishing the pulled directory failed", err).With("output", local)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "publishing the pulled directory failed", err).With("output", local)
 	}
 	published = true
 	return map[string]any{"path": local, "remotePath": remote, "files": files}, nil
@@ -496,7 +496,7 @@ func CheckPerfSessionID(id string, required bool) error {
 		return nil
 	}
 	if !perfSessionIDPattern.MatchString(id) {
-		return outcome.Usage(CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
+		return fault.Usage(CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Limits of perf-analyze and of a performance pull (upstream's).
@@ -165,15 +165,15 @@ func describeValues(vals []float64) (lo, hi, mean, median, p90 float64) {
 // AnalyzePerformance analyses every *.csv under o.Input.
 func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysis, error) {
 	if o.Input == "" {
-		return nil, outcome.Usage(CodeInvalidInput, "--input is required")
+		return nil, fault.Usage(CodeInvalidInput, "--input is required")
 	}
 	root, err := filepath.Abs(o.Input)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeInvalidInput, "the input path cannot be made absolute", err)
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "the input path cannot be made absolute", err)
 	}
 	fi, err := os.Lstat(root)
 	if err != nil || fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return nil, outcome.Usage(CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
+		return nil, fault.Usage(CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
 	}
 	out, err := CheckDirOutput(o.Output, o.Overwrite)
 	if err != nil {
@@ -232,37 +232,37 @@ func findCSVs(ctx context.Context, root string) ([]string, error) {
 			return interrupted(ctx)
 		}
 		if de.Type()&fs.ModeSymlink != 0 {
-			return outcome.Usage(CodeInvalidInput, "the input directory contains a symbolic link").With("path", p)
+			return fault.Usage(CodeInvalidInput, "the input directory contains a symbolic link").With("path", p)
 		}
 		if de.IsDir() || !strings.EqualFold(filepath.Ext(p), ".csv") {
 			return nil
 		}
 		if !de.Type().IsRegular() {
-			return outcome.Usage(CodeInvalidInput, "a .csv entry is not a regular file").With("path", p)
+			return fault.Usage(CodeInvalidInput, "a .csv entry is not a regular file").With("path", p)
 		}
 		info, err := de.Info()
 		if err != nil {
 			return err
 		}
 		if info.Size() > perfMaxFileBytes {
-			return outcome.Usagef(CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p)
+			return fault.Usagef(CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p)
 		}
 		total += info.Size()
 		if total > perfMaxTotalBytes {
-			return outcome.Usage(CodeInvalidInput, "the CSV files together are larger than 256 MiB")
+			return fault.Usage(CodeInvalidInput, "the CSV files together are larger than 256 MiB")
 		}
 		out = append(out, p)
 		if len(out) > perfMaxFiles {
-			return outcome.Usagef(CodeInvalidInput, "the input directory holds more than %d CSV files", perfMaxFiles)
+			return fault.Usagef(CodeInvalidInput, "the input directory holds more than %d CSV files", perfMaxFiles)
 		}
 		return nil
 	})
 	if err != nil {
-		var oe *outcome.Error
+		var oe *fault.Error
 		if errors.As(err, &oe) {
 			return nil, oe
 		}
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeInvalidInput, "reading the input directory failed", err)
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading the input directory failed", err)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -294,11 +294,11 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 	rel, _ := filepath.Rel(root, p)
 	rel = filepath.ToSlash(rel)
 	bad := func(msg string) error {
-		return outcome.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel)
+		return fault.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeInvalidInput, "reading a CSV file failed", err).With("path", rel)
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading a CSV file failed", err).With("path", rel)
 	}
 	fa := &FileAnalysis{Path: rel, SizeBytes: int64(len(data)), Columns: []*ColumnStats{}}
 	switch {
@@ -518,7 +518,7 @@ func chartFileName(i int, file string) string {
 func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]any, error) {
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create a temporary directory next to --output", err).With("output", out)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot create a temporary directory next to --output", err).With("output", out)
 	}
 	published := false
 	defer func() {
@@ -530,7 +530,7 @@ func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]an
 	for i, m := range ms {
 		name := chartFileName(i, m.File)
 		if err := os.WriteFile(filepath.Join(tmp, name), RenderChartSVG(m), 0o644); err != nil {
-			return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "writing a chart failed", err).With("output", out)
+			return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "writing a chart failed", err).With("output", out)
 		}
 		m.Chart = filepath.Join(out, name)
 		files = append(files, name)
@@ -538,18 +538,18 @@ func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]an
 	if overwrite {
 		if fi, err := os.Lstat(out); err == nil {
 			if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
-				return nil, outcome.Usage(CodeInvalidOutput, "--output is not a directory").With("output", out)
+				return nil, fault.Usage(CodeInvalidOutput, "--output is not a directory").With("output", out)
 			}
 			if err := os.RemoveAll(out); err != nil {
-				return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot replace the existing output directory", err).With("output", out)
+				return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot replace the existing output directory", err).With("output", out)
 			}
 		}
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		if errors.Is(err, fs.ErrExist) || isDirNotEmpty(err) {
-			return nil, outcome.Usage(CodeOutputExists, "--output appeared while the charts were written; nothing was replaced").With("output", out)
+			return nil, fault.Usage(CodeOutputExists, "--output appeared while the charts were written; nothing was replaced").With("output", out)
 		}
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "publishing the charts failed", err).With("output", out)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "publishing the charts failed", err).With("output", out)
 	}
 	published = true
 	if files == nil {

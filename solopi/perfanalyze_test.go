@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 )
@@ -99,7 +100,7 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	}
 	// An existing output is refused unless --overwrite.
 	_, err = AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in, Output: out})
-	if e := outcome.From(err); e.Code != CodeOutputExists || e.Exit != outcome.ExitUsage {
+	if e := fault.From(err); e.Code != CodeOutputExists || e.Kind != fault.Invalid {
 		t.Fatalf("existing output: %v", err)
 	}
 	if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in, Output: out, Overwrite: true}); err != nil {
@@ -119,7 +120,7 @@ func TestPerfAnalyzeRejections(t *testing.T) {
 	for name, files := range cases {
 		in := t.TempDir()
 		writeFiles(t, in, files)
-		if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in}); outcome.From(err).Exit != outcome.ExitUsage || err == nil {
+		if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in}); outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage || err == nil {
 			t.Errorf("%s: accepted (%v)", name, err)
 		}
 	}

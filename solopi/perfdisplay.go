@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -124,7 +124,7 @@ func StartPerfDisplay(ctx context.Context, d *Device, o PerfStartOptions) (*Sess
 		return nil, err
 	}
 	if a, _ := rec.flag("active"); a {
-		return nil, outcome.New(outcome.ExitFailure, CodeSessionActive, "a performance recording owns the metric provider; no display was started").
+		return nil, fault.New(fault.Failed, CodeSessionActive, "a performance recording owns the metric provider; no display was started").
 			With("latestPerformance", map[string]any(rec))
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
@@ -191,7 +191,7 @@ func withholdForeign(err error, sessionID string) error {
 	if err == nil {
 		return nil
 	}
-	e := outcome.From(err)
+	e := fault.From(err)
 	if e.Code != CodeSessionMismatch && e.Code != CodeSessionReplaced && e.Code != CodeSessionActive {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -27,7 +27,7 @@ var perfHistoryIDPattern = regexp.MustCompile(`^performance-[0-9a-f]{64}$`)
 // CheckPerfHistoryID is the local rule for --id (exit 3).
 func CheckPerfHistoryID(id string) error {
 	if !perfHistoryIDPattern.MatchString(id) {
-		return outcome.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id)
+		return fault.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id)
 	}
 	return nil
 }
@@ -47,7 +47,7 @@ func historyQuery(ctx context.Context, d *Device, p Params, what string) (wireOb
 // (returned < total), every record a performance id.
 func ListPerfHistory(ctx context.Context, d *Device, limit int) (map[string]any, error) {
 	if limit < 1 || limit > 500 {
-		return nil, outcome.Usage(CodeInvalidPerfLimit, "--limit must be between 1 and 500")
+		return nil, fault.Usage(CodeInvalidPerfLimit, "--limit must be between 1 and 500")
 	}
 	o, err := historyQuery(ctx, d, P(protocol.ParamAction, "listPerformance", protocol.ParamLimit, strconv.Itoa(limit)), "performance history list")
 	if err != nil {
@@ -83,7 +83,7 @@ func GetPerfHistory(ctx context.Context, d *Device, id string) (map[string]any, 
 	}
 	o, err := historyQuery(ctx, d, P(protocol.ParamAction, "getPerformance", protocol.ParamID, id), "performance history record")
 	if err != nil {
-		if e := outcome.From(err); e.Exit == outcome.ExitFailure {
+		if e := fault.From(err); e.Kind == fault.Failed {
 			e.With("id", id)
 		}
 		return nil, err
@@ -146,7 +146,7 @@ func DeletePerfHistory(ctx context.Context, d *Device, id string, t SessionTimin
 	requestID := NewRequestID()
 	if err := d.Mutate(ctx, protocol.ActionHistory, P(protocol.ParamAction, "deletePerformance", protocol.ParamRequestID, requestID,
 		protocol.ParamID, id, protocol.ParamConfirmID, id)); err != nil {
-		return nil, outcome.From(err).With("requestId", requestID).With("id", id)
+		return nil, fault.From(err).With("requestId", requestID).With("id", id)
 	}
 	var last map[string]any
 	final, err := d.pollMutationReceipt(ctx, protocol.ActionHistory, requestID, protocol.HistoryDelete(),
@@ -156,9 +156,9 @@ func DeletePerfHistory(ctx context.Context, d *Device, id string, t SessionTimin
 		})
 	if err != nil {
 		if errors.Is(err, ErrPollTimeout) {
-			err = outcome.New(outcome.ExitTimeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
+			err = fault.New(fault.Timeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
 		}
-		e := outcome.From(err).With("requestId", requestID).With("id", id).With("phase", "perf-history-delete")
+		e := fault.From(err).With("requestId", requestID).With("id", id).With("phase", "perf-history-delete")
 		if last != nil {
 			e.With("lastResponse", last)
 		}
@@ -170,7 +170,7 @@ func DeletePerfHistory(ctx context.Context, d *Device, id string, t SessionTimin
 	if !success {
 		code, _ := mut["errorCode"].(string)
 		msg, _ := mut["error"].(string)
-		e := outcome.New(outcome.ExitFailure, code, msg)
+		e := fault.New(fault.Failed, code, msg)
 		for k, v := range obj {
 			if k != "success" {
 				e.With(k, v)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -27,11 +28,11 @@ func TestPerfHistoryListGetDelete(t *testing.T) {
 	_, err = GetPerfHistory(context.Background(), f.device(), id)
 	ssWantCode(t, ssExpect(t, "perf-history-get", nil, err, 2), "record_not_found")
 	for _, bad := range []string{"replay-" + strings.Repeat("a", 64), "performance-ABC", "../x"} {
-		if e := outcome.From(CheckPerfHistoryID(bad)); CheckPerfHistoryID(bad) == nil || e.Exit != outcome.ExitUsage {
+		if e := fault.From(CheckPerfHistoryID(bad)); CheckPerfHistoryID(bad) == nil || e.Kind != fault.Invalid {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if _, err := ListPerfHistory(context.Background(), f.device(), 501); outcome.From(err).Exit != outcome.ExitUsage {
+	if _, err := ListPerfHistory(context.Background(), f.device(), 501); outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage {
 		t.Errorf("limit 501 accepted")
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -142,7 +142,7 @@ type PluginZip struct {
 // the bytes that are pushed.
 func ReadPluginZip(p string) (*PluginZip, error) {
 	bad := func(msg string, err error) error {
-		e := outcome.Usage(CodeInvalidPluginFile, msg).With("file", p)
+		e := fault.Usage(CodeInvalidPluginFile, msg).With("file", p)
 		e.Err = err
 		return e
 	}
@@ -240,12 +240,12 @@ func InstallPlugin(ctx context.Context, d *Device, o PluginInstallOptions) (*Ses
 	}
 	importPath, _ := wireObject(list).text("importPath")
 	if ok, _ := wireObject(list).flag("pathAvailable"); !ok {
-		return nil, outcome.New(outcome.ExitFailure, "import_path_unavailable", "SoloPi's plugin import directory is not available on the device").With("importPath", importPath)
+		return nil, fault.New(fault.Failed, "import_path_unavailable", "SoloPi's plugin import directory is not available on the device").With("importPath", importPath)
 	}
 	requestID := NewRequestID()
 	name := StagedPluginName(requestID)
 	if importFile(list, name) != nil {
-		return nil, outcome.New(outcome.ExitTransport, CodeStagedNameTaken, "the generated staging name already exists on the device; nothing was pushed").With("fileName", name)
+		return nil, fault.New(fault.Transport, CodeStagedNameTaken, "the generated staging name already exists on the device; nothing was pushed").With("fileName", name)
 	}
 	remote := importPath + "/" + name
 	st := &pluginInstall{d: d, requestID: requestID, name: name, remote: remote, zip: z, t: t}
@@ -303,7 +303,7 @@ func (s *pluginInstall) run(ctx context.Context) (map[string]any, error) {
 		}
 	}
 	if len(match) != 1 {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeStagedFileMissing, "the device lists %d import files named %s with %d bytes, want exactly 1", len(match), s.name, s.zip.Size).
+		return nil, fault.Newf(fault.Transport, CodeStagedFileMissing, "the device lists %d import files named %s with %d bytes, want exactly 1", len(match), s.name, s.zip.Size).
 			With("fileName", s.name)
 	}
 	s.fileID, _ = match[0]["fileId"].(string)
@@ -373,9 +373,9 @@ func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanu
 	}
 	if runErr != nil {
 		if errors.Is(runErr, ErrPollTimeout) {
-			runErr = outcome.New(outcome.ExitTimeout, CodePluginTimeout, "the plugin import did not reach a terminal state in time")
+			runErr = fault.New(fault.Timeout, CodePluginTimeout, "the plugin import did not reach a terminal state in time")
 		}
-		e := outcome.From(runErr)
+		e := fault.From(runErr)
 		for k, v := range common {
 			e.With(k, v)
 		}
@@ -394,7 +394,7 @@ func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanu
 		return nil, e.With("state", res["state"]).With("mutation", mut)
 	}
 	if !cl.Success {
-		e := outcome.New(outcome.ExitTransport, CodeCleanupFailed, "the plugin was installed but the staged archive could not be removed from the device")
+		e := fault.New(fault.Transport, CodeCleanupFailed, "the plugin was installed but the staged archive could not be removed from the device")
 		for k, v := range common {
 			e.With(k, v)
 		}
@@ -529,7 +529,7 @@ func validatePluginReceipt(o wireObject, requestID string, exp pluginExpect) err
 // CheckPluginID is the local rule for --id (exit 3).
 func CheckPluginID(id string) error {
 	if !pluginIDPattern.MatchString(id) {
-		return outcome.Usage(CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id)
+		return fault.Usage(CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id)
 	}
 	return nil
 }
@@ -544,15 +544,15 @@ func RemovePlugin(ctx context.Context, d *Device, pluginID string, t SessionTimi
 	requestID := NewRequestID()
 	if err := d.Mutate(ctx, protocol.ActionPlugin, P(protocol.ParamAction, "remove", protocol.ParamRequestID, requestID,
 		protocol.ParamPluginID, pluginID, protocol.ParamConfirmID, pluginID)); err != nil {
-		return nil, outcome.From(err).With("requestId", requestID)
+		return nil, fault.From(err).With("requestId", requestID)
 	}
 	var last map[string]any
 	final, err := pollPluginReceipt(ctx, d, requestID, pluginExpect{action: "remove", subject: pluginID, pluginID: pluginID}, t, &last)
 	if err != nil {
 		if errors.Is(err, ErrPollTimeout) {
-			err = outcome.New(outcome.ExitTimeout, CodePluginTimeout, "the plugin removal did not reach a terminal state in time; it may still complete")
+			err = fault.New(fault.Timeout, CodePluginTimeout, "the plugin removal did not reach a terminal state in time; it may still complete")
 		}
-		e := outcome.From(err).With("requestId", requestID).With("pluginId", pluginID).With("phase", "plugin-remove")
+		e := fault.From(err).With("requestId", requestID).With("pluginId", pluginID).With("phase", "plugin-remove")
 		if last != nil {
 			e.With("lastResponse", last)
 		}
@@ -569,7 +569,7 @@ func RemovePlugin(ctx context.Context, d *Device, pluginID string, t SessionTimi
 
 // mutationFailure is the exit-2 error of a failed receipt, with the
 // device's own errorCode and message.
-func mutationFailure(mut map[string]any) *outcome.Error {
+func mutationFailure(mut map[string]any) *fault.Error {
 	code, _ := wireObject(mut).text("errorCode")
 	msg, _ := wireObject(mut).text("error")
 	if code == "" {
@@ -578,5 +578,5 @@ func mutationFailure(mut map[string]any) *outcome.Error {
 	if msg == "" {
 		msg = "the device reported the plugin mutation as failed"
 	}
-	return outcome.New(outcome.ExitFailure, code, msg)
+	return fault.New(fault.Failed, code, msg)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -135,7 +136,7 @@ func TestPluginZipLocalChecks(t *testing.T) {
 	bad["symlink"] = filepath.Join(dir, "link.zip")
 	bad["deep manifest"] = writeZip(t, dir, "deep.zip", map[string]string{"a/b/desc.json": "{}"})
 	for name, p := range bad {
-		if _, err := ReadPluginZip(p); err == nil || outcome.From(err).Exit != outcome.ExitUsage {
+		if _, err := ReadPluginZip(p); err == nil || outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage {
 			t.Errorf("%s: accepted (%v)", name, err)
 		}
 	}
@@ -149,7 +150,7 @@ func TestPluginRemove(t *testing.T) {
 	if m["mutation"].(map[string]any)["pluginId"] != id || f.mutationCount("action=remove", "pluginId="+id, "confirmId="+id) != 1 {
 		t.Fatalf("remove = %v", m)
 	}
-	if _, err := RemovePlugin(context.Background(), f.device(), "plugin-XYZ", ssFast); outcome.From(err).Exit != outcome.ExitUsage {
+	if _, err := RemovePlugin(context.Background(), f.device(), "plugin-XYZ", ssFast); outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage {
 		t.Fatalf("a malformed plugin id was sent")
 	}
 }

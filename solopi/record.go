@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -85,10 +85,10 @@ type RecordStartOptions struct {
 func StartRecording(ctx context.Context, d *Device, o RecordStartOptions) (*SessionResult, error) {
 	o.CaseName = strings.TrimSpace(o.CaseName)
 	if o.CaseName == "" {
-		return nil, outcome.Usage(CodeInvalidOption, "--name must not be blank")
+		return nil, fault.Usage(CodeInvalidOption, "--name must not be blank")
 	}
 	if strings.TrimSpace(o.TargetPackage) == "" {
-		return nil, outcome.Usage(CodeInvalidOption, "--target-package must not be blank")
+		return nil, fault.Usage(CodeInvalidOption, "--target-package must not be blank")
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
 	id := NewRequestID()
@@ -146,7 +146,7 @@ func requireTargetApp(ctx context.Context, d *Device, pkg string) error {
 			return nil
 		}
 	}
-	return outcome.Newf(outcome.ExitFailure, protocol.ErrTargetAppNotFound,
+	return fault.Newf(fault.Failed, protocol.ErrTargetAppNotFound,
 		"SoloPi's app list has no %s, so the device would refuse the recording", pkg).
 		WithUserAction("Install the app, or turn on KEY_DISPLAY_SYSTEM_APP for a system app, and check `solopi apps`.")
 }

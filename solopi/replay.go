@@ -18,6 +18,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -235,10 +236,10 @@ func (o *RunOptions) defaults() {
 // Validate checks the options that need no device.
 func (o *RunOptions) Validate() error {
 	if strings.TrimSpace(o.CaseName) == "" {
-		return outcome.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
+		return fault.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
 	}
 	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
-		return outcome.Usage(CodeInvalidRunOption, "--target-package must look like com.example.app")
+		return fault.Usage(CodeInvalidRunOption, "--target-package must look like com.example.app")
 	}
 	if o.ArtifactsDir != "" {
 		if err := artifacts.Check(o.ArtifactsDir, o.Overwrite); err != nil {
@@ -331,7 +332,7 @@ func (rs *runState) run(ctx context.Context) error {
 		return err
 	}
 	if before.Active {
-		return outcome.New(outcome.ExitFailure, CodeReplayActive, "a replay is already running on the device").
+		return fault.New(fault.Failed, CodeReplayActive, "a replay is already running on the device").
 			With("activeRun", before.Object)
 	}
 	// 7. Start.
@@ -388,7 +389,7 @@ func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*Repl
 		last = st
 		if st.RequestID == reqID {
 			if st.CaseName != rs.o.CaseName {
-				return false, outcome.New(outcome.ExitTransport, CodeRunIdentityMismatch, "the device published our requestId with another case name").
+				return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "the device published our requestId with another case name").
 					With("requestId", reqID).With("lastStatus", st.Object)
 			}
 			claimed = st
@@ -419,8 +420,8 @@ func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*Repl
 	return claimed, err
 }
 
-func ownershipConflict(st *ReplayStatus) *outcome.Error {
-	return outcome.New(outcome.ExitFailure, CodeOwnershipConflict, "another replay took the device; it is not ours and was not adopted").
+func ownershipConflict(st *ReplayStatus) *fault.Error {
+	return fault.New(fault.Failed, CodeOwnershipConflict, "another replay took the device; it is not ours and was not adopted").
 		With("activeRun", st.Object)
 }
 
@@ -433,7 +434,7 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 		if err != nil {
 			// A long replay outlives short connection hiccups: a few
 			// consecutive unreachable polls are retried, not fatal.
-			var oe *outcome.Error
+			var oe *fault.Error
 			if errors.As(err, &oe) && oe.Code == CodeControlUnreachable && failures < maxStatusFailures {
 				failures++
 				return false, nil
@@ -442,11 +443,11 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 		}
 		failures = 0
 		if st.RunID != rs.rep.RunID {
-			return false, outcome.New(outcome.ExitFailure, CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
+			return false, fault.New(fault.Failed, CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
 				With("runId", rs.rep.RunID).With("activeRun", st.Object)
 		}
 		if st.RequestID != rs.rep.RequestID {
-			return false, outcome.New(outcome.ExitTransport, CodeRunIdentityMismatch, "our runId is now published with another requestId").
+			return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "our runId is now published with another requestId").
 				With("runId", rs.rep.RunID).With("lastStatus", st.Object)
 		}
 		rs.rep.Status = st
@@ -482,7 +483,7 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	}
 	// Evidence: on terminal states, timeout and interrupt, for our run only.
 	collect := rep.RunID != "" && (e == nil || e.Code == CodeReplayFailed || e.Code == CodeReplayCancelled ||
-		e.Code == CodeEmptyResults || e.Exit == outcome.ExitTimeout || e.Exit == outcome.ExitInterrupted)
+		e.Code == CodeEmptyResults || e.Kind == fault.Timeout || e.Kind == fault.Interrupted)
 	if rs.o.ArtifactsDir != "" && collect && !(rs.o.NoWait && rep.Status != nil && !rep.Status.Terminal) {
 		rep.Artifacts = rs.collect(ctx)
 	}
@@ -492,7 +493,7 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	rep.Finished = time.Now()
 	rep.Payload = rs.payload(e)
 	if e != nil {
-		rep.Exit = e.Exit
+		rep.Exit = outcome.ExitFor(e.Kind)
 		rep.ErrorCode = e.Code
 	} else {
 		rep.Exit = outcome.ExitOK
@@ -500,17 +501,17 @@ func (rs *runState) finish(ctx context.Context, err error) {
 }
 
 // verdict maps our final (or, with --no-wait, claimed) status.
-func (rs *runState) verdict() *outcome.Error {
+func (rs *runState) verdict() *fault.Error {
 	st := rs.rep.Status
 	switch protocol.State(st.State) {
 	case protocol.ReplayPassed:
 		if len(st.Results) == 0 {
 			// The device derives passed from results; an empty list means
 			// nothing was verified. Upstream does not check this.
-			return outcome.New(outcome.ExitTransport, CodeEmptyResults, "the run reports passed without any replay result; treated as a protocol anomaly")
+			return fault.New(fault.Transport, CodeEmptyResults, "the run reports passed without any replay result; treated as a protocol anomaly")
 		}
 		if f := st.FirstFailure(); f != nil {
-			return outcome.New(outcome.ExitTransport, CodeContractViolate, "the run reports passed but one of its results failed")
+			return fault.New(fault.Transport, CodeContractViolate, "the run reports passed but one of its results failed")
 		}
 		return nil
 	case protocol.ReplayFailed:
@@ -518,19 +519,19 @@ func (rs *runState) verdict() *outcome.Error {
 		if msg == "" {
 			msg = "the replay failed"
 		}
-		return outcome.New(outcome.ExitFailure, CodeReplayFailed, msg)
+		return fault.New(fault.Failed, CodeReplayFailed, msg)
 	case protocol.ReplayCancelled:
-		return outcome.New(outcome.ExitInterrupted, CodeReplayCancelled, "the replay was cancelled")
+		return fault.New(fault.Interrupted, CodeReplayCancelled, "the replay was cancelled")
 	}
 	if rs.o.NoWait && st.Active {
 		return nil
 	}
-	return outcome.New(outcome.ExitTransport, CodeRunNotTerminal, "the run is not in a terminal state")
+	return fault.New(fault.Transport, CodeRunNotTerminal, "the run is not in a terminal state")
 }
 
 // payload builds the printed object: the status fields as the device sent
 // them, success per our verdict, and what the command added.
-func (rs *runState) payload(e *outcome.Error) map[string]any {
+func (rs *runState) payload(e *fault.Error) map[string]any {
 	rep := rs.rep
 	out := map[string]any{}
 	if rep.Status != nil {
@@ -681,45 +682,45 @@ func CancelOwnRun(ctx context.Context, d *Device, runID, requestID string, wait 
 }
 
 func errText(err error) string {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		return e.Code + ": " + e.Message
 	}
 	return err.Error()
 }
 
-// asError converts a run error to *outcome.Error (nil stays nil).
-func asError(err error) *outcome.Error {
+// asError converts a run error to *fault.Error (nil stays nil).
+func asError(err error) *fault.Error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, context.Canceled) && !isOutcome(err) {
-		return outcome.Wrap(outcome.ExitInterrupted, CodeInterrupted, "the command was interrupted", err)
+		return fault.Wrap(fault.Interrupted, CodeInterrupted, "the command was interrupted", err)
 	}
-	return outcome.From(err)
+	return fault.From(err)
 }
 
 func isOutcome(err error) bool {
-	var e *outcome.Error
+	var e *fault.Error
 	return errors.As(err, &e)
 }
 
 // caseError maps a casefile policy or normalisation error to exit 3.
-func caseError(err error) *outcome.Error {
+func caseError(err error) *fault.Error {
 	if e := CaseFileError(err); e != nil {
 		return e
 	}
-	return outcome.Wrap(outcome.ExitUsage, casefile.CodeInvalidCase, err.Error(), err)
+	return fault.Wrap(fault.Invalid, casefile.CodeInvalidCase, err.Error(), err)
 }
 
 // CaseFileError maps the *casefile.Error in err's chain to exit 3 with its
 // stable code, step position, field and details; nil when there is none.
-func CaseFileError(err error) *outcome.Error {
+func CaseFileError(err error) *fault.Error {
 	var ce *casefile.Error
 	if !errors.As(err, &ce) {
 		return nil
 	}
-	e := outcome.Wrap(outcome.ExitUsage, ce.Code, ce.Message, err)
+	e := fault.Wrap(fault.Invalid, ce.Code, ce.Message, err)
 	if ce.StepIndex >= 0 {
 		e.With("stepIndex", ce.StepIndex)
 	}
@@ -779,7 +780,7 @@ func (d *Device) checkPlugins(ctx context.Context, c *casefile.Case) error {
 		}
 	}
 	if len(missing) > 0 {
-		return outcome.New(outcome.ExitFailure, CodePluginsUnavailable, "the case needs SoloPi plugins that are not loaded").
+		return fault.New(fault.Failed, CodePluginsUnavailable, "the case needs SoloPi plugins that are not loaded").
 			With("unavailablePlugins", missing).
 			WithUserAction("Install the listed plugins (solopi plugin-install) and restart SoloPi, then run the case again.")
 	}
@@ -796,10 +797,10 @@ func (d *Device) checkReplayHealth(ctx context.Context) error {
 	}
 	m, err := decodeObject(b)
 	if err != nil {
-		return outcome.Wrap(outcome.ExitTransport, CodeInvalidResponse, "the health answer is not a JSON object", err)
+		return fault.Wrap(fault.Transport, CodeInvalidResponse, "the health answer is not a JSON object", err)
 	}
 	if ok, _ := boolField(m, "success"); !ok {
-		return reexit(deviceRefusal(m, "the device refused the health query"), outcome.ExitTransport)
+		return rekind(deviceRefusal(m, "the device refused the health query"), fault.Transport)
 	}
 	v := EvaluateHealth(gjson.ParseBytes(b))
 	failed := slices.DeleteFunc(slices.Clone(v.FailedChecks), func(c string) bool { return c == FailedReady })
@@ -812,7 +813,7 @@ func (d *Device) checkReplayHealth(ctx context.Context) error {
 			actions = append(actions, c.UserActionRequired)
 		}
 	}
-	return outcome.New(outcome.ExitFailure, CodeDeviceNotReady, "SoloPi is not ready to replay: one-time device setup is missing").
+	return fault.New(fault.Failed, CodeDeviceNotReady, "SoloPi is not ready to replay: one-time device setup is missing").
 		With("missingPermissions", v.MissingPermissions).With("failedChecks", failed).With("health", m).
 		WithUserAction(strings.Join(actions, " "))
 }
@@ -847,7 +848,7 @@ func (d *Device) readAutoStart(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	if ok, _ := boolField(m, "success"); !ok {
-		return false, reexit(deviceRefusal(m, "the device refused to read the auto-start setting"), outcome.ExitTransport)
+		return false, rekind(deviceRefusal(m, "the device refused to read the auto-start setting"), fault.Transport)
 	}
 	cfg, _ := m["config"].(map[string]any)
 	v, ok := boolField(cfg, "value")
@@ -1139,7 +1140,7 @@ func (rs *runState) pullDeviceFiles(ctx context.Context, dir *artifacts.Dir, a *
 // another runId 2, timeout 124. A stale runId never reaches the device.
 func CancelRun(ctx context.Context, d *Device, runID string, timeout, interval time.Duration) (map[string]any, error) {
 	if strings.TrimSpace(runID) == "" {
-		return nil, outcome.Usage(CodeInvalidRunOption, "--run-id is required")
+		return nil, fault.Usage(CodeInvalidRunOption, "--run-id is required")
 	}
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -1155,11 +1156,11 @@ func CancelRun(ctx context.Context, d *Device, runID string, timeout, interval t
 		return nil, contractError("the device reports an active run without a runId", st.Object)
 	}
 	if !st.Active {
-		return nil, outcome.New(outcome.ExitFailure, CodeRunNotActive, "there is no active run to cancel").
+		return nil, fault.New(fault.Failed, CodeRunNotActive, "there is no active run to cancel").
 			With("expectedRunId", runID).With("activeRun", st.Object)
 	}
 	if st.RunID != runID {
-		return nil, outcome.New(outcome.ExitFailure, CodeRunIDMismatch, "the active run is not the given runId; nothing was cancelled").
+		return nil, fault.New(fault.Failed, CodeRunIDMismatch, "the active run is not the given runId; nothing was cancelled").
 			With("expectedRunId", runID).With("activeRun", st.Object)
 	}
 	sent := false
@@ -1176,14 +1177,14 @@ func CancelRun(ctx context.Context, d *Device, runID string, timeout, interval t
 			return false, err
 		}
 		if s.RunID != runID {
-			return false, outcome.New(outcome.ExitFailure, CodeRunReplaced, "another run replaced the run being cancelled").
+			return false, fault.New(fault.Failed, CodeRunReplaced, "another run replaced the run being cancelled").
 				With("runId", runID).With("activeRun", s.Object)
 		}
 		last = s
 		return s.Terminal, nil
 	})
 	if errors.Is(err, ErrPollTimeout) {
-		return nil, outcome.New(outcome.ExitTimeout, CodeCancelTimeout, "the run did not reach a terminal state in time after the cancel").
+		return nil, fault.New(fault.Timeout, CodeCancelTimeout, "the run did not reach a terminal state in time after the cancel").
 			With("runId", runID).With("cancelSent", sent).With("lastStatus", last.Object)
 	}
 	if err != nil {
@@ -1192,7 +1193,7 @@ func CancelRun(ctx context.Context, d *Device, runID string, timeout, interval t
 	out := maps.Clone(last.Object)
 	out["cancelSent"] = sent
 	if last.State != string(protocol.ReplayCancelled) {
-		e := outcome.Newf(outcome.ExitFailure, CodeCancelTooLate, "the run finished as %s before the cancel took effect", last.State)
+		e := fault.Newf(fault.Failed, CodeCancelTooLate, "the run finished as %s before the cancel took effect", last.State)
 		for k, v := range out {
 			e.With(k, v)
 		}
@@ -1211,11 +1212,11 @@ func LatestResult(ctx context.Context, d *Device, runID string) (map[string]any,
 		return nil, 0, err
 	}
 	if runID != "" && st.RunID != runID {
-		return nil, 0, outcome.New(outcome.ExitFailure, CodeRunIDMismatch, "the latest run is not the given runId").
+		return nil, 0, fault.New(fault.Failed, CodeRunIDMismatch, "the latest run is not the given runId").
 			With("expectedRunId", runID).With("latestRun", st.Object)
 	}
 	if st.RunID == "" || st.State == string(protocol.ReplayIdle) {
-		return nil, 0, outcome.New(outcome.ExitFailure, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
+		return nil, 0, fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
 	}
 	out := maps.Clone(st.Object)
 	switch {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
@@ -371,7 +372,7 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 		t.Fatalf("stale cancel %+v", res)
 	}
 	_, err := CancelRun(context.Background(), d, first.RunID, time.Second, 50*time.Millisecond)
-	if e := outcome.From(err); e.Exit != 2 || e.Code != CodeRunIDMismatch || e.Details["activeRun"] == nil {
+	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != CodeRunIDMismatch || e.Details["activeRun"] == nil {
 		t.Fatalf("cancel --run-id old: %v", err)
 	}
 	if f.CountMutations("type=cancel") != 0 || f.Status["state"] != "running" || f.Status["runId"] != second.RunID {
@@ -393,7 +394,7 @@ func TestLatestResult(t *testing.T) {
 	f := devicefake.NewReplay(t)
 	f.AddCase("a", devicefake.TwoSteps)
 	d := replayFakeDevice(f)
-	if _, _, err := LatestResult(context.Background(), d, ""); outcome.From(err).Code != CodeNoRun {
+	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != CodeNoRun {
 		t.Fatalf("no run: %v", err)
 	}
 	rep := RunReplay(context.Background(), d, fastRun("a", ""))
@@ -402,7 +403,7 @@ func TestLatestResult(t *testing.T) {
 		t.Fatalf("result: %v %d %v", out, exit, err)
 	}
 	_, _, err = LatestResult(context.Background(), d, "1-other")
-	if e := outcome.From(err); e.Exit != 2 || e.Code != CodeRunIDMismatch || e.Details["latestRun"] == nil || e.Details["expectedRunId"] != "1-other" {
+	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != CodeRunIDMismatch || e.Details["latestRun"] == nil || e.Details["expectedRunId"] != "1-other" {
 		t.Fatalf("mismatch: %v", err)
 	}
 }
@@ -551,14 +552,14 @@ func TestCancelRunOutcomes(t *testing.T) {
 			}
 		}
 		_, err := CancelRun(context.Background(), d, runID, time.Second, 20*time.Millisecond)
-		if e := outcome.From(err); e.Exit != 2 || e.Code != CodeCancelTooLate || e.Details["state"] != "passed" {
+		if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != CodeCancelTooLate || e.Details["state"] != "passed" {
 			t.Fatalf("want exit 2 %s, got %v", CodeCancelTooLate, err)
 		}
 	})
 	t.Run("cancel not confirmed", func(t *testing.T) {
 		_, d, runID := start(t, devicefake.PlanIgnoreCancel)
 		_, err := CancelRun(context.Background(), d, runID, 200*time.Millisecond, 20*time.Millisecond)
-		if e := outcome.From(err); e.Exit != 124 || e.Code != CodeCancelTimeout || e.Details["cancelSent"] != true {
+		if e := fault.From(err); outcome.ExitFor(e.Kind) != 124 || e.Code != CodeCancelTimeout || e.Details["cancelSent"] != true {
 			t.Fatalf("want 124, got %v", err)
 		}
 	})

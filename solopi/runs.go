@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Error codes of receipt and snapshot polling.
@@ -128,7 +128,7 @@ func (d *Device) queryObject(ctx context.Context, action string, p Params) (map[
 	}
 	m, err := decodeObject(b)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
+		return nil, fault.Wrap(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
 	}
 	return m, nil
 }
@@ -155,8 +155,8 @@ func (d *Device) querySucceeded(ctx context.Context, action string, p Params, no
 
 // contractError is a device answer that breaks the documented contract
 // (exit 4): the host cannot attribute or trust it.
-func contractError(msg string, resp any) *outcome.Error {
-	e := outcome.New(outcome.ExitTransport, CodeContractViolate, msg)
+func contractError(msg string, resp any) *fault.Error {
+	e := fault.New(fault.Transport, CodeContractViolate, msg)
 	if resp != nil {
 		e.With("lastResponse", resp)
 	}
@@ -165,7 +165,7 @@ func contractError(msg string, resp any) *outcome.Error {
 
 // deviceRefusal turns a device answer with success:false into a business
 // error (exit 2) that keeps the device's errorCode when it has one.
-func deviceRefusal(m map[string]any, fallbackMsg string) *outcome.Error {
+func deviceRefusal(m map[string]any, fallbackMsg string) *fault.Error {
 	code, _ := m["errorCode"].(string)
 	msg, _ := m["error"].(string)
 	if code == "" {
@@ -174,7 +174,7 @@ func deviceRefusal(m map[string]any, fallbackMsg string) *outcome.Error {
 	if msg == "" {
 		msg = fallbackMsg
 	}
-	e := outcome.New(outcome.ExitFailure, code, msg)
+	e := fault.New(fault.Failed, code, msg)
 	for k, v := range m {
 		if k != "success" && k != "errorCode" && k != "error" {
 			e.With(k, v)
@@ -209,18 +209,18 @@ func intField(m map[string]any, k string) (int64, bool) {
 }
 
 // pollTimeout is the 124 error of an expired wait.
-func pollTimeout(msg string) *outcome.Error {
-	return outcome.New(outcome.ExitTimeout, CodePollTimeout, msg)
+func pollTimeout(msg string) *fault.Error {
+	return fault.New(fault.Timeout, CodePollTimeout, msg)
 }
 
 // recode replaces an error's code.
-func recode(e *outcome.Error, code string) *outcome.Error {
+func recode(e *fault.Error, code string) *fault.Error {
 	e.Code = code
 	return e
 }
 
-// reexit replaces an error's exit code.
-func reexit(e *outcome.Error, exit int) *outcome.Error {
-	e.Exit = exit
+// rekind replaces an error's kind.
+func rekind(e *fault.Error, k fault.Kind) *fault.Error {
+	e.Kind = k
 	return e
 }

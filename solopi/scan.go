@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -154,7 +155,7 @@ func StartScan(ctx context.Context, d *Device, t SessionTimings) (*SessionResult
 			manual, _ := o.flag("manualScanActive")
 			attached, _ := o.flag("protocolActivityAttached")
 			if manual || attached {
-				return outcome.New(outcome.ExitFailure, CodeSessionActive, "the camera is in use by a scan page; nothing was started").
+				return fault.New(fault.Failed, CodeSessionActive, "the camera is in use by a scan page; nothing was started").
 					With("latestScan", map[string]any(o))
 			}
 			return nil

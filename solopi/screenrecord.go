@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -179,20 +179,20 @@ func (c *ScreenRecordConfig) Validate() error {
 	}
 	m := resolutionPattern.FindStringSubmatch(c.Resolution)
 	if m == nil {
-		return outcome.Usage(CodeInvalidOption, "--resolution must be WIDTHxHEIGHT, e.g. 720x480")
+		return fault.Usage(CodeInvalidOption, "--resolution must be WIDTHxHEIGHT, e.g. 720x480")
 	}
 	w, _ := strconv.Atoi(m[1])
 	h, _ := strconv.Atoi(m[2])
 	if w%2 != 0 || h%2 != 0 || w < 128 || w > 4096 || h < 128 || h > 4096 {
-		return outcome.Usage(CodeInvalidOption, "--resolution dimensions must be even numbers between 128 and 4096")
+		return fault.Usage(CodeInvalidOption, "--resolution dimensions must be even numbers between 128 and 4096")
 	}
 	switch {
 	case c.BitrateKbps < 100 || c.BitrateKbps > 50000:
-		return outcome.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000")
+		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000")
 	case c.FrameRate < 1 || c.FrameRate > 120:
-		return outcome.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120")
+		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120")
 	case c.DurationSec < 1 || c.DurationSec > 3600:
-		return outcome.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
 	}
 	return nil
 }
@@ -294,7 +294,7 @@ func StopScreenRecording(ctx context.Context, d *Device, o ScreenStopOptions) (*
 	}
 	art, err := pullScreenRecording(ctx, d, snap, out, o.Overwrite)
 	if err != nil {
-		e := outcome.From(err)
+		e := fault.From(err)
 		e.With("sessionId", o.SessionID).With("phase", "screen-record-artifact-pull").With("screenRecording", res.Object)
 		return nil, e
 	}
@@ -314,18 +314,18 @@ func pullScreenRecording(ctx context.Context, d *Device, snap wireObject, local 
 	// (§19), and nothing else on the device is this command's to copy.
 	shared := strings.HasPrefix(root, "/storage/") || strings.HasPrefix(root, "/sdcard/")
 	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !mp4NamePattern.MatchString(path.Base(remote)) || size <= 0 {
-		return nil, outcome.New(outcome.ExitTransport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
+		return nil, fault.New(fault.Transport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
 			With("remotePath", remote).With("capturesRoot", root)
 	}
 	if err := shellCheck(ctx, d, "test -f", ShellJoin("test", "-f", remote)); err != nil {
-		return nil, outcome.Wrap(outcome.ExitTransport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote)
+		return nil, fault.Wrap(fault.Transport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote)
 	}
 	got, err := remoteSize(ctx, d, remote)
 	if err != nil {
 		return nil, err
 	}
 	if got != size {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote)
+		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote)
 	}
 	return pullFileAtomic(ctx, d, remote, local, size, overwrite)
 }
@@ -337,7 +337,7 @@ func shellCheck(ctx context.Context, d *Device, what, cmd string) error {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed during "+what, err)
+		return fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed during "+what, err)
 	}
 	if code != 0 {
 		return fmt.Errorf("%s exited with %d: %s", what, code, firstLine(string(stderr)))
@@ -352,14 +352,14 @@ func remoteSize(ctx context.Context, d *Device, remote string) (int64, error) {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return 0, ie
 		}
-		return 0, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while reading a file size", err)
+		return 0, fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while reading a file size", err)
 	}
 	if code != 0 {
-		return 0, outcome.Newf(outcome.ExitTransport, CodeArtifactMissing, "stat of %s failed: %s", remote, firstLine(string(stderr)))
+		return 0, fault.Newf(fault.Transport, CodeArtifactMissing, "stat of %s failed: %s", remote, firstLine(string(stderr)))
 	}
 	n, perr := strconv.ParseInt(strings.TrimSpace(string(stdout)), 10, 64)
 	if perr != nil {
-		return 0, outcome.Newf(outcome.ExitTransport, CodeInvalidResponse, "unexpected stat output for %s", remote)
+		return 0, fault.Newf(fault.Transport, CodeInvalidResponse, "unexpected stat output for %s", remote)
 	}
 	return n, nil
 }
@@ -369,27 +369,27 @@ func remoteSize(ctx context.Context, d *Device, remote string) (int64, error) {
 func pullFileAtomic(ctx context.Context, d *Device, remote, local string, wantSize int64, overwrite bool) (map[string]any, error) {
 	tmpDir, err := os.MkdirTemp(filepath.Dir(local), "."+filepath.Base(local)+".pull-*")
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create a temporary directory next to the output", err).With("output", local)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot create a temporary directory next to the output", err).With("output", local)
 	}
 	defer os.RemoveAll(tmpDir)
 	tmp := filepath.Join(tmpDir, "pull.tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "cannot create the temporary output file", err).With("output", local)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "cannot create the temporary output file", err).With("output", local)
 	}
 	dg, perr := d.Pull(ctx, remote, f)
 	if cerr := f.Close(); perr == nil && cerr != nil {
-		perr = outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "writing the pulled file failed", cerr)
+		perr = fault.Wrap(fault.Invalid, CodeOutputWrite, "writing the pulled file failed", cerr)
 	}
 	if perr != nil {
 		return nil, perr
 	}
 	if wantSize >= 0 && dg.Size != wantSize {
-		return nil, outcome.Newf(outcome.ExitTransport, CodeArtifactMismatch, "pulled %d bytes, the session reported %d", dg.Size, wantSize).With("remotePath", remote)
+		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "pulled %d bytes, the session reported %d", dg.Size, wantSize).With("remotePath", remote)
 	}
 	if overwrite {
 		if fi, err := os.Lstat(local); err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
-			return nil, outcome.Usage(CodeInvalidOutput, "the output path became a directory or symbolic link").With("output", local)
+			return nil, fault.Usage(CodeInvalidOutput, "the output path became a directory or symbolic link").With("output", local)
 		}
 		err = os.Rename(tmp, local)
 	} else {
@@ -398,9 +398,9 @@ func pullFileAtomic(ctx context.Context, d *Device, remote, local string, wantSi
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, outcome.Usage(CodeOutputExists, "the output file appeared while pulling; nothing was replaced").With("output", local)
+			return nil, fault.Usage(CodeOutputExists, "the output file appeared while pulling; nothing was replaced").With("output", local)
 		}
-		return nil, outcome.Wrap(outcome.ExitUsage, CodeOutputWrite, "publishing the pulled file failed", err).With("output", local)
+		return nil, fault.Wrap(fault.Invalid, CodeOutputWrite, "publishing the pulled file failed", err).With("output", local)
 	}
 	return map[string]any{"path": local, "remotePath": remote, "sha256": dg.SHA256, "sizeBytes": dg.Size}, nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -116,7 +116,7 @@ func IsInstalled(ctx context.Context, t Transport, pkg string) (bool, error) {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return false, ie
 		}
-		return false, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while checking that SoloPi is installed", err)
+		return false, fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while checking that SoloPi is installed", err)
 	}
 	// `pm path` of a missing package prints nothing and exits 1; the exit
 	// code is not needed because only a "package:" line proves the install.
@@ -125,8 +125,8 @@ func IsInstalled(ctx context.Context, t Transport, pkg string) (bool, error) {
 
 // NotInstalledError is the error of a device without SoloPi (exit 3; doctor
 // reports it as a finding instead).
-func NotInstalledError(pkg string) *outcome.Error {
-	return outcome.Newf(outcome.ExitUsage, CodeNotInstalled, "SoloPi (%s) is not installed on the selected device", pkg).
+func NotInstalledError(pkg string) *fault.Error {
+	return fault.Newf(fault.Invalid, CodeNotInstalled, "SoloPi (%s) is not installed on the selected device", pkg).
 		WithUserAction(actionInstallSoloPi).With("package", pkg).With("installed", false)
 }
 
@@ -138,7 +138,7 @@ func InstalledVersion(ctx context.Context, t Transport, pkg string) (string, err
 		if ie := ctxErr(ctx, err); ie != nil {
 			return "", ie
 		}
-		return "", outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while reading the SoloPi version", err)
+		return "", fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while reading the SoloPi version", err)
 	}
 	return ParseVersionName(string(stdout)), nil
 }
@@ -161,12 +161,12 @@ func ParseVersionName(out string) string {
 // has an HTTP server but no harness resolver.
 func classicVersion(v string) bool { return strings.HasPrefix(v, "0.") }
 
-func versionUnsupported(pkg, versionName string, cause error) *outcome.Error {
+func versionUnsupported(pkg, versionName string, cause error) *fault.Error {
 	msg := "the installed SoloPi has no harness control service (SoloPi 0.x); this CLI needs SoloPi 1.x"
 	if versionName != "" {
 		msg = "the installed SoloPi " + versionName + " has no harness control service; this CLI needs SoloPi 1.x"
 	}
-	e := outcome.Wrap(outcome.ExitTransport, CodeVersionUnsupported, msg, cause).
+	e := fault.Wrap(fault.Transport, CodeVersionUnsupported, msg, cause).
 		WithUserAction(actionUpgradeSoloPi).With("package", pkg)
 	if versionName != "" {
 		e.With("versionName", versionName)
@@ -253,7 +253,7 @@ func (s *Session) probe(ctx context.Context, d time.Duration) (gjson.Result, err
 		return r, err
 	}
 	if !r.Get("success").Bool() {
-		return r, outcome.New(outcome.ExitTransport, CodeControlNotReady, "the SoloPi control service answered capabilities without success").
+		return r, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service answered capabilities without success").
 			With("response", sanitizedDeviceError(r))
 	}
 	return r, nil
@@ -285,11 +285,11 @@ func (s *Session) launch(ctx context.Context) error {
 		if ie := ctxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while launching SoloPi", err)
+		return fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while launching SoloPi", err)
 	}
 	out := string(stdout) + string(stderr)
 	if code != 0 || strings.Contains(out, "No activities found") {
-		return outcome.Newf(outcome.ExitTransport, CodeLaunchFailed, "launching SoloPi failed: %s", firstLine(out)).
+		return fault.Newf(fault.Transport, CodeLaunchFailed, "launching SoloPi failed: %s", firstLine(out)).
 			With("exitCode", code).WithUserAction(actionOpenSoloPi)
 	}
 	s.Launched = true
@@ -322,7 +322,7 @@ func (s *Session) waitReady(ctx context.Context) (gjson.Result, error) {
 		// resolver: that is SoloPi 0.x whatever its version string says.
 		return gjson.Result{}, versionUnsupported(s.Device.Package(), "", last)
 	}
-	e := outcome.Wrap(outcome.ExitTransport, CodeControlNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
+	e := fault.Wrap(fault.Transport, CodeControlNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
 		WithUserAction(actionOpenSoloPi).With("startupTimeoutSeconds", s.opts.StartupTimeout.Seconds())
 	if last != nil {
 		e.With("lastError", errorSummary(last))
@@ -349,7 +349,7 @@ func (s *Session) accept(caps gjson.Result) error {
 	hv := caps.Get("protocolVersion").String()
 	av := caps.Get("agentProtocolVersion").String()
 	if hv != protocol.HarnessProtocolVersion || av != protocol.AgentProtocolVersion {
-		return outcome.Newf(outcome.ExitTransport, CodeProtocolMismatch,
+		return fault.Newf(fault.Transport, CodeProtocolMismatch,
 			"SoloPi speaks harness protocol %q and agent protocol %q; this CLI needs harness %s and agent %s",
 			hv, av, protocol.HarnessProtocolVersion, protocol.AgentProtocolVersion).
 			With("protocolVersion", hv).With("agentProtocolVersion", av).
@@ -364,14 +364,14 @@ func (s *Session) accept(caps gjson.Result) error {
 // isNoListener reports the text/html "No Valid Listener" answer: an HTTP
 // server is there but nothing handles the harness action.
 func isNoListener(err error) bool {
-	var e *outcome.Error
+	var e *fault.Error
 	return errors.As(err, &e) && e.Code == CodeControlNotReady && e.Details["action"] == protocol.ActionHarness
 }
 
 func isInterrupt(err error) bool {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
-		return e.Exit == outcome.ExitInterrupted
+		return e.Kind == fault.Interrupted
 	}
 	return errors.Is(err, context.Canceled)
 }
@@ -379,14 +379,14 @@ func isInterrupt(err error) bool {
 // interrupted is the error of a cancelled context (SIGINT/SIGTERM).
 func interrupted(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return outcome.Wrap(outcome.ExitTimeout, "timeout", "the command timed out", ctx.Err())
+		return fault.Wrap(fault.Timeout, "timeout", "the command timed out", ctx.Err())
 	}
-	return outcome.Wrap(outcome.ExitInterrupted, CodeInterrupted, "the command was interrupted", context.Canceled)
+	return fault.Wrap(fault.Interrupted, CodeInterrupted, "the command was interrupted", context.Canceled)
 }
 
 // errorSummary renders an error for a lastError detail without raw causes.
 func errorSummary(err error) map[string]any {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		m := map[string]any{"errorCode": e.Code, "error": e.Message}
 		if e.Err != nil {

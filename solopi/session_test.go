@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
@@ -358,18 +359,18 @@ func openTestSession(t *testing.T, ft *soloTransport) *Session {
 	return s
 }
 
-// wantCode checks an *outcome.Error's code and exit.
-func wantCode(t *testing.T, err error, code string, exit int) *outcome.Error {
+// wantCode checks an *fault.Error's code and exit.
+func wantCode(t *testing.T, err error, code string, exit int) *fault.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("want error %s (exit %d), got nil", code, exit)
 	}
-	var e *outcome.Error
+	var e *fault.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("want *outcome.Error %s, got %T %v", code, err, err)
+		t.Fatalf("want *fault.Error %s, got %T %v", code, err, err)
 	}
-	if e.Code != code || e.Exit != exit {
-		t.Fatalf("want %s/exit %d, got %s/exit %d: %v", code, exit, e.Code, e.Exit, e)
+	if e.Code != code || outcome.ExitFor(e.Kind) != exit {
+		t.Fatalf("want %s/exit %d, got %s/exit %d: %v", code, exit, e.Code, outcome.ExitFor(e.Kind), e)
 	}
 	return e
 }

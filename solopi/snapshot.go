@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -258,11 +259,11 @@ type SessionResult struct {
 // snapshotError is a business outcome (exit 2 or 124/130) that keeps every
 // snapshot field at the top level, as the reference host prints them, and
 // uses the device's own error text as the message when it has one.
-func snapshotError(exit int, code, msg string, o wireObject) *outcome.Error {
+func snapshotError(exit int, code, msg string, o wireObject) *fault.Error {
 	if t, _ := o.text("error"); t != "" {
 		msg = t
 	}
-	e := outcome.New(exit, code, msg)
+	e := fault.New(outcome.KindFor(exit), code, msg)
 	for k, v := range o {
 		switch k {
 		case "success", "error", "errorCode", "userActionRequired", "requiredUserAction":
@@ -285,8 +286,8 @@ func snapshotError(exit int, code, msg string, o wireObject) *outcome.Error {
 
 // mismatch is the exit-2 answer when the device's session is not the one
 // the caller named: the latest snapshot is shown for diagnosis only.
-func (sp *sessionSpec) mismatch(expected string, o wireObject) *outcome.Error {
-	return outcome.Newf(outcome.ExitFailure, CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
+func (sp *sessionSpec) mismatch(expected string, o wireObject) *fault.Error {
+	return fault.Newf(fault.Failed, CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
 		With("expectedSessionId", expected).With(sp.Latest, map[string]any(o)).With("sessionId", expected)
 }
 
@@ -371,7 +372,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *Device, p startPlan) (*Sess
 		return nil, err
 	}
 	if pre.state() != "" && sp.Machine.IsLive(pre.state()) {
-		return nil, outcome.Newf(outcome.ExitFailure, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
+		return nil, fault.Newf(fault.Failed, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
 			With(sp.Latest, map[string]any(pre))
 	}
 	if p.RefuseActive != nil {
@@ -429,7 +430,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *Device, p startPlan) (*Sess
 				"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not finished", o).
 				With("sessionId", p.SessionID).With("phase", p.Phase)
 		default:
-			return false, outcome.Newf(outcome.ExitFailure, CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
+			return false, fault.Newf(fault.Failed, CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
 				With("sessionId", p.SessionID).With(sp.Latest, map[string]any(o)).With("phase", p.Phase)
 		}
 	})
@@ -441,9 +442,9 @@ func (sp *sessionSpec) start(ctx context.Context, d *Device, p startPlan) (*Sess
 					msg += "; " + h
 				}
 			}
-			err = outcome.New(outcome.ExitTimeout, CodeStartTimeout, msg)
+			err = fault.New(fault.Timeout, CodeStartTimeout, msg)
 		}
-		var oe *outcome.Error
+		var oe *fault.Error
 		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
 		if replaced && !p.AlwaysStop {
 			// Our session is gone or never existed: a stop with our id
@@ -473,7 +474,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *Device, p startPlan) (*Sess
 // to the error: sessionId, phase, cleanup, the last snapshot.
 func (sp *sessionSpec) abandon(ctx context.Context, d *Device, p startPlan, last wireObject, cause error) error {
 	cl := sp.exactStop(ctx, d, p.SessionID, p.CleanupWait, p.Interval, p.AlwaysStop)
-	e := outcome.From(cause)
+	e := fault.From(cause)
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl.fields())
 	if last != nil {
 		e.With("lastStatus", map[string]any(last))
@@ -575,7 +576,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *Device, p stopPlan) (*Sessio
 	pre, err := sp.status(ctx, d, p.SessionID)
 	blind := false
 	if err != nil {
-		var oe *outcome.Error
+		var oe *fault.Error
 		if !(p.RecoverUnreachable && errors.As(err, &oe) && oe.Code == CodeControlUnreachable) {
 			return nil, err
 		}
@@ -618,7 +619,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *Device, p stopPlan) (*Sessio
 	err = PollUntil(ctx, PollOptions{Timeout: time.Until(deadline), Interval: p.Interval}, func(ctx context.Context) (bool, error) {
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
-			var oe *outcome.Error
+			var oe *fault.Error
 			if blind && errors.As(err, &oe) && oe.Code == CodeControlUnreachable {
 				return false, nil
 			}
@@ -683,9 +684,9 @@ func (sp *sessionSpec) stopResult(o wireObject, p stopPlan, stops int, extra map
 
 func (sp *sessionSpec) stopError(err error, p stopPlan, last wireObject, stops int, extra map[string]any) error {
 	if errors.Is(err, ErrPollTimeout) {
-		err = outcome.Newf(outcome.ExitTimeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
+		err = fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
 	}
-	e := outcome.From(err)
+	e := fault.From(err)
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
 	for k, v := range extra {
 		e.With(k, v)
@@ -720,7 +721,7 @@ func CheckSessionID(id string) error {
 		return nil
 	}
 	if !hostSessionIDPattern.MatchString(id) {
-		return outcome.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
+		return fault.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
 			With("sessionId", id)
 	}
 	return nil
@@ -729,7 +730,7 @@ func CheckSessionID(id string) error {
 // RequireSessionID is CheckSessionID for commands that need one.
 func RequireSessionID(id string) error {
 	if id == "" {
-		return outcome.Usage(CodeInvalidSessionID, "--session-id is required")
+		return fault.Usage(CodeInvalidSessionID, "--session-id is required")
 	}
 	return CheckSessionID(id)
 }
@@ -752,7 +753,7 @@ func (t SessionTimings) or(timeout, interval time.Duration) SessionTimings {
 
 // sessionErrText renders an error for a cleanup report.
 func sessionErrText(err error) string {
-	var e *outcome.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		return e.Code + ": " + e.Message
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
@@ -99,14 +100,14 @@ func TestSessionIDChecks(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"-x", "a/b", "a b", strings.Repeat("a", 129)} {
-		if e := outcome.From(CheckSessionID(id)); e == nil || e.Exit != outcome.ExitUsage {
+		if e := fault.From(CheckSessionID(id)); e == nil || e.Kind != fault.Invalid {
 			t.Errorf("CheckSessionID(%q) accepted", id)
 		}
 	}
-	if e := outcome.From(RequireSessionID("")); e.Exit != outcome.ExitUsage {
+	if e := fault.From(RequireSessionID("")); e.Kind != fault.Invalid {
 		t.Errorf("RequireSessionID(\"\") = %v", e)
 	}
-	if e := outcome.From(CheckPerfSessionID(strings.Repeat("a", 117), true)); e.Exit != outcome.ExitUsage {
+	if e := fault.From(CheckPerfSessionID(strings.Repeat("a", 117), true)); e.Kind != fault.Invalid {
 		t.Errorf("a 117-character performance id was accepted")
 	}
 }
@@ -131,8 +132,8 @@ func ssValidatorCases(t *testing.T, validate func(wireObject) error, cases []ssC
 			continue
 		}
 		if err != nil {
-			if e := outcome.From(err); e.Exit != outcome.ExitTransport || e.Code != CodeContractViolate {
-				t.Errorf("%s: violation is %s/%d, want %s/4", c.name, e.Code, e.Exit, CodeContractViolate)
+			if e := fault.From(err); e.Kind != fault.Transport || e.Code != CodeContractViolate {
+				t.Errorf("%s: violation is %s/%d, want %s/4", c.name, e.Code, outcome.ExitFor(e.Kind), CodeContractViolate)
 			}
 		}
 	}

@@ -424,7 +424,7 @@ func (f *sessFake) finishPlugin(rc map[string]any) {
 
 func (f *sessFake) mutate(uri string) {
 	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "github.com/solopi-dev/solopi" || u.Host != "startaction" {
+	if err != nil || u.Scheme != "solopi" || u.Host != "startaction" {
 		f.t.Errorf("fake: bad mutation URI %q", uri)
 		return
 	}

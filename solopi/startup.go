@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -99,7 +99,7 @@ func ResolveLauncher(ctx context.Context, t Transport, pkg string) (string, erro
 			if ie := ctxErr(ctx, err); ie != nil {
 				return "", ie
 			}
-			return "", outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while resolving the launcher activity", err)
+			return "", fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while resolving the launcher activity", err)
 		}
 		comp, why := parseResolved(string(stdout), pkg)
 		if code == 0 && comp != "" {
@@ -111,7 +111,7 @@ func ResolveLauncher(ctx context.Context, t Transport, pkg string) (string, erro
 		attempts = append(attempts, map[string]any{"command": cmd, "exitCode": code, "reason": why,
 			"output": truncate(strings.TrimSpace(string(stdout)+"\n"+string(stderr)), 500)})
 	}
-	return "", outcome.Newf(outcome.ExitTransport, CodeLauncherNotResolved, "no launcher activity of %s could be resolved", pkg).
+	return "", fault.Newf(fault.Transport, CodeLauncherNotResolved, "no launcher activity of %s could be resolved", pkg).
 		With("targetPackage", pkg).With("attempts", attempts).
 		WithUserAction("Check that " + pkg + " is installed on the device and has a launcher icon.")
 }
@@ -249,13 +249,13 @@ func (o *StartupOptions) Normalize() error {
 	}
 	switch {
 	case !protocol.ValidPackageName(o.TargetPackage):
-		return outcome.Usage("invalid_option", "--target-package must look like com.example.app")
+		return fault.Usage("invalid_option", "--target-package must look like com.example.app")
 	case o.Mode != StartupCold && o.Mode != StartupWarm:
-		return outcome.Usage("invalid_option", "--mode must be cold or warm")
+		return fault.Usage("invalid_option", "--mode must be cold or warm")
 	case o.Count < 1 || o.Count > 1000:
-		return outcome.Usage("invalid_option", "--count must be between 1 and 1000")
+		return fault.Usage("invalid_option", "--count must be between 1 and 1000")
 	case o.Interval < 0:
-		return outcome.Usage("invalid_option", "--interval must not be negative")
+		return fault.Usage("invalid_option", "--interval must not be negative")
 	}
 	return nil
 }
@@ -294,14 +294,14 @@ func MeasureStartup(ctx context.Context, t Transport, o StartupOptions) (*Startu
 	if o.Mode == StartupWarm {
 		rep.Measurement.WarmPreparation = "am start -R 2: the first launch warms the process, am presses back, the second launch is measured"
 	}
-	fail := func(e *outcome.Error, i int) error {
+	fail := func(e *fault.Error, i int) error {
 		return e.With("iteration", i).With("validSampleCount", len(rep.Samples)).With("completedSamples", rep.Samples).
 			With("targetPackage", o.TargetPackage).With("launcherComponent", comp)
 	}
 	for i := 1; i <= o.Count; i++ {
 		if i > 1 {
 			if err := pauseCtx(ctx, o.Interval); err != nil {
-				return nil, fail(outcome.From(err), i)
+				return nil, fail(fault.From(err), i)
 			}
 		}
 		lctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout)
@@ -310,17 +310,17 @@ func MeasureStartup(ctx context.Context, t Transport, o StartupOptions) (*Startu
 		cancel()
 		switch {
 		case ctx.Err() != nil:
-			return nil, fail(outcome.From(interrupted(ctx)), i)
+			return nil, fail(fault.From(interrupted(ctx)), i)
 		case timedOut:
-			return nil, fail(outcome.Newf(outcome.ExitTimeout, CodeLaunchTimeout, "am start did not finish within --launch-timeout (%s)", o.LaunchTimeout), i)
+			return nil, fail(fault.Newf(fault.Timeout, CodeLaunchTimeout, "am start did not finish within --launch-timeout (%s)", o.LaunchTimeout), i)
 		case err != nil:
-			return nil, fail(outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while launching the app", err), i)
+			return nil, fail(fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while launching the app", err), i)
 		case code != 0:
-			return nil, fail(outcome.Newf(outcome.ExitTransport, CodeStartupLaunchFailed, "am start exited with code %d: %s", code, firstLine(string(stderr)+string(stdout))), i)
+			return nil, fail(fault.Newf(fault.Transport, CodeStartupLaunchFailed, "am start exited with code %d: %s", code, firstLine(string(stderr)+string(stdout))), i)
 		}
 		s, err := startupSampleOf(string(stdout), o)
 		if err != nil {
-			return nil, fail(outcome.Wrap(outcome.ExitTransport, CodeStartupParseFailed, "the am start output cannot be used as a measurement: "+err.Error(), err).
+			return nil, fail(fault.Wrap(fault.Transport, CodeStartupParseFailed, "the am start output cannot be used as a measurement: "+err.Error(), err).
 				With("output", truncate(string(stdout), 2000)), i)
 		}
 		s.Iteration = i

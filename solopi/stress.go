@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -78,17 +78,17 @@ func (o *StressOptions) Validate() error {
 	}
 	switch {
 	case (o.CPUCount == 0) != (o.CPUPercent == 0):
-		return outcome.Usage(CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
+		return fault.Usage(CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
 	case o.CPUCount < 0:
-		return outcome.Usage(CodeInvalidOption, "--cpu-count must be positive")
+		return fault.Usage(CodeInvalidOption, "--cpu-count must be positive")
 	case o.CPUPercent < 0 || o.CPUPercent > 100:
-		return outcome.Usage(CodeInvalidOption, "--cpu-percent must be between 1 and 100")
+		return fault.Usage(CodeInvalidOption, "--cpu-percent must be between 1 and 100")
 	case o.MemoryMB < 0 || o.MemoryMB > 2048:
-		return outcome.Usage(CodeInvalidOption, "--memory must be between 1 and 2048 MB")
+		return fault.Usage(CodeInvalidOption, "--memory must be between 1 and 2048 MB")
 	case o.DurationSec < 1 || o.DurationSec > 3600:
-		return outcome.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
 	case o.CPUCount == 0 && o.MemoryMB == 0:
-		return outcome.Usage(CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
+		return fault.Usage(CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
 	}
 	return nil
 }
@@ -101,13 +101,13 @@ func OnlineCPUs(ctx context.Context, d *Device) (int, error) {
 			if ie := ctxErr(ctx, err); ie != nil {
 				return 0, ie
 			}
-			return 0, outcome.Wrap(outcome.ExitTransport, CodeAdbError, "adb shell failed while reading the CPU count", err)
+			return 0, fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while reading the CPU count", err)
 		}
 		if n, perr := strconv.Atoi(strings.TrimSpace(string(stdout))); code == 0 && perr == nil && n > 0 {
 			return n, nil
 		}
 	}
-	return 0, outcome.New(outcome.ExitTransport, CodeCPUCountUnknown, "the device did not report its online CPU count (getconf _NPROCESSORS_ONLN, nproc)")
+	return 0, fault.New(fault.Transport, CodeCPUCountUnknown, "the device did not report its online CPU count (getconf _NPROCESSORS_ONLN, nproc)")
 }
 
 // StartStress applies the load under a fresh sessionId and waits for
@@ -122,7 +122,7 @@ func StartStress(ctx context.Context, d *Device, o StressOptions) (*SessionResul
 			return nil, err
 		}
 		if o.CPUCount > n {
-			return nil, outcome.Usagef(CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n)
+			return nil, fault.Usagef(CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n)
 		}
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 func stressStart(f *sessFake, ctx context.Context, t SessionTimings) (*SessionResult, error) {
@@ -84,13 +84,13 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 
 func TestStressLocalValidation(t *testing.T) {
 	for _, o := range []StressOptions{{CPUCount: 1}, {CPUPercent: 5}, {}, {MemoryMB: 4096}, {MemoryMB: 10, DurationSec: 4000}, {CPUCount: 1, CPUPercent: 101}} {
-		if e := outcome.From(o.Validate()); o.Validate() == nil || e.Exit != outcome.ExitUsage {
+		if e := fault.From(o.Validate()); o.Validate() == nil || e.Kind != fault.Invalid {
 			t.Errorf("%+v accepted", o)
 		}
 	}
 	f := newSessFake(t)
 	_, err := StartStress(context.Background(), f.device(), StressOptions{CPUCount: 9, CPUPercent: 10, SessionTimings: ssFast})
-	if e := outcome.From(err); e.Exit != outcome.ExitUsage || len(f.mutations) != 0 {
+	if e := fault.From(err); e.Kind != fault.Invalid || len(f.mutations) != 0 {
 		t.Fatalf("9 CPUs on an 8-CPU device: %v, mutations %v", err, f.mutations)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -51,7 +51,7 @@ var analysisRequestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,
 // or control characters.
 func CheckVideoPath(p string) error {
 	bad := func(why string) error {
-		return outcome.Usage(CodeInvalidVideoPath, "--video-path must be a device MP4 directly inside SoloPi's ScreenCaptures directory: "+why).With("videoPath", p)
+		return fault.Usage(CodeInvalidVideoPath, "--video-path must be a device MP4 directly inside SoloPi's ScreenCaptures directory: "+why).With("videoPath", p)
 	}
 	if !strings.HasPrefix(p, "/") || path.Clean(p) != p {
 		return bad("not an absolute clean path")
@@ -161,10 +161,10 @@ func (o *VideoAnalysisOptions) Validate() error {
 		return err
 	}
 	if o.ActionOffsetMs < 0 || o.ActionOffsetMs > maxActionOffsetMillis {
-		return outcome.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000")
+		return fault.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000")
 	}
 	if !(o.DifferenceThreshold > 0 && o.DifferenceThreshold <= 1) || math.IsNaN(o.DifferenceThreshold) {
-		return outcome.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
+		return fault.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
 	}
 	if o.AckTimeout <= 0 {
 		o.AckTimeout = 15 * time.Second
@@ -212,7 +212,7 @@ func analysisOutcome(o wireObject) (*SessionResult, error) {
 	if msg == "" {
 		msg = "the video analysis failed"
 	}
-	e := outcome.New(outcome.ExitFailure, code, msg)
+	e := fault.New(fault.Failed, code, msg)
 	for k, v := range o {
 		if k != "success" && k != "errorCode" && k != "error" {
 			e.With(k, v)
@@ -232,7 +232,7 @@ func StartVideoAnalysis(ctx context.Context, d *Device, o VideoAnalysisOptions) 
 	if err := d.Mutate(ctx, protocol.ActionVideoAnalysis, P(protocol.ParamAction, "start", protocol.ParamRequestID, id,
 		protocol.ParamVideoPath, o.VideoPath, protocol.ParamActionOffsetMs, strconv.FormatInt(o.ActionOffsetMs, 10),
 		protocol.ParamDifferenceThreshold, thr)); err != nil {
-		return nil, outcome.From(err).With("requestId", id).With("phase", "video-analysis-start")
+		return nil, fault.From(err).With("requestId", id).With("phase", "video-analysis-start")
 	}
 	var last wireObject
 	err := PollUntil(ctx, PollOptions{Timeout: o.AckTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
@@ -267,7 +267,7 @@ func StartVideoAnalysis(ctx context.Context, d *Device, o VideoAnalysisOptions) 
 			return false, err
 		}
 		if !found {
-			return false, outcome.New(outcome.ExitFailure, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").
+			return false, fault.New(fault.Failed, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").
 				With("requestId", id)
 		}
 		if r.state() != last.state() && !reachable(protocol.VideoAnalysis(), last.state(), r.state()) {
@@ -284,9 +284,9 @@ func StartVideoAnalysis(ctx context.Context, d *Device, o VideoAnalysisOptions) 
 
 func analysisWaitError(err error, id, phase string, last wireObject, timeoutMsg string) error {
 	if errors.Is(err, ErrPollTimeout) {
-		err = outcome.New(outcome.ExitTimeout, CodeAnalysisTimeout, timeoutMsg)
+		err = fault.New(fault.Timeout, CodeAnalysisTimeout, timeoutMsg)
 	}
-	e := outcome.From(err).With("requestId", id).With("phase", phase)
+	e := fault.From(err).With("requestId", id).With("phase", phase)
 	if last != nil {
 		e.With("lastResponse", map[string]any(last))
 	}
@@ -303,7 +303,7 @@ func VideoAnalysisStatus(ctx context.Context, d *Device, requestID string) (*Ses
 		return nil, err
 	}
 	if !found {
-		return nil, outcome.New(outcome.ExitFailure, protocol.ErrAnalysisNotFound, fmt.Sprintf("the device has no video analysis %s (receipts do not survive an app restart)", requestID)).
+		return nil, fault.New(fault.Failed, protocol.ErrAnalysisNotFound, fmt.Sprintf("the device has no video analysis %s (receipts do not survive an app restart)", requestID)).
 			With("requestId", requestID)
 	}
 	return analysisOutcome(o)
@@ -312,7 +312,7 @@ func VideoAnalysisStatus(ctx context.Context, d *Device, requestID string) (*Ses
 // CheckAnalysisRequestID is the local rule for --request-id (exit 3).
 func CheckAnalysisRequestID(id string) error {
 	if !analysisRequestIDPattern.MatchString(id) {
-		return outcome.Usage(CodeInvalidRequestID, "--request-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}").With("requestId", id)
+		return fault.Usage(CodeInvalidRequestID, "--request-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}").With("requestId", id)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 const testVideo = "/sdcard/solopi/ScreenCaptures/Screen-20260101-120000-720x480.mp4"
@@ -72,7 +72,7 @@ func TestVideoAnalysisRejections(t *testing.T) {
 		"/storage/emulated/x/solopi/ScreenCaptures/a.mp4", "/sdcard/solopi/ScreenCaptures/.a.mp4"} {
 		o := videoOpts(true)
 		o.VideoPath = p
-		if e := outcome.From(o.Validate()); o.Validate() == nil || e.Exit != outcome.ExitUsage {
+		if e := fault.From(o.Validate()); o.Validate() == nil || e.Kind != fault.Invalid {
 			t.Errorf("video path %q accepted", p)
 		}
 	}

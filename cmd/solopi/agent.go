@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi"
@@ -100,7 +101,7 @@ func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, geten
 	}
 	st, err := a.c.Start(ctx, solopi.StartOptions{OwnerToken: tok, Budget: o.budget, AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
 	if err != nil {
-		if e, ok := err.(*outcome.Error); ok && out.OwnerTokenFile != "" {
+		if e, ok := err.(*fault.Error); ok && out.OwnerTokenFile != "" {
 			e.With("ownerTokenFile", out.OwnerTokenFile)
 		}
 		return res, printTok, secret, err
@@ -137,7 +138,7 @@ func (o agentIdentityOptions) identity(getenv func(string) string) (solopi.Agent
 		return id, err
 	}
 	if tok.IsZero() {
-		return id, outcome.Usage(solopi.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+envOwnerToken)
+		return id, fault.Usage(solopi.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+envOwnerToken)
 	}
 	return id, nil
 }
@@ -180,7 +181,7 @@ func runAgentObserve(ctx context.Context, d deviceDeps, o agentObserveOptions, i
 		f, err := a.c.SaveScreenshot(ctx, id, ob.Observation, o.screenshotOutput, o.overwrite)
 		if err != nil {
 			// The new observation is current now: the caller needs it.
-			e := outcome.From(err).With("sessionId", id.SessionID).With("session", ob.Session).With("observation", ob.Observation)
+			e := fault.From(err).With("sessionId", id.SessionID).With("session", ob.Session).With("observation", ob.Observation)
 			return outcome.Result{}, e
 		}
 		out.Screenshot = f
@@ -241,14 +242,14 @@ func validateAct(o agentActOptions) error {
 	}
 	hasSel := !o.selector.IsZero()
 	if hasSel && o.args.NodeID != nil {
-		return outcome.Usage("conflicting_options", "target a node with --node-id or with a selector, not both")
+		return fault.Usage("conflicting_options", "target a node with --node-id or with a selector, not both")
 	}
 	if o.args.NodeID != nil {
 		if err := solopi.CheckAgentID("--node-id", *o.args.NodeID); err != nil {
 			return err
 		}
 		if o.observationID == "" {
-			return outcome.Usage("missing_option", "--node-id needs --observation-id: a nodeId only means something in the observation it came from")
+			return fault.Usage("missing_option", "--node-id needs --observation-id: a nodeId only means something in the observation it came from")
 		}
 	}
 	probe := o.args
@@ -257,7 +258,7 @@ func validateAct(o agentActOptions) error {
 		probe.NodeID = &placeholder
 	}
 	if msg := protocol.ValidateAction(o.action, probe); msg != "" {
-		e := outcome.Usage(solopi.CodeInvalidAction, msg).With("action", o.action)
+		e := fault.Usage(solopi.CodeInvalidAction, msg).With("action", o.action)
 		if o.args.Text != nil && o.action != protocol.ActInput {
 			e.WithUserAction("--text is the text typed by --action input; to select a node by its text use --selector-text")
 		}
@@ -268,7 +269,7 @@ func validateAct(o agentActOptions) error {
 
 func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi.AgentIdentity) (outcome.Result, error) {
 	if o.action == "" {
-		return outcome.Result{}, outcome.Usage("missing_option", "--action is required (click, longClick, input, back, home, scroll or wait)")
+		return outcome.Result{}, fault.Usage("missing_option", "--action is required (click, longClick, input, back, home, scroll or wait)")
 	}
 	if err := validateAct(o); err != nil {
 		return outcome.Result{}, err
@@ -284,7 +285,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	defer a.Close()
 	out := agentActResult{Success: true, SessionID: id.SessionID, StepID: stepID, Action: o.action, ObservationSource: "caller"}
 	stepErr := func(err error) error {
-		e := outcome.From(err)
+		e := fault.From(err)
 		if _, ok := e.Details["stepId"]; !ok {
 			e.With("stepId", stepID)
 		}
@@ -321,7 +322,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	if hasSel {
 		nodeID, err := solopi.ResolveSelector(obs, o.selector)
 		if err != nil {
-			return outcome.Result{}, stepErr(outcome.From(err).With("observationId", obsID))
+			return outcome.Result{}, stepErr(fault.From(err).With("observationId", obsID))
 		}
 		args.NodeID = &nodeID
 		sel := o.selector
@@ -333,7 +334,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	ar, err := a.c.Act(ctx, solopi.ActRequest{Identity: id, StepID: stepID, ObservationID: obsID, Action: o.action, Args: args,
 		Timeout: o.actionTimeout, PollInterval: o.pollInterval})
 	if err != nil {
-		e := outcome.From(stepErr(err))
+		e := fault.From(stepErr(err))
 		if out.NodeID != "" {
 			e.With("nodeId", out.NodeID)
 		}
@@ -419,7 +420,7 @@ func runAgentControl(ctx context.Context, d deviceDeps, o agentControlOptions, i
 	defer a.Close()
 	r, err := fn(a.c, ctx, id, solopi.ControlOptions{Timeout: o.ackTimeout, PollInterval: o.pollInterval})
 	if err != nil {
-		e := outcome.From(err)
+		e := fault.From(err)
 		if r != nil && r.Session != nil {
 			if _, ok := e.Details["session"]; !ok {
 				e.With("session", r.Session)

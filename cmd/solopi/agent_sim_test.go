@@ -34,7 +34,7 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
 			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
-		exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
+		exit := run(ctx, append([]string{"solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())
 		return exit, stdout.Bytes()
 	}

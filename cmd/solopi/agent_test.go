@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
@@ -41,7 +42,7 @@ func (h *agentHarness) runCtx(ctx context.Context, args ...string) (int, []byte)
 	var stdout, stderr bytes.Buffer
 	e := env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return h.env[k] },
 		transport: func(context.Context) (solopi.Transport, error) { return h.fake, nil }}
-	exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
+	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	h.outputs = append(h.outputs, append([]byte(nil), stdout.Bytes()...), append([]byte(nil), stderr.Bytes()...))
 	return exit, stdout.Bytes()
 }
@@ -454,7 +455,7 @@ func TestScrubOutputReplacesToken(t *testing.T) {
 		t.Fatalf("%v %v", res.Value, err)
 	}
 	_, err = scrubOutput(tok, outcome.OK(nil), errors.New("url ?ownerToken=abcdefghijklmnop-1234 failed"))
-	b, _ := json.Marshal(outcome.From(err).Fields())
+	b, _ := json.Marshal(fault.From(err).Fields())
 	if strings.Contains(string(b), tok.Reveal()) || !strings.Contains(string(b), "[redacted]") {
 		t.Fatalf("%s", b)
 	}

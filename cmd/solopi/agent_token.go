@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -42,7 +43,7 @@ type tokenInput struct {
 // contain the token or the file's content.
 func resolveOwnerToken(in tokenInput, getenv func(string) string) (solopi.OwnerToken, string, error) {
 	if in.flag != "" && in.file != "" {
-		return solopi.OwnerToken{}, "", outcome.Usage("conflicting_options", "give the owner token with --owner-token or --owner-token-file, not both")
+		return solopi.OwnerToken{}, "", fault.Usage("conflicting_options", "give the owner token with --owner-token or --owner-token-file, not both")
 	}
 	var raw, src string
 	switch {
@@ -65,7 +66,7 @@ func resolveOwnerToken(in tokenInput, getenv func(string) string) (solopi.OwnerT
 	}
 	tok, err := solopi.ParseOwnerToken(raw)
 	if err != nil {
-		var e *outcome.Error
+		var e *fault.Error
 		if errors.As(err, &e) {
 			e.With("ownerTokenSource", src)
 		}
@@ -79,19 +80,19 @@ func resolveOwnerToken(in tokenInput, getenv func(string) string) (solopi.OwnerT
 func readTokenFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, "invalid_owner_token_file", "the owner token file cannot be opened", err).With("ownerTokenFile", path)
+		return "", fault.Wrap(fault.Invalid, "invalid_owner_token_file", "the owner token file cannot be opened", err).With("ownerTokenFile", path)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return "", outcome.Usage("invalid_owner_token_file", "the owner token file is not a regular file").With("ownerTokenFile", path)
+		return "", fault.Usage("invalid_owner_token_file", "the owner token file is not a regular file").With("ownerTokenFile", path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, "invalid_owner_token_file", "the owner token file cannot be read", err).With("ownerTokenFile", path)
+		return "", fault.Wrap(fault.Invalid, "invalid_owner_token_file", "the owner token file cannot be read", err).With("ownerTokenFile", path)
 	}
 	if len(b) > maxTokenFile {
-		return "", outcome.Usage("invalid_owner_token_file", "the owner token file is larger than 4 KiB").With("ownerTokenFile", path)
+		return "", fault.Usage("invalid_owner_token_file", "the owner token file is larger than 4 KiB").With("ownerTokenFile", path)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
@@ -102,21 +103,21 @@ func readTokenFile(path string) (string, error) {
 func writeTokenFile(path string, tok solopi.OwnerToken) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, "invalid_option", "--owner-token-out cannot be made absolute", err)
+		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be made absolute", err)
 	}
 	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return "", outcome.Usage(solopi.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", abs)
+			return "", fault.Usage(solopi.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", abs)
 		}
-		return "", outcome.Wrap(outcome.ExitUsage, "invalid_option", "--owner-token-out cannot be created", err).With("ownerTokenFile", abs)
+		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be created", err).With("ownerTokenFile", abs)
 	}
 	_, werr := io.WriteString(f, tok.Reveal()+"\n")
 	serr := f.Sync()
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		_ = os.Remove(abs)
-		return "", outcome.Wrap(outcome.ExitUsage, "invalid_option", "--owner-token-out cannot be written", err).With("ownerTokenFile", abs)
+		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be written", err).With("ownerTokenFile", abs)
 	}
 	return abs, nil
 }
@@ -143,12 +144,12 @@ func scrubOutput(tok solopi.OwnerToken, res outcome.Result, err error) (outcome.
 	}
 	secret := []byte(tok.Reveal())
 	if err != nil {
-		e := outcome.From(err)
+		e := fault.From(err)
 		b, encErr := encodeJSON(e.Fields())
 		if encErr == nil && !bytes.Contains(b, secret) && (e.Err == nil || !strings.Contains(e.Err.Error(), tok.Reveal())) {
 			return res, e
 		}
-		clean := &outcome.Error{Code: e.Code, Exit: e.Exit, Message: tok.Redact(e.Message), UserAction: tok.Redact(e.UserAction)}
+		clean := &fault.Error{Kind: e.Kind, Code: e.Code, Message: tok.Redact(e.Message), UserAction: tok.Redact(e.UserAction)}
 		if len(e.Details) > 0 {
 			db, derr := encodeJSON(e.Details)
 			var m map[string]any
@@ -174,12 +175,12 @@ func scrubOutput(tok solopi.OwnerToken, res outcome.Result, err error) (outcome.
 func addOwnerToken(res outcome.Result, tok solopi.OwnerToken) (outcome.Result, error) {
 	b, err := encodeJSON(res.Value)
 	if err != nil {
-		return res, outcome.Wrap(outcome.ExitTransport, "output_encoding_failed", "the command result could not be encoded as JSON", err)
+		return res, fault.Wrap(fault.Transport, "output_encoding_failed", "the command result could not be encoded as JSON", err)
 	}
 	q, _ := json.Marshal(tok.Reveal())
 	b = bytes.TrimSpace(b)
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return res, outcome.New(outcome.ExitTransport, "output_encoding_failed", "the command result is not a JSON object")
+		return res, fault.New(fault.Transport, "output_encoding_failed", "the command result is not a JSON object")
 	}
 	out := append([]byte(nil), b[:len(b)-1]...)
 	if len(bytes.TrimSpace(out)) > 1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi"
@@ -62,7 +63,7 @@ func globalFlags() []cli.Flag {
 // seconds converts a positive, finite flag value to a duration.
 func seconds(name string, v float64) (time.Duration, error) {
 	if !(v > 0) || v > 1e7 {
-		return 0, outcome.Usagef("invalid_option", "--%s must be a positive number of seconds", name)
+		return 0, fault.Usagef("invalid_option", "--%s must be a positive number of seconds", name)
 	}
 	return time.Duration(v * float64(time.Second)), nil
 }
@@ -85,13 +86,13 @@ func readGlobals(c *cli.Context, e env) (*globals, error) {
 		return nil, err
 	}
 	if g.devicePort < 1 || g.devicePort > 65535 {
-		return nil, outcome.Usage("invalid_option", "--device-port must be between 1 and 65535")
+		return nil, fault.Usage("invalid_option", "--device-port must be between 1 and 65535")
 	}
 	if g.adbServerPort < 1 || g.adbServerPort > 65535 {
-		return nil, outcome.Usage("invalid_option", "--adb-server-port (ANDROID_ADB_SERVER_PORT) must be between 1 and 65535")
+		return nil, fault.Usage("invalid_option", "--adb-server-port (ANDROID_ADB_SERVER_PORT) must be between 1 and 65535")
 	}
 	if !protocol.ValidPackageName(g.pkg) {
-		return nil, outcome.Usage("invalid_option", "--package must look like com.example.app")
+		return nil, fault.Usage("invalid_option", "--package must look like com.example.app")
 	}
 	if f, ok := e.stderr.(*os.File); ok {
 		g.progress = outcome.NewProgress(f, e.getenv)
@@ -121,7 +122,7 @@ func (u usageError) Error() string { return u.msg }
 
 func newApp(exit *int, e env) *cli.App {
 	app := &cli.App{
-		Name:      "github.com/solopi-dev/solopi",
+		Name:      "solopi",
 		Usage:     "drive Android test automation through SoloPi",
 		UsageText: "solopi [global options] <command> [command options]",
 		Description: "Every command prints exactly one JSON object on stdout. Exit codes: 0 ok, 2 business failure or\n" +

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -33,7 +34,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
 				n := c.Int("times")
 				if n < 1 || n > 10000 {
-					return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--times must be between 1 and 10000")
+					return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--times must be between 1 and 10000")
 				}
 				cases := make([]string, n)
 				for i := range cases {
@@ -71,7 +72,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 func readCasesFile(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
 	}
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -84,7 +85,7 @@ func readCasesFile(path string) ([]string, error) {
 		out = append(out, line)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi"
@@ -128,7 +129,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				if c.IsSet("index") {
 					idx = c.Int("index")
 					if idx < 0 {
-						return outcome.Result{}, outcome.Usage(casefile.CodeStepIndexOutOfRange, "--index must be 0 or more")
+						return outcome.Result{}, fault.Usage(casefile.CodeStepIndexOutOfRange, "--index must be 0 or more")
 					}
 				}
 				return caseStepList(c.String("file"), idx)
@@ -218,19 +219,19 @@ func caseFileError(err error) error {
 func readLocalInput(path, what string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, codeCaseFileUnreadable, "cannot open the "+what, err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot open the "+what, err).With("path", path)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return nil, outcome.Usage(codeCaseFileUnreadable, "the "+what+" is not a regular file").With("path", path)
+		return nil, fault.Usage(codeCaseFileUnreadable, "the "+what+" is not a regular file").With("path", path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxCaseFileBytes+1))
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, codeCaseFileUnreadable, "cannot read the "+what, err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot read the "+what, err).With("path", path)
 	}
 	if len(b) > maxCaseFileBytes {
-		return nil, outcome.Usagef(codeCaseFileUnreadable, "the %s is larger than %d bytes", what, maxCaseFileBytes).With("path", path)
+		return nil, fault.Usagef(codeCaseFileUnreadable, "the %s is larger than %d bytes", what, maxCaseFileBytes).With("path", path)
 	}
 	return b, nil
 }
@@ -265,16 +266,16 @@ func checkCaseSchema(doc []byte) error {
 	}
 	sch, err := comp.Compile(casefile.SchemaURL)
 	if err != nil {
-		return outcome.Wrap(outcome.ExitTransport, "internal_error", "the embedded case schema does not compile", err)
+		return fault.Wrap(fault.Transport, "internal_error", "the embedded case schema does not compile", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return outcome.Wrap(outcome.ExitUsage, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
+		return fault.Wrap(fault.Invalid, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
 	}
 	if err := sch.Validate(v); err != nil {
-		e := outcome.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema")
+		e := fault.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema")
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			var details []map[string]string
@@ -319,17 +320,17 @@ func readStepFile(path string) (casefile.Step, error) {
 // overwrite.
 func checkCaseOutput(output, source string, overwrite bool) error {
 	if output == "" {
-		return outcome.Usage(artifacts.CodeUnsafePath, "--output must not be empty")
+		return fault.Usage(artifacts.CodeUnsafePath, "--output must not be empty")
 	}
 	if source != "" {
 		oa, err1 := filepath.Abs(output)
 		sa, err2 := filepath.Abs(source)
 		if err1 == nil && err2 == nil && oa == sa {
-			return outcome.Usage(codeOutputIsSource, "--output must differ from the source file").With("output", output)
+			return fault.Usage(codeOutputIsSource, "--output must differ from the source file").With("output", output)
 		}
 		if oi, err := os.Stat(output); err == nil {
 			if si, err := os.Stat(source); err == nil && os.SameFile(oi, si) {
-				return outcome.Usage(codeOutputIsSource, "--output is the source file under another name").With("output", output)
+				return fault.Usage(codeOutputIsSource, "--output is the source file under another name").With("output", output)
 			}
 		}
 	}
@@ -342,17 +343,17 @@ func checkCaseOutput(output, source string, overwrite bool) error {
 func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeUnsafePath, "cannot resolve --output", err)
+		return "", fault.Wrap(fault.Invalid, artifacts.CodeUnsafePath, "cannot resolve --output", err)
 	}
 	if overwrite {
 		if err := artifacts.WriteFileAtomic(abs, data, 0o644); err != nil {
-			return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
+			return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
 		}
 		return abs, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*")
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
+		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
 	}
 	defer os.Remove(tmp.Name())
 	_, werr := tmp.Write(data)
@@ -366,7 +367,7 @@ func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
 		werr = os.Chmod(tmp.Name(), 0o644)
 	}
 	if werr != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", werr).With("output", abs)
+		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", werr).With("output", abs)
 	}
 	err = os.Link(tmp.Name(), abs)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
@@ -375,10 +376,10 @@ func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
 		err = writeCaseExclusive(abs, data)
 	}
 	if errors.Is(err, fs.ErrExist) {
-		return "", outcome.Usage(artifacts.CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
+		return "", fault.Usage(artifacts.CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
 	}
 	if err != nil {
-		return "", outcome.Wrap(outcome.ExitUsage, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
+		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
 	}
 	return abs, nil
 }
@@ -424,7 +425,7 @@ func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
 
 func caseGet(ctx context.Context, open replayOpener, name, output string, overwrite bool) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
 	}
 	if output != "" {
 		// Checked before the device is contacted.
@@ -458,10 +459,10 @@ func caseGet(ctx context.Context, open replayOpener, name, output string, overwr
 // caseTemplate builds upstream's template: one SLEEP 1000 step.
 func caseTemplate(name, pkg, label, output string, overwrite bool) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, outcome.Usage(casefile.CodeMissingCaseName, "--name must not be empty")
+		return outcome.Result{}, fault.Usage(casefile.CodeMissingCaseName, "--name must not be empty")
 	}
 	if !protocol.ValidPackageName(pkg) {
-		return outcome.Result{}, outcome.Usage(casefile.CodeMissingTargetPackage, "--target-package must look like com.example.app")
+		return outcome.Result{}, fault.Usage(casefile.CodeMissingTargetPackage, "--target-package must look like com.example.app")
 	}
 	if label == "" {
 		label = pkg
@@ -516,7 +517,7 @@ type caseValidateOptions struct {
 
 func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 	if o.runningParams != "" && o.clearRunning {
-		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
+		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
 	}
 	if o.output != "" {
 		if err := checkCaseOutput(o.output, o.file, o.overwrite); err != nil {
@@ -587,7 +588,7 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
 		rep, err := d.ImportCase(ctx, n, o)
 		if err != nil {
-			e := outcome.From(err)
+			e := fault.From(err)
 			if rep != nil {
 				e.With("requestId", rep.RequestID).With("cleanup", rep.Cleanup)
 			}
@@ -614,12 +615,12 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 
 func caseDelete(ctx context.Context, open replayOpener, name string, timeout, poll time.Duration) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
 	}
 	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
 		out, reqID, err := d.DeleteCase(ctx, name, timeout, poll)
 		if err != nil {
-			return outcome.Result{}, outcome.From(err).With("requestId", reqID).With("caseName", name)
+			return outcome.Result{}, fault.From(err).With("requestId", reqID).With("caseName", name)
 		}
 		return outcome.OK(out), nil
 	})
@@ -637,7 +638,7 @@ func caseStepList(file string, index int) (outcome.Result, error) {
 	total := len(steps)
 	if index >= 0 {
 		if index >= total {
-			return outcome.Result{}, outcome.Usagef(casefile.CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, total-1)
+			return outcome.Result{}, fault.Usagef(casefile.CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, total-1)
 		}
 		steps = steps[index : index+1]
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -67,7 +68,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			// The file name is the user's; its content is never echoed.
-			return nil, outcome.Usagef(codePlannerModelConfig, "cannot read --model-api-key-file: %v", err)
+			return nil, fault.Usagef(codePlannerModelConfig, "cannot read --model-api-key-file: %v", err)
 		}
 		mc.APIKey = agentloop.NewSecret(strings.TrimSpace(string(b)))
 	}
@@ -75,7 +76,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	// command line left unset.
 	fromEnv := mc
 	if err := fromEnv.ApplyEnv(e.getenv); err != nil {
-		return nil, outcome.Usage(codePlannerModelConfig, err.Error())
+		return nil, fault.Usage(codePlannerModelConfig, err.Error())
 	}
 	mc.BaseURL, mc.Model, mc.APIKey = fromEnv.BaseURL, fromEnv.Model, fromEnv.APIKey
 	if !c.IsSet("thinking") {
@@ -88,16 +89,16 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 		mc.InputTokenBudget = fromEnv.InputTokenBudget
 	}
 	if mc.InputPricePerMTok < 0 || mc.OutputPricePerMTok < 0 {
-		return nil, outcome.Usage(codePlannerOption, "--price-input and --price-output must not be negative")
+		return nil, fault.Usage(codePlannerOption, "--price-input and --price-output must not be negative")
 	}
 	m, err := agentloop.NewHTTPModel(mc)
 	if err != nil {
-		return nil, outcome.Usage(codePlannerModelConfig, err.Error()).
+		return nil, fault.Usage(codePlannerModelConfig, err.Error()).
 			WithUserAction("Point --model-base-url (or " + agentloop.EnvModelBaseURL + ") at an OpenAI-compatible endpoint and name the model with --model (or " + agentloop.EnvModel + ").")
 	}
 	n := c.Int("resize-long-side")
 	if n < 0 || (n > 0 && n < 64) || n > 8192 {
-		return nil, outcome.Usage(codePlannerOption, "--resize-long-side must be 0 or between 64 and 8192")
+		return nil, fault.Usage(codePlannerOption, "--resize-long-side must be 0 or between 64 and 8192")
 	}
 	s := &plannerSetup{model: m, cfg: mc, policy: agentloop.ResizePolicy{MaxLongSide: n}, refresh: c.Bool("recalibrate")}
 	if !c.Bool("no-calibration-cache") {
@@ -107,7 +108,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 		}
 		if s.cacheDir == "" {
 			if s.cacheDir, err = agentloop.DefaultCacheDir(); err != nil {
-				return nil, outcome.Usage(codePlannerOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
+				return nil, fault.Usage(codePlannerOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
 			}
 		}
 	}
@@ -141,7 +142,7 @@ func plannerSize(flag, v string) (int, int, error) {
 			return wi, hi, nil
 		}
 	}
-	return 0, 0, outcome.Usagef(codePlannerOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
+	return 0, 0, fault.Usagef(codePlannerOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
 }
 
 // plannerCommands are the pure-vision planner commands: agent-run (the
@@ -215,7 +216,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				}
 				space, err := agentloop.ParseSpace(c.String("coordinate-space"))
 				if err != nil {
-					return outcome.Result{}, outcome.Usage(codePlannerOption, err.Error())
+					return outcome.Result{}, fault.Usage(codePlannerOption, err.Error())
 				}
 				return runPlannerCalibrate(ctx, setup, space, w, h)
 			}),
@@ -226,7 +227,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 // plannerSeconds converts a seconds flag that may be 0 (meaning "off").
 func plannerSeconds(name string, v float64) (time.Duration, error) {
 	if v < 0 || v > 1e7 || v != v {
-		return 0, outcome.Usagef(codePlannerOption, "--%s must be a non-negative number of seconds", name)
+		return 0, fault.Usagef(codePlannerOption, "--%s must be a non-negative number of seconds", name)
 	}
 	return time.Duration(v * float64(time.Second)), nil
 }

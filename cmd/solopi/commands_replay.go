@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -77,7 +78,7 @@ func withReplayDevice(ctx context.Context, open replayOpener, fn func(d *solopi.
 	return fn(d)
 }
 
-// asOutcomeError is errors.As for *outcome.Error.
-func asOutcomeError(err error, target **outcome.Error) bool {
+// asOutcomeError is errors.As for *fault.Error.
+func asOutcomeError(err error, target **fault.Error) bool {
 	return errors.As(err, target)
 }

@@ -124,7 +124,7 @@ func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...st
 			f.mu.Unlock()
 			return f, nil
 		}}
-	exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
+	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	if exit == 3 && out.Len() == 0 { // a parser error: text on stderr
 		return errb.Bytes(), exit
 	}

@@ -57,7 +57,7 @@ func TestConfigSetRefusedWithoutDevice(t *testing.T) {
 		var out, errb bytes.Buffer
 		// An adb server port nothing listens on and no adb binary: any device
 		// contact would end in adb_server_unreachable instead.
-		args := append([]string{"github.com/solopi-dev/solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, c.args...)
+		args := append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, c.args...)
 		code := run(context.Background(), args, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 		if code != c.exit || !strings.Contains(out.String(), `"errorCode":"`+c.code+`"`) {
 			t.Errorf("%v: exit %d stdout %s stderr %s", c.args, code, out.String(), errb.String())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi"
@@ -48,27 +49,27 @@ func demoCommand(exit *int, e env) *cli.Command {
 // only difference from a phone is where the transport comes from.
 func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, error) {
 	if !(o.timeScale > 0) || o.timeScale > 1000 {
-		return outcome.Result{}, outcome.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
+		return outcome.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
 	}
 	dev := sim.New(sim.Options{Serial: "sim-demo", TimeScale: o.timeScale})
 	defer dev.Close()
 	tmp, err := os.MkdirTemp("", "solopi-demo-")
 	if err != nil {
-		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "demo_setup_failed", "cannot create a temporary directory", err)
+		return outcome.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot create a temporary directory", err)
 	}
 	defer os.RemoveAll(tmp)
 	casePath := filepath.Join(tmp, demoCaseName+".json")
 	if err := os.WriteFile(casePath, demoCase, 0o600); err != nil {
-		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "demo_setup_failed", "cannot write the demo case", err)
+		return outcome.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot write the demo case", err)
 	}
 	inner := func(args ...string) (map[string]any, int, error) {
 		var out bytes.Buffer
 		ie := env{stdout: &out, stderr: g.env.stderr, getenv: g.env.getenv,
 			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
-		code := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), ie)
+		code := run(ctx, append([]string{"solopi"}, args...), ie)
 		var obj map[string]any
 		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {
-			return nil, code, outcome.Wrap(outcome.ExitTransport, "demo_failed", "a demo step printed no JSON object", err)
+			return nil, code, fault.Wrap(fault.Transport, "demo_failed", "a demo step printed no JSON object", err)
 		}
 		return obj, code, nil
 	}

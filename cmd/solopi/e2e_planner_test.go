@@ -26,7 +26,7 @@ func TestE2EAgentRunBothDeviceModes(t *testing.T) {
 	env = append(env, "SOLOPI_MODEL_BASE_URL="+fm.URL, "SOLOPI_MODEL=fake", "SOLOPI_PLANNER_CACHE_DIR="+t.TempDir())
 	for _, tc := range []struct{ mode, task string }{
 		{"adb", "increase the counter to 3"},
-		{"github.com/solopi-dev/solopi", "increase the counter to 5"},
+		{"solopi", "increase the counter to 5"},
 	} {
 		traj := filepath.Join(t.TempDir(), tc.mode+"-trajectory.json")
 		r := runBinary(t, env, "agent-run", "--task", tc.task, "--device-mode", tc.mode,

@@ -69,7 +69,7 @@ func cliOn(t *testing.T, tr solopi.Transport, args ...string) cliRun {
 func cliOnCtx(t *testing.T, ctx context.Context, tr solopi.Transport, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
+	code := run(ctx, append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 		getenv:    func(string) string { return "" },
 		transport: func(context.Context) (solopi.Transport, error) { return tr, nil }})
 	return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}

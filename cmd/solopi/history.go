@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -53,7 +54,7 @@ func historyCommands(exit *int, e env) []*cli.Command {
 
 func historyList(ctx context.Context, open replayOpener, limit int) (outcome.Result, error) {
 	if limit < 1 || limit > 500 {
-		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+		return outcome.Result{}, fault.Usage(solopi.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
 	}
 	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
 		m, err := d.ListReplayHistory(ctx, limit)
@@ -86,7 +87,7 @@ func historyDelete(ctx context.Context, open replayOpener, id string, timeout, p
 	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
 		res, err := d.DeleteReplayHistory(ctx, id, timeout, poll)
 		if err != nil {
-			var e *outcome.Error
+			var e *fault.Error
 			if res != nil && asOutcomeError(err, &e) {
 				// The requestId lets the user look the receipt up later.
 				e.With("requestId", res.RequestID)

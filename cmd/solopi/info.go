@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -53,7 +54,7 @@ func runScreenshot(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Re
 
 func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
 	if o.lines <= 0 {
-		return outcome.Result{}, outcome.Usage("invalid_option", "--lines must be a positive number")
+		return outcome.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
 	if err := solopi.CheckOutputFree(o.output, o.overwrite); err != nil {
 		return outcome.Result{}, err

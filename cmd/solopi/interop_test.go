@@ -117,7 +117,7 @@ func TestInteropSameJSONInProcessAndRealAdb(t *testing.T) {
 	inproc := newDev()
 	a := scenario(t, func(args ...string) cliRun {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"github.com/solopi-dev/solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
+		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 			getenv:    func(string) string { return "" },
 			transport: func(context.Context) (solopi.Transport, error) { return inproc, nil }})
 		return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}

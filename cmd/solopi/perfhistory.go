@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -42,7 +43,7 @@ func perfHistoryCommands(exit *int, e env) []*cli.Command {
 			Action: sessionAction(exit, e, func(c *cli.Context) (int, error) {
 				l := c.Int("limit")
 				if l < 1 || l > 500 {
-					return l, outcome.Usage(solopi.CodeInvalidPerfLimit, "--limit must be between 1 and 500")
+					return l, fault.Usage(solopi.CodeInvalidPerfLimit, "--limit must be between 1 and 500")
 				}
 				return l, nil
 			}, runPerfHistoryList),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -43,14 +44,14 @@ func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.S
 	if err != nil {
 		var ce *agentloop.CalibrationError
 		if errors.As(err, &ce) {
-			return outcome.Result{}, outcome.New(outcome.ExitTransport, agentloop.CodeCalibrationFailed, ce.Msg).
+			return outcome.Result{}, fault.New(fault.Transport, agentloop.CodeCalibrationFailed, ce.Msg).
 				With("candidates", plannerScrub(candidates, s.redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
 				WithUserAction(plannerUserAction[agentloop.OutcomeCalibration])
 		}
 		if ctx.Err() != nil {
 			return outcome.Result{}, ctx.Err()
 		}
-		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, agentloop.CodeModelRequest, s.redact(err.Error()), err)
+		return outcome.Result{}, fault.Wrap(fault.Transport, agentloop.CodeModelRequest, s.redact(err.Error()), err)
 	}
 	iw, ih := s.policy.ImageSize(w, h)
 	out := plannerCalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),

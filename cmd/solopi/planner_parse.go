@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -39,7 +40,7 @@ type plannerParseResult struct {
 func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (outcome.Result, error) {
 	space, err := agentloop.ParseSpace(o.space)
 	if err != nil || space == agentloop.SpaceAuto {
-		return outcome.Result{}, outcome.Usage(codePlannerOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
+		return outcome.Result{}, fault.Usage(codePlannerOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
 	}
 	var frame agentloop.Frame
 	if o.imageSize != "" {
@@ -53,26 +54,26 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		}
 	}
 	if space == agentloop.SpaceImage && frame.ImageWidth == 0 {
-		return outcome.Result{}, outcome.Usage(codePlannerOption, "image_pixels needs --image-size WxH")
+		return outcome.Result{}, fault.Usage(codePlannerOption, "image_pixels needs --image-size WxH")
 	}
 	if space == agentloop.SpaceDisplay && frame.DisplayWidth == 0 {
-		return outcome.Result{}, outcome.Usage(codePlannerOption, "display_pixels needs --display-size WxH")
+		return outcome.Result{}, fault.Usage(codePlannerOption, "display_pixels needs --display-size WxH")
 	}
 	if in == nil {
-		return outcome.Result{}, outcome.Usage(codePlannerOption, "no standard input")
+		return outcome.Result{}, fault.Usage(codePlannerOption, "no standard input")
 	}
 	raw, err := io.ReadAll(io.LimitReader(in, plannerMaxAnswerBytes+1))
 	if err != nil {
-		return outcome.Result{}, outcome.Wrap(outcome.ExitUsage, codePlannerOption, "cannot read the answer from stdin", err)
+		return outcome.Result{}, fault.Wrap(fault.Invalid, codePlannerOption, "cannot read the answer from stdin", err)
 	}
 	if len(raw) > plannerMaxAnswerBytes {
-		return outcome.Result{}, outcome.Usage(codePlannerOption, "the answer on stdin is larger than 1 MiB")
+		return outcome.Result{}, fault.Usage(codePlannerOption, "the answer on stdin is larger than 1 MiB")
 	}
 	reasoning := ""
 	if o.reasoningFile != "" {
 		b, err := os.ReadFile(o.reasoningFile)
 		if err != nil {
-			return outcome.Result{}, outcome.Wrap(outcome.ExitUsage, codePlannerOption, "cannot read --reasoning-file", err)
+			return outcome.Result{}, fault.Wrap(fault.Invalid, codePlannerOption, "cannot read --reasoning-file", err)
 		}
 		reasoning = string(b)
 	}
@@ -81,7 +82,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	if err != nil {
 		var pe *agentloop.ProtocolError
 		if errors.As(err, &pe) {
-			return outcome.Result{}, outcome.New(outcome.ExitFailure, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
+			return outcome.Result{}, fault.New(fault.Failed, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
 		}
 		return outcome.Result{}, err
 	}
@@ -97,7 +98,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 			}
 			mp, err := contract.Map(*pt)
 			if err != nil {
-				return outcome.Result{}, outcome.New(outcome.ExitFailure, agentloop.CodeCoordinateOutOfRange, err.Error())
+				return outcome.Result{}, fault.New(fault.Failed, agentloop.CodeCoordinateOutOfRange, err.Error())
 			}
 			out.Fields[name] = mp
 		}

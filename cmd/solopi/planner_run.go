@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -40,25 +41,25 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 	o := &agentRunOptions{task: strings.TrimSpace(c.String("task")), mode: c.String("device-mode"), trajectory: c.String("trajectory"),
 		overwrite: c.Bool("overwrite"), maxSteps: c.Int("max-steps"), interactive: c.String("interactive")}
 	if o.task == "" {
-		return nil, outcome.Usage(codePlannerOption, "--task is required: say what the agent should do")
+		return nil, fault.Usage(codePlannerOption, "--task is required: say what the agent should do")
 	}
 	if o.mode != agentloop.ModeSoloPi && o.mode != agentloop.ModeADB {
-		return nil, outcome.Usagef(codePlannerOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
+		return nil, fault.Usagef(codePlannerOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
 	}
 	if o.maxSteps < 1 || o.maxSteps > 1000 {
-		return nil, outcome.Usage(codePlannerOption, "--max-steps must be between 1 and 1000")
+		return nil, fault.Usage(codePlannerOption, "--max-steps must be between 1 and 1000")
 	}
 	var err error
 	if o.maxDuration, err = seconds("max-duration", c.Float64("max-duration")); err != nil {
 		return nil, err
 	}
 	if o.space, err = agentloop.ParseSpace(c.String("coordinate-space")); err != nil {
-		return nil, outcome.Usage(codePlannerOption, err.Error())
+		return nil, fault.Usage(codePlannerOption, err.Error())
 	}
 	switch o.interactive {
 	case "auto", "always", "never":
 	default:
-		return nil, outcome.Usagef(codePlannerOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
+		return nil, fault.Usagef(codePlannerOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
 	}
 	settle := c.Float64("settle")
 	if settle < 0 {
@@ -93,14 +94,14 @@ func checkPlannerTrajectoryPath(p string, overwrite bool) error {
 	st, err := os.Stat(p)
 	switch {
 	case err == nil && st.IsDir():
-		return outcome.Usage("invalid_output_path", "--trajectory names a directory").With("output", p)
+		return fault.Usage("invalid_output_path", "--trajectory names a directory").With("output", p)
 	case err == nil && !overwrite:
-		return outcome.Usage("output_exists", "the trajectory file already exists; pass --overwrite to replace it").With("output", p)
+		return fault.Usage("output_exists", "the trajectory file already exists; pass --overwrite to replace it").With("output", p)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return outcome.Wrap(outcome.ExitUsage, "invalid_output_path", "the trajectory path cannot be checked", err).With("output", p)
+		return fault.Wrap(fault.Invalid, "invalid_output_path", "the trajectory path cannot be checked", err).With("output", p)
 	}
 	if d, err := os.Stat(filepath.Dir(p)); err != nil || !d.IsDir() {
-		return outcome.Usage("invalid_output_path", "the trajectory file's directory does not exist").With("output", p)
+		return fault.Usage("invalid_output_path", "the trajectory file's directory does not exist").With("output", p)
 	}
 	return nil
 }
@@ -221,7 +222,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		cl.Success, cl.Error = false, s.redact(err.Error())
 	}
 	if runErr != nil {
-		return outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "runtime_error", s.redact(runErr.Error()), runErr)
+		return outcome.Result{}, fault.Wrap(fault.Transport, "runtime_error", s.redact(runErr.Error()), runErr)
 	}
 
 	out := agentRunResult{

@@ -42,7 +42,7 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	exit := run(ctx, append([]string{"github.com/solopi-dev/solopi"}, args...), e)
+	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	return out.Bytes(), errb.Bytes(), exit
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -13,10 +14,10 @@ import (
 func parseRecordStart(c *cli.Context) (solopi.RecordStartOptions, error) {
 	o := solopi.RecordStartOptions{CaseName: c.String("name"), TargetPackage: c.String("target-package"), Description: c.String("description")}
 	if strings.TrimSpace(o.CaseName) == "" {
-		return o, outcome.Usage(solopi.CodeInvalidOption, "--name must not be blank")
+		return o, fault.Usage(solopi.CodeInvalidOption, "--name must not be blank")
 	}
 	if strings.TrimSpace(o.TargetPackage) == "" {
-		return o, outcome.Usage(solopi.CodeInvalidOption, "--target-package must not be blank")
+		return o, fault.Usage(solopi.CodeInvalidOption, "--target-package must not be blank")
 	}
 	var err error
 	o.SessionTimings, err = timings(c, "ack-timeout")

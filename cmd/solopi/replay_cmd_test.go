@@ -42,7 +42,7 @@ func runReplayCLI(t *testing.T, ctx context.Context, f *devicefake.Replay, args 
 		return f, nil
 	}
 	var stdout, stderr bytes.Buffer
-	argv := append([]string{"github.com/solopi-dev/solopi", "--request-timeout", "2", "--startup-timeout", "1"}, args...)
+	argv := append([]string{"solopi", "--request-timeout", "2", "--startup-timeout", "1"}, args...)
 	call.code = run(ctx, argv, env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, transport: open})
 	call.out = stdout.Bytes()
 	if err := json.Unmarshal(call.out, &call.obj); err != nil {
@@ -453,7 +453,7 @@ func TestCLIReplayAgainstSimulator(t *testing.T) {
 	cli := func(args ...string) map[string]any {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"github.com/solopi-dev/solopi"}, args...), env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, transport: open})
+		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, transport: open})
 		var obj map[string]any
 		if err := json.Unmarshal(stdout.Bytes(), &obj); err != nil {
 			t.Fatalf("%v: %q %s", args, stdout.Bytes(), stderr.Bytes())

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -105,17 +106,17 @@ func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
 		Progress:        g.progress,
 	}
 	if c.IsSet("target-package") && o.TargetPackage == "" {
-		return o, outcome.Usage(solopi.CodeInvalidRunOption, "--target-package must not be empty")
+		return o, fault.Usage(solopi.CodeInvalidRunOption, "--target-package must not be empty")
 	}
 	if c.Bool("restart-app") && c.Bool("no-restart-app") {
-		return o, outcome.Usage(solopi.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
+		return o, fault.Usage(solopi.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
 	}
 	if c.Bool("restart-app") || c.Bool("no-restart-app") {
 		v := c.Bool("restart-app")
 		o.RestartApp = &v
 	}
 	if c.Bool("wait") && c.Bool("no-wait") {
-		return o, outcome.Usage(solopi.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
+		return o, fault.Usage(solopi.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
 	}
 	o.NoWait = c.Bool("no-wait")
 	var err error
@@ -160,7 +161,7 @@ func writeJUnitReport(payload map[string]any, path string, exit int, suites ...a
 	if err != nil {
 		abs = path
 	}
-	if err := artifacts.WriteJUnit(abs, "github.com/solopi-dev/solopi", suites...); err != nil {
+	if err := artifacts.WriteJUnit(abs, "solopi", suites...); err != nil {
 		payload["junitError"] = err.Error()
 		if exit == outcome.ExitOK {
 			payload["success"] = false
@@ -196,7 +197,7 @@ func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Re
 
 func runCancel(ctx context.Context, open replayOpener, runID string, timeout, poll time.Duration) (outcome.Result, error) {
 	if runID == "" {
-		return outcome.Result{}, outcome.Usage(solopi.CodeInvalidRunOption, "--run-id must not be empty")
+		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--run-id must not be empty")
 	}
 	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
 		out, err := solopi.CancelRun(ctx, d, runID, timeout, poll)

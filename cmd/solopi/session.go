@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi"
 	"github.com/solopi-dev/solopi/solopi/adb"
 )
@@ -32,7 +32,7 @@ const selectTimeout = 10 * time.Second
 func (g *globals) adbClient() (*adb.Client, error) {
 	c, err := adb.NewClient(adb.WithPort(g.adbServerPort), adb.WithAdbPath(g.adbPath))
 	if err != nil {
-		return nil, outcome.Wrap(outcome.ExitUsage, "invalid_option", "the adb server port is invalid", err)
+		return nil, fault.Wrap(fault.Invalid, "invalid_option", "the adb server port is invalid", err)
 	}
 	return c, nil
 }
@@ -53,10 +53,10 @@ func (g *globals) transport(ctx context.Context) (solopi.Transport, error) {
 	d, err := c.Device(sctx, g.serial)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, outcome.From(ctx.Err())
+			return nil, fault.From(ctx.Err())
 		}
 		if sctx.Err() != nil {
-			return nil, outcome.Wrap(outcome.ExitTimeout, codeAdbTimeout, "the adb server did not answer device selection in time", err).
+			return nil, fault.Wrap(fault.Timeout, codeAdbTimeout, "the adb server did not answer device selection in time", err).
 				With("adbServer", c.Addr())
 		}
 		return nil, mapAdbError(err, g.serial)
@@ -70,7 +70,7 @@ func (g *globals) transport(ctx context.Context) (solopi.Transport, error) {
 func mapAdbError(err error, serial string) error {
 	var ae *adb.Error
 	errors.As(err, &ae)
-	detail := func(e *outcome.Error) *outcome.Error {
+	detail := func(e *fault.Error) *fault.Error {
 		if ae != nil {
 			if ae.Serial != "" {
 				e.With("serial", ae.Serial)
@@ -102,37 +102,37 @@ func mapAdbError(err error, serial string) error {
 	}
 	switch {
 	case errors.Is(err, adb.ErrMultipleDevices):
-		return detail(outcome.Wrap(outcome.ExitUsage, codeMultipleDevices, "more than one Android device is online", err).
+		return detail(fault.Wrap(fault.Invalid, codeMultipleDevices, "more than one Android device is online", err).
 			With("devices", devices()).
 			WithUserAction("Pick one device with --serial SERIAL (or ANDROID_SERIAL); `adb devices -l` lists the serials."))
 	case errors.Is(err, adb.ErrNoDevice):
-		return detail(outcome.Wrap(outcome.ExitUsage, codeNoDevice, "no online Android device found", err).
+		return detail(fault.Wrap(fault.Invalid, codeNoDevice, "no online Android device found", err).
 			With("devices", devices()).
 			WithUserAction("Plug in the device with USB debugging enabled (Settings > Developer options), unlock it, and accept the RSA prompt; or `adb connect HOST:PORT` for a network device."))
 	case errors.Is(err, adb.ErrDeviceNotFound):
-		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceNotFound, "the selected device is not known to the adb server", err).
+		return detail(fault.Wrap(fault.Invalid, codeDeviceNotFound, "the selected device is not known to the adb server", err).
 			WithUserAction("Check the serial with `adb devices -l` and pass the right one with --serial; plug the device in (or `adb connect HOST:PORT`) first."))
 	case errors.Is(err, adb.ErrUnauthorized):
-		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
+		return detail(fault.Wrap(fault.Invalid, codeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
 			WithUserAction("Unlock the phone and tap Allow on the \"Allow USB debugging?\" (RSA key) prompt; if none shows, replug the cable or revoke USB debugging authorizations in Developer options and replug."))
 	case errors.Is(err, adb.ErrOffline):
-		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceOffline, "the device is offline", err).
+		return detail(fault.Wrap(fault.Invalid, codeDeviceOffline, "the device is offline", err).
 			WithUserAction("Reconnect the cable (or `adb disconnect` then `adb connect` for a network device), unlock the phone, and retry."))
 	case errors.Is(err, adb.ErrNotReady):
-		return detail(outcome.Wrap(outcome.ExitUsage, codeDeviceNotReady, "the device is not in the normal \"device\" state", err).
+		return detail(fault.Wrap(fault.Invalid, codeDeviceNotReady, "the device is not in the normal \"device\" state", err).
 			WithUserAction("Boot the device normally (not recovery, bootloader or sideload) and check `adb devices -l`."))
 	case errors.Is(err, adb.ErrServerUnreachable):
-		e := outcome.Wrap(outcome.ExitTransport, codeAdbServerUnreachable, "no adb server answers and it could not be started", err).
+		e := fault.Wrap(fault.Transport, codeAdbServerUnreachable, "no adb server answers and it could not be started", err).
 			WithUserAction("Start the adb server with `adb start-server`, pass the adb binary with --adb PATH so solopi can start it, or set ANDROID_ADB_SERVER_PORT to the server's port.")
 		if ae != nil && ae.Addr != "" {
 			e.With("adbServer", ae.Addr)
 		}
 		return e
 	case errors.Is(err, adb.ErrDeviceGone):
-		return detail(outcome.Wrap(outcome.ExitTransport, codeDeviceDisconnected, "the device disconnected", err).
+		return detail(fault.Wrap(fault.Transport, codeDeviceDisconnected, "the device disconnected", err).
 			WithUserAction("Check the cable or network connection and retry."))
 	}
-	return detail(outcome.Wrap(outcome.ExitTransport, codeAdbError, "the adb server refused the request", err))
+	return detail(fault.Wrap(fault.Transport, codeAdbError, "the adb server refused the request", err))
 }
 
 // sessionOptions are the SoloPi session options the globals describe.

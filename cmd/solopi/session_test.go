@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
@@ -239,8 +240,8 @@ func TestMapAdbErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := mapAdbError(c.err, "X1")
-		var e *outcome.Error
-		if !errors.As(err, &e) || e.Code != c.code || e.Exit != c.exit {
+		var e *fault.Error
+		if !errors.As(err, &e) || e.Code != c.code || outcome.ExitFor(e.Kind) != c.exit {
 			t.Errorf("%v → %v", c.err, err)
 			continue
 		}
@@ -266,7 +267,7 @@ func TestTransportServerUnreachable(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"github.com/solopi-dev/solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(port), "app-status"},
+	code := run(context.Background(), []string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(port), "app-status"},
 		env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 	if code != outcome.ExitTransport {
 		t.Fatalf("exit %d stdout %s stderr %s", code, out.String(), errb.String())
@@ -315,7 +316,7 @@ func TestFarmDeviceCommands(t *testing.T) {
 	cli := func(args ...string) ([]byte, int) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		full := append([]string{"github.com/solopi-dev/solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(farm.Server().Port())}, args...)
+		full := append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(farm.Server().Port())}, args...)
 		code := run(ctx, full, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 		return out.Bytes(), code
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -106,21 +107,21 @@ func isLoopback(host string) bool {
 func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Result, error) int) int {
 	switch {
 	case o.devices < 1 || o.devices > 64:
-		return emit(outcome.Result{}, outcome.Usage("invalid_option", "--devices must be between 1 and 64"))
+		return emit(outcome.Result{}, fault.Usage("invalid_option", "--devices must be between 1 and 64"))
 	case !(o.timeScale > 0) || o.timeScale > 1000:
-		return emit(outcome.Result{}, outcome.Usage("invalid_option", "--time-scale must be > 0 and at most 1000"))
+		return emit(outcome.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000"))
 	case !isLoopback(o.host):
-		return emit(outcome.Result{}, outcome.Usage("unsafe_bind", "--host must be a loopback address"))
+		return emit(outcome.Result{}, fault.Usage("unsafe_bind", "--host must be a loopback address"))
 	}
 	farm, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: o.devices, TimeScale: o.timeScale, Host: o.host,
 		ServerPort: o.serverPort, NoAdbd: o.noAdbd})
 	if err != nil {
-		return emit(outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "sim_start_failed", "the simulator could not start", err))
+		return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the simulator could not start", err))
 	}
 	defer farm.Close()
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.host, strconv.Itoa(o.controlPort)))
 	if err != nil {
-		return emit(outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "sim_start_failed", "the control endpoint could not listen", err))
+		return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the control endpoint could not listen", err))
 	}
 	srv := &http.Server{Handler: farm.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -137,7 +138,7 @@ func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Resul
 	if o.fakeModel {
 		fm, err := fakemodel.Start(fakemodel.Options{})
 		if err != nil {
-			return emit(outcome.Result{}, outcome.Wrap(outcome.ExitTransport, "sim_start_failed", "the fake model could not start", err))
+			return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the fake model could not start", err))
 		}
 		defer fm.Close()
 		info.FakeModel = &simFakeModel{BaseURL: fm.URL, Env: "SOLOPI_MODEL_BASE_URL=" + fm.URL}

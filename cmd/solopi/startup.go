@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -45,7 +46,7 @@ func startupTimeCommand(exit *int, e env) *cli.Command {
 			o := solopi.StartupOptions{TargetPackage: c.String("target-package"), Mode: c.String("mode"), Count: c.Int("count")}
 			iv := c.Float64("interval")
 			if iv < 0 || math.IsNaN(iv) || iv > 3600 {
-				return outcome.Result{}, outcome.Usage("invalid_option", "--interval must be between 0 and 3600 seconds")
+				return outcome.Result{}, fault.Usage("invalid_option", "--interval must be between 0 and 3600 seconds")
 			}
 			o.Interval = time.Duration(iv * float64(time.Second))
 			var err error
@@ -53,7 +54,7 @@ func startupTimeCommand(exit *int, e env) *cli.Command {
 				return outcome.Result{}, err
 			}
 			if c.IsSet("count") && o.Count < 1 {
-				return outcome.Result{}, outcome.Usage("invalid_option", "--count must be at least 1")
+				return outcome.Result{}, fault.Usage("invalid_option", "--count must be at least 1")
 			}
 			return runStartupTime(ctx, g.deps(), o)
 		}),

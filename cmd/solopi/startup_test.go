@@ -42,7 +42,7 @@ func TestStartupTimeFlags(t *testing.T) {
 		{"startup-time", "--target-package", "com.x", "--launch-timeout", "0"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), append([]string{"github.com/solopi-dev/solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, args...),
+		code := run(context.Background(), append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, args...),
 			env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 		if code != outcome.ExitUsage || !strings.Contains(out.String(), `"errorCode":"invalid_option"`) {
 			t.Errorf("%v: exit %d %s %s", args, code, out.String(), errb.String())

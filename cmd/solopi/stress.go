@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -14,7 +15,7 @@ func parseStressStart(c *cli.Context) (solopi.StressOptions, error) {
 	// Given flags must be positive: 0 would silently mean "not requested".
 	for _, f := range []string{"cpu-count", "cpu-percent", "memory"} {
 		if c.IsSet(f) && c.Int(f) < 1 {
-			return o, outcome.Usagef(solopi.CodeInvalidOption, "--%s must be at least 1", f)
+			return o, fault.Usagef(solopi.CodeInvalidOption, "--%s must be at least 1", f)
 		}
 	}
 	if err := o.Validate(); err != nil {

@@ -78,7 +78,7 @@ func TestBadGlobalValueIsJSONError(t *testing.T) {
 
 func TestHelpGoesToStdoutWhenAsked(t *testing.T) {
 	r := runBinary(t, nil, "--help")
-	if r.code != 0 || !strings.Contains(string(r.stdout), "github.com/solopi-dev/solopi") {
+	if r.code != 0 || !strings.Contains(string(r.stdout), "solopi") {
 		t.Errorf("help exit %d stdout %q", r.code, r.stdout)
 	}
 }

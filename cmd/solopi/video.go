@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi"
 )
@@ -14,7 +15,7 @@ func parseVideoStart(c *cli.Context) (solopi.VideoAnalysisOptions, error) {
 		DifferenceThreshold: c.Float64("difference-threshold"), Wait: c.Bool("wait")}
 	if c.Bool("no-wait") {
 		if c.IsSet("wait") {
-			return o, outcome.Usage(solopi.CodeInvalidOption, "give only one of --wait and --no-wait")
+			return o, fault.Usage(solopi.CodeInvalidOption, "give only one of --wait and --no-wait")
 		}
 		o.Wait = false
 	}

@@ -75,7 +75,7 @@ func TestQueryParsing(t *testing.T) {
 	}
 	// Android Uri: first value wins, '+' is space in values.
 	u := ParseSchemeURI("solopi://startaction/harness?a=1&a=2&b=x+y&c&d=%zz#frag")
-	if u.Scheme != "github.com/solopi-dev/solopi" || u.Host != "startaction" || !reflect.DeepEqual(u.Segments, []string{"harness"}) {
+	if u.Scheme != "solopi" || u.Host != "startaction" || !reflect.DeepEqual(u.Segments, []string{"harness"}) {
 		t.Errorf("uri: %+v", u)
 	}
 	wantP := map[string]string{"a": "1", "b": "x y", "c": "", "d": "\uFFFD"}

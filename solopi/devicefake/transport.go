@@ -302,7 +302,7 @@ func ParseScheme(uri string) (action string, q url.Values, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if u.Scheme != "github.com/solopi-dev/solopi" || u.Host != "startaction" {
+	if u.Scheme != "solopi" || u.Host != "startaction" {
 		return "", nil, fmt.Errorf("not a SoloPi mutation URI: %s", uri)
 	}
 	q, err = url.ParseQuery(u.RawQuery)
