@@ -25,9 +25,9 @@ const (
 	maxSwipeDuration  = 1000 * time.Millisecond
 )
 
-// ADBDevice is plain adb input (seed 000 §5): screencap, input tap/swipe,
-// key events and ADB Keyboard text, all through a solopi.Transport. It has
-// no app launch, no package discovery and never reads window state.
+// ADBDevice is plain adb input: screencap, input tap/swipe, key events and
+// ADB Keyboard text, all through a solopi.Transport. It has no app launch, no
+// package discovery and never reads window state.
 type ADBDevice struct {
 	t   solopi.Transport
 	now func() time.Time

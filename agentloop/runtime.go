@@ -923,7 +923,7 @@ func (r *taskRun) completionReview(ctx context.Context, fresh *Screen) (bool, st
 	}
 	// The planner's own words (its message, screen_description and
 	// reason) never reach the reviewer: a claim must not talk the review
-	// into a verdict (seed 000 §3, §8).
+	// into a verdict.
 	info := map[string]any{"task": r.goal, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
 	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
 		{Role: "system", Text: completionPrompt()},

@@ -105,8 +105,9 @@ func (g *agentRig) waitReceipt(step string) map[string]any {
 	return rec
 }
 
-// checkTimeline verifies the §4.10 invariants on the in-memory events and
-// the timeline file.
+// checkTimeline verifies the timeline invariants
+// (docs/device-protocol.md#timeline) on the in-memory events and the timeline
+// file.
 func (g *agentRig) checkTimeline(wantTerminal int) []map[string]any {
 	g.t.Helper()
 	tl := g.q("timeline")

@@ -1,8 +1,8 @@
 package soloapp
 
-// history: replay and performance history (§16). Replay records are the
-// folders the replay leaves under <solopiDir>/replay (each with
-// info.json); performance records are the folders under
+// history: replay and performance history (docs/device-protocol.md#history).
+// Replay records are the folders the replay leaves under <solopiDir>/replay
+// (each with info.json); performance records are the folders under
 // <solopiDir>/records (performance-<sid> and the legacy layouts).
 
 import (
@@ -36,7 +36,7 @@ var (
 	legacyCSVNameRe = regexp.MustCompile(`^(.+)_([^_]+)_(\d+)_(\d+)\.csv$`)
 )
 
-// Content limits of the detail queries (§16.2).
+// Content limits of the detail queries.
 const (
 	deviceJSONLimit   = 128 * 1024
 	otherJSONLimit    = 256 * 1024

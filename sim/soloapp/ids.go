@@ -15,7 +15,8 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// requestIDPattern is the device's rule for replay requestIds (§5.1).
+// requestIDPattern is the device's rule for replay requestIds
+// (docs/device-protocol.md#identifiers).
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // fingerprintPattern is a lowercase SHA-256 hex digest.

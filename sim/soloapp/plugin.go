@@ -1,12 +1,13 @@
 package soloapp
 
-// plugin: list, import (alias install) and remove (§17). The registry is
-// installation state (it survives restarts); an imported plugin is only
-// runtime-loaded after Restart. The app's internal storage (staging files,
-// the managed patch store) is not reachable from the adb shell, so it is
-// kept in memory (ext.internal) rather than on the phone's file system.
+// plugin: list, import (alias install) and remove
+// (docs/device-protocol.md#plugins). The registry is installation state (it
+// survives restarts); an imported plugin is only runtime-loaded after
+// Restart. The app's internal storage (staging files, the managed patch
+// store) is not reachable from the adb shell, so it is kept in memory
+// (ext.internal) rather than on the phone's file system.
 //
-// §22.1: the real v1.0.2 app always fails import and remove with
+// The real v1.0.2 app always fails import and remove with
 // activity_status_unavailable; SetPluginActivityBug(true) reproduces that,
 // the default follows the protocol's intent.
 
@@ -252,9 +253,10 @@ func pluginFailure(code, msg string) obj {
 	return newObj("success", false, "errorCode", code, "error", msg)
 }
 
-// activityCheckLocked is step 1 of both mutations: the plugin resolver asks
-// the performance resolver whether a recording is active. The real app
-// asks the display resolver, which does not handle mode=status (§22.1).
+// activityCheckLocked is the first step of both mutations: the plugin resolver asks
+// the performance resolver whether a recording is active. The real app asks
+// the display resolver, which does not handle mode=status
+// (docs/device-protocol.md#known-device-quirks).
 func (a *App) activityCheckLocked(p *process) obj {
 	if a.ext.pluginActivityBug {
 		return pluginFailure(protocol.ErrActivityStatusUnavailable, "Unable to verify that the related activity is idle")
@@ -314,7 +316,8 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	return resp
 }
 
-// runPluginImport is the background import (§17.2 steps 1-8).
+// runPluginImport is the background import: activity check, staging copy
+// and digest, archive and descriptor checks, version, load, registry.
 func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, release func(), took time.Duration) {
 	defer release()
 	if !a.sleepDevice(p, took) {
@@ -333,7 +336,7 @@ func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, relea
 	result, failed := a.importStaged(src, staging, fileID, want)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.ext.internal, staging) // step 8, whatever happened
+	delete(a.ext.internal, staging) // the staging copy goes, whatever happened
 	if !a.currentLocked(p) {
 		return
 	}
@@ -386,7 +389,8 @@ type pluginDesc struct {
 	raw                          []byte
 }
 
-// validatePluginArchive applies §17.2 steps 3 and 4.
+// validatePluginArchive applies the archive and descriptor checks of an
+// import (docs/device-protocol.md#plugins).
 func validatePluginArchive(data []byte) (*pluginDesc, obj) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {

@@ -1,8 +1,9 @@
 package soloapp
 
-// scan: the protocol camera scanning session (§13). The camera's reading
-// is supplied by DeliverScanResult; scanned content is never executed in
-// protocol mode (contentExecuted is always false).
+// scan: the protocol camera scanning session
+// (docs/device-protocol.md#session-types). The camera's reading is supplied
+// by DeliverScanResult; scanned content is never executed in protocol mode
+// (contentExecuted is always false).
 
 import (
 	"context"

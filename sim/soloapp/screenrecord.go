@@ -1,9 +1,9 @@
 package soloapp
 
-// screen-record: the standalone MediaProjection recording (§12). The
-// system dialog is answered through ConfirmScreenRecord (or the
-// auto-confirm knob); stopping writes a real MP4 (mp4.go) under
-// <solopiDir>/ScreenCaptures.
+// screen-record: the standalone MediaProjection recording
+// (docs/device-protocol.md#session-types). The system dialog is answered
+// through ConfirmScreenRecord (or the auto-confirm knob); stopping writes a
+// real MP4 (mp4.go) under <solopiDir>/ScreenCaptures.
 
 import (
 	"context"
