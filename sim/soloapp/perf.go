@@ -350,7 +350,7 @@ func (a *App) perfStart(p *process, q params) obj {
 	sid := q["sessionId"]
 	if sid == "" {
 		sid = newUUID()
-	} else if !perfSessionRegex.MatchString(sid) {
+	} else if !protocol.ValidID(sid, 116) {
 		return e2("Invalid performance sessionId")
 	}
 	a.mu.Lock()

@@ -99,7 +99,7 @@ func (a *App) displayStart(p *process, q params) obj {
 	sid := q["sessionId"]
 	if sid == "" {
 		sid = newUUID()
-	} else if !perfSessionRegex.MatchString(sid) {
+	} else if !protocol.ValidID(sid, 116) {
 		return e2("Invalid performance display sessionId")
 	}
 	a.mu.Lock()

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -39,14 +38,6 @@ const (
 	// pluginWorkTime is how long the background import/remove takes.
 	pluginWorkTime = 300 * time.Millisecond
 	mib            = 1 << 20
-)
-
-var (
-	pluginNamePattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	importFileNameRe    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,126}\.zip$`)
-	importFileIDPattern = regexp.MustCompile(`^plugin-import-[0-9a-f]{64}$`)
-	pluginIDPattern     = regexp.MustCompile(`^plugin-[0-9a-f]{64}$`)
-	sha256Pattern       = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 )
 
 // pluginEntry is one registry row.
@@ -111,7 +102,7 @@ func (a *App) importFilesLocked() []importFile {
 	}
 	var out []importFile
 	for _, e := range entries {
-		if !e.Mode().IsRegular() || !importFileNameRe.MatchString(e.Name()) || e.Size() < 1 || e.Size() > 64*mib {
+		if !e.Mode().IsRegular() || !validImportFileName(e.Name()) || e.Size() < 1 || e.Size() > 64*mib {
 			continue
 		}
 		out = append(out, importFile{name: e.Name(), size: e.Size(), modTime: millis(e.ModTime())})
@@ -174,7 +165,7 @@ func (a *App) mutationStatus(p *process, q params, store *receiptLRU) obj {
 	if !present || id == "" {
 		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
 	}
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
@@ -192,7 +183,7 @@ func checkRequestID(q params) obj {
 	if id == "" {
 		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
 	}
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	return nil
@@ -281,7 +272,7 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	if sum == "" {
 		return e1(protocol.ErrMissingSHA256, "Parameter 'sha256' is required")
 	}
-	if !sha256Pattern.MatchString(sum) {
+	if !protocol.ValidHex(sum, 64, true) {
 		return e1(protocol.ErrInvalidSHA256, "Parameter 'sha256' must be 64 hexadecimal characters")
 	}
 	sum = strings.ToLower(sum)
@@ -289,10 +280,10 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	if name == "" && fileID == "" {
 		return e1(protocol.ErrMissingImportSelector, "Parameter 'fileName' or 'fileId' is required")
 	}
-	if name != "" && !importFileNameRe.MatchString(name) {
+	if name != "" && !validImportFileName(name) {
 		return e1(protocol.ErrInvalidFileName, "Parameter 'fileName' is invalid")
 	}
-	if fileID != "" && !importFileIDPattern.MatchString(fileID) {
+	if fileID != "" && !protocol.ValidPrefixedHex(fileID, "plugin-import-", 64) {
 		return e1(protocol.ErrInvalidFileID, "Parameter 'fileId' is invalid")
 	}
 	a.mu.Lock()
@@ -446,7 +437,7 @@ func validatePluginArchive(data []byte) (*pluginDesc, obj) {
 		return nil, pluginFailure(protocol.ErrInvalidManifest, "desc.json is not a valid plugin descriptor")
 	}
 	switch {
-	case !pluginNamePattern.MatchString(d.Name):
+	case !protocol.ValidID(d.Name, 64):
 		return nil, pluginFailure(protocol.ErrInvalidPluginName, "Plugin name is invalid")
 	case d.Name == corePluginName:
 		return nil, pluginFailure(protocol.ErrCorePluginProtected, "Core plugins cannot be replaced")
@@ -592,7 +583,7 @@ func (a *App) pluginRemove(p *process, via transport, q params) obj {
 	if id == "" {
 		return e1(protocol.ErrMissingPluginID, "Parameter 'pluginId' is required")
 	}
-	if !pluginIDPattern.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, "plugin-", 64) {
 		return e1(protocol.ErrInvalidPluginID, "Parameter 'pluginId' is invalid")
 	}
 	if q["confirmId"] != id {

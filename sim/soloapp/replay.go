@@ -109,7 +109,7 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 		return e3("Parameter 'caseName' is required")
 	}
 	requestID := q["requestId"]
-	if !requestIDPattern.MatchString(requestID) {
+	if !protocol.ValidID(requestID, 128) {
 		return e3("Parameter 'requestId' is invalid")
 	}
 	rawID := q["caseId"]
@@ -121,7 +121,7 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 		return e3("Parameter 'caseId' must be a positive integer")
 	}
 	fp := q["caseFingerprint"]
-	if !fingerprintPattern.MatchString(fp) {
+	if !protocol.ValidHex(fp, 64, false) {
 		return e3("Parameter 'caseFingerprint' must be a lowercase SHA-256 value")
 	}
 	a.mu.Lock()

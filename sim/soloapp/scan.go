@@ -132,7 +132,7 @@ func (a *App) scanResolver(ctx context.Context, p *process, via transport, q par
 		return e1(protocol.ErrMutationTransportRequired, "Scan changes require the ADB scheme transport")
 	}
 	sid := q["sessionId"]
-	if !idPattern128.MatchString(sid) {
+	if !protocol.ValidID(sid, 128) {
 		return e1(protocol.ErrInvalidSessionID, "A valid sessionId is required")
 	}
 	a.mu.Lock()

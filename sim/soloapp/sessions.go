@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 	"time"
 
@@ -147,13 +146,6 @@ func shellForm(p string) string {
 	}
 	return p
 }
-
-// Identifier patterns (docs/device-protocol.md#identifiers).
-var (
-	idPattern128     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	perfSessionRegex = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`)
-	screenSessionRe  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-)
 
 // sha256Hex is the lowercase hex SHA-256 of s.
 func sha256Hex(s string) string {

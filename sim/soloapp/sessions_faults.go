@@ -227,7 +227,7 @@ func (a *App) SetPluginActivityBug(on bool) {
 // InstallPlugin puts a plugin straight into the registry (as if installed
 // from the app's settings); it is runtime-loaded only after a restart.
 func (a *App) InstallPlugin(name string, version float64) error {
-	if !pluginNamePattern.MatchString(name) || name == corePluginName {
+	if !protocol.ValidID(name, 64) || name == corePluginName {
 		return fmt.Errorf("soloapp: invalid plugin name %q", name)
 	}
 	if version <= 0 {

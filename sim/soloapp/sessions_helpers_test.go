@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // poll queries action until pred holds (device-time bound) and returns the
@@ -186,7 +188,7 @@ func checkScan(t *testing.T, m map[string]any) {
 		}
 		return
 	}
-	if !idPattern128.MatchString(str(m, "sessionId")) || num(m, "requestedAt") <= 0 {
+	if !protocol.ValidID(str(m, "sessionId"), 128) || num(m, "requestedAt") <= 0 {
 		t.Errorf("identity: %v", m)
 	}
 	if has(m, "startedAt") && num(m, "startedAt") < num(m, "requestedAt") {

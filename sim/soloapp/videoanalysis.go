@@ -44,7 +44,7 @@ func (a *App) videoAnalysisResolver(ctx context.Context, p *process, via transpo
 
 func (a *App) videoStatus(p *process, q params) obj {
 	id := q["requestId"]
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
@@ -69,7 +69,7 @@ func (a *App) videoRejectLocked(p *process, id, code, msg string, extra ...kv) o
 
 func (a *App) videoStart(p *process, q params) obj {
 	id := q["requestId"]
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
