@@ -41,7 +41,7 @@ func actionOverlay(name string, fields obj, text string, w, h int) *overlay {
 		return nil
 	}
 	short := float64(min(w, h))
-	o := &overlay{W: w, H: h, Stroke: math.Max(2, short/140), Font: math.Max(12, short/22)}
+	o := &overlay{W: w, H: h, Stroke: math.Max(2, short/110), Font: math.Max(12, short/22)}
 	point := func(key string) ([2]float64, bool) {
 		return pair(object(fields, key)["device_coordinate"])
 	}
@@ -51,7 +51,7 @@ func actionOverlay(name string, fields obj, text string, w, h int) *overlay {
 		if !ok {
 			return nil
 		}
-		m := mark{X: p[0], Y: p[1], R: short / 24}
+		m := mark{X: p[0], Y: p[1], R: short / 16}
 		if name == "Double Tap" {
 			m.Ring = m.R * 1.6
 		}

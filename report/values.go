@@ -142,7 +142,7 @@ func keyValues(m obj, skip ...string) []string {
 	sort.Strings(keys)
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if v := compact(m[k]); v != "" {
+		if v := compact(m[k]); v != "" && v != "[]" && v != "{}" && v != "null" {
 			out = append(out, k+": "+v)
 		}
 	}
