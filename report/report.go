@@ -16,10 +16,10 @@ package report
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -166,43 +166,14 @@ func Write(dir string, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := publish(e, FileName, b); err != nil {
-		return Result{}, err
+	// Readers see the old report or the new one; the rename replaces a
+	// symlink named report.html instead of writing through it.
+	path := filepath.Join(e.dir, FileName)
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return Result{}, fault.Usage(CodeWriteFailed, "the report path is a directory").With("path", path)
 	}
-	return Result{Path: filepath.Join(e.dir, FileName), Kind: k}, nil
-}
-
-// publish writes name through a temporary file in the same directory and
-// renames it into place: readers see the old report or the new one. The
-// rename replaces a symlink named report.html rather than following it.
-func publish(e *evidence, name string, b []byte) error {
-	fail := func(msg string, err error) error {
-		return fault.Wrap(fault.Invalid, CodeWriteFailed, msg, err).With("path", filepath.Join(e.dir, name))
+	if err := artifacts.WriteFileAtomic(path, b, 0o644); err != nil {
+		return Result{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot write the report file", err).With("path", path)
 	}
-	if fi, err := e.root.Lstat(name); err == nil && fi.IsDir() {
-		return fail("the report path is a directory", fs.ErrExist)
-	}
-	f, err := os.CreateTemp(e.dir, "."+name+".tmp-*")
-	if err != nil {
-		return fail("cannot create the report file", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = e.root.Rename(filepath.Base(tmp), name)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fail("cannot write the report file", werr)
-	}
-	return nil
+	return Result{Path: path, Kind: k}, nil
 }
