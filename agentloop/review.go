@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -195,29 +196,44 @@ type Confirmer interface {
 type TerminalConfirmer struct {
 	In  io.Reader
 	Out io.Writer
-	rd  *bufio.Reader
+
+	once  sync.Once
+	lines chan termLine
 }
 
+type termLine struct {
+	s   string
+	err error
+}
+
+// readLine waits for the next line of In. One goroutine reads In for the
+// confirmer's whole life and hands lines over: a prompt abandoned because
+// its context ended (Ctrl-C, or another confirmer answered first) leaves
+// no reader behind that could race the next prompt for the same bytes.
+// Reading a terminal cannot be interrupted portably, so that goroutine
+// ends only with In.
 func (t *TerminalConfirmer) readLine(ctx context.Context) (string, error) {
-	if t.rd == nil {
-		t.rd = bufio.NewReader(t.In)
-	}
-	type res struct {
-		s   string
-		err error
-	}
-	ch := make(chan res, 1)
-	// Reading a terminal cannot be interrupted portably; on cancellation
-	// the reader goroutine is abandoned (the command is about to exit) and
-	// its buffered channel lets it finish without blocking.
-	go func() {
-		s, err := t.rd.ReadString('\n')
-		ch <- res{s, err}
-	}()
+	t.once.Do(func() {
+		t.lines = make(chan termLine)
+		go func() {
+			rd := bufio.NewReader(t.In)
+			for {
+				s, err := rd.ReadString('\n')
+				t.lines <- termLine{s, err}
+				if err != nil {
+					close(t.lines)
+					return
+				}
+			}
+		}()
+	})
 	select {
 	case <-ctx.Done():
 		return "", ctx.Err()
-	case r := <-ch:
+	case r, ok := <-t.lines:
+		if !ok {
+			return "", fmt.Errorf("read the answer: %w", io.EOF)
+		}
 		if r.err != nil && r.s == "" {
 			return "", fmt.Errorf("read the answer: %w", r.err)
 		}

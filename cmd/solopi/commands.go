@@ -11,6 +11,7 @@ func commands(exit *int, e env) []*cli.Command {
 		actionsCommand(exit, e),
 		simCommand(exit, e),
 		demoCommand(exit, e),
+		reportCommand(exit, e),
 	}
 	cmds = append(cmds, deviceCommands(exit, e)...)
 	cmds = append(cmds, replayCommands(exit, e)...)
