@@ -84,7 +84,7 @@ type EndpointProfile struct {
 	Thinking  string        `json:"thinking"`
 	Params    RequestParams `json:"request_params"`
 	Source    string        `json:"source"`
-	UpdatedAt time.Time     `json:"updated_at"`
+	UpdatedAt time.Time     `json:"updated_at,omitzero"`
 }
 
 // EndpointProfileVersion versions the cached file's format.

@@ -26,9 +26,18 @@ func StrictPolicy() Policy {
 
 // ModelInfo describes the model side of a run (never the key).
 type ModelInfo struct {
-	Endpoint string `json:"endpoint"`
-	Model    string `json:"model"`
-	Thinking string `json:"thinking"`
+	Endpoint string         `json:"endpoint"`
+	Model    string         `json:"model"`
+	Thinking string         `json:"thinking"`
+	APIStyle string         `json:"api_style,omitempty"`
+	Stream   bool           `json:"stream,omitempty"`
+	Image    *ImageEncoding `json:"image,omitempty"`
+}
+
+// Info is the configuration as ModelInfo.
+func (c ModelConfig) Info() ModelInfo {
+	img := c.Image
+	return ModelInfo{Endpoint: c.Endpoint(), Model: c.Model, Thinking: c.Thinking, APIStyle: c.APIStyle, Stream: c.Stream, Image: &img}
 }
 
 // Trajectory is the audit file of one run.

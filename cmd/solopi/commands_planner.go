@@ -28,7 +28,7 @@ const (
 // flag of its own (a flag is visible in the process list): it comes from
 // SOLOPI_MODEL_API_KEY or a file.
 func plannerModelFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "model-base-url", Usage: "OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env " + agentloop.EnvModelBaseURL + ")"},
 		&cli.StringFlag{Name: "model", Usage: "model name (env " + agentloop.EnvModel + ")"},
 		&cli.StringFlag{Name: "model-api-key-file", Usage: "read the API key from this file (default: env " + agentloop.EnvModelAPIKey + ")"},
@@ -43,7 +43,7 @@ func plannerModelFlags() []cli.Flag {
 		&cli.StringFlag{Name: "calibration-cache", Usage: "directory of cached coordinate profiles (env " + envPlannerCache + "; default: the user cache dir)"},
 		&cli.BoolFlag{Name: "no-calibration-cache", Usage: "neither read nor write cached coordinate profiles"},
 		&cli.BoolFlag{Name: "recalibrate", Usage: "negotiate again even when a cached profile exists"},
-	}
+	}, plannerProviderFlags()...)
 }
 
 // plannerSetup is what the model flags resolve to.
@@ -88,6 +88,9 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	if !c.IsSet("input-token-budget") {
 		mc.InputTokenBudget = fromEnv.InputTokenBudget
 	}
+	if err := applyPlannerProvider(c, e, &mc); err != nil {
+		return nil, err
+	}
 	if mc.InputPricePerMTok < 0 || mc.OutputPricePerMTok < 0 {
 		return nil, fault.Usage(codePlannerOption, "--price-input and --price-output must not be negative")
 	}
@@ -112,6 +115,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 			}
 		}
 	}
+	m.UseCache(s.cacheDir)
 	return s, nil
 }
 
@@ -119,9 +123,7 @@ func (s *plannerSetup) profileKey() agentloop.ProfileKey {
 	return agentloop.ProfileKey{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking, Resize: s.policy}
 }
 
-func (s *plannerSetup) modelInfo() agentloop.ModelInfo {
-	return agentloop.ModelInfo{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking}
-}
+func (s *plannerSetup) modelInfo() agentloop.ModelInfo { return s.cfg.Info() }
 
 // redact removes the API key from any text.
 func (s *plannerSetup) redact(text string) string {
@@ -214,13 +216,14 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				space, err := agentloop.ParseSpace(c.String("coordinate-space"))
+				space, err := plannerSpace(c, e)
 				if err != nil {
-					return outcome.Result{}, fault.Usage(codePlannerOption, err.Error())
+					return outcome.Result{}, err
 				}
 				return runPlannerCalibrate(ctx, setup, space, w, h)
 			}),
 		},
+		plannerCheckCommand(exit, e),
 	}
 }
 
