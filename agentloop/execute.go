@@ -3,6 +3,8 @@ package agentloop
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -299,4 +301,20 @@ func (r *taskRun) staleCancel(step int, act Action, verdict string, fresh *Scree
 		"note": "the screen changed before dispatch; nothing was touched; plan again on the new screenshot"})
 	r.pending = fresh
 	st.setPhase(PhaseObserving, "replan on the newest screenshot")
+}
+
+// actionSignature identifies repeated dispatches: the action, its device
+// point to the nearest 2 % of the screen, and its text.
+func actionSignature(a Action, c Command) string {
+	var b strings.Builder
+	b.WriteString(a.Name)
+	for _, p := range []*MappedPoint{c.Point, c.Start, c.End} {
+		if p != nil {
+			fmt.Fprintf(&b, "|%d,%d", int(p.Canonical[0]*50), int(p.Canonical[1]*50))
+		}
+	}
+	if a.Text != nil {
+		b.WriteString("|" + *a.Text)
+	}
+	return b.String()
 }

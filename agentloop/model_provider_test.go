@@ -294,3 +294,39 @@ func TestModelConfigProviderStyles(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointCacheIsAnOptimisation: a corrupt or foreign cache file is
+// ignored and an unwritable cache directory only reported; the requests
+// still succeed.
+func TestEndpointCacheIsAnOptimisation(t *testing.T) {
+	srv, err := fakemodel.Start(fakemodel.Options{Provider: fakemodel.ProviderNoTemperature})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	mc := DefaultModelConfig()
+	mc.BaseURL, mc.Model = srv.URL, "fake-vision"
+	dir := t.TempDir()
+	if err := os.WriteFile(endpointCacheFile(dir, mc), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := NewHTTPModel(mc)
+	m.UseCache(dir)
+	if m.EndpointProfile().Source != ParamsDefault || m.CacheError() == nil {
+		t.Fatalf("a corrupt cache file: %+v %v", m.EndpointProfile(), m.CacheError())
+	}
+	// A directory where a file is expected: the learned fields cannot be
+	// written, the call still succeeds.
+	blocked := t.TempDir()
+	if err := os.Mkdir(endpointCacheFile(blocked, mc), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = NewHTTPModel(mc)
+	m.UseCache(blocked)
+	if _, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if m.EndpointProfile().Params.Temperature || m.CacheError() == nil {
+		t.Fatalf("%+v %v", m.EndpointProfile(), m.CacheError())
+	}
+}

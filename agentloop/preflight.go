@@ -105,16 +105,6 @@ func (r *PreflightReport) RunCheck(name string, fn func() error) error {
 	return nil
 }
 
-// Passed reports whether every check passed.
-func (r *PreflightReport) Passed() bool {
-	for _, c := range r.Checks {
-		if c.Status != CheckPassed {
-			return false
-		}
-	}
-	return len(r.Checks) > 0
-}
-
 // preflightProbeSize is the synthetic card of the image check: small, so
 // the check costs few vision tokens, yet above every provider's minimum.
 const preflightProbeWidth, preflightProbeHeight = 256, 512

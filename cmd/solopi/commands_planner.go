@@ -157,8 +157,11 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			Usage: "run a task with the strict pure-vision planner (the model sees only the task and screenshots)",
 			UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--max-steps 30] [--max-duration 600]\n" +
 				"    [--coordinate-space auto|relative_0_999|image_pixels|display_pixels] [--model-base-url URL] [--model NAME] ...\n\n" +
-				"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked; 3 usage; 4 model, calibration or\n" +
-				"device protocol error; 124 --max-duration; 130 interrupted.",
+				"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
+				"before anything is sent to the phone).\n\n" +
+				"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
+				"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
+				"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "task", Usage: "what to do, in the user's words"},
 				&cli.StringFlag{Name: "device-mode", Usage: "solopi (a SoloPi Agent session: taps become clicks on the node under the point) or adb (plain input)", Value: agentloop.ModeSoloPi},
@@ -166,7 +169,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing trajectory file"},
 				&cli.IntFlag{Name: "max-steps", Usage: "planning steps before giving up", Value: 30},
 				&cli.Float64Flag{Name: "max-duration", Usage: "seconds before the task times out (exit 124)", Value: 600},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
 				&cli.Float64Flag{Name: "settle", Usage: "seconds to wait after an action before verifying it (default 0.5 for adb, 0 for solopi, which settles on the device)", Value: -1},
 				&cli.StringFlag{Name: "interactive", Usage: "ask a human on the terminal for confirmations and takeovers: auto (when stdin and stderr are terminals), always, never", Value: "auto"},
 				&cli.Float64Flag{Name: "action-timeout", Usage: "solopi mode: seconds to wait for each action's receipt", Value: 15},
@@ -205,23 +208,9 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			UsageText: "solopi planner-calibrate [--display-size 1080x2340] [--coordinate-space auto] [--model-base-url URL] [--model NAME] [--recalibrate] ...",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size the probes use", Value: "1080x2340"},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
 			}, plannerModelFlags()...),
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				setup, err := readPlannerSetup(c, e)
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				w, h, err := plannerSize("display-size", c.String("display-size"))
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				space, err := plannerSpace(c, e)
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				return runPlannerCalibrate(ctx, setup, space, w, h)
-			}),
+			Action: plannerEndpointAction(exit, e, runPlannerCalibrate),
 		},
 		plannerCheckCommand(exit, e),
 	}

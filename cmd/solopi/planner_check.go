@@ -74,7 +74,10 @@ type plannerCheckResult struct {
 	Model    agentloop.ModelInfo        `json:"model"`
 	Checks   []agentloop.PreflightCheck `json:"checks"`
 	Endpoint agentloop.EndpointProfile  `json:"endpointProfile"`
-	Profile  *agentloop.Profile         `json:"coordinateProfile"`
+	// EndpointCacheError says why what the endpoint refused could not be
+	// cached (it is then learned again next time).
+	EndpointCacheError string             `json:"endpointCacheError,omitempty"`
+	Profile            *agentloop.Profile `json:"coordinateProfile"`
 	// CacheFile is the cached coordinate profile (none for a configured
 	// space or without a cache).
 	CacheFile string            `json:"cacheFile,omitempty"`
@@ -97,22 +100,30 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 			&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size a negotiation uses", Value: "1080x2340"},
 			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
 		}, plannerModelFlags()...),
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-			setup, err := readPlannerSetup(c, e)
-			if err != nil {
-				return outcome.Result{}, err
-			}
-			w, h, err := plannerSize("display-size", c.String("display-size"))
-			if err != nil {
-				return outcome.Result{}, err
-			}
-			space, err := plannerSpace(c, e)
-			if err != nil {
-				return outcome.Result{}, err
-			}
-			return runPlannerCheck(ctx, setup, space, w, h)
-		}),
+		Action: plannerEndpointAction(exit, e, runPlannerCheck),
 	}
+}
+
+// plannerEndpointAction is the action of a command that works on the
+// model endpoint with synthetic images only (planner-calibrate,
+// planner-check): the model setup, --display-size and the coordinate
+// space, then run.
+func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
+	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		setup, err := readPlannerSetup(c, e)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		w, h, err := plannerSize("display-size", c.String("display-size"))
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		space, err := plannerSpace(c, e)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return run(ctx, setup, space, w, h)
+	})
 }
 
 // runPlannerCheck runs the preflight and prints its report.
@@ -123,6 +134,9 @@ func runPlannerCheck(ctx context.Context, s *plannerSetup, space agentloop.Space
 	}
 	out := plannerCheckResult{Success: true, Model: s.modelInfo(), Checks: rep.Checks, Endpoint: s.model.EndpointProfile(),
 		Profile: rep.Profile, Metrics: rep.Metrics()}
+	if err := s.model.CacheError(); err != nil {
+		out.EndpointCacheError = err.Error()
+	}
 	if s.cacheDir != "" && rep.Profile.Source != agentloop.SourceConfigured {
 		out.CacheFile = filepath.Join(s.cacheDir, s.profileKey().Hash()+".json")
 	}
