@@ -36,12 +36,12 @@ func plannerModelFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "model-timeout", Usage: "seconds per model HTTP attempt (env " + agentloop.EnvModelTimeout + ")", Value: 120},
 		&cli.IntFlag{Name: "model-retries", Usage: "extra attempts on connection errors, 429 and 5xx", Value: 2},
 		&cli.IntFlag{Name: "input-token-budget", Usage: "estimated prompt tokens; the oldest memory turns are trimmed above it (0: never; env " + agentloop.EnvTokenBudget + ")", Value: 24000},
-		&cli.IntFlag{Name: "max-output-tokens", Usage: "max_tokens of each completion", Value: 3000},
+		&cli.IntFlag{Name: "max-output-tokens", Usage: "token limit of each completion (max_tokens, or max_completion_tokens where an endpoint refuses max_tokens)", Value: 3000},
 		&cli.Float64Flag{Name: "price-input", Usage: "USD per million prompt tokens, for the cost metric", Value: 0},
 		&cli.Float64Flag{Name: "price-output", Usage: "USD per million completion tokens, for the cost metric", Value: 0},
 		&cli.IntFlag{Name: "resize-long-side", Usage: "longest side of the image sent to the model in pixels (0: the screenshot as it is)", Value: 1280},
-		&cli.StringFlag{Name: "calibration-cache", Usage: "directory of cached coordinate profiles (env " + envPlannerCache + "; default: the user cache dir)"},
-		&cli.BoolFlag{Name: "no-calibration-cache", Usage: "neither read nor write cached coordinate profiles"},
+		&cli.StringFlag{Name: "calibration-cache", Usage: "directory of cached coordinate and endpoint profiles (env " + envPlannerCache + "; default: the user cache dir)"},
+		&cli.BoolFlag{Name: "no-calibration-cache", Usage: "neither read nor write cached coordinate and endpoint profiles"},
 		&cli.BoolFlag{Name: "recalibrate", Usage: "negotiate again even when a cached profile exists"},
 	}, plannerProviderFlags()...)
 }

@@ -63,7 +63,7 @@ func simCommand(exit *int, e env) *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "serve",
 			Usage: "serve simulated devices until interrupted",
-			UsageText: "solopi sim serve [--devices N] [--time-scale X]\n\n" +
+			UsageText: "solopi sim serve [--devices N] [--time-scale X] [--fake-model[=MODE]]\n\n" +
 				"Prints one JSON object with the fake adb server address (export ANDROID_ADB_SERVER_PORT to\n" +
 				"use it with solopi), each device's fake adbd address (for `adb connect` with Debian's adb)\n" +
 				"and the loopback control endpoint for fault injection, then serves until SIGINT/SIGTERM.\n\n" +
