@@ -412,4 +412,3 @@ func grounded(node map[string]any) bool {
 	}
 	return false
 }
-

@@ -234,7 +234,7 @@ func newCase(requirementID string, sc *Scenario, phase string, ordinal int, step
 		label = *sc.TargetAppLabel
 	}
 	return &Case{
-		Name:             cut(safeName(fmt.Sprintf("verify-%s-%s-%s-%02d-%s", requirementID, sc.ID, phase, ordinal, fingerprint(semantic)[:12])), 120),
+		Name: cut(safeName(fmt.Sprintf("verify-%s-%s-%s-%02d-%s", requirementID, sc.ID, phase, ordinal, fingerprint(semantic)[:12])), 120),
 		// solopi-ai's description ("compiled verification segment"), kept
 		// verbatim: it is hashed into segment IDs and the plan fingerprint.
 		Desc:             "已编译的验证片段 " + sc.ID + "/" + phase,
