@@ -244,29 +244,34 @@ func writeString(buf *bytes.Buffer, s string) error {
 		return errors.New("canonical json: string is not valid UTF-8")
 	}
 	buf.WriteByte('"')
+	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '"':
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf.WriteString(s[start:i])
+		start = i + 1
+		switch c {
+		case '"':
 			buf.WriteString(`\"`)
-		case c == '\\':
+		case '\\':
 			buf.WriteString(`\\`)
-		case c == '\n':
+		case '\n':
 			buf.WriteString(`\n`)
-		case c == '\r':
+		case '\r':
 			buf.WriteString(`\r`)
-		case c == '\t':
+		case '\t':
 			buf.WriteString(`\t`)
-		case c == '\b':
+		case '\b':
 			buf.WriteString(`\b`)
-		case c == '\f':
+		case '\f':
 			buf.WriteString(`\f`)
-		case c < 0x20:
-			fmt.Fprintf(buf, `\u%04x`, c)
 		default:
-			buf.WriteByte(c)
+			fmt.Fprintf(buf, `\u%04x`, c)
 		}
 	}
+	buf.WriteString(s[start:])
 	buf.WriteByte('"')
 	return nil
 }
