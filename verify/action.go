@@ -59,7 +59,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 		return nil, invalid(CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t)
 	}
 	a := &Action{Type: t.(string)}
-	if unknown := sortedKeysNotIn(m, actionFields[a.Type]...); len(unknown) > 0 {
+	if unknown := UnknownKeys(m, actionFields[a.Type]...); len(unknown) > 0 {
 		return nil, invalid(CodeInvalidAction, "the typed action has unknown fields", "action", a.Type, "fields", unknown)
 	}
 	switch a.Type {
@@ -80,7 +80,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 		}
 	}
 	if a.Type == ActionLongClick || a.Type == ActionWait {
-		d, ok := integer(lookup(m, "durationMs", int64(1000)))
+		d, ok := JSONInteger(lookup(m, "durationMs", int64(1000)))
 		if !ok || d < 100 || d > 5000 {
 			return nil, invalid(CodeInvalidAction, "durationMs must be an integer between 100 and 5000")
 		}
@@ -93,7 +93,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 		default:
 			return nil, invalid(CodeInvalidAction, "scroll direction must be up, down, left or right")
 		}
-		d, ok := integer(lookup(m, "distance", int64(50)))
+		d, ok := JSONInteger(lookup(m, "distance", int64(50)))
 		if !ok || d < 1 || d > 90 {
 			return nil, invalid(CodeInvalidAction, "scroll distance must be an integer between 1 and 90")
 		}
@@ -126,7 +126,7 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if unknown := sortedKeysNotIn(m, oracle.SelectorKeys...); len(unknown) > 0 {
+	if unknown := UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
 		return nil, invalid(CodeInvalidSelector, "the selector has unsupported fields", "fields", unknown, "location", location)
 	}
 	sel := oracle.Selector{}
@@ -142,7 +142,7 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 		if _, ok := val.(bool); ok {
 			return true
 		}
-		_, ok := integer(val)
+		_, ok := JSONInteger(val)
 		return ok
 	}
 	for _, val := range sel {
@@ -197,7 +197,7 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 	case t != "ui":
 		return Oracle{}, invalid(CodeUnsupportedOracle, "only deterministic UI oracles (and vision oracles on checkpoints) are supported", "oracleType", t, "location", location)
 	}
-	if unknown := sortedKeysNotIn(m, "type", "selector", "field", "operator", "expected"); len(unknown) > 0 {
+	if unknown := UnknownKeys(m, "type", "selector", "field", "operator", "expected"); len(unknown) > 0 {
 		return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle has unknown fields", "fields", unknown, "location", location)
 	}
 	field, _ := lookup(m, "field", oracle.FieldText).(string)
@@ -224,7 +224,7 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 }
 
 func normalizeVisionOracle(m map[string]any, location string) (Oracle, error) {
-	if unknown := sortedKeysNotIn(m, "type", "assertion"); len(unknown) > 0 {
+	if unknown := UnknownKeys(m, "type", "assertion"); len(unknown) > 0 {
 		return Oracle{}, invalid(CodeInvalidOracle, "the vision oracle has unknown fields", "fields", unknown, "location", location)
 	}
 	a, err := text(m["assertion"], location+".assertion")

@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 )
 
@@ -51,16 +49,7 @@ func BenchmarkValidate(b *testing.B) {
 
 func BenchmarkJudge(b *testing.B) {
 	p := compileFixture(b, "counter-outcome-matrix")
-	rememberCases(p)
-	phone := &counterPhone{}
-	d, _ := ParseDecisions(readFixture(b, "counter-agent-decisions"), p)
-	out, err := (&Engine{Runner: phone, Agent: phone, Decisions: d}).Run(context.Background(), p, filepath.Join(b.TempDir(), "run"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	_ = out
 	rec := &RunRecord{ReportID: "r"}
-	// Re-judge what the run recorded.
 	for _, sc := range p.Scenarios {
 		for _, seg := range sc.Segments {
 			rec.Record(sc.ID, &SegmentOutcome{SegmentID: seg.ID, State: StatePassed, Evidence: judgeEvidence})
@@ -68,23 +57,5 @@ func BenchmarkJudge(b *testing.B) {
 	}
 	for b.Loop() {
 		_ = Judge(p, rec)
-	}
-}
-
-// BenchmarkRunMatrix is verify-run's host work per run of the matrix on a
-// scripted phone that answers at once (plan copy, events, evidence files,
-// hashing, judging): the host overhead on top of device time.
-func BenchmarkRunMatrix(b *testing.B) {
-	p := compileFixture(b, "counter-outcome-matrix")
-	rememberCases(p)
-	d, _ := ParseDecisions(readFixture(b, "counter-agent-decisions"), p)
-	dir := b.TempDir()
-	i := 0
-	for b.Loop() {
-		i++
-		phone := &counterPhone{}
-		if _, err := (&Engine{Runner: phone, Agent: phone, Decisions: d}).Run(context.Background(), p, filepath.Join(dir, "run", string(rune('a'+i%26)), filepath.Base(b.Name())+itoa(int64(i)))); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

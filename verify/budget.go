@@ -40,7 +40,7 @@ func normalizeBudget(v any, label string) (Budget, error) {
 	for i, f := range budgetFields {
 		names[i] = f.name
 	}
-	if unknown := sortedKeysNotIn(src, names...); len(unknown) > 0 {
+	if unknown := UnknownKeys(src, names...); len(unknown) > 0 {
 		return Budget{}, invalid(CodeInvalidBudget, label+" has unknown fields", "fields", unknown)
 	}
 	var b Budget
@@ -50,7 +50,7 @@ func normalizeBudget(v any, label string) (Budget, error) {
 			*f.get(&b) = f.def
 			continue
 		}
-		n, ok := integer(raw)
+		n, ok := JSONInteger(raw)
 		if !ok {
 			return Budget{}, invalid(CodeInvalidBudget, label+"."+f.name+" must be an integer")
 		}

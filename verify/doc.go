@@ -11,11 +11,11 @@
 // same planFingerprint, compiled case names and segment IDs as SoloPi's own
 // host CLI. Validate re-checks a plan before it runs.
 //
-// Run walks the plan on a phone through narrow ports (a case runner, an
-// Agent session, a DecisionProvider) and records what each segment did;
-// Judge, a pure function of the plan and those outcomes, gives the verdict
-// of every checkpoint, scenario, acceptance criterion and the whole run.
-// An Agent saying "done" only ends its exploration: the oracles decide.
+// Package execution runs a plan on a phone and records what each segment
+// did; Judge, a pure function of the plan and those outcomes, gives the
+// verdict of every checkpoint, scenario, acceptance criterion and the whole
+// run. An Agent saying "done" only ends its exploration: the oracles
+// decide.
 //
 // The format, the rules and where we differ from solopi-ai are described in
 // docs/verification.md.

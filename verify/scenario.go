@@ -255,7 +255,7 @@ func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, er
 			out = append(out, r)
 			continue
 		}
-		if unknown := sortedKeysNotIn(step, "use", "bindings"); len(unknown) > 0 {
+		if unknown := UnknownKeys(step, "use", "bindings"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidFlowUse, "the flow use has unknown fields", "fields", unknown)
 		}
 		flowID, err := identifier(use, "flow reference")
@@ -302,7 +302,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 	}
 	switch lookup(m, "type", StepOperation) {
 	case StepOperation:
-		if unknown := sortedKeysNotIn(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
+		if unknown := UnknownKeys(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the operation step has unknown fields", "fields", unknown)
 		}
 		if lookup(m, "stability", "stable") != "stable" {
@@ -314,7 +314,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 		}
 		return &Step{ID: id, Type: StepOperation, Action: a}, nil
 	case StepExplore:
-		if unknown := sortedKeysNotIn(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
+		if unknown := UnknownKeys(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the explore step has unknown fields", "fields", unknown)
 		}
 		allowed, err := normalizeAllowedActions(m["allowedActions"])

@@ -243,3 +243,18 @@ func newCase(requirementID string, sc *Scenario, phase string, ordinal int, step
 		Steps:            steps,
 	}
 }
+
+// EvidenceDirName is the directory name of a segment's evidence: its ID
+// made safe for a path, at most 80 characters.
+func EvidenceDirName(segmentID string) string { return cut(safeName(segmentID), 80) }
+
+// HasVision reports whether any checkpoint of the segment has a vision
+// oracle.
+func (s *Segment) HasVision(sc *Scenario) bool {
+	for _, id := range s.CheckpointIDs {
+		if cp := sc.Checkpoint(id); cp != nil && cp.Oracle.Vision != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -95,7 +95,7 @@ func uniqueIDs(ids []string, label string) error {
 
 // integer reads a JSON integer (not a float, not a boolean: Python's
 // isinstance(v, int) minus bool).
-func integer(v any) (int64, bool) {
+func JSONInteger(v any) (int64, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		if !canonjson.IsInteger(x) {
@@ -127,7 +127,7 @@ func isContainer(v any) bool {
 	return false
 }
 
-func sortedKeysNotIn(m map[string]any, allowed ...string) []string {
+func UnknownKeys(m map[string]any, allowed ...string) []string {
 	var out []string
 	for k := range m {
 		ok := false

@@ -1,6 +1,10 @@
-package verify
+package execution
 
-import "context"
+import (
+	"context"
+
+	"github.com/solopi-dev/solopi/verify"
+)
 
 // The engine reaches the phone only through these ports. cmd/solopi
 // implements them with the same in-process code as the case-import, run
@@ -21,7 +25,7 @@ type CaseRunner interface {
 	// case as written to the segment's evidence. The receipt is the
 	// import's JSON answer, written as evidence whether or not it
 	// succeeded.
-	ImportCase(ctx context.Context, c *Case, caseFile string) (ImportResult, error)
+	ImportCase(ctx context.Context, c *verify.Case, caseFile string) (ImportResult, error)
 	// RunCase replays a case by name and waits for its terminal state,
 	// collecting the replay's files into req.ArtifactsDir.
 	RunCase(ctx context.Context, req RunRequest) (RunResult, error)
@@ -87,7 +91,7 @@ type SessionRef struct {
 // StartRequest starts a session.
 type StartRequest struct {
 	OwnerToken string
-	Budget     Budget
+	Budget     verify.Budget
 }
 
 // StartResult is a started session.
@@ -151,13 +155,13 @@ type DecisionContext struct {
 	Observation    map[string]any `json:"observation"`
 	// Budget is the explore step's budget (not part of solopi-ai's
 	// context; the vision provider bounds its planner with it).
-	Budget Budget `json:"-"`
+	Budget verify.Budget `json:"-"`
 }
 
 // VisionJudge decides vision checkpoints: does this screenshot show the
 // assertion? It is the planner's isolated completion review.
 type VisionJudge interface {
-	Review(ctx context.Context, req VisionRequest) (VisionVerdict, error)
+	Review(ctx context.Context, req VisionRequest) (verify.VisionVerdict, error)
 }
 
 // VisionRequest is one vision checkpoint on one screenshot.

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // Engine runs a validated plan on a phone through its ports and judges the
@@ -32,7 +33,7 @@ type Engine struct {
 
 // RunOutput is a finished (or interrupted) run.
 type RunOutput struct {
-	Report     *Report
+	Report     *verify.Report
 	ReportPath string
 	EventsPath string
 	PlanPath   string
@@ -45,7 +46,7 @@ type RunOutput struct {
 // its port, nothing further starts, and a partial report marked
 // interrupted is still written. The error is for what prevents a report
 // (the directory exists, a file cannot be written).
-func (e *Engine) Run(ctx context.Context, plan *Plan, dir string) (*RunOutput, error) {
+func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOutput, error) {
 	e.Clock = clock.Or(e.Clock)
 	a, err := createArtifactDir(dir)
 	if err != nil {
@@ -60,7 +61,7 @@ func (e *Engine) Run(ctx context.Context, plan *Plan, dir string) (*RunOutput, e
 		return nil, err
 	}
 	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}}
-	rec := &RunRecord{ReportID: "verification-run-" + e.hex(16), StartedAt: e.Clock.Now().UnixMilli()}
+	rec := &verify.RunRecord{ReportID: "verification-run-" + e.hex(16), StartedAt: e.Clock.Now().UnixMilli()}
 	r.rec = rec
 	if err := r.ev.append("verification_started", map[string]any{"requirementId": plan.Requirement.ID, "planFingerprint": plan.Fingerprint}); err != nil {
 		return nil, err
@@ -69,8 +70,8 @@ func (e *Engine) Run(ctx context.Context, plan *Plan, dir string) (*RunOutput, e
 		return nil, err
 	}
 	rec.FinishedAt = e.Clock.Now().UnixMilli()
-	report := Judge(plan, rec)
-	report.Artifacts = &ReportArtifacts{Plan: out.PlanPath, Events: out.EventsPath}
+	report := verify.Judge(plan, rec)
+	report.Artifacts = &verify.ReportArtifacts{Plan: out.PlanPath, Events: out.EventsPath}
 	fin := map[string]any{"reportId": report.ReportID, "status": report.Status, "outcomeFingerprint": report.OutcomeFingerprint}
 	if rec.Interrupted {
 		fin["interrupted"] = true
@@ -98,10 +99,10 @@ func (e *Engine) hex(n int) string {
 // run is one execution of a plan.
 type run struct {
 	e    *Engine
-	plan *Plan
+	plan *verify.Plan
 	a    *artifactDir
 	ev   *events
-	rec  *RunRecord
+	rec  *verify.RunRecord
 }
 
 // walk runs the scenarios in execution order with the judge's rules on
@@ -113,12 +114,12 @@ func (r *run) walk(ctx context.Context) error {
 	statuses := map[string]string{}
 	for _, id := range r.plan.ExecutionOrder {
 		sc := r.plan.Scenario(id)
-		if len(DependenciesPassed(sc, statuses)) == 0 {
+		if len(verify.DependenciesPassed(sc, statuses)) == 0 {
 			if err := r.scenario(ctx, sc); err != nil {
 				return err
 			}
 		}
-		statuses[id] = ScenarioStatus(r.plan, r.rec, sc, statuses)
+		statuses[id] = verify.ScenarioStatus(r.plan, r.rec, sc, statuses)
 		if r.rec.Interrupted {
 			return nil
 		}
@@ -126,11 +127,11 @@ func (r *run) walk(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) scenario(ctx context.Context, sc *Scenario) error {
+func (r *run) scenario(ctx context.Context, sc *verify.Scenario) error {
 	hasPre, testStarted := false, false
 	for i := range sc.Segments {
 		seg := &sc.Segments[i]
-		if seg.Phase != PhasePrecondition {
+		if seg.Phase != verify.PhasePrecondition {
 			continue
 		}
 		hasPre = true
@@ -138,13 +139,13 @@ func (r *run) scenario(ctx context.Context, sc *Scenario) error {
 		if err != nil || r.rec.Interrupted {
 			return err
 		}
-		if o.State != StatePassed || len(o.Evidence) == 0 {
+		if o.State != verify.StatePassed || len(o.Evidence) == 0 {
 			goto cleanup
 		}
 	}
 	for i := range sc.Segments {
 		seg := &sc.Segments[i]
-		if seg.Phase != PhaseTest {
+		if seg.Phase != verify.PhaseTest {
 			continue
 		}
 		testStarted = true
@@ -152,7 +153,7 @@ func (r *run) scenario(ctx context.Context, sc *Scenario) error {
 		if err != nil || r.rec.Interrupted {
 			return err
 		}
-		if (o.State != StatePassed && o.State != StateDone) || len(o.Evidence) == 0 {
+		if (o.State != verify.StatePassed && o.State != verify.StateDone) || len(o.Evidence) == 0 {
 			break
 		}
 	}
@@ -162,7 +163,7 @@ cleanup:
 	}
 	for i := range sc.Segments {
 		seg := &sc.Segments[i]
-		if seg.Phase != PhaseCleanup {
+		if seg.Phase != verify.PhaseCleanup {
 			continue
 		}
 		if _, err := r.segment(ctx, sc, seg); err != nil || r.rec.Interrupted {
@@ -174,7 +175,7 @@ cleanup:
 
 // segment runs one segment between its started and finished events and
 // records its outcome. An interrupt during it marks the run interrupted.
-func (r *run) segment(ctx context.Context, sc *Scenario, seg *Segment) (*SegmentOutcome, error) {
+func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
 	if ctx.Err() != nil {
 		// Interrupted between segments: nothing new starts.
 		r.rec.Interrupted = true
@@ -184,7 +185,7 @@ func (r *run) segment(ctx context.Context, sc *Scenario, seg *Segment) (*Segment
 	if err := r.ev.append("segment_started", base); err != nil {
 		return nil, err
 	}
-	var o *SegmentOutcome
+	var o *verify.SegmentOutcome
 	var err error
 	if seg.Deterministic() {
 		o, err = r.fixed(ctx, sc, seg)
@@ -195,7 +196,7 @@ func (r *run) segment(ctx context.Context, sc *Scenario, seg *Segment) (*Segment
 		return nil, err
 	}
 	if fault.IsInterrupt(err) {
-		o.State, o.Reason = NotTested, ReasonInterrupted
+		o.State, o.Reason = verify.NotTested, verify.ReasonInterrupted
 	}
 	if err != nil || ctx.Err() != nil {
 		// A segment that finished before the interrupt was noticed keeps
@@ -204,7 +205,10 @@ func (r *run) segment(ctx context.Context, sc *Scenario, seg *Segment) (*Segment
 	}
 	o.SegmentID = seg.ID
 	r.rec.Record(sc.ID, o)
-	fin := map[string]any{"state": nullable(o.State), "reason": nullable(o.Reason), "agentDone": o.AgentDone}
+	fin := map[string]any{"state": o.State, "reason": nil, "agentDone": o.AgentDone}
+	if o.Reason != "" {
+		fin["reason"] = o.Reason
+	}
 	for k, v := range base {
 		fin[k] = v
 	}

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 func TestRunPlan(t *testing.T) {
 	dir := t.TempDir()
 	p := compileFixture(t, "counter-outcome-matrix")
 	rememberCases(p)
-	planBytes, _ := MarshalPlan(p)
+	planBytes, _ := verify.MarshalPlan(p)
 	decisions := filepath.Join(dir, "decisions.json")
 	if err := os.WriteFile(decisions, readFixture(t, "counter-agent-decisions"), 0o644); err != nil {
 		t.Fatal(err)
@@ -27,7 +28,7 @@ func TestRunPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Status != Failed || s.Success || s.OutcomeFingerprint != outcomeMatrixDecisions {
+	if s.Status != verify.Failed || s.Success || s.OutcomeFingerprint != outcomeMatrixDecisions {
 		t.Errorf("summary = %+v", s)
 	}
 	b, _ := json.Marshal(s)
@@ -36,15 +37,21 @@ func TestRunPlan(t *testing.T) {
 	// Refused before the phone is touched.
 	calls := len(phone.calls)
 	for name, edit := range map[string]func(o *RunOptions){
-		CodeArtifactsExist:   func(o *RunOptions) { o.JUnit = "" },
-		CodeProviderConflict: func(o *RunOptions) { o.Artifacts += "2"; o.Provider.Name = ProviderCloud; o.Provider.CloudEndpoint = "http://127.0.0.1:1" },
-		CodeInvalidDecisions: func(o *RunOptions) {
+		CodeArtifactsExist: func(o *RunOptions) { o.JUnit = "" },
+		CodeProviderConflict: func(o *RunOptions) {
+			o.Artifacts += "2"
+			o.Provider.Name = ProviderCloud
+			o.Provider.CloudEndpoint = "http://127.0.0.1:1"
+		},
+		verify.CodeInvalidDecisions: func(o *RunOptions) {
 			o.Artifacts += "3"
 			bad := filepath.Join(dir, "bad.json")
 			_ = os.WriteFile(bad, []byte(`{"hybrid-success":[]}`), 0o644)
 			o.DecisionsFile = bad
 		},
-		CodeFingerprintMismatch: func(o *RunOptions) { o.Plan = []byte(`{"schemaVersion":"solopi.ai.verification-plan/v1","planFingerprint":"` + outcomeMatrixDecisions + `"}`) },
+		verify.CodeFingerprintMismatch: func(o *RunOptions) {
+			o.Plan = []byte(`{"schemaVersion":"solopi.ai.verification-plan/v1","planFingerprint":"` + outcomeMatrixDecisions + `"}`)
+		},
 		CodeProviderNotSupported: func(o *RunOptions) {
 			o.Artifacts += "4"
 			o.DecisionsFile = ""

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // AgentCleanupTimeout bounds ending or cancelling a session after the run's
@@ -21,7 +22,7 @@ const AgentCleanupTimeout = 20 * time.Second
 // becomes the next one. Any refused decision, failed step or error leaves
 // the segment not_tested with a reason; the session is always ended (after
 // done) or cancelled, and the transcript and timeline are evidence.
-func (r *run) dynamic(ctx context.Context, sc *Scenario, seg *Segment) (*SegmentOutcome, error) {
+func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
 	step := seg.DynamicStep
 	dir, err := r.a.segmentDir(seg.ID)
 	if err != nil {
@@ -38,24 +39,26 @@ func (r *run) dynamic(ctx context.Context, sc *Scenario, seg *Segment) (*Segment
 			first, _ = script[0]["type"].(string)
 		}
 		if len(script) == 0 || first == DecisionBlocked {
-			reason := any(ReasonCheckpointNotReached)
+			reason := any(verify.ReasonCheckpointNotReached)
 			decisions := []any{}
 			if len(script) > 0 {
-				reason = lookup(script[0], "reason", ReasonCheckpointNotReached)
+				if r, present := script[0]["reason"]; present {
+					reason = r
+				}
 				if s, ok := reason.(string); !ok || s == "" {
-					return &SegmentOutcome{State: NotTested, Reason: ReasonAdapterError, Error: "a blocked Agent decision needs a reason"}, nil
+					return &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonAdapterError, Error: "a blocked Agent decision needs a reason"}, nil
 				}
 				for _, d := range script {
 					decisions = append(decisions, d)
 				}
 			}
 			ev, err := r.a.writeJSON(transcriptPath, map[string]any{
-				"scenarioId": sc.ID, "stepId": step.ID, "state": NotTested, "reason": reason, "decisions": decisions,
+				"scenarioId": sc.ID, "stepId": step.ID, "state": verify.NotTested, "reason": reason, "decisions": decisions,
 			}, "agent_transcript")
 			if err != nil {
 				return nil, err
 			}
-			return &SegmentOutcome{State: NotTested, Reason: ReasonCheckpointNotReached, Evidence: []Evidence{ev}}, nil
+			return &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonCheckpointNotReached, Evidence: []verify.Evidence{ev}}, nil
 		}
 	}
 
@@ -63,8 +66,8 @@ func (r *run) dynamic(ctx context.Context, sc *Scenario, seg *Segment) (*Segment
 	r.a.addSecret(token)
 	d := &dyn{r: r, sc: sc, seg: seg, step: step, dir: dir, script: script,
 		ref: SessionRef{OwnerToken: token}, terminal: "cancel",
-		o:          &SegmentOutcome{State: NotTested, Reason: ReasonCheckpointNotReached},
-		transcript: map[string]any{"scenarioId": sc.ID, "stepId": step.ID, "goal": step.Goal, "allowedActions": strs(step.AllowedActions), "events": []any{}},
+		o:          &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonCheckpointNotReached},
+		transcript: map[string]any{"scenarioId": sc.ID, "stepId": step.ID, "goal": step.Goal, "allowedActions": step.AllowedActions, "events": []any{}},
 	}
 	runErr := d.explore(ctx)
 	var interrupt error
@@ -73,13 +76,13 @@ func (r *run) dynamic(ctx context.Context, sc *Scenario, seg *Segment) (*Segment
 	case fault.IsInterrupt(runErr) || ctx.Err() != nil:
 		interrupt = fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "the verification run was interrupted", runErr)
 		d.event(map[string]any{"type": "error", "error": fault.From(runErr).Message, "errorCode": fault.CodeInterrupted})
-		d.o.Reason = ReasonInterrupted
+		d.o.Reason = verify.ReasonInterrupted
 	case errors.Is(runErr, errProvider):
 		d.event(map[string]any{"type": "error", "error": runErr.Error(), "errorCode": fault.CodeOf(errors.Unwrap(runErr))})
-		d.o.Reason = ReasonModelDecisionFailed
+		d.o.Reason = verify.ReasonModelDecisionFailed
 	default:
 		d.event(map[string]any{"type": "error", "error": runErr.Error()})
-		d.o.Reason = ReasonAgentExecutionFailed
+		d.o.Reason = verify.ReasonAgentExecutionFailed
 	}
 	d.finish(ctx)
 	ev, err := r.a.writeJSON(transcriptPath, d.transcript, "agent_transcript")
@@ -99,14 +102,14 @@ var errProvider = errors.New("the decision provider failed")
 // dyn is one dynamic segment in progress.
 type dyn struct {
 	r          *run
-	sc         *Scenario
-	seg        *Segment
-	step       *Step
+	sc         *verify.Scenario
+	seg        *verify.Segment
+	step       *verify.Step
 	dir        string
 	script     []map[string]any
 	ref        SessionRef
 	terminal   string // "end" after done, else "cancel"
-	o          *SegmentOutcome
+	o          *verify.SegmentOutcome
 	transcript map[string]any
 }
 
@@ -125,7 +128,7 @@ func (d *dyn) explore(ctx context.Context) error {
 			return err
 		}
 		d.event(map[string]any{"type": "target_app_restore_failed", "error": fault.From(err).Message})
-		d.o.Reason = ReasonTargetRestoreFailed
+		d.o.Reason = verify.ReasonTargetRestoreFailed
 		return nil
 	}
 	d.event(map[string]any{"type": "target_app_restored"})
@@ -142,12 +145,12 @@ func (d *dyn) explore(ctx context.Context) error {
 			result = fault.From(err).Fields()
 		}
 		d.event(map[string]any{"type": "start_failed", "result": result})
-		d.o.Reason = ReasonAgentStartFailed
+		d.o.Reason = verify.ReasonAgentStartFailed
 		return nil
 	}
 	d.ref.SessionID = started.SessionID
 	if started.Observation == nil {
-		d.o.Reason = ReasonAgentStartContract
+		d.o.Reason = verify.ReasonAgentStartContract
 		return nil
 	}
 	obs := started.Observation
@@ -168,10 +171,10 @@ func (d *dyn) explore(ctx context.Context) error {
 			if err := checkKeys(dec, "an Agent done decision", "type", "reason", "modelReceipt", "fallback"); err != nil {
 				return err
 			}
-			d.o.AgentDone, d.o.State, d.o.Reason, d.terminal = true, StateDone, "", "end"
+			d.o.AgentDone, d.o.State, d.o.Reason, d.terminal = true, verify.StateDone, "", "end"
 			d.event(map[string]any{"type": "done", "reason": dec["reason"], "decision": dec})
 		case DecisionBlocked:
-			d.o.Reason = ReasonCheckpointNotReached
+			d.o.Reason = verify.ReasonCheckpointNotReached
 			d.event(map[string]any{"type": "blocked", "reason": dec["reason"], "decision": dec})
 		case DecisionAct:
 			next, reason, err := d.act(ctx, i, dec, obs)
@@ -191,7 +194,7 @@ func (d *dyn) explore(ctx context.Context) error {
 		break
 	}
 loopDone:
-	if d.o.State == StateDone {
+	if d.o.State == verify.StateDone {
 		if err := d.reviewVision(ctx); err != nil {
 			return err
 		}
@@ -247,7 +250,7 @@ func (d *dyn) act(ctx context.Context, i int, dec, obs map[string]any) (map[stri
 		return nil, "", decisionError("action %v is not in the step's allowedActions", action["type"])
 	}
 	if obs == nil {
-		return nil, ReasonMissingObservation, nil
+		return nil, verify.ReasonMissingObservation, nil
 	}
 	nodeID, err := targetNode(action, obs)
 	if err != nil {
@@ -277,10 +280,10 @@ func (d *dyn) act(ctx context.Context, i int, dec, obs map[string]any) (map[stri
 	}
 	d.event(map[string]any{"type": "act", "decision": dec, "result": result})
 	if err != nil || res.Status != "succeeded" {
-		return nil, ReasonAgentActionFailed, nil
+		return nil, verify.ReasonAgentActionFailed, nil
 	}
 	if res.Settled == nil {
-		return nil, ReasonAgentSettleMissing, nil
+		return nil, verify.ReasonAgentSettleMissing, nil
 	}
 	return res.Settled, "", nil
 }
@@ -304,9 +307,9 @@ func (d *dyn) finish(ctx context.Context) {
 	}
 	if err != nil && (res == nil || fault.KindOf(err) != fault.Failed) {
 		d.event(map[string]any{"type": "cleanup_error", "error": fault.From(err).Message})
-		d.o.State = NotTested
-		if d.o.Reason != ReasonInterrupted {
-			d.o.Reason = ReasonAgentCleanupFailed
+		d.o.State = verify.NotTested
+		if d.o.Reason != verify.ReasonInterrupted {
+			d.o.Reason = verify.ReasonAgentCleanupFailed
 		}
 		return
 	}
@@ -316,7 +319,7 @@ func (d *dyn) finish(ctx context.Context) {
 // reviewVision judges the segment's vision checkpoints on the final
 // observation's screenshot.
 func (d *dyn) reviewVision(ctx context.Context) error {
-	if !d.seg.hasVision(d.sc) || d.r.e.Vision == nil {
+	if !d.seg.HasVision(d.sc) || d.r.e.Vision == nil {
 		return nil
 	}
 	shot := filepath.Join(d.dir, "final-screen.png")
@@ -332,27 +335,18 @@ func (d *dyn) reviewVision(ctx context.Context) error {
 	return err
 }
 
-func (s *Segment) hasVision(sc *Scenario) bool {
-	for _, id := range s.CheckpointIDs {
-		if cp := sc.Checkpoint(id); cp != nil && cp.Oracle.Vision != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // reviewVision asks the vision judge about every vision checkpoint of a
 // segment on one screenshot. A judge error makes that checkpoint
 // not_tested (vision_uncertain) with the error as its detail.
-func (r *run) reviewVision(ctx context.Context, sc *Scenario, seg *Segment, screenshot, dir string) (map[string]VisionVerdict, error) {
-	if r.e.Vision == nil || !seg.hasVision(sc) {
+func (r *run) reviewVision(ctx context.Context, sc *verify.Scenario, seg *verify.Segment, screenshot, dir string) (map[string]verify.VisionVerdict, error) {
+	if r.e.Vision == nil || !seg.HasVision(sc) {
 		return nil, nil
 	}
 	shot, err := r.a.fileEvidence(screenshot, "vision_screenshot", false)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]VisionVerdict{}
+	out := map[string]verify.VisionVerdict{}
 	for _, id := range seg.CheckpointIDs {
 		cp := sc.Checkpoint(id)
 		if cp.Oracle.Vision == nil {
@@ -366,9 +360,9 @@ func (r *run) reviewVision(ctx context.Context, sc *Scenario, seg *Segment, scre
 			if fault.IsInterrupt(err) || ctx.Err() != nil {
 				return out, err
 			}
-			v = VisionVerdict{Status: NotTested, Reason: fault.From(err).Message}
+			v = verify.VisionVerdict{Status: verify.NotTested, Reason: fault.From(err).Message}
 		}
-		v.Evidence = append([]Evidence{shot}, v.Evidence...)
+		v.Evidence = append([]verify.Evidence{shot}, v.Evidence...)
 		out[id] = v
 	}
 	return out, nil

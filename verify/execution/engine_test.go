@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // The outcome fingerprints solopi-ai computes for its fixtures on the
@@ -45,14 +46,14 @@ func TestEngineGoldenOutcomes(t *testing.T) {
 		status, want  string
 		scenarios     map[string]string
 	}{
-		{"counter-success", "counter-success", false, Passed, outcomeCounterSuccess, map[string]string{"deterministic-success": Passed}},
-		{"matrix with decisions", "counter-outcome-matrix", true, Failed, outcomeMatrixDecisions, map[string]string{
-			"hybrid-success": Passed, "product-failure": Failed, "agent-false-done": Failed,
-			"uncovered-checkpoint": NotTested, "cleanup-failure": Failed,
+		{"counter-success", "counter-success", false, verify.Passed, outcomeCounterSuccess, map[string]string{"deterministic-success": verify.Passed}},
+		{"matrix with decisions", "counter-outcome-matrix", true, verify.Failed, outcomeMatrixDecisions, map[string]string{
+			"hybrid-success": verify.Passed, "product-failure": verify.Failed, "agent-false-done": verify.Failed,
+			"uncovered-checkpoint": verify.NotTested, "cleanup-failure": verify.Failed,
 		}},
-		{"matrix without decisions", "counter-outcome-matrix", false, NotTested, outcomeMatrixNoDecisions, map[string]string{
-			"hybrid-success": NotTested, "product-failure": NotTested, "agent-false-done": NotTested,
-			"uncovered-checkpoint": NotTested, "cleanup-failure": NotTested,
+		{"matrix without decisions", "counter-outcome-matrix", false, verify.NotTested, outcomeMatrixNoDecisions, map[string]string{
+			"hybrid-success": verify.NotTested, "product-failure": verify.NotTested, "agent-false-done": verify.NotTested,
+			"uncovered-checkpoint": verify.NotTested, "cleanup-failure": verify.NotTested,
 		}},
 	}
 	for _, c := range cases {

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 func interrupted(ctx context.Context) error {
@@ -53,10 +54,10 @@ func TestInterruptDuringDynamicSegmentCancelsTheSession(t *testing.T) {
 			t.Errorf("work started after the interrupt: %v", phone.calls)
 		}
 	}
-	if len(r.Scenarios) != 5 || r.Scenarios[0].Checkpoints[0].Reason != ReasonInterrupted {
+	if len(r.Scenarios) != 5 || r.Scenarios[0].Checkpoints[0].Reason != verify.ReasonInterrupted {
 		t.Fatalf("hybrid-success checkpoint = %+v", r.Scenarios[0].Checkpoints)
 	}
-	if r.Status != NotTested || r.Scenarios[0].Failure.Category != ReasonInterrupted {
+	if r.Status != verify.NotTested || r.Scenarios[0].Failure.Category != verify.ReasonInterrupted {
 		t.Errorf("status %s failure %+v", r.Status, r.Scenarios[0].Failure)
 	}
 	assertReportFile(t, out)
@@ -80,11 +81,11 @@ func TestInterruptDuringDeterministicSegmentStopsTheRun(t *testing.T) {
 	if !r.Interrupted {
 		t.Fatal("the report is not marked interrupted")
 	}
-	if r.Scenarios[0].Status != Passed {
+	if r.Scenarios[0].Status != verify.Passed {
 		t.Errorf("hybrid-success finished before the interrupt and keeps its verdict, got %s", r.Scenarios[0].Status)
 	}
 	pf := r.Scenarios[1]
-	if pf.Status != NotTested || pf.Checkpoints[0].Reason != ReasonInterrupted || pf.Cleanup.Status != NotTested {
+	if pf.Status != verify.NotTested || pf.Checkpoints[0].Reason != verify.ReasonInterrupted || pf.Cleanup.Status != verify.NotTested {
 		t.Errorf("product-failure = %s %+v cleanup %s", pf.Status, pf.Checkpoints[0], pf.Cleanup.Status)
 	}
 	for _, s := range r.Scenarios[2:] {

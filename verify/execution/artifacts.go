@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // Codes of artifact errors.
@@ -100,11 +101,7 @@ func (a *artifactDir) sanitize(v any) any {
 
 // segmentDir is the directory of one segment's evidence.
 func (a *artifactDir) segmentDir(segmentID string) (string, error) {
-	name := safeName(segmentID)
-	if name == "verification" && segmentID == "" {
-		name = "case"
-	}
-	dir := filepath.Join(a.root, "segments", cut(name, 80))
+	dir := filepath.Join(a.root, "segments", verify.EvidenceDirName(segmentID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot create a segment's evidence directory", err).With("file", dir)
 	}
@@ -125,39 +122,39 @@ func toTree(v any) (any, error) {
 }
 
 // writeJSON writes v (sanitized) to path and returns its file evidence.
-func (a *artifactDir) writeJSON(path string, v any, typ string) (Evidence, error) {
+func (a *artifactDir) writeJSON(path string, v any, typ string) (verify.Evidence, error) {
 	tree, err := toTree(v)
 	if err != nil {
-		return Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
 	}
 	b, err := canonjson.MarshalIndent(a.sanitize(tree), "  ")
 	if err != nil {
-		return Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
 	}
 	b = append(b, '\n')
 	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot write evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot write evidence", err).With("file", path)
 	}
 	return bytesEvidence(path, b, typ), nil
 }
 
-func bytesEvidence(path string, b []byte, typ string) Evidence {
+func bytesEvidence(path string, b []byte, typ string) verify.Evidence {
 	sum := sha256.Sum256(b)
-	return Evidence{Type: typ, Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+	return verify.Evidence{Type: typ, Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
 }
 
 // fileEvidence hashes an existing file; text files the device produced
 // (logcat) are first rewritten without owner tokens.
-func (a *artifactDir) fileEvidence(path, typ string, redactText bool) (Evidence, error) {
+func (a *artifactDir) fileEvidence(path, typ string, redactText bool) (verify.Evidence, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Evidence{}, fault.Wrap(fault.Transport, CodeArtifactsIO, "cannot read verification evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Transport, CodeArtifactsIO, "cannot read verification evidence", err).With("file", path)
 	}
 	if redactText {
 		clean := []byte(a.redact(string(b)))
 		if !bytes.Equal(clean, b) {
 			if err := os.WriteFile(path, clean, 0o644); err != nil {
-				return Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot redact verification evidence", err).With("file", path)
+				return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot redact verification evidence", err).With("file", path)
 			}
 			b = clean
 		}

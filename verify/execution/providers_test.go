@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 func TestSelectProvider(t *testing.T) {
@@ -151,13 +152,13 @@ func TestEngineWithLiveProvider(t *testing.T) {
 	for _, s := range out.Report.Scenarios {
 		got[s.ScenarioID] = s.Status
 	}
-	want := map[string]string{"hybrid-success": Passed, "product-failure": Failed, "agent-false-done": Failed, "uncovered-checkpoint": Failed, "cleanup-failure": Failed}
+	want := map[string]string{"hybrid-success": verify.Passed, "product-failure": verify.Failed, "agent-false-done": verify.Failed, "uncovered-checkpoint": verify.Failed, "cleanup-failure": verify.Failed}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %s, want %s", k, got[k], v)
 		}
 	}
-	if c := out.Report.Scenarios[2].Checkpoints[0]; c.Reason != ReasonOracleMismatch || *c.Actual != "0" {
+	if c := out.Report.Scenarios[2].Checkpoints[0]; c.Reason != verify.ReasonOracleMismatch || *c.Actual != "0" {
 		t.Errorf("agent-false-done checkpoint = %+v: a false done must be judged by the oracle", c)
 	}
 }

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -6,17 +6,18 @@ import (
 	"slices"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // fixed runs a deterministic segment: write the compiled case, import it
 // (replacing any case of that name), replay it, and keep every answer and
 // replay file as evidence. The replay's verdict is the segment's state; a
 // replay that did not reach passed or failed is not_tested.
-func (r *run) fixed(ctx context.Context, sc *Scenario, seg *Segment) (*SegmentOutcome, error) {
-	o := &SegmentOutcome{}
-	failState := NotTested
-	if seg.Phase == PhaseCleanup {
-		failState = Failed
+func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
+	o := &verify.SegmentOutcome{}
+	failState := verify.NotTested
+	if seg.Phase == verify.PhaseCleanup {
+		failState = verify.Failed
 	}
 	dir, err := r.a.segmentDir(seg.ID)
 	if err != nil {
@@ -44,15 +45,15 @@ func (r *run) fixed(ctx context.Context, sc *Scenario, seg *Segment) (*SegmentOu
 	case fault.IsInterrupt(ierr):
 		return o, ierr
 	case ierr != nil && fault.KindOf(ierr) != fault.Failed:
-		o.State, o.Reason, o.Error = failState, ReasonAdapterError, fault.From(ierr).Error()
+		o.State, o.Reason, o.Error = failState, verify.ReasonAdapterError, fault.From(ierr).Error()
 		return o, nil
 	case ierr != nil || !imp.OK:
-		o.State, o.Reason = failState, ReasonCaseImportFailed
+		o.State, o.Reason = failState, verify.ReasonCaseImportFailed
 		return o, nil
 	}
 
 	restart := r.e.RestartApp
-	if seg.Phase == PhaseCleanup {
+	if seg.Phase == verify.PhaseCleanup {
 		no := false
 		restart = &no
 	}
@@ -87,16 +88,16 @@ func (r *run) fixed(ctx context.Context, sc *Scenario, seg *Segment) (*SegmentOu
 	}
 	state, _ := res.Response["state"].(string)
 	switch state {
-	case StatePassed, StateFailed:
+	case verify.StatePassed, verify.StateFailed:
 		o.State = state
 	default:
-		o.State, o.Reason = NotTested, ReasonReplayNotTerminal
+		o.State, o.Reason = verify.NotTested, verify.ReasonReplayNotTerminal
 	}
 	o.FailedStepID = failedStep(res.Response)
-	if rerr != nil && fault.KindOf(rerr) != fault.Failed && state != StateFailed {
-		o.State, o.Reason, o.Error = NotTested, ReasonReplayTransport, fault.From(rerr).Error()
+	if rerr != nil && fault.KindOf(rerr) != fault.Failed && state != verify.StateFailed {
+		o.State, o.Reason, o.Error = verify.NotTested, verify.ReasonReplayTransport, fault.From(rerr).Error()
 	}
-	if o.State == StatePassed || o.State == StateFailed {
+	if o.State == verify.StatePassed || o.State == verify.StateFailed {
 		if screen := res.Files["screen"]; screen != "" {
 			var err error
 			if o.Vision, err = r.reviewVision(ctx, sc, seg, screen, dir); err != nil {

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // JUnitSuites renders a report for CI (verify-run --junit): one suite per
@@ -14,7 +15,7 @@ import (
 // not_tested one is <skipped> with its reason), plus a "cleanup" testcase
 // when the scenario's cleanup ran or should have. Evidence files are
 // attached to the testcases that refer to them.
-func JUnitSuites(r *Report) []artifacts.JUnitSuite {
+func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 	files := map[string]string{}
 	for _, e := range r.Evidence {
 		if e.Path != "" {
@@ -51,9 +52,9 @@ func JUnitSuites(r *Report) []artifacts.JUnitSuite {
 				tc.Properties = append(tc.Properties, artifacts.JUnitProperty{Name: "judge", Value: c.Judge})
 			}
 			switch c.Status {
-			case Failed:
+			case verify.Failed:
 				tc.Failure = &artifacts.JUnitProblem{Message: checkpointFailure(c), Type: c.Reason, Text: c.Detail}
-			case NotTested:
+			case verify.NotTested:
 				tc.Skipped = &artifacts.JUnitProblem{Message: "not tested: " + reasonText(c.Reason), Type: c.Reason}
 			}
 			suite.Cases = append(suite.Cases, tc)
@@ -61,10 +62,10 @@ func JUnitSuites(r *Report) []artifacts.JUnitSuite {
 		if s.Cleanup.Status != "not_required" {
 			tc := artifacts.JUnitCase{Name: "cleanup", Classname: classname, Attachments: attach(s.Cleanup.EvidenceRefs)}
 			switch s.Cleanup.Status {
-			case Failed:
-				tc.Failure = &artifacts.JUnitProblem{Message: "required cleanup failed: the scenario fails even if every checkpoint passed", Type: CategoryCleanupFailure}
-			case NotTested:
-				tc.Skipped = &artifacts.JUnitProblem{Message: "cleanup did not run (interrupted)", Type: ReasonInterrupted}
+			case verify.Failed:
+				tc.Failure = &artifacts.JUnitProblem{Message: "required cleanup failed: the scenario fails even if every checkpoint passed", Type: verify.CategoryCleanupFailure}
+			case verify.NotTested:
+				tc.Skipped = &artifacts.JUnitProblem{Message: "cleanup did not run (interrupted)", Type: verify.ReasonInterrupted}
 			}
 			suite.Cases = append(suite.Cases, tc)
 		}
@@ -74,7 +75,7 @@ func JUnitSuites(r *Report) []artifacts.JUnitSuite {
 }
 
 // WriteJUnit writes the report's JUnit XML to path.
-func WriteJUnit(path string, r *Report) error {
+func WriteJUnit(path string, r *verify.Report) error {
 	return artifacts.WriteJUnit(path, "verification "+r.RequirementID, JUnitSuites(r)...)
 }
 
@@ -86,7 +87,7 @@ func reasonText(r string) string {
 }
 
 // checkpointFailure names the oracle, the expected and the actual value.
-func checkpointFailure(c CheckpointResult) string {
+func checkpointFailure(c verify.CheckpointResult) string {
 	o := c.Oracle
 	if o["type"] == "vision" {
 		return fmt.Sprintf("vision oracle %q was not seen on the final screen: %s", o["assertion"], c.Detail)

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // RunOptions are verify-run's inputs once the device ports exist.
@@ -44,7 +45,7 @@ type RunSummary struct {
 // (invalid plan or decisions, provider misuse, an existing artifacts
 // directory or JUnit file) is refused before the phone is touched.
 func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
-	plan, _, err := LoadPlan(o.Plan)
+	plan, _, err := verify.LoadPlan(o.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
 	if o.DecisionsFile != "" {
 		b, err := os.ReadFile(o.DecisionsFile)
 		if err != nil {
-			return nil, fault.Wrap(fault.Invalid, CodeInvalidDecisions, "cannot read the decisions file", err).With("file", o.DecisionsFile)
+			return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "cannot read the decisions file", err).With("file", o.DecisionsFile)
 		}
 		if e.Decisions, err = ParseDecisions(b, plan); err != nil {
 			return nil, err
@@ -76,7 +77,7 @@ func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
 	}
 	r := out.Report
 	s := &RunSummary{
-		Success: r.Status == Passed && !r.Interrupted, Status: r.Status, Interrupted: r.Interrupted,
+		Success: r.Status == verify.Passed && !r.Interrupted, Status: r.Status, Interrupted: r.Interrupted,
 		ReportID: r.ReportID, PlanFingerprint: r.PlanFingerprint, OutcomeFingerprint: r.OutcomeFingerprint,
 		Report: out.ReportPath, Events: out.EventsPath,
 	}

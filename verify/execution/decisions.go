@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/oracle"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // Decisions is a static decisions file:
@@ -19,14 +20,14 @@ type Decisions map[string]map[string][]map[string]any
 // explore step's value a list of objects (invalid_decisions, exit 3).
 // Entries for scenarios or steps the plan does not have are ignored, as
 // solopi-ai ignores them.
-func ParseDecisions(data []byte, plan *Plan) (Decisions, error) {
+func ParseDecisions(data []byte, plan *verify.Plan) (Decisions, error) {
 	tree, err := canonjson.Decode(data)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidDecisions, "the decisions file is not valid JSON", err)
+		return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "the decisions file is not valid JSON", err)
 	}
 	top, ok := tree.(map[string]any)
 	if !ok {
-		return nil, invalid(CodeInvalidDecisions, "the decisions file must hold an object")
+		return nil, usage(verify.CodeInvalidDecisions, "the decisions file must hold an object")
 	}
 	out := Decisions{}
 	for _, sc := range plan.Scenarios {
@@ -36,7 +37,7 @@ func ParseDecisions(data []byte, plan *Plan) (Decisions, error) {
 		}
 		steps, ok := raw.(map[string]any)
 		if !ok {
-			return nil, invalid(CodeInvalidDecisions, "a scenario's decisions must be an object", "scenarioId", sc.ID)
+			return nil, usage(verify.CodeInvalidDecisions, "a scenario's decisions must be an object", "scenarioId", sc.ID)
 		}
 		for _, seg := range sc.Segments {
 			if seg.DynamicStep == nil {
@@ -49,12 +50,12 @@ func ParseDecisions(data []byte, plan *Plan) (Decisions, error) {
 			}
 			items, ok := raw.([]any)
 			if !ok {
-				return nil, invalid(CodeInvalidDecisions, "an explore step's decisions must be a list", "scenarioId", sc.ID, "stepId", id)
+				return nil, usage(verify.CodeInvalidDecisions, "an explore step's decisions must be a list", "scenarioId", sc.ID, "stepId", id)
 			}
 			list := make([]map[string]any, len(items))
 			for i, it := range items {
 				if list[i], ok = it.(map[string]any); !ok {
-					return nil, invalid(CodeInvalidDecisions, "every Agent decision must be an object", "scenarioId", sc.ID, "stepId", id, "index", i)
+					return nil, usage(verify.CodeInvalidDecisions, "every Agent decision must be an object", "scenarioId", sc.ID, "stepId", id, "index", i)
 				}
 			}
 			if out[sc.ID] == nil {
@@ -77,13 +78,23 @@ const (
 // not_tested, agent_execution_failed).
 var errDecision = errors.New("invalid Agent decision")
 
+// usage is a decisions-file error (exit 3) with detail fields as key,
+// value pairs.
+func usage(code, msg string, kv ...any) error {
+	e := fault.Usage(code, msg)
+	for i := 0; i+1 < len(kv); i += 2 {
+		e.With(kv[i].(string), kv[i+1])
+	}
+	return e
+}
+
 func decisionError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errDecision, fmt.Sprintf(format, args...))
 }
 
 // checkKeys refuses keys outside allowed.
 func checkKeys(m map[string]any, what string, allowed ...string) error {
-	if unknown := sortedKeysNotIn(m, allowed...); len(unknown) > 0 {
+	if unknown := verify.UnknownKeys(m, allowed...); len(unknown) > 0 {
 		return decisionError("%s has unknown fields %v", what, unknown)
 	}
 	return nil
@@ -92,13 +103,13 @@ func checkKeys(m map[string]any, what string, allowed ...string) error {
 // decisionActionFields are the keys a decision's action may carry: the
 // requirement's, plus an explicit nodeId for node actions.
 var decisionActionFields = map[string][]string{
-	ActionClick:     {"type", "nodeId", "selector"},
-	ActionLongClick: {"type", "nodeId", "selector", "durationMs"},
-	ActionInput:     {"type", "nodeId", "selector", "text"},
-	ActionBack:      {"type"},
-	ActionHome:      {"type"},
-	ActionScroll:    {"type", "nodeId", "selector", "direction", "distance"},
-	ActionWait:      {"type", "durationMs"},
+	verify.ActionClick:     {"type", "nodeId", "selector"},
+	verify.ActionLongClick: {"type", "nodeId", "selector", "durationMs"},
+	verify.ActionInput:     {"type", "nodeId", "selector", "text"},
+	verify.ActionBack:      {"type"},
+	verify.ActionHome:      {"type"},
+	verify.ActionScroll:    {"type", "nodeId", "selector", "direction", "distance"},
+	verify.ActionWait:      {"type", "durationMs"},
 }
 
 // targetNode resolves a decision's action target against the observation:
@@ -115,7 +126,7 @@ func targetNode(action map[string]any, observation map[string]any) (string, erro
 		return "", err
 	}
 	switch t {
-	case ActionClick, ActionLongClick, ActionInput, ActionScroll:
+	case verify.ActionClick, verify.ActionLongClick, verify.ActionInput, verify.ActionScroll:
 	default:
 		return "", nil
 	}
@@ -138,7 +149,7 @@ func targetNode(action map[string]any, observation map[string]any) (string, erro
 		return id, nil
 	}
 	if !hasSel || sel == nil {
-		if t == ActionScroll {
+		if t == verify.ActionScroll {
 			return "", nil
 		}
 		return "", decisionError("a node action needs a nodeId or a selector")
@@ -147,7 +158,7 @@ func targetNode(action map[string]any, observation map[string]any) (string, erro
 	if !ok || len(m) == 0 {
 		return "", decisionError("a dynamic action's selector must be a non-empty object")
 	}
-	if unknown := sortedKeysNotIn(m, oracle.SelectorKeys...); len(unknown) > 0 {
+	if unknown := verify.UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
 		return "", decisionError("the selector has unsupported fields %v", unknown)
 	}
 	matches := oracle.Match(page, oracle.Selector(m))
@@ -181,7 +192,7 @@ func actRequest(action map[string]any, nodeID string) (ActRequest, error) {
 	}
 	for key, dst := range map[string]**int64{"durationMs": &req.DurationMs, "distance": &req.Distance} {
 		if v, ok := action[key]; ok && v != nil {
-			n, ok := integer(v)
+			n, ok := verify.JSONInteger(v)
 			if !ok {
 				return req, decisionError("%s must be an integer", key)
 			}
@@ -191,7 +202,7 @@ func actRequest(action map[string]any, nodeID string) (ActRequest, error) {
 	return req, nil
 }
 
-func allowedAction(step *Step, t any) bool {
+func allowedAction(step *verify.Step, t any) bool {
 	s, ok := t.(string)
-	return ok && slices.Contains(step.AllowedActions, s) && slices.Contains(TypedActions, s)
+	return ok && slices.Contains(step.AllowedActions, s) && slices.Contains(verify.TypedActions, s)
 }

@@ -1,4 +1,4 @@
-package verify
+package execution
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/oracle"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // counterPhone is a scripted phone running the Counter app (reset → 0,
@@ -68,7 +69,7 @@ func (p *counterPhone) tap(resourceID string) error {
 	return nil
 }
 
-func (p *counterPhone) ImportCase(ctx context.Context, c *Case, file string) (ImportResult, error) {
+func (p *counterPhone) ImportCase(ctx context.Context, c *verify.Case, file string) (ImportResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("import " + c.Name)
@@ -80,7 +81,7 @@ func (p *counterPhone) ImportCase(ctx context.Context, c *Case, file string) (Im
 
 // assertHolds runs a compiled ASSERT like SoloPi does (assert_regular is
 // a full match, Java's String.matches).
-func (p *counterPhone) assertHolds(st CaseStep) bool {
+func (p *counterPhone) assertHolds(st verify.CaseStep) bool {
 	params := st.Params
 	field := "text"
 	if params["assertTarget"] == "description" {
@@ -159,9 +160,9 @@ func lastToken(ts []string) string {
 
 // plannedCases lets RunCase find a case by name, as the phone finds an
 // imported case.
-var plannedCases = map[string]*Case{}
+var plannedCases = map[string]*verify.Case{}
 
-func rememberCases(p *Plan) {
+func rememberCases(p *verify.Plan) {
 	for _, c := range p.Cases() {
 		plannedCases[c.Name] = c
 	}
