@@ -248,12 +248,10 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 		for _, cp := range byStep[st.ID] {
 			ids = append(ids, cp.ID)
 		}
-		semantic := map[string]any{"phase": PhaseTest, "step": st.tree(), "checkpoints": strs(ids)}
 		step := *st
-		tests = append(tests, Segment{
-			ID: segmentID(sc.ID, PhaseTest, len(tests)+1, semantic), Phase: PhaseTest, Route: RouteDynamic,
-			SourceStepIDs: []string{st.ID}, CheckpointIDs: ids, DynamicStep: &step,
-		})
+		seg := Segment{Phase: PhaseTest, Route: RouteDynamic, SourceStepIDs: []string{st.ID}, CheckpointIDs: ids, DynamicStep: &step}
+		seg.ID = segmentID(sc.ID, PhaseTest, len(tests)+1, seg.semantic())
+		tests = append(tests, seg)
 	}
 	flush()
 	sc.Segments = append(sc.Segments, tests...)
@@ -324,8 +322,7 @@ func fixedSegment(requirementID string, sc *Scenario, ordinal int, steps []*Step
 		}
 	}
 	seg.Case = newCase(requirementID, sc, PhaseTest, ordinal, compiled)
-	semantic := map[string]any{"phase": PhaseTest, "case": seg.Case.tree(), "checkpoints": strs(seg.CheckpointIDs)}
-	seg.ID = segmentID(sc.ID, PhaseTest, ordinal, semantic)
+	seg.ID = segmentID(sc.ID, PhaseTest, ordinal, seg.semantic())
 	return seg
 }
 
@@ -339,7 +336,7 @@ func preconditionSegment(requirementID string, sc *Scenario) Segment {
 		seg.OracleStepIDs = append(seg.OracleStepIDs, id)
 	}
 	seg.Case = newCase(requirementID, sc, PhasePrecondition, 1, steps)
-	seg.ID = segmentID(sc.ID, PhasePrecondition, 1, map[string]any{"phase": PhasePrecondition, "case": seg.Case.tree()})
+	seg.ID = segmentID(sc.ID, PhasePrecondition, 1, seg.semantic())
 	return seg
 }
 
@@ -358,7 +355,7 @@ func cleanupSegment(requirementID string, sc *Scenario) Segment {
 		seg.OracleStepIDs = append(seg.OracleStepIDs, id)
 	}
 	seg.Case = newCase(requirementID, sc, PhaseCleanup, 1, steps)
-	seg.ID = segmentID(sc.ID, PhaseCleanup, 1, map[string]any{"phase": PhaseCleanup, "case": seg.Case.tree()})
+	seg.ID = segmentID(sc.ID, PhaseCleanup, 1, seg.semantic())
 	return seg
 }
 

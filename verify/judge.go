@@ -2,8 +2,6 @@ package verify
 
 import (
 	"slices"
-
-	"github.com/solopi-dev/solopi/oracle"
 )
 
 // Judge is the Result Judge: a pure function from the plan and what the
@@ -288,7 +286,7 @@ func (j *judge) checkpoint(cp *Checkpoint, seg *Segment, o *SegmentOutcome, stat
 		if cp.Oracle.Vision != nil {
 			return j.vision(cp, o, refs)
 		}
-		ev := cp.Oracle.UI.Evaluate(observationTree(o.Observation))
+		ev := cp.Oracle.UI.Evaluate(o.Observation)
 		r := baseCheckpoint(cp, refs, ev.Status, ev.Reason)
 		r.Dynamic, r.Actual = true, ev.Actual
 		return r
@@ -341,18 +339,6 @@ func (j *judge) vision(cp *Checkpoint, o *SegmentOutcome, refs []string) Checkpo
 	r := baseCheckpoint(cp, all, v.Status, reason)
 	r.Detail = v.Reason
 	return r
-}
-
-// ReasonMatched is a dynamic checkpoint whose oracle held.
-const ReasonMatched = oracle.ReasonMatched
-
-// observationTree hands the oracle the observation as the generic tree it
-// reads (nil stays nil: no observation).
-func observationTree(o map[string]any) any {
-	if o == nil {
-		return nil
-	}
-	return o
 }
 
 func acResults(plan *Plan, scenarios []ScenarioResult) []ACResult {

@@ -1,5 +1,7 @@
 package verify
 
+import "github.com/solopi-dev/solopi/oracle"
+
 // Segment states an execution reports.
 const (
 	StatePassed    = "passed"
@@ -19,6 +21,7 @@ const (
 // through as they come).
 const (
 	ReasonCompiledOraclePassed = "compiled_oracle_passed"
+	ReasonMatched              = oracle.ReasonMatched
 	ReasonUnattributedFailure  = "unattributed_replay_failure"
 	ReasonOracleMismatch       = "oracle_mismatch"
 	ReasonCheckpointNotReached = "checkpoint_not_reached"

@@ -367,6 +367,25 @@ func normalizeAllowedActions(v any) ([]string, error) {
 	return allowed, nil
 }
 
+// resolveItem resolves one raw checkpoint, precondition or cleanup item
+// with the scenario's bindings and reads its id.
+func (sc *Scenario) resolveItem(raw any, bindings scope, kind string, i int) (map[string]any, string, error) {
+	list := kind + "s"
+	if kind == "cleanup" {
+		list = kind
+	}
+	r, err := resolve(raw, bindings, fmt.Sprintf("%s.%s[%d]", sc.ID, list, i))
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := object(r, kind)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := identifier(m["id"], kind+" id")
+	return m, id, err
+}
+
 func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, stepIDs map[string]bool) error {
 	ids := make([]string, 0, len(src.checkpoints))
 	scenarioACs := map[string]bool{}
@@ -374,18 +393,11 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 		scenarioACs[ac] = true
 	}
 	for i, raw := range src.checkpoints {
-		r, err := resolve(raw, bindings, fmt.Sprintf("%s.checkpoints[%d]", sc.ID, i))
+		m, id, err := sc.resolveItem(raw, bindings, "checkpoint", i)
 		if err != nil {
 			return err
 		}
-		m, err := object(r, "checkpoint")
-		if err != nil {
-			return err
-		}
-		var cp Checkpoint
-		if cp.ID, err = identifier(m["id"], "checkpoint id"); err != nil {
-			return err
-		}
+		cp := Checkpoint{ID: id}
 		if cp.AfterStep, err = identifier(m["afterStep"], "checkpoint afterStep"); err != nil {
 			return err
 		}
@@ -435,18 +447,11 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 func (sc *Scenario) resolvePreconditions(src *ScenarioSource, bindings scope) error {
 	ids := make([]string, 0, len(src.preconditions))
 	for i, raw := range src.preconditions {
-		r, err := resolve(raw, bindings, fmt.Sprintf("%s.preconditions[%d]", sc.ID, i))
+		m, id, err := sc.resolveItem(raw, bindings, "precondition", i)
 		if err != nil {
 			return err
 		}
-		m, err := object(r, "precondition")
-		if err != nil {
-			return err
-		}
-		var p Precondition
-		if p.ID, err = identifier(m["id"], "precondition id"); err != nil {
-			return err
-		}
+		p := Precondition{ID: id}
 		if p.Oracle, err = normalizeOracle(m["oracle"], "precondition "+p.ID+" oracle", false); err != nil {
 			return err
 		}
@@ -459,18 +464,11 @@ func (sc *Scenario) resolvePreconditions(src *ScenarioSource, bindings scope) er
 func (sc *Scenario) resolveCleanup(src *ScenarioSource, bindings scope) error {
 	ids := make([]string, 0, len(src.cleanup))
 	for i, raw := range src.cleanup {
-		r, err := resolve(raw, bindings, fmt.Sprintf("%s.cleanup[%d]", sc.ID, i))
+		m, id, err := sc.resolveItem(raw, bindings, "cleanup", i)
 		if err != nil {
 			return err
 		}
-		m, err := object(r, "cleanup")
-		if err != nil {
-			return err
-		}
-		var c CleanupItem
-		if c.ID, err = identifier(m["id"], "cleanup id"); err != nil {
-			return err
-		}
+		c := CleanupItem{ID: id}
 		_, hasAction := m["action"]
 		_, hasOracle := m["oracle"]
 		if hasAction == hasOracle {

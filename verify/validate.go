@@ -1,7 +1,8 @@
 package verify
 
 import (
-	"bytes"
+	"encoding/json"
+	"math/big"
 
 	"slices"
 
@@ -219,10 +220,7 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 		ids[id] = true
 		if seg["phase"] == PhaseTest {
 			route := seg["route"]
-			if _, hashable := route.(map[string]any); hashable {
-				return nil, invalid(CodeInvalidRoute, "invalid segment route")
-			}
-			if _, hashable := route.([]any); hashable {
+			if isContainer(route) {
 				return nil, invalid(CodeInvalidRoute, "invalid segment route")
 			}
 			if len(testRoutes) == 0 {
@@ -338,7 +336,9 @@ func truthy(v any) bool {
 		return len(x) > 0
 	case map[string]any:
 		return len(x) > 0
+	case json.Number:
+		r, ok := new(big.Rat).SetString(string(x))
+		return !ok || r.Sign() != 0
 	}
-	zero, _ := canonjson.Marshal(v)
-	return !bytes.Equal(zero, []byte("0")) && !bytes.Equal(zero, []byte("0.0")) && !bytes.Equal(zero, []byte("-0.0"))
+	return true
 }

@@ -82,6 +82,14 @@ func readInput(path, what string) ([]byte, error) {
 	return b, nil
 }
 
+func readRequirement(file string) (*verify.Document, error) {
+	b, err := readInput(file, "requirement")
+	if err != nil {
+		return nil, err
+	}
+	return verify.ParseRequirement(b)
+}
+
 // writeOutput writes a command's output file whole or not at all (temporary
 // file and rename in the target directory), creating the directory. It
 // replaces a regular file, as solopi-ai does, but refuses a symbolic link
@@ -118,11 +126,7 @@ func writeOutput(path, input string, data []byte) (string, error) {
 }
 
 func verifyNormalize(file, output string) (outcome.Result, error) {
-	b, err := readInput(file, "requirement")
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	doc, err := verify.ParseRequirement(b)
+	doc, err := readRequirement(file)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -161,11 +165,7 @@ type verifyCompileResult struct {
 }
 
 func verifyCompile(file, output, casesDir string) (outcome.Result, error) {
-	b, err := readInput(file, "requirement")
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	doc, err := verify.ParseRequirement(b)
+	doc, err := readRequirement(file)
 	if err != nil {
 		return outcome.Result{}, err
 	}
