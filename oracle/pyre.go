@@ -44,9 +44,6 @@ func CompilePattern(src string) (*Pattern, error) {
 	return &Pattern{source: src, re: re}, nil
 }
 
-// Source is the pattern as written.
-func (p *Pattern) Source() string { return p.source }
-
 // Search reports whether the pattern matches anywhere in s (Python
 // re.search), the semantics a host-judged checkpoint uses.
 func (p *Pattern) Search(s string) (bool, error) {

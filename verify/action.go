@@ -168,14 +168,6 @@ type Oracle struct {
 // Assertion.
 type VisionOracle struct{ Assertion string }
 
-// Judge names who decides an oracle in the report.
-func (o Oracle) Judge() string {
-	if o.Vision != nil {
-		return "vision"
-	}
-	return "ui"
-}
-
 func (o Oracle) tree() map[string]any {
 	if o.Vision != nil {
 		return map[string]any{"type": "vision", "assertion": o.Vision.Assertion}

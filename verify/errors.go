@@ -1,10 +1,6 @@
 package verify
 
-import (
-	"fmt"
-
-	"github.com/solopi-dev/solopi/fault"
-)
+import "github.com/solopi-dev/solopi/fault"
 
 // Error codes of requirement, plan and decision checks (stable; the same
 // spelling as solopi-ai where it has the check).
@@ -60,8 +56,4 @@ func invalid(code, msg string, kv ...any) *fault.Error {
 		e.With(kv[i].(string), kv[i+1])
 	}
 	return e
-}
-
-func invalidf(code, format string, args ...any) *fault.Error {
-	return invalid(code, fmt.Sprintf(format, args...))
 }

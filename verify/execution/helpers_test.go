@@ -31,15 +31,6 @@ func compileFixture(t testing.TB, name string) *verify.Plan {
 	return p
 }
 
-func decodeJSON(t *testing.T, s string) any {
-	t.Helper()
-	doc, err := verify.ParseRequirement([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc.Tree
-}
-
 func counterPage(value string) map[string]any {
 	return map[string]any{"observationId": "o", "page": map[string]any{"className": "F", "children": []any{
 		map[string]any{"nodeId": "n1", "className": "android.widget.TextView", "resourceId": "com.example.counter:id/counter_value", "packageName": "com.example.counter", "text": value},
