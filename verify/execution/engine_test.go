@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -59,6 +60,11 @@ func TestEngineGoldenOutcomes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := runFixture(t, c.fixture, c.decisions, &counterPhone{})
+			b, err := os.ReadFile(out.ReportPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schemas.Validate(t, "verification-report", b)
 			r := out.Report
 			if r.Status != c.status || r.OutcomeFingerprint != c.want {
 				t.Errorf("status %s outcome %s, want %s %s", r.Status, r.OutcomeFingerprint, c.status, c.want)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -105,6 +106,7 @@ func assertReportFile(t *testing.T, out *RunOutput) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	schemas.Validate(t, "verification-report", b)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)

@@ -153,9 +153,12 @@ type DecisionContext struct {
 	Goal           string         `json:"goal"`
 	AllowedActions []string       `json:"allowedActions"`
 	Observation    map[string]any `json:"observation"`
-	// Budget is the explore step's budget (not part of solopi-ai's
-	// context; the vision provider bounds its planner with it).
-	Budget verify.Budget `json:"-"`
+	// SessionID and Budget are for in-process providers (not part of the
+	// posted context): the vision provider fetches the observation's
+	// screenshot through the session and bounds its planner by the
+	// explore step's budget.
+	SessionID string        `json:"-"`
+	Budget    verify.Budget `json:"-"`
 }
 
 // VisionJudge decides vision checkpoints: does this screenshot show the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -49,6 +50,11 @@ func TestVisionOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rb, err := os.ReadFile(out.ReportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Validate(t, "verification-report", rb)
 	got := map[string]verify.CheckpointResult{}
 	for _, c := range out.Report.Scenarios[0].Checkpoints {
 		got[c.CheckpointID] = c
