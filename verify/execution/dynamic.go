@@ -158,6 +158,8 @@ func (d *dyn) explore(ctx context.Context) error {
 	d.transcript["sessionId"] = started.SessionID
 	d.event(map[string]any{"type": "started", "observation": obs})
 
+	// At most maxSteps+1 decisions: maxSteps actions and a final done.
+decisions:
 	for i := 0; i <= int(d.step.Budget.MaxSteps); i++ {
 		dec, err := d.decide(ctx, i, obs)
 		if err != nil {
@@ -173,9 +175,11 @@ func (d *dyn) explore(ctx context.Context) error {
 			}
 			d.o.AgentDone, d.o.State, d.o.Reason, d.terminal = true, verify.StateDone, "", "end"
 			d.event(map[string]any{"type": "done", "reason": dec["reason"], "decision": dec})
+			break decisions
 		case DecisionBlocked:
 			d.o.Reason = verify.ReasonCheckpointNotReached
 			d.event(map[string]any{"type": "blocked", "reason": dec["reason"], "decision": dec})
+			break decisions
 		case DecisionAct:
 			next, reason, err := d.act(ctx, i, dec, obs)
 			if err != nil {
@@ -183,17 +187,14 @@ func (d *dyn) explore(ctx context.Context) error {
 			}
 			if reason != "" {
 				d.o.Reason = reason
-				goto loopDone
+				break decisions
 			}
 			obs = next
 			d.o.Observation = obs
-			continue
 		default:
 			return decisionError("the decision type must be act, done or blocked")
 		}
-		break
 	}
-loopDone:
 	if d.o.State == verify.StateDone {
 		if err := d.reviewVision(ctx); err != nil {
 			return err

@@ -128,49 +128,47 @@ func (r *run) walk(ctx context.Context) error {
 }
 
 func (r *run) scenario(ctx context.Context, sc *verify.Scenario) error {
-	hasPre, testStarted := false, false
-	for i := range sc.Segments {
-		seg := &sc.Segments[i]
-		if seg.Phase != verify.PhasePrecondition {
-			continue
-		}
-		hasPre = true
-		o, err := r.segment(ctx, sc, seg)
+	hasPre, preOK, err := r.phase(ctx, sc, verify.PhasePrecondition, func(o *verify.SegmentOutcome) bool {
+		return o.State == verify.StatePassed && len(o.Evidence) > 0
+	})
+	if err != nil || r.rec.Interrupted {
+		return err
+	}
+	testStarted := false
+	if preOK {
+		testStarted, _, err = r.phase(ctx, sc, verify.PhaseTest, func(o *verify.SegmentOutcome) bool {
+			return (o.State == verify.StatePassed || o.State == verify.StateDone) && len(o.Evidence) > 0
+		})
 		if err != nil || r.rec.Interrupted {
 			return err
 		}
-		if o.State != verify.StatePassed || len(o.Evidence) == 0 {
-			goto cleanup
-		}
 	}
-	for i := range sc.Segments {
-		seg := &sc.Segments[i]
-		if seg.Phase != verify.PhaseTest {
-			continue
-		}
-		testStarted = true
-		o, err := r.segment(ctx, sc, seg)
-		if err != nil || r.rec.Interrupted {
-			return err
-		}
-		if (o.State != verify.StatePassed && o.State != verify.StateDone) || len(o.Evidence) == 0 {
-			break
-		}
-	}
-cleanup:
 	if !testStarted && !hasPre {
 		return nil
 	}
+	_, _, err = r.phase(ctx, sc, verify.PhaseCleanup, func(*verify.SegmentOutcome) bool { return true })
+	return err
+}
+
+// phase runs the scenario's segments of one phase in order while
+// keepGoing accepts each outcome. It reports whether any segment ran and
+// whether every one was accepted.
+func (r *run) phase(ctx context.Context, sc *verify.Scenario, phase string, keepGoing func(*verify.SegmentOutcome) bool) (ran, ok bool, err error) {
 	for i := range sc.Segments {
 		seg := &sc.Segments[i]
-		if seg.Phase != verify.PhaseCleanup {
+		if seg.Phase != phase {
 			continue
 		}
-		if _, err := r.segment(ctx, sc, seg); err != nil || r.rec.Interrupted {
-			return err
+		ran = true
+		o, err := r.segment(ctx, sc, seg)
+		if err != nil || r.rec.Interrupted {
+			return ran, false, err
+		}
+		if !keepGoing(o) {
+			return ran, false, nil
 		}
 	}
-	return nil
+	return ran, true, nil
 }
 
 // segment runs one segment between its started and finished events and
