@@ -32,33 +32,8 @@ func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	var script []map[string]any
 	if r.e.Provider == nil {
 		script = r.e.Decisions[sc.ID][step.ID]
-		// Without decisions, or when the first one gives up, the phone is
-		// not touched.
-		first := ""
-		if len(script) > 0 {
-			first, _ = script[0]["type"].(string)
-		}
-		if len(script) == 0 || first == DecisionBlocked {
-			reason := any(verify.ReasonCheckpointNotReached)
-			decisions := []any{}
-			if len(script) > 0 {
-				if r, present := script[0]["reason"]; present {
-					reason = r
-				}
-				if s, ok := reason.(string); !ok || s == "" {
-					return &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonAdapterError, Error: "a blocked Agent decision needs a reason"}, nil
-				}
-				for _, d := range script {
-					decisions = append(decisions, d)
-				}
-			}
-			ev, err := r.a.writeJSON(transcriptPath, map[string]any{
-				"scenarioId": sc.ID, "stepId": step.ID, "state": verify.NotTested, "reason": reason, "decisions": decisions,
-			}, "agent_transcript")
-			if err != nil {
-				return nil, err
-			}
-			return &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonCheckpointNotReached, Evidence: []verify.Evidence{ev}}, nil
+		if first := firstType(script); len(script) == 0 || first == DecisionBlocked {
+			return r.untouched(sc, step, script, transcriptPath)
 		}
 	}
 
@@ -94,6 +69,39 @@ func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 		d.o.Observation = r.a.sanitize(d.o.Observation).(map[string]any)
 	}
 	return d.o, interrupt
+}
+
+func firstType(script []map[string]any) string {
+	if len(script) == 0 {
+		return ""
+	}
+	t, _ := script[0]["type"].(string)
+	return t
+}
+
+// untouched ends a static segment without touching the phone: there are
+// no decisions for it, or the first one gives up (blocked, with a reason).
+func (r *run) untouched(sc *verify.Scenario, step *verify.Step, script []map[string]any, transcriptPath string) (*verify.SegmentOutcome, error) {
+	reason := any(verify.ReasonCheckpointNotReached)
+	decisions := []any{}
+	if len(script) > 0 {
+		if given, present := script[0]["reason"]; present {
+			reason = given
+		}
+		if s, ok := reason.(string); !ok || s == "" {
+			return &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonAdapterError, Error: "a blocked Agent decision needs a reason"}, nil
+		}
+		for _, d := range script {
+			decisions = append(decisions, d)
+		}
+	}
+	ev, err := r.a.writeJSON(transcriptPath, map[string]any{
+		"scenarioId": sc.ID, "stepId": step.ID, "state": verify.NotTested, "reason": reason, "decisions": decisions,
+	}, "agent_transcript")
+	if err != nil {
+		return nil, err
+	}
+	return &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonCheckpointNotReached, Evidence: []verify.Evidence{ev}}, nil
 }
 
 // errProvider marks a DecisionProvider failure.
