@@ -24,10 +24,14 @@ type counterPhone struct {
 	sessions int
 	obsSeq   int
 	// hooks let a test interfere with one call (an interrupt, an error).
-	onRun func(ctx context.Context, req RunRequest) error
-	onAct func(ctx context.Context, req ActRequest) error
+	onRun    func(ctx context.Context, req RunRequest) error
+	onImport func(c *verify.Case) (ImportResult, error)
+	onAct    func(ctx context.Context, req ActRequest) error
 	// tokens records the owner tokens the engine used.
 	tokens []string
+	// failFinish makes End and Cancel fail (a cleanup the device never
+	// confirms).
+	failFinish bool
 }
 
 const counterPkg = "com.example.counter"
@@ -73,6 +77,9 @@ func (p *counterPhone) ImportCase(ctx context.Context, c *verify.Case, file stri
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("import " + c.Name)
+	if p.onImport != nil {
+		return p.onImport(c)
+	}
 	if _, err := os.Stat(file); err != nil {
 		return ImportResult{}, err
 	}
@@ -225,6 +232,9 @@ func (p *counterPhone) End(ctx context.Context, ref SessionRef) (map[string]any,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("end " + ref.SessionID)
+	if p.failFinish {
+		return nil, fault.Wrap(fault.Timeout, "agent_control_timeout", "the session did not end", errFinish)
+	}
 	return map[string]any{"session": map[string]any{"sessionId": ref.SessionID, "state": "ended"}}, nil
 }
 
@@ -232,5 +242,8 @@ func (p *counterPhone) Cancel(ctx context.Context, ref SessionRef) (map[string]a
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("cancel " + ref.SessionID)
+	if p.failFinish {
+		return nil, fault.Wrap(fault.Timeout, "agent_control_timeout", "the session was not cancelled", errFinish)
+	}
 	return map[string]any{"session": map[string]any{"sessionId": ref.SessionID, "state": "cancelled"}}, nil
 }
