@@ -124,6 +124,7 @@ const MaxCloudResponse = 1 << 20
 // that is not an object is invalid_decision.
 type CloudProvider struct {
 	endpoint string
+	timeout  time.Duration
 	client   *retryablehttp.Client
 }
 
@@ -143,7 +144,7 @@ func NewCloudProvider(endpoint string, timeout time.Duration) (*CloudProvider, e
 	c.Logger = nil
 	c.HTTPClient.Timeout = timeout
 	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &CloudProvider{endpoint: endpoint, client: c}, nil
+	return &CloudProvider{endpoint: endpoint, timeout: timeout, client: c}, nil
 }
 
 // Decide posts in and returns the decision object.
@@ -152,7 +153,11 @@ func (c *CloudProvider) Decide(ctx context.Context, in DecisionContext) (map[str
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, CodeCloudUnavailable, "cannot encode the decision context", err)
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	// One budget for the decision, a retry of a dropped connection or a
+	// 5xx included.
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := retryablehttp.NewRequestWithContext(rctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
 	}
