@@ -229,21 +229,19 @@ func (p *counterPhone) Timeline(ctx context.Context, ref SessionRef) (map[string
 }
 
 func (p *counterPhone) End(ctx context.Context, ref SessionRef) (map[string]any, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.record("end " + ref.SessionID)
-	if p.failFinish {
-		return nil, fault.Wrap(fault.Timeout, "agent_control_timeout", "the session did not end", errFinish)
-	}
-	return map[string]any{"session": map[string]any{"sessionId": ref.SessionID, "state": "ended"}}, nil
+	return p.finish("end", "ended", ref)
 }
 
 func (p *counterPhone) Cancel(ctx context.Context, ref SessionRef) (map[string]any, error) {
+	return p.finish("cancel", "cancelled", ref)
+}
+
+func (p *counterPhone) finish(verb, state string, ref SessionRef) (map[string]any, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.record("cancel " + ref.SessionID)
+	p.record(verb + " " + ref.SessionID)
 	if p.failFinish {
-		return nil, fault.Wrap(fault.Timeout, "agent_control_timeout", "the session was not cancelled", errFinish)
+		return nil, fault.Wrap(fault.Timeout, "agent_control_timeout", "the session did not reach "+state, errFinish)
 	}
-	return map[string]any{"session": map[string]any{"sessionId": ref.SessionID, "state": "cancelled"}}, nil
+	return map[string]any{"session": map[string]any{"sessionId": ref.SessionID, "state": state}}, nil
 }
