@@ -316,13 +316,16 @@ func stepPolicy(s Step, i int, confirm bool) (*HighRiskStep, error) {
 	}
 	if d.DynamicProvider {
 		ta, _ := s.Method.Param("targetAction")
-		if _, ok := LookupProvider(ta); !ok {
+		p, ok := LookupProvider(ta)
+		if !ok {
 			return nil, stepError(CodeUnknownProviderAction, i, s.StepID, "%s targetAction %q is not in the typed provider catalog", d.ActionEnum, ta).
 				with("actionEnum", d.ActionEnum).with("targetAction", ta)
 		}
-		if url, ok := s.Method.Param("url"); ok && strings.TrimSpace(url) != "" {
-			return nil, stepError(CodeRefusedProviderURL, i, s.StepID, "provider upload url is not allowed in authored cases").
-				with("actionEnum", d.ActionEnum).with("targetAction", ta)
+		for _, k := range p.RefusedParams {
+			if v, ok := s.Method.Param(k); ok && strings.TrimSpace(v) != "" {
+				return nil, stepError(CodeRefusedProviderURL, i, s.StepID, "provider param %s is not allowed in authored cases (an upload address is set up in the SoloPi app)", k).
+					with("actionEnum", d.ActionEnum).with("targetAction", ta).with("param", k)
+			}
 		}
 	}
 	if !d.HighRisk {
