@@ -430,6 +430,9 @@ func parseAdvanceSettings(s string) (map[string]any, error) {
 		e.Field = "advanceSettings"
 		return nil, e
 	}
+	if err := checkJSON([]byte(s), "$.advanceSettings"); err != nil {
+		return nil, err
+	}
 	obj, ok := g.(map[string]any)
 	if !ok {
 		e := newError(CodeInvalidAdvanceSettings, "advanceSettings must encode an object, not %s", jsonKind(g))
@@ -540,6 +543,9 @@ func SetRunningParams(c *Case, runningParam []byte) (*Case, error) {
 	rp, err := decodeGeneric(runningParam)
 	if err != nil {
 		return nil, newError(CodeInvalidRunningParams, "running params file is not valid JSON").wrap(err)
+	}
+	if err := CheckJSON(runningParam); err != nil {
+		return nil, err
 	}
 	if err := validateRunningParam(rp); err != nil {
 		return nil, err
