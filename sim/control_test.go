@@ -71,3 +71,62 @@ func TestControlEndpointInjectsFaults(t *testing.T) {
 		t.Errorf("only %d faults", len(FaultNames()))
 	}
 }
+
+// command-stall holds a shell command of the device (the host's evidence
+// commands: screencap, logcat) until it is released or its caller leaves.
+func TestControlStallsAShellCommand(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	srv := httptest.NewServer(f.ControlHandler())
+	defer srv.Close()
+	post := func(body string) int {
+		resp, err := http.Post(srv.URL+"/v1/devices/sim-0001/command-stall", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, bad := range []string{`{"command":"screencap"}`, `{"command":"screencap","hang":true,"delayMs":5}`,
+		`{"command":"no-such-tool","hang":true}`, `{"command":"screencap","release":true,"hang":true}`, `{"command":"screencap","delayMs":-1}`} {
+		if code := post(bad); code != 400 {
+			t.Errorf("%s: HTTP %d, want 400", bad, code)
+		}
+	}
+	d := f.Devices()[0]
+	if code := post(`{"command":"screencap","hang":true}`); code != 200 {
+		t.Fatalf("hang: HTTP %d", code)
+	}
+	type result struct {
+		out  []byte
+		code int
+		err  error
+	}
+	shell := func(ctx context.Context) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			out, _, code, err := d.Shell(ctx, "screencap -p")
+			ch <- result{out, code, err}
+		}()
+		return ch
+	}
+	// A caller that gives up is not kept.
+	gone, leave := context.WithCancel(ctx)
+	ch := shell(gone)
+	leave()
+	if r := <-ch; r.err == nil || len(r.out) != 0 {
+		t.Fatalf("abandoned stalled screencap: exit %d, %v, %d bytes", r.code, r.err, len(r.out))
+	}
+	ch = shell(ctx)
+	if code := post(`{"command":"screencap","release":true}`); code != 200 {
+		t.Fatalf("release: HTTP %d", code)
+	}
+	if r := <-ch; r.err != nil || r.code != 0 || !strings.HasPrefix(string(r.out), "\x89PNG") {
+		t.Fatalf("released screencap: exit %d, %v", r.code, r.err)
+	}
+}
