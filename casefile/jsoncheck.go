@@ -33,7 +33,7 @@ func CheckJSON(data []byte) error { return checkJSON(data, "$") }
 // checkJSON is CheckJSON for a document found at JSON path doc.
 func checkJSON(data []byte, doc string) error {
 	if off, ok := firstInvalidUTF8(data); ok {
-		return newError(CodeInvalidUTF8, "%s is not UTF-8: invalid byte 0x%02X at offset %d", docName(doc), data[off], off).
+		return newError(CodeInvalidUTF8, "%s is not UTF-8: invalid byte 0x%02X at offset %d (save it as UTF-8)", docName(doc), data[off], off).
 			with("offset", off).with("jsonPath", doc)
 	}
 	sc := jsonScanner{data: data, doc: doc}
@@ -46,7 +46,7 @@ func checkJSON(data []byte, doc string) error {
 
 func docName(doc string) string {
 	if doc == "$" {
-		return "the document"
+		return "the JSON document"
 	}
 	return doc
 }
