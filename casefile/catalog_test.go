@@ -3,6 +3,7 @@ package casefile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"reflect"
@@ -165,24 +166,17 @@ func TestAuthoringCatalogMatchesSolopiAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want struct {
+	type catalogJSON struct {
 		Counts          map[string]int    `json:"counts"`
 		EnumActions     []json.RawMessage `json:"enumActions"`
 		ProviderActions []json.RawMessage `json:"providerActions"`
-	}
-	if err := json.Unmarshal(golden, &want); err != nil {
-		t.Fatal(err)
 	}
 	b, err := json.Marshal(AuthoringCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got struct {
-		Counts          map[string]int    `json:"counts"`
-		EnumActions     []json.RawMessage `json:"enumActions"`
-		ProviderActions []json.RawMessage `json:"providerActions"`
-	}
-	if err := json.Unmarshal(b, &got); err != nil {
+	var want, got catalogJSON
+	if err := errors.Join(json.Unmarshal(golden, &want), json.Unmarshal(b, &got)); err != nil {
 		t.Fatal(err)
 	}
 	if !maps.Equal(got.Counts, want.Counts) || want.Counts["totalDescriptors"] != 72 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -135,16 +136,37 @@ func (s *jsonScanner) value(depth int) error {
 	return nil
 }
 
-func (s *jsonScanner) object(depth int) error {
+// elements reads the members of an object or the elements of an array,
+// from its opening byte to close, calling each for every one.
+func (s *jsonScanner) elements(close byte, each func(i int) error) error {
 	s.pos++
 	s.space()
-	if s.peek() == '}' {
+	if s.peek() == close {
 		s.pos++
 		return nil
 	}
+	for i := 0; ; i++ {
+		if err := each(i); err != nil {
+			return err
+		}
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+			s.space()
+		case close:
+			s.pos++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+func (s *jsonScanner) object(depth int) error {
 	var keys [][]byte // decoded keys seen in this object
 	var set map[string]bool
-	for {
+	return s.elements('}', func(int) error {
 		if s.peek() != '"' {
 			return errSyntax
 		}
@@ -163,12 +185,7 @@ func (s *jsonScanner) object(depth int) error {
 			dup = set[string(key)]
 			set[string(key)] = true
 		} else {
-			for _, k := range keys {
-				if bytes.Equal(k, key) {
-					dup = true
-					break
-				}
-			}
+			dup = slices.ContainsFunc(keys, func(k []byte) bool { return bytes.Equal(k, key) })
 			keys = append(keys, key)
 			if len(keys) > 16 {
 				set = make(map[string]bool, 2*len(keys))
@@ -192,45 +209,19 @@ func (s *jsonScanner) object(depth int) error {
 			return err
 		}
 		s.path = s.path[:len(s.path)-1]
-		s.space()
-		switch s.peek() {
-		case ',':
-			s.pos++
-			s.space()
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return errSyntax
-		}
-	}
+		return nil
+	})
 }
 
 func (s *jsonScanner) array(depth int) error {
-	s.pos++
-	s.space()
-	if s.peek() == ']' {
-		s.pos++
-		return nil
-	}
-	for i := 0; ; i++ {
+	return s.elements(']', func(i int) error {
 		s.path = append(s.path, pathStep{index: i, isIndex: true})
 		if err := s.value(depth + 1); err != nil {
 			return err
 		}
 		s.path = s.path[:len(s.path)-1]
-		s.space()
-		switch s.peek() {
-		case ',':
-			s.pos++
-			s.space()
-		case ']':
-			s.pos++
-			return nil
-		default:
-			return errSyntax
-		}
-	}
+		return nil
+	})
 }
 
 // str reads a string literal and returns its raw content and whether it

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,32 +11,8 @@ import (
 )
 
 func TestControlEndpointInjectsFaults(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	srv := httptest.NewServer(f.ControlHandler())
-	defer srv.Close()
-	post := func(path, body string) (int, string) {
-		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var b strings.Builder
-		buf := make([]byte, 4096)
-		for {
-			n, err := resp.Body.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		return resp.StatusCode, b.String()
-	}
+	f, srv := controlFarm(t)
+	post := func(path, body string) (int, string) { return controlPost(t, srv.URL+path, body) }
 	d := f.Devices()[0]
 	if code, body := post("/v1/devices/sim-0001/permission", `{"name":"accessibility","granted":false}`); code != 200 {
 		t.Fatalf("permission: %d %s", code, body)
@@ -77,20 +54,10 @@ func TestControlEndpointInjectsFaults(t *testing.T) {
 func TestControlStallsAShellCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	srv := httptest.NewServer(f.ControlHandler())
-	defer srv.Close()
+	f, srv := controlFarm(t)
 	post := func(body string) int {
-		resp, err := http.Post(srv.URL+"/v1/devices/sim-0001/command-stall", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		code, _ := controlPost(t, srv.URL+"/v1/devices/sim-0001/command-stall", body)
+		return code
 	}
 	for _, bad := range []string{`{"command":"screencap"}`, `{"command":"screencap","hang":true,"delayMs":5}`,
 		`{"command":"no-such-tool","hang":true}`, `{"command":"screencap","release":true,"hang":true}`, `{"command":"screencap","delayMs":-1}`} {
@@ -129,4 +96,36 @@ func TestControlStallsAShellCommand(t *testing.T) {
 	if r := <-ch; r.err != nil || r.code != 0 || !strings.HasPrefix(string(r.out), "\x89PNG") {
 		t.Fatalf("released screencap: exit %d, %v", r.code, r.err)
 	}
+}
+
+// controlPost posts a JSON body to a control route and returns the HTTP
+// status and the answer.
+func controlPost(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// controlFarm starts a one-device farm without adbd and its control
+// endpoint; both stop with the test.
+func controlFarm(t *testing.T) (*Farm, *httptest.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	srv := httptest.NewServer(f.ControlHandler())
+	t.Cleanup(srv.Close)
+	return f, srv
 }
