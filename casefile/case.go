@@ -52,8 +52,16 @@ const DefaultPriority = 2
 // and advanceSettings are JSON documents encoded as strings, or the 1.x
 // authoring form, where operationLog (and optionally advanceSettings) is an
 // object. It checks JSON shape only; Normalize and DeviceValidate check
-// content. Every error is an *Error.
-func Parse(data []byte) (*Case, error) {
+// content. The file and the operationLog it carries as a string must pass
+// CheckJSON (UTF-8, no duplicate keys). Every error is an *Error.
+func Parse(data []byte) (*Case, error) { return parse(data, true) }
+
+// ParseAsDevice reads a case the way SoloPi's fastjson does on import: a
+// key given twice keeps its last value and bytes that are not UTF-8 read as
+// U+FFFD. The simulated device uses it; the host uses Parse.
+func ParseAsDevice(data []byte) (*Case, error) { return parse(data, false) }
+
+func parse(data []byte, strict bool) (*Case, error) {
 	// Editors on Windows like to prepend a UTF-8 BOM; it is not JSON.
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	g, err := decodeGeneric(data)
@@ -62,6 +70,11 @@ func Parse(data []byte) (*Case, error) {
 	}
 	if err := requireEOF(data); err != nil {
 		return nil, newError(CodeInvalidCaseJSON, "case file has trailing data after the JSON object").wrap(err)
+	}
+	if strict {
+		if err := CheckJSON(data); err != nil {
+			return nil, err
+		}
 	}
 	obj, ok := g.(map[string]any)
 	if !ok {
@@ -144,7 +157,7 @@ func Parse(data []byte) (*Case, error) {
 				return nil, fieldErr(k, "a string or an object")
 			}
 		case "operationLog":
-			if err := c.parseOperationLog(v); err != nil {
+			if err := c.parseOperationLog(v, strict); err != nil {
 				return nil, err
 			}
 		case "caseFingerprint":
@@ -162,7 +175,7 @@ func Parse(data []byte) (*Case, error) {
 	return c, nil
 }
 
-func (c *Case) parseOperationLog(v any) error {
+func (c *Case) parseOperationLog(v any, strict bool) error {
 	var obj map[string]any
 	switch x := v.(type) {
 	case nil:
@@ -177,6 +190,11 @@ func (c *Case) parseOperationLog(v any) error {
 		}
 		if err := requireEOF([]byte(x)); err != nil {
 			return newError(CodeInvalidOperationLog, "operationLog has trailing data").wrap(err)
+		}
+		if strict {
+			if err := checkJSON([]byte(x), "$.operationLog"); err != nil {
+				return err
+			}
 		}
 		m, ok := g.(map[string]any)
 		if !ok {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -256,6 +257,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
+		}
+		if !utf8.Valid(data) || CheckJSON(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))) != nil {
+			t.Fatal("Parse accepted a document CheckJSON refuses")
 		}
 		_ = DeviceValidate(c)
 		if _, err := SnapshotOperationLog(c.Steps, ""); err != nil {

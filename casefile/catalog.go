@@ -33,13 +33,11 @@ const (
 )
 
 // ActionDescriptor describes one PerformActionEnum value. The JSON names
-// match the upstream `solopi-ai actions` output, plus a few extras.
+// and their order are those of solopi-ai's `actions` output; the last five
+// (category, type, refused, refusedReason, params) are ours.
 type ActionDescriptor struct {
-	Code       string `json:"code"`
-	ActionEnum string `json:"actionEnum"`
-	Category   int    `json:"category"`
-	// Type: 0 base, 1 replay-only, 2 remote ("one device controls many") only.
-	Type                int      `json:"type"`
+	Code                string   `json:"code"`
+	ActionEnum          string   `json:"actionEnum"`
 	Authoring           string   `json:"authoring"`
 	CaseOnly            bool     `json:"caseOnly"`
 	Internal            bool     `json:"internal"`
@@ -48,25 +46,31 @@ type ActionDescriptor struct {
 	RequiresCaseContext bool     `json:"requiresCaseContext"`
 	SupportedInCaseStep bool     `json:"supportedInCaseStep"`
 	AuthoringAllowed    bool     `json:"authoringAllowed"`
-	Refused             bool     `json:"refused"`
-	RefusedReason       *string  `json:"refusedReason"`
 	HighRisk            bool     `json:"highRisk"`
 	HighRiskReason      *string  `json:"highRiskReason"`
 	RequiresHighRisk    bool     `json:"requiresHighRiskConfirmation"`
 	RequiresNode        bool     `json:"requiresNode"`
 	RequiredParams      []string `json:"requiredParams"`
+	Category            int      `json:"category"`
+	// Type: 0 base, 1 replay-only, 2 remote ("one device controls many") only.
+	Type          int     `json:"type"`
+	Refused       bool    `json:"refused"`
+	RefusedReason *string `json:"refusedReason"`
 	// Params lists every parameter the executor reads besides localClickPos.
 	Params []string `json:"params"`
 }
 
 // ProviderDescriptor describes one dynamic ActionProvider action, carried
-// in an OTHER_NODE / OTHER_GLOBAL step as operationParam.targetAction.
+// in an OTHER_NODE / OTHER_GLOBAL step as operationParam.targetAction. The
+// JSON names up to requiresPriorAction are solopi-ai's, in its order; the
+// rest are ours.
 type ProviderDescriptor struct {
 	Code                       string   `json:"code"`
 	TargetAction               string   `json:"targetAction"`
 	ActionEnum                 string   `json:"actionEnum"`
 	Authoring                  string   `json:"authoring"`
-	Provider                   string   `json:"provider"`
+	CaseOnly                   bool     `json:"caseOnly"`
+	Internal                   bool     `json:"internal"`
 	DynamicProvider            bool     `json:"dynamicProvider"`
 	RuntimeAvailabilityUnknown bool     `json:"runtimeAvailabilityUnknown"`
 	SupportedInCaseStep        bool     `json:"supportedInCaseStep"`
@@ -75,10 +79,43 @@ type ProviderDescriptor struct {
 	OptionalParams             []string `json:"optionalParams"`
 	// RequiresPriorAction names the start action a stop action pairs with.
 	RequiresPriorAction string `json:"requiresPriorAction,omitempty"`
+	Provider            string `json:"provider"`
 	// PairedStop names the stop action a start action must be closed by.
 	PairedStop string `json:"pairedStop,omitempty"`
 	// Plugin is the SoloPi plugin that must be loaded at replay, or "".
 	Plugin string `json:"plugin,omitempty"`
+	// RefusedParams are accepted by the device but refused by the authoring
+	// policy when non-empty (an upload url sends evidence off the device).
+	// optionalParams still lists them, as solopi-ai does.
+	RefusedParams []string `json:"refusedParams"`
+}
+
+// Catalog is the case-authoring action catalogue in the shape of
+// solopi-ai's `actions` output. It is built from the same tables the
+// normaliser and the authoring policy read, so what it advertises is what
+// case-validate, case-import, run and the step edits enforce.
+type Catalog struct {
+	Counts          CatalogCounts        `json:"counts"`
+	EnumActions     []ActionDescriptor   `json:"enumActions"`
+	ProviderActions []ProviderDescriptor `json:"providerActions"`
+}
+
+// CatalogCounts is solopi-ai's counts object.
+type CatalogCounts struct {
+	EnumActions      int `json:"enumActions"`
+	ProviderActions  int `json:"providerActions"`
+	TotalDescriptors int `json:"totalDescriptors"`
+}
+
+// AuthoringCatalog returns the 66 enum and 6 provider descriptors with
+// their counts.
+func AuthoringCatalog() Catalog {
+	enums, providers := Actions(), ProviderActions()
+	return Catalog{
+		Counts:          CatalogCounts{EnumActions: len(enums), ProviderActions: len(providers), TotalDescriptors: len(enums) + len(providers)},
+		EnumActions:     enums,
+		ProviderActions: providers,
+	}
 }
 
 type actionRow struct {
@@ -206,6 +243,11 @@ var internalEnums = map[string]bool{
 	"WHILE": true, "IF": true, "CONTINUE": true, "BREAK": true,
 }
 
+// refusedProviderParams are refused on every provider step: an upload url
+// would send performance data or a screen recording off the device, which
+// the user must set up in the app, not a case file.
+var refusedProviderParams = []string{"url"}
+
 var providerTable = [...]ProviderDescriptor{
 	{Code: "clickByScreenshot", ActionEnum: "OTHER_NODE", Provider: "ImageCompareActionProvider", RequiresNode: true,
 		RequiredParams: []string{"targetAction", "targetImage"}, OptionalParams: []string{"originSize", "originPos"}, Plugin: PluginImageCompare},
@@ -267,11 +309,17 @@ func describe(r actionRow) ActionDescriptor {
 }
 
 // Actions returns the 66 PerformActionEnum descriptors in SoloPi's
-// declaration order. The slice is freshly built, so callers may modify it.
+// declaration order, except that the four case-list menu items come last,
+// as solopi-ai lists them. The slice is freshly built, so callers may
+// modify it.
 func Actions() []ActionDescriptor {
-	out := make([]ActionDescriptor, len(actionTable))
-	for i, r := range actionTable {
-		out[i] = describe(r)
+	out := make([]ActionDescriptor, 0, len(actionTable))
+	for _, caseOnly := range []bool{false, true} {
+		for _, r := range actionTable {
+			if (r.category == CategoryCaseOperation) == caseOnly {
+				out = append(out, describe(r))
+			}
+		}
 	}
 	return out
 }
@@ -287,6 +335,7 @@ func ProviderActions() []ProviderDescriptor {
 		p.SupportedInCaseStep = true
 		p.RequiredParams = slices.Clone(p.RequiredParams)
 		p.OptionalParams = slices.Clone(p.OptionalParams)
+		p.RefusedParams = slices.Clone(refusedProviderParams)
 		out[i] = p
 	}
 	return out

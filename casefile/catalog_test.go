@@ -1,7 +1,12 @@
 package casefile
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -148,6 +153,170 @@ func TestDeviceEnumResolution(t *testing.T) {
 	for _, in := range []string{"longClick", "startRecord", "", "ſleep"} {
 		if _, ok := enumByDeviceName(in); ok {
 			t.Errorf("%q must not resolve on the device", in)
+		}
+	}
+}
+
+// The catalogue prints solopi-ai's `actions` descriptors: the same
+// descriptors in the same order, each with solopi-ai's keys in its order and
+// values, then our extra keys. Only the risk reason text differs (ours is
+// English), so for it only presence is compared.
+func TestAuthoringCatalogMatchesSolopiAI(t *testing.T) {
+	golden, err := os.ReadFile("testdata/solopi-ai/actions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type catalogJSON struct {
+		Counts          map[string]int    `json:"counts"`
+		EnumActions     []json.RawMessage `json:"enumActions"`
+		ProviderActions []json.RawMessage `json:"providerActions"`
+	}
+	b, err := json.Marshal(AuthoringCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got catalogJSON
+	if err := errors.Join(json.Unmarshal(golden, &want), json.Unmarshal(b, &got)); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got.Counts, want.Counts) || want.Counts["totalDescriptors"] != 72 {
+		t.Fatalf("counts = %v, want %v", got.Counts, want.Counts)
+	}
+	compare := func(kind string, got, want []json.RawMessage, extras []string) {
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d descriptors, want %d", kind, len(got), len(want))
+		}
+		for i := range want {
+			wk, gk := objectKeys(t, want[i]), objectKeys(t, got[i])
+			if !slices.Equal(gk, append(slices.Clone(wk), extras...)) {
+				t.Errorf("%s[%d] keys = %v, want %v + %v", kind, i, gk, wk, extras)
+				continue
+			}
+			var w, g map[string]any
+			_ = json.Unmarshal(want[i], &w)
+			_ = json.Unmarshal(got[i], &g)
+			for _, k := range wk {
+				if k == "highRiskReason" {
+					if (w[k] == nil) != (g[k] == nil) {
+						t.Errorf("%s %v: highRiskReason %v, want %v", kind, w["code"], g[k], w[k])
+					}
+					continue
+				}
+				if !reflect.DeepEqual(g[k], w[k]) {
+					t.Errorf("%s %v: %s = %v, want %v", kind, w["code"], k, g[k], w[k])
+				}
+			}
+		}
+	}
+	compare("enumActions", got.EnumActions, want.EnumActions, []string{"category", "type", "refused", "refusedReason", "params"})
+	// requiresPriorAction is present only on the two stop actions, in both.
+	for i := range want.ProviderActions {
+		extras := []string{"provider"}
+		var p map[string]any
+		_ = json.Unmarshal(got.ProviderActions[i], &p)
+		for _, k := range []string{"pairedStop", "plugin"} {
+			if _, ok := p[k]; ok {
+				extras = append(extras, k)
+			}
+		}
+		extras = append(extras, "refusedParams")
+		compare("providerActions", got.ProviderActions[i:i+1], want.ProviderActions[i:i+1], extras)
+	}
+}
+
+// objectKeys lists the member names of a JSON object in document order.
+func objectKeys(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// What the catalogue says about a provider's params is what the policy
+// enforces: every refused param is refused on every provider step.
+func TestCatalogRefusedParamsAreEnforced(t *testing.T) {
+	for _, p := range ProviderActions() {
+		if !slices.Equal(p.RefusedParams, []string{"url"}) {
+			t.Errorf("%s refusedParams = %v", p.Code, p.RefusedParams)
+		}
+		params := map[string]*string{"targetAction": Str(p.Code), "url": Str("https://collector.example/upload")}
+		for _, k := range p.RequiredParams {
+			if params[k] == nil {
+				params[k] = Str("1")
+			}
+		}
+		s := Step{StepID: "s", Method: Method{ActionEnum: p.ActionEnum, Params: params}}
+		if _, err := stepPolicy(s, 0, true); ErrorCode(err) != CodeRefusedProviderURL {
+			t.Errorf("%s with a url: %v, want %s", p.Code, err, CodeRefusedProviderURL)
+		}
+		params["url"] = Str(" ")
+		if _, err := stepPolicy(s, 0, true); err != nil {
+			t.Errorf("%s with a blank url: %v", p.Code, err)
+		}
+	}
+}
+
+// Every descriptor flag agrees with what Normalize and the policy do to a
+// one-step case of that action.
+func TestCatalogAgreesWithNormalize(t *testing.T) {
+	for _, d := range Actions() {
+		params := map[string]*string{}
+		for _, k := range d.RequiredParams {
+			params[k] = Str("1")
+		}
+		if d.DynamicProvider {
+			params["targetAction"] = Str(map[string]string{"OTHER_NODE": "clickByScreenshot", "OTHER_GLOBAL": "stopRecord"}[d.ActionEnum])
+			params["targetImage"] = Str("img")
+		}
+		s := Step{Method: Method{ActionEnum: d.ActionEnum, Params: params}}
+		if d.RequiresNode {
+			s.Node = &Node{ResourceID: Str("id/x")}
+		}
+		c := &Case{CaseName: "c", TargetAppPackage: "p", Steps: []Step{s}}
+		if d.ActionEnum == "OTHER_GLOBAL" {
+			start := Step{Method: Method{ActionEnum: "startRecord", Params: map[string]*string{"checkList": Str("cpu")}}}
+			c.Steps = []Step{start, s}
+		}
+		_, _, err := Normalize(c, NormalizeOptions{ConfirmHighRisk: true})
+		if d.AuthoringAllowed != (err == nil) {
+			t.Errorf("%s: authoringAllowed %v but Normalize: %v", d.ActionEnum, d.AuthoringAllowed, err)
+		}
+		_, _, err = Normalize(c, NormalizeOptions{SkipPolicy: true})
+		if d.SupportedInCaseStep != (err == nil) {
+			t.Errorf("%s: supportedInCaseStep %v but Normalize without policy: %v", d.ActionEnum, d.SupportedInCaseStep, err)
+		}
+		if d.HighRisk {
+			if _, _, err := Normalize(c, NormalizeOptions{}); err == nil {
+				t.Errorf("%s: high risk but accepted without confirmation", d.ActionEnum)
+			}
+		}
+		if len(d.RequiredParams) > 0 && d.SupportedInCaseStep {
+			c2 := c.Clone()
+			delete(c2.Steps[len(c2.Steps)-1].Method.Params, d.RequiredParams[0])
+			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); ErrorCode(err) != CodeMissingParams {
+				t.Errorf("%s without %s: %v, want %s", d.ActionEnum, d.RequiredParams[0], err, CodeMissingParams)
+			}
+		}
+		if d.RequiresNode && d.SupportedInCaseStep {
+			c2 := c.Clone()
+			c2.Steps[len(c2.Steps)-1].Node = nil
+			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); ErrorCode(err) != CodeMissingNode {
+				t.Errorf("%s without a node: %v, want %s", d.ActionEnum, err, CodeMissingNode)
+			}
 		}
 	}
 }

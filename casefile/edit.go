@@ -82,25 +82,46 @@ func List(c *Case) ([]StepDescriptor, error) {
 	return out, nil
 }
 
-// Add inserts step at position at (len(steps) or -1 appends). A step
+// Insert inserts step so that it ends up at index at, 0..len(steps); any
+// other index, negative ones included, is step_index_out_of_range. A step
 // without stepId gets the first free ai-step-NNN.
+func Insert(c *Case, at int, step Step, opts EditOptions) (*EditResult, error) {
+	return insert(c, &at, step, opts)
+}
+
+// Append adds step after the last one (case-step-add without --at).
+func Append(c *Case, step Step, opts EditOptions) (*EditResult, error) {
+	return insert(c, nil, step, opts)
+}
+
+// Add is the step-add entry point cmd/solopi still calls: a negative at
+// appends. It goes once the command calls Append without --at and Insert
+// with it (a negative --at is then refused like any bad index).
 func Add(c *Case, at int, step Step, opts EditOptions) (*EditResult, error) {
+	if at < 0 {
+		return Append(c, step, opts)
+	}
+	return Insert(c, at, step, opts)
+}
+
+func insert(c *Case, at *int, step Step, opts EditOptions) (*EditResult, error) {
 	base, err := editBase(c)
 	if err != nil {
 		return nil, err
 	}
-	if at < 0 {
-		at = len(base.Steps)
+	pos := len(base.Steps)
+	if at != nil {
+		pos = *at
 	}
-	if err := checkIndex(at, len(base.Steps), true); err != nil {
+	if err := checkIndex(pos, len(base.Steps), true); err != nil {
 		return nil, err
 	}
 	s := step.Clone()
 	if s.StepID == "" {
 		s.StepID = freeStepID(base.Steps, "")
 	}
-	base.Steps = insertStep(base.Steps, at, s)
-	return finishEdit(base, "add", at, opts)
+	base.Steps = insertStep(base.Steps, pos, s)
+	return finishEdit(base, "add", pos, opts)
 }
 
 // Update replaces the step at index. The replacement inherits the old

@@ -54,10 +54,10 @@ func TestList(t *testing.T) {
 	}
 }
 
-func TestAdd(t *testing.T) {
+func TestInsertAndAppend(t *testing.T) {
 	c := editCase(t)
 	before, _ := MarshalAuthoring(c)
-	r, err := Add(c, 1, mustStep(t, `{"operationMethod":{"actionEnum":"home"}}`), EditOptions{})
+	r, err := Insert(c, 1, mustStep(t, `{"operationMethod":{"actionEnum":"home"}}`), EditOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +70,18 @@ func TestAdd(t *testing.T) {
 	if after, _ := MarshalAuthoring(c); string(after) != string(before) {
 		t.Error("source case mutated")
 	}
-	// Append with -1; explicit stepId kept.
-	r, err = Add(c, -1, mustStep(t, `{"stepId":"end","operationMethod":{"actionEnum":"BACK"}}`), EditOptions{})
+	// Append, and Insert at the end; explicit stepId kept.
+	r, err = Append(c, mustStep(t, `{"stepId":"end","operationMethod":{"actionEnum":"BACK"}}`), EditOptions{})
 	if err != nil || r.AffectedIndex != 5 || r.Case.Steps[5].StepID != "end" {
 		t.Fatalf("append: %+v %v", r, err)
+	}
+	r, err = Insert(c, 5, mustStep(t, `{"stepId":"end","operationMethod":{"actionEnum":"BACK"}}`), EditOptions{})
+	if err != nil || r.AffectedIndex != 5 || r.Case.Steps[5].StepID != "end" {
+		t.Fatalf("insert at the end: %+v %v", r, err)
+	}
+	// The transitional Add still appends for a negative index.
+	if r, err := Add(c, -1, mustStep(t, `{"operationMethod":{"actionEnum":"BACK"}}`), EditOptions{}); err != nil || r.AffectedIndex != 5 {
+		t.Fatalf("Add(-1): %+v %v", r, err)
 	}
 	for _, tc := range []struct {
 		name string
@@ -83,6 +91,8 @@ func TestAdd(t *testing.T) {
 		code string
 	}{
 		{"out of range", 7, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeStepIndexOutOfRange},
+		{"minus one", -1, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeStepIndexOutOfRange},
+		{"very negative", -1 << 31, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeStepIndexOutOfRange},
 		{"shell refused even confirmed", 0, shellStep, EditOptions{ConfirmHighRisk: true}, CodeRefusedAction},
 		{"high risk unconfirmed", 0, clearData, EditOptions{}, CodeHighRiskUnconfirmed},
 		{"duplicate id", 0, `{"stepId":"ai-step-002","operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeDuplicateStepID},
@@ -91,13 +101,13 @@ func TestAdd(t *testing.T) {
 		{"unpaired stop", 0, stopRec, EditOptions{}, CodeProviderPairing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Add(c, tc.at, mustStep(t, tc.step), tc.opts)
+			_, err := Insert(c, tc.at, mustStep(t, tc.step), tc.opts)
 			if ErrorCode(err) != tc.code {
 				t.Fatalf("got %v, want %s", err, tc.code)
 			}
 		})
 	}
-	r, err = Add(c, 0, mustStep(t, clearData), EditOptions{ConfirmHighRisk: true})
+	r, err = Insert(c, 0, mustStep(t, clearData), EditOptions{ConfirmHighRisk: true})
 	if err != nil || !r.HighRiskConfirmed || !r.Step.HighRisk {
 		t.Fatalf("confirmed add: %+v %v", r, err)
 	}
@@ -225,5 +235,26 @@ func TestEditOutputRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "\n  \"operationLog\": {\n") || !strings.HasSuffix(string(out), "}\n") {
 		t.Errorf("authoring layout:\n%s", out)
+	}
+}
+
+// No edit accepts a negative index; the error names the allowed range.
+func TestEditsRefuseNegativeIndexes(t *testing.T) {
+	c := editCase(t)
+	st := mustStep(t, `{"operationMethod":{"actionEnum":"BACK"}}`)
+	for name, edit := range map[string]func() (*EditResult, error){
+		"insert":    func() (*EditResult, error) { return Insert(c, -1, st, EditOptions{}) },
+		"update":    func() (*EditResult, error) { return Update(c, -1, st, EditOptions{}) },
+		"delete":    func() (*EditResult, error) { return Delete(c, -1) },
+		"move from": func() (*EditResult, error) { return Move(c, -1, 0, EditOptions{}) },
+		"move to":   func() (*EditResult, error) { return Move(c, 0, -2, EditOptions{}) },
+		"copy from": func() (*EditResult, error) { return Copy(c, -3, 0, EditOptions{}) },
+		"copy to":   func() (*EditResult, error) { return Copy(c, 0, -1, EditOptions{}) },
+	} {
+		_, err := edit()
+		e := asError(t, err)
+		if e.Code != CodeStepIndexOutOfRange || e.Details["minimum"] != 0 {
+			t.Errorf("%s: %s %v", name, e.Code, e.Details)
+		}
 	}
 }

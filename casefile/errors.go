@@ -13,6 +13,8 @@ const (
 	CodeInvalidField        = "invalid_field"         // a known field has the wrong JSON type
 	CodeInvalidOperationLog = "invalid_operation_log" // operationLog is neither an object nor an encoded object
 	CodeInvalidStep         = "invalid_step"          // a step, method, node or param has the wrong shape
+	CodeInvalidUTF8         = "invalid_utf8"          // bytes that are not UTF-8, or a \u escape of a lone surrogate
+	CodeDuplicateKey        = "duplicate_key"         // an object key given twice (details: key, jsonPath)
 
 	// Host normalisation and validation.
 	CodeInvalidCase            = "invalid_case" // also every device-side validation failure

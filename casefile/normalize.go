@@ -316,13 +316,16 @@ func stepPolicy(s Step, i int, confirm bool) (*HighRiskStep, error) {
 	}
 	if d.DynamicProvider {
 		ta, _ := s.Method.Param("targetAction")
-		if _, ok := LookupProvider(ta); !ok {
+		p, ok := LookupProvider(ta)
+		if !ok {
 			return nil, stepError(CodeUnknownProviderAction, i, s.StepID, "%s targetAction %q is not in the typed provider catalog", d.ActionEnum, ta).
 				with("actionEnum", d.ActionEnum).with("targetAction", ta)
 		}
-		if url, ok := s.Method.Param("url"); ok && strings.TrimSpace(url) != "" {
-			return nil, stepError(CodeRefusedProviderURL, i, s.StepID, "provider upload url is not allowed in authored cases").
-				with("actionEnum", d.ActionEnum).with("targetAction", ta)
+		for _, k := range p.RefusedParams {
+			if v, ok := s.Method.Param(k); ok && strings.TrimSpace(v) != "" {
+				return nil, stepError(CodeRefusedProviderURL, i, s.StepID, "provider param %s is not allowed in authored cases (an upload address is set up in the SoloPi app)", k).
+					with("actionEnum", d.ActionEnum).with("targetAction", ta).with("param", k)
+			}
 		}
 	}
 	if !d.HighRisk {
@@ -426,6 +429,9 @@ func parseAdvanceSettings(s string) (map[string]any, error) {
 		e := newError(CodeInvalidAdvanceSettings, "advanceSettings is not valid encoded JSON").wrap(err)
 		e.Field = "advanceSettings"
 		return nil, e
+	}
+	if err := checkJSON([]byte(s), "$.advanceSettings"); err != nil {
+		return nil, err
 	}
 	obj, ok := g.(map[string]any)
 	if !ok {
@@ -537,6 +543,9 @@ func SetRunningParams(c *Case, runningParam []byte) (*Case, error) {
 	rp, err := decodeGeneric(runningParam)
 	if err != nil {
 		return nil, newError(CodeInvalidRunningParams, "running params file is not valid JSON").wrap(err)
+	}
+	if err := CheckJSON(runningParam); err != nil {
+		return nil, err
 	}
 	if err := validateRunningParam(rp); err != nil {
 		return nil, err

@@ -111,6 +111,9 @@ func ParseStep(data []byte) (Step, error) {
 	if err != nil {
 		return Step{}, newError(CodeInvalidStep, "step JSON is not valid").wrap(err)
 	}
+	if err := CheckJSON(data); err != nil {
+		return Step{}, err
+	}
 	obj, ok := g.(map[string]any)
 	if !ok {
 		return Step{}, newError(CodeInvalidStep, "step JSON must be an object")

@@ -144,6 +144,27 @@ func faults() map[string]faultFunc {
 			d.Phone.SetScreenshotFault(fe, time.Duration(in.DelayMs)*time.Millisecond)
 			return nil, nil
 		},
+		"command-stall": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct {
+				Command string
+				DelayMs int64
+				Hang    bool
+				Release bool
+			}
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			switch {
+			case in.Release && !in.Hang && in.DelayMs == 0:
+				d.Phone.ReleaseCommand(in.Command)
+				return nil, nil
+			case in.Hang && !in.Release && in.DelayMs == 0:
+				return nil, d.Phone.StallCommand(in.Command, 0)
+			case in.DelayMs > 0 && !in.Hang && !in.Release:
+				return nil, d.Phone.StallCommand(in.Command, time.Duration(in.DelayMs)*time.Millisecond)
+			}
+			return nil, fmt.Errorf("give exactly one of delayMs > 0, hang: true or release: true")
+		},
 		"settle-delay": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
 			var in struct{ DelayMs int64 }
 			if err := decode(b, &in); err != nil {

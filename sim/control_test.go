@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,32 +11,8 @@ import (
 )
 
 func TestControlEndpointInjectsFaults(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	srv := httptest.NewServer(f.ControlHandler())
-	defer srv.Close()
-	post := func(path, body string) (int, string) {
-		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var b strings.Builder
-		buf := make([]byte, 4096)
-		for {
-			n, err := resp.Body.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		return resp.StatusCode, b.String()
-	}
+	f, srv := controlFarm(t)
+	post := func(path, body string) (int, string) { return controlPost(t, srv.URL+path, body) }
 	d := f.Devices()[0]
 	if code, body := post("/v1/devices/sim-0001/permission", `{"name":"accessibility","granted":false}`); code != 200 {
 		t.Fatalf("permission: %d %s", code, body)
@@ -70,4 +47,85 @@ func TestControlEndpointInjectsFaults(t *testing.T) {
 	if len(FaultNames()) < 20 {
 		t.Errorf("only %d faults", len(FaultNames()))
 	}
+}
+
+// command-stall holds a shell command of the device (the host's evidence
+// commands: screencap, logcat) until it is released or its caller leaves.
+func TestControlStallsAShellCommand(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f, srv := controlFarm(t)
+	post := func(body string) int {
+		code, _ := controlPost(t, srv.URL+"/v1/devices/sim-0001/command-stall", body)
+		return code
+	}
+	for _, bad := range []string{`{"command":"screencap"}`, `{"command":"screencap","hang":true,"delayMs":5}`,
+		`{"command":"no-such-tool","hang":true}`, `{"command":"screencap","release":true,"hang":true}`, `{"command":"screencap","delayMs":-1}`} {
+		if code := post(bad); code != 400 {
+			t.Errorf("%s: HTTP %d, want 400", bad, code)
+		}
+	}
+	d := f.Devices()[0]
+	if code := post(`{"command":"screencap","hang":true}`); code != 200 {
+		t.Fatalf("hang: HTTP %d", code)
+	}
+	type result struct {
+		out  []byte
+		code int
+		err  error
+	}
+	shell := func(ctx context.Context) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			out, _, code, err := d.Shell(ctx, "screencap -p")
+			ch <- result{out, code, err}
+		}()
+		return ch
+	}
+	// A caller that gives up is not kept.
+	gone, leave := context.WithCancel(ctx)
+	ch := shell(gone)
+	leave()
+	if r := <-ch; r.err == nil || len(r.out) != 0 {
+		t.Fatalf("abandoned stalled screencap: exit %d, %v, %d bytes", r.code, r.err, len(r.out))
+	}
+	ch = shell(ctx)
+	if code := post(`{"command":"screencap","release":true}`); code != 200 {
+		t.Fatalf("release: HTTP %d", code)
+	}
+	if r := <-ch; r.err != nil || r.code != 0 || !strings.HasPrefix(string(r.out), "\x89PNG") {
+		t.Fatalf("released screencap: exit %d, %v", r.code, r.err)
+	}
+}
+
+// controlPost posts a JSON body to a control route and returns the HTTP
+// status and the answer.
+func controlPost(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// controlFarm starts a one-device farm without adbd and its control
+// endpoint; both stop with the test.
+func controlFarm(t *testing.T) (*Farm, *httptest.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	f, err := StartFarm(ctx, FarmOptions{TimeScale: 50, NoAdbd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	srv := httptest.NewServer(f.ControlHandler())
+	t.Cleanup(srv.Close)
+	return f, srv
 }

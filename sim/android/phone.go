@@ -89,6 +89,7 @@ type Phone struct {
 
 	shotErr   error
 	shotDelay time.Duration
+	stalls    map[string]*commandStall // by shell command name (stall.go)
 	shotCache struct {
 		version uint64
 		png     []byte

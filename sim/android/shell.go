@@ -231,6 +231,9 @@ func (p *Phone) exec(ctx context.Context, cmds map[string]shellCmd, args []strin
 		fmt.Fprintf(hc.Stderr, "/system/bin/sh: %s: inaccessible or not found\n", name)
 		return interp.NewExitStatus(127)
 	}
+	if !p.waitStall(ctx, path.Base(name)) {
+		return interp.NewExitStatus(130)
+	}
 	sc := &shellCtx{p: p, ctx: ctx, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, dir: hc.Dir}
 	// The runner hands over a typed nil *os.File when it has no stdin.
 	if f, ok := sc.stdin.(*os.File); sc.stdin == nil || ok && f == nil {

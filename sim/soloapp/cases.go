@@ -198,7 +198,7 @@ func (a *App) caseImportOutcome(via transport, q params) obj {
 	if readErr != nil || len(strings.TrimSpace(string(data))) == 0 {
 		return e1(protocol.ErrEmptyCaseFile, "Case import file is empty or unreadable")
 	}
-	c, err := casefile.Parse(data)
+	c, err := casefile.ParseAsDevice(data)
 	if err != nil {
 		return e1(protocol.ErrInvalidCaseJSON, "Case JSON cannot be parsed by SoloPi")
 	}

@@ -158,7 +158,14 @@ func TestScreenRecordLifecycle(t *testing.T) {
 		!strings.HasSuffix(str(m, "outputPath"), "-720x480.mp4") {
 		t.Fatal(m)
 	}
+	// A recording snapshot carries a live durationMs on the device clock.
+	first := num(m, "durationMs")
 	r.sleep(time.Second)
+	m = r.get("screen-record", "action", "status")
+	checkScreen(t, m)
+	if str(m, "state") != "recording" || num(m, "durationMs")-first < 1000 || num(m, "durationMs") > r.app.nowMs()-num(m, "startedAt") {
+		t.Fatalf("durationMs is not live: %d then %v", first, m)
+	}
 	r.adb("screen-record", "action", "stop", "sessionId", "sr-1")
 	m = r.poll("stopped", 5*time.Second, checkScreen, stateIs("stopped", "failed"), "screen-record", "action", "status")
 	if str(m, "state") != "stopped" || m["autoStopped"] != false {

@@ -378,3 +378,25 @@ func TestStatusPageDelay(t *testing.T) {
 		t.Errorf("page answered after %v, want ≥ 500 ms", el)
 	}
 }
+
+// A failing step echoes its decrypted parameter: the ASSERT's encrypted
+// expected text comes back in plain in exceptionMessage and running.log.
+// This is the leak the host redacts (casefile.Redactor); the test pins the
+// device behaviour it is built against.
+func TestReplayFailureEchoesDecryptedParams(t *testing.T) {
+	r := newRig(t, Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
+	const secret = "s3cret-PIN-4711"
+	enc := casefile.Encrypt(casefile.DefaultSeed, secret)
+	r.mustImport("echo", stepJSON("e1", "ASSERT", `{"resourceId":"com.example.counter:id/counter_value"}`,
+		map[string]string{"assertMode": casefile.Encrypt(casefile.DefaultSeed, "assert_accurate"), "assertInputContent": enc}, true))
+	r.startReplay("echo", "replay-echo")
+	st := r.waitRun("replay-echo", "passed", "failed")
+	res := st["results"].([]any)[0].(map[string]any)
+	if msg := str(res, "exceptionMessage"); str(st, "state") != "failed" || !strings.Contains(msg, secret) || strings.Contains(msg, enc) {
+		t.Fatalf("exceptionMessage %q (state %s)", msg, str(st, "state"))
+	}
+	log, err := r.phone.ReadFile(str(res, "logFile"))
+	if err != nil || !strings.Contains(string(log), secret) {
+		t.Fatalf("running.log: %v\n%s", err, log)
+	}
+}

@@ -67,15 +67,9 @@ func (a *App) screenSnapshotLocked(p *process) obj {
 		}
 	}
 	o.set("requestedAt", s.requestedAt)
-	if s.startedAt != 0 {
-		o.set("startedAt", s.startedAt)
-	}
-	if s.finishedAt != 0 {
-		o.set("finishedAt", s.finishedAt)
-	}
-	if s.startedAt != 0 && s.finishedAt != 0 {
-		o.set("durationMs", s.finishedAt-s.startedAt)
-	}
+	// durationMs runs live from startedAt while the recording has not
+	// finished, as the app computes it (finishedAt, or now, minus startedAt).
+	s.setTimes(&o, a.nowMs())
 	o.set("capturesRoot", s.capturesRoot)
 	if s.outputPath != "" {
 		o.set("outputPath", s.outputPath)

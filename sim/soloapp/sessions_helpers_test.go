@@ -138,7 +138,10 @@ func checkScreen(t *testing.T, m map[string]any) {
 			t.Errorf("outputPath: %v", m)
 		}
 	}
-	if has(m, "durationMs") && num(m, "durationMs") != num(m, "finishedAt")-num(m, "startedAt") {
+	// durationMs is there exactly when startedAt is: live while recording
+	// or stopping, finishedAt - startedAt once finished.
+	if has(m, "durationMs") != has(m, "startedAt") || num(m, "durationMs") < 0 ||
+		has(m, "startedAt") && has(m, "finishedAt") && num(m, "durationMs") != num(m, "finishedAt")-num(m, "startedAt") {
 		t.Errorf("durationMs: %v", m)
 	}
 	if has(m, "startedAt") && num(m, "startedAt") < num(m, "requestedAt") {
