@@ -77,7 +77,10 @@ func testCancel(t *testing.T, h *harness) {
 	wantEqual(t, "last event", evs[len(evs)-1].Type, managed.EventTaskCancelled)
 
 	// Another task is unaffected, and the old owner cannot cancel it.
-	next := h.submit(t, func(s *managed.Submission) { s.IdempotencyKey = "ci-build-2"; s.OwnerToken = "successor-owner-1234567890" })
+	next := h.submit(t, func(s *managed.Submission) {
+		s.IdempotencyKey = "ci-build-2"
+		s.OwnerToken = "successor-owner-1234567890"
+	})
 	b := h.claim(t, next.TaskID, "worker-2")
 	wantEqual(t, "successor claim", b.TaskID, next.TaskID)
 	_, err = h.s.Cancel(h.ctx, next.TaskID, Owner)
