@@ -91,18 +91,17 @@ const (
 
 // Event types of the per-task log.
 const (
-	EventTaskSubmitted      = "task_submitted"
-	EventAssignmentClaimed  = "assignment_claimed"
-	EventAttemptStarted     = "attempt_started"
-	EventAttemptCompleted   = "attempt_completed"
-	EventAttemptFailed      = "attempt_failed"
-	EventAttemptReleased    = "attempt_released"
-	EventLeaseExpired       = "lease_expired"
-	EventShardAbandoned     = "shard_abandoned"
-	EventTaskCancelled      = "task_cancelled"
-	EventTaskFinished       = "task_finished"
-	EventEvidencePurged     = "evidence_purged"
-	EventDeviceHealthChange = "device_health_changed"
+	EventTaskSubmitted     = "task_submitted"
+	EventAssignmentClaimed = "assignment_claimed"
+	EventAttemptStarted    = "attempt_started"
+	EventAttemptCompleted  = "attempt_completed"
+	EventAttemptFailed     = "attempt_failed"
+	EventAttemptReleased   = "attempt_released"
+	EventLeaseExpired      = "lease_expired"
+	EventShardAbandoned    = "shard_abandoned"
+	EventTaskCancelled     = "task_cancelled"
+	EventTaskFinished      = "task_finished"
+	EventEvidencePurged    = "evidence_purged"
 )
 
 // Device is a registered device as the store reports it.

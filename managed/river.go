@@ -51,15 +51,14 @@ type RecoverArgs struct{}
 // Kind is the River job kind.
 func (RecoverArgs) Kind() string { return KindRecover }
 
-// shardJob is the River job carrying a shard; a zero at makes it available
-// at once, a later one schedules it (a retry after its backoff).
-func shardJob(taskID, shardID string, attemptBase int, at time.Time) river.InsertManyParams {
+// shardJob is the River job carrying a shard, available at once: a shard in
+// its backoff makes the job snooze until the backoff ends.
+func shardJob(taskID, shardID string, attemptBase int) river.InsertManyParams {
 	return river.InsertManyParams{
 		Args: ShardArgs{TaskID: taskID, ShardID: shardID, AttemptBase: attemptBase},
 		InsertOpts: &river.InsertOpts{
 			Queue:       QueueShards,
 			MaxAttempts: carrierMaxAttempts,
-			ScheduledAt: at,
 			Tags:        []string{taskID},
 		},
 	}

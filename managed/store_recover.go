@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -274,11 +273,10 @@ func (s *store) expireTask(ctx context.Context, t txn, taskID string, now int64)
 			// The expired attempt's River job is still "running" as far as
 			// River knows (its worker vanished), and River rescues such a
 			// job only after RescueStuckJobsAfter. A new job carries the
-			// shard from its backoff on; the old one, when it runs again,
-			// finds itself superseded.
+			// shard on (it snoozes until the backoff ends); the old one,
+			// when it runs again, finds itself superseded.
 			outcome = "requeued"
-			at := time.UnixMilli(now + Backoff(int(counted)).Milliseconds())
-			ids, err := t.insertJobs(ctx, []river.InsertManyParams{shardJob(taskID, e.ShardID, int(counted), at)})
+			ids, err := t.insertJobs(ctx, []river.InsertManyParams{shardJob(taskID, e.ShardID, int(counted))})
 			if err != nil {
 				return r, err
 			}

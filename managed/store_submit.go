@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/riverqueue/river"
 
@@ -171,7 +170,7 @@ func (s *store) insertTask(ctx context.Context, t txn, n *normalizedSubmission, 
 			shardIDs[i], taskID, tg.TargetID, tg.TargetIndex, tg.ReplicaIndex, string(selector), now); err != nil {
 			return fmt.Errorf("insert shard: %w", err)
 		}
-		jobs[i] = shardJob(taskID, shardIDs[i], 0, time.Time{})
+		jobs[i] = shardJob(taskID, shardIDs[i], 0)
 	}
 	jobIDs, err := t.insertJobs(ctx, jobs)
 	if err != nil {
