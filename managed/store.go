@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 
 	"github.com/riverqueue/river"
 
@@ -145,19 +144,4 @@ func asFault(err error) error {
 		return err
 	}
 	return fault.Wrap(fault.Transport, CodeDatabase, "the managed database failed: "+err.Error(), err)
-}
-
-// HTTPStatus maps a store error code to the control plane's HTTP status.
-func HTTPStatus(code string) int {
-	switch code {
-	case CodeTaskNotFound, CodeDeviceNotFound, "not_found":
-		return http.StatusNotFound
-	case CodeOwnerMismatch, CodeStaleAssignment:
-		return http.StatusForbidden
-	case CodeIdempotencyConflict, CodeSerialConflict:
-		return http.StatusConflict
-	case fault.CodeInternal, CodeDatabase:
-		return http.StatusInternalServerError
-	}
-	return http.StatusBadRequest
 }
