@@ -17,5 +17,6 @@ func commands(exit *int, e env) []*cli.Command {
 	cmds = append(cmds, agentCommands(exit, e)...)
 	cmds = append(cmds, sessionCommands(exit, e)...)
 	cmds = append(cmds, plannerCommands(exit, e)...)
+	cmds = append(cmds, managedCommands(exit, e)...)
 	return cmds
 }
