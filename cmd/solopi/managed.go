@@ -302,8 +302,10 @@ func managedCommands(exit *int, e env) []*cli.Command {
 			Name: name, Usage: usage, UsageText: "solopi " + name + " [--database PATH|postgres://…]",
 			Description: "Opens the store, creating and migrating it (River's tables and ours) when needed; a database of\n" +
 				"SoloPi's Python host CLI is refused with unsupported_schema and left untouched.",
-			Flags:  []cli.Flag{managedDBFlag()},
-			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) { return runManagedHealth(ctx, s) }),
+			Flags: []cli.Flag{managedDBFlag()},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedHealth(ctx, s)
+			}),
 		}
 	}
 	return append([]*cli.Command{

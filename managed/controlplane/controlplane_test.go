@@ -263,7 +263,9 @@ func TestRestartAndDashboard(t *testing.T) {
 // A plan validator plugged in (the verification engine's) runs on HTTP
 // submissions as on the CLI's.
 func TestPlanValidatorRuns(t *testing.T) {
-	reject := func(any) error { return fault.New(fault.Invalid, "plan_unreachable_checkpoint", "checkpoint c1 is never reached") }
+	reject := func(any) error {
+		return fault.New(fault.Invalid, "plan_unreachable_checkpoint", "checkpoint c1 is never reached")
+	}
 	a := start(t, filepath.Join(t.TempDir(), "m.sqlite"), reject)
 	a.do("POST", "/v1/tasks", submission("v-1")).want(t, 400, "plan_unreachable_checkpoint")
 	if h, _ := a.s.Health(context.Background()); len(h.Tasks) != 0 {
