@@ -67,6 +67,10 @@ func identifier(v any, label string) (string, error) {
 	return s, nil
 }
 
+// ValidID reports whether s is a valid identifier (device, worker, target,
+// label, idempotency key): [A-Za-z0-9][A-Za-z0-9._:-]{0,159}.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
 // ValidOwnerToken reports whether s may be an owner (or bearer) token: 16 to
 // 256 URL-safe characters.
 func ValidOwnerToken(s string) bool { return ownerPattern.MatchString(s) }
