@@ -41,6 +41,10 @@ var errNoRows = errors.New("no rows")
 type txn interface {
 	querier
 	lockTask(ctx context.Context, taskID string) error
+	// shareTask takes the task row's lock in shared mode: concurrent
+	// heartbeats of one task do not wait for each other, but they do wait
+	// for a claim, completion or cancel of that task.
+	shareTask(ctx context.Context, taskID string) error
 	// insertJobs enqueues River jobs inside the transaction.
 	insertJobs(ctx context.Context, jobs []river.InsertManyParams) ([]int64, error)
 	// cancelJob cancels a River job inside the transaction: a queued job is

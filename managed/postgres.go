@@ -170,6 +170,11 @@ func (t *pgTx) lockTask(ctx context.Context, taskID string) error {
 	return err
 }
 
+func (t *pgTx) shareTask(ctx context.Context, taskID string) error {
+	_, err := t.exec(ctx, `SELECT 1 FROM managed_tasks WHERE task_id = $1 FOR SHARE`, taskID)
+	return err
+}
+
 func (t *pgTx) insertJobs(ctx context.Context, jobs []river.InsertManyParams) ([]int64, error) {
 	return t.river.insertJobs(ctx, t.tx, jobs)
 }

@@ -177,9 +177,11 @@ type sqliteTx struct {
 	river *riverOps[*sql.Tx]
 }
 
-// lockTask has nothing to do: the transaction holds the database's write
-// lock already.
+// lockTask and shareTask have nothing to do: the transaction holds the
+// database's write lock already.
 func (t *sqliteTx) lockTask(context.Context, string) error { return nil }
+
+func (t *sqliteTx) shareTask(context.Context, string) error { return nil }
 
 func (t *sqliteTx) insertJobs(ctx context.Context, jobs []river.InsertManyParams) ([]int64, error) {
 	return t.river.insertJobs(ctx, t.tx, jobs)

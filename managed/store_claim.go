@@ -262,14 +262,18 @@ func fence(ctx context.Context, t txn, id Identity, now int64) (*attemptRow, err
 }
 
 // fenced runs fn on the attempt identified by id inside a write transaction
-// that holds the task lock.
-func (s *store) fenced(ctx context.Context, id Identity, fn func(t txn, a *attemptRow, now int64) error) error {
+// that holds the task's lock (shared for a heartbeat, which only renews).
+func (s *store) fenced(ctx context.Context, id Identity, shared bool, fn func(t txn, a *attemptRow, now int64) error) error {
 	if err := checkIdentity(id); err != nil {
 		return err
 	}
 	now := s.now()
 	return s.write(ctx, func(t txn) error {
-		if err := t.lockTask(ctx, id.TaskID); err != nil {
+		lock := t.lockTask
+		if shared {
+			lock = t.shareTask
+		}
+		if err := lock(ctx, id.TaskID); err != nil {
 			return err
 		}
 		a, err := fence(ctx, t, id, now)
@@ -281,7 +285,7 @@ func (s *store) fenced(ctx context.Context, id Identity, fn func(t txn, a *attem
 }
 
 func (s *store) Start(ctx context.Context, id Identity) error {
-	return s.fenced(ctx, id, func(t txn, a *attemptRow, now int64) error {
+	return s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
 		if a.status != string(protocol.ManagedLeased) {
 			return nil
 		}
@@ -300,7 +304,7 @@ func (s *store) Start(ctx context.Context, id Identity) error {
 
 func (s *store) Heartbeat(ctx context.Context, id Identity) (int64, error) {
 	var expires int64
-	err := s.fenced(ctx, id, func(t txn, a *attemptRow, now int64) error {
+	err := s.fenced(ctx, id, true, func(t txn, a *attemptRow, now int64) error {
 		var cancel, lease int64
 		if err := t.queryRow(ctx, `SELECT cancel_requested, lease_duration_ms FROM managed_tasks WHERE task_id = $1`, a.TaskID).Scan(&cancel, &lease); err != nil {
 			return err

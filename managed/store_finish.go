@@ -49,7 +49,7 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 		return Outcome{}, storeError(CodeInvalidReport, "the report is not representable as canonical JSON")
 	}
 	var out Outcome
-	err = s.fenced(ctx, id, func(t txn, a *attemptRow, now int64) error {
+	err = s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
 		var cancel int64
 		if err := t.queryRow(ctx, `SELECT cancel_requested FROM managed_tasks WHERE task_id = $1`, a.TaskID).Scan(&cancel); err != nil {
 			return err
@@ -90,7 +90,7 @@ func (s *store) Fail(ctx context.Context, id Identity, category string, retryabl
 		return Outcome{}, err
 	}
 	var out Outcome
-	err = s.fenced(ctx, id, func(t txn, a *attemptRow, now int64) error {
+	err = s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
 		var maxRetries, cancel, released int64
 		if err := t.queryRow(ctx, `SELECT t.max_retries, t.cancel_requested, s.released_count
 			FROM managed_tasks t JOIN managed_shards s ON s.task_id = t.task_id WHERE s.shard_id = $1`, a.ShardID).
@@ -131,7 +131,7 @@ func (s *store) Fail(ctx context.Context, id Identity, category string, retryabl
 
 func (s *store) Release(ctx context.Context, id Identity) (Outcome, error) {
 	var out Outcome
-	err := s.fenced(ctx, id, func(t txn, a *attemptRow, now int64) error {
+	err := s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
 		if err := step(attemptMachine, a.status, protocol.EvRelease); err != nil {
 			return err
 		}
