@@ -223,13 +223,12 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 	res := CandidateResult{Space: contract.Space}
 	var sum float64
 	for _, t := range probeTargets {
-		img := SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t)
-		sc, err := ScreenFromImage(img, c.now())
+		img, err := EncodeImage(SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t), imageEncodingOf(c.Model), nil)
 		if err != nil {
 			return res, err
 		}
 		s := ProbeResult{Target: t, Error: math.Inf(1)}
-		req := ChatRequest{Purpose: "calibration", Messages: []ChatMessage{{Role: "user", Text: calibrationPrompt(contract), ImagePNG: sc.PNG}}}
+		req := ChatRequest{Purpose: "calibration", Messages: []ChatMessage{{Role: "user", Text: calibrationPrompt(contract), Image: img}}}
 		resp, err := c.state.chat(ctx, c.Model, req)
 		if err != nil {
 			return res, err

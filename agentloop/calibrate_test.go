@@ -17,7 +17,7 @@ func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibra
 	opts.APIKey = testAPIKey
 	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *ModelConfig) { mc.APIKey = NewSecret(testAPIKey) })
 	mc := m.Config()
-	st := newAgentState(time.Now, mc.APIKey.redact, nil)
+	st := newAgentState(time.Now, mc.APIKey.Redact, nil)
 	return &Calibrator{Model: m, Policy: DefaultResizePolicy(), CacheDir: cache, state: st,
 		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()}}, srv
 }

@@ -137,7 +137,7 @@ func resultText(step int, result map[string]any) string {
 // planRequest builds the planner request: the system prompt, the goal and
 // notes once, the text history, and the current turn with the only image.
 // retry, when set, adds the rejected answer and the same-step correction.
-func (m *memory) planRequest(now time.Time, step int, contract Contract, image []byte, budget int, retry *ProtocolError, rejected string) ChatRequest {
+func (m *memory) planRequest(now time.Time, step int, contract Contract, image *ModelImage, budget int, retry *ProtocolError, rejected string) ChatRequest {
 	head := []ChatMessage{{Role: "system", Text: plannerPrompt(now)}}
 	goal := "Task: " + m.goal
 	if len(m.notes) > 0 {
@@ -148,7 +148,7 @@ func (m *memory) planRequest(now time.Time, step int, contract Contract, image [
 		"step":                step,
 		"coordinate_contract": contract.ModelView(),
 	}
-	current := ChatMessage{Role: "user", Text: "** Screen Info **\n" + mustJSON(info), ImagePNG: image}
+	current := ChatMessage{Role: "user", Text: "** Screen Info **\n" + mustJSON(info), Image: image}
 	var tail []ChatMessage
 	tail = append(tail, current)
 	if retry != nil {
@@ -181,11 +181,11 @@ func (m *memory) planRequest(now time.Time, step int, contract Contract, image [
 func mergeAdjacent(msgs []ChatMessage) []ChatMessage {
 	out := make([]ChatMessage, 0, len(msgs))
 	for _, m := range msgs {
-		if n := len(out); n > 0 && out[n-1].Role == m.Role && m.Role != "system" && (out[n-1].ImagePNG == nil || m.ImagePNG == nil) {
+		if n := len(out); n > 0 && out[n-1].Role == m.Role && m.Role != "system" && (out[n-1].Image == nil || m.Image == nil) {
 			prev := &out[n-1]
 			prev.Text = prev.Text + "\n\n" + m.Text
-			if m.ImagePNG != nil {
-				prev.ImagePNG = m.ImagePNG
+			if m.Image != nil {
+				prev.Image = m.Image
 			}
 			continue
 		}

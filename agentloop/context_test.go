@@ -44,17 +44,17 @@ func TestPlanRequestMemory(t *testing.T) {
 	m.addTurn(2, Action{Name: ActSwipe, Start: &Point{500, 700}, End: &Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
 	m.notes = append(m.notes, "the +1 button is at the bottom right")
 	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
-	req := m.planRequest(time.Now(), 3, c, []byte("PNG"), 0, nil, "")
+	req := m.planRequest(time.Now(), 3, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
 	images := 0
 	var all strings.Builder
 	for _, msg := range req.Messages {
-		if msg.ImagePNG != nil {
+		if msg.Image != nil {
 			images++
 		}
 		all.WriteString(msg.Text)
 	}
 	text := all.String()
-	if images != 1 || req.Messages[len(req.Messages)-1].ImagePNG == nil {
+	if images != 1 || req.Messages[len(req.Messages)-1].Image == nil {
 		t.Fatalf("%d images; the only image must be on the current turn", images)
 	}
 	for _, bad := range []string{"700", "520", "[500,700]", "com.example.counter", "image_width", "display_width"} {
@@ -84,9 +84,9 @@ func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 		m.addTurn(i, Action{Name: ActBack, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
 	}
 	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
-	full := m.planRequest(time.Now(), 41, c, []byte("PNG"), 0, nil, "")
+	full := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
 	budget := estimateRequestTokens(full) / 2
-	trimmed := m.planRequest(time.Now(), 41, c, []byte("PNG"), budget, nil, "")
+	trimmed := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, budget, nil, "")
 	if estimateRequestTokens(trimmed) > budget {
 		t.Fatalf("trimmed request %d tokens > budget %d", estimateRequestTokens(trimmed), budget)
 	}
@@ -272,7 +272,7 @@ func TestRiskConfirmWithHuman(t *testing.T) {
 				t.Errorf("a review request carries the planner's words: %s", msg.Text)
 			}
 		}
-		if len(call.Messages) != 2 || call.Messages[1].ImagePNG == nil {
+		if len(call.Messages) != 2 || call.Messages[1].Image == nil {
 			t.Errorf("a review is not isolated: %d messages", len(call.Messages))
 		}
 	}

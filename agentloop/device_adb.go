@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi"
 )
 
@@ -25,18 +26,50 @@ const (
 	maxSwipeDuration  = 1000 * time.Millisecond
 )
 
-// ADBDevice is plain adb input (seed 000 §5): screencap, input tap/swipe,
-// key events and ADB Keyboard text, all through a solopi.Transport. It has
-// no app launch, no package discovery and never reads window state.
+// ADBDevice is plain adb input: screencap, input tap/swipe, key events and
+// ADB Keyboard text, all through a solopi.Transport. It has no app launch, no
+// package discovery and never reads window state.
 type ADBDevice struct {
 	t   solopi.Transport
 	now func() time.Time
 
 	mu sync.Mutex
 	// prevIME is the input method found before the first Type switched to
-	// the ADB Keyboard; it is restored once, when the task ends.
+	// the ADB Keyboard; it is restored once, when the task ends. enabled
+	// says the switch also enabled the ADB Keyboard, which is then
+	// disabled again.
 	prevIME  string
 	switched bool
+	enabled  bool
+}
+
+// CodeADBKeyboardMissing is the preflight's finding that the ADB Keyboard
+// is not installed (Failed: exit 2, with how to install it).
+const CodeADBKeyboardMissing = "adb_keyboard_missing"
+
+// ADBKeyboardInstall says how to install the ADB Keyboard.
+const ADBKeyboardInstall = "Install the ADB Keyboard on the phone: download ADBKeyboard.apk from " +
+	"https://github.com/senzhk/ADBKeyBoard/releases, run `adb install ADBKeyboard.apk`, then run agent-run again " +
+	"(it enables and selects the keyboard only while it types, and restores your input method afterwards)."
+
+// CheckKeyboard verifies that the ADB Keyboard is installed, before the
+// first Type can need it. It only lists the input methods (`ime list -a
+// -s`): nothing on the phone changes.
+func (d *ADBDevice) CheckKeyboard(ctx context.Context) error {
+	out, err := d.shell(ctx, "ime", "list", "-a", "-s")
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fault.Wrap(fault.Transport, CodeIMEUnavailable, "cannot list the phone's input methods", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == AdbIME {
+			return nil
+		}
+	}
+	return fault.New(fault.Failed, CodeADBKeyboardMissing, "the ADB Keyboard ("+AdbIME+") is not installed; adb mode types text through it").
+		WithUserAction(ADBKeyboardInstall)
 }
 
 // NewADBDevice returns the adb device over t.
@@ -195,15 +228,23 @@ func (d *ADBDevice) typeText(ctx context.Context, text string) ([]string, error)
 			return nil, &DeviceError{Code: CodeIMEUnavailable, Message: "cannot read the current input method", Err: err}
 		}
 		cmds = append(cmds, "settings get secure default_input_method")
+		enabled := false
 		if cur != AdbIME {
+			// An installed keyboard is not selectable until enabled;
+			// enabling an enabled one says so and changes nothing.
+			out, err := d.shell(ctx, "ime", "enable", AdbIME)
+			if err != nil {
+				return cmds, &DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + AdbIME + ") is not installed", Err: err}
+			}
+			enabled = strings.Contains(out, "now enabled")
+			cmds = append(cmds, "ime enable "+AdbIME)
 			if _, err := d.shell(ctx, "ime", "set", AdbIME); err != nil {
-				return cmds, &DeviceError{Code: CodeIMEUnavailable,
-					Message: "the ADB Keyboard (com.android.adbkeyboard/.AdbIME) is not installed or not enabled", Err: err}
+				return cmds, &DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + AdbIME + ") cannot be selected", Err: err}
 			}
 			cmds = append(cmds, "ime set "+AdbIME)
 		}
 		d.mu.Lock()
-		d.prevIME, d.switched = cur, true
+		d.prevIME, d.switched, d.enabled = cur, true, enabled
 		d.mu.Unlock()
 	}
 	msg := base64.StdEncoding.EncodeToString([]byte(text))
@@ -218,14 +259,19 @@ func (d *ADBDevice) typeText(ctx context.Context, text string) ([]string, error)
 // interrupt so the phone is not left on the ADB Keyboard.
 func (d *ADBDevice) Close(ctx context.Context) error {
 	d.mu.Lock()
-	prev, switched := d.prevIME, d.switched
-	d.switched = false
+	prev, switched, enabled := d.prevIME, d.switched, d.enabled
+	d.switched, d.enabled = false, false
 	d.mu.Unlock()
 	if !switched || prev == "" || prev == "null" || prev == AdbIME {
 		return nil
 	}
 	if _, err := d.shell(ctx, "ime", "set", prev); err != nil {
 		return &DeviceError{Code: CodeIMEUnavailable, Message: "cannot restore the previous input method " + prev, Err: err}
+	}
+	if enabled {
+		if _, err := d.shell(ctx, "ime", "disable", AdbIME); err != nil {
+			return &DeviceError{Code: CodeIMEUnavailable, Message: "cannot disable the ADB Keyboard again", Err: err}
+		}
 	}
 	return nil
 }

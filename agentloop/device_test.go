@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi"
 	"github.com/solopi-dev/solopi/solopi/agentfake"
@@ -22,11 +23,12 @@ import (
 // shellTransport is a solopi.Transport that records shell commands and
 // answers the few the adb device sends.
 type shellTransport struct {
-	mu      sync.Mutex
-	cmds    []string
-	ime     string
-	noAdbKB bool
-	png     []byte
+	mu        sync.Mutex
+	cmds      []string
+	ime       string
+	noAdbKB   bool
+	kbEnabled bool
+	png       []byte
 }
 
 func (s *shellTransport) Serial() string { return "fake-adb" }
@@ -37,6 +39,22 @@ func (s *shellTransport) Shell(ctx context.Context, cmd string) ([]byte, []byte,
 	switch {
 	case cmd == "settings get secure default_input_method":
 		return []byte(s.ime + "\n"), nil, 0, nil
+	case cmd == "ime list -a -s":
+		if s.noAdbKB {
+			return []byte("com.android.inputmethod.latin/.LatinIME\n"), nil, 0, nil
+		}
+		return []byte(AdbIME + "\ncom.android.inputmethod.latin/.LatinIME\n"), nil, 0, nil
+	case cmd == "ime enable "+AdbIME || cmd == "ime disable "+AdbIME:
+		if s.noAdbKB {
+			return nil, []byte("Unknown input method " + AdbIME + " cannot be enabled for user #0\n"), 255, nil
+		}
+		verb := strings.Fields(cmd)[1] + "d"
+		was := s.kbEnabled
+		s.kbEnabled = verb == "enabled"
+		if was == s.kbEnabled {
+			return []byte("Input method " + AdbIME + ": already " + verb + " for user #0\n"), nil, 0, nil
+		}
+		return []byte("Input method " + AdbIME + ": now " + verb + " for user #0\n"), nil, 0, nil
 	case strings.HasPrefix(cmd, "ime set "):
 		id := strings.TrimPrefix(cmd, "ime set ")
 		if id == AdbIME && s.noAdbKB {
@@ -109,17 +127,38 @@ func TestADBDeviceCommands(t *testing.T) {
 		"input keyevent 4",
 		"input keyevent 3",
 		"settings get secure default_input_method",
+		"ime enable com.android.adbkeyboard/.AdbIME",
 		"ime set com.android.adbkeyboard/.AdbIME",
 		"am broadcast -a ADB_INPUT_B64 --es msg " + b64,
 		"am broadcast -a ADB_INPUT_B64 --es msg " + base64.StdEncoding.EncodeToString([]byte("second")),
 		"ime set com.android.inputmethod.latin/.LatinIME",
+		"ime disable com.android.adbkeyboard/.AdbIME",
 	}
 	got := tr.commands()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("commands\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if tr.ime != "com.android.inputmethod.latin/.LatinIME" {
-		t.Errorf("input method left at %s", tr.ime)
+	if tr.ime != "com.android.inputmethod.latin/.LatinIME" || tr.kbEnabled {
+		t.Errorf("input method left at %s, ADB Keyboard enabled %v", tr.ime, tr.kbEnabled)
+	}
+}
+
+// TestADBDeviceCheckKeyboard: the preflight finds a missing ADB Keyboard
+// by listing input methods only, and says how to install it.
+func TestADBDeviceCheckKeyboard(t *testing.T) {
+	ctx := context.Background()
+	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME"}
+	if err := NewADBDevice(tr).CheckKeyboard(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tr = &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", noAdbKB: true}
+	err := NewADBDevice(tr).CheckKeyboard(ctx)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != CodeADBKeyboardMissing || fe.Kind != fault.Failed || !strings.Contains(fe.UserAction, "adb install") {
+		t.Fatalf("err %v", err)
+	}
+	if got := tr.commands(); len(got) != 1 || got[0] != "ime list -a -s" {
+		t.Fatalf("the check ran %v; it must only list input methods", got)
 	}
 }
 

@@ -1,8 +1,8 @@
-// Package agentloop is the strict pure-vision planner runtime ("PhoneAgent",
-// seed 000): the model sees only the task, the current screenshot, the frozen
-// coordinate contract with its geometry, its own earlier actions with
-// sanitized results, notes and human answers. It never sees package names,
-// activities, app lists, UI trees or window state.
+// Package agentloop is the strict pure-vision planner runtime ("PhoneAgent"):
+// the model sees only the task, the current screenshot, the frozen coordinate
+// contract with its geometry, its own earlier actions with sanitized results,
+// notes and human answers. It never sees package names, activities, app
+// lists, UI trees or window state.
 //
 // The pieces, one file each: the action protocol (a tokenizer and parser for
 // the Python-call subset the model answers in), the coordinate contract and

@@ -28,6 +28,9 @@ type counterDevice struct {
 	// blink, when not empty, draws a small red box there (a local
 	// animation such as a spinner over the target).
 	blink image.Rectangle
+	// failDispatch, when set, fails every dispatch before it reaches the
+	// phone.
+	failDispatch error
 }
 
 var (
@@ -96,6 +99,9 @@ func (d *counterDevice) Observe(ctx context.Context) (*Screen, error) {
 func (d *counterDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (DispatchResult, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.failDispatch != nil {
+		return DispatchResult{}, d.failDispatch
+	}
 	d.dispatched = append(d.dispatched, cmd)
 	if cmd.Action == ActTap && cmd.Point != nil {
 		p := image.Pt(cmd.Point.Device[0], cmd.Point.Device[1])

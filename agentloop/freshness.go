@@ -5,9 +5,11 @@ import (
 	"time"
 )
 
-// Freshness thresholds (seed 000 §6). They are never relaxed during the
-// re-checks: a re-check only gives a passing animation another chance to
-// meet the same bar.
+// Freshness thresholds: how much the screen, and the region around the
+// target, may differ from the observation the plan was made on before an
+// action is dispatched. They are never relaxed during the re-checks: a
+// re-check only gives a passing animation another chance to meet the same
+// bar.
 const (
 	RegionMeanLimit      = 0.025
 	RegionChangedLimit   = 0.15
@@ -124,9 +126,9 @@ type Verification struct {
 	Warning          string    `json:"warning,omitempty"`
 }
 
-// verifyEffect judges the pixels after an action (seed 000 §7):
-// coordinate and text actions should change the screen, Wait and Home need
-// a trusted observation, Note and finish need nothing.
+// verifyEffect judges the pixels after an action: coordinate and text actions
+// should change the screen, Wait and Home need a trusted observation, Note
+// and finish need nothing.
 func verifyEffect(action string, before, after *Screen) Verification {
 	v := Verification{CommandSuccess: true}
 	if after == nil || after.Unobservable() {

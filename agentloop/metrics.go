@@ -9,10 +9,12 @@ import (
 // model_request, model_response and a metrics event with the token usage
 // and cost, for every purpose (calibration and reviews included).
 func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatResponse, error) {
-	images := 0
+	images, imageBytes, format := 0, 0, ""
 	for _, msg := range req.Messages {
-		if msg.ImagePNG != nil {
+		if msg.Image != nil {
 			images++
+			imageBytes += len(msg.Image.Data)
+			format = msg.Image.Format
 		}
 	}
 	s.emit(EvModelRequest, "model request: "+req.Purpose, map[string]any{
@@ -24,15 +26,26 @@ func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatR
 		s.emit(EvError, "model request failed", map[string]any{"purpose": req.Purpose, "error": err.Error()})
 		return nil, fmt.Errorf("model %s request: %w", req.Purpose, err)
 	}
-	s.emit(EvModelResponse, "model response: "+req.Purpose, map[string]any{
+	rp := map[string]any{
 		"purpose": req.Purpose, "content": truncateRunes(resp.Content, 4000), "reasoning_chars": len([]rune(resp.Reasoning)),
 		"finish_reason": resp.FinishReason, "latency_ms": resp.Latency.Milliseconds(),
-	})
-	total := s.addUsage(req.Purpose, resp.Usage, resp.Latency)
-	s.emit(EvMetrics, "token usage", map[string]any{
+	}
+	if len(resp.Adaptations) > 0 {
+		// The endpoint refused these optional fields; the request was sent
+		// again without them and they stay dropped.
+		rp["refused_fields"] = resp.Adaptations
+	}
+	s.emit(EvModelResponse, "model response: "+req.Purpose, rp)
+	total, stepBytes := s.addUsage(req.Purpose, resp.Usage, resp.Latency, images, imageBytes)
+	mp := map[string]any{
 		"purpose": req.Purpose, "prompt_tokens": resp.Usage.PromptTokens, "completion_tokens": resp.Usage.CompletionTokens,
 		"cost_usd": resp.Usage.CostUSD, "total_prompt_tokens": total.PromptTokens, "total_completion_tokens": total.CompletionTokens,
 		"total_cost_usd": total.CostUSD, "total_requests": total.Requests,
-	})
+		"image_bytes": imageBytes, "step_image_bytes": stepBytes, "total_image_bytes": total.ImageBytes,
+	}
+	if format != "" {
+		mp["image_format"] = format
+	}
+	s.emit(EvMetrics, "token usage", mp)
 	return resp, nil
 }

@@ -1,41 +1,53 @@
 package agentloop
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-retryablehttp"
+	"github.com/solopi-dev/solopi/agentloop/chatapi"
+	"github.com/solopi-dev/solopi/clock"
 )
 
-// Environment variables of the model configuration.
+// Environment variables of the model configuration. Their names are part
+// of the interface: scripts set them.
 const (
-	EnvModelBaseURL  = "SOLOPI_MODEL_BASE_URL"
-	EnvModel         = "SOLOPI_MODEL"
-	EnvModelAPIKey   = "SOLOPI_MODEL_API_KEY"
-	EnvModelThinking = "SOLOPI_MODEL_THINKING"
-	EnvModelTimeout  = "SOLOPI_MODEL_TIMEOUT"
-	EnvTokenBudget   = "SOLOPI_MODEL_INPUT_TOKEN_BUDGET"
+	EnvModelBaseURL      = "SOLOPI_MODEL_BASE_URL"
+	EnvModel             = "SOLOPI_MODEL"
+	EnvModelAPIKey       = "SOLOPI_MODEL_API_KEY"
+	EnvModelThinking     = "SOLOPI_MODEL_THINKING"
+	EnvModelTimeout      = "SOLOPI_MODEL_TIMEOUT"
+	EnvTokenBudget       = "SOLOPI_MODEL_INPUT_TOKEN_BUDGET"
+	EnvModelStream       = "SOLOPI_MODEL_STREAM"
+	EnvModelAPIStyle     = "SOLOPI_MODEL_API_STYLE"
+	EnvModelAPIVersion   = "SOLOPI_MODEL_API_VERSION"
+	EnvModelImageFormat  = "SOLOPI_MODEL_IMAGE_FORMAT"
+	EnvModelImageQuality = "SOLOPI_MODEL_IMAGE_QUALITY"
+	// EnvCoordinateSpace sets the coordinate space like --coordinate-space;
+	// an explicit space overrides a cached profile.
+	EnvCoordinateSpace = "SOLOPI_MODEL_COORDINATE_SPACE"
 )
 
-// Model error codes (all exit 4 except the timeout).
+// Model error codes. Every model error is a *fault.Error of kind
+// Transport (exit 4), except model_rejects_images (Failed, exit 2: the
+// endpoint works but is the wrong kind of model) and model_config_invalid
+// (Invalid, exit 3).
 const (
-	CodeModelConfig    = "model_config_invalid"
-	CodeModelRequest   = "model_request_failed"
-	CodeModelStatus    = "model_http_error"
-	CodeModelResponse  = "model_response_invalid"
-	CodeModelTimeout   = "model_timeout"
-	CodeModelAuth      = "model_auth_failed"
-	CodeModelNoContent = "model_empty_choice"
+	CodeModelConfig = "model_config_invalid"
+	// CodeModelUnreachable: no HTTP answer at all (connection refused,
+	// DNS, TLS, reset), after the configured retries.
+	CodeModelUnreachable = "model_unreachable"
+	// CodeModelRequest: the request could not be built or encoded.
+	CodeModelRequest       = "model_request_failed"
+	CodeModelStatus        = "model_http_error"
+	CodeModelResponse      = chatapi.CodeResponseInvalid
+	CodeModelTimeout       = "model_timeout"
+	CodeModelAuth          = "model_auth_failed"
+	CodeModelNoContent     = "model_empty_choice"
+	CodeModelRejectsImages = "model_rejects_images"
 )
 
 // Thinking modes. Auto sends nothing and lets the endpoint decide.
@@ -45,10 +57,16 @@ const (
 	ThinkingDisabled = "disabled"
 )
 
+// API styles (see package chatapi).
+const (
+	APIStyleOpenAI = chatapi.StyleOpenAI
+	APIStyleAzure  = chatapi.StyleAzure
+)
+
 // Secret holds the API key. Every formatting and encoding path prints
 // "[redacted]", so the key cannot slip into a log line, an event, an error
-// or a JSON file; Reveal is called in exactly one place, the Authorization
-// header.
+// or a JSON file; Reveal is called in exactly one place, where the
+// credential header is set.
 type Secret struct{ v string }
 
 // NewSecret wraps a key.
@@ -65,7 +83,9 @@ func (s Secret) GoString() string             { return "[redacted]" }
 func (s Secret) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte("[redacted]")) }
 func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"[redacted]"`), nil }
 func (s Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
-func (s Secret) redact(text string) string {
+
+// Redact removes the key from text.
+func (s Secret) Redact(text string) string {
 	if len(s.v) < 4 {
 		return text
 	}
@@ -78,6 +98,16 @@ type ModelConfig struct {
 	Model    string
 	APIKey   Secret
 	Thinking string
+	// APIStyle is openai (bearer token, <base>/chat/completions) or azure
+	// (api-key header, the base URL's path kept, APIVersion added as the
+	// api-version query parameter).
+	APIStyle   string
+	APIVersion string
+	// Stream asks for server-sent events (stream:true), assembled into one
+	// answer; some endpoints only stream.
+	Stream bool
+	// Image is how screenshots are encoded for the model.
+	Image ImageEncoding
 	// Timeout bounds one HTTP attempt; Retries is the number of extra
 	// attempts on connection errors, 429 and 5xx.
 	Timeout time.Duration
@@ -90,14 +120,20 @@ type ModelConfig struct {
 	// Prices in USD per million tokens, for the cost metric (0: unknown).
 	InputPricePerMTok  float64
 	OutputPricePerMTok float64
+	// Clock times requests (nil: the system clock).
+	Clock clock.Clock
 }
 
 // DefaultModelConfig holds the defaults before flags and environment.
 func DefaultModelConfig() ModelConfig {
-	return ModelConfig{Thinking: ThinkingAuto, Timeout: 120 * time.Second, Retries: 2, MaxOutputTokens: 3000, InputTokenBudget: 24000}
+	return ModelConfig{Thinking: ThinkingAuto, APIStyle: APIStyleOpenAI, Image: DefaultImageEncoding(),
+		Timeout: 120 * time.Second, Retries: 2, MaxOutputTokens: 3000, InputTokenBudget: 24000}
 }
 
-// ApplyEnv fills unset fields from the environment.
+// ApplyEnv fills the configuration from the environment: unset strings
+// and the key only; the stream switch, the API style and version, the
+// image encoding, the timeout and the token budget whenever their
+// variable is set.
 func (c *ModelConfig) ApplyEnv(getenv func(string) string) error {
 	if c.BaseURL == "" {
 		c.BaseURL = getenv(EnvModelBaseURL)
@@ -125,7 +161,41 @@ func (c *ModelConfig) ApplyEnv(getenv func(string) string) error {
 		}
 		c.InputTokenBudget = n
 	}
+	if v := getenv(EnvModelStream); v != "" {
+		b, err := ParseSwitch(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", EnvModelStream, err)
+		}
+		c.Stream = b
+	}
+	if v := getenv(EnvModelAPIStyle); v != "" {
+		c.APIStyle = v
+	}
+	if v := getenv(EnvModelAPIVersion); v != "" {
+		c.APIVersion = v
+	}
+	if v := getenv(EnvModelImageFormat); v != "" {
+		c.Image.Format = strings.ToLower(v)
+	}
+	if v := getenv(EnvModelImageQuality); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s must be an integer between 1 and 100", EnvModelImageQuality)
+		}
+		c.Image.Quality = n
+	}
 	return nil
+}
+
+// ParseSwitch reads an on/off environment value.
+func ParseSwitch(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not 1/0, true/false, yes/no or on/off", v)
 }
 
 // Validate checks the configuration; errors never contain the key.
@@ -140,6 +210,9 @@ func (c ModelConfig) Validate() error {
 	if u.User != nil {
 		return fmt.Errorf("--model-base-url must not carry credentials; use %s", EnvModelAPIKey)
 	}
+	if q := u.Query(); q.Has("api-key") || q.Has("key") || q.Has("api_key") {
+		return fmt.Errorf("--model-base-url must not carry the key in its query; use %s", EnvModelAPIKey)
+	}
 	if c.Model == "" {
 		return fmt.Errorf("no model name: set --model or %s", EnvModel)
 	}
@@ -147,6 +220,21 @@ func (c ModelConfig) Validate() error {
 	case "", ThinkingAuto, ThinkingEnabled, ThinkingDisabled:
 	default:
 		return fmt.Errorf("thinking mode must be auto, enabled or disabled")
+	}
+	switch c.APIStyle {
+	case "", APIStyleOpenAI:
+	case APIStyleAzure:
+		if c.APIVersion == "" && u.Query().Get("api-version") == "" {
+			return fmt.Errorf("the azure API style needs an API version: set --model-api-version or %s (e.g. 2024-10-21)", EnvModelAPIVersion)
+		}
+		if c.APIKey.IsZero() {
+			return fmt.Errorf("the azure API style needs a key: set %s or --model-api-key-file", EnvModelAPIKey)
+		}
+	default:
+		return fmt.Errorf("the model API style must be openai or azure, not %q", c.APIStyle)
+	}
+	if err := c.Image.Validate(); err != nil {
+		return err
 	}
 	if c.Timeout <= 0 {
 		return fmt.Errorf("the model timeout must be positive")
@@ -174,13 +262,14 @@ func (c ModelConfig) Endpoint() string {
 // ChatMessage is one message. At most one message of a request carries an
 // image: the current screenshot.
 type ChatMessage struct {
-	Role     string
-	Text     string
-	ImagePNG []byte
+	Role  string
+	Text  string
+	Image *ModelImage
 }
 
 // ChatRequest is one completion request; Purpose labels it in metrics
-// (plan, protocol_retry, calibration, completion_review, risk_review).
+// (plan, protocol_retry, calibration, completion_review, risk_review,
+// preflight).
 type ChatRequest struct {
 	Purpose  string
 	Messages []ChatMessage
@@ -202,6 +291,9 @@ type ChatResponse struct {
 	Model        string
 	Usage        Usage
 	Latency      time.Duration
+	// Adaptations name the request fields this call dropped or replaced
+	// because the endpoint refused them (learned for the next calls).
+	Adaptations []string
 }
 
 // Model is the chat-completions client the runtime uses; tests may supply
@@ -210,195 +302,16 @@ type Model interface {
 	Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error)
 }
 
-// ModelError is a failed model call.
-type ModelError struct {
-	Code    string
-	Message string
-	Status  int
-	Err     error
-}
+// imageEncoder is a model that chooses how its images are encoded.
+type imageEncoder interface{ ImageEncoding() ImageEncoding }
 
-func (e *ModelError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+// imageEncodingOf is the model's image encoding: PNG for a model that does
+// not say (an in-process test model reads pixels losslessly).
+func imageEncodingOf(m Model) ImageEncoding {
+	if e, ok := m.(imageEncoder); ok {
+		return e.ImageEncoding()
 	}
-	return e.Code + ": " + e.Message
-}
-
-func (e *ModelError) Unwrap() error { return e.Err }
-
-// HTTPModel is the OpenAI-compatible chat-completions client on
-// go-retryablehttp: one client per run, the image as a data URL.
-type HTTPModel struct {
-	cfg    ModelConfig
-	client *retryablehttp.Client
-	url    string
-}
-
-// NewHTTPModel builds the client.
-func NewHTTPModel(cfg ModelConfig) (*HTTPModel, error) {
-	if cfg.Thinking == "" {
-		cfg.Thinking = ThinkingAuto
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	rc := retryablehttp.NewClient()
-	rc.RetryMax = cfg.Retries
-	rc.RetryWaitMin = 500 * time.Millisecond
-	rc.RetryWaitMax = 8 * time.Second
-	// The default logger prints every request line; nothing about model
-	// traffic goes to stderr unasked.
-	rc.Logger = nil
-	rc.HTTPClient.Timeout = cfg.Timeout
-	// Failed attempts are reported by status, never by echoing the
-	// response (which some gateways fill with the request headers).
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &HTTPModel{cfg: cfg, client: rc, url: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions"}, nil
-}
-
-// Config returns the configuration (the key stays wrapped).
-func (m *HTTPModel) Config() ModelConfig { return m.cfg }
-
-type wireContent struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	ImageURL *struct {
-		URL string `json:"url"`
-	} `json:"image_url,omitempty"`
-}
-
-type wireMessage struct {
-	Role    string `json:"role"`
-	Content any    `json:"content"`
-}
-
-// buildBody renders the request JSON. The image part comes before the text
-// part of its message, as the AutoGLM family was trained.
-func (m *HTTPModel) buildBody(req ChatRequest) ([]byte, error) {
-	msgs := make([]wireMessage, 0, len(req.Messages))
-	for _, msg := range req.Messages {
-		if msg.ImagePNG == nil {
-			msgs = append(msgs, wireMessage{Role: msg.Role, Content: msg.Text})
-			continue
-		}
-		img := wireContent{Type: "image_url", ImageURL: &struct {
-			URL string `json:"url"`
-		}{URL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(msg.ImagePNG)}}
-		msgs = append(msgs, wireMessage{Role: msg.Role, Content: []wireContent{img, {Type: "text", Text: msg.Text}}})
-	}
-	body := map[string]any{
-		"model":       m.cfg.Model,
-		"messages":    msgs,
-		"temperature": m.cfg.Temperature,
-		"stream":      false,
-	}
-	if m.cfg.MaxOutputTokens > 0 {
-		body["max_tokens"] = m.cfg.MaxOutputTokens
-	}
-	// Providers spell the thinking switch differently; both common forms
-	// are sent only when the user chose a mode.
-	switch m.cfg.Thinking {
-	case ThinkingEnabled, ThinkingDisabled:
-		body["thinking"] = map[string]string{"type": m.cfg.Thinking}
-		body["chat_template_kwargs"] = map[string]bool{"enable_thinking": m.cfg.Thinking == ThinkingEnabled}
-	}
-	return json.Marshal(body)
-}
-
-type wireResponse struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		FinishReason string `json:"finish_reason"`
-		Message      struct {
-			Content          *string `json:"content"`
-			ReasoningContent string  `json:"reasoning_content"`
-			Reasoning        string  `json:"reasoning"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// Chat sends one completion request.
-func (m *HTTPModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
-	body, err := m.buildBody(req)
-	if err != nil {
-		return nil, &ModelError{Code: CodeModelRequest, Message: "cannot encode the request", Err: err}
-	}
-	hr, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, &ModelError{Code: CodeModelRequest, Message: "cannot build the request", Err: err}
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json")
-	if !m.cfg.APIKey.IsZero() {
-		hr.Header.Set("Authorization", "Bearer "+m.cfg.APIKey.Reveal())
-	}
-	start := time.Now()
-	resp, err := m.client.Do(hr)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		code := CodeModelRequest
-		var ne interface{ Timeout() bool }
-		if errors.As(err, &ne) && ne.Timeout() {
-			code = CodeModelTimeout
-		}
-		// The URL is ours and carries no key; the error text is redacted
-		// anyway in case a proxy echoed something back.
-		return nil, &ModelError{Code: code, Message: m.cfg.APIKey.redact(fmt.Sprintf("POST %s failed", m.cfg.Endpoint()+"/chat/completions")), Err: errors.New(m.cfg.APIKey.redact(err.Error()))}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, &ModelError{Code: CodeModelRequest, Message: "cannot read the response", Err: err}
-	}
-	latency := time.Since(start)
-	if resp.StatusCode/100 != 2 {
-		code := CodeModelStatus
-		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-			code = CodeModelAuth
-		}
-		msg := fmt.Sprintf("the model endpoint answered HTTP %d", resp.StatusCode)
-		var w wireResponse
-		if json.Unmarshal(data, &w) == nil && w.Error != nil && w.Error.Message != "" {
-			msg += ": " + truncateRunes(m.cfg.APIKey.redact(w.Error.Message), 300)
-		}
-		return nil, &ModelError{Code: code, Message: msg, Status: resp.StatusCode}
-	}
-	var w wireResponse
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, &ModelError{Code: CodeModelResponse, Message: "the model endpoint sent malformed JSON", Err: err}
-	}
-	if len(w.Choices) == 0 {
-		return nil, &ModelError{Code: CodeModelNoContent, Message: "the model endpoint sent no choice"}
-	}
-	ch := w.Choices[0]
-	out := &ChatResponse{FinishReason: ch.FinishReason, Model: w.Model, Latency: latency}
-	if ch.Message.Content != nil {
-		out.Content = *ch.Message.Content
-	}
-	out.Reasoning = ch.Message.ReasoningContent
-	if out.Reasoning == "" {
-		out.Reasoning = ch.Message.Reasoning
-	}
-	if w.Usage != nil {
-		out.Usage = Usage{PromptTokens: w.Usage.PromptTokens, CompletionTokens: w.Usage.CompletionTokens, TotalTokens: w.Usage.TotalTokens}
-	} else {
-		// Some servers omit usage; estimate so budgets and costs still
-		// move (marked estimated in the metrics event by a zero total).
-		out.Usage = Usage{PromptTokens: estimateRequestTokens(req), CompletionTokens: estimateTextTokens(out.Content + out.Reasoning)}
-	}
-	out.Usage.CostUSD = float64(out.Usage.PromptTokens)*m.cfg.InputPricePerMTok/1e6 + float64(out.Usage.CompletionTokens)*m.cfg.OutputPricePerMTok/1e6
-	return out, nil
+	return ImageEncoding{Format: ImagePNG}
 }
 
 // imageTokenEstimate is a coarse per-image prompt cost (a 590×1280 image
@@ -424,7 +337,7 @@ func estimateRequestTokens(req ChatRequest) int {
 	n := 0
 	for _, m := range req.Messages {
 		n += 4 + estimateTextTokens(m.Text)
-		if m.ImagePNG != nil {
+		if m.Image != nil {
 			n += imageTokenEstimate
 		}
 	}

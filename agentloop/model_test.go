@@ -40,7 +40,7 @@ func TestHTTPModelRequestShape(t *testing.T) {
 	}
 	m.client.RetryWaitMin, m.client.RetryWaitMax = time.Millisecond, time.Millisecond
 	resp, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{
-		{Role: "system", Text: "sys"}, {Role: "user", Text: "look", ImagePNG: []byte("\x89PNG")},
+		{Role: "system", Text: "sys"}, {Role: "user", Text: "look", Image: &ModelImage{Data: []byte("\x89PNG"), Format: ImagePNG}},
 	}})
 	if err != nil {
 		t.Fatal(err)

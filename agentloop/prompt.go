@@ -14,6 +14,7 @@ const (
 	HeaderCalibration = "# Role: coordinate calibration probe"
 	HeaderCompletion  = "# Role: isolated task completion reviewer"
 	HeaderRisk        = "# Role: isolated action risk reviewer"
+	HeaderPreflight   = "# Role: endpoint preflight"
 	RetryMarker       = "PROTOCOL RETRY"
 )
 
@@ -67,6 +68,13 @@ func calibrationPrompt(c Contract) string {
 		"Answer with exactly one call: do(action=\"Tap\", element=[x,y]).\n" +
 		"coordinate_contract: " + mustJSON(c.ModelView())
 }
+
+// preflightTextPrompt and preflightImagePrompt are the two preflight
+// probes: any answer will do, only whether the endpoint takes them counts.
+const (
+	preflightTextPrompt  = HeaderPreflight + "\nThis is a connectivity check. Reply with the single word OK."
+	preflightImagePrompt = HeaderPreflight + "\nThis is a vision check. Describe the attached image in one short sentence."
+)
 
 // completionPrompt is the isolated completion reviewer: it sees the goal,
 // the planner's claim, a fresh screenshot and compact runtime evidence,

@@ -51,9 +51,10 @@ func ProtocolCodes() []string {
 	}
 }
 
-// Canonical action names (seed 000 §4). Launch, Call_API and the system
-// panel commands were removed on purpose: they are semantic shortcuts that
-// break the pure-vision contract, so they are unknown actions here.
+// Canonical action names of the planner's action protocol. Launch, Call_API
+// and the system panel commands were removed on purpose: they are semantic
+// shortcuts that break the pure-vision contract, so they are unknown actions
+// here.
 const (
 	ActTap       = "Tap"
 	ActDoubleTap = "Double Tap"
@@ -250,7 +251,7 @@ type ParseOptions struct {
 	// pixel spaces). Zero means 999.
 	XMax, YMax float64
 	// Task is the user's instruction; an explicit swipe direction in it
-	// binds every Swipe (seed 000 §4).
+	// binds every Swipe.
 	Task string
 }
 

@@ -7,9 +7,8 @@ import (
 	"unicode"
 )
 
-// Swipe directions name the finger's movement on the screenshot (seed 000
-// §4): left means x decreases, right x increases, up y decreases, down y
-// increases.
+// Swipe directions name the finger's movement on the screenshot: left means x
+// decreases, right x increases, up y decreases, down y increases.
 const (
 	DirLeft  = "left"
 	DirRight = "right"

@@ -186,13 +186,20 @@ func (p *Provider) absorbHistory(in solopi.DecisionInput, screen *Screen) {
 	act := *p.lastAct
 	p.lastAct = nil
 	step := r.st.Step()
+	// The host executed (or refused) the proposal; its facts are recorded
+	// now, as the runtime records its own dispatches.
 	switch {
 	case last.Sent && last.Receipt != nil && last.Receipt.Status == solopi.ReceiptSucceeded:
+		r.st.count(func(c *Counters) { c.Dispatched++ })
 		v := verifyEffect(act.Name, p.lastShot, screen)
 		r.st.emit(EvVerification, "verification: "+v.Status, map[string]any{"status": v.Status, "command_success": true,
 			"observable_effect": v.ObservableEffect, "diff": v.Diff, "warning": v.Warning, "semantic_effect_verified": false})
 		if v.Warning != "" {
 			r.st.count(func(c *Counters) { c.Warnings++ })
+		}
+		r.emitExecution("executed "+act.Name, execution{dispatched: true, success: true, effect: v.ObservableEffect, warning: v.Warning}, nil)
+		if v.Status == VerifyPassed {
+			r.st.resetStreaks()
 		}
 		res := map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": v.ObservableEffect}
 		if v.Warning != "" {
@@ -200,8 +207,11 @@ func (p *Provider) absorbHistory(in solopi.DecisionInput, screen *Screen) {
 		}
 		r.mem.addTurn(step, act, res)
 	case !last.Sent:
+		r.emitExecution("not executed: refused by the host", execution{effect: EffectNone, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
 		r.mem.addRejection(step, act, last.ErrorCode, last.Error)
 	default:
+		r.st.count(func(c *Counters) { c.Dispatched++ })
+		r.emitExecution("executed "+act.Name+" without success", execution{dispatched: true, effect: EffectUnknown, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
 		r.mem.addTurn(step, act, map[string]any{"command_dispatched": true, "command_success": false, "error_code": last.ErrorCode})
 	}
 }
@@ -240,7 +250,7 @@ func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen
 	if err != nil {
 		var nm *NotMappableError
 		if errors.As(err, &nm) {
-			r.st.emit(EvExecution, "not proposed: "+nm.Note, map[string]any{"command_dispatched": false, "error_code": nm.Code})
+			r.emitExecution("not proposed: "+nm.Note, execution{effect: EffectNone, recoveryNeeded: true, rootError: nm.Code}, nil)
 			r.reject(r.st.Step(), *act, nm.Code, nm.Note, SoftUnmappable, screen)
 			return solopi.Proposal{}, false, nil
 		}
@@ -253,7 +263,10 @@ func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen
 	if reason == "" {
 		reason = act.Name + " proposed by the pure-vision planner"
 	}
-	r.st.emit(EvExecution, "proposed "+ta.Action, map[string]any{"command_dispatched": false, "proposal": "act", "typed_action": ta.Action, "arguments": typedArgs(ta.Args)})
+	// The hit test is the proposal's precondition; its execution is the
+	// host's, recorded when the next decision reports it.
+	r.st.emit(EvPrecondition, "proposed "+ta.Action, map[string]any{"verdict": "mapped", "command_dispatched": false, "proposal": "act",
+		"typed_action": ta.Action, "arguments": typedArgs(ta.Args)})
 	p.lastAct = act
 	return solopi.Proposal{Kind: solopi.ProposalAct, Reason: reason, Action: ta.Action, Args: ta.Args}, true, nil
 }

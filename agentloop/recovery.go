@@ -1,6 +1,7 @@
 package agentloop
 
-// Recovery is one of exactly five outcomes (seed 000 §9).
+// Recovery is what the runtime does after a failed step: one of exactly five
+// outcomes, chosen by the runtime, never by the model.
 type Recovery string
 
 // The five recovery outcomes.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -195,29 +197,44 @@ type Confirmer interface {
 type TerminalConfirmer struct {
 	In  io.Reader
 	Out io.Writer
-	rd  *bufio.Reader
+
+	once  sync.Once
+	lines chan termLine
 }
 
+type termLine struct {
+	s   string
+	err error
+}
+
+// readLine waits for the next line of In. One goroutine reads In for the
+// confirmer's whole life and hands lines over: a prompt abandoned because
+// its context ended (Ctrl-C, or another confirmer answered first) leaves
+// no reader behind that could race the next prompt for the same bytes.
+// Reading a terminal cannot be interrupted portably, so that goroutine
+// ends only with In.
 func (t *TerminalConfirmer) readLine(ctx context.Context) (string, error) {
-	if t.rd == nil {
-		t.rd = bufio.NewReader(t.In)
-	}
-	type res struct {
-		s   string
-		err error
-	}
-	ch := make(chan res, 1)
-	// Reading a terminal cannot be interrupted portably; on cancellation
-	// the reader goroutine is abandoned (the command is about to exit) and
-	// its buffered channel lets it finish without blocking.
-	go func() {
-		s, err := t.rd.ReadString('\n')
-		ch <- res{s, err}
-	}()
+	t.once.Do(func() {
+		t.lines = make(chan termLine)
+		go func() {
+			rd := bufio.NewReader(t.In)
+			for {
+				s, err := rd.ReadString('\n')
+				t.lines <- termLine{s, err}
+				if err != nil {
+					close(t.lines)
+					return
+				}
+			}
+		}()
+	})
 	select {
 	case <-ctx.Done():
 		return "", ctx.Err()
-	case r := <-ch:
+	case r, ok := <-t.lines:
+		if !ok {
+			return "", fmt.Errorf("read the answer: %w", io.EOF)
+		}
 		if r.err != nil && r.s == "" {
 			return "", fmt.Errorf("read the answer: %w", r.err)
 		}
@@ -245,3 +262,140 @@ func (t *TerminalConfirmer) TakeOver(ctx context.Context, message string) (bool,
 	}
 	return strings.ToLower(s) != "abort", nil
 }
+
+// askHuman hands over to a human, or ends blocked when nobody can answer.
+func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act Action) {
+	st := r.st
+	st.setPhase(PhaseConfirming, "ask a human to take over")
+	c := r.a.cfg.Confirmer
+	if c == nil {
+		st.emit(EvConfirmation, "takeover required but no human is available", map[string]any{"kind": act.Name, "message": msg, "interactive": false})
+		r.finish(OutcomeBlocked, "human takeover required: "+msg, nil)
+		return
+	}
+	ok, err := c.TakeOver(ctx, msg)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		r.finish(OutcomeBlocked, "the takeover prompt failed", err)
+		return
+	}
+	st.emit(EvConfirmation, "human takeover finished", map[string]any{"kind": act.Name, "completed": ok, "interactive": true})
+	if !ok {
+		r.finish(OutcomeBlocked, "the human ended the task during takeover", nil)
+		return
+	}
+	r.mem.addTurn(st.Step(), act, map[string]any{"command_dispatched": false, "human_takeover": "completed"})
+	r.repeatSig, r.repeatCount = "", 0
+	st.setPhase(PhaseObserving, "takeover finished")
+}
+
+// handleFinish ends the task or, for a success claim, runs the isolated
+// completion review on a fresh screenshot.
+func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action) {
+	st := r.st
+	msg := ""
+	if act.Message != nil {
+		msg = *act.Message
+	}
+	if act.Success == nil || !*act.Success {
+		r.finish(OutcomeNotCompleted, "the model reported the task cannot be completed: "+msg, nil)
+		return
+	}
+	st.setPhase(PhaseCompletionCheck, "isolated completion review")
+	observe := r.a.dev.Observe
+	if r.freshScreen != nil {
+		observe = r.freshScreen
+	}
+	fresh, err := observe(ctx)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		r.hardFailure(FailObservation, "", err)
+		return
+	}
+	ok, why, err := r.completionReview(ctx, fresh)
+	if err != nil {
+		if r.interrupted(parent, err) {
+			return
+		}
+		r.hardFailure(FailModel, "", err)
+		return
+	}
+	st.emit(EvTaskReview, map[bool]string{true: "completion confirmed", false: "completion rejected"}[ok], map[string]any{
+		"status": map[bool]string{true: VerifyPassed, false: VerifyFailed}[ok], "message": why, "screenshot_sha256": fresh.SHA256,
+		"planner_message": msg,
+	})
+	if ok {
+		r.finish(OutcomeCompleted, msg, nil)
+		return
+	}
+	n := st.soft(SoftCompletion)
+	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "completion_review": "rejected", "review_message": why,
+		"note": "an independent review of a fresh screenshot does not confirm the task is complete"})
+	if n >= r.a.cfg.SoftBudget {
+		r.finish(OutcomeNotCompleted, "the completion claim was rejected by review "+fmt.Sprint(n)+" times: "+why, nil)
+		return
+	}
+	st.emit(EvRecovery, "recovery: replan after a rejected completion claim", map[string]any{"outcome": string(RecoverReplan), "class": SoftCompletion, "count": n})
+	r.pending = fresh
+	st.setPhase(PhaseObserving, "replan after the completion review")
+}
+
+// completionReview asks the isolated reviewer.
+func (r *taskRun) completionReview(ctx context.Context, fresh *Screen) (bool, string, error) {
+	img, err := fresh.ModelImage(r.a.cfg.Policy, imageEncodingOf(r.a.model))
+	if err != nil {
+		return false, "", err
+	}
+	// The planner's own words (its message, screen_description and
+	// reason) never reach the reviewer: a claim must not talk the review
+	// into a verdict.
+	info := map[string]any{"task": r.goal, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
+	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
+		{Role: "system", Text: completionPrompt()},
+		{Role: "user", Text: mustJSON(info), Image: img},
+	}}
+	resp, err := r.st.chat(ctx, r.a.model, req)
+	if err != nil {
+		return false, "", err
+	}
+	p, perrv := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
+	if perrv != nil || !p.Action.IsFinish() {
+		return false, "the reviewer gave no usable verdict", nil
+	}
+	why := ""
+	if p.Action.Message != nil {
+		why = *p.Action.Message
+	}
+	return *p.Action.Success, why, nil
+}
+
+// riskReview asks the isolated risk reviewer about one action.
+func (r *taskRun) riskReview(ctx context.Context, act Action, cmd Command, img *ModelImage) (string, string, error) {
+	target := map[string]any{"action": act.Name}
+	if cmd.Point != nil {
+		target["target_canonical"] = []float64{round3(cmd.Point.Canonical[0]), round3(cmd.Point.Canonical[1])}
+	}
+	if act.Text != nil {
+		target["text"] = *act.Text
+	}
+	// The planner's reason is deliberately left out: it may add caution
+	// (boundaryConflict, actionSensitive) but never argue for approval.
+	info := map[string]any{"task": r.goal, "proposed_action": target,
+		"note": "target_canonical is the target as fractions of the image width and height from the top-left corner"}
+	req := ChatRequest{Purpose: "risk_review", Messages: []ChatMessage{
+		{Role: "system", Text: riskPrompt()},
+		{Role: "user", Text: mustJSON(info), Image: img},
+	}}
+	resp, err := r.st.chat(ctx, r.a.model, req)
+	if err != nil {
+		return "", "", err
+	}
+	v, why := parseRiskVerdict(resp)
+	return v, why, nil
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

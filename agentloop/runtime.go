@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -70,7 +69,11 @@ type Config struct {
 	// visible effect are tolerated before a human is asked.
 	RepeatLimit int
 	Confirmer   Confirmer
-	OnEvent     func(AgentEvent)
+	// Preflight, when set, is the endpoint preflight this run follows:
+	// its coordinate profile is used as frozen (nothing is negotiated
+	// again) and its events and metrics open the run's audit trail.
+	Preflight *PreflightReport
+	OnEvent   func(AgentEvent)
 	// Redact removes secrets from every event (the API key).
 	Redact func(string) string
 	Now    func() time.Time
@@ -253,6 +256,10 @@ func (a *PhoneAgent) begin(t Task) (*taskRun, error) {
 		runID: newRunID(now), risk: ClassifyTask(t.Goal),
 	}
 	r.st = newAgentState(a.cfg.Now, a.cfg.Redact, a.cfg.OnEvent)
+	if pf := a.cfg.Preflight; pf != nil {
+		r.st.absorb(pf)
+		r.profile = pf.Profile
+	}
 	r.mem.goal = t.Goal
 	r.st.emit(EvStart, "task started", map[string]any{
 		"run_id": r.runID, "task": t.Goal, "max_steps": t.MaxSteps, "max_duration_seconds": t.MaxDuration.Seconds(),
@@ -317,28 +324,7 @@ func (r *taskRun) finish(outcome, msg string, err error) {
 		StartedAt: r.started.UTC(), Profile: r.profile, Frame: r.frame,
 	}
 	if err != nil {
-		var code string
-		var pe *ProtocolError
-		var me *ModelError
-		var de *DeviceError
-		var ce *CalibrationError
-		switch {
-		case errors.As(err, &pe):
-			code = pe.Code
-		case errors.As(err, &me):
-			code = me.Code
-		case errors.As(err, &de):
-			code = de.Code
-		case errors.As(err, &ce):
-			code = CodeCalibrationFailed
-		case errors.Is(err, context.Canceled):
-			code = "interrupted"
-		case errors.Is(err, context.DeadlineExceeded):
-			code = "timeout"
-		default:
-			code = "runtime_error"
-		}
-		res.ErrorCode, res.ErrorMessage = code, r.a.cfg.Redact(err.Error())
+		res.ErrorCode, res.ErrorMessage = errorCode(err), r.a.cfg.Redact(err.Error())
 	}
 	r.st.setPhase(phase, "task "+outcome)
 	payload := map[string]any{"outcome": outcome, "success": res.Success, "message": res.Message, "exit": res.Exit}
@@ -475,7 +461,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 
 	// Plan, with one same-step protocol retry.
 	st.setPhase(PhasePlanning, "ask the model for one action")
-	img, _, _, err := screen.ModelImage(cfg.Policy)
+	img, err := screen.ModelImage(cfg.Policy, imageEncodingOf(r.a.model))
 	if err != nil {
 		r.finish(OutcomeDeviceError, "the screenshot cannot be prepared for the model", err)
 		return nil
@@ -513,7 +499,6 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 			return nil
 		}
 	}
-	st.resetHard(FailProtocol)
 	act := parsed.Action
 	actPayload := map[string]any{"action": act.Fields(), "call": act.Canonical(), "reasoning_chars": len([]rune(parsed.Reasoning)),
 		"coordinate_space": string(contract.Space), "frame": frame}
@@ -582,7 +567,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 			r.reject(step, act, "negative_boundary", "the user forbade the effect '"+eff+"' and the action's reason names it", SoftRejected, screen)
 			return &act
 		}
-		verdict, why, err := r.riskReview(ctx, act, cmd, screen, img)
+		verdict, why, err := r.riskReview(ctx, act, cmd, img)
 		if err != nil {
 			if r.interrupted(parent, err) {
 				return &act
@@ -637,390 +622,9 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 	return &act
 }
 
-// execute is the acting half of a step: freshness, dispatch, verification.
-func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, screen *Screen) {
-	cfg := &r.a.cfg
-	st := r.st
-	step := st.Step()
-	sig := actionSignature(act, cmd)
-	// Freshness: coordinate actions are bound to the screenshot they were
-	// planned on.
-	dispatchOn := screen
-	if IsCoordinateAction(act.Name) {
-		st.setPhase(PhasePrecondition, "re-observe before dispatch")
-		fr, err := checkFreshness(ctx, r.a.dev, screen, targetsOf(cmd), cfg.Rechecks, cfg.RecheckDelay)
-		if err != nil {
-			if r.interrupted(parent, err) {
-				return
-			}
-			r.hardFailure(FailObservation, act.Name, err)
-			return
-		}
-		st.emit(EvPrecondition, "freshness: "+fr.Verdict, map[string]any{"verdict": fr.Verdict, "global": fr.Global, "target_regions": fr.Regions,
-			"rechecks": fr.Rechecks, "planned_sha256": screen.SHA256, "fresh_sha256": fr.Screen.SHA256, "command_dispatched": false})
-		if !fr.Fresh() {
-			r.staleCancel(step, act, fr.Verdict, fr.Screen)
-			return
-		}
-		dispatchOn = fr.Screen
-	}
-
-	// Dispatch.
-	st.setPhase(PhaseDispatching, "dispatch "+act.Name)
-	dr, err := r.dispatch(ctx, parent, act, cmd, dispatchOn, step)
-	if err != nil {
-		return
-	}
-	_ = dr
-
-	// Verify.
-	st.setPhase(PhaseVerifying, "re-observe and compare pixels")
-	if err := sleepCtx(ctx, cfg.SettleDelay); err != nil {
-		r.interrupted(parent, err)
-		return
-	}
-	after, err := r.a.dev.Observe(ctx)
-	if err != nil {
-		if r.interrupted(parent, err) {
-			return
-		}
-		st.emit(EvVerification, "no observation after the action", map[string]any{"status": VerifyInconclusive, "command_success": true, "error": err.Error()})
-		r.mem.addTurn(step, act, map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": "unknown"})
-		r.hardFailure(FailObservation, act.Name, err)
-		return
-	}
-	v := verifyEffect(act.Name, dispatchOn, after)
-	st.emit(EvVerification, "verification: "+v.Status, map[string]any{"status": v.Status, "command_success": v.CommandSuccess,
-		"observable_effect": v.ObservableEffect, "diff": v.Diff, "warning": v.Warning, "semantic_effect_verified": false})
-	if v.Warning != "" {
-		st.count(func(c *Counters) { c.Warnings++ })
-	}
-	// Waiting is expected to change nothing; a waiting loop is bounded by
-	// the step budget instead.
-	if act.Name == ActWait {
-		r.repeatSig, r.repeatCount = "", 0
-	} else if v.ObservableEffect == "unchanged" && sig == r.repeatSig {
-		r.repeatCount++
-	} else if v.ObservableEffect == "unchanged" {
-		r.repeatSig, r.repeatCount = sig, 1
-	} else {
-		r.repeatSig, r.repeatCount = "", 0
-	}
-	r.uncertainSig = ""
-	if (r.risk.High() || actionSensitive(act)) && v.ObservableEffect == "unchanged" {
-		r.uncertainSig = sig
-	}
-	if v.Status == VerifyPassed {
-		st.resetHard(FailDevice)
-		st.resetHard(FailObservation)
-	}
-	res := map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": v.ObservableEffect}
-	if v.Warning != "" {
-		res["warning"] = v.Warning
-	}
-	r.mem.addTurn(step, act, res)
-	r.pending = after
-	st.setPhase(PhaseObserving, "step done")
-}
-
 func (a *PhoneAgent) modelBudget() int {
-	if hm, ok := a.model.(*HTTPModel); ok {
-		return hm.cfg.InputTokenBudget
-	}
 	if b, ok := a.model.(interface{ InputTokenBudget() int }); ok {
 		return b.InputTokenBudget()
 	}
 	return 0
-}
-
-// dispatch sends the command, with the automatic retry of Wait and Home.
-func (r *taskRun) dispatch(ctx, parent context.Context, act Action, cmd Command, on *Screen, step int) (DispatchResult, error) {
-	st := r.st
-	for attempt := 0; ; attempt++ {
-		dr, err := r.a.dev.Dispatch(ctx, cmd, on)
-		if err == nil {
-			st.count(func(c *Counters) { c.Dispatched++ })
-			st.emit(EvExecution, "dispatched "+act.Name, map[string]any{"command_dispatched": true, "command_success": true, "device": dr.Detail,
-				"command": cmd, "attempt": attempt + 1})
-			return dr, nil
-		}
-		if r.interrupted(parent, err) {
-			return dr, err
-		}
-		var nm *NotMappableError
-		if errors.As(err, &nm) {
-			st.emit(EvExecution, "not dispatched: "+nm.Note, map[string]any{"command_dispatched": false, "command_success": false, "error_code": nm.Code})
-			r.reject(step, act, nm.Code, nm.Note, SoftUnmappable, on)
-			return dr, err
-		}
-		if errors.Is(err, ErrStaleOnDevice) {
-			st.emit(EvPrecondition, "the device rejected the observation as stale", map[string]any{"verdict": StaleDeviceRejection, "command_dispatched": false})
-			r.staleCancel(step, act, StaleDeviceRejection, nil)
-			return dr, err
-		}
-		if dr.Dispatched {
-			st.count(func(c *Counters) { c.Dispatched++ })
-		}
-		code := CodeInputFailed
-		var de *DeviceError
-		if errors.As(err, &de) {
-			code = de.Code
-		}
-		st.emit(EvExecution, "dispatch failed", map[string]any{"command_dispatched": dr.Dispatched, "command_success": false, "error_code": code, "error": err.Error(), "attempt": attempt + 1})
-		n := st.hard(FailDevice)
-		rec := decideRecovery(FailDevice, act.Name, n, r.a.cfg.HardBudget, attempt > 0)
-		st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": FailDevice, "count": n})
-		switch rec {
-		case RecoverRetrySafe:
-			continue
-		case RecoverTerminate:
-			r.finish(OutcomeDeviceError, "the device kept failing", err)
-		default:
-			r.mem.addTurn(step, act, map[string]any{"command_dispatched": dr.Dispatched, "command_success": false, "error_code": code})
-			st.setPhase(PhaseObserving, "replan after a device failure")
-		}
-		return dr, err
-	}
-}
-
-// hardFailure counts a hard failure and applies its recovery.
-func (r *taskRun) hardFailure(class, action string, err error) {
-	st := r.st
-	n := st.hard(class)
-	rec := decideRecovery(class, action, n, r.a.cfg.HardBudget, false)
-	// A refused API key or a missing model will not fix itself by asking
-	// again.
-	var me *ModelError
-	if errors.As(err, &me) && (me.Code == CodeModelAuth || me.Status == 404) {
-		rec = RecoverTerminate
-	}
-	st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": class, "count": n, "error": err.Error()})
-	if rec == RecoverTerminate {
-		switch class {
-		case FailProtocol:
-			r.finish(OutcomeProtocolError, "the model kept answering outside the action protocol", err)
-		case FailModel:
-			r.finish(OutcomeModelError, "the model endpoint kept failing", err)
-		default:
-			r.finish(OutcomeDeviceError, "the device kept failing", err)
-		}
-		return
-	}
-	st.setPhase(PhaseRecovering, string(rec))
-	st.setPhase(PhaseObserving, "recovered by "+string(rec))
-}
-
-// reject records a zero-touch rejection: nothing reached the device, the
-// model hears why, and consecutive rejections collapse into one summary.
-func (r *taskRun) reject(step int, act Action, code, why, class string, screen *Screen) {
-	st := r.st
-	n := st.soft(class)
-	st.emit(EvRecovery, "rejected with zero touch: "+code, map[string]any{"outcome": string(RecoverReplan), "class": class, "code": code, "message": why, "count": n, "command_dispatched": false})
-	r.mem.addRejection(step, act, code, why)
-	r.pending = screen
-	st.setPhase(PhaseObserving, "replan after a rejection")
-}
-
-// staleCancel cancels a stale action with zero touch and replans from the
-// newest screenshot. It is a soft replan: no hard budget is consumed and
-// the repeat guard is not touched.
-func (r *taskRun) staleCancel(step int, act Action, verdict string, fresh *Screen) {
-	st := r.st
-	n := st.soft(SoftStale)
-	st.emit(EvRecovery, "stale action cancelled with zero touch", map[string]any{"outcome": string(RecoverReplan), "class": SoftStale, "verdict": verdict, "count": n, "command_dispatched": false})
-	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "precondition": verdict,
-		"note": "the screen changed before dispatch; nothing was touched; plan again on the new screenshot"})
-	r.pending = fresh
-	st.setPhase(PhaseObserving, "replan on the newest screenshot")
-}
-
-// askHuman hands over to a human, or ends blocked when nobody can answer.
-func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act Action) {
-	st := r.st
-	st.setPhase(PhaseConfirming, "ask a human to take over")
-	c := r.a.cfg.Confirmer
-	if c == nil {
-		st.emit(EvConfirmation, "takeover required but no human is available", map[string]any{"kind": act.Name, "message": msg, "interactive": false})
-		r.finish(OutcomeBlocked, "human takeover required: "+msg, nil)
-		return
-	}
-	ok, err := c.TakeOver(ctx, msg)
-	if err != nil {
-		if r.interrupted(parent, err) {
-			return
-		}
-		r.finish(OutcomeBlocked, "the takeover prompt failed", err)
-		return
-	}
-	st.emit(EvConfirmation, "human takeover finished", map[string]any{"kind": act.Name, "completed": ok, "interactive": true})
-	if !ok {
-		r.finish(OutcomeBlocked, "the human ended the task during takeover", nil)
-		return
-	}
-	r.mem.addTurn(st.Step(), act, map[string]any{"command_dispatched": false, "human_takeover": "completed"})
-	r.repeatSig, r.repeatCount = "", 0
-	st.setPhase(PhaseObserving, "takeover finished")
-}
-
-// handleFinish ends the task or, for a success claim, runs the isolated
-// completion review on a fresh screenshot.
-func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action) {
-	st := r.st
-	msg := ""
-	if act.Message != nil {
-		msg = *act.Message
-	}
-	if act.Success == nil || !*act.Success {
-		r.finish(OutcomeNotCompleted, "the model reported the task cannot be completed: "+msg, nil)
-		return
-	}
-	st.setPhase(PhaseCompletionCheck, "isolated completion review")
-	observe := r.a.dev.Observe
-	if r.freshScreen != nil {
-		observe = r.freshScreen
-	}
-	fresh, err := observe(ctx)
-	if err != nil {
-		if r.interrupted(parent, err) {
-			return
-		}
-		r.hardFailure(FailObservation, "", err)
-		return
-	}
-	ok, why, err := r.completionReview(ctx, fresh)
-	if err != nil {
-		if r.interrupted(parent, err) {
-			return
-		}
-		r.hardFailure(FailModel, "", err)
-		return
-	}
-	st.emit(EvTaskReview, map[bool]string{true: "completion confirmed", false: "completion rejected"}[ok], map[string]any{
-		"status": map[bool]string{true: VerifyPassed, false: VerifyFailed}[ok], "message": why, "screenshot_sha256": fresh.SHA256,
-		"planner_message": msg,
-	})
-	if ok {
-		r.finish(OutcomeCompleted, msg, nil)
-		return
-	}
-	n := st.soft(SoftCompletion)
-	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "completion_review": "rejected", "review_message": why,
-		"note": "an independent review of a fresh screenshot does not confirm the task is complete"})
-	if n >= r.a.cfg.SoftBudget {
-		r.finish(OutcomeNotCompleted, "the completion claim was rejected by review "+fmt.Sprint(n)+" times: "+why, nil)
-		return
-	}
-	st.emit(EvRecovery, "recovery: replan after a rejected completion claim", map[string]any{"outcome": string(RecoverReplan), "class": SoftCompletion, "count": n})
-	r.pending = fresh
-	st.setPhase(PhaseObserving, "replan after the completion review")
-}
-
-// completionReview asks the isolated reviewer.
-func (r *taskRun) completionReview(ctx context.Context, fresh *Screen) (bool, string, error) {
-	img, _, _, err := fresh.ModelImage(r.a.cfg.Policy)
-	if err != nil {
-		return false, "", err
-	}
-	// The planner's own words (its message, screen_description and
-	// reason) never reach the reviewer: a claim must not talk the review
-	// into a verdict (seed 000 §3, §8).
-	info := map[string]any{"task": r.goal, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
-	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
-		{Role: "system", Text: completionPrompt()},
-		{Role: "user", Text: mustJSON(info), ImagePNG: img},
-	}}
-	resp, err := r.st.chat(ctx, r.a.model, req)
-	if err != nil {
-		return false, "", err
-	}
-	p, perrv := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
-	if perrv != nil || !p.Action.IsFinish() {
-		return false, "the reviewer gave no usable verdict", nil
-	}
-	why := ""
-	if p.Action.Message != nil {
-		why = *p.Action.Message
-	}
-	return *p.Action.Success, why, nil
-}
-
-// riskReview asks the isolated risk reviewer about one action.
-func (r *taskRun) riskReview(ctx context.Context, act Action, cmd Command, screen *Screen, img []byte) (string, string, error) {
-	target := map[string]any{"action": act.Name}
-	if cmd.Point != nil {
-		target["target_canonical"] = []float64{round3(cmd.Point.Canonical[0]), round3(cmd.Point.Canonical[1])}
-	}
-	if act.Text != nil {
-		target["text"] = *act.Text
-	}
-	// The planner's reason is deliberately left out: it may add caution
-	// (boundaryConflict, actionSensitive) but never argue for approval.
-	info := map[string]any{"task": r.goal, "proposed_action": target,
-		"note": "target_canonical is the target as fractions of the image width and height from the top-left corner"}
-	req := ChatRequest{Purpose: "risk_review", Messages: []ChatMessage{
-		{Role: "system", Text: riskPrompt()},
-		{Role: "user", Text: mustJSON(info), ImagePNG: img},
-	}}
-	resp, err := r.st.chat(ctx, r.a.model, req)
-	if err != nil {
-		return "", "", err
-	}
-	v, why := parseRiskVerdict(resp)
-	return v, why, nil
-}
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
-
-// actionSignature identifies repeated dispatches: the action, its device
-// point to the nearest 2 % of the screen, and its text.
-func actionSignature(a Action, c Command) string {
-	var b strings.Builder
-	b.WriteString(a.Name)
-	for _, p := range []*MappedPoint{c.Point, c.Start, c.End} {
-		if p != nil {
-			fmt.Fprintf(&b, "|%d,%d", int(p.Canonical[0]*50), int(p.Canonical[1]*50))
-		}
-	}
-	if a.Text != nil {
-		b.WriteString("|" + *a.Text)
-	}
-	return b.String()
-}
-
-// Fields is the action as audit JSON with snake_case keys (model
-// coordinates included; they are history of the audit, not of the model's
-// memory). Wait's duration is in seconds.
-func (a Action) Fields() map[string]any {
-	m := map[string]any{"action": a.Name}
-	if a.Element != nil {
-		m["element"] = a.Element[:]
-	}
-	if a.Start != nil {
-		m["start"] = a.Start[:]
-	}
-	if a.End != nil {
-		m["end"] = a.End[:]
-	}
-	if a.Text != nil {
-		m["text"] = *a.Text
-	}
-	if a.Message != nil {
-		m["message"] = *a.Message
-	}
-	if a.Success != nil {
-		m["success"] = *a.Success
-	}
-	if a.Name == ActWait {
-		m["duration_seconds"] = a.Duration.Seconds()
-	}
-	if a.SwipeDirection != "" {
-		m["swipe_direction"] = a.SwipeDirection
-	}
-	if a.ScreenDescription != "" {
-		m["screen_description"] = a.ScreenDescription
-	}
-	if a.Reason != "" {
-		m["reason"] = a.Reason
-	}
-	return m
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -65,7 +66,7 @@ func newHarness(t *testing.T, opts fakemodel.Options, space Space, mutate func(*
 	cfg := Config{
 		Space: space, Policy: DefaultResizePolicy(), CacheDir: cache, RecheckDelay: time.Millisecond,
 		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()},
-		Redact:     mc.APIKey.redact,
+		Redact:     mc.APIKey.Redact,
 	}
 	if mutate != nil {
 		mutate(&cfg)
@@ -191,8 +192,6 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 func inRect(p [2]int, r image.Rectangle) bool { return image.Pt(p[0], p[1]).In(r) }
 
 func fmtAll(v any) string { return fmt.Sprintf("%v %+v %#v %s %q", v, v, v, v, v) }
-
-func asModelError(err error, target **ModelError) bool { return errors.As(err, target) }
 
 // TestImagePixelFamily negotiates image_pixels and still reaches 3.
 func TestImagePixelFamily(t *testing.T) {
@@ -376,8 +375,8 @@ func TestModelErrorRedactsKey(t *testing.T) {
 		mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
 	})
 	_, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
-	var me *ModelError
-	if err == nil || !asModelError(err, &me) || me.Code != CodeModelAuth {
+	var fe *fault.Error
+	if err == nil || !errors.As(err, &fe) || fe.Code != CodeModelAuth || fe.Kind != fault.Transport {
 		t.Fatalf("err %v", err)
 	}
 	if strings.Contains(err.Error(), testAPIKey) {

@@ -32,10 +32,10 @@ type Screen struct {
 	// observationId); empty for adb.
 	Ref string
 
-	mu        sync.Mutex
-	modelPNG  []byte
-	modelSize [2]int
-	modelPol  ResizePolicy
+	mu       sync.Mutex
+	model    *ModelImage
+	modelPol ResizePolicy
+	modelEnc ImageEncoding
 }
 
 // NewScreen validates and decodes a PNG capture.
@@ -71,29 +71,34 @@ func (s *Screen) Frame(pol ResizePolicy) Frame {
 	return Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: s.Width(), DisplayHeight: s.Height()}
 }
 
-// ModelImage returns the PNG sent to the model (resized by pol) and its
-// size. It is computed once per screen and policy.
-func (s *Screen) ModelImage(pol ResizePolicy) ([]byte, int, int, error) {
+// ModelImage returns the image sent to the model: resized by pol and
+// encoded by enc. It is computed once per screen, policy and encoding (a
+// plan, its protocol retry and a risk review share one encoding). A PNG
+// capture that needs no resizing is sent as captured.
+func (s *Screen) ModelImage(pol ResizePolicy, enc ImageEncoding) (*ModelImage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.modelPNG != nil && s.modelPol == pol {
-		return s.modelPNG, s.modelSize[0], s.modelSize[1], nil
+	if s.model != nil && s.modelPol == pol && s.modelEnc == enc {
+		return s.model, nil
 	}
 	iw, ih := pol.ImageSize(s.Width(), s.Height())
-	var out []byte
-	if iw == s.Width() && ih == s.Height() {
-		out = s.PNG
+	var out *ModelImage
+	if iw == s.Width() && ih == s.Height() && enc.Format == ImagePNG && s.PNG != nil {
+		out = &ModelImage{Data: s.PNG, Format: ImagePNG, Width: iw, Height: ih}
 	} else {
-		dst := image.NewRGBA(image.Rect(0, 0, iw, ih))
-		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, s.Image, s.Image.Rect, xdraw.Src, nil)
-		var buf bytes.Buffer
-		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, dst); err != nil {
-			return nil, 0, 0, fmt.Errorf("encode model image: %w", err)
+		var src image.Image = s.Image
+		if iw != s.Width() || ih != s.Height() {
+			dst := image.NewRGBA(image.Rect(0, 0, iw, ih))
+			xdraw.ApproxBiLinear.Scale(dst, dst.Rect, s.Image, s.Image.Rect, xdraw.Src, nil)
+			src = dst
 		}
-		out = buf.Bytes()
+		var err error
+		if out, err = EncodeImage(src, enc, nil); err != nil {
+			return nil, err
+		}
 	}
-	s.modelPNG, s.modelSize, s.modelPol = out, [2]int{iw, ih}, pol
-	return out, iw, ih, nil
+	s.model, s.modelPol, s.modelEnc = out, pol, enc
+	return out, nil
 }
 
 // Unobservable reports a near-uniform black frame: what FLAG_SECURE

@@ -86,7 +86,9 @@ type AgentEvent struct {
 
 // Counters separate hard failures (device, protocol, verification) from
 // soft replans (stale screens, failed completion reviews): soft replans
-// stay auditable but never consume the hard recovery budget.
+// stay auditable but never consume the hard recovery budget. Both are
+// totals over the run; the recovery budget is spent by a class's streak,
+// which only a dispatched action with a passed verification clears.
 type Counters struct {
 	Steps          int            `json:"steps"`
 	Dispatched     int            `json:"dispatched"`
@@ -106,6 +108,10 @@ type Metrics struct {
 	CompletionTokens int            `json:"completion_tokens"`
 	CostUSD          float64        `json:"cost_usd"`
 	ModelLatencyMs   int64          `json:"model_latency_ms"`
+	// ImagesSent and ImageBytes count the encoded screenshots on the wire
+	// (an image resent by a retry or a review counts again).
+	ImagesSent int   `json:"images_sent"`
+	ImageBytes int64 `json:"image_bytes"`
 }
 
 // AgentState owns the live phase, the latest working values and the event
@@ -116,10 +122,16 @@ type AgentState struct {
 	step     int
 	events   []AgentEvent
 	counters Counters
+	// streak is each hard failure class's count since the last action
+	// whose verification passed: what the recovery budget is spent on.
+	streak   map[string]int
 	metrics  Metrics
 	now      func() time.Time
 	redact   func(string) string
 	listener func(AgentEvent)
+	// stepImageBytes counts the image bytes sent in step imageStep.
+	imageStep      int
+	stepImageBytes int64
 }
 
 func newAgentState(now func() time.Time, redact func(string) string, listener func(AgentEvent)) *AgentState {
@@ -129,6 +141,7 @@ func newAgentState(now func() time.Time, redact func(string) string, listener fu
 		redact:   redact,
 		listener: listener,
 		counters: Counters{HardFailures: map[string]int{}, SoftReplans: map[string]int{}},
+		streak:   map[string]int{},
 		metrics:  Metrics{ByPurpose: map[string]int{}},
 	}
 }
@@ -216,20 +229,23 @@ func (s *AgentState) nextStep() int {
 	return s.step
 }
 
+// hard counts a hard failure of class and returns the class's streak.
 func (s *AgentState) hard(class string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counters.HardFailures[class]++
 	s.counters.HardTotal++
-	return s.counters.HardFailures[class]
+	s.streak[class]++
+	return s.streak[class]
 }
 
-// resetHard clears one failure class after an action and its verification
-// really succeeded (a successful replan or reobserve does not).
-func (s *AgentState) resetHard(class string) {
+// resetStreaks clears every class's streak after an action and its
+// verification really succeeded. A clean parse, a successful replan or a
+// reobserve does not: the failure that triggered them still counts.
+func (s *AgentState) resetStreaks() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.counters.HardFailures, class)
+	clear(s.streak)
 }
 
 func (s *AgentState) soft(class string) int {
@@ -246,9 +262,17 @@ func (s *AgentState) count(f func(c *Counters)) {
 	f(&s.counters)
 }
 
-func (s *AgentState) addUsage(purpose string, u Usage, latency time.Duration) Metrics {
+// addUsage adds one response to the metrics; it returns the totals and
+// the image bytes sent so far in the current step.
+func (s *AgentState) addUsage(purpose string, u Usage, latency time.Duration, images, imageBytes int) (Metrics, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.imageStep != s.step {
+		s.imageStep, s.stepImageBytes = s.step, 0
+	}
+	s.stepImageBytes += int64(imageBytes)
+	s.metrics.ImagesSent += images
+	s.metrics.ImageBytes += int64(imageBytes)
 	s.metrics.Requests++
 	s.metrics.ByPurpose[purpose]++
 	s.metrics.PromptTokens += u.PromptTokens
@@ -257,7 +281,7 @@ func (s *AgentState) addUsage(purpose string, u Usage, latency time.Duration) Me
 	s.metrics.ModelLatencyMs += latency.Milliseconds()
 	m := s.metrics
 	m.ByPurpose = copyMap(s.metrics.ByPurpose)
-	return m
+	return m, s.stepImageBytes
 }
 
 // redactValue applies redact to every string inside v (maps, slices).

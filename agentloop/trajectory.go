@@ -26,9 +26,18 @@ func StrictPolicy() Policy {
 
 // ModelInfo describes the model side of a run (never the key).
 type ModelInfo struct {
-	Endpoint string `json:"endpoint"`
-	Model    string `json:"model"`
-	Thinking string `json:"thinking"`
+	Endpoint string         `json:"endpoint"`
+	Model    string         `json:"model"`
+	Thinking string         `json:"thinking"`
+	APIStyle string         `json:"api_style,omitempty"`
+	Stream   bool           `json:"stream,omitempty"`
+	Image    *ImageEncoding `json:"image,omitempty"`
+}
+
+// Info is the configuration as ModelInfo.
+func (c ModelConfig) Info() ModelInfo {
+	img := c.Image
+	return ModelInfo{Endpoint: c.Endpoint(), Model: c.Model, Thinking: c.Thinking, APIStyle: c.APIStyle, Stream: c.Stream, Image: &img}
 }
 
 // Trajectory is the audit file of one run.
@@ -83,4 +92,42 @@ func WriteTrajectory(path string, t *Trajectory) error {
 		return fmt.Errorf("write trajectory: %w", err)
 	}
 	return nil
+}
+
+// Fields is the action as audit JSON with snake_case keys (model
+// coordinates included; they are history of the audit, not of the model's
+// memory). Wait's duration is in seconds.
+func (a Action) Fields() map[string]any {
+	m := map[string]any{"action": a.Name}
+	if a.Element != nil {
+		m["element"] = a.Element[:]
+	}
+	if a.Start != nil {
+		m["start"] = a.Start[:]
+	}
+	if a.End != nil {
+		m["end"] = a.End[:]
+	}
+	if a.Text != nil {
+		m["text"] = *a.Text
+	}
+	if a.Message != nil {
+		m["message"] = *a.Message
+	}
+	if a.Success != nil {
+		m["success"] = *a.Success
+	}
+	if a.Name == ActWait {
+		m["duration_seconds"] = a.Duration.Seconds()
+	}
+	if a.SwipeDirection != "" {
+		m["swipe_direction"] = a.SwipeDirection
+	}
+	if a.ScreenDescription != "" {
+		m["screen_description"] = a.ScreenDescription
+	}
+	if a.Reason != "" {
+		m["reason"] = a.Reason
+	}
+	return m
 }

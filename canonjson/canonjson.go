@@ -54,10 +54,41 @@ func Decode(b []byte) (any, error) {
 // Marshal writes v in the canonical form.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := encode(&buf, v); err != nil {
+	if err := (&encoder{buf: &buf}).encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// MarshalIndent writes v as Python's json.dumps(v, indent=len(indent),
+// sort_keys=True, ensure_ascii=False) does: the canonical form with each
+// element on its own line, ", " becoming "," + newline and ":" becoming
+// ": ", and empty objects and arrays kept as {} and []. It is how plan and
+// report files are written: readable, and stable byte for byte.
+func MarshalIndent(v any, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := (&encoder{buf: &buf, indent: indent}).encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// encoder writes canonical JSON, compact or indented.
+type encoder struct {
+	buf    *bytes.Buffer
+	indent string
+	depth  int
+}
+
+// newline starts a line at the current depth (indented output only).
+func (e *encoder) newline() {
+	if e.indent == "" {
+		return
+	}
+	e.buf.WriteByte('\n')
+	for i := 0; i < e.depth; i++ {
+		e.buf.WriteString(e.indent)
+	}
 }
 
 // Fingerprint is the lowercase hex SHA-256 of Marshal(v).
@@ -70,7 +101,8 @@ func Fingerprint(v any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func encode(buf *bytes.Buffer, v any) error {
+func (e *encoder) encode(v any) error {
+	buf := e.buf
 	switch x := v.(type) {
 	case nil:
 		buf.WriteString("null")
@@ -112,39 +144,55 @@ func encode(buf *bytes.Buffer, v any) error {
 		// Python sorts str keys by code point; UTF-8 byte order is the same.
 		slices.Sort(keys)
 		buf.WriteByte('{')
+		e.depth++
 		for i, k := range keys {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
+			e.newline()
 			if err := writeString(buf, k); err != nil {
 				return err
 			}
 			buf.WriteByte(':')
-			if err := encode(buf, x[k]); err != nil {
+			if e.indent != "" {
+				buf.WriteByte(' ')
+			}
+			if err := e.encode(x[k]); err != nil {
 				return fmt.Errorf("%s: %w", k, err)
 			}
+		}
+		e.depth--
+		if len(keys) > 0 {
+			e.newline()
 		}
 		buf.WriteByte('}')
 	case []any:
 		buf.WriteByte('[')
-		for i, e := range x {
+		e.depth++
+		for i, item := range x {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := encode(buf, e); err != nil {
+			e.newline()
+			if err := e.encode(item); err != nil {
 				return err
 			}
 		}
+		e.depth--
+		if len(x) > 0 {
+			e.newline()
+		}
 		buf.WriteByte(']')
 	default:
-		return encodeReflect(buf, v)
+		return e.encodeReflect(v)
 	}
 	return nil
 }
 
 // encodeReflect handles the other integer types, typed slices ([]string,
 // []map[string]any) and maps with string keys and typed values.
-func encodeReflect(buf *bytes.Buffer, v any) error {
+func (e *encoder) encodeReflect(v any) error {
+	buf := e.buf
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -162,7 +210,7 @@ func encodeReflect(buf *bytes.Buffer, v any) error {
 		for i := range items {
 			items[i] = rv.Index(i).Interface()
 		}
-		return encode(buf, items)
+		return e.encode(items)
 	case reflect.Map:
 		if rv.Type().Key().Kind() != reflect.String {
 			return fmt.Errorf("canonical json: map key type %s is not a string", rv.Type().Key())
@@ -176,13 +224,13 @@ func encodeReflect(buf *bytes.Buffer, v any) error {
 		for it.Next() {
 			m[it.Key().String()] = it.Value().Interface()
 		}
-		return encode(buf, m)
+		return e.encode(m)
 	case reflect.Pointer, reflect.Interface:
 		if rv.IsNil() {
 			buf.WriteString("null")
 			return nil
 		}
-		return encode(buf, rv.Elem().Interface())
+		return e.encode(rv.Elem().Interface())
 	}
 	return fmt.Errorf("canonical json: unsupported value of type %T", v)
 }
@@ -196,29 +244,34 @@ func writeString(buf *bytes.Buffer, s string) error {
 		return errors.New("canonical json: string is not valid UTF-8")
 	}
 	buf.WriteByte('"')
+	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '"':
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf.WriteString(s[start:i])
+		start = i + 1
+		switch c {
+		case '"':
 			buf.WriteString(`\"`)
-		case c == '\\':
+		case '\\':
 			buf.WriteString(`\\`)
-		case c == '\n':
+		case '\n':
 			buf.WriteString(`\n`)
-		case c == '\r':
+		case '\r':
 			buf.WriteString(`\r`)
-		case c == '\t':
+		case '\t':
 			buf.WriteString(`\t`)
-		case c == '\b':
+		case '\b':
 			buf.WriteString(`\b`)
-		case c == '\f':
+		case '\f':
 			buf.WriteString(`\f`)
-		case c < 0x20:
-			fmt.Fprintf(buf, `\u%04x`, c)
 		default:
-			buf.WriteByte(c)
+			fmt.Fprintf(buf, `\u%04x`, c)
 		}
 	}
+	buf.WriteString(s[start:])
 	buf.WriteByte('"')
 	return nil
 }

@@ -121,3 +121,26 @@ func FuzzMarshalDecoded(f *testing.F) {
 		}
 	})
 }
+
+func TestMarshalIndentMatchesPython(t *testing.T) {
+	// json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) in CPython 3.11.
+	v, err := Decode([]byte(`{"b":[1,2.0,{"z":[],"a":{}}],"a":"<&>` + "\u2028" + `","c":{"x":null,"y":1e16}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"a\": \"<&>\u2028\",\n  \"b\": [\n    1,\n    2.0,\n    {\n      \"a\": {},\n      \"z\": []\n    }\n  ],\n  \"c\": {\n    \"x\": null,\n    \"y\": 1e+16\n  }\n}"
+	got, err := MarshalIndent(v, "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("MarshalIndent =\n%s\nwant\n%s", got, want)
+	}
+	// The indented form decodes to the same canonical value.
+	back, _ := Decode(got)
+	a, _ := Marshal(v)
+	b, _ := Marshal(back)
+	if string(a) != string(b) {
+		t.Error("indented output does not round-trip")
+	}
+}

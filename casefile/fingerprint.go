@@ -141,11 +141,11 @@ type FingerprintInput struct {
 	GmtModify        *int64
 }
 
-// Fingerprint is caseFingerprint (wire contract §10.2): SHA-256 over the 11
-// fields in order, each fed as 0xFF when null, else as the decimal byte
-// length of its UTF-8 form, ':', and the bytes. The length prefix makes the
-// encoding unambiguous, so no two different cases collide by concatenation.
-// Returns 64 lowercase hex characters.
+// Fingerprint is caseFingerprint (docs/file-formats.md#case-fingerprint):
+// SHA-256 over the 11 fields in order, each fed as 0xFF when null, else as
+// the decimal byte length of its UTF-8 form, ':', and the bytes. The length
+// prefix makes the encoding unambiguous, so no two different cases collide by
+// concatenation. Returns 64 lowercase hex characters.
 func Fingerprint(in FingerprintInput) string {
 	h := sha256.New()
 	feedInt(h, in.ID)

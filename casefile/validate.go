@@ -3,9 +3,10 @@ package casefile
 import "fmt"
 
 // DeviceValidate reproduces the SoloPi 1.x device-side check that
-// harness?type=case-import runs after parsing (wire contract §3.9), in the
-// same order and with the same messages. It returns nil or an *Error with
-// Code "invalid_case" whose Message is exactly the device's `error` text.
+// harness?type=case-import runs after parsing
+// (docs/file-formats.md#device-validation), in the same order and with the
+// same messages. It returns nil or an *Error with Code "invalid_case" whose
+// Message is exactly the device's `error` text.
 //
 // The device resolves actionEnum as fastjson does: by enum NAME, ignoring
 // ASCII case; codes such as "click" or provider shorthands are unknown to

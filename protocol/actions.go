@@ -5,7 +5,8 @@ import (
 	"slices"
 )
 
-// The seven typed Agent actions of protocol 1.0 (§4.9).
+// The seven typed Agent actions of protocol 1.0
+// (docs/device-protocol.md#acting).
 const (
 	ActClick     = "click"
 	ActLongClick = "longClick"
@@ -90,9 +91,9 @@ func IsTypedAction(name string) bool {
 	return slices.ContainsFunc(TypedActions(), func(a TypedAction) bool { return a.Name == name })
 }
 
-// ValidateAction applies the device's argument checks of §4.9 in its order
-// and returns the exact device message on failure ("" when valid). The host
-// pre-validates with the same function before sending.
+// ValidateAction applies the device's argument checks of an act step in its
+// order and returns the exact device message on failure ("" when valid). The
+// host pre-validates with the same function before sending.
 func ValidateAction(action string, a ActionArgs) string {
 	if !IsTypedAction(action) {
 		return "Only phase-one typed actions are allowed"

@@ -1,7 +1,8 @@
 package protocol
 
-// Device error codes (errorCode values) from the wire contract. The host
-// matches on them; the simulator emits them.
+// Device error codes: the errorCode values SoloPi v1.0.2 answers with
+// (docs/error-codes.md#device-codes). The host matches on them; the simulator
+// emits them.
 const (
 	ErrActivityStatusUnavailable       = "activity_status_unavailable"
 	ErrAdbConnectReceiptNotFound       = "adb_connect_receipt_not_found"
@@ -346,7 +347,7 @@ func DeviceErrorCodes() []string {
 }
 
 // KeepPolling reports whether a receipt query answered with code means the
-// receipt is simply not there yet (wire contract §3.10, §3.11, §4.5, §14.2).
+// receipt is simply not there yet (docs/device-protocol.md#receipt-discipline).
 func KeepPolling(code string) bool {
 	switch code {
 	case ErrImportReceiptNotFound, ErrCaseDeleteReceiptNotFound, ErrAdbConnectReceiptNotFound,

@@ -5,12 +5,12 @@ import (
 	"strconv"
 )
 
-// JSON encoding rules of the wire (§0.3). The device serializes everything
-// with fastjson 1.2's default features, which encoding/json cannot imitate:
-// it escapes <, > and & (fastjson does not) and its string escapes differ.
-// The host's case writer (casefile) and the simulated device (sim/soloapp)
-// both build their bytes from these two helpers, so the two sides escape
-// alike by construction.
+// JSON encoding rules of the wire (docs/device-protocol.md#json-on-the-wire).
+// The device serializes everything with fastjson 1.2's default features,
+// which encoding/json cannot imitate: it escapes <, > and & (fastjson does
+// not) and its string escapes differ. The host's case writer (casefile) and
+// the simulated device (sim/soloapp) both build their bytes from these two
+// helpers, so the two sides escape alike by construction.
 
 // WriteJSONString escapes like fastjson 1.2's SerializeWriter with the
 // default features: the short escapes \b \t \n \f \r, \" and \\, other C0

@@ -1,9 +1,10 @@
 package protocol
 
-// The state machines of seed 003 and the wire contract, one function each.
+// The state machines of the SoloPi control protocol and of managed execution,
+// one function each (docs/state-machines.md).
 // A function builds a fresh table so that no caller can change another's.
 
-// Replay states (wire contract §3.6, §5.2).
+// Replay states (docs/state-machines.md#replay).
 const (
 	ReplayIdle            State = "idle"
 	ReplayRunning         State = "running"
@@ -52,7 +53,7 @@ const (
 	ReceiptNew State = "new"
 )
 
-// Internal adb-connect receipt states (§3.11).
+// Internal adb-connect receipt states (docs/state-machines.md#adb-connect).
 const (
 	AdbConnecting State = "connecting"
 	AdbConnected  State = "connected"
@@ -86,9 +87,10 @@ func AdbConnect() *Machine {
 	}
 }
 
-// Case import / delete receipt states as the host sees them (§3.9, §3.10):
-// the device answers synchronously into a single slot; until the slot holds
-// our requestId the host keeps polling.
+// Case import / delete receipt states as the host sees them
+// (docs/state-machines.md#case-import-and-case-delete): the device answers
+// synchronously into a single slot; until the slot holds our requestId the
+// host keeps polling.
 const (
 	CaseReceiptPending   State = "pending"
 	CaseReceiptSucceeded State = "succeeded"
@@ -121,7 +123,7 @@ func CaseImport() *Machine { return caseReceipt("case-import") }
 // CaseDelete is one case-delete request.
 func CaseDelete() *Machine { return caseReceipt("case-delete") }
 
-// Agent session states (§4.1).
+// Agent session states (docs/state-machines.md#agent-session).
 const (
 	AgentIdle      State = "idle"
 	AgentActive    State = "active"
@@ -172,7 +174,7 @@ func AgentSession() *Machine {
 	}
 }
 
-// Agent receipt states (§4.3).
+// Agent receipt states (docs/state-machines.md#agent-receipt).
 const (
 	ReceiptAccepted  State = "accepted"
 	ReceiptRejected  State = "rejected"
@@ -189,7 +191,8 @@ const (
 )
 
 // AgentReceipt is the receipt of one act step. A step cancelled while acting
-// legitimately stays accepted forever (§4.11), so accepted is live, not terminal.
+// legitimately stays accepted forever (the device never finalizes it), so
+// accepted is live, not terminal.
 func AgentReceipt() *Machine {
 	return &Machine{
 		Name:     "agent-receipt",
@@ -231,7 +234,7 @@ const (
 	EvStopBeforeStart Event = "stop_before_start"
 )
 
-// Record is an interactive recording session (§11.3).
+// Record is an interactive recording session (docs/state-machines.md#record).
 func Record() *Machine {
 	return &Machine{
 		Name:     "record",
@@ -250,7 +253,7 @@ func Record() *Machine {
 	}
 }
 
-// Screen-record states (§12.2).
+// Screen-record states (docs/state-machines.md#screen-record).
 const (
 	ScreenPending State = "pending-user-confirmation"
 )
@@ -261,7 +264,7 @@ const (
 	EvEncoderRunning Event = "encoder_running"
 )
 
-// ScreenRecord is a standalone MediaProjection recording (§12.3).
+// ScreenRecord is a standalone MediaProjection recording.
 func ScreenRecord() *Machine {
 	live := []State{ScreenPending, SessionStarting, SessionRecording, SessionStopping}
 	return &Machine{
@@ -283,7 +286,7 @@ func ScreenRecord() *Machine {
 	}
 }
 
-// Scan states (§13.2).
+// Scan states (docs/state-machines.md#scan).
 const (
 	ScanPendingPermission State = "pending-camera-permission"
 	ScanScanning          State = "scanning"
@@ -300,7 +303,7 @@ const (
 	EvCancel            Event = "cancel"
 )
 
-// Scan is a camera scanning session (§13.3).
+// Scan is a camera scanning session.
 func Scan() *Machine {
 	live := []State{SessionStarting, ScanPendingPermission, ScanScanning}
 	return &Machine{
@@ -321,7 +324,7 @@ func Scan() *Machine {
 	}
 }
 
-// Video analysis states (§14.2).
+// Video analysis states (docs/state-machines.md#video-analysis).
 const (
 	AnalysisAnalyzing State = "analyzing"
 	AnalysisCompleted State = "completed"
@@ -354,9 +357,10 @@ func VideoAnalysis() *Machine {
 	}
 }
 
-// Performance is a performance collection session (§8). Stopping may stay
-// in stopping while cleanup is incomplete (stopRetryable), and a stop while
-// starting waits in stopping for the permission callback.
+// Performance is a performance collection session
+// (docs/state-machines.md#performance). Stopping may stay in stopping while
+// cleanup is incomplete (stopRetryable), and a stop while starting waits in
+// stopping for the permission callback.
 func Performance() *Machine {
 	return &Machine{
 		Name:     "performance",
@@ -375,7 +379,8 @@ func Performance() *Machine {
 	}
 }
 
-// PerformanceDisplay is the live monitor lease (§9).
+// PerformanceDisplay is the live monitor lease
+// (docs/state-machines.md#performance-display).
 func PerformanceDisplay() *Machine {
 	return &Machine{
 		Name:     "performance-display",
@@ -394,7 +399,8 @@ func PerformanceDisplay() *Machine {
 	}
 }
 
-// Stress is a bounded CPU and memory load session (§15.3).
+// Stress is a bounded CPU and memory load session
+// (docs/state-machines.md#stress).
 func Stress() *Machine {
 	return &Machine{
 		Name:     "stress",
@@ -414,7 +420,8 @@ func Stress() *Machine {
 	}
 }
 
-// Mutation receipt states for plugins (§17) and history deletes (§16.3).
+// Mutation receipt states for plugins and history deletes
+// (docs/state-machines.md#device-mutations).
 const (
 	MutationInProgress      State = "in_progress"
 	MutationCompleted       State = "completed"
@@ -462,7 +469,7 @@ func HistoryDelete() *Machine {
 }
 
 // Managed execution states: tasks, shards and attempts of a device farm
-// (docs/state-machines.md, "Managed execution").
+// (docs/managed.md#state-machines).
 const (
 	ManagedQueued          State = "queued"
 	ManagedLeased          State = "leased"

@@ -1,6 +1,6 @@
 package protocol
 
-// Identity and transport constants (wire contract §0.1, §1.2).
+// Identity and transport constants (docs/device-protocol.md#channels).
 const (
 	DefaultPackage         = "com.alipay.hulu"
 	DefaultDevicePort      = 23342
@@ -15,7 +15,7 @@ const (
 	ViewAction      = "android.intent.action.VIEW"
 )
 
-// Scheme action names (§0.2).
+// Scheme action names (docs/device-protocol.md#resolvers).
 const (
 	ActionHarness       = "harness"
 	ActionReplay        = "replay"
@@ -38,7 +38,7 @@ func SchemeActions() []string {
 		ActionRecord, ActionScreenRecord, ActionScan, ActionVideoAnalysis, ActionStress, ActionHistory, ActionPlugin}
 }
 
-// Harness `type` values (§3).
+// Harness `type` values (docs/device-protocol.md#harness).
 const (
 	HarnessCapabilities     = "capabilities"
 	HarnessHealth           = "health"
@@ -57,7 +57,7 @@ const (
 	HarnessAdbConnectStatus = "adb-connect-status"
 )
 
-// Agent `type` values (§4).
+// Agent `type` values (docs/device-protocol.md#agent-sessions).
 const (
 	AgentCapabilities = "capabilities"
 	AgentStartStatus  = "start-status"
@@ -132,7 +132,7 @@ const (
 	ReplayModeNormal = "normal"
 )
 
-// Agent session budget ranges and defaults enforced by the device (§4.5).
+// Agent session budget ranges and defaults enforced by the device.
 var (
 	AgentMaxSteps           = Range{Name: ParamMaxSteps, Min: 1, Max: 200, Default: 50}
 	AgentMaxDurationMs      = Range{Name: ParamMaxDurationMs, Min: 1000, Max: 1800000, Default: 300000}
@@ -151,7 +151,8 @@ type Range struct {
 // Contains reports whether v lies within the range.
 func (r Range) Contains(v int64) bool { return v >= r.Min && v <= r.Max }
 
-// Agent timing constants (§4.11, §21), in milliseconds of device time.
+// Agent timing constants (docs/device-protocol.md#timings), in milliseconds
+// of device time.
 const (
 	AgentSettlePollMs       = 250
 	AgentSettleMaxMs        = 3000
@@ -188,7 +189,7 @@ func ValidPackageName(s string) bool {
 }
 
 // Selector values of the session resolvers (the `mode`, `recordMode` and
-// `action` parameters of §8–§17).
+// `action` parameters of docs/device-protocol.md#session-types).
 const (
 	PerfModeListItems = "listItems"
 	PerfModeStatus    = "status"

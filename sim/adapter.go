@@ -86,5 +86,6 @@ func (a phoneAdapter) Apps() []soloapp.AppInfo {
 	return out
 }
 
-// Rename lets SoloPi publish a performance folder atomically (§8.4).
+// Rename lets SoloPi publish a performance folder atomically: it writes a
+// temporary folder and renames it (docs/file-formats.md#performance-csv-files).
 func (a phoneAdapter) Rename(oldPath, newPath string) error { return a.p.FS().Rename(oldPath, newPath) }

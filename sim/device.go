@@ -67,8 +67,9 @@ func New(opts Options) *Device {
 	}
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.AdbSchemeActivity, handler)
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.SchemeActivity, handler)
-	// SoloPi's in-memory identities die with its process (wire contract
-	// §20): a force-stop restarts the simulated app process.
+	// SoloPi's in-memory identities die with its process
+	// (docs/device-protocol.md#app-restart): a force-stop restarts the
+	// simulated app process.
 	d.cancelCB = phone.OnProcess(func(pkg string, alive bool) {
 		if pkg == app.Package() && !alive {
 			app.Restart()

@@ -1,26 +1,26 @@
 // Package fakemodel is a local OpenAI-compatible chat-completions server
-// that plays a vision model for tests and the demo. It decodes the PNG it
-// is sent and finds what it is asked for in the pixels: the calibration
-// disc of a synthetic card, the simulator's controls by their distinct
-// fill colours, and their labels by template matching against the
-// simulator's font. It never replays fixed coordinates.
+// that plays a vision model for tests and the demo. It decodes the PNG or
+// JPEG it is sent and finds what it is asked for in the pixels: the
+// calibration disc of a synthetic card, the simulator's controls by their
+// distinct fill colours (tolerant of JPEG artefacts), and their labels by
+// template matching against the simulator's font. It never replays fixed
+// coordinates.
 //
 // Behaviours of real model families are selectable per server: answers in
 // 0..999 or in image pixels, inconsistent spaces across requests (which
 // calibration must reject), wrapped or trailing output, and a premature
-// finish(success=True).
+// finish(success=True). So are the wire behaviours of real providers
+// (Provider): stream-only endpoints, content as an array of parts, Azure
+// OpenAI's URL and api-key header, endpoints that refuse temperature or
+// max_tokens, and text-only models that refuse images.
 package fakemodel
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"net"
 	"net/http"
@@ -29,8 +29,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	xdraw "golang.org/x/image/draw"
 )
 
 // Coordinate behaviours.
@@ -55,6 +53,7 @@ const (
 	markCalibration = "# Role: coordinate calibration probe"
 	markCompletion  = "# Role: isolated task completion reviewer"
 	markRisk        = "# Role: isolated action risk reviewer"
+	markPreflight   = "# Role: endpoint preflight"
 	markRetry       = "PROTOCOL RETRY"
 )
 
@@ -65,7 +64,11 @@ var TargetColor = color.RGBA{0xff, 0x00, 0xff, 0xff}
 type Options struct {
 	Coords string
 	Quirk  string
-	// APIKey, when set, is required as "Bearer <key>".
+	// Provider is the wire behaviour (ProviderOpenAI when empty).
+	Provider string
+	// APIKey, when set, is required as "Bearer <key>" (as the api-key
+	// header for ProviderAzure, which requires a non-empty one even
+	// without APIKey).
 	APIKey string
 	// RiskVerdict answers risk reviews (ALLOW by default).
 	RiskVerdict string
@@ -73,13 +76,19 @@ type Options struct {
 	Delay time.Duration
 }
 
-// Request is one answered request, for assertions.
+// Request is one request the server received, for assertions. A refused
+// request has Status ≠ 200, the Refused reason and no Kind.
 type Request struct {
 	Kind       string `json:"kind"`
 	Retry      bool   `json:"retry"`
 	Authorized bool   `json:"authorized"`
 	Images     int    `json:"images"`
-	Answer     string `json:"answer"`
+	// ImageFormat is the format of the last image (png or jpeg).
+	ImageFormat string `json:"imageFormat,omitempty"`
+	Stream      bool   `json:"stream"`
+	Status      int    `json:"status"`
+	Refused     string `json:"refused,omitempty"`
+	Answer      string `json:"answer"`
 }
 
 // Server is a running fake model.
@@ -95,13 +104,24 @@ type Server struct {
 	plans    int
 }
 
-// Start listens on a loopback port and serves /v1/chat/completions.
+// Start listens on a loopback port and serves <URL>/chat/completions:
+// URL ends in /v1, or for ProviderAzure in /openai/deployments/fake-vision.
 func Start(opts Options) (*Server, error) {
+	if opts.Provider == "" {
+		opts.Provider = ProviderOpenAI
+	}
+	if !validProvider(opts.Provider) {
+		return nil, fmt.Errorf("fakemodel: unknown provider %q (want one of %s)", opts.Provider, strings.Join(Providers(), ", "))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fakemodel: listen: %w", err)
 	}
-	s := &Server{opts: opts, ln: ln, URL: "http://" + ln.Addr().String() + "/v1"}
+	base := "/v1"
+	if opts.Provider == ProviderAzure {
+		base = "/openai/deployments/" + AzureDeployment
+	}
+	s := &Server{opts: opts, ln: ln, URL: "http://" + ln.Addr().String() + base}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -114,149 +134,14 @@ func (s *Server) Close() error {
 	return s.srv.Shutdown(ctx)
 }
 
-// Requests returns the answered requests so far.
+// Provider is the server's wire behaviour.
+func (s *Server) Provider() string { return s.opts.Provider }
+
+// Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
-}
-
-type wireMsg struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-type part struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	ImageURL struct {
-		URL string `json:"url"`
-	} `json:"image_url"`
-}
-
-type msg struct {
-	role  string
-	text  string
-	image *image.RGBA
-}
-
-// Handler is the HTTP handler (usable with httptest too).
-func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
-			return
-		}
-		authorized := s.opts.APIKey == "" || r.Header.Get("Authorization") == "Bearer "+s.opts.APIKey
-		if !authorized {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"error":{"message":"invalid api key"}}`))
-			return
-		}
-		var body struct {
-			Messages []wireMsg `json:"messages"`
-		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20)).Decode(&body); err != nil {
-			http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
-			return
-		}
-		msgs, err := decodeMessages(body.Messages)
-		if err != nil {
-			http.Error(w, `{"error":{"message":"`+err.Error()+`"}}`, http.StatusBadRequest)
-			return
-		}
-		if s.opts.Delay > 0 {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(s.opts.Delay):
-			}
-		}
-		kind, answer, reasoning := s.answer(msgs)
-		s.writeAnswer(w, msgs, answer, reasoning)
-		images := 0
-		retry := false
-		for _, m := range msgs {
-			if m.image != nil {
-				images++
-			}
-			if m.role == "user" && strings.Contains(m.text, markRetry) {
-				retry = true
-			}
-		}
-		s.mu.Lock()
-		s.reqs = append(s.reqs, Request{Kind: kind, Retry: retry, Authorized: authorized, Images: images, Answer: answer})
-		s.mu.Unlock()
-	})
-	return mux
-}
-
-func decodeMessages(in []wireMsg) ([]msg, error) {
-	var out []msg
-	for _, m := range in {
-		var text string
-		if err := json.Unmarshal(m.Content, &text); err == nil {
-			out = append(out, msg{role: m.Role, text: text})
-			continue
-		}
-		var parts []part
-		if err := json.Unmarshal(m.Content, &parts); err != nil {
-			return nil, errors.New("content is neither a string nor parts")
-		}
-		mm := msg{role: m.Role}
-		for _, p := range parts {
-			switch p.Type {
-			case "text":
-				mm.text += p.Text
-			case "image_url":
-				img, err := decodeDataURL(p.ImageURL.URL)
-				if err != nil {
-					return nil, err
-				}
-				mm.image = img
-			}
-		}
-		out = append(out, mm)
-	}
-	return out, nil
-}
-
-func decodeDataURL(u string) (*image.RGBA, error) {
-	const prefix = "data:image/png;base64,"
-	if !strings.HasPrefix(u, prefix) {
-		return nil, errors.New("image is not a PNG data URL")
-	}
-	b, err := base64.StdEncoding.DecodeString(u[len(prefix):])
-	if err != nil {
-		return nil, errors.New("image data URL is not base64")
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, errors.New("image is not a decodable PNG")
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
-	xdraw.Draw(dst, dst.Rect, img, img.Bounds().Min, xdraw.Src)
-	return dst, nil
-}
-
-func (s *Server) writeAnswer(w http.ResponseWriter, msgs []msg, answer, reasoning string) {
-	prompt := 0
-	for _, m := range msgs {
-		prompt += len(m.text)/4 + 4
-		if m.image != nil {
-			prompt += 1000
-		}
-	}
-	resp := map[string]any{
-		"id": "fake-" + strconv.Itoa(len(s.Requests())+1), "object": "chat.completion", "model": "fake-vision",
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": answer, "reasoning_content": reasoning}}},
-		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": len(answer)/4 + 1, "total_tokens": prompt + len(answer)/4 + 1},
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
 }
 
 func lastImage(msgs []msg) *image.RGBA {
@@ -292,6 +177,14 @@ func (s *Server) answer(msgs []msg) (kind, answer, reasoning string) {
 			v = "ALLOW"
 		}
 		return "risk_review", fmt.Sprintf(`finish(success=True, message="%s: the fake reviewer sees no forbidden effect")`, v), ""
+	case strings.Contains(all, markPreflight):
+		if img == nil {
+			return "preflight", "OK", ""
+		}
+		if _, _, ok := FindTarget(img, TargetColor); ok {
+			return "preflight", "A magenta disc on a light grey card.", ""
+		}
+		return "preflight", "A picture without a magenta disc.", ""
 	case strings.Contains(all, markPlanner):
 		a, think := s.plan(msgs, img, retry)
 		return "plan", a, think

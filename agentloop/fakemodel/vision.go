@@ -34,6 +34,13 @@ func near(p []uint8, c color.RGBA, tol int) bool {
 	return d(p[0], c.R) <= tol && d(p[1], c.G) <= tol && d(p[2], c.B) <= tol
 }
 
+// fillTolerance is how far (per channel) a pixel may be from a fill colour
+// and still belong to its box. JPEG's ringing and chroma subsampling move
+// pixels near edges and glyphs by up to about a dozen levels, which must
+// not split a box; the closest pair the simulator draws side by side (the
+// "text" fill on the background) differs by 25.
+const fillTolerance = 16
+
 // FindBoxes returns the bounding boxes of connected regions of a fill
 // colour at least minSide pixels wide and high.
 func FindBoxes(img *image.RGBA, fill color.RGBA, minSide int) []image.Rectangle {
@@ -48,7 +55,7 @@ func FindBoxes(img *image.RGBA, fill color.RGBA, minSide int) []image.Rectangle 
 				continue
 			}
 			o := img.PixOffset(x, y)
-			if !near(img.Pix[o:o+3], fill, 6) {
+			if !near(img.Pix[o:o+3], fill, fillTolerance) {
 				continue
 			}
 			r := image.Rect(x, y, x+1, y+1)
@@ -69,7 +76,7 @@ func FindBoxes(img *image.RGBA, fill color.RGBA, minSide int) []image.Rectangle 
 						continue
 					}
 					po := img.PixOffset(nx, ny)
-					if near(img.Pix[po:po+3], fill, 6) {
+					if near(img.Pix[po:po+3], fill, fillTolerance) {
 						seen[k] = true
 						stack = append(stack, k)
 					}
@@ -252,8 +259,14 @@ const (
 func FindControls(img *image.RGBA, kind string, candidates []string) []Control {
 	st := Styles[kind]
 	minSide := max(8, img.Rect.Dx()/60)
+	boxes := FindBoxes(img, st.Fill, minSide)
 	var out []Control
-	for _, b := range FindBoxes(img, st.Fill, minSide) {
+	for i, b := range boxes {
+		if enclosed(b, boxes, i) {
+			// The fill inside a glyph's loop (the hole of an "O") is cut
+			// off from its box by the ink: not a control.
+			continue
+		}
 		c := Control{Kind: kind, Box: b}
 		if len(candidates) > 0 {
 			c.Label, c.Score = ReadLabel(img, b, kind, candidates)
@@ -261,6 +274,16 @@ func FindControls(img *image.RGBA, kind string, candidates []string) []Control {
 		out = append(out, c)
 	}
 	return out
+}
+
+// enclosed reports whether b lies inside another of boxes.
+func enclosed(b image.Rectangle, boxes []image.Rectangle, self int) bool {
+	for j, o := range boxes {
+		if j != self && b.In(o) && b != o {
+			return true
+		}
+	}
+	return false
 }
 
 // FindTarget returns the centroid of the calibration disc colour, or

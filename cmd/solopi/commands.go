@@ -11,12 +11,14 @@ func commands(exit *int, e env) []*cli.Command {
 		actionsCommand(exit, e),
 		simCommand(exit, e),
 		demoCommand(exit, e),
+		reportCommand(exit, e),
 	}
 	cmds = append(cmds, deviceCommands(exit, e)...)
 	cmds = append(cmds, replayCommands(exit, e)...)
 	cmds = append(cmds, agentCommands(exit, e)...)
 	cmds = append(cmds, sessionCommands(exit, e)...)
 	cmds = append(cmds, plannerCommands(exit, e)...)
+	cmds = append(cmds, verifyCommands(exit, e)...)
 	cmds = append(cmds, managedCommands(exit, e)...)
 	return cmds
 }

@@ -28,7 +28,7 @@ const (
 // flag of its own (a flag is visible in the process list): it comes from
 // SOLOPI_MODEL_API_KEY or a file.
 func plannerModelFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "model-base-url", Usage: "OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env " + agentloop.EnvModelBaseURL + ")"},
 		&cli.StringFlag{Name: "model", Usage: "model name (env " + agentloop.EnvModel + ")"},
 		&cli.StringFlag{Name: "model-api-key-file", Usage: "read the API key from this file (default: env " + agentloop.EnvModelAPIKey + ")"},
@@ -36,14 +36,14 @@ func plannerModelFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "model-timeout", Usage: "seconds per model HTTP attempt (env " + agentloop.EnvModelTimeout + ")", Value: 120},
 		&cli.IntFlag{Name: "model-retries", Usage: "extra attempts on connection errors, 429 and 5xx", Value: 2},
 		&cli.IntFlag{Name: "input-token-budget", Usage: "estimated prompt tokens; the oldest memory turns are trimmed above it (0: never; env " + agentloop.EnvTokenBudget + ")", Value: 24000},
-		&cli.IntFlag{Name: "max-output-tokens", Usage: "max_tokens of each completion", Value: 3000},
+		&cli.IntFlag{Name: "max-output-tokens", Usage: "token limit of each completion (max_tokens, or max_completion_tokens where an endpoint refuses max_tokens)", Value: 3000},
 		&cli.Float64Flag{Name: "price-input", Usage: "USD per million prompt tokens, for the cost metric", Value: 0},
 		&cli.Float64Flag{Name: "price-output", Usage: "USD per million completion tokens, for the cost metric", Value: 0},
 		&cli.IntFlag{Name: "resize-long-side", Usage: "longest side of the image sent to the model in pixels (0: the screenshot as it is)", Value: 1280},
-		&cli.StringFlag{Name: "calibration-cache", Usage: "directory of cached coordinate profiles (env " + envPlannerCache + "; default: the user cache dir)"},
-		&cli.BoolFlag{Name: "no-calibration-cache", Usage: "neither read nor write cached coordinate profiles"},
+		&cli.StringFlag{Name: "calibration-cache", Usage: "directory of cached coordinate and endpoint profiles (env " + envPlannerCache + "; default: the user cache dir)"},
+		&cli.BoolFlag{Name: "no-calibration-cache", Usage: "neither read nor write cached coordinate and endpoint profiles"},
 		&cli.BoolFlag{Name: "recalibrate", Usage: "negotiate again even when a cached profile exists"},
-	}
+	}, plannerProviderFlags()...)
 }
 
 // plannerSetup is what the model flags resolve to.
@@ -88,6 +88,9 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	if !c.IsSet("input-token-budget") {
 		mc.InputTokenBudget = fromEnv.InputTokenBudget
 	}
+	if err := applyPlannerProvider(c, e, &mc); err != nil {
+		return nil, err
+	}
 	if mc.InputPricePerMTok < 0 || mc.OutputPricePerMTok < 0 {
 		return nil, fault.Usage(codePlannerOption, "--price-input and --price-output must not be negative")
 	}
@@ -112,6 +115,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 			}
 		}
 	}
+	m.UseCache(s.cacheDir)
 	return s, nil
 }
 
@@ -119,9 +123,7 @@ func (s *plannerSetup) profileKey() agentloop.ProfileKey {
 	return agentloop.ProfileKey{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking, Resize: s.policy}
 }
 
-func (s *plannerSetup) modelInfo() agentloop.ModelInfo {
-	return agentloop.ModelInfo{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking}
-}
+func (s *plannerSetup) modelInfo() agentloop.ModelInfo { return s.cfg.Info() }
 
 // redact removes the API key from any text.
 func (s *plannerSetup) redact(text string) string {
@@ -155,8 +157,11 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			Usage: "run a task with the strict pure-vision planner (the model sees only the task and screenshots)",
 			UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--max-steps 30] [--max-duration 600]\n" +
 				"    [--coordinate-space auto|relative_0_999|image_pixels|display_pixels] [--model-base-url URL] [--model NAME] ...\n\n" +
-				"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked; 3 usage; 4 model, calibration or\n" +
-				"device protocol error; 124 --max-duration; 130 interrupted.",
+				"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
+				"before anything is sent to the phone).\n\n" +
+				"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
+				"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
+				"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "task", Usage: "what to do, in the user's words"},
 				&cli.StringFlag{Name: "device-mode", Usage: "solopi (a SoloPi Agent session: taps become clicks on the node under the point) or adb (plain input)", Value: agentloop.ModeSoloPi},
@@ -164,7 +169,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing trajectory file"},
 				&cli.IntFlag{Name: "max-steps", Usage: "planning steps before giving up", Value: 30},
 				&cli.Float64Flag{Name: "max-duration", Usage: "seconds before the task times out (exit 124)", Value: 600},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
 				&cli.Float64Flag{Name: "settle", Usage: "seconds to wait after an action before verifying it (default 0.5 for adb, 0 for solopi, which settles on the device)", Value: -1},
 				&cli.StringFlag{Name: "interactive", Usage: "ask a human on the terminal for confirmations and takeovers: auto (when stdin and stderr are terminals), always, never", Value: "auto"},
 				&cli.Float64Flag{Name: "action-timeout", Usage: "solopi mode: seconds to wait for each action's receipt", Value: 15},
@@ -203,24 +208,11 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			UsageText: "solopi planner-calibrate [--display-size 1080x2340] [--coordinate-space auto] [--model-base-url URL] [--model NAME] [--recalibrate] ...",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size the probes use", Value: "1080x2340"},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
 			}, plannerModelFlags()...),
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				setup, err := readPlannerSetup(c, e)
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				w, h, err := plannerSize("display-size", c.String("display-size"))
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				space, err := agentloop.ParseSpace(c.String("coordinate-space"))
-				if err != nil {
-					return outcome.Result{}, fault.Usage(codePlannerOption, err.Error())
-				}
-				return runPlannerCalibrate(ctx, setup, space, w, h)
-			}),
+			Action: plannerEndpointAction(exit, e, runPlannerCalibrate),
 		},
+		plannerCheckCommand(exit, e),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/verify"
 )
 
 // The managed-* commands drive a device farm's store: SQLite on one host
@@ -160,13 +161,13 @@ func runManagedSubmit(ctx context.Context, s managed.Store, o managedSubmitOptio
 // readJSONFile reads a JSON input file as the generic tree canonical
 // fingerprints are computed over.
 func readJSONFile(path, flag string) (any, error) {
-	b, err := os.ReadFile(path)
+	b, err := readInput(path, "--"+flag)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, "invalid_file", "cannot read the --"+flag+" file", err).With("path", path)
+		return nil, err
 	}
 	v, err := canonjson.Decode(b)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, "invalid_json", "the --"+flag+" file is not valid JSON", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, "invalid_json", "the --"+flag+" file is not valid JSON", err).With("file", path)
 	}
 	return v, nil
 }
@@ -421,5 +422,10 @@ func managedCommands(exit *int, e env) []*cli.Command {
 	}, managedServeCommand(exit, e))
 }
 
-// planValidator is the plan check of managed-submit and managed-serve.
-var planValidator managed.PlanValidator = managed.StructuralPlan
+// planValidator is the plan check of managed-submit and managed-serve: the
+// whole of verify-validate, so that a farm never runs a plan verify-run
+// would refuse.
+func planValidator(plan any) error {
+	_, err := verify.ValidateTree(plan)
+	return err
+}

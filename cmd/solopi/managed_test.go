@@ -15,16 +15,20 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
-// managedFiles writes a plan and the upstream fixture matrix.
+// managedFiles compiles the counter-success requirement into a plan and
+// writes the upstream fixture matrix and a decisions file.
 func managedFiles(t *testing.T) (plan, matrix, decisions string) {
 	t.Helper()
 	dir := t.TempDir()
 	plan = filepath.Join(dir, "plan.json")
-	os.WriteFile(plan, []byte(`{"schemaVersion":"solopi.ai.verification-plan/v1","planFingerprint":"`+strings.Repeat("a", 64)+`","intent":{}}`), 0o600)
+	if r := runBinary(t, nil, "verify-compile", "--file", "../../verify/testdata/solopi-ai/counter-success.json", "--output", plan); r.code != 0 {
+		t.Fatalf("verify-compile: %s", r.stdout)
+	}
 	matrix = filepath.Join(dir, "matrix.json")
 	os.WriteFile(matrix, []byte(`[{"id":"android-agent","replicas":1,"selector":{"platform":"android","capabilities":["agent","verification"]}}]`), 0o600)
 	decisions = filepath.Join(dir, "decisions.json")
@@ -90,10 +94,16 @@ func testManagedCommands(t *testing.T, db string) {
 	if e := managedCLI(t, db, 3, append(submit, "--owner-token", "another-owner-1234567890")...); e["errorCode"] != "owner_mismatch" {
 		t.Fatalf("foreign owner %v", e)
 	}
+	// The full verify-validate runs first: a plan whose fingerprint does
+	// not match its content passes the store's own structural check but
+	// is refused.
 	bad := filepath.Join(t.TempDir(), "bad-plan.json")
-	os.WriteFile(bad, []byte(`{"schemaVersion":"solopi.ai.verification-plan/v1","planFingerprint":"x"}`), 0o600)
-	if e := managedCLI(t, db, 3, "managed-submit", "--plan", bad, "--matrix", matrix, "--idempotency-key", "ci-2"); e["errorCode"] != "invalid_plan" {
-		t.Fatalf("bad plan %v", e)
+	tree, _ := canonjson.Decode(mustRead(t, plan))
+	tree.(map[string]any)["planFingerprint"] = strings.Repeat("0", 64)
+	tampered, _ := canonjson.Marshal(tree)
+	os.WriteFile(bad, tampered, 0o600)
+	if e := managedCLI(t, db, 3, "managed-submit", "--plan", bad, "--matrix", matrix, "--idempotency-key", "ci-2"); e["errorCode"] != "fingerprint_mismatch" {
+		t.Fatalf("tampered plan %v", e)
 	}
 	managedCLI(t, db, 3, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-3", "--max-retries", "11")
 

@@ -53,8 +53,8 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 	if o.maxDuration, err = seconds("max-duration", c.Float64("max-duration")); err != nil {
 		return nil, err
 	}
-	if o.space, err = agentloop.ParseSpace(c.String("coordinate-space")); err != nil {
-		return nil, fault.Usage(codePlannerOption, err.Error())
+	if o.space, err = plannerSpace(c, e); err != nil {
+		return nil, err
 	}
 	switch o.interactive {
 	case "auto", "always", "never":
@@ -129,6 +129,8 @@ type agentRunResult struct {
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
 	Cleanup    plannerCleanup         `json:"cleanup"`
 	CauseCode  string                 `json:"causeCode,omitempty"`
+	// Preflight lists the checks that passed before the device was used.
+	Preflight []agentloop.PreflightCheck `json:"preflight"`
 }
 
 type plannerTrajectoryFile struct {
@@ -153,6 +155,11 @@ var plannerUserAction = map[string]string{
 // result; the trajectory is written whatever the outcome.
 func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptions) (outcome.Result, error) {
 	s := o.setup
+	// The model is checked before any device is opened.
+	pre, err := plannerPreflight(ctx, s, o.space, 0, 0)
+	if err != nil {
+		return outcome.Result{}, err
+	}
 	var dev agentloop.Device
 	var sessionID string
 	switch o.mode {
@@ -161,7 +168,11 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		dev = agentloop.NewADBDevice(t)
+		ad := agentloop.NewADBDevice(t)
+		if err := agentRunKeyboardCheck(ctx, s, pre, ad); err != nil {
+			return outcome.Result{}, err
+		}
+		dev = ad
 	default:
 		sess, err := d.session(ctx, true)
 		if err != nil {
@@ -194,7 +205,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	}
 	cfg := agentloop.Config{
 		Space: o.space, Policy: s.policy, ProfileKey: s.profileKey(), CacheDir: s.cacheDir, Recalibrate: s.refresh,
-		SettleDelay: o.settle, Confirmer: confirmer, Redact: s.redact,
+		SettleDelay: o.settle, Confirmer: confirmer, Redact: s.redact, Preflight: pre,
 		OnEvent: func(ev agentloop.AgentEvent) {
 			switch ev.Type {
 			case agentloop.EvAction, agentloop.EvFinish, agentloop.EvCalibration, agentloop.EvRecovery:
@@ -229,7 +240,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
 		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
 		Model: s.modelInfo(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
-		CauseCode: res.ErrorCode,
+		CauseCode: res.ErrorCode, Preflight: pre.Checks,
 	}
 	if !res.Success {
 		out.ErrorCode, out.Error = res.Outcome, res.Message

@@ -231,19 +231,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			validatePlannerSchema(t, "trajectory", tb)
-			blobs := [][]byte{out, errOut, tb}
-			filepath.WalkDir(cache, func(p string, de os.DirEntry, err error) error {
-				if err == nil && !de.IsDir() {
-					b, _ := os.ReadFile(p)
-					blobs = append(blobs, b)
-				}
-				return nil
-			})
-			for _, b := range blobs {
-				if bytes.Contains(b, []byte(plannerTestKey)) {
-					t.Fatal("an output contains the API key")
-				}
-			}
+			noKeyIn(t, plannerTestKey, [][]byte{out, errOut, tb}, cache)
 			// A second run refuses to overwrite the trajectory silently.
 			out, _, code = app.run(t, "agent-run", "--task", "increase the counter to 3", "--device-mode", mode, "--trajectory", traj)
 			if code != outcome.ExitUsage || !strings.Contains(string(out), "output_exists") {

@@ -24,7 +24,8 @@ type simServeOptions struct {
 	serverPort  int
 	controlPort int
 	noAdbd      bool
-	fakeModel   bool
+	// fakeModel is the fake model's provider mode ("": none).
+	fakeModel string
 }
 
 // simServeInfo is the one JSON object `sim serve` prints once it listens.
@@ -39,8 +40,9 @@ type simServeInfo struct {
 }
 
 type simFakeModel struct {
-	BaseURL string `json:"baseUrl"`
-	Env     string `json:"env"`
+	BaseURL  string `json:"baseUrl"`
+	Provider string `json:"provider"`
+	Env      string `json:"env"`
 }
 
 type simAdbServer struct {
@@ -61,13 +63,14 @@ func simCommand(exit *int, e env) *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "serve",
 			Usage: "serve simulated devices until interrupted",
-			UsageText: "solopi sim serve [--devices N] [--time-scale X]\n\n" +
+			UsageText: "solopi sim serve [--devices N] [--time-scale X] [--fake-model[=MODE]]\n\n" +
 				"Prints one JSON object with the fake adb server address (export ANDROID_ADB_SERVER_PORT to\n" +
 				"use it with solopi), each device's fake adbd address (for `adb connect` with Debian's adb)\n" +
 				"and the loopback control endpoint for fault injection, then serves until SIGINT/SIGTERM.\n\n" +
 				"Examples:\n  solopi sim serve --devices 2 --time-scale 10\n" +
 				"  ANDROID_ADB_SERVER_PORT=<port> solopi --serial sim-0001 doctor\n" +
-				"  solopi sim serve --fake-model   # then: SOLOPI_MODEL_BASE_URL=<baseUrl> solopi agent-run --task ...\n" +
+				"  solopi sim serve --fake-model   # then: export <fakeModel.env>; solopi agent-run --task ...\n" +
+				"  solopi sim serve --fake-model=azure   # a provider mode; azure also needs any SOLOPI_MODEL_API_KEY\n" +
 				"  curl -X POST <control>/v1/devices/sim-0001/permission -d '{\"name\":\"accessibility\",\"granted\":false}'",
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "devices", Value: 1, Usage: "number of simulated devices"},
@@ -76,12 +79,12 @@ func simCommand(exit *int, e env) *cli.Command {
 				&cli.IntFlag{Name: "server-port", Value: 0, Usage: "fake adb server port (0 picks a free one)"},
 				&cli.IntFlag{Name: "control-port", Value: 0, Usage: "control endpoint port (0 picks a free one)"},
 				&cli.BoolFlag{Name: "no-adbd", Usage: "skip the per-device fake adbd listeners"},
-				&cli.BoolFlag{Name: "fake-model", Usage: "also serve a local fake vision model for agent-run (it reads the simulator's pixels)"},
+				&cli.GenericFlag{Name: "fake-model", Usage: fakeModelUsage(), Value: &fakeModelMode{}},
 			},
 			Action: func(c *cli.Context) error {
 				o := simServeOptions{devices: c.Int("devices"), timeScale: c.Float64("time-scale"), host: c.String("host"),
 					serverPort: c.Int("server-port"), controlPort: c.Int("control-port"), noAdbd: c.Bool("no-adbd"),
-					fakeModel: c.Bool("fake-model")}
+					fakeModel: c.Generic("fake-model").(*fakeModelMode).mode}
 				pretty := c.Bool("pretty")
 				*exit = runSimServe(c.Context, o, func(res outcome.Result, err error) int {
 					return outcome.Print(e.stdout, res, err, pretty)
@@ -135,13 +138,13 @@ func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Resul
 		TimeScale: o.timeScale,
 		Devices:   farm.Describe(),
 	}
-	if o.fakeModel {
-		fm, err := fakemodel.Start(fakemodel.Options{})
+	if o.fakeModel != "" {
+		fm, err := fakemodel.Start(fakemodel.Options{Provider: o.fakeModel})
 		if err != nil {
 			return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the fake model could not start", err))
 		}
 		defer fm.Close()
-		info.FakeModel = &simFakeModel{BaseURL: fm.URL, Env: "SOLOPI_MODEL_BASE_URL=" + fm.URL}
+		info.FakeModel = &simFakeModel{BaseURL: fm.URL, Provider: fm.Provider(), Env: simFakeModelEnv(fm)}
 	}
 	if code := emit(outcome.OK(info), nil); code != 0 {
 		return code

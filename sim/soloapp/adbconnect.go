@@ -7,7 +7,8 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// requiredUserActionText is the fixed hint of adb_connection_failed (§3.11).
+// requiredUserActionText is the fixed hint of adb_connection_failed
+// (docs/device-protocol.md#internal-adb-connection).
 const requiredUserActionText = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在设备上确认 RSA 授权弹窗"
 
 // adbReceipt is one adb-connect receipt; its state moves only through
@@ -94,7 +95,8 @@ func failedAdbReceipt(id, code, msg string, now int64) *adbReceipt {
 	return r
 }
 
-// adbConnect is harness?type=adb-connect (§3.11).
+// adbConnect is harness?type=adb-connect
+// (docs/device-protocol.md#internal-adb-connection).
 func (a *App) adbConnect(p *process, via transport, q params) obj {
 	id := q["requestId"]
 	now := a.nowMs()

@@ -14,9 +14,10 @@ var (
 	receiptMachine = protocol.AgentReceipt()
 )
 
-// agentSession is the single Agent session slot of the process (§4). Its
-// state changes only through agentMachine.Step. The ownerToken lives only
-// here, never in any snapshot, receipt, event, log line or file.
+// agentSession is the single Agent session slot of the process
+// (docs/device-protocol.md#agent-sessions). Its state changes only through
+// agentMachine.Step. The ownerToken lives only here, never in any snapshot,
+// receipt, event, log line or file.
 type agentSession struct {
 	id, token  string
 	generation int64
@@ -60,8 +61,8 @@ type observation struct {
 	pkg   string
 }
 
-// agentReceipt is one act step's receipt (§4.3); its state changes only
-// through receiptMachine.Step.
+// agentReceipt is one act step's receipt (docs/device-protocol.md#receipts);
+// its state changes only through receiptMachine.Step.
 type agentReceipt struct {
 	stepID, observationID string
 	action                obj
@@ -91,7 +92,8 @@ func (r *agentReceipt) wire() obj {
 
 func (s *agentSession) timelinePath() string { return s.dir + "/timeline.jsonl" }
 
-// sessionSnapshotLocked is the §4.1 session object.
+// sessionSnapshotLocked is the session object
+// (docs/device-protocol.md#agent-sessions).
 func (a *App) sessionSnapshotLocked(p *process) obj {
 	s := p.agent
 	if s == nil {
@@ -174,7 +176,8 @@ func (a *App) checkTimeoutsLocked(p *process, s *agentSession) bool {
 	return false
 }
 
-// identifyLocked is the §4.6 identity check.
+// identifyLocked is the identity check: the current sessionId first
+// (session_not_found), then its ownerToken (owner_mismatch).
 func (a *App) identifyLocked(p *process, sid, token string) (*agentSession, obj) {
 	s := p.agent
 	if s == nil || s.id != sid {
@@ -226,8 +229,9 @@ func missingParam(q params, keys ...string) obj {
 	return nil
 }
 
-// agent is the agent resolver (§4). Unexpected failures answer
-// agent_internal_error instead of escaping as a resolver exception.
+// agent is the agent resolver (docs/device-protocol.md#agent-sessions).
+// Unexpected failures answer agent_internal_error instead of escaping as a
+// resolver exception.
 func (a *App) agent(ctx context.Context, p *process, via transport, q params) (resp obj) {
 	defer func() {
 		if r := recover(); r != nil {

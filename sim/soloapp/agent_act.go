@@ -8,14 +8,14 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// actRequest is one parsed act call (§4.9 step 1).
+// actRequest is one parsed act call (docs/device-protocol.md#acting).
 type actRequest struct {
 	sessionID, token, stepID, observationID, action string
 	args                                            protocol.ActionArgs
 	arguments                                       obj
 }
 
-// Failure messages of act receipts (§4.3).
+// Failure messages of act receipts (docs/device-protocol.md#acting).
 const (
 	msgOpUnavailable   = "Operation service is unavailable"
 	msgRootUnavailable = "Controllable foreground page root is unavailable"
@@ -64,7 +64,8 @@ func (a *App) agentAct(p *process, q params) obj {
 	return ok("accepted", true, "stepId", req.stepID)
 }
 
-// runAct is the device's act pipeline, steps 2-9.
+// runAct is the device's act pipeline after the parse: root, check list,
+// target, dispatch, settle, finish (docs/device-protocol.md#acting).
 func (a *App) runAct(p *process, req actRequest) {
 	a.mu.Lock()
 	opDown := a.faults.opUnavailable
@@ -134,8 +135,9 @@ func (a *App) runAct(p *process, req actRequest) {
 	a.finishAction(p, s, rec, "", a.buildObservation(s, settled))
 }
 
-// beginAction is the synchronized check list of §4.9 step 5. It returns
-// the session and receipt only when this call accepted the step.
+// beginAction is the synchronized check list of an act step
+// (docs/device-protocol.md#acting). It returns the session and receipt only
+// when this call accepted the step.
 func (a *App) beginAction(p *process, req actRequest, sig string) (*agentSession, *agentReceipt) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -219,9 +221,9 @@ func actionObj(req actRequest) obj {
 	return newObj("type", req.action, "arguments", req.arguments)
 }
 
-// finishAction publishes the step's outcome (§4.9 step 9). It is ignored
-// when the session moved on (cancelled, expired, replaced): the receipt of
-// an interrupted step then stays accepted forever.
+// finishAction publishes the step's outcome. It is ignored when the session
+// moved on (cancelled, expired, replaced): the receipt of an interrupted step
+// then stays accepted forever.
 func (a *App) finishAction(p *process, s *agentSession, r *agentReceipt, failMsg string, settled *observation) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -10,8 +10,9 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// loadControllableRoot is §4.7's root acquisition: poll every 100 ms for up
-// to 5 s for a controllable root (in package pkg when pkg != ""), then
+// loadControllableRoot is the device's root acquisition
+// (docs/device-protocol.md#observations-and-the-ui-tree): poll every 100 ms
+// for up to 5 s for a controllable root (in package pkg when pkg != ""), then
 // sleep 500 ms and accept it only if it is still controllable in the same
 // package. nil means unavailable (or ctx ended).
 func (a *App) loadControllableRoot(ctx context.Context, pkg string) *pageRoot {
@@ -64,7 +65,7 @@ func (a *App) buildObservation(s *agentSession, r *pageRoot) *observation {
 	return &observation{wire: o, id: id, sig: ep.sha, frame: ep.frame, pkg: r.pkg()}
 }
 
-// agentObserve is agent?type=observe: a new current observation (§4.4).
+// agentObserve is agent?type=observe: a new current observation.
 func (a *App) agentObserve(ctx context.Context, p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e

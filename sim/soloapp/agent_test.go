@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 const token = "owner-token-0123456789abcdef"
@@ -105,8 +107,9 @@ func (g *agentRig) waitReceipt(step string) map[string]any {
 	return rec
 }
 
-// checkTimeline verifies the §4.10 invariants on the in-memory events and
-// the timeline file.
+// checkTimeline verifies the timeline invariants
+// (docs/device-protocol.md#timeline) on the in-memory events and the timeline
+// file.
 func (g *agentRig) checkTimeline(wantTerminal int) []map[string]any {
 	g.t.Helper()
 	tl := g.q("timeline")
@@ -233,7 +236,7 @@ func TestAgentActFlow(t *testing.T) {
 	if str(page, "nodeId") != "node-1" || nodeID(page, ":id/counter_value") != "node-2" || nodeID(page, ":id/name") != "node-5" {
 		t.Errorf("nodeIds: %v", page)
 	}
-	if str(obs, "signature") != str(obs, "treeSha256") || !fingerprintPattern.MatchString(str(obs, "treeSha256")) || !strings.HasPrefix(str(obs, "observationId"), "observation-") {
+	if str(obs, "signature") != str(obs, "treeSha256") || !protocol.ValidHex(str(obs, "treeSha256"), 64, false) || !strings.HasPrefix(str(obs, "observationId"), "observation-") {
 		t.Errorf("observation: %v", obs)
 	}
 	r.app.mu.Lock()

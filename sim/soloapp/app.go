@@ -1,10 +1,10 @@
 // Package soloapp is the device side of SoloPi v1.0.2 (the app
-// com.alipay.hulu) for the simulator: all 13 scheme actions (harness,
-// replay, config, status, agent and the session resolvers performance,
-// record, screen-record, scan, video-analysis, stress, history and plugin,
-// see sessions.go), reachable through the read-only HTTP channel
-// (ServeHTTP) and the DUMP-protected / public scheme activities
-// (HandleActivity), exactly as /work/shared/solopi-wire-contract.md says.
+// com.alipay.hulu) for the simulator: all 13 scheme actions (harness, replay,
+// config, status, agent and the session resolvers performance, record,
+// screen-record, scan, video-analysis, stress, history and plugin, see
+// sessions.go), reachable through the read-only HTTP channel (ServeHTTP) and
+// the DUMP-protected / public scheme activities (HandleActivity), as
+// docs/device-protocol.md describes.
 //
 // The phone is an interface (Phone) so this package does not depend on the
 // virtual Android implementation; every delay and timestamp goes through a
@@ -22,7 +22,7 @@ import (
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
-// Permission names of harness?type=health (§3.2).
+// Permission names of harness?type=health (docs/device-protocol.md#harness).
 const (
 	PermADB           = "adb"
 	PermFloat         = "float"
@@ -34,7 +34,8 @@ const (
 // permissionNames is the health object's key order.
 var permissionNames = []string{PermADB, PermFloat, PermBackground, PermPowerSave, PermAccessibility}
 
-// DeviceInfo is harness?type=info's device object (§3.3).
+// DeviceInfo is harness?type=info's device object
+// (docs/device-protocol.md#harness).
 type DeviceInfo struct {
 	Manufacturer, Brand, Model, Product string
 	AndroidVersion                      string
@@ -156,7 +157,7 @@ func (t transport) String() string {
 
 // App is one SoloPi installation on one simulated phone. Settings, cases and
 // files survive Restart; every in-memory identity lives in the process value
-// and is lost with it (§20).
+// and is lost with it (docs/device-protocol.md#app-restart).
 type App struct {
 	cfg   Config
 	phone Phone
@@ -250,8 +251,8 @@ func (a *App) SolopiDir() string {
 	return a.solopiDirLocked()
 }
 
-// solopiDirLocked is KEY_BASE_DIR when set (it overrides the root, §19),
-// else the configured root.
+// solopiDirLocked is KEY_BASE_DIR when set (it overrides the root;
+// docs/device-protocol.md#device-files), else the configured root.
 func (a *App) solopiDirLocked() string {
 	if d := a.stringSetting("KEY_BASE_DIR"); d != "" {
 		return normPath(d)
@@ -414,7 +415,7 @@ func (a *App) DevicePort() int {
 
 // AppList is SoloPi's cached installed-application list (SoloPi itself and,
 // unless KEY_DISPLAY_SYSTEM_APP, system apps excluded), which also gates
-// targetApp for record and performance (§3.5).
+// targetApp for record and performance (docs/device-protocol.md#harness).
 func (a *App) AppList() []AppInfo {
 	a.mu.Lock()
 	defer a.mu.Unlock()

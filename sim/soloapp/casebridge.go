@@ -1,8 +1,8 @@
 package soloapp
 
-// The device-side case rules live in solopi/casefile (import validation,
-// the §10.1 snapshot string and the §10.2 fingerprint); these wrappers
-// adapt them to the resolver's types.
+// The device-side case rules live in casefile (import validation, the
+// snapshot string and the fingerprint; docs/file-formats.md#case-snapshot);
+// these wrappers adapt them to the resolver's types.
 
 import (
 	"errors"
@@ -26,7 +26,8 @@ func validateImportedCase(c *casefile.Case) string {
 
 // decryptSteps returns copies of steps with every parameter the device
 // reads as encrypted decrypted (a value that fails stays raw) and encrypt
-// set to false: the inline copy a replay executes (§10.1).
+// set to false: the inline copy a replay executes
+// (docs/file-formats.md#case-snapshot).
 func decryptSteps(steps []casefile.Step, seed string) []casefile.Step {
 	out := make([]casefile.Step, len(steps))
 	for i, s := range steps {

@@ -26,8 +26,9 @@ type caseRow struct {
 	storePath              string
 }
 
-// caseSnapshot is the §10.1 view of one case: the wire object plus the
-// decrypted steps the replay executes.
+// caseSnapshot is the snapshot view of one case
+// (docs/file-formats.md#case-snapshot): the wire object plus the decrypted
+// steps the replay executes.
 type caseSnapshot struct {
 	row         caseRow
 	steps       []casefile.Step // decrypted, encrypt=false
@@ -137,7 +138,8 @@ func (a *App) caseQuery(q params) obj {
 	return ok("case", snap.wire)
 }
 
-// caseImport is harness?type=case-import (§3.9). Every outcome, including
+// caseImport is harness?type=case-import
+// (docs/device-protocol.md#case-import-and-delete). Every outcome, including
 // the transport rejection, overwrites the single receipt slot.
 func (a *App) caseImport(p *process, via transport, q params) obj {
 	resp := a.caseImportOutcome(via, q)
@@ -252,7 +254,8 @@ func (a *App) caseImportOutcome(via transport, q params) obj {
 		"replaced", len(same), "stepCount", len(c.Steps))
 }
 
-// caseDelete is harness?type=case-delete (§3.10).
+// caseDelete is harness?type=case-delete
+// (docs/device-protocol.md#case-import-and-delete).
 func (a *App) caseDelete(p *process, via transport, q params) obj {
 	resp := a.caseDeleteOutcome(p, via, q)
 	a.storeCaseReceipt(p, protocol.CaseDelete(), &p.deleteReceipt, resp, q["requestId"])

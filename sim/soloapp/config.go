@@ -23,7 +23,7 @@ const (
 	keyPatchURL           = "KEY_PATCH_URL"
 )
 
-// configSpec is one allowlisted key (§6.2).
+// configSpec is one allowlisted key (docs/device-protocol.md#config).
 type configSpec struct {
 	key, typ, desc string
 	def            any // bool, int64 or string
@@ -83,8 +83,8 @@ func configSpecByKey(key string) (configSpec, bool) {
 // (Charset.isSupported), compared case-insensitively.
 var supportedCharsets = []string{"GBK", "UTF-8", "UTF-16", "ISO-8859-1", "US-ASCII", "GB2312", "GB18030", "BIG5"}
 
-// parse normalizes a wire value for this key (§6.3). It returns the typed
-// value or the device's error message.
+// parse normalizes a wire value for this key. It returns the typed value or
+// the device's error message.
 func (s configSpec) parse(v string) (any, string) {
 	switch s.typ {
 	case "boolean":
@@ -179,7 +179,7 @@ func (a *App) defaultValue(s configSpec) any {
 }
 
 // settingLocked reads a preference with the spec's type; an unexpected
-// stored type reads as the default (§6.1).
+// stored type reads as the default.
 func (a *App) settingLocked(key string) any {
 	s, found := configSpecByKey(key)
 	if !found {
@@ -238,7 +238,7 @@ func (a *App) specObj(s configSpec, withValue bool) obj {
 	return o
 }
 
-// config is the config resolver (§6).
+// config is the config resolver (docs/device-protocol.md#config).
 func (a *App) config(p *process, via transport, q params) obj {
 	action := q["action"]
 	if action == "" && q.has("key") && q.has("value") {

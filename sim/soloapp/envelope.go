@@ -63,7 +63,7 @@ func newObj(kvs ...any) obj {
 	return o
 }
 
-// Envelope helpers (wire contract §0.4).
+// Envelope helpers (docs/device-protocol.md#response-envelopes).
 
 // e1 is the typed error: success:false, errorCode, error.
 func e1(code, msg string) obj {

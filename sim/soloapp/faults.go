@@ -114,9 +114,10 @@ func (a *App) SetOperationServiceAvailable(v bool) {
 	a.locked(func() { a.faults.opUnavailable = !v })
 }
 
-// SetPermissionDialogDelay sets how long the replay's permission request
-// (row 14 of §5.1) takes to answer; a long delay opens the window in which
-// a cancel arrives before the replay manager starts.
+// SetPermissionDialogDelay sets how long the replay's permission request (the
+// permission step of a replay start, docs/device-protocol.md#replay) takes to
+// answer; a long delay opens the window in which a cancel arrives before the
+// replay manager starts.
 func (a *App) SetPermissionDialogDelay(d time.Duration) {
 	a.locked(func() { a.faults.permDialog = d })
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// harness is the harness resolver (§3).
+// harness is the harness resolver (docs/device-protocol.md#harness).
 func (a *App) harness(ctx context.Context, p *process, via transport, q params) obj {
 	t := q["type"]
 	switch t {
@@ -115,7 +115,8 @@ func (a *App) info() obj {
 }
 
 // appListLocked is the cached installed-application list that both
-// harness?type=apps and targetApp validation use (§3.5).
+// harness?type=apps and targetApp validation use
+// (docs/device-protocol.md#harness).
 func (a *App) appListLocked() []AppInfo {
 	withSystem := a.boolSetting(keyDisplaySystemApp)
 	var out []AppInfo

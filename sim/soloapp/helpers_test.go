@@ -143,7 +143,7 @@ func num(m map[string]any, k string) int64 {
 	return v
 }
 
-// wantErr checks an E1 answer.
+// wantErr checks an E1 answer (docs/device-protocol.md#response-envelopes).
 func wantErr(t *testing.T, m map[string]any, code, msg string) {
 	t.Helper()
 	if m["success"] != false || str(m, "errorCode") != code || (msg != "" && str(m, "error") != msg) {

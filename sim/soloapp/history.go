@@ -1,8 +1,8 @@
 package soloapp
 
-// history: replay and performance history (§16). Replay records are the
-// folders the replay leaves under <solopiDir>/replay (each with
-// info.json); performance records are the folders under
+// history: replay and performance history (docs/device-protocol.md#history).
+// Replay records are the folders the replay leaves under <solopiDir>/replay
+// (each with info.json); performance records are the folders under
 // <solopiDir>/records (performance-<sid> and the legacy layouts).
 
 import (
@@ -24,10 +24,9 @@ import (
 var historyMachine = protocol.HistoryDelete()
 
 var (
-	replayIDPattern = regexp.MustCompile(`^replay-[0-9a-f]{64}$`)
-	perfIDPattern   = regexp.MustCompile(`^performance-[0-9a-f]{64}$`)
-	perfFolderRes   = []*regexp.Regexp{
-		regexp.MustCompile(`^performance-[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`),
+	// A performance folder is performance-<session id> or one of the app's
+	// older time-range names.
+	perfFolderRes = []*regexp.Regexp{
 		regexp.MustCompile(`^\d{14}_\d{14}$`),
 		regexp.MustCompile(`^\d{2}月\d{2}日\d{2}:\d{2}:\d{2}-\d{2}月\d{2}日\d{2}:\d{2}:\d{2}$`),
 		regexp.MustCompile(`^\d{2}-\d{2} \d{2}:\d{2}:\d{2}_\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`),
@@ -36,7 +35,7 @@ var (
 	legacyCSVNameRe = regexp.MustCompile(`^(.+)_([^_]+)_(\d+)_(\d+)\.csv$`)
 )
 
-// Content limits of the detail queries (§16.2).
+// Content limits of the detail queries.
 const (
 	deviceJSONLimit   = 128 * 1024
 	otherJSONLimit    = 256 * 1024
@@ -166,7 +165,7 @@ func (a *App) loadReplayInfo(r *historyRecord) bool {
 }
 
 func (a *App) loadPerfRecord(r *historyRecord) bool {
-	if !slices.ContainsFunc(perfFolderRes, func(re *regexp.Regexp) bool { return re.MatchString(r.folder) }) {
+	if !validPerfFolder(r.folder) {
 		return false
 	}
 	for _, f := range r.files {
@@ -281,14 +280,14 @@ func (a *App) historyList(kind string, q params) obj {
 
 // findRecord validates an id parameter and looks the record up.
 func (a *App) findRecord(kind, id string) (*historyRecord, obj) {
-	re := replayIDPattern
+	prefix := "replay-"
 	if kind == "performance" {
-		re = perfIDPattern
+		prefix = "performance-"
 	}
 	if id == "" {
 		return nil, e1(protocol.ErrMissingID, "Parameter 'id' is required")
 	}
-	if !re.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, prefix, 64) {
 		return nil, e1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
 	}
 	recs, err := a.scanHistory(kind)
@@ -413,14 +412,14 @@ func (a *App) historyDelete(p *process, via transport, kind string, q params) ob
 		return bad
 	}
 	id := q["id"]
-	re := replayIDPattern
+	prefix := "replay-"
 	if kind == "performance" {
-		re = perfIDPattern
+		prefix = "performance-"
 	}
 	if id == "" {
 		return e1(protocol.ErrMissingID, "Parameter 'id' is required")
 	}
-	if !re.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, prefix, 64) {
 		return e1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
 	}
 	if q["confirmId"] != id {
@@ -517,4 +516,13 @@ func (a *App) executeHistoryDelete(p *process, kind, id string) (int, string, st
 		return n, protocol.ErrDeleteFailed, "Unable to delete record directory"
 	}
 	return n, "", ""
+}
+
+// validPerfFolder reports whether name is a performance folder name the app
+// writes: performance-<session id>, or an older time-range name.
+func validPerfFolder(name string) bool {
+	if id, ok := strings.CutPrefix(name, "performance-"); ok && protocol.ValidID(id, 116) {
+		return true
+	}
+	return slices.ContainsFunc(perfFolderRes, func(re *regexp.Regexp) bool { return re.MatchString(name) })
 }

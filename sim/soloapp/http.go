@@ -10,7 +10,8 @@ import (
 )
 
 // noValidListener is NanoHTTPD's fallback body; served as text/html for
-// unknown or unhandled requests and as application/json for POST (§1.1).
+// unknown or unhandled requests and as application/json for POST
+// (docs/device-protocol.md#queries).
 const noValidListener = `{"success": false, "error": "No Valid Listener"}`
 
 // params are the decoded query parameters of one request.
@@ -19,7 +20,8 @@ type params map[string]string
 func (q params) has(k string) bool { _, ok := q[k]; return ok }
 
 // ServeHTTP is the read-only channel: GET /scheme/<action>?… on the device's
-// loopback port. The status is always 200; see §1.1 for the bodies.
+// loopback port. The status is always 200; docs/device-protocol.md#queries
+// lists the bodies.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	write := func(contentType, body string) {
 		w.Header().Set("Content-Type", contentType)

@@ -99,8 +99,9 @@ func TestQueryParsing(t *testing.T) {
 	}
 }
 
-// TestOverHTTPRejections is the §1.5 table for the mutations of this
-// package: the exact answer over HTTP, and the receipt side effect.
+// TestOverHTTPRejections is the over-HTTP rejection table
+// (docs/device-protocol.md#resolvers) for the mutations of this package: the
+// exact answer over HTTP, and the receipt side effect.
 func TestOverHTTPRejections(t *testing.T) {
 	r := newRig(t, Config{})
 	for _, tc := range []struct {

@@ -3,7 +3,9 @@ package soloapp
 import (
 	"crypto/rand"
 	"fmt"
-	"regexp"
+	"strings"
+
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // newUUID returns a random (version 4) UUID in its canonical text form.
@@ -15,8 +17,9 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// requestIDPattern is the device's rule for replay requestIds (§5.1).
-var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// fingerprintPattern is a lowercase SHA-256 hex digest.
-var fingerprintPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// validImportFileName is the app's rule for files in its import
+// directory: an identifier of up to 127 characters followed by ".zip".
+func validImportFileName(name string) bool {
+	base, ok := strings.CutSuffix(name, ".zip")
+	return ok && protocol.ValidID(base, 127)
+}

@@ -2,10 +2,13 @@ package soloapp
 
 import "fmt"
 
-// lease is the process-wide DeviceControlLease (§4.12): one owner at a time
-// among harness replays (harness:<n>), UI replays (ui:<n>) and Agent
-// sessions (agent-lease-<uuid>). Plugin maintenance needs no holder and
-// blocks acquisitions while it runs (§18). It dies with the process.
+// lease is the process-wide DeviceControlLease
+// (docs/device-protocol.md#shared-control-lease): one owner at a time among
+// harness replays (harness:<n>), UI replays (ui:<n>) and Agent sessions
+// (agent-lease-<uuid>). Plugin maintenance needs no holder and blocks
+// acquisitions while it runs
+// (docs/device-protocol.md#concurrency-and-ownership). It dies with the
+// process.
 type lease struct {
 	owner       string
 	maintenance bool
@@ -38,10 +41,10 @@ func (a *App) LeaseHolder() string {
 }
 
 // BeginMaintenance is for the plugin resolver: it succeeds only while no
-// runtime session exists (RuntimeSessionGuard, §18: the device-control
-// lease, the screen recorder, a display-provider lease, a recording
-// reservation or stress load), and blocks new acquisitions until the
-// returned release func runs. The latch dies with the process.
+// runtime session exists (RuntimeSessionGuard: the device-control lease, the
+// screen recorder, a display-provider lease, a recording reservation or
+// stress load), and blocks new acquisitions until the returned release func
+// runs. The latch dies with the process.
 func (a *App) BeginMaintenance() (release func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

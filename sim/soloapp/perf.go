@@ -1,11 +1,11 @@
 package soloapp
 
-// The performance resolver pair (§8, §9): PerformanceDisplaySchemeResolver
-// handles mode=display (perfdisplay.go), PerformanceSchemeResolver the
-// rest: listItems, status, current and the mode=normal recording. Both
-// answer untyped E2 errors. Recording and display share one
-// DisplayProvider, which grants one protocol lease at a time and only when
-// no display item runs at all.
+// The performance resolver pair (docs/device-protocol.md#session-types):
+// PerformanceDisplaySchemeResolver handles mode=display (perfdisplay.go),
+// PerformanceSchemeResolver the rest: listItems, status, current and the
+// mode=normal recording. Both answer untyped E2 errors. Recording and display
+// share one DisplayProvider, which grants one protocol lease at a time and
+// only when no display item runs at all.
 
 import (
 	"context"
@@ -350,7 +350,7 @@ func (a *App) perfStart(p *process, q params) obj {
 	sid := q["sessionId"]
 	if sid == "" {
 		sid = newUUID()
-	} else if !perfSessionRegex.MatchString(sid) {
+	} else if !protocol.ValidID(sid, 116) {
 		return e2("Invalid performance sessionId")
 	}
 	a.mu.Lock()

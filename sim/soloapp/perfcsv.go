@@ -1,8 +1,8 @@
 package soloapp
 
-// Performance items, their recorded series, deterministic sample values
-// and the CSV files a stopped recording leaves behind (§8.1, §8.4 and
-// research §5.1).
+// Performance items, their recorded series, deterministic sample values and
+// the CSV files a stopped recording leaves behind
+// (docs/file-formats.md#performance-csv-files).
 
 import (
 	"crypto/sha256"
@@ -15,7 +15,7 @@ import (
 	"unicode/utf16"
 )
 
-// perfItem is one built-in display item (§8.1).
+// perfItem is one built-in display item (docs/device-protocol.md#session-types).
 type perfItem struct {
 	key, en, zh string
 	permissions []string
@@ -159,8 +159,9 @@ func javaFloat(v float64) string {
 	return s
 }
 
-// csvFileName is §8.4's file name: the name truncated to 24 characters and
-// sanitized, the sanitized source, 16 hex digits of
+// csvFileName is the recorded file name
+// (docs/file-formats.md#performance-csv-files): the name truncated to 24
+// characters and sanitized, the sanitized source, 16 hex digits of
 // sha256(name\0source\0unit\0start\0end), start and end.
 func csvFileName(s perfSeries, startMs, endMs int64) string {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", s.name, s.source, s.unit, startMs, endMs)))

@@ -1,8 +1,9 @@
 package soloapp
 
-// performance?mode=display: the live monitor lease (§9). One owner at a
-// time shares the DisplayProvider with a performance recording; the
-// status shows only the values bound to this session's lease.
+// performance?mode=display: the live monitor lease
+// (docs/device-protocol.md#session-types). One owner at a time shares the
+// DisplayProvider with a performance recording; the status shows only the
+// values bound to this session's lease.
 
 import (
 	"slices"
@@ -42,8 +43,8 @@ func (a *App) perfDisplay(p *process, via transport, q params) obj {
 	return a.displayStop(p, q)
 }
 
-// displaySnapshotLocked is §9.2's object; refresh makes a read trigger the
-// lease's background refresh (the status query does).
+// displaySnapshotLocked is the display snapshot; refresh makes a read trigger
+// the lease's background refresh (the status query does).
 func (a *App) displaySnapshotLocked(p *process, refresh bool) obj {
 	s := p.sx.display
 	o := ok("kind", "performance-display")
@@ -98,7 +99,7 @@ func (a *App) displayStart(p *process, q params) obj {
 	sid := q["sessionId"]
 	if sid == "" {
 		sid = newUUID()
-	} else if !perfSessionRegex.MatchString(sid) {
+	} else if !protocol.ValidID(sid, 116) {
 		return e2("Invalid performance display sessionId")
 	}
 	a.mu.Lock()

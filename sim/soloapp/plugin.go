@@ -1,12 +1,13 @@
 package soloapp
 
-// plugin: list, import (alias install) and remove (§17). The registry is
-// installation state (it survives restarts); an imported plugin is only
-// runtime-loaded after Restart. The app's internal storage (staging files,
-// the managed patch store) is not reachable from the adb shell, so it is
-// kept in memory (ext.internal) rather than on the phone's file system.
+// plugin: list, import (alias install) and remove
+// (docs/device-protocol.md#plugins). The registry is installation state (it
+// survives restarts); an imported plugin is only runtime-loaded after
+// Restart. The app's internal storage (staging files, the managed patch
+// store) is not reachable from the adb shell, so it is kept in memory
+// (ext.internal) rather than on the phone's file system.
 //
-// §22.1: the real v1.0.2 app always fails import and remove with
+// The real v1.0.2 app always fails import and remove with
 // activity_status_unavailable; SetPluginActivityBug(true) reproduces that,
 // the default follows the protocol's intent.
 
@@ -21,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -38,14 +38,6 @@ const (
 	// pluginWorkTime is how long the background import/remove takes.
 	pluginWorkTime = 300 * time.Millisecond
 	mib            = 1 << 20
-)
-
-var (
-	pluginNamePattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	importFileNameRe    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,126}\.zip$`)
-	importFileIDPattern = regexp.MustCompile(`^plugin-import-[0-9a-f]{64}$`)
-	pluginIDPattern     = regexp.MustCompile(`^plugin-[0-9a-f]{64}$`)
-	sha256Pattern       = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 )
 
 // pluginEntry is one registry row.
@@ -110,7 +102,7 @@ func (a *App) importFilesLocked() []importFile {
 	}
 	var out []importFile
 	for _, e := range entries {
-		if !e.Mode().IsRegular() || !importFileNameRe.MatchString(e.Name()) || e.Size() < 1 || e.Size() > 64*mib {
+		if !e.Mode().IsRegular() || !validImportFileName(e.Name()) || e.Size() < 1 || e.Size() > 64*mib {
 			continue
 		}
 		out = append(out, importFile{name: e.Name(), size: e.Size(), modTime: millis(e.ModTime())})
@@ -173,7 +165,7 @@ func (a *App) mutationStatus(p *process, q params, store *receiptLRU) obj {
 	if !present || id == "" {
 		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
 	}
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
@@ -191,7 +183,7 @@ func checkRequestID(q params) obj {
 	if id == "" {
 		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
 	}
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	return nil
@@ -252,9 +244,10 @@ func pluginFailure(code, msg string) obj {
 	return newObj("success", false, "errorCode", code, "error", msg)
 }
 
-// activityCheckLocked is step 1 of both mutations: the plugin resolver asks
-// the performance resolver whether a recording is active. The real app
-// asks the display resolver, which does not handle mode=status (§22.1).
+// activityCheckLocked is the first step of both mutations: the plugin resolver asks
+// the performance resolver whether a recording is active. The real app asks
+// the display resolver, which does not handle mode=status
+// (docs/device-protocol.md#known-device-quirks).
 func (a *App) activityCheckLocked(p *process) obj {
 	if a.ext.pluginActivityBug {
 		return pluginFailure(protocol.ErrActivityStatusUnavailable, "Unable to verify that the related activity is idle")
@@ -279,7 +272,7 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	if sum == "" {
 		return e1(protocol.ErrMissingSHA256, "Parameter 'sha256' is required")
 	}
-	if !sha256Pattern.MatchString(sum) {
+	if !protocol.ValidHex(sum, 64, true) {
 		return e1(protocol.ErrInvalidSHA256, "Parameter 'sha256' must be 64 hexadecimal characters")
 	}
 	sum = strings.ToLower(sum)
@@ -287,10 +280,10 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	if name == "" && fileID == "" {
 		return e1(protocol.ErrMissingImportSelector, "Parameter 'fileName' or 'fileId' is required")
 	}
-	if name != "" && !importFileNameRe.MatchString(name) {
+	if name != "" && !validImportFileName(name) {
 		return e1(protocol.ErrInvalidFileName, "Parameter 'fileName' is invalid")
 	}
-	if fileID != "" && !importFileIDPattern.MatchString(fileID) {
+	if fileID != "" && !protocol.ValidPrefixedHex(fileID, "plugin-import-", 64) {
 		return e1(protocol.ErrInvalidFileID, "Parameter 'fileId' is invalid")
 	}
 	a.mu.Lock()
@@ -314,7 +307,8 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	return resp
 }
 
-// runPluginImport is the background import (§17.2 steps 1-8).
+// runPluginImport is the background import: activity check, staging copy
+// and digest, archive and descriptor checks, version, load, registry.
 func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, release func(), took time.Duration) {
 	defer release()
 	if !a.sleepDevice(p, took) {
@@ -333,7 +327,7 @@ func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, relea
 	result, failed := a.importStaged(src, staging, fileID, want)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.ext.internal, staging) // step 8, whatever happened
+	delete(a.ext.internal, staging) // the staging copy goes, whatever happened
 	if !a.currentLocked(p) {
 		return
 	}
@@ -386,7 +380,8 @@ type pluginDesc struct {
 	raw                          []byte
 }
 
-// validatePluginArchive applies §17.2 steps 3 and 4.
+// validatePluginArchive applies the archive and descriptor checks of an
+// import (docs/device-protocol.md#plugins).
 func validatePluginArchive(data []byte) (*pluginDesc, obj) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -442,7 +437,7 @@ func validatePluginArchive(data []byte) (*pluginDesc, obj) {
 		return nil, pluginFailure(protocol.ErrInvalidManifest, "desc.json is not a valid plugin descriptor")
 	}
 	switch {
-	case !pluginNamePattern.MatchString(d.Name):
+	case !protocol.ValidID(d.Name, 64):
 		return nil, pluginFailure(protocol.ErrInvalidPluginName, "Plugin name is invalid")
 	case d.Name == corePluginName:
 		return nil, pluginFailure(protocol.ErrCorePluginProtected, "Core plugins cannot be replaced")
@@ -588,7 +583,7 @@ func (a *App) pluginRemove(p *process, via transport, q params) obj {
 	if id == "" {
 		return e1(protocol.ErrMissingPluginID, "Parameter 'pluginId' is required")
 	}
-	if !pluginIDPattern.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, "plugin-", 64) {
 		return e1(protocol.ErrInvalidPluginID, "Parameter 'pluginId' is invalid")
 	}
 	if q["confirmId"] != id {

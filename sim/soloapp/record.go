@@ -1,10 +1,10 @@
 package soloapp
 
-// record: interactive recording (§11). The simulated user's touches are
-// not observable through the Phone interface, so a stopped recording
-// persists a case with a single CLICK step on the target application's
-// root node as it is on screen at stop time (the launcher activity right
-// after the restart when nothing changed).
+// record: interactive recording (docs/device-protocol.md#session-types). The
+// simulated user's touches are not observable through the Phone interface, so
+// a stopped recording persists a case with a single CLICK step on the target
+// application's root node as it is on screen at stop time (the launcher
+// activity right after the restart when nothing changed).
 
 import (
 	"context"

@@ -13,8 +13,9 @@ import (
 
 var replayMachine = protocol.Replay()
 
-// harnessRun is the process-wide HarnessState slot (§3.6, §5.2). Its state
-// changes only through replayMachine.Step.
+// harnessRun is the process-wide HarnessState slot
+// (docs/device-protocol.md#replay). Its state changes only through
+// replayMachine.Step.
 type harnessRun struct {
 	runID, requestID, caseName string
 	state                      protocol.State
@@ -29,7 +30,7 @@ type harnessRun struct {
 	stop context.CancelFunc
 }
 
-// runSnapshotLocked is the §3.6 snapshot.
+// runSnapshotLocked is the harness?type=status snapshot.
 func (a *App) runSnapshotLocked(p *process) obj {
 	r := p.harness
 	if r == nil {
@@ -88,8 +89,10 @@ func (a *App) stepRunLocked(p *process, r *harnessRun, ev protocol.Event, errMsg
 	return true
 }
 
-// replay is the replay resolver (§5.1). Every rejection is E3 and
-// invisible; rows 10-15 fail the published run visibly.
+// replay is the replay resolver (docs/device-protocol.md#replay). Every
+// rejection is E3 and invisible; the checks after the lease (case snapshot,
+// identity, target app, permissions, manager start) fail the published run
+// visibly.
 func (a *App) replay(_ context.Context, p *process, via transport, q params) obj {
 	if via != viaAdb {
 		return e3("Replay is only available through the ADB scheme transport")
@@ -106,7 +109,7 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 		return e3("Parameter 'caseName' is required")
 	}
 	requestID := q["requestId"]
-	if !requestIDPattern.MatchString(requestID) {
+	if !protocol.ValidID(requestID, 128) {
 		return e3("Parameter 'requestId' is invalid")
 	}
 	rawID := q["caseId"]
@@ -118,7 +121,7 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 		return e3("Parameter 'caseId' must be a positive integer")
 	}
 	fp := q["caseFingerprint"]
-	if !fingerprintPattern.MatchString(fp) {
+	if !protocol.ValidHex(fp, 64, false) {
 		return e3("Parameter 'caseFingerprint' must be a lowercase SHA-256 value")
 	}
 	a.mu.Lock()
@@ -175,7 +178,7 @@ type replayRequest struct {
 	restart     bool
 }
 
-// failRunLocked publishes a visible start failure (rows 10-15).
+// failRun publishes a visible start failure (a check after the lease).
 func (a *App) failRun(p *process, r *harnessRun, msg string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -184,7 +187,8 @@ func (a *App) failRun(p *process, r *harnessRun, msg string) {
 	}
 }
 
-// prepareReplay runs rows 10-15 and then the replay manager.
+// prepareReplay runs the checks after the lease (case snapshot, identity,
+// target app, permissions) and then the replay manager.
 func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, req replayRequest) {
 	a.mu.Lock()
 	row := a.caseByIDLocked(req.caseID)
@@ -314,7 +318,7 @@ func (a *App) finishCancelled(p *process, run *harnessRun) {
 	}
 }
 
-// cancelRun is harness?type=cancel (§3.8).
+// cancelRun is harness?type=cancel (docs/device-protocol.md#cancel).
 func (a *App) cancelRun(p *process, via transport, q params) obj {
 	if via != viaAdb {
 		return e1(protocol.ErrAdbRequired, "Cancel is only available through the ADB scheme transport")

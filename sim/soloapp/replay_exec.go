@@ -30,9 +30,9 @@ func (e *stepFailure) Error() string { return e.msg }
 
 func fail(format string, args ...any) error { return &stepFailure{msg: fmt.Sprintf(format, args...)} }
 
-// executeReplay runs the case's decrypted steps against the phone and
-// builds the results[] element (§3.6). A cancelled ctx stops between and
-// inside steps; the caller then publishes cancelled.
+// executeReplay runs the case's decrypted steps against the phone and builds
+// the results[] element (docs/device-protocol.md#harness). A cancelled ctx
+// stops between and inside steps; the caller then publishes cancelled.
 func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnapshot, app AppInfo, label string, restart bool) obj {
 	log := &replayLog{a: a}
 	start := a.nowMs()
@@ -103,7 +103,7 @@ func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnap
 	o.set("platform", "Android")
 	o.set("platformVersion", a.cfg.Device.AndroidVersion)
 	// The saved info.json names the package targetAppPkg (the history
-	// resolver's summary copies that key, §16.2); the harness result keeps
+	// resolver's summary copies that key); the harness result keeps
 	// targetAppPackage.
 	info := o.clone()
 	info.set("targetAppPkg", app.Package)

@@ -1,8 +1,9 @@
 package soloapp
 
-// scan: the protocol camera scanning session (§13). The camera's reading
-// is supplied by DeliverScanResult; scanned content is never executed in
-// protocol mode (contentExecuted is always false).
+// scan: the protocol camera scanning session
+// (docs/device-protocol.md#session-types). The camera's reading is supplied
+// by DeliverScanResult; scanned content is never executed in protocol mode
+// (contentExecuted is always false).
 
 import (
 	"context"
@@ -131,7 +132,7 @@ func (a *App) scanResolver(ctx context.Context, p *process, via transport, q par
 		return e1(protocol.ErrMutationTransportRequired, "Scan changes require the ADB scheme transport")
 	}
 	sid := q["sessionId"]
-	if !idPattern128.MatchString(sid) {
+	if !protocol.ValidID(sid, 128) {
 		return e1(protocol.ErrInvalidSessionID, "A valid sessionId is required")
 	}
 	a.mu.Lock()

@@ -6,7 +6,7 @@ import (
 )
 
 // SchemeURI is a solopi:// URI as android.net.Uri reads it for the scheme
-// activities (wire contract §1.2).
+// activities (docs/device-protocol.md#mutations).
 type SchemeURI struct {
 	Scheme, Host string
 	// Segments are the decoded non-empty path segments.

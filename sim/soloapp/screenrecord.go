@@ -1,9 +1,9 @@
 package soloapp
 
-// screen-record: the standalone MediaProjection recording (§12). The
-// system dialog is answered through ConfirmScreenRecord (or the
-// auto-confirm knob); stopping writes a real MP4 (mp4.go) under
-// <solopiDir>/ScreenCaptures.
+// screen-record: the standalone MediaProjection recording
+// (docs/device-protocol.md#session-types). The system dialog is answered
+// through ConfirmScreenRecord (or the auto-confirm knob); stopping writes a
+// real MP4 (mp4.go) under <solopiDir>/ScreenCaptures.
 
 import (
 	"context"
@@ -132,7 +132,7 @@ func (a *App) screenStart(p *process, q params) obj {
 		return e1(protocol.ErrUnsupportedAndroidVersion, "Screen recording requires Android 5.0 or newer")
 	}
 	sid := q["sessionId"]
-	if !screenSessionRe.MatchString(sid) {
+	if !protocol.ValidIDChars(sid, 128) {
 		return e1(protocol.ErrInvalidSessionID, "sessionId must contain 1-128 letters, numbers, dots, underscores, or hyphens")
 	}
 	res := q["resolution"]
@@ -232,7 +232,7 @@ func (a *App) screenEncoder(p *process, s *screenSession, took time.Duration) {
 
 func (a *App) screenStop(p *process, q params) obj {
 	sid := q["sessionId"]
-	if !screenSessionRe.MatchString(sid) {
+	if !protocol.ValidIDChars(sid, 128) {
 		return e1(protocol.ErrInvalidSessionID, "A valid sessionId is required")
 	}
 	a.mu.Lock()

@@ -10,20 +10,21 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// sessions is everything the session resolvers keep in the app process. It
-// is created with the process and dropped by Restart (§20).
+// sessions is everything the session resolvers keep in the app process. It is
+// created with the process and dropped by Restart
+// (docs/device-protocol.md#app-restart).
 type sessions struct {
 	perf    *perfSession
 	display *displaySession
-	// providerOwner is the DisplayProvider's single protocol lease:
-	// "performance:<sid>" or "display:<sid>" (§9, §18), "" when free.
+	// providerOwner is the DisplayProvider's single protocol lease
+	// (docs/device-protocol.md#concurrency-and-ownership):
+	// "performance:<sid>" or "display:<sid>", "" when free.
 	providerOwner string
 	record        *recordSession
 	screen        *screenSession
@@ -72,8 +73,9 @@ func viaOf(req Request) transport {
 	return viaHTTP
 }
 
-// runtimeSessionsLocked counts RuntimeSessionGuard sessions (§18): plugin
-// maintenance needs zero of them.
+// runtimeSessionsLocked counts RuntimeSessionGuard sessions
+// (docs/device-protocol.md#concurrency-and-ownership): plugin maintenance
+// needs zero of them.
 func (a *App) runtimeSessionsLocked(p *process) int {
 	n := 0
 	if p.lease.owner != "" {
@@ -116,7 +118,7 @@ func (a *App) sleepDevice(p *process, d time.Duration) bool {
 func (a *App) currentLocked(p *process) bool { return a.p == p }
 
 // permissionDialogLocked is how long a permission request takes to answer
-// (the callback arrives about 10 ms after the dialog closes, §21).
+// (the callback arrives about 10 ms after the dialog closes).
 func (a *App) permissionDialogLocked() time.Duration {
 	if d := a.faults.permDialog; d > 0 {
 		return d
@@ -135,7 +137,8 @@ func (a *App) missingPermissionsLocked(names ...string) []string {
 	return out
 }
 
-// shellForm replaces the /storage/emulated/0 prefix with /sdcard (§19).
+// shellForm replaces the /storage/emulated/0 prefix with /sdcard
+// (docs/device-protocol.md#device-files).
 func shellForm(p string) string {
 	p = normPath(p)
 	if p == "/storage/emulated/0" || strings.HasPrefix(p, "/storage/emulated/0/") {
@@ -143,13 +146,6 @@ func shellForm(p string) string {
 	}
 	return p
 }
-
-// Identifier patterns of §2.
-var (
-	idPattern128     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	perfSessionRegex = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`)
-	screenSessionRe  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-)
 
 // sha256Hex is the lowercase hex SHA-256 of s.
 func sha256Hex(s string) string {

@@ -321,7 +321,7 @@ func TestPluginListImportRemove(t *testing.T) {
 	wantErr(t, r.mutate("plugin", "action", "remove", "requestId", "rm-2", "pluginId", id, "confirmId", id), "plugin_in_use", "")
 	r.adb("stress", "action", "stop", "sessionId", "load")
 	r.poll("stopped", 5*time.Second, checkStress, stateIs("stopped"), "stress", "action", "status")
-	// The §22.1 bug mode: every mutation fails the activity check.
+	// The plugin activity bug mode: every mutation fails the activity check.
 	r.app.SetPluginActivityBug(true)
 	r.adb("plugin", "action", "import", "requestId", "imp-bug", "sha256", sha(good), "fileId", fileID)
 	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "imp-bug")
@@ -471,7 +471,8 @@ func TestHistory(t *testing.T) {
 	wantErr(t, r.get("history", "action", "mutationStatus", "requestId", "zzz"), "receipt_not_found", "Mutation receipt was not found")
 }
 
-// TestSessionMutationsOverHTTP walks §1.5: every mutation of the session
+// TestSessionMutationsOverHTTP walks the over-HTTP rejections
+// (docs/device-protocol.md#resolvers): every mutation of the session
 // resolvers is refused on the HTTP channel with the exact payload.
 func TestSessionMutationsOverHTTP(t *testing.T) {
 	r := newRig(t, Config{})
@@ -516,7 +517,8 @@ func TestSessionMutationsOverHTTP(t *testing.T) {
 	}
 }
 
-// TestRestartLosesSessions checks §20: sessions and receipts die with the
+// TestRestartLosesSessions checks the app-restart rule
+// (docs/device-protocol.md#app-restart): sessions and receipts die with the
 // process, files survive.
 func TestRestartLosesSessions(t *testing.T) {
 	r := newRig(t, Config{})

@@ -14,7 +14,7 @@ import (
 
 // ext is the installation-level state of the session resolvers.
 type ext struct {
-	// plugins is the plugin registry (survives restarts, §20).
+	// plugins is the plugin registry (survives restarts).
 	plugins map[string]*pluginEntry
 
 	cameraGranted     bool
@@ -215,10 +215,11 @@ func (a *App) SetRecordingManagerAvailable(available bool) {
 	a.locked(func() { a.ext.recordManagerUnavailable = !available })
 }
 
-// SetPluginActivityBug reproduces §22.1 of the real v1.0.2 app: plugin
-// import and remove ask the display resolver for mode=status, get "not
-// handled" and always fail with activity_status_unavailable. Off by
-// default: the simulator behaves as the protocol intends.
+// SetPluginActivityBug reproduces the real v1.0.2 app's plugin activity check
+// bug (docs/device-protocol.md#known-device-quirks): plugin import and remove
+// ask the display resolver for mode=status, get "not handled" and always fail
+// with activity_status_unavailable. Off by default: the simulator behaves as
+// the protocol intends.
 func (a *App) SetPluginActivityBug(on bool) {
 	a.locked(func() { a.ext.pluginActivityBug = on })
 }
@@ -226,7 +227,7 @@ func (a *App) SetPluginActivityBug(on bool) {
 // InstallPlugin puts a plugin straight into the registry (as if installed
 // from the app's settings); it is runtime-loaded only after a restart.
 func (a *App) InstallPlugin(name string, version float64) error {
-	if !pluginNamePattern.MatchString(name) || name == corePluginName {
+	if !protocol.ValidID(name, 64) || name == corePluginName {
 		return fmt.Errorf("soloapp: invalid plugin name %q", name)
 	}
 	if version <= 0 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // poll queries action until pred holds (device-time bound) and returns the
@@ -68,7 +70,7 @@ func flagsFor(t *testing.T, m map[string]any, active, terminal []string) {
 
 var liveStd, termStd = []string{"starting", "recording", "stopping"}, []string{"stopped", "failed"}
 
-// checkRecording is the host validator of §11.3.
+// checkRecording applies the host's invariants for a recording snapshot.
 func checkRecording(t *testing.T, m map[string]any) {
 	t.Helper()
 	flagsFor(t, m, liveStd, termStd)
@@ -102,7 +104,7 @@ func checkRecording(t *testing.T, m map[string]any) {
 
 var mp4NameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,126}\.mp4$`)
 
-// checkScreen is the host validator of §12.3.
+// checkScreen applies the host's invariants for a screen-record snapshot.
 func checkScreen(t *testing.T, m map[string]any) {
 	t.Helper()
 	live := []string{"pending-user-confirmation", "starting", "recording", "stopping"}
@@ -162,7 +164,7 @@ func checkScreen(t *testing.T, m map[string]any) {
 	}
 }
 
-// checkScan is the host validator of §13.3.
+// checkScan applies the host's invariants for a scan snapshot.
 func checkScan(t *testing.T, m map[string]any) {
 	t.Helper()
 	live := []string{"starting", "pending-camera-permission", "scanning"}
@@ -186,7 +188,7 @@ func checkScan(t *testing.T, m map[string]any) {
 		}
 		return
 	}
-	if !idPattern128.MatchString(str(m, "sessionId")) || num(m, "requestedAt") <= 0 {
+	if !protocol.ValidID(str(m, "sessionId"), 128) || num(m, "requestedAt") <= 0 {
 		t.Errorf("identity: %v", m)
 	}
 	if has(m, "startedAt") && num(m, "startedAt") < num(m, "requestedAt") {
@@ -216,7 +218,7 @@ func checkScan(t *testing.T, m map[string]any) {
 	}
 }
 
-// checkPerf is the host validator of §8.5.
+// checkPerf applies the host's invariants for a performance snapshot.
 func checkPerf(t *testing.T, m map[string]any) {
 	t.Helper()
 	flagsFor(t, m, liveStd, termStd)
@@ -232,7 +234,8 @@ func checkPerf(t *testing.T, m map[string]any) {
 	}
 }
 
-// checkDisplay is the host validator of §9.2.
+// checkDisplay applies the host's invariants for a performance display
+// snapshot.
 func checkDisplay(t *testing.T, m map[string]any) {
 	t.Helper()
 	flagsFor(t, m, []string{"starting", "running", "stopping"}, termStd)
@@ -281,7 +284,7 @@ func checkDisplay(t *testing.T, m map[string]any) {
 	}
 }
 
-// checkStress is the host validator of §15.3.
+// checkStress applies the host's invariants for a stress snapshot.
 func checkStress(t *testing.T, m map[string]any) {
 	t.Helper()
 	flagsFor(t, m, []string{"starting", "running", "stopping"}, termStd)

@@ -7,9 +7,9 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// status is the status resolver (§7). Missing or other types are "not
-// handled": HTTP answers the text/html fallback, the Activity launches
-// SoloPi.
+// status is the status resolver (docs/device-protocol.md#status). Missing or
+// other types are "not handled": HTTP answers the text/html fallback, the
+// Activity launches SoloPi.
 func (a *App) status(ctx context.Context, p *process, q params) (obj, bool) {
 	switch q["type"] {
 	case "status":

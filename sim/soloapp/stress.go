@@ -1,9 +1,10 @@
 package soloapp
 
-// stress: bounded CPU and memory load (§15). Nothing is burnt in the
-// simulator: the stress service's live readings are simulated — the load
-// is "applied and verified" a moment after the permission callback and
-// reads back as zero a moment after a stop or the durationSec deadline.
+// stress: bounded CPU and memory load
+// (docs/device-protocol.md#session-types). Nothing is burnt in the simulator:
+// the stress service's live readings are simulated — the load is "applied and
+// verified" a moment after the permission callback and reads back as zero a
+// moment after a stop or the durationSec deadline.
 
 import (
 	"context"

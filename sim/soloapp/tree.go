@@ -64,8 +64,9 @@ func (r *pageRoot) pkg() string {
 
 // readRoot builds the current root from the phone's windows. ignoreSoloPi
 // drops windows whose root package is SoloPi's, as the provider the Agent
-// uses does (§22.17). The status bar is a root only when nothing else is
-// visible (for example while SoloPi's own activity covers the screen).
+// uses does (docs/device-protocol.md#known-device-quirks). The status bar is
+// a root only when nothing else is visible (for example while SoloPi's own
+// activity covers the screen).
 func (a *App) readRoot(ignoreSoloPi bool) *pageRoot {
 	fg, _ := a.phone.Foreground()
 	var content []*Node
@@ -106,9 +107,10 @@ func (a *App) readRoot(ignoreSoloPi bool) *pageRoot {
 	return nil
 }
 
-// controllable applies §4.7: a non-empty package other than SoloPi, bounds
-// present, at least a third of the screen in each dimension. FakeNodeTree
-// roots have no package and are never controllable.
+// controllable applies the controllable-root rule
+// (docs/device-protocol.md#observations-and-the-ui-tree): a non-empty package
+// other than SoloPi, bounds present, at least a third of the screen in each
+// dimension. FakeNodeTree roots have no package and are never controllable.
 func (a *App) controllable(r *pageRoot) bool {
 	if r == nil || r.fake || len(r.roots) == 0 {
 		return false
@@ -158,9 +160,9 @@ type exportedPage struct {
 	order []string
 }
 
-// exportPage builds the §4.7 page JSON. The hash is over the compact,
-// key-sorted JSON WITHOUT nodeIds; numbered adds "nodeId":"node-<n>" in
-// pre-order and records the frame.
+// exportPage builds the page JSON of an observation. The hash is over the
+// compact, key-sorted JSON WITHOUT nodeIds; numbered adds "nodeId":"node-<n>"
+// in pre-order and records the frame.
 func exportPage(r *pageRoot, numbered bool) exportedPage {
 	plain := buildPage(r, nil)
 	sum := sha256.Sum256(encode(plain, true))

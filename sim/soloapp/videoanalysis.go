@@ -1,11 +1,11 @@
 package soloapp
 
 // video-analysis: one visual-response analysis at a time over an MP4 in
-// ScreenCaptures (§14). Every rejection after the requestId is known is a
-// stored failed receipt; the receipt store is an LRU of 32 that never
-// evicts the active request. The simulated analyzer needs the
-// hulu_screenRecord plugin in the registry and derives its result from the
-// file's bytes, so the same video always measures the same.
+// ScreenCaptures (docs/device-protocol.md#video-analysis). Every rejection
+// after the requestId is known is a stored failed receipt; the receipt store
+// is an LRU of 32 that never evicts the active request. The simulated
+// analyzer needs the hulu_screenRecord plugin in the registry and derives its
+// result from the file's bytes, so the same video always measures the same.
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func (a *App) videoAnalysisResolver(ctx context.Context, p *process, via transpo
 
 func (a *App) videoStatus(p *process, q params) obj {
 	id := q["requestId"]
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
@@ -69,7 +69,7 @@ func (a *App) videoRejectLocked(p *process, id, code, msg string, extra ...kv) o
 
 func (a *App) videoStart(p *process, q params) obj {
 	id := q["requestId"]
-	if !idPattern128.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()

@@ -1,0 +1,290 @@
+package agentloop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/solopi-dev/solopi/agentloop/chatapi"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// maxResponseBytes bounds what is read of one answer.
+const maxResponseBytes = 16 << 20
+
+// HTTPModel is the OpenAI-compatible chat-completions client on
+// go-retryablehttp: one client per run, images as data URLs, the answer
+// read as one JSON object or assembled from server-sent events. The
+// optional fields an endpoint refuses are dropped once and remembered.
+type HTTPModel struct {
+	cfg    ModelConfig
+	client *retryablehttp.Client
+	url    string
+	clk    clock.Clock
+
+	mu           sync.Mutex
+	params       RequestParams
+	paramsSource string
+	paramsAt     time.Time
+	cacheFile    string
+	cacheErr     error
+}
+
+// NewHTTPModel builds the client.
+func NewHTTPModel(cfg ModelConfig) (*HTTPModel, error) {
+	if cfg.Thinking == "" {
+		cfg.Thinking = ThinkingAuto
+	}
+	if cfg.APIStyle == "" {
+		cfg.APIStyle = APIStyleOpenAI
+	}
+	if cfg.Image == (ImageEncoding{}) {
+		cfg.Image = DefaultImageEncoding()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	u, err := chatapi.URL(cfg.BaseURL, cfg.APIStyle, cfg.APIVersion)
+	if err != nil {
+		return nil, fmt.Errorf("--model-base-url: %w", err)
+	}
+	rc := retryablehttp.NewClient()
+	rc.RetryMax = cfg.Retries
+	rc.RetryWaitMin = 500 * time.Millisecond
+	rc.RetryWaitMax = 8 * time.Second
+	// The default logger prints every request line; nothing about model
+	// traffic goes to stderr unasked.
+	rc.Logger = nil
+	rc.HTTPClient.Timeout = cfg.Timeout
+	// Failed attempts are reported by status, never by echoing the
+	// response (which some gateways fill with the request headers).
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return &HTTPModel{cfg: cfg, client: rc, url: u, clk: clock.Or(cfg.Clock), params: DefaultRequestParams(), paramsSource: ParamsDefault}, nil
+}
+
+// Config returns the configuration (the key stays wrapped).
+func (m *HTTPModel) Config() ModelConfig { return m.cfg }
+
+// ImageEncoding is how this endpoint is sent screenshots.
+func (m *HTTPModel) ImageEncoding() ImageEncoding { return m.cfg.Image }
+
+// InputTokenBudget is the prompt budget the planner trims memory to.
+func (m *HTTPModel) InputTokenBudget() int { return m.cfg.InputTokenBudget }
+
+func (m *HTTPModel) currentParams() RequestParams {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.params
+}
+
+type wireContent struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type wireMessage struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+}
+
+// buildBody renders the request JSON. The image part comes before the text
+// part of its message, as the AutoGLM family was trained.
+func (m *HTTPModel) buildBody(req ChatRequest, p RequestParams) ([]byte, error) {
+	msgs := make([]wireMessage, 0, len(req.Messages))
+	for _, msg := range req.Messages {
+		if msg.Image == nil {
+			msgs = append(msgs, wireMessage{Role: msg.Role, Content: msg.Text})
+			continue
+		}
+		img := wireContent{Type: "image_url", ImageURL: &imageURL{URL: msg.Image.DataURL()}}
+		msgs = append(msgs, wireMessage{Role: msg.Role, Content: []wireContent{img, {Type: "text", Text: msg.Text}}})
+	}
+	body := map[string]any{"model": m.cfg.Model, "messages": msgs, "stream": m.cfg.Stream}
+	if p.Temperature {
+		body["temperature"] = m.cfg.Temperature
+	}
+	if m.cfg.MaxOutputTokens > 0 && p.TokenField != TokenFieldNone {
+		body[p.TokenField] = m.cfg.MaxOutputTokens
+	}
+	if m.cfg.Stream && p.StreamUsage {
+		body["stream_options"] = map[string]bool{"include_usage": true}
+	}
+	// Providers spell the thinking switch differently; both common forms
+	// are sent only when the user chose a mode.
+	switch m.cfg.Thinking {
+	case ThinkingEnabled, ThinkingDisabled:
+		body["thinking"] = map[string]string{"type": m.cfg.Thinking}
+		body["chat_template_kwargs"] = map[string]bool{"enable_thinking": m.cfg.Thinking == ThinkingEnabled}
+	}
+	return json.Marshal(body)
+}
+
+// Chat sends one completion request. A 400 (or 422) that names an
+// optional field this request sent is answered by sending the request
+// once more without it (max_tokens becomes max_completion_tokens first);
+// the client then keeps the changed fields for every later call.
+func (m *HTTPModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+	start := m.clk.Now()
+	params := m.currentParams()
+	var adapted []string
+	for {
+		body, err := m.buildBody(req, params)
+		if err != nil {
+			return nil, fault.Wrap(fault.Internal, CodeModelRequest, "cannot encode the request", err)
+		}
+		resp, err := m.post(ctx, body)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode/100 == 2 {
+			out, err := m.readAnswer(req, resp)
+			if err != nil {
+				return nil, err
+			}
+			out.Latency, out.Adaptations = m.clk.Now().Sub(start), adapted
+			return out, nil
+		}
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		apiErr := chatapi.DecodeError(data)
+		if resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity {
+			if ref, ok := params.without(apiErr, m.cfg.Stream); ok && !slices.Contains(adapted, ref.field) {
+				adapted = append(adapted, ref.field)
+				params = ref.next
+				m.learn(params)
+				continue
+			}
+		}
+		return nil, m.statusError(resp.StatusCode, apiErr)
+	}
+}
+
+// post sends one request (with retryablehttp's retries on connection
+// errors, 429 and 5xx). The credential header is the only place the key
+// is revealed.
+func (m *HTTPModel) post(ctx context.Context, body []byte) (*http.Response, error) {
+	hr, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, CodeModelRequest, "cannot build the request", err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if m.cfg.Stream {
+		hr.Header.Set("Accept", "text/event-stream")
+	} else {
+		hr.Header.Set("Accept", "application/json")
+	}
+	if !m.cfg.APIKey.IsZero() {
+		if m.cfg.APIStyle == APIStyleAzure {
+			hr.Header.Set("api-key", m.cfg.APIKey.Reveal())
+		} else {
+			hr.Header.Set("Authorization", "Bearer "+m.cfg.APIKey.Reveal())
+		}
+	}
+	resp, err := m.client.Do(hr)
+	if err == nil {
+		return resp, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	code, msg := CodeModelUnreachable, "the model endpoint did not answer"
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		code, msg = CodeModelTimeout, fmt.Sprintf("the model endpoint did not answer within %s", m.cfg.Timeout)
+	}
+	// The URL is ours and carries no key; the error text is redacted
+	// anyway in case a proxy echoed something back.
+	return nil, fault.Wrap(fault.Transport, code, m.cfg.APIKey.Redact(fmt.Sprintf("%s: POST %s", msg, m.cfg.Endpoint()+"/chat/completions")),
+		errors.New(m.cfg.APIKey.Redact(err.Error()))).
+		WithUserAction("Check that the model server is running and that --model-base-url (or " + EnvModelBaseURL + ") points at it.")
+}
+
+// statusError is a refused request, with the endpoint's own words
+// (redacted and truncated).
+func (m *HTTPModel) statusError(status int, e chatapi.APIError) *fault.Error {
+	msg := fmt.Sprintf("the model endpoint answered HTTP %d", status)
+	if t := strings.TrimSpace(e.Message); t != "" {
+		msg += ": " + truncateRunes(m.cfg.APIKey.Redact(t), 300)
+	}
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		header := "Authorization: Bearer"
+		if m.cfg.APIStyle == APIStyleAzure {
+			header = "api-key"
+		}
+		return fault.New(fault.Transport, CodeModelAuth, msg).With("httpStatus", status).
+			WithUserAction("The endpoint refused the API key (sent as " + header + "). Set the right key in " + EnvModelAPIKey + " or --model-api-key-file.")
+	}
+	fe := fault.New(fault.Transport, CodeModelStatus, msg).With("httpStatus", status)
+	if status == http.StatusBadRequest && !m.cfg.Stream && e.Names("stream") {
+		fe.WithUserAction("The endpoint only streams its answers: set " + EnvModelStream + "=1 (or --model-stream).")
+	}
+	return fe
+}
+
+// httpStatusOf is the HTTP status of a refused model request (0 when
+// there was none).
+func httpStatusOf(err error) int {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		if s, ok := fe.Details["httpStatus"].(int); ok {
+			return s
+		}
+	}
+	return 0
+}
+
+// readAnswer reads a 2xx answer, streamed or not.
+func (m *HTTPModel) readAnswer(req ChatRequest, resp *http.Response) (*ChatResponse, error) {
+	defer resp.Body.Close()
+	var reply *chatapi.Reply
+	var err error
+	if m.cfg.Stream || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		reply, err = chatapi.ReadStream(resp.Body, maxResponseBytes)
+	} else {
+		var data []byte
+		if data, err = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes)); err != nil {
+			return nil, fault.Wrap(fault.Transport, CodeModelResponse, "cannot read the answer", err)
+		}
+		reply, err = chatapi.DecodeJSON(data)
+	}
+	var se *chatapi.StreamError
+	switch {
+	case errors.As(err, &se):
+		return nil, fault.New(fault.Transport, CodeModelStatus, "the model endpoint reported an error: "+truncateRunes(m.cfg.APIKey.Redact(se.API.Message), 300))
+	case err != nil:
+		var fe *fault.Error
+		if errors.As(err, &fe) {
+			fe.Message = m.cfg.APIKey.Redact(fe.Message)
+			return nil, fe
+		}
+		return nil, fault.Wrap(fault.Transport, CodeModelResponse, "cannot read the answer", err)
+	case reply.Choices == 0:
+		return nil, fault.New(fault.Transport, CodeModelNoContent, "the model endpoint sent no choice")
+	}
+	out := &ChatResponse{Content: reply.Content, Reasoning: reply.Reasoning, FinishReason: reply.FinishReason, Model: reply.Model}
+	if u := reply.Usage; u != nil {
+		out.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	} else {
+		// Some servers omit usage; estimate so budgets and costs still
+		// move (marked estimated in the metrics event by a zero total).
+		out.Usage = Usage{PromptTokens: estimateRequestTokens(req), CompletionTokens: estimateTextTokens(out.Content + out.Reasoning)}
+	}
+	out.Usage.CostUSD = float64(out.Usage.PromptTokens)*m.cfg.InputPricePerMTok/1e6 + float64(out.Usage.CompletionTokens)*m.cfg.OutputPricePerMTok/1e6
+	return out, nil
+}

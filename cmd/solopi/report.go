@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/report"
+	"github.com/solopi-dev/solopi/solopi"
+)
+
+// reportOptions are the report command's arguments.
+type reportOptions struct {
+	dir        string
+	trajectory string
+}
+
+// reportResult is the JSON report prints.
+type reportResult struct {
+	Success bool        `json:"success"`
+	Report  string      `json:"report"`
+	Kind    report.Kind `json:"kind"`
+}
+
+func reportCommand(exit *int, e env) *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "write report.html for an evidence directory (run, batch, verify-run, agent-run or perf), older ones included",
+		Description: "Local only: reads the evidence files and writes DIR/report.html (one self-contained file, no script,\n" +
+			"images linked beside it). A performance directory of CSV files is analysed first (analysis.json and charts/).",
+		UsageText: "solopi report DIR [--trajectory FILE]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "trajectory", Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
+		},
+		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			if c.NArg() != 1 {
+				return outcome.Result{}, fault.Usage(report.CodeNotDirectory, "name exactly one evidence directory: solopi report DIR")
+			}
+			return runReport(ctx, reportOptions{dir: c.Args().First(), trajectory: c.String("trajectory")})
+		}),
+	}
+}
+
+func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
+	ropts := report.Options{Trajectory: o.trajectory}
+	kind, err := report.Detect(o.dir, ropts)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	if kind == report.KindPerf {
+		if err := ensurePerfAnalysis(ctx, o.dir); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	res, err := report.Write(o.dir, ropts)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(reportResult{Success: true, Report: res.Path, Kind: res.Kind}), nil
+}
+
+// ensurePerfAnalysis analyses a perf-stop --output directory that has
+// only its CSV files: the statistics go to analysis.json, the charts to
+// charts/, as perf-analyze would write them.
+func ensurePerfAnalysis(ctx context.Context, dir string) error {
+	path := filepath.Join(dir, report.PerfAnalysisFile)
+	if err := artifacts.CheckOutputFile(path, false); err != nil {
+		return nil // already analysed (or not a plain file: Write reports it)
+	}
+	a, err := solopi.AnalyzePerformance(ctx, solopi.PerfAnalyzeOptions{Input: dir, Output: filepath.Join(dir, "charts"), Overwrite: true})
+	if err != nil {
+		return err
+	}
+	b, err := artifacts.MarshalIndent(a)
+	if err != nil {
+		return fault.Wrap(fault.Internal, report.CodeWriteFailed, "cannot encode the performance analysis", err)
+	}
+	if err := artifacts.WriteFileAtomic(path, b, 0o644); err != nil {
+		return fault.Wrap(fault.Invalid, report.CodeWriteFailed, "cannot write the performance analysis", err).With("path", path)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+// Package counterphone is an in-memory phone running the simulator's
+// counter app, drawn with the fake model's renderer, for tests that run
+// the pure-vision runtime without a device: the fake model reads its
+// pixels and taps its buttons.
+package counterphone
+
+import (
+	"context"
+	"image"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+)
+
+// The counter app's buttons, as fakemodel.CounterScreen draws them.
+var (
+	plusRect  = image.Rect(560, 1120, 960, 1290)
+	resetRect = image.Rect(120, 1120, 520, 1290)
+)
+
+// Phone is the device. Its zero value shows the counter at 0.
+type Phone struct {
+	mu     sync.Mutex
+	value  int
+	cache  map[int]*agentloop.Screen
+	Taps   int
+	Closed bool
+}
+
+// Value is the counter's current value.
+func (p *Phone) Value() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.value
+}
+
+// Mode implements agentloop.Device.
+func (p *Phone) Mode() string { return "test" }
+
+// Supports implements agentloop.Device.
+func (p *Phone) Supports(a string) (bool, string) {
+	switch a {
+	case agentloop.ActTap, agentloop.ActDoubleTap, agentloop.ActLongPress, agentloop.ActSwipe, agentloop.ActType,
+		agentloop.ActBack, agentloop.ActHome, agentloop.ActWait:
+		return true, ""
+	}
+	return false, a + " is not a device action"
+}
+
+// Observe implements agentloop.Device.
+func (p *Phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.cache[p.value]
+	if !ok {
+		var err error
+		if s, err = agentloop.ScreenFromImage(fakemodel.CounterScreen(strconv.Itoa(p.value)), time.Now()); err != nil {
+			return nil, err
+		}
+		if p.cache == nil {
+			p.cache = map[int]*agentloop.Screen{}
+		}
+		p.cache[p.value] = s
+	}
+	// A new Screen per observation, sharing the encoded pixels.
+	return &agentloop.Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: time.Now()}, nil
+}
+
+// Dispatch implements agentloop.Device: a tap on +1 counts up, on Reset
+// goes back to 0.
+func (p *Phone) Dispatch(_ context.Context, cmd agentloop.Command, _ *agentloop.Screen) (agentloop.DispatchResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cmd.Action == agentloop.ActTap && cmd.Point != nil {
+		p.Taps++
+		pt := image.Pt(cmd.Point.Device[0], cmd.Point.Device[1])
+		switch {
+		case pt.In(plusRect):
+			p.value++
+		case pt.In(resetRect):
+			p.value = 0
+		}
+	}
+	return agentloop.DispatchResult{Dispatched: true, Detail: map[string]any{"counter": p.value}}, nil
+}
+
+// Close implements agentloop.Device.
+func (p *Phone) Close(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Closed = true
+	return nil
+}

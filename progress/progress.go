@@ -1,0 +1,200 @@
+// Package progress draws one updating status line on a terminal: sub-run
+// i of N, the current case or segment, the elapsed time and the verdict
+// counts, redrawn in place with a carriage return. It writes nothing at
+// all unless its file is a terminal, so pipelines and CI logs see only the
+// command's JSON, and it honours NO_COLOR.
+package progress
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
+
+	"github.com/solopi-dev/solopi/clock"
+)
+
+// State is what the line shows. Zero fields are left out.
+type State struct {
+	// Index and Total: sub-run Index of Total.
+	Index, Total int
+	// Label is the current case, segment or step.
+	Label string
+	// Phase is a short word for what is happening (running, waiting).
+	Phase                     string
+	Passed, Failed, NotTested int
+}
+
+// Line is the status line of one command.
+type Line struct {
+	mu      sync.Mutex
+	w       io.Writer
+	enabled bool
+	color   bool
+	width   func() int
+	clk     clock.Clock
+	start   time.Time
+	st      State
+	drawn   bool
+	stop    context.CancelFunc
+}
+
+const (
+	clearLine = "\r\x1b[2K"
+	green     = "\x1b[32m"
+	red       = "\x1b[31m"
+	yellow    = "\x1b[33m"
+	dim       = "\x1b[2m"
+	reset     = "\x1b[0m"
+)
+
+// New returns the line for f (normally os.Stderr): enabled only when f is
+// a terminal, coloured unless NO_COLOR is set. clk may be nil.
+func New(f *os.File, getenv func(string) string, clk clock.Clock) *Line {
+	tty := f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	l := NewTo(f, tty, tty && getenv("NO_COLOR") == "", clk)
+	if tty {
+		fd := int(f.Fd())
+		l.width = func() int {
+			if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+				return w
+			}
+			return 80
+		}
+	}
+	return l
+}
+
+// NewTo returns a line writing to w when enabled (tests, callers that
+// decided on their own), 80 columns wide.
+func NewTo(w io.Writer, enabled, color bool, clk clock.Clock) *Line {
+	c := clock.Or(clk)
+	return &Line{w: w, enabled: enabled, color: color, clk: c, start: c.Now(), width: func() int { return 80 }}
+}
+
+// Enabled reports whether anything is written.
+func (l *Line) Enabled() bool { return l != nil && l.enabled }
+
+// Update changes the state and redraws the line. The first update starts a
+// once-a-second redraw so the elapsed time moves while nothing else does.
+// Safe on a nil *Line.
+func (l *Line) Update(change func(*State)) {
+	if !l.Enabled() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	change(&l.st)
+	if l.stop == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		l.stop = cancel
+		go l.tick(ctx)
+	}
+	l.drawLocked()
+}
+
+func (l *Line) tick(ctx context.Context) {
+	for l.clk.Sleep(ctx, time.Second) == nil {
+		l.mu.Lock()
+		if l.drawn {
+			l.drawLocked()
+		}
+		l.mu.Unlock()
+	}
+}
+
+// Printf writes a whole line above the status line, which is redrawn
+// below it.
+func (l *Line) Printf(format string, args ...any) {
+	if !l.Enabled() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	text := fmt.Sprintf(format, args...)
+	if l.color {
+		text = dim + text + reset
+	}
+	fmt.Fprint(l.w, clearLine+text+"\n")
+	if l.drawn {
+		l.drawLocked()
+	}
+}
+
+// Done clears the line and stops redrawing; the terminal is left as it
+// was before the first update.
+func (l *Line) Done() {
+	if !l.Enabled() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop != nil {
+		l.stop()
+	}
+	if l.drawn {
+		fmt.Fprint(l.w, clearLine)
+		l.drawn = false
+	}
+}
+
+func (l *Line) drawLocked() {
+	fmt.Fprint(l.w, clearLine+l.render(l.width()-1))
+	l.drawn = true
+}
+
+// render is the line's text, cut to width columns (escape sequences do
+// not count).
+func (l *Line) render(width int) string {
+	st := l.st
+	type part struct{ text, color string }
+	var parts []part
+	if st.Total > 0 {
+		parts = append(parts, part{fmt.Sprintf("[%d/%d]", st.Index, st.Total), ""})
+	}
+	if st.Phase != "" {
+		parts = append(parts, part{st.Phase, dim})
+	}
+	el := l.clk.Now().Sub(l.start).Truncate(time.Second)
+	parts = append(parts, part{fmt.Sprintf("%d:%02d", int(el.Minutes()), int(el.Seconds())%60), ""})
+	if st.Passed+st.Failed+st.NotTested > 0 {
+		parts = append(parts, part{fmt.Sprintf("%d passed", st.Passed), green}, part{fmt.Sprintf("%d failed", st.Failed), red})
+		if st.NotTested > 0 {
+			parts = append(parts, part{fmt.Sprintf("%d not tested", st.NotTested), yellow})
+		}
+	}
+	if st.Label != "" {
+		parts = append(parts, part{st.Label, ""})
+	}
+	var b strings.Builder
+	used := 0
+	for i, p := range parts {
+		text := p.text
+		sep := ""
+		if i > 0 {
+			sep = " · "
+		}
+		room := width - used - utf8.RuneCountInString(sep)
+		if room <= 0 {
+			break
+		}
+		if n := utf8.RuneCountInString(text); n > room {
+			text = string([]rune(text)[:max(room-1, 0)]) + "…"
+		}
+		b.WriteString(sep)
+		if l.color && p.color != "" {
+			b.WriteString(p.color + text + reset)
+		} else {
+			b.WriteString(text)
+		}
+		used += utf8.RuneCountInString(sep) + utf8.RuneCountInString(text)
+	}
+	return b.String()
+}

@@ -1,0 +1,135 @@
+package console
+
+import (
+	"crypto/rand"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+//go:embed page.html
+var pageHTML string
+
+// Announce writes the console's address as one JSON line (for stderr):
+// {"console":{"url":"http://127.0.0.1:PORT/?token=…"}}.
+func (s *Server) Announce(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "%s\n", marshal(map[string]any{"console": map[string]string{"url": s.url}}))
+	return err
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /events", s.stream)
+	mux.HandleFunc("GET /screens/{name}", s.screen)
+	mux.HandleFunc("POST /answer", s.answerHandler)
+	return s.guard(mux)
+}
+
+// guard refuses, with 403 and no detail, any request that is not for
+// this console: a Host other than the address it listens on, a foreign
+// Origin, or a missing or wrong token.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("X-Frame-Options", "DENY")
+		if !s.hosts[r.Host] {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !s.hosts[strings.TrimPrefix(o, "http://")] {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		if !s.tokenOK(r.URL.Query().Get("token")) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		http.Error(w, "no randomness", http.StatusInternalServerError)
+		return
+	}
+	nonce := base64.StdEncoding.EncodeToString(b[:])
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; "+
+		"img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = io.WriteString(w, strings.ReplaceAll(pageHTML, "{{NONCE}}", nonce))
+}
+
+// stream sends the history after Last-Event-ID, then every new message,
+// until the client goes or the console closes.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	last, _ := strconv.Atoi(r.Header.Get("Last-Event-ID"))
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	for {
+		msgs, changed, closed := s.since(last)
+		for _, m := range msgs {
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", m.Seq, marshal(m)); err != nil {
+				return
+			}
+			last = m.Seq
+		}
+		fl.Flush()
+		if closed {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changed:
+		}
+	}
+}
+
+func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
+	sha := strings.TrimSuffix(r.PathValue("name"), ".png")
+	s.mu.Lock()
+	png, ok := s.screens[sha]
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	_, _ = w.Write(png)
+}
+
+func (s *Server) answerHandler(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		http.Error(w, "answers are JSON", http.StatusUnsupportedMediaType)
+		return
+	}
+	var body struct {
+		ID     int    `json:"id"`
+		Answer string `json:"answer"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil {
+		http.Error(w, "bad answer", http.StatusBadRequest)
+		return
+	}
+	if !s.answer(body.ID, body.Answer) {
+		http.Error(w, "no such open prompt", http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// fuzzTargets are the evidence files a report parses, each in the
+// directory that makes it part of a known kind.
+var fuzzTargets = []struct{ base, file string }{
+	{"run-failed", "result.json"},
+	{"run-failed", "manifest.json"},
+	{"run-failed", "case.json"},
+	{"run-failed", "logcat.txt"},
+	{"batch-stopped", "batch.json"},
+	{"verify-run", "report.json"},
+	{"verify-run", "plan.json"},
+	{"verify-run", "events.jsonl"},
+	{"perf", "analysis.json"},
+}
+
+// FuzzRender: whatever an evidence file holds, rendering returns a report
+// or a typed error, never a panic.
+func FuzzRender(f *testing.F) {
+	for i, t := range fuzzTargets {
+		b, err := os.ReadFile(filepath.Join("testdata", t.base, t.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), b)
+	}
+	f.Add(uint8(0), []byte(`{"state":"failed","results":[{"exceptionStep":"x","screenshotFiles":{"a":7}}]}`))
+	f.Add(uint8(5), []byte(`{"scenarios":[{"scenarioId":"../..","segments":[{"segmentId":"../../etc"}]}],"evidence":[{"id":"e","path":"/etc/passwd"}]}`))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		tgt := fuzzTargets[int(which)%len(fuzzTargets)]
+		dir := copyTestdata(t, tgt.base)
+		if err := os.WriteFile(filepath.Join(dir, tgt.file), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := Render(dir, Options{})
+		var fe *fault.Error
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+	})
+}
+
+// FuzzTrajectory: any trajectory renders or fails with a typed error.
+func FuzzTrajectory(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "verify-run", "segments", "segment-explore-increment-test-01-c93e7a1f06d2", "trajectory.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"schema_version":"1.3","run_id":"x","events":[{"step":1,"type":"action","payload":{"action":{"action":"Swipe"},"fields":{"start":{"device_coordinate":[0,0]},"end":{"device_coordinate":[0,0]}}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "t.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := Render(dir, Options{Trajectory: "t.json"})
+		var fe *fault.Error
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+	})
+}

@@ -1,0 +1,157 @@
+package report
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// PerfAnalysisFile is perf-analyze's JSON object written into a
+// performance evidence directory; the report's statistics come from it
+// and its charts are the SVG files it names.
+const PerfAnalysisFile = "analysis.json"
+
+// CodePerfAnalysisMissing: a directory of performance CSVs without the
+// analysis; `solopi report` computes it first.
+const CodePerfAnalysisMissing = "perf_analysis_missing"
+
+func isPerf(e *evidence) bool {
+	if e.isFile(PerfAnalysisFile) {
+		var m obj
+		return e.readJSON(PerfAnalysisFile, &m) == nil && str(m, "analysisMode") != ""
+	}
+	return len(PerfCSVs(e.dir)) > 0
+}
+
+// PerfCSVs lists the CSV files directly in dir (a perf-stop --output
+// directory); empty when dir cannot be read.
+func PerfCSVs(dir string) []string {
+	e, err := openEvidence(dir)
+	if err != nil {
+		return nil
+	}
+	defer e.close()
+	var out []string
+	for _, de := range e.entries(".") {
+		if strings.EqualFold(path.Ext(de.Name()), ".csv") && e.isFile(de.Name()) {
+			out = append(out, de.Name())
+		}
+	}
+	return out
+}
+
+type perfView struct {
+	Source  string
+	Metrics []perfMetric
+	Jank    []fact
+	Files   []perfFile
+	Charts  []image
+	Verdict string
+}
+
+type perfMetric struct {
+	Name, Unit, Source, File          string
+	Samples                           int64
+	Min, Median, P90, Max, Mean       string
+	Duration                          string
+	FPSBelow, FPSLowest, FPSThreshold string
+	Chart                             string
+}
+
+type perfFile struct {
+	Path, Href, Encoding string
+	Size, Rows, Columns  int64
+}
+
+func perfPage(e *evidence) (*page, error) {
+	if !e.isFile(PerfAnalysisFile) {
+		return nil, fault.Usage(CodePerfAnalysisMissing, "the performance directory has no "+PerfAnalysisFile).
+			With("dir", e.dir).WithUserAction("run `solopi report DIR` (it analyses the CSV files) or `solopi perf-analyze --input DIR`")
+	}
+	var a obj
+	if err := e.readJSON(PerfAnalysisFile, &a); err != nil {
+		return nil, err
+	}
+	v := &perfView{Source: str(a, "sourceDirectory")}
+	for _, m := range objects(a, "metrics") {
+		pm := perfMetric{Name: str(m, "name"), Unit: str(m, "unit"), Source: str(m, "source"), File: str(m, "file")}
+		pm.Samples, _ = integer(m, "sampleCount")
+		for _, f := range []struct {
+			dst *string
+			key string
+		}{{&pm.Min, "min"}, {&pm.Median, "median"}, {&pm.P90, "p90"}, {&pm.Max, "max"}, {&pm.Mean, "mean"}} {
+			if x, ok := float(m, f.key); ok {
+				*f.dst = formatNumber(x)
+			}
+		}
+		if d, ok := integer(m, "durationMs"); ok {
+			pm.Duration = humanMillis(d)
+		}
+		if fps := object(m, "fps"); fps != nil {
+			if x, ok := float(fps, "belowShare"); ok {
+				pm.FPSBelow = formatNumber(x*100) + " %"
+			}
+			if x, ok := float(fps, "lowest"); ok {
+				pm.FPSLowest = formatNumber(x)
+			}
+			if x, ok := float(fps, "threshold"); ok {
+				pm.FPSThreshold = formatNumber(x)
+			}
+		}
+		if rel, ok := chartOf(e, str(m, "chart")); ok {
+			pm.Chart = href(rel)
+			v.Charts = append(v.Charts, image{Src: href(rel), Caption: strings.TrimSpace(pm.Name + " (" + pm.Unit + ")")})
+		}
+		v.Metrics = append(v.Metrics, pm)
+	}
+	jank := object(a, "jank")
+	for _, k := range []struct{ key, label string }{{"fpsBelow30Share", "share of FPS samples below 30"}, {"lowestFps", "lowest FPS"},
+		{"longestDelayMs", "longest frame delay (ms)"}, {"jankCount", "jank count"}, {"jankShareMean", "mean jank share"}} {
+		if x, ok := float(jank, k.key); ok {
+			v.Jank = append(v.Jank, fact{Label: k.label, Value: formatNumber(x)})
+		}
+	}
+	for _, f := range objects(a, "files") {
+		pf := perfFile{Path: str(f, "path"), Encoding: str(f, "encoding")}
+		pf.Size, _ = integer(f, "sizeBytes")
+		pf.Rows, _ = integer(f, "rowCount")
+		pf.Columns, _ = integer(f, "columnCount")
+		if rel, ok := e.local(pf.Path); ok {
+			pf.Href = href(rel)
+		}
+		v.Files = append(v.Files, pf)
+	}
+	assess := object(a, "assessment")
+	verdict := "descriptive"
+	if ok, _ := boolean(assess, "performed"); ok {
+		verdict = str(assess, "verdict")
+	}
+	sum := object(a, "summary")
+	files, _ := integer(sum, "fileCount")
+	return &page{Kind: KindPerf, Perf: v, Title: "Performance " + path.Base(firstNonEmpty(v.Source, e.dir)),
+		Banner: banner{Verdict: firstNonEmpty(verdict, "descriptive"), Headline: fmt.Sprintf("%d metrics from %d files", len(v.Metrics), files),
+			Detail: str(assess, "reason")},
+		Facts: []fact{{Label: "source", Value: v.Source, Mono: true}, {Label: "mode", Value: str(a, "analysisMode")},
+			{Label: "percentiles", Value: str(a, "percentileMethod")}}}, nil
+}
+
+// chartOf finds a chart perf-analyze named (an absolute path when it
+// wrote it) inside the evidence directory: as recorded, or by its file
+// name directly in the directory or in charts/.
+func chartOf(e *evidence, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	if rel, ok := e.local(p); ok {
+		return rel, true
+	}
+	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
+	for _, rel := range []string{base, "charts/" + base} {
+		if e.isFile(rel) {
+			return rel, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,179 @@
+// Package report renders self-contained HTML reports of evidence
+// directories: a replay run (`run --artifacts`), a batch (`run-batch`,
+// `run-repeat`), a verification run (`verify-run`), a pure-vision agent
+// trajectory (`agent-run --trajectory`) and a performance recording
+// (`perf-stop --output`, `perf-analyze`).
+//
+// It reads evidence files only, never a device: any directory written
+// today or years ago renders the same way. A report is one HTML file with
+// inline CSS and no script at all; images are linked by relative path to
+// the evidence beside it, and a Content-Security-Policy forbids every
+// request except those images. Text from the device or the model goes
+// through html/template's escaping. Output is deterministic: the same
+// directory gives the same bytes.
+package report
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// Kind is the kind of an evidence directory.
+type Kind string
+
+// Evidence kinds.
+const (
+	KindRun    Kind = "run"
+	KindBatch  Kind = "batch"
+	KindVerify Kind = "verify-run"
+	KindAgent  Kind = "agent-run"
+	KindPerf   Kind = "perf"
+)
+
+// FileName is the report's name inside its evidence directory.
+const FileName = "report.html"
+
+// Error codes (part of the CLI's JSON contract).
+const (
+	CodeNotDirectory = "not_a_directory"
+	CodeUnknownKind  = "unknown_evidence_kind"
+	CodeUnreadable   = "evidence_unreadable"
+	CodeWriteFailed  = "report_write_failed"
+)
+
+// Options adjust what a report reads.
+type Options struct {
+	// Trajectory names the trajectory file (relative to the directory) of
+	// an agent-run report; needed only when the directory holds several.
+	Trajectory string
+}
+
+// Result is a written report.
+type Result struct {
+	Path string `json:"report"`
+	Kind Kind   `json:"kind"`
+}
+
+// Detect tells the kind of an evidence directory from its files.
+func Detect(dir string, o Options) (Kind, error) {
+	e, err := openEvidence(dir)
+	if err != nil {
+		return "", err
+	}
+	defer e.close()
+	return e.detect(o)
+}
+
+func (e *evidence) detect(o Options) (Kind, error) {
+	switch {
+	case o.Trajectory != "":
+		return KindAgent, nil
+	case isVerify(e):
+		return KindVerify, nil
+	case isRun(e):
+		return KindRun, nil
+	case isBatch(e):
+		return KindBatch, nil
+	case isPerf(e):
+		return KindPerf, nil
+	}
+	if n := len(trajectories(e, ".")); n == 1 {
+		return KindAgent, nil
+	} else if n > 1 {
+		return "", fault.Usage(CodeUnknownKind, "the directory holds several agent trajectories; name one").With("dir", e.dir)
+	}
+	return "", fault.Usage(CodeUnknownKind, "the directory is not an evidence directory solopi knows (run, batch, verify-run, agent-run or perf)").
+		With("dir", e.dir)
+}
+
+// Render returns the report of dir without writing it.
+func Render(dir string, o Options) ([]byte, Kind, error) {
+	e, err := openEvidence(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	defer e.close()
+	k, err := e.detect(o)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := e.render(k, o)
+	return b, k, err
+}
+
+func (e *evidence) render(k Kind, o Options) ([]byte, error) {
+	var page *page
+	var err error
+	switch k {
+	case KindRun:
+		page, err = runPage(e)
+	case KindBatch:
+		page, err = batchPage(e)
+	case KindVerify:
+		page, err = verifyPage(e)
+	case KindAgent:
+		page, err = agentPage(e, o.Trajectory)
+	case KindPerf:
+		page, err = perfPage(e)
+	}
+	if err != nil {
+		return nil, unreadable(e, err)
+	}
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "page", page); err != nil {
+		return nil, fault.Wrap(fault.Internal, CodeWriteFailed, "the report template failed", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func unreadable(e *evidence, err error) error {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return fault.Wrap(fault.Invalid, CodeUnreadable, "an evidence file cannot be read", err).With("dir", e.dir)
+}
+
+// Write renders the report of dir and publishes it as dir/report.html
+// atomically. A batch also (re)writes the report of every sub-run it
+// links to.
+func Write(dir string, o Options) (Result, error) {
+	e, err := openEvidence(dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer e.close()
+	k, err := e.detect(o)
+	if err != nil {
+		return Result{}, err
+	}
+	if k == KindBatch {
+		for _, c := range batchChildren(e) {
+			if c.dir == "" {
+				continue
+			}
+			if _, err := Write(filepath.Join(e.dir, filepath.FromSlash(c.dir)), Options{}); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	b, err := e.render(k, o)
+	if err != nil {
+		return Result{}, err
+	}
+	// Readers see the old report or the new one; the rename replaces a
+	// symlink named report.html instead of writing through it.
+	path := filepath.Join(e.dir, FileName)
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return Result{}, fault.Usage(CodeWriteFailed, "the report path is a directory").With("path", path)
+	}
+	if err := artifacts.WriteFileAtomic(path, b, 0o644); err != nil {
+		return Result{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot write the report file", err).With("path", path)
+	}
+	return Result{Path: path, Kind: k}, nil
+}

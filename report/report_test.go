@@ -1,0 +1,298 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/counterphone"
+)
+
+// copyTestdata copies testdata/name into a temporary directory, so that
+// reports are written beside a copy and the checked-in evidence stays as
+// it is.
+func copyTestdata(t testing.TB, name string) string {
+	t.Helper()
+	src := filepath.Join("testdata", name)
+	dst := filepath.Join(t.TempDir(), name)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// agentRun runs the pure-vision runtime on the in-memory counter phone
+// with the fake model and returns the directory holding its trajectory
+// and screenshots.
+func agentRun(t testing.TB, task string, o counterphone.RunOptions) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "agent")
+	o.Task = task
+	if o.Model.Coords == "" {
+		o.Model.Coords = fakemodel.CoordsRelative
+	}
+	r, err := counterphone.RunAgent(context.Background(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Screens == 0 {
+		t.Fatal("the run kept no screenshot")
+	}
+	return dir
+}
+
+var kinds = []struct {
+	dir  string
+	kind Kind
+}{
+	{"run-failed", KindRun},
+	{"batch-stopped", KindBatch},
+	{"verify-run", KindVerify},
+	{"perf", KindPerf},
+}
+
+func TestDetect(t *testing.T) {
+	for _, k := range kinds {
+		got, err := Detect(filepath.Join("testdata", k.dir), Options{})
+		if err != nil || got != k.kind {
+			t.Errorf("%s: kind %q, %v; want %s", k.dir, got, err, k.kind)
+		}
+	}
+	if got, err := Detect(agentRun(t, "increase the counter to 1", counterphone.RunOptions{}), Options{}); err != nil || got != KindAgent {
+		t.Errorf("agent run: kind %q, %v", got, err)
+	}
+	// A batch child is a run; the batch root without batch.json is still
+	// a batch.
+	if got, _ := Detect(filepath.Join("testdata", "batch-stopped", "001-counter-smoke"), Options{}); got != KindRun {
+		t.Errorf("batch child: %q", got)
+	}
+	noSummary := copyTestdata(t, "batch-stopped")
+	os.Remove(filepath.Join(noSummary, batchSummary))
+	if got, _ := Detect(noSummary, Options{}); got != KindBatch {
+		t.Errorf("batch without batch.json: %q", got)
+	}
+
+	empty := t.TempDir()
+	file := filepath.Join(empty, "x.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(filepath.Join("..", "..", "testdata", "run-failed"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir, code string
+	}{
+		{empty, CodeUnknownKind},
+		{file, CodeNotDirectory},
+		{filepath.Join(empty, "missing"), CodeNotDirectory},
+		{link, CodeNotDirectory},
+	} {
+		_, err := Detect(c.dir, Options{})
+		if fault.CodeOf(err) != c.code || fault.KindOf(err) != fault.Invalid {
+			t.Errorf("%s: %v (code %s), want %s", c.dir, err, fault.CodeOf(err), c.code)
+		}
+	}
+}
+
+// TestRenderIsDeterministic: the same evidence gives the same bytes.
+func TestRenderIsDeterministic(t *testing.T) {
+	dirs := []string{}
+	for _, k := range kinds {
+		dirs = append(dirs, filepath.Join("testdata", k.dir))
+	}
+	dirs = append(dirs, agentRun(t, "increase the counter to 2", counterphone.RunOptions{}))
+	for _, d := range dirs {
+		a, _, err := Render(d, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		b, _, err := Render(d, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: two renders differ", d)
+		}
+		if bytes.Contains(bytes.ToLower(a), []byte("<script")) {
+			t.Errorf("%s: the report contains a script element", d)
+		}
+	}
+}
+
+func TestRunReportMarksTheFailingStep(t *testing.T) {
+	b, _, err := Render(filepath.Join("testdata", "run-failed"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		`data-verdict="failed"`,
+		`id="failing-step"`,
+		`<b>expect-four</b>`,
+		`Assert failed: text &#34;3&#34; is not &#34;4&#34;`,
+		// The hostile case name is text.
+		`counter-&lt;script&gt;alert(1)&lt;/script&gt;-four`,
+		`src="device/003-failure-step-5.png"`,
+		`src="screen.png"`,
+		`<a href="logcat.txt">`,
+		`not_reached`,
+		// the digest column of the manifest
+		`title="d8abe212c30c6d0ee1f42355097d0018507fb2fa597584a13b26e9acd33d658d"`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the run report lacks %s", want)
+		}
+	}
+	// The logcat excerpt is placed by the device clock inferred from the
+	// replay log: it ends at the failure, not at the end of logcat.
+	if !strings.Contains(html, "before to 5s after the failure (device time 12-01 11:55:46.406)") {
+		t.Error("the logcat excerpt is not anchored at the failure")
+	}
+}
+
+func TestBatchReportWithoutSummaryListsItsDirectories(t *testing.T) {
+	dir := copyTestdata(t, "batch-stopped")
+	if err := os.Remove(filepath.Join(dir, batchSummary)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(res.Path)
+	html := string(b)
+	if !strings.Contains(html, "has no batch.json") || strings.Count(html, `href="00`) != 2 {
+		t.Errorf("batch report without summary:\n%s", html)
+	}
+	// Every linked sub-run report was written.
+	for _, c := range []string{"001-counter-smoke", "002-counter-script-alert-1-script-four"} {
+		if _, err := os.Stat(filepath.Join(dir, c, FileName)); err != nil {
+			t.Errorf("sub-run report %s: %v", c, err)
+		}
+	}
+}
+
+func TestPerfWithoutAnalysisIsRefused(t *testing.T) {
+	dir := copyTestdata(t, "perf")
+	os.Remove(filepath.Join(dir, PerfAnalysisFile))
+	if k, err := Detect(dir, Options{}); k != KindPerf || err != nil {
+		t.Fatalf("CSV directory: %q %v", k, err)
+	}
+	_, err := Write(dir, Options{})
+	if fault.CodeOf(err) != CodePerfAnalysisMissing {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+		t.Error("a report was written without the analysis")
+	}
+}
+
+// TestWriteReplacesASymlinkWithoutFollowingIt: a report.html planted as a
+// link to another file is replaced by the report; the link's target is
+// untouched.
+func TestWriteReplacesASymlinkWithoutFollowingIt(t *testing.T) {
+	dir := copyTestdata(t, "run-failed")
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	os.WriteFile(victim, []byte("keep me"), 0o644)
+	if err := os.Symlink(victim, filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(res.Path)
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("report %s: %v %v", res.Path, fi, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Errorf("the link's target changed: %q", b)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".report.html.tmp-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestEvidenceLinksAreNotFollowed: a symlink inside an evidence directory
+// (a downloaded artifact) is neither read nor linked.
+func TestEvidenceLinksAreNotFollowed(t *testing.T) {
+	dir := copyTestdata(t, "run-failed")
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("12-01 11:55:40.000  1  1 E Secret: do-not-embed\n"), 0o644)
+	os.Remove(filepath.Join(dir, "logcat.txt"))
+	if err := os.Symlink(secret, filepath.Join(dir, "logcat.txt")); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Render(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("do-not-embed")) {
+		t.Error("the report embedded a file reached through a symbolic link")
+	}
+}
+
+func TestAgentReportDrawsTheActions(t *testing.T) {
+	dir := agentRun(t, "increase the counter to 2", counterphone.RunOptions{})
+	b, _, err := Render(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{`data-verdict="completed"`, `class="tap"`, `viewBox="0 0 1080 2340"`, `src="screens/`, `precondition`, `completion review`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the agent report lacks %s", want)
+		}
+	}
+	// Taps land on +1 (x 560..960, y 1120..1290 on the 1080×2340 screen).
+	if !strings.Contains(html, `cx="760" cy="1203"`) {
+		t.Error("no tap marker on the +1 button")
+	}
+}
+
+func TestVerifyReportTree(t *testing.T) {
+	b, _, err := Render(filepath.Join("testdata", "verify-run"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		`data-verdict="failed"`,
+		`id="checkpoint-value-four"`,
+		`replay: Assert failed: text &#34;3&#34; is not &#34;4&#34;`,
+		`equals &#34;4&#34;`,
+		`dependency_not_passed`,
+		`agent said done`,
+		// evidence written elsewhere is found in the moved directory
+		`href="segments/segment-increment-three-test-01-5f0c2a9d41b7/replay/screen.png"`,
+		`src="segments/segment-explore-increment-test-01-c93e7a1f06d2/screens/`,
+		// hostile acceptance-criterion text stays text
+		`&lt;img src=x onerror=`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the verification report lacks %s", want)
+		}
+	}
+}

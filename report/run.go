@@ -1,0 +1,302 @@
+package report
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
+)
+
+// Files of a run evidence directory (`run --artifacts`).
+const (
+	runResultFile = "result.json"
+	runScreen     = "screen.png"
+	runLogcat     = "logcat.txt"
+	runDevice     = "device"
+	runCaseFile   = "case.json" // the case as replayed; written from phase 2 on
+)
+
+// isRun: the device's status of the run, with the manifest that binds
+// the directory to it (or, for evidence older than manifests, the
+// screenshot and logcat beside it).
+func isRun(e *evidence) bool {
+	return e.isFile(runResultFile) && (e.isFile(artifacts.ManifestName) || e.isFile(runScreen) || e.isFile(runLogcat))
+}
+
+type runView struct {
+	State     string
+	Error     string
+	Results   []runResult
+	Steps     []runStep
+	StepsNote string
+	DeviceLog *textBlock
+	Images    []image
+	Logcat    *logExcerpt
+	Manifest  *manifestView
+}
+
+type runResult struct {
+	CaseName, Status, Message, StepID, Target, Platform string
+	Step                                                string
+	Start, End                                          string
+	DurationMs                                          int64
+}
+
+// runStep is one step of the replayed case with what became of it.
+type runStep struct {
+	Index          int
+	StepID, Action string
+	Detail         string
+	Status         string // passed, failed, not_reached, unknown
+	Message        string
+}
+
+type textBlock struct {
+	Name, Href string
+	Lines      []string
+	Cut        bool
+}
+
+type manifestView struct {
+	Schema, CreatedAt, RunID string
+	Complete                 bool
+	Files                    []fileRow
+	Skipped                  []string
+	Errors                   []string
+}
+
+func runPage(e *evidence) (*page, error) {
+	v, status, err := readRun(e, nil)
+	if err != nil {
+		return nil, err
+	}
+	p := &page{Kind: KindRun, Run: v}
+	name := str(status, "caseName")
+	p.Title = "Run " + firstNonEmpty(name, str(status, "runId"))
+	p.Banner = banner{Verdict: firstNonEmpty(v.State, "unknown"), Headline: name}
+	if f := firstFailure(v.Results); f != nil {
+		p.Banner.Detail = f.Message
+		if f.StepID != "" || f.Step != "" {
+			p.Banner.Detail = "step " + strings.TrimSpace(f.Step+" "+f.StepID) + ": " + f.Message
+		}
+	} else if v.Error != "" {
+		p.Banner.Detail = v.Error
+	}
+	dur, _ := integer(status, "durationMs")
+	p.Facts = []fact{
+		{Label: "case", Value: name},
+		{Label: "runId", Value: str(status, "runId"), Mono: true},
+		{Label: "requestId", Value: str(status, "requestId"), Mono: true},
+		{Label: "started", Value: epochOf(status, "startedAt")},
+		{Label: "finished", Value: epochOf(status, "finishedAt")},
+		{Label: "duration", Value: humanMillis(dur)},
+	}
+	if len(v.Results) > 0 {
+		r := v.Results[0]
+		p.Facts = append(p.Facts, fact{Label: "app", Value: r.Target}, fact{Label: "device", Value: r.Platform})
+	}
+	if m := v.Manifest; m != nil {
+		p.Facts = append(p.Facts, fact{Label: "evidence", Value: map[bool]string{true: "complete", false: "incomplete"}[m.Complete]})
+	}
+	return p, nil
+}
+
+func epochOf(m obj, key string) string {
+	ms, _ := integer(m, key)
+	return epochText(ms)
+}
+
+func firstFailure(rs []runResult) *runResult {
+	for i := range rs {
+		if rs[i].Status == "failed" || rs[i].Message != "" {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// readRun reads a run directory. caseJSON is the replayed case when it is
+// kept elsewhere (a verification segment's compiled case); nil reads
+// case.json beside the result. Links are relative to the run directory
+// (see rebase).
+func readRun(e *evidence, caseJSON []byte) (*runView, obj, error) {
+	var status obj
+	if err := e.readJSON(runResultFile, &status); err != nil {
+		return nil, nil, err
+	}
+	v := &runView{State: str(status, "state"), Error: str(status, "error")}
+	shotNames := map[string]string{} // device path -> screenshotFiles key
+	var failed *obj
+	for _, r := range objects(status, "results") {
+		rr := runResult{CaseName: str(r, "caseName"), Status: str(r, "status"), Message: str(r, "exceptionMessage"),
+			StepID: str(r, "exceptionStepId"), Step: str(r, "exceptionStep"),
+			Target:   strings.TrimSpace(str(r, "targetApp") + " " + str(r, "targetAppPackage") + " " + str(r, "targetAppVersion")),
+			Platform: strings.TrimSpace(str(r, "platform") + " " + str(r, "platformVersion")),
+			Start:    epochOf(r, "startTime"), End: epochOf(r, "endTime")}
+		if s, ok := integer(r, "startTime"); ok {
+			if end, ok := integer(r, "endTime"); ok && end >= s {
+				rr.DurationMs = end - s
+			}
+		}
+		v.Results = append(v.Results, rr)
+		if failed == nil && (rr.Status == "failed" || rr.Message != "") {
+			r := r
+			failed = &r
+		}
+		for k, p := range object(r, "screenshotFiles") {
+			if s, ok := p.(string); ok {
+				shotNames[s] = k
+			}
+		}
+	}
+	var manifest artifacts.Manifest
+	if e.isFile(artifacts.ManifestName) {
+		if err := e.readJSON(artifacts.ManifestName, &manifest); err != nil {
+			return nil, nil, err
+		}
+		v.Manifest = manifestOf(manifest)
+	}
+	v.Steps, v.StepsNote = runSteps(e, caseJSON, v.State, failed)
+	v.DeviceLog = deviceLog(e, manifest)
+	v.Images = runImages(e, manifest, shotNames)
+	v.Logcat = logcatExcerpt(e, status, failed, manifest, v.DeviceLog)
+	return v, status, nil
+}
+
+func manifestOf(m artifacts.Manifest) *manifestView {
+	mv := &manifestView{Schema: m.Schema, CreatedAt: m.CreatedAt, RunID: m.RunID, Complete: m.Complete, Errors: m.Errors}
+	for _, f := range m.Files {
+		mv.Files = append(mv.Files, fileRow{Path: f.Path, Href: href(f.Path), SHA256: f.SHA256, Size: f.Size, Source: f.Source})
+	}
+	for _, s := range m.Skipped {
+		mv.Skipped = append(mv.Skipped, s.Source+": "+s.Reason)
+	}
+	return mv
+}
+
+// runSteps is the replayed case's step list with the failing step marked.
+// The steps come from case.json when the run wrote it; without it only the
+// failing step is known (from the device's result).
+func runSteps(e *evidence, caseJSON []byte, state string, failed *obj) ([]runStep, string) {
+	failIdx, hasIdx := int64(-1), false
+	failID, msg := "", ""
+	if failed != nil {
+		failIdx, hasIdx = integer(*failed, "exceptionStep")
+		failID, msg = str(*failed, "exceptionStepId"), str(*failed, "exceptionMessage")
+	}
+	if caseJSON == nil && e.isFile(runCaseFile) {
+		b, _, err := e.read(runCaseFile, maxJSONBytes)
+		if err != nil {
+			return nil, "The step list cannot be read: " + err.Error()
+		}
+		caseJSON = b
+	}
+	if caseJSON == nil {
+		if failed == nil {
+			return nil, "The step list is not in this evidence directory (no " + runCaseFile + ")."
+		}
+		s := runStep{Index: int(failIdx), StepID: failID, Status: "failed", Message: msg}
+		if !hasIdx {
+			s.Index = -1
+		}
+		return []runStep{s}, "Only the failing step is known: this evidence directory has no " + runCaseFile + "."
+	}
+	c, err := casefile.Parse(caseJSON)
+	if err != nil {
+		return nil, "The step list cannot be read: " + err.Error()
+	}
+	ds, err := casefile.List(c)
+	if err != nil {
+		return nil, "The step list cannot be read: " + err.Error()
+	}
+	out := make([]runStep, len(ds))
+	for i, d := range ds {
+		s := runStep{Index: d.Index, StepID: d.StepID, Action: firstNonEmpty(d.ActionCode, d.ActionEnum), Detail: stepDetail(d.Step)}
+		at := hasIdx && int64(i) == failIdx || !hasIdx && failID != "" && d.StepID == failID
+		switch {
+		case failed != nil && at:
+			s.Status, s.Message = "failed", msg
+		case failed != nil && (hasIdx && int64(i) > failIdx):
+			s.Status = "not_reached"
+		case failed != nil || state == "passed":
+			s.Status = "passed"
+		default:
+			s.Status = "unknown"
+		}
+		out[i] = s
+	}
+	return out, ""
+}
+
+// stepDetail says what a step acts on: its node's text, id or
+// description, and the asserted content.
+func stepDetail(s casefile.Step) string {
+	var parts []string
+	if n := s.Node; n != nil {
+		for _, v := range []*string{n.Text, n.ResourceID, n.Description} {
+			if v != nil && *v != "" {
+				parts = append(parts, *v)
+				break
+			}
+		}
+	}
+	for _, k := range []string{"assertMode", "assertInputContent", "text"} {
+		if v, ok := s.Method.Param(k); ok && v != "" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// deviceLog is the device-side replay log pulled into device/.
+func deviceLog(e *evidence, m artifacts.Manifest) *textBlock {
+	for _, f := range m.Files {
+		if strings.HasPrefix(f.Path, runDevice+"/") && strings.HasSuffix(f.Path, ".log") && e.isFile(f.Path) {
+			b, cut, err := e.read(f.Path, 256<<10)
+			if err != nil {
+				continue
+			}
+			return &textBlock{Name: f.Path, Href: href(f.Path), Lines: splitLines(string(b)), Cut: cut}
+		}
+	}
+	return nil
+}
+
+// runImages lists the device's screenshots of the run (failure first),
+// then the screen after the run.
+func runImages(e *evidence, m artifacts.Manifest, names map[string]string) []image {
+	var shots []image
+	for _, f := range m.Files {
+		if !strings.HasPrefix(f.Path, runDevice+"/") || !isImage(f.Path) || !e.isFile(f.Path) {
+			continue
+		}
+		name := names[f.Source]
+		if name == "" {
+			name = path.Base(f.Path)
+		}
+		shots = append(shots, image{Src: href(f.Path), Caption: name, Mark: strings.Contains(strings.ToLower(name), "fail")})
+	}
+	if len(m.Files) == 0 { // no manifest: list device/ as it is
+		for _, de := range e.entries(runDevice) {
+			rel := runDevice + "/" + de.Name()
+			if isImage(rel) && e.isFile(rel) {
+				shots = append(shots, image{Src: href(rel), Caption: de.Name(), Mark: strings.Contains(strings.ToLower(de.Name()), "fail")})
+			}
+		}
+	}
+	sort.SliceStable(shots, func(i, j int) bool { return shots[i].Mark && !shots[j].Mark })
+	if e.isFile(runScreen) {
+		shots = append(shots, image{Src: runScreen, Caption: "screen after the run"})
+	}
+	return shots
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

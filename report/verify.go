@@ -1,0 +1,343 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"path"
+	"strings"
+)
+
+// Files of a verification run directory (`verify-run --artifacts`),
+// format solopi.ai.verification-report/v1.
+const (
+	verifyPlan     = "plan.json"
+	verifyEvents   = "events.jsonl"
+	verifyReport   = "report.json"
+	verifySegments = "segments"
+	segmentReplay  = "replay"
+	segmentCase    = "compiled-case.json"
+	segmentAgent   = "agent-transcript.json"
+)
+
+func isVerify(e *evidence) bool {
+	return e.isFile(verifyPlan) && (e.isFile(verifyReport) || e.isFile(verifyEvents))
+}
+
+type verifyView struct {
+	Title, Requirement string
+	Tree               []acNode
+	Scenarios          []scenarioView
+	Partial            bool
+}
+
+type acNode struct {
+	ID, Text, Status string
+	Scenarios        []scNode
+}
+
+type scNode struct {
+	ID, Title, Status string
+	Checkpoints       []cpNode
+}
+
+type cpNode struct{ ID, Status, Reason string }
+
+type scenarioView struct {
+	ID, Title, Route, Status, Failure string
+	DependsOn                         []string
+	Preconditions, Cleanup            string
+	Checkpoints                       []checkpointView
+	Segments                          []segmentView
+}
+
+type checkpointView struct {
+	ID, Status, Reason, ACs  string
+	Oracle, Expected, Actual string
+	SegmentID, AfterStep     string
+	Evidence                 []evidenceView
+}
+
+type segmentView struct {
+	ID, Phase, Route, State, Reason string
+	AgentDone                       bool
+	Duration                        string
+	Replay                          *runView
+	Agent                           *agentView
+	Transcript                      []string
+	Evidence                        []evidenceView
+}
+
+// evidenceView is one entry of the report's evidence list: a file
+// (linked, shown when it is an image) or the engine's own note.
+type evidenceView struct {
+	ID, Type, Path, Href, Content string
+	Image                         bool
+}
+
+func verifyPage(e *evidence) (*page, error) {
+	var plan, rep obj
+	if err := e.readJSON(verifyPlan, &plan); err != nil {
+		return nil, err
+	}
+	if e.isFile(verifyReport) {
+		if err := e.readJSON(verifyReport, &rep); err != nil {
+			return nil, err
+		}
+	}
+	intent := object(plan, "intent")
+	req := object(intent, "requirement")
+	tree := object(plan, "goalTree")
+	v := &verifyView{Title: firstNonEmpty(str(tree, "title"), str(req, "title")), Requirement: firstNonEmpty(str(rep, "requirementId"), str(req, "id"), str(tree, "id")),
+		Partial: rep == nil}
+	evidence := map[string]obj{}
+	for _, ev := range objects(rep, "evidence") {
+		evidence[str(ev, "id")] = ev
+	}
+	timing := segmentTimes(e)
+	results := map[string]obj{}
+	for _, s := range objects(rep, "scenarios") {
+		results[str(s, "scenarioId")] = s
+	}
+	planned := map[string]obj{}
+	for _, s := range objects(intent, "scenarios") {
+		planned[str(s, "id")] = s
+	}
+	// Scenarios in execution order, as the plan lists them.
+	order := texts(intent, "executionOrder")
+	if len(order) == 0 {
+		for _, s := range objects(intent, "scenarios") {
+			order = append(order, str(s, "id"))
+		}
+	}
+	cpStatus := map[string]obj{} // scenario/checkpoint -> result
+	for _, id := range order {
+		sv := scenarioOf(e, id, planned[id], results[id], evidence, timing)
+		for _, cp := range objects(results[id], "checkpoints") {
+			cpStatus[id+"/"+str(cp, "checkpointId")] = cp
+		}
+		v.Scenarios = append(v.Scenarios, sv)
+	}
+	acStatus := map[string]string{}
+	for _, ac := range objects(rep, "acceptanceCriteria") {
+		acStatus[str(ac, "acceptanceCriterionId")] = str(ac, "status")
+	}
+	scStatus := map[string]string{}
+	for _, s := range v.Scenarios {
+		scStatus[s.ID] = s.Status
+	}
+	for _, ac := range objects(tree, "children") {
+		an := acNode{ID: str(ac, "id"), Text: str(ac, "text"), Status: firstNonEmpty(acStatus[str(ac, "id")], "not_run")}
+		for _, sc := range objects(ac, "children") {
+			sid := str(sc, "id")
+			sn := scNode{ID: sid, Title: str(planned[sid], "title"), Status: firstNonEmpty(scStatus[sid], "not_run")}
+			for _, cp := range objects(sc, "children") {
+				r := cpStatus[sid+"/"+str(cp, "id")]
+				sn.Checkpoints = append(sn.Checkpoints, cpNode{ID: str(cp, "id"), Status: firstNonEmpty(str(r, "status"), "not_run"), Reason: str(r, "reason")})
+			}
+			an.Scenarios = append(an.Scenarios, sn)
+		}
+		v.Tree = append(v.Tree, an)
+	}
+	status := firstNonEmpty(str(rep, "status"), "partial")
+	detail := ""
+	for _, s := range v.Scenarios {
+		if s.Status == status && s.Failure != "" {
+			detail = s.ID + ": " + s.Failure
+			break
+		}
+	}
+	if v.Partial {
+		detail = "No report.json: the run was interrupted; what the events recorded is shown."
+	}
+	started, _ := integer(rep, "startedAt")
+	finished, _ := integer(rep, "finishedAt")
+	p := &page{Kind: KindVerify, Verify: v, Title: "Verification " + v.Requirement,
+		Banner: banner{Verdict: status, Headline: strings.TrimSpace(v.Requirement + " " + v.Title), Detail: detail},
+		Facts: []fact{{Label: "reportId", Value: str(rep, "reportId"), Mono: true},
+			{Label: "planFingerprint", Value: str(rep, "planFingerprint"), Mono: true},
+			{Label: "outcomeFingerprint", Value: str(rep, "outcomeFingerprint"), Mono: true},
+			{Label: "started", Value: epochText(started)}, {Label: "finished", Value: epochText(finished)}}}
+	if finished >= started && started > 0 {
+		p.Facts = append(p.Facts, fact{Label: "duration", Value: humanMillis(finished - started)})
+	}
+	return p, nil
+}
+
+func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, timing map[string]string) scenarioView {
+	sv := scenarioView{ID: id, Title: str(plan, "title"), Route: firstNonEmpty(str(res, "route"), str(plan, "route")),
+		Status: firstNonEmpty(str(res, "status"), "not_run"), DependsOn: texts(plan, "dependsOn"),
+		Preconditions: str(object(res, "preconditions"), "status"), Cleanup: str(object(res, "cleanup"), "status")}
+	if f := object(res, "failure"); f != nil {
+		sv.Failure = strings.Join(keyValues(f), " · ")
+	}
+	planCP := map[string]obj{}
+	for _, cp := range objects(plan, "checkpoints") {
+		planCP[str(cp, "id")] = cp
+	}
+	failures := map[string]string{} // segmentId -> replay failure message
+	for _, seg := range objects(res, "segments") {
+		sg := segmentOf(e, seg, evidence, timing)
+		if sg.Replay != nil {
+			if f := firstFailure(sg.Replay.Results); f != nil {
+				failures[sg.ID] = f.Message
+			}
+		}
+		sv.Segments = append(sv.Segments, sg)
+	}
+	cps := objects(res, "checkpoints")
+	if res == nil {
+		cps = objects(plan, "checkpoints")
+	}
+	for _, cp := range cps {
+		cid := firstNonEmpty(str(cp, "checkpointId"), str(cp, "id"))
+		pc := planCP[cid]
+		oracle := object(cp, "oracle")
+		if oracle == nil {
+			oracle = object(pc, "oracle")
+		}
+		cv := checkpointView{ID: cid, Status: firstNonEmpty(str(cp, "status"), "not_run"), Reason: str(cp, "reason"),
+			ACs: strings.Join(texts(cp, "acceptanceCriteria"), ", "), SegmentID: str(pc, "segmentId"), AfterStep: str(pc, "afterStep"),
+			Oracle: oracleText(oracle), Expected: str(oracle, "operator") + " " + quoteText(str(oracle, "expected")), Actual: str(cp, "actual")}
+		if _, ok := cp["actual"]; ok && cv.Actual == "" {
+			cv.Actual = `""`
+		} else if cv.Actual != "" {
+			cv.Actual = quoteText(cv.Actual)
+		}
+		if cv.Actual == "" && cv.Status == "failed" && failures[cv.SegmentID] != "" {
+			cv.Actual = "replay: " + failures[cv.SegmentID]
+		}
+		for _, ref := range texts(cp, "evidenceRefs") {
+			cv.Evidence = append(cv.Evidence, evidenceOf(e, ref, evidence[ref]))
+		}
+		sv.Checkpoints = append(sv.Checkpoints, cv)
+	}
+	return sv
+}
+
+func oracleText(o obj) string {
+	if o == nil {
+		return ""
+	}
+	sel := object(o, "selector")
+	return strings.TrimSpace(str(o, "type") + " " + strings.Join(keyValues(sel), ", ") + " → " + firstNonEmpty(str(o, "field"), "text"))
+}
+
+func quoteText(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.ReplaceAll(string(b), `\u003c`, "<")
+}
+
+func segmentOf(e *evidence, seg obj, evidence map[string]obj, timing map[string]string) segmentView {
+	id := str(seg, "segmentId")
+	sg := segmentView{ID: id, Phase: str(seg, "phase"), Route: str(seg, "route"), State: firstNonEmpty(str(seg, "state"), "not_run"),
+		Reason: str(seg, "reason"), Duration: timing[id]}
+	sg.AgentDone, _ = boolean(seg, "agentDone")
+	for _, ref := range texts(seg, "evidenceRefs") {
+		sg.Evidence = append(sg.Evidence, evidenceOf(e, ref, evidence[ref]))
+	}
+	if id == "" || strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
+		return sg
+	}
+	dir := verifySegments + "/" + id
+	if !e.isDir(dir) {
+		return sg
+	}
+	if replay := dir + "/" + segmentReplay; e.isDir(replay) {
+		if sub, err := e.sub(replay); err == nil {
+			var caseJSON []byte
+			if e.isFile(dir + "/" + segmentCase) {
+				caseJSON, _, _ = e.read(dir+"/"+segmentCase, maxJSONBytes)
+			}
+			if isRun(sub) {
+				if rv, _, err := readRun(sub, caseJSON); err == nil {
+					rv.rebase(replay)
+					sg.Replay = rv
+				}
+			}
+			sub.close()
+		}
+	}
+	if list := trajectories(e, dir); len(list) > 0 {
+		var t obj
+		if e.readJSON(list[0], &t) == nil {
+			sg.Agent = agentTimeline(e, t, dir)
+		}
+	}
+	if e.isFile(dir + "/" + segmentAgent) {
+		var tr obj
+		if e.readJSON(dir+"/"+segmentAgent, &tr) == nil {
+			for _, ev := range objects(tr, "events") {
+				sg.Transcript = append(sg.Transcript, str(ev, "type")+": "+strings.Join(keyValues(ev, "type"), " · "))
+			}
+		}
+	}
+	return sg
+}
+
+func evidenceOf(e *evidence, id string, ev obj) evidenceView {
+	x := evidenceView{ID: id, Type: str(ev, "type")}
+	if ev == nil {
+		x.Content = "not in the report's evidence list"
+		return x
+	}
+	if p := str(ev, "path"); p != "" {
+		x.Path = path.Base(strings.ReplaceAll(p, "\\", "/"))
+		if rel, ok := e.local(p); ok {
+			x.Href, x.Path, x.Image = href(rel), rel, isImage(rel)
+		}
+		return x
+	}
+	x.Content = compact(ev["content"])
+	return x
+}
+
+// segmentTimes reads how long each segment ran from events.jsonl.
+func segmentTimes(e *evidence) map[string]string {
+	out := map[string]string{}
+	b, _, err := e.read(verifyEvents, maxJSONBytes)
+	if err != nil {
+		return out
+	}
+	started := map[string]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var ev obj
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.UseNumber()
+		if dec.Decode(&ev) != nil {
+			continue
+		}
+		ts, _ := integer(ev, "timestamp")
+		id := str(ev, "segmentId")
+		switch str(ev, "type") {
+		case "segment_started":
+			started[id] = ts
+		case "segment_finished":
+			if s, ok := started[id]; ok && ts >= s {
+				out[id] = humanMillis(ts - s)
+			}
+		}
+	}
+	return out
+}
+
+// rebase makes a run's links relative to a report prefix directories up.
+func (v *runView) rebase(prefix string) {
+	p := href(prefix) + "/"
+	for i := range v.Images {
+		v.Images[i].Src = p + v.Images[i].Src
+	}
+	if v.Logcat != nil {
+		v.Logcat.Href = p + v.Logcat.Href
+	}
+	if v.DeviceLog != nil {
+		v.DeviceLog.Href = p + v.DeviceLog.Href
+	}
+	if v.Manifest != nil {
+		for i := range v.Manifest.Files {
+			v.Manifest.Files[i].Href = p + v.Manifest.Files[i].Href
+		}
+	}
+}

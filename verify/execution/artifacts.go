@@ -1,0 +1,200 @@
+package execution
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// Codes of artifact errors.
+const (
+	CodeArtifactsExist = "artifacts_exist"
+	CodeArtifactsIO    = "artifacts_io_failed"
+)
+
+// redactedText replaces an owner token wherever it would be written.
+const redactedText = "[redacted]"
+
+// artifactDir is a run's evidence directory:
+//
+//	plan.json  events.jsonl  report.json
+//	segments/<segmentId>/compiled-case.json, import-receipt.json,
+//	    run-response.json, replay/{result.json,screen.png,logcat.txt}
+//	segments/<segmentId>/agent-transcript.json, agent-timeline.json
+//
+// Every JSON file is written with sorted keys and owner tokens removed.
+type artifactDir struct {
+	root string
+
+	mu      sync.Mutex
+	secrets []string
+}
+
+// createArtifactDir makes the run's directory; it must not exist yet (a
+// run never mixes its evidence with another's).
+func createArtifactDir(root string) (*artifactDir, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot resolve the artifacts path", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot create the artifacts directory's parent", err).With("artifacts", abs)
+	}
+	if err := os.Mkdir(abs, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", abs)
+		}
+		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot create the artifacts directory", err).With("artifacts", abs)
+	}
+	return &artifactDir{root: abs}, nil
+}
+
+// addSecret registers an owner token to keep out of every file.
+func (a *artifactDir) addSecret(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.secrets = append(a.secrets, s)
+}
+
+func (a *artifactDir) redact(s string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, sec := range a.secrets {
+		s = strings.ReplaceAll(s, sec, redactedText)
+	}
+	return s
+}
+
+// sanitize drops ownerToken keys and redacts tokens inside strings.
+func (a *artifactDir) sanitize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if k != "ownerToken" {
+				out[k] = a.sanitize(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = a.sanitize(e)
+		}
+		return out
+	case string:
+		return a.redact(x)
+	}
+	return v
+}
+
+// segmentDir is the directory of one segment's evidence.
+func (a *artifactDir) segmentDir(segmentID string) (string, error) {
+	dir := filepath.Join(a.root, "segments", verify.EvidenceDirName(segmentID))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot create a segment's evidence directory", err).With("file", dir)
+	}
+	return dir, nil
+}
+
+// toTree turns any JSON-encodable value into the generic tree.
+func toTree(v any) (any, error) {
+	switch v.(type) {
+	case map[string]any, []any, nil, string, bool, json.Number:
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return canonjson.Decode(b)
+}
+
+// writeJSON writes v (sanitized) to path and returns its file evidence.
+func (a *artifactDir) writeJSON(path string, v any, typ string) (verify.Evidence, error) {
+	tree, err := toTree(v)
+	if err != nil {
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
+	}
+	b, err := canonjson.MarshalIndent(a.sanitize(tree), "  ")
+	if err != nil {
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
+	}
+	b = append(b, '\n')
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot write evidence", err).With("file", path)
+	}
+	return bytesEvidence(path, b, typ), nil
+}
+
+func bytesEvidence(path string, b []byte, typ string) verify.Evidence {
+	sum := sha256.Sum256(b)
+	return verify.Evidence{Type: typ, Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+}
+
+// fileEvidence hashes an existing file; text files the device produced
+// (logcat) are first rewritten without owner tokens.
+func (a *artifactDir) fileEvidence(path, typ string, redactText bool) (verify.Evidence, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return verify.Evidence{}, fault.Wrap(fault.Transport, CodeArtifactsIO, "cannot read verification evidence", err).With("file", path)
+	}
+	if redactText {
+		clean := []byte(a.redact(string(b)))
+		if !bytes.Equal(clean, b) {
+			if err := os.WriteFile(path, clean, 0o644); err != nil {
+				return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot redact verification evidence", err).With("file", path)
+			}
+			b = clean
+		}
+	}
+	return bytesEvidence(path, b, typ), nil
+}
+
+// events is the run's events.jsonl: one sorted-key JSON object per line
+// with a sequence number and a millisecond timestamp.
+type events struct {
+	a     *artifactDir
+	path  string
+	clock clock.Clock
+	seq   int
+	mu    sync.Mutex
+}
+
+func (e *events) append(typ string, details map[string]any) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	ev := map[string]any{}
+	for k, v := range e.a.sanitize(details).(map[string]any) {
+		ev[k] = v
+	}
+	ev["sequence"], ev["timestamp"], ev["type"] = e.seq, e.clock.Now().UnixMilli(), typ
+	b, err := canonjson.Marshal(ev)
+	if err != nil {
+		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode a verification event", err)
+	}
+	f, err := os.OpenFile(e.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot append a verification event", err).With("file", e.path)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot append a verification event", err).With("file", e.path)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package execution
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"path/filepath"
+
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// Engine runs a validated plan on a phone through its ports and judges the
+// result.
+type Engine struct {
+	Runner CaseRunner
+	Agent  AgentSession
+	// Provider decides explore steps live; nil uses Decisions (static).
+	Provider  DecisionProvider
+	Decisions Decisions
+	// Vision judges vision checkpoints; nil leaves them not_tested
+	// (vision_not_judged).
+	Vision VisionJudge
+	// RestartApp is passed to test and precondition replays (nil: the
+	// run's default); cleanup never restarts the app.
+	RestartApp *bool
+	Clock      clock.Clock
+	// Random fills bytes for report IDs and owner tokens (crypto/rand
+	// when nil; tests make it deterministic).
+	Random func([]byte)
+}
+
+// RunOutput is a finished (or interrupted) run.
+type RunOutput struct {
+	Report     *verify.Report
+	ReportPath string
+	EventsPath string
+	PlanPath   string
+}
+
+// Run executes plan and writes its evidence under dir, which must not
+// exist: plan.json, events.jsonl, segments/…, report.json. The report is
+// the Judge's verdict on what was recorded. When ctx is cancelled
+// (SIGINT/SIGTERM) the active replay or Agent session is cancelled through
+// its port, nothing further starts, and a partial report marked
+// interrupted is still written. The error is for what prevents a report
+// (the directory exists, a file cannot be written).
+func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOutput, error) {
+	e.Clock = clock.Or(e.Clock)
+	a, err := createArtifactDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := &RunOutput{
+		PlanPath:   filepath.Join(a.root, "plan.json"),
+		EventsPath: filepath.Join(a.root, "events.jsonl"),
+		ReportPath: filepath.Join(a.root, "report.json"),
+	}
+	if _, err := a.writeJSON(out.PlanPath, plan.Tree(), "plan"); err != nil {
+		return nil, err
+	}
+	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}}
+	rec := &verify.RunRecord{ReportID: "verification-run-" + e.hex(16), StartedAt: e.Clock.Now().UnixMilli()}
+	r.rec = rec
+	if err := r.ev.append("verification_started", map[string]any{"requirementId": plan.Requirement.ID, "planFingerprint": plan.Fingerprint}); err != nil {
+		return nil, err
+	}
+	if err := r.walk(ctx); err != nil {
+		return nil, err
+	}
+	rec.FinishedAt = e.Clock.Now().UnixMilli()
+	report := verify.Judge(plan, rec)
+	report.Artifacts = &verify.ReportArtifacts{Plan: out.PlanPath, Events: out.EventsPath}
+	fin := map[string]any{"reportId": report.ReportID, "status": report.Status, "outcomeFingerprint": report.OutcomeFingerprint}
+	if rec.Interrupted {
+		fin["interrupted"] = true
+	}
+	if err := r.ev.append("verification_finished", fin); err != nil {
+		return nil, err
+	}
+	if _, err := a.writeJSON(out.ReportPath, report, "report"); err != nil {
+		return nil, err
+	}
+	out.Report = report
+	return out, nil
+}
+
+func (e *Engine) hex(n int) string {
+	b := make([]byte, n)
+	if e.Random != nil {
+		e.Random(b)
+	} else {
+		_, _ = rand.Read(b)
+	}
+	return hex.EncodeToString(b)
+}
+
+// run is one execution of a plan.
+type run struct {
+	e    *Engine
+	plan *verify.Plan
+	a    *artifactDir
+	ev   *events
+	rec  *verify.RunRecord
+}
+
+// walk runs the scenarios in execution order with the judge's rules on
+// what runs: a scenario whose dependency did not pass runs nothing;
+// preconditions gate the test segments; test segments stop at the first
+// that neither passed nor ended done; cleanup runs when a test segment
+// started or preconditions exist.
+func (r *run) walk(ctx context.Context) error {
+	statuses := map[string]string{}
+	for _, id := range r.plan.ExecutionOrder {
+		sc := r.plan.Scenario(id)
+		if len(verify.DependenciesPassed(sc, statuses)) == 0 {
+			if err := r.scenario(ctx, sc); err != nil {
+				return err
+			}
+		}
+		statuses[id] = verify.ScenarioStatus(r.plan, r.rec, sc, statuses)
+		if r.rec.Interrupted {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (r *run) scenario(ctx context.Context, sc *verify.Scenario) error {
+	hasPre, preOK, err := r.phase(ctx, sc, verify.PhasePrecondition, func(o *verify.SegmentOutcome) bool {
+		return o.State == verify.StatePassed && len(o.Evidence) > 0
+	})
+	if err != nil || r.rec.Interrupted {
+		return err
+	}
+	testStarted := false
+	if preOK {
+		testStarted, _, err = r.phase(ctx, sc, verify.PhaseTest, func(o *verify.SegmentOutcome) bool {
+			return (o.State == verify.StatePassed || o.State == verify.StateDone) && len(o.Evidence) > 0
+		})
+		if err != nil || r.rec.Interrupted {
+			return err
+		}
+	}
+	if !testStarted && !hasPre {
+		return nil
+	}
+	_, _, err = r.phase(ctx, sc, verify.PhaseCleanup, func(*verify.SegmentOutcome) bool { return true })
+	return err
+}
+
+// phase runs the scenario's segments of one phase in order while
+// keepGoing accepts each outcome. It reports whether any segment ran and
+// whether every one was accepted.
+func (r *run) phase(ctx context.Context, sc *verify.Scenario, phase string, keepGoing func(*verify.SegmentOutcome) bool) (ran, ok bool, err error) {
+	for i := range sc.Segments {
+		seg := &sc.Segments[i]
+		if seg.Phase != phase {
+			continue
+		}
+		ran = true
+		o, err := r.segment(ctx, sc, seg)
+		if err != nil || r.rec.Interrupted {
+			return ran, false, err
+		}
+		if !keepGoing(o) {
+			return ran, false, nil
+		}
+	}
+	return ran, true, nil
+}
+
+// segment runs one segment between its started and finished events and
+// records its outcome. An interrupt during it marks the run interrupted.
+func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
+	if ctx.Err() != nil {
+		// Interrupted between segments: nothing new starts.
+		r.rec.Interrupted = true
+		return nil, nil
+	}
+	base := map[string]any{"scenarioId": sc.ID, "segmentId": seg.ID, "phase": seg.Phase, "route": seg.Route}
+	if err := r.ev.append("segment_started", base); err != nil {
+		return nil, err
+	}
+	var o *verify.SegmentOutcome
+	var err error
+	if seg.Deterministic() {
+		o, err = r.fixed(ctx, sc, seg)
+	} else {
+		o, err = r.dynamic(ctx, sc, seg)
+	}
+	if err != nil && !fault.IsInterrupt(err) {
+		return nil, err
+	}
+	if fault.IsInterrupt(err) {
+		o.State, o.Reason = verify.NotTested, verify.ReasonInterrupted
+	}
+	if err != nil || ctx.Err() != nil {
+		// A segment that finished before the interrupt was noticed keeps
+		// its verdict; the run stops after it either way.
+		r.rec.Interrupted = true
+	}
+	o.SegmentID = seg.ID
+	r.rec.Record(sc.ID, o)
+	fin := map[string]any{"state": o.State, "reason": nil, "agentDone": o.AgentDone}
+	if o.Reason != "" {
+		fin["reason"] = o.Reason
+	}
+	for k, v := range base {
+		fin[k] = v
+	}
+	if err := r.ev.append("segment_finished", fin); err != nil {
+		return nil, err
+	}
+	return o, nil
+}

@@ -1,0 +1,109 @@
+package execution
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// The outcome fingerprints solopi-ai computes for its fixtures on the
+// Counter app.
+const (
+	outcomeCounterSuccess    = "b98aee168968e31c0129a3b4b6b2c5ebaeedecebc9d6e106d88cb208ce6a79fa"
+	outcomeMatrixDecisions   = "61e3753994ad27d965fd556d4dd7aef201ccd686c435390e489577bbe519a91a"
+	outcomeMatrixNoDecisions = "89c20de7008a76c345446859d2e48f02cc88d8ecc2d15b00174edd52ea9186a2"
+)
+
+func runFixture(t *testing.T, fixture string, decisions bool, phone *counterPhone) *RunOutput {
+	t.Helper()
+	plan := compileFixture(t, fixture)
+	rememberCases(plan)
+	e := &Engine{Runner: phone, Agent: phone, Clock: clock.NewFake(time.UnixMilli(1_700_000_000_000))}
+	if decisions {
+		d, err := ParseDecisions(readFixture(t, "counter-agent-decisions"), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Decisions = d
+	}
+	out, err := e.Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestEngineGoldenOutcomes(t *testing.T) {
+	cases := []struct {
+		name, fixture string
+		decisions     bool
+		status, want  string
+		scenarios     map[string]string
+	}{
+		{"counter-success", "counter-success", false, verify.Passed, outcomeCounterSuccess, map[string]string{"deterministic-success": verify.Passed}},
+		{"matrix with decisions", "counter-outcome-matrix", true, verify.Failed, outcomeMatrixDecisions, map[string]string{
+			"hybrid-success": verify.Passed, "product-failure": verify.Failed, "agent-false-done": verify.Failed,
+			"uncovered-checkpoint": verify.NotTested, "cleanup-failure": verify.Failed,
+		}},
+		{"matrix without decisions", "counter-outcome-matrix", false, verify.NotTested, outcomeMatrixNoDecisions, map[string]string{
+			"hybrid-success": verify.NotTested, "product-failure": verify.NotTested, "agent-false-done": verify.NotTested,
+			"uncovered-checkpoint": verify.NotTested, "cleanup-failure": verify.NotTested,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := runFixture(t, c.fixture, c.decisions, &counterPhone{})
+			b, err := os.ReadFile(out.ReportPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schemas.Validate(t, "verification-report", b)
+			r := out.Report
+			if r.Status != c.status || r.OutcomeFingerprint != c.want {
+				t.Errorf("status %s outcome %s, want %s %s", r.Status, r.OutcomeFingerprint, c.status, c.want)
+			}
+			for _, s := range r.Scenarios {
+				if s.Status != c.scenarios[s.ScenarioID] {
+					t.Errorf("scenario %s = %s, want %s (failure %+v)", s.ScenarioID, s.Status, c.scenarios[s.ScenarioID], s.Failure)
+				}
+			}
+		})
+	}
+}
+
+func TestEngineKeepsOwnerTokensOutOfEveryFile(t *testing.T) {
+	phone := &counterPhone{}
+	out := runFixture(t, "counter-outcome-matrix", true, phone)
+	if len(phone.tokens) == 0 {
+		t.Fatal("no Agent session was started")
+	}
+	root := filepath.Dir(out.ReportPath)
+	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, tok := range phone.tokens {
+			if strings.Contains(string(b), tok) {
+				t.Errorf("%s contains an owner token", path)
+			}
+		}
+		if strings.Contains(string(b), `"ownerToken"`) {
+			t.Errorf("%s contains an ownerToken field", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

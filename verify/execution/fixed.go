@@ -1,0 +1,121 @@
+package execution
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// fixed runs a deterministic segment: write the compiled case, import it
+// (replacing any case of that name), replay it, and keep every answer and
+// replay file as evidence. The replay's verdict is the segment's state; a
+// replay that did not reach passed or failed is not_tested.
+func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
+	o := &verify.SegmentOutcome{}
+	failState := verify.NotTested
+	if seg.Phase == verify.PhaseCleanup {
+		failState = verify.Failed
+	}
+	dir, err := r.a.segmentDir(seg.ID)
+	if err != nil {
+		return nil, err
+	}
+	casePath := filepath.Join(dir, "compiled-case.json")
+	ev, err := r.a.writeJSON(casePath, seg.Case.Tree(), "compiled_solopi_case")
+	if err != nil {
+		return nil, err
+	}
+	o.Evidence = append(o.Evidence, ev)
+
+	imp, ierr := r.e.Runner.ImportCase(ctx, seg.Case, casePath)
+	if imp.Receipt == nil && ierr != nil {
+		imp.Receipt = fault.From(ierr).Fields()
+	}
+	if imp.Receipt != nil {
+		ev, err := r.a.writeJSON(filepath.Join(dir, "import-receipt.json"), imp.Receipt, "case_import_receipt")
+		if err != nil {
+			return nil, err
+		}
+		o.Evidence = append(o.Evidence, ev)
+	}
+	switch {
+	case fault.IsInterrupt(ierr):
+		return o, ierr
+	case ierr != nil && fault.KindOf(ierr) != fault.Failed:
+		o.State, o.Reason, o.Error = failState, verify.ReasonAdapterError, fault.From(ierr).Error()
+		return o, nil
+	case ierr != nil || !imp.OK:
+		o.State, o.Reason = failState, verify.ReasonCaseImportFailed
+		return o, nil
+	}
+
+	restart := r.e.RestartApp
+	if seg.Phase == verify.PhaseCleanup {
+		no := false
+		restart = &no
+	}
+	res, rerr := r.e.Runner.RunCase(ctx, RunRequest{
+		CaseName: seg.Case.Name, TargetPackage: sc.TargetAppPackage, RestartApp: restart,
+		ArtifactsDir: filepath.Join(dir, "replay"),
+	})
+	if res.Response == nil && rerr != nil {
+		res.Response = fault.From(rerr).Fields()
+	}
+	if res.Response != nil {
+		ev, err := r.a.writeJSON(filepath.Join(dir, "run-response.json"), res.Response, "replay_result")
+		if err != nil {
+			return nil, err
+		}
+		o.Evidence = append(o.Evidence, ev)
+	}
+	names := make([]string, 0, len(res.Files))
+	for name := range res.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		ev, err := r.a.fileEvidence(res.Files[name], "replay_"+name, name == "logcat")
+		if err != nil {
+			return nil, err
+		}
+		o.Evidence = append(o.Evidence, ev)
+	}
+	if fault.IsInterrupt(rerr) {
+		return o, rerr
+	}
+	state, _ := res.Response["state"].(string)
+	switch state {
+	case verify.StatePassed, verify.StateFailed:
+		o.State = state
+	default:
+		o.State, o.Reason = verify.NotTested, verify.ReasonReplayNotTerminal
+	}
+	o.FailedStepID = failedStep(res.Response)
+	if rerr != nil && fault.KindOf(rerr) != fault.Failed && state != verify.StateFailed {
+		o.State, o.Reason, o.Error = verify.NotTested, verify.ReasonReplayTransport, fault.From(rerr).Error()
+	}
+	if o.State == verify.StatePassed || o.State == verify.StateFailed {
+		if screen := res.Files["screen"]; screen != "" {
+			var err error
+			if o.Vision, err = r.reviewVision(ctx, sc, seg, screen, dir); err != nil {
+				return o, err
+			}
+		}
+	}
+	return o, nil
+}
+
+// failedStep is the first non-empty results[].exceptionStepId of a run.
+func failedStep(response map[string]any) string {
+	results, _ := response["results"].([]any)
+	for _, r := range results {
+		m, _ := r.(map[string]any)
+		if id, ok := m["exceptionStepId"].(string); ok && id != "" {
+			return id
+		}
+	}
+	return ""
+}

@@ -1,0 +1,216 @@
+package execution
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// Decision provider names (verify-run --decision-provider).
+const (
+	ProviderStatic   = "static"
+	ProviderCloud    = "cloud"
+	ProviderOnDevice = "on-device"
+	ProviderVision   = "vision"
+)
+
+// Provider error codes.
+const (
+	CodeProviderNotSupported = "provider_not_supported"
+	CodeProviderConflict     = "provider_conflict"
+	CodeProviderOptions      = "invalid_provider_options"
+	CodeCloudUnavailable     = "cloud_unavailable"
+	CodeInvalidDecision      = "invalid_decision"
+)
+
+// ProviderOptions are the verify-run flags that choose and configure the
+// decision provider.
+type ProviderOptions struct {
+	Name string
+	// DecisionsFile is set when --agent-decisions was given: only the
+	// static provider reads it.
+	DecisionsFile         string
+	CloudEndpoint         string
+	CloudFallbackEndpoint string
+	ModelPackage          string
+	CloudTimeout          time.Duration // default 30 s
+	// Vision is the pure-vision planner provider, when the binary has one
+	// wired for this device.
+	Vision DecisionProvider
+}
+
+// SelectProvider returns the live provider for opts, or nil for static
+// (the engine then reads its Decisions). A live provider with a decisions
+// file is a conflict; on-device needs SoloPi's on-device model packages,
+// which this tool does not deploy.
+func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
+	name := opts.Name
+	if name == "" {
+		name = ProviderStatic
+	}
+	if name == ProviderStatic {
+		return nil, nil
+	}
+	if opts.DecisionsFile != "" {
+		return nil, fault.Usagef(CodeProviderConflict, "--decision-provider %s cannot be combined with --agent-decisions", name)
+	}
+	var p DecisionProvider
+	switch name {
+	case ProviderCloud:
+		if opts.CloudEndpoint == "" {
+			return nil, fault.Usage(CodeProviderOptions, "--decision-provider cloud needs --cloud-endpoint")
+		}
+		c, err := NewCloudProvider(opts.CloudEndpoint, opts.CloudTimeout)
+		if err != nil {
+			return nil, err
+		}
+		p = c
+	case ProviderVision:
+		if opts.Vision == nil {
+			return nil, fault.Usage(CodeProviderNotSupported, "the vision provider needs a model configuration (planner) for this run")
+		}
+		p = opts.Vision
+	case ProviderOnDevice:
+		return nil, fault.Usage(CodeProviderNotSupported,
+			"the on-device provider runs SoloPi's signed on-device model packages, which this tool does not deploy; use --decision-provider vision, cloud or static").
+			WithUserAction("choose --decision-provider static (a decisions file), cloud (--cloud-endpoint) or vision")
+	default:
+		return nil, fault.Usagef(CodeProviderOptions, "unknown decision provider %q (static, cloud, vision, on-device)", name)
+	}
+	if opts.CloudFallbackEndpoint != "" {
+		fb, err := NewCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout)
+		if err != nil {
+			return nil, err
+		}
+		p = &FallbackProvider{Primary: p, Fallback: fb}
+	}
+	return p, nil
+}
+
+// providerError is a provider failure; fallback-eligible ones (the model
+// was unreachable, not wrong) let a FallbackProvider answer instead.
+func providerError(code, msg string, eligible bool, cause error) *fault.Error {
+	return fault.Wrap(fault.Transport, code, msg, cause).With("fallbackEligible", eligible)
+}
+
+// FallbackEligible reports whether err lets a fallback provider answer.
+func FallbackEligible(err error) bool {
+	var e *fault.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	ok, _ := e.Details["fallbackEligible"].(bool)
+	return ok
+}
+
+// MaxCloudResponse caps a cloud provider's answer.
+const MaxCloudResponse = 1 << 20
+
+// CloudProvider posts the decision context as JSON to an endpoint and reads
+// one decision object back (solopi-ai's HTTP contract): 30 s per request,
+// at most 1 MiB, a JSON object. An unreachable endpoint, an HTTP error or
+// an unreadable answer is cloud_unavailable (fallback-eligible); an answer
+// that is not an object is invalid_decision.
+type CloudProvider struct {
+	endpoint string
+	timeout  time.Duration
+	client   *retryablehttp.Client
+}
+
+// NewCloudProvider checks the endpoint (http or https) and builds the
+// client.
+func NewCloudProvider(endpoint string, timeout time.Duration) (*CloudProvider, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fault.Usage(CodeProviderOptions, "the cloud endpoint must be an http or https URL")
+	}
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	c := retryablehttp.NewClient()
+	c.RetryMax = 1
+	c.RetryWaitMin, c.RetryWaitMax = 200*time.Millisecond, time.Second
+	c.Logger = nil
+	c.HTTPClient.Timeout = timeout
+	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return &CloudProvider{endpoint: endpoint, timeout: timeout, client: c}, nil
+}
+
+// Decide posts in and returns the decision object.
+func (c *CloudProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, CodeCloudUnavailable, "cannot encode the decision context", err)
+	}
+	// One budget for the decision, a retry of a dropped connection or a
+	// 5xx included.
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := retryablehttp.NewRequestWithContext(rctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while waiting for the cloud decision provider", ctx.Err())
+		}
+		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxCloudResponse+1))
+	switch {
+	case err != nil:
+		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer could not be read", true, err)
+	case resp.StatusCode/100 != 2:
+		return nil, providerError(CodeCloudUnavailable, fmt.Sprintf("the cloud decision provider answered HTTP %d", resp.StatusCode), true, nil)
+	case len(data) > MaxCloudResponse:
+		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer is larger than 1 MiB", true, nil)
+	}
+	v, err := canonjson.Decode(data)
+	if err != nil {
+		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer is not JSON", true, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, providerError(CodeInvalidDecision, "the cloud decision must be a JSON object", false, nil)
+	}
+	return m, nil
+}
+
+// FallbackProvider asks Fallback when Primary fails in a fallback-eligible
+// way, and marks the decision {"fallback":{"used":true,"reason","primaryError"}}.
+type FallbackProvider struct {
+	Primary, Fallback DecisionProvider
+}
+
+// Decide asks the primary, then the fallback.
+func (f *FallbackProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
+	d, err := f.Primary.Decide(ctx, in)
+	if err == nil || fault.IsInterrupt(err) || !FallbackEligible(err) {
+		return d, err
+	}
+	d, ferr := f.Fallback.Decide(ctx, in)
+	if ferr != nil {
+		return nil, ferr
+	}
+	e := fault.From(err)
+	out := make(map[string]any, len(d)+1)
+	for k, v := range d {
+		out[k] = v
+	}
+	out["fallback"] = map[string]any{"used": true, "reason": e.Code, "primaryError": e.Message}
+	return out, nil
+}

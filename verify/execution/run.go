@@ -1,0 +1,91 @@
+package execution
+
+import (
+	"context"
+	"os"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// RunOptions are verify-run's inputs once the device ports exist.
+type RunOptions struct {
+	// Plan is the plan file's bytes; Artifacts the evidence directory
+	// (must not exist).
+	Plan      []byte
+	Artifacts string
+	// DecisionsFile is --agent-decisions ("" for none).
+	DecisionsFile string
+	Provider      ProviderOptions
+	// JUnit, when set, is where the JUnit XML is written.
+	JUnit string
+	// Engine carries the ports, the vision judge, RestartApp and the
+	// clock; its Provider and Decisions are filled here.
+	Engine Engine
+}
+
+// RunSummary is verify-run's output: success is status == passed. The
+// command exits 0 when passed, 2 when failed or not_tested, 130 when
+// Interrupted.
+type RunSummary struct {
+	Success            bool   `json:"success"`
+	Status             string `json:"status"`
+	Interrupted        bool   `json:"interrupted,omitempty"`
+	ReportID           string `json:"reportId"`
+	PlanFingerprint    string `json:"planFingerprint"`
+	OutcomeFingerprint string `json:"outcomeFingerprint"`
+	Report             string `json:"report"`
+	Events             string `json:"events"`
+	JUnit              string `json:"junit,omitempty"`
+}
+
+// RunPlan validates the plan, reads the decisions, chooses the provider,
+// runs the engine and writes the report (and JUnit). Every input problem
+// (invalid plan or decisions, provider misuse, an existing artifacts
+// directory or JUnit file) is refused before the phone is touched.
+func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
+	plan, _, err := verify.LoadPlan(o.Plan)
+	if err != nil {
+		return nil, err
+	}
+	e := o.Engine
+	o.Provider.DecisionsFile = o.DecisionsFile
+	if e.Provider, err = SelectProvider(o.Provider); err != nil {
+		return nil, err
+	}
+	if o.DecisionsFile != "" {
+		b, err := os.ReadFile(o.DecisionsFile)
+		if err != nil {
+			return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "cannot read the decisions file", err).With("file", o.DecisionsFile)
+		}
+		if e.Decisions, err = ParseDecisions(b, plan); err != nil {
+			return nil, err
+		}
+	}
+	if o.JUnit != "" {
+		if err := artifacts.CheckOutputFile(o.JUnit, false); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Lstat(o.Artifacts); err == nil {
+		return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", o.Artifacts)
+	}
+	out, err := e.Run(ctx, plan, o.Artifacts)
+	if err != nil {
+		return nil, err
+	}
+	r := out.Report
+	s := &RunSummary{
+		Success: r.Status == verify.Passed && !r.Interrupted, Status: r.Status, Interrupted: r.Interrupted,
+		ReportID: r.ReportID, PlanFingerprint: r.PlanFingerprint, OutcomeFingerprint: r.OutcomeFingerprint,
+		Report: out.ReportPath, Events: out.EventsPath,
+	}
+	if o.JUnit != "" {
+		if err := WriteJUnit(o.JUnit, r); err != nil {
+			return nil, fault.Wrap(fault.Internal, artifacts.CodeWriteFailed, "cannot write the JUnit report", err).With("junit", o.JUnit)
+		}
+		s.JUnit = o.JUnit
+	}
+	return s, nil
+}

@@ -1,0 +1,71 @@
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+func TestRunPlan(t *testing.T) {
+	dir := t.TempDir()
+	p := compileFixture(t, "counter-outcome-matrix")
+	rememberCases(p)
+	planBytes, _ := verify.MarshalPlan(p)
+	decisions := filepath.Join(dir, "decisions.json")
+	if err := os.WriteFile(decisions, readFixture(t, "counter-agent-decisions"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	phone := &counterPhone{}
+	opts := RunOptions{Plan: planBytes, Artifacts: filepath.Join(dir, "run"), DecisionsFile: decisions,
+		JUnit: filepath.Join(dir, "junit.xml"), Engine: Engine{Runner: phone, Agent: phone}}
+	s, err := RunPlan(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Status != verify.Failed || s.Success || s.OutcomeFingerprint != outcomeMatrixDecisions {
+		t.Errorf("summary = %+v", s)
+	}
+	b, _ := json.Marshal(s)
+	schemas.Validate(t, "verify-run", b)
+
+	// Refused before the phone is touched.
+	calls := len(phone.calls)
+	for name, edit := range map[string]func(o *RunOptions){
+		CodeArtifactsExist: func(o *RunOptions) { o.JUnit = "" },
+		CodeProviderConflict: func(o *RunOptions) {
+			o.Artifacts += "2"
+			o.Provider.Name = ProviderCloud
+			o.Provider.CloudEndpoint = "http://127.0.0.1:1"
+		},
+		verify.CodeInvalidDecisions: func(o *RunOptions) {
+			o.Artifacts += "3"
+			bad := filepath.Join(dir, "bad.json")
+			_ = os.WriteFile(bad, []byte(`{"hybrid-success":[]}`), 0o644)
+			o.DecisionsFile = bad
+		},
+		verify.CodeFingerprintMismatch: func(o *RunOptions) {
+			o.Plan = []byte(`{"schemaVersion":"solopi.ai.verification-plan/v1","planFingerprint":"` + outcomeMatrixDecisions + `"}`)
+		},
+		CodeProviderNotSupported: func(o *RunOptions) {
+			o.Artifacts += "4"
+			o.DecisionsFile = ""
+			o.Provider.Name = ProviderOnDevice
+		},
+	} {
+		o := opts
+		o.JUnit = ""
+		edit(&o)
+		if _, err := RunPlan(context.Background(), o); fault.CodeOf(err) != name || fault.KindOf(err) != fault.Invalid {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+	if len(phone.calls) != calls {
+		t.Errorf("a refused run touched the phone: %v", phone.calls[calls:])
+	}
+}

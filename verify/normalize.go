@@ -1,0 +1,294 @@
+package verify
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Schema versions.
+const (
+	RequirementSchema = "solopi.ai.requirement/v1"
+	NormalizedSchema  = "solopi.ai.normalized-requirement/v1"
+	IntentSchema      = "solopi.ai.test-intent/v1"
+	PlanSchema        = "solopi.ai.verification-plan/v1"
+	ReportSchema      = "solopi.ai.verification-report/v1"
+)
+
+// Requirement is the requirement's identity and acceptance criteria.
+type Requirement struct {
+	ID                 string
+	Title              string
+	Description        string
+	AcceptanceCriteria []AC
+}
+
+// AC is one acceptance criterion.
+type AC struct{ ID, Text string }
+
+func (r Requirement) tree() map[string]any {
+	acs := make([]any, len(r.AcceptanceCriteria))
+	for i, ac := range r.AcceptanceCriteria {
+		acs[i] = map[string]any{"id": ac.ID, "text": ac.Text}
+	}
+	return map[string]any{"id": r.ID, "title": r.Title, "description": r.Description, "acceptanceCriteria": acs}
+}
+
+// bindingMap is an object of bindings with its keys in written order.
+type bindingMap struct {
+	keys   []string
+	values map[string]any
+}
+
+// Flow is a reusable flow: default bindings and raw steps (resolved and
+// checked only where a scenario uses it).
+type Flow struct {
+	ID       string
+	defaults bindingMap
+	steps    []any
+}
+
+// ScenarioSource is a scenario after the shallow checks of normalization:
+// steps, checkpoints, preconditions and cleanup are still raw.
+type ScenarioSource struct {
+	ID                 string
+	Title              string
+	AcceptanceCriteria []string
+	DependsOn          []string
+	bindings, testData bindingMap
+	preconditions      []any
+	steps              []any
+	checkpoints        []any
+	cleanup            []any
+	Budget             Budget
+	// requestedRoute, targetAppPackage and targetAppLabel are raw values:
+	// they are checked when the scenario compiles.
+	requestedRoute   any
+	targetAppPackage any
+	targetAppLabel   any
+	// pointer is the scenario's JSON pointer in the document (flow uses
+	// find their call-site bindings' key order through it).
+	pointer string
+}
+
+// Normalized is a requirement after Normalize: the verify-normalize output
+// and what sourceFingerprint hashes.
+type Normalized struct {
+	Requirement Requirement
+	parameters  bindingMap
+	Flows       []Flow
+	Scenarios   []ScenarioSource
+	doc         *Document
+}
+
+// Normalize checks a requirement's shape and fills defaults, without
+// resolving bindings, expanding flows or checking steps and oracles (that
+// is compilation's work, as in solopi-ai).
+func Normalize(doc *Document) (*Normalized, error) {
+	src, ok := doc.Tree.(map[string]any)
+	if !ok {
+		return nil, invalid(CodeInvalidContract, "the requirement document must be an object", "field", "requirement document")
+	}
+	if v := lookup(src, "schemaVersion", RequirementSchema); v != RequirementSchema {
+		return nil, invalid(CodeUnsupportedSchema, "unsupported requirement schema", "schemaVersion", v)
+	}
+	req := src
+	if v := lookup(src, "requirement", nil); v != nil {
+		m, err := object(v, "requirement")
+		if err != nil {
+			return nil, err
+		}
+		req = m
+	}
+	n := &Normalized{doc: doc}
+	var err error
+	if n.Requirement.ID, err = identifier(lookup(req, "id", lookup(req, "requirementId", nil)), "requirement id"); err != nil {
+		return nil, err
+	}
+	if n.Requirement.Title, err = text(lookup(req, "title", nil), "requirement title"); err != nil {
+		return nil, err
+	}
+	desc, ok := lookup(req, "description", "").(string)
+	if !ok {
+		return nil, invalid(CodeInvalidContract, "the requirement description must be text")
+	}
+	n.Requirement.Description = desc
+	if n.Requirement.AcceptanceCriteria, err = normalizeACs(lookup(req, "acceptanceCriteria", lookup(src, "acceptanceCriteria", nil))); err != nil {
+		return nil, err
+	}
+	params, ok := lookup(src, "parameters", map[string]any{}).(map[string]any)
+	if !ok {
+		return nil, invalid(CodeInvalidContract, "parameters must be an object")
+	}
+	n.parameters = doc.bindingMap("/parameters", params)
+
+	flows, err := list(lookup(src, "reusableFlows", []any{}), "reusableFlows", true)
+	if err != nil {
+		return nil, err
+	}
+	flowIDs := make([]string, 0, len(flows))
+	for i, raw := range flows {
+		f, err := object(raw, fmt.Sprintf("reusableFlows[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		var flow Flow
+		if flow.ID, err = identifier(lookup(f, "id", nil), "reusable flow id"); err != nil {
+			return nil, err
+		}
+		defaults, err := object(lookup(f, "defaults", map[string]any{}), "reusable flow defaults")
+		if err != nil {
+			return nil, err
+		}
+		flow.defaults = doc.bindingMap("/reusableFlows/"+strconv.Itoa(i)+"/defaults", defaults)
+		if flow.steps, err = list(lookup(f, "steps", nil), "reusable flow steps", false); err != nil {
+			return nil, err
+		}
+		n.Flows = append(n.Flows, flow)
+		flowIDs = append(flowIDs, flow.ID)
+	}
+	if err := uniqueIDs(flowIDs, "reusableFlows"); err != nil {
+		return nil, err
+	}
+
+	scenarios, err := list(lookup(src, "scenarios", nil), "scenarios", false)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(scenarios))
+	for i, raw := range scenarios {
+		sc, err := normalizeScenarioSource(doc, src, raw, i)
+		if err != nil {
+			return nil, err
+		}
+		n.Scenarios = append(n.Scenarios, *sc)
+		ids = append(ids, sc.ID)
+	}
+	if err := uniqueIDs(ids, "scenarios"); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (d *Document) bindingMap(pointer string, m map[string]any) bindingMap {
+	return bindingMap{keys: d.keys(pointer, m), values: m}
+}
+
+func normalizeACs(v any) ([]AC, error) {
+	items, err := list(v, "acceptanceCriteria", false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AC, 0, len(items))
+	ids := make([]string, 0, len(items))
+	for i, item := range items {
+		def := fmt.Sprintf("AC-%03d", i+1)
+		var ac AC
+		if s, ok := item.(string); ok {
+			if ac.Text, err = text(s, "AC text"); err != nil {
+				return nil, err
+			}
+			ac.ID = def
+		} else {
+			m, err := object(item, fmt.Sprintf("acceptanceCriteria[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			if ac.ID, err = identifier(lookup(m, "id", def), "AC ID"); err != nil {
+				return nil, err
+			}
+			if ac.Text, err = text(lookup(m, "text", nil), "AC text"); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, ac)
+		ids = append(ids, ac.ID)
+	}
+	return out, uniqueIDs(ids, "acceptanceCriteria")
+}
+
+func normalizeScenarioSource(doc *Document, top map[string]any, raw any, i int) (*ScenarioSource, error) {
+	m, err := object(raw, fmt.Sprintf("scenarios[%d]", i))
+	if err != nil {
+		return nil, err
+	}
+	pointer := "/scenarios/" + strconv.Itoa(i)
+	sc := &ScenarioSource{pointer: pointer}
+	if sc.ID, err = identifier(lookup(m, "id", nil), "scenario id"); err != nil {
+		return nil, err
+	}
+	acRefs, err := list(lookup(m, "acceptanceCriteria", nil), "scenario acceptanceCriteria", false)
+	if err != nil {
+		return nil, err
+	}
+	if sc.Title, err = text(lookup(m, "title", sc.ID), "scenario title"); err != nil {
+		return nil, err
+	}
+	if sc.AcceptanceCriteria, err = identifiers(acRefs, "scenario AC reference"); err != nil {
+		return nil, err
+	}
+	deps, err := list(lookup(m, "dependsOn", []any{}), "scenario dependsOn", true)
+	if err != nil {
+		return nil, err
+	}
+	if sc.DependsOn, err = identifiers(deps, "scenario dependency"); err != nil {
+		return nil, err
+	}
+	bindings, err := object(lookup(m, "bindings", map[string]any{}), "scenario bindings")
+	if err != nil {
+		return nil, err
+	}
+	sc.bindings = doc.bindingMap(pointer+"/bindings", bindings)
+	testData, err := object(lookup(m, "testData", map[string]any{}), "scenario testData")
+	if err != nil {
+		return nil, err
+	}
+	sc.testData = doc.bindingMap(pointer+"/testData", testData)
+	if sc.preconditions, err = list(lookup(m, "preconditions", []any{}), "scenario preconditions", true); err != nil {
+		return nil, err
+	}
+	if sc.steps, err = list(lookup(m, "steps", nil), "scenario steps", false); err != nil {
+		return nil, err
+	}
+	if sc.checkpoints, err = list(lookup(m, "checkpoints", nil), "scenario checkpoints", false); err != nil {
+		return nil, err
+	}
+	if sc.cleanup, err = list(lookup(m, "cleanup", []any{}), "scenario cleanup", true); err != nil {
+		return nil, err
+	}
+	if sc.Budget, err = normalizeBudget(lookup(m, "budget", nil), "scenario budget"); err != nil {
+		return nil, err
+	}
+	sc.requestedRoute = lookup(m, "route", "auto")
+	sc.targetAppPackage = lookup(m, "targetAppPackage", lookup(top, "targetAppPackage", nil))
+	sc.targetAppLabel = lookup(m, "targetAppLabel", lookup(top, "targetAppLabel", nil))
+	return sc, nil
+}
+
+// Tree is the normalized requirement as verify-normalize prints it.
+func (n *Normalized) Tree() map[string]any {
+	flows := make([]any, len(n.Flows))
+	for i, f := range n.Flows {
+		flows[i] = map[string]any{"id": f.ID, "defaults": f.defaults.values, "steps": f.steps}
+	}
+	scenarios := make([]any, len(n.Scenarios))
+	for i, s := range n.Scenarios {
+		scenarios[i] = map[string]any{
+			"id": s.ID, "title": s.Title,
+			"acceptanceCriteria": strs(s.AcceptanceCriteria), "dependsOn": strs(s.DependsOn),
+			"bindings": s.bindings.values, "testData": s.testData.values,
+			"preconditions": s.preconditions, "steps": s.steps, "checkpoints": s.checkpoints, "cleanup": s.cleanup,
+			"budget": s.Budget.tree(), "requestedRoute": s.requestedRoute,
+			"targetAppPackage": s.targetAppPackage, "targetAppLabel": s.targetAppLabel,
+		}
+	}
+	return map[string]any{
+		"schemaVersion": NormalizedSchema,
+		"requirement":   n.Requirement.tree(),
+		"parameters":    n.parameters.values,
+		"reusableFlows": flows,
+		"scenarios":     scenarios,
+	}
+}
+
+// SourceFingerprint is the canonical SHA-256 of the normalized requirement.
+func (n *Normalized) SourceFingerprint() string { return fingerprint(n.Tree()) }
