@@ -83,7 +83,7 @@ func FailureCategory(report json.RawMessage, status string) string {
 	if json.Unmarshal(report, &r) == nil {
 		var first string
 		for _, sc := range r.Scenarios {
-			if sc.Failure == nil || !idPattern.MatchString(sc.Failure.Category) {
+			if sc.Failure == nil || !validID(sc.Failure.Category) {
 				continue
 			}
 			if sc.Status == status {

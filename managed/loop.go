@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // DefaultProbeInterval is how often a worker loop re-probes its devices.
@@ -235,10 +235,17 @@ type ProbeRequest struct {
 	Labels       map[string]string
 }
 
-var unsafeIDChars = regexp.MustCompile(`[^A-Za-z0-9._:-]`)
-
-// DefaultDeviceID is the device id a probe registers a serial under.
-func DefaultDeviceID(serial string) string { return unsafeIDChars.ReplaceAllString(serial, "-") }
+// DefaultDeviceID is the device id a probe registers a serial under: the
+// serial with every character outside [A-Za-z0-9._:-] turned into '-'.
+func DefaultDeviceID(serial string) string {
+	b := []byte(serial)
+	for i, c := range b {
+		if !protocol.IsIDChar(c) && c != ':' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
 
 // ProbeAndRegister probes a device and registers what it found: the
 // capabilities adb, verification when SoloPi is installed, agent and

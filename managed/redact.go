@@ -3,6 +3,7 @@ package managed
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // sensitiveKeys are object keys dropped wherever they appear (compared
@@ -12,9 +13,10 @@ var sensitiveKeys = map[string]bool{
 	"password": true, "apikey": true, "apisecret": true, "clientsecret": true,
 }
 
+// The patterns compile on first use, not at every process start.
 var (
-	agentTokenPattern = regexp.MustCompile(`verification-[0-9a-f]{32}`)
-	bearerPattern     = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/-]+=*`)
+	agentTokenPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`verification-[0-9a-f]{32}`) })
+	bearerPattern     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/-]+=*`) })
 )
 
 // Redacted is what a removed secret is replaced with.
@@ -49,8 +51,8 @@ func Redact(v any, secrets ...string) any {
 
 // RedactString applies Redact's string rules to s.
 func RedactString(s string, secrets ...string) string {
-	s = agentTokenPattern.ReplaceAllString(s, Redacted)
-	s = bearerPattern.ReplaceAllString(s, "Bearer "+Redacted)
+	s = agentTokenPattern().ReplaceAllString(s, Redacted)
+	s = bearerPattern().ReplaceAllString(s, "Bearer "+Redacted)
 	for _, secret := range secrets {
 		if secret != "" {
 			s = strings.ReplaceAll(s, secret, Redacted)

@@ -20,7 +20,7 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 	if !ok {
 		return Outcome{}, storeError(CodeInvalidResult, "a completion's status must be passed, failed or not_tested")
 	}
-	if c.EvidenceDigest != "" && !sha256Pattern.MatchString(c.EvidenceDigest) {
+	if c.EvidenceDigest != "" && !validSHA256(c.EvidenceDigest) {
 		return Outcome{}, storeError(CodeInvalidEvidence, "the evidence digest must be a SHA-256")
 	}
 	if c.FailureCategory != "" {
@@ -39,7 +39,7 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 	var outcomeFP any
 	if v, ok := report["outcomeFingerprint"]; ok && v != nil {
 		fp, _ := v.(string)
-		if !sha256Pattern.MatchString(fp) {
+		if !validSHA256(fp) {
 			return Outcome{}, storeError(CodeInvalidReport, "the report's outcomeFingerprint is not a SHA-256")
 		}
 		outcomeFP = fp

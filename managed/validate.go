@@ -7,19 +7,45 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
-var (
-	idPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,159}$`)
-	ownerPattern  = regexp.MustCompile(`^[A-Za-z0-9._~-]{16,256}$`)
-	sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
-)
+// Identifiers and tokens are checked by hand rather than with regular
+// expressions, which would be compiled at every process start
+// (protocol/ids.go explains the cost).
+
+// validID: [A-Za-z0-9][A-Za-z0-9._:-]{0,159}.
+func validID(s string) bool {
+	if len(s) == 0 || len(s) > 160 || !protocol.IsIDStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !protocol.IsIDChar(s[i]) && s[i] != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// validToken: [A-Za-z0-9._~-]{16,256}.
+func validToken(s string) bool {
+	if len(s) < 16 || len(s) > 256 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !protocol.IsIDChar(s[i]) && s[i] != '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func validSHA256(s string) bool { return protocol.ValidHex(s, 64, false) }
 
 // Error codes of the store, stable and shared with SoloPi's own host CLI.
 const (
@@ -61,7 +87,7 @@ func identifier(v any, label string) (string, error) {
 	if ok {
 		s = strings.TrimSpace(s)
 	}
-	if !ok || !idPattern.MatchString(s) {
+	if !ok || !validID(s) {
 		return "", storeError(CodeInvalidID, label+" must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
 	}
 	return s, nil
@@ -69,11 +95,11 @@ func identifier(v any, label string) (string, error) {
 
 // ValidID reports whether s is a valid identifier (device, worker, target,
 // label, idempotency key): [A-Za-z0-9][A-Za-z0-9._:-]{0,159}.
-func ValidID(s string) bool { return idPattern.MatchString(s) }
+func ValidID(s string) bool { return validID(s) }
 
 // ValidOwnerToken reports whether s may be an owner (or bearer) token: 16 to
 // 256 URL-safe characters.
-func ValidOwnerToken(s string) bool { return ownerPattern.MatchString(s) }
+func ValidOwnerToken(s string) bool { return validToken(s) }
 
 // NewToken returns a fresh URL-safe token with 256 bits of randomness.
 func NewToken() string {
@@ -157,7 +183,7 @@ func normalizePlan(plan any) (map[string]any, string, error) {
 		return nil, "", storeError(CodeInvalidPlan, "a managed task needs a "+PlanSchema+" plan")
 	}
 	fp, _ := m["planFingerprint"].(string)
-	if !sha256Pattern.MatchString(fp) {
+	if !validSHA256(fp) {
 		return nil, "", storeError(CodeInvalidPlan, "the plan's planFingerprint is not a SHA-256")
 	}
 	return m, fp, nil
