@@ -304,3 +304,6 @@ var (
 
 // terminal reports whether a task or shard status is final.
 func terminal(status string) bool { return shardMachine.IsTerminal(protocol.State(status)) }
+
+// Terminal reports whether a task or shard status is final.
+func Terminal(status string) bool { return terminal(status) }

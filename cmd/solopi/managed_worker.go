@@ -10,6 +10,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -33,10 +34,10 @@ type managedRunSettings struct {
 
 // managedDevices is what the device-bound commands need from this host.
 type managedDevices interface {
-	managed.DeviceLister
-	managed.DeviceProber
+	worker.DeviceLister
+	worker.DeviceProber
 	// Executor runs shards with verify-run under these settings.
-	Executor(settings managedRunSettings) managed.ShardExecutor
+	Executor(settings managedRunSettings) worker.ShardExecutor
 }
 
 type managedWorkerOptions struct {
@@ -48,16 +49,16 @@ type managedWorkerOptions struct {
 	probeInterval                 time.Duration
 }
 
-func (o managedWorkerOptions) loopConfig(s managed.Store, d managedDevices) (managed.LoopConfig, error) {
+func (o managedWorkerOptions) loopConfig(s managed.Store, d managedDevices) (worker.LoopConfig, error) {
 	if !managed.ValidID(o.workerID) {
-		return managed.LoopConfig{}, fault.Usage("invalid_option", "--worker-id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
+		return worker.LoopConfig{}, fault.Usage("invalid_option", "--worker-id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
 	}
 	root, err := filepath.Abs(o.artifactsRoot)
 	if err != nil || o.artifactsRoot == "" {
-		return managed.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
+		return worker.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
 	}
-	return managed.LoopConfig{
-		WorkerConfig: managed.WorkerConfig{Store: s, Executor: d.Executor(o.settings), Devices: d, WorkerID: o.workerID,
+	return worker.LoopConfig{
+		Config: worker.Config{Store: s, Executor: d.Executor(o.settings), Devices: d, WorkerID: o.workerID,
 			Host: o.host, ArtifactsRoot: root},
 		Prober: d, ProbeInterval: o.probeInterval, Concurrency: max(1, o.concurrency), IdleInterval: o.idleInterval,
 		MaxIdlePolls: o.maxIdlePolls, MaxAssignments: o.maxAssignments,
@@ -82,7 +83,7 @@ func runManagedWorkerOnce(ctx context.Context, s managed.Store, d managedDevices
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	res, err := managed.RunWorkers(ctx, cfg)
+	res, err := worker.Run(ctx, cfg)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -140,7 +141,7 @@ func runManagedWorkerLoop(ctx context.Context, s managed.Store, d managedDevices
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	res, err := managed.RunWorkers(ctx, cfg)
+	res, err := worker.Run(ctx, cfg)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -164,12 +165,12 @@ type managedProbeResult struct {
 
 // runManagedDeviceProbe probes one device and registers it: exit 0 when
 // the doctor passed (healthy), 2 when not (degraded).
-func runManagedDeviceProbe(ctx context.Context, s managed.Store, d managedDevices, req managed.ProbeRequest, labels []string) (outcome.Result, error) {
+func runManagedDeviceProbe(ctx context.Context, s managed.Store, d managedDevices, req worker.ProbeRequest, labels []string) (outcome.Result, error) {
 	var err error
 	if req.Labels, err = parseLabels(labels); err != nil {
 		return outcome.Result{}, err
 	}
-	dev, rep, err := managed.ProbeAndRegister(ctx, s, d, req)
+	dev, rep, err := worker.ProbeAndRegister(ctx, s, d, req)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -193,7 +194,7 @@ func managedWorkerFlags(loop bool) []cli.Flag {
 		&cli.Float64Flag{Name: "agent-action-timeout", Value: 20, Usage: "seconds per agent action"},
 		&cli.Float64Flag{Name: "agent-end-timeout", Value: 15, Usage: "seconds to end an agent session"},
 		&cli.Float64Flag{Name: "poll-interval", Value: 0.2, Usage: "seconds between status polls"},
-		&cli.Float64Flag{Name: "probe-interval", Value: managed.DefaultProbeInterval.Seconds(), Usage: "seconds between re-probes of this host's devices"},
+		&cli.Float64Flag{Name: "probe-interval", Value: worker.DefaultProbeInterval.Seconds(), Usage: "seconds between re-probes of this host's devices"},
 	}
 	if loop {
 		flags = append(flags,
@@ -290,7 +291,7 @@ func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
 					return outcome.Result{}, err
 				}
 				defer s.Close()
-				return runManagedDeviceProbe(ctx, s, d, managed.ProbeRequest{Serial: g.serial, DeviceID: c.String("device-id"),
+				return runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: g.serial, DeviceID: c.String("device-id"),
 					Capabilities: c.StringSlice("capability")}, c.StringSlice("label"))
 			}),
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 )
@@ -20,16 +21,16 @@ import (
 // without probes every device passes the doctor.
 type fakeDevices struct {
 	serials []string
-	probes  map[string]managed.ProbeReport
-	run     func(ctx context.Context, r managed.ShardRun) (managed.ShardVerdict, error)
+	probes  map[string]worker.ProbeReport
+	run     func(ctx context.Context, r worker.ShardRun) (worker.ShardVerdict, error)
 	runs    atomic.Int32
 }
 
 func (f *fakeDevices) OnlineSerials(context.Context) ([]string, error) { return f.serials, nil }
 
-func (f *fakeDevices) ProbeDevice(_ context.Context, serial string) (managed.ProbeReport, error) {
+func (f *fakeDevices) ProbeDevice(_ context.Context, serial string) (worker.ProbeReport, error) {
 	if f.probes == nil {
-		return managed.ProbeReport{APILevel: 34, Installed: true, Ready: true}, nil
+		return worker.ProbeReport{APILevel: 34, Installed: true, Ready: true}, nil
 	}
 	p, ok := f.probes[serial]
 	if !ok {
@@ -38,19 +39,19 @@ func (f *fakeDevices) ProbeDevice(_ context.Context, serial string) (managed.Pro
 	return p, nil
 }
 
-func (f *fakeDevices) Executor(managedRunSettings) managed.ShardExecutor { return f }
+func (f *fakeDevices) Executor(managedRunSettings) worker.ShardExecutor { return f }
 
-func (f *fakeDevices) ExecuteShard(ctx context.Context, r managed.ShardRun) (managed.ShardVerdict, error) {
+func (f *fakeDevices) ExecuteShard(ctx context.Context, r worker.ShardRun) (worker.ShardVerdict, error) {
 	f.runs.Add(1)
 	return f.run(ctx, r)
 }
 
-func passedRun(_ context.Context, r managed.ShardRun) (managed.ShardVerdict, error) {
+func passedRun(_ context.Context, r worker.ShardRun) (worker.ShardVerdict, error) {
 	os.MkdirAll(r.ArtifactsDir, 0o755)
 	report := []byte(`{"status":"passed","outcomeFingerprint":"` + strings.Repeat("b", 64) + `","scenarios":[]}`)
 	path := filepath.Join(r.ArtifactsDir, "report.json")
 	os.WriteFile(path, report, 0o644)
-	return managed.ShardVerdict{Status: "passed", ReportPath: path, Report: report}, nil
+	return worker.ShardVerdict{Status: "passed", ReportPath: path, Report: report}, nil
 }
 
 // validate encodes a command result as the CLI prints it and checks it
@@ -96,7 +97,7 @@ func workerOptions(t *testing.T) managedWorkerOptions {
 func TestManagedWorkerOnce(t *testing.T) {
 	ctx := context.Background()
 	s, taskID := workerStore(t, 1)
-	d := &fakeDevices{serials: []string{"sim-0001"}, probes: map[string]managed.ProbeReport{"sim-0001": {APILevel: 34, Installed: true, Ready: true}}, run: passedRun}
+	d := &fakeDevices{serials: []string{"sim-0001"}, probes: map[string]worker.ProbeReport{"sim-0001": {APILevel: 34, Installed: true, Ready: true}}, run: passedRun}
 	m, code := validate(t, "managed-worker-once", func() (outcome.Result, error) { return runManagedWorkerOnce(ctx, s, d, workerOptions(t)) })
 	if code != 0 || m["claimed"] != true || m["result"].(map[string]any)["taskStatus"] != "passed" {
 		t.Fatalf("exit %d %v", code, m)
@@ -122,8 +123,8 @@ func TestManagedWorkerOnceFailures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _ := workerStore(t, 1)
-			d := &fakeDevices{serials: []string{"sim-0001"}, run: func(context.Context, managed.ShardRun) (managed.ShardVerdict, error) {
-				return managed.ShardVerdict{}, c.err
+			d := &fakeDevices{serials: []string{"sim-0001"}, run: func(context.Context, worker.ShardRun) (worker.ShardVerdict, error) {
+				return worker.ShardVerdict{}, c.err
 			}}
 			m, code := validate(t, "managed-worker-once", func() (outcome.Result, error) {
 				return runManagedWorkerOnce(context.Background(), s, d, workerOptions(t))
@@ -138,7 +139,7 @@ func TestManagedWorkerOnceFailures(t *testing.T) {
 func TestManagedWorkerLoop(t *testing.T) {
 	s, taskID := workerStore(t, 3)
 	var n atomic.Int32
-	d := &fakeDevices{serials: []string{"sim-0001"}, run: func(ctx context.Context, r managed.ShardRun) (managed.ShardVerdict, error) {
+	d := &fakeDevices{serials: []string{"sim-0001"}, run: func(ctx context.Context, r worker.ShardRun) (worker.ShardVerdict, error) {
 		if n.Add(1) == 2 {
 			v, _ := passedRun(ctx, r)
 			v.Status, v.Report = "failed", json.RawMessage(`{"status":"failed","scenarios":[{"status":"failed","failure":{"category":"oracle_mismatch"}}]}`)
@@ -160,10 +161,10 @@ func TestManagedWorkerLoop(t *testing.T) {
 	// A signal hands the running shard back: exit 130.
 	s2, _ := workerStore(t, 1)
 	started := make(chan struct{})
-	d2 := &fakeDevices{serials: []string{"sim-0001"}, run: func(ctx context.Context, _ managed.ShardRun) (managed.ShardVerdict, error) {
+	d2 := &fakeDevices{serials: []string{"sim-0001"}, run: func(ctx context.Context, _ worker.ShardRun) (worker.ShardVerdict, error) {
 		close(started)
 		<-ctx.Done()
-		return managed.ShardVerdict{}, ctx.Err()
+		return worker.ShardVerdict{}, ctx.Err()
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
@@ -175,30 +176,30 @@ func TestManagedWorkerLoop(t *testing.T) {
 
 func TestManagedDeviceProbe(t *testing.T) {
 	s, _ := workerStore(t, 1)
-	d := &fakeDevices{probes: map[string]managed.ProbeReport{
+	d := &fakeDevices{probes: map[string]worker.ProbeReport{
 		"emulator-5554": {APILevel: 34, Installed: true, Ready: true, Doctor: map[string]any{"success": true}},
 		"emulator-5556": {APILevel: 30, Installed: true, Doctor: map[string]any{"success": false}},
 	}}
 	ctx := context.Background()
 	m, code := validate(t, "managed-device-probe", func() (outcome.Result, error) {
-		return runManagedDeviceProbe(ctx, s, d, managed.ProbeRequest{Serial: "emulator-5554"}, []string{"rack=r1"})
+		return runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: "emulator-5554"}, []string{"rack=r1"})
 	})
 	if code != 0 || m["device"].(map[string]any)["health"] != "healthy" {
 		t.Fatalf("exit %d %v", code, m)
 	}
 	m, code = validate(t, "managed-device-probe", func() (outcome.Result, error) {
-		return runManagedDeviceProbe(ctx, s, d, managed.ProbeRequest{Serial: "emulator-5556"}, nil)
+		return runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: "emulator-5556"}, nil)
 	})
 	if code != 2 || m["device"].(map[string]any)["health"] != "degraded" {
 		t.Fatalf("exit %d %v", code, m)
 	}
 	_, code = validate(t, "managed-device-probe", func() (outcome.Result, error) {
-		return runManagedDeviceProbe(ctx, s, d, managed.ProbeRequest{Serial: "gone"}, nil)
+		return runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: "gone"}, nil)
 	})
 	if code != 4 {
 		t.Fatalf("errored probe exit %d", code)
 	}
-	if _, err := runManagedDeviceProbe(ctx, s, d, managed.ProbeRequest{Serial: "emulator-5554"}, []string{"bad"}); fault.CodeOf(err) != "invalid_label" {
+	if _, err := runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: "emulator-5554"}, []string{"bad"}); fault.CodeOf(err) != "invalid_label" {
 		t.Fatalf("bad label: %v", err)
 	}
 }

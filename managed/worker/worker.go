@@ -1,4 +1,4 @@
-package managed
+package worker
 
 import (
 	"context"
@@ -13,7 +13,20 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/managed"
 )
+
+// verdicts are the Result Judge's verdicts an executor may return.
+var verdicts = map[string]bool{"passed": true, "failed": true, "not_tested": true}
+
+// storeFault types an error of River's client (the store's own are typed
+// already).
+func storeFault(err error) error {
+	if err == nil || errors.As(err, new(*fault.Error)) {
+		return err
+	}
+	return fault.Wrap(fault.Transport, managed.CodeDatabase, "River failed: "+err.Error(), err)
+}
 
 // Why a worker stopped an attempt's device work.
 var (
@@ -22,9 +35,9 @@ var (
 	errExecutorDone  = errors.New("the executor returned")
 )
 
-// WorkerConfig is what a shard worker needs on this host.
-type WorkerConfig struct {
-	Store    Store
+// Config is what a shard worker needs on this host.
+type Config struct {
+	Store    managed.Store
 	Executor ShardExecutor
 	// Devices lists the serials this host's adb server sees: only they
 	// are leased here.
@@ -35,7 +48,7 @@ type WorkerConfig struct {
 	ArtifactsRoot string
 	Clock         clock.Clock
 	// IdleWait is how long a job waits (River snooze) when no device fits
-	// here, so that another host can take it; 0 means NoDeviceWait.
+	// here, so that another host can take it; 0 means managed.NoDeviceWait.
 	IdleWait time.Duration
 	// Admit, when set, is asked before each claim and told whether the
 	// claim produced an assignment; it lets a loop cap its assignments.
@@ -48,10 +61,10 @@ type WorkerConfig struct {
 
 // ShardReport is how one claimed shard ended on this worker.
 type ShardReport struct {
-	Assignment *Assignment
+	Assignment *managed.Assignment
 	// Outcome is where the store left shard and task; nil when the attempt
 	// ended without a write of this worker (lease lost, task cancelled).
-	Outcome    *Outcome
+	Outcome    *managed.Outcome
 	Status     string // the verdict, when there was one
 	ReportPath string
 	Err        error
@@ -62,25 +75,25 @@ type ShardReport struct {
 // it with the executor while heartbeating the lease, and reports the
 // verdict or failure through the fence.
 type ShardWorker struct {
-	river.WorkerDefaults[ShardArgs]
-	cfg WorkerConfig
+	river.WorkerDefaults[managed.ShardArgs]
+	cfg Config
 }
 
 // NewShardWorker returns the worker for cfg.
-func NewShardWorker(cfg WorkerConfig) *ShardWorker {
+func NewShardWorker(cfg Config) *ShardWorker {
 	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.IdleWait <= 0 {
-		cfg.IdleWait = NoDeviceWait
+		cfg.IdleWait = managed.NoDeviceWait
 	}
 	return &ShardWorker{cfg: cfg}
 }
 
 // Timeout disables River's job timeout: the lease bounds an attempt, and the
 // executor has its own device budgets.
-func (w *ShardWorker) Timeout(*river.Job[ShardArgs]) time.Duration { return -1 }
+func (w *ShardWorker) Timeout(*river.Job[managed.ShardArgs]) time.Duration { return -1 }
 
 // Work implements river.Worker.
-func (w *ShardWorker) Work(ctx context.Context, job *river.Job[ShardArgs]) error {
+func (w *ShardWorker) Work(ctx context.Context, job *river.Job[managed.ShardArgs]) error {
 	if w.cfg.Admit != nil && !w.cfg.Admit() {
 		return river.JobSnooze(w.jitter(w.cfg.IdleWait))
 	}
@@ -95,7 +108,7 @@ func (w *ShardWorker) Work(ctx context.Context, job *river.Job[ShardArgs]) error
 		// The adb server is not the shard's fault: let another host try.
 		return river.JobSnooze(w.jitter(w.cfg.IdleWait))
 	}
-	res, err := w.cfg.Store.Claim(ctx, ClaimRequest{JobID: job.ID, TaskID: job.Args.TaskID, ShardID: job.Args.ShardID,
+	res, err := w.cfg.Store.Claim(ctx, managed.ClaimRequest{JobID: job.ID, TaskID: job.Args.TaskID, ShardID: job.Args.ShardID,
 		WorkerID: w.cfg.WorkerID, Serials: serials, Host: w.cfg.Host, ArtifactsRoot: w.cfg.ArtifactsRoot})
 	switch {
 	case err != nil:
@@ -104,7 +117,7 @@ func (w *ShardWorker) Work(ctx context.Context, job *river.Job[ShardArgs]) error
 		return nil
 	case res.Assignment == nil:
 		wait := res.Wait
-		if res.Reason == ReasonNoDevice {
+		if res.Reason == managed.ReasonNoDevice {
 			wait = w.cfg.IdleWait
 		}
 		return river.JobSnooze(w.jitter(wait))
@@ -134,7 +147,7 @@ func (w *ShardWorker) jobResult(ctx context.Context, rep ShardReport) error {
 		return nil
 	case errors.Is(rep.Err, errTaskCancelled):
 		return river.JobCancel(rep.Err)
-	case rep.Outcome != nil && terminal(rep.Outcome.ShardStatus):
+	case rep.Outcome != nil && managed.Terminal(rep.Outcome.ShardStatus):
 		return river.JobCancel(rep.Err)
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -143,7 +156,7 @@ func (w *ShardWorker) jobResult(ctx context.Context, rep ShardReport) error {
 }
 
 // run executes one assignment and writes its end through the fence.
-func (w *ShardWorker) run(ctx context.Context, a *Assignment) ShardReport {
+func (w *ShardWorker) run(ctx context.Context, a *managed.Assignment) ShardReport {
 	id := a.Identity()
 	rep := ShardReport{Assignment: a}
 	if err := w.cfg.Store.Start(ctx, id); err != nil {
@@ -178,9 +191,9 @@ func (w *ShardWorker) run(ctx context.Context, a *Assignment) ShardReport {
 		out, err := w.cfg.Store.Release(wctx, id)
 		rep.Outcome, rep.Err = outcomeOrNil(out, err), errors.Join(context.Cause(ctx), w.lost(err))
 	case execErr != nil:
-		category, retryable := CategoryWorker, false
+		category, retryable := managed.CategoryWorker, false
 		if fault.KindOf(execErr) == fault.Transport {
-			category, retryable = CategoryTransport, true
+			category, retryable = managed.CategoryTransport, true
 		}
 		out, err := w.cfg.Store.Fail(wctx, id, category, retryable)
 		rep.Outcome, rep.Err = outcomeOrNil(out, err), errors.Join(execErr, w.lost(err))
@@ -194,47 +207,47 @@ func (w *ShardWorker) run(ctx context.Context, a *Assignment) ShardReport {
 // remotelyCancelled handles River cancelling the running job: the owner
 // cancelled the task (the store has fenced the attempt already), or an
 // operator cancelled the job in River's UI (the shard ends not_tested).
-func (w *ShardWorker) remotelyCancelled(ctx context.Context, a *Assignment, rep *ShardReport) error {
+func (w *ShardWorker) remotelyCancelled(ctx context.Context, a *managed.Assignment, rep *ShardReport) error {
 	st, err := w.cfg.Store.Status(ctx, a.TaskID)
 	if err == nil && st.CancelRequested {
 		return errTaskCancelled
 	}
-	out, err := w.cfg.Store.Fail(ctx, a.Identity(), CategoryJobCancelled, false)
+	out, err := w.cfg.Store.Fail(ctx, a.Identity(), managed.CategoryJobCancelled, false)
 	rep.Outcome = outcomeOrNil(out, err)
 	return errors.Join(river.ErrJobCancelledRemotely, w.lost(err))
 }
 
-func (w *ShardWorker) complete(ctx context.Context, a *Assignment, dir string, v ShardVerdict) (*Outcome, error) {
-	if _, ok := verdictEvents[v.Status]; !ok {
-		out, err := w.cfg.Store.Fail(ctx, a.Identity(), CategoryWorker, false)
+func (w *ShardWorker) complete(ctx context.Context, a *managed.Assignment, dir string, v ShardVerdict) (*managed.Outcome, error) {
+	if !verdicts[v.Status] {
+		out, err := w.cfg.Store.Fail(ctx, a.Identity(), managed.CategoryWorker, false)
 		return outcomeOrNil(out, err), errors.Join(fmt.Errorf("the executor returned the unsupported verdict %q", v.Status), w.lost(err))
 	}
 	digest, err := EvidenceDigest(dir)
 	if err != nil {
-		out, ferr := w.cfg.Store.Fail(ctx, a.Identity(), CategoryTransport, true)
+		out, ferr := w.cfg.Store.Fail(ctx, a.Identity(), managed.CategoryTransport, true)
 		return outcomeOrNil(out, ferr), errors.Join(fmt.Errorf("digest the evidence: %w", err), w.lost(ferr))
 	}
 	var report any
 	if len(v.Report) > 0 {
 		if report, err = canonjson.Decode(v.Report); err != nil {
-			out, ferr := w.cfg.Store.Fail(ctx, a.Identity(), CategoryWorker, false)
+			out, ferr := w.cfg.Store.Fail(ctx, a.Identity(), managed.CategoryWorker, false)
 			return outcomeOrNil(out, ferr), errors.Join(fmt.Errorf("the verification report is not JSON: %w", err), w.lost(ferr))
 		}
 	}
-	out, err := w.cfg.Store.Complete(ctx, a.Identity(), Completion{Status: v.Status, FailureCategory: FailureCategory(v.Report, v.Status),
+	out, err := w.cfg.Store.Complete(ctx, a.Identity(), managed.Completion{Status: v.Status, FailureCategory: FailureCategory(v.Report, v.Status),
 		ReportPath: v.ReportPath, Report: report, EvidenceDigest: digest})
 	return outcomeOrNil(out, err), w.lost(err)
 }
 
 // lost marks a fencing refusal as a lost lease.
 func (w *ShardWorker) lost(err error) error {
-	if err != nil && IsStale(err) {
+	if err != nil && managed.IsStale(err) {
 		return errors.Join(errLeaseLost, err)
 	}
 	return err
 }
 
-func outcomeOrNil(o Outcome, err error) *Outcome {
+func outcomeOrNil(o managed.Outcome, err error) *managed.Outcome {
 	if err != nil {
 		return nil
 	}
@@ -246,7 +259,7 @@ func outcomeOrNil(o Outcome, err error) *Outcome {
 // lease is lost, or the task was cancelled. A renewal that fails for another
 // reason (the database is unreachable) is retried until the lease would have
 // expired, and then the executor is stopped too.
-func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFunc, a *Assignment) {
+func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFunc, a *managed.Assignment) {
 	interval := max(200*time.Millisecond, time.Duration(a.LeaseDurationMs)*time.Millisecond/3)
 	expires := a.LeaseExpiresAt
 	for {
@@ -257,10 +270,10 @@ func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFun
 		switch {
 		case err == nil:
 			expires = exp
-		case fault.CodeOf(err) == CodeTaskCancelled:
+		case fault.CodeOf(err) == managed.CodeTaskCancelled:
 			stop(errTaskCancelled)
 			return
-		case IsStale(err):
+		case managed.IsStale(err):
 			// Cancelling a task fences its attempts: tell the two apart.
 			cause := errLeaseLost
 			if st, err := w.cfg.Store.Status(ctx, a.TaskID); err == nil && st.CancelRequested {
@@ -279,12 +292,12 @@ func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFun
 
 // RecoverWorker is the River worker of the periodic recovery job.
 type RecoverWorker struct {
-	river.WorkerDefaults[RecoverArgs]
-	Store Store
+	river.WorkerDefaults[managed.RecoverArgs]
+	Store managed.Store
 }
 
 // Work implements river.Worker.
-func (w *RecoverWorker) Work(ctx context.Context, _ *river.Job[RecoverArgs]) error {
+func (w *RecoverWorker) Work(ctx context.Context, _ *river.Job[managed.RecoverArgs]) error {
 	_, err := w.Store.Recover(ctx)
 	return err
 }

@@ -1,4 +1,4 @@
-package managed
+package worker
 
 import (
 	"context"
@@ -11,15 +11,16 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
 // DefaultProbeInterval is how often a worker loop re-probes its devices.
 const DefaultProbeInterval = time.Minute
 
-// LoopConfig configures RunWorkers.
+// LoopConfig configures Run.
 type LoopConfig struct {
-	WorkerConfig
+	Config
 	// Prober re-probes this host's devices; nil leaves health alone.
 	Prober        DeviceProber
 	ProbeInterval time.Duration // 0 means DefaultProbeInterval
@@ -45,7 +46,7 @@ type LoopResult struct {
 	Last *ShardReport
 }
 
-// loop counts claims and ends for RunWorkers.
+// loop counts claims and ends for Run.
 type loop struct {
 	mu        sync.Mutex
 	max       int
@@ -105,13 +106,13 @@ func (l *loop) poll(maxIdle int) bool {
 	return maxIdle > 0 && l.res.IdlePolls >= maxIdle
 }
 
-// RunWorkers runs a River client on this host that works the shards it can
+// Run runs a River client on this host that works the shards it can
 // place on the devices its adb server sees, and River's periodic expiry
 // recovery (enqueued by the elected leader only). It re-probes the host's
 // devices periodically. It returns when a limit is reached, or when ctx is
 // cancelled (SIGINT/SIGTERM): then running shards stop their device work and
 // are handed back, and Interrupted is set.
-func RunWorkers(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
+func Run(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.IdleInterval <= 0 {
 		cfg.IdleInterval = time.Second
@@ -120,19 +121,19 @@ func RunWorkers(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 		cfg.IdleWait = cfg.IdleInterval
 	}
 	l := &loop{max: cfg.MaxAssignments, announced: cfg.Observe}
-	wc := cfg.WorkerConfig
+	wc := cfg.Config
 	wc.Admit, wc.Unadmit, wc.Observe = l.admit, l.unadmit, l.observe
 	workers := river.NewWorkers()
 	river.AddWorker(workers, NewShardWorker(wc))
 	river.AddWorker(workers, &RecoverWorker{Store: cfg.Store})
 	client, err := cfg.Store.NewRiverClient(&river.Config{
 		Queues: map[string]river.QueueConfig{
-			QueueShards:      {MaxWorkers: max(1, cfg.Concurrency)},
-			QueueMaintenance: {MaxWorkers: 1},
+			managed.QueueShards:      {MaxWorkers: max(1, cfg.Concurrency)},
+			managed.QueueMaintenance: {MaxWorkers: 1},
 		},
 		Workers:      workers,
-		PeriodicJobs: []*river.PeriodicJob{PeriodicRecovery()},
-		RetryPolicy:  RetryPolicy{},
+		PeriodicJobs: []*river.PeriodicJob{managed.PeriodicRecovery()},
+		RetryPolicy:  managed.RetryPolicy{},
 		JobTimeout:   -1,
 		Logger:       cfg.Logger,
 	})
@@ -142,7 +143,7 @@ func RunWorkers(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 	// The client outlives ctx: an interrupt stops it explicitly, so that
 	// running shards are handed back first.
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
-		return LoopResult{}, asFault(err)
+		return LoopResult{}, storeFault(err)
 	}
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	var probing sync.WaitGroup
@@ -159,7 +160,7 @@ func RunWorkers(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			l.res.Interrupted = true
-			return l.res, asFault(err)
+			return l.res, storeFault(err)
 		}
 		if l.poll(cfg.MaxIdlePolls) {
 			break
@@ -170,7 +171,7 @@ func RunWorkers(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 	err = client.Stop(stopCtx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.res, asFault(err)
+	return l.res, storeFault(err)
 }
 
 func probeLoop(ctx context.Context, cfg LoopConfig) {
@@ -193,7 +194,7 @@ func probeLoop(ctx context.Context, cfg LoopConfig) {
 // not leased: a passed probe makes one healthy, a failed or errored probe
 // degraded. A device this host saw before (in seen) and no longer sees is
 // offline. Quarantined devices are an operator's decision and stay so.
-func RefreshDevices(ctx context.Context, s Store, lister DeviceLister, prober DeviceProber, seen map[string]bool) error {
+func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, prober DeviceProber, seen map[string]bool) error {
 	online, err := lister.OnlineSerials(ctx)
 	if err != nil {
 		return err
@@ -206,17 +207,17 @@ func RefreshDevices(ctx context.Context, s Store, lister DeviceLister, prober De
 	for _, d := range devices {
 		health := d.Health
 		switch {
-		case d.Health == HealthQuarantined || d.Leased:
+		case d.Health == managed.HealthQuarantined || d.Leased:
 			continue
 		case slices.Contains(online, d.Serial):
 			seen[d.Serial] = true
 			rep, err := prober.ProbeDevice(ctx, d.Serial)
-			health = HealthDegraded
+			health = managed.HealthDegraded
 			if err == nil && rep.Ready {
-				health = HealthHealthy
+				health = managed.HealthHealthy
 			}
 		case seen[d.Serial]:
-			health = HealthOffline
+			health = managed.HealthOffline
 		}
 		if health != d.Health {
 			if _, err := s.SetDeviceHealth(ctx, d.DeviceID, health); err != nil {
@@ -252,30 +253,30 @@ func DefaultDeviceID(serial string) string {
 // managed-worker when the doctor passed, plus the caller's; healthy only
 // when the doctor passed, degraded otherwise. A probe that errors degrades
 // the device if it is registered already, and returns the error.
-func ProbeAndRegister(ctx context.Context, s Store, prober DeviceProber, req ProbeRequest) (Device, ProbeReport, error) {
+func ProbeAndRegister(ctx context.Context, s managed.Store, prober DeviceProber, req ProbeRequest) (managed.Device, ProbeReport, error) {
 	rep, err := prober.ProbeDevice(ctx, req.Serial)
 	if err != nil {
-		if d, lookupErr := s.DeviceBySerial(ctx, req.Serial); lookupErr == nil && d.Health != HealthQuarantined {
-			if degraded, setErr := s.SetDeviceHealth(ctx, d.DeviceID, HealthDegraded); setErr == nil {
+		if d, lookupErr := s.DeviceBySerial(ctx, req.Serial); lookupErr == nil && d.Health != managed.HealthQuarantined {
+			if degraded, setErr := s.SetDeviceHealth(ctx, d.DeviceID, managed.HealthDegraded); setErr == nil {
 				return degraded, rep, err
 			}
 		}
-		return Device{}, rep, err
+		return managed.Device{}, rep, err
 	}
 	caps := append([]string{"adb"}, req.Capabilities...)
 	if rep.Installed {
 		caps = append(caps, "verification")
 	}
-	health := HealthDegraded
+	health := managed.HealthDegraded
 	if rep.Ready {
 		caps = append(caps, "agent", "managed-worker")
-		health = HealthHealthy
+		health = managed.HealthHealthy
 	}
 	id := req.DeviceID
 	if id == "" {
 		id = DefaultDeviceID(req.Serial)
 	}
-	d, err := s.RegisterDevice(ctx, DeviceSpec{DeviceID: id, Serial: req.Serial, APILevel: rep.APILevel,
+	d, err := s.RegisterDevice(ctx, managed.DeviceSpec{DeviceID: id, Serial: req.Serial, APILevel: rep.APILevel,
 		Capabilities: caps, Labels: req.Labels, Health: health})
 	return d, rep, err
 }

@@ -1,4 +1,4 @@
-package managed_test
+package worker_test
 
 import (
 	"context"
@@ -12,22 +12,23 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/storetest"
+	"github.com/solopi-dev/solopi/managed/worker"
 )
 
 // step is one scripted execution.
-type step func(ctx context.Context, run managed.ShardRun) (managed.ShardVerdict, error)
+type step func(ctx context.Context, run worker.ShardRun) (worker.ShardVerdict, error)
 
 // scripted is a ShardExecutor that plays steps in order (the last one
 // repeats) and records every run.
 type scripted struct {
 	mu    sync.Mutex
 	steps []step
-	runs  []managed.ShardRun
+	runs  []worker.ShardRun
 }
 
 func script(steps ...step) *scripted { return &scripted{steps: steps} }
 
-func (s *scripted) ExecuteShard(ctx context.Context, run managed.ShardRun) (managed.ShardVerdict, error) {
+func (s *scripted) ExecuteShard(ctx context.Context, run worker.ShardRun) (worker.ShardVerdict, error) {
 	s.mu.Lock()
 	i := min(len(s.runs), len(s.steps)-1)
 	s.runs = append(s.runs, run)
@@ -45,9 +46,9 @@ func (s *scripted) count() int {
 // verdict writes a verification report into the run's artifacts and
 // returns it, as verify-run would.
 func verdict(status string, scenarios ...map[string]any) step {
-	return func(_ context.Context, run managed.ShardRun) (managed.ShardVerdict, error) {
+	return func(_ context.Context, run worker.ShardRun) (worker.ShardVerdict, error) {
 		if err := os.MkdirAll(run.ArtifactsDir, 0o755); err != nil {
-			return managed.ShardVerdict{}, err
+			return worker.ShardVerdict{}, err
 		}
 		if scenarios == nil {
 			scenarios = []map[string]any{}
@@ -58,25 +59,25 @@ func verdict(status string, scenarios ...map[string]any) step {
 		})
 		path := filepath.Join(run.ArtifactsDir, "report.json")
 		if err := os.WriteFile(path, report, 0o644); err != nil {
-			return managed.ShardVerdict{}, err
+			return worker.ShardVerdict{}, err
 		}
-		return managed.ShardVerdict{Status: status, ReportPath: path, Report: report}, nil
+		return worker.ShardVerdict{Status: status, ReportPath: path, Report: report}, nil
 	}
 }
 
 func failing(err error) step {
-	return func(context.Context, managed.ShardRun) (managed.ShardVerdict, error) {
-		return managed.ShardVerdict{}, err
+	return func(context.Context, worker.ShardRun) (worker.ShardVerdict, error) {
+		return worker.ShardVerdict{}, err
 	}
 }
 
 // blocking waits for ctx and reports that it saw the cancellation.
-func blocking(started chan<- managed.ShardRun, stopped chan<- error) step {
-	return func(ctx context.Context, run managed.ShardRun) (managed.ShardVerdict, error) {
+func blocking(started chan<- worker.ShardRun, stopped chan<- error) step {
+	return func(ctx context.Context, run worker.ShardRun) (worker.ShardVerdict, error) {
 		started <- run
 		<-ctx.Done()
 		stopped <- context.Cause(ctx)
-		return managed.ShardVerdict{}, ctx.Err()
+		return worker.ShardVerdict{}, ctx.Err()
 	}
 }
 
@@ -86,9 +87,9 @@ type serials []string
 func (s serials) OnlineSerials(context.Context) ([]string, error) { return s, nil }
 
 // prober answers probes from a table; a missing serial errors.
-type prober map[string]managed.ProbeReport
+type prober map[string]worker.ProbeReport
 
-func (p prober) ProbeDevice(_ context.Context, serial string) (managed.ProbeReport, error) {
+func (p prober) ProbeDevice(_ context.Context, serial string) (worker.ProbeReport, error) {
 	r, ok := p[serial]
 	if !ok {
 		return r, os.ErrDeadlineExceeded

@@ -1,4 +1,11 @@
-package managed
+// Package worker is the farm's worker machinery on one host: the River
+// worker that claims a shard on a device this host's adb server sees, runs
+// it through a ShardExecutor while heartbeating the lease, and reports the
+// verdict through the store's fence; the loop (Run) that hosts River's
+// client, its leader's periodic expiry recovery and the devices' periodic
+// re-probe; and the executor and probe interfaces a device backend
+// implements.
+package worker
 
 import (
 	"context"
@@ -12,6 +19,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/solopi-dev/solopi/managed"
 )
 
 // ShardExecutor runs one claimed shard on its leased device: the
@@ -31,7 +40,7 @@ type ShardExecutor interface {
 
 // ShardRun is what an executor runs.
 type ShardRun struct {
-	Assignment *Assignment
+	Assignment *managed.Assignment
 	// ArtifactsDir is <artifacts-root>/<taskId>/<shardId>/<attemptId>; it
 	// does not exist yet.
 	ArtifactsDir string
@@ -83,7 +92,7 @@ func FailureCategory(report json.RawMessage, status string) string {
 	if json.Unmarshal(report, &r) == nil {
 		var first string
 		for _, sc := range r.Scenarios {
-			if sc.Failure == nil || !validID(sc.Failure.Category) {
+			if sc.Failure == nil || !managed.ValidID(sc.Failure.Category) {
 				continue
 			}
 			if sc.Status == status {

@@ -1,4 +1,4 @@
-package managed_test
+package worker_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/storetest"
+	"github.com/solopi-dev/solopi/managed/worker"
 )
 
 // backends opens a store on each backend; PostgreSQL needs
@@ -29,9 +30,9 @@ var backends = []struct {
 	}},
 }
 
-func loopConfig(s managed.Store, exec managed.ShardExecutor, devices []string, root string) managed.LoopConfig {
-	return managed.LoopConfig{
-		WorkerConfig: managed.WorkerConfig{Store: s, Executor: exec, Devices: serials(devices), WorkerID: "worker-1",
+func loopConfig(s managed.Store, exec worker.ShardExecutor, devices []string, root string) worker.LoopConfig {
+	return worker.LoopConfig{
+		Config: worker.Config{Store: s, Executor: exec, Devices: serials(devices), WorkerID: "worker-1",
 			Host: "host-a", ArtifactsRoot: root},
 		Concurrency:  2,
 		IdleInterval: 100 * time.Millisecond,
@@ -39,14 +40,14 @@ func loopConfig(s managed.Store, exec managed.ShardExecutor, devices []string, r
 	}
 }
 
-func TestRunWorkersRetriesThroughRiver(t *testing.T) {
+func TestRunRetriesThroughRiver(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := b.open(t)
 			devices := register(t, s, 2)
 			task := submit(t, s, "loop-1", 4, 1)
 			exec := script(failing(fault.New(fault.Transport, "adb_failed", "adb went away")), verdict("passed"))
-			res, err := managed.RunWorkers(context.Background(), loopConfig(s, exec, devices, t.TempDir()))
+			res, err := worker.Run(context.Background(), loopConfig(s, exec, devices, t.TempDir()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,13 +91,13 @@ func TestCancelStopsRunningWorkerThroughRiver(t *testing.T) {
 			s := b.open(t)
 			devices := register(t, s, 1)
 			task := submit(t, s, "loop-cancel", 1, 1)
-			started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+			started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 			exec := script(blocking(started, stopped))
 			cfg := loopConfig(s, exec, devices, t.TempDir())
 			cfg.MaxIdlePolls = 5
-			done := make(chan managed.LoopResult, 1)
+			done := make(chan worker.LoopResult, 1)
 			go func() {
-				res, err := managed.RunWorkers(context.Background(), cfg)
+				res, err := worker.Run(context.Background(), cfg)
 				if err != nil {
 					t.Error(err)
 				}
@@ -124,15 +125,15 @@ func TestCancelStopsRunningWorkerThroughRiver(t *testing.T) {
 	}
 }
 
-func TestRunWorkersInterruptHandsBack(t *testing.T) {
+func TestRunInterruptHandsBack(t *testing.T) {
 	s, _ := openSQLite(t, nil)
 	devices := register(t, s, 1)
 	task := submit(t, s, "loop-interrupt", 1, 0)
-	started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan managed.LoopResult, 1)
+	done := make(chan worker.LoopResult, 1)
 	go func() {
-		res, err := managed.RunWorkers(ctx, loopConfig(s, script(blocking(started, stopped)), devices, t.TempDir()))
+		res, err := worker.Run(ctx, loopConfig(s, script(blocking(started, stopped)), devices, t.TempDir()))
 		if err != nil {
 			t.Error(err)
 		}
@@ -152,13 +153,13 @@ func TestRunWorkersInterruptHandsBack(t *testing.T) {
 	}
 }
 
-func TestRunWorkersMaxAssignments(t *testing.T) {
+func TestRunMaxAssignments(t *testing.T) {
 	s, _ := openSQLite(t, nil)
 	devices := register(t, s, 3)
 	task := submit(t, s, "loop-max", 3, 0)
 	cfg := loopConfig(s, script(verdict("passed")), devices, t.TempDir())
 	cfg.Concurrency, cfg.MaxAssignments = 3, 1
-	res, err := managed.RunWorkers(context.Background(), cfg)
+	res, err := worker.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestLeaderRecoversAVanishedWorker(t *testing.T) {
 			}
 			cfg := loopConfig(s, script(verdict("passed")), devices, t.TempDir())
 			cfg.MaxIdlePolls = 60
-			res, err := managed.RunWorkers(context.Background(), cfg)
+			res, err := worker.Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +226,7 @@ func TestRefreshDevices(t *testing.T) {
 	seen := map[string]bool{"sim-c": true}
 	p := prober{"sim-a": {APILevel: 34, Installed: true, Ready: true}, "sim-b": {APILevel: 34, Installed: true, Ready: false}}
 	// sim-c vanished; sim-d is quarantined; sim-e is not registered.
-	if err := managed.RefreshDevices(ctx, s, serials{"sim-a", "sim-b", "sim-d", "sim-e"}, p, seen); err != nil {
+	if err := worker.RefreshDevices(ctx, s, serials{"sim-a", "sim-b", "sim-d", "sim-e"}, p, seen); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"device-sim-a": "healthy", "device-sim-b": "degraded", "device-sim-c": "offline", "device-sim-d": "quarantined"}
@@ -235,7 +236,7 @@ func TestRefreshDevices(t *testing.T) {
 		}
 	}
 	// A probe that errors degrades the device.
-	if err := managed.RefreshDevices(ctx, s, serials{"sim-a", "sim-f"}, prober{}, seen); err != nil {
+	if err := worker.RefreshDevices(ctx, s, serials{"sim-a", "sim-f"}, prober{}, seen); err != nil {
 		t.Fatal(err)
 	}
 	if d, _ := s.Device(ctx, "device-sim-a"); d.Health != managed.HealthDegraded {
@@ -247,7 +248,7 @@ func TestProbeAndRegister(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openSQLite(t, nil)
 	p := prober{"emulator-5554": {APILevel: 34, Installed: true, Ready: true}, "usb:1-2": {APILevel: 30, Installed: true}}
-	d, _, err := managed.ProbeAndRegister(ctx, s, p, managed.ProbeRequest{Serial: "emulator-5554", Capabilities: []string{"camera"},
+	d, _, err := worker.ProbeAndRegister(ctx, s, p, worker.ProbeRequest{Serial: "emulator-5554", Capabilities: []string{"camera"},
 		Labels: map[string]string{"rack": "r1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -255,19 +256,19 @@ func TestProbeAndRegister(t *testing.T) {
 	if d.DeviceID != "emulator-5554" || d.Health != "healthy" || d.APILevel != 34 || len(d.Capabilities) != 5 || d.Labels["rack"] != "r1" {
 		t.Fatalf("registered %+v", d)
 	}
-	d, _, err = managed.ProbeAndRegister(ctx, s, p, managed.ProbeRequest{Serial: "usb:1-2"})
+	d, _, err = worker.ProbeAndRegister(ctx, s, p, worker.ProbeRequest{Serial: "usb:1-2"})
 	if err != nil || d.Health != "degraded" || d.DeviceID != "usb:1-2" {
 		t.Fatalf("not ready: %+v %v", d, err)
 	}
-	if got := managed.DefaultDeviceID("192.168.1.5:5555 x"); got != "192.168.1.5:5555-x" {
+	if got := worker.DefaultDeviceID("192.168.1.5:5555 x"); got != "192.168.1.5:5555-x" {
 		t.Fatalf("DefaultDeviceID = %s", got)
 	}
 	// An errored probe degrades a registered device and registers nothing new.
-	d, _, err = managed.ProbeAndRegister(ctx, s, prober{}, managed.ProbeRequest{Serial: "emulator-5554"})
+	d, _, err = worker.ProbeAndRegister(ctx, s, prober{}, worker.ProbeRequest{Serial: "emulator-5554"})
 	if err == nil || d.Health != "degraded" {
 		t.Fatalf("errored probe: %+v %v", d, err)
 	}
-	if _, _, err := managed.ProbeAndRegister(ctx, s, prober{}, managed.ProbeRequest{Serial: "new-1"}); err == nil {
+	if _, _, err := worker.ProbeAndRegister(ctx, s, prober{}, worker.ProbeRequest{Serial: "new-1"}); err == nil {
 		t.Fatal("an errored probe of a new device succeeded")
 	}
 	if len(mustDevices(t, s)) != 2 {

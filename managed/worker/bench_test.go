@@ -1,4 +1,4 @@
-package managed_test
+package worker_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/storetest"
+	"github.com/solopi-dev/solopi/managed/worker"
 )
 
 // timedStore records how long each claim takes.
@@ -49,8 +50,8 @@ func percentile(ds []time.Duration, p float64) float64 {
 // the farm machinery, not the device.
 type instant struct{}
 
-func (instant) ExecuteShard(context.Context, managed.ShardRun) (managed.ShardVerdict, error) {
-	return managed.ShardVerdict{Status: "passed", Report: []byte(`{"status":"passed","outcomeFingerprint":"` + strings.Repeat("e", 64) + `"}`)}, nil
+func (instant) ExecuteShard(context.Context, worker.ShardRun) (worker.ShardVerdict, error) {
+	return worker.ShardVerdict{Status: "passed", Report: []byte(`{"status":"passed","outcomeFingerprint":"` + strings.Repeat("e", 64) + `"}`)}, nil
 }
 
 type benchBackend struct {
@@ -121,10 +122,10 @@ func benchFarm(b *testing.B, database string, workers int) {
 	start := time.Now()
 	for i, s := range stores {
 		wg.Go(func() {
-			_, err := managed.RunWorkers(ctx, managed.LoopConfig{
-				WorkerConfig: managed.WorkerConfig{Store: s, Executor: instant{}, Devices: online, WorkerID: fmt.Sprintf("w%d", i),
+			_, err := worker.Run(ctx, worker.LoopConfig{
+				Config: worker.Config{Store: s, Executor: instant{}, Devices: online, WorkerID: fmt.Sprintf("w%d", i),
 					ArtifactsRoot: b.TempDir(), IdleWait: 200 * time.Millisecond,
-					Observe: func(managed.ShardReport) { mu.Lock(); done++; last = time.Now(); mu.Unlock() }},
+					Observe: func(worker.ShardReport) { mu.Lock(); done++; last = time.Now(); mu.Unlock() }},
 				Concurrency: 1, IdleInterval: 200 * time.Millisecond, MaxIdlePolls: 5,
 			})
 			if err != nil {

@@ -1,4 +1,4 @@
-package managed_test
+package worker_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/storetest"
+	"github.com/solopi-dev/solopi/managed/worker"
 )
 
 // workerFixture runs ShardWorker.Work directly on the jobs of one task, on
@@ -25,13 +26,13 @@ type workerFixture struct {
 	task    managed.Task
 	jobs    []managed.ShardJob
 	exec    *scripted
-	reports chan managed.ShardReport
-	w       *managed.ShardWorker
+	reports chan worker.ShardReport
+	w       *worker.ShardWorker
 }
 
 func newWorkerFixture(t *testing.T, exec *scripted, retries int) *workerFixture {
 	f := &workerFixture{ctx: context.Background(), clock: clock.NewFake(storetest.Start), exec: exec,
-		reports: make(chan managed.ShardReport, 8)}
+		reports: make(chan worker.ShardReport, 8)}
 	f.s, _ = openSQLite(t, f.clock)
 	devices := register(t, f.s, 1)
 	f.task = submit(t, f.s, "worker-test", 1, retries)
@@ -39,9 +40,9 @@ func newWorkerFixture(t *testing.T, exec *scripted, retries int) *workerFixture 
 	if f.jobs, err = f.s.ShardJobs(f.ctx, f.task.TaskID); err != nil {
 		t.Fatal(err)
 	}
-	f.w = managed.NewShardWorker(managed.WorkerConfig{Store: f.s, Executor: exec, Devices: serials(devices),
+	f.w = worker.NewShardWorker(worker.Config{Store: f.s, Executor: exec, Devices: serials(devices),
 		WorkerID: "worker-1", Host: "host-a", ArtifactsRoot: t.TempDir(), Clock: f.clock,
-		Observe: func(r managed.ShardReport) { f.reports <- r }})
+		Observe: func(r worker.ShardReport) { f.reports <- r }})
 	return f
 }
 
@@ -80,7 +81,7 @@ func TestWorkerCompletesWithVerdictAndEvidence(t *testing.T) {
 		t.Fatalf("shard: %+v", r.Shards[0])
 	}
 	run := f.exec.runs[0]
-	want, err := managed.EvidenceDigest(run.ArtifactsDir)
+	want, err := worker.EvidenceDigest(run.ArtifactsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestWorkerFailureClassification(t *testing.T) {
 
 func TestWorkerSnoozesWithoutADevice(t *testing.T) {
 	f := newWorkerFixture(t, script(verdict("passed")), 1)
-	w := managed.NewShardWorker(managed.WorkerConfig{Store: f.s, Executor: f.exec, Devices: serials{"elsewhere"},
+	w := worker.NewShardWorker(worker.Config{Store: f.s, Executor: f.exec, Devices: serials{"elsewhere"},
 		WorkerID: "w2", Clock: f.clock, IdleWait: 3 * time.Second})
 	j := f.jobs[0]
 	err := w.Work(f.ctx, &river.Job[managed.ShardArgs]{JobRow: &rivertype.JobRow{ID: j.JobID},
@@ -156,7 +157,7 @@ func TestWorkerSnoozesWithoutADevice(t *testing.T) {
 // A cancelled task stops the executor through the heartbeat even before
 // River's own cancellation arrives.
 func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
-	started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
 	done := make(chan error, 1)
 	go func() { done <- f.work(f.ctx) }()
@@ -184,7 +185,7 @@ func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
 // River cancelling the running job (the owner's cancel) stops the device
 // work at once.
 func TestWorkerStopsOnRiverCancel(t *testing.T) {
-	started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
 	ctx, cancel := context.WithCancelCause(f.ctx)
 	done := make(chan error, 1)
@@ -209,7 +210,7 @@ func TestWorkerStopsOnRiverCancel(t *testing.T) {
 
 // An operator cancelling the job in River's UI ends the shard not_tested.
 func TestWorkerOperatorCancel(t *testing.T) {
-	started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
 	ctx, cancel := context.WithCancelCause(f.ctx)
 	done := make(chan error, 1)
@@ -226,7 +227,7 @@ func TestWorkerOperatorCancel(t *testing.T) {
 
 // A stopping worker hands the shard back without using a retry.
 func TestWorkerHandsBackOnStop(t *testing.T) {
-	started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 	f := newWorkerFixture(t, script(blocking(started, stopped)), 0)
 	ctx, cancel := context.WithCancel(f.ctx)
 	done := make(chan error, 1)
@@ -247,7 +248,7 @@ func TestWorkerHandsBackOnStop(t *testing.T) {
 // A worker whose heartbeats stop being accepted (its lease expired and was
 // taken over) stops its device work and writes nothing.
 func TestWorkerStopsWhenLeaseIsLost(t *testing.T) {
-	started, stopped := make(chan managed.ShardRun, 1), make(chan error, 1)
+	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
 	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
 	done := make(chan error, 1)
 	go func() { done <- f.work(f.ctx) }()
@@ -282,7 +283,7 @@ func TestFailureCategory(t *testing.T) {
 		{`{"scenarios":[{"status":"not_tested","failure":{"category":"dependency_not_passed"}}]}`, "failed", "dependency_not_passed"},
 		{`{"scenarios":[{"status":"failed","failure":{"category":"bad category!"}}]}`, "failed", "verification_failed"},
 	} {
-		if got := managed.FailureCategory([]byte(c.report), c.status); got != c.want {
+		if got := worker.FailureCategory([]byte(c.report), c.status); got != c.want {
 			t.Errorf("FailureCategory(%s, %s) = %q, want %q", c.report, c.status, got, c.want)
 		}
 	}
