@@ -9,7 +9,8 @@ import (
 // Our tables live beside River's and are versioned on their own: the
 // managed_metadata row "schema_version" holds the highest migration applied.
 // A migration is one DDL script per dialect; both dialects keep the same
-// table and column names so that every query is shared.
+// table and column names so that every query is shared, and differ only in
+// the event sequence column and in how triggers are written.
 
 type migration struct {
 	version  int
@@ -17,122 +18,9 @@ type migration struct {
 	postgres string
 }
 
-var migrations = []migration{{
-	version: 1,
-	sqlite: `
-CREATE TABLE managed_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE managed_devices (
-	device_id TEXT PRIMARY KEY,
-	serial TEXT NOT NULL UNIQUE,
-	platform TEXT NOT NULL,
-	api_level INTEGER NOT NULL,
-	capabilities_json TEXT NOT NULL,
-	labels_json TEXT NOT NULL,
-	health TEXT NOT NULL,
-	last_seen_ms INTEGER NOT NULL,
-	generation INTEGER NOT NULL DEFAULT 0,
-	lease_id TEXT,
-	lease_task_id TEXT,
-	lease_shard_id TEXT,
-	lease_expires_ms INTEGER,
-	consecutive_failures INTEGER NOT NULL DEFAULT 0,
-	circuit_open_until_ms INTEGER NOT NULL DEFAULT 0,
-	created_at_ms INTEGER NOT NULL,
-	updated_at_ms INTEGER NOT NULL
-);
-CREATE TABLE managed_tasks (
-	task_id TEXT PRIMARY KEY,
-	idempotency_key TEXT NOT NULL UNIQUE,
-	request_fingerprint TEXT NOT NULL,
-	owner_hash TEXT NOT NULL,
-	plan_json TEXT NOT NULL,
-	decisions_json TEXT NOT NULL,
-	plan_fingerprint TEXT NOT NULL,
-	max_retries INTEGER NOT NULL,
-	lease_duration_ms INTEGER NOT NULL,
-	retention_ms INTEGER NOT NULL,
-	status TEXT NOT NULL,
-	cancel_requested INTEGER NOT NULL DEFAULT 0,
-	event_count INTEGER NOT NULL DEFAULT 0,
-	created_at_ms INTEGER NOT NULL,
-	updated_at_ms INTEGER NOT NULL,
-	finished_at_ms INTEGER
-);
-CREATE TABLE managed_shards (
-	shard_id TEXT PRIMARY KEY,
-	task_id TEXT NOT NULL REFERENCES managed_tasks(task_id),
-	target_id TEXT NOT NULL,
-	target_index INTEGER NOT NULL,
-	replica_index INTEGER NOT NULL,
-	selector_json TEXT NOT NULL,
-	status TEXT NOT NULL,
-	attempt_count INTEGER NOT NULL DEFAULT 0,
-	released_count INTEGER NOT NULL DEFAULT 0,
-	current_attempt_id TEXT,
-	assigned_device_id TEXT,
-	owner_generation INTEGER,
-	lease_id TEXT,
-	lease_expires_ms INTEGER,
-	next_attempt_ms INTEGER NOT NULL DEFAULT 0,
-	river_job_id INTEGER,
-	result_status TEXT,
-	failure_category TEXT,
-	created_at_ms INTEGER NOT NULL,
-	updated_at_ms INTEGER NOT NULL,
-	finished_at_ms INTEGER,
-	UNIQUE (task_id, target_index, replica_index)
-);
-CREATE TABLE managed_attempts (
-	attempt_id TEXT PRIMARY KEY,
-	task_id TEXT NOT NULL REFERENCES managed_tasks(task_id),
-	shard_id TEXT NOT NULL REFERENCES managed_shards(shard_id),
-	attempt_number INTEGER NOT NULL,
-	worker_id TEXT NOT NULL,
-	worker_host TEXT,
-	device_id TEXT NOT NULL,
-	serial TEXT NOT NULL,
-	lease_id TEXT NOT NULL UNIQUE,
-	owner_generation INTEGER NOT NULL,
-	lease_expires_ms INTEGER NOT NULL,
-	status TEXT NOT NULL,
-	failure_category TEXT,
-	artifacts_dir TEXT,
-	report_path TEXT,
-	report_json TEXT,
-	verification_outcome_fingerprint TEXT,
-	evidence_digest TEXT,
-	evidence_purged_at_ms INTEGER,
-	created_at_ms INTEGER NOT NULL,
-	started_at_ms INTEGER,
-	finished_at_ms INTEGER,
-	UNIQUE (shard_id, attempt_number)
-);
-CREATE TABLE managed_events (
-	sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-	task_id TEXT NOT NULL REFERENCES managed_tasks(task_id),
-	task_sequence INTEGER NOT NULL,
-	shard_id TEXT,
-	attempt_id TEXT,
-	event_type TEXT NOT NULL,
-	timestamp_ms INTEGER NOT NULL,
-	content_json TEXT NOT NULL,
-	UNIQUE (task_id, task_sequence)
-);
-CREATE INDEX managed_shards_task ON managed_shards (task_id, target_index, replica_index);
-CREATE INDEX managed_attempts_active ON managed_attempts (status, lease_expires_ms);
-CREATE INDEX managed_attempts_shard ON managed_attempts (shard_id, attempt_number);
-CREATE TRIGGER managed_tasks_terminal_immutable BEFORE UPDATE OF status ON managed_tasks
-WHEN OLD.status IN ('passed','failed','not_tested','cancelled') AND NEW.status <> OLD.status
-BEGIN SELECT RAISE(ABORT, 'terminal task state is immutable'); END;
-CREATE TRIGGER managed_shards_terminal_immutable BEFORE UPDATE OF status ON managed_shards
-WHEN OLD.status IN ('passed','failed','not_tested','cancelled') AND NEW.status <> OLD.status
-BEGIN SELECT RAISE(ABORT, 'terminal shard state is immutable'); END;
-CREATE TRIGGER managed_events_no_update BEFORE UPDATE ON managed_events
-BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-CREATE TRIGGER managed_events_no_delete BEFORE DELETE ON managed_events
-BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-`,
-	postgres: `
+// v1Tables are the tables of schema version 1 in both dialects: every
+// number is BIGINT, which SQLite stores as a 64-bit INTEGER.
+const v1Tables = `
 CREATE TABLE managed_metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE managed_devices (
 	device_id TEXT PRIMARY KEY,
@@ -221,7 +109,7 @@ CREATE TABLE managed_attempts (
 	UNIQUE (shard_id, attempt_number)
 );
 CREATE TABLE managed_events (
-	sequence BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	sequence %s,
 	task_id TEXT NOT NULL REFERENCES managed_tasks(task_id),
 	task_sequence BIGINT NOT NULL,
 	shard_id TEXT,
@@ -234,6 +122,23 @@ CREATE TABLE managed_events (
 CREATE INDEX managed_shards_task ON managed_shards (task_id, target_index, replica_index);
 CREATE INDEX managed_attempts_active ON managed_attempts (status, lease_expires_ms);
 CREATE INDEX managed_attempts_shard ON managed_attempts (shard_id, attempt_number);
+`
+
+var migrations = []migration{{
+	version: 1,
+	sqlite: fmt.Sprintf(v1Tables, "INTEGER PRIMARY KEY AUTOINCREMENT") + `
+CREATE TRIGGER managed_tasks_terminal_immutable BEFORE UPDATE OF status ON managed_tasks
+WHEN OLD.status IN ('passed','failed','not_tested','cancelled') AND NEW.status <> OLD.status
+BEGIN SELECT RAISE(ABORT, 'terminal task state is immutable'); END;
+CREATE TRIGGER managed_shards_terminal_immutable BEFORE UPDATE OF status ON managed_shards
+WHEN OLD.status IN ('passed','failed','not_tested','cancelled') AND NEW.status <> OLD.status
+BEGIN SELECT RAISE(ABORT, 'terminal shard state is immutable'); END;
+CREATE TRIGGER managed_events_no_update BEFORE UPDATE ON managed_events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER managed_events_no_delete BEFORE DELETE ON managed_events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+`,
+	postgres: fmt.Sprintf(v1Tables, "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") + `
 CREATE FUNCTION managed_terminal_immutable() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
 	IF OLD.status IN ('passed','failed','not_tested','cancelled') AND NEW.status <> OLD.status THEN

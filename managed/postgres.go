@@ -13,7 +13,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -31,9 +30,9 @@ func IsPostgresURL(s string) bool {
 // PostgreSQL database. Tables (ours and River's) live in the connection's
 // search_path; a URL parameter search_path=NAME selects a schema.
 type postgresBackend struct {
-	url   string
-	pool  *pgxpool.Pool
-	river *riverOps[pgx.Tx]
+	url  string
+	pool *pgxpool.Pool
+	*riverOps[pgx.Tx]
 }
 
 func openPostgres(ctx context.Context, dsn string, opts Options) (*postgresBackend, error) {
@@ -53,7 +52,7 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*postgresBacke
 		return nil, fault.Wrap(fault.Transport, CodeDatabase, "cannot connect to PostgreSQL", err).With("database", redactURL(dsn))
 	}
 	b := &postgresBackend{url: redactURL(dsn), pool: pool}
-	if b.river, err = newRiverOps(riverpgxv5.New(pool), opts.Logger); err != nil {
+	if b.riverOps, err = newRiverOps(riverpgxv5.New(pool), opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -87,7 +86,7 @@ func redactURL(dsn string) string {
 // transaction), so concurrent first starts serialise on a session advisory
 // lock held on a connection of its own.
 func (b *postgresBackend) migrate(ctx context.Context) error {
-	migrator, err := rivermigrate.New(b.river.driver, &rivermigrate.Config{Logger: b.river.logger})
+	migrator, err := rivermigrate.New(b.driver, &rivermigrate.Config{Logger: b.logger})
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
@@ -128,7 +127,7 @@ func (b *postgresBackend) begin(ctx context.Context) (txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgTx{pgQuerier: pgQuerier{tx}, tx: tx, river: b.river}, nil
+	return &pgTx{pgQuerier: pgQuerier{tx}, tx: tx, river: b.riverOps}, nil
 }
 
 func pgCode(err error) string {
@@ -146,18 +145,6 @@ func (b *postgresBackend) retryable(err error) bool {
 }
 
 func (b *postgresBackend) uniqueViolation(err error) bool { return pgCode(err) == "23505" }
-
-func (b *postgresBackend) jobStates(ctx context.Context, ids []int64) (map[int64]rivertype.JobState, error) {
-	return b.river.jobStates(ctx, ids)
-}
-
-func (b *postgresBackend) newClient(cfg *river.Config) (RiverClient, error) {
-	return b.river.newClient(cfg)
-}
-
-func (b *postgresBackend) uiHandler(ctx context.Context, prefix string) (UIHandler, error) {
-	return b.river.uiHandler(ctx, prefix)
-}
 
 type pgTx struct {
 	pgQuerier

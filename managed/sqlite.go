@@ -14,7 +14,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
-	"github.com/riverqueue/river/rivertype"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -28,9 +27,9 @@ import (
 // holds the write lock from its first statement and never fails half-way on
 // a lock upgrade.
 type sqliteBackend struct {
-	path  string
-	db    *sql.DB
-	river *riverOps[*sql.Tx]
+	path string
+	db   *sql.DB
+	*riverOps[*sql.Tx]
 }
 
 func sqliteURI(path string, params string) string {
@@ -56,7 +55,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*sqliteBackend,
 	}
 	db.SetMaxOpenConns(1)
 	b := &sqliteBackend{path: abs, db: db}
-	if b.river, err = newRiverOps(riversqlite.New(db), opts.Logger); err != nil {
+	if b.riverOps, err = newRiverOps(riversqlite.New(db), opts.Logger); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -110,7 +109,7 @@ func inspectSQLite(ctx context.Context, path string) ([]string, error) {
 }
 
 func (b *sqliteBackend) migrate(ctx context.Context, hasMetadata bool) error {
-	migrator, err := rivermigrate.New(b.river.driver, &rivermigrate.Config{Logger: b.river.logger})
+	migrator, err := rivermigrate.New(b.driver, &rivermigrate.Config{Logger: b.logger})
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
@@ -138,7 +137,7 @@ func (b *sqliteBackend) begin(ctx context.Context) (txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteTx{sqlQuerier: sqlQuerier{tx}, tx: tx, river: b.river}, nil
+	return &sqliteTx{sqlQuerier: sqlQuerier{tx}, tx: tx, river: b.riverOps}, nil
 }
 
 func sqliteCode(err error) int {
@@ -157,18 +156,6 @@ func (b *sqliteBackend) retryable(err error) bool {
 func (b *sqliteBackend) uniqueViolation(err error) bool {
 	c := sqliteCode(err)
 	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-}
-
-func (b *sqliteBackend) jobStates(ctx context.Context, ids []int64) (map[int64]rivertype.JobState, error) {
-	return b.river.jobStates(ctx, ids)
-}
-
-func (b *sqliteBackend) newClient(cfg *river.Config) (RiverClient, error) {
-	return b.river.newClient(cfg)
-}
-
-func (b *sqliteBackend) uiHandler(ctx context.Context, prefix string) (UIHandler, error) {
-	return b.river.uiHandler(ctx, prefix)
 }
 
 type sqliteTx struct {

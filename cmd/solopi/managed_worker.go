@@ -244,6 +244,18 @@ func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) 
 	return o, nil
 }
 
+// workerAction reads the worker flags and runs a worker command.
+func workerAction(exit *int, e env, d managedDevices, loop bool,
+	run func(context.Context, managed.Store, managedDevices, managedWorkerOptions) (outcome.Result, error)) cli.ActionFunc {
+	return managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+		o, err := readWorkerOptions(c, loop)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return run(ctx, s, d, o)
+	})
+}
+
 // managedDeviceCommands are the device-bound managed commands on devices d.
 func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
 	return []*cli.Command{
@@ -252,13 +264,7 @@ func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
 			Usage:     "claim one shard this host can run, run it with verify-run on the leased device, report it",
 			UsageText: "solopi managed-worker-once --worker-id host-a-1 --artifacts-root ./evidence",
 			Flags:     managedWorkerFlags(false),
-			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
-				o, err := readWorkerOptions(c, false)
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				return runManagedWorkerOnce(ctx, s, d, o)
-			}),
+			Action:    workerAction(exit, e, d, false, runManagedWorkerOnce),
 		},
 		{
 			Name:  "managed-worker-loop",
@@ -268,14 +274,8 @@ func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
 			Description: "A River client on this host: it takes only shards it can place on devices its adb server sees,\n" +
 				"heartbeats their leases, and stops device work at once when a task is cancelled or a lease is lost.\n" +
 				"SIGINT/SIGTERM hand running shards back and exit 130.",
-			Flags: managedWorkerFlags(true),
-			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
-				o, err := readWorkerOptions(c, true)
-				if err != nil {
-					return outcome.Result{}, err
-				}
-				return runManagedWorkerLoop(ctx, s, d, o)
-			}),
+			Flags:  managedWorkerFlags(true),
+			Action: workerAction(exit, e, d, true, runManagedWorkerLoop),
 		},
 		{
 			Name:      "managed-device-probe",

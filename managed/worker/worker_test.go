@@ -52,6 +52,25 @@ func (f *workerFixture) work(ctx context.Context) error {
 		Args: managed.ShardArgs{TaskID: f.task.TaskID, ShardID: j.ShardID}})
 }
 
+// blocked runs the fixture's job on a blocking executor in the background:
+// started says the executor runs, stopped gives the cause that ended its
+// context, done the job's result.
+type blocked struct {
+	started chan worker.ShardRun
+	stopped chan error
+	done    chan error
+}
+
+func newBlockedFixture(t *testing.T, retries int) (*workerFixture, *blocked) {
+	b := &blocked{started: make(chan worker.ShardRun, 1), stopped: make(chan error, 1), done: make(chan error, 1)}
+	return newWorkerFixture(t, script(blocking(b.started, b.stopped)), retries), b
+}
+
+func (f *workerFixture) start(ctx context.Context, b *blocked) {
+	go func() { b.done <- f.work(ctx) }()
+	<-b.started
+}
+
 func (f *workerFixture) report(t *testing.T) managed.Report {
 	t.Helper()
 	r, err := f.s.Report(f.ctx, f.task.TaskID)
@@ -157,11 +176,8 @@ func TestWorkerSnoozesWithoutADevice(t *testing.T) {
 // A cancelled task stops the executor through the heartbeat even before
 // River's own cancellation arrives.
 func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
-	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
-	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
-	done := make(chan error, 1)
-	go func() { done <- f.work(f.ctx) }()
-	<-started
+	f, b := newBlockedFixture(t, 1)
+	f.start(f.ctx, b)
 	if _, err := f.s.Cancel(f.ctx, f.task.TaskID, storetest.Owner); err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +185,11 @@ func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(20 * time.Second) // the next heartbeat (every lease/3) is refused
-	if cause := <-stopped; cause == nil {
+	if cause := <-b.stopped; cause == nil {
 		t.Fatal("the executor's context ended without a cause")
 	}
 	var cancel *rivertype.JobCancelError
-	if err := <-done; !errors.As(err, &cancel) {
+	if err := <-b.done; !errors.As(err, &cancel) {
 		t.Fatalf("work returned %v, want a River cancel", err)
 	}
 	r := f.report(t)
@@ -185,20 +201,17 @@ func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
 // River cancelling the running job (the owner's cancel) stops the device
 // work at once.
 func TestWorkerStopsOnRiverCancel(t *testing.T) {
-	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
-	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
+	f, b := newBlockedFixture(t, 1)
 	ctx, cancel := context.WithCancelCause(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- f.work(ctx) }()
-	<-started
+	f.start(ctx, b)
 	if _, err := f.s.Cancel(f.ctx, f.task.TaskID, storetest.Owner); err != nil {
 		t.Fatal(err)
 	}
 	cancel(river.ErrJobCancelledRemotely)
-	if cause := <-stopped; !errors.Is(cause, river.ErrJobCancelledRemotely) {
+	if cause := <-b.stopped; !errors.Is(cause, river.ErrJobCancelledRemotely) {
 		t.Fatalf("executor stopped by %v", cause)
 	}
-	<-done
+	<-b.done
 	if f.report(t).Status != "cancelled" {
 		t.Fatal("task not cancelled")
 	}
@@ -210,15 +223,12 @@ func TestWorkerStopsOnRiverCancel(t *testing.T) {
 
 // An operator cancelling the job in River's UI ends the shard not_tested.
 func TestWorkerOperatorCancel(t *testing.T) {
-	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
-	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
+	f, b := newBlockedFixture(t, 1)
 	ctx, cancel := context.WithCancelCause(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- f.work(ctx) }()
-	<-started
+	f.start(ctx, b)
 	cancel(river.ErrJobCancelledRemotely)
-	<-stopped
-	<-done
+	<-b.stopped
+	<-b.done
 	r := f.report(t)
 	if r.Status != "not_tested" || *r.Shards[0].FailureCategory != managed.CategoryJobCancelled {
 		t.Fatalf("report %+v", r.Shards[0])
@@ -227,15 +237,12 @@ func TestWorkerOperatorCancel(t *testing.T) {
 
 // A stopping worker hands the shard back without using a retry.
 func TestWorkerHandsBackOnStop(t *testing.T) {
-	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
-	f := newWorkerFixture(t, script(blocking(started, stopped)), 0)
+	f, b := newBlockedFixture(t, 0)
 	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- f.work(ctx) }()
-	<-started
+	f.start(ctx, b)
 	cancel()
-	<-stopped
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	<-b.stopped
+	if err := <-b.done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("work returned %v", err)
 	}
 	r := f.report(t)
@@ -248,17 +255,14 @@ func TestWorkerHandsBackOnStop(t *testing.T) {
 // A worker whose heartbeats stop being accepted (its lease expired and was
 // taken over) stops its device work and writes nothing.
 func TestWorkerStopsWhenLeaseIsLost(t *testing.T) {
-	started, stopped := make(chan worker.ShardRun, 1), make(chan error, 1)
-	f := newWorkerFixture(t, script(blocking(started, stopped)), 1)
-	done := make(chan error, 1)
-	go func() { done <- f.work(f.ctx) }()
-	<-started
+	f, b := newBlockedFixture(t, 1)
+	f.start(f.ctx, b)
 	if err := f.clock.WaitForSleepers(f.ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(2 * time.Minute) // far past the 60 s lease
-	<-stopped
-	if err := <-done; err == nil {
+	<-b.stopped
+	if err := <-b.done; err == nil {
 		t.Fatal("a lost lease must be reported to River")
 	}
 	rep := <-f.reports
