@@ -355,15 +355,7 @@ func testMatrixAggregate(t *testing.T, h *harness) {
 
 func testConcurrentClaims(t *testing.T, h *harness) {
 	const n = 6
-	for i := range n {
-		h.register(t, "device-"+string(rune('a'+i)), "SERIAL-"+string(rune('a'+i)))
-	}
-	task := h.submit(t, func(s *managed.Submission) { s.Matrix = Matrix(n, nil) })
-	jobs, err := h.s.ShardJobs(h.ctx, task.TaskID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serials := h.serials(t)
+	task, jobs, serials := h.farm(t, n)
 	var wg sync.WaitGroup
 	results := make([]managed.ClaimResult, 2*n)
 	errs := make([]error, 2*n)

@@ -187,15 +187,7 @@ func testAbandonedCarrier(t *testing.T, h *harness) {
 
 func testEventContiguity(t *testing.T, h *harness) {
 	const n = 8
-	for i := range n {
-		h.register(t, "device-"+string(rune('a'+i)), "SERIAL-"+string(rune('a'+i)))
-	}
-	task := h.submit(t, func(s *managed.Submission) { s.Matrix = Matrix(n, nil) })
-	jobs, err := h.s.ShardJobs(h.ctx, task.TaskID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serials := h.serials(t)
+	task, jobs, serials := h.farm(t, n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {

@@ -140,6 +140,21 @@ func (h *harness) submit(t *testing.T, mutate ...func(*managed.Submission)) mana
 	return task
 }
 
+// farm registers n devices and submits a task of n replicas; it returns the
+// task, its shards' jobs and the devices' serials.
+func (h *harness) farm(t *testing.T, n int) (managed.Task, []managed.ShardJob, []string) {
+	t.Helper()
+	for i := range n {
+		h.register(t, "device-"+string(rune('a'+i)), "SERIAL-"+string(rune('a'+i)))
+	}
+	task := h.submit(t, func(s *managed.Submission) { s.Matrix = Matrix(n, nil) })
+	jobs, err := h.s.ShardJobs(h.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task, jobs, h.serials(t)
+}
+
 // serials lists what a worker reaches: every registered device.
 func (h *harness) serials(t *testing.T) []string {
 	t.Helper()
