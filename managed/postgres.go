@@ -41,7 +41,7 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*postgresBacke
 		return nil, fault.Wrap(fault.Invalid, CodeDatabase, "the PostgreSQL URL is invalid", err)
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
-		cfg.MaxConns = 16
+		cfg.MaxConns = 10
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
