@@ -468,7 +468,8 @@ func HistoryDelete() *Machine {
 	}
 }
 
-// Managed execution states (docs/managed.md#state-machines).
+// Managed execution states: tasks, shards and attempts of a device farm
+// (docs/managed.md#state-machines).
 const (
 	ManagedQueued          State = "queued"
 	ManagedLeased          State = "leased"
@@ -483,18 +484,21 @@ const (
 
 // Managed events.
 const (
-	EvClaim     Event = "claim"
-	EvBegin     Event = "begin"
-	EvPass      Event = "pass"
-	EvFailVerdt Event = "fail"
-	EvNotTested Event = "not_tested"
-	EvCancelled Event = "cancel"
-	EvRetryable Event = "retryable_failure"
-	EvRequeue   Event = "requeue"
-	EvExpire    Event = "expire"
+	EvClaim     Event = "claim"             // a worker leased a device for the shard
+	EvBegin     Event = "begin"             // the worker started the attempt
+	EvPass      Event = "pass"              // Result Judge verdict passed
+	EvFailVerdt Event = "fail"              // Result Judge verdict failed (final, never retried)
+	EvNotTested Event = "not_tested"        // Result Judge verdict not_tested (final, never retried)
+	EvGiveUp    Event = "give_up"           // infrastructure failure with no retry left
+	EvRetryable Event = "retryable_failure" // infrastructure failure that will be retried
+	EvRelease   Event = "release"           // a stopping worker handed the shard back
+	EvRequeue   Event = "requeue"           // back to the queue (retry, expiry, hand-back; a task with no active shard)
+	EvExpire    Event = "expire"            // the lease ran out before the worker reported
+	EvCancelled Event = "cancel"            // the owner cancelled the task
 )
 
-// ManagedTask is a submitted verification task.
+// ManagedTask is a submitted verification task. Its state follows its shards:
+// running while one is leased or running, terminal once all are.
 func ManagedTask() *Machine {
 	return &Machine{
 		Name:     "managed-task",
@@ -503,7 +507,7 @@ func ManagedTask() *Machine {
 		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
 		Live:     []State{ManagedQueued, ManagedRunning},
 		Transitions: table(
-			edges(EvBegin, ManagedRunning, ManagedQueued),
+			edges(EvClaim, ManagedRunning, ManagedQueued),
 			edges(EvRequeue, ManagedQueued, ManagedRunning),
 			edges(EvPass, ManagedPassed, ManagedRunning),
 			edges(EvFailVerdt, ManagedFailed, ManagedRunning),
@@ -513,44 +517,50 @@ func ManagedTask() *Machine {
 	}
 }
 
-// ManagedShard is one shard of a task on one device.
+// ManagedShard is one replica of one matrix target: it is claimed onto a
+// device, runs, and ends with the Judge's verdict, not_tested when retries
+// run out, or cancelled.
 func ManagedShard() *Machine {
-	live := []State{ManagedQueued, ManagedLeased, ManagedRunning, ManagedRetryableFailed}
+	active := []State{ManagedLeased, ManagedRunning}
 	return &Machine{
 		Name:     "managed-shard",
 		Initial:  ManagedQueued,
-		States:   []State{ManagedQueued, ManagedLeased, ManagedRunning, ManagedRetryableFailed, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
+		States:   []State{ManagedQueued, ManagedLeased, ManagedRunning, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
 		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedCancelled},
-		Live:     live,
+		Live:     []State{ManagedQueued, ManagedLeased, ManagedRunning},
 		Transitions: table(
 			edges(EvClaim, ManagedLeased, ManagedQueued),
 			edges(EvBegin, ManagedRunning, ManagedLeased),
-			edges(EvPass, ManagedPassed, ManagedRunning),
-			edges(EvFailVerdt, ManagedFailed, ManagedRunning),
-			edges(EvNotTested, ManagedNotTested, ManagedQueued, ManagedLeased, ManagedRunning, ManagedRetryableFailed),
-			edges(EvRetryable, ManagedRetryableFailed, ManagedLeased, ManagedRunning),
-			edges(EvRequeue, ManagedQueued, ManagedRetryableFailed),
-			edges(EvCancelled, ManagedCancelled, live...),
+			edges(EvPass, ManagedPassed, active...),
+			edges(EvFailVerdt, ManagedFailed, active...),
+			edges(EvNotTested, ManagedNotTested, active...),
+			edges(EvGiveUp, ManagedNotTested, ManagedQueued, ManagedLeased, ManagedRunning),
+			edges(EvRequeue, ManagedQueued, active...),
+			edges(EvCancelled, ManagedCancelled, ManagedQueued, ManagedLeased, ManagedRunning),
 		),
 	}
 }
 
-// ManagedAttempt is one claim of a shard by a worker.
+// ManagedAttempt is one claim of a shard by a worker on one device
+// generation.
 func ManagedAttempt() *Machine {
+	active := []State{ManagedLeased, ManagedRunning}
 	return &Machine{
 		Name:     "managed-attempt",
 		Initial:  ManagedLeased,
 		States:   []State{ManagedLeased, ManagedRunning, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedRetryableFailed, ManagedExpired, ManagedCancelled},
 		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedRetryableFailed, ManagedExpired, ManagedCancelled},
-		Live:     []State{ManagedLeased, ManagedRunning},
+		Live:     active,
 		Transitions: table(
 			edges(EvBegin, ManagedRunning, ManagedLeased),
-			edges(EvPass, ManagedPassed, ManagedRunning),
-			edges(EvFailVerdt, ManagedFailed, ManagedRunning),
-			edges(EvNotTested, ManagedNotTested, ManagedLeased, ManagedRunning),
-			edges(EvRetryable, ManagedRetryableFailed, ManagedLeased, ManagedRunning),
-			edges(EvExpire, ManagedExpired, ManagedLeased, ManagedRunning),
-			edges(EvCancelled, ManagedCancelled, ManagedLeased, ManagedRunning),
+			edges(EvPass, ManagedPassed, active...),
+			edges(EvFailVerdt, ManagedFailed, active...),
+			edges(EvNotTested, ManagedNotTested, active...),
+			edges(EvGiveUp, ManagedFailed, active...),
+			edges(EvRetryable, ManagedRetryableFailed, active...),
+			edges(EvRelease, ManagedRetryableFailed, active...),
+			edges(EvExpire, ManagedExpired, active...),
+			edges(EvCancelled, ManagedCancelled, active...),
 		),
 	}
 }

@@ -19,5 +19,6 @@ func commands(exit *int, e env) []*cli.Command {
 	cmds = append(cmds, sessionCommands(exit, e)...)
 	cmds = append(cmds, plannerCommands(exit, e)...)
 	cmds = append(cmds, verifyCommands(exit, e)...)
+	cmds = append(cmds, managedCommands(exit, e)...)
 	return cmds
 }

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/managed/worker"
+	"github.com/solopi-dev/solopi/outcome"
+)
+
+// The device-bound managed commands (managed-worker-once, -worker-loop and
+// -device-probe) reach devices through managedDevices: the worker runs each
+// shard with verify-run in-process on exactly the leased serial, and a probe
+// is the doctor. Their options and run functions live here; the commands are
+// registered where a managedDevices is built from the host's adb server.
+
+// managedRunSettings are verify-run's budgets, as the worker flags give them.
+type managedRunSettings struct {
+	RestartApp         *bool
+	RunTimeout         time.Duration
+	ImportTimeout      time.Duration
+	AckTimeout         time.Duration
+	AgentStartTimeout  time.Duration
+	AgentActionTimeout time.Duration
+	AgentEndTimeout    time.Duration
+	PollInterval       time.Duration
+}
+
+// managedDevices is what the device-bound commands need from this host.
+type managedDevices interface {
+	worker.DeviceLister
+	worker.DeviceProber
+	// Executor runs shards with verify-run under these settings.
+	Executor(settings managedRunSettings) worker.ShardExecutor
+}
+
+type managedWorkerOptions struct {
+	workerID, host, artifactsRoot string
+	settings                      managedRunSettings
+	concurrency                   int
+	idleInterval                  time.Duration
+	maxIdlePolls, maxAssignments  int
+	probeInterval                 time.Duration
+}
+
+func (o managedWorkerOptions) loopConfig(s managed.Store, d managedDevices) (worker.LoopConfig, error) {
+	if !managed.ValidID(o.workerID) {
+		return worker.LoopConfig{}, fault.Usage("invalid_option", "--worker-id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
+	}
+	root, err := filepath.Abs(o.artifactsRoot)
+	if err != nil || o.artifactsRoot == "" {
+		return worker.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
+	}
+	return worker.LoopConfig{
+		Config: worker.Config{Store: s, Executor: d.Executor(o.settings), Devices: d, WorkerID: o.workerID,
+			Host: o.host, ArtifactsRoot: root},
+		Prober: d, ProbeInterval: o.probeInterval, Concurrency: max(1, o.concurrency), IdleInterval: o.idleInterval,
+		MaxIdlePolls: o.maxIdlePolls, MaxAssignments: o.maxAssignments,
+	}, nil
+}
+
+type managedWorkerOnceResult struct {
+	Success    bool                `json:"success"`
+	Claimed    bool                `json:"claimed"`
+	Assignment *managed.Assignment `json:"assignment,omitempty"`
+	Result     *managed.Outcome    `json:"result,omitempty"`
+	Report     string              `json:"report,omitempty"`
+}
+
+// runManagedWorkerOnce claims at most one shard this host can run, runs it
+// and reports it: exit 0 passed, 2 failed or not_tested, 4 a lost lease or
+// a transport failure, 3 another worker error; nothing to claim is exit 0
+// with claimed:false.
+func runManagedWorkerOnce(ctx context.Context, s managed.Store, d managedDevices, o managedWorkerOptions) (outcome.Result, error) {
+	o.concurrency, o.maxAssignments, o.maxIdlePolls = 1, 1, 1
+	cfg, err := o.loopConfig(s, d)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	res, err := worker.Run(ctx, cfg)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	if res.Last == nil {
+		if res.Interrupted {
+			return outcome.Result{}, fault.New(fault.Interrupted, fault.CodeInterrupted, "the worker was interrupted before it claimed a shard")
+		}
+		return outcome.OK(managedWorkerOnceResult{Success: true}), nil
+	}
+	last := res.Last
+	out := managedWorkerOnceResult{Claimed: true, Assignment: last.Assignment, Result: last.Outcome, Report: last.ReportPath}
+	if last.Err != nil {
+		f := workerFault(last.Err, res.Interrupted).With("assignment", last.Assignment)
+		if last.Outcome != nil {
+			f = f.With("assignmentFailure", last.Outcome)
+		}
+		return outcome.Result{}, f
+	}
+	out.Success = last.Status == outcome.VerdictPassed
+	exit := outcome.ExitOK
+	if !out.Success {
+		exit = outcome.ExitFailure
+	}
+	return outcome.Result{Value: out, Exit: exit}, nil
+}
+
+// workerFault types how a claimed shard failed on this worker.
+func workerFault(err error, interrupted bool) *fault.Error {
+	switch {
+	case interrupted:
+		return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "the worker was interrupted; the shard was handed back", err)
+	case managed.IsStale(err) || errors.Is(err, context.Canceled):
+		return fault.Wrap(fault.Transport, managed.CodeStaleAssignment, "the worker lost its lease; the shard is someone else's now", err)
+	}
+	f := fault.From(err)
+	if f.Kind != fault.Transport {
+		return fault.Wrap(fault.Invalid, managed.CategoryWorker, "the shard's run failed: "+f.Message, err)
+	}
+	return f
+}
+
+type managedWorkerLoopResult struct {
+	Success     bool `json:"success"`
+	Processed   int  `json:"processed"`
+	Failures    int  `json:"failures"`
+	IdlePolls   int  `json:"idlePolls"`
+	Interrupted bool `json:"interrupted"`
+}
+
+// runManagedWorkerLoop works shards until a limit or a signal: exit 0
+// without failures, 2 with some, 130 when interrupted (running shards are
+// handed back first).
+func runManagedWorkerLoop(ctx context.Context, s managed.Store, d managedDevices, o managedWorkerOptions) (outcome.Result, error) {
+	cfg, err := o.loopConfig(s, d)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	res, err := worker.Run(ctx, cfg)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	out := managedWorkerLoopResult{Success: res.Failures == 0, Processed: res.Processed, Failures: res.Failures,
+		IdlePolls: res.IdlePolls, Interrupted: res.Interrupted}
+	exit := outcome.ExitOK
+	switch {
+	case res.Interrupted:
+		exit = outcome.ExitInterrupted
+	case res.Failures > 0:
+		exit = outcome.ExitFailure
+	}
+	return outcome.Result{Value: out, Exit: exit}, nil
+}
+
+type managedProbeResult struct {
+	Success bool           `json:"success"`
+	Device  managed.Device `json:"device"`
+	Doctor  any            `json:"doctor"`
+}
+
+// runManagedDeviceProbe probes one device and registers it: exit 0 when
+// the doctor passed (healthy), 2 when not (degraded).
+func runManagedDeviceProbe(ctx context.Context, s managed.Store, d managedDevices, req worker.ProbeRequest, labels []string) (outcome.Result, error) {
+	var err error
+	if req.Labels, err = parseLabels(labels); err != nil {
+		return outcome.Result{}, err
+	}
+	dev, rep, err := worker.ProbeAndRegister(ctx, s, d, req)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	exit := outcome.ExitOK
+	if !rep.Ready {
+		exit = outcome.ExitFailure
+	}
+	return outcome.Result{Value: managedProbeResult{Success: rep.Ready, Device: dev, Doctor: rep.Doctor}, Exit: exit}, nil
+}
+
+func managedWorkerFlags(loop bool) []cli.Flag {
+	flags := []cli.Flag{managedDBFlag(), hostFlag(),
+		&cli.StringFlag{Name: "worker-id", Required: true, Usage: "this worker's stable id"},
+		&cli.StringFlag{Name: "artifacts-root", Required: true, Usage: "evidence goes to <root>/<taskId>/<shardId>/<attemptId>/"},
+		&cli.BoolFlag{Name: "restart-app", Usage: "restart the app under test before fixed segments (--no-restart-app: never)"},
+		&cli.BoolFlag{Name: "no-restart-app", Usage: "never restart the app under test"},
+		&cli.Float64Flag{Name: "run-timeout", Value: 600, Usage: "seconds per replay run"},
+		&cli.Float64Flag{Name: "import-timeout", Value: 30, Usage: "seconds per case import"},
+		&cli.Float64Flag{Name: "ack-timeout", Value: 20, Usage: "seconds for a run to be acknowledged"},
+		&cli.Float64Flag{Name: "agent-start-timeout", Value: 30, Usage: "seconds to start an agent session"},
+		&cli.Float64Flag{Name: "agent-action-timeout", Value: 20, Usage: "seconds per agent action"},
+		&cli.Float64Flag{Name: "agent-end-timeout", Value: 15, Usage: "seconds to end an agent session"},
+		&cli.Float64Flag{Name: "poll-interval", Value: 0.2, Usage: "seconds between status polls"},
+		&cli.Float64Flag{Name: "probe-interval", Value: worker.DefaultProbeInterval.Seconds(), Usage: "seconds between re-probes of this host's devices"},
+	}
+	if loop {
+		flags = append(flags,
+			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "shards run at once on this host (one per device at most)"},
+			&cli.Float64Flag{Name: "idle-interval", Value: 1, Usage: "seconds per poll when there is nothing to claim"},
+			&cli.IntFlag{Name: "max-idle-polls", Usage: "stop after this many idle polls in a row (0: never)"},
+			&cli.IntFlag{Name: "max-assignments", Usage: "stop after this many shards (0: never)"})
+	}
+	return flags
+}
+
+// readWorkerOptions reads the worker flags.
+func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) {
+	o := managedWorkerOptions{workerID: c.String("worker-id"), host: c.String("host"), artifactsRoot: c.String("artifacts-root"),
+		concurrency: 1, idleInterval: time.Second}
+	for _, f := range []struct {
+		name string
+		dst  *time.Duration
+	}{
+		{"run-timeout", &o.settings.RunTimeout}, {"import-timeout", &o.settings.ImportTimeout}, {"ack-timeout", &o.settings.AckTimeout},
+		{"agent-start-timeout", &o.settings.AgentStartTimeout}, {"agent-action-timeout", &o.settings.AgentActionTimeout},
+		{"agent-end-timeout", &o.settings.AgentEndTimeout}, {"poll-interval", &o.settings.PollInterval}, {"probe-interval", &o.probeInterval},
+	} {
+		d, err := seconds(f.name, c.Float64(f.name))
+		if err != nil {
+			return o, err
+		}
+		*f.dst = d
+	}
+	switch {
+	case c.Bool("restart-app") && c.Bool("no-restart-app"):
+		return o, fault.Usage("invalid_option", "--restart-app and --no-restart-app exclude each other")
+	case c.IsSet("restart-app") || c.IsSet("no-restart-app"):
+		v := c.Bool("restart-app")
+		o.settings.RestartApp = &v
+	}
+	if loop {
+		var err error
+		if o.idleInterval, err = seconds("idle-interval", c.Float64("idle-interval")); err != nil {
+			return o, err
+		}
+		o.concurrency, o.maxIdlePolls, o.maxAssignments = c.Int("concurrency"), c.Int("max-idle-polls"), c.Int("max-assignments")
+		if o.concurrency < 1 || o.maxIdlePolls < 0 || o.maxAssignments < 0 {
+			return o, fault.Usage("invalid_option", "--concurrency must be positive; --max-idle-polls and --max-assignments not negative")
+		}
+	}
+	return o, nil
+}
+
+// workerAction reads the worker flags and runs a worker command.
+func workerAction(exit *int, e env, d managedDevices, loop bool,
+	run func(context.Context, managed.Store, managedDevices, managedWorkerOptions) (outcome.Result, error)) cli.ActionFunc {
+	return managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+		o, err := readWorkerOptions(c, loop)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return run(ctx, s, d, o)
+	})
+}
+
+// managedDeviceCommands are the device-bound managed commands on devices d.
+func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "managed-worker-once",
+			Usage:     "claim one shard this host can run, run it with verify-run on the leased device, report it",
+			UsageText: "solopi managed-worker-once --worker-id host-a-1 --artifacts-root ./evidence",
+			Flags:     managedWorkerFlags(false),
+			Action:    workerAction(exit, e, d, false, runManagedWorkerOnce),
+		},
+		{
+			Name:  "managed-worker-loop",
+			Usage: "work shards on this host's devices until a limit or a signal",
+			UsageText: "solopi managed-worker-loop --worker-id host-a --artifacts-root ./evidence [--concurrency N]\n" +
+				"  [--idle-interval 1] [--max-idle-polls 0] [--max-assignments 0]",
+			Description: "A River client on this host: it takes only shards it can place on devices its adb server sees,\n" +
+				"heartbeats their leases, and stops device work at once when a task is cancelled or a lease is lost.\n" +
+				"SIGINT/SIGTERM hand running shards back and exit 130.",
+			Flags:  managedWorkerFlags(true),
+			Action: workerAction(exit, e, d, true, runManagedWorkerLoop),
+		},
+		{
+			Name:      "managed-device-probe",
+			Usage:     "probe the selected device with doctor and register it with what it can do",
+			UsageText: "solopi --serial SERIAL managed-device-probe [--device-id ID] [--capability C]... [--label k=v]...",
+			Flags: []cli.Flag{managedDBFlag(),
+				&cli.StringFlag{Name: "device-id", Usage: "stable device id (default: the serial)"},
+				&cli.StringSliceFlag{Name: "capability", Usage: "an extra capability (repeatable)"},
+				&cli.StringSliceFlag{Name: "label", Usage: "a key=value label (repeatable)"}},
+			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+				s, err := managed.Open(ctx, c.String("database"), managed.Options{})
+				if err != nil {
+					return outcome.Result{}, err
+				}
+				defer s.Close()
+				return runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: g.serial, DeviceID: c.String("device-id"),
+					Capabilities: c.StringSlice("capability")}, c.StringSlice("label"))
+			}),
+		},
+	}
+}

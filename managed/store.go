@@ -1,0 +1,147 @@
+package managed
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// Store is the farm's durable state. Every method is one transaction; every
+// refusal is a *fault.Error with a stable code (the Code* constants).
+type Store interface {
+	// Health summarises devices, tasks and active assignments.
+	Health(ctx context.Context) (Health, error)
+
+	// RegisterDevice adds or updates a device (an upsert by deviceId).
+	RegisterDevice(ctx context.Context, spec DeviceSpec) (Device, error)
+	// SetDeviceHealth records a probe's verdict on a registered device.
+	SetDeviceHealth(ctx context.Context, deviceID, health string) (Device, error)
+	Device(ctx context.Context, deviceID string) (Device, error)
+	// DeviceBySerial finds the device registered with an adb serial.
+	DeviceBySerial(ctx context.Context, serial string) (Device, error)
+	Devices(ctx context.Context) ([]Device, error)
+
+	// Submit creates a task, its shards and their River jobs atomically,
+	// or returns the task an identical earlier submission created.
+	Submit(ctx context.Context, sub Submission) (Task, error)
+	Status(ctx context.Context, taskID string) (TaskStatus, error)
+	Events(ctx context.Context, taskID string, afterSequence int64) ([]Event, error)
+	Report(ctx context.Context, taskID string) (Report, error)
+	// Cancel needs the task's owner token; it fences active attempts and
+	// cancels the shards' River jobs, which stops running workers.
+	Cancel(ctx context.Context, taskID, ownerToken string) (Task, error)
+	// Recover expires overdue leases and ends shards whose River job was
+	// given up; River's elected leader runs it periodically.
+	Recover(ctx context.Context) (Recovery, error)
+	// ShardJobs lists the River job carrying each shard of a task.
+	ShardJobs(ctx context.Context, taskID string) ([]ShardJob, error)
+
+	// Claim leases a device for the shard a River job carries.
+	Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error)
+	// Start, Heartbeat, Complete, Fail and Release must present the
+	// assignment's exact identity and a lease that has not expired;
+	// otherwise they fail with stale_assignment.
+	Start(ctx context.Context, id Identity) error
+	Heartbeat(ctx context.Context, id Identity) (leaseExpiresAt int64, err error)
+	Complete(ctx context.Context, id Identity, c Completion) (Outcome, error)
+	Fail(ctx context.Context, id Identity, category string, retryable bool) (Outcome, error)
+	// Release hands a shard back without counting the attempt against
+	// its retries (a worker that is stopping).
+	Release(ctx context.Context, id Identity) (Outcome, error)
+
+	// RetentionCandidates lists the evidence of finished tasks whose
+	// retention has passed and that is not purged yet.
+	RetentionCandidates(ctx context.Context) ([]Evidence, error)
+	// MarkPurged records that an attempt's evidence was deleted; its
+	// digest stays.
+	MarkPurged(ctx context.Context, taskID string, attemptIDs []string) (int64, error)
+
+	// NewRiverClient builds a River client on the store's database.
+	NewRiverClient(cfg *river.Config) (RiverClient, error)
+	// RiverUI builds River's dashboard mounted at prefix.
+	RiverUI(ctx context.Context, prefix string) (UIHandler, error)
+
+	Close() error
+}
+
+// Options configure Open.
+type Options struct {
+	Clock clock.Clock // nil means clock.System
+	// Logger receives River's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Open opens (creating and migrating as needed) the store at database: a
+// postgres:// or postgresql:// URL selects PostgreSQL, anything else is a
+// SQLite file path.
+func Open(ctx context.Context, database string, opts Options) (Store, error) {
+	var be backend
+	var err error
+	if IsPostgresURL(database) {
+		be, err = openPostgres(ctx, database, opts)
+	} else {
+		be, err = openSQLite(ctx, database, opts)
+	}
+	if err != nil {
+		return nil, asFault(err)
+	}
+	return &store{be: be, clock: clock.Or(opts.Clock)}, nil
+}
+
+type store struct {
+	be    backend
+	clock clock.Clock
+}
+
+var _ Store = (*store)(nil)
+
+func (s *store) now() int64 { return s.clock.Now().UnixMilli() }
+
+func (s *store) Close() error { return s.be.close() }
+
+func (s *store) NewRiverClient(cfg *river.Config) (RiverClient, error) { return s.be.newClient(cfg) }
+
+func (s *store) RiverUI(ctx context.Context, prefix string) (UIHandler, error) {
+	return s.be.uiHandler(ctx, prefix)
+}
+
+// write runs fn in a write transaction, again after a transient conflict.
+func (s *store) write(ctx context.Context, fn func(t txn) error) error {
+	var err error
+	for range 5 {
+		err = s.writeOnce(ctx, fn)
+		if err == nil || !s.be.retryable(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return asFault(err)
+}
+
+func (s *store) writeOnce(ctx context.Context, fn func(t txn) error) error {
+	t, err := s.be.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer t.rollback()
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.commit()
+}
+
+// asFault types a database error (the store's own refusals pass through).
+func asFault(err error) error {
+	if err == nil {
+		return nil
+	}
+	var f *fault.Error
+	if errors.As(err, &f) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fault.Wrap(fault.Transport, CodeDatabase, "the managed database failed: "+err.Error(), err)
+}
