@@ -7,19 +7,24 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 //go:embed templates/*.html
 var templateFiles embed.FS
 
-var templates = template.Must(template.New("report").Funcs(template.FuncMap{
-	"size":     humanSize,
-	"ms":       humanMillis,
-	"num":      formatNumber,
-	"verdict":  verdictClass,
-	"shortsha": func(s string) string { return cut(s, 12) },
-}).ParseFS(templateFiles, "templates/*.html"))
+// templates are parsed on first use, not at start-up: most invocations of
+// solopi never render a report.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"size":     humanSize,
+		"ms":       humanMillis,
+		"num":      formatNumber,
+		"verdict":  verdictClass,
+		"shortsha": func(s string) string { return cut(s, 12) },
+	}).ParseFS(templateFiles, "templates/*.html"))
+})
 
 // page is everything one report shows; exactly one kind's body is set.
 type page struct {

@@ -125,7 +125,7 @@ func (e *evidence) render(k Kind, o Options) ([]byte, error) {
 		return nil, unreadable(e, err)
 	}
 	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, "page", page); err != nil {
+	if err := templates().ExecuteTemplate(&buf, "page", page); err != nil {
 		return nil, fault.Wrap(fault.Internal, CodeWriteFailed, "the report template failed", err)
 	}
 	return buf.Bytes(), nil

@@ -2,18 +2,62 @@ package verify
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
-// bindingPattern is a ${name} placeholder.
-var bindingPattern = regexp.MustCompile(`\$\{([A-Za-z0-9][A-Za-z0-9._-]{0,127})\}`)
+// A placeholder is ${name} with name in the identifier grammar (1..128
+// characters). placeholderAt and replacePlaceholders scan for it by hand:
+// as a regular expression the bounded repetition costs milliseconds to
+// compile, which every solopi invocation would pay at start-up.
 
-// wholeBinding is a string that is exactly one placeholder.
-var wholeBinding = regexp.MustCompile(`^\$\{([A-Za-z0-9][A-Za-z0-9._-]{0,127})\}$`)
+// placeholderAt reports the placeholder that starts at s[i], if any, and
+// the index just after it.
+func placeholderAt(s string, i int) (name string, end int, ok bool) {
+	if !strings.HasPrefix(s[i:], "${") {
+		return "", 0, false
+	}
+	j := i + 2
+	for j < len(s) && protocol.IsIDChar(s[j]) {
+		j++
+	}
+	name = s[i+2 : j]
+	if j >= len(s) || s[j] != '}' || !protocol.ValidID(name, 128) {
+		return "", 0, false
+	}
+	return name, j + 1, true
+}
+
+// wholePlaceholder reports whether s is exactly one placeholder.
+func wholePlaceholder(s string) (string, bool) {
+	name, end, ok := placeholderAt(s, 0)
+	return name, ok && end == len(s)
+}
+
+// replacePlaceholders replaces every placeholder of s, left to right, with
+// fn(name, placeholder text).
+func replacePlaceholders(s string, fn func(name, text string) string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		name, end, ok := placeholderAt(s, i)
+		if !ok {
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(fn(name, s[i:end]))
+		last, i = end, end-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // scope is the bindings visible at one place: name → JSON value.
 type scope map[string]any
@@ -37,19 +81,18 @@ func (s scope) with(more map[string]any) scope {
 func resolve(v any, s scope, location string) (any, error) {
 	switch x := v.(type) {
 	case string:
-		if m := wholeBinding.FindStringSubmatch(x); m != nil {
-			val, ok := s[m[1]]
+		if name, ok := wholePlaceholder(x); ok {
+			val, ok := s[name]
 			if !ok {
-				return nil, unresolved(m[1], location)
+				return nil, unresolved(name, location)
 			}
 			return val, nil
 		}
 		var firstErr error
-		out := bindingPattern.ReplaceAllStringFunc(x, func(ph string) string {
+		out := replacePlaceholders(x, func(name, ph string) string {
 			if firstErr != nil {
 				return ph
 			}
-			name := ph[2 : len(ph)-1]
 			val, ok := s[name]
 			if !ok {
 				firstErr = unresolved(name, location)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // checkStrict makes the checks solopi-ai leaves to run time (a plan it
@@ -124,7 +125,7 @@ func planError(format string, args ...any) error {
 func parsePlan(src map[string]any) (*Plan, error) {
 	p := &Plan{Fingerprint: src["planFingerprint"].(string)}
 	sf, _ := src["sourceFingerprint"].(string)
-	if !sha256Pattern.MatchString(sf) {
+	if !protocol.ValidHex(sf, 64, false) {
 		return nil, planError("sourceFingerprint must be a SHA-256")
 	}
 	p.SourceFingerprint = sf

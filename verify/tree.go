@@ -4,24 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Requirement and plan documents are read as generic JSON trees
 // (canonjson.Decode: objects are map[string]any, numbers json.Number) so
 // that a missing key, a null and a wrong type stay distinguishable, as they
 // are to solopi-ai, and integers stay distinct from floats in fingerprints.
-
-// idPattern is the identifier grammar of requirements and plans.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// sha256Pattern is a lowercase hex SHA-256.
-var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // lookup is Python's dict.get(key, def): def only when the key is absent
 // (a present null stays nil).
@@ -55,7 +49,7 @@ func list(v any, label string, allowEmpty bool) ([]any, error) {
 // identifier trims and checks an ID.
 func identifier(v any, label string) (string, error) {
 	s, ok := v.(string)
-	if !ok || !idPattern.MatchString(strings.TrimSpace(s)) {
+	if !ok || !protocol.ValidID(strings.TrimSpace(s), 128) {
 		return "", invalid(CodeInvalidID, label+" must be 1 to 128 identifier characters ([A-Za-z0-9][A-Za-z0-9._-]*)", "field", label)
 	}
 	return strings.TrimSpace(s), nil

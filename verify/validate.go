@@ -9,6 +9,7 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/oracle"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Summary is what verify-validate reports for a valid plan.
@@ -61,7 +62,7 @@ func checkCompatible(tree any) (*Summary, error) {
 		return nil, invalid(CodeUnsupportedSchema, "unsupported verification plan schema")
 	}
 	fp, ok := src["planFingerprint"].(string)
-	if !ok || !sha256Pattern.MatchString(fp) {
+	if !ok || !protocol.ValidHex(fp, 64, false) {
 		return nil, invalid(CodeInvalidFingerprint, "the plan fingerprint is missing or invalid")
 	}
 	unsigned := make(map[string]any, len(src))
