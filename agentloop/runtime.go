@@ -297,6 +297,10 @@ type taskRun struct {
 	// freshScreen replaces the device observation of the completion
 	// review where the caller owns observation (the decision provider).
 	freshScreen func(context.Context) (*Screen, error)
+	// blockUncertain ends the task blocked when the completion review
+	// cannot tell (a caller that owns the device, like verify-run, gives
+	// up instead of replanning on a screen that cannot show the answer).
+	blockUncertain bool
 	// stepCtx is the running step's context (bounded by the deadline).
 	stepCtx     context.Context
 	repeatSig   string

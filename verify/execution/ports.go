@@ -135,7 +135,7 @@ type DecisionProvider interface {
 	// from a decisions file:
 	//   {"type":"act","action":{typed action},"stepId"?,"modelReceipt"?,"fallback"?}
 	//   {"type":"done","reason"?,"modelReceipt"?,"fallback"?}
-	//   {"type":"blocked","reason"?}
+	//   {"type":"blocked","reason"?,"modelReceipt"?}
 	// An error is a model failure (the segment is not_tested,
 	// model_decision_failed) unless it is an interrupt.
 	Decide(ctx context.Context, in DecisionContext) (map[string]any, error)
@@ -153,12 +153,14 @@ type DecisionContext struct {
 	Goal           string         `json:"goal"`
 	AllowedActions []string       `json:"allowedActions"`
 	Observation    map[string]any `json:"observation"`
-	// SessionID and Budget are for in-process providers (not part of the
-	// posted context): the vision provider fetches the observation's
-	// screenshot through the session and bounds its planner by the
-	// explore step's budget.
-	SessionID string        `json:"-"`
-	Budget    verify.Budget `json:"-"`
+	// SessionID, Budget and EvidenceDir are for in-process providers (not
+	// part of the posted context): the vision provider fetches the
+	// observation's screenshot through the session, bounds its planner by
+	// the explore step's budget and keeps its trajectory and screenshots
+	// in the segment's evidence directory.
+	SessionID   string        `json:"-"`
+	Budget      verify.Budget `json:"-"`
+	EvidenceDir string        `json:"-"`
 }
 
 // VisionJudge decides vision checkpoints: does this screenshot show the
