@@ -8,8 +8,11 @@
 //
 // Behaviours of real model families are selectable per server: answers in
 // 0..999 or in image pixels, inconsistent spaces across requests (which
-// calibration must reject), wrapped or trailing output, and a premature
-// finish(success=True). So are the wire behaviours of real providers
+// calibration must reject), wrapped or trailing output, a premature
+// finish(success=True), and a gullible completion reviewer that confirms
+// every claim (the honest one reads the counter, counts the effective
+// actions of a relative goal such as "increment the counter once", and
+// answers UNCERTAIN about anything it cannot read). So are the wire behaviours of real providers
 // (Provider): stream-only endpoints, content as an array of parts, Azure
 // OpenAI's URL and api-key header, endpoints that refuse temperature or
 // max_tokens, and text-only models that refuse images.
