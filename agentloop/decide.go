@@ -84,15 +84,10 @@ func (plannerDevice) Mode() string { return ModeSoloPi }
 func (plannerDevice) Observe(context.Context) (*Screen, error) {
 	return nil, errors.New("the planner cannot observe; it plans on the screen it is given")
 }
-func (plannerDevice) Supports(a string) (bool, string) {
-	switch a {
-	case ActTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
-		return true, ""
-	case ActDoubleTap:
-		return false, "this device has no Double Tap; use Tap or another action"
-	}
-	return false, a + " is not a device action"
-}
+
+// Supports is what a SoloPi Agent session can do: the planner proposes for
+// one.
+func (plannerDevice) Supports(a string) (bool, string) { return (*SoloPiDevice)(nil).Supports(a) }
 func (plannerDevice) Dispatch(context.Context, Command, *Screen) (DispatchResult, error) {
 	return DispatchResult{}, errors.New("the planner never dispatches")
 }

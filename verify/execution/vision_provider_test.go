@@ -80,24 +80,11 @@ func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counter
 
 func noKeyWritten(t *testing.T, root string) {
 	t.Helper()
-	n := 0
-	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		n++
+	eachFile(t, root, func(path string, b []byte) {
 		if strings.Contains(string(b), visionTestKey) {
 			t.Errorf("%s holds the API key", path)
 		}
-		return nil
 	})
-	if err != nil || n == 0 {
-		t.Fatalf("walk %s: %d files, %v", root, n, err)
-	}
 }
 
 func readReport(t *testing.T, s *RunSummary) *verify.Report {
@@ -258,14 +245,7 @@ const exploreRequirement = `{"id":"vision-explore","title":"t","targetAppPackage
 // budget and never reach the phone. A vision checkpoint after an explore
 // step is judged on the final screenshot.
 func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
-	doc, err := verify.ParseRequirement([]byte(exploreRequirement))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := verify.Compile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := compileRequirement(t, []byte(exploreRequirement))
 	cfg, _ := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
 	phone := &counterPhone{}
 	s := runVision(t, plan, cfg, phone)

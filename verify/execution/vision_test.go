@@ -1,14 +1,11 @@
 package execution
 
 import (
-	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
-	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -20,36 +17,14 @@ func TestVisionOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := verify.ParseRequirement(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := verify.Compile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rememberCases(p)
 	cfg, srv := startVision(t, fakemodel.Options{})
-	vision, err := NewVisionReviewer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	phone := &counterPhone{}
-	out, err := (&Engine{Runner: phone, Agent: phone, Vision: vision}).Run(context.Background(), p, filepath.Join(t.TempDir(), "run"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := os.ReadFile(out.ReportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas.Validate(t, "verification-report", rb)
+	r := readReport(t, runVision(t, compileRequirement(t, b), cfg, &counterPhone{}))
 	types := map[string]string{}
-	for _, e := range out.Report.Evidence {
+	for _, e := range r.Evidence {
 		types[e.ID] = e.Type
 	}
 	got := map[string]verify.CheckpointResult{}
-	for _, c := range out.Report.Scenarios[0].Checkpoints {
+	for _, c := range r.Scenarios[0].Checkpoints {
 		got[c.CheckpointID] = c
 	}
 	for id, want := range map[string][3]string{
@@ -81,5 +56,4 @@ func TestVisionOracle(t *testing.T) {
 	if reviews != 3 {
 		t.Errorf("the vision judge was asked %d times, want 3", reviews)
 	}
-	noKeyWritten(t, filepath.Dir(out.ReportPath))
 }
