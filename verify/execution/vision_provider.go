@@ -118,6 +118,10 @@ type visionStep struct {
 	dir     string
 	screens *agentloop.ScreenDir
 	acted   bool
+	// failed is the error that ended the planner task (its model failed):
+	// every later decision of the step gets it again, so a fallback
+	// provider keeps answering.
+	failed error
 }
 
 // NewVisionProvider returns the provider; session reads the screenshots
@@ -140,6 +144,9 @@ func (p *VisionProvider) Decide(ctx context.Context, in DecisionContext) (map[st
 	s, err := p.stepFor(in)
 	if err != nil {
 		return nil, err
+	}
+	if s.failed != nil {
+		return nil, s.failed
 	}
 	screen, err := p.screenshot(ctx, in)
 	if err != nil {
@@ -265,7 +272,8 @@ func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepE
 			// An unreachable model may hand over to a fallback provider;
 			// a model that answered wrongly may not.
 			eligible := res.Outcome == agentloop.OutcomeModelError
-			return nil, providerError(code, p.v.redact("the vision planner ended "+res.Outcome+": "+res.Message), eligible, nil)
+			s.failed = providerError(code, p.v.redact("the vision planner ended "+res.Outcome+": "+res.Message), eligible, nil)
+			return nil, s.failed
 		}
 		dec = map[string]any{"type": DecisionBlocked, "reason": prop.Reason}
 	}

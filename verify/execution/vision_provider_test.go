@@ -3,6 +3,9 @@ package execution
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +52,7 @@ func startVision(t testing.TB, opts fakemodel.Options) (VisionConfig, *fakemodel
 
 // runVision runs plan through RunPlan with the vision provider deciding
 // and the vision reviewer judging.
-func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counterPhone) *RunSummary {
+func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counterPhone, edits ...func(*RunOptions)) *RunSummary {
 	t.Helper()
 	rememberCases(plan)
 	b, err := verify.MarshalPlan(plan)
@@ -64,8 +67,12 @@ func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counter
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := RunPlan(context.Background(), RunOptions{Plan: b, Artifacts: filepath.Join(t.TempDir(), "run"),
-		Provider: ProviderOptions{Name: ProviderVision, Vision: prov}, Engine: Engine{Runner: phone, Agent: phone, Vision: judge}})
+	o := RunOptions{Plan: b, Artifacts: filepath.Join(t.TempDir(), "run"),
+		Provider: ProviderOptions{Name: ProviderVision, Vision: prov}, Engine: Engine{Runner: phone, Agent: phone, Vision: judge}}
+	for _, edit := range edits {
+		edit(&o)
+	}
+	s, err := RunPlan(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,16 +288,43 @@ func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
 }
 
 // A model that goes away after the preflight leaves the explore step
-// not_tested (model_decision_failed), never a verdict.
+// not_tested (model_decision_failed), never a verdict; with a cloud
+// fallback every decision of the step falls back to it.
 func TestVisionProviderModelGone(t *testing.T) {
 	cfg, srv := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s := runVision(t, compileFixture(t, "counter-outcome-matrix"), cfg, &counterPhone{})
-	hybrid := scenarioOf(t, readReport(t, s), "hybrid-success")
+	matrix := compileFixture(t, "counter-outcome-matrix")
+	hybrid := scenarioOf(t, readReport(t, runVision(t, matrix, cfg, &counterPhone{})), "hybrid-success")
 	if seg := hybrid.Segments[1]; seg.State != verify.NotTested || seg.Reason != verify.ReasonModelDecisionFailed {
 		t.Errorf("explore segment %s/%s", seg.State, seg.Reason)
+	}
+
+	cloud := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in DecisionContext
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		if in.StepIndex == 0 {
+			_, _ = io.WriteString(w, `{"type":"act","action":{"type":"click","selector":{"resourceId":"com.example.counter:id/increment_button"}}}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"type":"done","reason":"the cloud says so"}`)
+	}))
+	defer cloud.Close()
+	s := runVision(t, matrix, cfg, &counterPhone{}, func(o *RunOptions) { o.Provider.CloudFallbackEndpoint = cloud.URL })
+	hybrid = scenarioOf(t, readReport(t, s), "hybrid-success")
+	if hybrid.Status != verify.Passed {
+		t.Fatalf("hybrid %s with the fallback", hybrid.Status)
+	}
+	_, tr := readTranscript(t, s, hybrid.Segments[1])
+	used := 0
+	for _, e := range tr["events"].([]any) {
+		if dec, _ := e.(map[string]any)["decision"].(map[string]any); dec != nil && dec["fallback"] != nil {
+			used++
+		}
+	}
+	if used != 2 {
+		t.Errorf("%d decisions fell back, want 2", used)
 	}
 }
 
