@@ -70,7 +70,9 @@ type AgentSession interface {
 	// Act sends one typed action and waits for its receipt.
 	Act(ctx context.Context, req ActRequest) (*ActResult, error)
 	// Screenshot saves the screenshot of an observation of a live session
-	// to dest (a PNG), for a vision checkpoint.
+	// to dest (a PNG), for a vision checkpoint and the vision provider.
+	// The provider's ref has no owner token (providers never see it):
+	// reading an observation's screenshot must not need one.
 	Screenshot(ctx context.Context, ref SessionRef, observation map[string]any, dest string) error
 	// Timeline reads the session's timeline (written as evidence).
 	Timeline(ctx context.Context, ref SessionRef) (map[string]any, error)
