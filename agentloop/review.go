@@ -397,7 +397,7 @@ func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePo
 	switch {
 	case *p.Action.Success:
 		return CompletionConfirmed, why, nil
-	case strings.HasPrefix(strings.ToUpper(why), uncertainMarker):
+	case len(why) >= len(uncertainMarker) && strings.EqualFold(why[:len(uncertainMarker)], uncertainMarker):
 		return CompletionUncertain, strings.TrimLeft(why[len(uncertainMarker):], ": "), nil
 	}
 	return CompletionRejected, why, nil
