@@ -9,6 +9,8 @@
 // its mapper, zero-touch calibration, the OpenAI-compatible model client, the
 // planner context and memory, the runtime loop (AgentState, AgentEvent),
 // freshness, pixel verification, reviews, recovery, the trajectory writer,
-// the two devices (the SoloPi Agent session and plain adb input) and the
-// solopi.DecisionProvider adapter.
+// the two devices (the SoloPi Agent session and plain adb input), the
+// Planner for callers that own the device (one proposal per call: the
+// verification engine's vision provider and the solopi.DecisionProvider
+// adapter) and the isolated completion review on its own.
 package agentloop

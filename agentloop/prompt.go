@@ -84,8 +84,9 @@ func completionPrompt() string {
 You review whether an Android task is complete, from the attached fresh screenshot only. You see the user's task and compact runtime evidence (which actions ran and whether the screen changed), never the planner's reasoning or claims. Judge by what the screenshot shows.
 Answer with exactly one call:
 finish(success=True, message="why the screenshot proves the task is complete")
-finish(success=False, message="what is missing or cannot be confirmed")
-If you cannot tell, answer success=False.`
+finish(success=False, message="what is missing or wrong")
+finish(success=False, message="UNCERTAIN: what the screenshot cannot show")
+Use the UNCERTAIN answer when the screenshot cannot show either way (the relevant part is hidden, cut off or unreadable). Never answer success=True unless the screenshot shows it.`
 }
 
 // riskPrompt is the isolated risk reviewer for a high-consequence action.

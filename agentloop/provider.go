@@ -43,28 +43,20 @@ func DeviceScreens(dev *solopi.Device) ScreenSource {
 	}
 }
 
-// maxPlansPerDecision bounds model plans inside one Decide: zero-touch
-// rejections (no node under the point, protocol notes, risk blocks, notes,
-// failed completion reviews) replan on the same observation.
-const maxPlansPerDecision = 4
-
-// Provider is the pure-vision planner as a solopi.DecisionProvider (the
-// one verify-run uses): each Decide plans on the observation's screenshot
-// and proposes one typed action on a hit-tested nodeId, done, or blocked.
-// It has no device handle: freshness before dispatch is the device's own
+// Provider is the pure-vision planner as a solopi.DecisionProvider: each
+// Decide plans on the observation's screenshot (Planner.Propose) and
+// proposes one typed action on a hit-tested nodeId, done, or blocked. It
+// has no device handle: freshness before dispatch is the device's own
 // stale_observation check (the tree signature at act time), and pixel
 // verification compares consecutive observations.
 type Provider struct {
 	model   Model
 	screens ScreenSource
 	cfg     Config
-	mode    string
 
-	mu        sync.Mutex
-	run       *taskRun
-	lastShot  *Screen
-	lastAct   *Action
-	lastField *nodeRef
+	mu      sync.Mutex
+	planner *Planner
+	nodes   NodeMapper
 }
 
 // NewProvider returns the planner provider.
@@ -72,201 +64,75 @@ func NewProvider(model Model, screens ScreenSource, cfg Config) (*Provider, erro
 	if model == nil || screens == nil {
 		return nil, errors.New("agentloop: the provider needs a model and a screenshot source")
 	}
-	cfg.defaults()
-	return &Provider{model: model, screens: screens, cfg: cfg, mode: ModeSoloPi}, nil
+	return &Provider{model: model, screens: screens, cfg: cfg}, nil
 }
-
-// providerDevice satisfies Device for the shared task state only; the
-// provider never dispatches through it.
-type providerDevice struct{}
-
-func (providerDevice) Mode() string { return ModeSoloPi }
-func (providerDevice) Observe(context.Context) (*Screen, error) {
-	return nil, errors.New("the decision provider cannot observe; it plans on the observation it is given")
-}
-func (providerDevice) Supports(a string) (bool, string) {
-	switch a {
-	case ActTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
-		return true, ""
-	case ActDoubleTap:
-		return false, "this device has no Double Tap; use Tap or another action"
-	}
-	return false, a + " is not a device action"
-}
-func (providerDevice) Dispatch(context.Context, Command, *Screen) (DispatchResult, error) {
-	return DispatchResult{}, errors.New("the decision provider never dispatches")
-}
-func (providerDevice) Close(context.Context) error { return nil }
 
 // State is the provider's audit state (nil before the first decision).
 func (p *Provider) State() *AgentState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.run == nil {
+	if p.planner == nil {
 		return nil
 	}
-	return p.run.st
+	return p.planner.State()
 }
 
 // Trajectory returns the provider's audit trail so far.
 func (p *Provider) Trajectory(model ModelInfo) *Trajectory {
 	p.mu.Lock()
-	run := p.run
+	pl := p.planner
 	p.mu.Unlock()
-	if run == nil {
+	if pl == nil {
 		return nil
 	}
-	res := run.result
-	if res == nil {
-		res = &Result{RunID: run.runID, Goal: run.goal, DeviceMode: ModeSoloPi, StartedAt: run.started.UTC(), FinishedAt: p.cfg.Now().UTC(),
-			Outcome: "in_progress", Phase: run.st.Phase(), Steps: run.st.Step(), Counters: run.st.Counters(), Metrics: run.st.Metrics(),
-			Profile: run.profile, Frame: run.frame, Exit: 2}
-	}
-	return BuildTrajectory(res, run.st.Events(), model, p.cfg.Policy)
+	return pl.Trajectory(model)
 }
 
-// Decide implements solopi.DecisionProvider.
+// Decide implements solopi.DecisionProvider. The first decision starts
+// the task: every plan may act once, a few zero-touch replans included.
 func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.Proposal, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if in.Observation == nil {
 		return solopi.Proposal{}, errors.New("agentloop provider: the decision input has no observation")
 	}
-	if p.run == nil {
-		a := &PhoneAgent{cfg: p.cfg, dev: providerDevice{}, model: p.model}
-		maxSteps := int(in.Budget.MaxSteps)
-		dur := time.Duration(in.Budget.MaxDurationMs) * time.Millisecond
-		r, err := a.begin(Task{Goal: in.Goal, MaxSteps: max(maxSteps, 1) * maxPlansPerDecision, MaxDuration: dur})
+	if p.planner == nil {
+		task := Task{Goal: in.Goal, MaxSteps: max(int(in.Budget.MaxSteps), 1) * maxPlansPerProposal,
+			MaxDuration: time.Duration(in.Budget.MaxDurationMs) * time.Millisecond}
+		pl, err := NewPlanner(p.model, p.cfg, task, nil)
 		if err != nil {
 			return solopi.Proposal{}, err
 		}
-		p.run = r
-	} else if in.Goal != p.run.goal {
+		p.planner = pl
+	} else if in.Goal != p.planner.Goal() {
 		return solopi.Proposal{}, ErrGoalChanged
 	}
-	r := p.run
-	st := r.st
 	screen, err := p.screens(ctx, in.Observation)
 	if err != nil {
 		return solopi.Proposal{}, fmt.Errorf("load the observation screenshot: %w", err)
 	}
-	st.emit(EvObservation, "observation received", map[string]any{"screenshot_sha256": screen.SHA256, "display_width": screen.Width(),
-		"display_height": screen.Height(), "device_ref": in.Observation.ObservationID})
-	p.absorbHistory(in, screen)
-	p.lastShot = screen
-
-	for i := 0; i < maxPlansPerDecision; i++ {
-		if ctx.Err() != nil {
-			return solopi.Proposal{}, ctx.Err()
-		}
-		prop, done, err := p.planOnce(ctx, in.Observation, screen)
-		if err != nil {
-			return solopi.Proposal{}, err
-		}
-		if done {
-			return prop, nil
-		}
-		if r.result != nil {
-			return p.terminalProposal(), nil
-		}
-	}
-	r.finish(OutcomeBlocked, fmt.Sprintf("the planner produced no executable action in %d attempts on this screen", maxPlansPerDecision), nil)
-	return p.terminalProposal(), nil
-}
-
-// absorbHistory turns what happened to the previous proposal into memory:
-// a succeeded step is verified by comparing its screenshot with this one;
-// a host refusal becomes a rejection summary.
-func (p *Provider) absorbHistory(in solopi.DecisionInput, screen *Screen) {
-	r := p.run
-	if len(in.History) == 0 || p.lastAct == nil {
-		return
-	}
-	last := in.History[len(in.History)-1]
-	act := *p.lastAct
-	p.lastAct = nil
-	step := r.st.Step()
-	// The host executed (or refused) the proposal; its facts are recorded
-	// now, as the runtime records its own dispatches.
-	switch {
-	case last.Sent && last.Receipt != nil && last.Receipt.Status == solopi.ReceiptSucceeded:
-		r.st.count(func(c *Counters) { c.Dispatched++ })
-		v := verifyEffect(act.Name, p.lastShot, screen)
-		r.st.emit(EvVerification, "verification: "+v.Status, map[string]any{"status": v.Status, "command_success": true,
-			"observable_effect": v.ObservableEffect, "diff": v.Diff, "warning": v.Warning, "semantic_effect_verified": false})
-		if v.Warning != "" {
-			r.st.count(func(c *Counters) { c.Warnings++ })
-		}
-		r.emitExecution("executed "+act.Name, execution{dispatched: true, success: true, effect: v.ObservableEffect, warning: v.Warning}, nil)
-		if v.Status == VerifyPassed {
-			r.st.resetStreaks()
-		}
-		res := map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": v.ObservableEffect}
-		if v.Warning != "" {
-			res["warning"] = v.Warning
-		}
-		r.mem.addTurn(step, act, res)
-	case !last.Sent:
-		r.emitExecution("not executed: refused by the host", execution{effect: EffectNone, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
-		r.mem.addRejection(step, act, last.ErrorCode, last.Error)
-	default:
-		r.st.count(func(c *Counters) { c.Dispatched++ })
-		r.emitExecution("executed "+act.Name+" without success", execution{dispatched: true, effect: EffectUnknown, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
-		r.mem.addTurn(step, act, map[string]any{"command_dispatched": true, "command_success": false, "error_code": last.ErrorCode})
-	}
-}
-
-func (p *Provider) terminalProposal() solopi.Proposal {
-	res := p.run.result
-	reason := res.Message
-	if reason == "" {
-		reason = res.Outcome
-	}
-	if res.Outcome == OutcomeCompleted {
-		return solopi.Proposal{Kind: solopi.ProposalDone, Reason: reason}
-	}
-	return solopi.Proposal{Kind: solopi.ProposalBlocked, Reason: res.Outcome + ": " + reason}
-}
-
-// planOnce runs one planning cycle of the shared runtime on the given
-// screen. done is true when it produced a proposal.
-func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen *Screen) (solopi.Proposal, bool, error) {
-	r := p.run
-	if !r.beginStep() {
-		return p.terminalProposal(), true, nil
-	}
-	r.freshScreen = func(context.Context) (*Screen, error) { return screen, nil }
-	act := r.planStep(ctx, ctx, screen)
-	if r.result != nil {
-		return p.terminalProposal(), true, nil
-	}
-	if act == nil || r.planned == nil {
-		// Rejected, noted or reviewed away: plan again on the same screen.
-		return solopi.Proposal{}, false, nil
-	}
-	cmd := *r.planned
-	r.planned = nil
-	ta, err := MapToTyped(cmd, obs, p.lastField)
+	screen.Ref = in.Observation.ObservationID
+	prop, err := p.planner.Propose(ctx, screen, feedbackOf(in.History), func(cmd Command) (TypedAction, error) {
+		return p.nodes.Map(cmd, in.Observation)
+	})
 	if err != nil {
-		var nm *NotMappableError
-		if errors.As(err, &nm) {
-			r.emitExecution("not proposed: "+nm.Note, execution{effect: EffectNone, recoveryNeeded: true, rootError: nm.Code}, nil)
-			r.reject(r.st.Step(), *act, nm.Code, nm.Note, SoftUnmappable, screen)
-			return solopi.Proposal{}, false, nil
-		}
-		return solopi.Proposal{}, false, err
+		return solopi.Proposal{}, err
 	}
-	if ta.Tapped != nil && isTextField(ta.Tapped) {
-		p.lastField = refOf(ta.Tapped)
+	switch prop.Kind {
+	case ProposeAct:
+		return solopi.Proposal{Kind: solopi.ProposalAct, Reason: prop.Reason, Action: prop.Typed.Action, Args: prop.Typed.Args}, nil
+	case ProposeDone:
+		return solopi.Proposal{Kind: solopi.ProposalDone, Reason: prop.Reason}, nil
 	}
-	reason := act.Reason
-	if reason == "" {
-		reason = act.Name + " proposed by the pure-vision planner"
+	return solopi.Proposal{Kind: solopi.ProposalBlocked, Reason: prop.Reason}, nil
+}
+
+// feedbackOf is what the host did with the previous proposal.
+func feedbackOf(history []solopi.StepRecord) *Feedback {
+	if len(history) == 0 {
+		return nil
 	}
-	// The hit test is the proposal's precondition; its execution is the
-	// host's, recorded when the next decision reports it.
-	r.st.emit(EvPrecondition, "proposed "+ta.Action, map[string]any{"verdict": "mapped", "command_dispatched": false, "proposal": "act",
-		"typed_action": ta.Action, "arguments": typedArgs(ta.Args)})
-	p.lastAct = act
-	return solopi.Proposal{Kind: solopi.ProposalAct, Reason: reason, Action: ta.Action, Args: ta.Args}, true, nil
+	last := history[len(history)-1]
+	return &Feedback{Sent: last.Sent, Succeeded: last.Sent && last.Receipt != nil && last.Receipt.Status == solopi.ReceiptSucceeded,
+		ErrorCode: last.ErrorCode, Error: last.Error}
 }

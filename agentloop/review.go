@@ -316,7 +316,7 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action
 		r.hardFailure(FailObservation, "", err)
 		return
 	}
-	ok, why, err := r.completionReview(ctx, fresh)
+	verdict, why, err := reviewCompletion(ctx, st, r.a.model, r.a.cfg.Policy, r.goal, compactEvidence(st.Events(), 20), fresh)
 	if err != nil {
 		if r.interrupted(parent, err) {
 			return
@@ -324,12 +324,17 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action
 		r.hardFailure(FailModel, "", err)
 		return
 	}
-	st.emit(EvTaskReview, map[bool]string{true: "completion confirmed", false: "completion rejected"}[ok], map[string]any{
-		"status": map[bool]string{true: VerifyPassed, false: VerifyFailed}[ok], "message": why, "screenshot_sha256": fresh.SHA256,
+	ok := verdict == CompletionConfirmed
+	st.emit(EvTaskReview, "completion "+verdict, map[string]any{
+		"status": reviewStatus[verdict], "verdict": verdict, "message": why, "screenshot_sha256": fresh.SHA256,
 		"planner_message": msg,
 	})
 	if ok {
 		r.finish(OutcomeCompleted, msg, nil)
+		return
+	}
+	if verdict == CompletionUncertain && r.blockUncertain {
+		r.finish(OutcomeBlocked, "the completion review cannot tell from the screenshot whether the task is complete: "+why, nil)
 		return
 	}
 	n := st.soft(SoftCompletion)
@@ -344,33 +349,58 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action
 	st.setPhase(PhaseObserving, "replan after the completion review")
 }
 
-// completionReview asks the isolated reviewer.
-func (r *taskRun) completionReview(ctx context.Context, fresh *Screen) (bool, string, error) {
-	img, err := fresh.ModelImage(r.a.cfg.Policy, imageEncodingOf(r.a.model))
+// Verdicts of the isolated completion review.
+const (
+	CompletionConfirmed = "confirmed"
+	CompletionRejected  = "rejected"
+	// CompletionUncertain: the screenshot cannot show whether the task is
+	// complete, or the reviewer gave no usable answer.
+	CompletionUncertain = "uncertain"
+)
+
+// reviewStatus is a completion verdict as a verification status.
+var reviewStatus = map[string]string{CompletionConfirmed: VerifyPassed, CompletionRejected: VerifyFailed, CompletionUncertain: VerifyInconclusive}
+
+// uncertainMarker starts the message of a reviewer that cannot tell.
+const uncertainMarker = "UNCERTAIN"
+
+// reviewCompletion asks the isolated reviewer whether screen shows goal
+// achieved. It sees the goal, the compact runtime evidence and the
+// screenshot; the planner's own words (its message, screen_description
+// and reason) never reach it: a claim must not talk the review into a
+// verdict.
+func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
+	img, err := screen.ModelImage(pol, imageEncodingOf(m))
 	if err != nil {
-		return false, "", err
+		return "", "", err
 	}
-	// The planner's own words (its message, screen_description and
-	// reason) never reach the reviewer: a claim must not talk the review
-	// into a verdict.
-	info := map[string]any{"task": r.goal, "runtime_evidence": compactEvidence(r.st.Events(), 20)}
+	if evidence == nil {
+		evidence = []map[string]any{}
+	}
+	info := map[string]any{"task": goal, "runtime_evidence": evidence}
 	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
 		{Role: "system", Text: completionPrompt()},
 		{Role: "user", Text: mustJSON(info), Image: img},
 	}}
-	resp, err := r.st.chat(ctx, r.a.model, req)
+	resp, err := st.chat(ctx, m, req)
 	if err != nil {
-		return false, "", err
+		return "", "", err
 	}
 	p, perrv := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
 	if perrv != nil || !p.Action.IsFinish() {
-		return false, "the reviewer gave no usable verdict", nil
+		return CompletionUncertain, "the reviewer gave no usable verdict", nil
 	}
 	why := ""
 	if p.Action.Message != nil {
-		why = *p.Action.Message
+		why = strings.TrimSpace(*p.Action.Message)
 	}
-	return *p.Action.Success, why, nil
+	switch {
+	case *p.Action.Success:
+		return CompletionConfirmed, why, nil
+	case len(why) >= len(uncertainMarker) && strings.EqualFold(why[:len(uncertainMarker)], uncertainMarker):
+		return CompletionUncertain, strings.TrimLeft(why[len(uncertainMarker):], ": "), nil
+	}
+	return CompletionRejected, why, nil
 }
 
 // riskReview asks the isolated risk reviewer about one action.

@@ -297,6 +297,10 @@ type taskRun struct {
 	// freshScreen replaces the device observation of the completion
 	// review where the caller owns observation (the decision provider).
 	freshScreen func(context.Context) (*Screen, error)
+	// blockUncertain ends the task blocked when the completion review
+	// cannot tell (a caller that owns the device, like verify-run, gives
+	// up instead of replanning on a screen that cannot show the answer).
+	blockUncertain bool
 	// stepCtx is the running step's context (bounded by the deadline).
 	stepCtx     context.Context
 	repeatSig   string
@@ -340,9 +344,11 @@ func (r *taskRun) finish(outcome, msg string, err error) {
 }
 
 // stepContext bounds a step by the task deadline and tells the task's own
-// deadline apart from the caller's cancellation.
+// deadline apart from the caller's cancellation. The time left is read on
+// the task's clock (Config.Now), which set the deadline: a context
+// deadline would compare it with the system clock.
 func (r *taskRun) stepContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithDeadline(ctx, r.deadline)
+	return context.WithTimeout(ctx, r.deadline.Sub(r.a.cfg.Now()))
 }
 
 // interrupted turns a context error into the right terminal outcome: the

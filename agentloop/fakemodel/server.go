@@ -8,8 +8,11 @@
 //
 // Behaviours of real model families are selectable per server: answers in
 // 0..999 or in image pixels, inconsistent spaces across requests (which
-// calibration must reject), wrapped or trailing output, and a premature
-// finish(success=True). So are the wire behaviours of real providers
+// calibration must reject), wrapped or trailing output, a premature
+// finish(success=True), and a gullible completion reviewer that confirms
+// every claim (the honest one reads the counter, counts the effective
+// actions of a relative goal such as "increment the counter once", and
+// answers UNCERTAIN about anything it cannot read). So are the wire behaviours of real providers
 // (Provider): stream-only endpoints, content as an array of parts, Azure
 // OpenAI's URL and api-key header, endpoints that refuse temperature or
 // max_tokens, and text-only models that refuse images.
@@ -47,6 +50,12 @@ const (
 	QuirkThink       = "think"        // a <think> block before every answer
 )
 
+// Completion reviewers.
+const (
+	ReviewHonest  = ""
+	ReviewApprove = "approve"
+)
+
 // Prompt markers the server recognises (agentloop's prompt headers).
 const (
 	markPlanner     = "# Role: Android GUI planner"
@@ -72,6 +81,9 @@ type Options struct {
 	APIKey string
 	// RiskVerdict answers risk reviews (ALLOW by default).
 	RiskVerdict string
+	// Review is the completion reviewer: honest (ReviewHonest, reads the
+	// screenshot) or gullible (ReviewApprove, confirms every claim).
+	Review string
 	// Delay is added to every answer (for latency-sensitive tests).
 	Delay time.Duration
 }
@@ -240,6 +252,48 @@ func (s *Server) calibrate(img *image.RGBA) string {
 
 var counterGoal = regexp.MustCompile(`(?i)counter\D{0,40}?(\d+)`)
 
+// relativeGoals ask for a number of increments ("increment the counter
+// once", "将计数器增加一次") rather than a value.
+var relativeGoals = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)(?:increment|increase|raise) the counter (once|twice|\d+ times)`),
+	regexp.MustCompile(`计数器.{0,4}?增加(一|两|二|三|\d+)次`),
+}
+
+var countWords = map[string]int{"once": 1, "twice": 2, "一": 1, "两": 2, "二": 2, "三": 3}
+
+// relativeGoal is the number of increments a task asks for.
+func relativeGoal(task string) (int, bool) {
+	for _, re := range relativeGoals {
+		m := re.FindStringSubmatch(task)
+		if m == nil {
+			continue
+		}
+		if n, ok := countWords[m[1]]; ok {
+			return n, true
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(m[1], " times"))
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// seenCounter is the value the planner first described in its history
+// ("The counter shows N"): where a relative goal started.
+var seenCounter = regexp.MustCompile(`The counter shows (\d+)`)
+
+func firstSeenCounter(msgs []msg) (int, bool) {
+	for _, m := range msgs {
+		if m.role != "assistant" {
+			continue
+		}
+		if sm := seenCounter.FindStringSubmatch(m.text); sm != nil {
+			v, err := strconv.Atoi(sm[1])
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
 // tapGoal is the other task the fake understands: tap the "X" button.
 var tapGoal = regexp.MustCompile(`(?i)tap (?:the )?"([^"]+)"`)
 
@@ -336,12 +390,19 @@ func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) 
 		}
 		return out(fmt.Sprintf(`finish(success=True, message=%q)`, "The "+label+" button was tapped and is gone."))
 	}
-	m := counterGoal.FindStringSubmatch(task)
-	if m == nil {
+	sr := read(img)
+	var goal int
+	if n, ok := relativeGoal(task); ok {
+		start, seen := firstSeenCounter(msgs)
+		if !seen {
+			start = sr.counter
+		}
+		goal = start + n
+	} else if m := counterGoal.FindStringSubmatch(task); m != nil {
+		goal, _ = strconv.Atoi(m[1])
+	} else {
 		return out(`finish(success=False, message="the fake model only knows counter and tap-the-button tasks")`)
 	}
-	goal, _ := strconv.Atoi(m[1])
-	sr := read(img)
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	tap := func(c Control, desc, reason string) (string, string) {
 		x, y := c.Center()
@@ -385,15 +446,37 @@ func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) 
 	}
 }
 
-// review is the honest completion reviewer: it reads the counter itself.
+// review is the completion reviewer. The honest one reads the counter
+// itself; for a relative goal it counts the actions the runtime evidence
+// shows changed the screen.
 func (s *Server) review(msgs []msg, img *image.RGBA) string {
+	if s.opts.Review == ReviewApprove {
+		return `finish(success=True, message="The gullible fake reviewer confirms every claim.")`
+	}
 	var info struct {
-		Task string `json:"task"`
+		Task     string           `json:"task"`
+		Evidence []map[string]any `json:"runtime_evidence"`
 	}
 	for _, m := range msgs {
 		if m.role == "user" && json.Unmarshal([]byte(m.text), &info) == nil && info.Task != "" {
 			break
 		}
+	}
+	if n, ok := relativeGoal(info.Task); ok && img != nil {
+		sr := read(img)
+		changed := 0
+		for _, e := range info.Evidence {
+			if e["type"] == "execution" && e["command_dispatched"] == true && e["observable_effect"] == "changed" {
+				changed++
+			}
+		}
+		switch {
+		case !sr.hasValue:
+			return `finish(success=False, message="No counter value is visible in the screenshot.")`
+		case changed != n:
+			return fmt.Sprintf(`finish(success=False, message="The evidence shows %d effective actions, not %d.")`, changed, n)
+		}
+		return fmt.Sprintf(`finish(success=True, message="The counter changed %d times and shows %d.")`, n, sr.counter)
 	}
 	if tm := tapGoal.FindStringSubmatch(info.Task); tm != nil && img != nil {
 		if _, ok := findButton(img, tm[1]); ok {
@@ -403,7 +486,7 @@ func (s *Server) review(msgs []msg, img *image.RGBA) string {
 	}
 	mm := counterGoal.FindStringSubmatch(info.Task)
 	if img == nil || mm == nil {
-		return `finish(success=False, message="cannot judge this task from the screenshot")`
+		return `finish(success=False, message="UNCERTAIN: the fake reviewer cannot judge this from the screenshot")`
 	}
 	goal, _ := strconv.Atoi(mm[1])
 	sr := read(img)

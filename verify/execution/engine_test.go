@@ -84,15 +84,7 @@ func TestEngineKeepsOwnerTokensOutOfEveryFile(t *testing.T) {
 	if len(phone.tokens) == 0 {
 		t.Fatal("no Agent session was started")
 	}
-	root := filepath.Dir(out.ReportPath)
-	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	eachFile(t, filepath.Dir(out.ReportPath), func(path string, b []byte) {
 		for _, tok := range phone.tokens {
 			if strings.Contains(string(b), tok) {
 				t.Errorf("%s contains an owner token", path)
@@ -101,9 +93,5 @@ func TestEngineKeepsOwnerTokensOutOfEveryFile(t *testing.T) {
 		if strings.Contains(string(b), `"ownerToken"`) {
 			t.Errorf("%s contains an ownerToken field", path)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -20,13 +20,18 @@ func readFixture(t testing.TB, name string) []byte {
 
 func compileFixture(t testing.TB, name string) *verify.Plan {
 	t.Helper()
-	doc, err := verify.ParseRequirement(readFixture(t, name))
+	return compileRequirement(t, readFixture(t, name))
+}
+
+func compileRequirement(t testing.TB, requirement []byte) *verify.Plan {
+	t.Helper()
+	doc, err := verify.ParseRequirement(requirement)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := verify.Compile(doc)
 	if err != nil {
-		t.Fatalf("compile %s: %v", name, err)
+		t.Fatalf("compile: %v", err)
 	}
 	return p
 }
@@ -38,3 +43,25 @@ func counterPage(value string) map[string]any {
 }
 
 var judgeEvidence = []verify.Evidence{{Type: "replay_result", Path: "/x", SHA256: strings.Repeat("a", 64), Size: 1}}
+
+// eachFile calls check with every file under root and its bytes; root
+// must hold some.
+func eachFile(t *testing.T, root string, check func(path string, b []byte)) {
+	t.Helper()
+	n := 0
+	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		check(path, b)
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walk %s: %d files, %v", root, n, err)
+	}
+}

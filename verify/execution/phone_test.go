@@ -1,13 +1,17 @@
 package execution
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/oracle"
 	"github.com/solopi-dev/solopi/verify"
@@ -16,13 +20,17 @@ import (
 // counterPhone is a scripted phone running the Counter app (reset → 0,
 // increment → +1, status "Counting" when the value is above 0). It
 // implements CaseRunner and AgentSession the way the real commands
-// behave, so the engine's verdicts can be checked without a device.
+// behave, so the engine's verdicts can be checked without a device. Its
+// screenshots are the simulator's Counter screen (the fake model reads
+// their pixels) and its nodes carry that screen's bounds.
 type counterPhone struct {
 	mu       sync.Mutex
 	value    int
 	calls    []string
 	sessions int
 	obsSeq   int
+	// shown is the counter value each observation showed.
+	shown map[string]int
 	// hooks let a test interfere with one call (an interrupt, an error).
 	onRun    func(ctx context.Context, req RunRequest) error
 	onImport func(c *verify.Case) (ImportResult, error)
@@ -38,27 +46,54 @@ const counterPkg = "com.example.counter"
 
 func (p *counterPhone) record(s string) { p.calls = append(p.calls, s) }
 
-func node(id, class, rid, text string) map[string]any {
-	return map[string]any{"nodeId": id, "className": class, "resourceId": counterPkg + ":id/" + rid, "packageName": counterPkg, "text": text, "children": []any{}}
+func node(id, class, rid, text string, bounds image.Rectangle) map[string]any {
+	return map[string]any{"nodeId": id, "className": class, "resourceId": counterPkg + ":id/" + rid, "packageName": counterPkg, "text": text,
+		"nodeBound": rect(bounds), "children": []any{}}
 }
 
-// observation is the Agent's view of the screen.
+func rect(r image.Rectangle) map[string]any {
+	return map[string]any{"left": r.Min.X, "top": r.Min.Y, "right": r.Max.X, "bottom": r.Max.Y}
+}
+
+// observation is the Agent's view of the screen (bounds as
+// fakemodel.CounterScreen draws it).
 func (p *counterPhone) observation() map[string]any {
 	p.obsSeq++
 	status := "Idle"
 	if p.value > 0 {
 		status = "Counting"
 	}
+	id := fmt.Sprintf("obs-%d", p.obsSeq)
+	if p.shown == nil {
+		p.shown = map[string]int{}
+	}
+	p.shown[id] = p.value
 	return map[string]any{
-		"observationId":  fmt.Sprintf("obs-%d", p.obsSeq),
-		"screenshotPath": "/sdcard/solopi/agent/shot.png",
-		"page": map[string]any{"nodeId": "n0", "className": "android.widget.FrameLayout", "children": []any{
-			node("n1", "android.widget.TextView", "counter_value", strconv.Itoa(p.value)),
-			node("n2", "android.widget.TextView", "counter_status", status),
-			node("n3", "android.widget.Button", "reset_button", "Reset"),
-			node("n4", "android.widget.Button", "increment_button", "Increment"),
+		"observationId":  id,
+		"screenshotPath": fmt.Sprintf("/sdcard/solopi/agent-sessions/session-%d/observation-%d.png", p.sessions, p.obsSeq),
+		"page": map[string]any{"nodeId": "n0", "className": "android.widget.FrameLayout", "nodeBound": rect(image.Rect(0, 0, 1080, 2340)), "children": []any{
+			node("n1", "android.widget.TextView", "counter_value", strconv.Itoa(p.value), image.Rect(340, 640, 740, 880)),
+			node("n2", "android.widget.TextView", "counter_status", status, image.Rect(240, 900, 840, 1000)),
+			node("n3", "android.widget.Button", "reset_button", "Reset", image.Rect(120, 1120, 520, 1290)),
+			node("n4", "android.widget.Button", "increment_button", "Increment", image.Rect(560, 1120, 960, 1290)),
 		}},
 	}
+}
+
+// counterPNGs caches the Counter screen's PNG by value.
+var counterPNGs sync.Map
+
+// counterPNG is the screenshot of the Counter app showing value.
+func counterPNG(value int) []byte {
+	if b, ok := counterPNGs.Load(value); ok {
+		return b.([]byte)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, fakemodel.CounterScreen(strconv.Itoa(value))); err != nil {
+		panic(err)
+	}
+	counterPNGs.Store(value, buf.Bytes())
+	return buf.Bytes()
 }
 
 func (p *counterPhone) tap(resourceID string) error {
@@ -139,12 +174,12 @@ func (p *counterPhone) RunCase(ctx context.Context, req RunRequest) (RunResult, 
 		return RunResult{}, err
 	}
 	files := map[string]string{}
-	for name, body := range map[string]string{
-		"result": `{"state":"` + state + `"}`, "screen": "PNG value=" + strconv.Itoa(p.value),
-		"logcat": "I/SoloPi: replay " + req.CaseName + " owner=" + lastToken(p.tokens) + "\n",
+	for name, body := range map[string][]byte{
+		"result": []byte(`{"state":"` + state + `"}`), "screen": counterPNG(p.value),
+		"logcat": []byte("I/SoloPi: replay " + req.CaseName + " owner=" + lastToken(p.tokens) + "\n"),
 	} {
 		path := filepath.Join(req.ArtifactsDir, name+map[string]string{"result": ".json", "screen": ".png", "logcat": ".txt"}[name])
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
 			return RunResult{}, err
 		}
 		files[name] = path
@@ -221,7 +256,12 @@ func (p *counterPhone) Act(ctx context.Context, req ActRequest) (*ActResult, err
 func (p *counterPhone) Screenshot(ctx context.Context, ref SessionRef, obs map[string]any, dest string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return os.WriteFile(dest, []byte("PNG value="+strconv.Itoa(p.value)), 0o644)
+	id, _ := obs["observationId"].(string)
+	value, ok := p.shown[id]
+	if !ok {
+		return fault.New(fault.Failed, "screenshot_failed", "no such observation: "+id)
+	}
+	return os.WriteFile(dest, counterPNG(value), 0o644)
 }
 
 func (p *counterPhone) Timeline(ctx context.Context, ref SessionRef) (map[string]any, error) {

@@ -70,7 +70,9 @@ type AgentSession interface {
 	// Act sends one typed action and waits for its receipt.
 	Act(ctx context.Context, req ActRequest) (*ActResult, error)
 	// Screenshot saves the screenshot of an observation of a live session
-	// to dest (a PNG), for a vision checkpoint.
+	// to dest (a PNG), for a vision checkpoint and the vision provider.
+	// The provider's ref has no owner token (providers never see it):
+	// reading an observation's screenshot must not need one.
 	Screenshot(ctx context.Context, ref SessionRef, observation map[string]any, dest string) error
 	// Timeline reads the session's timeline (written as evidence).
 	Timeline(ctx context.Context, ref SessionRef) (map[string]any, error)
@@ -135,7 +137,7 @@ type DecisionProvider interface {
 	// from a decisions file:
 	//   {"type":"act","action":{typed action},"stepId"?,"modelReceipt"?,"fallback"?}
 	//   {"type":"done","reason"?,"modelReceipt"?,"fallback"?}
-	//   {"type":"blocked","reason"?}
+	//   {"type":"blocked","reason"?,"modelReceipt"?}
 	// An error is a model failure (the segment is not_tested,
 	// model_decision_failed) unless it is an interrupt.
 	Decide(ctx context.Context, in DecisionContext) (map[string]any, error)
@@ -153,12 +155,14 @@ type DecisionContext struct {
 	Goal           string         `json:"goal"`
 	AllowedActions []string       `json:"allowedActions"`
 	Observation    map[string]any `json:"observation"`
-	// SessionID and Budget are for in-process providers (not part of the
-	// posted context): the vision provider fetches the observation's
-	// screenshot through the session and bounds its planner by the
-	// explore step's budget.
-	SessionID string        `json:"-"`
-	Budget    verify.Budget `json:"-"`
+	// SessionID, Budget and EvidenceDir are for in-process providers (not
+	// part of the posted context): the vision provider fetches the
+	// observation's screenshot through the session, bounds its planner by
+	// the explore step's budget and keeps its trajectory and screenshots
+	// in the segment's evidence directory.
+	SessionID   string        `json:"-"`
+	Budget      verify.Budget `json:"-"`
+	EvidenceDir string        `json:"-"`
 }
 
 // VisionJudge decides vision checkpoints: does this screenshot show the

@@ -1,0 +1,74 @@
+package agentloop
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi"
+)
+
+// CodeNotAllowed refuses an action the caller does not allow (an explore
+// step's allowedActions).
+const CodeNotAllowed = "action_not_allowed"
+
+// modelActionOf names each typed action in the model's vocabulary, for
+// notes the model reads.
+var modelActionOf = map[string]string{
+	protocol.ActClick: ActTap, protocol.ActLongClick: ActLongPress, protocol.ActInput: ActType, protocol.ActScroll: ActSwipe,
+	protocol.ActBack: ActBack, protocol.ActHome: ActHome, protocol.ActWait: ActWait,
+}
+
+// NodeMapper maps the planner's commands onto the typed actions of SoloPi
+// observations (MapToTyped: the point is hit-tested to a nodeId on the
+// host, the model never sees the tree). It remembers, across the
+// observations of one task, the text field last tapped, where a later
+// Type goes.
+type NodeMapper struct {
+	// Allowed, when not nil, lists the typed actions the caller may send;
+	// any other is refused with zero touch and the model is told which
+	// actions it has.
+	Allowed   []string
+	lastField *nodeRef
+}
+
+// Map maps cmd on obs.
+func (m *NodeMapper) Map(cmd Command, obs *solopi.Observation) (TypedAction, error) {
+	ta, err := MapToTyped(cmd, obs, m.lastField)
+	if err != nil {
+		return ta, err
+	}
+	if m.Allowed != nil && !slices.Contains(m.Allowed, ta.Action) {
+		var names []string
+		for _, a := range m.Allowed {
+			if n, ok := modelActionOf[a]; ok {
+				names = append(names, n)
+			}
+		}
+		note := "this step allows no device action; finish instead"
+		if len(names) > 0 {
+			note = "this step only allows " + strings.Join(names, ", ") + "; " + cmd.Action + " is not allowed here"
+		}
+		return TypedAction{}, &NotMappableError{Code: CodeNotAllowed, Note: note}
+	}
+	if ta.Tapped != nil && isTextField(ta.Tapped) {
+		m.lastField = refOf(ta.Tapped)
+	}
+	return ta, nil
+}
+
+// MapJSON is Map on an observation given as its JSON object (the form
+// the verification engine's ports carry).
+func (m *NodeMapper) MapJSON(cmd Command, observation map[string]any) (TypedAction, error) {
+	b, err := json.Marshal(observation)
+	if err != nil {
+		return TypedAction{}, fmt.Errorf("encode the observation: %w", err)
+	}
+	var obs solopi.Observation
+	if err := json.Unmarshal(b, &obs); err != nil {
+		return TypedAction{}, fmt.Errorf("the observation is not a SoloPi observation: %w", err)
+	}
+	return m.Map(cmd, &obs)
+}

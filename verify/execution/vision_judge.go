@@ -1,0 +1,80 @@
+package execution
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// CodeVisionReview is a vision checkpoint the reviewer could not judge
+// (the screenshot is unreadable, the model failed).
+const CodeVisionReview = "vision_review_failed"
+
+// VisionReviewer judges vision checkpoints with the planner's isolated
+// completion review: the assertion is the task and the checkpoint's
+// screenshot the only thing the model sees. Confirmed is passed, rejected
+// failed, and a reviewer that cannot tell leaves the checkpoint
+// not_tested (vision_uncertain); the model's words are the verdict's
+// reason. Each review's model exchange and the run's coordinate profile
+// are written to vision-review-<checkpointId>.json in the segment's
+// directory.
+type VisionReviewer struct {
+	v *vision
+}
+
+// NewVisionReviewer returns the judge.
+func NewVisionReviewer(cfg VisionConfig) (*VisionReviewer, error) {
+	v, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	return &VisionReviewer{v: v}, nil
+}
+
+var reviewVerdicts = map[string]string{
+	agentloop.CompletionConfirmed: verify.Passed,
+	agentloop.CompletionRejected:  verify.Failed,
+	agentloop.CompletionUncertain: verify.NotTested,
+}
+
+// Review judges one checkpoint on its screenshot.
+func (j *VisionReviewer) Review(ctx context.Context, req VisionRequest) (verify.VisionVerdict, error) {
+	b, err := os.ReadFile(req.Screenshot)
+	if err != nil {
+		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, CodeVisionReview, "cannot read the checkpoint's screenshot", err)
+	}
+	screen, err := agentloop.NewScreen(b, j.v.clock.Now())
+	if err != nil {
+		return verify.VisionVerdict{}, fault.Wrap(fault.Failed, CodeVisionReview, "the checkpoint's screenshot is not a usable PNG", err)
+	}
+	rev, err := agentloop.ReviewCompletion(ctx, j.v.model, j.v.runtime, req.Assertion, screen)
+	if err != nil {
+		if ctx.Err() != nil {
+			return verify.VisionVerdict{}, fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while the vision reviewer judged", err)
+		}
+		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, CodeVisionReview, j.v.redact("the vision reviewer failed: "+err.Error()), err)
+	}
+	out := verify.VisionVerdict{Status: reviewVerdicts[rev.Verdict], Reason: rev.Reason}
+	if req.EvidenceDir == "" {
+		return out, nil
+	}
+	tree, err := j.v.tree(map[string]any{
+		"scenarioId": req.ScenarioID, "checkpointId": req.CheckpointID, "assertion": req.Assertion,
+		"verdict": rev.Verdict, "reason": rev.Reason, "screenshotSha256": screen.SHA256,
+		"model": j.v.info, "coordinateProfile": j.v.profile, "metrics": rev.Metrics, "events": rev.Events,
+	})
+	if err != nil {
+		return out, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode the vision review", err)
+	}
+	path := filepath.Join(req.EvidenceDir, "vision-review-"+verify.EvidenceDirName(req.CheckpointID)+".json")
+	ev, err := (&artifactDir{root: req.EvidenceDir}).writeJSON(path, tree, "vision_review")
+	if err != nil {
+		return out, err
+	}
+	out.Evidence = []verify.Evidence{ev}
+	return out, nil
+}

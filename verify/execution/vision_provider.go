@@ -1,0 +1,328 @@
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// Vision provider error codes.
+const (
+	CodeVisionNotReady   = "vision_preflight_missing"
+	CodeVisionScreenshot = "vision_screenshot_failed"
+	CodeVisionPlanner    = "vision_planner_failed"
+)
+
+// Files the vision provider keeps in an explore segment's directory, where
+// the report shows them as a timeline.
+const (
+	plannerTrajectory = "trajectory.json"
+	plannerScreens    = "screens"
+)
+
+// VisionConfig is the pure-vision planner side of a verification run.
+// verify-run --decision-provider vision runs the planner preflight
+// (planner-check) before the phone is touched and passes its report here,
+// as agent-run does.
+type VisionConfig struct {
+	// Model is the chat client: an *agentloop.HTTPModel names its model in
+	// the evidence and its API key is redacted from everything written.
+	Model agentloop.Model
+	// Preflight is the passed preflight; its coordinate profile is used
+	// frozen (nothing is negotiated during the run).
+	Preflight *agentloop.PreflightReport
+	// Runtime is the planner's configuration (resize policy, profile key,
+	// Redact). Its Preflight, Confirmer and OnEvent are not used: nobody
+	// can confirm during a verification run, so an action that needs a
+	// human ends the explore step blocked.
+	Runtime agentloop.Config
+	Clock   clock.Clock
+}
+
+// vision is a checked VisionConfig.
+type vision struct {
+	model   agentloop.Model
+	info    agentloop.ModelInfo
+	profile *agentloop.Profile
+	runtime agentloop.Config
+	clock   clock.Clock
+	redact  func(string) string
+}
+
+func (c VisionConfig) check() (*vision, error) {
+	if c.Model == nil {
+		return nil, fault.Usage(CodeProviderOptions, "the vision provider needs a model")
+	}
+	if c.Preflight == nil || c.Preflight.Profile == nil {
+		return nil, fault.Usage(CodeVisionNotReady, "the vision provider needs a passed planner preflight (planner-check) before the phone is used")
+	}
+	v := &vision{model: c.Model, profile: c.Preflight.Profile, runtime: c.Runtime, clock: clock.Or(c.Clock)}
+	redact := c.Runtime.Redact
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	v.redact = redact
+	if hm, ok := c.Model.(*agentloop.HTTPModel); ok {
+		mc := hm.Config()
+		v.info = mc.Info()
+		v.redact = func(s string) string { return mc.APIKey.Redact(redact(s)) }
+	}
+	v.runtime.Redact, v.runtime.Now = v.redact, v.clock.Now
+	v.runtime.Preflight, v.runtime.Confirmer, v.runtime.OnEvent = nil, nil, nil
+	return v, nil
+}
+
+// tree is v as a generic JSON tree with every string redacted.
+func (v *vision) tree(x any) (any, error) {
+	b, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	return canonjson.Decode([]byte(v.redact(string(b))))
+}
+
+// VisionProvider decides explore steps with the pure-vision planner: each
+// explore step is one planner task whose goal is the step's goal, whose
+// memory and coordinate contract last for the step, and whose plans are
+// bounded by the step's budget. The model sees only the goal and the
+// observation's screenshot; its point is hit-tested to a nodeId of the
+// observation on the host; an action outside the step's allowedActions is
+// refused back to the planner (it spends a plan and never reaches the
+// device). done means the isolated completion review confirmed the goal
+// on the screenshot; a review that cannot tell, a human needed, or a
+// planner that gives up is blocked. Every model exchange and the
+// coordinate profile are in each decision's modelReceipt, and the planner's
+// trajectory.json and screens/ are kept in the segment's directory.
+type VisionProvider struct {
+	v       *vision
+	session AgentSession
+
+	mu   sync.Mutex
+	step *visionStep
+}
+
+// visionStep is the planner task of one explore step.
+type visionStep struct {
+	key     string
+	planner *agentloop.Planner
+	nodes   agentloop.NodeMapper
+	dir     string
+	screens *agentloop.ScreenDir
+	acted   bool
+	// failed is the error that ended the planner task (its model failed):
+	// every later decision of the step gets it again, so a fallback
+	// provider keeps answering.
+	failed error
+}
+
+// NewVisionProvider returns the provider; session reads the screenshots
+// of the observations it decides on.
+func NewVisionProvider(cfg VisionConfig, session AgentSession) (*VisionProvider, error) {
+	v, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	if session == nil {
+		return nil, fault.Usage(CodeProviderOptions, "the vision provider needs the Agent session to read screenshots")
+	}
+	return &VisionProvider{v: v, session: session}, nil
+}
+
+// Decide plans one decision on in's observation.
+func (p *VisionProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, err := p.stepFor(in)
+	if err != nil {
+		return nil, err
+	}
+	if s.failed != nil {
+		return nil, s.failed
+	}
+	screen, err := p.screenshot(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if s.screens != nil {
+		s.screens.Save(screen)
+	}
+	var last *agentloop.Feedback
+	if s.acted {
+		// The engine asks again only after the action succeeded.
+		last = &agentloop.Feedback{Sent: true, Succeeded: true}
+	}
+	s.acted = false
+	prop, err := s.planner.Propose(ctx, screen, last, func(cmd agentloop.Command) (agentloop.TypedAction, error) {
+		return s.nodes.MapJSON(cmd, in.Observation)
+	})
+	keepErr := p.keep(s)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, visionInterrupted(ctx.Err())
+		}
+		return nil, fault.Wrap(fault.Internal, CodeVisionPlanner, "the vision planner failed", err)
+	}
+	return p.decision(s, prop, keepErr)
+}
+
+// stepFor returns the planner task of in's explore step, starting one for
+// a new step (a new session, scenario or step, or its first decision).
+func (p *VisionProvider) stepFor(in DecisionContext) (*visionStep, error) {
+	key := in.SessionID + "\x00" + in.ScenarioID + "\x00" + in.StepID
+	if p.step != nil && p.step.key == key && in.StepIndex > 0 {
+		return p.step, nil
+	}
+	// Every plan, a refused one included, spends one of the step's
+	// decisions: maxSteps actions and a final done.
+	task := agentloop.Task{Goal: in.Goal, MaxSteps: int(max(in.Budget.MaxSteps, 1)) + 1,
+		MaxDuration: time.Duration(in.Budget.MaxDurationMs) * time.Millisecond}
+	pl, err := agentloop.NewPlanner(p.v.model, p.v.runtime, task, p.v.profile)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeVisionPlanner, "the vision planner cannot start this explore step", err)
+	}
+	s := &visionStep{key: key, planner: pl, nodes: agentloop.NodeMapper{Allowed: append([]string{}, in.AllowedActions...)}, dir: in.EvidenceDir}
+	if s.dir != "" {
+		// Without pictures the timeline still has the trajectory.
+		s.screens, _ = agentloop.NewScreenDir(filepath.Join(s.dir, plannerScreens))
+	}
+	p.step = s
+	return s, nil
+}
+
+// screenshot reads the observation's screenshot through the session.
+func (p *VisionProvider) screenshot(ctx context.Context, in DecisionContext) (*agentloop.Screen, error) {
+	f, err := os.CreateTemp("", "solopi-vision-*.png")
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, CodeVisionScreenshot, "cannot make a file for the observation's screenshot", err)
+	}
+	name := f.Name()
+	_ = f.Close()
+	defer os.Remove(name)
+	if err := p.session.Screenshot(ctx, SessionRef{SessionID: in.SessionID}, in.Observation, name); err != nil {
+		if fault.IsInterrupt(err) || ctx.Err() != nil {
+			return nil, visionInterrupted(err)
+		}
+		return nil, providerError(CodeVisionScreenshot, "cannot read the observation's screenshot", false, err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, providerError(CodeVisionScreenshot, "cannot read the observation's screenshot", false, err)
+	}
+	screen, err := agentloop.NewScreen(b, p.v.clock.Now())
+	if err != nil {
+		return nil, providerError(CodeVisionScreenshot, "the observation's screenshot is not a usable PNG", false, err)
+	}
+	screen.Ref, _ = in.Observation["observationId"].(string)
+	return screen, nil
+}
+
+// keep writes the step's trajectory so far beside its screenshots.
+func (p *VisionProvider) keep(s *visionStep) error {
+	if s.dir == "" {
+		return nil
+	}
+	if err := agentloop.WriteTrajectory(filepath.Join(s.dir, plannerTrajectory), s.planner.Trajectory(p.v.info)); err != nil {
+		return err
+	}
+	if s.screens != nil {
+		return s.screens.Err()
+	}
+	return nil
+}
+
+// decision turns a proposal into a decision object. A planner that could
+// not work (the model failed, the contract broke) is an error, not a
+// decision: the segment is not_tested, model_decision_failed.
+func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepErr error) (map[string]any, error) {
+	receipt := map[string]any{
+		"provider": ProviderVision, "model": p.v.info, "coordinateProfile": s.planner.Profile(), "plannerStep": s.planner.State().Step(),
+		"events": plannerEvents(prop.Events),
+	}
+	if keepErr != nil {
+		receipt["evidenceError"] = keepErr.Error()
+	}
+	var dec map[string]any
+	switch prop.Kind {
+	case agentloop.ProposeAct:
+		receipt["call"], receipt["action"], receipt["command"] = prop.Action.Canonical(), prop.Action.Fields(), prop.Command
+		dec = map[string]any{"type": DecisionAct, "action": decisionAction(*prop.Typed)}
+		s.acted = true
+	case agentloop.ProposeDone:
+		dec = map[string]any{"type": DecisionDone, "reason": prop.Reason}
+	default:
+		res := prop.Result
+		receipt["outcome"] = res.Outcome
+		switch res.Outcome {
+		case agentloop.OutcomeCancelled:
+			return nil, visionInterrupted(errors.New(res.Message))
+		case agentloop.OutcomeModelError, agentloop.OutcomeProtocolError, agentloop.OutcomeCalibration, agentloop.OutcomeDeviceError:
+			code := res.ErrorCode
+			if code == "" {
+				code = CodeVisionPlanner
+			}
+			// An unreachable model may hand over to a fallback provider;
+			// a model that answered wrongly may not.
+			eligible := res.Outcome == agentloop.OutcomeModelError
+			s.failed = providerError(code, p.v.redact("the vision planner ended "+res.Outcome+": "+res.Message), eligible, nil)
+			return nil, s.failed
+		}
+		dec = map[string]any{"type": DecisionBlocked, "reason": prop.Reason}
+	}
+	tree, err := p.v.tree(receipt)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, CodeVisionPlanner, "cannot encode the model receipt", err)
+	}
+	dec["modelReceipt"] = tree
+	if r, ok := dec["reason"].(string); ok {
+		dec["reason"] = p.v.redact(r)
+	}
+	return dec, nil
+}
+
+// plannerEvents are the events a receipt keeps: all but phase changes,
+// which the trajectory has.
+func plannerEvents(evs []agentloop.AgentEvent) []agentloop.AgentEvent {
+	out := make([]agentloop.AgentEvent, 0, len(evs))
+	for _, e := range evs {
+		if e.Type != agentloop.EvPhaseChange {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// decisionAction is a typed action as a decision's action object: the
+// target by its nodeId, each argument under its requirement name.
+func decisionAction(ta agentloop.TypedAction) map[string]any {
+	a := map[string]any{"type": ta.Action}
+	if ta.Args.NodeID != nil {
+		a["nodeId"] = *ta.Args.NodeID
+	}
+	if ta.Args.Text != nil {
+		a["text"] = *ta.Args.Text
+	}
+	if ta.Args.Direction != nil {
+		a["direction"] = *ta.Args.Direction
+	}
+	if ta.Args.DurationMs != nil {
+		a["durationMs"] = *ta.Args.DurationMs
+	}
+	if ta.Args.Distance != nil {
+		a["distance"] = *ta.Args.Distance
+	}
+	return a
+}
+
+// visionInterrupted is the run's cancellation as the engine expects it.
+func visionInterrupted(cause error) error {
+	return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while the vision planner decided", cause)
+}
