@@ -10,11 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // ScreenSource loads the screenshot of a SoloPi observation.
-type ScreenSource func(ctx context.Context, obs *solopi.Observation) (*Screen, error)
+type ScreenSource func(ctx context.Context, obs *agent.Observation) (*Screen, error)
 
 var sessionDirPattern = regexp.MustCompile(`/agent-sessions/[A-Za-z0-9][A-Za-z0-9._-]{0,159}/$`)
 
@@ -22,8 +23,8 @@ var sessionDirPattern = regexp.MustCompile(`/agent-sessions/[A-Za-z0-9][A-Za-z0-
 // device channel. A DecisionInput carries no session id, so the check is
 // that the file is an observation PNG inside some agent-sessions/<id>/
 // directory, with its SHA-256 equal to the observation's.
-func DeviceScreens(dev *solopi.Device) ScreenSource {
-	return func(ctx context.Context, obs *solopi.Observation) (*Screen, error) {
+func DeviceScreens(dev *device.Device) ScreenSource {
+	return func(ctx context.Context, obs *agent.Observation) (*Screen, error) {
 		dir, _ := path.Split(obs.ScreenshotPath)
 		m := sessionDirPattern.FindString(dir)
 		if m == "" {
@@ -126,11 +127,11 @@ func (p *Provider) Trajectory(model ModelInfo) *Trajectory {
 }
 
 // Decide implements solopi.DecisionProvider.
-func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.Proposal, error) {
+func (p *Provider) Decide(ctx context.Context, in agent.DecisionInput) (agent.Proposal, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if in.Observation == nil {
-		return solopi.Proposal{}, errors.New("agentloop provider: the decision input has no observation")
+		return agent.Proposal{}, errors.New("agentloop provider: the decision input has no observation")
 	}
 	if p.run == nil {
 		a := &PhoneAgent{cfg: p.cfg, dev: providerDevice{}, model: p.model}
@@ -138,17 +139,17 @@ func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.
 		dur := time.Duration(in.Budget.MaxDurationMs) * time.Millisecond
 		r, err := a.begin(Task{Goal: in.Goal, MaxSteps: max(maxSteps, 1) * maxPlansPerDecision, MaxDuration: dur})
 		if err != nil {
-			return solopi.Proposal{}, err
+			return agent.Proposal{}, err
 		}
 		p.run = r
 	} else if in.Goal != p.run.goal {
-		return solopi.Proposal{}, ErrGoalChanged
+		return agent.Proposal{}, ErrGoalChanged
 	}
 	r := p.run
 	st := r.st
 	screen, err := p.screens(ctx, in.Observation)
 	if err != nil {
-		return solopi.Proposal{}, fmt.Errorf("load the observation screenshot: %w", err)
+		return agent.Proposal{}, fmt.Errorf("load the observation screenshot: %w", err)
 	}
 	st.emit(EvObservation, "observation received", map[string]any{"screenshot_sha256": screen.SHA256, "display_width": screen.Width(),
 		"display_height": screen.Height(), "device_ref": in.Observation.ObservationID})
@@ -157,11 +158,11 @@ func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.
 
 	for i := 0; i < maxPlansPerDecision; i++ {
 		if ctx.Err() != nil {
-			return solopi.Proposal{}, ctx.Err()
+			return agent.Proposal{}, ctx.Err()
 		}
 		prop, done, err := p.planOnce(ctx, in.Observation, screen)
 		if err != nil {
-			return solopi.Proposal{}, err
+			return agent.Proposal{}, err
 		}
 		if done {
 			return prop, nil
@@ -177,7 +178,7 @@ func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.
 // absorbHistory turns what happened to the previous proposal into memory:
 // a succeeded step is verified by comparing its screenshot with this one;
 // a host refusal becomes a rejection summary.
-func (p *Provider) absorbHistory(in solopi.DecisionInput, screen *Screen) {
+func (p *Provider) absorbHistory(in agent.DecisionInput, screen *Screen) {
 	r := p.run
 	if len(in.History) == 0 || p.lastAct == nil {
 		return
@@ -187,7 +188,7 @@ func (p *Provider) absorbHistory(in solopi.DecisionInput, screen *Screen) {
 	p.lastAct = nil
 	step := r.st.Step()
 	switch {
-	case last.Sent && last.Receipt != nil && last.Receipt.Status == solopi.ReceiptSucceeded:
+	case last.Sent && last.Receipt != nil && last.Receipt.Status == agent.ReceiptSucceeded:
 		v := verifyEffect(act.Name, p.lastShot, screen)
 		r.st.emit(EvVerification, "verification: "+v.Status, map[string]any{"status": v.Status, "command_success": true,
 			"observable_effect": v.ObservableEffect, "diff": v.Diff, "warning": v.Warning, "semantic_effect_verified": false})
@@ -206,21 +207,21 @@ func (p *Provider) absorbHistory(in solopi.DecisionInput, screen *Screen) {
 	}
 }
 
-func (p *Provider) terminalProposal() solopi.Proposal {
+func (p *Provider) terminalProposal() agent.Proposal {
 	res := p.run.result
 	reason := res.Message
 	if reason == "" {
 		reason = res.Outcome
 	}
 	if res.Outcome == OutcomeCompleted {
-		return solopi.Proposal{Kind: solopi.ProposalDone, Reason: reason}
+		return agent.Proposal{Kind: agent.ProposalDone, Reason: reason}
 	}
-	return solopi.Proposal{Kind: solopi.ProposalBlocked, Reason: res.Outcome + ": " + reason}
+	return agent.Proposal{Kind: agent.ProposalBlocked, Reason: res.Outcome + ": " + reason}
 }
 
 // planOnce runs one planning cycle of the shared runtime on the given
 // screen. done is true when it produced a proposal.
-func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen *Screen) (solopi.Proposal, bool, error) {
+func (p *Provider) planOnce(ctx context.Context, obs *agent.Observation, screen *Screen) (agent.Proposal, bool, error) {
 	r := p.run
 	if !r.beginStep() {
 		return p.terminalProposal(), true, nil
@@ -232,7 +233,7 @@ func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen
 	}
 	if act == nil || r.planned == nil {
 		// Rejected, noted or reviewed away: plan again on the same screen.
-		return solopi.Proposal{}, false, nil
+		return agent.Proposal{}, false, nil
 	}
 	cmd := *r.planned
 	r.planned = nil
@@ -242,9 +243,9 @@ func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen
 		if errors.As(err, &nm) {
 			r.st.emit(EvExecution, "not proposed: "+nm.Note, map[string]any{"command_dispatched": false, "error_code": nm.Code})
 			r.reject(r.st.Step(), *act, nm.Code, nm.Note, SoftUnmappable, screen)
-			return solopi.Proposal{}, false, nil
+			return agent.Proposal{}, false, nil
 		}
-		return solopi.Proposal{}, false, err
+		return agent.Proposal{}, false, err
 	}
 	if ta.Tapped != nil && isTextField(ta.Tapped) {
 		p.lastField = refOf(ta.Tapped)
@@ -255,5 +256,5 @@ func (p *Provider) planOnce(ctx context.Context, obs *solopi.Observation, screen
 	}
 	r.st.emit(EvExecution, "proposed "+ta.Action, map[string]any{"command_dispatched": false, "proposal": "act", "typed_action": ta.Action, "arguments": typedArgs(ta.Args)})
 	p.lastAct = act
-	return solopi.Proposal{Kind: solopi.ProposalAct, Reason: reason, Action: ta.Action, Args: ta.Args}, true, nil
+	return agent.Proposal{Kind: agent.ProposalAct, Reason: reason, Action: ta.Action, Args: ta.Args}, true, nil
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 func batchCommands(exit *int, e env) []*cli.Command {
@@ -34,7 +35,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
 				n := c.Int("times")
 				if n < 1 || n > 10000 {
-					return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--times must be between 1 and 10000")
+					return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--times must be between 1 and 10000")
 				}
 				cases := make([]string, n)
 				for i := range cases {
@@ -97,12 +98,12 @@ func runSequence(ctx context.Context, c *cli.Context, g *globals, open replayOpe
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	o := solopi.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: c.Bool("continue-on-failure")}
+	o := replay.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: c.Bool("continue-on-failure")}
 	return runBatchWith(ctx, open, o, suite, c.String("junit"))
 }
 
-func runBatchWith(ctx context.Context, open replayOpener, o solopi.BatchOptions, suite, junit string) (outcome.Result, error) {
-	if err := solopi.ValidateBatch(o); err != nil {
+func runBatchWith(ctx context.Context, open replayOpener, o replay.BatchOptions, suite, junit string) (outcome.Result, error) {
+	if err := replay.ValidateBatch(o); err != nil {
 		return outcome.Result{}, err
 	}
 	if junit != "" {
@@ -110,8 +111,8 @@ func runBatchWith(ctx context.Context, open replayOpener, o solopi.BatchOptions,
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		b := solopi.RunBatch(ctx, d, o)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		b := replay.RunBatch(ctx, d, o)
 		exit := b.Exit
 		if junit != "" {
 			exit = writeJUnitReport(b.Payload, junit, exit, b.JUnitSuite(suite))

@@ -20,7 +20,8 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // Error codes of the local case commands.
@@ -101,7 +102,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return caseImport(ctx, open, c.String("file"), c.Bool("confirm-high-risk"), solopi.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
+				return caseImport(ctx, open, c.String("file"), c.Bool("confirm-high-risk"), replay.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
 			}),
 		},
 		{
@@ -209,7 +210,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 
 // caseFileError maps a casefile error to exit 3 with its stable code.
 func caseFileError(err error) error {
-	if e := solopi.CaseFileError(err); e != nil {
+	if e := replay.CaseFileError(err); e != nil {
 		return e
 	}
 	return err
@@ -414,8 +415,8 @@ func decodeCaseJSON(b []byte) any {
 }
 
 func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		m, err := d.ListCases(ctx)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		m, err := replay.ListCases(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -425,7 +426,7 @@ func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
 
 func caseGet(ctx context.Context, open replayOpener, name, output string, overwrite bool) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
 	if output != "" {
 		// Checked before the device is contacted.
@@ -433,8 +434,8 @@ func caseGet(ctx context.Context, open replayOpener, name, output string, overwr
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		dc, err := d.GetCase(ctx, name)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		dc, err := replay.GetCase(ctx, d, name)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -517,7 +518,7 @@ type caseValidateOptions struct {
 
 func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 	if o.runningParams != "" && o.clearRunning {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
 	}
 	if o.output != "" {
 		if err := checkCaseOutput(o.output, o.file, o.overwrite); err != nil {
@@ -573,7 +574,7 @@ func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 
 // caseImport normalises and checks the case before any device contact,
 // then imports it and reports the receipt and the staging cleanup.
-func caseImport(ctx context.Context, open replayOpener, file string, confirm bool, o solopi.ImportOptions) (outcome.Result, error) {
+func caseImport(ctx context.Context, open replayOpener, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
 	c, err := readCaseFile(file)
 	if err != nil {
 		return outcome.Result{}, err
@@ -585,8 +586,8 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 	if hr == nil {
 		hr = []casefile.HighRiskStep{}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		rep, err := d.ImportCase(ctx, n, o)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		rep, err := replay.ImportCase(ctx, d, n, o)
 		if err != nil {
 			e := fault.From(err)
 			if rep != nil {
@@ -615,10 +616,10 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 
 func caseDelete(ctx context.Context, open replayOpener, name string, timeout, poll time.Duration) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		out, reqID, err := d.DeleteCase(ctx, name, timeout, poll)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		out, reqID, err := replay.DeleteCase(ctx, d, name, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, fault.From(err).With("requestId", reqID).With("caseName", name)
 		}

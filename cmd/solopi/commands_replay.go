@@ -9,7 +9,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // replayCommands are cases, replay runs, artifacts, batches and replay
@@ -27,13 +27,13 @@ func replayCommands(exit *int, e env) []*cli.Command {
 // replayOpener opens the device channel a command uses and returns a release
 // function. Commands take it as a parameter so that their run functions
 // can be tested against a scripted transport without a terminal or adb.
-type replayOpener func(ctx context.Context) (*solopi.Device, func(), error)
+type replayOpener func(ctx context.Context) (*device.Device, func(), error)
 
 // replaySessionOpener opens the command's device session (SoloPi checked,
 // control service ready) without preserving the foreground: replay and
 // case commands bring SoloPi forward on purpose.
 func replaySessionOpener(ctx context.Context, g *globals) replayOpener {
-	return func(ctx context.Context) (*solopi.Device, func(), error) {
+	return func(ctx context.Context) (*device.Device, func(), error) {
 		s, err := g.session(ctx, false)
 		if err != nil {
 			return nil, nil, err
@@ -67,7 +67,7 @@ func replayWait(c *cli.Context, timeoutFlag string) (timeout, poll time.Duration
 }
 
 // withReplayDevice opens the device, runs fn and releases the device.
-func withReplayDevice(ctx context.Context, open replayOpener, fn func(d *solopi.Device) (outcome.Result, error)) (outcome.Result, error) {
+func withReplayDevice(ctx context.Context, open replayOpener, fn func(d *device.Device) (outcome.Result, error)) (outcome.Result, error) {
 	d, release, err := open(ctx)
 	if err != nil {
 		return outcome.Result{}, err

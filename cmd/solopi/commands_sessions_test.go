@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/schemas"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -118,7 +118,7 @@ func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...st
 	t.Helper()
 	var out, errb bytes.Buffer
 	e := env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" },
-		transport: func(ctx context.Context) (solopi.Transport, error) {
+		transport: func(ctx context.Context) (device.Transport, error) {
 			f.mu.Lock()
 			f.opened++
 			f.mu.Unlock()

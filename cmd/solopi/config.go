@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 func runConfigList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
@@ -16,7 +16,7 @@ func runConfigList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 		return outcome.Result{}, err
 	}
 	defer s.Close()
-	m, err := solopi.ConfigList(ctx, s)
+	m, err := readiness.ConfigList(ctx, s)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -25,7 +25,7 @@ func runConfigList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 
 func runConfigGet(ctx context.Context, d deviceDeps, key string) (outcome.Result, error) {
 	// An unknown key is refused before the device is touched.
-	if err := solopi.CheckConfigKey(key); err != nil {
+	if err := readiness.CheckConfigKey(key); err != nil {
 		return outcome.Result{}, err
 	}
 	s, err := d.session(ctx, false)
@@ -33,7 +33,7 @@ func runConfigGet(ctx context.Context, d deviceDeps, key string) (outcome.Result
 		return outcome.Result{}, err
 	}
 	defer s.Close()
-	m, err := solopi.ConfigGet(ctx, s, key)
+	m, err := readiness.ConfigGet(ctx, s, key)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -49,7 +49,7 @@ type configSetOptions struct {
 func runConfigSet(ctx context.Context, d deviceDeps, o configSetOptions) (outcome.Result, error) {
 	// Read-only keys and bad values are refused locally, before any device
 	// contact (no adb, no session, no launch).
-	if _, _, err := solopi.CheckConfigSet(o.key, o.value); err != nil {
+	if _, _, err := readiness.CheckConfigSet(o.key, o.value); err != nil {
 		return outcome.Result{}, err
 	}
 	s, err := d.session(ctx, false)
@@ -57,7 +57,7 @@ func runConfigSet(ctx context.Context, d deviceDeps, o configSetOptions) (outcom
 		return outcome.Result{}, err
 	}
 	defer s.Close()
-	res, err := solopi.ConfigSet(ctx, s, o.key, o.value, solopi.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
+	res, err := readiness.ConfigSet(ctx, s, o.key, o.value, readiness.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
 	if err != nil {
 		return outcome.Result{}, err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // runDoctor turns the health query into a verdict: exit 0 when ready, 2
@@ -16,7 +16,7 @@ func runDoctor(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := solopi.Doctor(ctx, t, solopi.DoctorOptions{Session: d.g.sessionOptions(false), Device: d.device(ctx, t)})
+	r, err := readiness.Doctor(ctx, t, readiness.DoctorOptions{Session: d.g.sessionOptions(false), Device: d.device(ctx, t)})
 	if err != nil {
 		return outcome.Result{}, err
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // hookedTransport runs onReplay once, just before the first replay mutation
@@ -61,17 +61,17 @@ func replayDevice(t *testing.T, scale float64) *sim.Device {
 }
 
 // cliOn runs the CLI in-process against a transport.
-func cliOn(t *testing.T, tr solopi.Transport, args ...string) cliRun {
+func cliOn(t *testing.T, tr device.Transport, args ...string) cliRun {
 	t.Helper()
 	return cliOnCtx(t, context.Background(), tr, args...)
 }
 
-func cliOnCtx(t *testing.T, ctx context.Context, tr solopi.Transport, args ...string) cliRun {
+func cliOnCtx(t *testing.T, ctx context.Context, tr device.Transport, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 		getenv:    func(string) string { return "" },
-		transport: func(context.Context) (solopi.Transport, error) { return tr, nil }})
+		transport: func(context.Context) (device.Transport, error) { return tr, nil }})
 	return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}
 }
 

@@ -8,7 +8,8 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 func historyCommands(exit *int, e env) []*cli.Command {
@@ -54,10 +55,10 @@ func historyCommands(exit *int, e env) []*cli.Command {
 
 func historyList(ctx context.Context, open replayOpener, limit int) (outcome.Result, error) {
 	if limit < 1 || limit > 500 {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		m, err := d.ListReplayHistory(ctx, limit)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		m, err := replay.ListReplayHistory(ctx, d, limit)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -68,11 +69,11 @@ func historyList(ctx context.Context, open replayOpener, limit int) (outcome.Res
 func historyGet(ctx context.Context, open replayOpener, id string) (outcome.Result, error) {
 	// The id is checked before any device contact: a path-like id never
 	// schemaLeaves the host.
-	if err := solopi.CheckReplayHistoryID(id); err != nil {
+	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		m, err := d.GetReplayHistory(ctx, id)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		m, err := replay.GetReplayHistory(ctx, d, id)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -81,11 +82,11 @@ func historyGet(ctx context.Context, open replayOpener, id string) (outcome.Resu
 }
 
 func historyDelete(ctx context.Context, open replayOpener, id string, timeout, poll time.Duration) (outcome.Result, error) {
-	if err := solopi.CheckReplayHistoryID(id); err != nil {
+	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		res, err := d.DeleteReplayHistory(ctx, id, timeout, poll)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		res, err := replay.DeleteReplayHistory(ctx, d, id, timeout, poll)
 		if err != nil {
 			var e *fault.Error
 			if res != nil && asOutcomeError(err, &e) {

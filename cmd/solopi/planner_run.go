@@ -16,7 +16,8 @@ import (
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // agentRunOptions are the agent-run flags, checked.
@@ -168,9 +169,9 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 			return outcome.Result{}, err
 		}
 		defer sess.Close()
-		client := solopi.NewAgentClient(sess.Device, solopi.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
+		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
 		defer client.Close()
-		budget := solopi.DefaultAgentBudget()
+		budget := agent.DefaultAgentBudget()
 		// Every plan may act once; freshness and verification observe
 		// without spending steps. The model's latency must not idle the
 		// session out, so the idle timeout is the device's maximum.
@@ -209,7 +210,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
 
 	// Restore the input method / end the session even after an interrupt.
-	cctx, cancel := solopi.Cleanup(ctx, 15*time.Second)
+	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
 	defer cancel()
 	cl := plannerCleanup{Attempted: true, Success: true}
 	closeDev := dev.Close

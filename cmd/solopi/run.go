@@ -10,7 +10,8 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 func runCommands(exit *int, e env) []*cli.Command {
@@ -96,8 +97,8 @@ func runFlags(withWait bool) []cli.Flag {
 
 // runOptionsFrom reads the shared run flags; every check that needs no
 // device happens here or in RunOptions.Validate, before the session opens.
-func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
-	o := solopi.RunOptions{
+func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
+	o := replay.RunOptions{
 		TargetPackage:   c.String("target-package"),
 		NoAutoStart:     c.Bool("no-auto-start"),
 		ConfirmHighRisk: c.Bool("confirm-high-risk"),
@@ -106,17 +107,17 @@ func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
 		Progress:        g.progress,
 	}
 	if c.IsSet("target-package") && o.TargetPackage == "" {
-		return o, fault.Usage(solopi.CodeInvalidRunOption, "--target-package must not be empty")
+		return o, fault.Usage(replay.CodeInvalidRunOption, "--target-package must not be empty")
 	}
 	if c.Bool("restart-app") && c.Bool("no-restart-app") {
-		return o, fault.Usage(solopi.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
+		return o, fault.Usage(replay.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
 	}
 	if c.Bool("restart-app") || c.Bool("no-restart-app") {
 		v := c.Bool("restart-app")
 		o.RestartApp = &v
 	}
 	if c.Bool("wait") && c.Bool("no-wait") {
-		return o, fault.Usage(solopi.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
+		return o, fault.Usage(replay.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
 	}
 	o.NoWait = c.Bool("no-wait")
 	var err error
@@ -133,7 +134,7 @@ func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
 }
 
 // runOne is the run command: local checks, the run, the JUnit report.
-func runOne(ctx context.Context, open replayOpener, o solopi.RunOptions, junit string) (outcome.Result, error) {
+func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit string) (outcome.Result, error) {
 	if err := o.Validate(); err != nil {
 		return outcome.Result{}, err
 	}
@@ -142,11 +143,11 @@ func runOne(ctx context.Context, open replayOpener, o solopi.RunOptions, junit s
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		rep := solopi.RunReplay(ctx, d, o)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		rep := replay.RunReplay(ctx, d, o)
 		exit := rep.Exit
 		if junit != "" {
-			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{solopi.RunJUnitCase(rep, rep.CaseName)}}
+			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName)}}
 			exit = writeJUnitReport(rep.Payload, junit, exit, suite)
 		}
 		return outcome.Result{Value: rep.Payload, Exit: exit}, nil
@@ -176,8 +177,8 @@ func writeJUnitReport(payload map[string]any, path string, exit int, suites ...a
 }
 
 func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		st, err := d.ReplayStatus(ctx)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		st, err := replay.FetchReplayStatus(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -186,8 +187,8 @@ func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
 }
 
 func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		out, exit, err := solopi.LatestResult(ctx, d, runID)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		out, exit, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -197,10 +198,10 @@ func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Re
 
 func runCancel(ctx context.Context, open replayOpener, runID string, timeout, poll time.Duration) (outcome.Result, error) {
 	if runID == "" {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--run-id must not be empty")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		out, err := solopi.CancelRun(ctx, d, runID, timeout, poll)
+	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+		out, err := replay.CancelRun(ctx, d, runID, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, err
 		}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi"
 	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // Error codes of device selection.
@@ -40,7 +40,7 @@ func (g *globals) adbClient() (*adb.Client, error) {
 // transport selects the device (--serial / ANDROID_SERIAL, else the only
 // online one) through the adb server, starting the server with --adb when
 // nothing answers on its port.
-func (g *globals) transport(ctx context.Context) (solopi.Transport, error) {
+func (g *globals) transport(ctx context.Context) (device.Transport, error) {
 	if g.env.transport != nil {
 		return g.env.transport(ctx)
 	}
@@ -136,9 +136,9 @@ func mapAdbError(err error, serial string) error {
 }
 
 // sessionOptions are the SoloPi session options the globals describe.
-func (g *globals) sessionOptions(preserveForeground bool) solopi.SessionOptions {
-	return solopi.SessionOptions{
-		Device: solopi.DeviceOptions{
+func (g *globals) sessionOptions(preserveForeground bool) device.SessionOptions {
+	return device.SessionOptions{
+		Device: device.DeviceOptions{
 			Package:        g.pkg,
 			Port:           g.devicePort,
 			RequestTimeout: g.requestTimeout,
@@ -151,7 +151,7 @@ func (g *globals) sessionOptions(preserveForeground bool) solopi.SessionOptions 
 
 // session selects the device and opens a SoloPi session on it. Replay,
 // agent and device commands all start here.
-func (g *globals) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
+func (g *globals) session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
 	return g.deps().session(ctx, preserveForeground)
 }
 
@@ -163,26 +163,26 @@ type deviceDeps struct {
 
 func (g *globals) deps() deviceDeps { return deviceDeps{g: g} }
 
-func (d deviceDeps) transport(ctx context.Context) (solopi.Transport, error) {
+func (d deviceDeps) transport(ctx context.Context) (device.Transport, error) {
 	return d.g.transport(ctx)
 }
 
-func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
+func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
 	t, err := d.g.transport(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return solopi.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
+	return device.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
 }
 
 // device reports the selected device for doctor's device{} object.
-func (d deviceDeps) device(ctx context.Context, t solopi.Transport) map[string]any {
+func (d deviceDeps) device(ctx context.Context, t device.Transport) map[string]any {
 	return describeAdbDevice(ctx, t)
 }
 
 // describeAdbDevice is the devices -l line of the selected device: serial,
 // state, model, product, device, transportId.
-func describeAdbDevice(ctx context.Context, t solopi.Transport) map[string]any {
+func describeAdbDevice(ctx context.Context, t device.Transport) map[string]any {
 	m := map[string]any{"serial": t.Serial(), "state": "device"}
 	ad, ok := t.(*adb.Device)
 	if !ok {

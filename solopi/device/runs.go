@@ -1,0 +1,226 @@
+package device
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// Error codes of receipt and snapshot polling.
+const (
+	CodePollTimeout     = "timeout"
+	CodeDeviceRejected  = "device_rejected"
+	CodeContractViolate = "protocol_contract_violation"
+)
+
+// PollOptions configure PollUntil.
+type PollOptions struct {
+	// Timeout is the whole budget; PollUntil returns ErrPollTimeout once it
+	// has passed without the check reporting done.
+	Timeout time.Duration
+	// Interval is the longest pause between two checks (the command's
+	// --poll-interval).
+	Interval time.Duration
+	// Initial is the first pause (default 100 ms, never above Interval).
+	// Pauses double from Initial up to Interval, so a state the device
+	// publishes shortly after a mutation is seen within ~100 ms while a long
+	// replay is not polled more often than the user asked.
+	Initial time.Duration
+}
+
+// ErrPollTimeout is returned by PollUntil when the budget expires.
+var ErrPollTimeout = errors.New("poll budget expired")
+
+// PollUntil runs check at once and then after adaptive pauses until it
+// reports done, returns an error, ctx ends (the interrupt error) or the
+// budget expires (ErrPollTimeout). check receives ctx unchanged, so an
+// in-flight query is cancelled by an interrupt but not by the budget.
+func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Context) (bool, error)) error {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Initial <= 0 {
+		o.Initial = 25 * time.Millisecond
+	}
+	o.Initial = min(o.Initial, o.Interval)
+	deadline := time.Now().Add(o.Timeout)
+	wait := o.Initial
+	for {
+		if ctx.Err() != nil {
+			return Interrupted(ctx)
+		}
+		done, err := check(ctx)
+		if err != nil || done {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return ErrPollTimeout
+		}
+		if err := PauseCtx(ctx, min(wait, left)); err != nil {
+			return err
+		}
+		wait = min(wait*2, o.Interval)
+	}
+}
+
+// IsInterrupt reports whether err is the interrupt (SIGINT/SIGTERM) error.
+func IsInterrupt(err error) bool { return isInterrupt(err) }
+
+// Cleanup returns a context for work that must still happen after ctx was
+// cancelled (cancel what we started, restore a setting, collect evidence):
+// it keeps ctx's values, ignores its cancellation, and is bounded by d.
+func Cleanup(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// NewRequestID returns a random uuid4 string, the host's requestId for
+// receipts (case import/delete, history and plugin mutations).
+func NewRequestID() string {
+	b := RandomBytes(16)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// NewReplayRequestID returns replay-<32 lowercase hex>, the reference
+// host's replay requestId form.
+func NewReplayRequestID() string {
+	return "replay-" + hex.EncodeToString(RandomBytes(16))
+}
+
+// randomBytes returns n bytes from crypto/rand, which every identifier and
+// owner token is drawn from. Since Go 1.24 rand.Read never returns an error
+// (the runtime stops the program rather than hand out guessable bytes).
+func RandomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// decodeObject parses a device JSON object keeping integers exact.
+func DecodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("decode device object: %w", err)
+	}
+	if m == nil {
+		return nil, errors.New("decode device object: null")
+	}
+	return m, nil
+}
+
+// queryObject runs a query and returns the decoded object.
+func (d *Device) QueryObject(ctx context.Context, action string, p Params) (map[string]any, error) {
+	b, err := d.QueryRaw(ctx, action, p)
+	if err != nil {
+		return nil, err
+	}
+	m, err := DecodeObject(b)
+	if err != nil {
+		return nil, fault.Wrap(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
+	}
+	return m, nil
+}
+
+// querySucceeded runs a query whose answer carries a boolean success: a
+// missing or non-boolean one breaks the contract (noSuccess), false is the
+// device's refusal, with its own errorCode and refused as the message when
+// it gives none. The object is returned with either error.
+func (d *Device) QuerySucceeded(ctx context.Context, action string, p Params, noSuccess, refused string) (WireObject, error) {
+	m, err := d.QueryObject(ctx, action, p)
+	if err != nil {
+		return nil, err
+	}
+	o := WireObject(m)
+	ok, isBool := o.Flag("success")
+	if !isBool {
+		return o, ContractError(noSuccess, m)
+	}
+	if !ok {
+		return o, DeviceRefusal(m, refused)
+	}
+	return o, nil
+}
+
+// contractError is a device answer that breaks the documented contract
+// (exit 4): the host cannot attribute or trust it.
+func ContractError(msg string, resp any) *fault.Error {
+	e := fault.New(fault.Transport, CodeContractViolate, msg)
+	if resp != nil {
+		e.With("lastResponse", resp)
+	}
+	return e
+}
+
+// deviceRefusal turns a device answer with success:false into a business
+// error (exit 2) that keeps the device's errorCode when it has one.
+func DeviceRefusal(m map[string]any, fallbackMsg string) *fault.Error {
+	code, _ := m["errorCode"].(string)
+	msg, _ := m["error"].(string)
+	if code == "" {
+		code = CodeDeviceRejected
+	}
+	if msg == "" {
+		msg = fallbackMsg
+	}
+	e := fault.New(fault.Failed, code, msg)
+	for k, v := range m {
+		if k != "success" && k != "errorCode" && k != "error" {
+			e.With(k, v)
+		}
+	}
+	return e
+}
+
+// str reads a string field ("" when absent or not a string).
+func Str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// boolField reads a bool field and whether it is a JSON boolean.
+func BoolField(m map[string]any, k string) (bool, bool) {
+	b, ok := m[k].(bool)
+	return b, ok
+}
+
+// intField reads an integer field.
+func IntField(m map[string]any, k string) (int64, bool) {
+	switch v := m[k].(type) {
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	case float64:
+		n := int64(v)
+		return n, float64(n) == v
+	}
+	return 0, false
+}
+
+// pollTimeout is the 124 error of an expired wait.
+func PollTimeout(msg string) *fault.Error {
+	return fault.New(fault.Timeout, CodePollTimeout, msg)
+}
+
+// recode replaces an error's code.
+func Recode(e *fault.Error, code string) *fault.Error {
+	e.Code = code
+	return e
+}
+
+// rekind replaces an error's kind.
+func Rekind(e *fault.Error, k fault.Kind) *fault.Error {
+	e.Kind = k
+	return e
+}
