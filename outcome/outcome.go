@@ -69,3 +69,11 @@ func VerdictExit(verdict string) int {
 	}
 	return ExitTransport
 }
+
+// ExitOf is the exit code of a result's failure: 0 when there is none.
+func ExitOf(e *fault.Error) int {
+	if e == nil {
+		return ExitOK
+	}
+	return ExitFor(e.Kind)
+}

@@ -3,6 +3,7 @@ package perfstats
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -45,11 +45,11 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if code := outcome.Print(&buf, outcome.OK(res), nil, false); code != 0 {
-		t.Fatalf("exit %d: %s", code, buf.Bytes())
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
 	}
-	schemas.Validate(t, "perf-analyze", buf.Bytes())
+	schemas.Validate(t, "perf-analyze", b)
 	if len(res.Files) != 4 || len(res.Metrics) != 4 || res.Summary["metricCount"] != 4 {
 		t.Fatalf("files %d metrics %d", len(res.Files), len(res.Metrics))
 	}
@@ -121,7 +121,7 @@ func TestPerfAnalyzeRejections(t *testing.T) {
 	for name, files := range cases {
 		in := t.TempDir()
 		writeFiles(t, in, files)
-		if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in}); outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage || err == nil {
+		if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in}); fault.KindOf(err) != fault.Invalid || err == nil {
 			t.Errorf("%s: accepted (%v)", name, err)
 		}
 	}

@@ -100,6 +100,19 @@ func readGlobals(c *cli.Context, e env) (*globals, error) {
 	return g, nil
 }
 
+// deviceProgress renders the libraries' progress events as lines on a
+// terminal's stderr (nothing when stderr is not a terminal).
+func (g *globals) deviceProgress() device.Progress {
+	if !g.progress.Enabled() {
+		return nil
+	}
+	return func(e device.Event) {
+		if e.Message != "" {
+			g.progress.Printf("%s", e.Message)
+		}
+	}
+}
+
 // action adapts a command's run function to urfave/cli: it reads the globals,
 // runs the command, prints exactly one JSON object and records the exit code.
 func action(exit *int, e env, fn func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {

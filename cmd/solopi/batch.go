@@ -113,9 +113,18 @@ func runBatchWith(ctx context.Context, open replayOpener, o replay.BatchOptions,
 	}
 	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
 		b := replay.RunBatch(ctx, d, o)
-		exit := b.Exit
+		exit := outcome.ExitOf(b.Err)
+		if results, ok := b.Payload["results"].([]map[string]any); ok {
+			// Each sub-run's exit code, as the run command would exit.
+			for i, r := range results {
+				r["exitCode"] = nil
+				if rep := b.Children[i].Report; rep != nil {
+					r["exitCode"] = outcome.ExitOf(rep.Err)
+				}
+			}
+		}
 		if junit != "" {
-			exit = writeJUnitReport(b.Payload, junit, exit, b.JUnitSuite(suite))
+			exit = writeJUnitReport(b.Payload, junit, exit, b.JUnitSuite(suite, outcome.ExitOf))
 		}
 		return outcome.Result{Value: b.Payload, Exit: exit}, nil
 	})

@@ -38,7 +38,7 @@ func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, de
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	return outcome.Result{Value: res.Object, Exit: res.Exit}, nil
+	return outcome.OK(res.Object), nil
 }
 
 // onDeviceMap is onDevice for queries that return a plain object.

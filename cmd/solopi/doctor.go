@@ -20,7 +20,11 @@ func runDoctor(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	return outcome.Result{Value: r, Exit: r.Exit()}, nil
+	exit := outcome.ExitOK
+	if !r.Ready {
+		exit = outcome.ExitFailure
+	}
+	return outcome.Result{Value: r, Exit: exit}, nil
 }
 
 func doctorCommand(exit *int, e env) *cli.Command {

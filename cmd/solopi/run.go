@@ -104,7 +104,7 @@ func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
 		ConfirmHighRisk: c.Bool("confirm-high-risk"),
 		ArtifactsDir:    c.String("artifacts"),
 		Overwrite:       c.Bool("overwrite"),
-		Progress:        g.progress,
+		Progress:        g.deviceProgress(),
 	}
 	if c.IsSet("target-package") && o.TargetPackage == "" {
 		return o, fault.Usage(replay.CodeInvalidRunOption, "--target-package must not be empty")
@@ -145,9 +145,9 @@ func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit s
 	}
 	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
 		rep := replay.RunReplay(ctx, d, o)
-		exit := rep.Exit
+		exit := outcome.ExitOf(rep.Err)
 		if junit != "" {
-			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName)}}
+			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName, exit)}}
 			exit = writeJUnitReport(rep.Payload, junit, exit, suite)
 		}
 		return outcome.Result{Value: rep.Payload, Exit: exit}, nil
@@ -188,11 +188,11 @@ func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
 
 func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Result, error) {
 	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
-		out, exit, err := replay.LatestResult(ctx, d, runID)
+		out, failure, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.Result{Value: out, Exit: exit}, nil
+		return outcome.Result{Value: out, Exit: outcome.ExitOf(failure)}, nil
 	})
 }
 

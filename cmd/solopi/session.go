@@ -142,7 +142,7 @@ func (g *globals) sessionOptions(preserveForeground bool) device.SessionOptions 
 			Package:        g.pkg,
 			Port:           g.devicePort,
 			RequestTimeout: g.requestTimeout,
-			Progress:       g.progress,
+			Progress:       g.deviceProgress(),
 		},
 		StartupTimeout:     g.startupTimeout,
 		PreserveForeground: preserveForeground,

@@ -340,7 +340,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	res := &StartResult{Foreground: fr}
 	var seen string
 	var last map[string]any
-	pollErr := device.PollUntil(ctx, device.PollOptions{Timeout: o.AckTimeout, Interval: c.poll(o.PollInterval)}, func(ctx context.Context) (bool, error) {
+	pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: o.AckTimeout, Interval: c.poll(o.PollInterval)}, func(ctx context.Context) (bool, error) {
 		env, s, err := c.startStatus(ctx, o.OwnerToken)
 		if err != nil || s == nil || s.SessionID == "" || s.SessionID == prevID {
 			return false, err
@@ -699,7 +699,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		return nil, withStep(err, r)
 	}
 	if !res.Receipt.IsFinal() {
-		pollErr := device.PollUntil(ctx, device.PollOptions{Timeout: r.Timeout, Interval: c.poll(r.PollInterval)}, func(ctx context.Context) (bool, error) {
+		pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: r.Timeout, Interval: c.poll(r.PollInterval)}, func(ctx context.Context) (bool, error) {
 			rr, err := c.Receipt(ctx, r.Identity, r.StepID)
 			if err != nil {
 				if deviceCode(err) == protocol.ErrReceiptNotFound {
@@ -833,7 +833,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 		return res, withSession(err, id.SessionID)
 	}
 	res.Changed = true
-	pollErr := device.PollUntil(ctx, device.PollOptions{Timeout: o.Timeout, Interval: c.poll(o.PollInterval)}, func(ctx context.Context) (bool, error) {
+	pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: o.Timeout, Interval: c.poll(o.PollInterval)}, func(ctx context.Context) (bool, error) {
 		s, err := c.Status(ctx, id)
 		if err != nil {
 			return false, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agentfake"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -115,7 +115,7 @@ func TestRunSessionErrorsCancel(t *testing.T) {
 		fake, c := newAgentFixture(t)
 		tok := NewOwnerToken()
 		res, err := RunSession(context.Background(), c, &scripted{}, runOpts(tok))
-		wantErr(t, err, RunProviderError, outcome.ExitTransport)
+		wantErr(t, err, RunProviderError, fault.Transport)
 		if res.Outcome != RunProviderError || res.Finish != "cancel" || res.Cleanup == nil || !res.Cleanup.Success {
 			t.Fatalf("%+v", res)
 		}
@@ -131,7 +131,7 @@ func TestRunSessionErrorsCancel(t *testing.T) {
 			return Proposal{}, ctx.Err()
 		})
 		res, err := RunSession(ctx, c, prov, runOpts(tok))
-		wantErr(t, err, device.CodeInterrupted, outcome.ExitInterrupted)
+		wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
 		if res.Finish != "cancel" || res.Session.State != "cancelled" || !res.Timeline.Check.Complete {
 			t.Fatalf("%+v", res)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -95,7 +96,7 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	// touch service down: the session is terminal at once (exit 2).
 	dev.App.SetTouchServiceAvailable(false)
 	_, err := c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
-	e := wantErr(t, err, CodeSessionTerminal, 2)
+	e := wantErr(t, err, CodeSessionTerminal, fault.Failed)
 	if e.Details["terminalReason"] != protocol.ErrTouchServiceUnavailable {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -123,10 +124,10 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	}
 	_, err = c.Act(ctx, ActRequest{Identity: id, StepID: "stale-1", ObservationID: st.Observation.ObservationID,
 		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
-	wantErr(t, err, protocol.ErrStaleObservation, 2)
+	wantErr(t, err, protocol.ErrStaleObservation, fault.Failed)
 	_, err = c.Act(ctx, ActRequest{Identity: AgentIdentity{SessionID: id.SessionID, OwnerToken: NewOwnerToken()}, StepID: "owner-1",
 		ObservationID: ob.Observation.ObservationID, Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
-	wantErr(t, err, protocol.ErrOwnerMismatch, 2)
+	wantErr(t, err, protocol.ErrOwnerMismatch, fault.Failed)
 
 	// A slow settle, interrupted: the exact session is cancelled.
 	dev.App.SetSettleDelay(time.Hour)
@@ -134,7 +135,7 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, icancel)
 	_, err = c.Act(ictx, ActRequest{Identity: id, StepID: "slow-1", ObservationID: ob.Observation.ObservationID,
 		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
-	e = wantErr(t, err, device.CodeInterrupted, 130)
+	e = wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
 	cl := e.Details["cleanup"].(AgentCleanup)
 	if !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != id.SessionID {
 		t.Fatalf("cleanup %+v", cl)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agentfake"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -40,23 +39,23 @@ func testStart(t *testing.T, c *AgentClient, tok OwnerToken) *StartResult {
 	return res
 }
 
-func errCode(t *testing.T, err error) (string, int) {
+func errCode(t *testing.T, err error) (string, fault.Kind) {
 	t.Helper()
 	var e *fault.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v is not an *fault.Error", err)
 	}
-	return e.Code, outcome.ExitFor(e.Kind)
+	return e.Code, e.Kind
 }
 
-func wantErr(t *testing.T, err error, code string, exit int) *fault.Error {
+func wantErr(t *testing.T, err error, code string, exit fault.Kind) *fault.Error {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("want %s (exit %d), got success", code, exit)
+		t.Fatalf("want %s (exit %v), got success", code, exit)
 	}
 	c, x := errCode(t, err)
 	if c != code || x != exit {
-		t.Fatalf("want %s (exit %d), got %s (exit %d): %v", code, exit, c, x, err)
+		t.Fatalf("want %s (exit %v), got %s (exit %v): %v", code, exit, c, x, err)
 	}
 	var e *fault.Error
 	errors.As(err, &e)
@@ -134,7 +133,7 @@ func TestAgentFullSession(t *testing.T) {
 		t.Errorf("screenshot sha %s != %s", shot.SHA256, settled.ScreenshotSHA256)
 	}
 	_, err = c.SaveScreenshot(ctx, id, settled, filepath.Join(dir, "settled.png"), false)
-	wantErr(t, err, artifacts.CodeOutputExists, outcome.ExitUsage)
+	wantErr(t, err, artifacts.CodeOutputExists, fault.Invalid)
 
 	end, err := c.End(ctx, id, ControlOptions{})
 	if err != nil {
@@ -214,7 +213,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ar, err := click("stale-1", first.ObservationID, id)
-	wantErr(t, err, protocol.ErrStaleObservation, outcome.ExitFailure)
+	wantErr(t, err, protocol.ErrStaleObservation, fault.Failed)
 	if ar == nil || ar.Receipt.Status != ReceiptRejected {
 		t.Fatalf("stale receipt %+v", ar)
 	}
@@ -224,7 +223,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = click("consumed-1", ob.Observation.ObservationID, id)
-	wantErr(t, err, protocol.ErrStaleObservation, outcome.ExitFailure)
+	wantErr(t, err, protocol.ErrStaleObservation, fault.Failed)
 
 	// Another owner and another session: refused before any act is sent.
 	acts := countMutations(fake, protocol.AgentAct)
@@ -233,12 +232,12 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = click("owner-1", cur.ObservationID, AgentIdentity{SessionID: id.SessionID, OwnerToken: NewOwnerToken()})
-	e := wantErr(t, err, protocol.ErrOwnerMismatch, outcome.ExitFailure)
+	e := wantErr(t, err, protocol.ErrOwnerMismatch, fault.Failed)
 	if e.Details["sessionId"] != id.SessionID {
 		t.Errorf("details %v", e.Details)
 	}
 	_, err = click("session-1", cur.ObservationID, AgentIdentity{SessionID: "agent-session-other", OwnerToken: tok})
-	wantErr(t, err, protocol.ErrSessionNotFound, outcome.ExitFailure)
+	wantErr(t, err, protocol.ErrSessionNotFound, fault.Failed)
 	if got := countMutations(fake, protocol.AgentAct); got != acts {
 		t.Errorf("identity rejections sent %d act mutations", got-acts)
 	}
@@ -251,7 +250,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 		t.Fatalf("second pause: %v changed=%v", err, r != nil && r.Changed)
 	}
 	_, err = click("paused-1", cur.ObservationID, id)
-	wantErr(t, err, protocol.ErrSessionPaused, outcome.ExitFailure)
+	wantErr(t, err, protocol.ErrSessionPaused, fault.Failed)
 	rs, err := c.Resume(ctx, id, ControlOptions{})
 	if err != nil || rs.Session.State != "active" {
 		t.Fatalf("resume: %v", err)
@@ -265,7 +264,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.End(ctx, id, ControlOptions{})
-	wantErr(t, err, protocol.ErrTerminalSession, outcome.ExitFailure)
+	wantErr(t, err, protocol.ErrTerminalSession, fault.Failed)
 }
 
 // Resubmitting a stepId returns the stored receipt and never acts twice.
@@ -323,7 +322,7 @@ func TestResolveSelector(t *testing.T) {
 	obs := st.Observation
 
 	_, err := ResolveSelector(obs, Selector{Text: "Sign in"})
-	e := wantErr(t, err, CodeSelectorAmbiguous, outcome.ExitFailure)
+	e := wantErr(t, err, CodeSelectorAmbiguous, fault.Failed)
 	cands := e.Details["candidates"].([]NodeCandidate)
 	if len(cands) != 2 || cands[0].NodeID == "" || cands[0].Bounds == "" {
 		t.Fatalf("candidates %+v", cands)
@@ -335,7 +334,7 @@ func TestResolveSelector(t *testing.T) {
 	}
 
 	_, err = ResolveSelector(obs, Selector{Text: "Sign in", ClassName: "android.widget.CheckBox"})
-	e = wantErr(t, err, CodeSelectorNoMatch, outcome.ExitFailure)
+	e = wantErr(t, err, CodeSelectorNoMatch, fault.Failed)
 	if cs := e.Details["candidates"].([]NodeCandidate); len(cs) != 2 {
 		t.Fatalf("partial candidates %+v", cs)
 	}
@@ -344,14 +343,14 @@ func TestResolveSelector(t *testing.T) {
 	}
 
 	_, err = ResolveSelector(obs, Selector{ClassName: "android.widget.Button"})
-	wantErr(t, err, CodeSelectorAmbiguous, outcome.ExitFailure)
+	wantErr(t, err, CodeSelectorAmbiguous, fault.Failed)
 
 	id, err := ResolveSelector(obs, Selector{Text: "Sign in", ClassName: "android.widget.Button"})
 	if err != nil || obs.Page.Find(id).ResourceID != agentfake.AppPackage+":id/login" {
 		t.Fatalf("resolve: %s %v", id, err)
 	}
 	_, err = ResolveSelector(obs, Selector{})
-	wantErr(t, err, CodeInvalidSelector, outcome.ExitUsage)
+	wantErr(t, err, CodeInvalidSelector, fault.Invalid)
 }
 
 func TestAgentBudgetValidation(t *testing.T) {
@@ -373,7 +372,7 @@ func TestAgentBudgetValidation(t *testing.T) {
 		b := DefaultAgentBudget()
 		mut(&b)
 		_, err := c.Start(context.Background(), StartOptions{OwnerToken: NewOwnerToken(), Budget: b})
-		e := wantErr(t, err, protocol.ErrInvalidParameter, outcome.ExitUsage)
+		e := wantErr(t, err, protocol.ErrInvalidParameter, fault.Invalid)
 		if !strings.Contains(e.Message, "must be between") {
 			t.Errorf("case %d: %q", i, e.Message)
 		}
@@ -402,7 +401,7 @@ func TestOwnerTokenNeverFormats(t *testing.T) {
 	}
 	for _, bad := range []string{"short", "has space in it here", strings.Repeat("a", 161), "ünïcödé-ünïcödé-x"} {
 		_, err := ParseOwnerToken(bad)
-		e := wantErr(t, err, CodeInvalidOwnerToken, outcome.ExitUsage)
+		e := wantErr(t, err, CodeInvalidOwnerToken, fault.Invalid)
 		if strings.Contains(e.Error(), bad) {
 			t.Errorf("error echoes the token: %v", e)
 		}
@@ -422,7 +421,7 @@ func TestAgentStartTimeoutCancelsExactSession(t *testing.T) {
 	fake.NoFirstObservation = true
 	tok := NewOwnerToken()
 	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget(), AckTimeout: 300 * time.Millisecond})
-	e := wantErr(t, err, CodeAgentStartTimeout, outcome.ExitTimeout)
+	e := wantErr(t, err, CodeAgentStartTimeout, fault.Timeout)
 	cl, ok := e.Details["cleanup"].(AgentCleanup)
 	sid, _, _ := fake.SessionState()
 	if !ok || !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != sid {
@@ -453,7 +452,7 @@ func TestAgentStartInterruptCancelsExactSession(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	_, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget(), AckTimeout: 10 * time.Second})
-	e := wantErr(t, err, device.CodeInterrupted, outcome.ExitInterrupted)
+	e := wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
 	cl := e.Details["cleanup"].(AgentCleanup)
 	sid, _, _ := fake.SessionState()
 	if !cl.Attempted || !cl.Success || cl.SessionID != sid || e.Details["sessionId"] != sid {
@@ -468,7 +467,7 @@ func TestAgentStartImmediatelyTerminal(t *testing.T) {
 	fake.SetFocus("com.android.launcher/.Home") // not a controllable root
 	c.opts.Foreground = ""
 	_, err := c.Start(context.Background(), StartOptions{OwnerToken: NewOwnerToken(), Budget: DefaultAgentBudget()})
-	e := wantErr(t, err, CodeSessionTerminal, outcome.ExitFailure)
+	e := wantErr(t, err, CodeSessionTerminal, fault.Failed)
 	if e.Details["terminalReason"] != protocol.ErrPageRootUnavailable {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -480,7 +479,7 @@ func TestAgentStartLiveTokenConflict(t *testing.T) {
 	tok := NewOwnerToken()
 	testStart(t, c, tok)
 	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget()})
-	wantErr(t, err, protocol.ErrSessionConflict, outcome.ExitFailure)
+	wantErr(t, err, protocol.ErrSessionConflict, fault.Failed)
 	if n := countMutations(fake, protocol.AgentStart); n != 1 {
 		t.Fatalf("%d starts", n)
 	}
@@ -506,9 +505,9 @@ func TestAgentActInterruptAndTimeoutCancelExactSession(t *testing.T) {
 			}
 			ar, err := c.Act(ctx, ActRequest{Identity: id, StepID: "slow", ObservationID: st.Observation.ObservationID,
 				Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}, Timeout: timeout})
-			code, exit := device.CodeInterrupted, outcome.ExitInterrupted
+			code, exit := device.CodeInterrupted, fault.Interrupted
 			if mode == "timeout" {
-				code, exit = CodeAgentActTimeout, outcome.ExitTimeout
+				code, exit = CodeAgentActTimeout, fault.Timeout
 			}
 			e := wantErr(t, err, code, exit)
 			cl := e.Details["cleanup"].(AgentCleanup)
@@ -537,11 +536,11 @@ func TestAgentActPreValidation(t *testing.T) {
 	}
 	for i, r := range bad {
 		_, err := c.Act(context.Background(), r)
-		wantErr(t, err, CodeInvalidAction, outcome.ExitUsage)
+		wantErr(t, err, CodeInvalidAction, fault.Invalid)
 		_ = i
 	}
 	_, err := c.Act(context.Background(), ActRequest{Identity: id, StepID: "bad id!", ObservationID: "o", Action: protocol.ActBack})
-	wantErr(t, err, CodeInvalidAgentID, outcome.ExitUsage)
+	wantErr(t, err, CodeInvalidAgentID, fault.Invalid)
 	if len(fake.ShellCommands()) != 0 {
 		t.Fatal("an invalid act reached the device")
 	}
@@ -560,7 +559,7 @@ func TestAgentObserveScreenshotError(t *testing.T) {
 		t.Fatalf("observation %+v", ob.Observation.Summary())
 	}
 	_, err = c.SaveScreenshot(context.Background(), st.Identity(tok), ob.Observation, filepath.Join(t.TempDir(), "x.png"), false)
-	wantErr(t, err, CodeScreenshotMissing, outcome.ExitFailure)
+	wantErr(t, err, CodeScreenshotMissing, fault.Failed)
 }
 
 func TestEvidencePathChecks(t *testing.T) {

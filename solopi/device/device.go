@@ -18,8 +18,8 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/tidwall/gjson"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -40,7 +40,8 @@ type DeviceOptions struct {
 	Port           int           // device control port, default 23342
 	RequestTimeout time.Duration // per HTTP query, default 5 s
 	MaxResponse    int64         // response size cap, default 16 MiB
-	Progress       *outcome.Progress
+	Progress       Progress      // nil: no progress events
+	Clock          clock.Clock   // every wait and timestamp (nil: the real clock)
 }
 
 // Device is the channel every feature uses to reach SoloPi on one device:
@@ -98,6 +99,9 @@ func NewDevice(t Transport, opts DeviceOptions) *Device {
 
 // Transport returns the underlying transport.
 func (d *Device) Transport() Transport { return d.T }
+
+// Clock is the clock of every wait and timestamp on this channel.
+func (d *Device) Clock() clock.Clock { return clock.Or(d.Opts.Clock) }
 
 // Serial is the device serial.
 func (d *Device) Serial() string { return d.T.Serial() }
@@ -259,7 +263,7 @@ func (d *Device) remoteSHA256(ctx context.Context, path string) (string, error) 
 func (d *Device) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode) (Digest, error) {
 	h := sha256.New()
 	cr := &countingReader{r: io.TeeReader(r, h)}
-	if err := d.T.Push(ctx, cr, remote, mode, time.Now()); err != nil {
+	if err := d.T.Push(ctx, cr, remote, mode, d.Clock().Now()); err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return Digest{}, ie
 		}

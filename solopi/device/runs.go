@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -28,20 +29,24 @@ type PollOptions struct {
 	// Interval is the longest pause between two checks (the command's
 	// --poll-interval).
 	Interval time.Duration
-	// Initial is the first pause (default 100 ms, never above Interval).
+	// Initial is the first pause (default 25 ms, never above Interval).
 	// Pauses double from Initial up to Interval, so a state the device
-	// publishes shortly after a mutation is seen within ~100 ms while a long
-	// replay is not polled more often than the user asked.
+	// publishes shortly after a mutation is seen within tens of
+	// milliseconds while a long wait is not polled more often than the
+	// user asked. Initial equal to Interval polls at a fixed interval.
 	Initial time.Duration
+	// Clock measures the budget and the pauses (nil: the real clock).
+	Clock clock.Clock
 }
 
 // ErrPollTimeout is returned by PollUntil when the budget expires.
 var ErrPollTimeout = errors.New("poll budget expired")
 
-// PollUntil runs check at once and then after adaptive pauses until it
-// reports done, returns an error, ctx ends (the interrupt error) or the
-// budget expires (ErrPollTimeout). check receives ctx unchanged, so an
-// in-flight query is cancelled by an interrupt but not by the budget.
+// PollUntil is the host's one wait loop: it runs check at once and then
+// after pauses (see PollOptions) until check reports done, returns an
+// error, ctx ends (the interrupt error) or the budget expires
+// (ErrPollTimeout). check receives ctx unchanged, so an in-flight query is
+// cancelled by an interrupt but not by the budget.
 func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Context) (bool, error)) error {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -50,7 +55,8 @@ func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Contex
 		o.Initial = 25 * time.Millisecond
 	}
 	o.Initial = min(o.Initial, o.Interval)
-	deadline := time.Now().Add(o.Timeout)
+	clk := clock.Or(o.Clock)
+	deadline := clk.Now().Add(o.Timeout)
 	wait := o.Initial
 	for {
 		if ctx.Err() != nil {
@@ -60,11 +66,11 @@ func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Contex
 		if err != nil || done {
 			return err
 		}
-		left := time.Until(deadline)
+		left := deadline.Sub(clk.Now())
 		if left <= 0 {
 			return ErrPollTimeout
 		}
-		if err := PauseCtx(ctx, min(wait, left)); err != nil {
+		if err := Pause(ctx, clk, min(wait, left)); err != nil {
 			return err
 		}
 		wait = min(wait*2, o.Interval)

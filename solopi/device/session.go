@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -279,7 +280,7 @@ func (s *Session) launch(ctx context.Context) error {
 		}
 		s.Foreground = fg
 	}
-	s.Opts.Device.Progress.Printf("starting SoloPi on %s", t.Serial())
+	s.Opts.Device.Progress.Reportf("bootstrap", "starting SoloPi on %s", t.Serial())
 	stdout, stderr, code, err := t.Shell(ctx, ShellJoin("monkey", "-p", s.Device.Package(), "-c", "android.intent.category.LAUNCHER", "1"))
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
@@ -298,24 +299,32 @@ func (s *Session) launch(ctx context.Context) error {
 
 // waitReady polls capabilities until success or the startup timeout.
 func (s *Session) waitReady(ctx context.Context) (gjson.Result, error) {
-	deadline := time.Now().Add(s.Opts.StartupTimeout)
+	clk := s.Device.Clock()
+	deadline := clk.Now().Add(s.Opts.StartupTimeout)
 	var last error
-	for {
-		remaining := time.Until(deadline)
-		if remaining <= 0 {
-			break
-		}
-		caps, err := s.probe(ctx, min(remaining, s.Opts.Device.RequestTimeout))
-		if err == nil {
-			return caps, nil
-		}
-		if isInterrupt(err) {
-			return caps, err
-		}
-		last = err
-		if err := PauseCtx(ctx, min(s.Opts.PollInterval, time.Until(deadline))); err != nil {
-			return gjson.Result{}, err
-		}
+	var caps gjson.Result
+	err := PollUntil(ctx, PollOptions{Timeout: s.Opts.StartupTimeout, Interval: s.Opts.PollInterval, Initial: s.Opts.PollInterval, Clock: clk},
+		func(ctx context.Context) (bool, error) {
+			remaining := deadline.Sub(clk.Now())
+			if remaining <= 0 {
+				return false, nil
+			}
+			r, err := s.probe(ctx, min(remaining, s.Opts.Device.RequestTimeout))
+			if err == nil {
+				caps = r
+				return true, nil
+			}
+			if isInterrupt(err) {
+				return false, err
+			}
+			last = err
+			return false, nil
+		})
+	if err == nil {
+		return caps, nil
+	}
+	if !errors.Is(err, ErrPollTimeout) {
+		return gjson.Result{}, err
 	}
 	if isNoListener(last) {
 		// The HTTP server answered all along but never with a harness
@@ -397,20 +406,10 @@ func ErrorSummary(err error) map[string]any {
 	return map[string]any{"error": err.Error()}
 }
 
-// pauseCtx sleeps d or until ctx is done (then the interrupt error).
-func PauseCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		if ctx.Err() != nil {
-			return Interrupted(ctx)
-		}
-		return nil
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
+// Pause sleeps d on clk or until ctx is done (then the interrupt error).
+func Pause(ctx context.Context, clk clock.Clock, d time.Duration) error {
+	if clock.Or(clk).Sleep(ctx, d) != nil {
 		return Interrupted(ctx)
-	case <-tm.C:
-		return nil
 	}
+	return nil
 }

@@ -1,5 +1,3 @@
-// Package solopi is the host client of the SoloPi control protocol: typed
-// operations per feature built on a device Transport.
 package device
 
 import (

@@ -3,6 +3,7 @@ package readiness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"time"
 
@@ -140,7 +141,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	if !adbRequestIDPattern.MatchString(id) {
 		return nil, fault.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
 	}
-	s.Opts.Device.Progress.Printf("asking SoloPi to open its internal ADB connection (requestId %s)", id)
+	s.Opts.Device.Progress.Reportf("adb-connect", "asking SoloPi to open its internal ADB connection (requestId %s)", id)
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	rc, err := awaitAdbReceipt(s, ctx, cctx, id, opts)
@@ -208,43 +209,47 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 	}
 	m := protocol.AdbConnect()
 	prev := protocol.ReceiptNew
-	for {
+	var final AdbReceipt
+	err := device.PollUntil(cctx, device.PollOptions{Timeout: opts.ConnectTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
 		r, err := s.Device.Query(cctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessAdbConnectStatus, protocol.ParamRequestID, id))
 		if cctx.Err() != nil {
-			return AdbReceipt{}, timeout()
+			return false, timeout()
 		}
 		if err != nil {
-			return AdbReceipt{}, err
+			return false, err
 		}
 		if code := r.Get("errorCode").String(); protocol.KeepPolling(code) {
 			// The device has not stored our receipt yet.
-		} else {
-			if got := r.Get("requestId").String(); got != id {
-				return AdbReceipt{}, fault.Newf(fault.Transport, CodeAdbConnectReceiptForeign,
-					"the device answered with the receipt of another request (%q)", got).
-					With("requestId", id).With("receiptRequestId", got)
-			}
-			rc, err := ParseAdbReceipt(r)
-			if err != nil {
-				return rc, err
-			}
-			st := protocol.State(rc.State)
-			if st != prev {
-				if err := stepAdb(m, prev, st); err != nil {
-					return rc, fault.Wrap(fault.Transport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
-						With("requestId", id).With("receipt", rc)
-				}
-				prev = st
-			}
-			last = &rc
-			if rc.Terminal {
-				return rc, nil
-			}
+			return false, nil
 		}
-		if err := device.PauseCtx(cctx, opts.PollInterval); err != nil {
-			return AdbReceipt{}, timeout()
+		if got := r.Get("requestId").String(); got != id {
+			return false, fault.Newf(fault.Transport, CodeAdbConnectReceiptForeign,
+				"the device answered with the receipt of another request (%q)", got).
+				With("requestId", id).With("receiptRequestId", got)
 		}
+		rc, err := ParseAdbReceipt(r)
+		final = rc
+		if err != nil {
+			return false, err
+		}
+		st := protocol.State(rc.State)
+		if st != prev {
+			if err := stepAdb(m, prev, st); err != nil {
+				return false, fault.Wrap(fault.Transport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
+					With("requestId", id).With("receipt", rc)
+			}
+			prev = st
+		}
+		last = &rc
+		return rc.Terminal, nil
+	})
+	switch {
+	case err == nil:
+		return final, nil
+	case errors.Is(err, device.ErrPollTimeout) || cctx.Err() != nil && fault.From(err).Code != CodeAdbConnectTimeout:
+		return AdbReceipt{}, timeout()
 	}
+	return final, err
 }
 
 // stepAdb validates an observed state change. The host may miss the
@@ -269,26 +274,25 @@ func awaitReadyDoctor(ctx context.Context, s *device.Session, opts AdbConnectOpt
 	defer cancel()
 	var last *DoctorReport
 	var lastErr error
-	for {
+	err := device.PollUntil(rctx, device.PollOptions{Timeout: opts.ReadyTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
 		doc, err := DoctorOnSession(rctx, s, opts.Device)
 		if ctx.Err() != nil {
-			return nil, nil, device.Interrupted(ctx)
+			return false, device.Interrupted(ctx)
 		}
-		if err == nil {
-			last = doc
-			if doc.Ready {
-				return doc, nil, nil
-			}
-		} else {
+		if err != nil {
 			lastErr = err
+			return false, nil
 		}
-		if rctx.Err() != nil || device.PauseCtx(rctx, opts.PollInterval) != nil {
-			if ctx.Err() != nil {
-				return nil, nil, device.Interrupted(ctx)
-			}
-			return last, lastErr, nil
-		}
+		last = doc
+		return doc.Ready, nil
+	})
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, device.Interrupted(ctx)
+	case err == nil:
+		return last, nil, nil
 	}
+	return last, lastErr, nil
 }
 
 func interruptedWith(ctx context.Context, id string, last *AdbReceipt) error {

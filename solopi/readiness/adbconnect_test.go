@@ -9,7 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -81,7 +81,7 @@ func TestAdbConnectRefusedWhenSomethingElseMissing(t *testing.T) {
 			edit(solo.health)
 			s := openTestSession(t, newSoloTransport(t, solo))
 			_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-			e := wantCode(t, err, CodeAdbConnectPrecondition, outcome.ExitFailure)
+			e := wantCode(t, err, CodeAdbConnectPrecondition, fault.Failed)
 			if e.Details["doctor"] == nil || e.UserAction == "" || strings.Contains(e.UserAction, "solopi adb-connect") {
 				t.Errorf("details %v action %q", e.Details, e.UserAction)
 			}
@@ -159,7 +159,7 @@ func TestAdbConnectFailedCarriesUserAction(t *testing.T) {
 	}
 	s := openTestSession(t, newSoloTransport(t, solo))
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-	e := wantCode(t, err, "adb_connection_failed", outcome.ExitFailure)
+	e := wantCode(t, err, "adb_connection_failed", fault.Failed)
 	if e.UserAction != hint || e.Details["requestId"] != testRequestID {
 		t.Fatalf("action %q details %v", e.UserAction, e.Details)
 	}
@@ -173,7 +173,7 @@ func TestAdbConnectForeignReceiptNeverAccepted(t *testing.T) {
 	}
 	s := openTestSession(t, newSoloTransport(t, solo))
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-	e := wantCode(t, err, CodeAdbConnectReceiptForeign, outcome.ExitTransport)
+	e := wantCode(t, err, CodeAdbConnectReceiptForeign, fault.Transport)
 	if e.Details["receiptRequestId"] != "another-request" {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -202,7 +202,7 @@ func TestAdbConnectInconsistentReceipts(t *testing.T) {
 			}
 			s := openTestSession(t, newSoloTransport(t, solo))
 			_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-			wantCode(t, err, CodeAdbConnectProtocol, outcome.ExitTransport)
+			wantCode(t, err, CodeAdbConnectProtocol, fault.Transport)
 		})
 	}
 }
@@ -212,7 +212,7 @@ func TestAdbConnectDoctorNotReadyAfter(t *testing.T) {
 	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any { return receipt(id, "connected") }
 	s := openTestSession(t, newSoloTransport(t, solo))
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-	e := wantCode(t, err, CodeDoctorNotReadyAfter, outcome.ExitFailure)
+	e := wantCode(t, err, CodeDoctorNotReadyAfter, fault.Failed)
 	if e.Details["doctor"] == nil || e.Details["requestId"] != testRequestID {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -225,7 +225,7 @@ func TestAdbConnectTimeout(t *testing.T) {
 	o := fastAdbConnect()
 	o.ConnectTimeout = 150 * time.Millisecond
 	_, err := AdbConnect(context.Background(), s, o)
-	e := wantCode(t, err, CodeAdbConnectTimeout, outcome.ExitTimeout)
+	e := wantCode(t, err, CodeAdbConnectTimeout, fault.Timeout)
 	if e.Details["requestId"] != testRequestID || e.Details["lastReceipt"] == nil || e.UserAction == "" {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -238,7 +238,7 @@ func TestAdbConnectInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(80*time.Millisecond, cancel)
 	_, err := AdbConnect(ctx, s, fastAdbConnect())
-	e := wantCode(t, err, device.CodeInterrupted, outcome.ExitInterrupted)
+	e := wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
 	if e.Details["requestId"] != testRequestID {
 		t.Fatalf("details %v", e.Details)
 	}

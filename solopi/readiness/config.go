@@ -408,8 +408,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	}
 	want := typedConfigValue(k, norm)
 	res := &ConfigSetResult{Key: k.Key, Type: k.Type, ExpectedValue: want, PreviousValue: before["value"]}
-	deadline := time.Now().Add(opts.AckTimeout)
-	actx, cancel := context.WithDeadline(ctx, deadline)
+	actx, cancel := context.WithTimeout(ctx, opts.AckTimeout)
 	defer cancel()
 	if err := s.Device.Mutate(actx, protocol.ActionConfig, device.P(protocol.ParamAction, "set", protocol.ParamKey, k.Key, protocol.ParamValue, norm)); err != nil {
 		if ctx.Err() != nil {
@@ -419,17 +418,20 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	}
 	last := before
 	var lastErr error
-	for {
+	interrupted := func() error {
+		return fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
+	}
+	err = device.PollUntil(actx, device.PollOptions{Timeout: opts.AckTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
 		c, err := getConfig(actx, s, k.Key)
 		if ctx.Err() != nil {
-			return nil, fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
+			return false, interrupted()
 		}
 		switch {
 		case err == nil:
 			last, lastErr = c, nil
 			if configValueEqual(k, c["value"], want) {
 				res.Success, res.Confirmed, res.ActualValue, res.Config = true, true, c["value"], c
-				return res, nil
+				return true, nil
 			}
 		case configTransient(err):
 			// KEY_USE_LANGUAGE restarts every SoloPi service, the HTTP
@@ -437,23 +439,27 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 			// moment and the budget decides.
 			lastErr = err
 		default:
-			return nil, err
+			return false, err
 		}
-		if actx.Err() != nil || device.PauseCtx(actx, opts.PollInterval) != nil {
-			if ctx.Err() != nil {
-				return nil, fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
-			}
-			e := fault.Newf(fault.Failed, CodeConfigNotConfirmed,
-				"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
-				With("key", k.Key).With("expectedValue", want).With("actualValue", last["value"]).
-				With("lastConfig", last).With("phase", "config-set").
-				WithUserAction("Open SoloPi on the phone and check that the setting can be changed there; a setting the app refuses is left unchanged.")
-			if lastErr != nil {
-				e.With("lastError", device.ErrorSummary(lastErr))
-			}
-			return nil, e
-		}
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
+		return nil, interrupted()
+	case !errors.Is(err, device.ErrPollTimeout) && actx.Err() == nil:
+		return nil, err
 	}
+	e := fault.Newf(fault.Failed, CodeConfigNotConfirmed,
+		"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
+		With("key", k.Key).With("expectedValue", want).With("actualValue", last["value"]).
+		With("lastConfig", last).With("phase", "config-set").
+		WithUserAction("Open SoloPi on the phone and check that the setting can be changed there; a setting the app refuses is left unchanged.")
+	if lastErr != nil {
+		e.With("lastError", device.ErrorSummary(lastErr))
+	}
+	return nil, e
 }
 
 func configTransient(err error) bool {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 )
 
 func fastConfigSet() ConfigSetOptions {
@@ -101,7 +100,7 @@ func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
 		var before int
 		solo.with(func(f *fakeSoloPi) { before = len(f.queries) + len(f.mutates) })
 		_, err := ConfigSet(context.Background(), s, b.key, b.value, fastConfigSet())
-		wantCode(t, err, CodeInvalidConfigValue, outcome.ExitUsage)
+		wantCode(t, err, CodeInvalidConfigValue, fault.Invalid)
 		solo.with(func(f *fakeSoloPi) {
 			if len(f.queries)+len(f.mutates) != before {
 				t.Errorf("%s=%q touched the device", b.key, b.value)
@@ -109,7 +108,7 @@ func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
 		})
 	}
 	_, _, err := CheckConfigSet("KEY_NOPE", "1")
-	wantCode(t, err, CodeUnsupportedConfig, outcome.ExitUsage)
+	wantCode(t, err, CodeUnsupportedConfig, fault.Invalid)
 }
 
 func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
@@ -129,7 +128,7 @@ func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
 		var before int
 		solo.with(func(f *fakeSoloPi) { before = len(f.queries) + len(f.mutates) })
 		_, err := ConfigSet(context.Background(), s, key, "x", fastConfigSet())
-		e := wantCode(t, err, code, outcome.ExitFailure)
+		e := wantCode(t, err, code, fault.Failed)
 		if e.UserAction == "" || e.Details["key"] != key {
 			t.Errorf("%s: %v", key, e)
 		}
@@ -146,7 +145,7 @@ func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
 	solo.ignoreSet = true
 	s := openTestSession(t, newSoloTransport(t, solo))
 	_, err := ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
-	e := wantCode(t, err, CodeConfigNotConfirmed, outcome.ExitFailure)
+	e := wantCode(t, err, CodeConfigNotConfirmed, fault.Failed)
 	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != float64(1) {
 		t.Fatalf("expected %#v actual %#v", e.Details["expectedValue"], e.Details["actualValue"])
 	}
@@ -162,7 +161,7 @@ func TestConfigSetSpecMismatch(t *testing.T) {
 	}
 	s := openTestSession(t, newSoloTransport(t, solo))
 	_, err := ConfigSet(context.Background(), s, "KEY_USE_LANGUAGE", "1", fastConfigSet())
-	wantCode(t, err, CodeConfigSpecMismatch, outcome.ExitTransport)
+	wantCode(t, err, CodeConfigSpecMismatch, fault.Transport)
 	solo.with(func(f *fakeSoloPi) {
 		if len(f.mutates) != 0 {
 			t.Error("mutated after a spec mismatch")
@@ -222,11 +221,11 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 	solo.with(func(f *fakeSoloPi) { f.leakValues = true })
 	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
 		_, err := ConfigGet(context.Background(), s, key)
-		e := wantCode(t, err, CodeSensitiveValueExposed, outcome.ExitTransport)
+		e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
 		assertNoSecrets(t, "config-get leak "+key, e)
 	}
 	_, err = ConfigList(context.Background(), s)
-	e := wantCode(t, err, CodeSensitiveValueExposed, outcome.ExitTransport)
+	e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
 	assertNoSecrets(t, "config-list leak", e)
 }
 
@@ -242,7 +241,7 @@ func TestConfigGetPlain(t *testing.T) {
 		t.Fatalf("%v", c)
 	}
 	_, err = ConfigGet(context.Background(), s, "KEY_NOPE")
-	wantCode(t, err, CodeUnsupportedConfig, outcome.ExitUsage)
+	wantCode(t, err, CodeUnsupportedConfig, fault.Invalid)
 }
 
 func TestNormalizeConfigValue(t *testing.T) {

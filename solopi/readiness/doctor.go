@@ -11,7 +11,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -167,14 +166,6 @@ type DoctorReport struct {
 	ErrorCode          string          `json:"errorCode,omitempty"`
 	Error              string          `json:"error,omitempty"`
 	UserActionRequired string          `json:"userActionRequired,omitempty"`
-}
-
-// Exit is the report's exit code: 0 when ready, 2 otherwise.
-func (r *DoctorReport) Exit() int {
-	if r.Ready {
-		return outcome.ExitOK
-	}
-	return outcome.ExitFailure
 }
 
 // DoctorOptions configure Doctor.

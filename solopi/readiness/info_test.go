@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/artifacts"
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -49,12 +49,12 @@ func TestInfoQueries(t *testing.T) {
 		f.page = map[string]any{"success": false, "errorCode": "page_permission_required", "error": "ADB and accessibility permissions are required"}
 	})
 	_, err = AppStatus(ctx, s)
-	wantCode(t, err, CodeAppStatusUnavailable, outcome.ExitFailure)
+	wantCode(t, err, CodeAppStatusUnavailable, fault.Failed)
 	_, err = Inspect(ctx, s)
-	wantCode(t, err, "page_permission_required", outcome.ExitFailure)
+	wantCode(t, err, "page_permission_required", fault.Failed)
 	solo.with(func(f *fakeSoloPi) { f.page = map[string]any{"something": 1} })
 	_, err = Inspect(ctx, s)
-	wantCode(t, err, CodePageUnavailable, outcome.ExitFailure)
+	wantCode(t, err, CodePageUnavailable, fault.Failed)
 }
 
 func testPNG(t *testing.T) []byte {
@@ -93,7 +93,7 @@ func TestScreenshot(t *testing.T) {
 	// No overwrite without --overwrite, and the device is not even asked.
 	calls := len(ft.shellCalls())
 	_, err = Screenshot(context.Background(), ft, out, false)
-	wantCode(t, err, artifacts.CodeOutputExists, outcome.ExitUsage)
+	wantCode(t, err, artifacts.CodeOutputExists, fault.Invalid)
 	if len(ft.shellCalls()) != calls {
 		t.Error("captured although the output exists")
 	}
@@ -108,7 +108,7 @@ func TestScreenshot(t *testing.T) {
 
 	ft.execFn = func(string) ([]byte, error) { return []byte("not a png"), nil }
 	_, err = Screenshot(context.Background(), ft, filepath.Join(dir, "bad.png"), false)
-	wantCode(t, err, device.CodeScreencapFailed, outcome.ExitTransport)
+	wantCode(t, err, device.CodeScreencapFailed, fault.Transport)
 	if _, statErr := os.Stat(filepath.Join(dir, "bad.png")); statErr == nil {
 		t.Error("a failed capture wrote a file")
 	}
@@ -132,12 +132,12 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("%+v %q", res, got)
 	}
 	_, err = Logs(context.Background(), ft, out, 3, false)
-	wantCode(t, err, artifacts.CodeOutputExists, outcome.ExitUsage)
+	wantCode(t, err, artifacts.CodeOutputExists, fault.Invalid)
 	_, err = Logs(context.Background(), ft, out, 0, true)
-	wantCode(t, err, "invalid_option", outcome.ExitUsage)
+	wantCode(t, err, "invalid_option", fault.Invalid)
 	ft.on("logcat ", func(string) shellReply { return shellReply{stderr: "logcat: bad buffer", code: 1} })
 	_, err = Logs(context.Background(), ft, out, 3, true)
-	wantCode(t, err, device.CodeAdbError, outcome.ExitTransport)
+	wantCode(t, err, device.CodeAdbError, fault.Transport)
 	if b, _ := os.ReadFile(out); !strings.HasPrefix(string(b), "a\n") {
 		t.Error("a failed logcat replaced the previous file")
 	}

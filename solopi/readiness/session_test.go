@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/soloapp"
@@ -361,17 +360,17 @@ func openTestSession(t *testing.T, ft *soloTransport) *device.Session {
 }
 
 // wantCode checks an *fault.Error's code and exit.
-func wantCode(t *testing.T, err error, code string, exit int) *fault.Error {
+func wantCode(t *testing.T, err error, code string, exit fault.Kind) *fault.Error {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("want error %s (exit %d), got nil", code, exit)
+		t.Fatalf("want error %s (exit %v), got nil", code, exit)
 	}
 	var e *fault.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("want *fault.Error %s, got %T %v", code, err, err)
 	}
-	if e.Code != code || outcome.ExitFor(e.Kind) != exit {
-		t.Fatalf("want %s/exit %d, got %s/exit %d: %v", code, exit, e.Code, outcome.ExitFor(e.Kind), e)
+	if e.Code != code || e.Kind != exit {
+		t.Fatalf("want %s/exit %v, got %s/exit %v: %v", code, exit, e.Code, e.Kind, e)
 	}
 	return e
 }
@@ -383,7 +382,7 @@ func TestSessionNotInstalled(t *testing.T) {
 	solo.installed = false
 	ft := newSoloTransport(t, solo)
 	_, err := device.OpenSession(context.Background(), ft, fastSession())
-	e := wantCode(t, err, device.CodeNotInstalled, outcome.ExitUsage)
+	e := wantCode(t, err, device.CodeNotInstalled, fault.Invalid)
 	if !strings.Contains(e.UserAction, "Install SoloPi 1.x") {
 		t.Errorf("user action %q", e.UserAction)
 	}
@@ -446,7 +445,7 @@ func TestSessionLaunchFails(t *testing.T) {
 		return shellReply{stdout: "** No activities found to run, monkey aborted.\n"}
 	})
 	_, err := device.OpenSession(context.Background(), ft, fastSession())
-	wantCode(t, err, device.CodeLaunchFailed, outcome.ExitTransport)
+	wantCode(t, err, device.CodeLaunchFailed, fault.Transport)
 }
 
 func TestSessionStartupTimeout(t *testing.T) {
@@ -458,7 +457,7 @@ func TestSessionStartupTimeout(t *testing.T) {
 	o.StartupTimeout = 300 * time.Millisecond
 	start := time.Now()
 	_, err := device.OpenSession(context.Background(), ft, o)
-	e := wantCode(t, err, device.CodeControlNotReady, outcome.ExitTransport)
+	e := wantCode(t, err, device.CodeControlNotReady, fault.Transport)
 	if e.Details["lastError"] == nil {
 		t.Error("no lastError")
 	}
@@ -474,7 +473,7 @@ func TestSessionProtocolMismatch(t *testing.T) {
 		solo.caps["agentProtocolVersion"] = c.agent
 		ft := newSoloTransport(t, solo)
 		_, err := device.OpenSession(context.Background(), ft, fastSession())
-		e := wantCode(t, err, device.CodeProtocolMismatch, outcome.ExitTransport)
+		e := wantCode(t, err, device.CodeProtocolMismatch, fault.Transport)
 		if e.Details["protocolVersion"] != c.harness || e.Details["agentProtocolVersion"] != c.agent {
 			t.Errorf("details %v", e.Details)
 		}
@@ -491,7 +490,7 @@ func TestSessionClassicSoloPi(t *testing.T) {
 		solo.versionName = "0.12.3"
 		ft := newSoloTransport(t, solo)
 		_, err := device.OpenSession(context.Background(), ft, fastSession())
-		e := wantCode(t, err, device.CodeVersionUnsupported, outcome.ExitTransport)
+		e := wantCode(t, err, device.CodeVersionUnsupported, fault.Transport)
 		if !strings.HasPrefix(e.UserAction, "Install SoloPi 1.x (harness protocol 2.0)") {
 			t.Errorf("user action %q", e.UserAction)
 		}
@@ -506,7 +505,7 @@ func TestSessionClassicSoloPi(t *testing.T) {
 		o := fastSession()
 		o.StartupTimeout = 200 * time.Millisecond
 		_, err := device.OpenSession(context.Background(), ft, o)
-		wantCode(t, err, device.CodeVersionUnsupported, outcome.ExitTransport)
+		wantCode(t, err, device.CodeVersionUnsupported, fault.Transport)
 	})
 }
 
@@ -521,7 +520,7 @@ func TestSessionInterrupted(t *testing.T) {
 	o.StartupTimeout = 10 * time.Second
 	start := time.Now()
 	_, err := device.OpenSession(ctx, ft, o)
-	wantCode(t, err, device.CodeInterrupted, outcome.ExitInterrupted)
+	wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
 	if time.Since(start) > 2*time.Second {
 		t.Error("the readiness poll did not stop on cancellation")
 	}
@@ -597,7 +596,7 @@ func TestSimDoctorMissingPermission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Ready || !slices.Contains(r.MissingPermissions, "float") || r.Exit() != outcome.ExitFailure {
+	if r.Ready || !slices.Contains(r.MissingPermissions, "float") {
 		t.Fatalf("%+v", r)
 	}
 }

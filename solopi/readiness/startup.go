@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -36,6 +37,7 @@ type StartupOptions struct {
 	Count         int           // iterations, default 5
 	Interval      time.Duration // pause between iterations (>= 0)
 	LaunchTimeout time.Duration // per am start, default 30 s
+	Clock         clock.Clock   // the pauses (nil: the real clock)
 }
 
 // StartupSample is one measured launch, with upstream's field names.
@@ -301,7 +303,7 @@ func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (
 	}
 	for i := 1; i <= o.Count; i++ {
 		if i > 1 {
-			if err := device.PauseCtx(ctx, o.Interval); err != nil {
+			if err := device.Pause(ctx, o.Clock, o.Interval); err != nil {
 				return nil, fail(fault.From(err), i)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -123,7 +123,7 @@ func TestStartupParseFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ft := startupTransport(t, []string{coldBlock(10, 20, ""), out})
 			_, err := MeasureStartup(context.Background(), ft, StartupOptions{TargetPackage: "com.example.counter", Count: 3})
-			e := wantCode(t, err, CodeStartupParseFailed, outcome.ExitTransport)
+			e := wantCode(t, err, CodeStartupParseFailed, fault.Transport)
 			if e.Details["iteration"] != 2 || e.Details["validSampleCount"] != 1 {
 				t.Fatalf("details %v", e.Details)
 			}
@@ -141,13 +141,13 @@ func TestStartupResolveFallbackAndFailure(t *testing.T) {
 	}
 	ft.on("pm resolve-activity", func(string) shellReply { return shellReply{stdout: "No activity found\n"} })
 	_, err = ResolveLauncher(context.Background(), ft, "com.example.counter")
-	e := wantCode(t, err, CodeLauncherNotResolved, outcome.ExitTransport)
+	e := wantCode(t, err, CodeLauncherNotResolved, fault.Transport)
 	if a, _ := e.Details["attempts"].([]map[string]any); len(a) != 2 {
 		t.Fatalf("attempts %v", e.Details["attempts"])
 	}
 	ft.on("cmd package", func(string) shellReply { return shellReply{stdout: "com.other/.Main\n"} })
 	_, err = ResolveLauncher(context.Background(), ft, "com.example.counter")
-	wantCode(t, err, CodeLauncherNotResolved, outcome.ExitTransport)
+	wantCode(t, err, CodeLauncherNotResolved, fault.Transport)
 }
 
 func TestStartupInterruptedDuringSleep(t *testing.T) {
@@ -156,7 +156,7 @@ func TestStartupInterruptedDuringSleep(t *testing.T) {
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := MeasureStartup(ctx, ft, StartupOptions{TargetPackage: "com.example.counter", Count: 2, Interval: 10 * time.Second})
-	e := wantCode(t, err, device.CodeInterrupted, outcome.ExitInterrupted)
+	e := wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
 	if time.Since(start) > 2*time.Second {
 		t.Error("the sleep did not stop on interrupt")
 	}
@@ -179,7 +179,7 @@ func TestStartupLaunchTimeout(t *testing.T) {
 	// call would without deadlines; wrap it to honour ctx as the adb client does.
 	tr := ctxShell{ft}
 	_, err := MeasureStartup(context.Background(), tr, StartupOptions{TargetPackage: "com.example.counter", Count: 1, LaunchTimeout: 100 * time.Millisecond})
-	wantCode(t, err, CodeLaunchTimeout, outcome.ExitTimeout)
+	wantCode(t, err, CodeLaunchTimeout, fault.Timeout)
 }
 
 // ctxShell makes Shell return when ctx ends, as the adb client does.
@@ -211,7 +211,7 @@ func TestStartupOptionValidation(t *testing.T) {
 		{TargetPackage: "com.x", Interval: -time.Second},
 	} {
 		_, err := MeasureStartup(context.Background(), ft, o)
-		wantCode(t, err, "invalid_option", outcome.ExitUsage)
+		wantCode(t, err, "invalid_option", fault.Invalid)
 	}
 	if len(ft.shellCalls()) != 0 {
 		t.Error("invalid options reached the device")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -42,8 +41,11 @@ type BatchChild struct {
 
 // BatchReport is the aggregate of a batch.
 type BatchReport struct {
-	BatchID       string
-	Exit          int
+	BatchID string
+	// Err is nil when every sub-run passed; otherwise the kind of the first
+	// sub-run that did not fail as a business failure (an infrastructure
+	// problem), or Failed.
+	Err           *fault.Error
 	Payload       map[string]any
 	Children      []BatchChild
 	ArtifactsRoot string
@@ -85,15 +87,15 @@ func ValidateBatch(o BatchOptions) error {
 // sub-run's runId before returning, and a device in an unknown state would
 // make every later verdict unattributable; the rest are not_reached.
 func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchReport {
-	b := &BatchReport{BatchID: device.NewRequestID(), Started: time.Now()}
+	b := &BatchReport{BatchID: device.NewRequestID(), Started: d.Clock().Now()}
 	for i, c := range o.Cases {
 		b.Children = append(b.Children, BatchChild{Index: i + 1, CaseName: c})
 	}
 	if err := ValidateBatch(o); err != nil {
 		e := fault.From(err)
-		b.Exit = outcome.ExitFor(e.Kind)
+		b.Err = e
 		b.Payload = e.Fields()
-		b.Finished = time.Now()
+		b.Finished = d.Clock().Now()
 		return b
 	}
 	if o.Run.ArtifactsDir != "" {
@@ -103,7 +105,7 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 		}
 		if err := artifacts.Check(b.ArtifactsRoot, false); err != nil {
 			e := fault.From(err)
-			b.Exit, b.Payload, b.Finished = outcome.ExitFor(e.Kind), e.Fields(), time.Now()
+			b.Err, b.Payload, b.Finished = e, e.Fields(), d.Clock().Now()
 			return b
 		}
 	}
@@ -117,16 +119,17 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 		if b.ArtifactsRoot != "" {
 			ro.ArtifactsDir = filepath.Join(b.ArtifactsRoot, fmt.Sprintf("%03d-%s", ch.Index, artifacts.SanitizeName(ch.CaseName)))
 		}
-		o.Run.Progress.Printf("[%d/%d] %s", ch.Index, len(b.Children), ch.CaseName)
+		ro.Progress = subRunProgress(o.Run.Progress, ch.Index, len(b.Children), ch.CaseName)
+		ro.Progress.Report(device.Event{Phase: "run", Message: fmt.Sprintf("[%d/%d] %s", ch.Index, len(b.Children), ch.CaseName)})
 		ch.Report = RunReplay(ctx, d, ro)
-		if ch.Report.Exit == outcome.ExitOK {
+		if ch.Report.Err == nil {
 			continue
 		}
-		if ctx.Err() != nil || ch.Report.Exit == outcome.ExitInterrupted && IsInterruptCode(ch.Report.ErrorCode) {
+		if ctx.Err() != nil || ch.Report.Err.Kind == fault.Interrupted && IsInterruptCode(ch.Report.ErrorCode) {
 			stopCode = CodeBatchInterrupted
 			break
 		}
-		if ch.Report.Exit == outcome.ExitTimeout {
+		if ch.Report.Err.Kind == fault.Timeout {
 			stopCode = CodeBatchTimeout
 			break
 		}
@@ -135,9 +138,20 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 			break
 		}
 	}
-	b.Finished = time.Now()
+	b.Finished = d.Clock().Now()
 	b.aggregate(o, stopCode)
 	return b
+}
+
+// subRunProgress places every event of one sub-run in its batch.
+func subRunProgress(p device.Progress, index, total int, caseName string) device.Progress {
+	if p == nil {
+		return nil
+	}
+	return func(e device.Event) {
+		e.Index, e.Total, e.Case = index, total, caseName
+		p(e)
+	}
 }
 
 // IsInterruptCode reports the errorCode of an interrupted command.
@@ -146,13 +160,12 @@ func IsInterruptCode(code string) bool { return code == device.CodeInterrupted }
 // aggregate computes the exit code and the printed object.
 func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 	completed, failed := 0, 0
-	firstInfra := 0
+	var firstInfra *fault.Error
 	results := make([]map[string]any, 0, len(b.Children))
 	for _, ch := range b.Children {
 		r := map[string]any{"index": ch.Index, "caseName": ch.CaseName}
 		if ch.Report == nil {
 			r["state"] = StateNotReached
-			r["exitCode"] = nil
 			r["runId"] = nil
 			r["run"] = nil
 			results = append(results, r)
@@ -160,13 +173,13 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 		}
 		rep := ch.Report
 		completed++
-		if rep.Exit != outcome.ExitOK {
+		if rep.Err != nil {
 			failed++
-			if rep.Exit != outcome.ExitFailure && firstInfra == 0 {
-				firstInfra = rep.Exit
+			if rep.Err.Kind != fault.Failed && firstInfra == nil {
+				firstInfra = rep.Err
 			}
 		}
-		r["exitCode"] = rep.Exit
+		// "exitCode" is added by the command, which owns exit codes.
 		r["runId"] = nilIfEmpty(rep.RunID)
 		r["requestId"] = nilIfEmpty(rep.RequestID)
 		r["state"] = nilIfEmpty(rep.State)
@@ -177,14 +190,6 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 		results = append(results, r)
 	}
 	success := completed == len(b.Children) && failed == 0
-	switch {
-	case success:
-		b.Exit = outcome.ExitOK
-	case firstInfra != 0:
-		b.Exit = firstInfra
-	default:
-		b.Exit = outcome.ExitFailure
-	}
 	p := map[string]any{
 		"success":           success,
 		"batchId":           b.BatchID,
@@ -215,6 +220,11 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 		default:
 			p["error"] = fmt.Sprintf("%d of %d requested runs did not pass", p["failedRuns"], len(b.Children))
 		}
+		kind := fault.Failed
+		if firstInfra != nil {
+			kind = firstInfra.Kind
+		}
+		b.Err = fault.New(kind, code, p["error"].(string))
 	}
 	b.Payload = p
 }
@@ -228,7 +238,7 @@ func nilIfEmpty(s string) any {
 
 // JUnitSuite renders the batch as one testsuite: one testcase per
 // requested sub-run, not-reached runs as <skipped>.
-func (b *BatchReport) JUnitSuite(name string) artifacts.JUnitSuite {
+func (b *BatchReport) JUnitSuite(name string, exit func(*fault.Error) int) artifacts.JUnitSuite {
 	s := artifacts.JUnitSuite{Name: name, Timestamp: b.Started,
 		Properties: []artifacts.JUnitProperty{{Name: "batchId", Value: b.BatchID}}}
 	for _, ch := range b.Children {
@@ -238,7 +248,7 @@ func (b *BatchReport) JUnitSuite(name string) artifacts.JUnitSuite {
 				Skipped: &artifacts.JUnitProblem{Message: "not run: the batch stopped before this run"}})
 			continue
 		}
-		s.Cases = append(s.Cases, RunJUnitCase(ch.Report, tcName))
+		s.Cases = append(s.Cases, RunJUnitCase(ch.Report, tcName, exit(ch.Report.Err)))
 	}
 	return s
 }
@@ -247,7 +257,7 @@ func (b *BatchReport) JUnitSuite(name string) artifacts.JUnitSuite {
 // replay (with the exception step), <error> for every other non-pass
 // (timeout, cancel, conflicts, device errors), screenshots as
 // [[ATTACHMENT|path]] lines.
-func RunJUnitCase(r *RunReport, name string) artifacts.JUnitCase {
+func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 	tc := artifacts.JUnitCase{Name: name, Classname: "solopi." + r.CaseName, Duration: r.Finished.Sub(r.Started)}
 	add := func(k, v string) {
 		if v != "" {
@@ -257,14 +267,14 @@ func RunJUnitCase(r *RunReport, name string) artifacts.JUnitCase {
 	add("runId", r.RunID)
 	add("requestId", r.RequestID)
 	add("state", r.State)
-	add("exitCode", fmt.Sprint(r.Exit))
+	add("exitCode", fmt.Sprint(exitCode))
 	msg, _ := r.Payload["error"].(string)
 	switch {
-	case r.Exit == outcome.ExitOK && r.Status != nil && r.Status.Active:
+	case r.Err == nil && r.Status != nil && r.Status.Active:
 		// --no-wait: the run was claimed and is still going; JUnit has no
 		// "running" result and it must not read as a pass.
 		tc.Skipped = &artifacts.JUnitProblem{Message: "not waited for: the run is still " + r.State}
-	case r.Exit == outcome.ExitOK:
+	case r.Err == nil:
 	case r.ErrorCode == CodeReplayFailed:
 		p := &artifacts.JUnitProblem{Type: CodeReplayFailed, Message: msg}
 		var text strings.Builder
@@ -288,7 +298,7 @@ func RunJUnitCase(r *RunReport, name string) artifacts.JUnitCase {
 		p.Text = text.String()
 		tc.Failure = p
 	default:
-		tc.Error = &artifacts.JUnitProblem{Type: r.ErrorCode, Message: msg, Text: fmt.Sprintf("exitCode: %d\n", r.Exit)}
+		tc.Error = &artifacts.JUnitProblem{Type: r.ErrorCode, Message: msg, Text: fmt.Sprintf("exitCode: %d\n", exitCode)}
 	}
 	if r.Artifacts != nil {
 		tc.Attachments = r.Artifacts.Attachments()

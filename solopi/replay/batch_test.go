@@ -12,7 +12,6 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -42,7 +41,7 @@ func batchOpts(cases []string, root string, cont bool) BatchOptions {
 func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := artifacts.WriteJUnit(path, "solopi", b.JUnitSuite("solopi.run-batch")); err != nil {
+	if err := artifacts.WriteJUnit(path, "solopi", b.JUnitSuite("solopi.run-batch", testExit)); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -113,14 +112,15 @@ func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 	return doc
 }
 
-// aggregateCounts derives JUnit-comparable counts from the aggregate JSON.
-func aggregateCounts(t *testing.T, p map[string]any) (tests, failures, errors, skipped int) {
-	for _, r := range p["results"].([]map[string]any) {
+// aggregateCounts derives JUnit-comparable counts from the aggregate JSON
+// and the sub-run reports.
+func aggregateCounts(t *testing.T, b *BatchReport) (tests, failures, errors, skipped int) {
+	for i, r := range b.Payload["results"].([]map[string]any) {
 		tests++
 		switch {
 		case r["state"] == StateNotReached:
 			skipped++
-		case r["exitCode"] == 0:
+		case b.Children[i].Report.Err == nil:
 		case r["errorCode"] == CodeReplayFailed:
 			failures++
 		default:
@@ -136,11 +136,11 @@ func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
 	root := t.TempDir()
 	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts(names, root, false))
 	p := b.Payload
-	if b.Exit != outcome.ExitFailure || p["success"] != false || p["completedRuns"] != 3 || p["stoppedEarly"] != true || p["requestedRuns"] != 20 {
-		t.Fatalf("exit %d payload %v", b.Exit, p)
+	if kindOf(b.Err) != fault.Failed || p["success"] != false || p["completedRuns"] != 3 || p["stoppedEarly"] != true || p["requestedRuns"] != 20 {
+		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
 	}
 	res := p["results"].([]map[string]any)
-	if len(res) != 20 || res[2]["state"] != "failed" || res[3]["state"] != StateNotReached || res[19]["exitCode"] != nil {
+	if len(res) != 20 || res[2]["state"] != "failed" || res[3]["state"] != StateNotReached || b.Children[19].Report != nil {
 		t.Fatalf("results %v", res)
 	}
 	seen := map[any]bool{}
@@ -156,7 +156,7 @@ func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
 		t.Fatalf("sub-run artifacts: %v", err)
 	}
 	doc := junitOf(t, b)
-	tt, ff, ee, ss := aggregateCounts(t, p)
+	tt, ff, ee, ss := aggregateCounts(t, b)
 	s := doc.Suites[0]
 	if s.Tests != tt || s.Failures != ff || s.Errors != ee || s.Skipped != ss || ff != 1 || ss != 17 {
 		t.Fatalf("junit %+v vs aggregate t%d f%d e%d s%d", s, tt, ff, ee, ss)
@@ -168,11 +168,11 @@ func TestRunBatchTwentyMixedContinueOnFailure(t *testing.T) {
 	names := twentyCases(t, f)
 	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts(names, t.TempDir(), true))
 	p := b.Payload
-	if b.Exit != outcome.ExitFailure || p["completedRuns"] != 20 || p["stoppedEarly"] != false || p["failedRuns"] != 6 {
-		t.Fatalf("exit %d payload %v", b.Exit, p)
+	if kindOf(b.Err) != fault.Failed || p["completedRuns"] != 20 || p["stoppedEarly"] != false || p["failedRuns"] != 6 {
+		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
 	}
 	doc := junitOf(t, b)
-	tt, ff, ee, ss := aggregateCounts(t, p)
+	tt, ff, ee, ss := aggregateCounts(t, b)
 	s := doc.Suites[0]
 	if s.Tests != 20 || s.Tests != tt || s.Failures != ff || s.Errors != ee || s.Skipped != ss || ff != 6 || ss != 0 {
 		t.Fatalf("junit %+v vs aggregate t%d f%d e%d s%d", s, tt, ff, ee, ss)
@@ -190,16 +190,16 @@ func TestRunBatchAllPassAndInfraExitWins(t *testing.T) {
 	f.AddCase("a", devicefake.TwoSteps)
 	f.AddCase("b", devicefake.TwoSteps)
 	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts([]string{"a", "b", "a"}, "", false))
-	if b.Exit != 0 || b.Payload["success"] != true || b.Payload["failedRuns"] != nil {
-		t.Fatalf("all pass: %d %v", b.Exit, b.Payload)
+	if kindOf(b.Err) != passed || b.Payload["success"] != true || b.Payload["failedRuns"] != nil {
+		t.Fatalf("all pass: %d %v", kindOf(b.Err), b.Payload)
 	}
 	// A protocol anomaly (exit 4) after a business failure (exit 2): the
 	// first child exit that is not 0 or 2 decides.
 	f.Plan["a"] = devicefake.PlanFail
 	f.Plan["b"] = devicefake.PlanEmpty
 	b = RunBatch(context.Background(), replayFakeDevice(f), batchOpts([]string{"a", "b"}, "", true))
-	if b.Exit != outcome.ExitTransport {
-		t.Fatalf("exit %d", b.Exit)
+	if kindOf(b.Err) != fault.Transport {
+		t.Fatalf("kind %v", kindOf(b.Err))
 	}
 }
 
@@ -219,11 +219,11 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 	root := t.TempDir()
 	b := RunBatch(ctx, replayFakeDevice(f), batchOpts([]string{"a", "b", "c", "d"}, root, true))
 	p := b.Payload
-	if b.Exit != outcome.ExitInterrupted || p["errorCode"] != CodeBatchInterrupted || p["completedRuns"] != 2 {
-		t.Fatalf("exit %d payload %v", b.Exit, p)
+	if kindOf(b.Err) != fault.Interrupted || p["errorCode"] != CodeBatchInterrupted || p["completedRuns"] != 2 {
+		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
 	}
 	res := p["results"].([]map[string]any)
-	if res[0]["state"] != "passed" || res[1]["exitCode"] != 130 || res[2]["state"] != StateNotReached || res[3]["state"] != StateNotReached {
+	if res[0]["state"] != "passed" || kindOf(b.Children[1].Report.Err) != fault.Interrupted || res[2]["state"] != StateNotReached || res[3]["state"] != StateNotReached {
 		t.Fatalf("results %v", res)
 	}
 	// The active sub-run was cancelled by its own runId before returning.
@@ -249,8 +249,8 @@ func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
 	o.Run.RunTimeout = 300 * time.Millisecond
 	b := RunBatch(context.Background(), replayFakeDevice(f), o)
 	res := b.Payload["results"].([]map[string]any)
-	if b.Exit != outcome.ExitTimeout || b.Payload["errorCode"] != CodeBatchTimeout || res[1]["state"] != StateNotReached {
-		t.Fatalf("exit %d payload %v", b.Exit, b.Payload)
+	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != CodeBatchTimeout || res[1]["state"] != StateNotReached {
+		t.Fatalf("kind %v payload %v", kindOf(b.Err), b.Payload)
 	}
 	if f.CountMutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
 		t.Fatalf("timed-out sub-run not cancelled")
@@ -261,7 +261,7 @@ func TestValidateBatch(t *testing.T) {
 	if err := ValidateBatch(BatchOptions{}); fault.From(err).Code != CodeNoCases {
 		t.Fatalf("no cases: %v", err)
 	}
-	if err := ValidateBatch(BatchOptions{Cases: []string{"a", " "}}); outcome.ExitFor(fault.KindOf(err)) != 3 {
+	if err := ValidateBatch(BatchOptions{Cases: []string{"a", " "}}); fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("blank case: %v", err)
 	}
 	file := filepath.Join(t.TempDir(), "f")
@@ -280,8 +280,8 @@ func TestRunJUnitCaseNoWaitIsSkipped(t *testing.T) {
 	o := fastRun("a", "")
 	o.NoWait = true
 	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
-	tc := RunJUnitCase(rep, "a")
-	if rep.Exit != 0 || tc.Skipped == nil || tc.Failure != nil || tc.Error != nil {
-		t.Fatalf("exit %d case %+v", rep.Exit, tc)
+	tc := RunJUnitCase(rep, "a", 0)
+	if kindOf(rep.Err) != passed || tc.Skipped == nil || tc.Failure != nil || tc.Error != nil {
+		t.Fatalf("kind %v case %+v", kindOf(rep.Err), tc)
 	}
 }

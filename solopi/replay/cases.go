@@ -109,6 +109,7 @@ func ListCases(ctx context.Context, d *device.Device) (map[string]any, error) {
 func receiptPoll(ctx context.Context, d *device.Device, action string, p device.Params, reqID string, o device.PollOptions,
 	done func(m map[string]any) (bool, error)) (map[string]any, map[string]any, error) {
 	var last, final map[string]any
+	o.Clock = d.Clock()
 	err := device.PollUntil(ctx, o, func(ctx context.Context) (bool, error) {
 		m, err := d.QueryObject(ctx, action, p)
 		if err != nil {

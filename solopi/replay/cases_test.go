@@ -8,7 +8,6 @@ import (
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
@@ -55,7 +54,7 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 	// A second import of the same name is refused by the device (exit 2)
 	// and the staged file is still removed.
 	rep, err = ImportCase(context.Background(), d, normalizedCase(t, "支付 & 退款"), ImportOptions{Timeout: time.Second, PollInterval: 20 * time.Millisecond})
-	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
 		t.Fatalf("duplicate: %v %v", err, rep.Cleanup)
 	}
 	if f.Files.Has(rep.RemotePath) {
@@ -76,7 +75,7 @@ func TestImportCaseRefusalStillCleansUp(t *testing.T) {
 	f.Pkg = "com.other" // the fake then refuses the path with a receipt
 	rep, err := ImportCase(context.Background(), d, normalizedCase(t, "x"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 	f.Pkg = orig
-	if e := fault.From(err); e.Code != "invalid_import_path" || outcome.ExitFor(e.Kind) != 2 {
+	if e := fault.From(err); e.Code != "invalid_import_path" || e.Kind != fault.Failed {
 		t.Fatalf("want device refusal, got %v", err)
 	}
 	if rep.Cleanup["success"] != true {
@@ -136,7 +135,7 @@ func TestDeleteCase(t *testing.T) {
 		t.Fatalf("mutation %v", f.Mutations)
 	}
 	_, _, err = DeleteCase(context.Background(), d, "old", time.Second, 20*time.Millisecond)
-	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != "case_not_found" {
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "case_not_found" {
 		t.Fatalf("second delete: %v", err)
 	}
 }
@@ -170,7 +169,7 @@ func TestHistory(t *testing.T) {
 	if err != nil || m["returned"] == nil {
 		t.Fatalf("list %v %v", m, err)
 	}
-	if _, err := ListReplayHistory(context.Background(), d, 0); outcome.ExitFor(fault.KindOf(err)) != 3 {
+	if _, err := ListReplayHistory(context.Background(), d, 0); fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("limit 0: %v", err)
 	}
 	for _, bad := range []string{"../etc/passwd", "replay-ABC", "performance-" + strings.Repeat("a", 64)} {
@@ -191,7 +190,7 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("confirmId missing: %v", f.Mutations)
 	}
 	res, err = DeleteReplayHistory(context.Background(), d, id, time.Second, 20*time.Millisecond)
-	if e := fault.From(err); outcome.ExitFor(e.Kind) != 2 || e.Code != "record_not_found" || res.Success {
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "record_not_found" || res.Success {
 		t.Fatalf("second delete %v", err)
 	}
 }
@@ -207,7 +206,7 @@ func TestHistoryListContract(t *testing.T) {
 		{"kind": "replay", "records": []any{map[string]any{"id": "replay-../x", "kind": "replay"}}, "returned": 1, "total": 1, "truncated": false},
 	}
 	for i, m := range cases {
-		if err := checkHistoryList(devicefake.Clone(m), 1); err == nil || outcome.ExitFor(fault.KindOf(err)) != 4 {
+		if err := checkHistoryList(devicefake.Clone(m), 1); err == nil || fault.KindOf(err) != fault.Transport {
 			t.Errorf("case %d accepted: %v", i, err)
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
@@ -198,10 +197,14 @@ type RunOptions struct {
 	CaseName      string
 	TargetPackage string
 	// RestartApp is nil to keep the device's KEY_RESTART_APP_ON_PLAY.
-	RestartApp      *bool
-	AckTimeout      time.Duration // default 15 s
-	RunTimeout      time.Duration // default 600 s
-	PollInterval    time.Duration // default 1 s; polling starts at 100 ms
+	RestartApp *bool
+	AckTimeout time.Duration // default 15 s
+	RunTimeout time.Duration // default 600 s
+	// PollInterval is the longest pause between status polls (default
+	// 1 s). A started run is polled every replayPoll (50 ms) when that is
+	// shorter, so its terminal state is reported within tens of
+	// milliseconds of the device publishing it.
+	PollInterval    time.Duration
 	NoWait          bool
 	NoAutoStart     bool
 	ConfirmHighRisk bool
@@ -214,7 +217,7 @@ type RunOptions struct {
 	CancelWait time.Duration
 	// LogcatLines bounds logcat.txt (default 5000 lines, 8 MiB).
 	LogcatLines int
-	Progress    *outcome.Progress
+	Progress    device.Progress
 }
 
 func (o *RunOptions) defaults() {
@@ -251,11 +254,12 @@ func (o *RunOptions) Validate() error {
 	return nil
 }
 
-// RunReport is the outcome of one replay run: the printed object, its exit
-// code and the identities it is bound to. RunReplay always returns one, so
-// that run-batch can aggregate every child whatever happened to it.
+// RunReport is the outcome of one replay run: the printed object, the
+// failure it reports (nil when the run passed, or is active with --no-wait)
+// and the identities it is bound to. RunReplay always returns one, so that
+// run-batch can aggregate every child whatever happened to it.
 type RunReport struct {
-	Exit      int
+	Err       *fault.Error
 	Payload   map[string]any
 	CaseName  string
 	RequestID string
@@ -269,7 +273,20 @@ type RunReport struct {
 }
 
 // Success reports whether the run passed (or, with --no-wait, is active).
-func (r *RunReport) Success() bool { return r.Exit == outcome.ExitOK }
+func (r *RunReport) Success() bool { return r.Err == nil }
+
+// replayPoll is the fixed pause between status polls of a started run. A
+// status query is a small local HTTP request on the device, and polling
+// at this rate keeps the delay between the device's terminal state and the
+// printed result near half of it.
+const replayPoll = 50 * time.Millisecond
+
+// statusPoll is the poll of our run's status: a fixed short interval,
+// never longer than --poll-interval.
+func (rs *runState) statusPoll(budget time.Duration) device.PollOptions {
+	iv := min(replayPoll, rs.o.PollInterval)
+	return device.PollOptions{Clock: rs.d.Clock(), Timeout: budget, Interval: iv, Initial: iv}
+}
 
 // runState carries one run through its phases.
 type runState struct {
@@ -288,7 +305,7 @@ type runState struct {
 // timeout or interrupt cancel exactly our runId before collecting evidence.
 func RunReplay(ctx context.Context, d *device.Device, o RunOptions) *RunReport {
 	o.defaults()
-	rs := &runState{d: d, o: o, rep: &RunReport{CaseName: o.CaseName, Started: time.Now()}}
+	rs := &runState{d: d, o: o, rep: &RunReport{CaseName: o.CaseName, Started: d.Clock().Now()}}
 	err := rs.run(ctx)
 	rs.finish(ctx, err)
 	return rs.rep
@@ -300,7 +317,7 @@ func (rs *runState) run(ctx context.Context) error {
 		return err
 	}
 	// 1. The exact case, bound to its id and fingerprint.
-	o.Progress.Printf("preflight: reading case %q", o.CaseName)
+	o.Progress.Report(device.Event{Phase: "preflight", Message: fmt.Sprintf("preflight: reading case %q", o.CaseName), Case: o.CaseName})
 	ci, err := GetCase(ctx, d, o.CaseName)
 	if err != nil {
 		return err
@@ -351,7 +368,7 @@ func (rs *runState) run(ctx context.Context) error {
 	if o.RestartApp != nil {
 		p = p.Add(protocol.ParamRestartApp, strconv.FormatBool(*o.RestartApp))
 	}
-	o.Progress.Printf("starting replay %s", reqID)
+	o.Progress.Report(device.Event{Phase: "start", Message: "starting replay " + reqID, Case: o.CaseName})
 	if err := d.Mutate(ctx, protocol.ActionReplay, p); err != nil {
 		return err
 	}
@@ -363,7 +380,7 @@ func (rs *runState) run(ctx context.Context) error {
 	rs.rep.RunID = st.RunID
 	rs.rep.Status = st
 	rs.rep.State = st.State
-	o.Progress.Printf("claimed run %s (%s)", st.RunID, st.State)
+	o.Progress.Report(device.Event{Phase: "claimed", Message: fmt.Sprintf("claimed run %s (%s)", st.RunID, st.State), Case: o.CaseName, RunID: st.RunID, State: st.State})
 	if o.NoWait && !st.Terminal {
 		return nil
 	}
@@ -383,7 +400,7 @@ func (rs *runState) run(ctx context.Context) error {
 func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*ReplayStatus, error) {
 	reqID := rs.rep.RequestID
 	var claimed, last, other *ReplayStatus
-	err := device.PollUntil(ctx, device.PollOptions{Timeout: rs.o.AckTimeout, Interval: rs.o.PollInterval}, func(ctx context.Context) (bool, error) {
+	err := device.PollUntil(ctx, rs.statusPoll(rs.o.AckTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
 		if err != nil {
 			return false, err
@@ -431,7 +448,7 @@ func ownershipConflict(st *ReplayStatus) *fault.Error {
 func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 	var final *ReplayStatus
 	failures := 0
-	err := device.PollUntil(ctx, device.PollOptions{Timeout: rs.o.RunTimeout, Interval: rs.o.PollInterval}, func(ctx context.Context) (bool, error) {
+	err := device.PollUntil(ctx, rs.statusPoll(rs.o.RunTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
 		if err != nil {
 			// A long replay outlives short connection hiccups: a few
@@ -492,13 +509,11 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	if rs.autoStart != nil {
 		rs.autoStart.restore(ctx, rs.d, rs.o.NoWait && e == nil && rep.Status != nil && rep.Status.Active)
 	}
-	rep.Finished = time.Now()
+	rep.Finished = rs.d.Clock().Now()
 	rep.Payload = rs.payload(e)
+	rep.Err = e
 	if e != nil {
-		rep.Exit = outcome.ExitFor(e.Kind)
 		rep.ErrorCode = e.Code
-	} else {
-		rep.Exit = outcome.ExitOK
 	}
 }
 
@@ -657,7 +672,7 @@ func CancelOwnRun(ctx context.Context, d *device.Device, runID, requestID string
 		}
 		res.Sent = true
 	}
-	err = device.PollUntil(ctx, device.PollOptions{Timeout: wait, Interval: 250 * time.Millisecond, Initial: 50 * time.Millisecond}, func(ctx context.Context) (bool, error) {
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: wait, Interval: 250 * time.Millisecond, Initial: 50 * time.Millisecond}, func(ctx context.Context) (bool, error) {
 		s, err := FetchReplayStatus(ctx, d)
 		if err != nil {
 			return false, err
@@ -866,7 +881,7 @@ func writeAutoStart(ctx context.Context, d *device.Device, v bool, timeout time.
 	if err := d.Mutate(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "set", protocol.ParamKey, KeyReplayAutoStart, protocol.ParamValue, strconv.FormatBool(v))); err != nil {
 		return err
 	}
-	err := device.PollUntil(ctx, device.PollOptions{Timeout: timeout, Interval: 200 * time.Millisecond, Initial: 50 * time.Millisecond}, func(ctx context.Context) (bool, error) {
+	err := device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: timeout, Interval: 200 * time.Millisecond, Initial: 50 * time.Millisecond}, func(ctx context.Context) (bool, error) {
 		got, err := readAutoStart(ctx, d)
 		return err == nil && got == v, err
 	})
@@ -1074,7 +1089,7 @@ func (rs *runState) collect(ctx context.Context) *RunArtifacts {
 	}
 	a.Complete = len(a.Errors) == 0 && len(a.Skipped) == 0
 	man := artifacts.Manifest{Kind: "run", RunID: rep.RunID, RequestID: rep.RequestID, CaseName: rep.CaseName,
-		CreatedAt: time.Now().UTC().Format(time.RFC3339Nano), Complete: a.Complete, Skipped: a.Skipped, Errors: a.Errors}
+		CreatedAt: rs.d.Clock().Now().UTC().Format(time.RFC3339Nano), Complete: a.Complete, Skipped: a.Skipped, Errors: a.Errors}
 	if rep.State != "" {
 		man.Extra = map[string]string{"state": rep.State}
 	}
@@ -1173,7 +1188,7 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 		sent = true
 	}
 	last := st
-	err = device.PollUntil(ctx, device.PollOptions{Timeout: timeout, Interval: interval}, func(ctx context.Context) (bool, error) {
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: timeout, Interval: interval}, func(ctx context.Context) (bool, error) {
 		s, err := FetchReplayStatus(ctx, d)
 		if err != nil {
 			return false, err
@@ -1205,46 +1220,55 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 	return out, nil
 }
 
-// LatestResult is the `result [--run-id]` flow over harness?type=result:
-// passed (with results) 0; a mismatching runId, no run, a non-terminal or a
-// non-passed run 2; passed without results 4.
-func LatestResult(ctx context.Context, d *device.Device, runID string) (map[string]any, int, error) {
+// LatestResult is the `result [--run-id]` flow over harness?type=result.
+// The object is printed whatever the verdict; failure is nil when the run
+// passed (with results), of kind Failed for a non-terminal or non-passed
+// run and Transport for passed without results. A mismatching runId or no
+// run is an error.
+func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[string]any, failure *fault.Error, err error) {
 	st, err := ReplayLatest(ctx, d)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if runID != "" && st.RunID != runID {
-		return nil, 0, fault.New(fault.Failed, CodeRunIDMismatch, "the latest run is not the given runId").
+		return nil, nil, fault.New(fault.Failed, CodeRunIDMismatch, "the latest run is not the given runId").
 			With("expectedRunId", runID).With("latestRun", st.Object)
 	}
 	if st.RunID == "" || st.State == string(protocol.ReplayIdle) {
-		return nil, 0, fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
+		return nil, nil, fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
 	}
-	out := maps.Clone(st.Object)
+	out = maps.Clone(st.Object)
 	switch {
 	case !st.Terminal:
 		out["success"] = false
 		out["errorCode"] = CodeRunNotTerminal
 		out["error"] = "the run is still " + st.State
-		return out, outcome.ExitFailure, nil
+		return out, verdictOf(out, fault.Failed), nil
 	case st.State == string(protocol.ReplayPassed) && len(st.Results) == 0:
 		out["success"] = false
 		out["errorCode"] = CodeEmptyResults
 		out["error"] = "the run reports passed without any replay result; treated as a protocol anomaly"
-		return out, outcome.ExitTransport, nil
+		return out, verdictOf(out, fault.Transport), nil
 	case st.State == string(protocol.ReplayPassed):
 		out["success"] = true
-		return out, outcome.ExitOK, nil
+		return out, nil, nil
 	case st.State == string(protocol.ReplayFailed):
 		out["success"] = false
 		out["errorCode"] = CodeReplayFailed
 		if st.Error == "" {
 			out["error"] = "the replay failed"
 		}
-		return out, outcome.ExitFailure, nil
+		return out, verdictOf(out, fault.Failed), nil
 	}
 	out["success"] = false
 	out["errorCode"] = CodeReplayCancelled
 	out["error"] = "the replay was cancelled"
-	return out, outcome.ExitFailure, nil
+	return out, verdictOf(out, fault.Failed), nil
+}
+
+// verdictOf is the failure a printed result object reports.
+func verdictOf(out map[string]any, k fault.Kind) *fault.Error {
+	code, _ := out["errorCode"].(string)
+	msg, _ := out["error"].(string)
+	return fault.New(k, code, msg)
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
@@ -43,8 +43,8 @@ func TestReplaySimImportRunAndArtifacts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	o := RunOptions{CaseName: "sim-smoke", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: 200 * time.Millisecond, ArtifactsDir: dir}
 	rep := RunReplay(ctx, d, o)
-	t.Logf("exit %d code %s state %s", rep.Exit, rep.ErrorCode, rep.State)
-	if rep.Exit == outcome.ExitTransport || rep.Exit == outcome.ExitTimeout {
+	t.Logf("kind %v code %s state %s", kindOf(rep.Err), rep.ErrorCode, rep.State)
+	if kindOf(rep.Err) == fault.Transport || kindOf(rep.Err) == fault.Timeout {
 		t.Fatalf("protocol problem against the simulator: %v", rep.Payload)
 	}
 	if rep.RunID == "" || rep.Status == nil || !rep.Status.Terminal {
@@ -78,8 +78,8 @@ func TestReplaySimFailTimeoutAndDelete(t *testing.T) {
 	replaySimImport(t, d, "sim-slow", `[{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"600000"}}}]`)
 
 	rep := RunReplay(ctx, d, RunOptions{CaseName: "sim-fail", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: 200 * time.Millisecond})
-	if rep.Exit != outcome.ExitFailure || rep.ErrorCode != CodeReplayFailed {
-		t.Fatalf("fail run: exit %d %v", rep.Exit, rep.Payload)
+	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayFailed {
+		t.Fatalf("fail run: kind %v %v", kindOf(rep.Err), rep.Payload)
 	}
 	if f := rep.Status.FirstFailure(); f == nil || f.ExceptionStepID == "" {
 		t.Fatalf("no exception step: %+v", rep.Status.Results)
@@ -87,8 +87,8 @@ func TestReplaySimFailTimeoutAndDelete(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "slow")
 	rep = RunReplay(ctx, d, RunOptions{CaseName: "sim-slow", AckTimeout: 10 * time.Second, RunTimeout: time.Second, PollInterval: 100 * time.Millisecond, ArtifactsDir: dir})
-	if rep.Exit != outcome.ExitTimeout || rep.ErrorCode != CodeRunTimeout {
-		t.Fatalf("slow run: exit %d %v", rep.Exit, rep.Payload)
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeRunTimeout {
+		t.Fatalf("slow run: kind %v %v", kindOf(rep.Err), rep.Payload)
 	}
 	cx := rep.Payload["cancel"].(map[string]any)
 	if cx["sent"] != true || cx["finalState"] != "cancelled" {
@@ -111,8 +111,8 @@ func TestReplaySimReplayHistory(t *testing.T) {
 	d := replaySimDevice(t)
 	ctx := context.Background()
 	replaySimImport(t, d, "sim-hist", devicefake.TwoSteps)
-	if rep := RunReplay(ctx, d, RunOptions{CaseName: "sim-hist", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: 200 * time.Millisecond}); rep.Exit != 0 {
-		t.Fatalf("run: exit %d %v", rep.Exit, rep.Payload)
+	if rep := RunReplay(ctx, d, RunOptions{CaseName: "sim-hist", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: 200 * time.Millisecond}); kindOf(rep.Err) != passed {
+		t.Fatalf("run: kind %v %v", kindOf(rep.Err), rep.Payload)
 	}
 	list, err := ListReplayHistory(ctx, d, 10)
 	if err != nil {

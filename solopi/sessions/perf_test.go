@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -19,12 +20,12 @@ func perfStart(f *sessFake) (*SessionResult, error) {
 func TestPerfListAndCurrent(t *testing.T) {
 	f := newSessFake(t)
 	m, keys, err := PerfItems(context.Background(), f.device())
-	ssExpect(t, "perf-list", &SessionResult{Object: m}, err, 0)
+	ssExpect(t, "perf-list", &SessionResult{Object: m}, err, passed)
 	if strings.Join(keys, ",") != "CPU,FPS,Memory" {
 		t.Fatalf("keys = %v", keys)
 	}
 	cur, err := PerfCurrent(context.Background(), f.device())
-	ssExpect(t, "perf-current", &SessionResult{Object: cur}, err, 0)
+	ssExpect(t, "perf-current", &SessionResult{Object: cur}, err, passed)
 	if ParseItems(" CPU, ,FPS,CPU ") == nil || strings.Join(ParseItems(" CPU, ,FPS,CPU "), ",") != "CPU,FPS" {
 		t.Fatalf("ParseItems = %v", ParseItems(" CPU, ,FPS,CPU "))
 	}
@@ -33,14 +34,14 @@ func TestPerfListAndCurrent(t *testing.T) {
 func TestPerfStartStopAndPull(t *testing.T) {
 	f := newSessFake(t)
 	res, err := perfStart(f)
-	m := ssExpect(t, "perf-start", res, err, 0)
+	m := ssExpect(t, "perf-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || f.mutationCount("mode=normal", "action=start", "targetApp=com.example.counter", "items=CPU%2CFPS", "sessionId="+id) != 1 {
 		t.Fatalf("start = %v, %v", m, f.mutations)
 	}
 	out := filepath.Join(t.TempDir(), "perf")
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	m = ssExpect(t, "perf-stop", res, err, 0)
+	m = ssExpect(t, "perf-stop", res, err, passed)
 	if m["state"] != "stopped" || m["artifacts"].(map[string]any)["performance"] != out {
 		t.Fatalf("stop = %v", m)
 	}
@@ -62,7 +63,7 @@ func TestPerfStartStopAndPull(t *testing.T) {
 func TestPerfStartRefusals(t *testing.T) {
 	f := newSessFake(t)
 	_, err := StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU", "GPU"}, SessionTimings: ssFast})
-	m := ssExpect(t, "perf-start", nil, err, 2)
+	m := ssExpect(t, "perf-start", nil, err, fault.Failed)
 	ssWantCode(t, m, CodeUnsupportedItems)
 	if len(f.mutations) != 0 {
 		t.Fatalf("unsupported items still started a session")
@@ -74,7 +75,7 @@ func TestPerfStartRefusals(t *testing.T) {
 	}
 	f.perfPlan = "fail"
 	res, err := perfStart(f)
-	if m := ssExpect(t, "perf-start", res, err, 2); m["state"] != "failed" {
+	if m := ssExpect(t, "perf-start", res, err, fault.Failed); m["state"] != "failed" {
 		t.Fatalf("failed start = %v", m)
 	}
 	if f.mutationCount("targetApp=-") != 0 {
@@ -85,20 +86,20 @@ func TestPerfStartRefusals(t *testing.T) {
 func TestPerfStopRetriesAtMostThreeTimes(t *testing.T) {
 	f := newSessFake(t)
 	res, err := perfStart(f)
-	id := ssExpect(t, "perf-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	f.perfStopRetries = 2
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
-	m := ssExpect(t, "perf-stop", res, err, 0)
+	m := ssExpect(t, "perf-stop", res, err, passed)
 	if m["stopRetries"] != float64(2) || f.mutationCount("action=stop", "sessionId="+id) != 3 {
 		t.Fatalf("stop with 2 incomplete cleanups = %v (stops %d)", m, f.mutationCount("action=stop"))
 	}
 
 	g := newSessFake(t)
 	res, err = perfStart(g)
-	id = ssExpect(t, "perf-start", res, err, 0)["sessionId"].(string)
+	id = ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	g.perfStopRetries = 10
 	res, err = StopPerformance(context.Background(), g.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
-	m = ssExpect(t, "perf-stop", res, err, 2)
+	m = ssExpect(t, "perf-stop", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeStopRetryLimit)
 	if g.mutationCount("action=stop") != 4 {
 		t.Fatalf("sent %d stops, want 1 + 3 retries", g.mutationCount("action=stop"))
@@ -110,7 +111,7 @@ func TestPerfStopWhileStartingFails(t *testing.T) {
 	f.perfPlan = "hang"
 	f.begin("perf", "mine", "starting", map[string]any{"items": []any{"CPU"}})
 	res, err := StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: "mine", SessionTimings: ssFast})
-	m := ssExpect(t, "perf-stop", res, err, 2)
+	m := ssExpect(t, "perf-stop", res, err, fault.Failed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "cancelled before recording") {
 		t.Fatalf("stop while starting = %v", m)
 	}
@@ -119,12 +120,12 @@ func TestPerfStopWhileStartingFails(t *testing.T) {
 func TestPerfStopRecoversWithoutPreflight(t *testing.T) {
 	f := newSessFake(t)
 	res, err := perfStart(f)
-	id := ssExpect(t, "perf-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	f.mu.Lock()
 	f.refuseDials = 3 // the preflight query and its two retries
 	f.mu.Unlock()
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
-	m := ssExpect(t, "perf-stop", res, err, 0)
+	m := ssExpect(t, "perf-stop", res, err, passed)
 	if m["recoveredWithoutPreflight"] != true || f.mutationCount("action=stop", "sessionId="+id) != 1 {
 		t.Fatalf("blind stop = %v", m)
 	}
@@ -133,7 +134,7 @@ func TestPerfStopRecoversWithoutPreflight(t *testing.T) {
 func TestPerfPullRefusesForeignPaths(t *testing.T) {
 	f := newSessFake(t)
 	res, err := perfStart(f)
-	id := ssExpect(t, "perf-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	f.mu.Lock()
 	f.perfMutation("stop", id, nil)
 	f.tick("perf")
@@ -141,7 +142,7 @@ func TestPerfPullRefusesForeignPaths(t *testing.T) {
 	f.mu.Unlock()
 	out := filepath.Join(t.TempDir(), "perf")
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	ssWantCode(t, ssExpect(t, "perf-stop", res, err, 4), CodeUnsafeDevicePath)
+	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Transport), CodeUnsafeDevicePath)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a foreign directory was published")
 	}
@@ -149,7 +150,7 @@ func TestPerfPullRefusesForeignPaths(t *testing.T) {
 	os.Mkdir(out, 0o755)
 	n := len(f.mutations)
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	ssWantCode(t, ssExpect(t, "perf-stop", res, err, 3), artifacts.CodeOutputExists)
+	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Invalid), artifacts.CodeOutputExists)
 	if len(f.mutations) != n {
 		t.Fatalf("the device was contacted although the output exists")
 	}
@@ -176,7 +177,7 @@ func TestPerfStartTimeoutStopsOurSession(t *testing.T) {
 	f.perfPlan = "hang"
 	res, err := StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU"},
 		SessionTimings: SessionTimings{Timeout: 60e6, Interval: 5e6}})
-	m := ssExpect(t, "perf-start", res, err, 124)
+	m := ssExpect(t, "perf-start", res, err, fault.Timeout)
 	cl := m["cleanup"].(map[string]any)
 	if m["phase"] != "performance-start" || cl["attempted"] != true || cl["terminalState"] != "failed" ||
 		f.mutationCount("mode=normal", "action=stop", "sessionId="+m["sessionId"].(string)) != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -14,17 +15,17 @@ func displayStart(f *sessFake) (*SessionResult, error) {
 func TestPerfDisplayStartStatusStop(t *testing.T) {
 	f := newSessFake(t)
 	res, err := displayStart(f)
-	m := ssExpect(t, "perf-display-start", res, err, 0)
+	m := ssExpect(t, "perf-display-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "running" || f.mutationCount("mode=display", "action=start", "sessionId="+id) != 1 {
 		t.Fatalf("start = %v", m)
 	}
 	res, err = PerfDisplayStatus(context.Background(), f.device(), id)
-	if m := ssExpect(t, "perf-display-status", res, err, 0); m["values"].(map[string]any)["CPU"] != "7.5" {
+	if m := ssExpect(t, "perf-display-status", res, err, passed); m["values"].(map[string]any)["CPU"] != "7.5" {
 		t.Fatalf("status = %v", m)
 	}
 	res, err = StopPerfDisplay(context.Background(), f.device(), id, ssFast)
-	if m := ssExpect(t, "perf-display-stop", res, err, 0); m["state"] != "stopped" {
+	if m := ssExpect(t, "perf-display-stop", res, err, passed); m["state"] != "stopped" {
 		t.Fatalf("stop = %v", m)
 	}
 }
@@ -34,29 +35,29 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 	f.begin("display", "other-owner", "running", map[string]any{"targetPackage": "com.x.y", "items": []any{"CPU"},
 		"ownedDisplayNames": []any{"CPU"}, "values": map[string]any{"CPU": "99"}, "startedAt": f.now(), "sampledAt": f.now()})
 	res, err := PerfDisplayStatus(context.Background(), f.device(), "mine")
-	m := ssExpect(t, "perf-display-status", res, err, 2)
+	m := ssExpect(t, "perf-display-status", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionMismatch)
 	latest := m["latestPerformanceDisplay"].(map[string]any)
 	if len(latest["values"].(map[string]any)) != 0 || latest["valuesWithheld"] != true {
 		t.Fatalf("another owner's values were shown: %v", latest)
 	}
 	res, err = StopPerfDisplay(context.Background(), f.device(), "mine", ssFast)
-	m = ssExpect(t, "perf-display-stop", res, err, 2)
+	m = ssExpect(t, "perf-display-stop", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionMismatch)
 	if f.mutationCount("action=stop") != 0 || f.snaps["display"]["state"] != "running" {
 		t.Fatalf("another owner's lease was stopped")
 	}
 	// A new monitor is refused while that lease is active.
 	res, err = displayStart(f)
-	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, 2), device.CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), device.CodeSessionActive)
 }
 
 func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
 	f := newSessFake(t)
 	res, err := perfStart(f)
-	ssExpect(t, "perf-start", res, err, 0)
+	ssExpect(t, "perf-start", res, err, passed)
 	res, err = displayStart(f)
-	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, 2), device.CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), device.CodeSessionActive)
 	if f.mutationCount("mode=display") != 0 {
 		t.Fatalf("a display start was sent while a recording owns the provider")
 	}
@@ -64,7 +65,7 @@ func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
 	g := newSessFake(t)
 	g.displayPlan = "wrong-items"
 	res, err = displayStart(g)
-	m := ssExpect(t, "perf-display-start", res, err, 4)
+	m := ssExpect(t, "perf-display-start", res, err, fault.Transport)
 	if g.mutationCount("mode=display", "action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("a lease with the wrong items was not stopped: %v", m)
 	}
@@ -86,7 +87,7 @@ func TestPerfDisplayFailedStartIsExit2(t *testing.T) {
 	f := newSessFake(t)
 	f.displayPlan = "fail"
 	res, err := displayStart(f)
-	m := ssExpect(t, "perf-display-start", res, err, 2)
+	m := ssExpect(t, "perf-display-start", res, err, fault.Failed)
 	if m["state"] != "failed" || m["error"] != "Another performance session is already running" {
 		t.Fatalf("failed display = %v", m)
 	}

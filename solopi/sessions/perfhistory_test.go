@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -15,25 +14,25 @@ func TestPerfHistoryListGetDelete(t *testing.T) {
 	id := "performance-" + strings.Repeat("ab", 32)
 	f.history[id] = map[string]any{"id": id, "kind": "performance", "relativePath": "performance-x", "pathAvailable": true, "fileCount": 2}
 	list, err := ListPerfHistory(context.Background(), f.device(), 100)
-	m := ssExpect(t, "perf-history-list", &SessionResult{Object: list}, err, 0)
+	m := ssExpect(t, "perf-history-list", &SessionResult{Object: list}, err, passed)
 	if m["returned"] != float64(1) {
 		t.Fatalf("list = %v", m)
 	}
 	rec, err := GetPerfHistory(context.Background(), f.device(), id)
-	ssExpect(t, "perf-history-get", &SessionResult{Object: rec}, err, 0)
+	ssExpect(t, "perf-history-get", &SessionResult{Object: rec}, err, passed)
 	res, err := DeletePerfHistory(context.Background(), f.device(), id, ssFast)
-	m = ssExpect(t, "perf-history-delete", res, err, 0)
+	m = ssExpect(t, "perf-history-delete", res, err, passed)
 	if f.mutationCount("action=deletePerformance", "id="+id, "confirmId="+id, "requestId="+m["requestId"].(string)) != 1 {
 		t.Fatalf("delete mutation = %v", f.mutations)
 	}
 	_, err = GetPerfHistory(context.Background(), f.device(), id)
-	ssWantCode(t, ssExpect(t, "perf-history-get", nil, err, 2), "record_not_found")
+	ssWantCode(t, ssExpect(t, "perf-history-get", nil, err, fault.Failed), "record_not_found")
 	for _, bad := range []string{"replay-" + strings.Repeat("a", 64), "performance-ABC", "../x"} {
 		if e := fault.From(CheckPerfHistoryID(bad)); CheckPerfHistoryID(bad) == nil || e.Kind != fault.Invalid {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if _, err := ListPerfHistory(context.Background(), f.device(), 501); outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage {
+	if _, err := ListPerfHistory(context.Background(), f.device(), 501); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("limit 501 accepted")
 	}
 }

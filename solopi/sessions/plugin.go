@@ -446,6 +446,7 @@ func pollPluginReceipt(ctx context.Context, d *device.Device, requestID string, 
 func pollMutationReceipt(ctx context.Context, d *device.Device, action, requestID string, m *protocol.Machine, po device.PollOptions,
 	refused string, last *map[string]any, check func(o device.WireObject) error) (device.WireObject, error) {
 	var final device.WireObject
+	po.Clock = d.Clock()
 	err := device.PollUntil(ctx, po, func(ctx context.Context) (bool, error) {
 		r, err := d.QueryObject(ctx, action, device.P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 )
 
 func writeZip(t *testing.T, dir, name string, entries map[string]string) string {
@@ -48,11 +47,11 @@ func stagedFiles(f *sessFake) []string {
 func TestPluginListAndInstall(t *testing.T) {
 	f := newSessFake(t)
 	list, err := PluginList(context.Background(), f.device())
-	ssExpect(t, "plugin-list", &SessionResult{Object: list}, err, 0)
+	ssExpect(t, "plugin-list", &SessionResult{Object: list}, err, passed)
 
 	zp := writeZip(t, t.TempDir(), "demo.zip", map[string]string{"hulu_demo/desc.json": `{"name":"hulu_demo","version":1}`, "hulu_demo/test.jar": "jar"})
 	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: zp, SessionTimings: ssFast})
-	m := ssExpect(t, "plugin-install", res, err, 0)
+	m := ssExpect(t, "plugin-install", res, err, passed)
 	cl := m["cleanup"].(map[string]any)
 	if m["state"] != "completed_restart_required" || cl["removed"] != true || cl["success"] != true {
 		t.Fatalf("install = %v", m)
@@ -82,7 +81,7 @@ func TestPluginInstallWrongSHA256FailsAndLeavesNoStagedFile(t *testing.T) {
 	f.corruptImport = true
 	zp := writeZip(t, t.TempDir(), "demo.zip", map[string]string{"desc.json": `{}`})
 	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: zp, SessionTimings: ssFast})
-	m := ssExpect(t, "plugin-install", res, err, 2)
+	m := ssExpect(t, "plugin-install", res, err, fault.Failed)
 	ssWantCode(t, m, "sha256_mismatch")
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || cl["removed"] != true {
 		t.Fatalf("cleanup after a failed import = %v", m)
@@ -102,7 +101,7 @@ func TestPluginInstallTimeoutStillCleansUp(t *testing.T) {
 	if res != nil {
 		t.Fatalf("interrupted install returned a result")
 	}
-	m := ssExpect(t, "plugin-install", nil, err, 130)
+	m := ssExpect(t, "plugin-install", nil, err, fault.Interrupted)
 	cl := m["cleanup"].(map[string]any)
 	if cl["attempted"] != true || cl["reason"] != "mutation_not_terminal" || len(stagedFiles(f)) != 0 {
 		t.Fatalf("interrupted install left the staged file: %v", m)
@@ -112,7 +111,7 @@ func TestPluginInstallTimeoutStillCleansUp(t *testing.T) {
 	g := newSessFake(t)
 	g.dropImports = true
 	_, err = InstallPlugin(context.Background(), g.device(), PluginInstallOptions{File: zp, SessionTimings: SessionTimings{Timeout: 50e6, Interval: 5e6}})
-	m = ssExpect(t, "plugin-install", nil, err, 124)
+	m = ssExpect(t, "plugin-install", nil, err, fault.Timeout)
 	if m["cleanup"].(map[string]any)["success"] != true || len(stagedFiles(g)) != 0 {
 		t.Fatalf("timed-out install left the staged file: %v", m)
 	}
@@ -136,7 +135,7 @@ func TestPluginZipLocalChecks(t *testing.T) {
 	bad["symlink"] = filepath.Join(dir, "link.zip")
 	bad["deep manifest"] = writeZip(t, dir, "deep.zip", map[string]string{"a/b/desc.json": "{}"})
 	for name, p := range bad {
-		if _, err := ReadPluginZip(p); err == nil || outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage {
+		if _, err := ReadPluginZip(p); err == nil || fault.KindOf(err) != fault.Invalid {
 			t.Errorf("%s: accepted (%v)", name, err)
 		}
 	}
@@ -146,11 +145,11 @@ func TestPluginRemove(t *testing.T) {
 	f := newSessFake(t)
 	id := ssPluginID("hulu_demo")
 	res, err := RemovePlugin(context.Background(), f.device(), id, ssFast)
-	m := ssExpect(t, "plugin-remove", res, err, 0)
+	m := ssExpect(t, "plugin-remove", res, err, passed)
 	if m["mutation"].(map[string]any)["pluginId"] != id || f.mutationCount("action=remove", "pluginId="+id, "confirmId="+id) != 1 {
 		t.Fatalf("remove = %v", m)
 	}
-	if _, err := RemovePlugin(context.Background(), f.device(), "plugin-XYZ", ssFast); outcome.ExitFor(fault.KindOf(err)) != outcome.ExitUsage {
+	if _, err := RemovePlugin(context.Background(), f.device(), "plugin-XYZ", ssFast); fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("a malformed plugin id was sent")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -16,7 +17,7 @@ func recordStart(f *sessFake) (*SessionResult, error) {
 func TestRecordStartStatusStop(t *testing.T) {
 	f := newSessFake(t)
 	res, err := recordStart(f)
-	m := ssExpect(t, "record-start", res, err, 0)
+	m := ssExpect(t, "record-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || m["success"] != true || len(id) != 36 {
 		t.Fatalf("start = %v", m)
@@ -25,30 +26,30 @@ func TestRecordStartStatusStop(t *testing.T) {
 		t.Fatalf("start mutation not sent exactly once with our id: %v", f.mutations)
 	}
 	res, err = RecordingStatus(context.Background(), f.device(), id)
-	ssExpect(t, "record-status", res, err, 0)
+	ssExpect(t, "record-status", res, err, passed)
 
 	// Another sessionId never reads as ours: exit 2 with the latest snapshot.
 	res, err = RecordingStatus(context.Background(), f.device(), "someone-else")
-	m = ssExpect(t, "record-status", res, err, 2)
+	m = ssExpect(t, "record-status", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionMismatch)
 	if latest, _ := m["latestRecording"].(map[string]any); latest["sessionId"] != id {
 		t.Fatalf("mismatch lacks the latest snapshot: %v", m)
 	}
 	// ... and is never stopped.
 	res, err = StopRecording(context.Background(), f.device(), "someone-else", ssFast)
-	ssExpect(t, "record-stop", res, err, 2)
+	ssExpect(t, "record-stop", res, err, fault.Failed)
 	if f.mutationCount("recordMode=stop") != 0 {
 		t.Fatalf("a stop was sent for a session we do not own")
 	}
 
 	res, err = StopRecording(context.Background(), f.device(), id, ssFast)
-	m = ssExpect(t, "record-stop", res, err, 0)
+	m = ssExpect(t, "record-stop", res, err, passed)
 	if m["state"] != "stopped" || m["caseId"] != float64(42) || m["cancelledBeforeStart"] != false {
 		t.Fatalf("stop = %v", m)
 	}
 	// Stopping again is a no-op on a terminal session.
 	res, err = StopRecording(context.Background(), f.device(), id, ssFast)
-	m = ssExpect(t, "record-stop", res, err, 0)
+	m = ssExpect(t, "record-stop", res, err, passed)
 	if m["alreadyTerminal"] != true || f.mutationCount("recordMode=stop") != 1 {
 		t.Fatalf("second stop sent a mutation or lost alreadyTerminal: %v", m)
 	}
@@ -58,7 +59,7 @@ func TestRecordStartFailedIsExit2(t *testing.T) {
 	f := newSessFake(t)
 	f.recordPlan = "fail"
 	res, err := recordStart(f)
-	m := ssExpect(t, "record-start", res, err, 2)
+	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionFailed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "preparation failed") {
 		t.Fatalf("failed start = %v", m)
@@ -70,7 +71,7 @@ func TestRecordStartTimeoutStopsExactlyOurSession(t *testing.T) {
 	f.recordPlan = "hang"
 	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
 		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}})
-	m := ssExpect(t, "record-start", res, err, 124)
+	m := ssExpect(t, "record-start", res, err, fault.Timeout)
 	id := m["sessionId"].(string)
 	cl := m["cleanup"].(map[string]any)
 	if m["phase"] != "record-start" || cl["attempted"] != true || cl["success"] != true || cl["terminalState"] != "stopped" || cl["cancelledBeforeStart"] != true {
@@ -86,7 +87,7 @@ func TestRecordStartInterruptStopsOurSession(t *testing.T) {
 	f.recordPlan = "hang"
 	ctx := ssCancelOn(t, f, "recordMode=normal")
 	res, err := StartRecording(ctx, f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter", SessionTimings: ssFast})
-	m := ssExpect(t, "record-start", res, err, 130)
+	m := ssExpect(t, "record-start", res, err, fault.Interrupted)
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || m["sessionId"] == "" {
 		t.Fatalf("interrupt output = %v", m)
 	}
@@ -100,7 +101,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	f.recordPlan = "hang"
 	f.begin("record", "other-client", "starting", map[string]any{"caseName": "x", "targetPackage": "com.x.y"})
 	res, err := recordStart(f)
-	m := ssExpect(t, "record-start", res, err, 2)
+	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionActive)
 	if len(f.mutations) != 0 {
 		t.Fatalf("a mutation was sent while another recording was active")
@@ -110,7 +111,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	g.stealOnStart = "record"
 	g.recordPlan = "hang"
 	res, err = recordStart(g)
-	m = ssExpect(t, "record-start", res, err, 2)
+	m = ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionReplaced)
 	if g.mutationCount("recordMode=stop") != 0 {
 		t.Fatalf("the other client's session was stopped")
@@ -122,7 +123,7 @@ func TestRecordStopWhileStartingIsCancelledBeforeStart(t *testing.T) {
 	f.recordPlan = "hang"
 	f.begin("record", "mine", "starting", map[string]any{"caseName": "x", "targetPackage": "com.x.y"})
 	res, err := StopRecording(context.Background(), f.device(), "mine", ssFast)
-	m := ssExpect(t, "record-stop", res, err, 0)
+	m := ssExpect(t, "record-stop", res, err, passed)
 	if m["cancelledBeforeStart"] != true || m["caseId"] != nil || m["startedAt"] != nil {
 		t.Fatalf("stop while starting = %v", m)
 	}
@@ -149,7 +150,7 @@ func TestRecordValidator(t *testing.T) {
 func TestRecordStartRefusesUnknownTargetApp(t *testing.T) {
 	f := newSessFake(t)
 	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "x", TargetPackage: "com.example.missing", SessionTimings: ssFast})
-	m := ssExpect(t, "record-start", res, err, 2)
+	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, "target_app_not_found")
 	if len(f.mutations) != 0 {
 		t.Fatalf("a mutation was sent for an unknown target app")

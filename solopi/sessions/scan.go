@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -179,7 +178,7 @@ func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (*Sessi
 		return nil, err
 	}
 	if o.State() == protocol.SessionFailed {
-		return nil, snapshotError(outcome.ExitFailure, device.CodeSessionFailed, "the scan session failed", o)
+		return nil, snapshotError(device.CodeSessionFailed, "the scan session failed", o)
 	}
 	return &SessionResult{Object: o.Clone()}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -17,7 +18,7 @@ func TestScanStartStates(t *testing.T) {
 		f := newSessFake(t)
 		f.scanPlan = c.plan
 		res, err := StartScan(context.Background(), f.device(), ssFast)
-		m := ssExpect(t, "scan-start", res, err, 0)
+		m := ssExpect(t, "scan-start", res, err, passed)
 		if m["state"] != c.state || m["userActionRequired"] != c.ua || m["scanCompleted"] != false || m["contentExecuted"] != false {
 			t.Fatalf("plan %q: start = %v", c.plan, m)
 		}
@@ -28,14 +29,14 @@ func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 	f := newSessFake(t)
 	f.scanPlan = "complete"
 	res, err := StartScan(context.Background(), f.device(), ssFast)
-	id := ssExpect(t, "scan-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
 	res, err = ScanStatus(context.Background(), f.device(), id)
-	m := ssExpect(t, "scan-status", res, err, 0)
+	m := ssExpect(t, "scan-status", res, err, passed)
 	if m["state"] != "completed" || m["content"] != "https://example.com/x" || m["codeType"] != "QR CODE" {
 		t.Fatalf("status = %v", m)
 	}
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
-	m = ssExpect(t, "scan-cancel", res, err, 2)
+	m = ssExpect(t, "scan-cancel", res, err, fault.Failed)
 	ssWantCode(t, m, device.CodeSessionNotStop)
 	if f.mutationCount("action=cancel") != 0 {
 		t.Fatalf("a cancel was sent for a completed scan")
@@ -45,22 +46,22 @@ func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 func TestScanCancelAndRefusals(t *testing.T) {
 	f := newSessFake(t)
 	res, err := StartScan(context.Background(), f.device(), ssFast)
-	id := ssExpect(t, "scan-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
 	res, err = CancelScan(context.Background(), f.device(), "not-mine", ssFast)
-	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, 2), device.CodeSessionMismatch)
+	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), device.CodeSessionMismatch)
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
-	m := ssExpect(t, "scan-cancel", res, err, 0)
+	m := ssExpect(t, "scan-cancel", res, err, passed)
 	if m["state"] != "cancelled" || f.mutationCount("action=cancel", "sessionId="+id) != 1 {
 		t.Fatalf("cancel = %v", m)
 	}
 	// Cancelling an already cancelled scan is success without a mutation.
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
-	ssExpect(t, "scan-cancel", res, err, 0)
+	ssExpect(t, "scan-cancel", res, err, passed)
 
 	g := newSessFake(t)
 	g.snaps["scan"]["manualScanActive"] = true
 	res, err = StartScan(context.Background(), g.device(), ssFast)
-	ssWantCode(t, ssExpect(t, "scan-start", res, err, 2), device.CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), device.CodeSessionActive)
 	if len(g.mutations) != 0 {
 		t.Fatalf("a scan was started while the manual page owns the camera")
 	}
@@ -70,15 +71,15 @@ func TestScanFailedAndTimeout(t *testing.T) {
 	f := newSessFake(t)
 	f.scanPlan = "fail"
 	res, err := StartScan(context.Background(), f.device(), ssFast)
-	m := ssExpect(t, "scan-start", res, err, 2)
+	m := ssExpect(t, "scan-start", res, err, fault.Failed)
 	id := m["sessionId"].(string)
 	res, err = ScanStatus(context.Background(), f.device(), id)
-	ssWantCode(t, ssExpect(t, "scan-status", res, err, 2), device.CodeSessionFailed)
+	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), device.CodeSessionFailed)
 
 	g := newSessFake(t)
 	g.scanPlan = "hang"
 	res, err = StartScan(context.Background(), g.device(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
-	m = ssExpect(t, "scan-start", res, err, 124)
+	m = ssExpect(t, "scan-start", res, err, fault.Timeout)
 	if cl := m["cleanup"].(map[string]any); cl["terminalState"] != "cancelled" || g.mutationCount("action=cancel", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("timeout cleanup = %v", m)
 	}

@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 func TestScreenRecordStartStopAndPull(t *testing.T) {
 	f := newSessFake(t)
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
-	m := ssExpect(t, "screen-record-start", res, err, 0)
+	m := ssExpect(t, "screen-record-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || f.mutationCount("action=start", "sessionId="+id, "resolution=720x480", "bitrateKbps=2500", "frameRate=30", "durationSec=300") != 1 {
 		t.Fatalf("start = %v, mutations %v", m, f.mutations)
 	}
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	m = ssExpect(t, "screen-record-stop", res, err, 0)
+	m = ssExpect(t, "screen-record-stop", res, err, passed)
 	art := m["artifacts"].(map[string]any)["screenRecording"].(map[string]any)
 	got, rerr := os.ReadFile(out)
 	if rerr != nil || !bytes.Equal(got, f.file(fakeCaptures+"/Screen-20260101-120000-720x480.mp4")) || art["sizeBytes"] != m["fileSize"] {
@@ -44,7 +45,7 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 	// The output now exists: a second pull is refused before the device.
 	n := len(f.ShellLog())
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	m = ssExpect(t, "screen-record-stop", res, err, 3)
+	m = ssExpect(t, "screen-record-stop", res, err, fault.Invalid)
 	ssWantCode(t, m, artifacts.CodeOutputExists)
 	if len(f.ShellLog()) != n {
 		t.Fatalf("the device was contacted although the output exists")
@@ -58,7 +59,7 @@ func TestScreenRecordStopWhilePendingIsCancelledWithoutMP4(t *testing.T) {
 		"bitrateKbps": 2500, "frameRate": 30, "durationSec": 300, "requestedAt": f.now(), "capturesRoot": fakeCaptures})
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err := StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: "mine", Output: out, SessionTimings: ssFast})
-	m := ssExpect(t, "screen-record-stop", res, err, 0)
+	m := ssExpect(t, "screen-record-stop", res, err, passed)
 	if m["cancelledBeforeStart"] != true || m["outputPath"] != nil {
 		t.Fatalf("stop while pending = %v", m)
 	}
@@ -77,7 +78,7 @@ func TestScreenRecordPendingTimesOutWithHintAndCleanup(t *testing.T) {
 	f.screenPlan = "pending"
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{},
 		SessionTimings{Timeout: 80 * time.Millisecond, Interval: 5 * time.Millisecond})
-	m := ssExpect(t, "screen-record-start", res, err, 124)
+	m := ssExpect(t, "screen-record-start", res, err, fault.Timeout)
 	if !strings.Contains(m["error"].(string), "MediaProjection") {
 		t.Fatalf("no MediaProjection hint: %v", m)
 	}
@@ -91,7 +92,7 @@ func TestScreenRecordDeniedIsExit2(t *testing.T) {
 	f := newSessFake(t)
 	f.screenPlan = "deny"
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
-	m := ssExpect(t, "screen-record-start", res, err, 2)
+	m := ssExpect(t, "screen-record-start", res, err, fault.Failed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "MediaProjection") {
 		t.Fatalf("denied = %v", m)
 	}
@@ -100,7 +101,7 @@ func TestScreenRecordDeniedIsExit2(t *testing.T) {
 func TestScreenRecordPullRefusesSizeMismatch(t *testing.T) {
 	f := newSessFake(t)
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
-	id := ssExpect(t, "screen-record-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "screen-record-start", res, err, passed)["sessionId"].(string)
 	// The device reports one size, the file on disk has another.
 	f.then("screen", func(s map[string]any) {})
 	f.mu.Lock()
@@ -110,7 +111,7 @@ func TestScreenRecordPullRefusesSizeMismatch(t *testing.T) {
 	f.mu.Unlock()
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	m := ssExpect(t, "screen-record-stop", res, err, 4)
+	m := ssExpect(t, "screen-record-stop", res, err, fault.Transport)
 	ssWantCode(t, m, CodeArtifactMismatch)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a mismatching MP4 was published")
@@ -161,7 +162,7 @@ func TestScreenRecordValidator(t *testing.T) {
 func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
 	f := newSessFake(t)
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
-	id := ssExpect(t, "screen-record-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "screen-record-start", res, err, passed)["sessionId"].(string)
 	f.mu.Lock()
 	f.screenMutation("stop", id, nil)
 	f.tick("screen")
@@ -173,7 +174,7 @@ func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
 	f.mu.Unlock()
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	ssWantCode(t, ssExpect(t, "screen-record-stop", res, err, 4), CodeUnsafeDevicePath)
+	ssWantCode(t, ssExpect(t, "screen-record-stop", res, err, fault.Transport), CodeUnsafeDevicePath)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a file outside shared storage was pulled")
 	}

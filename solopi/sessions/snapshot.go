@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -54,21 +53,20 @@ func (sp *sessionSpec) fetch(ctx context.Context, d *device.Device) (device.Wire
 	return o, nil
 }
 
-// SessionResult is the outcome of a session command: the object printed on
-// stdout and its exit code.
+// SessionResult is the outcome of a successful session command: the object
+// printed on stdout. Failures are returned as errors.
 type SessionResult struct {
 	Object map[string]any
-	Exit   int
 }
 
-// snapshotError is a business outcome (exit 2 or 124/130) that keeps every
-// snapshot field at the top level, as the reference host prints them, and
-// uses the device's own error text as the message when it has one.
-func snapshotError(exit int, code, msg string, o device.WireObject) *fault.Error {
+// snapshotError is a business failure that keeps every snapshot field at
+// the top level, as the reference host prints them, and uses the device's
+// own error text as the message when it has one.
+func snapshotError(code, msg string, o device.WireObject) *fault.Error {
 	if t, _ := o.Text("error"); t != "" {
 		msg = t
 	}
-	e := fault.New(outcome.KindFor(exit), code, msg)
+	e := fault.New(fault.Failed, code, msg)
 	for k, v := range o {
 		switch k {
 		case "success", "error", "errorCode", "userActionRequired", "requiredUserAction":
@@ -202,7 +200,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 	}
 	var last device.WireObject
 	seen := false
-	err = device.PollUntil(ctx, device.PollOptions{Timeout: p.Timeout, Interval: p.Interval}, func(ctx context.Context) (bool, error) {
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: p.Timeout, Interval: p.Interval}, func(ctx context.Context) (bool, error) {
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
 			return false, err
@@ -214,10 +212,10 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 				return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.State(), o.State()), map[string]any(o))
 			}
 			if !seen || last.State() != o.State() {
-				d.Opts.Progress.Printf("%s %s: %s", sp.Name, p.SessionID, o.State())
+				d.Opts.Progress.Report(device.Event{Phase: "session", Message: fmt.Sprintf("%s %s: %s", sp.Name, p.SessionID, o.State()), State: string(o.State())})
 				if ua, _ := o.Flag("userActionRequired"); ua {
 					if text, _ := o.Text("requiredUserAction"); text != "" {
-						d.Opts.Progress.Printf("waiting for the tester on the device: %s", text)
+						d.Opts.Progress.Reportf("waiting-for-user", "waiting for the tester on the device: %s", text)
 					}
 				}
 			}
@@ -231,7 +229,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		case !seen && id == previous:
 			return false, nil
 		case seen && id == "":
-			return false, snapshotError(outcome.ExitFailure, device.CodeSessionLost,
+			return false, snapshotError(device.CodeSessionLost,
 				"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not finished", o).
 				With("sessionId", p.SessionID).With("phase", p.Phase)
 		default:
@@ -266,7 +264,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		res.Object["success"] = true
 		return res, nil
 	}
-	fail := snapshotError(outcome.ExitFailure, device.CodeSessionFailed,
+	fail := snapshotError(device.CodeSessionFailed,
 		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, last.State(), joinStates(p.Success)), last)
 	if p.AlwaysStop {
 		return nil, sp.abandon(ctx, d, p, last, fail)
@@ -321,7 +319,7 @@ func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id strin
 	}
 	var last device.WireObject
 	retries := 0
-	perr := device.PollUntil(cctx, device.PollOptions{Timeout: wait, Interval: interval}, func(ctx context.Context) (bool, error) {
+	perr := device.PollUntil(cctx, device.PollOptions{Clock: d.Clock(), Timeout: wait, Interval: interval}, func(ctx context.Context) (bool, error) {
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
 			return false, err
@@ -388,12 +386,13 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		blind = true
 		extra["recoveredWithoutPreflight"] = true
 	}
-	deadline := time.Now().Add(p.Timeout)
+	clk := d.Clock()
+	deadline := clk.Now().Add(p.Timeout)
 	stops := 0
 	send := func(ctx context.Context) error {
 		// The activity call itself is bounded by what is left of the
 		// budget and never more than 30 s (the reference host's limit).
-		left := min(time.Until(deadline), 30*time.Second)
+		left := min(deadline.Sub(clk.Now()), 30*time.Second)
 		if left <= 0 {
 			return device.ErrPollTimeout
 		}
@@ -421,7 +420,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 	}
 	last := pre
 	retries := 0
-	err = device.PollUntil(ctx, device.PollOptions{Timeout: time.Until(deadline), Interval: p.Interval}, func(ctx context.Context) (bool, error) {
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: deadline.Sub(clk.Now()), Interval: p.Interval}, func(ctx context.Context) (bool, error) {
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
 			var oe *fault.Error
@@ -432,7 +431,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		}
 		if o.SessionID() != p.SessionID {
 			if o.SessionID() == "" {
-				return false, snapshotError(outcome.ExitFailure, device.CodeSessionLost,
+				return false, snapshotError(device.CodeSessionLost,
 					"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not stopped", o).
 					With("sessionId", p.SessionID).With("phase", p.Phase)
 			}
@@ -448,7 +447,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		if sp.Retryable && o.State() == protocol.SessionStopping {
 			if r, _ := o.Flag("stopRetryable"); r {
 				if retries >= 3 {
-					return false, snapshotError(outcome.ExitFailure, device.CodeStopRetryLimit,
+					return false, snapshotError(device.CodeStopRetryLimit,
 						"the device still reports incomplete cleanup after 3 re-sent stops", o).With("stopRetries", retries)
 				}
 				retries++
@@ -480,7 +479,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 	if code == "" {
 		code = device.CodeSessionNotStop
 	}
-	e := snapshotError(outcome.ExitFailure, code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, o.State(), joinStates(p.Success)), o)
+	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, o.State(), joinStates(p.Success)), o)
 	for k, v := range extra {
 		e.With(k, v)
 	}

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -19,24 +17,35 @@ import (
 // fake's one-step-per-poll sessions.
 var ssFast = SessionTimings{Timeout: 3 * time.Second, Interval: 5 * time.Millisecond}
 
-// ssEmit prints a command outcome exactly as the CLI does.
-func ssEmit(res *SessionResult, err error) ([]byte, int) {
-	var buf bytes.Buffer
-	var r outcome.Result
-	if res != nil {
-		r = outcome.Result{Value: res.Object, Exit: res.Exit}
+// passed stands for "no failure" where tests compare an outcome's kind.
+const passed fault.Kind = 255
+
+// ssEmit renders a command outcome as the JSON object the CLI prints (the
+// result, or the error's fields) and the kind of its failure.
+func ssEmit(t *testing.T, res *SessionResult, err error) ([]byte, fault.Kind) {
+	t.Helper()
+	var v any
+	kind := passed
+	if err != nil {
+		e := fault.From(err)
+		v, kind = e.Fields(), e.Kind
+	} else if res != nil {
+		v = res.Object
 	}
-	code := outcome.Print(&buf, r, err, false)
-	return buf.Bytes(), code
+	b, merr := json.Marshal(v)
+	if merr != nil {
+		t.Fatalf("encode output: %v", merr)
+	}
+	return b, kind
 }
 
-// ssExpect checks the exit code, validates the printed object against the
-// command's schema (errors against the error schema) and decodes it.
-func ssExpect(t *testing.T, schema string, res *SessionResult, err error, wantExit int) map[string]any {
+// ssExpect checks the failure kind, validates the printed object against
+// the command's schema (errors against the error schema) and decodes it.
+func ssExpect(t *testing.T, schema string, res *SessionResult, err error, want fault.Kind) map[string]any {
 	t.Helper()
-	b, code := ssEmit(res, err)
-	if code != wantExit {
-		t.Fatalf("exit %d, want %d: %s", code, wantExit, b)
+	b, kind := ssEmit(t, res, err)
+	if kind != want {
+		t.Fatalf("kind %v, want %v: %s", kind, want, b)
 	}
 	schemas.Validate(t, schema, b)
 	var m map[string]any
@@ -134,7 +143,7 @@ func ssValidatorCases(t *testing.T, validate func(device.WireObject) error, case
 		}
 		if err != nil {
 			if e := fault.From(err); e.Kind != fault.Transport || e.Code != device.CodeContractViolate {
-				t.Errorf("%s: violation is %s/%d, want %s/4", c.name, e.Code, outcome.ExitFor(e.Kind), device.CodeContractViolate)
+				t.Errorf("%s: violation is %s/%d, want %s/4", c.name, e.Code, e.Kind, device.CodeContractViolate)
 			}
 		}
 	}

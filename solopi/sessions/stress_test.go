@@ -16,15 +16,15 @@ func stressStart(f *sessFake, ctx context.Context, t SessionTimings) (*SessionRe
 func TestStressStartStatusStop(t *testing.T) {
 	f := newSessFake(t)
 	res, err := stressStart(f, context.Background(), ssFast)
-	m := ssExpect(t, "stress-start", res, err, 0)
+	m := ssExpect(t, "stress-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "running" || f.mutationCount("action=start", "sessionId="+id, "cpuCount=2", "cpuPercent=50", "memory=128", "durationSec=30") != 1 {
 		t.Fatalf("start = %v, %v", m, f.mutations)
 	}
 	res, err = StressStatus(context.Background(), f.device(), "other")
-	ssWantCode(t, ssExpect(t, "stress-status", res, err, 2), device.CodeSessionMismatch)
+	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), device.CodeSessionMismatch)
 	res, err = StopStress(context.Background(), f.device(), id, ssFast)
-	if m := ssExpect(t, "stress-stop", res, err, 0); m["state"] != "stopped" {
+	if m := ssExpect(t, "stress-stop", res, err, passed); m["state"] != "stopped" {
 		t.Fatalf("stop = %v", m)
 	}
 }
@@ -33,7 +33,7 @@ func TestStressAutoZeroIsObservedAsStopped(t *testing.T) {
 	f := newSessFake(t)
 	f.stressPlan = "autostop"
 	res, err := stressStart(f, context.Background(), ssFast)
-	id := ssExpect(t, "stress-start", res, err, 0)["sessionId"].(string)
+	id := ssExpect(t, "stress-start", res, err, passed)["sessionId"].(string)
 	// The device removes the load on its own (durationSec elapsed).
 	for range 3 {
 		f.mu.Lock()
@@ -41,7 +41,7 @@ func TestStressAutoZeroIsObservedAsStopped(t *testing.T) {
 		f.mu.Unlock()
 	}
 	res, err = StopStress(context.Background(), f.device(), id, ssFast)
-	m := ssExpect(t, "stress-stop", res, err, 0)
+	m := ssExpect(t, "stress-stop", res, err, passed)
 	if m["state"] != "stopped" || m["alreadyTerminal"] != true || f.mutationCount("action=stop") != 0 {
 		t.Fatalf("auto-stopped session = %v (stops %d)", m, f.mutationCount("action=stop"))
 	}
@@ -52,7 +52,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	f := newSessFake(t)
 	f.stressPlan = "fail"
 	res, err := stressStart(f, context.Background(), ssFast)
-	m := ssExpect(t, "stress-start", res, err, 2)
+	m := ssExpect(t, "stress-start", res, err, fault.Failed)
 	if cl, _ := m["cleanup"].(map[string]any); cl["attempted"] != true || cl["terminalState"] != "failed" || f.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("failure without cleanup evidence: %v", m)
 	}
@@ -60,7 +60,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	g := newSessFake(t)
 	g.stressPlan = "hang"
 	res, err = stressStart(g, context.Background(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
-	m = ssExpect(t, "stress-start", res, err, 124)
+	m = ssExpect(t, "stress-start", res, err, fault.Timeout)
 	if g.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || g.snaps["stress"]["state"] != "stopped" {
 		t.Fatalf("timeout left stress %v: %v", g.snaps["stress"]["state"], m)
 	}
@@ -68,7 +68,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	h := newSessFake(t)
 	h.stressPlan = "hang"
 	res, err = stressStart(h, ssCancelOn(t, h, "action=start"), ssFast)
-	m = ssExpect(t, "stress-start", res, err, 130)
+	m = ssExpect(t, "stress-start", res, err, fault.Interrupted)
 	if h.snaps["stress"]["state"] != "stopped" || m["cleanup"].(map[string]any)["success"] != true {
 		t.Fatalf("interrupt left stress %v: %v", h.snaps["stress"]["state"], m)
 	}
@@ -77,7 +77,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	k.stressPlan = "hang"
 	k.afterStart["stress"] = []func(map[string]any){func(s map[string]any) {}, func(s map[string]any) { s["memory"] = 4096 }}
 	res, err = stressStart(k, context.Background(), ssFast)
-	m = ssExpect(t, "stress-start", res, err, 4)
+	m = ssExpect(t, "stress-start", res, err, fault.Transport)
 	if k.mutationCount("action=stop") != 1 {
 		t.Fatalf("a contract violation left the load running: %v", m)
 	}

@@ -236,7 +236,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 		return nil, fault.From(err).With("requestId", id).With("phase", "video-analysis-start")
 	}
 	var last device.WireObject
-	err := device.PollUntil(ctx, device.PollOptions{Timeout: o.AckTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
+	err := device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: o.AckTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
 		r, found, err := queryAnalysis(ctx, d, id)
 		if err != nil {
 			return false, err
@@ -262,7 +262,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 	if !o.Wait || !last.Has("state") || last.State() != protocol.AnalysisAnalyzing {
 		return analysisOutcome(last)
 	}
-	err = device.PollUntil(ctx, device.PollOptions{Timeout: o.AnalysisTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: o.AnalysisTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
 		r, found, err := queryAnalysis(ctx, d, id)
 		if err != nil {
 			return false, err

@@ -24,7 +24,7 @@ func videoOpts(wait bool) VideoAnalysisOptions {
 func TestVideoAnalysisCompletes(t *testing.T) {
 	f := newVideoFake(t)
 	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
-	m := ssExpect(t, "video-analysis-start", res, err, 0)
+	m := ssExpect(t, "video-analysis-start", res, err, passed)
 	if m["state"] != "completed" || m["visualResponseTimeMs"] != float64(412) || m["actionOffsetMs"] != float64(1500) {
 		t.Fatalf("analysis = %v", m)
 	}
@@ -33,40 +33,40 @@ func TestVideoAnalysisCompletes(t *testing.T) {
 		t.Fatalf("start mutation = %v", f.mutations)
 	}
 	res, err = VideoAnalysisStatus(context.Background(), f.device(), id)
-	ssExpect(t, "video-analysis-status", res, err, 0)
+	ssExpect(t, "video-analysis-status", res, err, passed)
 }
 
 func TestVideoAnalysisSecondWhileOneRunsIsAStoredFailure(t *testing.T) {
 	f := newVideoFake(t)
 	f.analysisPolls = 1000
 	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(false))
-	first := ssExpect(t, "video-analysis-start", res, err, 0)
+	first := ssExpect(t, "video-analysis-start", res, err, passed)
 	if first["state"] != "analyzing" {
 		t.Fatalf("--no-wait = %v", first)
 	}
 	res, err = StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
-	m := ssExpect(t, "video-analysis-start", res, err, 2)
+	m := ssExpect(t, "video-analysis-start", res, err, fault.Failed)
 	ssWantCode(t, m, "analysis_busy")
 	if m["activeRequestId"] != first["requestId"] || m["requestId"] == first["requestId"] {
 		t.Fatalf("busy receipt = %v", m)
 	}
 	// The stored failure stays readable under its own requestId.
 	res, err = VideoAnalysisStatus(context.Background(), f.device(), m["requestId"].(string))
-	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, 2), "analysis_busy")
+	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_busy")
 }
 
 func TestVideoAnalysisRejections(t *testing.T) {
 	f := newSessFake(t) // no MP4 on the device
 	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
-	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, 2), "invalid_parameter")
+	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "invalid_parameter")
 
 	g := newVideoFake(t)
 	g.pluginMissing = true
 	res, err = StartVideoAnalysis(context.Background(), g.device(), videoOpts(true))
-	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, 2), "plugin_missing")
+	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "plugin_missing")
 
 	res, err = VideoAnalysisStatus(context.Background(), g.device(), "never-started")
-	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, 2), "analysis_not_found")
+	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_not_found")
 
 	for _, p := range []string{"relative/ScreenCaptures/a.mp4", "/sdcard/solopi/Download/a.mp4", "/sdcard/ScreenCaptures/a.mp4",
 		"/sdcard/solopi/ScreenCaptures/../a.mp4", "/sdcard/solopi/ScreenCaptures/a.mov", "/data/local/tmp/x/ScreenCaptures/a.mp4",
