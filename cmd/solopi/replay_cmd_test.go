@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/schemas"
@@ -19,11 +18,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
-
-// replayFakeDevice is the host Device on the scripted replay SoloPi.
-func replayFakeDevice(f *devicefake.Replay) *device.Device {
-	return device.NewDevice(f, device.DeviceOptions{RequestTimeout: 2 * time.Second})
-}
 
 // replayCLICall is one in-process invocation of the CLI against a replay fake.
 type replayCLICall struct {

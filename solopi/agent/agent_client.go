@@ -65,11 +65,11 @@ func NewAgentClient(d *device.Device, opts AgentOptions) *AgentClient {
 	if opts.QueryTimeout <= 0 {
 		opts.QueryTimeout = agentQueryTimeout
 	}
-	qo := d.Opts
+	qo := d.Options()
 	if opts.QueryTimeout > qo.RequestTimeout {
 		qo.RequestTimeout = opts.QueryTimeout
 	}
-	return &AgentClient{dev: d, qdev: device.NewDevice(d.T, qo), opts: opts}
+	return &AgentClient{dev: d, qdev: device.NewDevice(d.Transport(), qo), opts: opts}
 }
 
 // Device returns the channel the client uses.
@@ -157,7 +157,7 @@ func (c *AgentClient) mutate(ctx context.Context, typ string, p device.Params) (
 	var fr ForegroundRestore
 	fg, err := c.dev.Foreground(ctx)
 	if err != nil {
-		if device.IsInterrupt(err) {
+		if fault.IsInterrupt(err) {
 			return fr, err
 		}
 		// An unreadable focus is not a reason to skip the mutation; the
@@ -332,7 +332,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	p = append(p, o.Budget.params()...)
 	fr, err := c.mutate(ctx, protocol.AgentStart, p)
 	if err != nil {
-		if device.IsInterrupt(err) {
+		if fault.IsInterrupt(err) {
 			return nil, c.abortStart(ctx, err, o.OwnerToken, prevID, "")
 		}
 		return nil, err
@@ -381,7 +381,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 			e.With("lastStatus", last)
 		}
 		return nil, c.abortStart(ctx, e, o.OwnerToken, prevID, seen)
-	case device.IsInterrupt(pollErr):
+	case fault.IsInterrupt(pollErr):
 		return nil, c.abortStart(ctx, pollErr, o.OwnerToken, prevID, seen)
 	}
 	return nil, pollErr
@@ -687,13 +687,13 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		fr, err := c.mutate(ctx, protocol.AgentAct, r.params())
 		res.Foreground = &fr
 		if err != nil {
-			if device.IsInterrupt(err) {
+			if fault.IsInterrupt(err) {
 				return res, withCleanup(ctx, err, c.CancelExact(ctx, r.Identity))
 			}
 			return res, withStep(err, r)
 		}
 	default:
-		if device.IsInterrupt(err) {
+		if fault.IsInterrupt(err) {
 			return nil, withCleanup(ctx, err, c.CancelExact(ctx, r.Identity))
 		}
 		return nil, withStep(err, r)
@@ -729,7 +729,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 				e.With("lastReceipt", res.Receipt.Summary())
 			}
 			return res, withStep(withCleanup(ctx, e, c.CancelExact(ctx, r.Identity)), r)
-		case device.IsInterrupt(pollErr):
+		case fault.IsInterrupt(pollErr):
 			return res, withStep(withCleanup(ctx, pollErr, c.CancelExact(ctx, r.Identity)), r)
 		default:
 			return res, withStep(pollErr, r)

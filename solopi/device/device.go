@@ -49,8 +49,8 @@ type DeviceOptions struct {
 // a `tcp:` stream of the transport. There is no code path that dials a
 // device LAN or Wi-Fi address: every byte goes through the Transport.
 type Device struct {
-	T    Transport
-	Opts DeviceOptions
+	t    Transport
+	opts DeviceOptions
 	http *retryablehttp.Client
 }
 
@@ -68,7 +68,7 @@ func NewDevice(t Transport, opts DeviceOptions) *Device {
 	if opts.MaxResponse == 0 {
 		opts.MaxResponse = 16 << 20
 	}
-	d := &Device{T: t, Opts: opts}
+	d := &Device{t: t, opts: opts}
 	tr := &http.Transport{
 		// One fresh tcp: stream per connection; nothing is forwarded and
 		// nothing is left behind when the process dies.
@@ -98,19 +98,22 @@ func NewDevice(t Transport, opts DeviceOptions) *Device {
 }
 
 // Transport returns the underlying transport.
-func (d *Device) Transport() Transport { return d.T }
+func (d *Device) Transport() Transport { return d.t }
+
+// Options returns the options the channel was made with.
+func (d *Device) Options() DeviceOptions { return d.opts }
 
 // Clock is the clock of every wait and timestamp on this channel.
-func (d *Device) Clock() clock.Clock { return clock.Or(d.Opts.Clock) }
+func (d *Device) Clock() clock.Clock { return clock.Or(d.opts.Clock) }
 
 // Serial is the device serial.
-func (d *Device) Serial() string { return d.T.Serial() }
+func (d *Device) Serial() string { return d.t.Serial() }
 
 // Package is the SoloPi package this channel controls.
-func (d *Device) Package() string { return d.Opts.Package }
+func (d *Device) Package() string { return d.opts.Package }
 
 // Port is the device control port.
-func (d *Device) Port() int { return d.Opts.Port }
+func (d *Device) Port() int { return d.opts.Port }
 
 // Close releases idle HTTP streams.
 func (d *Device) Close() { d.http.HTTPClient.CloseIdleConnections() }
@@ -122,7 +125,7 @@ var amErrorMarkers = []string{"error:", "error type ", "exception occurred while
 
 // MutateCommand is the exact device shell command of a mutation.
 func (d *Device) MutateCommand(action string, p Params) string {
-	return ShellJoin("am", "start", "-W", "-n", d.Opts.Package+"/"+protocol.AdbSchemeActivity,
+	return ShellJoin("am", "start", "-W", "-n", d.opts.Package+"/"+protocol.AdbSchemeActivity,
 		"-a", protocol.ViewAction, "-d", SchemeURI(action, p))
 }
 
@@ -130,7 +133,7 @@ func (d *Device) MutateCommand(action string, p Params) string {
 // never answers a mutation: the caller polls the matching query.
 func (d *Device) Mutate(ctx context.Context, action string, p Params) error {
 	cmd := d.MutateCommand(action, p)
-	stdout, stderr, code, err := d.T.Shell(ctx, cmd)
+	stdout, stderr, code, err := d.t.Shell(ctx, cmd)
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return ie
@@ -163,9 +166,9 @@ func FirstLine(s string) string {
 
 // QueryRaw runs one read-only query and returns the JSON object body.
 func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.Opts.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
 	defer cancel()
-	url := "http://127.0.0.1:" + fmt.Sprint(d.Opts.Port) + QueryPath(action, p)
+	url := "http://127.0.0.1:" + fmt.Sprint(d.opts.Port) + QueryPath(action, p)
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build query %s: %w", action, err)
@@ -181,12 +184,12 @@ func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte,
 		return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "cannot reach the SoloPi control service on the device", err).With("action", action)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, d.Opts.MaxResponse+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, d.opts.MaxResponse+1))
 	if err != nil {
 		return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "the SoloPi control service connection broke", err).With("action", action)
 	}
-	if int64(len(body)) > d.Opts.MaxResponse {
-		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "device response larger than %d bytes", d.Opts.MaxResponse).With("action", action)
+	if int64(len(body)) > d.opts.MaxResponse {
+		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "device response larger than %d bytes", d.opts.MaxResponse).With("action", action)
 	}
 	trimmed := bytes.TrimSpace(body)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
@@ -245,7 +248,7 @@ func (hw *hashingWriter) Write(p []byte) (int, error) {
 
 // remoteSHA256 asks the device for the digest of path (toybox sha256sum).
 func (d *Device) remoteSHA256(ctx context.Context, path string) (string, error) {
-	stdout, stderr, code, err := d.T.Shell(ctx, ShellJoin("sha256sum", path))
+	stdout, stderr, code, err := d.t.Shell(ctx, ShellJoin("sha256sum", path))
 	if err != nil {
 		return "", fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while checking a transfer", err)
 	}
@@ -263,7 +266,7 @@ func (d *Device) remoteSHA256(ctx context.Context, path string) (string, error) 
 func (d *Device) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode) (Digest, error) {
 	h := sha256.New()
 	cr := &countingReader{r: io.TeeReader(r, h)}
-	if err := d.T.Push(ctx, cr, remote, mode, d.Clock().Now()); err != nil {
+	if err := d.t.Push(ctx, cr, remote, mode, d.Clock().Now()); err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return Digest{}, ie
 		}
@@ -294,7 +297,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // Pull copies remote into w and verifies the SHA-256 against the device's.
 func (d *Device) Pull(ctx context.Context, remote string, w io.Writer) (Digest, error) {
 	hw := &hashingWriter{w: w, h: sha256.New()}
-	if err := d.T.Pull(ctx, remote, hw); err != nil {
+	if err := d.t.Pull(ctx, remote, hw); err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return Digest{}, ie
 		}
@@ -319,7 +322,7 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
 // Screencap returns a PNG of the current screen (exec: is binary-safe).
 func (d *Device) Screencap(ctx context.Context) ([]byte, error) {
-	b, err := d.T.Exec(ctx, "screencap -p")
+	b, err := d.t.Exec(ctx, "screencap -p")
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return nil, ie
@@ -339,7 +342,7 @@ func (d *Device) Logcat(ctx context.Context, lines int, maxBytes int) ([]byte, e
 	if lines > 0 {
 		args = append(args, "-t", fmt.Sprint(lines))
 	}
-	stdout, stderr, code, err := d.T.Shell(ctx, ShellJoin(args...))
+	stdout, stderr, code, err := d.t.Shell(ctx, ShellJoin(args...))
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return nil, ie
@@ -363,7 +366,7 @@ func (d *Device) Logcat(ctx context.Context, lines int, maxBytes int) ([]byte, e
 // Foreground returns the focused component (pkg/cls) from `dumpsys window`,
 // or "" when none is well formed.
 func (d *Device) Foreground(ctx context.Context) (string, error) {
-	stdout, _, _, err := d.T.Shell(ctx, "dumpsys window")
+	stdout, _, _, err := d.t.Shell(ctx, "dumpsys window")
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return "", ie
@@ -400,7 +403,7 @@ func (d *Device) RestoreForeground(ctx context.Context, comp string) error {
 	if comp == "" {
 		return nil
 	}
-	_, stderr, code, err := d.T.Shell(ctx, ShellJoin("am", "start", "-W", "-n", comp))
+	_, stderr, code, err := d.t.Shell(ctx, ShellJoin("am", "start", "-W", "-n", comp))
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return ie

@@ -56,7 +56,7 @@ func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Contex
 	}
 	o.Initial = min(o.Initial, o.Interval)
 	clk := clock.Or(o.Clock)
-	deadline := clk.Now().Add(o.Timeout)
+	deadline := clock.Deadline(clk, o.Timeout)
 	wait := o.Initial
 	for {
 		if ctx.Err() != nil {
@@ -76,9 +76,6 @@ func PollUntil(ctx context.Context, o PollOptions, check func(ctx context.Contex
 		wait = min(wait*2, o.Interval)
 	}
 }
-
-// IsInterrupt reports whether err is the interrupt (SIGINT/SIGTERM) error.
-func IsInterrupt(err error) bool { return isInterrupt(err) }
 
 // Cleanup returns a context for work that must still happen after ctx was
 // cancelled (cancel what we started, restore a setting, collect evidence):

@@ -82,20 +82,17 @@ type Session struct {
 	Foreground string
 	Restored   bool
 
-	Opts SessionOptions
+	opts SessionOptions
 }
 
 // Options returns the options the session was opened with.
-func (s *Session) Options() SessionOptions { return s.Opts }
-
-// Package is the SoloPi package of the session.
-func (s *Session) Package() string { return s.Device.Package() }
+func (s *Session) Options() SessionOptions { return s.opts }
 
 // DeviceWithTimeout returns a channel over the same transport whose queries
 // may take up to d: some device queries (status?type=page, agent observe)
 // legitimately block longer than the default request timeout.
 func (s *Session) DeviceWithTimeout(d time.Duration) *Device {
-	o := s.Opts.Device
+	o := s.opts.Device
 	if d > o.RequestTimeout {
 		o.RequestTimeout = d
 	}
@@ -195,7 +192,7 @@ func OpenSession(ctx context.Context, t Transport, opts SessionOptions) (*Sessio
 func OpenInstalled(ctx context.Context, t Transport, opts SessionOptions) (_ *Session, err error) {
 	opts.defaults()
 	pkg := opts.Device.Package
-	s := &Session{Device: NewDevice(t, opts.Device), Opts: opts}
+	s := &Session{Device: NewDevice(t, opts.Device), opts: opts}
 	defer func() {
 		if err != nil {
 			// Release the HTTP streams of a session nobody will close.
@@ -211,7 +208,7 @@ func OpenInstalled(ctx context.Context, t Transport, opts SessionOptions) (_ *Se
 		}
 		return s, nil
 	}
-	if isInterrupt(probeErr) {
+	if fault.IsInterrupt(probeErr) {
 		return nil, probeErr
 	}
 	if isNoListener(probeErr) {
@@ -273,14 +270,14 @@ func SanitizedDeviceError(r gjson.Result) map[string]any {
 
 func (s *Session) launch(ctx context.Context) error {
 	t := s.Device.Transport()
-	if s.Opts.PreserveForeground {
+	if s.opts.PreserveForeground {
 		fg, err := s.Device.Foreground(ctx)
 		if err != nil {
 			return err
 		}
 		s.Foreground = fg
 	}
-	s.Opts.Device.Progress.Reportf("bootstrap", "starting SoloPi on %s", t.Serial())
+	s.opts.Device.Progress.Reportf("bootstrap", "starting SoloPi on %s", t.Serial())
 	stdout, stderr, code, err := t.Shell(ctx, ShellJoin("monkey", "-p", s.Device.Package(), "-c", "android.intent.category.LAUNCHER", "1"))
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
@@ -300,21 +297,21 @@ func (s *Session) launch(ctx context.Context) error {
 // waitReady polls capabilities until success or the startup timeout.
 func (s *Session) waitReady(ctx context.Context) (gjson.Result, error) {
 	clk := s.Device.Clock()
-	deadline := clk.Now().Add(s.Opts.StartupTimeout)
+	deadline := clk.Now().Add(s.opts.StartupTimeout)
 	var last error
 	var caps gjson.Result
-	err := PollUntil(ctx, PollOptions{Timeout: s.Opts.StartupTimeout, Interval: s.Opts.PollInterval, Initial: s.Opts.PollInterval, Clock: clk},
+	err := PollUntil(ctx, PollOptions{Timeout: s.opts.StartupTimeout, Interval: s.opts.PollInterval, Initial: s.opts.PollInterval, Clock: clk},
 		func(ctx context.Context) (bool, error) {
 			remaining := deadline.Sub(clk.Now())
 			if remaining <= 0 {
 				return false, nil
 			}
-			r, err := s.probe(ctx, min(remaining, s.Opts.Device.RequestTimeout))
+			r, err := s.probe(ctx, min(remaining, s.opts.Device.RequestTimeout))
 			if err == nil {
 				caps = r
 				return true, nil
 			}
-			if isInterrupt(err) {
+			if fault.IsInterrupt(err) {
 				return false, err
 			}
 			last = err
@@ -332,7 +329,7 @@ func (s *Session) waitReady(ctx context.Context) (gjson.Result, error) {
 		return gjson.Result{}, versionUnsupported(s.Device.Package(), "", last)
 	}
 	e := fault.Wrap(fault.Transport, CodeControlNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
-		WithUserAction(ActionOpenSoloPi).With("startupTimeoutSeconds", s.Opts.StartupTimeout.Seconds())
+		WithUserAction(ActionOpenSoloPi).With("startupTimeoutSeconds", s.opts.StartupTimeout.Seconds())
 	if last != nil {
 		e.With("lastError", ErrorSummary(last))
 	}
@@ -375,14 +372,6 @@ func (s *Session) accept(caps gjson.Result) error {
 func isNoListener(err error) bool {
 	var e *fault.Error
 	return errors.As(err, &e) && e.Code == CodeControlNotReady && e.Details["action"] == protocol.ActionHarness
-}
-
-func isInterrupt(err error) bool {
-	var e *fault.Error
-	if errors.As(err, &e) {
-		return e.Kind == fault.Interrupted
-	}
-	return errors.Is(err, context.Canceled)
 }
 
 // interrupted is the error of a cancelled context (SIGINT/SIGTERM).

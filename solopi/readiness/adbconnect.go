@@ -141,7 +141,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	if !adbRequestIDPattern.MatchString(id) {
 		return nil, fault.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
 	}
-	s.Opts.Device.Progress.Reportf("adb-connect", "asking SoloPi to open its internal ADB connection (requestId %s)", id)
+	s.Options().Device.Progress.Reportf("adb-connect", "asking SoloPi to open its internal ADB connection (requestId %s)", id)
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	rc, err := awaitAdbReceipt(s, ctx, cctx, id, opts)
@@ -246,7 +246,7 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 	switch {
 	case err == nil:
 		return final, nil
-	case errors.Is(err, device.ErrPollTimeout) || cctx.Err() != nil && fault.From(err).Code != CodeAdbConnectTimeout:
+	case errors.Is(err, device.ErrPollTimeout) || cctx.Err() != nil && fault.CodeOf(err) != CodeAdbConnectTimeout:
 		return AdbReceipt{}, timeout()
 	}
 	return final, err

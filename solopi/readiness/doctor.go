@@ -45,11 +45,6 @@ const (
 	FailedReady          = "ready"
 )
 
-// HealthPermissionKeys returns the five keys of health.permissions, sorted.
-func HealthPermissionKeys() []string {
-	return []string{CheckAccessibility, CheckAdb, CheckBackground, CheckFloat, CheckPowerSave}
-}
-
 type doctorCheckSpec struct {
 	title  string // what holds when ok
 	action string // what the tester does when it does not
@@ -223,7 +218,7 @@ func Doctor(ctx context.Context, t device.Transport, opts DoctorOptions) (*Docto
 
 // DoctorOnSession runs the health part of doctor on an open session.
 func DoctorOnSession(ctx context.Context, s *device.Session, device map[string]any) (*DoctorReport, error) {
-	r := newReport(s.Device.Transport(), DoctorOptions{Session: s.Opts, Device: device})
+	r := newReport(s.Device.Transport(), DoctorOptions{Session: s.Options(), Device: device})
 	r.Installed = true
 	r.Checks = append(r.Checks, newCheck(CheckInstalled, true, ""))
 	if err := fillDoctor(ctx, s, r); err != nil {

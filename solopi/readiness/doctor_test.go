@@ -189,3 +189,8 @@ func FuzzEvaluateHealth(f *testing.F) {
 		}
 	})
 }
+
+// HealthPermissionKeys returns the five keys of health.permissions, sorted.
+func HealthPermissionKeys() []string {
+	return []string{CheckAccessibility, CheckAdb, CheckBackground, CheckFloat, CheckPowerSave}
+}

@@ -183,7 +183,7 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 			rep.Cleanup = map[string]any{"attempted": false, "reason": "nothing_staged"}
 		}
 	}()
-	_, stderr, code, err := d.T.Shell(ctx, device.ShellJoin("mkdir", "-p", dir))
+	_, stderr, code, err := d.Transport().Shell(ctx, device.ShellJoin("mkdir", "-p", dir))
 	if err != nil {
 		if ie := device.CtxErr(ctx, err); ie != nil {
 			return rep, ie
@@ -230,12 +230,12 @@ func removeStaged(ctx context.Context, d *device.Device, remote string) map[stri
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
 	defer cancel()
 	res := map[string]any{"attempted": true, "path": remote, "success": false}
-	_, stderr, code, err := d.T.Shell(cctx, device.ShellJoin("rm", "-f", "--", remote))
+	_, stderr, code, err := d.Transport().Shell(cctx, device.ShellJoin("rm", "-f", "--", remote))
 	if err != nil || code != 0 {
 		res["error"] = "rm failed: " + firstNonEmpty(errString(err), device.FirstLine(string(stderr)))
 		return res
 	}
-	_, _, code, err = d.T.Shell(cctx, device.ShellJoin("test", "!", "-e", remote))
+	_, _, code, err = d.Transport().Shell(cctx, device.ShellJoin("test", "!", "-e", remote))
 	if err != nil {
 		res["error"] = "check failed: " + err.Error()
 		return res

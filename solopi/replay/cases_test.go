@@ -8,7 +8,6 @@ import (
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -115,7 +114,7 @@ func TestImportCaseInterruptCleansUp(t *testing.T) {
 	f.ImportReceipt = nil
 	f.Unlock()
 	rep, err := ImportCase(ctx, d, normalizedCase(t, "y"), ImportOptions{Timeout: 5 * time.Second, PollInterval: time.Second})
-	if err != nil && !device.IsInterrupt(err) {
+	if err != nil && !fault.IsInterrupt(err) {
 		t.Fatalf("want interrupt or success, got %v", err)
 	}
 	if rep.Cleanup["attempted"] != true || rep.Cleanup["success"] != true {

@@ -161,24 +161,6 @@ func replaySnapshot(ctx context.Context, d *device.Device, typ string) (*ReplayS
 	return ParseReplayStatus(m)
 }
 
-// Summary is the small form of a snapshot used in conflict details.
-func (s *ReplayStatus) Summary() map[string]any {
-	if s == nil {
-		return nil
-	}
-	out := map[string]any{"state": s.State, "active": s.Active, "terminal": s.Terminal}
-	if s.RunID != "" {
-		out["runId"] = s.RunID
-	}
-	if s.RequestID != "" {
-		out["requestId"] = s.RequestID
-	}
-	if s.CaseName != "" {
-		out["caseName"] = s.CaseName
-	}
-	return out
-}
-
 // FirstFailure returns the first failed result, if any.
 func (s *ReplayStatus) FirstFailure() *ReplayResult {
 	if s == nil {
@@ -271,9 +253,6 @@ type RunReport struct {
 	Finished  time.Time
 	Artifacts *RunArtifacts
 }
-
-// Success reports whether the run passed (or, with --no-wait, is active).
-func (r *RunReport) Success() bool { return r.Err == nil }
 
 // replayPoll is the fixed pause between status polls of a started run. A
 // status query is a small local HTTP request on the device, and polling

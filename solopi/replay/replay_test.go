@@ -427,7 +427,7 @@ func TestPollUntilAdaptive(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := device.PollUntil(ctx, device.PollOptions{Timeout: time.Second}, func(context.Context) (bool, error) { return false, nil }); !device.IsInterrupt(err) {
+	if err := device.PollUntil(ctx, device.PollOptions{Timeout: time.Second}, func(context.Context) (bool, error) { return false, nil }); !fault.IsInterrupt(err) {
 		t.Fatalf("want interrupt, got %v", err)
 	}
 }

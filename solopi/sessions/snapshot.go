@@ -190,7 +190,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 	}
 	previous := pre.SessionID()
 	if err := d.Mutate(ctx, sp.Action, p.Params); err != nil {
-		if device.IsInterrupt(err) {
+		if fault.IsInterrupt(err) {
 			return nil, sp.abandon(ctx, d, p, nil, err)
 		}
 		if p.AlwaysStop {
@@ -212,10 +212,10 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 				return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.State(), o.State()), map[string]any(o))
 			}
 			if !seen || last.State() != o.State() {
-				d.Opts.Progress.Report(device.Event{Phase: "session", Message: fmt.Sprintf("%s %s: %s", sp.Name, p.SessionID, o.State()), State: string(o.State())})
+				d.Options().Progress.Report(device.Event{Phase: "session", Message: fmt.Sprintf("%s %s: %s", sp.Name, p.SessionID, o.State()), State: string(o.State())})
 				if ua, _ := o.Flag("userActionRequired"); ua {
 					if text, _ := o.Text("requiredUserAction"); text != "" {
-						d.Opts.Progress.Reportf("waiting-for-user", "waiting for the tester on the device: %s", text)
+						d.Options().Progress.Reportf("waiting-for-user", "waiting for the tester on the device: %s", text)
 					}
 				}
 			}
