@@ -249,7 +249,7 @@ func TestE2EAdbConnect(t *testing.T) {
 }
 
 // The 8 keys the CLI must never write: a syntactically valid value and the
-// reason it is refused (§6.4).
+// reason it is refused.
 var e2eReadOnlyConfigKeys = map[string]struct{ value, code string }{
 	"KEY_PERFORMANCE_UPLOAD":   {"https://upload.example.test/perf", "ui_confirmation_required"},
 	"KEY_RECORD_SCREEN_UPLOAD": {"https://upload.example.test/screen", "ui_confirmation_required"},

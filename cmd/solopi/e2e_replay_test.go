@@ -1,6 +1,6 @@
 package main
 
-// The seed's "must-nots" of replay, end to end against the simulated device
+// The "must-nots" of replay, end to end against the simulated device
 // through the full command path (flags, session, polling, JSON, exit code).
 // A transport wrapper lets a test act on the device at the exact moment the
 // CLI sends its replay mutation, which is when races happen in practice.

@@ -260,7 +260,7 @@ func TestE2ERecord(t *testing.T) {
 	if e2eStr(m, "state") != "stopped" || caseID <= 0 || e2eBool(m, "cancelledBeforeStart") {
 		t.Fatalf("record-stop: %v", m)
 	}
-	// The status resolver never publishes anything after "record" (§7).
+	// The status resolver never publishes anything after "record".
 	if m := r.expect(0, "app-status"); e2eStr(m, "status") != "record" {
 		t.Errorf("app-status after the recording: %v", m)
 	}

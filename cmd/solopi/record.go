@@ -15,10 +15,10 @@ import (
 func parseRecordStart(c *cli.Context) (sessions.RecordStartOptions, error) {
 	o := sessions.RecordStartOptions{CaseName: c.String("name"), TargetPackage: c.String("target-package"), Description: c.String("description")}
 	if strings.TrimSpace(o.CaseName) == "" {
-		return o, fault.Usage(device.CodeInvalidOption, "--name must not be blank")
+		return o, fault.Usage(sessions.CodeInvalidOption, "--name must not be blank")
 	}
 	if strings.TrimSpace(o.TargetPackage) == "" {
-		return o, fault.Usage(device.CodeInvalidOption, "--target-package must not be blank")
+		return o, fault.Usage(sessions.CodeInvalidOption, "--target-package must not be blank")
 	}
 	var err error
 	o.SessionTimings, err = timings(c, "ack-timeout")

@@ -440,7 +440,7 @@ func TestCLIReplayHistory(t *testing.T) {
 
 // TestCLIReplayAgainstSimulator runs the authoring → import → run → result
 // → delete path of the CLI against the simulated device (SoloPi's device
-// side per the wire contract), through the same Transport adb uses.
+// side per docs/device-protocol.md), through the same Transport adb uses.
 func TestCLIReplayAgainstSimulator(t *testing.T) {
 	dev := sim.New(sim.Options{Serial: "sim-cli-replay", TimeScale: 50})
 	t.Cleanup(func() { dev.Close() })

@@ -16,7 +16,7 @@ func parseStressStart(c *cli.Context) (sessions.StressOptions, error) {
 	// Given flags must be positive: 0 would silently mean "not requested".
 	for _, f := range []string{"cpu-count", "cpu-percent", "memory"} {
 		if c.IsSet(f) && c.Int(f) < 1 {
-			return o, fault.Usagef(device.CodeInvalidOption, "--%s must be at least 1", f)
+			return o, fault.Usagef(sessions.CodeInvalidOption, "--%s must be at least 1", f)
 		}
 	}
 	if err := o.Validate(); err != nil {

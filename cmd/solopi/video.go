@@ -16,7 +16,7 @@ func parseVideoStart(c *cli.Context) (sessions.VideoAnalysisOptions, error) {
 		DifferenceThreshold: c.Float64("difference-threshold"), Wait: c.Bool("wait")}
 	if c.Bool("no-wait") {
 		if c.IsSet("wait") {
-			return o, fault.Usage(device.CodeInvalidOption, "give only one of --wait and --no-wait")
+			return o, fault.Usage(sessions.CodeInvalidOption, "give only one of --wait and --no-wait")
 		}
 		o.Wait = false
 	}

@@ -15,7 +15,7 @@ import (
 
 // fakeServer is a scripted adb server (the 5037 side) on 127.0.0.1:0. It
 // answers host services from a device table with the exact reply bytes
-// captured from Debian's adb 29.0.6 (research note §1.2) and runs device
+// captured from Debian's adb 29.0.6 and runs device
 // services (shell v2/v1, exec, sync, tcp:) against in-memory devices. Hooks
 // let a test take over a connection to inject faults.
 type fakeServer struct {

@@ -16,7 +16,7 @@ type step struct{ expect, reply string }
 
 // rawServer serves one scripted conversation per accepted connection, in
 // order, comparing the client's bytes exactly. It checks our framing against
-// the bytes captured from the real server (research note §1.2, §1.4).
+// the bytes captured from the real server.
 func rawServer(t *testing.T, convs ...[]step) *Client {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -106,7 +106,7 @@ func TestWireConnect(t *testing.T) {
 	}
 }
 
-// The shell v2 exchange of research note §1.4, with our request (no TERM).
+// The shell v2 exchange, with our request (no TERM).
 func TestWireShellV2(t *testing.T) {
 	cmd := "echo out; echo err >&2; exit 3"
 	c := rawServer(t, []step{

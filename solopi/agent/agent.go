@@ -43,7 +43,7 @@ const redacted = "[redacted]"
 var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,159}$`)
 
 // ownerTokenPattern is the host's rule for ownerToken; the device only
-// checks the length (§22 item 6).
+// checks the length.
 var ownerTokenPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{16,160}$`)
 
 // ValidAgentID reports whether s is a valid Agent identifier.
@@ -137,7 +137,7 @@ func (id AgentIdentity) params() device.Params {
 	return device.P(protocol.ParamSessionID, id.SessionID, protocol.ParamOwnerToken, id.OwnerToken.Reveal())
 }
 
-// AgentBudget is the device-enforced budget of a session (§4.5).
+// AgentBudget is the device-enforced budget of a session.
 type AgentBudget struct {
 	MaxSteps           int64 `json:"maxSteps"`
 	MaxDurationMs      int64 `json:"maxDurationMs"`
@@ -175,7 +175,7 @@ func (b AgentBudget) fields() []struct {
 
 // Validate applies the device's ranges locally (exit 3) with the device's
 // message, so a bad bound never becomes an invisible device rejection that
-// the host could only time out on (§22 item 5).
+// the host could only time out on.
 func (b AgentBudget) Validate() error {
 	for _, f := range b.fields() {
 		if !f.r.Contains(f.v) {
@@ -199,7 +199,7 @@ func NewStepID() string {
 	return "step-" + hex.EncodeToString(device.RandomBytes(16))
 }
 
-// AgentSession is the session snapshot (§4.1). Raw keeps the device object
+// AgentSession is the session snapshot. Raw keeps the device object
 // as it was received; MarshalJSON writes Raw when present so that evidence
 // keeps every device field.
 type AgentSession struct {
@@ -250,7 +250,7 @@ func (s *AgentSession) Summary() map[string]any {
 	return m
 }
 
-// Rect is android.graphics.Rect as the device serializes it (§0.3).
+// Rect is android.graphics.Rect as the device serializes it.
 type Rect struct {
 	Left   int  `json:"left"`
 	Top    int  `json:"top"`
@@ -272,7 +272,7 @@ func (r *Rect) Contains(x, y int) bool {
 	return r != nil && x >= r.Left && x < r.Right && y >= r.Top && y < r.Bottom
 }
 
-// UINode is one node of an observation's page (§4.7). Absent strings are
+// UINode is one node of an observation's page. Absent strings are
 // "" (the device omits nulls); HasResourceID tells an absent resourceId
 // from an empty one.
 type UINode struct {
@@ -320,7 +320,7 @@ func (n *UINode) Find(id string) *UINode {
 	return found
 }
 
-// Observation is the observation object (§4.2). Page is the parsed tree;
+// Observation is the observation object. Page is the parsed tree;
 // Raw is the device object as received (MarshalJSON writes it).
 type Observation struct {
 	ObservationID    string          `json:"observationId"`
@@ -363,7 +363,7 @@ type ReceiptAction struct {
 	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
-// Receipt statuses (§4.3).
+// Receipt statuses.
 const (
 	ReceiptAccepted  = "accepted"
 	ReceiptRejected  = "rejected"
@@ -371,7 +371,7 @@ const (
 	ReceiptFailed    = "failed"
 )
 
-// AgentReceipt is the receipt of one act step (§4.3).
+// AgentReceipt is the receipt of one act step.
 type AgentReceipt struct {
 	StepID             string          `json:"stepId"`
 	ObservationID      string          `json:"observationId,omitempty"`
@@ -412,7 +412,7 @@ func (r *AgentReceipt) Summary() map[string]any {
 	return m
 }
 
-// Timeline event types (§4.10).
+// Timeline event types.
 const (
 	EventSessionStarted     = "session_started"
 	EventObservationCreated = "observation_created"
@@ -426,7 +426,7 @@ const (
 	EventLeaseReleased      = "lease_released"
 )
 
-// AgentEvent is one timeline event (§4.10).
+// AgentEvent is one timeline event.
 type AgentEvent struct {
 	Sequence      int64           `json:"sequence"`
 	Timestamp     int64           `json:"timestamp,omitempty"`

@@ -182,7 +182,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 				return true, nil
 			}
 			// A session cancelled or expired while acting never finalizes
-			// the receipt (§22 item 8): stop instead of waiting it out.
+			// the receipt: stop instead of waiting it out.
 			if rr.Session.IsTerminal() {
 				return false, fault.Newf(fault.Failed, CodeSessionTerminal,
 					"the Agent session became %s while the action was executing; its receipt will stay accepted", rr.Session.State).

@@ -12,7 +12,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Host defaults of the Agent commands (§21).
+// Host defaults of the Agent commands.
 const (
 	DefaultAgentAckTimeout    = 15 * time.Second
 	DefaultAgentActionTimeout = 15 * time.Second
@@ -22,7 +22,7 @@ const (
 	// interrupt (the reference host's 10 s).
 	AgentCleanupTimeout = 10 * time.Second
 	// agentQueryTimeout bounds one Agent query: observe may block ~5.5 s on
-	// root acquisition plus the screenshot (§1.1), more than the default
+	// root acquisition plus the screenshot, more than the default
 	// 5 s request timeout.
 	agentQueryTimeout = 15 * time.Second
 	// restoreTimeout bounds bringing the app under test back after an
@@ -150,7 +150,7 @@ func (c *AgentClient) isSoloPi(comp string) bool {
 // mutate sends agent?type=typ through the protected activity and then
 // brings back the activity that was in front before: the device refuses
 // SoloPi's own window as an observation or action root and waits only ~5 s
-// for a controllable one (§1.2, §4.7).
+// for a controllable one.
 func (c *AgentClient) mutate(ctx context.Context, typ string, p device.Params) (ForegroundRestore, error) {
 	var fr ForegroundRestore
 	fg, err := c.dev.Foreground(ctx)

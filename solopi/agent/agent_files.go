@@ -21,7 +21,7 @@ type SavedFile struct {
 }
 
 // checkEvidencePath accepts only files that the session itself published:
-// an absolute, clean device path inside agent-sessions/<sessionId>/ (§19),
+// an absolute, clean device path inside agent-sessions/<sessionId>/,
 // so a device answer can never make the host pull another session's file or
 // anything outside the evidence directory.
 func checkEvidencePath(remote, sessionID string, nameOK func(string) bool) error {

@@ -10,7 +10,7 @@ import (
 
 // Selector picks a node of an observation by exact field equality. Empty
 // fields do not constrain; at least one field must be set. Selectors exist
-// only on the host: the device is always sent the resolved nodeId (§4.9).
+// only on the host: the device is always sent the resolved nodeId.
 type Selector struct {
 	ResourceID  string `json:"resourceId,omitempty"`
 	Text        string `json:"text,omitempty"`

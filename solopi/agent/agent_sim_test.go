@@ -43,7 +43,7 @@ func simAgentClient(ctx context.Context, t *testing.T, serial string) (*sim.Devi
 }
 
 // The Agent client against the product's simulator (sim/soloapp implements
-// the device side of the wire contract): the same code path as a phone,
+// the device side of docs/device-protocol.md): the same code path as a phone,
 // with the counter app in front. It checks the contract, not the fake.
 func TestAgentAgainstSimulator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -66,7 +66,7 @@ func (c *AgentClient) startStatus(ctx context.Context, token OwnerToken) (*agent
 }
 
 // Start starts a session and returns it with its first observation: the
-// device does not wait for that observation (§22 item 3), so Start polls
+// device does not wait for that observation, so Start polls
 // start-status until it exists. A session that is terminal at once is an
 // exit-2 error. On timeout or interrupt the exact session (its sessionId and
 // this ownerToken) is cancelled with a fresh, bounded context, and the
@@ -99,7 +99,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 		prevID = prev.SessionID
 	}
 	// A replay holds the shared device-control lease: the device would
-	// refuse the start invisibly (lease_conflict, §4.12) and the host would
+	// refuse the start invisibly (lease_conflict) and the host would
 	// only time out. The replay snapshot says so up front; when it cannot
 	// be read, the start goes ahead and the device decides.
 	if rs, err := replay.FetchReplayStatus(ctx, c.dev); err == nil && rs.Active {

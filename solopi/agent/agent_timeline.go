@@ -22,7 +22,7 @@ type SequenceGap struct {
 // TimelineCheck is what the host verifies about a session's events: the
 // sequence starts at 1 and is contiguous, every event belongs to the
 // session, and termination happened at most once, immediately followed by
-// exactly one lease release (§4.10).
+// exactly one lease release.
 type TimelineCheck struct {
 	EventCount         int            `json:"eventCount"`
 	FirstSequence      int64          `json:"firstSequence"`

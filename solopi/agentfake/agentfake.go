@@ -1,5 +1,5 @@
 // Package agentfake is a scripted fake of SoloPi's dynamic Agent device
-// side (wire contract §4) behind a solopi.Transport: queries are served by
+// side (docs/device-protocol.md) behind a solopi.Transport: queries are served by
 // an http.Handler over net.Pipe streams returned from DialTCP, mutations are
 // decoded from the `am start … -d <uri>` shell commands, and the focused
 // activity moves exactly as on a phone (the protected activity comes to the
@@ -601,7 +601,7 @@ func (d *Device) startLocked(q map[string]string) {
 	}()
 }
 
-// identityLocked is §4.6: "" when the caller owns the current session.
+// identityLocked: "" when the caller owns the current session.
 func (d *Device) identityLocked(q map[string]string) (code, msg string) {
 	if d.sess == nil || q["sessionId"] != d.sess.id {
 		return protocol.ErrSessionNotFound, "sessionId does not identify the current session"
@@ -692,7 +692,7 @@ func (d *Device) actLocked(q map[string]string) {
 	go d.runAct(q, args, arguments, gen)
 }
 
-// runAct is the act pipeline of §4.9.
+// runAct is the act pipeline.
 func (d *Device) runAct(q map[string]string, args protocol.ActionArgs, arguments map[string]any, gen int64) {
 	ok := d.waitRoot(nil)
 	d.mu.Lock()

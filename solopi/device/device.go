@@ -119,7 +119,7 @@ func (d *Device) Port() int { return d.opts.Port }
 func (d *Device) Close() { d.http.HTTPClient.CloseIdleConnections() }
 
 // amErrorMarkers are the lower-cased markers that make an `am start` fail
-// even with exit code 0 (wire contract §1.2).
+// even with exit code 0 (docs/device-protocol.md).
 var amErrorMarkers = []string{"error:", "error type ", "exception occurred while executing",
 	"securityexception", "security exception", "permission denial", "unable to resolve intent"}
 

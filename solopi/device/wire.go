@@ -1,11 +1,9 @@
 package device
 
-// The shared host machinery of SoloPi's session types (record,
-// screen-record, scan, stress, performance, performance display): read a
-// snapshot, validate it strictly (wire contract §8.5, §9.2, §11.3, §12.3,
-// §13.3, §15.3), start a session under a fresh sessionId and wait for it,
-// stop exactly our own session, and clean up what we started when the
-// command is interrupted or runs out of time.
+// The one way the host reads device JSON: an object decoded once with
+// integers kept exact (WireObject), typed accessors that report a missing
+// or mistyped field, and Violations, which collects every broken invariant
+// of one snapshot so a validator reports them all at once.
 
 import (
 	"encoding/json"
@@ -15,23 +13,8 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// Error codes of the session commands (exit code in the comment).
-const (
-	CodeSessionMismatch  = "session_mismatch"      // 2: the device's session is not ours
-	CodeSessionActive    = "session_active"        // 2: another session is active, nothing was started
-	CodeSessionReplaced  = "session_replaced"      // 2: another client's session took over
-	CodeSessionLost      = "session_lost"          // 2: our session vanished (app restart)
-	CodeSessionFailed    = "session_failed"        // 2: our session ended in failed
-	CodeSessionNotStop   = "session_not_stopped"   // 2: terminal, but not the state the command wanted
-	CodeStopRetryLimit   = "stop_retry_limit"      // 2: cleanup still incomplete after 3 re-sent stops
-	CodeStartTimeout     = "session_start_timeout" // 124
-	CodeStopTimeout      = "session_stop_timeout"  // 124
-	CodeInvalidSessionID = "invalid_session_id"    // 3
-	CodeInvalidOption    = "invalid_option"        // 3
-)
-
 // wireObject is one decoded device JSON object (integers kept exact as
-// json.Number). A JSON null counts as absent, as on the device (§0.3).
+// json.Number). A JSON null counts as absent, as on the device.
 type WireObject map[string]any
 
 func (o WireObject) Has(k string) bool { v, ok := o[k]; return ok && v != nil }

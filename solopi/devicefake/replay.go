@@ -32,8 +32,8 @@ const (
 )
 
 // Replay is a scripted SoloPi for the replay, case and history tests: the
-// query channel and the mutation channel with the device-side rules of the
-// wire contract that these flows rely on (receipt slots, the replay single
+// query channel and the mutation channel with the device-side rules of
+// docs/device-protocol.md that these flows rely on (receipt slots, the replay single
 // slot, exact-runId cancel, invisible rejections). Hold its lock to read or
 // change its fields while a host operation runs.
 type Replay struct {
@@ -446,7 +446,7 @@ func (f *Replay) CountMutations(sub string) int {
 	return Count(f.Mutations, sub)
 }
 
-// requestIDRe is the device's replay requestId rule (§5.1 row 4).
+// requestIDRe is the device's replay requestId rule.
 var requestIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 func strOf(m map[string]any, k string) string {

@@ -24,7 +24,7 @@ const (
 )
 
 // rsaHint is the device's own fixed user-action text for a failed internal
-// connection (wire contract §3.11), reused for our timeout.
+// connection (docs/device-protocol.md), reused for our timeout.
 const rsaHint = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在设备上确认 RSA 授权弹窗"
 
 const actionAdbConnect = "Unlock the phone and tap Allow on the USB debugging (RSA) prompt, and make sure the internal " +
@@ -68,7 +68,7 @@ type AdbConnectResult struct {
 	Doctor           *DoctorReport `json:"doctor"`
 }
 
-// ParseAdbReceipt checks a receipt against the wire contract's consistency
+// ParseAdbReceipt checks a receipt against the device protocol's consistency
 // rules; any violation is a protocol error.
 func ParseAdbReceipt(r gjson.Result) (AdbReceipt, error) {
 	var rc AdbReceipt

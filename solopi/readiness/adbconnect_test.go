@@ -245,7 +245,7 @@ func TestAdbConnectInterrupted(t *testing.T) {
 }
 
 // FuzzParseAdbReceipt: an accepted receipt always obeys the consistency
-// rules of the wire contract.
+// rules of the device protocol (docs/device-protocol.md).
 func FuzzParseAdbReceipt(f *testing.F) {
 	for _, st := range []string{"connecting", "connected", "failed"} {
 		b, _ := json.Marshal(receipt("r1", st))

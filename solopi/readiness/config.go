@@ -39,8 +39,7 @@ const (
 	ConfigJSON    = "json"
 )
 
-// ConfigKey is one row of SoloPi 1.0.2's config allowlist (wire contract
-// §6.2). The table is local so that refusals and validation happen before
+// ConfigKey is one row of SoloPi 1.0.2's config allowlist (docs/device-protocol.md). The table is local so that refusals and validation happen before
 // the device is touched.
 type ConfigKey struct {
 	Key       string
@@ -158,8 +157,7 @@ func unsupportedConfig(key string) *fault.Error {
 	return fault.Usagef(CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
 }
 
-// NormalizeConfigValue parses value like the device does (wire contract
-// §6.3) and returns its canonical text.
+// NormalizeConfigValue parses value like the device does (docs/device-protocol.md) and returns its canonical text.
 func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
 	invalid := func(msg string) error {
 		e := fault.Usage(CodeInvalidConfigValue, k.Key+": "+msg).With("key", k.Key).With("type", k.Type)

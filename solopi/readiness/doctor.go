@@ -94,7 +94,7 @@ func newCheck(name string, ok bool, missing string) Check {
 }
 
 // HealthVerdict is harness?type=health turned into findings with the
-// reference host's rules (wire contract §3.2).
+// reference host's rules (docs/device-protocol.md).
 type HealthVerdict struct {
 	Ready              bool
 	MissingPermissions []string

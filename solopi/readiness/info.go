@@ -22,7 +22,7 @@ const (
 )
 
 // pageQueryTimeout covers status?type=page: the device waits 500 ms, then
-// up to 5 000 ms for the tree (wire contract §7), which is longer than the
+// up to 5 000 ms for the tree (docs/device-protocol.md), which is longer than the
 // default 5 s request timeout.
 const pageQueryTimeout = 8 * time.Second
 

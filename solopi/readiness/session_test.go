@@ -535,7 +535,7 @@ func TestParseVersionName(t *testing.T) {
 	}
 }
 
-// ---- against the simulator (SoloPi's device side per the wire contract,
+// ---- against the simulator (SoloPi's device side per docs/device-protocol.md,
 // reached in-process through the same Transport interface adb uses) ----
 
 func newSimDevice(t *testing.T, o sim.Options) *sim.Device {

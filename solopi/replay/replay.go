@@ -35,7 +35,7 @@ const (
 )
 
 // KeyReplayAutoStart is the SoloPi setting that lets a replay begin
-// without a human tapping start (wire contract §5.2).
+// without a human tapping start (docs/device-protocol.md).
 const KeyReplayAutoStart = "KEY_REPLAY_AUTO_START"
 
 // fingerprintRe is the caseFingerprint form (64 lowercase hex).

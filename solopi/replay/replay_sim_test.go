@@ -15,7 +15,7 @@ import (
 )
 
 // These tests run the replay flows against the simulated device (SoloPi's
-// device side as the wire contract describes it, reached in-process through
+// device side as docs/device-protocol.md describes it, reached in-process through
 // the same Transport interface adb uses), so the host code is checked
 // against the device contract and not only against the scripted fake.
 

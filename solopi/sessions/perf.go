@@ -1,6 +1,6 @@
 package sessions
 
-// Performance collection (wire contract §8): perf-list, perf-current,
+// Performance collection (docs/device-protocol.md): perf-list, perf-current,
 // perf-start, perf-status, perf-stop [--output DIR]. `stopped` means the
 // device saved the CSVs, never that the app performed well. With --output
 // only the directory published for exactly our sessionId is pulled.
@@ -53,7 +53,7 @@ func perfSpec() *sessionSpec {
 	}
 }
 
-// validatePerformance is the host validator of §8.5.
+// validatePerformance is the host validator.
 func validatePerformance(o device.WireObject) error {
 	var v device.Violations
 	s := v.MachineFlags(o, protocol.Performance(), map[string]protocol.State{"recording": protocol.SessionRecording})
@@ -154,13 +154,13 @@ type PerfStartOptions struct {
 // Validate checks the request locally (exit 3).
 func (o *PerfStartOptions) Validate() error {
 	if o.Global == (o.TargetPackage != "") {
-		return fault.Usage(device.CodeInvalidOption, "give exactly one of --target-package PKG and --global")
+		return fault.Usage(CodeInvalidOption, "give exactly one of --target-package PKG and --global")
 	}
 	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
-		return fault.Usage(device.CodeInvalidOption, "--target-package must look like com.example.app")
+		return fault.Usage(CodeInvalidOption, "--target-package must look like com.example.app")
 	}
 	if len(o.Items) == 0 {
-		return fault.Usage(device.CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
+		return fault.Usage(CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
 	}
 	return nil
 }
@@ -249,7 +249,7 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
 	res, err := perfSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "performance-stop", Success: []protocol.State{protocol.SessionStopped}, RecoverUnreachable: true,
-		Detail: "performance", FailureCode: device.CodeSessionFailed})
+		Detail: "performance", FailureCode: CodeSessionFailed})
 	if err != nil {
 		return res, err
 	}
@@ -268,7 +268,7 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 	return res, nil
 }
 
-// checkPerfPaths is the path rule of §8.5 step 4: both paths on shared
+// checkPerfPaths is the path rule: both paths on shared
 // storage, the root named records, the output its direct child named
 // performance-<our sessionId>.
 func checkPerfPaths(o device.WireObject, sessionID string) (string, error) {
@@ -433,7 +433,7 @@ func CheckPerfSessionID(id string, required bool) error {
 		return nil
 	}
 	if !perfSessionIDPattern.MatchString(id) {
-		return fault.Usage(device.CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
+		return fault.Usage(CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func perfStart(f *sessFake) (*SessionResult, error) {
@@ -100,7 +99,7 @@ func TestPerfStopRetriesAtMostThreeTimes(t *testing.T) {
 	g.perfStopRetries = 10
 	res, err = StopPerformance(context.Background(), g.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
 	m = ssExpect(t, "perf-stop", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeStopRetryLimit)
+	ssWantCode(t, m, CodeStopRetryLimit)
 	if g.mutationCount("action=stop") != 4 {
 		t.Fatalf("sent %d stops, want 1 + 3 retries", g.mutationCount("action=stop"))
 	}

@@ -1,6 +1,6 @@
 package sessions
 
-// Live performance monitor (wire contract §9): perf-display-start,
+// Live performance monitor (docs/device-protocol.md): perf-display-start,
 // -status, -stop. The display lease and a performance recording share one
 // metric provider with a single owner. Another owner's lease can neither
 // be stopped nor read: a status naming another sessionId is exit 2 and
@@ -36,7 +36,7 @@ func displaySpec() *sessionSpec {
 	}
 }
 
-// validateDisplay is the host validator of §9.2.
+// validateDisplay is the host validator.
 func validateDisplay(o device.WireObject) error {
 	var v device.Violations
 	m := protocol.PerformanceDisplay()
@@ -125,7 +125,7 @@ func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions)
 		return nil, err
 	}
 	if a, _ := rec.Flag("active"); a {
-		return nil, fault.New(fault.Failed, device.CodeSessionActive, "a performance recording owns the metric provider; no display was started").
+		return nil, fault.New(fault.Failed, CodeSessionActive, "a performance recording owns the metric provider; no display was started").
 			With("latestPerformance", map[string]any(rec))
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
@@ -183,7 +183,7 @@ func StopPerfDisplay(ctx context.Context, d *device.Device, sessionID string, t 
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	res, err := displaySpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "performance-display-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "performanceDisplay",
-		FailureCode: device.CodeSessionFailed})
+		FailureCode: CodeSessionFailed})
 	return res, withholdForeign(err, sessionID)
 }
 
@@ -193,7 +193,7 @@ func withholdForeign(err error, sessionID string) error {
 		return nil
 	}
 	e := fault.From(err)
-	if e.Code != device.CodeSessionMismatch && e.Code != device.CodeSessionReplaced && e.Code != device.CodeSessionActive {
+	if e.Code != CodeSessionMismatch && e.Code != CodeSessionReplaced && e.Code != CodeSessionActive {
 		return err
 	}
 	if latest, ok := e.Details[displaySpec().Latest].(map[string]any); ok {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func displayStart(f *sessFake) (*SessionResult, error) {
@@ -36,20 +35,20 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 		"ownedDisplayNames": []any{"CPU"}, "values": map[string]any{"CPU": "99"}, "startedAt": f.now(), "sampledAt": f.now()})
 	res, err := PerfDisplayStatus(context.Background(), f.device(), "mine")
 	m := ssExpect(t, "perf-display-status", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionMismatch)
+	ssWantCode(t, m, CodeSessionMismatch)
 	latest := m["latestPerformanceDisplay"].(map[string]any)
 	if len(latest["values"].(map[string]any)) != 0 || latest["valuesWithheld"] != true {
 		t.Fatalf("another owner's values were shown: %v", latest)
 	}
 	res, err = StopPerfDisplay(context.Background(), f.device(), "mine", ssFast)
 	m = ssExpect(t, "perf-display-stop", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionMismatch)
+	ssWantCode(t, m, CodeSessionMismatch)
 	if f.mutationCount("action=stop") != 0 || f.snaps["display"]["state"] != "running" {
 		t.Fatalf("another owner's lease was stopped")
 	}
 	// A new monitor is refused while that lease is active.
 	res, err = displayStart(f)
-	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), device.CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), CodeSessionActive)
 }
 
 func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
@@ -57,7 +56,7 @@ func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
 	res, err := perfStart(f)
 	ssExpect(t, "perf-start", res, err, passed)
 	res, err = displayStart(f)
-	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), device.CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), CodeSessionActive)
 	if f.mutationCount("mode=display") != 0 {
 		t.Fatalf("a display start was sent while a recording owns the provider")
 	}

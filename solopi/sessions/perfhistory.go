@@ -1,6 +1,6 @@
 package sessions
 
-// Performance history (wire contract §16): perf-history-list, -get,
+// Performance history (docs/device-protocol.md): perf-history-list, -get,
 // -delete. Ids are opaque digests; a delete names the id twice
 // (confirmId) and follows the receipt of a fresh requestId only.
 
@@ -102,7 +102,7 @@ func GetPerfHistory(ctx context.Context, d *device.Device, id string) (map[strin
 	return o.Clone(), nil
 }
 
-// validatePerfDeleteReceipt is the strict mutationStatus validator (§16.3).
+// validatePerfDeleteReceipt is the strict mutationStatus validator.
 func validatePerfDeleteReceipt(o device.WireObject, requestID, id string) error {
 	var v device.Violations
 	rid, _ := o.Text("requestId")

@@ -1,6 +1,6 @@
 package sessions
 
-// Plugins (wire contract §17): plugin-list, plugin-install, plugin-remove.
+// Plugins (docs/device-protocol.md): plugin-list, plugin-install, plugin-remove.
 // A plugin ZIP is checked and hashed locally, pushed under a name the host
 // generates into SoloPi's import directory, imported by fileId and SHA-256,
 // and the staged copy is deleted again whatever happened. Nothing is ever
@@ -191,7 +191,7 @@ func ReadPluginZip(p string) (*PluginZip, error) {
 }
 
 // hasManifest finds desc.json at the root or one level down, as the device
-// accepts (§17.2 step 3); the device repeats the full archive validation.
+// accepts; the device repeats the full archive validation.
 func hasManifest(files []*zip.File) bool {
 	for _, f := range files {
 		n := strings.TrimSuffix(f.Name, "/")
@@ -575,7 +575,7 @@ func mutationFailure(mut map[string]any) *fault.Error {
 	code, _ := device.WireObject(mut).Text("errorCode")
 	msg, _ := device.WireObject(mut).Text("error")
 	if code == "" {
-		code = device.CodeSessionFailed
+		code = CodeSessionFailed
 	}
 	if msg == "" {
 		msg = "the device reported the plugin mutation as failed"

@@ -1,6 +1,6 @@
 package sessions
 
-// Interactive case recording (wire contract §11): record-start, -status,
+// Interactive case recording (docs/device-protocol.md): record-start, -status,
 // -stop. Only `recording` means the tester may start touching the phone;
 // only `stopped` means the recording was persisted (with a caseId).
 
@@ -32,7 +32,7 @@ func recordSpec() *sessionSpec {
 	}
 }
 
-// validateRecording is the strict validator of §11.3.
+// validateRecording is the strict validator.
 func validateRecording(o device.WireObject) error {
 	var v device.Violations
 	m := protocol.Record()
@@ -86,10 +86,10 @@ type RecordStartOptions struct {
 func StartRecording(ctx context.Context, d *device.Device, o RecordStartOptions) (*SessionResult, error) {
 	o.CaseName = strings.TrimSpace(o.CaseName)
 	if o.CaseName == "" {
-		return nil, fault.Usage(device.CodeInvalidOption, "--name must not be blank")
+		return nil, fault.Usage(CodeInvalidOption, "--name must not be blank")
 	}
 	if strings.TrimSpace(o.TargetPackage) == "" {
-		return nil, fault.Usage(device.CodeInvalidOption, "--target-package must not be blank")
+		return nil, fault.Usage(CodeInvalidOption, "--target-package must not be blank")
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
 	id := device.NewRequestID()
@@ -103,7 +103,7 @@ func StartRecording(ctx context.Context, d *device.Device, o RecordStartOptions)
 		Done:    []protocol.State{protocol.SessionRecording, protocol.SessionFailed, protocol.SessionStopped},
 		Success: []protocol.State{protocol.SessionRecording},
 		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 10 * time.Second, Phase: "record-start",
-		// The device refuses an unknown target app invisibly (§11.1), which
+		// The device refuses an unknown target app invisibly, which
 		// the host would only see as a 30 s timeout: check its app list.
 		Preflight: func(ctx context.Context) error { return requireTargetApp(ctx, d, o.TargetPackage) },
 		Check: func(w device.WireObject) error {
@@ -132,7 +132,7 @@ func StopRecording(ctx context.Context, d *device.Device, sessionID string, t Se
 	}
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	return recordSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "recording", FailureCode: device.CodeSessionFailed})
+		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "recording", FailureCode: CodeSessionFailed})
 }
 
 // requireTargetApp checks pkg against SoloPi's app list (harness?type=apps),

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func recordStart(f *sessFake) (*SessionResult, error) {
@@ -31,7 +30,7 @@ func TestRecordStartStatusStop(t *testing.T) {
 	// Another sessionId never reads as ours: exit 2 with the latest snapshot.
 	res, err = RecordingStatus(context.Background(), f.device(), "someone-else")
 	m = ssExpect(t, "record-status", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionMismatch)
+	ssWantCode(t, m, CodeSessionMismatch)
 	if latest, _ := m["latestRecording"].(map[string]any); latest["sessionId"] != id {
 		t.Fatalf("mismatch lacks the latest snapshot: %v", m)
 	}
@@ -60,7 +59,7 @@ func TestRecordStartFailedIsExit2(t *testing.T) {
 	f.recordPlan = "fail"
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionFailed)
+	ssWantCode(t, m, CodeSessionFailed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "preparation failed") {
 		t.Fatalf("failed start = %v", m)
 	}
@@ -102,7 +101,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	f.begin("record", "other-client", "starting", map[string]any{"caseName": "x", "targetPackage": "com.x.y"})
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionActive)
+	ssWantCode(t, m, CodeSessionActive)
 	if len(f.mutations) != 0 {
 		t.Fatalf("a mutation was sent while another recording was active")
 	}
@@ -112,7 +111,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	g.recordPlan = "hang"
 	res, err = recordStart(g)
 	m = ssExpect(t, "record-start", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionReplaced)
+	ssWantCode(t, m, CodeSessionReplaced)
 	if g.mutationCount("recordMode=stop") != 0 {
 		t.Fatalf("the other client's session was stopped")
 	}

@@ -1,6 +1,6 @@
 package sessions
 
-// Camera scanning (wire contract §13): scan-start, -status, -cancel.
+// Camera scanning (docs/device-protocol.md): scan-start, -status, -cancel.
 // Pending camera permission and scanning both wait for a person; only
 // `completed` carries content. The device never executes scanned content
 // in protocol mode (contentExecuted is always false) and neither does
@@ -16,13 +16,13 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Scan requiredUserAction texts (§13.2).
+// Scan requiredUserAction texts.
 const (
 	ScanActionGrantCamera = "Grant camera permission on the device"
 	ScanActionAim         = "Aim the camera at a supported code"
 )
 
-// ScanCodeType maps a ZXing format name to SoloPi's codeType (§13.2).
+// ScanCodeType maps a ZXing format name to SoloPi's codeType.
 func ScanCodeType(format string) (string, bool) {
 	switch format {
 	case "EAN_13":
@@ -63,7 +63,7 @@ func scanSpec() *sessionSpec {
 	}
 }
 
-// validateScan is the strict validator of §13.3.
+// validateScan is the strict validator.
 func validateScan(o device.WireObject) error {
 	var v device.Violations
 	m := protocol.Scan()
@@ -155,7 +155,7 @@ func StartScan(ctx context.Context, d *device.Device, t SessionTimings) (*Sessio
 			manual, _ := o.Flag("manualScanActive")
 			attached, _ := o.Flag("protocolActivityAttached")
 			if manual || attached {
-				return fault.New(fault.Failed, device.CodeSessionActive, "the camera is in use by a scan page; nothing was started").
+				return fault.New(fault.Failed, CodeSessionActive, "the camera is in use by a scan page; nothing was started").
 					With("latestScan", map[string]any(o))
 			}
 			return nil
@@ -178,7 +178,7 @@ func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (*Sessi
 		return nil, err
 	}
 	if o.State() == protocol.SessionFailed {
-		return nil, snapshotError(device.CodeSessionFailed, "the scan session failed", o)
+		return nil, snapshotError(CodeSessionFailed, "the scan session failed", o)
 	}
 	return &SessionResult{Object: o.Clone()}, nil
 }
@@ -191,5 +191,5 @@ func CancelScan(ctx context.Context, d *device.Device, sessionID string, t Sessi
 	}
 	t = t.or(15*time.Second, 500*time.Millisecond)
 	return scanSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "scan-cancel", Success: []protocol.State{protocol.ScanCancelled}, Detail: "scan", FailureCode: device.CodeSessionNotStop})
+		Phase: "scan-cancel", Success: []protocol.State{protocol.ScanCancelled}, Detail: "scan", FailureCode: CodeSessionNotStop})
 }

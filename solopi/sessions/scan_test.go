@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func TestScanStartStates(t *testing.T) {
@@ -37,7 +36,7 @@ func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 	}
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
 	m = ssExpect(t, "scan-cancel", res, err, fault.Failed)
-	ssWantCode(t, m, device.CodeSessionNotStop)
+	ssWantCode(t, m, CodeSessionNotStop)
 	if f.mutationCount("action=cancel") != 0 {
 		t.Fatalf("a cancel was sent for a completed scan")
 	}
@@ -48,7 +47,7 @@ func TestScanCancelAndRefusals(t *testing.T) {
 	res, err := StartScan(context.Background(), f.device(), ssFast)
 	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
 	res, err = CancelScan(context.Background(), f.device(), "not-mine", ssFast)
-	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), device.CodeSessionMismatch)
+	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), CodeSessionMismatch)
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
 	m := ssExpect(t, "scan-cancel", res, err, passed)
 	if m["state"] != "cancelled" || f.mutationCount("action=cancel", "sessionId="+id) != 1 {
@@ -61,7 +60,7 @@ func TestScanCancelAndRefusals(t *testing.T) {
 	g := newSessFake(t)
 	g.snaps["scan"]["manualScanActive"] = true
 	res, err = StartScan(context.Background(), g.device(), ssFast)
-	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), device.CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), CodeSessionActive)
 	if len(g.mutations) != 0 {
 		t.Fatalf("a scan was started while the manual page owns the camera")
 	}
@@ -74,7 +73,7 @@ func TestScanFailedAndTimeout(t *testing.T) {
 	m := ssExpect(t, "scan-start", res, err, fault.Failed)
 	id := m["sessionId"].(string)
 	res, err = ScanStatus(context.Background(), f.device(), id)
-	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), device.CodeSessionFailed)
+	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), CodeSessionFailed)
 
 	g := newSessFake(t)
 	g.scanPlan = "hang"

@@ -1,6 +1,6 @@
 package sessions
 
-// Standalone screen recording (wire contract §12): screen-record-start,
+// Standalone screen recording (docs/device-protocol.md): screen-record-start,
 // -status, -stop [--output FILE]. `pending-user-confirmation` means the
 // MediaProjection dialog waits for a person; it is never success. Only a
 // `stopped` session that was not cancelled before start has an MP4, and
@@ -67,7 +67,7 @@ func validRootPath(p string, minParts int, last string) bool {
 	return len(parts) >= minParts && parts[len(parts)-1] == last
 }
 
-// validateScreenRecording is the strict validator of §12.3.
+// validateScreenRecording is the strict validator.
 func validateScreenRecording(o device.WireObject) error {
 	var v device.Violations
 	m := protocol.ScreenRecord()
@@ -177,20 +177,20 @@ func (c *ScreenRecordConfig) Validate() error {
 	}
 	m := resolutionPattern.FindStringSubmatch(c.Resolution)
 	if m == nil {
-		return fault.Usage(device.CodeInvalidOption, "--resolution must be WIDTHxHEIGHT, e.g. 720x480")
+		return fault.Usage(CodeInvalidOption, "--resolution must be WIDTHxHEIGHT, e.g. 720x480")
 	}
 	w, _ := strconv.Atoi(m[1])
 	h, _ := strconv.Atoi(m[2])
 	if w%2 != 0 || h%2 != 0 || w < 128 || w > 4096 || h < 128 || h > 4096 {
-		return fault.Usage(device.CodeInvalidOption, "--resolution dimensions must be even numbers between 128 and 4096")
+		return fault.Usage(CodeInvalidOption, "--resolution dimensions must be even numbers between 128 and 4096")
 	}
 	switch {
 	case c.BitrateKbps < 100 || c.BitrateKbps > 50000:
-		return fault.Usage(device.CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000")
+		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000")
 	case c.FrameRate < 1 || c.FrameRate > 120:
-		return fault.Usage(device.CodeInvalidOption, "--frame-rate must be between 1 and 120")
+		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120")
 	case c.DurationSec < 1 || c.DurationSec > 3600:
-		return fault.Usage(device.CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
 	}
 	return nil
 }
@@ -279,7 +279,7 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 	}
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
 	res, err := screenSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "screenRecording", FailureCode: device.CodeSessionFailed})
+		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "screenRecording", FailureCode: CodeSessionFailed})
 	if err != nil || out == "" {
 		return res, err
 	}
@@ -308,7 +308,7 @@ func pullScreenRecording(ctx context.Context, d *device.Device, snap device.Wire
 	remote, _ := snap.Text("outputPath")
 	size, _ := snap.Integer("fileSize")
 	// Only shared storage is pulled from: SoloPi's data root lives there
-	// (§19), and nothing else on the device is this command's to copy.
+	//, and nothing else on the device is this command's to copy.
 	shared := strings.HasPrefix(root, "/storage/") || strings.HasPrefix(root, "/sdcard/")
 	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !mp4NamePattern.MatchString(path.Base(remote)) || size <= 0 {
 		return nil, fault.New(fault.Transport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").

@@ -53,6 +53,21 @@ func (sp *sessionSpec) fetch(ctx context.Context, d *device.Device) (device.Wire
 	return o, nil
 }
 
+// Error codes of the session commands (the failure kind in the comment).
+const (
+	CodeSessionMismatch  = "session_mismatch"      // failed: the device's session is not ours
+	CodeSessionActive    = "session_active"        // failed: another session is active, nothing was started
+	CodeSessionReplaced  = "session_replaced"      // failed: another client's session took over
+	CodeSessionLost      = "session_lost"          // failed: our session vanished (app restart)
+	CodeSessionFailed    = "session_failed"        // failed: our session ended in failed
+	CodeSessionNotStop   = "session_not_stopped"   // failed: terminal, but not the state the command wanted
+	CodeStopRetryLimit   = "stop_retry_limit"      // failed: cleanup still incomplete after 3 re-sent stops
+	CodeStartTimeout     = "session_start_timeout" // timeout
+	CodeStopTimeout      = "session_stop_timeout"  // timeout
+	CodeInvalidSessionID = "invalid_session_id"    // invalid
+	CodeInvalidOption    = "invalid_option"        // invalid
+)
+
 // SessionResult is the outcome of a successful session command: the object
 // printed on stdout. Failures are returned as errors.
 type SessionResult struct {
@@ -90,7 +105,7 @@ func snapshotError(code, msg string, o device.WireObject) *fault.Error {
 // mismatch is the exit-2 answer when the device's session is not the one
 // the caller named: the latest snapshot is shown for diagnosis only.
 func (sp *sessionSpec) mismatch(expected string, o device.WireObject) *fault.Error {
-	return fault.Newf(fault.Failed, device.CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
+	return fault.Newf(fault.Failed, CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
 		With("expectedSessionId", expected).With(sp.Latest, map[string]any(o)).With("sessionId", expected)
 }
 
@@ -175,7 +190,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		return nil, err
 	}
 	if pre.State() != "" && sp.Machine.IsLive(pre.State()) {
-		return nil, fault.Newf(fault.Failed, device.CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
+		return nil, fault.Newf(fault.Failed, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
 			With(sp.Latest, map[string]any(pre))
 	}
 	if p.RefuseActive != nil {
@@ -229,11 +244,11 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		case !seen && id == previous:
 			return false, nil
 		case seen && id == "":
-			return false, snapshotError(device.CodeSessionLost,
+			return false, snapshotError(CodeSessionLost,
 				"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not finished", o).
 				With("sessionId", p.SessionID).With("phase", p.Phase)
 		default:
-			return false, fault.Newf(fault.Failed, device.CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
+			return false, fault.Newf(fault.Failed, CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
 				With("sessionId", p.SessionID).With(sp.Latest, map[string]any(o)).With("phase", p.Phase)
 		}
 	})
@@ -245,10 +260,10 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 					msg += "; " + h
 				}
 			}
-			err = fault.New(fault.Timeout, device.CodeStartTimeout, msg)
+			err = fault.New(fault.Timeout, CodeStartTimeout, msg)
 		}
 		var oe *fault.Error
-		replaced := errors.As(err, &oe) && (oe.Code == device.CodeSessionReplaced || oe.Code == device.CodeSessionLost)
+		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
 		if replaced && !p.AlwaysStop {
 			// Our session is gone or never existed: a stop with our id
 			// could only be refused by the device, so nothing is sent.
@@ -264,7 +279,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		res.Object["success"] = true
 		return res, nil
 	}
-	fail := snapshotError(device.CodeSessionFailed,
+	fail := snapshotError(CodeSessionFailed,
 		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, last.State(), joinStates(p.Success)), last)
 	if p.AlwaysStop {
 		return nil, sp.abandon(ctx, d, p, last, fail)
@@ -431,7 +446,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		}
 		if o.SessionID() != p.SessionID {
 			if o.SessionID() == "" {
-				return false, snapshotError(device.CodeSessionLost,
+				return false, snapshotError(CodeSessionLost,
 					"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not stopped", o).
 					With("sessionId", p.SessionID).With("phase", p.Phase)
 			}
@@ -447,7 +462,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		if sp.Retryable && o.State() == protocol.SessionStopping {
 			if r, _ := o.Flag("stopRetryable"); r {
 				if retries >= 3 {
-					return false, snapshotError(device.CodeStopRetryLimit,
+					return false, snapshotError(CodeStopRetryLimit,
 						"the device still reports incomplete cleanup after 3 re-sent stops", o).With("stopRetries", retries)
 				}
 				retries++
@@ -477,7 +492,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 	}
 	code := p.FailureCode
 	if code == "" {
-		code = device.CodeSessionNotStop
+		code = CodeSessionNotStop
 	}
 	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, o.State(), joinStates(p.Success)), o)
 	for k, v := range extra {
@@ -488,7 +503,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 
 func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, extra map[string]any) error {
 	if errors.Is(err, device.ErrPollTimeout) {
-		err = fault.Newf(fault.Timeout, device.CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
+		err = fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
 	}
 	e := fault.From(err)
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
@@ -525,7 +540,7 @@ func CheckSessionID(id string) error {
 		return nil
 	}
 	if !hostSessionIDPattern.MatchString(id) {
-		return fault.Usage(device.CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
+		return fault.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
 			With("sessionId", id)
 	}
 	return nil
@@ -534,7 +549,7 @@ func CheckSessionID(id string) error {
 // RequireSessionID is CheckSessionID for commands that need one.
 func RequireSessionID(id string) error {
 	if id == "" {
-		return fault.Usage(device.CodeInvalidSessionID, "--session-id is required")
+		return fault.Usage(CodeInvalidSessionID, "--session-id is required")
 	}
 	return CheckSessionID(id)
 }

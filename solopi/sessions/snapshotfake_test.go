@@ -7,7 +7,7 @@ package sessions
 // mutations, and an in-memory file system for push, pull, stat, rm, test,
 // `stat -c %s`, `ls -1a` and sha256sum. Each session advances one step per
 // status query, following the plan the test chose, so every transition of
-// the wire contract's state machines can be walked deterministically.
+// the device protocol's state machines can be walked deterministically.
 
 import (
 	"bytes"

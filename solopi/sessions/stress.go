@@ -1,6 +1,6 @@
 package sessions
 
-// Bounded CPU and memory load (wire contract §15): stress-start, -status,
+// Bounded CPU and memory load (docs/device-protocol.md): stress-start, -status,
 // -stop. Stress must never be left running by this host: every path of
 // stress-start that does not end in `running` (device failure, contract
 // violation, timeout, interrupt) sends a stop for exactly our sessionId.
@@ -37,7 +37,7 @@ func stressSpec() *sessionSpec {
 	}
 }
 
-// validateStress is the host validator of §15.3.
+// validateStress is the host validator.
 func validateStress(o device.WireObject) error {
 	var v device.Violations
 	s := v.MachineFlags(o, protocol.Stress(), nil)
@@ -79,17 +79,17 @@ func (o *StressOptions) Validate() error {
 	}
 	switch {
 	case (o.CPUCount == 0) != (o.CPUPercent == 0):
-		return fault.Usage(device.CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
+		return fault.Usage(CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
 	case o.CPUCount < 0:
-		return fault.Usage(device.CodeInvalidOption, "--cpu-count must be positive")
+		return fault.Usage(CodeInvalidOption, "--cpu-count must be positive")
 	case o.CPUPercent < 0 || o.CPUPercent > 100:
-		return fault.Usage(device.CodeInvalidOption, "--cpu-percent must be between 1 and 100")
+		return fault.Usage(CodeInvalidOption, "--cpu-percent must be between 1 and 100")
 	case o.MemoryMB < 0 || o.MemoryMB > 2048:
-		return fault.Usage(device.CodeInvalidOption, "--memory must be between 1 and 2048 MB")
+		return fault.Usage(CodeInvalidOption, "--memory must be between 1 and 2048 MB")
 	case o.DurationSec < 1 || o.DurationSec > 3600:
-		return fault.Usage(device.CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
 	case o.CPUCount == 0 && o.MemoryMB == 0:
-		return fault.Usage(device.CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
+		return fault.Usage(CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*Sessi
 			return nil, err
 		}
 		if o.CPUCount > n {
-			return nil, fault.Usagef(device.CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n)
+			return nil, fault.Usagef(CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n)
 		}
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
@@ -162,5 +162,5 @@ func StopStress(ctx context.Context, d *device.Device, sessionID string, t Sessi
 	}
 	t = t.or(30*time.Second, 500*time.Millisecond)
 	return stressSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "stress-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "stress", FailureCode: device.CodeSessionFailed})
+		Phase: "stress-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "stress", FailureCode: CodeSessionFailed})
 }

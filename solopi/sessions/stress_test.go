@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func stressStart(f *sessFake, ctx context.Context, t SessionTimings) (*SessionResult, error) {
@@ -22,7 +21,7 @@ func TestStressStartStatusStop(t *testing.T) {
 		t.Fatalf("start = %v, %v", m, f.mutations)
 	}
 	res, err = StressStatus(context.Background(), f.device(), "other")
-	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), device.CodeSessionMismatch)
+	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), CodeSessionMismatch)
 	res, err = StopStress(context.Background(), f.device(), id, ssFast)
 	if m := ssExpect(t, "stress-stop", res, err, passed); m["state"] != "stopped" {
 		t.Fatalf("stop = %v", m)

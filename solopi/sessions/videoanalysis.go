@@ -1,6 +1,6 @@
 package sessions
 
-// Visual response-time analysis of a device MP4 (wire contract §14):
+// Visual response-time analysis of a device MP4 (docs/device-protocol.md):
 // video-analysis-start and -status. The host names a device MP4 directly
 // inside SoloPi's ScreenCaptures directory (never a local file, nothing is
 // uploaded); every rejection after the requestId is known is a stored
@@ -34,7 +34,7 @@ const (
 )
 
 // isAnalysisErrorCode reports whether an error receipt's errorCode is one
-// the device can store or answer (§14.2).
+// the device can store or answer.
 func isAnalysisErrorCode(code string) bool {
 	switch code {
 	case "missing_action", "unsupported_action", "adb_required", "invalid_request_id", "invalid_parameter",
@@ -93,7 +93,7 @@ func isDigits(s string) bool {
 // FormatThreshold renders the threshold like Python's "%.15g".
 func FormatThreshold(f float64) string { return strconv.FormatFloat(f, 'g', 15, 64) }
 
-// validateAnalysisReceipt is the strict receipt validator of §14.2.
+// validateAnalysisReceipt is the strict receipt validator.
 func validateAnalysisReceipt(o device.WireObject, requestID string) error {
 	var v device.Violations
 	if rid, ok := o.Text("requestId"); o.Has("requestId") && (!ok || rid != requestID) {
@@ -162,10 +162,10 @@ func (o *VideoAnalysisOptions) Validate() error {
 		return err
 	}
 	if o.ActionOffsetMs < 0 || o.ActionOffsetMs > maxActionOffsetMillis {
-		return fault.Usage(device.CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000")
+		return fault.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000")
 	}
 	if !(o.DifferenceThreshold > 0 && o.DifferenceThreshold <= 1) || math.IsNaN(o.DifferenceThreshold) {
-		return fault.Usage(device.CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
+		return fault.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
 	}
 	if o.AckTimeout <= 0 {
 		o.AckTimeout = 15 * time.Second
@@ -268,7 +268,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 			return false, err
 		}
 		if !found {
-			return false, fault.New(fault.Failed, device.CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").
+			return false, fault.New(fault.Failed, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").
 				With("requestId", id)
 		}
 		if r.State() != last.State() && !device.Reachable(protocol.VideoAnalysis(), last.State(), r.State()) {
