@@ -25,9 +25,9 @@ type RunOptions struct {
 	AckTimeout time.Duration // default 15 s
 	RunTimeout time.Duration // default 600 s
 	// PollInterval is the longest pause between status polls (default
-	// 1 s). A started run is polled every replayPoll (50 ms) when that is
-	// shorter, so its terminal state is reported within tens of
-	// milliseconds of the device publishing it.
+	// 1 s). A started run is polled at least every replayPoll (50 ms), so
+	// its terminal state is reported within tens of milliseconds of the
+	// device publishing it.
 	PollInterval    time.Duration
 	NoWait          bool
 	NoAutoStart     bool
@@ -96,17 +96,22 @@ type RunReport struct {
 	Artifacts *RunArtifacts
 }
 
-// replayPoll is the fixed pause between status polls of a started run. A
-// status query is a small local HTTP request on the device, and polling
-// at this rate keeps the delay between the device's terminal state and the
-// printed result near half of it.
-const replayPoll = 50 * time.Millisecond
+// replayPoll is the longest pause between status polls of a started run.
+// A status query is a small local HTTP request on the device; polling at
+// this rate keeps the delay between the device's terminal state and the
+// printed result near half of it. The first pauses are shorter (from
+// replayFirstPoll, doubling), so a run that ends or is claimed quickly is
+// seen quickly too.
+const (
+	replayPoll      = 50 * time.Millisecond
+	replayFirstPoll = 10 * time.Millisecond
+)
 
-// statusPoll is the poll of our run's status: a fixed short interval,
-// never longer than --poll-interval.
+// statusPoll is the poll of our run's status: pauses from replayFirstPoll
+// up to replayPoll, never longer than --poll-interval.
 func (rs *runState) statusPoll(budget time.Duration) device.PollOptions {
 	iv := min(replayPoll, rs.o.PollInterval)
-	return device.PollOptions{Clock: rs.d.Clock(), Timeout: budget, Interval: iv, Initial: iv}
+	return device.PollOptions{Clock: rs.d.Clock(), Timeout: budget, Interval: iv, Initial: min(replayFirstPoll, iv)}
 }
 
 // runState carries one run through its phases.
