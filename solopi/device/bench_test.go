@@ -23,10 +23,24 @@ func benchSimDevice(b *testing.B, scale float64) *Device {
 }
 
 // BenchmarkQuery is one harness capabilities query through the device
-// channel against the in-process simulator.
+// channel against the in-process simulator, up to a checked JSON object
+// (QueryRaw); BenchmarkQueryDecoded adds the decoding into a WireObject.
 //
 //	go test -run '^$' -bench Query ./solopi/...
 func BenchmarkQuery(b *testing.B) {
+	d := benchSimDevice(b, 50)
+	ctx := context.Background()
+	q := P("type", "capabilities")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := d.QueryRaw(ctx, "harness", q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkQueryDecoded(b *testing.B) {
 	d := benchSimDevice(b, 50)
 	ctx := context.Background()
 	q := P("type", "capabilities")

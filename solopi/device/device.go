@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
-	"github.com/tidwall/gjson"
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
@@ -196,20 +196,24 @@ func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte,
 		// NanoHTTPD's fallback: unknown action, resolvers not yet built.
 		return nil, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service has no handler for this request yet").With("action", action)
 	}
-	if !gjson.ValidBytes(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
+	if !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fault.New(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object").
 			With("action", action).With("response", Truncate(string(body), 500))
 	}
 	return trimmed, nil
 }
 
-// Query runs one read-only query and returns the parsed object.
-func (d *Device) Query(ctx context.Context, action string, p Params) (gjson.Result, error) {
+// Query runs one read-only query and returns the decoded object.
+func (d *Device) Query(ctx context.Context, action string, p Params) (WireObject, error) {
 	b, err := d.QueryRaw(ctx, action, p)
 	if err != nil {
-		return gjson.Result{}, err
+		return nil, err
 	}
-	return gjson.ParseBytes(b), nil
+	m, err := DecodeObject(b)
+	if err != nil {
+		return nil, fault.Wrap(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
+	}
+	return m, nil
 }
 
 // ctxErr turns a cancelled parent context into the interrupt error.

@@ -110,10 +110,10 @@ func RandomBytes(n int) []byte {
 }
 
 // decodeObject parses a device JSON object keeping integers exact.
-func DecodeObject(b []byte) (map[string]any, error) {
+func DecodeObject(b []byte) (WireObject, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var m map[string]any
+	var m WireObject
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("decode device object: %w", err)
 	}
@@ -123,35 +123,21 @@ func DecodeObject(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// queryObject runs a query and returns the decoded object.
-func (d *Device) QueryObject(ctx context.Context, action string, p Params) (map[string]any, error) {
-	b, err := d.QueryRaw(ctx, action, p)
-	if err != nil {
-		return nil, err
-	}
-	m, err := DecodeObject(b)
-	if err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
-	}
-	return m, nil
-}
-
 // querySucceeded runs a query whose answer carries a boolean success: a
 // missing or non-boolean one breaks the contract (noSuccess), false is the
 // device's refusal, with its own errorCode and refused as the message when
 // it gives none. The object is returned with either error.
 func (d *Device) QuerySucceeded(ctx context.Context, action string, p Params, noSuccess, refused string) (WireObject, error) {
-	m, err := d.QueryObject(ctx, action, p)
+	o, err := d.Query(ctx, action, p)
 	if err != nil {
 		return nil, err
 	}
-	o := WireObject(m)
 	ok, isBool := o.Flag("success")
 	if !isBool {
-		return o, ContractError(noSuccess, m)
+		return o, ContractError(noSuccess, o)
 	}
 	if !ok {
-		return o, DeviceRefusal(m, refused)
+		return o, DeviceRefusal(o, refused)
 	}
 	return o, nil
 }
@@ -184,31 +170,6 @@ func DeviceRefusal(m map[string]any, fallbackMsg string) *fault.Error {
 		}
 	}
 	return e
-}
-
-// str reads a string field ("" when absent or not a string).
-func Str(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
-}
-
-// boolField reads a bool field and whether it is a JSON boolean.
-func BoolField(m map[string]any, k string) (bool, bool) {
-	b, ok := m[k].(bool)
-	return b, ok
-}
-
-// intField reads an integer field.
-func IntField(m map[string]any, k string) (int64, bool) {
-	switch v := m[k].(type) {
-	case json.Number:
-		n, err := v.Int64()
-		return n, err == nil
-	case float64:
-		n := int64(v)
-		return n, float64(n) == v
-	}
-	return 0, false
 }
 
 // pollTimeout is the 124 error of an expired wait.

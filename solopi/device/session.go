@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -72,7 +70,8 @@ func (o *SessionOptions) defaults() {
 // query with the protocol versions this host speaks.
 type Session struct {
 	Device *Device
-	// Capabilities is the harness?type=capabilities object.
+	// Capabilities is the harness?type=capabilities object as the device
+	// sent it.
 	Capabilities json.RawMessage
 	// Launched is true when the service did not answer and the session
 	// launched SoloPi to start it.
@@ -240,29 +239,46 @@ func OpenInstalled(ctx context.Context, t Transport, opts SessionOptions) (_ *Se
 
 // probe runs one capabilities query bounded by d; it succeeds only when
 // the answer has success:true.
-func (s *Session) probe(ctx context.Context, d time.Duration) (gjson.Result, error) {
+func (s *Session) probe(ctx context.Context, d time.Duration) (capabilities, error) {
 	qctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	r, err := s.Device.Query(qctx, protocol.ActionHarness, P(protocol.ParamType, protocol.HarnessCapabilities))
+	var c capabilities
+	b, err := s.Device.QueryRaw(qctx, protocol.ActionHarness, P(protocol.ParamType, protocol.HarnessCapabilities))
 	if err != nil {
 		if ctx.Err() != nil {
-			return r, Interrupted(ctx)
+			return c, Interrupted(ctx)
 		}
-		return r, err
+		return c, err
 	}
-	if !r.Get("success").Bool() {
-		return r, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service answered capabilities without success").
-			With("response", SanitizedDeviceError(r))
+	// Only the fields bootstrap reads are decoded here; the whole object is
+	// kept as it came for the capabilities command.
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fault.Wrap(fault.Transport, CodeInvalidResponse, "the capabilities answer is not a JSON object", err)
 	}
-	return r, nil
+	c.raw = b
+	if ok, _ := c.Success.(bool); !ok {
+		return c, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service answered capabilities without success").
+			With("response", SanitizedDeviceError(WireObject{"success": c.Success, "errorCode": c.ErrorCode, "error": c.Error}))
+	}
+	return c, nil
+}
+
+// capabilities is what bootstrap reads of harness?type=capabilities.
+type capabilities struct {
+	Success              any `json:"success"`
+	ErrorCode            any `json:"errorCode"`
+	Error                any `json:"error"`
+	ProtocolVersion      any `json:"protocolVersion"`
+	AgentProtocolVersion any `json:"agentProtocolVersion"`
+	raw                  []byte
 }
 
 // sanitizedDeviceError keeps only the diagnostic fields of a device answer.
-func SanitizedDeviceError(r gjson.Result) map[string]any {
+func SanitizedDeviceError(r WireObject) map[string]any {
 	m := map[string]any{}
 	for _, k := range []string{"success", "errorCode", "error"} {
-		if v := r.Get(k); v.Exists() {
-			m[k] = v.Value()
+		if v, ok := r[k]; ok && v != nil {
+			m[k] = v
 		}
 	}
 	return m
@@ -295,11 +311,11 @@ func (s *Session) launch(ctx context.Context) error {
 }
 
 // waitReady polls capabilities until success or the startup timeout.
-func (s *Session) waitReady(ctx context.Context) (gjson.Result, error) {
+func (s *Session) waitReady(ctx context.Context) (capabilities, error) {
 	clk := s.Device.Clock()
 	deadline := clk.Now().Add(s.opts.StartupTimeout)
 	var last error
-	var caps gjson.Result
+	var caps capabilities
 	err := PollUntil(ctx, PollOptions{Timeout: s.opts.StartupTimeout, Interval: s.opts.PollInterval, Initial: s.opts.PollInterval, Clock: clk},
 		func(ctx context.Context) (bool, error) {
 			remaining := deadline.Sub(clk.Now())
@@ -321,19 +337,19 @@ func (s *Session) waitReady(ctx context.Context) (gjson.Result, error) {
 		return caps, nil
 	}
 	if !errors.Is(err, ErrPollTimeout) {
-		return gjson.Result{}, err
+		return capabilities{}, err
 	}
 	if isNoListener(last) {
 		// The HTTP server answered all along but never with a harness
 		// resolver: that is SoloPi 0.x whatever its version string says.
-		return gjson.Result{}, versionUnsupported(s.Device.Package(), "", last)
+		return capabilities{}, versionUnsupported(s.Device.Package(), "", last)
 	}
 	e := fault.Wrap(fault.Transport, CodeControlNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
 		WithUserAction(ActionOpenSoloPi).With("startupTimeoutSeconds", s.opts.StartupTimeout.Seconds())
 	if last != nil {
 		e.With("lastError", ErrorSummary(last))
 	}
-	return gjson.Result{}, e
+	return capabilities{}, e
 }
 
 func (s *Session) restore(ctx context.Context) error {
@@ -351,9 +367,9 @@ func (s *Session) restore(ctx context.Context) error {
 }
 
 // accept checks the protocol versions of a successful capabilities answer.
-func (s *Session) accept(caps gjson.Result) error {
-	hv := caps.Get("protocolVersion").String()
-	av := caps.Get("agentProtocolVersion").String()
+func (s *Session) accept(caps capabilities) error {
+	hv, _ := caps.ProtocolVersion.(string)
+	av, _ := caps.AgentProtocolVersion.(string)
 	if hv != protocol.HarnessProtocolVersion || av != protocol.AgentProtocolVersion {
 		return fault.Newf(fault.Transport, CodeProtocolMismatch,
 			"SoloPi speaks harness protocol %q and agent protocol %q; this CLI needs harness %s and agent %s",
@@ -363,7 +379,7 @@ func (s *Session) accept(caps gjson.Result) error {
 			With("expectedAgentProtocolVersion", protocol.AgentProtocolVersion).
 			WithUserAction(ActionMatchVersions)
 	}
-	s.Capabilities = json.RawMessage(caps.Raw)
+	s.Capabilities = caps.raw
 	return nil
 }
 

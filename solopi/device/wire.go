@@ -19,6 +19,12 @@ type WireObject map[string]any
 
 func (o WireObject) Has(k string) bool { v, ok := o[k]; return ok && v != nil }
 
+// Str reads a string field, "" when it is absent or not a string.
+func (o WireObject) Str(k string) string {
+	s, _ := o[k].(string)
+	return s
+}
+
 func (o WireObject) Text(k string) (string, bool) {
 	s, ok := o[k].(string)
 	return s, ok
@@ -38,8 +44,11 @@ func (o WireObject) FlagOrFalse(k string) (bool, bool) {
 	return o.Flag(k)
 }
 
-func (o WireObject) Integer(k string) (int64, bool) {
-	switch v := o[k].(type) {
+func (o WireObject) Integer(k string) (int64, bool) { return AsInteger(o[k]) }
+
+// AsInteger reads a decoded JSON value as an exact integer.
+func AsInteger(v any) (int64, bool) {
+	switch v := v.(type) {
 	case json.Number:
 		n, err := v.Int64()
 		return n, err == nil

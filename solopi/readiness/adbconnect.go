@@ -2,12 +2,9 @@ package readiness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -70,19 +67,40 @@ type AdbConnectResult struct {
 
 // ParseAdbReceipt checks a receipt against the device protocol's consistency
 // rules; any violation is a protocol error.
-func ParseAdbReceipt(r gjson.Result) (AdbReceipt, error) {
+func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 	var rc AdbReceipt
 	bad := func(format string, args ...any) (AdbReceipt, error) {
 		return rc, fault.Newf(fault.Transport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
-			With("receipt", json.RawMessage(r.Raw))
+			With("receipt", map[string]any(r))
 	}
-	for _, k := range []string{"success", "connected", "terminal", "userActionRequired"} {
-		if v := r.Get(k); v.Type != gjson.True && v.Type != gjson.False {
+	for k, dst := range map[string]*bool{"success": &rc.Success, "connected": &rc.Connected, "terminal": &rc.Terminal,
+		"userActionRequired": &rc.UserActionRequired} {
+		b, ok := r.Flag(k)
+		if !ok {
 			return bad("%s is not a boolean", k)
 		}
+		*dst = b
 	}
-	if err := json.Unmarshal([]byte(r.Raw), &rc); err != nil {
-		return bad("%v", err)
+	for k, dst := range map[string]*string{"requestId": &rc.RequestID, "state": &rc.State, "requiredUserAction": &rc.RequiredUserAction,
+		"errorCode": &rc.ErrorCode, "error": &rc.Error} {
+		if !r.Has(k) {
+			continue
+		}
+		s, ok := r.Text(k)
+		if !ok {
+			return bad("%s is not a string", k)
+		}
+		*dst = s
+	}
+	for k, dst := range map[string]*int64{"startedAt": &rc.StartedAt, "finishedAt": &rc.FinishedAt} {
+		if !r.Has(k) {
+			continue
+		}
+		n, ok := r.Integer(k)
+		if !ok {
+			return bad("%s is not an integer", k)
+		}
+		*dst = n
 	}
 	st := protocol.State(rc.State)
 	m := protocol.AdbConnect()
@@ -218,11 +236,11 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 		if err != nil {
 			return false, err
 		}
-		if code := r.Get("errorCode").String(); protocol.KeepPolling(code) {
+		if code := r.Str("errorCode"); protocol.KeepPolling(code) {
 			// The device has not stored our receipt yet.
 			return false, nil
 		}
-		if got := r.Get("requestId").String(); got != id {
+		if got := r.Str("requestId"); got != id {
 			return false, fault.Newf(fault.Transport, CodeAdbConnectReceiptForeign,
 				"the device answered with the receipt of another request (%q)", got).
 				With("requestId", id).With("receiptRequestId", got)

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -253,10 +251,11 @@ func FuzzParseAdbReceipt(f *testing.F) {
 	}
 	f.Add(`{"success":false,"requestId":"r","state":"failed","connected":false,"terminal":true,"userActionRequired":true,"requiredUserAction":"x","errorCode":"e","error":"m"}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		if !gjson.Valid(body) {
+		o, err := device.DecodeObject([]byte(body))
+		if err != nil {
 			return
 		}
-		rc, err := ParseAdbReceipt(gjson.Parse(body))
+		rc, err := ParseAdbReceipt(o)
 		if err != nil {
 			return
 		}

@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -259,12 +257,12 @@ func RedactConfig(c map[string]any) map[string]any {
 }
 
 // leaksValue reports a sensitive config object that carries a value.
-func leaksValue(c gjson.Result) bool {
-	if !(c.Get("sensitive").Type == gjson.True || sensitiveKey(c.Get("key").String())) {
+func leaksValue(c device.WireObject) bool {
+	if s, _ := c.Flag("sensitive"); !s && !sensitiveKey(c.Str("key")) {
 		return false
 	}
-	v := c.Get("value")
-	return (v.Exists() && v.Type != gjson.Null) || c.Get("redacted").Type != gjson.True
+	redacted, _ := c.Flag("redacted")
+	return c.Has("value") || !redacted
 }
 
 func exposedError(key string) error {
@@ -285,12 +283,12 @@ func scrubResponse(err error) error {
 
 // deviceE1Error turns an E1 answer into an exit-2 error with the device's
 // own errorCode.
-func deviceE1Error(r gjson.Result, what string) error {
-	code := r.Get("errorCode").String()
+func deviceE1Error(r device.WireObject, what string) error {
+	code := r.Str("errorCode")
 	if code == "" {
 		code = device.CodeDeviceRejected
 	}
-	msg := r.Get("error").String()
+	msg := r.Str("error")
 	if msg == "" {
 		msg = "SoloPi refused the " + what + " request"
 	}
@@ -303,23 +301,23 @@ func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) 
 	if err != nil {
 		return nil, scrubResponse(err)
 	}
-	switch r.Get("success").Type {
-	case gjson.False:
-		return nil, deviceE1Error(r, "config list")
-	case gjson.True:
-	default:
+	switch ok, isBool := r.Flag("success"); {
+	case !isBool:
 		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config list answer has no boolean success")
+	case !ok:
+		return nil, deviceE1Error(r, "config list")
 	}
-	if !r.Get("configs").IsArray() {
+	list, isArray := r["configs"].([]any)
+	if !isArray {
 		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config list answer has no configs array")
 	}
 	var configs []map[string]any
-	for _, c := range r.Get("configs").Array() {
-		if leaksValue(c) && (c.Get("value").Exists() && c.Get("value").Type != gjson.Null) {
-			return nil, exposedError(c.Get("key").String())
+	for _, e := range list {
+		m, isObj := e.(map[string]any)
+		if c := device.WireObject(m); isObj && leaksValue(c) && c.Has("value") {
+			return nil, exposedError(c.Str("key"))
 		}
-		m, ok := c.Value().(map[string]any)
-		if !ok {
+		if !isObj {
 			return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config list entry is not an object")
 		}
 		configs = append(configs, RedactConfig(m))
@@ -349,20 +347,20 @@ func getConfig(ctx context.Context, s *device.Session, key string) (map[string]a
 	if err != nil {
 		return nil, scrubResponse(err)
 	}
-	if r.Get("success").Type != gjson.True {
-		if r.Get("success").Type == gjson.False {
-			return nil, deviceE1Error(r, "config get")
-		}
+	switch ok, isBool := r.Flag("success"); {
+	case !isBool:
 		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config get answer has no boolean success")
+	case !ok:
+		return nil, deviceE1Error(r, "config get")
 	}
-	c := r.Get("config")
-	if !c.IsObject() || c.Get("key").String() != key {
+	m, isObj := r["config"].(map[string]any)
+	c := device.WireObject(m)
+	if !isObj || c.Str("key") != key {
 		return nil, fault.Newf(fault.Transport, device.CodeInvalidResponse, "config get for %s answered another or no config object", key).With("key", key)
 	}
 	if leaksValue(c) {
 		return nil, exposedError(key)
 	}
-	m, _ := c.Value().(map[string]any)
 	return RedactConfig(m), nil
 }
 
@@ -494,8 +492,8 @@ func checkConfigSpec(k ConfigKey, c map[string]any) error {
 }
 
 func specNumEqual(v any, n int64) bool {
-	f, ok := v.(float64)
-	return ok && f == float64(n)
+	i, ok := device.AsInteger(v)
+	return ok && i == n
 }
 
 // typedConfigValue is the normalized value as the device's JSON carries it.
@@ -518,8 +516,8 @@ func configValueEqual(k ConfigKey, got, want any) bool {
 		g, ok := got.(bool)
 		return ok && g == want.(bool)
 	case ConfigInt, ConfigLong:
-		g, ok := got.(float64)
-		return ok && g == float64(want.(int64))
+		g, ok := device.AsInteger(got)
+		return ok && g == want.(int64)
 	case ConfigJSON:
 		gs, ok := got.(string)
 		if !ok {

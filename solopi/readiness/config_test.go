@@ -146,7 +146,7 @@ func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
 	s := openTestSession(t, newSoloTransport(t, solo))
 	_, err := ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
 	e := wantCode(t, err, CodeConfigNotConfirmed, fault.Failed)
-	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != float64(1) {
+	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != json.Number("1") {
 		t.Fatalf("expected %#v actual %#v", e.Details["expectedValue"], e.Details["actualValue"])
 	}
 }
@@ -237,7 +237,7 @@ func TestConfigGetPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := got["config"].(map[string]any)
-	if c["value"] != float64(0) || c["redacted"] != false {
+	if c["value"] != json.Number("0") || c["redacted"] != false {
 		t.Fatalf("%v", c)
 	}
 	_, err = ConfigGet(context.Background(), s, "KEY_NOPE")

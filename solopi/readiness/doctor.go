@@ -2,13 +2,10 @@ package readiness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -103,24 +100,22 @@ type HealthVerdict struct {
 }
 
 // EvaluateHealth judges a health object. Only a literal JSON true counts.
-func EvaluateHealth(h gjson.Result) HealthVerdict {
+func EvaluateHealth(h device.WireObject) HealthVerdict {
 	v := HealthVerdict{MissingPermissions: []string{}, FailedChecks: []string{}}
-	isTrue := func(r gjson.Result) bool { return r.Type == gjson.True }
-	init := isTrue(h.Get("appInitialized"))
+	isTrue := func(o device.WireObject, k string) bool { b, ok := o.Flag(k); return ok && b }
+	init := isTrue(h, "appInitialized")
 	if !init {
 		v.FailedChecks = append(v.FailedChecks, FailedAppInitialized)
 	}
 	v.Checks = append(v.Checks, newCheck(CheckAppInitialized, init, "health.appInitialized is not true"))
 
-	perms := h.Get("permissions")
-	permsObj := perms.IsObject()
+	perms, permsObj := h["permissions"].(map[string]any)
 	lacksKey := !permsObj
 	for _, k := range []string{CheckAdb, CheckFloat, CheckBackground, CheckPowerSave, CheckAccessibility} {
-		p := perms.Get(k)
-		if permsObj && !p.Exists() {
+		if _, present := perms[k]; permsObj && !present {
 			lacksKey = true
 		}
-		ok := permsObj && isTrue(p)
+		ok := permsObj && isTrue(perms, k)
 		if !ok {
 			v.MissingPermissions = append(v.MissingPermissions, k)
 		}
@@ -130,13 +125,13 @@ func EvaluateHealth(h gjson.Result) HealthVerdict {
 	if lacksKey {
 		v.FailedChecks = append(v.FailedChecks, FailedPermissions)
 	}
-	auto := isTrue(h.Get("autoStart"))
+	auto := isTrue(h, "autoStart")
 	if !auto {
 		v.FailedChecks = append(v.FailedChecks, FailedAutoStart)
 	}
 	v.Checks = append(v.Checks, newCheck(CheckAutoStart, auto, "health.autoStart is not true"))
 
-	ready := isTrue(h.Get("ready"))
+	ready := isTrue(h, "ready")
 	if !ready && len(v.FailedChecks) == 0 && len(v.MissingPermissions) == 0 {
 		v.FailedChecks = append(v.FailedChecks, FailedReady)
 	}
@@ -148,19 +143,19 @@ func EvaluateHealth(h gjson.Result) HealthVerdict {
 // DoctorReport is the doctor command's object: upstream's fields plus our
 // checks[].
 type DoctorReport struct {
-	Success            bool            `json:"success"`
-	Ready              bool            `json:"ready"`
-	Device             map[string]any  `json:"device"`
-	Package            string          `json:"package"`
-	Installed          bool            `json:"installed"`
-	Launched           bool            `json:"launchedSoloPi"`
-	Health             json.RawMessage `json:"health,omitempty"`
-	MissingPermissions []string        `json:"missingPermissions"`
-	FailedChecks       []string        `json:"failedChecks"`
-	Checks             []Check         `json:"checks"`
-	ErrorCode          string          `json:"errorCode,omitempty"`
-	Error              string          `json:"error,omitempty"`
-	UserActionRequired string          `json:"userActionRequired,omitempty"`
+	Success            bool              `json:"success"`
+	Ready              bool              `json:"ready"`
+	Device             map[string]any    `json:"device"`
+	Package            string            `json:"package"`
+	Installed          bool              `json:"installed"`
+	Launched           bool              `json:"launchedSoloPi"`
+	Health             device.WireObject `json:"health,omitempty"`
+	MissingPermissions []string          `json:"missingPermissions"`
+	FailedChecks       []string          `json:"failedChecks"`
+	Checks             []Check           `json:"checks"`
+	ErrorCode          string            `json:"errorCode,omitempty"`
+	Error              string            `json:"error,omitempty"`
+	UserActionRequired string            `json:"userActionRequired,omitempty"`
 }
 
 // DoctorOptions configure Doctor.
@@ -235,7 +230,7 @@ func fillDoctor(ctx context.Context, s *device.Session, r *DoctorReport) error {
 		return err
 	}
 	v := EvaluateHealth(h)
-	r.Health = json.RawMessage(h.Raw)
+	r.Health = h
 	r.Ready = v.Ready
 	r.Success = v.Ready
 	r.MissingPermissions = v.MissingPermissions
@@ -250,12 +245,12 @@ func fillDoctor(ctx context.Context, s *device.Session, r *DoctorReport) error {
 }
 
 // Health runs harness?type=health and requires success:true.
-func Health(ctx context.Context, s *device.Session) (gjson.Result, error) {
+func Health(ctx context.Context, s *device.Session) (device.WireObject, error) {
 	h, err := s.Device.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessHealth))
 	if err != nil {
 		return h, err
 	}
-	if h.Get("success").Type != gjson.True {
+	if ok, _ := h.Flag("success"); !ok {
 		return h, fault.New(fault.Transport, CodeHealthUnavailable, "SoloPi answered the health query without success").
 			With("response", device.SanitizedDeviceError(h))
 	}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -50,7 +49,7 @@ func TestDoctorAllPresent(t *testing.T) {
 	if r.Device["serial"] != "FAKE0001" || r.Package != "com.alipay.hulu" || !r.Installed {
 		t.Errorf("device %v package %s installed %v", r.Device, r.Package, r.Installed)
 	}
-	if !gjson.GetBytes(r.Health, "ready").Bool() {
+	if ok, _ := r.Health.Flag("ready"); !ok {
 		t.Errorf("health not passed through: %s", r.Health)
 	}
 }
@@ -109,7 +108,8 @@ func TestEvaluateHealthRules(t *testing.T) {
 			nil, []string{"ready"}, false},
 	}
 	for _, c := range cases {
-		v := EvaluateHealth(gjson.Parse(c.health))
+		h, _ := device.DecodeObject([]byte(c.health))
+		v := EvaluateHealth(h)
 		if !slices.Equal(v.MissingPermissions, append([]string{}, c.missing...)) || !slices.Equal(v.FailedChecks, append([]string{}, c.failed...)) || v.Ready != c.ready {
 			t.Errorf("%s: missing %v failed %v ready %v", c.name, v.MissingPermissions, v.FailedChecks, v.Ready)
 		}
@@ -124,7 +124,8 @@ func TestDoctorNotInstalled(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	b, _ := json.Marshal(r)
-	if gjson.GetBytes(b, "installed").Type != gjson.False || !gjson.GetBytes(b, "missingPermissions").IsArray() {
+	o, _ := device.DecodeObject(b)
+	if installed, ok := o.Flag("installed"); !ok || installed || !isArray(o["missingPermissions"]) {
 		t.Fatalf("json %s", b)
 	}
 }
@@ -176,15 +177,23 @@ func FuzzEvaluateHealth(f *testing.F) {
 	f.Add(`{"ready":true}`)
 	f.Add(`{"appInitialized":true,"permissions":[],"autoStart":true,"ready":true}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		h := gjson.Parse(body)
+		h, err := device.DecodeObject([]byte(body))
+		if err != nil {
+			return
+		}
 		v := EvaluateHealth(h)
 		if !v.Ready {
 			return
 		}
+		perms, _ := h["permissions"].(map[string]any)
 		for _, p := range []string{"appInitialized", "autoStart", "ready", "permissions.adb", "permissions.float",
 			"permissions.background", "permissions.powerSave", "permissions.accessibility"} {
-			if h.Get(p).Type != gjson.True {
-				t.Fatalf("ready although %s is %s in %s", p, h.Get(p).Raw, body)
+			o, k := h, p
+			if name, ok := strings.CutPrefix(p, "permissions."); ok {
+				o, k = device.WireObject(perms), name
+			}
+			if v, ok := o.Flag(k); !ok || !v {
+				t.Fatalf("ready although %s is %v in %s", p, o[k], body)
 			}
 		}
 	})
@@ -194,3 +203,5 @@ func FuzzEvaluateHealth(f *testing.F) {
 func HealthPermissionKeys() []string {
 	return []string{CheckAccessibility, CheckAdb, CheckBackground, CheckFloat, CheckPowerSave}
 }
+
+func isArray(v any) bool { _, ok := v.([]any); return ok }

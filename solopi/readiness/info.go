@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -28,25 +26,28 @@ const pageQueryTimeout = 8 * time.Second
 
 // infoPassThrough checks a query answer that uses E1 on failure: success absent
 // or true passes the object on, success false is the device's rejection.
-func infoPassThrough(r gjson.Result, what string) (map[string]any, error) {
-	switch r.Get("success").Type {
-	case gjson.False:
-		return nil, deviceE1Error(r, what)
-	case gjson.True, gjson.Null:
-	default:
-		return nil, fault.Newf(fault.Transport, device.CodeInvalidResponse, "the %s answer has a non-boolean success", what)
+func infoPassThrough(r device.WireObject, what string) (map[string]any, error) {
+	if r.Has("success") {
+		ok, isBool := r.Flag("success")
+		if !isBool {
+			return nil, fault.Newf(fault.Transport, device.CodeInvalidResponse, "the %s answer has a non-boolean success", what)
+		}
+		if !ok {
+			return nil, deviceE1Error(r, what)
+		}
 	}
-	m, ok := r.Value().(map[string]any)
-	if !ok {
-		return nil, fault.Newf(fault.Transport, device.CodeInvalidResponse, "the %s answer is not an object", what)
-	}
+	m := r.Clone()
 	m["success"] = true
 	return m, nil
 }
 
 // CapabilitiesOf returns the capabilities the session was opened with.
 func CapabilitiesOf(s *device.Session) (map[string]any, error) {
-	return infoPassThrough(gjson.ParseBytes(s.Capabilities), "capabilities")
+	caps, err := device.DecodeObject(s.Capabilities)
+	if err != nil {
+		return nil, fault.Wrap(fault.Transport, device.CodeInvalidResponse, "the capabilities answer is not a JSON object", err)
+	}
+	return infoPassThrough(caps, "capabilities")
 }
 
 // harnessQuery runs harness?type=typ and passes the answer through.
@@ -82,14 +83,14 @@ func AppStatus(ctx context.Context, s *device.Session) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Get("success").Type == gjson.False {
+	if ok, isBool := r.Flag("success"); isBool && !ok {
 		return nil, deviceE1Error(r, "status")
 	}
-	if r.Get("status").Type != gjson.String {
+	if _, ok := r.Text("status"); !ok {
 		// The reference host exits 2 here; kept for script compatibility.
 		return nil, fault.New(fault.Failed, CodeAppStatusUnavailable, "SoloPi's status answer carries no status string")
 	}
-	m, _ := r.Value().(map[string]any)
+	m := r.Clone()
 	m["success"] = true
 	return m, nil
 }
@@ -103,13 +104,13 @@ func Inspect(ctx context.Context, s *device.Session) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !r.Get("page").IsObject() {
-		if r.Get("success").Type == gjson.False {
+	if _, ok := r["page"].(map[string]any); !ok {
+		if ok, isBool := r.Flag("success"); isBool && !ok {
 			return nil, deviceE1Error(r, "page")
 		}
 		return nil, fault.New(fault.Failed, CodePageUnavailable, "SoloPi's page answer carries no page tree")
 	}
-	m, _ := r.Value().(map[string]any)
+	m := r.Clone()
 	m["success"] = true
 	return m, nil
 }

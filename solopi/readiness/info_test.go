@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -28,7 +29,7 @@ func TestInfoQueries(t *testing.T) {
 		t.Fatalf("capabilities %v %v", caps, err)
 	}
 	apps, err := Apps(ctx, s)
-	if err != nil || apps["count"] != float64(1) {
+	if err != nil || apps["count"] != json.Number("1") {
 		t.Fatalf("apps %v %v", apps, err)
 	}
 	info, err := AppInfo(ctx, s)

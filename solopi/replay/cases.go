@@ -41,20 +41,20 @@ type DeviceCase struct {
 // bound: same name, a positive id and a 64-hex fingerprint. Anything else
 // is a protocol error (exit 4), raised before any mutation is sent.
 func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, error) {
-	m, err := d.QueryObject(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCase, protocol.ParamCaseName, name))
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCase, protocol.ParamCaseName, name))
 	if err != nil {
 		return nil, err
 	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return nil, device.DeviceRefusal(m, "the device refused the case query").With("caseName", name)
 	}
 	obj, ok := m["case"].(map[string]any)
 	if !ok {
 		return nil, device.Recode(device.ContractError("the case answer has no case object", m), CodeCaseUnbound)
 	}
-	id, idOK := device.IntField(obj, "id")
-	fp := device.Str(obj, "caseFingerprint")
-	got := device.Str(obj, "caseName")
+	id, idOK := device.WireObject(obj).Integer("id")
+	fp := device.WireObject(obj).Str("caseFingerprint")
+	got := device.WireObject(obj).Str("caseName")
 	if got != name || !idOK || id <= 0 || !fingerprintRe.MatchString(fp) {
 		return nil, fault.New(fault.Transport, CodeCaseUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
 			With("caseName", name).With("caseId", obj["id"]).With("caseFingerprint", obj["caseFingerprint"]).With("returnedCaseName", got)
@@ -88,15 +88,15 @@ func (c *DeviceCase) StepCount() int { return len(c.Case.Steps) }
 
 // ListCases queries harness?type=cases and checks count == len(cases).
 func ListCases(ctx context.Context, d *device.Device) (map[string]any, error) {
-	m, err := d.QueryObject(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCases))
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCases))
 	if err != nil {
 		return nil, err
 	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return nil, device.DeviceRefusal(m, "the device refused the case list")
 	}
 	list, ok := m["cases"].([]any)
-	n, nok := device.IntField(m, "count")
+	n, nok := device.WireObject(m).Integer("count")
 	if !ok || !nok || n != int64(len(list)) {
 		return nil, device.ContractError("the case list count does not match its cases", m)
 	}
@@ -111,18 +111,18 @@ func receiptPoll(ctx context.Context, d *device.Device, action string, p device.
 	var last, final map[string]any
 	o.Clock = d.Clock()
 	err := device.PollUntil(ctx, o, func(ctx context.Context) (bool, error) {
-		m, err := d.QueryObject(ctx, action, p)
+		m, err := d.Query(ctx, action, p)
 		if err != nil {
 			return false, err
 		}
 		last = m
-		if ok, _ := device.BoolField(m, "success"); !ok {
-			code := device.Str(m, "errorCode")
+		if ok, _ := device.WireObject(m).Flag("success"); !ok {
+			code := device.WireObject(m).Str("errorCode")
 			if protocol.KeepPolling(code) || strings.Contains(code, "receipt_not_found") {
 				return false, nil
 			}
 		}
-		if got := device.Str(m, "requestId"); got != reqID {
+		if got := device.WireObject(m).Str("requestId"); got != reqID {
 			return false, fault.New(fault.Transport, CodeReceiptMismatch, "the device answered with a receipt for another requestId").
 				With("requestId", reqID).With("lastResponse", m)
 		}
@@ -214,12 +214,12 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 		return rep, err
 	}
 	rep.Receipt = final
-	if ok, _ := device.BoolField(final, "success"); !ok {
+	if ok, _ := device.WireObject(final).Flag("success"); !ok {
 		return rep, device.DeviceRefusal(final, "SoloPi refused the case import")
 	}
-	imported, _ := device.BoolField(final, "imported")
-	id, idOK := device.IntField(final, "caseId")
-	if !imported || !idOK || id <= 0 || device.Str(final, "caseName") != c.CaseName {
+	imported, _ := device.WireObject(final).Flag("imported")
+	id, idOK := device.WireObject(final).Integer("caseId")
+	if !imported || !idOK || id <= 0 || device.WireObject(final).Str("caseName") != c.CaseName {
 		return rep, device.ContractError("the import receipt says success but does not name the imported case", final)
 	}
 	return rep, nil
@@ -289,11 +289,11 @@ func DeleteCase(ctx context.Context, d *device.Device, name string, timeout, int
 	if err != nil {
 		return nil, reqID, err
 	}
-	if ok, _ := device.BoolField(final, "success"); !ok {
+	if ok, _ := device.WireObject(final).Flag("success"); !ok {
 		return final, reqID, device.DeviceRefusal(final, "SoloPi refused to delete the case")
 	}
-	deleted, _ := device.BoolField(final, "deleted")
-	if !deleted || device.Str(final, "caseName") != name {
+	deleted, _ := device.WireObject(final).Flag("deleted")
+	if !deleted || device.WireObject(final).Str("caseName") != name {
 		return final, reqID, device.ContractError("the delete receipt says success but does not name the deleted case", final)
 	}
 	return final, reqID, nil

@@ -37,11 +37,11 @@ func ListReplayHistory(ctx context.Context, d *device.Device, limit int) (map[st
 	if limit < 1 || limit > 500 {
 		return nil, fault.Usage(CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
 	}
-	m, err := d.QueryObject(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "listReplay", protocol.ParamLimit, fmt.Sprint(limit)))
+	m, err := d.Query(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "listReplay", protocol.ParamLimit, fmt.Sprint(limit)))
 	if err != nil {
 		return nil, err
 	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return nil, device.DeviceRefusal(m, "the device refused the history list")
 	}
 	if err := checkHistoryList(m, limit); err != nil {
@@ -51,16 +51,16 @@ func ListReplayHistory(ctx context.Context, d *device.Device, limit int) (map[st
 }
 
 func checkHistoryList(m map[string]any, limit int) error {
-	if device.Str(m, "kind") != "replay" {
+	if device.WireObject(m).Str("kind") != "replay" {
 		return device.ContractError("the history list kind is not replay", m)
 	}
 	records, ok := m["records"].([]any)
 	if !ok {
 		return device.ContractError("the history list has no records array", m)
 	}
-	returned, rok := device.IntField(m, "returned")
-	total, tok := device.IntField(m, "total")
-	truncated, trok := device.BoolField(m, "truncated")
+	returned, rok := device.WireObject(m).Integer("returned")
+	total, tok := device.WireObject(m).Integer("total")
+	truncated, trok := device.WireObject(m).Flag("truncated")
 	if !rok || !tok || !trok {
 		return device.ContractError("the history list lacks returned, total or truncated", m)
 	}
@@ -69,7 +69,7 @@ func checkHistoryList(m map[string]any, limit int) error {
 	}
 	for i, r := range records {
 		o, ok := r.(map[string]any)
-		if !ok || device.Str(o, "kind") != "replay" || !replayHistoryIDRe.MatchString(device.Str(o, "id")) {
+		if !ok || device.WireObject(o).Str("kind") != "replay" || !replayHistoryIDRe.MatchString(device.WireObject(o).Str("id")) {
 			return device.ContractError(fmt.Sprintf("history record %d is not a replay record with a valid id", i), m)
 		}
 	}
@@ -81,14 +81,14 @@ func GetReplayHistory(ctx context.Context, d *device.Device, id string) (map[str
 	if err := CheckReplayHistoryID(id); err != nil {
 		return nil, err
 	}
-	m, err := d.QueryObject(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "getReplay", protocol.ParamID, id))
+	m, err := d.Query(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "getReplay", protocol.ParamID, id))
 	if err != nil {
 		return nil, err
 	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return nil, device.DeviceRefusal(m, "the device refused the history query").With("id", id)
 	}
-	if device.Str(m, "kind") != "replay" || device.Str(m, "id") != id {
+	if device.WireObject(m).Str("kind") != "replay" || device.WireObject(m).Str("id") != id {
 		return nil, device.ContractError("the history record does not echo the requested kind and id", m)
 	}
 	return m, nil
@@ -128,7 +128,7 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 			if err := checkHistoryReceipt(m, res.RequestID, id); err != nil {
 				return false, err
 			}
-			return device.Str(m, "state") != "in_progress", nil
+			return device.WireObject(m).Str("state") != "in_progress", nil
 		})
 	if errors.Is(err, device.ErrPollTimeout) {
 		return res, fault.New(fault.Timeout, CodeHistoryDeleteTime, "SoloPi did not finish the history deletion in time; it may still complete").
@@ -138,11 +138,11 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 		return res, err
 	}
 	mut := final["mutation"].(map[string]any)
-	res.Success, _ = device.BoolField(mut, "success")
+	res.Success, _ = device.WireObject(mut).Flag("success")
 	res.Object = map[string]any{"success": res.Success, "requestId": res.RequestID, "state": final["state"], "mutation": mut}
 	if !res.Success {
-		code := device.Str(mut, "errorCode")
-		e := fault.New(fault.Failed, code, device.Str(mut, "error"))
+		code := device.WireObject(mut).Str("errorCode")
+		e := fault.New(fault.Failed, code, device.WireObject(mut).Str("error"))
 		for k, v := range res.Object {
 			if k != "success" {
 				e.With(k, v)
@@ -155,10 +155,10 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 
 // checkHistoryReceipt is the strict mutationStatus validator.
 func checkHistoryReceipt(m map[string]any, reqID, id string) error {
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return device.ContractError("the history mutation status is not a receipt", m)
 	}
-	state := device.Str(m, "state")
+	state := device.WireObject(m).Str("state")
 	if state != "in_progress" && state != "completed" && state != "failed" {
 		return device.ContractError(fmt.Sprintf("the history receipt state %q is unknown", state), m)
 	}
@@ -166,15 +166,15 @@ func checkHistoryReceipt(m map[string]any, reqID, id string) error {
 	if !ok {
 		return device.ContractError("the history receipt has no mutation object", m)
 	}
-	if device.Str(mut, "requestId") != reqID || device.Str(mut, "kind") != "replay" || device.Str(mut, "action") != "deleteReplay" ||
-		device.Str(mut, "id") != id || device.Str(mut, "state") != state {
+	if device.WireObject(mut).Str("requestId") != reqID || device.WireObject(mut).Str("kind") != "replay" || device.WireObject(mut).Str("action") != "deleteReplay" ||
+		device.WireObject(mut).Str("id") != id || device.WireObject(mut).Str("state") != state {
 		return device.ContractError("the history receipt does not match our requestId, kind, action, id and state", m)
 	}
-	success, sok := device.BoolField(mut, "success")
+	success, sok := device.WireObject(mut).Flag("success")
 	if !sok {
 		return device.ContractError("the history receipt's mutation.success is not a boolean", m)
 	}
-	deleted, _ := device.BoolField(mut, "deleted")
+	deleted, _ := device.WireObject(mut).Flag("deleted")
 	switch state {
 	case "completed":
 		if !success || !deleted {
@@ -183,7 +183,7 @@ func checkHistoryReceipt(m map[string]any, reqID, id string) error {
 	case "failed":
 		_, codeOK := mut["errorCode"].(string)
 		_, errOK := mut["error"].(string)
-		if success || deleted || !codeOK || !errOK || device.Str(mut, "errorCode") == "" {
+		if success || deleted || !codeOK || !errOK || device.WireObject(mut).Str("errorCode") == "" {
 			return device.ContractError("a failed history receipt must have success and deleted false and an errorCode and error", m)
 		}
 	}

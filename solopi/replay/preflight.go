@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -25,11 +23,11 @@ func checkPlugins(ctx context.Context, d *device.Device, c *casefile.Case) error
 	if len(need) == 0 {
 		return nil
 	}
-	m, err := d.QueryObject(ctx, protocol.ActionPlugin, device.P(protocol.ParamAction, "list"))
+	m, err := d.Query(ctx, protocol.ActionPlugin, device.P(protocol.ParamAction, "list"))
 	if err != nil {
 		return err
 	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return device.DeviceRefusal(m, "the device refused the plugin list")
 	}
 	list, ok := m["plugins"].([]any)
@@ -39,7 +37,7 @@ func checkPlugins(ctx context.Context, d *device.Device, c *casefile.Case) error
 	byName := map[string]map[string]any{}
 	for _, x := range list {
 		if p, ok := x.(map[string]any); ok {
-			byName[device.Str(p, "name")] = p
+			byName[device.WireObject(p).Str("name")] = p
 		}
 	}
 	names := make([]string, 0, len(need))
@@ -52,7 +50,7 @@ func checkPlugins(ctx context.Context, d *device.Device, c *casefile.Case) error
 		p, installed := byName[n]
 		loaded := false
 		if installed {
-			loaded, _ = device.BoolField(p, "runtimeLoaded")
+			loaded, _ = device.WireObject(p).Flag("runtimeLoaded")
 		}
 		if !loaded {
 			idx := need[n]
@@ -74,18 +72,14 @@ func checkPlugins(ctx context.Context, d *device.Device, c *casefile.Case) error
 // and auto-start (the doctor's rules; `ready` itself is not required, as
 // upstream). The refusal lists what is missing and what to do about it.
 func checkReplayHealth(ctx context.Context, d *device.Device) error {
-	b, err := d.QueryRaw(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessHealth))
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessHealth))
 	if err != nil {
 		return err
 	}
-	m, err := device.DecodeObject(b)
-	if err != nil {
-		return fault.Wrap(fault.Transport, device.CodeInvalidResponse, "the health answer is not a JSON object", err)
-	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := m.Flag("success"); !ok {
 		return device.Rekind(device.DeviceRefusal(m, "the device refused the health query"), fault.Transport)
 	}
-	v := readiness.EvaluateHealth(gjson.ParseBytes(b))
+	v := readiness.EvaluateHealth(m)
 	failed := slices.DeleteFunc(slices.Clone(v.FailedChecks), func(c string) bool { return c == readiness.FailedReady })
 	if len(v.MissingPermissions) == 0 && len(failed) == 0 {
 		return nil
@@ -126,16 +120,16 @@ func (a *autoStartChange) report() map[string]any {
 
 // readAutoStart reads KEY_REPLAY_AUTO_START through config?action=get.
 func readAutoStart(ctx context.Context, d *device.Device) (bool, error) {
-	m, err := d.QueryObject(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "get", protocol.ParamKey, KeyReplayAutoStart))
+	m, err := d.Query(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "get", protocol.ParamKey, KeyReplayAutoStart))
 	if err != nil {
 		return false, err
 	}
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return false, device.Rekind(device.DeviceRefusal(m, "the device refused to read the auto-start setting"), fault.Transport)
 	}
 	cfg, _ := m["config"].(map[string]any)
-	v, ok := device.BoolField(cfg, "value")
-	if cfg == nil || device.Str(cfg, "key") != KeyReplayAutoStart || !ok {
+	v, ok := device.WireObject(cfg).Flag("value")
+	if cfg == nil || device.WireObject(cfg).Str("key") != KeyReplayAutoStart || !ok {
 		return false, device.ContractError("config get did not return a boolean KEY_REPLAY_AUTO_START", m)
 	}
 	return v, nil

@@ -72,22 +72,22 @@ type ReplayStatus struct {
 
 // ParseReplayStatus checks and reads a snapshot object.
 func ParseReplayStatus(m map[string]any) (*ReplayStatus, error) {
-	if ok, _ := device.BoolField(m, "success"); !ok {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return nil, device.ContractError("the replay status answer has no success:true", m)
 	}
 	st := &ReplayStatus{
-		RunID: device.Str(m, "runId"), RequestID: device.Str(m, "requestId"), CaseName: device.Str(m, "caseName"),
-		State: device.Str(m, "state"), Error: device.Str(m, "error"), Object: m,
+		RunID: device.WireObject(m).Str("runId"), RequestID: device.WireObject(m).Str("requestId"), CaseName: device.WireObject(m).Str("caseName"),
+		State: device.WireObject(m).Str("state"), Error: device.WireObject(m).Str("error"), Object: m,
 	}
-	st.StartedAt, _ = device.IntField(m, "startedAt")
-	st.FinishedAt, _ = device.IntField(m, "finishedAt")
+	st.StartedAt, _ = device.WireObject(m).Integer("startedAt")
+	st.FinishedAt, _ = device.WireObject(m).Integer("finishedAt")
 	mach := protocol.Replay()
 	s := protocol.State(st.State)
 	if !mach.Has(s) {
 		return nil, device.Recode(device.ContractError(fmt.Sprintf("the replay status has an unknown state %q", st.State), m), CodeInvalidStatus)
 	}
-	active, aok := device.BoolField(m, "active")
-	terminal, tok := device.BoolField(m, "terminal")
+	active, aok := device.WireObject(m).Flag("active")
+	terminal, tok := device.WireObject(m).Flag("terminal")
 	if !aok || !tok || active != mach.IsLive(s) || terminal != mach.IsTerminal(s) {
 		return nil, device.Recode(device.ContractError("the replay status flags active/terminal disagree with its state", m), CodeInvalidStatus)
 	}
@@ -106,12 +106,12 @@ func ParseReplayStatus(m map[string]any) (*ReplayStatus, error) {
 			if !ok {
 				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d] is not an object", i), m), CodeInvalidStatus)
 			}
-			r := ReplayResult{CaseName: device.Str(o, "caseName"), Status: device.Str(o, "status"), ExceptionMessage: device.Str(o, "exceptionMessage"),
-				ExceptionStepID: device.Str(o, "exceptionStepId"), LogFile: device.Str(o, "logFile")}
+			r := ReplayResult{CaseName: device.WireObject(o).Str("caseName"), Status: device.WireObject(o).Str("status"), ExceptionMessage: device.WireObject(o).Str("exceptionMessage"),
+				ExceptionStepID: device.WireObject(o).Str("exceptionStepId"), LogFile: device.WireObject(o).Str("logFile")}
 			if r.Status != "passed" && r.Status != "failed" {
 				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d].status %q is neither passed nor failed", i, r.Status), m), CodeInvalidStatus)
 			}
-			if n, ok := device.IntField(o, "exceptionStep"); ok {
+			if n, ok := device.WireObject(o).Integer("exceptionStep"); ok {
 				r.ExceptionStep = &n
 			}
 			if sf, ok := o["screenshotFiles"].(map[string]any); ok {
@@ -139,7 +139,7 @@ func ReplayLatest(ctx context.Context, d *device.Device) (*ReplayStatus, error) 
 }
 
 func replaySnapshot(ctx context.Context, d *device.Device, typ string) (*ReplayStatus, error) {
-	m, err := d.QueryObject(ctx, protocol.ActionHarness, device.P(protocol.ParamType, typ))
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, typ))
 	if err != nil {
 		return nil, err
 	}

@@ -448,7 +448,7 @@ func pollMutationReceipt(ctx context.Context, d *device.Device, action, requestI
 	var final device.WireObject
 	po.Clock = d.Clock()
 	err := device.PollUntil(ctx, po, func(ctx context.Context) (bool, error) {
-		r, err := d.QueryObject(ctx, action, device.P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
+		r, err := d.Query(ctx, action, device.P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
 		if err != nil {
 			return false, err
 		}

@@ -142,8 +142,9 @@ func requireTargetApp(ctx context.Context, d *device.Device, pkg string) error {
 	if err != nil {
 		return err
 	}
-	for _, a := range apps.Get("apps").Array() {
-		if a.Get("packageName").String() == pkg {
+	list, _ := apps["apps"].([]any)
+	for _, a := range list {
+		if app, ok := a.(map[string]any); ok && device.WireObject(app).Str("packageName") == pkg {
 			return nil
 		}
 	}

@@ -182,7 +182,7 @@ func (o *VideoAnalysisOptions) Validate() error {
 // queryAnalysis reads the receipt of requestID; found is false while the
 // device answers analysis_not_found.
 func queryAnalysis(ctx context.Context, d *device.Device, requestID string) (device.WireObject, bool, error) {
-	m, err := d.QueryObject(ctx, protocol.ActionVideoAnalysis, device.P(protocol.ParamAction, "status", protocol.ParamRequestID, requestID))
+	m, err := d.Query(ctx, protocol.ActionVideoAnalysis, device.P(protocol.ParamAction, "status", protocol.ParamRequestID, requestID))
 	if err != nil {
 		return nil, false, err
 	}
