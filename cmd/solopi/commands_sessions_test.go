@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -224,12 +223,17 @@ func TestRecordStartInterruptExits130(t *testing.T) {
 	recordDevice(f, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		for f.count("recordMode=normal") == 0 {
-			time.Sleep(2 * time.Millisecond)
+	f.mu.Lock()
+	deviceSide := f.onMutate
+	f.onMutate = func(action string, q url.Values) {
+		if deviceSide != nil {
+			deviceSide(action, q)
 		}
-		cancel()
-	}()
+		if q.Get("recordMode") == "normal" {
+			cancel()
+		}
+	}
+	f.mu.Unlock()
 	out, code := runSessionCLI(t, f, ctx, "record-start", "--name", "c", "--target-package", "com.x.y", "--poll-interval", "0.01")
 	if code != 130 {
 		t.Fatalf("exit %d: %s", code, out)

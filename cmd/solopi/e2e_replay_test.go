@@ -175,9 +175,9 @@ func TestE2EAppRestartMidRun(t *testing.T) {
 	d.App.SetPermissionDialogDelay(30 * time.Second)
 	go func() {
 		for d.App.LeaseHolder() == "" {
-			time.Sleep(20 * time.Millisecond)
+			d.Clock().Sleep(context.Background(), 100*time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
+		d.Clock().Sleep(context.Background(), time.Second) // device time: the run is under way
 		d.App.Restart()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -54,6 +54,9 @@ type Replay struct {
 	RunSeq    int
 	Polls     int      // status polls of the current run
 	Mutations []string // decoded scheme URIs
+	// OnMutation, when set, sees every mutation as it arrives, under the
+	// lock (tests use it as the event to interrupt on).
+	OnMutation func(raw string)
 
 	ImportReceipt map[string]any
 	DropImports   bool // case-import is rejected invisibly (no receipt)
@@ -111,6 +114,9 @@ func (f *Replay) mutateURI(raw string) Reply {
 	f.Lock()
 	defer f.Unlock()
 	f.Mutations = append(f.Mutations, raw)
+	if f.OnMutation != nil {
+		f.OnMutation(raw)
+	}
 	f.mutate(action, q)
 	return AmStarted
 }

@@ -103,15 +103,14 @@ func TestImportCaseInterruptCleansUp(t *testing.T) {
 	f := devicefake.NewReplay(t)
 	d := replayFakeDevice(f)
 	ctx, cancel := context.WithCancel(context.Background())
-	// Cancel right after the mutation: the receipt poll sees the interrupt.
-	go func() {
-		for f.CountMutations("case-import") == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
+	// Cancel on the mutation: the receipt poll sees the interrupt.
 	f.Lock()
 	f.ImportReceipt = nil
+	f.OnMutation = func(raw string) {
+		if strings.Contains(raw, "case-import") {
+			cancel()
+		}
+	}
 	f.Unlock()
 	rep, err := ImportCase(ctx, d, normalizedCase(t, "y"), ImportOptions{Timeout: 5 * time.Second, PollInterval: time.Second})
 	if err != nil && !fault.IsInterrupt(err) {

@@ -62,21 +62,18 @@ func ssWantCode(t *testing.T, m map[string]any, code string) {
 	}
 }
 
-// ssCancelOn cancels the returned context as soon as the fake has
-// seen a mutation containing marker (a Ctrl-C during the wait).
+// ssCancelOn cancels the returned context when the fake receives a
+// mutation containing marker: a Ctrl-C while the host waits for it.
 func ssCancelOn(t *testing.T, f *sessFake, marker string) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	go func() {
-		for ctx.Err() == nil {
-			if f.mutationCount(marker) > 0 {
-				time.Sleep(20 * time.Millisecond)
-				cancel()
-				return
-			}
-			time.Sleep(2 * time.Millisecond)
+	f.mu.Lock()
+	f.onMutation = func(m string) {
+		if strings.Contains(m, marker) {
+			cancel()
 		}
-	}()
+	}
+	f.mu.Unlock()
 	return ctx
 }
 

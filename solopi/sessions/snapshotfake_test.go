@@ -44,6 +44,9 @@ type sessFake struct {
 
 	clock     int64
 	mutations []string // "action?query" of every mutation, in order
+	// onMutation, when set, sees every mutation as it arrives (tests use
+	// it as the event to interrupt on).
+	onMutation func(m string)
 
 	// Session snapshots and the steps still to come (one per status poll).
 	snaps map[string]map[string]any
@@ -432,6 +435,9 @@ func (f *sessFake) mutate(uri string) {
 	action := strings.TrimPrefix(u.Path, "/")
 	q := u.Query()
 	f.mutations = append(f.mutations, action+"?"+u.RawQuery)
+	if f.onMutation != nil {
+		f.onMutation(action + "?" + u.RawQuery)
+	}
 	if q.Has("url") {
 		f.t.Errorf("fake: the host sent a url parameter: %s", uri)
 	}
