@@ -64,6 +64,8 @@ type Output struct {
 	// MakeParents creates missing parent directories when the entry is
 	// published; without it a missing parent is refused by the check.
 	MakeParents bool
+	// Perm is a published file's mode (default 0644; 0600 for secrets).
+	Perm fs.FileMode
 }
 
 func exists(abs string) *fault.Error {
@@ -136,7 +138,11 @@ func (o Output) PublishFile(path string, write func(f *os.File) error) (string, 
 		f.Close()
 		return "", err
 	}
-	err = f.Chmod(0o644)
+	perm := o.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	err = f.Chmod(perm)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -178,8 +184,10 @@ func (o Output) publish(tmp, abs string, dir bool) error {
 			return exists(abs)
 		}
 		err = os.Rename(tmp, abs)
-	} else {
-		err = os.Link(tmp, abs)
+	} else if err = os.Link(tmp, abs); err != nil && !errors.Is(err, fs.ErrExist) {
+		// A file system without hard links: an O_EXCL copy is still
+		// exclusive, only not atomic for a concurrent reader.
+		err = copyExclusive(tmp, abs)
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) || dirNotEmpty(err) {
@@ -188,6 +196,35 @@ func (o Output) publish(tmp, abs string, dir bool) error {
 		return writeFailed(abs, "publishing the output failed", err)
 	}
 	return nil
+}
+
+// copyExclusive creates dst (never replacing it) with src's content and
+// mode; a partial dst is removed.
+func copyExclusive(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+	}
+	return err
 }
 
 // dirNotEmpty reports a rename refused because the target is a non-empty

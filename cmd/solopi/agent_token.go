@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
@@ -98,29 +96,18 @@ func readTokenFile(path string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// writeTokenFile creates path with mode 0600 and the token plus a newline.
-// It never replaces an existing file: another session's token could be
-// lost.
+// writeTokenFile creates path with mode 0600 and the token plus a newline,
+// under the output policy in exclusive mode: an existing file is never
+// replaced, since another session's token could be lost.
 func writeTokenFile(path string, tok agent.OwnerToken) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be made absolute", err)
+	fr, err := artifacts.Output{Mode: artifacts.Exclusive, Perm: 0o600}.WriteFile(path, []byte(tok.Reveal()+"\n"))
+	if err == nil {
+		return fr.Path, nil
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", fault.Usage(artifacts.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", abs)
-		}
-		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be created", err).With("ownerTokenFile", abs)
+	if e := fault.From(err); e.Code != artifacts.CodeOutputExists {
+		return "", e.With("ownerTokenFile", path)
 	}
-	_, werr := io.WriteString(f, tok.Reveal()+"\n")
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(abs)
-		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be written", err).With("ownerTokenFile", abs)
-	}
-	return abs, nil
+	return "", fault.Usage(artifacts.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", path)
 }
 
 // encodeJSON renders v like the output encoder (no HTML escaping).

@@ -107,7 +107,7 @@ func runBatchWith(ctx context.Context, open replayOpener, o replay.BatchOptions,
 		return outcome.Result{}, err
 	}
 	if junit != "" {
-		if err := artifacts.CheckOutputFile(junit, o.Run.Overwrite); err != nil {
+		if _, err := artifacts.JUnitOutput(o.Run.Overwrite).CheckFile(junit); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -124,7 +124,7 @@ func runBatchWith(ctx context.Context, open replayOpener, o replay.BatchOptions,
 			}
 		}
 		if junit != "" {
-			exit = writeJUnitReport(b.Payload, junit, exit, b.JUnitSuite(suite, outcome.ExitOf))
+			exit = writeJUnitReport(b.Payload, junit, o.Run.Overwrite, exit, b.JUnitSuite(suite, outcome.ExitOf))
 		}
 		return outcome.Result{Value: b.Payload, Exit: exit}, nil
 	})

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -316,12 +315,12 @@ func readStepFile(path string) (casefile.Step, error) {
 	return st, nil
 }
 
-// checkCaseOutput enforces the output rules of local case writes: a different
-// file from the source (also through links), not a symlink, absent unless
-// overwrite.
+// checkCaseOutput enforces the output rules of local case writes: a
+// different file from the source (also through links), then the output
+// policy (not a symlink, absent unless overwrite, an existing directory).
 func checkCaseOutput(output, source string, overwrite bool) error {
 	if output == "" {
-		return fault.Usage(artifacts.CodeUnsafePath, "--output must not be empty")
+		return fault.Usage(artifacts.CodeInvalidOutput, "--output must not be empty")
 	}
 	if source != "" {
 		oa, err1 := filepath.Abs(output)
@@ -335,72 +334,20 @@ func checkCaseOutput(output, source string, overwrite bool) error {
 			}
 		}
 	}
-	return artifacts.CheckOutputFile(output, overwrite)
+	_, err := caseOutput(overwrite).CheckFile(output)
+	return err
 }
 
-// writeCaseOutput writes data to path: exclusively (a hard link of a complete
-// temporary file, so the name never shows a partial file and an existing
-// file is never replaced) unless overwrite, then by atomic rename.
+// caseOutput is the policy of case-get, case-template and case-validate
+// --output files.
+func caseOutput(overwrite bool) artifacts.Output {
+	return artifacts.Output{Mode: artifacts.ModeOf(overwrite)}
+}
+
+// writeCaseOutput publishes data at path under the case output policy.
 func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeUnsafePath, "cannot resolve --output", err)
-	}
-	if overwrite {
-		if err := artifacts.WriteFileAtomic(abs, data, 0o644); err != nil {
-			return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
-		}
-		return abs, nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*")
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", werr).With("output", abs)
-	}
-	err = os.Link(tmp.Name(), abs)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		// File systems without hard links: an O_EXCL create is still
-		// exclusive, only not atomic for concurrent readers.
-		err = writeCaseExclusive(abs, data)
-	}
-	if errors.Is(err, fs.ErrExist) {
-		return "", fault.Usage(artifacts.CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
-	}
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
-	}
-	return abs, nil
-}
-
-func writeCaseExclusive(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-	}
-	return werr
+	fr, err := caseOutput(overwrite).WriteFile(path, data)
+	return fr.Path, err
 }
 
 // decodeCaseJSON turns bytes into a generic value for output (integers exact).

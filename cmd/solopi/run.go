@@ -139,7 +139,7 @@ func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit s
 		return outcome.Result{}, err
 	}
 	if junit != "" {
-		if err := artifacts.CheckOutputFile(junit, o.Overwrite); err != nil {
+		if _, err := artifacts.JUnitOutput(o.Overwrite).CheckFile(junit); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -148,7 +148,7 @@ func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit s
 		exit := outcome.ExitOf(rep.Err)
 		if junit != "" {
 			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName, exit)}}
-			exit = writeJUnitReport(rep.Payload, junit, exit, suite)
+			exit = writeJUnitReport(rep.Payload, junit, o.Overwrite, exit, suite)
 		}
 		return outcome.Result{Value: rep.Payload, Exit: exit}, nil
 	})
@@ -157,16 +157,16 @@ func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit s
 // writeJUnitReport writes the report and records where (or why not) in the
 // payload. A report that cannot be written turns a passing exit into 3:
 // CI would otherwise gate on a report that does not exist.
-func writeJUnitReport(payload map[string]any, path string, exit int, suites ...artifacts.JUnitSuite) int {
+func writeJUnitReport(payload map[string]any, path string, overwrite bool, exit int, suites ...artifacts.JUnitSuite) int {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	if err := artifacts.WriteJUnit(abs, "solopi", suites...); err != nil {
+	if err := artifacts.WriteJUnit(abs, overwrite, "solopi", suites...); err != nil {
 		payload["junitError"] = err.Error()
 		if exit == outcome.ExitOK {
 			payload["success"] = false
-			payload["errorCode"] = artifacts.CodeWriteFailed
+			payload["errorCode"] = fault.CodeOf(err)
 			payload["error"] = "the JUnit report could not be written"
 			return outcome.ExitUsage
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 	"github.com/solopi-dev/solopi/solopi/readiness"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 // ---- a scripted device for the device commands' run functions ----
@@ -54,11 +55,12 @@ func newDevTransport(t *testing.T, solo *devSoloPi) *devTransport {
 		solo.mutate(action, q)
 		return devicefake.AmStarted
 	}
-	d.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
+	d.OnExec = func(ctx context.Context, cmd string) ([]byte, bool, error) {
 		if d.exec == nil {
-			return nil, errors.New("exec not scripted")
+			return nil, false, nil // the simulated phone
 		}
-		return d.exec(cmd)
+		out, err := d.exec(cmd)
+		return out, true, err
 	}
 	return d
 }
@@ -353,4 +355,19 @@ func TestFarmDeviceCommands(t *testing.T) {
 		}
 		schemas.Validate(t, c.schema, out)
 	}
+}
+
+// The command tests' fakes pass the transport conformance suite:
+// everything but their scripted SoloPi is the simulated phone.
+func TestFakeTransportsConformance(t *testing.T) {
+	t.Run("devTransport", func(t *testing.T) {
+		transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+			return transporttest.Fixture{Transport: newDevTransport(t, newDevSoloPi()), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
+		})
+	})
+	t.Run("sessCLIFake", func(t *testing.T) {
+		transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+			return transporttest.Fixture{Transport: newSessCLIFake(t), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
+		})
+	})
 }

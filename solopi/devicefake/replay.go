@@ -80,15 +80,8 @@ func NewReplay(t testing.TB) *Replay {
 		Plugins: []any{},
 	}
 	f.Transport = New(t, http.HandlerFunc(f.serveHTTP))
-	f.Files = NewFS()
 	f.OnShell = f.shell
 	f.Mutate = f.mutateURI
-	f.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
-		if cmd == "screencap -p" {
-			return PNG, nil
-		}
-		return nil, fmt.Errorf("exec %q not supported", cmd)
-	}
 	return f
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/solopi-dev/solopi/sim/soloapp"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 // ---- scripted transport and fake SoloPi (shared by this package's tests) ----
@@ -66,16 +67,20 @@ func newSoloTransport(t *testing.T, solo *fakeSoloPi) *soloTransport {
 		if !matched {
 			rep = solo.defaultShell(cmd)
 		}
+		if rep.code == notScripted {
+			return devicefake.Reply{}, false // the simulated phone's shell
+		}
 		return devicefake.Reply{Stdout: rep.stdout, Stderr: rep.stderr, Code: rep.code, Err: rep.err}, true
 	}
-	ft.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
+	ft.OnExec = func(ctx context.Context, cmd string) ([]byte, bool, error) {
 		ft.mu.Lock()
 		fn := ft.execFn
 		ft.mu.Unlock()
 		if fn == nil {
-			return nil, errors.New("exec not scripted")
+			return nil, false, nil // the simulated phone
 		}
-		return fn(cmd)
+		out, err := fn(cmd)
+		return out, true, err
 	}
 	ft.BeforeDial = func() error {
 		if !solo.isServing() {
@@ -180,6 +185,9 @@ func (f *fakeSoloPi) with(fn func(f *fakeSoloPi)) {
 	fn(f)
 }
 
+// notScripted marks a command the fake SoloPi leaves to the phone.
+const notScripted = -1000
+
 func (f *fakeSoloPi) defaultShell(cmd string) shellReply {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -206,7 +214,7 @@ func (f *fakeSoloPi) defaultShell(cmd string) shellReply {
 		f.focus = strings.Fields(cmd)[4]
 		return shellReply{stdout: "Status: ok\nComplete\n"}
 	}
-	return shellReply{stderr: "sh: not scripted: " + cmd, code: 127}
+	return shellReply{code: notScripted}
 }
 
 // mutate handles a protected-activity mutation (f.mu held).
@@ -663,4 +671,12 @@ func TestSimScreenshotLogsStartup(t *testing.T) {
 			t.Fatalf("%+v", rep)
 		}
 	}
+}
+
+// The fake passes the transport conformance suite: everything but its
+// scripted SoloPi is the simulated phone.
+func TestSoloTransportConformance(t *testing.T) {
+	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+		return transporttest.Fixture{Transport: newSoloTransport(t, newFakeSoloPi()), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
+	})
 }

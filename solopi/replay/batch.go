@@ -73,7 +73,7 @@ func ValidateBatch(o BatchOptions) error {
 	if o.Run.ArtifactsDir != "" {
 		// The root may exist (upstream allows it) but must be a real
 		// directory; each batch gets its own new batch-<id> folder.
-		if err := artifacts.Check(o.Run.ArtifactsDir, true); err != nil {
+		if err := artifacts.Check(o.Run.ArtifactsDir, artifacts.EvidenceOverwrite); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 		if abs, err := filepath.Abs(b.ArtifactsRoot); err == nil {
 			b.ArtifactsRoot = abs
 		}
-		if err := artifacts.Check(b.ArtifactsRoot, false); err != nil {
+		if err := artifacts.Check(b.ArtifactsRoot, artifacts.EvidenceExclusive); err != nil {
 			e := fault.From(err)
 			b.Err, b.Payload, b.Finished = e, e.Fields(), d.Clock().Now()
 			return b

@@ -41,7 +41,7 @@ func batchOpts(cases []string, root string, cont bool) BatchOptions {
 func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := artifacts.WriteJUnit(path, "solopi", b.JUnitSuite("solopi.run-batch", testExit)); err != nil {
+	if err := artifacts.WriteJUnit(path, false, "solopi", b.JUnitSuite("solopi.run-batch", testExit)); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)

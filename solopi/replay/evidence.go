@@ -40,6 +40,9 @@ type RunArtifacts struct {
 	Skipped     []artifacts.SkippedFile
 	Errors      []string
 	Complete    bool
+	// Replaced is the earlier evidence set this one replaced (only in
+	// artifacts.EvidenceReplace mode).
+	Replaced *artifacts.Replaced
 }
 
 // Report renders the evidence for the command output (absolute paths).
@@ -60,6 +63,9 @@ func (a *RunArtifacts) Report() map[string]any {
 	}
 	if len(a.Errors) > 0 {
 		m["errors"] = a.Errors
+	}
+	if a.Replaced != nil {
+		m["replaced"] = a.Replaced
 	}
 	return m
 }
@@ -89,7 +95,7 @@ func (rs *runState) collect(ctx context.Context) *RunArtifacts {
 	cctx, cancel := device.Cleanup(ctx, evidenceBudget)
 	defer cancel()
 	a := &RunArtifacts{}
-	dir, err := artifacts.Open(rs.o.ArtifactsDir, rs.o.Overwrite, ArtifactResult, ArtifactScreenshot, ArtifactLogcat, artifacts.ManifestName, ArtifactDeviceDir)
+	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite), ArtifactResult, ArtifactScreenshot, ArtifactLogcat, artifacts.ManifestName, ArtifactDeviceDir)
 	if err != nil {
 		a.Errors = append(a.Errors, errText(err))
 		return a
@@ -142,6 +148,7 @@ func (rs *runState) collect(ctx context.Context) *RunArtifacts {
 		a.Complete = false
 	} else {
 		a.Manifest, _ = dir.Abs(artifacts.ManifestName)
+		a.Replaced = dir.Replaced()
 	}
 	return a
 }

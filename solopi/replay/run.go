@@ -71,7 +71,7 @@ func (o *RunOptions) Validate() error {
 		return fault.Usage(CodeInvalidRunOption, "--target-package must look like com.example.app")
 	}
 	if o.ArtifactsDir != "" {
-		if err := artifacts.Check(o.ArtifactsDir, o.Overwrite); err != nil {
+		if err := artifacts.Check(o.ArtifactsDir, artifacts.EvidenceModeOf(o.Overwrite)); err != nil {
 			return err
 		}
 	}

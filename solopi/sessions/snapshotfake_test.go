@@ -25,8 +25,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 const (
@@ -88,7 +90,6 @@ func newSessFake(t *testing.T) *sessFake {
 	}
 	f.Transport = devicefake.New(t, http.HandlerFunc(f.serveHTTP))
 	f.Name = "fake-sessions"
-	f.Files = devicefake.NewFS()
 	f.OnShell = f.shell
 	f.Mutate = func(uri string) devicefake.Reply {
 		f.mu.Lock()
@@ -823,4 +824,12 @@ func (f *sessFake) mutationCount(parts ...string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return devicefake.Count(f.mutations, parts...)
+}
+
+// The fake passes the transport conformance suite: everything but its
+// scripted session resolvers is the simulated phone.
+func TestSessFakeConformance(t *testing.T) {
+	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+		return transporttest.Fixture{Transport: newSessFake(t), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
+	})
 }
