@@ -47,7 +47,6 @@ func WithMaxData(n uint32) AdbdOption {
 // WithAuth selects the AUTH behaviour.
 func WithAuth(m AuthMode) AdbdOption { return func(c *adbdConfig) { c.auth = m } }
 
-
 // Adbd is a fake adbd for one device, listening on a loopback TCP port for
 // `adb connect`. Each accepted connection is an independent transport.
 type Adbd struct {
