@@ -80,7 +80,7 @@ func runFlags(withWait bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-restart-app", Usage: "launch the target app without force-stopping it"},
 		&cli.Float64Flag{Name: "ack-timeout", Usage: "seconds to wait for SoloPi to acknowledge the start", Value: 15},
 		&cli.Float64Flag{Name: "run-timeout", Usage: "seconds to wait for a terminal state; the run is cancelled after", Value: 600},
-		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds (polling starts at 0.1)", Value: 1},
+		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds (a started run is polled at least every 0.05)", Value: 1},
 		&cli.BoolFlag{Name: "no-auto-start", Usage: "do not enable KEY_REPLAY_AUTO_START; refuse if it is off"},
 		&cli.BoolFlag{Name: "confirm-high-risk", Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"},
 		&cli.StringFlag{Name: "artifacts", Usage: "evidence directory (result.json, screen.png, logcat.txt, device/, manifest.json)"},
