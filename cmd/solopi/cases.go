@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/artifacts"
@@ -48,8 +43,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name: "cases", Usage: "list the cases stored in SoloPi", UsageText: "solopi cases",
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return casesList(ctx, open)
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return casesList(ctx, d)
 			}),
 		},
 		{
@@ -57,8 +52,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Usage:     "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
 			UsageText: "solopi case-get --case NAME [--output FILE [--overwrite]]",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name", Required: true}, outFlag(false), overwrite},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return caseGet(ctx, open, c.String("case"), c.String("output"), c.Bool("overwrite"))
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return caseGet(ctx, d, c.String("case"), c.String("output"), c.Bool("overwrite"))
 			}),
 		},
 		{
@@ -96,12 +91,12 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "replace", Usage: "replace every case with the same name"},
 				&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "import-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return caseImport(ctx, open, c.String("file"), c.Bool("confirm-high-risk"), replay.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
+				return caseImport(ctx, d, c.String("file"), c.Bool("confirm-high-risk"), replay.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
 			}),
 		},
 		{
@@ -111,12 +106,12 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Flags: []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name (also sent as confirmCaseName)", Required: true},
 				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return caseDelete(ctx, open, c.String("case"), timeout, poll)
+				return caseDelete(ctx, d, c.String("case"), timeout, poll)
 			}),
 		},
 		{
@@ -207,162 +202,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 	}
 }
 
-// caseFileError maps a casefile error to exit 3 with its stable code.
-func caseFileError(err error) error {
-	if e := replay.CaseFileError(err); e != nil {
-		return e
-	}
-	return err
-}
-
-// readLocalInput reads a bounded local file.
-func readLocalInput(path, what string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot open the "+what, err).With("path", path)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, fault.Usage(codeCaseFileUnreadable, "the "+what+" is not a regular file").With("path", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCaseFileBytes+1))
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot read the "+what, err).With("path", path)
-	}
-	if len(b) > maxCaseFileBytes {
-		return nil, fault.Usagef(codeCaseFileUnreadable, "the %s is larger than %d bytes", what, maxCaseFileBytes).With("path", path)
-	}
-	return b, nil
-}
-
-// readCaseFile reads, schema-checks and parses a case file.
-func readCaseFile(path string) (*casefile.Case, error) {
-	b, err := readLocalInput(path, "case file")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkCaseSchema(b); err != nil {
-		return nil, err
-	}
-	c, err := casefile.Parse(b)
-	if err != nil {
-		return nil, caseFileError(err)
-	}
-	return c, nil
-}
-
-// checkCaseSchema validates a case document against casefile's JSON Schema
-// (content assertions on, so operationLog strings are checked too).
-func checkCaseSchema(doc []byte) error {
-	comp := jsonschema.NewCompiler()
-	comp.Draft = jsonschema.Draft2020
-	comp.AssertContent = true
-	comp.LoadURL = func(url string) (io.ReadCloser, error) {
-		if url == casefile.SchemaURL {
-			return io.NopCloser(bytes.NewReader(casefile.Schema())), nil
-		}
-		return nil, fmt.Errorf("schema %s is not embedded", url)
-	}
-	sch, err := comp.Compile(casefile.SchemaURL)
-	if err != nil {
-		return fault.Wrap(fault.Transport, "internal_error", "the embedded case schema does not compile", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return fault.Wrap(fault.Invalid, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
-	}
-	if err := sch.Validate(v); err != nil {
-		e := fault.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema")
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			var details []map[string]string
-			for _, leaf := range schemaLeaves(ve) {
-				details = append(details, map[string]string{"instance": leaf.InstanceLocation, "message": leaf.Message})
-				if len(details) == 20 {
-					break
-				}
-			}
-			e.With("violations", details)
-		}
-		return e
-	}
-	return nil
-}
-
-func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, schemaLeaves(c)...)
-	}
-	return out
-}
-
-func readStepFile(path string) (casefile.Step, error) {
-	b, err := readLocalInput(path, "step file")
-	if err != nil {
-		return casefile.Step{}, err
-	}
-	st, err := casefile.ParseStep(b)
-	if err != nil {
-		return casefile.Step{}, caseFileError(err)
-	}
-	return st, nil
-}
-
-// checkCaseOutput enforces the output rules of local case writes: a
-// different file from the source (also through links), then the output
-// policy (not a symlink, absent unless overwrite, an existing directory).
-func checkCaseOutput(output, source string, overwrite bool) error {
-	if output == "" {
-		return fault.Usage(artifacts.CodeInvalidOutput, "--output must not be empty")
-	}
-	if source != "" {
-		oa, err1 := filepath.Abs(output)
-		sa, err2 := filepath.Abs(source)
-		if err1 == nil && err2 == nil && oa == sa {
-			return fault.Usage(codeOutputIsSource, "--output must differ from the source file").With("output", output)
-		}
-		if oi, err := os.Stat(output); err == nil {
-			if si, err := os.Stat(source); err == nil && os.SameFile(oi, si) {
-				return fault.Usage(codeOutputIsSource, "--output is the source file under another name").With("output", output)
-			}
-		}
-	}
-	_, err := caseOutput(overwrite).CheckFile(output)
-	return err
-}
-
-// caseOutput is the policy of case-get, case-template and case-validate
-// --output files.
-func caseOutput(overwrite bool) artifacts.Output {
-	return artifacts.Output{Mode: artifacts.ModeOf(overwrite)}
-}
-
-// writeCaseOutput publishes data at path under the case output policy.
-func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
-	fr, err := caseOutput(overwrite).WriteFile(path, data)
-	return fr.Path, err
-}
-
-// decodeCaseJSON turns bytes into a generic value for output (integers exact).
-func decodeCaseJSON(b []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
-	}
-	return v
-}
-
-func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+func casesList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		m, err := replay.ListCases(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
@@ -371,7 +212,7 @@ func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
 	})
 }
 
-func caseGet(ctx context.Context, open replayOpener, name, output string, overwrite bool) (outcome.Result, error) {
+func caseGet(ctx context.Context, d deviceDeps, name, output string, overwrite bool) (outcome.Result, error) {
 	if name == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
@@ -381,7 +222,7 @@ func caseGet(ctx context.Context, open replayOpener, name, output string, overwr
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		dc, err := replay.GetCase(ctx, d, name)
 		if err != nil {
 			return outcome.Result{}, err
@@ -521,7 +362,7 @@ func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 
 // caseImport normalises and checks the case before any device contact,
 // then imports it and reports the receipt and the staging cleanup.
-func caseImport(ctx context.Context, open replayOpener, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
+func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
 	c, err := readCaseFile(file)
 	if err != nil {
 		return outcome.Result{}, err
@@ -533,7 +374,7 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 	if hr == nil {
 		hr = []casefile.HighRiskStep{}
 	}
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		rep, err := replay.ImportCase(ctx, d, n, o)
 		if err != nil {
 			e := fault.From(err)
@@ -561,11 +402,11 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 	})
 }
 
-func caseDelete(ctx context.Context, open replayOpener, name string, timeout, poll time.Duration) (outcome.Result, error) {
+func caseDelete(ctx context.Context, d deviceDeps, name string, timeout, poll time.Duration) (outcome.Result, error) {
 	if name == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, reqID, err := replay.DeleteCase(ctx, d, name, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, fault.From(err).With("requestId", reqID).With("caseName", name)

@@ -29,16 +29,13 @@ func sessionCommands(exit *int, e env) []*cli.Command {
 // onDevice opens the SoloPi session (installed, control service ready),
 // runs fn on its device channel and releases the session.
 func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	res, err := fn(ctx, s.Device)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(res.Object), nil
+	return withDevice(ctx, d, func(dev *device.Device) (outcome.Result, error) {
+		res, err := fn(ctx, dev)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(res.Object), nil
+	})
 }
 
 // onDeviceMap is onDevice for queries that return a plain object.

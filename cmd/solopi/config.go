@@ -7,20 +7,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 func runConfigList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	m, err := readiness.ConfigList(ctx, s)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(m), nil
+	return sessionQuery(ctx, d, readiness.ConfigList)
 }
 
 func runConfigGet(ctx context.Context, d deviceDeps, key string) (outcome.Result, error) {
@@ -28,16 +20,9 @@ func runConfigGet(ctx context.Context, d deviceDeps, key string) (outcome.Result
 	if err := readiness.CheckConfigKey(key); err != nil {
 		return outcome.Result{}, err
 	}
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	m, err := readiness.ConfigGet(ctx, s, key)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(m), nil
+	return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (map[string]any, error) {
+		return readiness.ConfigGet(ctx, s, key)
+	})
 }
 
 type configSetOptions struct {
@@ -52,16 +37,13 @@ func runConfigSet(ctx context.Context, d deviceDeps, o configSetOptions) (outcom
 	if _, _, err := readiness.CheckConfigSet(o.key, o.value); err != nil {
 		return outcome.Result{}, err
 	}
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	res, err := readiness.ConfigSet(ctx, s, o.key, o.value, readiness.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(res), nil
+	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+		res, err := readiness.ConfigSet(ctx, s, o.key, o.value, readiness.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(res), nil
+	})
 }
 
 func configCommands(exit *int, e env) []*cli.Command {

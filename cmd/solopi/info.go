@@ -13,16 +13,13 @@ import (
 
 // sessionQuery runs one read-only query on a fresh session.
 func sessionQuery(ctx context.Context, d deviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	m, err := q(ctx, s)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(m), nil
+	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+		m, err := q(ctx, s)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(m), nil
+	})
 }
 
 func runCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, error) {

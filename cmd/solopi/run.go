@@ -24,21 +24,21 @@ func runCommands(exit *int, e env) []*cli.Command {
 				"afterwards, and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
 				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed.",
 			Flags: append(runFlags(true), &cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true}),
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				o, err := runOptionsFrom(c, g)
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				o, err := runOptionsFrom(c, d.g)
 				if err != nil {
 					return outcome.Result{}, err
 				}
 				o.CaseName = c.String("case")
-				return runOne(ctx, open, o, c.String("junit"))
+				return runOne(ctx, d, o, c.String("junit"))
 			}),
 		},
 		{
 			Name:      "status",
 			Usage:     "show the device's current replay snapshot (harness?type=status)",
 			UsageText: "solopi status",
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return runStatus(ctx, open)
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return runStatus(ctx, d)
 			}),
 		},
 		{
@@ -46,8 +46,8 @@ func runCommands(exit *int, e env) []*cli.Command {
 			Usage:     "show the latest replay result; exit 0 only when it passed",
 			UsageText: "solopi result [--run-id RUN_ID]",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "run-id", Usage: "require the latest run to be this runId"}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return runResult(ctx, open, c.String("run-id"))
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return runResult(ctx, d, c.String("run-id"))
 			}),
 		},
 		{
@@ -60,12 +60,12 @@ func runCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "cancel-timeout", Usage: "seconds to wait for a terminal state", Value: 30},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds", Value: 0.5},
 			},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "cancel-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return runCancel(ctx, open, c.String("run-id"), timeout, poll)
+				return runCancel(ctx, d, c.String("run-id"), timeout, poll)
 			}),
 		},
 	}
@@ -134,7 +134,7 @@ func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
 }
 
 // runOne is the run command: local checks, the run, the JUnit report.
-func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit string) (outcome.Result, error) {
+func runOne(ctx context.Context, d deviceDeps, o replay.RunOptions, junit string) (outcome.Result, error) {
 	if err := o.Validate(); err != nil {
 		return outcome.Result{}, err
 	}
@@ -143,7 +143,7 @@ func runOne(ctx context.Context, open replayOpener, o replay.RunOptions, junit s
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		rep := replay.RunReplay(ctx, d, o)
 		exit := outcome.ExitOf(rep.Err)
 		if junit != "" {
@@ -176,8 +176,8 @@ func writeJUnitReport(payload map[string]any, path string, overwrite bool, exit 
 	return exit
 }
 
-func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+func runStatus(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		st, err := replay.FetchReplayStatus(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
@@ -186,8 +186,8 @@ func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
 	})
 }
 
-func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+func runResult(ctx context.Context, d deviceDeps, runID string) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, failure, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
@@ -196,11 +196,11 @@ func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Re
 	})
 }
 
-func runCancel(ctx context.Context, open replayOpener, runID string, timeout, poll time.Duration) (outcome.Result, error) {
+func runCancel(ctx context.Context, d deviceDeps, runID string, timeout, poll time.Duration) (outcome.Result, error) {
 	if runID == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
 	}
-	return withReplayDevice(ctx, open, func(d *device.Device) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, err := replay.CancelRun(ctx, d, runID, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, err

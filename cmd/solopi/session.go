@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/adb"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/urfave/cli/v2"
 )
 
 // Error codes of device selection.
@@ -149,13 +151,8 @@ func (g *globals) sessionOptions(preserveForeground bool) device.SessionOptions 
 	}
 }
 
-// session selects the device and opens a SoloPi session on it. Replay,
-// agent and device commands all start here.
-func (g *globals) session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
-	return g.deps().session(ctx, preserveForeground)
-}
-
-// deviceDeps is how a device command reaches its device: through the adb
+// deviceDeps is how a device command reaches its device (replay, agent and
+// device commands all start here): through the adb
 // server, or through env.transport when a test or the demo hands one in.
 type deviceDeps struct {
 	g *globals
@@ -210,4 +207,28 @@ func describeAdbDevice(ctx context.Context, t device.Transport) map[string]any {
 		}
 	}
 	return m
+}
+
+// deviceAction adapts a device command: its run function gets the
+// command's device dependencies, the one place sessions are opened.
+func deviceAction(exit *int, e env, fn func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error)) cli.ActionFunc {
+	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		return fn(ctx, c, g.deps())
+	})
+}
+
+// withSession opens the SoloPi session (installed, control service ready)
+// without preserving the foreground, runs fn on it and releases it.
+func withSession(ctx context.Context, d deviceDeps, fn func(s *device.Session) (outcome.Result, error)) (outcome.Result, error) {
+	s, err := d.session(ctx, false)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+// withDevice is withSession for commands that need only the channel.
+func withDevice(ctx context.Context, d deviceDeps, fn func(dev *device.Device) (outcome.Result, error)) (outcome.Result, error) {
+	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) { return fn(s.Device) })
 }

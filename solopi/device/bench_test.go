@@ -23,32 +23,28 @@ func benchSimDevice(b *testing.B, scale float64) *Device {
 }
 
 // BenchmarkQuery is one harness capabilities query through the device
-// channel against the in-process simulator, up to a checked JSON object
-// (QueryRaw); BenchmarkQueryDecoded adds the decoding into a WireObject.
+// channel against the in-process simulator: "raw" up to a checked JSON
+// object (QueryRaw), "decoded" into a WireObject (Query).
 //
-//	go test -run '^$' -bench Query ./solopi/...
+//	go test -run '^$' -bench Query ./solopi/device/
 func BenchmarkQuery(b *testing.B) {
 	d := benchSimDevice(b, 50)
 	ctx := context.Background()
 	q := P("type", "capabilities")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := d.QueryRaw(ctx, "harness", q); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkQueryDecoded(b *testing.B) {
-	d := benchSimDevice(b, 50)
-	ctx := context.Background()
-	q := P("type", "capabilities")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := d.Query(ctx, "harness", q); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name  string
+		query func() error
+	}{
+		{"raw", func() error { _, err := d.QueryRaw(ctx, "harness", q); return err }},
+		{"decoded", func() error { _, err := d.Query(ctx, "harness", q); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := bc.query(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
