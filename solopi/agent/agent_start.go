@@ -9,7 +9,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // AgentCleanup is the evidence of the exact cancel sent after a timeout or
@@ -102,10 +101,10 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	// refuse the start invisibly (lease_conflict) and the host would
 	// only time out. The replay snapshot says so up front; when it cannot
 	// be read, the start goes ahead and the device decides.
-	if rs, err := replay.FetchReplayStatus(ctx, c.dev); err == nil && rs.Active {
+	if st, err := c.dev.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessStatus)); err == nil && replayActive(st) {
 		return nil, fault.New(fault.Failed, protocol.ErrLeaseConflict,
 			"a replay holds the device; an Agent session cannot start until it ends").
-			With("activeRun", rs.Object).
+			With("activeRun", map[string]any(st)).
 			WithUserAction("Wait for the replay to finish (solopi status) or cancel it with its runId (solopi cancel --run-id).")
 	}
 	p := device.P(protocol.ParamOwnerToken, o.OwnerToken.Reveal())
@@ -253,4 +252,11 @@ func (c *AgentClient) CancelExact(ctx context.Context, id AgentIdentity) AgentCl
 	cctx, cancel := device.Cleanup(ctx, AgentCleanupTimeout)
 	defer cancel()
 	return c.exactCancel(cctx, id)
+}
+
+// replayActive reads the active flag of the replay status snapshot; only a
+// literal true counts.
+func replayActive(st device.WireObject) bool {
+	active, ok := st.Flag("active")
+	return ok && active
 }

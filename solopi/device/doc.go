@@ -3,8 +3,9 @@
 // channel (mutations through the protected activity, read-only queries over
 // a tcp: stream, push/pull with digests, screencap, logcat, foreground),
 // session bootstrap (OpenSession), the parameter and URI encoding, request
-// IDs, the one poll loop (PollUntil), the typed device errors and the one
-// way device JSON is decoded and validated (WireObject, Violations).
+// IDs, the one poll loop (PollUntil) on the injected clock, the typed
+// device errors, SoloPi's health checks, progress events, and the one way
+// device JSON is decoded and validated (WireObject, Violations).
 //
 // Feature packages (replay, agent, sessions, readiness) build on it; it
 // imports none of them. See docs/architecture.md.

@@ -148,12 +148,12 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 			AlreadyConnected: true, Doctor: doc,
 		}, nil
 	}
-	if len(doc.FailedChecks) != 0 || len(doc.MissingPermissions) != 1 || doc.MissingPermissions[0] != CheckAdb {
+	if len(doc.FailedChecks) != 0 || len(doc.MissingPermissions) != 1 || doc.MissingPermissions[0] != device.CheckAdb {
 		// Connecting cannot fix anything else; refuse before any mutation.
 		return nil, fault.New(fault.Failed, CodeAdbConnectPrecondition,
 			"adb-connect only runs when SoloPi's internal ADB connection is the only missing item").
 			With("missingPermissions", doc.MissingPermissions).With("failedChecks", doc.FailedChecks).
-			With("doctor", doc).WithUserAction(joinActions(doc.Checks, CheckAdb))
+			With("doctor", doc).WithUserAction(joinActions(doc.Checks, device.CheckAdb))
 	}
 	id := opts.NewRequestID()
 	if !adbRequestIDPattern.MatchString(id) {

@@ -22,13 +22,13 @@ func runDoctor(t *testing.T, solo *fakeSoloPi) *DoctorReport {
 	return r
 }
 
-func checkByName(r *DoctorReport, name string) (Check, bool) {
+func checkByName(r *DoctorReport, name string) (device.Check, bool) {
 	for _, c := range r.Checks {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return Check{}, false
+	return device.Check{}, false
 }
 
 func TestDoctorAllPresent(t *testing.T) {
@@ -39,8 +39,8 @@ func TestDoctorAllPresent(t *testing.T) {
 	if len(r.MissingPermissions) != 0 || len(r.FailedChecks) != 0 || r.ErrorCode != "" || r.UserActionRequired != "" {
 		t.Fatalf("unexpected findings %+v", r)
 	}
-	for _, name := range []string{CheckInstalled, CheckControlService, CheckProtocolVersions, CheckAppInitialized,
-		CheckAdb, CheckFloat, CheckBackground, CheckPowerSave, CheckAccessibility, CheckAutoStart, CheckReady} {
+	for _, name := range []string{device.CheckInstalled, device.CheckControlService, device.CheckProtocolVersions, device.CheckAppInitialized,
+		device.CheckAdb, device.CheckFloat, device.CheckBackground, device.CheckPowerSave, device.CheckAccessibility, device.CheckAutoStart, device.CheckReady} {
 		c, ok := checkByName(r, name)
 		if !ok || !c.OK || c.UserActionRequired != "" || c.Title == "" {
 			t.Errorf("check %s: %+v (present %v)", name, c, ok)
@@ -79,7 +79,7 @@ func TestDoctorEachMissingPermission(t *testing.T) {
 				t.Fatalf("errorCode %q userAction %q", r.ErrorCode, r.UserActionRequired)
 			}
 			for _, c := range r.Checks {
-				if c.Name != perm && c.Name != CheckReady && !c.OK {
+				if c.Name != perm && c.Name != device.CheckReady && !c.OK {
 					t.Errorf("check %s failed too", c.Name)
 				}
 			}
@@ -109,7 +109,7 @@ func TestEvaluateHealthRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		h, _ := device.DecodeObject([]byte(c.health))
-		v := EvaluateHealth(h)
+		v := device.EvaluateHealth(h)
 		if !slices.Equal(v.MissingPermissions, append([]string{}, c.missing...)) || !slices.Equal(v.FailedChecks, append([]string{}, c.failed...)) || v.Ready != c.ready {
 			t.Errorf("%s: missing %v failed %v ready %v", c.name, v.MissingPermissions, v.FailedChecks, v.Ready)
 		}
@@ -139,10 +139,10 @@ func TestDoctorControlServiceDown(t *testing.T) {
 	o.StartupTimeout = 200 * time.Millisecond
 	_, err := Doctor(context.Background(), ft, DoctorOptions{Session: o})
 	e := wantCode(t, err, device.CodeControlNotReady, fault.Transport)
-	checks, _ := e.Details["checks"].([]Check)
+	checks, _ := e.Details["checks"].([]device.Check)
 	var found bool
 	for _, c := range checks {
-		if c.Name == CheckControlService {
+		if c.Name == device.CheckControlService {
 			found = !c.OK && c.UserActionRequired != ""
 		}
 	}
@@ -157,10 +157,10 @@ func TestDoctorProtocolMismatchCheck(t *testing.T) {
 	ft := newSoloTransport(t, solo)
 	_, err := Doctor(context.Background(), ft, DoctorOptions{Session: fastSession()})
 	e := wantCode(t, err, device.CodeProtocolMismatch, fault.Transport)
-	checks, _ := e.Details["checks"].([]Check)
+	checks, _ := e.Details["checks"].([]device.Check)
 	ok := false
 	for _, c := range checks {
-		if c.Name == CheckProtocolVersions && !c.OK {
+		if c.Name == device.CheckProtocolVersions && !c.OK {
 			ok = true
 		}
 	}
@@ -181,7 +181,7 @@ func FuzzEvaluateHealth(f *testing.F) {
 		if err != nil {
 			return
 		}
-		v := EvaluateHealth(h)
+		v := device.EvaluateHealth(h)
 		if !v.Ready {
 			return
 		}
@@ -201,7 +201,7 @@ func FuzzEvaluateHealth(f *testing.F) {
 
 // HealthPermissionKeys returns the five keys of health.permissions, sorted.
 func HealthPermissionKeys() []string {
-	return []string{CheckAccessibility, CheckAdb, CheckBackground, CheckFloat, CheckPowerSave}
+	return []string{device.CheckAccessibility, device.CheckAdb, device.CheckBackground, device.CheckFloat, device.CheckPowerSave}
 }
 
 func isArray(v any) bool { _, ok := v.([]any); return ok }

@@ -578,7 +578,7 @@ func TestSimSessionDoctorAndInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	// SoloPi's default KEY_REPLAY_AUTO_START is false: the one finding.
-	if r.Ready || len(r.MissingPermissions) != 0 || !slices.Equal(r.FailedChecks, []string{FailedAutoStart}) || !r.Installed {
+	if r.Ready || len(r.MissingPermissions) != 0 || !slices.Equal(r.FailedChecks, []string{device.FailedAutoStart}) || !r.Installed {
 		t.Fatalf("doctor ready=%v missing=%v failed=%v", r.Ready, r.MissingPermissions, r.FailedChecks)
 	}
 	// A second session finds the service answering and must not launch.

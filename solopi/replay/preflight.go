@@ -14,7 +14,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // checkPlugins refuses a case whose plugin-backed steps cannot run.
@@ -79,14 +78,14 @@ func checkReplayHealth(ctx context.Context, d *device.Device) error {
 	if ok, _ := m.Flag("success"); !ok {
 		return device.Rekind(device.DeviceRefusal(m, "the device refused the health query"), fault.Transport)
 	}
-	v := readiness.EvaluateHealth(m)
-	failed := slices.DeleteFunc(slices.Clone(v.FailedChecks), func(c string) bool { return c == readiness.FailedReady })
+	v := device.EvaluateHealth(m)
+	failed := slices.DeleteFunc(slices.Clone(v.FailedChecks), func(c string) bool { return c == device.FailedReady })
 	if len(v.MissingPermissions) == 0 && len(failed) == 0 {
 		return nil
 	}
 	var actions []string
 	for _, c := range v.Checks {
-		if !c.OK && c.Name != readiness.CheckReady && c.UserActionRequired != "" {
+		if !c.OK && c.Name != device.CheckReady && c.UserActionRequired != "" {
 			actions = append(actions, c.UserActionRequired)
 		}
 	}
