@@ -166,6 +166,24 @@ func FirstLine(s string) string {
 
 // QueryRaw runs one read-only query and returns the JSON object body.
 func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte, error) {
+	body, err := d.queryBody(ctx, action, p)
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(body) || body[0] != '{' {
+		return nil, notAnObject(action, body)
+	}
+	return body, nil
+}
+
+func notAnObject(action string, body []byte) *fault.Error {
+	return fault.New(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object").
+		With("action", action).With("response", Truncate(string(body), 500))
+}
+
+// queryBody runs one query and returns its trimmed, non-empty body,
+// refusing transport failures, oversized and HTML answers.
+func (d *Device) queryBody(ctx context.Context, action string, p Params) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
 	defer cancel()
 	url := "http://127.0.0.1:" + fmt.Sprint(d.opts.Port) + QueryPath(action, p)
@@ -196,22 +214,21 @@ func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte,
 		// NanoHTTPD's fallback: unknown action, resolvers not yet built.
 		return nil, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service has no handler for this request yet").With("action", action)
 	}
-	if !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fault.New(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object").
-			With("action", action).With("response", Truncate(string(body), 500))
+	if len(trimmed) == 0 {
+		return nil, notAnObject(action, body)
 	}
 	return trimmed, nil
 }
 
 // Query runs one read-only query and returns the decoded object.
 func (d *Device) Query(ctx context.Context, action string, p Params) (WireObject, error) {
-	b, err := d.QueryRaw(ctx, action, p)
+	b, err := d.queryBody(ctx, action, p)
 	if err != nil {
 		return nil, err
 	}
 	m, err := DecodeObject(b)
 	if err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object", err).With("action", action)
+		return nil, notAnObject(action, b)
 	}
 	return m, nil
 }

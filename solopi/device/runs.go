@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/solopi-dev/solopi/clock"
@@ -116,6 +117,9 @@ func DecodeObject(b []byte) (WireObject, error) {
 	var m WireObject
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("decode device object: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("decode device object: data after the object")
 	}
 	if m == nil {
 		return nil, errors.New("decode device object: null")
