@@ -12,7 +12,7 @@ import (
 
 // benchSimDevice opens a session on an in-process simulator at a high time
 // scale, so that the figures measure the host's own cost.
-func benchSimDeviceR(b *testing.B, scale float64) *device.Device {
+func benchSimDevice(b *testing.B, scale float64) *device.Device {
 	b.Helper()
 	dev := sim.New(sim.Options{Serial: "sim-bench", TimeScale: scale})
 	b.Cleanup(func() { dev.Close() })
@@ -30,7 +30,7 @@ func benchSimDeviceR(b *testing.B, scale float64) *device.Device {
 //
 //	go test -run '^$' -bench Replay ./solopi/...
 func BenchmarkReplay(b *testing.B) {
-	d := benchSimDeviceR(b, 200)
+	d := benchSimDevice(b, 200)
 	ctx := context.Background()
 	c, err := casefile.Parse([]byte(`{"caseName":"bench","targetAppPackage":"com.example.counter","operationLog":{"steps":[{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"100"}}}]}}`))
 	if err != nil {
