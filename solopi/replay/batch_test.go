@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -283,5 +285,41 @@ func TestRunJUnitCaseNoWaitIsSkipped(t *testing.T) {
 	tc := RunJUnitCase(rep, "a", 0)
 	if kindOf(rep.Err) != passed || tc.Skipped == nil || tc.Failure != nil || tc.Error != nil {
 		t.Fatalf("kind %v case %+v", kindOf(rep.Err), tc)
+	}
+}
+
+// Progress events place every sub-run in its batch (index, total, case),
+// so a display can show one updating line; the run's state changes come
+// as events too.
+func TestRunBatchProgressEvents(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	f.AddCase("b", devicefake.TwoSteps)
+	var mu sync.Mutex
+	var events []device.Event
+	o := batchOpts([]string{"a", "b"}, "", false)
+	o.Run.Progress = func(e device.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	if b := RunBatch(context.Background(), replayFakeDevice(f), o); b.Err != nil {
+		t.Fatalf("batch: %v", b.Err)
+	}
+	lines, claimed := 0, 0
+	for _, e := range events {
+		want := map[int]string{1: "a", 2: "b"}[e.Index]
+		if e.Total != 2 || want == "" || e.Case != want {
+			t.Fatalf("event outside its sub-run: %+v", e)
+		}
+		if e.Phase == "run" && e.Message == fmt.Sprintf("[%d/2] %s", e.Index, e.Case) {
+			lines++
+		}
+		if e.Phase == "claimed" && e.RunID != "" && e.State != "" {
+			claimed++
+		}
+	}
+	if lines != 2 || claimed != 2 {
+		t.Fatalf("events %+v", events)
 	}
 }

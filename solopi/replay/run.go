@@ -295,6 +295,11 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 			return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "our runId is now published with another requestId").
 				With("runId", rs.rep.RunID).With("lastStatus", st.Object)
 		}
+		if st.State != rs.rep.State {
+			// A state change without a line of its own: a live progress
+			// display updates on it.
+			rs.o.Progress.Report(device.Event{Phase: "run", Case: rs.o.CaseName, RunID: st.RunID, State: st.State})
+		}
 		rs.rep.Status = st
 		rs.rep.State = st.State
 		if st.Terminal {
