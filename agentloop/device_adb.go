@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // AdbIME is the ADB Keyboard input method: its ADB_INPUT_B64 broadcast
@@ -27,10 +27,10 @@ const (
 )
 
 // ADBDevice is plain adb input: screencap, input tap/swipe, key events and
-// ADB Keyboard text, all through a solopi.Transport. It has no app launch, no
+// ADB Keyboard text, all through a device.Transport. It has no app launch, no
 // package discovery and never reads window state.
 type ADBDevice struct {
-	t   solopi.Transport
+	t   device.Transport
 	now func() time.Time
 
 	mu sync.Mutex
@@ -73,7 +73,7 @@ func (d *ADBDevice) CheckKeyboard(ctx context.Context) error {
 }
 
 // NewADBDevice returns the adb device over t.
-func NewADBDevice(t solopi.Transport) *ADBDevice {
+func NewADBDevice(t device.Transport) *ADBDevice {
 	return &ADBDevice{t: t, now: time.Now}
 }
 
@@ -110,7 +110,7 @@ func (d *ADBDevice) Observe(ctx context.Context) (*Screen, error) {
 // printed by the Android tool (am and ime report some failures on stdout
 // with exit 0).
 func (d *ADBDevice) shell(ctx context.Context, args ...string) (string, error) {
-	cmd := solopi.ShellJoin(args...)
+	cmd := device.ShellJoin(args...)
 	out, errOut, code, err := d.t.Shell(ctx, cmd)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -13,7 +13,8 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // nodeRef remembers a text field across observations: nodeIds are only
@@ -22,17 +23,17 @@ import (
 type nodeRef struct {
 	ClassName  string
 	ResourceID string
-	Bounds     solopi.Rect
+	Bounds     agent.Rect
 }
 
-func refOf(n *solopi.UINode) *nodeRef {
+func refOf(n *agent.UINode) *nodeRef {
 	if n == nil || n.Bounds == nil {
 		return nil
 	}
 	return &nodeRef{ClassName: n.ClassName, ResourceID: n.ResourceID, Bounds: *n.Bounds}
 }
 
-func visibleNode(n *solopi.UINode) bool {
+func visibleNode(n *agent.UINode) bool {
 	if n == nil || n.Bounds == nil || n.NodeID == "" {
 		return false
 	}
@@ -46,10 +47,10 @@ func visibleNode(n *solopi.UINode) bool {
 // point (x, y); among equal areas the later node in pre-order (the one
 // drawn on top) wins. The tree never leaves the host: the model only ever
 // gave a point.
-func HitTest(page *solopi.UINode, x, y int) *solopi.UINode {
-	var best *solopi.UINode
+func HitTest(page *agent.UINode, x, y int) *agent.UINode {
+	var best *agent.UINode
 	bestArea := math.MaxInt
-	page.Walk(func(n *solopi.UINode) bool {
+	page.Walk(func(n *agent.UINode) bool {
 		if visibleNode(n) && n.Bounds.Contains(x, y) {
 			a := (n.Bounds.Right - n.Bounds.Left) * (n.Bounds.Bottom - n.Bounds.Top)
 			if a <= bestArea {
@@ -61,12 +62,12 @@ func HitTest(page *solopi.UINode, x, y int) *solopi.UINode {
 	return best
 }
 
-func isTextField(n *solopi.UINode) bool {
+func isTextField(n *agent.UINode) bool {
 	c := n.ClassName
 	return strings.HasSuffix(c, "EditText") || strings.HasSuffix(c, "AutoCompleteTextView") || strings.HasSuffix(c, "SearchView")
 }
 
-func isScrollContainer(n *solopi.UINode) bool {
+func isScrollContainer(n *agent.UINode) bool {
 	c := n.ClassName
 	for _, k := range []string{"ScrollView", "RecyclerView", "ListView", "GridView", "ViewPager", "NestedScroll"} {
 		if strings.Contains(c, k) {
@@ -77,12 +78,12 @@ func isScrollContainer(n *solopi.UINode) bool {
 }
 
 // findRef locates a remembered node in another observation.
-func findRef(page *solopi.UINode, r *nodeRef) *solopi.UINode {
+func findRef(page *agent.UINode, r *nodeRef) *agent.UINode {
 	if r == nil {
 		return nil
 	}
-	var exact, byID []*solopi.UINode
-	page.Walk(func(n *solopi.UINode) bool {
+	var exact, byID []*agent.UINode
+	page.Walk(func(n *agent.UINode) bool {
 		if !visibleNode(n) || n.ClassName != r.ClassName {
 			return true
 		}
@@ -103,10 +104,10 @@ func findRef(page *solopi.UINode, r *nodeRef) *solopi.UINode {
 }
 
 // ancestorsAt returns the visible nodes containing (x, y), outermost first.
-func ancestorsAt(page *solopi.UINode, x, y int) []*solopi.UINode {
-	var out []*solopi.UINode
-	var walk func(n *solopi.UINode) bool
-	walk = func(n *solopi.UINode) bool {
+func ancestorsAt(page *agent.UINode, x, y int) []*agent.UINode {
+	var out []*agent.UINode
+	var walk func(n *agent.UINode) bool
+	walk = func(n *agent.UINode) bool {
 		if n == nil {
 			return false
 		}
@@ -129,7 +130,7 @@ type TypedAction struct {
 	Args   protocol.ActionArgs
 	// Tapped is the node a click targeted (remembered as the Type target
 	// when it is a text field).
-	Tapped *solopi.UINode
+	Tapped *agent.UINode
 }
 
 // MapToTyped maps a command onto the typed actions of protocol 1.0 on the
@@ -137,7 +138,7 @@ type TypedAction struct {
 // hit-tested node; Type goes to the text field last tapped, else the only
 // one on screen; Swipe becomes scroll; actions the device lacks come back
 // as a *NotMappableError whose note is shown to the model.
-func MapToTyped(cmd Command, obs *solopi.Observation, lastField *nodeRef) (TypedAction, error) {
+func MapToTyped(cmd Command, obs *agent.Observation, lastField *nodeRef) (TypedAction, error) {
 	var ta TypedAction
 	if obs == nil || obs.Page == nil {
 		return ta, &NotMappableError{Code: CodeNoNodeAtPoint, Note: "the current observation has no controllable page"}
@@ -159,12 +160,12 @@ func MapToTyped(cmd Command, obs *solopi.Observation, lastField *nodeRef) (Typed
 	case ActDoubleTap:
 		return ta, &NotMappableError{Code: CodeUnsupported, Note: "this device has no Double Tap; use Tap (twice in two steps if a double tap is really needed) or another action"}
 	case ActType:
-		var target *solopi.UINode
+		var target *agent.UINode
 		if f := findRef(obs.Page, lastField); f != nil && isTextField(f) {
 			target = f
 		} else {
-			var fields []*solopi.UINode
-			obs.Page.Walk(func(n *solopi.UINode) bool {
+			var fields []*agent.UINode
+			obs.Page.Walk(func(n *agent.UINode) bool {
 				if visibleNode(n) && isTextField(n) {
 					fields = append(fields, n)
 				}
@@ -210,7 +211,7 @@ func MapToTyped(cmd Command, obs *solopi.Observation, lastField *nodeRef) (Typed
 // becomes scroll down, right becomes left, and so on: the same physical
 // gesture. The distance is the drag length as a percentage of the
 // container (1..90, the device's range).
-func scrollOf(page *solopi.UINode, cmd Command) (string, *solopi.UINode, int64) {
+func scrollOf(page *agent.UINode, cmd Command) (string, *agent.UINode, int64) {
 	x1, y1 := cmd.Start.Device[0], cmd.Start.Device[1]
 	x2, y2 := cmd.End.Device[0], cmd.End.Device[1]
 	dx, dy := x2-x1, y2-y1
@@ -226,7 +227,7 @@ func scrollOf(page *solopi.UINode, cmd Command) (string, *solopi.UINode, int64) 
 	default:
 		dir = "left"
 	}
-	var container *solopi.UINode
+	var container *agent.UINode
 	anc := ancestorsAt(page, x1, y1)
 	for i := len(anc) - 1; i >= 0; i-- {
 		if isScrollContainer(anc[i]) {
@@ -267,7 +268,7 @@ func abs(v int) int {
 // FetchScreenshot pulls an observation's screenshot into memory and checks
 // it against the observation's screenshotSha256. Only files the session
 // itself published (inside agent-sessions/<sessionId>/) are pulled.
-func FetchScreenshot(ctx context.Context, dev *solopi.Device, sessionID string, obs *solopi.Observation) ([]byte, error) {
+func FetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, obs *agent.Observation) ([]byte, error) {
 	if obs.ScreenshotError != "" {
 		return nil, &DeviceError{Code: CodeScreenshotFailed, Message: "the device has no screenshot for this observation: " + obs.ScreenshotError}
 	}
@@ -293,7 +294,7 @@ func FetchScreenshot(ctx context.Context, dev *solopi.Device, sessionID string, 
 
 // SoloPiOptions configure the SoloPi Agent device.
 type SoloPiOptions struct {
-	Budget        solopi.AgentBudget
+	Budget        agent.AgentBudget
 	AckTimeout    time.Duration
 	ActionTimeout time.Duration
 	PollInterval  time.Duration
@@ -308,35 +309,35 @@ type SoloPiOptions struct {
 // the observation's screenshot, dispatch hit-tests the observation tree on
 // the host and sends one typed action.
 type SoloPiDevice struct {
-	client *solopi.AgentClient
-	id     solopi.AgentIdentity
+	client *agent.AgentClient
+	id     agent.AgentIdentity
 	opts   SoloPiOptions
 	now    func() time.Time
 
 	mu        sync.Mutex
 	steps     int
-	obs       map[string]*solopi.Observation
+	obs       map[string]*agent.Observation
 	lastField *nodeRef
 	closed    bool
-	session   *solopi.AgentSession
+	session   *agent.AgentSession
 	// settled is the observation the device published after the last
 	// successful action; it is the current one on the device, so the
 	// next Observe uses it instead of asking for another.
-	settled *solopi.Observation
+	settled *agent.Observation
 }
 
 // StartSoloPiDevice starts an Agent session with a fresh owner token. The
 // token stays inside the device value and is never printed.
-func StartSoloPiDevice(ctx context.Context, client *solopi.AgentClient, opts SoloPiOptions) (*SoloPiDevice, error) {
+func StartSoloPiDevice(ctx context.Context, client *agent.AgentClient, opts SoloPiOptions) (*SoloPiDevice, error) {
 	if opts.StepIDPrefix == "" {
 		opts.StepIDPrefix = "planner"
 	}
-	token := solopi.NewOwnerToken()
-	res, err := client.Start(ctx, solopi.StartOptions{OwnerToken: token, Budget: opts.Budget, AckTimeout: opts.AckTimeout, PollInterval: opts.PollInterval})
+	token := agent.NewOwnerToken()
+	res, err := client.Start(ctx, agent.StartOptions{OwnerToken: token, Budget: opts.Budget, AckTimeout: opts.AckTimeout, PollInterval: opts.PollInterval})
 	if err != nil {
 		return nil, fmt.Errorf("start the SoloPi Agent session: %w", err)
 	}
-	d := &SoloPiDevice{client: client, id: res.Identity(token), opts: opts, now: time.Now, obs: map[string]*solopi.Observation{}, session: res.Session}
+	d := &SoloPiDevice{client: client, id: res.Identity(token), opts: opts, now: time.Now, obs: map[string]*agent.Observation{}, session: res.Session}
 	return d, nil
 }
 
@@ -344,7 +345,7 @@ func StartSoloPiDevice(ctx context.Context, client *solopi.AgentClient, opts Sol
 func (d *SoloPiDevice) SessionID() string { return d.id.SessionID }
 
 // Session is the last session snapshot seen.
-func (d *SoloPiDevice) Session() *solopi.AgentSession {
+func (d *SoloPiDevice) Session() *agent.AgentSession {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.session
@@ -391,7 +392,7 @@ func (d *SoloPiDevice) Observe(ctx context.Context) (*Screen, error) {
 	return d.screenOf(ctx, r.Observation)
 }
 
-func (d *SoloPiDevice) screenOf(ctx context.Context, o *solopi.Observation) (*Screen, error) {
+func (d *SoloPiDevice) screenOf(ctx context.Context, o *agent.Observation) (*Screen, error) {
 	var s *Screen
 	if d.opts.Screens != nil {
 		var err error
@@ -412,7 +413,7 @@ func (d *SoloPiDevice) screenOf(ctx context.Context, o *solopi.Observation) (*Sc
 	// Only the latest observations can be acted on; older ones are stale
 	// on the device anyway.
 	if len(d.obs) > 4 {
-		d.obs = map[string]*solopi.Observation{}
+		d.obs = map[string]*agent.Observation{}
 	}
 	d.obs[o.ObservationID] = o
 	d.mu.Unlock()
@@ -445,7 +446,7 @@ func (d *SoloPiDevice) Dispatch(ctx context.Context, cmd Command, on *Screen) (D
 	d.steps++
 	stepID := fmt.Sprintf("%s-%03d", d.opts.StepIDPrefix, d.steps)
 	d.mu.Unlock()
-	req := solopi.ActRequest{Identity: d.id, StepID: stepID, ObservationID: obs.ObservationID, Action: ta.Action, Args: ta.Args,
+	req := agent.ActRequest{Identity: d.id, StepID: stepID, ObservationID: obs.ObservationID, Action: ta.Action, Args: ta.Args,
 		Timeout: d.opts.ActionTimeout, PollInterval: d.opts.PollInterval}
 	detail := map[string]any{"typed_action": ta.Action, "arguments": typedArgs(ta.Args), "stepId": stepID}
 	res, err := d.client.Act(ctx, req)
@@ -461,11 +462,11 @@ func (d *SoloPiDevice) Dispatch(ctx context.Context, cmd Command, on *Screen) (D
 		if res != nil && res.Receipt != nil {
 			detail["receipt_status"] = res.Receipt.Status
 			detail["receipt_error_code"] = res.Receipt.ErrorCode
-			if res.Receipt.Status == solopi.ReceiptRejected && res.Receipt.ErrorCode == protocol.ErrStaleObservation {
+			if res.Receipt.Status == agent.ReceiptRejected && res.Receipt.ErrorCode == protocol.ErrStaleObservation {
 				return DispatchResult{Detail: detail}, ErrStaleOnDevice
 			}
 		}
-		dispatched := res != nil && res.Receipt != nil && res.Receipt.Status != solopi.ReceiptRejected
+		dispatched := res != nil && res.Receipt != nil && res.Receipt.Status != agent.ReceiptRejected
 		return DispatchResult{Dispatched: dispatched, Detail: detail}, &DeviceError{Code: deviceCodeOf(err, CodeInputFailed), Message: "SoloPi " + ta.Action + " failed", Dispatched: dispatched, Err: err}
 	}
 	if ta.Tapped != nil && isTextField(ta.Tapped) {
@@ -537,7 +538,7 @@ func (d *SoloPiDevice) finish(ctx context.Context, cancel bool) error {
 		d.mu.Unlock()
 		return nil
 	}
-	cr, err := d.client.End(ctx, d.id, solopi.ControlOptions{PollInterval: d.opts.PollInterval})
+	cr, err := d.client.End(ctx, d.id, agent.ControlOptions{PollInterval: d.opts.PollInterval})
 	if cr != nil && cr.Session != nil {
 		d.mu.Lock()
 		d.session = cr.Session

@@ -16,11 +16,12 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// shellTransport is a solopi.Transport that records shell commands and
+// shellTransport is a device.Transport that records shell commands and
 // answers the few the adb device sends.
 type shellTransport struct {
 	mu        sync.Mutex
@@ -187,8 +188,8 @@ func TestADBDeviceRejectsNonPNG(t *testing.T) {
 	}
 }
 
-func node(id, class, text string, l, t, r, b int, kids ...*solopi.UINode) *solopi.UINode {
-	return &solopi.UINode{NodeID: id, ClassName: class, Text: text, Bounds: &solopi.Rect{Left: l, Top: t, Right: r, Bottom: b}, Children: kids}
+func node(id, class, text string, l, t, r, b int, kids ...*agent.UINode) *agent.UINode {
+	return &agent.UINode{NodeID: id, ClassName: class, Text: text, Bounds: &agent.Rect{Left: l, Top: t, Right: r, Bottom: b}, Children: kids}
 }
 
 func TestHitTestAndTypedMapping(t *testing.T) {
@@ -198,7 +199,7 @@ func TestHitTestAndTypedMapping(t *testing.T) {
 			node("node-4", "android.widget.Button", "Sign in", 100, 800, 980, 920)),
 		node("node-5", "androidx.recyclerview.widget.RecyclerView", "", 0, 1500, 1080, 2300,
 			node("node-6", "android.widget.TextView", "row", 0, 1500, 1080, 1700)))
-	obs := &solopi.Observation{ObservationID: "observation-1", Page: page}
+	obs := &agent.Observation{ObservationID: "observation-1", Page: page}
 	tap := func(x, y int) Command { return Command{Action: ActTap, Point: mp(x, y)} }
 	if n := HitTest(page, 500, 850); n == nil || n.NodeID != "node-4" {
 		t.Fatalf("hit %v", n)
@@ -249,10 +250,10 @@ func TestHitTestAndTypedMapping(t *testing.T) {
 
 // renderPage draws an observation tree in the simulator's style, so the
 // fake model sees what a SoloPi screenshot of that tree would show.
-func renderPage(page *solopi.UINode) *image.RGBA {
+func renderPage(page *agent.UINode) *image.RGBA {
 	b := page.Bounds
 	c := fakemodel.NewCanvas(b.Right-b.Left, b.Bottom-b.Top, 63)
-	page.Walk(func(n *solopi.UINode) bool {
+	page.Walk(func(n *agent.UINode) bool {
 		if n.Bounds == nil {
 			return true
 		}
@@ -270,23 +271,23 @@ func renderPage(page *solopi.UINode) *image.RGBA {
 	return c.Img
 }
 
-func pageScreens(ctx context.Context, o *solopi.Observation) (*Screen, error) {
+func pageScreens(ctx context.Context, o *agent.Observation) (*Screen, error) {
 	return ScreenFromImage(renderPage(o.Page), time.Now())
 }
 
-func newAgentClient(t *testing.T) (*agentfake.Device, *solopi.AgentClient) {
+func newAgentClient(t *testing.T) (*agentfake.Device, *agent.AgentClient) {
 	t.Helper()
 	fd := agentfake.New()
 	fd.RootWait = 50 * time.Millisecond
 	t.Cleanup(fd.Close)
-	dev := solopi.NewDevice(fd, solopi.DeviceOptions{Package: protocol.DefaultPackage, Port: protocol.DefaultDevicePort, RequestTimeout: 5 * time.Second})
-	client := solopi.NewAgentClient(dev, solopi.AgentOptions{Foreground: agentfake.AppActivity, PollInterval: 20 * time.Millisecond})
+	dev := device.NewDevice(fd, device.DeviceOptions{Package: protocol.DefaultPackage, Port: protocol.DefaultDevicePort, RequestTimeout: 5 * time.Second})
+	client := agent.NewAgentClient(dev, agent.AgentOptions{Foreground: agentfake.AppActivity, PollInterval: 20 * time.Millisecond})
 	t.Cleanup(client.Close)
 	return fd, client
 }
 
-func fastBudget() solopi.AgentBudget {
-	b := solopi.DefaultAgentBudget()
+func fastBudget() agent.AgentBudget {
+	b := agent.DefaultAgentBudget()
 	b.MaxSteps = 10
 	return b
 }
@@ -301,18 +302,18 @@ func TestProviderDrivesRunSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var _ solopi.DecisionProvider = prov
+	var _ agent.DecisionProvider = prov
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := solopi.RunSession(ctx, client, prov, solopi.AgentRunOptions{
+	res, err := agent.RunSession(ctx, client, prov, agent.AgentRunOptions{
 		Goal:         `tap the "Sign in" button`,
-		Start:        solopi.StartOptions{OwnerToken: solopi.NewOwnerToken(), Budget: fastBudget(), PollInterval: 20 * time.Millisecond},
+		Start:        agent.StartOptions{OwnerToken: agent.NewOwnerToken(), Budget: fastBudget(), PollInterval: 20 * time.Millisecond},
 		PollInterval: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != solopi.RunDone {
+	if res.Outcome != agent.RunDone {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
 	if fd.Screen() != "home" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
 func TestHTTPModelRequestShape(t *testing.T) {
@@ -107,23 +107,23 @@ func TestModelConfigValidation(t *testing.T) {
 func TestProviderProposals(t *testing.T) {
 	page := node("node-1", "android.widget.FrameLayout", "", 0, 0, 1080, 2340,
 		node("node-2", "android.widget.Button", "+1", 560, 1120, 960, 1290))
-	obs := &solopi.Observation{ObservationID: "observation-1", Page: page}
-	in := solopi.DecisionInput{Goal: "increase the counter to 1", Observation: obs, Step: 1, Budget: solopi.DefaultAgentBudget()}
+	obs := &agent.Observation{ObservationID: "observation-1", Page: page}
+	in := agent.DecisionInput{Goal: "increase the counter to 1", Observation: obs, Step: 1, Budget: agent.DefaultAgentBudget()}
 	tests := []struct {
 		name   string
 		plans  []string
 		review string
-		kind   solopi.ProposalKind
+		kind   agent.ProposalKind
 		action string
 	}{
-		{"take over", []string{`do(action="Take_over", message="log in please")`}, "", solopi.ProposalBlocked, ""},
-		{"interact", []string{`do(action="Interact", message="which one?")`}, "", solopi.ProposalBlocked, ""},
-		{"give up", []string{`finish(success=False, message="impossible")`}, "", solopi.ProposalBlocked, ""},
-		{"double tap then tap", []string{`do(action="Double Tap", element=[703,515])`, tapPlus}, "", solopi.ProposalAct, "click"},
-		{"note then tap", []string{`do(action="Note", message="counter at 0")`, tapPlus}, "", solopi.ProposalAct, "click"},
-		{"only unsupported actions", []string{`do(action="Double Tap", element=[703,515])`}, "", solopi.ProposalBlocked, ""},
-		{"done confirmed", []string{`finish(success=True, message="done")`}, "", solopi.ProposalDone, ""},
-		{"false finish", []string{`finish(success=True, message="done")`, tapPlus}, `finish(success=False, message="counter is 0")`, solopi.ProposalAct, "click"},
+		{"take over", []string{`do(action="Take_over", message="log in please")`}, "", agent.ProposalBlocked, ""},
+		{"interact", []string{`do(action="Interact", message="which one?")`}, "", agent.ProposalBlocked, ""},
+		{"give up", []string{`finish(success=False, message="impossible")`}, "", agent.ProposalBlocked, ""},
+		{"double tap then tap", []string{`do(action="Double Tap", element=[703,515])`, tapPlus}, "", agent.ProposalAct, "click"},
+		{"note then tap", []string{`do(action="Note", message="counter at 0")`, tapPlus}, "", agent.ProposalAct, "click"},
+		{"only unsupported actions", []string{`do(action="Double Tap", element=[703,515])`}, "", agent.ProposalBlocked, ""},
+		{"done confirmed", []string{`finish(success=True, message="done")`}, "", agent.ProposalDone, ""},
+		{"false finish", []string{`finish(success=True, message="done")`, tapPlus}, `finish(success=False, message="counter is 0")`, agent.ProposalAct, "click"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,11 +139,11 @@ func TestProviderProposals(t *testing.T) {
 			if prop.Kind != tt.kind || prop.Action != tt.action || prop.Reason == "" {
 				t.Fatalf("proposal %+v", prop)
 			}
-			if prop.Kind == solopi.ProposalAct && (prop.Args.NodeID == nil || *prop.Args.NodeID != "node-2") {
+			if prop.Kind == agent.ProposalAct && (prop.Args.NodeID == nil || *prop.Args.NodeID != "node-2") {
 				t.Fatalf("nodeId %v", prop.Args.NodeID)
 			}
 			// A new goal on the same provider is refused.
-			if _, err := p.Decide(context.Background(), solopi.DecisionInput{Goal: "other", Observation: obs}); err == nil {
+			if _, err := p.Decide(context.Background(), agent.DecisionInput{Goal: "other", Observation: obs}); err == nil {
 				t.Error("goal change accepted")
 			}
 		})

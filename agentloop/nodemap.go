@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
 // CodeNotAllowed refuses an action the caller does not allow (an explore
@@ -35,7 +35,7 @@ type NodeMapper struct {
 }
 
 // Map maps cmd on obs.
-func (m *NodeMapper) Map(cmd Command, obs *solopi.Observation) (TypedAction, error) {
+func (m *NodeMapper) Map(cmd Command, obs *agent.Observation) (TypedAction, error) {
 	ta, err := MapToTyped(cmd, obs, m.lastField)
 	if err != nil {
 		return ta, err
@@ -66,7 +66,7 @@ func (m *NodeMapper) MapJSON(cmd Command, observation map[string]any) (TypedActi
 	if err != nil {
 		return TypedAction{}, fmt.Errorf("encode the observation: %w", err)
 	}
-	var obs solopi.Observation
+	var obs agent.Observation
 	if err := json.Unmarshal(b, &obs); err != nil {
 		return TypedAction{}, fmt.Errorf("the observation is not a SoloPi observation: %w", err)
 	}

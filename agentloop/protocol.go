@@ -39,18 +39,6 @@ const (
 	CodeSwipeAmbiguous       = "swipe_axis_ambiguous"
 )
 
-// ProtocolCodes lists every rejection code (for schemas and docs).
-func ProtocolCodes() []string {
-	return []string{
-		CodeEmptyOutput, CodeMissingAction, CodeUnknownAction, CodeUnknownField, CodeMissingField,
-		CodeDuplicateKeyword, CodePositionalArgument, CodeDynamicExpression, CodeMultipleCalls,
-		CodeMarkdownWrapped, CodeJSONWrapped, CodeSpecialTokenWrapped, CodeTrailingOutput, CodeLeadingOutput,
-		CodeIncompleteCall, CodeMalformedEnvelope, CodeInvalidLiteral, CodeInvalidValue,
-		CodeNonFiniteCoordinate, CodeCoordinateOutOfRange, CodeFieldTooLong, CodeInvalidWaitDuration,
-		CodeSwipeDirection, CodeSwipeAmbiguous,
-	}
-}
-
 // Canonical action names of the planner's action protocol. Launch, Call_API
 // and the system panel commands were removed on purpose: they are semantic
 // shortcuts that break the pure-vision contract, so they are unknown actions

@@ -10,11 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // ScreenSource loads the screenshot of a SoloPi observation.
-type ScreenSource func(ctx context.Context, obs *solopi.Observation) (*Screen, error)
+type ScreenSource func(ctx context.Context, obs *agent.Observation) (*Screen, error)
 
 var sessionDirPattern = regexp.MustCompile(`/agent-sessions/[A-Za-z0-9][A-Za-z0-9._-]{0,159}/$`)
 
@@ -22,8 +23,8 @@ var sessionDirPattern = regexp.MustCompile(`/agent-sessions/[A-Za-z0-9][A-Za-z0-
 // device channel. A DecisionInput carries no session id, so the check is
 // that the file is an observation PNG inside some agent-sessions/<id>/
 // directory, with its SHA-256 equal to the observation's.
-func DeviceScreens(dev *solopi.Device) ScreenSource {
-	return func(ctx context.Context, obs *solopi.Observation) (*Screen, error) {
+func DeviceScreens(dev *device.Device) ScreenSource {
+	return func(ctx context.Context, obs *agent.Observation) (*Screen, error) {
 		dir, _ := path.Split(obs.ScreenshotPath)
 		m := sessionDirPattern.FindString(dir)
 		if m == "" {
@@ -43,7 +44,7 @@ func DeviceScreens(dev *solopi.Device) ScreenSource {
 	}
 }
 
-// Provider is the pure-vision planner as a solopi.DecisionProvider: each
+// Provider is the pure-vision planner as a agent.DecisionProvider: each
 // Decide plans on the observation's screenshot (Planner.Propose) and
 // proposes one typed action on a hit-tested nodeId, done, or blocked. It
 // has no device handle: freshness before dispatch is the device's own
@@ -88,51 +89,51 @@ func (p *Provider) Trajectory(model ModelInfo) *Trajectory {
 	return pl.Trajectory(model)
 }
 
-// Decide implements solopi.DecisionProvider. The first decision starts
+// Decide implements agent.DecisionProvider. The first decision starts
 // the task: every plan may act once, a few zero-touch replans included.
-func (p *Provider) Decide(ctx context.Context, in solopi.DecisionInput) (solopi.Proposal, error) {
+func (p *Provider) Decide(ctx context.Context, in agent.DecisionInput) (agent.Proposal, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if in.Observation == nil {
-		return solopi.Proposal{}, errors.New("agentloop provider: the decision input has no observation")
+		return agent.Proposal{}, errors.New("agentloop provider: the decision input has no observation")
 	}
 	if p.planner == nil {
 		task := Task{Goal: in.Goal, MaxSteps: max(int(in.Budget.MaxSteps), 1) * maxPlansPerProposal,
 			MaxDuration: time.Duration(in.Budget.MaxDurationMs) * time.Millisecond}
 		pl, err := NewPlanner(p.model, p.cfg, task, nil)
 		if err != nil {
-			return solopi.Proposal{}, err
+			return agent.Proposal{}, err
 		}
 		p.planner = pl
 	} else if in.Goal != p.planner.Goal() {
-		return solopi.Proposal{}, ErrGoalChanged
+		return agent.Proposal{}, ErrGoalChanged
 	}
 	screen, err := p.screens(ctx, in.Observation)
 	if err != nil {
-		return solopi.Proposal{}, fmt.Errorf("load the observation screenshot: %w", err)
+		return agent.Proposal{}, fmt.Errorf("load the observation screenshot: %w", err)
 	}
 	screen.Ref = in.Observation.ObservationID
 	prop, err := p.planner.Propose(ctx, screen, feedbackOf(in.History), func(cmd Command) (TypedAction, error) {
 		return p.nodes.Map(cmd, in.Observation)
 	})
 	if err != nil {
-		return solopi.Proposal{}, err
+		return agent.Proposal{}, err
 	}
 	switch prop.Kind {
 	case ProposeAct:
-		return solopi.Proposal{Kind: solopi.ProposalAct, Reason: prop.Reason, Action: prop.Typed.Action, Args: prop.Typed.Args}, nil
+		return agent.Proposal{Kind: agent.ProposalAct, Reason: prop.Reason, Action: prop.Typed.Action, Args: prop.Typed.Args}, nil
 	case ProposeDone:
-		return solopi.Proposal{Kind: solopi.ProposalDone, Reason: prop.Reason}, nil
+		return agent.Proposal{Kind: agent.ProposalDone, Reason: prop.Reason}, nil
 	}
-	return solopi.Proposal{Kind: solopi.ProposalBlocked, Reason: prop.Reason}, nil
+	return agent.Proposal{Kind: agent.ProposalBlocked, Reason: prop.Reason}, nil
 }
 
 // feedbackOf is what the host did with the previous proposal.
-func feedbackOf(history []solopi.StepRecord) *Feedback {
+func feedbackOf(history []agent.StepRecord) *Feedback {
 	if len(history) == 0 {
 		return nil
 	}
 	last := history[len(history)-1]
-	return &Feedback{Sent: last.Sent, Succeeded: last.Sent && last.Receipt != nil && last.Receipt.Status == solopi.ReceiptSucceeded,
+	return &Feedback{Sent: last.Sent, Succeeded: last.Sent && last.Receipt != nil && last.Receipt.Status == agent.ReceiptSucceeded,
 		ErrorCode: last.ErrorCode, Error: last.Error}
 }

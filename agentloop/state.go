@@ -65,13 +65,6 @@ const (
 	EvError          = "error"
 )
 
-// EventTypes lists every event type.
-func EventTypes() []string {
-	return []string{EvStart, EvPhaseChange, EvObservation, EvCalibration, EvModelRequest, EvModelResponse,
-		EvProtocolRetry, EvProtocolReject, EvAction, EvPrecondition, EvRiskReview, EvConfirmation, EvExecution,
-		EvVerification, EvTaskReview, EvRecovery, EvNote, EvMetrics, EvFinish, EvError}
-}
-
 // AgentEvent is one entry of the authoritative audit history: callbacks
 // and the trajectory consume the same stream.
 type AgentEvent struct {

@@ -26,32 +26,32 @@ func code(err error) string {
 func TestCheckAndOpen(t *testing.T) {
 	root := t.TempDir()
 	fresh := filepath.Join(root, "new")
-	if err := Check(fresh, false); err != nil {
+	if err := Check(fresh, EvidenceExclusive); err != nil {
 		t.Fatalf("absent dir: %v", err)
 	}
 	full := filepath.Join(root, "full")
 	os.MkdirAll(full, 0o755)
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
-	if err := Check(full, false); code(err) != CodeDirNotEmpty {
+	if err := Check(full, EvidenceExclusive); code(err) != CodeDirNotEmpty {
 		t.Fatalf("non-empty dir: %v", err)
 	}
-	if err := Check(full, true); err != nil {
+	if err := Check(full, EvidenceOverwrite); err != nil {
 		t.Fatalf("overwrite: %v", err)
 	}
 	link := filepath.Join(root, "link")
 	os.Symlink(fresh, link)
-	if err := Check(link, true); code(err) != CodeUnsafePath {
+	if err := Check(link, EvidenceOverwrite); code(err) != CodeUnsafePath {
 		t.Fatalf("symlink: %v", err)
 	}
 	file := filepath.Join(root, "file")
 	os.WriteFile(file, nil, 0o644)
-	if err := Check(file, true); code(err) != CodeUnsafePath {
+	if err := Check(file, EvidenceOverwrite); code(err) != CodeUnsafePath {
 		t.Fatalf("file: %v", err)
 	}
 	// Overwrite removes only the named previous entries.
 	os.MkdirAll(filepath.Join(full, "device"), 0o755)
 	os.WriteFile(filepath.Join(full, "device", "old.png"), []byte("old"), 0o644)
-	d, err := Open(full, true, "device", "result.json")
+	d, err := Open(full, EvidenceOverwrite, "device", "result.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestCheckAndOpen(t *testing.T) {
 
 func TestWritesAreConfinedAtomicAndDigested(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "ev")
-	d, err := Open(root, false)
+	d, err := Open(root, EvidenceExclusive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,24 +120,6 @@ func TestSanitizeName(t *testing.T) {
 	}
 }
 
-func TestCheckOutputFile(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "r.xml")
-	if err := CheckOutputFile(p, false); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(p, nil, 0o644)
-	if err := CheckOutputFile(p, false); code(err) != CodeOutputExists {
-		t.Fatalf("existing: %v", err)
-	}
-	if err := CheckOutputFile(p, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckOutputFile(dir, true); code(err) != CodeUnsafePath {
-		t.Fatalf("dir: %v", err)
-	}
-}
-
 func TestJUnitStructureAndEscaping(t *testing.T) {
 	s := JUnitSuite{Name: "solopi.run-batch", Timestamp: time.Unix(1700000000, 0), Cases: []JUnitCase{
 		{Name: "001-a", Classname: "solopi.a", Duration: 1500 * time.Millisecond},
@@ -165,5 +147,58 @@ func TestJUnitStructureAndEscaping(t *testing.T) {
 	}
 	if c := s.Counts(); c != (Counts{Tests: 4, Failures: 1, Errors: 1, Skipped: 1}) {
 		t.Fatalf("counts %+v", c)
+	}
+}
+
+// EvidenceReplace replaces an earlier evidence set of ours: files the old
+// manifest listed and the new set does not write are removed, files no
+// manifest names are kept, and a directory without our manifest is
+// refused.
+func TestEvidenceReplace(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ev")
+	d, err := Open(root, EvidenceExclusive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"result.json", "screenshot.png", "device/run.log"} {
+		if _, err := d.WriteFile(name, "t", []byte(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.WriteManifest(Manifest{Kind: "run", RunID: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("mine"), 0o644)
+	if err := Check(root, EvidenceExclusive); code(err) != CodeDirNotEmpty {
+		t.Fatalf("exclusive over an evidence set: %v", err)
+	}
+	d, err = Open(root, EvidenceReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.WriteFile("result.json", "t", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.WriteManifest(Manifest{Kind: "run", RunID: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	r := d.Replaced()
+	if r == nil || r.RunID != "old" || len(r.Removed) != 2 || len(r.Errors) != 0 {
+		t.Fatalf("replaced %+v", r)
+	}
+	for name, want := range map[string]bool{"result.json": true, "screenshot.png": false, "device/run.log": false, "notes.txt": true} {
+		if _, err := os.Stat(filepath.Join(root, name)); (err == nil) != want {
+			t.Errorf("%s present=%v, want %v", name, err == nil, want)
+		}
+	}
+	m, ok := readManifest(filepath.Join(root, ManifestName))
+	if !ok || m.RunID != "new" || len(m.Files) != 1 {
+		t.Fatalf("manifest %+v", m)
+	}
+	// A non-empty directory without our manifest is never adopted.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "x"), nil, 0o644)
+	if err := Check(other, EvidenceReplace); code(err) != CodeDirNotEmpty {
+		t.Fatalf("foreign directory: %v", err)
 	}
 }

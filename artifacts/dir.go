@@ -43,52 +43,124 @@ type FileEntry struct {
 // Dir is one evidence directory. It is safe for concurrent use.
 type Dir struct {
 	root  string
+	mode  EvidenceMode
 	mu    sync.Mutex
 	files map[string]FileEntry
+	// previous is the manifest of the evidence set this one replaces
+	// (EvidenceReplace), replaced what WriteManifest did about it.
+	previous *Manifest
+	replaced *Replaced
+}
+
+// EvidenceMode says what an evidence directory may already hold.
+type EvidenceMode int
+
+const (
+	// EvidenceExclusive needs an absent or empty directory.
+	EvidenceExclusive EvidenceMode = iota
+	// EvidenceOverwrite (--overwrite) accepts any directory and removes
+	// the entries the caller names before writing.
+	EvidenceOverwrite
+	// EvidenceReplace accepts an absent or empty directory, or one that
+	// holds an earlier evidence set of ours (our manifest.json): the new
+	// set replaces it, and the files the earlier manifest listed that the
+	// new one does not are removed when the new manifest is written.
+	// Files no manifest of ours names are never touched.
+	EvidenceReplace
+)
+
+// EvidenceModeOf maps an --overwrite flag to its mode.
+func EvidenceModeOf(overwrite bool) EvidenceMode {
+	if overwrite {
+		return EvidenceOverwrite
+	}
+	return EvidenceExclusive
+}
+
+// Replaced reports what an EvidenceReplace directory replaced.
+type Replaced struct {
+	// RunID and CreatedAt identify the earlier evidence set.
+	RunID     string `json:"runId,omitempty"`
+	CreatedAt string `json:"createdAt,omitempty"`
+	// Removed are the earlier set's files the new set did not rewrite.
+	Removed []string `json:"removed"`
+	// Errors are removals that failed (the files are left in place).
+	Errors []string `json:"errors,omitempty"`
 }
 
 // Check verifies, without creating anything, that path can become an
-// evidence directory: it is absent, or an empty directory, or overwrite is
-// set and it is a directory. A symlink is refused in every case, because
-// writing through it would put evidence somewhere the user did not name.
-// Call it before contacting the device so that a refused directory costs
-// nothing.
-func Check(path string, overwrite bool) error {
+// evidence directory in mode (see EvidenceMode). A symlink is refused in
+// every mode, because writing through it would put evidence somewhere the
+// user did not name. Call it before contacting the device so that a
+// refused directory costs nothing.
+func Check(path string, mode EvidenceMode) error {
+	_, err := check(path, mode)
+	return err
+}
+
+// check is Check; it also returns the earlier manifest an EvidenceReplace
+// directory holds.
+func check(path string, mode EvidenceMode) (*Manifest, error) {
 	if strings.TrimSpace(path) == "" {
-		return fault.Usage(CodeUnsafePath, "the artifacts directory path is empty")
+		return nil, fault.Usage(CodeUnsafePath, "the artifacts directory path is empty")
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fault.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
+		return nil, fault.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
 	}
 	if !fi.IsDir() {
-		return fault.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
+		return nil, fault.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
 	}
-	if overwrite {
-		return nil
+	if mode == EvidenceOverwrite {
+		return nil, nil
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot read the artifacts directory", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot read the artifacts directory", err).With("path", path)
 	}
-	if len(entries) > 0 {
-		return fault.New(fault.Invalid, CodeDirNotEmpty, "the artifacts directory already exists and is not empty; pass --overwrite or choose a new directory").
-			With("path", path)
+	if len(entries) == 0 {
+		return nil, nil
 	}
-	return nil
+	if mode == EvidenceReplace {
+		if m, ok := readManifest(filepath.Join(path, ManifestName)); ok {
+			return m, nil
+		}
+	}
+	return nil, fault.New(fault.Invalid, CodeDirNotEmpty, "the artifacts directory already exists and is not empty; pass --overwrite or choose a new directory").
+		With("path", path)
 }
 
-// Open checks path (see Check) and creates it. With overwrite, the entries
-// named in replace are removed first so that a previous run's evidence can
-// never be mistaken for this run's; other files are left alone.
-func Open(path string, overwrite bool, replace ...string) (*Dir, error) {
-	if err := Check(path, overwrite); err != nil {
+// readManifest reads an earlier manifest of ours: a regular file (not a
+// symlink) with our schema.
+func readManifest(p string) (*Manifest, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	var m Manifest
+	if json.Unmarshal(b, &m) != nil || m.Schema != ManifestSchema {
+		return nil, false
+	}
+	return &m, true
+}
+
+// Open checks path (see Check) and creates it. In EvidenceOverwrite mode
+// the entries named in replace are removed first so that a previous run's
+// evidence can never be mistaken for this run's; other files are left
+// alone.
+func Open(path string, mode EvidenceMode, replace ...string) (*Dir, error) {
+	previous, err := check(path, mode)
+	if err != nil {
 		return nil, err
 	}
 	abs, err := filepath.Abs(path)
@@ -98,8 +170,8 @@ func Open(path string, overwrite bool, replace ...string) (*Dir, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
 	}
-	d := &Dir{root: abs, files: map[string]FileEntry{}}
-	if overwrite {
+	d := &Dir{root: abs, mode: mode, files: map[string]FileEntry{}, previous: previous}
+	if mode == EvidenceOverwrite {
 		for _, name := range replace {
 			p, err := d.resolve(name)
 			if err != nil {
@@ -111,6 +183,14 @@ func Open(path string, overwrite bool, replace ...string) (*Dir, error) {
 		}
 	}
 	return d, nil
+}
+
+// Replaced reports what the directory replaced; nil unless an earlier
+// evidence set was replaced (EvidenceReplace) and the manifest written.
+func (d *Dir) Replaced() *Replaced {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.replaced
 }
 
 // Root is the absolute directory path.
@@ -320,7 +400,41 @@ func (d *Dir) WriteManifest(m Manifest) (FileEntry, error) {
 	if m.Files == nil {
 		m.Files = []FileEntry{}
 	}
-	return d.WriteJSON(ManifestName, "manifest", m)
+	e, err := d.WriteJSON(ManifestName, "manifest", m)
+	if err != nil || d.previous == nil {
+		return e, err
+	}
+	// The new manifest is in place: the earlier set's files that the new
+	// set did not rewrite no longer belong to any manifest of ours.
+	r := &Replaced{RunID: d.previous.RunID, CreatedAt: d.previous.CreatedAt, Removed: []string{}}
+	written := map[string]bool{}
+	for _, f := range d.Files() {
+		written[f.Path] = true
+	}
+	for _, old := range d.previous.Files {
+		if written[old.Path] || old.Path == ManifestName {
+			continue
+		}
+		p, rerr := d.resolve(old.Path)
+		if rerr == nil {
+			if fi, lerr := os.Lstat(p); lerr == nil && !fi.Mode().IsRegular() {
+				rerr = fmt.Errorf("%s is not a regular file", old.Path)
+			} else if lerr == nil {
+				rerr = os.Remove(p)
+			} else if !errors.Is(lerr, fs.ErrNotExist) {
+				rerr = lerr
+			}
+		}
+		if rerr != nil {
+			r.Errors = append(r.Errors, old.Path+": "+rerr.Error())
+			continue
+		}
+		r.Removed = append(r.Removed, old.Path)
+	}
+	d.mu.Lock()
+	d.replaced = r
+	d.mu.Unlock()
+	return e, nil
 }
 
 // SanitizeName turns a case name into a directory name the way upstream
@@ -350,59 +464,4 @@ func SanitizeName(s string) string {
 		return "case"
 	}
 	return out
-}
-
-// CheckOutputFile verifies that path can receive a report file: not a
-// directory, not a symlink, and absent unless overwrite is set.
-func CheckOutputFile(path string, overwrite bool) error {
-	if strings.TrimSpace(path) == "" {
-		return fault.Usage(CodeUnsafePath, "the output file path is empty")
-	}
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the output file", err).With("path", path)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fault.Usage(CodeUnsafePath, "the output file is a symbolic link").With("path", path)
-	}
-	if fi.IsDir() {
-		return fault.Usage(CodeUnsafePath, "the output path is a directory").With("path", path)
-	}
-	if !overwrite {
-		return fault.Usage(CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("path", path)
-	}
-	return nil
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory, so readers see the old file or the new one, never a mix.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file for %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, perm)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
 }

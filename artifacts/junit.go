@@ -3,8 +3,6 @@ package artifacts
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -228,15 +226,17 @@ func MarshalJUnit(name string, suites ...JUnitSuite) ([]byte, error) {
 	return append([]byte(xml.Header), append(b, '\n')...), nil
 }
 
-// WriteJUnit writes the report to path atomically, creating its parent
-// directory. The caller checks the path first (CheckOutputFile).
-func WriteJUnit(path, name string, suites ...JUnitSuite) error {
+// JUnitOutput is the output policy of a --junit report: parent
+// directories are created.
+func JUnitOutput(overwrite bool) Output { return Output{Mode: ModeOf(overwrite), MakeParents: true} }
+
+// WriteJUnit writes the report to path under the output policy. The caller
+// checks the path first (JUnitOutput(overwrite).CheckFile).
+func WriteJUnit(path string, overwrite bool, name string, suites ...JUnitSuite) error {
 	b, err := MarshalJUnit(name, suites...)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create junit report directory: %w", err)
-	}
-	return WriteFileAtomic(path, b, 0o644)
+	_, err = JUnitOutput(overwrite).WriteFile(path, b)
+	return err
 }

@@ -30,22 +30,6 @@ func ExitFor(k fault.Kind) int {
 	return ExitTransport // Transport and Internal
 }
 
-// KindFor is the error kind of an exit code (the inverse of ExitFor, for
-// payloads that carry an exit code and must become an error).
-func KindFor(exit int) fault.Kind {
-	switch exit {
-	case ExitUsage:
-		return fault.Invalid
-	case ExitFailure:
-		return fault.Failed
-	case ExitTimeout:
-		return fault.Timeout
-	case ExitInterrupted:
-		return fault.Interrupted
-	}
-	return fault.Transport
-}
-
 // Verdicts used by run results and managed reports.
 const (
 	VerdictPassed    = "passed"
@@ -68,4 +52,12 @@ func VerdictExit(verdict string) int {
 		return ExitInterrupted
 	}
 	return ExitTransport
+}
+
+// ExitOf is the exit code of a result's failure: 0 when there is none.
+func ExitOf(e *fault.Error) int {
+	if e == nil {
+		return ExitOK
+	}
+	return ExitFor(e.Kind)
 }

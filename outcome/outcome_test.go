@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -116,4 +117,10 @@ func TestProgressOnlyWhenEnabled(t *testing.T) {
 	if !strings.Contains(buf.String(), "\x1b[") {
 		t.Errorf("colour missing: %q", buf.String())
 	}
+}
+
+// NewProgressTo returns a Progress writing to w when enabled is true; used
+// by tests and by callers that decided on their own.
+func NewProgressTo(w io.Writer, enabled, color bool) *Progress {
+	return &Progress{w: w, enabled: enabled, color: color}
 }

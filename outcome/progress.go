@@ -25,12 +25,6 @@ func NewProgress(f *os.File, getenv func(string) string) *Progress {
 	return &Progress{w: f, enabled: tty, color: tty && getenv("NO_COLOR") == ""}
 }
 
-// NewProgressTo returns a Progress writing to w when enabled is true; used
-// by tests and by callers that decided on their own.
-func NewProgressTo(w io.Writer, enabled, color bool) *Progress {
-	return &Progress{w: w, enabled: enabled, color: color}
-}
-
 // Enabled reports whether progress lines are written.
 func (p *Progress) Enabled() bool { return p != nil && p.enabled }
 

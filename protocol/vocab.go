@@ -32,12 +32,6 @@ const (
 	ActionPlugin        = "plugin"
 )
 
-// SchemeActions lists the 13 registered action names.
-func SchemeActions() []string {
-	return []string{ActionHarness, ActionReplay, ActionAgent, ActionConfig, ActionStatus, ActionPerformance,
-		ActionRecord, ActionScreenRecord, ActionScan, ActionVideoAnalysis, ActionStress, ActionHistory, ActionPlugin}
-}
-
 // Harness `type` values (docs/device-protocol.md#harness).
 const (
 	HarnessCapabilities     = "capabilities"

@@ -172,8 +172,8 @@ func Write(dir string, o Options) (Result, error) {
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		return Result{}, fault.Usage(CodeWriteFailed, "the report path is a directory").With("path", path)
 	}
-	if err := artifacts.WriteFileAtomic(path, b, 0o644); err != nil {
-		return Result{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot write the report file", err).With("path", path)
+	if _, err := (artifacts.Output{Mode: artifacts.Replace}).WriteFile(path, b); err != nil {
+		return Result{}, err
 	}
 	return Result{Path: path, Kind: k}, nil
 }

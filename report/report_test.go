@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/counterphone"
 )
@@ -208,30 +209,25 @@ func TestPerfWithoutAnalysisIsRefused(t *testing.T) {
 	}
 }
 
-// TestWriteReplacesASymlinkWithoutFollowingIt: a report.html planted as a
-// link to another file is replaced by the report; the link's target is
-// untouched.
-func TestWriteReplacesASymlinkWithoutFollowingIt(t *testing.T) {
+// TestWriteRefusesASymlink: a report.html planted as a link to another
+// file is refused by the output-path policy (a symbolic link is never
+// followed nor replaced); the link's target is untouched.
+func TestWriteRefusesASymlink(t *testing.T) {
 	dir := copyTestdata(t, "run-failed")
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	os.WriteFile(victim, []byte("keep me"), 0o644)
 	if err := os.Symlink(victim, filepath.Join(dir, FileName)); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Write(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Lstat(res.Path)
-	if err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("report %s: %v %v", res.Path, fi, err)
+	_, err := Write(dir, Options{})
+	if fault.CodeOf(err) != artifacts.CodeInvalidOutput {
+		t.Fatalf("want %s, got %v", artifacts.CodeInvalidOutput, err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
 		t.Errorf("the link's target changed: %q", b)
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, ".report.html.tmp-*"))
-	if len(left) > 0 {
-		t.Errorf("temporary files left: %v", left)
+	if fi, err := os.Lstat(filepath.Join(dir, FileName)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the planted link was touched: %v %v", fi, err)
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/internal/realadb"
-	"github.com/solopi-dev/solopi/solopi"
 	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
@@ -74,9 +74,9 @@ func BenchmarkInteropQuery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ch := solopi.NewDevice(dev, solopi.DeviceOptions{})
+	ch := device.NewDevice(dev, device.DeviceOptions{})
 	defer ch.Close()
-	query := solopi.P("type", "capabilities")
+	query := device.P("type", "capabilities")
 	b.Run("client", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := ch.Query(ctx, "harness", query); err != nil {
@@ -91,7 +91,7 @@ func BenchmarkInteropQuery(b *testing.B) {
 				b.Fatalf("forward: %v %s", err, out)
 			}
 			port := strings.TrimSpace(out)
-			resp, err := http.Get("http://127.0.0.1:" + port + solopi.QueryPath("harness", query))
+			resp, err := http.Get("http://127.0.0.1:" + port + device.QueryPath("harness", query))
 			if err != nil {
 				b.Fatal(err)
 			}

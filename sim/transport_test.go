@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
-var _ solopi.Transport = (*Device)(nil)
+var _ device.Transport = (*Device)(nil)
 
 // newTestDevice starts a fast simulated device and waits until SoloPi's
 // control service is up.

@@ -7,7 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 type adbConnectOptions struct {
@@ -21,12 +22,12 @@ func runAdbConnect(ctx context.Context, d deviceDeps, o adbConnectOptions) (outc
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	s, err := solopi.OpenSession(ctx, t, d.g.sessionOptions(false))
+	s, err := device.OpenSession(ctx, t, d.g.sessionOptions(false))
 	if err != nil {
 		return outcome.Result{}, err
 	}
 	defer s.Close()
-	res, err := solopi.AdbConnect(ctx, s, solopi.AdbConnectOptions{
+	res, err := readiness.AdbConnect(ctx, s, readiness.AdbConnectOptions{
 		ConnectTimeout: o.connectTimeout, ReadyTimeout: o.readyTimeout, PollInterval: o.pollInterval,
 		Device: d.device(ctx, t),
 	})

@@ -7,13 +7,14 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // agentConn is an open SoloPi session with an Agent client on it.
 type agentConn struct {
-	s *solopi.Session
-	c *solopi.AgentClient
+	s *device.Session
+	c *agent.AgentClient
 }
 
 func (a *agentConn) Close() {
@@ -29,7 +30,7 @@ func openAgent(ctx context.Context, d deviceDeps, poll time.Duration) (*agentCon
 	if err != nil {
 		return nil, err
 	}
-	c := solopi.NewAgentClient(s.Device, solopi.AgentOptions{Foreground: s.Foreground, PollInterval: poll})
+	c := agent.NewAgentClient(s.Device, agent.AgentOptions{Foreground: s.Foreground, PollInterval: poll})
 	return &agentConn{s: s, c: c}, nil
 }
 
@@ -54,33 +55,33 @@ func runAgentCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, er
 type agentStartOptions struct {
 	token        tokenInput
 	tokenOut     string
-	budget       solopi.AgentBudget
+	budget       agent.AgentBudget
 	ackTimeout   time.Duration
 	pollInterval time.Duration
 }
 
 type agentStartResult struct {
-	Success          bool                     `json:"success"`
-	SessionID        string                   `json:"sessionId"`
-	Session          *solopi.AgentSession     `json:"session"`
-	Observation      *solopi.Observation      `json:"observation"`
-	TimelinePath     string                   `json:"timelinePath"`
-	Budget           solopi.AgentBudget       `json:"budget"`
-	Foreground       solopi.ForegroundRestore `json:"foreground"`
-	OwnerTokenSource string                   `json:"ownerTokenSource"`
-	OwnerTokenFile   string                   `json:"ownerTokenFile,omitempty"`
+	Success          bool                    `json:"success"`
+	SessionID        string                  `json:"sessionId"`
+	Session          *agent.AgentSession     `json:"session"`
+	Observation      *agent.Observation      `json:"observation"`
+	TimelinePath     string                  `json:"timelinePath"`
+	Budget           agent.AgentBudget       `json:"budget"`
+	Foreground       agent.ForegroundRestore `json:"foreground"`
+	OwnerTokenSource string                  `json:"ownerTokenSource"`
+	OwnerTokenFile   string                  `json:"ownerTokenFile,omitempty"`
 }
 
 // runAgentStart starts a session. It returns the token to print (zero when
 // it must not be printed) next to the result; the caller adds it after the
 // output was scrubbed.
-func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, getenv func(string) string) (res outcome.Result, printTok, secret solopi.OwnerToken, err error) {
+func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, getenv func(string) string) (res outcome.Result, printTok, secret agent.OwnerToken, err error) {
 	tok, src, err := resolveOwnerToken(o.token, getenv)
 	if err != nil {
 		return res, printTok, secret, err
 	}
 	if tok.IsZero() {
-		tok, src = solopi.NewOwnerToken(), tokenGenerated
+		tok, src = agent.NewOwnerToken(), tokenGenerated
 	}
 	secret = tok
 	if err := o.budget.Validate(); err != nil {
@@ -99,7 +100,7 @@ func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, geten
 			return res, printTok, secret, err
 		}
 	}
-	st, err := a.c.Start(ctx, solopi.StartOptions{OwnerToken: tok, Budget: o.budget, AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
+	st, err := a.c.Start(ctx, agent.StartOptions{OwnerToken: tok, Budget: o.budget, AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
 	if err != nil {
 		if e, ok := err.(*fault.Error); ok && out.OwnerTokenFile != "" {
 			e.With("ownerTokenFile", out.OwnerTokenFile)
@@ -128,17 +129,17 @@ type agentIdentityOptions struct {
 
 // identity validates the session id and resolves the owner token (exit 3
 // when missing or malformed).
-func (o agentIdentityOptions) identity(getenv func(string) string) (solopi.AgentIdentity, error) {
+func (o agentIdentityOptions) identity(getenv func(string) string) (agent.AgentIdentity, error) {
 	tok, _, err := resolveOwnerToken(o.token, getenv)
 	if err != nil {
-		return solopi.AgentIdentity{}, err
+		return agent.AgentIdentity{}, err
 	}
-	id := solopi.AgentIdentity{SessionID: o.sessionID, OwnerToken: tok}
-	if err := solopi.CheckAgentID("--session-id", o.sessionID); err != nil {
+	id := agent.AgentIdentity{SessionID: o.sessionID, OwnerToken: tok}
+	if err := agent.CheckAgentID("--session-id", o.sessionID); err != nil {
 		return id, err
 	}
 	if tok.IsZero() {
-		return id, fault.Usage(solopi.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+envOwnerToken)
+		return id, fault.Usage(agent.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+envOwnerToken)
 	}
 	return id, nil
 }
@@ -152,14 +153,14 @@ type agentObserveOptions struct {
 }
 
 type agentObserveResult struct {
-	Success     bool                 `json:"success"`
-	SessionID   string               `json:"sessionId"`
-	Session     *solopi.AgentSession `json:"session"`
-	Observation *solopi.Observation  `json:"observation"`
-	Screenshot  *solopi.SavedFile    `json:"screenshot,omitempty"`
+	Success     bool                `json:"success"`
+	SessionID   string              `json:"sessionId"`
+	Session     *agent.AgentSession `json:"session"`
+	Observation *agent.Observation  `json:"observation"`
+	Screenshot  *agent.SavedFile    `json:"screenshot,omitempty"`
 }
 
-func runAgentObserve(ctx context.Context, d deviceDeps, o agentObserveOptions, id solopi.AgentIdentity) (outcome.Result, error) {
+func runAgentObserve(ctx context.Context, d deviceDeps, o agentObserveOptions, id agent.AgentIdentity) (outcome.Result, error) {
 	if o.screenshotOutput != "" {
 		// Fail before observing: an observe makes the previous observation
 		// stale, so it must not be spent on a command that cannot finish.
@@ -192,7 +193,7 @@ func runAgentObserve(ctx context.Context, d deviceDeps, o agentObserveOptions, i
 // checkLocalOutput refuses an existing file without --overwrite, a
 // directory, or a missing parent directory, before any device work.
 func checkLocalOutput(path string, overwrite bool) error {
-	return solopi.CheckOutputPath(path, overwrite)
+	return agent.CheckOutputPath(path, overwrite)
 }
 
 // ---- agent-act ----
@@ -203,7 +204,7 @@ type agentActOptions struct {
 	observationID string
 	action        string
 	args          protocol.ActionArgs
-	selector      solopi.Selector
+	selector      agent.Selector
 	actionTimeout time.Duration
 	pollInterval  time.Duration
 }
@@ -215,15 +216,15 @@ type agentActResult struct {
 	ObservationID string `json:"observationId"`
 	// ObservationSource says where the observation came from: "caller"
 	// (--observation-id) or "observe" (a fresh one taken for this act).
-	ObservationSource string                    `json:"observationSource"`
-	Action            string                    `json:"action"`
-	NodeID            string                    `json:"nodeId,omitempty"`
-	Selector          *solopi.Selector          `json:"selector,omitempty"`
-	Replayed          bool                      `json:"replayed"`
-	Receipt           *solopi.AgentReceipt      `json:"receipt"`
-	Session           *solopi.AgentSession      `json:"session,omitempty"`
-	SettledObsID      string                    `json:"settledObservationId,omitempty"`
-	Foreground        *solopi.ForegroundRestore `json:"foreground,omitempty"`
+	ObservationSource string                   `json:"observationSource"`
+	Action            string                   `json:"action"`
+	NodeID            string                   `json:"nodeId,omitempty"`
+	Selector          *agent.Selector          `json:"selector,omitempty"`
+	Replayed          bool                     `json:"replayed"`
+	Receipt           *agent.AgentReceipt      `json:"receipt"`
+	Session           *agent.AgentSession      `json:"session,omitempty"`
+	SettledObsID      string                   `json:"settledObservationId,omitempty"`
+	Foreground        *agent.ForegroundRestore `json:"foreground,omitempty"`
 }
 
 // validateAct checks everything that can be checked without the device
@@ -231,12 +232,12 @@ type agentActResult struct {
 // placeholder nodeId when a selector will supply it).
 func validateAct(o agentActOptions) error {
 	if o.stepID != "" {
-		if err := solopi.CheckAgentID("--step-id", o.stepID); err != nil {
+		if err := agent.CheckAgentID("--step-id", o.stepID); err != nil {
 			return err
 		}
 	}
 	if o.observationID != "" {
-		if err := solopi.CheckAgentID("--observation-id", o.observationID); err != nil {
+		if err := agent.CheckAgentID("--observation-id", o.observationID); err != nil {
 			return err
 		}
 	}
@@ -245,7 +246,7 @@ func validateAct(o agentActOptions) error {
 		return fault.Usage("conflicting_options", "target a node with --node-id or with a selector, not both")
 	}
 	if o.args.NodeID != nil {
-		if err := solopi.CheckAgentID("--node-id", *o.args.NodeID); err != nil {
+		if err := agent.CheckAgentID("--node-id", *o.args.NodeID); err != nil {
 			return err
 		}
 		if o.observationID == "" {
@@ -258,7 +259,7 @@ func validateAct(o agentActOptions) error {
 		probe.NodeID = &placeholder
 	}
 	if msg := protocol.ValidateAction(o.action, probe); msg != "" {
-		e := fault.Usage(solopi.CodeInvalidAction, msg).With("action", o.action)
+		e := fault.Usage(agent.CodeInvalidAction, msg).With("action", o.action)
 		if o.args.Text != nil && o.action != protocol.ActInput {
 			e.WithUserAction("--text is the text typed by --action input; to select a node by its text use --selector-text")
 		}
@@ -267,7 +268,7 @@ func validateAct(o agentActOptions) error {
 	return nil
 }
 
-func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi.AgentIdentity) (outcome.Result, error) {
+func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id agent.AgentIdentity) (outcome.Result, error) {
 	if o.action == "" {
 		return outcome.Result{}, fault.Usage("missing_option", "--action is required (click, longClick, input, back, home, scroll or wait)")
 	}
@@ -276,7 +277,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	}
 	stepID := o.stepID
 	if stepID == "" {
-		stepID = solopi.NewStepID()
+		stepID = agent.NewStepID()
 	}
 	a, err := openAgent(ctx, d, o.pollInterval)
 	if err != nil {
@@ -297,7 +298,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	args := o.args
 	obsID := o.observationID
 	hasSel := !o.selector.IsZero()
-	var obs *solopi.Observation
+	var obs *agent.Observation
 	switch {
 	case obsID == "":
 		// No observation named: take a fresh one. It is the current one,
@@ -320,7 +321,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	}
 	out.ObservationID = obsID
 	if hasSel {
-		nodeID, err := solopi.ResolveSelector(obs, o.selector)
+		nodeID, err := agent.ResolveSelector(obs, o.selector)
 		if err != nil {
 			return outcome.Result{}, stepErr(fault.From(err).With("observationId", obsID))
 		}
@@ -331,7 +332,7 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 	if args.NodeID != nil {
 		out.NodeID = *args.NodeID
 	}
-	ar, err := a.c.Act(ctx, solopi.ActRequest{Identity: id, StepID: stepID, ObservationID: obsID, Action: o.action, Args: args,
+	ar, err := a.c.Act(ctx, agent.ActRequest{Identity: id, StepID: stepID, ObservationID: obsID, Action: o.action, Args: args,
 		Timeout: o.actionTimeout, PollInterval: o.pollInterval})
 	if err != nil {
 		e := fault.From(stepErr(err))
@@ -350,15 +351,15 @@ func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id solopi
 // ---- agent-receipt / agent-status ----
 
 type agentReceiptResult struct {
-	Success   bool                 `json:"success"`
-	SessionID string               `json:"sessionId"`
-	StepID    string               `json:"stepId"`
-	Receipt   *solopi.AgentReceipt `json:"receipt"`
-	Session   *solopi.AgentSession `json:"session,omitempty"`
+	Success   bool                `json:"success"`
+	SessionID string              `json:"sessionId"`
+	StepID    string              `json:"stepId"`
+	Receipt   *agent.AgentReceipt `json:"receipt"`
+	Session   *agent.AgentSession `json:"session,omitempty"`
 }
 
-func runAgentReceipt(ctx context.Context, d deviceDeps, id solopi.AgentIdentity, stepID string) (outcome.Result, error) {
-	if err := solopi.CheckAgentID("--step-id", stepID); err != nil {
+func runAgentReceipt(ctx context.Context, d deviceDeps, id agent.AgentIdentity, stepID string) (outcome.Result, error) {
+	if err := agent.CheckAgentID("--step-id", stepID); err != nil {
 		return outcome.Result{}, err
 	}
 	a, err := openAgent(ctx, d, 0)
@@ -374,13 +375,13 @@ func runAgentReceipt(ctx context.Context, d deviceDeps, id solopi.AgentIdentity,
 }
 
 type agentStatusResult struct {
-	Success   bool                 `json:"success"`
-	SessionID string               `json:"sessionId"`
-	State     string               `json:"state"`
-	Session   *solopi.AgentSession `json:"session"`
+	Success   bool                `json:"success"`
+	SessionID string              `json:"sessionId"`
+	State     string              `json:"state"`
+	Session   *agent.AgentSession `json:"session"`
 }
 
-func runAgentStatus(ctx context.Context, d deviceDeps, id solopi.AgentIdentity) (outcome.Result, error) {
+func runAgentStatus(ctx context.Context, d deviceDeps, id agent.AgentIdentity) (outcome.Result, error) {
 	a, err := openAgent(ctx, d, 0)
 	if err != nil {
 		return outcome.Result{}, err
@@ -402,23 +403,23 @@ type agentControlOptions struct {
 }
 
 type agentControlResult struct {
-	Success    bool                      `json:"success"`
-	SessionID  string                    `json:"sessionId"`
-	State      string                    `json:"state"`
-	Changed    bool                      `json:"changed"`
-	Session    *solopi.AgentSession      `json:"session"`
-	Foreground *solopi.ForegroundRestore `json:"foreground,omitempty"`
+	Success    bool                     `json:"success"`
+	SessionID  string                   `json:"sessionId"`
+	State      string                   `json:"state"`
+	Changed    bool                     `json:"changed"`
+	Session    *agent.AgentSession      `json:"session"`
+	Foreground *agent.ForegroundRestore `json:"foreground,omitempty"`
 }
 
-type controlFunc func(c *solopi.AgentClient, ctx context.Context, id solopi.AgentIdentity, o solopi.ControlOptions) (*solopi.ControlResult, error)
+type controlFunc func(c *agent.AgentClient, ctx context.Context, id agent.AgentIdentity, o agent.ControlOptions) (*agent.ControlResult, error)
 
-func runAgentControl(ctx context.Context, d deviceDeps, o agentControlOptions, id solopi.AgentIdentity, fn controlFunc) (outcome.Result, error) {
+func runAgentControl(ctx context.Context, d deviceDeps, o agentControlOptions, id agent.AgentIdentity, fn controlFunc) (outcome.Result, error) {
 	a, err := openAgent(ctx, d, o.pollInterval)
 	if err != nil {
 		return outcome.Result{}, err
 	}
 	defer a.Close()
-	r, err := fn(a.c, ctx, id, solopi.ControlOptions{Timeout: o.ackTimeout, PollInterval: o.pollInterval})
+	r, err := fn(a.c, ctx, id, agent.ControlOptions{Timeout: o.ackTimeout, PollInterval: o.pollInterval})
 	if err != nil {
 		e := fault.From(err)
 		if r != nil && r.Session != nil {
@@ -441,15 +442,15 @@ type agentTimelineOptions struct {
 }
 
 type agentTimelineResult struct {
-	Success      bool                `json:"success"`
-	SessionID    string              `json:"sessionId"`
-	TimelinePath string              `json:"timelinePath"`
-	Events       []solopi.AgentEvent `json:"events"`
-	solopi.TimelineCheck
-	File *solopi.SavedTimeline `json:"file,omitempty"`
+	Success      bool               `json:"success"`
+	SessionID    string             `json:"sessionId"`
+	TimelinePath string             `json:"timelinePath"`
+	Events       []agent.AgentEvent `json:"events"`
+	agent.TimelineCheck
+	File *agent.SavedTimeline `json:"file,omitempty"`
 }
 
-func runAgentTimeline(ctx context.Context, d deviceDeps, o agentTimelineOptions, id solopi.AgentIdentity) (outcome.Result, error) {
+func runAgentTimeline(ctx context.Context, d deviceDeps, o agentTimelineOptions, id agent.AgentIdentity) (outcome.Result, error) {
 	if o.output != "" {
 		if err := checkLocalOutput(o.output, o.overwrite); err != nil {
 			return outcome.Result{}, err
@@ -466,7 +467,7 @@ func runAgentTimeline(ctx context.Context, d deviceDeps, o agentTimelineOptions,
 	}
 	events := tl.Events
 	if events == nil {
-		events = []solopi.AgentEvent{}
+		events = []agent.AgentEvent{}
 	}
 	out := agentTimelineResult{Success: true, SessionID: id.SessionID, TimelinePath: tl.TimelinePath, Events: events, TimelineCheck: tl.Check}
 	if o.output != "" {

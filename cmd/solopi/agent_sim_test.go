@@ -12,7 +12,7 @@ import (
 
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // The agent commands against the product's simulator: start (token to a
@@ -33,7 +33,7 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 	run := func(args ...string) (int, []byte) {
 		var stdout, stderr bytes.Buffer
 		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
-			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
+			transport: func(context.Context) (device.Transport, error) { return dev, nil }}
 		exit := run(ctx, append([]string{"solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())
 		return exit, stdout.Bytes()

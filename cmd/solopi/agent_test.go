@@ -15,8 +15,9 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // agentHarness runs agent commands in-process against a fake device and
@@ -41,7 +42,7 @@ func (h *agentHarness) runCtx(ctx context.Context, args ...string) (int, []byte)
 	h.t.Helper()
 	var stdout, stderr bytes.Buffer
 	e := env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return h.env[k] },
-		transport: func(context.Context) (solopi.Transport, error) { return h.fake, nil }}
+		transport: func(context.Context) (device.Transport, error) { return h.fake, nil }}
 	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	h.outputs = append(h.outputs, append([]byte(nil), stdout.Bytes()...), append([]byte(nil), stderr.Bytes()...))
 	return exit, stdout.Bytes()
@@ -271,12 +272,12 @@ func TestAgentCLIRejectionsMapToExit2(t *testing.T) {
 	}
 	// an unknown observation id cannot be resolved against
 	m = h.mustRun(2, "agent-act", append([]string{"agent-act", "--action", "click", "--observation-id", "observation-unknown", help}, id...)...)
-	if m["errorCode"] != solopi.CodeObservationNotFound {
+	if m["errorCode"] != agent.CodeObservationNotFound {
 		t.Fatalf("unknown observation: %v", m)
 	}
 	// ambiguous and missing selectors name the candidates
 	m = h.mustRun(2, "agent-act", append([]string{"agent-act", "--action", "click", "--selector-text", "Sign in"}, id...)...)
-	if m["errorCode"] != solopi.CodeSelectorAmbiguous || len(m["candidates"].([]any)) != 2 {
+	if m["errorCode"] != agent.CodeSelectorAmbiguous || len(m["candidates"].([]any)) != 2 {
 		t.Fatalf("ambiguous: %v", m)
 	}
 	c0 := m["candidates"].([]any)[0].(map[string]any)
@@ -286,7 +287,7 @@ func TestAgentCLIRejectionsMapToExit2(t *testing.T) {
 		}
 	}
 	m = h.mustRun(2, "agent-act", append([]string{"agent-act", "--action", "click", "--resource-id", "nope", "--selector-text", "Help"}, id...)...)
-	if m["errorCode"] != solopi.CodeSelectorNoMatch || len(m["candidates"].([]any)) != 1 {
+	if m["errorCode"] != agent.CodeSelectorNoMatch || len(m["candidates"].([]any)) != 1 {
 		t.Fatalf("no match: %v", m)
 	}
 	// another owner, another session
@@ -376,7 +377,7 @@ func TestAgentCLIInterruptAndTimeoutCleanup(t *testing.T) {
 		m := h.mustRun(124, "agent-session-start", "agent-session-start", "--ack-timeout", "0.3", "--poll-interval", "0.02")
 		cl := obj(m, "cleanup")
 		sid, state, _ := h.fake.SessionState()
-		if m["errorCode"] != solopi.CodeAgentStartTimeout || cl["attempted"] != true || cl["success"] != true || cl["state"] != "cancelled" || m["sessionId"] != sid || state != "cancelled" {
+		if m["errorCode"] != agent.CodeAgentStartTimeout || cl["attempted"] != true || cl["success"] != true || cl["state"] != "cancelled" || m["sessionId"] != sid || state != "cancelled" {
 			t.Fatalf("%v", m)
 		}
 		lastCancel(t, h.fake, sid)
@@ -449,7 +450,7 @@ func lastCancel(t *testing.T, fake *agentfake.Device, sid string) {
 }
 
 func TestScrubOutputReplacesToken(t *testing.T) {
-	tok, _ := solopi.ParseOwnerToken("abcdefghijklmnop-1234")
+	tok, _ := agent.ParseOwnerToken("abcdefghijklmnop-1234")
 	res, err := scrubOutput(tok, outcome.OK(map[string]any{"a": "x abcdefghijklmnop-1234 y"}), nil)
 	if err != nil || strings.Contains(string(res.Value.(json.RawMessage)), tok.Reveal()) {
 		t.Fatalf("%v %v", res.Value, err)

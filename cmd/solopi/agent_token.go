@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
 // envOwnerToken lets a caller pass the owner token without putting it in
@@ -41,9 +40,9 @@ type tokenInput struct {
 // or SOLOPI_AGENT_OWNER_TOKEN (in that order; the two flags exclude each
 // other). It returns a zero token and "" when none is given. Errors never
 // contain the token or the file's content.
-func resolveOwnerToken(in tokenInput, getenv func(string) string) (solopi.OwnerToken, string, error) {
+func resolveOwnerToken(in tokenInput, getenv func(string) string) (agent.OwnerToken, string, error) {
 	if in.flag != "" && in.file != "" {
-		return solopi.OwnerToken{}, "", fault.Usage("conflicting_options", "give the owner token with --owner-token or --owner-token-file, not both")
+		return agent.OwnerToken{}, "", fault.Usage("conflicting_options", "give the owner token with --owner-token or --owner-token-file, not both")
 	}
 	var raw, src string
 	switch {
@@ -52,7 +51,7 @@ func resolveOwnerToken(in tokenInput, getenv func(string) string) (solopi.OwnerT
 	case in.file != "":
 		b, err := readTokenFile(in.file)
 		if err != nil {
-			return solopi.OwnerToken{}, "", err
+			return agent.OwnerToken{}, "", err
 		}
 		raw, src = b, tokenFile
 	default:
@@ -60,17 +59,17 @@ func resolveOwnerToken(in tokenInput, getenv func(string) string) (solopi.OwnerT
 			raw = getenv(envOwnerToken)
 		}
 		if raw == "" {
-			return solopi.OwnerToken{}, "", nil
+			return agent.OwnerToken{}, "", nil
 		}
 		src = tokenEnv
 	}
-	tok, err := solopi.ParseOwnerToken(raw)
+	tok, err := agent.ParseOwnerToken(raw)
 	if err != nil {
 		var e *fault.Error
 		if errors.As(err, &e) {
 			e.With("ownerTokenSource", src)
 		}
-		return solopi.OwnerToken{}, "", err
+		return agent.OwnerToken{}, "", err
 	}
 	return tok, src, nil
 }
@@ -97,29 +96,18 @@ func readTokenFile(path string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// writeTokenFile creates path with mode 0600 and the token plus a newline.
-// It never replaces an existing file: another session's token could be
-// lost.
-func writeTokenFile(path string, tok solopi.OwnerToken) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be made absolute", err)
+// writeTokenFile creates path with mode 0600 and the token plus a newline,
+// under the output policy in exclusive mode: an existing file is never
+// replaced, since another session's token could be lost.
+func writeTokenFile(path string, tok agent.OwnerToken) (string, error) {
+	fr, err := artifacts.Output{Mode: artifacts.Exclusive, Perm: 0o600}.WriteFile(path, []byte(tok.Reveal()+"\n"))
+	if err == nil {
+		return fr.Path, nil
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", fault.Usage(solopi.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", abs)
-		}
-		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be created", err).With("ownerTokenFile", abs)
+	if e := fault.From(err); e.Code != artifacts.CodeOutputExists {
+		return "", e.With("ownerTokenFile", path)
 	}
-	_, werr := io.WriteString(f, tok.Reveal()+"\n")
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(abs)
-		return "", fault.Wrap(fault.Invalid, "invalid_option", "--owner-token-out cannot be written", err).With("ownerTokenFile", abs)
-	}
-	return abs, nil
+	return "", fault.Usage(artifacts.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", path)
 }
 
 // encodeJSON renders v like the output encoder (no HTML escaping).
@@ -138,7 +126,7 @@ func encodeJSON(v any) ([]byte, error) {
 // token and every occurrence is replaced, whether it came from a device
 // answer, a transport error or a bug. The primary rule is that the token is
 // never put into an output in the first place.
-func scrubOutput(tok solopi.OwnerToken, res outcome.Result, err error) (outcome.Result, error) {
+func scrubOutput(tok agent.OwnerToken, res outcome.Result, err error) (outcome.Result, error) {
 	if tok.IsZero() {
 		return res, err
 	}
@@ -172,7 +160,7 @@ func scrubOutput(tok solopi.OwnerToken, res outcome.Result, err error) (outcome.
 
 // addOwnerToken appends "ownerToken" to an already scrubbed result object:
 // the one place the token is ever printed (agent-session-start).
-func addOwnerToken(res outcome.Result, tok solopi.OwnerToken) (outcome.Result, error) {
+func addOwnerToken(res outcome.Result, tok agent.OwnerToken) (outcome.Result, error) {
 	b, err := encodeJSON(res.Value)
 	if err != nil {
 		return res, fault.Wrap(fault.Transport, "output_encoding_failed", "the command result could not be encoded as JSON", err)

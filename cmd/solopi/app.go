@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // env is the process environment a command sees; tests supply their own.
@@ -28,7 +28,7 @@ type env struct {
 	// server: `solopi demo` and in-process tests hand in a simulated device
 	// so that the whole command path (flags, session, JSON, exit code) runs
 	// unchanged.
-	transport func(ctx context.Context) (solopi.Transport, error)
+	transport func(ctx context.Context) (device.Transport, error)
 }
 
 // globals are the options shared by every command, compatible with the
@@ -98,6 +98,19 @@ func readGlobals(c *cli.Context, e env) (*globals, error) {
 		g.progress = outcome.NewProgress(f, e.getenv)
 	}
 	return g, nil
+}
+
+// deviceProgress renders the libraries' progress events as lines on a
+// terminal's stderr (nothing when stderr is not a terminal).
+func (g *globals) deviceProgress() device.Progress {
+	if !g.progress.Enabled() {
+		return nil
+	}
+	return func(e device.Event) {
+		if e.Message != "" {
+			g.progress.Printf("%s", e.Message)
+		}
+	}
 }
 
 // action adapts a command's run function to urfave/cli: it reads the globals,

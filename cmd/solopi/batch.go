@@ -12,7 +12,8 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 func batchCommands(exit *int, e env) []*cli.Command {
@@ -31,16 +32,16 @@ func batchCommands(exit *int, e env) []*cli.Command {
 			Flags: seqFlags(
 				&cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true},
 				&cli.IntFlag{Name: "times", Usage: "number of runs (> 0)", Required: true}),
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				n := c.Int("times")
 				if n < 1 || n > 10000 {
-					return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--times must be between 1 and 10000")
+					return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--times must be between 1 and 10000")
 				}
 				cases := make([]string, n)
 				for i := range cases {
 					cases[i] = c.String("case")
 				}
-				return runSequence(ctx, c, g, open, "solopi.run-repeat", cases)
+				return runSequence(ctx, c, d, "solopi.run-repeat", cases)
 			}),
 		},
 		{
@@ -52,7 +53,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 			Flags: seqFlags(
 				&cli.StringSliceFlag{Name: "case", Usage: "SoloPi case name (repeatable, in order)"},
 				&cli.StringFlag{Name: "cases-file", Usage: "file with one case name per line"}),
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				cases := append([]string(nil), c.StringSlice("case")...)
 				if f := c.String("cases-file"); f != "" {
 					more, err := readCasesFile(f)
@@ -61,7 +62,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 					}
 					cases = append(cases, more...)
 				}
-				return runSequence(ctx, c, g, open, "solopi.run-batch", cases)
+				return runSequence(ctx, c, d, "solopi.run-batch", cases)
 			}),
 		},
 	}
@@ -92,29 +93,38 @@ func readCasesFile(path string) ([]string, error) {
 
 // runSequence is run-repeat and run-batch: local checks, the batch, the
 // JUnit report (one testcase per requested run, not-reached ones skipped).
-func runSequence(ctx context.Context, c *cli.Context, g *globals, open replayOpener, suite string, cases []string) (outcome.Result, error) {
-	ro, err := runOptionsFrom(c, g)
+func runSequence(ctx context.Context, c *cli.Context, d deviceDeps, suite string, cases []string) (outcome.Result, error) {
+	ro, err := runOptionsFrom(c, d.g)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	o := solopi.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: c.Bool("continue-on-failure")}
-	return runBatchWith(ctx, open, o, suite, c.String("junit"))
+	o := replay.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: c.Bool("continue-on-failure")}
+	return runBatchWith(ctx, d, o, suite, c.String("junit"))
 }
 
-func runBatchWith(ctx context.Context, open replayOpener, o solopi.BatchOptions, suite, junit string) (outcome.Result, error) {
-	if err := solopi.ValidateBatch(o); err != nil {
+func runBatchWith(ctx context.Context, d deviceDeps, o replay.BatchOptions, suite, junit string) (outcome.Result, error) {
+	if err := replay.ValidateBatch(o); err != nil {
 		return outcome.Result{}, err
 	}
 	if junit != "" {
-		if err := artifacts.CheckOutputFile(junit, o.Run.Overwrite); err != nil {
+		if _, err := artifacts.JUnitOutput(o.Run.Overwrite).CheckFile(junit); err != nil {
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		b := solopi.RunBatch(ctx, d, o)
-		exit := b.Exit
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		b := replay.RunBatch(ctx, d, o)
+		exit := outcome.ExitOf(b.Err)
+		if results, ok := b.Payload["results"].([]map[string]any); ok {
+			// Each sub-run's exit code, as the run command would exit.
+			for i, r := range results {
+				r["exitCode"] = nil
+				if rep := b.Children[i].Report; rep != nil {
+					r["exitCode"] = outcome.ExitOf(rep.Err)
+				}
+			}
+		}
 		if junit != "" {
-			exit = writeJUnitReport(b.Payload, junit, exit, b.JUnitSuite(suite))
+			exit = writeJUnitReport(b.Payload, junit, o.Run.Overwrite, exit, b.JUnitSuite(suite, outcome.ExitOf))
 		}
 		return outcome.Result{Value: b.Payload, Exit: exit}, nil
 	})

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/artifacts"
@@ -20,7 +14,8 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // Error codes of the local case commands.
@@ -48,8 +43,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name: "cases", Usage: "list the cases stored in SoloPi", UsageText: "solopi cases",
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return casesList(ctx, open)
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return casesList(ctx, d)
 			}),
 		},
 		{
@@ -57,8 +52,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Usage:     "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
 			UsageText: "solopi case-get --case NAME [--output FILE [--overwrite]]",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name", Required: true}, outFlag(false), overwrite},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return caseGet(ctx, open, c.String("case"), c.String("output"), c.Bool("overwrite"))
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return caseGet(ctx, d, c.String("case"), c.String("output"), c.Bool("overwrite"))
 			}),
 		},
 		{
@@ -96,12 +91,12 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "replace", Usage: "replace every case with the same name"},
 				&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "import-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return caseImport(ctx, open, c.String("file"), c.Bool("confirm-high-risk"), solopi.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
+				return caseImport(ctx, d, c.String("file"), c.Bool("confirm-high-risk"), replay.ImportOptions{Replace: c.Bool("replace"), Timeout: timeout, PollInterval: poll})
 			}),
 		},
 		{
@@ -111,12 +106,12 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Flags: []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name (also sent as confirmCaseName)", Required: true},
 				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return caseDelete(ctx, open, c.String("case"), timeout, poll)
+				return caseDelete(ctx, d, c.String("case"), timeout, poll)
 			}),
 		},
 		{
@@ -207,215 +202,9 @@ func caseCommands(exit *int, e env) []*cli.Command {
 	}
 }
 
-// caseFileError maps a casefile error to exit 3 with its stable code.
-func caseFileError(err error) error {
-	if e := solopi.CaseFileError(err); e != nil {
-		return e
-	}
-	return err
-}
-
-// readLocalInput reads a bounded local file.
-func readLocalInput(path, what string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot open the "+what, err).With("path", path)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, fault.Usage(codeCaseFileUnreadable, "the "+what+" is not a regular file").With("path", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCaseFileBytes+1))
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot read the "+what, err).With("path", path)
-	}
-	if len(b) > maxCaseFileBytes {
-		return nil, fault.Usagef(codeCaseFileUnreadable, "the %s is larger than %d bytes", what, maxCaseFileBytes).With("path", path)
-	}
-	return b, nil
-}
-
-// readCaseFile reads, schema-checks and parses a case file.
-func readCaseFile(path string) (*casefile.Case, error) {
-	b, err := readLocalInput(path, "case file")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkCaseSchema(b); err != nil {
-		return nil, err
-	}
-	c, err := casefile.Parse(b)
-	if err != nil {
-		return nil, caseFileError(err)
-	}
-	return c, nil
-}
-
-// checkCaseSchema validates a case document against casefile's JSON Schema
-// (content assertions on, so operationLog strings are checked too).
-func checkCaseSchema(doc []byte) error {
-	comp := jsonschema.NewCompiler()
-	comp.Draft = jsonschema.Draft2020
-	comp.AssertContent = true
-	comp.LoadURL = func(url string) (io.ReadCloser, error) {
-		if url == casefile.SchemaURL {
-			return io.NopCloser(bytes.NewReader(casefile.Schema())), nil
-		}
-		return nil, fmt.Errorf("schema %s is not embedded", url)
-	}
-	sch, err := comp.Compile(casefile.SchemaURL)
-	if err != nil {
-		return fault.Wrap(fault.Transport, "internal_error", "the embedded case schema does not compile", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return fault.Wrap(fault.Invalid, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
-	}
-	if err := sch.Validate(v); err != nil {
-		e := fault.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema")
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			var details []map[string]string
-			for _, leaf := range schemaLeaves(ve) {
-				details = append(details, map[string]string{"instance": leaf.InstanceLocation, "message": leaf.Message})
-				if len(details) == 20 {
-					break
-				}
-			}
-			e.With("violations", details)
-		}
-		return e
-	}
-	return nil
-}
-
-func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, schemaLeaves(c)...)
-	}
-	return out
-}
-
-func readStepFile(path string) (casefile.Step, error) {
-	b, err := readLocalInput(path, "step file")
-	if err != nil {
-		return casefile.Step{}, err
-	}
-	st, err := casefile.ParseStep(b)
-	if err != nil {
-		return casefile.Step{}, caseFileError(err)
-	}
-	return st, nil
-}
-
-// checkCaseOutput enforces the output rules of local case writes: a different
-// file from the source (also through links), not a symlink, absent unless
-// overwrite.
-func checkCaseOutput(output, source string, overwrite bool) error {
-	if output == "" {
-		return fault.Usage(artifacts.CodeUnsafePath, "--output must not be empty")
-	}
-	if source != "" {
-		oa, err1 := filepath.Abs(output)
-		sa, err2 := filepath.Abs(source)
-		if err1 == nil && err2 == nil && oa == sa {
-			return fault.Usage(codeOutputIsSource, "--output must differ from the source file").With("output", output)
-		}
-		if oi, err := os.Stat(output); err == nil {
-			if si, err := os.Stat(source); err == nil && os.SameFile(oi, si) {
-				return fault.Usage(codeOutputIsSource, "--output is the source file under another name").With("output", output)
-			}
-		}
-	}
-	return artifacts.CheckOutputFile(output, overwrite)
-}
-
-// writeCaseOutput writes data to path: exclusively (a hard link of a complete
-// temporary file, so the name never shows a partial file and an existing
-// file is never replaced) unless overwrite, then by atomic rename.
-func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeUnsafePath, "cannot resolve --output", err)
-	}
-	if overwrite {
-		if err := artifacts.WriteFileAtomic(abs, data, 0o644); err != nil {
-			return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
-		}
-		return abs, nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*")
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", werr).With("output", abs)
-	}
-	err = os.Link(tmp.Name(), abs)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		// File systems without hard links: an O_EXCL create is still
-		// exclusive, only not atomic for concurrent readers.
-		err = writeCaseExclusive(abs, data)
-	}
-	if errors.Is(err, fs.ErrExist) {
-		return "", fault.Usage(artifacts.CodeOutputExists, "the output file already exists; pass --overwrite to replace it").With("output", abs)
-	}
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write --output", err).With("output", abs)
-	}
-	return abs, nil
-}
-
-func writeCaseExclusive(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-	}
-	return werr
-}
-
-// decodeCaseJSON turns bytes into a generic value for output (integers exact).
-func decodeCaseJSON(b []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
-	}
-	return v
-}
-
-func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		m, err := d.ListCases(ctx)
+func casesList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		m, err := replay.ListCases(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -423,9 +212,9 @@ func casesList(ctx context.Context, open replayOpener) (outcome.Result, error) {
 	})
 }
 
-func caseGet(ctx context.Context, open replayOpener, name, output string, overwrite bool) (outcome.Result, error) {
+func caseGet(ctx context.Context, d deviceDeps, name, output string, overwrite bool) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
 	if output != "" {
 		// Checked before the device is contacted.
@@ -433,8 +222,8 @@ func caseGet(ctx context.Context, open replayOpener, name, output string, overwr
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		dc, err := d.GetCase(ctx, name)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		dc, err := replay.GetCase(ctx, d, name)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -517,7 +306,7 @@ type caseValidateOptions struct {
 
 func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 	if o.runningParams != "" && o.clearRunning {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
 	}
 	if o.output != "" {
 		if err := checkCaseOutput(o.output, o.file, o.overwrite); err != nil {
@@ -573,7 +362,7 @@ func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 
 // caseImport normalises and checks the case before any device contact,
 // then imports it and reports the receipt and the staging cleanup.
-func caseImport(ctx context.Context, open replayOpener, file string, confirm bool, o solopi.ImportOptions) (outcome.Result, error) {
+func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
 	c, err := readCaseFile(file)
 	if err != nil {
 		return outcome.Result{}, err
@@ -585,8 +374,8 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 	if hr == nil {
 		hr = []casefile.HighRiskStep{}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		rep, err := d.ImportCase(ctx, n, o)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		rep, err := replay.ImportCase(ctx, d, n, o)
 		if err != nil {
 			e := fault.From(err)
 			if rep != nil {
@@ -613,12 +402,12 @@ func caseImport(ctx context.Context, open replayOpener, file string, confirm boo
 	})
 }
 
-func caseDelete(ctx context.Context, open replayOpener, name string, timeout, poll time.Duration) (outcome.Result, error) {
+func caseDelete(ctx context.Context, d deviceDeps, name string, timeout, poll time.Duration) (outcome.Result, error) {
 	if name == "" {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--case must not be empty")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		out, reqID, err := d.DeleteCase(ctx, name, timeout, poll)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		out, reqID, err := replay.DeleteCase(ctx, d, name, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, fault.From(err).With("requestId", reqID).With("caseName", name)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
 // agentCommands are the dynamic Agent commands (protocol 1.0), command- and
@@ -37,7 +37,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 	}
 	// guarded runs fn with the session identity resolved and scrubs the
 	// output of the owner token, whatever path produced it.
-	guarded := func(fn func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error)) cli.ActionFunc {
+	guarded := func(fn func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error)) cli.ActionFunc {
 		return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 			id, err := identity(c).identity(e.getenv)
 			if err != nil {
@@ -52,7 +52,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Name: name, Usage: usage,
 			UsageText: "solopi " + name + " --session-id ID (--owner-token-file FILE | --owner-token TOKEN) [--ack-timeout 15] [--poll-interval 0.2]",
 			Flags:     append(identityFlags(), waitFlags("ack-timeout")...),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				ack, poll, err := waits(c, "ack-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -96,7 +96,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				o := agentStartOptions{
 					token:    tokenInput{flag: c.String("owner-token"), file: c.String("owner-token-file")},
 					tokenOut: c.String("owner-token-out"),
-					budget: solopi.AgentBudget{
+					budget: agent.AgentBudget{
 						MaxSteps: c.Int64("max-steps"), MaxDurationMs: c.Int64("max-duration-ms"), IdleTimeoutMs: c.Int64("idle-timeout-ms"),
 						MaxRepeatedActions: c.Int64("max-repeated-actions"), MaxNoProgressSteps: c.Int64("max-no-progress-steps"),
 					},
@@ -118,7 +118,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "screenshot-output", Usage: "pull the observation's screenshot to this file (SHA-256 checked)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace --screenshot-output if it exists"},
 			),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				o := agentObserveOptions{agentIdentityOptions: identity(c), screenshotOutput: c.String("screenshot-output"), overwrite: c.Bool("overwrite")}
 				return runAgentObserve(ctx, g.deps(), o, id)
 			}),
@@ -147,7 +147,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "package-name", Usage: "selector: exact packageName"},
 				&cli.StringFlag{Name: "id", Usage: "selector: exact accessibility node id"},
 			}, waitFlags("action-timeout")...)...),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				timeout, poll, err := waits(c, "action-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -158,7 +158,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 					observationID:        c.String("observation-id"),
 					action:               c.String("action"),
 					args:                 actArgs(c),
-					selector: solopi.Selector{
+					selector: agent.Selector{
 						ResourceID: c.String("resource-id"), Text: c.String("selector-text"), Description: c.String("description"),
 						ClassName: c.String("class-name"), PackageName: c.String("package-name"), ID: c.String("id"),
 					},
@@ -172,7 +172,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Usage:     "print the receipt of one step",
 			UsageText: "solopi agent-receipt --session-id ID (--owner-token-file FILE | --owner-token TOKEN) --step-id ID",
 			Flags:     append(identityFlags(), &cli.StringFlag{Name: "step-id", Usage: "the step's stepId"}),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				return runAgentReceipt(ctx, g.deps(), id, c.String("step-id"))
 			}),
 		},
@@ -181,7 +181,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Usage:     "print the session snapshot (this refreshes the device's idle timer)",
 			UsageText: "solopi agent-status --session-id ID (--owner-token-file FILE | --owner-token TOKEN)",
 			Flags:     identityFlags(),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				return runAgentStatus(ctx, g.deps(), id)
 			}),
 		},
@@ -193,15 +193,15 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "pull the device's timeline.jsonl to this file"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace --output if it exists"},
 			),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id solopi.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				o := agentTimelineOptions{agentIdentityOptions: identity(c), output: c.String("output"), overwrite: c.Bool("overwrite")}
 				return runAgentTimeline(ctx, g.deps(), o, id)
 			}),
 		},
-		control("agent-pause", "pause an active session (observe still works; act is rejected)", (*solopi.AgentClient).Pause),
-		control("agent-resume", "resume a paused session", (*solopi.AgentClient).Resume),
-		control("agent-end", "end the session normally and release the device", (*solopi.AgentClient).End),
-		control("agent-cancel", "cancel the session, even while an action executes", (*solopi.AgentClient).Cancel),
+		control("agent-pause", "pause an active session (observe still works; act is rejected)", (*agent.AgentClient).Pause),
+		control("agent-resume", "resume a paused session", (*agent.AgentClient).Resume),
+		control("agent-end", "end the session normally and release the device", (*agent.AgentClient).End),
+		control("agent-cancel", "cancel the session, even while an action executes", (*agent.AgentClient).Cancel),
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 // sessionCommands are SoloPi's other session types and their data:
@@ -27,27 +28,24 @@ func sessionCommands(exit *int, e env) []*cli.Command {
 
 // onDevice opens the SoloPi session (installed, control service ready),
 // runs fn on its device channel and releases the session.
-func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error)) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	res, err := fn(ctx, s.Device)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.Result{Value: res.Object, Exit: res.Exit}, nil
+func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (outcome.Result, error) {
+	return withDevice(ctx, d, func(dev *device.Device) (outcome.Result, error) {
+		res, err := fn(ctx, dev)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(res.Object), nil
+	})
 }
 
 // onDeviceMap is onDevice for queries that return a plain object.
-func onDeviceMap(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *solopi.Device) (map[string]any, error)) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
+func onDeviceMap(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		m, err := fn(ctx, dev)
 		if err != nil {
 			return nil, err
 		}
-		return &solopi.SessionResult{Object: m}, nil
+		return &sessions.SessionResult{Object: m}, nil
 	})
 }
 
@@ -60,8 +58,8 @@ func timingFlags(timeoutName string, timeout, poll float64, what string) []cli.F
 }
 
 // timings reads the flags of timingFlags.
-func timings(c *cli.Context, timeoutName string) (solopi.SessionTimings, error) {
-	var t solopi.SessionTimings
+func timings(c *cli.Context, timeoutName string) (sessions.SessionTimings, error) {
+	var t sessions.SessionTimings
 	var err error
 	if t.Timeout, err = seconds(timeoutName, c.Float64(timeoutName)); err != nil {
 		return t, err
@@ -95,19 +93,19 @@ func noOptions(*cli.Context) (struct{}, error) { return struct{}{}, nil }
 // sessionIDOption reads an optional --session-id, checked locally.
 func sessionIDOption(c *cli.Context) (string, error) {
 	id := c.String("session-id")
-	return id, solopi.CheckSessionID(id)
+	return id, sessions.CheckSessionID(id)
 }
 
 // stopOptions are --session-id plus a timing pair.
 type stopOptions struct {
 	sessionID string
-	t         solopi.SessionTimings
+	t         sessions.SessionTimings
 }
 
 func parseStop(timeoutName string) func(c *cli.Context) (stopOptions, error) {
 	return func(c *cli.Context) (stopOptions, error) {
 		o := stopOptions{sessionID: c.String("session-id")}
-		if err := solopi.RequireSessionID(o.sessionID); err != nil {
+		if err := sessions.RequireSessionID(o.sessionID); err != nil {
 			return o, err
 		}
 		var err error

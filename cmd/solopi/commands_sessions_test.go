@@ -17,10 +17,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/solopi-dev/solopi/schemas"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -118,7 +117,7 @@ func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...st
 	t.Helper()
 	var out, errb bytes.Buffer
 	e := env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" },
-		transport: func(ctx context.Context) (solopi.Transport, error) {
+		transport: func(ctx context.Context) (device.Transport, error) {
 			f.mu.Lock()
 			f.opened++
 			f.mu.Unlock()
@@ -224,12 +223,17 @@ func TestRecordStartInterruptExits130(t *testing.T) {
 	recordDevice(f, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		for f.count("recordMode=normal") == 0 {
-			time.Sleep(2 * time.Millisecond)
+	f.mu.Lock()
+	deviceSide := f.onMutate
+	f.onMutate = func(action string, q url.Values) {
+		if deviceSide != nil {
+			deviceSide(action, q)
 		}
-		cancel()
-	}()
+		if q.Get("recordMode") == "normal" {
+			cancel()
+		}
+	}
+	f.mu.Unlock()
 	out, code := runSessionCLI(t, f, ctx, "record-start", "--name", "c", "--target-package", "com.x.y", "--poll-interval", "0.01")
 	if code != 130 {
 		t.Fatalf("exit %d: %s", code, out)

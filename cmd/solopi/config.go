@@ -7,37 +7,22 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 func runConfigList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	m, err := solopi.ConfigList(ctx, s)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(m), nil
+	return sessionQuery(ctx, d, readiness.ConfigList)
 }
 
 func runConfigGet(ctx context.Context, d deviceDeps, key string) (outcome.Result, error) {
 	// An unknown key is refused before the device is touched.
-	if err := solopi.CheckConfigKey(key); err != nil {
+	if err := readiness.CheckConfigKey(key); err != nil {
 		return outcome.Result{}, err
 	}
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	m, err := solopi.ConfigGet(ctx, s, key)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(m), nil
+	return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (map[string]any, error) {
+		return readiness.ConfigGet(ctx, s, key)
+	})
 }
 
 type configSetOptions struct {
@@ -49,19 +34,16 @@ type configSetOptions struct {
 func runConfigSet(ctx context.Context, d deviceDeps, o configSetOptions) (outcome.Result, error) {
 	// Read-only keys and bad values are refused locally, before any device
 	// contact (no adb, no session, no launch).
-	if _, _, err := solopi.CheckConfigSet(o.key, o.value); err != nil {
+	if _, _, err := readiness.CheckConfigSet(o.key, o.value); err != nil {
 		return outcome.Result{}, err
 	}
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	res, err := solopi.ConfigSet(ctx, s, o.key, o.value, solopi.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(res), nil
+	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+		res, err := readiness.ConfigSet(ctx, s, o.key, o.value, readiness.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(res), nil
+	})
 }
 
 func configCommands(exit *int, e env) []*cli.Command {

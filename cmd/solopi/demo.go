@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 //go:embed demodata/counter-smoke.json
@@ -65,7 +65,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, er
 	inner := func(args ...string) (map[string]any, int, error) {
 		var out bytes.Buffer
 		ie := env{stdout: &out, stderr: g.env.stderr, getenv: g.env.getenv,
-			transport: func(context.Context) (solopi.Transport, error) { return dev, nil }}
+			transport: func(context.Context) (device.Transport, error) { return dev, nil }}
 		code := run(ctx, append([]string{"solopi"}, args...), ie)
 		var obj map[string]any
 		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {

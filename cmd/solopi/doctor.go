@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // runDoctor turns the health query into a verdict: exit 0 when ready, 2
@@ -16,11 +16,15 @@ func runDoctor(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := solopi.Doctor(ctx, t, solopi.DoctorOptions{Session: d.g.sessionOptions(false), Device: d.device(ctx, t)})
+	r, err := readiness.Doctor(ctx, t, readiness.DoctorOptions{Session: d.g.sessionOptions(false), Device: d.device(ctx, t)})
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	return outcome.Result{Value: r, Exit: r.Exit()}, nil
+	exit := outcome.ExitOK
+	if !r.Ready {
+		exit = outcome.ExitFailure
+	}
+	return outcome.Result{Value: r, Exit: exit}, nil
 }
 
 func doctorCommand(exit *int, e env) *cli.Command {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +58,17 @@ func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Kill it once the act has reached the device and the CLI has put the
+	// app under test back in front (the act then runs on its screen).
+	acts := func() int { return e2eLogcatCount(dev, "AdbSchemeActivity: scheme agent result") }
+	before := acts()
+	appInFront := func() bool { pkg, _ := dev.Phone.Foreground(); return pkg == "com.example.counter" }
+	for deadline := time.Now().Add(15 * time.Second); acts() == before || !appInFront(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the act never reached the device")
+		}
+		dev.Clock().Sleep(context.Background(), 100*time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	deadline := time.Now().Add(15 * time.Second)

@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/png"
 	"os"
@@ -188,7 +189,7 @@ func TestE2EAdbConnect(t *testing.T) {
 	if e2eStr(m, "errorCode") != "adb_connect_precondition_failed" {
 		t.Errorf("adb-connect with float missing too: %v", m)
 	}
-	time.Sleep(200 * time.Millisecond) // longer than a simulated connection
+	r.dev.Clock().Sleep(context.Background(), 8*time.Second) // device time: longer than a simulated connection
 	if after := harnessMutations(); after != before {
 		t.Errorf("a refused adb-connect reached the device (%d → %d log lines)", before, after)
 	}
@@ -249,7 +250,7 @@ func TestE2EAdbConnect(t *testing.T) {
 }
 
 // The 8 keys the CLI must never write: a syntactically valid value and the
-// reason it is refused (§6.4).
+// reason it is refused.
 var e2eReadOnlyConfigKeys = map[string]struct{ value, code string }{
 	"KEY_PERFORMANCE_UPLOAD":   {"https://upload.example.test/perf", "ui_confirmation_required"},
 	"KEY_RECORD_SCREEN_UPLOAD": {"https://upload.example.test/screen", "ui_confirmation_required"},
@@ -346,7 +347,7 @@ func TestE2EConfigSetGetListAndSecrets(t *testing.T) {
 			}
 		}
 	}
-	time.Sleep(100 * time.Millisecond) // the activity handles intents asynchronously
+	r.dev.Clock().Sleep(context.Background(), 4*time.Second) // device time: the activity handles intents asynchronously
 	if n := e2eLogcatCount(r.dev, "AdbSchemeActivity: scheme config result"); n != sets {
 		t.Errorf("refused config-set commands reached the device's config resolver (%d → %d)", sets, n)
 	}

@@ -1,6 +1,6 @@
 package main
 
-// The seed's "must-nots" of replay, end to end against the simulated device
+// The "must-nots" of replay, end to end against the simulated device
 // through the full command path (flags, session, polling, JSON, exit code).
 // A transport wrapper lets a test act on the device at the exact moment the
 // CLI sends its replay mutation, which is when races happen in practice.
@@ -18,7 +18,7 @@ import (
 
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // hookedTransport runs onReplay once, just before the first replay mutation
@@ -61,17 +61,17 @@ func replayDevice(t *testing.T, scale float64) *sim.Device {
 }
 
 // cliOn runs the CLI in-process against a transport.
-func cliOn(t *testing.T, tr solopi.Transport, args ...string) cliRun {
+func cliOn(t *testing.T, tr device.Transport, args ...string) cliRun {
 	t.Helper()
 	return cliOnCtx(t, context.Background(), tr, args...)
 }
 
-func cliOnCtx(t *testing.T, ctx context.Context, tr solopi.Transport, args ...string) cliRun {
+func cliOnCtx(t *testing.T, ctx context.Context, tr device.Transport, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 		getenv:    func(string) string { return "" },
-		transport: func(context.Context) (solopi.Transport, error) { return tr, nil }})
+		transport: func(context.Context) (device.Transport, error) { return tr, nil }})
 	return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}
 }
 
@@ -175,9 +175,9 @@ func TestE2EAppRestartMidRun(t *testing.T) {
 	d.App.SetPermissionDialogDelay(30 * time.Second)
 	go func() {
 		for d.App.LeaseHolder() == "" {
-			time.Sleep(20 * time.Millisecond)
+			d.Clock().Sleep(context.Background(), 100*time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
+		d.Clock().Sleep(context.Background(), time.Second) // device time: the run is under way
 		d.App.Restart()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

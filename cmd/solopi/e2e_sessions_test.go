@@ -8,6 +8,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -56,7 +57,7 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 	if e2eStr(m, "errorCode") == "" {
 		t.Errorf("second perf-start: %v", m)
 	}
-	time.Sleep(300 * time.Millisecond) // some samples (≈12 s of device time)
+	r.dev.Clock().Sleep(context.Background(), 12*time.Second) // device time: some samples
 	m = r.expect(0, "perf-status")
 	if e2eStr(m, "sessionId") != sid || e2eStr(m, "state") != "recording" || !e2eBool(m, "recording") {
 		t.Errorf("perf-status: %v", m)
@@ -260,7 +261,7 @@ func TestE2ERecord(t *testing.T) {
 	if e2eStr(m, "state") != "stopped" || caseID <= 0 || e2eBool(m, "cancelledBeforeStart") {
 		t.Fatalf("record-stop: %v", m)
 	}
-	// The status resolver never publishes anything after "record" (§7).
+	// The status resolver never publishes anything after "record".
 	if m := r.expect(0, "app-status"); e2eStr(m, "status") != "record" {
 		t.Errorf("app-status after the recording: %v", m)
 	}
@@ -289,7 +290,7 @@ func TestE2EScreenRecordAndVideoAnalysis(t *testing.T) {
 	if e2eStr(m, "sessionId") != sid || !e2eBool(m, "recording") {
 		t.Errorf("screen-record-status: %v", m)
 	}
-	time.Sleep(100 * time.Millisecond)
+	r.dev.Clock().Sleep(context.Background(), 4*time.Second) // device time: some frames
 	out := filepath.Join(t.TempDir(), "screen.mp4")
 	m = r.expect(0, e2ePoll("screen-record-stop", "--session-id", sid, "--output", out)...)
 	remote := e2eStr(m, "outputPath")

@@ -8,7 +8,8 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 func historyCommands(exit *int, e env) []*cli.Command {
@@ -18,8 +19,8 @@ func historyCommands(exit *int, e env) []*cli.Command {
 			Usage:     "list saved replay records (bounded; the list contract is checked)",
 			UsageText: "solopi replay-history-list [--limit 100]",
 			Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Usage: "records to return, 1..500", Value: 100}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return historyList(ctx, open, c.Int("limit"))
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return historyList(ctx, d, c.Int("limit"))
 			}),
 		},
 		{
@@ -27,8 +28,8 @@ func historyCommands(exit *int, e env) []*cli.Command {
 			Usage:     "show one saved replay record by its opaque id",
 			UsageText: "solopi replay-history-get --id replay-<64 hex>",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from replay-history-list", Required: true}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return historyGet(ctx, open, c.String("id"))
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return historyGet(ctx, d, c.String("id"))
 			}),
 		},
 		{
@@ -41,23 +42,23 @@ func historyCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 30},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2},
 			},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return historyDelete(ctx, open, c.String("id"), timeout, poll)
+				return historyDelete(ctx, d, c.String("id"), timeout, poll)
 			}),
 		},
 	}
 }
 
-func historyList(ctx context.Context, open replayOpener, limit int) (outcome.Result, error) {
+func historyList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, error) {
 	if limit < 1 || limit > 500 {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		m, err := d.ListReplayHistory(ctx, limit)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		m, err := replay.ListReplayHistory(ctx, d, limit)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -65,14 +66,14 @@ func historyList(ctx context.Context, open replayOpener, limit int) (outcome.Res
 	})
 }
 
-func historyGet(ctx context.Context, open replayOpener, id string) (outcome.Result, error) {
+func historyGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
 	// The id is checked before any device contact: a path-like id never
 	// schemaLeaves the host.
-	if err := solopi.CheckReplayHistoryID(id); err != nil {
+	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		m, err := d.GetReplayHistory(ctx, id)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		m, err := replay.GetReplayHistory(ctx, d, id)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -80,12 +81,12 @@ func historyGet(ctx context.Context, open replayOpener, id string) (outcome.Resu
 	})
 }
 
-func historyDelete(ctx context.Context, open replayOpener, id string, timeout, poll time.Duration) (outcome.Result, error) {
-	if err := solopi.CheckReplayHistoryID(id); err != nil {
+func historyDelete(ctx context.Context, d deviceDeps, id string, timeout, poll time.Duration) (outcome.Result, error) {
+	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		res, err := d.DeleteReplayHistory(ctx, id, timeout, poll)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		res, err := replay.DeleteReplayHistory(ctx, d, id, timeout, poll)
 		if err != nil {
 			var e *fault.Error
 			if res != nil && asOutcomeError(err, &e) {

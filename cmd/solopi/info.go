@@ -7,26 +7,24 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // sessionQuery runs one read-only query on a fresh session.
-func sessionQuery(ctx context.Context, d deviceDeps, q func(ctx context.Context, s *solopi.Session) (map[string]any, error)) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	m, err := q(ctx, s)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(m), nil
+func sessionQuery(ctx context.Context, d deviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (outcome.Result, error) {
+	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+		m, err := q(ctx, s)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		return outcome.OK(m), nil
+	})
 }
 
 func runCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, error) {
-	return sessionQuery(ctx, d, func(_ context.Context, s *solopi.Session) (map[string]any, error) {
-		return solopi.CapabilitiesOf(s)
+	return sessionQuery(ctx, d, func(_ context.Context, s *device.Session) (map[string]any, error) {
+		return readiness.CapabilitiesOf(s)
 	})
 }
 
@@ -38,14 +36,14 @@ type fileOptions struct {
 
 func runScreenshot(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
 	// An existing output is refused before any device contact.
-	if err := solopi.CheckOutputFree(o.output, o.overwrite); err != nil {
+	if err := readiness.CheckOutputFree(o.output, o.overwrite); err != nil {
 		return outcome.Result{}, err
 	}
 	t, err := d.transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := solopi.Screenshot(ctx, t, o.output, o.overwrite)
+	r, err := readiness.Screenshot(ctx, t, o.output, o.overwrite)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -56,14 +54,14 @@ func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, 
 	if o.lines <= 0 {
 		return outcome.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
-	if err := solopi.CheckOutputFree(o.output, o.overwrite); err != nil {
+	if err := readiness.CheckOutputFree(o.output, o.overwrite); err != nil {
 		return outcome.Result{}, err
 	}
 	t, err := d.transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := solopi.Logs(ctx, t, o.output, o.lines, o.overwrite)
+	r, err := readiness.Logs(ctx, t, o.output, o.lines, o.overwrite)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -71,7 +69,7 @@ func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, 
 }
 
 func infoCommands(exit *int, e env) []*cli.Command {
-	query := func(name, usage string, q func(ctx context.Context, s *solopi.Session) (map[string]any, error)) *cli.Command {
+	query := func(name, usage string, q func(ctx context.Context, s *device.Session) (map[string]any, error)) *cli.Command {
 		return &cli.Command{
 			Name: name, Usage: usage, UsageText: "solopi " + name,
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
@@ -91,10 +89,10 @@ func infoCommands(exit *int, e env) []*cli.Command {
 				return runCapabilities(ctx, g.deps())
 			}),
 		},
-		query("apps", "list the apps SoloPi can target (harness apps query)", solopi.Apps),
-		query("app-info", "print SoloPi's version and the device's model and Android version", solopi.AppInfo),
-		query("app-status", "print SoloPi's activity status (none or record)", solopi.AppStatus),
-		query("inspect", "print the current page's accessibility tree", solopi.Inspect),
+		query("apps", "list the apps SoloPi can target (harness apps query)", readiness.Apps),
+		query("app-info", "print SoloPi's version and the device's model and Android version", readiness.AppInfo),
+		query("app-status", "print SoloPi's activity status (none or record)", readiness.AppStatus),
+		query("inspect", "print the current page's accessibility tree", readiness.Inspect),
 		{
 			Name: "screenshot", Usage: "save a PNG screenshot of the device (adb only, no SoloPi needed)",
 			UsageText: "solopi screenshot --output FILE [--overwrite]",

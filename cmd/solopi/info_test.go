@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 func TestInfoCommands(t *testing.T) {
@@ -21,8 +22,8 @@ func TestInfoCommands(t *testing.T) {
 	if out, code := printed(t, "capabilities", res, err); code != 0 {
 		t.Fatalf("capabilities exit %d: %s", code, out)
 	}
-	for name, q := range map[string]func(context.Context, *solopi.Session) (map[string]any, error){
-		"apps": solopi.Apps, "app-info": solopi.AppInfo, "app-status": solopi.AppStatus, "inspect": solopi.Inspect,
+	for name, q := range map[string]func(context.Context, *device.Session) (map[string]any, error){
+		"apps": readiness.Apps, "app-info": readiness.AppInfo, "app-status": readiness.AppStatus, "inspect": readiness.Inspect,
 	} {
 		res, err := sessionQuery(ctx, deps, q)
 		if out, code := printed(t, name, res, err); code != 0 {

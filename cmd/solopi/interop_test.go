@@ -18,7 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/realadb"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // volatile are fields whose values legitimately differ between two runs of
@@ -119,7 +119,7 @@ func TestInteropSameJSONInProcessAndRealAdb(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
 			getenv:    func(string) string { return "" },
-			transport: func(context.Context) (solopi.Transport, error) { return inproc, nil }})
+			transport: func(context.Context) (device.Transport, error) { return inproc, nil }})
 		return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}
 	})
 

@@ -210,11 +210,16 @@ type managedReportResult struct {
 	Output string `json:"output,omitempty"`
 }
 
+// reportOutput is the output policy of managed-report --output.
+func reportOutput(overwrite bool) artifacts.Output {
+	return artifacts.Output{Mode: artifacts.ModeOf(overwrite), MakeParents: true}
+}
+
 // runManagedReport exits with the report's own code: passed 0, failed 2,
 // not_tested 3, cancelled 130, unfinished 4.
 func runManagedReport(ctx context.Context, s managed.Store, o managedReportOptions) (outcome.Result, error) {
 	if o.output != "" {
-		if err := artifacts.CheckOutputFile(o.output, o.overwrite); err != nil {
+		if _, err := reportOutput(o.overwrite).CheckFile(o.output); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -228,12 +233,11 @@ func runManagedReport(ctx context.Context, s managed.Store, o managedReportOptio
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		if err := artifacts.WriteFileAtomic(o.output, b, 0o644); err != nil {
-			return outcome.Result{}, fault.Wrap(fault.Invalid, "write_failed", "cannot write the report", err).With("path", o.output)
-		}
-		if res.Output, err = filepath.Abs(o.output); err != nil {
+		written, err := reportOutput(o.overwrite).WriteFile(o.output, b)
+		if err != nil {
 			return outcome.Result{}, err
 		}
+		res.Output = written.Path
 	}
 	return outcome.Result{Value: res, Exit: r.ExitCode}, nil
 }

@@ -6,22 +6,24 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/perfstats"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 func runPerfList(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
-	return onDeviceMap(ctx, d, func(ctx context.Context, dev *solopi.Device) (map[string]any, error) {
-		m, _, err := solopi.PerfItems(ctx, dev)
+	return onDeviceMap(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+		m, _, err := sessions.PerfItems(ctx, dev)
 		return m, err
 	})
 }
 
 func runPerfCurrent(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
-	return onDeviceMap(ctx, d, solopi.PerfCurrent)
+	return onDeviceMap(ctx, d, sessions.PerfCurrent)
 }
 
-func parsePerfStart(c *cli.Context) (solopi.PerfStartOptions, error) {
-	o := solopi.PerfStartOptions{TargetPackage: c.String("target-package"), Global: c.Bool("global"), Items: solopi.ParseItems(c.String("items"))}
+func parsePerfStart(c *cli.Context) (sessions.PerfStartOptions, error) {
+	o := sessions.PerfStartOptions{TargetPackage: c.String("target-package"), Global: c.Bool("global"), Items: sessions.ParseItems(c.String("items"))}
 	if err := o.Validate(); err != nil {
 		return o, err
 	}
@@ -30,24 +32,24 @@ func parsePerfStart(c *cli.Context) (solopi.PerfStartOptions, error) {
 	return o, err
 }
 
-func runPerfStart(ctx context.Context, d deviceDeps, o solopi.PerfStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartPerformance(ctx, dev, o)
+func runPerfStart(ctx context.Context, d deviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartPerformance(ctx, dev, o)
 	})
 }
 
 func runPerfStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.PerfStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.PerfStatus(ctx, dev, id)
 	})
 }
 
-func parsePerfStop(c *cli.Context) (solopi.PerfStopOptions, error) {
-	o := solopi.PerfStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
-	if err := solopi.CheckPerfSessionID(o.SessionID, true); err != nil {
+func parsePerfStop(c *cli.Context) (sessions.PerfStopOptions, error) {
+	o := sessions.PerfStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
+	if err := sessions.CheckPerfSessionID(o.SessionID, true); err != nil {
 		return o, err
 	}
-	if _, err := solopi.CheckDirOutput(o.Output, o.Overwrite); err != nil {
+	if _, err := sessions.CheckDirOutput(o.Output, o.Overwrite); err != nil {
 		return o, err
 	}
 	var err error
@@ -55,26 +57,26 @@ func parsePerfStop(c *cli.Context) (solopi.PerfStopOptions, error) {
 	return o, err
 }
 
-func runPerfStop(ctx context.Context, d deviceDeps, o solopi.PerfStopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StopPerformance(ctx, dev, o)
+func runPerfStop(ctx context.Context, d deviceDeps, o sessions.PerfStopOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StopPerformance(ctx, dev, o)
 	})
 }
 
-func runDisplayStart(ctx context.Context, d deviceDeps, o solopi.PerfStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartPerfDisplay(ctx, dev, o)
+func runDisplayStart(ctx context.Context, d deviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartPerfDisplay(ctx, dev, o)
 	})
 }
 
 func parseDisplayStatus(c *cli.Context) (string, error) {
 	id := c.String("session-id")
-	return id, solopi.CheckPerfSessionID(id, false)
+	return id, sessions.CheckPerfSessionID(id, false)
 }
 
 func runDisplayStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.PerfDisplayStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.PerfDisplayStatus(ctx, dev, id)
 	})
 }
 
@@ -83,22 +85,22 @@ func parseDisplayStop(c *cli.Context) (stopOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	return o, solopi.CheckPerfSessionID(o.sessionID, true)
+	return o, sessions.CheckPerfSessionID(o.sessionID, true)
 }
 
 func runDisplayStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StopPerfDisplay(ctx, dev, o.sessionID, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StopPerfDisplay(ctx, dev, o.sessionID, o.t)
 	})
 }
 
-func parsePerfAnalyze(c *cli.Context) (solopi.PerfAnalyzeOptions, error) {
-	return solopi.PerfAnalyzeOptions{Input: c.String("input"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}, nil
+func parsePerfAnalyze(c *cli.Context) (perfstats.PerfAnalyzeOptions, error) {
+	return perfstats.PerfAnalyzeOptions{Input: c.String("input"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}, nil
 }
 
 // runPerfAnalyze is local: no device is selected or contacted.
-func runPerfAnalyze(ctx context.Context, _ deviceDeps, o solopi.PerfAnalyzeOptions) (outcome.Result, error) {
-	res, err := solopi.AnalyzePerformance(ctx, o)
+func runPerfAnalyze(ctx context.Context, _ deviceDeps, o perfstats.PerfAnalyzeOptions) (outcome.Result, error) {
+	res, err := perfstats.AnalyzePerformance(ctx, o)
 	if err != nil {
 		return outcome.Result{}, err
 	}

@@ -7,29 +7,30 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 func runPerfHistoryList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, error) {
-	return onDeviceMap(ctx, d, func(ctx context.Context, dev *solopi.Device) (map[string]any, error) {
-		return solopi.ListPerfHistory(ctx, dev, limit)
+	return onDeviceMap(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+		return sessions.ListPerfHistory(ctx, dev, limit)
 	})
 }
 
 func runPerfHistoryGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDeviceMap(ctx, d, func(ctx context.Context, dev *solopi.Device) (map[string]any, error) {
-		return solopi.GetPerfHistory(ctx, dev, id)
+	return onDeviceMap(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+		return sessions.GetPerfHistory(ctx, dev, id)
 	})
 }
 
 type perfHistoryDeleteOptions struct {
 	id string
-	t  solopi.SessionTimings
+	t  sessions.SessionTimings
 }
 
 func runPerfHistoryDelete(ctx context.Context, d deviceDeps, o perfHistoryDeleteOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.DeletePerfHistory(ctx, dev, o.id, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.DeletePerfHistory(ctx, dev, o.id, o.t)
 	})
 }
 
@@ -43,7 +44,7 @@ func perfHistoryCommands(exit *int, e env) []*cli.Command {
 			Action: sessionAction(exit, e, func(c *cli.Context) (int, error) {
 				l := c.Int("limit")
 				if l < 1 || l > 500 {
-					return l, fault.Usage(solopi.CodeInvalidPerfLimit, "--limit must be between 1 and 500")
+					return l, fault.Usage(sessions.CodeInvalidPerfLimit, "--limit must be between 1 and 500")
 				}
 				return l, nil
 			}, runPerfHistoryList),
@@ -55,7 +56,7 @@ func perfHistoryCommands(exit *int, e env) []*cli.Command {
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from perf-history-list", Required: true}},
 			Action: sessionAction(exit, e, func(c *cli.Context) (string, error) {
 				id := c.String("id")
-				return id, solopi.CheckPerfHistoryID(id)
+				return id, sessions.CheckPerfHistoryID(id)
 			}, runPerfHistoryGet),
 		},
 		{
@@ -66,7 +67,7 @@ func perfHistoryCommands(exit *int, e env) []*cli.Command {
 				timingFlags("delete-timeout", 30, 0.2, "the deletion receipt")...),
 			Action: sessionAction(exit, e, func(c *cli.Context) (perfHistoryDeleteOptions, error) {
 				o := perfHistoryDeleteOptions{id: c.String("id")}
-				if err := solopi.CheckPerfHistoryID(o.id); err != nil {
+				if err := sessions.CheckPerfHistoryID(o.id); err != nil {
 					return o, err
 				}
 				var err error

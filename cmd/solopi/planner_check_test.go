@@ -14,7 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/schemas"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // noKeyIn fails the test when any blob, or any file under the dirs,
@@ -178,7 +178,7 @@ func TestAgentRunNeedsTheADBKeyboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
-	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (solopi.Transport, error) { return d, nil }}
+	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil }}
 	out, _, code := app.run(t, "agent-run", "--task", "increase the counter to 3", "--device-mode", "adb", "--no-calibration-cache")
 	if code != 2 || !strings.Contains(string(out), `"errorCode":"adb_keyboard_missing"`) || !strings.Contains(string(out), "adb install") {
 		t.Fatalf("exit %d: %s", code, out)

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +12,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // agentRunOptions are the agent-run flags, checked.
@@ -91,19 +91,8 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 // checkPlannerTrajectoryPath refuses to replace a file silently and checks that
 // the directory exists before anything runs.
 func checkPlannerTrajectoryPath(p string, overwrite bool) error {
-	st, err := os.Stat(p)
-	switch {
-	case err == nil && st.IsDir():
-		return fault.Usage("invalid_output_path", "--trajectory names a directory").With("output", p)
-	case err == nil && !overwrite:
-		return fault.Usage("output_exists", "the trajectory file already exists; pass --overwrite to replace it").With("output", p)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return fault.Wrap(fault.Invalid, "invalid_output_path", "the trajectory path cannot be checked", err).With("output", p)
-	}
-	if d, err := os.Stat(filepath.Dir(p)); err != nil || !d.IsDir() {
-		return fault.Usage("invalid_output_path", "the trajectory file's directory does not exist").With("output", p)
-	}
-	return nil
+	_, err := artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.CheckFile(p)
+	return err
 }
 
 // agentRunResult is the JSON agent-run prints.
@@ -179,9 +168,9 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 			return outcome.Result{}, err
 		}
 		defer sess.Close()
-		client := solopi.NewAgentClient(sess.Device, solopi.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
+		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
 		defer client.Close()
-		budget := solopi.DefaultAgentBudget()
+		budget := agent.DefaultAgentBudget()
 		// Every plan may act once; freshness and verification observe
 		// without spending steps. The model's latency must not idle the
 		// session out, so the idle timeout is the device's maximum.
@@ -220,7 +209,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
 
 	// Restore the input method / end the session even after an interrupt.
-	cctx, cancel := solopi.Cleanup(ctx, 15*time.Second)
+	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
 	defer cancel()
 	cl := plannerCleanup{Attempted: true, Success: true}
 	closeDev := dev.Close

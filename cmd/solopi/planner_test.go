@@ -15,7 +15,8 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 const plannerTestKey = "sk-planner-SECRET-0a1b2c3d4e5f"
@@ -23,7 +24,7 @@ const plannerTestKey = "sk-planner-SECRET-0a1b2c3d4e5f"
 // plannerApp runs the planner commands in process with a device handed in
 // by the test, through the real command list.
 type plannerApp struct {
-	open  func(ctx context.Context) (solopi.Transport, error)
+	open  func(ctx context.Context) (device.Transport, error)
 	env   map[string]string
 	stdin *os.File
 }
@@ -34,7 +35,7 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 	// A planner command that must not touch a device fails the test if it
 	// tries: without a transport the CLI would go looking for an adb server.
 	e := env{stdout: &out, stderr: &errb, getenv: func(k string) string { return p.env[k] }, stdin: p.stdin,
-		transport: func(ctx context.Context) (solopi.Transport, error) {
+		transport: func(ctx context.Context) (device.Transport, error) {
 			if p.open == nil {
 				t.Fatal("the command opened a device although it must not")
 			}
@@ -207,7 +208,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 			dir := t.TempDir()
 			traj := filepath.Join(dir, "trajectory.json")
 			cache := filepath.Join(dir, "cache")
-			app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (solopi.Transport, error) { return d, nil }}
+			app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil }}
 			out, errOut, code := app.run(t, "--startup-timeout", "30", "agent-run", "--task", "increase the counter to 4", "--device-mode", mode,
 				"--trajectory", traj, "--calibration-cache", cache, "--max-steps", "12", "--max-duration", "120", "--settle", "0.2")
 			if code != 0 {
@@ -250,12 +251,12 @@ func TestProviderOnSimulator(t *testing.T) {
 	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sess, err := solopi.OpenSession(ctx, d, solopi.SessionOptions{StartupTimeout: 30 * time.Second, PreserveForeground: true})
+	sess, err := device.OpenSession(ctx, d, device.SessionOptions{StartupTimeout: 30 * time.Second, PreserveForeground: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	client := solopi.NewAgentClient(sess.Device, solopi.AgentOptions{Foreground: sess.Foreground, PollInterval: 50 * time.Millisecond})
+	client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: 50 * time.Millisecond})
 	defer client.Close()
 	mc := agentloop.DefaultModelConfig()
 	mc.BaseURL, mc.Model, mc.APIKey = srv.URL, "fake-vision", agentloop.NewSecret(plannerTestKey)
@@ -267,17 +268,17 @@ func TestProviderOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := solopi.DefaultAgentBudget()
+	budget := agent.DefaultAgentBudget()
 	budget.MaxRepeatedActions = 10
 	// At time scale 20 the default 30 s idle timeout is 1.5 s of wall time:
 	// model latency on a busy machine (or under -race) must not idle it out.
 	budget.IdleTimeoutMs = 300000
-	res, err := solopi.RunSession(ctx, client, prov, solopi.AgentRunOptions{Goal: "increase the counter to 2",
-		Start: solopi.StartOptions{OwnerToken: solopi.NewOwnerToken(), Budget: budget, PollInterval: 50 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
+	res, err := agent.RunSession(ctx, client, prov, agent.AgentRunOptions{Goal: "increase the counter to 2",
+		Start: agent.StartOptions{OwnerToken: agent.NewOwnerToken(), Budget: budget, PollInterval: 50 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != solopi.RunDone {
+	if res.Outcome != agent.RunDone {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 	}
 	if got := counterOnScreen(t, d); got != "2" {

@@ -6,17 +6,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 func runPluginList(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
-	return onDeviceMap(ctx, d, solopi.PluginList)
+	return onDeviceMap(ctx, d, sessions.PluginList)
 }
 
-func parsePluginInstall(c *cli.Context) (solopi.PluginInstallOptions, error) {
-	o := solopi.PluginInstallOptions{File: c.String("file")}
+func parsePluginInstall(c *cli.Context) (sessions.PluginInstallOptions, error) {
+	o := sessions.PluginInstallOptions{File: c.String("file")}
 	// The archive is checked before any device contact.
-	if _, err := solopi.ReadPluginZip(o.File); err != nil {
+	if _, err := sessions.ReadPluginZip(o.File); err != nil {
 		return o, err
 	}
 	var err error
@@ -24,20 +25,20 @@ func parsePluginInstall(c *cli.Context) (solopi.PluginInstallOptions, error) {
 	return o, err
 }
 
-func runPluginInstall(ctx context.Context, d deviceDeps, o solopi.PluginInstallOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.InstallPlugin(ctx, dev, o)
+func runPluginInstall(ctx context.Context, d deviceDeps, o sessions.PluginInstallOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.InstallPlugin(ctx, dev, o)
 	})
 }
 
 type pluginRemoveOptions struct {
 	id string
-	t  solopi.SessionTimings
+	t  sessions.SessionTimings
 }
 
 func runPluginRemove(ctx context.Context, d deviceDeps, o pluginRemoveOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.RemovePlugin(ctx, dev, o.id, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.RemovePlugin(ctx, dev, o.id, o.t)
 	})
 }
 
@@ -68,7 +69,7 @@ func pluginCommands(exit *int, e env) []*cli.Command {
 				timingFlags("remove-timeout", 30, 0.5, "the removal receipt")...),
 			Action: sessionAction(exit, e, func(c *cli.Context) (pluginRemoveOptions, error) {
 				o := pluginRemoveOptions{id: c.String("id")}
-				if err := solopi.CheckPluginID(o.id); err != nil {
+				if err := sessions.CheckPluginID(o.id); err != nil {
 					return o, err
 				}
 				var err error

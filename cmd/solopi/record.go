@@ -8,37 +8,38 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func parseRecordStart(c *cli.Context) (solopi.RecordStartOptions, error) {
-	o := solopi.RecordStartOptions{CaseName: c.String("name"), TargetPackage: c.String("target-package"), Description: c.String("description")}
+func parseRecordStart(c *cli.Context) (sessions.RecordStartOptions, error) {
+	o := sessions.RecordStartOptions{CaseName: c.String("name"), TargetPackage: c.String("target-package"), Description: c.String("description")}
 	if strings.TrimSpace(o.CaseName) == "" {
-		return o, fault.Usage(solopi.CodeInvalidOption, "--name must not be blank")
+		return o, fault.Usage(sessions.CodeInvalidOption, "--name must not be blank")
 	}
 	if strings.TrimSpace(o.TargetPackage) == "" {
-		return o, fault.Usage(solopi.CodeInvalidOption, "--target-package must not be blank")
+		return o, fault.Usage(sessions.CodeInvalidOption, "--target-package must not be blank")
 	}
 	var err error
 	o.SessionTimings, err = timings(c, "ack-timeout")
 	return o, err
 }
 
-func runRecordStart(ctx context.Context, d deviceDeps, o solopi.RecordStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartRecording(ctx, dev, o)
+func runRecordStart(ctx context.Context, d deviceDeps, o sessions.RecordStartOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartRecording(ctx, dev, o)
 	})
 }
 
 func runRecordStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.RecordingStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.RecordingStatus(ctx, dev, id)
 	})
 }
 
 func runRecordStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StopRecording(ctx, dev, o.sessionID, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StopRecording(ctx, dev, o.sessionID, o.t)
 	})
 }
 

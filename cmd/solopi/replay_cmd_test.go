@@ -10,19 +10,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
-
-// replayFakeDevice is the host Device on the scripted replay SoloPi.
-func replayFakeDevice(f *devicefake.Replay) *solopi.Device {
-	return solopi.NewDevice(f, solopi.DeviceOptions{RequestTimeout: 2 * time.Second})
-}
 
 // replayCLICall is one in-process invocation of the CLI against a replay fake.
 type replayCLICall struct {
@@ -37,7 +32,7 @@ type replayCLICall struct {
 func runReplayCLI(t *testing.T, ctx context.Context, f *devicefake.Replay, args ...string) *replayCLICall {
 	t.Helper()
 	call := &replayCLICall{}
-	open := func(ctx context.Context) (solopi.Transport, error) {
+	open := func(ctx context.Context) (device.Transport, error) {
 		atomic.AddInt32(&call.opened, 1)
 		return f, nil
 	}
@@ -85,7 +80,7 @@ func TestCLIRunPassWritesArtifactsJUnitAndSchemas(t *testing.T) {
 	if err := schemas.NewSet().ValidateBytes("artifacts-manifest", man); err != nil {
 		t.Fatal(err)
 	}
-	result, _ := os.ReadFile(filepath.Join(dir, solopi.ArtifactResult))
+	result, _ := os.ReadFile(filepath.Join(dir, replay.ArtifactResult))
 	if err := schemas.NewSet().ValidateBytes("replay-status", result); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +145,7 @@ func TestCLIRunTimeoutAndInterrupt(t *testing.T) {
 	f.Plan["slow"] = devicefake.PlanHang
 	dir := filepath.Join(t.TempDir(), "t")
 	c := runReplayCLI(t, context.Background(), f, "run", "--case", "slow", "--artifacts", dir, "--run-timeout", "0.4", "--poll-interval", "0.05")
-	if c.code != 124 || c.obj["errorCode"] != solopi.CodeRunTimeout || c.obj["runId"] == nil {
+	if c.code != 124 || c.obj["errorCode"] != replay.CodeRunTimeout || c.obj["runId"] == nil {
 		t.Fatalf("timeout exit %d: %s", c.code, c.out)
 	}
 	c.validate(t, "run", true)
@@ -175,7 +170,7 @@ func TestCLIRunTimeoutAndInterrupt(t *testing.T) {
 	if cx["sent"] != true || cx["finalState"] != "cancelled" {
 		t.Fatalf("cancel %v", cx)
 	}
-	if _, err := os.Stat(filepath.Join(dir2, solopi.ArtifactScreenshot)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir2, replay.ArtifactScreenshot)); err != nil {
 		t.Fatalf("interrupt evidence: %v", err)
 	}
 }
@@ -201,13 +196,13 @@ func TestCLIRunBatchCasesFileJUnitAndPartialOnInterrupt(t *testing.T) {
 	root := t.TempDir()
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	c := runReplayCLI(t, ctx, f, append([]string{"run-batch", "--cases-file", cf, "--continue-on-failure", "--artifacts", root, "--junit", junit}, replayFastFlags()...)...)
-	if c.code != 130 || c.obj["errorCode"] != solopi.CodeBatchInterrupted || c.obj["completedRuns"] != float64(4) {
+	if c.code != 130 || c.obj["errorCode"] != replay.CodeBatchInterrupted || c.obj["completedRuns"] != float64(4) {
 		t.Fatalf("exit %d: %s", c.code, c.out)
 	}
 	c.validate(t, "run-batch", true)
 	res := c.obj["results"].([]any)
 	last := res[4].(map[string]any)
-	if last["state"] != solopi.StateNotReached || last["exitCode"] != nil {
+	if last["state"] != replay.StateNotReached || last["exitCode"] != nil {
 		t.Fatalf("last %v", last)
 	}
 	raw, _ := os.ReadFile(junit)
@@ -234,7 +229,7 @@ func TestCLIRunRepeat(t *testing.T) {
 	}
 	c.validate(t, "run-repeat", true)
 	for _, sub := range []string{"001-payment-smoke", "002-payment-smoke", "003-payment-smoke"} {
-		if _, err := os.Stat(filepath.Join(c.obj["artifactsRoot"].(string), sub, solopi.ArtifactResult)); err != nil {
+		if _, err := os.Stat(filepath.Join(c.obj["artifactsRoot"].(string), sub, replay.ArtifactResult)); err != nil {
 			t.Fatalf("%s: %v", sub, err)
 		}
 	}
@@ -260,13 +255,13 @@ func TestCLIStatusResultCancel(t *testing.T) {
 	}
 	c.validate(t, "result", true)
 	c = runReplayCLI(t, context.Background(), f, "result", "--run-id", "other")
-	if c.code != 2 || c.obj["errorCode"] != solopi.CodeRunIDMismatch || c.obj["latestRun"] == nil {
+	if c.code != 2 || c.obj["errorCode"] != replay.CodeRunIDMismatch || c.obj["latestRun"] == nil {
 		t.Fatalf("result mismatch %d %s", c.code, c.out)
 	}
 	c.validate(t, "result", false)
 	// cancel of a run that is no longer active: exit 2, no mutation.
 	c = runReplayCLI(t, context.Background(), f, "cancel", "--run-id", runID)
-	if c.code != 2 || c.obj["errorCode"] != solopi.CodeRunNotActive || f.CountMutations("type=cancel") != 0 {
+	if c.code != 2 || c.obj["errorCode"] != replay.CodeRunNotActive || f.CountMutations("type=cancel") != 0 {
 		t.Fatalf("cancel inactive %d %s", c.code, c.out)
 	}
 	f.Plan["a"] = devicefake.PlanHang
@@ -423,7 +418,7 @@ func TestCLIReplayHistory(t *testing.T) {
 	}
 	c.validate(t, "replay-history-get", true)
 	c = runReplayCLI(t, context.Background(), f, "replay-history-get", "--id", "../../sdcard")
-	if c.code != 3 || c.opened != 0 || c.obj["errorCode"] != solopi.CodeInvalidHistoryID {
+	if c.code != 3 || c.opened != 0 || c.obj["errorCode"] != replay.CodeInvalidHistoryID {
 		t.Fatalf("bad id %d opened %d %s", c.code, c.opened, c.out)
 	}
 	c = runReplayCLI(t, context.Background(), f, "replay-history-list", "--limit", "501")
@@ -445,11 +440,11 @@ func TestCLIReplayHistory(t *testing.T) {
 
 // TestCLIReplayAgainstSimulator runs the authoring → import → run → result
 // → delete path of the CLI against the simulated device (SoloPi's device
-// side per the wire contract), through the same Transport adb uses.
+// side per docs/device-protocol.md), through the same Transport adb uses.
 func TestCLIReplayAgainstSimulator(t *testing.T) {
 	dev := sim.New(sim.Options{Serial: "sim-cli-replay", TimeScale: 50})
 	t.Cleanup(func() { dev.Close() })
-	open := func(ctx context.Context) (solopi.Transport, error) { return dev, nil }
+	open := func(ctx context.Context) (device.Transport, error) { return dev, nil }
 	cli := func(args ...string) map[string]any {
 		t.Helper()
 		var stdout, stderr bytes.Buffer

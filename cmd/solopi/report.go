@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -9,8 +10,8 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/report"
-	"github.com/solopi-dev/solopi/solopi"
 )
 
 // reportOptions are the report command's arguments.
@@ -68,10 +69,10 @@ func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
 // charts/, as perf-analyze would write them.
 func ensurePerfAnalysis(ctx context.Context, dir string) error {
 	path := filepath.Join(dir, report.PerfAnalysisFile)
-	if err := artifacts.CheckOutputFile(path, false); err != nil {
+	if _, err := os.Lstat(path); err == nil {
 		return nil // already analysed (or not a plain file: Write reports it)
 	}
-	a, err := solopi.AnalyzePerformance(ctx, solopi.PerfAnalyzeOptions{Input: dir, Output: filepath.Join(dir, "charts"), Overwrite: true})
+	a, err := perfstats.AnalyzePerformance(ctx, perfstats.PerfAnalyzeOptions{Input: dir, Output: filepath.Join(dir, "charts"), Overwrite: true})
 	if err != nil {
 		return err
 	}
@@ -79,8 +80,6 @@ func ensurePerfAnalysis(ctx context.Context, dir string) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, report.CodeWriteFailed, "cannot encode the performance analysis", err)
 	}
-	if err := artifacts.WriteFileAtomic(path, b, 0o644); err != nil {
-		return fault.Wrap(fault.Invalid, report.CodeWriteFailed, "cannot write the performance analysis", err).With("path", path)
-	}
-	return nil
+	_, err = (artifacts.Output{Mode: artifacts.Exclusive}).WriteFile(path, b)
+	return err
 }

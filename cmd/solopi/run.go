@@ -10,7 +10,8 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 func runCommands(exit *int, e env) []*cli.Command {
@@ -23,21 +24,21 @@ func runCommands(exit *int, e env) []*cli.Command {
 				"afterwards, and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
 				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed.",
 			Flags: append(runFlags(true), &cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true}),
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				o, err := runOptionsFrom(c, g)
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				o, err := runOptionsFrom(c, d.g)
 				if err != nil {
 					return outcome.Result{}, err
 				}
 				o.CaseName = c.String("case")
-				return runOne(ctx, open, o, c.String("junit"))
+				return runOne(ctx, d, o, c.String("junit"))
 			}),
 		},
 		{
 			Name:      "status",
 			Usage:     "show the device's current replay snapshot (harness?type=status)",
 			UsageText: "solopi status",
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return runStatus(ctx, open)
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return runStatus(ctx, d)
 			}),
 		},
 		{
@@ -45,8 +46,8 @@ func runCommands(exit *int, e env) []*cli.Command {
 			Usage:     "show the latest replay result; exit 0 only when it passed",
 			UsageText: "solopi result [--run-id RUN_ID]",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "run-id", Usage: "require the latest run to be this runId"}},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
-				return runResult(ctx, open, c.String("run-id"))
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+				return runResult(ctx, d, c.String("run-id"))
 			}),
 		},
 		{
@@ -59,12 +60,12 @@ func runCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "cancel-timeout", Usage: "seconds to wait for a terminal state", Value: 30},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds", Value: 0.5},
 			},
-			Action: replayDeviceAction(exit, e, func(ctx context.Context, g *globals, c *cli.Context, open replayOpener) (outcome.Result, error) {
+			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "cancel-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				return runCancel(ctx, open, c.String("run-id"), timeout, poll)
+				return runCancel(ctx, d, c.String("run-id"), timeout, poll)
 			}),
 		},
 	}
@@ -79,7 +80,7 @@ func runFlags(withWait bool) []cli.Flag {
 		&cli.BoolFlag{Name: "no-restart-app", Usage: "launch the target app without force-stopping it"},
 		&cli.Float64Flag{Name: "ack-timeout", Usage: "seconds to wait for SoloPi to acknowledge the start", Value: 15},
 		&cli.Float64Flag{Name: "run-timeout", Usage: "seconds to wait for a terminal state; the run is cancelled after", Value: 600},
-		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds (polling starts at 0.1)", Value: 1},
+		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds (a started run is polled at least every 0.05)", Value: 1},
 		&cli.BoolFlag{Name: "no-auto-start", Usage: "do not enable KEY_REPLAY_AUTO_START; refuse if it is off"},
 		&cli.BoolFlag{Name: "confirm-high-risk", Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"},
 		&cli.StringFlag{Name: "artifacts", Usage: "evidence directory (result.json, screen.png, logcat.txt, device/, manifest.json)"},
@@ -96,27 +97,27 @@ func runFlags(withWait bool) []cli.Flag {
 
 // runOptionsFrom reads the shared run flags; every check that needs no
 // device happens here or in RunOptions.Validate, before the session opens.
-func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
-	o := solopi.RunOptions{
+func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
+	o := replay.RunOptions{
 		TargetPackage:   c.String("target-package"),
 		NoAutoStart:     c.Bool("no-auto-start"),
 		ConfirmHighRisk: c.Bool("confirm-high-risk"),
 		ArtifactsDir:    c.String("artifacts"),
 		Overwrite:       c.Bool("overwrite"),
-		Progress:        g.progress,
+		Progress:        g.deviceProgress(),
 	}
 	if c.IsSet("target-package") && o.TargetPackage == "" {
-		return o, fault.Usage(solopi.CodeInvalidRunOption, "--target-package must not be empty")
+		return o, fault.Usage(replay.CodeInvalidRunOption, "--target-package must not be empty")
 	}
 	if c.Bool("restart-app") && c.Bool("no-restart-app") {
-		return o, fault.Usage(solopi.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
+		return o, fault.Usage(replay.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
 	}
 	if c.Bool("restart-app") || c.Bool("no-restart-app") {
 		v := c.Bool("restart-app")
 		o.RestartApp = &v
 	}
 	if c.Bool("wait") && c.Bool("no-wait") {
-		return o, fault.Usage(solopi.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
+		return o, fault.Usage(replay.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
 	}
 	o.NoWait = c.Bool("no-wait")
 	var err error
@@ -133,21 +134,21 @@ func runOptionsFrom(c *cli.Context, g *globals) (solopi.RunOptions, error) {
 }
 
 // runOne is the run command: local checks, the run, the JUnit report.
-func runOne(ctx context.Context, open replayOpener, o solopi.RunOptions, junit string) (outcome.Result, error) {
+func runOne(ctx context.Context, d deviceDeps, o replay.RunOptions, junit string) (outcome.Result, error) {
 	if err := o.Validate(); err != nil {
 		return outcome.Result{}, err
 	}
 	if junit != "" {
-		if err := artifacts.CheckOutputFile(junit, o.Overwrite); err != nil {
+		if _, err := artifacts.JUnitOutput(o.Overwrite).CheckFile(junit); err != nil {
 			return outcome.Result{}, err
 		}
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		rep := solopi.RunReplay(ctx, d, o)
-		exit := rep.Exit
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		rep := replay.RunReplay(ctx, d, o)
+		exit := outcome.ExitOf(rep.Err)
 		if junit != "" {
-			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{solopi.RunJUnitCase(rep, rep.CaseName)}}
-			exit = writeJUnitReport(rep.Payload, junit, exit, suite)
+			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName, exit)}}
+			exit = writeJUnitReport(rep.Payload, junit, o.Overwrite, exit, suite)
 		}
 		return outcome.Result{Value: rep.Payload, Exit: exit}, nil
 	})
@@ -156,16 +157,16 @@ func runOne(ctx context.Context, open replayOpener, o solopi.RunOptions, junit s
 // writeJUnitReport writes the report and records where (or why not) in the
 // payload. A report that cannot be written turns a passing exit into 3:
 // CI would otherwise gate on a report that does not exist.
-func writeJUnitReport(payload map[string]any, path string, exit int, suites ...artifacts.JUnitSuite) int {
+func writeJUnitReport(payload map[string]any, path string, overwrite bool, exit int, suites ...artifacts.JUnitSuite) int {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	if err := artifacts.WriteJUnit(abs, "solopi", suites...); err != nil {
+	if err := artifacts.WriteJUnit(abs, overwrite, "solopi", suites...); err != nil {
 		payload["junitError"] = err.Error()
 		if exit == outcome.ExitOK {
 			payload["success"] = false
-			payload["errorCode"] = artifacts.CodeWriteFailed
+			payload["errorCode"] = fault.CodeOf(err)
 			payload["error"] = "the JUnit report could not be written"
 			return outcome.ExitUsage
 		}
@@ -175,9 +176,9 @@ func writeJUnitReport(payload map[string]any, path string, exit int, suites ...a
 	return exit
 }
 
-func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		st, err := d.ReplayStatus(ctx)
+func runStatus(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		st, err := replay.FetchReplayStatus(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -185,22 +186,22 @@ func runStatus(ctx context.Context, open replayOpener) (outcome.Result, error) {
 	})
 }
 
-func runResult(ctx context.Context, open replayOpener, runID string) (outcome.Result, error) {
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		out, exit, err := solopi.LatestResult(ctx, d, runID)
+func runResult(ctx context.Context, d deviceDeps, runID string) (outcome.Result, error) {
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		out, failure, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.Result{Value: out, Exit: exit}, nil
+		return outcome.Result{Value: out, Exit: outcome.ExitOf(failure)}, nil
 	})
 }
 
-func runCancel(ctx context.Context, open replayOpener, runID string, timeout, poll time.Duration) (outcome.Result, error) {
+func runCancel(ctx context.Context, d deviceDeps, runID string, timeout, poll time.Duration) (outcome.Result, error) {
 	if runID == "" {
-		return outcome.Result{}, fault.Usage(solopi.CodeInvalidRunOption, "--run-id must not be empty")
+		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
 	}
-	return withReplayDevice(ctx, open, func(d *solopi.Device) (outcome.Result, error) {
-		out, err := solopi.CancelRun(ctx, d, runID, timeout, poll)
+	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+		out, err := replay.CancelRun(ctx, d, runID, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, err
 		}

@@ -6,24 +6,25 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func runScanStart(ctx context.Context, d deviceDeps, t solopi.SessionTimings) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartScan(ctx, dev, t)
+func runScanStart(ctx context.Context, d deviceDeps, t sessions.SessionTimings) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartScan(ctx, dev, t)
 	})
 }
 
 func runScanStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.ScanStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.ScanStatus(ctx, dev, id)
 	})
 }
 
 func runScanCancel(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.CancelScan(ctx, dev, o.sessionID, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.CancelScan(ctx, dev, o.sessionID, o.t)
 	})
 }
 
@@ -37,7 +38,7 @@ func scanCommands(exit *int, e env) []*cli.Command {
 				"executed. On timeout or Ctrl-C the session is cancelled again (124/130).",
 			UsageText: "solopi scan-start [--ack-timeout 30] [--poll-interval 0.5]",
 			Flags:     timingFlags("ack-timeout", 30, 0.5, "the scan page to open"),
-			Action: sessionAction(exit, e, func(c *cli.Context) (solopi.SessionTimings, error) {
+			Action: sessionAction(exit, e, func(c *cli.Context) (sessions.SessionTimings, error) {
 				return timings(c, "ack-timeout")
 			}, runScanStart),
 		},

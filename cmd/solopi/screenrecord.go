@@ -6,16 +6,17 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 type screenStartOptions struct {
-	cfg solopi.ScreenRecordConfig
-	t   solopi.SessionTimings
+	cfg sessions.ScreenRecordConfig
+	t   sessions.SessionTimings
 }
 
 func parseScreenStart(c *cli.Context) (screenStartOptions, error) {
-	o := screenStartOptions{cfg: solopi.ScreenRecordConfig{Resolution: c.String("resolution"), BitrateKbps: c.Int("bitrate-kbps"),
+	o := screenStartOptions{cfg: sessions.ScreenRecordConfig{Resolution: c.String("resolution"), BitrateKbps: c.Int("bitrate-kbps"),
 		FrameRate: c.Int("frame-rate"), DurationSec: c.Int("duration")}}
 	if err := o.cfg.Validate(); err != nil {
 		return o, err
@@ -26,24 +27,24 @@ func parseScreenStart(c *cli.Context) (screenStartOptions, error) {
 }
 
 func runScreenStart(ctx context.Context, d deviceDeps, o screenStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartScreenRecording(ctx, dev, o.cfg, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartScreenRecording(ctx, dev, o.cfg, o.t)
 	})
 }
 
 func runScreenStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.ScreenRecordingStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.ScreenRecordingStatus(ctx, dev, id)
 	})
 }
 
-func parseScreenStop(c *cli.Context) (solopi.ScreenStopOptions, error) {
-	o := solopi.ScreenStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
-	if err := solopi.RequireSessionID(o.SessionID); err != nil {
+func parseScreenStop(c *cli.Context) (sessions.ScreenStopOptions, error) {
+	o := sessions.ScreenStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
+	if err := sessions.RequireSessionID(o.SessionID); err != nil {
 		return o, err
 	}
 	// The output is refused before the device is contacted.
-	if _, err := solopi.CheckScreenOutput(o.Output, o.Overwrite); err != nil {
+	if _, err := sessions.CheckScreenOutput(o.Output, o.Overwrite); err != nil {
 		return o, err
 	}
 	var err error
@@ -51,9 +52,9 @@ func parseScreenStop(c *cli.Context) (solopi.ScreenStopOptions, error) {
 	return o, err
 }
 
-func runScreenStop(ctx context.Context, d deviceDeps, o solopi.ScreenStopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StopScreenRecording(ctx, dev, o)
+func runScreenStop(ctx context.Context, d deviceDeps, o sessions.ScreenStopOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StopScreenRecording(ctx, dev, o)
 	})
 }
 

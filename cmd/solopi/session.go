@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/urfave/cli/v2"
 )
 
 // Error codes of device selection.
@@ -40,7 +42,7 @@ func (g *globals) adbClient() (*adb.Client, error) {
 // transport selects the device (--serial / ANDROID_SERIAL, else the only
 // online one) through the adb server, starting the server with --adb when
 // nothing answers on its port.
-func (g *globals) transport(ctx context.Context) (solopi.Transport, error) {
+func (g *globals) transport(ctx context.Context) (device.Transport, error) {
 	if g.env.transport != nil {
 		return g.env.transport(ctx)
 	}
@@ -136,26 +138,21 @@ func mapAdbError(err error, serial string) error {
 }
 
 // sessionOptions are the SoloPi session options the globals describe.
-func (g *globals) sessionOptions(preserveForeground bool) solopi.SessionOptions {
-	return solopi.SessionOptions{
-		Device: solopi.DeviceOptions{
+func (g *globals) sessionOptions(preserveForeground bool) device.SessionOptions {
+	return device.SessionOptions{
+		Device: device.DeviceOptions{
 			Package:        g.pkg,
 			Port:           g.devicePort,
 			RequestTimeout: g.requestTimeout,
-			Progress:       g.progress,
+			Progress:       g.deviceProgress(),
 		},
 		StartupTimeout:     g.startupTimeout,
 		PreserveForeground: preserveForeground,
 	}
 }
 
-// session selects the device and opens a SoloPi session on it. Replay,
-// agent and device commands all start here.
-func (g *globals) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
-	return g.deps().session(ctx, preserveForeground)
-}
-
-// deviceDeps is how a device command reaches its device: through the adb
+// deviceDeps is how a device command reaches its device (replay, agent and
+// device commands all start here): through the adb
 // server, or through env.transport when a test or the demo hands one in.
 type deviceDeps struct {
 	g *globals
@@ -163,26 +160,26 @@ type deviceDeps struct {
 
 func (g *globals) deps() deviceDeps { return deviceDeps{g: g} }
 
-func (d deviceDeps) transport(ctx context.Context) (solopi.Transport, error) {
+func (d deviceDeps) transport(ctx context.Context) (device.Transport, error) {
 	return d.g.transport(ctx)
 }
 
-func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*solopi.Session, error) {
+func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
 	t, err := d.g.transport(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return solopi.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
+	return device.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
 }
 
 // device reports the selected device for doctor's device{} object.
-func (d deviceDeps) device(ctx context.Context, t solopi.Transport) map[string]any {
+func (d deviceDeps) device(ctx context.Context, t device.Transport) map[string]any {
 	return describeAdbDevice(ctx, t)
 }
 
 // describeAdbDevice is the devices -l line of the selected device: serial,
 // state, model, product, device, transportId.
-func describeAdbDevice(ctx context.Context, t solopi.Transport) map[string]any {
+func describeAdbDevice(ctx context.Context, t device.Transport) map[string]any {
 	m := map[string]any{"serial": t.Serial(), "state": "device"}
 	ad, ok := t.(*adb.Device)
 	if !ok {
@@ -210,4 +207,28 @@ func describeAdbDevice(ctx context.Context, t solopi.Transport) map[string]any {
 		}
 	}
 	return m
+}
+
+// deviceAction adapts a device command: its run function gets the
+// command's device dependencies, the one place sessions are opened.
+func deviceAction(exit *int, e env, fn func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error)) cli.ActionFunc {
+	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		return fn(ctx, c, g.deps())
+	})
+}
+
+// withSession opens the SoloPi session (installed, control service ready)
+// without preserving the foreground, runs fn on it and releases it.
+func withSession(ctx context.Context, d deviceDeps, fn func(s *device.Session) (outcome.Result, error)) (outcome.Result, error) {
+	s, err := d.session(ctx, false)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+// withDevice is withSession for commands that need only the channel.
+func withDevice(ctx context.Context, d deviceDeps, fn func(dev *device.Device) (outcome.Result, error)) (outcome.Result, error) {
+	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) { return fn(s.Device) })
 }

@@ -21,9 +21,11 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi"
 	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/solopi/readiness"
+	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
 // ---- a scripted device for the device commands' run functions ----
@@ -53,11 +55,12 @@ func newDevTransport(t *testing.T, solo *devSoloPi) *devTransport {
 		solo.mutate(action, q)
 		return devicefake.AmStarted
 	}
-	d.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
+	d.OnExec = func(ctx context.Context, cmd string) ([]byte, bool, error) {
 		if d.exec == nil {
-			return nil, errors.New("exec not scripted")
+			return nil, false, nil // the simulated phone
 		}
-		return d.exec(cmd)
+		out, err := d.exec(cmd)
+		return out, true, err
 	}
 	return d
 }
@@ -96,7 +99,7 @@ type devSoloPi struct {
 
 func newDevSoloPi() *devSoloPi {
 	s := &devSoloPi{health: devHealth(true), receipts: map[string]map[string]any{}, config: map[string]any{}}
-	for _, k := range solopi.ConfigKeys() {
+	for _, k := range readiness.ConfigKeys() {
 		switch k.Type {
 		case "boolean":
 			s.config[k.Key] = false
@@ -121,7 +124,7 @@ func (s *devSoloPi) mutate(action string, q url.Values) {
 	defer s.mu.Unlock()
 	switch {
 	case action == "config" && q.Get("action") == "set":
-		k, _ := solopi.LookupConfigKey(q.Get("key"))
+		k, _ := readiness.LookupConfigKey(q.Get("key"))
 		if k.Writable {
 			switch k.Type {
 			case "boolean":
@@ -168,7 +171,7 @@ func (s *devSoloPi) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body = map[string]any{"page": map[string]any{"className": "android.widget.FrameLayout", "text": "", "children": []any{}}}
 	case "/scheme/config?list", "/scheme/config?get":
 		var specs []any
-		for _, k := range solopi.ConfigKeys() {
+		for _, k := range readiness.ConfigKeys() {
 			spec := map[string]any{"key": k.Key, "type": k.Type, "description": "d", "writable": k.Writable, "sensitive": k.Sensitive}
 			if k.HasRange {
 				spec["min"], spec["max"] = k.Min, k.Max
@@ -204,9 +207,9 @@ func testGlobals() *globals {
 		requestTimeout: 2 * time.Second, startupTimeout: time.Second}
 }
 
-func testDeps(tr solopi.Transport) deviceDeps {
+func testDeps(tr device.Transport) deviceDeps {
 	g := testGlobals()
-	g.env.transport = func(context.Context) (solopi.Transport, error) { return tr, nil }
+	g.env.transport = func(context.Context) (device.Transport, error) { return tr, nil }
 	return g.deps()
 }
 
@@ -352,4 +355,19 @@ func TestFarmDeviceCommands(t *testing.T) {
 		}
 		schemas.Validate(t, c.schema, out)
 	}
+}
+
+// The command tests' fakes pass the transport conformance suite:
+// everything but their scripted SoloPi is the simulated phone.
+func TestFakeTransportsConformance(t *testing.T) {
+	t.Run("devTransport", func(t *testing.T) {
+		transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+			return transporttest.Fixture{Transport: newDevTransport(t, newDevSoloPi()), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
+		})
+	})
+	t.Run("sessCLIFake", func(t *testing.T) {
+		transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
+			return transporttest.Fixture{Transport: newSessCLIFake(t), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
+		})
+	})
 }

@@ -9,10 +9,10 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
-func runStartupTime(ctx context.Context, d deviceDeps, o solopi.StartupOptions) (outcome.Result, error) {
+func runStartupTime(ctx context.Context, d deviceDeps, o readiness.StartupOptions) (outcome.Result, error) {
 	// Bad options are refused before any device contact.
 	if err := o.Normalize(); err != nil {
 		return outcome.Result{}, err
@@ -21,7 +21,7 @@ func runStartupTime(ctx context.Context, d deviceDeps, o solopi.StartupOptions) 
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := solopi.MeasureStartup(ctx, t, o)
+	r, err := readiness.MeasureStartup(ctx, t, o)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -37,13 +37,13 @@ func startupTimeCommand(exit *int, e env) *cli.Command {
 		UsageText: "solopi startup-time --target-package PKG [--mode cold|warm] [--count 5] [--interval 1.0] [--launch-timeout 30]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target-package", Usage: "package of the app to launch", Required: true},
-			&cli.StringFlag{Name: "mode", Usage: "cold or warm", Value: solopi.StartupCold},
+			&cli.StringFlag{Name: "mode", Usage: "cold or warm", Value: readiness.StartupCold},
 			&cli.IntFlag{Name: "count", Aliases: []string{"iterations"}, Usage: "number of launches", Value: 5},
 			&cli.Float64Flag{Name: "interval", Usage: "seconds to wait between launches (>= 0)", Value: 1.0},
 			&cli.Float64Flag{Name: "launch-timeout", Usage: "seconds allowed per launch", Value: 30},
 		},
 		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-			o := solopi.StartupOptions{TargetPackage: c.String("target-package"), Mode: c.String("mode"), Count: c.Int("count")}
+			o := readiness.StartupOptions{TargetPackage: c.String("target-package"), Mode: c.String("mode"), Count: c.Int("count")}
 			iv := c.Float64("interval")
 			if iv < 0 || math.IsNaN(iv) || iv > 3600 {
 				return outcome.Result{}, fault.Usage("invalid_option", "--interval must be between 0 and 3600 seconds")

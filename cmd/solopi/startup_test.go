@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 func TestStartupTimeCommand(t *testing.T) {
@@ -20,14 +20,14 @@ func TestStartupTimeCommand(t *testing.T) {
 		return "Status: ok\nLaunchState: COLD\nActivity: com.example.counter/.Main\nThisTime: 90\nTotalTime: " +
 			map[int]string{1: "100", 2: "300", 3: "200"}[n] + "\nWaitTime: 400\nComplete\n", 0
 	}
-	res, err := runStartupTime(context.Background(), testDeps(tr), solopi.StartupOptions{TargetPackage: "com.example.counter", Count: 3, Interval: time.Millisecond})
+	res, err := runStartupTime(context.Background(), testDeps(tr), readiness.StartupOptions{TargetPackage: "com.example.counter", Count: 3, Interval: time.Millisecond})
 	out, code := printed(t, "startup-time", res, err)
 	if code != 0 || !strings.Contains(string(out), `"TotalTime":{"available":true,"sampleCount":3,"min":100,"max":300,"mean":200,"median":200,"p90":300}`) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 
 	tr.shell["am start -W -S"] = func(string) (string, int) { return "Status: timeout\nComplete\n", 0 }
-	res, err = runStartupTime(context.Background(), testDeps(tr), solopi.StartupOptions{TargetPackage: "com.example.counter", Count: 2})
+	res, err = runStartupTime(context.Background(), testDeps(tr), readiness.StartupOptions{TargetPackage: "com.example.counter", Count: 2})
 	out, code = printed(t, "startup-time", res, err)
 	if code != outcome.ExitTransport || !strings.Contains(string(out), `"completedSamples":[]`) {
 		t.Fatalf("exit %d: %s", code, out)

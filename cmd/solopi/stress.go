@@ -7,15 +7,16 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func parseStressStart(c *cli.Context) (solopi.StressOptions, error) {
-	o := solopi.StressOptions{CPUCount: c.Int("cpu-count"), CPUPercent: c.Int("cpu-percent"), MemoryMB: c.Int("memory"), DurationSec: c.Int("duration")}
+func parseStressStart(c *cli.Context) (sessions.StressOptions, error) {
+	o := sessions.StressOptions{CPUCount: c.Int("cpu-count"), CPUPercent: c.Int("cpu-percent"), MemoryMB: c.Int("memory"), DurationSec: c.Int("duration")}
 	// Given flags must be positive: 0 would silently mean "not requested".
 	for _, f := range []string{"cpu-count", "cpu-percent", "memory"} {
 		if c.IsSet(f) && c.Int(f) < 1 {
-			return o, fault.Usagef(solopi.CodeInvalidOption, "--%s must be at least 1", f)
+			return o, fault.Usagef(sessions.CodeInvalidOption, "--%s must be at least 1", f)
 		}
 	}
 	if err := o.Validate(); err != nil {
@@ -26,21 +27,21 @@ func parseStressStart(c *cli.Context) (solopi.StressOptions, error) {
 	return o, err
 }
 
-func runStressStart(ctx context.Context, d deviceDeps, o solopi.StressOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartStress(ctx, dev, o)
+func runStressStart(ctx context.Context, d deviceDeps, o sessions.StressOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartStress(ctx, dev, o)
 	})
 }
 
 func runStressStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StressStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StressStatus(ctx, dev, id)
 	})
 }
 
 func runStressStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StopStress(ctx, dev, o.sessionID, o.t)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StopStress(ctx, dev, o.sessionID, o.t)
 	})
 }
 

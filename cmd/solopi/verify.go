@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -90,39 +88,25 @@ func readRequirement(file string) (*verify.Document, error) {
 	return verify.ParseRequirement(b)
 }
 
-// writeOutput writes a command's output file whole or not at all (temporary
-// file and rename in the target directory), creating the directory. It
-// replaces a regular file, as solopi-ai does, but refuses a symbolic link
-// or a directory at the path and refuses to overwrite the input file.
-// A local stand-in until the shared output-path policy of package
-// artifacts replaces it.
+// writeOutput publishes a command's output file through the output-path
+// policy: whole or not at all, parents created, an existing regular file
+// replaced as solopi-ai does, a symbolic link or a directory refused; it
+// also refuses to overwrite the input file.
 func writeOutput(path, input string, data []byte) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil || path == "" {
-		return "", fault.Usage(artifacts.CodeUnsafePath, "the output path is empty or cannot be resolved").With("output", path)
+	out := artifacts.Output{Mode: artifacts.Replace, MakeParents: true}
+	abs, err := out.CheckFile(path)
+	if err != nil {
+		return "", err
 	}
-	if fi, err := os.Lstat(abs); err == nil {
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return "", fault.Usage(artifacts.CodeUnsafePath, "the output path is a symbolic link").With("output", abs)
-		case fi.IsDir():
-			return "", fault.Usage(artifacts.CodeUnsafePath, "the output path is a directory").With("output", abs)
+	if input != "" {
+		oi, oerr := os.Stat(abs)
+		ii, ierr := os.Stat(input)
+		if oerr == nil && ierr == nil && os.SameFile(oi, ii) {
+			return "", fault.Usage(artifacts.CodeInvalidOutput, "the output path is the input file").With("output", abs)
 		}
-		if input != "" {
-			if ii, err := os.Stat(input); err == nil && os.SameFile(fi, ii) {
-				return "", fault.Usage(artifacts.CodeUnsafePath, "the output path is the input file").With("output", abs)
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeUnsafePath, "cannot inspect the output path", err).With("output", abs)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot create the output directory", err).With("output", abs)
-	}
-	if err := artifacts.WriteFileAtomic(abs, data, 0o644); err != nil {
-		return "", fault.Wrap(fault.Invalid, artifacts.CodeWriteFailed, "cannot write the output file", err).With("output", abs)
-	}
-	return abs, nil
+	res, err := out.WriteFile(abs, data)
+	return res.Path, err
 }
 
 func verifyNormalize(file, output string) (outcome.Result, error) {

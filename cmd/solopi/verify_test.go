@@ -97,7 +97,7 @@ func TestVerifyErrorsExit3(t *testing.T) {
 		{[]string{"verify-validate", "--plan", filepath.Join(dir, "missing.json")}, "file_unreadable"},
 		{[]string{"verify-compile", "--file", badReq, "--output", filepath.Join(dir, "p2.json")}, "unsupported_action"},
 		{[]string{"verify-normalize", "--file", plan}, "unsupported_schema"},
-		{[]string{"verify-compile", "--file", verifyFixtures + "counter-success.json", "--output", link}, "unsafe_artifact_path"},
+		{[]string{"verify-compile", "--file", verifyFixtures + "counter-success.json", "--output", link}, "invalid_output_path"},
 	}
 	for _, c := range cases {
 		r := runBinary(t, nil, c.args...)

@@ -7,15 +7,16 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func parseVideoStart(c *cli.Context) (solopi.VideoAnalysisOptions, error) {
-	o := solopi.VideoAnalysisOptions{VideoPath: c.String("video-path"), ActionOffsetMs: c.Int64("action-offset-ms"),
+func parseVideoStart(c *cli.Context) (sessions.VideoAnalysisOptions, error) {
+	o := sessions.VideoAnalysisOptions{VideoPath: c.String("video-path"), ActionOffsetMs: c.Int64("action-offset-ms"),
 		DifferenceThreshold: c.Float64("difference-threshold"), Wait: c.Bool("wait")}
 	if c.Bool("no-wait") {
 		if c.IsSet("wait") {
-			return o, fault.Usage(solopi.CodeInvalidOption, "give only one of --wait and --no-wait")
+			return o, fault.Usage(sessions.CodeInvalidOption, "give only one of --wait and --no-wait")
 		}
 		o.Wait = false
 	}
@@ -32,15 +33,15 @@ func parseVideoStart(c *cli.Context) (solopi.VideoAnalysisOptions, error) {
 	return o, o.Validate()
 }
 
-func runVideoStart(ctx context.Context, d deviceDeps, o solopi.VideoAnalysisOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.StartVideoAnalysis(ctx, dev, o)
+func runVideoStart(ctx context.Context, d deviceDeps, o sessions.VideoAnalysisOptions) (outcome.Result, error) {
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.StartVideoAnalysis(ctx, dev, o)
 	})
 }
 
 func runVideoStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *solopi.Device) (*solopi.SessionResult, error) {
-		return solopi.VideoAnalysisStatus(ctx, dev, id)
+	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+		return sessions.VideoAnalysisStatus(ctx, dev, id)
 	})
 }
 
@@ -72,7 +73,7 @@ func videoCommands(exit *int, e env) []*cli.Command {
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "request-id", Usage: "the requestId video-analysis-start printed", Required: true}},
 			Action: sessionAction(exit, e, func(c *cli.Context) (string, error) {
 				id := c.String("request-id")
-				return id, solopi.CheckAnalysisRequestID(id)
+				return id, sessions.CheckAnalysisRequestID(id)
 			}, runVideoStatus),
 		},
 	}

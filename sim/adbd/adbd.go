@@ -47,9 +47,6 @@ func WithMaxData(n uint32) AdbdOption {
 // WithAuth selects the AUTH behaviour.
 func WithAuth(m AuthMode) AdbdOption { return func(c *adbdConfig) { c.auth = m } }
 
-// WithLogger receives connection-level errors (discarded by default).
-func WithLogger(l *slog.Logger) AdbdOption { return func(c *adbdConfig) { c.logger = l } }
-
 // Adbd is a fake adbd for one device, listening on a loopback TCP port for
 // `adb connect`. Each accepted connection is an independent transport.
 type Adbd struct {

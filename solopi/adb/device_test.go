@@ -596,21 +596,6 @@ func TestDialTCP(t *testing.T) {
 	}
 }
 
-func TestForwardFake(t *testing.T) {
-	s := newFakeServer(t, phone("a"))
-	c := s.client(t)
-	p, err := c.Forward(testCtx(t), "a", "tcp:0", "tcp:23342")
-	if err != nil || p != "42315" {
-		t.Fatalf("Forward = %q, %v", p, err)
-	}
-	if err := c.KillForward(testCtx(t), "a", "tcp:42315"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Forward(testCtx(t), "zz", "tcp:0", "tcp:1"); !errors.Is(err, ErrDeviceNotFound) {
-		t.Fatalf("Forward unknown serial = %v", err)
-	}
-}
-
 func TestConcurrentCalls(t *testing.T) {
 	s := newFakeServer(t, phone("a"))
 	d := mustDevice(t, s.client(t), "a")

@@ -200,14 +200,6 @@ func TestInteropHostServices(t *testing.T) {
 	if err := s.c.Disconnect(ctx, b.addr()); err != nil {
 		t.Fatal(err)
 	}
-	// Our Forward against the real server (not used by the CLI's paths).
-	port, err := s.c.Forward(ctx, a.addr(), "tcp:0", "tcp:23342")
-	if n, _ := strconv.Atoi(port); err != nil || n <= 0 {
-		t.Fatalf("Forward = %q, %v", port, err)
-	}
-	if err := s.c.KillForward(ctx, a.addr(), "tcp:"+port); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestInteropShell(t *testing.T) {

@@ -157,24 +157,3 @@ func TestWireTransportFallback(t *testing.T) {
 		t.Fatalf("Exec = %q, %v", out, err)
 	}
 }
-
-func TestWireForward(t *testing.T) {
-	c := rawServer(t,
-		[]step{{"0032host-serial:127.0.0.1:5601:forward:tcp:0;tcp:23342", "OKAYOKAY000543725"}},
-		[]step{{"0030host-serial:127.0.0.1:5601:killforward:tcp:43725", "OKAYOKAY"}},
-		[]step{{"0036host-serial:127.0.0.1:5601:forward:tcp:18555;tcp:23342", "OKAYFAIL001dcannot rebind existing socket"}},
-	)
-	ctx := context.Background()
-	p, err := c.Forward(ctx, "127.0.0.1:5601", "tcp:0", "tcp:23342")
-	if err != nil || p != "43725" {
-		t.Fatalf("Forward = %q, %v", p, err)
-	}
-	if err := c.KillForward(ctx, "127.0.0.1:5601", "tcp:43725"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Forward(ctx, "127.0.0.1:5601", "tcp:18555", "tcp:23342")
-	var fe *FailError
-	if !errors.As(err, &fe) || fe.Msg != "cannot rebind existing socket" {
-		t.Fatalf("rebind = %v", err)
-	}
-}

@@ -32,8 +32,8 @@ const (
 )
 
 // Replay is a scripted SoloPi for the replay, case and history tests: the
-// query channel and the mutation channel with the device-side rules of the
-// wire contract that these flows rely on (receipt slots, the replay single
+// query channel and the mutation channel with the device-side rules of
+// docs/device-protocol.md that these flows rely on (receipt slots, the replay single
 // slot, exact-runId cancel, invisible rejections). Hold its lock to read or
 // change its fields while a host operation runs.
 type Replay struct {
@@ -54,6 +54,9 @@ type Replay struct {
 	RunSeq    int
 	Polls     int      // status polls of the current run
 	Mutations []string // decoded scheme URIs
+	// OnMutation, when set, sees every mutation as it arrives, under the
+	// lock (tests use it as the event to interrupt on).
+	OnMutation func(raw string)
 
 	ImportReceipt map[string]any
 	DropImports   bool // case-import is rejected invisibly (no receipt)
@@ -77,15 +80,8 @@ func NewReplay(t testing.TB) *Replay {
 		Plugins: []any{},
 	}
 	f.Transport = New(t, http.HandlerFunc(f.serveHTTP))
-	f.Files = NewFS()
 	f.OnShell = f.shell
 	f.Mutate = f.mutateURI
-	f.OnExec = func(ctx context.Context, cmd string) ([]byte, error) {
-		if cmd == "screencap -p" {
-			return PNG, nil
-		}
-		return nil, fmt.Errorf("exec %q not supported", cmd)
-	}
 	return f
 }
 
@@ -111,6 +107,9 @@ func (f *Replay) mutateURI(raw string) Reply {
 	f.Lock()
 	defer f.Unlock()
 	f.Mutations = append(f.Mutations, raw)
+	if f.OnMutation != nil {
+		f.OnMutation(raw)
+	}
 	f.mutate(action, q)
 	return AmStarted
 }
@@ -446,7 +445,7 @@ func (f *Replay) CountMutations(sub string) int {
 	return Count(f.Mutations, sub)
 }
 
-// requestIDRe is the device's replay requestId rule (§5.1 row 4).
+// requestIDRe is the device's replay requestId rule.
 var requestIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 func strOf(m map[string]any, k string) string {

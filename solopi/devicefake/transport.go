@@ -1,16 +1,15 @@
 // Package devicefake is the scripted fake device the host tests share: a
-// solopi.Transport whose DialTCP serves an http.Handler (the fake SoloPi's
-// query channel) over net.Pipe, whose Shell decodes `am start … -d <uri>`
-// into mutations and answers the few file commands the host runs, with an
-// in-memory file system behind Push, Pull and Stat. Replay is the scripted
+// simulated Android phone (sim/android: its shell, screencap and file
+// system) with a scripted SoloPi in place of the simulator's. DialTCP
+// serves an http.Handler (the fake SoloPi's query channel) over net.Pipe,
+// Shell decodes `am start … -d <uri>` into mutations and runs everything
+// else on the phone. Because everything but SoloPi is the simulator, the
+// fake passes the transporttest conformance suite. Replay is the scripted
 // replay SoloPi built on it.
-//
-// It imports only the standard library, protocol and casefile, so that the
-// internal tests of package solopi can use it; the product's full simulator
-// lives in sim/.
 package devicefake
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,11 +18,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/android"
 )
 
 // Reply is what a scripted shell command answers.
@@ -45,8 +46,9 @@ type Transport struct {
 	Name string
 	// Port is the control port DialTCP serves (default protocol.DefaultDevicePort).
 	Port int
-	// Files is the device's file system (Push, Pull, Stat and the file
-	// shell commands); nil makes them fail as not scripted.
+	// Phone is the simulated phone behind the shell and the files.
+	Phone *android.Phone
+	// Files is the phone's file system with helpers for tests.
 	Files *FS
 	// OnShell answers a command before the shared ones; args are its words
 	// (nil when it does not split). ok=false passes it on.
@@ -54,8 +56,8 @@ type Transport struct {
 	// Mutate receives the data URI of every `am start … -d <uri>` and
 	// returns the shell's answer (AmStarted, usually).
 	Mutate func(uri string) Reply
-	// OnExec answers Exec (nil: not scripted).
-	OnExec func(ctx context.Context, cmd string) ([]byte, error)
+	// OnExec answers Exec before the phone does; ok=false passes it on.
+	OnExec func(ctx context.Context, cmd string) (out []byte, ok bool, err error)
 	// BeforeDial, when it returns an error, refuses DialTCP with it (the
 	// control service is unreachable).
 	BeforeDial func() error
@@ -67,7 +69,8 @@ type Transport struct {
 
 // New returns a Transport whose control port serves h until the test ends.
 func New(t Cleaner, h http.Handler) *Transport {
-	tr := &Transport{Name: "fake-1", Port: protocol.DefaultDevicePort, pipe: NewPipe(h)}
+	phone := android.New(android.Config{Serial: "fake-1"}, nil)
+	tr := &Transport{Name: "fake-1", Port: protocol.DefaultDevicePort, pipe: NewPipe(h), Phone: phone, Files: &FS{phone: phone}}
 	t.Cleanup(func() { tr.pipe.Close() })
 	return tr
 }
@@ -76,7 +79,7 @@ func New(t Cleaner, h http.Handler) *Transport {
 func (t *Transport) Serial() string { return t.Name }
 
 // Shell runs cmd: OnShell first, then `am start … -d <uri>` (Mutate), then
-// the file commands of Files; anything else is not found (127).
+// the phone's shell.
 func (t *Transport) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, -1, err
@@ -88,11 +91,12 @@ func (t *Transport) Shell(ctx context.Context, cmd string) ([]byte, []byte, int,
 	if err != nil {
 		args = nil
 	}
-	r, ok := t.shell(ctx, cmd, args)
-	if !ok {
-		r = Reply{Stderr: "/system/bin/sh: " + cmd + ": not found\n", Code: 127}
+	if r, ok := t.shell(ctx, cmd, args); ok {
+		return []byte(r.Stdout), []byte(r.Stderr), r.Code, r.Err
 	}
-	return []byte(r.Stdout), []byte(r.Stderr), r.Code, r.Err
+	var out, errb bytes.Buffer
+	code := t.Phone.RunShell(ctx, cmd, bytes.NewReader(nil), &out, &errb)
+	return out.Bytes(), errb.Bytes(), code, ctx.Err()
 }
 
 func (t *Transport) shell(ctx context.Context, cmd string, args []string) (Reply, bool) {
@@ -108,9 +112,6 @@ func (t *Transport) shell(ctx context.Context, cmd string, args []string) (Reply
 			}
 		}
 		return Reply{Stderr: "Error: no data URI\n", Code: 1}, true
-	}
-	if t.Files != nil {
-		return t.Files.Shell(args)
 	}
 	return Reply{}, false
 }
@@ -134,15 +135,19 @@ func (t *Transport) Ran(prefix string) int {
 	return n
 }
 
-// Exec runs OnExec.
+// Exec runs OnExec, then the phone's shell (binary-safe, like exec:).
 func (t *Transport) Exec(ctx context.Context, cmd string) ([]byte, error) {
 	t.mu.Lock()
 	t.log = append(t.log, "exec:"+cmd)
 	t.mu.Unlock()
-	if t.OnExec == nil {
-		return nil, fmt.Errorf("fake: exec %q not scripted", cmd)
+	if t.OnExec != nil {
+		if out, ok, err := t.OnExec(ctx, cmd); ok {
+			return out, err
+		}
 	}
-	return t.OnExec(ctx, cmd)
+	var out bytes.Buffer
+	t.Phone.RunShell(ctx, cmd, bytes.NewReader(nil), &out, io.Discard)
+	return out.Bytes(), ctx.Err()
 }
 
 // DialTCP opens a stream to the control port.
@@ -158,36 +163,43 @@ func (t *Transport) DialTCP(ctx context.Context, port int) (net.Conn, error) {
 	return t.pipe.Dial(ctx)
 }
 
-// Push stores a file in Files.
+// Push writes a file on the phone, creating its directories like adbd.
 func (t *Transport) Push(ctx context.Context, r io.Reader, remote string, mode fs.FileMode, mtime time.Time) error {
-	if t.Files == nil {
-		return errors.New("fake: push not scripted")
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t.Files.Put(remote, b)
+	if mode == 0 {
+		mode = 0o644
+	}
+	if err := t.Phone.FS().MkdirAll(path.Dir(Canon(remote)), 0o755); err != nil {
+		return fmt.Errorf("push %s: %w", remote, err)
+	}
+	if err := t.Phone.WriteFile(remote, mode, mtime, r); err != nil {
+		return fmt.Errorf("push %s: %w", remote, err)
+	}
 	return nil
 }
 
-// Pull copies a file of Files.
+// Pull copies a phone file into w.
 func (t *Transport) Pull(ctx context.Context, remote string, w io.Writer) error {
-	if t.Files == nil {
-		return errors.New("fake: pull not scripted")
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	b, ok := t.Files.Get(remote)
-	if !ok {
-		return fmt.Errorf("fake: pull %s: %w", remote, fs.ErrNotExist)
+	f, err := t.Phone.Open(remote)
+	if err != nil {
+		return fmt.Errorf("pull %s: %w", remote, err)
 	}
-	_, err := w.Write(b)
-	return err
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("pull %s: %w", remote, err)
+	}
+	return nil
 }
 
-// Stat describes a file or directory of Files.
+// Stat describes a phone path.
 func (t *Transport) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
-	if t.Files == nil {
-		return nil, fs.ErrNotExist
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return t.Files.Stat(remote)
 }

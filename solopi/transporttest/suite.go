@@ -19,14 +19,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/solopi"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // Fixture is one backend under test. The device behind it must be a
 // SoloPi-capable (simulated) Android device whose control service answers
 // on HTTPPort.
 type Fixture struct {
-	Transport solopi.Transport
+	Transport device.Transport
 	HTTPPort  int
 	// Scratch is a writable device directory for file tests.
 	Scratch string
@@ -83,7 +83,7 @@ func testShellQuoting(t *testing.T, f Fixture) {
 		"tab\there", `back\slash`, "支付 & 退款", `{"k":[1,2]}`, "%s", "trailing "}
 	for _, s := range hostile {
 		// printf, not echo: `echo -n` is an option on the device too.
-		out, _, code, err := f.Transport.Shell(ctx(t), solopi.ShellJoin("printf", "%s\n", s))
+		out, _, code, err := f.Transport.Shell(ctx(t), device.ShellJoin("printf", "%s\n", s))
 		if err != nil || code != 0 {
 			t.Fatalf("printf %q: code %d err %v", s, code, err)
 		}

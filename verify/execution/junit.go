@@ -76,7 +76,7 @@ func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 
 // WriteJUnit writes the report's JUnit XML to path.
 func WriteJUnit(path string, r *verify.Report) error {
-	return artifacts.WriteJUnit(path, "verification "+r.RequirementID, JUnitSuites(r)...)
+	return artifacts.WriteJUnit(path, false, "verification "+r.RequirementID, JUnitSuites(r)...)
 }
 
 func reasonText(r string) string {

@@ -64,7 +64,7 @@ func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
 		}
 	}
 	if o.JUnit != "" {
-		if err := artifacts.CheckOutputFile(o.JUnit, false); err != nil {
+		if _, err := artifacts.JUnitOutput(false).CheckFile(o.JUnit); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,495 @@
+package perfstats
+
+// perf-analyze: local, descriptive statistics of a pulled performance
+// directory (SoloPi CSVs: `RecordTime,<name>(<unit>),extra,SimpleTime`)
+// and one SVG line chart per metric. It judges nothing: `stopped` on the
+// device meant "saved", and these figures describe what was saved.
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+)
+
+// Limits of perf-analyze and of a performance pull (upstream's).
+const (
+	PerfMaxFiles      = 512
+	PerfMaxFileBytes  = 64 << 20
+	perfMaxTotalBytes = 256 << 20
+	perfMaxColumns    = 512
+	fpsJankThreshold  = 30.0
+)
+
+// Error codes of perf-analyze (exit 3).
+const (
+	CodeInvalidInput = "invalid_input"
+	CodeInvalidCSV   = "invalid_csv"
+)
+
+// Encodings reported per file. GBK (SoloPi's default output charset) is
+// recognised but not decoded: no GBK table ships with the binary, and the
+// numbers are ASCII in every charset, so only the names stay undecoded.
+const (
+	EncodingUTF8         = "utf-8"
+	EncodingUTF8BOM      = "utf-8-sig"
+	EncodingGBKUndecoded = "gbk-undecoded"
+)
+
+// PerfAnalyzeOptions configure AnalyzePerformance.
+type PerfAnalyzeOptions struct {
+	Input     string
+	Output    string // charts directory; empty: no charts
+	Overwrite bool
+}
+
+// ColumnStats describes one CSV column.
+type ColumnStats struct {
+	Index           int      `json:"index"`
+	Name            string   `json:"name"`
+	Kind            string   `json:"kind"` // numeric | skipped
+	Reason          string   `json:"reason,omitempty"`
+	MissingCount    int      `json:"missingCount"`
+	NonBlankCount   int      `json:"nonBlankCount"`
+	NonNumericCount int      `json:"nonNumericCount"`
+	SampleCount     int      `json:"sampleCount"`
+	Min             *float64 `json:"min,omitempty"`
+	Max             *float64 `json:"max,omitempty"`
+	Mean            *float64 `json:"mean,omitempty"`
+	Median          *float64 `json:"median,omitempty"`
+	P90             *float64 `json:"p90,omitempty"`
+	values          []float64
+}
+
+// FPSFigures are frame-rate figures of an FPS series.
+type FPSFigures struct {
+	Threshold    float64 `json:"threshold"`
+	SamplesBelow int     `json:"samplesBelow"`
+	BelowShare   float64 `json:"belowShare"`
+	Lowest       float64 `json:"lowest"`
+}
+
+// MetricSummary is the value series of one CSV file.
+type MetricSummary struct {
+	File        string      `json:"file"`
+	Name        string      `json:"name"`
+	Unit        string      `json:"unit"`
+	Source      string      `json:"source,omitempty"`
+	SampleCount int         `json:"sampleCount"`
+	Min         float64     `json:"min"`
+	Median      float64     `json:"median"`
+	P90         float64     `json:"p90"`
+	Max         float64     `json:"max"`
+	Mean        float64     `json:"mean"`
+	StartTime   *int64      `json:"startTime,omitempty"`
+	EndTime     *int64      `json:"endTime,omitempty"`
+	DurationMs  *int64      `json:"durationMs,omitempty"`
+	FPS         *FPSFigures `json:"fps,omitempty"`
+	Chart       string      `json:"chart,omitempty"`
+	xs, ys      []float64
+}
+
+// FileAnalysis is one CSV file.
+type FileAnalysis struct {
+	Path        string         `json:"path"`
+	Encoding    string         `json:"encoding"`
+	SizeBytes   int64          `json:"sizeBytes"`
+	RowCount    int            `json:"rowCount"`
+	ColumnCount int            `json:"columnCount"`
+	Columns     []*ColumnStats `json:"columns"`
+	Metric      *MetricSummary `json:"metric,omitempty"`
+}
+
+// JankFigures combine the FPS-related series of the directory.
+type JankFigures struct {
+	Available       bool     `json:"available"`
+	FPSBelow30Share *float64 `json:"fpsBelow30Share,omitempty"`
+	LowestFPS       *float64 `json:"lowestFps,omitempty"`
+	LongestDelayMs  *float64 `json:"longestDelayMs,omitempty"`
+	JankCount       *float64 `json:"jankCount,omitempty"`
+	JankShareMean   *float64 `json:"jankShareMean,omitempty"`
+}
+
+// PerfAnalysis is perf-analyze's object.
+type PerfAnalysis struct {
+	Success          bool             `json:"success"`
+	AnalysisMode     string           `json:"analysisMode"`
+	SourceDirectory  string           `json:"sourceDirectory"`
+	PercentileMethod string           `json:"percentileMethod"`
+	Summary          map[string]int   `json:"summary"`
+	Files            []*FileAnalysis  `json:"files"`
+	Metrics          []*MetricSummary `json:"metrics"`
+	Jank             JankFigures      `json:"jank"`
+	Charts           map[string]any   `json:"charts,omitempty"`
+	Assessment       map[string]any   `json:"assessment"`
+}
+
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+func ptr[T any](v T) *T { return &v }
+
+// describe fills min, max, mean, median and the nearest-rank p90.
+func describeValues(vals []float64) (lo, hi, mean, median, p90 float64) {
+	s := slices.Clone(vals)
+	slices.Sort(s)
+	n := len(s)
+	sum := 0.0
+	for _, v := range s {
+		sum += v
+	}
+	lo, hi, mean = s[0], s[n-1], sum/float64(n)
+	if n%2 == 1 {
+		median = s[n/2]
+	} else {
+		median = (s[n/2-1] + s[n/2]) / 2
+	}
+	rank := int(math.Ceil(0.9 * float64(n)))
+	p90 = s[max(rank, 1)-1]
+	return round6(lo), round6(hi), round6(mean), round6(median), round6(p90)
+}
+
+// AnalyzePerformance analyses every *.csv under o.Input.
+func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysis, error) {
+	if o.Input == "" {
+		return nil, fault.Usage(CodeInvalidInput, "--input is required")
+	}
+	root, err := filepath.Abs(o.Input)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "the input path cannot be made absolute", err)
+	}
+	fi, err := os.Lstat(root)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return nil, fault.Usage(CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
+	}
+	out := ""
+	if o.Output != "" {
+		if out, err = (artifacts.Output{Mode: artifacts.ModeOf(o.Overwrite)}).CheckDir(o.Output); err != nil {
+			return nil, err
+		}
+	}
+	paths, err := findCSVs(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	res := &PerfAnalysis{Success: true, AnalysisMode: "descriptive-only", SourceDirectory: root, PercentileMethod: "nearest-rank",
+		Files: []*FileAnalysis{}, Metrics: []*MetricSummary{},
+		Assessment: map[string]any{"performed": false, "reason": "descriptive statistics only: no thresholds were given, so nothing is judged pass or fail"}}
+	numeric, skipped := 0, 0
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			return nil, fault.From(ctx.Err())
+		}
+		fa, err := analyzeCSV(root, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range fa.Columns {
+			if c.Kind == "numeric" {
+				numeric++
+			} else {
+				skipped++
+			}
+		}
+		res.Files = append(res.Files, fa)
+		if fa.Metric != nil {
+			res.Metrics = append(res.Metrics, fa.Metric)
+		}
+	}
+	res.Summary = map[string]int{"fileCount": len(res.Files), "numericColumnCount": numeric, "skippedColumnCount": skipped, "metricCount": len(res.Metrics)}
+	res.Jank = jankFigures(res.Metrics)
+	if out != "" {
+		charts, err := writeCharts(res.Metrics, out, o.Overwrite)
+		if err != nil {
+			return nil, err
+		}
+		res.Charts = charts
+	}
+	return res, nil
+}
+
+// findCSVs walks root: symlinks anywhere are refused, and the file count,
+// per-file and total sizes are bounded.
+func findCSVs(ctx context.Context, root string) ([]string, error) {
+	var out []string
+	var total int64
+	err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fault.From(ctx.Err())
+		}
+		if de.Type()&fs.ModeSymlink != 0 {
+			return fault.Usage(CodeInvalidInput, "the input directory contains a symbolic link").With("path", p)
+		}
+		if de.IsDir() || !strings.EqualFold(filepath.Ext(p), ".csv") {
+			return nil
+		}
+		if !de.Type().IsRegular() {
+			return fault.Usage(CodeInvalidInput, "a .csv entry is not a regular file").With("path", p)
+		}
+		info, err := de.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() > PerfMaxFileBytes {
+			return fault.Usagef(CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p)
+		}
+		total += info.Size()
+		if total > perfMaxTotalBytes {
+			return fault.Usage(CodeInvalidInput, "the CSV files together are larger than 256 MiB")
+		}
+		out = append(out, p)
+		if len(out) > PerfMaxFiles {
+			return fault.Usagef(CodeInvalidInput, "the input directory holds more than %d CSV files", PerfMaxFiles)
+		}
+		return nil
+	})
+	if err != nil {
+		var oe *fault.Error
+		if errors.As(err, &oe) {
+			return nil, oe
+		}
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading the input directory failed", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+var (
+	csvNameNew    = regexp.MustCompile(`^(.*)_([0-9a-f]{16})_(\d+)_(\d+)\.csv$`)
+	csvNameLegacy = regexp.MustCompile(`^(.*)_(\d+)_(\d+)\.csv$`)
+	headerUnit    = regexp.MustCompile(`^(.*)\(([^()]*)\)\s*$`)
+)
+
+// nameFromFile splits `<name>_<source>_[<16hex>_]<start>_<end>.csv`.
+func nameFromFile(base string) (name, source string) {
+	rest := ""
+	if m := csvNameNew.FindStringSubmatch(base); m != nil {
+		rest = m[1]
+	} else if m := csvNameLegacy.FindStringSubmatch(base); m != nil {
+		rest = m[1]
+	} else {
+		return strings.TrimSuffix(base, filepath.Ext(base)), ""
+	}
+	if i := strings.LastIndexByte(rest, '_'); i > 0 {
+		return rest[:i], rest[i+1:]
+	}
+	return rest, ""
+}
+
+func analyzeCSV(root, p string) (*FileAnalysis, error) {
+	rel, _ := filepath.Rel(root, p)
+	rel = filepath.ToSlash(rel)
+	bad := func(msg string) error {
+		return fault.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading a CSV file failed", err).With("path", rel)
+	}
+	fa := &FileAnalysis{Path: rel, SizeBytes: int64(len(data)), Columns: []*ColumnStats{}}
+	switch {
+	case bytes.HasPrefix(data, []byte("\xef\xbb\xbf")):
+		fa.Encoding = EncodingUTF8BOM
+		data = data[3:]
+	case utf8.Valid(data):
+		fa.Encoding = EncodingUTF8
+	default:
+		fa.Encoding = EncodingGBKUndecoded
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, bad("the file contains NUL bytes")
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	header, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, bad("the file is empty")
+	}
+	if err != nil {
+		return nil, bad("the header cannot be parsed: " + err.Error())
+	}
+	if len(header) > perfMaxColumns {
+		return nil, bad(fmt.Sprintf("more than %d columns", perfMaxColumns))
+	}
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" || seen[h] {
+			return nil, bad("the header has an empty or duplicate column name")
+		}
+		seen[h] = true
+		// Undecoded GBK bytes are shown as U+FFFD; the raw bytes stay in
+		// the file, and the metric name comes from the (UTF-8) file name.
+		fa.Columns = append(fa.Columns, &ColumnStats{Index: i, Name: strings.ToValidUTF8(h, "\uFFFD")})
+	}
+	fa.ColumnCount = len(header)
+	for {
+		row, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, bad("a row cannot be parsed: " + err.Error())
+		}
+		if len(row) > len(header) {
+			return nil, bad(fmt.Sprintf("row %d has more cells than the header", fa.RowCount+2))
+		}
+		blank := true
+		for _, c := range row {
+			if strings.TrimSpace(c) != "" {
+				blank = false
+			}
+		}
+		if blank {
+			continue
+		}
+		fa.RowCount++
+		for i, col := range fa.Columns {
+			cell := ""
+			if i < len(row) {
+				cell = strings.TrimSpace(row[i])
+			}
+			if cell == "" {
+				col.MissingCount++
+				continue
+			}
+			col.NonBlankCount++
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				col.NonNumericCount++
+				continue
+			}
+			col.values = append(col.values, v)
+		}
+	}
+	for _, col := range fa.Columns {
+		switch {
+		case col.NonNumericCount > 0:
+			col.Kind, col.Reason = "skipped", "non_numeric"
+		case len(col.values) == 0:
+			col.Kind, col.Reason = "skipped", "empty"
+		default:
+			col.Kind = "numeric"
+			col.SampleCount = len(col.values)
+			lo, hi, mean, med, p90 := describeValues(col.values)
+			col.Min, col.Max, col.Mean, col.Median, col.P90 = &lo, &hi, &mean, &med, &p90
+		}
+		if col.Kind != "numeric" {
+			col.values = nil
+		}
+	}
+	fa.Metric = metricOf(fa, filepath.Base(p))
+	return fa, nil
+}
+
+// metricOf reads SoloPi's layout: column 0 RecordTime (epoch ms), column 1
+// the value `<name>(<unit>)`, column 3 SimpleTime (seconds since start).
+func metricOf(fa *FileAnalysis, base string) *MetricSummary {
+	if len(fa.Columns) < 2 || fa.Columns[1].Kind != "numeric" {
+		return nil
+	}
+	val := fa.Columns[1]
+	fileName, source := nameFromFile(base)
+	name, unit := fileName, ""
+	if m := headerUnit.FindStringSubmatch(val.Name); m != nil {
+		if fa.Encoding != EncodingGBKUndecoded {
+			name = strings.TrimSpace(m[1])
+		}
+		if fa.Encoding != EncodingGBKUndecoded || isASCII(m[2]) {
+			unit = strings.TrimSpace(m[2])
+		}
+	} else if fa.Encoding != EncodingGBKUndecoded {
+		name = val.Name
+	}
+	ms := &MetricSummary{File: fa.Path, Name: name, Unit: unit, Source: source, SampleCount: val.SampleCount,
+		Min: *val.Min, Median: *val.Median, P90: *val.P90, Max: *val.Max, Mean: *val.Mean, ys: val.values}
+	// Times and the x axis only when the time columns are fully numeric and
+	// aligned with the value column; otherwise the chart uses sample order.
+	if t := fa.Columns[0]; t.Kind == "numeric" && len(t.values) == len(val.values) {
+		lo, hi := slices.Min(t.values), slices.Max(t.values)
+		ms.StartTime, ms.EndTime, ms.DurationMs = ptr(int64(lo)), ptr(int64(hi)), ptr(int64(hi-lo))
+		ms.xs = make([]float64, len(t.values))
+		for i, x := range t.values {
+			ms.xs[i] = (x - lo) / 1000
+		}
+	}
+	if len(fa.Columns) >= 4 {
+		if s := fa.Columns[3]; s.Kind == "numeric" && len(s.values) == len(val.values) {
+			ms.xs = s.values
+		}
+	}
+	if isFPS(ms) {
+		below := 0
+		for _, v := range ms.ys {
+			if v < fpsJankThreshold {
+				below++
+			}
+		}
+		ms.FPS = &FPSFigures{Threshold: fpsJankThreshold, SamplesBelow: below, BelowShare: round6(float64(below) / float64(len(ms.ys))), Lowest: ms.Min}
+	}
+	return ms
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func isFPS(m *MetricSummary) bool {
+	n := strings.ToLower(m.Name)
+	u := strings.ToLower(m.Unit)
+	return n == "帧率" || n == "frame rate" || n == "fps" || u == "fps" || (u == "帧" && !strings.Contains(n, "延迟"))
+}
+
+// jankFigures combines FPS and delay series across the directory.
+func jankFigures(ms []*MetricSummary) JankFigures {
+	var j JankFigures
+	below, total := 0, 0
+	for _, m := range ms {
+		n := strings.ToLower(m.Name)
+		switch {
+		case m.FPS != nil:
+			below += m.FPS.SamplesBelow
+			total += m.SampleCount
+			if j.LowestFPS == nil || m.Min < *j.LowestFPS {
+				j.LowestFPS = ptr(m.Min)
+			}
+		case strings.Contains(n, "最长延迟") || (strings.Contains(n, "longest") && strings.Contains(n, "delay")):
+			if j.LongestDelayMs == nil || m.Max > *j.LongestDelayMs {
+				j.LongestDelayMs = ptr(m.Max)
+			}
+		case strings.Contains(n, "延迟次数") || strings.Contains(n, "jank count") || strings.Contains(n, "delay count"):
+			j.JankCount = ptr(round6(m.Mean * float64(m.SampleCount)))
+		case strings.Contains(n, "延迟占比") || strings.Contains(n, "jank ratio") || strings.Contains(n, "delay ratio"):
+			j.JankShareMean = ptr(m.Mean)
+		default:
+			continue
+		}
+		j.Available = true
+	}
+	if total > 0 {
+		j.FPSBelow30Share = ptr(round6(float64(below) / float64(total)))
+	}
+	return j
+}

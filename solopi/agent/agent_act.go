@@ -1,0 +1,239 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// ReceiptResult is one receipt query.
+type ReceiptResult struct {
+	Receipt *AgentReceipt
+	Session *AgentSession
+	Raw     json.RawMessage
+}
+
+// Receipt reads the receipt of stepId. A missing receipt is an exit-2
+// error with code receipt_not_found.
+func (c *AgentClient) Receipt(ctx context.Context, id AgentIdentity, stepID string) (*ReceiptResult, error) {
+	if err := id.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckAgentID("stepId", stepID); err != nil {
+		return nil, err
+	}
+	env, err := c.query(ctx, protocol.AgentReceiptQuery, append(id.params(), device.Param{Key: protocol.ParamStepID, Value: stepID}))
+	if err != nil {
+		var e *fault.Error
+		if errors.As(err, &e) {
+			e.With("stepId", stepID)
+		}
+		return nil, withSession(err, id.SessionID)
+	}
+	r, err := ParseAgentReceipt(env.Receipt)
+	if err != nil {
+		return nil, err
+	}
+	if r.StepID != stepID {
+		return nil, device.ContractError("the device answered with another step's receipt", r.Summary()).With("stepId", stepID)
+	}
+	res := &ReceiptResult{Receipt: r, Raw: env.raw}
+	if !absent(env.Session) {
+		if res.Session, err = ParseAgentSession(env.Session); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// ActRequest is one typed action.
+type ActRequest struct {
+	Identity AgentIdentity
+	// StepID is the caller's idempotency key. A retry must reuse it: the
+	// device then returns the stored receipt and never acts twice.
+	StepID        string
+	ObservationID string
+	Action        string
+	Args          protocol.ActionArgs
+	// Timeout bounds the wait for a final receipt (default 15 s).
+	Timeout      time.Duration
+	PollInterval time.Duration
+}
+
+// Params are the act parameters in the reference host's order.
+func (r ActRequest) params() device.Params {
+	p := append(r.Identity.params(),
+		device.Param{Key: protocol.ParamStepID, Value: r.StepID},
+		device.Param{Key: protocol.ParamObservationID, Value: r.ObservationID},
+		device.Param{Key: protocol.ParamAction, Value: r.Action})
+	if r.Args.NodeID != nil {
+		p = p.Add(protocol.ParamNodeID, *r.Args.NodeID)
+	}
+	if r.Args.Text != nil {
+		p = p.Add(protocol.ParamText, *r.Args.Text)
+	}
+	if r.Args.Direction != nil {
+		p = p.Add(protocol.ParamDirection, *r.Args.Direction)
+	}
+	if r.Args.DurationMs != nil {
+		p = p.Add(protocol.ParamDurationMs, fmt.Sprint(*r.Args.DurationMs))
+	}
+	if r.Args.Distance != nil {
+		p = p.Add(protocol.ParamDistance, fmt.Sprint(*r.Args.Distance))
+	}
+	return p
+}
+
+// Validate checks identifiers and the typed action schema locally (exit 3).
+func (r ActRequest) Validate() error {
+	if err := r.Identity.Validate(); err != nil {
+		return err
+	}
+	if err := CheckAgentID("stepId", r.StepID); err != nil {
+		return err
+	}
+	if err := CheckAgentID("observationId", r.ObservationID); err != nil {
+		return err
+	}
+	if msg := protocol.ValidateAction(r.Action, r.Args); msg != "" {
+		return fault.Usage(CodeInvalidAction, msg).With("action", r.Action)
+	}
+	if r.Args.NodeID != nil {
+		if err := CheckAgentID("nodeId", *r.Args.NodeID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ActResult is the outcome of one act.
+type ActResult struct {
+	Receipt *AgentReceipt
+	// Session is the snapshot returned with the final receipt.
+	Session *AgentSession
+	// Replayed is true when a receipt for StepID already existed: nothing
+	// was sent and the stored receipt is returned.
+	Replayed   bool
+	Foreground *ForegroundRestore
+	Raw        json.RawMessage
+}
+
+// SettledObservation is the new current observation of a succeeded step.
+func (r *ActResult) SettledObservation() *Observation {
+	if r == nil || r.Receipt == nil {
+		return nil
+	}
+	return r.Receipt.SettledObservation
+}
+
+// Act sends one typed action and waits for its final receipt. It returns
+// the result whenever a receipt was read; the error is non-nil unless the
+// receipt succeeded: rejected or failed receipts are exit-2 errors with
+// the device's errorCode. Identity errors (another session, another owner)
+// are detected before anything is sent. A receipt that already exists for
+// StepID is returned without sending the action again. On timeout or
+// interrupt the whole session is cancelled exactly (the device would
+// otherwise keep acting on behalf of a host that has gone).
+func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = DefaultAgentActionTimeout
+	}
+	res := &ActResult{}
+	prior, err := c.Receipt(ctx, r.Identity, r.StepID)
+	switch {
+	case err == nil:
+		res.Replayed = true
+		res.Receipt, res.Session, res.Raw = prior.Receipt, prior.Session, prior.Raw
+	case deviceCode(err) == protocol.ErrReceiptNotFound:
+		fr, err := c.mutate(ctx, protocol.AgentAct, r.params())
+		res.Foreground = &fr
+		if err != nil {
+			if fault.IsInterrupt(err) {
+				return res, withCleanup(ctx, err, c.CancelExact(ctx, r.Identity))
+			}
+			return res, withStep(err, r)
+		}
+	default:
+		if fault.IsInterrupt(err) {
+			return nil, withCleanup(ctx, err, c.CancelExact(ctx, r.Identity))
+		}
+		return nil, withStep(err, r)
+	}
+	if !res.Receipt.IsFinal() {
+		pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: r.Timeout, Interval: c.poll(r.PollInterval)}, func(ctx context.Context) (bool, error) {
+			rr, err := c.Receipt(ctx, r.Identity, r.StepID)
+			if err != nil {
+				if deviceCode(err) == protocol.ErrReceiptNotFound {
+					return false, nil
+				}
+				return false, err
+			}
+			res.Receipt, res.Session, res.Raw = rr.Receipt, rr.Session, rr.Raw
+			if rr.Receipt.IsFinal() {
+				return true, nil
+			}
+			// A session cancelled or expired while acting never finalizes
+			// the receipt: stop instead of waiting it out.
+			if rr.Session.IsTerminal() {
+				return false, fault.Newf(fault.Failed, CodeSessionTerminal,
+					"the Agent session became %s while the action was executing; its receipt will stay accepted", rr.Session.State).
+					With("terminalReason", rr.Session.TerminalReason).With("receipt", rr.Receipt).With("session", rr.Session)
+			}
+			return false, nil
+		})
+		switch {
+		case pollErr == nil:
+		case errors.Is(pollErr, device.ErrPollTimeout):
+			e := fault.New(fault.Timeout, CodeAgentActTimeout, "SoloPi did not finish the action within --action-timeout").
+				With("actionTimeoutSeconds", r.Timeout.Seconds())
+			if res.Receipt != nil {
+				e.With("lastReceipt", res.Receipt.Summary())
+			}
+			return res, withStep(withCleanup(ctx, e, c.CancelExact(ctx, r.Identity)), r)
+		case fault.IsInterrupt(pollErr):
+			return res, withStep(withCleanup(ctx, pollErr, c.CancelExact(ctx, r.Identity)), r)
+		default:
+			return res, withStep(pollErr, r)
+		}
+	}
+	if res.Receipt.Status != ReceiptSucceeded {
+		code := res.Receipt.ErrorCode
+		if code == "" {
+			code = device.CodeDeviceRejected
+		}
+		msg := res.Receipt.Error
+		if msg == "" {
+			msg = "the device " + res.Receipt.Status + " the action"
+		}
+		e := fault.New(fault.Failed, code, msg).With("receipt", res.Receipt).With("status", res.Receipt.Status)
+		if res.Session != nil {
+			e.With("session", res.Session)
+		}
+		if res.Replayed {
+			e.With("replayed", true)
+		}
+		return res, withStep(e, r)
+	}
+	return res, nil
+}
+
+// withStep adds the step identifiers to an error.
+func withStep(err error, r ActRequest) error {
+	var e *fault.Error
+	if errors.As(err, &e) {
+		if _, ok := e.Details["sessionId"]; !ok {
+			e.With("sessionId", r.Identity.SessionID)
+		}
+		e.With("stepId", r.StepID).With("observationId", r.ObservationID)
+	}
+	return err
+}

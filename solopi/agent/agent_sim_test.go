@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// simBudget keeps the device's idle and duration limits far from the wall
+// time a slow (-race) run needs: the simulator scales them with its clock.
+func simBudget() AgentBudget {
+	b := DefaultAgentBudget()
+	b.IdleTimeoutMs, b.MaxDurationMs = 300_000, 1_800_000
+	return b
+}
+
+// simAgentClient starts a simulator with the counter app in front and an
+// Agent client on a session to it; all are closed when the test ends.
+func simAgentClient(ctx context.Context, t *testing.T, serial string) (*sim.Device, *AgentClient) {
+	t.Helper()
+	dev := sim.New(sim.Options{Serial: serial, TimeScale: 10})
+	t.Cleanup(func() { dev.Close() })
+	if err := dev.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := device.OpenSession(ctx, dev, device.SessionOptions{PreserveForeground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := NewAgentClient(s.Device, AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
+	t.Cleanup(func() { c.Close() })
+	return dev, c
+}
+
+// The Agent client against the product's simulator (sim/soloapp implements
+// the device side of docs/device-protocol.md): the same code path as a phone,
+// with the counter app in front. It checks the contract, not the fake.
+func TestAgentAgainstSimulator(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dev, c := simAgentClient(ctx, t, "sim-agent-1")
+	if _, err := c.Capabilities(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tok := NewOwnerToken()
+	prov := DecisionFunc(func(ctx context.Context, in DecisionInput) (Proposal, error) {
+		if in.Step == 1 {
+			return Proposal{Kind: ProposalAct, Reason: "increment once", Action: protocol.ActClick, Selector: &Selector{Text: "+1"}}, nil
+		}
+		return Proposal{Kind: ProposalDone, Reason: "clicked"}, nil
+	})
+	res, err := RunSession(ctx, c, prov, AgentRunOptions{Goal: "count to one", StepIDPrefix: "sim",
+		Start: StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 15 * time.Second}, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("run: %v (outcome %s %s, steps %+v)", err, res.Outcome, res.Reason, res.Steps)
+	}
+	if res.Outcome != RunDone || res.Session.State != "ended" || len(res.Steps) != 2 || res.Steps[0].Receipt.Status != ReceiptSucceeded {
+		t.Fatalf("outcome %s %q state %s steps %+v", res.Outcome, res.Reason, res.Session.State, res.Steps)
+	}
+	if _, err := ResolveSelector(res.LastObservation, Selector{Text: "1"}); err != nil {
+		t.Fatalf("settled observation does not show 1: %v", err)
+	}
+	if res.Timeline == nil || !res.Timeline.Check.Complete {
+		t.Fatalf("timeline %+v", res.Timeline)
+	}
+	id := AgentIdentity{SessionID: res.SessionID, OwnerToken: tok}
+	saved, err := c.SaveTimeline(ctx, id, res.TimelinePath, t.TempDir()+"/timeline.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Check.Complete || saved.Check.EventCount != res.Timeline.Check.EventCount {
+		t.Fatalf("pulled timeline %+v vs %+v", saved.Check, res.Timeline.Check)
+	}
+	if pkg, _ := dev.Phone.Foreground(); !strings.HasPrefix(pkg, "com.example.counter") {
+		t.Errorf("foreground left at %s", pkg)
+	}
+}
+
+// Rejections, screenshots, an immediately failed start and an interrupted
+// act against the simulator.
+func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dev, c := simAgentClient(ctx, t, "sim-agent-2")
+
+	// touch service down: the session is terminal at once (exit 2).
+	dev.App.SetTouchServiceAvailable(false)
+	_, err := c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
+	e := wantErr(t, err, CodeSessionTerminal, fault.Failed)
+	if e.Details["terminalReason"] != protocol.ErrTouchServiceUnavailable {
+		t.Fatalf("details %v", e.Details)
+	}
+	dev.App.SetTouchServiceAvailable(true)
+
+	tok := NewOwnerToken()
+	st, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: simBudget()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := st.Identity(tok)
+	ob, err := c.Observe(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ob.Observation.ScreenshotError == "" {
+		f, err := c.SaveScreenshot(ctx, id, ob.Observation, t.TempDir()+"/obs.png", false)
+		if err != nil || f.SHA256 != ob.Observation.ScreenshotSHA256 {
+			t.Fatalf("screenshot %v %v", f, err)
+		}
+	}
+	node, err := ResolveSelector(ob.Observation, Selector{Text: "+1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Act(ctx, ActRequest{Identity: id, StepID: "stale-1", ObservationID: st.Observation.ObservationID,
+		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
+	wantErr(t, err, protocol.ErrStaleObservation, fault.Failed)
+	_, err = c.Act(ctx, ActRequest{Identity: AgentIdentity{SessionID: id.SessionID, OwnerToken: NewOwnerToken()}, StepID: "owner-1",
+		ObservationID: ob.Observation.ObservationID, Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
+	wantErr(t, err, protocol.ErrOwnerMismatch, fault.Failed)
+
+	// A slow settle, interrupted: the exact session is cancelled.
+	dev.App.SetSettleDelay(time.Hour)
+	ictx, icancel := context.WithCancel(ctx)
+	time.AfterFunc(300*time.Millisecond, icancel)
+	_, err = c.Act(ictx, ActRequest{Identity: id, StepID: "slow-1", ObservationID: ob.Observation.ObservationID,
+		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
+	e = wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
+	cl := e.Details["cleanup"].(AgentCleanup)
+	if !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != id.SessionID {
+		t.Fatalf("cleanup %+v", cl)
+	}
+	tl, err := c.Timeline(ctx, id)
+	if err != nil || !tl.Check.Complete || tl.Check.TypeCounts[EventActionRejected] != 1 {
+		t.Fatalf("timeline %v %+v", err, tl.Check)
+	}
+}

@@ -1,0 +1,262 @@
+package readiness
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+)
+
+func fastConfigSet() ConfigSetOptions {
+	return ConfigSetOptions{AckTimeout: 300 * time.Millisecond, PollInterval: 10 * time.Millisecond}
+}
+
+func TestConfigTableShape(t *testing.T) {
+	keys := ConfigKeys()
+	writable, readOnly := 0, 0
+	for _, k := range keys {
+		if k.Writable {
+			writable++
+			if k.Refusal != "" {
+				t.Errorf("%s writable with refusal", k.Key)
+			}
+		} else {
+			readOnly++
+			if refusalMessages[k.Refusal] == "" || refusalActions[k.Refusal] == "" {
+				t.Errorf("%s has no refusal text", k.Key)
+			}
+		}
+	}
+	if len(keys) != 25 || writable != 17 || readOnly != 8 {
+		t.Fatalf("%d keys, %d writable, %d read-only", len(keys), writable, readOnly)
+	}
+}
+
+// a valid value per writable key, different from the fake's defaults.
+var validSets = map[string]struct{ in, want string }{
+	"KEY_OUTPUT_CHARSET":             {"UTF-8", `"UTF-8"`},
+	"KEY_USE_LANGUAGE":               {"2", "2"},
+	"KEY_ALLOW_REPLAY_DIFFERENT_APP": {"TRUE", "true"},
+	"KEY_RESTART_APP_ON_PLAY":        {"True", "true"},
+	"KEY_DISPLAY_SYSTEM_APP":         {"true", "true"},
+	"KEY_REPLAY_AUTO_START":          {"true", "true"},
+	"KEY_RECORD_COVER_MODE":          {"true", "true"},
+	"KEY_SKIP_ACCESSIBILITY":         {"true", "true"},
+	"KEY_MAX_WAIT_TIME":              {"+600000", "600000"},
+	"KEY_MAX_SCROLL_FIND_COUNT":      {"100", "100"},
+	"KEY_AUTO_CLEAR_FILES_DAYS":      {"3650", "3650"},
+	"KEY_SCREENSHOT_RESOLUTION":      {"1080", "1080"},
+	"KEY_HIGHLIGHT_REPLAY_NODE":      {"true", "true"},
+	"KEY_CHECK_UPDATE":               {"true", "true"},
+	"KEY_HIDE_LOG":                   {"true", "true"},
+	"KEY_SCREEN_FACTOR_ROTATION":     {"3", "3"},
+	"KEY_SCREEN_ROTATION":            {"true", "true"},
+}
+
+func TestConfigSetEveryWritableKey(t *testing.T) {
+	for _, k := range ConfigKeys() {
+		if !k.Writable {
+			continue
+		}
+		v, ok := validSets[k.Key]
+		if !ok {
+			t.Fatalf("no test value for %s", k.Key)
+		}
+		t.Run(k.Key, func(t *testing.T) {
+			solo := newFakeSoloPi()
+			s := openTestSession(t, newSoloTransport(t, solo))
+			res, err := ConfigSet(context.Background(), s, k.Key, v.in, fastConfigSet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(res.ActualValue)
+			if !res.Confirmed || !res.Success || string(got) != v.want || res.Config["key"] != k.Key {
+				t.Fatalf("%+v (actual %s)", res, got)
+			}
+			var mut string
+			solo.with(func(f *fakeSoloPi) { mut = f.mutates[len(f.mutates)-1] })
+			if !strings.HasPrefix(mut, "solopi://startaction/config?action=set&key="+k.Key+"&value=") {
+				t.Fatalf("mutation %s", mut)
+			}
+		})
+	}
+}
+
+func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
+	bad := []struct{ key, value string }{
+		{"KEY_USE_LANGUAGE", "3"}, {"KEY_USE_LANGUAGE", "-1"}, {"KEY_AUTO_CLEAR_FILES_DAYS", "-2"},
+		{"KEY_MAX_WAIT_TIME", "0"}, {"KEY_MAX_WAIT_TIME", "600001"}, {"KEY_SCREENSHOT_RESOLUTION", "4321"},
+		{"KEY_SCREEN_FACTOR_ROTATION", "4"}, {"KEY_MAX_SCROLL_FIND_COUNT", "1.5"}, {"KEY_MAX_SCROLL_FIND_COUNT", " 5"},
+		{"KEY_MAX_SCROLL_FIND_COUNT", "0x10"}, {"KEY_MAX_SCROLL_FIND_COUNT", ""}, {"KEY_MAX_SCROLL_FIND_COUNT", "99999999999999999999"},
+		{"KEY_HIDE_LOG", "yes"}, {"KEY_HIDE_LOG", "1"}, {"KEY_HIDE_LOG", ""},
+		{"KEY_OUTPUT_CHARSET", "NOT-A-CHARSET"}, {"KEY_OUTPUT_CHARSET", "UTF-8\n"}, {"KEY_OUTPUT_CHARSET", strings.Repeat("a", 4097)},
+	}
+	for _, b := range bad {
+		solo := newFakeSoloPi()
+		s := openTestSession(t, newSoloTransport(t, solo))
+		var before int
+		solo.with(func(f *fakeSoloPi) { before = len(f.queries) + len(f.mutates) })
+		_, err := ConfigSet(context.Background(), s, b.key, b.value, fastConfigSet())
+		wantCode(t, err, CodeInvalidConfigValue, fault.Invalid)
+		solo.with(func(f *fakeSoloPi) {
+			if len(f.queries)+len(f.mutates) != before {
+				t.Errorf("%s=%q touched the device", b.key, b.value)
+			}
+		})
+	}
+	_, _, err := CheckConfigSet("KEY_NOPE", "1")
+	wantCode(t, err, CodeUnsupportedConfig, fault.Invalid)
+}
+
+func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
+	want := map[string]string{
+		"KEY_PERFORMANCE_UPLOAD":   CodeUIConfirmationRequired,
+		"KEY_RECORD_SCREEN_UPLOAD": CodeUIConfirmationRequired,
+		"KEY_PATCH_URL":            CodeUIConfirmationRequired,
+		"KEY_ADB_SERVER":           CodeUIConfirmationRequired,
+		"KEY_AES_KEY":              "sensitive_config_ui_required",
+		"KEY_GLOBAL_SETTINGS":      "sensitive_config_ui_required",
+		"KEY_CONTROL_PORT":         CodeNewSessionRequired,
+		"KEY_BASE_DIR":             "ui_migration_required",
+	}
+	for key, code := range want {
+		solo := newFakeSoloPi()
+		s := openTestSession(t, newSoloTransport(t, solo))
+		var before int
+		solo.with(func(f *fakeSoloPi) { before = len(f.queries) + len(f.mutates) })
+		_, err := ConfigSet(context.Background(), s, key, "x", fastConfigSet())
+		e := wantCode(t, err, code, fault.Failed)
+		if e.UserAction == "" || e.Details["key"] != key {
+			t.Errorf("%s: %v", key, e)
+		}
+		solo.with(func(f *fakeSoloPi) {
+			if len(f.queries)+len(f.mutates) != before {
+				t.Errorf("%s touched the device", key)
+			}
+		})
+	}
+}
+
+func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
+	solo := newFakeSoloPi()
+	solo.ignoreSet = true
+	s := openTestSession(t, newSoloTransport(t, solo))
+	_, err := ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
+	e := wantCode(t, err, CodeConfigNotConfirmed, fault.Failed)
+	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != json.Number("1") {
+		t.Fatalf("expected %#v actual %#v", e.Details["expectedValue"], e.Details["actualValue"])
+	}
+}
+
+func TestConfigSetSpecMismatch(t *testing.T) {
+	solo := newFakeSoloPi()
+	solo.configSpecFn = func(m map[string]any) map[string]any {
+		if m["key"] == "KEY_USE_LANGUAGE" {
+			m["max"] = 5
+		}
+		return m
+	}
+	s := openTestSession(t, newSoloTransport(t, solo))
+	_, err := ConfigSet(context.Background(), s, "KEY_USE_LANGUAGE", "1", fastConfigSet())
+	wantCode(t, err, CodeConfigSpecMismatch, fault.Transport)
+	solo.with(func(f *fakeSoloPi) {
+		if len(f.mutates) != 0 {
+			t.Error("mutated after a spec mismatch")
+		}
+	})
+}
+
+// secrets are the sensitive values the fake holds; no output may carry them.
+var secrets = []string{"s3cr3t-aes-key-value", "hunter2-global"}
+
+func assertNoSecrets(t *testing.T, what string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := v.(*fault.Error); ok {
+		b, _ = json.Marshal(e.Fields())
+		b = append(b, e.Error()...)
+	}
+	for _, s := range secrets {
+		if strings.Contains(string(b), s) {
+			t.Errorf("%s leaks a sensitive value: %s", what, b)
+		}
+	}
+}
+
+func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
+	solo := newFakeSoloPi()
+	s := openTestSession(t, newSoloTransport(t, solo))
+	list, err := ConfigList(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list["count"] != 25 {
+		t.Errorf("count %v", list["count"])
+	}
+	assertNoSecrets(t, "config-list", list)
+	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
+		got, err := ConfigGet(context.Background(), s, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := got["config"].(map[string]any)
+		if _, has := c["value"]; has || c["redacted"] != true {
+			t.Fatalf("%s: %v", key, c)
+		}
+		assertNoSecrets(t, "config-get "+key, got)
+	}
+	// The refusals of config-set never echo the value either.
+	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
+		_, err := ConfigSet(context.Background(), s, key, secrets[0], fastConfigSet())
+		assertNoSecrets(t, "config-set "+key, err)
+	}
+
+	// A device that leaks them is a protocol error, and still nothing is shown.
+	solo.with(func(f *fakeSoloPi) { f.leakValues = true })
+	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
+		_, err := ConfigGet(context.Background(), s, key)
+		e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
+		assertNoSecrets(t, "config-get leak "+key, e)
+	}
+	_, err = ConfigList(context.Background(), s)
+	e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
+	assertNoSecrets(t, "config-list leak", e)
+}
+
+func TestConfigGetPlain(t *testing.T) {
+	solo := newFakeSoloPi()
+	s := openTestSession(t, newSoloTransport(t, solo))
+	got, err := ConfigGet(context.Background(), s, "KEY_USE_LANGUAGE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := got["config"].(map[string]any)
+	if c["value"] != json.Number("0") || c["redacted"] != false {
+		t.Fatalf("%v", c)
+	}
+	_, err = ConfigGet(context.Background(), s, "KEY_NOPE")
+	wantCode(t, err, CodeUnsupportedConfig, fault.Invalid)
+}
+
+func TestNormalizeConfigValue(t *testing.T) {
+	k, _ := LookupConfigKey("KEY_GLOBAL_SETTINGS")
+	if v, err := NormalizeConfigValue(k, `{ "a" : 1 }`); err != nil || v != `{"a":1}` {
+		t.Errorf("json: %q %v", v, err)
+	}
+	if _, err := NormalizeConfigValue(k, `[1]`); err == nil {
+		t.Error("json array accepted")
+	}
+	if !configValueEqual(k, `{"a":1}`, `{"a":1}`) || configValueEqual(k, `{"a":2}`, `{"a":1}`) {
+		t.Error("json comparison")
+	}
+	b, _ := LookupConfigKey("KEY_HIDE_LOG")
+	if configValueEqual(b, "true", true) {
+		t.Error("a string is not a boolean")
+	}
+}

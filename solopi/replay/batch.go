@@ -1,0 +1,310 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// Error codes of run-repeat and run-batch.
+const (
+	CodeBatchFailed      = "batch_failed"
+	CodeBatchInterrupted = "batch_interrupted"
+	CodeBatchTimeout     = "batch_run_timeout"
+	CodeNoCases          = "no_cases"
+)
+
+// StateNotReached marks a sub-run the batch stopped before.
+const StateNotReached = "not_reached"
+
+// BatchOptions configure RunBatch.
+type BatchOptions struct {
+	// Run is the template of every sub-run; its CaseName is replaced and
+	// its ArtifactsDir, when set, is the batch's artifacts root.
+	Run               RunOptions
+	Cases             []string
+	ContinueOnFailure bool
+}
+
+// BatchChild is one requested sub-run; Report is nil when not reached.
+type BatchChild struct {
+	Index    int
+	CaseName string
+	Report   *RunReport
+}
+
+// BatchReport is the aggregate of a batch.
+type BatchReport struct {
+	BatchID string
+	// Err is nil when every sub-run passed; otherwise the kind of the first
+	// sub-run that did not fail as a business failure (an infrastructure
+	// problem), or Failed.
+	Err           *fault.Error
+	Payload       map[string]any
+	Children      []BatchChild
+	ArtifactsRoot string
+	Started       time.Time
+	Finished      time.Time
+}
+
+// ValidateBatch checks what needs no device: case names, the run options,
+// and the artifacts root.
+func ValidateBatch(o BatchOptions) error {
+	if len(o.Cases) == 0 {
+		return fault.Usage(CodeNoCases, "name at least one case (--case or --cases-file)")
+	}
+	for i, c := range o.Cases {
+		if strings.TrimSpace(c) == "" {
+			return fault.Usagef(CodeInvalidRunOption, "case %d has an empty name", i+1)
+		}
+	}
+	ro := o.Run
+	ro.CaseName = o.Cases[0]
+	ro.ArtifactsDir = ""
+	if err := ro.Validate(); err != nil {
+		return err
+	}
+	if o.Run.ArtifactsDir != "" {
+		// The root may exist (upstream allows it) but must be a real
+		// directory; each batch gets its own new batch-<id> folder.
+		if err := artifacts.Check(o.Run.ArtifactsDir, artifacts.EvidenceOverwrite); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunBatch runs the cases one at a time, each a full RunReplay with its
+// own requestId and runId, and aggregates them. It stops at the first
+// non-pass unless ContinueOnFailure. An interrupt or a sub-run timeout
+// always stops the batch: RunReplay has already cancelled exactly that
+// sub-run's runId before returning, and a device in an unknown state would
+// make every later verdict unattributable; the rest are not_reached.
+func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchReport {
+	b := &BatchReport{BatchID: device.NewRequestID(), Started: d.Clock().Now()}
+	for i, c := range o.Cases {
+		b.Children = append(b.Children, BatchChild{Index: i + 1, CaseName: c})
+	}
+	if err := ValidateBatch(o); err != nil {
+		e := fault.From(err)
+		b.Err = e
+		b.Payload = e.Fields()
+		b.Finished = d.Clock().Now()
+		return b
+	}
+	if o.Run.ArtifactsDir != "" {
+		b.ArtifactsRoot = filepath.Join(o.Run.ArtifactsDir, "batch-"+b.BatchID)
+		if abs, err := filepath.Abs(b.ArtifactsRoot); err == nil {
+			b.ArtifactsRoot = abs
+		}
+		if err := artifacts.Check(b.ArtifactsRoot, artifacts.EvidenceExclusive); err != nil {
+			e := fault.From(err)
+			b.Err, b.Payload, b.Finished = e, e.Fields(), d.Clock().Now()
+			return b
+		}
+	}
+	var stopCode string
+	for i := range b.Children {
+		ch := &b.Children[i]
+		ro := o.Run
+		ro.CaseName = ch.CaseName
+		ro.NoWait = false
+		ro.Overwrite = false
+		if b.ArtifactsRoot != "" {
+			ro.ArtifactsDir = filepath.Join(b.ArtifactsRoot, fmt.Sprintf("%03d-%s", ch.Index, artifacts.SanitizeName(ch.CaseName)))
+		}
+		ro.Progress = subRunProgress(o.Run.Progress, ch.Index, len(b.Children), ch.CaseName)
+		ro.Progress.Report(device.Event{Phase: "run", Message: fmt.Sprintf("[%d/%d] %s", ch.Index, len(b.Children), ch.CaseName)})
+		ch.Report = RunReplay(ctx, d, ro)
+		if ch.Report.Err == nil {
+			continue
+		}
+		if ctx.Err() != nil || ch.Report.Err.Kind == fault.Interrupted && IsInterruptCode(ch.Report.ErrorCode) {
+			stopCode = CodeBatchInterrupted
+			break
+		}
+		if ch.Report.Err.Kind == fault.Timeout {
+			stopCode = CodeBatchTimeout
+			break
+		}
+		if !o.ContinueOnFailure {
+			stopCode = CodeBatchFailed
+			break
+		}
+	}
+	b.Finished = d.Clock().Now()
+	b.aggregate(o, stopCode)
+	return b
+}
+
+// subRunProgress places every event of one sub-run in its batch.
+func subRunProgress(p device.Progress, index, total int, caseName string) device.Progress {
+	if p == nil {
+		return nil
+	}
+	return func(e device.Event) {
+		e.Index, e.Total, e.Case = index, total, caseName
+		p(e)
+	}
+}
+
+// IsInterruptCode reports the errorCode of an interrupted command.
+func IsInterruptCode(code string) bool { return code == device.CodeInterrupted }
+
+// aggregate computes the exit code and the printed object.
+func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
+	completed, failed := 0, 0
+	var firstInfra *fault.Error
+	results := make([]map[string]any, 0, len(b.Children))
+	for _, ch := range b.Children {
+		r := map[string]any{"index": ch.Index, "caseName": ch.CaseName}
+		if ch.Report == nil {
+			r["state"] = StateNotReached
+			r["runId"] = nil
+			r["run"] = nil
+			results = append(results, r)
+			continue
+		}
+		rep := ch.Report
+		completed++
+		if rep.Err != nil {
+			failed++
+			if rep.Err.Kind != fault.Failed && firstInfra == nil {
+				firstInfra = rep.Err
+			}
+		}
+		// "exitCode" is added by the command, which owns exit codes.
+		r["runId"] = nilIfEmpty(rep.RunID)
+		r["requestId"] = nilIfEmpty(rep.RequestID)
+		r["state"] = nilIfEmpty(rep.State)
+		if rep.ErrorCode != "" {
+			r["errorCode"] = rep.ErrorCode
+		}
+		r["run"] = rep.Payload
+		results = append(results, r)
+	}
+	success := completed == len(b.Children) && failed == 0
+	p := map[string]any{
+		"success":           success,
+		"batchId":           b.BatchID,
+		"requestedRuns":     len(b.Children),
+		"completedRuns":     completed,
+		"stoppedEarly":      completed < len(b.Children),
+		"continueOnFailure": o.ContinueOnFailure,
+		"results":           results,
+		"durationMs":        b.Finished.Sub(b.Started).Milliseconds(),
+	}
+	if b.ArtifactsRoot != "" {
+		p["artifactsRoot"] = b.ArtifactsRoot
+	}
+	if !success {
+		// failedRuns counts every requested run that did not pass,
+		// including the ones the batch never reached.
+		p["failedRuns"] = failed + (len(b.Children) - completed)
+		code := stopCode
+		if code == "" {
+			code = CodeBatchFailed
+		}
+		p["errorCode"] = code
+		switch code {
+		case CodeBatchInterrupted:
+			p["error"] = "the batch was interrupted; the active sub-run was cancelled and the rest were not run"
+		case CodeBatchTimeout:
+			p["error"] = "a sub-run timed out; it was cancelled and the rest were not run"
+		default:
+			p["error"] = fmt.Sprintf("%d of %d requested runs did not pass", p["failedRuns"], len(b.Children))
+		}
+		kind := fault.Failed
+		if firstInfra != nil {
+			kind = firstInfra.Kind
+		}
+		b.Err = fault.New(kind, code, p["error"].(string))
+	}
+	b.Payload = p
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// JUnitSuite renders the batch as one testsuite: one testcase per
+// requested sub-run, not-reached runs as <skipped>.
+func (b *BatchReport) JUnitSuite(name string, exit func(*fault.Error) int) artifacts.JUnitSuite {
+	s := artifacts.JUnitSuite{Name: name, Timestamp: b.Started,
+		Properties: []artifacts.JUnitProperty{{Name: "batchId", Value: b.BatchID}}}
+	for _, ch := range b.Children {
+		tcName := fmt.Sprintf("%03d-%s", ch.Index, ch.CaseName)
+		if ch.Report == nil {
+			s.Cases = append(s.Cases, artifacts.JUnitCase{Name: tcName, Classname: "solopi." + ch.CaseName,
+				Skipped: &artifacts.JUnitProblem{Message: "not run: the batch stopped before this run"}})
+			continue
+		}
+		s.Cases = append(s.Cases, RunJUnitCase(ch.Report, tcName, exit(ch.Report.Err)))
+	}
+	return s
+}
+
+// RunJUnitCase renders one run as a testcase: <failure> for a failed
+// replay (with the exception step), <error> for every other non-pass
+// (timeout, cancel, conflicts, device errors), screenshots as
+// [[ATTACHMENT|path]] lines.
+func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
+	tc := artifacts.JUnitCase{Name: name, Classname: "solopi." + r.CaseName, Duration: r.Finished.Sub(r.Started)}
+	add := func(k, v string) {
+		if v != "" {
+			tc.Properties = append(tc.Properties, artifacts.JUnitProperty{Name: k, Value: v})
+		}
+	}
+	add("runId", r.RunID)
+	add("requestId", r.RequestID)
+	add("state", r.State)
+	add("exitCode", fmt.Sprint(exitCode))
+	msg, _ := r.Payload["error"].(string)
+	switch {
+	case r.Err == nil && r.Status != nil && r.Status.Active:
+		// --no-wait: the run was claimed and is still going; JUnit has no
+		// "running" result and it must not read as a pass.
+		tc.Skipped = &artifacts.JUnitProblem{Message: "not waited for: the run is still " + r.State}
+	case r.Err == nil:
+	case r.ErrorCode == CodeReplayFailed:
+		p := &artifacts.JUnitProblem{Type: CodeReplayFailed, Message: msg}
+		var text strings.Builder
+		if f := r.Status.FirstFailure(); f != nil {
+			if f.ExceptionMessage != "" {
+				p.Message = f.ExceptionMessage
+			}
+			if f.ExceptionStep != nil {
+				fmt.Fprintf(&text, "exceptionStep: %d\n", *f.ExceptionStep)
+			}
+			if f.ExceptionStepID != "" {
+				fmt.Fprintf(&text, "exceptionStepId: %s\n", f.ExceptionStepID)
+			}
+			if f.ExceptionMessage != "" {
+				fmt.Fprintf(&text, "exceptionMessage: %s\n", f.ExceptionMessage)
+			}
+		}
+		if msg != "" {
+			fmt.Fprintf(&text, "error: %s\n", msg)
+		}
+		p.Text = text.String()
+		tc.Failure = p
+	default:
+		tc.Error = &artifacts.JUnitProblem{Type: r.ErrorCode, Message: msg, Text: fmt.Sprintf("exitCode: %d\n", exitCode)}
+	}
+	if r.Artifacts != nil {
+		tc.Attachments = r.Artifacts.Attachments()
+		if r.Artifacts.Logcat != "" {
+			tc.SystemOut = "logcat: " + r.Artifacts.Logcat
+		}
+	}
+	return tc
+}

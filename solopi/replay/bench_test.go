@@ -1,0 +1,54 @@
+package replay
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// benchSimDevice opens a session on an in-process simulator at a high time
+// scale, so that the figures measure the host's own cost.
+func benchSimDevice(b *testing.B, scale float64) *device.Device {
+	b.Helper()
+	dev := sim.New(sim.Options{Serial: "sim-bench", TimeScale: scale})
+	b.Cleanup(func() { dev.Close() })
+	s, err := device.OpenSession(context.Background(), dev, device.SessionOptions{StartupTimeout: 10 * time.Second})
+	if err != nil {
+		b.Fatalf("open session on the simulator: %v", err)
+	}
+	b.Cleanup(s.Close)
+	return s.Device
+}
+
+// BenchmarkReplay runs one two-step case end to end (preflight, start,
+// acknowledgement, polling to the terminal state) on the simulator at time
+// scale 200.
+//
+//	go test -run '^$' -bench Replay ./solopi/...
+func BenchmarkReplay(b *testing.B) {
+	d := benchSimDevice(b, 200)
+	ctx := context.Background()
+	c, err := casefile.Parse([]byte(`{"caseName":"bench","targetAppPackage":"com.example.counter","operationLog":{"steps":[{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"100"}}}]}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _, err := casefile.Normalize(c, casefile.NormalizeOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ImportCase(ctx, d, n, ImportOptions{Timeout: 10 * time.Second, PollInterval: 50 * time.Millisecond}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep := RunReplay(ctx, d, RunOptions{CaseName: "bench", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: time.Second})
+		if rep.ErrorCode != "" {
+			b.Fatalf("run: %s %v", rep.ErrorCode, rep.Payload)
+		}
+	}
+}

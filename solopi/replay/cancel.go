@@ -1,0 +1,270 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// CancelResult is the evidence of a targeted cancel.
+type CancelResult struct {
+	Attempted bool
+	Sent      bool
+	Success   bool
+	Reason    string
+	Status    *ReplayStatus
+	Err       error
+}
+
+// Report renders the cancel evidence.
+func (c CancelResult) Report() map[string]any {
+	m := map[string]any{"attempted": c.Attempted, "sent": c.Sent, "success": c.Success}
+	if c.Reason != "" {
+		m["reason"] = c.Reason
+	}
+	if c.Status != nil {
+		m["finalState"] = c.Status.State
+	}
+	if c.Err != nil {
+		m["error"] = errText(c.Err)
+	}
+	return m
+}
+
+// CancelOwnRun cancels runId if, and only if, the device's current run is
+// exactly that runId (and requestId, when given) and still running; then it
+// waits up to wait for a terminal state. A run that is already terminal,
+// or a different run, is left alone.
+func CancelOwnRun(ctx context.Context, d *device.Device, runID, requestID string, wait time.Duration) CancelResult {
+	res := CancelResult{Attempted: true}
+	st, err := FetchReplayStatus(ctx, d)
+	if err != nil {
+		res.Err, res.Reason = err, "status_unavailable"
+		return res
+	}
+	res.Status = st
+	if st.RunID != runID || (requestID != "" && st.RequestID != requestID) {
+		res.Reason = "run_not_current"
+		return res
+	}
+	if st.Terminal {
+		res.Reason = "already_terminal"
+		res.Success = st.State == string(protocol.ReplayCancelled)
+		return res
+	}
+	if st.State == string(protocol.ReplayRunning) {
+		if err := d.Mutate(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCancel, protocol.ParamRunID, runID)); err != nil {
+			res.Err, res.Reason = err, "mutation_failed"
+			return res
+		}
+		res.Sent = true
+	}
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: wait, Interval: 250 * time.Millisecond, Initial: 50 * time.Millisecond}, func(ctx context.Context) (bool, error) {
+		s, err := FetchReplayStatus(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if s.RunID != runID {
+			res.Reason = "run_replaced"
+			return true, nil
+		}
+		res.Status = s
+		return s.Terminal, nil
+	})
+	switch {
+	case errors.Is(err, device.ErrPollTimeout):
+		res.Reason = "cancel_not_confirmed"
+	case err != nil:
+		res.Err, res.Reason = err, "status_unavailable"
+	case res.Reason == "":
+		res.Success = res.Status.State == string(protocol.ReplayCancelled)
+		if !res.Success {
+			res.Reason = "finished_before_cancel"
+		}
+	}
+	return res
+}
+
+func errText(err error) string {
+	var e *fault.Error
+	if errors.As(err, &e) {
+		return e.Code + ": " + e.Message
+	}
+	return err.Error()
+}
+
+// asError converts a run error to *fault.Error (nil stays nil).
+func asError(err error) *fault.Error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) && !isOutcome(err) {
+		return fault.Wrap(fault.Interrupted, device.CodeInterrupted, "the command was interrupted", err)
+	}
+	return fault.From(err)
+}
+
+func isOutcome(err error) bool {
+	var e *fault.Error
+	return errors.As(err, &e)
+}
+
+// caseError maps a casefile policy or normalisation error to exit 3.
+func caseError(err error) *fault.Error {
+	if e := CaseFileError(err); e != nil {
+		return e
+	}
+	return fault.Wrap(fault.Invalid, casefile.CodeInvalidCase, err.Error(), err)
+}
+
+// CaseFileError maps the *casefile.Error in err's chain to exit 3 with its
+// stable code, step position, field and details; nil when there is none.
+func CaseFileError(err error) *fault.Error {
+	var ce *casefile.Error
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	e := fault.Wrap(fault.Invalid, ce.Code, ce.Message, err)
+	if ce.StepIndex >= 0 {
+		e.With("stepIndex", ce.StepIndex)
+	}
+	if ce.StepID != "" {
+		e.With("stepId", ce.StepID)
+	}
+	if ce.Field != "" {
+		e.With("field", ce.Field)
+	}
+	for k, v := range ce.Details {
+		e.With(k, v)
+	}
+	return e
+}
+
+// CancelRun is the `cancel --run-id` flow: the device's current run must be
+// active with exactly runID (else exit 2 with activeRun and no mutation);
+// then cancel it and poll until terminal: cancelled 0, passed/failed 2,
+// another runId 2, timeout 124. A stale runId never reaches the device.
+func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, interval time.Duration) (map[string]any, error) {
+	if strings.TrimSpace(runID) == "" {
+		return nil, fault.Usage(CodeInvalidRunOption, "--run-id is required")
+	}
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if interval <= 0 {
+		interval = 500 * time.Millisecond
+	}
+	st, err := FetchReplayStatus(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if st.Active && st.RunID == "" {
+		return nil, device.ContractError("the device reports an active run without a runId", st.Object)
+	}
+	if !st.Active {
+		return nil, fault.New(fault.Failed, CodeRunNotActive, "there is no active run to cancel").
+			With("expectedRunId", runID).With("activeRun", st.Object)
+	}
+	if st.RunID != runID {
+		return nil, fault.New(fault.Failed, CodeRunIDMismatch, "the active run is not the given runId; nothing was cancelled").
+			With("expectedRunId", runID).With("activeRun", st.Object)
+	}
+	sent := false
+	if st.State == string(protocol.ReplayRunning) {
+		if err := d.Mutate(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCancel, protocol.ParamRunID, runID)); err != nil {
+			return nil, err
+		}
+		sent = true
+	}
+	last := st
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: timeout, Interval: interval}, func(ctx context.Context) (bool, error) {
+		s, err := FetchReplayStatus(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if s.RunID != runID {
+			return false, fault.New(fault.Failed, CodeRunReplaced, "another run replaced the run being cancelled").
+				With("runId", runID).With("activeRun", s.Object)
+		}
+		last = s
+		return s.Terminal, nil
+	})
+	if errors.Is(err, device.ErrPollTimeout) {
+		return nil, fault.New(fault.Timeout, CodeCancelTimeout, "the run did not reach a terminal state in time after the cancel").
+			With("runId", runID).With("cancelSent", sent).With("lastStatus", last.Object)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := maps.Clone(last.Object)
+	out["cancelSent"] = sent
+	if last.State != string(protocol.ReplayCancelled) {
+		e := fault.Newf(fault.Failed, CodeCancelTooLate, "the run finished as %s before the cancel took effect", last.State)
+		for k, v := range out {
+			e.With(k, v)
+		}
+		return nil, e
+	}
+	out["success"] = true
+	return out, nil
+}
+
+// LatestResult is the `result [--run-id]` flow over harness?type=result.
+// The object is printed whatever the verdict; failure is nil when the run
+// passed (with results), of kind Failed for a non-terminal or non-passed
+// run and Transport for passed without results. A mismatching runId or no
+// run is an error.
+func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[string]any, failure *fault.Error, err error) {
+	st, err := ReplayLatest(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if runID != "" && st.RunID != runID {
+		return nil, nil, fault.New(fault.Failed, CodeRunIDMismatch, "the latest run is not the given runId").
+			With("expectedRunId", runID).With("latestRun", st.Object)
+	}
+	if st.RunID == "" || st.State == string(protocol.ReplayIdle) {
+		return nil, nil, fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
+	}
+	out = maps.Clone(st.Object)
+	switch {
+	case !st.Terminal:
+		out["success"] = false
+		out["errorCode"] = CodeRunNotTerminal
+		out["error"] = "the run is still " + st.State
+		return out, verdictOf(out, fault.Failed), nil
+	case st.State == string(protocol.ReplayPassed) && len(st.Results) == 0:
+		out["success"] = false
+		out["errorCode"] = CodeEmptyResults
+		out["error"] = "the run reports passed without any replay result; treated as a protocol anomaly"
+		return out, verdictOf(out, fault.Transport), nil
+	case st.State == string(protocol.ReplayPassed):
+		out["success"] = true
+		return out, nil, nil
+	case st.State == string(protocol.ReplayFailed):
+		out["success"] = false
+		out["errorCode"] = CodeReplayFailed
+		if st.Error == "" {
+			out["error"] = "the replay failed"
+		}
+		return out, verdictOf(out, fault.Failed), nil
+	}
+	out["success"] = false
+	out["errorCode"] = CodeReplayCancelled
+	out["error"] = "the replay was cancelled"
+	return out, verdictOf(out, fault.Failed), nil
+}
+
+// verdictOf is the failure a printed result object reports.
+func verdictOf(out map[string]any, k fault.Kind) *fault.Error {
+	code, _ := out["errorCode"].(string)
+	msg, _ := out["error"].(string)
+	return fault.New(k, code, msg)
+}

@@ -1,0 +1,300 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// Error codes of the case commands.
+const (
+	CodeImportTimeout   = "import_timeout"
+	CodeDeleteTimeout   = "delete_timeout"
+	CodeReceiptMismatch = "receipt_mismatch"
+	CodeStagingFailed   = "import_staging_failed"
+)
+
+// DeviceCase is the exact case a replay will run: the device's snapshot,
+// bound to its database id and caseFingerprint.
+type DeviceCase struct {
+	ID          int64
+	Name        string
+	Fingerprint string
+	// Case is the snapshot parsed (steps inlined and decrypted by SoloPi).
+	Case *casefile.Case
+	// Object is the device's case object with operationLog parsed into an
+	// object, as case-get prints it.
+	Object map[string]any
+}
+
+// GetCase reads harness?type=case for name and checks that the snapshot is
+// bound: same name, a positive id and a 64-hex fingerprint. Anything else
+// is a protocol error (exit 4), raised before any mutation is sent.
+func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, error) {
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCase, protocol.ParamCaseName, name))
+	if err != nil {
+		return nil, err
+	}
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
+		return nil, device.DeviceRefusal(m, "the device refused the case query").With("caseName", name)
+	}
+	obj, ok := m["case"].(map[string]any)
+	if !ok {
+		return nil, device.Recode(device.ContractError("the case answer has no case object", m), CodeCaseUnbound)
+	}
+	id, idOK := device.WireObject(obj).Integer("id")
+	fp := device.WireObject(obj).Str("caseFingerprint")
+	got := device.WireObject(obj).Str("caseName")
+	if got != name || !idOK || id <= 0 || !fingerprintRe.MatchString(fp) {
+		return nil, fault.New(fault.Transport, CodeCaseUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
+			With("caseName", name).With("caseId", obj["id"]).With("caseFingerprint", obj["caseFingerprint"]).With("returnedCaseName", got)
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("re-encode case snapshot: %w", err)
+	}
+	c, err := casefile.Parse(raw)
+	if err != nil {
+		e := caseError(err)
+		e.Kind = fault.Transport
+		return nil, e.With("caseName", name)
+	}
+	out := maps.Clone(obj)
+	if s, ok := obj["operationLog"].(string); ok {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var opLog map[string]any
+		if err := dec.Decode(&opLog); err != nil || opLog == nil {
+			return nil, device.ContractError("the case operationLog is not a JSON object", nil).With("caseName", name)
+		}
+		delete(opLog, "storePath")
+		out["operationLog"] = opLog
+	}
+	return &DeviceCase{ID: id, Name: name, Fingerprint: fp, Case: c, Object: out}, nil
+}
+
+// StepCount is the number of steps of the snapshot.
+func (c *DeviceCase) StepCount() int { return len(c.Case.Steps) }
+
+// ListCases queries harness?type=cases and checks count == len(cases).
+func ListCases(ctx context.Context, d *device.Device) (map[string]any, error) {
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCases))
+	if err != nil {
+		return nil, err
+	}
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
+		return nil, device.DeviceRefusal(m, "the device refused the case list")
+	}
+	list, ok := m["cases"].([]any)
+	n, nok := device.WireObject(m).Integer("count")
+	if !ok || !nok || n != int64(len(list)) {
+		return nil, device.ContractError("the case list count does not match its cases", m)
+	}
+	return m, nil
+}
+
+// receiptPoll polls a receipt query for reqID until done says so. A
+// *receipt_not_found answer means "not there yet"; a receipt for another
+// requestId is a protocol error, never accepted.
+func receiptPoll(ctx context.Context, d *device.Device, action string, p device.Params, reqID string, o device.PollOptions,
+	done func(m map[string]any) (bool, error)) (map[string]any, map[string]any, error) {
+	var last, final map[string]any
+	o.Clock = d.Clock()
+	err := device.PollUntil(ctx, o, func(ctx context.Context) (bool, error) {
+		m, err := d.Query(ctx, action, p)
+		if err != nil {
+			return false, err
+		}
+		last = m
+		if ok, _ := device.WireObject(m).Flag("success"); !ok {
+			code := device.WireObject(m).Str("errorCode")
+			if protocol.KeepPolling(code) || strings.Contains(code, "receipt_not_found") {
+				return false, nil
+			}
+		}
+		if got := device.WireObject(m).Str("requestId"); got != reqID {
+			return false, fault.New(fault.Transport, CodeReceiptMismatch, "the device answered with a receipt for another requestId").
+				With("requestId", reqID).With("lastResponse", m)
+		}
+		ok, err := done(m)
+		if ok {
+			final = m
+		}
+		return ok, err
+	})
+	return final, last, err
+}
+
+// ImportOptions configure ImportCase.
+type ImportOptions struct {
+	Replace      bool
+	Timeout      time.Duration // default 15 s
+	PollInterval time.Duration // default 0.2 s
+}
+
+// ImportReport is the outcome of a case import, success or not: the
+// receipt (when one arrived) and the cleanup of the staged file.
+type ImportReport struct {
+	RequestID  string
+	RemotePath string
+	Receipt    map[string]any
+	Cleanup    map[string]any
+}
+
+// ImportDir is the device directory SoloPi imports cases from.
+func ImportDir(d *device.Device) string {
+	return "/sdcard/Android/data/" + d.Package() + "/files/harness-import"
+}
+
+// ImportCase pushes the normalised case under a controlled random name
+// (<requestId>.json, SHA-256 checked), asks SoloPi to import it, and polls
+// the receipt for that requestId. The staged file is always removed
+// afterwards (SoloPi deletes it on read; we make sure, whatever happened),
+// with a fresh context so an interrupt does not leave it behind.
+func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o ImportOptions) (*ImportReport, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 200 * time.Millisecond
+	}
+	data, err := casefile.MarshalImportFile(c)
+	if err != nil {
+		return nil, caseError(err)
+	}
+	rep := &ImportReport{RequestID: device.NewRequestID()}
+	dir := ImportDir(d)
+	rep.RemotePath = dir + "/" + rep.RequestID + ".json"
+	staged := false
+	defer func() {
+		if staged {
+			rep.Cleanup = removeStaged(ctx, d, rep.RemotePath)
+		} else {
+			rep.Cleanup = map[string]any{"attempted": false, "reason": "nothing_staged"}
+		}
+	}()
+	_, stderr, code, err := d.Transport().Shell(ctx, device.ShellJoin("mkdir", "-p", dir))
+	if err != nil {
+		if ie := device.CtxErr(ctx, err); ie != nil {
+			return rep, ie
+		}
+		return rep, fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while creating the import directory", err)
+	}
+	if code != 0 {
+		return rep, fault.Newf(fault.Transport, CodeStagingFailed, "mkdir %s failed: %s", dir, device.FirstLine(string(stderr)))
+	}
+	// From here on a partial push may have left a file: always clean up.
+	staged = true
+	if _, err := d.Push(ctx, bytes.NewReader(data), rep.RemotePath, 0o644); err != nil {
+		return rep, err
+	}
+	if err := d.Mutate(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCaseImport,
+		protocol.ParamPath, rep.RemotePath, protocol.ParamReplace, fmt.Sprint(o.Replace), protocol.ParamRequestID, rep.RequestID)); err != nil {
+		return rep, err
+	}
+	final, last, err := receiptPoll(ctx, d, protocol.ActionHarness,
+		device.P(protocol.ParamType, protocol.HarnessCaseImportStatus, protocol.ParamRequestID, rep.RequestID), rep.RequestID,
+		device.PollOptions{Timeout: o.Timeout, Interval: o.PollInterval},
+		func(map[string]any) (bool, error) { return true, nil })
+	if errors.Is(err, device.ErrPollTimeout) {
+		return rep, fault.New(fault.Timeout, CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
+			With("requestId", rep.RequestID).With("lastResponse", last)
+	}
+	if err != nil {
+		return rep, err
+	}
+	rep.Receipt = final
+	if ok, _ := device.WireObject(final).Flag("success"); !ok {
+		return rep, device.DeviceRefusal(final, "SoloPi refused the case import")
+	}
+	imported, _ := device.WireObject(final).Flag("imported")
+	id, idOK := device.WireObject(final).Integer("caseId")
+	if !imported || !idOK || id <= 0 || device.WireObject(final).Str("caseName") != c.CaseName {
+		return rep, device.ContractError("the import receipt says success but does not name the imported case", final)
+	}
+	return rep, nil
+}
+
+// removeStaged deletes the staged import file and checks it is gone.
+func removeStaged(ctx context.Context, d *device.Device, remote string) map[string]any {
+	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
+	defer cancel()
+	res := map[string]any{"attempted": true, "path": remote, "success": false}
+	_, stderr, code, err := d.Transport().Shell(cctx, device.ShellJoin("rm", "-f", "--", remote))
+	if err != nil || code != 0 {
+		res["error"] = "rm failed: " + firstNonEmpty(errString(err), device.FirstLine(string(stderr)))
+		return res
+	}
+	_, _, code, err = d.Transport().Shell(cctx, device.ShellJoin("test", "!", "-e", remote))
+	if err != nil {
+		res["error"] = "check failed: " + err.Error()
+		return res
+	}
+	res["removed"] = code == 0
+	res["success"] = code == 0
+	return res
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// DeleteCase deletes the newest case named name (confirmCaseName = name)
+// and polls the receipt for our requestId.
+func DeleteCase(ctx context.Context, d *device.Device, name string, timeout, interval time.Duration) (map[string]any, string, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, "", fault.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
+	}
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	if interval <= 0 {
+		interval = 200 * time.Millisecond
+	}
+	reqID := device.NewRequestID()
+	if err := d.Mutate(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCaseDelete,
+		protocol.ParamCaseName, name, protocol.ParamConfirmCaseName, name, protocol.ParamRequestID, reqID)); err != nil {
+		return nil, reqID, err
+	}
+	final, last, err := receiptPoll(ctx, d, protocol.ActionHarness,
+		device.P(protocol.ParamType, protocol.HarnessCaseDeleteStatus, protocol.ParamRequestID, reqID), reqID,
+		device.PollOptions{Timeout: timeout, Interval: interval},
+		func(map[string]any) (bool, error) { return true, nil })
+	if errors.Is(err, device.ErrPollTimeout) {
+		return nil, reqID, fault.New(fault.Timeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
+			With("requestId", reqID).With("caseName", name).With("lastResponse", last)
+	}
+	if err != nil {
+		return nil, reqID, err
+	}
+	if ok, _ := device.WireObject(final).Flag("success"); !ok {
+		return final, reqID, device.DeviceRefusal(final, "SoloPi refused to delete the case")
+	}
+	deleted, _ := device.WireObject(final).Flag("deleted")
+	if !deleted || device.WireObject(final).Str("caseName") != name {
+		return final, reqID, device.ContractError("the delete receipt says success but does not name the deleted case", final)
+	}
+	return final, reqID, nil
+}

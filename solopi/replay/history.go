@@ -1,0 +1,191 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// Error codes of the replay history commands.
+const (
+	CodeInvalidHistoryID    = "invalid_history_id"
+	CodeInvalidHistoryLimit = "invalid_limit"
+	CodeHistoryDeleteTime   = "history_delete_timeout"
+)
+
+var replayHistoryIDRe = regexp.MustCompile(`^replay-[0-9a-f]{64}$`)
+
+// CheckReplayHistoryID checks an id locally (exit 3): ids are opaque
+// digests, so anything path-like is refused before the device sees it.
+func CheckReplayHistoryID(id string) error {
+	if !replayHistoryIDRe.MatchString(id) {
+		return fault.Usage(CodeInvalidHistoryID, "--id must be a replay history id: replay- followed by 64 lowercase hex digits").With("id", id)
+	}
+	return nil
+}
+
+// ListReplayHistory queries history?action=listReplay and checks the list
+// contract: kind, returned == len(records) <= min(total, limit),
+// truncated == (returned < total), and every record a replay id.
+func ListReplayHistory(ctx context.Context, d *device.Device, limit int) (map[string]any, error) {
+	if limit < 1 || limit > 500 {
+		return nil, fault.Usage(CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+	}
+	m, err := d.Query(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "listReplay", protocol.ParamLimit, fmt.Sprint(limit)))
+	if err != nil {
+		return nil, err
+	}
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
+		return nil, device.DeviceRefusal(m, "the device refused the history list")
+	}
+	if err := checkHistoryList(m, limit); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func checkHistoryList(m map[string]any, limit int) error {
+	if device.WireObject(m).Str("kind") != "replay" {
+		return device.ContractError("the history list kind is not replay", m)
+	}
+	records, ok := m["records"].([]any)
+	if !ok {
+		return device.ContractError("the history list has no records array", m)
+	}
+	returned, rok := device.WireObject(m).Integer("returned")
+	total, tok := device.WireObject(m).Integer("total")
+	truncated, trok := device.WireObject(m).Flag("truncated")
+	if !rok || !tok || !trok {
+		return device.ContractError("the history list lacks returned, total or truncated", m)
+	}
+	if returned != int64(len(records)) || returned > total || returned > int64(limit) || truncated != (returned < total) {
+		return device.ContractError("the history list counts are inconsistent (returned, total, truncated, limit)", m)
+	}
+	for i, r := range records {
+		o, ok := r.(map[string]any)
+		if !ok || device.WireObject(o).Str("kind") != "replay" || !replayHistoryIDRe.MatchString(device.WireObject(o).Str("id")) {
+			return device.ContractError(fmt.Sprintf("history record %d is not a replay record with a valid id", i), m)
+		}
+	}
+	return nil
+}
+
+// GetReplayHistory queries history?action=getReplay for exactly id.
+func GetReplayHistory(ctx context.Context, d *device.Device, id string) (map[string]any, error) {
+	if err := CheckReplayHistoryID(id); err != nil {
+		return nil, err
+	}
+	m, err := d.Query(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "getReplay", protocol.ParamID, id))
+	if err != nil {
+		return nil, err
+	}
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
+		return nil, device.DeviceRefusal(m, "the device refused the history query").With("id", id)
+	}
+	if device.WireObject(m).Str("kind") != "replay" || device.WireObject(m).Str("id") != id {
+		return nil, device.ContractError("the history record does not echo the requested kind and id", m)
+	}
+	return m, nil
+}
+
+// HistoryDeleteResult is the outcome of a history deletion.
+type HistoryDeleteResult struct {
+	RequestID string
+	// Object is {success, requestId, state, mutation} with success set to
+	// mutation.success.
+	Object map[string]any
+	// Success is mutation.success.
+	Success bool
+}
+
+// DeleteReplayHistory deletes one replay record (confirmId = id) and polls
+// mutationStatus for our requestId until completed or failed, validating
+// every receipt strictly.
+func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeout, interval time.Duration) (*HistoryDeleteResult, error) {
+	if err := CheckReplayHistoryID(id); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if interval <= 0 {
+		interval = 200 * time.Millisecond
+	}
+	res := &HistoryDeleteResult{RequestID: device.NewRequestID()}
+	if err := d.Mutate(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "deleteReplay", protocol.ParamRequestID, res.RequestID,
+		protocol.ParamID, id, protocol.ParamConfirmID, id)); err != nil {
+		return res, err
+	}
+	final, last, err := receiptPoll(ctx, d, protocol.ActionHistory, device.P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, res.RequestID),
+		res.RequestID, device.PollOptions{Timeout: timeout, Interval: interval},
+		func(m map[string]any) (bool, error) {
+			if err := checkHistoryReceipt(m, res.RequestID, id); err != nil {
+				return false, err
+			}
+			return device.WireObject(m).Str("state") != "in_progress", nil
+		})
+	if errors.Is(err, device.ErrPollTimeout) {
+		return res, fault.New(fault.Timeout, CodeHistoryDeleteTime, "SoloPi did not finish the history deletion in time; it may still complete").
+			With("requestId", res.RequestID).With("id", id).With("lastResponse", last)
+	}
+	if err != nil {
+		return res, err
+	}
+	mut := final["mutation"].(map[string]any)
+	res.Success, _ = device.WireObject(mut).Flag("success")
+	res.Object = map[string]any{"success": res.Success, "requestId": res.RequestID, "state": final["state"], "mutation": mut}
+	if !res.Success {
+		code := device.WireObject(mut).Str("errorCode")
+		e := fault.New(fault.Failed, code, device.WireObject(mut).Str("error"))
+		for k, v := range res.Object {
+			if k != "success" {
+				e.With(k, v)
+			}
+		}
+		return res, e
+	}
+	return res, nil
+}
+
+// checkHistoryReceipt is the strict mutationStatus validator.
+func checkHistoryReceipt(m map[string]any, reqID, id string) error {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
+		return device.ContractError("the history mutation status is not a receipt", m)
+	}
+	state := device.WireObject(m).Str("state")
+	if state != "in_progress" && state != "completed" && state != "failed" {
+		return device.ContractError(fmt.Sprintf("the history receipt state %q is unknown", state), m)
+	}
+	mut, ok := m["mutation"].(map[string]any)
+	if !ok {
+		return device.ContractError("the history receipt has no mutation object", m)
+	}
+	if device.WireObject(mut).Str("requestId") != reqID || device.WireObject(mut).Str("kind") != "replay" || device.WireObject(mut).Str("action") != "deleteReplay" ||
+		device.WireObject(mut).Str("id") != id || device.WireObject(mut).Str("state") != state {
+		return device.ContractError("the history receipt does not match our requestId, kind, action, id and state", m)
+	}
+	success, sok := device.WireObject(mut).Flag("success")
+	if !sok {
+		return device.ContractError("the history receipt's mutation.success is not a boolean", m)
+	}
+	deleted, _ := device.WireObject(mut).Flag("deleted")
+	switch state {
+	case "completed":
+		if !success || !deleted {
+			return device.ContractError("a completed history receipt must have success and deleted true", m)
+		}
+	case "failed":
+		_, codeOK := mut["errorCode"].(string)
+		_, errOK := mut["error"].(string)
+		if success || deleted || !codeOK || !errOK || device.WireObject(mut).Str("errorCode") == "" {
+			return device.ContractError("a failed history receipt must have success and deleted false and an errorCode and error", m)
+		}
+	}
+	return nil
+}

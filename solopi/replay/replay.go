@@ -1,0 +1,160 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// Error codes of the replay commands (run, status, result, cancel).
+const (
+	CodeCaseUnbound         = "case_snapshot_unbound"
+	CodePluginsUnavailable  = "plugins_unavailable"
+	CodeDeviceNotReady      = "device_not_ready"
+	CodeReplayActive        = "replay_active"
+	CodeOwnershipConflict   = "ownership_conflict"
+	CodeRunIdentityMismatch = "run_identity_mismatch"
+	CodeAckTimeout          = "ack_timeout"
+	CodeRunTimeout          = "run_timeout"
+	CodeRunReplaced         = "run_replaced"
+	CodeReplayFailed        = "replay_failed"
+	CodeReplayCancelled     = "replay_cancelled"
+	CodeEmptyResults        = "empty_results"
+	CodeRunIDMismatch       = "run_id_mismatch"
+	CodeNoRun               = "no_run"
+	CodeRunNotTerminal      = "run_not_terminal"
+	CodeRunNotActive        = "run_not_active"
+	CodeCancelTooLate       = "run_finished_before_cancel"
+	CodeCancelTimeout       = "cancel_timeout"
+	CodeAutoStartNotSet     = "auto_start_not_confirmed"
+	CodeInvalidRunOption    = "invalid_option"
+	CodeInvalidStatus       = "invalid_replay_status"
+)
+
+// KeyReplayAutoStart is the SoloPi setting that lets a replay begin
+// without a human tapping start (docs/device-protocol.md).
+const KeyReplayAutoStart = "KEY_REPLAY_AUTO_START"
+
+// fingerprintRe is the caseFingerprint form (64 lowercase hex).
+var fingerprintRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// ReplayResult is one element of a snapshot's results[].
+type ReplayResult struct {
+	CaseName         string            `json:"caseName,omitempty"`
+	Status           string            `json:"status"`
+	ExceptionMessage string            `json:"exceptionMessage,omitempty"`
+	ExceptionStep    *int64            `json:"exceptionStep,omitempty"`
+	ExceptionStepID  string            `json:"exceptionStepId,omitempty"`
+	LogFile          string            `json:"logFile,omitempty"`
+	ScreenshotFiles  map[string]string `json:"screenshotFiles,omitempty"`
+}
+
+// ReplayStatus is one harness?type=status (or result) snapshot, checked
+// against the contract: a known state whose active/terminal flags agree.
+type ReplayStatus struct {
+	RunID     string
+	RequestID string
+	CaseName  string
+	State     string
+	Active    bool
+	Terminal  bool
+	Error     string
+	StartedAt int64
+	// FinishedAt is 0 while the run is active.
+	FinishedAt int64
+	Results    []ReplayResult
+	// Object is the device answer exactly as received (integers exact).
+	Object map[string]any
+}
+
+// ParseReplayStatus checks and reads a snapshot object.
+func ParseReplayStatus(m map[string]any) (*ReplayStatus, error) {
+	if ok, _ := device.WireObject(m).Flag("success"); !ok {
+		return nil, device.ContractError("the replay status answer has no success:true", m)
+	}
+	st := &ReplayStatus{
+		RunID: device.WireObject(m).Str("runId"), RequestID: device.WireObject(m).Str("requestId"), CaseName: device.WireObject(m).Str("caseName"),
+		State: device.WireObject(m).Str("state"), Error: device.WireObject(m).Str("error"), Object: m,
+	}
+	st.StartedAt, _ = device.WireObject(m).Integer("startedAt")
+	st.FinishedAt, _ = device.WireObject(m).Integer("finishedAt")
+	mach := protocol.Replay()
+	s := protocol.State(st.State)
+	if !mach.Has(s) {
+		return nil, device.Recode(device.ContractError(fmt.Sprintf("the replay status has an unknown state %q", st.State), m), CodeInvalidStatus)
+	}
+	active, aok := device.WireObject(m).Flag("active")
+	terminal, tok := device.WireObject(m).Flag("terminal")
+	if !aok || !tok || active != mach.IsLive(s) || terminal != mach.IsTerminal(s) {
+		return nil, device.Recode(device.ContractError("the replay status flags active/terminal disagree with its state", m), CodeInvalidStatus)
+	}
+	st.Active, st.Terminal = active, terminal
+	if s != protocol.ReplayIdle && st.RunID == "" {
+		return nil, device.Recode(device.ContractError("the replay status has a state but no runId", m), CodeInvalidStatus)
+	}
+	raw, has := m["results"]
+	if has && raw != nil {
+		list, ok := raw.([]any)
+		if !ok {
+			return nil, device.Recode(device.ContractError("the replay status results is not a list", m), CodeInvalidStatus)
+		}
+		for i, x := range list {
+			o, ok := x.(map[string]any)
+			if !ok {
+				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d] is not an object", i), m), CodeInvalidStatus)
+			}
+			r := ReplayResult{CaseName: device.WireObject(o).Str("caseName"), Status: device.WireObject(o).Str("status"), ExceptionMessage: device.WireObject(o).Str("exceptionMessage"),
+				ExceptionStepID: device.WireObject(o).Str("exceptionStepId"), LogFile: device.WireObject(o).Str("logFile")}
+			if r.Status != "passed" && r.Status != "failed" {
+				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d].status %q is neither passed nor failed", i, r.Status), m), CodeInvalidStatus)
+			}
+			if n, ok := device.WireObject(o).Integer("exceptionStep"); ok {
+				r.ExceptionStep = &n
+			}
+			if sf, ok := o["screenshotFiles"].(map[string]any); ok {
+				r.ScreenshotFiles = map[string]string{}
+				for k, v := range sf {
+					if s, ok := v.(string); ok {
+						r.ScreenshotFiles[k] = s
+					}
+				}
+			}
+			st.Results = append(st.Results, r)
+		}
+	}
+	return st, nil
+}
+
+// ReplayStatus queries harness?type=status.
+func FetchReplayStatus(ctx context.Context, d *device.Device) (*ReplayStatus, error) {
+	return replaySnapshot(ctx, d, protocol.HarnessStatus)
+}
+
+// ReplayLatest queries harness?type=result (the same snapshot).
+func ReplayLatest(ctx context.Context, d *device.Device) (*ReplayStatus, error) {
+	return replaySnapshot(ctx, d, protocol.HarnessResult)
+}
+
+func replaySnapshot(ctx context.Context, d *device.Device, typ string) (*ReplayStatus, error) {
+	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, typ))
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplayStatus(m)
+}
+
+// FirstFailure returns the first failed result, if any.
+func (s *ReplayStatus) FirstFailure() *ReplayResult {
+	if s == nil {
+		return nil
+	}
+	for i := range s.Results {
+		if s.Results[i].Status == "failed" {
+			return &s.Results[i]
+		}
+	}
+	return nil
+}

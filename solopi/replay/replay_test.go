@@ -1,0 +1,585 @@
+package replay
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
+)
+
+// replayFakeDevice is the host Device on the scripted replay SoloPi.
+func replayFakeDevice(f *devicefake.Replay) *device.Device {
+	return device.NewDevice(f, device.DeviceOptions{RequestTimeout: 2 * time.Second})
+}
+
+// fastRun are run options scaled for tests: the device contract is the
+// same, the budgets are short.
+func fastRun(name, dir string) RunOptions {
+	return RunOptions{CaseName: name, AckTimeout: 2 * time.Second, RunTimeout: 3 * time.Second,
+		PollInterval: 50 * time.Millisecond, CancelWait: time.Second, ArtifactsDir: dir}
+}
+
+func readManifest(t *testing.T, dir string) artifacts.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestName))
+	if err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	var m artifacts.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest json: %v", err)
+	}
+	return m
+}
+
+// checkArtifacts verifies the evidence directory of runID: every listed
+// file exists with the recorded size and SHA-256, result.json is bound to
+// the run, and the files named below are present.
+func checkArtifacts(t *testing.T, dir, runID, requestID string, want ...string) artifacts.Manifest {
+	t.Helper()
+	m := readManifest(t, dir)
+	if m.RunID != runID || m.RequestID != requestID {
+		t.Fatalf("manifest bound to %s/%s, want %s/%s", m.RunID, m.RequestID, runID, requestID)
+	}
+	have := map[string]bool{}
+	for _, f := range m.Files {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatalf("listed file %s: %v", f.Path, err)
+		}
+		sum := sha256.Sum256(b)
+		if int64(len(b)) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
+			t.Fatalf("file %s: size/sha mismatch with manifest", f.Path)
+		}
+		have[f.Path] = true
+	}
+	for _, w := range want {
+		if !have[w] {
+			t.Fatalf("manifest lacks %s: %+v", w, m.Files)
+		}
+	}
+	var res map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, ArtifactResult))
+	if err := json.Unmarshal(b, &res); err != nil || res["runId"] != runID {
+		t.Fatalf("result.json not bound to %s: %s", runID, b)
+	}
+	return m
+}
+
+func TestRunPassCollectsArtifactsAndRestoresAutoStart(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("smoke", devicefake.TwoSteps)
+	dir := filepath.Join(t.TempDir(), "out")
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("smoke", dir))
+	if kindOf(rep.Err) != passed || rep.Payload["success"] != true || rep.State != "passed" {
+		t.Fatalf("kind %v payload %v", kindOf(rep.Err), rep.Payload)
+	}
+	if !strings.HasPrefix(rep.RequestID, "replay-") || len(rep.RequestID) != 39 || rep.RunID == "" {
+		t.Fatalf("identities %q %q", rep.RequestID, rep.RunID)
+	}
+	if f.AutoStart {
+		t.Fatal("auto-start was left on; it was off before the run")
+	}
+	as := rep.Payload["autoStart"].(map[string]any)
+	if as["changed"] != true || as["restored"] != true || as["previous"] != false {
+		t.Fatalf("autoStart report %v", as)
+	}
+	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat, "device/001-"+rep.RunID+".log", "device/003-"+rep.RunID+"-2.png")
+	// The path with ".." is never pulled.
+	if len(m.Skipped) != 1 || !strings.Contains(m.Skipped[0].Source, "..") {
+		t.Fatalf("skipped %v", m.Skipped)
+	}
+	if f.CountMutations("type=cancel") != 0 {
+		t.Fatal("a passed run must not be cancelled")
+	}
+	// The replay mutation carries exactly the preflight identities.
+	snap := f.Cases["smoke"]
+	if f.CountMutations("caseFingerprint="+snap.CaseFingerprint) != 1 || f.CountMutations("requestId="+rep.RequestID) != 1 {
+		t.Fatalf("replay mutation params: %v", f.Mutations)
+	}
+}
+
+func TestRunFailReportsExceptionStep(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("login", devicefake.TwoSteps)
+	f.Plan["login"] = devicefake.PlanFail
+	dir := filepath.Join(t.TempDir(), "out")
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("login", dir))
+	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayFailed || rep.Payload["success"] != false {
+		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+	}
+	if rep.Payload["error"] != "1 replay result(s) failed" {
+		t.Fatalf("error %v", rep.Payload["error"])
+	}
+	ff := rep.Status.FirstFailure()
+	if ff == nil || ff.ExceptionStepID != "ai-step-002" || ff.ExceptionStep == nil || *ff.ExceptionStep != 1 {
+		t.Fatalf("first failure %+v", ff)
+	}
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+	tc := RunJUnitCase(rep, "login", 2)
+	if tc.Failure == nil || tc.Failure.Type != CodeReplayFailed || !strings.Contains(tc.Failure.Text, "exceptionStepId: ai-step-002") ||
+		tc.Failure.Message != "Node not found: increment_button" || len(tc.Attachments) != 2 {
+		t.Fatalf("junit case %+v", tc)
+	}
+}
+
+func TestRunCancelledByOperatorExits130(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("long", devicefake.TwoSteps)
+	f.Plan["long"] = devicefake.PlanHang
+	f.OnStatus = func(f *devicefake.Replay) {
+		// Someone with the runId cancels it on the device.
+		if f.Status["state"] == "running" && f.Polls >= 3 {
+			f.SetState("cancel_requested")
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("long", dir))
+	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != CodeReplayCancelled || rep.State != "cancelled" {
+		t.Fatalf("kind %v code %s state %s", kindOf(rep.Err), rep.ErrorCode, rep.State)
+	}
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult)
+}
+
+func TestRunTimeoutCancelsOurRun(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("slow", devicefake.TwoSteps)
+	f.Plan["slow"] = devicefake.PlanHang
+	dir := filepath.Join(t.TempDir(), "out")
+	o := fastRun("slow", dir)
+	o.RunTimeout = 400 * time.Millisecond
+	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeRunTimeout {
+		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+	}
+	if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 {
+		t.Fatalf("the timeout must cancel exactly our runId: %v", f.Mutations)
+	}
+	cx := rep.Payload["cancel"].(map[string]any)
+	if cx["sent"] != true || cx["success"] != true || cx["finalState"] != "cancelled" {
+		t.Fatalf("cancel evidence %v", cx)
+	}
+	if rep.Payload["runId"] != rep.RunID || f.AutoStart {
+		t.Fatalf("payload runId %v autoStart %v", rep.Payload["runId"], f.AutoStart)
+	}
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+}
+
+func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("slow", devicefake.TwoSteps)
+	f.Plan["slow"] = devicefake.PlanHang
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.OnStatus = func(f *devicefake.Replay) {
+		if f.Status["state"] == "running" && f.Polls == 3 {
+			cancel() // SIGINT while waiting for the terminal state
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	rep := RunReplay(ctx, replayFakeDevice(f), fastRun("slow", dir))
+	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != device.CodeInterrupted {
+		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
+	}
+	if rep.Payload["runId"] == nil || rep.Payload["runId"] != rep.RunID || rep.Payload["requestId"] != rep.RequestID {
+		t.Fatalf("interrupt payload lacks identities: %v", rep.Payload)
+	}
+	if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 || f.Status["state"] != "cancelled" {
+		t.Fatalf("cancel not sent for our run: %v / %v", f.Mutations, f.Status["state"])
+	}
+	if f.AutoStart {
+		t.Fatal("auto-start not restored after an interrupt")
+	}
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+}
+
+func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("shared", devicefake.TwoSteps)
+	f.Plan["shared"] = devicefake.PlanSteal
+	dir := filepath.Join(t.TempDir(), "out")
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shared", dir))
+	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeOwnershipConflict {
+		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+	}
+	ar, _ := rep.Payload["activeRun"].(map[string]any)
+	if ar == nil || ar["caseName"] != "shared" || ar["requestId"] == rep.RequestID {
+		t.Fatalf("activeRun %v", ar)
+	}
+	if rep.RunID != "" || f.CountMutations("type=cancel") != 0 {
+		t.Fatal("another client's run was adopted or cancelled")
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatal("artifacts of another client's run were collected")
+	}
+}
+
+func TestRunAckTimeoutOnInvisibleRejection(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("ghost", devicefake.TwoSteps)
+	f.Plan["ghost"] = devicefake.PlanInvisible
+	o := fastRun("ghost", "")
+	o.AckTimeout = 300 * time.Millisecond
+	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeAckTimeout || rep.Payload["requestId"] != rep.RequestID {
+		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
+	}
+	if f.AutoStart {
+		t.Fatal("auto-start not restored after an ack timeout")
+	}
+}
+
+func TestRunPassedWithoutResultsIsAnomaly(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("hollow", devicefake.TwoSteps)
+	f.Plan["hollow"] = devicefake.PlanEmpty
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("hollow", ""))
+	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeEmptyResults {
+		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+	}
+}
+
+func TestRunRefusesExistingArtifactsDirBeforeDeviceContact(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("smoke", devicefake.TwoSteps)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "old.txt"), []byte("x"), 0o644)
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("smoke", dir))
+	if kindOf(rep.Err) != fault.Invalid || rep.ErrorCode != artifacts.CodeDirNotEmpty {
+		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+	}
+	if len(f.ShellLog()) != 0 || f.RunSeq != 0 {
+		t.Fatalf("device contacted: %v", f.ShellLog())
+	}
+	// With --overwrite it runs and replaces only our files.
+	o := fastRun("smoke", dir)
+	o.Overwrite = true
+	rep = RunReplay(context.Background(), replayFakeDevice(f), o)
+	if kindOf(rep.Err) != passed {
+		t.Fatalf("overwrite run kind %v: %v", kindOf(rep.Err), rep.Payload)
+	}
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult)
+}
+
+func TestRunPreflightRefusals(t *testing.T) {
+	t.Run("replay active", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = devicefake.PlanHang
+		f.StartRun("a", "replay-"+strings.Repeat("a", 32))
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayActive || rep.Payload["activeRun"] == nil {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+		if f.CountMutations("replay?") != 0 {
+			t.Fatal("replay sent although a run is active")
+		}
+	})
+	t.Run("permissions missing", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Perms["accessibility"] = false
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+		mp := rep.Payload["missingPermissions"].([]string)
+		if len(mp) != 1 || mp[0] != "accessibility" || rep.Payload["userActionRequired"] == nil {
+			t.Fatalf("payload %v", rep.Payload)
+		}
+		if f.AutoStart {
+			t.Fatal("auto-start not restored after a preflight refusal")
+		}
+	})
+	t.Run("no auto-start", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		o := fastRun("a", "")
+		o.NoAutoStart = true
+		rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady || f.CountMutations("") != 0 {
+			t.Fatalf("kind %v code %s mutations %v", kindOf(rep.Err), rep.ErrorCode, f.Mutations)
+		}
+	})
+	t.Run("unbound snapshot", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		snap := f.AddCase("a", devicefake.TwoSteps)
+		snap.CaseFingerprint = "not-a-digest"
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeCaseUnbound || f.CountMutations("") != 0 {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+	})
+	t.Run("case missing", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("nope", ""))
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != "case_not_found" {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+	})
+	t.Run("plugins unavailable", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
+			"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`)
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shots", ""))
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodePluginsUnavailable {
+			t.Fatalf("kind %v code %s %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
+		}
+		up := rep.Payload["unavailablePlugins"].([]map[string]any)
+		if up[0]["name"] != "hulu_imageCompare" || up[0]["installed"] != false || f.CountMutations("") != 0 {
+			t.Fatalf("unavailable %v", up)
+		}
+	})
+	t.Run("refused step", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("shell", `[{"operationMethod":{"actionEnum":"EXECUTE_SHELL","operationParam":{"text":"reboot"}}}]`)
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shell", ""))
+		if kindOf(rep.Err) != fault.Invalid || f.CountMutations("") != 0 {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+	})
+}
+
+func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	f.AddCase("b", devicefake.TwoSteps)
+	d := replayFakeDevice(f)
+	first := RunReplay(context.Background(), d, fastRun("a", ""))
+	if kindOf(first.Err) != passed {
+		t.Fatalf("first run kind %v", kindOf(first.Err))
+	}
+	f.Plan["b"] = devicefake.PlanHang
+	o := fastRun("b", "")
+	o.NoWait = true
+	second := RunReplay(context.Background(), d, o)
+	if kindOf(second.Err) != passed || second.State != "running" || second.RunID == first.RunID {
+		t.Fatalf("second run kind %v state %s", kindOf(second.Err), second.State)
+	}
+	// A stale owner cancels its old runId: nothing reaches the device.
+	res := CancelOwnRun(context.Background(), d, first.RunID, first.RequestID, 300*time.Millisecond)
+	if res.Sent || res.Reason != "run_not_current" {
+		t.Fatalf("stale cancel %+v", res)
+	}
+	_, err := CancelRun(context.Background(), d, first.RunID, time.Second, 50*time.Millisecond)
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeRunIDMismatch || e.Details["activeRun"] == nil {
+		t.Fatalf("cancel --run-id old: %v", err)
+	}
+	if f.CountMutations("type=cancel") != 0 || f.Status["state"] != "running" || f.Status["runId"] != second.RunID {
+		t.Fatalf("the new run was touched: %v %v", f.Mutations, f.Status)
+	}
+	// The owner of the new run cancels it by its own runId.
+	out, err := CancelRun(context.Background(), d, second.RunID, time.Second, 50*time.Millisecond)
+	if err != nil || out["state"] != "cancelled" || out["success"] != true {
+		t.Fatalf("cancel own run: %v %v", out, err)
+	}
+	// --no-wait leaves auto-start on for the active run and says so.
+	as := second.Payload["autoStart"].(map[string]any)
+	if as["previous"] != false || as["changed"] != true || as["restored"] != false || as["restoreDeferred"] == nil {
+		t.Fatalf("second autoStart %v", as)
+	}
+}
+
+func TestLatestResult(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("a", devicefake.TwoSteps)
+	d := replayFakeDevice(f)
+	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != CodeNoRun {
+		t.Fatalf("no run: %v", err)
+	}
+	rep := RunReplay(context.Background(), d, fastRun("a", ""))
+	out, failure, err := LatestResult(context.Background(), d, rep.RunID)
+	if err != nil || failure != nil || out["success"] != true {
+		t.Fatalf("result: %v %v %v", out, failure, err)
+	}
+	_, _, err = LatestResult(context.Background(), d, "1-other")
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeRunIDMismatch || e.Details["latestRun"] == nil || e.Details["expectedRunId"] != "1-other" {
+		t.Fatalf("mismatch: %v", err)
+	}
+}
+
+func TestPollUntilAdaptive(t *testing.T) {
+	start := time.Now()
+	n := 0
+	err := device.PollUntil(context.Background(), device.PollOptions{Timeout: 5 * time.Second, Interval: time.Second}, func(context.Context) (bool, error) {
+		n++
+		return n == 3, nil
+	})
+	// 100 ms + 200 ms of pauses, far below two 1 s intervals.
+	if err != nil || n != 3 || time.Since(start) > 900*time.Millisecond {
+		t.Fatalf("err %v n %d after %v", err, n, time.Since(start))
+	}
+	err = device.PollUntil(context.Background(), device.PollOptions{Timeout: 150 * time.Millisecond, Interval: 50 * time.Millisecond}, func(context.Context) (bool, error) {
+		return false, nil
+	})
+	if err != device.ErrPollTimeout {
+		t.Fatalf("want ErrPollTimeout, got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := device.PollUntil(ctx, device.PollOptions{Timeout: time.Second}, func(context.Context) (bool, error) { return false, nil }); !fault.IsInterrupt(err) {
+		t.Fatalf("want interrupt, got %v", err)
+	}
+}
+
+func TestCheckEvidencePath(t *testing.T) {
+	ok := []string{"/sdcard/solopi/logs/a.log", "/storage/emulated/0/solopi/screenshots/x.png", "/sdcard/Android/data/com.alipay.hulu/files/solopi/a.png"}
+	bad := []string{"relative/a.log", "/sdcard/solopi/../x", "/data/data/com.alipay.hulu/a", "/sdcard/solopi/", "/sdcard/solopi//a", "/sdcard/solopi/a\nb", "/sdcard/Android/data/com.other/files/a"}
+	for _, p := range ok {
+		if err := CheckEvidencePath("com.alipay.hulu", p); err != nil {
+			t.Errorf("%s refused: %v", p, err)
+		}
+	}
+	for _, p := range bad {
+		if err := CheckEvidencePath("com.alipay.hulu", p); err == nil {
+			t.Errorf("%s accepted", p)
+		}
+	}
+}
+
+func TestRunIdentityRules(t *testing.T) {
+	t.Run("our requestId with another case name", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = devicefake.PlanHang
+		f.Plan["b"] = devicefake.PlanHang
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "running" {
+				f.Status["caseName"] = "b"
+			}
+		}
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeRunIdentityMismatch {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+		// The run carries our requestId, so it is what our start created:
+		// it is not claimed as a verdict, but it is not left running either.
+		if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 || f.Status["state"] != "cancelled" {
+			t.Fatalf("anomalous run of our request left running: %v %v", f.Mutations, rep.Payload["cancel"])
+		}
+	})
+	t.Run("run replaced while waiting", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = devicefake.PlanHang
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "running" && f.Polls == 3 {
+				f.StartRun("a", "replay-"+strings.Repeat("e", 32)) // someone else's run
+			}
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", dir))
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeRunReplaced || rep.Payload["activeRun"] == nil {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+		if f.CountMutations("type=cancel") != 0 {
+			t.Fatal("the replacing run was cancelled")
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Fatal("evidence collected for a run that is no longer ours")
+		}
+	})
+	t.Run("device files of a newer run are not pulled", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		seenTerminal := false
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "passed" {
+				if seenTerminal {
+					// After our terminal status, another client starts.
+					f.StartRun("a", "replay-"+strings.Repeat("e", 32))
+					f.Plan["a"] = devicefake.PlanHang
+				}
+				seenTerminal = true
+			}
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", dir))
+		if kindOf(rep.Err) != passed {
+			t.Fatalf("kind %v %v", kindOf(rep.Err), rep.Payload)
+		}
+		m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot)
+		for _, f := range m.Files {
+			if strings.HasPrefix(f.Path, "device/") {
+				t.Fatalf("pulled %s while another run was current", f.Path)
+			}
+		}
+		if m.Complete || len(m.Errors) == 0 {
+			t.Fatalf("manifest should say why device files are missing: %+v", m)
+		}
+	})
+	t.Run("plugin loaded", func(t *testing.T) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
+			"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`)
+		f.Plugins = []any{map[string]any{"name": "hulu_imageCompare", "runtimeLoaded": true}}
+		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shots", ""))
+		if kindOf(rep.Err) != passed {
+			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+		}
+	})
+}
+
+func TestCancelRunOutcomes(t *testing.T) {
+	start := func(t *testing.T, plan string) (*devicefake.Replay, *device.Device, string) {
+		f := devicefake.NewReplay(t)
+		f.AddCase("a", devicefake.TwoSteps)
+		f.Plan["a"] = plan
+		d := replayFakeDevice(f)
+		o := fastRun("a", "")
+		o.NoWait = true
+		rep := RunReplay(context.Background(), d, o)
+		if kindOf(rep.Err) != passed {
+			t.Fatalf("start kind %v", kindOf(rep.Err))
+		}
+		return f, d, rep.RunID
+	}
+	t.Run("finished before cancel", func(t *testing.T) {
+		f, d, runID := start(t, devicefake.PlanIgnoreCancel)
+		f.OnStatus = func(f *devicefake.Replay) {
+			if f.Status["state"] == "cancel_requested" {
+				f.FinishRun(devicefake.PlanPass) // the run completed before the stop landed
+			}
+		}
+		_, err := CancelRun(context.Background(), d, runID, time.Second, 20*time.Millisecond)
+		if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeCancelTooLate || e.Details["state"] != "passed" {
+			t.Fatalf("want exit 2 %s, got %v", CodeCancelTooLate, err)
+		}
+	})
+	t.Run("cancel not confirmed", func(t *testing.T) {
+		_, d, runID := start(t, devicefake.PlanIgnoreCancel)
+		_, err := CancelRun(context.Background(), d, runID, 200*time.Millisecond, 20*time.Millisecond)
+		if e := fault.From(err); e.Kind != fault.Timeout || e.Code != CodeCancelTimeout || e.Details["cancelSent"] != true {
+			t.Fatalf("want 124, got %v", err)
+		}
+	})
+}
+
+// passed stands for "no failure" where tests compare a result's kind.
+const passed fault.Kind = 255
+
+// kindOf is the kind of a result's failure, passed when there is none.
+func kindOf(e *fault.Error) fault.Kind {
+	if e == nil {
+		return passed
+	}
+	return e.Kind
+}
+
+// testExit stands in for the command's exit mapping in JUnit reports.
+func testExit(e *fault.Error) int {
+	if e == nil {
+		return 0
+	}
+	return int(e.Kind) + 100
+}

@@ -1,0 +1,451 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// RunOptions configure RunReplay (the `run` command).
+type RunOptions struct {
+	CaseName      string
+	TargetPackage string
+	// RestartApp is nil to keep the device's KEY_RESTART_APP_ON_PLAY.
+	RestartApp *bool
+	AckTimeout time.Duration // default 15 s
+	RunTimeout time.Duration // default 600 s
+	// PollInterval is the longest pause between status polls (default
+	// 1 s). A started run is polled at least every replayPoll (50 ms), so
+	// its terminal state is reported within tens of milliseconds of the
+	// device publishing it.
+	PollInterval    time.Duration
+	NoWait          bool
+	NoAutoStart     bool
+	ConfirmHighRisk bool
+	// ArtifactsDir, when set, receives the evidence (checked before any
+	// device contact).
+	ArtifactsDir string
+	Overwrite    bool
+	// CancelWait bounds the wait for `cancelled` after a timeout or an
+	// interrupt (default 5 s).
+	CancelWait time.Duration
+	// LogcatLines bounds logcat.txt (default 5000 lines, 8 MiB).
+	LogcatLines int
+	Progress    device.Progress
+}
+
+func (o *RunOptions) defaults() {
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = 15 * time.Second
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = 600 * time.Second
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.CancelWait <= 0 {
+		o.CancelWait = 5 * time.Second
+	}
+	if o.LogcatLines <= 0 {
+		o.LogcatLines = 5000
+	}
+}
+
+// Validate checks the options that need no device.
+func (o *RunOptions) Validate() error {
+	if strings.TrimSpace(o.CaseName) == "" {
+		return fault.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
+	}
+	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
+		return fault.Usage(CodeInvalidRunOption, "--target-package must look like com.example.app")
+	}
+	if o.ArtifactsDir != "" {
+		if err := artifacts.Check(o.ArtifactsDir, artifacts.EvidenceModeOf(o.Overwrite)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunReport is the outcome of one replay run: the printed object, the
+// failure it reports (nil when the run passed, or is active with --no-wait)
+// and the identities it is bound to. RunReplay always returns one, so that
+// run-batch can aggregate every child whatever happened to it.
+type RunReport struct {
+	Err       *fault.Error
+	Payload   map[string]any
+	CaseName  string
+	RequestID string
+	RunID     string
+	State     string
+	ErrorCode string
+	Status    *ReplayStatus
+	Started   time.Time
+	Finished  time.Time
+	Artifacts *RunArtifacts
+}
+
+// replayPoll is the longest pause between status polls of a started run.
+// A status query is a small local HTTP request on the device; polling at
+// this rate keeps the delay between the device's terminal state and the
+// printed result near half of it. The first pauses are shorter (from
+// replayFirstPoll, doubling), so a run that ends or is claimed quickly is
+// seen quickly too.
+const (
+	replayPoll      = 50 * time.Millisecond
+	replayFirstPoll = 10 * time.Millisecond
+)
+
+// statusPoll is the poll of our run's status: pauses from replayFirstPoll
+// up to replayPoll, never longer than --poll-interval.
+func (rs *runState) statusPoll(budget time.Duration) device.PollOptions {
+	iv := min(replayPoll, rs.o.PollInterval)
+	return device.PollOptions{Clock: rs.d.Clock(), Timeout: budget, Interval: iv, Initial: min(replayFirstPoll, iv)}
+}
+
+// runState carries one run through its phases.
+type runState struct {
+	d          *device.Device
+	o          RunOptions
+	rep        *RunReport
+	caseInfo   *DeviceCase
+	highRisk   []casefile.HighRiskStep
+	autoStart  *autoStartChange
+	cancelInfo map[string]any
+}
+
+// RunReplay runs one case the safe way: preflight the exact case, make the
+// device ready (auto-start restored afterwards), start with a fresh
+// requestId, claim only our run, wait for its terminal state, and on
+// timeout or interrupt cancel exactly our runId before collecting evidence.
+func RunReplay(ctx context.Context, d *device.Device, o RunOptions) *RunReport {
+	o.defaults()
+	rs := &runState{d: d, o: o, rep: &RunReport{CaseName: o.CaseName, Started: d.Clock().Now()}}
+	err := rs.run(ctx)
+	rs.finish(ctx, err)
+	return rs.rep
+}
+
+func (rs *runState) run(ctx context.Context) error {
+	d, o := rs.d, rs.o
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	// 1. The exact case, bound to its id and fingerprint.
+	o.Progress.Report(device.Event{Phase: "preflight", Message: fmt.Sprintf("preflight: reading case %q", o.CaseName), Case: o.CaseName})
+	ci, err := GetCase(ctx, d, o.CaseName)
+	if err != nil {
+		return err
+	}
+	rs.caseInfo = ci
+	// 2. Local authoring policy on the device copy.
+	_, hr, err := casefile.Normalize(ci.Case, casefile.NormalizeOptions{ConfirmHighRisk: o.ConfirmHighRisk})
+	if err != nil {
+		return caseError(err)
+	}
+	rs.highRisk = hr
+	// 3. Plugins the steps need must be loaded.
+	if err := checkPlugins(ctx, d, ci.Case); err != nil {
+		return err
+	}
+	// 4. Auto-start, put back as it was when the command ends.
+	if !o.NoAutoStart {
+		ch, err := ensureAutoStart(ctx, d, o.AckTimeout)
+		rs.autoStart = ch
+		if err != nil {
+			return err
+		}
+	}
+	// 5. Health: permissions and auto-start.
+	if err := checkReplayHealth(ctx, d); err != nil {
+		return err
+	}
+	// 6. Nothing may be running.
+	before, err := FetchReplayStatus(ctx, d)
+	if err != nil {
+		return err
+	}
+	if before.Active {
+		return fault.New(fault.Failed, CodeReplayActive, "a replay is already running on the device").
+			With("activeRun", before.Object)
+	}
+	// 7. Start.
+	reqID := device.NewReplayRequestID()
+	rs.rep.RequestID = reqID
+	p := device.P(protocol.ParamReplayMode, protocol.ReplayModeNormal,
+		protocol.ParamCaseName, o.CaseName,
+		protocol.ParamRequestID, reqID,
+		protocol.ParamCaseID, strconv.FormatInt(ci.ID, 10),
+		protocol.ParamCaseFingerprint, ci.Fingerprint)
+	if o.TargetPackage != "" {
+		p = p.Add(protocol.ParamTargetApp, o.TargetPackage)
+	}
+	if o.RestartApp != nil {
+		p = p.Add(protocol.ParamRestartApp, strconv.FormatBool(*o.RestartApp))
+	}
+	o.Progress.Report(device.Event{Phase: "start", Message: "starting replay " + reqID, Case: o.CaseName})
+	if err := d.Mutate(ctx, protocol.ActionReplay, p); err != nil {
+		return err
+	}
+	// 8. Acknowledgement: claim only a status carrying our requestId.
+	st, err := rs.awaitClaim(ctx, before.RunID)
+	if err != nil {
+		return err
+	}
+	rs.rep.RunID = st.RunID
+	rs.rep.Status = st
+	rs.rep.State = st.State
+	o.Progress.Report(device.Event{Phase: "claimed", Message: fmt.Sprintf("claimed run %s (%s)", st.RunID, st.State), Case: o.CaseName, RunID: st.RunID, State: st.State})
+	if o.NoWait && !st.Terminal {
+		return nil
+	}
+	// 9. Terminal state of exactly our run.
+	if !st.Terminal {
+		st, err = rs.awaitTerminal(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	rs.rep.Status = st
+	rs.rep.State = st.State
+	return nil
+}
+
+// awaitClaim polls until the status carries our requestId.
+func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*ReplayStatus, error) {
+	reqID := rs.rep.RequestID
+	var claimed, last, other *ReplayStatus
+	err := device.PollUntil(ctx, rs.statusPoll(rs.o.AckTimeout), func(ctx context.Context) (bool, error) {
+		st, err := FetchReplayStatus(ctx, rs.d)
+		if err != nil {
+			return false, err
+		}
+		last = st
+		if st.RequestID == reqID {
+			if st.CaseName != rs.o.CaseName {
+				return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "the device published our requestId with another case name").
+					With("requestId", reqID).With("lastStatus", st.Object)
+			}
+			claimed = st
+			return true, nil
+		}
+		if st.RunID != "" && st.RunID != previousRunID {
+			other = st
+			if st.Active {
+				// Only one replay can be active: ours was refused
+				// (invisibly) or never will start. Never adopt it, even
+				// with the same case name.
+				return false, ownershipConflict(st)
+			}
+		}
+		return false, nil
+	})
+	if errors.Is(err, device.ErrPollTimeout) {
+		if other != nil {
+			return nil, ownershipConflict(other)
+		}
+		e := device.Recode(device.PollTimeout("SoloPi did not acknowledge the replay request in time"), CodeAckTimeout).
+			With("requestId", reqID).With("caseName", rs.o.CaseName)
+		if last != nil {
+			e.With("lastStatus", last.Object)
+		}
+		return nil, e
+	}
+	return claimed, err
+}
+
+func ownershipConflict(st *ReplayStatus) *fault.Error {
+	return fault.New(fault.Failed, CodeOwnershipConflict, "another replay took the device; it is not ours and was not adopted").
+		With("activeRun", st.Object)
+}
+
+// awaitTerminal polls our runId until it is terminal.
+func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
+	var final *ReplayStatus
+	failures := 0
+	err := device.PollUntil(ctx, rs.statusPoll(rs.o.RunTimeout), func(ctx context.Context) (bool, error) {
+		st, err := FetchReplayStatus(ctx, rs.d)
+		if err != nil {
+			// A long replay outlives short connection hiccups: a few
+			// consecutive unreachable polls are retried, not fatal.
+			var oe *fault.Error
+			if errors.As(err, &oe) && oe.Code == device.CodeControlUnreachable && failures < maxStatusFailures {
+				failures++
+				return false, nil
+			}
+			return false, err
+		}
+		failures = 0
+		if st.RunID != rs.rep.RunID {
+			return false, fault.New(fault.Failed, CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
+				With("runId", rs.rep.RunID).With("activeRun", st.Object)
+		}
+		if st.RequestID != rs.rep.RequestID {
+			return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "our runId is now published with another requestId").
+				With("runId", rs.rep.RunID).With("lastStatus", st.Object)
+		}
+		if st.State != rs.rep.State {
+			// A state change without a line of its own: a live progress
+			// display updates on it.
+			rs.o.Progress.Report(device.Event{Phase: "run", Case: rs.o.CaseName, RunID: st.RunID, State: st.State})
+		}
+		rs.rep.Status = st
+		rs.rep.State = st.State
+		if st.Terminal {
+			final = st
+			return true, nil
+		}
+		return false, nil
+	})
+	if errors.Is(err, device.ErrPollTimeout) {
+		return nil, device.Recode(device.PollTimeout("the replay did not finish within --run-timeout; its run was cancelled"), CodeRunTimeout)
+	}
+	return final, err
+}
+
+// finish turns the run's end (err or a status) into the report: cancel on
+// timeout or interrupt, verdict, artifacts, auto-start restore.
+func (rs *runState) finish(ctx context.Context, err error) {
+	rep := rs.rep
+	e := asError(err)
+	// Once the start was sent, we never walk away from a run we may own
+	// while it is still going (timeout, interrupt, lost connection):
+	// CancelOwnRun touches the device's run only if it carries exactly our
+	// runId and requestId, so a replaced or foreign run is never hit.
+	if e != nil && rep.RequestID != "" && (rep.Status == nil || !rep.Status.Terminal) &&
+		e.Code != CodeRunReplaced && e.Code != CodeOwnershipConflict {
+		rs.cancelInfo = rs.cancelOwn(ctx)
+	}
+	// Verdict of a run that got a status of its own.
+	if e == nil && rep.Status != nil {
+		e = rs.verdict()
+	}
+	// Evidence: on terminal states, timeout and interrupt, for our run only.
+	collect := rep.RunID != "" && (e == nil || e.Code == CodeReplayFailed || e.Code == CodeReplayCancelled ||
+		e.Code == CodeEmptyResults || e.Kind == fault.Timeout || e.Kind == fault.Interrupted)
+	if rs.o.ArtifactsDir != "" && collect && !(rs.o.NoWait && rep.Status != nil && !rep.Status.Terminal) {
+		rep.Artifacts = rs.collect(ctx)
+	}
+	if rs.autoStart != nil {
+		rs.autoStart.restore(ctx, rs.d, rs.o.NoWait && e == nil && rep.Status != nil && rep.Status.Active)
+	}
+	rep.Finished = rs.d.Clock().Now()
+	rep.Payload = rs.payload(e)
+	rep.Err = e
+	if e != nil {
+		rep.ErrorCode = e.Code
+	}
+}
+
+// verdict maps our final (or, with --no-wait, claimed) status.
+func (rs *runState) verdict() *fault.Error {
+	st := rs.rep.Status
+	switch protocol.State(st.State) {
+	case protocol.ReplayPassed:
+		if len(st.Results) == 0 {
+			// The device derives passed from results; an empty list means
+			// nothing was verified. Upstream does not check this.
+			return fault.New(fault.Transport, CodeEmptyResults, "the run reports passed without any replay result; treated as a protocol anomaly")
+		}
+		if f := st.FirstFailure(); f != nil {
+			return fault.New(fault.Transport, device.CodeContractViolate, "the run reports passed but one of its results failed")
+		}
+		return nil
+	case protocol.ReplayFailed:
+		msg := st.Error
+		if msg == "" {
+			msg = "the replay failed"
+		}
+		return fault.New(fault.Failed, CodeReplayFailed, msg)
+	case protocol.ReplayCancelled:
+		return fault.New(fault.Interrupted, CodeReplayCancelled, "the replay was cancelled")
+	}
+	if rs.o.NoWait && st.Active {
+		return nil
+	}
+	return fault.New(fault.Transport, CodeRunNotTerminal, "the run is not in a terminal state")
+}
+
+// payload builds the printed object: the status fields as the device sent
+// them, success per our verdict, and what the command added.
+func (rs *runState) payload(e *fault.Error) map[string]any {
+	rep := rs.rep
+	out := map[string]any{}
+	if rep.Status != nil {
+		maps.Copy(out, rep.Status.Object)
+	}
+	if e != nil {
+		maps.Copy(out, e.Fields())
+		if rep.Status != nil && rep.Status.Error != "" && (e.Code == CodeReplayFailed) {
+			out["error"] = rep.Status.Error
+		}
+	} else {
+		out["success"] = true
+	}
+	out["caseName"] = rep.CaseName
+	if rep.RequestID != "" {
+		out["requestId"] = rep.RequestID
+	}
+	if rep.RunID != "" {
+		out["runId"] = rep.RunID
+	}
+	if rs.caseInfo != nil {
+		out["caseId"] = rs.caseInfo.ID
+		out["caseFingerprint"] = rs.caseInfo.Fingerprint
+	}
+	hr := rs.highRisk
+	if hr == nil {
+		hr = []casefile.HighRiskStep{}
+	}
+	out["confirmedHighRiskSteps"] = hr
+	if rs.autoStart != nil {
+		out["autoStart"] = rs.autoStart.report()
+	}
+	if rs.cancelInfo != nil {
+		out["cancel"] = rs.cancelInfo
+	}
+	if rep.Artifacts != nil {
+		out["artifacts"] = rep.Artifacts.Report()
+	}
+	return out
+}
+
+// cancelOwn cancels exactly our run, with a fresh short context because
+// ctx may be the cancelled one. It never touches another runId.
+func (rs *runState) cancelOwn(ctx context.Context) map[string]any {
+	cctx, cancel := device.Cleanup(ctx, rs.o.CancelWait+5*time.Second)
+	defer cancel()
+	runID := rs.rep.RunID
+	if runID == "" {
+		// The start was sent but not yet acknowledged: the status tells
+		// whether it became our run after all.
+		st, err := FetchReplayStatus(cctx, rs.d)
+		if err != nil {
+			return map[string]any{"attempted": false, "reason": "status_unavailable", "error": errText(err)}
+		}
+		if st.RequestID != rs.rep.RequestID {
+			return map[string]any{"attempted": false, "reason": "run_not_started"}
+		}
+		runID = st.RunID
+		rs.rep.RunID = runID
+		rs.rep.Status = st
+		rs.rep.State = st.State
+	}
+	res := CancelOwnRun(cctx, rs.d, runID, rs.rep.RequestID, rs.o.CancelWait)
+	if res.Status != nil {
+		rs.rep.Status = res.Status
+		rs.rep.State = res.Status.State
+	}
+	return res.Report()
+}

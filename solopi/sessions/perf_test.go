@@ -1,0 +1,185 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/perfstats"
+)
+
+func perfStart(f *sessFake) (*SessionResult, error) {
+	return StartPerformance(context.Background(), f.device(), PerfStartOptions{TargetPackage: "com.example.counter", Items: []string{"CPU", "FPS"}, SessionTimings: ssFast})
+}
+
+func TestPerfListAndCurrent(t *testing.T) {
+	f := newSessFake(t)
+	m, keys, err := PerfItems(context.Background(), f.device())
+	ssExpect(t, "perf-list", &SessionResult{Object: m}, err, passed)
+	if strings.Join(keys, ",") != "CPU,FPS,Memory" {
+		t.Fatalf("keys = %v", keys)
+	}
+	cur, err := PerfCurrent(context.Background(), f.device())
+	ssExpect(t, "perf-current", &SessionResult{Object: cur}, err, passed)
+	if ParseItems(" CPU, ,FPS,CPU ") == nil || strings.Join(ParseItems(" CPU, ,FPS,CPU "), ",") != "CPU,FPS" {
+		t.Fatalf("ParseItems = %v", ParseItems(" CPU, ,FPS,CPU "))
+	}
+}
+
+func TestPerfStartStopAndPull(t *testing.T) {
+	f := newSessFake(t)
+	res, err := perfStart(f)
+	m := ssExpect(t, "perf-start", res, err, passed)
+	id := m["sessionId"].(string)
+	if m["state"] != "recording" || f.mutationCount("mode=normal", "action=start", "targetApp=com.example.counter", "items=CPU%2CFPS", "sessionId="+id) != 1 {
+		t.Fatalf("start = %v, %v", m, f.mutations)
+	}
+	out := filepath.Join(t.TempDir(), "perf")
+	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	m = ssExpect(t, "perf-stop", res, err, passed)
+	if m["state"] != "stopped" || m["artifacts"].(map[string]any)["performance"] != out {
+		t.Fatalf("stop = %v", m)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Fatalf("pulled %d files, want the session's 2 CSVs", len(entries))
+	}
+	siblings, _ := os.ReadDir(filepath.Dir(out))
+	if len(siblings) != 1 {
+		t.Fatalf("temporary directories left next to the output: %v", siblings)
+	}
+	// The pulled directory is what perf-analyze reads.
+	a, err := perfstats.AnalyzePerformance(context.Background(), perfstats.PerfAnalyzeOptions{Input: out})
+	if err != nil || len(a.Metrics) != 2 || a.Jank.FPSBelow30Share == nil {
+		t.Fatalf("analyze the pulled directory: %v %+v", err, a)
+	}
+}
+
+func TestPerfStartRefusals(t *testing.T) {
+	f := newSessFake(t)
+	_, err := StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU", "GPU"}, SessionTimings: ssFast})
+	m := ssExpect(t, "perf-start", nil, err, fault.Failed)
+	ssWantCode(t, m, CodeUnsupportedItems)
+	if len(f.mutations) != 0 {
+		t.Fatalf("unsupported items still started a session")
+	}
+	for _, o := range []PerfStartOptions{{Items: []string{"CPU"}}, {TargetPackage: "x.y", Global: true, Items: []string{"CPU"}}, {Global: true}} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	f.perfPlan = "fail"
+	res, err := perfStart(f)
+	if m := ssExpect(t, "perf-start", res, err, fault.Failed); m["state"] != "failed" {
+		t.Fatalf("failed start = %v", m)
+	}
+	if f.mutationCount("targetApp=-") != 0 {
+		t.Fatalf("unexpected global start")
+	}
+}
+
+func TestPerfStopRetriesAtMostThreeTimes(t *testing.T) {
+	f := newSessFake(t)
+	res, err := perfStart(f)
+	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
+	f.perfStopRetries = 2
+	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
+	m := ssExpect(t, "perf-stop", res, err, passed)
+	if m["stopRetries"] != float64(2) || f.mutationCount("action=stop", "sessionId="+id) != 3 {
+		t.Fatalf("stop with 2 incomplete cleanups = %v (stops %d)", m, f.mutationCount("action=stop"))
+	}
+
+	g := newSessFake(t)
+	res, err = perfStart(g)
+	id = ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
+	g.perfStopRetries = 10
+	res, err = StopPerformance(context.Background(), g.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
+	m = ssExpect(t, "perf-stop", res, err, fault.Failed)
+	ssWantCode(t, m, CodeStopRetryLimit)
+	if g.mutationCount("action=stop") != 4 {
+		t.Fatalf("sent %d stops, want 1 + 3 retries", g.mutationCount("action=stop"))
+	}
+}
+
+func TestPerfStopWhileStartingFails(t *testing.T) {
+	f := newSessFake(t)
+	f.perfPlan = "hang"
+	f.begin("perf", "mine", "starting", map[string]any{"items": []any{"CPU"}})
+	res, err := StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: "mine", SessionTimings: ssFast})
+	m := ssExpect(t, "perf-stop", res, err, fault.Failed)
+	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "cancelled before recording") {
+		t.Fatalf("stop while starting = %v", m)
+	}
+}
+
+func TestPerfStopRecoversWithoutPreflight(t *testing.T) {
+	f := newSessFake(t)
+	res, err := perfStart(f)
+	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
+	f.mu.Lock()
+	f.refuseDials = 3 // the preflight query and its two retries
+	f.mu.Unlock()
+	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
+	m := ssExpect(t, "perf-stop", res, err, passed)
+	if m["recoveredWithoutPreflight"] != true || f.mutationCount("action=stop", "sessionId="+id) != 1 {
+		t.Fatalf("blind stop = %v", m)
+	}
+}
+
+func TestPerfPullRefusesForeignPaths(t *testing.T) {
+	f := newSessFake(t)
+	res, err := perfStart(f)
+	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
+	f.mu.Lock()
+	f.perfMutation("stop", id, nil)
+	f.tick("perf")
+	f.snaps["perf"]["outputPath"] = fakeRecordsRoot + "/performance-someone-else"
+	f.mu.Unlock()
+	out := filepath.Join(t.TempDir(), "perf")
+	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Transport), CodeUnsafeDevicePath)
+	if _, err := os.Stat(out); err == nil {
+		t.Fatalf("a foreign directory was published")
+	}
+	// An existing output is refused before the device is contacted.
+	os.Mkdir(out, 0o755)
+	n := len(f.mutations)
+	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Invalid), artifacts.CodeOutputExists)
+	if len(f.mutations) != n {
+		t.Fatalf("the device was contacted although the output exists")
+	}
+}
+
+func TestPerfValidator(t *testing.T) {
+	ssValidatorCases(t, validatePerformance, []ssCase{
+		{"idle", `{"success":true,"kind":"performance","state":"idle","recording":false,"active":false,"terminal":false}`, true},
+		{"retryable stopping", `{"success":true,"kind":"performance","sessionId":"a","state":"stopping","recording":false,"active":true,"terminal":false,"stopRetryable":true}`, true},
+		{"retryable recording", `{"success":true,"kind":"performance","sessionId":"a","state":"recording","recording":true,"active":true,"terminal":false,"stopRetryable":true}`, false},
+		{"recording flag", `{"success":true,"kind":"performance","sessionId":"a","state":"recording","recording":false,"active":true,"terminal":false}`, false},
+		{"no id", `{"success":true,"kind":"performance","state":"stopped","recording":false,"active":false,"terminal":true}`, false},
+		{"retryable not bool", `{"success":true,"kind":"performance","sessionId":"a","state":"stopping","recording":false,"active":true,"terminal":false,"stopRetryable":"yes"}`, false},
+	})
+	ssValidatorCases(t, validateCurrent, []ssCase{
+		{"ok", `{"sampledAt":5,"values":{"CPU":"1"}}`, true},
+		{"zero sampledAt", `{"sampledAt":0,"values":{}}`, false},
+		{"number value", `{"sampledAt":5,"values":{"CPU":1}}`, false},
+	})
+}
+
+func TestPerfStartTimeoutStopsOurSession(t *testing.T) {
+	f := newSessFake(t)
+	f.perfPlan = "hang"
+	res, err := StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU"},
+		SessionTimings: SessionTimings{Timeout: 60e6, Interval: 5e6}})
+	m := ssExpect(t, "perf-start", res, err, fault.Timeout)
+	cl := m["cleanup"].(map[string]any)
+	if m["phase"] != "performance-start" || cl["attempted"] != true || cl["terminalState"] != "failed" ||
+		f.mutationCount("mode=normal", "action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
+		t.Fatalf("timeout cleanup = %v", m)
+	}
+}

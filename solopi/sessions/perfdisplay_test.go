@@ -1,0 +1,93 @@
+package sessions
+
+import (
+	"context"
+	"testing"
+
+	"github.com/solopi-dev/solopi/fault"
+)
+
+func displayStart(f *sessFake) (*SessionResult, error) {
+	return StartPerfDisplay(context.Background(), f.device(), PerfStartOptions{TargetPackage: "com.example.counter", Items: []string{"CPU"}, SessionTimings: ssFast})
+}
+
+func TestPerfDisplayStartStatusStop(t *testing.T) {
+	f := newSessFake(t)
+	res, err := displayStart(f)
+	m := ssExpect(t, "perf-display-start", res, err, passed)
+	id := m["sessionId"].(string)
+	if m["state"] != "running" || f.mutationCount("mode=display", "action=start", "sessionId="+id) != 1 {
+		t.Fatalf("start = %v", m)
+	}
+	res, err = PerfDisplayStatus(context.Background(), f.device(), id)
+	if m := ssExpect(t, "perf-display-status", res, err, passed); m["values"].(map[string]any)["CPU"] != "7.5" {
+		t.Fatalf("status = %v", m)
+	}
+	res, err = StopPerfDisplay(context.Background(), f.device(), id, ssFast)
+	if m := ssExpect(t, "perf-display-stop", res, err, passed); m["state"] != "stopped" {
+		t.Fatalf("stop = %v", m)
+	}
+}
+
+func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
+	f := newSessFake(t)
+	f.begin("display", "other-owner", "running", map[string]any{"targetPackage": "com.x.y", "items": []any{"CPU"},
+		"ownedDisplayNames": []any{"CPU"}, "values": map[string]any{"CPU": "99"}, "startedAt": f.now(), "sampledAt": f.now()})
+	res, err := PerfDisplayStatus(context.Background(), f.device(), "mine")
+	m := ssExpect(t, "perf-display-status", res, err, fault.Failed)
+	ssWantCode(t, m, CodeSessionMismatch)
+	latest := m["latestPerformanceDisplay"].(map[string]any)
+	if len(latest["values"].(map[string]any)) != 0 || latest["valuesWithheld"] != true {
+		t.Fatalf("another owner's values were shown: %v", latest)
+	}
+	res, err = StopPerfDisplay(context.Background(), f.device(), "mine", ssFast)
+	m = ssExpect(t, "perf-display-stop", res, err, fault.Failed)
+	ssWantCode(t, m, CodeSessionMismatch)
+	if f.mutationCount("action=stop") != 0 || f.snaps["display"]["state"] != "running" {
+		t.Fatalf("another owner's lease was stopped")
+	}
+	// A new monitor is refused while that lease is active.
+	res, err = displayStart(f)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), CodeSessionActive)
+}
+
+func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
+	f := newSessFake(t)
+	res, err := perfStart(f)
+	ssExpect(t, "perf-start", res, err, passed)
+	res, err = displayStart(f)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), CodeSessionActive)
+	if f.mutationCount("mode=display") != 0 {
+		t.Fatalf("a display start was sent while a recording owns the provider")
+	}
+
+	g := newSessFake(t)
+	g.displayPlan = "wrong-items"
+	res, err = displayStart(g)
+	m := ssExpect(t, "perf-display-start", res, err, fault.Transport)
+	if g.mutationCount("mode=display", "action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
+		t.Fatalf("a lease with the wrong items was not stopped: %v", m)
+	}
+}
+
+func TestPerfDisplayValidator(t *testing.T) {
+	ssValidatorCases(t, validateDisplay, []ssCase{
+		{"idle", `{"success":true,"kind":"performance-display","state":"idle","running":false,"active":false,"terminal":false,"items":[],"ownedDisplayNames":[],"values":{},"sampledAt":1}`, true},
+		{"value not owned", `{"success":true,"kind":"performance-display","sessionId":"a","state":"running","running":true,"active":true,"terminal":false,"items":["CPU"],"ownedDisplayNames":["CPU"],"values":{"Memory":"1"},"sampledAt":1,"startedAt":1}`, false},
+		{"duplicate item", `{"success":true,"kind":"performance-display","sessionId":"a","state":"running","running":true,"active":true,"terminal":false,"items":["CPU","CPU"],"ownedDisplayNames":[],"values":{},"sampledAt":1,"startedAt":1}`, false},
+		{"running with finishedAt", `{"success":true,"kind":"performance-display","sessionId":"a","state":"running","running":true,"active":true,"terminal":false,"items":["CPU"],"ownedDisplayNames":[],"values":{},"sampledAt":1,"startedAt":1,"finishedAt":2}`, false},
+		{"stopped with error", `{"success":true,"kind":"performance-display","sessionId":"a","state":"stopped","running":false,"active":false,"terminal":true,"items":["CPU"],"ownedDisplayNames":[],"values":{},"sampledAt":1,"startedAt":1,"finishedAt":2,"durationMs":1,"error":"x"}`, false},
+		{"idle with items", `{"success":true,"kind":"performance-display","state":"idle","running":false,"active":false,"terminal":false,"items":["CPU"],"ownedDisplayNames":[],"values":{},"sampledAt":1}`, false},
+		{"no sampledAt", `{"success":true,"kind":"performance-display","state":"idle","running":false,"active":false,"terminal":false,"items":[],"ownedDisplayNames":[],"values":{}}`, false},
+	})
+}
+
+func TestPerfDisplayFailedStartIsExit2(t *testing.T) {
+	f := newSessFake(t)
+	f.displayPlan = "fail"
+	res, err := displayStart(f)
+	m := ssExpect(t, "perf-display-start", res, err, fault.Failed)
+	if m["state"] != "failed" || m["error"] != "Another performance session is already running" {
+		t.Fatalf("failed display = %v", m)
+	}
+}

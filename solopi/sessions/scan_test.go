@@ -1,0 +1,101 @@
+package sessions
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+)
+
+func TestScanStartStates(t *testing.T) {
+	for _, c := range []struct {
+		plan, state string
+		ua          bool
+	}{{"", "scanning", true}, {"permission", "pending-camera-permission", true}, {"complete", "scanning", true}} {
+		f := newSessFake(t)
+		f.scanPlan = c.plan
+		res, err := StartScan(context.Background(), f.device(), ssFast)
+		m := ssExpect(t, "scan-start", res, err, passed)
+		if m["state"] != c.state || m["userActionRequired"] != c.ua || m["scanCompleted"] != false || m["contentExecuted"] != false {
+			t.Fatalf("plan %q: start = %v", c.plan, m)
+		}
+	}
+}
+
+func TestScanCompletedThenCancelIsExit2(t *testing.T) {
+	f := newSessFake(t)
+	f.scanPlan = "complete"
+	res, err := StartScan(context.Background(), f.device(), ssFast)
+	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
+	res, err = ScanStatus(context.Background(), f.device(), id)
+	m := ssExpect(t, "scan-status", res, err, passed)
+	if m["state"] != "completed" || m["content"] != "https://example.com/x" || m["codeType"] != "QR CODE" {
+		t.Fatalf("status = %v", m)
+	}
+	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
+	m = ssExpect(t, "scan-cancel", res, err, fault.Failed)
+	ssWantCode(t, m, CodeSessionNotStop)
+	if f.mutationCount("action=cancel") != 0 {
+		t.Fatalf("a cancel was sent for a completed scan")
+	}
+}
+
+func TestScanCancelAndRefusals(t *testing.T) {
+	f := newSessFake(t)
+	res, err := StartScan(context.Background(), f.device(), ssFast)
+	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
+	res, err = CancelScan(context.Background(), f.device(), "not-mine", ssFast)
+	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), CodeSessionMismatch)
+	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
+	m := ssExpect(t, "scan-cancel", res, err, passed)
+	if m["state"] != "cancelled" || f.mutationCount("action=cancel", "sessionId="+id) != 1 {
+		t.Fatalf("cancel = %v", m)
+	}
+	// Cancelling an already cancelled scan is success without a mutation.
+	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
+	ssExpect(t, "scan-cancel", res, err, passed)
+
+	g := newSessFake(t)
+	g.snaps["scan"]["manualScanActive"] = true
+	res, err = StartScan(context.Background(), g.device(), ssFast)
+	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), CodeSessionActive)
+	if len(g.mutations) != 0 {
+		t.Fatalf("a scan was started while the manual page owns the camera")
+	}
+}
+
+func TestScanFailedAndTimeout(t *testing.T) {
+	f := newSessFake(t)
+	f.scanPlan = "fail"
+	res, err := StartScan(context.Background(), f.device(), ssFast)
+	m := ssExpect(t, "scan-start", res, err, fault.Failed)
+	id := m["sessionId"].(string)
+	res, err = ScanStatus(context.Background(), f.device(), id)
+	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), CodeSessionFailed)
+
+	g := newSessFake(t)
+	g.scanPlan = "hang"
+	res, err = StartScan(context.Background(), g.device(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
+	m = ssExpect(t, "scan-start", res, err, fault.Timeout)
+	if cl := m["cleanup"].(map[string]any); cl["terminalState"] != "cancelled" || g.mutationCount("action=cancel", "sessionId="+m["sessionId"].(string)) != 1 {
+		t.Fatalf("timeout cleanup = %v", m)
+	}
+}
+
+func TestScanValidator(t *testing.T) {
+	idle := `"success":true,"kind":"scan","active":false,"terminal":false,"scanning":false,"userActionRequired":false,"manualScanActive":false,"protocolActivityAttached":false,"contentExecuted":false`
+	done := `"success":true,"kind":"scan","sessionId":"s1","state":"completed","active":false,"terminal":true,"scanning":false,"userActionRequired":false,"manualScanActive":false,"protocolActivityAttached":false,"requestedAt":1,"startedAt":2,"finishedAt":5,"durationMs":3`
+	ssValidatorCases(t, validateScan, []ssCase{
+		{"idle", `{` + idle + `,"state":"idle"}`, true},
+		{"executed", `{` + strings.Replace(idle, `"contentExecuted":false`, `"contentExecuted":true`, 1) + `,"state":"idle"}`, false},
+		{"completed", `{` + done + `,"contentExecuted":false,"content":"x","format":"EAN_13","codeType":"EAN-13"}`, true},
+		{"codeType mismatch", `{` + done + `,"contentExecuted":false,"content":"x","format":"EAN_13","codeType":"QR CODE"}`, false},
+		{"empty content", `{` + done + `,"contentExecuted":false,"content":"","format":"QR_CODE","codeType":"QR CODE"}`, false},
+		{"duration wrong", `{` + strings.Replace(done, `"durationMs":3`, `"durationMs":4`, 1) + `,"contentExecuted":false,"content":"x","format":"QR_CODE","codeType":"QR CODE"}`, false},
+		{"scanning wrong text", `{"success":true,"kind":"scan","sessionId":"s1","state":"scanning","active":true,"terminal":false,"scanning":true,"userActionRequired":true,"requiredUserAction":"Grant camera permission on the device","manualScanActive":false,"protocolActivityAttached":true,"contentExecuted":false,"requestedAt":1,"startedAt":2}`, false},
+		{"active and manual", `{"success":true,"kind":"scan","sessionId":"s1","state":"starting","active":true,"terminal":false,"scanning":false,"userActionRequired":false,"manualScanActive":true,"protocolActivityAttached":false,"contentExecuted":false,"requestedAt":1}`, false},
+		{"pending with startedAt", `{"success":true,"kind":"scan","sessionId":"s1","state":"pending-camera-permission","active":true,"terminal":false,"scanning":false,"userActionRequired":true,"requiredUserAction":"Grant camera permission on the device","manualScanActive":false,"protocolActivityAttached":true,"contentExecuted":false,"requestedAt":1,"startedAt":2}`, false},
+	})
+}

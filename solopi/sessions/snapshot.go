@@ -1,0 +1,580 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// sessionSpec describes one session type for the shared flows.
+type sessionSpec struct {
+	// Name is the command family ("record", "stress") used in messages.
+	Name string
+	// Kind is the snapshot's `kind`.
+	Kind    string
+	Action  string
+	Status  device.Params
+	Machine *protocol.Machine
+	// Validate is the strict host validator of one snapshot.
+	Validate func(o device.WireObject) error
+	// Latest is the detail key of the latest snapshot on a mismatch
+	// ("latestRecording"), as the reference host names it.
+	Latest string
+	// StopParams builds the stop (or cancel) mutation for a sessionId.
+	StopParams func(id string) device.Params
+	// Stoppable are the states in which a stop mutation is sent.
+	Stoppable []protocol.State
+	// Retryable enables the performance stop-retry rule (stopping with
+	// stopRetryable:true re-sends the stop, at most 3 times).
+	Retryable bool
+}
+
+// fetch reads and validates the current snapshot.
+func (sp *sessionSpec) fetch(ctx context.Context, d *device.Device) (device.WireObject, error) {
+	o, err := d.QuerySucceeded(ctx, sp.Action, sp.Status,
+		"the "+sp.Name+" status has no boolean success", "the device refused the "+sp.Name+" status query")
+	if err != nil {
+		return o, err
+	}
+	if k, _ := o.Text("kind"); k != sp.Kind {
+		return o, device.ContractError(fmt.Sprintf("the %s status has kind %q, want %q", sp.Name, o["kind"], sp.Kind), map[string]any(o))
+	}
+	if err := sp.Validate(o); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// Error codes of the session commands (the failure kind in the comment).
+const (
+	CodeSessionMismatch  = "session_mismatch"      // failed: the device's session is not ours
+	CodeSessionActive    = "session_active"        // failed: another session is active, nothing was started
+	CodeSessionReplaced  = "session_replaced"      // failed: another client's session took over
+	CodeSessionLost      = "session_lost"          // failed: our session vanished (app restart)
+	CodeSessionFailed    = "session_failed"        // failed: our session ended in failed
+	CodeSessionNotStop   = "session_not_stopped"   // failed: terminal, but not the state the command wanted
+	CodeStopRetryLimit   = "stop_retry_limit"      // failed: cleanup still incomplete after 3 re-sent stops
+	CodeStartTimeout     = "session_start_timeout" // timeout
+	CodeStopTimeout      = "session_stop_timeout"  // timeout
+	CodeInvalidSessionID = "invalid_session_id"    // invalid
+	CodeInvalidOption    = "invalid_option"        // invalid
+)
+
+// SessionResult is the outcome of a successful session command: the object
+// printed on stdout. Failures are returned as errors.
+type SessionResult struct {
+	Object map[string]any
+}
+
+// snapshotError is a business failure that keeps every snapshot field at
+// the top level, as the reference host prints them, and uses the device's
+// own error text as the message when it has one.
+func snapshotError(code, msg string, o device.WireObject) *fault.Error {
+	if t, _ := o.Text("error"); t != "" {
+		msg = t
+	}
+	e := fault.New(fault.Failed, code, msg)
+	for k, v := range o {
+		switch k {
+		case "success", "error", "errorCode", "userActionRequired", "requiredUserAction":
+			// The error object's userActionRequired is the text of what the
+			// user must do (the CLI contract), not the device's boolean.
+			continue
+		}
+		e.With(k, v)
+	}
+	if ua, _ := o.Flag("userActionRequired"); ua {
+		if text, _ := o.Text("requiredUserAction"); text != "" {
+			e.WithUserAction(text)
+		}
+	}
+	if t, _ := o.Text("error"); t != "" {
+		e.With("deviceError", t)
+	}
+	return e
+}
+
+// mismatch is the exit-2 answer when the device's session is not the one
+// the caller named: the latest snapshot is shown for diagnosis only.
+func (sp *sessionSpec) mismatch(expected string, o device.WireObject) *fault.Error {
+	return fault.Newf(fault.Failed, CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
+		With("expectedSessionId", expected).With(sp.Latest, map[string]any(o)).With("sessionId", expected)
+}
+
+// status reads the snapshot; with expected set, a different (or
+// absent) sessionId is exit 2 with the latest snapshot.
+func (sp *sessionSpec) status(ctx context.Context, d *device.Device, expected string) (device.WireObject, error) {
+	o, err := sp.fetch(ctx, d)
+	if err != nil {
+		return o, err
+	}
+	if expected != "" && o.SessionID() != expected {
+		return o, sp.mismatch(expected, o)
+	}
+	return o, nil
+}
+
+// statusResult checks sessionID and reads the snapshot as status does.
+func (sp *sessionSpec) statusResult(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return nil, err
+	}
+	o, err := sp.status(ctx, d, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return &SessionResult{Object: o.Clone()}, nil
+}
+
+// startPlan is one start of a session.
+type startPlan struct {
+	SessionID string
+	Params    device.Params // the whole start mutation, sessionId included
+	// Done are the states that end the wait (success or not).
+	Done []protocol.State
+	// Success are the states reported as success (exit 0).
+	Success      []protocol.State
+	Timeout      time.Duration
+	Interval     time.Duration
+	CleanupWait  time.Duration
+	Phase        string // phase detail on timeout and interrupt
+	TimeoutHint  func(last device.WireObject) string
+	AlwaysStop   bool                            // stress: stop on every non-success
+	Check        func(o device.WireObject) error // extra per-snapshot check of our session
+	RefuseActive func(o device.WireObject) error // preflight refusal beyond `active`
+	// Preflight runs after the active checks and before the mutation, for
+	// refusals the device would only make invisibly (the host would time out).
+	Preflight func(ctx context.Context) error
+}
+
+// SessionCleanup is the evidence of an exact stop or cancel sent on a failure,
+// timeout or interrupt path.
+type SessionCleanup struct {
+	Attempted            bool   `json:"attempted"`
+	Success              bool   `json:"success"`
+	SessionID            string `json:"sessionId"`
+	TerminalState        string `json:"terminalState,omitempty"`
+	CancelledBeforeStart *bool  `json:"cancelledBeforeStart,omitempty"`
+	Error                string `json:"error,omitempty"`
+}
+
+func (c SessionCleanup) fields() map[string]any {
+	m := map[string]any{"attempted": c.Attempted, "success": c.Success, "sessionId": c.SessionID}
+	if c.TerminalState != "" {
+		m["terminalState"] = c.TerminalState
+	}
+	if c.CancelledBeforeStart != nil {
+		m["cancelledBeforeStart"] = *c.CancelledBeforeStart
+	}
+	if c.Error != "" {
+		m["error"] = c.Error
+	}
+	return m
+}
+
+// start runs the start flow: preflight status (refuse when active), the
+// mutation, then polling until our session reaches a Done state. The
+// snapshot of the session that was current before the mutation may still
+// show while we wait; any other sessionId means another client replaced us.
+func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan) (*SessionResult, error) {
+	pre, err := sp.fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if pre.State() != "" && sp.Machine.IsLive(pre.State()) {
+		return nil, fault.Newf(fault.Failed, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
+			With(sp.Latest, map[string]any(pre))
+	}
+	if p.RefuseActive != nil {
+		if err := p.RefuseActive(pre); err != nil {
+			return nil, err
+		}
+	}
+	if p.Preflight != nil {
+		if err := p.Preflight(ctx); err != nil {
+			return nil, err
+		}
+	}
+	previous := pre.SessionID()
+	if err := d.Mutate(ctx, sp.Action, p.Params); err != nil {
+		if fault.IsInterrupt(err) {
+			return nil, sp.abandon(ctx, d, p, nil, err)
+		}
+		if p.AlwaysStop {
+			return nil, sp.abandon(ctx, d, p, nil, err)
+		}
+		return nil, err
+	}
+	var last device.WireObject
+	seen := false
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: p.Timeout, Interval: p.Interval}, func(ctx context.Context) (bool, error) {
+		o, err := sp.fetch(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		id := o.SessionID()
+		switch {
+		case id == p.SessionID:
+			if seen && !device.Reachable(sp.Machine, last.State(), o.State()) {
+				return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.State(), o.State()), map[string]any(o))
+			}
+			if !seen || last.State() != o.State() {
+				d.Options().Progress.Report(device.Event{Phase: "session", Message: fmt.Sprintf("%s %s: %s", sp.Name, p.SessionID, o.State()), State: string(o.State())})
+				if ua, _ := o.Flag("userActionRequired"); ua {
+					if text, _ := o.Text("requiredUserAction"); text != "" {
+						d.Options().Progress.Reportf("waiting-for-user", "waiting for the tester on the device: %s", text)
+					}
+				}
+			}
+			seen, last = true, o
+			if p.Check != nil {
+				if err := p.Check(o); err != nil {
+					return false, err
+				}
+			}
+			return slices.Contains(p.Done, o.State()), nil
+		case !seen && id == previous:
+			return false, nil
+		case seen && id == "":
+			return false, snapshotError(CodeSessionLost,
+				"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not finished", o).
+				With("sessionId", p.SessionID).With("phase", p.Phase)
+		default:
+			return false, fault.Newf(fault.Failed, CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
+				With("sessionId", p.SessionID).With(sp.Latest, map[string]any(o)).With("phase", p.Phase)
+		}
+	})
+	if err != nil {
+		if errors.Is(err, device.ErrPollTimeout) {
+			msg := fmt.Sprintf("the %s session did not reach %s in time", sp.Name, joinStates(p.Done))
+			if p.TimeoutHint != nil && last != nil {
+				if h := p.TimeoutHint(last); h != "" {
+					msg += "; " + h
+				}
+			}
+			err = fault.New(fault.Timeout, CodeStartTimeout, msg)
+		}
+		var oe *fault.Error
+		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
+		if replaced && !p.AlwaysStop {
+			// Our session is gone or never existed: a stop with our id
+			// could only be refused by the device, so nothing is sent.
+			return nil, err
+		}
+		if last != nil && sp.Machine.IsTerminal(last.State()) && !p.AlwaysStop {
+			return nil, err
+		}
+		return nil, sp.abandon(ctx, d, p, last, err)
+	}
+	res := &SessionResult{Object: last.Clone()}
+	if slices.Contains(p.Success, last.State()) {
+		res.Object["success"] = true
+		return res, nil
+	}
+	fail := snapshotError(CodeSessionFailed,
+		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, last.State(), joinStates(p.Success)), last)
+	if p.AlwaysStop {
+		return nil, sp.abandon(ctx, d, p, last, fail)
+	}
+	return nil, fail
+}
+
+// abandon stops exactly the session we started, with a fresh short
+// context (the command's own may be cancelled), and attaches the evidence
+// to the error: sessionId, phase, cleanup, the last snapshot.
+func (sp *sessionSpec) abandon(ctx context.Context, d *device.Device, p startPlan, last device.WireObject, cause error) error {
+	cl := sp.exactStop(ctx, d, p.SessionID, p.CleanupWait, p.Interval, p.AlwaysStop)
+	e := fault.From(cause)
+	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl.fields())
+	if last != nil {
+		e.With("lastStatus", map[string]any(last))
+	}
+	return e
+}
+
+// exactStop sends the stop mutation for id and waits up to wait for our
+// session to be terminal. It never touches a session with another id. With
+// force the stop is sent even when our session already looks terminal
+// (stress: a load must never survive a failed start, and the device
+// answers a stop of a terminal session with its snapshot).
+func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id string, wait, interval time.Duration, force bool) SessionCleanup {
+	cctx, cancel := device.Cleanup(ctx, wait)
+	defer cancel()
+	cl := SessionCleanup{SessionID: id}
+	cur, err := sp.fetch(cctx, d)
+	if err == nil && !force && cur.SessionID() == id && sp.Machine.IsTerminal(cur.State()) {
+		// Already over (auto-stop, failure): report it, send nothing.
+		cl.Success = true
+		cl.TerminalState = string(cur.State())
+		if b, ok := cur.Flag("cancelledBeforeStart"); ok {
+			cl.CancelledBeforeStart = &b
+		}
+		return cl
+	}
+	if err == nil && cur.SessionID() != id && cur.SessionID() != "" && sp.Machine.IsLive(cur.State()) {
+		// Someone else's live session: never stop it.
+		cl.Error = "the device's active session is not ours; nothing was sent"
+		return cl
+	}
+	cl.Attempted = true
+	if err := d.Mutate(cctx, sp.Action, sp.StopParams(id)); err != nil {
+		cl.Error = sessionErrText(err)
+		return cl
+	}
+	if interval <= 0 || interval > 250*time.Millisecond {
+		interval = 250 * time.Millisecond
+	}
+	var last device.WireObject
+	retries := 0
+	perr := device.PollUntil(cctx, device.PollOptions{Clock: d.Clock(), Timeout: wait, Interval: interval}, func(ctx context.Context) (bool, error) {
+		o, err := sp.fetch(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		if o.SessionID() != id {
+			return false, fmt.Errorf("the device no longer shows our session")
+		}
+		last = o
+		if r, _ := o.Flag("stopRetryable"); sp.Retryable && r && o.State() == protocol.SessionStopping && retries < 3 {
+			// Incomplete cleanup of our own lease: the same bounded
+			// re-send as the stop commands.
+			retries++
+			if err := d.Mutate(ctx, sp.Action, sp.StopParams(id)); err != nil {
+				return false, err
+			}
+		}
+		return sp.Machine.IsTerminal(o.State()), nil
+	})
+	if last != nil {
+		cl.TerminalState = string(last.State())
+		if b, ok := last.Flag("cancelledBeforeStart"); ok {
+			cl.CancelledBeforeStart = &b
+		}
+	}
+	switch {
+	case perr == nil:
+		cl.Success = true
+	case errors.Is(perr, device.ErrPollTimeout):
+		cl.TerminalState = ""
+		cl.Error = "the session did not become terminal within the cleanup budget"
+	default:
+		cl.Error = sessionErrText(perr)
+	}
+	return cl
+}
+
+// stopPlan is one stop of our session.
+type stopPlan struct {
+	SessionID string
+	Timeout   time.Duration
+	Interval  time.Duration
+	Phase     string
+	// Success are the terminal states reported as success.
+	Success []protocol.State
+	// RecoverUnreachable: when the preflight status cannot reach the
+	// control server, send the stop blind and keep polling (perf-stop).
+	RecoverUnreachable bool
+	// Detail is the key of the last snapshot on a timeout ("performance").
+	Detail string
+	// Failure classifies a terminal non-success state.
+	FailureCode string
+}
+
+// stop runs the stop flow for exactly our session.
+func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (*SessionResult, error) {
+	extra := map[string]any{}
+	pre, err := sp.status(ctx, d, p.SessionID)
+	blind := false
+	if err != nil {
+		var oe *fault.Error
+		if !(p.RecoverUnreachable && errors.As(err, &oe) && oe.Code == device.CodeControlUnreachable) {
+			return nil, err
+		}
+		blind = true
+		extra["recoveredWithoutPreflight"] = true
+	}
+	clk := d.Clock()
+	deadline := clk.Now().Add(p.Timeout)
+	stops := 0
+	send := func(ctx context.Context) error {
+		// The activity call itself is bounded by what is left of the
+		// budget and never more than 30 s (the reference host's limit).
+		left := min(deadline.Sub(clk.Now()), 30*time.Second)
+		if left <= 0 {
+			return device.ErrPollTimeout
+		}
+		mctx, cancel := context.WithTimeout(ctx, left)
+		defer cancel()
+		stops++
+		err := d.Mutate(mctx, sp.Action, sp.StopParams(p.SessionID))
+		if err != nil && ctx.Err() == nil && mctx.Err() != nil {
+			return device.ErrPollTimeout
+		}
+		return err
+	}
+	switch {
+	case blind:
+		if err := send(ctx); err != nil {
+			return nil, sp.stopError(err, p, nil, stops, extra)
+		}
+	case sp.Machine.IsTerminal(pre.State()):
+		extra["alreadyTerminal"] = true
+		return sp.stopResult(pre, p, stops, extra)
+	case slices.Contains(sp.Stoppable, pre.State()):
+		if err := send(ctx); err != nil {
+			return nil, sp.stopError(err, p, pre, stops, extra)
+		}
+	}
+	last := pre
+	retries := 0
+	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: deadline.Sub(clk.Now()), Interval: p.Interval}, func(ctx context.Context) (bool, error) {
+		o, err := sp.fetch(ctx, d)
+		if err != nil {
+			var oe *fault.Error
+			if blind && errors.As(err, &oe) && oe.Code == device.CodeControlUnreachable {
+				return false, nil
+			}
+			return false, err
+		}
+		if o.SessionID() != p.SessionID {
+			if o.SessionID() == "" {
+				return false, snapshotError(CodeSessionLost,
+					"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not stopped", o).
+					With("sessionId", p.SessionID).With("phase", p.Phase)
+			}
+			return false, sp.mismatch(p.SessionID, o).With("phase", p.Phase)
+		}
+		if last != nil && !device.Reachable(sp.Machine, last.State(), o.State()) {
+			return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.State(), o.State()), map[string]any(o))
+		}
+		last = o
+		if sp.Machine.IsTerminal(o.State()) {
+			return true, nil
+		}
+		if sp.Retryable && o.State() == protocol.SessionStopping {
+			if r, _ := o.Flag("stopRetryable"); r {
+				if retries >= 3 {
+					return false, snapshotError(CodeStopRetryLimit,
+						"the device still reports incomplete cleanup after 3 re-sent stops", o).With("stopRetries", retries)
+				}
+				retries++
+				if err := send(ctx); err != nil {
+					return false, err
+				}
+			}
+		}
+		return false, nil
+	})
+	extra["stopRetries"] = retries
+	if err != nil {
+		return nil, sp.stopError(err, p, last, stops, extra)
+	}
+	return sp.stopResult(last, p, stops, extra)
+}
+
+func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, extra map[string]any) (*SessionResult, error) {
+	if slices.Contains(p.Success, o.State()) {
+		res := &SessionResult{Object: o.Clone()}
+		for k, v := range extra {
+			res.Object[k] = v
+		}
+		res.Object["stopRequests"] = stops
+		res.Object["success"] = true
+		return res, nil
+	}
+	code := p.FailureCode
+	if code == "" {
+		code = CodeSessionNotStop
+	}
+	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, o.State(), joinStates(p.Success)), o)
+	for k, v := range extra {
+		e.With(k, v)
+	}
+	return nil, e.With("stopRequests", stops)
+}
+
+func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, extra map[string]any) error {
+	if errors.Is(err, device.ErrPollTimeout) {
+		err = fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
+	}
+	e := fault.From(err)
+	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
+	for k, v := range extra {
+		e.With(k, v)
+	}
+	if last != nil {
+		key := p.Detail
+		if key == "" {
+			key = "lastStatus"
+		}
+		e.With(key, map[string]any(last))
+	}
+	return e
+}
+
+func joinStates(s []protocol.State) string {
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = string(x)
+	}
+	return strings.Join(parts, "|")
+}
+
+// hostSessionIDPattern is the strictest sessionId rule among the session
+// types (performance: [A-Za-z0-9][A-Za-z0-9._-]{0,115}); a uuid4 always
+// passes it, and a user-supplied --session-id is checked against it.
+var hostSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// CheckSessionID refuses, before any device contact, a --session-id that
+// no SoloPi session could have (exit 3).
+func CheckSessionID(id string) error {
+	if id == "" {
+		return nil
+	}
+	if !hostSessionIDPattern.MatchString(id) {
+		return fault.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
+			With("sessionId", id)
+	}
+	return nil
+}
+
+// RequireSessionID is CheckSessionID for commands that need one.
+func RequireSessionID(id string) error {
+	if id == "" {
+		return fault.Usage(CodeInvalidSessionID, "--session-id is required")
+	}
+	return CheckSessionID(id)
+}
+
+// SessionTimings are the wait budgets of one command.
+type SessionTimings struct {
+	Timeout  time.Duration
+	Interval time.Duration
+}
+
+func (t SessionTimings) or(timeout, interval time.Duration) SessionTimings {
+	if t.Timeout <= 0 {
+		t.Timeout = timeout
+	}
+	if t.Interval <= 0 {
+		t.Interval = interval
+	}
+	return t
+}
+
+// sessionErrText renders an error for a cleanup report.
+func sessionErrText(err error) string {
+	var e *fault.Error
+	if errors.As(err, &e) {
+		return e.Code + ": " + e.Message
+	}
+	return err.Error()
+}

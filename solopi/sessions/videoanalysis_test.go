@@ -1,0 +1,109 @@
+package sessions
+
+import (
+	"context"
+	"testing"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+const testVideo = "/sdcard/solopi/ScreenCaptures/Screen-20260101-120000-720x480.mp4"
+
+func newVideoFake(t *testing.T) *sessFake {
+	f := newSessFake(t)
+	f.Files.Put(fakeCaptures+"/Screen-20260101-120000-720x480.mp4", []byte("mp4-bytes"))
+	return f
+}
+
+func videoOpts(wait bool) VideoAnalysisOptions {
+	return VideoAnalysisOptions{VideoPath: testVideo, ActionOffsetMs: 1500, DifferenceThreshold: 0.02, Wait: wait,
+		AckTimeout: ssFast.Timeout, AnalysisTimeout: ssFast.Timeout, Interval: ssFast.Interval}
+}
+
+func TestVideoAnalysisCompletes(t *testing.T) {
+	f := newVideoFake(t)
+	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
+	m := ssExpect(t, "video-analysis-start", res, err, passed)
+	if m["state"] != "completed" || m["visualResponseTimeMs"] != float64(412) || m["actionOffsetMs"] != float64(1500) {
+		t.Fatalf("analysis = %v", m)
+	}
+	id := m["requestId"].(string)
+	if f.mutationCount("action=start", "requestId="+id, "actionOffsetMs=1500", "differenceThreshold=0.02", "videoPath=%2Fsdcard%2Fsolopi%2FScreenCaptures") != 1 {
+		t.Fatalf("start mutation = %v", f.mutations)
+	}
+	res, err = VideoAnalysisStatus(context.Background(), f.device(), id)
+	ssExpect(t, "video-analysis-status", res, err, passed)
+}
+
+func TestVideoAnalysisSecondWhileOneRunsIsAStoredFailure(t *testing.T) {
+	f := newVideoFake(t)
+	f.analysisPolls = 1000
+	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(false))
+	first := ssExpect(t, "video-analysis-start", res, err, passed)
+	if first["state"] != "analyzing" {
+		t.Fatalf("--no-wait = %v", first)
+	}
+	res, err = StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
+	m := ssExpect(t, "video-analysis-start", res, err, fault.Failed)
+	ssWantCode(t, m, "analysis_busy")
+	if m["activeRequestId"] != first["requestId"] || m["requestId"] == first["requestId"] {
+		t.Fatalf("busy receipt = %v", m)
+	}
+	// The stored failure stays readable under its own requestId.
+	res, err = VideoAnalysisStatus(context.Background(), f.device(), m["requestId"].(string))
+	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_busy")
+}
+
+func TestVideoAnalysisRejections(t *testing.T) {
+	f := newSessFake(t) // no MP4 on the device
+	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
+	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "invalid_parameter")
+
+	g := newVideoFake(t)
+	g.pluginMissing = true
+	res, err = StartVideoAnalysis(context.Background(), g.device(), videoOpts(true))
+	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "plugin_missing")
+
+	res, err = VideoAnalysisStatus(context.Background(), g.device(), "never-started")
+	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_not_found")
+
+	for _, p := range []string{"relative/ScreenCaptures/a.mp4", "/sdcard/solopi/Download/a.mp4", "/sdcard/ScreenCaptures/a.mp4",
+		"/sdcard/solopi/ScreenCaptures/../a.mp4", "/sdcard/solopi/ScreenCaptures/a.mov", "/data/local/tmp/x/ScreenCaptures/a.mp4",
+		"/storage/emulated/x/solopi/ScreenCaptures/a.mp4", "/sdcard/solopi/ScreenCaptures/.a.mp4"} {
+		o := videoOpts(true)
+		o.VideoPath = p
+		if e := fault.From(o.Validate()); o.Validate() == nil || e.Kind != fault.Invalid {
+			t.Errorf("video path %q accepted", p)
+		}
+	}
+	for _, ok := range []string{testVideo, "/storage/emulated/0/solopi/ScreenCaptures/a.mp4"} {
+		if err := CheckVideoPath(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	o := videoOpts(true)
+	o.DifferenceThreshold = 0
+	if o.Validate() == nil {
+		t.Errorf("threshold 0 accepted")
+	}
+	if FormatThreshold(0.1+0.2) != "0.3" {
+		t.Errorf("FormatThreshold(0.1+0.2) = %s", FormatThreshold(0.1+0.2))
+	}
+}
+
+func TestVideoAnalysisReceiptValidator(t *testing.T) {
+	meta := `"requestId":"r1","videoFileName":"a.mp4","videoPath":"/sdcard/solopi/ScreenCaptures/a.mp4","sizeBytes":9,"actionOffsetMs":1,"differenceThreshold":0.5,"startedAt":3`
+	v := func(o device.WireObject) error { return validateAnalysisReceipt(o, "r1") }
+	ssValidatorCases(t, v, []ssCase{
+		{"analyzing", `{"success":true,"state":"analyzing","terminal":false,` + meta + `}`, true},
+		{"completed", `{"success":true,"state":"completed","terminal":true,"completedAt":5,"visualResponseTimeMs":3,"measurement":"SoloPi screen-recording video difference",` + meta + `}`, true},
+		{"completed without time", `{"success":true,"state":"completed","terminal":true,"completedAt":5,"measurement":"SoloPi screen-recording video difference",` + meta + `}`, false},
+		{"failed success true", `{"success":true,"state":"failed","terminal":true,"completedAt":5,"errorCode":"analysis_failed","error":"x",` + meta + `}`, false},
+		{"terminal without completedAt", `{"success":false,"state":"failed","terminal":true,"errorCode":"analysis_failed","error":"x",` + meta + `}`, false},
+		{"error receipt", `{"success":false,"errorCode":"plugin_missing","error":"x","requestId":"r1"}`, true},
+		{"unknown code", `{"success":false,"errorCode":"made_up","error":"x","requestId":"r1"}`, false},
+		{"other request", `{"success":false,"errorCode":"plugin_missing","error":"x","requestId":"r2"}`, false},
+		{"missing metadata", `{"success":true,"state":"analyzing","terminal":false,"requestId":"r1"}`, false},
+	})
+}
