@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -17,7 +17,17 @@ import (
 // ScreenSource loads the screenshot of a SoloPi observation.
 type ScreenSource func(ctx context.Context, obs *agent.Observation) (*Screen, error)
 
-var sessionDirPattern = regexp.MustCompile(`/agent-sessions/[A-Za-z0-9][A-Za-z0-9._-]{0,159}/$`)
+// sessionOfDir returns <id> when dir is .../agent-sessions/<id>/ with id a
+// valid agent identifier.
+func sessionOfDir(dir string) (string, bool) {
+	rest, ok := strings.CutSuffix(dir, "/")
+	i := strings.LastIndex(rest, "/agent-sessions/")
+	if !ok || i < 0 {
+		return "", false
+	}
+	sid := rest[i+len("/agent-sessions/"):]
+	return sid, protocol.ValidID(sid, 160)
+}
 
 // DeviceScreens pulls observation screenshots read-only through the
 // device channel. A DecisionInput carries no session id, so the check is
@@ -26,11 +36,10 @@ var sessionDirPattern = regexp.MustCompile(`/agent-sessions/[A-Za-z0-9][A-Za-z0-
 func DeviceScreens(dev *device.Device) ScreenSource {
 	return func(ctx context.Context, obs *agent.Observation) (*Screen, error) {
 		dir, _ := path.Split(obs.ScreenshotPath)
-		m := sessionDirPattern.FindString(dir)
-		if m == "" {
+		sid, ok := sessionOfDir(dir)
+		if !ok {
 			return nil, &DeviceError{Code: CodeScreenshotFailed, Message: "the observation's screenshot is not inside an agent-sessions directory"}
 		}
-		sid := strings.TrimSuffix(strings.TrimPrefix(m, "/agent-sessions/"), "/")
 		b, err := FetchScreenshot(ctx, dev, sid, obs)
 		if err != nil {
 			return nil, err

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // CheckJSON refuses what a JSON decoder would accept and silently change,
@@ -309,7 +310,7 @@ func unquote(raw []byte) string {
 	return out
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identifier = lazyregexp.New(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // member is the path step to a key: .name, or ["any key"].
 func member(k string) string {

@@ -3,10 +3,11 @@ package casefile
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // NormalizeOptions selects the policy applied on top of the host's case
@@ -29,8 +30,8 @@ type HighRiskStep struct {
 }
 
 var (
-	reOriginSize = regexp.MustCompile(`^[1-9][0-9]*,[1-9][0-9]*$`)
-	reResolution = regexp.MustCompile(`^[1-9][0-9]*x[1-9][0-9]*$`)
+	reOriginSize = lazyregexp.New(`^[1-9][0-9]*,[1-9][0-9]*$`)
+	reResolution = lazyregexp.New(`^[1-9][0-9]*x[1-9][0-9]*$`)
 )
 
 // Normalize applies the host's case rules (the same for validate, import,

@@ -16,7 +16,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // Limits of perf-analyze and of a performance pull (upstream's).
@@ -271,9 +271,9 @@ func findCSVs(ctx context.Context, root string) ([]string, error) {
 }
 
 var (
-	csvNameNew    = regexp.MustCompile(`^(.*)_([0-9a-f]{16})_(\d+)_(\d+)\.csv$`)
-	csvNameLegacy = regexp.MustCompile(`^(.*)_(\d+)_(\d+)\.csv$`)
-	headerUnit    = regexp.MustCompile(`^(.*)\(([^()]*)\)\s*$`)
+	csvNameNew    = lazyregexp.New(`^(.*)_([0-9a-f]{16})_(\d+)_(\d+)\.csv$`)
+	csvNameLegacy = lazyregexp.New(`^(.*)_(\d+)_(\d+)\.csv$`)
+	headerUnit    = lazyregexp.New(`^(.*)\(([^()]*)\)\s*$`)
 )
 
 // nameFromFile splits `<name>_<source>_[<16hex>_]<start>_<end>.csv`.

@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // Identifier checks, written out instead of as regular expressions: a
 // pattern such as ^[A-Za-z0-9][A-Za-z0-9._-]{0,159}$ compiles into one
 // instruction per repetition, so a few dozen of them cost milliseconds at
@@ -66,4 +68,11 @@ func ValidHex(s string, n int, upperOK bool) bool {
 // digits (replay-<64 hex>, plugin-<64 hex>, ...).
 func ValidPrefixedHex(s, prefix string, n int) bool {
 	return len(s) == len(prefix)+n && s[:len(prefix)] == prefix && ValidHex(s[len(prefix):], n, false)
+}
+
+// ValidIDName reports whether s is an identifier of up to maxBase
+// characters followed by suffix (a file name such as "<id>.zip").
+func ValidIDName(s, suffix string, maxBase int) bool {
+	base, ok := strings.CutSuffix(s, suffix)
+	return ok && ValidID(base, maxBase)
 }

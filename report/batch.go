@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // batchSummary is the batch root's summary file: the run-batch /
@@ -15,7 +15,7 @@ import (
 const batchSummary = "batch.json"
 
 // childDir is one sub-run directory of a batch root: NNN-<case>.
-var childDir = regexp.MustCompile(`^(\d{3,})-(.+)$`)
+var childDir = lazyregexp.New(`^(\d{3,})-(.+)$`)
 
 func isBatch(e *evidence) bool {
 	if e.isFile(batchSummary) {

@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // logExcerpt is the part of logcat around the failure (or the end of the
@@ -30,8 +30,8 @@ type logLine struct {
 }
 
 var (
-	threadtimeLine = regexp.MustCompile(`^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})\s+\d+\s+\d+\s+([VDIWEF])\s`)
-	fullStamp      = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})`)
+	threadtimeLine = lazyregexp.New(`^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})\s+\d+\s+\d+\s+([VDIWEF])\s`)
+	fullStamp      = lazyregexp.New(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})`)
 )
 
 // Window of the excerpt around the anchor time.

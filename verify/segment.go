@@ -2,8 +2,9 @@ package verify
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // Segment phases and routes.
@@ -189,7 +190,7 @@ func compileOracle(stepID string, o Oracle, operationID string, index int) CaseS
 	}
 }
 
-var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeNameChars = lazyregexp.New(`[^A-Za-z0-9._-]+`)
 
 // safeName replaces runs of characters outside [A-Za-z0-9._-] with "-" and
 // trims "-" and "." from both ends ("verification" when nothing is left).

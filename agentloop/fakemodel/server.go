@@ -27,11 +27,12 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // Coordinate behaviours.
@@ -250,13 +251,13 @@ func (s *Server) calibrate(img *image.RGBA) string {
 	return fmt.Sprintf(`do(action="Tap", element=%s)`, s.point(x, y, img.Rect.Dx(), img.Rect.Dy(), n))
 }
 
-var counterGoal = regexp.MustCompile(`(?i)counter\D{0,40}?(\d+)`)
+var counterGoal = lazyregexp.New(`(?i)counter\D{0,40}?(\d+)`)
 
 // relativeGoals ask for a number of increments ("increment the counter
 // once", "将计数器增加一次") rather than a value.
-var relativeGoals = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)(?:increment|increase|raise) the counter (once|twice|\d+ times)`),
-	regexp.MustCompile(`计数器.{0,4}?增加(一|两|二|三|\d+)次`),
+var relativeGoals = []*lazyregexp.Regexp{
+	lazyregexp.New(`(?i)(?:increment|increase|raise) the counter (once|twice|\d+ times)`),
+	lazyregexp.New(`计数器.{0,4}?增加(一|两|二|三|\d+)次`),
 }
 
 var countWords = map[string]int{"once": 1, "twice": 2, "一": 1, "两": 2, "二": 2, "三": 3}
@@ -279,7 +280,7 @@ func relativeGoal(task string) (int, bool) {
 
 // seenCounter is the value the planner first described in its history
 // ("The counter shows N"): where a relative goal started.
-var seenCounter = regexp.MustCompile(`The counter shows (\d+)`)
+var seenCounter = lazyregexp.New(`The counter shows (\d+)`)
 
 func firstSeenCounter(msgs []msg) (int, bool) {
 	for _, m := range msgs {
@@ -295,7 +296,7 @@ func firstSeenCounter(msgs []msg) (int, bool) {
 }
 
 // tapGoal is the other task the fake understands: tap the "X" button.
-var tapGoal = regexp.MustCompile(`(?i)tap (?:the )?"([^"]+)"`)
+var tapGoal = lazyregexp.New(`(?i)tap (?:the )?"([^"]+)"`)
 
 // commonLabels compete with the asked label so that a reading has to
 // stand out from alternatives.

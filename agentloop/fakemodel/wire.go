@@ -10,7 +10,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	xdraw "golang.org/x/image/draw"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // Providers: the wire behaviours of real endpoints.
@@ -56,8 +57,8 @@ const (
 	AzureAPIVersion = "2024-10-21"
 )
 
-var azurePath = regexp.MustCompile(`^/openai/deployments/[A-Za-z0-9._-]+/chat/completions$`)
-var azureVersion = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-preview)?$`)
+var azurePath = lazyregexp.New(`^/openai/deployments/[A-Za-z0-9._-]+/chat/completions$`)
+var azureVersion = lazyregexp.New(`^\d{4}-\d{2}-\d{2}(-preview)?$`)
 
 type wireMsg struct {
 	Role    string          `json:"role"`

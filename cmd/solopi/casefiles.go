@@ -6,13 +6,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
@@ -55,6 +51,11 @@ func readCaseFile(path string) (*casefile.Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Undecodable bytes and duplicate keys first: a decoder would silently
+	// change what such a file means before the shape check sees it.
+	if err := casefile.CheckJSON(b); err != nil {
+		return nil, caseFileError(err)
+	}
 	if err := checkCaseSchema(b); err != nil {
 		return nil, err
 	}
@@ -65,55 +66,22 @@ func readCaseFile(path string) (*casefile.Case, error) {
 	return c, nil
 }
 
-// checkCaseSchema validates a case document against casefile's JSON Schema
-// (content assertions on, so operationLog strings are checked too).
+// checkCaseSchema checks a case document against the shape rules of
+// casefile's case schema (operationLog strings included) and reports up to
+// 20 violations with their JSON pointers.
 func checkCaseSchema(doc []byte) error {
-	comp := jsonschema.NewCompiler()
-	comp.Draft = jsonschema.Draft2020
-	comp.AssertContent = true
-	comp.LoadURL = func(url string) (io.ReadCloser, error) {
-		if url == casefile.SchemaURL {
-			return io.NopCloser(bytes.NewReader(casefile.Schema())), nil
-		}
-		return nil, fmt.Errorf("schema %s is not embedded", url)
-	}
-	sch, err := comp.Compile(casefile.SchemaURL)
-	if err != nil {
-		return fault.Wrap(fault.Transport, "internal_error", "the embedded case schema does not compile", err)
-	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return fault.Wrap(fault.Invalid, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
 	}
-	if err := sch.Validate(v); err != nil {
-		e := fault.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema")
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			var details []map[string]string
-			for _, leaf := range schemaLeaves(ve) {
-				details = append(details, map[string]string{"instance": leaf.InstanceLocation, "message": leaf.Message})
-				if len(details) == 20 {
-					break
-				}
-			}
-			e.With("violations", details)
-		}
-		return e
+	violations := casefile.CheckShape(v)
+	if len(violations) == 0 {
+		return nil
 	}
-	return nil
-}
-
-func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, schemaLeaves(c)...)
-	}
-	return out
+	return fault.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema").
+		With("violations", violations[:min(len(violations), 20)])
 }
 
 func readStepFile(path string) (casefile.Step, error) {

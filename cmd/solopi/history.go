@@ -68,7 +68,7 @@ func historyList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, 
 
 func historyGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
 	// The id is checked before any device contact: a path-like id never
-	// schemaLeaves the host.
+	// leaves the host.
 	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}

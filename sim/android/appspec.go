@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // AppSpec declares an installable app as data: identity, start-up costs,
@@ -197,11 +198,11 @@ const (
 )
 
 var (
-	packageRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
-	classRE   = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
-	varRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	resIDRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]*:id/[A-Za-z0-9_.]+$`)
-	shortIDRE = regexp.MustCompile(`^[A-Za-z0-9_.]+$`)
+	packageRE = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
+	classRE   = lazyregexp.New(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+	varRE     = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	resIDRE   = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_.]*:id/[A-Za-z0-9_.]+$`)
+	shortIDRE = lazyregexp.New(`^[A-Za-z0-9_.]+$`)
 )
 
 var validKinds = map[string]bool{"": true, "button": true, "field": true, "text": true, "item": true,

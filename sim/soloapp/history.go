@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -26,13 +26,13 @@ var historyMachine = protocol.HistoryDelete()
 var (
 	// A performance folder is performance-<session id> or one of the app's
 	// older time-range names.
-	perfFolderRes = []*regexp.Regexp{
-		regexp.MustCompile(`^\d{14}_\d{14}$`),
-		regexp.MustCompile(`^\d{2}月\d{2}日\d{2}:\d{2}:\d{2}-\d{2}月\d{2}日\d{2}:\d{2}:\d{2}$`),
-		regexp.MustCompile(`^\d{2}-\d{2} \d{2}:\d{2}:\d{2}_\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`),
+	perfFolderRes = []*lazyregexp.Regexp{
+		lazyregexp.New(`^\d{14}_\d{14}$`),
+		lazyregexp.New(`^\d{2}月\d{2}日\d{2}:\d{2}:\d{2}-\d{2}月\d{2}日\d{2}:\d{2}:\d{2}$`),
+		lazyregexp.New(`^\d{2}-\d{2} \d{2}:\d{2}:\d{2}_\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`),
 	}
-	csvNameRe       = regexp.MustCompile(`^(.+)_([^_]+)_([0-9a-f]{16})_(\d+)_(\d+)\.csv$`)
-	legacyCSVNameRe = regexp.MustCompile(`^(.+)_([^_]+)_(\d+)_(\d+)\.csv$`)
+	csvNameRe       = lazyregexp.New(`^(.+)_([^_]+)_([0-9a-f]{16})_(\d+)_(\d+)\.csv$`)
+	legacyCSVNameRe = lazyregexp.New(`^(.+)_([^_]+)_(\d+)_(\d+)\.csv$`)
 )
 
 // Content limits of the detail queries.
@@ -524,5 +524,5 @@ func validPerfFolder(name string) bool {
 	if id, ok := strings.CutPrefix(name, "performance-"); ok && protocol.ValidID(id, 116) {
 		return true
 	}
-	return slices.ContainsFunc(perfFolderRes, func(re *regexp.Regexp) bool { return re.MatchString(name) })
+	return slices.ContainsFunc(perfFolderRes, func(re *lazyregexp.Regexp) bool { return re.MatchString(name) })
 }

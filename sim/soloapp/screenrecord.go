@@ -8,10 +8,10 @@ package soloapp
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"time"
 
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -26,7 +26,7 @@ const (
 
 const requiredScreenAction = "Confirm the Android MediaProjection system dialog"
 
-var resolutionPattern = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
+var resolutionPattern = lazyregexp.New(`^(\d{3,4})x(\d{3,4})$`)
 
 type screenSession struct {
 	sessionClock

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/solopi-dev/solopi/fault"
@@ -37,17 +36,8 @@ const (
 // redacted replaces a secret wherever it would otherwise be shown.
 const redacted = "[redacted]"
 
-// agentIDPattern is the host's rule for sessionId, observationId, stepId and
-// nodeId (the device mints or accepts looser values; the host is stricter so
-// that an identifier can always be used in a file name or a log line).
-var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,159}$`)
-
-// ownerTokenPattern is the host's rule for ownerToken; the device only
-// checks the length.
-var ownerTokenPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{16,160}$`)
-
 // ValidAgentID reports whether s is a valid Agent identifier.
-func ValidAgentID(s string) bool { return agentIDPattern.MatchString(s) }
+func ValidAgentID(s string) bool { return protocol.ValidID(s, 160) }
 
 // CheckAgentID returns a usage error (exit 3) naming the flag when s is not
 // a valid Agent identifier. The value is echoed: identifiers are not secret.
@@ -79,7 +69,7 @@ func ParseOwnerToken(s string) (OwnerToken, error) {
 	if s == "" {
 		return OwnerToken{}, fault.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
 	}
-	if !ownerTokenPattern.MatchString(s) {
+	if !(len(s) >= 16 && protocol.ValidIDChars(s, 160)) {
 		return OwnerToken{}, fault.Usagef(CodeInvalidOwnerToken,
 			"the owner token must be 16 to 160 characters of [A-Za-z0-9._-] (got %d characters)", len(s))
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -332,7 +331,7 @@ func (f *Replay) mutate(action string, q url.Values) {
 			return // "A replay is already running" (invisible)
 		}
 		snap, ok := f.Cases[name]
-		if !ok || q.Get("caseId") != fmt.Sprint(*snap.ID) || q.Get("caseFingerprint") != snap.CaseFingerprint || !requestIDRe.MatchString(q.Get("requestId")) {
+		if !ok || q.Get("caseId") != fmt.Sprint(*snap.ID) || q.Get("caseFingerprint") != snap.CaseFingerprint || !protocol.ValidID(q.Get("requestId"), 128) {
 			return // invisible parameter rejection
 		}
 		switch f.Plan[name] {
@@ -444,9 +443,6 @@ func (f *Replay) CountMutations(sub string) int {
 	defer f.Unlock()
 	return Count(f.Mutations, sub)
 }
-
-// requestIDRe is the device's replay requestId rule.
-var requestIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 func strOf(m map[string]any, k string) string {
 	s, _ := m[k].(string)

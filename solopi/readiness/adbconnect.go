@@ -3,7 +3,6 @@ package readiness
 import (
 	"context"
 	"errors"
-	"regexp"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
@@ -27,9 +26,6 @@ const rsaHint = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在�
 const actionAdbConnect = "Unlock the phone and tap Allow on the USB debugging (RSA) prompt, and make sure the internal " +
 	"ADB address configured in SoloPi (default localhost:5555) accepts connections; then run `solopi adb-connect` again. " +
 	"(" + rsaHint + ")"
-
-// adbRequestIDPattern is the reference host's check of its own requestId.
-var adbRequestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // AdbConnectOptions configure AdbConnect.
 type AdbConnectOptions struct {
@@ -156,7 +152,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 			With("doctor", doc).WithUserAction(joinActions(doc.Checks, device.CheckAdb))
 	}
 	id := opts.NewRequestID()
-	if !adbRequestIDPattern.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return nil, fault.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
 	}
 	s.Options().Device.Progress.Reportf("adb-connect", "asking SoloPi to open its internal ADB connection (requestId %s)", id)

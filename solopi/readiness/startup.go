@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -87,7 +87,7 @@ type StartupReport struct {
 	PercentileMethod     string                 `json:"percentileMethod"`
 }
 
-var launcherComponentLine = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+/[A-Za-z0-9_.$]+$`)
+var launcherComponentLine = lazyregexp.New(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+/[A-Za-z0-9_.$]+$`)
 
 // ResolveLauncher finds the launcher activity of pkg with `cmd package
 // resolve-activity --brief`, falling back to `pm resolve-activity` (older

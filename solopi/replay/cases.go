@@ -55,7 +55,7 @@ func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, e
 	id, idOK := device.WireObject(obj).Integer("id")
 	fp := device.WireObject(obj).Str("caseFingerprint")
 	got := device.WireObject(obj).Str("caseName")
-	if got != name || !idOK || id <= 0 || !fingerprintRe.MatchString(fp) {
+	if got != name || !idOK || id <= 0 || !protocol.ValidHex(fp, 64, false) {
 		return nil, fault.New(fault.Transport, CodeCaseUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
 			With("caseName", name).With("caseId", obj["id"]).With("caseFingerprint", obj["caseFingerprint"]).With("returnedCaseName", got)
 	}

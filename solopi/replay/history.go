@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
@@ -19,12 +18,10 @@ const (
 	CodeHistoryDeleteTime   = "history_delete_timeout"
 )
 
-var replayHistoryIDRe = regexp.MustCompile(`^replay-[0-9a-f]{64}$`)
-
 // CheckReplayHistoryID checks an id locally (exit 3): ids are opaque
 // digests, so anything path-like is refused before the device sees it.
 func CheckReplayHistoryID(id string) error {
-	if !replayHistoryIDRe.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, "replay-", 64) {
 		return fault.Usage(CodeInvalidHistoryID, "--id must be a replay history id: replay- followed by 64 lowercase hex digits").With("id", id)
 	}
 	return nil
@@ -69,7 +66,7 @@ func checkHistoryList(m map[string]any, limit int) error {
 	}
 	for i, r := range records {
 		o, ok := r.(map[string]any)
-		if !ok || device.WireObject(o).Str("kind") != "replay" || !replayHistoryIDRe.MatchString(device.WireObject(o).Str("id")) {
+		if !ok || device.WireObject(o).Str("kind") != "replay" || !protocol.ValidPrefixedHex(device.WireObject(o).Str("id"), "replay-", 64) {
 			return device.ContractError(fmt.Sprintf("history record %d is not a replay record with a valid id", i), m)
 		}
 	}

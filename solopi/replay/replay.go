@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -37,9 +36,6 @@ const (
 // KeyReplayAutoStart is the SoloPi setting that lets a replay begin
 // without a human tapping start (docs/device-protocol.md).
 const KeyReplayAutoStart = "KEY_REPLAY_AUTO_START"
-
-// fingerprintRe is the caseFingerprint form (64 lowercase hex).
-var fingerprintRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // ReplayResult is one element of a snapshot's results[].
 type ReplayResult struct {

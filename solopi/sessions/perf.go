@@ -12,7 +12,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -29,10 +28,12 @@ const (
 	CodeUnsupportedItems = "unsupported_items" // 2
 )
 
-var (
-	perfSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`)
-	perfOutputPattern    = regexp.MustCompile(`^performance-[A-Za-z0-9][A-Za-z0-9._-]{0,115}$`)
-)
+// validPerfOutputName is the folder name of a recording:
+// performance-<session id>.
+func validPerfOutputName(name string) bool {
+	id, ok := strings.CutPrefix(name, "performance-")
+	return ok && protocol.ValidID(id, 116)
+}
 
 // perfSpec describes the session type; a fresh value per call keeps
 // the protocol tables unshared.
@@ -279,7 +280,7 @@ func checkPerfPaths(o device.WireObject, sessionID string) (string, error) {
 			!strings.ContainsAny(p, "\\\x00")
 	}
 	if !onStorage(root) || !onStorage(out) || path.Base(root) != "records" || path.Dir(out) != root ||
-		!perfOutputPattern.MatchString(path.Base(out)) || path.Base(out) != "performance-"+sessionID {
+		!validPerfOutputName(path.Base(out)) || path.Base(out) != "performance-"+sessionID {
 		return "", fault.New(fault.Transport, CodeUnsafeDevicePath,
 			"the saved performance directory is not records/performance-<this sessionId> on shared storage; nothing was pulled").
 			With("outputPath", out).With("recordsRoot", root)
@@ -432,7 +433,7 @@ func CheckPerfSessionID(id string, required bool) error {
 	if id == "" && !required {
 		return nil
 	}
-	if !perfSessionIDPattern.MatchString(id) {
+	if !protocol.ValidID(id, 116) {
 		return fault.Usage(CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
 	}
 	return nil

@@ -7,7 +7,6 @@ package sessions
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -23,11 +22,9 @@ const (
 	CodePerfHistoryTimeout   = "history_delete_timeout" // 124
 )
 
-var perfHistoryIDPattern = regexp.MustCompile(`^performance-[0-9a-f]{64}$`)
-
 // CheckPerfHistoryID is the local rule for --id (exit 3).
 func CheckPerfHistoryID(id string) error {
-	if !perfHistoryIDPattern.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, "performance-", 64) {
 		return fault.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id)
 	}
 	return nil
@@ -69,7 +66,7 @@ func ListPerfHistory(ctx context.Context, d *device.Device, limit int) (map[stri
 		ro, _ := r.(map[string]any)
 		k, _ := ro["kind"].(string)
 		id, _ := ro["id"].(string)
-		v.Check(k == "performance" && perfHistoryIDPattern.MatchString(id), "record %d is not a performance record with a valid id", i)
+		v.Check(k == "performance" && protocol.ValidPrefixedHex(id, "performance-", 64), "record %d is not a performance record with a valid id", i)
 	}
 	if err := v.Err("performance history list", o); err != nil {
 		return nil, err

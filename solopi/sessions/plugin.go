@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -38,12 +37,12 @@ const (
 	maxPluginZip          = 64 << 20
 )
 
-var (
-	pluginIDPattern       = regexp.MustCompile(`^plugin-[0-9a-f]{64}$`)
-	pluginFileIDPattern   = regexp.MustCompile(`^plugin-import-[0-9a-f]{64}$`)
-	pluginFileNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,126}\.zip$`)
-	stagedNamePattern     = regexp.MustCompile(`^solopi-plugin-[0-9a-f]{32}\.zip$`)
-)
+// validStagedName is the name solopi gives a plugin ZIP it stages on the
+// device: solopi-plugin-<32 hex>.zip (see StagedPluginName).
+func validStagedName(name string) bool {
+	base, ok := strings.CutSuffix(name, ".zip")
+	return ok && protocol.ValidPrefixedHex(base, "solopi-plugin-", 32)
+}
 
 // validatePluginList checks plugin?action=list.
 func validatePluginList(o device.WireObject) error {
@@ -74,7 +73,7 @@ func validatePluginList(o device.WireObject) error {
 		ver, vok := w.Number("version")
 		status, _ := w.Text("status")
 		source, _ := w.Text("source")
-		v.Check(pluginIDPattern.MatchString(id), "plugins[%d].id %q is not plugin-<64 hex>", i, id)
+		v.Check(protocol.ValidPrefixedHex(id, "plugin-", 64), "plugins[%d].id %q is not plugin-<64 hex>", i, id)
 		v.Check(name != "", "plugins[%d] has no name", i)
 		v.Check(vok && ver > 0, "plugins[%d].version is not positive", i)
 		v.Check(slices.Contains([]string{"built_in", "loaded", "installed"}, status), "plugins[%d].status %q is unknown", i, status)
@@ -107,8 +106,8 @@ func validatePluginList(o device.WireObject) error {
 		name, _ := w.Text("fileName")
 		size, sok := w.Integer("sizeBytes")
 		req, _ := w.Flag("sha256Required")
-		v.Check(pluginFileIDPattern.MatchString(id), "importFiles[%d].fileId %q is not plugin-import-<64 hex>", i, id)
-		v.Check(pluginFileNamePattern.MatchString(name), "importFiles[%d].fileName %q is not a safe .zip name", i, name)
+		v.Check(protocol.ValidPrefixedHex(id, "plugin-import-", 64), "importFiles[%d].fileId %q is not plugin-import-<64 hex>", i, id)
+		v.Check(protocol.ValidIDName(name, ".zip", 127), "importFiles[%d].fileName %q is not a safe .zip name", i, name)
 		v.Check(sok && size >= 1 && size <= maxPluginZip, "importFiles[%d].sizeBytes outside 1..64 MiB", i)
 		v.Check(req, "importFiles[%d].sha256Required is not true", i)
 	}
@@ -330,7 +329,7 @@ func (s *pluginInstall) cleanup(ctx context.Context) PluginCleanup {
 		cl.Reason = "push_not_attempted"
 		return cl
 	}
-	if !stagedNamePattern.MatchString(s.name) || path.Base(s.remote) != s.name {
+	if !validStagedName(s.name) || path.Base(s.remote) != s.name {
 		cl.Reason = "not_a_generated_name"
 		return cl
 	}
@@ -530,7 +529,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 
 // CheckPluginID is the local rule for --id (exit 3).
 func CheckPluginID(id string) error {
-	if !pluginIDPattern.MatchString(id) {
+	if !protocol.ValidPrefixedHex(id, "plugin-", 64) {
 		return fault.Usage(CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id)
 	}
 	return nil

@@ -8,7 +8,6 @@ package sessions
 
 import (
 	"context"
-	"regexp"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
@@ -42,8 +41,6 @@ func ScanCodeType(format string) (string, bool) {
 	}
 	return "", false
 }
-
-var scanSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // scanSpec describes the session type; a fresh value per call keeps
 // the protocol tables unshared.
@@ -101,7 +98,7 @@ func validateScan(o device.WireObject) error {
 		return v.Err("scan status", o)
 	}
 	id, _ := o.Text("sessionId")
-	v.Check(scanSessionIDPattern.MatchString(id), "sessionId %q is not a valid scan id", id)
+	v.Check(protocol.ValidID(id, 128), "sessionId %q is not a valid scan id", id)
 	req, _ := o.Integer("requestedAt")
 	v.Check(req > 0, "requestedAt must be positive")
 	st, hasSt := o.Integer("startedAt")

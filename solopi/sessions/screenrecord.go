@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -33,11 +33,7 @@ const (
 // while the MediaProjection dialog is showing.
 const RequiredMediaProjectionAction = "Confirm the Android MediaProjection system dialog"
 
-var (
-	screenSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-	mp4NamePattern         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,126}\.mp4$`)
-	resolutionPattern      = regexp.MustCompile(`^(\d{3,4})x(\d{3,4})$`)
-)
+var resolutionPattern = lazyregexp.New(`^(\d{3,4})x(\d{3,4})$`)
 
 // screenSpec describes the session type; a fresh value per call keeps
 // the protocol tables unshared.
@@ -97,7 +93,7 @@ func validateScreenRecording(o device.WireObject) error {
 		return v.Err("screen recording status", o)
 	}
 	id, _ := o.Text("sessionId")
-	v.Check(screenSessionIDPattern.MatchString(id), "sessionId %q is not a valid screen-record id", id)
+	v.Check(protocol.ValidIDChars(id, 128), "sessionId %q is not a valid screen-record id", id)
 	res, _ := o.Text("resolution")
 	w, _ := o.Integer("width")
 	h, _ := o.Integer("height")
@@ -117,7 +113,7 @@ func validateScreenRecording(o device.WireObject) error {
 	}
 	if o.Has("outputPath") {
 		out, _ := o.Text("outputPath")
-		v.Check(hasRoot && path.Dir(out) == root && mp4NamePattern.MatchString(path.Base(out)),
+		v.Check(hasRoot && path.Dir(out) == root && protocol.ValidIDName(path.Base(out), ".mp4", 127),
 			"outputPath %q is not a safe .mp4 directly inside capturesRoot", out)
 	}
 	st, hasSt := o.Integer("startedAt")
@@ -310,7 +306,7 @@ func pullScreenRecording(ctx context.Context, d *device.Device, snap device.Wire
 	// Only shared storage is pulled from: SoloPi's data root lives there
 	//, and nothing else on the device is this command's to copy.
 	shared := strings.HasPrefix(root, "/storage/") || strings.HasPrefix(root, "/sdcard/")
-	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !mp4NamePattern.MatchString(path.Base(remote)) || size <= 0 {
+	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !protocol.ValidIDName(path.Base(remote), ".mp4", 127) || size <= 0 {
 		return nil, fault.New(fault.Transport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
 			With("remotePath", remote).With("capturesRoot", root)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -528,18 +527,13 @@ func joinStates(s []protocol.State) string {
 	return strings.Join(parts, "|")
 }
 
-// hostSessionIDPattern is the strictest sessionId rule among the session
-// types (performance: [A-Za-z0-9][A-Za-z0-9._-]{0,115}); a uuid4 always
-// passes it, and a user-supplied --session-id is checked against it.
-var hostSessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 // CheckSessionID refuses, before any device contact, a --session-id that
 // no SoloPi session could have (exit 3).
 func CheckSessionID(id string) error {
 	if id == "" {
 		return nil
 	}
-	if !hostSessionIDPattern.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return fault.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
 			With("sessionId", id)
 	}

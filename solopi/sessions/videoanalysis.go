@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,8 +43,6 @@ func isAnalysisErrorCode(code string) bool {
 	return false
 }
 
-var analysisRequestIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 // CheckVideoPath is the local rule for --video-path: an absolute device
 // path of a safe .mp4 name whose parent is ScreenCaptures, under /sdcard/
 // (at least 4 parts) or /storage/emulated/<n>/, without .., backslashes
@@ -66,7 +63,7 @@ func CheckVideoPath(p string) error {
 	if slices.Contains(parts, "..") {
 		return bad("contains ..")
 	}
-	if len(parts) < 4 || parts[len(parts)-2] != "ScreenCaptures" || !mp4NamePattern.MatchString(parts[len(parts)-1]) {
+	if len(parts) < 4 || parts[len(parts)-2] != "ScreenCaptures" || !protocol.ValidIDName(parts[len(parts)-1], ".mp4", 127) {
 		return bad("the parent must be ScreenCaptures and the name a safe .mp4")
 	}
 	switch {
@@ -312,7 +309,7 @@ func VideoAnalysisStatus(ctx context.Context, d *device.Device, requestID string
 
 // CheckAnalysisRequestID is the local rule for --request-id (exit 3).
 func CheckAnalysisRequestID(id string) error {
-	if !analysisRequestIDPattern.MatchString(id) {
+	if !protocol.ValidID(id, 128) {
 		return fault.Usage(CodeInvalidRequestID, "--request-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}").With("requestId", id)
 	}
 	return nil
