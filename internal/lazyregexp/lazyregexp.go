@@ -34,7 +34,9 @@ func (r *Regexp) MatchString(s string) bool { return r.get().MatchString(s) }
 func (r *Regexp) FindStringSubmatch(s string) []string { return r.get().FindStringSubmatch(s) }
 
 // ReplaceAllString is regexp.Regexp.ReplaceAllString.
-func (r *Regexp) ReplaceAllString(src, repl string) string { return r.get().ReplaceAllString(src, repl) }
+func (r *Regexp) ReplaceAllString(src, repl string) string {
+	return r.get().ReplaceAllString(src, repl)
+}
 
 // String is the source text of the expression.
 func (r *Regexp) String() string { return r.expr }
