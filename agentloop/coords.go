@@ -16,11 +16,6 @@ const (
 	SpaceDisplay  Space = "display_pixels"
 )
 
-// Spaces lists the accepted --coordinate-space values.
-func Spaces() []string {
-	return []string{string(SpaceAuto), string(SpaceRelative), string(SpaceImage), string(SpaceDisplay)}
-}
-
 // ParseSpace validates a configured space.
 func ParseSpace(s string) (Space, error) {
 	switch Space(s) {
@@ -171,13 +166,6 @@ func scaleRound(v, vmax float64, span int) int {
 		return int((2*num + den) / (2 * den))
 	}
 	return int(math.Floor(v*float64(span)/vmax + 0.5))
-}
-
-// RuntimeToDevice maps a runtime 0..999 coordinate to a pixel on an axis of
-// size pixels with the same rule as Map (used by handlers that only hold
-// runtime coordinates, such as the calibration probe check).
-func RuntimeToDevice(r float64, size int) int {
-	return int(math.Floor(r*float64(size-1)/999 + 0.5))
 }
 
 // ResizePolicy is how a screenshot becomes the model's image.

@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/solopi-dev/solopi/internal/realadb"
 	"io"
 	"net"
 	"net/http"
@@ -26,6 +25,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/internal/realadb"
 )
 
 // realAdb is a private adb server started for one test.

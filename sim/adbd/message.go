@@ -116,12 +116,6 @@ func parseHeader(hdr []byte, limit uint32) (message, uint32, error) {
 	return m, length, nil
 }
 
-// appendMessage encodes m. withChecksum selects the byte-sum data_check that
-// peers on protocol versions before versionSkipChecksum expect.
-func appendMessage(buf []byte, m message, withChecksum bool) []byte {
-	return append(appendHeader(buf, m, withChecksum), m.Data...)
-}
-
 // appendHeader encodes only the 24-byte header of m, so a large payload can
 // be written after it without being copied.
 func appendHeader(buf []byte, m message, withChecksum bool) []byte {

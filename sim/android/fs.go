@@ -80,16 +80,6 @@ func Canonical(p string) string {
 	return p
 }
 
-// ShellPath is the inverse used by SoloPi's "shell form": the canonical
-// external storage prefix becomes /sdcard.
-func ShellPath(p string) string {
-	c := Canonical(p)
-	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
-		return ShellStorage + c[len(ExternalStorage):]
-	}
-	return c
-}
-
 func writable(canon string) bool {
 	for _, root := range []string{ExternalStorage, LocalTmp} {
 		if canon == root || strings.HasPrefix(canon, root+"/") {

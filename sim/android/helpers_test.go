@@ -3,6 +3,7 @@ package android
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,3 +86,25 @@ func launch(t testing.TB, p *Phone, pkg string) {
 		t.Fatalf("foreground = %s, want %s", got, pkg)
 	}
 }
+
+// ShellPath is the inverse used by SoloPi's "shell form": the canonical
+// external storage prefix becomes /sdcard.
+func ShellPath(p string) string {
+	c := Canonical(p)
+	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
+		return ShellStorage + c[len(ExternalStorage):]
+	}
+	return c
+}
+
+// KeycodeByName resolves "HOME", "KEYCODE_HOME" or "3" to a key code.
+func KeycodeByName(name string) (int, bool) {
+	if v, err := strconv.Atoi(name); err == nil {
+		return v, true
+	}
+	v, ok := keycodeNames[strings.TrimPrefix(strings.ToUpper(name), "KEYCODE_")]
+	return v, ok
+}
+
+// shQuote quotes s for the device shell (adb's escape_arg).
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

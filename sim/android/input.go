@@ -462,12 +462,3 @@ func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
 		}
 	}
 }
-
-// KeycodeByName resolves "HOME", "KEYCODE_HOME" or "3" to a key code.
-func KeycodeByName(name string) (int, bool) {
-	if v, err := strconv.Atoi(name); err == nil {
-		return v, true
-	}
-	v, ok := keycodeNames[strings.TrimPrefix(strings.ToUpper(name), "KEYCODE_")]
-	return v, ok
-}

@@ -244,6 +244,3 @@ func (p *Phone) exec(ctx context.Context, cmds map[string]shellCmd, args []strin
 	}
 	return nil
 }
-
-// shQuote quotes s for the device shell (adb's escape_arg).
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

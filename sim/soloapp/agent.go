@@ -3,7 +3,6 @@ package soloapp
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
@@ -570,5 +569,3 @@ func (a *App) AgentGeneration() int64 {
 	defer a.mu.Unlock()
 	return a.p.generation
 }
-
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

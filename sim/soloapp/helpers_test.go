@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,3 +151,8 @@ func wantErr(t *testing.T, m map[string]any, code, msg string) {
 		t.Fatalf("want %s %q, got %v", code, msg, m)
 	}
 }
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// len is the number of receipts.
+func (l *receiptLRU) len() int { return len(l.order) }

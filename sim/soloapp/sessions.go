@@ -218,6 +218,3 @@ func (l *receiptLRU) each(fn func(k string, o obj)) {
 		fn(k, l.m[k])
 	}
 }
-
-// len is the number of receipts.
-func (l *receiptLRU) len() int { return len(l.order) }
