@@ -3,6 +3,16 @@
 // counts, redrawn in place with a carriage return. It writes nothing at
 // all unless its file is a terminal, so pipelines and CI logs see only the
 // command's JSON, and it honours NO_COLOR.
+//
+// A command has one Line (cmd/solopi builds it from stderr for every
+// command); whatever runs inside the command reports through it:
+//
+//	line.Update(func(s *progress.State) { s.Index, s.Total, s.Label = 2, 5, "login" })
+//
+// Update may be called from any goroutine; the line is redrawn at once
+// and then every second while the elapsed time moves. Done clears it
+// before the command prints its JSON. Printf puts one whole line above
+// it, and Writer hands a prompt the terminal without the line in the way.
 package progress
 
 import (
@@ -126,6 +136,34 @@ func (l *Line) Printf(format string, args ...any) {
 	if l.drawn {
 		l.drawLocked()
 	}
+}
+
+// Writer returns a writer for text that needs the terminal to itself (a
+// question waiting for an answer): each write first clears the status
+// line, which stays away until the next Update. On a disabled line it is
+// the line's file unchanged, so the text is written all the same; a nil
+// Line's writer discards.
+func (l *Line) Writer() io.Writer { return lineWriter{l} }
+
+type lineWriter struct{ l *Line }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	l := w.l
+	if l == nil {
+		return len(p), nil
+	}
+	if !l.Enabled() {
+		return l.w.Write(p)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.drawn {
+		if _, err := io.WriteString(l.w, clearLine); err != nil {
+			return 0, err
+		}
+		l.drawn = false
+	}
+	return l.w.Write(p)
 }
 
 // Done clears the line and stops redrawing; the terminal is left as it

@@ -150,3 +150,39 @@ func TestLongLabelIsCutToTheWidth(t *testing.T) {
 		t.Errorf("render(40) = %q (%d runes)", got, n)
 	}
 }
+
+// TestWriterClearsTheLine: a prompt written through Writer starts on a
+// clean line, and the status line stays away until the next Update.
+func TestWriterClearsTheLine(t *testing.T) {
+	var buf strings.Builder
+	clk := clock.NewFake(time.Unix(0, 0))
+	l := NewTo(&buf, true, false, clk)
+	l.Update(func(s *State) { s.Label = "step 1" })
+	if _, err := io.WriteString(l.Writer(), "approve? [y/N] "); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.HasSuffix(got, "step 1\r\x1b[2Kapprove? [y/N] ") {
+		t.Fatalf("prompt not on a clean line: %q", got)
+	}
+	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	before := buf.String()
+	// The once-a-second redraw leaves the prompt alone.
+	clk.Advance(time.Second)
+	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != before {
+		t.Fatalf("the line came back over the prompt: %q", buf.String())
+	}
+	l.Update(func(s *State) { s.Label = "step 2" })
+	if !strings.HasSuffix(buf.String(), "step 2") {
+		t.Fatalf("the next update does not redraw: %q", buf.String())
+	}
+	l.Done()
+	var off strings.Builder
+	if _, err := io.WriteString(NewTo(&off, false, false, nil).Writer(), "q? "); err != nil || off.String() != "q? " {
+		t.Fatalf("a disabled line's writer: %q %v", off.String(), err)
+	}
+}
