@@ -117,13 +117,11 @@ type agentRunResult struct {
 	Policy     agentloop.Policy       `json:"policy"`
 	Duration   float64                `json:"durationSeconds"`
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
-	// Report is report.html beside the trajectory; ReportError says why
-	// it is missing or incomplete.
-	Report      string         `json:"report,omitempty"`
-	ReportError string         `json:"reportError,omitempty"`
-	Console     *consoleInfo   `json:"console,omitempty"`
-	Cleanup     plannerCleanup `json:"cleanup"`
-	CauseCode   string         `json:"causeCode,omitempty"`
+	// The report is report.html beside the trajectory.
+	evidenceReport
+	Console   *consoleInfo   `json:"console,omitempty"`
+	Cleanup   plannerCleanup `json:"cleanup"`
+	CauseCode string         `json:"causeCode,omitempty"`
 	// Preflight lists the checks that passed before the device was used.
 	Preflight []agentloop.PreflightCheck `json:"preflight"`
 }

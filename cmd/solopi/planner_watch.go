@@ -94,18 +94,11 @@ func (w *agentRunWatch) Close() {
 // writeReport writes report.html beside the trajectory (and its
 // screenshots) and records where, or why not, in out.
 func (w *agentRunWatch) writeReport(out *agentRunResult, trajectory string) {
-	if w.screens != nil {
-		if err := w.screens.Err(); err != nil {
-			out.ReportError = "some screenshots were not kept: " + err.Error()
-		}
-	}
-	res, err := report.Write(filepath.Dir(trajectory), report.Options{Trajectory: filepath.Base(trajectory)})
-	if err != nil {
-		out.ReportError = err.Error()
+	out.evidenceReport = reportOf(filepath.Dir(trajectory), report.Options{Trajectory: filepath.Base(trajectory)}, nil)
+	if w.screens == nil || out.ReportError != "" {
 		return
 	}
-	if abs, err := filepath.Abs(res.Path); err == nil {
-		res.Path = abs
+	if err := w.screens.Err(); err != nil {
+		out.ReportError = "some screenshots were not kept: " + err.Error()
 	}
-	out.Report = res.Path
 }
