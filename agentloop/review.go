@@ -244,7 +244,7 @@ func (t *TerminalConfirmer) readLine(ctx context.Context) (string, error) {
 
 // Confirm asks a yes/no question.
 func (t *TerminalConfirmer) Confirm(ctx context.Context, question string) (bool, error) {
-	fmt.Fprintf(t.Out, "\n[solopi agent] confirmation needed: %s\nProceed? [y/N] ", question)
+	fmt.Fprintf(t.Out, "\n[solopi agent] confirmation needed: %s\nProceed? [y/N] ", terminalText(question))
 	s, err := t.readLine(ctx)
 	if err != nil {
 		return false, err
@@ -255,12 +255,23 @@ func (t *TerminalConfirmer) Confirm(ctx context.Context, question string) (bool,
 
 // TakeOver waits until the human pressed Enter (or typed "abort").
 func (t *TerminalConfirmer) TakeOver(ctx context.Context, message string) (bool, error) {
-	fmt.Fprintf(t.Out, "\n[solopi agent] please take over the phone: %s\nPress Enter when done, or type abort: ", message)
+	fmt.Fprintf(t.Out, "\n[solopi agent] please take over the phone: %s\nPress Enter when done, or type abort: ", terminalText(message))
 	s, err := t.readLine(ctx)
 	if err != nil {
 		return false, err
 	}
 	return strings.ToLower(s) != "abort", nil
+}
+
+// terminalText keeps the model's words from acting on the terminal:
+// control characters (escape sequences, carriage returns) become U+FFFD.
+func terminalText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
 
 // askHuman hands over to a human, or ends blocked when nobody can answer.

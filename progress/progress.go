@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mattn/go-isatty"
@@ -128,7 +129,7 @@ func (l *Line) Printf(format string, args ...any) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	text := fmt.Sprintf(format, args...)
+	text := printable(fmt.Sprintf(format, args...))
 	if l.color {
 		text = dim + text + reset
 	}
@@ -198,7 +199,7 @@ func (l *Line) render(width int) string {
 		parts = append(parts, part{fmt.Sprintf("[%d/%d]", st.Index, st.Total), ""})
 	}
 	if st.Phase != "" {
-		parts = append(parts, part{st.Phase, dim})
+		parts = append(parts, part{printable(st.Phase), dim})
 	}
 	el := l.clk.Now().Sub(l.start).Truncate(time.Second)
 	parts = append(parts, part{fmt.Sprintf("%d:%02d", int(el.Minutes()), int(el.Seconds())%60), ""})
@@ -209,7 +210,7 @@ func (l *Line) render(width int) string {
 		}
 	}
 	if st.Label != "" {
-		parts = append(parts, part{st.Label, ""})
+		parts = append(parts, part{printable(st.Label), ""})
 	}
 	var b strings.Builder
 	used := 0
@@ -235,4 +236,15 @@ func (l *Line) render(width int) string {
 		used += utf8.RuneCountInString(sep) + utf8.RuneCountInString(text)
 	}
 	return b.String()
+}
+
+// printable replaces control characters: a case name or a model's answer
+// must not move the cursor, change the title or ring the terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

@@ -19,6 +19,9 @@ func terminal(t *testing.T) (*os.File, func() string) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no pseudo-terminal: %v", err)
+		}
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 100}); err != nil {
@@ -184,5 +187,22 @@ func TestWriterClearsTheLine(t *testing.T) {
 	var off strings.Builder
 	if _, err := io.WriteString(NewTo(&off, false, false, nil).Writer(), "q? "); err != nil || off.String() != "q? " {
 		t.Fatalf("a disabled line's writer: %q %v", off.String(), err)
+	}
+}
+
+// TestHostileTextStaysText: escape sequences in a case name or a model's
+// answer reach the terminal as replacement characters, not as commands.
+func TestHostileTextStaysText(t *testing.T) {
+	var buf strings.Builder
+	l := NewTo(&buf, true, false, clock.NewFake(time.Unix(0, 0)))
+	l.Update(func(s *State) { s.Label, s.Phase = "case\x1b]0;pwned\x07<script>", "run\x1b[2J" })
+	l.Printf("model said \x1b[31mred\r")
+	l.Done()
+	got := strings.ReplaceAll(buf.String(), clearLine, "")
+	if strings.ContainsAny(got, "\x07\r") || strings.Contains(got, "\x1b") {
+		t.Fatalf("control characters reached the terminal: %q", got)
+	}
+	if !strings.Contains(got, "case\uFFFD]0;pwned\uFFFD<script>") {
+		t.Fatalf("the label is not shown as text: %q", got)
 	}
 }
