@@ -129,7 +129,7 @@ func (l *Line) Printf(format string, args ...any) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	text := printable(fmt.Sprintf(format, args...))
+	text := Printable(fmt.Sprintf(format, args...))
 	if l.color {
 		text = dim + text + reset
 	}
@@ -199,7 +199,7 @@ func (l *Line) render(width int) string {
 		parts = append(parts, part{fmt.Sprintf("[%d/%d]", st.Index, st.Total), ""})
 	}
 	if st.Phase != "" {
-		parts = append(parts, part{printable(st.Phase), dim})
+		parts = append(parts, part{Printable(st.Phase), dim})
 	}
 	el := l.clk.Now().Sub(l.start).Truncate(time.Second)
 	parts = append(parts, part{fmt.Sprintf("%d:%02d", int(el.Minutes()), int(el.Seconds())%60), ""})
@@ -210,7 +210,7 @@ func (l *Line) render(width int) string {
 		}
 	}
 	if st.Label != "" {
-		parts = append(parts, part{printable(st.Label), ""})
+		parts = append(parts, part{Printable(st.Label), ""})
 	}
 	var b strings.Builder
 	used := 0
@@ -238,9 +238,10 @@ func (l *Line) render(width int) string {
 	return b.String()
 }
 
-// printable replaces control characters: a case name or a model's answer
-// must not move the cursor, change the title or ring the terminal.
-func printable(s string) string {
+// Printable replaces control characters with U+FFFD: a case name or a
+// model's answer shown on a terminal must not move the cursor, change the
+// title or ring the bell.
+func Printable(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return '\uFFFD'

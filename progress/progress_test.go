@@ -9,24 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/internal/ptytest"
 )
 
 // terminal opens a pseudo-terminal and collects what is written to it.
 func terminal(t *testing.T) (*os.File, func() string) {
 	t.Helper()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no pseudo-terminal: %v", err)
-		}
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 100}); err != nil {
-		t.Fatal(err)
-	}
+	ptmx, tty := ptytest.Open(t, 100)
 	var mu sync.Mutex
 	var out strings.Builder
 	done := make(chan struct{})

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -24,11 +23,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/creack/pty"
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/internal/browsertest"
+	"github.com/solopi-dev/solopi/internal/ptytest"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -40,17 +39,7 @@ const clearStatusLine = "\r\x1b[2K"
 // terminal showed as stderr.
 func runOnTerminal(t *testing.T, extraEnv []string, args ...string) cliRun {
 	t.Helper()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no pseudo-terminal: %v", err)
-		}
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 160}); err != nil {
-		t.Fatal(err)
-	}
+	ptmx, tty := ptytest.Open(t, 160)
 	var screen bytes.Buffer
 	read := make(chan struct{})
 	go func() {
@@ -61,19 +50,10 @@ func runOnTerminal(t *testing.T, extraEnv []string, args ...string) cliRun {
 	cmd.Env = append(os.Environ(), extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, tty
-	err = cmd.Run()
+	err := cmd.Run()
 	tty.Close()
 	<-read
-	r := cliRun{stdout: out.Bytes(), stderr: screen.Bytes()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("run solopi %v: %v", args, err)
-	}
-	return r
+	return cliRun{stdout: out.Bytes(), stderr: screen.Bytes(), code: exitCode(t, args, err)}
 }
 
 // oneJSONObject fails unless b is exactly one JSON object (and a newline).
