@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/ptytest"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 const clearStatusLine = "\r\x1b[2K"
@@ -340,5 +342,48 @@ func TestE2EAgentRunConsole(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
 		c.Close()
 		t.Error("the console's port is still open after the run")
+	}
+}
+
+// TestAgentRunConsoleStopsWithTheRun: in process, so that what outlives
+// the command would show: the console announced on stderr is the one the
+// JSON names, and when the command returns its port is closed and its
+// goroutines are gone.
+func TestAgentRunConsoleStopsWithTheRun(t *testing.T) {
+	d := newSimCounter(t)
+	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
+	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil }}
+	out, errOut, code := app.run(t, "agent-run", "--task", "increase the counter to 1", "--console", "--device-mode", "adb",
+		"--calibration-cache", t.TempDir(), "--max-steps", "8", "--max-duration", "120")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	validatePlannerSchema(t, "agent-run", out)
+	var r agentRunResult
+	json.Unmarshal(out, &r)
+	var ann struct {
+		Console consoleInfo `json:"console"`
+	}
+	if err := json.Unmarshal(errOut, &ann); err != nil || r.Console == nil || ann.Console.URL != r.Console.URL {
+		t.Fatalf("stderr %q, console %+v", errOut, r.Console)
+	}
+	u, _ := url.Parse(r.Console.URL)
+	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
+		c.Close()
+		t.Fatal("the console still listens after the command returned")
+	}
+	// The simulator, the fake model and the model client keep theirs;
+	// none of the console's (server, listeners, streams) may remain.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "report/console") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("console goroutines outlive the command:\n%s", stacks)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
