@@ -87,3 +87,16 @@ func TestTerminalConfirmerSurvivesAWithdrawnPrompt(t *testing.T) {
 		t.Fatal("a closed input answered")
 	}
 }
+
+// TestTerminalConfirmerShowsModelTextAsText: a take-over message with
+// escape sequences cannot clear the screen or retitle the terminal.
+func TestTerminalConfirmerShowsModelTextAsText(t *testing.T) {
+	var out strings.Builder
+	tc := &TerminalConfirmer{In: strings.NewReader("\n"), Out: &out}
+	if ok, err := tc.TakeOver(context.Background(), "log in\x1b[2J\x1b]0;pwned\x07\rnow"); err != nil || !ok {
+		t.Fatalf("take over: %v %v", ok, err)
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\r") || !strings.Contains(out.String(), "log in\uFFFD[2J") {
+		t.Fatalf("the terminal was sent %q", out.String())
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/solopi-dev/solopi/progress"
 )
 
 // Risk classes of a task, decided from the user's original instruction.
@@ -244,7 +246,7 @@ func (t *TerminalConfirmer) readLine(ctx context.Context) (string, error) {
 
 // Confirm asks a yes/no question.
 func (t *TerminalConfirmer) Confirm(ctx context.Context, question string) (bool, error) {
-	fmt.Fprintf(t.Out, "\n[solopi agent] confirmation needed: %s\nProceed? [y/N] ", question)
+	fmt.Fprintf(t.Out, "\n[solopi agent] confirmation needed: %s\nProceed? [y/N] ", progress.Printable(question))
 	s, err := t.readLine(ctx)
 	if err != nil {
 		return false, err
@@ -255,7 +257,7 @@ func (t *TerminalConfirmer) Confirm(ctx context.Context, question string) (bool,
 
 // TakeOver waits until the human pressed Enter (or typed "abort").
 func (t *TerminalConfirmer) TakeOver(ctx context.Context, message string) (bool, error) {
-	fmt.Fprintf(t.Out, "\n[solopi agent] please take over the phone: %s\nPress Enter when done, or type abort: ", message)
+	fmt.Fprintf(t.Out, "\n[solopi agent] please take over the phone: %s\nPress Enter when done, or type abort: ", progress.Printable(message))
 	s, err := t.readLine(ctx)
 	if err != nil {
 		return false, err

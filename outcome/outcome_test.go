@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -98,29 +97,4 @@ func TestResultExitIsKept(t *testing.T) {
 	if code := Print(&buf, Result{Value: map[string]any{"success": false, "state": "failed"}, Exit: ExitFailure}, nil, false); code != ExitFailure {
 		t.Errorf("exit %d", code)
 	}
-}
-
-func TestProgressOnlyWhenEnabled(t *testing.T) {
-	var buf bytes.Buffer
-	NewProgressTo(&buf, false, false).Printf("hidden")
-	var nilP *Progress
-	nilP.Printf("nil is fine")
-	if buf.Len() != 0 {
-		t.Errorf("disabled progress wrote %q", buf.String())
-	}
-	NewProgressTo(&buf, true, false).Printf("step %d", 1)
-	if buf.String() != "step 1\n" {
-		t.Errorf("got %q", buf.String())
-	}
-	buf.Reset()
-	NewProgressTo(&buf, true, true).Printf("c")
-	if !strings.Contains(buf.String(), "\x1b[") {
-		t.Errorf("colour missing: %q", buf.String())
-	}
-}
-
-// NewProgressTo returns a Progress writing to w when enabled is true; used
-// by tests and by callers that decided on their own.
-func NewProgressTo(w io.Writer, enabled, color bool) *Progress {
-	return &Progress{w: w, enabled: enabled, color: color}
 }

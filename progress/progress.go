@@ -3,6 +3,16 @@
 // counts, redrawn in place with a carriage return. It writes nothing at
 // all unless its file is a terminal, so pipelines and CI logs see only the
 // command's JSON, and it honours NO_COLOR.
+//
+// A command has one Line (cmd/solopi builds it from stderr for every
+// command); whatever runs inside the command reports through it:
+//
+//	line.Update(func(s *progress.State) { s.Index, s.Total, s.Label = 2, 5, "login" })
+//
+// Update may be called from any goroutine; the line is redrawn at once
+// and then every second while the elapsed time moves. Done clears it
+// before the command prints its JSON. Printf puts one whole line above
+// it, and Writer hands a prompt the terminal without the line in the way.
 package progress
 
 import (
@@ -13,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mattn/go-isatty"
@@ -118,7 +129,7 @@ func (l *Line) Printf(format string, args ...any) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	text := fmt.Sprintf(format, args...)
+	text := Printable(fmt.Sprintf(format, args...))
 	if l.color {
 		text = dim + text + reset
 	}
@@ -126,6 +137,34 @@ func (l *Line) Printf(format string, args ...any) {
 	if l.drawn {
 		l.drawLocked()
 	}
+}
+
+// Writer returns a writer for text that needs the terminal to itself (a
+// question waiting for an answer): each write first clears the status
+// line, which stays away until the next Update. On a disabled line it is
+// the line's file unchanged, so the text is written all the same; a nil
+// Line's writer discards.
+func (l *Line) Writer() io.Writer { return lineWriter{l} }
+
+type lineWriter struct{ l *Line }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	l := w.l
+	if l == nil {
+		return len(p), nil
+	}
+	if !l.Enabled() {
+		return l.w.Write(p)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.drawn {
+		if _, err := io.WriteString(l.w, clearLine); err != nil {
+			return 0, err
+		}
+		l.drawn = false
+	}
+	return l.w.Write(p)
 }
 
 // Done clears the line and stops redrawing; the terminal is left as it
@@ -160,7 +199,7 @@ func (l *Line) render(width int) string {
 		parts = append(parts, part{fmt.Sprintf("[%d/%d]", st.Index, st.Total), ""})
 	}
 	if st.Phase != "" {
-		parts = append(parts, part{st.Phase, dim})
+		parts = append(parts, part{Printable(st.Phase), dim})
 	}
 	el := l.clk.Now().Sub(l.start).Truncate(time.Second)
 	parts = append(parts, part{fmt.Sprintf("%d:%02d", int(el.Minutes()), int(el.Seconds())%60), ""})
@@ -171,7 +210,7 @@ func (l *Line) render(width int) string {
 		}
 	}
 	if st.Label != "" {
-		parts = append(parts, part{st.Label, ""})
+		parts = append(parts, part{Printable(st.Label), ""})
 	}
 	var b strings.Builder
 	used := 0
@@ -197,4 +236,16 @@ func (l *Line) render(width int) string {
 		used += utf8.RuneCountInString(sep) + utf8.RuneCountInString(text)
 	}
 	return b.String()
+}
+
+// Printable replaces control characters with U+FFFD: a case name or a
+// model's answer shown on a terminal must not move the cursor, change the
+// title or ring the bell.
+func Printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

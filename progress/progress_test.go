@@ -9,21 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/internal/ptytest"
 )
 
 // terminal opens a pseudo-terminal and collects what is written to it.
 func terminal(t *testing.T) (*os.File, func() string) {
 	t.Helper()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 100}); err != nil {
-		t.Fatal(err)
-	}
+	ptmx, tty := ptytest.Open(t, 100)
 	var mu sync.Mutex
 	var out strings.Builder
 	done := make(chan struct{})
@@ -148,5 +141,58 @@ func TestLongLabelIsCutToTheWidth(t *testing.T) {
 	got := l.render(40)
 	if n := len([]rune(got)); n > 40 || !strings.HasSuffix(got, "…") {
 		t.Errorf("render(40) = %q (%d runes)", got, n)
+	}
+}
+
+// TestWriterClearsTheLine: a prompt written through Writer starts on a
+// clean line, and the status line stays away until the next Update.
+func TestWriterClearsTheLine(t *testing.T) {
+	var buf strings.Builder
+	clk := clock.NewFake(time.Unix(0, 0))
+	l := NewTo(&buf, true, false, clk)
+	l.Update(func(s *State) { s.Label = "step 1" })
+	if _, err := io.WriteString(l.Writer(), "approve? [y/N] "); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.HasSuffix(got, "step 1\r\x1b[2Kapprove? [y/N] ") {
+		t.Fatalf("prompt not on a clean line: %q", got)
+	}
+	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	before := buf.String()
+	// The once-a-second redraw leaves the prompt alone.
+	clk.Advance(time.Second)
+	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != before {
+		t.Fatalf("the line came back over the prompt: %q", buf.String())
+	}
+	l.Update(func(s *State) { s.Label = "step 2" })
+	if !strings.HasSuffix(buf.String(), "step 2") {
+		t.Fatalf("the next update does not redraw: %q", buf.String())
+	}
+	l.Done()
+	var off strings.Builder
+	if _, err := io.WriteString(NewTo(&off, false, false, nil).Writer(), "q? "); err != nil || off.String() != "q? " {
+		t.Fatalf("a disabled line's writer: %q %v", off.String(), err)
+	}
+}
+
+// TestHostileTextStaysText: escape sequences in a case name or a model's
+// answer reach the terminal as replacement characters, not as commands.
+func TestHostileTextStaysText(t *testing.T) {
+	var buf strings.Builder
+	l := NewTo(&buf, true, false, clock.NewFake(time.Unix(0, 0)))
+	l.Update(func(s *State) { s.Label, s.Phase = "case\x1b]0;pwned\x07<script>", "run\x1b[2J" })
+	l.Printf("model said \x1b[31mred\r")
+	l.Done()
+	got := strings.ReplaceAll(buf.String(), clearLine, "")
+	if strings.ContainsAny(got, "\x07\r") || strings.Contains(got, "\x1b") {
+		t.Fatalf("control characters reached the terminal: %q", got)
+	}
+	if !strings.Contains(got, "case\uFFFD]0;pwned\uFFFD<script>") {
+		t.Fatalf("the label is not shown as text: %q", got)
 	}
 }

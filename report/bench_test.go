@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -28,4 +30,35 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportMetric(float64(size), "bytes/report")
 		})
 	}
+}
+
+// BenchmarkBatch50 is the report of a 50-run batch (run-repeat --times
+// 50): Render builds the batch page alone; Write also writes each run's
+// report and publishes all 51 files.
+func BenchmarkBatch50(b *testing.B) {
+	run := copyTestdata(b, "batch-stopped")
+	dir := filepath.Join(b.TempDir(), "batch-50")
+	for i := 1; i <= 50; i++ {
+		if err := os.CopyFS(filepath.Join(dir, fmt.Sprintf("%03d-counter-smoke", i)), os.DirFS(filepath.Join(run, "001-counter-smoke"))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("render", func(b *testing.B) {
+		var size int
+		for b.Loop() {
+			out, k, err := Render(dir, Options{})
+			if err != nil || k != KindBatch {
+				b.Fatal(k, err)
+			}
+			size = len(out)
+		}
+		b.ReportMetric(float64(size), "bytes/report")
+	})
+	b.Run("write", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Write(dir, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -42,8 +43,11 @@ type globals struct {
 	requestTimeout time.Duration
 	startupTimeout time.Duration
 	pretty         bool
-	progress       *outcome.Progress
-	env            env
+	// progress is the command's status line on stderr (off unless stderr
+	// is a terminal); events reports device events on it.
+	progress *progress.Line
+	events   *deviceTally
+	env      env
 }
 
 func globalFlags() []cli.Flag {
@@ -95,22 +99,10 @@ func readGlobals(c *cli.Context, e env) (*globals, error) {
 		return nil, fault.Usage("invalid_option", "--package must look like com.example.app")
 	}
 	if f, ok := e.stderr.(*os.File); ok {
-		g.progress = outcome.NewProgress(f, e.getenv)
+		g.progress = progress.New(f, e.getenv, nil)
 	}
+	g.events = &deviceTally{line: g.progress}
 	return g, nil
-}
-
-// deviceProgress renders the libraries' progress events as lines on a
-// terminal's stderr (nothing when stderr is not a terminal).
-func (g *globals) deviceProgress() device.Progress {
-	if !g.progress.Enabled() {
-		return nil
-	}
-	return func(e device.Event) {
-		if e.Message != "" {
-			g.progress.Printf("%s", e.Message)
-		}
-	}
 }
 
 // action adapts a command's run function to urfave/cli: it reads the globals,
@@ -123,6 +115,11 @@ func action(exit *int, e env, fn func(ctx context.Context, g *globals, c *cli.Co
 			res, err = fn(c.Context, g, c)
 		}
 		pretty := g != nil && g.pretty
+		if g != nil {
+			// The status line goes before the JSON: on a terminal both
+			// share the screen.
+			g.progress.Done()
+		}
 		*exit = outcome.Print(e.stdout, res, err, pretty)
 		return nil
 	}

@@ -155,10 +155,13 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 		{
 			Name:  "agent-run",
 			Usage: "run a task with the strict pure-vision planner (the model sees only the task and screenshots)",
-			UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--max-steps 30] [--max-duration 600]\n" +
+			UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--console] [--max-steps 30] [--max-duration 600]\n" +
 				"    [--coordinate-space auto|relative_0_999|image_pixels|display_pixels] [--model-base-url URL] [--model NAME] ...\n\n" +
 				"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
 				"before anything is sent to the phone).\n\n" +
+				"With --trajectory the screenshots are kept in screens/ beside it and report.html is written there (named\n" +
+				"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL; it stops\n" +
+				"when the run ends.\n\n" +
 				"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
 				"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
 				"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.",
@@ -172,6 +175,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
 				&cli.Float64Flag{Name: "settle", Usage: "seconds to wait after an action before verifying it (default 0.5 for adb, 0 for solopi, which settles on the device)", Value: -1},
 				&cli.StringFlag{Name: "interactive", Usage: "ask a human on the terminal for confirmations and takeovers: auto (when stdin and stderr are terminals), always, never", Value: "auto"},
+				&cli.BoolFlag{Name: "console", Usage: "serve a live view of the run on this machine (announced on stderr as {\"console\":{\"url\":...}}); confirmations and takeovers can be answered there too"},
 				&cli.Float64Flag{Name: "action-timeout", Usage: "solopi mode: seconds to wait for each action's receipt", Value: 15},
 				&cli.Float64Flag{Name: "ack-timeout", Usage: "solopi mode: seconds to wait for the session's first observation", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "solopi mode: longest pause between polls, in seconds", Value: 0.2},

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -325,8 +326,18 @@ func TestPerfAnalyzeCommandIsLocal(t *testing.T) {
 		t.Fatalf("exit %d, device opened %d: %s", code, f.opened, out)
 	}
 	schemas.Validate(t, "perf-analyze", out)
-	if files, _ := os.ReadDir(charts); len(files) != 1 {
-		t.Fatalf("charts: %v", files)
+	// The charts directory is an evidence directory: the chart, the
+	// analysis and the report showing both.
+	var names []string
+	files, _ := os.ReadDir(charts)
+	for _, f := range files {
+		names = append(names, f.Name())
+	}
+	if len(names) != 3 || !slices.Contains(names, "analysis.json") || !slices.Contains(names, "report.html") {
+		t.Fatalf("charts: %v", names)
+	}
+	if m := decodeOut(t, out); m["report"] != filepath.Join(charts, "report.html") {
+		t.Fatalf("report %v (%v)", m["report"], m["reportError"])
 	}
 	out, code = runSessionCLI(t, f, context.Background(), "perf-analyze", "--input", in, "--output", charts)
 	if code != 3 {

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -83,11 +84,22 @@ func TestE2EPerformanceRecordAnalyzeHistoryAndDisplay(t *testing.T) {
 			t.Errorf("CSV %s: header %q, %d lines", filepath.Base(f), lines[0], len(lines))
 		}
 	}
+	// The pulled directory is analysed and has its report.
+	stopReport := e2eStr(m, "report")
+	if stopReport != filepath.Join(dir, "report.html") {
+		t.Fatalf("perf-stop report %q (%v)", stopReport, m["reportError"])
+	}
 	// The pulled directory is ours: a second pull into it is refused.
 	r.expect(3, e2ePoll("perf-stop", "--session-id", sid, "--output", dir)...)
 
 	charts := filepath.Join(t.TempDir(), "charts")
 	m = r.expect(0, "perf-analyze", "--input", dir, "--output", charts)
+	analyzeReport := e2eStr(m, "report")
+	if analyzeReport != filepath.Join(charts, "report.html") {
+		t.Fatalf("perf-analyze report %q (%v)", analyzeReport, m["reportError"])
+	}
+	// Last, so that a machine without a browser still runs the rest.
+	defer checkPerfReports(t, len(csvs), stopReport, analyzeReport)
 	svgs, _ := filepath.Glob(filepath.Join(charts, "*.svg"))
 	if len(svgs) != len(csvs) {
 		t.Errorf("perf-analyze wrote %d SVG charts for %d CSV files", len(svgs), len(csvs))
@@ -497,5 +509,28 @@ func TestE2EPlugins(t *testing.T) {
 	m = r.expect(0, "plugin-list")
 	if int(e2eNum(m, "total")) != 2 || strings.Contains(string(r.outs[len(r.outs)-1].stdout), pluginID) {
 		t.Errorf("plugin-list after remove: %v", m)
+	}
+}
+
+// checkPerfReports opens performance reports in Chromium: one statistics
+// row and one chart per metric, every chart loaded, nothing fetched from
+// outside the report's directory.
+func checkPerfReports(t *testing.T, metrics int, paths ...string) {
+	browser := browsertest.Start(t)
+	for _, path := range paths {
+		p := browsertest.Open(t, browser, "file://"+filepath.ToSlash(path), 390, 844)
+		if n := browsertest.Eval[int](t, p, `document.querySelectorAll('#statistics tbody tr').length`); n != metrics {
+			t.Errorf("%s: %d statistics rows, want %d", path, n, metrics)
+		}
+		if n := browsertest.Eval[int](t, p, `document.querySelectorAll('#charts img').length`); n != metrics {
+			t.Errorf("%s: %d charts, want %d", path, n, metrics)
+		}
+		if broken := browsertest.BrokenImages(t, p); len(broken) > 0 {
+			t.Errorf("%s: charts that did not load: %v", path, broken)
+		}
+		if out := p.RequestsOutside(filepath.Dir(path)); len(out) > 0 {
+			t.Errorf("%s: requests outside its directory: %v", path, out)
+		}
+		browsertest.Screenshot(t, p, "perf-report-"+filepath.Base(filepath.Dir(path)))
 	}
 }

@@ -46,14 +46,19 @@ func runBinary(t testing.TB, extraEnv []string, args ...string) cliRun {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	r := cliRun{stdout: out.Bytes(), stderr: errb.Bytes()}
+	return cliRun{stdout: out.Bytes(), stderr: errb.Bytes(), code: exitCode(t, args, err)}
+}
+
+// exitCode is the exit code of a finished run of the binary.
+func exitCode(t testing.TB, args []string, err error) int {
+	t.Helper()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
+		return 0
 	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("run solopi %v: %v", args, err)
+		return ee.ExitCode()
 	}
-	return r
+	t.Fatalf("run solopi %v: %v", args, err)
+	return -1
 }

@@ -38,13 +38,18 @@ func managedDBFlag() cli.Flag {
 // managedAction opens the store named by --database for fn and closes it.
 func managedAction(exit *int, e env, fn func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
 	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-		s, err := managed.Open(ctx, c.String("database"), managed.Options{})
-		if err != nil {
-			return outcome.Result{}, err
-		}
-		defer s.Close()
-		return fn(ctx, s, c)
+		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return fn(ctx, s, c) })
 	})
+}
+
+// withManagedStore opens the --database store for fn and closes it after.
+func withManagedStore(ctx context.Context, c *cli.Context, fn func(s managed.Store) (outcome.Result, error)) (outcome.Result, error) {
+	s, err := managed.Open(ctx, c.String("database"), managed.Options{})
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	defer s.Close()
+	return fn(s)
 }
 
 type managedHealthResult struct {

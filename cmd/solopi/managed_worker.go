@@ -12,6 +12,7 @@ import (
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/progress"
 )
 
 // The device-bound managed commands (managed-worker-once, -worker-loop and
@@ -47,6 +48,8 @@ type managedWorkerOptions struct {
 	idleInterval                  time.Duration
 	maxIdlePolls, maxAssignments  int
 	probeInterval                 time.Duration
+	// progress shows the shards as they end (nil: nothing shown).
+	progress *progress.Line
 }
 
 func (o managedWorkerOptions) loopConfig(s managed.Store, d managedDevices) (worker.LoopConfig, error) {
@@ -59,7 +62,7 @@ func (o managedWorkerOptions) loopConfig(s managed.Store, d managedDevices) (wor
 	}
 	return worker.LoopConfig{
 		Config: worker.Config{Store: s, Executor: d.Executor(o.settings), Devices: d, WorkerID: o.workerID,
-			Host: o.host, ArtifactsRoot: root},
+			Host: o.host, ArtifactsRoot: root, Observe: shardProgress(o.progress, o.maxAssignments)},
 		Prober: d, ProbeInterval: o.probeInterval, Concurrency: max(1, o.concurrency), IdleInterval: o.idleInterval,
 		MaxIdlePolls: o.maxIdlePolls, MaxAssignments: o.maxAssignments,
 	}, nil
@@ -247,12 +250,13 @@ func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) 
 // workerAction reads the worker flags and runs a worker command.
 func workerAction(exit *int, e env, d managedDevices, loop bool,
 	run func(context.Context, managed.Store, managedDevices, managedWorkerOptions) (outcome.Result, error)) cli.ActionFunc {
-	return managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 		o, err := readWorkerOptions(c, loop)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return run(ctx, s, d, o)
+		o.progress = g.progress
+		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return run(ctx, s, d, o) })
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -149,9 +150,16 @@ func TestManagedWorkerLoop(t *testing.T) {
 	}}
 	o := workerOptions(t)
 	o.maxIdlePolls = 10
+	var terminal strings.Builder
+	o.progress = progress.NewTo(&terminal, true, false, nil)
 	m, code := validate(t, "managed-worker-loop", func() (outcome.Result, error) { return runManagedWorkerLoop(context.Background(), s, d, o) })
 	if code != 2 || m["processed"] != float64(3) || m["failures"] != float64(1) || m["success"] != false {
 		t.Fatalf("exit %d %v", code, m)
+	}
+	o.progress.Done()
+	// The status line counted the shards as they ended.
+	if got := terminal.String(); !strings.Contains(got, "2 passed · 1 failed · "+taskID+"/") {
+		t.Errorf("status line %q", got)
 	}
 	r, _ := s.Report(context.Background(), taskID)
 	if r.Status != "failed" || *r.Shards[1].FailureCategory != "oracle_mismatch" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/perfstats"
+	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
@@ -57,9 +58,17 @@ func parsePerfStop(c *cli.Context) (sessions.PerfStopOptions, error) {
 	return o, err
 }
 
+// runPerfStop stops the recording; with --output the pulled directory is
+// analysed (analysis.json, charts/) and gets its report.html.
 func runPerfStop(ctx context.Context, d deviceDeps, o sessions.PerfStopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StopPerformance(ctx, dev, o)
+		res, err := sessions.StopPerformance(ctx, dev, o)
+		if err != nil || o.Output == "" {
+			return res, err
+		}
+		err = ensurePerfAnalysis(ctx, o.Output)
+		reportOf(o.Output, report.Options{}, err).addTo(res.Object)
+		return res, nil
 	})
 }
 
@@ -98,13 +107,26 @@ func parsePerfAnalyze(c *cli.Context) (perfstats.PerfAnalyzeOptions, error) {
 	return perfstats.PerfAnalyzeOptions{Input: c.String("input"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}, nil
 }
 
-// runPerfAnalyze is local: no device is selected or contacted.
+// perfAnalyzeResult is perf-analyze's object: the analysis and, with
+// --output, the report written beside the charts.
+type perfAnalyzeResult struct {
+	*perfstats.PerfAnalysis
+	evidenceReport
+}
+
+// runPerfAnalyze is local: no device is selected or contacted. With
+// --output the charts directory becomes an evidence directory of its own:
+// the charts, analysis.json and report.html.
 func runPerfAnalyze(ctx context.Context, _ deviceDeps, o perfstats.PerfAnalyzeOptions) (outcome.Result, error) {
 	res, err := perfstats.AnalyzePerformance(ctx, o)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	return outcome.OK(res), nil
+	out := perfAnalyzeResult{PerfAnalysis: res}
+	if o.Output != "" {
+		out.evidenceReport = reportOf(o.Output, report.Options{}, savePerfAnalysis(o.Output, res))
+	}
+	return outcome.OK(out), nil
 }
 
 func perfStartFlags(what string) []cli.Flag {
@@ -150,7 +172,8 @@ func perfCommands(exit *int, e env) []*cli.Command {
 			Usage: "stop our performance recording and optionally pull its CSV files",
 			Description: "`stopped` means the device saved the data, not that performance was good. Incomplete cleanup\n" +
 				"(stopping with stopRetryable) re-sends the stop at most 3 times within --stop-timeout. With --output\n" +
-				"only records/performance-<sessionId> is pulled, and it must hold at least one non-empty CSV.",
+				"only records/performance-<sessionId> is pulled, and it must hold at least one non-empty CSV; it is then\n" +
+				"analysed like perf-analyze (analysis.json, charts/) and gets report.html (\"report\" in the JSON).",
 			UsageText: "solopi perf-stop --session-id ID [--output DIR [--overwrite]] [--stop-timeout 60] [--poll-interval 0.5]",
 			Flags: append([]cli.Flag{
 				sessionIDFlag(true, "the sessionId perf-start printed"),
@@ -187,11 +210,12 @@ func perfCommands(exit *int, e env) []*cli.Command {
 			Usage: "describe a pulled performance directory: statistics per metric and an SVG chart each",
 			Description: "Local only. Reads every *.csv under --input (UTF-8, UTF-8 with BOM, or GBK whose names stay\n" +
 				"undecoded) and reports min, median, p90 (nearest rank), max, mean and FPS/jank figures. With --output\n" +
-				"one SVG line chart per metric is written there. Nothing is judged pass or fail.",
+				"one SVG line chart per metric is written there, with analysis.json and report.html (the statistics table and\n" +
+				"the charts). Nothing is judged pass or fail.",
 			UsageText: "solopi perf-analyze --input DIR [--output CHARTS_DIR [--overwrite]]",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "input", Usage: "directory pulled by perf-stop --output", Required: true},
-				&cli.StringFlag{Name: "output", Usage: "directory for the SVG charts (must not exist unless --overwrite)"},
+				&cli.StringFlag{Name: "output", Usage: "directory for the SVG charts, analysis.json and report.html (must not exist unless --overwrite)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output directory"},
 			},
 			Action: sessionAction(exit, e, parsePerfAnalyze, runPerfAnalyze),

@@ -30,6 +30,7 @@ type agentRunOptions struct {
 	space         agentloop.Space
 	settle        time.Duration
 	interactive   string
+	console       bool
 	actionTimeout time.Duration
 	ackTimeout    time.Duration
 	poll          time.Duration
@@ -39,7 +40,7 @@ type agentRunOptions struct {
 
 func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 	o := &agentRunOptions{task: strings.TrimSpace(c.String("task")), mode: c.String("device-mode"), trajectory: c.String("trajectory"),
-		overwrite: c.Bool("overwrite"), maxSteps: c.Int("max-steps"), interactive: c.String("interactive")}
+		overwrite: c.Bool("overwrite"), maxSteps: c.Int("max-steps"), interactive: c.String("interactive"), console: c.Bool("console")}
 	if o.task == "" {
 		return nil, fault.Usage(codePlannerOption, "--task is required: say what the agent should do")
 	}
@@ -116,8 +117,11 @@ type agentRunResult struct {
 	Policy     agentloop.Policy       `json:"policy"`
 	Duration   float64                `json:"durationSeconds"`
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
-	Cleanup    plannerCleanup         `json:"cleanup"`
-	CauseCode  string                 `json:"causeCode,omitempty"`
+	// The report is report.html beside the trajectory.
+	evidenceReport
+	Console   *consoleInfo   `json:"console,omitempty"`
+	Cleanup   plannerCleanup `json:"cleanup"`
+	CauseCode string         `json:"causeCode,omitempty"`
 	// Preflight lists the checks that passed before the device was used.
 	Preflight []agentloop.PreflightCheck `json:"preflight"`
 }
@@ -188,25 +192,35 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		}
 		dev, sessionID = sd, sd.SessionID()
 	}
-	var confirmer agentloop.Confirmer
+	// abandon gives the device back when the run cannot start.
+	abandon := func() {
+		cctx, cancel := device.Cleanup(ctx, 15*time.Second)
+		defer cancel()
+		_ = dev.Close(cctx)
+	}
+	watch, err := startAgentRunWatch(g, o)
+	if err != nil {
+		abandon()
+		return outcome.Result{}, err
+	}
+	defer watch.Close()
+	var terminal agentloop.Confirmer
 	if o.interactive == "always" || (o.interactive == "auto" && o.stdin != nil && isatty.IsTerminal(o.stdin.Fd()) && isatty.IsTerminal(os.Stderr.Fd())) {
-		confirmer = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.env.stderr}
+		terminal = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.promptWriter()}
 	}
 	cfg := agentloop.Config{
 		Space: o.space, Policy: s.policy, ProfileKey: s.profileKey(), CacheDir: s.cacheDir, Recalibrate: s.refresh,
-		SettleDelay: o.settle, Confirmer: confirmer, Redact: s.redact, Preflight: pre,
-		OnEvent: func(ev agentloop.AgentEvent) {
-			switch ev.Type {
-			case agentloop.EvAction, agentloop.EvFinish, agentloop.EvCalibration, agentloop.EvRecovery:
-				g.progress.Printf("[step %d] %s: %s", ev.Step, ev.Type, ev.Message)
-			}
-		},
+		SettleDelay: o.settle, Confirmer: watch.confirmer(terminal), Redact: s.redact, Preflight: pre, OnEvent: watch.events,
 	}
-	agent, err := agentloop.New(cfg, dev, s.model)
+	// The runtime observes through the watchers; dev stays the device to
+	// close or cancel.
+	agent, err := agentloop.New(cfg, watch.device(dev), s.model)
 	if err != nil {
+		abandon()
 		return outcome.Result{}, err
 	}
 	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
+	watch.Close()
 
 	// Restore the input method / end the session even after an interrupt.
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
@@ -229,7 +243,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
 		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
 		Model: s.modelInfo(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
-		CauseCode: res.ErrorCode, Preflight: pre.Checks,
+		CauseCode: res.ErrorCode, Preflight: pre.Checks, Console: watch.consoleInfo(),
 	}
 	if !res.Success {
 		out.ErrorCode, out.Error = res.Outcome, res.Message
@@ -245,6 +259,8 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		out.Trajectory = &plannerTrajectoryFile{Path: abs, Events: len(tr.Events)}
 		if err := agentloop.WriteTrajectory(o.trajectory, tr); err != nil {
 			out.Trajectory.Error = err.Error()
+		} else {
+			watch.writeReport(&out, o.trajectory)
 		}
 	}
 	return outcome.Result{Value: plannerScrub(out, s.redact), Exit: res.Exit}, nil

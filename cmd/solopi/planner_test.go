@@ -232,7 +232,15 @@ func TestAgentRunOnSimulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			validatePlannerSchema(t, "trajectory", tb)
-			noKeyIn(t, plannerTestKey, [][]byte{out, errOut, tb}, cache)
+			// The report and the screenshots it shows are beside the
+			// trajectory.
+			if r.Report != filepath.Join(dir, "report.html") || r.ReportError != "" {
+				t.Fatalf("report %q (%s)", r.Report, r.ReportError)
+			}
+			if shots, _ := filepath.Glob(filepath.Join(dir, "screens", "*.png")); len(shots) < 2 {
+				t.Fatalf("%d screenshots kept", len(shots))
+			}
+			noKeyIn(t, plannerTestKey, [][]byte{out, errOut, tb}, dir)
 			// A second run refuses to overwrite the trajectory silently.
 			out, _, code = app.run(t, "agent-run", "--task", "increase the counter to 3", "--device-mode", mode, "--trajectory", traj)
 			if code != outcome.ExitUsage || !strings.Contains(string(out), "output_exists") {

@@ -76,10 +76,46 @@ func ensurePerfAnalysis(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	return savePerfAnalysis(dir, a)
+}
+
+// savePerfAnalysis writes a into dir as the analysis the report reads.
+func savePerfAnalysis(dir string, a *perfstats.PerfAnalysis) error {
+	path := filepath.Join(dir, report.PerfAnalysisFile)
 	b, err := artifacts.MarshalIndent(a)
 	if err != nil {
 		return fault.Wrap(fault.Internal, report.CodeWriteFailed, "cannot encode the performance analysis", err)
 	}
 	_, err = (artifacts.Output{Mode: artifacts.Exclusive}).WriteFile(path, b)
 	return err
+}
+
+// evidenceReport is where a command wrote the report of its evidence
+// directory, or why it could not: the evidence stands without it, so a
+// failed report does not fail the command.
+type evidenceReport struct {
+	Report      string `json:"report,omitempty"`
+	ReportError string `json:"reportError,omitempty"`
+}
+
+// reportOf writes dir/report.html unless err (from preparing the
+// evidence) already says why not.
+func reportOf(dir string, o report.Options, err error) evidenceReport {
+	if err == nil {
+		var res report.Result
+		if res, err = report.Write(dir, o); err == nil {
+			return evidenceReport{Report: res.Path}
+		}
+	}
+	return evidenceReport{ReportError: err.Error()}
+}
+
+// addTo records r in a command's object.
+func (r evidenceReport) addTo(m map[string]any) {
+	if r.Report != "" {
+		m["report"] = r.Report
+	}
+	if r.ReportError != "" {
+		m["reportError"] = r.ReportError
+	}
 }

@@ -60,6 +60,7 @@ type Server struct {
 	prompt  *prompt
 	nextID  int
 	closed  bool
+	stop    chan struct{} // closed by Close: open prompts are withdrawn
 }
 
 // message is one server-sent event: Kind says what Data is.
@@ -97,7 +98,7 @@ func Start(title string) (*Server, error) {
 		return nil, fault.Wrap(fault.Failed, CodeListen, "the console cannot listen on 127.0.0.1", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	s := &Server{token: hex.EncodeToString(b[:]), port: port, lns: []net.Listener{ln}, changed: make(chan struct{}),
+	s := &Server{token: hex.EncodeToString(b[:]), port: port, lns: []net.Listener{ln}, changed: make(chan struct{}), stop: make(chan struct{}),
 		screens: map[string][]byte{}, hosts: map[string]bool{"127.0.0.1:" + strconv.Itoa(port): true}}
 	// The same port on ::1 when the host has IPv6; without it the console
 	// is reached on 127.0.0.1 only.
@@ -126,6 +127,8 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.prompt = nil
+	close(s.stop)
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
@@ -221,6 +224,8 @@ func (s *Server) ask(ctx context.Context, typ, text string) (string, error) {
 	select {
 	case a := <-p.answer:
 		return a, nil
+	case <-s.stop:
+		return "", errClosed
 	case <-ctx.Done():
 		s.mu.Lock()
 		if s.prompt == p {

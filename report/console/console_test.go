@@ -270,3 +270,33 @@ func (s *syncWriter) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestPageWhenTheCommandEnds: a console closed before its run finished
+// (the command was killed, the runtime failed) leaves the page saying so,
+// with its open prompt withdrawn, instead of "running".
+func TestPageWhenTheCommandEnds(t *testing.T) {
+	browser := browsertest.Start(t)
+	s, err := Start("task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	asked := make(chan error, 1)
+	go func() { _, err := s.Confirm(context.Background(), "pay?"); asked <- err }()
+	p := browsertest.Open(t, browser, s.URL(), 390, 844)
+	ctx, cancel := context.WithTimeout(p.Ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#answer-approve"))); err != nil {
+		t.Fatalf("no prompt: %v", err)
+	}
+	s.Close()
+	if err := <-asked; err == nil {
+		t.Error("closing the console did not withdraw its prompt")
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("state").textContent === "disconnected"`)); err != nil {
+		t.Fatalf("the page does not say the command is gone: %v", err)
+	}
+	if hidden := browsertest.Eval[bool](t, p, `document.getElementById("prompt").hidden`); !hidden {
+		t.Error("a prompt nobody can answer is still shown")
+	}
+}
