@@ -20,6 +20,11 @@ type RunOptions struct {
 	Provider      ProviderOptions
 	// JUnit, when set, is where the JUnit XML is written.
 	JUnit string
+	// Setup, when set, runs once every input was checked and before the
+	// phone is reached: verify-run runs the planner preflight there when
+	// the plan needs a vision judge or the provider is vision, and returns
+	// the vision provider (set as Provider.Vision) and judge.
+	Setup func(plan *verify.Plan) (DecisionProvider, VisionJudge, error)
 }
 
 // RunSummary is verify-run's output: success is status == passed. The
@@ -43,22 +48,24 @@ type Prepared struct {
 	plan      *verify.Plan
 	provider  DecisionProvider
 	decisions Decisions
+	judge     VisionJudge
 }
 
-// Prepare validates the plan, reads the decisions, chooses the provider
-// and checks the output paths. Every input problem (invalid plan or
-// decisions, provider misuse, an existing artifacts directory or JUnit
-// file) is refused here, before the phone is touched.
+// Prepare validates the plan, checks the provider options, reads the
+// decisions, checks the output paths, runs Setup and builds the provider.
+// Every input problem (invalid plan or decisions, provider misuse, an
+// existing artifacts directory or JUnit file) is refused here, before
+// Setup reaches the model and before the phone is touched.
 func Prepare(o RunOptions) (*Prepared, error) {
 	plan, _, err := verify.LoadPlan(o.Plan)
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{o: o, plan: plan}
 	o.Provider.DecisionsFile = o.DecisionsFile
-	if p.provider, err = SelectProvider(o.Provider); err != nil {
+	if err := CheckProvider(o.Provider); err != nil {
 		return nil, err
 	}
+	p := &Prepared{o: o, plan: plan}
 	if o.DecisionsFile != "" {
 		b, err := os.ReadFile(o.DecisionsFile)
 		if err != nil {
@@ -76,17 +83,28 @@ func Prepare(o RunOptions) (*Prepared, error) {
 	if _, err := os.Lstat(o.Artifacts); err == nil {
 		return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", o.Artifacts)
 	}
+	if o.Setup != nil {
+		if o.Provider.Vision, p.judge, err = o.Setup(plan); err != nil {
+			return nil, err
+		}
+	}
+	if p.provider, err = SelectProvider(o.Provider); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
 // Plan is the validated plan.
 func (p *Prepared) Plan() *verify.Plan { return p.plan }
 
-// Run runs the engine (e carries the ports, the vision judge, RestartApp
-// and the clock; its Provider and Decisions are the prepared ones) and
-// writes the report and the JUnit file.
+// Run runs the engine (e carries the ports, RestartApp and the clock; its
+// Provider and Decisions are the prepared ones, and its Vision judge
+// Setup's when Setup gave one) and writes the report and the JUnit file.
 func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
 	e.Provider, e.Decisions = p.provider, p.decisions
+	if p.judge != nil {
+		e.Vision = p.judge
+	}
 	out, err := e.Run(ctx, p.plan, p.o.Artifacts)
 	if err != nil {
 		return nil, err
