@@ -94,9 +94,6 @@ func Prepare(o RunOptions) (*Prepared, error) {
 	return p, nil
 }
 
-// Plan is the validated plan.
-func (p *Prepared) Plan() *verify.Plan { return p.plan }
-
 // Run runs the engine (e carries the ports, RestartApp and the clock; its
 // Provider and Decisions are the prepared ones, and its Vision judge
 // Setup's when Setup gave one) and writes the report and the JUnit file.
