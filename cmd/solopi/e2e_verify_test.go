@@ -38,26 +38,18 @@ const (
 	verificationTokenRegex = `verification-[0-9a-f]{32}`
 )
 
-// compilePlan compiles a requirement into a plan file.
+// compilePlan compiles a requirement into a plan file with verify-compile.
 func compilePlan(t *testing.T, requirement []byte) string {
 	t.Helper()
-	doc, err := verify.ParseRequirement(requirement)
-	if err != nil {
+	dir := t.TempDir()
+	req, plan := filepath.Join(dir, "requirement.json"), filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(req, requirement, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := verify.Compile(doc)
-	if err != nil {
-		t.Fatal(err)
+	if r := runBinary(t, nil, "verify-compile", "--file", req, "--output", plan); r.code != 0 {
+		t.Fatalf("verify-compile exit %d: %s", r.code, r.stdout)
 	}
-	b, err := verify.MarshalPlan(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "plan.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return plan
 }
 
 func fixturePlan(t *testing.T, name string) string {
