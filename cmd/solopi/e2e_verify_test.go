@@ -328,6 +328,7 @@ func TestE2EVerifyRunRefusesBadInputs(t *testing.T) {
 	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
 	dir := t.TempDir()
 	plan := fixturePlan(t, "counter-outcome-matrix")
+	visionPlan := visionOraclePlan(t)
 	decisions := filepath.Join(verifyFixtures, "counter-agent-decisions.json")
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -361,6 +362,8 @@ func TestE2EVerifyRunRefusesBadInputs(t *testing.T) {
 		{"provider_conflict", []string{"--plan", plan, "--artifacts", art(), "--decision-provider", "cloud", "--cloud-endpoint", "http://127.0.0.1:1/d", "--agent-decisions", decisions}},
 		{"invalid_option", []string{"--plan", plan, "--artifacts", art(), "--console"}},
 		{"model_config_invalid", []string{"--plan", plan, "--artifacts", art(), "--decision-provider", "vision", "--no-calibration-cache"}},
+		// A plan with vision oracles needs the model whatever the provider.
+		{"model_config_invalid", []string{"--plan", visionPlan, "--artifacts", art(), "--no-calibration-cache"}},
 	} {
 		r, m := verifyRun(t, append(env, "SOLOPI_MODEL_BASE_URL=", "SOLOPI_MODEL="), c.args...)
 		if r.code != 3 || m["errorCode"] != c.code {
@@ -628,5 +631,37 @@ func TestE2EVerifyRunVisionFalseDone(t *testing.T) {
 	seg, cp := hybrid.Segments[1], hybrid.Checkpoints[0]
 	if seg.State != verify.StateDone || !seg.AgentDone || hybrid.Status != verify.Failed || cp.Status != verify.Failed || cp.Reason != verify.ReasonOracleMismatch {
 		t.Errorf("segment %s (done %v), scenario %s, checkpoint %s/%s: a false done must fail the oracle", seg.State, seg.AgentDone, hybrid.Status, cp.Status, cp.Reason)
+	}
+}
+
+func visionOraclePlan(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(verifyFixtures, "..", "vision-requirement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compilePlan(t, b)
+}
+
+// A plan with vision oracles runs the preflight and judges them with the
+// isolated review of each replay's screenshot, whatever the provider;
+// they never override the UI oracle.
+func TestE2EVerifyRunVisionOracle(t *testing.T) {
+	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
+	env = visionEnv(t, env, fakemodel.Options{Coords: fakemodel.CoordsRelative})
+	r, m := verifyRun(t, env, "--plan", visionOraclePlan(t), "--artifacts", filepath.Join(t.TempDir(), "run"), "--no-calibration-cache")
+	if r.code != 2 || m["status"] != verify.Failed {
+		t.Fatalf("exit %d %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	want := map[string][3]string{
+		"ui-one":    {verify.Passed, verify.ReasonCompiledOraclePassed, ""},
+		"looks-one": {verify.Passed, verify.ReasonMatched, "vision"},
+		"looks-two": {verify.Failed, verify.ReasonOracleMismatch, "vision"},
+		"unsure":    {verify.NotTested, verify.ReasonVisionUncertain, "vision"},
+	}
+	for _, c := range readVerifyReport(t, m["report"].(string)).Scenarios[0].Checkpoints {
+		if w := want[c.CheckpointID]; c.Status != w[0] || c.Reason != w[1] || c.Judge != w[2] {
+			t.Errorf("%s = %s/%s judge %q, want %v", c.CheckpointID, c.Status, c.Reason, c.Judge, w)
+		}
 	}
 }
