@@ -292,6 +292,9 @@ func FetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, 
 	return buf.Bytes(), nil
 }
 
+// ScreenSource loads the screenshot of a SoloPi observation.
+type ScreenSource func(ctx context.Context, obs *agent.Observation) (*Screen, error)
+
 // SoloPiOptions configure the SoloPi Agent device.
 type SoloPiOptions struct {
 	Budget        agent.AgentBudget

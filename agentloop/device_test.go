@@ -292,63 +292,6 @@ func fastBudget() agent.AgentBudget {
 	return b
 }
 
-// TestProviderDrivesRunSession: the planner as the DecisionProvider of the
-// host's RunSession loop. The model taps a point; the host hit-tests the
-// tree (which the model never sees) and sends a click on that nodeId.
-func TestProviderDrivesRunSession(t *testing.T) {
-	fd, client := newAgentClient(t)
-	_, model := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, "fake", nil)
-	prov, err := NewProvider(model, pageScreens, Config{Space: SpaceAuto, CacheDir: ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var _ agent.DecisionProvider = prov
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := agent.RunSession(ctx, client, prov, agent.AgentRunOptions{
-		Goal:         `tap the "Sign in" button`,
-		Start:        agent.StartOptions{OwnerToken: agent.NewOwnerToken(), Budget: fastBudget(), PollInterval: 20 * time.Millisecond},
-		PollInterval: 20 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome != agent.RunDone {
-		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
-	}
-	if fd.Screen() != "home" {
-		t.Fatalf("the fake app shows %s, want home", fd.Screen())
-	}
-	var acts []agentfake.Mutation
-	for _, m := range fd.Mutations() {
-		if m.Type == protocol.AgentAct {
-			acts = append(acts, m)
-		}
-	}
-	if len(acts) != 1 || acts[0].Params["action"] != "click" || acts[0].Params["nodeId"] == "" {
-		t.Fatalf("acts %+v", acts)
-	}
-	// The clicked node is the Sign in button of the first observation.
-	n := res.FirstObservation.Page.Find(acts[0].Params["nodeId"])
-	if n == nil || n.Text != "Sign in" || !strings.HasSuffix(n.ClassName, "Button") {
-		t.Fatalf("clicked %+v", n)
-	}
-	// The model never saw the tree: no request text names a node id,
-	// class or resource id.
-	tr := prov.Trajectory(ModelInfo{Model: "fake"})
-	if tr == nil || tr.Profile == nil || tr.Profile.Space != SpaceImage {
-		t.Fatalf("trajectory %+v", tr)
-	}
-	for _, e := range tr.Events {
-		if e.Type == EvModelResponse || e.Type == EvModelRequest {
-			s := mustJSON(e.Payload)
-			if strings.Contains(s, "node-") || strings.Contains(s, "com.example") {
-				t.Fatalf("model traffic mentions Android semantics: %s", s)
-			}
-		}
-	}
-}
-
 // TestSoloPiDeviceWholeLoop runs the PhoneAgent on the SoloPi Agent
 // session device: freshness re-observations are real observe calls.
 func TestSoloPiDeviceWholeLoop(t *testing.T) {

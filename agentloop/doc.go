@@ -11,6 +11,6 @@
 // freshness, pixel verification, reviews, recovery, the trajectory writer,
 // the two devices (the SoloPi Agent session and plain adb input), the
 // Planner for callers that own the device (one proposal per call: the
-// verification engine's vision provider and the agent.DecisionProvider
-// adapter) and the isolated completion review on its own.
+// verification engine's vision provider) and the isolated completion
+// review on its own.
 package agentloop

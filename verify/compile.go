@@ -281,6 +281,19 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 	return nil
 }
 
+// HasVision reports whether any checkpoint of the plan has a vision
+// oracle (verify-run then needs a vision judge).
+func (p *Plan) HasVision() bool {
+	for _, sc := range p.Scenarios {
+		for i := range sc.Checkpoints {
+			if sc.Checkpoints[i].Oracle.Vision != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func hasVision(cps []*Checkpoint) bool {
 	for _, cp := range cps {
 		if cp.Oracle.Vision != nil {

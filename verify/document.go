@@ -43,10 +43,6 @@ func ParseRequirement(data []byte) (*Document, error) {
 	return &Document{Tree: tree, order: order}, nil
 }
 
-// NewDocument wraps a tree built in code; objects resolve in sorted key
-// order.
-func NewDocument(tree any) *Document { return &Document{Tree: tree} }
-
 // keys returns m's keys in written order when known (pointer is m's JSON
 // pointer), else sorted.
 func (d *Document) keys(pointer string, m map[string]any) []string {

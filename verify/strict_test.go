@@ -92,7 +92,7 @@ func TestStrictValidation(t *testing.T) {
 }
 
 func TestSelectorScrollCompilesToAnImportableStep(t *testing.T) {
-	doc := NewDocument(decodeJSON(t, `{"id":"r","title":"t","targetAppPackage":"p","acceptanceCriteria":["a"],
+	doc := newDocument(decodeJSON(t, `{"id":"r","title":"t","targetAppPackage":"p","acceptanceCriteria":["a"],
 		"scenarios":[{"id":"s","acceptanceCriteria":["AC-001"],
 		"steps":[{"id":"sc","action":{"type":"scroll","direction":"down","distance":30,"selector":{"resourceId":"p:id/list"}}},
 		         {"id":"gs","action":{"type":"scroll","direction":"up"}}],
@@ -111,7 +111,7 @@ func TestSelectorScrollCompilesToAnImportableStep(t *testing.T) {
 }
 
 func TestUngroundedSelectorIsRefusedAtCompile(t *testing.T) {
-	doc := NewDocument(decodeJSON(t, `{"id":"r","title":"t","targetAppPackage":"p","acceptanceCriteria":["a"],
+	doc := newDocument(decodeJSON(t, `{"id":"r","title":"t","targetAppPackage":"p","acceptanceCriteria":["a"],
 		"scenarios":[{"id":"s","acceptanceCriteria":["AC-001"],
 		"steps":[{"id":"c1","action":{"type":"click","selector":{"className":"android.widget.Button"}}}],
 		"checkpoints":[{"id":"c","afterStep":"c1","oracle":{"type":"ui","selector":{"text":"x"},"expected":"x"}}]}]}`))

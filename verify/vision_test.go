@@ -18,7 +18,7 @@ var visionRequirement = func() string {
 }()
 
 func TestVisionCheckpointEndsItsCompiledCase(t *testing.T) {
-	p, err := Compile(NewDocument(decodeJSON(t, visionRequirement)))
+	p, err := Compile(newDocument(decodeJSON(t, visionRequirement)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +38,14 @@ func TestVisionCheckpointEndsItsCompiledCase(t *testing.T) {
 
 func TestVisionOracleOnlyOnCheckpoints(t *testing.T) {
 	req := strings.Replace(visionRequirement, `"steps":[`, `"preconditions":[{"id":"p","oracle":{"type":"vision","assertion":"x"}}],"steps":[`, 1)
-	if _, err := Compile(NewDocument(decodeJSON(t, req))); fault.CodeOf(err) != CodeUnsupportedOracle {
+	if _, err := Compile(newDocument(decodeJSON(t, req))); fault.CodeOf(err) != CodeUnsupportedOracle {
 		t.Errorf("a vision precondition = %v, want %s", err, CodeUnsupportedOracle)
 	}
 }
 
 func TestUnanchoredMatchesWarning(t *testing.T) {
 	req := strings.Replace(visionRequirement, `"expected":"1"}`, `"operator":"matches","expected":"1"}`, 1)
-	p, err := Compile(NewDocument(decodeJSON(t, req)))
+	p, err := Compile(newDocument(decodeJSON(t, req)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestUnanchoredMatchesWarning(t *testing.T) {
 		t.Errorf("warnings = %+v", p.Warnings)
 	}
 	req = strings.Replace(visionRequirement, `"expected":"1"}`, `"operator":"matches","expected":"^1$"}`, 1)
-	if p, _ := Compile(NewDocument(decodeJSON(t, req))); len(p.Warnings) != 0 {
+	if p, _ := Compile(newDocument(decodeJSON(t, req))); len(p.Warnings) != 0 {
 		t.Errorf("an anchored pattern warns: %+v", p.Warnings)
 	}
 }

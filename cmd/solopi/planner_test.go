@@ -15,7 +15,6 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -248,63 +247,4 @@ func TestAgentRunOnSimulator(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestProviderOnSimulator is the verify-run path: the planner as the
-// DecisionProvider of solopi.RunSession, pulling each observation's real
-// screenshot from the simulated device (DeviceScreens) and clicking the
-// node under the model's point.
-func TestProviderOnSimulator(t *testing.T) {
-	d := newSimCounter(t)
-	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	sess, err := device.OpenSession(ctx, d, device.SessionOptions{StartupTimeout: 30 * time.Second, PreserveForeground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: 50 * time.Millisecond})
-	defer client.Close()
-	mc := agentloop.DefaultModelConfig()
-	mc.BaseURL, mc.Model, mc.APIKey = srv.URL, "fake-vision", agentloop.NewSecret(plannerTestKey)
-	model, err := agentloop.NewHTTPModel(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prov, err := agentloop.NewProvider(model, agentloop.DeviceScreens(sess.Device), agentloop.Config{Space: agentloop.SpaceAuto})
-	if err != nil {
-		t.Fatal(err)
-	}
-	budget := agent.DefaultAgentBudget()
-	budget.MaxRepeatedActions = 10
-	// At time scale 20 the default 30 s idle timeout is 1.5 s of wall time:
-	// model latency on a busy machine (or under -race) must not idle it out.
-	budget.IdleTimeoutMs = 300000
-	res, err := agent.RunSession(ctx, client, prov, agent.AgentRunOptions{Goal: "increase the counter to 2",
-		Start: agent.StartOptions{OwnerToken: agent.NewOwnerToken(), Budget: budget, PollInterval: 50 * time.Millisecond}, PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Outcome != agent.RunDone {
-		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
-	}
-	if got := counterOnScreen(t, d); got != "2" {
-		t.Fatalf("counter %q", got)
-	}
-	var clicks int
-	for _, s := range res.Steps {
-		if s.Sent && s.Proposal.Action == "click" {
-			clicks++
-		}
-	}
-	if clicks != 2 {
-		t.Fatalf("%d clicks, want 2: %+v", clicks, res.Steps)
-	}
-	tr := prov.Trajectory(agentloop.ModelInfo{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto})
-	b, err := json.Marshal(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	validatePlannerSchema(t, "trajectory", b)
 }

@@ -16,9 +16,10 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// verifyCommands are the requirement → plan commands that need no device:
-// verify-normalize, verify-compile and verify-validate (solopi-ai's flags,
-// JSON and exit codes: 0, or 3 with an errorCode).
+// verifyCommands are the requirement → plan → verdict commands:
+// verify-normalize, verify-compile and verify-validate need no device;
+// verify-run runs a plan on the phone (solopi-ai's flags, JSON and exit
+// codes).
 func verifyCommands(exit *int, e env) []*cli.Command {
 	local := func(fn func(c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
 		return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
@@ -56,6 +57,7 @@ func verifyCommands(exit *int, e env) []*cli.Command {
 				return verifyValidate(c.String("plan"))
 			}),
 		},
+		verifyRunCommand(exit, e),
 	}
 }
 

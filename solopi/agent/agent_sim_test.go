@@ -53,33 +53,40 @@ func TestAgentAgainstSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := NewOwnerToken()
-	prov := DecisionFunc(func(ctx context.Context, in DecisionInput) (Proposal, error) {
-		if in.Step == 1 {
-			return Proposal{Kind: ProposalAct, Reason: "increment once", Action: protocol.ActClick, Selector: &Selector{Text: "+1"}}, nil
-		}
-		return Proposal{Kind: ProposalDone, Reason: "clicked"}, nil
-	})
-	res, err := RunSession(ctx, c, prov, AgentRunOptions{Goal: "count to one", StepIDPrefix: "sim",
-		Start: StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 15 * time.Second}, PollInterval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatalf("run: %v (outcome %s %s, steps %+v)", err, res.Outcome, res.Reason, res.Steps)
-	}
-	if res.Outcome != RunDone || res.Session.State != "ended" || len(res.Steps) != 2 || res.Steps[0].Receipt.Status != ReceiptSucceeded {
-		t.Fatalf("outcome %s %q state %s steps %+v", res.Outcome, res.Reason, res.Session.State, res.Steps)
-	}
-	if _, err := ResolveSelector(res.LastObservation, Selector{Text: "1"}); err != nil {
-		t.Fatalf("settled observation does not show 1: %v", err)
-	}
-	if res.Timeline == nil || !res.Timeline.Check.Complete {
-		t.Fatalf("timeline %+v", res.Timeline)
-	}
-	id := AgentIdentity{SessionID: res.SessionID, OwnerToken: tok}
-	saved, err := c.SaveTimeline(ctx, id, res.TimelinePath, t.TempDir()+"/timeline.jsonl", false)
+	st, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 15 * time.Second, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !saved.Check.Complete || saved.Check.EventCount != res.Timeline.Check.EventCount {
-		t.Fatalf("pulled timeline %+v vs %+v", saved.Check, res.Timeline.Check)
+	id := st.Identity(tok)
+	node, err := ResolveSelector(st.Observation, Selector{Text: "+1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, err := c.Act(ctx, ActRequest{Identity: id, StepID: "sim-001", ObservationID: st.Observation.ObservationID,
+		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ar.Receipt.Status != ReceiptSucceeded || ar.SettledObservation() == nil {
+		t.Fatalf("receipt %+v", ar.Receipt)
+	}
+	if _, err := ResolveSelector(ar.SettledObservation(), Selector{Text: "1"}); err != nil {
+		t.Fatalf("settled observation does not show 1: %v", err)
+	}
+	end, err := c.End(ctx, id, ControlOptions{PollInterval: 20 * time.Millisecond})
+	if err != nil || end.Session.State != "ended" {
+		t.Fatalf("end %+v %v", end, err)
+	}
+	tl, err := c.Timeline(ctx, id)
+	if err != nil || !tl.Check.Complete {
+		t.Fatalf("timeline %+v %v", tl, err)
+	}
+	saved, err := c.SaveTimeline(ctx, id, st.TimelinePath, t.TempDir()+"/timeline.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Check.Complete || saved.Check.EventCount != tl.Check.EventCount {
+		t.Fatalf("pulled timeline %+v vs %+v", saved.Check, tl.Check)
 	}
 	if pkg, _ := dev.Phone.Foreground(); !strings.HasPrefix(pkg, "com.example.counter") {
 		t.Errorf("foreground left at %s", pkg)

@@ -55,7 +55,7 @@ func BenchmarkVisionDecide(b *testing.B) {
 	tm := &timedModel{Model: cfg.Model}
 	cfg.Model = tm
 	phone := &counterPhone{sessions: 1}
-	prov, err := NewVisionProvider(cfg, phone)
+	prov, err := NewVisionProvider(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func BenchmarkVisionDecide(b *testing.B) {
 	start := time.Now()
 	for b.Loop() {
 		dec, err := prov.Decide(context.Background(), DecisionContext{ScenarioID: "s", StepID: "e", Goal: "increment the counter once",
-			AllowedActions: []string{"click"}, Observation: obs, SessionID: "session-1", Budget: verify.Budget{MaxSteps: 3}, EvidenceDir: dir})
+			AllowedActions: []string{"click"}, Observation: obs, Session: phone, SessionID: "session-1", Budget: verify.Budget{MaxSteps: 3}, EvidenceDir: dir})
 		if err != nil || dec["type"] != DecisionAct {
 			b.Fatalf("decision %v, %v", dec, err)
 		}

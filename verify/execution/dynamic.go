@@ -232,7 +232,7 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 	dec, err := d.r.e.Provider.Decide(ctx, DecisionContext{
 		ScenarioID: d.sc.ID, SegmentID: d.seg.ID, StepID: d.step.ID, StepIndex: i, Goal: d.step.Goal,
 		AllowedActions: d.step.AllowedActions, Observation: d.r.a.sanitize(obs).(map[string]any),
-		SessionID: d.ref.SessionID, Budget: d.step.Budget, EvidenceDir: d.dir,
+		Session: d.r.e.Agent, SessionID: d.ref.SessionID, Budget: d.step.Budget, EvidenceDir: d.dir,
 	})
 	if err != nil {
 		if fault.IsInterrupt(err) || ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/verify"
@@ -77,7 +78,9 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		ev, err := r.a.fileEvidence(res.Files[name], "replay_"+name, name == "logcat")
+		// A device file (device/<path>) is of type replay_device.
+		typ, _, _ := strings.Cut(name, "/")
+		ev, err := r.a.fileEvidence(res.Files[name], "replay_"+typ, name == "logcat")
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +101,7 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 		o.State, o.Reason, o.Error = verify.NotTested, verify.ReasonReplayTransport, fault.From(rerr).Error()
 	}
 	if o.State == verify.StatePassed || o.State == verify.StateFailed {
-		if screen := res.Files["screen"]; screen != "" {
+		if screen := res.Files["screenshot"]; screen != "" {
 			var err error
 			if o.Vision, err = r.reviewVision(ctx, sc, seg, screen, dir); err != nil {
 				return o, err

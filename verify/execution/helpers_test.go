@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,15 @@ import (
 
 	"github.com/solopi-dev/solopi/verify"
 )
+
+// runPlan is verify-run without the command: prepare, then run on e.
+func runPlan(ctx context.Context, o RunOptions, e Engine) (*RunSummary, error) {
+	p, err := Prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, e)
+}
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()

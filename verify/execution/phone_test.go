@@ -175,10 +175,10 @@ func (p *counterPhone) RunCase(ctx context.Context, req RunRequest) (RunResult, 
 	}
 	files := map[string]string{}
 	for name, body := range map[string][]byte{
-		"result": []byte(`{"state":"` + state + `"}`), "screen": counterPNG(p.value),
+		"result": []byte(`{"state":"` + state + `"}`), "screenshot": counterPNG(p.value),
 		"logcat": []byte("I/SoloPi: replay " + req.CaseName + " owner=" + lastToken(p.tokens) + "\n"),
 	} {
-		path := filepath.Join(req.ArtifactsDir, name+map[string]string{"result": ".json", "screen": ".png", "logcat": ".txt"}[name])
+		path := filepath.Join(req.ArtifactsDir, name+map[string]string{"result": ".json", "screenshot": ".png", "logcat": ".txt"}[name])
 		if err := os.WriteFile(path, body, 0o644); err != nil {
 			return RunResult{}, err
 		}

@@ -54,8 +54,10 @@ type RunResult struct {
 	// Response is the run's JSON object (written as run-response.json):
 	// its state and results[].exceptionStepId are read from it.
 	Response map[string]any
-	// Files are the replay's evidence files by name (result, screen,
-	// logcat), absolute paths inside the request's ArtifactsDir.
+	// Files are the replay's evidence files by name (result, screenshot,
+	// logcat, manifest, and device/<path> for each file pulled from the
+	// device), absolute paths inside the request's ArtifactsDir. Each is
+	// evidence of type replay_<name> (replay_device for device files).
 	Files map[string]string
 }
 
@@ -155,11 +157,13 @@ type DecisionContext struct {
 	Goal           string         `json:"goal"`
 	AllowedActions []string       `json:"allowedActions"`
 	Observation    map[string]any `json:"observation"`
-	// SessionID, Budget and EvidenceDir are for in-process providers (not
-	// part of the posted context): the vision provider fetches the
-	// observation's screenshot through the session, bounds its planner by
-	// the explore step's budget and keeps its trajectory and screenshots
-	// in the segment's evidence directory.
+	// Session, SessionID, Budget and EvidenceDir are for in-process
+	// providers (not part of the posted context): the vision provider
+	// fetches the observation's screenshot through the session (by its
+	// SessionID only: providers never see the owner token), bounds its
+	// planner by the explore step's budget and keeps its trajectory and
+	// screenshots in the segment's evidence directory.
+	Session     AgentSession  `json:"-"`
 	SessionID   string        `json:"-"`
 	Budget      verify.Budget `json:"-"`
 	EvidenceDir string        `json:"-"`

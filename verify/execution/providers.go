@@ -43,57 +43,81 @@ type ProviderOptions struct {
 	DecisionsFile         string
 	CloudEndpoint         string
 	CloudFallbackEndpoint string
-	ModelPackage          string
-	CloudTimeout          time.Duration // default 30 s
-	// Vision is the pure-vision planner provider, when the binary has one
-	// wired for this device.
+	// OnDeviceFlags names the on-device provider's flags that were given
+	// (--model-package, --model-id, --model-version, --public-key): they
+	// mean nothing to any other provider.
+	OnDeviceFlags []string
+	CloudTimeout  time.Duration // default 30 s
+	// Vision is the pure-vision planner provider, built once the planner
+	// preflight passed (Prepare's Setup).
 	Vision DecisionProvider
 }
 
-// SelectProvider returns the live provider for opts, or nil for static
-// (the engine then reads its Decisions). A live provider with a decisions
-// file is a conflict; on-device needs SoloPi's on-device model packages,
-// which this tool does not deploy.
-func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
+// CheckProvider refuses provider options that cannot work, without
+// building anything: an unknown name, a live provider with a decisions
+// file, cloud without an endpoint, an on-device flag given to another
+// provider, and on-device itself, which needs SoloPi's on-device model
+// packages that this tool does not deploy.
+func CheckProvider(opts ProviderOptions) error {
 	name := opts.Name
 	if name == "" {
 		name = ProviderStatic
 	}
+	switch name {
+	case ProviderStatic, ProviderCloud, ProviderVision:
+	case ProviderOnDevice:
+		return fault.Usage(CodeProviderNotSupported,
+			"the on-device provider runs SoloPi's signed on-device model packages, which this tool does not deploy; use --decision-provider vision, cloud or static").
+			WithUserAction("choose --decision-provider static (a decisions file), cloud (--cloud-endpoint) or vision")
+	default:
+		return fault.Usagef(CodeProviderOptions, "unknown decision provider %q (static, cloud, vision, on-device)", name)
+	}
+	if len(opts.OnDeviceFlags) > 0 {
+		return fault.Usagef(CodeProviderOptions, "--%s only configure the on-device provider, not %s", opts.OnDeviceFlags[0], name).
+			With("flags", opts.OnDeviceFlags)
+	}
 	if name == ProviderStatic {
-		return nil, nil
+		if opts.CloudEndpoint != "" || opts.CloudFallbackEndpoint != "" {
+			return fault.Usage(CodeProviderOptions, "--cloud-endpoint and --cloud-fallback-endpoint need --decision-provider cloud or vision")
+		}
+		return nil
 	}
 	if opts.DecisionsFile != "" {
-		return nil, fault.Usagef(CodeProviderConflict, "--decision-provider %s cannot be combined with --agent-decisions", name)
+		return fault.Usagef(CodeProviderConflict, "--decision-provider %s cannot be combined with --agent-decisions", name)
+	}
+	if name == ProviderCloud && opts.CloudEndpoint == "" {
+		return fault.Usage(CodeProviderOptions, "--decision-provider cloud needs --cloud-endpoint")
+	}
+	for _, ep := range []string{opts.CloudEndpoint, opts.CloudFallbackEndpoint} {
+		if ep != "" {
+			if err := checkEndpoint(ep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SelectProvider returns the live provider for opts, or nil for static
+// (the engine then reads its Decisions).
+func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
+	if err := CheckProvider(opts); err != nil {
+		return nil, err
 	}
 	var p DecisionProvider
-	switch name {
+	switch opts.Name {
 	case ProviderCloud:
-		if opts.CloudEndpoint == "" {
-			return nil, fault.Usage(CodeProviderOptions, "--decision-provider cloud needs --cloud-endpoint")
-		}
-		c, err := NewCloudProvider(opts.CloudEndpoint, opts.CloudTimeout)
-		if err != nil {
-			return nil, err
-		}
-		p = c
+		p = NewCloudProvider(opts.CloudEndpoint, opts.CloudTimeout)
 	case ProviderVision:
 		if opts.Vision == nil {
 			return nil, fault.Usage(CodeProviderNotSupported, "the vision provider needs a model configuration (planner) for this run")
 		}
 		p = opts.Vision
-	case ProviderOnDevice:
-		return nil, fault.Usage(CodeProviderNotSupported,
-			"the on-device provider runs SoloPi's signed on-device model packages, which this tool does not deploy; use --decision-provider vision, cloud or static").
-			WithUserAction("choose --decision-provider static (a decisions file), cloud (--cloud-endpoint) or vision")
 	default:
-		return nil, fault.Usagef(CodeProviderOptions, "unknown decision provider %q (static, cloud, vision, on-device)", name)
+		return nil, nil
 	}
 	if opts.CloudFallbackEndpoint != "" {
-		fb, err := NewCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout)
-		if err != nil {
-			return nil, err
-		}
-		p = &FallbackProvider{Primary: p, Fallback: fb}
+		p = &FallbackProvider{Primary: p, Fallback: NewCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout)}
 	}
 	return p, nil
 }
@@ -128,13 +152,18 @@ type CloudProvider struct {
 	client   *retryablehttp.Client
 }
 
-// NewCloudProvider checks the endpoint (http or https) and builds the
-// client.
-func NewCloudProvider(endpoint string, timeout time.Duration) (*CloudProvider, error) {
+// checkEndpoint accepts an http or https URL.
+func checkEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fault.Usage(CodeProviderOptions, "the cloud endpoint must be an http or https URL")
+		return fault.Usage(CodeProviderOptions, "the cloud endpoint must be an http or https URL")
 	}
+	return nil
+}
+
+// NewCloudProvider builds the client of an endpoint CheckProvider
+// accepted.
+func NewCloudProvider(endpoint string, timeout time.Duration) *CloudProvider {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -144,7 +173,7 @@ func NewCloudProvider(endpoint string, timeout time.Duration) (*CloudProvider, e
 	c.Logger = nil
 	c.HTTPClient.Timeout = timeout
 	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &CloudProvider{endpoint: endpoint, timeout: timeout, client: c}, nil
+	return &CloudProvider{endpoint: endpoint, timeout: timeout, client: c}
 }
 
 // Decide posts in and returns the decision object.

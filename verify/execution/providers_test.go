@@ -22,7 +22,10 @@ func TestSelectProvider(t *testing.T) {
 	}{
 		{ProviderOptions{}, ""},
 		{ProviderOptions{Name: "static", DecisionsFile: "d.json"}, ""},
-		{ProviderOptions{Name: "on-device", ModelPackage: "pkg"}, CodeProviderNotSupported},
+		{ProviderOptions{Name: "on-device", OnDeviceFlags: []string{"model-package"}}, CodeProviderNotSupported},
+		{ProviderOptions{Name: "static", OnDeviceFlags: []string{"public-key"}}, CodeProviderOptions},
+		{ProviderOptions{Name: "static", CloudEndpoint: "http://127.0.0.1:1/d"}, CodeProviderOptions},
+		{ProviderOptions{Name: "vision", CloudFallbackEndpoint: "file:///x"}, CodeProviderOptions},
 		{ProviderOptions{Name: "cloud"}, CodeProviderOptions},
 		{ProviderOptions{Name: "cloud", CloudEndpoint: "ftp://x"}, CodeProviderOptions},
 		{ProviderOptions{Name: "cloud", CloudEndpoint: "http://127.0.0.1:1/d", DecisionsFile: "d.json"}, CodeProviderConflict},
@@ -67,7 +70,7 @@ func TestCloudProvider(t *testing.T) {
 	}))
 	defer srv.Close()
 	in := DecisionContext{ScenarioID: "s", SegmentID: "g", StepID: "e", StepIndex: 2, Goal: "goal", AllowedActions: []string{"click"}, Observation: map[string]any{"observationId": "o"}}
-	c, _ := NewCloudProvider(srv.URL+"/ok", 0)
+	c := NewCloudProvider(srv.URL+"/ok", 0)
 	d, err := c.Decide(context.Background(), in)
 	if err != nil || d["type"] != "done" {
 		t.Fatalf("Decide = %v, %v", d, err)
@@ -88,7 +91,7 @@ func TestCloudProvider(t *testing.T) {
 		"/down": {CodeCloudUnavailable, true}, "/big": {CodeCloudUnavailable, true},
 		"/garbage": {CodeCloudUnavailable, true}, "/list": {CodeInvalidDecision, false},
 	} {
-		c, _ := NewCloudProvider(srv.URL+path, 0)
+		c := NewCloudProvider(srv.URL+path, 0)
 		_, err := c.Decide(context.Background(), in)
 		if fault.CodeOf(err) != want.code || FallbackEligible(err) != want.eligible {
 			t.Errorf("%s: %v (eligible %v), want %s %v", path, err, FallbackEligible(err), want.code, want.eligible)
@@ -106,11 +109,10 @@ func TestCloudProvider(t *testing.T) {
 }
 
 func mustCloud(t *testing.T, u string) *CloudProvider {
-	c, err := NewCloudProvider(u, 0)
-	if err != nil {
+	if err := checkEndpoint(u); err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return NewCloudProvider(u, 0)
 }
 
 // A live provider drives the matrix's explore steps: the hybrid scenario

@@ -9,7 +9,7 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// RunOptions are verify-run's inputs once the device ports exist.
+// RunOptions are verify-run's inputs.
 type RunOptions struct {
 	// Plan is the plan file's bytes; Artifacts the evidence directory
 	// (must not exist).
@@ -20,9 +20,11 @@ type RunOptions struct {
 	Provider      ProviderOptions
 	// JUnit, when set, is where the JUnit XML is written.
 	JUnit string
-	// Engine carries the ports, the vision judge, RestartApp and the
-	// clock; its Provider and Decisions are filled here.
-	Engine Engine
+	// Setup, when set, runs once every input was checked and before the
+	// phone is reached: verify-run runs the planner preflight there when
+	// the plan needs a vision judge or the provider is vision, and returns
+	// the vision provider (set as Provider.Vision) and judge.
+	Setup func(plan *verify.Plan) (DecisionProvider, VisionJudge, error)
 }
 
 // RunSummary is verify-run's output: success is status == passed. The
@@ -40,26 +42,36 @@ type RunSummary struct {
 	JUnit              string `json:"junit,omitempty"`
 }
 
-// RunPlan validates the plan, reads the decisions, chooses the provider,
-// runs the engine and writes the report (and JUnit). Every input problem
-// (invalid plan or decisions, provider misuse, an existing artifacts
-// directory or JUnit file) is refused before the phone is touched.
-func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
+// Prepared is a verification run whose inputs were all checked.
+type Prepared struct {
+	o         RunOptions
+	plan      *verify.Plan
+	provider  DecisionProvider
+	decisions Decisions
+	judge     VisionJudge
+}
+
+// Prepare validates the plan, checks the provider options, reads the
+// decisions, checks the output paths, runs Setup and builds the provider.
+// Every input problem (invalid plan or decisions, provider misuse, an
+// existing artifacts directory or JUnit file) is refused here, before
+// Setup reaches the model and before the phone is touched.
+func Prepare(o RunOptions) (*Prepared, error) {
 	plan, _, err := verify.LoadPlan(o.Plan)
 	if err != nil {
 		return nil, err
 	}
-	e := o.Engine
 	o.Provider.DecisionsFile = o.DecisionsFile
-	if e.Provider, err = SelectProvider(o.Provider); err != nil {
+	if err := CheckProvider(o.Provider); err != nil {
 		return nil, err
 	}
+	p := &Prepared{o: o, plan: plan}
 	if o.DecisionsFile != "" {
 		b, err := os.ReadFile(o.DecisionsFile)
 		if err != nil {
 			return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "cannot read the decisions file", err).With("file", o.DecisionsFile)
 		}
-		if e.Decisions, err = ParseDecisions(b, plan); err != nil {
+		if p.decisions, err = ParseDecisions(b, plan); err != nil {
 			return nil, err
 		}
 	}
@@ -71,7 +83,26 @@ func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
 	if _, err := os.Lstat(o.Artifacts); err == nil {
 		return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", o.Artifacts)
 	}
-	out, err := e.Run(ctx, plan, o.Artifacts)
+	if o.Setup != nil {
+		if o.Provider.Vision, p.judge, err = o.Setup(plan); err != nil {
+			return nil, err
+		}
+	}
+	if p.provider, err = SelectProvider(o.Provider); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Run runs the engine (e carries the ports, RestartApp and the clock; its
+// Provider and Decisions are the prepared ones, and its Vision judge
+// Setup's when Setup gave one) and writes the report and the JUnit file.
+func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
+	e.Provider, e.Decisions = p.provider, p.decisions
+	if p.judge != nil {
+		e.Vision = p.judge
+	}
+	out, err := e.Run(ctx, p.plan, p.o.Artifacts)
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +112,11 @@ func RunPlan(ctx context.Context, o RunOptions) (*RunSummary, error) {
 		ReportID: r.ReportID, PlanFingerprint: r.PlanFingerprint, OutcomeFingerprint: r.OutcomeFingerprint,
 		Report: out.ReportPath, Events: out.EventsPath,
 	}
-	if o.JUnit != "" {
-		if err := WriteJUnit(o.JUnit, r); err != nil {
-			return nil, fault.Wrap(fault.Internal, artifacts.CodeWriteFailed, "cannot write the JUnit report", err).With("junit", o.JUnit)
+	if p.o.JUnit != "" {
+		if err := WriteJUnit(p.o.JUnit, r); err != nil {
+			return nil, fault.Wrap(fault.Internal, artifacts.CodeWriteFailed, "cannot write the JUnit report", err).With("junit", p.o.JUnit)
 		}
-		s.JUnit = o.JUnit
+		s.JUnit = p.o.JUnit
 	}
 	return s, nil
 }

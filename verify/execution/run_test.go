@@ -23,8 +23,9 @@ func TestRunPlan(t *testing.T) {
 	}
 	phone := &counterPhone{}
 	opts := RunOptions{Plan: planBytes, Artifacts: filepath.Join(dir, "run"), DecisionsFile: decisions,
-		JUnit: filepath.Join(dir, "junit.xml"), Engine: Engine{Runner: phone, Agent: phone}}
-	s, err := RunPlan(context.Background(), opts)
+		JUnit: filepath.Join(dir, "junit.xml")}
+	e := Engine{Runner: phone, Agent: phone}
+	s, err := runPlan(context.Background(), opts, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestRunPlan(t *testing.T) {
 		o := opts
 		o.JUnit = ""
 		edit(&o)
-		if _, err := RunPlan(context.Background(), o); fault.CodeOf(err) != name || fault.KindOf(err) != fault.Invalid {
+		if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != name || fault.KindOf(err) != fault.Invalid {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}

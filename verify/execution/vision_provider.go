@@ -41,21 +41,26 @@ type VisionConfig struct {
 	// frozen (nothing is negotiated during the run).
 	Preflight *agentloop.PreflightReport
 	// Runtime is the planner's configuration (resize policy, profile key,
-	// Redact). Its Preflight, Confirmer and OnEvent are not used: nobody
-	// can confirm during a verification run, so an action that needs a
-	// human ends the explore step blocked.
+	// Redact). Its Preflight is not used. Confirmer, when set (verify-run
+	// --console, or a terminal), answers the planner's confirmations and
+	// takeovers; without one an action that needs a human ends the explore
+	// step blocked. OnEvent sees every planner event (the live console).
 	Runtime agentloop.Config
-	Clock   clock.Clock
+	// OnScreen, when set, sees every screenshot the planner decides on
+	// (the live console).
+	OnScreen func(*agentloop.Screen)
+	Clock    clock.Clock
 }
 
 // vision is a checked VisionConfig.
 type vision struct {
-	model   agentloop.Model
-	info    agentloop.ModelInfo
-	profile *agentloop.Profile
-	runtime agentloop.Config
-	clock   clock.Clock
-	redact  func(string) string
+	model    agentloop.Model
+	info     agentloop.ModelInfo
+	profile  *agentloop.Profile
+	runtime  agentloop.Config
+	onScreen func(*agentloop.Screen)
+	clock    clock.Clock
+	redact   func(string) string
 }
 
 func (c VisionConfig) check() (*vision, error) {
@@ -65,7 +70,7 @@ func (c VisionConfig) check() (*vision, error) {
 	if c.Preflight == nil || c.Preflight.Profile == nil {
 		return nil, fault.Usage(CodeVisionNotReady, "the vision provider needs a passed planner preflight (planner-check) before the phone is used")
 	}
-	v := &vision{model: c.Model, profile: c.Preflight.Profile, runtime: c.Runtime, clock: clock.Or(c.Clock)}
+	v := &vision{model: c.Model, profile: c.Preflight.Profile, runtime: c.Runtime, onScreen: c.OnScreen, clock: clock.Or(c.Clock)}
 	redact := c.Runtime.Redact
 	if redact == nil {
 		redact = func(s string) string { return s }
@@ -77,7 +82,7 @@ func (c VisionConfig) check() (*vision, error) {
 		v.redact = func(s string) string { return mc.APIKey.Redact(redact(s)) }
 	}
 	v.runtime.Redact, v.runtime.Now = v.redact, v.clock.Now
-	v.runtime.Preflight, v.runtime.Confirmer, v.runtime.OnEvent = nil, nil, nil
+	v.runtime.Preflight = nil
 	return v, nil
 }
 
@@ -103,8 +108,7 @@ func (v *vision) tree(x any) (any, error) {
 // coordinate profile are in each decision's modelReceipt, and the planner's
 // trajectory.json and screens/ are kept in the segment's directory.
 type VisionProvider struct {
-	v       *vision
-	session AgentSession
+	v *vision
 
 	mu   sync.Mutex
 	step *visionStep
@@ -124,17 +128,15 @@ type visionStep struct {
 	failed error
 }
 
-// NewVisionProvider returns the provider; session reads the screenshots
-// of the observations it decides on.
-func NewVisionProvider(cfg VisionConfig, session AgentSession) (*VisionProvider, error) {
+// NewVisionProvider returns the provider. It reads the screenshots of the
+// observations it decides on through the session of each decision's
+// context, so it can be built before the phone is reached.
+func NewVisionProvider(cfg VisionConfig) (*VisionProvider, error) {
 	v, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if session == nil {
-		return nil, fault.Usage(CodeProviderOptions, "the vision provider needs the Agent session to read screenshots")
-	}
-	return &VisionProvider{v: v, session: session}, nil
+	return &VisionProvider{v: v}, nil
 }
 
 // Decide plans one decision on in's observation.
@@ -154,6 +156,9 @@ func (p *VisionProvider) Decide(ctx context.Context, in DecisionContext) (map[st
 	}
 	if s.screens != nil {
 		s.screens.Save(screen)
+	}
+	if p.v.onScreen != nil {
+		p.v.onScreen(screen)
 	}
 	var last *agentloop.Feedback
 	if s.acted {
@@ -207,7 +212,10 @@ func (p *VisionProvider) screenshot(ctx context.Context, in DecisionContext) (*a
 	name := f.Name()
 	_ = f.Close()
 	defer os.Remove(name)
-	if err := p.session.Screenshot(ctx, SessionRef{SessionID: in.SessionID}, in.Observation, name); err != nil {
+	if in.Session == nil {
+		return nil, fault.New(fault.Internal, CodeVisionScreenshot, "the decision context has no Agent session to read the screenshot through")
+	}
+	if err := in.Session.Screenshot(ctx, SessionRef{SessionID: in.SessionID}, in.Observation, name); err != nil {
 		if fault.IsInterrupt(err) || ctx.Err() != nil {
 			return nil, visionInterrupted(err)
 		}

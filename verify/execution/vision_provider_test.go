@@ -50,16 +50,16 @@ func startVision(t testing.TB, opts fakemodel.Options) (VisionConfig, *fakemodel
 	return VisionConfig{Model: model, Preflight: pre, Runtime: agentloop.Config{Space: agentloop.SpaceAuto, ProfileKey: key}}, srv
 }
 
-// runVision runs plan through RunPlan with the vision provider deciding
+// runVision runs plan through Prepare and Run with the vision provider deciding
 // and the vision reviewer judging.
-func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counterPhone, edits ...func(*RunOptions)) *RunSummary {
+func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counterPhone, edits ...func(*RunOptions, *Engine)) *RunSummary {
 	t.Helper()
 	rememberCases(plan)
 	b, err := verify.MarshalPlan(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prov, err := NewVisionProvider(cfg, phone)
+	prov, err := NewVisionProvider(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +68,12 @@ func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counter
 		t.Fatal(err)
 	}
 	o := RunOptions{Plan: b, Artifacts: filepath.Join(t.TempDir(), "run"),
-		Provider: ProviderOptions{Name: ProviderVision, Vision: prov}, Engine: Engine{Runner: phone, Agent: phone, Vision: judge}}
+		Provider: ProviderOptions{Name: ProviderVision, Vision: prov}}
+	e := Engine{Runner: phone, Agent: phone, Vision: judge}
 	for _, edit := range edits {
-		edit(&o)
+		edit(&o, &e)
 	}
-	s, err := RunPlan(context.Background(), o)
+	s, err := runPlan(context.Background(), o, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestVisionProviderModelGone(t *testing.T) {
 		_, _ = io.WriteString(w, `{"type":"done","reason":"the cloud says so"}`)
 	}))
 	defer cloud.Close()
-	s := runVision(t, matrix, cfg, &counterPhone{}, func(o *RunOptions) { o.Provider.CloudFallbackEndpoint = cloud.URL })
+	s := runVision(t, matrix, cfg, &counterPhone{}, func(o *RunOptions, _ *Engine) { o.Provider.CloudFallbackEndpoint = cloud.URL })
 	hybrid = scenarioOf(t, readReport(t, s), "hybrid-success")
 	if hybrid.Status != verify.Passed {
 		t.Fatalf("hybrid %s with the fallback", hybrid.Status)
@@ -332,14 +333,14 @@ func TestVisionProviderModelGone(t *testing.T) {
 // cancelled run is an interrupt.
 func TestVisionProviderSetup(t *testing.T) {
 	phone := &counterPhone{}
-	if _, err := NewVisionProvider(VisionConfig{Model: &agentloop.HTTPModel{}}, phone); fault.CodeOf(err) != CodeVisionNotReady {
+	if _, err := NewVisionProvider(VisionConfig{Model: &agentloop.HTTPModel{}}); fault.CodeOf(err) != CodeVisionNotReady {
 		t.Errorf("no preflight: %v", err)
 	}
 	if _, err := NewVisionReviewer(VisionConfig{}); fault.CodeOf(err) != CodeProviderOptions {
 		t.Errorf("no model: %v", err)
 	}
 	cfg, _ := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
-	prov, err := NewVisionProvider(cfg, phone)
+	prov, err := NewVisionProvider(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestVisionProviderSetup(t *testing.T) {
 	phone.sessions = 1
 	obs := phone.observation()
 	_, err = prov.Decide(ctx, DecisionContext{ScenarioID: "s", StepID: "e", Goal: "increment the counter once", AllowedActions: []string{"click"},
-		Observation: obs, SessionID: "session-1", Budget: verify.Budget{MaxSteps: 2}})
+		Observation: obs, Session: phone, SessionID: "session-1", Budget: verify.Budget{MaxSteps: 2}})
 	if !fault.IsInterrupt(err) {
 		t.Errorf("cancelled decision: %v", err)
 	}

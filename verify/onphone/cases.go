@@ -1,0 +1,138 @@
+package onphone
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/replay"
+	"github.com/solopi-dev/solopi/verify"
+	"github.com/solopi-dev/solopi/verify/execution"
+)
+
+// Error codes of the deterministic segments.
+const (
+	CodeCompiledCase   = "compiled_case_invalid"
+	CodeStagingCleanup = "staging_cleanup_failed"
+)
+
+// ImportCase imports the compiled case file as `case-import --file F
+// --replace` does: checked and normalised locally without high-risk
+// confirmation, staged under a random name, the receipt polled, the staged
+// file removed. The receipt is the command's answer: the device's receipt
+// with requestId, cleanup and confirmedHighRiskSteps, or the error with
+// them. A device refusal is a Failed error (case_import_failed); a staged
+// file that could not be removed makes the import unsuccessful too.
+func (p *Phone) ImportCase(ctx context.Context, _ *verify.Case, caseFile string) (execution.ImportResult, error) {
+	c, err := readCompiledCase(caseFile)
+	if err != nil {
+		return execution.ImportResult{}, err
+	}
+	n, hr, err := casefile.Normalize(c, casefile.NormalizeOptions{})
+	if err != nil {
+		return execution.ImportResult{}, caseError(err)
+	}
+	if hr == nil {
+		hr = []casefile.HighRiskStep{}
+	}
+	rep, err := replay.ImportCase(ctx, p.dev, n, replay.ImportOptions{Replace: true, Timeout: p.o.ImportTimeout, PollInterval: p.o.PollInterval})
+	if err != nil {
+		e := fault.From(err).With("caseName", n.CaseName)
+		if rep != nil {
+			e.With("requestId", rep.RequestID).With("cleanup", rep.Cleanup)
+		}
+		return execution.ImportResult{Receipt: e.Fields()}, e
+	}
+	out := map[string]any{}
+	for k, v := range rep.Receipt {
+		out[k] = v
+	}
+	out["requestId"], out["cleanup"], out["confirmedHighRiskSteps"] = rep.RequestID, rep.Cleanup, hr
+	if ok, _ := rep.Cleanup["success"].(bool); !ok {
+		out["success"], out["errorCode"] = false, CodeStagingCleanup
+		out["error"] = "the case was imported but the staged file could not be confirmed removed"
+		return execution.ImportResult{Receipt: tree(out)}, nil
+	}
+	return execution.ImportResult{Receipt: tree(out), OK: true}, nil
+}
+
+// readCompiledCase reads the case the engine wrote, with case-import's
+// checks: well-formed JSON without duplicate keys, the case shape, parsed.
+func readCompiledCase(path string) (*casefile.Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, CodeCompiledCase, "cannot read the compiled case", err).With("file", path)
+	}
+	if err := casefile.CheckJSON(b); err != nil {
+		return nil, caseError(err)
+	}
+	doc, err := canonjson.Decode(b)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeCompiledCase, "the compiled case is not JSON", err)
+	}
+	if v := casefile.CheckShape(doc); len(v) > 0 {
+		return nil, fault.Usage(CodeCompiledCase, "the compiled case does not match the SoloPi case schema").With("violations", v[:min(len(v), 20)])
+	}
+	c, err := casefile.Parse(b)
+	if err != nil {
+		return nil, caseError(err)
+	}
+	return c, nil
+}
+
+func caseError(err error) error {
+	if e := replay.CaseFileError(err); e != nil {
+		return e
+	}
+	return err
+}
+
+// RunCase replays the case like `run --case NAME --target-package PKG
+// --artifacts DIR`: the exact case read back, auto-start on (and put
+// back), only our run claimed, its evidence collected. The response is
+// the command's answer. A replay that failed is a Failed error with its
+// response; an interrupt of ctx cancels exactly our run and is the
+// interrupt error; a run cancelled by someone else or a timeout is a
+// replay that did not finish (not an interrupt of this verification).
+func (p *Phone) RunCase(ctx context.Context, req execution.RunRequest) (execution.RunResult, error) {
+	o := replay.RunOptions{
+		CaseName: req.CaseName, TargetPackage: req.TargetPackage, RestartApp: req.RestartApp,
+		AckTimeout: p.o.AckTimeout, RunTimeout: p.o.RunTimeout, PollInterval: p.o.PollInterval,
+		ArtifactsDir: req.ArtifactsDir, Progress: p.o.Progress,
+	}
+	if err := o.Validate(); err != nil {
+		return execution.RunResult{}, err
+	}
+	rep := replay.RunReplay(ctx, p.dev, o)
+	res := execution.RunResult{Response: tree(rep.Payload), Files: replayFiles(rep.Artifacts)}
+	if rep.Err == nil {
+		return res, nil
+	}
+	if fault.IsInterrupt(rep.Err) && ctx.Err() == nil {
+		// Cancelled on the device by someone else: not our interrupt.
+		return res, fault.Wrap(fault.Transport, rep.Err.Code, rep.Err.Message, rep.Err)
+	}
+	return res, rep.Err
+}
+
+// replayFiles are the evidence files of a replay by solopi-ai's names
+// (result, screenshot, logcat), plus the manifest and each device file
+// (device/<path>, evidence type replay_device).
+func replayFiles(a *replay.RunArtifacts) map[string]string {
+	if a == nil {
+		return nil
+	}
+	files := map[string]string{}
+	for name, path := range map[string]string{"result": a.Result, "screenshot": a.Screenshot, "logcat": a.Logcat, "manifest": a.Manifest} {
+		if path != "" {
+			files[name] = path
+		}
+	}
+	for _, f := range a.DeviceFiles {
+		files[f.Path] = filepath.Join(a.Dir, filepath.FromSlash(f.Path))
+	}
+	return files
+}
