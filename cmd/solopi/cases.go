@@ -137,16 +137,16 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Flags: []cli.Flag{fileFlag, &cli.StringFlag{Name: "step-file", Usage: "one step object", Required: true}, outFlag(true),
 				&cli.IntFlag{Name: "at", Usage: "0-based position (default: append)"}, overwrite, confirm},
 			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				at := -1
-				if c.IsSet("at") {
-					at = c.Int("at")
-				}
 				return caseStepEdit(c, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
 					st, err := readStepFile(c.String("step-file"))
 					if err != nil {
 						return nil, err
 					}
-					return casefile.Add(cs, at, st, opts)
+					// A negative --at is an index like any other: refused.
+					if c.IsSet("at") {
+						return casefile.Insert(cs, c.Int("at"), st, opts)
+					}
+					return casefile.Append(cs, st, opts)
 				})
 			}),
 		},
