@@ -53,8 +53,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			}),
 		},
 		{
-			Name:      "case-get",
-			Usage:     "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
+			Name:  "case-get",
+			Usage: "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
 			UsageText: "solopi case-get --case NAME [--output FILE] [--show-secrets]\n\n" +
 				"Parameter values are shown as [redacted] unless --show-secrets: SoloPi encrypts step parameters by\n" +
 				"default and its read-back cannot say which ones were encrypted.",
