@@ -88,6 +88,7 @@ func runFlags(withWait bool) []cli.Flag {
 		&cli.StringFlag{Name: "artifacts", Usage: "evidence directory (result.json, case.json, screen.png, logcat.txt, device/, manifest.json, report.html)"},
 		&cli.BoolFlag{Name: "overwrite", Usage: "also reuse an --artifacts directory holding files no solopi manifest names, and replace an existing --junit file"},
 		&cli.Float64Flag{Name: "evidence-timeout", Usage: "seconds each evidence item (screenshot, logcat, each device file) may take", Value: 10},
+		&cli.Float64Flag{Name: "unreachable-timeout", Usage: "seconds a started run keeps polling SoloPi while it cannot be reached (app restart, adb reconnect)", Value: 30},
 		&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to this file"},
 	}
 	if withWait {
@@ -135,6 +136,9 @@ func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
 		return o, err
 	}
 	if o.EvidenceTimeout, err = replaySeconds(c, "evidence-timeout"); err != nil {
+		return o, err
+	}
+	if o.UnreachableTimeout, err = replaySeconds(c, "unreachable-timeout"); err != nil {
 		return o, err
 	}
 	return o, nil

@@ -340,6 +340,9 @@ func (c *collection) deviceFiles(ctx context.Context) {
 	switch {
 	case current == nil:
 		return
+	case current.RunID == "":
+		c.fail(nil, "device files", errors.New("SoloPi no longer knows the run (restarted?); its files were not collected"))
+		return
 	case current.RunID != rep.RunID:
 		c.fail(nil, "device files", fmt.Errorf("the device now publishes another run (%q); its files were not collected", current.RunID))
 		return

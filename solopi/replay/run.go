@@ -39,6 +39,11 @@ type RunOptions struct {
 	// CancelWait bounds the wait for `cancelled` after a timeout or an
 	// interrupt (default 5 s).
 	CancelWait time.Duration
+	// UnreachableTimeout is how long a started run keeps polling a
+	// control service it cannot reach (SoloPi's HTTP server comes back 5 s
+	// after an app restart; adb reconnects) before it ends as a transport
+	// failure (default 30 s).
+	UnreachableTimeout time.Duration
 	// EvidenceTimeout bounds each evidence item on its own (the
 	// screenshot, the logcat, each device file, the device description);
 	// the items are collected at the same time (default 10 s).
@@ -63,6 +68,9 @@ func (o *RunOptions) defaults() {
 	}
 	if o.CancelWait <= 0 {
 		o.CancelWait = 5 * time.Second
+	}
+	if o.UnreachableTimeout <= 0 {
+		o.UnreachableTimeout = 30 * time.Second
 	}
 	if o.EvidenceTimeout <= 0 {
 		o.EvidenceTimeout = 10 * time.Second
@@ -246,12 +254,19 @@ func (rs *runState) run(ctx context.Context) error {
 func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*ReplayStatus, error) {
 	reqID := rs.rep.RequestID
 	var claimed, last, other *ReplayStatus
+	var out outage
 	err := device.PollUntil(ctx, rs.statusPoll(rs.o.AckTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
 		if err != nil {
-			return false, err
+			return false, rs.tolerate(err, &out)
 		}
+		out.since = time.Time{}
 		last = st
+		if out.seen && st.RunID == "" {
+			// SoloPi restarted after our start was sent: whether or not
+			// the run began, it is gone.
+			return false, runLost(st).With("requestId", reqID)
+		}
 		if st.RequestID == reqID {
 			if st.CaseName != rs.o.CaseName {
 				return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "the device published our requestId with another case name").
@@ -293,30 +308,17 @@ func ownershipConflict(st *ReplayStatus) *fault.Error {
 // awaitTerminal polls our runId until it is terminal.
 func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 	var final *ReplayStatus
-	var outage time.Time
-	clk := rs.d.Clock()
+	var out outage
 	err := device.PollUntil(ctx, rs.statusPoll(rs.o.RunTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
 		if err != nil {
-			// A long replay outlives a restarting control service (an
-			// app restart takes seconds) and connection hiccups: polls
-			// that cannot reach it are retried for a while, not fatal.
-			if controlOutage(err) {
-				if outage.IsZero() {
-					outage = clk.Now()
-				}
-				if clk.Now().Sub(outage) < controlOutageLimit {
-					return false, nil
-				}
-			}
-			return false, err
+			return false, rs.tolerate(err, &out)
 		}
-		outage = time.Time{}
+		out.since = time.Time{}
 		if st.RunID == "" {
 			// Idle with no run: SoloPi restarted and forgot it. Nothing
 			// replaced it; it is gone without a verdict.
-			return false, fault.New(fault.Transport, CodeRunLost, "our run vanished from the device (was SoloPi restarted?); it is lost, not finished").
-				With("runId", rs.rep.RunID).With("deviceStatus", st.Object)
+			return false, runLost(st).With("runId", rs.rep.RunID)
 		}
 		if st.RunID != rs.rep.RunID {
 			return false, fault.New(fault.Failed, CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
@@ -345,16 +347,37 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 	return final, err
 }
 
-// controlOutageLimit is how long awaitTerminal keeps polling a control
-// service it cannot reach (SoloPi's HTTP server comes back 5 s after an
-// app restart) before the run ends as a transport failure.
-const controlOutageLimit = 30 * time.Second
+// outage is a stretch of status polls that did not reach SoloPi's
+// control service.
+type outage struct {
+	since time.Time // start of the current outage; zero while reachable
+	seen  bool      // the wait went through an outage
+}
 
-// controlOutage reports a status poll that did not reach SoloPi's control
-// service (nothing answered, or the service is still starting).
-func controlOutage(err error) bool {
-	code := fault.CodeOf(err)
-	return code == device.CodeControlUnreachable || code == device.CodeControlNotReady
+// tolerate returns nil (poll again) for a poll that did not reach the
+// control service (nothing answered, or the service is still starting)
+// while the outage is shorter than --unreachable-timeout: a long replay
+// outlives an app restart (the HTTP server is back 5 s after init) and
+// connection hiccups. Any other error, or a longer outage, is returned.
+func (rs *runState) tolerate(err error, o *outage) error {
+	if code := fault.CodeOf(err); code != device.CodeControlUnreachable && code != device.CodeControlNotReady {
+		return err
+	}
+	now := rs.d.Clock().Now()
+	if o.since.IsZero() {
+		o.since = now
+	}
+	o.seen = true
+	if now.Sub(o.since) < rs.o.UnreachableTimeout {
+		return nil
+	}
+	return err
+}
+
+// runLost is the error of a run SoloPi no longer knows (st is idle).
+func runLost(st *ReplayStatus) *fault.Error {
+	return fault.New(fault.Transport, CodeRunLost, "our run vanished from the device (was SoloPi restarted?); it is lost, not finished").
+		With("deviceStatus", st.Object)
 }
 
 // finish turns the run's end (err or a status) into the report: cancel on
