@@ -395,7 +395,8 @@ func TestLatestResult(t *testing.T) {
 	f := devicefake.NewReplay(t)
 	f.AddCase("a", devicefake.TwoSteps)
 	d := replayFakeDevice(f)
-	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != CodeNoRun {
+	// No run: the idle snapshot's fields stay at the top level (solopi-ai).
+	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != CodeNoRun || fault.From(err).Details["state"] != "idle" || fault.From(err).Details["terminal"] != false {
 		t.Fatalf("no run: %v", err)
 	}
 	rep := RunReplay(context.Background(), d, fastRun("a", ""))
