@@ -709,6 +709,12 @@ func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
 		}
 	}
 	check("import_record")
+	// status and result print the same snapshot: redacted too.
+	for _, cmd := range []string{"status", "result"} {
+		if res := r.run(cmd); !bytes.Contains(res.stdout, []byte(casefile.Redacted)) {
+			t.Errorf("%s: exit %d %s", cmd, res.code, res.stdout)
+		}
+	}
 	// case-get: every parameter redacted unless --show-secrets.
 	if g := r.expect(0, "case-get", "--case", demoCaseName); e2eNum(g, "redactedParams") == 0 {
 		t.Errorf("case-get: %v", g)

@@ -206,22 +206,24 @@ func writeJUnitReport(payload map[string]any, path string, overwrite bool, exit 
 }
 
 func runStatus(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	store := d.g.env.secretsStore()
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		st, err := replay.FetchReplayStatus(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.OK(st.Object), nil
+		return outcome.OK(replay.RedactSnapshot(ctx, d, store, st.Object)), nil
 	})
 }
 
 func runResult(ctx context.Context, d deviceDeps, runID string) (outcome.Result, error) {
+	store := d.g.env.secretsStore()
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, failure, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.Result{Value: out, Exit: outcome.ExitOf(failure)}, nil
+		return outcome.Result{Value: replay.RedactSnapshot(ctx, d, store, out), Exit: outcome.ExitOf(failure)}, nil
 	})
 }
 
@@ -229,11 +231,12 @@ func runCancel(ctx context.Context, d deviceDeps, runID string, timeout, poll ti
 	if runID == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
 	}
+	store := d.g.env.secretsStore()
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, err := replay.CancelRun(ctx, d, runID, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.OK(out), nil
+		return outcome.OK(replay.RedactSnapshot(ctx, d, store, out)), nil
 	})
 }

@@ -188,3 +188,35 @@ func RecordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n 
 	}
 	return store.Save(SecretsRecord{CaseName: n.CaseName, CaseID: caseID, CaseFingerprint: ci.Fingerprint, EncryptedParams: casefile.EncryptedParams(n)})
 }
+
+// RedactSnapshot hides the case's secrets in a replay snapshot that
+// status, result or cancel prints: the device's messages quote decrypted
+// values (a failing ASSERT's exceptionMessage). Only a snapshot carrying
+// such text costs the case query; when the case cannot be read (deleted
+// since) the snapshot is returned as it is.
+func RedactSnapshot(ctx context.Context, d *device.Device, store SecretsStore, obj map[string]any) map[string]any {
+	if !quotesText(obj) {
+		return obj
+	}
+	ci, err := GetCase(ctx, d, device.WireObject(obj).Str("caseName"))
+	if err != nil {
+		return obj
+	}
+	red, _ := caseRedaction(store, ci).Redactor().RedactValue(obj).(map[string]any)
+	return red
+}
+
+// quotesText reports a snapshot with device text that may quote a
+// parameter: its error or a result's exceptionMessage.
+func quotesText(obj map[string]any) bool {
+	if device.WireObject(obj).Str("error") != "" {
+		return true
+	}
+	list, _ := obj["results"].([]any)
+	for _, x := range list {
+		if r, ok := x.(map[string]any); ok && device.WireObject(r).Str("exceptionMessage") != "" {
+			return true
+		}
+	}
+	return false
+}
