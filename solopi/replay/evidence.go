@@ -146,10 +146,7 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 		a.Errors = append(a.Errors, fmt.Sprintf("%s: the run's last status is %s, not terminal", ArtifactResult, rep.Status.State))
 	}
 	a.Complete = terminal && len(a.Errors) == 0 && len(a.Skipped) == 0
-	extra := map[string]string{}
-	for k, v := range c.info {
-		extra[k] = v
-	}
+	extra := c.info // the items are done
 	extra["serial"] = rs.d.Serial()
 	if rep.State != "" {
 		extra["state"] = rep.State
