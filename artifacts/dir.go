@@ -1,7 +1,9 @@
 // Package artifacts writes evidence directories: every path stays under the
-// chosen root, an existing non-empty directory is refused unless the caller
-// asked to overwrite, every file is written atomically (temporary file, fsync,
-// rename) and recorded with its size and SHA-256 for the manifest.
+// chosen root, a location that cannot be written is refused before any work,
+// an existing non-empty directory is reused only when it holds an earlier
+// evidence set of ours (or the caller asked to overwrite), every file is
+// written atomically (temporary file, fsync, rename) and recorded with its
+// size and SHA-256 for the manifest.
 package artifacts
 
 import (
@@ -27,6 +29,10 @@ const (
 	CodeUnsafePath   = "unsafe_artifact_path"
 	CodeWriteFailed  = "artifact_write_failed"
 	CodeOutputExists = "output_exists"
+	// CodeNotWritable: the location exists (or would be created) where
+	// this process cannot create files (permissions, a read-only file
+	// system), found before any device work.
+	CodeNotWritable = "output_not_writable"
 )
 
 // FileEntry describes one file of an evidence directory.
@@ -69,12 +75,14 @@ const (
 	EvidenceReplace
 )
 
-// EvidenceModeOf maps an --overwrite flag to its mode.
+// EvidenceModeOf maps an --overwrite flag to its mode: without it an
+// earlier evidence set of ours is replaced (the same directory works for
+// every run of a CI job) and anything else is refused.
 func EvidenceModeOf(overwrite bool) EvidenceMode {
 	if overwrite {
 		return EvidenceOverwrite
 	}
-	return EvidenceExclusive
+	return EvidenceReplace
 }
 
 // Replaced reports what an EvidenceReplace directory replaced.
@@ -106,7 +114,7 @@ func check(path string, mode EvidenceMode) (*Manifest, error) {
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, checkWritable(path)
 	}
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
@@ -116,6 +124,9 @@ func check(path string, mode EvidenceMode) (*Manifest, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fault.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
+	}
+	if err := checkWritable(path); err != nil {
+		return nil, err
 	}
 	if mode == EvidenceOverwrite {
 		return nil, nil
@@ -132,8 +143,43 @@ func check(path string, mode EvidenceMode) (*Manifest, error) {
 			return m, nil
 		}
 	}
-	return nil, fault.New(fault.Invalid, CodeDirNotEmpty, "the artifacts directory already exists and is not empty; pass --overwrite or choose a new directory").
+	return nil, fault.New(fault.Invalid, CodeDirNotEmpty, "the artifacts directory holds files that no solopi evidence manifest names; pass --overwrite or choose a new directory").
 		With("path", path)
+}
+
+// checkWritable proves that files can be created at path (a directory) or,
+// when it does not exist yet, in the nearest existing directory above it,
+// by creating and removing an empty file there. Permission bits alone do
+// not say it (ACLs, read-only mounts, a root-owned directory), and the
+// alternative is finding out after the device work, with nothing kept.
+func checkWritable(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fault.Wrap(fault.Invalid, CodeUnsafePath, "the path cannot be made absolute", err).With("path", path)
+	}
+	dir := abs
+	for {
+		fi, err := os.Lstat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fault.Usage(CodeNotWritable, "a parent of the path is not a directory").With("path", abs).With("parent", dir)
+			}
+			break
+		}
+		parent := filepath.Dir(dir)
+		if !errors.Is(err, fs.ErrNotExist) || parent == dir {
+			return fault.Wrap(fault.Invalid, CodeNotWritable, "the path cannot be inspected", err).With("path", abs)
+		}
+		dir = parent
+	}
+	f, err := os.CreateTemp(dir, ".solopi-write-check-*")
+	if err != nil {
+		return fault.Wrap(fault.Invalid, CodeNotWritable, "files cannot be created here", err).With("path", abs).With("directory", dir).
+			WithUserAction("Choose a directory this user can write to, or fix its permissions.")
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // readManifest reads an earlier manifest of ours: a regular file (not a

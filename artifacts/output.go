@@ -13,8 +13,9 @@ package artifacts
 //     sees a partial file.
 //   - One error code per failure: invalid_output_path (empty, a symlink,
 //     the wrong kind of entry, no parent directory), output_exists (an
-//     existing entry in Exclusive mode), output_write_failed (the local
-//     write or publish failed).
+//     existing entry in Exclusive mode), output_not_writable (no file can
+//     be created there: found by the check, before any device work),
+//     output_write_failed (the local write or publish failed).
 //
 // Evidence directories (run --artifacts) are the third mode: see Check and
 // Open in dir.go, which keep our manifest.json and never follow a symlink
@@ -103,6 +104,10 @@ func (o Output) check(path string, dir bool) (string, error) {
 			return "", fault.Usage(CodeInvalidOutput, "the output's parent directory does not exist").With("output", abs)
 		}
 	}
+	// The entry is published by creating a file beside it.
+	if err := checkWritable(filepath.Dir(abs)); err != nil {
+		return "", err
+	}
 	return abs, nil
 }
 
@@ -119,24 +124,31 @@ func (o Output) CheckDir(path string) (string, error) { return o.check(path, tru
 // place atomically. write may return a typed error (a failed pull, a
 // content check); it is returned as it is.
 func (o Output) PublishFile(path string, write func(f *os.File) error) (string, error) {
+	abs, _, err := o.publishFile(path, write)
+	return abs, err
+}
+
+// publishFile is PublishFile; it also tells whether an existing file was
+// replaced.
+func (o Output) publishFile(path string, write func(f *os.File) error) (string, bool, error) {
 	abs, err := o.CheckFile(path)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if o.MakeParents {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return "", writeFailed(abs, "cannot create the output's parent directory", err)
+			return "", false, writeFailed(abs, "cannot create the output's parent directory", err)
 		}
 	}
 	f, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.part")
 	if err != nil {
-		return "", writeFailed(abs, "cannot create a temporary file next to the output", err)
+		return "", false, writeFailed(abs, "cannot create a temporary file next to the output", err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // after Link or a failure; gone already after Rename
 	if err := write(f); err != nil {
 		f.Close()
-		return "", err
+		return "", false, err
 	}
 	perm := o.Perm
 	if perm == 0 {
@@ -150,38 +162,42 @@ func (o Output) PublishFile(path string, write func(f *os.File) error) (string, 
 		err = cerr
 	}
 	if err != nil {
-		return "", writeFailed(abs, "writing the output file failed", err)
+		return "", false, writeFailed(abs, "writing the output file failed", err)
 	}
-	return abs, o.publish(tmp, abs, false)
+	replaced, err := o.publish(tmp, abs, false)
+	return abs, replaced, err
 }
 
 // publish moves tmp to abs: a link (never replacing) in Exclusive mode, a
 // rename in Replace mode after checking that abs did not become a symlink
 // or an entry of the other kind. An existing directory is removed first in
-// Replace mode (rename cannot replace a non-empty directory).
-func (o Output) publish(tmp, abs string, dir bool) error {
+// Replace mode (rename cannot replace a non-empty directory). It reports
+// whether an existing entry was replaced.
+func (o Output) publish(tmp, abs string, dir bool) (bool, error) {
 	if o.Mode == Replace {
-		if fi, err := os.Lstat(abs); err == nil {
+		fi, err := os.Lstat(abs)
+		existed := err == nil
+		if existed {
 			if fi.Mode()&fs.ModeSymlink != 0 || fi.IsDir() != dir {
-				return fault.Usage(CodeInvalidOutput, "the output path became a symbolic link or changed kind").With("output", abs)
+				return false, fault.Usage(CodeInvalidOutput, "the output path became a symbolic link or changed kind").With("output", abs)
 			}
 			if dir {
 				if err := os.RemoveAll(abs); err != nil {
-					return writeFailed(abs, "cannot replace the existing output directory", err)
+					return false, writeFailed(abs, "cannot replace the existing output directory", err)
 				}
 			}
 		}
 		if err := os.Rename(tmp, abs); err != nil {
-			return writeFailed(abs, "publishing the output failed", err)
+			return false, writeFailed(abs, "publishing the output failed", err)
 		}
-		return nil
+		return existed, nil
 	}
 	var err error
 	if dir {
 		// rename(2) of a directory onto an existing empty directory
 		// succeeds: refuse an entry that appeared meanwhile first.
 		if _, lerr := os.Lstat(abs); lerr == nil {
-			return exists(abs)
+			return false, exists(abs)
 		}
 		err = os.Rename(tmp, abs)
 	} else if err = os.Link(tmp, abs); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -191,11 +207,11 @@ func (o Output) publish(tmp, abs string, dir bool) error {
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) || dirNotEmpty(err) {
-			return exists(abs)
+			return false, exists(abs)
 		}
-		return writeFailed(abs, "publishing the output failed", err)
+		return false, writeFailed(abs, "publishing the output failed", err)
 	}
-	return nil
+	return false, nil
 }
 
 // copyExclusive creates dst (never replacing it) with src's content and
@@ -258,7 +274,8 @@ func (o Output) PublishDir(path string, fill func(dir string) error) (string, er
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", writeFailed(abs, "cannot set the output directory's mode", err)
 	}
-	return abs, o.publish(tmp, abs, true)
+	_, err = o.publish(tmp, abs, true)
+	return abs, err
 }
 
 // FileResult describes a file a command wrote.
@@ -266,11 +283,14 @@ type FileResult struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"sizeBytes"`
+	// Replaced tells that an existing file was replaced (Replace mode);
+	// commands report it in their own words.
+	Replaced bool `json:"-"`
 }
 
 // WriteFile publishes data at path (see PublishFile).
 func (o Output) WriteFile(path string, data []byte) (FileResult, error) {
-	abs, err := o.PublishFile(path, func(f *os.File) error {
+	abs, replaced, err := o.publishFile(path, func(f *os.File) error {
 		if _, err := f.Write(data); err != nil {
 			return writeFailed(path, "writing the output file failed", err)
 		}
@@ -280,7 +300,7 @@ func (o Output) WriteFile(path string, data []byte) (FileResult, error) {
 		return FileResult{}, err
 	}
 	sum := sha256.Sum256(data)
-	return FileResult{Path: abs, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, nil
+	return FileResult{Path: abs, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), Replaced: replaced}, nil
 }
 
 // ReadBack returns what write put into f so far (for content checks of a

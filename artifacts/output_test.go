@@ -3,6 +3,7 @@ package artifacts
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -100,5 +101,62 @@ func TestOutputPublishDir(t *testing.T) {
 	}
 	if all, _ := os.ReadDir(root); len(all) != 1 {
 		t.Fatalf("temporary directories left behind: %v", all)
+	}
+}
+
+// A location where no file can be created is refused by the checks, before
+// any work: a read-only directory (for a user the permission bits bind)
+// and a path below a regular file.
+func TestUnwritableLocationsRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	below := filepath.Join(file, "sub", "out")
+	if err := Check(below, EvidenceReplace); code(err) != CodeUnsafePath {
+		t.Errorf("evidence below a file: %v", err)
+	}
+	if _, err := (Output{MakeParents: true}).CheckFile(below); code(err) != CodeInvalidOutput {
+		t.Errorf("output below a file: %v", err)
+	}
+	if runtime.GOOS == "linux" {
+		// procfs refuses new files even to root.
+		proc := "/proc/self/solopi-evidence"
+		if err := Check(proc, EvidenceReplace); code(err) != CodeNotWritable {
+			t.Errorf("evidence in procfs: %v", err)
+		}
+		if _, err := (Output{}).CheckFile(proc); code(err) != CodeNotWritable {
+			t.Errorf("output in procfs: %v", err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		t.Log("running as root: permission bits do not bind; the read-only directory is covered by the end-to-end test as another user")
+		return
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	t.Cleanup(func() { os.Chmod(ro, 0o755) })
+	for _, p := range []string{ro, filepath.Join(ro, "new")} {
+		if err := Check(p, EvidenceReplace); code(err) != CodeNotWritable {
+			t.Errorf("evidence %s: %v", p, err)
+		}
+	}
+	if _, err := (Output{}).CheckFile(filepath.Join(ro, "x.png")); code(err) != CodeNotWritable {
+		t.Errorf("output in a read-only dir: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the check left files behind: %v", entries)
+	}
+}
+
+// Replace reports whether it replaced an existing file.
+func TestOutputReportsReplaced(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x")
+	fr, err := (Output{Mode: Replace}).WriteFile(p, []byte("1"))
+	if err != nil || fr.Replaced {
+		t.Fatalf("first write: %+v %v", fr, err)
+	}
+	fr, err = (Output{Mode: Replace}).WriteFile(p, []byte("2"))
+	if err != nil || !fr.Replaced {
+		t.Fatalf("second write: %+v %v", fr, err)
 	}
 }

@@ -94,16 +94,6 @@ func Append(c *Case, step Step, opts EditOptions) (*EditResult, error) {
 	return insert(c, nil, step, opts)
 }
 
-// Add is the step-add entry point cmd/solopi still calls: a negative at
-// appends. It goes once the command calls Append without --at and Insert
-// with it (a negative --at is then refused like any bad index).
-func Add(c *Case, at int, step Step, opts EditOptions) (*EditResult, error) {
-	if at < 0 {
-		return Append(c, step, opts)
-	}
-	return Insert(c, at, step, opts)
-}
-
 func insert(c *Case, at *int, step Step, opts EditOptions) (*EditResult, error) {
 	base, err := editBase(c)
 	if err != nil {

@@ -79,10 +79,6 @@ func TestInsertAndAppend(t *testing.T) {
 	if err != nil || r.AffectedIndex != 5 || r.Case.Steps[5].StepID != "end" {
 		t.Fatalf("insert at the end: %+v %v", r, err)
 	}
-	// The transitional Add still appends for a negative index.
-	if r, err := Add(c, -1, mustStep(t, `{"operationMethod":{"actionEnum":"BACK"}}`), EditOptions{}); err != nil || r.AffectedIndex != 5 {
-		t.Fatalf("Add(-1): %+v %v", r, err)
-	}
 	for _, tc := range []struct {
 		name string
 		at   int

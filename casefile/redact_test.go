@@ -17,48 +17,50 @@ var secretCase = caseWith(`[
  {"stepId":"d","operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":"public text"}},"operationNode":` + nodeJSON + `}
 ]`)
 
-func TestEncryptedParamPlaintexts(t *testing.T) {
+func TestEncryptedAndInputParams(t *testing.T) {
 	c := mustParse(t, secretCase)
-	got := EncryptedParamPlaintexts(c, DefaultSeed)
-	want := []string{"0.5,0.5", "2000", "WLAN", "assert_contain", "hunter2!"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("plaintexts = %q, want %q", got, want)
+	want := []ParamRef{{"a", "localClickPos"}, {"a", "text"}, {"b", "assertInputContent"}, {"b", "assertMode"}, {"b", "extra"}, {"c", "text"}}
+	if got := EncryptedParams(c); !slices.Equal(got, want) {
+		t.Fatalf("encrypted params = %v, want %v", got, want)
 	}
-	// Another seed: nothing decrypts, so the device would use (and could
-	// echo) the stored values; those are what must be hidden then.
-	if got := EncryptedParamPlaintexts(c, "my-team-seed"); !slices.Contains(got, "70E64B6009261E23085996D7F3785F4C") || !slices.Contains(got, "hunter2!") {
-		t.Errorf("other seed: %q", got)
+	// Normalisation writes the absent flag as false, as the import sends it:
+	// then only the steps that say encrypt:true are encrypted on the device.
+	n, _, err := Normalize(c, NormalizeOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The device's snapshot (decrypted, encrypt:false everywhere) has none.
-	snap := mustParse(t, caseWith(`[{"operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":"WLAN"}},"operationNode":`+nodeJSON+`}]`))
-	if got := EncryptedParamPlaintexts(snap, DefaultSeed); len(got) != 0 {
-		t.Errorf("snapshot: %q", got)
+	want = []ParamRef{{"a", "localClickPos"}, {"a", "text"}, {"c", "text"}}
+	if got := EncryptedParams(n); !slices.Equal(got, want) {
+		t.Fatalf("normalised encrypted params = %v, want %v", got, want)
+	}
+	// Input-bearing params: what is typed and what is asserted, never the
+	// SLEEP duration.
+	want = []ParamRef{{"a", "text"}, {"b", "assertInputContent"}, {"d", "text"}}
+	if got := InputParams(c); !slices.Equal(got, want) {
+		t.Fatalf("input params = %v, want %v", got, want)
 	}
 }
 
-func TestRedactEncryptedParams(t *testing.T) {
-	c := mustParse(t, secretCase)
-	before, _ := MarshalAuthoring(c)
-	r, n := RedactEncryptedParams(c)
-	if n != 5 {
-		t.Errorf("redacted %d values, want 5", n)
+func TestParamValues(t *testing.T) {
+	// The device's snapshot: decrypted, encrypt:false everywhere; the
+	// refs say which values were secret.
+	snap := mustParse(t, caseWith(`[
+ {"stepId":"a","operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":"WLAN","localClickPos":"0.5,0.5"}},"operationNode":`+nodeJSON+`},
+ {"stepId":"b","operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":"WLAN"}},"operationNode":`+nodeJSON+`},
+ {"stepId":"c","operationMethod":{"actionEnum":"SLEEP","encrypt":false,"operationParam":{"text":"2000"}}},
+ {"stepId":"d","operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":""}},"operationNode":`+nodeJSON+`}
+]`))
+	got := ParamValues(snap, []ParamRef{{"a", "text"}, {"b", "text"}, {"c", "text"}, {"d", "text"}, {"gone", "text"}})
+	if want := []string{"2000", "WLAN"}; !slices.Equal(got, want) {
+		t.Fatalf("values = %q, want %q", got, want)
 	}
-	out, _ := MarshalAuthoring(r)
-	for _, leak := range []string{"70E64B6009261E23085996D7F3785F4C", "hunter2!", "DF4287CE"} {
-		if strings.Contains(string(out), leak) {
-			t.Errorf("%s still in %s", leak, out)
-		}
-	}
-	if !strings.Contains(string(out), `"public text"`) || !strings.Contains(string(out), `"extra": null`) {
-		t.Errorf("plain or null params changed: %s", out)
-	}
-	if after, _ := MarshalAuthoring(c); string(after) != string(before) {
-		t.Error("the source case was modified")
+	if got := ParamValues(snap, nil); len(got) != 0 {
+		t.Fatalf("no refs: %q", got)
 	}
 }
 
 func TestRedactorText(t *testing.T) {
-	r := NewRedactor(EncryptedParamPlaintexts(mustParse(t, secretCase), DefaultSeed)...)
+	r := NewRedactor("0.5,0.5", "2000", "WLAN", "assert_contain", "hunter2!")
 	for in, want := range map[string]string{
 		`Assert failed: text "admin" is not "hunter2!"`:     `Assert failed: text "admin" is not "[redacted]"`,
 		"typed WLAN into WLAN settings":                     "typed [redacted] into [redacted] settings",

@@ -39,6 +39,7 @@ const (
 const (
 	CodeInvalidInput = "invalid_input"
 	CodeInvalidCSV   = "invalid_csv"
+	CodeNoCSVFiles   = "no_csv_files"
 )
 
 // Encodings reported per file. GBK (SoloPi's default output charset) is
@@ -184,6 +185,11 @@ func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysi
 	paths, err := findCSVs(ctx, root)
 	if err != nil {
 		return nil, err
+	}
+	if len(paths) == 0 {
+		// Nothing to describe is a wrong --input, not an empty success
+		// (solopi-ai exits 3 too).
+		return nil, fault.Usage(CodeNoCSVFiles, "the input directory holds no *.csv file").With("input", root)
 	}
 	res := &PerfAnalysis{Success: true, AnalysisMode: "descriptive-only", SourceDirectory: root, PercentileMethod: "nearest-rank",
 		Files: []*FileAnalysis{}, Metrics: []*MetricSummary{},

@@ -125,6 +125,12 @@ func TestPerfAnalyzeRejections(t *testing.T) {
 			t.Errorf("%s: accepted (%v)", name, err)
 		}
 	}
+	// A directory without any CSV file is refused, not an empty analysis.
+	empty := t.TempDir()
+	writeFiles(t, empty, map[string]string{"notes.txt": "x"})
+	if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: empty}); fault.CodeOf(err) != CodeNoCSVFiles || fault.KindOf(err) != fault.Invalid {
+		t.Errorf("no CSV: %v", err)
+	}
 	in := t.TempDir()
 	writeFiles(t, in, map[string]string{"a.csv": "RecordTime,x(ms)\n1,2\n"})
 	os.Symlink(filepath.Join(in, "a.csv"), filepath.Join(in, "b.csv"))

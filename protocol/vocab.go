@@ -126,6 +126,12 @@ const (
 	ReplayModeNormal = "normal"
 )
 
+// MsgReplayLeaseBusy is the error of the failed run SoloPi publishes when
+// a replay start finds the device-control lease taken (an Agent session,
+// another replay, plugin maintenance): the run never started
+// (docs/device-protocol.md#replay).
+const MsgReplayLeaseBusy = "Another replay or plugin maintenance prevents replay from starting"
+
 // Agent session budget ranges and defaults enforced by the device.
 var (
 	AgentMaxSteps           = Range{Name: ParamMaxSteps, Min: 1, Max: 200, Default: 50}

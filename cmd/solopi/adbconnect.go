@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
@@ -24,6 +25,11 @@ func runAdbConnect(ctx context.Context, d deviceDeps, o adbConnectOptions) (outc
 	}
 	s, err := device.OpenSession(ctx, t, d.g.sessionOptions(false))
 	if err != nil {
+		if e := fault.From(err); e.Code == device.CodeNotInstalled {
+			// solopi-ai's fields of the same refusal.
+			e.With("connected", false).With("requiredUserAction", e.UserAction)
+			return outcome.Result{}, e
+		}
 		return outcome.Result{}, err
 	}
 	defer s.Close()

@@ -100,20 +100,27 @@ func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, geten
 			return res, printTok, secret, err
 		}
 	}
+	// The token is printed once, when the caller has no other copy that it
+	// chose to keep out of sight: a generated token without
+	// --owner-token-out, or one given on the command line (visible in the
+	// process list anyway, and what solopi-ai scripts read back).
+	printable := out.OwnerTokenFile == "" && (src == tokenGenerated || src == tokenFlag)
 	st, err := a.c.Start(ctx, agent.StartOptions{OwnerToken: tok, Budget: o.budget, AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
 	if err != nil {
-		if e, ok := err.(*fault.Error); ok && out.OwnerTokenFile != "" {
+		e := fault.From(err)
+		if out.OwnerTokenFile != "" {
 			e.With("ownerTokenFile", out.OwnerTokenFile)
 		}
-		return res, printTok, secret, err
+		if sid, _ := e.Details["sessionId"].(string); sid != "" && printable {
+			// A session exists: its token goes with the error, as
+			// solopi-ai prints it, so that a script can end it.
+			printTok = tok
+		}
+		return res, printTok, secret, e
 	}
 	out.SessionID, out.Session, out.Observation = st.Session.SessionID, st.Session, st.Observation
 	out.TimelinePath, out.Foreground = st.TimelinePath, st.Foreground
-	// The token is printed once, here, only when the caller has no other
-	// copy that it chose to keep out of sight: a generated token without
-	// --owner-token-out, or one given on the command line (visible in the
-	// process list anyway, and what solopi-ai scripts read back).
-	if out.OwnerTokenFile == "" && (src == tokenGenerated || src == tokenFlag) {
+	if printable {
 		printTok = tok
 	}
 	d.g.progress.Printf("agent session %s started (observation %s)", st.Session.SessionID, st.Observation.ObservationID)

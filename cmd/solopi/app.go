@@ -15,6 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // env is the process environment a command sees; tests supply their own.
@@ -30,6 +31,18 @@ type env struct {
 	// so that the whole command path (flags, session, JSON, exit code) runs
 	// unchanged.
 	transport func(ctx context.Context) (device.Transport, error)
+	// secrets, when set, replaces the user cache's store of case-import's
+	// records of encrypted parameters (the demo keeps its own).
+	secrets *replay.SecretsStore
+}
+
+// secretsStore is where case-import records which parameters are
+// encrypted and where run looks them up.
+func (e env) secretsStore() replay.SecretsStore {
+	if e.secrets != nil {
+		return *e.secrets
+	}
+	return replay.DefaultSecretsStore()
 }
 
 // globals are the options shared by every command, compatible with the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
@@ -116,16 +118,49 @@ func runBatchWith(ctx context.Context, d deviceDeps, o replay.BatchOptions, suit
 		exit := outcome.ExitOf(b.Err)
 		if results, ok := b.Payload["results"].([]map[string]any); ok {
 			// Each sub-run's exit code, as the run command would exit.
-			for i, r := range results {
-				r["exitCode"] = nil
-				if rep := b.Children[i].Report; rep != nil {
-					r["exitCode"] = outcome.ExitOf(rep.Err)
-				}
+			for _, r := range results {
+				i, _ := r["index"].(int)
+				r["exitCode"] = outcome.ExitOf(b.Children[i-1].Report.Err)
 			}
 		}
+		for _, ch := range b.Children {
+			if ch.Report != nil {
+				writeRunReport(ch.Report)
+			}
+		}
+		writeBatchEvidence(b)
 		if junit != "" {
 			exit = writeJUnitReport(b.Payload, junit, o.Run.Overwrite, exit, b.JUnitSuite(suite, outcome.ExitOf))
 		}
 		return outcome.Result{Value: b.Payload, Exit: exit}, nil
 	})
 }
+
+// writeBatchEvidence writes the batch's summary, batch.json (the object
+// the command prints, sub-runs already redacted), into its artifacts root
+// and renders report.html there (the sub-runs' reports are written
+// above). Failures are warnings in the payload (batchJsonError,
+// reportError), never a changed verdict.
+func writeBatchEvidence(b *replay.BatchReport) {
+	if b.ArtifactsRoot == "" {
+		return
+	}
+	summary, err := artifacts.MarshalIndent(b.Payload)
+	if err == nil {
+		_, err = artifacts.Output{Mode: artifacts.Exclusive, MakeParents: true}.WriteFile(filepath.Join(b.ArtifactsRoot, batchSummaryFile), summary)
+	}
+	if err != nil {
+		b.Payload["batchJsonError"] = err.Error()
+		return
+	}
+	b.Payload["batchJson"] = filepath.Join(b.ArtifactsRoot, batchSummaryFile)
+	res, err := report.Write(b.ArtifactsRoot, report.Options{})
+	if err != nil {
+		b.Payload["reportError"] = err.Error()
+		return
+	}
+	b.Payload["report"] = res.Path
+}
+
+// batchSummaryFile is the batch summary's name in its artifacts root.
+const batchSummaryFile = "batch.json"

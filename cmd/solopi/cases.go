@@ -33,6 +33,11 @@ func caseCommands(exit *int, e env) []*cli.Command {
 		return &cli.StringFlag{Name: "output", Usage: "write the resulting case to this file (created exclusively)", Required: required}
 	}
 	overwrite := &cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output file (never the source)"}
+	// case-get, case-template and case-validate write where solopi-ai
+	// writes: an existing file is replaced (atomically, never through a
+	// symlink); --overwrite is accepted and changes nothing.
+	replaceOut := &cli.StringFlag{Name: "output", Usage: "write the case to this file (an existing file is replaced atomically; a symlink is refused)"}
+	replaceOverwrite := &cli.BoolFlag{Name: "overwrite", Usage: "accepted for compatibility: an existing --output file is always replaced"}
 	confirm := &cli.BoolFlag{Name: "confirm-high-risk", Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"}
 	index := func(name, usage string) cli.Flag {
 		return &cli.IntFlag{Name: name, Usage: usage, Required: true}
@@ -48,12 +53,15 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			}),
 		},
 		{
-			Name:      "case-get",
-			Usage:     "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
-			UsageText: "solopi case-get --case NAME [--output FILE [--overwrite]]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name", Required: true}, outFlag(false), overwrite},
+			Name:  "case-get",
+			Usage: "read one case back from SoloPi exactly as a replay will run it (id, fingerprint, inlined steps)",
+			UsageText: "solopi case-get --case NAME [--output FILE] [--show-secrets]\n\n" +
+				"Parameter values are shown as [redacted] unless --show-secrets: SoloPi encrypts step parameters by\n" +
+				"default and its read-back cannot say which ones were encrypted.",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name", Required: true}, replaceOut, replaceOverwrite,
+				&cli.BoolFlag{Name: "show-secrets", Usage: "print the decrypted parameter values"}},
 			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
-				return caseGet(ctx, d, c.String("case"), c.String("output"), c.Bool("overwrite"))
+				return caseGet(ctx, d, c.String("case"), c.String("output"), c.Bool("show-secrets"))
 			}),
 		},
 		{
@@ -64,21 +72,21 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "name", Usage: "case name", Required: true},
 				&cli.StringFlag{Name: "target-package", Usage: "app under test", Required: true},
 				&cli.StringFlag{Name: "target-label", Usage: "app label (default: the package)"},
-				outFlag(false), overwrite,
+				replaceOut, replaceOverwrite,
 			},
 			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				return caseTemplate(c.String("name"), c.String("target-package"), c.String("target-label"), c.String("output"), c.Bool("overwrite"))
+				return caseTemplate(c.String("name"), c.String("target-package"), c.String("target-label"), c.String("output"))
 			}),
 		},
 		{
 			Name:      "case-validate",
 			Usage:     "check a case file locally: JSON Schema, normalisation and authoring policy",
 			UsageText: "solopi case-validate --file CASE.json [--output FILE] [--confirm-high-risk] [--running-params-file F | --clear-running-params]",
-			Flags: []cli.Flag{fileFlag, outFlag(false), overwrite, confirm,
+			Flags: []cli.Flag{fileFlag, replaceOut, replaceOverwrite, confirm,
 				&cli.StringFlag{Name: "running-params-file", Usage: "set advanceSettings.runningParam from this JSON file"},
 				&cli.BoolFlag{Name: "clear-running-params", Usage: "remove advanceSettings.runningParam"}},
 			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				return caseValidate(caseValidateOptions{file: c.String("file"), output: c.String("output"), overwrite: c.Bool("overwrite"),
+				return caseValidate(caseValidateOptions{file: c.String("file"), output: c.String("output"),
 					confirm: c.Bool("confirm-high-risk"), runningParams: c.String("running-params-file"), clearRunning: c.Bool("clear-running-params")})
 			}),
 		},
@@ -137,16 +145,16 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Flags: []cli.Flag{fileFlag, &cli.StringFlag{Name: "step-file", Usage: "one step object", Required: true}, outFlag(true),
 				&cli.IntFlag{Name: "at", Usage: "0-based position (default: append)"}, overwrite, confirm},
 			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				at := -1
-				if c.IsSet("at") {
-					at = c.Int("at")
-				}
 				return caseStepEdit(c, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
 					st, err := readStepFile(c.String("step-file"))
 					if err != nil {
 						return nil, err
 					}
-					return casefile.Add(cs, at, st, opts)
+					// A negative --at is an index like any other: refused.
+					if c.IsSet("at") {
+						return casefile.Insert(cs, c.Int("at"), st, opts)
+					}
+					return casefile.Append(cs, st, opts)
 				})
 			}),
 		},
@@ -212,13 +220,13 @@ func casesList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	})
 }
 
-func caseGet(ctx context.Context, d deviceDeps, name, output string, overwrite bool) (outcome.Result, error) {
+func caseGet(ctx context.Context, d deviceDeps, name, output string, showSecrets bool) (outcome.Result, error) {
 	if name == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
 	if output != "" {
 		// Checked before the device is contacted.
-		if err := checkCaseOutput(output, "", overwrite); err != nil {
+		if err := checkCaseOutput(output, "", true); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -228,25 +236,38 @@ func caseGet(ctx context.Context, d deviceDeps, name, output string, overwrite b
 			return outcome.Result{}, err
 		}
 		out := map[string]any{"success": true, "caseName": dc.Name, "caseId": dc.ID, "caseFingerprint": dc.Fingerprint, "stepCount": dc.StepCount()}
+		obj, n := dc.Object, 0
+		if !showSecrets {
+			obj, n = replay.RedactParams(dc.Object)
+		}
+		out["redactedParams"] = n
 		if output == "" {
-			out["case"] = dc.Object
+			out["case"] = obj
 			return outcome.OK(out), nil
 		}
-		b, err := artifacts.MarshalIndent(dc.Object)
+		b, err := artifacts.MarshalIndent(obj)
 		if err != nil {
 			return outcome.Result{}, fmt.Errorf("encode case: %w", err)
 		}
-		abs, err := writeCaseOutput(output, b, overwrite)
-		if err != nil {
-			return outcome.Result{}, err
-		}
-		out["output"] = abs
-		return outcome.OK(out), nil
+		return writeCaseResult(out, output, b)
 	})
 }
 
+// writeCaseResult writes a case-get, case-template or case-validate
+// --output file where solopi-ai writes it (replacing an existing file) and
+// says where and whether it replaced one.
+func writeCaseResult(out map[string]any, output string, data []byte) (outcome.Result, error) {
+	fr, err := caseOutput(true).WriteFile(output, data)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	out["output"] = fr.Path
+	out["outputReplaced"] = fr.Replaced
+	return outcome.OK(out), nil
+}
+
 // caseTemplate builds upstream's template: one SLEEP 1000 step.
-func caseTemplate(name, pkg, label, output string, overwrite bool) (outcome.Result, error) {
+func caseTemplate(name, pkg, label, output string) (outcome.Result, error) {
 	if name == "" {
 		return outcome.Result{}, fault.Usage(casefile.CodeMissingCaseName, "--name must not be empty")
 	}
@@ -257,7 +278,7 @@ func caseTemplate(name, pkg, label, output string, overwrite bool) (outcome.Resu
 		label = pkg
 	}
 	if output != "" {
-		if err := checkCaseOutput(output, "", overwrite); err != nil {
+		if err := checkCaseOutput(output, "", true); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -290,18 +311,12 @@ func caseTemplate(name, pkg, label, output string, overwrite bool) (outcome.Resu
 		out["case"] = decodeCaseJSON(b)
 		return outcome.OK(out), nil
 	}
-	abs, err := writeCaseOutput(output, b, overwrite)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	out["output"] = abs
-	return outcome.OK(out), nil
+	return writeCaseResult(out, output, b)
 }
 
 type caseValidateOptions struct {
 	file, output, runningParams string
-	overwrite, confirm          bool
-	clearRunning                bool
+	confirm, clearRunning       bool
 }
 
 func caseValidate(o caseValidateOptions) (outcome.Result, error) {
@@ -309,7 +324,7 @@ func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
 	}
 	if o.output != "" {
-		if err := checkCaseOutput(o.output, o.file, o.overwrite); err != nil {
+		if err := checkCaseOutput(o.output, o.file, true); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -352,17 +367,13 @@ func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 		out["case"] = decodeCaseJSON(b)
 		return outcome.OK(out), nil
 	}
-	abs, err := writeCaseOutput(o.output, b, o.overwrite)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	out["output"] = abs
-	return outcome.OK(out), nil
+	return writeCaseResult(out, o.output, b)
 }
 
 // caseImport normalises and checks the case before any device contact,
 // then imports it and reports the receipt and the staging cleanup.
 func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
+	store := d.g.env.secretsStore()
 	c, err := readCaseFile(file)
 	if err != nil {
 		return outcome.Result{}, err
@@ -390,6 +401,7 @@ func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o 
 		out["requestId"] = rep.RequestID
 		out["cleanup"] = rep.Cleanup
 		out["confirmedHighRiskSteps"] = hr
+		out["redaction"] = recordSecrets(ctx, d, store, n, rep.Receipt)
 		if ok, _ := rep.Cleanup["success"].(bool); !ok {
 			// The case was imported but its staged copy may still be on
 			// the device's shared storage: say so with a failing exit.
@@ -400,6 +412,24 @@ func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o 
 		}
 		return outcome.OK(out), nil
 	})
+}
+
+// recordSecrets leaves the local record of which parameters of the
+// imported case are encrypted (positions, never values), for the runs of
+// this case on this computer to redact exactly those values. Without it a
+// run redacts the input-bearing parameters; a failure is reported, not
+// fatal: the import itself succeeded.
+func recordSecrets(ctx context.Context, d *device.Device, store replay.SecretsStore, n *casefile.Case, receipt map[string]any) map[string]any {
+	refs := casefile.EncryptedParams(n)
+	out := map[string]any{"encryptedParams": len(refs)}
+	id, _ := device.WireObject(receipt).Integer("caseId")
+	p, err := replay.RecordSecrets(ctx, d, store, n, id)
+	if err != nil {
+		out["recordError"] = err.Error()
+		return out
+	}
+	out["record"] = p
+	return out
 }
 
 func caseDelete(ctx context.Context, d deviceDeps, name string, timeout, poll time.Duration) (outcome.Result, error) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
@@ -104,7 +105,11 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				}
 				res, printTok, secret, err := runAgentStart(ctx, g.deps(), o, e.getenv)
 				res, err = scrubOutput(secret, res, err)
-				if err == nil && !printTok.IsZero() {
+				switch {
+				case printTok.IsZero():
+				case err != nil:
+					return res, fault.From(err).With("ownerToken", printTok.Reveal())
+				default:
 					return addOwnerToken(res, printTok)
 				}
 				return res, err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,8 @@ func TestConfigSetRefusedWithoutDevice(t *testing.T) {
 		{[]string{"config-set", "--key", "KEY_CONTROL_PORT", "--value", "23343"}, "new_session_required", outcome.ExitFailure},
 		{[]string{"config-set", "--key", "KEY_BASE_DIR", "--value", "/sdcard/x"}, "ui_migration_required", outcome.ExitFailure},
 		{[]string{"config-set", "--key", "KEY_USE_LANGUAGE", "--value", "7"}, "invalid_config_value", outcome.ExitUsage},
-		{[]string{"config-set", "--key", "KEY_NOPE", "--value", "1"}, "unsupported_config", outcome.ExitUsage},
-		{[]string{"config-get", "--key", "KEY_NOPE"}, "unsupported_config", outcome.ExitUsage},
+		{[]string{"config-set", "--key", "KEY_NOPE", "--value", "1"}, "unsupported_config", outcome.ExitFailure},
+		{[]string{"config-get", "--key", "KEY_NOPE"}, "unsupported_config", outcome.ExitFailure},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
@@ -61,6 +62,16 @@ func TestConfigSetRefusedWithoutDevice(t *testing.T) {
 		code := run(context.Background(), args, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
 		if code != c.exit || !strings.Contains(out.String(), `"errorCode":"`+c.code+`"`) {
 			t.Errorf("%v: exit %d stdout %s stderr %s", c.args, code, out.String(), errb.String())
+		}
+		if c.exit == outcome.ExitFailure && c.code != "unsupported_config" {
+			// solopi-ai's refusals carry the setting's config object.
+			var m map[string]any
+			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+				t.Fatalf("%v: %s", c.args, out.String())
+			}
+			if cfg, _ := m["config"].(map[string]any); cfg["key"] != c.args[2] || cfg["writable"] != false {
+				t.Errorf("%v: config object %v", c.args, m["config"])
+			}
 		}
 		if strings.Contains(out.String(), "topsecret") {
 			t.Errorf("%v echoes the value: %s", c.args, out.String())

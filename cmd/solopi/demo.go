@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 //go:embed demodata/counter-smoke.json
@@ -64,8 +65,11 @@ func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, er
 	}
 	inner := func(args ...string) (map[string]any, int, error) {
 		var out bytes.Buffer
+		// The simulated device and its records live only as long as the
+		// demo: its case-import record stays in the temporary directory.
 		ie := env{stdout: &out, stderr: g.env.stderr, getenv: g.env.getenv,
-			transport: func(context.Context) (device.Transport, error) { return dev, nil }}
+			transport: func(context.Context) (device.Transport, error) { return dev, nil },
+			secrets:   &replay.SecretsStore{Dir: filepath.Join(tmp, "secrets")}}
 		code := run(ctx, append([]string{"solopi"}, args...), ie)
 		var obj map[string]any
 		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {

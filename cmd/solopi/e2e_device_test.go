@@ -407,7 +407,8 @@ func TestE2EDeviceInformation(t *testing.T) {
 		t.Errorf("inspect: %v", m)
 	}
 
-	// screenshot: a real PNG, never overwritten without --overwrite.
+	// screenshot: a real PNG; an existing file is replaced as solopi-ai
+	// replaces it (atomically), a symlink never written through.
 	shot := filepath.Join(t.TempDir(), "screen.png")
 	m = r.expect(0, "screenshot", "--output", shot)
 	b, err := os.ReadFile(shot)
@@ -421,16 +422,20 @@ func TestE2EDeviceInformation(t *testing.T) {
 	if err := os.WriteFile(shot, []byte("keep"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m = r.expect(3, "screenshot", "--output", shot)
-	if e2eStr(m, "errorCode") != "output_exists" {
+	m = r.expect(0, "screenshot", "--output", shot)
+	if !e2eBool(m, "outputReplaced") {
 		t.Errorf("screenshot onto an existing file: %v", m)
 	}
-	if b, _ := os.ReadFile(shot); string(b) != "keep" {
-		t.Error("screenshot without --overwrite replaced the file")
+	if b, _ := os.ReadFile(shot); !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Error("screenshot did not replace the file with a PNG")
 	}
 	r.expect(0, "screenshot", "--output", shot, "--overwrite")
-	if b, _ := os.ReadFile(shot); !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
-		t.Error("screenshot --overwrite did not write a PNG")
+	link := filepath.Join(t.TempDir(), "link.png")
+	if err := os.Symlink(shot, link); err != nil {
+		t.Fatal(err)
+	}
+	if m = r.expect(3, "screenshot", "--output", link); e2eStr(m, "errorCode") != "invalid_output_path" {
+		t.Errorf("screenshot through a symlink: %v", m)
 	}
 
 	// logs: threadtime lines.
@@ -440,7 +445,9 @@ func TestE2EDeviceInformation(t *testing.T) {
 	if err != nil || len(lb) == 0 || int(e2eNum(m, "sizeBytes")) != len(lb) || e2eNum(m, "lines") < 1 || e2eNum(m, "lines") > 100 {
 		t.Errorf("logs %v: %d bytes, %v", m, len(lb), err)
 	}
-	r.expect(3, "logs", "--output", logFile)
+	if m = r.expect(0, "logs", "--output", logFile); !e2eBool(m, "outputReplaced") {
+		t.Errorf("logs onto an existing file: %v", m)
+	}
 	// A log larger than one 64 KiB shell packet arrives whole, every time
 	// (the adb-server front used to reset such a transfer half-way).
 	for i := range 500 {

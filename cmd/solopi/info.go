@@ -29,21 +29,20 @@ func runCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, error) 
 }
 
 type fileOptions struct {
-	output    string
-	overwrite bool
-	lines     int
+	output string
+	lines  int
 }
 
 func runScreenshot(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
-	// An existing output is refused before any device contact.
-	if err := readiness.CheckOutputFree(o.output, o.overwrite); err != nil {
+	// An unusable output is refused before any device contact.
+	if err := readiness.CheckOutput(o.output); err != nil {
 		return outcome.Result{}, err
 	}
 	t, err := d.transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := readiness.Screenshot(ctx, t, o.output, o.overwrite)
+	r, err := readiness.Screenshot(ctx, t, o.output)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -54,14 +53,14 @@ func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, 
 	if o.lines <= 0 {
 		return outcome.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
-	if err := readiness.CheckOutputFree(o.output, o.overwrite); err != nil {
+	if err := readiness.CheckOutput(o.output); err != nil {
 		return outcome.Result{}, err
 	}
 	t, err := d.transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := readiness.Logs(ctx, t, o.output, o.lines, o.overwrite)
+	r, err := readiness.Logs(ctx, t, o.output, o.lines)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -79,7 +78,7 @@ func infoCommands(exit *int, e env) []*cli.Command {
 	}
 	outputFlags := []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write", Required: true},
-		&cli.BoolFlag{Name: "overwrite", Usage: "replace the file if it exists"},
+		&cli.BoolFlag{Name: "overwrite", Usage: "accepted for compatibility: an existing file is always replaced (atomically; a symlink is refused)"},
 	}
 	return []*cli.Command{
 		{
@@ -98,7 +97,7 @@ func infoCommands(exit *int, e env) []*cli.Command {
 			UsageText: "solopi screenshot --output FILE [--overwrite]",
 			Flags:     outputFlags,
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runScreenshot(ctx, g.deps(), fileOptions{output: c.String("output"), overwrite: c.Bool("overwrite")})
+				return runScreenshot(ctx, g.deps(), fileOptions{output: c.String("output")})
 			}),
 		},
 		{
@@ -107,7 +106,7 @@ func infoCommands(exit *int, e env) []*cli.Command {
 			Flags: append([]cli.Flag{&cli.IntFlag{Name: "lines", Usage: "how many of the newest lines to keep", Value: 2000}},
 				outputFlags...),
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runLogs(ctx, g.deps(), fileOptions{output: c.String("output"), overwrite: c.Bool("overwrite"), lines: c.Int("lines")})
+				return runLogs(ctx, g.deps(), fileOptions{output: c.String("output"), lines: c.Int("lines")})
 			}),
 		},
 	}

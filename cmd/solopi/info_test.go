@@ -47,7 +47,7 @@ func TestScreenshotAndLogsCommands(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	res, err = runScreenshot(context.Background(), deps, fileOptions{output: shot})
-	if out, code := printed(t, "screenshot", res, err); code != outcome.ExitUsage || !strings.Contains(string(out), "output_exists") {
+	if out, code := printed(t, "screenshot", res, err); code != 0 || !strings.Contains(string(out), `"outputReplaced":true`) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	logs := filepath.Join(dir, "l.txt")
@@ -58,7 +58,7 @@ func TestScreenshotAndLogsCommands(t *testing.T) {
 	if b, _ := os.ReadFile(logs); !strings.Contains(string(b), "hello") {
 		t.Fatalf("log file %q", b)
 	}
-	res, err = runLogs(context.Background(), deps, fileOptions{output: logs, lines: 0, overwrite: true})
+	res, err = runLogs(context.Background(), deps, fileOptions{output: logs, lines: 0})
 	if _, code := printed(t, "logs", res, err); code != outcome.ExitUsage {
 		t.Fatalf("exit %d", code)
 	}

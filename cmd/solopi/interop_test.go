@@ -37,12 +37,16 @@ var (
 	historyID = regexp.MustCompile(`^(replay|performance)-[0-9a-f]{64}$`)
 )
 
+// volatilePaths are fields that are volatile when they hold a path (the
+// same key may hold an object elsewhere: case-get's case).
+var volatilePaths = map[string]bool{"case": true, "report": true, "record": true}
+
 func normalize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, val := range x {
-			if volatile[k] {
+			if _, isPath := val.(string); volatile[k] || volatilePaths[k] && isPath {
 				out[k] = "<volatile>"
 				continue
 			}

@@ -27,6 +27,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build solopi:", err)
 		os.Exit(1)
 	}
+	// case-import records and run reads the user cache (solopi/cases):
+	// the tests, in process and through the binary, keep theirs here. The
+	// Go build cache stays where it was (tests that run go build).
+	if os.Getenv("GOCACHE") == "" {
+		if real, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(real, "go-build"))
+		}
+	}
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

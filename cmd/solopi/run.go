@@ -10,6 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
@@ -20,9 +21,10 @@ func runCommands(exit *int, e env) []*cli.Command {
 			Name:  "run",
 			Usage: "replay one SoloPi case and wait for its verdict (exit 0 passed, 2 failed, 124 timeout, 130 cancelled)",
 			UsageText: "solopi run --case NAME [--artifacts DIR] [--junit FILE] [--no-wait]\n\n" +
-				"The case is read back first (id and fingerprint bound), auto-start is enabled for the run and put back\n" +
-				"afterwards, and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
-				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed.",
+				"The case is read back first (id and fingerprint bound), auto-start is turned on (and left on, as\n" +
+				"solopi-ai does), and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
+				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed. --artifacts DIR may\n" +
+				"hold an earlier solopi evidence set: it is replaced (the JSON says what was replaced).",
 			Flags: append(runFlags(true), &cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true}),
 			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
 				o, err := runOptionsFrom(c, d.g)
@@ -83,8 +85,10 @@ func runFlags(withWait bool) []cli.Flag {
 		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds (a started run is polled at least every 0.05)", Value: 1},
 		&cli.BoolFlag{Name: "no-auto-start", Usage: "do not enable KEY_REPLAY_AUTO_START; refuse if it is off"},
 		&cli.BoolFlag{Name: "confirm-high-risk", Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"},
-		&cli.StringFlag{Name: "artifacts", Usage: "evidence directory (result.json, screen.png, logcat.txt, device/, manifest.json)"},
-		&cli.BoolFlag{Name: "overwrite", Usage: "reuse an existing non-empty --artifacts directory and replace an existing --junit file"},
+		&cli.StringFlag{Name: "artifacts", Usage: "evidence directory (result.json, case.json, screen.png, logcat.txt, device/, manifest.json, report.html)"},
+		&cli.BoolFlag{Name: "overwrite", Usage: "also reuse an --artifacts directory holding files no solopi manifest names, and replace an existing --junit file"},
+		&cli.Float64Flag{Name: "evidence-timeout", Usage: "seconds each evidence item (screenshot, logcat, each device file) may take", Value: 10},
+		&cli.Float64Flag{Name: "unreachable-timeout", Usage: "seconds a started run keeps polling SoloPi while it cannot be reached (app restart, adb reconnect)", Value: 30},
 		&cli.StringFlag{Name: "junit", Usage: "write a JUnit XML report to this file"},
 	}
 	if withWait {
@@ -104,6 +108,7 @@ func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
 		ConfirmHighRisk: c.Bool("confirm-high-risk"),
 		ArtifactsDir:    c.String("artifacts"),
 		Overwrite:       c.Bool("overwrite"),
+		Secrets:         g.env.secretsStore(),
 		Progress:        g.deviceProgress(),
 	}
 	if c.IsSet("target-package") && o.TargetPackage == "" {
@@ -130,6 +135,12 @@ func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
 	if o.PollInterval, err = replaySeconds(c, "poll-interval"); err != nil {
 		return o, err
 	}
+	if o.EvidenceTimeout, err = replaySeconds(c, "evidence-timeout"); err != nil {
+		return o, err
+	}
+	if o.UnreachableTimeout, err = replaySeconds(c, "unreachable-timeout"); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
@@ -146,12 +157,30 @@ func runOne(ctx context.Context, d deviceDeps, o replay.RunOptions, junit string
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		rep := replay.RunReplay(ctx, d, o)
 		exit := outcome.ExitOf(rep.Err)
+		writeRunReport(rep)
 		if junit != "" {
 			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName, exit)}}
 			exit = writeJUnitReport(rep.Payload, junit, o.Overwrite, exit, suite)
 		}
 		return outcome.Result{Value: rep.Payload, Exit: exit}, nil
 	})
+}
+
+// writeRunReport renders report.html into the run's evidence directory
+// and says where in the payload's artifacts object. A report that cannot
+// be written is a warning there (reportError): it never changes the
+// verdict, the evidence it would render is all in place.
+func writeRunReport(rep *replay.RunReport) {
+	a, ok := rep.Payload["artifacts"].(map[string]any)
+	if !ok || rep.Artifacts == nil || rep.Artifacts.Manifest == "" {
+		return
+	}
+	res, err := report.Write(rep.Artifacts.Dir, report.Options{})
+	if err != nil {
+		a["reportError"] = err.Error()
+		return
+	}
+	a["report"] = res.Path
 }
 
 // writeJUnitReport writes the report and records where (or why not) in the
@@ -177,22 +206,24 @@ func writeJUnitReport(payload map[string]any, path string, overwrite bool, exit 
 }
 
 func runStatus(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+	store := d.g.env.secretsStore()
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		st, err := replay.FetchReplayStatus(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.OK(st.Object), nil
+		return outcome.OK(replay.RedactSnapshot(ctx, d, store, st.Object)), nil
 	})
 }
 
 func runResult(ctx context.Context, d deviceDeps, runID string) (outcome.Result, error) {
+	store := d.g.env.secretsStore()
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, failure, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.Result{Value: out, Exit: outcome.ExitOf(failure)}, nil
+		return outcome.Result{Value: replay.RedactSnapshot(ctx, d, store, out), Exit: outcome.ExitOf(failure)}, nil
 	})
 }
 
@@ -200,11 +231,12 @@ func runCancel(ctx context.Context, d deviceDeps, runID string, timeout, poll ti
 	if runID == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
 	}
+	store := d.g.env.secretsStore()
 	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, err := replay.CancelRun(ctx, d, runID, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return outcome.OK(out), nil
+		return outcome.OK(replay.RedactSnapshot(ctx, d, store, out)), nil
 	})
 }

@@ -22,6 +22,7 @@ const (
 	codeDeviceNotReady       = "device_not_ready"
 	codeDeviceDisconnected   = "device_disconnected"
 	codeAdbServerUnreachable = "adb_server_unreachable"
+	codeAdbNotFound          = "adb_not_found"
 	codeAdbError             = "adb_error"
 	codeAdbTimeout           = "adb_timeout"
 )
@@ -126,6 +127,12 @@ func mapAdbError(err error, serial string) error {
 	case errors.Is(err, adb.ErrServerUnreachable):
 		e := fault.Wrap(fault.Transport, codeAdbServerUnreachable, "no adb server answers and it could not be started", err).
 			WithUserAction("Start the adb server with `adb start-server`, pass the adb binary with --adb PATH so solopi can start it, or set ANDROID_ADB_SERVER_PORT to the server's port.")
+		if errors.Is(err, adb.ErrAdbNotFound) {
+			// No adb to start a server with: a setup problem of this
+			// computer (exit 3, as solopi-ai).
+			e = fault.Wrap(fault.Invalid, codeAdbNotFound, "no adb server answers and no adb executable was found to start one", err).
+				WithUserAction("Install Android platform-tools (adb) and put it on PATH, pass it with --adb PATH, or set ANDROID_ADB_SERVER_PORT to a running server's port.")
+		}
 		if ae != nil && ae.Addr != "" {
 			e.With("adbServer", ae.Addr)
 		}

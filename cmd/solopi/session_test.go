@@ -238,6 +238,7 @@ func TestMapAdbErrors(t *testing.T) {
 		{&adb.Error{Kind: adb.ErrOffline, Serial: "X1"}, codeDeviceOffline, outcome.ExitUsage},
 		{fmt.Errorf("select: %w", &adb.Error{Kind: adb.ErrNotReady, Serial: "X1"}), codeDeviceNotReady, outcome.ExitUsage},
 		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037"}, codeAdbServerUnreachable, outcome.ExitTransport},
+		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037", Err: adb.ErrAdbNotFound}, codeAdbNotFound, outcome.ExitUsage},
 		{&adb.Error{Kind: adb.ErrDeviceGone, Serial: "X1"}, codeDeviceDisconnected, outcome.ExitTransport},
 		{&adb.FailError{Service: "host:features", Msg: "unknown host service"}, codeAdbError, outcome.ExitTransport},
 	}
@@ -261,7 +262,8 @@ func TestMapAdbErrors(t *testing.T) {
 	}
 }
 
-// The real CLI path: no adb server on the port and none can be started.
+// The real CLI path: no adb server on the port and no adb to start one
+// (exit 3, as solopi-ai); with an adb that fails to start it, exit 4.
 func TestTransportServerUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -269,15 +271,23 @@ func TestTransportServerUnreachable(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(port), "app-status"},
-		env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
-	if code != outcome.ExitTransport {
-		t.Fatalf("exit %d stdout %s stderr %s", code, out.String(), errb.String())
-	}
-	schemas.Validate(t, "app-status", out.Bytes())
-	if !strings.Contains(out.String(), `"errorCode":"adb_server_unreachable"`) || !strings.Contains(out.String(), "userActionRequired") {
-		t.Fatalf("stdout %s", out.String())
+	for _, c := range []struct {
+		adb, code string
+		exit      int
+	}{
+		{"/nonexistent/adb", codeAdbNotFound, outcome.ExitUsage},
+		{"/bin/false", codeAdbServerUnreachable, outcome.ExitTransport},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"solopi", "--adb", c.adb, "--adb-server-port", fmt.Sprint(port), "app-status"},
+			env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+		if code != c.exit {
+			t.Fatalf("--adb %s: exit %d stdout %s stderr %s", c.adb, code, out.String(), errb.String())
+		}
+		schemas.Validate(t, "app-status", out.Bytes())
+		if !strings.Contains(out.String(), `"errorCode":"`+c.code+`"`) || !strings.Contains(out.String(), "userActionRequired") {
+			t.Fatalf("--adb %s: stdout %s", c.adb, out.String())
+		}
 	}
 }
 

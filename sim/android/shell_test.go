@@ -281,6 +281,7 @@ func TestShellCommandFormats(t *testing.T) {
 		{"getprop ro.build.version.sdk", `^34\n$`, 0},
 		{"getprop ro.build.version.release", `^14\n$`, 0},
 		{"getprop ro.product.model", `^Pixel 7\n$`, 0},
+		{"getprop ro.product.model; date +%z", `^Pixel 7\n\+0000\n$`, 0},
 		{"getprop ro.serialno", `^sim-0001\n$`, 0},
 		{"getprop no.such.prop", `^\n$`, 0},
 		{"getprop", `(?m)^\[ro\.build\.version\.sdk\]: \[34\]$`, 0},

@@ -372,6 +372,11 @@ func cmdDate(sc *shellCtx, args []string) int {
 		sc.outf("%d\n", now.Unix())
 		return 0
 	}
+	if len(args) == 1 && args[0] == "+%z" {
+		// The phone's zone offset (the simulated phone runs on UTC).
+		sc.outf("%s\n", now.Format("-0700"))
+		return 0
+	}
 	sc.outf("%s\n", now.Format("Mon Jan 2 15:04:05 MST 2006"))
 	return 0
 }

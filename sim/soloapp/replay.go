@@ -153,9 +153,9 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 	p.harnessSeq++
 	owner := "harness:" + strconv.Itoa(p.harnessSeq)
 	if !p.lease.acquire(owner) {
-		a.stepRunLocked(p, run, protocol.EvReplayLeaseBusy, "Another replay or plugin maintenance prevents replay from starting")
+		a.stepRunLocked(p, run, protocol.EvReplayLeaseBusy, protocol.MsgReplayLeaseBusy)
 		p.harness = run
-		return e3("Another replay or plugin maintenance prevents replay from starting")
+		return e3(protocol.MsgReplayLeaseBusy)
 	}
 	run.leaseOwner = owner
 	if !a.stepRunLocked(p, run, protocol.EvReplayStart, "") {

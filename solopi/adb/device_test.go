@@ -350,7 +350,7 @@ func TestServerUnreachable(t *testing.T) {
 		t.Fatalf("Version = %v", err)
 	}
 	c, _ = NewClient(WithPort(port), WithAdbPath(filepath.Join(t.TempDir(), "missing-adb")))
-	if _, err = c.Devices(testCtx(t)); !errors.Is(err, ErrServerUnreachable) || !strings.Contains(err.Error(), "start-server") {
+	if _, err = c.Devices(testCtx(t)); !errors.Is(err, ErrServerUnreachable) || !errors.Is(err, ErrAdbNotFound) {
 		t.Fatalf("missing adb = %v", err)
 	}
 }

@@ -34,6 +34,10 @@ var (
 	// ErrServerUnreachable: nothing answers on the adb server port and the
 	// server could not be started.
 	ErrServerUnreachable = errors.New("adb server unreachable")
+	// ErrAdbNotFound: the server had to be started and there is no adb
+	// executable to start it with (none on PATH, or --adb names nothing).
+	// It comes wrapped in an ErrServerUnreachable error.
+	ErrAdbNotFound = errors.New("adb executable not found")
 	// ErrServiceRefused: the device is there but refused the service, e.g.
 	// tcp:PORT with nothing listening on that port (server FAIL "closed").
 	ErrServiceRefused = errors.New("service refused by device")

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -136,7 +137,7 @@ func (c *Client) startServer(ctx context.Context) (net.Conn, error) {
 		p, err := exec.LookPath("adb")
 		if err != nil {
 			return nil, &Error{Kind: ErrServerUnreachable, Addr: c.Addr(),
-				Err: errors.New("and adb is not on PATH to start it (install Android platform-tools or pass --adb)")}
+				Err: fmt.Errorf("%w: adb is not on PATH to start it (install Android platform-tools or pass --adb)", ErrAdbNotFound)}
 		}
 		bin = p
 	}
@@ -152,6 +153,10 @@ func (c *Client) startServer(ctx context.Context) (net.Conn, error) {
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, &Error{Kind: ErrServerUnreachable, Addr: c.Addr(),
+				Err: fmt.Errorf("%w: %s does not exist or is not executable", ErrAdbNotFound, bin)}
 		}
 		msg := bytes.TrimSpace(out.Bytes())
 		if len(msg) > 512 {

@@ -28,6 +28,7 @@ const (
 	CodeAgentActTimeout     = "agent_action_timeout"
 	CodeAgentControlTimeout = "agent_control_timeout"
 	CodeStepMismatch        = "receipt_step_mismatch"
+	CodeStepIDConflict      = "step_id_conflict"
 	CodeScreenshotMissing   = "screenshot_unavailable"
 	CodeEvidencePath        = "unsafe_evidence_path"
 	CodeSecretInEvidence    = "owner_token_in_evidence"

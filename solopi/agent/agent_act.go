@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
@@ -90,6 +91,47 @@ func (r ActRequest) params() device.Params {
 	return p
 }
 
+// arguments are the request's action arguments as a receipt records them.
+func (r ActRequest) arguments() map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]*string{protocol.ParamNodeID: r.Args.NodeID, protocol.ParamText: r.Args.Text, protocol.ParamDirection: r.Args.Direction} {
+		if v != nil {
+			m[k] = *v
+		}
+	}
+	for k, v := range map[string]*int64{protocol.ParamDurationMs: r.Args.DurationMs, protocol.ParamDistance: r.Args.Distance} {
+		if v != nil {
+			m[k] = *v
+		}
+	}
+	return m
+}
+
+// sameAction reports whether rec is the receipt of this action: the same
+// type and arguments. A node id names a node of one observation, so it is
+// compared only when the retry names the receipt's observation.
+func (r ActRequest) sameAction(rec *AgentReceipt) bool {
+	if rec == nil || rec.Action.Type != r.Action {
+		return false
+	}
+	want, got := r.arguments(), rec.Action.Arguments
+	if rec.ObservationID != r.ObservationID {
+		delete(want, protocol.ParamNodeID)
+		got = maps.Clone(got)
+		delete(got, protocol.ParamNodeID)
+	}
+	if len(want) != len(got) {
+		return false
+	}
+	for k, v := range want {
+		g, ok := got[k]
+		if !ok || fmt.Sprint(g) != fmt.Sprint(v) {
+			return false
+		}
+	}
+	return true
+}
+
 // Validate checks identifiers and the typed action schema locally (exit 3).
 func (r ActRequest) Validate() error {
 	if err := r.Identity.Validate(); err != nil {
@@ -150,6 +192,13 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 	res := &ActResult{}
 	prior, err := c.Receipt(ctx, r.Identity, r.StepID)
 	switch {
+	case err == nil && !r.sameAction(prior.Receipt):
+		// The stepId is an idempotency key: a retry repeats its action.
+		// Another action under it would be answered with the first
+		// one's receipt as if it had run.
+		return nil, withStep(fault.Newf(fault.Failed, CodeStepIDConflict,
+			"stepId %s already names a %s step of this session; nothing was sent (use a new --step-id)", r.StepID, prior.Receipt.Action.Type).
+			With("receipt", prior.Receipt.Summary()).With("requestedAction", map[string]any{"type": r.Action, "arguments": r.arguments()}), r)
 	case err == nil:
 		res.Replayed = true
 		res.Receipt, res.Session, res.Raw = prior.Receipt, prior.Session, prior.Raw

@@ -291,6 +291,22 @@ func TestAgentStepReplay(t *testing.T) {
 	if n := countMutations(fake, protocol.AgentAct); n != 1 {
 		t.Fatalf("%d act mutations, want 1", n)
 	}
+	// The same stepId for another action (or other arguments) is a
+	// conflict: nothing is sent, the stored receipt is not passed off as
+	// the new action's.
+	text := "hello"
+	for _, other := range []ActRequest{
+		{Identity: id, StepID: "step-replay", ObservationID: st.Observation.ObservationID, Action: protocol.ActBack},
+		{Identity: id, StepID: "step-replay", ObservationID: st.Observation.ObservationID, Action: protocol.ActInput, Args: protocol.ActionArgs{NodeID: &node, Text: &text}},
+	} {
+		r, err := c.Act(ctx, other)
+		if e := fault.From(err); r != nil || e.Code != CodeStepIDConflict || e.Kind != fault.Failed || e.Details["receipt"] == nil {
+			t.Fatalf("%s under a used stepId: %v %v", other.Action, r, err)
+		}
+	}
+	if n := countMutations(fake, protocol.AgentAct); n != 1 {
+		t.Fatalf("%d act mutations after the conflicts, want 1", n)
+	}
 	// Even when the mutation reaches the device twice, it acts once.
 	fake2, c2 := newAgentFixture(t)
 	st2 := testStart(t, c2, tok)

@@ -146,10 +146,11 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	}
 	if len(doc.FailedChecks) != 0 || len(doc.MissingPermissions) != 1 || doc.MissingPermissions[0] != device.CheckAdb {
 		// Connecting cannot fix anything else; refuse before any mutation.
-		return nil, fault.New(fault.Failed, CodeAdbConnectPrecondition,
+		act := joinActions(doc.Checks, device.CheckAdb)
+		return nil, notConnected(fault.New(fault.Failed, CodeAdbConnectPrecondition,
 			"adb-connect only runs when SoloPi's internal ADB connection is the only missing item").
 			With("missingPermissions", doc.MissingPermissions).With("failedChecks", doc.FailedChecks).
-			With("doctor", doc).WithUserAction(joinActions(doc.Checks, device.CheckAdb))
+			With("doctor", doc).WithUserAction(act).With("requiredUserAction", act))
 	}
 	id := opts.NewRequestID()
 	if !protocol.ValidID(id, 128) {
@@ -168,9 +169,9 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 		if act == "" {
 			act = actionAdbConnect
 		}
-		e := fault.New(fault.Failed, rc.ErrorCode, rc.Error).WithUserAction(act).
-			With("requestId", id).With("state", rc.State).With("connected", false).With("terminal", true).
-			With("receipt", rc)
+		e := notConnected(fault.New(fault.Failed, rc.ErrorCode, rc.Error).WithUserAction(act).
+			With("requestId", id).With("state", rc.State).With("terminal", true).
+			With("receipt", rc))
 		if rc.RequiredUserAction != "" {
 			// Present only with the device's own action (busy and schedule
 			// failures carry none), never as an empty string.
@@ -186,7 +187,8 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	if doc == nil || !doc.Ready {
 		e := fault.New(fault.Failed, CodeDoctorNotReadyAfter,
 			"the internal ADB connection opened but doctor is still not ready").
-			With("requestId", id).With("receipt", rc).WithUserAction(device.ActionOpenSoloPi)
+			With("requestId", id).With("receipt", rc).WithUserAction(device.ActionOpenSoloPi).
+			With("state", rc.State).With("connected", true).With("alreadyConnected", false)
 		if doc != nil {
 			e.With("doctor", doc).With("missingPermissions", doc.MissingPermissions).
 				With("failedChecks", doc.FailedChecks).WithUserAction(joinActions(doc.Checks))
@@ -200,6 +202,12 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	return res, nil
 }
 
+// notConnected adds the fields solopi-ai prints on every adb-connect that
+// did not connect: connected:false, alreadyConnected:false.
+func notConnected(e *fault.Error) *fault.Error {
+	return e.With("connected", false).With("alreadyConnected", false)
+}
+
 // awaitAdbReceipt sends the mutation and polls the receipt of our requestId
 // until it is terminal or cctx (the connect budget) ends.
 func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, opts AdbConnectOptions) (AdbReceipt, error) {
@@ -208,8 +216,8 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 		if ctx.Err() != nil {
 			return interruptedWith(ctx, id, last)
 		}
-		e := fault.New(fault.Timeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
-			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint)
+		e := notConnected(fault.New(fault.Timeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
+			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint))
 		if last != nil {
 			e.With("lastReceipt", *last)
 		}

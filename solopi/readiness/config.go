@@ -120,8 +120,8 @@ var refusalActions = map[string]string{
 	CodeUIMigrationRequired:    "Open SoloPi on the phone, go to Settings and change the value there so SoloPi can migrate its data.",
 }
 
-// CheckConfigSet validates a config-set request locally: unknown keys and
-// bad values are usage errors (exit 3); read-only keys are refused (exit 2).
+// CheckConfigSet validates a config-set request locally: bad values are
+// usage errors (exit 3); unknown and read-only keys are refused (exit 2).
 // It returns the key and the normalized value that will be sent.
 func CheckConfigSet(key, value string) (ConfigKey, string, error) {
 	k, ok := LookupConfigKey(key)
@@ -130,7 +130,7 @@ func CheckConfigSet(key, value string) (ConfigKey, string, error) {
 	}
 	if !k.Writable {
 		return k, "", fault.New(fault.Failed, k.Refusal, k.Key+": "+refusalMessages[k.Refusal]).
-			WithUserAction(refusalActions[k.Refusal]).With("key", k.Key)
+			WithUserAction(refusalActions[k.Refusal]).With("key", k.Key).With("config", k.spec())
 	}
 	norm, err := NormalizeConfigValue(k, value)
 	if err != nil {
@@ -139,7 +139,22 @@ func CheckConfigSet(key, value string) (ConfigKey, string, error) {
 	return k, norm, nil
 }
 
-// CheckConfigKey refuses a key outside the allowlist (exit 3).
+// spec is the key's description as the device's config object spells it
+// (without a value): a refusal made before any device contact still
+// carries the config object a solopi-ai script reads.
+func (k ConfigKey) spec() map[string]any {
+	m := map[string]any{"key": k.Key, "type": k.Type, "writable": k.Writable, "sensitive": k.Sensitive}
+	if k.HasRange {
+		m["min"], m["max"] = k.Min, k.Max
+	}
+	if k.Sensitive {
+		m["redacted"], m["value"] = true, nil
+	}
+	return m
+}
+
+// CheckConfigKey refuses a key outside the allowlist (exit 2, as the
+// device's own unsupported_config answer).
 func CheckConfigKey(key string) error {
 	if _, ok := LookupConfigKey(key); !ok {
 		return unsupportedConfig(key)
@@ -152,7 +167,7 @@ func unsupportedConfig(key string) *fault.Error {
 	for i, k := range configTable {
 		names[i] = k.Key
 	}
-	return fault.Usagef(CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
+	return fault.Newf(fault.Failed, CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
 }
 
 // NormalizeConfigValue parses value like the device does (docs/device-protocol.md) and returns its canonical text.

@@ -108,7 +108,7 @@ func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
 		})
 	}
 	_, _, err := CheckConfigSet("KEY_NOPE", "1")
-	wantCode(t, err, CodeUnsupportedConfig, fault.Invalid)
+	wantCode(t, err, CodeUnsupportedConfig, fault.Failed)
 }
 
 func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
@@ -241,7 +241,7 @@ func TestConfigGetPlain(t *testing.T) {
 		t.Fatalf("%v", c)
 	}
 	_, err = ConfigGet(context.Background(), s, "KEY_NOPE")
-	wantCode(t, err, CodeUnsupportedConfig, fault.Invalid)
+	wantCode(t, err, CodeUnsupportedConfig, fault.Failed)
 }
 
 func TestNormalizeConfigValue(t *testing.T) {

@@ -123,11 +123,13 @@ type ScreenshotResult struct {
 	Size       int64  `json:"sizeBytes"`
 	Width      int    `json:"width"`
 	Height     int    `json:"height"`
+	// OutputReplaced tells that an existing --output file was replaced.
+	OutputReplaced bool `json:"outputReplaced"`
 }
 
 // Screenshot captures the screen (binary-safe exec screencap) into output.
-func Screenshot(ctx context.Context, t device.Transport, output string, overwrite bool) (*ScreenshotResult, error) {
-	if err := CheckOutputFree(output, overwrite); err != nil {
+func Screenshot(ctx context.Context, t device.Transport, output string) (*ScreenshotResult, error) {
+	if err := CheckOutput(output); err != nil {
 		return nil, err
 	}
 	png, err := device.NewDevice(t, device.DeviceOptions{}).Screencap(ctx)
@@ -138,26 +140,25 @@ func Screenshot(ctx context.Context, t device.Transport, output string, overwrit
 	if err != nil {
 		return nil, fault.Wrap(fault.Transport, device.CodeScreencapFailed, "screencap returned a broken PNG", err)
 	}
-	fr, err := screenOutput(overwrite).WriteFile(output, png)
+	fr, err := screenOutput.WriteFile(output, png)
 	if err != nil {
 		return nil, err
 	}
-	return &ScreenshotResult{Success: true, Screenshot: fr.Path, SHA256: fr.SHA256, Size: fr.Size, Width: w, Height: h}, nil
+	return &ScreenshotResult{Success: true, Screenshot: fr.Path, SHA256: fr.SHA256, Size: fr.Size, Width: w, Height: h, OutputReplaced: fr.Replaced}, nil
 }
 
-// screenOutput is the policy of screenshot and logs --output: parent
-// directories are created.
-func screenOutput(overwrite bool) artifacts.Output {
-	return artifacts.Output{Mode: artifacts.ModeOf(overwrite), MakeParents: true}
-}
+// screenOutput is the policy of screenshot and logs --output: written
+// where solopi-ai writes (parent directories created, an existing file
+// replaced), but atomically and never through a symlink.
+var screenOutput = artifacts.Output{Mode: artifacts.Replace, MakeParents: true}
 
-// CheckOutputFree refuses an unusable output before anything is captured,
+// CheckOutput refuses an unusable output before anything is captured,
 // so a refused command has no device side effect and wastes no time.
-func CheckOutputFree(output string, overwrite bool) error {
+func CheckOutput(output string) error {
 	if output == "" {
 		return fault.Usage(artifacts.CodeInvalidOutput, "--output is required")
 	}
-	_, err := screenOutput(overwrite).CheckFile(output)
+	_, err := screenOutput.CheckFile(output)
 	return err
 }
 
@@ -181,24 +182,26 @@ type LogsResult struct {
 	Lines   int    `json:"lines"`
 	SHA256  string `json:"sha256"`
 	Size    int64  `json:"sizeBytes"`
+	// OutputReplaced tells that an existing --output file was replaced.
+	OutputReplaced bool `json:"outputReplaced"`
 }
 
 // maxLogBytes caps a logcat dump kept on the host.
 const maxLogBytes = 64 << 20
 
 // Logs writes the last `lines` lines of logcat (threadtime) into output.
-func Logs(ctx context.Context, t device.Transport, output string, lines int, overwrite bool) (*LogsResult, error) {
+func Logs(ctx context.Context, t device.Transport, output string, lines int) (*LogsResult, error) {
 	if lines <= 0 {
 		return nil, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
-	if err := CheckOutputFree(output, overwrite); err != nil {
+	if err := CheckOutput(output); err != nil {
 		return nil, err
 	}
 	text, err := device.NewDevice(t, device.DeviceOptions{}).Logcat(ctx, lines, maxLogBytes)
 	if err != nil {
 		return nil, err
 	}
-	fr, err := screenOutput(overwrite).WriteFile(output, text)
+	fr, err := screenOutput.WriteFile(output, text)
 	if err != nil {
 		return nil, err
 	}
@@ -211,5 +214,5 @@ func Logs(ctx context.Context, t device.Transport, output string, lines int, ove
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		n++
 	}
-	return &LogsResult{Success: true, Logcat: fr.Path, Lines: n, SHA256: fr.SHA256, Size: fr.Size}, nil
+	return &LogsResult{Success: true, Logcat: fr.Path, Lines: n, SHA256: fr.SHA256, Size: fr.Size, OutputReplaced: fr.Replaced}, nil
 }

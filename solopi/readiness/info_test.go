@@ -81,9 +81,9 @@ func TestScreenshot(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sub", "screen.png")
-	res, err := Screenshot(context.Background(), ft, out, false)
-	if err != nil {
-		t.Fatal(err)
+	res, err := Screenshot(context.Background(), ft, out)
+	if err != nil || res.OutputReplaced {
+		t.Fatal(res, err)
 	}
 	sum := sha256.Sum256(pngBytes)
 	got, _ := os.ReadFile(out)
@@ -91,15 +91,18 @@ func TestScreenshot(t *testing.T) {
 		res.Screenshot != out || res.Width != 4 || res.Height != 3 || !filepath.IsAbs(res.Screenshot) {
 		t.Fatalf("%+v", res)
 	}
-	// No overwrite without --overwrite, and the device is not even asked.
-	calls := len(ft.shellCalls())
-	_, err = Screenshot(context.Background(), ft, out, false)
-	wantCode(t, err, artifacts.CodeOutputExists, fault.Invalid)
-	if len(ft.shellCalls()) != calls {
-		t.Error("captured although the output exists")
+	// An existing file is replaced (as solopi-ai writes it), and says so;
+	// a symlink is refused before the device is asked.
+	if res, err := Screenshot(context.Background(), ft, out); err != nil || !res.OutputReplaced {
+		t.Fatal(res, err)
 	}
-	if _, err := Screenshot(context.Background(), ft, out, true); err != nil {
-		t.Fatal(err)
+	link := filepath.Join(dir, "link.png")
+	os.Symlink(out, link)
+	calls := len(ft.shellCalls())
+	_, err = Screenshot(context.Background(), ft, link)
+	wantCode(t, err, artifacts.CodeInvalidOutput, fault.Invalid)
+	if len(ft.shellCalls()) != calls {
+		t.Error("captured although the output is a symlink")
 	}
 	// No temporary files are left behind.
 	ents, _ := os.ReadDir(filepath.Dir(out))
@@ -108,7 +111,7 @@ func TestScreenshot(t *testing.T) {
 	}
 
 	ft.execFn = func(string) ([]byte, error) { return []byte("not a png"), nil }
-	_, err = Screenshot(context.Background(), ft, filepath.Join(dir, "bad.png"), false)
+	_, err = Screenshot(context.Background(), ft, filepath.Join(dir, "bad.png"))
 	wantCode(t, err, device.CodeScreencapFailed, fault.Transport)
 	if _, statErr := os.Stat(filepath.Join(dir, "bad.png")); statErr == nil {
 		t.Error("a failed capture wrote a file")
@@ -124,7 +127,7 @@ func TestLogs(t *testing.T) {
 		return shellReply{stdout: "a\nb\nc\n"}
 	})
 	out := filepath.Join(t.TempDir(), "logcat.txt")
-	res, err := Logs(context.Background(), ft, out, 3, false)
+	res, err := Logs(context.Background(), ft, out, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +135,13 @@ func TestLogs(t *testing.T) {
 	if string(got) != "a\nb\nc\n" || res.Lines != 3 || res.Logcat != out || !res.Success {
 		t.Fatalf("%+v %q", res, got)
 	}
-	_, err = Logs(context.Background(), ft, out, 3, false)
-	wantCode(t, err, artifacts.CodeOutputExists, fault.Invalid)
-	_, err = Logs(context.Background(), ft, out, 0, true)
+	if res, err = Logs(context.Background(), ft, out, 3); err != nil || !res.OutputReplaced {
+		t.Fatal(res, err)
+	}
+	_, err = Logs(context.Background(), ft, out, 0)
 	wantCode(t, err, "invalid_option", fault.Invalid)
 	ft.on("logcat ", func(string) shellReply { return shellReply{stderr: "logcat: bad buffer", code: 1} })
-	_, err = Logs(context.Background(), ft, out, 3, true)
+	_, err = Logs(context.Background(), ft, out, 3)
 	wantCode(t, err, device.CodeAdbError, fault.Transport)
 	if b, _ := os.ReadFile(out); !strings.HasPrefix(string(b), "a\n") {
 		t.Error("a failed logcat replaced the previous file")

@@ -654,11 +654,11 @@ func TestSimScreenshotLogsStartup(t *testing.T) {
 	dev := newSimDevice(t, sim.Options{})
 	ctx := context.Background()
 	dir := t.TempDir()
-	shot, err := Screenshot(ctx, dev, filepath.Join(dir, "s.png"), false)
+	shot, err := Screenshot(ctx, dev, filepath.Join(dir, "s.png"))
 	if err != nil || shot.Width <= 0 {
 		t.Fatalf("screenshot %+v %v", shot, err)
 	}
-	logs, err := Logs(ctx, dev, filepath.Join(dir, "l.txt"), 50, false)
+	logs, err := Logs(ctx, dev, filepath.Join(dir, "l.txt"), 50)
 	if err != nil {
 		t.Fatalf("logs %+v %v", logs, err)
 	}

@@ -20,9 +20,6 @@ const (
 	CodeNoCases          = "no_cases"
 )
 
-// StateNotReached marks a sub-run the batch stopped before.
-const StateNotReached = "not_reached"
-
 // BatchOptions configure RunBatch.
 type BatchOptions struct {
 	// Run is the template of every sub-run; its CaseName is replaced and
@@ -85,7 +82,7 @@ func ValidateBatch(o BatchOptions) error {
 // non-pass unless ContinueOnFailure. An interrupt or a sub-run timeout
 // always stops the batch: RunReplay has already cancelled exactly that
 // sub-run's runId before returning, and a device in an unknown state would
-// make every later verdict unattributable; the rest are not_reached.
+// make every later verdict unattributable; the rest are skipped.
 func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchReport {
 	b := &BatchReport{BatchID: device.NewRequestID(), Started: d.Clock().Now()}
 	for i, c := range o.Cases {
@@ -111,6 +108,10 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 	}
 	var stopCode string
 	for i := range b.Children {
+		if ctx.Err() != nil {
+			stopCode = CodeBatchInterrupted
+			break
+		}
 		ch := &b.Children[i]
 		ro := o.Run
 		ro.CaseName = ch.CaseName
@@ -157,20 +158,21 @@ func subRunProgress(p device.Progress, index, total int, caseName string) device
 // IsInterruptCode reports the errorCode of an interrupted command.
 func IsInterruptCode(code string) bool { return code == device.CodeInterrupted }
 
-// aggregate computes the exit code and the printed object.
+// aggregate computes the exit code and the printed object. As in
+// solopi-ai, results lists the sub-runs that ran and failedRuns counts
+// their failures; the requested runs the batch never reached are listed
+// under skipped.
 func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 	completed, failed := 0, 0
 	var firstInfra *fault.Error
 	results := make([]map[string]any, 0, len(b.Children))
+	skipped := []map[string]any{}
 	for _, ch := range b.Children {
-		r := map[string]any{"index": ch.Index, "caseName": ch.CaseName}
 		if ch.Report == nil {
-			r["state"] = StateNotReached
-			r["runId"] = nil
-			r["run"] = nil
-			results = append(results, r)
+			skipped = append(skipped, map[string]any{"index": ch.Index, "caseName": ch.CaseName})
 			continue
 		}
+		r := map[string]any{"index": ch.Index, "caseName": ch.CaseName}
 		rep := ch.Report
 		completed++
 		if rep.Err != nil {
@@ -198,15 +200,14 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 		"stoppedEarly":      completed < len(b.Children),
 		"continueOnFailure": o.ContinueOnFailure,
 		"results":           results,
+		"skipped":           skipped,
 		"durationMs":        b.Finished.Sub(b.Started).Milliseconds(),
 	}
 	if b.ArtifactsRoot != "" {
 		p["artifactsRoot"] = b.ArtifactsRoot
 	}
 	if !success {
-		// failedRuns counts every requested run that did not pass,
-		// including the ones the batch never reached.
-		p["failedRuns"] = failed + (len(b.Children) - completed)
+		p["failedRuns"] = failed
 		code := stopCode
 		if code == "" {
 			code = CodeBatchFailed
@@ -218,7 +219,7 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 		case CodeBatchTimeout:
 			p["error"] = "a sub-run timed out; it was cancelled and the rest were not run"
 		default:
-			p["error"] = fmt.Sprintf("%d of %d requested runs did not pass", p["failedRuns"], len(b.Children))
+			p["error"] = fmt.Sprintf("%d of %d runs did not pass (%d requested, %d skipped)", failed, completed, len(b.Children), len(skipped))
 		}
 		kind := fault.Failed
 		if firstInfra != nil {
@@ -237,7 +238,7 @@ func nilIfEmpty(s string) any {
 }
 
 // JUnitSuite renders the batch as one testsuite: one testcase per
-// requested sub-run, not-reached runs as <skipped>.
+// requested sub-run, the ones the batch never reached as <skipped>.
 func (b *BatchReport) JUnitSuite(name string, exit func(*fault.Error) int) artifacts.JUnitSuite {
 	s := artifacts.JUnitSuite{Name: name, Timestamp: b.Started,
 		Properties: []artifacts.JUnitProperty{{Name: "batchId", Value: b.BatchID}}}
@@ -269,6 +270,7 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 	add("state", r.State)
 	add("exitCode", fmt.Sprint(exitCode))
 	msg, _ := r.Payload["error"].(string)
+	red := r.Redaction.Redactor()
 	switch {
 	case r.Err == nil && r.Status != nil && r.Status.Active:
 		// --no-wait: the run was claimed and is still going; JUnit has no
@@ -279,8 +281,9 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 		p := &artifacts.JUnitProblem{Type: CodeReplayFailed, Message: msg}
 		var text strings.Builder
 		if f := r.Status.FirstFailure(); f != nil {
-			if f.ExceptionMessage != "" {
-				p.Message = f.ExceptionMessage
+			exc := red.Redact(f.ExceptionMessage)
+			if exc != "" {
+				p.Message = exc
 			}
 			if f.ExceptionStep != nil {
 				fmt.Fprintf(&text, "exceptionStep: %d\n", *f.ExceptionStep)
@@ -288,8 +291,8 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 			if f.ExceptionStepID != "" {
 				fmt.Fprintf(&text, "exceptionStepId: %s\n", f.ExceptionStepID)
 			}
-			if f.ExceptionMessage != "" {
-				fmt.Fprintf(&text, "exceptionMessage: %s\n", f.ExceptionMessage)
+			if exc != "" {
+				fmt.Fprintf(&text, "exceptionMessage: %s\n", exc)
 			}
 		}
 		if msg != "" {

@@ -117,11 +117,11 @@ func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 // aggregateCounts derives JUnit-comparable counts from the aggregate JSON
 // and the sub-run reports.
 func aggregateCounts(t *testing.T, b *BatchReport) (tests, failures, errors, skipped int) {
+	skipped = len(b.Payload["skipped"].([]map[string]any))
+	tests = skipped
 	for i, r := range b.Payload["results"].([]map[string]any) {
 		tests++
 		switch {
-		case r["state"] == StateNotReached:
-			skipped++
 		case b.Children[i].Report.Err == nil:
 		case r["errorCode"] == CodeReplayFailed:
 			failures++
@@ -141,9 +141,12 @@ func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
 	if kindOf(b.Err) != fault.Failed || p["success"] != false || p["completedRuns"] != 3 || p["stoppedEarly"] != true || p["requestedRuns"] != 20 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
 	}
+	// Only the runs that ran are results; the other 17 are skipped and
+	// not failures (solopi-ai's counting).
 	res := p["results"].([]map[string]any)
-	if len(res) != 20 || res[2]["state"] != "failed" || res[3]["state"] != StateNotReached || b.Children[19].Report != nil {
-		t.Fatalf("results %v", res)
+	skipped := p["skipped"].([]map[string]any)
+	if len(res) != 3 || res[2]["state"] != "failed" || len(skipped) != 17 || skipped[0]["index"] != 4 || p["failedRuns"] != 1 || b.Children[19].Report != nil {
+		t.Fatalf("results %v skipped %v", res, skipped)
 	}
 	seen := map[any]bool{}
 	for _, r := range res[:3] {
@@ -225,7 +228,7 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
 	}
 	res := p["results"].([]map[string]any)
-	if res[0]["state"] != "passed" || kindOf(b.Children[1].Report.Err) != fault.Interrupted || res[2]["state"] != StateNotReached || res[3]["state"] != StateNotReached {
+	if len(res) != 2 || res[0]["state"] != "passed" || kindOf(b.Children[1].Report.Err) != fault.Interrupted || len(p["skipped"].([]map[string]any)) != 2 {
 		t.Fatalf("results %v", res)
 	}
 	// The active sub-run was cancelled by its own runId before returning.
@@ -251,7 +254,7 @@ func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
 	o.Run.RunTimeout = 300 * time.Millisecond
 	b := RunBatch(context.Background(), replayFakeDevice(f), o)
 	res := b.Payload["results"].([]map[string]any)
-	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != CodeBatchTimeout || res[1]["state"] != StateNotReached {
+	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != CodeBatchTimeout || len(res) != 1 || len(b.Payload["skipped"].([]map[string]any)) != 1 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), b.Payload)
 	}
 	if f.CountMutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,6 +31,17 @@ func benchSimDevice(b *testing.B, scale float64) *device.Device {
 //
 //	go test -run '^$' -bench Replay ./solopi/...
 func BenchmarkReplay(b *testing.B) {
+	benchReplay(b, "")
+}
+
+// BenchmarkReplayEvidence is BenchmarkReplay with --artifacts, the same
+// directory every time (each run replaces the previous evidence set): the
+// difference is the cost of collecting, redacting and writing evidence.
+func BenchmarkReplayEvidence(b *testing.B) {
+	benchReplay(b, filepath.Join(b.TempDir(), "evidence"))
+}
+
+func benchReplay(b *testing.B, artifactsDir string) {
 	d := benchSimDevice(b, 200)
 	ctx := context.Background()
 	c, err := casefile.Parse([]byte(`{"caseName":"bench","targetAppPackage":"com.example.counter","operationLog":{"steps":[{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"100"}}}]}}`))
@@ -46,9 +58,12 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rep := RunReplay(ctx, d, RunOptions{CaseName: "bench", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: time.Second})
+		rep := RunReplay(ctx, d, RunOptions{CaseName: "bench", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, PollInterval: time.Second, ArtifactsDir: artifactsDir})
 		if rep.ErrorCode != "" {
 			b.Fatalf("run: %s %v", rep.ErrorCode, rep.Payload)
+		}
+		if artifactsDir != "" && (rep.Artifacts == nil || !rep.Artifacts.Complete) {
+			b.Fatalf("evidence: %+v", rep.Artifacts)
 		}
 	}
 }

@@ -151,6 +151,8 @@ func CaseFileError(err error) *fault.Error {
 // active with exactly runID (else exit 2 with activeRun and no mutation);
 // then cancel it and poll until terminal: cancelled 0, passed/failed 2,
 // another runId 2, timeout 124. A stale runId never reaches the device.
+// A run that is already cancelled is answered with its snapshot and
+// idempotent:true, exit 0: a cleanup step that runs twice must not fail.
 func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, interval time.Duration) (map[string]any, error) {
 	if strings.TrimSpace(runID) == "" {
 		return nil, fault.Usage(CodeInvalidRunOption, "--run-id is required")
@@ -167,6 +169,11 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 	}
 	if st.Active && st.RunID == "" {
 		return nil, device.ContractError("the device reports an active run without a runId", st.Object)
+	}
+	if !st.Active && st.RunID == runID && st.State == string(protocol.ReplayCancelled) {
+		out := maps.Clone(st.Object)
+		out["success"], out["cancelSent"], out["idempotent"] = true, false, true
+		return out, nil
 	}
 	if !st.Active {
 		return nil, fault.New(fault.Failed, CodeRunNotActive, "there is no active run to cancel").
@@ -231,7 +238,15 @@ func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[
 			With("expectedRunId", runID).With("latestRun", st.Object)
 	}
 	if st.RunID == "" || st.State == string(protocol.ReplayIdle) {
-		return nil, nil, fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
+		// The idle snapshot's own fields (state, active, terminal,
+		// results) stay at the top level, where solopi-ai prints them.
+		e := fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
+		for k, v := range st.Object {
+			if k != "success" && k != "error" && k != "errorCode" {
+				e.With(k, v)
+			}
+		}
+		return nil, nil, e
 	}
 	out = maps.Clone(st.Object)
 	switch {

@@ -83,6 +83,48 @@ func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, e
 	return &DeviceCase{ID: id, Name: name, Fingerprint: fp, Case: c, Object: out}, nil
 }
 
+// RedactParams returns a copy of a case object (as case-get prints it)
+// with every step parameter value replaced by casefile.Redacted, and how
+// many it replaced. The snapshot cannot say which values were encrypted
+// (it decrypts them all), and SoloPi encrypts every parameter by default.
+func RedactParams(obj map[string]any) (map[string]any, int) {
+	out := maps.Clone(obj)
+	log, ok := obj["operationLog"].(map[string]any)
+	steps, _ := log["steps"].([]any)
+	if !ok || steps == nil {
+		return out, 0
+	}
+	n := 0
+	newSteps := make([]any, len(steps))
+	for i, x := range steps {
+		newSteps[i] = x
+		st, ok := x.(map[string]any)
+		method, _ := st["operationMethod"].(map[string]any)
+		params, _ := method["operationParam"].(map[string]any)
+		if !ok || params == nil {
+			continue
+		}
+		red := make(map[string]any, len(params))
+		for k, v := range params {
+			if v == nil {
+				red[k] = nil
+				continue
+			}
+			red[k] = casefile.Redacted
+			n++
+		}
+		m := maps.Clone(method)
+		m["operationParam"] = red
+		s := maps.Clone(st)
+		s["operationMethod"] = m
+		newSteps[i] = s
+	}
+	l := maps.Clone(log)
+	l["steps"] = newSteps
+	out["operationLog"] = l
+	return out, n
+}
+
 // StepCount is the number of steps of the snapshot.
 func (c *DeviceCase) StepCount() int { return len(c.Case.Steps) }
 

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,31 +9,47 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // Evidence file names inside a run's artifacts directory.
 const (
 	ArtifactResult     = "result.json"
+	ArtifactCase       = "case.json"
 	ArtifactScreenshot = "screen.png"
 	ArtifactLogcat     = "logcat.txt"
 	ArtifactDeviceDir  = "device"
 	logcatMaxBytes     = 8 << 20
-	// maxStatusFailures is how many consecutive unreachable status polls a
-	// run wait tolerates.
-	maxStatusFailures = 3
-	// evidenceBudget bounds evidence collection, which also runs after an
-	// interrupt when the user is waiting for the command to end.
+	// deviceTextMaxBytes bounds a pulled text file, which is redacted in
+	// memory before it is written.
+	deviceTextMaxBytes = 64 << 20
+	// evidenceBudget bounds the whole collection; each item also has its
+	// own deadline (RunOptions.EvidenceTimeout), so one stalled command
+	// cannot use up the others' time.
 	evidenceBudget = 30 * time.Second
+	// interruptedEvidenceBudget is the collection's budget after an
+	// interrupt: the run was cancelled and the user waits for the command
+	// to end.
+	interruptedEvidenceBudget = time.Second
+)
+
+// Causes of an evidence item that did not finish.
+var (
+	errEvidenceDeadline = errors.New("no answer within the evidence deadline (--evidence-timeout)")
+	errEvidenceBudget   = errors.New("the evidence budget ran out")
 )
 
 // RunArtifacts is the evidence collected for one run.
 type RunArtifacts struct {
 	Dir         string
 	Result      string
+	Case        string
 	Screenshot  string
 	Logcat      string
 	Manifest    string
@@ -48,7 +65,7 @@ type RunArtifacts struct {
 // Report renders the evidence for the command output (absolute paths).
 func (a *RunArtifacts) Report() map[string]any {
 	m := map[string]any{"dir": a.Dir, "complete": a.Complete}
-	for k, v := range map[string]string{"result": a.Result, "screenshot": a.Screenshot, "logcat": a.Logcat, "manifest": a.Manifest} {
+	for k, v := range map[string]string{"result": a.Result, "case": a.Case, "screenshot": a.Screenshot, "logcat": a.Logcat, "manifest": a.Manifest} {
 		if v != "" {
 			m[k] = v
 		}
@@ -87,64 +104,63 @@ func (a *RunArtifacts) Attachments() []string {
 	return out
 }
 
-// collect writes the evidence of our run. It runs with a fresh bounded
-// context because it also runs after a timeout or an interrupt. Failures
-// are recorded in the manifest and the output, never turned into another
-// verdict: the run's exit code says what happened to the run.
-func (rs *runState) collect(ctx context.Context) *RunArtifacts {
-	cctx, cancel := device.Cleanup(ctx, evidenceBudget)
+// collect writes the evidence of our run: what the host knows at once
+// (the run's last status, the case as replayed), then what the device must
+// give (device files, screenshot, logcat, the device's description), those
+// at the same time and each within its own deadline. It runs after a
+// timeout or an interrupt too; an interrupt that arrives while it runs
+// ends it at once. Failures are recorded in the manifest and the output,
+// never turned into another verdict: the run's exit code says what
+// happened to the run. verdict is the run's failure, nil when it passed.
+func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtifacts {
+	clk := rs.d.Clock()
+	base, budget := ctx, evidenceBudget
+	if ctx.Err() != nil {
+		base, budget = context.WithoutCancel(ctx), interruptedEvidenceBudget
+	}
+	cctx, cancel := withClockTimeout(base, clk, budget, errEvidenceBudget)
 	defer cancel()
 	a := &RunArtifacts{}
-	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite), ArtifactResult, ArtifactScreenshot, ArtifactLogcat, artifacts.ManifestName, ArtifactDeviceDir)
+	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite),
+		ArtifactResult, ArtifactCase, ArtifactScreenshot, ArtifactLogcat, artifacts.ManifestName, ArtifactDeviceDir)
 	if err != nil {
 		a.Errors = append(a.Errors, errText(err))
 		return a
 	}
 	a.Dir = dir.Root()
+	c := &collection{rs: rs, dir: dir, a: a, info: map[string]string{}}
+	c.writeResult()
+	c.writeCase()
+	var wg sync.WaitGroup
+	for _, item := range []func(context.Context){c.deviceFiles, c.screenshot, c.logcat, c.deviceInfo} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			item(cctx)
+		}()
+	}
+	wg.Wait()
 	rep := rs.rep
-	fail := func(what string, err error) { a.Errors = append(a.Errors, what+": "+errText(err)) }
-	if rep.Status != nil {
-		if _, err := dir.WriteJSON(ArtifactResult, "harness?type=status", rep.Status.Object); err != nil {
-			fail(ArtifactResult, err)
-		} else {
-			a.Result, _ = dir.Abs(ArtifactResult)
-		}
-	} else {
-		fail(ArtifactResult, errors.New("no status of this run was observed"))
+	terminal := rep.Status != nil && rep.Status.Terminal
+	if rep.Status != nil && !terminal {
+		a.Errors = append(a.Errors, fmt.Sprintf("%s: the run's last status is %s, not terminal", ArtifactResult, rep.Status.State))
 	}
-	// Device-side files only while the device still publishes our run:
-	// a later run may reuse the same paths.
-	current, err := FetchReplayStatus(cctx, rs.d)
-	switch {
-	case err != nil:
-		fail("status", err)
-	case current.RunID != rep.RunID:
-		a.Errors = append(a.Errors, "device files: the device now publishes another run ("+current.RunID+"); its files were not collected")
-	case rep.Status != nil:
-		rs.pullDeviceFiles(cctx, dir, a)
-	}
-	if png, err := rs.d.Screencap(cctx); err != nil {
-		fail(ArtifactScreenshot, err)
-	} else if _, err := dir.WriteFile(ArtifactScreenshot, "screencap -p", png); err != nil {
-		fail(ArtifactScreenshot, err)
-	} else {
-		a.Screenshot, _ = dir.Abs(ArtifactScreenshot)
-	}
-	if log, err := rs.d.Logcat(cctx, rs.o.LogcatLines, logcatMaxBytes); err != nil {
-		fail(ArtifactLogcat, err)
-	} else if _, err := dir.WriteFile(ArtifactLogcat, "logcat -d -v threadtime", log); err != nil {
-		fail(ArtifactLogcat, err)
-	} else {
-		a.Logcat, _ = dir.Abs(ArtifactLogcat)
-	}
-	a.Complete = len(a.Errors) == 0 && len(a.Skipped) == 0
-	man := artifacts.Manifest{Kind: "run", RunID: rep.RunID, RequestID: rep.RequestID, CaseName: rep.CaseName,
-		CreatedAt: rs.d.Clock().Now().UTC().Format(time.RFC3339Nano), Complete: a.Complete, Skipped: a.Skipped, Errors: a.Errors}
+	a.Complete = terminal && len(a.Errors) == 0 && len(a.Skipped) == 0
+	extra := c.info // the items are done
+	extra["serial"] = rs.d.Serial()
 	if rep.State != "" {
-		man.Extra = map[string]string{"state": rep.State}
+		extra["state"] = rep.State
 	}
+	if verdict != nil {
+		extra["errorCode"] = verdict.Code
+	}
+	if rep.Redaction != nil {
+		extra["redaction"] = rep.Redaction.Basis
+	}
+	man := artifacts.Manifest{Kind: "run", RunID: rep.RunID, RequestID: rep.RequestID, CaseName: rep.CaseName,
+		CreatedAt: clk.Now().UTC().Format(time.RFC3339Nano), Complete: a.Complete, Skipped: a.Skipped, Errors: a.Errors, Extra: extra}
 	if _, err := dir.WriteManifest(man); err != nil {
-		fail(artifacts.ManifestName, err)
+		a.Errors = append(a.Errors, artifacts.ManifestName+": "+errText(err))
 		a.Complete = false
 	} else {
 		a.Manifest, _ = dir.Abs(artifacts.ManifestName)
@@ -153,13 +169,185 @@ func (rs *runState) collect(ctx context.Context) *RunArtifacts {
 	return a
 }
 
-// pullDeviceFiles pulls results[].logFile and screenshotFiles into
-// device/, each checked against SoloPi's directories and by SHA-256.
-func (rs *runState) pullDeviceFiles(ctx context.Context, dir *artifacts.Dir, a *RunArtifacts) {
+// withClockTimeout is context.WithTimeout on clk: ctx is cancelled with
+// cause once d of clk's time has passed.
+func withClockTimeout(parent context.Context, clk clock.Clock, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		if clk.Sleep(ctx, d) == nil {
+			cancel(cause)
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// collection is one evidence collection; its items run concurrently.
+type collection struct {
+	rs   *runState
+	dir  *artifacts.Dir
+	mu   sync.Mutex
+	a    *RunArtifacts
+	info map[string]string // manifest extras from the device
+}
+
+// fail records why an item is missing. ctx is the item's context: when it
+// ended first, its cause (a deadline, the budget, the interrupt) is the
+// reason, not the error the cancelled command returned.
+func (c *collection) fail(ctx context.Context, what string, err error) {
+	msg := errText(err)
+	if ctx != nil && ctx.Err() != nil {
+		msg = "interrupted: the command was stopped"
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			msg = cause.Error()
+		}
+	}
+	c.mu.Lock()
+	c.a.Errors = append(c.a.Errors, what+": "+msg)
+	c.mu.Unlock()
+}
+
+// item runs f with the per-item deadline.
+func (c *collection) item(ctx context.Context, what string, f func(ctx context.Context) error) {
+	ictx, cancel := withClockTimeout(ctx, c.rs.d.Clock(), c.rs.o.EvidenceTimeout, errEvidenceDeadline)
+	defer cancel()
+	if err := f(ictx); err != nil {
+		c.fail(ictx, what, err)
+	}
+}
+
+// setPath records the absolute path of a written file.
+func (c *collection) setPath(dst *string, rel string) {
+	p, _ := c.dir.Abs(rel)
+	c.mu.Lock()
+	*dst = p
+	c.mu.Unlock()
+}
+
+// writeResult writes the run's last status (redacted).
+func (c *collection) writeResult() {
+	st := c.rs.rep.Status
+	if st == nil {
+		c.fail(nil, ArtifactResult, errors.New("no status of this run was observed"))
+		return
+	}
+	if _, err := c.dir.WriteJSON(ArtifactResult, "harness?type=status", c.rs.redactor().RedactValue(st.Object)); err != nil {
+		c.fail(nil, ArtifactResult, err)
+		return
+	}
+	c.setPath(&c.a.Result, ArtifactResult)
+}
+
+// writeCase writes the case as the device replayed it, its secrets
+// redacted (the report lists its steps).
+func (c *collection) writeCase() {
+	ci := c.rs.caseInfo
+	if ci == nil {
+		return
+	}
+	if _, err := c.dir.WriteJSON(ArtifactCase, "harness?type=case", c.rs.redactor().RedactValue(ci.Object)); err != nil {
+		c.fail(nil, ArtifactCase, err)
+		return
+	}
+	c.setPath(&c.a.Case, ArtifactCase)
+}
+
+func (c *collection) screenshot(ctx context.Context) {
+	c.item(ctx, ArtifactScreenshot, func(ctx context.Context) error {
+		png, err := c.rs.d.Screencap(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := c.dir.WriteFile(ArtifactScreenshot, "screencap -p", png); err != nil {
+			return err
+		}
+		c.setPath(&c.a.Screenshot, ArtifactScreenshot)
+		return nil
+	})
+}
+
+func (c *collection) logcat(ctx context.Context) {
+	c.item(ctx, ArtifactLogcat, func(ctx context.Context) error {
+		log, err := c.rs.d.Logcat(ctx, c.rs.o.LogcatLines, logcatMaxBytes)
+		if err != nil {
+			return err
+		}
+		if _, err := c.dir.WriteFile(ArtifactLogcat, "logcat -d -v threadtime", []byte(c.rs.redactor().Redact(string(log)))); err != nil {
+			return err
+		}
+		c.setPath(&c.a.Logcat, ArtifactLogcat)
+		return nil
+	})
+}
+
+// deviceInfo reads the device's model and UTC offset for the manifest
+// (the report places logcat lines, which are in device local time, on the
+// run's timeline with it).
+func (c *collection) deviceInfo(ctx context.Context) {
+	c.item(ctx, "device description", func(ctx context.Context) error {
+		out, _, code, err := c.rs.d.Transport().Shell(ctx, "getprop ro.product.model; date +%z")
+		if err != nil {
+			if ie := device.CtxErr(ctx, err); ie != nil {
+				return ie
+			}
+			return fault.Wrap(fault.Transport, device.CodeAdbError, "getprop/date failed", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if m := strings.TrimSpace(lines[0]); code == 0 && m != "" {
+			c.info["model"] = m
+		}
+		if len(lines) > 1 {
+			if z := strings.TrimSpace(lines[len(lines)-1]); utcOffset(z) {
+				c.info["deviceUtcOffset"] = z
+			}
+		}
+		return nil
+	})
+}
+
+// utcOffset reports a `date +%z` answer: +hhmm or -hhmm.
+func utcOffset(s string) bool {
+	if len(s) != 5 || (s[0] != '+' && s[0] != '-') {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// deviceFiles pulls results[].logFile and screenshotFiles into device/,
+// each checked against SoloPi's directories and by SHA-256, each within
+// its own deadline, text files redacted. Only while the device still
+// publishes our run: a later run may reuse the same paths.
+func (c *collection) deviceFiles(ctx context.Context) {
+	rep := c.rs.rep
+	if rep.Status == nil || rep.RunID == "" {
+		return
+	}
+	var current *ReplayStatus
+	c.item(ctx, "status", func(ctx context.Context) error {
+		st, err := FetchReplayStatus(ctx, c.rs.d)
+		current = st
+		return err
+	})
+	switch {
+	case current == nil:
+		return
+	case current.RunID == "":
+		c.fail(nil, "device files", errors.New("SoloPi no longer knows the run (restarted?); its files were not collected"))
+		return
+	case current.RunID != rep.RunID:
+		c.fail(nil, "device files", fmt.Errorf("the device now publishes another run (%q); its files were not collected", current.RunID))
+		return
+	}
 	type item struct{ remote, label string }
 	var items []item
 	seen := map[string]bool{}
-	for i, r := range rs.rep.Status.Results {
+	for i, r := range rep.Status.Results {
 		if r.LogFile != "" && !seen[r.LogFile] {
 			seen[r.LogFile] = true
 			items = append(items, item{r.LogFile, fmt.Sprintf("results[%d].logFile", i)})
@@ -178,26 +366,77 @@ func (rs *runState) pullDeviceFiles(ctx context.Context, dir *artifacts.Dir, a *
 		}
 	}
 	for n, it := range items {
-		if err := CheckEvidencePath(rs.d.Package(), it.remote); err != nil {
-			a.Skipped = append(a.Skipped, artifacts.SkippedFile{Source: it.remote, Reason: err.Error()})
+		if err := CheckEvidencePath(c.rs.d.Package(), it.remote); err != nil {
+			c.skip(it.remote, err.Error())
 			continue
 		}
 		name := fmt.Sprintf("%s/%03d-%s", ArtifactDeviceDir, n+1, artifacts.SanitizeName(path.Base(it.remote)))
-		w, err := dir.Create(name, it.remote)
-		if err != nil {
-			a.Errors = append(a.Errors, it.label+": "+errText(err))
-			continue
-		}
-		if _, err := rs.d.Pull(ctx, it.remote, w); err != nil {
-			w.Abort()
-			a.Skipped = append(a.Skipped, artifacts.SkippedFile{Source: it.remote, Reason: errText(err)})
-			continue
-		}
-		e, err := w.Commit()
-		if err != nil {
-			a.Errors = append(a.Errors, it.label+": "+errText(err))
-			continue
-		}
-		a.DeviceFiles = append(a.DeviceFiles, e)
+		c.item(ctx, it.label, func(ctx context.Context) error {
+			e, err := c.pull(ctx, it.remote, name)
+			if err != nil {
+				if ctx.Err() == nil && fault.KindOf(err) == fault.Transport {
+					// The device could not give this file (gone, digest
+					// mismatch): skipped, not a host failure.
+					c.skip(it.remote, errText(err))
+					return nil
+				}
+				return err
+			}
+			c.mu.Lock()
+			c.a.DeviceFiles = append(c.a.DeviceFiles, e)
+			c.mu.Unlock()
+			return nil
+		})
 	}
+}
+
+func (c *collection) skip(remote, reason string) {
+	c.mu.Lock()
+	c.a.Skipped = append(c.a.Skipped, artifacts.SkippedFile{Source: remote, Reason: reason})
+	c.mu.Unlock()
+}
+
+// pull copies one device file to name. A text file is read whole, its
+// secrets redacted, then written (its digest is of what is kept); other
+// files stream straight into place.
+func (c *collection) pull(ctx context.Context, remote, name string) (artifacts.FileEntry, error) {
+	if textEvidence(name) {
+		var buf limitedBuffer
+		buf.max = deviceTextMaxBytes
+		if _, err := c.rs.d.Pull(ctx, remote, &buf); err != nil {
+			return artifacts.FileEntry{}, err
+		}
+		return c.dir.WriteFile(name, remote, []byte(c.rs.redactor().Redact(buf.String())))
+	}
+	w, err := c.dir.Create(name, remote)
+	if err != nil {
+		return artifacts.FileEntry{}, err
+	}
+	if _, err := c.rs.d.Pull(ctx, remote, w); err != nil {
+		w.Abort()
+		return artifacts.FileEntry{}, err
+	}
+	return w.Commit()
+}
+
+// textEvidence reports a device file that may quote parameter values.
+func textEvidence(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".log", ".txt", ".json", ".xml", ".csv":
+		return true
+	}
+	return false
+}
+
+// limitedBuffer refuses to grow past max bytes.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, fmt.Errorf("the file is larger than %d bytes", b.max)
+	}
+	return b.Buffer.Write(p)
 }

@@ -94,27 +94,14 @@ func checkReplayHealth(ctx context.Context, d *device.Device) error {
 		WithUserAction(strings.Join(actions, " "))
 }
 
-// autoStartChange remembers what we did to KEY_REPLAY_AUTO_START.
+// autoStartChange says what the run did to KEY_REPLAY_AUTO_START.
 type autoStartChange struct {
-	previous   *bool
-	changed    bool
-	restored   bool
-	deferred   string
-	restoreErr error
+	previous bool
+	changed  bool
 }
 
 func (a *autoStartChange) report() map[string]any {
-	m := map[string]any{"key": KeyReplayAutoStart, "changed": a.changed, "restored": a.restored}
-	if a.previous != nil {
-		m["previous"] = *a.previous
-	}
-	if a.deferred != "" {
-		m["restoreDeferred"] = a.deferred
-	}
-	if a.restoreErr != nil {
-		m["restoreError"] = errText(a.restoreErr)
-	}
-	return m
+	return map[string]any{"key": KeyReplayAutoStart, "changed": a.changed, "previous": a.previous}
 }
 
 // readAutoStart reads KEY_REPLAY_AUTO_START through config?action=get.
@@ -150,42 +137,22 @@ func writeAutoStart(ctx context.Context, d *device.Device, v bool, timeout time.
 	return err
 }
 
-// ensureAutoStart turns auto-start on when it is off and remembers to put
-// it back: the reference host leaves it on forever.
+// ensureAutoStart turns auto-start on when it is off. It is left on when
+// the command ends, as solopi-ai leaves it: the replay manager reads it
+// when it begins executing steps, so turning it off again could stall a
+// run that is still starting (ours left with --no-wait, or another
+// client's), and doctor would fail after every run.
 func ensureAutoStart(ctx context.Context, d *device.Device, timeout time.Duration) (*autoStartChange, error) {
 	cur, err := readAutoStart(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	ch := &autoStartChange{previous: &cur}
+	ch := &autoStartChange{previous: cur}
 	if cur {
 		return ch, nil
 	}
-	// Mark the change before sending: an interrupt mid-way must still
-	// restore the setting.
 	ch.changed = true
 	return ch, writeAutoStart(ctx, d, true, timeout)
-}
-
-// restore puts the previous value back with a fresh context. With a run
-// left active on purpose (--no-wait) it is not restored, because the
-// replay manager reads the setting when it begins executing steps; turning
-// it off now would leave that run waiting for a human forever.
-func (a *autoStartChange) restore(ctx context.Context, d *device.Device, runLeftActive bool) {
-	if !a.changed || a.previous == nil || *a.previous {
-		return
-	}
-	if runLeftActive {
-		a.deferred = "the run was left active (--no-wait); restoring auto-start now would stall it"
-		return
-	}
-	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
-	defer cancel()
-	if err := writeAutoStart(cctx, d, *a.previous, 10*time.Second); err != nil {
-		a.restoreErr = err
-		return
-	}
-	a.restored = true
 }
 
 // evidenceRoots are the device directories replay evidence may come from:

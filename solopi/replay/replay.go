@@ -19,6 +19,8 @@ const (
 	CodeAckTimeout          = "ack_timeout"
 	CodeRunTimeout          = "run_timeout"
 	CodeRunReplaced         = "run_replaced"
+	CodeRunLost             = "run_lost"
+	CodeLeaseConflict       = "lease_conflict"
 	CodeReplayFailed        = "replay_failed"
 	CodeReplayCancelled     = "replay_cancelled"
 	CodeEmptyResults        = "empty_results"

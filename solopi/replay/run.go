@@ -39,9 +39,25 @@ type RunOptions struct {
 	// CancelWait bounds the wait for `cancelled` after a timeout or an
 	// interrupt (default 5 s).
 	CancelWait time.Duration
+	// UnreachableTimeout is how long a started run keeps polling a
+	// control service it cannot reach (SoloPi's HTTP server comes back 5 s
+	// after an app restart; adb reconnects) before it ends as a transport
+	// failure (default 30 s).
+	UnreachableTimeout time.Duration
+	// EvidenceTimeout bounds each evidence item on its own (the
+	// screenshot, the logcat, each device file, the device description);
+	// the items are collected at the same time (default 10 s).
+	EvidenceTimeout time.Duration
 	// LogcatLines bounds logcat.txt (default 5000 lines, 8 MiB).
 	LogcatLines int
-	Progress    device.Progress
+	// Secrets holds case-import's records of encrypted parameters (the
+	// zero store has none: input-bearing parameters are then redacted).
+	Secrets SecretsStore
+	// Encrypted, when not nil, says exactly which parameters of the case
+	// are secret: a caller that wrote the case itself (verify-run's
+	// compiled cases, which encrypt nothing) knows better than any record.
+	Encrypted *[]casefile.ParamRef
+	Progress  device.Progress
 }
 
 func (o *RunOptions) defaults() {
@@ -56,6 +72,12 @@ func (o *RunOptions) defaults() {
 	}
 	if o.CancelWait <= 0 {
 		o.CancelWait = 5 * time.Second
+	}
+	if o.UnreachableTimeout <= 0 {
+		o.UnreachableTimeout = 30 * time.Second
+	}
+	if o.EvidenceTimeout <= 0 {
+		o.EvidenceTimeout = 10 * time.Second
 	}
 	if o.LogcatLines <= 0 {
 		o.LogcatLines = 5000
@@ -94,6 +116,9 @@ type RunReport struct {
 	Started   time.Time
 	Finished  time.Time
 	Artifacts *RunArtifacts
+	// Redaction is how the run's secrets were found; nil before the case
+	// was read. Everything the run reports is already redacted with it.
+	Redaction *Redaction
 }
 
 // replayPoll is the longest pause between status polls of a started run.
@@ -125,8 +150,11 @@ type runState struct {
 	cancelInfo map[string]any
 }
 
+// redactor hides the case's secrets in everything the run reports.
+func (rs *runState) redactor() *casefile.Redactor { return rs.rep.Redaction.Redactor() }
+
 // RunReplay runs one case the safe way: preflight the exact case, make the
-// device ready (auto-start restored afterwards), start with a fresh
+// device ready (auto-start left on, as solopi-ai does), start with a fresh
 // requestId, claim only our run, wait for its terminal state, and on
 // timeout or interrupt cancel exactly our runId before collecting evidence.
 func RunReplay(ctx context.Context, d *device.Device, o RunOptions) *RunReport {
@@ -149,6 +177,7 @@ func (rs *runState) run(ctx context.Context) error {
 		return err
 	}
 	rs.caseInfo = ci
+	rs.rep.Redaction = caseRedaction(o.Secrets, o.Encrypted, ci)
 	// 2. Local authoring policy on the device copy.
 	_, hr, err := casefile.Normalize(ci.Case, casefile.NormalizeOptions{ConfirmHighRisk: o.ConfirmHighRisk})
 	if err != nil {
@@ -159,7 +188,9 @@ func (rs *runState) run(ctx context.Context) error {
 	if err := checkPlugins(ctx, d, ci.Case); err != nil {
 		return err
 	}
-	// 4. Auto-start, put back as it was when the command ends.
+	// 4. Auto-start. It stays on afterwards: turning it off again made
+	// doctor fail after every run, and a run that lost a race turned it
+	// off under the winner, which then waited for a human.
 	if !o.NoAutoStart {
 		ch, err := ensureAutoStart(ctx, d, o.AckTimeout)
 		rs.autoStart = ch
@@ -177,8 +208,9 @@ func (rs *runState) run(ctx context.Context) error {
 		return err
 	}
 	if before.Active {
+		// "run" is solopi-ai's name for the same snapshot.
 		return fault.New(fault.Failed, CodeReplayActive, "a replay is already running on the device").
-			With("activeRun", before.Object)
+			With("activeRun", before.Object).With("run", before.Object)
 	}
 	// 7. Start.
 	reqID := device.NewReplayRequestID()
@@ -226,12 +258,19 @@ func (rs *runState) run(ctx context.Context) error {
 func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*ReplayStatus, error) {
 	reqID := rs.rep.RequestID
 	var claimed, last, other *ReplayStatus
+	var out outage
 	err := device.PollUntil(ctx, rs.statusPoll(rs.o.AckTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
 		if err != nil {
-			return false, err
+			return false, rs.tolerate(err, &out)
 		}
+		out.since = time.Time{}
 		last = st
+		if out.seen && st.RunID == "" {
+			// SoloPi restarted after our start was sent: whether or not
+			// the run began, it is gone.
+			return false, runLost(st).With("requestId", reqID)
+		}
 		if st.RequestID == reqID {
 			if st.CaseName != rs.o.CaseName {
 				return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "the device published our requestId with another case name").
@@ -273,20 +312,18 @@ func ownershipConflict(st *ReplayStatus) *fault.Error {
 // awaitTerminal polls our runId until it is terminal.
 func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 	var final *ReplayStatus
-	failures := 0
+	var out outage
 	err := device.PollUntil(ctx, rs.statusPoll(rs.o.RunTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
 		if err != nil {
-			// A long replay outlives short connection hiccups: a few
-			// consecutive unreachable polls are retried, not fatal.
-			var oe *fault.Error
-			if errors.As(err, &oe) && oe.Code == device.CodeControlUnreachable && failures < maxStatusFailures {
-				failures++
-				return false, nil
-			}
-			return false, err
+			return false, rs.tolerate(err, &out)
 		}
-		failures = 0
+		out.since = time.Time{}
+		if st.RunID == "" {
+			// Idle with no run: SoloPi restarted and forgot it. Nothing
+			// replaced it; it is gone without a verdict.
+			return false, runLost(st).With("runId", rs.rep.RunID)
+		}
 		if st.RunID != rs.rep.RunID {
 			return false, fault.New(fault.Failed, CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
 				With("runId", rs.rep.RunID).With("activeRun", st.Object)
@@ -314,8 +351,41 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
 	return final, err
 }
 
+// outage is a stretch of status polls that did not reach SoloPi's
+// control service.
+type outage struct {
+	since time.Time // start of the current outage; zero while reachable
+	seen  bool      // the wait went through an outage
+}
+
+// tolerate returns nil (poll again) for a poll that did not reach the
+// control service (nothing answered, or the service is still starting)
+// while the outage is shorter than --unreachable-timeout: a long replay
+// outlives an app restart (the HTTP server is back 5 s after init) and
+// connection hiccups. Any other error, or a longer outage, is returned.
+func (rs *runState) tolerate(err error, o *outage) error {
+	if code := fault.CodeOf(err); code != device.CodeControlUnreachable && code != device.CodeControlNotReady {
+		return err
+	}
+	now := rs.d.Clock().Now()
+	if o.since.IsZero() {
+		o.since = now
+	}
+	o.seen = true
+	if now.Sub(o.since) < rs.o.UnreachableTimeout {
+		return nil
+	}
+	return err
+}
+
+// runLost is the error of a run SoloPi no longer knows (st is idle).
+func runLost(st *ReplayStatus) *fault.Error {
+	return fault.New(fault.Transport, CodeRunLost, "our run vanished from the device (was SoloPi restarted?); it is lost, not finished").
+		With("deviceStatus", st.Object)
+}
+
 // finish turns the run's end (err or a status) into the report: cancel on
-// timeout or interrupt, verdict, artifacts, auto-start restore.
+// timeout or interrupt, verdict, artifacts.
 func (rs *runState) finish(ctx context.Context, err error) {
 	rep := rs.rep
 	e := asError(err)
@@ -324,21 +394,21 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	// CancelOwnRun touches the device's run only if it carries exactly our
 	// runId and requestId, so a replaced or foreign run is never hit.
 	if e != nil && rep.RequestID != "" && (rep.Status == nil || !rep.Status.Terminal) &&
-		e.Code != CodeRunReplaced && e.Code != CodeOwnershipConflict {
+		e.Code != CodeRunReplaced && e.Code != CodeOwnershipConflict && e.Code != CodeRunLost {
 		rs.cancelInfo = rs.cancelOwn(ctx)
 	}
 	// Verdict of a run that got a status of its own.
 	if e == nil && rep.Status != nil {
 		e = rs.verdict()
 	}
-	// Evidence: on terminal states, timeout and interrupt, for our run only.
-	collect := rep.RunID != "" && (e == nil || e.Code == CodeReplayFailed || e.Code == CodeReplayCancelled ||
-		e.Code == CodeEmptyResults || e.Kind == fault.Timeout || e.Kind == fault.Interrupted)
-	if rs.o.ArtifactsDir != "" && collect && !(rs.o.NoWait && rep.Status != nil && !rep.Status.Terminal) {
-		rep.Artifacts = rs.collect(ctx)
-	}
-	if rs.autoStart != nil {
-		rs.autoStart.restore(ctx, rs.d, rs.o.NoWait && e == nil && rep.Status != nil && rep.Status.Active)
+	// Evidence of every run of ours, whatever ended it (a verdict, a
+	// timeout, an interrupt, a lost connection or app): the runs that break
+	// are the ones whose evidence is needed most. Not when the device now
+	// belongs to another client's run, and not for a run left going on
+	// purpose (--no-wait).
+	theirs := e != nil && (e.Code == CodeRunReplaced || e.Code == CodeOwnershipConflict)
+	if rs.o.ArtifactsDir != "" && rep.RunID != "" && !theirs && !(rs.o.NoWait && e == nil && rep.Status != nil && !rep.Status.Terminal) {
+		rep.Artifacts = rs.collect(ctx, e)
 	}
 	rep.Finished = rs.d.Clock().Now()
 	rep.Payload = rs.payload(e)
@@ -363,6 +433,14 @@ func (rs *runState) verdict() *fault.Error {
 		}
 		return nil
 	case protocol.ReplayFailed:
+		if st.StartedAt == 0 && st.Error == protocol.MsgReplayLeaseBusy {
+			// The device never started it: an Agent session, another
+			// replay or plugin maintenance held the control lease. The
+			// case did not fail; it did not run.
+			return fault.New(fault.Failed, CodeLeaseConflict, "the device is controlled by an Agent session, another replay or plugin maintenance; the case did not run").
+				With("deviceError", st.Error).
+				WithUserAction("End the Agent session (agent-end or agent-cancel) or wait for the other replay or plugin maintenance, then run the case again.")
+		}
 		msg := st.Error
 		if msg == "" {
 			msg = "the replay failed"
@@ -378,17 +456,25 @@ func (rs *runState) verdict() *fault.Error {
 }
 
 // payload builds the printed object: the status fields as the device sent
-// them, success per our verdict, and what the command added.
+// them, success per our verdict, and what the command added, with the
+// case's secrets redacted. A status that no longer describes the run (the
+// run was lost, replaced or unreachable) is not spread at the top level,
+// where its state would read as current: it is lastStatus, which a
+// timeout carries too (solopi-ai's field).
 func (rs *runState) payload(e *fault.Error) map[string]any {
 	rep := rs.rep
 	out := map[string]any{}
-	if rep.Status != nil {
+	current := rep.Status != nil && (e == nil || rep.Status.Terminal || e.Kind == fault.Timeout || e.Kind == fault.Interrupted)
+	if current {
 		maps.Copy(out, rep.Status.Object)
 	}
 	if e != nil {
 		maps.Copy(out, e.Fields())
 		if rep.Status != nil && rep.Status.Error != "" && (e.Code == CodeReplayFailed) {
 			out["error"] = rep.Status.Error
+		}
+		if rep.Status != nil && (!current || e.Kind == fault.Timeout) {
+			out["lastStatus"] = rep.Status.Object
 		}
 	} else {
 		out["success"] = true
@@ -418,7 +504,11 @@ func (rs *runState) payload(e *fault.Error) map[string]any {
 	if rep.Artifacts != nil {
 		out["artifacts"] = rep.Artifacts.Report()
 	}
-	return out
+	if rep.Redaction != nil {
+		out["redaction"] = rep.Redaction
+	}
+	red, _ := rs.redactor().RedactValue(out).(map[string]any)
+	return red
 }
 
 // cancelOwn cancels exactly our run, with a fresh short context because

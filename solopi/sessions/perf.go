@@ -46,6 +46,7 @@ func perfSpec() *sessionSpec {
 		Machine:  protocol.Performance(),
 		Validate: validatePerformance,
 		Latest:   "latestPerformance",
+		Key:      "performance",
 		StopParams: func(id string) device.Params {
 			return device.P(protocol.ParamMode, "normal", protocol.ParamAction, "stop", protocol.ParamSessionID, id)
 		},
@@ -250,7 +251,7 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
 	res, err := perfSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "performance-stop", Success: []protocol.State{protocol.SessionStopped}, RecoverUnreachable: true,
-		Detail: "performance", FailureCode: CodeSessionFailed})
+		FailureCode: CodeSessionFailed})
 	if err != nil {
 		return res, err
 	}

@@ -28,6 +28,7 @@ func displaySpec() *sessionSpec {
 		Machine:  protocol.PerformanceDisplay(),
 		Validate: validateDisplay,
 		Latest:   "latestPerformanceDisplay",
+		Key:      "performanceDisplay",
 		StopParams: func(id string) device.Params {
 			return device.P(protocol.ParamMode, "display", protocol.ParamAction, "stop", protocol.ParamSessionID, id)
 		},
@@ -126,7 +127,7 @@ func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions)
 	}
 	if a, _ := rec.Flag("active"); a {
 		return nil, fault.New(fault.Failed, CodeSessionActive, "a performance recording owns the metric provider; no display was started").
-			With("latestPerformance", map[string]any(rec))
+			With("latestPerformance", map[string]any(rec)).With("performance", map[string]any(rec))
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
 	id := device.NewRequestID()
@@ -182,7 +183,7 @@ func StopPerfDisplay(ctx context.Context, d *device.Device, sessionID string, t 
 	}
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	res, err := displaySpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "performance-display-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "performanceDisplay",
+		Phase: "performance-display-stop", Success: []protocol.State{protocol.SessionStopped},
 		FailureCode: CodeSessionFailed})
 	return res, withholdForeign(err, sessionID)
 }
@@ -196,15 +197,17 @@ func withholdForeign(err error, sessionID string) error {
 	if e.Code != CodeSessionMismatch && e.Code != CodeSessionReplaced && e.Code != CodeSessionActive {
 		return err
 	}
-	if latest, ok := e.Details[displaySpec().Latest].(map[string]any); ok {
-		if device.WireObject(latest).SessionID() != sessionID {
-			cp := device.WireObject(latest).Clone()
-			if _, ok := cp["values"]; ok {
-				cp["values"] = map[string]any{}
-				cp["valuesWithheld"] = true
-			}
-			e.Details[displaySpec().Latest] = cp
+	for _, key := range []string{displaySpec().Latest, displaySpec().Key} {
+		latest, ok := e.Details[key].(map[string]any)
+		if !ok || device.WireObject(latest).SessionID() == sessionID {
+			continue
 		}
+		cp := device.WireObject(latest).Clone()
+		if _, ok := cp["values"]; ok {
+			cp["values"] = map[string]any{}
+			cp["valuesWithheld"] = true
+		}
+		e.Details[key] = cp
 	}
 	return e
 }

@@ -48,7 +48,14 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 	}
 	// A new monitor is refused while that lease is active.
 	res, err = displayStart(f)
-	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), CodeSessionActive)
+	m = ssExpect(t, "perf-display-start", res, err, fault.Failed)
+	ssWantCode(t, m, CodeSessionActive)
+	// Under solopi-ai's key too, and withheld there as well.
+	for _, key := range []string{"latestPerformanceDisplay", "performanceDisplay"} {
+		if v, _ := m[key].(map[string]any); v == nil || v["valuesWithheld"] != true {
+			t.Fatalf("%s: %v", key, m[key])
+		}
+	}
 }
 
 func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {

@@ -25,6 +25,7 @@ func recordSpec() *sessionSpec {
 		Machine:  protocol.Record(),
 		Validate: validateRecording,
 		Latest:   "latestRecording",
+		Key:      "recording",
 		StopParams: func(id string) device.Params {
 			return device.P(protocol.ParamRecordMode, "stop", protocol.ParamSessionID, id)
 		},
@@ -132,7 +133,7 @@ func StopRecording(ctx context.Context, d *device.Device, sessionID string, t Se
 	}
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	return recordSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "recording", FailureCode: CodeSessionFailed})
+		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: CodeSessionFailed})
 }
 
 // requireTargetApp checks pkg against SoloPi's app list (harness?type=apps),

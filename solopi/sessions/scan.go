@@ -53,6 +53,7 @@ func scanSpec() *sessionSpec {
 		Machine:  protocol.Scan(),
 		Validate: validateScan,
 		Latest:   "latestScan",
+		Key:      "scan",
 		StopParams: func(id string) device.Params {
 			return device.P(protocol.ParamAction, "cancel", protocol.ParamSessionID, id)
 		},
@@ -188,5 +189,5 @@ func CancelScan(ctx context.Context, d *device.Device, sessionID string, t Sessi
 	}
 	t = t.or(15*time.Second, 500*time.Millisecond)
 	return scanSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "scan-cancel", Success: []protocol.State{protocol.ScanCancelled}, Detail: "scan", FailureCode: CodeSessionNotStop})
+		Phase: "scan-cancel", Success: []protocol.State{protocol.ScanCancelled}, FailureCode: CodeSessionNotStop})
 }

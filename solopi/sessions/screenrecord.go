@@ -8,6 +8,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -46,6 +47,7 @@ func screenSpec() *sessionSpec {
 		Machine:  protocol.ScreenRecord(),
 		Validate: validateScreenRecording,
 		Latest:   "latestScreenRecording",
+		Key:      "screenRecording",
 		StopParams: func(id string) device.Params {
 			return device.P(protocol.ParamAction, "stop", protocol.ParamSessionID, id)
 		},
@@ -124,8 +126,11 @@ func validateScreenRecording(o device.WireObject) error {
 	if hasFin {
 		v.Check(fin >= req && (!hasSt || fin >= st), "finishedAt is before requestedAt or startedAt")
 	}
-	if dur, ok := o.Integer("durationMs"); ok && hasSt && hasFin {
-		v.Check(dur == fin-st, "durationMs %d != finishedAt - startedAt (%d)", dur, fin-st)
+	if dur, ok := o.Integer("durationMs"); ok {
+		v.Check(dur >= 0, "durationMs %d is negative", dur)
+		if hasSt && hasFin {
+			v.Check(dur == fin-st, "durationMs %d != finishedAt - startedAt (%d)", dur, fin-st)
+		}
 	}
 	v.Iff(m.IsTerminal(s), o.Has("finishedAt"), "finishedAt must be present exactly in terminal states")
 	v.Iff(s == protocol.SessionFailed, o.Has("error"), "error must be present exactly in failed")
@@ -138,7 +143,10 @@ func validateScreenRecording(o device.WireObject) error {
 		v.Check(o.Has("startedAt") && o.Has("outputPath") && size > 0, "a stopped recording lacks startedAt, outputPath or a positive fileSize")
 	}
 	if s == protocol.SessionRecording {
+		// A recording's durationMs is live (now - startedAt): the two come
+		// together (docs/device-protocol.md#session-types).
 		v.Check(o.Has("startedAt") && o.Has("outputPath"), "a recording session lacks startedAt or outputPath")
+		v.Check(o.Has("durationMs"), "a recording session lacks its live durationMs")
 	}
 	if s == protocol.ScreenPending {
 		v.Check(!o.Has("outputPath"), "a session pending user confirmation has an outputPath")
@@ -201,7 +209,7 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 	t = t.or(120*time.Second, 500*time.Millisecond)
 	id := device.NewRequestID()
 	var root string
-	return screenSpec().start(ctx, d, startPlan{
+	res, err := screenSpec().start(ctx, d, startPlan{
 		SessionID: id,
 		Params: device.P(protocol.ParamAction, "start", protocol.ParamSessionID, id, protocol.ParamResolution, c.Resolution,
 			protocol.ParamBitrateKbps, strconv.Itoa(c.BitrateKbps), protocol.ParamFrameRate, strconv.Itoa(c.FrameRate),
@@ -222,6 +230,17 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 			return stableRoot(&root, o)
 		},
 	})
+	var e *fault.Error
+	if errors.As(err, &e) && e.Code == CodeStartTimeout {
+		// solopi-ai's fields of a start timeout: whether the tester must
+		// act on the device (false, or the text of what to do) and what.
+		last, _ := e.Details["lastStatus"].(map[string]any)
+		e.With("userActionRequired", false).With("requiredUserAction", nil)
+		if device.WireObject(last).State() == protocol.ScreenPending {
+			e.WithUserAction(RequiredMediaProjectionAction).With("requiredUserAction", RequiredMediaProjectionAction)
+		}
+	}
+	return res, err
 }
 
 // stableRoot enforces that capturesRoot never changes within a session.
@@ -275,7 +294,7 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 	}
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
 	res, err := screenSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "screenRecording", FailureCode: CodeSessionFailed})
+		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: CodeSessionFailed})
 	if err != nil || out == "" {
 		return res, err
 	}

@@ -141,7 +141,7 @@ func TestScreenRecordConfigAndOutputChecks(t *testing.T) {
 
 func TestScreenRecordValidator(t *testing.T) {
 	base := `"success":true,"kind":"screen-recording","sessionId":"s1","resolution":"720x480","width":720,"height":480,"bitrateKbps":2500,"frameRate":30,"durationSec":300,"requestedAt":10,"capturesRoot":"/storage/emulated/0/solopi/ScreenCaptures"`
-	rec := `"state":"recording","recording":true,"active":true,"terminal":false,"userActionRequired":false,"startedAt":20`
+	rec := `"state":"recording","recording":true,"active":true,"terminal":false,"userActionRequired":false,"startedAt":20,"durationMs":5`
 	ssValidatorCases(t, validateScreenRecording, []ssCase{
 		{"idle", `{"success":true,"kind":"screen-recording","state":"idle","recording":false,"active":false,"terminal":false,"userActionRequired":false,"autoStopped":false,"cancelledBeforeStart":false}`, true},
 		{"idle with root", `{"success":true,"kind":"screen-recording","state":"idle","recording":false,"active":false,"terminal":false,"userActionRequired":false,"capturesRoot":"/a/b/c/ScreenCaptures"}`, false},
@@ -155,6 +155,8 @@ func TestScreenRecordValidator(t *testing.T) {
 		{"stopped without size", `{` + base + `,"state":"stopped","recording":false,"active":false,"terminal":true,"userActionRequired":false,"startedAt":20,"finishedAt":30,"durationMs":10,"outputPath":"/storage/emulated/0/solopi/ScreenCaptures/a.mp4"}`, false},
 		{"duration mismatch", `{` + base + `,"state":"stopped","recording":false,"active":false,"terminal":true,"userActionRequired":false,"startedAt":20,"finishedAt":30,"durationMs":11,"fileSize":9,"outputPath":"/storage/emulated/0/solopi/ScreenCaptures/a.mp4"}`, false},
 		{"cancelled with file", `{` + base + `,"state":"stopped","recording":false,"active":false,"terminal":true,"userActionRequired":false,"finishedAt":30,"cancelledBeforeStart":true,"fileSize":9}`, false},
+		{"recording without live durationMs", `{` + base + `,` + strings.Replace(rec, `,"durationMs":5`, "", 1) + `,"outputPath":"/storage/emulated/0/solopi/ScreenCaptures/a.mp4"}`, false},
+		{"negative durationMs", `{` + base + `,` + strings.Replace(rec, `"durationMs":5`, `"durationMs":-1`, 1) + `,"outputPath":"/storage/emulated/0/solopi/ScreenCaptures/a.mp4"}`, false},
 		{"autoStopped while recording", `{` + base + `,` + rec + `,"outputPath":"/storage/emulated/0/solopi/ScreenCaptures/a.mp4","autoStopped":true}`, false},
 	})
 }

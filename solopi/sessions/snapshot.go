@@ -27,6 +27,10 @@ type sessionSpec struct {
 	// Latest is the detail key of the latest snapshot on a mismatch
 	// ("latestRecording"), as the reference host names it.
 	Latest string
+	// Key is the reference host's key of the session's snapshot in an
+	// error object ("recording", "performance"): the one another active
+	// session and a failed stop are reported under.
+	Key string
 	// StopParams builds the stop (or cancel) mutation for a sessionId.
 	StopParams func(id string) device.Params
 	// Stoppable are the states in which a stop mutation is sent.
@@ -190,7 +194,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 	}
 	if pre.State() != "" && sp.Machine.IsLive(pre.State()) {
 		return nil, fault.Newf(fault.Failed, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
-			With(sp.Latest, map[string]any(pre))
+			With(sp.Latest, map[string]any(pre)).With(sp.Key, map[string]any(pre))
 	}
 	if p.RefuseActive != nil {
 		if err := p.RefuseActive(pre); err != nil {
@@ -381,8 +385,6 @@ type stopPlan struct {
 	// RecoverUnreachable: when the preflight status cannot reach the
 	// control server, send the stop blind and keep polling (perf-stop).
 	RecoverUnreachable bool
-	// Detail is the key of the last snapshot on a timeout ("performance").
-	Detail string
 	// Failure classifies a terminal non-success state.
 	FailureCode string
 }
@@ -510,11 +512,10 @@ func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, 
 		e.With(k, v)
 	}
 	if last != nil {
-		key := p.Detail
-		if key == "" {
-			key = "lastStatus"
+		e.With(sp.Key, map[string]any(last))
+		if e.Kind == fault.Timeout {
+			e.With("lastStatus", map[string]any(last))
 		}
-		e.With(key, map[string]any(last))
 	}
 	return e
 }

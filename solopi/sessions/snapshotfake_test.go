@@ -550,6 +550,7 @@ func (f *sessFake) screenMutation(act, id string, q url.Values) {
 		default:
 			f.then("screen", f.to("screen", "starting"), f.to("screen", "recording", func(s map[string]any) {
 				s["startedAt"] = f.now()
+				s["durationMs"] = int64(0) // live: now - startedAt
 				s["outputPath"] = fakeCaptures + "/Screen-20260101-120000-720x480.mp4"
 			}))
 		}

@@ -30,6 +30,7 @@ func stressSpec() *sessionSpec {
 		Machine:  protocol.Stress(),
 		Validate: validateStress,
 		Latest:   "latestStress",
+		Key:      "stress",
 		StopParams: func(id string) device.Params {
 			return device.P(protocol.ParamAction, "stop", protocol.ParamSessionID, id)
 		},
@@ -162,5 +163,5 @@ func StopStress(ctx context.Context, d *device.Device, sessionID string, t Sessi
 	}
 	t = t.or(30*time.Second, 500*time.Millisecond)
 	return stressSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "stress-stop", Success: []protocol.State{protocol.SessionStopped}, Detail: "stress", FailureCode: CodeSessionFailed})
+		Phase: "stress-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: CodeSessionFailed})
 }

@@ -102,6 +102,9 @@ func (p *Phone) RunCase(ctx context.Context, req execution.RunRequest) (executio
 		CaseName: req.CaseName, TargetPackage: req.TargetPackage, RestartApp: req.RestartApp,
 		AckTimeout: p.o.AckTimeout, RunTimeout: p.o.RunTimeout, PollInterval: p.o.PollInterval,
 		ArtifactsDir: req.ArtifactsDir, Progress: p.o.Progress,
+		// A compiled case encrypts nothing: its oracle values are evidence,
+		// not secrets, and must show in the replay's messages.
+		Encrypted: &[]casefile.ParamRef{},
 	}
 	if err := o.Validate(); err != nil {
 		return execution.RunResult{}, err

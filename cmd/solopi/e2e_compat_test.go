@@ -1,0 +1,733 @@
+package main
+
+// End-to-end tests of solopi-ai compatibility and of the hardening items:
+// the built binary against a simulated farm, faults injected through the
+// simulator's control endpoint, the solopi-ai fields and exit codes
+// asserted on the real stdout.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+)
+
+// compatRig is an e2eRig plus the simulator's control endpoint.
+type compatRig struct {
+	*e2eRig
+	control string
+}
+
+func newCompatRig(t *testing.T, o sim.FarmOptions) *compatRig {
+	t.Helper()
+	r := newE2ERig(t, o)
+	srv := httptest.NewServer(r.farm.ControlHandler())
+	t.Cleanup(srv.Close)
+	return &compatRig{e2eRig: r, control: srv.URL}
+}
+
+// fault injects one fault into the rig's device through the control
+// endpoint, as a user of `solopi sim serve` would.
+func (r *compatRig) fault(name, body string) {
+	r.t.Helper()
+	code, out := postJSON(r.t, r.control+"/v1/devices/"+r.dev.Serial()+"/"+name, body)
+	if code != 200 {
+		r.t.Fatalf("fault %s %s: HTTP %d %s", name, body, code, out)
+	}
+}
+
+// postJSON posts body and returns the HTTP status and the answer.
+func postJSON(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// writeFile writes a file under a fresh temporary directory.
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Hardening 7 and 8: a negative step index and broken case JSON are local
+// input errors (exit 3) with stable codes, never a silent append or a
+// guessed meaning.
+func TestE2ECaseFileInputErrors(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{})
+	file := writeCase(t, nil)
+	step := writeFile(t, "step.json", []byte(`{"operationMethod":{"actionEnum":"BACK"}}`))
+	out := filepath.Join(t.TempDir(), "new.json")
+	for _, at := range []string{"-1", "-7"} {
+		m := r.expect(3, "case-step-add", "--file", file, "--step-file", step, "--output", out, "--at", at)
+		if e2eStr(m, "errorCode") != "step_index_out_of_range" {
+			t.Errorf("--at %s: %v", at, m)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused step-add wrote its output")
+	}
+	m := r.expect(0, "case-step-add", "--file", file, "--step-file", step, "--output", out)
+	if e2eNum(m, "affectedIndex") != 7 {
+		t.Errorf("append without --at: %v", m)
+	}
+
+	// Latin-1 in a case name: refused with the byte offset, by every
+	// command that reads a case file (before any device contact).
+	latin1 := writeFile(t, "latin1.json", []byte(strings.Replace(string(demoCase), `"counter-smoke"`, "\"caf\xe9\"", 1)))
+	for _, args := range [][]string{{"case-validate", "--file", latin1}, {"case-import", "--file", latin1, "--replace"}} {
+		m := r.expect(3, args...)
+		if e2eStr(m, "errorCode") != "invalid_utf8" || m["offset"] == nil {
+			t.Errorf("%s: %v", args[0], m)
+		}
+	}
+	dup := writeFile(t, "dup.json", []byte(strings.Replace(string(demoCase), `"priority": 1,`, `"priority": 1, "priority": 2,`, 1)))
+	for _, args := range [][]string{{"case-validate", "--file", dup}, {"case-import", "--file", dup, "--replace"}, {"case-step-list", "--file", dup}} {
+		m := r.expect(3, args...)
+		if e2eStr(m, "errorCode") != "duplicate_key" || e2eStr(m, "key") != "priority" {
+			t.Errorf("%s: %v", args[0], m)
+		}
+	}
+	// Nothing reached the device: the case list is still empty.
+	if m := r.expect(0, "cases"); len(m["cases"].([]any)) != 0 {
+		t.Errorf("a refused import reached the device: %v", m)
+	}
+}
+
+// Compatibility 6: exit codes solopi-ai scripts branch on.
+func TestE2ECompatExitCodes(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{})
+	// perf-analyze of a directory without CSV files: 3.
+	empty := t.TempDir()
+	m := r.expect(3, "perf-analyze", "--input", empty)
+	if e2eStr(m, "errorCode") != "no_csv_files" {
+		t.Errorf("perf-analyze: %v", m)
+	}
+	// config-get/config-set of a key SoloPi does not have: 2, as the
+	// device's own answer.
+	for _, args := range [][]string{{"config-get", "--key", "KEY_NOPE"}, {"config-set", "--key", "KEY_NOPE", "--value", "1"}} {
+		m := r.expect(2, args...)
+		if e2eStr(m, "errorCode") != "unsupported_config" || e2eStr(m, "key") != "KEY_NOPE" {
+			t.Errorf("%s: %v", args[0], m)
+		}
+	}
+	// A refused key carries the config object next to our fields.
+	m = r.expect(2, "config-set", "--key", "KEY_CONTROL_PORT", "--value", "23343")
+	if cfg := e2eObj(m, "config"); e2eStr(cfg, "key") != "KEY_CONTROL_PORT" || cfg["writable"] != false {
+		t.Errorf("config-set refusal: %v", m)
+	}
+	// No adb server and no adb executable: 3.
+	res := runBinary(t, []string{"ANDROID_ADB_SERVER_PORT=1", "PATH=" + t.TempDir()}, "doctor")
+	if res.code != 3 || !strings.Contains(string(res.stdout), `"errorCode":"adb_not_found"`) {
+		t.Errorf("no adb: exit %d %s", res.code, res.stdout)
+	}
+}
+
+// slowCase is the demo case with a long SLEEP first (device time).
+func slowCase(t *testing.T, sleepMs int) string {
+	t.Helper()
+	return writeCase(t, func(s string) string {
+		return strings.Replace(s, `"stepId": "reset",`, fmt.Sprintf(`"stepId": "wait",
+"operationMethod": {"actionEnum": "SLEEP", "operationParam": {"text": "%d"}, "encrypt": false}},
+{"stepId": "reset",`, sleepMs), 1)
+	})
+}
+
+// failingCase is the demo case whose ASSERT expects 4: it fails before
+// its SCREENSHOT step.
+func failingCase(t *testing.T) string {
+	t.Helper()
+	return writeCase(t, func(s string) string {
+		return strings.Replace(s, `"assertInputContent": "3"`, `"assertInputContent": "4"`, 1)
+	})
+}
+
+// waitFor polls cond (device or file state) until it holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// replaying reports whether the device runs a replay (its control lease).
+func (r *compatRig) replaying() bool { return strings.HasPrefix(r.dev.App.LeaseHolder(), "harness:") }
+
+// startBinary starts the binary in the background; wait returns its
+// output and exit code.
+func (r *compatRig) startBinary(args ...string) (*exec.Cmd, func() cliRun) {
+	r.t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Env = append(os.Environ(), r.env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, func() cliRun {
+		err := cmd.Wait()
+		res := cliRun{stdout: out.Bytes(), stderr: errb.Bytes()}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			res.code = ee.ExitCode()
+		}
+		r.t.Logf("solopi %s → exit %d\n%s", strings.Join(args, " "), res.code, res.stdout)
+		return res
+	}
+}
+
+// manifestOf reads and validates dir's manifest.
+func manifestOf(t *testing.T, dir string) artifacts.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Validate(t, "artifacts-manifest", b)
+	var m artifacts.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Compatibility 1: a CI job that reuses its workspace runs again. Our
+// evidence set is replaced (the old manifest's files the new run does not
+// write are removed, files of no manifest are kept, the JSON says what
+// was replaced); a directory of someone else's files is refused unless
+// --overwrite; a symlink is never written through. --output files are
+// replaced as solopi-ai replaces them.
+func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	dir := filepath.Join(t.TempDir(), "evidence")
+	first := r.expect(0, "run", "--case", demoCaseName, "--artifacts", dir)
+	// The evidence names its device and renders as report.html, which
+	// `solopi report` regenerates from the files alone.
+	ev := e2eObj(first, "artifacts")
+	if man := manifestOf(t, dir); man.Extra["serial"] != r.dev.Serial() || man.Extra["model"] != "Pixel 7" || man.Extra["deviceUtcOffset"] != "+0000" {
+		t.Errorf("manifest extras %v", man.Extra)
+	}
+	if e2eStr(ev, "report") != filepath.Join(dir, "report.html") || e2eStr(ev, "case") == "" {
+		t.Fatalf("artifacts %v", ev)
+	}
+	os.Remove(filepath.Join(dir, "report.html"))
+	if rep := r.expect(0, "report", dir); rep["kind"] != "run" || rep["report"] != filepath.Join(dir, "report.html") {
+		t.Errorf("report: %v", rep)
+	}
+	shot := "device/002-counter-3.png"
+	if _, err := os.Stat(filepath.Join(dir, shot)); err != nil {
+		t.Fatalf("the passing run's device screenshot: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	// The failing version stops before its SCREENSHOT step.
+	r.expect(0, "case-import", "--file", failingCase(t), "--replace")
+	second := r.expect(2, "run", "--case", demoCaseName, "--artifacts", dir)
+	rep := e2eObj(e2eObj(second, "artifacts"), "replaced")
+	if rep["runId"] != first["runId"] || !slices.Contains(e2eStrings(rep, "removed"), shot) {
+		t.Fatalf("replaced %v", rep)
+	}
+	if _, err := os.Stat(filepath.Join(dir, shot)); err == nil {
+		t.Error("the earlier run's screenshot is still there")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
+		t.Error("a file no manifest names was touched")
+	}
+	if m := manifestOf(t, dir); m.RunID != second["runId"] {
+		t.Errorf("manifest of %s, want %s", m.RunID, second["runId"])
+	}
+	// Someone else's directory: refused before the device is touched.
+	foreign := t.TempDir()
+	os.WriteFile(filepath.Join(foreign, "report.pdf"), []byte("x"), 0o644)
+	if m := r.expect(3, "run", "--case", demoCaseName, "--artifacts", foreign); e2eStr(m, "errorCode") != "artifacts_dir_not_empty" {
+		t.Errorf("foreign directory: %v", m)
+	}
+	r.expect(2, "run", "--case", demoCaseName, "--artifacts", foreign, "--overwrite")
+	if _, err := os.Stat(filepath.Join(foreign, "report.pdf")); err != nil {
+		t.Error("--overwrite removed a file that is not ours")
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(dir, link)
+	if m := r.expect(3, "run", "--case", demoCaseName, "--artifacts", link); e2eStr(m, "errorCode") != "unsafe_artifact_path" {
+		t.Errorf("symlinked directory: %v", m)
+	}
+
+	// --output files: replaced, and the JSON says so.
+	out := t.TempDir()
+	for _, c := range []struct {
+		file string
+		args []string
+	}{
+		{"s.png", []string{"screenshot"}},
+		{"l.txt", []string{"logs"}},
+		{"c.json", []string{"case-get", "--case", demoCaseName}},
+		{"t.json", []string{"case-template", "--name", "t", "--target-package", "com.example.counter"}},
+		{"v.json", []string{"case-validate", "--file", writeCase(t, nil)}},
+	} {
+		p := filepath.Join(out, c.file)
+		os.WriteFile(p, []byte("old"), 0o644)
+		m := r.expect(0, append(c.args, "--output", p)...)
+		if !e2eBool(m, "outputReplaced") {
+			t.Errorf("%s over an existing file: %v", c.args[0], m)
+		}
+		if b, _ := os.ReadFile(p); string(b) == "old" {
+			t.Errorf("%s did not replace the file", c.args[0])
+		}
+		l := filepath.Join(out, "link-"+c.file)
+		os.Symlink(p, l)
+		if m := r.expect(3, append(c.args, "--output", l)...); e2eStr(m, "errorCode") != "invalid_output_path" {
+			t.Errorf("%s through a symlink: %v", c.args[0], m)
+		}
+	}
+}
+
+// Compatibility 3 and 4: a timed-out run is cancelled (ours, exactly) and
+// keeps solopi-ai's runId and lastStatus; cancelling it again is
+// idempotent; auto-start stays on, so doctor passes after the run.
+func TestE2ERunTimeoutCancelAndAutoStart(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{})
+	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
+	m := r.expect(124, "run", "--case", demoCaseName, "--run-timeout", "1")
+	runID := e2eStr(m, "runId")
+	last := e2eObj(m, "lastStatus")
+	if runID == "" || e2eStr(m, "errorCode") != "run_timeout" || last["runId"] != runID {
+		t.Fatalf("timeout payload: %v", m)
+	}
+	if st := r.expect(0, "status"); st["state"] != "cancelled" || st["runId"] != runID {
+		t.Fatalf("device after the timeout: %v", st)
+	}
+	c := r.expect(0, "cancel", "--run-id", runID)
+	if c["idempotent"] != true || c["state"] != "cancelled" || c["cancelSent"] != false {
+		t.Errorf("cancel of a cancelled run: %v", c)
+	}
+	// The fresh device had auto-start off: the run turned it on and it
+	// stays on (solopi-ai's behaviour), so the device is ready afterwards.
+	if as := e2eObj(m, "autoStart"); as["changed"] != true || as["previous"] != false {
+		t.Errorf("autoStart %v", as)
+	}
+	if cfg := e2eObj(r.expect(0, "config-get", "--key", "KEY_REPLAY_AUTO_START"), "config"); cfg["value"] != true {
+		t.Errorf("auto-start after the run: %v", cfg)
+	}
+	r.expect(0, "doctor")
+}
+
+// Compatibility 5 and the batch report: an early-stopping batch lists the
+// runs that ran under results and the others under skipped (JUnit
+// <skipped/>); failedRuns counts executed failures; batch.json and
+// report.html are written and `solopi report` renders them again.
+func TestE2EBatchStopsEarlyWithSkippedAndReport(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	r.expect(0, "case-import", "--file", failingCase(t), "--replace")
+	root := t.TempDir()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	m := r.expect(2, "run-repeat", "--case", demoCaseName, "--times", "3", "--artifacts", root, "--junit", junit)
+	results, _ := m["results"].([]any)
+	skipped, _ := m["skipped"].([]any)
+	if len(results) != 1 || len(skipped) != 2 || e2eNum(m, "failedRuns") != 1 || e2eNum(m, "completedRuns") != 1 || !e2eBool(m, "stoppedEarly") {
+		t.Fatalf("aggregate %v", m)
+	}
+	if s := skipped[0].(map[string]any); s["index"] != float64(2) || s["caseName"] != demoCaseName {
+		t.Errorf("skipped %v", skipped)
+	}
+	raw, _ := os.ReadFile(junit)
+	var doc artifacts.XMLTestsuites
+	if err := xml.Unmarshal(raw, &doc); err != nil || doc.Tests != 3 || doc.Failures != 1 || doc.Skipped != 2 {
+		t.Fatalf("junit %s: %v", raw, err)
+	}
+	batchDir := e2eStr(m, "artifactsRoot")
+	var summary map[string]any
+	b, err := os.ReadFile(filepath.Join(batchDir, "batch.json"))
+	if err != nil || json.Unmarshal(b, &summary) != nil || summary["batchId"] != m["batchId"] {
+		t.Fatalf("batch.json: %v %s", err, b)
+	}
+	schemas.Validate(t, "run-batch", b)
+	reportPath := e2eStr(m, "report")
+	sub := filepath.Join(batchDir, "001-"+demoCaseName)
+	for _, p := range []string{reportPath, filepath.Join(sub, "report.html"), filepath.Join(sub, "case.json")} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	// The reports regenerate from the evidence alone.
+	os.Remove(reportPath)
+	os.Remove(filepath.Join(sub, "report.html"))
+	rep := r.expect(0, "report", batchDir)
+	if rep["report"] != reportPath || rep["kind"] != "batch" {
+		t.Errorf("report of the batch: %v", rep)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "report.html")); err != nil {
+		t.Errorf("the sub-run's report was not rewritten: %v", err)
+	}
+	if rep := r.expect(0, "report", sub); rep["kind"] != "run" {
+		t.Errorf("report of the sub-run: %v", rep)
+	}
+}
+
+// Compatibility 6 and 8: error objects keep solopi-ai's keys beside ours,
+// and a recording's live durationMs passes our validator.
+func TestE2EErrorPayloadsKeepSolopiAiKeys(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	// result before any run: the idle snapshot's fields at the top level.
+	m := r.expect(2, "result")
+	if e2eStr(m, "errorCode") != "no_run" || m["state"] != "idle" || m["active"] != false || m["terminal"] != false || m["results"] == nil {
+		t.Errorf("result without a run: %v", m)
+	}
+	// run while another replay is active: run (solopi-ai) and activeRun.
+	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
+	r.fault("competing-replay", `{"caseName":"`+demoCaseName+`"}`)
+	waitFor(t, "the competing replay", r.replaying)
+	m = r.expect(2, "run", "--case", demoCaseName)
+	other := e2eStr(e2eObj(m, "activeRun"), "runId")
+	if e2eStr(m, "errorCode") != "replay_active" || e2eObj(m, "run")["state"] != "running" || other == "" || e2eObj(m, "run")["runId"] != other {
+		t.Errorf("run during another replay: %v", m)
+	}
+	r.expect(0, e2ePoll("cancel", "--run-id", other)...)
+	// perf-start while a recording is active: performance beside
+	// latestPerformance.
+	r.expect(0, e2ePoll("perf-start", "--global", "--items", "CPU")...)
+	m = r.expect(2, e2ePoll("perf-start", "--global", "--items", "CPU")...)
+	if e2eObj(m, "performance")["state"] != "recording" || e2eObj(m, "latestPerformance") == nil {
+		t.Errorf("second perf-start: %v", m)
+	}
+	// adb-connect refused because more than adb is missing: connected and
+	// requiredUserAction as solopi-ai prints them.
+	r.fault("permission", `{"name":"accessibility","granted":false}`)
+	m = r.expect(2, "adb-connect")
+	if e2eStr(m, "errorCode") != "adb_connect_precondition_failed" || m["connected"] != false || e2eStr(m, "requiredUserAction") == "" {
+		t.Errorf("adb-connect precondition: %v", m)
+	}
+	r.fault("permission", `{"name":"accessibility","granted":true}`)
+	// screen-record-start that times out on the MediaProjection dialog:
+	// top-level userActionRequired and requiredUserAction.
+	m = r.expect(124, e2ePoll("screen-record-start", "--ack-timeout", "1")...)
+	if e2eStr(m, "userActionRequired") == "" || e2eStr(m, "requiredUserAction") != "Confirm the Android MediaProjection system dialog" {
+		t.Errorf("screen-record-start timeout: %v", m)
+	}
+	// A live recording's durationMs passes the status validator.
+	r.dev.App.SetScreenRecordAutoConfirm(true)
+	m = r.expect(0, e2ePoll("screen-record-start")...)
+	st := r.expect(0, "screen-record-status", "--session-id", e2eStr(m, "sessionId"))
+	if st["state"] != "recording" || st["durationMs"] == nil {
+		t.Errorf("recording status: %v", st)
+	}
+	r.expect(0, e2ePoll("screen-record-stop", "--session-id", e2eStr(m, "sessionId"))...)
+	// agent-session-start whose session fails at once: the owner token
+	// comes with the error, so the script can clean up.
+	r.fault("touch-service", `{"available":false}`)
+	m = r.expect(2, e2ePoll("agent-session-start")...)
+	if e2eStr(m, "ownerToken") == "" || e2eStr(m, "sessionId") == "" {
+		t.Errorf("failed agent-session-start: %v", m)
+	}
+}
+
+// Hardening 1: an output that cannot be written is refused before the
+// device is touched (exit 3, output_not_writable). A read-only directory
+// binds only users other than root: as root the binary runs as nobody.
+func TestE2EUnwritableOutputsRefusedBeforeTheDevice(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	base, err := os.MkdirTemp("", "solopi-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(base, "ro"), 0o755); os.RemoveAll(base) })
+	ro := filepath.Join(base, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	run := r.run
+	if os.Geteuid() == 0 {
+		// Root ignores permission bits: the same binary as nobody.
+		bin := filepath.Join(base, "solopi")
+		data, err := os.ReadFile(binPath)
+		if err != nil || os.WriteFile(bin, data, 0o755) != nil || os.Chmod(base, 0o755) != nil {
+			t.Fatalf("copy the binary: %v", err)
+		}
+		run = func(args ...string) cliRun {
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), r.env...)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			err := cmd.Run()
+			res := cliRun{stdout: out.Bytes()}
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				res.code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatalf("run as nobody: %v", err)
+			}
+			return res
+		}
+	}
+	for _, args := range [][]string{
+		{"run", "--case", demoCaseName, "--artifacts", filepath.Join(ro, "evidence")},
+		{"run", "--case", demoCaseName, "--artifacts", ro},
+		{"run", "--case", demoCaseName, "--junit", filepath.Join(ro, "junit.xml")},
+		{"run-batch", "--case", demoCaseName, "--artifacts", ro},
+		{"screenshot", "--output", filepath.Join(ro, "s.png")},
+		{"logs", "--output", filepath.Join(ro, "sub", "l.txt")},
+		{"case-get", "--case", demoCaseName, "--output", filepath.Join(ro, "c.json")},
+	} {
+		res := run(args...)
+		if res.code != 3 || !strings.Contains(string(res.stdout), `"errorCode":"output_not_writable"`) {
+			t.Errorf("%v: exit %d %s", args, res.code, res.stdout)
+		}
+		schemas.Validate(t, args[0], res.stdout)
+	}
+	if entries, _ := os.ReadDir(ro); len(entries) != 0 {
+		t.Errorf("the refused commands left %v", entries)
+	}
+	// No replay was started: the device has no run at all.
+	if st := r.expect(0, "status"); st["state"] != "idle" || st["runId"] != nil {
+		t.Errorf("the device was touched: %v", st)
+	}
+}
+
+// Hardening 2: a stalled screencap costs only its own deadline (the other
+// items are collected meanwhile), and Ctrl-C during the collection ends
+// the command at once with the verdict and what was collected.
+func TestE2EStalledEvidenceCommands(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	r.fault("command-stall", `{"command":"screencap","hang":true}`)
+	dir := filepath.Join(t.TempDir(), "evidence")
+	m := r.expect(0, "run", "--case", demoCaseName, "--artifacts", dir, "--evidence-timeout", "0.5")
+	ev := e2eObj(m, "artifacts")
+	errs := strings.Join(e2eStrings(ev, "errors"), "\n")
+	if ev["complete"] != false || !strings.Contains(errs, "screen.png: no answer within the evidence deadline") || e2eStr(ev, "logcat") == "" || e2eStr(ev, "screenshot") != "" {
+		t.Fatalf("artifacts with a stalled screencap: %v", ev)
+	}
+	if man := manifestOf(t, dir); man.Complete || !slices.ContainsFunc(man.Files, func(f artifacts.FileEntry) bool { return f.Path == "logcat.txt" }) {
+		t.Errorf("manifest %+v", man)
+	}
+
+	// Ctrl-C while the screenshot hangs (the default 10 s deadline): the
+	// run's verdict, the logcat and an incomplete manifest, at once.
+	dir = filepath.Join(t.TempDir(), "evidence")
+	cmd, wait := r.startBinary("run", "--case", demoCaseName, "--artifacts", dir)
+	waitFor(t, "the logcat of the collection", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "logcat.txt"))
+		return err == nil
+	})
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	res := wait()
+	// Far below the 10 s the stalled screenshot would have cost.
+	if took := time.Since(sent); took > 5*time.Second {
+		t.Errorf("the command took %s to end after SIGINT", took)
+	}
+	schemas.Validate(t, "run", res.stdout)
+	m = decodeObject(t, res)
+	ev = e2eObj(m, "artifacts")
+	if res.code != 0 || m["state"] != "passed" || ev["complete"] != false || !strings.Contains(strings.Join(e2eStrings(ev, "errors"), "\n"), "screen.png: interrupted") {
+		t.Fatalf("interrupted collection: exit %d %s", res.code, res.stdout)
+	}
+	if man := manifestOf(t, dir); man.Complete || man.RunID != m["runId"] {
+		t.Errorf("manifest %+v", man)
+	}
+	r.fault("command-stall", `{"command":"screencap","release":true}`)
+}
+
+// Hardening 3 and 4: a run that loses its device or its app still writes
+// what is known (the last status, the runId, an incomplete manifest). An
+// app restart is the run being lost (run_lost, exit 4), never "replaced"
+// with a stale state:"running".
+func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 10})
+	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
+
+	// SoloPi restarts mid-run: once the replay has been running for 2 s of
+	// device time (the CLI claims it within tens of milliseconds).
+	dir := filepath.Join(t.TempDir(), "restart")
+	_, wait := r.startBinary("run", "--case", demoCaseName, "--artifacts", dir)
+	waitFor(t, "the replay", r.replaying)
+	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
+	r.fault("restart-app", "")
+	res := wait()
+	schemas.Validate(t, "run", res.stdout)
+	m := decodeObject(t, res)
+	runID := e2eStr(m, "runId")
+	if res.code != 4 || e2eStr(m, "errorCode") != "run_lost" || runID == "" || m["state"] != nil || e2eObj(m, "lastStatus")["runId"] != runID {
+		t.Fatalf("app restart mid-run: exit %d %s", res.code, res.stdout)
+	}
+	checkLostEvidence(t, dir, runID, "run_lost")
+
+	// The device drops off adb mid-run: after --unreachable-timeout the
+	// run ends as a transport failure, evidence written all the same.
+	dir = filepath.Join(t.TempDir(), "offline")
+	_, wait = r.startBinary("run", "--case", demoCaseName, "--artifacts", dir, "--unreachable-timeout", "1", "--evidence-timeout", "1")
+	waitFor(t, "the replay", r.replaying)
+	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
+	r.fault("adb-state", `{"state":"offline"}`)
+	res = wait()
+	r.fault("adb-state", `{"state":"device"}`)
+	schemas.Validate(t, "run", res.stdout)
+	m = decodeObject(t, res)
+	runID = e2eStr(m, "runId")
+	if res.code != 4 || runID == "" || e2eObj(m, "lastStatus")["state"] != "running" || m["state"] != nil {
+		t.Fatalf("device offline mid-run: exit %d %s", res.code, res.stdout)
+	}
+	checkLostEvidence(t, dir, runID, e2eStr(m, "errorCode"))
+}
+
+// checkLostEvidence: the last status of runID and a manifest marked
+// incomplete with the failure's code.
+func checkLostEvidence(t *testing.T, dir, runID, code string) {
+	t.Helper()
+	man := manifestOf(t, dir)
+	if man.Complete || man.RunID != runID || man.Extra["errorCode"] != code {
+		t.Errorf("manifest %+v", man)
+	}
+	var st map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil || json.Unmarshal(b, &st) != nil || st["runId"] != runID || st["state"] != "running" {
+		t.Errorf("result.json: %v %s", err, b)
+	}
+}
+
+// Hardening 5: a run while an Agent session holds the device is a lease
+// conflict (exit 2, JUnit <error>), not a failure of a case that never ran.
+func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 5})
+	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	sid, tok := agentStart(t, r.env, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	m := r.expect(2, "run", "--case", demoCaseName, "--junit", junit)
+	if e2eStr(m, "errorCode") != "lease_conflict" || e2eStr(m, "userActionRequired") == "" || e2eStr(m, "runId") == "" {
+		t.Fatalf("run during an Agent session: %v", m)
+	}
+	raw, _ := os.ReadFile(junit)
+	var doc artifacts.XMLTestsuites
+	if err := xml.Unmarshal(raw, &doc); err != nil || doc.Errors != 1 || doc.Failures != 0 {
+		t.Fatalf("junit %s: %v", raw, err)
+	}
+	// Hardening 6: a stepId reused for another action is a conflict, not
+	// the first action's receipt; the same action is the stored receipt.
+	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	wait := []string{"agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "wait", "--duration-ms", "100"}
+	a := r.expect(0, e2ePoll(wait...)...)
+	if e2eObj(a, "receipt")["status"] != "succeeded" {
+		t.Fatalf("agent-act: %v", a)
+	}
+	if a = r.expect(0, e2ePoll(wait...)...); a["replayed"] != true {
+		t.Errorf("retry of the same step: %v", a)
+	}
+	c := r.expect(2, e2ePoll("agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "back")...)
+	if e2eStr(c, "errorCode") != "step_id_conflict" || e2eStr(c, "stepId") != "s1" {
+		t.Errorf("reused stepId: %v", c)
+	}
+	r.expect(0, e2ePoll("agent-end", "--session-id", sid, "--owner-token-file", tok)...)
+}
+
+// Hardening 9: the decrypted value of an encrypted parameter, echoed by
+// the device in a failing ASSERT's message and its running.log, reaches
+// no output: not stdout, result.json, case.json, JUnit, logcat.txt or the
+// pulled device log; case-get shows it only with --show-secrets. With
+// case-import's record the exact values are hidden; without one, the
+// input-bearing parameters.
+func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	const secret = "Hunter2-Counting-Secret"
+	file := writeCase(t, func(s string) string {
+		return strings.Replace(s, `"operationParam": {"assertMode": "assert_contain", "assertInputContent": "Counting"}, "encrypt": false`,
+			`"operationParam": {"assertMode": "assert_contain", "assertInputContent": "`+casefile.Encrypt(casefile.DefaultSeed, secret)+`"}, "encrypt": true`, 1)
+	})
+	m := r.expect(0, "case-import", "--file", file, "--replace")
+	if red := e2eObj(m, "redaction"); red["encryptedParams"] != float64(2) || e2eStr(red, "record") == "" {
+		t.Fatalf("case-import redaction record: %v", m)
+	}
+	// The device really echoes the secret: the run fails on it.
+	check := func(basis string) {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "evidence")
+		junit := filepath.Join(t.TempDir(), "junit.xml")
+		m := r.expect(2, "run", "--case", demoCaseName, "--artifacts", dir, "--junit", junit)
+		if red := e2eObj(m, "redaction"); red["basis"] != basis || e2eNum(red, "values") < 1 {
+			t.Errorf("redaction %v", red)
+		}
+		if !strings.Contains(string(r.outs[len(r.outs)-1].stdout), casefile.Redacted) {
+			t.Errorf("the failing step's message was not redacted: %s", r.outs[len(r.outs)-1].stdout)
+		}
+		files := []string{junit}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		sawLog := false
+		for _, p := range files {
+			b, _ := os.ReadFile(p)
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the secret", p)
+			}
+			sawLog = sawLog || strings.HasSuffix(p, ".log") && bytes.Contains(b, []byte(casefile.Redacted))
+		}
+		if !sawLog {
+			t.Errorf("no redacted device log among %v", files)
+		}
+	}
+	check("import_record")
+	// status and result print the same snapshot: redacted too.
+	for _, cmd := range []string{"status", "result"} {
+		if res := r.run(cmd); !bytes.Contains(res.stdout, []byte(casefile.Redacted)) {
+			t.Errorf("%s: exit %d %s", cmd, res.code, res.stdout)
+		}
+	}
+	// case-get: every parameter redacted unless --show-secrets.
+	if g := r.expect(0, "case-get", "--case", demoCaseName); e2eNum(g, "redactedParams") == 0 {
+		t.Errorf("case-get: %v", g)
+	}
+	r.requireNoOutputContains(secret)
+	if g := r.run("case-get", "--case", demoCaseName, "--show-secrets"); g.code != 0 || !bytes.Contains(g.stdout, []byte(secret)) {
+		t.Errorf("case-get --show-secrets: exit %d", g.code)
+	}
+	r.outs = r.outs[:len(r.outs)-1]
+	// Without the record (another computer, a case imported elsewhere):
+	// the input-bearing parameters, the assertion's content among them.
+	cache := filepath.Join(t.TempDir(), "empty-cache")
+	r.env = append(r.env, "XDG_CACHE_HOME="+cache)
+	check("input_parameters")
+	r.requireNoOutputContains(secret)
+}

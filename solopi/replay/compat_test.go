@@ -1,0 +1,130 @@
+package replay
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
+)
+
+// A run SoloPi forgets (idle with no runId: an app restart) is lost, not
+// replaced: exit-4 kind, the runId kept, its last status under lastStatus
+// and not spread at the top level, evidence written and incomplete.
+func TestRunLostWhenSoloPiForgetsIt(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("slow", devicefake.TwoSteps)
+	f.Plan["slow"] = devicefake.PlanHang
+	f.OnStatus = func(f *devicefake.Replay) {
+		if f.Status["state"] == "running" && f.Polls == 3 {
+			f.Status = map[string]any{"success": true, "state": "idle", "active": false, "terminal": false, "results": []any{}}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("slow", dir))
+	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeRunLost || rep.Payload["runId"] != rep.RunID || rep.RunID == "" {
+		t.Fatalf("kind %v payload %v", kindOf(rep.Err), rep.Payload)
+	}
+	last, _ := rep.Payload["lastStatus"].(map[string]any)
+	if rep.Payload["state"] != nil || last["state"] != "running" || f.CountMutations("type=cancel") != 0 {
+		t.Fatalf("payload %v", rep.Payload)
+	}
+	if m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactCase); m.Complete || m.Extra["errorCode"] != CodeRunLost {
+		t.Fatalf("manifest %+v", m)
+	}
+}
+
+// Each evidence item has its own deadline: a screencap that never answers
+// costs EvidenceTimeout, the logcat is collected meanwhile; an interrupt
+// during the collection ends it at once and keeps the verdict.
+func TestEvidenceItemsHaveTheirOwnDeadline(t *testing.T) {
+	f := devicefake.NewReplay(t)
+	f.AddCase("smoke", devicefake.TwoSteps)
+	stalled := make(chan struct{}, 4)
+	f.OnExec = func(ctx context.Context, cmd string) ([]byte, bool, error) {
+		if cmd != "screencap -p" {
+			return nil, false, nil
+		}
+		stalled <- struct{}{}
+		<-ctx.Done()
+		return nil, true, ctx.Err()
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	o := fastRun("smoke", dir)
+	o.EvidenceTimeout = 50 * time.Millisecond
+	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	a := rep.Artifacts
+	if kindOf(rep.Err) != passed || a.Complete || a.Screenshot != "" || a.Logcat == "" || !strings.Contains(strings.Join(a.Errors, "\n"), ArtifactScreenshot+": "+errEvidenceDeadline.Error()) {
+		t.Fatalf("artifacts %+v", a)
+	}
+	// Interrupted while the screenshot hangs: the verdict stands.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o.EvidenceTimeout = time.Hour
+	o.ArtifactsDir = filepath.Join(t.TempDir(), "out")
+	for len(stalled) > 0 {
+		<-stalled // the first run's screencap
+	}
+	go func() {
+		<-stalled
+		cancel()
+	}()
+	rep = RunReplay(ctx, replayFakeDevice(f), o)
+	a = rep.Artifacts
+	if kindOf(rep.Err) != passed || a.Complete || !strings.Contains(strings.Join(a.Errors, "\n"), ArtifactScreenshot+": interrupted") || a.Manifest == "" {
+		t.Fatalf("interrupted collection: %v %+v", rep.Err, a)
+	}
+}
+
+// case-import's record makes the run hide exactly the encrypted values;
+// without it the input-bearing parameters are hidden.
+func TestSecretsStoreAndRedactionBasis(t *testing.T) {
+	store := SecretsStore{Dir: filepath.Join(t.TempDir(), "cases")}
+	snap, err := casefile.Parse([]byte(`{"caseName":"c","targetAppPackage":"com.example.counter","operationLog":{"steps":[
+		{"stepId":"pw","operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":"hunter22"}},"operationNode":{"resourceId":"a:id/p"}},
+		{"stepId":"wait","operationMethod":{"actionEnum":"SLEEP","encrypt":false,"operationParam":{"text":"2000"}}}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := strings.Repeat("ab", 32)
+	ci := &DeviceCase{ID: 3, Name: "c", Fingerprint: fp, Case: snap}
+	if r := caseRedaction(store, nil, ci); r.Basis != RedactionInputParameters || r.Values != 1 || r.Redactor().Redact("typed hunter22") != "typed "+casefile.Redacted {
+		t.Fatalf("without a record: %+v", r)
+	}
+	p, err := store.Save(SecretsRecord{CaseName: "c", CaseID: 3, CaseFingerprint: fp, EncryptedParams: []casefile.ParamRef{{StepID: "wait", Key: "text"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("record file %v %v", fi, err)
+	}
+	if fi, _ := os.Stat(store.Dir); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("record directory mode %v", fi.Mode())
+	}
+	r := caseRedaction(store, nil, ci)
+	if r.Basis != RedactionImportRecord || r.Redactor().Redact("slept 2000 ms, typed hunter22") != "slept "+casefile.Redacted+" ms, typed hunter22" {
+		t.Fatalf("with the record: %+v", r)
+	}
+	// Another name under that fingerprint, or another fingerprint: no record.
+	if _, ok := store.Load("other", fp); ok {
+		t.Error("a record was found for another case name")
+	}
+	if _, ok := store.Load("c", strings.Repeat("cd", 32)); ok {
+		t.Error("a record was found for another fingerprint")
+	}
+	// Records unused for 90 days go when the next one is saved.
+	fake := clock.NewFake(time.Now().Add(91 * 24 * time.Hour))
+	store.Clock = fake
+	if _, err := store.Save(SecretsRecord{CaseName: "d", CaseFingerprint: strings.Repeat("ef", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("an idle record was kept: %v", err)
+	}
+}

@@ -1,0 +1,225 @@
+package replay
+
+// Where a case's secrets are. SoloPi's case snapshot (harness?type=case)
+// decrypts every parameter and says encrypt:false everywhere, so a run
+// cannot tell from the device which values its author marked secret.
+// case-import knows (it imports the flags) and leaves a small record of
+// the positions, never the values, keyed by the device's fingerprint of
+// the imported case; a run finds it by the fingerprint it reads back and
+// redacts exactly the values at those positions. Without a record the
+// input-bearing parameters are treated as secret
+// (docs/file-formats.md#encrypted-parameters).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+// SecretsRecordSchema identifies a secrets record file.
+const SecretsRecordSchema = "solopi.case-secrets/v1"
+
+// Bases of a run's redaction (the payload's redaction.basis).
+const (
+	RedactionImportRecord    = "import_record"
+	RedactionCaller          = "caller"
+	RedactionInputParameters = "input_parameters"
+)
+
+// SecretsRecord says which parameters of one imported case are encrypted.
+// It holds positions only: it is not a secret itself.
+type SecretsRecord struct {
+	Schema          string              `json:"schema"`
+	CaseName        string              `json:"caseName"`
+	CaseID          int64               `json:"caseId"`
+	CaseFingerprint string              `json:"caseFingerprint"`
+	EncryptedParams []casefile.ParamRef `json:"encryptedParams"`
+}
+
+// SecretsStore keeps records in one directory (the user's cache,
+// solopi/cases), one file per imported case version named by its
+// fingerprint. The zero value stores nothing and finds nothing.
+type SecretsStore struct {
+	Dir string
+	// Clock dates the records' use (nil: the system clock; file times
+	// are wall-clock times).
+	Clock clock.Clock
+}
+
+// DefaultSecretsStore is the store under os.UserCacheDir (XDG_CACHE_HOME
+// on Linux); without a cache directory it is the zero store.
+func DefaultSecretsStore() SecretsStore {
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return SecretsStore{}
+	}
+	return SecretsStore{Dir: filepath.Join(dir, "solopi", "cases")}
+}
+
+func (s SecretsStore) path(fingerprint string) (string, bool) {
+	if s.Dir == "" || !protocol.ValidHex(fingerprint, 64, false) {
+		return "", false
+	}
+	return filepath.Join(s.Dir, fingerprint+".json"), true
+}
+
+// Save writes r atomically (directory 0700, file 0600) and returns its path.
+func (s SecretsStore) Save(r SecretsRecord) (string, error) {
+	p, ok := s.path(r.CaseFingerprint)
+	if !ok {
+		return "", errors.New("no cache directory for the secrets record")
+	}
+	r.Schema = SecretsRecordSchema
+	if r.EncryptedParams == nil {
+		r.EncryptedParams = []casefile.ParamRef{}
+	}
+	b, err := artifacts.MarshalIndent(r)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", s.Dir, err)
+	}
+	fr, err := artifacts.Output{Mode: artifacts.Replace, Perm: 0o600}.WriteFile(p, b)
+	if err == nil {
+		s.prune(clock.Or(s.Clock).Now())
+	}
+	return fr.Path, err
+}
+
+// secretsRecordMaxIdle is how long a record no run has used is kept: every
+// import leaves one (each import is a new fingerprint), a run refreshes
+// the one it uses.
+const secretsRecordMaxIdle = 90 * 24 * time.Hour
+
+// prune removes records not written or used for secretsRecordMaxIdle.
+// Only files named like records are considered.
+func (s SecretsStore) prune(now time.Time) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") || !protocol.ValidHex(strings.TrimSuffix(name, ".json"), 64, false) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > secretsRecordMaxIdle {
+			os.Remove(filepath.Join(s.Dir, name))
+		}
+	}
+}
+
+// Load finds the record of the case name with fingerprint. A missing,
+// unreadable or foreign file is no record.
+func (s SecretsStore) Load(name, fingerprint string) (*SecretsRecord, bool) {
+	p, ok := s.path(fingerprint)
+	if !ok {
+		return nil, false
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4<<20 {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	var r SecretsRecord
+	if json.Unmarshal(b, &r) != nil || r.Schema != SecretsRecordSchema || r.CaseName != name || r.CaseFingerprint != fingerprint {
+		return nil, false
+	}
+	now := clock.Or(s.Clock).Now()
+	os.Chtimes(p, now, now) // in use: not pruned
+	return &r, true
+}
+
+// Redaction is how a run found its secrets.
+type Redaction struct {
+	// Basis is import_record (the exact positions case-import recorded) or
+	// input_parameters (no record: the input-bearing parameters).
+	Basis string `json:"basis"`
+	// Values is how many distinct secret values are hidden.
+	Values int `json:"values"`
+	r      *casefile.Redactor
+}
+
+// Redactor is the redactor of the run (nil-safe).
+func (r *Redaction) Redactor() *casefile.Redactor {
+	if r == nil {
+		return nil
+	}
+	return r.r
+}
+
+// caseRedaction builds the redaction of a case snapshot: the recorded
+// positions when this host imported that exact version, else the
+// input-bearing parameters.
+func caseRedaction(store SecretsStore, known *[]casefile.ParamRef, ci *DeviceCase) *Redaction {
+	basis, refs := RedactionInputParameters, casefile.InputParams(ci.Case)
+	if known != nil {
+		basis, refs = RedactionCaller, *known
+	} else if rec, ok := store.Load(ci.Name, ci.Fingerprint); ok {
+		basis, refs = RedactionImportRecord, rec.EncryptedParams
+	}
+	values := casefile.ParamValues(ci.Case, refs)
+	return &Redaction{Basis: basis, Values: len(values), r: casefile.NewRedactor(values...)}
+}
+
+// RecordSecrets leaves the record of a case just imported: n is the case
+// as it was imported (its encrypt flags), caseID the receipt's id. The
+// device's snapshot of that case gives the fingerprint a run will read; a
+// snapshot of another case (a newer import of the same name) is refused.
+func RecordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n *casefile.Case, caseID int64) (string, error) {
+	ci, err := GetCase(ctx, d, n.CaseName)
+	if err != nil {
+		return "", err
+	}
+	if ci.ID != caseID {
+		return "", fmt.Errorf("the device's case %q is now id %d, not the imported %d", n.CaseName, ci.ID, caseID)
+	}
+	return store.Save(SecretsRecord{CaseName: n.CaseName, CaseID: caseID, CaseFingerprint: ci.Fingerprint, EncryptedParams: casefile.EncryptedParams(n)})
+}
+
+// RedactSnapshot hides the case's secrets in a replay snapshot that
+// status, result or cancel prints: the device's messages quote decrypted
+// values (a failing ASSERT's exceptionMessage). Only a snapshot carrying
+// such text costs the case query; when the case cannot be read (deleted
+// since) the snapshot is returned as it is.
+func RedactSnapshot(ctx context.Context, d *device.Device, store SecretsStore, obj map[string]any) map[string]any {
+	if !quotesText(obj) {
+		return obj
+	}
+	ci, err := GetCase(ctx, d, device.WireObject(obj).Str("caseName"))
+	if err != nil {
+		return obj
+	}
+	red, _ := caseRedaction(store, nil, ci).Redactor().RedactValue(obj).(map[string]any)
+	return red
+}
+
+// quotesText reports a snapshot with device text that may quote a
+// parameter: its error or a result's exceptionMessage.
+func quotesText(obj map[string]any) bool {
+	if device.WireObject(obj).Str("error") != "" {
+		return true
+	}
+	list, _ := obj["results"].([]any)
+	for _, x := range list {
+		if r, ok := x.(map[string]any); ok && device.WireObject(r).Str("exceptionMessage") != "" {
+			return true
+		}
+	}
+	return false
+}
