@@ -90,6 +90,12 @@ func batchChildren(e *evidence) []batchChild {
 			}
 			out = append(out, c)
 		}
+		// Runs an early stop never reached are listed under skipped[]
+		// (solopi-ai's results[] holds only the runs that executed).
+		for _, r := range objects(sum, "skipped") {
+			i64, _ := integer(r, "index")
+			out = append(out, batchChild{index: int(i64), name: str(r, "caseName"), entry: obj{"state": "not_reached"}})
+		}
 		if len(out) > 0 {
 			return out
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -290,5 +291,32 @@ func TestVerifyReportTree(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the verification report lacks %s", want)
 		}
+	}
+}
+
+// Runs an early stop never reached are listed under skipped[] (solopi-ai's
+// results[] holds only executed runs); the page shows them as not reached.
+func TestBatchReportListsSkippedRuns(t *testing.T) {
+	dir := copyTestdata(t, "batch-stopped")
+	var sum map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, batchSummary))
+	if err != nil || json.Unmarshal(b, &sum) != nil {
+		t.Fatal(err)
+	}
+	results := sum["results"].([]any)
+	last := results[len(results)-1].(map[string]any)
+	sum["results"] = results[:len(results)-1]
+	sum["skipped"] = []any{map[string]any{"index": last["index"], "caseName": "never-ran-case"}}
+	b, _ = json.Marshal(sum)
+	if err := os.WriteFile(filepath.Join(dir, batchSummary), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(res.Path)
+	if !strings.Contains(string(page), "never-ran-case") || !strings.Contains(string(page), "not_reached") {
+		t.Errorf("the skipped run is not listed:\n%s", page)
 	}
 }
