@@ -18,6 +18,7 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -188,7 +189,7 @@ func BenchmarkChatOverhead(b *testing.B) {
 	var mem memory
 	mem.goal = "increase the counter to 3"
 	for i := 0; i < 3; i++ {
-		mem.addTurn(i+1, Action{Name: ActTap, Reason: "tap +1", ScreenDescription: "the counter"}, map[string]any{"command_dispatched": true, "observable_effect": "changed"})
+		mem.addTurn(i+1, action.Action{Name: action.Tap, Reason: "tap +1", ScreenDescription: "the counter"}, map[string]any{"command_dispatched": true, "observable_effect": "changed"})
 	}
 	contract := Contract{Space: SpaceRelative, Frame: Frame{ImageWidth: 591, ImageHeight: 1280, DisplayWidth: 1080, DisplayHeight: 2340}}
 	req := mem.planRequest(time.Now(), 4, contract, img, 0, nil, "")

@@ -14,6 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // CoordinateProtocolVersion versions the contract (prompt wording,
@@ -41,7 +44,7 @@ const (
 )
 
 // probeParseOptions accept any finite coordinate; Map checks the bounds.
-var probeParseOptions = ParseOptions{XMax: math.MaxFloat64, YMax: math.MaxFloat64}
+var probeParseOptions = action.ParseOptions{XMax: math.MaxFloat64, YMax: math.MaxFloat64}
 
 // probeTargets are asymmetric canonical points, never the centre: a model
 // that always answers the middle of the image must not pass.
@@ -49,12 +52,12 @@ var probeTargets = [][2]float64{{0.18, 0.23}, {0.79, 0.41}, {0.63, 0.82}}
 
 // ProbeResult is one calibration sample.
 type ProbeResult struct {
-	Target    [2]float64 `json:"target_canonical"`
-	Answer    *Point     `json:"model_coordinate,omitempty"`
-	Canonical [2]float64 `json:"canonical_coordinate"`
-	Error     float64    `json:"error"`
-	Rejection string     `json:"rejection,omitempty"`
-	Retried   bool       `json:"protocol_retry"`
+	Target    [2]float64    `json:"target_canonical"`
+	Answer    *action.Point `json:"model_coordinate,omitempty"`
+	Canonical [2]float64    `json:"canonical_coordinate"`
+	Error     float64       `json:"error"`
+	Rejection string        `json:"rejection,omitempty"`
+	Retried   bool          `json:"protocol_retry"`
 }
 
 // CandidateResult is one space tried during negotiation.
@@ -237,7 +240,7 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 		// candidate's range is evidence against that space, not a format
 		// slip, so it fails the probe (below, in Map) instead of earning a
 		// retry that would let an inconsistent model switch spaces.
-		parsed, perrv := ParseAction(resp.Content, resp.Reasoning, probeParseOptions)
+		parsed, perrv := action.Parse(resp.Content, resp.Reasoning, probeParseOptions)
 		if perrv != nil {
 			// One bounded retry per probe, as in planning.
 			s.Retried = true
@@ -245,18 +248,18 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 			retry := req
 			retry.Purpose = "calibration"
 			retry.Messages = append(append([]ChatMessage(nil), req.Messages...),
-				ChatMessage{Role: "assistant", Text: truncateRunes(resp.Content, 2000)},
+				ChatMessage{Role: "assistant", Text: textclip.Runes(resp.Content, 2000)},
 				ChatMessage{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", RetryMarker, pe.Code, pe.Message)})
 			resp, err = c.state.chat(ctx, c.Model, retry)
 			if err != nil {
 				return res, err
 			}
-			parsed, perrv = ParseAction(resp.Content, resp.Reasoning, probeParseOptions)
+			parsed, perrv = action.Parse(resp.Content, resp.Reasoning, probeParseOptions)
 		}
 		switch {
 		case perrv != nil:
 			s.Rejection = asProtocolError(perrv).Code
-		case parsed.Action.Name != ActTap:
+		case parsed.Action.Name != action.Tap:
 			s.Rejection = "probe_answer_not_tap"
 		default:
 			p := *parsed.Action.Element
@@ -278,12 +281,12 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 	return res, nil
 }
 
-func asProtocolError(err error) *ProtocolError {
-	var pe *ProtocolError
+func asProtocolError(err error) *action.ProtocolError {
+	var pe *action.ProtocolError
 	if errors.As(err, &pe) {
 		return pe
 	}
-	return &ProtocolError{Code: CodeMissingAction, Message: err.Error(), Offset: -1}
+	return &action.ProtocolError{Code: action.CodeMissingAction, Message: err.Error(), Offset: -1}
 }
 
 // Target colours of the synthetic card: a magenta disc in a white ring in

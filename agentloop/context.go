@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // androidSemanticKeys are fields that describe Android state beyond the
@@ -70,20 +73,20 @@ type memory struct {
 	turns []turn
 }
 
-func historyOf(a Action) string {
+func historyOf(a action.Action) string {
 	var b strings.Builder
 	if a.IsFinish() {
 		fmt.Fprintf(&b, "action: finish(success=%v)", a.Success != nil && *a.Success)
 	} else {
 		fmt.Fprintf(&b, "action: %s", a.Name)
-		if IsCoordinateAction(a.Name) {
+		if action.HasCoordinates(a.Name) {
 			b.WriteString(" (coordinates omitted: they referred to an older screenshot)")
 		}
-		if a.Name == ActType && a.Text != nil {
-			fmt.Fprintf(&b, "\ntext: %s", pyQuote(truncateRunes(*a.Text, 200)))
+		if a.Name == action.Type && a.Text != nil {
+			fmt.Fprintf(&b, "\ntext: %s", action.Quote(textclip.Runes(*a.Text, 200)))
 		}
 		if a.Message != nil {
-			fmt.Fprintf(&b, "\nmessage: %s", truncateRunes(*a.Message, 300))
+			fmt.Fprintf(&b, "\nmessage: %s", textclip.Runes(*a.Message, 300))
 		}
 	}
 	if a.ScreenDescription != "" {
@@ -96,14 +99,14 @@ func historyOf(a Action) string {
 }
 
 // addTurn records an executed (or handled) action and its result.
-func (m *memory) addTurn(step int, a Action, result map[string]any) {
+func (m *memory) addTurn(step int, a action.Action, result map[string]any) {
 	m.turns = append(m.turns, turn{Step: step, Assistant: historyOf(a), Result: resultText(step, result)})
 }
 
 // addRejection records an action that never reached the device. A run of
 // consecutive rejections collapses into one non-executable summary, so the
 // blocked action is never offered back to the planner as an example.
-func (m *memory) addRejection(step int, a Action, code, why string) {
+func (m *memory) addRejection(step int, a action.Action, code, why string) {
 	name := a.Name
 	if n := len(m.turns); n > 0 && m.turns[n-1].Rejected {
 		prev := &m.turns[n-1]
@@ -137,7 +140,7 @@ func resultText(step int, result map[string]any) string {
 // planRequest builds the planner request: the system prompt, the goal and
 // notes once, the text history, and the current turn with the only image.
 // retry, when set, adds the rejected answer and the same-step correction.
-func (m *memory) planRequest(now time.Time, step int, contract Contract, image *ModelImage, budget int, retry *ProtocolError, rejected string) ChatRequest {
+func (m *memory) planRequest(now time.Time, step int, contract Contract, image *ModelImage, budget int, retry *action.ProtocolError, rejected string) ChatRequest {
 	head := []ChatMessage{{Role: "system", Text: plannerPrompt(now)}}
 	goal := "Task: " + m.goal
 	if len(m.notes) > 0 {
@@ -153,7 +156,7 @@ func (m *memory) planRequest(now time.Time, step int, contract Contract, image *
 	tail = append(tail, current)
 	if retry != nil {
 		tail = append(tail,
-			ChatMessage{Role: "assistant", Text: truncateRunes(rejected, 2000)},
+			ChatMessage{Role: "assistant", Text: textclip.Runes(rejected, 2000)},
 			ChatMessage{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", RetryMarker, retry.Code, retry.Message)})
 	}
 	turns := m.turns

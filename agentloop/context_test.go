@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -39,9 +40,9 @@ func TestSanitizeDropsAndroidSemantics(t *testing.T) {
 
 func TestPlanRequestMemory(t *testing.T) {
 	m := memory{goal: "increase the counter to 3"}
-	tap := Action{Name: ActTap, Element: &Point{700, 520}, ScreenDescription: "counter 0", Reason: "tap +1"}
+	tap := action.Action{Name: action.Tap, Element: &action.Point{700, 520}, ScreenDescription: "counter 0", Reason: "tap +1"}
 	m.addTurn(1, tap, map[string]any{"command_dispatched": true, "package": "com.example.counter", "observable_effect": "changed"})
-	m.addTurn(2, Action{Name: ActSwipe, Start: &Point{500, 700}, End: &Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
+	m.addTurn(2, action.Action{Name: action.Swipe, Start: &action.Point{500, 700}, End: &action.Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
 	m.notes = append(m.notes, "the +1 button is at the bottom right")
 	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
 	req := m.planRequest(time.Now(), 3, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
@@ -81,7 +82,7 @@ func TestPlanRequestMemory(t *testing.T) {
 func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 	m := memory{goal: "g"}
 	for i := 1; i <= 40; i++ {
-		m.addTurn(i, Action{Name: ActBack, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
+		m.addTurn(i, action.Action{Name: action.Back, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
 	}
 	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
 	full := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
@@ -110,10 +111,10 @@ func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 
 func TestConsecutiveRejectionsCollapse(t *testing.T) {
 	m := memory{goal: "g"}
-	a := Action{Name: ActTap, Element: &Point{1, 2}}
+	a := action.Action{Name: action.Tap, Element: &action.Point{1, 2}}
 	m.addRejection(1, a, "negative_boundary", "no")
 	m.addRejection(2, a, "risk_review_blocked", "no")
-	m.addRejection(3, Action{Name: ActSwipe}, "no_node_at_point", "no")
+	m.addRejection(3, action.Action{Name: action.Swipe}, "no_node_at_point", "no")
 	if len(m.turns) != 1 {
 		t.Fatalf("%d turns, want one summary", len(m.turns))
 	}
@@ -124,7 +125,7 @@ func TestConsecutiveRejectionsCollapse(t *testing.T) {
 	if s["consecutive_rejections"] != float64(3) || s["command_dispatched"] != false || s["do_not_repeat"] != true || s["required_strategy_change"] != true {
 		t.Errorf("summary %v", s)
 	}
-	m.addTurn(4, Action{Name: ActBack}, map[string]any{})
+	m.addTurn(4, action.Action{Name: action.Back}, map[string]any{})
 	m.addRejection(5, a, "x", "y")
 	if len(m.turns) != 3 {
 		t.Errorf("a rejection after an executed action starts a new summary: %d turns", len(m.turns))
@@ -298,7 +299,7 @@ func TestUnsupportedActionIsAProtocolNote(t *testing.T) {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
 	_, _, cmds := dev.state()
-	if len(cmds) != 1 || cmds[0].Action != ActTap {
+	if len(cmds) != 1 || cmds[0].Action != action.Tap {
 		t.Fatalf("commands %+v", cmds)
 	}
 	if res.Counters.SoftReplans[SoftUnmappable] != 1 || res.Counters.HardTotal != 0 {
@@ -356,7 +357,7 @@ func TestStepAPI(t *testing.T) {
 	ctx := context.Background()
 	task := Task{Goal: "increase the counter to 1", MaxSteps: 5}
 	sr, err := a.Step(ctx, task)
-	if err != nil || sr.Terminal || sr.Phase != PhaseObserving || sr.Action == nil || sr.Action.Name != ActTap {
+	if err != nil || sr.Terminal || sr.Phase != PhaseObserving || sr.Action == nil || sr.Action.Name != action.Tap {
 		t.Fatalf("step 1: %+v %v", sr, err)
 	}
 	if _, err := a.Step(ctx, Task{Goal: "something else"}); !errors.Is(err, ErrGoalChanged) {
@@ -408,13 +409,13 @@ func TestRecoveryOutcomes(t *testing.T) {
 		retried       bool
 		want          Recovery
 	}{
-		{FailDevice, ActWait, 1, false, RecoverRetrySafe},
-		{FailDevice, ActHome, 1, false, RecoverRetrySafe},
-		{FailDevice, ActHome, 1, true, RecoverReplan},
-		{FailDevice, ActTap, 1, false, RecoverReplan},
-		{FailDevice, ActBack, 1, false, RecoverReplan},
-		{FailDevice, ActType, 1, false, RecoverReplan},
-		{FailDevice, ActSwipe, 1, false, RecoverReplan},
+		{FailDevice, action.Wait, 1, false, RecoverRetrySafe},
+		{FailDevice, action.Home, 1, false, RecoverRetrySafe},
+		{FailDevice, action.Home, 1, true, RecoverReplan},
+		{FailDevice, action.Tap, 1, false, RecoverReplan},
+		{FailDevice, action.Back, 1, false, RecoverReplan},
+		{FailDevice, action.Type, 1, false, RecoverReplan},
+		{FailDevice, action.Swipe, 1, false, RecoverReplan},
 		{FailObservation, "", 1, false, RecoverReobserve},
 		{FailProtocol, "", 2, false, RecoverReplan},
 		{FailProtocol, "", 3, false, RecoverTerminate},
@@ -450,11 +451,11 @@ func TestVerifyCropsBars(t *testing.T) {
 	c := &fakemodel.Canvas{Img: img}
 	c.Box("label", rect(0, 0, 400, 60), "12:01")
 	b, _ := ScreenFromImage(img, time.Now())
-	if v := verifyEffect(ActTap, a, b); v.ObservableEffect != "unchanged" || v.Warning == "" {
+	if v := verifyEffect(action.Tap, a, b); v.ObservableEffect != "unchanged" || v.Warning == "" {
 		t.Errorf("status bar change counted: %+v", v)
 	}
 	one, _ := ScreenFromImage(fakemodel.CounterScreen("1"), time.Now())
-	if v := verifyEffect(ActTap, a, one); v.ObservableEffect != "changed" || v.Status != VerifyPassed {
+	if v := verifyEffect(action.Tap, a, one); v.ObservableEffect != "changed" || v.Status != VerifyPassed {
 		t.Errorf("counter change missed: %+v", v)
 	}
 	black, _ := ScreenFromImage(newBlank(1080, 2340), time.Now())

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
 )
 
 // The planner for callers that own the device and its observations (the
@@ -38,7 +40,7 @@ type Proposal struct {
 	Reason string
 	// Action is the model's action, Command its mapping to device pixels
 	// and Typed the caller's typed action for it (act only).
-	Action  *Action
+	Action  *action.Action
 	Command *Command
 	Typed   *TypedAction
 	// Result is the task's end (done and blocked).
@@ -71,7 +73,7 @@ type Planner struct {
 	mu       sync.Mutex
 	run      *taskRun
 	lastShot *Screen
-	lastAct  *Action
+	lastAct  *action.Action
 	// handed is how many events earlier proposals carried.
 	handed int
 }

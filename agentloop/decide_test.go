@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -97,7 +98,7 @@ func TestPlannerProposals(t *testing.T) {
 	}
 	refuse := true
 	mapper := func(cmd Command) (TypedAction, error) {
-		if cmd.Action != ActTap || cmd.Point == nil {
+		if cmd.Action != action.Tap || cmd.Point == nil {
 			t.Fatalf("command %+v", cmd)
 		}
 		if refuse {
@@ -181,7 +182,7 @@ func FuzzNodeMapJSON(f *testing.F) {
 		pt := &MappedPoint{Device: [2]int{x, y}}
 		var m NodeMapper
 		for _, cmd := range []Command{
-			{Action: ActTap, Point: pt}, {Action: ActSwipe, Start: pt, End: &MappedPoint{Device: [2]int{x, y - 500}}}, {Action: ActType, Text: "hi"},
+			{Action: action.Tap, Point: pt}, {Action: action.Swipe, Start: pt, End: &MappedPoint{Device: [2]int{x, y - 500}}}, {Action: action.Type, Text: "hi"},
 		} {
 			ta, err := m.MapJSON(cmd, obs)
 			if err == nil && protocol.ValidateAction(ta.Action, ta.Args) != "" {

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/textclip"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -81,12 +83,12 @@ func NewADBDevice(t device.Transport) *ADBDevice {
 func (d *ADBDevice) Mode() string { return ModeADB }
 
 // Supports: every device action of the protocol has an input equivalent.
-func (d *ADBDevice) Supports(action string) (bool, string) {
-	switch action {
-	case ActTap, ActDoubleTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
+func (d *ADBDevice) Supports(name string) (bool, string) {
+	switch name {
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Type, action.Back, action.Home, action.Wait:
 		return true, ""
 	}
-	return false, action + " is not a device action"
+	return false, name + " is not a device action"
 }
 
 // Observe runs `screencap -p` over the binary-safe exec channel (no
@@ -124,7 +126,7 @@ func (d *ADBDevice) shell(ctx context.Context, args ...string) (string, error) {
 		if msg == "" {
 			msg = text
 		}
-		return text, fmt.Errorf("%s exited %d: %s", strings.Join(args[:min(2, len(args))], " "), code, truncateRunes(msg, 200))
+		return text, fmt.Errorf("%s exited %d: %s", strings.Join(args[:min(2, len(args))], " "), code, textclip.Runes(msg, 200))
 	}
 	return text, nil
 }
@@ -141,13 +143,13 @@ func (d *ADBDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (Dispa
 	}
 	detail := map[string]any{}
 	switch cmd.Action {
-	case ActTap:
+	case action.Tap:
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
 		if _, err := d.shell(ctx, "input", "tap", itoa(x), itoa(y)); err != nil {
 			return fail(false, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input tap %d %d", x, y)}
-	case ActDoubleTap:
+	case action.DoubleTap:
 		// Two taps close together; each is its own command because the
 		// device shell may not chain commands.
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
@@ -161,14 +163,14 @@ func (d *ADBDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (Dispa
 			return fail(true, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input tap %d %d", x, y), fmt.Sprintf("input tap %d %d", x, y)}
-	case ActLongPress:
+	case action.LongPress:
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
 		ms := itoa(int(LongPressDuration.Milliseconds()))
 		if _, err := d.shell(ctx, "input", "swipe", itoa(x), itoa(y), itoa(x), itoa(y), ms); err != nil {
 			return fail(false, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input swipe %d %d %d %d %s", x, y, x, y, ms)}
-	case ActSwipe:
+	case action.Swipe:
 		x1, y1, x2, y2 := cmd.Start.Device[0], cmd.Start.Device[1], cmd.End.Device[0], cmd.End.Device[1]
 		dur := swipeDuration(x1, y1, x2, y2)
 		ms := itoa(int(dur.Milliseconds()))
@@ -176,13 +178,13 @@ func (d *ADBDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (Dispa
 			return fail(false, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input swipe %d %d %d %d %s", x1, y1, x2, y2, ms)}
-	case ActBack, ActHome:
-		key := map[string]string{ActBack: "4", ActHome: "3"}[cmd.Action]
+	case action.Back, action.Home:
+		key := map[string]string{action.Back: "4", action.Home: "3"}[cmd.Action]
 		if _, err := d.shell(ctx, "input", "keyevent", key); err != nil {
 			return fail(false, err)
 		}
 		detail["commands"] = []string{"input keyevent " + key}
-	case ActType:
+	case action.Type:
 		cmds, err := d.typeText(ctx, cmd.Text)
 		if err != nil {
 			var de *DeviceError
@@ -192,7 +194,7 @@ func (d *ADBDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (Dispa
 			return fail(false, err)
 		}
 		detail["commands"] = cmds
-	case ActWait:
+	case action.Wait:
 		if err := sleepCtx(ctx, cmd.Duration); err != nil {
 			return fail(false, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
@@ -146,20 +147,20 @@ func MapToTyped(cmd Command, obs *agent.Observation, lastField *nodeRef) (TypedA
 	str := func(s string) *string { return &s }
 	i64 := func(v int64) *int64 { return &v }
 	switch cmd.Action {
-	case ActTap, ActLongPress:
+	case action.Tap, action.LongPress:
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
 		n := HitTest(obs.Page, x, y)
 		if n == nil {
 			return ta, &NotMappableError{Code: CodeNoNodeAtPoint, Note: "nothing on the screen is at that point; tap a visible control"}
 		}
 		ta.Action, ta.Args.NodeID, ta.Tapped = protocol.ActClick, str(n.NodeID), n
-		if cmd.Action == ActLongPress {
+		if cmd.Action == action.LongPress {
 			ta.Action = protocol.ActLongClick
 			ta.Args.DurationMs = i64(LongPressDuration.Milliseconds())
 		}
-	case ActDoubleTap:
+	case action.DoubleTap:
 		return ta, &NotMappableError{Code: CodeUnsupported, Note: "this device has no Double Tap; use Tap (twice in two steps if a double tap is really needed) or another action"}
-	case ActType:
+	case action.Type:
 		var target *agent.UINode
 		if f := findRef(obs.Page, lastField); f != nil && isTextField(f) {
 			target = f
@@ -179,17 +180,17 @@ func MapToTyped(cmd Command, obs *agent.Observation, lastField *nodeRef) (TypedA
 			return ta, &NotMappableError{Code: CodeNoTextField, Note: "there is no single text field to type into; tap the text field first"}
 		}
 		ta.Action, ta.Args.NodeID, ta.Args.Text = protocol.ActInput, str(target.NodeID), str(cmd.Text)
-	case ActSwipe:
+	case action.Swipe:
 		dir, node, dist := scrollOf(obs.Page, cmd)
 		ta.Action, ta.Args.Direction, ta.Args.Distance = protocol.ActScroll, str(dir), i64(dist)
 		if node != nil {
 			ta.Args.NodeID = str(node.NodeID)
 		}
-	case ActBack:
+	case action.Back:
 		ta.Action = protocol.ActBack
-	case ActHome:
+	case action.Home:
 		ta.Action = protocol.ActHome
-	case ActWait:
+	case action.Wait:
 		ms := cmd.Duration.Milliseconds()
 		if ms > 5000 {
 			return ta, &NotMappableError{Code: CodeUnsupported, Note: "Wait is at most 5 seconds on this device; wait in several steps"}
@@ -358,14 +359,14 @@ func (d *SoloPiDevice) Session() *agent.AgentSession {
 func (d *SoloPiDevice) Mode() string { return ModeSoloPi }
 
 // Supports lists what protocol 1.0 can express.
-func (d *SoloPiDevice) Supports(action string) (bool, string) {
-	switch action {
-	case ActTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
+func (d *SoloPiDevice) Supports(name string) (bool, string) {
+	switch name {
+	case action.Tap, action.LongPress, action.Swipe, action.Type, action.Back, action.Home, action.Wait:
 		return true, ""
-	case ActDoubleTap:
+	case action.DoubleTap:
 		return false, "this device has no Double Tap; use Tap or another action"
 	}
-	return false, action + " is not a device action"
+	return false, name + " is not a device action"
 }
 
 // Observe pulls the screenshot of the current observation: the settled
@@ -433,7 +434,7 @@ func (d *SoloPiDevice) Dispatch(ctx context.Context, cmd Command, on *Screen) (D
 	obs := d.obs[on.Ref]
 	last := d.lastField
 	d.mu.Unlock()
-	if cmd.Action == ActWait && cmd.Duration > 5*time.Second {
+	if cmd.Action == action.Wait && cmd.Duration > 5*time.Second {
 		// The typed wait stops at 5 s; longer waits are host-side so the
 		// session's bounded Wait keeps its meaning.
 		if err := sleepCtx(ctx, cmd.Duration); err != nil {

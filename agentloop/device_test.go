@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -100,15 +101,15 @@ func TestADBDeviceCommands(t *testing.T) {
 		t.Fatalf("observe %v %v", s, err)
 	}
 	steps := []Command{
-		{Action: ActTap, Point: mp(747, 1702)},
-		{Action: ActDoubleTap, Point: mp(10, 20)},
-		{Action: ActLongPress, Point: mp(30, 40)},
-		{Action: ActSwipe, Start: mp(500, 1500), End: mp(500, 500)},
-		{Action: ActBack},
-		{Action: ActHome},
-		{Action: ActType, Text: "重新设计nas外壳"},
-		{Action: ActType, Text: "second"},
-		{Action: ActWait, Duration: 100 * time.Millisecond},
+		{Action: action.Tap, Point: mp(747, 1702)},
+		{Action: action.DoubleTap, Point: mp(10, 20)},
+		{Action: action.LongPress, Point: mp(30, 40)},
+		{Action: action.Swipe, Start: mp(500, 1500), End: mp(500, 500)},
+		{Action: action.Back},
+		{Action: action.Home},
+		{Action: action.Type, Text: "重新设计nas外壳"},
+		{Action: action.Type, Text: "second"},
+		{Action: action.Wait, Duration: 100 * time.Millisecond},
 	}
 	for _, c := range steps {
 		r, err := d.Dispatch(ctx, c, s)
@@ -166,7 +167,7 @@ func TestADBDeviceCheckKeyboard(t *testing.T) {
 func TestADBDeviceMissingKeyboard(t *testing.T) {
 	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", noAdbKB: true}
 	d := NewADBDevice(tr)
-	_, err := d.Dispatch(context.Background(), Command{Action: ActType, Text: "x"}, nil)
+	_, err := d.Dispatch(context.Background(), Command{Action: action.Type, Text: "x"}, nil)
 	var de *DeviceError
 	if !errors.As(err, &de) || de.Code != CodeIMEUnavailable {
 		t.Fatalf("err %v", err)
@@ -200,7 +201,7 @@ func TestHitTestAndTypedMapping(t *testing.T) {
 		node("node-5", "androidx.recyclerview.widget.RecyclerView", "", 0, 1500, 1080, 2300,
 			node("node-6", "android.widget.TextView", "row", 0, 1500, 1080, 1700)))
 	obs := &agent.Observation{ObservationID: "observation-1", Page: page}
-	tap := func(x, y int) Command { return Command{Action: ActTap, Point: mp(x, y)} }
+	tap := func(x, y int) Command { return Command{Action: action.Tap, Point: mp(x, y)} }
 	if n := HitTest(page, 500, 850); n == nil || n.NodeID != "node-4" {
 		t.Fatalf("hit %v", n)
 	}
@@ -212,37 +213,37 @@ func TestHitTestAndTypedMapping(t *testing.T) {
 		t.Fatalf("%+v %v", ta, err)
 	}
 	// Type goes to the only text field; after tapping one, to that one.
-	ta, err = MapToTyped(Command{Action: ActType, Text: "alice"}, obs, nil)
+	ta, err = MapToTyped(Command{Action: action.Type, Text: "alice"}, obs, nil)
 	if err != nil || ta.Action != protocol.ActInput || *ta.Args.NodeID != "node-3" || *ta.Args.Text != "alice" {
 		t.Fatalf("type %+v %v", ta, err)
 	}
 	// Long press keeps the node and a duration.
-	ta, err = MapToTyped(Command{Action: ActLongPress, Point: mp(500, 450)}, obs, nil)
+	ta, err = MapToTyped(Command{Action: action.LongPress, Point: mp(500, 450)}, obs, nil)
 	if err != nil || ta.Action != protocol.ActLongClick || *ta.Args.NodeID != "node-3" || *ta.Args.DurationMs != 800 {
 		t.Fatalf("long press %+v %v", ta, err)
 	}
 	// A finger-up swipe in the list is the same gesture as scroll down.
-	ta, err = MapToTyped(Command{Action: ActSwipe, Start: mp(540, 2200), End: mp(540, 1800)}, obs, nil)
+	ta, err = MapToTyped(Command{Action: action.Swipe, Start: mp(540, 2200), End: mp(540, 1800)}, obs, nil)
 	if err != nil || ta.Action != protocol.ActScroll || *ta.Args.Direction != "down" || *ta.Args.NodeID != "node-5" || *ta.Args.Distance != 50 {
 		t.Fatalf("swipe %+v %v", ta, err)
 	}
-	ta, _ = MapToTyped(Command{Action: ActSwipe, Start: mp(100, 1000), End: mp(900, 1000)}, obs, nil)
+	ta, _ = MapToTyped(Command{Action: action.Swipe, Start: mp(100, 1000), End: mp(900, 1000)}, obs, nil)
 	if *ta.Args.Direction != "left" || ta.Args.NodeID != nil {
 		t.Fatalf("right swipe outside a list: %+v", ta)
 	}
 	// No Double Tap on this device: a note for the model, nothing sent.
-	_, err = MapToTyped(Command{Action: ActDoubleTap, Point: mp(500, 850)}, obs, nil)
+	_, err = MapToTyped(Command{Action: action.DoubleTap, Point: mp(500, 850)}, obs, nil)
 	var nm *NotMappableError
 	if !errors.As(err, &nm) || nm.Code != CodeUnsupported {
 		t.Fatalf("double tap: %v", err)
 	}
 	// Two text fields and none tapped: no guess.
 	page.Children[0].Children = append(page.Children[0].Children, node("node-7", "android.widget.EditText", "", 100, 550, 980, 650))
-	if _, err := MapToTyped(Command{Action: ActType, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != CodeNoTextField {
+	if _, err := MapToTyped(Command{Action: action.Type, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != CodeNoTextField {
 		t.Fatalf("ambiguous field: %v", err)
 	}
 	last := refOf(page.Children[0].Children[2])
-	ta, err = MapToTyped(Command{Action: ActType, Text: "x"}, obs, last)
+	ta, err = MapToTyped(Command{Action: action.Type, Text: "x"}, obs, last)
 	if err != nil || *ta.Args.NodeID != "node-7" {
 		t.Fatalf("last tapped field: %+v %v", ta, err)
 	}

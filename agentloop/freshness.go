@@ -3,6 +3,8 @@ package agentloop
 import (
 	"context"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
 )
 
 // Freshness thresholds: how much the screen, and the region around the
@@ -129,17 +131,17 @@ type Verification struct {
 // verifyEffect judges the pixels after an action: coordinate and text actions
 // should change the screen, Wait and Home need a trusted observation, Note
 // and finish need nothing.
-func verifyEffect(action string, before, after *Screen) Verification {
+func verifyEffect(name string, before, after *Screen) Verification {
 	v := Verification{CommandSuccess: true}
 	if after == nil || after.Unobservable() {
 		v.Status, v.ObservableEffect = VerifyInconclusive, "unobservable"
-		v.Warning = "the screen after the action cannot be observed (black or protected)"
+		v.Warning = "the screen after the name cannot be observed (black or protected)"
 		return v
 	}
 	v.Diff = CompareContent(before, after)
 	changed := meaningfulChange(v.Diff)
-	switch action {
-	case ActWait, ActHome:
+	switch name {
+	case action.Wait, action.Home:
 		v.Status = VerifyPassed
 		v.ObservableEffect = map[bool]string{true: "changed", false: "unchanged"}[changed]
 	default:

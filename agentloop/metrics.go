@@ -3,6 +3,8 @@ package agentloop
 import (
 	"context"
 	"fmt"
+
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // chat sends one model request and records it in the audit stream:
@@ -27,7 +29,7 @@ func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatR
 		return nil, fmt.Errorf("model %s request: %w", req.Purpose, err)
 	}
 	rp := map[string]any{
-		"purpose": req.Purpose, "content": truncateRunes(resp.Content, 4000), "reasoning_chars": len([]rune(resp.Reasoning)),
+		"purpose": req.Purpose, "content": textclip.Runes(resp.Content, 4000), "reasoning_chars": len([]rune(resp.Reasoning)),
 		"finish_reason": resp.FinishReason, "latency_ms": resp.Latency.Milliseconds(),
 	}
 	if len(resp.Adaptations) > 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // maxResponseBytes bounds what is read of one answer.
@@ -220,7 +221,7 @@ func (m *HTTPModel) post(ctx context.Context, body []byte) (*http.Response, erro
 func (m *HTTPModel) statusError(status int, e chatapi.APIError) *fault.Error {
 	msg := fmt.Sprintf("the model endpoint answered HTTP %d", status)
 	if t := strings.TrimSpace(e.Message); t != "" {
-		msg += ": " + truncateRunes(m.cfg.APIKey.Redact(t), 300)
+		msg += ": " + textclip.Runes(m.cfg.APIKey.Redact(t), 300)
 	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		header := "Authorization: Bearer"
@@ -266,7 +267,7 @@ func (m *HTTPModel) readAnswer(req ChatRequest, resp *http.Response) (*ChatRespo
 	var se *chatapi.StreamError
 	switch {
 	case errors.As(err, &se):
-		return nil, fault.New(fault.Transport, CodeModelStatus, "the model endpoint reported an error: "+truncateRunes(m.cfg.APIKey.Redact(se.API.Message), 300))
+		return nil, fault.New(fault.Transport, CodeModelStatus, "the model endpoint reported an error: "+textclip.Runes(m.cfg.APIKey.Redact(se.API.Message), 300))
 	case err != nil:
 		var fe *fault.Error
 		if errors.As(err, &fe) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
@@ -17,8 +18,8 @@ const CodeNotAllowed = "action_not_allowed"
 // modelActionOf names each typed action in the model's vocabulary, for
 // notes the model reads.
 var modelActionOf = map[string]string{
-	protocol.ActClick: ActTap, protocol.ActLongClick: ActLongPress, protocol.ActInput: ActType, protocol.ActScroll: ActSwipe,
-	protocol.ActBack: ActBack, protocol.ActHome: ActHome, protocol.ActWait: ActWait,
+	protocol.ActClick: action.Tap, protocol.ActLongClick: action.LongPress, protocol.ActInput: action.Type, protocol.ActScroll: action.Swipe,
+	protocol.ActBack: action.Back, protocol.ActHome: action.Home, protocol.ActWait: action.Wait,
 }
 
 // NodeMapper maps the planner's commands onto the typed actions of SoloPi

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
 )
 
 // Run outcomes and their exit codes (agent-run): 0 completed and reviewed;
@@ -139,11 +141,11 @@ type Result struct {
 
 // StepResult is what one Step did.
 type StepResult struct {
-	Step     int     `json:"step"`
-	Phase    Phase   `json:"phase"`
-	Action   *Action `json:"action,omitempty"`
-	Terminal bool    `json:"terminal"`
-	Result   *Result `json:"result,omitempty"`
+	Step     int            `json:"step"`
+	Phase    Phase          `json:"phase"`
+	Action   *action.Action `json:"action,omitempty"`
+	Terminal bool           `json:"terminal"`
+	Result   *Result        `json:"result,omitempty"`
 }
 
 // PhoneAgent orchestrates one device and one model. It runs one task at a
@@ -376,7 +378,7 @@ func (r *taskRun) interrupted(parent context.Context, err error) bool {
 // step runs one observe → plan → act → verify cycle and returns the
 // action it planned (nil when none). Every recoverable path ends in
 // PhaseObserving.
-func (r *taskRun) step(parent context.Context) *Action {
+func (r *taskRun) step(parent context.Context) *action.Action {
 	ctx, cancel := r.stepContext(parent)
 	defer cancel()
 	r.stepCtx = ctx
@@ -432,13 +434,13 @@ func (r *taskRun) beginStep() bool {
 // provider: contract, context, model, parse/validate/map, non-device
 // actions, reviews and the repeat guard. It leaves r.planned set when a
 // device command is cleared for the precondition check and dispatch.
-func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action {
+func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.Action {
 	cfg := &r.a.cfg
 	st := r.st
 	step := st.Step()
 	r.planned = nil
 	if screen.Unobservable() {
-		r.askHuman(ctx, parent, "the screen is black or protected and cannot be observed", Action{Name: ActTakeOver})
+		r.askHuman(ctx, parent, "the screen is black or protected and cannot be observed", action.Action{Name: action.TakeOver})
 		return nil
 	}
 
@@ -481,7 +483,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 		r.hardFailure(FailModel, "", err)
 		return nil
 	}
-	parsed, perrv := ParseAction(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
+	parsed, perrv := action.Parse(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
 	if perrv != nil {
 		pe := asProtocolError(perrv)
 		st.emit(EvProtocolRetry, "protocol retry on the same screenshot", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
@@ -494,12 +496,12 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 			r.hardFailure(FailModel, "", err)
 			return nil
 		}
-		parsed, perrv = ParseAction(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
+		parsed, perrv = action.Parse(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
 		if perrv != nil {
 			pe = asProtocolError(perrv)
 			st.emit(EvProtocolReject, "the model's answer was rejected twice; nothing was dispatched", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
 			st.count(func(c *Counters) { c.ProtocolErrors++ })
-			r.mem.addRejection(step, Action{Name: "invalid output"}, pe.Code, pe.Message)
+			r.mem.addRejection(step, action.Action{Name: "invalid output"}, pe.Code, pe.Message)
 			r.pending = screen
 			r.hardFailure(FailProtocol, "", pe)
 			return nil
@@ -516,7 +518,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 	actPayload["fields"] = fields
 	mapErr := func() error {
 		for _, pair := range []struct {
-			src *Point
+			src *action.Point
 			dst **MappedPoint
 			key string
 		}{{act.Element, &cmd.Point, "element"}, {act.Start, &cmd.Start, "start"}, {act.End, &cmd.End, "end"}} {
@@ -540,10 +542,10 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 	}
 
 	switch act.Name {
-	case ActFinish:
+	case action.Finish:
 		r.handleFinish(ctx, parent, step, act)
 		return &act
-	case ActNote:
+	case action.Note:
 		note := *act.Message
 		r.mem.notes = append(r.mem.notes, note)
 		st.emit(EvNote, "note saved", map[string]any{"message": note, "command_dispatched": false})
@@ -551,7 +553,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 		r.pending = screen
 		st.setPhase(PhaseObserving, "note saved")
 		return &act
-	case ActTakeOver, ActInteract:
+	case action.TakeOver, action.Interact:
 		msg := "the model asked for a human"
 		if act.Message != nil {
 			msg = *act.Message
@@ -566,7 +568,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 
 	// Reviews: explicit negative boundaries block with zero touch; high-
 	// consequence actions get an isolated visual risk review.
-	if (r.risk.High() || actionSensitive(act)) && act.Name != ActWait {
+	if (r.risk.High() || actionSensitive(act)) && act.Name != action.Wait {
 		st.setPhase(PhaseReviewing, "risk review")
 		if eff := boundaryConflict(r.risk, act); eff != "" {
 			st.emit(EvRiskReview, "blocked by the task's negative boundary", map[string]any{"verdict": RiskBlock, "forbidden_effect": eff, "deterministic": true, "command_dispatched": false})
@@ -618,7 +620,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *Action 
 	sig := actionSignature(act, cmd)
 	if sig == r.repeatSig && r.repeatCount >= cfg.RepeatLimit {
 		st.emit(EvRecovery, "the same action had no visible effect repeatedly", map[string]any{"outcome": string(RecoverTakeover), "repeats": r.repeatCount})
-		r.askHuman(ctx, parent, "the same action keeps having no visible effect", Action{Name: ActTakeOver})
+		r.askHuman(ctx, parent, "the same action keeps having no visible effect", action.Action{Name: action.TakeOver})
 		if r.result != nil && r.result.Outcome == OutcomeBlocked {
 			r.result.Outcome, r.result.Exit = OutcomeRepeatedAction, OutcomeExit(OutcomeRepeatedAction)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
@@ -132,7 +133,7 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 		t.Errorf("dispatched %d commands, want 3 taps: %+v", len(cmds), cmds)
 	}
 	for _, c := range cmds {
-		if c.Action != ActTap || !inRect(c.Point.Device, plusRect) {
+		if c.Action != action.Tap || !inRect(c.Point.Device, plusRect) {
 			t.Errorf("dispatched %s at %v, want taps on +1", c.Action, c.Point.Device)
 		}
 	}
@@ -157,7 +158,7 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 	}
 	// Every coordinate action carries the full mapping.
 	for _, e := range eventsOf(evs, EvAction) {
-		if e.Payload["action"].(map[string]any)["action"] != ActTap {
+		if e.Payload["action"].(map[string]any)["action"] != action.Tap {
 			continue
 		}
 		f := e.Payload["fields"].(map[string]any)["element"].(MappedPoint)
@@ -318,7 +319,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 			if len(retries) < 2 {
 				t.Fatalf("%d protocol retries, want one per plan", len(retries))
 			}
-			want := map[string]string{fakemodel.QuirkWrapped: CodeMarkdownWrapped, fakemodel.QuirkTrailing: CodeTrailingOutput}[q]
+			want := map[string]string{fakemodel.QuirkWrapped: action.CodeMarkdownWrapped, fakemodel.QuirkTrailing: action.CodeTrailingOutput}[q]
 			if retries[0].Payload["code"] != want {
 				t.Errorf("retry code %v, want %s", retries[0].Payload["code"], want)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	modelaction "github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -78,9 +79,9 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		reasoning = string(b)
 	}
 	contract := agentloop.Contract{Space: space, Frame: frame}
-	p, err := agentloop.ParseAction(string(raw), reasoning, contract.ParseOptions(o.task))
+	p, err := modelaction.Parse(string(raw), reasoning, contract.ParseOptions(o.task))
 	if err != nil {
-		var pe *agentloop.ProtocolError
+		var pe *modelaction.ProtocolError
 		if errors.As(err, &pe) {
 			return outcome.Result{}, fault.New(fault.Failed, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
 		}
@@ -92,13 +93,13 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	// With both sizes known, show the full mapping the runtime would use.
 	if frame.Valid() {
 		out.Fields = map[string]agentloop.MappedPoint{}
-		for name, pt := range map[string]*agentloop.Point{"element": p.Action.Element, "start": p.Action.Start, "end": p.Action.End} {
+		for name, pt := range map[string]*modelaction.Point{"element": p.Action.Element, "start": p.Action.Start, "end": p.Action.End} {
 			if pt == nil {
 				continue
 			}
 			mp, err := contract.Map(*pt)
 			if err != nil {
-				return outcome.Result{}, fault.New(fault.Failed, agentloop.CodeCoordinateOutOfRange, err.Error())
+				return outcome.Result{}, fault.New(fault.Failed, modelaction.CodeCoordinateOutOfRange, err.Error())
 			}
 			out.Fields[name] = mp
 		}
@@ -108,7 +109,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 
 // plannerActionJSON is the action as JSON fields (Wait in seconds): the
 // audit's fields with the CLI's camelCase spelling.
-func plannerActionJSON(a agentloop.Action) (map[string]any, error) {
+func plannerActionJSON(a modelaction.Action) (map[string]any, error) {
 	m := a.Fields()
 	for snake, camel := range map[string]string{
 		"duration_seconds":   "durationSeconds",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -38,22 +39,22 @@ func TestVisionActionTranslation(t *testing.T) {
 		want    map[string]any
 		code    string
 	}{
-		{"tap", agentloop.Command{Action: agentloop.ActTap, Point: at(500, 500)}, nil,
+		{"tap", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, nil,
 			map[string]any{"type": verify.ActionClick, "nodeId": "item"}, ""},
-		{"long press", agentloop.Command{Action: agentloop.ActLongPress, Point: at(500, 2150)}, nil,
+		{"long press", agentloop.Command{Action: action.LongPress, Point: at(500, 2150)}, nil,
 			map[string]any{"type": verify.ActionLongClick, "nodeId": "ok", "durationMs": int64(800)}, ""},
-		{"type", agentloop.Command{Action: agentloop.ActType, Text: "hello"}, nil,
+		{"type", agentloop.Command{Action: action.Type, Text: "hello"}, nil,
 			map[string]any{"type": verify.ActionInput, "nodeId": "field", "text": "hello"}, ""},
-		{"swipe up", agentloop.Command{Action: agentloop.ActSwipe, Start: at(540, 1500), End: at(540, 750)}, nil,
+		{"swipe up", agentloop.Command{Action: action.Swipe, Start: at(540, 1500), End: at(540, 750)}, nil,
 			map[string]any{"type": verify.ActionScroll, "nodeId": "list", "direction": "down", "distance": int64(50)}, ""},
-		{"back", agentloop.Command{Action: agentloop.ActBack}, nil, map[string]any{"type": verify.ActionBack}, ""},
-		{"home", agentloop.Command{Action: agentloop.ActHome}, nil, map[string]any{"type": verify.ActionHome}, ""},
-		{"wait", agentloop.Command{Action: agentloop.ActWait, Duration: 2 * time.Second}, nil,
+		{"back", agentloop.Command{Action: action.Back}, nil, map[string]any{"type": verify.ActionBack}, ""},
+		{"home", agentloop.Command{Action: action.Home}, nil, map[string]any{"type": verify.ActionHome}, ""},
+		{"wait", agentloop.Command{Action: action.Wait, Duration: 2 * time.Second}, nil,
 			map[string]any{"type": verify.ActionWait, "durationMs": int64(2000)}, ""},
-		{"double tap", agentloop.Command{Action: agentloop.ActDoubleTap, Point: at(500, 500)}, nil, nil, agentloop.CodeUnsupported},
-		{"long wait", agentloop.Command{Action: agentloop.ActWait, Duration: 8 * time.Second}, nil, nil, agentloop.CodeUnsupported},
-		{"tap where only waiting is allowed", agentloop.Command{Action: agentloop.ActTap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentloop.CodeNotAllowed},
-		{"tap where clicking is allowed", agentloop.Command{Action: agentloop.ActTap, Point: at(500, 500)}, []string{verify.ActionClick},
+		{"double tap", agentloop.Command{Action: action.DoubleTap, Point: at(500, 500)}, nil, nil, agentloop.CodeUnsupported},
+		{"long wait", agentloop.Command{Action: action.Wait, Duration: 8 * time.Second}, nil, nil, agentloop.CodeUnsupported},
+		{"tap where only waiting is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentloop.CodeNotAllowed},
+		{"tap where clicking is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionClick},
 			map[string]any{"type": verify.ActionClick, "nodeId": "item"}, ""},
 	}
 	for _, c := range cases {
