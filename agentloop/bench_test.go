@@ -19,6 +19,7 @@ import (
 	xdraw "golang.org/x/image/draw"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	// step is a full tap cycle on identical frames.
 	model := &scriptModel{plans: []string{`do(action="Tap", element=[296,515], reason="tap the left button")`}}
 	dev := &counterDevice{}
-	a, err := New(Config{Space: SpaceRelative, RepeatLimit: 1 << 30}, dev, model)
+	a, err := New(Config{Space: coord.SpaceRelative, RepeatLimit: 1 << 30}, dev, model)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func BenchmarkChatOverhead(b *testing.B) {
 	for i := 0; i < 3; i++ {
 		mem.addTurn(i+1, action.Action{Name: action.Tap, Reason: "tap +1", ScreenDescription: "the counter"}, map[string]any{"command_dispatched": true, "observable_effect": "changed"})
 	}
-	contract := Contract{Space: SpaceRelative, Frame: Frame{ImageWidth: 591, ImageHeight: 1280, DisplayWidth: 1080, DisplayHeight: 2340}}
+	contract := coord.Contract{Space: coord.SpaceRelative, Frame: coord.Frame{ImageWidth: 591, ImageHeight: 1280, DisplayWidth: 1080, DisplayHeight: 2340}}
 	req := mem.planRequest(time.Now(), 4, contract, img, 0, nil, "")
 	for _, mode := range []struct {
 		name   string

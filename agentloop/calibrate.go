@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
@@ -62,7 +63,7 @@ type ProbeResult struct {
 
 // CandidateResult is one space tried during negotiation.
 type CandidateResult struct {
-	Space     Space         `json:"space"`
+	Space     coord.Space   `json:"space"`
 	MeanError float64       `json:"mean_error"`
 	MaxError  float64       `json:"max_error"`
 	Accepted  bool          `json:"accepted"`
@@ -71,18 +72,18 @@ type CandidateResult struct {
 
 // Profile is a frozen coordinate profile.
 type Profile struct {
-	Space           Space     `json:"space"`
-	Source          string    `json:"source"`
-	Confidence      float64   `json:"confidence"`
-	MeanError       float64   `json:"calibration_mean_error"`
-	MaxError        float64   `json:"calibration_max_error"`
-	Samples         int       `json:"calibration_samples"`
-	ProtocolVersion string    `json:"protocol_version"`
-	Endpoint        string    `json:"endpoint"`
-	Model           string    `json:"model"`
-	Thinking        string    `json:"thinking"`
-	ResizePolicy    string    `json:"resize_policy"`
-	CreatedAt       time.Time `json:"created_at"`
+	Space           coord.Space `json:"space"`
+	Source          string      `json:"source"`
+	Confidence      float64     `json:"confidence"`
+	MeanError       float64     `json:"calibration_mean_error"`
+	MaxError        float64     `json:"calibration_max_error"`
+	Samples         int         `json:"calibration_samples"`
+	ProtocolVersion string      `json:"protocol_version"`
+	Endpoint        string      `json:"endpoint"`
+	Model           string      `json:"model"`
+	Thinking        string      `json:"thinking"`
+	ResizePolicy    string      `json:"resize_policy"`
+	CreatedAt       time.Time   `json:"created_at"`
 }
 
 // ProfileKey identifies a cached profile. It holds no secret: the API key
@@ -91,7 +92,7 @@ type ProfileKey struct {
 	Endpoint string
 	Model    string
 	Thinking string
-	Resize   ResizePolicy
+	Resize   coord.ResizePolicy
 }
 
 // Hash is the cache file name stem.
@@ -114,7 +115,7 @@ func DefaultCacheDir() (string, error) {
 type Calibrator struct {
 	Model  Model
 	Key    ProfileKey
-	Policy ResizePolicy
+	Policy coord.ResizePolicy
 	// CacheDir stores profiles; "" disables the cache.
 	CacheDir string
 	// Refresh ignores a cached profile (it is still rewritten).
@@ -134,11 +135,11 @@ func (e *CalibrationError) Error() string { return CodeCalibrationFailed + ": " 
 // Resolve freezes the profile for space: a configured space directly, auto
 // from the cache or by negotiation on images of the display's production
 // size.
-func (c *Calibrator) Resolve(ctx context.Context, space Space, displayW, displayH int) (*Profile, error) {
+func (c *Calibrator) Resolve(ctx context.Context, space coord.Space, displayW, displayH int) (*Profile, error) {
 	now := c.now()
 	base := Profile{ProtocolVersion: CoordinateProtocolVersion, Endpoint: c.Key.Endpoint, Model: c.Key.Model,
 		Thinking: c.Key.Thinking, ResizePolicy: c.Key.Resize.String(), CreatedAt: now}
-	if space != SpaceAuto {
+	if space != coord.SpaceAuto {
 		p := base
 		p.Space, p.Source, p.Confidence = space, SourceConfigured, 1
 		c.state.emit(EvCalibration, "coordinate space configured explicitly", map[string]any{"source": SourceConfigured, "space": string(space)})
@@ -158,10 +159,10 @@ func (c *Calibrator) Resolve(ctx context.Context, space Space, displayW, display
 		}
 	}
 	iw, ih := c.Policy.ImageSize(displayW, displayH)
-	frame := Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: displayW, DisplayHeight: displayH}
+	frame := coord.Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: displayW, DisplayHeight: displayH}
 	var results []CandidateResult
-	for _, cand := range []Space{SpaceRelative, SpaceImage} {
-		r, err := c.probe(ctx, Contract{Space: cand, Frame: frame})
+	for _, cand := range []coord.Space{coord.SpaceRelative, coord.SpaceImage} {
+		r, err := c.probe(ctx, coord.Contract{Space: cand, Frame: frame})
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +223,7 @@ func (c *Calibrator) now() time.Time {
 
 // probe runs every target for one candidate contract. Probes are not
 // short-circuited: the whole set is the evidence in the trajectory.
-func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateResult, error) {
+func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (CandidateResult, error) {
 	res := CandidateResult{Space: contract.Space}
 	var sum float64
 	for _, t := range probeTargets {
@@ -266,7 +267,7 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 			s.Answer = &p
 			mp, err := contract.Map(p)
 			if err != nil {
-				s.Rejection = err.(*CoordinateError).Code
+				s.Rejection = err.(*coord.Error).Code
 				break
 			}
 			s.Canonical = mp.Canonical
@@ -340,7 +341,7 @@ func (c *Calibrator) load() (*Profile, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("cached profile %s: %w", c.path(), err)
 	}
-	if p.ProtocolVersion != CoordinateProtocolVersion || (p.Space != SpaceRelative && p.Space != SpaceImage && p.Space != SpaceDisplay) ||
+	if p.ProtocolVersion != CoordinateProtocolVersion || (p.Space != coord.SpaceRelative && p.Space != coord.SpaceImage && p.Space != coord.SpaceDisplay) ||
 		p.Endpoint != c.Key.Endpoint || p.Model != c.Key.Model {
 		return nil, fmt.Errorf("cached profile %s does not match this endpoint, model or protocol", c.path())
 	}
@@ -399,7 +400,7 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and
 // the state that records its events and metrics.
-func NewCalibrator(m Model, key ProfileKey, pol ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
+func NewCalibrator(m Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
 	if now == nil {
 		now = time.Now
 	}

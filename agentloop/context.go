@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
@@ -140,7 +141,7 @@ func resultText(step int, result map[string]any) string {
 // planRequest builds the planner request: the system prompt, the goal and
 // notes once, the text history, and the current turn with the only image.
 // retry, when set, adds the rejected answer and the same-step correction.
-func (m *memory) planRequest(now time.Time, step int, contract Contract, image *ModelImage, budget int, retry *action.ProtocolError, rejected string) ChatRequest {
+func (m *memory) planRequest(now time.Time, step int, contract coord.Contract, image *ModelImage, budget int, retry *action.ProtocolError, rejected string) ChatRequest {
 	head := []ChatMessage{{Role: "system", Text: plannerPrompt(now)}}
 	goal := "Task: " + m.goal
 	if len(m.notes) > 0 {

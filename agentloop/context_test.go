@@ -10,8 +10,12 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
+
+// goldenFrame is the coordinate golden vectors' frame (package coord).
+var goldenFrame = coord.Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}
 
 func TestSanitizeDropsAndroidSemantics(t *testing.T) {
 	in := map[string]any{
@@ -44,7 +48,7 @@ func TestPlanRequestMemory(t *testing.T) {
 	m.addTurn(1, tap, map[string]any{"command_dispatched": true, "package": "com.example.counter", "observable_effect": "changed"})
 	m.addTurn(2, action.Action{Name: action.Swipe, Start: &action.Point{500, 700}, End: &action.Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
 	m.notes = append(m.notes, "the +1 button is at the bottom right")
-	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
+	c := coord.Contract{Space: coord.SpaceRelative, Frame: goldenFrame}
 	req := m.planRequest(time.Now(), 3, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
 	images := 0
 	var all strings.Builder
@@ -84,7 +88,7 @@ func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 	for i := 1; i <= 40; i++ {
 		m.addTurn(i, action.Action{Name: action.Back, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
 	}
-	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
+	c := coord.Contract{Space: coord.SpaceRelative, Frame: goldenFrame}
 	full := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
 	budget := estimateRequestTokens(full) / 2
 	trimmed := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, budget, nil, "")
@@ -174,7 +178,7 @@ func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse,
 
 func runScript(t *testing.T, goal string, m *scriptModel, dev Device, mutate func(*Config)) (*Result, *PhoneAgent) {
 	t.Helper()
-	cfg := Config{Space: SpaceRelative, RecheckDelay: time.Millisecond}
+	cfg := Config{Space: coord.SpaceRelative, RecheckDelay: time.Millisecond}
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -353,7 +357,7 @@ func TestMaxStepsAndWaitHome(t *testing.T) {
 func TestStepAPI(t *testing.T) {
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{tapPlus, `finish(success=True, message="1")`}}
-	a, _ := New(Config{Space: SpaceRelative, RecheckDelay: time.Millisecond}, dev, m)
+	a, _ := New(Config{Space: coord.SpaceRelative, RecheckDelay: time.Millisecond}, dev, m)
 	ctx := context.Background()
 	task := Task{Goal: "increase the counter to 1", MaxSteps: 5}
 	sr, err := a.Step(ctx, task)
@@ -384,7 +388,7 @@ func TestStepAPI(t *testing.T) {
 func TestCancellationAndDeadline(t *testing.T) {
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}}
-	a, _ := New(Config{Space: SpaceRelative}, dev, m)
+	a, _ := New(Config{Space: coord.SpaceRelative}, dev, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	m.onPlan = func(n int) {
 		if n == 1 {
@@ -395,7 +399,7 @@ func TestCancellationAndDeadline(t *testing.T) {
 	if err != nil || res.Outcome != OutcomeCancelled || res.Exit != 130 {
 		t.Fatalf("cancel: %+v %v", res, err)
 	}
-	b, _ := New(Config{Space: SpaceRelative}, &counterDevice{}, &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}})
+	b, _ := New(Config{Space: coord.SpaceRelative}, &counterDevice{}, &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}})
 	res, err = b.Run(context.Background(), Task{Goal: "g", MaxSteps: 1000, MaxDuration: 300 * time.Millisecond})
 	if err != nil || res.Outcome != OutcomeMaxDuration || res.Exit != 124 {
 		t.Fatalf("deadline: %+v %v", res, err)

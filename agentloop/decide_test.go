@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -57,7 +58,7 @@ func TestReviewCompletionVerdicts(t *testing.T) {
 func TestUncertainReview(t *testing.T) {
 	uncertain := `finish(success=False, message="UNCERTAIN: the counter is hidden")`
 	m := &scriptModel{plans: []string{`finish(success=True, message="done")`}, review: uncertain}
-	p, err := NewPlanner(m, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 5}, nil)
+	p, err := NewPlanner(m, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestUncertainReview(t *testing.T) {
 // screen, an executed action is history, every plan spends a step.
 func TestPlannerProposals(t *testing.T) {
 	m := &scriptModel{plans: []string{tapPlus}}
-	p, err := NewPlanner(m, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3}, nil)
+	p, err := NewPlanner(m, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func (stallModel) Chat(ctx context.Context, _ ChatRequest) (*ChatResponse, error
 
 // The task's max duration bounds the model's time.
 func TestPlannerMaxDuration(t *testing.T) {
-	p, err := NewPlanner(stallModel{}, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3, MaxDuration: 20 * time.Millisecond}, nil)
+	p, err := NewPlanner(stallModel{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3, MaxDuration: 20 * time.Millisecond}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,10 +180,10 @@ func FuzzNodeMapJSON(f *testing.F) {
 		if json.Unmarshal(data, &obs) != nil {
 			return
 		}
-		pt := &MappedPoint{Device: [2]int{x, y}}
+		pt := &coord.MappedPoint{Device: [2]int{x, y}}
 		var m NodeMapper
 		for _, cmd := range []Command{
-			{Action: action.Tap, Point: pt}, {Action: action.Swipe, Start: pt, End: &MappedPoint{Device: [2]int{x, y - 500}}}, {Action: action.Type, Text: "hi"},
+			{Action: action.Tap, Point: pt}, {Action: action.Swipe, Start: pt, End: &coord.MappedPoint{Device: [2]int{x, y - 500}}}, {Action: action.Type, Text: "hi"},
 		} {
 			ta, err := m.MapJSON(cmd, obs)
 			if err == nil && protocol.ValidateAction(ta.Action, ta.Args) != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 // Device modes.
@@ -15,12 +17,12 @@ const (
 // Command is one input-equivalent action, already mapped to device pixels.
 // The device never sees model coordinates or the contract.
 type Command struct {
-	Action   string        `json:"action"`
-	Point    *MappedPoint  `json:"point,omitempty"`
-	Start    *MappedPoint  `json:"start,omitempty"`
-	End      *MappedPoint  `json:"end,omitempty"`
-	Text     string        `json:"text,omitempty"`
-	Duration time.Duration `json:"-"`
+	Action   string             `json:"action"`
+	Point    *coord.MappedPoint `json:"point,omitempty"`
+	Start    *coord.MappedPoint `json:"start,omitempty"`
+	End      *coord.MappedPoint `json:"end,omitempty"`
+	Text     string             `json:"text,omitempty"`
+	Duration time.Duration      `json:"-"`
 }
 
 // DispatchResult is what a device reports about one dispatched command.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -89,7 +90,7 @@ func (s *shellTransport) commands() []string {
 	return append([]string(nil), s.cmds...)
 }
 
-func mp(x, y int) *MappedPoint { return &MappedPoint{Device: [2]int{x, y}} }
+func mp(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{x, y}} }
 
 func TestADBDeviceCommands(t *testing.T) {
 	scr, _ := ScreenFromImage(fakemodel.CounterScreen("0"), time.Now())
@@ -304,7 +305,7 @@ func TestSoloPiDeviceWholeLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent, _ := New(Config{Space: SpaceAuto, RecheckDelay: time.Millisecond}, dev, model)
+	agent, _ := New(Config{Space: coord.SpaceAuto, RecheckDelay: time.Millisecond}, dev, model)
 	res, err := agent.Run(ctx, Task{Goal: `tap the "Sign in" button`, MaxSteps: 5})
 	if err != nil {
 		t.Fatal(err)

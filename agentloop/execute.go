@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -309,7 +310,7 @@ func (r *taskRun) staleCancel(step int, act action.Action, verdict string, fresh
 func actionSignature(a action.Action, c Command) string {
 	var b strings.Builder
 	b.WriteString(a.Name)
-	for _, p := range []*MappedPoint{c.Point, c.Start, c.End} {
+	for _, p := range []*coord.MappedPoint{c.Point, c.Start, c.End} {
 		if p != nil {
 			fmt.Fprintf(&b, "|%d,%d", int(p.Canonical[0]*50), int(p.Canonical[1]*50))
 		}

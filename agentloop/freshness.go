@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 // Freshness thresholds: how much the screen, and the region around the
@@ -102,7 +103,7 @@ func checkFreshness(ctx context.Context, dev Device, planned *Screen, targets []
 // targetsOf lists the device points an action depends on.
 func targetsOf(cmd Command) [][2]int {
 	var out [][2]int
-	for _, p := range []*MappedPoint{cmd.Point, cmd.Start, cmd.End} {
+	for _, p := range []*coord.MappedPoint{cmd.Point, cmd.Start, cmd.End} {
 		if p != nil {
 			out = append(out, p.Device)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
@@ -128,7 +129,7 @@ func TestPlannerProposalKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &scriptModel{plans: tt.plans, review: tt.review}
-			pl, err := NewPlanner(m, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 10}, nil)
+			pl, err := NewPlanner(m, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 10}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -40,10 +41,10 @@ type PreflightCheck struct {
 type PreflightOptions struct {
 	Model  Model
 	Key    ProfileKey
-	Policy ResizePolicy
+	Policy coord.ResizePolicy
 	// Space is the configured coordinate space; auto reads the cached
 	// profile or negotiates one.
-	Space    Space
+	Space    coord.Space
 	CacheDir string
 	Refresh  bool
 	// DisplayWidth and DisplayHeight size the negotiation's probe images

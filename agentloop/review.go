@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/progress"
 )
 
@@ -372,7 +373,7 @@ const uncertainMarker = "UNCERTAIN"
 // screenshot; the planner's own words (its message, screen_description
 // and reason) never reach it: a claim must not talk the review into a
 // verdict.
-func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
+func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol coord.ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
 	img, err := screen.ModelImage(pol, imageEncodingOf(m))
 	if err != nil {
 		return "", "", err

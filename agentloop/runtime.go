@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 // Run outcomes and their exit codes (agent-run): 0 completed and reviewed;
@@ -55,8 +56,8 @@ var (
 
 // Config configures a PhoneAgent.
 type Config struct {
-	Space        Space
-	Policy       ResizePolicy
+	Space        coord.Space
+	Policy       coord.ResizePolicy
 	ProfileKey   ProfileKey
 	CacheDir     string
 	Recalibrate  bool
@@ -83,10 +84,10 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Space == "" {
-		c.Space = SpaceAuto
+		c.Space = coord.SpaceAuto
 	}
-	if c.Policy == (ResizePolicy{}) {
-		c.Policy = DefaultResizePolicy()
+	if c.Policy == (coord.ResizePolicy{}) {
+		c.Policy = coord.DefaultResizePolicy()
 	}
 	if c.Rechecks == 0 {
 		c.Rechecks = DefaultFreshRechecks
@@ -120,23 +121,23 @@ type Task struct {
 
 // Result is the end of a task.
 type Result struct {
-	RunID        string    `json:"run_id"`
-	Outcome      string    `json:"outcome"`
-	Success      bool      `json:"success"`
-	Message      string    `json:"message"`
-	Exit         int       `json:"exit"`
-	Phase        Phase     `json:"phase"`
-	Steps        int       `json:"steps"`
-	Counters     Counters  `json:"counters"`
-	Metrics      Metrics   `json:"metrics"`
-	Profile      *Profile  `json:"coordinate_profile,omitempty"`
-	Frame        *Frame    `json:"frame,omitempty"`
-	StartedAt    time.Time `json:"started_at"`
-	FinishedAt   time.Time `json:"finished_at"`
-	Goal         string    `json:"task"`
-	DeviceMode   string    `json:"device_mode"`
-	ErrorCode    string    `json:"error_code,omitempty"`
-	ErrorMessage string    `json:"error_message,omitempty"`
+	RunID        string       `json:"run_id"`
+	Outcome      string       `json:"outcome"`
+	Success      bool         `json:"success"`
+	Message      string       `json:"message"`
+	Exit         int          `json:"exit"`
+	Phase        Phase        `json:"phase"`
+	Steps        int          `json:"steps"`
+	Counters     Counters     `json:"counters"`
+	Metrics      Metrics      `json:"metrics"`
+	Profile      *Profile     `json:"coordinate_profile,omitempty"`
+	Frame        *coord.Frame `json:"frame,omitempty"`
+	StartedAt    time.Time    `json:"started_at"`
+	FinishedAt   time.Time    `json:"finished_at"`
+	Goal         string       `json:"task"`
+	DeviceMode   string       `json:"device_mode"`
+	ErrorCode    string       `json:"error_code,omitempty"`
+	ErrorMessage string       `json:"error_message,omitempty"`
 }
 
 // StepResult is what one Step did.
@@ -291,7 +292,7 @@ type taskRun struct {
 	st       *AgentState
 	mem      memory
 	profile  *Profile
-	frame    *Frame
+	frame    *coord.Frame
 	// pending is the newest trusted observation (after an action, a stale
 	// cancel or a zero-touch rejection); the next step plans on it.
 	pending *Screen
@@ -465,7 +466,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	}
 	frame := screen.Frame(cfg.Policy)
 	r.frame = &frame
-	contract := Contract{Space: r.profile.Space, Frame: frame}
+	contract := coord.Contract{Space: r.profile.Space, Frame: frame}
 
 	// Plan, with one same-step protocol retry.
 	st.setPhase(PhasePlanning, "ask the model for one action")
@@ -519,7 +520,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	mapErr := func() error {
 		for _, pair := range []struct {
 			src *action.Point
-			dst **MappedPoint
+			dst **coord.MappedPoint
 			key string
 		}{{act.Element, &cmd.Point, "element"}, {act.Start, &cmd.Start, "start"}, {act.End, &cmd.End, "end"}} {
 			if pair.src == nil {
@@ -536,7 +537,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	}()
 	st.emit(EvAction, "model proposed "+act.Name, actPayload)
 	if mapErr != nil {
-		ce := mapErr.(*CoordinateError)
+		ce := mapErr.(*coord.Error)
 		r.reject(step, act, ce.Code, ce.Message, SoftRejected, screen)
 		return &act
 	}

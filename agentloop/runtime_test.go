@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
@@ -53,7 +54,7 @@ type harness struct {
 	cache string
 }
 
-func newHarness(t *testing.T, opts fakemodel.Options, space Space, mutate func(*Config)) *harness {
+func newHarness(t *testing.T, opts fakemodel.Options, space coord.Space, mutate func(*Config)) *harness {
 	t.Helper()
 	opts.APIKey = testAPIKey
 	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *ModelConfig) {
@@ -65,8 +66,8 @@ func newHarness(t *testing.T, opts fakemodel.Options, space Space, mutate func(*
 	cache := t.TempDir()
 	dev := &counterDevice{}
 	cfg := Config{
-		Space: space, Policy: DefaultResizePolicy(), CacheDir: cache, RecheckDelay: time.Millisecond,
-		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()},
+		Space: space, Policy: coord.DefaultResizePolicy(), CacheDir: cache, RecheckDelay: time.Millisecond,
+		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: coord.DefaultResizePolicy()},
 		Redact:     mc.APIKey.Redact,
 	}
 	if mutate != nil {
@@ -120,7 +121,7 @@ func eventsOf(evs []AgentEvent, typ string) []AgentEvent {
 // taps +1 until it reads 3 and finishes; the completion review confirms
 // it on a fresh screenshot.
 func TestCounterToThreeEndToEnd(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, SpaceAuto, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 15)
 	if res.Outcome != OutcomeCompleted || !res.Success || res.Exit != 0 {
 		t.Fatalf("outcome %s (%s) %s", res.Outcome, res.Message, res.ErrorMessage)
@@ -137,7 +138,7 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 			t.Errorf("dispatched %s at %v, want taps on +1", c.Action, c.Point.Device)
 		}
 	}
-	if res.Profile == nil || res.Profile.Space != SpaceRelative || res.Profile.Source != SourceNegotiated {
+	if res.Profile == nil || res.Profile.Space != coord.SpaceRelative || res.Profile.Source != SourceNegotiated {
 		t.Errorf("profile %+v, want negotiated relative_0_999", res.Profile)
 	}
 	if res.Metrics.ByPurpose["calibration"] < 3 || res.Metrics.ByPurpose["completion_review"] != 1 {
@@ -161,7 +162,7 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 		if e.Payload["action"].(map[string]any)["action"] != action.Tap {
 			continue
 		}
-		f := e.Payload["fields"].(map[string]any)["element"].(MappedPoint)
+		f := e.Payload["fields"].(map[string]any)["element"].(coord.MappedPoint)
 		if f.Device[0] == 0 || f.Canonical[0] <= 0 || f.Runtime[0] <= 0 {
 			t.Errorf("incomplete mapping %+v", f)
 		}
@@ -196,9 +197,9 @@ func fmtAll(v any) string { return fmt.Sprintf("%v %+v %#v %s %q", v, v, v, v, v
 
 // TestImagePixelFamily negotiates image_pixels and still reaches 3.
 func TestImagePixelFamily(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, SpaceAuto, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 2", 10)
-	if res.Outcome != OutcomeCompleted || res.Profile.Space != SpaceImage {
+	if res.Outcome != OutcomeCompleted || res.Profile.Space != coord.SpaceImage {
 		t.Fatalf("outcome %s profile %+v: %s", res.Outcome, res.Profile, res.Message)
 	}
 	if v, _, _ := h.dev.state(); v != 2 {
@@ -209,7 +210,7 @@ func TestImagePixelFamily(t *testing.T) {
 // TestInconsistentFamilyFailsClosed: a model that mixes spaces across
 // requests freezes no contract, and nothing touches the device.
 func TestInconsistentFamilyFailsClosed(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, SpaceAuto, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 10)
 	if res.Outcome != OutcomeCalibration || res.Exit != 4 || res.ErrorCode != CodeCalibrationFailed {
 		t.Fatalf("outcome %s exit %d code %s", res.Outcome, res.Exit, res.ErrorCode)
@@ -237,7 +238,7 @@ func TestInconsistentFamilyFailsClosed(t *testing.T) {
 // dispatch; the planned +1 tap is cancelled without touching the device
 // and the planner replans on the new screenshot.
 func TestFreshnessCancelsZeroTouch(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, SpaceRelative, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceRelative, nil)
 	h.dev.beforeObserve = func(d *counterDevice, n int) {
 		if n == 2 { // the pre-dispatch re-observation of step 1
 			d.mu.Lock()
@@ -277,7 +278,7 @@ func TestFreshnessCancelsZeroTouch(t *testing.T) {
 // the first screen (counter 0); the isolated review reads 0 and rejects,
 // the run continues and completes for real.
 func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, SpaceRelative, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative, nil)
 	res := h.run(t, "increase the counter to 2", 10)
 	if res.Outcome != OutcomeCompleted {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
@@ -297,7 +298,7 @@ func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
 // TestFalseFinishOnlyEndsNotCompleted: with a review budget of one, a
 // false claim ends the task as not completed (exit 2), never as success.
 func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, SpaceRelative,
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative,
 		func(c *Config) { c.SoftBudget = 1 })
 	res := h.run(t, "increase the counter to 2", 10)
 	if res.Outcome != OutcomeNotCompleted || res.Exit != 2 || res.Success {
@@ -310,7 +311,7 @@ func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
 func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 	for _, q := range []string{fakemodel.QuirkWrapped, fakemodel.QuirkTrailing} {
 		t.Run(q, func(t *testing.T) {
-			h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: q}, SpaceAuto, nil)
+			h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: q}, coord.SpaceAuto, nil)
 			res := h.run(t, "increase the counter to 1", 10)
 			if res.Outcome != OutcomeCompleted {
 				t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
@@ -334,7 +335,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 // events, the trajectory file, the cached profile and the result.
 func TestAPIKeyNeverInOutputs(t *testing.T) {
 	var stream bytes.Buffer
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, SpaceAuto, func(c *Config) {
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceAuto, func(c *Config) {
 		c.OnEvent = func(e AgentEvent) { b, _ := json.Marshal(e); stream.Write(b) }
 	})
 	res := h.run(t, "increase the counter to 1", 10)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	xdraw "golang.org/x/image/draw"
 )
 
@@ -34,7 +35,7 @@ type Screen struct {
 
 	mu       sync.Mutex
 	model    *ModelImage
-	modelPol ResizePolicy
+	modelPol coord.ResizePolicy
 	modelEnc ImageEncoding
 }
 
@@ -66,16 +67,16 @@ func (s *Screen) Width() int  { return s.Image.Rect.Dx() }
 func (s *Screen) Height() int { return s.Image.Rect.Dy() }
 
 // Frame is the geometry of this screen under a resize policy.
-func (s *Screen) Frame(pol ResizePolicy) Frame {
+func (s *Screen) Frame(pol coord.ResizePolicy) coord.Frame {
 	iw, ih := pol.ImageSize(s.Width(), s.Height())
-	return Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: s.Width(), DisplayHeight: s.Height()}
+	return coord.Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: s.Width(), DisplayHeight: s.Height()}
 }
 
 // ModelImage returns the image sent to the model: resized by pol and
 // encoded by enc. It is computed once per screen, policy and encoding (a
 // plan, its protocol retry and a risk review share one encoding). A PNG
 // capture that needs no resizing is sent as captured.
-func (s *Screen) ModelImage(pol ResizePolicy, enc ImageEncoding) (*ModelImage, error) {
+func (s *Screen) ModelImage(pol coord.ResizePolicy, enc ImageEncoding) (*ModelImage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.model != nil && s.modelPol == pol && s.modelEnc == enc {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 // TrajectorySchemaVersion is the trajectory format version.
@@ -42,31 +44,31 @@ func (c ModelConfig) Info() ModelInfo {
 
 // Trajectory is the audit file of one run.
 type Trajectory struct {
-	SchemaVersion   string       `json:"schema_version"`
-	RunID           string       `json:"run_id"`
-	Task            string       `json:"task"`
-	DeviceMode      string       `json:"device_mode"`
-	StartedAt       time.Time    `json:"started_at"`
-	FinishedAt      time.Time    `json:"finished_at"`
-	DurationSeconds float64      `json:"duration_seconds"`
-	Success         bool         `json:"success"`
-	Outcome         string       `json:"outcome"`
-	Exit            int          `json:"exit_code"`
-	FinalMessage    string       `json:"final_message"`
-	ErrorCode       string       `json:"error_code,omitempty"`
-	Policy          Policy       `json:"policy"`
-	Model           ModelInfo    `json:"model"`
-	Profile         *Profile     `json:"coordinate_profile"`
-	Frame           *Frame       `json:"frame"`
-	ResizePolicy    ResizePolicy `json:"resize_policy"`
-	Counters        Counters     `json:"counters"`
-	Metrics         Metrics      `json:"metrics"`
-	EventCount      int          `json:"event_count"`
-	Events          []AgentEvent `json:"events"`
+	SchemaVersion   string             `json:"schema_version"`
+	RunID           string             `json:"run_id"`
+	Task            string             `json:"task"`
+	DeviceMode      string             `json:"device_mode"`
+	StartedAt       time.Time          `json:"started_at"`
+	FinishedAt      time.Time          `json:"finished_at"`
+	DurationSeconds float64            `json:"duration_seconds"`
+	Success         bool               `json:"success"`
+	Outcome         string             `json:"outcome"`
+	Exit            int                `json:"exit_code"`
+	FinalMessage    string             `json:"final_message"`
+	ErrorCode       string             `json:"error_code,omitempty"`
+	Policy          Policy             `json:"policy"`
+	Model           ModelInfo          `json:"model"`
+	Profile         *Profile           `json:"coordinate_profile"`
+	Frame           *coord.Frame       `json:"frame"`
+	ResizePolicy    coord.ResizePolicy `json:"resize_policy"`
+	Counters        Counters           `json:"counters"`
+	Metrics         Metrics            `json:"metrics"`
+	EventCount      int                `json:"event_count"`
+	Events          []AgentEvent       `json:"events"`
 }
 
 // BuildTrajectory assembles the file from a result and its events.
-func BuildTrajectory(res *Result, events []AgentEvent, model ModelInfo, pol ResizePolicy) *Trajectory {
+func BuildTrajectory(res *Result, events []AgentEvent, model ModelInfo, pol coord.ResizePolicy) *Trajectory {
 	t := &Trajectory{
 		SchemaVersion: TrajectorySchemaVersion, RunID: res.RunID, Task: res.Goal, DeviceMode: res.DeviceMode,
 		StartedAt: res.StartedAt, FinishedAt: res.FinishedAt, DurationSeconds: res.FinishedAt.Sub(res.StartedAt).Seconds(),

@@ -112,8 +112,8 @@ func HasCoordinates(name string) bool {
 type Point [2]float64
 
 // Action is one validated model action. Coordinates are still in the
-// model's space: the runtime's coordinate contract maps them to device
-// pixels.
+// model's space: the coordinate contract (package coord) maps them to
+// device pixels.
 type Action struct {
 	Name              string        `json:"action"`
 	Element           *Point        `json:"element,omitempty"`

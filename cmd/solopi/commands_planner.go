@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -50,7 +51,7 @@ func plannerModelFlags() []cli.Flag {
 type plannerSetup struct {
 	model    *agentloop.HTTPModel
 	cfg      agentloop.ModelConfig
-	policy   agentloop.ResizePolicy
+	policy   coord.ResizePolicy
 	cacheDir string
 	refresh  bool
 }
@@ -103,7 +104,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	if n < 0 || (n > 0 && n < 64) || n > 8192 {
 		return nil, fault.Usage(codePlannerOption, "--resize-long-side must be 0 or between 64 and 8192")
 	}
-	s := &plannerSetup{model: m, cfg: mc, policy: agentloop.ResizePolicy{MaxLongSide: n}, refresh: c.Bool("recalibrate")}
+	s := &plannerSetup{model: m, cfg: mc, policy: coord.ResizePolicy{MaxLongSide: n}, refresh: c.Bool("recalibrate")}
 	if !c.Bool("no-calibration-cache") {
 		s.cacheDir = c.String("calibration-cache")
 		if s.cacheDir == "" {
@@ -172,7 +173,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing trajectory file"},
 				&cli.IntFlag{Name: "max-steps", Usage: "planning steps before giving up", Value: 30},
 				&cli.Float64Flag{Name: "max-duration", Usage: "seconds before the task times out (exit 124)", Value: 600},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 				&cli.Float64Flag{Name: "settle", Usage: "seconds to wait after an action before verifying it (default 0.5 for adb, 0 for solopi, which settles on the device)", Value: -1},
 				&cli.StringFlag{Name: "interactive", Usage: "ask a human on the terminal for confirmations and takeovers: auto (when stdin and stderr are terminals), always, never", Value: "auto"},
 				&cli.BoolFlag{Name: "console", Usage: "serve a live view of the run on this machine (announced on stderr as {\"console\":{\"url\":...}}); confirmations and takeovers can be answered there too"},
@@ -194,7 +195,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			Usage:     "check one raw model answer (stdin) against the action protocol; touches no device",
 			UsageText: "solopi planner-parse [--coordinate-space relative_0_999] [--image-size WxH] [--display-size WxH] [--task TEXT] [--reasoning-file FILE] < answer.txt",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "coordinate-space", Usage: "the frozen space the answer is checked against", Value: string(agentloop.SpaceRelative)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "the frozen space the answer is checked against", Value: string(coord.SpaceRelative)},
 				&cli.StringFlag{Name: "image-size", Usage: "model image size WxH (needed for image_pixels; enables the mapping)"},
 				&cli.StringFlag{Name: "display-size", Usage: "device display size WxH (needed for display_pixels; enables the mapping)"},
 				&cli.StringFlag{Name: "task", Usage: "the user's task (an explicit swipe direction in it binds every Swipe)"},
@@ -212,7 +213,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			UsageText: "solopi planner-calibrate [--display-size 1080x2340] [--coordinate-space auto] [--model-base-url URL] [--model NAME] [--recalibrate] ...",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size the probes use", Value: "1080x2340"},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 			}, plannerModelFlags()...),
 			Action: plannerEndpointAction(exit, e, runPlannerCalibrate),
 		},

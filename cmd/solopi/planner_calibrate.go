@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -27,7 +28,7 @@ type plannerCalibrateResult struct {
 
 // runPlannerCalibrate negotiates (or loads, or reports the configured
 // space) without opening any device.
-func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error) {
+func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error) {
 	cal, st := agentloop.NewCalibrator(s.model, s.profileKey(), s.policy, s.cacheDir, s.refresh, time.Now, s.redact)
 	p, err := cal.Resolve(ctx, space, w, h)
 	var candidates []any

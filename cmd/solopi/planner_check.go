@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -54,14 +55,14 @@ func applyPlannerProvider(c *cli.Context, e env, mc *agentloop.ModelConfig) erro
 // plannerSpace is the coordinate space: --coordinate-space when given,
 // else SOLOPI_MODEL_COORDINATE_SPACE, else auto. An explicit space
 // overrides a cached profile.
-func plannerSpace(c *cli.Context, e env) (agentloop.Space, error) {
+func plannerSpace(c *cli.Context, e env) (coord.Space, error) {
 	v := c.String("coordinate-space")
 	if !c.IsSet("coordinate-space") {
 		if ev := e.getenv(agentloop.EnvCoordinateSpace); ev != "" {
 			v = ev
 		}
 	}
-	s, err := agentloop.ParseSpace(v)
+	s, err := coord.ParseSpace(v)
 	if err != nil {
 		return "", fault.Usage(codePlannerOption, err.Error())
 	}
@@ -98,7 +99,7 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 			"model_http_error, model_response_invalid or coordinate_calibration_failed. agent-run runs the same checks first.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size a negotiation uses", Value: "1080x2340"},
-			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, plannerModelFlags()...),
 		Action: plannerEndpointAction(exit, e, runPlannerCheck),
 	}
@@ -108,7 +109,7 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 // model endpoint with synthetic images only (planner-calibrate,
 // planner-check): the model setup, --display-size and the coordinate
 // space, then run.
-func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
+func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
 	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 		setup, err := readPlannerSetup(c, e)
 		if err != nil {
@@ -127,7 +128,7 @@ func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *pl
 }
 
 // runPlannerCheck runs the preflight and prints its report.
-func runPlannerCheck(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error) {
+func runPlannerCheck(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error) {
 	rep, err := plannerPreflight(ctx, s, space, w, h)
 	if err != nil {
 		return outcome.Result{}, err
@@ -146,7 +147,7 @@ func runPlannerCheck(ctx context.Context, s *plannerSetup, space agentloop.Space
 // plannerPreflight runs the model checks (no device). A failure is the
 // check's fault error carrying every check's result, the model and the
 // usage so far.
-func plannerPreflight(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (*agentloop.PreflightReport, error) {
+func plannerPreflight(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (*agentloop.PreflightReport, error) {
 	rep, err := agentloop.RunPreflight(ctx, agentloop.PreflightOptions{Model: s.model, Key: s.profileKey(), Policy: s.policy, Space: space,
 		CacheDir: s.cacheDir, Refresh: s.refresh, DisplayWidth: w, DisplayHeight: h, Redact: s.redact})
 	if err != nil {

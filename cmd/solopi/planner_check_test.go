@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -67,7 +68,7 @@ func TestPlannerCheckPasses(t *testing.T) {
 		json.Unmarshal(out, &r)
 	}
 	decode(out)
-	if r.Profile.Source != agentloop.SourceNegotiated || r.Profile.Space != agentloop.SpaceImage || r.DeviceActions != 0 ||
+	if r.Profile.Source != agentloop.SourceNegotiated || r.Profile.Space != coord.SpaceImage || r.DeviceActions != 0 ||
 		r.Model.Image == nil || r.Model.Image.Format != agentloop.ImageJPEG || r.Endpoint.Source != agentloop.ParamsDefault {
 		t.Fatalf("%s", out)
 	}
@@ -86,12 +87,12 @@ func TestPlannerCheckPasses(t *testing.T) {
 	envSpace[agentloop.EnvCoordinateSpace] = "relative_0_999"
 	out, _, code = plannerApp{env: envSpace}.run(t, "planner-check", "--calibration-cache", cache)
 	decode(out)
-	if code != 0 || r.Profile.Source != agentloop.SourceConfigured || r.Profile.Space != agentloop.SpaceRelative || r.CacheFile != "" {
+	if code != 0 || r.Profile.Source != agentloop.SourceConfigured || r.Profile.Space != coord.SpaceRelative || r.CacheFile != "" {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	out, _, code = plannerApp{env: envSpace}.run(t, "planner-check", "--calibration-cache", cache, "--coordinate-space", "display_pixels")
 	decode(out)
-	if code != 0 || r.Profile.Space != agentloop.SpaceDisplay {
+	if code != 0 || r.Profile.Space != coord.SpaceDisplay {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	envSpace[agentloop.EnvCoordinateSpace] = "pixels"

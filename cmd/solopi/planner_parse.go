@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/solopi-dev/solopi/agentloop"
 	modelaction "github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -26,24 +26,24 @@ const plannerMaxAnswerBytes = 1 << 20
 
 // plannerParseResult is an accepted answer.
 type plannerParseResult struct {
-	Success   bool                             `json:"success"`
-	Action    map[string]any                   `json:"action"`
-	Canonical string                           `json:"canonical"`
-	Call      string                           `json:"call"`
-	Reasoning string                           `json:"reasoning,omitempty"`
-	Space     string                           `json:"coordinateSpace"`
-	Fields    map[string]agentloop.MappedPoint `json:"fields,omitempty"`
+	Success   bool                         `json:"success"`
+	Action    map[string]any               `json:"action"`
+	Canonical string                       `json:"canonical"`
+	Call      string                       `json:"call"`
+	Reasoning string                       `json:"reasoning,omitempty"`
+	Space     string                       `json:"coordinateSpace"`
+	Fields    map[string]coord.MappedPoint `json:"fields,omitempty"`
 }
 
 // runPlannerParse reads one raw model answer and prints the canonical
 // action (exit 0) or the rejection code (exit 2). It never touches a
 // device.
 func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (outcome.Result, error) {
-	space, err := agentloop.ParseSpace(o.space)
-	if err != nil || space == agentloop.SpaceAuto {
+	space, err := coord.ParseSpace(o.space)
+	if err != nil || space == coord.SpaceAuto {
 		return outcome.Result{}, fault.Usage(codePlannerOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
 	}
-	var frame agentloop.Frame
+	var frame coord.Frame
 	if o.imageSize != "" {
 		if frame.ImageWidth, frame.ImageHeight, err = plannerSize("image-size", o.imageSize); err != nil {
 			return outcome.Result{}, err
@@ -54,10 +54,10 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 			return outcome.Result{}, err
 		}
 	}
-	if space == agentloop.SpaceImage && frame.ImageWidth == 0 {
+	if space == coord.SpaceImage && frame.ImageWidth == 0 {
 		return outcome.Result{}, fault.Usage(codePlannerOption, "image_pixels needs --image-size WxH")
 	}
-	if space == agentloop.SpaceDisplay && frame.DisplayWidth == 0 {
+	if space == coord.SpaceDisplay && frame.DisplayWidth == 0 {
 		return outcome.Result{}, fault.Usage(codePlannerOption, "display_pixels needs --display-size WxH")
 	}
 	if in == nil {
@@ -78,7 +78,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		}
 		reasoning = string(b)
 	}
-	contract := agentloop.Contract{Space: space, Frame: frame}
+	contract := coord.Contract{Space: space, Frame: frame}
 	p, err := modelaction.Parse(string(raw), reasoning, contract.ParseOptions(o.task))
 	if err != nil {
 		var pe *modelaction.ProtocolError
@@ -92,7 +92,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	out.Action = b
 	// With both sizes known, show the full mapping the runtime would use.
 	if frame.Valid() {
-		out.Fields = map[string]agentloop.MappedPoint{}
+		out.Fields = map[string]coord.MappedPoint{}
 		for name, pt := range map[string]*modelaction.Point{"element": p.Action.Element, "start": p.Action.Start, "end": p.Action.End} {
 			if pt == nil {
 				continue

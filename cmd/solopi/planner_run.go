@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
@@ -27,7 +28,7 @@ type agentRunOptions struct {
 	overwrite     bool
 	maxSteps      int
 	maxDuration   time.Duration
-	space         agentloop.Space
+	space         coord.Space
 	settle        time.Duration
 	interactive   string
 	console       bool
@@ -112,7 +113,7 @@ type agentRunResult struct {
 	Counters   agentloop.Counters     `json:"counters"`
 	Metrics    agentloop.Metrics      `json:"metrics"`
 	Profile    *agentloop.Profile     `json:"coordinateProfile"`
-	Frame      *agentloop.Frame       `json:"frame"`
+	Frame      *coord.Frame           `json:"frame"`
 	Model      agentloop.ModelInfo    `json:"model"`
 	Policy     agentloop.Policy       `json:"policy"`
 	Duration   float64                `json:"durationSeconds"`

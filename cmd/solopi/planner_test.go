@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
@@ -119,7 +120,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 	validatePlannerSchema(t, "planner-calibrate", out)
 	var r plannerCalibrateResult
 	json.Unmarshal(out, &r)
-	if r.Profile.Space != agentloop.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
+	if r.Profile.Space != coord.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
 		t.Fatalf("%s", out)
 	}
 	if _, err := os.Stat(r.CacheFile); err != nil {
@@ -218,7 +219,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatal(err)
 			}
-			if !r.Success || r.Outcome != agentloop.OutcomeCompleted || r.Profile.Space != agentloop.SpaceImage || !r.Cleanup.Success {
+			if !r.Success || r.Outcome != agentloop.OutcomeCompleted || r.Profile.Space != coord.SpaceImage || !r.Cleanup.Success {
 				t.Fatalf("%s", out)
 			}
 			// Four identical clicks: more than the device's default

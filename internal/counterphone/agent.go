@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -64,9 +65,9 @@ func RunAgent(ctx context.Context, dir string, o RunOptions) (*Run, error) {
 			o.OnScreen(s)
 		}
 	})
-	cfg := agentloop.Config{Space: agentloop.SpaceAuto, Policy: agentloop.DefaultResizePolicy(), CacheDir: cache,
+	cfg := agentloop.Config{Space: coord.SpaceAuto, Policy: coord.DefaultResizePolicy(), CacheDir: cache,
 		RecheckDelay: time.Millisecond, Confirmer: o.Confirmer, OnEvent: o.OnEvent,
-		ProfileKey: agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: agentloop.DefaultResizePolicy()}}
+		ProfileKey: agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: coord.DefaultResizePolicy()}}
 	agent, err := agentloop.New(cfg, dev, model)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/report"
@@ -41,13 +42,13 @@ func startVision(t testing.TB, opts fakemodel.Options) (VisionConfig, *fakemodel
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: agentloop.DefaultResizePolicy()}
+	key := agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: coord.DefaultResizePolicy()}
 	pre, err := agentloop.RunPreflight(context.Background(), agentloop.PreflightOptions{Model: model, Key: key,
-		Policy: agentloop.DefaultResizePolicy(), Space: agentloop.SpaceAuto, Redact: mc.APIKey.Redact})
+		Policy: coord.DefaultResizePolicy(), Space: coord.SpaceAuto, Redact: mc.APIKey.Redact})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return VisionConfig{Model: model, Preflight: pre, Runtime: agentloop.Config{Space: agentloop.SpaceAuto, ProfileKey: key}}, srv
+	return VisionConfig{Model: model, Preflight: pre, Runtime: agentloop.Config{Space: coord.SpaceAuto, ProfileKey: key}}, srv
 }
 
 // runVision runs plan through Prepare and Run with the vision provider deciding

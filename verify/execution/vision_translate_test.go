@@ -9,6 +9,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -25,7 +26,7 @@ func translationScreen() map[string]any {
 		}}}
 }
 
-func at(x, y int) *agentloop.MappedPoint { return &agentloop.MappedPoint{Device: [2]int{x, y}} }
+func at(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{x, y}} }
 
 // The planner's commands become decision actions the engine accepts as
 // they are: the point hit-tested to a nodeId, Swipe as scroll (finger up
