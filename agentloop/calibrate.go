@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/internal/atomicfile"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
@@ -113,7 +115,7 @@ func DefaultCacheDir() (string, error) {
 // Calibrator negotiates a coordinate space with synthetic images. It holds
 // no device: negotiation cannot touch one.
 type Calibrator struct {
-	Model  Model
+	Model  chat.Model
 	Key    ProfileKey
 	Policy coord.ResizePolicy
 	// CacheDir stores profiles; "" disables the cache.
@@ -227,12 +229,12 @@ func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (Candid
 	res := CandidateResult{Space: contract.Space}
 	var sum float64
 	for _, t := range probeTargets {
-		img, err := EncodeImage(SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t), imageEncodingOf(c.Model), nil)
+		img, err := chat.EncodeImage(SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t), chat.ImageEncodingOf(c.Model), nil)
 		if err != nil {
 			return res, err
 		}
 		s := ProbeResult{Target: t, Error: math.Inf(1)}
-		req := ChatRequest{Purpose: "calibration", Messages: []ChatMessage{{Role: "user", Text: calibrationPrompt(contract), Image: img}}}
+		req := chat.Request{Purpose: "calibration", Messages: []chat.Message{{Role: "user", Text: calibrationPrompt(contract), Image: img}}}
 		resp, err := c.state.chat(ctx, c.Model, req)
 		if err != nil {
 			return res, err
@@ -248,9 +250,9 @@ func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (Candid
 			pe := asProtocolError(perrv)
 			retry := req
 			retry.Purpose = "calibration"
-			retry.Messages = append(append([]ChatMessage(nil), req.Messages...),
-				ChatMessage{Role: "assistant", Text: textclip.Runes(resp.Content, 2000)},
-				ChatMessage{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", RetryMarker, pe.Code, pe.Message)})
+			retry.Messages = append(append([]chat.Message(nil), req.Messages...),
+				chat.Message{Role: "assistant", Text: textclip.Runes(resp.Content, 2000)},
+				chat.Message{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", RetryMarker, pe.Code, pe.Message)})
 			resp, err = c.state.chat(ctx, c.Model, retry)
 			if err != nil {
 				return res, err
@@ -356,51 +358,12 @@ func (c *Calibrator) store(p Profile) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(c.path(), b, 0o600)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, so readers see the old or the new file, never a torn one.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temporary file in %s: %w", dir, err)
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", name, err)
-	}
-	if err := os.Chmod(name, mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", name, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	ok = true
-	return nil
+	return atomicfile.Write(c.path(), b, 0o600)
 }
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and
 // the state that records its events and metrics.
-func NewCalibrator(m Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
+func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
 	if now == nil {
 		now = time.Now
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
@@ -16,11 +17,11 @@ import (
 func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *ModelConfig) { mc.APIKey = NewSecret(testAPIKey) })
+	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *chat.Config) { mc.APIKey = chat.NewSecret(testAPIKey) })
 	mc := m.Config()
 	st := newAgentState(time.Now, mc.APIKey.Redact, nil)
 	return &Calibrator{Model: m, Policy: coord.DefaultResizePolicy(), CacheDir: cache, state: st,
-		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: coord.DefaultResizePolicy()}}, srv
+		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()}}, srv
 }
 
 // TestNegotiationPerFamily: the right space per model family, through
@@ -119,7 +120,7 @@ func TestProfileCache(t *testing.T) {
 		t.Fatal("the cache key ignores the model")
 	}
 	other.Key = cal.Key
-	other.Key.Thinking = ThinkingEnabled
+	other.Key.Thinking = chat.ThinkingEnabled
 	if other.Key.Hash() == cal.Key.Hash() {
 		t.Fatal("the cache key ignores the thinking mode")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
@@ -141,39 +142,39 @@ func resultText(step int, result map[string]any) string {
 // planRequest builds the planner request: the system prompt, the goal and
 // notes once, the text history, and the current turn with the only image.
 // retry, when set, adds the rejected answer and the same-step correction.
-func (m *memory) planRequest(now time.Time, step int, contract coord.Contract, image *ModelImage, budget int, retry *action.ProtocolError, rejected string) ChatRequest {
-	head := []ChatMessage{{Role: "system", Text: plannerPrompt(now)}}
+func (m *memory) planRequest(now time.Time, step int, contract coord.Contract, image *chat.Image, budget int, retry *action.ProtocolError, rejected string) chat.Request {
+	head := []chat.Message{{Role: "system", Text: plannerPrompt(now)}}
 	goal := "Task: " + m.goal
 	if len(m.notes) > 0 {
 		goal += "\n\nYour notes so far:\n- " + strings.Join(m.notes, "\n- ")
 	}
-	head = append(head, ChatMessage{Role: "user", Text: goal})
+	head = append(head, chat.Message{Role: "user", Text: goal})
 	info := map[string]any{
 		"step":                step,
 		"coordinate_contract": contract.ModelView(),
 	}
-	current := ChatMessage{Role: "user", Text: "** Screen Info **\n" + mustJSON(info), Image: image}
-	var tail []ChatMessage
+	current := chat.Message{Role: "user", Text: "** Screen Info **\n" + mustJSON(info), Image: image}
+	var tail []chat.Message
 	tail = append(tail, current)
 	if retry != nil {
 		tail = append(tail,
-			ChatMessage{Role: "assistant", Text: textclip.Runes(rejected, 2000)},
-			ChatMessage{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", RetryMarker, retry.Code, retry.Message)})
+			chat.Message{Role: "assistant", Text: textclip.Runes(rejected, 2000)},
+			chat.Message{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", RetryMarker, retry.Code, retry.Message)})
 	}
 	turns := m.turns
 	for {
-		msgs := append([]ChatMessage(nil), head...)
+		msgs := append([]chat.Message(nil), head...)
 		for _, t := range turns {
-			msgs = append(msgs, ChatMessage{Role: "assistant", Text: t.Assistant}, ChatMessage{Role: "user", Text: t.Result})
+			msgs = append(msgs, chat.Message{Role: "assistant", Text: t.Assistant}, chat.Message{Role: "user", Text: t.Result})
 		}
 		msgs = append(msgs, tail...)
 		msgs = mergeAdjacent(msgs)
-		req := ChatRequest{Purpose: "plan", Messages: msgs}
+		req := chat.Request{Purpose: "plan", Messages: msgs}
 		if retry != nil {
 			req.Purpose = "protocol_retry"
 		}
 		// Trim whole turns, oldest first, only when the budget needs it.
-		if budget <= 0 || len(turns) == 0 || estimateRequestTokens(req) <= budget {
+		if budget <= 0 || len(turns) == 0 || req.EstimatedTokens() <= budget {
 			return req
 		}
 		turns = turns[1:]
@@ -182,8 +183,8 @@ func (m *memory) planRequest(now time.Time, step int, contract coord.Contract, i
 
 // mergeAdjacent joins consecutive messages of one role (some chat
 // templates require strict alternation); an image stays with its text.
-func mergeAdjacent(msgs []ChatMessage) []ChatMessage {
-	out := make([]ChatMessage, 0, len(msgs))
+func mergeAdjacent(msgs []chat.Message) []chat.Message {
+	out := make([]chat.Message, 0, len(msgs))
 	for _, m := range msgs {
 		if n := len(out); n > 0 && out[n-1].Role == m.Role && m.Role != "system" && (out[n-1].Image == nil || m.Image == nil) {
 			prev := &out[n-1]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
@@ -49,7 +50,7 @@ func TestPlanRequestMemory(t *testing.T) {
 	m.addTurn(2, action.Action{Name: action.Swipe, Start: &action.Point{500, 700}, End: &action.Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
 	m.notes = append(m.notes, "the +1 button is at the bottom right")
 	c := coord.Contract{Space: coord.SpaceRelative, Frame: goldenFrame}
-	req := m.planRequest(time.Now(), 3, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
+	req := m.planRequest(time.Now(), 3, c, &chat.Image{Data: []byte("PNG"), Format: chat.ImagePNG}, 0, nil, "")
 	images := 0
 	var all strings.Builder
 	for _, msg := range req.Messages {
@@ -89,13 +90,13 @@ func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 		m.addTurn(i, action.Action{Name: action.Back, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
 	}
 	c := coord.Contract{Space: coord.SpaceRelative, Frame: goldenFrame}
-	full := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
-	budget := estimateRequestTokens(full) / 2
-	trimmed := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, budget, nil, "")
-	if estimateRequestTokens(trimmed) > budget {
-		t.Fatalf("trimmed request %d tokens > budget %d", estimateRequestTokens(trimmed), budget)
+	full := m.planRequest(time.Now(), 41, c, &chat.Image{Data: []byte("PNG"), Format: chat.ImagePNG}, 0, nil, "")
+	budget := full.EstimatedTokens() / 2
+	trimmed := m.planRequest(time.Now(), 41, c, &chat.Image{Data: []byte("PNG"), Format: chat.ImagePNG}, budget, nil, "")
+	if trimmed.EstimatedTokens() > budget {
+		t.Fatalf("trimmed request %d tokens > budget %d", trimmed.EstimatedTokens(), budget)
 	}
-	text := func(r ChatRequest) string {
+	text := func(r chat.Request) string {
 		var b strings.Builder
 		for _, m := range r.Messages {
 			b.WriteString(m.Text)
@@ -143,12 +144,12 @@ type scriptModel struct {
 	n       int
 	review  string
 	risk    string
-	calls   []ChatRequest
+	calls   []chat.Request
 	onPlan  func(n int)
 	latency time.Duration
 }
 
-func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+func (m *scriptModel) Chat(ctx context.Context, req chat.Request) (*chat.Response, error) {
 	m.calls = append(m.calls, req)
 	sys := req.Messages[0].Text
 	switch {
@@ -157,13 +158,13 @@ func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse,
 		if r == "" {
 			r = `finish(success=True, message="ok")`
 		}
-		return &ChatResponse{Content: r}, nil
+		return &chat.Response{Content: r}, nil
 	case strings.HasPrefix(sys, HeaderRisk):
 		r := m.risk
 		if r == "" {
 			r = `finish(success=True, message="ALLOW: fine")`
 		}
-		return &ChatResponse{Content: r}, nil
+		return &chat.Response{Content: r}, nil
 	}
 	if m.onPlan != nil {
 		m.onPlan(m.n)
@@ -173,7 +174,7 @@ func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse,
 		i = len(m.plans) - 1
 	}
 	m.n++
-	return &ChatResponse{Content: m.plans[i], Usage: Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+	return &chat.Response{Content: m.plans[i], Usage: chat.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
 }
 
 func runScript(t *testing.T, goal string, m *scriptModel, dev Device, mutate func(*Config)) (*Result, *PhoneAgent) {

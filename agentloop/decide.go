@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 )
 
 // The planner for callers that own the device and its observations (the
@@ -100,7 +101,7 @@ func (plannerDevice) Close(context.Context) error { return nil }
 // a coordinate contract frozen earlier (by a preflight whose events belong
 // to another audit trail): nothing is negotiated. A completion review that
 // cannot tell ends the task blocked.
-func NewPlanner(model Model, cfg Config, t Task, profile *Profile) (*Planner, error) {
+func NewPlanner(model chat.Model, cfg Config, t Task, profile *Profile) (*Planner, error) {
 	if model == nil {
 		return nil, errors.New("agentloop: the planner needs a model")
 	}
@@ -132,7 +133,7 @@ func (p *Planner) Profile() *Profile {
 
 // Trajectory is the task's audit trail so far; an unfinished task has the
 // outcome "in_progress".
-func (p *Planner) Trajectory(model ModelInfo) *Trajectory {
+func (p *Planner) Trajectory(model chat.Info) *Trajectory {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.run
@@ -308,7 +309,7 @@ type CompletionReview struct {
 // screen shows goal achieved, with no runtime evidence: the screenshot is
 // the only thing it judges. cfg supplies the resize policy, Redact and
 // Now.
-func ReviewCompletion(ctx context.Context, model Model, cfg Config, goal string, screen *Screen) (*CompletionReview, error) {
+func ReviewCompletion(ctx context.Context, model chat.Model, cfg Config, goal string, screen *Screen) (*CompletionReview, error) {
 	if model == nil || screen == nil {
 		return nil, errors.New("agentloop: the completion review needs a model and a screen")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -143,7 +144,7 @@ func TestPlannerProposals(t *testing.T) {
 	if _, err := p.Propose(context.Background(), screen, nil, mapper); !errors.Is(err, ErrTaskFinished) {
 		t.Errorf("a finished task planned again: %v", err)
 	}
-	if tr := p.Trajectory(ModelInfo{Model: "script"}); tr.Outcome != OutcomeMaxSteps || tr.Profile == nil || tr.Counters.Dispatched != 2 {
+	if tr := p.Trajectory(chat.Info{Model: "script"}); tr.Outcome != OutcomeMaxSteps || tr.Profile == nil || tr.Counters.Dispatched != 2 {
 		t.Errorf("trajectory %s profile %v dispatched %d", tr.Outcome, tr.Profile, tr.Counters.Dispatched)
 	}
 }
@@ -151,7 +152,7 @@ func TestPlannerProposals(t *testing.T) {
 // stallModel answers only when its context ends.
 type stallModel struct{}
 
-func (stallModel) Chat(ctx context.Context, _ ChatRequest) (*ChatResponse, error) {
+func (stallModel) Chat(ctx context.Context, _ chat.Request) (*chat.Response, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

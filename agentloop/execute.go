@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -241,7 +242,7 @@ func (r *taskRun) countHard(class, name string, err error) (Recovery, int) {
 	rec := decideRecovery(class, name, n, r.a.cfg.HardBudget, false)
 	// A refused API key or a missing model will not fix itself by asking
 	// again.
-	if code := errorCode(err); code == CodeModelAuth || httpStatusOf(err) == 404 {
+	if code := errorCode(err); code == chat.CodeModelAuth || chat.HTTPStatus(err) == 404 {
 		rec = RecoverTerminate
 	}
 	return rec, n

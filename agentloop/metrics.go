@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // chat sends one model request and records it in the audit stream:
 // model_request, model_response and a metrics event with the token usage
 // and cost, for every purpose (calibration and reviews included).
-func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatResponse, error) {
+func (s *AgentState) chat(ctx context.Context, m chat.Model, req chat.Request) (*chat.Response, error) {
 	images, imageBytes, format := 0, 0, ""
 	for _, msg := range req.Messages {
 		if msg.Image != nil {
@@ -21,7 +22,7 @@ func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatR
 	}
 	s.emit(EvModelRequest, "model request: "+req.Purpose, map[string]any{
 		"purpose": req.Purpose, "messages": len(req.Messages), "images": images,
-		"estimated_prompt_tokens": estimateRequestTokens(req),
+		"estimated_prompt_tokens": req.EstimatedTokens(),
 	})
 	resp, err := m.Chat(ctx, req)
 	if err != nil {

@@ -6,12 +6,13 @@ import (
 	"net"
 	"testing"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 )
 
-func preflightFor(t *testing.T, m *HTTPModel, space coord.Space, cache string) (*PreflightReport, error) {
+func preflightFor(t *testing.T, m *chat.Client, space coord.Space, cache string) (*PreflightReport, error) {
 	t.Helper()
 	mc := m.Config()
 	return RunPreflight(context.Background(), PreflightOptions{Model: m, Space: space, CacheDir: cache, Policy: coord.DefaultResizePolicy(),
@@ -36,7 +37,7 @@ func checkStatuses(r *PreflightReport) map[string]string {
 }
 
 func TestPreflightPassesAndCaches(t *testing.T) {
-	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *ModelConfig) { mc.APIKey = NewSecret(testAPIKey) })
+	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *chat.Config) { mc.APIKey = chat.NewSecret(testAPIKey) })
 	cache := t.TempDir()
 	rep, err := preflightFor(t, m, coord.SpaceAuto, cache)
 	if err != nil || !passed(rep) || len(rep.Checks) != 5 {
@@ -94,20 +95,20 @@ func TestPreflightFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		opts   fakemodel.Options
-		adjust func(*ModelConfig)
+		adjust func(*chat.Config)
 		code   string
 		kind   fault.Kind
 		failed string
 	}{
-		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, CodeModelAuth, fault.Transport, CheckAuth},
-		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, CodeModelRejectsImages, fault.Failed, CheckImages},
-		{"unreachable", fakemodel.Options{}, func(mc *ModelConfig) { mc.BaseURL = closed }, CodeModelUnreachable, fault.Transport, CheckReachable},
-		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, CodeModelStatus, fault.Transport, CheckCompletion},
+		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, chat.CodeModelAuth, fault.Transport, CheckAuth},
+		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, chat.CodeModelRejectsImages, fault.Failed, CheckImages},
+		{"unreachable", fakemodel.Options{}, func(mc *chat.Config) { mc.BaseURL = closed }, chat.CodeModelUnreachable, fault.Transport, CheckReachable},
+		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, chat.CodeModelStatus, fault.Transport, CheckCompletion},
 		{"inconsistent spaces", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, nil, CodeCalibrationFailed, fault.Transport, CheckCoordinates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, m := startFakeModel(t, tc.opts, "fake-vision", func(mc *ModelConfig) {
-				mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
+			srv, m := startFakeModel(t, tc.opts, "fake-vision", func(mc *chat.Config) {
+				mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
 				if tc.adjust != nil {
 					tc.adjust(mc)
 				}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/progress"
 )
@@ -173,7 +174,7 @@ const (
 
 // parseRiskVerdict reads the reviewer's finish(message="VERDICT: …").
 // Anything else is inconclusive, which asks a human.
-func parseRiskVerdict(resp *ChatResponse) (string, string) {
+func parseRiskVerdict(resp *chat.Response) (string, string) {
 	p, err := action.Parse(resp.Content, resp.Reasoning, action.ParseOptions{})
 	if err != nil || !p.Action.IsFinish() || p.Action.Message == nil {
 		return RiskConfirm, "the risk reviewer gave no usable verdict"
@@ -373,8 +374,8 @@ const uncertainMarker = "UNCERTAIN"
 // screenshot; the planner's own words (its message, screen_description
 // and reason) never reach it: a claim must not talk the review into a
 // verdict.
-func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol coord.ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
-	img, err := screen.ModelImage(pol, imageEncodingOf(m))
+func reviewCompletion(ctx context.Context, st *AgentState, m chat.Model, pol coord.ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
+	img, err := screen.ModelImage(pol, chat.ImageEncodingOf(m))
 	if err != nil {
 		return "", "", err
 	}
@@ -382,7 +383,7 @@ func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol coord.Re
 		evidence = []map[string]any{}
 	}
 	info := map[string]any{"task": goal, "runtime_evidence": evidence}
-	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
+	req := chat.Request{Purpose: "completion_review", Messages: []chat.Message{
 		{Role: "system", Text: completionPrompt()},
 		{Role: "user", Text: mustJSON(info), Image: img},
 	}}
@@ -408,7 +409,7 @@ func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol coord.Re
 }
 
 // riskReview asks the isolated risk reviewer about one action.
-func (r *taskRun) riskReview(ctx context.Context, act action.Action, cmd Command, img *ModelImage) (string, string, error) {
+func (r *taskRun) riskReview(ctx context.Context, act action.Action, cmd Command, img *chat.Image) (string, string, error) {
 	target := map[string]any{"action": act.Name}
 	if cmd.Point != nil {
 		target["target_canonical"] = []float64{round3(cmd.Point.Canonical[0]), round3(cmd.Point.Canonical[1])}
@@ -420,7 +421,7 @@ func (r *taskRun) riskReview(ctx context.Context, act action.Action, cmd Command
 	// (boundaryConflict, actionSensitive) but never argue for approval.
 	info := map[string]any{"task": r.goal, "proposed_action": target,
 		"note": "target_canonical is the target as fractions of the image width and height from the top-left corner"}
-	req := ChatRequest{Purpose: "risk_review", Messages: []ChatMessage{
+	req := chat.Request{Purpose: "risk_review", Messages: []chat.Message{
 		{Role: "system", Text: riskPrompt()},
 		{Role: "user", Text: mustJSON(info), Image: img},
 	}}

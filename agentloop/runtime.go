@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
@@ -155,7 +156,7 @@ type StepResult struct {
 type PhoneAgent struct {
 	cfg   Config
 	dev   Device
-	model Model
+	model chat.Model
 
 	busy sync.Mutex
 	mu   sync.Mutex
@@ -163,7 +164,7 @@ type PhoneAgent struct {
 }
 
 // New returns an agent over dev and model.
-func New(cfg Config, dev Device, model Model) (*PhoneAgent, error) {
+func New(cfg Config, dev Device, model chat.Model) (*PhoneAgent, error) {
 	if dev == nil || model == nil {
 		return nil, errors.New("agentloop: a device and a model are required")
 	}
@@ -470,7 +471,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 
 	// Plan, with one same-step protocol retry.
 	st.setPhase(PhasePlanning, "ask the model for one action")
-	img, err := screen.ModelImage(cfg.Policy, imageEncodingOf(r.a.model))
+	img, err := screen.ModelImage(cfg.Policy, chat.ImageEncodingOf(r.a.model))
 	if err != nil {
 		r.finish(OutcomeDeviceError, "the screenshot cannot be prepared for the model", err)
 		return nil

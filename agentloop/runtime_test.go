@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
@@ -25,19 +26,19 @@ const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
 // startFakeModel starts a fake model server for the test and a model
 // client named name for it; adjust, when set, changes the client's
 // configuration first.
-func startFakeModel(t *testing.T, opts fakemodel.Options, name string, adjust func(*ModelConfig)) (*fakemodel.Server, *HTTPModel) {
+func startFakeModel(t *testing.T, opts fakemodel.Options, name string, adjust func(*chat.Config)) (*fakemodel.Server, *chat.Client) {
 	t.Helper()
 	srv, err := fakemodel.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	mc := DefaultModelConfig()
+	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model = srv.URL, name
 	if adjust != nil {
 		adjust(&mc)
 	}
-	m, err := NewHTTPModel(mc)
+	m, err := chat.NewClient(mc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ type harness struct {
 	srv   *fakemodel.Server
 	dev   *counterDevice
 	agent *PhoneAgent
-	model *HTTPModel
+	model *chat.Client
 	cfg   Config
 	cache string
 }
@@ -57,8 +58,8 @@ type harness struct {
 func newHarness(t *testing.T, opts fakemodel.Options, space coord.Space, mutate func(*Config)) *harness {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *ModelConfig) {
-		mc.APIKey = NewSecret(testAPIKey)
+	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *chat.Config) {
+		mc.APIKey = chat.NewSecret(testAPIKey)
 		mc.Timeout = 20 * time.Second
 		mc.InputPricePerMTok, mc.OutputPricePerMTok = 0.5, 1.5
 	})
@@ -67,7 +68,7 @@ func newHarness(t *testing.T, opts fakemodel.Options, space coord.Space, mutate 
 	dev := &counterDevice{}
 	cfg := Config{
 		Space: space, Policy: coord.DefaultResizePolicy(), CacheDir: cache, RecheckDelay: time.Millisecond,
-		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: coord.DefaultResizePolicy()},
+		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()},
 		Redact:     mc.APIKey.Redact,
 	}
 	if mutate != nil {
@@ -93,7 +94,7 @@ func (h *harness) run(t *testing.T, goal string, maxSteps int) *Result {
 
 func (h *harness) trajectory(t *testing.T, res *Result) []byte {
 	t.Helper()
-	tr := BuildTrajectory(res, h.agent.State().Events(), ModelInfo{Endpoint: h.model.cfg.Endpoint(), Model: "fake-vision", Thinking: ThinkingAuto}, h.cfg.Policy)
+	tr := BuildTrajectory(res, h.agent.State().Events(), chat.Info{Endpoint: h.model.Config().Endpoint(), Model: "fake-vision", Thinking: chat.ThinkingAuto}, h.cfg.Policy)
 	path := filepath.Join(t.TempDir(), "trajectory.json")
 	if err := WriteTrajectory(path, tr); err != nil {
 		t.Fatal(err)
@@ -365,20 +366,20 @@ func TestAPIKeyNeverInOutputs(t *testing.T) {
 			t.Errorf("%s contains the API key", name)
 		}
 	}
-	if s := NewSecret(testAPIKey); strings.Contains(fmtAll(s), testAPIKey) {
-		t.Error("formatting a Secret shows the key")
+	if s := chat.NewSecret(testAPIKey); strings.Contains(fmtAll(s), testAPIKey) {
+		t.Error("formatting a chat.Secret shows the key")
 	}
 }
 
 // TestModelErrorRedactsKey: an endpoint that rejects the key produces an
 // error without it.
 func TestModelErrorRedactsKey(t *testing.T) {
-	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *ModelConfig) {
-		mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
+	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *chat.Config) {
+		mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
 	})
-	_, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
+	_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 	var fe *fault.Error
-	if err == nil || !errors.As(err, &fe) || fe.Code != CodeModelAuth || fe.Kind != fault.Transport {
+	if err == nil || !errors.As(err, &fe) || fe.Code != chat.CodeModelAuth || fe.Kind != fault.Transport {
 		t.Fatalf("err %v", err)
 	}
 	if strings.Contains(err.Error(), testAPIKey) {

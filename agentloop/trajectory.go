@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/internal/atomicfile"
 )
 
 // TrajectorySchemaVersion is the trajectory format version.
@@ -26,22 +28,6 @@ func StrictPolicy() Policy {
 	return Policy{PolicyObservation: "screenshot_only"}
 }
 
-// ModelInfo describes the model side of a run (never the key).
-type ModelInfo struct {
-	Endpoint string         `json:"endpoint"`
-	Model    string         `json:"model"`
-	Thinking string         `json:"thinking"`
-	APIStyle string         `json:"api_style,omitempty"`
-	Stream   bool           `json:"stream,omitempty"`
-	Image    *ImageEncoding `json:"image,omitempty"`
-}
-
-// Info is the configuration as ModelInfo.
-func (c ModelConfig) Info() ModelInfo {
-	img := c.Image
-	return ModelInfo{Endpoint: c.Endpoint(), Model: c.Model, Thinking: c.Thinking, APIStyle: c.APIStyle, Stream: c.Stream, Image: &img}
-}
-
 // Trajectory is the audit file of one run.
 type Trajectory struct {
 	SchemaVersion   string             `json:"schema_version"`
@@ -57,7 +43,7 @@ type Trajectory struct {
 	FinalMessage    string             `json:"final_message"`
 	ErrorCode       string             `json:"error_code,omitempty"`
 	Policy          Policy             `json:"policy"`
-	Model           ModelInfo          `json:"model"`
+	Model           chat.Info          `json:"model"`
 	Profile         *Profile           `json:"coordinate_profile"`
 	Frame           *coord.Frame       `json:"frame"`
 	ResizePolicy    coord.ResizePolicy `json:"resize_policy"`
@@ -68,7 +54,7 @@ type Trajectory struct {
 }
 
 // BuildTrajectory assembles the file from a result and its events.
-func BuildTrajectory(res *Result, events []AgentEvent, model ModelInfo, pol coord.ResizePolicy) *Trajectory {
+func BuildTrajectory(res *Result, events []AgentEvent, model chat.Info, pol coord.ResizePolicy) *Trajectory {
 	t := &Trajectory{
 		SchemaVersion: TrajectorySchemaVersion, RunID: res.RunID, Task: res.Goal, DeviceMode: res.DeviceMode,
 		StartedAt: res.StartedAt, FinishedAt: res.FinishedAt, DurationSeconds: res.FinishedAt.Sub(res.StartedAt).Seconds(),
@@ -90,7 +76,7 @@ func WriteTrajectory(path string, t *Trajectory) error {
 	if err != nil {
 		return fmt.Errorf("encode trajectory: %w", err)
 	}
-	if err := writeAtomic(path, append(b, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write trajectory: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
@@ -14,14 +15,14 @@ import (
 
 // plannerCalibrateResult is what planner-calibrate prints.
 type plannerCalibrateResult struct {
-	Success    bool                `json:"success"`
-	Profile    *agentloop.Profile  `json:"profile"`
-	Candidates []any               `json:"candidates"`
-	CacheFile  string              `json:"cacheFile,omitempty"`
-	Model      agentloop.ModelInfo `json:"model"`
-	Metrics    agentloop.Metrics   `json:"metrics"`
-	Display    [2]int              `json:"displaySize"`
-	Image      [2]int              `json:"imageSize"`
+	Success    bool               `json:"success"`
+	Profile    *agentloop.Profile `json:"profile"`
+	Candidates []any              `json:"candidates"`
+	CacheFile  string             `json:"cacheFile,omitempty"`
+	Model      chat.Info          `json:"model"`
+	Metrics    agentloop.Metrics  `json:"metrics"`
+	Display    [2]int             `json:"displaySize"`
+	Image      [2]int             `json:"imageSize"`
 	// DeviceActions is always 0: negotiation uses synthetic images only.
 	DeviceActions int `json:"deviceActions"`
 }
@@ -52,7 +53,7 @@ func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space coord.Space
 		if ctx.Err() != nil {
 			return outcome.Result{}, ctx.Err()
 		}
-		return outcome.Result{}, fault.Wrap(fault.Transport, agentloop.CodeModelRequest, s.redact(err.Error()), err)
+		return outcome.Result{}, fault.Wrap(fault.Transport, chat.CodeModelRequest, s.redact(err.Error()), err)
 	}
 	iw, ih := s.policy.ImageSize(w, h)
 	out := plannerCalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),

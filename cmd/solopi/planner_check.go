@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
@@ -18,18 +19,18 @@ import (
 // environment variable of a fixed name; a flag on the command line wins.
 func plannerProviderFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "model-stream", Usage: "ask for a streamed answer (server-sent events, assembled into one; env " + agentloop.EnvModelStream + "=1)"},
-		&cli.StringFlag{Name: "model-api-style", Usage: "openai (Authorization: Bearer, <base>/chat/completions) or azure (api-key header, the base URL's path kept, api-version added; env " + agentloop.EnvModelAPIStyle + ")", Value: agentloop.APIStyleOpenAI},
-		&cli.StringFlag{Name: "model-api-version", Usage: "azure: the api-version query parameter, e.g. 2024-10-21 (env " + agentloop.EnvModelAPIVersion + ")"},
-		&cli.StringFlag{Name: "model-image-format", Usage: "screenshot encoding sent to the model: jpeg or png (env " + agentloop.EnvModelImageFormat + ")", Value: agentloop.ImageJPEG},
-		&cli.IntFlag{Name: "model-image-quality", Usage: "JPEG quality 1..100 (env " + agentloop.EnvModelImageQuality + ")", Value: agentloop.DefaultImageQuality},
+		&cli.BoolFlag{Name: "model-stream", Usage: "ask for a streamed answer (server-sent events, assembled into one; env " + chat.EnvModelStream + "=1)"},
+		&cli.StringFlag{Name: "model-api-style", Usage: "openai (Authorization: Bearer, <base>/chat/completions) or azure (api-key header, the base URL's path kept, api-version added; env " + chat.EnvModelAPIStyle + ")", Value: chat.APIStyleOpenAI},
+		&cli.StringFlag{Name: "model-api-version", Usage: "azure: the api-version query parameter, e.g. 2024-10-21 (env " + chat.EnvModelAPIVersion + ")"},
+		&cli.StringFlag{Name: "model-image-format", Usage: "screenshot encoding sent to the model: jpeg or png (env " + chat.EnvModelImageFormat + ")", Value: chat.ImageJPEG},
+		&cli.IntFlag{Name: "model-image-quality", Usage: "JPEG quality 1..100 (env " + chat.EnvModelImageQuality + ")", Value: chat.DefaultImageQuality},
 	}
 }
 
 // applyPlannerProvider sets the provider style of mc: a flag given on the
 // command line, else its environment variable, else the default.
-func applyPlannerProvider(c *cli.Context, e env, mc *agentloop.ModelConfig) error {
-	fromEnv := agentloop.DefaultModelConfig()
+func applyPlannerProvider(c *cli.Context, e env, mc *chat.Config) error {
+	fromEnv := chat.DefaultConfig()
 	if err := fromEnv.ApplyEnv(e.getenv); err != nil {
 		return fault.Usage(codePlannerModelConfig, err.Error())
 	}
@@ -58,7 +59,7 @@ func applyPlannerProvider(c *cli.Context, e env, mc *agentloop.ModelConfig) erro
 func plannerSpace(c *cli.Context, e env) (coord.Space, error) {
 	v := c.String("coordinate-space")
 	if !c.IsSet("coordinate-space") {
-		if ev := e.getenv(agentloop.EnvCoordinateSpace); ev != "" {
+		if ev := e.getenv(chat.EnvCoordinateSpace); ev != "" {
 			v = ev
 		}
 	}
@@ -72,9 +73,9 @@ func plannerSpace(c *cli.Context, e env) (coord.Space, error) {
 // plannerCheckResult is what planner-check prints when every check passed.
 type plannerCheckResult struct {
 	Success  bool                       `json:"success"`
-	Model    agentloop.ModelInfo        `json:"model"`
+	Model    chat.Info                  `json:"model"`
 	Checks   []agentloop.PreflightCheck `json:"checks"`
-	Endpoint agentloop.EndpointProfile  `json:"endpointProfile"`
+	Endpoint chat.EndpointProfile       `json:"endpointProfile"`
 	// EndpointCacheError says why what the endpoint refused could not be
 	// cached (it is then learned again next time).
 	EndpointCacheError string             `json:"endpointCacheError,omitempty"`
@@ -99,7 +100,7 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 			"model_http_error, model_response_invalid or coordinate_calibration_failed. agent-run runs the same checks first.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size a negotiation uses", Value: "1080x2340"},
-			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
+			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, plannerModelFlags()...),
 		Action: plannerEndpointAction(exit, e, runPlannerCheck),
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
@@ -114,7 +115,7 @@ type agentRunResult struct {
 	Metrics    agentloop.Metrics      `json:"metrics"`
 	Profile    *agentloop.Profile     `json:"coordinateProfile"`
 	Frame      *coord.Frame           `json:"frame"`
-	Model      agentloop.ModelInfo    `json:"model"`
+	Model      chat.Info              `json:"model"`
 	Policy     agentloop.Policy       `json:"policy"`
 	Duration   float64                `json:"durationSeconds"`
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`

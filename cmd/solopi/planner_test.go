@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/outcome"
@@ -107,7 +108,7 @@ func startFakeModel(t *testing.T, o fakemodel.Options) *fakemodel.Server {
 }
 
 func fakeModelEnv(srv *fakemodel.Server) map[string]string {
-	return map[string]string{agentloop.EnvModelBaseURL: srv.URL, agentloop.EnvModel: "fake-vision", agentloop.EnvModelAPIKey: plannerTestKey}
+	return map[string]string{chat.EnvModelBaseURL: srv.URL, chat.EnvModel: "fake-vision", chat.EnvModelAPIKey: plannerTestKey}
 }
 
 func TestPlannerCalibrateCommand(t *testing.T) {

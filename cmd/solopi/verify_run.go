@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
@@ -56,7 +57,7 @@ func verifyRunCommand(exit *int, e env) *cli.Command {
 			&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between device polls, seconds", Value: 0.2},
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per checkpoint, grouped by scenario)"},
 			&cli.BoolFlag{Name: "console", Usage: "vision provider: serve the live console on 127.0.0.1 (URL on stderr and in the output)"},
-			&cli.StringFlag{Name: "coordinate-space", Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
+			&cli.StringFlag{Name: "coordinate-space", Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, plannerModelFlags()...),
 		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 			o, err := readVerifyRunOptions(c)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
@@ -34,9 +35,9 @@ const (
 // (planner-check) before the phone is touched and passes its report here,
 // as agent-run does.
 type VisionConfig struct {
-	// Model is the chat client: an *agentloop.HTTPModel names its model in
+	// Model is the chat client: an *chat.Client names its model in
 	// the evidence and its API key is redacted from everything written.
-	Model agentloop.Model
+	Model chat.Model
 	// Preflight is the passed preflight; its coordinate profile is used
 	// frozen (nothing is negotiated during the run).
 	Preflight *agentloop.PreflightReport
@@ -54,8 +55,8 @@ type VisionConfig struct {
 
 // vision is a checked VisionConfig.
 type vision struct {
-	model    agentloop.Model
-	info     agentloop.ModelInfo
+	model    chat.Model
+	info     chat.Info
 	profile  *agentloop.Profile
 	runtime  agentloop.Config
 	onScreen func(*agentloop.Screen)
@@ -76,7 +77,7 @@ func (c VisionConfig) check() (*vision, error) {
 		redact = func(s string) string { return s }
 	}
 	v.redact = redact
-	if hm, ok := c.Model.(*agentloop.HTTPModel); ok {
+	if hm, ok := c.Model.(*chat.Client); ok {
 		mc := hm.Config()
 		v.info = mc.Info()
 		v.redact = func(s string) string { return mc.APIKey.Redact(redact(s)) }

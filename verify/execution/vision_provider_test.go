@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
@@ -36,13 +37,13 @@ func startVision(t testing.TB, opts fakemodel.Options) (VisionConfig, *fakemodel
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	mc := agentloop.DefaultModelConfig()
-	mc.BaseURL, mc.Model, mc.APIKey, mc.Timeout, mc.Retries = srv.URL, "fake-vision", agentloop.NewSecret(visionTestKey), 20*time.Second, 0
-	model, err := agentloop.NewHTTPModel(mc)
+	mc := chat.DefaultConfig()
+	mc.BaseURL, mc.Model, mc.APIKey, mc.Timeout, mc.Retries = srv.URL, "fake-vision", chat.NewSecret(visionTestKey), 20*time.Second, 0
+	model, err := chat.NewClient(mc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: coord.DefaultResizePolicy()}
+	key := agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()}
 	pre, err := agentloop.RunPreflight(context.Background(), agentloop.PreflightOptions{Model: model, Key: key,
 		Policy: coord.DefaultResizePolicy(), Space: coord.SpaceAuto, Redact: mc.APIKey.Redact})
 	if err != nil {
@@ -334,7 +335,7 @@ func TestVisionProviderModelGone(t *testing.T) {
 // cancelled run is an interrupt.
 func TestVisionProviderSetup(t *testing.T) {
 	phone := &counterPhone{}
-	if _, err := NewVisionProvider(VisionConfig{Model: &agentloop.HTTPModel{}}); fault.CodeOf(err) != CodeVisionNotReady {
+	if _, err := NewVisionProvider(VisionConfig{Model: &chat.Client{}}); fault.CodeOf(err) != CodeVisionNotReady {
 		t.Errorf("no preflight: %v", err)
 	}
 	if _, err := NewVisionReviewer(VisionConfig{}); fault.CodeOf(err) != CodeProviderOptions {
