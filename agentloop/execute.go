@@ -9,6 +9,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -122,7 +123,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 
 	// Verify.
 	st.setPhase(PhaseVerifying, "re-observe and compare pixels")
-	if err := sleepCtx(ctx, cfg.SettleDelay); err != nil {
+	if err := clock.System.Sleep(ctx, cfg.SettleDelay); err != nil {
 		r.interrupted(parent, err)
 		return
 	}

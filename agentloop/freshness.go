@@ -6,6 +6,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // Freshness thresholds: how much the screen, and the region around the
@@ -86,7 +87,7 @@ func checkFreshness(ctx context.Context, dev Device, planned *Screen, targets []
 	}
 	res := compareFresh(planned, now, targets)
 	for i := 0; i < rechecks && res.Verdict == StaleTarget && res.Global.ChangedRatio < localStableLimit; i++ {
-		if err := sleepCtx(ctx, delay); err != nil {
+		if err := clock.System.Sleep(ctx, delay); err != nil {
 			return res, err
 		}
 		now, err = dev.Observe(ctx)

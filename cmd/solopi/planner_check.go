@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/adbdevice"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
@@ -179,7 +180,7 @@ func preflightFault(s *plannerSetup, rep *agentloop.PreflightReport, err error) 
 // agentRunKeyboardCheck is the adb-mode part of agent-run's preflight,
 // once the transport is open and before anything is sent to the phone:
 // the ADB Keyboard must be installed before the first Type needs it.
-func agentRunKeyboardCheck(ctx context.Context, s *plannerSetup, rep *agentloop.PreflightReport, dev *agentloop.ADBDevice) error {
+func agentRunKeyboardCheck(ctx context.Context, s *plannerSetup, rep *agentloop.PreflightReport, dev *adbdevice.Device) error {
 	if err := rep.RunCheck(agentloop.CheckADBKeyboard, func() error { return dev.CheckKeyboard(ctx) }); err != nil {
 		return preflightFault(s, rep, err)
 	}

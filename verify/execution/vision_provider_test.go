@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/agentdevice"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
@@ -285,7 +286,7 @@ func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
 	}
 	_, tr := readTranscript(t, s, seg)
 	b, _ := json.Marshal(tr)
-	if !strings.Contains(string(b), agentloop.CodeNotAllowed) || !strings.Contains(string(b), `"type":"blocked"`) {
+	if !strings.Contains(string(b), agentdevice.CodeNotAllowed) || !strings.Contains(string(b), `"type":"blocked"`) {
 		t.Errorf("the transcript does not show the refused taps and the block: %s", b)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/agentdevice"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -54,13 +55,13 @@ func TestVisionActionTranslation(t *testing.T) {
 			map[string]any{"type": verify.ActionWait, "durationMs": int64(2000)}, ""},
 		{"double tap", agentloop.Command{Action: action.DoubleTap, Point: at(500, 500)}, nil, nil, agentloop.CodeUnsupported},
 		{"long wait", agentloop.Command{Action: action.Wait, Duration: 8 * time.Second}, nil, nil, agentloop.CodeUnsupported},
-		{"tap where only waiting is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentloop.CodeNotAllowed},
+		{"tap where only waiting is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentdevice.CodeNotAllowed},
 		{"tap where clicking is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionClick},
 			map[string]any{"type": verify.ActionClick, "nodeId": "item"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := agentloop.NodeMapper{Allowed: c.allowed}
+			m := agentdevice.NodeMapper{Allowed: c.allowed}
 			ta, err := m.MapJSON(c.cmd, obs)
 			if c.code != "" {
 				var nm *agentloop.NotMappableError
@@ -72,7 +73,7 @@ func TestVisionActionTranslation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := decisionAction(ta)
+			got := decisionAction(ta.DeviceAction())
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("decision action %v, want %v", got, c.want)
 			}
