@@ -18,6 +18,9 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -31,7 +34,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	// step is a full tap cycle on identical frames.
 	model := &scriptModel{plans: []string{`do(action="Tap", element=[296,515], reason="tap the left button")`}}
 	dev := &counterDevice{}
-	a, err := New(Config{Space: SpaceRelative, RepeatLimit: 1 << 30}, dev, model)
+	a, err := New(Config{Space: coord.SpaceRelative, RepeatLimit: 1 << 30}, dev, model)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -125,11 +128,11 @@ func BenchmarkEncodeModelImage(b *testing.B) {
 		small := image.NewRGBA(image.Rect(0, 0, 591, 1280))
 		xdraw.ApproxBiLinear.Scale(small, small.Rect, frame, frame.Rect, xdraw.Src, nil)
 		for _, img := range []*image.RGBA{frame, small} {
-			for _, enc := range []ImageEncoding{{Format: ImagePNG}, DefaultImageEncoding()} {
+			for _, enc := range []chat.ImageEncoding{{Format: chat.ImagePNG}, chat.DefaultImageEncoding()} {
 				b.Run(fmt.Sprintf("%s/%dx%d/%s", name, img.Rect.Dx(), img.Rect.Dy(), enc), func(b *testing.B) {
 					var n int
 					for i := 0; i < b.N; i++ {
-						mi, err := EncodeImage(img, enc, nil)
+						mi, err := chat.EncodeImage(img, enc, nil)
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -181,33 +184,33 @@ func BenchmarkChatOverhead(b *testing.B) {
 	small := image.NewRGBA(image.Rect(0, 0, 591, 1280))
 	frame := fakemodel.CounterScreen("2")
 	xdraw.ApproxBiLinear.Scale(small, small.Rect, frame, frame.Rect, xdraw.Src, nil)
-	img, err := EncodeImage(small, DefaultImageEncoding(), nil)
+	img, err := chat.EncodeImage(small, chat.DefaultImageEncoding(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var mem memory
 	mem.goal = "increase the counter to 3"
 	for i := 0; i < 3; i++ {
-		mem.addTurn(i+1, Action{Name: ActTap, Reason: "tap +1", ScreenDescription: "the counter"}, map[string]any{"command_dispatched": true, "observable_effect": "changed"})
+		mem.addTurn(i+1, action.Action{Name: action.Tap, Reason: "tap +1", ScreenDescription: "the counter"}, map[string]any{"command_dispatched": true, "observable_effect": "changed"})
 	}
-	contract := Contract{Space: SpaceRelative, Frame: Frame{ImageWidth: 591, ImageHeight: 1280, DisplayWidth: 1080, DisplayHeight: 2340}}
+	contract := coord.Contract{Space: coord.SpaceRelative, Frame: coord.Frame{ImageWidth: 591, ImageHeight: 1280, DisplayWidth: 1080, DisplayHeight: 2340}}
 	req := mem.planRequest(time.Now(), 4, contract, img, 0, nil, "")
 	for _, mode := range []struct {
 		name   string
-		adjust func(*ModelConfig)
+		adjust func(*chat.Config)
 	}{
-		{"openai-json", func(*ModelConfig) {}},
-		{"parts", func(mc *ModelConfig) { mc.BaseURL = srv.URL + "/parts/v1" }},
-		{"stream", func(mc *ModelConfig) { mc.Stream = true }},
-		{"azure", func(mc *ModelConfig) {
-			mc.BaseURL, mc.APIStyle, mc.APIVersion = srv.URL+"/openai/deployments/d", APIStyleAzure, "2024-10-21"
+		{"openai-json", func(*chat.Config) {}},
+		{"parts", func(mc *chat.Config) { mc.BaseURL = srv.URL + "/parts/v1" }},
+		{"stream", func(mc *chat.Config) { mc.Stream = true }},
+		{"azure", func(mc *chat.Config) {
+			mc.BaseURL, mc.APIStyle, mc.APIVersion = srv.URL+"/openai/deployments/d", chat.APIStyleAzure, "2024-10-21"
 		}},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			mc := DefaultModelConfig()
-			mc.BaseURL, mc.Model, mc.APIKey = srv.URL+"/v1", "m", NewSecret(testAPIKey)
+			mc := chat.DefaultConfig()
+			mc.BaseURL, mc.Model, mc.APIKey = srv.URL+"/v1", "m", chat.NewSecret(testAPIKey)
 			mode.adjust(&mc)
-			m, err := NewHTTPModel(mc)
+			m, err := chat.NewClient(mc)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,6 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/internal/atomicfile"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // CoordinateProtocolVersion versions the contract (prompt wording,
@@ -41,7 +47,7 @@ const (
 )
 
 // probeParseOptions accept any finite coordinate; Map checks the bounds.
-var probeParseOptions = ParseOptions{XMax: math.MaxFloat64, YMax: math.MaxFloat64}
+var probeParseOptions = action.ParseOptions{XMax: math.MaxFloat64, YMax: math.MaxFloat64}
 
 // probeTargets are asymmetric canonical points, never the centre: a model
 // that always answers the middle of the image must not pass.
@@ -49,17 +55,17 @@ var probeTargets = [][2]float64{{0.18, 0.23}, {0.79, 0.41}, {0.63, 0.82}}
 
 // ProbeResult is one calibration sample.
 type ProbeResult struct {
-	Target    [2]float64 `json:"target_canonical"`
-	Answer    *Point     `json:"model_coordinate,omitempty"`
-	Canonical [2]float64 `json:"canonical_coordinate"`
-	Error     float64    `json:"error"`
-	Rejection string     `json:"rejection,omitempty"`
-	Retried   bool       `json:"protocol_retry"`
+	Target    [2]float64    `json:"target_canonical"`
+	Answer    *action.Point `json:"model_coordinate,omitempty"`
+	Canonical [2]float64    `json:"canonical_coordinate"`
+	Error     float64       `json:"error"`
+	Rejection string        `json:"rejection,omitempty"`
+	Retried   bool          `json:"protocol_retry"`
 }
 
 // CandidateResult is one space tried during negotiation.
 type CandidateResult struct {
-	Space     Space         `json:"space"`
+	Space     coord.Space   `json:"space"`
 	MeanError float64       `json:"mean_error"`
 	MaxError  float64       `json:"max_error"`
 	Accepted  bool          `json:"accepted"`
@@ -68,18 +74,18 @@ type CandidateResult struct {
 
 // Profile is a frozen coordinate profile.
 type Profile struct {
-	Space           Space     `json:"space"`
-	Source          string    `json:"source"`
-	Confidence      float64   `json:"confidence"`
-	MeanError       float64   `json:"calibration_mean_error"`
-	MaxError        float64   `json:"calibration_max_error"`
-	Samples         int       `json:"calibration_samples"`
-	ProtocolVersion string    `json:"protocol_version"`
-	Endpoint        string    `json:"endpoint"`
-	Model           string    `json:"model"`
-	Thinking        string    `json:"thinking"`
-	ResizePolicy    string    `json:"resize_policy"`
-	CreatedAt       time.Time `json:"created_at"`
+	Space           coord.Space `json:"space"`
+	Source          string      `json:"source"`
+	Confidence      float64     `json:"confidence"`
+	MeanError       float64     `json:"calibration_mean_error"`
+	MaxError        float64     `json:"calibration_max_error"`
+	Samples         int         `json:"calibration_samples"`
+	ProtocolVersion string      `json:"protocol_version"`
+	Endpoint        string      `json:"endpoint"`
+	Model           string      `json:"model"`
+	Thinking        string      `json:"thinking"`
+	ResizePolicy    string      `json:"resize_policy"`
+	CreatedAt       time.Time   `json:"created_at"`
 }
 
 // ProfileKey identifies a cached profile. It holds no secret: the API key
@@ -88,7 +94,7 @@ type ProfileKey struct {
 	Endpoint string
 	Model    string
 	Thinking string
-	Resize   ResizePolicy
+	Resize   coord.ResizePolicy
 }
 
 // Hash is the cache file name stem.
@@ -109,9 +115,9 @@ func DefaultCacheDir() (string, error) {
 // Calibrator negotiates a coordinate space with synthetic images. It holds
 // no device: negotiation cannot touch one.
 type Calibrator struct {
-	Model  Model
+	Model  chat.Model
 	Key    ProfileKey
-	Policy ResizePolicy
+	Policy coord.ResizePolicy
 	// CacheDir stores profiles; "" disables the cache.
 	CacheDir string
 	// Refresh ignores a cached profile (it is still rewritten).
@@ -131,11 +137,11 @@ func (e *CalibrationError) Error() string { return CodeCalibrationFailed + ": " 
 // Resolve freezes the profile for space: a configured space directly, auto
 // from the cache or by negotiation on images of the display's production
 // size.
-func (c *Calibrator) Resolve(ctx context.Context, space Space, displayW, displayH int) (*Profile, error) {
+func (c *Calibrator) Resolve(ctx context.Context, space coord.Space, displayW, displayH int) (*Profile, error) {
 	now := c.now()
 	base := Profile{ProtocolVersion: CoordinateProtocolVersion, Endpoint: c.Key.Endpoint, Model: c.Key.Model,
 		Thinking: c.Key.Thinking, ResizePolicy: c.Key.Resize.String(), CreatedAt: now}
-	if space != SpaceAuto {
+	if space != coord.SpaceAuto {
 		p := base
 		p.Space, p.Source, p.Confidence = space, SourceConfigured, 1
 		c.state.emit(EvCalibration, "coordinate space configured explicitly", map[string]any{"source": SourceConfigured, "space": string(space)})
@@ -155,10 +161,10 @@ func (c *Calibrator) Resolve(ctx context.Context, space Space, displayW, display
 		}
 	}
 	iw, ih := c.Policy.ImageSize(displayW, displayH)
-	frame := Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: displayW, DisplayHeight: displayH}
+	frame := coord.Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: displayW, DisplayHeight: displayH}
 	var results []CandidateResult
-	for _, cand := range []Space{SpaceRelative, SpaceImage} {
-		r, err := c.probe(ctx, Contract{Space: cand, Frame: frame})
+	for _, cand := range []coord.Space{coord.SpaceRelative, coord.SpaceImage} {
+		r, err := c.probe(ctx, coord.Contract{Space: cand, Frame: frame})
 		if err != nil {
 			return nil, err
 		}
@@ -219,16 +225,16 @@ func (c *Calibrator) now() time.Time {
 
 // probe runs every target for one candidate contract. Probes are not
 // short-circuited: the whole set is the evidence in the trajectory.
-func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateResult, error) {
+func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (CandidateResult, error) {
 	res := CandidateResult{Space: contract.Space}
 	var sum float64
 	for _, t := range probeTargets {
-		img, err := EncodeImage(SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t), imageEncodingOf(c.Model), nil)
+		img, err := chat.EncodeImage(SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t), chat.ImageEncodingOf(c.Model), nil)
 		if err != nil {
 			return res, err
 		}
 		s := ProbeResult{Target: t, Error: math.Inf(1)}
-		req := ChatRequest{Purpose: "calibration", Messages: []ChatMessage{{Role: "user", Text: calibrationPrompt(contract), Image: img}}}
+		req := chat.Request{Purpose: "calibration", Messages: []chat.Message{{Role: "user", Text: calibrationPrompt(contract), Image: img}}}
 		resp, err := c.state.chat(ctx, c.Model, req)
 		if err != nil {
 			return res, err
@@ -237,33 +243,33 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 		// candidate's range is evidence against that space, not a format
 		// slip, so it fails the probe (below, in Map) instead of earning a
 		// retry that would let an inconsistent model switch spaces.
-		parsed, perrv := ParseAction(resp.Content, resp.Reasoning, probeParseOptions)
+		parsed, perrv := action.Parse(resp.Content, resp.Reasoning, probeParseOptions)
 		if perrv != nil {
 			// One bounded retry per probe, as in planning.
 			s.Retried = true
 			pe := asProtocolError(perrv)
 			retry := req
 			retry.Purpose = "calibration"
-			retry.Messages = append(append([]ChatMessage(nil), req.Messages...),
-				ChatMessage{Role: "assistant", Text: truncateRunes(resp.Content, 2000)},
-				ChatMessage{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", RetryMarker, pe.Code, pe.Message)})
+			retry.Messages = append(append([]chat.Message(nil), req.Messages...),
+				chat.Message{Role: "assistant", Text: textclip.Runes(resp.Content, 2000)},
+				chat.Message{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", RetryMarker, pe.Code, pe.Message)})
 			resp, err = c.state.chat(ctx, c.Model, retry)
 			if err != nil {
 				return res, err
 			}
-			parsed, perrv = ParseAction(resp.Content, resp.Reasoning, probeParseOptions)
+			parsed, perrv = action.Parse(resp.Content, resp.Reasoning, probeParseOptions)
 		}
 		switch {
 		case perrv != nil:
 			s.Rejection = asProtocolError(perrv).Code
-		case parsed.Action.Name != ActTap:
+		case parsed.Action.Name != action.Tap:
 			s.Rejection = "probe_answer_not_tap"
 		default:
 			p := *parsed.Action.Element
 			s.Answer = &p
 			mp, err := contract.Map(p)
 			if err != nil {
-				s.Rejection = err.(*CoordinateError).Code
+				s.Rejection = err.(*coord.Error).Code
 				break
 			}
 			s.Canonical = mp.Canonical
@@ -278,12 +284,12 @@ func (c *Calibrator) probe(ctx context.Context, contract Contract) (CandidateRes
 	return res, nil
 }
 
-func asProtocolError(err error) *ProtocolError {
-	var pe *ProtocolError
+func asProtocolError(err error) *action.ProtocolError {
+	var pe *action.ProtocolError
 	if errors.As(err, &pe) {
 		return pe
 	}
-	return &ProtocolError{Code: CodeMissingAction, Message: err.Error(), Offset: -1}
+	return &action.ProtocolError{Code: action.CodeMissingAction, Message: err.Error(), Offset: -1}
 }
 
 // Target colours of the synthetic card: a magenta disc in a white ring in
@@ -337,7 +343,7 @@ func (c *Calibrator) load() (*Profile, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("cached profile %s: %w", c.path(), err)
 	}
-	if p.ProtocolVersion != CoordinateProtocolVersion || (p.Space != SpaceRelative && p.Space != SpaceImage && p.Space != SpaceDisplay) ||
+	if p.ProtocolVersion != CoordinateProtocolVersion || (p.Space != coord.SpaceRelative && p.Space != coord.SpaceImage && p.Space != coord.SpaceDisplay) ||
 		p.Endpoint != c.Key.Endpoint || p.Model != c.Key.Model {
 		return nil, fmt.Errorf("cached profile %s does not match this endpoint, model or protocol", c.path())
 	}
@@ -352,51 +358,12 @@ func (c *Calibrator) store(p Profile) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(c.path(), b, 0o600)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, so readers see the old or the new file, never a torn one.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temporary file in %s: %w", dir, err)
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", name, err)
-	}
-	if err := os.Chmod(name, mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", name, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	ok = true
-	return nil
+	return atomicfile.Write(c.path(), b, 0o600)
 }
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and
 // the state that records its events and metrics.
-func NewCalibrator(m Model, key ProfileKey, pol ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
+func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
 	if now == nil {
 		now = time.Now
 	}

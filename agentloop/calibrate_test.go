@@ -9,17 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
 func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *ModelConfig) { mc.APIKey = NewSecret(testAPIKey) })
+	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *chat.Config) { mc.APIKey = chat.NewSecret(testAPIKey) })
 	mc := m.Config()
 	st := newAgentState(time.Now, mc.APIKey.Redact, nil)
-	return &Calibrator{Model: m, Policy: DefaultResizePolicy(), CacheDir: cache, state: st,
-		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()}}, srv
+	return &Calibrator{Model: m, Policy: coord.DefaultResizePolicy(), CacheDir: cache, state: st,
+		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()}}, srv
 }
 
 // TestNegotiationPerFamily: the right space per model family, through
@@ -28,12 +30,12 @@ func TestNegotiationPerFamily(t *testing.T) {
 	tests := []struct {
 		name string
 		opts fakemodel.Options
-		want Space // "" = must fail closed
+		want coord.Space // "" = must fail closed
 	}{
-		{"relative", fakemodel.Options{Coords: fakemodel.CoordsRelative}, SpaceRelative},
-		{"image pixels", fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, SpaceImage},
-		{"wrapped relative", fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkWrapped}, SpaceRelative},
-		{"trailing image", fakemodel.Options{Coords: fakemodel.CoordsImagePixels, Quirk: fakemodel.QuirkTrailing}, SpaceImage},
+		{"relative", fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceRelative},
+		{"image pixels", fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceImage},
+		{"wrapped relative", fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkWrapped}, coord.SpaceRelative},
+		{"trailing image", fakemodel.Options{Coords: fakemodel.CoordsImagePixels, Quirk: fakemodel.QuirkTrailing}, coord.SpaceImage},
 		{"inconsistent", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, ""},
 	}
 	for _, tt := range tests {
@@ -41,7 +43,7 @@ func TestNegotiationPerFamily(t *testing.T) {
 			cal, srv := newCalibrator(t, tt.opts, t.TempDir())
 			for _, display := range [][2]int{{1216, 2640}, {1080, 2340}} {
 				cal.Refresh = true
-				p, err := cal.Resolve(context.Background(), SpaceAuto, display[0], display[1])
+				p, err := cal.Resolve(context.Background(), coord.SpaceAuto, display[0], display[1])
 				if tt.want == "" {
 					var ce *CalibrationError
 					if !errors.As(err, &ce) || len(ce.Candidates) != 2 {
@@ -88,12 +90,12 @@ func TestProbeTargetsAvoidCentre(t *testing.T) {
 func TestProfileCache(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nested", "profiles")
 	cal, srv := newCalibrator(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, dir)
-	if _, err := cal.Resolve(context.Background(), SpaceAuto, 1080, 2340); err != nil {
+	if _, err := cal.Resolve(context.Background(), coord.SpaceAuto, 1080, 2340); err != nil {
 		t.Fatal(err)
 	}
 	n := len(srv.Requests())
-	p, err := cal.Resolve(context.Background(), SpaceAuto, 1080, 2340)
-	if err != nil || p.Source != SourceCache || p.Space != SpaceImage {
+	p, err := cal.Resolve(context.Background(), coord.SpaceAuto, 1080, 2340)
+	if err != nil || p.Source != SourceCache || p.Space != coord.SpaceImage {
 		t.Fatalf("second resolve %+v %v", p, err)
 	}
 	if len(srv.Requests()) != n {
@@ -118,7 +120,7 @@ func TestProfileCache(t *testing.T) {
 		t.Fatal("the cache key ignores the model")
 	}
 	other.Key = cal.Key
-	other.Key.Thinking = ThinkingEnabled
+	other.Key.Thinking = chat.ThinkingEnabled
 	if other.Key.Hash() == cal.Key.Hash() {
 		t.Fatal("the cache key ignores the thinking mode")
 	}
@@ -126,13 +128,13 @@ func TestProfileCache(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, entries[0].Name()), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err = cal.Resolve(context.Background(), SpaceAuto, 1080, 2340)
+	p, err = cal.Resolve(context.Background(), coord.SpaceAuto, 1080, 2340)
 	if err != nil || p.Source != SourceNegotiated {
 		t.Fatalf("after corruption %+v %v", p, err)
 	}
 	// A configured space is used as it is, with no request at all.
 	n = len(srv.Requests())
-	p, err = cal.Resolve(context.Background(), SpaceRelative, 1080, 2340)
+	p, err = cal.Resolve(context.Background(), coord.SpaceRelative, 1080, 2340)
 	if err != nil || p.Source != SourceConfigured || len(srv.Requests()) != n {
 		t.Fatalf("configured %+v %v", p, err)
 	}

@@ -6,6 +6,11 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // androidSemanticKeys are fields that describe Android state beyond the
@@ -70,20 +75,20 @@ type memory struct {
 	turns []turn
 }
 
-func historyOf(a Action) string {
+func historyOf(a action.Action) string {
 	var b strings.Builder
 	if a.IsFinish() {
 		fmt.Fprintf(&b, "action: finish(success=%v)", a.Success != nil && *a.Success)
 	} else {
 		fmt.Fprintf(&b, "action: %s", a.Name)
-		if IsCoordinateAction(a.Name) {
+		if action.HasCoordinates(a.Name) {
 			b.WriteString(" (coordinates omitted: they referred to an older screenshot)")
 		}
-		if a.Name == ActType && a.Text != nil {
-			fmt.Fprintf(&b, "\ntext: %s", pyQuote(truncateRunes(*a.Text, 200)))
+		if a.Name == action.Type && a.Text != nil {
+			fmt.Fprintf(&b, "\ntext: %s", action.Quote(textclip.Runes(*a.Text, 200)))
 		}
 		if a.Message != nil {
-			fmt.Fprintf(&b, "\nmessage: %s", truncateRunes(*a.Message, 300))
+			fmt.Fprintf(&b, "\nmessage: %s", textclip.Runes(*a.Message, 300))
 		}
 	}
 	if a.ScreenDescription != "" {
@@ -96,14 +101,14 @@ func historyOf(a Action) string {
 }
 
 // addTurn records an executed (or handled) action and its result.
-func (m *memory) addTurn(step int, a Action, result map[string]any) {
+func (m *memory) addTurn(step int, a action.Action, result map[string]any) {
 	m.turns = append(m.turns, turn{Step: step, Assistant: historyOf(a), Result: resultText(step, result)})
 }
 
 // addRejection records an action that never reached the device. A run of
 // consecutive rejections collapses into one non-executable summary, so the
 // blocked action is never offered back to the planner as an example.
-func (m *memory) addRejection(step int, a Action, code, why string) {
+func (m *memory) addRejection(step int, a action.Action, code, why string) {
 	name := a.Name
 	if n := len(m.turns); n > 0 && m.turns[n-1].Rejected {
 		prev := &m.turns[n-1]
@@ -137,39 +142,39 @@ func resultText(step int, result map[string]any) string {
 // planRequest builds the planner request: the system prompt, the goal and
 // notes once, the text history, and the current turn with the only image.
 // retry, when set, adds the rejected answer and the same-step correction.
-func (m *memory) planRequest(now time.Time, step int, contract Contract, image *ModelImage, budget int, retry *ProtocolError, rejected string) ChatRequest {
-	head := []ChatMessage{{Role: "system", Text: plannerPrompt(now)}}
+func (m *memory) planRequest(now time.Time, step int, contract coord.Contract, image *chat.Image, budget int, retry *action.ProtocolError, rejected string) chat.Request {
+	head := []chat.Message{{Role: "system", Text: plannerPrompt(now)}}
 	goal := "Task: " + m.goal
 	if len(m.notes) > 0 {
 		goal += "\n\nYour notes so far:\n- " + strings.Join(m.notes, "\n- ")
 	}
-	head = append(head, ChatMessage{Role: "user", Text: goal})
+	head = append(head, chat.Message{Role: "user", Text: goal})
 	info := map[string]any{
 		"step":                step,
 		"coordinate_contract": contract.ModelView(),
 	}
-	current := ChatMessage{Role: "user", Text: "** Screen Info **\n" + mustJSON(info), Image: image}
-	var tail []ChatMessage
+	current := chat.Message{Role: "user", Text: "** Screen Info **\n" + mustJSON(info), Image: image}
+	var tail []chat.Message
 	tail = append(tail, current)
 	if retry != nil {
 		tail = append(tail,
-			ChatMessage{Role: "assistant", Text: truncateRunes(rejected, 2000)},
-			ChatMessage{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", RetryMarker, retry.Code, retry.Message)})
+			chat.Message{Role: "assistant", Text: textclip.Runes(rejected, 2000)},
+			chat.Message{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", RetryMarker, retry.Code, retry.Message)})
 	}
 	turns := m.turns
 	for {
-		msgs := append([]ChatMessage(nil), head...)
+		msgs := append([]chat.Message(nil), head...)
 		for _, t := range turns {
-			msgs = append(msgs, ChatMessage{Role: "assistant", Text: t.Assistant}, ChatMessage{Role: "user", Text: t.Result})
+			msgs = append(msgs, chat.Message{Role: "assistant", Text: t.Assistant}, chat.Message{Role: "user", Text: t.Result})
 		}
 		msgs = append(msgs, tail...)
 		msgs = mergeAdjacent(msgs)
-		req := ChatRequest{Purpose: "plan", Messages: msgs}
+		req := chat.Request{Purpose: "plan", Messages: msgs}
 		if retry != nil {
 			req.Purpose = "protocol_retry"
 		}
 		// Trim whole turns, oldest first, only when the budget needs it.
-		if budget <= 0 || len(turns) == 0 || estimateRequestTokens(req) <= budget {
+		if budget <= 0 || len(turns) == 0 || req.EstimatedTokens() <= budget {
 			return req
 		}
 		turns = turns[1:]
@@ -178,8 +183,8 @@ func (m *memory) planRequest(now time.Time, step int, contract Contract, image *
 
 // mergeAdjacent joins consecutive messages of one role (some chat
 // templates require strict alternation); an image stays with its text.
-func mergeAdjacent(msgs []ChatMessage) []ChatMessage {
-	out := make([]ChatMessage, 0, len(msgs))
+func mergeAdjacent(msgs []chat.Message) []chat.Message {
+	out := make([]chat.Message, 0, len(msgs))
 	for _, m := range msgs {
 		if n := len(out); n > 0 && out[n-1].Role == m.Role && m.Role != "system" && (out[n-1].Image == nil || m.Image == nil) {
 			prev := &out[n-1]

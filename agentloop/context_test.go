@@ -9,8 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
+
+// goldenFrame is the coordinate golden vectors' frame (package coord).
+var goldenFrame = coord.Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}
 
 func TestSanitizeDropsAndroidSemantics(t *testing.T) {
 	in := map[string]any{
@@ -39,12 +45,12 @@ func TestSanitizeDropsAndroidSemantics(t *testing.T) {
 
 func TestPlanRequestMemory(t *testing.T) {
 	m := memory{goal: "increase the counter to 3"}
-	tap := Action{Name: ActTap, Element: &Point{700, 520}, ScreenDescription: "counter 0", Reason: "tap +1"}
+	tap := action.Action{Name: action.Tap, Element: &action.Point{700, 520}, ScreenDescription: "counter 0", Reason: "tap +1"}
 	m.addTurn(1, tap, map[string]any{"command_dispatched": true, "package": "com.example.counter", "observable_effect": "changed"})
-	m.addTurn(2, Action{Name: ActSwipe, Start: &Point{500, 700}, End: &Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
+	m.addTurn(2, action.Action{Name: action.Swipe, Start: &action.Point{500, 700}, End: &action.Point{500, 300}, Reason: "swipe up"}, map[string]any{"command_dispatched": true})
 	m.notes = append(m.notes, "the +1 button is at the bottom right")
-	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
-	req := m.planRequest(time.Now(), 3, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
+	c := coord.Contract{Space: coord.SpaceRelative, Frame: goldenFrame}
+	req := m.planRequest(time.Now(), 3, c, &chat.Image{Data: []byte("PNG"), Format: chat.ImagePNG}, 0, nil, "")
 	images := 0
 	var all strings.Builder
 	for _, msg := range req.Messages {
@@ -81,16 +87,16 @@ func TestPlanRequestMemory(t *testing.T) {
 func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 	m := memory{goal: "g"}
 	for i := 1; i <= 40; i++ {
-		m.addTurn(i, Action{Name: ActBack, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
+		m.addTurn(i, action.Action{Name: action.Back, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
 	}
-	c := Contract{Space: SpaceRelative, Frame: goldenFrame}
-	full := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, 0, nil, "")
-	budget := estimateRequestTokens(full) / 2
-	trimmed := m.planRequest(time.Now(), 41, c, &ModelImage{Data: []byte("PNG"), Format: ImagePNG}, budget, nil, "")
-	if estimateRequestTokens(trimmed) > budget {
-		t.Fatalf("trimmed request %d tokens > budget %d", estimateRequestTokens(trimmed), budget)
+	c := coord.Contract{Space: coord.SpaceRelative, Frame: goldenFrame}
+	full := m.planRequest(time.Now(), 41, c, &chat.Image{Data: []byte("PNG"), Format: chat.ImagePNG}, 0, nil, "")
+	budget := full.EstimatedTokens() / 2
+	trimmed := m.planRequest(time.Now(), 41, c, &chat.Image{Data: []byte("PNG"), Format: chat.ImagePNG}, budget, nil, "")
+	if trimmed.EstimatedTokens() > budget {
+		t.Fatalf("trimmed request %d tokens > budget %d", trimmed.EstimatedTokens(), budget)
 	}
-	text := func(r ChatRequest) string {
+	text := func(r chat.Request) string {
 		var b strings.Builder
 		for _, m := range r.Messages {
 			b.WriteString(m.Text)
@@ -110,10 +116,10 @@ func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 
 func TestConsecutiveRejectionsCollapse(t *testing.T) {
 	m := memory{goal: "g"}
-	a := Action{Name: ActTap, Element: &Point{1, 2}}
+	a := action.Action{Name: action.Tap, Element: &action.Point{1, 2}}
 	m.addRejection(1, a, "negative_boundary", "no")
 	m.addRejection(2, a, "risk_review_blocked", "no")
-	m.addRejection(3, Action{Name: ActSwipe}, "no_node_at_point", "no")
+	m.addRejection(3, action.Action{Name: action.Swipe}, "no_node_at_point", "no")
 	if len(m.turns) != 1 {
 		t.Fatalf("%d turns, want one summary", len(m.turns))
 	}
@@ -124,7 +130,7 @@ func TestConsecutiveRejectionsCollapse(t *testing.T) {
 	if s["consecutive_rejections"] != float64(3) || s["command_dispatched"] != false || s["do_not_repeat"] != true || s["required_strategy_change"] != true {
 		t.Errorf("summary %v", s)
 	}
-	m.addTurn(4, Action{Name: ActBack}, map[string]any{})
+	m.addTurn(4, action.Action{Name: action.Back}, map[string]any{})
 	m.addRejection(5, a, "x", "y")
 	if len(m.turns) != 3 {
 		t.Errorf("a rejection after an executed action starts a new summary: %d turns", len(m.turns))
@@ -138,12 +144,12 @@ type scriptModel struct {
 	n       int
 	review  string
 	risk    string
-	calls   []ChatRequest
+	calls   []chat.Request
 	onPlan  func(n int)
 	latency time.Duration
 }
 
-func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+func (m *scriptModel) Chat(ctx context.Context, req chat.Request) (*chat.Response, error) {
 	m.calls = append(m.calls, req)
 	sys := req.Messages[0].Text
 	switch {
@@ -152,13 +158,13 @@ func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse,
 		if r == "" {
 			r = `finish(success=True, message="ok")`
 		}
-		return &ChatResponse{Content: r}, nil
+		return &chat.Response{Content: r}, nil
 	case strings.HasPrefix(sys, HeaderRisk):
 		r := m.risk
 		if r == "" {
 			r = `finish(success=True, message="ALLOW: fine")`
 		}
-		return &ChatResponse{Content: r}, nil
+		return &chat.Response{Content: r}, nil
 	}
 	if m.onPlan != nil {
 		m.onPlan(m.n)
@@ -168,12 +174,12 @@ func (m *scriptModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse,
 		i = len(m.plans) - 1
 	}
 	m.n++
-	return &ChatResponse{Content: m.plans[i], Usage: Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+	return &chat.Response{Content: m.plans[i], Usage: chat.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
 }
 
 func runScript(t *testing.T, goal string, m *scriptModel, dev Device, mutate func(*Config)) (*Result, *PhoneAgent) {
 	t.Helper()
-	cfg := Config{Space: SpaceRelative, RecheckDelay: time.Millisecond}
+	cfg := Config{Space: coord.SpaceRelative, RecheckDelay: time.Millisecond}
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -298,7 +304,7 @@ func TestUnsupportedActionIsAProtocolNote(t *testing.T) {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
 	_, _, cmds := dev.state()
-	if len(cmds) != 1 || cmds[0].Action != ActTap {
+	if len(cmds) != 1 || cmds[0].Action != action.Tap {
 		t.Fatalf("commands %+v", cmds)
 	}
 	if res.Counters.SoftReplans[SoftUnmappable] != 1 || res.Counters.HardTotal != 0 {
@@ -352,11 +358,11 @@ func TestMaxStepsAndWaitHome(t *testing.T) {
 func TestStepAPI(t *testing.T) {
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{tapPlus, `finish(success=True, message="1")`}}
-	a, _ := New(Config{Space: SpaceRelative, RecheckDelay: time.Millisecond}, dev, m)
+	a, _ := New(Config{Space: coord.SpaceRelative, RecheckDelay: time.Millisecond}, dev, m)
 	ctx := context.Background()
 	task := Task{Goal: "increase the counter to 1", MaxSteps: 5}
 	sr, err := a.Step(ctx, task)
-	if err != nil || sr.Terminal || sr.Phase != PhaseObserving || sr.Action == nil || sr.Action.Name != ActTap {
+	if err != nil || sr.Terminal || sr.Phase != PhaseObserving || sr.Action == nil || sr.Action.Name != action.Tap {
 		t.Fatalf("step 1: %+v %v", sr, err)
 	}
 	if _, err := a.Step(ctx, Task{Goal: "something else"}); !errors.Is(err, ErrGoalChanged) {
@@ -383,7 +389,7 @@ func TestStepAPI(t *testing.T) {
 func TestCancellationAndDeadline(t *testing.T) {
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}}
-	a, _ := New(Config{Space: SpaceRelative}, dev, m)
+	a, _ := New(Config{Space: coord.SpaceRelative}, dev, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	m.onPlan = func(n int) {
 		if n == 1 {
@@ -394,7 +400,7 @@ func TestCancellationAndDeadline(t *testing.T) {
 	if err != nil || res.Outcome != OutcomeCancelled || res.Exit != 130 {
 		t.Fatalf("cancel: %+v %v", res, err)
 	}
-	b, _ := New(Config{Space: SpaceRelative}, &counterDevice{}, &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}})
+	b, _ := New(Config{Space: coord.SpaceRelative}, &counterDevice{}, &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}})
 	res, err = b.Run(context.Background(), Task{Goal: "g", MaxSteps: 1000, MaxDuration: 300 * time.Millisecond})
 	if err != nil || res.Outcome != OutcomeMaxDuration || res.Exit != 124 {
 		t.Fatalf("deadline: %+v %v", res, err)
@@ -408,13 +414,13 @@ func TestRecoveryOutcomes(t *testing.T) {
 		retried       bool
 		want          Recovery
 	}{
-		{FailDevice, ActWait, 1, false, RecoverRetrySafe},
-		{FailDevice, ActHome, 1, false, RecoverRetrySafe},
-		{FailDevice, ActHome, 1, true, RecoverReplan},
-		{FailDevice, ActTap, 1, false, RecoverReplan},
-		{FailDevice, ActBack, 1, false, RecoverReplan},
-		{FailDevice, ActType, 1, false, RecoverReplan},
-		{FailDevice, ActSwipe, 1, false, RecoverReplan},
+		{FailDevice, action.Wait, 1, false, RecoverRetrySafe},
+		{FailDevice, action.Home, 1, false, RecoverRetrySafe},
+		{FailDevice, action.Home, 1, true, RecoverReplan},
+		{FailDevice, action.Tap, 1, false, RecoverReplan},
+		{FailDevice, action.Back, 1, false, RecoverReplan},
+		{FailDevice, action.Type, 1, false, RecoverReplan},
+		{FailDevice, action.Swipe, 1, false, RecoverReplan},
 		{FailObservation, "", 1, false, RecoverReobserve},
 		{FailProtocol, "", 2, false, RecoverReplan},
 		{FailProtocol, "", 3, false, RecoverTerminate},
@@ -450,11 +456,11 @@ func TestVerifyCropsBars(t *testing.T) {
 	c := &fakemodel.Canvas{Img: img}
 	c.Box("label", rect(0, 0, 400, 60), "12:01")
 	b, _ := ScreenFromImage(img, time.Now())
-	if v := verifyEffect(ActTap, a, b); v.ObservableEffect != "unchanged" || v.Warning == "" {
+	if v := verifyEffect(action.Tap, a, b); v.ObservableEffect != "unchanged" || v.Warning == "" {
 		t.Errorf("status bar change counted: %+v", v)
 	}
 	one, _ := ScreenFromImage(fakemodel.CounterScreen("1"), time.Now())
-	if v := verifyEffect(ActTap, a, one); v.ObservableEffect != "changed" || v.Status != VerifyPassed {
+	if v := verifyEffect(action.Tap, a, one); v.ObservableEffect != "changed" || v.Status != VerifyPassed {
 		t.Errorf("counter change missed: %+v", v)
 	}
 	black, _ := ScreenFromImage(newBlank(1080, 2340), time.Now())

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 )
 
 // The planner for callers that own the device and its observations (the
-// verification engine's vision provider, the host's Agent-session loop):
-// each Propose plans on the screen the caller gives and returns one
-// proposal without dispatching anything. Memory, the coordinate profile,
+// verification engine's vision provider over a SoloPi Agent session): each
+// Propose plans on the screen the caller gives and returns one proposal
+// without dispatching anything. Memory, the coordinate profile,
 // the step budget and the audit trail carry over between the calls of one
 // task; the runtime's own planning step (planStep) does the work, so the
 // prompts, the parser, the contract, the reviews and the repeat guard are
@@ -37,10 +40,10 @@ type Proposal struct {
 	// or the outcome and its message (blocked).
 	Reason string
 	// Action is the model's action, Command its mapping to device pixels
-	// and Typed the caller's typed action for it (act only).
-	Action  *Action
-	Command *Command
-	Typed   *TypedAction
+	// and DeviceAction the caller's Mapper's action for it (act only).
+	Action       *action.Action
+	Command      *Command
+	DeviceAction *DeviceAction
 	// Result is the task's end (done and blocked).
 	Result *Result
 	// Events are the audit events since the previous proposal: the
@@ -60,50 +63,62 @@ type Feedback struct {
 	Error     string
 }
 
-// Mapper turns a command the planner cleared into the caller's typed
+// DeviceAction is a cleared command in the caller's device protocol (a
+// SoloPi typed action, say): the device's action name and its arguments,
+// as the audit trail records them. The planner never sends it.
+type DeviceAction struct {
+	Action string
+	Args   map[string]any
+}
+
+// Mapper turns a command the planner cleared into the caller's device
 // action without sending it. A *NotMappableError refuses it with zero
 // touch: the note goes back to the model, and the planner plans again on
 // the same screen, spending a step. Any other error ends the proposal.
-type Mapper func(cmd Command) (TypedAction, error)
+type Mapper func(cmd Command) (DeviceAction, error)
+
+// Target is the device a Planner proposes for: its mode (the trajectory's
+// device_mode) and the actions it can express. An action it lacks is a
+// protocol note to the model, as on a device the runtime drives itself.
+type Target interface {
+	Mode() string
+	Supports(action string) (ok bool, note string)
+}
 
 // Planner proposes one action at a time for one task.
 type Planner struct {
 	mu       sync.Mutex
 	run      *taskRun
 	lastShot *Screen
-	lastAct  *Action
+	lastAct  *action.Action
 	// handed is how many events earlier proposals carried.
 	handed int
 }
 
-// plannerDevice satisfies Device for the shared task state only: the
+// plannerDevice is the Target as a Device for the shared task state: the
 // planner never observes or dispatches through it.
-type plannerDevice struct{}
+type plannerDevice struct{ Target }
 
-func (plannerDevice) Mode() string { return ModeSoloPi }
 func (plannerDevice) Observe(context.Context) (*Screen, error) {
 	return nil, errors.New("the planner cannot observe; it plans on the screen it is given")
 }
-
-// Supports is what a SoloPi Agent session can do: the planner proposes for
-// one.
-func (plannerDevice) Supports(a string) (bool, string) { return (*SoloPiDevice)(nil).Supports(a) }
 func (plannerDevice) Dispatch(context.Context, Command, *Screen) (DispatchResult, error) {
 	return DispatchResult{}, errors.New("the planner never dispatches")
 }
 func (plannerDevice) Close(context.Context) error { return nil }
 
-// NewPlanner starts a task. Every plan, rejected or not, spends one of
-// t.MaxSteps; t.MaxDuration bounds the model's time. profile, when set, is
-// a coordinate contract frozen earlier (by a preflight whose events belong
+// NewPlanner starts a task on target, the caller's device (what it can
+// express). Every plan, rejected or not, spends one of t.MaxSteps;
+// t.MaxDuration bounds the model's time. profile, when set, is a
+// coordinate contract frozen earlier (by a preflight whose events belong
 // to another audit trail): nothing is negotiated. A completion review that
 // cannot tell ends the task blocked.
-func NewPlanner(model Model, cfg Config, t Task, profile *Profile) (*Planner, error) {
-	if model == nil {
-		return nil, errors.New("agentloop: the planner needs a model")
+func NewPlanner(model chat.Model, target Target, cfg Config, t Task, profile *Profile) (*Planner, error) {
+	if model == nil || target == nil {
+		return nil, errors.New("agentloop: the planner needs a model and a target")
 	}
 	cfg.defaults()
-	a := &PhoneAgent{cfg: cfg, dev: plannerDevice{}, model: model}
+	a := &PhoneAgent{cfg: cfg, dev: plannerDevice{target}, model: model}
 	r, err := a.begin(t)
 	if err != nil {
 		return nil, err
@@ -130,14 +145,14 @@ func (p *Planner) Profile() *Profile {
 
 // Trajectory is the task's audit trail so far; an unfinished task has the
 // outcome "in_progress".
-func (p *Planner) Trajectory(model ModelInfo) *Trajectory {
+func (p *Planner) Trajectory(model chat.Info) *Trajectory {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.run
 	cfg := r.a.cfg
 	res := r.result
 	if res == nil {
-		res = &Result{RunID: r.runID, Goal: r.goal, DeviceMode: ModeSoloPi, StartedAt: r.started.UTC(), FinishedAt: cfg.Now().UTC(),
+		res = &Result{RunID: r.runID, Goal: r.goal, DeviceMode: r.a.dev.Mode(), StartedAt: r.started.UTC(), FinishedAt: cfg.Now().UTC(),
 			Outcome: "in_progress", Phase: r.st.Phase(), Steps: r.st.Step(), Counters: r.st.Counters(), Metrics: r.st.Metrics(),
 			Profile: r.profile, Frame: r.frame, Exit: 2}
 	}
@@ -267,7 +282,7 @@ func (p *Planner) planOnce(parent context.Context, screen *Screen, mapCmd Mapper
 	}
 	cmd := *r.planned
 	r.planned = nil
-	ta, err := mapCmd(cmd)
+	da, err := mapCmd(cmd)
 	if err != nil {
 		var nm *NotMappableError
 		if errors.As(err, &nm) {
@@ -283,10 +298,10 @@ func (p *Planner) planOnce(parent context.Context, screen *Screen, mapCmd Mapper
 	}
 	// The mapping is the proposal's precondition; its execution is the
 	// caller's, recorded when the next Propose reports it.
-	r.st.emit(EvPrecondition, "proposed "+ta.Action, map[string]any{"verdict": "mapped", "command_dispatched": false, "proposal": "act",
-		"typed_action": ta.Action, "arguments": typedArgs(ta.Args)})
+	r.st.emit(EvPrecondition, "proposed "+da.Action, map[string]any{"verdict": "mapped", "command_dispatched": false, "proposal": "act",
+		"typed_action": da.Action, "arguments": da.Args})
 	p.lastAct = act
-	return &Proposal{Kind: ProposeAct, Reason: reason, Action: act, Command: &cmd, Typed: &ta}, nil
+	return &Proposal{Kind: ProposeAct, Reason: reason, Action: act, Command: &cmd, DeviceAction: &da}, nil
 }
 
 // CompletionReview is the isolated completion reviewer's answer on one
@@ -306,7 +321,7 @@ type CompletionReview struct {
 // screen shows goal achieved, with no runtime evidence: the screenshot is
 // the only thing it judges. cfg supplies the resize policy, Redact and
 // Now.
-func ReviewCompletion(ctx context.Context, model Model, cfg Config, goal string, screen *Screen) (*CompletionReview, error) {
+func ReviewCompletion(ctx context.Context, model chat.Model, cfg Config, goal string, screen *Screen) (*CompletionReview, error) {
 	if model == nil || screen == nil {
 		return nil, errors.New("agentloop: the completion review needs a model and a screen")
 	}

@@ -2,13 +2,14 @@ package agentloop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 func counterScreen(t *testing.T) *Screen {
@@ -56,13 +57,13 @@ func TestReviewCompletionVerdicts(t *testing.T) {
 func TestUncertainReview(t *testing.T) {
 	uncertain := `finish(success=False, message="UNCERTAIN: the counter is hidden")`
 	m := &scriptModel{plans: []string{`finish(success=True, message="done")`}, review: uncertain}
-	p, err := NewPlanner(m, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 5}, nil)
+	p, err := NewPlanner(m, &counterDevice{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop, err := p.Propose(context.Background(), counterScreen(t), nil, func(Command) (TypedAction, error) {
+	prop, err := p.Propose(context.Background(), counterScreen(t), nil, func(Command) (DeviceAction, error) {
 		t.Fatal("nothing to map")
-		return TypedAction{}, nil
+		return DeviceAction{}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -86,32 +87,36 @@ func TestUncertainReview(t *testing.T) {
 	}
 }
 
+// codeNotAllowed is the refusal an Agent-session mapper gives an action
+// the step does not allow (agentdevice.CodeNotAllowed).
+const codeNotAllowed = "action_not_allowed"
+
 // The planner keeps its memory and budget across proposals: a refused
 // mapping is a zero-touch rejection the model hears about on the same
 // screen, an executed action is history, every plan spends a step.
 func TestPlannerProposals(t *testing.T) {
 	m := &scriptModel{plans: []string{tapPlus}}
-	p, err := NewPlanner(m, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3}, nil)
+	p, err := NewPlanner(m, &counterDevice{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	refuse := true
-	mapper := func(cmd Command) (TypedAction, error) {
-		if cmd.Action != ActTap || cmd.Point == nil {
+	mapper := func(cmd Command) (DeviceAction, error) {
+		if cmd.Action != action.Tap || cmd.Point == nil {
 			t.Fatalf("command %+v", cmd)
 		}
 		if refuse {
 			refuse = false
-			return TypedAction{}, &NotMappableError{Code: CodeNotAllowed, Note: "this step only allows Wait"}
+			return DeviceAction{}, &NotMappableError{Code: codeNotAllowed, Note: "this step only allows Wait"}
 		}
-		return TypedAction{Action: "click"}, nil
+		return DeviceAction{Action: "click"}, nil
 	}
 	screen := counterScreen(t)
 	prop, err := p.Propose(context.Background(), screen, nil, mapper)
-	if err != nil || prop.Kind != ProposeAct || prop.Typed.Action != "click" || prop.Reason != "tap +1" {
+	if err != nil || prop.Kind != ProposeAct || prop.DeviceAction.Action != "click" || prop.Reason != "tap +1" {
 		t.Fatalf("first proposal %+v, %v", prop, err)
 	}
-	if len(m.calls) != 2 || !strings.Contains(mustJSON(m.calls[1].Messages), CodeNotAllowed) {
+	if len(m.calls) != 2 || !strings.Contains(mustJSON(m.calls[1].Messages), codeNotAllowed) {
 		t.Fatalf("the refusal did not reach the model: %d calls", len(m.calls))
 	}
 	var answers int
@@ -141,7 +146,7 @@ func TestPlannerProposals(t *testing.T) {
 	if _, err := p.Propose(context.Background(), screen, nil, mapper); !errors.Is(err, ErrTaskFinished) {
 		t.Errorf("a finished task planned again: %v", err)
 	}
-	if tr := p.Trajectory(ModelInfo{Model: "script"}); tr.Outcome != OutcomeMaxSteps || tr.Profile == nil || tr.Counters.Dispatched != 2 {
+	if tr := p.Trajectory(chat.Info{Model: "script"}); tr.Outcome != OutcomeMaxSteps || tr.Profile == nil || tr.Counters.Dispatched != 2 {
 		t.Errorf("trajectory %s profile %v dispatched %d", tr.Outcome, tr.Profile, tr.Counters.Dispatched)
 	}
 }
@@ -149,44 +154,19 @@ func TestPlannerProposals(t *testing.T) {
 // stallModel answers only when its context ends.
 type stallModel struct{}
 
-func (stallModel) Chat(ctx context.Context, _ ChatRequest) (*ChatResponse, error) {
+func (stallModel) Chat(ctx context.Context, _ chat.Request) (*chat.Response, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
 
 // The task's max duration bounds the model's time.
 func TestPlannerMaxDuration(t *testing.T) {
-	p, err := NewPlanner(stallModel{}, Config{Space: SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3, MaxDuration: 20 * time.Millisecond}, nil)
+	p, err := NewPlanner(stallModel{}, &counterDevice{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3, MaxDuration: 20 * time.Millisecond}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop, err := p.Propose(context.Background(), counterScreen(t), nil, func(Command) (TypedAction, error) { return TypedAction{Action: "click"}, nil })
+	prop, err := p.Propose(context.Background(), counterScreen(t), nil, func(Command) (DeviceAction, error) { return DeviceAction{Action: "click"}, nil })
 	if err != nil || prop.Kind != ProposeBlocked || prop.Result.Outcome != OutcomeMaxDuration {
 		t.Fatalf("proposal %+v, %v", prop, err)
 	}
-}
-
-// FuzzNodeMapJSON: any observation object the device may send either maps
-// a tap, a swipe and a Type onto typed actions the protocol accepts or is
-// refused with an error; it never panics.
-func FuzzNodeMapJSON(f *testing.F) {
-	f.Add([]byte(`{"observationId":"o","page":{"nodeId":"n0","className":"F","nodeBound":{"left":0,"top":0,"right":1080,"bottom":2340},"children":[{"nodeId":"n1","className":"android.widget.EditText","nodeBound":{"left":100,"top":100,"right":900,"bottom":300}}]}}`), 500, 200)
-	f.Add([]byte(`{"page":{"nodeBound":{"left":5,"top":5,"right":1,"bottom":1},"children":[null,{}]}}`), 0, 0)
-	f.Add([]byte(`{"page":{"nodeId":"x","visible":false,"nodeBound":{"left":0,"top":0,"right":10,"bottom":10}}}`), 5, 5)
-	f.Fuzz(func(t *testing.T, data []byte, x, y int) {
-		var obs map[string]any
-		if json.Unmarshal(data, &obs) != nil {
-			return
-		}
-		pt := &MappedPoint{Device: [2]int{x, y}}
-		var m NodeMapper
-		for _, cmd := range []Command{
-			{Action: ActTap, Point: pt}, {Action: ActSwipe, Start: pt, End: &MappedPoint{Device: [2]int{x, y - 500}}}, {Action: ActType, Text: "hi"},
-		} {
-			ta, err := m.MapJSON(cmd, obs)
-			if err == nil && protocol.ValidateAction(ta.Action, ta.Args) != "" {
-				t.Fatalf("%s mapped to an invalid %s %+v", cmd.Action, ta.Action, ta.Args)
-			}
-		}
-	})
 }

@@ -2,8 +2,11 @@ package agentloop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 // Device modes.
@@ -15,12 +18,12 @@ const (
 // Command is one input-equivalent action, already mapped to device pixels.
 // The device never sees model coordinates or the contract.
 type Command struct {
-	Action   string        `json:"action"`
-	Point    *MappedPoint  `json:"point,omitempty"`
-	Start    *MappedPoint  `json:"start,omitempty"`
-	End      *MappedPoint  `json:"end,omitempty"`
-	Text     string        `json:"text,omitempty"`
-	Duration time.Duration `json:"-"`
+	Action   string             `json:"action"`
+	Point    *coord.MappedPoint `json:"point,omitempty"`
+	Start    *coord.MappedPoint `json:"start,omitempty"`
+	End      *coord.MappedPoint `json:"end,omitempty"`
+	Text     string             `json:"text,omitempty"`
+	Duration time.Duration      `json:"-"`
 }
 
 // DispatchResult is what a device reports about one dispatched command.
@@ -76,27 +79,19 @@ func (e *DeviceError) Error() string {
 
 func (e *DeviceError) Unwrap() error { return e.Err }
 
-// Device error codes.
+// Device error codes every device uses; a device adds its own (the adb
+// input method, SoloPi's hit-testing) in its package.
 const (
 	CodeScreenshotFailed = "screenshot_failed"
 	CodeInputFailed      = "input_failed"
-	CodeIMEUnavailable   = "adb_keyboard_unavailable"
-	CodeNoNodeAtPoint    = "no_node_at_point"
-	CodeNoTextField      = "no_text_field"
 	CodeUnsupported      = "unsupported_action"
 )
 
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// ErrStaleOnDevice is a device's own stale-observation rejection (the
+// SoloPi Agent session's stale_observation): the screen changed after the
+// host checked the pixels. Nothing was executed; the runtime replans on a
+// new observation as after a failed freshness check.
+var ErrStaleOnDevice = errors.New("the device rejected the action: stale observation")
+
+// LongPressDuration is how long every device holds a Long Press.
+const LongPressDuration = 800 * time.Millisecond

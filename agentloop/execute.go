@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -55,7 +59,7 @@ func nullable(s string) any {
 
 // errorCode is the structured code of a runtime error.
 func errorCode(err error) string {
-	var pe *ProtocolError
+	var pe *action.ProtocolError
 	var fe *fault.Error
 	var de *DeviceError
 	var ce *CalibrationError
@@ -82,7 +86,7 @@ func errorCode(err error) string {
 }
 
 // execute is the acting half of a step: freshness, dispatch, verification.
-func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, screen *Screen) {
+func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Command, screen *Screen) {
 	cfg := &r.a.cfg
 	st := r.st
 	step := st.Step()
@@ -90,7 +94,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, 
 	// Freshness: coordinate actions are bound to the screenshot they were
 	// planned on.
 	dispatchOn := screen
-	if IsCoordinateAction(act.Name) {
+	if action.HasCoordinates(act.Name) {
 		st.setPhase(PhasePrecondition, "re-observe before dispatch")
 		fr, err := checkFreshness(ctx, r.a.dev, screen, targetsOf(cmd), cfg.Rechecks, cfg.RecheckDelay)
 		if err != nil {
@@ -119,7 +123,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, 
 
 	// Verify.
 	st.setPhase(PhaseVerifying, "re-observe and compare pixels")
-	if err := sleepCtx(ctx, cfg.SettleDelay); err != nil {
+	if err := clock.System.Sleep(ctx, cfg.SettleDelay); err != nil {
 		r.interrupted(parent, err)
 		return
 	}
@@ -145,7 +149,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, 
 	r.emitExecution("dispatched "+act.Name, execution{dispatched: true, success: true, effect: v.ObservableEffect, warning: v.Warning}, detail)
 	// Waiting is expected to change nothing; a waiting loop is bounded by
 	// the step budget instead.
-	if act.Name == ActWait {
+	if act.Name == action.Wait {
 		r.repeatSig, r.repeatCount = "", 0
 	} else if v.ObservableEffect == "unchanged" && sig == r.repeatSig {
 		r.repeatCount++
@@ -175,7 +179,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act Action, cmd Command, 
 // dispatch sends the command, with the automatic retry of Wait and Home.
 // On success it returns the device's result and the attempt number; every
 // failure is recorded (execution and recovery events) before it returns.
-func (r *taskRun) dispatch(ctx, parent context.Context, act Action, cmd Command, on *Screen, step int) (DispatchResult, int, error) {
+func (r *taskRun) dispatch(ctx, parent context.Context, act action.Action, cmd Command, on *Screen, step int) (DispatchResult, int, error) {
 	st := r.st
 	for attempt := 1; ; attempt++ {
 		dr, err := r.a.dev.Dispatch(ctx, cmd, on)
@@ -228,18 +232,18 @@ func (r *taskRun) dispatch(ctx, parent context.Context, act Action, cmd Command,
 }
 
 // hardFailure counts a hard failure and applies its recovery.
-func (r *taskRun) hardFailure(class, action string, err error) {
-	rec, n := r.countHard(class, action, err)
+func (r *taskRun) hardFailure(class, name string, err error) {
+	rec, n := r.countHard(class, name, err)
 	r.applyHard(class, rec, n, err)
 }
 
 // countHard counts a hard failure of class and decides its recovery.
-func (r *taskRun) countHard(class, action string, err error) (Recovery, int) {
+func (r *taskRun) countHard(class, name string, err error) (Recovery, int) {
 	n := r.st.hard(class)
-	rec := decideRecovery(class, action, n, r.a.cfg.HardBudget, false)
+	rec := decideRecovery(class, name, n, r.a.cfg.HardBudget, false)
 	// A refused API key or a missing model will not fix itself by asking
 	// again.
-	if code := errorCode(err); code == CodeModelAuth || httpStatusOf(err) == 404 {
+	if code := errorCode(err); code == chat.CodeModelAuth || chat.HTTPStatus(err) == 404 {
 		rec = RecoverTerminate
 	}
 	return rec, n
@@ -281,7 +285,7 @@ func (r *taskRun) applyHard(class string, rec Recovery, n int, err error) {
 
 // reject records a zero-touch rejection: nothing reached the device, the
 // model hears why, and consecutive rejections collapse into one summary.
-func (r *taskRun) reject(step int, act Action, code, why, class string, screen *Screen) {
+func (r *taskRun) reject(step int, act action.Action, code, why, class string, screen *Screen) {
 	st := r.st
 	n := st.soft(class)
 	st.emit(EvRecovery, "rejected with zero touch: "+code, map[string]any{"outcome": string(RecoverReplan), "class": class, "code": code, "message": why, "count": n, "command_dispatched": false})
@@ -293,7 +297,7 @@ func (r *taskRun) reject(step int, act Action, code, why, class string, screen *
 // staleCancel cancels a stale action with zero touch and replans from the
 // newest screenshot. It is a soft replan: no hard budget is consumed and
 // the repeat guard is not touched.
-func (r *taskRun) staleCancel(step int, act Action, verdict string, fresh *Screen) {
+func (r *taskRun) staleCancel(step int, act action.Action, verdict string, fresh *Screen) {
 	st := r.st
 	n := st.soft(SoftStale)
 	st.emit(EvRecovery, "stale action cancelled with zero touch", map[string]any{"outcome": string(RecoverReplan), "class": SoftStale, "verdict": verdict, "count": n, "command_dispatched": false})
@@ -305,10 +309,10 @@ func (r *taskRun) staleCancel(step int, act Action, verdict string, fresh *Scree
 
 // actionSignature identifies repeated dispatches: the action, its device
 // point to the nearest 2 % of the screen, and its text.
-func actionSignature(a Action, c Command) string {
+func actionSignature(a action.Action, c Command) string {
 	var b strings.Builder
 	b.WriteString(a.Name)
-	for _, p := range []*MappedPoint{c.Point, c.Start, c.End} {
+	for _, p := range []*coord.MappedPoint{c.Point, c.Start, c.End} {
 		if p != nil {
 			fmt.Fprintf(&b, "|%d,%d", int(p.Canonical[0]*50), int(p.Canonical[1]*50))
 		}

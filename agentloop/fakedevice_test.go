@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -42,11 +43,11 @@ var (
 func (d *counterDevice) Mode() string { return "test" }
 
 func (d *counterDevice) Supports(a string) (bool, string) {
-	if a == ActDoubleTap && d.noDoubleTap {
+	if a == action.DoubleTap && d.noDoubleTap {
 		return false, "no double tap here"
 	}
 	switch a {
-	case ActTap, ActDoubleTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Type, action.Back, action.Home, action.Wait:
 		return true, ""
 	}
 	return false, a + " is not a device action"
@@ -103,7 +104,7 @@ func (d *counterDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (D
 		return DispatchResult{}, d.failDispatch
 	}
 	d.dispatched = append(d.dispatched, cmd)
-	if cmd.Action == ActTap && cmd.Point != nil {
+	if cmd.Action == action.Tap && cmd.Point != nil {
 		p := image.Pt(cmd.Point.Device[0], cmd.Point.Device[1])
 		switch {
 		case d.dialog:

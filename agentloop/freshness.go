@@ -3,6 +3,10 @@ package agentloop
 import (
 	"context"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // Freshness thresholds: how much the screen, and the region around the
@@ -83,7 +87,7 @@ func checkFreshness(ctx context.Context, dev Device, planned *Screen, targets []
 	}
 	res := compareFresh(planned, now, targets)
 	for i := 0; i < rechecks && res.Verdict == StaleTarget && res.Global.ChangedRatio < localStableLimit; i++ {
-		if err := sleepCtx(ctx, delay); err != nil {
+		if err := clock.System.Sleep(ctx, delay); err != nil {
 			return res, err
 		}
 		now, err = dev.Observe(ctx)
@@ -100,7 +104,7 @@ func checkFreshness(ctx context.Context, dev Device, planned *Screen, targets []
 // targetsOf lists the device points an action depends on.
 func targetsOf(cmd Command) [][2]int {
 	var out [][2]int
-	for _, p := range []*MappedPoint{cmd.Point, cmd.Start, cmd.End} {
+	for _, p := range []*coord.MappedPoint{cmd.Point, cmd.Start, cmd.End} {
 		if p != nil {
 			out = append(out, p.Device)
 		}
@@ -129,17 +133,17 @@ type Verification struct {
 // verifyEffect judges the pixels after an action: coordinate and text actions
 // should change the screen, Wait and Home need a trusted observation, Note
 // and finish need nothing.
-func verifyEffect(action string, before, after *Screen) Verification {
+func verifyEffect(name string, before, after *Screen) Verification {
 	v := Verification{CommandSuccess: true}
 	if after == nil || after.Unobservable() {
 		v.Status, v.ObservableEffect = VerifyInconclusive, "unobservable"
-		v.Warning = "the screen after the action cannot be observed (black or protected)"
+		v.Warning = "the screen after the name cannot be observed (black or protected)"
 		return v
 	}
 	v.Diff = CompareContent(before, after)
 	changed := meaningfulChange(v.Diff)
-	switch action {
-	case ActWait, ActHome:
+	switch name {
+	case action.Wait, action.Home:
 		v.Status = VerifyPassed
 		v.ObservableEffect = map[bool]string{true: "changed", false: "unchanged"}[changed]
 	default:

@@ -3,12 +3,15 @@ package agentloop
 import (
 	"context"
 	"fmt"
+
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // chat sends one model request and records it in the audit stream:
 // model_request, model_response and a metrics event with the token usage
 // and cost, for every purpose (calibration and reviews included).
-func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatResponse, error) {
+func (s *AgentState) chat(ctx context.Context, m chat.Model, req chat.Request) (*chat.Response, error) {
 	images, imageBytes, format := 0, 0, ""
 	for _, msg := range req.Messages {
 		if msg.Image != nil {
@@ -19,7 +22,7 @@ func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatR
 	}
 	s.emit(EvModelRequest, "model request: "+req.Purpose, map[string]any{
 		"purpose": req.Purpose, "messages": len(req.Messages), "images": images,
-		"estimated_prompt_tokens": estimateRequestTokens(req),
+		"estimated_prompt_tokens": req.EstimatedTokens(),
 	})
 	resp, err := m.Chat(ctx, req)
 	if err != nil {
@@ -27,7 +30,7 @@ func (s *AgentState) chat(ctx context.Context, m Model, req ChatRequest) (*ChatR
 		return nil, fmt.Errorf("model %s request: %w", req.Purpose, err)
 	}
 	rp := map[string]any{
-		"purpose": req.Purpose, "content": truncateRunes(resp.Content, 4000), "reasoning_chars": len([]rune(resp.Reasoning)),
+		"purpose": req.Purpose, "content": textclip.Runes(resp.Content, 4000), "reasoning_chars": len([]rune(resp.Reasoning)),
 		"finish_reason": resp.FinishReason, "latency_ms": resp.Latency.Milliseconds(),
 	}
 	if len(resp.Adaptations) > 0 {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -38,12 +40,12 @@ type PreflightCheck struct {
 
 // PreflightOptions configure the endpoint preflight.
 type PreflightOptions struct {
-	Model  Model
+	Model  chat.Model
 	Key    ProfileKey
-	Policy ResizePolicy
+	Policy coord.ResizePolicy
 	// Space is the configured coordinate space; auto reads the cached
 	// profile or negotiates one.
-	Space    Space
+	Space    coord.Space
 	CacheDir string
 	Refresh  bool
 	// DisplayWidth and DisplayHeight size the negotiation's probe images
@@ -126,16 +128,16 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 	st := rep.state
 
 	// Reachable, authorized, completing: one text request.
-	_, err := st.chat(ctx, o.Model, ChatRequest{Purpose: "preflight", Messages: []ChatMessage{{Role: "user", Text: preflightTextPrompt}}})
+	_, err := st.chat(ctx, o.Model, chat.Request{Purpose: "preflight", Messages: []chat.Message{{Role: "user", Text: preflightTextPrompt}}})
 	if err != nil {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
 		switch errorCode(err) {
-		case CodeModelUnreachable, CodeModelTimeout:
+		case chat.CodeModelUnreachable, chat.CodeModelTimeout:
 			rep.add(CheckReachable, CheckFailed, err, nil)
 			rep.skip(CheckAuth, CheckCompletion, CheckImages, CheckCoordinates)
-		case CodeModelAuth:
+		case chat.CodeModelAuth:
 			rep.add(CheckReachable, CheckPassed, nil, nil)
 			rep.add(CheckAuth, CheckFailed, err, nil)
 			rep.skip(CheckCompletion, CheckImages, CheckCoordinates)
@@ -152,17 +154,17 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 	rep.add(CheckCompletion, CheckPassed, nil, nil)
 
 	// An image, encoded as every screenshot will be.
-	img, err := EncodeImage(SyntheticTarget(preflightProbeWidth, preflightProbeHeight, probeTargets[0]), imageEncodingOf(o.Model), clk)
+	img, err := chat.EncodeImage(SyntheticTarget(preflightProbeWidth, preflightProbeHeight, probeTargets[0]), chat.ImageEncodingOf(o.Model), clk)
 	if err != nil {
-		return rep, fault.Wrap(fault.Internal, CodeModelRequest, "cannot encode the probe image", err)
+		return rep, fault.Wrap(fault.Internal, chat.CodeModelRequest, "cannot encode the probe image", err)
 	}
 	detail := map[string]any{"image_format": img.Format, "image_bytes": len(img.Data)}
-	_, err = st.chat(ctx, o.Model, ChatRequest{Purpose: "preflight", Messages: []ChatMessage{{Role: "user", Text: preflightImagePrompt, Image: img}}})
+	_, err = st.chat(ctx, o.Model, chat.Request{Purpose: "preflight", Messages: []chat.Message{{Role: "user", Text: preflightImagePrompt, Image: img}}})
 	if err != nil {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
-		switch httpStatusOf(err) {
+		switch chat.HTTPStatus(err) {
 		case http.StatusBadRequest, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:
 			// The same endpoint completed a text request a moment ago:
 			// refusing the one with an image means it takes no images.
@@ -171,8 +173,8 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 			if errors.As(err, &fe) {
 				msg = fe.Message
 			}
-			err = fault.Wrap(fault.Failed, CodeModelRejectsImages, "the endpoint completes text but refused a request with an image ("+msg+")", err).
-				WithUserAction("Use a vision model (one that accepts image_url content parts). If only JPEG is refused, set " + EnvModelImageFormat + "=png.")
+			err = fault.Wrap(fault.Failed, chat.CodeModelRejectsImages, "the endpoint completes text but refused a request with an image ("+msg+")", err).
+				WithUserAction("Use a vision model (one that accepts image_url content parts). If only JPEG is refused, set " + chat.EnvModelImageFormat + "=png.")
 		}
 		rep.add(CheckImages, CheckFailed, err, detail)
 		rep.skip(CheckCoordinates)
@@ -195,7 +197,7 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 		var ce *CalibrationError
 		if errors.As(err, &ce) {
 			return rep, fault.Wrap(fault.Transport, CodeCalibrationFailed, ce.Msg, err).
-				WithUserAction("The model answered in inconsistent coordinate spaces. Force one with --coordinate-space (or " + EnvCoordinateSpace + ") if you know the model's convention, or use another model.")
+				WithUserAction("The model answered in inconsistent coordinate spaces. Force one with --coordinate-space (or " + chat.EnvCoordinateSpace + ") if you know the model's convention, or use another model.")
 		}
 		return rep, asFault(err)
 	}

@@ -6,15 +6,17 @@ import (
 	"net"
 	"testing"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 )
 
-func preflightFor(t *testing.T, m *HTTPModel, space Space, cache string) (*PreflightReport, error) {
+func preflightFor(t *testing.T, m *chat.Client, space coord.Space, cache string) (*PreflightReport, error) {
 	t.Helper()
 	mc := m.Config()
-	return RunPreflight(context.Background(), PreflightOptions{Model: m, Space: space, CacheDir: cache, Policy: DefaultResizePolicy(),
-		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: mc.Thinking, Resize: DefaultResizePolicy()}, Redact: mc.APIKey.Redact})
+	return RunPreflight(context.Background(), PreflightOptions{Model: m, Space: space, CacheDir: cache, Policy: coord.DefaultResizePolicy(),
+		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: mc.Thinking, Resize: coord.DefaultResizePolicy()}, Redact: mc.APIKey.Redact})
 }
 
 func passed(r *PreflightReport) bool {
@@ -35,13 +37,13 @@ func checkStatuses(r *PreflightReport) map[string]string {
 }
 
 func TestPreflightPassesAndCaches(t *testing.T) {
-	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *ModelConfig) { mc.APIKey = NewSecret(testAPIKey) })
+	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *chat.Config) { mc.APIKey = chat.NewSecret(testAPIKey) })
 	cache := t.TempDir()
-	rep, err := preflightFor(t, m, SpaceAuto, cache)
+	rep, err := preflightFor(t, m, coord.SpaceAuto, cache)
 	if err != nil || !passed(rep) || len(rep.Checks) != 5 {
 		t.Fatalf("%v %+v", err, rep.Checks)
 	}
-	if rep.Profile.Source != SourceNegotiated || rep.Profile.Space != SpaceRelative {
+	if rep.Profile.Source != SourceNegotiated || rep.Profile.Space != coord.SpaceRelative {
 		t.Fatalf("profile %+v", rep.Profile)
 	}
 	if rep.Metrics().ByPurpose["preflight"] != 2 || rep.Metrics().ByPurpose["calibration"] < 3 {
@@ -49,20 +51,20 @@ func TestPreflightPassesAndCaches(t *testing.T) {
 	}
 	// The next preflight reads the profile from the cache; an explicit
 	// space overrides the cache.
-	rep, err = preflightFor(t, m, SpaceAuto, cache)
+	rep, err = preflightFor(t, m, coord.SpaceAuto, cache)
 	if err != nil || rep.Profile.Source != SourceCache {
 		t.Fatalf("%v %+v", err, rep.Profile)
 	}
-	rep, err = preflightFor(t, m, SpaceImage, cache)
-	if err != nil || rep.Profile.Source != SourceConfigured || rep.Profile.Space != SpaceImage {
+	rep, err = preflightFor(t, m, coord.SpaceImage, cache)
+	if err != nil || rep.Profile.Source != SourceConfigured || rep.Profile.Space != coord.SpaceImage {
 		t.Fatalf("%v %+v", err, rep.Profile)
 	}
 	// A run that follows a preflight does not negotiate again and its
 	// trail starts with the preflight's events and usage.
 	before := len(srv.Requests())
-	rep, _ = preflightFor(t, m, SpaceAuto, cache)
+	rep, _ = preflightFor(t, m, coord.SpaceAuto, cache)
 	dev := &counterDevice{}
-	a, _ := New(Config{Space: SpaceAuto, Preflight: rep, CacheDir: t.TempDir()}, dev, m)
+	a, _ := New(Config{Space: coord.SpaceAuto, Preflight: rep, CacheDir: t.TempDir()}, dev, m)
 	res, err := a.Run(context.Background(), Task{Goal: "increase the counter to 1", MaxSteps: 5})
 	if err != nil || res.Outcome != OutcomeCompleted {
 		t.Fatalf("%v %+v", err, res)
@@ -93,25 +95,25 @@ func TestPreflightFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		opts   fakemodel.Options
-		adjust func(*ModelConfig)
+		adjust func(*chat.Config)
 		code   string
 		kind   fault.Kind
 		failed string
 	}{
-		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, CodeModelAuth, fault.Transport, CheckAuth},
-		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, CodeModelRejectsImages, fault.Failed, CheckImages},
-		{"unreachable", fakemodel.Options{}, func(mc *ModelConfig) { mc.BaseURL = closed }, CodeModelUnreachable, fault.Transport, CheckReachable},
-		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, CodeModelStatus, fault.Transport, CheckCompletion},
+		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, chat.CodeModelAuth, fault.Transport, CheckAuth},
+		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, chat.CodeModelRejectsImages, fault.Failed, CheckImages},
+		{"unreachable", fakemodel.Options{}, func(mc *chat.Config) { mc.BaseURL = closed }, chat.CodeModelUnreachable, fault.Transport, CheckReachable},
+		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, chat.CodeModelStatus, fault.Transport, CheckCompletion},
 		{"inconsistent spaces", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, nil, CodeCalibrationFailed, fault.Transport, CheckCoordinates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, m := startFakeModel(t, tc.opts, "fake-vision", func(mc *ModelConfig) {
-				mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
+			srv, m := startFakeModel(t, tc.opts, "fake-vision", func(mc *chat.Config) {
+				mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
 				if tc.adjust != nil {
 					tc.adjust(mc)
 				}
 			})
-			rep, err := preflightFor(t, m, SpaceAuto, t.TempDir())
+			rep, err := preflightFor(t, m, coord.SpaceAuto, t.TempDir())
 			var fe *fault.Error
 			if !errors.As(err, &fe) || fe.Code != tc.code || fe.Kind != tc.kind || fe.UserAction == "" {
 				t.Fatalf("err %v, want %s (%v)", err, tc.code, tc.kind)

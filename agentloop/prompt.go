@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
 // Prompt headers. Each request kind has its own isolated system prompt;
@@ -62,7 +64,7 @@ Swipe directions describe the finger on the screenshot: swipe left = x decreases
 }
 
 // calibrationPrompt asks for one point on a synthetic target image.
-func calibrationPrompt(c Contract) string {
+func calibrationPrompt(c coord.Contract) string {
 	return HeaderCalibration + "\n" +
 		"The attached image is a synthetic test card with one magenta target disc. Tap the centre of the disc.\n" +
 		"Answer with exactly one call: do(action=\"Tap\", element=[x,y]).\n" +

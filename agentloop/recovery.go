@@ -1,5 +1,7 @@
 package agentloop
 
+import "github.com/solopi-dev/solopi/agentloop/action"
+
 // Recovery is what the runtime does after a failed step: one of exactly five
 // outcomes, chosen by the runtime, never by the model.
 type Recovery string
@@ -31,12 +33,12 @@ const (
 // autoRetryable lists the only actions replayed automatically: a bounded
 // Wait and Home are idempotent. Tap, Type, Swipe, Back and the others are
 // never replayed blindly; the model decides again from a new screenshot.
-func autoRetryable(action string) bool { return action == ActWait || action == ActHome }
+func autoRetryable(name string) bool { return name == action.Wait || name == action.Home }
 
 // decideRecovery maps a structured failure to an outcome. Only the error
-// class, the action type and the counts matter: no package, app alias or
+// class, the name type and the counts matter: no package, app alias or
 // hidden system state takes part.
-func decideRecovery(class, action string, count, budget int, retriedAlready bool) Recovery {
+func decideRecovery(class, name string, count, budget int, retriedAlready bool) Recovery {
 	if count >= budget {
 		return RecoverTerminate
 	}
@@ -44,7 +46,7 @@ func decideRecovery(class, action string, count, budget int, retriedAlready bool
 	case FailObservation:
 		return RecoverReobserve
 	case FailDevice:
-		if autoRetryable(action) && !retriedAlready {
+		if autoRetryable(name) && !retriedAlready {
 			return RecoverRetrySafe
 		}
 		return RecoverReplan

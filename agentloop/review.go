@@ -10,6 +10,9 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/progress"
 )
 
@@ -126,7 +129,7 @@ func ClassifyTask(goal string) TaskRisk {
 // actionSensitive reports an action whose own text or reason names a
 // high-consequence effect (pay, send, delete, password, …). The model's
 // words may only add a review, never remove one.
-func actionSensitive(a Action) bool {
+func actionSensitive(a action.Action) bool {
 	text := a.Reason
 	if a.Text != nil {
 		text += " " + *a.Text
@@ -147,7 +150,7 @@ func actionSensitive(a Action) bool {
 // boundaryConflict reports the forbidden effect an action's reason or text
 // explicitly names, if any. Only the model's own statement of intent is
 // used, and only to block: it can never unlock anything.
-func boundaryConflict(r TaskRisk, a Action) string {
+func boundaryConflict(r TaskRisk, a action.Action) string {
 	text := a.Reason
 	if a.Text != nil {
 		text += " " + *a.Text
@@ -171,8 +174,8 @@ const (
 
 // parseRiskVerdict reads the reviewer's finish(message="VERDICT: …").
 // Anything else is inconclusive, which asks a human.
-func parseRiskVerdict(resp *ChatResponse) (string, string) {
-	p, err := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
+func parseRiskVerdict(resp *chat.Response) (string, string) {
+	p, err := action.Parse(resp.Content, resp.Reasoning, action.ParseOptions{})
 	if err != nil || !p.Action.IsFinish() || p.Action.Message == nil {
 		return RiskConfirm, "the risk reviewer gave no usable verdict"
 	}
@@ -266,7 +269,7 @@ func (t *TerminalConfirmer) TakeOver(ctx context.Context, message string) (bool,
 }
 
 // askHuman hands over to a human, or ends blocked when nobody can answer.
-func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act Action) {
+func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act action.Action) {
 	st := r.st
 	st.setPhase(PhaseConfirming, "ask a human to take over")
 	c := r.a.cfg.Confirmer
@@ -295,7 +298,7 @@ func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act Action) 
 
 // handleFinish ends the task or, for a success claim, runs the isolated
 // completion review on a fresh screenshot.
-func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act Action) {
+func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act action.Action) {
 	st := r.st
 	msg := ""
 	if act.Message != nil {
@@ -371,8 +374,8 @@ const uncertainMarker = "UNCERTAIN"
 // screenshot; the planner's own words (its message, screen_description
 // and reason) never reach it: a claim must not talk the review into a
 // verdict.
-func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
-	img, err := screen.ModelImage(pol, imageEncodingOf(m))
+func reviewCompletion(ctx context.Context, st *AgentState, m chat.Model, pol coord.ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
+	img, err := screen.ModelImage(pol, chat.ImageEncodingOf(m))
 	if err != nil {
 		return "", "", err
 	}
@@ -380,7 +383,7 @@ func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePo
 		evidence = []map[string]any{}
 	}
 	info := map[string]any{"task": goal, "runtime_evidence": evidence}
-	req := ChatRequest{Purpose: "completion_review", Messages: []ChatMessage{
+	req := chat.Request{Purpose: "completion_review", Messages: []chat.Message{
 		{Role: "system", Text: completionPrompt()},
 		{Role: "user", Text: mustJSON(info), Image: img},
 	}}
@@ -388,7 +391,7 @@ func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePo
 	if err != nil {
 		return "", "", err
 	}
-	p, perrv := ParseAction(resp.Content, resp.Reasoning, ParseOptions{})
+	p, perrv := action.Parse(resp.Content, resp.Reasoning, action.ParseOptions{})
 	if perrv != nil || !p.Action.IsFinish() {
 		return CompletionUncertain, "the reviewer gave no usable verdict", nil
 	}
@@ -406,7 +409,7 @@ func reviewCompletion(ctx context.Context, st *AgentState, m Model, pol ResizePo
 }
 
 // riskReview asks the isolated risk reviewer about one action.
-func (r *taskRun) riskReview(ctx context.Context, act Action, cmd Command, img *ModelImage) (string, string, error) {
+func (r *taskRun) riskReview(ctx context.Context, act action.Action, cmd Command, img *chat.Image) (string, string, error) {
 	target := map[string]any{"action": act.Name}
 	if cmd.Point != nil {
 		target["target_canonical"] = []float64{round3(cmd.Point.Canonical[0]), round3(cmd.Point.Canonical[1])}
@@ -418,7 +421,7 @@ func (r *taskRun) riskReview(ctx context.Context, act Action, cmd Command, img *
 	// (boundaryConflict, actionSensitive) but never argue for approval.
 	info := map[string]any{"task": r.goal, "proposed_action": target,
 		"note": "target_canonical is the target as fractions of the image width and height from the top-left corner"}
-	req := ChatRequest{Purpose: "risk_review", Messages: []ChatMessage{
+	req := chat.Request{Purpose: "risk_review", Messages: []chat.Message{
 		{Role: "system", Text: riskPrompt()},
 		{Role: "user", Text: mustJSON(info), Image: img},
 	}}

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
@@ -23,19 +26,19 @@ const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
 // startFakeModel starts a fake model server for the test and a model
 // client named name for it; adjust, when set, changes the client's
 // configuration first.
-func startFakeModel(t *testing.T, opts fakemodel.Options, name string, adjust func(*ModelConfig)) (*fakemodel.Server, *HTTPModel) {
+func startFakeModel(t *testing.T, opts fakemodel.Options, name string, adjust func(*chat.Config)) (*fakemodel.Server, *chat.Client) {
 	t.Helper()
 	srv, err := fakemodel.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	mc := DefaultModelConfig()
+	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model = srv.URL, name
 	if adjust != nil {
 		adjust(&mc)
 	}
-	m, err := NewHTTPModel(mc)
+	m, err := chat.NewClient(mc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,16 +50,16 @@ type harness struct {
 	srv   *fakemodel.Server
 	dev   *counterDevice
 	agent *PhoneAgent
-	model *HTTPModel
+	model *chat.Client
 	cfg   Config
 	cache string
 }
 
-func newHarness(t *testing.T, opts fakemodel.Options, space Space, mutate func(*Config)) *harness {
+func newHarness(t *testing.T, opts fakemodel.Options, space coord.Space, mutate func(*Config)) *harness {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *ModelConfig) {
-		mc.APIKey = NewSecret(testAPIKey)
+	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *chat.Config) {
+		mc.APIKey = chat.NewSecret(testAPIKey)
 		mc.Timeout = 20 * time.Second
 		mc.InputPricePerMTok, mc.OutputPricePerMTok = 0.5, 1.5
 	})
@@ -64,8 +67,8 @@ func newHarness(t *testing.T, opts fakemodel.Options, space Space, mutate func(*
 	cache := t.TempDir()
 	dev := &counterDevice{}
 	cfg := Config{
-		Space: space, Policy: DefaultResizePolicy(), CacheDir: cache, RecheckDelay: time.Millisecond,
-		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: ThinkingAuto, Resize: DefaultResizePolicy()},
+		Space: space, Policy: coord.DefaultResizePolicy(), CacheDir: cache, RecheckDelay: time.Millisecond,
+		ProfileKey: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()},
 		Redact:     mc.APIKey.Redact,
 	}
 	if mutate != nil {
@@ -91,7 +94,7 @@ func (h *harness) run(t *testing.T, goal string, maxSteps int) *Result {
 
 func (h *harness) trajectory(t *testing.T, res *Result) []byte {
 	t.Helper()
-	tr := BuildTrajectory(res, h.agent.State().Events(), ModelInfo{Endpoint: h.model.cfg.Endpoint(), Model: "fake-vision", Thinking: ThinkingAuto}, h.cfg.Policy)
+	tr := BuildTrajectory(res, h.agent.State().Events(), chat.Info{Endpoint: h.model.Config().Endpoint(), Model: "fake-vision", Thinking: chat.ThinkingAuto}, h.cfg.Policy)
 	path := filepath.Join(t.TempDir(), "trajectory.json")
 	if err := WriteTrajectory(path, tr); err != nil {
 		t.Fatal(err)
@@ -119,7 +122,7 @@ func eventsOf(evs []AgentEvent, typ string) []AgentEvent {
 // taps +1 until it reads 3 and finishes; the completion review confirms
 // it on a fresh screenshot.
 func TestCounterToThreeEndToEnd(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, SpaceAuto, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 15)
 	if res.Outcome != OutcomeCompleted || !res.Success || res.Exit != 0 {
 		t.Fatalf("outcome %s (%s) %s", res.Outcome, res.Message, res.ErrorMessage)
@@ -132,11 +135,11 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 		t.Errorf("dispatched %d commands, want 3 taps: %+v", len(cmds), cmds)
 	}
 	for _, c := range cmds {
-		if c.Action != ActTap || !inRect(c.Point.Device, plusRect) {
+		if c.Action != action.Tap || !inRect(c.Point.Device, plusRect) {
 			t.Errorf("dispatched %s at %v, want taps on +1", c.Action, c.Point.Device)
 		}
 	}
-	if res.Profile == nil || res.Profile.Space != SpaceRelative || res.Profile.Source != SourceNegotiated {
+	if res.Profile == nil || res.Profile.Space != coord.SpaceRelative || res.Profile.Source != SourceNegotiated {
 		t.Errorf("profile %+v, want negotiated relative_0_999", res.Profile)
 	}
 	if res.Metrics.ByPurpose["calibration"] < 3 || res.Metrics.ByPurpose["completion_review"] != 1 {
@@ -157,10 +160,10 @@ func TestCounterToThreeEndToEnd(t *testing.T) {
 	}
 	// Every coordinate action carries the full mapping.
 	for _, e := range eventsOf(evs, EvAction) {
-		if e.Payload["action"].(map[string]any)["action"] != ActTap {
+		if e.Payload["action"].(map[string]any)["action"] != action.Tap {
 			continue
 		}
-		f := e.Payload["fields"].(map[string]any)["element"].(MappedPoint)
+		f := e.Payload["fields"].(map[string]any)["element"].(coord.MappedPoint)
 		if f.Device[0] == 0 || f.Canonical[0] <= 0 || f.Runtime[0] <= 0 {
 			t.Errorf("incomplete mapping %+v", f)
 		}
@@ -195,9 +198,9 @@ func fmtAll(v any) string { return fmt.Sprintf("%v %+v %#v %s %q", v, v, v, v, v
 
 // TestImagePixelFamily negotiates image_pixels and still reaches 3.
 func TestImagePixelFamily(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, SpaceAuto, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 2", 10)
-	if res.Outcome != OutcomeCompleted || res.Profile.Space != SpaceImage {
+	if res.Outcome != OutcomeCompleted || res.Profile.Space != coord.SpaceImage {
 		t.Fatalf("outcome %s profile %+v: %s", res.Outcome, res.Profile, res.Message)
 	}
 	if v, _, _ := h.dev.state(); v != 2 {
@@ -208,7 +211,7 @@ func TestImagePixelFamily(t *testing.T) {
 // TestInconsistentFamilyFailsClosed: a model that mixes spaces across
 // requests freezes no contract, and nothing touches the device.
 func TestInconsistentFamilyFailsClosed(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, SpaceAuto, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 10)
 	if res.Outcome != OutcomeCalibration || res.Exit != 4 || res.ErrorCode != CodeCalibrationFailed {
 		t.Fatalf("outcome %s exit %d code %s", res.Outcome, res.Exit, res.ErrorCode)
@@ -236,7 +239,7 @@ func TestInconsistentFamilyFailsClosed(t *testing.T) {
 // dispatch; the planned +1 tap is cancelled without touching the device
 // and the planner replans on the new screenshot.
 func TestFreshnessCancelsZeroTouch(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, SpaceRelative, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceRelative, nil)
 	h.dev.beforeObserve = func(d *counterDevice, n int) {
 		if n == 2 { // the pre-dispatch re-observation of step 1
 			d.mu.Lock()
@@ -276,7 +279,7 @@ func TestFreshnessCancelsZeroTouch(t *testing.T) {
 // the first screen (counter 0); the isolated review reads 0 and rejects,
 // the run continues and completes for real.
 func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, SpaceRelative, nil)
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative, nil)
 	res := h.run(t, "increase the counter to 2", 10)
 	if res.Outcome != OutcomeCompleted {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
@@ -296,7 +299,7 @@ func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
 // TestFalseFinishOnlyEndsNotCompleted: with a review budget of one, a
 // false claim ends the task as not completed (exit 2), never as success.
 func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, SpaceRelative,
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative,
 		func(c *Config) { c.SoftBudget = 1 })
 	res := h.run(t, "increase the counter to 2", 10)
 	if res.Outcome != OutcomeNotCompleted || res.Exit != 2 || res.Success {
@@ -309,7 +312,7 @@ func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
 func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 	for _, q := range []string{fakemodel.QuirkWrapped, fakemodel.QuirkTrailing} {
 		t.Run(q, func(t *testing.T) {
-			h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: q}, SpaceAuto, nil)
+			h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: q}, coord.SpaceAuto, nil)
 			res := h.run(t, "increase the counter to 1", 10)
 			if res.Outcome != OutcomeCompleted {
 				t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
@@ -318,7 +321,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 			if len(retries) < 2 {
 				t.Fatalf("%d protocol retries, want one per plan", len(retries))
 			}
-			want := map[string]string{fakemodel.QuirkWrapped: CodeMarkdownWrapped, fakemodel.QuirkTrailing: CodeTrailingOutput}[q]
+			want := map[string]string{fakemodel.QuirkWrapped: action.CodeMarkdownWrapped, fakemodel.QuirkTrailing: action.CodeTrailingOutput}[q]
 			if retries[0].Payload["code"] != want {
 				t.Errorf("retry code %v, want %s", retries[0].Payload["code"], want)
 			}
@@ -333,7 +336,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 // events, the trajectory file, the cached profile and the result.
 func TestAPIKeyNeverInOutputs(t *testing.T) {
 	var stream bytes.Buffer
-	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, SpaceAuto, func(c *Config) {
+	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceAuto, func(c *Config) {
 		c.OnEvent = func(e AgentEvent) { b, _ := json.Marshal(e); stream.Write(b) }
 	})
 	res := h.run(t, "increase the counter to 1", 10)
@@ -363,20 +366,20 @@ func TestAPIKeyNeverInOutputs(t *testing.T) {
 			t.Errorf("%s contains the API key", name)
 		}
 	}
-	if s := NewSecret(testAPIKey); strings.Contains(fmtAll(s), testAPIKey) {
-		t.Error("formatting a Secret shows the key")
+	if s := chat.NewSecret(testAPIKey); strings.Contains(fmtAll(s), testAPIKey) {
+		t.Error("formatting a chat.Secret shows the key")
 	}
 }
 
 // TestModelErrorRedactsKey: an endpoint that rejects the key produces an
 // error without it.
 func TestModelErrorRedactsKey(t *testing.T) {
-	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *ModelConfig) {
-		mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
+	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *chat.Config) {
+		mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
 	})
-	_, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
+	_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 	var fe *fault.Error
-	if err == nil || !errors.As(err, &fe) || fe.Code != CodeModelAuth || fe.Kind != fault.Transport {
+	if err == nil || !errors.As(err, &fe) || fe.Code != chat.CodeModelAuth || fe.Kind != fault.Transport {
 		t.Fatalf("err %v", err)
 	}
 	if strings.Contains(err.Error(), testAPIKey) {

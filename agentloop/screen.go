@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	xdraw "golang.org/x/image/draw"
 )
 
@@ -33,9 +35,9 @@ type Screen struct {
 	Ref string
 
 	mu       sync.Mutex
-	model    *ModelImage
-	modelPol ResizePolicy
-	modelEnc ImageEncoding
+	model    *chat.Image
+	modelPol coord.ResizePolicy
+	modelEnc chat.ImageEncoding
 }
 
 // NewScreen validates and decodes a PNG capture.
@@ -66,25 +68,25 @@ func (s *Screen) Width() int  { return s.Image.Rect.Dx() }
 func (s *Screen) Height() int { return s.Image.Rect.Dy() }
 
 // Frame is the geometry of this screen under a resize policy.
-func (s *Screen) Frame(pol ResizePolicy) Frame {
+func (s *Screen) Frame(pol coord.ResizePolicy) coord.Frame {
 	iw, ih := pol.ImageSize(s.Width(), s.Height())
-	return Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: s.Width(), DisplayHeight: s.Height()}
+	return coord.Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: s.Width(), DisplayHeight: s.Height()}
 }
 
 // ModelImage returns the image sent to the model: resized by pol and
 // encoded by enc. It is computed once per screen, policy and encoding (a
 // plan, its protocol retry and a risk review share one encoding). A PNG
 // capture that needs no resizing is sent as captured.
-func (s *Screen) ModelImage(pol ResizePolicy, enc ImageEncoding) (*ModelImage, error) {
+func (s *Screen) ModelImage(pol coord.ResizePolicy, enc chat.ImageEncoding) (*chat.Image, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.model != nil && s.modelPol == pol && s.modelEnc == enc {
 		return s.model, nil
 	}
 	iw, ih := pol.ImageSize(s.Width(), s.Height())
-	var out *ModelImage
-	if iw == s.Width() && ih == s.Height() && enc.Format == ImagePNG && s.PNG != nil {
-		out = &ModelImage{Data: s.PNG, Format: ImagePNG, Width: iw, Height: ih}
+	var out *chat.Image
+	if iw == s.Width() && ih == s.Height() && enc.Format == chat.ImagePNG && s.PNG != nil {
+		out = &chat.Image{Data: s.PNG, Format: chat.ImagePNG, Width: iw, Height: ih}
 	} else {
 		var src image.Image = s.Image
 		if iw != s.Width() || ih != s.Height() {
@@ -93,7 +95,7 @@ func (s *Screen) ModelImage(pol ResizePolicy, enc ImageEncoding) (*ModelImage, e
 			src = dst
 		}
 		var err error
-		if out, err = EncodeImage(src, enc, nil); err != nil {
+		if out, err = chat.EncodeImage(src, enc, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/solopi-dev/solopi/internal/atomicfile"
 )
 
 // Keeping what the model saw. The trajectory records each observation by
@@ -65,7 +67,7 @@ func (d *ScreenDir) Save(s *Screen) {
 	if d.saved[s.SHA256] || d.err != nil {
 		return
 	}
-	if err := writeAtomic(filepath.Join(d.dir, s.SHA256+".png"), s.PNG, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(d.dir, s.SHA256+".png"), s.PNG, 0o600); err != nil {
 		d.err = fmt.Errorf("keep screenshot %s: %w", s.SHA256[:12], err)
 		return
 	}

@@ -3,6 +3,8 @@ package agentloop
 import (
 	"sync"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/chat"
 )
 
 // Phase is the live lifecycle phase of a task. AgentState is its only
@@ -257,7 +259,7 @@ func (s *AgentState) count(f func(c *Counters)) {
 
 // addUsage adds one response to the metrics; it returns the totals and
 // the image bytes sent so far in the current step.
-func (s *AgentState) addUsage(purpose string, u Usage, latency time.Duration, images, imageBytes int) (Metrics, int64) {
+func (s *AgentState) addUsage(purpose string, u chat.Usage, latency time.Duration, images, imageBytes int) (Metrics, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.imageStep != s.step {

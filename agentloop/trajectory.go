@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/internal/atomicfile"
 )
 
 // TrajectorySchemaVersion is the trajectory format version.
@@ -24,49 +28,33 @@ func StrictPolicy() Policy {
 	return Policy{PolicyObservation: "screenshot_only"}
 }
 
-// ModelInfo describes the model side of a run (never the key).
-type ModelInfo struct {
-	Endpoint string         `json:"endpoint"`
-	Model    string         `json:"model"`
-	Thinking string         `json:"thinking"`
-	APIStyle string         `json:"api_style,omitempty"`
-	Stream   bool           `json:"stream,omitempty"`
-	Image    *ImageEncoding `json:"image,omitempty"`
-}
-
-// Info is the configuration as ModelInfo.
-func (c ModelConfig) Info() ModelInfo {
-	img := c.Image
-	return ModelInfo{Endpoint: c.Endpoint(), Model: c.Model, Thinking: c.Thinking, APIStyle: c.APIStyle, Stream: c.Stream, Image: &img}
-}
-
 // Trajectory is the audit file of one run.
 type Trajectory struct {
-	SchemaVersion   string       `json:"schema_version"`
-	RunID           string       `json:"run_id"`
-	Task            string       `json:"task"`
-	DeviceMode      string       `json:"device_mode"`
-	StartedAt       time.Time    `json:"started_at"`
-	FinishedAt      time.Time    `json:"finished_at"`
-	DurationSeconds float64      `json:"duration_seconds"`
-	Success         bool         `json:"success"`
-	Outcome         string       `json:"outcome"`
-	Exit            int          `json:"exit_code"`
-	FinalMessage    string       `json:"final_message"`
-	ErrorCode       string       `json:"error_code,omitempty"`
-	Policy          Policy       `json:"policy"`
-	Model           ModelInfo    `json:"model"`
-	Profile         *Profile     `json:"coordinate_profile"`
-	Frame           *Frame       `json:"frame"`
-	ResizePolicy    ResizePolicy `json:"resize_policy"`
-	Counters        Counters     `json:"counters"`
-	Metrics         Metrics      `json:"metrics"`
-	EventCount      int          `json:"event_count"`
-	Events          []AgentEvent `json:"events"`
+	SchemaVersion   string             `json:"schema_version"`
+	RunID           string             `json:"run_id"`
+	Task            string             `json:"task"`
+	DeviceMode      string             `json:"device_mode"`
+	StartedAt       time.Time          `json:"started_at"`
+	FinishedAt      time.Time          `json:"finished_at"`
+	DurationSeconds float64            `json:"duration_seconds"`
+	Success         bool               `json:"success"`
+	Outcome         string             `json:"outcome"`
+	Exit            int                `json:"exit_code"`
+	FinalMessage    string             `json:"final_message"`
+	ErrorCode       string             `json:"error_code,omitempty"`
+	Policy          Policy             `json:"policy"`
+	Model           chat.Info          `json:"model"`
+	Profile         *Profile           `json:"coordinate_profile"`
+	Frame           *coord.Frame       `json:"frame"`
+	ResizePolicy    coord.ResizePolicy `json:"resize_policy"`
+	Counters        Counters           `json:"counters"`
+	Metrics         Metrics            `json:"metrics"`
+	EventCount      int                `json:"event_count"`
+	Events          []AgentEvent       `json:"events"`
 }
 
 // BuildTrajectory assembles the file from a result and its events.
-func BuildTrajectory(res *Result, events []AgentEvent, model ModelInfo, pol ResizePolicy) *Trajectory {
+func BuildTrajectory(res *Result, events []AgentEvent, model chat.Info, pol coord.ResizePolicy) *Trajectory {
 	t := &Trajectory{
 		SchemaVersion: TrajectorySchemaVersion, RunID: res.RunID, Task: res.Goal, DeviceMode: res.DeviceMode,
 		StartedAt: res.StartedAt, FinishedAt: res.FinishedAt, DurationSeconds: res.FinishedAt.Sub(res.StartedAt).Seconds(),
@@ -88,46 +76,8 @@ func WriteTrajectory(path string, t *Trajectory) error {
 	if err != nil {
 		return fmt.Errorf("encode trajectory: %w", err)
 	}
-	if err := writeAtomic(path, append(b, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write trajectory: %w", err)
 	}
 	return nil
-}
-
-// Fields is the action as audit JSON with snake_case keys (model
-// coordinates included; they are history of the audit, not of the model's
-// memory). Wait's duration is in seconds.
-func (a Action) Fields() map[string]any {
-	m := map[string]any{"action": a.Name}
-	if a.Element != nil {
-		m["element"] = a.Element[:]
-	}
-	if a.Start != nil {
-		m["start"] = a.Start[:]
-	}
-	if a.End != nil {
-		m["end"] = a.End[:]
-	}
-	if a.Text != nil {
-		m["text"] = *a.Text
-	}
-	if a.Message != nil {
-		m["message"] = *a.Message
-	}
-	if a.Success != nil {
-		m["success"] = *a.Success
-	}
-	if a.Name == ActWait {
-		m["duration_seconds"] = a.Duration.Seconds()
-	}
-	if a.SwipeDirection != "" {
-		m["swipe_direction"] = a.SwipeDirection
-	}
-	if a.ScreenDescription != "" {
-		m["screen_description"] = a.ScreenDescription
-	}
-	if a.Reason != "" {
-		m["reason"] = a.Reason
-	}
-	return m
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -21,7 +23,7 @@ const envPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
 // Error codes of the planner commands.
 const (
 	codePlannerOption      = "invalid_option"
-	codePlannerModelConfig = agentloop.CodeModelConfig
+	codePlannerModelConfig = chat.CodeModelConfig
 )
 
 // plannerModelFlags configure the OpenAI-compatible endpoint. The API key has no
@@ -29,13 +31,13 @@ const (
 // SOLOPI_MODEL_API_KEY or a file.
 func plannerModelFlags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "model-base-url", Usage: "OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env " + agentloop.EnvModelBaseURL + ")"},
-		&cli.StringFlag{Name: "model", Usage: "model name (env " + agentloop.EnvModel + ")"},
-		&cli.StringFlag{Name: "model-api-key-file", Usage: "read the API key from this file (default: env " + agentloop.EnvModelAPIKey + ")"},
-		&cli.StringFlag{Name: "thinking", Usage: "thinking mode: auto (send nothing), enabled or disabled (env " + agentloop.EnvModelThinking + ")", Value: agentloop.ThinkingAuto},
-		&cli.Float64Flag{Name: "model-timeout", Usage: "seconds per model HTTP attempt (env " + agentloop.EnvModelTimeout + ")", Value: 120},
+		&cli.StringFlag{Name: "model-base-url", Usage: "OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env " + chat.EnvModelBaseURL + ")"},
+		&cli.StringFlag{Name: "model", Usage: "model name (env " + chat.EnvModel + ")"},
+		&cli.StringFlag{Name: "model-api-key-file", Usage: "read the API key from this file (default: env " + chat.EnvModelAPIKey + ")"},
+		&cli.StringFlag{Name: "thinking", Usage: "thinking mode: auto (send nothing), enabled or disabled (env " + chat.EnvModelThinking + ")", Value: chat.ThinkingAuto},
+		&cli.Float64Flag{Name: "model-timeout", Usage: "seconds per model HTTP attempt (env " + chat.EnvModelTimeout + ")", Value: 120},
 		&cli.IntFlag{Name: "model-retries", Usage: "extra attempts on connection errors, 429 and 5xx", Value: 2},
-		&cli.IntFlag{Name: "input-token-budget", Usage: "estimated prompt tokens; the oldest memory turns are trimmed above it (0: never; env " + agentloop.EnvTokenBudget + ")", Value: 24000},
+		&cli.IntFlag{Name: "input-token-budget", Usage: "estimated prompt tokens; the oldest memory turns are trimmed above it (0: never; env " + chat.EnvTokenBudget + ")", Value: 24000},
 		&cli.IntFlag{Name: "max-output-tokens", Usage: "token limit of each completion (max_tokens, or max_completion_tokens where an endpoint refuses max_tokens)", Value: 3000},
 		&cli.Float64Flag{Name: "price-input", Usage: "USD per million prompt tokens, for the cost metric", Value: 0},
 		&cli.Float64Flag{Name: "price-output", Usage: "USD per million completion tokens, for the cost metric", Value: 0},
@@ -48,15 +50,15 @@ func plannerModelFlags() []cli.Flag {
 
 // plannerSetup is what the model flags resolve to.
 type plannerSetup struct {
-	model    *agentloop.HTTPModel
-	cfg      agentloop.ModelConfig
-	policy   agentloop.ResizePolicy
+	model    *chat.Client
+	cfg      chat.Config
+	policy   coord.ResizePolicy
 	cacheDir string
 	refresh  bool
 }
 
 func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
-	mc := agentloop.DefaultModelConfig()
+	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model, mc.Thinking = c.String("model-base-url"), c.String("model"), c.String("thinking")
 	mc.Retries, mc.InputTokenBudget, mc.MaxOutputTokens = c.Int("model-retries"), c.Int("input-token-budget"), c.Int("max-output-tokens")
 	mc.InputPricePerMTok, mc.OutputPricePerMTok = c.Float64("price-input"), c.Float64("price-output")
@@ -70,7 +72,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 			// The file name is the user's; its content is never echoed.
 			return nil, fault.Usagef(codePlannerModelConfig, "cannot read --model-api-key-file: %v", err)
 		}
-		mc.APIKey = agentloop.NewSecret(strings.TrimSpace(string(b)))
+		mc.APIKey = chat.NewSecret(strings.TrimSpace(string(b)))
 	}
 	// Flags win over the environment: the environment only fills what the
 	// command line left unset.
@@ -94,16 +96,16 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	if mc.InputPricePerMTok < 0 || mc.OutputPricePerMTok < 0 {
 		return nil, fault.Usage(codePlannerOption, "--price-input and --price-output must not be negative")
 	}
-	m, err := agentloop.NewHTTPModel(mc)
+	m, err := chat.NewClient(mc)
 	if err != nil {
 		return nil, fault.Usage(codePlannerModelConfig, err.Error()).
-			WithUserAction("Point --model-base-url (or " + agentloop.EnvModelBaseURL + ") at an OpenAI-compatible endpoint and name the model with --model (or " + agentloop.EnvModel + ").")
+			WithUserAction("Point --model-base-url (or " + chat.EnvModelBaseURL + ") at an OpenAI-compatible endpoint and name the model with --model (or " + chat.EnvModel + ").")
 	}
 	n := c.Int("resize-long-side")
 	if n < 0 || (n > 0 && n < 64) || n > 8192 {
 		return nil, fault.Usage(codePlannerOption, "--resize-long-side must be 0 or between 64 and 8192")
 	}
-	s := &plannerSetup{model: m, cfg: mc, policy: agentloop.ResizePolicy{MaxLongSide: n}, refresh: c.Bool("recalibrate")}
+	s := &plannerSetup{model: m, cfg: mc, policy: coord.ResizePolicy{MaxLongSide: n}, refresh: c.Bool("recalibrate")}
 	if !c.Bool("no-calibration-cache") {
 		s.cacheDir = c.String("calibration-cache")
 		if s.cacheDir == "" {
@@ -123,7 +125,7 @@ func (s *plannerSetup) profileKey() agentloop.ProfileKey {
 	return agentloop.ProfileKey{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking, Resize: s.policy}
 }
 
-func (s *plannerSetup) modelInfo() agentloop.ModelInfo { return s.cfg.Info() }
+func (s *plannerSetup) modelInfo() chat.Info { return s.cfg.Info() }
 
 // redact removes the API key from any text.
 func (s *plannerSetup) redact(text string) string {
@@ -172,7 +174,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing trajectory file"},
 				&cli.IntFlag{Name: "max-steps", Usage: "planning steps before giving up", Value: 30},
 				&cli.Float64Flag{Name: "max-duration", Usage: "seconds before the task times out (exit 124)", Value: 600},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 				&cli.Float64Flag{Name: "settle", Usage: "seconds to wait after an action before verifying it (default 0.5 for adb, 0 for solopi, which settles on the device)", Value: -1},
 				&cli.StringFlag{Name: "interactive", Usage: "ask a human on the terminal for confirmations and takeovers: auto (when stdin and stderr are terminals), always, never", Value: "auto"},
 				&cli.BoolFlag{Name: "console", Usage: "serve a live view of the run on this machine (announced on stderr as {\"console\":{\"url\":...}}); confirmations and takeovers can be answered there too"},
@@ -194,7 +196,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			Usage:     "check one raw model answer (stdin) against the action protocol; touches no device",
 			UsageText: "solopi planner-parse [--coordinate-space relative_0_999] [--image-size WxH] [--display-size WxH] [--task TEXT] [--reasoning-file FILE] < answer.txt",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "coordinate-space", Usage: "the frozen space the answer is checked against", Value: string(agentloop.SpaceRelative)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "the frozen space the answer is checked against", Value: string(coord.SpaceRelative)},
 				&cli.StringFlag{Name: "image-size", Usage: "model image size WxH (needed for image_pixels; enables the mapping)"},
 				&cli.StringFlag{Name: "display-size", Usage: "device display size WxH (needed for display_pixels; enables the mapping)"},
 				&cli.StringFlag{Name: "task", Usage: "the user's task (an explicit swipe direction in it binds every Swipe)"},
@@ -212,7 +214,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			UsageText: "solopi planner-calibrate [--display-size 1080x2340] [--coordinate-space auto] [--model-base-url URL] [--model NAME] [--recalibrate] ...",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size the probes use", Value: "1080x2340"},
-				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 			}, plannerModelFlags()...),
 			Action: plannerEndpointAction(exit, e, runPlannerCalibrate),
 		},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -38,19 +39,19 @@ func TestE2EAgentRunEveryProvider(t *testing.T) {
 				t.Cleanup(func() { fm.Close() })
 				dir := t.TempDir()
 				cache, traj := filepath.Join(dir, "cache"), filepath.Join(dir, "trajectory.json")
-				env := append(append([]string(nil), farmEnv...), "ANDROID_SERIAL="+dev.Serial(), agentloop.EnvModel+"=fake-vision",
+				env := append(append([]string(nil), farmEnv...), "ANDROID_SERIAL="+dev.Serial(), chat.EnvModel+"=fake-vision",
 					"SOLOPI_PLANNER_CACHE_DIR="+cache)
 				env = append(env, strings.Fields(simFakeModelEnv(fm))...)
-				wantFormat := agentloop.ImageJPEG
+				wantFormat := chat.ImageJPEG
 				if p == fakemodel.ProviderParts {
 					// PNG through its variable; every other run sends the
 					// default JPEG.
-					env, wantFormat = append(env, agentloop.EnvModelImageFormat+"=png"), agentloop.ImagePNG
+					env, wantFormat = append(env, chat.EnvModelImageFormat+"=png"), chat.ImagePNG
 				}
 				args := []string{"agent-run", "--task", "increase the counter to 3", "--device-mode", mode, "--trajectory", traj,
 					"--max-steps", "20", "--max-duration", "240"}
 				if mode == agentloop.ModeADB {
-					env = append(env, agentloop.EnvModelAPIKey+"="+e2eProviderKey)
+					env = append(env, chat.EnvModelAPIKey+"="+e2eProviderKey)
 				} else {
 					keyFile := filepath.Join(t.TempDir(), "key") // outside dir, which is searched for the key
 					if err := os.WriteFile(keyFile, []byte(e2eProviderKey+"\n"), 0o600); err != nil {
@@ -74,7 +75,7 @@ func TestE2EAgentRunEveryProvider(t *testing.T) {
 				var out struct {
 					Preflight []agentloop.PreflightCheck `json:"preflight"`
 					Metrics   agentloop.Metrics          `json:"metrics"`
-					Model     agentloop.ModelInfo        `json:"model"`
+					Model     chat.Info                  `json:"model"`
 				}
 				json.Unmarshal(r.stdout, &out)
 				if len(out.Preflight) < 5 || out.Metrics.ImageBytes == 0 || out.Model.Image.Format != wantFormat {

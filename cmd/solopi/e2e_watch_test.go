@@ -25,7 +25,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/ptytest"
@@ -124,8 +124,8 @@ func TestE2EProgressLine(t *testing.T) {
 // agentRunEnv is the environment of agent-run against one farm device and
 // a fake model.
 func agentRunEnv(farmEnv []string, dev *sim.Device, fm *fakemodel.Server, dir string) []string {
-	return append(append([]string(nil), farmEnv...), "ANDROID_SERIAL="+dev.Serial(), agentloop.EnvModel+"=fake-vision",
-		agentloop.EnvModelBaseURL+"="+fm.URL, agentloop.EnvModelAPIKey+"="+e2eProviderKey, "SOLOPI_PLANNER_CACHE_DIR="+filepath.Join(dir, "cache"))
+	return append(append([]string(nil), farmEnv...), "ANDROID_SERIAL="+dev.Serial(), chat.EnvModel+"=fake-vision",
+		chat.EnvModelBaseURL+"="+fm.URL, chat.EnvModelAPIKey+"="+e2eProviderKey, "SOLOPI_PLANNER_CACHE_DIR="+filepath.Join(dir, "cache"))
 }
 
 // TestE2EAgentRunReport: agent-run on the simulator with the fake model,

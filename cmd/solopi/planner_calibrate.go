@@ -7,27 +7,29 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
 // plannerCalibrateResult is what planner-calibrate prints.
 type plannerCalibrateResult struct {
-	Success    bool                `json:"success"`
-	Profile    *agentloop.Profile  `json:"profile"`
-	Candidates []any               `json:"candidates"`
-	CacheFile  string              `json:"cacheFile,omitempty"`
-	Model      agentloop.ModelInfo `json:"model"`
-	Metrics    agentloop.Metrics   `json:"metrics"`
-	Display    [2]int              `json:"displaySize"`
-	Image      [2]int              `json:"imageSize"`
+	Success    bool               `json:"success"`
+	Profile    *agentloop.Profile `json:"profile"`
+	Candidates []any              `json:"candidates"`
+	CacheFile  string             `json:"cacheFile,omitempty"`
+	Model      chat.Info          `json:"model"`
+	Metrics    agentloop.Metrics  `json:"metrics"`
+	Display    [2]int             `json:"displaySize"`
+	Image      [2]int             `json:"imageSize"`
 	// DeviceActions is always 0: negotiation uses synthetic images only.
 	DeviceActions int `json:"deviceActions"`
 }
 
 // runPlannerCalibrate negotiates (or loads, or reports the configured
 // space) without opening any device.
-func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error) {
+func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error) {
 	cal, st := agentloop.NewCalibrator(s.model, s.profileKey(), s.policy, s.cacheDir, s.refresh, time.Now, s.redact)
 	p, err := cal.Resolve(ctx, space, w, h)
 	var candidates []any
@@ -51,7 +53,7 @@ func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space agentloop.S
 		if ctx.Err() != nil {
 			return outcome.Result{}, ctx.Err()
 		}
-		return outcome.Result{}, fault.Wrap(fault.Transport, agentloop.CodeModelRequest, s.redact(err.Error()), err)
+		return outcome.Result{}, fault.Wrap(fault.Transport, chat.CodeModelRequest, s.redact(err.Error()), err)
 	}
 	iw, ih := s.policy.ImageSize(w, h)
 	out := plannerCalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),

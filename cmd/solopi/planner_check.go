@@ -9,6 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/adbdevice"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -17,18 +20,18 @@ import (
 // environment variable of a fixed name; a flag on the command line wins.
 func plannerProviderFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "model-stream", Usage: "ask for a streamed answer (server-sent events, assembled into one; env " + agentloop.EnvModelStream + "=1)"},
-		&cli.StringFlag{Name: "model-api-style", Usage: "openai (Authorization: Bearer, <base>/chat/completions) or azure (api-key header, the base URL's path kept, api-version added; env " + agentloop.EnvModelAPIStyle + ")", Value: agentloop.APIStyleOpenAI},
-		&cli.StringFlag{Name: "model-api-version", Usage: "azure: the api-version query parameter, e.g. 2024-10-21 (env " + agentloop.EnvModelAPIVersion + ")"},
-		&cli.StringFlag{Name: "model-image-format", Usage: "screenshot encoding sent to the model: jpeg or png (env " + agentloop.EnvModelImageFormat + ")", Value: agentloop.ImageJPEG},
-		&cli.IntFlag{Name: "model-image-quality", Usage: "JPEG quality 1..100 (env " + agentloop.EnvModelImageQuality + ")", Value: agentloop.DefaultImageQuality},
+		&cli.BoolFlag{Name: "model-stream", Usage: "ask for a streamed answer (server-sent events, assembled into one; env " + chat.EnvModelStream + "=1)"},
+		&cli.StringFlag{Name: "model-api-style", Usage: "openai (Authorization: Bearer, <base>/chat/completions) or azure (api-key header, the base URL's path kept, api-version added; env " + chat.EnvModelAPIStyle + ")", Value: chat.APIStyleOpenAI},
+		&cli.StringFlag{Name: "model-api-version", Usage: "azure: the api-version query parameter, e.g. 2024-10-21 (env " + chat.EnvModelAPIVersion + ")"},
+		&cli.StringFlag{Name: "model-image-format", Usage: "screenshot encoding sent to the model: jpeg or png (env " + chat.EnvModelImageFormat + ")", Value: chat.ImageJPEG},
+		&cli.IntFlag{Name: "model-image-quality", Usage: "JPEG quality 1..100 (env " + chat.EnvModelImageQuality + ")", Value: chat.DefaultImageQuality},
 	}
 }
 
 // applyPlannerProvider sets the provider style of mc: a flag given on the
 // command line, else its environment variable, else the default.
-func applyPlannerProvider(c *cli.Context, e env, mc *agentloop.ModelConfig) error {
-	fromEnv := agentloop.DefaultModelConfig()
+func applyPlannerProvider(c *cli.Context, e env, mc *chat.Config) error {
+	fromEnv := chat.DefaultConfig()
 	if err := fromEnv.ApplyEnv(e.getenv); err != nil {
 		return fault.Usage(codePlannerModelConfig, err.Error())
 	}
@@ -54,14 +57,14 @@ func applyPlannerProvider(c *cli.Context, e env, mc *agentloop.ModelConfig) erro
 // plannerSpace is the coordinate space: --coordinate-space when given,
 // else SOLOPI_MODEL_COORDINATE_SPACE, else auto. An explicit space
 // overrides a cached profile.
-func plannerSpace(c *cli.Context, e env) (agentloop.Space, error) {
+func plannerSpace(c *cli.Context, e env) (coord.Space, error) {
 	v := c.String("coordinate-space")
 	if !c.IsSet("coordinate-space") {
-		if ev := e.getenv(agentloop.EnvCoordinateSpace); ev != "" {
+		if ev := e.getenv(chat.EnvCoordinateSpace); ev != "" {
 			v = ev
 		}
 	}
-	s, err := agentloop.ParseSpace(v)
+	s, err := coord.ParseSpace(v)
 	if err != nil {
 		return "", fault.Usage(codePlannerOption, err.Error())
 	}
@@ -71,9 +74,9 @@ func plannerSpace(c *cli.Context, e env) (agentloop.Space, error) {
 // plannerCheckResult is what planner-check prints when every check passed.
 type plannerCheckResult struct {
 	Success  bool                       `json:"success"`
-	Model    agentloop.ModelInfo        `json:"model"`
+	Model    chat.Info                  `json:"model"`
 	Checks   []agentloop.PreflightCheck `json:"checks"`
-	Endpoint agentloop.EndpointProfile  `json:"endpointProfile"`
+	Endpoint chat.EndpointProfile       `json:"endpointProfile"`
 	// EndpointCacheError says why what the endpoint refused could not be
 	// cached (it is then learned again next time).
 	EndpointCacheError string             `json:"endpointCacheError,omitempty"`
@@ -98,7 +101,7 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 			"model_http_error, model_response_invalid or coordinate_calibration_failed. agent-run runs the same checks first.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size a negotiation uses", Value: "1080x2340"},
-			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, plannerModelFlags()...),
 		Action: plannerEndpointAction(exit, e, runPlannerCheck),
 	}
@@ -108,7 +111,7 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 // model endpoint with synthetic images only (planner-calibrate,
 // planner-check): the model setup, --display-size and the coordinate
 // space, then run.
-func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
+func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
 	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 		setup, err := readPlannerSetup(c, e)
 		if err != nil {
@@ -127,7 +130,7 @@ func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *pl
 }
 
 // runPlannerCheck runs the preflight and prints its report.
-func runPlannerCheck(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (outcome.Result, error) {
+func runPlannerCheck(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error) {
 	rep, err := plannerPreflight(ctx, s, space, w, h)
 	if err != nil {
 		return outcome.Result{}, err
@@ -146,7 +149,7 @@ func runPlannerCheck(ctx context.Context, s *plannerSetup, space agentloop.Space
 // plannerPreflight runs the model checks (no device). A failure is the
 // check's fault error carrying every check's result, the model and the
 // usage so far.
-func plannerPreflight(ctx context.Context, s *plannerSetup, space agentloop.Space, w, h int) (*agentloop.PreflightReport, error) {
+func plannerPreflight(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (*agentloop.PreflightReport, error) {
 	rep, err := agentloop.RunPreflight(ctx, agentloop.PreflightOptions{Model: s.model, Key: s.profileKey(), Policy: s.policy, Space: space,
 		CacheDir: s.cacheDir, Refresh: s.refresh, DisplayWidth: w, DisplayHeight: h, Redact: s.redact})
 	if err != nil {
@@ -177,7 +180,7 @@ func preflightFault(s *plannerSetup, rep *agentloop.PreflightReport, err error) 
 // agentRunKeyboardCheck is the adb-mode part of agent-run's preflight,
 // once the transport is open and before anything is sent to the phone:
 // the ADB Keyboard must be installed before the first Type needs it.
-func agentRunKeyboardCheck(ctx context.Context, s *plannerSetup, rep *agentloop.PreflightReport, dev *agentloop.ADBDevice) error {
+func agentRunKeyboardCheck(ctx context.Context, s *plannerSetup, rep *agentloop.PreflightReport, dev *adbdevice.Device) error {
 	if err := rep.RunCheck(agentloop.CheckADBKeyboard, func() error { return dev.CheckKeyboard(ctx) }); err != nil {
 		return preflightFault(s, rep, err)
 	}

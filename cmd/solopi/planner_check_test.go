@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -67,8 +69,8 @@ func TestPlannerCheckPasses(t *testing.T) {
 		json.Unmarshal(out, &r)
 	}
 	decode(out)
-	if r.Profile.Source != agentloop.SourceNegotiated || r.Profile.Space != agentloop.SpaceImage || r.DeviceActions != 0 ||
-		r.Model.Image == nil || r.Model.Image.Format != agentloop.ImageJPEG || r.Endpoint.Source != agentloop.ParamsDefault {
+	if r.Profile.Source != agentloop.SourceNegotiated || r.Profile.Space != coord.SpaceImage || r.DeviceActions != 0 ||
+		r.Model.Image == nil || r.Model.Image.Format != chat.ImageJPEG || r.Endpoint.Source != chat.ParamsDefault {
 		t.Fatalf("%s", out)
 	}
 	if _, err := os.Stat(r.CacheFile); err != nil {
@@ -83,20 +85,20 @@ func TestPlannerCheckPasses(t *testing.T) {
 	// SOLOPI_MODEL_COORDINATE_SPACE overrides the cache, and the flag
 	// overrides the variable.
 	envSpace := fakeModelEnv(srv)
-	envSpace[agentloop.EnvCoordinateSpace] = "relative_0_999"
+	envSpace[chat.EnvCoordinateSpace] = "relative_0_999"
 	out, _, code = plannerApp{env: envSpace}.run(t, "planner-check", "--calibration-cache", cache)
 	decode(out)
-	if code != 0 || r.Profile.Source != agentloop.SourceConfigured || r.Profile.Space != agentloop.SpaceRelative || r.CacheFile != "" {
+	if code != 0 || r.Profile.Source != agentloop.SourceConfigured || r.Profile.Space != coord.SpaceRelative || r.CacheFile != "" {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	out, _, code = plannerApp{env: envSpace}.run(t, "planner-check", "--calibration-cache", cache, "--coordinate-space", "display_pixels")
 	decode(out)
-	if code != 0 || r.Profile.Space != agentloop.SpaceDisplay {
+	if code != 0 || r.Profile.Space != coord.SpaceDisplay {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	envSpace[agentloop.EnvCoordinateSpace] = "pixels"
+	envSpace[chat.EnvCoordinateSpace] = "pixels"
 	if out, _, code = (plannerApp{env: envSpace}).run(t, "planner-check", "--calibration-cache", cache); code != 3 {
-		t.Fatalf("a bad %s: exit %d %s", agentloop.EnvCoordinateSpace, code, out)
+		t.Fatalf("a bad %s: exit %d %s", chat.EnvCoordinateSpace, code, out)
 	}
 	noKeyIn(t, plannerTestKey, [][]byte{out}, cache)
 }
@@ -122,7 +124,7 @@ func TestPlannerCheckFailures(t *testing.T) {
 	}{
 		{"wrong key", fakeModelEnv(other), 4, "model_auth_failed", agentloop.CheckAuth},
 		{"text-only", fakeModelEnv(textOnly), 2, "model_rejects_images", agentloop.CheckImages},
-		{"unreachable", map[string]string{agentloop.EnvModelBaseURL: closed, agentloop.EnvModel: "m", agentloop.EnvModelAPIKey: plannerTestKey}, 4, "model_unreachable", agentloop.CheckReachable},
+		{"unreachable", map[string]string{chat.EnvModelBaseURL: closed, chat.EnvModel: "m", chat.EnvModelAPIKey: plannerTestKey}, 4, "model_unreachable", agentloop.CheckReachable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := t.TempDir()
@@ -231,7 +233,7 @@ func TestSimServeFakeModelModes(t *testing.T) {
 		schemas.Validate(t, "sim-serve", w.buf.Bytes())
 		var info simServeInfo
 		json.Unmarshal(w.buf.Bytes(), &info)
-		if fm := info.FakeModel; fm == nil || fm.Provider != tc.provider || fm.Env != agentloop.EnvModelBaseURL+"="+fm.BaseURL+tc.env {
+		if fm := info.FakeModel; fm == nil || fm.Provider != tc.provider || fm.Env != chat.EnvModelBaseURL+"="+fm.BaseURL+tc.env {
 			t.Fatalf("%s: %s", tc.arg, w.buf.String())
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/solopi-dev/solopi/agentloop"
+	modelaction "github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -25,24 +26,24 @@ const plannerMaxAnswerBytes = 1 << 20
 
 // plannerParseResult is an accepted answer.
 type plannerParseResult struct {
-	Success   bool                             `json:"success"`
-	Action    map[string]any                   `json:"action"`
-	Canonical string                           `json:"canonical"`
-	Call      string                           `json:"call"`
-	Reasoning string                           `json:"reasoning,omitempty"`
-	Space     string                           `json:"coordinateSpace"`
-	Fields    map[string]agentloop.MappedPoint `json:"fields,omitempty"`
+	Success   bool                         `json:"success"`
+	Action    map[string]any               `json:"action"`
+	Canonical string                       `json:"canonical"`
+	Call      string                       `json:"call"`
+	Reasoning string                       `json:"reasoning,omitempty"`
+	Space     string                       `json:"coordinateSpace"`
+	Fields    map[string]coord.MappedPoint `json:"fields,omitempty"`
 }
 
 // runPlannerParse reads one raw model answer and prints the canonical
 // action (exit 0) or the rejection code (exit 2). It never touches a
 // device.
 func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (outcome.Result, error) {
-	space, err := agentloop.ParseSpace(o.space)
-	if err != nil || space == agentloop.SpaceAuto {
+	space, err := coord.ParseSpace(o.space)
+	if err != nil || space == coord.SpaceAuto {
 		return outcome.Result{}, fault.Usage(codePlannerOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
 	}
-	var frame agentloop.Frame
+	var frame coord.Frame
 	if o.imageSize != "" {
 		if frame.ImageWidth, frame.ImageHeight, err = plannerSize("image-size", o.imageSize); err != nil {
 			return outcome.Result{}, err
@@ -53,10 +54,10 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 			return outcome.Result{}, err
 		}
 	}
-	if space == agentloop.SpaceImage && frame.ImageWidth == 0 {
+	if space == coord.SpaceImage && frame.ImageWidth == 0 {
 		return outcome.Result{}, fault.Usage(codePlannerOption, "image_pixels needs --image-size WxH")
 	}
-	if space == agentloop.SpaceDisplay && frame.DisplayWidth == 0 {
+	if space == coord.SpaceDisplay && frame.DisplayWidth == 0 {
 		return outcome.Result{}, fault.Usage(codePlannerOption, "display_pixels needs --display-size WxH")
 	}
 	if in == nil {
@@ -77,10 +78,10 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		}
 		reasoning = string(b)
 	}
-	contract := agentloop.Contract{Space: space, Frame: frame}
-	p, err := agentloop.ParseAction(string(raw), reasoning, contract.ParseOptions(o.task))
+	contract := coord.Contract{Space: space, Frame: frame}
+	p, err := modelaction.Parse(string(raw), reasoning, contract.ParseOptions(o.task))
 	if err != nil {
-		var pe *agentloop.ProtocolError
+		var pe *modelaction.ProtocolError
 		if errors.As(err, &pe) {
 			return outcome.Result{}, fault.New(fault.Failed, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
 		}
@@ -91,14 +92,14 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	out.Action = b
 	// With both sizes known, show the full mapping the runtime would use.
 	if frame.Valid() {
-		out.Fields = map[string]agentloop.MappedPoint{}
-		for name, pt := range map[string]*agentloop.Point{"element": p.Action.Element, "start": p.Action.Start, "end": p.Action.End} {
+		out.Fields = map[string]coord.MappedPoint{}
+		for name, pt := range map[string]*modelaction.Point{"element": p.Action.Element, "start": p.Action.Start, "end": p.Action.End} {
 			if pt == nil {
 				continue
 			}
 			mp, err := contract.Map(*pt)
 			if err != nil {
-				return outcome.Result{}, fault.New(fault.Failed, agentloop.CodeCoordinateOutOfRange, err.Error())
+				return outcome.Result{}, fault.New(fault.Failed, modelaction.CodeCoordinateOutOfRange, err.Error())
 			}
 			out.Fields[name] = mp
 		}
@@ -108,7 +109,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 
 // plannerActionJSON is the action as JSON fields (Wait in seconds): the
 // audit's fields with the CLI's camelCase spelling.
-func plannerActionJSON(a agentloop.Action) (map[string]any, error) {
+func plannerActionJSON(a modelaction.Action) (map[string]any, error) {
 	m := a.Fields()
 	for snake, camel := range map[string]string{
 		"duration_seconds":   "durationSeconds",

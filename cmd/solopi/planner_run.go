@@ -12,6 +12,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/adbdevice"
+	"github.com/solopi-dev/solopi/agentloop/agentdevice"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
@@ -27,7 +31,7 @@ type agentRunOptions struct {
 	overwrite     bool
 	maxSteps      int
 	maxDuration   time.Duration
-	space         agentloop.Space
+	space         coord.Space
 	settle        time.Duration
 	interactive   string
 	console       bool
@@ -112,8 +116,8 @@ type agentRunResult struct {
 	Counters   agentloop.Counters     `json:"counters"`
 	Metrics    agentloop.Metrics      `json:"metrics"`
 	Profile    *agentloop.Profile     `json:"coordinateProfile"`
-	Frame      *agentloop.Frame       `json:"frame"`
-	Model      agentloop.ModelInfo    `json:"model"`
+	Frame      *coord.Frame           `json:"frame"`
+	Model      chat.Info              `json:"model"`
 	Policy     agentloop.Policy       `json:"policy"`
 	Duration   float64                `json:"durationSeconds"`
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
@@ -161,7 +165,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		ad := agentloop.NewADBDevice(t)
+		ad := adbdevice.New(t)
 		if err := agentRunKeyboardCheck(ctx, s, pre, ad); err != nil {
 			return outcome.Result{}, err
 		}
@@ -185,7 +189,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		// own guard stops repeats that change nothing on the screen.
 		budget.MaxRepeatedActions = 20
 		budget.MaxNoProgressSteps = 5
-		sd, err := agentloop.StartSoloPiDevice(ctx, client, agentloop.SoloPiOptions{Budget: budget, AckTimeout: o.ackTimeout,
+		sd, err := agentdevice.Start(ctx, client, agentdevice.Options{Budget: budget, AckTimeout: o.ackTimeout,
 			ActionTimeout: o.actionTimeout, PollInterval: o.poll, StepIDPrefix: "planner"})
 		if err != nil {
 			return outcome.Result{}, err
@@ -227,7 +231,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	defer cancel()
 	cl := plannerCleanup{Attempted: true, Success: true}
 	closeDev := dev.Close
-	if sd, ok := dev.(*agentloop.SoloPiDevice); ok && res != nil &&
+	if sd, ok := dev.(*agentdevice.Device); ok && res != nil &&
 		(res.Outcome == agentloop.OutcomeCancelled || res.Outcome == agentloop.OutcomeMaxDuration) {
 		// Interrupted or timed out: cancel exactly the session we started.
 		closeDev = sd.Cancel

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
@@ -106,7 +108,7 @@ func startFakeModel(t *testing.T, o fakemodel.Options) *fakemodel.Server {
 }
 
 func fakeModelEnv(srv *fakemodel.Server) map[string]string {
-	return map[string]string{agentloop.EnvModelBaseURL: srv.URL, agentloop.EnvModel: "fake-vision", agentloop.EnvModelAPIKey: plannerTestKey}
+	return map[string]string{chat.EnvModelBaseURL: srv.URL, chat.EnvModel: "fake-vision", chat.EnvModelAPIKey: plannerTestKey}
 }
 
 func TestPlannerCalibrateCommand(t *testing.T) {
@@ -119,7 +121,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 	validatePlannerSchema(t, "planner-calibrate", out)
 	var r plannerCalibrateResult
 	json.Unmarshal(out, &r)
-	if r.Profile.Space != agentloop.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
+	if r.Profile.Space != coord.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
 		t.Fatalf("%s", out)
 	}
 	if _, err := os.Stat(r.CacheFile); err != nil {
@@ -218,7 +220,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatal(err)
 			}
-			if !r.Success || r.Outcome != agentloop.OutcomeCompleted || r.Profile.Space != agentloop.SpaceImage || !r.Cleanup.Success {
+			if !r.Success || r.Outcome != agentloop.OutcomeCompleted || r.Profile.Space != coord.SpaceImage || !r.Cleanup.Success {
 				t.Fatalf("%s", out)
 			}
 			// Four identical clicks: more than the device's default

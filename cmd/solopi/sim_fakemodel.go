@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -50,12 +50,12 @@ func fakeModelUsage() string {
 // in its mode (space-separated assignments). Azure mode also needs any
 // non-empty SOLOPI_MODEL_API_KEY, which is not printed.
 func simFakeModelEnv(fm *fakemodel.Server) string {
-	env := []string{agentloop.EnvModelBaseURL + "=" + fm.URL}
+	env := []string{chat.EnvModelBaseURL + "=" + fm.URL}
 	switch fm.Provider() {
 	case fakemodel.ProviderStreamOnly:
-		env = append(env, agentloop.EnvModelStream+"=1")
+		env = append(env, chat.EnvModelStream+"=1")
 	case fakemodel.ProviderAzure:
-		env = append(env, agentloop.EnvModelAPIStyle+"="+agentloop.APIStyleAzure, agentloop.EnvModelAPIVersion+"="+fakemodel.AzureAPIVersion)
+		env = append(env, chat.EnvModelAPIStyle+"="+chat.APIStyleAzure, chat.EnvModelAPIVersion+"="+fakemodel.AzureAPIVersion)
 	}
 	return strings.Join(env, " ")
 }

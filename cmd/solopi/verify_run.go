@@ -9,6 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/report/console"
@@ -55,14 +57,14 @@ func verifyRunCommand(exit *int, e env) *cli.Command {
 			&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between device polls, seconds", Value: 0.2},
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per checkpoint, grouped by scenario)"},
 			&cli.BoolFlag{Name: "console", Usage: "vision provider: serve the live console on 127.0.0.1 (URL on stderr and in the output)"},
-			&cli.StringFlag{Name: "coordinate-space", Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + agentloop.EnvCoordinateSpace + ")", Value: string(agentloop.SpaceAuto)},
+			&cli.StringFlag{Name: "coordinate-space", Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, plannerModelFlags()...),
 		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 			o, err := readVerifyRunOptions(c)
 			if err != nil {
 				return outcome.Result{}, err
 			}
-			o.vision = func() (*plannerSetup, agentloop.Space, error) {
+			o.vision = func() (*plannerSetup, coord.Space, error) {
 				s, err := readPlannerSetup(c, e)
 				if err != nil {
 					return nil, "", err
@@ -83,7 +85,7 @@ type verifyRunOptions struct {
 	phone      onphone.Options
 	console    bool
 	// vision reads the model flags: only when the run needs the planner.
-	vision func() (*plannerSetup, agentloop.Space, error)
+	vision func() (*plannerSetup, coord.Space, error)
 	stdin  *os.File
 }
 

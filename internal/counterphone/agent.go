@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -40,10 +42,10 @@ func RunAgent(ctx context.Context, dir string, o RunOptions) (*Run, error) {
 		return nil, err
 	}
 	defer srv.Close()
-	mc := agentloop.DefaultModelConfig()
+	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model, mc.Timeout = srv.URL, "fake-vision", 20*time.Second
 	mc.InputPricePerMTok, mc.OutputPricePerMTok = 0.5, 1.5
-	model, err := agentloop.NewHTTPModel(mc)
+	model, err := chat.NewClient(mc)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +66,9 @@ func RunAgent(ctx context.Context, dir string, o RunOptions) (*Run, error) {
 			o.OnScreen(s)
 		}
 	})
-	cfg := agentloop.Config{Space: agentloop.SpaceAuto, Policy: agentloop.DefaultResizePolicy(), CacheDir: cache,
+	cfg := agentloop.Config{Space: coord.SpaceAuto, Policy: coord.DefaultResizePolicy(), CacheDir: cache,
 		RecheckDelay: time.Millisecond, Confirmer: o.Confirmer, OnEvent: o.OnEvent,
-		ProfileKey: agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: agentloop.DefaultResizePolicy()}}
+		ProfileKey: agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()}}
 	agent, err := agentloop.New(cfg, dev, model)
 	if err != nil {
 		return nil, err
@@ -81,7 +83,7 @@ func RunAgent(ctx context.Context, dir string, o RunOptions) (*Run, error) {
 	if err := screens.Err(); err != nil {
 		return nil, err
 	}
-	tr := agentloop.BuildTrajectory(res, agent.State().Events(), agentloop.ModelInfo{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto}, cfg.Policy)
+	tr := agentloop.BuildTrajectory(res, agent.State().Events(), chat.Info{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto}, cfg.Policy)
 	path := filepath.Join(dir, "trajectory.json")
 	if err := agentloop.WriteTrajectory(path, tr); err != nil {
 		return nil, fmt.Errorf("write the trajectory: %w", err)

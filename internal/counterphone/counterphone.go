@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 )
 
@@ -43,8 +44,8 @@ func (p *Phone) Mode() string { return "test" }
 // Supports implements agentloop.Device.
 func (p *Phone) Supports(a string) (bool, string) {
 	switch a {
-	case agentloop.ActTap, agentloop.ActDoubleTap, agentloop.ActLongPress, agentloop.ActSwipe, agentloop.ActType,
-		agentloop.ActBack, agentloop.ActHome, agentloop.ActWait:
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Type,
+		action.Back, action.Home, action.Wait:
 		return true, ""
 	}
 	return false, a + " is not a device action"
@@ -77,7 +78,7 @@ func (p *Phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 func (p *Phone) Dispatch(_ context.Context, cmd agentloop.Command, _ *agentloop.Screen) (agentloop.DispatchResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if cmd.Action == agentloop.ActTap && cmd.Point != nil {
+	if cmd.Action == action.Tap && cmd.Point != nil {
 		p.Taps++
 		pt := image.Pt(cmd.Point.Device[0], cmd.Point.Device[1])
 		switch {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -34,11 +34,11 @@ func BenchmarkRunMatrix(b *testing.B) {
 // timedModel measures the time spent inside the model client (request
 // encoding, HTTP, the fake model's pixel reading, decoding).
 type timedModel struct {
-	agentloop.Model
+	chat.Model
 	spent time.Duration
 }
 
-func (m *timedModel) Chat(ctx context.Context, req agentloop.ChatRequest) (*agentloop.ChatResponse, error) {
+func (m *timedModel) Chat(ctx context.Context, req chat.Request) (*chat.Response, error) {
 	start := time.Now()
 	defer func() { m.spent += time.Since(start) }()
 	return m.Model.Chat(ctx, req)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/agentdevice"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
@@ -34,9 +37,9 @@ const (
 // (planner-check) before the phone is touched and passes its report here,
 // as agent-run does.
 type VisionConfig struct {
-	// Model is the chat client: an *agentloop.HTTPModel names its model in
+	// Model is the chat client: an *chat.Client names its model in
 	// the evidence and its API key is redacted from everything written.
-	Model agentloop.Model
+	Model chat.Model
 	// Preflight is the passed preflight; its coordinate profile is used
 	// frozen (nothing is negotiated during the run).
 	Preflight *agentloop.PreflightReport
@@ -54,8 +57,8 @@ type VisionConfig struct {
 
 // vision is a checked VisionConfig.
 type vision struct {
-	model    agentloop.Model
-	info     agentloop.ModelInfo
+	model    chat.Model
+	info     chat.Info
 	profile  *agentloop.Profile
 	runtime  agentloop.Config
 	onScreen func(*agentloop.Screen)
@@ -76,7 +79,7 @@ func (c VisionConfig) check() (*vision, error) {
 		redact = func(s string) string { return s }
 	}
 	v.redact = redact
-	if hm, ok := c.Model.(*agentloop.HTTPModel); ok {
+	if hm, ok := c.Model.(*chat.Client); ok {
 		mc := hm.Config()
 		v.info = mc.Info()
 		v.redact = func(s string) string { return mc.APIKey.Redact(redact(s)) }
@@ -118,7 +121,7 @@ type VisionProvider struct {
 type visionStep struct {
 	key     string
 	planner *agentloop.Planner
-	nodes   agentloop.NodeMapper
+	nodes   agentdevice.NodeMapper
 	dir     string
 	screens *agentloop.ScreenDir
 	acted   bool
@@ -166,8 +169,9 @@ func (p *VisionProvider) Decide(ctx context.Context, in DecisionContext) (map[st
 		last = &agentloop.Feedback{Sent: true, Succeeded: true}
 	}
 	s.acted = false
-	prop, err := s.planner.Propose(ctx, screen, last, func(cmd agentloop.Command) (agentloop.TypedAction, error) {
-		return s.nodes.MapJSON(cmd, in.Observation)
+	prop, err := s.planner.Propose(ctx, screen, last, func(cmd agentloop.Command) (agentloop.DeviceAction, error) {
+		ta, err := s.nodes.MapJSON(cmd, in.Observation)
+		return ta.DeviceAction(), err
 	})
 	keepErr := p.keep(s)
 	if err != nil {
@@ -190,11 +194,11 @@ func (p *VisionProvider) stepFor(in DecisionContext) (*visionStep, error) {
 	// decisions: maxSteps actions and a final done.
 	task := agentloop.Task{Goal: in.Goal, MaxSteps: int(max(in.Budget.MaxSteps, 1)) + 1,
 		MaxDuration: time.Duration(in.Budget.MaxDurationMs) * time.Millisecond}
-	pl, err := agentloop.NewPlanner(p.v.model, p.v.runtime, task, p.v.profile)
+	pl, err := agentloop.NewPlanner(p.v.model, agentdevice.Capabilities{}, p.v.runtime, task, p.v.profile)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeVisionPlanner, "the vision planner cannot start this explore step", err)
 	}
-	s := &visionStep{key: key, planner: pl, nodes: agentloop.NodeMapper{Allowed: append([]string{}, in.AllowedActions...)}, dir: in.EvidenceDir}
+	s := &visionStep{key: key, planner: pl, nodes: agentdevice.NodeMapper{Allowed: append([]string{}, in.AllowedActions...)}, dir: in.EvidenceDir}
 	if s.dir != "" {
 		// Without pictures the timeline still has the trajectory.
 		s.screens, _ = agentloop.NewScreenDir(filepath.Join(s.dir, plannerScreens))
@@ -262,7 +266,7 @@ func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepE
 	switch prop.Kind {
 	case agentloop.ProposeAct:
 		receipt["call"], receipt["action"], receipt["command"] = prop.Action.Canonical(), prop.Action.Fields(), prop.Command
-		dec = map[string]any{"type": DecisionAct, "action": decisionAction(*prop.Typed)}
+		dec = map[string]any{"type": DecisionAct, "action": decisionAction(*prop.DeviceAction)}
 		s.acted = true
 	case agentloop.ProposeDone:
 		dec = map[string]any{"type": DecisionDone, "reason": prop.Reason}
@@ -309,24 +313,11 @@ func plannerEvents(evs []agentloop.AgentEvent) []agentloop.AgentEvent {
 }
 
 // decisionAction is a typed action as a decision's action object: the
-// target by its nodeId, each argument under its requirement name.
-func decisionAction(ta agentloop.TypedAction) map[string]any {
-	a := map[string]any{"type": ta.Action}
-	if ta.Args.NodeID != nil {
-		a["nodeId"] = *ta.Args.NodeID
-	}
-	if ta.Args.Text != nil {
-		a["text"] = *ta.Args.Text
-	}
-	if ta.Args.Direction != nil {
-		a["direction"] = *ta.Args.Direction
-	}
-	if ta.Args.DurationMs != nil {
-		a["durationMs"] = *ta.Args.DurationMs
-	}
-	if ta.Args.Distance != nil {
-		a["distance"] = *ta.Args.Distance
-	}
+// target by its nodeId, each argument under its requirement name (the
+// names the Agent device records its typed arguments under).
+func decisionAction(da agentloop.DeviceAction) map[string]any {
+	a := map[string]any{"type": da.Action}
+	maps.Copy(a, da.Args)
 	return a
 }
 

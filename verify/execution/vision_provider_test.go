@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/agentdevice"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/report"
@@ -35,19 +38,19 @@ func startVision(t testing.TB, opts fakemodel.Options) (VisionConfig, *fakemodel
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	mc := agentloop.DefaultModelConfig()
-	mc.BaseURL, mc.Model, mc.APIKey, mc.Timeout, mc.Retries = srv.URL, "fake-vision", agentloop.NewSecret(visionTestKey), 20*time.Second, 0
-	model, err := agentloop.NewHTTPModel(mc)
+	mc := chat.DefaultConfig()
+	mc.BaseURL, mc.Model, mc.APIKey, mc.Timeout, mc.Retries = srv.URL, "fake-vision", chat.NewSecret(visionTestKey), 20*time.Second, 0
+	model, err := chat.NewClient(mc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: agentloop.ThinkingAuto, Resize: agentloop.DefaultResizePolicy()}
+	key := agentloop.ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()}
 	pre, err := agentloop.RunPreflight(context.Background(), agentloop.PreflightOptions{Model: model, Key: key,
-		Policy: agentloop.DefaultResizePolicy(), Space: agentloop.SpaceAuto, Redact: mc.APIKey.Redact})
+		Policy: coord.DefaultResizePolicy(), Space: coord.SpaceAuto, Redact: mc.APIKey.Redact})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return VisionConfig{Model: model, Preflight: pre, Runtime: agentloop.Config{Space: agentloop.SpaceAuto, ProfileKey: key}}, srv
+	return VisionConfig{Model: model, Preflight: pre, Runtime: agentloop.Config{Space: coord.SpaceAuto, ProfileKey: key}}, srv
 }
 
 // runVision runs plan through Prepare and Run with the vision provider deciding
@@ -283,7 +286,7 @@ func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
 	}
 	_, tr := readTranscript(t, s, seg)
 	b, _ := json.Marshal(tr)
-	if !strings.Contains(string(b), agentloop.CodeNotAllowed) || !strings.Contains(string(b), `"type":"blocked"`) {
+	if !strings.Contains(string(b), agentdevice.CodeNotAllowed) || !strings.Contains(string(b), `"type":"blocked"`) {
 		t.Errorf("the transcript does not show the refused taps and the block: %s", b)
 	}
 }
@@ -333,7 +336,7 @@ func TestVisionProviderModelGone(t *testing.T) {
 // cancelled run is an interrupt.
 func TestVisionProviderSetup(t *testing.T) {
 	phone := &counterPhone{}
-	if _, err := NewVisionProvider(VisionConfig{Model: &agentloop.HTTPModel{}}); fault.CodeOf(err) != CodeVisionNotReady {
+	if _, err := NewVisionProvider(VisionConfig{Model: &chat.Client{}}); fault.CodeOf(err) != CodeVisionNotReady {
 		t.Errorf("no preflight: %v", err)
 	}
 	if _, err := NewVisionReviewer(VisionConfig{}); fault.CodeOf(err) != CodeProviderOptions {

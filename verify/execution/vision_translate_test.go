@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/agentdevice"
+	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -24,7 +27,7 @@ func translationScreen() map[string]any {
 		}}}
 }
 
-func at(x, y int) *agentloop.MappedPoint { return &agentloop.MappedPoint{Device: [2]int{x, y}} }
+func at(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{x, y}} }
 
 // The planner's commands become decision actions the engine accepts as
 // they are: the point hit-tested to a nodeId, Swipe as scroll (finger up
@@ -38,27 +41,27 @@ func TestVisionActionTranslation(t *testing.T) {
 		want    map[string]any
 		code    string
 	}{
-		{"tap", agentloop.Command{Action: agentloop.ActTap, Point: at(500, 500)}, nil,
+		{"tap", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, nil,
 			map[string]any{"type": verify.ActionClick, "nodeId": "item"}, ""},
-		{"long press", agentloop.Command{Action: agentloop.ActLongPress, Point: at(500, 2150)}, nil,
+		{"long press", agentloop.Command{Action: action.LongPress, Point: at(500, 2150)}, nil,
 			map[string]any{"type": verify.ActionLongClick, "nodeId": "ok", "durationMs": int64(800)}, ""},
-		{"type", agentloop.Command{Action: agentloop.ActType, Text: "hello"}, nil,
+		{"type", agentloop.Command{Action: action.Type, Text: "hello"}, nil,
 			map[string]any{"type": verify.ActionInput, "nodeId": "field", "text": "hello"}, ""},
-		{"swipe up", agentloop.Command{Action: agentloop.ActSwipe, Start: at(540, 1500), End: at(540, 750)}, nil,
+		{"swipe up", agentloop.Command{Action: action.Swipe, Start: at(540, 1500), End: at(540, 750)}, nil,
 			map[string]any{"type": verify.ActionScroll, "nodeId": "list", "direction": "down", "distance": int64(50)}, ""},
-		{"back", agentloop.Command{Action: agentloop.ActBack}, nil, map[string]any{"type": verify.ActionBack}, ""},
-		{"home", agentloop.Command{Action: agentloop.ActHome}, nil, map[string]any{"type": verify.ActionHome}, ""},
-		{"wait", agentloop.Command{Action: agentloop.ActWait, Duration: 2 * time.Second}, nil,
+		{"back", agentloop.Command{Action: action.Back}, nil, map[string]any{"type": verify.ActionBack}, ""},
+		{"home", agentloop.Command{Action: action.Home}, nil, map[string]any{"type": verify.ActionHome}, ""},
+		{"wait", agentloop.Command{Action: action.Wait, Duration: 2 * time.Second}, nil,
 			map[string]any{"type": verify.ActionWait, "durationMs": int64(2000)}, ""},
-		{"double tap", agentloop.Command{Action: agentloop.ActDoubleTap, Point: at(500, 500)}, nil, nil, agentloop.CodeUnsupported},
-		{"long wait", agentloop.Command{Action: agentloop.ActWait, Duration: 8 * time.Second}, nil, nil, agentloop.CodeUnsupported},
-		{"tap where only waiting is allowed", agentloop.Command{Action: agentloop.ActTap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentloop.CodeNotAllowed},
-		{"tap where clicking is allowed", agentloop.Command{Action: agentloop.ActTap, Point: at(500, 500)}, []string{verify.ActionClick},
+		{"double tap", agentloop.Command{Action: action.DoubleTap, Point: at(500, 500)}, nil, nil, agentloop.CodeUnsupported},
+		{"long wait", agentloop.Command{Action: action.Wait, Duration: 8 * time.Second}, nil, nil, agentloop.CodeUnsupported},
+		{"tap where only waiting is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentdevice.CodeNotAllowed},
+		{"tap where clicking is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionClick},
 			map[string]any{"type": verify.ActionClick, "nodeId": "item"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := agentloop.NodeMapper{Allowed: c.allowed}
+			m := agentdevice.NodeMapper{Allowed: c.allowed}
 			ta, err := m.MapJSON(c.cmd, obs)
 			if c.code != "" {
 				var nm *agentloop.NotMappableError
@@ -70,7 +73,7 @@ func TestVisionActionTranslation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := decisionAction(ta)
+			got := decisionAction(ta.DeviceAction())
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("decision action %v, want %v", got, c.want)
 			}

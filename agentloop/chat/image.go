@@ -1,4 +1,4 @@
-package agentloop
+package chat
 
 import (
 	"bytes"
@@ -57,9 +57,9 @@ func (e ImageEncoding) String() string {
 	return e.Format
 }
 
-// ModelImage is one image as sent to the model: resized by the policy,
+// Image is one image as sent to the model: resized by the policy,
 // encoded, and how long the encoding took.
-type ModelImage struct {
+type Image struct {
 	Data       []byte
 	Format     string
 	Width      int
@@ -68,17 +68,17 @@ type ModelImage struct {
 }
 
 // MIME is the image's media type.
-func (m *ModelImage) MIME() string { return "image/" + m.Format }
+func (m *Image) MIME() string { return "image/" + m.Format }
 
 // DataURL is the image as an OpenAI image_url.
-func (m *ModelImage) DataURL() string {
+func (m *Image) DataURL() string {
 	return "data:" + m.MIME() + ";base64," + base64.StdEncoding.EncodeToString(m.Data)
 }
 
 // EncodeImage encodes img for the model. PNG uses the fastest compression:
 // the size that matters is the one the model bills for, which JPEG
 // addresses; PNG is the lossless choice, not the small one.
-func EncodeImage(img image.Image, enc ImageEncoding, clk clock.Clock) (*ModelImage, error) {
+func EncodeImage(img image.Image, enc ImageEncoding, clk clock.Clock) (*Image, error) {
 	clk = clock.Or(clk)
 	start := clk.Now()
 	var buf bytes.Buffer
@@ -96,5 +96,5 @@ func EncodeImage(img image.Image, enc ImageEncoding, clk clock.Clock) (*ModelIma
 		return nil, fmt.Errorf("encode the model image: %w", err)
 	}
 	b := img.Bounds()
-	return &ModelImage{Data: buf.Bytes(), Format: enc.Format, Width: b.Dx(), Height: b.Dy(), EncodeTime: clk.Now().Sub(start)}, nil
+	return &Image{Data: buf.Bytes(), Format: enc.Format, Width: b.Dx(), Height: b.Dy(), EncodeTime: clk.Now().Sub(start)}, nil
 }

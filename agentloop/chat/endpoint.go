@@ -1,4 +1,4 @@
-package agentloop
+package chat
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
+	"github.com/solopi-dev/solopi/internal/atomicfile"
 )
 
 // Token limit fields. Endpoints disagree: most take max_tokens, OpenAI's
@@ -92,14 +93,14 @@ const EndpointProfileVersion = "endpoint-1"
 
 // endpointCacheFile is the cache file of an endpoint, model, API style and
 // thinking mode.
-func endpointCacheFile(dir string, c ModelConfig) string {
+func endpointCacheFile(dir string, c Config) string {
 	h := sha256.Sum256([]byte(c.Endpoint() + "\x00" + c.Model + "\x00" + c.APIStyle + "\x00" + c.Thinking + "\x00" + EndpointProfileVersion))
 	return filepath.Join(dir, "endpoint-"+hex.EncodeToString(h[:12])+".json")
 }
 
 // loadEndpointProfile reads a cached profile; a missing file is
 // fs.ErrNotExist, a file of another endpoint or a corrupt one an error.
-func loadEndpointProfile(path string, c ModelConfig) (*EndpointProfile, error) {
+func loadEndpointProfile(path string, c Config) (*EndpointProfile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func loadEndpointProfile(path string, c ModelConfig) (*EndpointProfile, error) {
 // UseCache makes the client read the endpoint profile cached in dir and
 // write what it learns back there. A corrupt or foreign file is ignored
 // (and replaced on the next refusal).
-func (m *HTTPModel) UseCache(dir string) {
+func (m *Client) UseCache(dir string) {
 	if dir == "" {
 		return
 	}
@@ -141,7 +142,7 @@ func (m *HTTPModel) UseCache(dir string) {
 }
 
 // EndpointProfile is what the client currently sends this endpoint.
-func (m *HTTPModel) EndpointProfile() EndpointProfile {
+func (m *Client) EndpointProfile() EndpointProfile {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return EndpointProfile{Endpoint: m.cfg.Endpoint(), Model: m.cfg.Model, APIStyle: m.cfg.APIStyle, Thinking: m.cfg.Thinking,
@@ -149,7 +150,7 @@ func (m *HTTPModel) EndpointProfile() EndpointProfile {
 }
 
 // learn keeps what a refusal taught and writes it to the cache.
-func (m *HTTPModel) learn(p RequestParams) {
+func (m *Client) learn(p RequestParams) {
 	m.mu.Lock()
 	m.params, m.paramsSource, m.paramsAt = p, ParamsLearned, m.clk.Now().UTC()
 	path := m.cacheFile
@@ -161,7 +162,7 @@ func (m *HTTPModel) learn(p RequestParams) {
 	}
 	b, err := json.MarshalIndent(prof, "", "  ")
 	if err == nil {
-		err = writeAtomic(path, append(b, '\n'), 0o600)
+		err = atomicfile.Write(path, append(b, '\n'), 0o600)
 	}
 	if err != nil {
 		m.mu.Lock()
@@ -173,7 +174,7 @@ func (m *HTTPModel) learn(p RequestParams) {
 // CacheError is the last error reading or writing the endpoint cache
 // (nil when none): the cache is an optimisation, so its failures are
 // reported, never fatal.
-func (m *HTTPModel) CacheError() error {
+func (m *Client) CacheError() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.cacheErr

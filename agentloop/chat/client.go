@@ -1,4 +1,4 @@
-package agentloop
+package chat
 
 import (
 	"bytes"
@@ -18,17 +18,18 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
 // maxResponseBytes bounds what is read of one answer.
 const maxResponseBytes = 16 << 20
 
-// HTTPModel is the OpenAI-compatible chat-completions client on
+// Client is the OpenAI-compatible chat-completions client on
 // go-retryablehttp: one client per run, images as data URLs, the answer
 // read as one JSON object or assembled from server-sent events. The
 // optional fields an endpoint refuses are dropped once and remembered.
-type HTTPModel struct {
-	cfg    ModelConfig
+type Client struct {
+	cfg    Config
 	client *retryablehttp.Client
 	url    string
 	clk    clock.Clock
@@ -41,8 +42,8 @@ type HTTPModel struct {
 	cacheErr     error
 }
 
-// NewHTTPModel builds the client.
-func NewHTTPModel(cfg ModelConfig) (*HTTPModel, error) {
+// NewClient builds the client.
+func NewClient(cfg Config) (*Client, error) {
 	if cfg.Thinking == "" {
 		cfg.Thinking = ThinkingAuto
 	}
@@ -70,19 +71,19 @@ func NewHTTPModel(cfg ModelConfig) (*HTTPModel, error) {
 	// Failed attempts are reported by status, never by echoing the
 	// response (which some gateways fill with the request headers).
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &HTTPModel{cfg: cfg, client: rc, url: u, clk: clock.Or(cfg.Clock), params: DefaultRequestParams(), paramsSource: ParamsDefault}, nil
+	return &Client{cfg: cfg, client: rc, url: u, clk: clock.Or(cfg.Clock), params: DefaultRequestParams(), paramsSource: ParamsDefault}, nil
 }
 
 // Config returns the configuration (the key stays wrapped).
-func (m *HTTPModel) Config() ModelConfig { return m.cfg }
+func (m *Client) Config() Config { return m.cfg }
 
 // ImageEncoding is how this endpoint is sent screenshots.
-func (m *HTTPModel) ImageEncoding() ImageEncoding { return m.cfg.Image }
+func (m *Client) ImageEncoding() ImageEncoding { return m.cfg.Image }
 
 // InputTokenBudget is the prompt budget the planner trims memory to.
-func (m *HTTPModel) InputTokenBudget() int { return m.cfg.InputTokenBudget }
+func (m *Client) InputTokenBudget() int { return m.cfg.InputTokenBudget }
 
-func (m *HTTPModel) currentParams() RequestParams {
+func (m *Client) currentParams() RequestParams {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.params
@@ -105,7 +106,7 @@ type wireMessage struct {
 
 // buildBody renders the request JSON. The image part comes before the text
 // part of its message, as the AutoGLM family was trained.
-func (m *HTTPModel) buildBody(req ChatRequest, p RequestParams) ([]byte, error) {
+func (m *Client) buildBody(req Request, p RequestParams) ([]byte, error) {
 	msgs := make([]wireMessage, 0, len(req.Messages))
 	for _, msg := range req.Messages {
 		if msg.Image == nil {
@@ -139,7 +140,7 @@ func (m *HTTPModel) buildBody(req ChatRequest, p RequestParams) ([]byte, error) 
 // optional field this request sent is answered by sending the request
 // once more without it (max_tokens becomes max_completion_tokens first);
 // the client then keeps the changed fields for every later call.
-func (m *HTTPModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+func (m *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	start := m.clk.Now()
 	params := m.currentParams()
 	var adapted []string
@@ -178,7 +179,7 @@ func (m *HTTPModel) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, e
 // post sends one request (with retryablehttp's retries on connection
 // errors, 429 and 5xx). The credential header is the only place the key
 // is revealed.
-func (m *HTTPModel) post(ctx context.Context, body []byte) (*http.Response, error) {
+func (m *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
 	hr, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, CodeModelRequest, "cannot build the request", err)
@@ -217,10 +218,10 @@ func (m *HTTPModel) post(ctx context.Context, body []byte) (*http.Response, erro
 
 // statusError is a refused request, with the endpoint's own words
 // (redacted and truncated).
-func (m *HTTPModel) statusError(status int, e chatapi.APIError) *fault.Error {
+func (m *Client) statusError(status int, e chatapi.APIError) *fault.Error {
 	msg := fmt.Sprintf("the model endpoint answered HTTP %d", status)
 	if t := strings.TrimSpace(e.Message); t != "" {
-		msg += ": " + truncateRunes(m.cfg.APIKey.Redact(t), 300)
+		msg += ": " + textclip.Runes(m.cfg.APIKey.Redact(t), 300)
 	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		header := "Authorization: Bearer"
@@ -237,9 +238,9 @@ func (m *HTTPModel) statusError(status int, e chatapi.APIError) *fault.Error {
 	return fe
 }
 
-// httpStatusOf is the HTTP status of a refused model request (0 when
+// HTTPStatus is the HTTP status of a refused model request (0 when
 // there was none).
-func httpStatusOf(err error) int {
+func HTTPStatus(err error) int {
 	var fe *fault.Error
 	if errors.As(err, &fe) {
 		if s, ok := fe.Details["httpStatus"].(int); ok {
@@ -250,7 +251,7 @@ func httpStatusOf(err error) int {
 }
 
 // readAnswer reads a 2xx answer, streamed or not.
-func (m *HTTPModel) readAnswer(req ChatRequest, resp *http.Response) (*ChatResponse, error) {
+func (m *Client) readAnswer(req Request, resp *http.Response) (*Response, error) {
 	defer resp.Body.Close()
 	var reply *chatapi.Reply
 	var err error
@@ -266,7 +267,7 @@ func (m *HTTPModel) readAnswer(req ChatRequest, resp *http.Response) (*ChatRespo
 	var se *chatapi.StreamError
 	switch {
 	case errors.As(err, &se):
-		return nil, fault.New(fault.Transport, CodeModelStatus, "the model endpoint reported an error: "+truncateRunes(m.cfg.APIKey.Redact(se.API.Message), 300))
+		return nil, fault.New(fault.Transport, CodeModelStatus, "the model endpoint reported an error: "+textclip.Runes(m.cfg.APIKey.Redact(se.API.Message), 300))
 	case err != nil:
 		var fe *fault.Error
 		if errors.As(err, &fe) {
@@ -277,13 +278,13 @@ func (m *HTTPModel) readAnswer(req ChatRequest, resp *http.Response) (*ChatRespo
 	case reply.Choices == 0:
 		return nil, fault.New(fault.Transport, CodeModelNoContent, "the model endpoint sent no choice")
 	}
-	out := &ChatResponse{Content: reply.Content, Reasoning: reply.Reasoning, FinishReason: reply.FinishReason, Model: reply.Model}
+	out := &Response{Content: reply.Content, Reasoning: reply.Reasoning, FinishReason: reply.FinishReason, Model: reply.Model}
 	if u := reply.Usage; u != nil {
 		out.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	} else {
 		// Some servers omit usage; estimate so budgets and costs still
 		// move (marked estimated in the metrics event by a zero total).
-		out.Usage = Usage{PromptTokens: estimateRequestTokens(req), CompletionTokens: estimateTextTokens(out.Content + out.Reasoning)}
+		out.Usage = Usage{PromptTokens: req.EstimatedTokens(), CompletionTokens: estimateTextTokens(out.Content + out.Reasoning)}
 	}
 	out.Usage.CostUSD = float64(out.Usage.PromptTokens)*m.cfg.InputPricePerMTok/1e6 + float64(out.Usage.CompletionTokens)*m.cfg.OutputPricePerMTok/1e6
 	return out, nil

@@ -1,4 +1,4 @@
-package agentloop
+package coord
 
 import "math"
 

@@ -1,4 +1,9 @@
-package agentloop
+// Package adbdevice is the planner's plain adb device: screencap for
+// observations, input tap, swipe and key events for gestures, and the ADB
+// Keyboard's broadcast for text, all over a device.Transport. It has no
+// app launch, no package discovery and never reads window state, so the
+// pure-vision contract holds on any phone adb reaches.
+package adbdevice
 
 import (
 	"context"
@@ -10,26 +15,43 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/textclip"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// AdbIME is the ADB Keyboard input method: its ADB_INPUT_B64 broadcast
-// types any Unicode text, which `input text` cannot.
-const AdbIME = "com.android.adbkeyboard/.AdbIME"
+// IME is the ADB Keyboard input method: its ADB_INPUT_B64 broadcast types
+// any Unicode text, which `input text` cannot.
+const IME = "com.android.adbkeyboard/.AdbIME"
 
-// Gesture timings of the adb device.
+// Error codes of the adb device.
 const (
-	LongPressDuration = 800 * time.Millisecond
-	doubleTapGap      = 60 * time.Millisecond
-	minSwipeDuration  = 250 * time.Millisecond
-	maxSwipeDuration  = 1000 * time.Millisecond
+	// CodeIMEUnavailable: the ADB Keyboard cannot be listed, enabled,
+	// selected or restored.
+	CodeIMEUnavailable = "adb_keyboard_unavailable"
+	// CodeKeyboardMissing is the preflight's finding that the ADB
+	// Keyboard is not installed (Failed: exit 2, with how to install it).
+	CodeKeyboardMissing = "adb_keyboard_missing"
 )
 
-// ADBDevice is plain adb input: screencap, input tap/swipe, key events and
-// ADB Keyboard text, all through a device.Transport. It has no app launch, no
-// package discovery and never reads window state.
-type ADBDevice struct {
+// KeyboardInstall says how to install the ADB Keyboard.
+const KeyboardInstall = "Install the ADB Keyboard on the phone: download ADBKeyboard.apk from " +
+	"https://github.com/senzhk/ADBKeyBoard/releases, run `adb install ADBKeyboard.apk`, then run agent-run again " +
+	"(it enables and selects the keyboard only while it types, and restores your input method afterwards)."
+
+// Gesture timings of the adb device (a Long Press holds
+// agentloop.LongPressDuration).
+const (
+	doubleTapGap     = 60 * time.Millisecond
+	minSwipeDuration = 250 * time.Millisecond
+	maxSwipeDuration = 1000 * time.Millisecond
+)
+
+// Device is plain adb input as an agentloop.Device.
+type Device struct {
 	t   device.Transport
 	now func() time.Time
 
@@ -43,19 +65,15 @@ type ADBDevice struct {
 	enabled  bool
 }
 
-// CodeADBKeyboardMissing is the preflight's finding that the ADB Keyboard
-// is not installed (Failed: exit 2, with how to install it).
-const CodeADBKeyboardMissing = "adb_keyboard_missing"
-
-// ADBKeyboardInstall says how to install the ADB Keyboard.
-const ADBKeyboardInstall = "Install the ADB Keyboard on the phone: download ADBKeyboard.apk from " +
-	"https://github.com/senzhk/ADBKeyBoard/releases, run `adb install ADBKeyboard.apk`, then run agent-run again " +
-	"(it enables and selects the keyboard only while it types, and restores your input method afterwards)."
+// New returns the adb device over t.
+func New(t device.Transport) *Device {
+	return &Device{t: t, now: time.Now}
+}
 
 // CheckKeyboard verifies that the ADB Keyboard is installed, before the
 // first Type can need it. It only lists the input methods (`ime list -a
 // -s`): nothing on the phone changes.
-func (d *ADBDevice) CheckKeyboard(ctx context.Context) error {
+func (d *Device) CheckKeyboard(ctx context.Context) error {
 	out, err := d.shell(ctx, "ime", "list", "-a", "-s")
 	if err != nil {
 		if ctx.Err() != nil {
@@ -64,44 +82,39 @@ func (d *ADBDevice) CheckKeyboard(ctx context.Context) error {
 		return fault.Wrap(fault.Transport, CodeIMEUnavailable, "cannot list the phone's input methods", err)
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if strings.TrimSpace(line) == AdbIME {
+		if strings.TrimSpace(line) == IME {
 			return nil
 		}
 	}
-	return fault.New(fault.Failed, CodeADBKeyboardMissing, "the ADB Keyboard ("+AdbIME+") is not installed; adb mode types text through it").
-		WithUserAction(ADBKeyboardInstall)
-}
-
-// NewADBDevice returns the adb device over t.
-func NewADBDevice(t device.Transport) *ADBDevice {
-	return &ADBDevice{t: t, now: time.Now}
+	return fault.New(fault.Failed, CodeKeyboardMissing, "the ADB Keyboard ("+IME+") is not installed; adb mode types text through it").
+		WithUserAction(KeyboardInstall)
 }
 
 // Mode is "adb".
-func (d *ADBDevice) Mode() string { return ModeADB }
+func (d *Device) Mode() string { return agentloop.ModeADB }
 
 // Supports: every device action of the protocol has an input equivalent.
-func (d *ADBDevice) Supports(action string) (bool, string) {
-	switch action {
-	case ActTap, ActDoubleTap, ActLongPress, ActSwipe, ActType, ActBack, ActHome, ActWait:
+func (d *Device) Supports(name string) (bool, string) {
+	switch name {
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Type, action.Back, action.Home, action.Wait:
 		return true, ""
 	}
-	return false, action + " is not a device action"
+	return false, name + " is not a device action"
 }
 
 // Observe runs `screencap -p` over the binary-safe exec channel (no
 // temporary file on the device, so two agents never race for it).
-func (d *ADBDevice) Observe(ctx context.Context) (*Screen, error) {
+func (d *Device) Observe(ctx context.Context) (*agentloop.Screen, error) {
 	b, err := d.t.Exec(ctx, "screencap -p")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &DeviceError{Code: CodeScreenshotFailed, Message: "screencap -p failed", Err: err}
+		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "screencap -p failed", Err: err}
 	}
-	s, err := NewScreen(b, d.now())
+	s, err := agentloop.NewScreen(b, d.now())
 	if err != nil {
-		return nil, &DeviceError{Code: CodeScreenshotFailed, Message: "screencap -p did not return a usable PNG", Err: err}
+		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "screencap -p did not return a usable PNG", Err: err}
 	}
 	return s, nil
 }
@@ -109,7 +122,7 @@ func (d *ADBDevice) Observe(ctx context.Context) (*Screen, error) {
 // shell runs one command and fails on a non-zero exit or an exception
 // printed by the Android tool (am and ime report some failures on stdout
 // with exit 0).
-func (d *ADBDevice) shell(ctx context.Context, args ...string) (string, error) {
+func (d *Device) shell(ctx context.Context, args ...string) (string, error) {
 	cmd := device.ShellJoin(args...)
 	out, errOut, code, err := d.t.Shell(ctx, cmd)
 	if err != nil {
@@ -124,7 +137,7 @@ func (d *ADBDevice) shell(ctx context.Context, args ...string) (string, error) {
 		if msg == "" {
 			msg = text
 		}
-		return text, fmt.Errorf("%s exited %d: %s", strings.Join(args[:min(2, len(args))], " "), code, truncateRunes(msg, 200))
+		return text, fmt.Errorf("%s exited %d: %s", strings.Join(args[:min(2, len(args))], " "), code, textclip.Runes(msg, 200))
 	}
 	return text, nil
 }
@@ -132,43 +145,43 @@ func (d *ADBDevice) shell(ctx context.Context, args ...string) (string, error) {
 func itoa(v int) string { return strconv.Itoa(v) }
 
 // Dispatch performs one command with input-equivalent adb commands.
-func (d *ADBDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (DispatchResult, error) {
-	fail := func(dispatched bool, err error) (DispatchResult, error) {
+func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, _ *agentloop.Screen) (agentloop.DispatchResult, error) {
+	fail := func(dispatched bool, err error) (agentloop.DispatchResult, error) {
 		if ctx.Err() != nil {
-			return DispatchResult{Dispatched: dispatched}, ctx.Err()
+			return agentloop.DispatchResult{Dispatched: dispatched}, ctx.Err()
 		}
-		return DispatchResult{Dispatched: dispatched}, &DeviceError{Code: CodeInputFailed, Message: cmd.Action + " failed", Dispatched: dispatched, Err: err}
+		return agentloop.DispatchResult{Dispatched: dispatched}, &agentloop.DeviceError{Code: agentloop.CodeInputFailed, Message: cmd.Action + " failed", Dispatched: dispatched, Err: err}
 	}
 	detail := map[string]any{}
 	switch cmd.Action {
-	case ActTap:
+	case action.Tap:
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
 		if _, err := d.shell(ctx, "input", "tap", itoa(x), itoa(y)); err != nil {
 			return fail(false, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input tap %d %d", x, y)}
-	case ActDoubleTap:
+	case action.DoubleTap:
 		// Two taps close together; each is its own command because the
 		// device shell may not chain commands.
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
 		if _, err := d.shell(ctx, "input", "tap", itoa(x), itoa(y)); err != nil {
 			return fail(false, err)
 		}
-		if err := sleepCtx(ctx, doubleTapGap); err != nil {
+		if err := clock.System.Sleep(ctx, doubleTapGap); err != nil {
 			return fail(true, err)
 		}
 		if _, err := d.shell(ctx, "input", "tap", itoa(x), itoa(y)); err != nil {
 			return fail(true, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input tap %d %d", x, y), fmt.Sprintf("input tap %d %d", x, y)}
-	case ActLongPress:
+	case action.LongPress:
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
-		ms := itoa(int(LongPressDuration.Milliseconds()))
+		ms := itoa(int(agentloop.LongPressDuration.Milliseconds()))
 		if _, err := d.shell(ctx, "input", "swipe", itoa(x), itoa(y), itoa(x), itoa(y), ms); err != nil {
 			return fail(false, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input swipe %d %d %d %d %s", x, y, x, y, ms)}
-	case ActSwipe:
+	case action.Swipe:
 		x1, y1, x2, y2 := cmd.Start.Device[0], cmd.Start.Device[1], cmd.End.Device[0], cmd.End.Device[1]
 		dur := swipeDuration(x1, y1, x2, y2)
 		ms := itoa(int(dur.Milliseconds()))
@@ -176,32 +189,32 @@ func (d *ADBDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (Dispa
 			return fail(false, err)
 		}
 		detail["commands"] = []string{fmt.Sprintf("input swipe %d %d %d %d %s", x1, y1, x2, y2, ms)}
-	case ActBack, ActHome:
-		key := map[string]string{ActBack: "4", ActHome: "3"}[cmd.Action]
+	case action.Back, action.Home:
+		key := map[string]string{action.Back: "4", action.Home: "3"}[cmd.Action]
 		if _, err := d.shell(ctx, "input", "keyevent", key); err != nil {
 			return fail(false, err)
 		}
 		detail["commands"] = []string{"input keyevent " + key}
-	case ActType:
+	case action.Type:
 		cmds, err := d.typeText(ctx, cmd.Text)
 		if err != nil {
-			var de *DeviceError
+			var de *agentloop.DeviceError
 			if asDeviceError(err, &de) {
-				return DispatchResult{Dispatched: de.Dispatched}, err
+				return agentloop.DispatchResult{Dispatched: de.Dispatched}, err
 			}
 			return fail(false, err)
 		}
 		detail["commands"] = cmds
-	case ActWait:
-		if err := sleepCtx(ctx, cmd.Duration); err != nil {
+	case action.Wait:
+		if err := clock.System.Sleep(ctx, cmd.Duration); err != nil {
 			return fail(false, err)
 		}
 		detail["waited_ms"] = cmd.Duration.Milliseconds()
-		return DispatchResult{Dispatched: true, Detail: detail}, nil
+		return agentloop.DispatchResult{Dispatched: true, Detail: detail}, nil
 	default:
-		return DispatchResult{}, &NotMappableError{Code: CodeUnsupported, Note: cmd.Action + " is not a device action"}
+		return agentloop.DispatchResult{}, &agentloop.NotMappableError{Code: agentloop.CodeUnsupported, Note: cmd.Action + " is not a device action"}
 	}
-	return DispatchResult{Dispatched: true, Detail: detail}, nil
+	return agentloop.DispatchResult{Dispatched: true, Detail: detail}, nil
 }
 
 // swipeDuration scales with the distance (0.45 ms per pixel) within
@@ -217,7 +230,7 @@ func swipeDuration(x1, y1, x2, y2 int) time.Duration {
 // previous input method) and sends the text base64-encoded, so non-ASCII
 // text arrives intact. The text is appended to the focused field; the
 // field is not cleared first.
-func (d *ADBDevice) typeText(ctx context.Context, text string) ([]string, error) {
+func (d *Device) typeText(ctx context.Context, text string) ([]string, error) {
 	var cmds []string
 	d.mu.Lock()
 	switched := d.switched
@@ -225,23 +238,23 @@ func (d *ADBDevice) typeText(ctx context.Context, text string) ([]string, error)
 	if !switched {
 		cur, err := d.shell(ctx, "settings", "get", "secure", "default_input_method")
 		if err != nil {
-			return nil, &DeviceError{Code: CodeIMEUnavailable, Message: "cannot read the current input method", Err: err}
+			return nil, &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "cannot read the current input method", Err: err}
 		}
 		cmds = append(cmds, "settings get secure default_input_method")
 		enabled := false
-		if cur != AdbIME {
+		if cur != IME {
 			// An installed keyboard is not selectable until enabled;
 			// enabling an enabled one says so and changes nothing.
-			out, err := d.shell(ctx, "ime", "enable", AdbIME)
+			out, err := d.shell(ctx, "ime", "enable", IME)
 			if err != nil {
-				return cmds, &DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + AdbIME + ") is not installed", Err: err}
+				return cmds, &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + IME + ") is not installed", Err: err}
 			}
 			enabled = strings.Contains(out, "now enabled")
-			cmds = append(cmds, "ime enable "+AdbIME)
-			if _, err := d.shell(ctx, "ime", "set", AdbIME); err != nil {
-				return cmds, &DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + AdbIME + ") cannot be selected", Err: err}
+			cmds = append(cmds, "ime enable "+IME)
+			if _, err := d.shell(ctx, "ime", "set", IME); err != nil {
+				return cmds, &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + IME + ") cannot be selected", Err: err}
 			}
-			cmds = append(cmds, "ime set "+AdbIME)
+			cmds = append(cmds, "ime set "+IME)
 		}
 		d.mu.Lock()
 		d.prevIME, d.switched, d.enabled = cur, true, enabled
@@ -249,7 +262,7 @@ func (d *ADBDevice) typeText(ctx context.Context, text string) ([]string, error)
 	}
 	msg := base64.StdEncoding.EncodeToString([]byte(text))
 	if _, err := d.shell(ctx, "am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", msg); err != nil {
-		return cmds, &DeviceError{Code: CodeInputFailed, Message: "the ADB Keyboard broadcast failed", Err: err}
+		return cmds, &agentloop.DeviceError{Code: agentloop.CodeInputFailed, Message: "the ADB Keyboard broadcast failed", Err: err}
 	}
 	return append(cmds, "am broadcast -a ADB_INPUT_B64 --es msg <base64>"), nil
 }
@@ -257,27 +270,27 @@ func (d *ADBDevice) typeText(ctx context.Context, text string) ([]string, error)
 // Close restores the input method found before the first Type. It runs
 // with the caller's context; callers use a fresh bounded context after an
 // interrupt so the phone is not left on the ADB Keyboard.
-func (d *ADBDevice) Close(ctx context.Context) error {
+func (d *Device) Close(ctx context.Context) error {
 	d.mu.Lock()
 	prev, switched, enabled := d.prevIME, d.switched, d.enabled
 	d.switched, d.enabled = false, false
 	d.mu.Unlock()
-	if !switched || prev == "" || prev == "null" || prev == AdbIME {
+	if !switched || prev == "" || prev == "null" || prev == IME {
 		return nil
 	}
 	if _, err := d.shell(ctx, "ime", "set", prev); err != nil {
-		return &DeviceError{Code: CodeIMEUnavailable, Message: "cannot restore the previous input method " + prev, Err: err}
+		return &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "cannot restore the previous input method " + prev, Err: err}
 	}
 	if enabled {
-		if _, err := d.shell(ctx, "ime", "disable", AdbIME); err != nil {
-			return &DeviceError{Code: CodeIMEUnavailable, Message: "cannot disable the ADB Keyboard again", Err: err}
+		if _, err := d.shell(ctx, "ime", "disable", IME); err != nil {
+			return &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "cannot disable the ADB Keyboard again", Err: err}
 		}
 	}
 	return nil
 }
 
-func asDeviceError(err error, target **DeviceError) bool {
-	de, ok := err.(*DeviceError)
+func asDeviceError(err error, target **agentloop.DeviceError) bool {
+	de, ok := err.(*agentloop.DeviceError)
 	if ok {
 		*target = de
 	}

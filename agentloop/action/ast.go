@@ -1,7 +1,7 @@
-package agentloop
+package action
 
 import (
-	"fmt"
+	"math"
 	"strings"
 )
 
@@ -43,25 +43,6 @@ type callNode struct {
 	Pos  int // offset of the name
 	End  int // offset just past ')'
 	Args []kwarg
-}
-
-// ProtocolError is a rejected model answer. Code is stable and snake_case;
-// Offset is the byte offset in the answer text when known (-1 otherwise).
-type ProtocolError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Offset  int    `json:"offset"`
-}
-
-func (e *ProtocolError) Error() string {
-	if e.Offset >= 0 {
-		return fmt.Sprintf("%s at offset %d: %s", e.Code, e.Offset, e.Message)
-	}
-	return e.Code + ": " + e.Message
-}
-
-func perr(code string, off int, format string, args ...any) *ProtocolError {
-	return &ProtocolError{Code: code, Message: fmt.Sprintf(format, args...), Offset: off}
 }
 
 // callParser builds a callNode from tokens. It accepts keyword arguments
@@ -291,9 +272,9 @@ func (p *callParser) parseSigned(sign token) (value, error) {
 func nonFiniteName(s string) (float64, bool) {
 	switch strings.ToLower(s) {
 	case "nan":
-		return nan(), true
+		return math.NaN(), true
 	case "inf", "infinity":
-		return inf(), true
+		return math.Inf(1), true
 	}
 	return 0, false
 }

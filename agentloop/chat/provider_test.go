@@ -1,4 +1,4 @@
-package agentloop
+package chat_test
 
 import (
 	"context"
@@ -13,30 +13,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 )
 
+// testAPIKey must never appear in any output, error or file.
+const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
+
 // providerConfig is the client configuration that fits a fake provider.
-func providerConfig(srv *fakemodel.Server) func(*ModelConfig) {
-	return func(mc *ModelConfig) {
-		mc.APIKey, mc.Retries = NewSecret(testAPIKey), 0
+func providerConfig(srv *fakemodel.Server) func(*chat.Config) {
+	return func(mc *chat.Config) {
+		mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
 		switch srv.Provider() {
 		case fakemodel.ProviderStreamOnly:
 			mc.Stream = true
 		case fakemodel.ProviderAzure:
-			mc.APIStyle, mc.APIVersion = APIStyleAzure, fakemodel.AzureAPIVersion
+			mc.APIStyle, mc.APIVersion = chat.APIStyleAzure, fakemodel.AzureAPIVersion
 		}
 	}
 }
 
-func probeRequest(t *testing.T, enc ImageEncoding) ChatRequest {
+func probeRequest(t *testing.T, enc chat.ImageEncoding) chat.Request {
 	t.Helper()
-	img, err := EncodeImage(SyntheticTarget(200, 400, [2]float64{0.3, 0.6}), enc, nil)
+	img, err := chat.EncodeImage(agentloop.SyntheticTarget(200, 400, [2]float64{0.3, 0.6}), enc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ChatRequest{Purpose: "preflight", Messages: []ChatMessage{{Role: "user", Text: HeaderPreflight + "\nWhat do you see?", Image: img}}}
+	return chat.Request{Purpose: "preflight", Messages: []chat.Message{{Role: "user", Text: agentloop.HeaderPreflight + "\nWhat do you see?", Image: img}}}
 }
 
 // TestHTTPModelAgainstProviders: every provider style answers through the
@@ -52,11 +57,11 @@ func TestHTTPModelAgainstProviders(t *testing.T) {
 			}
 			defer srv.Close()
 			cache := t.TempDir()
-			newClient := func() *HTTPModel {
-				mc := DefaultModelConfig()
+			newClient := func() *chat.Client {
+				mc := chat.DefaultConfig()
 				mc.BaseURL, mc.Model = srv.URL, "fake-vision"
 				providerConfig(srv)(&mc)
-				m, err := NewHTTPModel(mc)
+				m, err := chat.NewClient(mc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,7 +94,7 @@ func TestHTTPModelAgainstProviders(t *testing.T) {
 				if r.Refused != "" {
 					refused = append(refused, r.Refused)
 				}
-				if r.Refused == "" && (r.ImageFormat != ImageJPEG || r.Images != 1) {
+				if r.Refused == "" && (r.ImageFormat != chat.ImageJPEG || r.Images != 1) {
 					t.Errorf("request %+v: want one JPEG image", r)
 				}
 			}
@@ -100,7 +105,7 @@ func TestHTTPModelAgainstProviders(t *testing.T) {
 			prof := m2.EndpointProfile()
 			entries, _ := os.ReadDir(cache)
 			if want != "" {
-				if prof.Source != ParamsCache || len(entries) != 1 {
+				if prof.Source != chat.ParamsCache || len(entries) != 1 {
 					t.Fatalf("profile %+v, %d cache files", prof, len(entries))
 				}
 				b, _ := os.ReadFile(cache + "/" + entries[0].Name())
@@ -110,15 +115,15 @@ func TestHTTPModelAgainstProviders(t *testing.T) {
 			}
 			switch p {
 			case fakemodel.ProviderNoTemperature:
-				if prof.Params.Temperature || prof.Params.TokenField != TokenFieldMaxTokens {
+				if prof.Params.Temperature || prof.Params.TokenField != chat.TokenFieldMaxTokens {
 					t.Errorf("params %+v", prof.Params)
 				}
 			case fakemodel.ProviderNoMaxTokens:
-				if !prof.Params.Temperature || prof.Params.TokenField != TokenFieldMaxCompletionTokens {
+				if !prof.Params.Temperature || prof.Params.TokenField != chat.TokenFieldMaxCompletionTokens {
 					t.Errorf("params %+v", prof.Params)
 				}
 			default:
-				if prof.Params != DefaultRequestParams() || len(entries) != 0 {
+				if prof.Params != chat.DefaultRequestParams() || len(entries) != 0 {
 					t.Errorf("params %+v with %d cache files for an endpoint that refused nothing", prof.Params, len(entries))
 				}
 			}
@@ -150,31 +155,31 @@ func TestHTTPModelRequestWire(t *testing.T) {
 	defer srv.Close()
 	for _, tc := range []struct {
 		name    string
-		adjust  func(*ModelConfig)
+		adjust  func(*chat.Config)
 		url     string
 		content string
 	}{
-		{"openai with a gateway query", func(mc *ModelConfig) { mc.BaseURL = srv.URL + "/v1?tenant=qa" }, "/v1/chat/completions?tenant=qa", `do(action="Home")`},
-		{"azure", func(mc *ModelConfig) {
-			mc.BaseURL, mc.APIStyle, mc.APIVersion = srv.URL+"/openai/deployments/gpt4o", APIStyleAzure, "2024-10-21"
+		{"openai with a gateway query", func(mc *chat.Config) { mc.BaseURL = srv.URL + "/v1?tenant=qa" }, "/v1/chat/completions?tenant=qa", `do(action="Home")`},
+		{"azure", func(mc *chat.Config) {
+			mc.BaseURL, mc.APIStyle, mc.APIVersion = srv.URL+"/openai/deployments/gpt4o", chat.APIStyleAzure, "2024-10-21"
 		}, "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", `do(action="Home")`},
-		{"stream", func(mc *ModelConfig) { mc.BaseURL, mc.Stream = srv.URL+"/v1", true }, "/v1/chat/completions", `do(action="Back")`},
+		{"stream", func(mc *chat.Config) { mc.BaseURL, mc.Stream = srv.URL+"/v1", true }, "/v1/chat/completions", `do(action="Back")`},
 	} {
-		mc := DefaultModelConfig()
-		mc.Model, mc.APIKey = "m", NewSecret(testAPIKey)
+		mc := chat.DefaultConfig()
+		mc.Model, mc.APIKey = "m", chat.NewSecret(testAPIKey)
 		tc.adjust(&mc)
-		m, err := NewHTTPModel(mc)
+		m, err := chat.NewClient(mc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
+		resp, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if got.url != tc.url || resp.Content != tc.content {
 			t.Errorf("%s: url %s content %q", tc.name, got.url, resp.Content)
 		}
-		if mc.APIStyle == APIStyleAzure {
+		if mc.APIStyle == chat.APIStyleAzure {
 			if got.apiKey != testAPIKey || got.auth != "" {
 				t.Errorf("%s: api-key %q Authorization %q", tc.name, got.apiKey, got.auth)
 			}
@@ -205,12 +210,12 @@ func TestRefusalRetriedOnce(t *testing.T) {
 		io.WriteString(w, `{"error":{"message":"temperature and max_tokens and max_completion_tokens are all wrong"}}`)
 	}))
 	defer srv.Close()
-	mc := DefaultModelConfig()
+	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model = srv.URL, "m"
-	m, _ := NewHTTPModel(mc)
-	_, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
+	m, _ := chat.NewClient(mc)
+	_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != CodeModelStatus || httpStatusOf(err) != 400 {
+	if !errors.As(err, &fe) || fe.Code != chat.CodeModelStatus || chat.HTTPStatus(err) != 400 {
 		t.Fatalf("err %v", err)
 	}
 	// max_tokens → max_completion_tokens → none, temperature: four sends.
@@ -240,14 +245,14 @@ func TestModelErrorKinds(t *testing.T) {
 		url, code string
 		timeout   time.Duration
 	}{
-		{closed, CodeModelUnreachable, time.Second},
-		{slow.URL, CodeModelTimeout, 50 * time.Millisecond},
-		{denied.URL, CodeModelAuth, time.Second},
+		{closed, chat.CodeModelUnreachable, time.Second},
+		{slow.URL, chat.CodeModelTimeout, 50 * time.Millisecond},
+		{denied.URL, chat.CodeModelAuth, time.Second},
 	} {
-		mc := DefaultModelConfig()
-		mc.BaseURL, mc.Model, mc.APIKey, mc.Retries, mc.Timeout = tc.url, "m", NewSecret(testAPIKey), 0, tc.timeout
-		m, _ := NewHTTPModel(mc)
-		_, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}})
+		mc := chat.DefaultConfig()
+		mc.BaseURL, mc.Model, mc.APIKey, mc.Retries, mc.Timeout = tc.url, "m", chat.NewSecret(testAPIKey), 0, tc.timeout
+		m, _ := chat.NewClient(mc)
+		_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 		var fe *fault.Error
 		if !errors.As(err, &fe) || fe.Code != tc.code || fe.Kind != fault.Transport || fe.UserAction == "" {
 			t.Errorf("%s: %v (%+v)", tc.code, err, fe)
@@ -259,25 +264,25 @@ func TestModelErrorKinds(t *testing.T) {
 }
 
 func TestModelConfigProviderStyles(t *testing.T) {
-	env := map[string]string{EnvModelBaseURL: "https://r.openai.azure.com/openai/deployments/d", EnvModel: "d", EnvModelAPIKey: "k-123456",
-		EnvModelStream: "1", EnvModelAPIStyle: "azure", EnvModelAPIVersion: "2024-10-21", EnvModelImageFormat: "PNG", EnvModelImageQuality: "70"}
-	c := DefaultModelConfig()
+	env := map[string]string{chat.EnvModelBaseURL: "https://r.openai.azure.com/openai/deployments/d", chat.EnvModel: "d", chat.EnvModelAPIKey: "k-123456",
+		chat.EnvModelStream: "1", chat.EnvModelAPIStyle: "azure", chat.EnvModelAPIVersion: "2024-10-21", chat.EnvModelImageFormat: "PNG", chat.EnvModelImageQuality: "70"}
+	c := chat.DefaultConfig()
 	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	if !c.Stream || c.APIStyle != APIStyleAzure || c.APIVersion != "2024-10-21" || c.Image != (ImageEncoding{Format: ImagePNG, Quality: 70}) {
+	if !c.Stream || c.APIStyle != chat.APIStyleAzure || c.APIVersion != "2024-10-21" || c.Image != (chat.ImageEncoding{Format: chat.ImagePNG, Quality: 70}) {
 		t.Fatalf("%+v", c)
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for name, bad := range map[string]func(*ModelConfig){
-		"azure without version": func(c *ModelConfig) { c.APIVersion = "" },
-		"azure without key":     func(c *ModelConfig) { c.APIKey = Secret{} },
-		"unknown style":         func(c *ModelConfig) { c.APIStyle = "bedrock" },
-		"gif":                   func(c *ModelConfig) { c.Image.Format = "gif" },
-		"jpeg quality 0":        func(c *ModelConfig) { c.Image = ImageEncoding{Format: ImageJPEG} },
-		"key in the query":      func(c *ModelConfig) { c.BaseURL += "?api-key=" + testAPIKey },
+	for name, bad := range map[string]func(*chat.Config){
+		"azure without version": func(c *chat.Config) { c.APIVersion = "" },
+		"azure without key":     func(c *chat.Config) { c.APIKey = chat.Secret{} },
+		"unknown style":         func(c *chat.Config) { c.APIStyle = "bedrock" },
+		"gif":                   func(c *chat.Config) { c.Image.Format = "gif" },
+		"jpeg quality 0":        func(c *chat.Config) { c.Image = chat.ImageEncoding{Format: chat.ImageJPEG} },
+		"key in the query":      func(c *chat.Config) { c.BaseURL += "?api-key=" + testAPIKey },
 	} {
 		x := c
 		bad(&x)
@@ -288,9 +293,9 @@ func TestModelConfigProviderStyles(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"2", "maybe"} {
-		c := DefaultModelConfig()
-		if err := c.ApplyEnv(func(k string) string { return map[string]string{EnvModelStream: v}[k] }); err == nil {
-			t.Errorf("%s=%s accepted", EnvModelStream, v)
+		c := chat.DefaultConfig()
+		if err := c.ApplyEnv(func(k string) string { return map[string]string{chat.EnvModelStream: v}[k] }); err == nil {
+			t.Errorf("%s=%s accepted", chat.EnvModelStream, v)
 		}
 	}
 }
@@ -304,26 +309,26 @@ func TestEndpointCacheIsAnOptimisation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	mc := DefaultModelConfig()
+	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model = srv.URL, "fake-vision"
 	dir := t.TempDir()
-	if err := os.WriteFile(endpointCacheFile(dir, mc), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(chat.EndpointCacheFile(dir, mc), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := NewHTTPModel(mc)
+	m, _ := chat.NewClient(mc)
 	m.UseCache(dir)
-	if m.EndpointProfile().Source != ParamsDefault || m.CacheError() == nil {
+	if m.EndpointProfile().Source != chat.ParamsDefault || m.CacheError() == nil {
 		t.Fatalf("a corrupt cache file: %+v %v", m.EndpointProfile(), m.CacheError())
 	}
 	// A directory where a file is expected: the learned fields cannot be
 	// written, the call still succeeds.
 	blocked := t.TempDir()
-	if err := os.Mkdir(endpointCacheFile(blocked, mc), 0o700); err != nil {
+	if err := os.Mkdir(chat.EndpointCacheFile(blocked, mc), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m, _ = NewHTTPModel(mc)
+	m, _ = chat.NewClient(mc)
 	m.UseCache(blocked)
-	if _, err := m.Chat(context.Background(), ChatRequest{Purpose: "plan", Messages: []ChatMessage{{Role: "user", Text: "hi"}}}); err != nil {
+	if _, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if m.EndpointProfile().Params.Temperature || m.CacheError() == nil {

@@ -1,4 +1,4 @@
-package agentloop
+package agentdevice
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
@@ -17,8 +19,8 @@ const CodeNotAllowed = "action_not_allowed"
 // modelActionOf names each typed action in the model's vocabulary, for
 // notes the model reads.
 var modelActionOf = map[string]string{
-	protocol.ActClick: ActTap, protocol.ActLongClick: ActLongPress, protocol.ActInput: ActType, protocol.ActScroll: ActSwipe,
-	protocol.ActBack: ActBack, protocol.ActHome: ActHome, protocol.ActWait: ActWait,
+	protocol.ActClick: action.Tap, protocol.ActLongClick: action.LongPress, protocol.ActInput: action.Type, protocol.ActScroll: action.Swipe,
+	protocol.ActBack: action.Back, protocol.ActHome: action.Home, protocol.ActWait: action.Wait,
 }
 
 // NodeMapper maps the planner's commands onto the typed actions of SoloPi
@@ -35,7 +37,7 @@ type NodeMapper struct {
 }
 
 // Map maps cmd on obs.
-func (m *NodeMapper) Map(cmd Command, obs *agent.Observation) (TypedAction, error) {
+func (m *NodeMapper) Map(cmd agentloop.Command, obs *agent.Observation) (TypedAction, error) {
 	ta, err := MapToTyped(cmd, obs, m.lastField)
 	if err != nil {
 		return ta, err
@@ -51,7 +53,7 @@ func (m *NodeMapper) Map(cmd Command, obs *agent.Observation) (TypedAction, erro
 		if len(names) > 0 {
 			note = "this step only allows " + strings.Join(names, ", ") + "; " + cmd.Action + " is not allowed here"
 		}
-		return TypedAction{}, &NotMappableError{Code: CodeNotAllowed, Note: note}
+		return TypedAction{}, &agentloop.NotMappableError{Code: CodeNotAllowed, Note: note}
 	}
 	if ta.Tapped != nil && isTextField(ta.Tapped) {
 		m.lastField = refOf(ta.Tapped)
@@ -61,7 +63,7 @@ func (m *NodeMapper) Map(cmd Command, obs *agent.Observation) (TypedAction, erro
 
 // MapJSON is Map on an observation given as its JSON object (the form
 // the verification engine's ports carry).
-func (m *NodeMapper) MapJSON(cmd Command, observation map[string]any) (TypedAction, error) {
+func (m *NodeMapper) MapJSON(cmd agentloop.Command, observation map[string]any) (TypedAction, error) {
 	b, err := json.Marshal(observation)
 	if err != nil {
 		return TypedAction{}, fmt.Errorf("encode the observation: %w", err)

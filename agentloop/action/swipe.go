@@ -1,4 +1,4 @@
-package agentloop
+package action
 
 import (
 	"math"

@@ -1,8 +1,11 @@
-package agentloop
+package coord
 
 import (
+	"errors"
 	"math"
 	"testing"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
 )
 
 var goldenFrame = Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}
@@ -18,7 +21,7 @@ func TestGoldenVectors(t *testing.T) {
 		{SpaceDisplay, [2]int{362, 825}},
 	}
 	for _, tt := range tests {
-		mp, err := Contract{Space: tt.space, Frame: goldenFrame}.Map(Point{362, 825})
+		mp, err := Contract{Space: tt.space, Frame: goldenFrame}.Map(action.Point{362, 825})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.space, err)
 		}
@@ -63,15 +66,15 @@ func TestRoundingAlternativesBreakGolden(t *testing.T) {
 func TestMapRejectsOutOfBounds(t *testing.T) {
 	for _, tt := range []struct {
 		space Space
-		p     Point
+		p     action.Point
 	}{
-		{SpaceRelative, Point{1000, 5}},
-		{SpaceRelative, Point{5, -0.5}},
-		{SpaceImage, Point{590, 10}},
-		{SpaceImage, Point{10, 1280}},
-		{SpaceDisplay, Point{1216, 10}},
-		{SpaceRelative, Point{math.NaN(), 1}},
-		{SpaceRelative, Point{math.Inf(1), 1}},
+		{SpaceRelative, action.Point{1000, 5}},
+		{SpaceRelative, action.Point{5, -0.5}},
+		{SpaceImage, action.Point{590, 10}},
+		{SpaceImage, action.Point{10, 1280}},
+		{SpaceDisplay, action.Point{1216, 10}},
+		{SpaceRelative, action.Point{math.NaN(), 1}},
+		{SpaceRelative, action.Point{math.Inf(1), 1}},
 	} {
 		if mp, err := (Contract{Space: tt.space, Frame: goldenFrame}).Map(tt.p); err == nil {
 			t.Errorf("%s %v mapped to %v instead of being rejected", tt.space, tt.p, mp.Device)
@@ -81,11 +84,11 @@ func TestMapRejectsOutOfBounds(t *testing.T) {
 	for _, s := range []Space{SpaceRelative, SpaceImage, SpaceDisplay} {
 		c := Contract{Space: s, Frame: goldenFrame}
 		x, y := c.Bounds()
-		mp, err := c.Map(Point{x, y})
+		mp, err := c.Map(action.Point{x, y})
 		if err != nil || mp.Device != [2]int{1215, 2639} {
 			t.Errorf("%s max: %v %v", s, mp.Device, err)
 		}
-		mp, err = c.Map(Point{0, 0})
+		mp, err = c.Map(action.Point{0, 0})
 		if err != nil || mp.Device != [2]int{0, 0} {
 			t.Errorf("%s origin: %v %v", s, mp.Device, err)
 		}
@@ -131,5 +134,18 @@ func TestParseSpace(t *testing.T) {
 	}
 	if _, err := ParseSpace("pixels"); err == nil {
 		t.Error("accepted an unknown space")
+	}
+}
+
+// TestParseBoundsFollowContract: pixel contracts accept their own range.
+func TestParseBoundsFollowContract(t *testing.T) {
+	c := Contract{Space: SpaceImage, Frame: Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}}
+	if _, err := action.Parse(`do(action="Tap", element=[589,1279])`, "", c.ParseOptions("")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := action.Parse(`do(action="Tap", element=[590,10])`, "", c.ParseOptions(""))
+	var pe *action.ProtocolError
+	if !errors.As(err, &pe) || pe.Code != action.CodeCoordinateOutOfRange {
+		t.Fatalf("x=590 on a 590-wide image: %v", err)
 	}
 }

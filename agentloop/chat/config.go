@@ -1,7 +1,6 @@
-package agentloop
+package chat
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -92,8 +91,8 @@ func (s Secret) Redact(text string) string {
 	return strings.ReplaceAll(text, s.v, "[redacted]")
 }
 
-// ModelConfig configures the chat-completions client.
-type ModelConfig struct {
+// Config configures the chat-completions client.
+type Config struct {
 	BaseURL  string
 	Model    string
 	APIKey   Secret
@@ -124,9 +123,9 @@ type ModelConfig struct {
 	Clock clock.Clock
 }
 
-// DefaultModelConfig holds the defaults before flags and environment.
-func DefaultModelConfig() ModelConfig {
-	return ModelConfig{Thinking: ThinkingAuto, APIStyle: APIStyleOpenAI, Image: DefaultImageEncoding(),
+// DefaultConfig holds the defaults before flags and environment.
+func DefaultConfig() Config {
+	return Config{Thinking: ThinkingAuto, APIStyle: APIStyleOpenAI, Image: DefaultImageEncoding(),
 		Timeout: 120 * time.Second, Retries: 2, MaxOutputTokens: 3000, InputTokenBudget: 24000}
 }
 
@@ -134,7 +133,7 @@ func DefaultModelConfig() ModelConfig {
 // and the key only; the stream switch, the API style and version, the
 // image encoding, the timeout and the token budget whenever their
 // variable is set.
-func (c *ModelConfig) ApplyEnv(getenv func(string) string) error {
+func (c *Config) ApplyEnv(getenv func(string) string) error {
 	if c.BaseURL == "" {
 		c.BaseURL = getenv(EnvModelBaseURL)
 	}
@@ -199,7 +198,7 @@ func ParseSwitch(v string) (bool, error) {
 }
 
 // Validate checks the configuration; errors never contain the key.
-func (c ModelConfig) Validate() error {
+func (c Config) Validate() error {
 	if c.BaseURL == "" {
 		return fmt.Errorf("no model endpoint: set --model-base-url or %s", EnvModelBaseURL)
 	}
@@ -250,7 +249,7 @@ func (c ModelConfig) Validate() error {
 
 // Endpoint is the base URL without query, fragment or credentials: the
 // form used in cache keys, events and trajectories.
-func (c ModelConfig) Endpoint() string {
+func (c Config) Endpoint() string {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil {
 		return ""
@@ -259,87 +258,18 @@ func (c ModelConfig) Endpoint() string {
 	return strings.TrimRight(u.String(), "/")
 }
 
-// ChatMessage is one message. At most one message of a request carries an
-// image: the current screenshot.
-type ChatMessage struct {
-	Role  string
-	Text  string
-	Image *ModelImage
+// Info describes the model side of a run (never the key).
+type Info struct {
+	Endpoint string         `json:"endpoint"`
+	Model    string         `json:"model"`
+	Thinking string         `json:"thinking"`
+	APIStyle string         `json:"api_style,omitempty"`
+	Stream   bool           `json:"stream,omitempty"`
+	Image    *ImageEncoding `json:"image,omitempty"`
 }
 
-// ChatRequest is one completion request; Purpose labels it in metrics
-// (plan, protocol_retry, calibration, completion_review, risk_review,
-// preflight).
-type ChatRequest struct {
-	Purpose  string
-	Messages []ChatMessage
-}
-
-// Usage is the token accounting of one response.
-type Usage struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	TotalTokens      int     `json:"total_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-}
-
-// ChatResponse is the first choice of a completion.
-type ChatResponse struct {
-	Content      string
-	Reasoning    string
-	FinishReason string
-	Model        string
-	Usage        Usage
-	Latency      time.Duration
-	// Adaptations name the request fields this call dropped or replaced
-	// because the endpoint refused them (learned for the next calls).
-	Adaptations []string
-}
-
-// Model is the chat-completions client the runtime uses; tests may supply
-// another implementation.
-type Model interface {
-	Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error)
-}
-
-// imageEncoder is a model that chooses how its images are encoded.
-type imageEncoder interface{ ImageEncoding() ImageEncoding }
-
-// imageEncodingOf is the model's image encoding: PNG for a model that does
-// not say (an in-process test model reads pixels losslessly).
-func imageEncodingOf(m Model) ImageEncoding {
-	if e, ok := m.(imageEncoder); ok {
-		return e.ImageEncoding()
-	}
-	return ImageEncoding{Format: ImagePNG}
-}
-
-// imageTokenEstimate is a coarse per-image prompt cost (a 590×1280 image
-// is about 1000 vision tokens at 28-pixel patches).
-const imageTokenEstimate = 1000
-
-// estimateTextTokens is a conservative token estimate: CJK text runs about
-// one token per rune, Latin text about four bytes per token.
-func estimateTextTokens(s string) int {
-	n := 0
-	ascii := 0
-	for _, r := range s {
-		if r < 0x80 {
-			ascii++
-		} else {
-			n++
-		}
-	}
-	return n + (ascii+3)/4
-}
-
-func estimateRequestTokens(req ChatRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += 4 + estimateTextTokens(m.Text)
-		if m.Image != nil {
-			n += imageTokenEstimate
-		}
-	}
-	return n
+// Info is the configuration as the runs record it.
+func (c Config) Info() Info {
+	img := c.Image
+	return Info{Endpoint: c.Endpoint(), Model: c.Model, Thinking: c.Thinking, APIStyle: c.APIStyle, Stream: c.Stream, Image: &img}
 }

@@ -1,8 +1,18 @@
-package agentloop
+// Package coord is the coordinate contract between the planner's model and
+// the device: the frozen coordinate space a model answers in, the geometry
+// of one observation (the image the model was sent and the display the
+// device acts on), the exact mapping of a model point to canonical,
+// runtime 0..999 and device pixel coordinates, and the resize policy that
+// turns a screenshot into the model's image. It is pure arithmetic,
+// pinned by golden vectors.
+package coord
 
 import (
 	"fmt"
 	"math"
+	"strconv"
+
+	"github.com/solopi-dev/solopi/agentloop/action"
 )
 
 // Space is a model coordinate space.
@@ -58,10 +68,10 @@ func (c Contract) Bounds() (xmax, ymax float64) {
 	return 999, 999
 }
 
-// ParseOptions are the parser bounds of this contract.
-func (c Contract) ParseOptions(task string) ParseOptions {
+// action.ParseOptions are the parser bounds of this contract.
+func (c Contract) ParseOptions(task string) action.ParseOptions {
 	x, y := c.Bounds()
-	return ParseOptions{XMax: x, YMax: y, Task: task}
+	return action.ParseOptions{XMax: x, YMax: y, Task: task}
 }
 
 // ModelView is the coordinate_contract object shown to the model: only
@@ -100,13 +110,13 @@ type MappedPoint struct {
 	Device  [2]int     `json:"device_coordinate"`
 }
 
-// CoordinateError is a model point that cannot be mapped.
-type CoordinateError struct {
+// Error is a model point that cannot be mapped.
+type Error struct {
 	Code    string
 	Message string
 }
 
-func (e *CoordinateError) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Map turns a model point into canonical [0,1], the runtime 0..999 space
 // and device pixels. It rejects points outside the contract's bounds
@@ -125,9 +135,9 @@ func (e *CoordinateError) Error() string { return e.Code + ": " + e.Message }
 // Dividing by 1000 (Open-AutoGLM) or by the size instead of size-1, or
 // truncating, or rounding r to an integer before scaling, each break one of
 // the two vectors.
-func (c Contract) Map(p Point) (MappedPoint, error) {
+func (c Contract) Map(p action.Point) (MappedPoint, error) {
 	if !c.Frame.Valid() {
-		return MappedPoint{}, &CoordinateError{Code: "invalid_frame", Message: "the observation frame has no size"}
+		return MappedPoint{}, &Error{Code: "invalid_frame", Message: "the observation frame has no size"}
 	}
 	xmax, ymax := c.Bounds()
 	var mp MappedPoint
@@ -137,10 +147,10 @@ func (c Contract) Map(p Point) (MappedPoint, error) {
 	for i := 0; i < 2; i++ {
 		v := p[i]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return MappedPoint{}, &CoordinateError{Code: CodeNonFiniteCoordinate, Message: fmt.Sprintf("coordinate %d is not finite", i)}
+			return MappedPoint{}, &Error{Code: action.CodeNonFiniteCoordinate, Message: fmt.Sprintf("coordinate %d is not finite", i)}
 		}
 		if v < 0 || v > lim[i] {
-			return MappedPoint{}, &CoordinateError{Code: CodeCoordinateOutOfRange,
+			return MappedPoint{}, &Error{Code: action.CodeCoordinateOutOfRange,
 				Message: fmt.Sprintf("coordinate %d = %s is outside 0..%s of %s", i, fmtNum(v), fmtNum(lim[i]), c.Space)}
 		}
 		u := v / lim[i]
@@ -148,7 +158,7 @@ func (c Contract) Map(p Point) (MappedPoint, error) {
 		mp.Runtime[i] = u * 999
 		mp.Device[i] = scaleRound(v, lim[i], dims[i]-1)
 		if mp.Device[i] < 0 || mp.Device[i] > dims[i]-1 {
-			return MappedPoint{}, &CoordinateError{Code: CodeCoordinateOutOfRange, Message: "the mapped point leaves the display"}
+			return MappedPoint{}, &Error{Code: action.CodeCoordinateOutOfRange, Message: "the mapped point leaves the display"}
 		}
 	}
 	return mp, nil
@@ -198,3 +208,7 @@ func (r ResizePolicy) ImageSize(w, h int) (int, int) {
 	ih := max(1, int(math.Floor(float64(h)*s+0.5)))
 	return iw, ih
 }
+
+// fmtNum prints a coordinate as the model wrote it (no exponent, no
+// trailing zeros).
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

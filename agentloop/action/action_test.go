@@ -1,4 +1,4 @@
-package agentloop
+package action
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 
 func mustParse(t *testing.T, content string, opts ParseOptions) *Parsed {
 	t.Helper()
-	p, err := ParseAction(content, "", opts)
+	p, err := Parse(content, "", opts)
 	if err != nil {
-		t.Fatalf("ParseAction(%q): %v", content, err)
+		t.Fatalf("Parse(%q): %v", content, err)
 	}
 	return p
 }
@@ -22,7 +22,7 @@ func TestParseAccepts(t *testing.T) {
 		check    func(t *testing.T, p *Parsed)
 	}{
 		{"tap", `do(action="Tap", element=[499, 182])`, func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActTap || *p.Action.Element != (Point{499, 182}) {
+			if p.Action.Name != Tap || *p.Action.Element != (Point{499, 182}) {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
@@ -32,7 +32,7 @@ func TestParseAccepts(t *testing.T) {
 			}
 		}},
 		{"E2 think + answer without close tag", `<think>好的，标题输入框已经被激活了，我可以看到光标在"请输入标题"的位置。现在我需要输入标题"重新设计nas外壳"。</think><answer>do(action="Type", text="重新设计nas外壳")`, func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActType || *p.Action.Text != "重新设计nas外壳" || !strings.HasPrefix(p.Reasoning, "好的") {
+			if p.Action.Name != Type || *p.Action.Text != "重新设计nas外壳" || !strings.HasPrefix(p.Reasoning, "好的") {
 				t.Errorf("%+v / %q", p.Action, p.Reasoning)
 			}
 		}},
@@ -42,12 +42,12 @@ func TestParseAccepts(t *testing.T) {
 			}
 		}},
 		{"answer block on its own lines", "<answer>\ndo(action=\"Back\")</answer>\n", func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActBack {
+			if p.Action.Name != Back {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
 		{"reasoning that quotes a call inline", "I could use do(action=\"Back\") but the dialog has an X.\ndo(action=\"Tap\", element=[930,120])", func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActTap {
+			if p.Action.Name != Tap {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
@@ -67,17 +67,17 @@ func TestParseAccepts(t *testing.T) {
 			}
 		}},
 		{"aliases", `do(action="Type_Name", text="x")`, func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActType {
+			if p.Action.Name != Type {
 				t.Errorf("%s", p.Action.Name)
 			}
 		}},
 		{"double tap and long press", `do(action="Double Tap", element=[300,400])`, func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActDoubleTap {
+			if p.Action.Name != DoubleTap {
 				t.Errorf("%s", p.Action.Name)
 			}
 		}},
 		{"LongPress alias", `do(action="LongPress", element=[300,400])`, func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActLongPress {
+			if p.Action.Name != LongPress {
 				t.Errorf("%s", p.Action.Name)
 			}
 		}},
@@ -97,7 +97,7 @@ func TestParseAccepts(t *testing.T) {
 			}
 		}},
 		{"take over", `do(action="Take_over", message="请完成登录验证")`, func(t *testing.T, p *Parsed) {
-			if p.Action.Name != ActTakeOver || *p.Action.Message != "请完成登录验证" {
+			if p.Action.Name != TakeOver || *p.Action.Message != "请完成登录验证" {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
@@ -201,7 +201,7 @@ func TestParseRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseAction(tt.in, "", ParseOptions{})
+			_, err := Parse(tt.in, "", ParseOptions{})
 			var pe *ProtocolError
 			if !errors.As(err, &pe) {
 				t.Fatalf("accepted %q (err %v)", tt.in, err)
@@ -218,25 +218,25 @@ func TestSwipeUserDirection(t *testing.T) {
 	right := `do(action="Swipe", start=[200,500], end=[800,500], reason="swipe right to the previous photo")`
 	left := `do(action="Swipe", start=[800,500], end=[200,500], reason="swipe left, it looks better")`
 	for _, task := range []string{"向右滑动查看上一张照片", "swipe right to see the previous photo", "从左往右滑动"} {
-		if _, err := ParseAction(right, "", ParseOptions{Task: task}); err != nil {
+		if _, err := Parse(right, "", ParseOptions{Task: task}); err != nil {
 			t.Errorf("%q: right swipe rejected: %v", task, err)
 		}
-		_, err := ParseAction(left, "", ParseOptions{Task: task})
+		_, err := Parse(left, "", ParseOptions{Task: task})
 		var pe *ProtocolError
 		if !errors.As(err, &pe) || pe.Code != CodeSwipeDirection {
 			t.Errorf("%q: a left swipe replaced the user's right swipe: %v", task, err)
 		}
 	}
 	// 上滑 with the finger moving down is the classic reversal.
-	_, err := ParseAction(`do(action="Swipe", start=[500,300], end=[500,700])`, "", ParseOptions{Task: "上滑查看更多"})
+	_, err := Parse(`do(action="Swipe", start=[500,300], end=[500,700])`, "", ParseOptions{Task: "上滑查看更多"})
 	if err == nil {
 		t.Error("a down swipe passed for 上滑")
 	}
-	if _, err := ParseAction(`do(action="Swipe", start=[500,700], end=[500,300])`, "", ParseOptions{Task: "从下往上滑动"}); err != nil {
+	if _, err := Parse(`do(action="Swipe", start=[500,700], end=[500,300])`, "", ParseOptions{Task: "从下往上滑动"}); err != nil {
 		t.Errorf("from bottom to top: %v", err)
 	}
 	// A reason that states the user's direction while the numbers disagree.
-	_, err = ParseAction(`do(action="Swipe", start=[500,300], end=[500,700], reason="swipe up")`, "", ParseOptions{Task: "swipe up"})
+	_, err = Parse(`do(action="Swipe", start=[500,300], end=[500,700], reason="swipe up")`, "", ParseOptions{Task: "swipe up"})
 	if err == nil {
 		t.Error("reason and coordinates disagree but passed")
 	}
@@ -246,21 +246,8 @@ func TestSwipeUserDirection(t *testing.T) {
 	}
 }
 
-// TestParseBoundsFollowContract: pixel contracts accept their own range.
-func TestParseBoundsFollowContract(t *testing.T) {
-	c := Contract{Space: SpaceImage, Frame: Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}}
-	if _, err := ParseAction(`do(action="Tap", element=[589,1279])`, "", c.ParseOptions("")); err != nil {
-		t.Fatal(err)
-	}
-	_, err := ParseAction(`do(action="Tap", element=[590,10])`, "", c.ParseOptions(""))
-	var pe *ProtocolError
-	if !errors.As(err, &pe) || pe.Code != CodeCoordinateOutOfRange {
-		t.Fatalf("x=590 on a 590-wide image: %v", err)
-	}
-}
-
 func TestParseReasoningField(t *testing.T) {
-	p, err := ParseAction(`do(action="Home")`, "the home key is safest", ParseOptions{})
+	p, err := Parse(`do(action="Home")`, "the home key is safest", ParseOptions{})
 	if err != nil || p.Reasoning != "the home key is safest" {
 		t.Fatalf("%v %+v", err, p)
 	}
@@ -279,7 +266,7 @@ func FuzzParseAction(f *testing.F) {
 		f.Add(s, "")
 	}
 	f.Fuzz(func(t *testing.T, content, reasoning string) {
-		p, err := ParseAction(content, reasoning, ParseOptions{Task: content})
+		p, err := Parse(content, reasoning, ParseOptions{Task: content})
 		if err != nil {
 			var pe *ProtocolError
 			if !errors.As(err, &pe) || pe.Code == "" {
@@ -295,7 +282,7 @@ func FuzzParseAction(f *testing.F) {
 				t.Fatalf("accepted out-of-range %v", *pt)
 			}
 		}
-		again, err := ParseAction(p.Action.Canonical(), "", ParseOptions{Task: content})
+		again, err := Parse(p.Action.Canonical(), "", ParseOptions{Task: content})
 		if err != nil {
 			t.Fatalf("canonical %q does not parse: %v", p.Action.Canonical(), err)
 		}

@@ -1,0 +1,166 @@
+package agentdevice
+
+import (
+	"context"
+	"errors"
+	"image"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/agentloop"
+	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/solopi/device"
+)
+
+func mp(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{x, y}} }
+
+func node(id, class, text string, l, t, r, b int, kids ...*agent.UINode) *agent.UINode {
+	return &agent.UINode{NodeID: id, ClassName: class, Text: text, Bounds: &agent.Rect{Left: l, Top: t, Right: r, Bottom: b}, Children: kids}
+}
+
+func TestHitTestAndTypedMapping(t *testing.T) {
+	page := node("node-1", "android.widget.FrameLayout", "", 0, 0, 1080, 2340,
+		node("node-2", "android.widget.LinearLayout", "", 0, 300, 1080, 1500,
+			node("node-3", "android.widget.EditText", "", 100, 400, 980, 500),
+			node("node-4", "android.widget.Button", "Sign in", 100, 800, 980, 920)),
+		node("node-5", "androidx.recyclerview.widget.RecyclerView", "", 0, 1500, 1080, 2300,
+			node("node-6", "android.widget.TextView", "row", 0, 1500, 1080, 1700)))
+	obs := &agent.Observation{ObservationID: "observation-1", Page: page}
+	tap := func(x, y int) agentloop.Command { return agentloop.Command{Action: action.Tap, Point: mp(x, y)} }
+	if n := HitTest(page, 500, 850); n == nil || n.NodeID != "node-4" {
+		t.Fatalf("hit %v", n)
+	}
+	if n := HitTest(page, 50, 350); n == nil || n.NodeID != "node-2" {
+		t.Fatalf("container hit %v", n)
+	}
+	ta, err := MapToTyped(tap(500, 850), obs, nil)
+	if err != nil || ta.Action != protocol.ActClick || *ta.Args.NodeID != "node-4" {
+		t.Fatalf("%+v %v", ta, err)
+	}
+	// Type goes to the only text field; after tapping one, to that one.
+	ta, err = MapToTyped(agentloop.Command{Action: action.Type, Text: "alice"}, obs, nil)
+	if err != nil || ta.Action != protocol.ActInput || *ta.Args.NodeID != "node-3" || *ta.Args.Text != "alice" {
+		t.Fatalf("type %+v %v", ta, err)
+	}
+	// Long press keeps the node and a duration.
+	ta, err = MapToTyped(agentloop.Command{Action: action.LongPress, Point: mp(500, 450)}, obs, nil)
+	if err != nil || ta.Action != protocol.ActLongClick || *ta.Args.NodeID != "node-3" || *ta.Args.DurationMs != 800 {
+		t.Fatalf("long press %+v %v", ta, err)
+	}
+	// A finger-up swipe in the list is the same gesture as scroll down.
+	ta, err = MapToTyped(agentloop.Command{Action: action.Swipe, Start: mp(540, 2200), End: mp(540, 1800)}, obs, nil)
+	if err != nil || ta.Action != protocol.ActScroll || *ta.Args.Direction != "down" || *ta.Args.NodeID != "node-5" || *ta.Args.Distance != 50 {
+		t.Fatalf("swipe %+v %v", ta, err)
+	}
+	ta, _ = MapToTyped(agentloop.Command{Action: action.Swipe, Start: mp(100, 1000), End: mp(900, 1000)}, obs, nil)
+	if *ta.Args.Direction != "left" || ta.Args.NodeID != nil {
+		t.Fatalf("right swipe outside a list: %+v", ta)
+	}
+	// No Double Tap on this device: a note for the model, nothing sent.
+	_, err = MapToTyped(agentloop.Command{Action: action.DoubleTap, Point: mp(500, 850)}, obs, nil)
+	var nm *agentloop.NotMappableError
+	if !errors.As(err, &nm) || nm.Code != agentloop.CodeUnsupported {
+		t.Fatalf("double tap: %v", err)
+	}
+	// Two text fields and none tapped: no guess.
+	page.Children[0].Children = append(page.Children[0].Children, node("node-7", "android.widget.EditText", "", 100, 550, 980, 650))
+	if _, err := MapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != CodeNoTextField {
+		t.Fatalf("ambiguous field: %v", err)
+	}
+	last := refOf(page.Children[0].Children[2])
+	ta, err = MapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, last)
+	if err != nil || *ta.Args.NodeID != "node-7" {
+		t.Fatalf("last tapped field: %+v %v", ta, err)
+	}
+}
+
+// renderPage draws an observation tree in the simulator's style, so the
+// fake model sees what a SoloPi screenshot of that tree would show.
+func renderPage(page *agent.UINode) *image.RGBA {
+	b := page.Bounds
+	c := fakemodel.NewCanvas(b.Right-b.Left, b.Bottom-b.Top, 63)
+	page.Walk(func(n *agent.UINode) bool {
+		if n.Bounds == nil {
+			return true
+		}
+		r := image.Rect(n.Bounds.Left, n.Bounds.Top, n.Bounds.Right, n.Bounds.Bottom)
+		switch {
+		case strings.HasSuffix(n.ClassName, "Button"):
+			c.Box("button", r, n.Text)
+		case strings.HasSuffix(n.ClassName, "EditText"):
+			c.Box("field", r, n.Description)
+		case strings.HasSuffix(n.ClassName, "TextView"):
+			c.Box("label", r, n.Text)
+		}
+		return true
+	})
+	return c.Img
+}
+
+func pageScreens(ctx context.Context, o *agent.Observation) (*agentloop.Screen, error) {
+	return agentloop.ScreenFromImage(renderPage(o.Page), time.Now())
+}
+
+func newAgentClient(t *testing.T) (*agentfake.Device, *agent.AgentClient) {
+	t.Helper()
+	fd := agentfake.New()
+	fd.RootWait = 50 * time.Millisecond
+	t.Cleanup(fd.Close)
+	dev := device.NewDevice(fd, device.DeviceOptions{Package: protocol.DefaultPackage, Port: protocol.DefaultDevicePort, RequestTimeout: 5 * time.Second})
+	client := agent.NewAgentClient(dev, agent.AgentOptions{Foreground: agentfake.AppActivity, PollInterval: 20 * time.Millisecond})
+	t.Cleanup(client.Close)
+	return fd, client
+}
+
+func fastBudget() agent.AgentBudget {
+	b := agent.DefaultAgentBudget()
+	b.MaxSteps = 10
+	return b
+}
+
+// TestSoloPiDeviceWholeLoop runs the PhoneAgent on the SoloPi Agent
+// session device: freshness re-observations are real observe calls.
+func TestSoloPiDeviceWholeLoop(t *testing.T) {
+	fd, client := newAgentClient(t)
+	srv, err := fakemodel.Start(fakemodel.Options{Coords: fakemodel.CoordsRelative})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	mc := chat.DefaultConfig()
+	mc.BaseURL, mc.Model = srv.URL, "fake"
+	model, err := chat.NewClient(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dev, err := Start(ctx, client, Options{Budget: fastBudget(), PollInterval: 20 * time.Millisecond, Screens: pageScreens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := agentloop.New(agentloop.Config{Space: coord.SpaceAuto, RecheckDelay: time.Millisecond}, dev, model)
+	res, err := agent.Run(ctx, agentloop.Task{Goal: `tap the "Sign in" button`, MaxSteps: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cerr := dev.Close(ctx); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if res.Outcome != agentloop.OutcomeCompleted {
+		t.Fatalf("outcome %s: %s %s", res.Outcome, res.Message, res.ErrorMessage)
+	}
+	if fd.Screen() != "home" {
+		t.Fatalf("screen %s", fd.Screen())
+	}
+	if _, state, _ := fd.SessionState(); state != "ended" {
+		t.Fatalf("session state %s after Close, want ended", state)
+	}
+}

@@ -1,0 +1,72 @@
+package agentloop
+
+import (
+	"time"
+
+	"github.com/solopi-dev/solopi/agentloop/coord"
+)
+
+// Config configures a PhoneAgent.
+type Config struct {
+	Space        coord.Space
+	Policy       coord.ResizePolicy
+	ProfileKey   ProfileKey
+	CacheDir     string
+	Recalibrate  bool
+	SettleDelay  time.Duration
+	Rechecks     int
+	RecheckDelay time.Duration
+	// HardBudget bounds each hard failure class; SoftBudget bounds
+	// consecutive failed completion reviews.
+	HardBudget int
+	SoftBudget int
+	// RepeatLimit is how many identical dispatched actions without any
+	// visible effect are tolerated before a human is asked.
+	RepeatLimit int
+	Confirmer   Confirmer
+	// Preflight, when set, is the endpoint preflight this run follows:
+	// its coordinate profile is used as frozen (nothing is negotiated
+	// again) and its events and metrics open the run's audit trail.
+	Preflight *PreflightReport
+	OnEvent   func(AgentEvent)
+	// Redact removes secrets from every event (the API key).
+	Redact func(string) string
+	Now    func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.Space == "" {
+		c.Space = coord.SpaceAuto
+	}
+	if c.Policy == (coord.ResizePolicy{}) {
+		c.Policy = coord.DefaultResizePolicy()
+	}
+	if c.Rechecks == 0 {
+		c.Rechecks = DefaultFreshRechecks
+	}
+	if c.RecheckDelay == 0 {
+		c.RecheckDelay = DefaultRecheckDelay
+	}
+	if c.HardBudget <= 0 {
+		c.HardBudget = 3
+	}
+	if c.SoftBudget <= 0 {
+		c.SoftBudget = 3
+	}
+	if c.RepeatLimit <= 0 {
+		c.RepeatLimit = 3
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Redact == nil {
+		c.Redact = func(s string) string { return s }
+	}
+}
+
+// Task is one goal with its limits. Run and Step share them.
+type Task struct {
+	Goal        string
+	MaxSteps    int
+	MaxDuration time.Duration
+}
