@@ -301,9 +301,6 @@ var (
 	targetOuter = color.RGBA{0x00, 0x00, 0x00, 0xff}
 )
 
-// TargetColor is the disc colour (the fake model looks for it).
-func TargetColor() color.RGBA { return targetFill }
-
 // SyntheticTarget draws a w×h test card with one target disc centred at
 // canonical point t (pixel t·(size−1)).
 func SyntheticTarget(w, h int, t [2]float64) *image.RGBA {

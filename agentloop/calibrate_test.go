@@ -142,7 +142,7 @@ func TestProfileCache(t *testing.T) {
 
 func TestSyntheticTargetIsFoundWhereDrawn(t *testing.T) {
 	img := SyntheticTarget(591, 1280, [2]float64{0.79, 0.41})
-	x, y, ok := fakemodel.FindTarget(img, TargetColor())
+	x, y, ok := fakemodel.FindTarget(img, targetFill)
 	if !ok {
 		t.Fatal("no target")
 	}
