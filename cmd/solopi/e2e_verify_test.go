@@ -130,6 +130,12 @@ func TestE2EVerifyRunGoldenOutcomes(t *testing.T) {
 		if got := scenarioStatuses(rep); !mapsEqual(got, c.scenarios) {
 			t.Errorf("%s: scenarios %v, want %v", c.name, got, c.scenarios)
 		}
+		// The HTML report beside report.json, written by the run itself.
+		if m["htmlReport"] != filepath.Join(art, "report.html") {
+			t.Errorf("%s: htmlReport %v (%v)", c.name, m["htmlReport"], m["htmlReportError"])
+		} else if b, err := os.ReadFile(filepath.Join(art, "report.html")); err != nil || !strings.Contains(string(b), rep.RequirementID) {
+			t.Errorf("%s: report.html does not name the requirement: %v", c.name, err)
+		}
 	}
 	if f.Devices()[0].App.AgentGeneration() == 0 {
 		t.Error("SoloPi's generation did not move: the refused-input test's check would prove nothing")

@@ -112,7 +112,22 @@ func TestE2EProgressLine(t *testing.T) {
 		}
 	}
 
-	for _, args := range [][]string{{"run", "--case", demoCaseName}, {"run-batch", "--case", demoCaseName, "--case", demoCaseName}} {
+	// verify-run: the line follows the plan's segments.
+	r = runOnTerminal(t, append(env, "NO_COLOR=1"), "verify-run", "--plan", fixturePlan(t, "counter-success"),
+		"--artifacts", filepath.Join(t.TempDir(), "verify"))
+	if r.code != 0 {
+		t.Fatalf("verify-run exit %d: %s\n%q", r.code, r.stdout, r.stderr)
+	}
+	oneJSONObject(t, r.stdout)
+	term = string(r.stderr)
+	for _, want := range []string{"[1/2]", "[2/2]", "deterministic-success · cleanup", "2 passed"} {
+		if !strings.Contains(term, want) {
+			t.Errorf("verify-run: the terminal never showed %q: %q", want, term)
+		}
+	}
+
+	for _, args := range [][]string{{"run", "--case", demoCaseName}, {"run-batch", "--case", demoCaseName, "--case", demoCaseName},
+		{"verify-run", "--plan", fixturePlan(t, "counter-success"), "--artifacts", filepath.Join(t.TempDir(), "verify")}} {
 		r := runBinary(t, env, args...)
 		if r.code != 0 || len(r.stderr) != 0 {
 			t.Errorf("%s without a terminal: exit %d, stderr %q", args[0], r.code, r.stderr)

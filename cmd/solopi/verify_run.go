@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -13,6 +14,8 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/progress"
+	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/report/console"
 	"github.com/solopi-dev/solopi/verify"
 	"github.com/solopi-dev/solopi/verify/execution"
@@ -135,6 +138,37 @@ func readVerifyRunOptions(c *cli.Context) (*verifyRunOptions, error) {
 type verifyRunResult struct {
 	execution.RunSummary
 	Console string `json:"console,omitempty"`
+	// HTMLReport is report.html in the artifacts directory (report is
+	// solopi-ai's report.json), or HTMLReportError why it is missing.
+	HTMLReport      string `json:"htmlReport,omitempty"`
+	HTMLReportError string `json:"htmlReportError,omitempty"`
+}
+
+// segmentProgress renders verify-run's segments on the status line:
+// segment i of the plan's, the scenario and segment, the verdicts so far.
+func segmentProgress(line *progress.Line) func(execution.SegmentProgress) {
+	if !line.Enabled() {
+		return nil
+	}
+	return func(p execution.SegmentProgress) {
+		line.Update(func(s *progress.State) {
+			s.Index, s.Total = p.Index, p.Total
+			s.Label = p.ScenarioID + " · " + p.Phase
+			if p.State == "" {
+				s.Phase = p.Route
+				return
+			}
+			s.Phase = p.State
+			switch p.State {
+			case "passed", "done":
+				s.Passed++
+			case "failed":
+				s.Failed++
+			default:
+				s.NotTested++
+			}
+		})
+	}
 }
 
 // runVerifyRun checks every input, runs the planner preflight when the
@@ -193,14 +227,18 @@ func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOpt
 		return outcome.Result{}, err
 	}
 	defer sess.Close()
-	o.phone.Foreground, o.phone.Progress = sess.Foreground, g.deviceProgress()
+	// The status line follows segments, not the replays inside them.
+	o.phone.Foreground = sess.Foreground
 	phone := onphone.New(sess.Device, o.phone)
 	defer phone.Close()
-	sum, err := prep.Run(ctx, execution.Engine{Runner: phone, Agent: phone, RestartApp: o.restartApp, Clock: sess.Device.Clock()})
+	sum, err := prep.Run(ctx, execution.Engine{Runner: phone, Agent: phone, RestartApp: o.restartApp,
+		Clock: sess.Device.Clock(), Observe: segmentProgress(g.progress)})
 	if err != nil {
 		return outcome.Result{}, err
 	}
 	out := verifyRunResult{RunSummary: *sum}
+	html := reportOf(filepath.Dir(sum.Report), report.Options{}, nil)
+	out.HTMLReport, out.HTMLReportError = html.Report, html.ReportError
 	if live != nil {
 		out.Console = live.URL()
 	}

@@ -29,6 +29,20 @@ type Engine struct {
 	// Random fills bytes for report IDs and owner tokens (crypto/rand
 	// when nil; tests make it deterministic).
 	Random func([]byte)
+	// Observe, when set, is told when each segment starts and finishes
+	// (a terminal's status line shows it).
+	Observe func(SegmentProgress)
+}
+
+// SegmentProgress is one segment starting (State "") or finishing.
+type SegmentProgress struct {
+	// Index counts the segments started so far; Total is the plan's
+	// segment count (segments a skipped scenario never runs are never
+	// started, so a run can end below Total).
+	Index, Total          int
+	ScenarioID, SegmentID string
+	Phase, Route          string
+	State, Reason         string
 }
 
 // RunOutput is a finished (or interrupted) run.
@@ -98,11 +112,28 @@ func (e *Engine) hex(n int) string {
 
 // run is one execution of a plan.
 type run struct {
-	e    *Engine
-	plan *verify.Plan
-	a    *artifactDir
-	ev   *events
-	rec  *verify.RunRecord
+	e       *Engine
+	plan    *verify.Plan
+	a       *artifactDir
+	ev      *events
+	rec     *verify.RunRecord
+	started int // segments started, for Observe
+}
+
+// observe tells Engine.Observe about a segment.
+func (r *run) observe(sc *verify.Scenario, seg *verify.Segment, o *verify.SegmentOutcome) {
+	if r.e.Observe == nil {
+		return
+	}
+	total := 0
+	for _, s := range r.plan.Scenarios {
+		total += len(s.Segments)
+	}
+	p := SegmentProgress{Index: r.started, Total: total, ScenarioID: sc.ID, SegmentID: seg.ID, Phase: seg.Phase, Route: seg.Route}
+	if o != nil {
+		p.State, p.Reason = o.State, o.Reason
+	}
+	r.e.Observe(p)
 }
 
 // walk runs the scenarios in execution order with the judge's rules on
@@ -183,6 +214,8 @@ func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	if err := r.ev.append("segment_started", base); err != nil {
 		return nil, err
 	}
+	r.started++
+	r.observe(sc, seg, nil)
 	var o *verify.SegmentOutcome
 	var err error
 	if seg.Deterministic() {
@@ -213,5 +246,6 @@ func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	if err := r.ev.append("segment_finished", fin); err != nil {
 		return nil, err
 	}
+	r.observe(sc, seg, o)
 	return o, nil
 }

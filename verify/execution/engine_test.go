@@ -95,3 +95,29 @@ func TestEngineKeepsOwnerTokensOutOfEveryFile(t *testing.T) {
 		}
 	})
 }
+
+// Observe sees every segment that runs start and finish, in order, with
+// the plan's segment count as the total.
+func TestEngineObservesSegments(t *testing.T) {
+	plan := compileFixture(t, "counter-success")
+	rememberCases(plan)
+	var seen []SegmentProgress
+	phone := &counterPhone{}
+	e := &Engine{Runner: phone, Agent: phone, Observe: func(p SegmentProgress) { seen = append(seen, p) }}
+	if _, err := e.Run(context.Background(), plan, filepath.Join(t.TempDir(), "run")); err != nil {
+		t.Fatal(err)
+	}
+	// counter-success: one test segment and one cleanup segment.
+	if len(seen) != 4 {
+		t.Fatalf("observed %+v", seen)
+	}
+	for i, p := range seen {
+		started := i%2 == 0
+		if p.Index != i/2+1 || p.Total != 2 || (p.State == "") != started {
+			t.Errorf("event %d: %+v", i, p)
+		}
+	}
+	if seen[1].State != "passed" || seen[3].Phase != "cleanup" {
+		t.Errorf("finished events %+v %+v", seen[1], seen[3])
+	}
+}
