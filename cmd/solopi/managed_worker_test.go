@@ -40,7 +40,7 @@ func (f *fakeDevices) ProbeDevice(_ context.Context, serial string) (worker.Prob
 	return p, nil
 }
 
-func (f *fakeDevices) Executor(managedRunSettings) worker.ShardExecutor { return f }
+func (f *fakeDevices) Executor(runBudgets) worker.ShardExecutor { return f }
 
 func (f *fakeDevices) ExecuteShard(ctx context.Context, r worker.ShardRun) (worker.ShardVerdict, error) {
 	f.runs.Add(1)
