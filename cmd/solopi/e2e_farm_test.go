@@ -22,7 +22,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for the checks
-	_ "modernc.org/sqlite"              // database/sql driver "sqlite", for the checks
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite", for the checks
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/pgtest"
@@ -31,10 +31,10 @@ import (
 // farmSpec sizes a farm test.
 type farmSpec struct {
 	database, driver string // the store and the database/sql driver the checks read it with
-	devices, workers     int
-	concurrency          int // shards per worker process at once
-	tasks, replicas      int // shards = tasks × replicas (at most 64 per task)
-	kills                int // SIGKILLs, each followed by a restart
+	devices, workers int
+	concurrency      int // shards per worker process at once
+	tasks, replicas  int // shards = tasks × replicas (at most 64 per task)
+	kills            int // SIGKILLs, each followed by a restart
 }
 
 // simServe runs `solopi sim serve` and returns the environment that points
@@ -57,7 +57,7 @@ func simServe(t *testing.T, devices int, scale float64) []string {
 	line, err := bufio.NewReader(stdout).ReadBytes('\n')
 	var out struct {
 		AdbServer struct{ Port int } `json:"adbServer"`
-		Devices   []any             `json:"devices"`
+		Devices   []any              `json:"devices"`
 	}
 	if err != nil || json.Unmarshal(line, &out) != nil || len(out.Devices) != devices {
 		t.Fatalf("sim serve printed %q (%v)", line, err)
@@ -277,7 +277,7 @@ func checkFarmTask(t *testing.T, m *managedFarm, task, planFingerprint, outcome 
 	}
 
 	_, evs := m.cmd("managed-events", "--task-id", task)
-	ended := map[string]int{}    // attemptId → events that ended it
+	ended := map[string]int{}     // attemptId → events that ended it
 	completed := map[string]int{} // shardId → attempt_completed events
 	finished := 0
 	for i, e := range evs["events"].([]any) {

@@ -17,7 +17,7 @@ import (
 	"github.com/solopi-dev/solopi/managed"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for raw
-	_ "modernc.org/sqlite"              // database/sql driver "sqlite", for raw
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite", for raw
 )
 
 // Fresh returns the --database value of a new, empty database for one test
