@@ -39,7 +39,7 @@ const (
 )
 
 // compilePlan compiles a requirement into a plan file with verify-compile.
-func compilePlan(t *testing.T, requirement []byte) string {
+func compilePlan(t testing.TB, requirement []byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	req, plan := filepath.Join(dir, "requirement.json"), filepath.Join(dir, "plan.json")
@@ -52,7 +52,7 @@ func compilePlan(t *testing.T, requirement []byte) string {
 	return plan
 }
 
-func fixturePlan(t *testing.T, name string) string {
+func fixturePlan(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(verifyFixtures, name+".json"))
 	if err != nil {
