@@ -430,3 +430,31 @@ func TestE2EManagedWorkerLoopInterruptHandsBack(t *testing.T) {
 		t.Errorf("events %v", types)
 	}
 }
+
+// TestE2EManagedWorkerLoopStatusLine: on a terminal the worker's line
+// counts its shards as they end (i/N of --max-assignments, the verdicts,
+// the last task/shard) and is cleared before the JSON.
+func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
+	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
+	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
+	m.ready("sim-0001")
+	task := m.submit(fixturePlan(t, "counter-success"), "line", 2)
+	r := runOnTerminal(t, append(m.env, "NO_COLOR=1"), "managed-worker-loop", "--worker-id", "host-a", "--artifacts-root", m.root,
+		"--idle-interval", "0.2", "--max-assignments", "2")
+	if r.code != 0 {
+		t.Fatalf("worker exit %d %s\n%q", r.code, r.stdout, r.stderr)
+	}
+	schemas.Validate(t, "managed-worker-loop", r.stdout)
+	if out := oneJSONObject(t, r.stdout); out["processed"] != float64(2) {
+		t.Errorf("worker %v", out)
+	}
+	term := string(r.stderr)
+	for _, want := range []string{"[2/2]", "2 passed · 0 failed", task + "/shard-"} {
+		if !strings.Contains(term, want) {
+			t.Errorf("the terminal never showed %q: %q", want, term)
+		}
+	}
+	if !strings.HasSuffix(term, clearStatusLine) {
+		t.Errorf("the line is not cleared at the end: %q", term)
+	}
+}
