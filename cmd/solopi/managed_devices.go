@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,6 +117,12 @@ func (v shardVerifier) ExecuteShard(ctx context.Context, run worker.ShardRun) (w
 		Provider: execution.ProviderOptions{Name: execution.ProviderStatic}, Setup: refuseVision}
 	sum, err := verifyOnPhone(ctx, v.g.depsOn(a.Serial), o, v.budgets)
 	switch {
+	case err != nil && slices.Contains(selectionCodes, fault.CodeOf(err)):
+		// The adb server listed the device when the shard was claimed: one
+		// that is gone or unusable now is an infrastructure failure the
+		// task's retries cover, not a usage error.
+		return worker.ShardVerdict{}, fault.Wrap(fault.Transport, fault.CodeOf(err), "the leased device is no longer usable: "+fault.From(err).Message, err).
+			With("serial", a.Serial)
 	case err != nil:
 		return worker.ShardVerdict{}, err
 	case sum.Interrupted:
@@ -128,6 +135,10 @@ func (v shardVerifier) ExecuteShard(ctx context.Context, run worker.ShardRun) (w
 	}
 	return worker.ShardVerdict{Status: sum.Status, ReportPath: sum.Report, Report: report}, nil
 }
+
+// selectionCodes are device selection's refusals (usage errors for a
+// command the user pointed at a device).
+var selectionCodes = []string{codeNoDevice, codeDeviceNotFound, codeDeviceOffline, codeDeviceUnauthorized, codeDeviceNotReady}
 
 // refuseVision is a worker's Setup: managed work runs with the task's
 // static decisions and no model, so a plan with vision oracles is refused

@@ -245,3 +245,20 @@ func TestManagedProbeAPILevel(t *testing.T) {
 		t.Errorf("the device was registered: %v", err)
 	}
 }
+
+// A leased device that is gone from the adb server when the shard starts
+// is a transport failure (retried within the task's budget), not the
+// usage error device selection reports to a person.
+func TestManagedShardOnAVanishedDevice(t *testing.T) {
+	plan, err := os.ReadFile(fixturePlan(t, "counter-success"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := fault.New(fault.Invalid, codeDeviceOffline, "the device is offline")
+	h := hostDevices{g: &globals{env: env{transport: func(context.Context) (device.Transport, error) { return nil, gone }}}}
+	a := &managed.Assignment{Serial: "sim-0001", Plan: plan, Decisions: []byte(`{}`)}
+	_, err = h.Executor(runBudgets{}).ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "a")})
+	if fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != codeDeviceOffline {
+		t.Fatalf("got %v (%s)", err, fault.KindOf(err))
+	}
+}
