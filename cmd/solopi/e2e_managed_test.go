@@ -379,7 +379,7 @@ func TestE2EManagedCancelStopsDeviceWork(t *testing.T) {
 // heartbeat is refused and it cancels its replay on the device at once,
 // writing nothing for the attempt.
 func TestE2EManagedLostLeaseStopsDeviceWork(t *testing.T) {
-	m, task, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "1000"}, "--max-assignments", "1")
+	m, task, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000"}, "--max-assignments", "1")
 	w.signal(syscall.SIGSTOP)
 	// Recovery takes the shard once the lease has expired.
 	waitUntil(t, 30*time.Second, "recovery to expire the lease", func() bool {
