@@ -83,16 +83,17 @@ func (RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 }
 
 // PeriodicRecovery is the periodic job River's elected leader enqueues:
-// once across the farm, at most one in flight.
+// once across the farm, one per interval. It is unique per interval, not
+// while one is in flight: River's uniqueness always counts running jobs,
+// and a recovery job whose worker process died stays "running" until
+// River's rescuer (an hour), which would block recovery for that long.
+// Recovery is idempotent, so two overlapping runs are harmless.
 func PeriodicRecovery() *river.PeriodicJob {
 	return river.NewPeriodicJob(river.PeriodicInterval(RecoverInterval), func() (river.JobArgs, *river.InsertOpts) {
 		return RecoverArgs{}, &river.InsertOpts{
 			Queue:       QueueMaintenance,
 			MaxAttempts: 1,
-			UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-				rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-				rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-			}},
+			UniqueOpts:  river.UniqueOpts{ByPeriod: RecoverInterval},
 		}
 	}, &river.PeriodicJobOpts{ID: KindRecover, RunOnStart: true})
 }

@@ -276,11 +276,7 @@ func (s *store) expireTask(ctx context.Context, t txn, taskID string, now int64)
 			// shard on (it snoozes until the backoff ends); the old one,
 			// when it runs again, finds itself superseded.
 			outcome = "requeued"
-			ids, err := t.insertJobs(ctx, []river.InsertManyParams{shardJob(taskID, e.ShardID, int(counted))})
-			if err != nil {
-				return r, err
-			}
-			if _, err := t.exec(ctx, `UPDATE managed_shards SET river_job_id = $1 WHERE shard_id = $2`, ids[0], e.ShardID); err != nil {
+			if err := replaceCarrier(ctx, t, taskID, e.ShardID, counted, now); err != nil {
 				return r, err
 			}
 			r.Requeued++
@@ -312,13 +308,24 @@ func abandonedCategory(state rivertype.JobState, found bool) string {
 	return ""
 }
 
-// reconcileCarriers ends the queued shards whose River job is gone:
-// otherwise nothing would ever run them and their task would never finish.
+// reconcileCarriers looks after the River jobs of queued shards. A shard
+// whose job is gone (an operator cancelled or deleted it, River discarded
+// it) ends not_tested: nothing would ever run it and its task would never
+// finish. A shard whose job River still shows running after the shard sat
+// queued for a whole lease lost its job to a worker process that died with
+// the job fetched (River rescues such a job only after an hour): it gets a
+// new job, as after a lease expiry. A live worker holds a queued shard's job
+// for the claim alone, so a job superseded by mistake only finds itself
+// superseded when it claims.
 func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 	var r Recovery
-	type carrier struct{ task, shard string }
-	rs, err := s.be.reader().query(ctx, `SELECT s.task_id, s.shard_id, s.river_job_id FROM managed_shards s
-		JOIN managed_tasks t ON t.task_id = s.task_id
+	type carrier struct {
+		task, shard      string
+		queuedSince      int64 // the shard's last change
+		leaseMs, counted int64
+	}
+	rs, err := s.be.reader().query(ctx, `SELECT s.task_id, s.shard_id, s.river_job_id, s.updated_at_ms, t.lease_duration_ms,
+		s.attempt_count - s.released_count FROM managed_shards s JOIN managed_tasks t ON t.task_id = s.task_id
 		WHERE s.status = 'queued' AND s.river_job_id IS NOT NULL AND t.cancel_requested = 0`)
 	if err != nil {
 		return r, asFault(err)
@@ -328,7 +335,7 @@ func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 	for rs.Next() {
 		var c carrier
 		var id int64
-		if err := rs.Scan(&c.task, &c.shard, &id); err != nil {
+		if err := rs.Scan(&c.task, &c.shard, &id, &c.queuedSince, &c.leaseMs, &c.counted); err != nil {
 			rs.Close()
 			return r, asFault(err)
 		}
@@ -346,20 +353,28 @@ func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		state, found := states[id]
-		category := abandonedCategory(state, found)
-		if category == "" {
-			continue
-		}
 		c := carriers[id]
 		now := s.now()
+		category := abandonedCategory(state, found)
+		orphaned := state == rivertype.JobStateRunning && now-c.queuedSince >= c.leaseMs
+		if category == "" && !orphaned {
+			continue
+		}
 		err := s.write(ctx, func(t txn) error {
 			if err := t.lockTask(ctx, c.task); err != nil {
 				return err
 			}
-			n, err := t.exec(ctx, `UPDATE managed_shards SET status = 'not_tested', result_status = 'not_tested',
-				failure_category = $1, updated_at_ms = $2, finished_at_ms = $2
-				WHERE shard_id = $3 AND status = 'queued' AND river_job_id = $4`, category, now, c.shard, id)
-			if err != nil || n == 0 {
+			var still int
+			if err := t.queryRow(ctx, `SELECT COUNT(*) FROM managed_shards WHERE shard_id = $1 AND status = 'queued' AND river_job_id = $2`,
+				c.shard, id).Scan(&still); err != nil || still == 0 {
+				return err
+			}
+			if orphaned {
+				r.Requeued++
+				return replaceCarrier(ctx, t, c.task, c.shard, c.counted, now)
+			}
+			if _, err := t.exec(ctx, `UPDATE managed_shards SET status = 'not_tested', result_status = 'not_tested',
+				failure_category = $1, updated_at_ms = $2, finished_at_ms = $2 WHERE shard_id = $3`, category, now, c.shard); err != nil {
 				return err
 			}
 			r.Terminated++
@@ -368,7 +383,7 @@ func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 			}); err != nil {
 				return err
 			}
-			_, err = refreshTask(ctx, t, c.task, now)
+			_, err := refreshTask(ctx, t, c.task, now)
 			return err
 		})
 		if err != nil {
@@ -376,4 +391,15 @@ func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 		}
 	}
 	return r, nil
+}
+
+// replaceCarrier gives a shard a new River job, numbered after its counted
+// attempts; the old job, if it ever runs again, finds itself superseded.
+func replaceCarrier(ctx context.Context, t txn, taskID, shardID string, counted, now int64) error {
+	ids, err := t.insertJobs(ctx, []river.InsertManyParams{shardJob(taskID, shardID, int(counted))})
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, `UPDATE managed_shards SET river_job_id = $1, updated_at_ms = $2 WHERE shard_id = $3`, ids[0], now, shardID)
+	return err
 }

@@ -39,7 +39,7 @@ const (
 )
 
 // compilePlan compiles a requirement into a plan file with verify-compile.
-func compilePlan(t *testing.T, requirement []byte) string {
+func compilePlan(t testing.TB, requirement []byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	req, plan := filepath.Join(dir, "requirement.json"), filepath.Join(dir, "plan.json")
@@ -52,7 +52,7 @@ func compilePlan(t *testing.T, requirement []byte) string {
 	return plan
 }
 
-func fixturePlan(t *testing.T, name string) string {
+func fixturePlan(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(verifyFixtures, name+".json"))
 	if err != nil {
@@ -445,15 +445,7 @@ func checkInterruptedReport(t *testing.T, m map[string]any, segment string) *ver
 func TestE2EVerifyRunInterruptDuringReplay(t *testing.T) {
 	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 1})
 	// A minute of waiting on the device before the checkpoint.
-	var steps []string
-	for i := range 12 {
-		steps = append(steps, fmt.Sprintf(`{"id":"wait-%d","action":{"type":"wait","durationMs":5000}},`, i))
-	}
-	req := `{"id":"slow","title":"slow","targetAppPackage":"com.example.counter","acceptanceCriteria":["the counter shows 0"],
-	 "scenarios":[{"id":"slow-replay","acceptanceCriteria":["AC-001"],"steps":[` + strings.Join(steps, "") +
-		`{"id":"reset","action":{"type":"click","selector":{"resourceId":"com.example.counter:id/reset_button"}}}],
-	  "checkpoints":[{"id":"zero","afterStep":"reset","oracle":{"type":"ui","selector":{"resourceId":"com.example.counter:id/counter_value"},"expected":"0"}}]}]}`
-	plan := compilePlan(t, []byte(req))
+	plan := slowPlan(t, 12)
 	art := filepath.Join(t.TempDir(), "run")
 	dev := f.Devices()[0]
 	code, m := interruptVerify(t, env, func() bool { return dev.App.LeaseHolder() != "" }, "--plan", plan, "--artifacts", art)
@@ -476,6 +468,21 @@ func TestE2EVerifyRunInterruptDuringReplay(t *testing.T) {
 	if dev.App.LeaseHolder() != "" {
 		t.Errorf("the device is still held by %s", dev.App.LeaseHolder())
 	}
+}
+
+// slowPlan compiles a plan whose one replay waits n times 5 s of device
+// time before its checkpoint.
+func slowPlan(t *testing.T, n int) string {
+	t.Helper()
+	var steps []string
+	for i := range n {
+		steps = append(steps, fmt.Sprintf(`{"id":"wait-%d","action":{"type":"wait","durationMs":5000}},`, i))
+	}
+	req := `{"id":"slow","title":"slow","targetAppPackage":"com.example.counter","acceptanceCriteria":["the counter shows 0"],
+	 "scenarios":[{"id":"slow-replay","acceptanceCriteria":["AC-001"],"steps":[` + strings.Join(steps, "") +
+		`{"id":"reset","action":{"type":"click","selector":{"resourceId":"com.example.counter:id/reset_button"}}}],
+	  "checkpoints":[{"id":"zero","afterStep":"reset","oracle":{"type":"ui","selector":{"resourceId":"com.example.counter:id/counter_value"},"expected":"0"}}]}]}`
+	return compilePlan(t, []byte(req))
 }
 
 // rep0Segment is the first segment of a plan's first scenario.

@@ -13,7 +13,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/verify"
 )
 
 // The managed-* commands drive a device farm's store: SQLite on one host
@@ -428,13 +427,5 @@ func managedCommands(exit *int, e env) []*cli.Command {
 				return runManagedPurge(ctx, s, c.String("host"), c.StringSlice("artifacts-root"))
 			}),
 		},
-	}, managedServeCommand(exit, e))
-}
-
-// planValidator is the plan check of managed-submit and managed-serve: the
-// whole of verify-validate, so that a farm never runs a plan verify-run
-// would refuse.
-func planValidator(plan any) error {
-	_, err := verify.ValidateTree(plan)
-	return err
+	}, append(managedDeviceCommands(exit, e), managedServeCommand(exit, e))...)
 }

@@ -106,6 +106,10 @@ func testManagedCommands(t *testing.T, db string) {
 		t.Fatalf("tampered plan %v", e)
 	}
 	managedCLI(t, db, 3, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-3", "--max-retries", "11")
+	// Vision oracles need a model; managed work has none.
+	if e := managedCLI(t, db, 3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != codeVisionNotSupported {
+		t.Fatalf("vision plan %v", e)
+	}
 
 	if st := managedCLI(t, db, 0, "managed-status", "--task-id", id); st["status"] != "queued" {
 		t.Fatalf("status %v", st)

@@ -18,32 +18,21 @@ import (
 // The device-bound managed commands (managed-worker-once, -worker-loop and
 // -device-probe) reach devices through managedDevices: the worker runs each
 // shard with verify-run in-process on exactly the leased serial, and a probe
-// is the doctor. Their options and run functions live here; the commands are
-// registered where a managedDevices is built from the host's adb server.
-
-// managedRunSettings are verify-run's budgets, as the worker flags give them.
-type managedRunSettings struct {
-	RestartApp         *bool
-	RunTimeout         time.Duration
-	ImportTimeout      time.Duration
-	AckTimeout         time.Duration
-	AgentStartTimeout  time.Duration
-	AgentActionTimeout time.Duration
-	AgentEndTimeout    time.Duration
-	PollInterval       time.Duration
-}
+// is the doctor (hostDevices, managed_devices.go). Their options and run
+// functions live here and take a managedDevices, so that tests can script
+// the devices.
 
 // managedDevices is what the device-bound commands need from this host.
 type managedDevices interface {
 	worker.DeviceLister
 	worker.DeviceProber
-	// Executor runs shards with verify-run under these settings.
-	Executor(settings managedRunSettings) worker.ShardExecutor
+	// Executor runs shards with verify-run under these budgets.
+	Executor(budgets runBudgets) worker.ShardExecutor
 }
 
 type managedWorkerOptions struct {
 	workerID, host, artifactsRoot string
-	settings                      managedRunSettings
+	budgets                       runBudgets
 	concurrency                   int
 	idleInterval                  time.Duration
 	maxIdlePolls, maxAssignments  int
@@ -61,7 +50,7 @@ func (o managedWorkerOptions) loopConfig(s managed.Store, d managedDevices) (wor
 		return worker.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
 	}
 	return worker.LoopConfig{
-		Config: worker.Config{Store: s, Executor: d.Executor(o.settings), Devices: d, WorkerID: o.workerID,
+		Config: worker.Config{Store: s, Executor: d.Executor(o.budgets), Devices: d, WorkerID: o.workerID,
 			Host: o.host, ArtifactsRoot: root, Observe: shardProgress(o.progress, o.maxAssignments)},
 		Prober: d, ProbeInterval: o.probeInterval, Concurrency: max(1, o.concurrency), IdleInterval: o.idleInterval,
 		MaxIdlePolls: o.maxIdlePolls, MaxAssignments: o.maxAssignments,
@@ -138,7 +127,7 @@ type managedWorkerLoopResult struct {
 
 // runManagedWorkerLoop works shards until a limit or a signal: exit 0
 // without failures, 2 with some, 130 when interrupted (running shards are
-// handed back first).
+// handed back first; success is then false).
 func runManagedWorkerLoop(ctx context.Context, s managed.Store, d managedDevices, o managedWorkerOptions) (outcome.Result, error) {
 	cfg, err := o.loopConfig(s, d)
 	if err != nil {
@@ -148,7 +137,7 @@ func runManagedWorkerLoop(ctx context.Context, s managed.Store, d managedDevices
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	out := managedWorkerLoopResult{Success: res.Failures == 0, Processed: res.Processed, Failures: res.Failures,
+	out := managedWorkerLoopResult{Success: res.Failures == 0 && !res.Interrupted, Processed: res.Processed, Failures: res.Failures,
 		IdlePolls: res.IdlePolls, Interrupted: res.Interrupted}
 	exit := outcome.ExitOK
 	switch {
@@ -188,17 +177,9 @@ func managedWorkerFlags(loop bool) []cli.Flag {
 	flags := []cli.Flag{managedDBFlag(), hostFlag(),
 		&cli.StringFlag{Name: "worker-id", Required: true, Usage: "this worker's stable id"},
 		&cli.StringFlag{Name: "artifacts-root", Required: true, Usage: "evidence goes to <root>/<taskId>/<shardId>/<attemptId>/"},
-		&cli.BoolFlag{Name: "restart-app", Usage: "restart the app under test before fixed segments (--no-restart-app: never)"},
-		&cli.BoolFlag{Name: "no-restart-app", Usage: "never restart the app under test"},
-		&cli.Float64Flag{Name: "run-timeout", Value: 600, Usage: "seconds per replay run"},
-		&cli.Float64Flag{Name: "import-timeout", Value: 30, Usage: "seconds per case import"},
-		&cli.Float64Flag{Name: "ack-timeout", Value: 20, Usage: "seconds for a run to be acknowledged"},
-		&cli.Float64Flag{Name: "agent-start-timeout", Value: 30, Usage: "seconds to start an agent session"},
-		&cli.Float64Flag{Name: "agent-action-timeout", Value: 20, Usage: "seconds per agent action"},
-		&cli.Float64Flag{Name: "agent-end-timeout", Value: 15, Usage: "seconds to end an agent session"},
-		&cli.Float64Flag{Name: "poll-interval", Value: 0.2, Usage: "seconds between status polls"},
 		&cli.Float64Flag{Name: "probe-interval", Value: worker.DefaultProbeInterval.Seconds(), Usage: "seconds between re-probes of this host's devices"},
 	}
+	flags = append(flags, runBudgetFlags()...)
 	if loop {
 		flags = append(flags,
 			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "shards run at once on this host (one per device at most)"},
@@ -213,29 +194,14 @@ func managedWorkerFlags(loop bool) []cli.Flag {
 func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) {
 	o := managedWorkerOptions{workerID: c.String("worker-id"), host: c.String("host"), artifactsRoot: c.String("artifacts-root"),
 		concurrency: 1, idleInterval: time.Second}
-	for _, f := range []struct {
-		name string
-		dst  *time.Duration
-	}{
-		{"run-timeout", &o.settings.RunTimeout}, {"import-timeout", &o.settings.ImportTimeout}, {"ack-timeout", &o.settings.AckTimeout},
-		{"agent-start-timeout", &o.settings.AgentStartTimeout}, {"agent-action-timeout", &o.settings.AgentActionTimeout},
-		{"agent-end-timeout", &o.settings.AgentEndTimeout}, {"poll-interval", &o.settings.PollInterval}, {"probe-interval", &o.probeInterval},
-	} {
-		d, err := seconds(f.name, c.Float64(f.name))
-		if err != nil {
-			return o, err
-		}
-		*f.dst = d
+	var err error
+	if o.budgets, err = readRunBudgets(c); err != nil {
+		return o, err
 	}
-	switch {
-	case c.Bool("restart-app") && c.Bool("no-restart-app"):
-		return o, fault.Usage("invalid_option", "--restart-app and --no-restart-app exclude each other")
-	case c.IsSet("restart-app") || c.IsSet("no-restart-app"):
-		v := c.Bool("restart-app")
-		o.settings.RestartApp = &v
+	if o.probeInterval, err = seconds("probe-interval", c.Float64("probe-interval")); err != nil {
+		return o, err
 	}
 	if loop {
-		var err error
 		if o.idleInterval, err = seconds("idle-interval", c.Float64("idle-interval")); err != nil {
 			return o, err
 		}
@@ -247,8 +213,9 @@ func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) 
 	return o, nil
 }
 
-// workerAction reads the worker flags and runs a worker command.
-func workerAction(exit *int, e env, d managedDevices, loop bool,
+// workerAction reads the worker flags and runs a worker command on this
+// host's devices.
+func workerAction(exit *int, e env, loop bool,
 	run func(context.Context, managed.Store, managedDevices, managedWorkerOptions) (outcome.Result, error)) cli.ActionFunc {
 	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 		o, err := readWorkerOptions(c, loop)
@@ -256,19 +223,21 @@ func workerAction(exit *int, e env, d managedDevices, loop bool,
 			return outcome.Result{}, err
 		}
 		o.progress = g.progress
-		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return run(ctx, s, d, o) })
+		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return run(ctx, s, hostDevices{g: g}, o) })
 	})
 }
 
-// managedDeviceCommands are the device-bound managed commands on devices d.
-func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
+// managedDeviceCommands are the device-bound managed commands.
+func managedDeviceCommands(exit *int, e env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "managed-worker-once",
 			Usage:     "claim one shard this host can run, run it with verify-run on the leased device, report it",
 			UsageText: "solopi managed-worker-once --worker-id host-a-1 --artifacts-root ./evidence",
-			Flags:     managedWorkerFlags(false),
-			Action:    workerAction(exit, e, d, false, runManagedWorkerOnce),
+			Description: "Exit 0 passed (or nothing to claim: claimed:false), 2 failed or not_tested, 4 a lost lease or a\n" +
+				"transport failure (the shard is retried), 3 another worker error (the shard ends not_tested).",
+			Flags:  managedWorkerFlags(false),
+			Action: workerAction(exit, e, false, runManagedWorkerOnce),
 		},
 		{
 			Name:  "managed-worker-loop",
@@ -279,24 +248,33 @@ func managedDeviceCommands(exit *int, e env, d managedDevices) []*cli.Command {
 				"heartbeats their leases, and stops device work at once when a task is cancelled or a lease is lost.\n" +
 				"SIGINT/SIGTERM hand running shards back and exit 130.",
 			Flags:  managedWorkerFlags(true),
-			Action: workerAction(exit, e, d, true, runManagedWorkerLoop),
+			Action: workerAction(exit, e, true, runManagedWorkerLoop),
 		},
 		{
-			Name:      "managed-device-probe",
-			Usage:     "probe the selected device with doctor and register it with what it can do",
-			UsageText: "solopi --serial SERIAL managed-device-probe [--device-id ID] [--capability C]... [--label k=v]...",
+			Name:  "managed-device-probe",
+			Usage: "probe the selected device with doctor and register it with what it can do",
+			UsageText: "solopi [--serial SERIAL] managed-device-probe [--device-id ID] [--capability C]... [--label k=v]...\n\n" +
+				"Exit 0 when doctor passed (healthy), 2 when not (degraded); 3/4 when the device cannot be probed.",
 			Flags: []cli.Flag{managedDBFlag(),
 				&cli.StringFlag{Name: "device-id", Usage: "stable device id (default: the serial)"},
 				&cli.StringSliceFlag{Name: "capability", Usage: "an extra capability (repeatable)"},
 				&cli.StringSliceFlag{Name: "label", Usage: "a key=value label (repeatable)"}},
 			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				s, err := managed.Open(ctx, c.String("database"), managed.Options{})
-				if err != nil {
-					return outcome.Result{}, err
+				// --serial, else the only online device. A named device is
+				// probed even when adb cannot reach it: the probe's error
+				// degrades it.
+				serial := g.serial
+				if serial == "" {
+					t, err := g.transport(ctx)
+					if err != nil {
+						return outcome.Result{}, err
+					}
+					serial = t.Serial()
 				}
-				defer s.Close()
-				return runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: g.serial, DeviceID: c.String("device-id"),
-					Capabilities: c.StringSlice("capability")}, c.StringSlice("label"))
+				return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) {
+					return runManagedDeviceProbe(ctx, s, hostDevices{g: g}, worker.ProbeRequest{Serial: serial, DeviceID: c.String("device-id"),
+						Capabilities: c.StringSlice("capability")}, c.StringSlice("label"))
+				})
 			}),
 		},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // fakeDevices stands for the host's adb server, doctor and verify-run;
@@ -40,7 +43,7 @@ func (f *fakeDevices) ProbeDevice(_ context.Context, serial string) (worker.Prob
 	return p, nil
 }
 
-func (f *fakeDevices) Executor(managedRunSettings) worker.ShardExecutor { return f }
+func (f *fakeDevices) Executor(runBudgets) worker.ShardExecutor { return f }
 
 func (f *fakeDevices) ExecuteShard(ctx context.Context, r worker.ShardRun) (worker.ShardVerdict, error) {
 	f.runs.Add(1)
@@ -209,5 +212,53 @@ func TestManagedDeviceProbe(t *testing.T) {
 	}
 	if _, err := runManagedDeviceProbe(ctx, s, d, worker.ProbeRequest{Serial: "emulator-5554"}, []string{"bad"}); fault.CodeOf(err) != "invalid_label" {
 		t.Fatalf("bad label: %v", err)
+	}
+}
+
+// The probe reads the API level with getprop on exactly the probed serial:
+// a device that prints no integer is a transport failure (exit 4) and is
+// not registered.
+func TestManagedProbeAPILevel(t *testing.T) {
+	ctx := context.Background()
+	tr := devicefake.New(t, http.NotFoundHandler())
+	tr.OnShell = func(_ context.Context, cmd string, _ []string) (devicefake.Reply, bool) {
+		if strings.Contains(cmd, "ro.build.version.sdk") {
+			return devicefake.Reply{Stdout: "unknown\n"}, true
+		}
+		return devicefake.Reply{}, false
+	}
+	h := hostDevices{g: &globals{env: env{transport: func(context.Context) (device.Transport, error) { return tr, nil }}}}
+	if serials, err := h.OnlineSerials(ctx); err != nil || len(serials) != 1 || serials[0] != "fake-1" {
+		t.Fatalf("online %v %v", serials, err)
+	}
+	if _, err := h.ProbeDevice(ctx, "fake-2"); fault.CodeOf(err) != codeDeviceNotFound {
+		t.Errorf("a probe of another serial: %v", err)
+	}
+	s, _ := workerStore(t, 1)
+	_, code := validate(t, "managed-device-probe", func() (outcome.Result, error) {
+		return runManagedDeviceProbe(ctx, s, h, worker.ProbeRequest{Serial: "fake-1"}, nil)
+	})
+	if code != 4 {
+		t.Errorf("unreadable API level: exit %d", code)
+	}
+	if _, err := s.DeviceBySerial(ctx, "fake-1"); fault.CodeOf(err) != managed.CodeDeviceNotFound {
+		t.Errorf("the device was registered: %v", err)
+	}
+}
+
+// A leased device that is gone from the adb server when the shard starts
+// is a transport failure (retried within the task's budget), not the
+// usage error device selection reports to a person.
+func TestManagedShardOnAVanishedDevice(t *testing.T) {
+	plan, err := os.ReadFile(fixturePlan(t, "counter-success"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := fault.New(fault.Invalid, codeDeviceOffline, "the device is offline")
+	h := hostDevices{g: &globals{env: env{transport: func(context.Context) (device.Transport, error) { return nil, gone }}}}
+	a := &managed.Assignment{Serial: "sim-0001", Plan: plan, Decisions: []byte(`{}`)}
+	_, err = h.Executor(runBudgets{}).ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "a")})
+	if fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != codeDeviceOffline {
+		t.Fatalf("got %v (%s)", err, fault.KindOf(err))
 	}
 }

@@ -47,13 +47,19 @@ func (g *globals) transport(ctx context.Context) (device.Transport, error) {
 	if g.env.transport != nil {
 		return g.env.transport(ctx)
 	}
+	return g.adbTransport(ctx, g.serial)
+}
+
+// adbTransport selects serial ("" for the only online device) through the
+// adb server.
+func (g *globals) adbTransport(ctx context.Context, serial string) (device.Transport, error) {
 	c, err := g.adbClient()
 	if err != nil {
 		return nil, err
 	}
 	sctx, cancel := context.WithTimeout(ctx, selectTimeout)
 	defer cancel()
-	d, err := c.Device(sctx, g.serial)
+	d, err := c.Device(sctx, serial)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fault.From(ctx.Err())
@@ -62,7 +68,7 @@ func (g *globals) transport(ctx context.Context) (device.Transport, error) {
 			return nil, fault.Wrap(fault.Timeout, codeAdbTimeout, "the adb server did not answer device selection in time", err).
 				With("adbServer", c.Addr())
 		}
-		return nil, mapAdbError(err, g.serial)
+		return nil, mapAdbError(err, serial)
 	}
 	return d, nil
 }
@@ -163,20 +169,53 @@ func (g *globals) sessionOptions(preserveForeground bool) device.SessionOptions 
 // server, or through env.transport when a test or the demo hands one in.
 type deviceDeps struct {
 	g *globals
+	// serial, when set, binds the command to exactly that device (a managed
+	// worker's leased serial) instead of the globals' selection. A bound
+	// device reports nothing to the status line: the worker's line counts
+	// its shards.
+	serial string
 }
 
 func (g *globals) deps() deviceDeps { return deviceDeps{g: g} }
 
+// depsOn binds the device dependencies to exactly serial.
+func (g *globals) depsOn(serial string) deviceDeps { return deviceDeps{g: g, serial: serial} }
+
 func (d deviceDeps) transport(ctx context.Context) (device.Transport, error) {
-	return d.g.transport(ctx)
+	switch {
+	case d.serial == "":
+		return d.g.transport(ctx)
+	case d.g.env.transport == nil:
+		return d.g.adbTransport(ctx, d.serial)
+	}
+	t, err := d.g.env.transport(ctx)
+	if err == nil && t.Serial() != d.serial {
+		return nil, fault.New(fault.Invalid, codeDeviceNotFound, "the bound device is not the one this process reaches").
+			With("serial", d.serial)
+	}
+	return t, err
+}
+
+// progress is the observer of the device's events (nil for none).
+func (d deviceDeps) progress() device.Progress {
+	if d.serial != "" {
+		return nil
+	}
+	return d.g.deviceProgress()
+}
+
+func (d deviceDeps) sessionOptions(preserveForeground bool) device.SessionOptions {
+	o := d.g.sessionOptions(preserveForeground)
+	o.Device.Progress = d.progress()
+	return o
 }
 
 func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
-	t, err := d.g.transport(ctx)
+	t, err := d.transport(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return device.OpenSession(ctx, t, d.g.sessionOptions(preserveForeground))
+	return device.OpenSession(ctx, t, d.sessionOptions(preserveForeground))
 }
 
 // device reports the selected device for doctor's device{} object.

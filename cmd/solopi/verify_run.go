@@ -49,19 +49,10 @@ func verifyRunCommand(exit *int, e env) *cli.Command {
 			&cli.StringFlag{Name: "public-key", Usage: "on-device provider only (refused)"},
 			&cli.StringFlag{Name: "cloud-endpoint", Usage: "the cloud provider's URL (POST the decision context, read one decision)"},
 			&cli.StringFlag{Name: "cloud-fallback-endpoint", Usage: "asked when the cloud or vision provider's model is unreachable"},
-			&cli.BoolFlag{Name: "restart-app", Usage: "force-stop and relaunch the target app before each test and precondition replay"},
-			&cli.BoolFlag{Name: "no-restart-app", Usage: "never restart the target app before a replay"},
-			&cli.Float64Flag{Name: "run-timeout", Usage: "seconds per replay; the replay is cancelled after", Value: 600},
-			&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for a case import receipt", Value: 30},
-			&cli.Float64Flag{Name: "ack-timeout", Usage: "seconds to wait for SoloPi to acknowledge a replay start", Value: 20},
-			&cli.Float64Flag{Name: "agent-start-timeout", Usage: "seconds to wait for an Agent session's first observation", Value: 30},
-			&cli.Float64Flag{Name: "agent-action-timeout", Usage: "seconds to wait for each Agent action's receipt", Value: 20},
-			&cli.Float64Flag{Name: "agent-end-timeout", Usage: "seconds to wait for an Agent session to end or cancel", Value: 15},
-			&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between device polls, seconds", Value: 0.2},
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per checkpoint, grouped by scenario)"},
 			&cli.BoolFlag{Name: "console", Usage: "vision provider: serve the live console on 127.0.0.1 (URL on stderr and in the output)"},
 			&cli.StringFlag{Name: "coordinate-space", Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
-		}, plannerModelFlags()...),
+		}, append(runBudgetFlags(), plannerModelFlags()...)...),
 		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
 			o, err := readVerifyRunOptions(c)
 			if err != nil {
@@ -81,12 +72,60 @@ func verifyRunCommand(exit *int, e env) *cli.Command {
 	}
 }
 
-// verifyRunOptions are verify-run's flags, checked.
-type verifyRunOptions struct {
-	run        execution.RunOptions
+// runBudgets are verify-run's device budgets, which the managed workers
+// share: whether to restart the app under test, and the phone's timeouts.
+type runBudgets struct {
 	restartApp *bool
 	phone      onphone.Options
-	console    bool
+}
+
+// runBudgetFlags are the flags of runBudgets (solopi-ai's names and
+// defaults).
+func runBudgetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "restart-app", Usage: "force-stop and relaunch the target app before each test and precondition replay"},
+		&cli.BoolFlag{Name: "no-restart-app", Usage: "never restart the target app before a replay"},
+		&cli.Float64Flag{Name: "run-timeout", Usage: "seconds per replay; the replay is cancelled after", Value: 600},
+		&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for a case import receipt", Value: 30},
+		&cli.Float64Flag{Name: "ack-timeout", Usage: "seconds to wait for SoloPi to acknowledge a replay start", Value: 20},
+		&cli.Float64Flag{Name: "agent-start-timeout", Usage: "seconds to wait for an Agent session's first observation", Value: 30},
+		&cli.Float64Flag{Name: "agent-action-timeout", Usage: "seconds to wait for each Agent action's receipt", Value: 20},
+		&cli.Float64Flag{Name: "agent-end-timeout", Usage: "seconds to wait for an Agent session to end or cancel", Value: 15},
+		&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between device polls, seconds", Value: 0.2},
+	}
+}
+
+// readRunBudgets reads runBudgetFlags.
+func readRunBudgets(c *cli.Context) (runBudgets, error) {
+	var b runBudgets
+	if c.Bool("restart-app") && c.Bool("no-restart-app") {
+		return b, fault.Usage(codePlannerOption, "--restart-app and --no-restart-app exclude each other")
+	}
+	if c.Bool("restart-app") || c.Bool("no-restart-app") {
+		v := c.Bool("restart-app")
+		b.restartApp = &v
+	}
+	for _, d := range []struct {
+		flag string
+		v    *time.Duration
+	}{
+		{"run-timeout", &b.phone.RunTimeout}, {"import-timeout", &b.phone.ImportTimeout}, {"ack-timeout", &b.phone.AckTimeout},
+		{"agent-start-timeout", &b.phone.AgentStartTimeout}, {"agent-action-timeout", &b.phone.AgentActionTimeout},
+		{"agent-end-timeout", &b.phone.AgentEndTimeout}, {"poll-interval", &b.phone.PollInterval},
+	} {
+		var err error
+		if *d.v, err = seconds(d.flag, c.Float64(d.flag)); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// verifyRunOptions are verify-run's flags, checked.
+type verifyRunOptions struct {
+	run execution.RunOptions
+	runBudgets
+	console bool
 	// vision reads the model flags: only when the run needs the planner.
 	vision func() (*plannerSetup, coord.Space, error)
 	stdin  *os.File
@@ -112,24 +151,8 @@ func readVerifyRunOptions(c *cli.Context) (*verifyRunOptions, error) {
 	if o.console && o.run.Provider.Name != execution.ProviderVision {
 		return nil, fault.Usage(codePlannerOption, "--console shows the vision planner live: it needs --decision-provider vision")
 	}
-	if c.Bool("restart-app") && c.Bool("no-restart-app") {
-		return nil, fault.Usage(codePlannerOption, "--restart-app and --no-restart-app exclude each other")
-	}
-	if c.Bool("restart-app") || c.Bool("no-restart-app") {
-		v := c.Bool("restart-app")
-		o.restartApp = &v
-	}
-	for _, d := range []struct {
-		flag string
-		v    *time.Duration
-	}{
-		{"run-timeout", &o.phone.RunTimeout}, {"import-timeout", &o.phone.ImportTimeout}, {"ack-timeout", &o.phone.AckTimeout},
-		{"agent-start-timeout", &o.phone.AgentStartTimeout}, {"agent-action-timeout", &o.phone.AgentActionTimeout},
-		{"agent-end-timeout", &o.phone.AgentEndTimeout}, {"poll-interval", &o.phone.PollInterval},
-	} {
-		if *d.v, err = seconds(d.flag, c.Float64(d.flag)); err != nil {
-			return nil, err
-		}
+	if o.runBudgets, err = readRunBudgets(c); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -218,21 +241,7 @@ func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOpt
 		prov, err := execution.NewVisionProvider(cfg)
 		return prov, judge, err
 	}
-	prep, err := execution.Prepare(o.run)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	sess, err := d.session(ctx, true)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	defer sess.Close()
-	// The status line follows segments, not the replays inside them.
-	o.phone.Foreground = sess.Foreground
-	phone := onphone.New(sess.Device, o.phone)
-	defer phone.Close()
-	sum, err := prep.Run(ctx, execution.Engine{Runner: phone, Agent: phone, RestartApp: o.restartApp,
-		Clock: sess.Device.Clock(), Observe: segmentProgress(g.progress)})
+	sum, err := verifyOnPhone(ctx, d, o.run, o.runBudgets, segmentProgress(g.progress))
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -250,4 +259,29 @@ func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOpt
 		exit = outcome.ExitOK
 	}
 	return outcome.Result{Value: out, Exit: exit}, nil
+}
+
+// verifyOnPhone is verify-run's one path to the phone, the managed worker's
+// too: it checks every input (execution.Prepare, which runs o.Setup), then
+// opens the SoloPi session on the device d names and runs the plan there.
+// observe, when set, follows the segments (the status line); the replays
+// inside them then report nothing of their own.
+func verifyOnPhone(ctx context.Context, d deviceDeps, o execution.RunOptions, b runBudgets, observe func(execution.SegmentProgress)) (*execution.RunSummary, error) {
+	prep, err := execution.Prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := d.session(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	b.phone.Foreground = sess.Foreground
+	if observe == nil {
+		b.phone.Progress = d.progress()
+	}
+	phone := onphone.New(sess.Device, b.phone)
+	defer phone.Close()
+	return prep.Run(ctx, execution.Engine{Runner: phone, Agent: phone, RestartApp: b.restartApp,
+		Clock: sess.Device.Clock(), Observe: observe})
 }

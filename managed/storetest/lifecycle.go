@@ -185,6 +185,44 @@ func testAbandonedCarrier(t *testing.T, h *harness) {
 	wantContiguous(t, h.events(t, task.TaskID))
 }
 
+func testOrphanedCarrier(t *testing.T, h *harness) {
+	h.register(t, "pixel-8", "SERIAL-1")
+	task := h.submit(t)
+	jobs, err := h.s.ShardJobs(h.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := jobs[0].JobID
+	// A worker process fetched the shard's job and died before it claimed:
+	// River shows the job running, and would rescue it only after an hour.
+	h.raw(t, `UPDATE river_job SET state = 'running', attempt = 1 WHERE id = $1`, old)
+	rec, err := h.s.Recover(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "recovery within a lease (a live claim looks the same)", rec, managed.Recovery{})
+	h.clock.Advance(time.Second) // the task's lease
+	if rec, err = h.s.Recover(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "recovery after a lease", rec, managed.Recovery{Requeued: 1})
+	jobs, err = h.s.ShardJobs(h.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs[0].JobID == old || jobs[0].Status != "queued" || jobs[0].JobState != "available" {
+		t.Fatalf("the shard's carrier after recovery: %+v (old job %d)", jobs[0], old)
+	}
+	// The old job, should it run after all, is superseded.
+	res, err := h.s.Claim(h.ctx, managed.ClaimRequest{JobID: old, TaskID: task.TaskID, ShardID: jobs[0].ShardID, WorkerID: "w", Serials: h.serials(t)})
+	if err != nil || !res.Finished || res.Assignment != nil {
+		t.Fatalf("the old job's claim: %+v %v", res, err)
+	}
+	h.complete(t, h.claim(t, task.TaskID, "w"), "passed")
+	wantEqual(t, "task", h.status(t, task.TaskID).Status, "passed")
+	wantContiguous(t, h.events(t, task.TaskID))
+}
+
 func testEventContiguity(t *testing.T, h *harness) {
 	const n = 8
 	task, jobs, serials := h.farm(t, n)

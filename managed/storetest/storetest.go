@@ -6,6 +6,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,9 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for raw
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite", for raw
 )
 
 // Fresh returns the --database value of a new, empty database for one test
@@ -45,6 +49,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"RecoveryAfterRestart", testRecoveryAfterRestart},
 		{"ReleaseDoesNotCountAttempt", testRelease},
 		{"AbandonedCarrier", testAbandonedCarrier},
+		{"OrphanedCarrier", testOrphanedCarrier},
 		{"EventContiguityUnderConcurrency", testEventContiguity},
 		{"Redaction", testRedaction},
 		{"TerminalImmutability", testTerminalImmutability},
@@ -101,6 +106,24 @@ func Matrix(replicas int, selector map[string]any) []any {
 		selector = map[string]any{"platform": "android"}
 	}
 	return []any{map[string]any{"id": "android-main", "replicas": replicas, "selector": selector}}
+}
+
+// raw runs one statement on the database directly, beside the store: the
+// suite's only way to leave River's tables as a process that died would.
+func (h *harness) raw(t *testing.T, query string, args ...any) {
+	t.Helper()
+	driver, dsn := "sqlite", "file:"+h.database+"?_pragma=busy_timeout(10000)"
+	if managed.IsPostgresURL(h.database) {
+		driver, dsn = "pgx", h.database
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(h.ctx, query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
 }
 
 func (h *harness) register(t *testing.T, id, serial string, mutate ...func(*managed.DeviceSpec)) managed.Device {

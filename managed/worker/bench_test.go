@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,39 +11,10 @@ import (
 
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/managed/farmbench"
 	"github.com/solopi-dev/solopi/managed/storetest"
 	"github.com/solopi-dev/solopi/managed/worker"
 )
-
-// timedStore records how long each claim takes.
-type timedStore struct {
-	managed.Store
-	mu      sync.Mutex
-	claims  []time.Duration // every claim
-	granted []time.Duration // claims that leased a device
-}
-
-func (s *timedStore) Claim(ctx context.Context, req managed.ClaimRequest) (managed.ClaimResult, error) {
-	start := time.Now()
-	res, err := s.Store.Claim(ctx, req)
-	d := time.Since(start)
-	s.mu.Lock()
-	s.claims = append(s.claims, d)
-	if res.Assignment != nil {
-		s.granted = append(s.granted, d)
-	}
-	s.mu.Unlock()
-	return res, err
-}
-
-func percentile(ds []time.Duration, p float64) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return float64(s[min(len(s)-1, int(float64(len(s))*p))].Microseconds()) / 1000
-}
 
 // instant is an executor whose verdict is immediate: the benchmark measures
 // the farm machinery, not the device.
@@ -81,72 +51,20 @@ func BenchmarkFarm(b *testing.B) {
 }
 
 func benchFarm(b *testing.B, database string, workers int) {
-	ctx := context.Background()
-	b.StopTimer()
-	admin, err := managed.Open(ctx, database, managed.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer admin.Close()
 	var online serials
 	for i := range workers {
-		serial := fmt.Sprintf("sim-%04d", i+1)
-		online = append(online, serial)
-		if _, err := admin.RegisterDevice(ctx, managed.DeviceSpec{DeviceID: serial, Serial: serial, APILevel: 34}); err != nil {
-			b.Fatal(err)
-		}
+		online = append(online, fmt.Sprintf("sim-%04d", i+1))
 	}
 	const tasks, shardsPerTask = 4, 50
+	var subs []managed.Submission
 	for i := range tasks {
 		sub := managed.NewSubmission()
 		sub.Plan, sub.Matrix = storetest.Plan(strings.Repeat("a", 64)), storetest.Matrix(shardsPerTask, nil)
 		sub.IdempotencyKey, sub.OwnerToken = fmt.Sprintf("bench-%d", i), storetest.Owner
-		if _, err := admin.Submit(ctx, sub); err != nil {
-			b.Fatal(err)
-		}
+		subs = append(subs, sub)
 	}
-	stores := make([]*timedStore, workers)
-	for i := range stores {
-		s, err := managed.Open(ctx, database, managed.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		stores[i] = &timedStore{Store: s}
-	}
-	var mu sync.Mutex
-	var done int
-	var last time.Time
-	var wg sync.WaitGroup
-	b.StartTimer()
-	start := time.Now()
-	for i, s := range stores {
-		wg.Go(func() {
-			_, err := worker.Run(ctx, worker.LoopConfig{
-				Config: worker.Config{Store: s, Executor: instant{}, Devices: online, WorkerID: fmt.Sprintf("w%d", i),
-					ArtifactsRoot: b.TempDir(), IdleWait: 200 * time.Millisecond,
-					Observe: func(worker.ShardReport) { mu.Lock(); done++; last = time.Now(); mu.Unlock() }},
-				Concurrency: 1, IdleInterval: 200 * time.Millisecond, MaxIdlePolls: 5,
-			})
-			if err != nil {
-				b.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	if done != tasks*shardsPerTask {
-		b.Fatalf("%d shards done, want %d", done, tasks*shardsPerTask)
-	}
-	var all, granted []time.Duration
-	for _, s := range stores {
-		all, granted = append(all, s.claims...), append(granted, s.granted...)
-	}
-	b.ReportMetric(float64(done)/last.Sub(start).Seconds(), "shards/s")
-	b.ReportMetric(percentile(granted, 0.50), "claim-p50-ms")
-	b.ReportMetric(percentile(granted, 0.99), "claim-p99-ms")
-	b.ReportMetric(percentile(all, 0.99), "any-claim-p99-ms")
-	b.ReportMetric(float64(len(all))/float64(done), "claims/shard")
+	farmbench.Run(b, farmbench.Options{Database: database, Workers: workers, Devices: online, Serials: online,
+		Executor: instant{}, Submissions: subs}).Report(b)
 }
 
 // BenchmarkHeartbeat measures the heartbeats per second a store sustains:

@@ -38,6 +38,8 @@ type LoopConfig struct {
 
 // LoopResult is what a worker loop did.
 type LoopResult struct {
+	// Processed counts the claimed shards that ended here (hand-backs
+	// excluded), Failures those of them without a passed verdict.
 	Processed   int
 	Failures    int
 	IdlePolls   int
@@ -79,13 +81,15 @@ func (l *loop) observe(rep ShardReport) {
 	l.mu.Lock()
 	l.inflight--
 	l.claims++
-	l.res.Processed++
-	if rep.Err != nil || rep.Status != "passed" {
-		l.res.Failures++
+	if !rep.HandedBack {
+		l.res.Processed++
+		if rep.Err != nil || rep.Status != "passed" {
+			l.res.Failures++
+		}
 	}
 	l.res.Last = &rep
 	l.mu.Unlock()
-	if l.announced != nil {
+	if l.announced != nil && !rep.HandedBack {
 		l.announced(rep)
 	}
 }

@@ -143,7 +143,8 @@ func TestRunInterruptHandsBack(t *testing.T) {
 	cancel() // SIGINT
 	<-stopped
 	res := <-done
-	if !res.Interrupted || res.Processed != 1 {
+	// A hand-back is neither processed nor failed.
+	if !res.Interrupted || res.Processed != 0 || res.Failures != 0 || res.Last == nil || !res.Last.HandedBack {
 		t.Fatalf("loop result %+v", res)
 	}
 	r, _ := s.Report(context.Background(), task.TaskID)

@@ -67,6 +67,9 @@ type ShardReport struct {
 	Outcome    *managed.Outcome
 	Status     string // the verdict, when there was one
 	ReportPath string
+	// HandedBack: the worker was stopping and gave the shard back
+	// untouched (it counts as neither processed nor failed).
+	HandedBack bool
 	Err        error
 }
 
@@ -189,7 +192,7 @@ func (w *ShardWorker) run(ctx context.Context, a *managed.Assignment) ShardRepor
 	case ctx.Err() != nil:
 		// This worker is stopping: hand the shard back untouched.
 		out, err := w.cfg.Store.Release(wctx, id)
-		rep.Outcome, rep.Err = outcomeOrNil(out, err), errors.Join(context.Cause(ctx), w.lost(err))
+		rep.Outcome, rep.Err, rep.HandedBack = outcomeOrNil(out, err), errors.Join(context.Cause(ctx), w.lost(err)), err == nil
 	case execErr != nil:
 		category, retryable := managed.CategoryWorker, false
 		if fault.KindOf(execErr) == fault.Transport {

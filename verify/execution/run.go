@@ -15,8 +15,11 @@ type RunOptions struct {
 	// (must not exist).
 	Plan      []byte
 	Artifacts string
-	// DecisionsFile is --agent-decisions ("" for none).
+	// DecisionsFile is --agent-decisions ("" for none); DecisionsJSON
+	// holds the decisions themselves instead (a managed assignment carries
+	// them). At most one of the two is set.
 	DecisionsFile string
+	DecisionsJSON []byte
 	Provider      ProviderOptions
 	// JUnit, when set, is where the JUnit XML is written.
 	JUnit string
@@ -66,12 +69,14 @@ func Prepare(o RunOptions) (*Prepared, error) {
 		return nil, err
 	}
 	p := &Prepared{o: o, plan: plan}
+	decisions := o.DecisionsJSON
 	if o.DecisionsFile != "" {
-		b, err := os.ReadFile(o.DecisionsFile)
-		if err != nil {
+		if decisions, err = os.ReadFile(o.DecisionsFile); err != nil {
 			return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "cannot read the decisions file", err).With("file", o.DecisionsFile)
 		}
-		if p.decisions, err = ParseDecisions(b, plan); err != nil {
+	}
+	if decisions != nil {
+		if p.decisions, err = ParseDecisions(decisions, plan); err != nil {
 			return nil, err
 		}
 	}

@@ -66,7 +66,19 @@ func TestRunPlan(t *testing.T) {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}
+	o := opts
+	o.Artifacts, o.JUnit, o.DecisionsFile, o.DecisionsJSON = filepath.Join(dir, "inline-bad"), "", "", []byte(`{"hybrid-success":[]}`)
+	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != verify.CodeInvalidDecisions {
+		t.Errorf("bad inline decisions: got %v", err)
+	}
 	if len(phone.calls) != calls {
 		t.Errorf("a refused run touched the phone: %v", phone.calls[calls:])
+	}
+
+	// Decisions given inline (a managed assignment carries them) decide
+	// exactly as the file does.
+	o.Artifacts, o.DecisionsJSON = filepath.Join(dir, "inline"), readFixture(t, "counter-agent-decisions")
+	if s, err := runPlan(context.Background(), o, e); err != nil || s.OutcomeFingerprint != outcomeMatrixDecisions {
+		t.Errorf("inline decisions: %+v %v", s, err)
 	}
 }

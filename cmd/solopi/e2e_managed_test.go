@@ -1,0 +1,460 @@
+package main
+
+// The device-bound managed commands end to end: the built binary probes
+// the simulator's devices with doctor, and its workers run verify-run on
+// the leased device through the simulator's adb server, against a SQLite
+// store; cancelling the task, losing the lease and a signal stop the device
+// work at once.
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/managed/worker"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/adbd"
+)
+
+const e2eOwnerToken = "e2e-owner-token-0123456789"
+
+// managedFarm is simulated devices and a store the managed commands share.
+type managedFarm struct {
+	t    *testing.T
+	env  []string // the simulator's adb server and the store
+	root string   // the workers' --artifacts-root
+}
+
+func newManagedFarm(t *testing.T, env []string, database string) *managedFarm {
+	return &managedFarm{t: t, env: append(env, managedDBEnv+"="+database), root: filepath.Join(t.TempDir(), "evidence")}
+}
+
+// cmd runs a command (globals first, when any) and validates its JSON
+// against the command's schema.
+func (m *managedFarm) cmd(args ...string) (cliRun, map[string]any) {
+	m.t.Helper()
+	r := runBinary(m.t, m.env, args...)
+	for _, a := range args {
+		if strings.HasPrefix(a, "managed-") {
+			schemas.Validate(m.t, a, r.stdout)
+			break
+		}
+	}
+	return r, decodeObject(m.t, r)
+}
+
+// ready sets SoloPi up on serial (auto start on) and registers the device
+// through the doctor: healthy.
+func (m *managedFarm) ready(serial string) {
+	m.t.Helper()
+	if r := runBinary(m.t, m.env, "--serial", serial, "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true"); r.code != 0 {
+		m.t.Fatalf("config-set on %s: exit %d %s", serial, r.code, r.stdout)
+	}
+	if r, p := m.cmd("--serial", serial, "managed-device-probe"); r.code != 0 || p["device"].(map[string]any)["health"] != "healthy" {
+		m.t.Fatalf("probe %s: exit %d %s", serial, r.code, r.stdout)
+	}
+}
+
+// submit submits plan against a matrix of one target with replicas and
+// returns the taskId.
+func (m *managedFarm) submit(plan, key string, replicas int, flags ...string) string {
+	m.t.Helper()
+	matrix := filepath.Join(m.t.TempDir(), "matrix.json")
+	b, _ := json.Marshal([]any{map[string]any{"id": "counter", "replicas": replicas}})
+	if err := os.WriteFile(matrix, b, 0o644); err != nil {
+		m.t.Fatal(err)
+	}
+	r, task := m.cmd(append([]string{"managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", key,
+		"--owner-token", e2eOwnerToken}, flags...)...)
+	if r.code != 0 {
+		m.t.Fatalf("submit exit %d %s", r.code, r.stdout)
+	}
+	return task["taskId"].(string)
+}
+
+// report is managed-report of a task: its exit code and object.
+func (m *managedFarm) report(task string) (int, map[string]any) {
+	m.t.Helper()
+	r, rep := m.cmd("managed-report", "--task-id", task)
+	return r.code, rep
+}
+
+// noDeviceLeased fails when the store still leases a device.
+func (m *managedFarm) noDeviceLeased() {
+	m.t.Helper()
+	_, list := m.cmd("managed-device-list")
+	for _, d := range list["devices"].([]any) {
+		if d := d.(map[string]any); d["leased"] != false {
+			m.t.Errorf("device %s is still leased: %v", d["deviceId"], d)
+		}
+	}
+}
+
+// workerProc is a managed-worker-loop process.
+type workerProc struct {
+	t         *testing.T
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
+	done      chan struct{}
+	err       error
+}
+
+// startWorker starts managed-worker-loop with the worker id and extra
+// flags; it polls every 0.2 s.
+func (m *managedFarm) startWorker(id string, flags ...string) *workerProc {
+	m.t.Helper()
+	args := append([]string{"managed-worker-loop", "--worker-id", id, "--artifacts-root", m.root, "--idle-interval", "0.2"}, flags...)
+	w := &workerProc{t: m.t, cmd: exec.Command(binPath, args...), done: make(chan struct{})}
+	w.cmd.Env = append(os.Environ(), m.env...)
+	w.cmd.Stdout, w.cmd.Stderr = &w.out, &w.errb
+	if err := w.cmd.Start(); err != nil {
+		m.t.Fatal(err)
+	}
+	go func() { w.err = w.cmd.Wait(); close(w.done) }()
+	m.t.Cleanup(func() {
+		select {
+		case <-w.done:
+		default:
+			_ = w.cmd.Process.Kill()
+			<-w.done
+		}
+	})
+	return w
+}
+
+func (w *workerProc) signal(sig os.Signal) {
+	w.t.Helper()
+	if err := w.cmd.Process.Signal(sig); err != nil {
+		w.t.Fatalf("signal %v: %v", sig, err)
+	}
+}
+
+// exited reports whether the process has ended.
+func (w *workerProc) exited() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits for the worker to exit and returns its exit code and its
+// JSON, validated against the schema.
+func (w *workerProc) wait(timeout time.Duration) (int, map[string]any) {
+	w.t.Helper()
+	select {
+	case <-w.done:
+	case <-time.After(timeout):
+		_ = w.cmd.Process.Kill()
+		<-w.done
+		w.t.Fatalf("the worker did not exit within %v; stdout %s stderr %s", timeout, w.out.String(), w.errb.String())
+	}
+	r := cliRun{stdout: w.out.Bytes(), stderr: w.errb.Bytes(), code: exitCode(w.t, w.cmd.Args, w.err)}
+	schemas.Validate(w.t, "managed-worker-loop", r.stdout)
+	return r.code, decodeObject(w.t, r)
+}
+
+// waitUntil polls cond every 20 ms until it holds, failing after timeout.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// fileTree lists the files under root by slash-separated relative path.
+func fileTree(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	eachFileUnder(t, root, func(path string, _ []byte) {
+		rel, _ := filepath.Rel(root, path)
+		out = append(out, filepath.ToSlash(rel))
+	})
+	slices.Sort(out)
+	return out
+}
+
+// attemptOf is the only attempt of a report's only shard.
+func attemptOf(t *testing.T, rep map[string]any) (shard, attempt map[string]any) {
+	t.Helper()
+	shards := rep["shards"].([]any)
+	if len(shards) != 1 {
+		t.Fatalf("report has %d shards", len(shards))
+	}
+	shard = shards[0].(map[string]any)
+	attempts := shard["attempts"].([]any)
+	if len(attempts) != 1 {
+		t.Fatalf("shard has %d attempts: %v", len(attempts), attempts)
+	}
+	return shard, attempts[0].(map[string]any)
+}
+
+// TestE2EManagedWorkerOnce: a worker runs a counter-success shard on the
+// leased device and reaches what verify-run reaches on one device: the
+// verdict, the outcome fingerprint and the evidence layout; the report and
+// the evidence digest land in the store, and the device is released.
+func TestE2EManagedWorkerOnce(t *testing.T) {
+	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
+	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
+	plan := fixturePlan(t, "counter-success")
+	single := filepath.Join(t.TempDir(), "single")
+	if r, _ := verifyRun(t, m.env, "--plan", plan, "--artifacts", single); r.code != 0 {
+		t.Fatalf("verify-run exit %d %s", r.code, r.stdout)
+	}
+	want := readVerifyReport(t, filepath.Join(single, "report.json"))
+
+	m.ready("sim-0001")
+	task := m.submit(plan, "once", 1)
+	r, once := m.cmd("managed-worker-once", "--worker-id", "host-a-1", "--artifacts-root", m.root)
+	res, _ := once["result"].(map[string]any)
+	if r.code != 0 || once["claimed"] != true || once["success"] != true || res["shardStatus"] != "passed" || res["taskStatus"] != "passed" {
+		t.Fatalf("worker-once exit %d %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	a := once["assignment"].(map[string]any)
+	dir := filepath.Join(m.root, task, a["shardId"].(string), a["attemptId"].(string))
+	if once["report"] != filepath.Join(dir, "report.json") || a["serial"] != "sim-0001" {
+		t.Fatalf("report %v, assignment %v", once["report"], a)
+	}
+	got := readVerifyReport(t, filepath.Join(dir, "report.json"))
+	if got.Status != want.Status || got.OutcomeFingerprint != want.OutcomeFingerprint || got.OutcomeFingerprint != e2eOutcomeSuccess {
+		t.Errorf("the shard's report: %s %s, the single-device run's: %s %s", got.Status, got.OutcomeFingerprint, want.Status, want.OutcomeFingerprint)
+	}
+	if g, w := fileTree(t, dir), fileTree(t, single); !slices.Equal(g, w) {
+		t.Errorf("evidence layout differs from verify-run's:\n%v\n%v", g, w)
+	}
+
+	code, rep := m.report(task)
+	_, at := attemptOf(t, rep)
+	digest, err := worker.EvidenceDigest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || rep["status"] != "passed" || at["verificationOutcomeFingerprint"] != want.OutcomeFingerprint ||
+		at["evidenceDigest"] != digest || at["reportPath"] != once["report"] {
+		t.Errorf("managed-report exit %d: %v", code, rep)
+	}
+	m.noDeviceLeased()
+
+	// Nothing left: claimed:false, exit 0.
+	if r, again := m.cmd("managed-worker-once", "--worker-id", "host-a-1", "--artifacts-root", m.root); r.code != 0 || again["claimed"] != false {
+		t.Errorf("second worker-once exit %d %s", r.code, r.stdout)
+	}
+}
+
+// TestE2EManagedDeviceProbe: the doctor decides health and capabilities;
+// a probe that errors degrades the registered device.
+func TestE2EManagedDeviceProbe(t *testing.T) {
+	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
+	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
+	device := func(p map[string]any) map[string]any { return p["device"].(map[string]any) }
+	caps := func(p map[string]any) string {
+		var out []string
+		for _, c := range device(p)["capabilities"].([]any) {
+			out = append(out, c.(string))
+		}
+		return strings.Join(out, ",")
+	}
+
+	// A fresh SoloPi has auto start off: doctor fails, the device is
+	// registered degraded and cannot run agents.
+	r, p := m.cmd("managed-device-probe", "--label", "rack=r1")
+	doctor, _ := p["doctor"].(map[string]any)
+	if r.code != 2 || p["success"] != false || device(p)["health"] != "degraded" || caps(p) != "adb,verification" ||
+		device(p)["apiLevel"] != float64(34) || device(p)["serial"] != "sim-0001" || doctor["ready"] != false {
+		t.Fatalf("probe of a fresh device: exit %d %s", r.code, r.stdout)
+	}
+	// Once doctor passes: healthy, with agent and managed-worker.
+	if r := runBinary(t, m.env, "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true"); r.code != 0 {
+		t.Fatalf("config-set: %s", r.stdout)
+	}
+	r, p = m.cmd("--serial", "sim-0001", "managed-device-probe", "--capability", "counter", "--label", "rack=r1")
+	if r.code != 0 || p["success"] != true || device(p)["health"] != "healthy" || device(p)["deviceId"] != "sim-0001" ||
+		caps(p) != "adb,agent,counter,managed-worker,verification" || device(p)["labels"].(map[string]any)["rack"] != "r1" {
+		t.Fatalf("probe of a ready device: exit %d %s", r.code, r.stdout)
+	}
+	// The adb server reports the device offline: the probe errors (exit
+	// 3, device_offline) and the registered device is degraded.
+	if err := f.Server().SetState("sim-0001", adbd.StateOffline); err != nil {
+		t.Fatal(err)
+	}
+	r, p = m.cmd("--serial", "sim-0001", "managed-device-probe")
+	if r.code != 3 || p["errorCode"] != codeDeviceOffline {
+		t.Fatalf("errored probe: exit %d %s", r.code, r.stdout)
+	}
+	_, list := m.cmd("managed-device-list")
+	if d := list["devices"].([]any)[0].(map[string]any); d["deviceId"] != "sim-0001" || d["health"] != "degraded" {
+		t.Errorf("after the errored probe: %v", list)
+	}
+}
+
+// runningShard starts one slow shard (ten minutes of device time at the
+// farm's time scale) on a worker loop and waits until the device runs its
+// replay; it returns the taskId, the worker and the device.
+func runningShard(t *testing.T, scale float64, submitFlags []string, workerFlags ...string) (*managedFarm, string, *workerProc, *sim.Device) {
+	t.Helper()
+	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: scale})
+	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
+	m.ready("sim-0001")
+	task := m.submit(slowPlan(t, 120), "slow", 1, submitFlags...)
+	w := m.startWorker("host-a", workerFlags...)
+	dev := f.Devices()[0]
+	waitUntil(t, 30*time.Second, "the shard's replay to hold the device", func() bool { return dev.App.LeaseHolder() != "" || w.exited() })
+	if w.exited() {
+		code, out := w.wait(0)
+		t.Fatalf("the worker exited %d before the replay started: %v\nstderr %s", code, out, w.errb.String())
+	}
+	return m, task, w, dev
+}
+
+// deviceRunCancelled checks that the device's last replay is the
+// attempt's own, cancelled, and that nothing holds the device.
+func deviceRunCancelled(t *testing.T, m *managedFarm, dev *sim.Device, attemptDir string) {
+	t.Helper()
+	var runID any
+	eachFileUnder(t, attemptDir, func(path string, b []byte) {
+		if filepath.Base(path) == "run-response.json" {
+			var resp map[string]any
+			_ = json.Unmarshal(b, &resp)
+			runID = resp["runId"]
+		}
+	})
+	st := decodeObject(t, runBinary(t, m.env, "status"))
+	if runID == nil || st["state"] != "cancelled" || st["runId"] != runID {
+		t.Errorf("the device's run: %v; the attempt's run: %v", st, runID)
+	}
+	if h := dev.App.LeaseHolder(); h != "" {
+		t.Errorf("the device is still held by %s", h)
+	}
+}
+
+// attemptDir is where the report's only attempt wrote its evidence.
+func (m *managedFarm) attemptDir(task string, rep map[string]any) string {
+	shard, at := attemptOf(m.t, rep)
+	return filepath.Join(m.root, task, shard["shardId"].(string), at["attemptId"].(string))
+}
+
+// TestE2EManagedCancelStopsDeviceWork: cancelling the task stops the
+// replay on the device at once (not after ten minutes of device time), the
+// shard ends cancelled and the device is released.
+func TestE2EManagedCancelStopsDeviceWork(t *testing.T) {
+	m, task, w, dev := runningShard(t, 10, nil)
+	if r, _ := m.cmd("managed-cancel", "--task-id", task, "--owner-token", e2eOwnerToken); r.code != 0 {
+		t.Fatalf("cancel exit %d %s", r.code, r.stdout)
+	}
+	waitUntil(t, 15*time.Second, "the device work to stop", func() bool { return dev.App.LeaseHolder() == "" })
+	code, rep := m.report(task)
+	shard, at := attemptOf(t, rep)
+	if code != 130 || shard["status"] != "cancelled" || at["status"] != "cancelled" || at["failureCategory"] != "cancelled_by_owner" {
+		t.Errorf("report exit %d: %v", code, rep)
+	}
+	// The partial report is the worker's last write of the attempt.
+	dir := m.attemptDir(task, rep)
+	waitUntil(t, 15*time.Second, "the attempt's partial report", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "report.json"))
+		return err == nil
+	})
+	deviceRunCancelled(t, m, dev, dir)
+	w.signal(syscall.SIGINT)
+	if code, out := w.wait(30 * time.Second); code != 130 || out["interrupted"] != true || out["processed"] != float64(1) || out["failures"] != float64(1) {
+		t.Errorf("worker exit %d %v", code, out)
+	}
+	m.noDeviceLeased()
+}
+
+// TestE2EManagedLostLeaseStopsDeviceWork: a worker that stalls (SIGSTOP)
+// past its lease is fenced by recovery; when it resumes, its first
+// heartbeat is refused and it cancels its replay on the device at once,
+// writing nothing for the attempt.
+func TestE2EManagedLostLeaseStopsDeviceWork(t *testing.T) {
+	m, task, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000"}, "--max-assignments", "1")
+	w.signal(syscall.SIGSTOP)
+	// Recovery takes the shard once the lease has expired.
+	waitUntil(t, 30*time.Second, "recovery to expire the lease", func() bool {
+		_, rec := m.cmd("managed-recover")
+		return rec["requeued"] == float64(1)
+	})
+	if dev.App.LeaseHolder() == "" {
+		t.Fatal("the replay ended while the worker was stopped: the test proves nothing")
+	}
+	w.signal(syscall.SIGCONT)
+	waitUntil(t, 15*time.Second, "the device work to stop", func() bool { return dev.App.LeaseHolder() == "" })
+	// --max-assignments 1: the loop ends with that shard, a failure.
+	if code, out := w.wait(30 * time.Second); code != 2 || out["processed"] != float64(1) || out["failures"] != float64(1) {
+		t.Errorf("worker exit %d %v", code, out)
+	}
+	code, rep := m.report(task)
+	shard, at := attemptOf(t, rep)
+	if code != 4 || shard["status"] != "queued" || at["status"] != "expired" || at["failureCategory"] != "lease_expired" || at["reportPath"] != nil {
+		t.Errorf("report exit %d: %v", code, rep)
+	}
+	deviceRunCancelled(t, m, dev, m.attemptDir(task, rep))
+	m.noDeviceLeased()
+}
+
+// TestE2EManagedWorkerLoopInterruptHandsBack: SIGINT during a shard cancels
+// its replay, hands the shard back without using a retry (max-retries 0,
+// and it is queued again), releases the device and exits 130.
+func TestE2EManagedWorkerLoopInterruptHandsBack(t *testing.T) {
+	m, task, w, dev := runningShard(t, 10, []string{"--max-retries", "0"})
+	w.signal(syscall.SIGINT)
+	code, out := w.wait(30 * time.Second)
+	if code != 130 || out["interrupted"] != true || out["processed"] != float64(0) || out["failures"] != float64(0) || out["success"] != false {
+		t.Errorf("worker exit %d %v", code, out)
+	}
+	code, rep := m.report(task)
+	shard, at := attemptOf(t, rep)
+	if code != 4 || shard["status"] != "queued" || at["status"] != "retryable_failed" || at["failureCategory"] != "worker_stopped" {
+		t.Errorf("report exit %d: %v", code, rep)
+	}
+	deviceRunCancelled(t, m, dev, m.attemptDir(task, rep))
+	m.noDeviceLeased()
+	_, evs := m.cmd("managed-events", "--task-id", task)
+	var types []string
+	for _, e := range evs["events"].([]any) {
+		types = append(types, e.(map[string]any)["type"].(string))
+	}
+	if !slices.Contains(types, "attempt_released") || slices.Contains(types, "attempt_failed") {
+		t.Errorf("events %v", types)
+	}
+}
+
+// TestE2EManagedWorkerLoopStatusLine: on a terminal the worker's line
+// counts its shards as they end (i/N of --max-assignments, the verdicts,
+// the last task/shard) and is cleared before the JSON.
+func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
+	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
+	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
+	m.ready("sim-0001")
+	task := m.submit(fixturePlan(t, "counter-success"), "line", 2)
+	r := runOnTerminal(t, append(m.env, "NO_COLOR=1"), "managed-worker-loop", "--worker-id", "host-a", "--artifacts-root", m.root,
+		"--idle-interval", "0.2", "--max-assignments", "2")
+	if r.code != 0 {
+		t.Fatalf("worker exit %d %s\n%q", r.code, r.stdout, r.stderr)
+	}
+	schemas.Validate(t, "managed-worker-loop", r.stdout)
+	if out := oneJSONObject(t, r.stdout); out["processed"] != float64(2) {
+		t.Errorf("worker %v", out)
+	}
+	term := string(r.stderr)
+	for _, want := range []string{"[2/2]", "2 passed · 0 failed", task + "/shard-"} {
+		if !strings.Contains(term, want) {
+			t.Errorf("the terminal never showed %q: %q", want, term)
+		}
+	}
+	if !strings.HasSuffix(term, clearStatusLine) {
+		t.Errorf("the line is not cleared at the end: %q", term)
+	}
+}
