@@ -21,7 +21,7 @@ func schemaAccepts(t testing.TB, doc any) bool {
 	c.AssertContent = true
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		if url == SchemaURL {
-			return io.NopCloser(bytes.NewReader(Schema())), nil
+			return io.NopCloser(bytes.NewReader(Schema(t))), nil
 		}
 		return nil, fmt.Errorf("not embedded: %s", url)
 	}

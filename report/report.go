@@ -91,21 +91,6 @@ func (e *evidence) detect(o Options) (Kind, error) {
 		With("dir", e.dir)
 }
 
-// Render returns the report of dir without writing it.
-func Render(dir string, o Options) ([]byte, Kind, error) {
-	e, err := openEvidence(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	defer e.close()
-	k, err := e.detect(o)
-	if err != nil {
-		return nil, "", err
-	}
-	b, err := e.render(k, o)
-	return b, k, err
-}
-
 func (e *evidence) render(k Kind, o Options) ([]byte, error) {
 	var page *page
 	var err error

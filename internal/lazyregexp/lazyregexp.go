@@ -37,6 +37,3 @@ func (r *Regexp) FindStringSubmatch(s string) []string { return r.get().FindStri
 func (r *Regexp) ReplaceAllString(src, repl string) string {
 	return r.get().ReplaceAllString(src, repl)
 }
-
-// String is the source text of the expression.
-func (r *Regexp) String() string { return r.expr }

@@ -1,0 +1,17 @@
+package report
+
+// Render returns the report of dir without writing it: the tests read
+// what Write would publish.
+func Render(dir string, o Options) ([]byte, Kind, error) {
+	e, err := openEvidence(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	defer e.close()
+	k, err := e.detect(o)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := e.render(k, o)
+	return b, k, err
+}
