@@ -201,7 +201,11 @@ func TestVisionProviderMatrix(t *testing.T) {
 	if err != nil || len(shots) != 2 {
 		t.Errorf("screens: %d, %v (want the screen before and after the click)", len(shots), err)
 	}
-	html, _, err := report.Render(filepath.Dir(s.Report), report.Options{})
+	res, err := report.Write(filepath.Dir(s.Report), report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(res.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
