@@ -1,0 +1,174 @@
+package layering
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/solopi-dev/solopi/"
+
+// ranks places every host library package on a layer: a package may import
+// only packages of a strictly lower rank, so two packages of one layer (two
+// features, say) never import each other. Keys are package paths relative
+// to the module; the longest key that is the path or a parent of it wins.
+var ranks = map[string]int{
+	// Foundations: vocabulary, errors, time, encodings, small helpers, the
+	// adb server client.
+	"fault": 0, "clock": 0, "canonjson": 0, "protocol": 0, "schemas": 0,
+	"internal/lazyregexp": 0, "internal/textclip": 0, "internal/atomicfile": 0,
+	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
+	"internal/ptytest": 0, "internal/layering": 0, "solopi/adb": 0,
+
+	// Formats, output contracts and pure parsers built on the foundations.
+	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1,
+	"agentloop/action": 1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1,
+
+	// The device core, and the engines beside it that need no device.
+	"solopi/device": 2, "perfstats": 2, "verify": 2, "report": 2,
+	"agentloop/coord": 2, "agentloop/chat": 2,
+
+	// Feature families over the device core, the planner runtime, the
+	// managed store, the device fakes and their conformance suite.
+	"solopi/replay": 3, "solopi/agent": 3, "solopi/sessions": 3, "solopi/readiness": 3,
+	"solopi/transporttest": 3, "solopi/devicefake": 3, "agentloop": 3, "managed": 3,
+
+	// Adapters that join features: the planner's devices, the live
+	// console, the managed worker and control plane, test rigs over them.
+	"agentloop/adbdevice": 4, "agentloop/agentdevice": 4, "report/console": 4,
+	"solopi/agentfake": 4, "managed/controlplane": 4, "managed/worker": 4,
+	"managed/storetest": 4, "internal/counterphone": 4,
+
+	// Verification execution over the planner and the phone.
+	"verify/execution": 5, "managed/farmbench": 5,
+	"verify/onphone": 6,
+}
+
+// simAllowed is what the simulator may import besides itself: it stands in
+// for a phone, so it shares the wire vocabulary and the case format with
+// the host and nothing else.
+var simAllowed = []string{"protocol", "casefile", "internal/lazyregexp"}
+
+func TestImportsPointDownward(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := modulePackages(t, root)
+	if len(pkgs) < 20 {
+		t.Fatalf("found only %d packages under %s", len(pkgs), root)
+	}
+	for _, p := range sortedKeys(pkgs) {
+		for _, imp := range pkgs[p] {
+			if msg := violation(p, imp); msg != "" {
+				t.Errorf("%s imports %s: %s", p, imp, msg)
+			}
+		}
+	}
+}
+
+// violation says why p must not import imp ("" when it may).
+func violation(p, imp string) string {
+	switch {
+	case isCLI(imp):
+		return "the command line is the top; nothing imports it"
+	case isCLI(p):
+		return ""
+	case under(p, "sim"):
+		if under(imp, "sim") {
+			return ""
+		}
+		for _, a := range simAllowed {
+			if under(imp, a) {
+				return ""
+			}
+		}
+		return "the simulator shares only protocol and casefile with the host"
+	case under(imp, "sim"):
+		if p == "solopi/devicefake" || p == "agentloop/fakemodel" || p == "internal/counterphone" {
+			return "" // test rigs draw with the simulator's screens
+		}
+		return "the host does not import the simulator"
+	}
+	pr, ok := rank(p)
+	if !ok {
+		return "package has no layer: place it in the ranks table of internal/layering"
+	}
+	ir, ok := rank(imp)
+	if !ok {
+		return "imported package has no layer: place it in the ranks table of internal/layering"
+	}
+	if ir >= pr {
+		return "an import must point to a lower layer"
+	}
+	return ""
+}
+
+// isCLI reports whether p is the command line (the binary and its command
+// packages), which may import anything.
+func isCLI(p string) bool { return under(p, "cmd") || under(p, "cli") }
+
+func rank(p string) (int, bool) {
+	best, r := "", 0
+	for k, v := range ranks {
+		if under(p, k) && len(k) > len(best) {
+			best, r = k, v
+		}
+	}
+	return r, best != ""
+}
+
+func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, prefix+"/") }
+
+// modulePackages maps each package of the module (relative path) to the
+// module packages its production files import (tests are free to reach
+// anywhere).
+func modulePackages(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+			return filepath.SkipDir
+		}
+		bp, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		var imps []string
+		for _, i := range bp.Imports {
+			if strings.HasPrefix(i, module) {
+				imps = append(imps, strings.TrimPrefix(i, module))
+			}
+		}
+		out[rel] = imps
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sortedKeys(m map[string][]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
