@@ -87,16 +87,6 @@ func launch(t testing.TB, p *Phone, pkg string) {
 	}
 }
 
-// ShellPath is the inverse used by SoloPi's "shell form": the canonical
-// external storage prefix becomes /sdcard.
-func ShellPath(p string) string {
-	c := Canonical(p)
-	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
-		return ShellStorage + c[len(ExternalStorage):]
-	}
-	return c
-}
-
 // KeycodeByName resolves "HOME", "KEYCODE_HOME" or "3" to a key code.
 func KeycodeByName(name string) (int, bool) {
 	if v, err := strconv.Atoi(name); err == nil {

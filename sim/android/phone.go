@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/vfs"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
@@ -69,7 +70,7 @@ func (c Config) withDefaults() Config {
 type Phone struct {
 	cfg  Config
 	clk  clock.Clock
-	fs   *FS
+	fs   *vfs.FS
 	logs *logBuffer
 
 	mu       sync.Mutex
@@ -130,7 +131,7 @@ func New(cfg Config, clk clock.Clock) *Phone {
 		nextPID:    4100,
 		nextTaskID: 10,
 	}
-	p.fs = newFS(clk)
+	p.fs = vfs.New(clk)
 	p.logs = newLogBuffer(cfg.LogcatLines, clk)
 	p.props = p.defaultProps()
 	specs := cfg.Apps
@@ -165,7 +166,7 @@ func (p *Phone) Serial() string { return p.cfg.Serial }
 func (p *Phone) ScreenSize() (w, h int) { return p.cfg.Width, p.cfg.Height }
 
 // FS returns the phone's file system.
-func (p *Phone) FS() *FS { return p.fs }
+func (p *Phone) FS() *vfs.FS { return p.fs }
 
 // Version is a counter that grows with every change of what is on screen
 // (windows, trees, texts, focus). Callers compare versions to see whether

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/solopi-dev/solopi/sim/android/vfs"
 	shexpand "mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -184,7 +185,7 @@ func (p *Phone) newRunner(stdin *os.File, stdout, stderr io.Writer) (*interp.Run
 			return args, nil
 		}),
 		interp.OpenHandler(func(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
-			return p.fs.openFile(absIn(ctx, name), flag, perm)
+			return p.fs.OpenFile(absIn(ctx, name), flag, perm)
 		}),
 		interp.StatHandler(func(ctx context.Context, name string, _ bool) (fs.FileInfo, error) {
 			return p.fs.Stat(absIn(ctx, name))
@@ -205,7 +206,7 @@ func (p *Phone) newRunner(stdin *os.File, stdout, stderr io.Writer) (*interp.Run
 			if err != nil {
 				return err
 			}
-			if mode&interp.AccessWrite != 0 && !writable(Canonical(name)) {
+			if mode&interp.AccessWrite != 0 && !vfs.Writable(vfs.Canonical(name)) {
 				return &fs.PathError{Op: "access", Path: name, Err: fs.ErrPermission}
 			}
 			if mode&interp.AccessExec != 0 && !fi.IsDir() {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/solopi-dev/solopi/sim/android/vfs"
 )
 
 func fsCommands() map[string]shellCmd {
@@ -211,11 +213,11 @@ func modeString(m fs.FileMode) string {
 }
 
 func ownerOf(name string) (string, string) {
-	c := Canonical(name)
-	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
+	c := vfs.Canonical(name)
+	if c == vfs.ExternalStorage || strings.HasPrefix(c, vfs.ExternalStorage+"/") {
 		return "u0_a0", "media_rw"
 	}
-	if strings.HasPrefix(c, LocalTmp) {
+	if strings.HasPrefix(c, vfs.LocalTmp) {
 		return "shell", "shell"
 	}
 	return "root", "root"
