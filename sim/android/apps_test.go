@@ -7,22 +7,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
-func TestEmbeddedAppsLoad(t *testing.T) {
-	apps := DefaultApps()
-	want := map[string]bool{LauncherPackage: false, "com.example.counter": false, "com.example.login": false,
-		"com.example.list": false, SoloPiPackage: false, "com.android.adbkeyboard": false}
-	for _, a := range apps {
-		if _, ok := want[a.Package]; ok {
-			want[a.Package] = true
-		}
-	}
-	for pkg, ok := range want {
-		if !ok {
-			t.Errorf("embedded app %s missing", pkg)
-		}
-	}
+// TestDefaultAppsInstalled checks the phone a zero Config boots: the stock
+// apps installed, the launcher in front.
+func TestDefaultAppsInstalled(t *testing.T) {
 	p := newTestPhone(t)
 	solo, ok := p.App(SoloPiPackage)
 	if !ok {
@@ -390,7 +381,7 @@ func TestProcessEvents(t *testing.T) {
 }
 
 func TestInstallCustomApp(t *testing.T) {
-	spec, err := LoadApp([]byte(`{"package":"org.test.toggle","label":"Toggle","launcherActivity":".Main",
+	spec, err := appspec.LoadApp([]byte(`{"package":"org.test.toggle","label":"Toggle","launcherActivity":".Main",
 		"vars":{"on":false},
 		"screens":[{"activity":".Main","root":{"children":[
 		  {"class":"android.widget.Switch","id":"toggle","text":"off","clickable":true,"bounds":[0,300,1080,500],"when":{"var":"on","eq":"false"},

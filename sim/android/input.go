@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
 // Android key codes used by the phone.
@@ -357,7 +359,7 @@ func (p *Phone) ScrollNode(sourceID int64, dx, dy int) (moved bool, err error) {
 		if !ln.spec.Scrollable || ln.app == nil {
 			return fmt.Errorf("scroll %d: %w", sourceID, ErrNotScrollable)
 		}
-		moved = p.scrollLocked(ln, dx*RefWidth/p.cfg.Width, dy*RefHeight/p.cfg.Height)
+		moved = p.scrollLocked(ln, dx*appspec.RefWidth/p.cfg.Width, dy*appspec.RefHeight/p.cfg.Height)
 		return nil
 	})
 	return moved, err
@@ -385,7 +387,7 @@ func (p *Phone) scrollLocked(n *liveNode, dx, dy int) bool {
 
 // contentExtent is the right and bottom edge of a node's content in spec
 // coordinates, repeats included.
-func contentExtent(s *NodeSpec, parent Rect) (right, bottom int) {
+func contentExtent(s *appspec.NodeSpec, parent Rect) (right, bottom int) {
 	right, bottom = parent.Right, parent.Bottom
 	for i := range s.Children {
 		c := &s.Children[i]
@@ -407,7 +409,7 @@ func contentExtent(s *NodeSpec, parent Rect) (right, bottom int) {
 }
 
 // runEffectsLocked executes a transition of app a.
-func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
+func (p *Phone) runEffectsLocked(a *appRuntime, effs []appspec.Effect, idx int) {
 	if a == nil {
 		return
 	}
@@ -420,13 +422,13 @@ func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
 			if e.FromField != "" {
 				a.vars[e.Set] = a.fields[e.FromField]
 			} else {
-				a.vars[e.Set] = expand(*e.Value, a.vars, idx)
+				a.vars[e.Set] = appspec.Expand(*e.Value, a.vars, idx)
 			}
 		case e.Add != "":
 			n, _ := strconv.ParseInt(strings.TrimSpace(a.vars[e.Add]), 10, 64)
 			a.vars[e.Add] = strconv.FormatInt(n+e.By, 10)
 		case e.SetField != "":
-			a.fields[e.SetField] = expand(*e.Value, a.vars, idx)
+			a.fields[e.SetField] = appspec.Expand(*e.Value, a.vars, idx)
 		case e.Goto != "":
 			_, _ = p.startLocked(Intent{Component: pkg + "/" + e.Goto})
 		case e.Replace != "":
@@ -452,9 +454,9 @@ func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
 			if pid == 0 {
 				pid = systemServerPID
 			}
-			p.logs.add(pid, 'I', a.spec.Label, expand(e.Log, a.vars, idx))
+			p.logs.add(pid, 'I', a.spec.Label, appspec.Expand(e.Log, a.vars, idx))
 		case e.If != nil:
-			if a.evalCond(e.If, idx) {
+			if e.If.Eval(a.vars, a.fields, idx) {
 				p.runEffectsLocked(a, e.Then, idx)
 			} else {
 				p.runEffectsLocked(a, e.Else, idx)

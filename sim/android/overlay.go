@@ -3,6 +3,7 @@ package android
 import (
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
@@ -62,7 +63,7 @@ func (p *Phone) removeOverlay(id int) {
 }
 
 func (p *Phone) overlayWindowLocked(o *overlay) *liveWindow {
-	root := &liveNode{spec: &NodeSpec{Class: "android.widget.FrameLayout"}}
+	root := &liveNode{spec: &appspec.NodeSpec{Class: "android.widget.FrameLayout"}}
 	root.n = Node{ClassName: "android.widget.FrameLayout", PackageName: o.pkg, Text: o.pkg,
 		SourceID: hash64("overlay|" + o.pkg + "|" + o.bounds.String()), Bounds: o.bounds, Kind: "overlay"}
 	lw := &liveWindow{root: root, ovl: o}

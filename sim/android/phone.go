@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 	"github.com/solopi-dev/solopi/sim/android/vfs"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
@@ -26,8 +27,8 @@ type Config struct {
 	AndroidVersion string // ro.build.version.release, default "14"
 	SDK            int    // ro.build.version.sdk, default 34
 	CPUs           int    // online processors, default 8
-	// Apps are the installed apps; nil installs DefaultApps().
-	Apps []*AppSpec
+	// Apps are the installed apps; nil installs appspec.DefaultApps().
+	Apps []*appspec.AppSpec
 	// LogcatLines bounds the logcat ring buffer (default 5000 entries).
 	LogcatLines int
 	// Props adds or overrides getprop values.
@@ -48,7 +49,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Device, "panther")
 	def(&c.AndroidVersion, "14")
 	if c.Width <= 0 || c.Height <= 0 {
-		c.Width, c.Height = RefWidth, RefHeight
+		c.Width, c.Height = appspec.RefWidth, appspec.RefHeight
 	}
 	if c.Density <= 0 {
 		c.Density = 440
@@ -136,7 +137,7 @@ func New(cfg Config, clk clock.Clock) *Phone {
 	p.props = p.defaultProps()
 	specs := cfg.Apps
 	if specs == nil {
-		specs = DefaultApps()
+		specs = appspec.DefaultApps()
 	}
 	for _, s := range specs {
 		p.apps[s.Package] = newAppRuntime(s)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
 func inputCommands() map[string]shellCmd {
@@ -156,7 +158,7 @@ func cmdIme(sc *shellCtx, args []string) int {
 			}
 			m, _ := imeByID(id)
 			sc.outf("%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000\n    ServiceInfo:\n      name=%s\n      packageName=%s\n",
-				id, id, fullClass(m.pkg, strings.TrimPrefix(id, m.pkg+"/")), m.pkg)
+				id, id, appspec.FullClass(m.pkg, strings.TrimPrefix(id, m.pkg+"/")), m.pkg)
 		}
 		return 0
 	case "enable", "disable":

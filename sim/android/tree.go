@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
 // Node is a plain snapshot of one accessibility node. Snapshots never share
@@ -87,7 +89,7 @@ const statusBarRefHeight = 63
 // handling needs (spec, state owner, repeat index, scroll key).
 type liveNode struct {
 	n        Node
-	spec     *NodeSpec
+	spec     *appspec.NodeSpec
 	app      *appRuntime
 	idx      int
 	key      string
@@ -102,20 +104,20 @@ type liveWindow struct {
 	w      Window
 	root   *liveNode
 	app    *appRuntime
-	screen *ScreenSpec
+	screen *appspec.ScreenSpec
 	ovl    *overlay
 }
 
-func (p *Phone) sx(x int) int { return x * p.cfg.Width / RefWidth }
-func (p *Phone) sy(y int) int { return y * p.cfg.Height / RefHeight }
+func (p *Phone) sx(x int) int { return x * p.cfg.Width / appspec.RefWidth }
+func (p *Phone) sy(y int) int { return y * p.cfg.Height / appspec.RefHeight }
 func (p *Phone) scaleRect(r Rect) Rect {
 	return Rect{p.sx(r.Left), p.sy(r.Top), p.sx(r.Right), p.sy(r.Bottom)}
 }
 
 // toRef converts screen pixels into reference pixels (for hit tests and
 // scroll distances).
-func (p *Phone) toRefX(x int) int { return x * RefWidth / p.cfg.Width }
-func (p *Phone) toRefY(y int) int { return y * RefHeight / p.cfg.Height }
+func (p *Phone) toRefX(x int) int { return x * appspec.RefWidth / p.cfg.Width }
+func (p *Phone) toRefY(y int) int { return y * appspec.RefHeight / p.cfg.Height }
 
 func hash64(s string) int64 {
 	h := fnv.New64a()
@@ -134,85 +136,7 @@ func hash32(s string) uint32 {
 	return h.Sum32()
 }
 
-// expand substitutes ${name} with the app's state variable (or ${n} with the
-// repeat index). Unknown names expand to "".
-func expand(tpl string, vars map[string]string, idx int) string {
-	if !strings.Contains(tpl, "${") {
-		return tpl
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(tpl, "${")
-		if i < 0 {
-			b.WriteString(tpl)
-			return b.String()
-		}
-		j := strings.Index(tpl[i:], "}")
-		if j < 0 {
-			b.WriteString(tpl)
-			return b.String()
-		}
-		b.WriteString(tpl[:i])
-		name := tpl[i+2 : i+j]
-		switch v, ok := vars[name]; {
-		case ok:
-			b.WriteString(v)
-		case name == "n" && idx > 0:
-			b.WriteString(strconv.Itoa(idx))
-		}
-		tpl = tpl[i+j+1:]
-	}
-}
-
-func (a *appRuntime) evalCond(c *Cond, idx int) bool {
-	switch {
-	case len(c.All) > 0:
-		for i := range c.All {
-			if !a.evalCond(&c.All[i], idx) {
-				return false
-			}
-		}
-		return true
-	case len(c.Any) > 0:
-		for i := range c.Any {
-			if a.evalCond(&c.Any[i], idx) {
-				return true
-			}
-		}
-		return false
-	case c.Not != nil:
-		return !a.evalCond(c.Not, idx)
-	}
-	var v string
-	if c.Field != "" {
-		v = a.fields[c.Field]
-	} else {
-		v = a.vars[c.Var]
-	}
-	switch {
-	case c.Eq != nil:
-		return v == expand(*c.Eq, a.vars, idx)
-	case c.Ne != nil:
-		return v != expand(*c.Ne, a.vars, idx)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return false
-	}
-	switch {
-	case c.Gt != nil:
-		return n > *c.Gt
-	case c.Ge != nil:
-		return n >= *c.Ge
-	case c.Lt != nil:
-		return n < *c.Lt
-	case c.Le != nil:
-		return n <= *c.Le
-	}
-	return false
-}
-
-func renderKind(s *NodeSpec, inScroll bool, text string) string {
+func renderKind(s *appspec.NodeSpec, inScroll bool, text string) string {
 	switch {
 	case s.Kind != "":
 		return s.Kind
@@ -252,8 +176,8 @@ func (b *treeBuilder) vars() map[string]string {
 
 // build lays out spec inside parent (reference pixels). dx/dy shift the
 // spec's own bounds (repeats and scrolling); clip is the visible region.
-func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, path string, inScroll bool) *liveNode {
-	if s.When != nil && (b.app == nil || !b.app.evalCond(s.When, idx)) {
+func (b *treeBuilder) build(s *appspec.NodeSpec, parentRef, clip Rect, dx, dy, idx int, path string, inScroll bool) *liveNode {
+	if s.When != nil && (b.app == nil || !s.When.Eval(b.app.vars, b.app.fields, idx)) {
 		return nil
 	}
 	ref := parentRef
@@ -266,7 +190,7 @@ func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, 
 	}
 	ln := &liveNode{spec: s, app: b.app, idx: idx, refB: ref, refVis: vis}
 	vars := b.vars()
-	text := expand(s.Text, vars, idx)
+	text := appspec.Expand(s.Text, vars, idx)
 	if s.Editable && b.app != nil {
 		val := b.app.fields[s.ID]
 		text = val
@@ -282,7 +206,7 @@ func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, 
 		ln.key = path
 	}
 	ln.n = Node{
-		ClassName: s.Class, Text: text, Description: expand(s.Description, vars, idx),
+		ClassName: s.Class, Text: text, Description: appspec.Expand(s.Description, vars, idx),
 		ResourceID: s.ID, PackageName: b.pkg, Hint: s.Hint,
 		SourceID: hash64(b.prefix + "|" + path), Bounds: b.p.scaleRect(vis),
 		Clickable: s.Clickable, LongClickable: s.LongClickable, Editable: s.Editable,
@@ -352,7 +276,7 @@ func (b *treeBuilder) appGrid(ln *liveNode, area, clip Rect, path string) {
 			continue
 		}
 		kid := &liveNode{app: b.app, launch: e.pkg, refB: r, refVis: vis, parent: ln, key: path + "/icon/" + e.pkg}
-		kid.spec = &NodeSpec{Class: "android.widget.TextView", Clickable: true, LongClickable: true}
+		kid.spec = &appspec.NodeSpec{Class: "android.widget.TextView", Clickable: true, LongClickable: true}
 		kid.n = Node{ClassName: "android.widget.TextView", Text: e.label, Description: e.label,
 			PackageName: b.pkg, SourceID: hash64(b.prefix + "|" + kid.key), Bounds: b.p.scaleRect(vis),
 			Clickable: true, LongClickable: true, Focusable: true, Kind: "icon"}
@@ -372,11 +296,11 @@ func (ln *liveNode) snapshot() *Node {
 
 // screenLocked returns the spec of an activity, synthesizing an empty screen
 // for handler-only components that the app spec does not declare.
-func (a *appRuntime) screen(cls string) *ScreenSpec {
+func (a *appRuntime) screen(cls string) *appspec.ScreenSpec {
 	if sc := a.screens[cls]; sc != nil {
 		return sc
 	}
-	return &ScreenSpec{Activity: cls, Root: NodeSpec{Class: "android.widget.FrameLayout"}}
+	return &appspec.ScreenSpec{Activity: cls, Root: appspec.NodeSpec{Class: "android.widget.FrameLayout"}}
 }
 
 // liveWindowsLocked builds every window, top of the z-order first:
@@ -396,7 +320,9 @@ func (p *Phone) liveWindowsLocked() []*liveWindow {
 	return out
 }
 
-func (p *Phone) appWindowRef() Rect { return Rect{0, statusBarRefHeight, RefWidth, RefHeight} }
+func (p *Phone) appWindowRef() Rect {
+	return Rect{0, statusBarRefHeight, appspec.RefWidth, appspec.RefHeight}
+}
 
 func (p *Phone) appWindowLocked() *liveWindow {
 	pkg, act := p.foregroundLocked()
@@ -419,9 +345,9 @@ func (p *Phone) appWindowLocked() *liveWindow {
 
 // statusBarSpec builds the status bar's content (a fresh value each time, so
 // no shared mutable spec exists).
-func statusBarSpec() *NodeSpec {
-	return &NodeSpec{Class: "android.widget.FrameLayout", ID: "com.android.systemui:id/status_bar",
-		Children: []NodeSpec{
+func statusBarSpec() *appspec.NodeSpec {
+	return &appspec.NodeSpec{Class: "android.widget.FrameLayout", ID: "com.android.systemui:id/status_bar",
+		Children: []appspec.NodeSpec{
 			// Fixed clock text: the screenshot must not depend on the wall clock.
 			{Class: "android.widget.TextView", ID: "com.android.systemui:id/clock", Text: "12:00", Kind: "text", Bounds: []int{36, 0, 220, statusBarRefHeight}},
 			{Class: "android.widget.TextView", ID: "com.android.systemui:id/battery", Text: "100%", Kind: "text", Bounds: []int{880, 0, 1050, statusBarRefHeight}},
@@ -429,7 +355,7 @@ func statusBarSpec() *NodeSpec {
 }
 
 func (p *Phone) statusBarWindowLocked() *liveWindow {
-	ref := Rect{0, 0, RefWidth, statusBarRefHeight}
+	ref := Rect{0, 0, appspec.RefWidth, statusBarRefHeight}
 	b := &treeBuilder{p: p, pkg: SystemUIPackage, prefix: "statusbar"}
 	root := b.build(statusBarSpec(), ref, ref, 0, 0, 0, "0", false)
 	lw := &liveWindow{root: root}
