@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // FuzzLoadApp checks that the spec loader never panics and that whatever
@@ -46,7 +47,7 @@ func FuzzLoadApp(f *testing.F) {
 				t.Fatalf("launch: %v", err)
 			}
 			for _, w := range p.Windows() {
-				w.Root.Walk(func(n *Node) bool {
+				w.Root.Walk(func(n *ui.Node) bool {
 					if n.Bounds.Empty() {
 						t.Fatalf("exported an empty node %+v", n)
 					}

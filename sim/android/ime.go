@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // Input method ids.
@@ -111,8 +112,8 @@ func (p *Phone) CurrentIME() string {
 }
 
 // FocusedField returns a snapshot of the focused text field, if any.
-func (p *Phone) FocusedField() (*Node, bool) {
-	var out *Node
+func (p *Phone) FocusedField() (*ui.Node, bool) {
+	var out *ui.Node
 	p.view(func() {
 		if ln := p.focusedLiveLocked(); ln != nil {
 			out = ln.snapshot()
@@ -198,7 +199,7 @@ func (p *Phone) imeWindowLocked() *liveWindow {
 	if !ok {
 		return nil
 	}
-	ref := Rect{0, m.refTop, appspec.RefWidth, appspec.RefHeight}
+	ref := ui.Rect{Left: 0, Top: m.refTop, Right: appspec.RefWidth, Bottom: appspec.RefHeight}
 	root := appspec.NodeSpec{Class: "android.widget.FrameLayout", ID: m.pkg + ":id/keyboard_view", Bounds: []int{ref.Left, ref.Top, ref.Right, ref.Bottom}}
 	if len(m.keyRows) == 0 {
 		root.Children = []appspec.NodeSpec{{Class: "android.widget.TextView", Text: "ADB Keyboard {ON}", Kind: "text",
@@ -228,6 +229,6 @@ func (p *Phone) imeWindowLocked() *liveWindow {
 	}
 	b := &treeBuilder{p: p, pkg: m.pkg, prefix: "ime|" + m.id}
 	lw := &liveWindow{root: b.build(&root, ref, ref, 0, 0, 0, "0", false)}
-	lw.w = Window{Package: m.pkg, Kind: WindowIME, Bounds: p.scaleRect(ref)}
+	lw.w = ui.Window{Package: m.pkg, Kind: ui.WindowIME, Bounds: p.scaleRect(ref)}
 	return lw
 }

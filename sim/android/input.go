@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // Android key codes used by the phone.
@@ -121,7 +122,7 @@ func (p *Phone) swipe(ctx context.Context, x1, y1, x2, y2 int, d time.Duration) 
 			return nil
 		}
 		lw := p.topWindowAtLocked(x1, y1)
-		if lw == nil || lw.w.Kind != WindowApp {
+		if lw == nil || lw.w.Kind != ui.WindowApp {
 			return nil
 		}
 		n := hitLive(lw.root, x1, y1, func(n *liveNode) bool { return n.spec.Scrollable })
@@ -156,11 +157,11 @@ func (p *Phone) pressLocked(x, y int, long bool) {
 		return
 	}
 	switch lw.w.Kind {
-	case WindowIME:
+	case ui.WindowIME:
 		if k := hitLive(lw.root, x, y, func(n *liveNode) bool { return n.spec.Clickable }); k != nil {
 			p.imeKeyLocked(k.n.Text)
 		}
-	case WindowApp:
+	case ui.WindowApp:
 		accept := func(n *liveNode) bool { return n.spec.Clickable || n.spec.Editable || n.launch != "" }
 		if long {
 			accept = func(n *liveNode) bool { return n.spec.LongClickable || n.spec.Editable }
@@ -316,7 +317,7 @@ func (p *Phone) SetText(sourceID int64, s string) error {
 		if ln == nil {
 			return fmt.Errorf("set text on %d: %w", sourceID, ErrNodeNotFound)
 		}
-		if !ln.spec.Editable || ln.app == nil || lw.w.Kind != WindowApp {
+		if !ln.spec.Editable || ln.app == nil || lw.w.Kind != ui.WindowApp {
 			return fmt.Errorf("set text on %d: %w", sourceID, ErrNotEditable)
 		}
 		ln.app.fields[ln.n.ResourceID] = s
@@ -339,9 +340,9 @@ func (p *Phone) nodeAction(sourceID int64, long bool) error {
 			return fmt.Errorf("click %d: %w", sourceID, ErrNodeNotFound)
 		}
 		switch lw.w.Kind {
-		case WindowApp:
+		case ui.WindowApp:
 			p.activateLocked(lw, ln, long)
-		case WindowIME:
+		case ui.WindowIME:
 			p.imeKeyLocked(ln.n.Text)
 		}
 		return nil
@@ -370,7 +371,7 @@ func (p *Phone) ScrollNode(sourceID int64, dx, dy int) (moved bool, err error) {
 func (p *Phone) scrollLocked(n *liveNode, dx, dy int) bool {
 	view := n.refB
 	if len(n.spec.Bounds) == 4 {
-		view = Rect{n.spec.Bounds[0], n.spec.Bounds[1], n.spec.Bounds[2], n.spec.Bounds[3]}
+		view = ui.Rect{Left: n.spec.Bounds[0], Top: n.spec.Bounds[1], Right: n.spec.Bounds[2], Bottom: n.spec.Bounds[3]}
 	}
 	right, bottom := contentExtent(n.spec, view)
 	maxX, maxY := max(0, right-view.Right), max(0, bottom-view.Bottom)
@@ -387,13 +388,13 @@ func (p *Phone) scrollLocked(n *liveNode, dx, dy int) bool {
 
 // contentExtent is the right and bottom edge of a node's content in spec
 // coordinates, repeats included.
-func contentExtent(s *appspec.NodeSpec, parent Rect) (right, bottom int) {
+func contentExtent(s *appspec.NodeSpec, parent ui.Rect) (right, bottom int) {
 	right, bottom = parent.Right, parent.Bottom
 	for i := range s.Children {
 		c := &s.Children[i]
 		box := parent
 		if len(c.Bounds) == 4 {
-			box = Rect{c.Bounds[0], c.Bounds[1], c.Bounds[2], c.Bounds[3]}
+			box = ui.Rect{Left: c.Bounds[0], Top: c.Bounds[1], Right: c.Bounds[2], Bottom: c.Bounds[3]}
 		}
 		r, b := box.Right, box.Bottom
 		if !c.Scrollable {

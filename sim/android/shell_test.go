@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
@@ -370,9 +371,9 @@ func TestAdbKeyboardBroadcast(t *testing.T) {
 		t.Errorf("ADB_INPUT_B64 typed %q", got)
 	}
 	// The IME window is now the ADB keyboard's strip.
-	var ime *Window
+	var ime *ui.Window
 	for _, w := range p.Windows() {
-		if w.Kind == WindowIME {
+		if w.Kind == ui.WindowIME {
 			w := w
 			ime = &w
 		}

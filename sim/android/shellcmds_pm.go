@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 func pmCommands() map[string]shellCmd {
@@ -263,15 +265,15 @@ func dumpWindow(sc *shellCtx) int {
 		for i, lw := range lws {
 			title := lw.w.Package
 			switch lw.w.Kind {
-			case WindowStatusBar:
+			case ui.WindowStatusBar:
 				title = "StatusBar"
-			case WindowIME:
+			case ui.WindowIME:
 				title = "InputMethod"
-			case WindowApp:
+			case ui.WindowApp:
 				title = lw.w.Package + "/" + lw.w.Activity
 			}
 			win := fmt.Sprintf("Window{%x u0 %s}", hash32(title)&0xfffffff, title)
-			if lw.w.Kind == WindowApp {
+			if lw.w.Kind == ui.WindowApp {
 				focus = win
 			}
 			sc.Outf("  Window #%d %s:\n    mDisplayId=0 rootTaskId=1 mSession=Session{%x}\n    mOwnerUid=%d showForAllUsers=false package=%s\n    mFrame=%s\n",
