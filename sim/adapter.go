@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
@@ -15,11 +16,11 @@ type phoneAdapter struct{ p *android.Phone }
 
 var _ soloapp.Phone = phoneAdapter{}
 
-func convRect(r android.Rect) soloapp.Rect {
+func convRect(r ui.Rect) soloapp.Rect {
 	return soloapp.Rect{Left: r.Left, Top: r.Top, Right: r.Right, Bottom: r.Bottom}
 }
 
-func convNode(n *android.Node) *soloapp.Node {
+func convNode(n *ui.Node) *soloapp.Node {
 	if n == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/solopi-dev/solopi/sim/adbd"
 	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
@@ -235,7 +236,7 @@ func faults() map[string]faultFunc {
 		"transient-window": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
 			var in struct {
 				Package    string
-				Bounds     android.Rect
+				Bounds     ui.Rect
 				DurationMs int64
 			}
 			if err := decode(b, &in); err != nil {
@@ -246,7 +247,7 @@ func faults() map[string]faultFunc {
 			}
 			if in.Bounds.Empty() {
 				w, _ := d.Phone.ScreenSize()
-				in.Bounds = android.Rect{Left: 0, Top: 0, Right: w, Bottom: 120}
+				in.Bounds = ui.Rect{Left: 0, Top: 0, Right: w, Bottom: 120}
 			}
 			d.Phone.ShowTransientWindow(in.Package, in.Bounds, time.Duration(in.DurationMs)*time.Millisecond)
 			return nil, nil

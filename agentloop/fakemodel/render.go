@@ -90,7 +90,7 @@ func DrawLabel(img *image.RGBA, b image.Rectangle, text string, col color.RGBA, 
 }
 
 // CounterScreen draws the simulator's counter app (same bounds as
-// sim/android/apps/counter.json) showing value, on a 1080×2340 screen.
+// sim/android/appspec/apps/counter.json) showing value, on a 1080×2340 screen.
 func CounterScreen(value string) *image.RGBA {
 	c := NewCanvas(1080, 2340, 63)
 	c.Box("toolbar", image.Rect(0, 63, 1080, 231), "Counter")

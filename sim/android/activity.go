@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
 // Intent is a parsed `am start` intent.
@@ -73,12 +75,12 @@ func splitComponent(comp string) (pkg, cls string, ok bool) {
 	if !ok || pkg == "" || cls == "" || strings.Contains(cls, "/") {
 		return "", "", false
 	}
-	return pkg, fullClass(pkg, cls), true
+	return pkg, appspec.FullClass(pkg, cls), true
 }
 
 // ShortComponent formats pkg/cls the way ComponentName.flattenToShortString
 // does.
-func ShortComponent(pkg, cls string) string { return pkg + "/" + shortClass(pkg, cls) }
+func ShortComponent(pkg, cls string) string { return pkg + "/" + appspec.ShortClass(pkg, cls) }
 
 // RegisterActivityHandler makes `am start -n component` (and StartIntent)
 // call h synchronously after the component's window came to the front. The
@@ -327,7 +329,7 @@ func (p *Phone) StartIntent(ctx context.Context, in Intent) error {
 	if res.handler != nil {
 		if herr := res.handler(ctx, in); herr != nil {
 			p.Log('W', "SchemeActivity", fmt.Sprintf("handler for %s/%s failed: %v", res.pkg, res.cls, herr))
-			return fmt.Errorf("activity handler %s/%s: %w", res.pkg, shortClass(res.pkg, res.cls), herr)
+			return fmt.Errorf("activity handler %s/%s: %w", res.pkg, appspec.ShortClass(res.pkg, res.cls), herr)
 		}
 	}
 	return nil

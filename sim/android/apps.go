@@ -1,17 +1,13 @@
 package android
 
 import (
-	"embed"
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
-	"sort"
-)
 
-//go:embed apps/*.json
-var embeddedApps embed.FS
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+)
 
 // Well-known packages and components.
 const (
@@ -26,30 +22,6 @@ const (
 
 // ErrNotInstalled is wrapped by errors about packages that are not installed.
 var ErrNotInstalled = errors.New("package not installed")
-
-// DefaultApps parses the embedded app specs (launcher, counter, login,
-// list, settings, SoloPi, keyboards, system UI). Each call returns fresh
-// copies, so callers may modify them.
-func DefaultApps() []*AppSpec {
-	entries, err := embeddedApps.ReadDir("apps")
-	if err != nil {
-		panic(fmt.Sprintf("embedded apps: %v", err)) // build-time data; cannot fail at run time
-	}
-	var out []*AppSpec
-	for _, e := range entries {
-		data, err := embeddedApps.ReadFile(path.Join("apps", e.Name()))
-		if err != nil {
-			panic(fmt.Sprintf("embedded app %s: %v", e.Name(), err))
-		}
-		spec, err := LoadApp(data)
-		if err != nil {
-			panic(fmt.Sprintf("embedded app %s: %v", e.Name(), err)) // covered by TestEmbeddedAppsLoad
-		}
-		out = append(out, spec)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
-	return out
-}
 
 // AppInfo is what the package manager knows about an installed app.
 type AppInfo struct {
@@ -66,8 +38,8 @@ type AppInfo struct {
 // text fields and scroll positions live in the process: a force-stop loses
 // them, as it would for an app without persistence.
 type appRuntime struct {
-	spec    *AppSpec
-	screens map[string]*ScreenSpec
+	spec    *appspec.AppSpec
+	screens map[string]*appspec.ScreenSpec
 	running bool
 	pid     int
 	vars    map[string]string
@@ -75,8 +47,8 @@ type appRuntime struct {
 	scroll  map[string][2]int // node key -> (x, y) scroll offset in reference pixels
 }
 
-func newAppRuntime(s *AppSpec) *appRuntime {
-	a := &appRuntime{spec: s, screens: map[string]*ScreenSpec{}}
+func newAppRuntime(s *appspec.AppSpec) *appRuntime {
+	a := &appRuntime{spec: s, screens: map[string]*appspec.ScreenSpec{}}
 	for i := range s.Screens {
 		a.screens[s.Screens[i].Activity] = &s.Screens[i]
 	}
@@ -143,7 +115,7 @@ func (p *Phone) ProcessRunning(pkg string) (pid int, ok bool) {
 }
 
 // InstallApp installs (or replaces, killing the old process) an app.
-func (p *Phone) InstallApp(spec *AppSpec) error {
+func (p *Phone) InstallApp(spec *appspec.AppSpec) error {
 	if spec == nil {
 		return errors.New("install app: nil spec")
 	}

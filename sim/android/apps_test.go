@@ -7,22 +7,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
-func TestEmbeddedAppsLoad(t *testing.T) {
-	apps := DefaultApps()
-	want := map[string]bool{LauncherPackage: false, "com.example.counter": false, "com.example.login": false,
-		"com.example.list": false, SoloPiPackage: false, "com.android.adbkeyboard": false}
-	for _, a := range apps {
-		if _, ok := want[a.Package]; ok {
-			want[a.Package] = true
-		}
-	}
-	for pkg, ok := range want {
-		if !ok {
-			t.Errorf("embedded app %s missing", pkg)
-		}
-	}
+// TestDefaultAppsInstalled checks the phone a zero Config boots: the stock
+// apps installed, the launcher in front.
+func TestDefaultAppsInstalled(t *testing.T) {
 	p := newTestPhone(t)
 	solo, ok := p.App(SoloPiPackage)
 	if !ok {
@@ -182,9 +174,9 @@ func TestPasswordFieldIsMasked(t *testing.T) {
 }
 
 // listItems returns the visible list rows in order.
-func listItems(p *Phone) []*Node {
-	var out []*Node
-	p.ActiveWindow().Root.Walk(func(n *Node) bool {
+func listItems(p *Phone) []*ui.Node {
+	var out []*ui.Node
+	p.ActiveWindow().Root.Walk(func(n *ui.Node) bool {
 		if strings.HasSuffix(n.ResourceID, ":id/item_title") {
 			out = append(out, n)
 		}
@@ -197,10 +189,10 @@ func TestListScrolling(t *testing.T) {
 	p := newTestPhone(t)
 	launch(t, p, "com.example.list")
 	list := byID(t, p, "com.example.list:id/list")
-	if !list.Scrollable || list.Bounds != (Rect{0, 231, 1080, 2340}) {
+	if !list.Scrollable || list.Bounds != (ui.Rect{Left: 0, Top: 231, Right: 1080, Bottom: 2340}) {
 		t.Fatalf("list = %+v", list)
 	}
-	check := func(wantFirst, wantLast string, firstTop int) []*Node {
+	check := func(wantFirst, wantLast string, firstTop int) []*ui.Node {
 		t.Helper()
 		items := listItems(p)
 		if len(items) == 0 {
@@ -221,7 +213,7 @@ func TestListScrolling(t *testing.T) {
 	}
 	// 2109 px of viewport / 168 px rows: 12 full rows and a clipped 13th.
 	items := check("Item 1", "Item 13", 231)
-	if b := items[12].Bounds; b != (Rect{0, 2247, 1080, 2340}) {
+	if b := items[12].Bounds; b != (ui.Rect{Left: 0, Top: 2247, Right: 1080, Bottom: 2340}) {
 		t.Errorf("clipped Item 13 bounds = %v", b)
 	}
 	before := items[0].SourceID
@@ -238,7 +230,7 @@ func TestListScrolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	items = check("Item 6", "Item 19", 231)
-	if items[0].Bounds != (Rect{0, 231, 1080, 315}) {
+	if items[0].Bounds != (ui.Rect{Left: 0, Top: 231, Right: 1080, Bottom: 315}) {
 		t.Errorf("clipped Item 6 bounds = %v", items[0].Bounds)
 	}
 	// Fling far past the end: clamped at the last row.
@@ -271,11 +263,11 @@ func TestListScrolling(t *testing.T) {
 func TestLauncherIconsAndNavigation(t *testing.T) {
 	p := newTestPhone(t)
 	w := p.ActiveWindow()
-	icon := w.Root.Find(func(n *Node) bool { return n.Kind == "icon" && n.Text == "Counter" })
+	icon := w.Root.Find(func(n *ui.Node) bool { return n.Kind == "icon" && n.Text == "Counter" })
 	if icon == nil {
 		t.Fatal("no Counter icon on the home screen")
 	}
-	if w.Root.Find(func(n *Node) bool { return n.Kind == "icon" && n.Text == "ADB Keyboard" }) != nil {
+	if w.Root.Find(func(n *ui.Node) bool { return n.Kind == "icon" && n.Text == "ADB Keyboard" }) != nil {
 		t.Error("an app without launcher activity has an icon")
 	}
 	tapNode(t, p, icon)
@@ -390,7 +382,7 @@ func TestProcessEvents(t *testing.T) {
 }
 
 func TestInstallCustomApp(t *testing.T) {
-	spec, err := LoadApp([]byte(`{"package":"org.test.toggle","label":"Toggle","launcherActivity":".Main",
+	spec, err := appspec.LoadApp([]byte(`{"package":"org.test.toggle","label":"Toggle","launcherActivity":".Main",
 		"vars":{"on":false},
 		"screens":[{"activity":".Main","root":{"children":[
 		  {"class":"android.widget.Switch","id":"toggle","text":"off","clickable":true,"bounds":[0,300,1080,500],"when":{"var":"on","eq":"false"},
@@ -426,7 +418,7 @@ func TestScreenScaling(t *testing.T) {
 	p := New(Config{Width: 720, Height: 1560}, nil)
 	launch(t, p, "com.example.counter")
 	b := byID(t, p, "reset_button").Bounds
-	if b != (Rect{80, 746, 346, 860}) {
+	if b != (ui.Rect{Left: 80, Top: 746, Right: 346, Bottom: 860}) {
 		t.Errorf("scaled bounds = %v", b)
 	}
 	tapNode(t, p, byID(t, p, "increment_button"))

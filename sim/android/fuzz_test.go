@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // FuzzLoadApp checks that the spec loader never panics and that whatever
 // it accepts is a fixed point: marshalling a loaded spec and loading it
 // again gives the same spec, and a phone can render it.
 func FuzzLoadApp(f *testing.F) {
-	for _, s := range DefaultApps() {
+	for _, s := range appspec.DefaultApps() {
 		b, err := json.Marshal(s)
 		if err != nil {
 			f.Fatal(err)
@@ -18,7 +21,7 @@ func FuzzLoadApp(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := LoadApp(data)
+		spec, err := appspec.LoadApp(data)
 		if err != nil {
 			return
 		}
@@ -26,7 +29,7 @@ func FuzzLoadApp(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshal accepted spec: %v", err)
 		}
-		again, err := LoadApp(b)
+		again, err := appspec.LoadApp(b)
 		if err != nil {
 			t.Fatalf("reload of a normalized spec failed: %v\n%s", err, b)
 		}
@@ -38,13 +41,13 @@ func FuzzLoadApp(f *testing.F) {
 		if len(data) > 4096 {
 			return // keep the per-input cost small
 		}
-		p := New(Config{Apps: []*AppSpec{spec}}, nil)
+		p := New(Config{Apps: []*appspec.AppSpec{spec}}, nil)
 		if spec.LauncherActivity != "" {
 			if err := p.LaunchApp(spec.Package); err != nil {
 				t.Fatalf("launch: %v", err)
 			}
 			for _, w := range p.Windows() {
-				w.Root.Walk(func(n *Node) bool {
+				w.Root.Walk(func(n *ui.Node) bool {
 					if n.Bounds.Empty() {
 						t.Fatalf("exported an empty node %+v", n)
 					}

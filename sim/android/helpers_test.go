@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
@@ -54,10 +55,10 @@ func mustSh(t testing.TB, p *Phone, cmd string) string {
 }
 
 // byID finds a node of the app window by resource id (full or short).
-func byID(t testing.TB, p *Phone, id string) *Node {
+func byID(t testing.TB, p *Phone, id string) *ui.Node {
 	t.Helper()
 	w := p.ActiveWindow()
-	n := w.Root.Find(func(n *Node) bool {
+	n := w.Root.Find(func(n *ui.Node) bool {
 		return n.ResourceID == id || strings.HasSuffix(n.ResourceID, ":id/"+id)
 	})
 	if n == nil {
@@ -67,10 +68,10 @@ func byID(t testing.TB, p *Phone, id string) *Node {
 }
 
 func hasID(p *Phone, id string) bool {
-	return p.ActiveWindow().Root.Find(func(n *Node) bool { return strings.HasSuffix(n.ResourceID, ":id/"+id) }) != nil
+	return p.ActiveWindow().Root.Find(func(n *ui.Node) bool { return strings.HasSuffix(n.ResourceID, ":id/"+id) }) != nil
 }
 
-func tapNode(t testing.TB, p *Phone, n *Node) {
+func tapNode(t testing.TB, p *Phone, n *ui.Node) {
 	t.Helper()
 	if err := p.Tap(n.Bounds.CenterX(), n.Bounds.CenterY()); err != nil {
 		t.Fatalf("tap %s: %v", n.ResourceID, err)
@@ -85,16 +86,6 @@ func launch(t testing.TB, p *Phone, pkg string) {
 	if got, _ := p.Foreground(); got != pkg {
 		t.Fatalf("foreground = %s, want %s", got, pkg)
 	}
-}
-
-// ShellPath is the inverse used by SoloPi's "shell form": the canonical
-// external storage prefix becomes /sdcard.
-func ShellPath(p string) string {
-	c := Canonical(p)
-	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
-		return ShellStorage + c[len(ExternalStorage):]
-	}
-	return c
 }
 
 // KeycodeByName resolves "HOME", "KEYCODE_HOME" or "3" to a key code.

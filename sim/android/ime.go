@@ -6,6 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // Input method ids.
@@ -42,7 +45,7 @@ var knownIMEs = []imeInfo{
 
 func imeByID(id string) (imeInfo, bool) {
 	for _, m := range knownIMEs {
-		if m.id == id || m.pkg+"/"+fullClass(m.pkg, strings.TrimPrefix(m.id, m.pkg+"/")) == id {
+		if m.id == id || m.pkg+"/"+appspec.FullClass(m.pkg, strings.TrimPrefix(m.id, m.pkg+"/")) == id {
 			return m, true
 		}
 	}
@@ -109,8 +112,8 @@ func (p *Phone) CurrentIME() string {
 }
 
 // FocusedField returns a snapshot of the focused text field, if any.
-func (p *Phone) FocusedField() (*Node, bool) {
-	var out *Node
+func (p *Phone) FocusedField() (*ui.Node, bool) {
+	var out *ui.Node
 	p.view(func() {
 		if ln := p.focusedLiveLocked(); ln != nil {
 			out = ln.snapshot()
@@ -196,11 +199,11 @@ func (p *Phone) imeWindowLocked() *liveWindow {
 	if !ok {
 		return nil
 	}
-	ref := Rect{0, m.refTop, RefWidth, RefHeight}
-	root := NodeSpec{Class: "android.widget.FrameLayout", ID: m.pkg + ":id/keyboard_view", Bounds: []int{ref.Left, ref.Top, ref.Right, ref.Bottom}}
+	ref := ui.Rect{Left: 0, Top: m.refTop, Right: appspec.RefWidth, Bottom: appspec.RefHeight}
+	root := appspec.NodeSpec{Class: "android.widget.FrameLayout", ID: m.pkg + ":id/keyboard_view", Bounds: []int{ref.Left, ref.Top, ref.Right, ref.Bottom}}
 	if len(m.keyRows) == 0 {
-		root.Children = []NodeSpec{{Class: "android.widget.TextView", Text: "ADB Keyboard {ON}", Kind: "text",
-			Bounds: []int{40, ref.Top + 20, RefWidth - 40, RefHeight - 20}}}
+		root.Children = []appspec.NodeSpec{{Class: "android.widget.TextView", Text: "ADB Keyboard {ON}", Kind: "text",
+			Bounds: []int{40, ref.Top + 20, appspec.RefWidth - 40, appspec.RefHeight - 20}}}
 	}
 	const keyH, gap = 170, 10
 	for r, row := range m.keyRows {
@@ -208,24 +211,24 @@ func (p *Phone) imeWindowLocked() *liveWindow {
 		widths := make([]int, len(row))
 		total := 0
 		for i, k := range row {
-			widths[i] = RefWidth / 10
+			widths[i] = appspec.RefWidth / 10
 			if r == len(m.keyRows)-1 { // bottom row: a wide space bar
 				widths[i] = 150
 				if k == "space" {
-					widths[i] = RefWidth - 3*150 - 60
+					widths[i] = appspec.RefWidth - 3*150 - 60
 				}
 			}
 			total += widths[i]
 		}
-		left := (RefWidth - total) / 2
+		left := (appspec.RefWidth - total) / 2
 		for i, k := range row {
-			root.Children = append(root.Children, NodeSpec{Class: "android.inputmethodservice.Keyboard$Key",
+			root.Children = append(root.Children, appspec.NodeSpec{Class: "android.inputmethodservice.Keyboard$Key",
 				Text: k, Description: k, Kind: "key", Clickable: true, Bounds: []int{left + 4, top, left + widths[i] - 4, top + keyH}})
 			left += widths[i]
 		}
 	}
 	b := &treeBuilder{p: p, pkg: m.pkg, prefix: "ime|" + m.id}
 	lw := &liveWindow{root: b.build(&root, ref, ref, 0, 0, 0, "0", false)}
-	lw.w = Window{Package: m.pkg, Kind: WindowIME, Bounds: p.scaleRect(ref)}
+	lw.w = ui.Window{Package: m.pkg, Kind: ui.WindowIME, Bounds: p.scaleRect(ref)}
 	return lw
 }

@@ -4,13 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 func TestIMEFocusMakesMultiWindow(t *testing.T) {
 	p := newTestPhone(t)
 	launch(t, p, "com.example.login")
-	if roots := p.AccessibilityRoots(); len(roots) != 1 || roots[0].Kind != WindowApp || p.MultiWindow() {
+	if roots := p.AccessibilityRoots(); len(roots) != 1 || roots[0].Kind != ui.WindowApp || p.MultiWindow() {
 		t.Fatalf("before focus: %d roots", len(roots))
 	}
 	kinds := func() []string {
@@ -20,11 +21,11 @@ func TestIMEFocusMakesMultiWindow(t *testing.T) {
 		}
 		return k
 	}
-	if got := kinds(); len(got) != 2 || got[0] != WindowStatusBar || got[1] != WindowApp {
+	if got := kinds(); len(got) != 2 || got[0] != ui.WindowStatusBar || got[1] != ui.WindowApp {
 		t.Fatalf("windows = %v", got)
 	}
 	sb := p.Windows()[0]
-	if sb.Package != SystemUIPackage || sb.Bounds != (Rect{0, 0, 1080, 63}) {
+	if sb.Package != SystemUIPackage || sb.Bounds != (ui.Rect{Left: 0, Top: 0, Right: 1080, Bottom: 63}) {
 		t.Errorf("status bar = %+v", sb)
 	}
 	tapNode(t, p, byID(t, p, "username"))
@@ -32,19 +33,19 @@ func TestIMEFocusMakesMultiWindow(t *testing.T) {
 		t.Error("tapped field not focused")
 	}
 	roots := p.AccessibilityRoots()
-	if len(roots) != 2 || roots[0].Kind != WindowApp || roots[1].Kind != WindowIME || !p.MultiWindow() {
+	if len(roots) != 2 || roots[0].Kind != ui.WindowApp || roots[1].Kind != ui.WindowIME || !p.MultiWindow() {
 		t.Fatalf("with keyboard: %+v", roots)
 	}
 	ime := roots[1]
 	if ime.Package != "com.android.inputmethod.latin" || ime.Bounds.Top != 1500 || ime.Root.PackageName != ime.Package {
 		t.Errorf("ime window = %+v", ime)
 	}
-	if got := kinds(); got[0] != WindowIME {
+	if got := kinds(); got[0] != ui.WindowIME {
 		t.Errorf("z-order = %v, IME should be on top", got)
 	}
 	// Typing on the soft keyboard.
 	for _, k := range []string{"d", "e", "m", "o", "o", "DEL"} {
-		key := ime.Root.Find(func(n *Node) bool { return n.Kind == "key" && n.Text == k })
+		key := ime.Root.Find(func(n *ui.Node) bool { return n.Kind == "key" && n.Text == k })
 		if key == nil {
 			t.Fatalf("no key %q", k)
 		}
@@ -85,12 +86,12 @@ func TestTransientOverlay(t *testing.T) {
 	launch(t, p, "com.example.counter")
 	inc := byID(t, p, "increment_button")
 	v0 := p.Version()
-	p.ShowTransientWindow("com.android.systemui", Rect{0, 1000, 1080, 1400}, 10*time.Second)
+	p.ShowTransientWindow("com.android.systemui", ui.Rect{Left: 0, Top: 1000, Right: 1080, Bottom: 1400}, 10*time.Second)
 	if p.Version() == v0 {
 		t.Error("overlay did not change the version")
 	}
 	ws := p.Windows()
-	if ws[0].Kind != WindowOverlay || ws[0].Package != "com.android.systemui" || !p.MultiWindow() {
+	if ws[0].Kind != ui.WindowOverlay || ws[0].Package != "com.android.systemui" || !p.MultiWindow() {
 		t.Fatalf("windows: %+v", ws[0])
 	}
 	tapNode(t, p, inc) // swallowed by the overlay

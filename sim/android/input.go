@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // Android key codes used by the phone.
@@ -119,7 +122,7 @@ func (p *Phone) swipe(ctx context.Context, x1, y1, x2, y2 int, d time.Duration) 
 			return nil
 		}
 		lw := p.topWindowAtLocked(x1, y1)
-		if lw == nil || lw.w.Kind != WindowApp {
+		if lw == nil || lw.w.Kind != ui.WindowApp {
 			return nil
 		}
 		n := hitLive(lw.root, x1, y1, func(n *liveNode) bool { return n.spec.Scrollable })
@@ -154,11 +157,11 @@ func (p *Phone) pressLocked(x, y int, long bool) {
 		return
 	}
 	switch lw.w.Kind {
-	case WindowIME:
+	case ui.WindowIME:
 		if k := hitLive(lw.root, x, y, func(n *liveNode) bool { return n.spec.Clickable }); k != nil {
 			p.imeKeyLocked(k.n.Text)
 		}
-	case WindowApp:
+	case ui.WindowApp:
 		accept := func(n *liveNode) bool { return n.spec.Clickable || n.spec.Editable || n.launch != "" }
 		if long {
 			accept = func(n *liveNode) bool { return n.spec.LongClickable || n.spec.Editable }
@@ -314,7 +317,7 @@ func (p *Phone) SetText(sourceID int64, s string) error {
 		if ln == nil {
 			return fmt.Errorf("set text on %d: %w", sourceID, ErrNodeNotFound)
 		}
-		if !ln.spec.Editable || ln.app == nil || lw.w.Kind != WindowApp {
+		if !ln.spec.Editable || ln.app == nil || lw.w.Kind != ui.WindowApp {
 			return fmt.Errorf("set text on %d: %w", sourceID, ErrNotEditable)
 		}
 		ln.app.fields[ln.n.ResourceID] = s
@@ -337,9 +340,9 @@ func (p *Phone) nodeAction(sourceID int64, long bool) error {
 			return fmt.Errorf("click %d: %w", sourceID, ErrNodeNotFound)
 		}
 		switch lw.w.Kind {
-		case WindowApp:
+		case ui.WindowApp:
 			p.activateLocked(lw, ln, long)
-		case WindowIME:
+		case ui.WindowIME:
 			p.imeKeyLocked(ln.n.Text)
 		}
 		return nil
@@ -357,7 +360,7 @@ func (p *Phone) ScrollNode(sourceID int64, dx, dy int) (moved bool, err error) {
 		if !ln.spec.Scrollable || ln.app == nil {
 			return fmt.Errorf("scroll %d: %w", sourceID, ErrNotScrollable)
 		}
-		moved = p.scrollLocked(ln, dx*RefWidth/p.cfg.Width, dy*RefHeight/p.cfg.Height)
+		moved = p.scrollLocked(ln, dx*appspec.RefWidth/p.cfg.Width, dy*appspec.RefHeight/p.cfg.Height)
 		return nil
 	})
 	return moved, err
@@ -368,7 +371,7 @@ func (p *Phone) ScrollNode(sourceID int64, dx, dy int) (moved bool, err error) {
 func (p *Phone) scrollLocked(n *liveNode, dx, dy int) bool {
 	view := n.refB
 	if len(n.spec.Bounds) == 4 {
-		view = Rect{n.spec.Bounds[0], n.spec.Bounds[1], n.spec.Bounds[2], n.spec.Bounds[3]}
+		view = ui.Rect{Left: n.spec.Bounds[0], Top: n.spec.Bounds[1], Right: n.spec.Bounds[2], Bottom: n.spec.Bounds[3]}
 	}
 	right, bottom := contentExtent(n.spec, view)
 	maxX, maxY := max(0, right-view.Right), max(0, bottom-view.Bottom)
@@ -385,13 +388,13 @@ func (p *Phone) scrollLocked(n *liveNode, dx, dy int) bool {
 
 // contentExtent is the right and bottom edge of a node's content in spec
 // coordinates, repeats included.
-func contentExtent(s *NodeSpec, parent Rect) (right, bottom int) {
+func contentExtent(s *appspec.NodeSpec, parent ui.Rect) (right, bottom int) {
 	right, bottom = parent.Right, parent.Bottom
 	for i := range s.Children {
 		c := &s.Children[i]
 		box := parent
 		if len(c.Bounds) == 4 {
-			box = Rect{c.Bounds[0], c.Bounds[1], c.Bounds[2], c.Bounds[3]}
+			box = ui.Rect{Left: c.Bounds[0], Top: c.Bounds[1], Right: c.Bounds[2], Bottom: c.Bounds[3]}
 		}
 		r, b := box.Right, box.Bottom
 		if !c.Scrollable {
@@ -407,7 +410,7 @@ func contentExtent(s *NodeSpec, parent Rect) (right, bottom int) {
 }
 
 // runEffectsLocked executes a transition of app a.
-func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
+func (p *Phone) runEffectsLocked(a *appRuntime, effs []appspec.Effect, idx int) {
 	if a == nil {
 		return
 	}
@@ -420,13 +423,13 @@ func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
 			if e.FromField != "" {
 				a.vars[e.Set] = a.fields[e.FromField]
 			} else {
-				a.vars[e.Set] = expand(*e.Value, a.vars, idx)
+				a.vars[e.Set] = appspec.Expand(*e.Value, a.vars, idx)
 			}
 		case e.Add != "":
 			n, _ := strconv.ParseInt(strings.TrimSpace(a.vars[e.Add]), 10, 64)
 			a.vars[e.Add] = strconv.FormatInt(n+e.By, 10)
 		case e.SetField != "":
-			a.fields[e.SetField] = expand(*e.Value, a.vars, idx)
+			a.fields[e.SetField] = appspec.Expand(*e.Value, a.vars, idx)
 		case e.Goto != "":
 			_, _ = p.startLocked(Intent{Component: pkg + "/" + e.Goto})
 		case e.Replace != "":
@@ -452,9 +455,9 @@ func (p *Phone) runEffectsLocked(a *appRuntime, effs []Effect, idx int) {
 			if pid == 0 {
 				pid = systemServerPID
 			}
-			p.logs.add(pid, 'I', a.spec.Label, expand(e.Log, a.vars, idx))
+			p.logs.add(pid, 'I', a.spec.Label, appspec.Expand(e.Log, a.vars, idx))
 		case e.If != nil:
-			if a.evalCond(e.If, idx) {
+			if e.If.Eval(a.vars, a.fields, idx) {
 				p.runEffectsLocked(a, e.Then, idx)
 			} else {
 				p.runEffectsLocked(a, e.Else, idx)

@@ -3,6 +3,8 @@ package android
 import (
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
@@ -12,14 +14,14 @@ import (
 type overlay struct {
 	id     int
 	pkg    string
-	bounds Rect // screen pixels
+	bounds ui.Rect // screen pixels
 	timer  clock.Timer
 }
 
 // ShowTransientWindow puts an overlay window of package pkg over bounds
 // (screen pixels) for d of simulated time. While it is shown the screen is
 // multi-window and taps inside it do not reach the app.
-func (p *Phone) ShowTransientWindow(pkg string, bounds Rect, d time.Duration) {
+func (p *Phone) ShowTransientWindow(pkg string, bounds ui.Rect, d time.Duration) {
 	var o *overlay
 	_ = p.update(func() error {
 		p.nextOvl++
@@ -62,10 +64,10 @@ func (p *Phone) removeOverlay(id int) {
 }
 
 func (p *Phone) overlayWindowLocked(o *overlay) *liveWindow {
-	root := &liveNode{spec: &NodeSpec{Class: "android.widget.FrameLayout"}}
-	root.n = Node{ClassName: "android.widget.FrameLayout", PackageName: o.pkg, Text: o.pkg,
+	root := &liveNode{spec: &appspec.NodeSpec{Class: "android.widget.FrameLayout"}}
+	root.n = ui.Node{ClassName: "android.widget.FrameLayout", PackageName: o.pkg, Text: o.pkg,
 		SourceID: hash64("overlay|" + o.pkg + "|" + o.bounds.String()), Bounds: o.bounds, Kind: "overlay"}
 	lw := &liveWindow{root: root, ovl: o}
-	lw.w = Window{Package: o.pkg, Kind: WindowOverlay, Bounds: o.bounds}
+	lw.w = ui.Window{Package: o.pkg, Kind: ui.WindowOverlay, Bounds: o.bounds}
 	return lw
 }

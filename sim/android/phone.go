@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/vfs"
 	"github.com/solopi-dev/solopi/sim/clock"
 )
 
@@ -25,8 +27,8 @@ type Config struct {
 	AndroidVersion string // ro.build.version.release, default "14"
 	SDK            int    // ro.build.version.sdk, default 34
 	CPUs           int    // online processors, default 8
-	// Apps are the installed apps; nil installs DefaultApps().
-	Apps []*AppSpec
+	// Apps are the installed apps; nil installs appspec.DefaultApps().
+	Apps []*appspec.AppSpec
 	// LogcatLines bounds the logcat ring buffer (default 5000 entries).
 	LogcatLines int
 	// Props adds or overrides getprop values.
@@ -47,7 +49,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Device, "panther")
 	def(&c.AndroidVersion, "14")
 	if c.Width <= 0 || c.Height <= 0 {
-		c.Width, c.Height = RefWidth, RefHeight
+		c.Width, c.Height = appspec.RefWidth, appspec.RefHeight
 	}
 	if c.Density <= 0 {
 		c.Density = 440
@@ -69,7 +71,7 @@ func (c Config) withDefaults() Config {
 type Phone struct {
 	cfg  Config
 	clk  clock.Clock
-	fs   *FS
+	fs   *vfs.FS
 	logs *logBuffer
 
 	mu       sync.Mutex
@@ -130,12 +132,12 @@ func New(cfg Config, clk clock.Clock) *Phone {
 		nextPID:    4100,
 		nextTaskID: 10,
 	}
-	p.fs = newFS(clk)
+	p.fs = vfs.New(clk)
 	p.logs = newLogBuffer(cfg.LogcatLines, clk)
 	p.props = p.defaultProps()
 	specs := cfg.Apps
 	if specs == nil {
-		specs = DefaultApps()
+		specs = appspec.DefaultApps()
 	}
 	for _, s := range specs {
 		p.apps[s.Package] = newAppRuntime(s)
@@ -165,7 +167,7 @@ func (p *Phone) Serial() string { return p.cfg.Serial }
 func (p *Phone) ScreenSize() (w, h int) { return p.cfg.Width, p.cfg.Height }
 
 // FS returns the phone's file system.
-func (p *Phone) FS() *FS { return p.fs }
+func (p *Phone) FS() *vfs.FS { return p.fs }
 
 // Version is a counter that grows with every change of what is on screen
 // (windows, trees, texts, focus). Callers compare versions to see whether

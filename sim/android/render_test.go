@@ -8,6 +8,9 @@ import (
 	"image/png"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/android/ui"
+	"github.com/solopi-dev/solopi/sim/screenstyle"
 )
 
 func decodePNG(t *testing.T, b []byte) image.Image {
@@ -81,20 +84,20 @@ func TestScreenshotColoursAndText(t *testing.T) {
 		}
 		seen[c] = k
 	}
-	if samples["button"] != kindStyle["button"].Fill || samples["statusbar"] != bgStatusBar {
+	if samples["button"] != screenstyle.Kinds["button"].Fill || samples["statusbar"] != bgStatusBar {
 		t.Errorf("colours = %v", samples)
 	}
 	// The label is drawn: the button's middle row contains text pixels.
 	textPixels := 0
 	for x := btn.Left; x < btn.Right; x++ {
 		for y := btn.Top + 20; y < btn.Bottom-20; y++ {
-			if colorAt(img, x, y) == kindStyle["button"].Text {
+			if colorAt(img, x, y) == screenstyle.Kinds["button"].Text {
 				textPixels++
 			}
 		}
 	}
 	// "Sign in" = 7 glyphs at FontScale^2 pixels per font pixel.
-	if textPixels < 7*FontScale*FontScale*10 {
+	if textPixels < 7*ui.FontScale*ui.FontScale*10 {
 		t.Errorf("only %d text pixels on the button", textPixels)
 	}
 	// Focus shows the keyboard in the picture.
@@ -103,7 +106,7 @@ func TestScreenshotColoursAndText(t *testing.T) {
 	if c := colorAt(img, 2, 2300); c != bgIME {
 		t.Errorf("keyboard area colour %v", c)
 	}
-	if c := colorAt(img, field.Left+1, field.Top+1); c != focusColor {
+	if c := colorAt(img, field.Left+1, field.Top+1); c != ui.FocusColor {
 		t.Errorf("focused field border %v", c)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 // TestShellMoreCommands covers the less central commands, one table row
@@ -149,7 +151,7 @@ func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
 	if got := byID(t, p, "detail_text").Text; got != "Selected: Item 1" {
 		t.Errorf("detail after Click = %q", got)
 	}
-	p.ShowTransientWindow("com.example.popup", Rect{0, 0, 100, 100}, 1e15)
+	p.ShowTransientWindow("com.example.popup", ui.Rect{Left: 0, Top: 0, Right: 100, Bottom: 100}, 1e15)
 	p.ClearTransientWindows()
 	if p.MultiWindow() {
 		t.Error("overlay survived ClearTransientWindows")

@@ -16,13 +16,13 @@ func amCommands() map[string]shellCmd {
 
 // amException prints what `cmd activity` prints when a command throws.
 func amException(sc *shellCtx, sub, format string, a ...any) int {
-	sc.errf("Exception occurred while executing '%s':\njava.lang.IllegalArgumentException: %s\n", sub, fmt.Sprintf(format, a...))
+	sc.Errf("Exception occurred while executing '%s':\njava.lang.IllegalArgumentException: %s\n", sub, fmt.Sprintf(format, a...))
 	return 255
 }
 
 func cmdAm(sc *shellCtx, args []string) int {
 	if len(args) == 0 {
-		sc.errf("Activity manager (activity) commands:\n  start [-W] [-S] [-R COUNT] [-n COMPONENT] [-a ACTION] [-d DATA] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] [--es KEY VALUE] ...\n")
+		sc.Errf("Activity manager (activity) commands:\n  start [-W] [-S] [-R COUNT] [-n COMPONENT] [-a ACTION] [-d DATA] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] [--es KEY VALUE] ...\n")
 		return 1
 	}
 	switch args[0] {
@@ -48,10 +48,10 @@ func cmdAm(sc *shellCtx, args []string) int {
 	case "broadcast":
 		return amBroadcast(sc, args[1:])
 	case "get-current-user":
-		sc.outf("0\n")
+		sc.Outf("0\n")
 		return 0
 	default:
-		sc.errf("Unknown command: %s\n", args[0])
+		sc.Errf("Unknown command: %s\n", args[0])
 		return 255
 	}
 }
@@ -196,15 +196,15 @@ func amStart(sc *shellCtx, args []string) int {
 				p.view(func() { pkg, _, _ = p.resolveLocked(o.in) })
 			}
 			if pkg != "" {
-				sc.outf("Stopping: %s\n", pkg)
+				sc.Outf("Stopping: %s\n", pkg)
 				_ = p.ForceStop(pkg)
 				// ActivityManagerShellCommand sleeps 250 ms after the stop.
-				if err := p.clk.Sleep(sc.ctx, 250*time.Millisecond); err != nil {
+				if err := p.clk.Sleep(sc.Ctx, 250*time.Millisecond); err != nil {
 					return 130
 				}
 			}
 		}
-		sc.outf("Starting: Intent { %s }\n", intentBody(o.in, true))
+		sc.Outf("Starting: Intent { %s }\n", intentBody(o.in, true))
 		var res launchResult
 		var this, total, wait int
 		err := p.update(func() error {
@@ -214,9 +214,9 @@ func amStart(sc *shellCtx, args []string) int {
 			}
 			return err
 		})
-		out := sc.stderr
+		out := sc.Stderr
 		if o.wait {
-			out = sc.stdout // am -W prints results and errors on stdout
+			out = sc.Stdout // am -W prints results and errors on stdout
 		}
 		switch {
 		case errors.Is(err, ErrClassNotFound):
@@ -234,12 +234,12 @@ func amStart(sc *shellCtx, args []string) int {
 			fmt.Fprintln(out, res.warning)
 		}
 		if res.handler != nil {
-			if herr := res.handler(sc.ctx, o.in); herr != nil {
+			if herr := res.handler(sc.Ctx, o.in); herr != nil {
 				var f *AmFailure
 				if errors.As(herr, &f) {
-					sc.outf("%s", f.Output)
+					sc.Outf("%s", f.Output)
 					if !strings.HasSuffix(f.Output, "\n") {
-						sc.outf("\n")
+						sc.Outf("\n")
 					}
 					return f.Code
 				}
@@ -248,18 +248,18 @@ func amStart(sc *shellCtx, args []string) int {
 			}
 		}
 		if o.wait {
-			if err := p.clk.Sleep(sc.ctx, time.Duration(wait)*time.Millisecond); err != nil {
+			if err := p.clk.Sleep(sc.Ctx, time.Duration(wait)*time.Millisecond); err != nil {
 				return 130
 			}
-			sc.outf("Status: ok\n")
+			sc.Outf("Status: ok\n")
 			if p.cfg.SDK >= 29 {
-				sc.outf("LaunchState: %s\n", res.state)
+				sc.Outf("LaunchState: %s\n", res.state)
 			}
-			sc.outf("Activity: %s\n", ShortComponent(res.pkg, res.cls))
+			sc.Outf("Activity: %s\n", ShortComponent(res.pkg, res.cls))
 			if p.cfg.SDK < 36 {
-				sc.outf("ThisTime: %d\n", this)
+				sc.Outf("ThisTime: %d\n", this)
 			}
-			sc.outf("TotalTime: %d\nWaitTime: %d\nComplete\n", total, wait)
+			sc.Outf("TotalTime: %d\nWaitTime: %d\nComplete\n", total, wait)
 		}
 		p.LogApp(res.pkg, 'I', "ActivityTaskManager", fmt.Sprintf("Displayed %s: +%dms", ShortComponent(res.pkg, res.cls), total))
 		if iter+1 < o.repeat {
@@ -276,9 +276,9 @@ func amBroadcast(sc *shellCtx, args []string) int {
 		return amException(sc, "broadcast", "%v", err)
 	}
 	o.in.Flags |= 0x400000 // FLAG_RECEIVER_FOREGROUND, as am adds
-	sc.outf("Broadcasting: Intent { %s }\n", intentBody(o.in, true))
+	sc.Outf("Broadcasting: Intent { %s }\n", intentBody(o.in, true))
 	sc.p.adbKeyboard(o.in)
-	sc.outf("Broadcast completed: result=0\n")
+	sc.Outf("Broadcast completed: result=0\n")
 	return 0
 }
 
@@ -331,7 +331,7 @@ func cmdMonkey(sc *shellCtx, args []string) int {
 	var pkgs, cats []string
 	count := 0
 	for i := 0; i < len(args); i++ {
-		sc.outf("  bash arg: %s\n", args[i])
+		sc.Outf("  bash arg: %s\n", args[i])
 	}
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
@@ -346,7 +346,7 @@ func cmdMonkey(sc *shellCtx, args []string) int {
 		default:
 			v, err := strconv.Atoi(a)
 			if err != nil || v < 0 {
-				sc.errf("** Error: Invalid argument: %s\n", a)
+				sc.Errf("** Error: Invalid argument: %s\n", a)
 				return 1
 			}
 			count = v
@@ -364,16 +364,16 @@ func cmdMonkey(sc *shellCtx, args []string) int {
 		}
 	})
 	if target == "" {
-		sc.outf("** No activities found to run, monkey aborted.\n")
+		sc.Outf("** No activities found to run, monkey aborted.\n")
 		return 252
 	}
 	if count > 0 {
 		if err := p.LaunchApp(target); err != nil {
-			sc.outf("** No activities found to run, monkey aborted.\n")
+			sc.Outf("** No activities found to run, monkey aborted.\n")
 			return 252
 		}
 	}
-	sc.outf("Events injected: %d\n", count)
-	sc.outf("## Network stats: elapsed time=%dms (0ms mobile, 0ms wifi, %dms not connected)\n", 12+count, 12+count)
+	sc.Outf("Events injected: %d\n", count)
+	sc.Outf("## Network stats: elapsed time=%dms (0ms mobile, 0ms wifi, %dms not connected)\n", 12+count, 12+count)
 	return 0
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
 func inputCommands() map[string]shellCmd {
@@ -18,9 +20,9 @@ var inputSources = map[string]bool{"keyboard": true, "mouse": true, "touchscreen
 
 func inputUsage(sc *shellCtx, cmd string) int {
 	if cmd != "" {
-		sc.errf("Error: Invalid arguments for command: %s\n", cmd)
+		sc.Errf("Error: Invalid arguments for command: %s\n", cmd)
 	}
-	sc.errf("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\nThe commands and default sources are:\n" +
+	sc.Errf("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\nThe commands and default sources are:\n" +
 		"      text <string> (Default: keyboard)\n      keyevent [--longpress|--doubletap] <key code number or name> ... (Default: keyboard)\n" +
 		"      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n")
 	return 1
@@ -73,7 +75,7 @@ func cmdInput(sc *shellCtx, args []string) int {
 		if p.checkPoint(v[0], v[1]) != nil {
 			return 0
 		}
-		if err := p.swipe(sc.ctx, v[0], v[1], v[2], v[3], d); err != nil && sc.ctx.Err() != nil {
+		if err := p.swipe(sc.Ctx, v[0], v[1], v[2], v[3], d); err != nil && sc.Ctx.Err() != nil {
 			return 130
 		}
 		return 0
@@ -91,7 +93,7 @@ func cmdInput(sc *shellCtx, args []string) int {
 			if err != nil {
 				c, ok := keycodeNames[strings.TrimPrefix(strings.ToUpper(a), "KEYCODE_")]
 				if !ok {
-					sc.errf("Error: Unknown keycode: %s\n", a)
+					sc.Errf("Error: Unknown keycode: %s\n", a)
 					return 1
 				}
 				code = c
@@ -103,7 +105,7 @@ func cmdInput(sc *shellCtx, args []string) int {
 		}
 		for _, c := range codes {
 			if err := p.KeyEvent(c); err != nil {
-				sc.errf("Error: Invalid key code: %d\n", c)
+				sc.Errf("Error: Invalid key code: %d\n", c)
 				return 1
 			}
 		}
@@ -128,13 +130,13 @@ func cmdInput(sc *shellCtx, args []string) int {
 		_ = p.InputText(b.String())
 		return 0
 	}
-	sc.errf("Error: Unknown command: %s\n", cmd)
+	sc.Errf("Error: Unknown command: %s\n", cmd)
 	return inputUsage(sc, "")
 }
 
 func cmdIme(sc *shellCtx, args []string) int {
 	if len(args) == 0 {
-		sc.errf("ime <command>:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n")
+		sc.Errf("ime <command>:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n")
 		return 1
 	}
 	p := sc.p
@@ -151,42 +153,42 @@ func cmdIme(sc *shellCtx, args []string) int {
 				continue
 			}
 			if short {
-				sc.outf("%s\n", id)
+				sc.Outf("%s\n", id)
 				continue
 			}
 			m, _ := imeByID(id)
-			sc.outf("%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000\n    ServiceInfo:\n      name=%s\n      packageName=%s\n",
-				id, id, fullClass(m.pkg, strings.TrimPrefix(id, m.pkg+"/")), m.pkg)
+			sc.Outf("%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000\n    ServiceInfo:\n      name=%s\n      packageName=%s\n",
+				id, id, appspec.FullClass(m.pkg, strings.TrimPrefix(id, m.pkg+"/")), m.pkg)
 		}
 		return 0
 	case "enable", "disable":
 		if len(args) != 2 {
-			sc.errf("Error: no input method ID specified\n")
+			sc.Errf("Error: no input method ID specified\n")
 			return 1
 		}
 		id := normalizeIMEID(args[1])
 		already, err := p.EnableIME(id, args[0] == "enable")
 		if err != nil {
-			sc.errf("Unknown input method %s cannot be %sd for user #0\n", id, args[0])
+			sc.Errf("Unknown input method %s cannot be %sd for user #0\n", id, args[0])
 			return 1
 		}
 		if already {
-			sc.outf("Input method %s: already %sd for user #0\n", id, args[0])
+			sc.Outf("Input method %s: already %sd for user #0\n", id, args[0])
 		} else {
-			sc.outf("Input method %s: now %sd for user #0\n", id, args[0])
+			sc.Outf("Input method %s: now %sd for user #0\n", id, args[0])
 		}
 		return 0
 	case "set":
 		if len(args) != 2 {
-			sc.errf("Error: no input method ID specified\n")
+			sc.Errf("Error: no input method ID specified\n")
 			return 1
 		}
 		id := normalizeIMEID(args[1])
 		if err := p.SetIME(id); err != nil {
-			sc.errf("Unknown input method %s cannot be selected for user #0\n", id)
+			sc.Errf("Unknown input method %s cannot be selected for user #0\n", id)
 			return 1
 		}
-		sc.outf("Input method %s selected for user #0\n", id)
+		sc.Outf("Input method %s selected for user #0\n", id)
 		return 0
 	case "reset":
 		for id, on := range p.IMEs() {
@@ -195,10 +197,10 @@ func cmdIme(sc *shellCtx, args []string) int {
 			}
 		}
 		_ = p.SetIME(LatinIME)
-		sc.outf("Reset current and enabled IMEs for user #0\n  Selected: %s\n", LatinIME)
+		sc.Outf("Reset current and enabled IMEs for user #0\n  Selected: %s\n", LatinIME)
 		return 0
 	}
-	sc.errf("Unknown command: %s\n", args[0])
+	sc.Errf("Unknown command: %s\n", args[0])
 	return 1
 }
 
@@ -220,12 +222,12 @@ var defaultSettings = map[string]string{
 func cmdSettings(sc *shellCtx, args []string) int {
 	args = skipUser(args)
 	if len(args) < 2 {
-		sc.errf("usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value\n")
+		sc.Errf("usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value\n")
 		return 1
 	}
 	verb, ns := args[0], args[1]
 	if ns != "system" && ns != "secure" && ns != "global" {
-		sc.errf("Invalid namespace '%s'\n", ns)
+		sc.Errf("Invalid namespace '%s'\n", ns)
 		return 1
 	}
 	p := sc.p
@@ -241,14 +243,14 @@ func cmdSettings(sc *shellCtx, args []string) int {
 			}
 			for _, k := range slices.Sorted(maps.Keys(all)) {
 				if name, ok := strings.CutPrefix(k, ns+"/"); ok {
-					sc.outf("%s=%s\n", name, all[k])
+					sc.Outf("%s=%s\n", name, all[k])
 				}
 			}
 		})
 		return 0
 	case "get":
 		if len(args) != 3 {
-			sc.errf("Error: key not specified\n")
+			sc.Errf("Error: key not specified\n")
 			return 1
 		}
 		key := ns + "/" + args[2]
@@ -260,11 +262,11 @@ func cmdSettings(sc *shellCtx, args []string) int {
 		if !ok {
 			v = "null"
 		}
-		sc.outf("%s\n", v)
+		sc.Outf("%s\n", v)
 		return 0
 	case "put":
 		if len(args) < 4 {
-			sc.errf("Error: value not specified\n")
+			sc.Errf("Error: value not specified\n")
 			return 1
 		}
 		key, val := ns+"/"+args[2], args[3]
@@ -279,13 +281,13 @@ func cmdSettings(sc *shellCtx, args []string) int {
 		return 0
 	case "delete":
 		if len(args) != 3 {
-			sc.errf("Error: key not specified\n")
+			sc.Errf("Error: key not specified\n")
 			return 1
 		}
 		p.view(func() { delete(p.settings, ns+"/"+args[2]) })
-		sc.outf("Deleted 1 rows\n")
+		sc.Outf("Deleted 1 rows\n")
 		return 0
 	}
-	sc.errf("Invalid command: %s\n", verb)
+	sc.Errf("Invalid command: %s\n", verb)
 	return 1
 }

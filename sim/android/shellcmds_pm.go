@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
 
 func pmCommands() map[string]shellCmd {
@@ -21,7 +23,7 @@ func apkPath(pkg string, system bool) string {
 
 func cmdCmd(sc *shellCtx, args []string) int {
 	if len(args) == 0 {
-		sc.errf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
+		sc.Errf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
 		return 255
 	}
 	switch args[0] {
@@ -38,13 +40,13 @@ func cmdCmd(sc *shellCtx, args []string) int {
 	case "window":
 		return cmdWm(sc, args[1:])
 	}
-	sc.errf("cmd: Can't find service: %s\n", args[0])
+	sc.Errf("cmd: Can't find service: %s\n", args[0])
 	return 20
 }
 
 func cmdPm(sc *shellCtx, args []string) int {
 	if len(args) == 0 {
-		sc.errf("Package manager (package) commands:\n  path PACKAGE\n  list packages [-f] [-s] [-3] [FILTER]\n  resolve-activity [--brief] INTENT\n  clear PACKAGE\n")
+		sc.Errf("Package manager (package) commands:\n  path PACKAGE\n  list packages [-f] [-s] [-3] [FILTER]\n  resolve-activity [--brief] INTENT\n  clear PACKAGE\n")
 		return 1
 	}
 	p := sc.p
@@ -61,18 +63,18 @@ func cmdPm(sc *shellCtx, args []string) int {
 	case "path":
 		rest := skipUser(args[1:])
 		if len(rest) != 1 {
-			sc.errf("Error: no package specified\n")
+			sc.Errf("Error: no package specified\n")
 			return 1
 		}
 		a, ok := find(rest[0])
 		if !ok {
 			return 1 // the real pm prints nothing and fails
 		}
-		sc.outf("package:%s\n", apkPath(a.Package, a.System))
+		sc.Outf("package:%s\n", apkPath(a.Package, a.System))
 		return 0
 	case "list":
 		if len(args) < 2 || args[1] != "packages" {
-			sc.errf("Error: unknown list type '%s'\n", strings.Join(args[1:], " "))
+			sc.Errf("Error: unknown list type '%s'\n", strings.Join(args[1:], " "))
 			return 1
 		}
 		var showPath, sysOnly, thirdOnly bool
@@ -95,9 +97,9 @@ func cmdPm(sc *shellCtx, args []string) int {
 				continue
 			}
 			if showPath {
-				sc.outf("package:%s=%s\n", apkPath(a.Package, a.System), a.Package)
+				sc.Outf("package:%s=%s\n", apkPath(a.Package, a.System), a.Package)
 			} else {
-				sc.outf("package:%s\n", a.Package)
+				sc.Outf("package:%s\n", a.Package)
 			}
 		}
 		return 0
@@ -106,23 +108,23 @@ func cmdPm(sc *shellCtx, args []string) int {
 	case "clear":
 		rest := skipUser(args[1:])
 		if len(rest) != 1 {
-			sc.errf("Error: no package specified\n")
+			sc.Errf("Error: no package specified\n")
 			return 1
 		}
 		if err := p.ClearData(rest[0]); err != nil {
-			sc.outf("Failed\n")
+			sc.Outf("Failed\n")
 			return 1
 		}
-		sc.outf("Success\n")
+		sc.Outf("Success\n")
 		return 0
 	case "grant", "revoke", "enable", "disable", "disable-user", "hide", "unhide":
 		rest := skipUser(args[1:])
 		if len(rest) == 0 {
-			sc.errf("Error: no package specified\n")
+			sc.Errf("Error: no package specified\n")
 			return 1
 		}
 		if _, ok := find(rest[0]); !ok {
-			sc.errf("Exception occurred while executing '%s':\njava.lang.IllegalArgumentException: Unknown package: %s\n", args[0], rest[0])
+			sc.Errf("Exception occurred while executing '%s':\njava.lang.IllegalArgumentException: Unknown package: %s\n", args[0], rest[0])
 			return 255
 		}
 		return 0
@@ -132,7 +134,7 @@ func cmdPm(sc *shellCtx, args []string) int {
 		}
 		return dumpPackage(sc, args[1])
 	}
-	sc.errf("Unknown command: %s\n", args[0])
+	sc.Errf("Unknown command: %s\n", args[0])
 	return 255
 }
 
@@ -160,7 +162,7 @@ func pmResolve(sc *shellCtx, args []string) int {
 		case "--components", "--query-flags":
 		case "-a", "-c", "-d", "-n", "--user":
 			if i+1 >= len(args) {
-				sc.errf("Error: Argument expected after \"%s\"\n", a)
+				sc.Errf("Error: Argument expected after \"%s\"\n", a)
 				return 1
 			}
 			switch a {
@@ -203,20 +205,20 @@ func pmResolve(sc *shellCtx, args []string) int {
 		rpkg, rcls, err = p.resolveLocked(in)
 	})
 	if err != nil {
-		sc.outf("No activity found\n")
+		sc.Outf("No activity found\n")
 		return 0
 	}
 	if brief {
-		sc.outf("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n%s/%s\n", rpkg, rcls)
+		sc.Outf("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n%s/%s\n", rpkg, rcls)
 		return 0
 	}
-	sc.outf("Activity Resolver Table:\n  ActivityInfo:\n    name=%s\n    packageName=%s\n    enabled=true exported=true directBootAware=false\n", rcls, rpkg)
+	sc.Outf("Activity Resolver Table:\n  ActivityInfo:\n    name=%s\n    packageName=%s\n    enabled=true exported=true directBootAware=false\n", rcls, rpkg)
 	return 0
 }
 
 func cmdDumpsys(sc *shellCtx, args []string) int {
 	if len(args) == 0 {
-		sc.outf("Currently running services:\n  activity\n  input_method\n  package\n  window\n")
+		sc.Outf("Currently running services:\n  activity\n  input_method\n  package\n  window\n")
 		return 0
 	}
 	switch args[0] {
@@ -227,7 +229,7 @@ func cmdDumpsys(sc *shellCtx, args []string) int {
 	case "input_method":
 		p := sc.p
 		sc.locked(func() {
-			sc.outf("Current Input Method Manager state:\n  mCurMethodId=%s\n  mCurFocusedWindowPackage=%s\n  mInputShown=%t\n  mShowRequested=%t\n",
+			sc.Outf("Current Input Method Manager state:\n  mCurMethodId=%s\n  mCurFocusedWindowPackage=%s\n  mInputShown=%t\n  mShowRequested=%t\n",
 				p.ime.current, p.focus.pkg, p.ime.shown, p.ime.shown)
 		})
 		return 0
@@ -237,17 +239,17 @@ func cmdDumpsys(sc *shellCtx, args []string) int {
 		}
 		return dumpPackage(sc, args[1])
 	}
-	sc.outf("Can't find service: %s\n", args[0])
+	sc.Outf("Can't find service: %s\n", args[0])
 	return 0
 }
 
 func dumpPackage(sc *shellCtx, pkg string) int {
 	a, ok := sc.p.App(pkg)
 	if !ok {
-		sc.outf("Unable to find package: %s\n", pkg)
+		sc.Outf("Unable to find package: %s\n", pkg)
 		return 0
 	}
-	sc.outf("Packages:\n  Package [%s] (%x):\n    versionCode=%d minSdk=21 targetSdk=%d\n    versionName=%s\n    codePath=%s\n",
+	sc.Outf("Packages:\n  Package [%s] (%x):\n    versionCode=%d minSdk=21 targetSdk=%d\n    versionName=%s\n    codePath=%s\n",
 		a.Package, hash32(a.Package), a.VersionCode, sc.p.cfg.SDK, a.VersionName, strings.TrimSuffix(apkPath(a.Package, a.System), "/base.apk"))
 	return 0
 }
@@ -258,35 +260,35 @@ func dumpWindow(sc *shellCtx) int {
 	p := sc.p
 	sc.locked(func() {
 		lws := p.liveWindowsLocked()
-		sc.outf("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
+		sc.Outf("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
 		var focus string
 		for i, lw := range lws {
 			title := lw.w.Package
 			switch lw.w.Kind {
-			case WindowStatusBar:
+			case ui.WindowStatusBar:
 				title = "StatusBar"
-			case WindowIME:
+			case ui.WindowIME:
 				title = "InputMethod"
-			case WindowApp:
+			case ui.WindowApp:
 				title = lw.w.Package + "/" + lw.w.Activity
 			}
 			win := fmt.Sprintf("Window{%x u0 %s}", hash32(title)&0xfffffff, title)
-			if lw.w.Kind == WindowApp {
+			if lw.w.Kind == ui.WindowApp {
 				focus = win
 			}
-			sc.outf("  Window #%d %s:\n    mDisplayId=0 rootTaskId=1 mSession=Session{%x}\n    mOwnerUid=%d showForAllUsers=false package=%s\n    mFrame=%s\n",
+			sc.Outf("  Window #%d %s:\n    mDisplayId=0 rootTaskId=1 mSession=Session{%x}\n    mOwnerUid=%d showForAllUsers=false package=%s\n    mFrame=%s\n",
 				len(lws)-1-i, win, hash32(title+"s")&0xfffffff, 10000+int(hash32(lw.w.Package)%400), lw.w.Package, lw.w.Bounds)
 		}
-		sc.outf("\nWINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0 rootTasks=%d\n    init=%dx%d %ddpi cur=%dx%d\n",
+		sc.Outf("\nWINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0 rootTasks=%d\n    init=%dx%d %ddpi cur=%dx%d\n",
 			len(p.tasks), p.cfg.Width, p.cfg.Height, p.cfg.Density, p.cfg.Width, p.cfg.Height)
 		pkg, act := p.foregroundLocked()
 		if focus != "" {
-			sc.outf("  mCurrentFocus=%s\n", focus)
-			sc.outf("  mFocusedApp=ActivityRecord{%x u0 %s t%d}\n", hash32(pkg+act)&0xfffffff, ShortComponent(pkg, act), p.topTaskLocked().id)
+			sc.Outf("  mCurrentFocus=%s\n", focus)
+			sc.Outf("  mFocusedApp=ActivityRecord{%x u0 %s t%d}\n", hash32(pkg+act)&0xfffffff, ShortComponent(pkg, act), p.topTaskLocked().id)
 		} else {
-			sc.outf("  mCurrentFocus=null\n  mFocusedApp=null\n")
+			sc.Outf("  mCurrentFocus=null\n  mFocusedApp=null\n")
 		}
-		sc.outf("  mInputMethodWindow=%s\n", map[bool]string{true: "Window{ime u0 InputMethod}", false: "null"}[p.ime.shown])
+		sc.Outf("  mInputMethodWindow=%s\n", map[bool]string{true: "Window{ime u0 InputMethod}", false: "null"}[p.ime.shown])
 	})
 	return 0
 }
@@ -294,28 +296,28 @@ func dumpWindow(sc *shellCtx) int {
 func dumpActivity(sc *shellCtx) int {
 	p := sc.p
 	sc.locked(func() {
-		sc.outf("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n")
+		sc.Outf("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n")
 		for i := len(p.tasks) - 1; i >= 0; i-- {
 			t := p.tasks[i]
 			pid := 0
 			if a := p.apps[t.pkg]; a != nil {
 				pid = a.pid
 			}
-			sc.outf("  TASK id=%d userId=0 pkg=%s\n", t.id, t.pkg)
+			sc.Outf("  TASK id=%d userId=0 pkg=%s\n", t.id, t.pkg)
 			for j := len(t.stack) - 1; j >= 0; j-- {
 				r := t.stack[j]
-				sc.outf("    ACTIVITY %s %x pid=%d\n", ShortComponent(t.pkg, r.activity), r.hash&0xfffffff, pid)
+				sc.Outf("    ACTIVITY %s %x pid=%d\n", ShortComponent(t.pkg, r.activity), r.hash&0xfffffff, pid)
 			}
 		}
 		if t := p.topTaskLocked(); t != nil {
 			r := t.top()
-			sc.outf("  mResumedActivity: ActivityRecord{%x u0 %s t%d}\n", r.hash&0xfffffff, ShortComponent(t.pkg, r.activity), t.id)
+			sc.Outf("  mResumedActivity: ActivityRecord{%x u0 %s t%d}\n", r.hash&0xfffffff, ShortComponent(t.pkg, r.activity), t.id)
 		}
 		running := slices.Sorted(maps.Keys(p.apps))
-		sc.outf("PROCESSES\n")
+		sc.Outf("PROCESSES\n")
 		for _, pkg := range running {
 			if a := p.apps[pkg]; a.running {
-				sc.outf("  ProcessRecord{%x %d:%s/u0a%d}\n", hash32(pkg)&0xfffffff, a.pid, pkg, 100+a.pid%400)
+				sc.Outf("  ProcessRecord{%x %d:%s/u0a%d}\n", hash32(pkg)&0xfffffff, a.pid, pkg, 100+a.pid%400)
 			}
 		}
 	})

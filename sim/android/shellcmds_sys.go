@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/android/shell"
 )
 
 func sysCommands() map[string]shellCmd {
 	return map[string]shellCmd{
 		"getprop": cmdGetprop, "setprop": cmdSetprop, "wm": cmdWm, "screencap": cmdScreencap,
-		"logcat": cmdLogcat, "getconf": cmdGetconf, "nproc": cmdNproc, "id": cmdID, "sleep": cmdSleep,
-		"which": cmdWhich, "echo": cmdEcho, "uname": cmdUname, "whoami": cmdWhoami, "date": cmdDate,
+		"logcat": cmdLogcat, "getconf": cmdGetconf, "nproc": cmdNproc,
 	}
 }
 
@@ -66,7 +66,7 @@ func cmdGetprop(sc *shellCtx, args []string) int {
 	sc.locked(func() {
 		if len(args) == 0 {
 			for _, k := range slices.Sorted(maps.Keys(p.props)) {
-				sc.outf("[%s]: [%s]\n", k, p.props[k])
+				sc.Outf("[%s]: [%s]\n", k, p.props[k])
 			}
 			return
 		}
@@ -74,18 +74,18 @@ func cmdGetprop(sc *shellCtx, args []string) int {
 		if !ok && len(args) > 1 {
 			v = args[1]
 		}
-		sc.outf("%s\n", v)
+		sc.Outf("%s\n", v)
 	})
 	return 0
 }
 
 func cmdSetprop(sc *shellCtx, args []string) int {
 	if len(args) != 2 {
-		sc.errf("setprop: Need 2 arguments\n")
+		sc.Errf("setprop: Need 2 arguments\n")
 		return 1
 	}
 	if strings.HasPrefix(args[0], "ro.") {
-		sc.errf("Failed to set property '%s' to '%s'.\nSee dmesg for error reason.\n", args[0], args[1])
+		sc.Errf("Failed to set property '%s' to '%s'.\nSee dmesg for error reason.\n", args[0], args[1])
 		return 1
 	}
 	sc.p.view(func() { sc.p.props[args[0]] = args[1] })
@@ -95,52 +95,52 @@ func cmdSetprop(sc *shellCtx, args []string) int {
 func cmdWm(sc *shellCtx, args []string) int {
 	c := sc.p.cfg
 	if len(args) == 0 {
-		sc.errf("Window manager (window) commands:\n  size [reset|WxH]\n  density [reset|DENSITY]\n")
+		sc.Errf("Window manager (window) commands:\n  size [reset|WxH]\n  density [reset|DENSITY]\n")
 		return 1
 	}
 	switch args[0] {
 	case "size":
 		if len(args) == 1 {
-			sc.outf("Physical size: %dx%d\n", c.Width, c.Height)
+			sc.Outf("Physical size: %dx%d\n", c.Width, c.Height)
 			return 0
 		}
 		if args[1] == "reset" {
 			return 0
 		}
 		// The virtual screen has a fixed size; refuse rather than pretend.
-		sc.errf("Error: the simulated display does not support a size override\n")
+		sc.Errf("Error: the simulated display does not support a size override\n")
 		return 1
 	case "density":
 		if len(args) == 1 {
-			sc.outf("Physical density: %d\n", c.Density)
+			sc.Outf("Physical density: %d\n", c.Density)
 			return 0
 		}
 		if args[1] == "reset" {
 			return 0
 		}
-		sc.errf("Error: the simulated display does not support a density override\n")
+		sc.Errf("Error: the simulated display does not support a density override\n")
 		return 1
 	}
-	sc.errf("Error: unknown command '%s'\n", args[0])
+	sc.Errf("Error: unknown command '%s'\n", args[0])
 	return 1
 }
 
 func cmdScreencap(sc *shellCtx, args []string) int {
-	_, ops, _ := splitFlags(args, "dD")
-	png, err := sc.p.ScreenshotContext(sc.ctx)
+	_, ops, _ := shell.SplitFlags(args, "dD")
+	png, err := sc.p.ScreenshotContext(sc.Ctx)
 	if err != nil {
-		if sc.ctx.Err() != nil {
+		if sc.Ctx.Err() != nil {
 			return 130
 		}
-		sc.errf("Error: Capturing failed (%v)\n", err)
+		sc.Errf("Error: Capturing failed (%v)\n", err)
 		return 1
 	}
 	if len(ops) == 0 {
-		_, _ = sc.stdout.Write(png)
+		_, _ = sc.Stdout.Write(png)
 		return 0
 	}
-	if err := sc.p.fs.WriteFile(sc.abs(ops[0]), 0o660, time.Time{}, bytes.NewReader(png)); err != nil {
-		sc.errf("Error opening file: %s (%s)\n", ops[0], errText(err))
+	if err := sc.p.fs.WriteFile(sc.Abs(ops[0]), 0o660, time.Time{}, bytes.NewReader(png)); err != nil {
+		sc.Errf("Error opening file: %s (%s)\n", ops[0], shell.ErrText(err))
 		return 1
 	}
 	return 0
@@ -189,12 +189,12 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 		case a == "-s":
 			filter.def = strings.IndexByte(logPriorities, 'S')
 		case a == "-g":
-			sc.outf("main: ring buffer is 256 KiB (%d entries max), max entry is 5120 B, max payload is 4068 B\n", sc.p.cfg.LogcatLines)
+			sc.Outf("main: ring buffer is 256 KiB (%d entries max), max entry is 5120 B, max payload is 4068 B\n", sc.p.cfg.LogcatLines)
 			return 0
 		case strings.HasPrefix(a, "-v") || strings.HasPrefix(a, "--format"):
 			v, ok := next()
 			if !ok {
-				sc.errf("logcat: option requires an argument -- v\n")
+				sc.Errf("logcat: option requires an argument -- v\n")
 				return 1
 			}
 			format = v
@@ -202,7 +202,7 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 			v, ok := next()
 			n, err := strconv.Atoi(v)
 			if !ok || err != nil || n < 0 {
-				sc.errf("logcat: invalid count '%s'\n", v)
+				sc.Errf("logcat: invalid count '%s'\n", v)
 				return 1
 			}
 			if strings.HasPrefix(a, "-m") || strings.HasPrefix(a, "--max") {
@@ -214,13 +214,13 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 		case strings.HasPrefix(a, "-b") || strings.HasPrefix(a, "--buffer") || strings.HasPrefix(a, "--pid"):
 			_, _ = next()
 		case strings.HasPrefix(a, "-"):
-			sc.errf("logcat: unknown option '%s'\n", a)
+			sc.Errf("logcat: unknown option '%s'\n", a)
 			return 1
 		default:
 			tag, prio, _ := strings.Cut(a, ":")
 			lvl := strings.IndexByte(logPriorities, strings.ToUpper(prio + "V")[0])
 			if lvl < 0 {
-				sc.errf("logcat: Invalid filter expression '%s'\n", a)
+				sc.Errf("logcat: Invalid filter expression '%s'\n", a)
 				return 1
 			}
 			if tag == "*" {
@@ -246,9 +246,9 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 			return false
 		}
 		if printed == 0 {
-			sc.outf("--------- beginning of main\n")
+			sc.Outf("--------- beginning of main\n")
 		}
-		sc.outf("%s", FormatLog(e, format))
+		sc.Outf("%s", FormatLog(e, format))
 		printed++
 		return true
 	}
@@ -267,7 +267,7 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 	// Without -d logcat follows the buffer until the client goes away.
 	for {
 		select {
-		case <-sc.ctx.Done():
+		case <-sc.Ctx.Done():
 			return 130
 		case <-wake:
 		}
@@ -284,113 +284,24 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 
 func cmdGetconf(sc *shellCtx, args []string) int {
 	if len(args) != 1 {
-		sc.errf("getconf: Needs 1 argument\n")
+		sc.Errf("getconf: Needs 1 argument\n")
 		return 1
 	}
 	switch args[0] {
 	case "_NPROCESSORS_ONLN", "NPROCESSORS_ONLN", "_NPROCESSORS_CONF", "NPROCESSORS_CONF":
-		sc.outf("%d\n", sc.p.cfg.CPUs)
+		sc.Outf("%d\n", sc.p.cfg.CPUs)
 	case "PAGESIZE", "PAGE_SIZE":
-		sc.outf("4096\n")
+		sc.Outf("4096\n")
 	case "CLK_TCK":
-		sc.outf("100\n")
+		sc.Outf("100\n")
 	default:
-		sc.errf("getconf: bad '%s'\n", args[0])
+		sc.Errf("getconf: bad '%s'\n", args[0])
 		return 1
 	}
 	return 0
 }
 
-func cmdNproc(sc *shellCtx, _ []string) int { sc.outf("%d\n", sc.p.cfg.CPUs); return 0 }
-
-func cmdID(sc *shellCtx, _ []string) int {
-	sc.outf("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:shell:s0\n")
-	return 0
-}
-
-func cmdWhoami(sc *shellCtx, _ []string) int { sc.outf("shell\n"); return 0 }
-
-func cmdSleep(sc *shellCtx, args []string) int {
-	if len(args) == 0 {
-		sc.errf("sleep: Needs 1 argument\n")
-		return 1
-	}
-	var total time.Duration
-	for _, a := range args {
-		unit := time.Second
-		switch {
-		case strings.HasSuffix(a, "s"):
-			a = strings.TrimSuffix(a, "s")
-		case strings.HasSuffix(a, "m"):
-			a, unit = strings.TrimSuffix(a, "m"), time.Minute
-		case strings.HasSuffix(a, "h"):
-			a, unit = strings.TrimSuffix(a, "h"), time.Hour
-		}
-		v, err := strconv.ParseFloat(a, 64)
-		if err != nil || v < 0 {
-			sc.errf("sleep: invalid number '%s'\n", a)
-			return 1
-		}
-		total += time.Duration(v * float64(unit))
-	}
-	if err := sc.p.clk.Sleep(sc.ctx, total); err != nil {
-		return 130
-	}
-	return 0
-}
-
-func cmdWhich(sc *shellCtx, args []string) int {
-	table := sc.p.commandTable()
-	rc := 0
-	for _, a := range args {
-		if table[path.Base(a)] != nil {
-			sc.outf("/system/bin/%s\n", path.Base(a))
-		} else {
-			rc = 1
-		}
-	}
-	return rc
-}
-
-func cmdUname(sc *shellCtx, args []string) int {
-	switch {
-	case len(args) == 0 || args[0] == "-s":
-		sc.outf("Linux\n")
-	case args[0] == "-m":
-		sc.outf("aarch64\n")
-	case args[0] == "-r":
-		sc.outf("5.10.198-android13-4-gb6fd9ac0f3ab\n")
-	default:
-		sc.outf("Linux localhost 5.10.198-android13-4-gb6fd9ac0f3ab #1 SMP PREEMPT Mon Jan 1 00:00:00 UTC 2024 aarch64 Toybox\n")
-	}
-	return 0
-}
-
-func cmdDate(sc *shellCtx, args []string) int {
-	now := sc.p.clk.Now().UTC()
-	if len(args) == 1 && args[0] == "+%s" {
-		sc.outf("%d\n", now.Unix())
-		return 0
-	}
-	if len(args) == 1 && args[0] == "+%z" {
-		// The phone's zone offset (the simulated phone runs on UTC).
-		sc.outf("%s\n", now.Format("-0700"))
-		return 0
-	}
-	sc.outf("%s\n", now.Format("Mon Jan 2 15:04:05 MST 2006"))
-	return 0
-}
+func cmdNproc(sc *shellCtx, _ []string) int { sc.Outf("%d\n", sc.p.cfg.CPUs); return 0 }
 
 // cmdEcho is toybox echo, reached only by path (/system/bin/echo); a bare
 // `echo` is the shell builtin.
-func cmdEcho(sc *shellCtx, args []string) int {
-	nl := true
-	if len(args) > 0 && args[0] == "-n" {
-		nl, args = false, args[1:]
-	}
-	sc.outf("%s", strings.Join(args, " "))
-	if nl {
-		sc.outf("\n")
-	}
-	return 0
-}

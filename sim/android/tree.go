@@ -5,80 +5,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/sim/android/appspec"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 )
-
-// Node is a plain snapshot of one accessibility node. Snapshots never share
-// memory with the phone, so callers may keep and modify them.
-type Node struct {
-	ClassName   string
-	Text        string // shown text; an empty text field reports its hint (Android 8+)
-	Description string
-	ResourceID  string
-	PackageName string
-	Hint        string
-	// SourceID is the accessibility source id: stable for the same view of
-	// the same screen across snapshots, different between views.
-	SourceID      int64
-	Bounds        Rect // in screen pixels, clipped to what is visible
-	Clickable     bool
-	LongClickable bool
-	Editable      bool
-	Scrollable    bool
-	Focusable     bool
-	Focused       bool
-	Password      bool
-	// Kind is the render category: button, field, text, item, image, list,
-	// icon, toolbar, key or container.
-	Kind     string
-	Children []*Node
-}
-
-// Window kinds.
-const (
-	WindowApp       = "app"
-	WindowStatusBar = "statusbar"
-	WindowIME       = "ime"
-	WindowOverlay   = "overlay"
-)
-
-// Window is one on-screen window with its accessibility tree.
-type Window struct {
-	Package  string
-	Kind     string // app, statusbar, ime, overlay
-	Activity string // full class name, app windows only
-	Root     *Node
-	Bounds   Rect
-	Focused  bool // the window with input focus (the app window)
-}
-
-// Walk visits n and its descendants in pre-order until f returns false.
-func (n *Node) Walk(f func(*Node) bool) bool {
-	if n == nil {
-		return true
-	}
-	if !f(n) {
-		return false
-	}
-	for _, c := range n.Children {
-		if !c.Walk(f) {
-			return false
-		}
-	}
-	return true
-}
-
-// Find returns the first node (pre-order) for which match is true.
-func (n *Node) Find(match func(*Node) bool) *Node {
-	var found *Node
-	n.Walk(func(x *Node) bool {
-		if match(x) {
-			found = x
-			return false
-		}
-		return true
-	})
-	return found
-}
 
 // statusBarRefHeight is the status bar height in reference pixels.
 const statusBarRefHeight = 63
@@ -86,36 +16,36 @@ const statusBarRefHeight = 63
 // liveNode is the phone's internal node: the snapshot plus what input
 // handling needs (spec, state owner, repeat index, scroll key).
 type liveNode struct {
-	n        Node
-	spec     *NodeSpec
+	n        ui.Node
+	spec     *appspec.NodeSpec
 	app      *appRuntime
 	idx      int
 	key      string
 	launch   string
-	refB     Rect // unclipped bounds in reference pixels
-	refVis   Rect // visible bounds in reference pixels
+	refB     ui.Rect // unclipped bounds in reference pixels
+	refVis   ui.Rect // visible bounds in reference pixels
 	children []*liveNode
 	parent   *liveNode
 }
 
 type liveWindow struct {
-	w      Window
+	w      ui.Window
 	root   *liveNode
 	app    *appRuntime
-	screen *ScreenSpec
+	screen *appspec.ScreenSpec
 	ovl    *overlay
 }
 
-func (p *Phone) sx(x int) int { return x * p.cfg.Width / RefWidth }
-func (p *Phone) sy(y int) int { return y * p.cfg.Height / RefHeight }
-func (p *Phone) scaleRect(r Rect) Rect {
-	return Rect{p.sx(r.Left), p.sy(r.Top), p.sx(r.Right), p.sy(r.Bottom)}
+func (p *Phone) sx(x int) int { return x * p.cfg.Width / appspec.RefWidth }
+func (p *Phone) sy(y int) int { return y * p.cfg.Height / appspec.RefHeight }
+func (p *Phone) scaleRect(r ui.Rect) ui.Rect {
+	return ui.Rect{Left: p.sx(r.Left), Top: p.sy(r.Top), Right: p.sx(r.Right), Bottom: p.sy(r.Bottom)}
 }
 
 // toRef converts screen pixels into reference pixels (for hit tests and
 // scroll distances).
-func (p *Phone) toRefX(x int) int { return x * RefWidth / p.cfg.Width }
-func (p *Phone) toRefY(y int) int { return y * RefHeight / p.cfg.Height }
+func (p *Phone) toRefX(x int) int { return x * appspec.RefWidth / p.cfg.Width }
+func (p *Phone) toRefY(y int) int { return y * appspec.RefHeight / p.cfg.Height }
 
 func hash64(s string) int64 {
 	h := fnv.New64a()
@@ -134,85 +64,7 @@ func hash32(s string) uint32 {
 	return h.Sum32()
 }
 
-// expand substitutes ${name} with the app's state variable (or ${n} with the
-// repeat index). Unknown names expand to "".
-func expand(tpl string, vars map[string]string, idx int) string {
-	if !strings.Contains(tpl, "${") {
-		return tpl
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(tpl, "${")
-		if i < 0 {
-			b.WriteString(tpl)
-			return b.String()
-		}
-		j := strings.Index(tpl[i:], "}")
-		if j < 0 {
-			b.WriteString(tpl)
-			return b.String()
-		}
-		b.WriteString(tpl[:i])
-		name := tpl[i+2 : i+j]
-		switch v, ok := vars[name]; {
-		case ok:
-			b.WriteString(v)
-		case name == "n" && idx > 0:
-			b.WriteString(strconv.Itoa(idx))
-		}
-		tpl = tpl[i+j+1:]
-	}
-}
-
-func (a *appRuntime) evalCond(c *Cond, idx int) bool {
-	switch {
-	case len(c.All) > 0:
-		for i := range c.All {
-			if !a.evalCond(&c.All[i], idx) {
-				return false
-			}
-		}
-		return true
-	case len(c.Any) > 0:
-		for i := range c.Any {
-			if a.evalCond(&c.Any[i], idx) {
-				return true
-			}
-		}
-		return false
-	case c.Not != nil:
-		return !a.evalCond(c.Not, idx)
-	}
-	var v string
-	if c.Field != "" {
-		v = a.fields[c.Field]
-	} else {
-		v = a.vars[c.Var]
-	}
-	switch {
-	case c.Eq != nil:
-		return v == expand(*c.Eq, a.vars, idx)
-	case c.Ne != nil:
-		return v != expand(*c.Ne, a.vars, idx)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return false
-	}
-	switch {
-	case c.Gt != nil:
-		return n > *c.Gt
-	case c.Ge != nil:
-		return n >= *c.Ge
-	case c.Lt != nil:
-		return n < *c.Lt
-	case c.Le != nil:
-		return n <= *c.Le
-	}
-	return false
-}
-
-func renderKind(s *NodeSpec, inScroll bool, text string) string {
+func renderKind(s *appspec.NodeSpec, inScroll bool, text string) string {
 	switch {
 	case s.Kind != "":
 		return s.Kind
@@ -252,13 +104,13 @@ func (b *treeBuilder) vars() map[string]string {
 
 // build lays out spec inside parent (reference pixels). dx/dy shift the
 // spec's own bounds (repeats and scrolling); clip is the visible region.
-func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, path string, inScroll bool) *liveNode {
-	if s.When != nil && (b.app == nil || !b.app.evalCond(s.When, idx)) {
+func (b *treeBuilder) build(s *appspec.NodeSpec, parentRef, clip ui.Rect, dx, dy, idx int, path string, inScroll bool) *liveNode {
+	if s.When != nil && (b.app == nil || !s.When.Eval(b.app.vars, b.app.fields, idx)) {
 		return nil
 	}
 	ref := parentRef
 	if len(s.Bounds) == 4 {
-		ref = Rect{s.Bounds[0] + dx, s.Bounds[1] + dy, s.Bounds[2] + dx, s.Bounds[3] + dy}
+		ref = ui.Rect{Left: s.Bounds[0] + dx, Top: s.Bounds[1] + dy, Right: s.Bounds[2] + dx, Bottom: s.Bounds[3] + dy}
 	}
 	vis := ref.Intersect(clip)
 	if vis.Empty() {
@@ -266,7 +118,7 @@ func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, 
 	}
 	ln := &liveNode{spec: s, app: b.app, idx: idx, refB: ref, refVis: vis}
 	vars := b.vars()
-	text := expand(s.Text, vars, idx)
+	text := appspec.Expand(s.Text, vars, idx)
 	if s.Editable && b.app != nil {
 		val := b.app.fields[s.ID]
 		text = val
@@ -281,8 +133,8 @@ func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, 
 	if ln.key == "" || s.Repeat != nil {
 		ln.key = path
 	}
-	ln.n = Node{
-		ClassName: s.Class, Text: text, Description: expand(s.Description, vars, idx),
+	ln.n = ui.Node{
+		ClassName: s.Class, Text: text, Description: appspec.Expand(s.Description, vars, idx),
 		ResourceID: s.ID, PackageName: b.pkg, Hint: s.Hint,
 		SourceID: hash64(b.prefix + "|" + path), Bounds: b.p.scaleRect(vis),
 		Clickable: s.Clickable, LongClickable: s.LongClickable, Editable: s.Editable,
@@ -317,7 +169,7 @@ func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, 
 			}
 			// Children without their own bounds fill the parent's content box,
 			// which scrolls with the parent.
-			if kid := b.build(c, ref.offset(cdx-dx, cdy-dy), cclip, cdx+k*sdx, cdy+k*sdy, cidx, cp, childInScroll); kid != nil {
+			if kid := b.build(c, ref.Offset(cdx-dx, cdy-dy), cclip, cdx+k*sdx, cdy+k*sdy, cidx, cp, childInScroll); kid != nil {
 				kid.parent = ln
 				ln.children = append(ln.children, kid)
 			}
@@ -328,7 +180,7 @@ func (b *treeBuilder) build(s *NodeSpec, parentRef, clip Rect, dx, dy, idx int, 
 
 // appGrid fills the launcher's workspace with one icon per launchable app,
 // in label order, four per row.
-func (b *treeBuilder) appGrid(ln *liveNode, area, clip Rect, path string) {
+func (b *treeBuilder) appGrid(ln *liveNode, area, clip ui.Rect, path string) {
 	type ent struct{ label, pkg string }
 	var apps []ent
 	for pkg, a := range b.p.apps {
@@ -345,25 +197,25 @@ func (b *treeBuilder) appGrid(ln *liveNode, area, clip Rect, path string) {
 	const cols, cellH = 4, 300
 	cellW := area.Width() / cols
 	for i, e := range apps {
-		r := Rect{area.Left + (i%cols)*cellW, area.Top + (i/cols)*cellH, 0, 0}
+		r := ui.Rect{Left: area.Left + (i%cols)*cellW, Top: area.Top + (i/cols)*cellH, Right: 0, Bottom: 0}
 		r.Right, r.Bottom = r.Left+cellW-20, r.Top+cellH-30
 		vis := r.Intersect(clip)
 		if vis.Empty() {
 			continue
 		}
 		kid := &liveNode{app: b.app, launch: e.pkg, refB: r, refVis: vis, parent: ln, key: path + "/icon/" + e.pkg}
-		kid.spec = &NodeSpec{Class: "android.widget.TextView", Clickable: true, LongClickable: true}
-		kid.n = Node{ClassName: "android.widget.TextView", Text: e.label, Description: e.label,
+		kid.spec = &appspec.NodeSpec{Class: "android.widget.TextView", Clickable: true, LongClickable: true}
+		kid.n = ui.Node{ClassName: "android.widget.TextView", Text: e.label, Description: e.label,
 			PackageName: b.pkg, SourceID: hash64(b.prefix + "|" + kid.key), Bounds: b.p.scaleRect(vis),
 			Clickable: true, LongClickable: true, Focusable: true, Kind: "icon"}
 		ln.children = append(ln.children, kid)
 	}
 }
 
-// snapshot converts a live tree into a detached Node tree.
-func (ln *liveNode) snapshot() *Node {
+// snapshot converts a live tree into a detached ui.Node tree.
+func (ln *liveNode) snapshot() *ui.Node {
 	n := ln.n
-	n.Children = make([]*Node, 0, len(ln.children))
+	n.Children = make([]*ui.Node, 0, len(ln.children))
 	for _, c := range ln.children {
 		n.Children = append(n.Children, c.snapshot())
 	}
@@ -372,11 +224,11 @@ func (ln *liveNode) snapshot() *Node {
 
 // screenLocked returns the spec of an activity, synthesizing an empty screen
 // for handler-only components that the app spec does not declare.
-func (a *appRuntime) screen(cls string) *ScreenSpec {
+func (a *appRuntime) screen(cls string) *appspec.ScreenSpec {
 	if sc := a.screens[cls]; sc != nil {
 		return sc
 	}
-	return &ScreenSpec{Activity: cls, Root: NodeSpec{Class: "android.widget.FrameLayout"}}
+	return &appspec.ScreenSpec{Activity: cls, Root: appspec.NodeSpec{Class: "android.widget.FrameLayout"}}
 }
 
 // liveWindowsLocked builds every window, top of the z-order first:
@@ -396,7 +248,9 @@ func (p *Phone) liveWindowsLocked() []*liveWindow {
 	return out
 }
 
-func (p *Phone) appWindowRef() Rect { return Rect{0, statusBarRefHeight, RefWidth, RefHeight} }
+func (p *Phone) appWindowRef() ui.Rect {
+	return ui.Rect{Left: 0, Top: statusBarRefHeight, Right: appspec.RefWidth, Bottom: appspec.RefHeight}
+}
 
 func (p *Phone) appWindowLocked() *liveWindow {
 	pkg, act := p.foregroundLocked()
@@ -413,15 +267,15 @@ func (p *Phone) appWindowLocked() *liveWindow {
 	wref := p.appWindowRef()
 	root := b.build(&sc.Root, wref, wref, 0, 0, 0, "0", false)
 	lw := &liveWindow{app: a, screen: sc, root: root}
-	lw.w = Window{Package: pkg, Kind: WindowApp, Activity: act, Bounds: p.scaleRect(wref), Focused: true}
+	lw.w = ui.Window{Package: pkg, Kind: ui.WindowApp, Activity: act, Bounds: p.scaleRect(wref), Focused: true}
 	return lw
 }
 
 // statusBarSpec builds the status bar's content (a fresh value each time, so
 // no shared mutable spec exists).
-func statusBarSpec() *NodeSpec {
-	return &NodeSpec{Class: "android.widget.FrameLayout", ID: "com.android.systemui:id/status_bar",
-		Children: []NodeSpec{
+func statusBarSpec() *appspec.NodeSpec {
+	return &appspec.NodeSpec{Class: "android.widget.FrameLayout", ID: "com.android.systemui:id/status_bar",
+		Children: []appspec.NodeSpec{
 			// Fixed clock text: the screenshot must not depend on the wall clock.
 			{Class: "android.widget.TextView", ID: "com.android.systemui:id/clock", Text: "12:00", Kind: "text", Bounds: []int{36, 0, 220, statusBarRefHeight}},
 			{Class: "android.widget.TextView", ID: "com.android.systemui:id/battery", Text: "100%", Kind: "text", Bounds: []int{880, 0, 1050, statusBarRefHeight}},
@@ -429,15 +283,15 @@ func statusBarSpec() *NodeSpec {
 }
 
 func (p *Phone) statusBarWindowLocked() *liveWindow {
-	ref := Rect{0, 0, RefWidth, statusBarRefHeight}
+	ref := ui.Rect{Left: 0, Top: 0, Right: appspec.RefWidth, Bottom: statusBarRefHeight}
 	b := &treeBuilder{p: p, pkg: SystemUIPackage, prefix: "statusbar"}
 	root := b.build(statusBarSpec(), ref, ref, 0, 0, 0, "0", false)
 	lw := &liveWindow{root: root}
-	lw.w = Window{Package: SystemUIPackage, Kind: WindowStatusBar, Bounds: p.scaleRect(ref)}
+	lw.w = ui.Window{Package: SystemUIPackage, Kind: ui.WindowStatusBar, Bounds: p.scaleRect(ref)}
 	return lw
 }
 
-func (lw *liveWindow) snapshot() Window {
+func (lw *liveWindow) snapshot() ui.Window {
 	w := lw.w
 	if lw.root != nil {
 		w.Root = lw.root.snapshot()
@@ -448,8 +302,8 @@ func (lw *liveWindow) snapshot() Window {
 // Windows returns snapshots of all windows, top of the z-order first:
 // transient overlays (newest first), the IME (when shown), the status bar
 // and the focused app window.
-func (p *Phone) Windows() []Window {
-	var out []Window
+func (p *Phone) Windows() []ui.Window {
+	var out []ui.Window
 	p.view(func() {
 		for _, lw := range p.liveWindowsLocked() {
 			out = append(out, lw.snapshot())
@@ -459,9 +313,9 @@ func (p *Phone) Windows() []Window {
 }
 
 // ActiveWindow returns the focused app window (Kind "app"). Before any app
-// window exists it returns a zero Window.
-func (p *Phone) ActiveWindow() Window {
-	var w Window
+// window exists it returns a zero ui.Window.
+func (p *Phone) ActiveWindow() ui.Window {
+	var w ui.Window
 	p.view(func() {
 		if lw := p.appWindowLocked(); lw != nil {
 			w = lw.snapshot()
@@ -474,12 +328,12 @@ func (p *Phone) ActiveWindow() Window {
 // into the screen's tree, bottom first: the app window, plus the IME and any
 // overlays when they are shown. More than one root is the multi-window case
 // that SoloPi exports as a FakeNodeTree. The status bar is not included.
-func (p *Phone) AccessibilityRoots() []Window {
-	var out []Window
+func (p *Phone) AccessibilityRoots() []ui.Window {
+	var out []ui.Window
 	p.view(func() {
 		lws := p.liveWindowsLocked()
 		for i := len(lws) - 1; i >= 0; i-- {
-			if lws[i].w.Kind != WindowStatusBar {
+			if lws[i].w.Kind != ui.WindowStatusBar {
 				out = append(out, lws[i].snapshot())
 			}
 		}
@@ -492,8 +346,8 @@ func (p *Phone) MultiWindow() bool { return len(p.AccessibilityRoots()) > 1 }
 
 // FindNode returns a snapshot of the node with the given source id in any
 // window.
-func (p *Phone) FindNode(sourceID int64) (*Node, bool) {
-	var out *Node
+func (p *Phone) FindNode(sourceID int64) (*ui.Node, bool) {
+	var out *ui.Node
 	p.view(func() {
 		if ln, _ := p.findLiveLocked(sourceID); ln != nil {
 			out = ln.snapshot()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/android/vfs"
 )
 
 // FS is the fake device's file system: the simulated phone's, with the
@@ -87,7 +88,7 @@ func (f *FS) Paths() []string {
 			}
 		}
 	}
-	for _, root := range []string{android.ExternalStorage, "/data/local/tmp"} {
+	for _, root := range []string{vfs.ExternalStorage, "/data/local/tmp"} {
 		walk(root)
 	}
 	sort.Strings(out)

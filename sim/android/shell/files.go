@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"bytes"
@@ -14,10 +14,12 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/solopi-dev/solopi/sim/android/vfs"
 )
 
-func fsCommands() map[string]shellCmd {
-	return map[string]shellCmd{
+func fsCommands() map[string]Command {
+	return map[string]Command{
 		"mkdir": cmdMkdir, "rm": cmdRm, "rmdir": cmdRmdir, "cat": cmdCat, "ls": cmdLs, "touch": cmdTouch,
 		"cp": cmdCp, "mv": cmdMv, "stat": cmdStat, "chmod": cmdChmod,
 		"sha256sum": hashCmd(sha256.New), "md5sum": hashCmd(md5.New),
@@ -25,8 +27,8 @@ func fsCommands() map[string]shellCmd {
 	}
 }
 
-// errText renders an error like strerror does for toybox messages.
-func errText(err error) string {
+// ErrText renders an error like strerror does for toybox messages.
+func ErrText(err error) string {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		s := errno.Error()
@@ -41,8 +43,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// splitFlags separates single-letter flags from operands; "--" ends flags.
-func splitFlags(args []string, valued string) (flags map[byte]string, ops []string, bad byte) {
+// SplitFlags separates single-letter flags from operands; "--" ends flags.
+func SplitFlags(args []string, valued string) (flags map[byte]string, ops []string, bad byte) {
 	flags = map[byte]string{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -75,17 +77,17 @@ func splitFlags(args []string, valued string) (flags map[byte]string, ops []stri
 
 func has(flags map[byte]string, c byte) bool { _, ok := flags[c]; return ok }
 
-func cmdMkdir(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "m")
+func cmdMkdir(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "m")
 	if len(ops) == 0 {
-		sc.errf("mkdir: Needs 1 argument\n")
+		sc.Errf("mkdir: Needs 1 argument\n")
 		return 1
 	}
 	perm := fs.FileMode(0o771)
 	if m, ok := flags['m']; ok {
 		v, err := strconv.ParseUint(m, 8, 32)
 		if err != nil {
-			sc.errf("mkdir: bad mode '%s'\n", m)
+			sc.Errf("mkdir: bad mode '%s'\n", m)
 			return 1
 		}
 		perm = fs.FileMode(v)
@@ -94,67 +96,67 @@ func cmdMkdir(sc *shellCtx, args []string) int {
 	for _, d := range ops {
 		var err error
 		if has(flags, 'p') {
-			err = sc.p.fs.MkdirAll(sc.abs(d), perm)
+			err = sc.sh.FS.MkdirAll(sc.Abs(d), perm)
 		} else {
-			err = sc.p.fs.Mkdir(sc.abs(d), perm)
+			err = sc.sh.FS.Mkdir(sc.Abs(d), perm)
 		}
 		if err != nil {
-			sc.errf("mkdir: '%s': %s\n", d, errText(err))
+			sc.Errf("mkdir: '%s': %s\n", d, ErrText(err))
 			rc = 1
 		}
 	}
 	return rc
 }
 
-func cmdRm(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "")
+func cmdRm(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "")
 	force, rec := has(flags, 'f'), has(flags, 'r') || has(flags, 'R')
 	if len(ops) == 0 && !force {
-		sc.errf("rm: Needs 1 argument\n")
+		sc.Errf("rm: Needs 1 argument\n")
 		return 1
 	}
 	rc := 0
 	for _, f := range ops {
-		full := sc.abs(f)
-		fi, err := sc.p.fs.Stat(full)
+		full := sc.Abs(f)
+		fi, err := sc.sh.FS.Stat(full)
 		switch {
 		case err != nil:
 			if !force {
-				sc.errf("rm: %s: %s\n", f, errText(err))
+				sc.Errf("rm: %s: %s\n", f, ErrText(err))
 				rc = 1
 			}
 			continue
 		case fi.IsDir() && !rec:
-			sc.errf("rm: %s: Is a directory\n", f)
+			sc.Errf("rm: %s: Is a directory\n", f)
 			rc = 1
 			continue
 		}
 		if rec {
-			err = sc.p.fs.RemoveAll(full)
+			err = sc.sh.FS.RemoveAll(full)
 		} else {
-			err = sc.p.fs.Remove(full)
+			err = sc.sh.FS.Remove(full)
 		}
 		if err != nil {
-			sc.errf("rm: %s: %s\n", f, errText(err))
+			sc.Errf("rm: %s: %s\n", f, ErrText(err))
 			rc = 1
 		}
 	}
 	return rc
 }
 
-func cmdRmdir(sc *shellCtx, args []string) int {
-	_, ops, _ := splitFlags(args, "")
+func cmdRmdir(sc *Proc, args []string) int {
+	_, ops, _ := SplitFlags(args, "")
 	rc := 0
 	for _, d := range ops {
-		fi, err := sc.p.fs.Stat(sc.abs(d))
+		fi, err := sc.sh.FS.Stat(sc.Abs(d))
 		if err == nil && !fi.IsDir() {
 			err = syscall.ENOTDIR
 		}
 		if err == nil {
-			err = sc.p.fs.Remove(sc.abs(d))
+			err = sc.sh.FS.Remove(sc.Abs(d))
 		}
 		if err != nil {
-			sc.errf("rmdir: '%s': %s\n", d, errText(err))
+			sc.Errf("rmdir: '%s': %s\n", d, ErrText(err))
 			rc = 1
 		}
 	}
@@ -162,19 +164,19 @@ func cmdRmdir(sc *shellCtx, args []string) int {
 }
 
 // eachInput calls f for every operand file, or stdin when there is none.
-func eachInput(sc *shellCtx, name string, ops []string, f func(label string, r io.Reader)) int {
+func eachInput(sc *Proc, name string, ops []string, f func(label string, r io.Reader)) int {
 	if len(ops) == 0 {
 		ops = []string{"-"}
 	}
 	rc := 0
 	for _, op := range ops {
 		if op == "-" {
-			f("-", sc.stdin)
+			f("-", sc.Stdin)
 			continue
 		}
-		data, err := sc.p.fs.ReadFile(sc.abs(op))
+		data, err := sc.sh.FS.ReadFile(sc.Abs(op))
 		if err != nil {
-			sc.errf("%s: %s: %s\n", name, op, errText(err))
+			sc.Errf("%s: %s: %s\n", name, op, ErrText(err))
 			rc = 1
 			continue
 		}
@@ -183,9 +185,9 @@ func eachInput(sc *shellCtx, name string, ops []string, f func(label string, r i
 	return rc
 }
 
-func cmdCat(sc *shellCtx, args []string) int {
-	_, ops, _ := splitFlags(args, "")
-	return eachInput(sc, "cat", ops, func(_ string, r io.Reader) { _, _ = io.Copy(sc.stdout, r) })
+func cmdCat(sc *Proc, args []string) int {
+	_, ops, _ := SplitFlags(args, "")
+	return eachInput(sc, "cat", ops, func(_ string, r io.Reader) { _, _ = io.Copy(sc.Stdout, r) })
 }
 
 func modeString(m fs.FileMode) string {
@@ -211,36 +213,36 @@ func modeString(m fs.FileMode) string {
 }
 
 func ownerOf(name string) (string, string) {
-	c := Canonical(name)
-	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
+	c := vfs.Canonical(name)
+	if c == vfs.ExternalStorage || strings.HasPrefix(c, vfs.ExternalStorage+"/") {
 		return "u0_a0", "media_rw"
 	}
-	if strings.HasPrefix(c, LocalTmp) {
+	if strings.HasPrefix(c, vfs.LocalTmp) {
 		return "shell", "shell"
 	}
 	return "root", "root"
 }
 
-func cmdLs(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "")
+func cmdLs(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "")
 	long, all, dirOnly := has(flags, 'l'), has(flags, 'a'), has(flags, 'd')
 	if len(ops) == 0 {
-		ops = []string{sc.dir}
+		ops = []string{sc.Dir}
 	}
 	line := func(fi fs.FileInfo, name, full string) {
 		if !long {
-			sc.outf("%s\n", name)
+			sc.Outf("%s\n", name)
 			return
 		}
 		u, g := ownerOf(full)
-		sc.outf("%s 1 %s %s %d %s %s\n", modeString(fi.Mode()), u, g, fi.Size(), fi.ModTime().Format("2006-01-02 15:04"), name)
+		sc.Outf("%s 1 %s %s %d %s %s\n", modeString(fi.Mode()), u, g, fi.Size(), fi.ModTime().Format("2006-01-02 15:04"), name)
 	}
 	rc := 0
 	for i, op := range ops {
-		full := sc.abs(op)
-		fi, err := sc.p.fs.Stat(full)
+		full := sc.Abs(op)
+		fi, err := sc.sh.FS.Stat(full)
 		if err != nil {
-			sc.errf("ls: %s: %s\n", op, errText(err))
+			sc.Errf("ls: %s: %s\n", op, ErrText(err))
 			rc = 1
 			continue
 		}
@@ -250,13 +252,13 @@ func cmdLs(sc *shellCtx, args []string) int {
 		}
 		if len(ops) > 1 {
 			if i > 0 {
-				sc.outf("\n")
+				sc.Outf("\n")
 			}
-			sc.outf("%s:\n", op)
+			sc.Outf("%s:\n", op)
 		}
-		kids, _ := sc.p.fs.ReadDir(full)
+		kids, _ := sc.sh.FS.ReadDir(full)
 		if long {
-			sc.outf("total %d\n", len(kids)*4)
+			sc.Outf("total %d\n", len(kids)*4)
 		}
 		for _, k := range kids {
 			if !all && strings.HasPrefix(k.Name(), ".") {
@@ -268,24 +270,24 @@ func cmdLs(sc *shellCtx, args []string) int {
 	return rc
 }
 
-func cmdTouch(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "dtr")
+func cmdTouch(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "dtr")
 	rc := 0
-	now := sc.p.clk.Now()
+	now := sc.sh.Clock.Now()
 	for _, f := range ops {
-		full := sc.abs(f)
-		if _, err := sc.p.fs.Stat(full); err != nil {
+		full := sc.Abs(f)
+		if _, err := sc.sh.FS.Stat(full); err != nil {
 			if has(flags, 'c') {
 				continue
 			}
-			if err := sc.p.fs.WriteFile(full, 0o660, now, bytes.NewReader(nil)); err != nil {
-				sc.errf("touch: '%s': %s\n", f, errText(err))
+			if err := sc.sh.FS.WriteFile(full, 0o660, now, bytes.NewReader(nil)); err != nil {
+				sc.Errf("touch: '%s': %s\n", f, ErrText(err))
 				rc = 1
 			}
 			continue
 		}
-		if err := sc.p.fs.Chtimes(full, now); err != nil {
-			sc.errf("touch: '%s': %s\n", f, errText(err))
+		if err := sc.sh.FS.Chtimes(full, now); err != nil {
+			sc.Errf("touch: '%s': %s\n", f, ErrText(err))
 			rc = 1
 		}
 	}
@@ -293,25 +295,25 @@ func cmdTouch(sc *shellCtx, args []string) int {
 }
 
 // copyTree copies src to dst (recursively for directories).
-func (sc *shellCtx) copyTree(src, dst string, rec bool) error {
-	fi, err := sc.p.fs.Stat(src)
+func (sc *Proc) copyTree(src, dst string, rec bool) error {
+	fi, err := sc.sh.FS.Stat(src)
 	if err != nil {
 		return err
 	}
 	if !fi.IsDir() {
-		data, err := sc.p.fs.ReadFile(src)
+		data, err := sc.sh.FS.ReadFile(src)
 		if err != nil {
 			return err
 		}
-		return sc.p.fs.WriteFile(dst, fi.Mode().Perm(), time.Time{}, bytes.NewReader(data))
+		return sc.sh.FS.WriteFile(dst, fi.Mode().Perm(), time.Time{}, bytes.NewReader(data))
 	}
 	if !rec {
 		return fmt.Errorf("%s: %w", src, syscall.EISDIR)
 	}
-	if err := sc.p.fs.MkdirAll(dst, fi.Mode().Perm()); err != nil {
+	if err := sc.sh.FS.MkdirAll(dst, fi.Mode().Perm()); err != nil {
 		return err
 	}
-	kids, err := sc.p.fs.ReadDir(src)
+	kids, err := sc.sh.FS.ReadDir(src)
 	if err != nil {
 		return err
 	}
@@ -324,16 +326,16 @@ func (sc *shellCtx) copyTree(src, dst string, rec bool) error {
 }
 
 // targets maps the operands of cp/mv to (source, destination) pairs.
-func (sc *shellCtx) targets(name string, ops []string) ([][2]string, bool) {
+func (sc *Proc) targets(name string, ops []string) ([][2]string, bool) {
 	if len(ops) < 2 {
-		sc.errf("%s: Needs 2 arguments\n", name)
+		sc.Errf("%s: Needs 2 arguments\n", name)
 		return nil, false
 	}
-	dst := sc.abs(ops[len(ops)-1])
-	fi, err := sc.p.fs.Stat(dst)
+	dst := sc.Abs(ops[len(ops)-1])
+	fi, err := sc.sh.FS.Stat(dst)
 	isDir := err == nil && fi.IsDir()
 	if len(ops) > 2 && !isDir {
-		sc.errf("%s: '%s' not directory\n", name, ops[len(ops)-1])
+		sc.Errf("%s: '%s' not directory\n", name, ops[len(ops)-1])
 		return nil, false
 	}
 	var out [][2]string
@@ -342,13 +344,13 @@ func (sc *shellCtx) targets(name string, ops []string) ([][2]string, bool) {
 		if isDir {
 			d = path.Join(dst, path.Base(s))
 		}
-		out = append(out, [2]string{sc.abs(s), d})
+		out = append(out, [2]string{sc.Abs(s), d})
 	}
 	return out, true
 }
 
-func cmdCp(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "")
+func cmdCp(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "")
 	pairs, ok := sc.targets("cp", ops)
 	if !ok {
 		return 1
@@ -356,53 +358,53 @@ func cmdCp(sc *shellCtx, args []string) int {
 	rc := 0
 	for _, pr := range pairs {
 		if err := sc.copyTree(pr[0], pr[1], has(flags, 'r') || has(flags, 'R') || has(flags, 'a')); err != nil {
-			sc.errf("cp: %s\n", strings.TrimPrefix(errText(err), "open "))
+			sc.Errf("cp: %s\n", strings.TrimPrefix(ErrText(err), "open "))
 			rc = 1
 		}
 	}
 	return rc
 }
 
-func cmdMv(sc *shellCtx, args []string) int {
-	_, ops, _ := splitFlags(args, "")
+func cmdMv(sc *Proc, args []string) int {
+	_, ops, _ := SplitFlags(args, "")
 	pairs, ok := sc.targets("mv", ops)
 	if !ok {
 		return 1
 	}
 	rc := 0
 	for _, pr := range pairs {
-		if err := sc.p.fs.Rename(pr[0], pr[1]); err != nil {
-			sc.errf("mv: %s: %s\n", pr[0], errText(err))
+		if err := sc.sh.FS.Rename(pr[0], pr[1]); err != nil {
+			sc.Errf("mv: %s: %s\n", pr[0], ErrText(err))
 			rc = 1
 		}
 	}
 	return rc
 }
 
-func cmdStat(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "c")
+func cmdStat(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "c")
 	if len(ops) == 0 {
-		sc.errf("stat: Needs 1 argument\n")
+		sc.Errf("stat: Needs 1 argument\n")
 		return 1
 	}
 	format, custom := flags['c']
 	rc := 0
 	for _, f := range ops {
-		full := sc.abs(f)
-		fi, err := sc.p.fs.Stat(full)
+		full := sc.Abs(f)
+		fi, err := sc.sh.FS.Stat(full)
 		if err != nil {
-			sc.errf("stat: '%s': %s\n", f, errText(err))
+			sc.Errf("stat: '%s': %s\n", f, ErrText(err))
 			rc = 1
 			continue
 		}
 		if !custom {
 			u, g := ownerOf(full)
-			sc.outf("  File: %s\n  Size: %d\t Blocks: %d\t IO Blocks: 4096\t%s\nAccess: (%04o/%s)\tUid: (%s)\tGid: (%s)\nModify: %s\n",
+			sc.Outf("  File: %s\n  Size: %d\t Blocks: %d\t IO Blocks: 4096\t%s\nAccess: (%04o/%s)\tUid: (%s)\tGid: (%s)\nModify: %s\n",
 				f, fi.Size(), (fi.Size()+511)/512, fileType(fi), fi.Mode().Perm(), modeString(fi.Mode()), u, g,
 				fi.ModTime().Format("2006-01-02 15:04:05.000000000 -0700"))
 			continue
 		}
-		sc.outf("%s\n", statFormat(format, f, full, fi))
+		sc.Outf("%s\n", statFormat(format, f, full, fi))
 	}
 	return rc
 }
@@ -460,21 +462,21 @@ func statFormat(format, name, full string, fi fs.FileInfo) string {
 	return b.String()
 }
 
-func cmdChmod(sc *shellCtx, args []string) int {
-	_, ops, _ := splitFlags(args, "")
+func cmdChmod(sc *Proc, args []string) int {
+	_, ops, _ := SplitFlags(args, "")
 	if len(ops) < 2 {
-		sc.errf("chmod: Needs 2 arguments\n")
+		sc.Errf("chmod: Needs 2 arguments\n")
 		return 1
 	}
 	v, err := strconv.ParseUint(ops[0], 8, 32)
 	if err != nil {
-		sc.errf("chmod: bad mode '%s'\n", ops[0])
+		sc.Errf("chmod: bad mode '%s'\n", ops[0])
 		return 1
 	}
 	rc := 0
 	for _, f := range ops[1:] {
-		if err := sc.p.fs.Chmod(sc.abs(f), fs.FileMode(v)); err != nil {
-			sc.errf("chmod: '%s': %s\n", f, errText(err))
+		if err := sc.sh.FS.Chmod(sc.Abs(f), fs.FileMode(v)); err != nil {
+			sc.Errf("chmod: '%s': %s\n", f, ErrText(err))
 			rc = 1
 		}
 	}

@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 
 // Text commands of the simulated shell: checksums, wc, head, tail, grep.
 
-func hashCmd(newHash func() hash.Hash) shellCmd {
-	return func(sc *shellCtx, args []string) int {
-		_, ops, _ := splitFlags(args, "")
+func hashCmd(newHash func() hash.Hash) Command {
+	return func(sc *Proc, args []string) int {
+		_, ops, _ := SplitFlags(args, "")
 		name := "sha256sum"
 		if newHash().Size() == md5.Size {
 			name = "md5sum"
@@ -24,13 +24,13 @@ func hashCmd(newHash func() hash.Hash) shellCmd {
 		return eachInput(sc, name, ops, func(label string, r io.Reader) {
 			h := newHash()
 			_, _ = io.Copy(h, r)
-			sc.outf("%s  %s\n", hex.EncodeToString(h.Sum(nil)), label)
+			sc.Outf("%s  %s\n", hex.EncodeToString(h.Sum(nil)), label)
 		})
 	}
 }
 
-func cmdWc(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "")
+func cmdWc(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "")
 	return eachInput(sc, "wc", ops, func(label string, r io.Reader) {
 		data, _ := io.ReadAll(r)
 		counts := map[byte]int{'l': bytes.Count(data, []byte("\n")), 'w': len(bytes.Fields(data)), 'c': len(data)}
@@ -43,7 +43,7 @@ func cmdWc(sc *shellCtx, args []string) int {
 		if label != "-" {
 			parts = append(parts, label)
 		}
-		sc.outf("%s\n", strings.Join(parts, " "))
+		sc.Outf("%s\n", strings.Join(parts, " "))
 	})
 }
 
@@ -54,24 +54,24 @@ func lineCount(flags map[byte]string) int {
 	return 10
 }
 
-func cmdHead(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "nc")
+func cmdHead(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "nc")
 	n := lineCount(flags)
 	return eachInput(sc, "head", ops, func(_ string, r io.Reader) {
 		if c, err := strconv.Atoi(flags['c']); err == nil {
-			_, _ = io.CopyN(sc.stdout, r, int64(c))
+			_, _ = io.CopyN(sc.Stdout, r, int64(c))
 			return
 		}
 		s := bufio.NewScanner(r)
 		s.Buffer(nil, 1<<24)
 		for i := 0; i < n && s.Scan(); i++ {
-			sc.outf("%s\n", s.Text())
+			sc.Outf("%s\n", s.Text())
 		}
 	})
 }
 
-func cmdTail(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "nc")
+func cmdTail(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "nc")
 	n := lineCount(flags)
 	return eachInput(sc, "tail", ops, func(_ string, r io.Reader) {
 		data, _ := io.ReadAll(r)
@@ -82,16 +82,16 @@ func cmdTail(sc *shellCtx, args []string) int {
 		if len(lines) > n {
 			lines = lines[len(lines)-n:]
 		}
-		sc.outf("%s", strings.Join(lines, ""))
+		sc.Outf("%s", strings.Join(lines, ""))
 	})
 }
 
-func cmdGrep(sc *shellCtx, args []string) int {
-	flags, ops, _ := splitFlags(args, "e")
+func cmdGrep(sc *Proc, args []string) int {
+	flags, ops, _ := SplitFlags(args, "e")
 	pattern, ok := flags['e']
 	if !ok {
 		if len(ops) == 0 {
-			sc.errf("grep: Needs 1 argument\n")
+			sc.Errf("grep: Needs 1 argument\n")
 			return 2
 		}
 		pattern, ops = ops[0], ops[1:]
@@ -104,7 +104,7 @@ func cmdGrep(sc *shellCtx, args []string) int {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		sc.errf("grep: bad regex '%s'\n", pattern)
+		sc.Errf("grep: bad regex '%s'\n", pattern)
 		return 2
 	}
 	matched := 0
@@ -115,13 +115,13 @@ func cmdGrep(sc *shellCtx, args []string) int {
 			if re.MatchString(s.Text()) != has(flags, 'v') {
 				matched++
 				if !has(flags, 'q') && !has(flags, 'c') {
-					sc.outf("%s\n", s.Text())
+					sc.Outf("%s\n", s.Text())
 				}
 			}
 		}
 	})
 	if has(flags, 'c') {
-		sc.outf("%d\n", matched)
+		sc.Outf("%d\n", matched)
 	}
 	switch {
 	case rc != 0:

@@ -1,6 +1,9 @@
-package android
+package ui
 
-import "fmt"
+import (
+	"fmt"
+	"image"
+)
 
 // Rect is a screen rectangle in pixels, Android style: Right and Bottom are
 // exclusive.
@@ -42,6 +45,10 @@ func (r Rect) String() string {
 	return fmt.Sprintf("[%d,%d][%d,%d]", r.Left, r.Top, r.Right, r.Bottom)
 }
 
-func (r Rect) offset(dx, dy int) Rect {
+// Offset returns r moved by (dx, dy).
+func (r Rect) Offset(dx, dy int) Rect {
 	return Rect{r.Left + dx, r.Top + dy, r.Right + dx, r.Bottom + dy}
 }
+
+// Rectangle converts r for the image packages.
+func (r Rect) Rectangle() image.Rectangle { return image.Rect(r.Left, r.Top, r.Right, r.Bottom) }

@@ -1,4 +1,11 @@
-package android
+// Package appspec is the language in which the simulated phone's apps are
+// declared as data: the AppSpec JSON schema, its loader and validator, the
+// ${var} templates and conditions its transitions use, and the stock apps
+// (apps/*.json) a phone installs by default.
+//
+// It is separate from the phone because a spec is pure data: loading and
+// checking one needs no running phone, and the phone only interprets specs.
+package appspec
 
 import (
 	"bytes"
@@ -231,16 +238,16 @@ func LoadApp(data []byte) (*AppSpec, error) {
 	return &spec, nil
 }
 
-// fullClass expands a ".Short" activity name to "<pkg>.Short".
-func fullClass(pkg, cls string) string {
+// FullClass expands a ".Short" activity name to "<pkg>.Short".
+func FullClass(pkg, cls string) string {
 	if strings.HasPrefix(cls, ".") {
 		return pkg + cls
 	}
 	return cls
 }
 
-// shortClass is the inverse used by ComponentName.flattenToShortString.
-func shortClass(pkg, cls string) string {
+// ShortClass is the inverse used by ComponentName.flattenToShortString.
+func ShortClass(pkg, cls string) string {
 	if strings.HasPrefix(cls, pkg+".") {
 		return cls[len(pkg):]
 	}
@@ -292,7 +299,7 @@ func (s *AppSpec) normalize() error {
 	v := validator{pkg: s.Package, activities: map[string]bool{}}
 	for i := range s.Screens {
 		sc := &s.Screens[i]
-		sc.Activity = fullClass(s.Package, sc.Activity)
+		sc.Activity = FullClass(s.Package, sc.Activity)
 		if !classRE.MatchString(sc.Activity) || len(sc.Activity) > 255 {
 			return fmt.Errorf("screen %d: invalid activity %q", i, sc.Activity)
 		}
@@ -301,7 +308,7 @@ func (s *AppSpec) normalize() error {
 		}
 		v.activities[sc.Activity] = true
 	}
-	s.LauncherActivity = fullClass(s.Package, s.LauncherActivity)
+	s.LauncherActivity = FullClass(s.Package, s.LauncherActivity)
 	if s.LauncherActivity != "" && !v.activities[s.LauncherActivity] {
 		return fmt.Errorf("launcher activity %q is not one of the screens", s.LauncherActivity)
 	}
@@ -542,7 +549,7 @@ func (v *validator) effect(e *Effect, depth int) error {
 			return errors.New("setField needs a valid field id and a value")
 		}
 	case e.Goto != "" || e.Replace != "":
-		e.Goto, e.Replace = fullClass(v.pkg, e.Goto), fullClass(v.pkg, e.Replace)
+		e.Goto, e.Replace = FullClass(v.pkg, e.Goto), FullClass(v.pkg, e.Replace)
 		target := e.Goto + e.Replace
 		if !v.activities[target] {
 			return fmt.Errorf("target activity %q is not a screen of this app", target)

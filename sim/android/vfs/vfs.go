@@ -1,4 +1,11 @@
-package android
+// Package vfs is the simulated phone's in-memory file system: external
+// storage with its /sdcard aliases, /data/local/tmp, and the read-only rest
+// of the tree, with the permissions adb's shell user sees.
+//
+// It is separate from the phone because it knows nothing of apps, windows
+// or input: the phone, the shell's file commands and the adb sync service
+// all reach the same FS through this small API.
+package vfs
 
 import (
 	"bytes"
@@ -49,7 +56,9 @@ type fsNode struct {
 
 func (n *fsNode) isDir() bool { return n.mode.IsDir() }
 
-func newFS(clk clock.Clock) *FS {
+// New returns a file system with the directories of a freshly booted
+// phone, its times taken from clk.
+func New(clk clock.Clock) *FS {
 	f := &FS{clk: clk}
 	now := clk.Now()
 	f.root = &fsNode{name: "/", mode: fs.ModeDir | 0o755, mtime: now, kids: map[string]*fsNode{}}
@@ -80,7 +89,9 @@ func Canonical(p string) string {
 	return p
 }
 
-func writable(canon string) bool {
+// Writable reports whether the shell user may write at the canonical path
+// canon: only under external storage and /data/local/tmp.
+func Writable(canon string) bool {
 	for _, root := range []string{ExternalStorage, LocalTmp} {
 		if canon == root || strings.HasPrefix(canon, root+"/") {
 			return true
@@ -233,7 +244,7 @@ func (f *FS) commit(name string, mode fs.FileMode, mtime time.Time, data []byte,
 	c := Canonical(name)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !writable(c) {
+	if !Writable(c) {
 		return pathErr("open", name, syscall.EACCES)
 	}
 	parent, base, err := f.parentLocked(c)
@@ -279,7 +290,7 @@ func (f *FS) Mkdir(name string, perm fs.FileMode) error {
 	if parent.kids[base] != nil {
 		return pathErr("mkdir", name, syscall.EEXIST)
 	}
-	if !writable(c) {
+	if !Writable(c) {
 		return pathErr("mkdir", name, syscall.EACCES)
 	}
 	now := f.clk.Now()
@@ -303,7 +314,7 @@ func (f *FS) MkdirAll(name string, perm fs.FileMode) error {
 	for i, part := range parts {
 		next := n.kids[part]
 		if next == nil {
-			if !writable(c) {
+			if !Writable(c) {
 				return pathErr("mkdir", name, syscall.EACCES)
 			}
 			f.mkdirAllLocked("/"+strings.Join(parts[:i], "/")+"/"+strings.Join(parts[i:], "/"), perm, f.clk.Now())
@@ -358,7 +369,7 @@ func (f *FS) remove(name string, all bool) error {
 		return nil
 	case n == nil:
 		return pathErr("remove", name, syscall.ENOENT)
-	case !writable(c) || c == ExternalStorage || c == LocalTmp:
+	case !Writable(c) || c == ExternalStorage || c == LocalTmp:
 		return pathErr("remove", name, syscall.EACCES)
 	case n.isDir() && len(n.kids) > 0 && !all:
 		return pathErr("remove", name, syscall.ENOTEMPTY)
@@ -374,7 +385,7 @@ func (f *FS) Rename(oldName, newName string) error {
 	oc, nc := Canonical(oldName), Canonical(newName)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !writable(oc) || !writable(nc) || oc == ExternalStorage || oc == LocalTmp {
+	if !Writable(oc) || !Writable(nc) || oc == ExternalStorage || oc == LocalTmp {
 		return pathErr("rename", oldName, syscall.EACCES)
 	}
 	op, ob, err := f.parentLocked(oc)
@@ -422,7 +433,7 @@ func (f *FS) Chtimes(name string, mtime time.Time) error {
 	if err != nil {
 		return pathErr("chtimes", name, err)
 	}
-	if !writable(c) {
+	if !Writable(c) {
 		return pathErr("chtimes", name, syscall.EACCES)
 	}
 	n.mtime = mtime
@@ -438,16 +449,16 @@ func (f *FS) Chmod(name string, perm fs.FileMode) error {
 	if err != nil {
 		return pathErr("chmod", name, err)
 	}
-	if !writable(c) {
+	if !Writable(c) {
 		return pathErr("chmod", name, syscall.EPERM)
 	}
 	n.mode = n.mode&^fs.ModePerm | perm&fs.ModePerm
 	return nil
 }
 
-// openFile is the shell's view of open(2) with O_* flags. Writers buffer
+// OpenFile is the shell's view of open(2) with O_* flags. Writers buffer
 // and commit on Close.
-func (f *FS) openFile(name string, flag int, perm fs.FileMode) (io.ReadWriteCloser, error) {
+func (f *FS) OpenFile(name string, flag int, perm fs.FileMode) (io.ReadWriteCloser, error) {
 	if Canonical(name) == "/dev/null" {
 		return devNull{}, nil
 	}
@@ -471,7 +482,7 @@ func (f *FS) openFile(name string, flag int, perm fs.FileMode) (io.ReadWriteClos
 		return nil, pathErr("open", name, syscall.ENOENT)
 	case exists && flag&syscall.O_CREAT != 0 && flag&syscall.O_EXCL != 0:
 		return nil, pathErr("open", name, syscall.EEXIST)
-	case !writable(c):
+	case !Writable(c):
 		return nil, pathErr("open", name, syscall.EACCES)
 	}
 	// Create (or truncate) right away so that the file exists while the
@@ -528,31 +539,4 @@ func (s *shellFile) Close() error {
 // when missing.
 func (f *FS) AppendFile(name string, data []byte) error {
 	return f.commit(name, 0o660, time.Time{}, bytes.Clone(data), true, false)
-}
-
-// The Phone methods below give the adb fronts the device file system
-// directly, with adbd's semantics.
-
-// Props returns the names adb shows for the device: product, model, device.
-func (p *Phone) Props() (product, model, device string) {
-	return p.cfg.Product, p.cfg.Model, p.cfg.Device
-}
-
-// Stat is FS().Stat.
-func (p *Phone) Stat(path string) (fs.FileInfo, error) { return p.fs.Stat(path) }
-
-// ReadDir is FS().ReadDir.
-func (p *Phone) ReadDir(path string) ([]fs.FileInfo, error) { return p.fs.ReadDir(path) }
-
-// Open is FS().Open as a plain io.ReadCloser.
-func (p *Phone) Open(path string) (io.ReadCloser, error) { return p.fs.Open(path) }
-
-// WriteFile stores a pushed file. Unlike FS().WriteFile it creates missing
-// parent directories first, because adbd's sync service does so for hosts
-// that see the fixed_push_mkdir feature.
-func (p *Phone) WriteFile(name string, mode fs.FileMode, mtime time.Time, r io.Reader) error {
-	if err := p.fs.MkdirAll(path.Dir(Canonical(name)), 0o771); err != nil {
-		return fmt.Errorf("push %s: %w", name, err)
-	}
-	return p.fs.WriteFile(name, mode, mtime, r)
 }
