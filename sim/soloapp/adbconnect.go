@@ -111,7 +111,7 @@ func (a *App) adbConnect(p *process, via transport, q params) obj {
 	if a.p != p {
 		return failedAdbReceipt(id, protocol.ErrAdbConnectionScheduleFailed, "SoloPi could not schedule the internal ADB connection", now).wire()
 	}
-	st := &p.adb
+	st := &st(p).adb
 	if r, found := st.m[id]; found {
 		return r.wire()
 	}
@@ -172,8 +172,8 @@ func (a *App) runAdbConnect(p *process, r *adbReceipt, outcome AdbConnectOutcome
 	} else {
 		a.perms[PermADB] = true
 	}
-	if p.adb.active == r.requestID {
-		p.adb.active = ""
+	if st(p).adb.active == r.requestID {
+		st(p).adb.active = ""
 	}
 }
 
@@ -186,7 +186,7 @@ func (a *App) adbConnectStatus(p *process, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if r, found := p.adb.m[id]; found {
+	if r, found := st(p).adb.m[id]; found {
 		return r.wire()
 	}
 	return newObj("success", false, "state", "failed", "terminal", true, "connected", false,

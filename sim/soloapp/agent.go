@@ -13,6 +13,19 @@ var (
 	receiptMachine = protocol.AgentReceipt()
 )
 
+// Agent is the agent resolver (docs/device-protocol.md#agent-sessions).
+type Agent struct{ *appCore }
+
+// agentProc is the Agent state of one process.
+type agentProc struct {
+	agent      *agentSession
+	generation int64
+}
+
+var agentSlot = NewSlot(func() *agentProc { return &agentProc{} })
+
+func agentSx(p *process) *agentProc { return agentSlot.Of(p) }
+
 // agentSession is the single Agent session slot of the process
 // (docs/device-protocol.md#agent-sessions). Its state changes only through
 // agentMachine.Step. The ownerToken lives only here, never in any snapshot,
@@ -93,8 +106,8 @@ func (s *agentSession) timelinePath() string { return s.dir + "/timeline.jsonl" 
 
 // sessionSnapshotLocked is the session object
 // (docs/device-protocol.md#agent-sessions).
-func (a *App) sessionSnapshotLocked(p *process) obj {
-	s := p.agent
+func (a *Agent) sessionSnapshotLocked(p *process) obj {
+	s := agentSx(p).agent
 	if s == nil {
 		return newObj("success", true, "state", string(protocol.AgentIdle), "active", false, "terminal", false,
 			"acceptedSteps", 0, "leaseHeld", false)
@@ -122,7 +135,7 @@ func (a *App) sessionSnapshotLocked(p *process) obj {
 }
 
 // eventLocked appends one timeline event in memory and to timeline.jsonl.
-func (a *App) eventLocked(s *agentSession, typ, stepID, obsID string, details any) {
+func (a *Agent) eventLocked(s *agentSession, typ, stepID, obsID string, details any) {
 	s.seq++
 	e := newObj("sequence", s.seq, "timestamp", a.nowMs(), "type", typ, "sessionId", s.id,
 		"generation", s.generation)
@@ -143,7 +156,7 @@ func (a *App) eventLocked(s *agentSession, typ, stepID, obsID string, details an
 // terminateLocked moves a live session to its terminal state exactly once:
 // the machine refuses a second terminal event, so session_terminal and
 // lease_released are each appended once, back to back.
-func (a *App) terminateLocked(p *process, s *agentSession, ev protocol.Event, reason string) bool {
+func (a *Agent) terminateLocked(p *process, s *agentSession, ev protocol.Event, reason string) bool {
 	next, err := agentMachine.Step(s.state, ev)
 	if err != nil || !agentMachine.IsTerminal(next) {
 		return false
@@ -161,7 +174,7 @@ func (a *App) terminateLocked(p *process, s *agentSession, ev protocol.Event, re
 }
 
 // checkTimeoutsLocked expires a live session whose deadline passed.
-func (a *App) checkTimeoutsLocked(p *process, s *agentSession) bool {
+func (a *Agent) checkTimeoutsLocked(p *process, s *agentSession) bool {
 	if !agentMachine.IsLive(s.state) {
 		return false
 	}
@@ -177,8 +190,8 @@ func (a *App) checkTimeoutsLocked(p *process, s *agentSession) bool {
 
 // identifyLocked is the identity check: the current sessionId first
 // (session_not_found), then its ownerToken (owner_mismatch).
-func (a *App) identifyLocked(p *process, sid, token string) (*agentSession, obj) {
-	s := p.agent
+func (a *Agent) identifyLocked(p *process, sid, token string) (*agentSession, obj) {
+	s := agentSx(p).agent
 	if s == nil || s.id != sid {
 		return nil, e1(protocol.ErrSessionNotFound, "sessionId does not identify the current session")
 	}
@@ -189,7 +202,7 @@ func (a *App) identifyLocked(p *process, sid, token string) (*agentSession, obj)
 }
 
 // accessLocked is identity plus the deadline and terminal checks.
-func (a *App) accessLocked(p *process, sid, token string) (*agentSession, obj) {
+func (a *Agent) accessLocked(p *process, sid, token string) (*agentSession, obj) {
 	s, e := a.identifyLocked(p, sid, token)
 	if e != nil {
 		return nil, e
@@ -205,7 +218,7 @@ func (a *App) accessLocked(p *process, sid, token string) (*agentSession, obj) {
 
 // withLiveSession checks sessionId and ownerToken and runs fn, under the
 // lock, on the live session they name (accessLocked's errors otherwise).
-func (a *App) withLiveSession(p *process, q params, fn func(s *agentSession) obj) obj {
+func (a *Agent) withLiveSession(p *process, q params, fn func(s *agentSession) obj) obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
@@ -231,7 +244,7 @@ func missingParam(q params, keys ...string) obj {
 // agent is the agent resolver (docs/device-protocol.md#agent-sessions).
 // Unexpected failures answer agent_internal_error instead of escaping as a
 // resolver exception.
-func (a *App) agent(ctx context.Context, p *process, via transport, q params) (resp obj) {
+func (a *Agent) agent(ctx context.Context, p *process, via transport, q params) (resp obj) {
 	defer func() {
 		if r := recover(); r != nil {
 			a.logi("AgentSession", fmt.Sprintf("agent request failed: %v", r))
@@ -280,7 +293,7 @@ func (a *App) agent(ctx context.Context, p *process, via transport, q params) (r
 	return e1(protocol.ErrUnsupportedType, "Unsupported Agent type: "+t)
 }
 
-func (a *App) agentStart(p *process, q params) obj {
+func (a *Agent) agentStart(p *process, q params) obj {
 	if e := missingParam(q, "ownerToken"); e != nil {
 		return e
 	}
@@ -303,7 +316,7 @@ func (a *App) agentStart(p *process, q params) obj {
 	if a.p != p {
 		return e1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
 	}
-	if cur := p.agent; cur != nil && agentMachine.IsLive(cur.state) {
+	if cur := agentSx(p).agent; cur != nil && agentMachine.IsLive(cur.state) {
 		a.checkTimeoutsLocked(p, cur)
 		if agentMachine.IsLive(cur.state) {
 			return e1(protocol.ErrSessionConflict, "A dynamic Agent session is already active")
@@ -316,12 +329,12 @@ func (a *App) agentStart(p *process, q params) obj {
 	if !p.lease.acquire(owner) {
 		return e1(protocol.ErrLeaseConflict, "Another replay, Agent session, or maintenance task controls the device")
 	}
-	p.generation++
+	agentSx(p).generation++
 	id := "agent-session-" + newUUID()
 	ctx, cancel := context.WithCancel(p.ctx)
 	now := a.nowMs()
 	s := &agentSession{
-		id: id, token: token, generation: p.generation, state: agentMachine.Initial,
+		id: id, token: token, generation: agentSx(p).generation, state: agentMachine.Initial,
 		startedAt: now, lastActivity: now,
 		maxSteps: vals[protocol.ParamMaxSteps], maxDurationMs: vals[protocol.ParamMaxDurationMs],
 		idleMs: vals[protocol.ParamIdleTimeoutMs], maxRepeated: vals[protocol.ParamMaxRepeatedActions],
@@ -336,7 +349,7 @@ func (a *App) agentStart(p *process, q params) obj {
 		panic(err)
 	}
 	s.state = next
-	p.agent = s
+	agentSx(p).agent = s
 	a.eventLocked(s, "session_started", "", "", nil)
 	if a.faults.touchUnavailable {
 		a.terminateLocked(p, s, protocol.EvAgentFail, "touch_service_unavailable")
@@ -349,13 +362,13 @@ func (a *App) agentStart(p *process, q params) obj {
 }
 
 // watchdog checks the deadlines every second until the session ends.
-func (a *App) watchdog(p *process, s *agentSession) {
+func (a *Agent) watchdog(p *process, s *agentSession) {
 	for {
 		if err := a.clk.Sleep(s.ctx, protocol.AgentWatchdogMs*time.Millisecond); err != nil {
 			return
 		}
 		a.mu.Lock()
-		if a.p != p || p.agent != s || !agentMachine.IsLive(s.state) {
+		if a.p != p || agentSx(p).agent != s || !agentMachine.IsLive(s.state) {
 			a.mu.Unlock()
 			return
 		}
@@ -366,7 +379,7 @@ func (a *App) watchdog(p *process, s *agentSession) {
 
 // initialObservation captures the first observation in the background;
 // a failure fails the session with the capture error code as reason.
-func (a *App) initialObservation(p *process, s *agentSession) {
+func (a *Agent) initialObservation(p *process, s *agentSession) {
 	a.mu.Lock()
 	opDown := a.faults.opUnavailable
 	a.mu.Unlock()
@@ -389,7 +402,7 @@ func (a *App) initialObservation(p *process, s *agentSession) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.p != p || p.agent != s || !agentMachine.IsLive(s.state) {
+	if a.p != p || agentSx(p).agent != s || !agentMachine.IsLive(s.state) {
 		return
 	}
 	if reason != "" {
@@ -400,7 +413,7 @@ func (a *App) initialObservation(p *process, s *agentSession) {
 }
 
 // installObservationLocked makes o current (not consumed).
-func (a *App) installObservationLocked(s *agentSession, o *observation, event bool) {
+func (a *Agent) installObservationLocked(s *agentSession, o *observation, event bool) {
 	s.obs = o
 	s.consumed = false
 	s.lastActivity = a.nowMs()
@@ -409,11 +422,11 @@ func (a *App) installObservationLocked(s *agentSession, o *observation, event bo
 	}
 }
 
-func (a *App) agentStartStatus(p *process, q params) obj {
+func (a *Agent) agentStartStatus(p *process, q params) obj {
 	token := q["ownerToken"]
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := p.agent
+	s := agentSx(p).agent
 	if s != nil && agentMachine.IsLive(s.state) {
 		a.checkTimeoutsLocked(p, s)
 	}
@@ -431,7 +444,7 @@ func (a *App) agentStartStatus(p *process, q params) obj {
 
 // statusLocked is agent?type=status: identity, deadline check, and for a
 // live session a refresh of lastActivityAt.
-func (a *App) statusLocked(p *process, q params) (*agentSession, obj) {
+func (a *Agent) statusLocked(p *process, q params) (*agentSession, obj) {
 	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
 	if e != nil {
 		return nil, e
@@ -442,7 +455,7 @@ func (a *App) statusLocked(p *process, q params) (*agentSession, obj) {
 	return s, nil
 }
 
-func (a *App) agentStatus(p *process, q params) obj {
+func (a *Agent) agentStatus(p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
@@ -454,7 +467,7 @@ func (a *App) agentStatus(p *process, q params) obj {
 	return ok("session", a.sessionSnapshotLocked(p))
 }
 
-func (a *App) agentReceiptQuery(p *process, q params) obj {
+func (a *Agent) agentReceiptQuery(p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken", "stepId"); e != nil {
 		return e
 	}
@@ -471,7 +484,7 @@ func (a *App) agentReceiptQuery(p *process, q params) obj {
 	return ok("receipt", r.wire(), "session", a.sessionSnapshotLocked(p))
 }
 
-func (a *App) agentTimeline(p *process, q params) obj {
+func (a *Agent) agentTimeline(p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
@@ -487,7 +500,7 @@ func (a *App) agentTimeline(p *process, q params) obj {
 	return ok("events", events, "timelinePath", s.timelinePath())
 }
 
-func (a *App) agentPause(p *process, q params) obj {
+func (a *Agent) agentPause(p *process, q params) obj {
 	return a.withLiveSession(p, q, func(s *agentSession) obj {
 		switch s.state {
 		case protocol.AgentPaused:
@@ -504,7 +517,7 @@ func (a *App) agentPause(p *process, q params) obj {
 	})
 }
 
-func (a *App) agentResume(p *process, q params) obj {
+func (a *Agent) agentResume(p *process, q params) obj {
 	return a.withLiveSession(p, q, func(s *agentSession) obj {
 		if s.state != protocol.AgentPaused || !a.stepSessionLocked(s, protocol.EvAgentResume) {
 			return e1(protocol.ErrNotPaused, "The session is not paused")
@@ -515,7 +528,7 @@ func (a *App) agentResume(p *process, q params) obj {
 	})
 }
 
-func (a *App) agentEnd(p *process, q params) obj {
+func (a *Agent) agentEnd(p *process, q params) obj {
 	return a.withLiveSession(p, q, func(s *agentSession) obj {
 		if s.state == protocol.AgentActing {
 			return e1(protocol.ErrSessionBusy, "Cancel the session while an action is executing")
@@ -528,7 +541,7 @@ func (a *App) agentEnd(p *process, q params) obj {
 	})
 }
 
-func (a *App) agentCancel(p *process, q params) obj {
+func (a *Agent) agentCancel(p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
@@ -553,7 +566,7 @@ func (s *agentSession) currentObservationID() string {
 }
 
 // stepSessionLocked applies a non-terminal session event.
-func (a *App) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
+func (a *Agent) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
 	next, err := agentMachine.Step(s.state, ev)
 	if err != nil {
 		return false
@@ -564,8 +577,8 @@ func (a *App) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
 
 // AgentGeneration reports the process's generation counter (0 before the
 // first start), for tests and diagnostics.
-func (a *App) AgentGeneration() int64 {
+func (a *Agent) AgentGeneration() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.p.generation
+	return agentSx(a.p).generation
 }

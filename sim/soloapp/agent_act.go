@@ -28,7 +28,7 @@ const (
 
 // agentAct parses act and schedules the pipeline; the answer is accepted
 // even if the step will be rejected (the verdict is in the receipt).
-func (a *App) agentAct(p *process, q params) obj {
+func (a *Agent) agentAct(p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken", "stepId", "observationId", "action"); e != nil {
 		return e
 	}
@@ -66,12 +66,12 @@ func (a *App) agentAct(p *process, q params) obj {
 
 // runAct is the device's act pipeline after the parse: root, check list,
 // target, dispatch, settle, finish (docs/device-protocol.md#acting).
-func (a *App) runAct(p *process, req actRequest) {
+func (a *Agent) runAct(p *process, req actRequest) {
 	a.mu.Lock()
 	opDown := a.faults.opUnavailable
 	var pkg string
 	var sctx context.Context = p.ctx
-	if s := p.agent; s != nil && s.id == req.sessionID && s.token == req.token {
+	if s := agentSx(p).agent; s != nil && s.id == req.sessionID && s.token == req.token {
 		sctx = s.ctx
 		if s.obs != nil {
 			pkg = s.obs.pkg
@@ -138,7 +138,7 @@ func (a *App) runAct(p *process, req actRequest) {
 // beginAction is the synchronized check list of an act step
 // (docs/device-protocol.md#acting). It returns the session and receipt only
 // when this call accepted the step.
-func (a *App) beginAction(p *process, req actRequest, sig string) (*agentSession, *agentReceipt) {
+func (a *Agent) beginAction(p *process, req actRequest, sig string) (*agentSession, *agentReceipt) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.p != p {
@@ -224,10 +224,10 @@ func actionObj(req actRequest) obj {
 // finishAction publishes the step's outcome. It is ignored when the session
 // moved on (cancelled, expired, replaced): the receipt of an interrupted step
 // then stays accepted forever.
-func (a *App) finishAction(p *process, s *agentSession, r *agentReceipt, failMsg string, settled *observation) {
+func (a *Agent) finishAction(p *process, s *agentSession, r *agentReceipt, failMsg string, settled *observation) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.p != p || p.agent != s || s.state != protocol.AgentActing {
+	if a.p != p || agentSx(p).agent != s || s.state != protocol.AgentActing {
 		return
 	}
 	now := a.nowMs()
@@ -262,7 +262,7 @@ func (a *App) finishAction(p *process, s *agentSession, r *agentReceipt, failMsg
 
 // dispatchAction maps the typed action onto phone input and waits at most
 // 10 s for completion. It returns "" or the receipt's failure message.
-func (a *App) dispatchAction(ctx context.Context, req actRequest, target *Node) string {
+func (a *Agent) dispatchAction(ctx context.Context, req actRequest, target *Node) string {
 	done := make(chan error, 1)
 	go func() { done <- a.performTyped(ctx, req, target) }()
 	select {
@@ -282,7 +282,7 @@ func (a *App) dispatchAction(ctx context.Context, req actRequest, target *Node) 
 	}
 }
 
-func (a *App) performTyped(ctx context.Context, req actRequest, target *Node) error {
+func (a *Agent) performTyped(ctx context.Context, req actRequest, target *Node) error {
 	switch req.action {
 	case protocol.ActClick:
 		x, y := target.Bounds.centre()
@@ -332,7 +332,7 @@ var errSettleFault = errors.New("soloapp: settle failed (fault)")
 // settle polls every 250 ms for up to 3 s for a controllable root whose
 // signature differs from pre and equals the previous poll's; at the
 // deadline the last controllable root is used even if unchanged.
-func (a *App) settle(ctx context.Context, pre string) (*pageRoot, error) {
+func (a *Agent) settle(ctx context.Context, pre string) (*pageRoot, error) {
 	a.mu.Lock()
 	delay, broken := a.faults.settleDelay, a.faults.failSettle
 	a.mu.Unlock()

@@ -15,7 +15,7 @@ import (
 // for up to 5 s for a controllable root (in package pkg when pkg != ""), then
 // sleep 500 ms and accept it only if it is still controllable in the same
 // package. nil means unavailable (or ctx ended).
-func (a *App) loadControllableRoot(ctx context.Context, pkg string) *pageRoot {
+func (a *Agent) loadControllableRoot(ctx context.Context, pkg string) *pageRoot {
 	deadline := a.clk.Now().Add(protocol.AgentRootMaxMs * time.Millisecond)
 	for {
 		r := a.readRoot(true)
@@ -40,7 +40,7 @@ func (a *App) loadControllableRoot(ctx context.Context, pkg string) *pageRoot {
 // buildObservation exports the page with nodeIds and captures the
 // screenshot into the session directory. It does no state change and runs
 // without the app lock (screenshots may be slow).
-func (a *App) buildObservation(s *agentSession, r *pageRoot) *observation {
+func (a *Agent) buildObservation(s *agentSession, r *pageRoot) *observation {
 	id := "observation-" + newUUID()
 	ep := exportPage(r, true)
 	o := newObj("observationId", id, "signature", ep.sha, "createdAt", a.nowMs(), "treeSha256", ep.sha,
@@ -66,7 +66,7 @@ func (a *App) buildObservation(s *agentSession, r *pageRoot) *observation {
 }
 
 // agentObserve is agent?type=observe: a new current observation.
-func (a *App) agentObserve(ctx context.Context, p *process, q params) obj {
+func (a *Agent) agentObserve(ctx context.Context, p *process, q params) obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
@@ -104,7 +104,7 @@ func (a *App) agentObserve(ctx context.Context, p *process, q params) obj {
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.p != p || p.agent != s || s.generation != gen {
+	if a.p != p || agentSx(p).agent != s || s.generation != gen {
 		return e1(protocol.ErrSessionNotFound, "sessionId does not identify the current session")
 	}
 	switch {

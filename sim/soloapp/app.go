@@ -159,26 +159,45 @@ func (t transport) String() string {
 // files survive Restart; every in-memory identity lives in the process value
 // and is lost with it (docs/device-protocol.md#app-restart).
 type App struct {
+	*appCore
+	// Persistent state (the case DB) and the resolver chain.
+	cases      []*caseRow
+	nextCaseID int64
+	resolvers  map[string]Resolver
+	// ext is the installation-level state of the record, scan and stress
+	// resolvers (their fault knobs); it survives Restart.
+	ext ext
+
+	// The feature resolvers; embedded so their control knobs are the App's.
+	*Agent
+	*Perf
+	*Media
+	*Plugins
+	*History
+}
+
+// appCore is the state every resolver shares: configuration, phone, clock,
+// the app lock, SharedPreferences, system permissions, fault knobs and the
+// current process.
+type appCore struct {
 	cfg   Config
 	phone Phone
 	clk   clock.Clock
 
 	mu sync.Mutex
-	// Persistent state (SharedPreferences, the case DB, system permissions).
-	settings   map[string]any
-	cases      []*caseRow
-	nextCaseID int64
-	perms      map[string]bool
-	faults     faults
-	resolvers  map[string]Resolver
-	// ext is the installation-level state of the session resolvers
-	// (plugin registry, their fault knobs); it survives Restart.
-	ext ext
+	// Persistent state (SharedPreferences, system permissions).
+	settings map[string]any
+	perms    map[string]bool
+	faults   faults
 	// p is the current process; replaced by Restart.
 	p *process
+	// runtimeSessions counts the RuntimeSessionGuard sessions of a process
+	// (the app wires it to every feature's sessions).
+	runtimeSessions func(p *process) int
 }
 
-// process is everything that dies with the app process.
+// process is everything that dies with the app process. The features keep
+// their own per-process state in slots (see Slot).
 type process struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -187,34 +206,61 @@ type process struct {
 	initAt     time.Time
 	initDone   time.Time
 
-	lease         lease
+	lease lease
+	slots []any
+}
+
+// slotMakers create the per-process state of every registered Slot.
+var slotMakers []func() any
+
+// Slot is one feature's per-process state: a new process gets a fresh T, so
+// Restart drops it with the process (docs/device-protocol.md#app-restart).
+type Slot[T any] struct{ i int }
+
+// NewSlot registers a per-process state made by mk; call it at package
+// initialization only.
+func NewSlot[T any](mk func() *T) Slot[T] {
+	slotMakers = append(slotMakers, func() any { return mk() })
+	return Slot[T]{i: len(slotMakers) - 1}
+}
+
+// Of is p's state of the slot.
+func (s Slot[T]) Of(p *process) *T { return p.slots[s.i].(*T) }
+
+// appProc is the per-process state of the resolvers the app package
+// implements itself.
+type appProc struct {
 	harness       *harnessRun
 	harnessSeq    int
 	importReceipt obj
 	deleteReceipt obj
 	adb           adbStore
-	agent         *agentSession
-	generation    int64
 	recording     bool
-	// sx holds the in-memory sessions and receipts of record,
-	// screen-record, scan, video-analysis, performance, stress, history
-	// and plugin; a restart drops them with the process.
-	sx *sessions
+	// sx holds the in-memory sessions of record, scan and stress.
+	sx sessions
 }
+
+var procSlot = NewSlot(func() *appProc { return &appProc{} })
+
+// st is the app package's state of process p.
+func st(p *process) *appProc { return procSlot.Of(p) }
 
 // New creates the app and starts its process: app init finishes after
 // cfg.InitDelay and the HTTP server answers 5 s (device time) later.
 func New(cfg Config, phone Phone, clk clock.Clock) *App {
 	cfg.fill()
 	a := &App{
-		cfg:        cfg,
-		phone:      phone,
-		clk:        clk,
-		settings:   map[string]any{},
-		perms:      map[string]bool{},
+		appCore: &appCore{
+			cfg:      cfg,
+			phone:    phone,
+			clk:      clk,
+			settings: map[string]any{},
+			perms:    map[string]bool{},
+		},
 		resolvers:  map[string]Resolver{},
 		nextCaseID: 1,
 	}
+	a.runtimeSessions = a.runtimeSessionsLocked
 	a.faults.init()
 	for _, n := range permissionNames {
 		a.perms[n] = true
@@ -231,21 +277,30 @@ func New(cfg Config, phone Phone, clk clock.Clock) *App {
 		}
 	}
 	a.ext.init()
+	a.Agent = &Agent{appCore: a.appCore}
+	a.Perf = &Perf{appCore: a.appCore}
+	a.Plugins = newPlugins(a.appCore, a.Perf)
+	a.Media = &Media{appCore: a.appCore, plugins: a.Plugins}
+	a.History = &History{appCore: a.appCore, perf: a.Perf, replayLiveLocked: replayLiveLocked}
 	a.p = a.newProcess()
 	a.registerSessionResolvers()
 	return a
 }
 
-func (a *App) newProcess() *process {
+func (a *appCore) newProcess() *process {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &process{ctx: ctx, cancel: cancel, initAt: a.clk.Now().Add(a.cfg.InitDelay), sx: newSessions()}
+	p := &process{ctx: ctx, cancel: cancel, initAt: a.clk.Now().Add(a.cfg.InitDelay), slots: make([]any, len(slotMakers))}
+	for i, mk := range slotMakers {
+		p.slots[i] = mk()
+	}
+	return p
 }
 
 // Package is the app's package name.
-func (a *App) Package() string { return a.cfg.Package }
+func (a *appCore) Package() string { return a.cfg.Package }
 
 // SolopiDir is the SoloPi data root on the device.
-func (a *App) SolopiDir() string {
+func (a *appCore) SolopiDir() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.solopiDirLocked()
@@ -253,7 +308,7 @@ func (a *App) SolopiDir() string {
 
 // solopiDirLocked is KEY_BASE_DIR when set (it overrides the root;
 // docs/device-protocol.md#device-files), else the configured root.
-func (a *App) solopiDirLocked() string {
+func (a *appCore) solopiDirLocked() string {
 	if d := a.stringSetting("KEY_BASE_DIR"); d != "" {
 		return normPath(d)
 	}
@@ -271,7 +326,7 @@ func (a *App) RegisterResolver(action string, r Resolver) {
 }
 
 // initializedLocked reports whether app init has finished.
-func (a *App) initializedLocked() bool {
+func (a *appCore) initializedLocked() bool {
 	if a.p.initForced != nil {
 		return *a.p.initForced
 	}
@@ -279,7 +334,7 @@ func (a *App) initializedLocked() bool {
 }
 
 // Initialized reports whether app init has finished.
-func (a *App) Initialized() bool {
+func (a *appCore) Initialized() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.initializedLocked()
@@ -288,20 +343,20 @@ func (a *App) Initialized() bool {
 // HTTPReady reports whether the NanoHTTPD server is listening (5 s of device
 // time after init). A front end that can refuse connections should do so
 // while this is false; ServeHTTP itself answers the No Valid Listener body.
-func (a *App) HTTPReady() bool {
+func (a *appCore) HTTPReady() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.httpReadyLocked()
 }
 
-func (a *App) httpReadyLocked() bool {
+func (a *appCore) httpReadyLocked() bool {
 	done, ok := a.initDoneLocked()
 	return ok && !a.clk.Now().Before(done.Add(protocol.HTTPServerStartDelayMs*time.Millisecond))
 }
 
 // initDoneLocked latches the moment app init first finished in this
 // process: the HTTP server starts 5 s after it and then keeps running.
-func (a *App) initDoneLocked() (time.Time, bool) {
+func (a *appCore) initDoneLocked() (time.Time, bool) {
 	p := a.p
 	if !p.initDone.IsZero() {
 		return p.initDone, true
@@ -321,16 +376,16 @@ func (a *App) Restart() {
 	old := a.p
 	a.p = a.newProcess()
 	// Installed plugins become fully active only with a new process.
-	a.ext.restarted()
+	a.Plugins.restarted()
 	a.mu.Unlock()
 	old.cancel()
 	a.logi("SoloPi", "process restarted")
 }
 
 // nowMs is the device's System.currentTimeMillis().
-func (a *App) nowMs() int64 { return a.clk.Now().UnixMilli() }
+func (a *appCore) nowMs() int64 { return a.clk.Now().UnixMilli() }
 
-func (a *App) logi(tag, msg string) { a.phone.Log('I', tag, msg) }
+func (a *appCore) logi(tag, msg string) { a.phone.Log('I', tag, msg) }
 
 // HandleActivity processes `am start -n <pkg>/<component> -d <uri>`. The
 // component is the protected AdbSchemeActivity or the public SchemeActivity
@@ -407,7 +462,7 @@ func (a *App) processIntent(ctx context.Context, p *process, via transport, data
 }
 
 // DevicePort is the current KEY_CONTROL_PORT, where the HTTP front listens.
-func (a *App) DevicePort() int {
+func (a *appCore) DevicePort() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return int(a.intSetting(keyControlPort))
@@ -416,14 +471,14 @@ func (a *App) DevicePort() int {
 // AppList is SoloPi's cached installed-application list (SoloPi itself and,
 // unless KEY_DISPLAY_SYSTEM_APP, system apps excluded), which also gates
 // targetApp for record and performance (docs/device-protocol.md#harness).
-func (a *App) AppList() []AppInfo {
+func (a *appCore) AppList() []AppInfo {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.appListLocked()
 }
 
 // Permission reports one of the five health permissions as health shows it.
-func (a *App) Permission(name string) bool {
+func (a *appCore) Permission(name string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.permissionLocked(name)

@@ -143,7 +143,7 @@ func (a *App) caseQuery(q params) obj {
 // the transport rejection, overwrites the single receipt slot.
 func (a *App) caseImport(p *process, via transport, q params) obj {
 	resp := a.caseImportOutcome(via, q)
-	a.storeCaseReceipt(p, protocol.CaseImport(), &p.importReceipt, resp, q["requestId"])
+	a.storeCaseReceipt(p, protocol.CaseImport(), &st(p).importReceipt, resp, q["requestId"])
 	return resp
 }
 
@@ -258,7 +258,7 @@ func (a *App) caseImportOutcome(via transport, q params) obj {
 // (docs/device-protocol.md#case-import-and-delete).
 func (a *App) caseDelete(p *process, via transport, q params) obj {
 	resp := a.caseDeleteOutcome(p, via, q)
-	a.storeCaseReceipt(p, protocol.CaseDelete(), &p.deleteReceipt, resp, q["requestId"])
+	a.storeCaseReceipt(p, protocol.CaseDelete(), &st(p).deleteReceipt, resp, q["requestId"])
 	return resp
 }
 
@@ -279,7 +279,7 @@ func (a *App) caseDeleteOutcome(p *process, via transport, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if run := p.harness; run != nil && replayMachine.IsLive(run.state) && run.caseName == name {
+	if run := st(p).harness; run != nil && replayMachine.IsLive(run.state) && run.caseName == name {
 		return e1(protocol.ErrCaseActive, "The case is currently running and cannot be deleted")
 	}
 	r := a.newestCaseLocked(name)

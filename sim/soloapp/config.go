@@ -171,7 +171,7 @@ func javaParseLong(s string) (int64, bool) {
 }
 
 // defaultValue is the spec default with device-specific substitutions.
-func (a *App) defaultValue(s configSpec) any {
+func (a *appCore) defaultValue(s configSpec) any {
 	if s.key == keyPatchURL {
 		return strings.Replace(s.def.(string), "<abi>", a.cfg.Device.SupportedAbis[0], 1)
 	}
@@ -180,7 +180,7 @@ func (a *App) defaultValue(s configSpec) any {
 
 // settingLocked reads a preference with the spec's type; an unexpected
 // stored type reads as the default.
-func (a *App) settingLocked(key string) any {
+func (a *appCore) settingLocked(key string) any {
 	s, found := configSpecByKey(key)
 	if !found {
 		return nil
@@ -206,23 +206,23 @@ func (a *App) settingLocked(key string) any {
 	return a.defaultValue(s)
 }
 
-func (a *App) boolSetting(key string) bool {
+func (a *appCore) boolSetting(key string) bool {
 	b, _ := a.settingLocked(key).(bool)
 	return b
 }
 
-func (a *App) intSetting(key string) int64 {
+func (a *appCore) intSetting(key string) int64 {
 	n, _ := a.settingLocked(key).(int64)
 	return n
 }
 
-func (a *App) stringSetting(key string) string {
+func (a *appCore) stringSetting(key string) string {
 	s, _ := a.settingLocked(key).(string)
 	return s
 }
 
 // specObj is the spec object in wire order; withValue adds redacted/value.
-func (a *App) specObj(s configSpec, withValue bool) obj {
+func (a *appCore) specObj(s configSpec, withValue bool) obj {
 	o := newObj("key", s.key, "type", s.typ, "description", s.desc, "default", a.defaultValue(s),
 		"writable", s.writable, "sensitive", s.sensitive)
 	if s.min != nil {

@@ -40,7 +40,7 @@ type faults struct {
 
 // locked runs fn under the app lock: the knobs below are plain field
 // writes that the resolvers read under the same lock.
-func (a *App) locked(fn func()) {
+func (a *appCore) locked(fn func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	fn()
@@ -51,7 +51,7 @@ func (f *faults) init() { f.configIgnored = map[string]bool{} }
 // SetPermission grants or revokes one of the five health permissions (adb,
 // float, background, powerSave, accessibility). background is a placeholder
 // on the device and is always reported true whatever is set here.
-func (a *App) SetPermission(name string, granted bool) error {
+func (a *appCore) SetPermission(name string, granted bool) error {
 	if !slices.Contains(permissionNames, name) {
 		return fmt.Errorf("soloapp: unknown permission %q", name)
 	}
@@ -63,7 +63,7 @@ func (a *App) SetPermission(name string, granted bool) error {
 
 // SetAppInitialized forces app init finished (true; the HTTP server then
 // starts 5 s later) or not finished (false) for the current process.
-func (a *App) SetAppInitialized(v bool) {
+func (a *appCore) SetAppInitialized(v bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.initDoneLocked() // latch an init that already happened
@@ -76,25 +76,25 @@ func (a *App) SetAppInitialized(v bool) {
 
 // SetConfigWriteIgnored makes config?action=set for key answer as usual but
 // keep the old value, so a host's read-back detects an unconfirmed change.
-func (a *App) SetConfigWriteIgnored(key string, ignore bool) {
+func (a *appCore) SetConfigWriteIgnored(key string, ignore bool) {
 	a.locked(func() { a.faults.configIgnored[key] = ignore })
 }
 
 // SetSettleDelay delays every Agent settle by d of device time before its
 // first poll (a slow UI).
-func (a *App) SetSettleDelay(d time.Duration) {
+func (a *appCore) SetSettleDelay(d time.Duration) {
 	a.locked(func() { a.faults.settleDelay = d })
 }
 
 // FailSettle makes every Agent settle fail ("The device action or settle
 // failed"), which fails the step and the session.
-func (a *App) FailSettle(fail bool) {
+func (a *appCore) FailSettle(fail bool) {
 	a.locked(func() { a.faults.failSettle = fail })
 }
 
 // SetAdbConnectOutcome sets what the next internal ADB connection attempts
 // do and how long they take (0 keeps Config.AdbConnectDelay).
-func (a *App) SetAdbConnectOutcome(o AdbConnectOutcome, delay time.Duration) {
+func (a *appCore) SetAdbConnectOutcome(o AdbConnectOutcome, delay time.Duration) {
 	a.locked(func() {
 		a.faults.adbOutcome = o
 		a.faults.adbDelay = delay
@@ -103,14 +103,14 @@ func (a *App) SetAdbConnectOutcome(o AdbConnectOutcome, delay time.Duration) {
 
 // SetTouchServiceAvailable controls whether the Agent touch service starts
 // (false: agent start fails the new session with touch_service_unavailable).
-func (a *App) SetTouchServiceAvailable(v bool) {
+func (a *appCore) SetTouchServiceAvailable(v bool) {
 	a.locked(func() { a.faults.touchUnavailable = !v })
 }
 
 // SetOperationServiceAvailable controls whether SoloPi's OperationService
 // is bound (false: observe answers operation_service_unavailable and act
 // steps fail with "Operation service is unavailable").
-func (a *App) SetOperationServiceAvailable(v bool) {
+func (a *appCore) SetOperationServiceAvailable(v bool) {
 	a.locked(func() { a.faults.opUnavailable = !v })
 }
 
@@ -118,6 +118,6 @@ func (a *App) SetOperationServiceAvailable(v bool) {
 // permission step of a replay start, docs/device-protocol.md#replay) takes to
 // answer; a long delay opens the window in which a cancel arrives before the
 // replay manager starts.
-func (a *App) SetPermissionDialogDelay(d time.Duration) {
+func (a *appCore) SetPermissionDialogDelay(d time.Duration) {
 	a.locked(func() { a.faults.permDialog = d })
 }

@@ -35,11 +35,11 @@ func (a *App) harness(ctx context.Context, p *process, via transport, q params) 
 	case protocol.HarnessCaseImport:
 		return a.caseImport(p, via, q)
 	case protocol.HarnessCaseImportStatus:
-		return a.receiptStatus(p, q, &p.importReceipt, protocol.ErrImportReceiptNotFound, "No matching case import receipt is available")
+		return a.receiptStatus(p, q, &st(p).importReceipt, protocol.ErrImportReceiptNotFound, "No matching case import receipt is available")
 	case protocol.HarnessCaseDelete:
 		return a.caseDelete(p, via, q)
 	case protocol.HarnessCaseDeleteStatus:
-		return a.receiptStatus(p, q, &p.deleteReceipt, protocol.ErrCaseDeleteReceiptNotFound, "No matching case delete receipt is available")
+		return a.receiptStatus(p, q, &st(p).deleteReceipt, protocol.ErrCaseDeleteReceiptNotFound, "No matching case delete receipt is available")
 	case protocol.HarnessAdbConnect:
 		return a.adbConnect(p, via, q)
 	case protocol.HarnessAdbConnectStatus:
@@ -81,7 +81,7 @@ func (a *App) capabilities() obj {
 
 // permissionLocked reads one health permission; background is a device
 // placeholder that is always true.
-func (a *App) permissionLocked(name string) bool {
+func (a *appCore) permissionLocked(name string) bool {
 	if name == PermBackground {
 		return true
 	}
@@ -117,7 +117,7 @@ func (a *App) info() obj {
 // appListLocked is the cached installed-application list that both
 // harness?type=apps and targetApp validation use
 // (docs/device-protocol.md#harness).
-func (a *App) appListLocked() []AppInfo {
+func (a *appCore) appListLocked() []AppInfo {
 	withSystem := a.boolSetting(keyDisplaySystemApp)
 	var out []AppInfo
 	for _, app := range a.phone.Apps() {

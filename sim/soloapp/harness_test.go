@@ -283,7 +283,7 @@ func TestCaseImportReplaceDeleteAndSnapshot(t *testing.T) {
 		t.Errorf("fingerprint %s vs %s", fp, str(cq, "caseFingerprint"))
 	}
 	keys := []string{}
-	for _, kvp := range r.app.p.harness.orderedCaseKeysForTest(r, "smoke") {
+	for _, kvp := range st(r.app.p).harness.orderedCaseKeysForTest(r, "smoke") {
 		keys = append(keys, kvp)
 	}
 	if strings.Join(keys, ",") != "id,caseName,caseDesc,targetAppPackage,targetAppLabel,recordMode,advanceSettings,operationLog,priority,gmtCreate,gmtModify,caseFingerprint" {

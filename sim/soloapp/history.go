@@ -21,6 +21,23 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
+// History is the history resolver. It refuses to delete the records of a
+// live replay or performance recording, which it asks the app (replayLive)
+// and the performance resolver about.
+type History struct {
+	*appCore
+	perf *Perf
+	// replayLiveLocked reports whether a harness replay of p is live.
+	replayLiveLocked func(p *process) bool
+}
+
+// historyProc is the history state of one process: its delete receipts.
+type historyProc struct{ history *receiptLRU }
+
+var historySlot = NewSlot(func() *historyProc { return &historyProc{history: newReceiptLRU(64)} })
+
+func historySx(p *process) *historyProc { return historySlot.Of(p) }
+
 var historyMachine = protocol.HistoryDelete()
 
 var (
@@ -89,7 +106,7 @@ func parseCSVName(n string) (csvMeta, bool) {
 }
 
 // scanHistory lists the records of one kind, sorted newest first.
-func (a *App) scanHistory(kind string) ([]*historyRecord, error) {
+func (a *History) scanHistory(kind string) ([]*historyRecord, error) {
 	a.mu.Lock()
 	root := a.solopiDirLocked() + "/replay"
 	if kind == "performance" {
@@ -133,7 +150,7 @@ func (a *App) scanHistory(kind string) ([]*historyRecord, error) {
 	return out, nil
 }
 
-func (a *App) loadReplayInfo(r *historyRecord) bool {
+func (a *History) loadReplayInfo(r *historyRecord) bool {
 	i := slices.IndexFunc(r.files, func(f fs.FileInfo) bool { return f.Name() == "info.json" && f.Mode().IsRegular() })
 	if i < 0 {
 		return false
@@ -164,7 +181,7 @@ func (a *App) loadReplayInfo(r *historyRecord) bool {
 	return true
 }
 
-func (a *App) loadPerfRecord(r *historyRecord) bool {
+func (a *History) loadPerfRecord(r *historyRecord) bool {
 	if !validPerfFolder(r.folder) {
 		return false
 	}
@@ -232,7 +249,7 @@ func (r *historyRecord) descriptor(f fs.FileInfo) obj {
 		"relativePath", r.folder+"/"+f.Name(), "pathAvailable", true)
 }
 
-func (a *App) historyResolver(ctx context.Context, p *process, via transport, q params) (resp obj) {
+func (a *History) historyResolver(ctx context.Context, p *process, via transport, q params) (resp obj) {
 	act := q["action"]
 	switch act {
 	case "":
@@ -246,7 +263,7 @@ func (a *App) historyResolver(ctx context.Context, p *process, via transport, q 
 	case "getPerformance":
 		return a.historyGet("performance", q)
 	case "mutationStatus":
-		return a.mutationStatus(p, q, p.sx.history)
+		return a.mutationStatus(p, q, historySx(p).history)
 	case "deleteReplay":
 		return a.historyDelete(p, via, "replay", q)
 	case "deletePerformance":
@@ -255,7 +272,7 @@ func (a *App) historyResolver(ctx context.Context, p *process, via transport, q 
 	return e1(protocol.ErrUnsupportedAction, "Unsupported history action: "+act)
 }
 
-func (a *App) historyList(kind string, q params) obj {
+func (a *History) historyList(kind string, q params) obj {
 	limit := 100
 	if v, present := q["limit"]; present && v != "" {
 		n, good := javaParseInt(v)
@@ -279,7 +296,7 @@ func (a *App) historyList(kind string, q params) obj {
 }
 
 // findRecord validates an id parameter and looks the record up.
-func (a *App) findRecord(kind, id string) (*historyRecord, obj) {
+func (a *History) findRecord(kind, id string) (*historyRecord, obj) {
 	prefix := "replay-"
 	if kind == "performance" {
 		prefix = "performance-"
@@ -302,7 +319,7 @@ func (a *App) findRecord(kind, id string) (*historyRecord, obj) {
 	return nil, nil
 }
 
-func (a *App) historyGet(kind string, q params) obj {
+func (a *History) historyGet(kind string, q params) obj {
 	r, bad := a.findRecord(kind, q["id"])
 	if bad != nil {
 		return bad
@@ -319,7 +336,7 @@ func (a *App) historyGet(kind string, q params) obj {
 	return a.perfDetail(r)
 }
 
-func (a *App) replayDetail(r *historyRecord) obj {
+func (a *History) replayDetail(r *historyRecord) obj {
 	switch r.infoErr {
 	case "content_too_large":
 		return e1(protocol.ErrContentTooLarge, "Replay metadata is too large")
@@ -382,7 +399,7 @@ func (a *App) replayDetail(r *historyRecord) obj {
 	return o
 }
 
-func (a *App) perfDetail(r *historyRecord) obj {
+func (a *History) perfDetail(r *historyRecord) obj {
 	a.mu.Lock()
 	charset := a.stringSetting(keyOutputCharset)
 	a.mu.Unlock()
@@ -404,7 +421,7 @@ func (a *App) perfDetail(r *historyRecord) obj {
 	return o
 }
 
-func (a *App) historyDelete(p *process, via transport, kind string, q params) obj {
+func (a *History) historyDelete(p *process, via transport, kind string, q params) obj {
 	if via != viaAdb {
 		return e1(protocol.ErrMutationTransportRequired, "History deletion requires the ADB scheme transport")
 	}
@@ -428,7 +445,7 @@ func (a *App) historyDelete(p *process, via transport, kind string, q params) ob
 	action := "delete" + strings.ToUpper(kind[:1]) + kind[1:]
 	reqID := q["requestId"]
 	a.mu.Lock()
-	if r, found := p.sx.history.get(reqID); found {
+	if r, found := historySx(p).history.get(reqID); found {
 		a.mu.Unlock()
 		if r.get("action") != action || r.get("id") != id {
 			return e1(protocol.ErrRequestIDConflict, "The requestId is already associated with another mutation")
@@ -439,7 +456,7 @@ func (a *App) historyDelete(p *process, via transport, kind string, q params) ob
 	requested := a.nowMs()
 	receipt := ok("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(st),
 		"deleted", false, "deletedFiles", 0, "requestedAt", requested)
-	p.sx.history.put(reqID, receipt, "")
+	historySx(p).history.put(reqID, receipt, "")
 	a.mu.Unlock()
 
 	deleted, code, msg := a.executeHistoryDelete(p, kind, id)
@@ -457,19 +474,19 @@ func (a *App) historyDelete(p *process, via transport, kind string, q params) ob
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p.sx.history.put(reqID, receipt, "")
+	historySx(p).history.put(reqID, receipt, "")
 	return receipt.clone()
 }
 
 // executeHistoryDelete removes a record's files in the device's order and
 // then the folder; it returns the number of files deleted or a failure.
-func (a *App) executeHistoryDelete(p *process, kind, id string) (int, string, string) {
+func (a *History) executeHistoryDelete(p *process, kind, id string) (int, string, string) {
 	a.mu.Lock()
 	switch {
-	case kind == "replay" && p.harness != nil && replayMachine.IsLive(p.harness.state):
+	case kind == "replay" && a.replayLiveLocked(p):
 		a.mu.Unlock()
 		return 0, protocol.ErrReplayActive, "An active replay session prevents history deletion"
-	case kind == "performance" && p.sx.perf != nil && perfMachine.IsLive(p.sx.perf.state):
+	case kind == "performance" && a.perf.RecordingLiveLocked(p):
 		a.mu.Unlock()
 		return 0, protocol.ErrPerformanceActive, "An active performance session prevents history deletion"
 	}

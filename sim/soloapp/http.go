@@ -71,7 +71,7 @@ func (a *App) dispatch(ctx context.Context, p *process, via transport, action st
 	case protocol.ActionReplay:
 		resp, handled = a.replay(ctx, p, via, params(q)), true
 	case protocol.ActionAgent:
-		resp, handled = a.agent(ctx, p, via, params(q)), true
+		resp, handled = a.Agent.agent(ctx, p, via, params(q)), true
 	case protocol.ActionConfig:
 		resp, handled = a.config(p, via, params(q)), true
 	case protocol.ActionStatus:

@@ -34,7 +34,7 @@ func (l *lease) release(owner string) bool {
 }
 
 // LeaseHolder returns the current DeviceControlLease owner ("" when free).
-func (a *App) LeaseHolder() string {
+func (a *appCore) LeaseHolder() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.p.lease.owner
@@ -45,15 +45,15 @@ func (a *App) LeaseHolder() string {
 // screen recorder, a display-provider lease, a recording reservation or
 // stress load), and blocks new acquisitions until the returned release func
 // runs. The latch dies with the process.
-func (a *App) BeginMaintenance() (release func(), err error) {
+func (a *appCore) BeginMaintenance() (release func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.beginMaintenanceLocked(a.p)
 }
 
 // beginMaintenanceLocked takes the plugin maintenance latch of process p.
-func (a *App) beginMaintenanceLocked(p *process) (release func(), err error) {
-	if n := a.runtimeSessionsLocked(p); n > 0 || p.lease.maintenance {
+func (a *appCore) beginMaintenanceLocked(p *process) (release func(), err error) {
+	if n := a.runtimeSessions(p); n > 0 || p.lease.maintenance {
 		return nil, fmt.Errorf("soloapp: device is busy (%d runtime sessions, lease %q, maintenance %v)", n, p.lease.owner, p.lease.maintenance)
 	}
 	p.lease.maintenance = true

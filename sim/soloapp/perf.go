@@ -31,63 +31,42 @@ type perfSession struct {
 	outputPath string
 }
 
-// sessionClock is the state and times shared by the recording-style
-// sessions (performance, performance display, record, screen-record,
-// stress).
-type sessionClock struct {
-	state                 protocol.State
-	startedAt, finishedAt int64
-	err                   string
+// Perf is the performance resolver pair and its installation-level fault
+// knobs (they survive Restart).
+type Perf struct {
+	*appCore
+	cleanupIncomplete int
+	providerNotReady  bool
+	manualWindow      bool
 }
 
-// setTimes writes startedAt and finishedAt when they are set, and
-// durationMs from the start to the finish, or to now while the session
-// runs.
-func (c *sessionClock) setTimes(o *obj, now int64) {
-	if c.startedAt != 0 {
-		o.set("startedAt", c.startedAt)
-	}
-	if c.finishedAt != 0 {
-		o.set("finishedAt", c.finishedAt)
-	}
-	if c.startedAt != 0 {
-		end := c.finishedAt
-		if end == 0 {
-			end = now
-		}
-		o.set("durationMs", end-c.startedAt)
-	}
+// perfProc is the performance state of one process.
+type perfProc struct {
+	perf    *perfSession
+	display *displaySession
+	// providerOwner is the DisplayProvider's single protocol lease
+	// (docs/device-protocol.md#concurrency-and-ownership):
+	// "performance:<sid>" or "display:<sid>", "" when free.
+	providerOwner string
 }
 
-// stepClockLocked moves c through ev on m. The working state (recording or
-// running) stamps startedAt; failed keeps errMsg and stopped clears the
-// error, both stamping finishedAt; any other state keeps a non-empty
-// errMsg. False when the table forbids ev.
-func (a *App) stepClockLocked(m *protocol.Machine, c *sessionClock, ev protocol.Event, errMsg string) bool {
-	next, err := m.Step(c.state, ev)
-	if err != nil {
-		return false
-	}
-	c.state = next
-	switch next {
-	case protocol.SessionRecording, protocol.SessionRunning:
-		c.startedAt = a.nowMs()
-	case protocol.SessionFailed:
-		c.err = errMsg
-		c.finishedAt = a.nowMs()
-	case protocol.SessionStopped:
-		c.err = ""
-		c.finishedAt = a.nowMs()
-	default:
-		if errMsg != "" {
-			c.err = errMsg
-		}
-	}
-	return true
+// RecordingLiveLocked reports whether a performance recording of p is live
+// (history refuses to delete records meanwhile).
+func (a *Perf) RecordingLiveLocked(p *process) bool {
+	s := perfSx(p).perf
+	return s != nil && perfMachine.IsLive(s.state)
 }
+
+// ProviderLeasedLocked reports whether the DisplayProvider's protocol lease
+// is held (a RuntimeSessionGuard session).
+func (a *Perf) ProviderLeasedLocked(p *process) bool { return perfSx(p).providerOwner != "" }
+
+var perfSlot = NewSlot(func() *perfProc { return &perfProc{} })
+
+func perfSx(p *process) *perfProc { return perfSlot.Of(p) }
 
 // performance dispatches both resolvers of the action (display first).
-func (a *App) performance(ctx context.Context, p *process, via transport, q params) obj {
+func (a *Perf) performance(ctx context.Context, p *process, via transport, q params) obj {
 	if q["mode"] == "display" {
 		return a.perfDisplay(p, via, q)
 	}
@@ -103,7 +82,7 @@ func (a *App) performance(ctx context.Context, p *process, via transport, q para
 	case "current":
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if a.ext.perfProviderNotReady {
+		if a.providerNotReady {
 			return e2("Performance display service is not ready")
 		}
 		o := a.perfSnapshotLocked(p)
@@ -127,10 +106,10 @@ func (a *App) performance(ctx context.Context, p *process, via transport, q para
 	}
 }
 
-func (a *App) perfListItems() obj {
+func (a *Perf) perfListItems() obj {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.ext.perfProviderNotReady {
+	if a.providerNotReady {
 		return e2("Performance display service is not ready")
 	}
 	en := a.englishLocked()
@@ -146,17 +125,17 @@ func (a *App) perfListItems() obj {
 }
 
 // recordsRootLocked is <solopiDir>/records (canonical).
-func (a *App) recordsRootLocked() string { return a.solopiDirLocked() + "/records" }
+func (a *appCore) recordsRootLocked() string { return a.solopiDirLocked() + "/records" }
 
 // providerRunningLocked lists the display names running in the provider,
 // whoever owns them (the manual floating window included).
-func (a *App) providerRunningLocked(p *process) []string {
+func (a *Perf) providerRunningLocked(p *process) []string {
 	var out []string
-	if a.ext.manualPerfWindow {
+	if a.manualWindow {
 		it, _ := lookupItem("CPU")
 		out = append(out, it.name(a.englishLocked()))
 	}
-	sx := p.sx
+	sx := perfSx(p)
 	switch {
 	case sx.perf != nil && sx.perf.leaseHeld:
 		out = append(out, sx.perf.names...)
@@ -176,8 +155,8 @@ func dedupe(in []string) []string {
 	return out
 }
 
-func (a *App) perfSnapshotLocked(p *process) obj {
-	s := p.sx.perf
+func (a *Perf) perfSnapshotLocked(p *process) obj {
+	s := perfSx(p).perf
 	o := ok("kind", "performance")
 	if s == nil {
 		o = append(o, newObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
@@ -219,7 +198,7 @@ func itemValue(key, target string, english bool, startMs, atMs int64) string {
 }
 
 // valuesFor maps display names to current texts for the given item keys.
-func (a *App) valuesForLocked(keys []string, target string, startMs, atMs int64) obj {
+func (a *Perf) valuesForLocked(keys []string, target string, startMs, atMs int64) obj {
 	en := a.englishLocked()
 	out := obj{}
 	for _, k := range keys {
@@ -244,14 +223,14 @@ func procOf(target string) string {
 
 // currentValuesLocked is perf?mode=current's values: the recording lease's
 // cache when a recording owns the provider, else every running item.
-func (a *App) currentValuesLocked(p *process) obj {
+func (a *Perf) currentValuesLocked(p *process) obj {
 	now := a.nowMs()
-	sx := p.sx
+	sx := perfSx(p)
 	if s := sx.perf; s != nil && s.leaseHeld {
 		return a.valuesForLocked(s.items, s.target, s.startedAt, now)
 	}
 	out := obj{}
-	if a.ext.manualPerfWindow {
+	if a.manualWindow {
 		out = append(out, a.valuesForLocked([]string{"CPU"}, "", now, now)...)
 	}
 	if d := sx.display; d != nil && d.leaseHeld {
@@ -283,7 +262,7 @@ func parseItems(raw string) []string {
 
 // itemPermissionsMissing returns the denied permissions among the items'
 // own plus adb and powerSave (toast hints need nothing).
-func (a *App) itemPermissionsMissingLocked(keys []string) []string {
+func (a *Perf) itemPermissionsMissingLocked(keys []string) []string {
 	need := []string{PermADB, PermPowerSave}
 	for _, k := range keys {
 		it, _ := lookupItem(k)
@@ -301,11 +280,11 @@ func (a *App) itemPermissionsMissingLocked(keys []string) []string {
 
 // preflightLocked runs the synchronous start checks shared by recording
 // and display; it returns the visible failure text or "".
-func (a *App) perfPreflightLocked(p *process, items []string, target, busyMsg string) string {
+func (a *Perf) perfPreflightLocked(p *process, items []string, target, busyMsg string) string {
 	if len(items) == 0 {
 		return "Parameter 'items' is required"
 	}
-	if a.ext.perfProviderNotReady {
+	if a.providerNotReady {
 		return "Performance display service is not ready"
 	}
 	var unknown []string
@@ -328,11 +307,11 @@ func (a *App) perfPreflightLocked(p *process, items []string, target, busyMsg st
 
 // acquireProviderLocked takes the DisplayProvider's protocol lease; false
 // when anything runs or plugin maintenance blocks new sessions.
-func (a *App) acquireProviderLocked(p *process, owner string) bool {
-	if p.sx.providerOwner != "" || len(a.providerRunningLocked(p)) > 0 || p.maintenanceLocked() {
+func (a *Perf) acquireProviderLocked(p *process, owner string) bool {
+	if perfSx(p).providerOwner != "" || len(a.providerRunningLocked(p)) > 0 || p.maintenanceLocked() {
 		return false
 	}
-	p.sx.providerOwner = owner
+	perfSx(p).providerOwner = owner
 	return true
 }
 
@@ -346,7 +325,7 @@ func itemNames(keys []string, english bool) []string {
 	return dedupe(out)
 }
 
-func (a *App) perfStart(p *process, q params) obj {
+func (a *Perf) perfStart(p *process, q params) obj {
 	sid := q["sessionId"]
 	if sid == "" {
 		sid = newUUID()
@@ -355,12 +334,12 @@ func (a *App) perfStart(p *process, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if cur := p.sx.perf; cur != nil && perfMachine.IsLive(cur.state) {
+	if cur := perfSx(p).perf; cur != nil && perfMachine.IsLive(cur.state) {
 		return append(e2("A performance recording is already active"), kv{"performance", a.perfSnapshotLocked(p)})
 	}
 	s := &perfSession{providerLease: providerLease{sessionClock: sessionClock{state: perfMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
 	a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStart, "")
-	p.sx.perf = s
+	perfSx(p).perf = s
 	if msg := a.perfPreflightLocked(p, s.items, s.target, "Another performance display session is already running"); msg != "" {
 		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvError, msg)
 		return a.perfSnapshotLocked(p)
@@ -371,23 +350,23 @@ func (a *App) perfStart(p *process, q params) obj {
 }
 
 // perfGranted is the permission callback of a recording start.
-func (a *App) perfGranted(p *process, s *perfSession, dialog time.Duration) {
+func (a *Perf) perfGranted(p *process, s *perfSession, dialog time.Duration) {
 	if !a.sleepDevice(p, dialog) {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.perf != s || !a.currentLocked(p) {
+	if perfSx(p).perf != s || !a.currentLocked(p) {
 		return
 	}
 	a.grantLeaseLocked(p, perfLease, &s.providerLease)
 }
 
-func (a *App) perfStop(p *process, q params) obj {
+func (a *Perf) perfStop(p *process, q params) obj {
 	sid := q["sessionId"]
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := p.sx.perf
+	s := perfSx(p).perf
 	if sid == "" {
 		return append(e2("Parameter 'sessionId' is required"), kv{"performance", a.perfSnapshotLocked(p)})
 	}
@@ -414,7 +393,7 @@ func (a *App) perfStop(p *process, q params) obj {
 // perfCleanupLocked releases the provider lease (or, with the fault knob,
 // leaves the cleanup incomplete and the stop retryable) and then persists
 // the CSVs in the background.
-func (a *App) perfCleanupLocked(p *process, s *perfSession) {
+func (a *Perf) perfCleanupLocked(p *process, s *perfSession) {
 	if a.cleanupPendingLocked(perfLease, &s.providerLease) {
 		return
 	}
@@ -433,7 +412,7 @@ func (a *App) perfCleanupLocked(p *process, s *perfSession) {
 		out, err := a.savePerfRecords(root, s, end, charset, en)
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if p.sx.perf != s || !a.currentLocked(p) {
+		if perfSx(p).perf != s || !a.currentLocked(p) {
 			return
 		}
 		s.stopInProgress = false
@@ -450,7 +429,7 @@ var errNoRecords = errors.New("No performance records were collected")
 
 // savePerfRecords writes one CSV per series into a temporary folder and
 // renames it to performance-<sid> (saveToFileStrict).
-func (a *App) savePerfRecords(root string, s *perfSession, endMs int64, charset string, english bool) (string, error) {
+func (a *Perf) savePerfRecords(root string, s *perfSession, endMs int64, charset string, english bool) (string, error) {
 	final := root + "/performance-" + s.id
 	if _, err := a.phone.Stat(final); err == nil {
 		return "", errors.New("Performance record folder already exists")
@@ -485,7 +464,7 @@ type renamer interface {
 	Rename(oldPath, newPath string) error
 }
 
-func (a *App) renameDir(from, to string) error {
+func (a *Perf) renameDir(from, to string) error {
 	if r, found := a.phone.(renamer); found {
 		if err := r.Rename(from, to); err != nil {
 			return fmt.Errorf("rename %s: %w", path.Base(from), err)

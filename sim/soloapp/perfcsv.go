@@ -39,7 +39,7 @@ func perfItems() []perfItem {
 // englishLocked reports whether KEY_USE_LANGUAGE selects English (2); 0
 // ("follow the system") is taken as a Chinese system, like the phones
 // SoloPi's GBK default was written for.
-func (a *App) englishLocked() bool { return a.intSetting(keyUseLanguage) == 2 }
+func (a *Perf) englishLocked() bool { return a.intSetting(keyUseLanguage) == 2 }
 
 func (it perfItem) name(english bool) string {
 	if english {

@@ -23,7 +23,7 @@ type displaySession struct {
 	cacheAt int64
 }
 
-func (a *App) perfDisplay(p *process, via transport, q params) obj {
+func (a *Perf) perfDisplay(p *process, via transport, q params) obj {
 	act := q["action"]
 	switch act {
 	case "status":
@@ -45,8 +45,8 @@ func (a *App) perfDisplay(p *process, via transport, q params) obj {
 
 // displaySnapshotLocked is the display snapshot; refresh makes a read trigger
 // the lease's background refresh (the status query does).
-func (a *App) displaySnapshotLocked(p *process, refresh bool) obj {
-	s := p.sx.display
+func (a *Perf) displaySnapshotLocked(p *process, refresh bool) obj {
+	s := perfSx(p).display
 	o := ok("kind", "performance-display")
 	now := a.nowMs()
 	if s == nil {
@@ -95,7 +95,7 @@ func (a *App) displaySnapshotLocked(p *process, refresh bool) obj {
 	return o
 }
 
-func (a *App) displayStart(p *process, q params) obj {
+func (a *Perf) displayStart(p *process, q params) obj {
 	sid := q["sessionId"]
 	if sid == "" {
 		sid = newUUID()
@@ -104,12 +104,12 @@ func (a *App) displayStart(p *process, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if cur := p.sx.display; cur != nil && displayMachine.IsLive(cur.state) {
+	if cur := perfSx(p).display; cur != nil && displayMachine.IsLive(cur.state) {
 		return append(e2("A performance display session is already active"), kv{"performanceDisplay", a.displaySnapshotLocked(p, false)})
 	}
 	s := &displaySession{providerLease: providerLease{sessionClock: sessionClock{state: displayMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
 	a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvStart, "")
-	p.sx.display = s
+	perfSx(p).display = s
 	if msg := a.perfPreflightLocked(p, s.items, s.target, "Another performance session is already running"); msg != "" {
 		a.stepClockLocked(displayMachine, &s.sessionClock, protocol.EvError, msg)
 		return a.displaySnapshotLocked(p, false)
@@ -118,13 +118,13 @@ func (a *App) displayStart(p *process, q params) obj {
 	return a.displaySnapshotLocked(p, false)
 }
 
-func (a *App) displayGranted(p *process, s *displaySession, dialog time.Duration) {
+func (a *Perf) displayGranted(p *process, s *displaySession, dialog time.Duration) {
 	if !a.sleepDevice(p, dialog) {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.display != s || !a.currentLocked(p) {
+	if perfSx(p).display != s || !a.currentLocked(p) {
 		return
 	}
 	if !a.grantLeaseLocked(p, displayLease, &s.providerLease) {
@@ -135,11 +135,11 @@ func (a *App) displayGranted(p *process, s *displaySession, dialog time.Duration
 	s.cacheAt = s.startedAt
 }
 
-func (a *App) displayStop(p *process, q params) obj {
+func (a *Perf) displayStop(p *process, q params) obj {
 	sid := q["sessionId"]
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := p.sx.display
+	s := perfSx(p).display
 	conflict := func(msg string) obj {
 		return append(e2(msg), kv{"performanceDisplay", a.displaySnapshotLocked(p, false)})
 	}
@@ -168,7 +168,7 @@ func (a *App) displayStop(p *process, q params) obj {
 
 // displayCleanupLocked stops the lease synchronously: stopped, or stopping
 // with stopRetryable while the fault knob keeps the cleanup incomplete.
-func (a *App) displayCleanupLocked(p *process, s *displaySession) {
+func (a *Perf) displayCleanupLocked(p *process, s *displaySession) {
 	if a.cleanupPendingLocked(displayLease, &s.providerLease) {
 		return
 	}

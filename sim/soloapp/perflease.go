@@ -53,7 +53,7 @@ var (
 // the start when a stop came first, when item permissions are missing or
 // when the provider cannot be acquired, and otherwise takes the lease and
 // makes the session ready. True when the lease was taken.
-func (a *App) grantLeaseLocked(p *process, k leaseKind, l *providerLease) bool {
+func (a *Perf) grantLeaseLocked(p *process, k leaseKind, l *providerLease) bool {
 	if l.cancelRequested {
 		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, k.cancelled)
 		return false
@@ -78,11 +78,11 @@ func (a *App) grantLeaseLocked(p *process, k leaseKind, l *providerLease) bool {
 // cleanupPendingLocked applies the cleanup fault knob: while it counts
 // down, a stop leaves the lease held and the session stopping with a
 // retryable stop. True when the fault applied.
-func (a *App) cleanupPendingLocked(k leaseKind, l *providerLease) bool {
-	if a.ext.perfCleanupIncomplete <= 0 {
+func (a *Perf) cleanupPendingLocked(k leaseKind, l *providerLease) bool {
+	if a.cleanupIncomplete <= 0 {
 		return false
 	}
-	a.ext.perfCleanupIncomplete--
+	a.cleanupIncomplete--
 	l.stopInProgress = false
 	a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvCleanupPending, k.incomplete)
 	return true
@@ -91,7 +91,7 @@ func (a *App) cleanupPendingLocked(k leaseKind, l *providerLease) bool {
 // releaseLeaseLocked gives the provider back.
 func releaseLeaseLocked(p *process, k leaseKind, l *providerLease) {
 	l.leaseHeld = false
-	if p.sx.providerOwner == k.owner+l.id {
-		p.sx.providerOwner = ""
+	if perfSx(p).providerOwner == k.owner+l.id {
+		perfSx(p).providerOwner = ""
 	}
 }

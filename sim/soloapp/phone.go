@@ -101,7 +101,7 @@ var ErrCaptureServiceUnavailable = errors.New("soloapp: screen capture service u
 // hideIME closes the soft keyboard that focusing a field opened, as SoloPi's
 // input operation does (its internal HIDE_INPUT_METHOD step): with the IME
 // up the page is a multi-window FakeNodeTree that no observation accepts.
-func (a *App) hideIME() error {
+func (a *appCore) hideIME() error {
 	for _, w := range a.phone.Windows() {
 		if w.Kind == WindowIME {
 			return a.phone.KeyEvent(KeyCodeBack)

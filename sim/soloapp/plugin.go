@@ -33,6 +33,37 @@ const (
 	mib            = 1 << 20
 )
 
+// Plugins is the plugin resolver and the plugin registry, which is
+// installation state: it and the knobs survive Restart. Mutations refuse to
+// run while a performance recording is live.
+type Plugins struct {
+	*appCore
+	perf *Perf
+	// registry is the installed plugins by name.
+	registry          map[string]*pluginEntry
+	pluginActivityBug bool
+	pluginWorkTime    time.Duration
+	// internal is the app's private storage (files/…): plugin staging
+	// files and the managed patch store, invisible to the adb shell.
+	internal map[string][]byte
+}
+
+// pluginProc is the plugin state of one process: its mutation receipts.
+type pluginProc struct{ receipts *receiptLRU }
+
+var pluginSlot = NewSlot(func() *pluginProc { return &pluginProc{receipts: newReceiptLRU(64)} })
+
+func pluginSx(p *process) *pluginProc { return pluginSlot.Of(p) }
+
+// newPlugins creates the registry with the built-in plugins.
+func newPlugins(core *appCore, perf *Perf) *Plugins {
+	pl := &Plugins{appCore: core, perf: perf, internal: map[string][]byte{}, registry: map[string]*pluginEntry{}}
+	pl.registry[corePluginName] = &pluginEntry{name: corePluginName, version: 1.0, core: true, builtIn: true,
+		runtimeLoaded: true, hasCode: true}
+	pl.registry[analyzerPluginName] = defaultAnalyzerPlugin()
+	return pl
+}
+
 // pluginEntry is one registry row.
 type pluginEntry struct {
 	name                          string
@@ -50,8 +81,8 @@ func defaultAnalyzerPlugin() *pluginEntry {
 
 // restarted makes every registered plugin runtime-loaded (a new process
 // loads the whole registry).
-func (e *ext) restarted() {
-	for _, p := range e.plugins {
+func (a *Plugins) restarted() {
+	for _, p := range a.registry {
 		p.runtimeLoaded = true
 	}
 }
@@ -78,7 +109,7 @@ func (e *pluginEntry) summary() obj {
 		"catalogAvailable", false)
 }
 
-func (a *App) patchDirLocked() string { return normPath(a.solopiDirLocked() + "/patch") }
+func (a *Plugins) patchDirLocked() string { return normPath(a.solopiDirLocked() + "/patch") }
 
 // importFile is one candidate in <solopiDir>/patch.
 type importFile struct {
@@ -88,7 +119,7 @@ type importFile struct {
 }
 
 // importFilesLocked lists the acceptable ZIPs, newest first.
-func (a *App) importFilesLocked() []importFile {
+func (a *Plugins) importFilesLocked() []importFile {
 	entries, err := a.phone.ReadDir(a.patchDirLocked())
 	if err != nil {
 		return nil
@@ -109,7 +140,7 @@ func (a *App) importFilesLocked() []importFile {
 	return out
 }
 
-func (a *App) pluginResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *Plugins) pluginResolver(ctx context.Context, p *process, via transport, q params) obj {
 	act, present := q["action"]
 	switch {
 	case !present || act == "":
@@ -117,7 +148,7 @@ func (a *App) pluginResolver(ctx context.Context, p *process, via transport, q p
 	case act == "list":
 		return a.pluginList()
 	case act == "mutationStatus":
-		return a.mutationStatus(p, q, p.sx.plugin)
+		return a.mutationStatus(p, q, pluginSx(p).receipts)
 	case act == "import" || act == "install":
 		return a.pluginImport(p, via, q)
 	case act == "remove":
@@ -126,17 +157,17 @@ func (a *App) pluginResolver(ctx context.Context, p *process, via transport, q p
 	return e1(protocol.ErrUnsupportedAction, "Unsupported plugin action: "+act)
 }
 
-func (a *App) pluginList() obj {
+func (a *Plugins) pluginList() obj {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	names := make([]string, 0, len(a.ext.plugins))
-	for n := range a.ext.plugins {
+	names := make([]string, 0, len(a.registry))
+	for n := range a.registry {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	plugins := make([]obj, 0, len(names))
 	for _, n := range names {
-		plugins = append(plugins, a.ext.plugins[n].summary())
+		plugins = append(plugins, a.registry[n].summary())
 	}
 	files := a.importFilesLocked()
 	truncated := len(files) > 100
@@ -153,7 +184,7 @@ func (a *App) pluginList() obj {
 }
 
 // mutationStatus answers history's and plugin's receipt query.
-func (a *App) mutationStatus(p *process, q params, store *receiptLRU) obj {
+func (a *appCore) mutationStatus(p *process, q params, store *receiptLRU) obj {
 	id, present := q["requestId"]
 	if !present || id == "" {
 		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
@@ -185,8 +216,8 @@ func checkRequestID(q params) obj {
 // admitPluginMutationLocked applies the shared conflict, idempotency, busy
 // and maintenance rules. It returns the answer to send back, or the latch
 // release func when the mutation is accepted.
-func (a *App) admitPluginMutationLocked(p *process, reqID, action, subject string, inUse string) (obj, func()) {
-	store := p.sx.plugin
+func (a *Plugins) admitPluginMutationLocked(p *process, reqID, action, subject string, inUse string) (obj, func()) {
+	store := pluginSx(p).receipts
 	if r, found := store.get(reqID); found {
 		if r.get("action") != action || r.get("subject") != subject {
 			return e1(protocol.ErrRequestIDConflict, "The requestId is already associated with another mutation"), nil
@@ -211,8 +242,8 @@ func (a *App) admitPluginMutationLocked(p *process, reqID, action, subject strin
 
 // finishPluginMutation merges the outcome into the receipt (if it still
 // exists in this process).
-func (a *App) finishPluginMutationLocked(p *process, reqID string, fields obj, failed bool) {
-	r, found := p.sx.plugin.m[reqID]
+func (a *Plugins) finishPluginMutationLocked(p *process, reqID string, fields obj, failed bool) {
+	r, found := pluginSx(p).receipts.m[reqID]
 	if !found {
 		return
 	}
@@ -230,7 +261,7 @@ func (a *App) finishPluginMutationLocked(p *process, reqID string, fields obj, f
 	}
 	r.set("state", string(st))
 	r.set("completedAt", a.nowMs())
-	p.sx.plugin.m[reqID] = r
+	pluginSx(p).receipts.m[reqID] = r
 }
 
 func pluginFailure(code, msg string) obj {
@@ -241,17 +272,17 @@ func pluginFailure(code, msg string) obj {
 // the performance resolver whether a recording is active. The real app asks
 // the display resolver, which does not handle mode=status
 // (docs/device-protocol.md#known-device-quirks).
-func (a *App) activityCheckLocked(p *process) obj {
-	if a.ext.pluginActivityBug {
+func (a *Plugins) activityCheckLocked(p *process) obj {
+	if a.pluginActivityBug {
 		return pluginFailure(protocol.ErrActivityStatusUnavailable, "Unable to verify that the related activity is idle")
 	}
-	if s := p.sx.perf; s != nil && perfMachine.IsLive(s.state) {
+	if a.perf.RecordingLiveLocked(p) {
 		return pluginFailure(protocol.ErrPluginInUse, "An active SoloPi session prevents plugin installation")
 	}
 	return nil
 }
 
-func (a *App) pluginImport(p *process, via transport, q params) obj {
+func (a *Plugins) pluginImport(p *process, via transport, q params) obj {
 	if via != viaAdb {
 		return e1(protocol.ErrMutationTransportRequired, "Plugin installation requires the ADB scheme transport")
 	}
@@ -295,14 +326,14 @@ func (a *App) pluginImport(p *process, via transport, q params) obj {
 	reqID := q["requestId"]
 	resp, release := a.admitPluginMutationLocked(p, reqID, "import", id+":"+sum, "An active SoloPi session prevents plugin installation")
 	if release != nil {
-		go a.runPluginImport(p, reqID, a.patchDirLocked()+"/"+file.name, id, sum, release, orDefault(a.ext.pluginWorkTime, pluginWorkTime))
+		go a.runPluginImport(p, reqID, a.patchDirLocked()+"/"+file.name, id, sum, release, orDefault(a.pluginWorkTime, pluginWorkTime))
 	}
 	return resp
 }
 
 // runPluginImport is the background import: activity check, staging copy
 // and digest, archive and descriptor checks, version, load, registry.
-func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, release func(), took time.Duration) {
+func (a *Plugins) runPluginImport(p *process, reqID, src, fileID, want string, release func(), took time.Duration) {
 	defer release()
 	if !a.sleepDevice(p, took) {
 		return
@@ -320,7 +351,7 @@ func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, relea
 	result, failed := a.importStaged(src, staging, fileID, want)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.ext.internal, staging) // the staging copy goes, whatever happened
+	delete(a.internal, staging) // the staging copy goes, whatever happened
 	if !a.currentLocked(p) {
 		return
 	}
@@ -328,7 +359,7 @@ func (a *App) runPluginImport(p *process, reqID, src, fileID, want string, relea
 }
 
 // importStaged copies, hashes, validates and installs one archive.
-func (a *App) importStaged(src, staging, fileID, want string) (obj, bool) {
+func (a *Plugins) importStaged(src, staging, fileID, want string) (obj, bool) {
 	st, err := a.phone.Stat(src)
 	if err != nil || !st.Mode().IsRegular() {
 		return pluginFailure(protocol.ErrUnsafeImportFile, "Plugin import file is no longer a regular file"), true
@@ -341,7 +372,7 @@ func (a *App) importStaged(src, staging, fileID, want string) (obj, bool) {
 		return pluginFailure(protocol.ErrUnsafeImportFile, "Unable to read plugin import file"), true
 	}
 	a.mu.Lock()
-	a.ext.internal[staging] = data
+	a.internal[staging] = data
 	a.mu.Unlock()
 	got := sha256.Sum256(data)
 	if hex.EncodeToString(got[:]) != want {
@@ -353,19 +384,19 @@ func (a *App) importStaged(src, staging, fileID, want string) (obj, bool) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if cur := a.ext.plugins[desc.name]; cur != nil && desc.version <= cur.version {
+	if cur := a.registry[desc.name]; cur != nil && desc.version <= cur.version {
 		return pluginFailure(protocol.ErrVersionNotNewer, "Plugin version must be newer than the installed version"), true
 	}
 	e := &pluginEntry{name: desc.name, version: desc.version, hasCode: desc.jar != "", hasNative: len(desc.soList) > 0,
 		hasAssets: desc.assetsZip != "", filter: desc.filter, dependencies: []string{}}
-	a.ext.plugins[desc.name] = e
-	a.ext.internal["patch/"+desc.name+"/desc.json"] = desc.raw
+	a.registry[desc.name] = e
+	a.internal["patch/"+desc.name+"/desc.json"] = desc.raw
 	return newObj("success", true, "plugin", e.summary(), "sha256", want, "sizeBytes", int64(len(data)),
 		"sourceFileId", fileID, "sourceFileRetained", true, "restartRequired", true,
 		"activation", "restart_required_for_full_activation"), false
 }
 
-func (a *App) pluginRemove(p *process, via transport, q params) obj {
+func (a *Plugins) pluginRemove(p *process, via transport, q params) obj {
 	if via != viaAdb {
 		return e1(protocol.ErrMutationTransportRequired, "Plugin removal requires the ADB scheme transport")
 	}
@@ -387,12 +418,12 @@ func (a *App) pluginRemove(p *process, via transport, q params) obj {
 	reqID := q["requestId"]
 	resp, release := a.admitPluginMutationLocked(p, reqID, "remove", id, "An active SoloPi session prevents plugin removal")
 	if release != nil {
-		go a.runPluginRemove(p, reqID, id, release, orDefault(a.ext.pluginWorkTime, pluginWorkTime))
+		go a.runPluginRemove(p, reqID, id, release, orDefault(a.pluginWorkTime, pluginWorkTime))
 	}
 	return resp
 }
 
-func (a *App) runPluginRemove(p *process, reqID, id string, release func(), took time.Duration) {
+func (a *Plugins) runPluginRemove(p *process, reqID, id string, release func(), took time.Duration) {
 	defer release()
 	if !a.sleepDevice(p, took) {
 		return
@@ -407,7 +438,7 @@ func (a *App) runPluginRemove(p *process, reqID, id string, release func(), took
 		return
 	}
 	var e *pluginEntry
-	for _, x := range a.ext.plugins {
+	for _, x := range a.registry {
 		if pluginID(x.name) == id {
 			e = x
 		}
@@ -421,7 +452,7 @@ func (a *App) runPluginRemove(p *process, reqID, id string, release func(), took
 		return
 	}
 	var dependents []string
-	for _, x := range a.ext.plugins {
+	for _, x := range a.registry {
 		if slices.Contains(x.dependencies, e.name) {
 			dependents = append(dependents, x.name)
 		}
@@ -433,7 +464,7 @@ func (a *App) runPluginRemove(p *process, reqID, id string, release func(), took
 		a.finishPluginMutationLocked(p, reqID, f, true)
 		return
 	}
-	delete(a.ext.plugins, e.name)
+	delete(a.registry, e.name)
 	a.finishPluginMutationLocked(p, reqID, newObj("success", true, "pluginId", id, "name", e.name, "version", e.version,
 		"removedFromRegistry", true, "filesRetained", true, "restartRequired", true,
 		"runtimeEffect", "restart_required_for_full_removal"), false)

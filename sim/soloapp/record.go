@@ -26,7 +26,7 @@ type recordSession struct {
 }
 
 func (a *App) recordSnapshotLocked(p *process) obj {
-	s := p.sx.record
+	s := st(p).sx.record
 	o := ok("kind", "recording")
 	if s == nil {
 		return append(o, newObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
@@ -95,7 +95,7 @@ func (a *App) recordStart(p *process, q params) obj {
 	if a.ext.recordManagerUnavailable {
 		return e1(protocol.ErrRecordingManagerUnavailable, "Recording manager is unavailable")
 	}
-	if cur := p.sx.record; cur != nil && recordMachine.IsLive(cur.state) {
+	if cur := st(p).sx.record; cur != nil && recordMachine.IsLive(cur.state) {
 		return append(e1(protocol.ErrRecordingConflict, "A recording session is already active"), kv{"recording", a.recordSnapshotLocked(p)})
 	}
 	if p.maintenanceLocked() {
@@ -104,7 +104,7 @@ func (a *App) recordStart(p *process, q params) obj {
 	}
 	s := &recordSession{sessionClock: sessionClock{state: recordMachine.Initial}, id: sid, caseName: name, caseDesc: q["caseDesc"], target: target}
 	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStart, "")
-	p.sx.record = s
+	st(p).sx.record = s
 	go a.prepareRecording(p, s, *app, a.permissionDialogLocked())
 	return a.recordSnapshotLocked(p)
 }
@@ -112,7 +112,7 @@ func (a *App) recordStart(p *process, q params) obj {
 // prepareRecording is the start sequence after the reservation:
 // permissions, target restart (force-stop, 500 ms, launch), manager ready.
 func (a *App) prepareRecording(p *process, s *recordSession, app AppInfo, dialog time.Duration) {
-	alive := func() bool { return p.sx.record == s && a.currentLocked(p) && s.state == protocol.SessionStarting }
+	alive := func() bool { return st(p).sx.record == s && a.currentLocked(p) && s.state == protocol.SessionStarting }
 	if !a.sleepDevice(p, dialog) {
 		return
 	}
@@ -155,13 +155,13 @@ func (a *App) prepareRecording(p *process, s *recordSession, app AppInfo, dialog
 		return
 	}
 	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvReady, "")
-	p.recording = true // status?type=status now reports "record"
+	st(p).recording = true // status?type=status now reports "record"
 }
 
 func (a *App) failRecording(p *process, s *recordSession, msg string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.record == s && a.currentLocked(p) {
+	if st(p).sx.record == s && a.currentLocked(p) {
 		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, msg)
 	}
 }
@@ -173,7 +173,7 @@ func (a *App) recordStop(p *process, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := p.sx.record
+	s := st(p).sx.record
 	snap := func(code, msg string) obj { return append(e1(code, msg), kv{"recording", a.recordSnapshotLocked(p)}) }
 	if s == nil {
 		return snap(protocol.ErrRecordingNotActive, "The recording session has no active owner")
@@ -206,7 +206,7 @@ func (a *App) persistRecording(p *process, s *recordSession) {
 	data, err := json.Marshal([]casefile.Step{step})
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.record != s || !a.currentLocked(p) || s.state != protocol.SessionStopping {
+	if st(p).sx.record != s || !a.currentLocked(p) || s.state != protocol.SessionStopping {
 		return
 	}
 	if err != nil {

@@ -13,6 +13,13 @@ import (
 
 var replayMachine = protocol.Replay()
 
+// replayLiveLocked reports whether a harness replay of p is live (history
+// refuses to delete replay records meanwhile).
+func replayLiveLocked(p *process) bool {
+	r := st(p).harness
+	return r != nil && replayMachine.IsLive(r.state)
+}
+
 // harnessRun is the process-wide HarnessState slot
 // (docs/device-protocol.md#replay). Its state changes only through
 // replayMachine.Step.
@@ -32,7 +39,7 @@ type harnessRun struct {
 
 // runSnapshotLocked is the harness?type=status snapshot.
 func (a *App) runSnapshotLocked(p *process) obj {
-	r := p.harness
+	r := st(p).harness
 	if r == nil {
 		return ok("state", string(protocol.ReplayIdle), "active", false, "terminal", false, "results", []obj{})
 	}
@@ -129,7 +136,7 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 	if a.p != p {
 		return e3("A replay is already running")
 	}
-	if r := p.harness; r != nil && replayMachine.IsLive(r.state) {
+	if r := st(p).harness; r != nil && replayMachine.IsLive(r.state) {
 		return e3("A replay is already running")
 	}
 	restart := a.boolSetting(keyRestartAppOnPlay)
@@ -150,11 +157,11 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 		caseName:  caseName,
 		state:     replayMachine.Initial,
 	}
-	p.harnessSeq++
-	owner := "harness:" + strconv.Itoa(p.harnessSeq)
+	st(p).harnessSeq++
+	owner := "harness:" + strconv.Itoa(st(p).harnessSeq)
 	if !p.lease.acquire(owner) {
 		a.stepRunLocked(p, run, protocol.EvReplayLeaseBusy, protocol.MsgReplayLeaseBusy)
-		p.harness = run
+		st(p).harness = run
 		return e3(protocol.MsgReplayLeaseBusy)
 	}
 	run.leaseOwner = owner
@@ -165,7 +172,7 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 	run.startedAt = now
 	ctx, stop := context.WithCancel(p.ctx)
 	run.stop = stop
-	p.harness = run
+	st(p).harness = run
 	go a.prepareReplay(ctx, p, run, replayRequest{caseID: caseID, fingerprint: fp, targetApp: strings.TrimSpace(q["targetApp"]), hasTarget: q.has("targetApp"), restart: restart})
 	return newObj("runId", run.runID)
 }
@@ -329,7 +336,7 @@ func (a *App) cancelRun(p *process, via transport, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	r := p.harness
+	r := st(p).harness
 	if r == nil || r.runID != runID {
 		return append(e1(protocol.ErrRunIDMismatch, "Harness runId does not match the active run"), kv{"run", a.runSnapshotLocked(p)})
 	}

@@ -264,7 +264,7 @@ func scrollPercent(values ...string) int {
 
 // scroll swipes inside r: SCROLL_TO_BOTTOM moves the content up (finger
 // from bottom to top), and so on.
-func (a *App) scroll(r Rect, act string, percent int) error {
+func (a *appCore) scroll(r Rect, act string, percent int) error {
 	cx, cy := r.centre()
 	dy := r.Height() * percent / 200
 	dx := r.Width() * percent / 200

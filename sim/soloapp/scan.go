@@ -70,7 +70,7 @@ func (a *App) completeScanLocked(s *scanSession, content, format string) {
 }
 
 func (a *App) scanSnapshotLocked(p *process) obj {
-	s := p.sx.scan
+	s := st(p).sx.scan
 	o := ok("kind", "scan")
 	if s == nil {
 		return append(o, newObj("state", string(protocol.SessionIdle), "active", false, "terminal", false,
@@ -138,7 +138,7 @@ func (a *App) scanResolver(ctx context.Context, p *process, via transport, q par
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	withScan := func(code, msg string) obj { return append(e1(code, msg), kv{"scan", a.scanSnapshotLocked(p)}) }
-	cur := p.sx.scan
+	cur := st(p).sx.scan
 	if act == "cancel" {
 		switch {
 		case cur == nil:
@@ -160,14 +160,14 @@ func (a *App) scanResolver(ctx context.Context, p *process, via transport, q par
 	}
 	s := &scanSession{id: sid, state: scanMachine.Initial, requestedAt: a.nowMs()}
 	a.stepScanLocked(s, protocol.EvStart, "")
-	p.sx.scan = s
+	st(p).sx.scan = s
 	go func() {
 		if !a.sleepDevice(p, scanAttachDelay) {
 			return
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if p.sx.scan != s || !a.currentLocked(p) || s.state != protocol.SessionStarting {
+		if st(p).sx.scan != s || !a.currentLocked(p) || s.state != protocol.SessionStarting {
 			return
 		}
 		s.attached = true

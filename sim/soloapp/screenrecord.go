@@ -28,6 +28,37 @@ const requiredScreenAction = "Confirm the Android MediaProjection system dialog"
 
 var resolutionPattern = lazyregexp.New(`^(\d{3,4})x(\d{3,4})$`)
 
+// Media is the screen-record and video-analysis resolvers and their
+// installation-level knobs (they survive Restart). Video analysis needs the
+// analyzer plugin, which it looks up in the plugin registry.
+type Media struct {
+	*appCore
+	plugins *Plugins
+
+	autoConfirm       bool
+	externalRecorder  bool
+	videoAnalysisTime time.Duration
+	encoderStartTime  time.Duration
+}
+
+// mediaProc is the screen-record and video-analysis state of one process.
+type mediaProc struct {
+	screen      *screenSession
+	video       *receiptLRU
+	videoActive string // requestId of the running analysis
+}
+
+var mediaSlot = NewSlot(func() *mediaProc { return &mediaProc{video: newReceiptLRU(32)} })
+
+func mediaSx(p *process) *mediaProc { return mediaSlot.Of(p) }
+
+// ScreenLiveLocked reports whether p's screen recording is a
+// RuntimeSessionGuard session (plugin maintenance waits for it).
+func (a *Media) ScreenLiveLocked(p *process) bool {
+	s := mediaSx(p).screen
+	return s != nil && screenMachine.IsLive(s.state)
+}
+
 type screenSession struct {
 	sessionClock
 	id                                        string
@@ -38,10 +69,10 @@ type screenSession struct {
 	autoStopped, cancelledBeforeStart         bool
 }
 
-func (a *App) capturesRootLocked() string { return normPath(a.solopiDirLocked() + "/ScreenCaptures") }
+func (a *Media) capturesRootLocked() string { return normPath(a.solopiDirLocked() + "/ScreenCaptures") }
 
-func (a *App) screenSnapshotLocked(p *process) obj {
-	s := p.sx.screen
+func (a *Media) screenSnapshotLocked(p *process) obj {
+	s := mediaSx(p).screen
 	o := ok("kind", "screen-recording")
 	if s == nil {
 		return append(o, newObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
@@ -85,7 +116,7 @@ func (a *App) screenSnapshotLocked(p *process) obj {
 	return o
 }
 
-func (a *App) screenRecordResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *Media) screenRecordResolver(ctx context.Context, p *process, via transport, q params) obj {
 	act := q["action"]
 	switch act {
 	case "status":
@@ -121,7 +152,7 @@ func intParam(q params, key string, def, lo, hi int) (int, obj) {
 	return int(n), nil
 }
 
-func (a *App) screenStart(p *process, q params) obj {
+func (a *Media) screenStart(p *process, q params) obj {
 	if a.cfg.Device.SDK < 21 {
 		return e1(protocol.ErrUnsupportedAndroidVersion, "Screen recording requires Android 5.0 or newer")
 	}
@@ -156,21 +187,21 @@ func (a *App) screenStart(p *process, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if cur := p.sx.screen; cur != nil && screenMachine.IsLive(cur.state) {
+	if cur := mediaSx(p).screen; cur != nil && screenMachine.IsLive(cur.state) {
 		return append(e1(protocol.ErrScreenRecordConflict, "A screen recording session is already active"),
 			kv{"screenRecording", a.screenSnapshotLocked(p)})
 	}
 	// The ScreenRecorderLease is a runtime session: another recorder or
 	// plugin maintenance keeps it from being acquired.
-	if a.ext.externalRecorder || p.maintenanceLocked() {
+	if a.externalRecorder || p.maintenanceLocked() {
 		return append(e1(protocol.ErrExternalScreenRecordConflict, "Another SoloPi screen recorder is already active"),
 			kv{"screenRecording", a.screenSnapshotLocked(p)})
 	}
 	s := &screenSession{sessionClock: sessionClock{state: screenMachine.Initial}, id: sid, resolution: fmt.Sprintf("%dx%d", w, h), width: w, height: h,
 		bitrate: bitrate, frameRate: fps, maxSec: dur, requestedAt: a.nowMs(), capturesRoot: a.capturesRootLocked()}
 	a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStart, "")
-	p.sx.screen = s
-	if a.ext.screenAutoConfirm {
+	mediaSx(p).screen = s
+	if a.autoConfirm {
 		go func() {
 			if a.sleepDevice(p, screenAutoConfirm) {
 				a.answerScreenDialog(p, s, true)
@@ -182,10 +213,10 @@ func (a *App) screenStart(p *process, q params) obj {
 
 // answerScreenDialog is the MediaProjection dialog's result for s; a late
 // answer for a session that moved on (or a dead process) is ignored.
-func (a *App) answerScreenDialog(p *process, s *screenSession, grant bool) {
+func (a *Media) answerScreenDialog(p *process, s *screenSession, grant bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.screen != s || !a.currentLocked(p) || s.state != protocol.ScreenPending {
+	if mediaSx(p).screen != s || !a.currentLocked(p) || s.state != protocol.ScreenPending {
 		return
 	}
 	if !grant {
@@ -193,17 +224,17 @@ func (a *App) answerScreenDialog(p *process, s *screenSession, grant bool) {
 		return
 	}
 	a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvUserGranted, "")
-	go a.screenEncoder(p, s, orDefault(a.ext.encoderStartTime, screenEncoderStart))
+	go a.screenEncoder(p, s, orDefault(a.encoderStartTime, screenEncoderStart))
 }
 
 // screenEncoder binds the service and waits for the recorder to run; then
 // it schedules the auto-stop after durationSec.
-func (a *App) screenEncoder(p *process, s *screenSession, took time.Duration) {
+func (a *Media) screenEncoder(p *process, s *screenSession, took time.Duration) {
 	if !a.sleepDevice(p, took) {
 		return
 	}
 	a.mu.Lock()
-	if p.sx.screen != s || !a.currentLocked(p) || s.state != protocol.SessionStarting {
+	if mediaSx(p).screen != s || !a.currentLocked(p) || s.state != protocol.SessionStarting {
 		a.mu.Unlock()
 		return
 	}
@@ -217,21 +248,21 @@ func (a *App) screenEncoder(p *process, s *screenSession, took time.Duration) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.screen == s && a.currentLocked(p) && s.state == protocol.SessionRecording {
+	if mediaSx(p).screen == s && a.currentLocked(p) && s.state == protocol.SessionRecording {
 		s.autoStopped = true
 		a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvAutoStop, "")
 		go a.screenFinish(p, s)
 	}
 }
 
-func (a *App) screenStop(p *process, q params) obj {
+func (a *Media) screenStop(p *process, q params) obj {
 	sid := q["sessionId"]
 	if !protocol.ValidIDChars(sid, 128) {
 		return e1(protocol.ErrInvalidSessionID, "A valid sessionId is required")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := p.sx.screen
+	s := mediaSx(p).screen
 	if s == nil || s.id != sid {
 		return append(e1(protocol.ErrSessionMismatch, "Screen recording sessionId does not match"),
 			kv{"screenRecording", a.screenSnapshotLocked(p)})
@@ -250,7 +281,7 @@ func (a *App) screenStop(p *process, q params) obj {
 			}
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			if p.sx.screen == s && a.currentLocked(p) && a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStopped, "") {
+			if mediaSx(p).screen == s && a.currentLocked(p) && a.stepClockLocked(screenMachine, &s.sessionClock, protocol.EvStopped, "") {
 				s.cancelledBeforeStart = true
 			}
 		}()
@@ -263,7 +294,7 @@ func (a *App) screenStop(p *process, q params) obj {
 
 // screenFinish stops the encoder, closes the MP4 and publishes stopped
 // (or failed when the output is missing or empty).
-func (a *App) screenFinish(p *process, s *screenSession) {
+func (a *Media) screenFinish(p *process, s *screenSession) {
 	if !a.sleepDevice(p, screenFinalize) {
 		return
 	}
@@ -279,7 +310,7 @@ func (a *App) screenFinish(p *process, s *screenSession) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.screen != s || !a.currentLocked(p) || s.state != protocol.SessionStopping {
+	if mediaSx(p).screen != s || !a.currentLocked(p) || s.state != protocol.SessionStopping {
 		return
 	}
 	st, statErr := a.phone.Stat(out)

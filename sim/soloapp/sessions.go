@@ -16,28 +16,12 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// sessions is everything the session resolvers keep in the app process. It is
-// created with the process and dropped by Restart
+// sessions is the record, scan and stress sessions of one process
 // (docs/device-protocol.md#app-restart).
 type sessions struct {
-	perf    *perfSession
-	display *displaySession
-	// providerOwner is the DisplayProvider's single protocol lease
-	// (docs/device-protocol.md#concurrency-and-ownership):
-	// "performance:<sid>" or "display:<sid>", "" when free.
-	providerOwner string
-	record        *recordSession
-	screen        *screenSession
-	scan          *scanSession
-	stress        *stressSession
-	video         *receiptLRU
-	videoActive   string // requestId of the running analysis
-	history       *receiptLRU
-	plugin        *receiptLRU
-}
-
-func newSessions() *sessions {
-	return &sessions{video: newReceiptLRU(32), history: newReceiptLRU(64), plugin: newReceiptLRU(64)}
+	record *recordSession
+	scan   *scanSession
+	stress *stressSession
 }
 
 // registerSessionResolvers plugs the nine session resolvers into the chain,
@@ -52,14 +36,14 @@ func (a *App) registerSessionResolvers() {
 			return encode(fn(ctx, p, viaOf(req), params(req.Params)), false), true
 		}
 	}
-	reg(protocol.ActionPerformance, a.performance)
+	reg(protocol.ActionPerformance, a.Perf.performance)
 	reg(protocol.ActionRecord, a.recordResolver)
-	reg(protocol.ActionScreenRecord, a.screenRecordResolver)
+	reg(protocol.ActionScreenRecord, a.Media.screenRecordResolver)
 	reg(protocol.ActionScan, a.scanResolver)
-	reg(protocol.ActionVideoAnalysis, a.videoAnalysisResolver)
+	reg(protocol.ActionVideoAnalysis, a.Media.videoAnalysisResolver)
 	reg(protocol.ActionStress, a.stressResolver)
-	reg(protocol.ActionHistory, a.historyResolver)
-	reg(protocol.ActionPlugin, a.pluginResolver)
+	reg(protocol.ActionHistory, a.History.historyResolver)
+	reg(protocol.ActionPlugin, a.Plugins.pluginResolver)
 }
 
 // viaOf maps a plugged-in Request back to the transport it arrived on.
@@ -81,11 +65,11 @@ func (a *App) runtimeSessionsLocked(p *process) int {
 	if p.lease.owner != "" {
 		n++
 	}
-	sx := p.sx
-	if s := sx.screen; s != nil && screenMachine.IsLive(s.state) {
+	sx := st(p).sx
+	if a.Media.ScreenLiveLocked(p) {
 		n++
 	}
-	if sx.providerOwner != "" {
+	if a.Perf.ProviderLeasedLocked(p) {
 		n++
 	}
 	if s := sx.record; s != nil && recordMachine.IsLive(s.state) {
@@ -94,7 +78,7 @@ func (a *App) runtimeSessionsLocked(p *process) int {
 	if s := sx.stress; s != nil && stressMachine.IsLive(s.state) {
 		n++
 	}
-	if a.ext.externalRecorder {
+	if a.Media.externalRecorder {
 		n++
 	}
 	if a.ext.externalStress {
@@ -109,17 +93,17 @@ func (p *process) maintenanceLocked() bool { return p.lease.maintenance }
 
 // sleepDevice waits d of device time on the process context; false when
 // the process died (restart) meanwhile.
-func (a *App) sleepDevice(p *process, d time.Duration) bool {
+func (a *appCore) sleepDevice(p *process, d time.Duration) bool {
 	return a.clk.Sleep(p.ctx, d) == nil
 }
 
 // current reports whether p is still the running process (late callbacks
 // of a dead process must not touch anything).
-func (a *App) currentLocked(p *process) bool { return a.p == p }
+func (a *appCore) currentLocked(p *process) bool { return a.p == p }
 
 // permissionDialogLocked is how long a permission request takes to answer
 // (the callback arrives about 10 ms after the dialog closes).
-func (a *App) permissionDialogLocked() time.Duration {
+func (a *appCore) permissionDialogLocked() time.Duration {
 	if d := a.faults.permDialog; d > 0 {
 		return d
 	}
@@ -127,7 +111,7 @@ func (a *App) permissionDialogLocked() time.Duration {
 }
 
 // missingPermissionsLocked lists the named permissions that are denied.
-func (a *App) missingPermissionsLocked(names ...string) []string {
+func (a *appCore) missingPermissionsLocked(names ...string) []string {
 	var out []string
 	for _, n := range names {
 		if !a.permissionLocked(n) {

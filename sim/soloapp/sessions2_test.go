@@ -116,7 +116,7 @@ func TestVideoAnalysis(t *testing.T) {
 	}
 	wantErr(t, status("bad-0"), "analysis_not_found", "")
 	wantErr(t, status("lru-39"), "invalid_parameter", "videoPath is required")
-	if n := r.app.p.sx.video.len(); n != 32 {
+	if n := mediaSx(r.app.p).video.len(); n != 32 {
 		t.Errorf("receipts: %d", n)
 	}
 }
@@ -257,7 +257,7 @@ func TestPluginListImportRemove(t *testing.T) {
 		t.Fatal(m)
 	}
 	r.app.mu.Lock()
-	staged := len(r.app.ext.internal)
+	staged := len(r.app.Plugins.internal)
 	r.app.mu.Unlock()
 	if staged != 0 {
 		t.Errorf("staging left: %d", staged)

@@ -16,7 +16,7 @@ func (a *App) status(ctx context.Context, p *process, q params) (obj, bool) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		s := "none"
-		if p.recording {
+		if st(p).recording {
 			s = "record"
 		}
 		return newObj("status", s), true
@@ -32,7 +32,7 @@ func (a *App) status(ctx context.Context, p *process, q params) (obj, bool) {
 func (a *App) MarkRecordingStarted() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.p.recording = true
+	st(a.p).recording = true
 }
 
 // pageQuery reads the current root after 500 ms, waiting at most 5 s. Any

@@ -45,7 +45,7 @@ func (a *App) stepStressLocked(s *stressSession, ev protocol.Event, errMsg strin
 }
 
 func (a *App) stressSnapshotLocked(p *process) obj {
-	s := p.sx.stress
+	s := st(p).sx.stress
 	o := ok("kind", "stress")
 	if s == nil {
 		o = append(o, newObj("state", string(protocol.SessionIdle), "active", false, "terminal", false,
@@ -139,7 +139,7 @@ func (a *App) stressStart(p *process, q params) obj {
 		return e1(protocol.ErrStressServiceUnavailable, "Stress service is not available")
 	}
 	withStress := func(code, msg string) obj { return append(e1(code, msg), kv{"stress", a.stressSnapshotLocked(p)}) }
-	if cur := p.sx.stress; cur != nil && stressMachine.IsLive(cur.state) {
+	if cur := st(p).sx.stress; cur != nil && stressMachine.IsLive(cur.state) {
 		return withStress(protocol.ErrStressConflict, "A stress session is already active")
 	}
 	if p.maintenanceLocked() {
@@ -150,7 +150,7 @@ func (a *App) stressStart(p *process, q params) obj {
 	}
 	s := &stressSession{sessionClock: sessionClock{state: stressMachine.Initial}, id: sid, cpuCount: cpu, cpuPercent: pct, memory: mem, durSec: dur}
 	a.stepStressLocked(s, protocol.EvStart, "")
-	p.sx.stress = s
+	st(p).sx.stress = s
 	go a.applyStress(p, s, a.permissionDialogLocked())
 	return a.stressSnapshotLocked(p)
 }
@@ -158,7 +158,7 @@ func (a *App) stressStart(p *process, q params) obj {
 // applyStress requests adb and powerSave, applies the load, waits until it
 // reads back and schedules the auto-zero at durationSec.
 func (a *App) applyStress(p *process, s *stressSession, dialog time.Duration) {
-	alive := func() bool { return p.sx.stress == s && a.currentLocked(p) }
+	alive := func() bool { return st(p).sx.stress == s && a.currentLocked(p) }
 	if !a.sleepDevice(p, dialog) {
 		return
 	}
@@ -213,7 +213,7 @@ func (a *App) zeroStress(p *process, s *stressSession) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if p.sx.stress == s && a.currentLocked(p) {
+	if st(p).sx.stress == s && a.currentLocked(p) {
 		a.stepStressLocked(s, protocol.EvStopped, "")
 	}
 }
@@ -225,7 +225,7 @@ func (a *App) stressStop(p *process, q params) obj {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := p.sx.stress
+	s := st(p).sx.stress
 	withStress := func(code, msg string) obj { return append(e1(code, msg), kv{"stress", a.stressSnapshotLocked(p)}) }
 	if s == nil {
 		return withStress(protocol.ErrStressNotActive, "No stress session is active")

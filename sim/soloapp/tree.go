@@ -67,7 +67,7 @@ func (r *pageRoot) pkg() string {
 // uses does (docs/device-protocol.md#known-device-quirks). The status bar is
 // a root only when nothing else is visible (for example while SoloPi's own
 // activity covers the screen).
-func (a *App) readRoot(ignoreSoloPi bool) *pageRoot {
+func (a *appCore) readRoot(ignoreSoloPi bool) *pageRoot {
 	fg, _ := a.phone.Foreground()
 	var content []*Node
 	var bar *Node
@@ -111,7 +111,7 @@ func (a *App) readRoot(ignoreSoloPi bool) *pageRoot {
 // (docs/device-protocol.md#observations-and-the-ui-tree): a non-empty package
 // other than SoloPi, bounds present, at least a third of the screen in each
 // dimension. FakeNodeTree roots have no package and are never controllable.
-func (a *App) controllable(r *pageRoot) bool {
+func (a *appCore) controllable(r *pageRoot) bool {
 	if r == nil || r.fake || len(r.roots) == 0 {
 		return false
 	}

@@ -26,7 +26,7 @@ var videoMachine = protocol.VideoAnalysis()
 // videoAnalysisTime is how long the simulated FFmpeg comparison takes.
 const videoAnalysisTime = 1500 * time.Millisecond
 
-func (a *App) videoAnalysisResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *Media) videoAnalysisResolver(ctx context.Context, p *process, via transport, q params) obj {
 	act, present := q["action"]
 	switch {
 	case !present || act == "":
@@ -42,14 +42,14 @@ func (a *App) videoAnalysisResolver(ctx context.Context, p *process, via transpo
 	return a.videoStart(p, q)
 }
 
-func (a *App) videoStatus(p *process, q params) obj {
+func (a *Media) videoStatus(p *process, q params) obj {
 	id := q["requestId"]
 	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	r, found := p.sx.video.get(id)
+	r, found := mediaSx(p).video.get(id)
 	if !found {
 		return append(e1(protocol.ErrAnalysisNotFound, "Video analysis request was not found"), kv{"requestId", id})
 	}
@@ -57,24 +57,24 @@ func (a *App) videoStatus(p *process, q params) obj {
 }
 
 // videoReject stores and returns a failed receipt for id.
-func (a *App) videoRejectLocked(p *process, id, code, msg string, extra ...kv) obj {
+func (a *Media) videoRejectLocked(p *process, id, code, msg string, extra ...kv) obj {
 	if _, err := videoMachine.Step(videoMachine.Initial, protocol.EvAnalysisReject); err != nil {
 		panic(err) // the table always allows it; a broken table is a bug
 	}
 	r := append(e1(code, msg), kv{"requestId", id})
 	r = append(r, extra...)
-	p.sx.video.put(id, r, p.sx.videoActive)
+	mediaSx(p).video.put(id, r, mediaSx(p).videoActive)
 	return r.clone()
 }
 
-func (a *App) videoStart(p *process, q params) obj {
+func (a *Media) videoStart(p *process, q params) obj {
 	id := q["requestId"]
 	if !protocol.ValidID(id, 128) {
 		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if r, found := p.sx.video.get(id); found {
+	if r, found := mediaSx(p).video.get(id); found {
 		return r.clone()
 	}
 	reject := func(code, msg string) obj { return a.videoRejectLocked(p, id, code, msg) }
@@ -103,25 +103,25 @@ func (a *App) videoStart(p *process, q params) obj {
 	case err != nil || !st.Mode().IsRegular() || st.Size() <= 0:
 		return reject(protocol.ErrInvalidParameter, "videoPath must be a non-empty direct MP4 child of capturesRoot")
 	}
-	if a.ext.plugins[analyzerPluginName] == nil {
+	if a.plugins.registry[analyzerPluginName] == nil {
 		return reject(protocol.ErrPluginMissing, "Screen recording analyzer plugin is not installed")
 	}
-	if active := p.sx.videoActive; active != "" {
+	if active := mediaSx(p).videoActive; active != "" {
 		return a.videoRejectLocked(p, id, protocol.ErrAnalysisBusy, "Another video analysis is already active", kv{"activeRequestId", active})
 	}
 	state, _ := videoMachine.Step(videoMachine.Initial, protocol.EvAnalysisAccept)
 	r := ok("requestId", id, "state", string(state), "terminal", false, "videoFileName", name,
 		"videoPath", shellForm(canon), "sizeBytes", st.Size(), "actionOffsetMs", offset,
 		"differenceThreshold", thr, "startedAt", a.nowMs())
-	p.sx.videoActive = id
-	p.sx.video.put(id, r, id)
-	go a.runVideoAnalysis(p, id, canon, offset, thr, orDefault(a.ext.videoAnalysisTime, videoAnalysisTime))
+	mediaSx(p).videoActive = id
+	mediaSx(p).video.put(id, r, id)
+	go a.runVideoAnalysis(p, id, canon, offset, thr, orDefault(a.videoAnalysisTime, videoAnalysisTime))
 	return r.clone()
 }
 
 // runVideoAnalysis is the analyzer thread; the result replaces the
 // receipt (completed or failed) and frees the analyzer.
-func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr float64, took time.Duration) {
+func (a *Media) runVideoAnalysis(p *process, id, file string, offset int64, thr float64, took time.Duration) {
 	if !a.sleepDevice(p, took) {
 		return
 	}
@@ -141,11 +141,11 @@ func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr fl
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.currentLocked(p) || p.sx.videoActive != id {
+	if !a.currentLocked(p) || mediaSx(p).videoActive != id {
 		return
 	}
-	p.sx.videoActive = ""
-	r, found := p.sx.video.m[id] // no access-order change for the worker
+	mediaSx(p).videoActive = ""
+	r, found := mediaSx(p).video.m[id] // no access-order change for the worker
 	if !found {
 		return
 	}
@@ -164,5 +164,5 @@ func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr fl
 		r.set("visualResponseTimeMs", result)
 		r.set("measurement", "SoloPi screen-recording video difference")
 	}
-	p.sx.video.m[id] = r
+	mediaSx(p).video.m[id] = r
 }
