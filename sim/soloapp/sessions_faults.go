@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // ext is the installation-level state of the record, scan and stress
@@ -42,11 +43,11 @@ func (a *App) DeliverScanResult(content, format string) error {
 	if content == "" {
 		return errors.New("soloapp: empty scan content")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := st(a.p).sx.scan
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := st(a.P).sx.scan
 	if s == nil || s.state != protocol.ScanScanning {
-		return fmt.Errorf("scan result: %w", ErrNoPendingSession)
+		return fmt.Errorf("scan result: %w", core.ErrNoPendingSession)
 	}
 	a.completeScanLocked(s, content, format)
 	return nil
@@ -55,10 +56,10 @@ func (a *App) DeliverScanResult(content, format string) error {
 // SetCameraPermission sets the system camera grant. Granting while a scan
 // waits in pending-camera-permission moves it to scanning.
 func (a *App) SetCameraPermission(granted bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	a.ext.cameraGranted = granted
-	if s := st(a.p).sx.scan; granted && s != nil && s.state == protocol.ScanPendingPermission {
+	if s := st(a.P).sx.scan; granted && s != nil && s.state == protocol.ScanPendingPermission {
 		a.cameraReadyLocked(s, protocol.EvPermissionGranted)
 	}
 }
@@ -67,11 +68,11 @@ func (a *App) SetCameraPermission(granted bool) {
 // pending scan: grant → scanning (and the grant persists), deny → failed
 // "Camera permission was denied".
 func (a *App) RespondCameraPermission(grant bool) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := st(a.p).sx.scan
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := st(a.P).sx.scan
 	if s == nil || s.state != protocol.ScanPendingPermission {
-		return fmt.Errorf("camera permission: %w", ErrNoPendingSession)
+		return fmt.Errorf("camera permission: %w", core.ErrNoPendingSession)
 	}
 	if grant {
 		a.ext.cameraGranted = true
@@ -85,15 +86,15 @@ func (a *App) RespondCameraPermission(grant bool) error {
 // SetCameraInitError makes the scanner's camera initialization fail with
 // msg ("" restores a working camera).
 func (a *App) SetCameraInitError(msg string) {
-	a.locked(func() { a.ext.cameraInitError = msg })
+	a.Locked(func() { a.ext.cameraInitError = msg })
 }
 
 // SetManualScanActive simulates the manual scan page (home page QR entry)
 // being open; it owns the camera exclusively.
 func (a *App) SetManualScanActive(active bool) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s := st(a.p).sx.scan; active && s != nil && (scanMachine.IsLive(s.state) || s.attached) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if s := st(a.P).sx.scan; active && s != nil && (scanMachine.IsLive(s.state) || s.attached) {
 		return errors.New("soloapp: the manual scan page refuses to open while a protocol scan owns the camera")
 	}
 	a.ext.manualScan = active
@@ -102,17 +103,17 @@ func (a *App) SetManualScanActive(active bool) error {
 
 // SetScanActivityBusy simulates the previous scan page still closing.
 func (a *App) SetScanActivityBusy(busy bool) {
-	a.locked(func() { a.ext.scanActivityBusy = busy })
+	a.Locked(func() { a.ext.scanActivityBusy = busy })
 }
 
 // CloseScanPage is the user leaving the protocol scan page: an active
 // session becomes cancelled.
 func (a *App) CloseScanPage() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := st(a.p).sx.scan
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := st(a.P).sx.scan
 	if s == nil || !scanMachine.IsLive(s.state) {
-		return fmt.Errorf("close scan page: %w", ErrNoPendingSession)
+		return fmt.Errorf("close scan page: %w", core.ErrNoPendingSession)
 	}
 	a.stepScanLocked(s, protocol.EvCancel, "")
 	return nil
@@ -121,21 +122,21 @@ func (a *App) CloseScanPage() error {
 // SetAvailableProcessors sets Runtime.availableProcessors() (default 8),
 // the stress cpuCount bound.
 func (a *App) SetAvailableProcessors(n int) {
-	a.locked(func() { a.ext.cpuCount = max(1, n) })
+	a.Locked(func() { a.ext.cpuCount = max(1, n) })
 }
 
 // SetStressServiceAvailable controls whether the stress service is bound.
 func (a *App) SetStressServiceAvailable(available bool) {
-	a.locked(func() { a.ext.stressUnavailable = !available })
+	a.Locked(func() { a.ext.stressUnavailable = !available })
 }
 
 // SetExternalStress simulates CPU or memory stress started from the UI.
 func (a *App) SetExternalStress(active bool) {
-	a.locked(func() { a.ext.externalStress = active })
+	a.Locked(func() { a.ext.externalStress = active })
 }
 
 // SetRecordingManagerAvailable controls whether CaseRecordManager exists
 // (recording_manager_unavailable when false).
 func (a *App) SetRecordingManagerAvailable(available bool) {
-	a.locked(func() { a.ext.recordManagerUnavailable = !available })
+	a.Locked(func() { a.ext.recordManagerUnavailable = !available })
 }
