@@ -242,7 +242,7 @@ func missingParam(q core.Params, keys ...string) core.Obj {
 	return nil
 }
 
-// agent is the agent resolver (docs/device-protocol.md#agent-sessions).
+// Agent is the agent resolver (docs/device-protocol.md#agent-sessions).
 // Unexpected failures answer agent_internal_error instead of escaping as a
 // resolver exception.
 func (a *Agent) Agent(ctx context.Context, p *core.Process, via core.Transport, q core.Params) (resp core.Obj) {

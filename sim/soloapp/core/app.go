@@ -18,7 +18,7 @@ const (
 	PermAccessibility = "accessibility"
 )
 
-// permissionNames is the health object's key order.
+// PermissionNames is the health object's key order.
 var PermissionNames = []string{PermADB, PermFloat, PermBackground, PermPowerSave, PermAccessibility}
 
 // DeviceInfo is harness?type=info's device object
@@ -106,7 +106,7 @@ func (c *Config) Fill() {
 	}
 }
 
-// transport is how a request reached the resolvers.
+// Transport is how a request reached the resolvers.
 type Transport int
 
 const (
@@ -138,14 +138,14 @@ type App struct {
 	Settings map[string]any
 	Perms    map[string]bool
 	Faults   faults
-	// p is the current process; replaced by Restart.
+	// P is the current process; replaced by Restart.
 	P *Process
-	// runtimeSessions counts the RuntimeSessionGuard sessions of a process
+	// RuntimeSessions counts the RuntimeSessionGuard sessions of a process
 	// (the app wires it to every feature's sessions).
 	RuntimeSessions func(p *Process) int
 }
 
-// process is everything that dies with the app process. The features keep
+// Process is everything that dies with the app process. The features keep
 // their own per-process state in slots (see Slot).
 type Process struct {
 	Ctx    context.Context
@@ -195,7 +195,7 @@ func (a *App) SolopiDir() string {
 	return a.SolopiDirLocked()
 }
 
-// solopiDirLocked is KEY_BASE_DIR when set (it overrides the root;
+// SolopiDirLocked is KEY_BASE_DIR when set (it overrides the root;
 // docs/device-protocol.md#device-files), else the configured root.
 func (a *App) SolopiDirLocked() string {
 	if d := a.StringSetting("KEY_BASE_DIR"); d != "" {
@@ -204,7 +204,7 @@ func (a *App) SolopiDirLocked() string {
 	return a.Cfg.SolopiDir
 }
 
-// initializedLocked reports whether app init has finished.
+// InitializedLocked reports whether app init has finished.
 func (a *App) InitializedLocked() bool {
 	if a.P.initForced != nil {
 		return *a.P.initForced
@@ -247,7 +247,7 @@ func (a *App) initDoneLocked() (time.Time, bool) {
 	return p.initDone, true
 }
 
-// nowMs is the device's System.currentTimeMillis().
+// NowMs is the device's System.currentTimeMillis().
 func (a *App) NowMs() int64 { return a.Clk.Now().UnixMilli() }
 
 func (a *App) Logi(tag, msg string) { a.Phone.Log('I', tag, msg) }

@@ -34,7 +34,7 @@ type configSpec struct {
 
 func rng(lo, hi int64) (*int64, *int64) { return &lo, &hi }
 
-// configSpecs returns the 25 keys in list order. A function, not a
+// ConfigSpecs returns the 25 keys in list order. A function, not a
 // package variable, so no caller can mutate another's table.
 func ConfigSpecs() []configSpec {
 	s := func(key, typ string, def any, writable, sensitive bool, desc string) configSpec {
@@ -83,7 +83,7 @@ func ConfigSpecByKey(key string) (configSpec, bool) {
 // (Charset.isSupported), compared case-insensitively.
 var supportedCharsets = []string{"GBK", "UTF-8", "UTF-16", "ISO-8859-1", "US-ASCII", "GB2312", "GB18030", "BIG5"}
 
-// parse normalizes a wire value for this key. It returns the typed value or
+// Parse normalizes a wire value for this key. It returns the typed value or
 // the device's error message.
 func (s configSpec) Parse(v string) (any, string) {
 	switch s.typ {
@@ -134,7 +134,7 @@ func (s configSpec) Parse(v string) (any, string) {
 	}
 }
 
-// anyToValue converts decoded JSON into writer values.
+// AnyToValue converts decoded JSON into writer values.
 func AnyToValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -155,7 +155,7 @@ func AnyToValue(v any) any {
 	return v
 }
 
-// javaParseLong is Long.parseLong: optional sign, ASCII decimal digits only.
+// JavaParseLong is Long.parseLong: optional sign, ASCII decimal digits only.
 func JavaParseLong(s string) (int64, bool) {
 	if s == "" || s == "+" || s == "-" {
 		return 0, false
@@ -221,7 +221,7 @@ func (a *App) StringSetting(key string) string {
 	return s
 }
 
-// specObj is the spec object in wire order; withValue adds redacted/value.
+// SpecObj is the spec object in wire order; withValue adds redacted/value.
 func (a *App) SpecObj(s configSpec, withValue bool) Obj {
 	o := NewObj("key", s.Key, "type", s.typ, "description", s.desc, "default", a.defaultValue(s),
 		"writable", s.Writable, "sensitive", s.Sensitive)
@@ -238,7 +238,7 @@ func (a *App) SpecObj(s configSpec, withValue bool) Obj {
 	return o
 }
 
-// javaString renders a parameter as Java's string concatenation would: a
+// JavaString renders a parameter as Java's string concatenation would: a
 // missing parameter is the literal "null".
 func JavaString(q Params, k string) string {
 	if v, ok := q[k]; ok {

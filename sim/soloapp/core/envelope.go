@@ -11,7 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// obj is an insertion-ordered JSON object. The device builds every response
+// Obj is an insertion-ordered JSON object. The device builds every response
 // as a Java Map and serializes it with fastjson's default features, which
 // drop null members; obj does the same (a nil value is never written), so
 // "absent" and "null" are one thing on the wire.
@@ -22,7 +22,7 @@ type Kv struct {
 	V any
 }
 
-// set replaces k's value or appends it, keeping the first position (Java
+// Set replaces k's value or appends it, keeping the first position (Java
 // LinkedHashMap.put semantics).
 func (o *Obj) Set(k string, v any) *Obj {
 	for i := range *o {
@@ -35,7 +35,7 @@ func (o *Obj) Set(k string, v any) *Obj {
 	return o
 }
 
-// get returns k's value or nil.
+// Get returns k's value or nil.
 func (o Obj) Get(k string) any {
 	for _, e := range o {
 		if e.K == k {
@@ -45,16 +45,16 @@ func (o Obj) Get(k string) any {
 	return nil
 }
 
-// del removes k.
+// Del removes k.
 func (o *Obj) Del(k string) {
 	*o = slices.DeleteFunc(*o, func(e Kv) bool { return e.K == k })
 }
 
-// clone copies the top level (nested objs are shared; responses treat them
+// Clone copies the top level (nested objs are shared; responses treat them
 // as immutable once built).
 func (o Obj) Clone() Obj { return slices.Clone(o) }
 
-// newObj builds an obj from alternating keys and values.
+// NewObj builds an obj from alternating keys and values.
 func NewObj(kvs ...any) Obj {
 	o := make(Obj, 0, len(kvs)/2)
 	for i := 0; i+1 < len(kvs); i += 2 {
@@ -65,12 +65,12 @@ func NewObj(kvs ...any) Obj {
 
 // Envelope helpers (docs/device-protocol.md#response-envelopes).
 
-// e1 is the typed error: success:false, errorCode, error.
+// E1 is the typed error: success:false, errorCode, error.
 func E1(code, msg string) Obj {
 	return NewObj("success", false, "errorCode", code, "error", msg)
 }
 
-// e3 is replay's bare error: only "error".
+// E3 is replay's bare error: only "error".
 func E3(msg string) Obj { return NewObj("error", msg) }
 
 // ok is a success envelope with payload members appended.
@@ -78,7 +78,7 @@ func OK(kvs ...any) Obj { return append(NewObj("success", true), NewObj(kvs...).
 
 // ---- writer ----
 
-// encode writes v as compact JSON the way fastjson does: no HTML escaping,
+// Encode writes v as compact JSON the way fastjson does: no HTML escaping,
 // non-ASCII raw, nulls dropped from objects. sorted sorts every object's keys
 // (fastjson's MapSortField, used for tree hashes and case snapshots).
 func Encode(v any, sorted bool) []byte {
@@ -210,3 +210,8 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 		protocol.WriteJSONString(buf, fmt.Sprintf("!unsupported %T", v))
 	}
 }
+
+// Params are the decoded query parameters of one request.
+type Params map[string]string
+
+func (q Params) Has(k string) bool { _, ok := q[k]; return ok }

@@ -33,12 +33,12 @@ type faults struct {
 	AdbDelay         time.Duration
 	TouchUnavailable bool
 	OpUnavailable    bool
-	// permDialog is how long the replay's permission dialog takes to
+	// PermDialog is how long the replay's permission dialog takes to
 	// answer (default 10 ms, the callback delay after the dialog closes).
 	PermDialog time.Duration
 }
 
-// locked runs fn under the app lock: the knobs below are plain field
+// Locked runs fn under the app lock: the knobs below are plain field
 // writes that the resolvers read under the same lock.
 func (a *App) Locked(fn func()) {
 	a.Mu.Lock()

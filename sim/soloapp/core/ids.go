@@ -8,7 +8,7 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// newUUID returns a random (version 4) UUID in its canonical text form.
+// NewUUID returns a random (version 4) UUID in its canonical text form.
 func NewUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -17,7 +17,7 @@ func NewUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// validImportFileName is the app's rule for files in its import
+// ValidImportFileName is the app's rule for files in its import
 // directory: an identifier of up to 127 characters followed by ".zip".
 func ValidImportFileName(name string) bool {
 	base, ok := strings.CutSuffix(name, ".zip")

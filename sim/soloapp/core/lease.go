@@ -16,7 +16,7 @@ type lease struct {
 	maintenance bool
 }
 
-// acquire takes the lease for owner; false when someone else holds it or
+// Acquire takes the lease for owner; false when someone else holds it or
 // plugin maintenance is running.
 func (l *lease) Acquire(owner string) bool {
 	if l.Owner != "" || l.maintenance {
@@ -26,7 +26,7 @@ func (l *lease) Acquire(owner string) bool {
 	return true
 }
 
-// release gives the lease back if owner holds it and reports whether it did.
+// Release gives the lease back if owner holds it and reports whether it did.
 func (l *lease) Release(owner string) bool {
 	if owner == "" || l.Owner != owner {
 		return false
@@ -53,7 +53,7 @@ func (a *App) BeginMaintenance() (release func(), err error) {
 	return a.BeginMaintenanceLocked(a.P)
 }
 
-// beginMaintenanceLocked takes the plugin maintenance latch of process p.
+// BeginMaintenanceLocked takes the plugin maintenance latch of process p.
 func (a *App) BeginMaintenanceLocked(p *Process) (release func(), err error) {
 	if n := a.RuntimeSessions(p); n > 0 || p.Lease.maintenance {
 		return nil, fmt.Errorf("soloapp: device is busy (%d runtime sessions, lease %q, maintenance %v)", n, p.Lease.Owner, p.Lease.maintenance)

@@ -98,7 +98,7 @@ type Phone interface {
 // screen_capture_failed.
 var ErrCaptureServiceUnavailable = errors.New("soloapp: screen capture service unavailable")
 
-// hideIME closes the soft keyboard that focusing a field opened, as SoloPi's
+// HideIME closes the soft keyboard that focusing a field opened, as SoloPi's
 // input operation does (its internal HIDE_INPUT_METHOD step): with the IME
 // up the page is a multi-window FakeNodeTree that no observation accepts.
 func (a *App) HideIME() error {

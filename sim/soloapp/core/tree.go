@@ -6,14 +6,14 @@ import (
 	"strconv"
 )
 
-// flatNode is a node with its SoloPi xpath and depth (root = 1).
+// FlatNode is a node with its SoloPi xpath and depth (root = 1).
 type FlatNode struct {
 	N     *Node
 	Xpath string
 	depth int
 }
 
-// flatten walks n in pre-order. xpath is n's own xpath ("" for a root):
+// Flatten walks n in pre-order. xpath is n's own xpath ("" for a root):
 // class names with a 1-based index when several siblings share the class,
 // starting with a single "/" like AccessibilityNodeTree.getXpath.
 func Flatten(n *Node, xpath string, depth int, out []FlatNode) []FlatNode {
@@ -48,7 +48,7 @@ func childXPath(parent *Node, i int, parentXPath string) string {
 	return p
 }
 
-// pageRoot is what SoloPi's accessibility tree provider returns: one window
+// PageRoot is what SoloPi's accessibility tree provider returns: one window
 // root, or a FakeNodeTree combining several windows (IME visible, …).
 type PageRoot struct {
 	Roots []*Node
@@ -62,7 +62,7 @@ func (r *PageRoot) Pkg() string {
 	return r.Roots[0].PackageName
 }
 
-// readRoot builds the current root from the phone's windows. ignoreSoloPi
+// ReadRoot builds the current root from the phone's windows. ignoreSoloPi
 // drops windows whose root package is SoloPi's, as the provider the Agent
 // uses does (docs/device-protocol.md#known-device-quirks). The status bar is
 // a root only when nothing else is visible (for example while SoloPi's own
@@ -107,7 +107,7 @@ func (a *App) ReadRoot(ignoreSoloPi bool) *PageRoot {
 	return nil
 }
 
-// controllable applies the controllable-root rule
+// Controllable applies the controllable-root rule
 // (docs/device-protocol.md#observations-and-the-ui-tree): a non-empty package
 // other than SoloPi, bounds present, at least a third of the screen in each
 // dimension. FakeNodeTree roots have no package and are never controllable.
@@ -123,7 +123,7 @@ func (a *App) Controllable(r *PageRoot) bool {
 	return root.Bounds.Width() >= max(1, w/3) && root.Bounds.Height() >= max(1, h/3)
 }
 
-// nodeSelector is the frame's snapshot of one node, used to re-locate it
+// NodeSelector is the frame's snapshot of one node, used to re-locate it
 // in a fresh tree at act time.
 type NodeSelector struct {
 	xpath, resourceID, text, description, id, className, packageName string
@@ -137,7 +137,7 @@ func selectorOf(f FlatNode) NodeSelector {
 		depth: f.depth, bounds: f.N.Bounds}
 }
 
-// locate finds the node matching every field of the selector in r.
+// Locate finds the node matching every field of the selector in r.
 func (s NodeSelector) Locate(r *PageRoot) *Node {
 	if r == nil {
 		return nil
@@ -160,7 +160,7 @@ type exportedPage struct {
 	order []string
 }
 
-// exportPage builds the page JSON of an observation. The hash is over the
+// ExportPage builds the page JSON of an observation. The hash is over the
 // compact, key-sorted JSON WITHOUT nodeIds; numbered adds "nodeId":"node-<n>"
 // in pre-order and records the frame.
 func ExportPage(r *PageRoot, numbered bool) exportedPage {

@@ -28,7 +28,7 @@ import (
 type History struct {
 	*core.App
 	Perf *perf.Perf
-	// replayLiveLocked reports whether a harness replay of p is live.
+	// ReplayLiveLocked reports whether a harness replay of p is live.
 	ReplayLiveLocked func(p *core.Process) bool
 }
 

@@ -66,7 +66,7 @@ var perfSlot = core.NewSlot(func() *perfProc { return &perfProc{} })
 
 func perfSx(p *core.Process) *perfProc { return perfSlot.Of(p) }
 
-// performance dispatches both resolvers of the action (display first).
+// Performance dispatches both resolvers of the action (display first).
 func (a *Perf) Performance(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
 	if q["mode"] == "display" {
 		return a.perfDisplay(p, via, q)

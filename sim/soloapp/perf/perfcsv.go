@@ -259,7 +259,7 @@ func encodeCharset(text, charset string) []byte {
 	return out
 }
 
-// decodeCharset is the inverse for previews (history getPerformance).
+// DecodeCharset is the inverse for previews (history getPerformance).
 func DecodeCharset(data []byte, charset string) string {
 	switch strings.ToUpper(charset) {
 	case "GBK", "GB2312", "GB18030":

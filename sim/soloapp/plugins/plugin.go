@@ -32,11 +32,11 @@ const (
 type Plugins struct {
 	*core.App
 	perf *perf.Perf
-	// registry is the installed plugins by name.
+	// Registry is the installed plugins by name.
 	Registry          map[string]*pluginEntry
 	pluginActivityBug bool
 	pluginWorkTime    time.Duration
-	// internal is the app's private storage (files/…): plugin staging
+	// Internal is the app's private storage (files/…): plugin staging
 	// files and the managed patch store, invisible to the adb shell.
 	Internal map[string][]byte
 }
@@ -48,7 +48,7 @@ var pluginSlot = core.NewSlot(func() *pluginProc { return &pluginProc{receipts: 
 
 func pluginSx(p *core.Process) *pluginProc { return pluginSlot.Of(p) }
 
-// newPlugins creates the registry with the built-in plugins.
+// NewPlugins creates the registry with the built-in plugins.
 func NewPlugins(core *core.App, perf *perf.Perf) *Plugins {
 	pl := &Plugins{App: core, perf: perf, Internal: map[string][]byte{}, Registry: map[string]*pluginEntry{}}
 	pl.Registry[corePluginName] = &pluginEntry{name: corePluginName, version: 1.0, core: true, builtIn: true,
@@ -72,7 +72,7 @@ func defaultAnalyzerPlugin() *pluginEntry {
 		filter: "com.alipay.ffmpegsdk", dependencies: []string{}}
 }
 
-// restarted makes every registered plugin runtime-loaded (a new process
+// Restarted makes every registered plugin runtime-loaded (a new process
 // loads the whole registry).
 func (a *Plugins) Restarted() {
 	for _, p := range a.Registry {

@@ -1,10 +1,8 @@
 package core
 
-import (
-	"time"
-)
+import "time"
 
-// scroll swipes inside r: SCROLL_TO_BOTTOM moves the content up (finger
+// Scroll swipes inside r: SCROLL_TO_BOTTOM moves the content up (finger
 // from bottom to top), and so on.
 func (a *App) Scroll(r Rect, act string, percent int) error {
 	cx, cy := r.Centre()
@@ -21,4 +19,9 @@ func (a *App) Scroll(r Rect, act string, percent int) error {
 	default: // SCROLL_TO_LEFT
 		return a.Phone.Swipe(cx-dx, cy, cx+dx, cy, d)
 	}
+}
+
+// rectValue is android.graphics.Rect as fastjson writes it.
+func rectValue(r Rect) Obj {
+	return NewObj("bottom", r.Bottom, "empty", r.javaEmpty(), "left", r.Left, "right", r.Right, "top", r.Top)
 }

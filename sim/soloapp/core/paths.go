@@ -1,11 +1,14 @@
 package core
 
+// Device paths and times of the app's files.
+
 import (
 	"path"
 	"strings"
+	"time"
 )
 
-// normPath maps /sdcard to /storage/emulated/0 and cleans the path, like
+// NormPath maps /sdcard to /storage/emulated/0 and cleans the path, like
 // getCanonicalPath for the simulator's symlink-free file system.
 func NormPath(p string) string {
 	if !strings.HasPrefix(p, "/") {
@@ -17,3 +20,13 @@ func NormPath(p string) string {
 	}
 	return p
 }
+
+func Millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// RecordsRootLocked is <solopiDir>/records (canonical).
+func (a *App) RecordsRootLocked() string { return a.SolopiDirLocked() + "/records" }

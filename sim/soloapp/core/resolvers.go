@@ -1,17 +1,23 @@
 package core
 
+// Receipts of the mutation resolvers (history, plugin) and the helpers
+// every resolver uses to answer and wait.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/protocol"
 )
 
-// maintenanceLocked reports whether plugin maintenance blocks new runtime
+// MaintenanceLocked reports whether plugin maintenance blocks new runtime
 // sessions.
 func (p *Process) MaintenanceLocked() bool { return p.Lease.maintenance }
 
-// sleepDevice waits d of device time on the process context; false when
+// SleepDevice waits d of device time on the process context; false when
 // the process died (restart) meanwhile.
 func (a *App) SleepDevice(p *Process, d time.Duration) bool {
 	return a.Clk.Sleep(p.Ctx, d) == nil
@@ -21,7 +27,7 @@ func (a *App) SleepDevice(p *Process, d time.Duration) bool {
 // of a dead process must not touch anything).
 func (a *App) CurrentLocked(p *Process) bool { return a.P == p }
 
-// permissionDialogLocked is how long a permission request takes to answer
+// PermissionDialogLocked is how long a permission request takes to answer
 // (the callback arrives about 10 ms after the dialog closes).
 func (a *App) PermissionDialogLocked() time.Duration {
 	if d := a.Faults.PermDialog; d > 0 {
@@ -30,7 +36,7 @@ func (a *App) PermissionDialogLocked() time.Duration {
 	return 10 * time.Millisecond
 }
 
-// missingPermissionsLocked lists the named permissions that are denied.
+// MissingPermissionsLocked lists the named permissions that are denied.
 func (a *App) MissingPermissionsLocked(names ...string) []string {
 	var out []string
 	for _, n := range names {
@@ -41,7 +47,7 @@ func (a *App) MissingPermissionsLocked(names ...string) []string {
 	return out
 }
 
-// shellForm replaces the /storage/emulated/0 prefix with /sdcard
+// ShellForm replaces the /storage/emulated/0 prefix with /sdcard
 // (docs/device-protocol.md#device-files).
 func ShellForm(p string) string {
 	p = NormPath(p)
@@ -51,13 +57,13 @@ func ShellForm(p string) string {
 	return p
 }
 
-// sha256Hex is the lowercase hex SHA-256 of s.
+// Sha256Hex is the lowercase hex SHA-256 of s.
 func Sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
 
-// javaParseInt is Integer.parseInt (an int32 with optional sign).
+// JavaParseInt is Integer.parseInt (an int32 with optional sign).
 func JavaParseInt(s string) (int64, bool) {
 	n, ok := JavaParseLong(s)
 	if !ok || n != int64(int32(n)) {
@@ -66,7 +72,7 @@ func JavaParseInt(s string) (int64, bool) {
 	return n, true
 }
 
-// receiptLRU is an access-order LRU of receipts (Java LinkedHashMap with
+// ReceiptLRU is an access-order LRU of receipts (Java LinkedHashMap with
 // accessOrder=true and removeEldestEntry), as the video, history and plugin
 // resolvers keep them. pinned keys are never evicted.
 type ReceiptLRU struct {
@@ -87,7 +93,7 @@ func (l *ReceiptLRU) touch(k string) {
 	l.order = append(l.order, k)
 }
 
-// get returns the receipt and refreshes its access order.
+// Get returns the receipt and refreshes its access order.
 func (l *ReceiptLRU) Get(k string) (Obj, bool) {
 	o, found := l.M[k]
 	if found {
@@ -96,7 +102,7 @@ func (l *ReceiptLRU) Get(k string) (Obj, bool) {
 	return o, found
 }
 
-// put stores a receipt and evicts the eldest unpinned entries beyond max.
+// Put stores a receipt and evicts the eldest unpinned entries beyond max.
 func (l *ReceiptLRU) Put(k string, o Obj, pinned string) {
 	l.M[k] = o
 	l.touch(k)
@@ -116,9 +122,51 @@ func (l *ReceiptLRU) Put(k string, o Obj, pinned string) {
 	}
 }
 
-// each visits every receipt (no access-order change).
+// Each visits every receipt (no access-order change).
 func (l *ReceiptLRU) Each(fn func(k string, o Obj)) {
 	for _, k := range l.order {
 		fn(k, l.M[k])
 	}
+}
+
+// MutationStatus answers history's and plugin's receipt query.
+func (a *App) MutationStatus(p *Process, q Params, store *ReceiptLRU) Obj {
+	id, present := q["requestId"]
+	if !present || id == "" {
+		return E1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
+	}
+	if !protocol.ValidID(id, 128) {
+		return E1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
+	}
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	r, found := store.Get(id)
+	if !found {
+		return append(E1(protocol.ErrReceiptNotFound, "Mutation receipt was not found"), Kv{"requestId", id})
+	}
+	return OK("requestId", id, "state", r.Get("state"), "mutation", r.Clone())
+}
+
+// CheckRequestID validates a mutation's requestId (missing/invalid).
+func CheckRequestID(q Params) Obj {
+	id := q["requestId"]
+	if id == "" {
+		return E1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
+	}
+	if !protocol.ValidID(id, 128) {
+		return E1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
+	}
+	return nil
+}
+
+// ErrNoPendingSession is returned by a control knob that answers a dialog
+// when no session is waiting for it.
+var ErrNoPendingSession = errors.New("soloapp: no session is waiting for this answer")
+
+// OrDefault returns d unless it is zero.
+func OrDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// permissionLocked reads one health permission; background is a device
+// PermissionLocked reads one health permission; background is a device
 // placeholder that is always true.
 func (a *App) PermissionLocked(name string) bool {
 	if name == PermBackground {
@@ -14,7 +14,7 @@ func (a *App) PermissionLocked(name string) bool {
 	return a.Perms[name]
 }
 
-// appListLocked is the cached installed-application list that both
+// AppListLocked is the cached installed-application list that both
 // harness?type=apps and targetApp validation use
 // (docs/device-protocol.md#harness).
 func (a *App) AppListLocked() []AppInfo {

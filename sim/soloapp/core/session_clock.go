@@ -4,7 +4,7 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// sessionClock is the state and times shared by the recording-style
+// SessionClock is the state and times shared by the recording-style
 // sessions (performance, performance display, record, screen-record,
 // stress).
 type SessionClock struct {
@@ -13,7 +13,7 @@ type SessionClock struct {
 	Err                   string
 }
 
-// setTimes writes startedAt and finishedAt when they are set, and
+// SetTimes writes startedAt and finishedAt when they are set, and
 // durationMs from the start to the finish, or to now while the session
 // runs.
 func (c *SessionClock) SetTimes(o *Obj, now int64) {
@@ -32,7 +32,7 @@ func (c *SessionClock) SetTimes(o *Obj, now int64) {
 	}
 }
 
-// stepClockLocked moves c through ev on m. The working state (recording or
+// StepClockLocked moves c through ev on m. The working state (recording or
 // running) stamps startedAt; failed keeps errMsg and stopped clears the
 // error, both stamping finishedAt; any other state keeps a non-empty
 // errMsg. False when the table forbids ev.

@@ -1,4 +1,0 @@
-package core
-
-// recordsRootLocked is <solopiDir>/records (canonical).
-func (a *App) RecordsRootLocked() string { return a.SolopiDirLocked() + "/records" }
