@@ -7,31 +7,31 @@ import (
 
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/sim/android/ui"
-	"github.com/solopi-dev/solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // phoneAdapter presents the virtual phone to SoloPi's device side, which
 // knows only its own small Phone interface (it never imports sim/android).
 type phoneAdapter struct{ p *android.Phone }
 
-var _ soloapp.Phone = phoneAdapter{}
+var _ core.Phone = phoneAdapter{}
 
-func convRect(r ui.Rect) soloapp.Rect {
-	return soloapp.Rect{Left: r.Left, Top: r.Top, Right: r.Right, Bottom: r.Bottom}
+func convRect(r ui.Rect) core.Rect {
+	return core.Rect{Left: r.Left, Top: r.Top, Right: r.Right, Bottom: r.Bottom}
 }
 
-func convNode(n *ui.Node) *soloapp.Node {
+func convNode(n *ui.Node) *core.Node {
 	if n == nil {
 		return nil
 	}
-	out := &soloapp.Node{
+	out := &core.Node{
 		ClassName: n.ClassName, Text: n.Text, Description: n.Description, ResourceID: n.ResourceID,
 		PackageName: n.PackageName, SourceID: n.SourceID, Bounds: convRect(n.Bounds),
 		Clickable: n.Clickable, LongClickable: n.LongClickable, Editable: n.Editable,
 		Scrollable: n.Scrollable, Focused: n.Focused,
 	}
 	if n.Children != nil {
-		out.Children = make([]*soloapp.Node, len(n.Children))
+		out.Children = make([]*core.Node, len(n.Children))
 		for i, c := range n.Children {
 			out.Children[i] = convNode(c)
 		}
@@ -39,11 +39,11 @@ func convNode(n *ui.Node) *soloapp.Node {
 	return out
 }
 
-func (a phoneAdapter) Windows() []soloapp.Window {
+func (a phoneAdapter) Windows() []core.Window {
 	ws := a.p.Windows()
-	out := make([]soloapp.Window, len(ws))
+	out := make([]core.Window, len(ws))
 	for i, w := range ws {
-		out[i] = soloapp.Window{Package: w.Package, Kind: w.Kind, Root: convNode(w.Root), Bounds: convRect(w.Bounds)}
+		out[i] = core.Window{Package: w.Package, Kind: w.Kind, Root: convNode(w.Root), Bounds: convRect(w.Bounds)}
 	}
 	return out
 }
@@ -77,11 +77,11 @@ func (a phoneAdapter) Log(level byte, tag, msg string) {
 	a.p.LogApp("com.alipay.hulu", level, tag, msg)
 }
 
-func (a phoneAdapter) Apps() []soloapp.AppInfo {
+func (a phoneAdapter) Apps() []core.AppInfo {
 	apps := a.p.Apps()
-	out := make([]soloapp.AppInfo, len(apps))
+	out := make([]core.AppInfo, len(apps))
 	for i, x := range apps {
-		out[i] = soloapp.AppInfo{Package: x.Package, Label: x.Label, VersionName: x.VersionName,
+		out[i] = core.AppInfo{Package: x.Package, Label: x.Label, VersionName: x.VersionName,
 			VersionCode: x.VersionCode, System: x.System, LauncherActivity: x.LauncherActivity}
 	}
 	return out

@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/sim/adbd"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/sim/android/ui"
-	"github.com/solopi-dev/solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // ControlHandler is the loopback HTTP control endpoint of `solopi sim
@@ -190,8 +190,8 @@ func faults() map[string]faultFunc {
 			if err := decode(b, &in); err != nil {
 				return nil, err
 			}
-			o, ok := map[string]soloapp.AdbConnectOutcome{"succeed": soloapp.AdbConnectSucceed, "fail": soloapp.AdbConnectFail,
-				"hang": soloapp.AdbConnectHang, "schedule_fail": soloapp.AdbConnectScheduleFail}[in.Outcome]
+			o, ok := map[string]core.AdbConnectOutcome{"succeed": core.AdbConnectSucceed, "fail": core.AdbConnectFail,
+				"hang": core.AdbConnectHang, "schedule_fail": core.AdbConnectScheduleFail}[in.Outcome]
 			if !ok {
 				return nil, fmt.Errorf("outcome must be succeed, fail, hang or schedule_fail")
 			}

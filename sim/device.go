@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/sim/clock"
 	"github.com/solopi-dev/solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // Options configure one simulated device.
@@ -31,7 +32,7 @@ type Options struct {
 	Clock clock.Clock
 	// Phone and App tune the two halves.
 	Phone android.Config
-	App   soloapp.Config
+	App   core.Config
 }
 
 // Device is one simulated Android device with SoloPi installed.
@@ -80,7 +81,7 @@ func New(opts Options) *Device {
 	return d
 }
 
-func deviceInfo(p *android.Phone, in soloapp.DeviceInfo) soloapp.DeviceInfo {
+func deviceInfo(p *android.Phone, in core.DeviceInfo) core.DeviceInfo {
 	cfg := p.Config()
 	if in.Model == "" {
 		in.Model = cfg.Model

@@ -18,7 +18,7 @@ import (
 
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // e2eRig is a farm with one device plus every output the binary printed
@@ -216,7 +216,7 @@ func TestE2EAdbConnect(t *testing.T) {
 
 	// connecting → failed: the user has to act on the phone.
 	r.dev.App.SetPermission("adb", false)
-	r.dev.App.SetAdbConnectOutcome(soloapp.AdbConnectFail, 0)
+	r.dev.App.SetAdbConnectOutcome(core.AdbConnectFail, 0)
 	m = r.expect(2, append([]string{"adb-connect"}, fast...)...)
 	if e2eStr(m, "errorCode") != "adb_connection_failed" {
 		t.Errorf("failed adb-connect errorCode: %v", m)
@@ -235,7 +235,7 @@ func TestE2EAdbConnect(t *testing.T) {
 	// An RSA prompt nobody answers: the connect budget ends (124), and the
 	// device then refuses a second request as busy, a failure that asks
 	// for no device action of its own.
-	r.dev.App.SetAdbConnectOutcome(soloapp.AdbConnectHang, 0)
+	r.dev.App.SetAdbConnectOutcome(core.AdbConnectHang, 0)
 	m = r.expect(124, "adb-connect", "--connect-timeout", "0.3", "--poll-interval", "0.05")
 	if e2eStr(m, "errorCode") != "adb_connect_timeout" || e2eStr(e2eObj(m, "lastReceipt"), "state") != "connecting" {
 		t.Errorf("hanging adb-connect: %v", m)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // requiredUserActionText is the fixed hint of adb_connection_failed
@@ -50,32 +51,32 @@ func (s *adbStore) put(r *adbReceipt) {
 	}
 }
 
-func (r *adbReceipt) wire() obj {
-	o := obj{}
-	o.set("success", r.state != protocol.AdbFailed)
+func (r *adbReceipt) wire() core.Obj {
+	o := core.Obj{}
+	o.Set("success", r.state != protocol.AdbFailed)
 	if r.requestID != "" {
-		o.set("requestId", r.requestID)
+		o.Set("requestId", r.requestID)
 	}
-	o.set("state", string(r.state))
-	o.set("connected", r.state == protocol.AdbConnected)
-	o.set("terminal", adbMachine.IsTerminal(r.state))
+	o.Set("state", string(r.state))
+	o.Set("connected", r.state == protocol.AdbConnected)
+	o.Set("terminal", adbMachine.IsTerminal(r.state))
 	uar := r.code == protocol.ErrAdbConnectionFailed
-	o.set("userActionRequired", uar)
+	o.Set("userActionRequired", uar)
 	if uar {
-		o.set("requiredUserAction", requiredUserActionText)
+		o.Set("requiredUserAction", requiredUserActionText)
 	}
 	if r.startedAt != 0 {
-		o.set("startedAt", r.startedAt)
+		o.Set("startedAt", r.startedAt)
 	}
 	if r.finishedAt != 0 {
-		o.set("finishedAt", r.finishedAt)
+		o.Set("finishedAt", r.finishedAt)
 	}
 	if r.code != "" {
-		o.set("errorCode", r.code)
-		o.set("error", r.msg)
+		o.Set("errorCode", r.code)
+		o.Set("error", r.msg)
 	}
 	if r.activeRequestID != "" {
-		o.set("activeRequestId", r.activeRequestID)
+		o.Set("activeRequestId", r.activeRequestID)
 	}
 	return o
 }
@@ -97,25 +98,25 @@ func failedAdbReceipt(id, code, msg string, now int64) *adbReceipt {
 
 // adbConnect is harness?type=adb-connect
 // (docs/device-protocol.md#internal-adb-connection).
-func (a *App) adbConnect(p *process, via transport, q params) obj {
+func (a *App) adbConnect(p *core.Process, via core.Transport, q core.Params) core.Obj {
 	id := q["requestId"]
-	now := a.nowMs()
-	if via != viaAdb {
+	now := a.NowMs()
+	if via != core.ViaAdb {
 		return failedAdbReceipt(id, protocol.ErrAdbRequired, "ADB connection is only available through the ADB scheme transport", now).wire()
 	}
 	if id == "" {
 		return failedAdbReceipt("", protocol.ErrMissingRequestID, "Parameter 'requestId' is required", now).wire()
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p {
 		return failedAdbReceipt(id, protocol.ErrAdbConnectionScheduleFailed, "SoloPi could not schedule the internal ADB connection", now).wire()
 	}
-	st := &p.adb
+	st := &st(p).adb
 	if r, found := st.m[id]; found {
 		return r.wire()
 	}
-	if a.perms[PermADB] {
+	if a.Perms[core.PermADB] {
 		r := newAdbReceipt(id, protocol.EvAdbAlreadyHealthy)
 		r.startedAt, r.finishedAt = now, now
 		st.put(r)
@@ -127,7 +128,7 @@ func (a *App) adbConnect(p *process, via transport, q params) obj {
 		st.put(r)
 		return r.wire()
 	}
-	if a.faults.adbOutcome == AdbConnectScheduleFail {
+	if a.Faults.AdbOutcome == core.AdbConnectScheduleFail {
 		r := failedAdbReceipt(id, protocol.ErrAdbConnectionScheduleFailed, "SoloPi could not schedule the internal ADB connection", now)
 		st.put(r)
 		return r.wire()
@@ -136,29 +137,29 @@ func (a *App) adbConnect(p *process, via transport, q params) obj {
 	r.startedAt = now
 	st.active = id
 	st.put(r)
-	outcome, delay := a.faults.adbOutcome, a.faults.adbDelay
+	outcome, delay := a.Faults.AdbOutcome, a.Faults.AdbDelay
 	if delay == 0 {
-		delay = a.cfg.AdbConnectDelay
+		delay = a.Cfg.AdbConnectDelay
 	}
 	go a.runAdbConnect(p, r, outcome, delay)
 	return r.wire()
 }
 
-func (a *App) runAdbConnect(p *process, r *adbReceipt, outcome AdbConnectOutcome, delay time.Duration) {
-	if outcome == AdbConnectHang {
-		<-p.ctx.Done()
+func (a *App) runAdbConnect(p *core.Process, r *adbReceipt, outcome core.AdbConnectOutcome, delay time.Duration) {
+	if outcome == core.AdbConnectHang {
+		<-p.Ctx.Done()
 		return
 	}
-	if err := a.clk.Sleep(p.ctx, delay); err != nil {
+	if err := a.Clk.Sleep(p.Ctx, delay); err != nil {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p {
 		return
 	}
 	ev := protocol.EvAdbConnected
-	if outcome == AdbConnectFail {
+	if outcome == core.AdbConnectFail {
 		ev = protocol.EvAdbFailed
 	}
 	next, err := adbMachine.Step(r.state, ev)
@@ -166,30 +167,30 @@ func (a *App) runAdbConnect(p *process, r *adbReceipt, outcome AdbConnectOutcome
 		return
 	}
 	r.state = next
-	r.finishedAt = a.nowMs()
+	r.finishedAt = a.NowMs()
 	if ev == protocol.EvAdbFailed {
 		r.code, r.msg = protocol.ErrAdbConnectionFailed, "SoloPi internal ADB connection failed"
 	} else {
-		a.perms[PermADB] = true
+		a.Perms[core.PermADB] = true
 	}
-	if p.adb.active == r.requestID {
-		p.adb.active = ""
+	if st(p).adb.active == r.requestID {
+		st(p).adb.active = ""
 	}
 }
 
 // adbConnectStatus is harness?type=adb-connect-status.
-func (a *App) adbConnectStatus(p *process, q params) obj {
+func (a *App) adbConnectStatus(p *core.Process, q core.Params) core.Obj {
 	id := q["requestId"]
-	now := a.nowMs()
+	now := a.NowMs()
 	if id == "" {
 		return failedAdbReceipt("", protocol.ErrMissingRequestID, "Parameter 'requestId' is required", now).wire()
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if r, found := p.adb.m[id]; found {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if r, found := st(p).adb.m[id]; found {
 		return r.wire()
 	}
-	return newObj("success", false, "state", "failed", "terminal", true, "connected", false,
+	return core.NewObj("success", false, "state", "failed", "terminal", true, "connected", false,
 		"userActionRequired", false, "errorCode", protocol.ErrAdbConnectReceiptNotFound,
 		"error", "No matching ADB connection receipt is available", "requestId", id, "finishedAt", now)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 const token = "owner-token-0123456789abcdef"
@@ -172,7 +173,7 @@ func noTokenAnywhere(t *testing.T, r *rig) {
 }
 
 func TestAgentStartValidation(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	wantErr(t, r.get("agent"), "missing_type", "Parameter 'type' is required")
 	wantErr(t, r.get("agent", "type", "fly"), "unsupported_type", "Unsupported Agent type: fly")
 	c := r.get("agent", "type", "capabilities")
@@ -228,7 +229,7 @@ func TestAgentStartValidation(t *testing.T) {
 }
 
 func TestAgentActFlow(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	g := startAgent(t, r, "maxRepeatedActions", "20", "maxNoProgressSteps", "20")
 	obs := g.currentObs()
 	page := sub(obs, "page")
@@ -239,9 +240,9 @@ func TestAgentActFlow(t *testing.T) {
 	if str(obs, "signature") != str(obs, "treeSha256") || !protocol.ValidHex(str(obs, "treeSha256"), 64, false) || !strings.HasPrefix(str(obs, "observationId"), "observation-") {
 		t.Errorf("observation: %v", obs)
 	}
-	r.app.mu.Lock()
-	want := exportPage(r.app.readRoot(true), false).sha
-	r.app.mu.Unlock()
+	r.app.Mu.Lock()
+	want := core.ExportPage(r.app.ReadRoot(true), false).Sha
+	r.app.Mu.Unlock()
 	if str(obs, "treeSha256") != want {
 		t.Errorf("tree hash %s, recomputed %s", str(obs, "treeSha256"), want)
 	}
@@ -401,7 +402,7 @@ func TestAgentLimits(t *testing.T) {
 		{"node gone", nil, func(r *rig) {}, []string{"gone"}, "failed", "action_failed", "action_failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, Config{})
+			r := newRig(t, core.Config{})
 			g := startAgent(t, r, tc.kv...)
 			if tc.setup != nil {
 				tc.setup(r)
@@ -442,7 +443,7 @@ func TestAgentLimits(t *testing.T) {
 
 func TestAgentDeadlines(t *testing.T) {
 	t.Run("idle", func(t *testing.T) {
-		r := newRigScale(t, Config{}, 5)
+		r := newRigScale(t, core.Config{}, 5)
 		g := startAgent(t, r, "idleTimeoutMs", "1000")
 		r.eventually("idle expiry", 5*time.Second, func() bool {
 			return str(sub(g.get("agent", "type", "start-status", "ownerToken", token), "session"), "state") == "expired"
@@ -455,7 +456,7 @@ func TestAgentDeadlines(t *testing.T) {
 		g.checkTimeline(1)
 	})
 	t.Run("status keeps alive until max duration", func(t *testing.T) {
-		r := newRigScale(t, Config{}, 5)
+		r := newRigScale(t, core.Config{}, 5)
 		g := startAgent(t, r, "idleTimeoutMs", "2000", "maxDurationMs", "5000")
 		started := num(g.session(), "startedAt")
 		for r.clk.Now().UnixMilli()-started < 3500 {
@@ -471,7 +472,7 @@ func TestAgentDeadlines(t *testing.T) {
 		g.checkTimeline(1)
 	})
 	t.Run("cancel while acting", func(t *testing.T) {
-		r := newRig(t, Config{})
+		r := newRig(t, core.Config{})
 		g := startAgent(t, r)
 		obs := g.currentObs()
 		g.actStep("long-wait", str(obs, "observationId"), "wait", "durationMs", "5000")
@@ -496,7 +497,7 @@ func TestAgentDeadlines(t *testing.T) {
 
 func TestAgentRootRules(t *testing.T) {
 	t.Run("SoloPi in front until the host restores the app", func(t *testing.T) {
-		r := newRigScale(t, Config{}, 10)
+		r := newRigScale(t, core.Config{}, 10)
 		r.phone.set(func(f *fakePhone) { f.fg = solopiPkg })
 		r.adb("agent", "type", "start", "ownerToken", token)
 		r.sleep(2 * time.Second)
@@ -509,7 +510,7 @@ func TestAgentRootRules(t *testing.T) {
 		})
 	})
 	t.Run("SoloPi stays in front", func(t *testing.T) {
-		r := newRig(t, Config{})
+		r := newRig(t, core.Config{})
 		r.phone.set(func(f *fakePhone) { f.fg = solopiPkg })
 		r.adb("agent", "type", "start", "ownerToken", token)
 		var s map[string]any
@@ -530,7 +531,7 @@ func TestAgentRootRules(t *testing.T) {
 		{"status bar only", func(f *fakePhone) { f.fg = "" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, Config{})
+			r := newRig(t, core.Config{})
 			g := startAgent(t, r)
 			r.phone.set(tc.setup)
 			start := r.clk.Now()
@@ -548,20 +549,20 @@ func TestAgentRootRules(t *testing.T) {
 		})
 	}
 	t.Run("permissions, screenshots, touch service", func(t *testing.T) {
-		r := newRig(t, Config{})
+		r := newRig(t, core.Config{})
 		g := startAgent(t, r)
 		r.phone.set(func(f *fakePhone) { f.shotErr = errors.New("boom") })
 		o := sub(g.q("observe"), "observation")
 		if str(o, "screenshotError") != "screen_capture_failed" || o["screenshotPath"] != nil || o["screenshotSha256"] != nil {
 			t.Errorf("screenshot failure: %v", o)
 		}
-		r.phone.set(func(f *fakePhone) { f.shotErr = fmt.Errorf("no plugin: %w", ErrCaptureServiceUnavailable) })
+		r.phone.set(func(f *fakePhone) { f.shotErr = fmt.Errorf("no plugin: %w", core.ErrCaptureServiceUnavailable) })
 		if o := sub(g.q("observe"), "observation"); str(o, "screenshotError") != "screen_capture_service_unavailable" {
 			t.Errorf("no capture service: %v", o)
 		}
-		_ = r.app.SetPermission(PermAccessibility, false)
+		_ = r.app.SetPermission(core.PermAccessibility, false)
 		wantErr(t, g.q("observe"), "observation_permission_required", "ADB and accessibility permissions are required")
-		_ = r.app.SetPermission(PermAccessibility, true)
+		_ = r.app.SetPermission(core.PermAccessibility, true)
 		r.adb("agent", "type", "cancel", "sessionId", g.sid, "ownerToken", token)
 
 		r.app.SetTouchServiceAvailable(false)
@@ -577,7 +578,7 @@ func TestAgentRootRules(t *testing.T) {
 }
 
 func TestAgentRestartLosesIdentities(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	g := startAgent(t, r)
 	timeline := str(g.q("timeline"), "timelinePath")
 	r.app.Restart()

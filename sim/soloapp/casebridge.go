@@ -1,8 +1,6 @@
 package soloapp
 
-// The device-side case rules live in casefile (import validation, the
-// snapshot string and the fingerprint; docs/file-formats.md#case-snapshot);
-// these wrappers adapt them to the resolver's types.
+// The device-side case rules live in casefile (
 
 import (
 	"errors"
@@ -57,9 +55,4 @@ func fingerprintOf(r *caseRow, opLog string) string {
 		RecordMode: &mode, AdvanceSettings: r.advance, OperationLog: &opLog, Priority: &prio,
 		GmtCreate: &create, GmtModify: &modify,
 	})
-}
-
-// rectValue is android.graphics.Rect as fastjson writes it.
-func rectValue(r Rect) obj {
-	return newObj("bottom", r.Bottom, "empty", r.javaEmpty(), "left", r.Left, "right", r.Right, "top", r.Top)
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // caseRow is one row of SoloPi's RecordCaseInfo table. The steps live in a
@@ -33,26 +33,14 @@ type caseSnapshot struct {
 	row         caseRow
 	steps       []casefile.Step // decrypted, encrypt=false
 	fingerprint string
-	wire        obj
+	wire        core.Obj
 }
 
 var errStoredCase = errors.New("stored case operation log cannot be loaded")
 
-// normPath maps /sdcard to /storage/emulated/0 and cleans the path, like
-// getCanonicalPath for the simulator's symlink-free file system.
-func normPath(p string) string {
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // relative to the app's cwd "/"
-	}
-	p = path.Clean(p)
-	if p == "/sdcard" || strings.HasPrefix(p, "/sdcard/") {
-		p = "/storage/emulated/0" + strings.TrimPrefix(p, "/sdcard")
-	}
-	return p
-}
+func (a *App) importDir() string { return core.NormPath(a.Cfg.ExternalFilesDir + "/harness-import") }
 
-func (a *App) importDir() string { return normPath(a.cfg.ExternalFilesDir + "/harness-import") }
-func (a *App) stepsDir() string  { return normPath(a.cfg.ExternalFilesDir + "/steps") }
+func (a *App) stepsDir() string { return core.NormPath(a.Cfg.ExternalFilesDir + "/steps") }
 
 // newestCaseLocked returns the highest-id row with that name.
 func (a *App) newestCaseLocked(name string) *caseRow {
@@ -77,7 +65,7 @@ func (a *App) caseByIDLocked(id int64) *caseRow {
 // snapshotLocked loads the steps file, decrypts and inlines it, and
 // computes the fingerprint.
 func (a *App) snapshotLocked(r *caseRow) (*caseSnapshot, error) {
-	data, err := a.phone.ReadFile(r.storePath)
+	data, err := a.Phone.ReadFile(r.storePath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errStoredCase, err)
 	}
@@ -85,22 +73,22 @@ func (a *App) snapshotLocked(r *caseRow) (*caseSnapshot, error) {
 	if err := json.Unmarshal(data, &steps); err != nil {
 		return nil, fmt.Errorf("%w: %w", errStoredCase, err)
 	}
-	seed := a.stringSetting(keyAESKey)
+	seed := a.StringSetting(core.KeyAESKey)
 	opLog, err := casefile.SnapshotOperationLog(steps, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errStoredCase, err)
 	}
 	fp := fingerprintOf(r, opLog)
-	wire := newObj("id", r.id, "caseName", r.name, "caseDesc", r.desc, "targetAppPackage", r.pkg,
+	wire := core.NewObj("id", r.id, "caseName", r.name, "caseDesc", r.desc, "targetAppPackage", r.pkg,
 		"targetAppLabel", r.label, "recordMode", r.recordMode, "advanceSettings", r.advance,
 		"operationLog", opLog, "priority", r.priority, "gmtCreate", r.gmtCreate, "gmtModify", r.gmtModify,
 		"caseFingerprint", fp)
 	return &caseSnapshot{row: *r, steps: decryptSteps(steps, seed), fingerprint: fp, wire: wire}, nil
 }
 
-func (a *App) listCases() obj {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (a *App) listCases() core.Obj {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	rows := slices.Clone(a.cases)
 	slices.SortStableFunc(rows, func(x, y *caseRow) int {
 		switch {
@@ -111,39 +99,39 @@ func (a *App) listCases() obj {
 		}
 		return 0
 	})
-	list := make([]obj, 0, len(rows))
+	list := make([]core.Obj, 0, len(rows))
 	for _, r := range rows {
-		list = append(list, newObj("id", r.id, "name", r.name, "description", r.desc,
+		list = append(list, core.NewObj("id", r.id, "name", r.name, "description", r.desc,
 			"targetAppPackage", r.pkg, "targetAppLabel", r.label, "recordMode", r.recordMode,
 			"createdAt", r.gmtCreate, "modifiedAt", r.gmtModify))
 	}
-	return ok("count", len(list), "cases", list)
+	return core.OK("count", len(list), "cases", list)
 }
 
-func (a *App) caseQuery(q params) obj {
+func (a *App) caseQuery(q core.Params) core.Obj {
 	name := q["caseName"]
 	if name == "" {
-		return e1(protocol.ErrMissingCaseName, "Parameter 'caseName' is required")
+		return core.E1(protocol.ErrMissingCaseName, "Parameter 'caseName' is required")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	r := a.newestCaseLocked(name)
 	if r == nil {
-		return e1(protocol.ErrCaseNotFound, "Case not found: "+name)
+		return core.E1(protocol.ErrCaseNotFound, "Case not found: "+name)
 	}
 	snap, err := a.snapshotLocked(r)
 	if err != nil {
-		return e1(protocol.ErrInvalidStoredCase, "Stored case operation log cannot be loaded")
+		return core.E1(protocol.ErrInvalidStoredCase, "Stored case operation log cannot be loaded")
 	}
-	return ok("case", snap.wire)
+	return core.OK("case", snap.wire)
 }
 
 // caseImport is harness?type=case-import
 // (docs/device-protocol.md#case-import-and-delete). Every outcome, including
 // the transport rejection, overwrites the single receipt slot.
-func (a *App) caseImport(p *process, via transport, q params) obj {
+func (a *App) caseImport(p *core.Process, via core.Transport, q core.Params) core.Obj {
 	resp := a.caseImportOutcome(via, q)
-	a.storeCaseReceipt(p, protocol.CaseImport(), &p.importReceipt, resp, q["requestId"])
+	a.storeCaseReceipt(p, protocol.CaseImport(), &st(p).importReceipt, resp, q["requestId"])
 	return resp
 }
 
@@ -151,67 +139,67 @@ func (a *App) caseImport(p *process, via transport, q params) obj {
 // carrying the request's requestId (∅ when missing). The outcome is
 // classified through the receipt machine so only succeeded or failed
 // receipts are ever stored.
-func (a *App) storeCaseReceipt(p *process, m *protocol.Machine, slot *obj, resp obj, requestID string) {
+func (a *App) storeCaseReceipt(p *core.Process, m *protocol.Machine, slot *core.Obj, resp core.Obj, requestID string) {
 	ev := protocol.EvReceiptRejected
-	if resp.get("success") == true {
+	if resp.Get("success") == true {
 		ev = protocol.EvReceiptStored
 	}
 	if _, err := m.Step(m.Initial, ev); err != nil {
 		return
 	}
-	stored := resp.clone()
+	stored := resp.Clone()
 	if requestID == "" {
-		stored.del("requestId")
+		stored.Del("requestId")
 	} else {
-		stored.set("requestId", requestID)
+		stored.Set("requestId", requestID)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p == p {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P == p {
 		*slot = stored
 	}
 }
 
-func (a *App) caseImportOutcome(via transport, q params) obj {
-	if via != viaAdb {
-		return e1(protocol.ErrAdbRequired, "Case import is only available through the ADB scheme transport")
+func (a *App) caseImportOutcome(via core.Transport, q core.Params) core.Obj {
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrAdbRequired, "Case import is only available through the ADB scheme transport")
 	}
 	reqID := q["requestId"]
 	if reqID == "" {
-		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
+		return core.E1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
 	}
 	raw := q["path"]
 	if raw == "" {
-		return e1(protocol.ErrMissingPath, "Parameter 'path' is required")
+		return core.E1(protocol.ErrMissingPath, "Parameter 'path' is required")
 	}
-	p := normPath(raw)
+	p := core.NormPath(raw)
 	if !strings.HasPrefix(p, a.importDir()+"/") {
-		return e1(protocol.ErrInvalidImportPath, "Import path must be inside SoloPi harness storage")
+		return core.E1(protocol.ErrInvalidImportPath, "Import path must be inside SoloPi harness storage")
 	}
-	st, err := a.phone.Stat(p)
+	st, err := a.Phone.Stat(p)
 	if err != nil || !st.Mode().IsRegular() {
-		return e1(protocol.ErrCaseFileNotFound, "Case import file was not found")
+		return core.E1(protocol.ErrCaseFileNotFound, "Case import file was not found")
 	}
-	data, readErr := a.phone.ReadFile(p)
+	data, readErr := a.Phone.ReadFile(p)
 	// Deleted immediately, whatever happens next.
-	_ = a.phone.Remove(p)
+	_ = a.Phone.Remove(p)
 	if readErr != nil || len(strings.TrimSpace(string(data))) == 0 {
-		return e1(protocol.ErrEmptyCaseFile, "Case import file is empty or unreadable")
+		return core.E1(protocol.ErrEmptyCaseFile, "Case import file is empty or unreadable")
 	}
 	c, err := casefile.ParseAsDevice(data)
 	if err != nil {
-		return e1(protocol.ErrInvalidCaseJSON, "Case JSON cannot be parsed by SoloPi")
+		return core.E1(protocol.ErrInvalidCaseJSON, "Case JSON cannot be parsed by SoloPi")
 	}
 	if msg := validateImportedCase(c); msg != "" {
-		return e1(protocol.ErrInvalidCase, msg)
+		return core.E1(protocol.ErrInvalidCase, msg)
 	}
 	// Defaults of the device's insert (recordMode, label, canonical action
 	// names); id and times are assigned below under the lock.
 	c = casefile.ApplyDeviceImportDefaults(c, 0, 0)
 	replace := strings.EqualFold(q["replace"], "true")
 
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	var same []*caseRow
 	for _, r := range a.cases {
 		if r.name == c.CaseName {
@@ -219,20 +207,20 @@ func (a *App) caseImportOutcome(via transport, q params) obj {
 		}
 	}
 	if len(same) > 0 && !replace {
-		return e1(protocol.ErrDuplicateCase, "Case already exists; pass --replace to overwrite it")
+		return core.E1(protocol.ErrDuplicateCase, "Case already exists; pass --replace to overwrite it")
 	}
 	stepsJSON, err := json.Marshal(c.Steps)
 	if err != nil {
-		return e1(protocol.ErrStepStorageFailed, "SoloPi could not persist imported case steps")
+		return core.E1(protocol.ErrStepStorageFailed, "SoloPi could not persist imported case steps")
 	}
-	store := a.stepsDir() + "/" + newUUID()[:16]
-	if err := a.phone.MkdirAll(a.stepsDir()); err != nil {
-		return e1(protocol.ErrStepStorageFailed, "SoloPi could not persist imported case steps")
+	store := a.stepsDir() + "/" + core.NewUUID()[:16]
+	if err := a.Phone.MkdirAll(a.stepsDir()); err != nil {
+		return core.E1(protocol.ErrStepStorageFailed, "SoloPi could not persist imported case steps")
 	}
-	if err := a.phone.WriteFile(store, stepsJSON); err != nil {
-		return e1(protocol.ErrStepStorageFailed, "SoloPi could not persist imported case steps")
+	if err := a.Phone.WriteFile(store, stepsJSON); err != nil {
+		return core.E1(protocol.ErrStepStorageFailed, "SoloPi could not persist imported case steps")
 	}
-	now := a.nowMs()
+	now := a.NowMs()
 	row := &caseRow{
 		id: a.nextCaseID, name: c.CaseName, desc: &c.CaseDesc, pkg: c.TargetAppPackage,
 		label: c.TargetAppLabel, recordMode: c.RecordMode, advance: &c.AdvanceSettings,
@@ -247,60 +235,60 @@ func (a *App) caseImportOutcome(via transport, q params) obj {
 	a.nextCaseID++
 	a.cases = slices.DeleteFunc(a.cases, func(r *caseRow) bool { return r.name == c.CaseName })
 	for _, r := range same {
-		_ = a.phone.Remove(r.storePath)
+		_ = a.Phone.Remove(r.storePath)
 	}
 	a.cases = append(a.cases, row)
-	return ok("requestId", reqID, "imported", true, "caseName", row.name, "caseId", row.id,
+	return core.OK("requestId", reqID, "imported", true, "caseName", row.name, "caseId", row.id,
 		"replaced", len(same), "stepCount", len(c.Steps))
 }
 
 // caseDelete is harness?type=case-delete
 // (docs/device-protocol.md#case-import-and-delete).
-func (a *App) caseDelete(p *process, via transport, q params) obj {
+func (a *App) caseDelete(p *core.Process, via core.Transport, q core.Params) core.Obj {
 	resp := a.caseDeleteOutcome(p, via, q)
-	a.storeCaseReceipt(p, protocol.CaseDelete(), &p.deleteReceipt, resp, q["requestId"])
+	a.storeCaseReceipt(p, protocol.CaseDelete(), &st(p).deleteReceipt, resp, q["requestId"])
 	return resp
 }
 
-func (a *App) caseDeleteOutcome(p *process, via transport, q params) obj {
-	if via != viaAdb {
-		return e1(protocol.ErrAdbRequired, "Case deletion is only available through the ADB scheme transport")
+func (a *App) caseDeleteOutcome(p *core.Process, via core.Transport, q core.Params) core.Obj {
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrAdbRequired, "Case deletion is only available through the ADB scheme transport")
 	}
 	reqID := q["requestId"]
 	if reqID == "" {
-		return e1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
+		return core.E1(protocol.ErrMissingRequestID, "Parameter 'requestId' is required")
 	}
 	name := q["caseName"]
 	if name == "" {
-		return e1(protocol.ErrMissingCaseName, "Parameter 'caseName' is required")
+		return core.E1(protocol.ErrMissingCaseName, "Parameter 'caseName' is required")
 	}
 	if q["confirmCaseName"] != name {
-		return e1(protocol.ErrConfirmationMismatch, "confirmCaseName must exactly match caseName")
+		return core.E1(protocol.ErrConfirmationMismatch, "confirmCaseName must exactly match caseName")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if run := p.harness; run != nil && replayMachine.IsLive(run.state) && run.caseName == name {
-		return e1(protocol.ErrCaseActive, "The case is currently running and cannot be deleted")
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if run := st(p).harness; run != nil && replayMachine.IsLive(run.state) && run.caseName == name {
+		return core.E1(protocol.ErrCaseActive, "The case is currently running and cannot be deleted")
 	}
 	r := a.newestCaseLocked(name)
 	if r == nil {
-		return e1(protocol.ErrCaseNotFound, "Case not found: "+name)
+		return core.E1(protocol.ErrCaseNotFound, "Case not found: "+name)
 	}
 	a.cases = slices.DeleteFunc(a.cases, func(x *caseRow) bool { return x == r })
-	_ = a.phone.Remove(r.storePath)
-	return ok("requestId", reqID, "deleted", true, "caseId", r.id, "caseName", name)
+	_ = a.Phone.Remove(r.storePath)
+	return core.OK("requestId", reqID, "deleted", true, "caseId", r.id, "caseName", name)
 }
 
 // TouchCase updates the newest case of that name's gmtModify, which changes
 // its fingerprint (a DB edit after the host's preflight).
 func (a *App) TouchCase(name string) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	r := a.newestCaseLocked(name)
 	if r == nil {
 		return fmt.Errorf("soloapp: case %q not found", name)
 	}
-	now := a.nowMs()
+	now := a.NowMs()
 	if now <= r.gmtModify {
 		now = r.gmtModify + 1
 	}
@@ -312,13 +300,13 @@ func (a *App) TouchCase(name string) error {
 // its id and the steps file keeps its path (an in-place rewrite after the
 // host's preflight). mutate sees the stored (possibly encrypted) steps.
 func (a *App) RewriteCase(name string, mutate func(c *casefile.Case)) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	r := a.newestCaseLocked(name)
 	if r == nil {
 		return fmt.Errorf("soloapp: case %q not found", name)
 	}
-	data, err := a.phone.ReadFile(r.storePath)
+	data, err := a.Phone.ReadFile(r.storePath)
 	if err != nil {
 		return fmt.Errorf("soloapp: read steps of %q: %w", name, err)
 	}
@@ -340,7 +328,7 @@ func (a *App) RewriteCase(name string, mutate func(c *casefile.Case)) error {
 	if err != nil {
 		return fmt.Errorf("soloapp: encode steps of %q: %w", name, err)
 	}
-	if err := a.phone.WriteFile(r.storePath, out); err != nil {
+	if err := a.Phone.WriteFile(r.storePath, out); err != nil {
 		return fmt.Errorf("soloapp: write steps of %q: %w", name, err)
 	}
 	r.name, r.pkg, r.label, r.recordMode = c.CaseName, c.TargetAppPackage, c.TargetAppLabel, c.RecordMode
@@ -352,8 +340,8 @@ func (a *App) RewriteCase(name string, mutate func(c *casefile.Case)) error {
 // CaseFingerprint returns the current fingerprint of the newest case with
 // that name, as harness?type=case reports it.
 func (a *App) CaseFingerprint(name string) (id int64, fingerprint string, err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	r := a.newestCaseLocked(name)
 	if r == nil {
 		return 0, "", fmt.Errorf("soloapp: case %q not found", name)

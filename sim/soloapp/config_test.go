@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 func TestConfigList(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	l := r.get("config", "action", "list")
 	configs := l["configs"].([]any)
 	if num(l, "count") != 25 || len(configs) != 25 {
@@ -43,8 +45,8 @@ func TestConfigList(t *testing.T) {
 	}
 	// Spec key order.
 	var order []string
-	for _, e := range r.app.specObj(configSpecs()[11], true) {
-		order = append(order, e.k)
+	for _, e := range r.app.SpecObj(core.ConfigSpecs()[11], true) {
+		order = append(order, e.K)
 	}
 	if strings.Join(order, ",") != "key,type,description,default,writable,sensitive,min,max,redacted,value" {
 		t.Errorf("spec order: %v", order)
@@ -52,7 +54,7 @@ func TestConfigList(t *testing.T) {
 }
 
 func TestConfigGetSet(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	type row struct {
 		key, value string
 		code, msg  string
@@ -132,7 +134,7 @@ func TestConfigGetSet(t *testing.T) {
 }
 
 func TestStatusResolver(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	if got := r.get("status", "type", "status"); len(got) != 1 || str(got, "status") != "none" {
 		t.Errorf("status: %v", got)
 	}
@@ -163,7 +165,7 @@ func TestStatusResolver(t *testing.T) {
 	if str(root, "type") != "FakeNodeTree" || len(root) != 2 || len(root["children"].([]any)) != 2 {
 		t.Errorf("fake root: %v", root)
 	}
-	if err := r.app.SetPermission(PermAccessibility, false); err != nil {
+	if err := r.app.SetPermission(core.PermAccessibility, false); err != nil {
 		t.Fatal(err)
 	}
 	wantErr(t, r.get("status", "type", "page"), "page_permission_required", "ADB and accessibility permissions are required")

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -55,47 +56,47 @@ func fpath(p string) string {
 	return p
 }
 
-func (f *fakePhone) counterTree() *Node {
-	b := Rect{0, 0, screenW, screenH}
+func (f *fakePhone) counterTree() *core.Node {
+	b := core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: screenH}
 	if f.narrowApp {
-		b = Rect{0, 0, screenW, 300}
+		b = core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: 300}
 	}
-	n := func(cls, id, text string, sid int64, r Rect, click, edit bool) *Node {
+	n := func(cls, id, text string, sid int64, r core.Rect, click, edit bool) *core.Node {
 		rid := ""
 		if id != "" {
 			rid = counterPkg + ":id/" + id
 		}
-		return &Node{ClassName: cls, ResourceID: rid, Text: text, PackageName: counterPkg, SourceID: sid, Bounds: r, Clickable: click, Editable: edit}
+		return &core.Node{ClassName: cls, ResourceID: rid, Text: text, PackageName: counterPkg, SourceID: sid, Bounds: r, Clickable: click, Editable: edit}
 	}
-	return &Node{ClassName: "android.widget.FrameLayout", PackageName: counterPkg, SourceID: 1, Bounds: b, Children: []*Node{
-		n("android.widget.TextView", "counter_value", itoa64(int64(f.count)), 2, Rect{340, 640, 740, 880}, false, false),
-		n("android.widget.Button", "increment", "Increment", 3, Rect{240, 1000, 840, 1150}, true, false),
-		n("android.widget.Button", "noop", "Nothing", 4, Rect{240, 1200, 840, 1350}, true, false),
-		n("android.widget.EditText", "name", f.name, 5, Rect{240, 1400, 840, 1550}, true, true),
+	return &core.Node{ClassName: "android.widget.FrameLayout", PackageName: counterPkg, SourceID: 1, Bounds: b, Children: []*core.Node{
+		n("android.widget.TextView", "counter_value", itoa64(int64(f.count)), 2, core.Rect{Left: 340, Top: 640, Right: 740, Bottom: 880}, false, false),
+		n("android.widget.Button", "increment", "Increment", 3, core.Rect{Left: 240, Top: 1000, Right: 840, Bottom: 1150}, true, false),
+		n("android.widget.Button", "noop", "Nothing", 4, core.Rect{Left: 240, Top: 1200, Right: 840, Bottom: 1350}, true, false),
+		n("android.widget.EditText", "name", f.name, 5, core.Rect{Left: 240, Top: 1400, Right: 840, Bottom: 1550}, true, true),
 	}}
 }
 
-func (f *fakePhone) Windows() []Window {
+func (f *fakePhone) Windows() []core.Window {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var ws []Window
+	var ws []core.Window
 	if !f.noStatus {
-		ws = append(ws, Window{Package: "com.android.systemui", Kind: WindowStatusBar, Bounds: Rect{0, 0, screenW, 63},
-			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: "com.android.systemui", SourceID: 900, Bounds: Rect{0, 0, screenW, 63}}})
+		ws = append(ws, core.Window{Package: "com.android.systemui", Kind: core.WindowStatusBar, Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: 63},
+			Root: &core.Node{ClassName: "android.widget.FrameLayout", PackageName: "com.android.systemui", SourceID: 900, Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: 63}}})
 	}
 	switch f.fg {
 	case counterPkg:
-		ws = append(ws, Window{Package: counterPkg, Kind: WindowApp, Root: f.counterTree(), Bounds: Rect{0, 0, screenW, screenH}})
+		ws = append(ws, core.Window{Package: counterPkg, Kind: core.WindowApp, Root: f.counterTree(), Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: screenH}})
 	case solopiPkg:
-		ws = append(ws, Window{Package: solopiPkg, Kind: WindowApp, Bounds: Rect{0, 0, screenW, screenH},
-			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: solopiPkg, SourceID: 700, Bounds: Rect{0, 0, screenW, screenH}}})
+		ws = append(ws, core.Window{Package: solopiPkg, Kind: core.WindowApp, Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: screenH},
+			Root: &core.Node{ClassName: "android.widget.FrameLayout", PackageName: solopiPkg, SourceID: 700, Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: screenH}}})
 	case launcherPkg:
-		ws = append(ws, Window{Package: launcherPkg, Kind: WindowApp, Bounds: Rect{0, 0, screenW, screenH},
-			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: launcherPkg, SourceID: 800, Bounds: Rect{0, 0, screenW, screenH}}})
+		ws = append(ws, core.Window{Package: launcherPkg, Kind: core.WindowApp, Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: screenH},
+			Root: &core.Node{ClassName: "android.widget.FrameLayout", PackageName: launcherPkg, SourceID: 800, Bounds: core.Rect{Left: 0, Top: 0, Right: screenW, Bottom: screenH}}})
 	}
 	if f.imeVisible {
-		ws = append(ws, Window{Package: "com.android.inputmethod.latin", Kind: WindowIME, Bounds: Rect{0, 1500, screenW, screenH},
-			Root: &Node{ClassName: "android.widget.FrameLayout", PackageName: "com.android.inputmethod.latin", SourceID: 600, Bounds: Rect{0, 1500, screenW, screenH}}})
+		ws = append(ws, core.Window{Package: "com.android.inputmethod.latin", Kind: core.WindowIME, Bounds: core.Rect{Left: 0, Top: 1500, Right: screenW, Bottom: screenH},
+			Root: &core.Node{ClassName: "android.widget.FrameLayout", PackageName: "com.android.inputmethod.latin", SourceID: 600, Bounds: core.Rect{Left: 0, Top: 1500, Right: screenW, Bottom: screenH}}})
 	}
 	return ws
 }
@@ -140,7 +141,7 @@ func (f *fakePhone) KeyEvent(code int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.keys = append(f.keys, code)
-	if code == KeyCodeBack || code == KeyCodeHome {
+	if code == core.KeyCodeBack || code == core.KeyCodeHome {
 		f.fg = launcherPkg
 	}
 	return nil
@@ -158,8 +159,8 @@ func (f *fakePhone) SetText(id int64, s string) error {
 	return nil
 }
 
-func (f *fakePhone) Apps() []AppInfo {
-	return []AppInfo{
+func (f *fakePhone) Apps() []core.AppInfo {
+	return []core.AppInfo{
 		{Package: counterPkg, Label: "Counter", VersionName: "1.0", VersionCode: 1, LauncherActivity: ".MainActivity"},
 		{Package: solopiPkg, Label: "SoloPi", VersionName: "1.0.2", VersionCode: 37, LauncherActivity: ".SplashActivity"},
 		{Package: launcherPkg, Label: "Launcher", System: true, LauncherActivity: ".Launcher"},
@@ -168,7 +169,7 @@ func (f *fakePhone) Apps() []AppInfo {
 }
 
 func (f *fakePhone) IsInstalled(pkg string) bool {
-	return slices.ContainsFunc(f.Apps(), func(a AppInfo) bool { return a.Package == pkg })
+	return slices.ContainsFunc(f.Apps(), func(a core.AppInfo) bool { return a.Package == pkg })
 }
 
 func (f *fakePhone) LaunchApp(pkg string) error {

@@ -10,10 +10,11 @@ import (
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 func TestHarnessDispatchAndCapabilities(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	wantErr(t, r.get("harness"), "missing_type", "Parameter 'type' is required")
 	wantErr(t, r.get("harness", "type", "bogus"), "unsupported_type", "Unsupported harness type: bogus")
 	c := r.get("harness", "type", "capabilities")
@@ -63,14 +64,14 @@ func TestHealthReadyRule(t *testing.T) {
 	}{
 		{nil, true, true, true},
 		{nil, false, true, false},
-		{[]string{PermADB}, true, true, false},
-		{[]string{PermFloat}, true, true, false},
-		{[]string{PermPowerSave}, true, true, false},
-		{[]string{PermAccessibility}, true, true, false},
-		{[]string{PermBackground}, true, true, true}, // placeholder, always true
+		{[]string{core.PermADB}, true, true, false},
+		{[]string{core.PermFloat}, true, true, false},
+		{[]string{core.PermPowerSave}, true, true, false},
+		{[]string{core.PermAccessibility}, true, true, false},
+		{[]string{core.PermBackground}, true, true, true}, // placeholder, always true
 		{nil, true, false, false},
 	} {
-		cfg := Config{DeniedPermissions: tc.denied, Settings: map[string]string{"KEY_REPLAY_AUTO_START": fmt.Sprint(tc.auto)}}
+		cfg := core.Config{DeniedPermissions: tc.denied, Settings: map[string]string{"KEY_REPLAY_AUTO_START": fmt.Sprint(tc.auto)}}
 		r := newRig(t, cfg)
 		if !tc.init {
 			r.app.SetAppInitialized(false)
@@ -78,10 +79,10 @@ func TestHealthReadyRule(t *testing.T) {
 		}
 		h := r.get("harness", "type", "health")
 		perms := sub(h, "permissions")
-		for _, n := range permissionNames {
+		for _, n := range core.PermissionNames {
 			want := true
 			for _, d := range tc.denied {
-				if d == n && n != PermBackground {
+				if d == n && n != core.PermBackground {
 					want = false
 				}
 			}
@@ -100,7 +101,7 @@ func TestHealthReadyRule(t *testing.T) {
 }
 
 func TestInfoAndApps(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	info := r.get("harness", "type", "info")
 	dev := sub(info, "device")
 	if str(info, "versionName") != "1.0.2" || num(info, "versionCode") != 37 || str(info, "license") != "Apache-2.0" ||
@@ -170,7 +171,7 @@ func (r *rig) importCase(reqID, content string, replace bool) map[string]any {
 
 func (r *rig) mustImport(name string, steps ...string) int64 {
 	r.t.Helper()
-	rec := r.importCase("req-"+name+"-"+newUUID()[:8], caseJSON(name, steps...), true)
+	rec := r.importCase("req-"+name+"-"+core.NewUUID()[:8], caseJSON(name, steps...), true)
 	if rec["success"] != true {
 		r.t.Fatalf("import %s: %v", name, rec)
 	}
@@ -178,7 +179,7 @@ func (r *rig) mustImport(name string, steps ...string) int64 {
 }
 
 func TestCaseImportValidation(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	click := stepJSON("s1", "CLICK", nodeByID("increment"), nil, false)
 	for _, tc := range []struct {
 		name    string
@@ -241,7 +242,7 @@ func TestCaseImportValidation(t *testing.T) {
 }
 
 func TestCaseImportReplaceDeleteAndSnapshot(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	enc := casefile.Encrypt(casefile.DefaultSeed, "secret text")
 	input := stepJSON("s2", "INPUT", `{"resourceId":"com.example.counter:id/name"}`, map[string]string{"text": enc}, true)
 	click := stepJSON("s1", "CLICK", nodeByID("increment"), nil, false)
@@ -283,7 +284,7 @@ func TestCaseImportReplaceDeleteAndSnapshot(t *testing.T) {
 		t.Errorf("fingerprint %s vs %s", fp, str(cq, "caseFingerprint"))
 	}
 	keys := []string{}
-	for _, kvp := range r.app.p.harness.orderedCaseKeysForTest(r, "smoke") {
+	for _, kvp := range st(r.app.P).harness.orderedCaseKeysForTest(r, "smoke") {
 		keys = append(keys, kvp)
 	}
 	if strings.Join(keys, ",") != "id,caseName,caseDesc,targetAppPackage,targetAppLabel,recordMode,advanceSettings,operationLog,priority,gmtCreate,gmtModify,caseFingerprint" {
@@ -326,15 +327,15 @@ func TestCaseImportReplaceDeleteAndSnapshot(t *testing.T) {
 
 // orderedCaseKeysForTest returns the key order of the case object.
 func (*harnessRun) orderedCaseKeysForTest(r *rig, name string) []string {
-	r.app.mu.Lock()
-	defer r.app.mu.Unlock()
+	r.app.Mu.Lock()
+	defer r.app.Mu.Unlock()
 	snap, err := r.app.snapshotLocked(r.app.newestCaseLocked(name))
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	var keys []string
 	for _, e := range snap.wire {
-		keys = append(keys, e.k)
+		keys = append(keys, e.K)
 	}
 	return keys
 }
@@ -355,7 +356,7 @@ func TestFingerprintVectors(t *testing.T) {
 }
 
 func TestAdbConnect(t *testing.T) {
-	r := newRig(t, Config{DeniedPermissions: []string{PermADB}})
+	r := newRig(t, core.Config{DeniedPermissions: []string{core.PermADB}})
 	wantErr(t, r.mutate("harness", "type", "adb-connect"), "missing_request_id", "Parameter 'requestId' is required")
 	wantErr(t, r.get("harness", "type", "adb-connect-status"), "missing_request_id", "")
 	nf := r.get("harness", "type", "adb-connect-status", "requestId", "none")
@@ -363,7 +364,7 @@ func TestAdbConnect(t *testing.T) {
 		t.Errorf("not found: %v", nf)
 	}
 	// Hang: connecting forever, a second request is busy.
-	r.app.SetAdbConnectOutcome(AdbConnectHang, 0)
+	r.app.SetAdbConnectOutcome(core.AdbConnectHang, 0)
 	r.adb("harness", "type", "adb-connect", "requestId", "c1")
 	c1 := r.get("harness", "type", "adb-connect-status", "requestId", "c1")
 	if c1["success"] != true || str(c1, "state") != "connecting" || c1["terminal"] != false || num(c1, "startedAt") == 0 {
@@ -383,7 +384,7 @@ func TestAdbConnect(t *testing.T) {
 	r.waitReady()
 	wantErr(t, r.get("harness", "type", "adb-connect-status", "requestId", "c1"), "adb_connect_receipt_not_found", "")
 	// Failure.
-	r.app.SetAdbConnectOutcome(AdbConnectFail, 200*time.Millisecond)
+	r.app.SetAdbConnectOutcome(core.AdbConnectFail, 200*time.Millisecond)
 	r.adb("harness", "type", "adb-connect", "requestId", "c3")
 	r.eventually("failed", time.Second, func() bool {
 		return r.get("harness", "type", "adb-connect-status", "requestId", "c3")["terminal"] == true
@@ -394,7 +395,7 @@ func TestAdbConnect(t *testing.T) {
 		t.Errorf("failed: %v", c3)
 	}
 	// Success grants adb; then further requests are immediately connected.
-	r.app.SetAdbConnectOutcome(AdbConnectSucceed, 200*time.Millisecond)
+	r.app.SetAdbConnectOutcome(core.AdbConnectSucceed, 200*time.Millisecond)
 	r.adb("harness", "type", "adb-connect", "requestId", "c4")
 	r.eventually("connected", time.Second, func() bool {
 		return r.get("harness", "type", "adb-connect-status", "requestId", "c4")["connected"] == true

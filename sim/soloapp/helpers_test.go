@@ -13,6 +13,7 @@ import (
 
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 const testScale = 100
@@ -25,19 +26,19 @@ type rig struct {
 }
 
 // newRig starts an app with all permissions and waits for its HTTP server.
-func newRig(t *testing.T, cfg Config) *rig {
+func newRig(t *testing.T, cfg core.Config) *rig {
 	t.Helper()
 	return newRigScale(t, cfg, testScale)
 }
 
 // newRigScale is newRig with a slower clock, for tests whose assertions
 // depend on the host reacting within a device-time window.
-func newRigScale(t *testing.T, cfg Config, scale float64) *rig {
+func newRigScale(t *testing.T, cfg core.Config, scale float64) *rig {
 	t.Helper()
 	ph := newFakePhone()
 	clk := clock.NewScaled(scale)
 	r := &rig{t: t, app: New(cfg, ph, clk), phone: ph, clk: clk}
-	t.Cleanup(func() { r.app.mu.Lock(); p := r.app.p; r.app.mu.Unlock(); p.cancel() })
+	t.Cleanup(func() { r.app.Mu.Lock(); p := r.app.P; r.app.Mu.Unlock(); p.Cancel() })
 	r.waitReady()
 	return r
 }
@@ -113,15 +114,15 @@ func (r *rig) adb(action string, kv ...string) {
 
 // direct runs a request through the resolver chain with the given
 // transport and returns the (normally invisible) answer.
-func (r *rig) direct(via transport, action string, kv ...string) map[string]any {
+func (r *rig) direct(via core.Transport, action string, kv ...string) map[string]any {
 	r.t.Helper()
 	q := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		q[kv[i]] = kv[i+1]
 	}
-	r.app.mu.Lock()
-	p := r.app.p
-	r.app.mu.Unlock()
+	r.app.Mu.Lock()
+	p := r.app.P
+	r.app.Mu.Unlock()
 	body, handled, _ := r.app.dispatch(context.Background(), p, via, action, q)
 	if !handled {
 		r.t.Fatalf("%s %v not handled", action, kv)
@@ -131,7 +132,7 @@ func (r *rig) direct(via transport, action string, kv ...string) map[string]any 
 
 func (r *rig) mutate(action string, kv ...string) map[string]any {
 	r.t.Helper()
-	return r.direct(viaAdb, action, kv...)
+	return r.direct(core.ViaAdb, action, kv...)
 }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
@@ -153,6 +154,3 @@ func wantErr(t *testing.T, m map[string]any, code, msg string) {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
-
-// len is the number of receipts.
-func (l *receiptLRU) len() int { return len(l.order) }

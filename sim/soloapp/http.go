@@ -7,17 +7,13 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // noValidListener is NanoHTTPD's fallback body; served as text/html for
 // unknown or unhandled requests and as application/json for POST
 // (docs/device-protocol.md#queries).
 const noValidListener = `{"success": false, "error": "No Valid Listener"}`
-
-// params are the decoded query parameters of one request.
-type params map[string]string
-
-func (q params) has(k string) bool { _, ok := q[k]; return ok }
 
 // ServeHTTP is the read-only channel: GET /scheme/<action>?… on the device's
 // loopback port. The status is always 200; docs/device-protocol.md#queries
@@ -32,10 +28,10 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		write("application/json", noValidListener)
 		return
 	}
-	a.mu.Lock()
-	ready := a.httpReadyLocked()
-	p := a.p
-	a.mu.Unlock()
+	a.Mu.Lock()
+	ready := a.HttpReadyLocked()
+	p := a.P
+	a.Mu.Unlock()
 	if !ready {
 		write("text/html", noValidListener)
 		return
@@ -47,7 +43,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := parseHTTPQuery(r.URL.RawQuery)
 	ctx := r.Context()
-	body, handled, _ := a.dispatch(ctx, p, viaHTTP, action, q)
+	body, handled, _ := a.dispatch(ctx, p, core.ViaHTTP, action, q)
 	if !handled {
 		write("text/html", noValidListener)
 		return
@@ -57,33 +53,33 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // dispatch runs the resolver chain for one action. panicked reports a
 // resolver exception, whose body is NanoHTTPD's hand-built, unescaped text.
-func (a *App) dispatch(ctx context.Context, p *process, via transport, action string, q map[string]string) (body []byte, handled, panicked bool) {
+func (a *App) dispatch(ctx context.Context, p *core.Process, via core.Transport, action string, q map[string]string) (body []byte, handled, panicked bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			body = []byte(fmt.Sprintf(`{"success": false, "error": "Process failed, throw exception: %v"}`, r))
 			handled, panicked = true, true
 		}
 	}()
-	var resp obj
+	var resp core.Obj
 	switch action {
 	case protocol.ActionHarness:
-		resp, handled = a.harness(ctx, p, via, params(q)), true
+		resp, handled = a.harness(ctx, p, via, core.Params(q)), true
 	case protocol.ActionReplay:
-		resp, handled = a.replay(ctx, p, via, params(q)), true
+		resp, handled = a.replay(ctx, p, via, core.Params(q)), true
 	case protocol.ActionAgent:
-		resp, handled = a.agent(ctx, p, via, params(q)), true
+		resp, handled = a.Agent.Agent(ctx, p, via, core.Params(q)), true
 	case protocol.ActionConfig:
-		resp, handled = a.config(p, via, params(q)), true
+		resp, handled = a.config(p, via, core.Params(q)), true
 	case protocol.ActionStatus:
-		resp, handled = a.status(ctx, p, params(q))
+		resp, handled = a.status(ctx, p, core.Params(q))
 	default:
-		a.mu.Lock()
+		a.Mu.Lock()
 		r := a.resolvers[action]
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		if r == nil {
 			return nil, false, false
 		}
-		b, h := r(ctx, Request{Action: action, Params: q, Protected: via == viaAdb, Transport: via.String()})
+		b, h := r(ctx, Request{Action: action, Params: q, Protected: via == core.ViaAdb, Transport: via.String()})
 		if !h {
 			return nil, false, false
 		}
@@ -98,5 +94,5 @@ func (a *App) dispatch(ctx context.Context, p *process, via transport, action st
 	if len(resp) == 0 {
 		return []byte(`{"status":"success"}`), true, false
 	}
-	return encode(resp, false), true, false
+	return core.Encode(resp, false), true, false
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/clock"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 func TestHTTPBeforeServerStart(t *testing.T) {
 	ph := newFakePhone()
 	clk := clock.NewScaled(10) // slow enough to see the 5 s gap under load
-	app := New(Config{InitDelay: time.Second}, ph, clk)
+	app := New(core.Config{InitDelay: time.Second}, ph, clk)
 	r := &rig{t: t, app: app, phone: ph, clk: clk}
 	ct, body, code := r.raw(http.MethodGet, "/scheme/harness?type=capabilities")
 	if code != 200 || ct != "text/html" || body != noValidListener {
@@ -25,9 +26,9 @@ func TestHTTPBeforeServerStart(t *testing.T) {
 		t.Fatal("initialized too early")
 	}
 	r.eventually("init", 2*time.Second, app.Initialized)
-	app.mu.Lock()
-	initAt := app.p.initAt
-	app.mu.Unlock()
+	app.Mu.Lock()
+	initAt := app.P.InitAt
+	app.Mu.Unlock()
 	if ready := app.HTTPReady(); ready && clk.Now().Sub(initAt) < 5*time.Second {
 		t.Fatal("HTTP must start 5 s after init")
 	}
@@ -38,7 +39,7 @@ func TestHTTPBeforeServerStart(t *testing.T) {
 }
 
 func TestHTTPFallbacks(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.app.RegisterResolver("stress", func(ctx context.Context, req Request) ([]byte, bool) { panic("boom \"quoted\"") })
 	r.app.RegisterResolver("scan", func(ctx context.Context, req Request) ([]byte, bool) { return nil, false })
 	for _, tc := range []struct {
@@ -103,7 +104,7 @@ func TestQueryParsing(t *testing.T) {
 // (docs/device-protocol.md#resolvers) for the mutations of this package: the
 // exact answer over HTTP, and the receipt side effect.
 func TestOverHTTPRejections(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	for _, tc := range []struct {
 		action string
 		kv     []string
@@ -153,13 +154,13 @@ func TestOverHTTPRejections(t *testing.T) {
 func stringify(m map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
-		out[k] = strings.TrimSpace(string(encode(anyToValue(v), true)))
+		out[k] = strings.TrimSpace(string(core.Encode(core.AnyToValue(v), true)))
 	}
 	return out
 }
 
 func TestPublicSchemeActivity(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	ctx := context.Background()
 	pub := solopiPkg + "/" + protocol.SchemeActivity
 	// A mutation is rejected and only logged, but import/delete write the slot.
@@ -198,22 +199,22 @@ func TestPublicSchemeActivity(t *testing.T) {
 func TestActivityWaitsForInit(t *testing.T) {
 	ph := newFakePhone()
 	clk := clock.NewScaled(testScale)
-	app := New(Config{}, ph, clk)
+	app := New(core.Config{}, ph, clk)
 	app.SetAppInitialized(false)
 	r := &rig{t: t, app: app, phone: ph, clk: clk}
 	r.adb("config", "key", "KEY_REPLAY_AUTO_START", "value", "true")
 	r.sleep(500 * time.Millisecond)
-	app.mu.Lock()
-	v := app.boolSetting(keyReplayAutoStart)
-	app.mu.Unlock()
+	app.Mu.Lock()
+	v := app.BoolSetting(core.KeyReplayAutoStart)
+	app.Mu.Unlock()
 	if v {
 		t.Fatal("processed before init")
 	}
 	app.SetAppInitialized(true)
 	r.eventually("intent processed after init", time.Second, func() bool {
-		app.mu.Lock()
-		defer app.mu.Unlock()
-		return app.boolSetting(keyReplayAutoStart)
+		app.Mu.Lock()
+		defer app.Mu.Unlock()
+		return app.BoolSetting(core.KeyReplayAutoStart)
 	})
 	r.waitReady()
 }

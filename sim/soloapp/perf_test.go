@@ -2,61 +2,17 @@ package soloapp
 
 import (
 	"bytes"
-	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
-func TestCSVFileNameAndCharsets(t *testing.T) {
-	got := csvFileName(perfSeries{name: "全局占用", source: "CPU", unit: "%"}, 1000, 5000)
-	if got != "全局占用_CPU_6544bc10cd3c6cc3_1000_5000.csv" {
-		t.Errorf("name: %s", got)
-	}
-	got = csvFileName(perfSeries{name: `a/b:c\d`, source: "Src", unit: "ms"}, 1, 2)
-	if got != "a_b_c_d_Src_2a8efd7cd29bee68_1_2.csv" {
-		t.Errorf("sanitized name: %s", got)
-	}
-	long := strings.Repeat("长", 30)
-	if n := csvFileName(perfSeries{name: long, source: "X", unit: "u"}, 1, 2); !strings.HasPrefix(n, strings.Repeat("长", 24)+"_X_") {
-		t.Errorf("truncation: %s", n)
-	}
-	for _, tc := range []struct{ text, charset, hex string }{
-		{"实时电流", "GBK", "cab5cab1b5e7c1f7"},
-		{"帧率(帧)", "gbk", "d6a1c2ca28d6a129"},
-		{"应用进程", "GB2312", "d3a6d3c3bdf8b3cc"},
-		{"帧率", "UTF-8", "e5b8a7e78e87"},
-		{"帧A", "ISO-8859-1", "3f41"},
-		{"A", "UTF-16", "feff0041"},
-	} {
-		if h := hex.EncodeToString(encodeCharset(tc.text, tc.charset)); h != tc.hex {
-			t.Errorf("%s in %s: %s, want %s", tc.text, tc.charset, h, tc.hex)
-		}
-		if tc.charset != "ISO-8859-1" && decodeCharset(encodeCharset(tc.text, tc.charset), tc.charset) != tc.text {
-			t.Errorf("round trip %s %s", tc.text, tc.charset)
-		}
-	}
-	// Every Chinese series and item name has a GBK code.
-	for _, k := range []string{"Battery", "CPU", "FPS", "Memory", "Network", "Response", "Status", "Temperature"} {
-		it, _ := lookupItem(k)
-		for _, s := range seriesFor(k, counterPkg, false) {
-			if bytes.Contains(encodeCharset(s.name+s.unit+it.zh, "GBK"), []byte("?")) {
-				t.Errorf("unmappable in %q", s.name)
-			}
-		}
-	}
-	c := csvContent(perfSeries{name: "帧率", unit: "帧", source: "FPS", lo: 48, hi: 60}, 10000, 12500)
-	lines := strings.Split(strings.TrimSuffix(c, "\n"), "\n")
-	if lines[0] != "RecordTime,帧率(帧),extra,SimpleTime" || len(lines) != 4 ||
-		!regexp.MustCompile(`^10000,\d+\.\d+,,0\.0$`).MatchString(lines[1]) || !strings.HasSuffix(lines[3], ",,2.0") {
-		t.Errorf("csv: %q", c)
-	}
-}
-
 func TestPerformanceListItems(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	m := r.get("performance", "mode", "listItems")
 	items := m["items"].([]any)
 	if num(m, "total") != 8 || len(items) != 8 {
@@ -71,7 +27,7 @@ func TestPerformanceListItems(t *testing.T) {
 	if !slices.IsSorted(keys) || names[2] != "帧率" || names[0] != "电池" || str(items[0].(map[string]any), "trigger") != "清零" {
 		t.Errorf("chinese list: %v %v", keys, names)
 	}
-	r2 := newRig(t, Config{Settings: map[string]string{"KEY_USE_LANGUAGE": "2"}})
+	r2 := newRig(t, core.Config{Settings: map[string]string{"KEY_USE_LANGUAGE": "2"}})
 	items = r2.get("performance", "mode", "listItems")["items"].([]any)
 	if str(items[2].(map[string]any), "name") != "Frame Rate" || str(items[7].(map[string]any), "name") != "Temperature(BETA)" {
 		t.Errorf("english list: %v", items)
@@ -92,7 +48,7 @@ func TestPerformanceListItems(t *testing.T) {
 }
 
 func TestPerformanceRecordingWritesGBKCSV(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	st := r.get("performance", "mode", "status")
 	checkPerf(t, st)
 	if str(st, "state") != "idle" || str(st, "recordsRoot") != "/sdcard/solopi/records" {
@@ -158,7 +114,7 @@ func TestPerformanceRecordingWritesGBKCSV(t *testing.T) {
 }
 
 func TestPerformanceUTF8AndStopRetry(t *testing.T) {
-	r := newRig(t, Config{Settings: map[string]string{"KEY_OUTPUT_CHARSET": "UTF-8"}})
+	r := newRig(t, core.Config{Settings: map[string]string{"KEY_OUTPUT_CHARSET": "UTF-8"}})
 	r.app.SetPerfCleanupIncomplete(2)
 	r.adb("performance", "mode", "normal", "action", "start", "targetApp", "-", "items", "Temperature", "sessionId", "p2")
 	r.poll("recording", 5*time.Second, checkPerf, stateIs("recording"), "performance", "mode", "status")
@@ -191,7 +147,7 @@ func TestPerformanceUTF8AndStopRetry(t *testing.T) {
 }
 
 func TestPerformanceStartFailures(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	for _, tc := range []struct {
 		setup func()
 		kv    []string
@@ -202,7 +158,10 @@ func TestPerformanceStartFailures(t *testing.T) {
 		{nil, []string{"items", "CPU", "targetApp", "com.nope"}, "Target application is not installed: com.nope"},
 		{func() { r.app.SetPerfProviderReady(false) }, []string{"items", "CPU"}, "Performance display service is not ready"},
 		{func() { r.app.SetPerfProviderReady(true); r.app.SetManualPerformanceWindow(true) }, []string{"items", "CPU"}, "Another performance display session is already running"},
-		{func() { r.app.SetManualPerformanceWindow(false); _ = r.app.SetPermission(PermAccessibility, false) }, []string{"items", "Response"}, "Performance permissions are not ready: accessibility"},
+		{func() {
+			r.app.SetManualPerformanceWindow(false)
+			_ = r.app.SetPermission(core.PermAccessibility, false)
+		}, []string{"items", "Response"}, "Performance permissions are not ready: accessibility"},
 	} {
 		if tc.setup != nil {
 			tc.setup()
@@ -219,7 +178,7 @@ func TestPerformanceStartFailures(t *testing.T) {
 		t.Error(d)
 	}
 	// Stop while the permission request is pending: stopping, then failed.
-	_ = r.app.SetPermission(PermAccessibility, true)
+	_ = r.app.SetPermission(core.PermAccessibility, true)
 	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("performance", "mode", "normal", "action", "start", "items", "CPU", "sessionId", "early")
 	r.adb("performance", "mode", "normal", "action", "stop", "sessionId", "early")
@@ -242,7 +201,7 @@ func TestPerformanceStartFailures(t *testing.T) {
 }
 
 func TestPerformanceDisplayLease(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	idle := r.get("performance", "mode", "display", "action", "status")
 	checkDisplay(t, idle)
 	if d := r.get("performance", "mode", "display", "action", "pause"); str(d, "error") != "Unsupported performance display action: pause" || has(d, "errorCode") {

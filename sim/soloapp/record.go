@@ -14,55 +14,56 @@ import (
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 var recordMachine = protocol.Record()
 
 type recordSession struct {
-	sessionClock
+	core.SessionClock
 	id, caseName, caseDesc, target string
 	caseID                         int64
 	cancelledBeforeStart           bool
 }
 
-func (a *App) recordSnapshotLocked(p *process) obj {
-	s := p.sx.record
-	o := ok("kind", "recording")
+func (a *App) recordSnapshotLocked(p *core.Process) core.Obj {
+	s := st(p).sx.record
+	o := core.OK("kind", "recording")
 	if s == nil {
-		return append(o, newObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
+		return append(o, core.NewObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
 			"terminal", false, "cancelledBeforeStart", false)...)
 	}
-	o.set("sessionId", s.id)
-	o.set("state", string(s.state))
-	o.set("recording", s.state == protocol.SessionRecording)
-	o.set("active", recordMachine.IsLive(s.state))
-	o.set("terminal", recordMachine.IsTerminal(s.state))
-	o.set("caseName", s.caseName)
+	o.Set("sessionId", s.id)
+	o.Set("state", string(s.State))
+	o.Set("recording", s.State == protocol.SessionRecording)
+	o.Set("active", recordMachine.IsLive(s.State))
+	o.Set("terminal", recordMachine.IsTerminal(s.State))
+	o.Set("caseName", s.caseName)
 	if s.caseID > 0 {
-		o.set("caseId", s.caseID)
+		o.Set("caseId", s.caseID)
 	}
-	o.set("cancelledBeforeStart", s.cancelledBeforeStart)
-	o.set("targetPackage", s.target)
-	s.setTimes(&o, a.nowMs())
-	if s.err != "" {
-		o.set("error", s.err)
+	o.Set("cancelledBeforeStart", s.cancelledBeforeStart)
+	o.Set("targetPackage", s.target)
+	s.SetTimes(&o, a.NowMs())
+	if s.Err != "" {
+		o.Set("error", s.Err)
 	}
 	return o
 }
 
-func (a *App) recordResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *App) recordResolver(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
 	mode := q["recordMode"]
 	switch mode {
 	case "status":
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
 		return a.recordSnapshotLocked(p)
 	case "normal", "stop":
 	default:
-		return e1(protocol.ErrUnsupportedMode, "Unsupported record mode: "+javaString(q, "recordMode"))
+		return core.E1(protocol.ErrUnsupportedMode, "Unsupported record mode: "+core.JavaString(q, "recordMode"))
 	}
-	if via != viaAdb {
-		return e1(protocol.ErrMutationTransportRequired, "Recording changes require the ADB scheme transport")
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrMutationTransportRequired, "Recording changes require the ADB scheme transport")
 	}
 	if mode == "normal" {
 		return a.recordStart(p, q)
@@ -70,123 +71,125 @@ func (a *App) recordResolver(ctx context.Context, p *process, via transport, q p
 	return a.recordStop(p, q)
 }
 
-func (a *App) recordStart(p *process, q params) obj {
+func (a *App) recordStart(p *core.Process, q core.Params) core.Obj {
 	sid := q["sessionId"]
 	if sid == "" {
-		return e1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
+		return core.E1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
 	}
 	name := strings.TrimSpace(q["caseName"])
 	if name == "" {
-		return e1(protocol.ErrMissingCaseName, "Parameter 'caseName' is required")
+		return core.E1(protocol.ErrMissingCaseName, "Parameter 'caseName' is required")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	target := q["targetApp"]
-	var app *AppInfo
-	for _, x := range a.appListLocked() {
+	var app *core.AppInfo
+	for _, x := range a.AppListLocked() {
 		if x.Package == target {
 			app = &x
 			break
 		}
 	}
 	if target == "" || app == nil {
-		return e1(protocol.ErrTargetAppNotFound, "Target application was not found")
+		return core.E1(protocol.ErrTargetAppNotFound, "Target application was not found")
 	}
 	if a.ext.recordManagerUnavailable {
-		return e1(protocol.ErrRecordingManagerUnavailable, "Recording manager is unavailable")
+		return core.E1(protocol.ErrRecordingManagerUnavailable, "Recording manager is unavailable")
 	}
-	if cur := p.sx.record; cur != nil && recordMachine.IsLive(cur.state) {
-		return append(e1(protocol.ErrRecordingConflict, "A recording session is already active"), kv{"recording", a.recordSnapshotLocked(p)})
+	if cur := st(p).sx.record; cur != nil && recordMachine.IsLive(cur.State) {
+		return append(core.E1(protocol.ErrRecordingConflict, "A recording session is already active"), core.Kv{K: "recording", V: a.recordSnapshotLocked(p)})
 	}
-	if p.maintenanceLocked() {
-		return append(e1(protocol.ErrRecordingConflict, "A recording session, UI reservation, or plugin maintenance is active"),
-			kv{"recording", a.recordSnapshotLocked(p)})
+	if p.MaintenanceLocked() {
+		return append(core.E1(protocol.ErrRecordingConflict, "A recording session, UI reservation, or plugin maintenance is active"),
+			core.Kv{K: "recording", V: a.recordSnapshotLocked(p)})
 	}
-	s := &recordSession{sessionClock: sessionClock{state: recordMachine.Initial}, id: sid, caseName: name, caseDesc: q["caseDesc"], target: target}
-	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStart, "")
-	p.sx.record = s
-	go a.prepareRecording(p, s, *app, a.permissionDialogLocked())
+	s := &recordSession{SessionClock: core.SessionClock{State: recordMachine.Initial}, id: sid, caseName: name, caseDesc: q["caseDesc"], target: target}
+	a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvStart, "")
+	st(p).sx.record = s
+	go a.prepareRecording(p, s, *app, a.PermissionDialogLocked())
 	return a.recordSnapshotLocked(p)
 }
 
 // prepareRecording is the start sequence after the reservation:
 // permissions, target restart (force-stop, 500 ms, launch), manager ready.
-func (a *App) prepareRecording(p *process, s *recordSession, app AppInfo, dialog time.Duration) {
-	alive := func() bool { return p.sx.record == s && a.currentLocked(p) && s.state == protocol.SessionStarting }
-	if !a.sleepDevice(p, dialog) {
+func (a *App) prepareRecording(p *core.Process, s *recordSession, app core.AppInfo, dialog time.Duration) {
+	alive := func() bool { return st(p).sx.record == s && a.CurrentLocked(p) && s.State == protocol.SessionStarting }
+	if !a.SleepDevice(p, dialog) {
 		return
 	}
-	a.mu.Lock()
+	a.Mu.Lock()
 	if !alive() {
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		return
 	}
-	if missing := a.missingPermissionsLocked(PermADB, PermFloat, PermBackground, PermAccessibility, PermPowerSave); len(missing) > 0 {
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Permission denied: "+strings.Join(missing, ","))
-		a.mu.Unlock()
+	if missing := a.MissingPermissionsLocked(core.PermADB, core.PermFloat, core.PermBackground, core.PermAccessibility, core.PermPowerSave); len(missing) > 0 {
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvError, "Permission denied: "+strings.Join(missing, ","))
+		a.Mu.Unlock()
 		return
 	}
-	a.mu.Unlock()
+	a.Mu.Unlock()
 	if app.LauncherActivity == "" {
 		a.failRecording(p, s, "Unable to prepare recording: Target application has no launchable activity")
 		return
 	}
-	_ = a.phone.ForceStop(app.Package)
-	if !a.sleepDevice(p, 500*time.Millisecond) {
+	_ = a.Phone.ForceStop(app.Package)
+	if !a.SleepDevice(p, 500*time.Millisecond) {
 		return
 	}
-	a.mu.Lock()
+	a.Mu.Lock()
 	if !alive() {
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		return
 	}
-	a.mu.Unlock()
-	if err := a.phone.LaunchApp(app.Package); err != nil {
+	a.Mu.Unlock()
+	if err := a.Phone.LaunchApp(app.Package); err != nil {
 		a.failRecording(p, s, "Unable to prepare recording: "+err.Error())
 		return
 	}
 	// The manager binds its services shortly after the launch.
-	if !a.sleepDevice(p, 100*time.Millisecond) {
+	if !a.SleepDevice(p, 100*time.Millisecond) {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	if !alive() {
 		return
 	}
-	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvReady, "")
-	p.recording = true // status?type=status now reports "record"
+	a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvReady, "")
+	st(p).recording = true // status?type=status now reports "record"
 }
 
-func (a *App) failRecording(p *process, s *recordSession, msg string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if p.sx.record == s && a.currentLocked(p) {
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, msg)
+func (a *App) failRecording(p *core.Process, s *recordSession, msg string) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if st(p).sx.record == s && a.CurrentLocked(p) {
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvError, msg)
 	}
 }
 
-func (a *App) recordStop(p *process, q params) obj {
+func (a *App) recordStop(p *core.Process, q core.Params) core.Obj {
 	sid := q["sessionId"]
 	if sid == "" {
-		return e1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
+		return core.E1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := p.sx.record
-	snap := func(code, msg string) obj { return append(e1(code, msg), kv{"recording", a.recordSnapshotLocked(p)}) }
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := st(p).sx.record
+	snap := func(code, msg string) core.Obj {
+		return append(core.E1(code, msg), core.Kv{K: "recording", V: a.recordSnapshotLocked(p)})
+	}
 	if s == nil {
 		return snap(protocol.ErrRecordingNotActive, "The recording session has no active owner")
 	}
 	if s.id != sid {
 		return snap(protocol.ErrSessionMismatch, "Recording sessionId does not match")
 	}
-	switch s.state {
+	switch s.State {
 	case protocol.SessionStarting:
 		s.cancelledBeforeStart = true
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStopBeforeStart, "")
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvStopBeforeStart, "")
 	case protocol.SessionRecording:
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStop, "")
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvStop, "")
 		go a.persistRecording(p, s)
 	case protocol.SessionStopping:
 		return snap(protocol.ErrRecordingNotActive, "The recording session is not recording")
@@ -198,37 +201,37 @@ func (a *App) recordStop(p *process, q params) obj {
 
 // persistRecording finishes the recording on a background thread and
 // stores the case row (the device waits ≤10 s for it).
-func (a *App) persistRecording(p *process, s *recordSession) {
-	if !a.sleepDevice(p, 200*time.Millisecond) {
+func (a *App) persistRecording(p *core.Process, s *recordSession) {
+	if !a.SleepDevice(p, 200*time.Millisecond) {
 		return
 	}
 	step := a.recordedStep(s.target)
 	data, err := json.Marshal([]casefile.Step{step})
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if p.sx.record != s || !a.currentLocked(p) || s.state != protocol.SessionStopping {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if st(p).sx.record != s || !a.CurrentLocked(p) || s.State != protocol.SessionStopping {
 		return
 	}
 	if err != nil {
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
 		return
 	}
-	store := a.stepsDir() + "/" + newUUID()[:16]
-	if err := a.phone.MkdirAll(a.stepsDir()); err != nil {
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
+	store := a.stepsDir() + "/" + core.NewUUID()[:16]
+	if err := a.Phone.MkdirAll(a.stepsDir()); err != nil {
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
 		return
 	}
-	if err := a.phone.WriteFile(store, data); err != nil {
-		a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
+	if err := a.Phone.WriteFile(store, data); err != nil {
+		a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvError, "Unable to stop recording: "+err.Error())
 		return
 	}
 	label := s.target
-	for _, x := range a.phone.Apps() {
+	for _, x := range a.Phone.Apps() {
 		if x.Package == s.target && x.Label != "" {
 			label = x.Label
 		}
 	}
-	now := a.nowMs()
+	now := a.NowMs()
 	var desc *string
 	if s.caseDesc != "" {
 		d := s.caseDesc
@@ -240,14 +243,14 @@ func (a *App) persistRecording(p *process, s *recordSession) {
 	a.nextCaseID++
 	a.cases = append(a.cases, row)
 	s.caseID = row.id
-	a.stepClockLocked(recordMachine, &s.sessionClock, protocol.EvStopped, "")
+	a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvStopped, "")
 }
 
 // recordedStep is the single CLICK the simulator records: the target's
 // root node as currently shown, else a node naming only the package.
 func (a *App) recordedStep(pkg string) casefile.Step {
 	node := &casefile.Node{PackageName: casefile.Str(pkg), XPath: casefile.Str("/")}
-	for _, w := range a.phone.Windows() {
+	for _, w := range a.Phone.Windows() {
 		if w.Package == pkg && w.Root != nil {
 			r := w.Root
 			node.ClassName = casefile.Str(r.ClassName)
@@ -260,7 +263,7 @@ func (a *App) recordedStep(pkg string) casefile.Step {
 		}
 	}
 	return casefile.Step{
-		OperationID: newUUID(),
+		OperationID: core.NewUUID(),
 		StepID:      "recorded-1",
 		Method:      casefile.Method{ActionEnum: "CLICK", Encrypt: casefile.Bool(false), Params: map[string]*string{}},
 		Node:        node,

@@ -8,10 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
+	"github.com/solopi-dev/solopi/sim/soloapp/media"
 )
 
 func TestRecordLifecycle(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	checkRecording(t, r.get("record", "recordMode", "status"))
 	for _, tc := range []struct {
 		kv         []string
@@ -58,7 +61,7 @@ func TestRecordLifecycle(t *testing.T) {
 }
 
 func TestRecordStopWhileStartingAndDenied(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("record", "recordMode", "normal", "sessionId", "a", "caseName", "c", "targetApp", counterPkg)
 	r.adb("record", "recordMode", "stop", "sessionId", "a")
@@ -72,7 +75,7 @@ func TestRecordStopWhileStartingAndDenied(t *testing.T) {
 		t.Errorf("late callback changed the session: %v", m)
 	}
 	r.app.SetPermissionDialogDelay(0)
-	_ = r.app.SetPermission(PermFloat, false)
+	_ = r.app.SetPermission(core.PermFloat, false)
 	r.adb("record", "recordMode", "normal", "sessionId", "b", "caseName", "c", "targetApp", counterPkg)
 	m = r.poll("failed", 2*time.Second, checkRecording, stateIs("failed"), "record", "recordMode", "status")
 	if str(m, "error") != "Permission denied: float" {
@@ -83,17 +86,17 @@ func TestRecordStopWhileStartingAndDenied(t *testing.T) {
 }
 
 func TestMP4Structure(t *testing.T) {
-	data, err := buildMP4(720, 480, 2300)
+	data, err := media.BuildMP4(720, 480, 2300)
 	if err != nil {
 		t.Fatal(err)
 	}
-	boxes, good := parseMP4(data)
+	boxes, good := media.ParseMP4(data)
 	if !good || len(boxes) != 3 || boxes[0].Type != "ftyp" || boxes[1].Type != "moov" || boxes[2].Type != "mdat" {
 		t.Fatalf("top level: %+v", boxes)
 	}
 	var path []string
-	var walk func(bs []mp4Box, prefix string)
-	walk = func(bs []mp4Box, prefix string) {
+	var walk func(bs []media.Mp4Box, prefix string)
+	walk = func(bs []media.Mp4Box, prefix string) {
 		for _, b := range bs {
 			path = append(path, prefix+b.Type)
 			walk(b.Children, prefix+b.Type+"/")
@@ -113,13 +116,13 @@ func TestMP4Structure(t *testing.T) {
 	if err != nil || img.Bounds().Dx() != 720 || img.Bounds().Dy() != 480 {
 		t.Fatalf("first frame: %v %v", err, img)
 	}
-	if big, err := buildMP4(4096, 4096, 100); err != nil || len(big) == 0 {
+	if big, err := media.BuildMP4(4096, 4096, 100); err != nil || len(big) == 0 {
 		t.Fatal(err)
 	}
 }
 
 func TestScreenRecordLifecycle(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	checkScreen(t, r.get("screen-record", "action", "status"))
 	for _, tc := range []struct {
 		kv        []string
@@ -163,7 +166,7 @@ func TestScreenRecordLifecycle(t *testing.T) {
 	r.sleep(time.Second)
 	m = r.get("screen-record", "action", "status")
 	checkScreen(t, m)
-	if str(m, "state") != "recording" || num(m, "durationMs")-first < 1000 || num(m, "durationMs") > r.app.nowMs()-num(m, "startedAt") {
+	if str(m, "state") != "recording" || num(m, "durationMs")-first < 1000 || num(m, "durationMs") > r.app.NowMs()-num(m, "startedAt") {
 		t.Fatalf("durationMs is not live: %d then %v", first, m)
 	}
 	r.adb("screen-record", "action", "stop", "sessionId", "sr-1")
@@ -175,7 +178,7 @@ func TestScreenRecordLifecycle(t *testing.T) {
 	if err != nil || int64(len(data)) != num(m, "fileSize") {
 		t.Fatalf("file: %v %d", err, len(data))
 	}
-	if _, good := parseMP4(data); !good {
+	if _, good := media.ParseMP4(data); !good {
 		t.Error("output is not an MP4")
 	}
 	// Stop of a terminal session returns its snapshot.
@@ -183,7 +186,7 @@ func TestScreenRecordLifecycle(t *testing.T) {
 		t.Error(d)
 	}
 	// The recording is a valid input of video-analysis (shell spelling).
-	shell := shellForm(str(m, "outputPath"))
+	shell := core.ShellForm(str(m, "outputPath"))
 	r.adb("video-analysis", "action", "start", "requestId", "e2e", "videoPath", shell, "actionOffsetMs", "100", "differenceThreshold", "0.02")
 	va := r.poll("analysis", 10*time.Second, nil, func(m map[string]any) bool { return m["terminal"] == true }, "video-analysis", "action", "status", "requestId", "e2e")
 	if str(va, "state") != "completed" || str(va, "videoPath") != shell || num(va, "sizeBytes") != num(m, "fileSize") {
@@ -192,7 +195,7 @@ func TestScreenRecordLifecycle(t *testing.T) {
 }
 
 func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	before := len(r.phone.allFiles())
 	r.adb("screen-record", "action", "start", "sessionId", "p")
 	r.adb("screen-record", "action", "stop", "sessionId", "p")
@@ -232,12 +235,12 @@ func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
 	}
 	r.app.SetExternalScreenRecorder(true)
 	wantErr(t, r.mutate("screen-record", "action", "start", "sessionId", "x"), "external_screen_record_conflict", "Another SoloPi screen recorder is already active")
-	r2 := newRig(t, Config{Device: DeviceInfo{SDK: 19, AndroidVersion: "4.4"}})
+	r2 := newRig(t, core.Config{Device: core.DeviceInfo{SDK: 19, AndroidVersion: "4.4"}})
 	wantErr(t, r2.mutate("screen-record", "action", "start", "sessionId", "x"), "unsupported_android_version", "Screen recording requires Android 5.0 or newer")
 }
 
 func TestScanLifecycle(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	checkScan(t, r.get("scan", "action", "status"))
 	wantErr(t, r.mutate("scan", "action", "look"), "unsupported_action", "Unsupported scan action: look")
 	wantErr(t, r.mutate("scan", "action", "start", "sessionId", "-x"), "invalid_session_id", "A valid sessionId is required")

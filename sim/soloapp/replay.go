@@ -9,9 +9,17 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 var replayMachine = protocol.Replay()
+
+// replayLiveLocked reports whether a harness replay of p is live (history
+// refuses to delete replay records meanwhile).
+func replayLiveLocked(p *core.Process) bool {
+	r := st(p).harness
+	return r != nil && replayMachine.IsLive(r.state)
+}
 
 // harnessRun is the process-wide HarnessState slot
 // (docs/device-protocol.md#replay). Its state changes only through
@@ -21,7 +29,7 @@ type harnessRun struct {
 	state                      protocol.State
 	startedAt, finishedAt      int64
 	err                        string
-	results                    []obj
+	results                    []core.Obj
 	leaseOwner                 string
 	// managerRunning is true once the replay manager started; a cancel
 	// before that publishes cancelled at once.
@@ -31,57 +39,57 @@ type harnessRun struct {
 }
 
 // runSnapshotLocked is the harness?type=status snapshot.
-func (a *App) runSnapshotLocked(p *process) obj {
-	r := p.harness
+func (a *App) runSnapshotLocked(p *core.Process) core.Obj {
+	r := st(p).harness
 	if r == nil {
-		return ok("state", string(protocol.ReplayIdle), "active", false, "terminal", false, "results", []obj{})
+		return core.OK("state", string(protocol.ReplayIdle), "active", false, "terminal", false, "results", []core.Obj{})
 	}
-	o := ok()
-	o.set("runId", r.runID)
+	o := core.OK()
+	o.Set("runId", r.runID)
 	if r.requestID != "" {
-		o.set("requestId", r.requestID)
+		o.Set("requestId", r.requestID)
 	}
-	o.set("caseName", r.caseName)
-	o.set("state", string(r.state))
-	o.set("active", replayMachine.IsLive(r.state))
-	o.set("terminal", replayMachine.IsTerminal(r.state))
+	o.Set("caseName", r.caseName)
+	o.Set("state", string(r.state))
+	o.Set("active", replayMachine.IsLive(r.state))
+	o.Set("terminal", replayMachine.IsTerminal(r.state))
 	if r.startedAt != 0 {
-		o.set("startedAt", r.startedAt)
+		o.Set("startedAt", r.startedAt)
 		end := r.finishedAt
 		if end == 0 {
-			end = a.nowMs()
+			end = a.NowMs()
 		}
 		if r.finishedAt != 0 {
-			o.set("finishedAt", r.finishedAt)
+			o.Set("finishedAt", r.finishedAt)
 		}
-		o.set("durationMs", end-r.startedAt)
+		o.Set("durationMs", end-r.startedAt)
 	} else if r.finishedAt != 0 {
-		o.set("finishedAt", r.finishedAt)
+		o.Set("finishedAt", r.finishedAt)
 	}
 	if r.err != "" {
-		o.set("error", r.err)
+		o.Set("error", r.err)
 	}
-	results := make([]obj, len(r.results))
+	results := make([]core.Obj, len(r.results))
 	copy(results, r.results)
-	o.set("results", results)
+	o.Set("results", results)
 	return o
 }
 
 // stepRunLocked moves the run through ev; on a terminal state it stamps
 // finishedAt and releases the lease. False when the table forbids ev (for
 // example a late failure of a run that was already cancelled).
-func (a *App) stepRunLocked(p *process, r *harnessRun, ev protocol.Event, errMsg string) bool {
+func (a *App) stepRunLocked(p *core.Process, r *harnessRun, ev protocol.Event, errMsg string) bool {
 	next, err := replayMachine.Step(r.state, ev)
 	if err != nil {
 		return false
 	}
 	r.state = next
 	if replayMachine.IsTerminal(next) {
-		r.finishedAt = a.nowMs()
+		r.finishedAt = a.NowMs()
 		if next == protocol.ReplayFailed {
 			r.err = errMsg
 		}
-		p.lease.release(r.leaseOwner)
+		p.Lease.Release(r.leaseOwner)
 		if r.stop != nil {
 			r.stop()
 		}
@@ -93,46 +101,46 @@ func (a *App) stepRunLocked(p *process, r *harnessRun, ev protocol.Event, errMsg
 // rejection is E3 and invisible; the checks after the lease (case snapshot,
 // identity, target app, permissions, manager start) fail the published run
 // visibly.
-func (a *App) replay(_ context.Context, p *process, via transport, q params) obj {
-	if via != viaAdb {
-		return e3("Replay is only available through the ADB scheme transport")
+func (a *App) replay(_ context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
+	if via != core.ViaAdb {
+		return core.E3("Replay is only available through the ADB scheme transport")
 	}
 	mode := q["replayMode"]
 	if mode == "" {
-		return e3("Parameter 'replayMode' is required")
+		return core.E3("Parameter 'replayMode' is required")
 	}
 	if mode != protocol.ReplayModeNormal {
-		return e3("Unsupported replay mode: " + mode)
+		return core.E3("Unsupported replay mode: " + mode)
 	}
 	caseName := q["caseName"]
 	if caseName == "" {
-		return e3("Parameter 'caseName' is required")
+		return core.E3("Parameter 'caseName' is required")
 	}
 	requestID := q["requestId"]
 	if !protocol.ValidID(requestID, 128) {
-		return e3("Parameter 'requestId' is invalid")
+		return core.E3("Parameter 'requestId' is invalid")
 	}
 	rawID := q["caseId"]
 	if rawID == "" {
-		return e3("Parameter 'caseId' is required")
+		return core.E3("Parameter 'caseId' is required")
 	}
-	caseID, okID := javaParseLong(rawID)
+	caseID, okID := core.JavaParseLong(rawID)
 	if !okID || caseID <= 0 {
-		return e3("Parameter 'caseId' must be a positive integer")
+		return core.E3("Parameter 'caseId' must be a positive integer")
 	}
 	fp := q["caseFingerprint"]
 	if !protocol.ValidHex(fp, 64, false) {
-		return e3("Parameter 'caseFingerprint' must be a lowercase SHA-256 value")
+		return core.E3("Parameter 'caseFingerprint' must be a lowercase SHA-256 value")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p {
-		return e3("A replay is already running")
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p {
+		return core.E3("A replay is already running")
 	}
-	if r := p.harness; r != nil && replayMachine.IsLive(r.state) {
-		return e3("A replay is already running")
+	if r := st(p).harness; r != nil && replayMachine.IsLive(r.state) {
+		return core.E3("A replay is already running")
 	}
-	restart := a.boolSetting(keyRestartAppOnPlay)
+	restart := a.BoolSetting(core.KeyRestartAppOnPlay)
 	if raw := q["restartApp"]; raw != "" {
 		switch strings.ToLower(raw) {
 		case "true":
@@ -140,34 +148,34 @@ func (a *App) replay(_ context.Context, p *process, via transport, q params) obj
 		case "false":
 			restart = false
 		default:
-			return e3("Parameter 'restartApp' must be true or false")
+			return core.E3("Parameter 'restartApp' must be true or false")
 		}
 	}
-	now := a.nowMs()
+	now := a.NowMs()
 	run := &harnessRun{
-		runID:     strconv.FormatInt(now, 10) + "-" + newUUID(),
+		runID:     strconv.FormatInt(now, 10) + "-" + core.NewUUID(),
 		requestID: requestID,
 		caseName:  caseName,
 		state:     replayMachine.Initial,
 	}
-	p.harnessSeq++
-	owner := "harness:" + strconv.Itoa(p.harnessSeq)
-	if !p.lease.acquire(owner) {
+	st(p).harnessSeq++
+	owner := "harness:" + strconv.Itoa(st(p).harnessSeq)
+	if !p.Lease.Acquire(owner) {
 		a.stepRunLocked(p, run, protocol.EvReplayLeaseBusy, protocol.MsgReplayLeaseBusy)
-		p.harness = run
-		return e3(protocol.MsgReplayLeaseBusy)
+		st(p).harness = run
+		return core.E3(protocol.MsgReplayLeaseBusy)
 	}
 	run.leaseOwner = owner
 	if !a.stepRunLocked(p, run, protocol.EvReplayStart, "") {
-		p.lease.release(owner)
-		return newObj("success", false, "errorCode", protocol.ErrReplayConflict, "error", "A replay is already running", "run", a.runSnapshotLocked(p))
+		p.Lease.Release(owner)
+		return core.NewObj("success", false, "errorCode", protocol.ErrReplayConflict, "error", "A replay is already running", "run", a.runSnapshotLocked(p))
 	}
 	run.startedAt = now
-	ctx, stop := context.WithCancel(p.ctx)
+	ctx, stop := context.WithCancel(p.Ctx)
 	run.stop = stop
-	p.harness = run
-	go a.prepareReplay(ctx, p, run, replayRequest{caseID: caseID, fingerprint: fp, targetApp: strings.TrimSpace(q["targetApp"]), hasTarget: q.has("targetApp"), restart: restart})
-	return newObj("runId", run.runID)
+	st(p).harness = run
+	go a.prepareReplay(ctx, p, run, replayRequest{caseID: caseID, fingerprint: fp, targetApp: strings.TrimSpace(q["targetApp"]), hasTarget: q.Has("targetApp"), restart: restart})
+	return core.NewObj("runId", run.runID)
 }
 
 type replayRequest struct {
@@ -179,26 +187,26 @@ type replayRequest struct {
 }
 
 // failRun publishes a visible start failure (a check after the lease).
-func (a *App) failRun(p *process, r *harnessRun, msg string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p == p {
+func (a *App) failRun(p *core.Process, r *harnessRun, msg string) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P == p {
 		a.stepRunLocked(p, r, protocol.EvReplayStartFailed, msg)
 	}
 }
 
 // prepareReplay runs the checks after the lease (case snapshot, identity,
 // target app, permissions) and then the replay manager.
-func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, req replayRequest) {
-	a.mu.Lock()
+func (a *App) prepareReplay(ctx context.Context, p *core.Process, run *harnessRun, req replayRequest) {
+	a.Mu.Lock()
 	row := a.caseByIDLocked(req.caseID)
 	if row == nil {
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		a.failRun(p, run, "Case snapshot no longer exists: "+run.caseName)
 		return
 	}
 	snap, err := a.snapshotLocked(row)
-	a.mu.Unlock()
+	a.Mu.Unlock()
 	if err != nil {
 		a.failRun(p, run, "Stored case operation log cannot be loaded")
 		return
@@ -227,15 +235,15 @@ func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, re
 	case pkg == "":
 		a.failRun(p, run, "Replay target application is missing")
 		return
-	case pkg == a.cfg.Package:
+	case pkg == a.Cfg.Package:
 		a.failRun(p, run, "Replay target application cannot be SoloPi itself")
 		return
-	case !a.phone.IsInstalled(pkg):
+	case !a.Phone.IsInstalled(pkg):
 		a.failRun(p, run, "Target application is not installed: "+pkg)
 		return
 	}
-	var app *AppInfo
-	for _, info := range a.phone.Apps() {
+	var app *core.AppInfo
+	for _, info := range a.Phone.Apps() {
 		if info.Package == pkg {
 			app = &info
 			break
@@ -250,35 +258,35 @@ func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, re
 	}
 	// Row 14: the permission dialog answers about 10 ms after it closes
 	// (immediately when everything is granted).
-	a.mu.Lock()
-	dialog := a.faults.permDialog
-	a.mu.Unlock()
+	a.Mu.Lock()
+	dialog := a.Faults.PermDialog
+	a.Mu.Unlock()
 	if dialog == 0 {
 		dialog = 10 * time.Millisecond
 	}
-	if err := a.clk.Sleep(ctx, dialog); err != nil {
+	if err := a.Clk.Sleep(ctx, dialog); err != nil {
 		return
 	}
-	a.mu.Lock()
+	a.Mu.Lock()
 	var missing []string
-	for _, n := range []string{PermADB, PermFloat, PermBackground, PermAccessibility} {
-		if !a.permissionLocked(n) {
+	for _, n := range []string{core.PermADB, core.PermFloat, core.PermBackground, core.PermAccessibility} {
+		if !a.PermissionLocked(n) {
 			missing = append(missing, n)
 		}
 	}
-	if a.p != p || run.state != protocol.ReplayRunning {
-		a.mu.Unlock()
+	if a.P != p || run.state != protocol.ReplayRunning {
+		a.Mu.Unlock()
 		return // cancelled meanwhile: the result is ignored
 	}
 	if len(missing) > 0 {
 		a.stepRunLocked(p, run, protocol.EvReplayStartFailed, "Permission denied: "+strings.Join(missing, ","))
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		return
 	}
 	// Row 15: the replay manager starts.
 	run.managerRunning = true
-	auto := a.boolSetting(keyReplayAutoStart)
-	a.mu.Unlock()
+	auto := a.BoolSetting(core.KeyReplayAutoStart)
+	a.Mu.Unlock()
 
 	if !auto {
 		// Without auto-start a human must tap start; only a cancel or a
@@ -287,7 +295,7 @@ func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, re
 		a.finishCancelled(p, run)
 		return
 	}
-	if err := a.clk.Sleep(ctx, protocol.ReplayAutoStartDelayMs*time.Millisecond); err != nil {
+	if err := a.Clk.Sleep(ctx, protocol.ReplayAutoStartDelayMs*time.Millisecond); err != nil {
 		a.finishCancelled(p, run)
 		return
 	}
@@ -296,13 +304,13 @@ func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, re
 		a.finishCancelled(p, run)
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p {
 		return
 	}
-	run.results = []obj{result}
-	if result.get("exceptionMessage") != nil {
+	run.results = []core.Obj{result}
+	if result.Get("exceptionMessage") != nil {
 		a.stepRunLocked(p, run, protocol.EvReplayFailed, "1 replay result(s) failed")
 	} else {
 		a.stepRunLocked(p, run, protocol.EvReplayPassed, "")
@@ -310,38 +318,38 @@ func (a *App) prepareReplay(ctx context.Context, p *process, run *harnessRun, re
 }
 
 // finishCancelled publishes cancelled after the manager stopped.
-func (a *App) finishCancelled(p *process, run *harnessRun) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p == p {
+func (a *App) finishCancelled(p *core.Process, run *harnessRun) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P == p {
 		a.stepRunLocked(p, run, protocol.EvReplayCancelled, "")
 	}
 }
 
 // cancelRun is harness?type=cancel (docs/device-protocol.md#cancel).
-func (a *App) cancelRun(p *process, via transport, q params) obj {
-	if via != viaAdb {
-		return e1(protocol.ErrAdbRequired, "Cancel is only available through the ADB scheme transport")
+func (a *App) cancelRun(p *core.Process, via core.Transport, q core.Params) core.Obj {
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrAdbRequired, "Cancel is only available through the ADB scheme transport")
 	}
 	runID := q["runId"]
 	if runID == "" {
-		return e1(protocol.ErrMissingRunID, "Parameter 'runId' is required")
+		return core.E1(protocol.ErrMissingRunID, "Parameter 'runId' is required")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	r := p.harness
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	r := st(p).harness
 	if r == nil || r.runID != runID {
-		return append(e1(protocol.ErrRunIDMismatch, "Harness runId does not match the active run"), kv{"run", a.runSnapshotLocked(p)})
+		return append(core.E1(protocol.ErrRunIDMismatch, "Harness runId does not match the active run"), core.Kv{K: "run", V: a.runSnapshotLocked(p)})
 	}
 	if r.state != protocol.ReplayRunning || !a.stepRunLocked(p, r, protocol.EvReplayCancel, "") {
-		return e1(protocol.ErrNoActiveRun, "There is no active harness run")
+		return core.E1(protocol.ErrNoActiveRun, "There is no active harness run")
 	}
 	if !r.managerRunning {
 		a.stepRunLocked(p, r, protocol.EvReplayPreStartStop, "")
 	} else if r.stop != nil {
 		r.stop()
 	}
-	return ok("accepted", true, "run", a.runSnapshotLocked(p))
+	return core.OK("accepted", true, "run", a.runSnapshotLocked(p))
 }
 
 // StartCompetingReplay starts, as another client would, a replay of the
@@ -352,15 +360,15 @@ func (a *App) StartCompetingReplay(caseName string) (requestID, runID string, er
 	if err != nil {
 		return "", "", err
 	}
-	requestID = "replay-" + strings.ReplaceAll(newUUID(), "-", "")
-	a.mu.Lock()
-	p := a.p
-	a.mu.Unlock()
-	resp := a.replay(p.ctx, p, viaAdb, params{"replayMode": "normal", "caseName": caseName, "requestId": requestID,
+	requestID = "replay-" + strings.ReplaceAll(core.NewUUID(), "-", "")
+	a.Mu.Lock()
+	p := a.P
+	a.Mu.Unlock()
+	resp := a.replay(p.Ctx, p, core.ViaAdb, core.Params{"replayMode": "normal", "caseName": caseName, "requestId": requestID,
 		"caseId": strconv.FormatInt(id, 10), "caseFingerprint": fp})
-	if rid, found := resp.get("runId").(string); found {
+	if rid, found := resp.Get("runId").(string); found {
 		return requestID, rid, nil
 	}
-	msg, _ := resp.get("error").(string)
+	msg, _ := resp.Get("error").(string)
 	return requestID, "", fmt.Errorf("soloapp: competing replay rejected: %s", msg)
 }

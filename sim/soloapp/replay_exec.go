@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // replayLog collects running.log lines; it is written with the result.
@@ -19,7 +20,7 @@ type replayLog struct {
 }
 
 func (l *replayLog) printf(format string, args ...any) {
-	ts := l.a.clk.Now().Format("2006-01-02 15:04:05.000")
+	ts := l.a.Clk.Now().Format("2006-01-02 15:04:05.000")
 	l.lines = append(l.lines, ts+" I/Replay: "+fmt.Sprintf(format, args...))
 }
 
@@ -33,21 +34,21 @@ func fail(format string, args ...any) error { return &stepFailure{msg: fmt.Sprin
 // executeReplay runs the case's decrypted steps against the phone and builds
 // the results[] element (docs/device-protocol.md#harness). A cancelled ctx
 // stops between and inside steps; the caller then publishes cancelled.
-func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnapshot, app AppInfo, label string, restart bool) obj {
+func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnapshot, app core.AppInfo, label string, restart bool) core.Obj {
 	log := &replayLog{a: a}
-	start := a.nowMs()
+	start := a.NowMs()
 	shots := map[string][]byte{}
 	log.printf("start replay of case %s (run %s) on %s", snap.row.name, run.runID, app.Package)
-	a.mu.Lock()
-	maxWait := time.Duration(a.intSetting(keyMaxWaitTime)) * time.Millisecond
-	root := a.solopiDirLocked()
-	a.mu.Unlock()
+	a.Mu.Lock()
+	maxWait := time.Duration(a.IntSetting(core.KeyMaxWaitTime)) * time.Millisecond
+	root := a.SolopiDirLocked()
+	a.Mu.Unlock()
 	if restart {
-		_ = a.phone.ForceStop(app.Package)
+		_ = a.Phone.ForceStop(app.Package)
 	}
 	var failure error
 	failIndex := -1
-	if err := a.phone.LaunchApp(app.Package); err != nil {
+	if err := a.Phone.LaunchApp(app.Package); err != nil {
 		failure, failIndex = fail("Unable to launch target application: %v", err), 0
 	}
 	for i := 0; failure == nil && i < len(snap.steps); i++ {
@@ -62,18 +63,18 @@ func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnap
 			log.printf("step %d failed: %v", i, err)
 		}
 	}
-	end := a.nowMs()
+	end := a.NowMs()
 	if failure != nil {
-		if png, err := a.phone.Screenshot(); err == nil {
+		if png, err := a.Phone.Screenshot(); err == nil {
 			shots[fmt.Sprintf("failure-step-%d", failIndex)] = png
 		}
 	}
 	dir := fmt.Sprintf("%s/replay/%s_%d", root, sanitizeName(snap.row.name), end)
-	_ = a.phone.MkdirAll(dir)
+	_ = a.Phone.MkdirAll(dir)
 	files := map[string]string{}
 	for name, png := range shots {
 		p := dir + "/" + sanitizeName(name) + ".png"
-		if a.phone.WriteFile(p, png) == nil {
+		if a.Phone.WriteFile(p, png) == nil {
 			files[name] = p
 		}
 	}
@@ -83,31 +84,31 @@ func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnap
 		log.printf("replay failed at step %d: %v", failIndex, failure)
 	}
 	logFile := dir + "/running.log"
-	_ = a.phone.WriteFile(logFile, []byte(strings.Join(log.lines, "\n")+"\n"))
+	_ = a.Phone.WriteFile(logFile, []byte(strings.Join(log.lines, "\n")+"\n"))
 
-	o := newObj("caseName", snap.row.name, "status", "passed", "targetApp", label,
+	o := core.NewObj("caseName", snap.row.name, "status", "passed", "targetApp", label,
 		"targetAppPackage", app.Package, "targetAppVersion", app.VersionName,
 		"startTime", start, "endTime", end)
 	if failure != nil {
-		o.set("status", "failed")
-		o.set("exceptionMessage", failure.Error())
-		o.set("exceptionStep", failIndex)
+		o.Set("status", "failed")
+		o.Set("exceptionMessage", failure.Error())
+		o.Set("exceptionStep", failIndex)
 		if failIndex >= 0 && failIndex < len(snap.steps) {
 			if id := stepIdentity(snap.steps[failIndex]); id != "" {
-				o.set("exceptionStepId", id)
+				o.Set("exceptionStepId", id)
 			}
 		}
 	}
-	o.set("logFile", logFile)
-	o.set("screenshotFiles", files)
-	o.set("platform", "Android")
-	o.set("platformVersion", a.cfg.Device.AndroidVersion)
+	o.Set("logFile", logFile)
+	o.Set("screenshotFiles", files)
+	o.Set("platform", "Android")
+	o.Set("platformVersion", a.Cfg.Device.AndroidVersion)
 	// The saved info.json names the package targetAppPkg (the history
 	// resolver's summary copies that key); the harness result keeps
 	// targetAppPackage.
-	info := o.clone()
-	info.set("targetAppPkg", app.Package)
-	_ = a.phone.WriteFile(dir+"/info.json", encode(info, false))
+	info := o.Clone()
+	info.Set("targetAppPkg", app.Package)
+	_ = a.Phone.WriteFile(dir+"/info.json", core.Encode(info, false))
 	return o
 }
 
@@ -133,7 +134,7 @@ func sanitizeName(s string) string {
 // runStep executes one PerformActionEnum step.
 func (a *App) runStep(ctx context.Context, s casefile.Step, maxWait time.Duration, shots map[string][]byte, index int) error {
 	param := func(k string) string { v, _ := s.Method.Param(k); return v }
-	locate := func(wait time.Duration) (*Node, error) {
+	locate := func(wait time.Duration) (*core.Node, error) {
 		n, err := a.waitForNode(ctx, s.Node, wait)
 		if err != nil {
 			return nil, err
@@ -150,14 +151,14 @@ func (a *App) runStep(ctx context.Context, s casefile.Step, maxWait time.Duratio
 			return err
 		}
 		x, y := clickPoint(n, param("localClickPos"))
-		return wrapDevice(a.phone.Tap(x, y))
+		return wrapDevice(a.Phone.Tap(x, y))
 	case "CLICK_IF_EXISTS":
 		n, err := a.waitForNode(ctx, s.Node, 0)
 		if err != nil || n == nil {
 			return err
 		}
 		x, y := clickPoint(n, param("localClickPos"))
-		return wrapDevice(a.phone.Tap(x, y))
+		return wrapDevice(a.Phone.Tap(x, y))
 	case "LONG_CLICK":
 		n, err := locate(maxWait)
 		if err != nil {
@@ -168,25 +169,25 @@ func (a *App) runStep(ctx context.Context, s casefile.Step, maxWait time.Duratio
 			d = time.Duration(ms) * time.Millisecond
 		}
 		x, y := clickPoint(n, param("localClickPos"))
-		return wrapDevice(a.phone.LongPress(x, y, d))
+		return wrapDevice(a.Phone.LongPress(x, y, d))
 	case "INPUT", "CLICK_AND_INPUT", "INPUT_SEARCH":
 		n, err := locate(maxWait)
 		if err != nil {
 			return err
 		}
-		x, y := n.Bounds.centre()
-		if err := a.phone.Tap(x, y); err != nil {
+		x, y := n.Bounds.Centre()
+		if err := a.Phone.Tap(x, y); err != nil {
 			return wrapDevice(err)
 		}
 		// ACTION_SET_TEXT replaces the content, which is also how SoloPi
 		// clears a field (there is no separate clear action in the catalog).
-		if err := a.phone.SetText(n.SourceID, param("text")); err != nil {
+		if err := a.Phone.SetText(n.SourceID, param("text")); err != nil {
 			return wrapDevice(err)
 		}
-		return wrapDevice(a.hideIME())
+		return wrapDevice(a.HideIME())
 	case "SLEEP":
 		ms, _ := strconv.ParseInt(param("text"), 10, 64)
-		return a.clk.Sleep(ctx, time.Duration(max(ms, 0))*time.Millisecond)
+		return a.Clk.Sleep(ctx, time.Duration(max(ms, 0))*time.Millisecond)
 	case "SLEEP_UNTIL":
 		wait := maxWait
 		if ms, err := strconv.ParseInt(param("text"), 10, 64); err == nil && ms > 0 {
@@ -201,20 +202,20 @@ func (a *App) runStep(ctx context.Context, s casefile.Step, maxWait time.Duratio
 		}
 		return checkAssert(param("assertMode"), n.Text, param("assertInputContent"))
 	case "BACK", "GLOBAL_BACK":
-		return wrapDevice(a.phone.KeyEvent(KeyCodeBack))
+		return wrapDevice(a.Phone.KeyEvent(core.KeyCodeBack))
 	case "HOME", "GLOBAL_HOME":
-		return wrapDevice(a.phone.KeyEvent(KeyCodeHome))
+		return wrapDevice(a.Phone.KeyEvent(core.KeyCodeHome))
 	case "SCROLL_TO_BOTTOM", "SCROLL_TO_TOP", "SCROLL_TO_LEFT", "SCROLL_TO_RIGHT":
 		n, err := locate(maxWait)
 		if err != nil {
 			return err
 		}
-		return wrapDevice(a.scroll(n.Bounds, act, scrollPercent(param("scrollDistance"), param("text"))))
+		return wrapDevice(a.Scroll(n.Bounds, act, scrollPercent(param("scrollDistance"), param("text"))))
 	case "GLOBAL_SCROLL_TO_BOTTOM", "GLOBAL_SCROLL_TO_TOP", "GLOBAL_SCROLL_TO_LEFT", "GLOBAL_SCROLL_TO_RIGHT":
-		w, h := a.phone.ScreenSize()
-		return wrapDevice(a.scroll(Rect{0, 0, w, h}, strings.TrimPrefix(act, "GLOBAL_"), scrollPercent(param("scrollDistance"), param("text"))))
+		w, h := a.Phone.ScreenSize()
+		return wrapDevice(a.Scroll(core.Rect{Left: 0, Top: 0, Right: w, Bottom: h}, strings.TrimPrefix(act, "GLOBAL_"), scrollPercent(param("scrollDistance"), param("text"))))
 	case "SCREENSHOT":
-		png, err := a.phone.Screenshot()
+		png, err := a.Phone.Screenshot()
 		if err != nil {
 			return fail("Screenshot failed: %v", err)
 		}
@@ -241,7 +242,7 @@ func wrapDevice(err error) error {
 }
 
 // clickPoint honours localClickPos ("fx,fy", fractions of the node bounds).
-func clickPoint(n *Node, pos string) (int, int) {
+func clickPoint(n *core.Node, pos string) (int, int) {
 	if fx, fy, found := strings.Cut(pos, ","); found {
 		x, errX := strconv.ParseFloat(strings.TrimSpace(fx), 64)
 		y, errY := strconv.ParseFloat(strings.TrimSpace(fy), 64)
@@ -250,7 +251,7 @@ func clickPoint(n *Node, pos string) (int, int) {
 			return b.Left + int(x*float64(b.Width())), b.Top + int(y*float64(b.Height()))
 		}
 	}
-	return n.Bounds.centre()
+	return n.Bounds.Centre()
 }
 
 func scrollPercent(values ...string) int {
@@ -260,25 +261,6 @@ func scrollPercent(values ...string) int {
 		}
 	}
 	return 50
-}
-
-// scroll swipes inside r: SCROLL_TO_BOTTOM moves the content up (finger
-// from bottom to top), and so on.
-func (a *App) scroll(r Rect, act string, percent int) error {
-	cx, cy := r.centre()
-	dy := r.Height() * percent / 200
-	dx := r.Width() * percent / 200
-	d := 300 * time.Millisecond
-	switch act {
-	case "SCROLL_TO_BOTTOM":
-		return a.phone.Swipe(cx, cy+dy, cx, cy-dy, d)
-	case "SCROLL_TO_TOP":
-		return a.phone.Swipe(cx, cy-dy, cx, cy+dy, d)
-	case "SCROLL_TO_RIGHT":
-		return a.phone.Swipe(cx+dx, cy, cx-dx, cy, d)
-	default: // SCROLL_TO_LEFT
-		return a.phone.Swipe(cx-dx, cy, cx+dx, cy, d)
-	}
 }
 
 // checkAssert implements SoloPi's assert modes on the node text.
@@ -337,16 +319,16 @@ func describeSelector(n *casefile.Node) string {
 
 // waitForNode polls the replay root every 250 ms for up to wait (at least
 // one look) for the node the selector describes.
-func (a *App) waitForNode(ctx context.Context, sel *casefile.Node, wait time.Duration) (*Node, error) {
-	deadline := a.clk.Now().Add(wait)
+func (a *App) waitForNode(ctx context.Context, sel *casefile.Node, wait time.Duration) (*core.Node, error) {
+	deadline := a.Clk.Now().Add(wait)
 	for {
 		if n := findBySelector(a.replayRoots(), sel); n != nil {
 			return n, nil
 		}
-		if !a.clk.Now().Before(deadline) {
+		if !a.Clk.Now().Before(deadline) {
 			return nil, nil
 		}
-		if err := a.clk.Sleep(ctx, 250*time.Millisecond); err != nil {
+		if err := a.Clk.Sleep(ctx, 250*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}
@@ -355,24 +337,24 @@ func (a *App) waitForNode(ctx context.Context, sel *casefile.Node, wait time.Dur
 // replayRoots are the window roots a replay searches: the foreground
 // page as the provider sees it (SoloPi's own windows ignored), every
 // window of a multi-window page included.
-func (a *App) replayRoots() []*Node {
-	r := a.readRoot(true)
+func (a *App) replayRoots() []*core.Node {
+	r := a.ReadRoot(true)
 	if r == nil {
 		return nil
 	}
-	return r.roots
+	return r.Roots
 }
 
 // findBySelector locates the node a recorded OperationNode describes. The
 // strongest selector present picks the candidates (resourceId, text,
 // description, xpath, source id, className); the others break ties.
-func findBySelector(roots []*Node, sel *casefile.Node) *Node {
+func findBySelector(roots []*core.Node, sel *casefile.Node) *core.Node {
 	if sel == nil {
 		return nil
 	}
-	var all []flatNode
+	var all []core.FlatNode
 	for _, r := range roots {
-		all = flatten(r, "", 1, all)
+		all = core.Flatten(r, "", 1, all)
 	}
 	get := func(p *string) string {
 		if p == nil {
@@ -380,21 +362,21 @@ func findBySelector(roots []*Node, sel *casefile.Node) *Node {
 		}
 		return *p
 	}
-	tests := []func(f flatNode) (bool, bool){
-		func(f flatNode) (bool, bool) { v := get(sel.ResourceID); return v != "", f.n.ResourceID == v },
-		func(f flatNode) (bool, bool) { v := get(sel.Text); return v != "", f.n.Text == v },
-		func(f flatNode) (bool, bool) { v := get(sel.Description); return v != "", f.n.Description == v },
-		func(f flatNode) (bool, bool) { v := get(sel.XPath); return v != "", f.xpath == v },
-		func(f flatNode) (bool, bool) {
+	tests := []func(f core.FlatNode) (bool, bool){
+		func(f core.FlatNode) (bool, bool) { v := get(sel.ResourceID); return v != "", f.N.ResourceID == v },
+		func(f core.FlatNode) (bool, bool) { v := get(sel.Text); return v != "", f.N.Text == v },
+		func(f core.FlatNode) (bool, bool) { v := get(sel.Description); return v != "", f.N.Description == v },
+		func(f core.FlatNode) (bool, bool) { v := get(sel.XPath); return v != "", f.Xpath == v },
+		func(f core.FlatNode) (bool, bool) {
 			v := get(sel.ID)
-			return v != "", strconv.FormatInt(f.n.SourceID, 10) == v
+			return v != "", strconv.FormatInt(f.N.SourceID, 10) == v
 		},
-		func(f flatNode) (bool, bool) { v := get(sel.ClassName); return v != "", f.n.ClassName == v },
+		func(f core.FlatNode) (bool, bool) { v := get(sel.ClassName); return v != "", f.N.ClassName == v },
 	}
-	var cands []flatNode
+	var cands []core.FlatNode
 	primary := -1
 	for i, t := range tests {
-		if used, _ := t(flatNode{n: &Node{}}); !used {
+		if used, _ := t(core.FlatNode{N: &core.Node{}}); !used {
 			continue
 		}
 		for _, f := range all {
@@ -412,7 +394,7 @@ func findBySelector(roots []*Node, sel *casefile.Node) *Node {
 		if len(cands) == 1 {
 			break
 		}
-		var narrowed []flatNode
+		var narrowed []core.FlatNode
 		for _, f := range cands {
 			if used, match := t(f); !used || match {
 				narrowed = append(narrowed, f)
@@ -422,5 +404,5 @@ func findBySelector(roots []*Node, sel *casefile.Node) *Node {
 			cands = narrowed
 		}
 	}
-	return cands[0].n
+	return cands[0].N
 }

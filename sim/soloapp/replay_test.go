@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 func (r *rig) preflight(name string) (string, string) {
@@ -61,7 +62,7 @@ func passingSteps() []string {
 }
 
 func TestReplayValidationIsInvisible(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	id, fp := r.preflight("smoke")
 	good := map[string]string{"replayMode": "normal", "caseName": "smoke", "requestId": "replay-1", "caseId": id, "caseFingerprint": fp}
@@ -109,7 +110,7 @@ func TestReplayValidationIsInvisible(t *testing.T) {
 }
 
 func TestReplayPasses(t *testing.T) {
-	r := newRig(t, Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}})
+	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}})
 	r.mustImport("smoke", passingSteps()...)
 	r.phone.set(func(f *fakePhone) { f.fg = counterPkg; f.count = 7 })
 	ack := r.mutate("replay", "replayMode", "normal", "caseName", "smoke", "requestId", "replay-x", "caseId", "999", "caseFingerprint", strings.Repeat("a", 64))
@@ -166,7 +167,7 @@ func TestReplayPasses(t *testing.T) {
 }
 
 func TestReplayStepFailures(t *testing.T) {
-	r := newRig(t, Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
+	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
 	for i, tc := range []struct {
 		steps  []string
 		index  int64
@@ -197,7 +198,7 @@ func TestReplayStepFailures(t *testing.T) {
 }
 
 func TestReplayVisibleStartFailures(t *testing.T) {
-	r := newRig(t, Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}})
+	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}})
 	r.mustImport("smoke", passingSteps()...)
 	expect := func(req, msg string) {
 		t.Helper()
@@ -244,14 +245,14 @@ func TestReplayVisibleStartFailures(t *testing.T) {
 	r.startReplay("smoke", "r-nolaunch", "targetApp", "com.example.service")
 	expect("r-nolaunch", "Target application has no launchable activity: com.example.service")
 	// Permissions.
-	_ = r.app.SetPermission(PermFloat, false)
+	_ = r.app.SetPermission(core.PermFloat, false)
 	r.startReplay("smoke", "r-perm")
 	expect("r-perm", "Permission denied: float")
-	_ = r.app.SetPermission(PermFloat, true)
+	_ = r.app.SetPermission(core.PermFloat, true)
 }
 
 func TestReplayCancel(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	wantErr(t, r.mutate("harness", "type", "cancel"), "missing_run_id", "Parameter 'runId' is required")
 	wantErr(t, r.mutate("harness", "type", "cancel", "runId", "x"), "run_id_mismatch", "Harness runId does not match the active run")
@@ -311,7 +312,7 @@ func TestReplayCancel(t *testing.T) {
 }
 
 func TestReplayConflictsAndRestart(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	r.phone.set(func(f *fakePhone) { f.fg = counterPkg })
 	// An Agent session holds the lease: the replay fails visibly with a new runId.
@@ -347,7 +348,7 @@ func TestReplayConflictsAndRestart(t *testing.T) {
 }
 
 func TestMaintenanceLatch(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	release, err := r.app.BeginMaintenance()
 	if err != nil {
@@ -370,7 +371,7 @@ func TestMaintenanceLatch(t *testing.T) {
 }
 
 func TestStatusPageDelay(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.phone.set(func(f *fakePhone) { f.fg = counterPkg })
 	start := r.clk.Now()
 	r.get("status", "type", "page")
@@ -384,7 +385,7 @@ func TestStatusPageDelay(t *testing.T) {
 // This is the leak the host redacts (casefile.Redactor); the test pins the
 // device behaviour it is built against.
 func TestReplayFailureEchoesDecryptedParams(t *testing.T) {
-	r := newRig(t, Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
+	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
 	const secret = "s3cret-PIN-4711"
 	enc := casefile.Encrypt(casefile.DefaultSeed, secret)
 	r.mustImport("echo", stepJSON("e1", "ASSERT", `{"resourceId":"com.example.counter:id/counter_value"}`,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 var scanMachine = protocol.Scan()
@@ -42,10 +43,10 @@ func (a *App) stepScanLocked(s *scanSession, ev protocol.Event, errMsg string) b
 	}
 	s.state = next
 	if next == protocol.ScanScanning && s.startedAt == 0 {
-		s.startedAt = a.nowMs()
+		s.startedAt = a.NowMs()
 	}
 	if scanMachine.IsTerminal(next) {
-		s.finishedAt = a.nowMs()
+		s.finishedAt = a.NowMs()
 		s.attached = false // the page is finished
 		if next == protocol.SessionFailed {
 			s.err = errMsg
@@ -69,76 +70,78 @@ func (a *App) completeScanLocked(s *scanSession, content, format string) {
 	}
 }
 
-func (a *App) scanSnapshotLocked(p *process) obj {
-	s := p.sx.scan
-	o := ok("kind", "scan")
+func (a *App) scanSnapshotLocked(p *core.Process) core.Obj {
+	s := st(p).sx.scan
+	o := core.OK("kind", "scan")
 	if s == nil {
-		return append(o, newObj("state", string(protocol.SessionIdle), "active", false, "terminal", false,
+		return append(o, core.NewObj("state", string(protocol.SessionIdle), "active", false, "terminal", false,
 			"scanning", false, "userActionRequired", false, "manualScanActive", a.ext.manualScan,
 			"protocolActivityAttached", false, "contentExecuted", false)...)
 	}
-	o.set("sessionId", s.id)
-	o.set("state", string(s.state))
-	o.set("active", scanMachine.IsLive(s.state))
-	o.set("terminal", scanMachine.IsTerminal(s.state))
-	o.set("scanning", s.state == protocol.ScanScanning)
+	o.Set("sessionId", s.id)
+	o.Set("state", string(s.state))
+	o.Set("active", scanMachine.IsLive(s.state))
+	o.Set("terminal", scanMachine.IsTerminal(s.state))
+	o.Set("scanning", s.state == protocol.ScanScanning)
 	switch s.state {
 	case protocol.ScanPendingPermission:
-		o.set("userActionRequired", true)
-		o.set("requiredUserAction", "Grant camera permission on the device")
+		o.Set("userActionRequired", true)
+		o.Set("requiredUserAction", "Grant camera permission on the device")
 	case protocol.ScanScanning:
-		o.set("userActionRequired", true)
-		o.set("requiredUserAction", "Aim the camera at a supported code")
+		o.Set("userActionRequired", true)
+		o.Set("requiredUserAction", "Aim the camera at a supported code")
 	default:
-		o.set("userActionRequired", false)
+		o.Set("userActionRequired", false)
 	}
-	o.set("manualScanActive", a.ext.manualScan)
-	o.set("protocolActivityAttached", s.attached)
+	o.Set("manualScanActive", a.ext.manualScan)
+	o.Set("protocolActivityAttached", s.attached)
 	if s.state == protocol.ScanCompleted {
 		ct, _ := codeTypeOf(s.format)
-		o.set("content", s.content)
-		o.set("format", s.format)
-		o.set("codeType", ct)
+		o.Set("content", s.content)
+		o.Set("format", s.format)
+		o.Set("codeType", ct)
 	}
-	o.set("contentExecuted", false)
-	o.set("requestedAt", s.requestedAt)
+	o.Set("contentExecuted", false)
+	o.Set("requestedAt", s.requestedAt)
 	if s.startedAt != 0 {
-		o.set("startedAt", s.startedAt)
+		o.Set("startedAt", s.startedAt)
 	}
 	if s.finishedAt != 0 {
-		o.set("finishedAt", s.finishedAt)
+		o.Set("finishedAt", s.finishedAt)
 	}
 	if s.startedAt != 0 && s.finishedAt != 0 {
-		o.set("durationMs", max(0, s.finishedAt-s.startedAt))
+		o.Set("durationMs", max(0, s.finishedAt-s.startedAt))
 	}
 	if s.err != "" {
-		o.set("error", s.err)
+		o.Set("error", s.err)
 	}
 	return o
 }
 
-func (a *App) scanResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *App) scanResolver(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
 	act := q["action"]
 	switch act {
 	case "status":
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
 		return a.scanSnapshotLocked(p)
 	case "start", "cancel":
 	default:
-		return e1(protocol.ErrUnsupportedAction, "Unsupported scan action: "+javaString(q, "action"))
+		return core.E1(protocol.ErrUnsupportedAction, "Unsupported scan action: "+core.JavaString(q, "action"))
 	}
-	if via != viaAdb {
-		return e1(protocol.ErrMutationTransportRequired, "Scan changes require the ADB scheme transport")
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrMutationTransportRequired, "Scan changes require the ADB scheme transport")
 	}
 	sid := q["sessionId"]
 	if !protocol.ValidID(sid, 128) {
-		return e1(protocol.ErrInvalidSessionID, "A valid sessionId is required")
+		return core.E1(protocol.ErrInvalidSessionID, "A valid sessionId is required")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	withScan := func(code, msg string) obj { return append(e1(code, msg), kv{"scan", a.scanSnapshotLocked(p)}) }
-	cur := p.sx.scan
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	withScan := func(code, msg string) core.Obj {
+		return append(core.E1(code, msg), core.Kv{K: "scan", V: a.scanSnapshotLocked(p)})
+	}
+	cur := st(p).sx.scan
 	if act == "cancel" {
 		switch {
 		case cur == nil:
@@ -158,16 +161,16 @@ func (a *App) scanResolver(ctx context.Context, p *process, via transport, q par
 	case a.ext.scanActivityBusy || (cur != nil && cur.attached):
 		return withScan(protocol.ErrScanActivityBusy, "The previous scan page is still closing")
 	}
-	s := &scanSession{id: sid, state: scanMachine.Initial, requestedAt: a.nowMs()}
+	s := &scanSession{id: sid, state: scanMachine.Initial, requestedAt: a.NowMs()}
 	a.stepScanLocked(s, protocol.EvStart, "")
-	p.sx.scan = s
+	st(p).sx.scan = s
 	go func() {
-		if !a.sleepDevice(p, scanAttachDelay) {
+		if !a.SleepDevice(p, scanAttachDelay) {
 			return
 		}
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if p.sx.scan != s || !a.currentLocked(p) || s.state != protocol.SessionStarting {
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		if st(p).sx.scan != s || !a.CurrentLocked(p) || s.state != protocol.SessionStarting {
 			return
 		}
 		s.attached = true

@@ -8,213 +8,78 @@ package soloapp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"strings"
-	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
-// sessions is everything the session resolvers keep in the app process. It is
-// created with the process and dropped by Restart
+// sessions is the record, scan and stress sessions of one process
 // (docs/device-protocol.md#app-restart).
 type sessions struct {
-	perf    *perfSession
-	display *displaySession
-	// providerOwner is the DisplayProvider's single protocol lease
-	// (docs/device-protocol.md#concurrency-and-ownership):
-	// "performance:<sid>" or "display:<sid>", "" when free.
-	providerOwner string
-	record        *recordSession
-	screen        *screenSession
-	scan          *scanSession
-	stress        *stressSession
-	video         *receiptLRU
-	videoActive   string // requestId of the running analysis
-	history       *receiptLRU
-	plugin        *receiptLRU
-}
-
-func newSessions() *sessions {
-	return &sessions{video: newReceiptLRU(32), history: newReceiptLRU(64), plugin: newReceiptLRU(64)}
+	record *recordSession
+	scan   *scanSession
+	stress *stressSession
 }
 
 // registerSessionResolvers plugs the nine session resolvers into the chain,
 // so a fresh App answers all 13 actions like the real one. The lead may
 // still replace any of them with RegisterResolver.
 func (a *App) registerSessionResolvers() {
-	reg := func(action string, fn func(ctx context.Context, p *process, via transport, q params) obj) {
+	reg := func(action string, fn func(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj) {
 		a.resolvers[action] = func(ctx context.Context, req Request) ([]byte, bool) {
-			a.mu.Lock()
-			p := a.p
-			a.mu.Unlock()
-			return encode(fn(ctx, p, viaOf(req), params(req.Params)), false), true
+			a.Mu.Lock()
+			p := a.P
+			a.Mu.Unlock()
+			return core.Encode(fn(ctx, p, viaOf(req), core.Params(req.Params)), false), true
 		}
 	}
-	reg(protocol.ActionPerformance, a.performance)
+	reg(protocol.ActionPerformance, a.Perf.Performance)
 	reg(protocol.ActionRecord, a.recordResolver)
-	reg(protocol.ActionScreenRecord, a.screenRecordResolver)
+	reg(protocol.ActionScreenRecord, a.Media.ScreenRecordResolver)
 	reg(protocol.ActionScan, a.scanResolver)
-	reg(protocol.ActionVideoAnalysis, a.videoAnalysisResolver)
+	reg(protocol.ActionVideoAnalysis, a.Media.VideoAnalysisResolver)
 	reg(protocol.ActionStress, a.stressResolver)
-	reg(protocol.ActionHistory, a.historyResolver)
-	reg(protocol.ActionPlugin, a.pluginResolver)
+	reg(protocol.ActionHistory, a.History.HistoryResolver)
+	reg(protocol.ActionPlugin, a.Plugins.PluginResolver)
 }
 
 // viaOf maps a plugged-in Request back to the transport it arrived on.
-func viaOf(req Request) transport {
+func viaOf(req Request) core.Transport {
 	switch {
 	case req.Protected:
-		return viaAdb
-	case req.Transport == viaPublic.String():
-		return viaPublic
+		return core.ViaAdb
+	case req.Transport == core.ViaPublic.String():
+		return core.ViaPublic
 	}
-	return viaHTTP
+	return core.ViaHTTP
 }
 
 // runtimeSessionsLocked counts RuntimeSessionGuard sessions
 // (docs/device-protocol.md#concurrency-and-ownership): plugin maintenance
 // needs zero of them.
-func (a *App) runtimeSessionsLocked(p *process) int {
+func (a *App) runtimeSessionsLocked(p *core.Process) int {
 	n := 0
-	if p.lease.owner != "" {
+	if p.Lease.Owner != "" {
 		n++
 	}
-	sx := p.sx
-	if s := sx.screen; s != nil && screenMachine.IsLive(s.state) {
+	sx := st(p).sx
+	if a.Media.ScreenLiveLocked(p) {
 		n++
 	}
-	if sx.providerOwner != "" {
+	if a.Perf.ProviderLeasedLocked(p) {
 		n++
 	}
-	if s := sx.record; s != nil && recordMachine.IsLive(s.state) {
+	if s := sx.record; s != nil && recordMachine.IsLive(s.State) {
 		n++
 	}
-	if s := sx.stress; s != nil && stressMachine.IsLive(s.state) {
+	if s := sx.stress; s != nil && stressMachine.IsLive(s.State) {
 		n++
 	}
-	if a.ext.externalRecorder {
+	if a.Media.ExternalRecorder {
 		n++
 	}
 	if a.ext.externalStress {
 		n++
 	}
 	return n
-}
-
-// maintenanceLocked reports whether plugin maintenance blocks new runtime
-// sessions.
-func (p *process) maintenanceLocked() bool { return p.lease.maintenance }
-
-// sleepDevice waits d of device time on the process context; false when
-// the process died (restart) meanwhile.
-func (a *App) sleepDevice(p *process, d time.Duration) bool {
-	return a.clk.Sleep(p.ctx, d) == nil
-}
-
-// current reports whether p is still the running process (late callbacks
-// of a dead process must not touch anything).
-func (a *App) currentLocked(p *process) bool { return a.p == p }
-
-// permissionDialogLocked is how long a permission request takes to answer
-// (the callback arrives about 10 ms after the dialog closes).
-func (a *App) permissionDialogLocked() time.Duration {
-	if d := a.faults.permDialog; d > 0 {
-		return d
-	}
-	return 10 * time.Millisecond
-}
-
-// missingPermissionsLocked lists the named permissions that are denied.
-func (a *App) missingPermissionsLocked(names ...string) []string {
-	var out []string
-	for _, n := range names {
-		if !a.permissionLocked(n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// shellForm replaces the /storage/emulated/0 prefix with /sdcard
-// (docs/device-protocol.md#device-files).
-func shellForm(p string) string {
-	p = normPath(p)
-	if p == "/storage/emulated/0" || strings.HasPrefix(p, "/storage/emulated/0/") {
-		return "/sdcard" + strings.TrimPrefix(p, "/storage/emulated/0")
-	}
-	return p
-}
-
-// sha256Hex is the lowercase hex SHA-256 of s.
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
-
-// javaParseInt is Integer.parseInt (an int32 with optional sign).
-func javaParseInt(s string) (int64, bool) {
-	n, ok := javaParseLong(s)
-	if !ok || n != int64(int32(n)) {
-		return 0, false
-	}
-	return n, true
-}
-
-// receiptLRU is an access-order LRU of receipts (Java LinkedHashMap with
-// accessOrder=true and removeEldestEntry), as the video, history and plugin
-// resolvers keep them. pinned keys are never evicted.
-type receiptLRU struct {
-	max   int
-	order []string
-	m     map[string]obj
-}
-
-func newReceiptLRU(n int) *receiptLRU { return &receiptLRU{max: n, m: map[string]obj{}} }
-
-func (l *receiptLRU) touch(k string) {
-	for i, o := range l.order {
-		if o == k {
-			l.order = append(l.order[:i], l.order[i+1:]...)
-			break
-		}
-	}
-	l.order = append(l.order, k)
-}
-
-// get returns the receipt and refreshes its access order.
-func (l *receiptLRU) get(k string) (obj, bool) {
-	o, found := l.m[k]
-	if found {
-		l.touch(k)
-	}
-	return o, found
-}
-
-// put stores a receipt and evicts the eldest unpinned entries beyond max.
-func (l *receiptLRU) put(k string, o obj, pinned string) {
-	l.m[k] = o
-	l.touch(k)
-	for len(l.order) > l.max {
-		evicted := false
-		for i, e := range l.order {
-			if e != pinned && e != k {
-				delete(l.m, e)
-				l.order = append(l.order[:i], l.order[i+1:]...)
-				evicted = true
-				break
-			}
-		}
-		if !evicted {
-			return
-		}
-	}
-}
-
-// each visits every receipt (no access-order change).
-func (l *receiptLRU) each(fn func(k string, o obj)) {
-	for _, k := range l.order {
-		fn(k, l.m[k])
-	}
 }

@@ -12,13 +12,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
+	"github.com/solopi-dev/solopi/sim/soloapp/history"
+	"github.com/solopi-dev/solopi/sim/soloapp/media"
+	"github.com/solopi-dev/solopi/sim/soloapp/plugins"
 )
 
 const capturesDir = "/storage/emulated/0/solopi/ScreenCaptures"
 
 func (r *rig) putVideo(name string, ms int64) {
 	r.t.Helper()
-	data, err := buildMP4(320, 240, ms)
+	data, err := media.BuildMP4(320, 240, ms)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -27,7 +32,7 @@ func (r *rig) putVideo(name string, ms int64) {
 }
 
 func TestVideoAnalysis(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	// Long enough that the busy and analyzing checks below always see the
 	// first analysis running.
 	r.app.SetVideoAnalysisDuration(10 * time.Second)
@@ -116,13 +121,13 @@ func TestVideoAnalysis(t *testing.T) {
 	}
 	wantErr(t, status("bad-0"), "analysis_not_found", "")
 	wantErr(t, status("lru-39"), "invalid_parameter", "videoPath is required")
-	if n := r.app.p.sx.video.len(); n != 32 {
+	if n := len(media.SessionsOf(r.app.P).Video.M); n != 32 {
 		t.Errorf("receipts: %d", n)
 	}
 }
 
 func TestStressLifecycle(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.app.SetAvailableProcessors(4)
 	checkStress(t, r.get("stress", "action", "status"))
 	for _, tc := range []struct {
@@ -210,8 +215,8 @@ func pluginZip(t *testing.T, name string, version string, wrapper string) []byte
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 func TestPluginListImportRemove(t *testing.T) {
-	r := newRig(t, Config{})
-	if pluginID("hulu_screenRecord") != "plugin-6b6edb4fe787608f1c46fec05b7584ff50aeb65db25a7f8de5e3f02925fec228" {
+	r := newRig(t, core.Config{})
+	if plugins.PluginID("hulu_screenRecord") != "plugin-6b6edb4fe787608f1c46fec05b7584ff50aeb65db25a7f8de5e3f02925fec228" {
 		t.Fatal("pluginId vector")
 	}
 	wantErr(t, r.get("plugin"), "missing_action", "")
@@ -223,16 +228,16 @@ func TestPluginListImportRemove(t *testing.T) {
 	_ = r.phone.WriteFile(patch+"bad name.zip", good)
 	_ = r.phone.WriteFile(patch+"notes.txt", []byte("x"))
 	l := r.get("plugin", "action", "list")
-	plugins := l["plugins"].([]any)
-	if num(l, "total") != 2 || str(plugins[0].(map[string]any), "name") != "hulu_hotPatch" || str(plugins[0].(map[string]any), "status") != "built_in" ||
-		str(plugins[1].(map[string]any), "status") != "loaded" || str(l, "importPath") != "/storage/emulated/0/solopi/patch" {
+	list := l["plugins"].([]any)
+	if num(l, "total") != 2 || str(list[0].(map[string]any), "name") != "hulu_hotPatch" || str(list[0].(map[string]any), "status") != "built_in" ||
+		str(list[1].(map[string]any), "status") != "loaded" || str(l, "importPath") != "/storage/emulated/0/solopi/patch" {
 		t.Fatal(l)
 	}
 	files := l["importFiles"].([]any)
-	if len(files) != 1 || str(files[0].(map[string]any), "fileId") != importFileID("demo.zip") || files[0].(map[string]any)["sha256Required"] != true {
+	if len(files) != 1 || str(files[0].(map[string]any), "fileId") != plugins.ImportFileID("demo.zip") || files[0].(map[string]any)["sha256Required"] != true {
 		t.Fatal(files)
 	}
-	fileID := importFileID("demo.zip")
+	fileID := plugins.ImportFileID("demo.zip")
 	// In-progress long enough for the busy and conflict checks below.
 	r.app.SetPluginMutationDelay(5 * time.Second)
 	for _, tc := range []struct {
@@ -246,7 +251,7 @@ func TestPluginListImportRemove(t *testing.T) {
 		{[]string{"requestId", "r", "sha256", sha(good)}, "missing_import_selector", "Parameter 'fileName' or 'fileId' is required"},
 		{[]string{"requestId", "r", "sha256", sha(good), "fileName", "../x.zip"}, "invalid_file_name", ""},
 		{[]string{"requestId", "r", "sha256", sha(good), "fileId", "plugin-import-xyz"}, "invalid_file_id", ""},
-		{[]string{"requestId", "r", "sha256", sha(good), "fileName", "demo.zip", "fileId", importFileID("other.zip")}, "import_file_not_found", ""},
+		{[]string{"requestId", "r", "sha256", sha(good), "fileName", "demo.zip", "fileId", plugins.ImportFileID("other.zip")}, "import_file_not_found", ""},
 	} {
 		wantErr(t, r.mutate("plugin", append([]string{"action", "import"}, tc.kv...)...), tc.code, tc.msg)
 	}
@@ -256,9 +261,9 @@ func TestPluginListImportRemove(t *testing.T) {
 	if str(m, "state") != "failed" || str(sub(m, "mutation"), "errorCode") != "sha256_mismatch" {
 		t.Fatal(m)
 	}
-	r.app.mu.Lock()
-	staged := len(r.app.ext.internal)
-	r.app.mu.Unlock()
+	r.app.Mu.Lock()
+	staged := len(r.app.Plugins.Internal)
+	r.app.Mu.Unlock()
 	if staged != 0 {
 		t.Errorf("staging left: %d", staged)
 	}
@@ -301,10 +306,10 @@ func TestPluginListImportRemove(t *testing.T) {
 		t.Fatalf("after restart: %v", demo)
 	}
 	// Remove: confirmation rules, core protection, success.
-	id := pluginID("hulu_demo")
+	id := plugins.PluginID("hulu_demo")
 	wantErr(t, r.mutate("plugin", "action", "remove", "requestId", "rm", "pluginId", id, "confirmId", "x"), "confirmation_mismatch", "")
 	wantErr(t, r.mutate("plugin", "action", "remove", "requestId", "rm", "pluginId", "plugin-1"), "invalid_plugin_id", "")
-	r.adb("plugin", "action", "remove", "requestId", "rm-core", "pluginId", pluginID("hulu_hotPatch"), "confirmId", pluginID("hulu_hotPatch"))
+	r.adb("plugin", "action", "remove", "requestId", "rm-core", "pluginId", plugins.PluginID("hulu_hotPatch"), "confirmId", plugins.PluginID("hulu_hotPatch"))
 	m = r.poll("done", 15*time.Second, nil, func(m map[string]any) bool { return str(m, "state") != "in_progress" }, "plugin", "action", "mutationStatus", "requestId", "rm-core")
 	if str(sub(m, "mutation"), "errorCode") != "core_plugin_protected" {
 		t.Error(m)
@@ -359,23 +364,23 @@ func TestPluginArchiveValidation(t *testing.T) {
 		{map[string]string{"desc.json": `{"name":"p","version":1,"jar":"test.jar"}`, "test.jar": jar}, []string{"desc.json", "test.jar"}, "missing_payload"},
 		{map[string]string{"desc.json": desc(`,"mainClass":"A"`), "test.jar": jar}, []string{"desc.json", "test.jar"}, "plugin_validation_failed"},
 	} {
-		_, fail := validatePluginArchive(zipOf(t, tc.files, tc.order...))
+		_, fail := plugins.ValidatePluginArchive(zipOf(t, tc.files, tc.order...))
 		got := ""
 		if fail != nil {
-			got, _ = fail.get("errorCode").(string)
+			got, _ = fail.Get("errorCode").(string)
 		}
 		if got != tc.code {
 			t.Errorf("%v: got %q want %q", tc.order, got, tc.code)
 		}
 	}
-	if _, fail := validatePluginArchive(zipOf(t, nil)); fail == nil || fail.get("errorCode") != "empty_archive" {
+	if _, fail := plugins.ValidatePluginArchive(zipOf(t, nil)); fail == nil || fail.Get("errorCode") != "empty_archive" {
 		t.Errorf("empty: %v", fail)
 	}
 }
 
 func TestHistory(t *testing.T) {
-	r := newRig(t, Config{})
-	if historyID("replay", "smoke_1700000000000") != "replay-801ae3c1a4e4c836fb771adc52e612378c1bfa8ed9c87f5d1f28adb3d22d5414" {
+	r := newRig(t, core.Config{})
+	if history.HistoryID("replay", "smoke_1700000000000") != "replay-801ae3c1a4e4c836fb771adc52e612378c1bfa8ed9c87f5d1f28adb3d22d5414" {
 		t.Fatal("history id vector")
 	}
 	root := "/storage/emulated/0/solopi/replay/"
@@ -404,7 +409,7 @@ func TestHistory(t *testing.T) {
 	wantErr(t, r.get("history", "action", "listReplay", "limit", "0"), "invalid_limit", "Parameter 'limit' must be between 1 and 500")
 	wantErr(t, r.get("history", "action", "listReplay", "limit", "x"), "invalid_limit", "Parameter 'limit' must be an integer")
 	wantErr(t, r.get("history"), "missing_action", "")
-	id := historyID("replay", "smoke_1700000000000")
+	id := history.HistoryID("replay", "smoke_1700000000000")
 	g := r.get("history", "action", "getReplay", "id", id)
 	if str(g, "id") != id || str(sub(g, "info"), "caseName") != "c0" || len(g["files"].([]any)) != 4 ||
 		str(sub(g, "log"), "text") != "line1\nline2\n" || sub(g, "steps")["content"] == nil {
@@ -423,7 +428,7 @@ func TestHistory(t *testing.T) {
 	if num(pl, "total") != 1 || num(precs[0].(map[string]any), "fileCount") != 4 || len(precs[0].(map[string]any)["metrics"].([]any)) != 4 {
 		t.Fatal(pl)
 	}
-	pid := historyID("performance", "performance-h1")
+	pid := history.HistoryID("performance", "performance-h1")
 	gp := r.get("history", "action", "getPerformance", "id", pid)
 	pf := gp["files"].([]any)
 	if len(pf) != 4 || num(gp, "contentLimitBytes") != 524288 || !strings.HasPrefix(str(pf[0].(map[string]any), "preview"), "RecordTime,") {
@@ -433,7 +438,7 @@ func TestHistory(t *testing.T) {
 		t.Errorf("GBK preview not decoded: %v", gp)
 	}
 	// Deletion: transport, confirmation, idempotency and conflicts.
-	wantErr(t, r.direct(viaHTTP, "history", "action", "deleteReplay", "requestId", "d1", "id", id, "confirmId", id), "mutation_transport_required", "History deletion requires the ADB scheme transport")
+	wantErr(t, r.direct(core.ViaHTTP, "history", "action", "deleteReplay", "requestId", "d1", "id", id, "confirmId", id), "mutation_transport_required", "History deletion requires the ADB scheme transport")
 	wantErr(t, r.mutate("history", "action", "deleteReplay", "requestId", "d1", "id", id, "confirmId", "x"), "confirmation_mismatch", "Parameter 'confirmId' must exactly match 'id'")
 	wantErr(t, r.mutate("history", "action", "deleteReplay", "id", id, "confirmId", id), "missing_request_id", "")
 	r.adb("history", "action", "deleteReplay", "requestId", "d1", "id", id, "confirmId", id)
@@ -475,7 +480,7 @@ func TestHistory(t *testing.T) {
 // (docs/device-protocol.md#resolvers): every mutation of the session
 // resolvers is refused on the HTTP channel with the exact payload.
 func TestSessionMutationsOverHTTP(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	for _, tc := range []struct {
 		action string
 		kv     []string
@@ -521,7 +526,7 @@ func TestSessionMutationsOverHTTP(t *testing.T) {
 // (docs/device-protocol.md#app-restart): sessions and receipts die with the
 // process, files survive.
 func TestRestartLosesSessions(t *testing.T) {
-	r := newRig(t, Config{})
+	r := newRig(t, core.Config{})
 	r.putVideo("keep.mp4", 1000)
 	r.adb("stress", "action", "start", "sessionId", "s", "memory", "8")
 	r.adb("scan", "action", "start", "sessionId", "q")
@@ -568,9 +573,9 @@ func (p *removeLog) Remove(path string) error {
 
 func TestHistoryOfRealReplayAndDeleteOrder(t *testing.T) {
 	ph := &removeLog{fakePhone: newFakePhone()}
-	clk := newRig(t, Config{}).clk
-	r := &rig{t: t, app: New(Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}, ph, clk), phone: ph.fakePhone, clk: clk}
-	t.Cleanup(func() { r.app.mu.Lock(); p := r.app.p; r.app.mu.Unlock(); p.cancel() })
+	clk := newRig(t, core.Config{}).clk
+	r := &rig{t: t, app: New(core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}, ph, clk), phone: ph.fakePhone, clk: clk}
+	t.Cleanup(func() { r.app.Mu.Lock(); p := r.app.P; r.app.Mu.Unlock(); p.Cancel() })
 	r.waitReady()
 	r.mustImport("smoke", passingSteps()...)
 	r.startReplay("smoke", "rp-1")
@@ -599,14 +604,14 @@ func TestHistoryOfRealReplayAndDeleteOrder(t *testing.T) {
 	}
 	// While a replay runs (auto-start off: it stays running), deletion is
 	// refused with replay_active.
-	r2 := newRig(t, Config{})
+	r2 := newRig(t, core.Config{})
 	dir := "/storage/emulated/0/solopi/replay/x_1"
 	_ = r2.phone.MkdirAll(dir)
 	_ = r2.phone.WriteFile(dir+"/info.json", []byte(`{"caseName":"x"}`))
 	r2.mustImport("smoke", passingSteps()...)
 	r2.startReplay("smoke", "rp-2")
 	r2.waitRun("rp-2", "running")
-	xid := historyID("replay", "x_1")
+	xid := history.HistoryID("replay", "x_1")
 	r2.adb("history", "action", "deleteReplay", "requestId", "d", "id", xid, "confirmId", xid)
 	if mu := sub(r2.get("history", "action", "mutationStatus", "requestId", "d"), "mutation"); str(mu, "errorCode") != "replay_active" ||
 		str(mu, "error") != "An active replay session prevents history deletion" {

@@ -5,21 +5,22 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // status is the status resolver (docs/device-protocol.md#status). Missing or
 // other types are "not handled": HTTP answers the text/html fallback, the
 // Activity launches SoloPi.
-func (a *App) status(ctx context.Context, p *process, q params) (obj, bool) {
+func (a *App) status(ctx context.Context, p *core.Process, q core.Params) (core.Obj, bool) {
 	switch q["type"] {
 	case "status":
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
 		s := "none"
-		if p.recording {
+		if st(p).recording {
 			s = "record"
 		}
-		return newObj("status", s), true
+		return core.NewObj("status", s), true
 	case "page":
 		return a.pageQuery(ctx, p), true
 	}
@@ -30,33 +31,33 @@ func (a *App) status(ctx context.Context, p *process, q params) (obj, bool) {
 // current process (the record resolver calls it once a recording starts;
 // it never goes back until a restart).
 func (a *App) MarkRecordingStarted() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.p.recording = true
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	st(a.P).recording = true
 }
 
 // pageQuery reads the current root after 500 ms, waiting at most 5 s. Any
 // root counts, SoloPi's own included; there is no controllability filter.
-func (a *App) pageQuery(ctx context.Context, p *process) obj {
-	a.mu.Lock()
-	allowed := a.perms[PermADB] && a.perms[PermAccessibility]
-	a.mu.Unlock()
+func (a *App) pageQuery(ctx context.Context, p *core.Process) core.Obj {
+	a.Mu.Lock()
+	allowed := a.Perms[core.PermADB] && a.Perms[core.PermAccessibility]
+	a.Mu.Unlock()
 	if !allowed {
-		return e1(protocol.ErrPagePermissionRequired, "ADB and accessibility permissions are required")
+		return core.E1(protocol.ErrPagePermissionRequired, "ADB and accessibility permissions are required")
 	}
-	if err := a.clk.Sleep(ctx, 500*time.Millisecond); err != nil {
-		return e1(protocol.ErrPageQueryInterrupted, "Interrupted while waiting for the current page")
+	if err := a.Clk.Sleep(ctx, 500*time.Millisecond); err != nil {
+		return core.E1(protocol.ErrPageQueryInterrupted, "Interrupted while waiting for the current page")
 	}
-	deadline := a.clk.Now().Add(5 * time.Second)
+	deadline := a.Clk.Now().Add(5 * time.Second)
 	for {
-		if r := a.readRoot(false); r != nil {
-			return newObj("page", exportPage(r, false).page)
+		if r := a.ReadRoot(false); r != nil {
+			return core.NewObj("page", core.ExportPage(r, false).Page)
 		}
-		if !a.clk.Now().Before(deadline) {
-			return e1(protocol.ErrPageRootUnavailable, "Current page root is unavailable")
+		if !a.Clk.Now().Before(deadline) {
+			return core.E1(protocol.ErrPageRootUnavailable, "Current page root is unavailable")
 		}
-		if err := a.clk.Sleep(ctx, 100*time.Millisecond); err != nil {
-			return e1(protocol.ErrPageQueryInterrupted, "Interrupted while waiting for the current page")
+		if err := a.Clk.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return core.E1(protocol.ErrPageQueryInterrupted, "Interrupted while waiting for the current page")
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 var stressMachine = protocol.Stress()
@@ -24,7 +25,7 @@ const (
 )
 
 type stressSession struct {
-	sessionClock
+	core.SessionClock
 	id                                   string
 	cpuCount, cpuPercent, memory, durSec int
 	// live readings of the stress service
@@ -32,10 +33,10 @@ type stressSession struct {
 }
 
 func (a *App) stepStressLocked(s *stressSession, ev protocol.Event, errMsg string) bool {
-	if !a.stepClockLocked(stressMachine, &s.sessionClock, ev, errMsg) {
+	if !a.StepClockLocked(stressMachine, &s.SessionClock, ev, errMsg) {
 		return false
 	}
-	switch s.state {
+	switch s.State {
 	case protocol.SessionStopping:
 		s.targetCPU, s.targetMem = 0, 0
 	case protocol.SessionFailed, protocol.SessionStopped:
@@ -44,56 +45,56 @@ func (a *App) stepStressLocked(s *stressSession, ev protocol.Event, errMsg strin
 	return true
 }
 
-func (a *App) stressSnapshotLocked(p *process) obj {
-	s := p.sx.stress
-	o := ok("kind", "stress")
+func (a *App) stressSnapshotLocked(p *core.Process) core.Obj {
+	s := st(p).sx.stress
+	o := core.OK("kind", "stress")
 	if s == nil {
-		o = append(o, newObj("state", string(protocol.SessionIdle), "active", false, "terminal", false,
+		o = append(o, core.NewObj("state", string(protocol.SessionIdle), "active", false, "terminal", false,
 			"cpuCount", 0, "cpuPercent", 0, "memory", 0, "durationSec", 0)...)
 		if !a.ext.stressUnavailable {
-			o = append(o, newObj("targetCpuCount", 0, "activeCpuCount", 0, "targetMemoryMb", 0, "actualMemoryMb", 0)...)
+			o = append(o, core.NewObj("targetCpuCount", 0, "activeCpuCount", 0, "targetMemoryMb", 0, "actualMemoryMb", 0)...)
 		}
 		return o
 	}
-	o.set("sessionId", s.id)
-	o.set("state", string(s.state))
-	o.set("active", stressMachine.IsLive(s.state))
-	o.set("terminal", stressMachine.IsTerminal(s.state))
-	o.set("cpuCount", s.cpuCount)
-	o.set("cpuPercent", s.cpuPercent)
-	o.set("memory", s.memory)
-	o.set("durationSec", s.durSec)
+	o.Set("sessionId", s.id)
+	o.Set("state", string(s.State))
+	o.Set("active", stressMachine.IsLive(s.State))
+	o.Set("terminal", stressMachine.IsTerminal(s.State))
+	o.Set("cpuCount", s.cpuCount)
+	o.Set("cpuPercent", s.cpuPercent)
+	o.Set("memory", s.memory)
+	o.Set("durationSec", s.durSec)
 	if !a.ext.stressUnavailable {
-		o.set("targetCpuCount", s.targetCPU)
-		o.set("activeCpuCount", s.activeCPU)
-		o.set("targetMemoryMb", s.targetMem)
-		o.set("actualMemoryMb", s.actualMem)
+		o.Set("targetCpuCount", s.targetCPU)
+		o.Set("activeCpuCount", s.activeCPU)
+		o.Set("targetMemoryMb", s.targetMem)
+		o.Set("actualMemoryMb", s.actualMem)
 	}
-	if s.startedAt != 0 {
-		o.set("startedAt", s.startedAt)
+	if s.StartedAt != 0 {
+		o.Set("startedAt", s.StartedAt)
 	}
-	if s.finishedAt != 0 {
-		o.set("finishedAt", s.finishedAt)
+	if s.FinishedAt != 0 {
+		o.Set("finishedAt", s.FinishedAt)
 	}
-	if s.err != "" {
-		o.set("error", s.err)
+	if s.Err != "" {
+		o.Set("error", s.Err)
 	}
 	return o
 }
 
-func (a *App) stressResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *App) stressResolver(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
 	act := q["action"]
 	switch act {
 	case "status":
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
 		return a.stressSnapshotLocked(p)
 	case "start", "stop":
 	default:
-		return e1(protocol.ErrUnsupportedAction, "Unsupported stress action: "+javaString(q, "action"))
+		return core.E1(protocol.ErrUnsupportedAction, "Unsupported stress action: "+core.JavaString(q, "action"))
 	}
-	if via != viaAdb {
-		return e1(protocol.ErrMutationTransportRequired, "Stress changes require the ADB scheme transport")
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrMutationTransportRequired, "Stress changes require the ADB scheme transport")
 	}
 	if act == "start" {
 		return a.stressStart(p, q)
@@ -101,10 +102,10 @@ func (a *App) stressResolver(ctx context.Context, p *process, via transport, q p
 	return a.stressStop(p, q)
 }
 
-func (a *App) stressStart(p *process, q params) obj {
+func (a *App) stressStart(p *core.Process, q core.Params) core.Obj {
 	sid := q["sessionId"]
 	if sid == "" {
-		return e1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
+		return core.E1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
 	}
 	vals := map[string]int{"cpuCount": 0, "cpuPercent": 0, "memory": 0, "durationSec": 60}
 	for k := range vals {
@@ -112,128 +113,132 @@ func (a *App) stressStart(p *process, q params) obj {
 		if v == "" {
 			continue
 		}
-		n, good := javaParseInt(v)
+		n, good := core.JavaParseInt(v)
 		if !good {
-			return e1(protocol.ErrInvalidStressValue, "Stress values must be integers")
+			return core.E1(protocol.ErrInvalidStressValue, "Stress values must be integers")
 		}
 		vals[k] = int(n)
 	}
 	cpu, pct, mem, dur := vals["cpuCount"], vals["cpuPercent"], vals["memory"], vals["durationSec"]
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	nCPU := a.ext.cpuCount
 	switch {
 	case cpu < 0 || cpu > nCPU:
-		return e1(protocol.ErrInvalidCpuCount, "cpuCount must be between 0 and "+strconv.Itoa(nCPU))
+		return core.E1(protocol.ErrInvalidCpuCount, "cpuCount must be between 0 and "+strconv.Itoa(nCPU))
 	case pct < 0 || pct > 100:
-		return e1(protocol.ErrInvalidCpuPercent, "cpuPercent must be between 0 and 100")
+		return core.E1(protocol.ErrInvalidCpuPercent, "cpuPercent must be between 0 and 100")
 	case (cpu == 0) != (pct == 0):
-		return e1(protocol.ErrInvalidCpuStress, "cpuCount and cpuPercent must both be zero or positive")
+		return core.E1(protocol.ErrInvalidCpuStress, "cpuCount and cpuPercent must both be zero or positive")
 	case mem < 0 || mem > 2048:
-		return e1(protocol.ErrInvalidMemory, "memory must be between 0 and 2048 MB")
+		return core.E1(protocol.ErrInvalidMemory, "memory must be between 0 and 2048 MB")
 	case cpu == 0 && mem == 0:
-		return e1(protocol.ErrEmptyStress, "At least CPU or memory stress is required")
+		return core.E1(protocol.ErrEmptyStress, "At least CPU or memory stress is required")
 	case dur < 1 || dur > 3600:
-		return e1(protocol.ErrInvalidDuration, "durationSec must be between 1 and 3600")
+		return core.E1(protocol.ErrInvalidDuration, "durationSec must be between 1 and 3600")
 	case a.ext.stressUnavailable:
-		return e1(protocol.ErrStressServiceUnavailable, "Stress service is not available")
+		return core.E1(protocol.ErrStressServiceUnavailable, "Stress service is not available")
 	}
-	withStress := func(code, msg string) obj { return append(e1(code, msg), kv{"stress", a.stressSnapshotLocked(p)}) }
-	if cur := p.sx.stress; cur != nil && stressMachine.IsLive(cur.state) {
+	withStress := func(code, msg string) core.Obj {
+		return append(core.E1(code, msg), core.Kv{K: "stress", V: a.stressSnapshotLocked(p)})
+	}
+	if cur := st(p).sx.stress; cur != nil && stressMachine.IsLive(cur.State) {
 		return withStress(protocol.ErrStressConflict, "A stress session is already active")
 	}
-	if p.maintenanceLocked() {
+	if p.MaintenanceLocked() {
 		return withStress(protocol.ErrExternalStressConflict, "Plugin maintenance prevents starting CPU or memory stress")
 	}
 	if a.ext.externalStress {
 		return withStress(protocol.ErrExternalStressConflict, "CPU or memory stress is already active outside this session")
 	}
-	s := &stressSession{sessionClock: sessionClock{state: stressMachine.Initial}, id: sid, cpuCount: cpu, cpuPercent: pct, memory: mem, durSec: dur}
+	s := &stressSession{SessionClock: core.SessionClock{State: stressMachine.Initial}, id: sid, cpuCount: cpu, cpuPercent: pct, memory: mem, durSec: dur}
 	a.stepStressLocked(s, protocol.EvStart, "")
-	p.sx.stress = s
-	go a.applyStress(p, s, a.permissionDialogLocked())
+	st(p).sx.stress = s
+	go a.applyStress(p, s, a.PermissionDialogLocked())
 	return a.stressSnapshotLocked(p)
 }
 
 // applyStress requests adb and powerSave, applies the load, waits until it
 // reads back and schedules the auto-zero at durationSec.
-func (a *App) applyStress(p *process, s *stressSession, dialog time.Duration) {
-	alive := func() bool { return p.sx.stress == s && a.currentLocked(p) }
-	if !a.sleepDevice(p, dialog) {
+func (a *App) applyStress(p *core.Process, s *stressSession, dialog time.Duration) {
+	alive := func() bool { return st(p).sx.stress == s && a.CurrentLocked(p) }
+	if !a.SleepDevice(p, dialog) {
 		return
 	}
-	a.mu.Lock()
-	if !alive() || s.state != protocol.SessionStarting {
-		a.mu.Unlock()
+	a.Mu.Lock()
+	if !alive() || s.State != protocol.SessionStarting {
+		a.Mu.Unlock()
 		return
 	}
-	if missing := a.missingPermissionsLocked(PermADB, PermPowerSave); len(missing) > 0 {
+	if missing := a.MissingPermissionsLocked(core.PermADB, core.PermPowerSave); len(missing) > 0 {
 		a.stepStressLocked(s, protocol.EvError, "Permission denied: "+strings.Join(missing, ","))
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		return
 	}
-	if p.maintenanceLocked() {
+	if p.MaintenanceLocked() {
 		a.stepStressLocked(s, protocol.EvError, "Plugin maintenance prevents starting CPU or memory stress")
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		return
 	}
 	if a.ext.externalStress {
 		a.stepStressLocked(s, protocol.EvError, "CPU or memory stress is already active outside this session")
-		a.mu.Unlock()
+		a.Mu.Unlock()
 		return
 	}
 	s.targetCPU, s.targetMem = s.cpuCount, s.memory
-	a.mu.Unlock()
-	if !a.sleepDevice(p, stressApplyTime) {
+	a.Mu.Unlock()
+	if !a.SleepDevice(p, stressApplyTime) {
 		return
 	}
-	a.mu.Lock()
-	if !alive() || s.state != protocol.SessionStarting {
-		a.mu.Unlock()
+	a.Mu.Lock()
+	if !alive() || s.State != protocol.SessionStarting {
+		a.Mu.Unlock()
 		return
 	}
 	s.activeCPU, s.actualMem = s.targetCPU, s.targetMem
 	a.stepStressLocked(s, protocol.EvReady, "")
 	deadline := time.Duration(s.durSec) * time.Second
-	a.mu.Unlock()
-	if !a.sleepDevice(p, deadline) {
+	a.Mu.Unlock()
+	if !a.SleepDevice(p, deadline) {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	if alive() && a.stepStressLocked(s, protocol.EvAutoStop, "") {
 		go a.zeroStress(p, s)
 	}
 }
 
 // zeroStress waits for the loads to read 0 and publishes stopped.
-func (a *App) zeroStress(p *process, s *stressSession) {
-	if !a.sleepDevice(p, stressCleanupTime) {
+func (a *App) zeroStress(p *core.Process, s *stressSession) {
+	if !a.SleepDevice(p, stressCleanupTime) {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if p.sx.stress == s && a.currentLocked(p) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if st(p).sx.stress == s && a.CurrentLocked(p) {
 		a.stepStressLocked(s, protocol.EvStopped, "")
 	}
 }
 
-func (a *App) stressStop(p *process, q params) obj {
+func (a *App) stressStop(p *core.Process, q core.Params) core.Obj {
 	sid := q["sessionId"]
 	if sid == "" {
-		return e1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
+		return core.E1(protocol.ErrMissingSessionID, "Parameter 'sessionId' is required")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := p.sx.stress
-	withStress := func(code, msg string) obj { return append(e1(code, msg), kv{"stress", a.stressSnapshotLocked(p)}) }
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := st(p).sx.stress
+	withStress := func(code, msg string) core.Obj {
+		return append(core.E1(code, msg), core.Kv{K: "stress", V: a.stressSnapshotLocked(p)})
+	}
 	if s == nil {
 		return withStress(protocol.ErrStressNotActive, "No stress session is active")
 	}
 	if s.id != sid {
 		return withStress(protocol.ErrSessionMismatch, "Stress sessionId does not match")
 	}
-	switch s.state {
+	switch s.State {
 	case protocol.SessionStarting:
 		// No load was applied yet: nothing to clean up.
 		s.targetCPU, s.targetMem = 0, 0

@@ -16,7 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/sim/soloapp"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 	"github.com/solopi-dev/solopi/solopi/transporttest"
@@ -599,7 +599,7 @@ func TestSimSessionDoctorAndInfo(t *testing.T) {
 }
 
 func TestSimDoctorMissingPermission(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{App: soloapp.Config{DeniedPermissions: []string{"float"}, Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}})
+	dev := newSimDevice(t, sim.Options{App: core.Config{DeniedPermissions: []string{"float"}, Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}})
 	r, err := Doctor(context.Background(), dev, DoctorOptions{Session: device.SessionOptions{StartupTimeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
@@ -610,7 +610,7 @@ func TestSimDoctorMissingPermission(t *testing.T) {
 }
 
 func TestSimAdbConnect(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{App: soloapp.Config{DeniedPermissions: []string{"adb"}, Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}})
+	dev := newSimDevice(t, sim.Options{App: core.Config{DeniedPermissions: []string{"adb"}, Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}})
 	s := simSession(t, dev)
 	res, err := AdbConnect(context.Background(), s, AdbConnectOptions{PollInterval: 20 * time.Millisecond})
 	if err != nil {

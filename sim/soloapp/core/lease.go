@@ -1,6 +1,8 @@
-package soloapp
+package core
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // lease is the process-wide DeviceControlLease
 // (docs/device-protocol.md#shared-control-lease): one owner at a time among
@@ -10,34 +12,34 @@ import "fmt"
 // (docs/device-protocol.md#concurrency-and-ownership). It dies with the
 // process.
 type lease struct {
-	owner       string
+	Owner       string
 	maintenance bool
 }
 
-// acquire takes the lease for owner; false when someone else holds it or
+// Acquire takes the lease for owner; false when someone else holds it or
 // plugin maintenance is running.
-func (l *lease) acquire(owner string) bool {
-	if l.owner != "" || l.maintenance {
+func (l *lease) Acquire(owner string) bool {
+	if l.Owner != "" || l.maintenance {
 		return false
 	}
-	l.owner = owner
+	l.Owner = owner
 	return true
 }
 
-// release gives the lease back if owner holds it and reports whether it did.
-func (l *lease) release(owner string) bool {
-	if owner == "" || l.owner != owner {
+// Release gives the lease back if owner holds it and reports whether it did.
+func (l *lease) Release(owner string) bool {
+	if owner == "" || l.Owner != owner {
 		return false
 	}
-	l.owner = ""
+	l.Owner = ""
 	return true
 }
 
 // LeaseHolder returns the current DeviceControlLease owner ("" when free).
 func (a *App) LeaseHolder() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.p.lease.owner
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return a.P.Lease.Owner
 }
 
 // BeginMaintenance is for the plugin resolver: it succeeds only while no
@@ -46,20 +48,20 @@ func (a *App) LeaseHolder() string {
 // stress load), and blocks new acquisitions until the returned release func
 // runs. The latch dies with the process.
 func (a *App) BeginMaintenance() (release func(), err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.beginMaintenanceLocked(a.p)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return a.BeginMaintenanceLocked(a.P)
 }
 
-// beginMaintenanceLocked takes the plugin maintenance latch of process p.
-func (a *App) beginMaintenanceLocked(p *process) (release func(), err error) {
-	if n := a.runtimeSessionsLocked(p); n > 0 || p.lease.maintenance {
-		return nil, fmt.Errorf("soloapp: device is busy (%d runtime sessions, lease %q, maintenance %v)", n, p.lease.owner, p.lease.maintenance)
+// BeginMaintenanceLocked takes the plugin maintenance latch of process p.
+func (a *App) BeginMaintenanceLocked(p *Process) (release func(), err error) {
+	if n := a.RuntimeSessions(p); n > 0 || p.Lease.maintenance {
+		return nil, fmt.Errorf("soloapp: device is busy (%d runtime sessions, lease %q, maintenance %v)", n, p.Lease.Owner, p.Lease.maintenance)
 	}
-	p.lease.maintenance = true
+	p.Lease.maintenance = true
 	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		p.lease.maintenance = false
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		p.Lease.maintenance = false
 	}, nil
 }

@@ -1,4 +1,4 @@
-package soloapp
+package history
 
 // history: replay and performance history (docs/device-protocol.md#history).
 // Replay records are the folders the replay leaves under <solopiDir>/replay
@@ -14,12 +14,30 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
+	"github.com/solopi-dev/solopi/sim/soloapp/perf"
 )
+
+// History is the history resolver. It refuses to delete the records of a
+// live replay or performance recording, which it asks the app (replayLive)
+// and the performance resolver about.
+type History struct {
+	*core.App
+	Perf *perf.Perf
+	// ReplayLiveLocked reports whether a harness replay of p is live.
+	ReplayLiveLocked func(p *core.Process) bool
+}
+
+// historyProc is the history state of one process: its delete receipts.
+type historyProc struct{ history *core.ReceiptLRU }
+
+var historySlot = core.NewSlot(func() *historyProc { return &historyProc{history: core.NewReceiptLRU(64)} })
+
+func historySx(p *core.Process) *historyProc { return historySlot.Of(p) }
 
 var historyMachine = protocol.HistoryDelete()
 
@@ -49,14 +67,7 @@ const (
 	historyListMaxLen = 500
 )
 
-func historyID(kind, folder string) string { return kind + "-" + sha256Hex(kind+"\x00"+folder) }
-
-func millis(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
+func HistoryID(kind, folder string) string { return kind + "-" + core.Sha256Hex(kind+"\x00"+folder) }
 
 // historyRecord is one record folder found on disk.
 type historyRecord struct {
@@ -89,14 +100,14 @@ func parseCSVName(n string) (csvMeta, bool) {
 }
 
 // scanHistory lists the records of one kind, sorted newest first.
-func (a *App) scanHistory(kind string) ([]*historyRecord, error) {
-	a.mu.Lock()
-	root := a.solopiDirLocked() + "/replay"
+func (a *History) scanHistory(kind string) ([]*historyRecord, error) {
+	a.Mu.Lock()
+	root := a.SolopiDirLocked() + "/replay"
 	if kind == "performance" {
-		root = a.recordsRootLocked()
+		root = a.RecordsRootLocked()
 	}
-	a.mu.Unlock()
-	entries, err := a.phone.ReadDir(root)
+	a.Mu.Unlock()
+	entries, err := a.Phone.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -108,9 +119,9 @@ func (a *App) scanHistory(kind string) ([]*historyRecord, error) {
 		if !e.IsDir() || e.Mode()&fs.ModeSymlink != 0 {
 			continue
 		}
-		r := &historyRecord{kind: kind, folder: e.Name(), dir: root + "/" + e.Name(), id: historyID(kind, e.Name()),
-			modifiedAt: millis(e.ModTime())}
-		files, err := a.phone.ReadDir(r.dir)
+		r := &historyRecord{kind: kind, folder: e.Name(), dir: root + "/" + e.Name(), id: HistoryID(kind, e.Name()),
+			modifiedAt: core.Millis(e.ModTime())}
+		files, err := a.Phone.ReadDir(r.dir)
 		if err != nil {
 			continue
 		}
@@ -133,7 +144,7 @@ func (a *App) scanHistory(kind string) ([]*historyRecord, error) {
 	return out, nil
 }
 
-func (a *App) loadReplayInfo(r *historyRecord) bool {
+func (a *History) loadReplayInfo(r *historyRecord) bool {
 	i := slices.IndexFunc(r.files, func(f fs.FileInfo) bool { return f.Name() == "info.json" && f.Mode().IsRegular() })
 	if i < 0 {
 		return false
@@ -143,7 +154,7 @@ func (a *App) loadReplayInfo(r *historyRecord) bool {
 		r.infoErr = "content_too_large"
 		return true
 	}
-	data, err := a.phone.ReadFile(r.dir + "/info.json")
+	data, err := a.Phone.ReadFile(r.dir + "/info.json")
 	var v any
 	if err == nil {
 		dec := json.NewDecoder(strings.NewReader(string(data)))
@@ -164,7 +175,7 @@ func (a *App) loadReplayInfo(r *historyRecord) bool {
 	return true
 }
 
-func (a *App) loadPerfRecord(r *historyRecord) bool {
+func (a *History) loadPerfRecord(r *historyRecord) bool {
 	if !validPerfFolder(r.folder) {
 		return false
 	}
@@ -182,26 +193,26 @@ func (a *App) loadPerfRecord(r *historyRecord) bool {
 	return len(r.csvs) > 0
 }
 
-func (r *historyRecord) summary(list bool) obj {
-	o := newObj("id", r.id, "kind", r.kind, "modifiedAt", r.modifiedAt, "relativePath", r.folder, "pathAvailable", true)
+func (r *historyRecord) summary(list bool) core.Obj {
+	o := core.NewObj("id", r.id, "kind", r.kind, "modifiedAt", r.modifiedAt, "relativePath", r.folder, "pathAvailable", true)
 	if r.kind == "replay" {
-		o.set("metadataAvailable", r.info != nil)
+		o.Set("metadataAvailable", r.info != nil)
 		if r.info == nil {
-			o.set("metadataError", r.infoErr)
+			o.Set("metadataError", r.infoErr)
 			return o
 		}
 		m := r.info.(map[string]any)
 		for _, k := range []string{"caseName", "targetApp", "targetAppPkg", "targetAppVersion", "startTime", "endTime",
 			"exceptionMessage", "exceptionStep", "exceptionStepId", "platform", "platformVersion"} {
 			if v, present := m[k]; present && v != nil {
-				o.set(k, anyToValue(v))
+				o.Set(k, core.AnyToValue(v))
 			}
 		}
 		status := "passed"
 		if v, present := m["exceptionMessage"]; present && v != nil {
 			status = "failed"
 		}
-		o.set("status", status)
+		o.Set("status", status)
 		return o
 	}
 	var start, end, size int64
@@ -216,27 +227,27 @@ func (r *historyRecord) summary(list bool) obj {
 			metrics = append(metrics, c.name)
 		}
 	}
-	o.set("startTime", start)
-	o.set("endTime", end)
-	o.set("fileCount", len(r.csvs))
-	o.set("sizeBytes", size)
+	o.Set("startTime", start)
+	o.Set("endTime", end)
+	o.Set("fileCount", len(r.csvs))
+	o.Set("sizeBytes", size)
 	if list {
-		o.set("metricsTruncated", len(metrics) > maxListedMetrics)
-		o.set("metrics", metrics[:min(len(metrics), maxListedMetrics)])
+		o.Set("metricsTruncated", len(metrics) > maxListedMetrics)
+		o.Set("metrics", metrics[:min(len(metrics), maxListedMetrics)])
 	}
 	return o
 }
 
-func (r *historyRecord) descriptor(f fs.FileInfo) obj {
-	return newObj("fileName", f.Name(), "sizeBytes", f.Size(), "modifiedAt", millis(f.ModTime()),
+func (r *historyRecord) descriptor(f fs.FileInfo) core.Obj {
+	return core.NewObj("fileName", f.Name(), "sizeBytes", f.Size(), "modifiedAt", core.Millis(f.ModTime()),
 		"relativePath", r.folder+"/"+f.Name(), "pathAvailable", true)
 }
 
-func (a *App) historyResolver(ctx context.Context, p *process, via transport, q params) (resp obj) {
+func (a *History) HistoryResolver(ctx context.Context, p *core.Process, via core.Transport, q core.Params) (resp core.Obj) {
 	act := q["action"]
 	switch act {
 	case "":
-		return e1(protocol.ErrMissingAction, "Parameter 'action' is required")
+		return core.E1(protocol.ErrMissingAction, "Parameter 'action' is required")
 	case "listReplay":
 		return a.historyList("replay", q)
 	case "listPerformance":
@@ -246,53 +257,53 @@ func (a *App) historyResolver(ctx context.Context, p *process, via transport, q 
 	case "getPerformance":
 		return a.historyGet("performance", q)
 	case "mutationStatus":
-		return a.mutationStatus(p, q, p.sx.history)
+		return a.MutationStatus(p, q, historySx(p).history)
 	case "deleteReplay":
 		return a.historyDelete(p, via, "replay", q)
 	case "deletePerformance":
 		return a.historyDelete(p, via, "performance", q)
 	}
-	return e1(protocol.ErrUnsupportedAction, "Unsupported history action: "+act)
+	return core.E1(protocol.ErrUnsupportedAction, "Unsupported history action: "+act)
 }
 
-func (a *App) historyList(kind string, q params) obj {
+func (a *History) historyList(kind string, q core.Params) core.Obj {
 	limit := 100
 	if v, present := q["limit"]; present && v != "" {
-		n, good := javaParseInt(v)
+		n, good := core.JavaParseInt(v)
 		if !good {
-			return e1(protocol.ErrInvalidLimit, "Parameter 'limit' must be an integer")
+			return core.E1(protocol.ErrInvalidLimit, "Parameter 'limit' must be an integer")
 		}
 		if n < 1 || n > historyListMaxLen {
-			return e1(protocol.ErrInvalidLimit, "Parameter 'limit' must be between 1 and 500")
+			return core.E1(protocol.ErrInvalidLimit, "Parameter 'limit' must be between 1 and 500")
 		}
 		limit = int(n)
 	}
 	recs, err := a.scanHistory(kind)
 	if err != nil {
-		return e1(protocol.ErrIoError, "Unable to access history storage")
+		return core.E1(protocol.ErrIoError, "Unable to access history storage")
 	}
-	out := []obj{}
+	out := []core.Obj{}
 	for _, r := range recs[:min(limit, len(recs))] {
 		out = append(out, r.summary(true))
 	}
-	return ok("kind", kind, "records", out, "total", len(recs), "returned", len(out), "truncated", len(out) < len(recs))
+	return core.OK("kind", kind, "records", out, "total", len(recs), "returned", len(out), "truncated", len(out) < len(recs))
 }
 
 // findRecord validates an id parameter and looks the record up.
-func (a *App) findRecord(kind, id string) (*historyRecord, obj) {
+func (a *History) findRecord(kind, id string) (*historyRecord, core.Obj) {
 	prefix := "replay-"
 	if kind == "performance" {
 		prefix = "performance-"
 	}
 	if id == "" {
-		return nil, e1(protocol.ErrMissingID, "Parameter 'id' is required")
+		return nil, core.E1(protocol.ErrMissingID, "Parameter 'id' is required")
 	}
 	if !protocol.ValidPrefixedHex(id, prefix, 64) {
-		return nil, e1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
+		return nil, core.E1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
 	}
 	recs, err := a.scanHistory(kind)
 	if err != nil {
-		return nil, e1(protocol.ErrIoError, "Unable to access history storage")
+		return nil, core.E1(protocol.ErrIoError, "Unable to access history storage")
 	}
 	for _, r := range recs {
 		if r.id == id {
@@ -302,16 +313,16 @@ func (a *App) findRecord(kind, id string) (*historyRecord, obj) {
 	return nil, nil
 }
 
-func (a *App) historyGet(kind string, q params) obj {
+func (a *History) historyGet(kind string, q core.Params) core.Obj {
 	r, bad := a.findRecord(kind, q["id"])
 	if bad != nil {
 		return bad
 	}
 	if r == nil {
 		if kind == "replay" {
-			return e1(protocol.ErrRecordNotFound, "Replay history record was not found")
+			return core.E1(protocol.ErrRecordNotFound, "Replay history record was not found")
 		}
-		return e1(protocol.ErrRecordNotFound, "Performance history record was not found")
+		return core.E1(protocol.ErrRecordNotFound, "Performance history record was not found")
 	}
 	if kind == "replay" {
 		return a.replayDetail(r)
@@ -319,24 +330,24 @@ func (a *App) historyGet(kind string, q params) obj {
 	return a.perfDetail(r)
 }
 
-func (a *App) replayDetail(r *historyRecord) obj {
+func (a *History) replayDetail(r *historyRecord) core.Obj {
 	switch r.infoErr {
 	case "content_too_large":
-		return e1(protocol.ErrContentTooLarge, "Replay metadata is too large")
+		return core.E1(protocol.ErrContentTooLarge, "Replay metadata is too large")
 	case "invalid_metadata":
-		return e1(protocol.ErrInvalidMetadata, "Replay metadata is invalid")
+		return core.E1(protocol.ErrInvalidMetadata, "Replay metadata is invalid")
 	}
-	o := append(ok(), r.summary(false)...)
-	o.set("info", anyToValue(r.info))
+	o := append(core.OK(), r.summary(false)...)
+	o.Set("info", core.AnyToValue(r.info))
 	files := slices.Clone(r.files)
 	files = slices.DeleteFunc(files, func(f fs.FileInfo) bool { return !f.Mode().IsRegular() })
 	sort.Slice(files, func(i, j int) bool { return files[i].Name() < files[j].Name() })
-	list := []obj{}
+	list := []core.Obj{}
 	for _, f := range files[:min(len(files), maxReplayFiles)] {
 		list = append(list, r.descriptor(f))
 	}
-	o.set("files", list)
-	o.set("filesTruncated", len(files) > maxReplayFiles)
+	o.Set("files", list)
+	o.Set("filesTruncated", len(files) > maxReplayFiles)
 	for _, j := range []struct {
 		key, file string
 		limit     int64
@@ -346,11 +357,11 @@ func (a *App) replayDetail(r *historyRecord) obj {
 			continue
 		}
 		d := r.descriptor(files[i])
-		d.set("format", "json")
+		d.Set("format", "json")
 		if files[i].Size() > j.limit {
-			d = append(d, newObj("contentAvailable", false, "omitted", true, "reason", "content_limit", "contentLimitBytes", j.limit)...)
+			d = append(d, core.NewObj("contentAvailable", false, "omitted", true, "reason", "content_limit", "contentLimitBytes", j.limit)...)
 		} else {
-			data, err := a.phone.ReadFile(r.dir + "/" + j.file)
+			data, err := a.Phone.ReadFile(r.dir + "/" + j.file)
 			var v any
 			if err == nil {
 				dec := json.NewDecoder(strings.NewReader(string(data)))
@@ -358,15 +369,15 @@ func (a *App) replayDetail(r *historyRecord) obj {
 				err = dec.Decode(&v)
 			}
 			if err != nil {
-				d = append(d, newObj("contentAvailable", false, "errorCode", "invalid_json", "error", "Content is not valid JSON")...)
+				d = append(d, core.NewObj("contentAvailable", false, "errorCode", "invalid_json", "error", "Content is not valid JSON")...)
 			} else {
-				d.set("content", anyToValue(v))
+				d.Set("content", core.AnyToValue(v))
 			}
 		}
-		o.set(j.key, d)
+		o.Set(j.key, d)
 	}
 	if i := slices.IndexFunc(files, func(f fs.FileInfo) bool { return f.Name() == "running.log" }); i >= 0 {
-		data, _ := a.phone.ReadFile(r.dir + "/running.log")
+		data, _ := a.Phone.ReadFile(r.dir + "/running.log")
 		truncated := len(data) > logPreviewLimit
 		if truncated {
 			data = data[:logPreviewLimit]
@@ -375,40 +386,40 @@ func (a *App) replayDetail(r *historyRecord) obj {
 			}
 		}
 		d := r.descriptor(files[i])
-		d = append(d, newObj("text", strings.ToValidUTF8(string(data), "\uFFFD"), "charset", "UTF-8",
+		d = append(d, core.NewObj("text", strings.ToValidUTF8(string(data), "\uFFFD"), "charset", "UTF-8",
 			"truncated", truncated, "contentLimitBytes", logPreviewLimit)...)
-		o.set("log", d)
+		o.Set("log", d)
 	}
 	return o
 }
 
-func (a *App) perfDetail(r *historyRecord) obj {
-	a.mu.Lock()
-	charset := a.stringSetting(keyOutputCharset)
-	a.mu.Unlock()
-	o := append(ok(), r.summary(false)...)
-	list := []obj{}
+func (a *History) perfDetail(r *historyRecord) core.Obj {
+	a.Mu.Lock()
+	charset := a.StringSetting(core.KeyOutputCharset)
+	a.Mu.Unlock()
+	o := append(core.OK(), r.summary(false)...)
+	list := []core.Obj{}
 	budget := csvPreviewTotal
 	for _, c := range r.csvs[:min(len(r.csvs), maxPerfFiles)] {
 		d := r.descriptor(c.file)
-		d = append(d, newObj("name", c.name, "source", c.source, "startTime", c.startTime, "endTime", c.endTime)...)
-		data, _ := a.phone.ReadFile(r.dir + "/" + c.file.Name())
+		d = append(d, core.NewObj("name", c.name, "source", c.source, "startTime", c.startTime, "endTime", c.endTime)...)
+		data, _ := a.Phone.ReadFile(r.dir + "/" + c.file.Name())
 		n := min(len(data), csvPreviewLimit, budget)
 		budget -= n
-		d.set("preview", decodeCharset(data[:n], charset))
+		d.Set("preview", perf.DecodeCharset(data[:n], charset))
 		list = append(list, d)
 	}
-	o.set("files", list)
-	o.set("filesTruncated", len(r.csvs) > maxPerfFiles)
-	o.set("contentLimitBytes", csvPreviewTotal)
+	o.Set("files", list)
+	o.Set("filesTruncated", len(r.csvs) > maxPerfFiles)
+	o.Set("contentLimitBytes", csvPreviewTotal)
 	return o
 }
 
-func (a *App) historyDelete(p *process, via transport, kind string, q params) obj {
-	if via != viaAdb {
-		return e1(protocol.ErrMutationTransportRequired, "History deletion requires the ADB scheme transport")
+func (a *History) historyDelete(p *core.Process, via core.Transport, kind string, q core.Params) core.Obj {
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrMutationTransportRequired, "History deletion requires the ADB scheme transport")
 	}
-	if bad := checkRequestID(q); bad != nil {
+	if bad := core.CheckRequestID(q); bad != nil {
 		return bad
 	}
 	id := q["id"]
@@ -417,30 +428,30 @@ func (a *App) historyDelete(p *process, via transport, kind string, q params) ob
 		prefix = "performance-"
 	}
 	if id == "" {
-		return e1(protocol.ErrMissingID, "Parameter 'id' is required")
+		return core.E1(protocol.ErrMissingID, "Parameter 'id' is required")
 	}
 	if !protocol.ValidPrefixedHex(id, prefix, 64) {
-		return e1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
+		return core.E1(protocol.ErrInvalidID, "Parameter 'id' is invalid")
 	}
 	if q["confirmId"] != id {
-		return e1(protocol.ErrConfirmationMismatch, "Parameter 'confirmId' must exactly match 'id'")
+		return core.E1(protocol.ErrConfirmationMismatch, "Parameter 'confirmId' must exactly match 'id'")
 	}
 	action := "delete" + strings.ToUpper(kind[:1]) + kind[1:]
 	reqID := q["requestId"]
-	a.mu.Lock()
-	if r, found := p.sx.history.get(reqID); found {
-		a.mu.Unlock()
-		if r.get("action") != action || r.get("id") != id {
-			return e1(protocol.ErrRequestIDConflict, "The requestId is already associated with another mutation")
+	a.Mu.Lock()
+	if r, found := historySx(p).history.Get(reqID); found {
+		a.Mu.Unlock()
+		if r.Get("action") != action || r.Get("id") != id {
+			return core.E1(protocol.ErrRequestIDConflict, "The requestId is already associated with another mutation")
 		}
-		return r.clone()
+		return r.Clone()
 	}
 	st, _ := historyMachine.Step(historyMachine.Initial, protocol.EvMutationAccept)
-	requested := a.nowMs()
-	receipt := ok("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(st),
+	requested := a.NowMs()
+	receipt := core.OK("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(st),
 		"deleted", false, "deletedFiles", 0, "requestedAt", requested)
-	p.sx.history.put(reqID, receipt, "")
-	a.mu.Unlock()
+	historySx(p).history.Put(reqID, receipt, "")
+	a.Mu.Unlock()
 
 	deleted, code, msg := a.executeHistoryDelete(p, kind, id)
 	ev := protocol.EvMutationComplete
@@ -448,32 +459,32 @@ func (a *App) historyDelete(p *process, via transport, kind string, q params) ob
 		ev = protocol.EvMutationFail
 	}
 	final, _ := historyMachine.Step(st, ev)
-	receipt = ok("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(final),
-		"deleted", code == "", "deletedFiles", deleted, "completedAt", a.nowMs(), "requestedAt", requested)
+	receipt = core.OK("requestId", reqID, "action", action, "kind", kind, "id", id, "state", string(final),
+		"deleted", code == "", "deletedFiles", deleted, "completedAt", a.NowMs(), "requestedAt", requested)
 	if code != "" {
-		receipt.set("success", false)
-		receipt.set("errorCode", code)
-		receipt.set("error", msg)
+		receipt.Set("success", false)
+		receipt.Set("errorCode", code)
+		receipt.Set("error", msg)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	p.sx.history.put(reqID, receipt, "")
-	return receipt.clone()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	historySx(p).history.Put(reqID, receipt, "")
+	return receipt.Clone()
 }
 
 // executeHistoryDelete removes a record's files in the device's order and
 // then the folder; it returns the number of files deleted or a failure.
-func (a *App) executeHistoryDelete(p *process, kind, id string) (int, string, string) {
-	a.mu.Lock()
+func (a *History) executeHistoryDelete(p *core.Process, kind, id string) (int, string, string) {
+	a.Mu.Lock()
 	switch {
-	case kind == "replay" && p.harness != nil && replayMachine.IsLive(p.harness.state):
-		a.mu.Unlock()
+	case kind == "replay" && a.ReplayLiveLocked(p):
+		a.Mu.Unlock()
 		return 0, protocol.ErrReplayActive, "An active replay session prevents history deletion"
-	case kind == "performance" && p.sx.perf != nil && perfMachine.IsLive(p.sx.perf.state):
-		a.mu.Unlock()
+	case kind == "performance" && a.Perf.RecordingLiveLocked(p):
+		a.Mu.Unlock()
 		return 0, protocol.ErrPerformanceActive, "An active performance session prevents history deletion"
 	}
-	a.mu.Unlock()
+	a.Mu.Unlock()
 	r, bad := a.findRecord(kind, id)
 	if bad != nil {
 		return 0, protocol.ErrDeleteFailed, "Unable to enumerate history record"
@@ -507,12 +518,12 @@ func (a *App) executeHistoryDelete(p *process, kind, id string) (int, string, st
 	})
 	n := 0
 	for _, f := range files {
-		if err := a.phone.Remove(r.dir + "/" + f.Name()); err != nil {
+		if err := a.Phone.Remove(r.dir + "/" + f.Name()); err != nil {
 			return n, protocol.ErrDeleteFailed, "Unable to delete every record file"
 		}
 		n++
 	}
-	if err := a.phone.Remove(r.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := a.Phone.Remove(r.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return n, protocol.ErrDeleteFailed, "Unable to delete record directory"
 	}
 	return n, "", ""

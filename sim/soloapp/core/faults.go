@@ -1,4 +1,4 @@
-package soloapp
+package core
 
 import (
 	"fmt"
@@ -26,92 +26,92 @@ const (
 // faults are the simulator's fault-injection knobs. They belong to the
 // installation, not the process, so they survive Restart.
 type faults struct {
-	configIgnored    map[string]bool
-	settleDelay      time.Duration
-	failSettle       bool
-	adbOutcome       AdbConnectOutcome
-	adbDelay         time.Duration
-	touchUnavailable bool
-	opUnavailable    bool
-	// permDialog is how long the replay's permission dialog takes to
+	ConfigIgnored    map[string]bool
+	SettleDelay      time.Duration
+	FailSettle       bool
+	AdbOutcome       AdbConnectOutcome
+	AdbDelay         time.Duration
+	TouchUnavailable bool
+	OpUnavailable    bool
+	// PermDialog is how long the replay's permission dialog takes to
 	// answer (default 10 ms, the callback delay after the dialog closes).
-	permDialog time.Duration
+	PermDialog time.Duration
 }
 
-// locked runs fn under the app lock: the knobs below are plain field
+// Locked runs fn under the app lock: the knobs below are plain field
 // writes that the resolvers read under the same lock.
-func (a *App) locked(fn func()) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (a *App) Locked(fn func()) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	fn()
 }
 
-func (f *faults) init() { f.configIgnored = map[string]bool{} }
+func (f *faults) Init() { f.ConfigIgnored = map[string]bool{} }
 
 // SetPermission grants or revokes one of the five health permissions (adb,
 // float, background, powerSave, accessibility). background is a placeholder
 // on the device and is always reported true whatever is set here.
 func (a *App) SetPermission(name string, granted bool) error {
-	if !slices.Contains(permissionNames, name) {
+	if !slices.Contains(PermissionNames, name) {
 		return fmt.Errorf("soloapp: unknown permission %q", name)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.perms[name] = granted
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	a.Perms[name] = granted
 	return nil
 }
 
 // SetAppInitialized forces app init finished (true; the HTTP server then
 // starts 5 s later) or not finished (false) for the current process.
 func (a *App) SetAppInitialized(v bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	a.initDoneLocked() // latch an init that already happened
-	if v && !a.initializedLocked() {
-		a.p.initAt = a.clk.Now()
+	if v && !a.InitializedLocked() {
+		a.P.InitAt = a.Clk.Now()
 	}
-	a.p.initForced = &v
+	a.P.initForced = &v
 	a.initDoneLocked()
 }
 
 // SetConfigWriteIgnored makes config?action=set for key answer as usual but
 // keep the old value, so a host's read-back detects an unconfirmed change.
 func (a *App) SetConfigWriteIgnored(key string, ignore bool) {
-	a.locked(func() { a.faults.configIgnored[key] = ignore })
+	a.Locked(func() { a.Faults.ConfigIgnored[key] = ignore })
 }
 
 // SetSettleDelay delays every Agent settle by d of device time before its
 // first poll (a slow UI).
 func (a *App) SetSettleDelay(d time.Duration) {
-	a.locked(func() { a.faults.settleDelay = d })
+	a.Locked(func() { a.Faults.SettleDelay = d })
 }
 
 // FailSettle makes every Agent settle fail ("The device action or settle
 // failed"), which fails the step and the session.
 func (a *App) FailSettle(fail bool) {
-	a.locked(func() { a.faults.failSettle = fail })
+	a.Locked(func() { a.Faults.FailSettle = fail })
 }
 
 // SetAdbConnectOutcome sets what the next internal ADB connection attempts
 // do and how long they take (0 keeps Config.AdbConnectDelay).
 func (a *App) SetAdbConnectOutcome(o AdbConnectOutcome, delay time.Duration) {
-	a.locked(func() {
-		a.faults.adbOutcome = o
-		a.faults.adbDelay = delay
+	a.Locked(func() {
+		a.Faults.AdbOutcome = o
+		a.Faults.AdbDelay = delay
 	})
 }
 
 // SetTouchServiceAvailable controls whether the Agent touch service starts
 // (false: agent start fails the new session with touch_service_unavailable).
 func (a *App) SetTouchServiceAvailable(v bool) {
-	a.locked(func() { a.faults.touchUnavailable = !v })
+	a.Locked(func() { a.Faults.TouchUnavailable = !v })
 }
 
 // SetOperationServiceAvailable controls whether SoloPi's OperationService
 // is bound (false: observe answers operation_service_unavailable and act
 // steps fail with "Operation service is unavailable").
 func (a *App) SetOperationServiceAvailable(v bool) {
-	a.locked(func() { a.faults.opUnavailable = !v })
+	a.Locked(func() { a.Faults.OpUnavailable = !v })
 }
 
 // SetPermissionDialogDelay sets how long the replay's permission request (the
@@ -119,5 +119,5 @@ func (a *App) SetOperationServiceAvailable(v bool) {
 // answer; a long delay opens the window in which a cancel arrives before the
 // replay manager starts.
 func (a *App) SetPermissionDialogDelay(d time.Duration) {
-	a.locked(func() { a.faults.permDialog = d })
+	a.Locked(func() { a.Faults.PermDialog = d })
 }

@@ -1,4 +1,4 @@
-package soloapp
+package core
 
 import (
 	"crypto/sha256"
@@ -6,26 +6,26 @@ import (
 	"strconv"
 )
 
-// flatNode is a node with its SoloPi xpath and depth (root = 1).
-type flatNode struct {
-	n     *Node
-	xpath string
+// FlatNode is a node with its SoloPi xpath and depth (root = 1).
+type FlatNode struct {
+	N     *Node
+	Xpath string
 	depth int
 }
 
-// flatten walks n in pre-order. xpath is n's own xpath ("" for a root):
+// Flatten walks n in pre-order. xpath is n's own xpath ("" for a root):
 // class names with a 1-based index when several siblings share the class,
 // starting with a single "/" like AccessibilityNodeTree.getXpath.
-func flatten(n *Node, xpath string, depth int, out []flatNode) []flatNode {
+func Flatten(n *Node, xpath string, depth int, out []FlatNode) []FlatNode {
 	if n == nil {
 		return out
 	}
 	if xpath == "" {
 		xpath = "/" + n.ClassName
 	}
-	out = append(out, flatNode{n: n, xpath: xpath, depth: depth})
+	out = append(out, FlatNode{N: n, Xpath: xpath, depth: depth})
 	for i, c := range n.Children {
-		out = flatten(c, childXPath(n, i, xpath), depth+1, out)
+		out = Flatten(c, childXPath(n, i, xpath), depth+1, out)
 	}
 	return out
 }
@@ -48,30 +48,30 @@ func childXPath(parent *Node, i int, parentXPath string) string {
 	return p
 }
 
-// pageRoot is what SoloPi's accessibility tree provider returns: one window
+// PageRoot is what SoloPi's accessibility tree provider returns: one window
 // root, or a FakeNodeTree combining several windows (IME visible, …).
-type pageRoot struct {
-	roots []*Node
+type PageRoot struct {
+	Roots []*Node
 	fake  bool
 }
 
-func (r *pageRoot) pkg() string {
-	if r == nil || r.fake || len(r.roots) == 0 {
+func (r *PageRoot) Pkg() string {
+	if r == nil || r.fake || len(r.Roots) == 0 {
 		return ""
 	}
-	return r.roots[0].PackageName
+	return r.Roots[0].PackageName
 }
 
-// readRoot builds the current root from the phone's windows. ignoreSoloPi
+// ReadRoot builds the current root from the phone's windows. ignoreSoloPi
 // drops windows whose root package is SoloPi's, as the provider the Agent
 // uses does (docs/device-protocol.md#known-device-quirks). The status bar is
 // a root only when nothing else is visible (for example while SoloPi's own
 // activity covers the screen).
-func (a *App) readRoot(ignoreSoloPi bool) *pageRoot {
-	fg, _ := a.phone.Foreground()
+func (a *App) ReadRoot(ignoreSoloPi bool) *PageRoot {
+	fg, _ := a.Phone.Foreground()
 	var content []*Node
 	var bar *Node
-	for _, w := range a.phone.Windows() {
+	for _, w := range a.Phone.Windows() {
 		if w.Root == nil {
 			continue
 		}
@@ -91,61 +91,61 @@ func (a *App) readRoot(ignoreSoloPi bool) *pageRoot {
 		if w.Kind == WindowApp && fg != "" && pkg != fg {
 			continue
 		}
-		if ignoreSoloPi && pkg == a.cfg.Package {
+		if ignoreSoloPi && pkg == a.Cfg.Package {
 			continue
 		}
 		content = append(content, w.Root)
 	}
 	switch {
 	case len(content) == 1:
-		return &pageRoot{roots: content}
+		return &PageRoot{Roots: content}
 	case len(content) > 1:
-		return &pageRoot{roots: content, fake: true}
+		return &PageRoot{Roots: content, fake: true}
 	case bar != nil:
-		return &pageRoot{roots: []*Node{bar}}
+		return &PageRoot{Roots: []*Node{bar}}
 	}
 	return nil
 }
 
-// controllable applies the controllable-root rule
+// Controllable applies the controllable-root rule
 // (docs/device-protocol.md#observations-and-the-ui-tree): a non-empty package
 // other than SoloPi, bounds present, at least a third of the screen in each
 // dimension. FakeNodeTree roots have no package and are never controllable.
-func (a *App) controllable(r *pageRoot) bool {
-	if r == nil || r.fake || len(r.roots) == 0 {
+func (a *App) Controllable(r *PageRoot) bool {
+	if r == nil || r.fake || len(r.Roots) == 0 {
 		return false
 	}
-	root := r.roots[0]
-	if root.PackageName == "" || root.PackageName == a.cfg.Package {
+	root := r.Roots[0]
+	if root.PackageName == "" || root.PackageName == a.Cfg.Package {
 		return false
 	}
-	w, h := a.phone.ScreenSize()
+	w, h := a.Phone.ScreenSize()
 	return root.Bounds.Width() >= max(1, w/3) && root.Bounds.Height() >= max(1, h/3)
 }
 
-// nodeSelector is the frame's snapshot of one node, used to re-locate it
+// NodeSelector is the frame's snapshot of one node, used to re-locate it
 // in a fresh tree at act time.
-type nodeSelector struct {
+type NodeSelector struct {
 	xpath, resourceID, text, description, id, className, packageName string
 	depth                                                            int
 	bounds                                                           Rect
 }
 
-func selectorOf(f flatNode) nodeSelector {
-	return nodeSelector{xpath: f.xpath, resourceID: f.n.ResourceID, text: f.n.Text, description: f.n.Description,
-		id: strconv.FormatInt(f.n.SourceID, 10), className: f.n.ClassName, packageName: f.n.PackageName,
-		depth: f.depth, bounds: f.n.Bounds}
+func selectorOf(f FlatNode) NodeSelector {
+	return NodeSelector{xpath: f.Xpath, resourceID: f.N.ResourceID, text: f.N.Text, description: f.N.Description,
+		id: strconv.FormatInt(f.N.SourceID, 10), className: f.N.ClassName, packageName: f.N.PackageName,
+		depth: f.depth, bounds: f.N.Bounds}
 }
 
-// locate finds the node matching every field of the selector in r.
-func (s nodeSelector) locate(r *pageRoot) *Node {
+// Locate finds the node matching every field of the selector in r.
+func (s NodeSelector) Locate(r *PageRoot) *Node {
 	if r == nil {
 		return nil
 	}
-	for _, root := range r.roots {
-		for _, f := range flatten(root, "", 1, nil) {
+	for _, root := range r.Roots {
+		for _, f := range Flatten(root, "", 1, nil) {
 			if selectorOf(f) == s {
-				return f.n
+				return f.N
 			}
 		}
 	}
@@ -154,30 +154,30 @@ func (s nodeSelector) locate(r *pageRoot) *Node {
 
 // exportedPage is a page JSON with its hash and, when numbered, the frame.
 type exportedPage struct {
-	page  obj
-	sha   string
-	frame map[string]nodeSelector
+	Page  Obj
+	Sha   string
+	Frame map[string]NodeSelector
 	order []string
 }
 
-// exportPage builds the page JSON of an observation. The hash is over the
+// ExportPage builds the page JSON of an observation. The hash is over the
 // compact, key-sorted JSON WITHOUT nodeIds; numbered adds "nodeId":"node-<n>"
 // in pre-order and records the frame.
-func exportPage(r *pageRoot, numbered bool) exportedPage {
+func ExportPage(r *PageRoot, numbered bool) exportedPage {
 	plain := buildPage(r, nil)
-	sum := sha256.Sum256(encode(plain, true))
-	out := exportedPage{page: plain, sha: hex.EncodeToString(sum[:])}
+	sum := sha256.Sum256(Encode(plain, true))
+	out := exportedPage{Page: plain, Sha: hex.EncodeToString(sum[:])}
 	if numbered {
-		nb := &numbering{frame: map[string]nodeSelector{}}
-		out.page = buildPage(r, nb)
-		out.frame, out.order = nb.frame, nb.order
+		nb := &numbering{frame: map[string]NodeSelector{}}
+		out.Page = buildPage(r, nb)
+		out.Frame, out.order = nb.frame, nb.order
 	}
 	return out
 }
 
 type numbering struct {
 	next  int
-	frame map[string]nodeSelector
+	frame map[string]NodeSelector
 	order []string
 }
 
@@ -188,43 +188,43 @@ func (nb *numbering) id() string {
 	return id
 }
 
-func buildPage(r *pageRoot, nb *numbering) obj {
-	if r == nil || len(r.roots) == 0 {
-		return obj{}
+func buildPage(r *PageRoot, nb *numbering) Obj {
+	if r == nil || len(r.Roots) == 0 {
+		return Obj{}
 	}
 	if !r.fake {
-		return buildNode(r.roots[0], "", 1, nb)
+		return buildNode(r.Roots[0], "", 1, nb)
 	}
-	o := obj{}
+	o := Obj{}
 	if nb != nil {
-		o.set("nodeId", nb.id())
+		o.Set("nodeId", nb.id())
 	}
-	children := make([]any, 0, len(r.roots))
-	for _, c := range r.roots {
+	children := make([]any, 0, len(r.Roots))
+	for _, c := range r.Roots {
 		children = append(children, buildNode(c, "", 1, nb))
 	}
-	o.set("type", "FakeNodeTree")
-	o.set("children", children)
+	o.Set("type", "FakeNodeTree")
+	o.Set("children", children)
 	return o
 }
 
-func buildNode(n *Node, xpath string, depth int, nb *numbering) obj {
+func buildNode(n *Node, xpath string, depth int, nb *numbering) Obj {
 	if xpath == "" {
 		xpath = "/" + n.ClassName
 	}
-	o := newObj("depth", depth, "className", n.ClassName, "nodeBound", rectValue(n.Bounds),
+	o := NewObj("depth", depth, "className", n.ClassName, "nodeBound", rectValue(n.Bounds),
 		"text", n.Text, "description", n.Description)
 	if n.ResourceID != "" {
-		o.set("resourceId", n.ResourceID)
+		o.Set("resourceId", n.ResourceID)
 	}
-	o.set("id", strconv.FormatInt(n.SourceID, 10))
-	o.set("packageName", n.PackageName)
-	o.set("visible", n.Bounds.Width()*n.Bounds.Height() > 0)
-	o.set("type", "AccessibilityNodeTree")
+	o.Set("id", strconv.FormatInt(n.SourceID, 10))
+	o.Set("packageName", n.PackageName)
+	o.Set("visible", n.Bounds.Width()*n.Bounds.Height() > 0)
+	o.Set("type", "AccessibilityNodeTree")
 	if nb != nil {
 		id := nb.id()
-		nb.frame[id] = selectorOf(flatNode{n: n, xpath: xpath, depth: depth})
-		o.set("nodeId", id)
+		nb.frame[id] = selectorOf(FlatNode{N: n, Xpath: xpath, depth: depth})
+		o.Set("nodeId", id)
 	}
 	children := make([]any, 0, len(n.Children))
 	for i, c := range n.Children {
@@ -233,6 +233,6 @@ func buildNode(n *Node, xpath string, depth int, nb *numbering) obj {
 		}
 		children = append(children, buildNode(c, childXPath(n, i, xpath), depth+1, nb))
 	}
-	o.set("children", children)
+	o.Set("children", children)
 	return o
 }

@@ -1,4 +1,4 @@
-package soloapp
+package plugins
 
 import (
 	"archive/zip"
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // Plugin archive validation: what the app checks in a ZIP before it
@@ -25,9 +26,9 @@ type pluginDesc struct {
 	raw                          []byte
 }
 
-// validatePluginArchive applies the archive and descriptor checks of an
+// ValidatePluginArchive applies the archive and descriptor checks of an
 // import (docs/device-protocol.md#plugins).
-func validatePluginArchive(data []byte) (*pluginDesc, obj) {
+func ValidatePluginArchive(data []byte) (*pluginDesc, core.Obj) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, pluginFailure(protocol.ErrInvalidManifest, "Plugin archive is not a readable ZIP")
@@ -102,7 +103,7 @@ func validatePluginArchive(data []byte) (*pluginDesc, obj) {
 			return nil, pluginFailure(protocol.ErrPluginValidationFailed, "preloadSo must be listed in soList")
 		}
 	}
-	payload := func(name, sum string) ([]byte, obj) {
+	payload := func(name, sum string) ([]byte, core.Obj) {
 		if sum == "" {
 			return nil, pluginFailure(protocol.ErrMissingPayload, "Payload digest is missing for "+name)
 		}
@@ -149,7 +150,7 @@ func validatePluginArchive(data []byte) (*pluginDesc, obj) {
 
 // checkZipEntries applies the entry-count, duplicate, path and size rules;
 // assets selects the nested assets archive's error codes.
-func checkZipEntries(entries []*zip.File, maxEntries int, maxEntry, maxTotal uint64, assets bool) (map[string]*zip.File, obj) {
+func checkZipEntries(entries []*zip.File, maxEntries int, maxEntry, maxTotal uint64, assets bool) (map[string]*zip.File, core.Obj) {
 	codes := map[string]string{"limit": protocol.ErrArchiveEntryLimit, "dup": protocol.ErrDuplicateArchiveEntry,
 		"empty": protocol.ErrEmptyArchive, "total": protocol.ErrArchiveExpansionLimit, "entry": protocol.ErrArchiveEntryTooLarge}
 	if assets {

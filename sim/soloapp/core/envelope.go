@@ -1,4 +1,4 @@
-package soloapp
+package core
 
 import (
 	"bytes"
@@ -11,77 +11,77 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// obj is an insertion-ordered JSON object. The device builds every response
+// Obj is an insertion-ordered JSON object. The device builds every response
 // as a Java Map and serializes it with fastjson's default features, which
 // drop null members; obj does the same (a nil value is never written), so
 // "absent" and "null" are one thing on the wire.
-type obj []kv
+type Obj []Kv
 
-type kv struct {
-	k string
-	v any
+type Kv struct {
+	K string
+	V any
 }
 
-// set replaces k's value or appends it, keeping the first position (Java
+// Set replaces k's value or appends it, keeping the first position (Java
 // LinkedHashMap.put semantics).
-func (o *obj) set(k string, v any) *obj {
+func (o *Obj) Set(k string, v any) *Obj {
 	for i := range *o {
-		if (*o)[i].k == k {
-			(*o)[i].v = v
+		if (*o)[i].K == k {
+			(*o)[i].V = v
 			return o
 		}
 	}
-	*o = append(*o, kv{k, v})
+	*o = append(*o, Kv{k, v})
 	return o
 }
 
-// get returns k's value or nil.
-func (o obj) get(k string) any {
+// Get returns k's value or nil.
+func (o Obj) Get(k string) any {
 	for _, e := range o {
-		if e.k == k {
-			return e.v
+		if e.K == k {
+			return e.V
 		}
 	}
 	return nil
 }
 
-// del removes k.
-func (o *obj) del(k string) {
-	*o = slices.DeleteFunc(*o, func(e kv) bool { return e.k == k })
+// Del removes k.
+func (o *Obj) Del(k string) {
+	*o = slices.DeleteFunc(*o, func(e Kv) bool { return e.K == k })
 }
 
-// clone copies the top level (nested objs are shared; responses treat them
+// Clone copies the top level (nested objs are shared; responses treat them
 // as immutable once built).
-func (o obj) clone() obj { return slices.Clone(o) }
+func (o Obj) Clone() Obj { return slices.Clone(o) }
 
-// newObj builds an obj from alternating keys and values.
-func newObj(kvs ...any) obj {
-	o := make(obj, 0, len(kvs)/2)
+// NewObj builds an obj from alternating keys and values.
+func NewObj(kvs ...any) Obj {
+	o := make(Obj, 0, len(kvs)/2)
 	for i := 0; i+1 < len(kvs); i += 2 {
-		o.set(kvs[i].(string), kvs[i+1])
+		o.Set(kvs[i].(string), kvs[i+1])
 	}
 	return o
 }
 
 // Envelope helpers (docs/device-protocol.md#response-envelopes).
 
-// e1 is the typed error: success:false, errorCode, error.
-func e1(code, msg string) obj {
-	return newObj("success", false, "errorCode", code, "error", msg)
+// E1 is the typed error: success:false, errorCode, error.
+func E1(code, msg string) Obj {
+	return NewObj("success", false, "errorCode", code, "error", msg)
 }
 
-// e3 is replay's bare error: only "error".
-func e3(msg string) obj { return newObj("error", msg) }
+// E3 is replay's bare error: only "error".
+func E3(msg string) Obj { return NewObj("error", msg) }
 
 // ok is a success envelope with payload members appended.
-func ok(kvs ...any) obj { return append(newObj("success", true), newObj(kvs...)...) }
+func OK(kvs ...any) Obj { return append(NewObj("success", true), NewObj(kvs...)...) }
 
 // ---- writer ----
 
-// encode writes v as compact JSON the way fastjson does: no HTML escaping,
+// Encode writes v as compact JSON the way fastjson does: no HTML escaping,
 // non-ASCII raw, nulls dropped from objects. sorted sorts every object's keys
 // (fastjson's MapSortField, used for tree hashes and case snapshots).
-func encode(v any, sorted bool) []byte {
+func Encode(v any, sorted bool) []byte {
 	var buf bytes.Buffer
 	writeValue(&buf, v, sorted)
 	return buf.Bytes()
@@ -95,7 +95,7 @@ func isNil(v any) bool {
 		return x == nil
 	case *int64:
 		return x == nil
-	case obj:
+	case Obj:
 		return x == nil
 	case json.RawMessage:
 		return x == nil
@@ -139,17 +139,17 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 		writeArray(buf, x, func(s string) { protocol.WriteJSONString(buf, s) })
 	case []any:
 		writeArray(buf, x, func(e any) { writeValue(buf, e, sorted) })
-	case []obj:
-		writeArray(buf, x, func(e obj) { writeValue(buf, e, sorted) })
-	case obj:
+	case []Obj:
+		writeArray(buf, x, func(e Obj) { writeValue(buf, e, sorted) })
+	case Obj:
 		entries := x
 		if sorted {
 			entries = slices.Clone(x)
-			slices.SortStableFunc(entries, func(a, b kv) int {
+			slices.SortStableFunc(entries, func(a, b Kv) int {
 				switch {
-				case a.k < b.k:
+				case a.K < b.K:
 					return -1
-				case a.k > b.k:
+				case a.K > b.K:
 					return 1
 				}
 				return 0
@@ -158,16 +158,16 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 		buf.WriteByte('{')
 		first := true
 		for _, e := range entries {
-			if isNil(e.v) {
+			if isNil(e.V) {
 				continue
 			}
 			if !first {
 				buf.WriteByte(',')
 			}
 			first = false
-			protocol.WriteJSONString(buf, e.k)
+			protocol.WriteJSONString(buf, e.K)
 			buf.WriteByte(':')
-			writeValue(buf, e.v, sorted)
+			writeValue(buf, e.V, sorted)
 		}
 		buf.WriteByte('}')
 	case map[string]string:
@@ -210,3 +210,8 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 		protocol.WriteJSONString(buf, fmt.Sprintf("!unsupported %T", v))
 	}
 }
+
+// Params are the decoded query parameters of one request.
+type Params map[string]string
+
+func (q Params) Has(k string) bool { _, ok := q[k]; return ok }

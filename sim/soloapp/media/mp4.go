@@ -1,4 +1,4 @@
-package soloapp
+package media
 
 // A tiny but real MP4 writer for the simulated screen recorder: an ISO
 // BMFF file (ftyp, moov, mdat) with one video track whose samples are
@@ -20,10 +20,10 @@ import (
 // as long as needed to cover the recording's duration.
 const mp4MaxFrames = 8
 
-// buildMP4 returns an MP4 of w×h lasting durationMs, with frames that
+// BuildMP4 returns an MP4 of w×h lasting durationMs, with frames that
 // differ (a moving bar) so a visual difference analysis has something to
 // find.
-func buildMP4(w, h int, durationMs int64) ([]byte, error) {
+func BuildMP4(w, h int, durationMs int64) ([]byte, error) {
 	if durationMs < 1 {
 		durationMs = 1
 	}
@@ -152,6 +152,7 @@ func matrix() []byte {
 }
 
 func u32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }
+
 func u16(v uint16) []byte { return binary.BigEndian.AppendUint16(nil, v) }
 
 func box(typ string, parts ...[]byte) []byte {
@@ -173,19 +174,19 @@ func fullBox(typ string, version byte, flags uint32, parts ...[]byte) []byte {
 	return box(typ, append([][]byte{head}, parts...)...)
 }
 
-// mp4Box is one parsed box (for validation and tests).
-type mp4Box struct {
+// Mp4Box is one parsed box (for validation and tests).
+type Mp4Box struct {
 	Type     string
 	Size     int
-	Children []mp4Box
+	Children []Mp4Box
 }
 
-// parseMP4 walks the box tree; containers listed here are descended into.
-func parseMP4(data []byte) ([]mp4Box, bool) {
+// ParseMP4 walks the box tree; containers listed here are descended into.
+func ParseMP4(data []byte) ([]Mp4Box, bool) {
 	containers := map[string]int{"moov": 0, "trak": 0, "mdia": 0, "minf": 0, "dinf": 0, "stbl": 0}
-	var walk func(b []byte) ([]mp4Box, bool)
-	walk = func(b []byte) ([]mp4Box, bool) {
-		var out []mp4Box
+	var walk func(b []byte) ([]Mp4Box, bool)
+	walk = func(b []byte) ([]Mp4Box, bool) {
+		var out []Mp4Box
 		for len(b) > 0 {
 			if len(b) < 8 {
 				return nil, false
@@ -194,7 +195,7 @@ func parseMP4(data []byte) ([]mp4Box, bool) {
 			if size < 8 || size > len(b) {
 				return nil, false
 			}
-			bx := mp4Box{Type: string(b[4:8]), Size: size}
+			bx := Mp4Box{Type: string(b[4:8]), Size: size}
 			if _, c := containers[bx.Type]; c {
 				kids, good := walk(b[8:size])
 				if !good {

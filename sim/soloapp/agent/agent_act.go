@@ -1,4 +1,4 @@
-package soloapp
+package agent
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // actRequest is one parsed act call (docs/device-protocol.md#acting).
 type actRequest struct {
 	sessionID, token, stepID, observationID, action string
 	args                                            protocol.ActionArgs
-	arguments                                       obj
+	arguments                                       core.Obj
 }
 
 // Failure messages of act receipts (docs/device-protocol.md#acting).
@@ -28,26 +29,26 @@ const (
 
 // agentAct parses act and schedules the pipeline; the answer is accepted
 // even if the step will be rejected (the verdict is in the receipt).
-func (a *App) agentAct(p *process, q params) obj {
+func (a *Agent) agentAct(p *core.Process, q core.Params) core.Obj {
 	if e := missingParam(q, "sessionId", "ownerToken", "stepId", "observationId", "action"); e != nil {
 		return e
 	}
 	req := actRequest{sessionID: q["sessionId"], token: q["ownerToken"], stepID: q["stepId"],
-		observationID: q["observationId"], action: q["action"], arguments: obj{}}
+		observationID: q["observationId"], action: q["action"], arguments: core.Obj{}}
 	str := func(k string, dst **string) {
 		if v, found := q[k]; found {
 			*dst = &v
-			req.arguments.set(k, v)
+			req.arguments.Set(k, v)
 		}
 	}
-	num := func(k string, dst **int64) obj {
+	num := func(k string, dst **int64) core.Obj {
 		if raw, found := q[k]; found {
-			n, okN := javaParseLong(raw)
+			n, okN := core.JavaParseLong(raw)
 			if !okN {
-				return e1(protocol.ErrInvalidAction, k+" must be an integer")
+				return core.E1(protocol.ErrInvalidAction, k+" must be an integer")
 			}
 			*dst = &n
-			req.arguments.set(k, n)
+			req.arguments.Set(k, n)
 		}
 		return nil
 	}
@@ -61,23 +62,23 @@ func (a *App) agentAct(p *process, q params) obj {
 		return e
 	}
 	go a.runAct(p, req)
-	return ok("accepted", true, "stepId", req.stepID)
+	return core.OK("accepted", true, "stepId", req.stepID)
 }
 
 // runAct is the device's act pipeline after the parse: root, check list,
 // target, dispatch, settle, finish (docs/device-protocol.md#acting).
-func (a *App) runAct(p *process, req actRequest) {
-	a.mu.Lock()
-	opDown := a.faults.opUnavailable
+func (a *Agent) runAct(p *core.Process, req actRequest) {
+	a.Mu.Lock()
+	opDown := a.Faults.OpUnavailable
 	var pkg string
-	var sctx context.Context = p.ctx
-	if s := p.agent; s != nil && s.id == req.sessionID && s.token == req.token {
+	var sctx context.Context = p.Ctx
+	if s := agentSx(p).agent; s != nil && s.id == req.sessionID && s.token == req.token {
 		sctx = s.ctx
 		if s.obs != nil {
 			pkg = s.obs.pkg
 		}
 	}
-	a.mu.Unlock()
+	a.Mu.Unlock()
 
 	if opDown {
 		if s, rec := a.beginAction(p, req, ""); rec != nil {
@@ -87,7 +88,7 @@ func (a *App) runAct(p *process, req actRequest) {
 	}
 	root := a.loadControllableRoot(sctx, pkg)
 	if root == nil {
-		if p.ctx.Err() != nil {
+		if p.Ctx.Err() != nil {
 			return
 		}
 		if s, rec := a.beginAction(p, req, ""); rec != nil {
@@ -95,24 +96,24 @@ func (a *App) runAct(p *process, req actRequest) {
 		}
 		return
 	}
-	sig := exportPage(root, false).sha
+	sig := core.ExportPage(root, false).Sha
 	s, rec := a.beginAction(p, req, sig)
 	if rec == nil {
 		return
 	}
-	a.mu.Lock()
-	frame := map[string]nodeSelector(nil)
+	a.Mu.Lock()
+	frame := map[string]core.NodeSelector(nil)
 	if s.obs != nil && s.obs.id == req.observationID {
 		frame = s.obs.frame
 	}
 	opCtx := s.ctx
-	a.mu.Unlock()
+	a.Mu.Unlock()
 
-	var target *Node
+	var target *core.Node
 	if req.args.NodeID != nil {
 		sel, found := frame[*req.args.NodeID]
 		if found {
-			target = sel.locate(root)
+			target = sel.Locate(root)
 		}
 		if target == nil {
 			a.finishAction(p, s, rec, msgExecFailed, nil)
@@ -138,10 +139,10 @@ func (a *App) runAct(p *process, req actRequest) {
 // beginAction is the synchronized check list of an act step
 // (docs/device-protocol.md#acting). It returns the session and receipt only
 // when this call accepted the step.
-func (a *App) beginAction(p *process, req actRequest, sig string) (*agentSession, *agentReceipt) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p {
+func (a *Agent) beginAction(p *core.Process, req actRequest, sig string) (*agentSession, *agentReceipt) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p {
 		return nil, nil
 	}
 	s, e := a.identifyLocked(p, req.sessionID, req.token)
@@ -161,7 +162,7 @@ func (a *App) beginAction(p *process, req actRequest, sig string) (*agentSession
 		r := &agentReceipt{stepID: req.stepID, observationID: req.observationID, action: actionObj(req)}
 		r.state, _ = receiptMachine.Step(receiptMachine.Initial, protocol.EvStepReject)
 		r.code, r.msg = code, msg
-		r.acceptedAt = a.nowMs()
+		r.acceptedAt = a.NowMs()
 		r.finishedAt = r.acceptedAt
 		s.receipts[req.stepID] = r
 		a.eventLocked(s, "action_rejected", req.stepID, req.observationID, r.wire())
@@ -208,7 +209,7 @@ func (a *App) beginAction(p *process, req actRequest, sig string) (*agentSession
 	s.lastActionSig, s.repeatCount = actionSig, repeat
 	s.consumed = true
 	s.accepted++
-	now := a.nowMs()
+	now := a.NowMs()
 	s.lastActivity = now
 	r := &agentReceipt{stepID: req.stepID, observationID: req.observationID, action: actionObj(req), acceptedAt: now, preSig: sig}
 	r.state, _ = receiptMachine.Step(receiptMachine.Initial, protocol.EvStepAccept)
@@ -217,20 +218,20 @@ func (a *App) beginAction(p *process, req actRequest, sig string) (*agentSession
 	return s, r
 }
 
-func actionObj(req actRequest) obj {
-	return newObj("type", req.action, "arguments", req.arguments)
+func actionObj(req actRequest) core.Obj {
+	return core.NewObj("type", req.action, "arguments", req.arguments)
 }
 
 // finishAction publishes the step's outcome. It is ignored when the session
 // moved on (cancelled, expired, replaced): the receipt of an interrupted step
 // then stays accepted forever.
-func (a *App) finishAction(p *process, s *agentSession, r *agentReceipt, failMsg string, settled *observation) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p || p.agent != s || s.state != protocol.AgentActing {
+func (a *Agent) finishAction(p *core.Process, s *agentSession, r *agentReceipt, failMsg string, settled *observation) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p || agentSx(p).agent != s || s.state != protocol.AgentActing {
 		return
 	}
-	now := a.nowMs()
+	now := a.NowMs()
 	s.lastActivity = now
 	if failMsg != "" || settled == nil {
 		if failMsg == "" {
@@ -262,7 +263,7 @@ func (a *App) finishAction(p *process, s *agentSession, r *agentReceipt, failMsg
 
 // dispatchAction maps the typed action onto phone input and waits at most
 // 10 s for completion. It returns "" or the receipt's failure message.
-func (a *App) dispatchAction(ctx context.Context, req actRequest, target *Node) string {
+func (a *Agent) dispatchAction(ctx context.Context, req actRequest, target *core.Node) string {
 	done := make(chan error, 1)
 	go func() { done <- a.performTyped(ctx, req, target) }()
 	select {
@@ -275,54 +276,54 @@ func (a *App) dispatchAction(ctx context.Context, req actRequest, target *Node) 
 		default:
 			return msgRejected
 		}
-	case <-a.clk.After(protocol.AgentActionCompletionMs * time.Millisecond):
+	case <-a.Clk.After(protocol.AgentActionCompletionMs * time.Millisecond):
 		return msgTimedOut
 	case <-ctx.Done():
 		return msgInterrupted
 	}
 }
 
-func (a *App) performTyped(ctx context.Context, req actRequest, target *Node) error {
+func (a *Agent) performTyped(ctx context.Context, req actRequest, target *core.Node) error {
 	switch req.action {
 	case protocol.ActClick:
-		x, y := target.Bounds.centre()
-		return a.phone.Tap(x, y)
+		x, y := target.Bounds.Centre()
+		return a.Phone.Tap(x, y)
 	case protocol.ActLongClick:
 		d := 2000 * time.Millisecond
 		if req.args.DurationMs != nil {
 			d = time.Duration(*req.args.DurationMs) * time.Millisecond
 		}
-		x, y := target.Bounds.centre()
-		return a.phone.LongPress(x, y, d)
+		x, y := target.Bounds.Centre()
+		return a.Phone.LongPress(x, y, d)
 	case protocol.ActInput:
-		x, y := target.Bounds.centre()
-		if err := a.phone.Tap(x, y); err != nil {
+		x, y := target.Bounds.Centre()
+		if err := a.Phone.Tap(x, y); err != nil {
 			return err
 		}
-		if err := a.phone.SetText(target.SourceID, *req.args.Text); err != nil {
+		if err := a.Phone.SetText(target.SourceID, *req.args.Text); err != nil {
 			return err
 		}
-		return a.hideIME()
+		return a.HideIME()
 	case protocol.ActBack:
-		return a.phone.KeyEvent(KeyCodeBack)
+		return a.Phone.KeyEvent(core.KeyCodeBack)
 	case protocol.ActHome:
-		return a.phone.KeyEvent(KeyCodeHome)
+		return a.Phone.KeyEvent(core.KeyCodeHome)
 	case protocol.ActScroll:
 		op := map[string]string{"up": "SCROLL_TO_TOP", "down": "SCROLL_TO_BOTTOM", "left": "SCROLL_TO_LEFT", "right": "SCROLL_TO_RIGHT"}[*req.args.Direction]
-		area := Rect{}
+		area := core.Rect{}
 		if target != nil {
 			area = target.Bounds
 		} else {
-			w, h := a.phone.ScreenSize()
-			area = Rect{0, 0, w, h}
+			w, h := a.Phone.ScreenSize()
+			area = core.Rect{Left: 0, Top: 0, Right: w, Bottom: h}
 		}
 		percent := 50
 		if req.args.Distance != nil {
 			percent = int(*req.args.Distance)
 		}
-		return a.scroll(area, op, percent)
+		return a.Scroll(area, op, percent)
 	case protocol.ActWait:
-		return a.clk.Sleep(ctx, time.Duration(*req.args.DurationMs)*time.Millisecond)
+		return a.Clk.Sleep(ctx, time.Duration(*req.args.DurationMs)*time.Millisecond)
 	}
 	return errors.New("soloapp: unsupported action " + req.action)
 }
@@ -332,34 +333,34 @@ var errSettleFault = errors.New("soloapp: settle failed (fault)")
 // settle polls every 250 ms for up to 3 s for a controllable root whose
 // signature differs from pre and equals the previous poll's; at the
 // deadline the last controllable root is used even if unchanged.
-func (a *App) settle(ctx context.Context, pre string) (*pageRoot, error) {
-	a.mu.Lock()
-	delay, broken := a.faults.settleDelay, a.faults.failSettle
-	a.mu.Unlock()
+func (a *Agent) settle(ctx context.Context, pre string) (*core.PageRoot, error) {
+	a.Mu.Lock()
+	delay, broken := a.Faults.SettleDelay, a.Faults.FailSettle
+	a.Mu.Unlock()
 	if delay > 0 {
-		if err := a.clk.Sleep(ctx, delay); err != nil {
+		if err := a.Clk.Sleep(ctx, delay); err != nil {
 			return nil, err
 		}
 	}
 	if broken {
 		return nil, errSettleFault
 	}
-	deadline := a.clk.Now().Add(protocol.AgentSettleMaxMs * time.Millisecond)
-	var last *pageRoot
+	deadline := a.Clk.Now().Add(protocol.AgentSettleMaxMs * time.Millisecond)
+	var last *core.PageRoot
 	prev := ""
 	for {
-		if err := a.clk.Sleep(ctx, protocol.AgentSettlePollMs*time.Millisecond); err != nil {
+		if err := a.Clk.Sleep(ctx, protocol.AgentSettlePollMs*time.Millisecond); err != nil {
 			return nil, err
 		}
-		if r := a.readRoot(true); a.controllable(r) {
-			sig := exportPage(r, false).sha
+		if r := a.ReadRoot(true); a.Controllable(r) {
+			sig := core.ExportPage(r, false).Sha
 			last = r
 			if sig != pre && sig == prev {
 				return r, nil
 			}
 			prev = sig
 		}
-		if !a.clk.Now().Before(deadline) {
+		if !a.Clk.Now().Before(deadline) {
 			if last == nil {
 				return nil, errors.New("soloapp: no controllable root while settling")
 			}

@@ -1,4 +1,4 @@
-package soloapp
+package core
 
 import (
 	"crypto/rand"
@@ -8,8 +8,8 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// newUUID returns a random (version 4) UUID in its canonical text form.
-func newUUID() string {
+// NewUUID returns a random (version 4) UUID in its canonical text form.
+func NewUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
@@ -17,9 +17,9 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// validImportFileName is the app's rule for files in its import
+// ValidImportFileName is the app's rule for files in its import
 // directory: an identifier of up to 127 characters followed by ".zip".
-func validImportFileName(name string) bool {
+func ValidImportFileName(name string) bool {
 	base, ok := strings.CutSuffix(name, ".zip")
 	return ok && protocol.ValidID(base, 127)
 }

@@ -1,4 +1,4 @@
-package soloapp
+package perf
 
 // The performance resolver pair (docs/device-protocol.md#session-types):
 // PerformanceDisplaySchemeResolver handles mode=display (perfdisplay.go),
@@ -18,12 +18,13 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 var perfMachine = protocol.Performance()
 
 // e2 is the untyped error envelope of performance and performance display.
-func e2(msg string) obj { return newObj("success", false, "error", msg) }
+func e2(msg string) core.Obj { return core.NewObj("success", false, "error", msg) }
 
 // perfSession is the process-wide performance recording slot.
 type perfSession struct {
@@ -31,63 +32,42 @@ type perfSession struct {
 	outputPath string
 }
 
-// sessionClock is the state and times shared by the recording-style
-// sessions (performance, performance display, record, screen-record,
-// stress).
-type sessionClock struct {
-	state                 protocol.State
-	startedAt, finishedAt int64
-	err                   string
+// Perf is the performance resolver pair and its installation-level fault
+// knobs (they survive Restart).
+type Perf struct {
+	*core.App
+	cleanupIncomplete int
+	providerNotReady  bool
+	manualWindow      bool
 }
 
-// setTimes writes startedAt and finishedAt when they are set, and
-// durationMs from the start to the finish, or to now while the session
-// runs.
-func (c *sessionClock) setTimes(o *obj, now int64) {
-	if c.startedAt != 0 {
-		o.set("startedAt", c.startedAt)
-	}
-	if c.finishedAt != 0 {
-		o.set("finishedAt", c.finishedAt)
-	}
-	if c.startedAt != 0 {
-		end := c.finishedAt
-		if end == 0 {
-			end = now
-		}
-		o.set("durationMs", end-c.startedAt)
-	}
+// perfProc is the performance state of one process.
+type perfProc struct {
+	perf    *perfSession
+	display *displaySession
+	// providerOwner is the DisplayProvider's single protocol lease
+	// (docs/device-protocol.md#concurrency-and-ownership):
+	// "performance:<sid>" or "display:<sid>", "" when free.
+	providerOwner string
 }
 
-// stepClockLocked moves c through ev on m. The working state (recording or
-// running) stamps startedAt; failed keeps errMsg and stopped clears the
-// error, both stamping finishedAt; any other state keeps a non-empty
-// errMsg. False when the table forbids ev.
-func (a *App) stepClockLocked(m *protocol.Machine, c *sessionClock, ev protocol.Event, errMsg string) bool {
-	next, err := m.Step(c.state, ev)
-	if err != nil {
-		return false
-	}
-	c.state = next
-	switch next {
-	case protocol.SessionRecording, protocol.SessionRunning:
-		c.startedAt = a.nowMs()
-	case protocol.SessionFailed:
-		c.err = errMsg
-		c.finishedAt = a.nowMs()
-	case protocol.SessionStopped:
-		c.err = ""
-		c.finishedAt = a.nowMs()
-	default:
-		if errMsg != "" {
-			c.err = errMsg
-		}
-	}
-	return true
+// RecordingLiveLocked reports whether a performance recording of p is live
+// (history refuses to delete records meanwhile).
+func (a *Perf) RecordingLiveLocked(p *core.Process) bool {
+	s := perfSx(p).perf
+	return s != nil && perfMachine.IsLive(s.State)
 }
 
-// performance dispatches both resolvers of the action (display first).
-func (a *App) performance(ctx context.Context, p *process, via transport, q params) obj {
+// ProviderLeasedLocked reports whether the DisplayProvider's protocol lease
+// is held (a RuntimeSessionGuard session).
+func (a *Perf) ProviderLeasedLocked(p *core.Process) bool { return perfSx(p).providerOwner != "" }
+
+var perfSlot = core.NewSlot(func() *perfProc { return &perfProc{} })
+
+func perfSx(p *core.Process) *perfProc { return perfSlot.Of(p) }
+
+// Performance dispatches both resolvers of the action (display first).
+func (a *Perf) Performance(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
 	if q["mode"] == "display" {
 		return a.perfDisplay(p, via, q)
 	}
@@ -97,25 +77,25 @@ func (a *App) performance(ctx context.Context, p *process, via transport, q para
 	case "listItems":
 		return a.perfListItems()
 	case "status":
-		a.mu.Lock()
-		defer a.mu.Unlock()
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
 		return a.perfSnapshotLocked(p)
 	case "current":
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if a.ext.perfProviderNotReady {
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		if a.providerNotReady {
 			return e2("Performance display service is not ready")
 		}
 		o := a.perfSnapshotLocked(p)
-		o.set("sampledAt", a.nowMs())
-		o.set("values", a.currentValuesLocked(p))
+		o.Set("sampledAt", a.NowMs())
+		o.Set("values", a.currentValuesLocked(p))
 		return o
 	case "normal":
 		act := q["action"]
 		if act != "start" && act != "stop" {
-			return e2("Unsupported performance action: " + javaString(q, "action"))
+			return e2("Unsupported performance action: " + core.JavaString(q, "action"))
 		}
-		if via != viaAdb {
+		if via != core.ViaAdb {
 			return e2("Performance start and stop require the ADB Scheme transport")
 		}
 		if act == "start" {
@@ -127,36 +107,33 @@ func (a *App) performance(ctx context.Context, p *process, via transport, q para
 	}
 }
 
-func (a *App) perfListItems() obj {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ext.perfProviderNotReady {
+func (a *Perf) perfListItems() core.Obj {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.providerNotReady {
 		return e2("Performance display service is not ready")
 	}
 	en := a.englishLocked()
-	var items []obj
+	var items []core.Obj
 	for _, it := range perfItems() {
-		o := newObj("key", it.key, "name", it.name(en), "permissions", slices.Clone(it.permissions), "tip", "")
+		o := core.NewObj("key", it.key, "name", it.name(en), "permissions", slices.Clone(it.permissions), "tip", "")
 		if it.trigger != "" {
-			o.set("trigger", it.trigger)
+			o.Set("trigger", it.trigger)
 		}
 		items = append(items, o)
 	}
-	return ok("items", items, "total", len(items))
+	return core.OK("items", items, "total", len(items))
 }
-
-// recordsRootLocked is <solopiDir>/records (canonical).
-func (a *App) recordsRootLocked() string { return a.solopiDirLocked() + "/records" }
 
 // providerRunningLocked lists the display names running in the provider,
 // whoever owns them (the manual floating window included).
-func (a *App) providerRunningLocked(p *process) []string {
+func (a *Perf) providerRunningLocked(p *core.Process) []string {
 	var out []string
-	if a.ext.manualPerfWindow {
+	if a.manualWindow {
 		it, _ := lookupItem("CPU")
 		out = append(out, it.name(a.englishLocked()))
 	}
-	sx := p.sx
+	sx := perfSx(p)
 	switch {
 	case sx.perf != nil && sx.perf.leaseHeld:
 		out = append(out, sx.perf.names...)
@@ -176,35 +153,35 @@ func dedupe(in []string) []string {
 	return out
 }
 
-func (a *App) perfSnapshotLocked(p *process) obj {
-	s := p.sx.perf
-	o := ok("kind", "performance")
+func (a *Perf) perfSnapshotLocked(p *core.Process) core.Obj {
+	s := perfSx(p).perf
+	o := core.OK("kind", "performance")
 	if s == nil {
-		o = append(o, newObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
+		o = append(o, core.NewObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
 			"terminal", false, "stopRetryable", false, "items", []string{})...)
 	} else {
-		o.set("sessionId", s.id)
-		o.set("state", string(s.state))
-		o.set("recording", s.state == protocol.SessionRecording)
-		o.set("active", perfMachine.IsLive(s.state))
-		o.set("terminal", perfMachine.IsTerminal(s.state))
-		o.set("stopRetryable", s.state == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress)
+		o.Set("sessionId", s.id)
+		o.Set("state", string(s.State))
+		o.Set("recording", s.State == protocol.SessionRecording)
+		o.Set("active", perfMachine.IsLive(s.State))
+		o.Set("terminal", perfMachine.IsTerminal(s.State))
+		o.Set("stopRetryable", s.State == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress)
 		if s.target != "" {
-			o.set("targetPackage", s.target)
+			o.Set("targetPackage", s.target)
 		}
-		o.set("items", slices.Clone(s.items))
-		s.setTimes(&o, a.nowMs())
+		o.Set("items", slices.Clone(s.items))
+		s.SetTimes(&o, a.NowMs())
 	}
-	o.set("recordsRoot", shellForm(a.recordsRootLocked()))
+	o.Set("recordsRoot", core.ShellForm(a.RecordsRootLocked()))
 	if s != nil {
 		if s.outputPath != "" {
-			o.set("outputPath", s.outputPath)
+			o.Set("outputPath", s.outputPath)
 		}
-		if s.err != "" {
-			o.set("error", s.err)
+		if s.Err != "" {
+			o.Set("error", s.Err)
 		}
 	}
-	o.set("runningItems", a.providerRunningLocked(p))
+	o.Set("runningItems", a.providerRunningLocked(p))
 	return o
 }
 
@@ -219,16 +196,16 @@ func itemValue(key, target string, english bool, startMs, atMs int64) string {
 }
 
 // valuesFor maps display names to current texts for the given item keys.
-func (a *App) valuesForLocked(keys []string, target string, startMs, atMs int64) obj {
+func (a *Perf) valuesForLocked(keys []string, target string, startMs, atMs int64) core.Obj {
 	en := a.englishLocked()
-	out := obj{}
+	out := core.Obj{}
 	for _, k := range keys {
 		it, found := lookupItem(k)
 		if !found {
 			continue
 		}
 		if v := itemValue(it.key, procOf(target), en, startMs, atMs); v != "" {
-			out.set(it.name(en), v)
+			out.Set(it.name(en), v)
 		}
 	}
 	return out
@@ -244,19 +221,19 @@ func procOf(target string) string {
 
 // currentValuesLocked is perf?mode=current's values: the recording lease's
 // cache when a recording owns the provider, else every running item.
-func (a *App) currentValuesLocked(p *process) obj {
-	now := a.nowMs()
-	sx := p.sx
+func (a *Perf) currentValuesLocked(p *core.Process) core.Obj {
+	now := a.NowMs()
+	sx := perfSx(p)
 	if s := sx.perf; s != nil && s.leaseHeld {
-		return a.valuesForLocked(s.items, s.target, s.startedAt, now)
+		return a.valuesForLocked(s.items, s.target, s.StartedAt, now)
 	}
-	out := obj{}
-	if a.ext.manualPerfWindow {
+	out := core.Obj{}
+	if a.manualWindow {
 		out = append(out, a.valuesForLocked([]string{"CPU"}, "", now, now)...)
 	}
 	if d := sx.display; d != nil && d.leaseHeld {
-		for _, e := range a.valuesForLocked(d.items, d.target, d.startedAt, now) {
-			out.set(e.k, e.v)
+		for _, e := range a.valuesForLocked(d.items, d.target, d.StartedAt, now) {
+			out.Set(e.K, e.V)
 		}
 	}
 	return out
@@ -283,29 +260,29 @@ func parseItems(raw string) []string {
 
 // itemPermissionsMissing returns the denied permissions among the items'
 // own plus adb and powerSave (toast hints need nothing).
-func (a *App) itemPermissionsMissingLocked(keys []string) []string {
-	need := []string{PermADB, PermPowerSave}
+func (a *Perf) itemPermissionsMissingLocked(keys []string) []string {
+	need := []string{core.PermADB, core.PermPowerSave}
 	for _, k := range keys {
 		it, _ := lookupItem(k)
 		for _, perm := range it.permissions {
 			switch {
 			case perm == "adb":
-				need = append(need, PermADB)
+				need = append(need, core.PermADB)
 			case perm == "android.settings.ACCESSIBILITY_SETTINGS":
-				need = append(need, PermAccessibility)
+				need = append(need, core.PermAccessibility)
 			}
 		}
 	}
-	return a.missingPermissionsLocked(dedupe(need)...)
+	return a.MissingPermissionsLocked(dedupe(need)...)
 }
 
 // preflightLocked runs the synchronous start checks shared by recording
 // and display; it returns the visible failure text or "".
-func (a *App) perfPreflightLocked(p *process, items []string, target, busyMsg string) string {
+func (a *Perf) perfPreflightLocked(p *core.Process, items []string, target, busyMsg string) string {
 	if len(items) == 0 {
 		return "Parameter 'items' is required"
 	}
-	if a.ext.perfProviderNotReady {
+	if a.providerNotReady {
 		return "Performance display service is not ready"
 	}
 	var unknown []string
@@ -320,7 +297,7 @@ func (a *App) perfPreflightLocked(p *process, items []string, target, busyMsg st
 	if len(a.providerRunningLocked(p)) > 0 {
 		return busyMsg
 	}
-	if t := procOf(target); t != "" && !slices.ContainsFunc(a.appListLocked(), func(x AppInfo) bool { return x.Package == t }) {
+	if t := procOf(target); t != "" && !slices.ContainsFunc(a.AppListLocked(), func(x core.AppInfo) bool { return x.Package == t }) {
 		return "Target application is not installed: " + t
 	}
 	return ""
@@ -328,11 +305,11 @@ func (a *App) perfPreflightLocked(p *process, items []string, target, busyMsg st
 
 // acquireProviderLocked takes the DisplayProvider's protocol lease; false
 // when anything runs or plugin maintenance blocks new sessions.
-func (a *App) acquireProviderLocked(p *process, owner string) bool {
-	if p.sx.providerOwner != "" || len(a.providerRunningLocked(p)) > 0 || p.maintenanceLocked() {
+func (a *Perf) acquireProviderLocked(p *core.Process, owner string) bool {
+	if perfSx(p).providerOwner != "" || len(a.providerRunningLocked(p)) > 0 || p.MaintenanceLocked() {
 		return false
 	}
-	p.sx.providerOwner = owner
+	perfSx(p).providerOwner = owner
 	return true
 }
 
@@ -346,67 +323,67 @@ func itemNames(keys []string, english bool) []string {
 	return dedupe(out)
 }
 
-func (a *App) perfStart(p *process, q params) obj {
+func (a *Perf) perfStart(p *core.Process, q core.Params) core.Obj {
 	sid := q["sessionId"]
 	if sid == "" {
-		sid = newUUID()
+		sid = core.NewUUID()
 	} else if !protocol.ValidID(sid, 116) {
 		return e2("Invalid performance sessionId")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if cur := p.sx.perf; cur != nil && perfMachine.IsLive(cur.state) {
-		return append(e2("A performance recording is already active"), kv{"performance", a.perfSnapshotLocked(p)})
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if cur := perfSx(p).perf; cur != nil && perfMachine.IsLive(cur.State) {
+		return append(e2("A performance recording is already active"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
-	s := &perfSession{providerLease: providerLease{sessionClock: sessionClock{state: perfMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
-	a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStart, "")
-	p.sx.perf = s
+	s := &perfSession{providerLease: providerLease{SessionClock: core.SessionClock{State: perfMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
+	a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvStart, "")
+	perfSx(p).perf = s
 	if msg := a.perfPreflightLocked(p, s.items, s.target, "Another performance display session is already running"); msg != "" {
-		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvError, msg)
+		a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvError, msg)
 		return a.perfSnapshotLocked(p)
 	}
-	dialog := a.permissionDialogLocked()
+	dialog := a.PermissionDialogLocked()
 	go a.perfGranted(p, s, dialog)
 	return a.perfSnapshotLocked(p)
 }
 
 // perfGranted is the permission callback of a recording start.
-func (a *App) perfGranted(p *process, s *perfSession, dialog time.Duration) {
-	if !a.sleepDevice(p, dialog) {
+func (a *Perf) perfGranted(p *core.Process, s *perfSession, dialog time.Duration) {
+	if !a.SleepDevice(p, dialog) {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if p.sx.perf != s || !a.currentLocked(p) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if perfSx(p).perf != s || !a.CurrentLocked(p) {
 		return
 	}
 	a.grantLeaseLocked(p, perfLease, &s.providerLease)
 }
 
-func (a *App) perfStop(p *process, q params) obj {
+func (a *Perf) perfStop(p *core.Process, q core.Params) core.Obj {
 	sid := q["sessionId"]
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := p.sx.perf
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := perfSx(p).perf
 	if sid == "" {
-		return append(e2("Parameter 'sessionId' is required"), kv{"performance", a.perfSnapshotLocked(p)})
+		return append(e2("Parameter 'sessionId' is required"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	if s == nil || s.id != sid {
-		return append(e2("Performance sessionId does not match"), kv{"performance", a.perfSnapshotLocked(p)})
+		return append(e2("Performance sessionId does not match"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	switch {
-	case s.state == protocol.SessionStarting:
+	case s.State == protocol.SessionStarting:
 		s.cancelRequested = true
-		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStop, "Performance start cancellation is waiting for the permission request")
-	case s.state == protocol.SessionRecording:
-		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStop, "")
+		a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvStop, "Performance start cancellation is waiting for the permission request")
+	case s.State == protocol.SessionRecording:
+		a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvStop, "")
 		a.perfCleanupLocked(p, s)
-	case s.state == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress:
+	case s.State == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress:
 		a.perfCleanupLocked(p, s)
-	case s.state == protocol.SessionStopping && s.stopInProgress:
-		return append(e2("Performance stop is already in progress"), kv{"performance", a.perfSnapshotLocked(p)})
+	case s.State == protocol.SessionStopping && s.stopInProgress:
+		return append(e2("Performance stop is already in progress"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
 	default:
-		return append(e2("There is no active performance recording"), kv{"performance", a.perfSnapshotLocked(p)})
+		return append(e2("There is no active performance recording"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	return a.perfSnapshotLocked(p)
 }
@@ -414,35 +391,35 @@ func (a *App) perfStop(p *process, q params) obj {
 // perfCleanupLocked releases the provider lease (or, with the fault knob,
 // leaves the cleanup incomplete and the stop retryable) and then persists
 // the CSVs in the background.
-func (a *App) perfCleanupLocked(p *process, s *perfSession) {
+func (a *Perf) perfCleanupLocked(p *core.Process, s *perfSession) {
 	if a.cleanupPendingLocked(perfLease, &s.providerLease) {
 		return
 	}
 	s.stopInProgress = true
-	s.err = ""
+	s.Err = ""
 	releaseLeaseLocked(p, perfLease, &s.providerLease)
-	end := a.nowMs()
-	root := a.recordsRootLocked()
-	charset := a.stringSetting(keyOutputCharset)
+	end := a.NowMs()
+	root := a.RecordsRootLocked()
+	charset := a.StringSetting(core.KeyOutputCharset)
 	en := a.englishLocked()
 	go func() {
 		// Saving runs on a background thread; give it a little device time.
-		if !a.sleepDevice(p, 100*time.Millisecond) {
+		if !a.SleepDevice(p, 100*time.Millisecond) {
 			return
 		}
 		out, err := a.savePerfRecords(root, s, end, charset, en)
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if p.sx.perf != s || !a.currentLocked(p) {
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		if perfSx(p).perf != s || !a.CurrentLocked(p) {
 			return
 		}
 		s.stopInProgress = false
 		if err != nil {
-			a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvError, "Unable to persist performance recording: "+err.Error())
+			a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvError, "Unable to persist performance recording: "+err.Error())
 			return
 		}
-		s.outputPath = shellForm(out)
-		a.stepClockLocked(perfMachine, &s.sessionClock, protocol.EvStopped, "")
+		s.outputPath = core.ShellForm(out)
+		a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvStopped, "")
 	}()
 }
 
@@ -450,9 +427,9 @@ var errNoRecords = errors.New("No performance records were collected")
 
 // savePerfRecords writes one CSV per series into a temporary folder and
 // renames it to performance-<sid> (saveToFileStrict).
-func (a *App) savePerfRecords(root string, s *perfSession, endMs int64, charset string, english bool) (string, error) {
+func (a *Perf) savePerfRecords(root string, s *perfSession, endMs int64, charset string, english bool) (string, error) {
 	final := root + "/performance-" + s.id
-	if _, err := a.phone.Stat(final); err == nil {
+	if _, err := a.Phone.Stat(final); err == nil {
 		return "", errors.New("Performance record folder already exists")
 	}
 	var series []perfSeries
@@ -462,14 +439,14 @@ func (a *App) savePerfRecords(root string, s *perfSession, endMs int64, charset 
 	if len(series) == 0 {
 		return "", errNoRecords
 	}
-	tmp := fmt.Sprintf("%s/.performance-%s.tmp-%s", root, s.id, newUUID())
-	if err := a.phone.MkdirAll(tmp); err != nil {
+	tmp := fmt.Sprintf("%s/.performance-%s.tmp-%s", root, s.id, core.NewUUID())
+	if err := a.Phone.MkdirAll(tmp); err != nil {
 		return "", fmt.Errorf("create %s: %w", tmp, err)
 	}
 	for _, se := range series {
-		name := csvFileName(se, s.startedAt, endMs)
-		data := encodeCharset(csvContent(se, s.startedAt, endMs), charset)
-		if err := a.phone.WriteFile(tmp+"/"+name, data); err != nil {
+		name := csvFileName(se, s.StartedAt, endMs)
+		data := encodeCharset(csvContent(se, s.StartedAt, endMs), charset)
+		if err := a.Phone.WriteFile(tmp+"/"+name, data); err != nil {
 			return "", fmt.Errorf("write %s: %w", name, err)
 		}
 	}
@@ -485,34 +462,34 @@ type renamer interface {
 	Rename(oldPath, newPath string) error
 }
 
-func (a *App) renameDir(from, to string) error {
-	if r, found := a.phone.(renamer); found {
+func (a *Perf) renameDir(from, to string) error {
+	if r, found := a.Phone.(renamer); found {
 		if err := r.Rename(from, to); err != nil {
 			return fmt.Errorf("rename %s: %w", path.Base(from), err)
 		}
 		return nil
 	}
-	entries, err := a.phone.ReadDir(from)
+	entries, err := a.Phone.ReadDir(from)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", from, err)
 	}
-	if err := a.phone.MkdirAll(to); err != nil {
+	if err := a.Phone.MkdirAll(to); err != nil {
 		return fmt.Errorf("create %s: %w", to, err)
 	}
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
 		}
-		data, err := a.phone.ReadFile(from + "/" + e.Name())
+		data, err := a.Phone.ReadFile(from + "/" + e.Name())
 		if err != nil {
 			return fmt.Errorf("read %s: %w", e.Name(), err)
 		}
-		if err := a.phone.WriteFile(to+"/"+e.Name(), data); err != nil {
+		if err := a.Phone.WriteFile(to+"/"+e.Name(), data); err != nil {
 			return fmt.Errorf("write %s: %w", e.Name(), err)
 		}
-		_ = a.phone.Remove(from + "/" + e.Name())
+		_ = a.Phone.Remove(from + "/" + e.Name())
 	}
-	if err := a.phone.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := a.Phone.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", from, err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package soloapp
+package perf
 
 // Performance items, their recorded series, deterministic sample values and
 // the CSV files a stopped recording leaves behind
@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // perfItem is one built-in display item (docs/device-protocol.md#session-types).
@@ -39,7 +41,7 @@ func perfItems() []perfItem {
 // englishLocked reports whether KEY_USE_LANGUAGE selects English (2); 0
 // ("follow the system") is taken as a Chinese system, like the phones
 // SoloPi's GBK default was written for.
-func (a *App) englishLocked() bool { return a.intSetting(keyUseLanguage) == 2 }
+func (a *Perf) englishLocked() bool { return a.IntSetting(core.KeyUseLanguage) == 2 }
 
 func (it perfItem) name(english bool) string {
 	if english {
@@ -257,8 +259,8 @@ func encodeCharset(text, charset string) []byte {
 	return out
 }
 
-// decodeCharset is the inverse for previews (history getPerformance).
-func decodeCharset(data []byte, charset string) string {
+// DecodeCharset is the inverse for previews (history getPerformance).
+func DecodeCharset(data []byte, charset string) string {
 	switch strings.ToUpper(charset) {
 	case "GBK", "GB2312", "GB18030":
 		rev := make(map[uint16]rune, len(gbkTable))

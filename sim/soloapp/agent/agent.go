@@ -1,4 +1,4 @@
-package soloapp
+package agent
 
 import (
 	"context"
@@ -6,12 +6,26 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 var (
 	agentMachine   = protocol.AgentSession()
 	receiptMachine = protocol.AgentReceipt()
 )
+
+// Agent is the agent resolver (docs/device-protocol.md#agent-sessions).
+type Agent struct{ *core.App }
+
+// agentProc is the Agent state of one process.
+type agentProc struct {
+	agent      *agentSession
+	generation int64
+}
+
+var agentSlot = core.NewSlot(func() *agentProc { return &agentProc{} })
+
+func agentSx(p *core.Process) *agentProc { return agentSlot.Of(p) }
 
 // agentSession is the single Agent session slot of the process
 // (docs/device-protocol.md#agent-sessions). Its state changes only through
@@ -32,7 +46,7 @@ type agentSession struct {
 	consumed bool
 
 	receipts map[string]*agentReceipt
-	events   []obj
+	events   []core.Obj
 	seq      int64
 
 	leaseOwner string
@@ -53,10 +67,10 @@ type agentSession struct {
 // observation is the current observation with its frame (nodeId →
 // selector snapshot) and page package.
 type observation struct {
-	wire  obj
+	wire  core.Obj
 	id    string
 	sig   string
-	frame map[string]nodeSelector
+	frame map[string]core.NodeSelector
 	pkg   string
 }
 
@@ -64,27 +78,27 @@ type observation struct {
 // its state changes only through receiptMachine.Step.
 type agentReceipt struct {
 	stepID, observationID string
-	action                obj
+	action                core.Obj
 	state                 protocol.State
 	code, msg             string
 	acceptedAt            int64
 	finishedAt            int64
-	settled               obj
+	settled               core.Obj
 	preSig                string
 }
 
-func (r *agentReceipt) wire() obj {
-	o := newObj("stepId", r.stepID, "observationId", r.observationID, "action", r.action, "status", string(r.state))
+func (r *agentReceipt) wire() core.Obj {
+	o := core.NewObj("stepId", r.stepID, "observationId", r.observationID, "action", r.action, "status", string(r.state))
 	if r.code != "" {
-		o.set("errorCode", r.code)
-		o.set("error", r.msg)
+		o.Set("errorCode", r.code)
+		o.Set("error", r.msg)
 	}
-	o.set("acceptedAt", r.acceptedAt)
+	o.Set("acceptedAt", r.acceptedAt)
 	if r.finishedAt != 0 {
-		o.set("finishedAt", r.finishedAt)
+		o.Set("finishedAt", r.finishedAt)
 	}
 	if r.settled != nil {
-		o.set("settledObservation", r.settled)
+		o.Set("settledObservation", r.settled)
 	}
 	return o
 }
@@ -93,79 +107,79 @@ func (s *agentSession) timelinePath() string { return s.dir + "/timeline.jsonl" 
 
 // sessionSnapshotLocked is the session object
 // (docs/device-protocol.md#agent-sessions).
-func (a *App) sessionSnapshotLocked(p *process) obj {
-	s := p.agent
+func (a *Agent) sessionSnapshotLocked(p *core.Process) core.Obj {
+	s := agentSx(p).agent
 	if s == nil {
-		return newObj("success", true, "state", string(protocol.AgentIdle), "active", false, "terminal", false,
+		return core.NewObj("success", true, "state", string(protocol.AgentIdle), "active", false, "terminal", false,
 			"acceptedSteps", 0, "leaseHeld", false)
 	}
-	o := newObj("success", true, "sessionId", s.id, "generation", s.generation, "state", string(s.state),
+	o := core.NewObj("success", true, "sessionId", s.id, "generation", s.generation, "state", string(s.state),
 		"active", agentMachine.IsLive(s.state), "terminal", agentMachine.IsTerminal(s.state))
 	if s.reason != "" {
-		o.set("terminalReason", s.reason)
+		o.Set("terminalReason", s.reason)
 	}
 	for _, f := range []struct {
 		k string
 		v int64
 	}{{"startedAt", s.startedAt}, {"lastActivityAt", s.lastActivity}, {"finishedAt", s.finishedAt}} {
 		if f.v != 0 {
-			o.set(f.k, f.v)
+			o.Set(f.k, f.v)
 		}
 	}
-	o.set("acceptedSteps", s.accepted)
-	o.set("maxSteps", s.maxSteps)
+	o.Set("acceptedSteps", s.accepted)
+	o.Set("maxSteps", s.maxSteps)
 	if s.obs != nil {
-		o.set("observationId", s.obs.id)
+		o.Set("observationId", s.obs.id)
 	}
-	o.set("leaseHeld", s.leaseHeld)
+	o.Set("leaseHeld", s.leaseHeld)
 	return o
 }
 
 // eventLocked appends one timeline event in memory and to timeline.jsonl.
-func (a *App) eventLocked(s *agentSession, typ, stepID, obsID string, details any) {
+func (a *Agent) eventLocked(s *agentSession, typ, stepID, obsID string, details any) {
 	s.seq++
-	e := newObj("sequence", s.seq, "timestamp", a.nowMs(), "type", typ, "sessionId", s.id,
+	e := core.NewObj("sequence", s.seq, "timestamp", a.NowMs(), "type", typ, "sessionId", s.id,
 		"generation", s.generation)
 	if stepID != "" {
-		e.set("stepId", stepID)
+		e.Set("stepId", stepID)
 	}
 	if obsID != "" {
-		e.set("observationId", obsID)
+		e.Set("observationId", obsID)
 	}
 	if details != nil {
-		e.set("details", details)
+		e.Set("details", details)
 	}
 	s.events = append(s.events, e)
-	_ = a.phone.MkdirAll(s.dir)
-	_ = a.phone.AppendFile(s.timelinePath(), append(encode(e, false), '\n'))
+	_ = a.Phone.MkdirAll(s.dir)
+	_ = a.Phone.AppendFile(s.timelinePath(), append(core.Encode(e, false), '\n'))
 }
 
 // terminateLocked moves a live session to its terminal state exactly once:
 // the machine refuses a second terminal event, so session_terminal and
 // lease_released are each appended once, back to back.
-func (a *App) terminateLocked(p *process, s *agentSession, ev protocol.Event, reason string) bool {
+func (a *Agent) terminateLocked(p *core.Process, s *agentSession, ev protocol.Event, reason string) bool {
 	next, err := agentMachine.Step(s.state, ev)
 	if err != nil || !agentMachine.IsTerminal(next) {
 		return false
 	}
 	s.state = next
 	s.reason = reason
-	s.finishedAt = a.nowMs()
-	a.eventLocked(s, "session_terminal", "", "", newObj("reason", reason))
-	released := p.lease.release(s.leaseOwner)
+	s.finishedAt = a.NowMs()
+	a.eventLocked(s, "session_terminal", "", "", core.NewObj("reason", reason))
+	released := p.Lease.Release(s.leaseOwner)
 	s.leaseHeld = false
-	a.eventLocked(s, "lease_released", "", "", newObj("released", released))
+	a.eventLocked(s, "lease_released", "", "", core.NewObj("released", released))
 	s.touch = false
 	s.cancel()
 	return true
 }
 
 // checkTimeoutsLocked expires a live session whose deadline passed.
-func (a *App) checkTimeoutsLocked(p *process, s *agentSession) bool {
+func (a *Agent) checkTimeoutsLocked(p *core.Process, s *agentSession) bool {
 	if !agentMachine.IsLive(s.state) {
 		return false
 	}
-	now := a.nowMs()
+	now := a.NowMs()
 	switch {
 	case now-s.startedAt >= s.maxDurationMs:
 		return a.terminateLocked(p, s, protocol.EvAgentExpire, "max_duration_exceeded")
@@ -177,40 +191,40 @@ func (a *App) checkTimeoutsLocked(p *process, s *agentSession) bool {
 
 // identifyLocked is the identity check: the current sessionId first
 // (session_not_found), then its ownerToken (owner_mismatch).
-func (a *App) identifyLocked(p *process, sid, token string) (*agentSession, obj) {
-	s := p.agent
+func (a *Agent) identifyLocked(p *core.Process, sid, token string) (*agentSession, core.Obj) {
+	s := agentSx(p).agent
 	if s == nil || s.id != sid {
-		return nil, e1(protocol.ErrSessionNotFound, "sessionId does not identify the current session")
+		return nil, core.E1(protocol.ErrSessionNotFound, "sessionId does not identify the current session")
 	}
 	if s.token != token {
-		return nil, e1(protocol.ErrOwnerMismatch, "ownerToken does not own this session")
+		return nil, core.E1(protocol.ErrOwnerMismatch, "ownerToken does not own this session")
 	}
 	return s, nil
 }
 
 // accessLocked is identity plus the deadline and terminal checks.
-func (a *App) accessLocked(p *process, sid, token string) (*agentSession, obj) {
+func (a *Agent) accessLocked(p *core.Process, sid, token string) (*agentSession, core.Obj) {
 	s, e := a.identifyLocked(p, sid, token)
 	if e != nil {
 		return nil, e
 	}
 	if agentMachine.IsLive(s.state) && a.checkTimeoutsLocked(p, s) {
-		return nil, e1(protocol.ErrSessionExpired, "The session exceeded its configured deadline")
+		return nil, core.E1(protocol.ErrSessionExpired, "The session exceeded its configured deadline")
 	}
 	if !agentMachine.IsLive(s.state) {
-		return nil, e1(protocol.ErrTerminalSession, "The session is already terminal")
+		return nil, core.E1(protocol.ErrTerminalSession, "The session is already terminal")
 	}
 	return s, nil
 }
 
 // withLiveSession checks sessionId and ownerToken and runs fn, under the
 // lock, on the live session they name (accessLocked's errors otherwise).
-func (a *App) withLiveSession(p *process, q params, fn func(s *agentSession) obj) obj {
+func (a *Agent) withLiveSession(p *core.Process, q core.Params, fn func(s *agentSession) core.Obj) core.Obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	s, e := a.accessLocked(p, q["sessionId"], q["ownerToken"])
 	if e != nil {
 		return e
@@ -219,31 +233,31 @@ func (a *App) withLiveSession(p *process, q params, fn func(s *agentSession) obj
 }
 
 // missingParam returns missing_parameter for the first absent or empty key.
-func missingParam(q params, keys ...string) obj {
+func missingParam(q core.Params, keys ...string) core.Obj {
 	for _, k := range keys {
 		if q[k] == "" {
-			return e1(protocol.ErrMissingParameter, "Parameter '"+k+"' is required")
+			return core.E1(protocol.ErrMissingParameter, "Parameter '"+k+"' is required")
 		}
 	}
 	return nil
 }
 
-// agent is the agent resolver (docs/device-protocol.md#agent-sessions).
+// Agent is the agent resolver (docs/device-protocol.md#agent-sessions).
 // Unexpected failures answer agent_internal_error instead of escaping as a
 // resolver exception.
-func (a *App) agent(ctx context.Context, p *process, via transport, q params) (resp obj) {
+func (a *Agent) Agent(ctx context.Context, p *core.Process, via core.Transport, q core.Params) (resp core.Obj) {
 	defer func() {
 		if r := recover(); r != nil {
-			a.logi("AgentSession", fmt.Sprintf("agent request failed: %v", r))
-			resp = e1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
+			a.Logi("AgentSession", fmt.Sprintf("agent request failed: %v", r))
+			resp = core.E1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
 		}
 	}()
 	t := q["type"]
 	switch t {
 	case "":
-		return e1(protocol.ErrMissingType, "Parameter 'type' is required")
+		return core.E1(protocol.ErrMissingType, "Parameter 'type' is required")
 	case protocol.AgentCapabilities:
-		return ok("protocolVersion", protocol.AgentProtocolVersion,
+		return core.OK("protocolVersion", protocol.AgentProtocolVersion,
 			"queries", []string{"capabilities", "start-status", "status", "observe", "receipt", "timeline"},
 			"commands", []string{"start", "act", "pause", "resume", "end", "cancel"},
 			"actions", []string{"click", "longClick", "input", "back", "home", "scroll", "wait"},
@@ -259,8 +273,8 @@ func (a *App) agent(ctx context.Context, p *process, via transport, q params) (r
 	case protocol.AgentTimeline:
 		return a.agentTimeline(p, q)
 	case protocol.AgentStart, protocol.AgentAct, protocol.AgentPause, protocol.AgentResume, protocol.AgentEnd, protocol.AgentCancel:
-		if via != viaAdb {
-			return e1(protocol.ErrAdbRequired, "Agent mutations require the DUMP-protected ADB scheme transport")
+		if via != core.ViaAdb {
+			return core.E1(protocol.ErrAdbRequired, "Agent mutations require the DUMP-protected ADB scheme transport")
 		}
 		switch t {
 		case protocol.AgentStart:
@@ -277,10 +291,10 @@ func (a *App) agent(ctx context.Context, p *process, via transport, q params) (r
 			return a.agentCancel(p, q)
 		}
 	}
-	return e1(protocol.ErrUnsupportedType, "Unsupported Agent type: "+t)
+	return core.E1(protocol.ErrUnsupportedType, "Unsupported Agent type: "+t)
 }
 
-func (a *App) agentStart(p *process, q params) obj {
+func (a *Agent) agentStart(p *core.Process, q core.Params) core.Obj {
 	if e := missingParam(q, "ownerToken"); e != nil {
 		return e
 	}
@@ -288,90 +302,90 @@ func (a *App) agentStart(p *process, q params) obj {
 	for _, r := range []protocol.Range{protocol.AgentMaxSteps, protocol.AgentMaxDurationMs, protocol.AgentIdleTimeoutMs,
 		protocol.AgentMaxRepeatedActions, protocol.AgentMaxNoProgressSteps} {
 		v := r.Default
-		if q.has(r.Name) {
-			n, okN := javaParseLong(q[r.Name])
+		if q.Has(r.Name) {
+			n, okN := core.JavaParseLong(q[r.Name])
 			if !okN || !r.Contains(n) {
-				return e1(protocol.ErrInvalidParameter, fmt.Sprintf("%s must be between %d and %d", r.Name, r.Min, r.Max))
+				return core.E1(protocol.ErrInvalidParameter, fmt.Sprintf("%s must be between %d and %d", r.Name, r.Min, r.Max))
 			}
 			v = n
 		}
 		vals[r.Name] = v
 	}
 	token := q["ownerToken"]
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p {
-		return e1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p {
+		return core.E1(protocol.ErrAgentInternalError, "Dynamic Agent request failed")
 	}
-	if cur := p.agent; cur != nil && agentMachine.IsLive(cur.state) {
+	if cur := agentSx(p).agent; cur != nil && agentMachine.IsLive(cur.state) {
 		a.checkTimeoutsLocked(p, cur)
 		if agentMachine.IsLive(cur.state) {
-			return e1(protocol.ErrSessionConflict, "A dynamic Agent session is already active")
+			return core.E1(protocol.ErrSessionConflict, "A dynamic Agent session is already active")
 		}
 	}
 	if len([]rune(token)) < 16 {
-		return e1(protocol.ErrInvalidOwnerToken, "ownerToken must contain at least 16 characters")
+		return core.E1(protocol.ErrInvalidOwnerToken, "ownerToken must contain at least 16 characters")
 	}
-	owner := "agent-lease-" + newUUID()
-	if !p.lease.acquire(owner) {
-		return e1(protocol.ErrLeaseConflict, "Another replay, Agent session, or maintenance task controls the device")
+	owner := "agent-lease-" + core.NewUUID()
+	if !p.Lease.Acquire(owner) {
+		return core.E1(protocol.ErrLeaseConflict, "Another replay, Agent session, or maintenance task controls the device")
 	}
-	p.generation++
-	id := "agent-session-" + newUUID()
-	ctx, cancel := context.WithCancel(p.ctx)
-	now := a.nowMs()
+	agentSx(p).generation++
+	id := "agent-session-" + core.NewUUID()
+	ctx, cancel := context.WithCancel(p.Ctx)
+	now := a.NowMs()
 	s := &agentSession{
-		id: id, token: token, generation: p.generation, state: agentMachine.Initial,
+		id: id, token: token, generation: agentSx(p).generation, state: agentMachine.Initial,
 		startedAt: now, lastActivity: now,
 		maxSteps: vals[protocol.ParamMaxSteps], maxDurationMs: vals[protocol.ParamMaxDurationMs],
 		idleMs: vals[protocol.ParamIdleTimeoutMs], maxRepeated: vals[protocol.ParamMaxRepeatedActions],
 		maxNoProgress: vals[protocol.ParamMaxNoProgressSteps],
 		receipts:      map[string]*agentReceipt{}, leaseOwner: owner, leaseHeld: true,
-		dir: a.solopiDirLocked() + "/agent-sessions/" + id, ctx: ctx, cancel: cancel,
+		dir: a.SolopiDirLocked() + "/agent-sessions/" + id, ctx: ctx, cancel: cancel,
 	}
 	next, err := agentMachine.Step(s.state, protocol.EvAgentStart)
 	if err != nil {
-		p.lease.release(owner)
+		p.Lease.Release(owner)
 		cancel()
 		panic(err)
 	}
 	s.state = next
-	p.agent = s
+	agentSx(p).agent = s
 	a.eventLocked(s, "session_started", "", "", nil)
-	if a.faults.touchUnavailable {
+	if a.Faults.TouchUnavailable {
 		a.terminateLocked(p, s, protocol.EvAgentFail, "touch_service_unavailable")
-		return e1(protocol.ErrTouchServiceUnavailable, "Touch service could not be started")
+		return core.E1(protocol.ErrTouchServiceUnavailable, "Touch service could not be started")
 	}
 	s.touch = true
 	go a.watchdog(p, s)
 	go a.initialObservation(p, s)
-	return ok("accepted", true, "session", a.sessionSnapshotLocked(p))
+	return core.OK("accepted", true, "session", a.sessionSnapshotLocked(p))
 }
 
 // watchdog checks the deadlines every second until the session ends.
-func (a *App) watchdog(p *process, s *agentSession) {
+func (a *Agent) watchdog(p *core.Process, s *agentSession) {
 	for {
-		if err := a.clk.Sleep(s.ctx, protocol.AgentWatchdogMs*time.Millisecond); err != nil {
+		if err := a.Clk.Sleep(s.ctx, protocol.AgentWatchdogMs*time.Millisecond); err != nil {
 			return
 		}
-		a.mu.Lock()
-		if a.p != p || p.agent != s || !agentMachine.IsLive(s.state) {
-			a.mu.Unlock()
+		a.Mu.Lock()
+		if a.P != p || agentSx(p).agent != s || !agentMachine.IsLive(s.state) {
+			a.Mu.Unlock()
 			return
 		}
 		a.checkTimeoutsLocked(p, s)
-		a.mu.Unlock()
+		a.Mu.Unlock()
 	}
 }
 
 // initialObservation captures the first observation in the background;
 // a failure fails the session with the capture error code as reason.
-func (a *App) initialObservation(p *process, s *agentSession) {
-	a.mu.Lock()
-	opDown := a.faults.opUnavailable
-	a.mu.Unlock()
+func (a *Agent) initialObservation(p *core.Process, s *agentSession) {
+	a.Mu.Lock()
+	opDown := a.Faults.OpUnavailable
+	a.Mu.Unlock()
 	var reason string
-	var root *pageRoot
+	var root *core.PageRoot
 	if opDown {
 		reason = protocol.ErrOperationServiceUnavailable
 	} else {
@@ -387,9 +401,9 @@ func (a *App) initialObservation(p *process, s *agentSession) {
 	if root != nil {
 		o = a.buildObservation(s, root)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.p != p || p.agent != s || !agentMachine.IsLive(s.state) {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if a.P != p || agentSx(p).agent != s || !agentMachine.IsLive(s.state) {
 		return
 	}
 	if reason != "" {
@@ -400,140 +414,140 @@ func (a *App) initialObservation(p *process, s *agentSession) {
 }
 
 // installObservationLocked makes o current (not consumed).
-func (a *App) installObservationLocked(s *agentSession, o *observation, event bool) {
+func (a *Agent) installObservationLocked(s *agentSession, o *observation, event bool) {
 	s.obs = o
 	s.consumed = false
-	s.lastActivity = a.nowMs()
+	s.lastActivity = a.NowMs()
 	if event {
 		a.eventLocked(s, "observation_created", "", o.id, o.wire)
 	}
 }
 
-func (a *App) agentStartStatus(p *process, q params) obj {
+func (a *Agent) agentStartStatus(p *core.Process, q core.Params) core.Obj {
 	token := q["ownerToken"]
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := p.agent
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	s := agentSx(p).agent
 	if s != nil && agentMachine.IsLive(s.state) {
 		a.checkTimeoutsLocked(p, s)
 	}
 	if s == nil || s.token != token {
-		return e1(protocol.ErrSessionNotFound, "No session belongs to ownerToken")
+		return core.E1(protocol.ErrSessionNotFound, "No session belongs to ownerToken")
 	}
-	_ = a.phone.MkdirAll(s.dir)
-	o := ok("session", a.sessionSnapshotLocked(p))
+	_ = a.Phone.MkdirAll(s.dir)
+	o := core.OK("session", a.sessionSnapshotLocked(p))
 	if s.obs != nil {
-		o.set("observation", s.obs.wire)
+		o.Set("observation", s.obs.wire)
 	}
-	o.set("timelinePath", s.timelinePath())
+	o.Set("timelinePath", s.timelinePath())
 	return o
 }
 
 // statusLocked is agent?type=status: identity, deadline check, and for a
 // live session a refresh of lastActivityAt.
-func (a *App) statusLocked(p *process, q params) (*agentSession, obj) {
+func (a *Agent) statusLocked(p *core.Process, q core.Params) (*agentSession, core.Obj) {
 	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
 	if e != nil {
 		return nil, e
 	}
 	if agentMachine.IsLive(s.state) && !a.checkTimeoutsLocked(p, s) {
-		s.lastActivity = a.nowMs()
+		s.lastActivity = a.NowMs()
 	}
 	return s, nil
 }
 
-func (a *App) agentStatus(p *process, q params) obj {
+func (a *Agent) agentStatus(p *core.Process, q core.Params) core.Obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	if _, e := a.statusLocked(p, q); e != nil {
 		return e
 	}
-	return ok("session", a.sessionSnapshotLocked(p))
+	return core.OK("session", a.sessionSnapshotLocked(p))
 }
 
-func (a *App) agentReceiptQuery(p *process, q params) obj {
+func (a *Agent) agentReceiptQuery(p *core.Process, q core.Params) core.Obj {
 	if e := missingParam(q, "sessionId", "ownerToken", "stepId"); e != nil {
 		return e
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
 	if e != nil {
 		return e
 	}
 	r := s.receipts[q["stepId"]]
 	if r == nil {
-		return e1(protocol.ErrReceiptNotFound, "No receipt exists for stepId")
+		return core.E1(protocol.ErrReceiptNotFound, "No receipt exists for stepId")
 	}
-	return ok("receipt", r.wire(), "session", a.sessionSnapshotLocked(p))
+	return core.OK("receipt", r.wire(), "session", a.sessionSnapshotLocked(p))
 }
 
-func (a *App) agentTimeline(p *process, q params) obj {
+func (a *Agent) agentTimeline(p *core.Process, q core.Params) core.Obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	s, e := a.identifyLocked(p, q["sessionId"], q["ownerToken"])
 	if e != nil {
 		return e
 	}
-	_ = a.phone.MkdirAll(s.dir)
-	events := make([]obj, len(s.events))
+	_ = a.Phone.MkdirAll(s.dir)
+	events := make([]core.Obj, len(s.events))
 	copy(events, s.events)
-	return ok("events", events, "timelinePath", s.timelinePath())
+	return core.OK("events", events, "timelinePath", s.timelinePath())
 }
 
-func (a *App) agentPause(p *process, q params) obj {
-	return a.withLiveSession(p, q, func(s *agentSession) obj {
+func (a *Agent) agentPause(p *core.Process, q core.Params) core.Obj {
+	return a.withLiveSession(p, q, func(s *agentSession) core.Obj {
 		switch s.state {
 		case protocol.AgentPaused:
-			return e1(protocol.ErrAlreadyPaused, "The session is already paused")
+			return core.E1(protocol.ErrAlreadyPaused, "The session is already paused")
 		case protocol.AgentActing:
-			return e1(protocol.ErrSessionBusy, "The session cannot pause while an action is executing")
+			return core.E1(protocol.ErrSessionBusy, "The session cannot pause while an action is executing")
 		}
 		if !a.stepSessionLocked(s, protocol.EvAgentPause) {
-			return e1(protocol.ErrTerminalSession, "The session is already terminal")
+			return core.E1(protocol.ErrTerminalSession, "The session is already terminal")
 		}
-		s.lastActivity = a.nowMs()
+		s.lastActivity = a.NowMs()
 		a.eventLocked(s, "session_paused", "", s.currentObservationID(), nil)
-		return ok("session", a.sessionSnapshotLocked(p))
+		return core.OK("session", a.sessionSnapshotLocked(p))
 	})
 }
 
-func (a *App) agentResume(p *process, q params) obj {
-	return a.withLiveSession(p, q, func(s *agentSession) obj {
+func (a *Agent) agentResume(p *core.Process, q core.Params) core.Obj {
+	return a.withLiveSession(p, q, func(s *agentSession) core.Obj {
 		if s.state != protocol.AgentPaused || !a.stepSessionLocked(s, protocol.EvAgentResume) {
-			return e1(protocol.ErrNotPaused, "The session is not paused")
+			return core.E1(protocol.ErrNotPaused, "The session is not paused")
 		}
-		s.lastActivity = a.nowMs()
+		s.lastActivity = a.NowMs()
 		a.eventLocked(s, "session_resumed", "", s.currentObservationID(), nil)
-		return ok("session", a.sessionSnapshotLocked(p))
+		return core.OK("session", a.sessionSnapshotLocked(p))
 	})
 }
 
-func (a *App) agentEnd(p *process, q params) obj {
-	return a.withLiveSession(p, q, func(s *agentSession) obj {
+func (a *Agent) agentEnd(p *core.Process, q core.Params) core.Obj {
+	return a.withLiveSession(p, q, func(s *agentSession) core.Obj {
 		if s.state == protocol.AgentActing {
-			return e1(protocol.ErrSessionBusy, "Cancel the session while an action is executing")
+			return core.E1(protocol.ErrSessionBusy, "Cancel the session while an action is executing")
 		}
 		a.terminateLocked(p, s, protocol.EvAgentEnd, "client_end")
 		if s.obs != nil {
 			s.obs.frame = nil // the device frame is cleared on end
 		}
-		return ok("session", a.sessionSnapshotLocked(p))
+		return core.OK("session", a.sessionSnapshotLocked(p))
 	})
 }
 
-func (a *App) agentCancel(p *process, q params) obj {
+func (a *Agent) agentCancel(p *core.Process, q core.Params) core.Obj {
 	if e := missingParam(q, "sessionId", "ownerToken"); e != nil {
 		return e
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
 	if _, e := a.statusLocked(p, q); e != nil {
 		return e
 	}
@@ -542,7 +556,7 @@ func (a *App) agentCancel(p *process, q params) obj {
 		return e
 	}
 	a.terminateLocked(p, s, protocol.EvAgentCancel, "client_cancel")
-	return ok("session", a.sessionSnapshotLocked(p))
+	return core.OK("session", a.sessionSnapshotLocked(p))
 }
 
 func (s *agentSession) currentObservationID() string {
@@ -553,7 +567,7 @@ func (s *agentSession) currentObservationID() string {
 }
 
 // stepSessionLocked applies a non-terminal session event.
-func (a *App) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
+func (a *Agent) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
 	next, err := agentMachine.Step(s.state, ev)
 	if err != nil {
 		return false
@@ -564,8 +578,8 @@ func (a *App) stepSessionLocked(s *agentSession, ev protocol.Event) bool {
 
 // AgentGeneration reports the process's generation counter (0 before the
 // first start), for tests and diagnostics.
-func (a *App) AgentGeneration() int64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.p.generation
+func (a *Agent) AgentGeneration() int64 {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	return agentSx(a.P).generation
 }

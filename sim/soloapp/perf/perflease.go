@@ -1,15 +1,16 @@
-package soloapp
+package perf
 
 import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
 // providerLease is what a performance recording and a performance display
 // session share: both hold the DisplayProvider's one protocol lease.
 type providerLease struct {
-	sessionClock
+	core.SessionClock
 	id             string
 	target         string
 	items          []string // requested keys
@@ -53,45 +54,45 @@ var (
 // the start when a stop came first, when item permissions are missing or
 // when the provider cannot be acquired, and otherwise takes the lease and
 // makes the session ready. True when the lease was taken.
-func (a *App) grantLeaseLocked(p *process, k leaseKind, l *providerLease) bool {
+func (a *Perf) grantLeaseLocked(p *core.Process, k leaseKind, l *providerLease) bool {
 	if l.cancelRequested {
-		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, k.cancelled)
+		a.StepClockLocked(k.machine, &l.SessionClock, protocol.EvError, k.cancelled)
 		return false
 	}
-	if l.state != protocol.SessionStarting {
+	if l.State != protocol.SessionStarting {
 		return false
 	}
 	if missing := a.itemPermissionsMissingLocked(l.items); len(missing) > 0 {
-		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, k.permissions+strings.Join(missing, ","))
+		a.StepClockLocked(k.machine, &l.SessionClock, protocol.EvError, k.permissions+strings.Join(missing, ","))
 		return false
 	}
 	if !a.acquireProviderLocked(p, k.owner+l.id) {
-		a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvError, "Unable to atomically acquire the requested performance items")
+		a.StepClockLocked(k.machine, &l.SessionClock, protocol.EvError, "Unable to atomically acquire the requested performance items")
 		return false
 	}
 	l.leaseHeld = true
 	l.names = itemNames(l.items, a.englishLocked())
-	a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvReady, "")
+	a.StepClockLocked(k.machine, &l.SessionClock, protocol.EvReady, "")
 	return true
 }
 
 // cleanupPendingLocked applies the cleanup fault knob: while it counts
 // down, a stop leaves the lease held and the session stopping with a
 // retryable stop. True when the fault applied.
-func (a *App) cleanupPendingLocked(k leaseKind, l *providerLease) bool {
-	if a.ext.perfCleanupIncomplete <= 0 {
+func (a *Perf) cleanupPendingLocked(k leaseKind, l *providerLease) bool {
+	if a.cleanupIncomplete <= 0 {
 		return false
 	}
-	a.ext.perfCleanupIncomplete--
+	a.cleanupIncomplete--
 	l.stopInProgress = false
-	a.stepClockLocked(k.machine, &l.sessionClock, protocol.EvCleanupPending, k.incomplete)
+	a.StepClockLocked(k.machine, &l.SessionClock, protocol.EvCleanupPending, k.incomplete)
 	return true
 }
 
 // releaseLeaseLocked gives the provider back.
-func releaseLeaseLocked(p *process, k leaseKind, l *providerLease) {
+func releaseLeaseLocked(p *core.Process, k leaseKind, l *providerLease) {
 	l.leaseHeld = false
-	if p.sx.providerOwner == k.owner+l.id {
-		p.sx.providerOwner = ""
+	if perfSx(p).providerOwner == k.owner+l.id {
+		perfSx(p).providerOwner = ""
 	}
 }

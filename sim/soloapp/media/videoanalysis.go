@@ -1,4 +1,4 @@
-package soloapp
+package media
 
 // video-analysis: one visual-response analysis at a time over an MP4 in
 // ScreenCaptures (docs/device-protocol.md#video-analysis). Every rejection
@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
+	"github.com/solopi-dev/solopi/sim/soloapp/plugins"
 )
 
 var videoMachine = protocol.VideoAnalysis()
@@ -26,63 +28,63 @@ var videoMachine = protocol.VideoAnalysis()
 // videoAnalysisTime is how long the simulated FFmpeg comparison takes.
 const videoAnalysisTime = 1500 * time.Millisecond
 
-func (a *App) videoAnalysisResolver(ctx context.Context, p *process, via transport, q params) obj {
+func (a *Media) VideoAnalysisResolver(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj {
 	act, present := q["action"]
 	switch {
 	case !present || act == "":
-		return e1(protocol.ErrMissingAction, "Parameter 'action' is required")
+		return core.E1(protocol.ErrMissingAction, "Parameter 'action' is required")
 	case act == "status":
 		return a.videoStatus(p, q)
 	case act != "start":
-		return e1(protocol.ErrUnsupportedAction, "Unsupported video analysis action: "+act)
+		return core.E1(protocol.ErrUnsupportedAction, "Unsupported video analysis action: "+act)
 	}
-	if via != viaAdb {
-		return e1(protocol.ErrAdbRequired, "Video analysis start is only available through the protected ADB transport")
+	if via != core.ViaAdb {
+		return core.E1(protocol.ErrAdbRequired, "Video analysis start is only available through the protected ADB transport")
 	}
 	return a.videoStart(p, q)
 }
 
-func (a *App) videoStatus(p *process, q params) obj {
+func (a *Media) videoStatus(p *core.Process, q core.Params) core.Obj {
 	id := q["requestId"]
 	if !protocol.ValidID(id, 128) {
-		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
+		return core.E1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	r, found := p.sx.video.get(id)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	r, found := SessionsOf(p).Video.Get(id)
 	if !found {
-		return append(e1(protocol.ErrAnalysisNotFound, "Video analysis request was not found"), kv{"requestId", id})
+		return append(core.E1(protocol.ErrAnalysisNotFound, "Video analysis request was not found"), core.Kv{K: "requestId", V: id})
 	}
-	return r.clone()
+	return r.Clone()
 }
 
 // videoReject stores and returns a failed receipt for id.
-func (a *App) videoRejectLocked(p *process, id, code, msg string, extra ...kv) obj {
+func (a *Media) videoRejectLocked(p *core.Process, id, code, msg string, extra ...core.Kv) core.Obj {
 	if _, err := videoMachine.Step(videoMachine.Initial, protocol.EvAnalysisReject); err != nil {
 		panic(err) // the table always allows it; a broken table is a bug
 	}
-	r := append(e1(code, msg), kv{"requestId", id})
+	r := append(core.E1(code, msg), core.Kv{K: "requestId", V: id})
 	r = append(r, extra...)
-	p.sx.video.put(id, r, p.sx.videoActive)
-	return r.clone()
+	SessionsOf(p).Video.Put(id, r, SessionsOf(p).videoActive)
+	return r.Clone()
 }
 
-func (a *App) videoStart(p *process, q params) obj {
+func (a *Media) videoStart(p *core.Process, q core.Params) core.Obj {
 	id := q["requestId"]
 	if !protocol.ValidID(id, 128) {
-		return e1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
+		return core.E1(protocol.ErrInvalidRequestID, "Parameter 'requestId' is invalid")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if r, found := p.sx.video.get(id); found {
-		return r.clone()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if r, found := SessionsOf(p).Video.Get(id); found {
+		return r.Clone()
 	}
-	reject := func(code, msg string) obj { return a.videoRejectLocked(p, id, code, msg) }
+	reject := func(code, msg string) core.Obj { return a.videoRejectLocked(p, id, code, msg) }
 	raw := q["videoPath"]
 	if strings.TrimSpace(raw) == "" {
 		return reject(protocol.ErrInvalidParameter, "videoPath is required")
 	}
-	offset, good := javaParseLong(q["actionOffsetMs"])
+	offset, good := core.JavaParseLong(q["actionOffsetMs"])
 	if !good || offset < 0 || offset > 3600000 {
 		return reject(protocol.ErrInvalidParameter, "actionOffsetMs must be between 0 and 3600000")
 	}
@@ -91,44 +93,44 @@ func (a *App) videoStart(p *process, q params) obj {
 		return reject(protocol.ErrInvalidParameter, "differenceThreshold must be greater than 0 and at most 1")
 	}
 	root := a.capturesRootLocked()
-	canon := normPath(raw)
+	canon := core.NormPath(raw)
 	name := path.Base(canon)
 	if path.Dir(canon) != root || strings.HasPrefix(name, ".") || !strings.HasSuffix(strings.ToLower(name), ".mp4") {
 		return reject(protocol.ErrInvalidParameter, "videoPath must be a non-empty direct MP4 child of capturesRoot")
 	}
-	st, err := a.phone.Stat(canon)
+	st, err := a.Phone.Stat(canon)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return reject(protocol.ErrUnsafeVideoPath, "Unable to resolve the requested video path")
 	case err != nil || !st.Mode().IsRegular() || st.Size() <= 0:
 		return reject(protocol.ErrInvalidParameter, "videoPath must be a non-empty direct MP4 child of capturesRoot")
 	}
-	if a.ext.plugins[analyzerPluginName] == nil {
+	if a.Plugins.Registry[plugins.AnalyzerPluginName] == nil {
 		return reject(protocol.ErrPluginMissing, "Screen recording analyzer plugin is not installed")
 	}
-	if active := p.sx.videoActive; active != "" {
-		return a.videoRejectLocked(p, id, protocol.ErrAnalysisBusy, "Another video analysis is already active", kv{"activeRequestId", active})
+	if active := SessionsOf(p).videoActive; active != "" {
+		return a.videoRejectLocked(p, id, protocol.ErrAnalysisBusy, "Another video analysis is already active", core.Kv{K: "activeRequestId", V: active})
 	}
 	state, _ := videoMachine.Step(videoMachine.Initial, protocol.EvAnalysisAccept)
-	r := ok("requestId", id, "state", string(state), "terminal", false, "videoFileName", name,
-		"videoPath", shellForm(canon), "sizeBytes", st.Size(), "actionOffsetMs", offset,
-		"differenceThreshold", thr, "startedAt", a.nowMs())
-	p.sx.videoActive = id
-	p.sx.video.put(id, r, id)
-	go a.runVideoAnalysis(p, id, canon, offset, thr, orDefault(a.ext.videoAnalysisTime, videoAnalysisTime))
-	return r.clone()
+	r := core.OK("requestId", id, "state", string(state), "terminal", false, "videoFileName", name,
+		"videoPath", core.ShellForm(canon), "sizeBytes", st.Size(), "actionOffsetMs", offset,
+		"differenceThreshold", thr, "startedAt", a.NowMs())
+	SessionsOf(p).videoActive = id
+	SessionsOf(p).Video.Put(id, r, id)
+	go a.runVideoAnalysis(p, id, canon, offset, thr, core.OrDefault(a.videoAnalysisTime, videoAnalysisTime))
+	return r.Clone()
 }
 
 // runVideoAnalysis is the analyzer thread; the result replaces the
 // receipt (completed or failed) and frees the analyzer.
-func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr float64, took time.Duration) {
-	if !a.sleepDevice(p, took) {
+func (a *Media) runVideoAnalysis(p *core.Process, id, file string, offset int64, thr float64, took time.Duration) {
+	if !a.SleepDevice(p, took) {
 		return
 	}
-	data, err := a.phone.ReadFile(file)
+	data, err := a.Phone.ReadFile(file)
 	var result int64
 	msg := ""
-	switch _, parsed := parseMP4(data); {
+	switch _, parsed := ParseMP4(data); {
 	case err != nil || len(data) == 0 || !parsed:
 		msg = "Unable to analyze screen recording"
 	default:
@@ -139,30 +141,30 @@ func (a *App) runVideoAnalysis(p *process, id, file string, offset int64, thr fl
 		_, _ = h.Write([]byte(strconv.FormatInt(offset, 10) + "/" + strconv.FormatFloat(thr, 'g', -1, 64)))
 		result = 80 + int64(h.Sum64()%1200)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.currentLocked(p) || p.sx.videoActive != id {
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if !a.CurrentLocked(p) || SessionsOf(p).videoActive != id {
 		return
 	}
-	p.sx.videoActive = ""
-	r, found := p.sx.video.m[id] // no access-order change for the worker
+	SessionsOf(p).videoActive = ""
+	r, found := SessionsOf(p).Video.M[id] // no access-order change for the worker
 	if !found {
 		return
 	}
-	r = r.clone()
-	r.set("terminal", true)
-	r.set("completedAt", a.nowMs())
+	r = r.Clone()
+	r.Set("terminal", true)
+	r.Set("completedAt", a.NowMs())
 	if msg != "" {
 		st, _ := videoMachine.Step(protocol.AnalysisAnalyzing, protocol.EvAnalysisFail)
-		r.set("success", false)
-		r.set("state", string(st))
-		r.set("errorCode", protocol.ErrAnalysisFailed)
-		r.set("error", msg)
+		r.Set("success", false)
+		r.Set("state", string(st))
+		r.Set("errorCode", protocol.ErrAnalysisFailed)
+		r.Set("error", msg)
 	} else {
 		st, _ := videoMachine.Step(protocol.AnalysisAnalyzing, protocol.EvAnalysisComplete)
-		r.set("state", string(st))
-		r.set("visualResponseTimeMs", result)
-		r.set("measurement", "SoloPi screen-recording video difference")
+		r.Set("state", string(st))
+		r.Set("visualResponseTimeMs", result)
+		r.Set("measurement", "SoloPi screen-recording video difference")
 	}
-	p.sx.video.m[id] = r
+	SessionsOf(p).Video.M[id] = r
 }

@@ -1,4 +1,4 @@
-package soloapp
+package core
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func (r Rect) Height() int { return max(0, r.Bottom-r.Top) }
 // as the "empty" flag of every Rect.
 func (r Rect) javaEmpty() bool { return r.Left >= r.Right || r.Top >= r.Bottom }
 
-func (r Rect) centre() (int, int) { return (r.Left + r.Right) / 2, (r.Top + r.Bottom) / 2 }
+func (r Rect) Centre() (int, int) { return (r.Left + r.Right) / 2, (r.Top + r.Bottom) / 2 }
 
 // Window kinds reported by Phone.Windows.
 const (
@@ -98,13 +98,13 @@ type Phone interface {
 // screen_capture_failed.
 var ErrCaptureServiceUnavailable = errors.New("soloapp: screen capture service unavailable")
 
-// hideIME closes the soft keyboard that focusing a field opened, as SoloPi's
+// HideIME closes the soft keyboard that focusing a field opened, as SoloPi's
 // input operation does (its internal HIDE_INPUT_METHOD step): with the IME
 // up the page is a multi-window FakeNodeTree that no observation accepts.
-func (a *App) hideIME() error {
-	for _, w := range a.phone.Windows() {
+func (a *App) HideIME() error {
+	for _, w := range a.Phone.Windows() {
 		if w.Kind == WindowIME {
-			return a.phone.KeyEvent(KeyCodeBack)
+			return a.Phone.KeyEvent(KeyCodeBack)
 		}
 	}
 	return nil
