@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash"
 	"strconv"
+
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 )
 
 // SnapshotOperationLog renders steps the way SoloPi 1.x's
@@ -49,7 +51,7 @@ func snapshotStep(s Step, seed string) map[string]any {
 			continue
 		}
 		if encrypted {
-			params[k] = DecryptOrRaw(seed, *v)
+			params[k] = paramcrypt.DecryptOrRaw(seed, *v)
 		} else {
 			params[k] = *v
 		}

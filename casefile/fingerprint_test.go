@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 )
 
 func TestFingerprintVectors(t *testing.T) {
@@ -30,7 +32,7 @@ func TestSnapshotCaseMatchesVector(t *testing.T) {
 	c := &Case{ID: &id, CaseName: "smoke", CaseDesc: "desc", TargetAppPackage: "com.example.target",
 		TargetAppLabel: "Target", RecordMode: "local", AdvanceSettings: "{}", Priority: 2, GmtCreate: 10, GmtModify: 20,
 		Steps: []Step{}}
-	snap, err := Snapshot(c, DefaultSeed)
+	snap, err := Snapshot(c, paramcrypt.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestSnapshotOperationLogSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := SnapshotOperationLog(c.Steps, DefaultSeed)
+	got, err := SnapshotOperationLog(c.Steps, paramcrypt.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestSnapshotOperationLogRules(t *testing.T) {
 			Unknown:        map[string]json.RawMessage{"bogus": json.RawMessage(`1`)}},
 		Unknown: map[string]json.RawMessage{"bogus": json.RawMessage(`1`)},
 	}}
-	got, err := SnapshotOperationLog(steps, DefaultSeed)
+	got, err := SnapshotOperationLog(steps, paramcrypt.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -322,16 +323,12 @@ func member(k string) string {
 }
 
 func hex4(b []byte) (rune, bool) {
+	var v [2]byte
 	if len(b) < 4 {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[:4] {
-		v, ok := hexVal(c)
-		if !ok {
-			return 0, false
-		}
-		r = r<<4 | rune(v)
+	if _, err := hex.Decode(v[:], b[:4]); err != nil {
+		return 0, false
 	}
-	return r, true
+	return rune(v[0])<<8 | rune(v[1]), true
 }

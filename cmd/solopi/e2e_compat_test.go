@@ -27,6 +27,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -671,7 +672,7 @@ func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
 	const secret = "Hunter2-Counting-Secret"
 	file := writeCase(t, func(s string) string {
 		return strings.Replace(s, `"operationParam": {"assertMode": "assert_contain", "assertInputContent": "Counting"}, "encrypt": false`,
-			`"operationParam": {"assertMode": "assert_contain", "assertInputContent": "`+casefile.Encrypt(casefile.DefaultSeed, secret)+`"}, "encrypt": true`, 1)
+			`"operationParam": {"assertMode": "assert_contain", "assertInputContent": "`+paramcrypt.Encrypt(paramcrypt.DefaultSeed, secret)+`"}, "encrypt": true`, 1)
 	})
 	m := r.expect(0, "case-import", "--file", file, "--replace")
 	if red := e2eObj(m, "redaction"); red["encryptedParams"] != float64(2) || e2eStr(red, "record") == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 )
 
 // validateImportedCase is the device's import validation; it returns the
@@ -33,7 +34,7 @@ func decryptSteps(steps []casefile.Step, seed string) []casefile.Step {
 		if s.Method.EncryptedOnDevice() {
 			for k, v := range c.Method.Params {
 				if v != nil {
-					c.Method.Params[k] = casefile.Str(casefile.DecryptOrRaw(seed, *v))
+					c.Method.Params[k] = casefile.Str(paramcrypt.DecryptOrRaw(seed, *v))
 				}
 			}
 		}

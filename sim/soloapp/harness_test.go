@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
@@ -243,7 +243,7 @@ func TestCaseImportValidation(t *testing.T) {
 
 func TestCaseImportReplaceDeleteAndSnapshot(t *testing.T) {
 	r := newRig(t, core.Config{})
-	enc := casefile.Encrypt(casefile.DefaultSeed, "secret text")
+	enc := paramcrypt.Encrypt(paramcrypt.DefaultSeed, "secret text")
 	input := stepJSON("s2", "INPUT", `{"resourceId":"com.example.counter:id/name"}`, map[string]string{"text": enc}, true)
 	click := stepJSON("s1", "CLICK", nodeByID("increment"), nil, false)
 	rec := r.importCase("req-1", caseJSON("smoke", click, input), false)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
@@ -51,7 +52,7 @@ func passingSteps() []string {
 		stepJSON("s2", "CLICK", `{"text":"Increment"}`, nil, false),
 		stepJSON("s3", "ASSERT", `{"resourceId":"com.example.counter:id/counter_value"}`, map[string]string{"assertMode": "assert_accurate", "assertInputContent": "2"}, false),
 		stepJSON("s4", "ASSERT", `{"resourceId":"com.example.counter:id/counter_value"}`, map[string]string{"assertMode": "assert_dayuAndEqual", "assertInputContent": "2"}, false),
-		stepJSON("s5", "INPUT", `{"xpath":"/android.widget.FrameLayout/android.widget.EditText"}`, map[string]string{"text": casefile.Encrypt(casefile.DefaultSeed, "Bob")}, true),
+		stepJSON("s5", "INPUT", `{"xpath":"/android.widget.FrameLayout/android.widget.EditText"}`, map[string]string{"text": paramcrypt.Encrypt(paramcrypt.DefaultSeed, "Bob")}, true),
 		stepJSON("s6", "ASSERT", `{"resourceId":"com.example.counter:id/name"}`, map[string]string{"assertMode": "assert_regular", "assertInputContent": "B.b"}, false),
 		stepJSON("s7", "SLEEP", "", map[string]string{"text": "100"}, false),
 		stepJSON("s8", "SCREENSHOT", "", map[string]string{"text": "after-input"}, false),
@@ -387,9 +388,9 @@ func TestStatusPageDelay(t *testing.T) {
 func TestReplayFailureEchoesDecryptedParams(t *testing.T) {
 	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
 	const secret = "s3cret-PIN-4711"
-	enc := casefile.Encrypt(casefile.DefaultSeed, secret)
+	enc := paramcrypt.Encrypt(paramcrypt.DefaultSeed, secret)
 	r.mustImport("echo", stepJSON("e1", "ASSERT", `{"resourceId":"com.example.counter:id/counter_value"}`,
-		map[string]string{"assertMode": casefile.Encrypt(casefile.DefaultSeed, "assert_accurate"), "assertInputContent": enc}, true))
+		map[string]string{"assertMode": paramcrypt.Encrypt(paramcrypt.DefaultSeed, "assert_accurate"), "assertInputContent": enc}, true))
 	r.startReplay("echo", "replay-echo")
 	st := r.waitRun("replay-echo", "passed", "failed")
 	res := st["results"].([]any)[0].(map[string]any)

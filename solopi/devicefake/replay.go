@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -129,7 +130,7 @@ func (f *Replay) AddCase(name string, stepsJSON string) *casefile.CaseSnapshot {
 	defer f.Unlock()
 	f.NextID++
 	stored := casefile.ApplyDeviceImportDefaults(n, f.NextID, 1700000000000)
-	snap, err := casefile.Snapshot(stored, casefile.DefaultSeed)
+	snap, err := casefile.Snapshot(stored, paramcrypt.DefaultSeed)
 	if err != nil {
 		f.t.Fatalf("snapshot: %v", err)
 	}
@@ -405,7 +406,7 @@ func (f *Replay) caseImport(q url.Values) {
 	}
 	f.NextID++
 	stored := casefile.ApplyDeviceImportDefaults(c, f.NextID, 1700000000000)
-	snap, _ := casefile.Snapshot(stored, casefile.DefaultSeed)
+	snap, _ := casefile.Snapshot(stored, paramcrypt.DefaultSeed)
 	f.Cases[c.CaseName] = &snap
 	f.ImportReceipt = map[string]any{"success": true, "requestId": rid, "imported": true, "caseName": c.CaseName, "caseId": f.NextID,
 		"replaced": replaced, "stepCount": len(c.Steps)}

@@ -1,4 +1,4 @@
-package casefile
+package paramcrypt
 
 import (
 	"crypto/aes"
@@ -15,7 +15,7 @@ const DefaultSeed = "com.alipay.hulu"
 
 // ErrDecrypt is wrapped by every Decrypt failure, so callers can tell "this
 // value is not ciphertext for this seed" from other problems with errors.Is.
-var ErrDecrypt = errors.New("casefile: parameter does not decrypt")
+var ErrDecrypt = errors.New("paramcrypt: parameter does not decrypt")
 
 // cipherForSeed derives SoloPi's AES-256 key from the seed and returns the
 // block cipher. The key is a local value only: it is never returned, logged
@@ -34,7 +34,7 @@ func cipherForSeed(seed string) (cipher.Block, error) {
 	block, err := aes.NewCipher(key)
 	clear(key)
 	if err != nil {
-		return nil, fmt.Errorf("casefile: aes key setup: %w", err)
+		return nil, fmt.Errorf("paramcrypt: aes key setup: %w", err)
 	}
 	return block, nil
 }

@@ -1,4 +1,4 @@
-package casefile
+package paramcrypt
 
 import (
 	"encoding/hex"
