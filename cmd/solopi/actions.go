@@ -28,12 +28,12 @@ type actionCounts struct {
 	AgentActions int `json:"agentActions"`
 }
 
-func actionsCommand(exit *int, e env) *cli.Command {
+func actionsCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:      "actions",
 		Usage:     "list the case-step actions (66 enum, 6 provider; solopi-ai's catalogue) and the 7 typed Agent actions (local, no device)",
 		UsageText: "solopi actions",
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 			cat, acts := casefile.AuthoringCatalog(), protocol.TypedActions()
 			return outcome.OK(actionsResult{
 				Success:         true,

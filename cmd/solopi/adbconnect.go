@@ -18,12 +18,12 @@ type adbConnectOptions struct {
 	pollInterval   time.Duration
 }
 
-func runAdbConnect(ctx context.Context, d deviceDeps, o adbConnectOptions) (outcome.Result, error) {
-	t, err := d.transport(ctx)
+func runAdbConnect(ctx context.Context, d DeviceDeps, o adbConnectOptions) (outcome.Result, error) {
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	s, err := device.OpenSession(ctx, t, d.g.sessionOptions(false))
+	s, err := device.OpenSession(ctx, t, d.G.SessionOptions(false))
 	if err != nil {
 		if e := fault.From(err); e.Code == device.CodeNotInstalled {
 			// solopi-ai's fields of the same refusal.
@@ -35,7 +35,7 @@ func runAdbConnect(ctx context.Context, d deviceDeps, o adbConnectOptions) (outc
 	defer s.Close()
 	res, err := readiness.AdbConnect(ctx, s, readiness.AdbConnectOptions{
 		ConnectTimeout: o.connectTimeout, ReadyTimeout: o.readyTimeout, PollInterval: o.pollInterval,
-		Device: d.device(ctx, t),
+		Device: d.Device(ctx, t),
 	})
 	if err != nil {
 		return outcome.Result{}, err
@@ -43,7 +43,7 @@ func runAdbConnect(ctx context.Context, d deviceDeps, o adbConnectOptions) (outc
 	return outcome.OK(res), nil
 }
 
-func adbConnectCommand(exit *int, e env) *cli.Command {
+func adbConnectCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "adb-connect",
 		Usage: "open SoloPi's internal ADB connection when it is the only missing setup item, then prove it with doctor",
@@ -56,19 +56,19 @@ func adbConnectCommand(exit *int, e env) *cli.Command {
 			&cli.Float64Flag{Name: "ready-timeout", Usage: "seconds to wait for doctor to become ready after connecting", Value: 5},
 			&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between receipt polls", Value: 0.25},
 		},
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 			var o adbConnectOptions
 			var err error
-			if o.connectTimeout, err = seconds("connect-timeout", c.Float64("connect-timeout")); err != nil {
+			if o.connectTimeout, err = Seconds("connect-timeout", c.Float64("connect-timeout")); err != nil {
 				return outcome.Result{}, err
 			}
-			if o.readyTimeout, err = seconds("ready-timeout", c.Float64("ready-timeout")); err != nil {
+			if o.readyTimeout, err = Seconds("ready-timeout", c.Float64("ready-timeout")); err != nil {
 				return outcome.Result{}, err
 			}
-			if o.pollInterval, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+			if o.pollInterval, err = Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
 				return outcome.Result{}, err
 			}
-			return runAdbConnect(ctx, g.deps(), o)
+			return runAdbConnect(ctx, g.Deps(), o)
 		}),
 	}
 }

@@ -25,8 +25,8 @@ func (a *agentConn) Close() {
 // openAgent opens a session that preserves the foreground (every agent
 // command observes the app under test, never SoloPi's own window) and an
 // Agent client that restores the foreground after each mutation.
-func openAgent(ctx context.Context, d deviceDeps, poll time.Duration) (*agentConn, error) {
-	s, err := d.session(ctx, true)
+func openAgent(ctx context.Context, d DeviceDeps, poll time.Duration) (*agentConn, error) {
+	s, err := d.Session(ctx, true)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func openAgent(ctx context.Context, d deviceDeps, poll time.Duration) (*agentCon
 
 // ---- agent-capabilities ----
 
-func runAgentCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+func runAgentCapabilities(ctx context.Context, d DeviceDeps) (outcome.Result, error) {
 	a, err := openAgent(ctx, d, 0)
 	if err != nil {
 		return outcome.Result{}, err
@@ -75,7 +75,7 @@ type agentStartResult struct {
 // runAgentStart starts a session. It returns the token to print (zero when
 // it must not be printed) next to the result; the caller adds it after the
 // output was scrubbed.
-func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, getenv func(string) string) (res outcome.Result, printTok, secret agent.OwnerToken, err error) {
+func runAgentStart(ctx context.Context, d DeviceDeps, o agentStartOptions, getenv func(string) string) (res outcome.Result, printTok, secret agent.OwnerToken, err error) {
 	tok, src, err := resolveOwnerToken(o.token, getenv)
 	if err != nil {
 		return res, printTok, secret, err
@@ -123,7 +123,7 @@ func runAgentStart(ctx context.Context, d deviceDeps, o agentStartOptions, geten
 	if printable {
 		printTok = tok
 	}
-	d.g.progress.Printf("agent session %s started (observation %s)", st.Session.SessionID, st.Observation.ObservationID)
+	d.G.Progress.Printf("agent session %s started (observation %s)", st.Session.SessionID, st.Observation.ObservationID)
 	return outcome.OK(out), printTok, secret, nil
 }
 
@@ -146,7 +146,7 @@ func (o agentIdentityOptions) identity(getenv func(string) string) (agent.AgentI
 		return id, err
 	}
 	if tok.IsZero() {
-		return id, fault.Usage(agent.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+envOwnerToken)
+		return id, fault.Usage(agent.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+EnvOwnerToken)
 	}
 	return id, nil
 }
@@ -167,7 +167,7 @@ type agentObserveResult struct {
 	Screenshot  *agent.SavedFile    `json:"screenshot,omitempty"`
 }
 
-func runAgentObserve(ctx context.Context, d deviceDeps, o agentObserveOptions, id agent.AgentIdentity) (outcome.Result, error) {
+func runAgentObserve(ctx context.Context, d DeviceDeps, o agentObserveOptions, id agent.AgentIdentity) (outcome.Result, error) {
 	if o.screenshotOutput != "" {
 		// Fail before observing: an observe makes the previous observation
 		// stale, so it must not be spent on a command that cannot finish.
@@ -275,7 +275,7 @@ func validateAct(o agentActOptions) error {
 	return nil
 }
 
-func runAgentAct(ctx context.Context, d deviceDeps, o agentActOptions, id agent.AgentIdentity) (outcome.Result, error) {
+func runAgentAct(ctx context.Context, d DeviceDeps, o agentActOptions, id agent.AgentIdentity) (outcome.Result, error) {
 	if o.action == "" {
 		return outcome.Result{}, fault.Usage("missing_option", "--action is required (click, longClick, input, back, home, scroll or wait)")
 	}
@@ -365,7 +365,7 @@ type agentReceiptResult struct {
 	Session   *agent.AgentSession `json:"session,omitempty"`
 }
 
-func runAgentReceipt(ctx context.Context, d deviceDeps, id agent.AgentIdentity, stepID string) (outcome.Result, error) {
+func runAgentReceipt(ctx context.Context, d DeviceDeps, id agent.AgentIdentity, stepID string) (outcome.Result, error) {
 	if err := agent.CheckAgentID("--step-id", stepID); err != nil {
 		return outcome.Result{}, err
 	}
@@ -388,7 +388,7 @@ type agentStatusResult struct {
 	Session   *agent.AgentSession `json:"session"`
 }
 
-func runAgentStatus(ctx context.Context, d deviceDeps, id agent.AgentIdentity) (outcome.Result, error) {
+func runAgentStatus(ctx context.Context, d DeviceDeps, id agent.AgentIdentity) (outcome.Result, error) {
 	a, err := openAgent(ctx, d, 0)
 	if err != nil {
 		return outcome.Result{}, err
@@ -420,7 +420,7 @@ type agentControlResult struct {
 
 type controlFunc func(c *agent.AgentClient, ctx context.Context, id agent.AgentIdentity, o agent.ControlOptions) (*agent.ControlResult, error)
 
-func runAgentControl(ctx context.Context, d deviceDeps, o agentControlOptions, id agent.AgentIdentity, fn controlFunc) (outcome.Result, error) {
+func runAgentControl(ctx context.Context, d DeviceDeps, o agentControlOptions, id agent.AgentIdentity, fn controlFunc) (outcome.Result, error) {
 	a, err := openAgent(ctx, d, o.pollInterval)
 	if err != nil {
 		return outcome.Result{}, err
@@ -457,7 +457,7 @@ type agentTimelineResult struct {
 	File *agent.SavedTimeline `json:"file,omitempty"`
 }
 
-func runAgentTimeline(ctx context.Context, d deviceDeps, o agentTimelineOptions, id agent.AgentIdentity) (outcome.Result, error) {
+func runAgentTimeline(ctx context.Context, d DeviceDeps, o agentTimelineOptions, id agent.AgentIdentity) (outcome.Result, error) {
 	if o.output != "" {
 		if err := checkLocalOutput(o.output, o.overwrite); err != nil {
 			return outcome.Result{}, err

@@ -32,8 +32,8 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 	var outputs [][]byte
 	run := func(args ...string) (int, []byte) {
 		var stdout, stderr bytes.Buffer
-		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
-			transport: func(context.Context) (device.Transport, error) { return dev, nil }}
+		e := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+			Transport: func(context.Context) (device.Transport, error) { return dev, nil }}
 		exit := run(ctx, append([]string{"solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())
 		return exit, stdout.Bytes()

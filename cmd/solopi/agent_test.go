@@ -41,8 +41,8 @@ func newAgentHarness(t *testing.T) *agentHarness {
 func (h *agentHarness) runCtx(ctx context.Context, args ...string) (int, []byte) {
 	h.t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return h.env[k] },
-		transport: func(context.Context) (device.Transport, error) { return h.fake, nil }}
+	e := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return h.env[k] },
+		Transport: func(context.Context) (device.Transport, error) { return h.fake, nil }}
 	exit := run(ctx, append([]string{"solopi"}, args...), e)
 	h.outputs = append(h.outputs, append([]byte(nil), stdout.Bytes()...), append([]byte(nil), stderr.Bytes()...))
 	return exit, stdout.Bytes()
@@ -224,7 +224,7 @@ func TestAgentCLITokenPrintedOnlyByStart(t *testing.T) {
 	h.outputs = nil
 
 	viaFlag := []string{"--session-id", sid, "--owner-token", tok}
-	h.env[envOwnerToken] = tok
+	h.env[EnvOwnerToken] = tok
 	viaEnv := []string{"--session-id", sid}
 	cmds := [][]string{
 		{"agent-status"}, {"agent-observe"}, {"agent-timeline"}, {"agent-receipt", "--step-id", "missing"},
@@ -254,7 +254,7 @@ func TestAgentCLITokenPrintedOnlyByStart(t *testing.T) {
 
 func TestAgentCLIRejectionsMapToExit2(t *testing.T) {
 	h := newAgentHarness(t)
-	h.env[envOwnerToken] = "0123456789abcdef-test-token"
+	h.env[EnvOwnerToken] = "0123456789abcdef-test-token"
 	start := h.mustRun(0, "agent-session-start", "agent-session-start", "--poll-interval", "0.02")
 	if _, ok := start["ownerToken"]; ok || start["ownerTokenSource"] != "env" {
 		t.Fatalf("env token printed or misreported: %v", start)

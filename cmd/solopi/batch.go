@@ -18,7 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
-func batchCommands(exit *int, e env) []*cli.Command {
+func batchCommands(exit *int, e Env) []*cli.Command {
 	// Each command gets its own flag slice: appending to a shared one
 	// would let one command's flags overwrite the other's.
 	seqFlags := func(more ...cli.Flag) []cli.Flag {
@@ -34,7 +34,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 			Flags: seqFlags(
 				&cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true},
 				&cli.IntFlag{Name: "times", Usage: "number of runs (> 0)", Required: true}),
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				n := c.Int("times")
 				if n < 1 || n > 10000 {
 					return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--times must be between 1 and 10000")
@@ -55,7 +55,7 @@ func batchCommands(exit *int, e env) []*cli.Command {
 			Flags: seqFlags(
 				&cli.StringSliceFlag{Name: "case", Usage: "SoloPi case name (repeatable, in order)"},
 				&cli.StringFlag{Name: "cases-file", Usage: "file with one case name per line"}),
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				cases := append([]string(nil), c.StringSlice("case")...)
 				if f := c.String("cases-file"); f != "" {
 					more, err := readCasesFile(f)
@@ -95,8 +95,8 @@ func readCasesFile(path string) ([]string, error) {
 
 // runSequence is run-repeat and run-batch: local checks, the batch, the
 // JUnit report (one testcase per requested run, not-reached ones skipped).
-func runSequence(ctx context.Context, c *cli.Context, d deviceDeps, suite string, cases []string) (outcome.Result, error) {
-	ro, err := runOptionsFrom(c, d.g)
+func runSequence(ctx context.Context, c *cli.Context, d DeviceDeps, suite string, cases []string) (outcome.Result, error) {
+	ro, err := runOptionsFrom(c, d.G)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -104,7 +104,7 @@ func runSequence(ctx context.Context, c *cli.Context, d deviceDeps, suite string
 	return runBatchWith(ctx, d, o, suite, c.String("junit"))
 }
 
-func runBatchWith(ctx context.Context, d deviceDeps, o replay.BatchOptions, suite, junit string) (outcome.Result, error) {
+func runBatchWith(ctx context.Context, d DeviceDeps, o replay.BatchOptions, suite, junit string) (outcome.Result, error) {
 	if err := replay.ValidateBatch(o); err != nil {
 		return outcome.Result{}, err
 	}
@@ -113,7 +113,7 @@ func runBatchWith(ctx context.Context, d deviceDeps, o replay.BatchOptions, suit
 			return outcome.Result{}, err
 		}
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		b := replay.RunBatch(ctx, d, o)
 		exit := outcome.ExitOf(b.Err)
 		if results, ok := b.Payload["results"].([]map[string]any); ok {

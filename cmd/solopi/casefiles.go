@@ -80,7 +80,7 @@ func checkCaseSchema(doc []byte) error {
 	if len(violations) == 0 {
 		return nil
 	}
-	return fault.Usage(codeSchemaViolation, "the case file does not match the SoloPi case schema").
+	return fault.Usage(CodeSchemaViolation, "the case file does not match the SoloPi case schema").
 		With("violations", violations[:min(len(violations), 20)])
 }
 
@@ -107,11 +107,11 @@ func checkCaseOutput(output, source string, overwrite bool) error {
 		oa, err1 := filepath.Abs(output)
 		sa, err2 := filepath.Abs(source)
 		if err1 == nil && err2 == nil && oa == sa {
-			return fault.Usage(codeOutputIsSource, "--output must differ from the source file").With("output", output)
+			return fault.Usage(CodeOutputIsSource, "--output must differ from the source file").With("output", output)
 		}
 		if oi, err := os.Stat(output); err == nil {
 			if si, err := os.Stat(source); err == nil && os.SameFile(oi, si) {
-				return fault.Usage(codeOutputIsSource, "--output is the source file under another name").With("output", output)
+				return fault.Usage(CodeOutputIsSource, "--output is the source file under another name").With("output", output)
 			}
 		}
 	}

@@ -21,13 +21,13 @@ import (
 // Error codes of the local case commands.
 const (
 	codeCaseFileUnreadable = "case_file_unreadable"
-	codeSchemaViolation    = "case_schema_violation"
-	codeOutputIsSource     = "output_is_source"
+	CodeSchemaViolation    = "case_schema_violation"
+	CodeOutputIsSource     = "output_is_source"
 	codeStagingCleanup     = "staging_cleanup_failed"
 	maxCaseFileBytes       = 16 << 20
 )
 
-func caseCommands(exit *int, e env) []*cli.Command {
+func caseCommands(exit *int, e Env) []*cli.Command {
 	fileFlag := &cli.StringFlag{Name: "file", Usage: "SoloPi case JSON (exported or authoring form)", Required: true}
 	outFlag := func(required bool) cli.Flag {
 		return &cli.StringFlag{Name: "output", Usage: "write the resulting case to this file (created exclusively)", Required: required}
@@ -43,12 +43,12 @@ func caseCommands(exit *int, e env) []*cli.Command {
 		return &cli.IntFlag{Name: name, Usage: usage, Required: true}
 	}
 	local := func(fn func(c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
-		return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
+		return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
 	}
 	return []*cli.Command{
 		{
 			Name: "cases", Usage: "list the cases stored in SoloPi", UsageText: "solopi cases",
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				return casesList(ctx, d)
 			}),
 		},
@@ -60,7 +60,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				"default and its read-back cannot say which ones were encrypted.",
 			Flags: []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name", Required: true}, replaceOut, replaceOverwrite,
 				&cli.BoolFlag{Name: "show-secrets", Usage: "print the decrypted parameter values"}},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				return caseGet(ctx, d, c.String("case"), c.String("output"), c.Bool("show-secrets"))
 			}),
 		},
@@ -99,7 +99,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 				&cli.BoolFlag{Name: "replace", Usage: "replace every case with the same name"},
 				&cli.Float64Flag{Name: "import-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "import-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -114,7 +114,7 @@ func caseCommands(exit *int, e env) []*cli.Command {
 			Flags: []cli.Flag{&cli.StringFlag{Name: "case", Usage: "case name (also sent as confirmCaseName)", Required: true},
 				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2}},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -210,8 +210,8 @@ func caseCommands(exit *int, e env) []*cli.Command {
 	}
 }
 
-func casesList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+func casesList(ctx context.Context, d DeviceDeps) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		m, err := replay.ListCases(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
@@ -220,7 +220,7 @@ func casesList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	})
 }
 
-func caseGet(ctx context.Context, d deviceDeps, name, output string, showSecrets bool) (outcome.Result, error) {
+func caseGet(ctx context.Context, d DeviceDeps, name, output string, showSecrets bool) (outcome.Result, error) {
 	if name == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
@@ -230,7 +230,7 @@ func caseGet(ctx context.Context, d deviceDeps, name, output string, showSecrets
 			return outcome.Result{}, err
 		}
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		dc, err := replay.GetCase(ctx, d, name)
 		if err != nil {
 			return outcome.Result{}, err
@@ -372,8 +372,8 @@ func caseValidate(o caseValidateOptions) (outcome.Result, error) {
 
 // caseImport normalises and checks the case before any device contact,
 // then imports it and reports the receipt and the staging cleanup.
-func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
-	store := d.g.env.secretsStore()
+func caseImport(ctx context.Context, d DeviceDeps, file string, confirm bool, o replay.ImportOptions) (outcome.Result, error) {
+	store := d.G.Env.SecretsStore()
 	c, err := readCaseFile(file)
 	if err != nil {
 		return outcome.Result{}, err
@@ -385,7 +385,7 @@ func caseImport(ctx context.Context, d deviceDeps, file string, confirm bool, o 
 	if hr == nil {
 		hr = []casefile.HighRiskStep{}
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		rep, err := replay.ImportCase(ctx, d, n, o)
 		if err != nil {
 			e := fault.From(err)
@@ -432,11 +432,11 @@ func recordSecrets(ctx context.Context, d *device.Device, store replay.SecretsSt
 	return out
 }
 
-func caseDelete(ctx context.Context, d deviceDeps, name string, timeout, poll time.Duration) (outcome.Result, error) {
+func caseDelete(ctx context.Context, d DeviceDeps, name string, timeout, poll time.Duration) (outcome.Result, error) {
 	if name == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, reqID, err := replay.DeleteCase(ctx, d, name, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, fault.From(err).With("requestId", reqID).With("caseName", name)

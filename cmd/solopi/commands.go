@@ -5,7 +5,7 @@ import "github.com/urfave/cli/v2"
 // commands lists every command. Each lives in its own file as an options
 // struct plus a run function that is testable without a terminal; each
 // feature area contributes its list.
-func commands(exit *int, e env) []*cli.Command {
+func commands(exit *int, e Env) []*cli.Command {
 	cmds := []*cli.Command{
 		versionCommand(exit, e),
 		actionsCommand(exit, e),

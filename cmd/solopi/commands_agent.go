@@ -19,11 +19,11 @@ import (
 //
 // No flag is marked Required: the run functions check them and answer with
 // a JSON usage error (exit 3) naming the missing option.
-func agentCommands(exit *int, e env) []*cli.Command {
+func agentCommands(exit *int, e Env) []*cli.Command {
 	identityFlags := func() []cli.Flag {
 		return []cli.Flag{
 			&cli.StringFlag{Name: "session-id", Usage: "the session's sessionId (from agent-session-start)"},
-			&cli.StringFlag{Name: "owner-token", Usage: "the session's owner token (visible in the process list; prefer --owner-token-file or " + envOwnerToken + ")"},
+			&cli.StringFlag{Name: "owner-token", Usage: "the session's owner token (visible in the process list; prefer --owner-token-file or " + EnvOwnerToken + ")"},
 			&cli.StringFlag{Name: "owner-token-file", Usage: "read the owner token from this file"},
 		}
 	}
@@ -38,9 +38,9 @@ func agentCommands(exit *int, e env) []*cli.Command {
 	}
 	// guarded runs fn with the session identity resolved and scrubs the
 	// output of the owner token, whatever path produced it.
-	guarded := func(fn func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error)) cli.ActionFunc {
-		return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-			id, err := identity(c).identity(e.getenv)
+	guarded := func(fn func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error)) cli.ActionFunc {
+		return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+			id, err := identity(c).identity(e.Getenv)
 			if err != nil {
 				return scrubOutput(id.OwnerToken, outcome.Result{}, err)
 			}
@@ -53,13 +53,13 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Name: name, Usage: usage,
 			UsageText: "solopi " + name + " --session-id ID (--owner-token-file FILE | --owner-token TOKEN) [--ack-timeout 15] [--poll-interval 0.2]",
 			Flags:     append(identityFlags(), waitFlags("ack-timeout")...),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				ack, poll, err := waits(c, "ack-timeout")
 				if err != nil {
 					return outcome.Result{}, err
 				}
 				o := agentControlOptions{agentIdentityOptions: identity(c), ackTimeout: ack, pollInterval: poll}
-				return runAgentControl(ctx, g.deps(), o, id, fn)
+				return runAgentControl(ctx, g.Deps(), o, id, fn)
 			}),
 		}
 	}
@@ -68,8 +68,8 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Name:      "agent-capabilities",
 			Usage:     "print the device's Agent protocol version, queries, commands and typed actions",
 			UsageText: "solopi agent-capabilities",
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runAgentCapabilities(ctx, g.deps())
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return runAgentCapabilities(ctx, g.Deps())
 			}),
 		},
 		{
@@ -89,7 +89,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.Int64Flag{Name: "max-repeated-actions", Usage: "identical consecutive actions allowed (1..20)", Value: protocol.AgentMaxRepeatedActions.Default},
 				&cli.Int64Flag{Name: "max-no-progress-steps", Usage: "steps without a UI change allowed (1..20)", Value: protocol.AgentMaxNoProgressSteps.Default},
 			}, waitFlags("ack-timeout")...),
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 				ack, poll, err := waits(c, "ack-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -103,7 +103,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 					},
 					ackTimeout: ack, pollInterval: poll,
 				}
-				res, printTok, secret, err := runAgentStart(ctx, g.deps(), o, e.getenv)
+				res, printTok, secret, err := runAgentStart(ctx, g.Deps(), o, e.Getenv)
 				res, err = scrubOutput(secret, res, err)
 				switch {
 				case printTok.IsZero():
@@ -123,9 +123,9 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "screenshot-output", Usage: "pull the observation's screenshot to this file (SHA-256 checked)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace --screenshot-output if it exists"},
 			),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				o := agentObserveOptions{agentIdentityOptions: identity(c), screenshotOutput: c.String("screenshot-output"), overwrite: c.Bool("overwrite")}
-				return runAgentObserve(ctx, g.deps(), o, id)
+				return runAgentObserve(ctx, g.Deps(), o, id)
 			}),
 		},
 		{
@@ -152,7 +152,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "package-name", Usage: "selector: exact packageName"},
 				&cli.StringFlag{Name: "id", Usage: "selector: exact accessibility node id"},
 			}, waitFlags("action-timeout")...)...),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				timeout, poll, err := waits(c, "action-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -169,7 +169,7 @@ func agentCommands(exit *int, e env) []*cli.Command {
 					},
 					actionTimeout: timeout, pollInterval: poll,
 				}
-				return runAgentAct(ctx, g.deps(), o, id)
+				return runAgentAct(ctx, g.Deps(), o, id)
 			}),
 		},
 		{
@@ -177,8 +177,8 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Usage:     "print the receipt of one step",
 			UsageText: "solopi agent-receipt --session-id ID (--owner-token-file FILE | --owner-token TOKEN) --step-id ID",
 			Flags:     append(identityFlags(), &cli.StringFlag{Name: "step-id", Usage: "the step's stepId"}),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
-				return runAgentReceipt(ctx, g.deps(), id, c.String("step-id"))
+			Action: guarded(func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
+				return runAgentReceipt(ctx, g.Deps(), id, c.String("step-id"))
 			}),
 		},
 		{
@@ -186,8 +186,8 @@ func agentCommands(exit *int, e env) []*cli.Command {
 			Usage:     "print the session snapshot (this refreshes the device's idle timer)",
 			UsageText: "solopi agent-status --session-id ID (--owner-token-file FILE | --owner-token TOKEN)",
 			Flags:     identityFlags(),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
-				return runAgentStatus(ctx, g.deps(), id)
+			Action: guarded(func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
+				return runAgentStatus(ctx, g.Deps(), id)
 			}),
 		},
 		{
@@ -198,9 +198,9 @@ func agentCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "pull the device's timeline.jsonl to this file"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace --output if it exists"},
 			),
-			Action: guarded(func(ctx context.Context, g *globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
+			Action: guarded(func(ctx context.Context, g *Globals, c *cli.Context, id agent.AgentIdentity) (outcome.Result, error) {
 				o := agentTimelineOptions{agentIdentityOptions: identity(c), output: c.String("output"), overwrite: c.Bool("overwrite")}
-				return runAgentTimeline(ctx, g.deps(), o, id)
+				return runAgentTimeline(ctx, g.Deps(), o, id)
 			}),
 		},
 		control("agent-pause", "pause an active session (observe still works; act is rejected)", (*agent.AgentClient).Pause),
@@ -213,11 +213,11 @@ func agentCommands(exit *int, e env) []*cli.Command {
 // waits reads a timeout flag and --poll-interval as durations (exit 3 when
 // not positive).
 func waits(c *cli.Context, timeoutName string) (time.Duration, time.Duration, error) {
-	t, err := seconds(timeoutName, c.Float64(timeoutName))
+	t, err := Seconds(timeoutName, c.Float64(timeoutName))
 	if err != nil {
 		return 0, 0, err
 	}
-	p, err := seconds("poll-interval", c.Float64("poll-interval"))
+	p, err := Seconds("poll-interval", c.Float64("poll-interval"))
 	if err != nil {
 		return 0, 0, err
 	}

@@ -5,7 +5,7 @@ import "github.com/urfave/cli/v2"
 // deviceCommands are readiness, internal adb connection, configuration and
 // device information: doctor, adb-connect, config-*, capabilities, apps,
 // app-info, app-status, inspect, screenshot, logs, startup-time.
-func deviceCommands(exit *int, e env) []*cli.Command {
+func deviceCommands(exit *int, e Env) []*cli.Command {
 	cmds := []*cli.Command{doctorCommand(exit, e), adbConnectCommand(exit, e)}
 	cmds = append(cmds, configCommands(exit, e)...)
 	cmds = append(cmds, infoCommands(exit, e)...)

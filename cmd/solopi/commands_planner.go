@@ -22,14 +22,14 @@ const envPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
 
 // Error codes of the planner commands.
 const (
-	codePlannerOption      = "invalid_option"
+	CodeOption             = "invalid_option"
 	codePlannerModelConfig = chat.CodeModelConfig
 )
 
-// plannerModelFlags configure the OpenAI-compatible endpoint. The API key has no
+// ModelFlags configure the OpenAI-compatible endpoint. The API key has no
 // flag of its own (a flag is visible in the process list): it comes from
 // SOLOPI_MODEL_API_KEY or a file.
-func plannerModelFlags() []cli.Flag {
+func ModelFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "model-base-url", Usage: "OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env " + chat.EnvModelBaseURL + ")"},
 		&cli.StringFlag{Name: "model", Usage: "model name (env " + chat.EnvModel + ")"},
@@ -48,22 +48,22 @@ func plannerModelFlags() []cli.Flag {
 	}, plannerProviderFlags()...)
 }
 
-// plannerSetup is what the model flags resolve to.
-type plannerSetup struct {
-	model    *chat.Client
+// Setup is what the model flags resolve to.
+type Setup struct {
+	Model    *chat.Client
 	cfg      chat.Config
-	policy   coord.ResizePolicy
-	cacheDir string
-	refresh  bool
+	Policy   coord.ResizePolicy
+	CacheDir string
+	Refresh  bool
 }
 
-func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
+func ReadSetup(c *cli.Context, e Env) (*Setup, error) {
 	mc := chat.DefaultConfig()
 	mc.BaseURL, mc.Model, mc.Thinking = c.String("model-base-url"), c.String("model"), c.String("thinking")
 	mc.Retries, mc.InputTokenBudget, mc.MaxOutputTokens = c.Int("model-retries"), c.Int("input-token-budget"), c.Int("max-output-tokens")
 	mc.InputPricePerMTok, mc.OutputPricePerMTok = c.Float64("price-input"), c.Float64("price-output")
 	var err error
-	if mc.Timeout, err = seconds("model-timeout", c.Float64("model-timeout")); err != nil {
+	if mc.Timeout, err = Seconds("model-timeout", c.Float64("model-timeout")); err != nil {
 		return nil, err
 	}
 	if f := c.String("model-api-key-file"); f != "" {
@@ -77,7 +77,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	// Flags win over the environment: the environment only fills what the
 	// command line left unset.
 	fromEnv := mc
-	if err := fromEnv.ApplyEnv(e.getenv); err != nil {
+	if err := fromEnv.ApplyEnv(e.Getenv); err != nil {
 		return nil, fault.Usage(codePlannerModelConfig, err.Error())
 	}
 	mc.BaseURL, mc.Model, mc.APIKey = fromEnv.BaseURL, fromEnv.Model, fromEnv.APIKey
@@ -94,7 +94,7 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 		return nil, err
 	}
 	if mc.InputPricePerMTok < 0 || mc.OutputPricePerMTok < 0 {
-		return nil, fault.Usage(codePlannerOption, "--price-input and --price-output must not be negative")
+		return nil, fault.Usage(CodeOption, "--price-input and --price-output must not be negative")
 	}
 	m, err := chat.NewClient(mc)
 	if err != nil {
@@ -103,32 +103,32 @@ func readPlannerSetup(c *cli.Context, e env) (*plannerSetup, error) {
 	}
 	n := c.Int("resize-long-side")
 	if n < 0 || (n > 0 && n < 64) || n > 8192 {
-		return nil, fault.Usage(codePlannerOption, "--resize-long-side must be 0 or between 64 and 8192")
+		return nil, fault.Usage(CodeOption, "--resize-long-side must be 0 or between 64 and 8192")
 	}
-	s := &plannerSetup{model: m, cfg: mc, policy: coord.ResizePolicy{MaxLongSide: n}, refresh: c.Bool("recalibrate")}
+	s := &Setup{Model: m, cfg: mc, Policy: coord.ResizePolicy{MaxLongSide: n}, Refresh: c.Bool("recalibrate")}
 	if !c.Bool("no-calibration-cache") {
-		s.cacheDir = c.String("calibration-cache")
-		if s.cacheDir == "" {
-			s.cacheDir = e.getenv(envPlannerCache)
+		s.CacheDir = c.String("calibration-cache")
+		if s.CacheDir == "" {
+			s.CacheDir = e.Getenv(envPlannerCache)
 		}
-		if s.cacheDir == "" {
-			if s.cacheDir, err = agentloop.DefaultCacheDir(); err != nil {
-				return nil, fault.Usage(codePlannerOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
+		if s.CacheDir == "" {
+			if s.CacheDir, err = agentloop.DefaultCacheDir(); err != nil {
+				return nil, fault.Usage(CodeOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
 			}
 		}
 	}
-	m.UseCache(s.cacheDir)
+	m.UseCache(s.CacheDir)
 	return s, nil
 }
 
-func (s *plannerSetup) profileKey() agentloop.ProfileKey {
-	return agentloop.ProfileKey{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking, Resize: s.policy}
+func (s *Setup) ProfileKey() agentloop.ProfileKey {
+	return agentloop.ProfileKey{Endpoint: s.cfg.Endpoint(), Model: s.cfg.Model, Thinking: s.cfg.Thinking, Resize: s.Policy}
 }
 
-func (s *plannerSetup) modelInfo() chat.Info { return s.cfg.Info() }
+func (s *Setup) modelInfo() chat.Info { return s.cfg.Info() }
 
-// redact removes the API key from any text.
-func (s *plannerSetup) redact(text string) string {
+// Redact removes the API key from any text.
+func (s *Setup) Redact(text string) string {
 	k := s.cfg.APIKey.Reveal()
 	if len(k) < 4 {
 		return text
@@ -146,13 +146,13 @@ func plannerSize(flag, v string) (int, int, error) {
 			return wi, hi, nil
 		}
 	}
-	return 0, 0, fault.Usagef(codePlannerOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
+	return 0, 0, fault.Usagef(CodeOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
 }
 
 // plannerCommands are the pure-vision planner commands: agent-run (the
 // whole loop on a device), planner-parse (check one raw model answer) and
 // planner-calibrate (negotiate the coordinate contract, no device).
-func plannerCommands(exit *int, e env) []*cli.Command {
+func plannerCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "agent-run",
@@ -181,14 +181,14 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "action-timeout", Usage: "solopi mode: seconds to wait for each action's receipt", Value: 15},
 				&cli.Float64Flag{Name: "ack-timeout", Usage: "solopi mode: seconds to wait for the session's first observation", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "solopi mode: longest pause between polls, in seconds", Value: 0.2},
-			}, plannerModelFlags()...),
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			}, ModelFlags()...),
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 				o, err := readAgentRunOptions(c, e)
 				if err != nil {
 					return outcome.Result{}, err
 				}
-				o.stdin = e.stdin
-				return runAgentRun(ctx, g, g.deps(), o)
+				o.stdin = e.Stdin
+				return runAgentRun(ctx, g, g.Deps(), o)
 			}),
 		},
 		{
@@ -202,10 +202,10 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "task", Usage: "the user's task (an explicit swipe direction in it binds every Swipe)"},
 				&cli.StringFlag{Name: "reasoning-file", Usage: "the provider's separate reasoning field, if any"},
 			},
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 				o := plannerParseOptions{space: c.String("coordinate-space"), imageSize: c.String("image-size"), displaySize: c.String("display-size"),
 					task: c.String("task"), reasoningFile: c.String("reasoning-file")}
-				return runPlannerParse(ctx, e.stdin, o)
+				return runPlannerParse(ctx, e.Stdin, o)
 			}),
 		},
 		{
@@ -215,7 +215,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size the probes use", Value: "1080x2340"},
 				&cli.StringFlag{Name: "coordinate-space", Usage: "auto negotiates; an explicit space is reported as configured (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
-			}, plannerModelFlags()...),
+			}, ModelFlags()...),
 			Action: plannerEndpointAction(exit, e, runPlannerCalibrate),
 		},
 		plannerCheckCommand(exit, e),
@@ -225,7 +225,7 @@ func plannerCommands(exit *int, e env) []*cli.Command {
 // plannerSeconds converts a seconds flag that may be 0 (meaning "off").
 func plannerSeconds(name string, v float64) (time.Duration, error) {
 	if v < 0 || v > 1e7 || v != v {
-		return 0, fault.Usagef(codePlannerOption, "--%s must be a non-negative number of seconds", name)
+		return 0, fault.Usagef(CodeOption, "--%s must be a non-negative number of seconds", name)
 	}
 	return time.Duration(v * float64(time.Second)), nil
 }

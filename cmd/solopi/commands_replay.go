@@ -12,7 +12,7 @@ import (
 // replayCommands are cases, replay runs, artifacts, batches and replay
 // history: cases, case-*, run, run-repeat, run-batch, status, result,
 // cancel, replay-history-*.
-func replayCommands(exit *int, e env) []*cli.Command {
+func replayCommands(exit *int, e Env) []*cli.Command {
 	var cmds []*cli.Command
 	cmds = append(cmds, caseCommands(exit, e)...)
 	cmds = append(cmds, runCommands(exit, e)...)
@@ -23,7 +23,7 @@ func replayCommands(exit *int, e env) []*cli.Command {
 
 // replaySeconds reads a seconds flag as a positive duration.
 func replaySeconds(c *cli.Context, name string) (time.Duration, error) {
-	return seconds(name, c.Float64(name))
+	return Seconds(name, c.Float64(name))
 }
 
 // replayWait reads the wait of a receipt-polling command: its timeout flag

@@ -13,7 +13,7 @@ import (
 // sessionCommands are SoloPi's other session types and their data:
 // record-*, screen-record-*, scan-*, video-analysis-*, perf-* (collection,
 // live display, history, local analysis), stress-*, plugin-*.
-func sessionCommands(exit *int, e env) []*cli.Command {
+func sessionCommands(exit *int, e Env) []*cli.Command {
 	var cmds []*cli.Command
 	cmds = append(cmds, recordCommands(exit, e)...)
 	cmds = append(cmds, screenRecordCommands(exit, e)...)
@@ -28,8 +28,8 @@ func sessionCommands(exit *int, e env) []*cli.Command {
 
 // onDevice opens the SoloPi session (installed, control service ready),
 // runs fn on its device channel and releases the session.
-func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (outcome.Result, error) {
-	return withDevice(ctx, d, func(dev *device.Device) (outcome.Result, error) {
+func onDevice(ctx context.Context, d DeviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(dev *device.Device) (outcome.Result, error) {
 		res, err := fn(ctx, dev)
 		if err != nil {
 			return outcome.Result{}, err
@@ -39,7 +39,7 @@ func onDevice(ctx context.Context, d deviceDeps, fn func(ctx context.Context, de
 }
 
 // onDeviceMap is onDevice for queries that return a plain object.
-func onDeviceMap(ctx context.Context, d deviceDeps, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) (outcome.Result, error) {
+func onDeviceMap(ctx context.Context, d DeviceDeps, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		m, err := fn(ctx, dev)
 		if err != nil {
@@ -61,10 +61,10 @@ func timingFlags(timeoutName string, timeout, poll float64, what string) []cli.F
 func timings(c *cli.Context, timeoutName string) (sessions.SessionTimings, error) {
 	var t sessions.SessionTimings
 	var err error
-	if t.Timeout, err = seconds(timeoutName, c.Float64(timeoutName)); err != nil {
+	if t.Timeout, err = Seconds(timeoutName, c.Float64(timeoutName)); err != nil {
 		return t, err
 	}
-	if t.Interval, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+	if t.Interval, err = Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
 		return t, err
 	}
 	return t, nil
@@ -76,14 +76,14 @@ func sessionIDFlag(required bool, usage string) cli.Flag {
 
 // sessionAction wires a command: parse flags into opts (no device
 // contact), then run with the command's device.
-func sessionAction[O any](exit *int, e env, parse func(c *cli.Context) (O, error),
-	run func(ctx context.Context, d deviceDeps, o O) (outcome.Result, error)) cli.ActionFunc {
-	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+func sessionAction[O any](exit *int, e Env, parse func(c *cli.Context) (O, error),
+	run func(ctx context.Context, d DeviceDeps, o O) (outcome.Result, error)) cli.ActionFunc {
+	return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 		o, err := parse(c)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		return run(ctx, g.deps(), o)
+		return run(ctx, g.Deps(), o)
 	})
 }
 

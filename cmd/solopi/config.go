@@ -11,11 +11,11 @@ import (
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
-func runConfigList(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+func runConfigList(ctx context.Context, d DeviceDeps) (outcome.Result, error) {
 	return sessionQuery(ctx, d, readiness.ConfigList)
 }
 
-func runConfigGet(ctx context.Context, d deviceDeps, key string) (outcome.Result, error) {
+func runConfigGet(ctx context.Context, d DeviceDeps, key string) (outcome.Result, error) {
 	// An unknown key is refused before the device is touched.
 	if err := readiness.CheckConfigKey(key); err != nil {
 		return outcome.Result{}, err
@@ -31,13 +31,13 @@ type configSetOptions struct {
 	pollInterval time.Duration
 }
 
-func runConfigSet(ctx context.Context, d deviceDeps, o configSetOptions) (outcome.Result, error) {
+func runConfigSet(ctx context.Context, d DeviceDeps, o configSetOptions) (outcome.Result, error) {
 	// Read-only keys and bad values are refused locally, before any device
 	// contact (no adb, no session, no launch).
 	if _, _, err := readiness.CheckConfigSet(o.key, o.value); err != nil {
 		return outcome.Result{}, err
 	}
-	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+	return WithSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
 		res, err := readiness.ConfigSet(ctx, s, o.key, o.value, readiness.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})
 		if err != nil {
 			return outcome.Result{}, err
@@ -46,14 +46,14 @@ func runConfigSet(ctx context.Context, d deviceDeps, o configSetOptions) (outcom
 	})
 }
 
-func configCommands(exit *int, e env) []*cli.Command {
+func configCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "config-list",
 			Usage:     "list SoloPi's 25 settings (sensitive values are never shown)",
 			UsageText: "solopi config-list",
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runConfigList(ctx, g.deps())
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return runConfigList(ctx, g.Deps())
 			}),
 		},
 		{
@@ -61,8 +61,8 @@ func configCommands(exit *int, e env) []*cli.Command {
 			Usage:     "read one SoloPi setting (KEY_AES_KEY and KEY_GLOBAL_SETTINGS are always redacted)",
 			UsageText: "solopi config-get --key KEY_REPLAY_AUTO_START",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "key", Usage: "setting key, e.g. KEY_MAX_WAIT_TIME", Required: true}},
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runConfigGet(ctx, g.deps(), c.String("key"))
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return runConfigGet(ctx, g.Deps(), c.String("key"))
 			}),
 		},
 		{
@@ -78,16 +78,16 @@ func configCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "ack-timeout", Usage: "seconds to wait for the device to confirm the value", Value: 15},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between read-backs", Value: 0.2},
 			},
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 				o := configSetOptions{key: c.String("key"), value: c.String("value")}
 				var err error
-				if o.ackTimeout, err = seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
+				if o.ackTimeout, err = Seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
 					return outcome.Result{}, err
 				}
-				if o.pollInterval, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+				if o.pollInterval, err = Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
 					return outcome.Result{}, err
 				}
-				return runConfigSet(ctx, g.deps(), o)
+				return runConfigSet(ctx, g.Deps(), o)
 			}),
 		},
 	}

@@ -59,7 +59,7 @@ func TestConfigSetRefusedWithoutDevice(t *testing.T) {
 		// An adb server port nothing listens on and no adb binary: any device
 		// contact would end in adb_server_unreachable instead.
 		args := append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, c.args...)
-		code := run(context.Background(), args, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+		code := run(context.Background(), args, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 		if code != c.exit || !strings.Contains(out.String(), `"errorCode":"`+c.code+`"`) {
 			t.Errorf("%v: exit %d stdout %s stderr %s", c.args, code, out.String(), errb.String())
 		}

@@ -11,12 +11,12 @@ import (
 
 // runDoctor turns the health query into a verdict: exit 0 when ready, 2
 // when not (including SoloPi not installed).
-func runDoctor(ctx context.Context, d deviceDeps) (outcome.Result, error) {
-	t, err := d.transport(ctx)
+func runDoctor(ctx context.Context, d DeviceDeps) (outcome.Result, error) {
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	r, err := readiness.Doctor(ctx, t, readiness.DoctorOptions{Session: d.g.sessionOptions(false), Device: d.device(ctx, t)})
+	r, err := readiness.Doctor(ctx, t, readiness.DoctorOptions{Session: d.G.SessionOptions(false), Device: d.Device(ctx, t)})
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -27,15 +27,15 @@ func runDoctor(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	return outcome.Result{Value: r, Exit: exit}, nil
 }
 
-func doctorCommand(exit *int, e env) *cli.Command {
+func doctorCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "check that SoloPi is installed, answering and fully set up; say what to fix on the phone",
 		Description: "Exit 0 when ready, 2 when something is missing (each entry of checks[] says what and how to fix it),\n" +
 			"3 for device selection problems, 4 when SoloPi's control service cannot be reached.",
 		UsageText: "solopi doctor",
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-			return runDoctor(ctx, g.deps())
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+			return runDoctor(ctx, g.Deps())
 		}),
 	}
 }

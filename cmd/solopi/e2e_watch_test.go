@@ -374,10 +374,10 @@ func TestAgentRunConsoleStopsWithTheRun(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "agent-run", out)
-	var r agentRunResult
+	var r AgentRunResult
 	json.Unmarshal(out, &r)
 	var ann struct {
-		Console consoleInfo `json:"console"`
+		Console ConsoleInfo `json:"console"`
 	}
 	if err := json.Unmarshal(errOut, &ann); err != nil || r.Console == nil || ann.Console.URL != r.Console.URL {
 		t.Fatalf("stderr %q, console %+v", errOut, r.Console)

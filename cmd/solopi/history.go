@@ -12,14 +12,14 @@ import (
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
-func historyCommands(exit *int, e env) []*cli.Command {
+func historyCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "replay-history-list",
 			Usage:     "list saved replay records (bounded; the list contract is checked)",
 			UsageText: "solopi replay-history-list [--limit 100]",
 			Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Usage: "records to return, 1..500", Value: 100}},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				return historyList(ctx, d, c.Int("limit"))
 			}),
 		},
@@ -28,7 +28,7 @@ func historyCommands(exit *int, e env) []*cli.Command {
 			Usage:     "show one saved replay record by its opaque id",
 			UsageText: "solopi replay-history-get --id replay-<64 hex>",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "id", Usage: "record id from replay-history-list", Required: true}},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				return historyGet(ctx, d, c.String("id"))
 			}),
 		},
@@ -42,7 +42,7 @@ func historyCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "delete-timeout", Usage: "seconds to wait for the receipt", Value: 30},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between receipt polls, seconds", Value: 0.2},
 			},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "delete-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -53,11 +53,11 @@ func historyCommands(exit *int, e env) []*cli.Command {
 	}
 }
 
-func historyList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, error) {
+func historyList(ctx context.Context, d DeviceDeps, limit int) (outcome.Result, error) {
 	if limit < 1 || limit > 500 {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		m, err := replay.ListReplayHistory(ctx, d, limit)
 		if err != nil {
 			return outcome.Result{}, err
@@ -66,13 +66,13 @@ func historyList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, 
 	})
 }
 
-func historyGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func historyGet(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	// The id is checked before any device contact: a path-like id never
 	// leaves the host.
 	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		m, err := replay.GetReplayHistory(ctx, d, id)
 		if err != nil {
 			return outcome.Result{}, err
@@ -81,11 +81,11 @@ func historyGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, e
 	})
 }
 
-func historyDelete(ctx context.Context, d deviceDeps, id string, timeout, poll time.Duration) (outcome.Result, error) {
+func historyDelete(ctx context.Context, d DeviceDeps, id string, timeout, poll time.Duration) (outcome.Result, error) {
 	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return outcome.Result{}, err
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		res, err := replay.DeleteReplayHistory(ctx, d, id, timeout, poll)
 		if err != nil {
 			var e *fault.Error

@@ -12,8 +12,8 @@ import (
 )
 
 // sessionQuery runs one read-only query on a fresh session.
-func sessionQuery(ctx context.Context, d deviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (outcome.Result, error) {
-	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+func sessionQuery(ctx context.Context, d DeviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (outcome.Result, error) {
+	return WithSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
 		m, err := q(ctx, s)
 		if err != nil {
 			return outcome.Result{}, err
@@ -22,7 +22,7 @@ func sessionQuery(ctx context.Context, d deviceDeps, q func(ctx context.Context,
 	})
 }
 
-func runCapabilities(ctx context.Context, d deviceDeps) (outcome.Result, error) {
+func runCapabilities(ctx context.Context, d DeviceDeps) (outcome.Result, error) {
 	return sessionQuery(ctx, d, func(_ context.Context, s *device.Session) (map[string]any, error) {
 		return readiness.CapabilitiesOf(s)
 	})
@@ -33,12 +33,12 @@ type fileOptions struct {
 	lines  int
 }
 
-func runScreenshot(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
+func runScreenshot(ctx context.Context, d DeviceDeps, o fileOptions) (outcome.Result, error) {
 	// An unusable output is refused before any device contact.
 	if err := readiness.CheckOutput(o.output); err != nil {
 		return outcome.Result{}, err
 	}
-	t, err := d.transport(ctx)
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -49,14 +49,14 @@ func runScreenshot(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Re
 	return outcome.OK(r), nil
 }
 
-func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, error) {
+func runLogs(ctx context.Context, d DeviceDeps, o fileOptions) (outcome.Result, error) {
 	if o.lines <= 0 {
 		return outcome.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
 	if err := readiness.CheckOutput(o.output); err != nil {
 		return outcome.Result{}, err
 	}
-	t, err := d.transport(ctx)
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -67,12 +67,12 @@ func runLogs(ctx context.Context, d deviceDeps, o fileOptions) (outcome.Result, 
 	return outcome.OK(r), nil
 }
 
-func infoCommands(exit *int, e env) []*cli.Command {
+func infoCommands(exit *int, e Env) []*cli.Command {
 	query := func(name, usage string, q func(ctx context.Context, s *device.Session) (map[string]any, error)) *cli.Command {
 		return &cli.Command{
 			Name: name, Usage: usage, UsageText: "solopi " + name,
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return sessionQuery(ctx, g.deps(), q)
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return sessionQuery(ctx, g.Deps(), q)
 			}),
 		}
 	}
@@ -84,8 +84,8 @@ func infoCommands(exit *int, e env) []*cli.Command {
 		{
 			Name: "capabilities", Usage: "print SoloPi's protocol versions and supported queries and commands",
 			UsageText: "solopi capabilities",
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runCapabilities(ctx, g.deps())
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return runCapabilities(ctx, g.Deps())
 			}),
 		},
 		query("apps", "list the apps SoloPi can target (harness apps query)", readiness.Apps),
@@ -96,8 +96,8 @@ func infoCommands(exit *int, e env) []*cli.Command {
 			Name: "screenshot", Usage: "save a PNG screenshot of the device (adb only, no SoloPi needed)",
 			UsageText: "solopi screenshot --output FILE [--overwrite]",
 			Flags:     outputFlags,
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runScreenshot(ctx, g.deps(), fileOptions{output: c.String("output")})
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return runScreenshot(ctx, g.Deps(), fileOptions{output: c.String("output")})
 			}),
 		},
 		{
@@ -105,8 +105,8 @@ func infoCommands(exit *int, e env) []*cli.Command {
 			UsageText: "solopi logs --output FILE [--lines 2000] [--overwrite]",
 			Flags: append([]cli.Flag{&cli.IntFlag{Name: "lines", Usage: "how many of the newest lines to keep", Value: 2000}},
 				outputFlags...),
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-				return runLogs(ctx, g.deps(), fileOptions{output: c.String("output"), lines: c.Int("lines")})
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+				return runLogs(ctx, g.Deps(), fileOptions{output: c.String("output"), lines: c.Int("lines")})
 			}),
 		},
 	}

@@ -20,8 +20,8 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args, env{
-		stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdin: os.Stdin,
+	code := run(ctx, os.Args, Env{
+		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Stdin: os.Stdin,
 	})
 	stop()
 	os.Exit(code)

@@ -19,7 +19,7 @@ import (
 // (the default), PostgreSQL across hosts. They are local data commands: none
 // of them touches a device.
 
-const managedDBEnv = "SOLOPI_MANAGED_DB"
+const DBEnv = "SOLOPI_MANAGED_DB"
 
 func defaultManagedDB() string {
 	home, err := os.UserHomeDir()
@@ -30,13 +30,13 @@ func defaultManagedDB() string {
 }
 
 func managedDBFlag() cli.Flag {
-	return &cli.StringFlag{Name: "database", EnvVars: []string{managedDBEnv}, Value: defaultManagedDB(),
+	return &cli.StringFlag{Name: "database", EnvVars: []string{DBEnv}, Value: defaultManagedDB(),
 		Usage: "the managed store: a SQLite file path, or a postgres:// URL for a farm shared by several hosts"}
 }
 
 // managedAction opens the store named by --database for fn and closes it.
-func managedAction(exit *int, e env, fn func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
-	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+func managedAction(exit *int, e Env, fn func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
+	return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return fn(ctx, s, c) })
 	})
 }
@@ -165,7 +165,7 @@ func runManagedSubmit(ctx context.Context, s managed.Store, o managedSubmitOptio
 // readJSONFile reads a JSON input file as the generic tree canonical
 // fingerprints are computed over.
 func readJSONFile(path, flag string) (any, error) {
-	b, err := readInput(path, "--"+flag)
+	b, err := ReadInput(path, "--"+flag)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,7 @@ func ownerTokenFlag(required bool, usage string) cli.Flag {
 	return &cli.StringFlag{Name: "owner-token", Required: required, EnvVars: []string{"SOLOPI_MANAGED_OWNER_TOKEN"}, Usage: usage}
 }
 
-func managedCommands(exit *int, e env) []*cli.Command {
+func managedCommands(exit *int, e Env) []*cli.Command {
 	health := func(name, usage string) *cli.Command {
 		return &cli.Command{
 			Name: name, Usage: usage, UsageText: "solopi " + name + " [--database PATH|postgres://…]",

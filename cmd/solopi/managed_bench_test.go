@@ -50,8 +50,8 @@ func BenchmarkManagedFarmSim(b *testing.B) {
 					if err := f.WaitReady(b.Context()); err != nil {
 						b.Fatal(err)
 					}
-					devices := hostDevices{g: &globals{adbPath: "adb", pkg: protocol.DefaultPackage, devicePort: protocol.DefaultDevicePort,
-						adbServerPort: f.Server().Port(), requestTimeout: 5 * time.Second, startupTimeout: 15 * time.Second}}
+					devices := hostDevices{g: &Globals{AdbPath: "adb", Package: protocol.DefaultPackage, DevicePort: protocol.DefaultDevicePort,
+						AdbServerPort: f.Server().Port(), RequestTimeout: 5 * time.Second, StartupTimeout: 15 * time.Second}}
 					var serials []string
 					for _, d := range f.Devices() {
 						serials = append(serials, d.Serial())
@@ -64,7 +64,7 @@ func BenchmarkManagedFarmSim(b *testing.B) {
 						subs = append(subs, sub)
 					}
 					farmbench.Run(b, farmbench.Options{Database: be.db(b), Workers: workers, Devices: devices, Serials: serials,
-						Executor: devices.Executor(runBudgets{}), Submissions: subs}).Report(b)
+						Executor: devices.Executor(RunBudgets{}), Submissions: subs}).Report(b)
 					f.Close()
 				}
 			})

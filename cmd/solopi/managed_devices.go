@@ -22,37 +22,37 @@ const (
 	// codeAPILevelUnreadable: getprop ro.build.version.sdk printed no
 	// integer (exit 4, as solopi-ai).
 	codeAPILevelUnreadable = "api_level_unreadable"
-	// codeVisionNotSupported: a plan with vision oracles was submitted
+	// CodeVisionNotSupported: a plan with vision oracles was submitted
 	// to the farm, or reached a worker.
-	codeVisionNotSupported = "vision_not_supported"
+	CodeVisionNotSupported = "vision_not_supported"
 )
 
 // hostDevices are the devices this host's adb server sees (the globals'
 // --adb-server-port), as the managed worker and managed-device-probe use
 // them: every device operation is bound to exactly one serial.
-type hostDevices struct{ g *globals }
+type hostDevices struct{ g *Globals }
 
 var _ managedDevices = hostDevices{}
 
 // OnlineSerials lists the serials the adb server reports in state
 // "device".
 func (h hostDevices) OnlineSerials(ctx context.Context) ([]string, error) {
-	if h.g.env.transport != nil {
-		t, err := h.g.env.transport(ctx)
+	if h.g.Env.Transport != nil {
+		t, err := h.g.Env.Transport(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return []string{t.Serial()}, nil
 	}
-	c, err := h.g.adbClient()
+	c, err := h.g.AdbClient()
 	if err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, selectTimeout)
+	lctx, cancel := context.WithTimeout(ctx, SelectTimeout)
 	defer cancel()
 	list, err := c.Devices(lctx)
 	if err != nil {
-		return nil, mapAdbError(err, "")
+		return nil, MapAdbError(err, "")
 	}
 	var out []string
 	for _, d := range list {
@@ -65,8 +65,8 @@ func (h hostDevices) OnlineSerials(ctx context.Context) ([]string, error) {
 
 // ProbeDevice reads the API level and runs the doctor on exactly serial.
 func (h hostDevices) ProbeDevice(ctx context.Context, serial string) (worker.ProbeReport, error) {
-	d := h.g.depsOn(serial)
-	t, err := d.transport(ctx)
+	d := h.g.DepsOn(serial)
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return worker.ProbeReport{}, err
 	}
@@ -74,7 +74,7 @@ func (h hostDevices) ProbeDevice(ctx context.Context, serial string) (worker.Pro
 	if err != nil {
 		return worker.ProbeReport{}, err
 	}
-	r, err := readiness.Doctor(ctx, t, readiness.DoctorOptions{Session: d.sessionOptions(false), Device: d.device(ctx, t)})
+	r, err := readiness.Doctor(ctx, t, readiness.DoctorOptions{Session: d.SessionOptions(false), Device: d.Device(ctx, t)})
 	if err != nil {
 		return worker.ProbeReport{APILevel: level}, err
 	}
@@ -97,7 +97,7 @@ func apiLevel(ctx context.Context, t device.Transport) (int, error) {
 }
 
 // Executor runs shards with verify-run under b.
-func (h hostDevices) Executor(b runBudgets) worker.ShardExecutor {
+func (h hostDevices) Executor(b RunBudgets) worker.ShardExecutor {
 	return shardVerifier{g: h.g, budgets: b}
 }
 
@@ -105,8 +105,8 @@ func (h hostDevices) Executor(b runBudgets) worker.ShardExecutor {
 // assignment's plan with its static decisions, on exactly the leased
 // serial, evidence in the attempt's directory.
 type shardVerifier struct {
-	g       *globals
-	budgets runBudgets
+	g       *Globals
+	budgets RunBudgets
 }
 
 // ExecuteShard runs the shard. A cancelled ctx cancels exactly the replay
@@ -116,7 +116,7 @@ func (v shardVerifier) ExecuteShard(ctx context.Context, run worker.ShardRun) (w
 	a := run.Assignment
 	o := execution.RunOptions{Plan: a.Plan, Artifacts: run.ArtifactsDir, DecisionsJSON: a.Decisions,
 		Provider: execution.ProviderOptions{Name: execution.ProviderStatic}, Setup: refuseVision}
-	sum, err := verifyOnPhone(ctx, v.g.depsOn(a.Serial), o, v.budgets, nil)
+	sum, err := VerifyOnPhone(ctx, v.g.DepsOn(a.Serial), o, v.budgets, nil)
 	switch {
 	case err != nil && slices.Contains(selectionCodes, fault.CodeOf(err)):
 		// The adb server listed the device when the shard was claimed: one
@@ -131,7 +131,7 @@ func (v shardVerifier) ExecuteShard(ctx context.Context, run worker.ShardRun) (w
 	}
 	// The attempt's evidence gets its report.html as verify-run's does; the
 	// verdict stands without it.
-	reportOf(run.ArtifactsDir, report.Options{}, nil)
+	ReportOf(run.ArtifactsDir, report.Options{}, nil)
 	reportJSON, err := os.ReadFile(sum.Report)
 	if err != nil {
 		return worker.ShardVerdict{}, fault.Wrap(fault.Internal, "report_unreadable", "cannot read the verification report verify-run wrote", err).
@@ -142,7 +142,7 @@ func (v shardVerifier) ExecuteShard(ctx context.Context, run worker.ShardRun) (w
 
 // selectionCodes are device selection's refusals (usage errors for a
 // command the user pointed at a device).
-var selectionCodes = []string{codeNoDevice, codeDeviceNotFound, codeDeviceOffline, codeDeviceUnauthorized, codeDeviceNotReady}
+var selectionCodes = []string{CodeNoDevice, CodeDeviceNotFound, CodeDeviceOffline, CodeDeviceUnauthorized, CodeDeviceNotReady}
 
 // refuseVision is a worker's Setup: managed work runs with the task's
 // static decisions and no model, so a plan with vision oracles is refused
@@ -155,7 +155,7 @@ func refuseVision(plan *verify.Plan) (execution.DecisionProvider, execution.Visi
 }
 
 func visionNotSupported() *fault.Error {
-	return fault.New(fault.Invalid, codeVisionNotSupported,
+	return fault.New(fault.Invalid, CodeVisionNotSupported,
 		"the plan has vision oracles, which need a model: managed tasks run with static decisions and no model").
 		WithUserAction("run plans with vision oracles with verify-run and the planner's model flags")
 }

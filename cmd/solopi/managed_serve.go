@@ -90,7 +90,7 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 	return outcome.Result{Value: res, Exit: outcome.ExitInterrupted}, nil
 }
 
-func managedServeCommand(exit *int, e env) *cli.Command {
+func managedServeCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "managed-serve",
 		Usage: "serve the managed store's HTTP API (loopback only, Bearer token) and River's dashboard",
@@ -115,7 +115,7 @@ func managedServeCommand(exit *int, e env) *cli.Command {
 		},
 		Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
 			return runManagedServe(ctx, s, managedServeOptions{bearerToken: c.String("bearer-token"), bind: c.String("bind"),
-				port: c.Int("port"), host: c.String("host"), roots: c.StringSlice("artifacts-root")}, e.stdout)
+				port: c.Int("port"), host: c.String("host"), roots: c.StringSlice("artifacts-root")}, e.Stdout)
 		}),
 	}
 }

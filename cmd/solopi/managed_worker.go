@@ -27,12 +27,12 @@ type managedDevices interface {
 	worker.DeviceLister
 	worker.DeviceProber
 	// Executor runs shards with verify-run under these budgets.
-	Executor(budgets runBudgets) worker.ShardExecutor
+	Executor(budgets RunBudgets) worker.ShardExecutor
 }
 
 type managedWorkerOptions struct {
 	workerID, host, artifactsRoot string
-	budgets                       runBudgets
+	budgets                       RunBudgets
 	concurrency                   int
 	idleInterval                  time.Duration
 	maxIdlePolls, maxAssignments  int
@@ -179,7 +179,7 @@ func managedWorkerFlags(loop bool) []cli.Flag {
 		&cli.StringFlag{Name: "artifacts-root", Required: true, Usage: "evidence goes to <root>/<taskId>/<shardId>/<attemptId>/"},
 		&cli.Float64Flag{Name: "probe-interval", Value: worker.DefaultProbeInterval.Seconds(), Usage: "seconds between re-probes of this host's devices"},
 	}
-	flags = append(flags, runBudgetFlags()...)
+	flags = append(flags, RunBudgetFlags()...)
 	if loop {
 		flags = append(flags,
 			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "shards run at once on this host (one per device at most)"},
@@ -195,14 +195,14 @@ func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) 
 	o := managedWorkerOptions{workerID: c.String("worker-id"), host: c.String("host"), artifactsRoot: c.String("artifacts-root"),
 		concurrency: 1, idleInterval: time.Second}
 	var err error
-	if o.budgets, err = readRunBudgets(c); err != nil {
+	if o.budgets, err = ReadRunBudgets(c); err != nil {
 		return o, err
 	}
-	if o.probeInterval, err = seconds("probe-interval", c.Float64("probe-interval")); err != nil {
+	if o.probeInterval, err = Seconds("probe-interval", c.Float64("probe-interval")); err != nil {
 		return o, err
 	}
 	if loop {
-		if o.idleInterval, err = seconds("idle-interval", c.Float64("idle-interval")); err != nil {
+		if o.idleInterval, err = Seconds("idle-interval", c.Float64("idle-interval")); err != nil {
 			return o, err
 		}
 		o.concurrency, o.maxIdlePolls, o.maxAssignments = c.Int("concurrency"), c.Int("max-idle-polls"), c.Int("max-assignments")
@@ -215,20 +215,20 @@ func readWorkerOptions(c *cli.Context, loop bool) (managedWorkerOptions, error) 
 
 // workerAction reads the worker flags and runs a worker command on this
 // host's devices.
-func workerAction(exit *int, e env, loop bool,
+func workerAction(exit *int, e Env, loop bool,
 	run func(context.Context, managed.Store, managedDevices, managedWorkerOptions) (outcome.Result, error)) cli.ActionFunc {
-	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+	return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 		o, err := readWorkerOptions(c, loop)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		o.progress = g.progress
+		o.progress = g.Progress
 		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return run(ctx, s, hostDevices{g: g}, o) })
 	})
 }
 
 // managedDeviceCommands are the device-bound managed commands.
-func managedDeviceCommands(exit *int, e env) []*cli.Command {
+func managedDeviceCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "managed-worker-once",
@@ -259,13 +259,13 @@ func managedDeviceCommands(exit *int, e env) []*cli.Command {
 				&cli.StringFlag{Name: "device-id", Usage: "stable device id (default: the serial)"},
 				&cli.StringSliceFlag{Name: "capability", Usage: "an extra capability (repeatable)"},
 				&cli.StringSliceFlag{Name: "label", Usage: "a key=value label (repeatable)"}},
-			Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+			Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 				// --serial, else the only online device. A named device is
 				// probed even when adb cannot reach it: the probe's error
 				// degrades it.
-				serial := g.serial
+				serial := g.Serial
 				if serial == "" {
-					t, err := g.transport(ctx)
+					t, err := g.Transport(ctx)
 					if err != nil {
 						return outcome.Result{}, err
 					}

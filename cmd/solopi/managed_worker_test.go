@@ -43,7 +43,7 @@ func (f *fakeDevices) ProbeDevice(_ context.Context, serial string) (worker.Prob
 	return p, nil
 }
 
-func (f *fakeDevices) Executor(runBudgets) worker.ShardExecutor { return f }
+func (f *fakeDevices) Executor(RunBudgets) worker.ShardExecutor { return f }
 
 func (f *fakeDevices) ExecuteShard(ctx context.Context, r worker.ShardRun) (worker.ShardVerdict, error) {
 	f.runs.Add(1)
@@ -227,11 +227,11 @@ func TestManagedProbeAPILevel(t *testing.T) {
 		}
 		return devicefake.Reply{}, false
 	}
-	h := hostDevices{g: &globals{env: env{transport: func(context.Context) (device.Transport, error) { return tr, nil }}}}
+	h := hostDevices{g: &Globals{Env: Env{Transport: func(context.Context) (device.Transport, error) { return tr, nil }}}}
 	if serials, err := h.OnlineSerials(ctx); err != nil || len(serials) != 1 || serials[0] != "fake-1" {
 		t.Fatalf("online %v %v", serials, err)
 	}
-	if _, err := h.ProbeDevice(ctx, "fake-2"); fault.CodeOf(err) != codeDeviceNotFound {
+	if _, err := h.ProbeDevice(ctx, "fake-2"); fault.CodeOf(err) != CodeDeviceNotFound {
 		t.Errorf("a probe of another serial: %v", err)
 	}
 	s, _ := workerStore(t, 1)
@@ -254,11 +254,11 @@ func TestManagedShardOnAVanishedDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone := fault.New(fault.Invalid, codeDeviceOffline, "the device is offline")
-	h := hostDevices{g: &globals{env: env{transport: func(context.Context) (device.Transport, error) { return nil, gone }}}}
+	gone := fault.New(fault.Invalid, CodeDeviceOffline, "the device is offline")
+	h := hostDevices{g: &Globals{Env: Env{Transport: func(context.Context) (device.Transport, error) { return nil, gone }}}}
 	a := &managed.Assignment{Serial: "sim-0001", Plan: plan, Decisions: []byte(`{}`)}
-	_, err = h.Executor(runBudgets{}).ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "a")})
-	if fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != codeDeviceOffline {
+	_, err = h.Executor(RunBudgets{}).ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "a")})
+	if fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != CodeDeviceOffline {
 		t.Fatalf("got %v (%s)", err, fault.KindOf(err))
 	}
 }

@@ -12,14 +12,14 @@ import (
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func runPerfList(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
+func runPerfList(ctx context.Context, d DeviceDeps, _ struct{}) (outcome.Result, error) {
 	return onDeviceMap(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 		m, _, err := sessions.PerfItems(ctx, dev)
 		return m, err
 	})
 }
 
-func runPerfCurrent(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
+func runPerfCurrent(ctx context.Context, d DeviceDeps, _ struct{}) (outcome.Result, error) {
 	return onDeviceMap(ctx, d, sessions.PerfCurrent)
 }
 
@@ -33,13 +33,13 @@ func parsePerfStart(c *cli.Context) (sessions.PerfStartOptions, error) {
 	return o, err
 }
 
-func runPerfStart(ctx context.Context, d deviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
+func runPerfStart(ctx context.Context, d DeviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartPerformance(ctx, dev, o)
 	})
 }
 
-func runPerfStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runPerfStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.PerfStatus(ctx, dev, id)
 	})
@@ -60,19 +60,19 @@ func parsePerfStop(c *cli.Context) (sessions.PerfStopOptions, error) {
 
 // runPerfStop stops the recording; with --output the pulled directory is
 // analysed (analysis.json, charts/) and gets its report.html.
-func runPerfStop(ctx context.Context, d deviceDeps, o sessions.PerfStopOptions) (outcome.Result, error) {
+func runPerfStop(ctx context.Context, d DeviceDeps, o sessions.PerfStopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		res, err := sessions.StopPerformance(ctx, dev, o)
 		if err != nil || o.Output == "" {
 			return res, err
 		}
-		err = ensurePerfAnalysis(ctx, o.Output)
-		reportOf(o.Output, report.Options{}, err).addTo(res.Object)
+		err = EnsurePerfAnalysis(ctx, o.Output)
+		ReportOf(o.Output, report.Options{}, err).AddTo(res.Object)
 		return res, nil
 	})
 }
 
-func runDisplayStart(ctx context.Context, d deviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
+func runDisplayStart(ctx context.Context, d DeviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartPerfDisplay(ctx, dev, o)
 	})
@@ -83,7 +83,7 @@ func parseDisplayStatus(c *cli.Context) (string, error) {
 	return id, sessions.CheckPerfSessionID(id, false)
 }
 
-func runDisplayStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runDisplayStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.PerfDisplayStatus(ctx, dev, id)
 	})
@@ -97,7 +97,7 @@ func parseDisplayStop(c *cli.Context) (stopOptions, error) {
 	return o, sessions.CheckPerfSessionID(o.sessionID, true)
 }
 
-func runDisplayStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
+func runDisplayStop(ctx context.Context, d DeviceDeps, o stopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StopPerfDisplay(ctx, dev, o.sessionID, o.t)
 	})
@@ -111,20 +111,20 @@ func parsePerfAnalyze(c *cli.Context) (perfstats.PerfAnalyzeOptions, error) {
 // --output, the report written beside the charts.
 type perfAnalyzeResult struct {
 	*perfstats.PerfAnalysis
-	evidenceReport
+	EvidenceReport
 }
 
 // runPerfAnalyze is local: no device is selected or contacted. With
 // --output the charts directory becomes an evidence directory of its own:
 // the charts, analysis.json and report.html.
-func runPerfAnalyze(ctx context.Context, _ deviceDeps, o perfstats.PerfAnalyzeOptions) (outcome.Result, error) {
+func runPerfAnalyze(ctx context.Context, _ DeviceDeps, o perfstats.PerfAnalyzeOptions) (outcome.Result, error) {
 	res, err := perfstats.AnalyzePerformance(ctx, o)
 	if err != nil {
 		return outcome.Result{}, err
 	}
 	out := perfAnalyzeResult{PerfAnalysis: res}
 	if o.Output != "" {
-		out.evidenceReport = reportOf(o.Output, report.Options{}, savePerfAnalysis(o.Output, res))
+		out.EvidenceReport = ReportOf(o.Output, report.Options{}, SavePerfAnalysis(o.Output, res))
 	}
 	return outcome.OK(out), nil
 }
@@ -137,7 +137,7 @@ func perfStartFlags(what string) []cli.Flag {
 	}, timingFlags("ack-timeout", 30, 0.5, what)...)
 }
 
-func perfCommands(exit *int, e env) []*cli.Command {
+func perfCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "perf-list",

@@ -11,13 +11,13 @@ import (
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func runPerfHistoryList(ctx context.Context, d deviceDeps, limit int) (outcome.Result, error) {
+func runPerfHistoryList(ctx context.Context, d DeviceDeps, limit int) (outcome.Result, error) {
 	return onDeviceMap(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 		return sessions.ListPerfHistory(ctx, dev, limit)
 	})
 }
 
-func runPerfHistoryGet(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runPerfHistoryGet(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDeviceMap(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 		return sessions.GetPerfHistory(ctx, dev, id)
 	})
@@ -28,13 +28,13 @@ type perfHistoryDeleteOptions struct {
 	t  sessions.SessionTimings
 }
 
-func runPerfHistoryDelete(ctx context.Context, d deviceDeps, o perfHistoryDeleteOptions) (outcome.Result, error) {
+func runPerfHistoryDelete(ctx context.Context, d DeviceDeps, o perfHistoryDeleteOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.DeletePerfHistory(ctx, dev, o.id, o.t)
 	})
 }
 
-func perfHistoryCommands(exit *int, e env) []*cli.Command {
+func perfHistoryCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "perf-history-list",

@@ -13,8 +13,8 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 )
 
-// plannerCalibrateResult is what planner-calibrate prints.
-type plannerCalibrateResult struct {
+// CalibrateResult is what planner-calibrate prints.
+type CalibrateResult struct {
 	Success    bool               `json:"success"`
 	Profile    *agentloop.Profile `json:"profile"`
 	Candidates []any              `json:"candidates"`
@@ -29,8 +29,8 @@ type plannerCalibrateResult struct {
 
 // runPlannerCalibrate negotiates (or loads, or reports the configured
 // space) without opening any device.
-func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error) {
-	cal, st := agentloop.NewCalibrator(s.model, s.profileKey(), s.policy, s.cacheDir, s.refresh, time.Now, s.redact)
+func runPlannerCalibrate(ctx context.Context, s *Setup, space coord.Space, w, h int) (outcome.Result, error) {
+	cal, st := agentloop.NewCalibrator(s.Model, s.ProfileKey(), s.Policy, s.CacheDir, s.Refresh, time.Now, s.Redact)
 	p, err := cal.Resolve(ctx, space, w, h)
 	var candidates []any
 	for _, ev := range st.Events() {
@@ -47,19 +47,19 @@ func runPlannerCalibrate(ctx context.Context, s *plannerSetup, space coord.Space
 		var ce *agentloop.CalibrationError
 		if errors.As(err, &ce) {
 			return outcome.Result{}, fault.New(fault.Transport, agentloop.CodeCalibrationFailed, ce.Msg).
-				With("candidates", plannerScrub(candidates, s.redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
+				With("candidates", plannerScrub(candidates, s.Redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
 				WithUserAction(plannerUserAction[agentloop.OutcomeCalibration])
 		}
 		if ctx.Err() != nil {
 			return outcome.Result{}, ctx.Err()
 		}
-		return outcome.Result{}, fault.Wrap(fault.Transport, chat.CodeModelRequest, s.redact(err.Error()), err)
+		return outcome.Result{}, fault.Wrap(fault.Transport, chat.CodeModelRequest, s.Redact(err.Error()), err)
 	}
-	iw, ih := s.policy.ImageSize(w, h)
-	out := plannerCalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),
+	iw, ih := s.Policy.ImageSize(w, h)
+	out := CalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),
 		Display: [2]int{w, h}, Image: [2]int{iw, ih}}
-	if s.cacheDir != "" && p.Source != agentloop.SourceConfigured {
-		out.CacheFile = filepath.Join(s.cacheDir, s.profileKey().Hash()+".json")
+	if s.CacheDir != "" && p.Source != agentloop.SourceConfigured {
+		out.CacheFile = filepath.Join(s.CacheDir, s.ProfileKey().Hash()+".json")
 	}
-	return outcome.OK(plannerScrub(out, s.redact)), nil
+	return outcome.OK(plannerScrub(out, s.Redact)), nil
 }

@@ -30,9 +30,9 @@ func plannerProviderFlags() []cli.Flag {
 
 // applyPlannerProvider sets the provider style of mc: a flag given on the
 // command line, else its environment variable, else the default.
-func applyPlannerProvider(c *cli.Context, e env, mc *chat.Config) error {
+func applyPlannerProvider(c *cli.Context, e Env, mc *chat.Config) error {
 	fromEnv := chat.DefaultConfig()
-	if err := fromEnv.ApplyEnv(e.getenv); err != nil {
+	if err := fromEnv.ApplyEnv(e.Getenv); err != nil {
 		return fault.Usage(codePlannerModelConfig, err.Error())
 	}
 	mc.Stream, mc.APIStyle, mc.APIVersion, mc.Image = fromEnv.Stream, fromEnv.APIStyle, fromEnv.APIVersion, fromEnv.Image
@@ -54,25 +54,25 @@ func applyPlannerProvider(c *cli.Context, e env, mc *chat.Config) error {
 	return nil
 }
 
-// plannerSpace is the coordinate space: --coordinate-space when given,
+// Space is the coordinate space: --coordinate-space when given,
 // else SOLOPI_MODEL_COORDINATE_SPACE, else auto. An explicit space
 // overrides a cached profile.
-func plannerSpace(c *cli.Context, e env) (coord.Space, error) {
+func Space(c *cli.Context, e Env) (coord.Space, error) {
 	v := c.String("coordinate-space")
 	if !c.IsSet("coordinate-space") {
-		if ev := e.getenv(chat.EnvCoordinateSpace); ev != "" {
+		if ev := e.Getenv(chat.EnvCoordinateSpace); ev != "" {
 			v = ev
 		}
 	}
 	s, err := coord.ParseSpace(v)
 	if err != nil {
-		return "", fault.Usage(codePlannerOption, err.Error())
+		return "", fault.Usage(CodeOption, err.Error())
 	}
 	return s, nil
 }
 
-// plannerCheckResult is what planner-check prints when every check passed.
-type plannerCheckResult struct {
+// CheckResult is what planner-check prints when every check passed.
+type CheckResult struct {
 	Success  bool                       `json:"success"`
 	Model    chat.Info                  `json:"model"`
 	Checks   []agentloop.PreflightCheck `json:"checks"`
@@ -89,7 +89,7 @@ type plannerCheckResult struct {
 	DeviceActions int `json:"deviceActions"`
 }
 
-func plannerCheckCommand(exit *int, e env) *cli.Command {
+func plannerCheckCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "planner-check",
 		Usage: "preflight the model endpoint: reachable, key accepted, images accepted, coordinate space frozen; touches no device",
@@ -102,7 +102,7 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "display-size", Usage: "display size WxH whose production image size a negotiation uses", Value: "1080x2340"},
 			&cli.StringFlag{Name: "coordinate-space", Usage: "auto reads the cached profile or negotiates; an explicit space is used as configured (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
-		}, plannerModelFlags()...),
+		}, ModelFlags()...),
 		Action: plannerEndpointAction(exit, e, runPlannerCheck),
 	}
 }
@@ -111,9 +111,9 @@ func plannerCheckCommand(exit *int, e env) *cli.Command {
 // model endpoint with synthetic images only (planner-calibrate,
 // planner-check): the model setup, --display-size and the coordinate
 // space, then run.
-func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
-	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-		setup, err := readPlannerSetup(c, e)
+func plannerEndpointAction(exit *int, e Env, run func(ctx context.Context, s *Setup, space coord.Space, w, h int) (outcome.Result, error)) cli.ActionFunc {
+	return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+		setup, err := ReadSetup(c, e)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -121,7 +121,7 @@ func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *pl
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		space, err := plannerSpace(c, e)
+		space, err := Space(c, e)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -130,28 +130,28 @@ func plannerEndpointAction(exit *int, e env, run func(ctx context.Context, s *pl
 }
 
 // runPlannerCheck runs the preflight and prints its report.
-func runPlannerCheck(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (outcome.Result, error) {
-	rep, err := plannerPreflight(ctx, s, space, w, h)
+func runPlannerCheck(ctx context.Context, s *Setup, space coord.Space, w, h int) (outcome.Result, error) {
+	rep, err := Preflight(ctx, s, space, w, h)
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	out := plannerCheckResult{Success: true, Model: s.modelInfo(), Checks: rep.Checks, Endpoint: s.model.EndpointProfile(),
+	out := CheckResult{Success: true, Model: s.modelInfo(), Checks: rep.Checks, Endpoint: s.Model.EndpointProfile(),
 		Profile: rep.Profile, Metrics: rep.Metrics()}
-	if err := s.model.CacheError(); err != nil {
+	if err := s.Model.CacheError(); err != nil {
 		out.EndpointCacheError = err.Error()
 	}
-	if s.cacheDir != "" && rep.Profile.Source != agentloop.SourceConfigured {
-		out.CacheFile = filepath.Join(s.cacheDir, s.profileKey().Hash()+".json")
+	if s.CacheDir != "" && rep.Profile.Source != agentloop.SourceConfigured {
+		out.CacheFile = filepath.Join(s.CacheDir, s.ProfileKey().Hash()+".json")
 	}
-	return outcome.OK(plannerScrub(out, s.redact)), nil
+	return outcome.OK(plannerScrub(out, s.Redact)), nil
 }
 
-// plannerPreflight runs the model checks (no device). A failure is the
+// Preflight runs the model checks (no device). A failure is the
 // check's fault error carrying every check's result, the model and the
 // usage so far.
-func plannerPreflight(ctx context.Context, s *plannerSetup, space coord.Space, w, h int) (*agentloop.PreflightReport, error) {
-	rep, err := agentloop.RunPreflight(ctx, agentloop.PreflightOptions{Model: s.model, Key: s.profileKey(), Policy: s.policy, Space: space,
-		CacheDir: s.cacheDir, Refresh: s.refresh, DisplayWidth: w, DisplayHeight: h, Redact: s.redact})
+func Preflight(ctx context.Context, s *Setup, space coord.Space, w, h int) (*agentloop.PreflightReport, error) {
+	rep, err := agentloop.RunPreflight(ctx, agentloop.PreflightOptions{Model: s.Model, Key: s.ProfileKey(), Policy: s.Policy, Space: space,
+		CacheDir: s.CacheDir, Refresh: s.Refresh, DisplayWidth: w, DisplayHeight: h, Redact: s.Redact})
 	if err != nil {
 		return rep, preflightFault(s, rep, err)
 	}
@@ -160,7 +160,7 @@ func plannerPreflight(ctx context.Context, s *plannerSetup, space coord.Space, w
 
 // preflightFault is err as the printed error object: redacted, with the
 // checks, the model and the usage.
-func preflightFault(s *plannerSetup, rep *agentloop.PreflightReport, err error) error {
+func preflightFault(s *Setup, rep *agentloop.PreflightReport, err error) error {
 	var fe *fault.Error
 	if !errors.As(err, &fe) {
 		fe = fault.From(err)
@@ -168,11 +168,11 @@ func preflightFault(s *plannerSetup, rep *agentloop.PreflightReport, err error) 
 	if fe.Kind == fault.Interrupted || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fe
 	}
-	out := fault.New(fe.Kind, fe.Code, s.redact(fe.Message)).WithUserAction(fe.UserAction)
+	out := fault.New(fe.Kind, fe.Code, s.Redact(fe.Message)).WithUserAction(fe.UserAction)
 	for k, v := range fe.Details {
 		out.With(k, v)
 	}
-	out.With("checks", plannerScrub(rep.Checks, s.redact)).With("model", s.modelInfo()).With("metrics", rep.Metrics()).With("deviceActions", 0)
+	out.With("checks", plannerScrub(rep.Checks, s.Redact)).With("model", s.modelInfo()).With("metrics", rep.Metrics()).With("deviceActions", 0)
 	out.Err = fe
 	return out
 }
@@ -180,7 +180,7 @@ func preflightFault(s *plannerSetup, rep *agentloop.PreflightReport, err error) 
 // agentRunKeyboardCheck is the adb-mode part of agent-run's preflight,
 // once the transport is open and before anything is sent to the phone:
 // the ADB Keyboard must be installed before the first Type needs it.
-func agentRunKeyboardCheck(ctx context.Context, s *plannerSetup, rep *agentloop.PreflightReport, dev *adbdevice.Device) error {
+func agentRunKeyboardCheck(ctx context.Context, s *Setup, rep *agentloop.PreflightReport, dev *adbdevice.Device) error {
 	if err := rep.RunCheck(agentloop.CheckADBKeyboard, func() error { return dev.CheckKeyboard(ctx) }); err != nil {
 		return preflightFault(s, rep, err)
 	}

@@ -24,8 +24,8 @@ type plannerParseOptions struct {
 // plannerMaxAnswerBytes bounds stdin: a model answer is a few kilobytes.
 const plannerMaxAnswerBytes = 1 << 20
 
-// plannerParseResult is an accepted answer.
-type plannerParseResult struct {
+// ParseResult is an accepted answer.
+type ParseResult struct {
 	Success   bool                         `json:"success"`
 	Action    map[string]any               `json:"action"`
 	Canonical string                       `json:"canonical"`
@@ -41,7 +41,7 @@ type plannerParseResult struct {
 func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (outcome.Result, error) {
 	space, err := coord.ParseSpace(o.space)
 	if err != nil || space == coord.SpaceAuto {
-		return outcome.Result{}, fault.Usage(codePlannerOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
+		return outcome.Result{}, fault.Usage(CodeOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
 	}
 	var frame coord.Frame
 	if o.imageSize != "" {
@@ -55,26 +55,26 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		}
 	}
 	if space == coord.SpaceImage && frame.ImageWidth == 0 {
-		return outcome.Result{}, fault.Usage(codePlannerOption, "image_pixels needs --image-size WxH")
+		return outcome.Result{}, fault.Usage(CodeOption, "image_pixels needs --image-size WxH")
 	}
 	if space == coord.SpaceDisplay && frame.DisplayWidth == 0 {
-		return outcome.Result{}, fault.Usage(codePlannerOption, "display_pixels needs --display-size WxH")
+		return outcome.Result{}, fault.Usage(CodeOption, "display_pixels needs --display-size WxH")
 	}
 	if in == nil {
-		return outcome.Result{}, fault.Usage(codePlannerOption, "no standard input")
+		return outcome.Result{}, fault.Usage(CodeOption, "no standard input")
 	}
 	raw, err := io.ReadAll(io.LimitReader(in, plannerMaxAnswerBytes+1))
 	if err != nil {
-		return outcome.Result{}, fault.Wrap(fault.Invalid, codePlannerOption, "cannot read the answer from stdin", err)
+		return outcome.Result{}, fault.Wrap(fault.Invalid, CodeOption, "cannot read the answer from stdin", err)
 	}
 	if len(raw) > plannerMaxAnswerBytes {
-		return outcome.Result{}, fault.Usage(codePlannerOption, "the answer on stdin is larger than 1 MiB")
+		return outcome.Result{}, fault.Usage(CodeOption, "the answer on stdin is larger than 1 MiB")
 	}
 	reasoning := ""
 	if o.reasoningFile != "" {
 		b, err := os.ReadFile(o.reasoningFile)
 		if err != nil {
-			return outcome.Result{}, fault.Wrap(fault.Invalid, codePlannerOption, "cannot read --reasoning-file", err)
+			return outcome.Result{}, fault.Wrap(fault.Invalid, CodeOption, "cannot read --reasoning-file", err)
 		}
 		reasoning = string(b)
 	}
@@ -87,7 +87,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 		}
 		return outcome.Result{}, err
 	}
-	out := plannerParseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
+	out := ParseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
 	b, _ := plannerActionJSON(p.Action)
 	out.Action = b
 	// With both sizes known, show the full mapping the runtime would use.

@@ -38,33 +38,33 @@ type agentRunOptions struct {
 	actionTimeout time.Duration
 	ackTimeout    time.Duration
 	poll          time.Duration
-	setup         *plannerSetup
+	setup         *Setup
 	stdin         *os.File
 }
 
-func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
+func readAgentRunOptions(c *cli.Context, e Env) (*agentRunOptions, error) {
 	o := &agentRunOptions{task: strings.TrimSpace(c.String("task")), mode: c.String("device-mode"), trajectory: c.String("trajectory"),
 		overwrite: c.Bool("overwrite"), maxSteps: c.Int("max-steps"), interactive: c.String("interactive"), console: c.Bool("console")}
 	if o.task == "" {
-		return nil, fault.Usage(codePlannerOption, "--task is required: say what the agent should do")
+		return nil, fault.Usage(CodeOption, "--task is required: say what the agent should do")
 	}
 	if o.mode != agentloop.ModeSoloPi && o.mode != agentloop.ModeADB {
-		return nil, fault.Usagef(codePlannerOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
+		return nil, fault.Usagef(CodeOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
 	}
 	if o.maxSteps < 1 || o.maxSteps > 1000 {
-		return nil, fault.Usage(codePlannerOption, "--max-steps must be between 1 and 1000")
+		return nil, fault.Usage(CodeOption, "--max-steps must be between 1 and 1000")
 	}
 	var err error
-	if o.maxDuration, err = seconds("max-duration", c.Float64("max-duration")); err != nil {
+	if o.maxDuration, err = Seconds("max-duration", c.Float64("max-duration")); err != nil {
 		return nil, err
 	}
-	if o.space, err = plannerSpace(c, e); err != nil {
+	if o.space, err = Space(c, e); err != nil {
 		return nil, err
 	}
 	switch o.interactive {
 	case "auto", "always", "never":
 	default:
-		return nil, fault.Usagef(codePlannerOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
+		return nil, fault.Usagef(CodeOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
 	}
 	settle := c.Float64("settle")
 	if settle < 0 {
@@ -73,13 +73,13 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 	if o.settle, err = plannerSeconds("settle", settle); err != nil {
 		return nil, err
 	}
-	if o.actionTimeout, err = seconds("action-timeout", c.Float64("action-timeout")); err != nil {
+	if o.actionTimeout, err = Seconds("action-timeout", c.Float64("action-timeout")); err != nil {
 		return nil, err
 	}
-	if o.ackTimeout, err = seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
+	if o.ackTimeout, err = Seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
 		return nil, err
 	}
-	if o.poll, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+	if o.poll, err = Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
 		return nil, err
 	}
 	if o.trajectory != "" {
@@ -87,7 +87,7 @@ func readAgentRunOptions(c *cli.Context, e env) (*agentRunOptions, error) {
 			return nil, err
 		}
 	}
-	if o.setup, err = readPlannerSetup(c, e); err != nil {
+	if o.setup, err = ReadSetup(c, e); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -100,8 +100,8 @@ func checkPlannerTrajectoryPath(p string, overwrite bool) error {
 	return err
 }
 
-// agentRunResult is the JSON agent-run prints.
-type agentRunResult struct {
+// AgentRunResult is the JSON agent-run prints.
+type AgentRunResult struct {
 	Success    bool                   `json:"success"`
 	ErrorCode  string                 `json:"errorCode,omitempty"`
 	Error      string                 `json:"error,omitempty"`
@@ -122,8 +122,8 @@ type agentRunResult struct {
 	Duration   float64                `json:"durationSeconds"`
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
 	// The report is report.html beside the trajectory.
-	evidenceReport
-	Console   *consoleInfo   `json:"console,omitempty"`
+	EvidenceReport
+	Console   *ConsoleInfo   `json:"console,omitempty"`
 	Cleanup   plannerCleanup `json:"cleanup"`
 	CauseCode string         `json:"causeCode,omitempty"`
 	// Preflight lists the checks that passed before the device was used.
@@ -150,10 +150,10 @@ var plannerUserAction = map[string]string{
 
 // runAgentRun runs the whole loop on the chosen device and prints the
 // result; the trajectory is written whatever the outcome.
-func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptions) (outcome.Result, error) {
+func runAgentRun(ctx context.Context, g *Globals, d DeviceDeps, o *agentRunOptions) (outcome.Result, error) {
 	s := o.setup
 	// The model is checked before any device is opened.
-	pre, err := plannerPreflight(ctx, s, o.space, 0, 0)
+	pre, err := Preflight(ctx, s, o.space, 0, 0)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -161,7 +161,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	var sessionID string
 	switch o.mode {
 	case agentloop.ModeADB:
-		t, err := d.transport(ctx)
+		t, err := d.Transport(ctx)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -171,7 +171,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		}
 		dev = ad
 	default:
-		sess, err := d.session(ctx, true)
+		sess, err := d.Session(ctx, true)
 		if err != nil {
 			return outcome.Result{}, err
 		}
@@ -210,15 +210,15 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	defer watch.Close()
 	var terminal agentloop.Confirmer
 	if o.interactive == "always" || (o.interactive == "auto" && o.stdin != nil && isatty.IsTerminal(o.stdin.Fd()) && isatty.IsTerminal(os.Stderr.Fd())) {
-		terminal = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.promptWriter()}
+		terminal = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.PromptWriter()}
 	}
 	cfg := agentloop.Config{
-		Space: o.space, Policy: s.policy, ProfileKey: s.profileKey(), CacheDir: s.cacheDir, Recalibrate: s.refresh,
-		SettleDelay: o.settle, Confirmer: watch.confirmer(terminal), Redact: s.redact, Preflight: pre, OnEvent: watch.events,
+		Space: o.space, Policy: s.Policy, ProfileKey: s.ProfileKey(), CacheDir: s.CacheDir, Recalibrate: s.Refresh,
+		SettleDelay: o.settle, Confirmer: watch.confirmer(terminal), Redact: s.Redact, Preflight: pre, OnEvent: watch.events,
 	}
 	// The runtime observes through the watchers; dev stays the device to
 	// close or cancel.
-	agent, err := agentloop.New(cfg, watch.device(dev), s.model)
+	agent, err := agentloop.New(cfg, watch.device(dev), s.Model)
 	if err != nil {
 		abandon()
 		return outcome.Result{}, err
@@ -237,13 +237,13 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 		closeDev = sd.Cancel
 	}
 	if err := closeDev(cctx); err != nil {
-		cl.Success, cl.Error = false, s.redact(err.Error())
+		cl.Success, cl.Error = false, s.Redact(err.Error())
 	}
 	if runErr != nil {
-		return outcome.Result{}, fault.Wrap(fault.Transport, "runtime_error", s.redact(runErr.Error()), runErr)
+		return outcome.Result{}, fault.Wrap(fault.Transport, "runtime_error", s.Redact(runErr.Error()), runErr)
 	}
 
-	out := agentRunResult{
+	out := AgentRunResult{
 		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
 		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
 		Model: s.modelInfo(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
@@ -258,7 +258,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 	}
 	if o.trajectory != "" {
 		st := agent.State()
-		tr := agentloop.BuildTrajectory(res, st.Events(), s.modelInfo(), s.policy)
+		tr := agentloop.BuildTrajectory(res, st.Events(), s.modelInfo(), s.Policy)
 		abs, _ := filepath.Abs(o.trajectory)
 		out.Trajectory = &plannerTrajectoryFile{Path: abs, Events: len(tr.Events)}
 		if err := agentloop.WriteTrajectory(o.trajectory, tr); err != nil {
@@ -267,7 +267,7 @@ func runAgentRun(ctx context.Context, g *globals, d deviceDeps, o *agentRunOptio
 			watch.writeReport(&out, o.trajectory)
 		}
 	}
-	return outcome.Result{Value: plannerScrub(out, s.redact), Exit: res.Exit}, nil
+	return outcome.Result{Value: plannerScrub(out, s.Redact), Exit: res.Exit}, nil
 }
 
 // plannerScrub is the last line of defence for the API key: the result is

@@ -35,8 +35,8 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 	var out, errb bytes.Buffer
 	// A planner command that must not touch a device fails the test if it
 	// tries: without a transport the CLI would go looking for an adb server.
-	e := env{stdout: &out, stderr: &errb, getenv: func(k string) string { return p.env[k] }, stdin: p.stdin,
-		transport: func(ctx context.Context) (device.Transport, error) {
+	e := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return p.env[k] }, Stdin: p.stdin,
+		Transport: func(ctx context.Context) (device.Transport, error) {
 			if p.open == nil {
 				t.Fatal("the command opened a device although it must not")
 			}
@@ -76,7 +76,7 @@ func TestPlannerParseCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	validatePlannerSchema(t, "planner-parse", out)
-	var r plannerParseResult
+	var r ParseResult
 	json.Unmarshal(out, &r)
 	if r.Fields["element"].Device != [2]int{747, 1702} || r.Reasoning != "tap +1" {
 		t.Fatalf("%s", out)
@@ -119,7 +119,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "planner-calibrate", out)
-	var r plannerCalibrateResult
+	var r CalibrateResult
 	json.Unmarshal(out, &r)
 	if r.Profile.Space != coord.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
 		t.Fatalf("%s", out)
@@ -216,7 +216,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
 			validatePlannerSchema(t, "agent-run", out)
-			var r agentRunResult
+			var r AgentRunResult
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatal(err)
 			}

@@ -18,15 +18,15 @@ type agentRunWatch struct {
 	events  func(agentloop.AgentEvent)
 }
 
-// consoleInfo names the live console in agent-run's JSON.
-type consoleInfo struct {
+// ConsoleInfo names the live console in agent-run's JSON.
+type ConsoleInfo struct {
 	URL string `json:"url"`
 }
 
 // startAgentRunWatch prepares the watchers the options ask for. With
 // --console the console is listening and announced on stderr when it
 // returns; Close stops it.
-func startAgentRunWatch(g *globals, o *agentRunOptions) (*agentRunWatch, error) {
+func startAgentRunWatch(g *Globals, o *agentRunOptions) (*agentRunWatch, error) {
 	w := &agentRunWatch{}
 	if o.trajectory != "" {
 		dir, err := agentloop.NewScreenDir(filepath.Join(filepath.Dir(o.trajectory), report.ScreensDir))
@@ -43,10 +43,10 @@ func startAgentRunWatch(g *globals, o *agentRunOptions) (*agentRunWatch, error) 
 		}
 		// A stderr nobody reads loses only the announcement: the JSON
 		// names the URL too.
-		_ = s.Announce(g.promptWriter())
+		_ = s.Announce(g.PromptWriter())
 		w.console, onConsole = s, s.OnEvent
 	}
-	w.events = chainEvents(agentProgress(g.progress, o.maxSteps), onConsole)
+	w.events = chainEvents(agentProgress(g.Progress, o.maxSteps), onConsole)
 	return w, nil
 }
 
@@ -76,11 +76,11 @@ func (w *agentRunWatch) confirmer(terminal agentloop.Confirmer) agentloop.Confir
 }
 
 // consoleInfo is the console's entry in the JSON (nil without one).
-func (w *agentRunWatch) consoleInfo() *consoleInfo {
+func (w *agentRunWatch) consoleInfo() *ConsoleInfo {
 	if w.console == nil {
 		return nil
 	}
-	return &consoleInfo{URL: w.console.URL()}
+	return &ConsoleInfo{URL: w.console.URL()}
 }
 
 // Close stops the console: open pages get the end of the stream and the
@@ -93,8 +93,8 @@ func (w *agentRunWatch) Close() {
 
 // writeReport writes report.html beside the trajectory (and its
 // screenshots) and records where, or why not, in out.
-func (w *agentRunWatch) writeReport(out *agentRunResult, trajectory string) {
-	out.evidenceReport = reportOf(filepath.Dir(trajectory), report.Options{Trajectory: filepath.Base(trajectory)}, nil)
+func (w *agentRunWatch) writeReport(out *AgentRunResult, trajectory string) {
+	out.EvidenceReport = ReportOf(filepath.Dir(trajectory), report.Options{Trajectory: filepath.Base(trajectory)}, nil)
 	if w.screens == nil || out.ReportError != "" {
 		return
 	}

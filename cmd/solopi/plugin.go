@@ -10,7 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func runPluginList(ctx context.Context, d deviceDeps, _ struct{}) (outcome.Result, error) {
+func runPluginList(ctx context.Context, d DeviceDeps, _ struct{}) (outcome.Result, error) {
 	return onDeviceMap(ctx, d, sessions.PluginList)
 }
 
@@ -25,7 +25,7 @@ func parsePluginInstall(c *cli.Context) (sessions.PluginInstallOptions, error) {
 	return o, err
 }
 
-func runPluginInstall(ctx context.Context, d deviceDeps, o sessions.PluginInstallOptions) (outcome.Result, error) {
+func runPluginInstall(ctx context.Context, d DeviceDeps, o sessions.PluginInstallOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.InstallPlugin(ctx, dev, o)
 	})
@@ -36,13 +36,13 @@ type pluginRemoveOptions struct {
 	t  sessions.SessionTimings
 }
 
-func runPluginRemove(ctx context.Context, d deviceDeps, o pluginRemoveOptions) (outcome.Result, error) {
+func runPluginRemove(ctx context.Context, d DeviceDeps, o pluginRemoveOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.RemovePlugin(ctx, dev, o.id, o.t)
 	})
 }
 
-func pluginCommands(exit *int, e env) []*cli.Command {
+func pluginCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "plugin-list",

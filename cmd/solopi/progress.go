@@ -29,13 +29,13 @@ type deviceTally struct {
 	verdicts map[int]string
 }
 
-// deviceProgress is the observer every device operation of the command
+// DeviceProgress is the observer every device operation of the command
 // reports to (nil when there is no line to draw).
-func (g *globals) deviceProgress() device.Progress {
-	if !g.progress.Enabled() {
+func (g *Globals) DeviceProgress() device.Progress {
+	if !g.Progress.Enabled() {
 		return nil
 	}
-	return g.events.report
+	return g.Events.report
 }
 
 func (t *deviceTally) report(e device.Event) {
@@ -134,13 +134,13 @@ func chainEvents(fns ...func(agentloop.AgentEvent)) func(agentloop.AgentEvent) {
 	}
 }
 
-// promptWriter is where a question to the person at the terminal goes:
+// PromptWriter is where a question to the person at the terminal goes:
 // stderr, with the status line out of the way.
-func (g *globals) promptWriter() io.Writer {
-	if g.progress.Enabled() {
-		return g.progress.Writer()
+func (g *Globals) PromptWriter() io.Writer {
+	if g.Progress.Enabled() {
+		return g.Progress.Writer()
 	}
-	return g.env.stderr
+	return g.Env.Stderr
 }
 
 // shardProgress renders the shards a managed worker finished: how many of

@@ -25,25 +25,25 @@ func parseRecordStart(c *cli.Context) (sessions.RecordStartOptions, error) {
 	return o, err
 }
 
-func runRecordStart(ctx context.Context, d deviceDeps, o sessions.RecordStartOptions) (outcome.Result, error) {
+func runRecordStart(ctx context.Context, d DeviceDeps, o sessions.RecordStartOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartRecording(ctx, dev, o)
 	})
 }
 
-func runRecordStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runRecordStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.RecordingStatus(ctx, dev, id)
 	})
 }
 
-func runRecordStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
+func runRecordStop(ctx context.Context, d DeviceDeps, o stopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StopRecording(ctx, dev, o.sessionID, o.t)
 	})
 }
 
-func recordCommands(exit *int, e env) []*cli.Command {
+func recordCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "record-start",

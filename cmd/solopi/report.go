@@ -27,7 +27,7 @@ type reportResult struct {
 	Kind    report.Kind `json:"kind"`
 }
 
-func reportCommand(exit *int, e env) *cli.Command {
+func reportCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write report.html for an evidence directory (run, batch, verify-run, agent-run or perf), older ones included",
@@ -37,7 +37,7 @@ func reportCommand(exit *int, e env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trajectory", Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
 		},
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 			if c.NArg() != 1 {
 				return outcome.Result{}, fault.Usage(report.CodeNotDirectory, "name exactly one evidence directory: solopi report DIR")
 			}
@@ -53,7 +53,7 @@ func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
 		return outcome.Result{}, err
 	}
 	if kind == report.KindPerf {
-		if err := ensurePerfAnalysis(ctx, o.dir); err != nil {
+		if err := EnsurePerfAnalysis(ctx, o.dir); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -64,10 +64,10 @@ func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
 	return outcome.OK(reportResult{Success: true, Report: res.Path, Kind: res.Kind}), nil
 }
 
-// ensurePerfAnalysis analyses a perf-stop --output directory that has
+// EnsurePerfAnalysis analyses a perf-stop --output directory that has
 // only its CSV files: the statistics go to analysis.json, the charts to
 // charts/, as perf-analyze would write them.
-func ensurePerfAnalysis(ctx context.Context, dir string) error {
+func EnsurePerfAnalysis(ctx context.Context, dir string) error {
 	path := filepath.Join(dir, report.PerfAnalysisFile)
 	if _, err := os.Lstat(path); err == nil {
 		return nil // already analysed (or not a plain file: Write reports it)
@@ -76,11 +76,11 @@ func ensurePerfAnalysis(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	return savePerfAnalysis(dir, a)
+	return SavePerfAnalysis(dir, a)
 }
 
-// savePerfAnalysis writes a into dir as the analysis the report reads.
-func savePerfAnalysis(dir string, a *perfstats.PerfAnalysis) error {
+// SavePerfAnalysis writes a into dir as the analysis the report reads.
+func SavePerfAnalysis(dir string, a *perfstats.PerfAnalysis) error {
 	path := filepath.Join(dir, report.PerfAnalysisFile)
 	b, err := artifacts.MarshalIndent(a)
 	if err != nil {
@@ -90,28 +90,28 @@ func savePerfAnalysis(dir string, a *perfstats.PerfAnalysis) error {
 	return err
 }
 
-// evidenceReport is where a command wrote the report of its evidence
+// EvidenceReport is where a command wrote the report of its evidence
 // directory, or why it could not: the evidence stands without it, so a
 // failed report does not fail the command.
-type evidenceReport struct {
+type EvidenceReport struct {
 	Report      string `json:"report,omitempty"`
 	ReportError string `json:"reportError,omitempty"`
 }
 
-// reportOf writes dir/report.html unless err (from preparing the
+// ReportOf writes dir/report.html unless err (from preparing the
 // evidence) already says why not.
-func reportOf(dir string, o report.Options, err error) evidenceReport {
+func ReportOf(dir string, o report.Options, err error) EvidenceReport {
 	if err == nil {
 		var res report.Result
 		if res, err = report.Write(dir, o); err == nil {
-			return evidenceReport{Report: res.Path}
+			return EvidenceReport{Report: res.Path}
 		}
 	}
-	return evidenceReport{ReportError: err.Error()}
+	return EvidenceReport{ReportError: err.Error()}
 }
 
-// addTo records r in a command's object.
-func (r evidenceReport) addTo(m map[string]any) {
+// AddTo records r in a command's object.
+func (r EvidenceReport) AddTo(m map[string]any) {
 	if r.Report != "" {
 		m["report"] = r.Report
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
-func runCommands(exit *int, e env) []*cli.Command {
+func runCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "run",
@@ -26,8 +26,8 @@ func runCommands(exit *int, e env) []*cli.Command {
 				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed. --artifacts DIR may\n" +
 				"hold an earlier solopi evidence set: it is replaced (the JSON says what was replaced).",
 			Flags: append(runFlags(true), &cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true}),
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
-				o, err := runOptionsFrom(c, d.g)
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
+				o, err := runOptionsFrom(c, d.G)
 				if err != nil {
 					return outcome.Result{}, err
 				}
@@ -39,7 +39,7 @@ func runCommands(exit *int, e env) []*cli.Command {
 			Name:      "status",
 			Usage:     "show the device's current replay snapshot (harness?type=status)",
 			UsageText: "solopi status",
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				return runStatus(ctx, d)
 			}),
 		},
@@ -48,7 +48,7 @@ func runCommands(exit *int, e env) []*cli.Command {
 			Usage:     "show the latest replay result; exit 0 only when it passed",
 			UsageText: "solopi result [--run-id RUN_ID]",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "run-id", Usage: "require the latest run to be this runId"}},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				return runResult(ctx, d, c.String("run-id"))
 			}),
 		},
@@ -62,7 +62,7 @@ func runCommands(exit *int, e env) []*cli.Command {
 				&cli.Float64Flag{Name: "cancel-timeout", Usage: "seconds to wait for a terminal state", Value: 30},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "longest pause between status polls, seconds", Value: 0.5},
 			},
-			Action: deviceAction(exit, e, func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error) {
+			Action: DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error) {
 				timeout, poll, err := replayWait(c, "cancel-timeout")
 				if err != nil {
 					return outcome.Result{}, err
@@ -101,15 +101,15 @@ func runFlags(withWait bool) []cli.Flag {
 
 // runOptionsFrom reads the shared run flags; every check that needs no
 // device happens here or in RunOptions.Validate, before the session opens.
-func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
+func runOptionsFrom(c *cli.Context, g *Globals) (replay.RunOptions, error) {
 	o := replay.RunOptions{
 		TargetPackage:   c.String("target-package"),
 		NoAutoStart:     c.Bool("no-auto-start"),
 		ConfirmHighRisk: c.Bool("confirm-high-risk"),
 		ArtifactsDir:    c.String("artifacts"),
 		Overwrite:       c.Bool("overwrite"),
-		Secrets:         g.env.secretsStore(),
-		Progress:        g.deviceProgress(),
+		Secrets:         g.Env.SecretsStore(),
+		Progress:        g.DeviceProgress(),
 	}
 	if c.IsSet("target-package") && o.TargetPackage == "" {
 		return o, fault.Usage(replay.CodeInvalidRunOption, "--target-package must not be empty")
@@ -145,7 +145,7 @@ func runOptionsFrom(c *cli.Context, g *globals) (replay.RunOptions, error) {
 }
 
 // runOne is the run command: local checks, the run, the JUnit report.
-func runOne(ctx context.Context, d deviceDeps, o replay.RunOptions, junit string) (outcome.Result, error) {
+func runOne(ctx context.Context, d DeviceDeps, o replay.RunOptions, junit string) (outcome.Result, error) {
 	if err := o.Validate(); err != nil {
 		return outcome.Result{}, err
 	}
@@ -154,7 +154,7 @@ func runOne(ctx context.Context, d deviceDeps, o replay.RunOptions, junit string
 			return outcome.Result{}, err
 		}
 	}
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		rep := replay.RunReplay(ctx, d, o)
 		exit := outcome.ExitOf(rep.Err)
 		writeRunReport(rep)
@@ -205,9 +205,9 @@ func writeJUnitReport(payload map[string]any, path string, overwrite bool, exit 
 	return exit
 }
 
-func runStatus(ctx context.Context, d deviceDeps) (outcome.Result, error) {
-	store := d.g.env.secretsStore()
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+func runStatus(ctx context.Context, d DeviceDeps) (outcome.Result, error) {
+	store := d.G.Env.SecretsStore()
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		st, err := replay.FetchReplayStatus(ctx, d)
 		if err != nil {
 			return outcome.Result{}, err
@@ -216,9 +216,9 @@ func runStatus(ctx context.Context, d deviceDeps) (outcome.Result, error) {
 	})
 }
 
-func runResult(ctx context.Context, d deviceDeps, runID string) (outcome.Result, error) {
-	store := d.g.env.secretsStore()
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+func runResult(ctx context.Context, d DeviceDeps, runID string) (outcome.Result, error) {
+	store := d.G.Env.SecretsStore()
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, failure, err := replay.LatestResult(ctx, d, runID)
 		if err != nil {
 			return outcome.Result{}, err
@@ -227,12 +227,12 @@ func runResult(ctx context.Context, d deviceDeps, runID string) (outcome.Result,
 	})
 }
 
-func runCancel(ctx context.Context, d deviceDeps, runID string, timeout, poll time.Duration) (outcome.Result, error) {
+func runCancel(ctx context.Context, d DeviceDeps, runID string, timeout, poll time.Duration) (outcome.Result, error) {
 	if runID == "" {
 		return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
 	}
-	store := d.g.env.secretsStore()
-	return withDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	store := d.G.Env.SecretsStore()
+	return WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
 		out, err := replay.CancelRun(ctx, d, runID, timeout, poll)
 		if err != nil {
 			return outcome.Result{}, err

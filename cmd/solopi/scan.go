@@ -10,25 +10,25 @@ import (
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-func runScanStart(ctx context.Context, d deviceDeps, t sessions.SessionTimings) (outcome.Result, error) {
+func runScanStart(ctx context.Context, d DeviceDeps, t sessions.SessionTimings) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartScan(ctx, dev, t)
 	})
 }
 
-func runScanStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runScanStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.ScanStatus(ctx, dev, id)
 	})
 }
 
-func runScanCancel(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
+func runScanCancel(ctx context.Context, d DeviceDeps, o stopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.CancelScan(ctx, dev, o.sessionID, o.t)
 	})
 }
 
-func scanCommands(exit *int, e env) []*cli.Command {
+func scanCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "scan-start",

@@ -26,13 +26,13 @@ func parseScreenStart(c *cli.Context) (screenStartOptions, error) {
 	return o, err
 }
 
-func runScreenStart(ctx context.Context, d deviceDeps, o screenStartOptions) (outcome.Result, error) {
+func runScreenStart(ctx context.Context, d DeviceDeps, o screenStartOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartScreenRecording(ctx, dev, o.cfg, o.t)
 	})
 }
 
-func runScreenStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runScreenStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.ScreenRecordingStatus(ctx, dev, id)
 	})
@@ -52,13 +52,13 @@ func parseScreenStop(c *cli.Context) (sessions.ScreenStopOptions, error) {
 	return o, err
 }
 
-func runScreenStop(ctx context.Context, d deviceDeps, o sessions.ScreenStopOptions) (outcome.Result, error) {
+func runScreenStop(ctx context.Context, d DeviceDeps, o sessions.ScreenStopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StopScreenRecording(ctx, dev, o)
 	})
 }
 
-func screenRecordCommands(exit *int, e env) []*cli.Command {
+func screenRecordCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "screen-record-start",

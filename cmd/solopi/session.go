@@ -14,50 +14,50 @@ import (
 
 // Error codes of device selection.
 const (
-	codeNoDevice             = "no_device"
-	codeMultipleDevices      = "multiple_devices"
-	codeDeviceNotFound       = "device_not_found"
-	codeDeviceUnauthorized   = "device_unauthorized"
-	codeDeviceOffline        = "device_offline"
-	codeDeviceNotReady       = "device_not_ready"
-	codeDeviceDisconnected   = "device_disconnected"
-	codeAdbServerUnreachable = "adb_server_unreachable"
-	codeAdbNotFound          = "adb_not_found"
-	codeAdbError             = "adb_error"
-	codeAdbTimeout           = "adb_timeout"
+	CodeNoDevice             = "no_device"
+	CodeMultipleDevices      = "multiple_devices"
+	CodeDeviceNotFound       = "device_not_found"
+	CodeDeviceUnauthorized   = "device_unauthorized"
+	CodeDeviceOffline        = "device_offline"
+	CodeDeviceNotReady       = "device_not_ready"
+	CodeDeviceDisconnected   = "device_disconnected"
+	CodeAdbServerUnreachable = "adb_server_unreachable"
+	CodeAdbNotFound          = "adb_not_found"
+	CodeAdbError             = "adb_error"
+	CodeAdbTimeout           = "adb_timeout"
 )
 
-// selectTimeout bounds device selection (the reference host gives
+// SelectTimeout bounds device selection (the reference host gives
 // `adb get-state` 10 s), so a wedged adb server cannot hang a command.
-const selectTimeout = 10 * time.Second
+const SelectTimeout = 10 * time.Second
 
-// adbClient returns a client of the adb server the globals name.
-func (g *globals) adbClient() (*adb.Client, error) {
-	c, err := adb.NewClient(adb.WithPort(g.adbServerPort), adb.WithAdbPath(g.adbPath))
+// AdbClient returns a client of the adb server the globals name.
+func (g *Globals) AdbClient() (*adb.Client, error) {
+	c, err := adb.NewClient(adb.WithPort(g.AdbServerPort), adb.WithAdbPath(g.AdbPath))
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, "invalid_option", "the adb server port is invalid", err)
 	}
 	return c, nil
 }
 
-// transport selects the device (--serial / ANDROID_SERIAL, else the only
+// Transport selects the device (--serial / ANDROID_SERIAL, else the only
 // online one) through the adb server, starting the server with --adb when
 // nothing answers on its port.
-func (g *globals) transport(ctx context.Context) (device.Transport, error) {
-	if g.env.transport != nil {
-		return g.env.transport(ctx)
+func (g *Globals) Transport(ctx context.Context) (device.Transport, error) {
+	if g.Env.Transport != nil {
+		return g.Env.Transport(ctx)
 	}
-	return g.adbTransport(ctx, g.serial)
+	return g.adbTransport(ctx, g.Serial)
 }
 
 // adbTransport selects serial ("" for the only online device) through the
 // adb server.
-func (g *globals) adbTransport(ctx context.Context, serial string) (device.Transport, error) {
-	c, err := g.adbClient()
+func (g *Globals) adbTransport(ctx context.Context, serial string) (device.Transport, error) {
+	c, err := g.AdbClient()
 	if err != nil {
 		return nil, err
 	}
-	sctx, cancel := context.WithTimeout(ctx, selectTimeout)
+	sctx, cancel := context.WithTimeout(ctx, SelectTimeout)
 	defer cancel()
 	d, err := c.Device(sctx, serial)
 	if err != nil {
@@ -65,18 +65,18 @@ func (g *globals) adbTransport(ctx context.Context, serial string) (device.Trans
 			return nil, fault.From(ctx.Err())
 		}
 		if sctx.Err() != nil {
-			return nil, fault.Wrap(fault.Timeout, codeAdbTimeout, "the adb server did not answer device selection in time", err).
+			return nil, fault.Wrap(fault.Timeout, CodeAdbTimeout, "the adb server did not answer device selection in time", err).
 				With("adbServer", c.Addr())
 		}
-		return nil, mapAdbError(err, serial)
+		return nil, MapAdbError(err, serial)
 	}
 	return d, nil
 }
 
-// mapAdbError turns the adb client's typed errors into outcome errors:
+// MapAdbError turns the adb client's typed errors into outcome errors:
 // selection problems are the user's to fix (exit 3), an unreachable server
 // or a broken stream is a transport failure (exit 4).
-func mapAdbError(err error, serial string) error {
+func MapAdbError(err error, serial string) error {
 	var ae *adb.Error
 	errors.As(err, &ae)
 	detail := func(e *fault.Error) *fault.Error {
@@ -111,32 +111,32 @@ func mapAdbError(err error, serial string) error {
 	}
 	switch {
 	case errors.Is(err, adb.ErrMultipleDevices):
-		return detail(fault.Wrap(fault.Invalid, codeMultipleDevices, "more than one Android device is online", err).
+		return detail(fault.Wrap(fault.Invalid, CodeMultipleDevices, "more than one Android device is online", err).
 			With("devices", devices()).
 			WithUserAction("Pick one device with --serial SERIAL (or ANDROID_SERIAL); `adb devices -l` lists the serials."))
 	case errors.Is(err, adb.ErrNoDevice):
-		return detail(fault.Wrap(fault.Invalid, codeNoDevice, "no online Android device found", err).
+		return detail(fault.Wrap(fault.Invalid, CodeNoDevice, "no online Android device found", err).
 			With("devices", devices()).
 			WithUserAction("Plug in the device with USB debugging enabled (Settings > Developer options), unlock it, and accept the RSA prompt; or `adb connect HOST:PORT` for a network device."))
 	case errors.Is(err, adb.ErrDeviceNotFound):
-		return detail(fault.Wrap(fault.Invalid, codeDeviceNotFound, "the selected device is not known to the adb server", err).
+		return detail(fault.Wrap(fault.Invalid, CodeDeviceNotFound, "the selected device is not known to the adb server", err).
 			WithUserAction("Check the serial with `adb devices -l` and pass the right one with --serial; plug the device in (or `adb connect HOST:PORT`) first."))
 	case errors.Is(err, adb.ErrUnauthorized):
-		return detail(fault.Wrap(fault.Invalid, codeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
+		return detail(fault.Wrap(fault.Invalid, CodeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
 			WithUserAction("Unlock the phone and tap Allow on the \"Allow USB debugging?\" (RSA key) prompt; if none shows, replug the cable or revoke USB debugging authorizations in Developer options and replug."))
 	case errors.Is(err, adb.ErrOffline):
-		return detail(fault.Wrap(fault.Invalid, codeDeviceOffline, "the device is offline", err).
+		return detail(fault.Wrap(fault.Invalid, CodeDeviceOffline, "the device is offline", err).
 			WithUserAction("Reconnect the cable (or `adb disconnect` then `adb connect` for a network device), unlock the phone, and retry."))
 	case errors.Is(err, adb.ErrNotReady):
-		return detail(fault.Wrap(fault.Invalid, codeDeviceNotReady, "the device is not in the normal \"device\" state", err).
+		return detail(fault.Wrap(fault.Invalid, CodeDeviceNotReady, "the device is not in the normal \"device\" state", err).
 			WithUserAction("Boot the device normally (not recovery, bootloader or sideload) and check `adb devices -l`."))
 	case errors.Is(err, adb.ErrServerUnreachable):
-		e := fault.Wrap(fault.Transport, codeAdbServerUnreachable, "no adb server answers and it could not be started", err).
+		e := fault.Wrap(fault.Transport, CodeAdbServerUnreachable, "no adb server answers and it could not be started", err).
 			WithUserAction("Start the adb server with `adb start-server`, pass the adb binary with --adb PATH so solopi can start it, or set ANDROID_ADB_SERVER_PORT to the server's port.")
 		if errors.Is(err, adb.ErrAdbNotFound) {
 			// No adb to start a server with: a setup problem of this
 			// computer (exit 3, as solopi-ai).
-			e = fault.Wrap(fault.Invalid, codeAdbNotFound, "no adb server answers and no adb executable was found to start one", err).
+			e = fault.Wrap(fault.Invalid, CodeAdbNotFound, "no adb server answers and no adb executable was found to start one", err).
 				WithUserAction("Install Android platform-tools (adb) and put it on PATH, pass it with --adb PATH, or set ANDROID_ADB_SERVER_PORT to a running server's port.")
 		}
 		if ae != nil && ae.Addr != "" {
@@ -144,82 +144,82 @@ func mapAdbError(err error, serial string) error {
 		}
 		return e
 	case errors.Is(err, adb.ErrDeviceGone):
-		return detail(fault.Wrap(fault.Transport, codeDeviceDisconnected, "the device disconnected", err).
+		return detail(fault.Wrap(fault.Transport, CodeDeviceDisconnected, "the device disconnected", err).
 			WithUserAction("Check the cable or network connection and retry."))
 	}
-	return detail(fault.Wrap(fault.Transport, codeAdbError, "the adb server refused the request", err))
+	return detail(fault.Wrap(fault.Transport, CodeAdbError, "the adb server refused the request", err))
 }
 
-// sessionOptions are the SoloPi session options the globals describe.
-func (g *globals) sessionOptions(preserveForeground bool) device.SessionOptions {
+// SessionOptions are the SoloPi session options the globals describe.
+func (g *Globals) SessionOptions(preserveForeground bool) device.SessionOptions {
 	return device.SessionOptions{
 		Device: device.DeviceOptions{
-			Package:        g.pkg,
-			Port:           g.devicePort,
-			RequestTimeout: g.requestTimeout,
-			Progress:       g.deviceProgress(),
+			Package:        g.Package,
+			Port:           g.DevicePort,
+			RequestTimeout: g.RequestTimeout,
+			Progress:       g.DeviceProgress(),
 		},
-		StartupTimeout:     g.startupTimeout,
+		StartupTimeout:     g.StartupTimeout,
 		PreserveForeground: preserveForeground,
 	}
 }
 
-// deviceDeps is how a device command reaches its device (replay, agent and
+// DeviceDeps is how a device command reaches its device (replay, agent and
 // device commands all start here): through the adb
 // server, or through env.transport when a test or the demo hands one in.
-type deviceDeps struct {
-	g *globals
-	// serial, when set, binds the command to exactly that device (a managed
-	// worker's leased serial) instead of the globals' selection. A bound
+type DeviceDeps struct {
+	G *Globals
+	// Serial, when set, binds the command to exactly that device (a managed
+	// worker's leased Serial) instead of the globals' selection. A bound
 	// device reports nothing to the status line: the worker's line counts
 	// its shards.
-	serial string
+	Serial string
 }
 
-func (g *globals) deps() deviceDeps { return deviceDeps{g: g} }
+func (g *Globals) Deps() DeviceDeps { return DeviceDeps{G: g} }
 
-// depsOn binds the device dependencies to exactly serial.
-func (g *globals) depsOn(serial string) deviceDeps { return deviceDeps{g: g, serial: serial} }
+// DepsOn binds the device dependencies to exactly serial.
+func (g *Globals) DepsOn(serial string) DeviceDeps { return DeviceDeps{G: g, Serial: serial} }
 
-func (d deviceDeps) transport(ctx context.Context) (device.Transport, error) {
+func (d DeviceDeps) Transport(ctx context.Context) (device.Transport, error) {
 	switch {
-	case d.serial == "":
-		return d.g.transport(ctx)
-	case d.g.env.transport == nil:
-		return d.g.adbTransport(ctx, d.serial)
+	case d.Serial == "":
+		return d.G.Transport(ctx)
+	case d.G.Env.Transport == nil:
+		return d.G.adbTransport(ctx, d.Serial)
 	}
-	t, err := d.g.env.transport(ctx)
-	if err == nil && t.Serial() != d.serial {
-		return nil, fault.New(fault.Invalid, codeDeviceNotFound, "the bound device is not the one this process reaches").
-			With("serial", d.serial)
+	t, err := d.G.Env.Transport(ctx)
+	if err == nil && t.Serial() != d.Serial {
+		return nil, fault.New(fault.Invalid, CodeDeviceNotFound, "the bound device is not the one this process reaches").
+			With("serial", d.Serial)
 	}
 	return t, err
 }
 
-// progress is the observer of the device's events (nil for none).
-func (d deviceDeps) progress() device.Progress {
-	if d.serial != "" {
+// Progress is the observer of the device's events (nil for none).
+func (d DeviceDeps) Progress() device.Progress {
+	if d.Serial != "" {
 		return nil
 	}
-	return d.g.deviceProgress()
+	return d.G.DeviceProgress()
 }
 
-func (d deviceDeps) sessionOptions(preserveForeground bool) device.SessionOptions {
-	o := d.g.sessionOptions(preserveForeground)
-	o.Device.Progress = d.progress()
+func (d DeviceDeps) SessionOptions(preserveForeground bool) device.SessionOptions {
+	o := d.G.SessionOptions(preserveForeground)
+	o.Device.Progress = d.Progress()
 	return o
 }
 
-func (d deviceDeps) session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
-	t, err := d.transport(ctx)
+func (d DeviceDeps) Session(ctx context.Context, preserveForeground bool) (*device.Session, error) {
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return device.OpenSession(ctx, t, d.sessionOptions(preserveForeground))
+	return device.OpenSession(ctx, t, d.SessionOptions(preserveForeground))
 }
 
-// device reports the selected device for doctor's device{} object.
-func (d deviceDeps) device(ctx context.Context, t device.Transport) map[string]any {
+// Device reports the selected Device for doctor's Device{} object.
+func (d DeviceDeps) Device(ctx context.Context, t device.Transport) map[string]any {
 	return describeAdbDevice(ctx, t)
 }
 
@@ -255,18 +255,18 @@ func describeAdbDevice(ctx context.Context, t device.Transport) map[string]any {
 	return m
 }
 
-// deviceAction adapts a device command: its run function gets the
+// DeviceAction adapts a device command: its run function gets the
 // command's device dependencies, the one place sessions are opened.
-func deviceAction(exit *int, e env, fn func(ctx context.Context, c *cli.Context, d deviceDeps) (outcome.Result, error)) cli.ActionFunc {
-	return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
-		return fn(ctx, c, g.deps())
+func DeviceAction(exit *int, e Env, fn func(ctx context.Context, c *cli.Context, d DeviceDeps) (outcome.Result, error)) cli.ActionFunc {
+	return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+		return fn(ctx, c, g.Deps())
 	})
 }
 
-// withSession opens the SoloPi session (installed, control service ready)
+// WithSession opens the SoloPi session (installed, control service ready)
 // without preserving the foreground, runs fn on it and releases it.
-func withSession(ctx context.Context, d deviceDeps, fn func(s *device.Session) (outcome.Result, error)) (outcome.Result, error) {
-	s, err := d.session(ctx, false)
+func WithSession(ctx context.Context, d DeviceDeps, fn func(s *device.Session) (outcome.Result, error)) (outcome.Result, error) {
+	s, err := d.Session(ctx, false)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -274,7 +274,7 @@ func withSession(ctx context.Context, d deviceDeps, fn func(s *device.Session) (
 	return fn(s)
 }
 
-// withDevice is withSession for commands that need only the channel.
-func withDevice(ctx context.Context, d deviceDeps, fn func(dev *device.Device) (outcome.Result, error)) (outcome.Result, error) {
-	return withSession(ctx, d, func(s *device.Session) (outcome.Result, error) { return fn(s.Device) })
+// WithDevice is withSession for commands that need only the channel.
+func WithDevice(ctx context.Context, d DeviceDeps, fn func(dev *device.Device) (outcome.Result, error)) (outcome.Result, error) {
+	return WithSession(ctx, d, func(s *device.Session) (outcome.Result, error) { return fn(s.Device) })
 }

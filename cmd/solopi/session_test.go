@@ -202,15 +202,15 @@ func (s *devSoloPi) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // testGlobals are the globals of a command line without options.
-func testGlobals() *globals {
-	return &globals{pkg: protocol.DefaultPackage, devicePort: protocol.DefaultDevicePort, adbServerPort: 5037,
-		requestTimeout: 2 * time.Second, startupTimeout: time.Second}
+func testGlobals() *Globals {
+	return &Globals{Package: protocol.DefaultPackage, DevicePort: protocol.DefaultDevicePort, AdbServerPort: 5037,
+		RequestTimeout: 2 * time.Second, StartupTimeout: time.Second}
 }
 
-func testDeps(tr device.Transport) deviceDeps {
+func testDeps(tr device.Transport) DeviceDeps {
 	g := testGlobals()
-	g.env.transport = func(context.Context) (device.Transport, error) { return tr, nil }
-	return g.deps()
+	g.Env.Transport = func(context.Context) (device.Transport, error) { return tr, nil }
+	return g.Deps()
 }
 
 // printed renders a command's result the way the CLI prints it and checks
@@ -231,19 +231,19 @@ func TestMapAdbErrors(t *testing.T) {
 		code string
 		exit int
 	}{
-		{&adb.Error{Kind: adb.ErrNoDevice, Op: "select device"}, codeNoDevice, outcome.ExitUsage},
-		{&adb.Error{Kind: adb.ErrMultipleDevices, Devices: []adb.DeviceInfo{{Serial: "A", State: "device", Model: "Pixel"}, {Serial: "B", State: "device"}}}, codeMultipleDevices, outcome.ExitUsage},
-		{&adb.Error{Kind: adb.ErrDeviceNotFound, Serial: "X1"}, codeDeviceNotFound, outcome.ExitUsage},
-		{&adb.Error{Kind: adb.ErrUnauthorized, Serial: "X1", ServerMsg: "device unauthorized."}, codeDeviceUnauthorized, outcome.ExitUsage},
-		{&adb.Error{Kind: adb.ErrOffline, Serial: "X1"}, codeDeviceOffline, outcome.ExitUsage},
-		{fmt.Errorf("select: %w", &adb.Error{Kind: adb.ErrNotReady, Serial: "X1"}), codeDeviceNotReady, outcome.ExitUsage},
-		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037"}, codeAdbServerUnreachable, outcome.ExitTransport},
-		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037", Err: adb.ErrAdbNotFound}, codeAdbNotFound, outcome.ExitUsage},
-		{&adb.Error{Kind: adb.ErrDeviceGone, Serial: "X1"}, codeDeviceDisconnected, outcome.ExitTransport},
-		{&adb.FailError{Service: "host:features", Msg: "unknown host service"}, codeAdbError, outcome.ExitTransport},
+		{&adb.Error{Kind: adb.ErrNoDevice, Op: "select device"}, CodeNoDevice, outcome.ExitUsage},
+		{&adb.Error{Kind: adb.ErrMultipleDevices, Devices: []adb.DeviceInfo{{Serial: "A", State: "device", Model: "Pixel"}, {Serial: "B", State: "device"}}}, CodeMultipleDevices, outcome.ExitUsage},
+		{&adb.Error{Kind: adb.ErrDeviceNotFound, Serial: "X1"}, CodeDeviceNotFound, outcome.ExitUsage},
+		{&adb.Error{Kind: adb.ErrUnauthorized, Serial: "X1", ServerMsg: "device unauthorized."}, CodeDeviceUnauthorized, outcome.ExitUsage},
+		{&adb.Error{Kind: adb.ErrOffline, Serial: "X1"}, CodeDeviceOffline, outcome.ExitUsage},
+		{fmt.Errorf("select: %w", &adb.Error{Kind: adb.ErrNotReady, Serial: "X1"}), CodeDeviceNotReady, outcome.ExitUsage},
+		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037"}, CodeAdbServerUnreachable, outcome.ExitTransport},
+		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037", Err: adb.ErrAdbNotFound}, CodeAdbNotFound, outcome.ExitUsage},
+		{&adb.Error{Kind: adb.ErrDeviceGone, Serial: "X1"}, CodeDeviceDisconnected, outcome.ExitTransport},
+		{&adb.FailError{Service: "host:features", Msg: "unknown host service"}, CodeAdbError, outcome.ExitTransport},
 	}
 	for _, c := range cases {
-		err := mapAdbError(c.err, "X1")
+		err := MapAdbError(c.err, "X1")
 		var e *fault.Error
 		if !errors.As(err, &e) || e.Code != c.code || outcome.ExitFor(e.Kind) != c.exit {
 			t.Errorf("%v → %v", c.err, err)
@@ -256,7 +256,7 @@ func TestMapAdbErrors(t *testing.T) {
 		if code != c.exit {
 			t.Errorf("%s printed exit %d", c.code, code)
 		}
-		if c.code == codeMultipleDevices && !strings.Contains(string(out), `"devices":[{"model":"Pixel","serial":"A","state":"device"},{"serial":"B","state":"device"}]`) {
+		if c.code == CodeMultipleDevices && !strings.Contains(string(out), `"devices":[{"model":"Pixel","serial":"A","state":"device"},{"serial":"B","state":"device"}]`) {
 			t.Errorf("devices list missing: %s", out)
 		}
 	}
@@ -275,12 +275,12 @@ func TestTransportServerUnreachable(t *testing.T) {
 		adb, code string
 		exit      int
 	}{
-		{"/nonexistent/adb", codeAdbNotFound, outcome.ExitUsage},
-		{"/bin/false", codeAdbServerUnreachable, outcome.ExitTransport},
+		{"/nonexistent/adb", CodeAdbNotFound, outcome.ExitUsage},
+		{"/bin/false", CodeAdbServerUnreachable, outcome.ExitTransport},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), []string{"solopi", "--adb", c.adb, "--adb-server-port", fmt.Sprint(port), "app-status"},
-			env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+			Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 		if code != c.exit {
 			t.Fatalf("--adb %s: exit %d stdout %s stderr %s", c.adb, code, out.String(), errb.String())
 		}
@@ -293,12 +293,12 @@ func TestTransportServerUnreachable(t *testing.T) {
 
 func TestSessionOptionsFromGlobals(t *testing.T) {
 	g := testGlobals()
-	g.pkg, g.devicePort, g.startupTimeout = "com.example.solopi", 24000, 7*time.Second
-	o := g.sessionOptions(true)
+	g.Package, g.DevicePort, g.StartupTimeout = "com.example.solopi", 24000, 7*time.Second
+	o := g.SessionOptions(true)
 	if o.Device.Package != "com.example.solopi" || o.Device.Port != 24000 || o.StartupTimeout != 7*time.Second || !o.PreserveForeground {
 		t.Fatalf("%+v", o)
 	}
-	s, err := testDeps(newDevTransport(t, newDevSoloPi())).session(context.Background(), false)
+	s, err := testDeps(newDevTransport(t, newDevSoloPi())).Session(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestFarmDeviceCommands(t *testing.T) {
 		t.Helper()
 		var out, errb bytes.Buffer
 		full := append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", fmt.Sprint(farm.Server().Port())}, args...)
-		code := run(ctx, full, env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+		code := run(ctx, full, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 		return out.Bytes(), code
 	}
 

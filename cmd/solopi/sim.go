@@ -56,7 +56,7 @@ type simControl struct {
 	URL string `json:"url"`
 }
 
-func simCommand(exit *int, e env) *cli.Command {
+func simCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "sim",
 		Usage: "the simulated Android device running SoloPi v1.0.2",
@@ -87,7 +87,7 @@ func simCommand(exit *int, e env) *cli.Command {
 					fakeModel: c.Generic("fake-model").(*fakeModelMode).mode}
 				pretty := c.Bool("pretty")
 				*exit = runSimServe(c.Context, o, func(res outcome.Result, err error) int {
-					return outcome.Print(e.stdout, res, err, pretty)
+					return outcome.Print(e.Stdout, res, err, pretty)
 				})
 				return nil
 			},

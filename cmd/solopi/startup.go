@@ -12,12 +12,12 @@ import (
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
-func runStartupTime(ctx context.Context, d deviceDeps, o readiness.StartupOptions) (outcome.Result, error) {
+func runStartupTime(ctx context.Context, d DeviceDeps, o readiness.StartupOptions) (outcome.Result, error) {
 	// Bad options are refused before any device contact.
 	if err := o.Normalize(); err != nil {
 		return outcome.Result{}, err
 	}
-	t, err := d.transport(ctx)
+	t, err := d.Transport(ctx)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -28,7 +28,7 @@ func runStartupTime(ctx context.Context, d deviceDeps, o readiness.StartupOption
 	return outcome.OK(r), nil
 }
 
-func startupTimeCommand(exit *int, e env) *cli.Command {
+func startupTimeCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "startup-time",
 		Usage: "measure an app's launch time with the Activity Manager (adb only, no SoloPi needed)",
@@ -42,7 +42,7 @@ func startupTimeCommand(exit *int, e env) *cli.Command {
 			&cli.Float64Flag{Name: "interval", Usage: "seconds to wait between launches (>= 0)", Value: 1.0},
 			&cli.Float64Flag{Name: "launch-timeout", Usage: "seconds allowed per launch", Value: 30},
 		},
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 			o := readiness.StartupOptions{TargetPackage: c.String("target-package"), Mode: c.String("mode"), Count: c.Int("count")}
 			iv := c.Float64("interval")
 			if iv < 0 || math.IsNaN(iv) || iv > 3600 {
@@ -50,13 +50,13 @@ func startupTimeCommand(exit *int, e env) *cli.Command {
 			}
 			o.Interval = time.Duration(iv * float64(time.Second))
 			var err error
-			if o.LaunchTimeout, err = seconds("launch-timeout", c.Float64("launch-timeout")); err != nil {
+			if o.LaunchTimeout, err = Seconds("launch-timeout", c.Float64("launch-timeout")); err != nil {
 				return outcome.Result{}, err
 			}
 			if c.IsSet("count") && o.Count < 1 {
 				return outcome.Result{}, fault.Usage("invalid_option", "--count must be at least 1")
 			}
-			return runStartupTime(ctx, g.deps(), o)
+			return runStartupTime(ctx, g.Deps(), o)
 		}),
 	}
 }

@@ -43,7 +43,7 @@ func TestStartupTimeFlags(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), append([]string{"solopi", "--adb", "/nonexistent/adb", "--adb-server-port", "1"}, args...),
-			env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }})
+			Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 		if code != outcome.ExitUsage || !strings.Contains(out.String(), `"errorCode":"invalid_option"`) {
 			t.Errorf("%v: exit %d %s %s", args, code, out.String(), errb.String())
 		}

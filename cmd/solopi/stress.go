@@ -27,25 +27,25 @@ func parseStressStart(c *cli.Context) (sessions.StressOptions, error) {
 	return o, err
 }
 
-func runStressStart(ctx context.Context, d deviceDeps, o sessions.StressOptions) (outcome.Result, error) {
+func runStressStart(ctx context.Context, d DeviceDeps, o sessions.StressOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartStress(ctx, dev, o)
 	})
 }
 
-func runStressStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runStressStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StressStatus(ctx, dev, id)
 	})
 }
 
-func runStressStop(ctx context.Context, d deviceDeps, o stopOptions) (outcome.Result, error) {
+func runStressStop(ctx context.Context, d DeviceDeps, o stopOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StopStress(ctx, dev, o.sessionID, o.t)
 	})
 }
 
-func stressCommands(exit *int, e env) []*cli.Command {
+func stressCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "stress-start",

@@ -20,9 +20,9 @@ import (
 // verify-normalize, verify-compile and verify-validate need no device;
 // verify-run runs a plan on the phone (solopi-ai's flags, JSON and exit
 // codes).
-func verifyCommands(exit *int, e env) []*cli.Command {
+func verifyCommands(exit *int, e Env) []*cli.Command {
 	local := func(fn func(c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
-		return action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
+		return Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
 	}
 	file := &cli.StringFlag{Name: "file", Usage: "requirement JSON (solopi.ai.requirement/v1)", Required: true}
 	return []*cli.Command{
@@ -66,7 +66,7 @@ const maxInputFile = 64 << 20
 
 const codeFileUnreadable = "file_unreadable"
 
-func readInput(path, what string) ([]byte, error) {
+func ReadInput(path, what string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, codeFileUnreadable, "cannot read the "+what+" file", err).With("file", path)
@@ -83,7 +83,7 @@ func readInput(path, what string) ([]byte, error) {
 }
 
 func readRequirement(file string) (*verify.Document, error) {
-	b, err := readInput(file, "requirement")
+	b, err := ReadInput(file, "requirement")
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ type verifyValidateResult struct {
 }
 
 func verifyValidate(planFile string) (outcome.Result, error) {
-	b, err := readInput(planFile, "plan")
+	b, err := ReadInput(planFile, "plan")
 	if err != nil {
 		return outcome.Result{}, err
 	}

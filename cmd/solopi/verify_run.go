@@ -27,7 +27,7 @@ import (
 // they are refused too, rather than silently ignored.
 var onDeviceFlags = []string{"model-package", "model-id", "model-version", "public-key"}
 
-func verifyRunCommand(exit *int, e env) *cli.Command {
+func verifyRunCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:  "verify-run",
 		Usage: "run a verification plan on the phone and judge it (exit 0 passed, 2 failed or not_tested, 130 interrupted)",
@@ -52,36 +52,36 @@ func verifyRunCommand(exit *int, e env) *cli.Command {
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per checkpoint, grouped by scenario)"},
 			&cli.BoolFlag{Name: "console", Usage: "vision provider: serve the live console on 127.0.0.1 (URL on stderr and in the output)"},
 			&cli.StringFlag{Name: "coordinate-space", Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
-		}, append(runBudgetFlags(), plannerModelFlags()...)...),
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		}, append(RunBudgetFlags(), ModelFlags()...)...),
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 			o, err := readVerifyRunOptions(c)
 			if err != nil {
 				return outcome.Result{}, err
 			}
-			o.vision = func() (*plannerSetup, coord.Space, error) {
-				s, err := readPlannerSetup(c, e)
+			o.vision = func() (*Setup, coord.Space, error) {
+				s, err := ReadSetup(c, e)
 				if err != nil {
 					return nil, "", err
 				}
-				space, err := plannerSpace(c, e)
+				space, err := Space(c, e)
 				return s, space, err
 			}
-			o.stdin = e.stdin
-			return runVerifyRun(ctx, g, g.deps(), o)
+			o.stdin = e.Stdin
+			return runVerifyRun(ctx, g, g.Deps(), o)
 		}),
 	}
 }
 
-// runBudgets are verify-run's device budgets, which the managed workers
+// RunBudgets are verify-run's device budgets, which the managed workers
 // share: whether to restart the app under test, and the phone's timeouts.
-type runBudgets struct {
+type RunBudgets struct {
 	restartApp *bool
 	phone      onphone.Options
 }
 
-// runBudgetFlags are the flags of runBudgets (solopi-ai's names and
+// RunBudgetFlags are the flags of runBudgets (solopi-ai's names and
 // defaults).
-func runBudgetFlags() []cli.Flag {
+func RunBudgetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "restart-app", Usage: "force-stop and relaunch the target app before each test and precondition replay"},
 		&cli.BoolFlag{Name: "no-restart-app", Usage: "never restart the target app before a replay"},
@@ -95,11 +95,11 @@ func runBudgetFlags() []cli.Flag {
 	}
 }
 
-// readRunBudgets reads runBudgetFlags.
-func readRunBudgets(c *cli.Context) (runBudgets, error) {
-	var b runBudgets
+// ReadRunBudgets reads runBudgetFlags.
+func ReadRunBudgets(c *cli.Context) (RunBudgets, error) {
+	var b RunBudgets
 	if c.Bool("restart-app") && c.Bool("no-restart-app") {
-		return b, fault.Usage(codePlannerOption, "--restart-app and --no-restart-app exclude each other")
+		return b, fault.Usage(CodeOption, "--restart-app and --no-restart-app exclude each other")
 	}
 	if c.Bool("restart-app") || c.Bool("no-restart-app") {
 		v := c.Bool("restart-app")
@@ -114,7 +114,7 @@ func readRunBudgets(c *cli.Context) (runBudgets, error) {
 		{"agent-end-timeout", &b.phone.AgentEndTimeout}, {"poll-interval", &b.phone.PollInterval},
 	} {
 		var err error
-		if *d.v, err = seconds(d.flag, c.Float64(d.flag)); err != nil {
+		if *d.v, err = Seconds(d.flag, c.Float64(d.flag)); err != nil {
 			return b, err
 		}
 	}
@@ -124,15 +124,15 @@ func readRunBudgets(c *cli.Context) (runBudgets, error) {
 // verifyRunOptions are verify-run's flags, checked.
 type verifyRunOptions struct {
 	run execution.RunOptions
-	runBudgets
+	RunBudgets
 	console bool
 	// vision reads the model flags: only when the run needs the planner.
-	vision func() (*plannerSetup, coord.Space, error)
+	vision func() (*Setup, coord.Space, error)
 	stdin  *os.File
 }
 
 func readVerifyRunOptions(c *cli.Context) (*verifyRunOptions, error) {
-	plan, err := readInput(c.String("plan"), "plan")
+	plan, err := ReadInput(c.String("plan"), "plan")
 	if err != nil {
 		return nil, err
 	}
@@ -146,12 +146,12 @@ func readVerifyRunOptions(c *cli.Context) (*verifyRunOptions, error) {
 		}
 	}
 	if o.run.Artifacts == "" {
-		return nil, fault.Usage(codePlannerOption, "--artifacts must name a new directory")
+		return nil, fault.Usage(CodeOption, "--artifacts must name a new directory")
 	}
 	if o.console && o.run.Provider.Name != execution.ProviderVision {
-		return nil, fault.Usage(codePlannerOption, "--console shows the vision planner live: it needs --decision-provider vision")
+		return nil, fault.Usage(CodeOption, "--console shows the vision planner live: it needs --decision-provider vision")
 	}
-	if o.runBudgets, err = readRunBudgets(c); err != nil {
+	if o.RunBudgets, err = ReadRunBudgets(c); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -196,7 +196,7 @@ func segmentProgress(line *progress.Line) func(execution.SegmentProgress) {
 
 // runVerifyRun checks every input, runs the planner preflight when the
 // run needs the planner, then opens the phone and runs the plan.
-func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOptions) (outcome.Result, error) {
+func runVerifyRun(ctx context.Context, g *Globals, d DeviceDeps, o *verifyRunOptions) (outcome.Result, error) {
 	var live *console.Server
 	defer func() {
 		if live != nil {
@@ -213,23 +213,23 @@ func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOpt
 			return nil, nil, err
 		}
 		// The model is checked before the phone is opened.
-		pre, err := plannerPreflight(ctx, s, space, 0, 0)
+		pre, err := Preflight(ctx, s, space, 0, 0)
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg := execution.VisionConfig{Model: s.model, Preflight: pre, Runtime: agentloop.Config{
-			Space: space, Policy: s.policy, ProfileKey: s.profileKey(), CacheDir: s.cacheDir, Recalibrate: s.refresh, Redact: s.redact}}
+		cfg := execution.VisionConfig{Model: s.Model, Preflight: pre, Runtime: agentloop.Config{
+			Space: space, Policy: s.Policy, ProfileKey: s.ProfileKey(), CacheDir: s.CacheDir, Recalibrate: s.Refresh, Redact: s.Redact}}
 		if isVision {
 			var terminal agentloop.Confirmer
 			if o.stdin != nil && isatty.IsTerminal(o.stdin.Fd()) && isatty.IsTerminal(os.Stderr.Fd()) {
-				terminal = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.env.stderr}
+				terminal = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.Env.Stderr}
 			}
 			var viewer agentloop.Confirmer
 			if o.console {
 				if live, err = console.Start("verify-run " + plan.Requirement.ID); err != nil {
 					return nil, nil, err
 				}
-				_ = live.Announce(g.env.stderr)
+				_ = live.Announce(g.Env.Stderr)
 				cfg.Runtime.OnEvent, cfg.OnScreen, viewer = live.OnEvent, live.OnScreen, live
 			}
 			cfg.Runtime.Confirmer = agentloop.FirstAnswer(terminal, viewer)
@@ -241,12 +241,12 @@ func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOpt
 		prov, err := execution.NewVisionProvider(cfg)
 		return prov, judge, err
 	}
-	sum, err := verifyOnPhone(ctx, d, o.run, o.runBudgets, segmentProgress(g.progress))
+	sum, err := VerifyOnPhone(ctx, d, o.run, o.RunBudgets, segmentProgress(g.Progress))
 	if err != nil {
 		return outcome.Result{}, err
 	}
 	out := verifyRunResult{RunSummary: *sum}
-	html := reportOf(filepath.Dir(sum.Report), report.Options{}, nil)
+	html := ReportOf(filepath.Dir(sum.Report), report.Options{}, nil)
 	out.HTMLReport, out.HTMLReportError = html.Report, html.ReportError
 	if live != nil {
 		out.Console = live.URL()
@@ -261,24 +261,24 @@ func runVerifyRun(ctx context.Context, g *globals, d deviceDeps, o *verifyRunOpt
 	return outcome.Result{Value: out, Exit: exit}, nil
 }
 
-// verifyOnPhone is verify-run's one path to the phone, the managed worker's
+// VerifyOnPhone is verify-run's one path to the phone, the managed worker's
 // too: it checks every input (execution.Prepare, which runs o.Setup), then
 // opens the SoloPi session on the device d names and runs the plan there.
 // observe, when set, follows the segments (the status line); the replays
 // inside them then report nothing of their own.
-func verifyOnPhone(ctx context.Context, d deviceDeps, o execution.RunOptions, b runBudgets, observe func(execution.SegmentProgress)) (*execution.RunSummary, error) {
+func VerifyOnPhone(ctx context.Context, d DeviceDeps, o execution.RunOptions, b RunBudgets, observe func(execution.SegmentProgress)) (*execution.RunSummary, error) {
 	prep, err := execution.Prepare(o)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := d.session(ctx, true)
+	sess, err := d.Session(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	defer sess.Close()
 	b.phone.Foreground = sess.Foreground
 	if observe == nil {
-		b.phone.Progress = d.progress()
+		b.phone.Progress = d.Progress()
 	}
 	phone := onphone.New(sess.Device, b.phone)
 	defer phone.Close()

@@ -51,12 +51,12 @@ func versionInfo() versionResult {
 	return r
 }
 
-func versionCommand(exit *int, e env) *cli.Command {
+func versionCommand(exit *int, e Env) *cli.Command {
 	return &cli.Command{
 		Name:      "version",
 		Usage:     "print the binary version, VCS revision, Go version and protocol versions",
 		UsageText: "solopi version",
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
 			return outcome.OK(versionInfo()), nil
 		}),
 	}

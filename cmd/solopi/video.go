@@ -21,31 +21,31 @@ func parseVideoStart(c *cli.Context) (sessions.VideoAnalysisOptions, error) {
 		o.Wait = false
 	}
 	var err error
-	if o.AckTimeout, err = seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
+	if o.AckTimeout, err = Seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
 		return o, err
 	}
-	if o.AnalysisTimeout, err = seconds("analysis-timeout", c.Float64("analysis-timeout")); err != nil {
+	if o.AnalysisTimeout, err = Seconds("analysis-timeout", c.Float64("analysis-timeout")); err != nil {
 		return o, err
 	}
-	if o.Interval, err = seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+	if o.Interval, err = Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
 		return o, err
 	}
 	return o, o.Validate()
 }
 
-func runVideoStart(ctx context.Context, d deviceDeps, o sessions.VideoAnalysisOptions) (outcome.Result, error) {
+func runVideoStart(ctx context.Context, d DeviceDeps, o sessions.VideoAnalysisOptions) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.StartVideoAnalysis(ctx, dev, o)
 	})
 }
 
-func runVideoStatus(ctx context.Context, d deviceDeps, id string) (outcome.Result, error) {
+func runVideoStatus(ctx context.Context, d DeviceDeps, id string) (outcome.Result, error) {
 	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		return sessions.VideoAnalysisStatus(ctx, dev, id)
 	})
 }
 
-func videoCommands(exit *int, e env) []*cli.Command {
+func videoCommands(exit *int, e Env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "video-analysis-start",
