@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -32,7 +33,7 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 	var outputs [][]byte
 	run := func(args ...string) (int, []byte) {
 		var stdout, stderr bytes.Buffer
-		e := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+		e := cmdutil.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
 			Transport: func(context.Context) (device.Transport, error) { return dev, nil }}
 		exit := run(ctx, append([]string{"solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())

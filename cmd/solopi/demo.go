@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
@@ -27,7 +28,7 @@ type demoOptions struct {
 	timeScale float64
 }
 
-func demoCommand(exit *int, e Env) *cli.Command {
+func demoCommand(exit *int, e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run the main job on an in-process simulated phone (needs nothing but this binary)",
@@ -40,7 +41,7 @@ func demoCommand(exit *int, e Env) *cli.Command {
 			&cli.StringFlag{Name: "artifacts", Value: "solopi-demo", Usage: "artifacts directory of the run (replaced on each demo)"},
 			&cli.Float64Flag{Name: "time-scale", Value: 20, Usage: "simulated device time speed-up"},
 		},
-		Action: Action(exit, e, func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error) {
+		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
 			return runDemo(ctx, g, demoOptions{artifacts: c.String("artifacts"), timeScale: c.Float64("time-scale")})
 		}),
 	}
@@ -48,7 +49,7 @@ func demoCommand(exit *int, e Env) *cli.Command {
 
 // runDemo drives the real command path against an in-process device: the
 // only difference from a phone is where the transport comes from.
-func runDemo(ctx context.Context, g *Globals, o demoOptions) (outcome.Result, error) {
+func runDemo(ctx context.Context, g *cmdutil.Globals, o demoOptions) (outcome.Result, error) {
 	if !(o.timeScale > 0) || o.timeScale > 1000 {
 		return outcome.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
 	}
@@ -67,7 +68,7 @@ func runDemo(ctx context.Context, g *Globals, o demoOptions) (outcome.Result, er
 		var out bytes.Buffer
 		// The simulated device and its records live only as long as the
 		// demo: its case-import record stays in the temporary directory.
-		ie := Env{Stdout: &out, Stderr: g.Env.Stderr, Getenv: g.Env.Getenv,
+		ie := cmdutil.Env{Stdout: &out, Stderr: g.Env.Stderr, Getenv: g.Env.Getenv,
 			Transport: func(context.Context) (device.Transport, error) { return dev, nil },
 			Secrets:   &replay.SecretsStore{Dir: filepath.Join(tmp, "secrets")}}
 		code := run(ctx, append([]string{"solopi"}, args...), ie)

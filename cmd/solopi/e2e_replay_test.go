@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -69,7 +70,7 @@ func cliOn(t *testing.T, tr device.Transport, args ...string) cliRun {
 func cliOnCtx(t *testing.T, ctx context.Context, tr device.Transport, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, append([]string{"solopi"}, args...), Env{Stdout: &stdout, Stderr: &stderr,
+	code := run(ctx, append([]string{"solopi"}, args...), cmdutil.Env{Stdout: &stdout, Stderr: &stderr,
 		Getenv:    func(string) string { return "" },
 		Transport: func(context.Context) (device.Transport, error) { return tr, nil }})
 	return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}

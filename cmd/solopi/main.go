@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 )
 
 func main() {
@@ -20,7 +22,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args, Env{
+	code := run(ctx, os.Args, cmdutil.Env{
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Stdin: os.Stdin,
 	})
 	stop()
