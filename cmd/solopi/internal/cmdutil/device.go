@@ -166,11 +166,11 @@ func (g *Globals) SessionOptions(preserveForeground bool) device.SessionOptions 
 
 // DeviceDeps is how a device command reaches its device (replay, agent and
 // device commands all start here): through the adb
-// server, or through env.transport when a test or the demo hands one in.
+// server, or through Env.Transport when a test or the demo hands one in.
 type DeviceDeps struct {
 	G *Globals
 	// Serial, when set, binds the command to exactly that device (a managed
-	// worker's leased Serial) instead of the globals' selection. A bound
+	// worker's leased serial) instead of the globals' selection. A bound
 	// device reports nothing to the status line: the worker's line counts
 	// its shards.
 	Serial string

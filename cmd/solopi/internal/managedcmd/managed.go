@@ -307,6 +307,8 @@ func ownerTokenFlag(required bool, usage string) cli.Flag {
 	return &cli.StringFlag{Name: "owner-token", Required: required, EnvVars: []string{"SOLOPI_MANAGED_OWNER_TOKEN"}, Usage: usage}
 }
 
+// Commands are the managed-* commands: the store, the control-plane server,
+// the workers and the device probe.
 func Commands(exit *int, e cmdutil.Env) []*cli.Command {
 	health := func(name, usage string) *cli.Command {
 		return &cli.Command{

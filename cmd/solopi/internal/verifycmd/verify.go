@@ -17,7 +17,7 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// verifyCommands are the requirement → plan → verdict commands:
+// Commands are the requirement → plan → verdict commands:
 // verify-normalize, verify-compile and verify-validate need no device;
 // verify-run runs a plan on the phone (solopi-ai's flags, JSON and exit
 // codes).

@@ -11,7 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
-// sessionCommands are SoloPi's other session types and their data:
+// Commands are SoloPi's other session types and their data:
 // record-*, screen-record-*, scan-*, video-analysis-*, perf-* (collection,
 // live display, history, local analysis), stress-*, plugin-*.
 func Commands(exit *int, e cmdutil.Env) []*cli.Command {

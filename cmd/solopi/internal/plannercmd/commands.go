@@ -150,7 +150,7 @@ func plannerSize(flag, v string) (int, int, error) {
 	return 0, 0, fault.Usagef(CodeOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
 }
 
-// plannerCommands are the pure-vision planner commands: agent-run (the
+// Commands are the pure-vision planner commands: agent-run (the
 // whole loop on a device), planner-parse (check one raw model answer) and
 // planner-calibrate (negotiate the coordinate contract, no device).
 func Commands(exit *int, e cmdutil.Env) []*cli.Command {

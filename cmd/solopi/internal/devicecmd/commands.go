@@ -5,7 +5,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// deviceCommands are readiness, internal adb connection, configuration and
+// Commands are readiness, internal adb connection, configuration and
 // device information: doctor, adb-connect, config-*, capabilities, apps,
 // app-info, app-status, inspect, screenshot, logs, startup-time.
 func Commands(exit *int, e cmdutil.Env) []*cli.Command {

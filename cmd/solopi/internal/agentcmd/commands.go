@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
-// agentCommands are the dynamic Agent commands (protocol 1.0), command- and
+// Commands are the dynamic Agent commands (protocol 1.0), command- and
 // flag-compatible with solopi-ai: agent-capabilities, agent-session-start,
 // agent-observe, agent-act, agent-receipt, agent-status, agent-timeline,
 // agent-pause, agent-resume, agent-end, agent-cancel.

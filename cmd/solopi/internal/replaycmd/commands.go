@@ -10,7 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// replayCommands are cases, replay runs, artifacts, batches and replay
+// Commands are cases, replay runs, artifacts, batches and replay
 // history: cases, case-*, run, run-repeat, run-batch, status, result,
 // cancel, replay-history-*.
 func Commands(exit *int, e cmdutil.Env) []*cli.Command {
