@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -28,12 +29,12 @@ type actionCounts struct {
 	AgentActions int `json:"agentActions"`
 }
 
-func actionsCommand(exit *int, e env) *cli.Command {
+func actionsCommand(exit *int, e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "actions",
 		Usage:     "list the case-step actions (66 enum, 6 provider; solopi-ai's catalogue) and the 7 typed Agent actions (local, no device)",
 		UsageText: "solopi actions",
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
 			cat, acts := casefile.AuthoringCatalog(), protocol.TypedActions()
 			return outcome.OK(actionsResult{
 				Success:         true,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -32,8 +33,8 @@ func TestAgentCLIAgainstSimulator(t *testing.T) {
 	var outputs [][]byte
 	run := func(args ...string) (int, []byte) {
 		var stdout, stderr bytes.Buffer
-		e := env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" },
-			transport: func(context.Context) (device.Transport, error) { return dev, nil }}
+		e := cmdutil.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+			Transport: func(context.Context) (device.Transport, error) { return dev, nil }}
 		exit := run(ctx, append([]string{"solopi"}, args...), e)
 		outputs = append(outputs, stdout.Bytes(), stderr.Bytes())
 		return exit, stdout.Bytes()

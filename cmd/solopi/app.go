@@ -4,146 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/progress"
-	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/replay"
 )
-
-// env is the process environment a command sees; tests supply their own.
-type env struct {
-	stdout io.Writer
-	stderr io.Writer
-	getenv func(string) string
-	// stdin is the command's standard input (planner-parse reads the model
-	// answer from it; agent-run asks a human on it when it is a terminal).
-	stdin *os.File
-	// transport, when set, replaces device selection through the adb
-	// server: `solopi demo` and in-process tests hand in a simulated device
-	// so that the whole command path (flags, session, JSON, exit code) runs
-	// unchanged.
-	transport func(ctx context.Context) (device.Transport, error)
-	// secrets, when set, replaces the user cache's store of case-import's
-	// records of encrypted parameters (the demo keeps its own).
-	secrets *replay.SecretsStore
-}
-
-// secretsStore is where case-import records which parameters are
-// encrypted and where run looks them up.
-func (e env) secretsStore() replay.SecretsStore {
-	if e.secrets != nil {
-		return *e.secrets
-	}
-	return replay.DefaultSecretsStore()
-}
-
-// globals are the options shared by every command, compatible with the
-// upstream solopi-ai CLI (they must come before the command name).
-type globals struct {
-	adbPath        string
-	serial         string
-	pkg            string
-	devicePort     int
-	adbServerPort  int
-	requestTimeout time.Duration
-	startupTimeout time.Duration
-	pretty         bool
-	// progress is the command's status line on stderr (off unless stderr
-	// is a terminal); events reports device events on it.
-	progress *progress.Line
-	events   *deviceTally
-	env      env
-}
-
-func globalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "adb", Usage: "adb binary, run only to start the adb server when none answers", EnvVars: []string{"ADB"}, Value: "adb"},
-		&cli.StringFlag{Name: "serial", Aliases: []string{"s"}, Usage: "device serial (default: the only online device)", EnvVars: []string{"ANDROID_SERIAL"}},
-		&cli.StringFlag{Name: "package", Usage: "SoloPi package on the device", Value: protocol.DefaultPackage},
-		&cli.IntFlag{Name: "device-port", Usage: "SoloPi control port on the device", Value: protocol.DefaultDevicePort},
-		&cli.IntFlag{Name: "local-port", Usage: "accepted for compatibility; solopi opens direct tcp: streams and never leaves a forward", Value: 0},
-		&cli.IntFlag{Name: "adb-server-port", Usage: "adb server port", EnvVars: []string{"ANDROID_ADB_SERVER_PORT"}, Value: 5037},
-		&cli.Float64Flag{Name: "request-timeout", Usage: "seconds per device HTTP request", Value: 5},
-		&cli.Float64Flag{Name: "startup-timeout", Usage: "seconds to wait for the SoloPi control service", Value: 15},
-		&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON output"},
-	}
-}
-
-// seconds converts a positive, finite flag value to a duration.
-func seconds(name string, v float64) (time.Duration, error) {
-	if !(v > 0) || v > 1e7 {
-		return 0, fault.Usagef("invalid_option", "--%s must be a positive number of seconds", name)
-	}
-	return time.Duration(v * float64(time.Second)), nil
-}
-
-func readGlobals(c *cli.Context, e env) (*globals, error) {
-	g := &globals{
-		adbPath:       c.String("adb"),
-		serial:        c.String("serial"),
-		pkg:           c.String("package"),
-		devicePort:    c.Int("device-port"),
-		adbServerPort: c.Int("adb-server-port"),
-		pretty:        c.Bool("pretty"),
-		env:           e,
-	}
-	var err error
-	if g.requestTimeout, err = seconds("request-timeout", c.Float64("request-timeout")); err != nil {
-		return nil, err
-	}
-	if g.startupTimeout, err = seconds("startup-timeout", c.Float64("startup-timeout")); err != nil {
-		return nil, err
-	}
-	if g.devicePort < 1 || g.devicePort > 65535 {
-		return nil, fault.Usage("invalid_option", "--device-port must be between 1 and 65535")
-	}
-	if g.adbServerPort < 1 || g.adbServerPort > 65535 {
-		return nil, fault.Usage("invalid_option", "--adb-server-port (ANDROID_ADB_SERVER_PORT) must be between 1 and 65535")
-	}
-	if !protocol.ValidPackageName(g.pkg) {
-		return nil, fault.Usage("invalid_option", "--package must look like com.example.app")
-	}
-	if f, ok := e.stderr.(*os.File); ok {
-		g.progress = progress.New(f, e.getenv, nil)
-	}
-	g.events = &deviceTally{line: g.progress}
-	return g, nil
-}
-
-// action adapts a command's run function to urfave/cli: it reads the globals,
-// runs the command, prints exactly one JSON object and records the exit code.
-func action(exit *int, e env, fn func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		g, err := readGlobals(c, e)
-		var res outcome.Result
-		if err == nil {
-			res, err = fn(c.Context, g, c)
-		}
-		pretty := g != nil && g.pretty
-		if g != nil {
-			// The status line goes before the JSON: on a terminal both
-			// share the screen.
-			g.progress.Done()
-		}
-		*exit = outcome.Print(e.stdout, res, err, pretty)
-		return nil
-	}
-}
 
 // usageError marks a parser failure: text on stderr, exit 3.
 type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
 
-func newApp(exit *int, e env) *cli.App {
+func newApp(exit *int, e cmdutil.Env) *cli.App {
 	app := &cli.App{
 		Name:      "solopi",
 		Usage:     "drive Android test automation through SoloPi",
@@ -152,9 +25,9 @@ func newApp(exit *int, e env) *cli.App {
 			"not ready, 3 usage or device selection, 4 adb/HTTP/protocol error, 124 timeout, 130 interrupted.\n\n" +
 			"Examples:\n  solopi demo\n  solopi --serial emulator-5554 doctor\n  solopi run --case smoke --artifacts ./out",
 		Version:              buildVersion(),
-		Writer:               e.stdout,
-		ErrWriter:            e.stderr,
-		Flags:                globalFlags(),
+		Writer:               e.Stdout,
+		ErrWriter:            e.Stderr,
+		Flags:                cmdutil.GlobalFlags(),
 		Commands:             commands(exit, e),
 		HideVersion:          true,
 		EnableBashCompletion: false,
@@ -164,7 +37,7 @@ func newApp(exit *int, e env) *cli.App {
 		},
 		CommandNotFound: func(c *cli.Context, name string) {
 			*exit = outcome.ExitUsage
-			fmt.Fprintf(e.stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", name)
+			fmt.Fprintf(e.Stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", name)
 		},
 	}
 	// A usage error in any command is the parser's text on stderr: stdout
@@ -180,10 +53,10 @@ func newApp(exit *int, e env) *cli.App {
 	app.Action = func(c *cli.Context) error {
 		*exit = outcome.ExitUsage
 		if c.Args().Present() {
-			fmt.Fprintf(e.stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", c.Args().First())
+			fmt.Fprintf(e.Stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", c.Args().First())
 			return nil
 		}
-		c.App.Writer = e.stderr
+		c.App.Writer = e.Stderr
 		return cli.ShowAppHelp(c)
 	}
 	return app
@@ -206,11 +79,11 @@ func helpRequested(args []string) bool {
 }
 
 // run executes the CLI with args and returns the process exit code.
-func run(ctx context.Context, args []string, e env) int {
+func run(ctx context.Context, args []string, e cmdutil.Env) int {
 	exit := -1
 	app := newApp(&exit, e)
 	if !helpRequested(args) {
-		app.Writer = e.stderr
+		app.Writer = e.Stderr
 	}
 	err := app.RunContext(ctx, args)
 	if err != nil {
@@ -219,7 +92,7 @@ func run(ctx context.Context, args []string, e env) int {
 		if errors.As(err, &ue) {
 			msg = ue.msg
 		}
-		fmt.Fprintf(e.stderr, "solopi: %s\nRun 'solopi help' or 'solopi <command> --help' for usage.\n", msg)
+		fmt.Fprintf(e.Stderr, "solopi: %s\nRun 'solopi help' or 'solopi <command> --help' for usage.\n", msg)
 		return outcome.ExitUsage
 	}
 	if exit == -1 {

@@ -1,11 +1,22 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"github.com/urfave/cli/v2"
 
-// commands lists every command. Each lives in its own file as an options
-// struct plus a run function that is testable without a terminal; each
-// feature area contributes its list.
-func commands(exit *int, e env) []*cli.Command {
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/agentcmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/devicecmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/plannercmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/replaycmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/sessioncmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/verifycmd"
+)
+
+// commands lists every command. The app's own commands (version, actions,
+// sim, demo, report) live beside main; every feature area contributes its
+// list from its package under internal/.
+func commands(exit *int, e cmdutil.Env) []*cli.Command {
 	cmds := []*cli.Command{
 		versionCommand(exit, e),
 		actionsCommand(exit, e),
@@ -13,12 +24,12 @@ func commands(exit *int, e env) []*cli.Command {
 		demoCommand(exit, e),
 		reportCommand(exit, e),
 	}
-	cmds = append(cmds, deviceCommands(exit, e)...)
-	cmds = append(cmds, replayCommands(exit, e)...)
-	cmds = append(cmds, agentCommands(exit, e)...)
-	cmds = append(cmds, sessionCommands(exit, e)...)
-	cmds = append(cmds, plannerCommands(exit, e)...)
-	cmds = append(cmds, verifyCommands(exit, e)...)
-	cmds = append(cmds, managedCommands(exit, e)...)
+	cmds = append(cmds, devicecmd.Commands(exit, e)...)
+	cmds = append(cmds, replaycmd.Commands(exit, e)...)
+	cmds = append(cmds, agentcmd.Commands(exit, e)...)
+	cmds = append(cmds, sessioncmd.Commands(exit, e)...)
+	cmds = append(cmds, plannercmd.Commands(exit, e)...)
+	cmds = append(cmds, verifycmd.Commands(exit, e)...)
+	cmds = append(cmds, managedcmd.Commands(exit, e)...)
 	return cmds
 }

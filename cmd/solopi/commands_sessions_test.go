@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/sessioncmd"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
@@ -117,8 +119,8 @@ func (f *sessCLIFake) count(parts ...string) int {
 func runSessionCLI(t *testing.T, f *sessCLIFake, ctx context.Context, args ...string) ([]byte, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" },
-		transport: func(ctx context.Context) (device.Transport, error) {
+	e := cmdutil.Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
+		Transport: func(ctx context.Context) (device.Transport, error) {
 			f.mu.Lock()
 			f.opened++
 			f.mu.Unlock()
@@ -377,12 +379,12 @@ func TestEverySessionCommandHasASchema(t *testing.T) {
 	for _, n := range schemas.Names() {
 		have[n] = true
 	}
-	for _, c := range sessionCommands(&exit, env{}) {
+	for _, c := range sessioncmd.Commands(&exit, cmdutil.Env{}) {
 		if !have[c.Name] {
 			t.Errorf("command %s has no schemas/%s.schema.json", c.Name, c.Name)
 		}
 	}
-	if n := len(sessionCommands(&exit, env{})); n != 29 {
+	if n := len(sessioncmd.Commands(&exit, cmdutil.Env{})); n != 29 {
 		t.Errorf("%d session commands, want 29", n)
 	}
 }

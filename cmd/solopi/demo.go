@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
@@ -27,7 +28,7 @@ type demoOptions struct {
 	timeScale float64
 }
 
-func demoCommand(exit *int, e env) *cli.Command {
+func demoCommand(exit *int, e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run the main job on an in-process simulated phone (needs nothing but this binary)",
@@ -40,7 +41,7 @@ func demoCommand(exit *int, e env) *cli.Command {
 			&cli.StringFlag{Name: "artifacts", Value: "solopi-demo", Usage: "artifacts directory of the run (replaced on each demo)"},
 			&cli.Float64Flag{Name: "time-scale", Value: 20, Usage: "simulated device time speed-up"},
 		},
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
 			return runDemo(ctx, g, demoOptions{artifacts: c.String("artifacts"), timeScale: c.Float64("time-scale")})
 		}),
 	}
@@ -48,7 +49,7 @@ func demoCommand(exit *int, e env) *cli.Command {
 
 // runDemo drives the real command path against an in-process device: the
 // only difference from a phone is where the transport comes from.
-func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, error) {
+func runDemo(ctx context.Context, g *cmdutil.Globals, o demoOptions) (outcome.Result, error) {
 	if !(o.timeScale > 0) || o.timeScale > 1000 {
 		return outcome.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
 	}
@@ -67,9 +68,9 @@ func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, er
 		var out bytes.Buffer
 		// The simulated device and its records live only as long as the
 		// demo: its case-import record stays in the temporary directory.
-		ie := env{stdout: &out, stderr: g.env.stderr, getenv: g.env.getenv,
-			transport: func(context.Context) (device.Transport, error) { return dev, nil },
-			secrets:   &replay.SecretsStore{Dir: filepath.Join(tmp, "secrets")}}
+		ie := cmdutil.Env{Stdout: &out, Stderr: g.Env.Stderr, Getenv: g.Env.Getenv,
+			Transport: func(context.Context) (device.Transport, error) { return dev, nil },
+			Secrets:   &replay.SecretsStore{Dir: filepath.Join(tmp, "secrets")}}
 		code := run(ctx, append([]string{"solopi"}, args...), ie)
 		var obj map[string]any
 		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {
@@ -77,7 +78,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, er
 		}
 		return obj, code, nil
 	}
-	g.progress.Printf("demo: importing %s into the simulated device %s", demoCaseName, dev.Serial())
+	g.Progress.Printf("demo: importing %s into the simulated device %s", demoCaseName, dev.Serial())
 	imported, code, err := inner("case-import", "--file", casePath, "--replace")
 	if err != nil {
 		return outcome.Result{}, err
@@ -85,7 +86,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions) (outcome.Result, er
 	if code != outcome.ExitOK {
 		return outcome.Result{Value: imported, Exit: code}, nil
 	}
-	g.progress.Printf("demo: running %s with artifacts in %s", demoCaseName, o.artifacts)
+	g.Progress.Printf("demo: running %s with artifacts in %s", demoCaseName, o.artifacts)
 	result, code, err := inner("run", "--case", demoCaseName, "--artifacts", o.artifacts, "--overwrite")
 	if err != nil {
 		return outcome.Result{}, err

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -34,7 +36,7 @@ type managedFarm struct {
 }
 
 func newManagedFarm(t *testing.T, env []string, database string) *managedFarm {
-	return &managedFarm{t: t, env: append(env, managedDBEnv+"="+database), root: filepath.Join(t.TempDir(), "evidence")}
+	return &managedFarm{t: t, env: append(env, managedcmd.DBEnv+"="+database), root: filepath.Join(t.TempDir(), "evidence")}
 }
 
 // cmd runs a command (globals first, when any) and validates its JSON
@@ -291,7 +293,7 @@ func TestE2EManagedDeviceProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, p = m.cmd("--serial", "sim-0001", "managed-device-probe")
-	if r.code != 3 || p["errorCode"] != codeDeviceOffline {
+	if r.code != 3 || p["errorCode"] != cmdutil.CodeDeviceOffline {
 		t.Fatalf("errored probe: exit %d %s", r.code, r.stdout)
 	}
 	_, list := m.cmd("managed-device-list")

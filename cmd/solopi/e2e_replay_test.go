@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -69,9 +70,9 @@ func cliOn(t *testing.T, tr device.Transport, args ...string) cliRun {
 func cliOnCtx(t *testing.T, ctx context.Context, tr device.Transport, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
-		getenv:    func(string) string { return "" },
-		transport: func(context.Context) (device.Transport, error) { return tr, nil }})
+	code := run(ctx, append([]string{"solopi"}, args...), cmdutil.Env{Stdout: &stdout, Stderr: &stderr,
+		Getenv:    func(string) string { return "" },
+		Transport: func(context.Context) (device.Transport, error) { return tr, nil }})
 	return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}
 }
 

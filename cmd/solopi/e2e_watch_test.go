@@ -27,6 +27,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/plannercmd"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/ptytest"
 	"github.com/solopi-dev/solopi/schemas"
@@ -374,10 +375,10 @@ func TestAgentRunConsoleStopsWithTheRun(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "agent-run", out)
-	var r agentRunResult
+	var r plannercmd.AgentRunResult
 	json.Unmarshal(out, &r)
 	var ann struct {
-		Console consoleInfo `json:"console"`
+		Console plannercmd.ConsoleInfo `json:"console"`
 	}
 	if err := json.Unmarshal(errOut, &ann); err != nil || r.Console == nil || ann.Console.URL != r.Console.URL {
 		t.Fatalf("stderr %q, console %+v", errOut, r.Console)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/internal/realadb"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -121,9 +122,9 @@ func TestInteropSameJSONInProcessAndRealAdb(t *testing.T) {
 	inproc := newDev()
 	a := scenario(t, func(args ...string) cliRun {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr,
-			getenv:    func(string) string { return "" },
-			transport: func(context.Context) (device.Transport, error) { return inproc, nil }})
+		code := run(context.Background(), append([]string{"solopi"}, args...), cmdutil.Env{Stdout: &stdout, Stderr: &stderr,
+			Getenv:    func(string) string { return "" },
+			Transport: func(context.Context) (device.Transport, error) { return inproc, nil }})
 		return cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes(), code: code}
 	})
 

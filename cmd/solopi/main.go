@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 )
 
 func main() {
@@ -20,8 +22,8 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args, env{
-		stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdin: os.Stdin,
+	code := run(ctx, os.Args, cmdutil.Env{
+		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Stdin: os.Stdin,
 	})
 	stop()
 	os.Exit(code)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/schemas"
 )
@@ -107,7 +108,7 @@ func testManagedCommands(t *testing.T, db string) {
 	}
 	managedCLI(t, db, 3, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-3", "--max-retries", "11")
 	// Vision oracles need a model; managed work has none.
-	if e := managedCLI(t, db, 3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != codeVisionNotSupported {
+	if e := managedCLI(t, db, 3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != managedcmd.CodeVisionNotSupported {
 		t.Fatalf("vision plan %v", e)
 	}
 
@@ -158,7 +159,7 @@ func TestManagedRefusesUpstreamDatabase(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "upstream.sqlite")
 	writeUpstreamDB(t, db)
 	before, _ := os.ReadFile(db)
-	r := runBinary(t, []string{managedDBEnv + "=" + db}, "managed-health")
+	r := runBinary(t, []string{managedcmd.DBEnv + "=" + db}, "managed-health")
 	if r.code != 3 || !strings.Contains(string(r.stdout), `"errorCode":"unsupported_schema"`) {
 		t.Fatalf("upstream database: exit %d %s", r.code, r.stdout)
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/plannercmd"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -63,9 +65,9 @@ func TestPlannerCheckPasses(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "planner-check", out)
-	var r plannerCheckResult
+	var r plannercmd.CheckResult
 	decode := func(out []byte) {
-		r = plannerCheckResult{}
+		r = plannercmd.CheckResult{}
 		json.Unmarshal(out, &r)
 	}
 	decode(out)
@@ -225,7 +227,7 @@ func TestSimServeFakeModelModes(t *testing.T) {
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		w := &cancelOnWrite{cancel: cancel}
-		code := run(ctx, []string{"solopi", "sim", "serve", tc.arg, "--no-adbd"}, env{stdout: w, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }})
+		code := run(ctx, []string{"solopi", "sim", "serve", tc.arg, "--no-adbd"}, cmdutil.Env{Stdout: w, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }})
 		cancel()
 		if code != 0 {
 			t.Fatalf("%s: exit %d %s", tc.arg, code, w.buf.String())
@@ -238,7 +240,7 @@ func TestSimServeFakeModelModes(t *testing.T) {
 		}
 	}
 	var errb bytes.Buffer
-	if code := run(context.Background(), []string{"solopi", "sim", "serve", "--fake-model=bedrock"}, env{stdout: &bytes.Buffer{}, stderr: &errb, getenv: func(string) string { return "" }}); code != 3 ||
+	if code := run(context.Background(), []string{"solopi", "sim", "serve", "--fake-model=bedrock"}, cmdutil.Env{Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }}); code != 3 ||
 		!strings.Contains(errb.String(), "stream-only") {
 		t.Fatalf("an unknown mode: exit %d %s", code, errb.String())
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/plannercmd"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -35,8 +37,8 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 	var out, errb bytes.Buffer
 	// A planner command that must not touch a device fails the test if it
 	// tries: without a transport the CLI would go looking for an adb server.
-	e := env{stdout: &out, stderr: &errb, getenv: func(k string) string { return p.env[k] }, stdin: p.stdin,
-		transport: func(ctx context.Context) (device.Transport, error) {
+	e := cmdutil.Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return p.env[k] }, Stdin: p.stdin,
+		Transport: func(ctx context.Context) (device.Transport, error) {
 			if p.open == nil {
 				t.Fatal("the command opened a device although it must not")
 			}
@@ -76,7 +78,7 @@ func TestPlannerParseCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	validatePlannerSchema(t, "planner-parse", out)
-	var r plannerParseResult
+	var r plannercmd.ParseResult
 	json.Unmarshal(out, &r)
 	if r.Fields["element"].Device != [2]int{747, 1702} || r.Reasoning != "tap +1" {
 		t.Fatalf("%s", out)
@@ -119,7 +121,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "planner-calibrate", out)
-	var r plannerCalibrateResult
+	var r plannercmd.CalibrateResult
 	json.Unmarshal(out, &r)
 	if r.Profile.Space != coord.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
 		t.Fatalf("%s", out)
@@ -216,7 +218,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
 			validatePlannerSchema(t, "agent-run", out)
-			var r agentRunResult
+			var r plannercmd.AgentRunResult
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatal(err)
 			}

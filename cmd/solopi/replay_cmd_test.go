@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/replaycmd"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -38,7 +40,7 @@ func runReplayCLI(t *testing.T, ctx context.Context, f *devicefake.Replay, args 
 	}
 	var stdout, stderr bytes.Buffer
 	argv := append([]string{"solopi", "--request-timeout", "2", "--startup-timeout", "1"}, args...)
-	call.code = run(ctx, argv, env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, transport: open})
+	call.code = run(ctx, argv, cmdutil.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Transport: open})
 	call.out = stdout.Bytes()
 	if err := json.Unmarshal(call.out, &call.obj); err != nil {
 		t.Fatalf("%v: stdout is not one JSON object (exit %d): %q stderr %s", args, call.code, call.out, stderr.Bytes())
@@ -349,7 +351,7 @@ func TestCLICaseTemplateValidateAndStepEdits(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"caseName":5,"targetAppPackage":"x","operationLog":{"steps":[]}}`), 0o644)
 	c = runReplayCLI(t, context.Background(), f, "case-validate", "--file", bad)
-	if c.code != 3 || c.obj["errorCode"] != codeSchemaViolation {
+	if c.code != 3 || c.obj["errorCode"] != replaycmd.CodeSchemaViolation {
 		t.Fatalf("schema %d %s", c.code, c.out)
 	}
 
@@ -363,7 +365,7 @@ func TestCLICaseTemplateValidateAndStepEdits(t *testing.T) {
 	c.validate(t, "case-step-add", true)
 	// Output rules: not the source, not an existing file, not a symlink.
 	c = runReplayCLI(t, context.Background(), f, "case-step-add", "--file", tpl, "--step-file", step, "--output", tpl, "--overwrite")
-	if c.code != 3 || c.obj["errorCode"] != codeOutputIsSource {
+	if c.code != 3 || c.obj["errorCode"] != replaycmd.CodeOutputIsSource {
 		t.Fatalf("source as output %d %s", c.code, c.out)
 	}
 	link := filepath.Join(dir, "link.json")
@@ -449,7 +451,7 @@ func TestCLIReplayAgainstSimulator(t *testing.T) {
 	cli := func(args ...string) map[string]any {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), append([]string{"solopi"}, args...), env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, transport: open})
+		code := run(context.Background(), append([]string{"solopi"}, args...), cmdutil.Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Transport: open})
 		var obj map[string]any
 		if err := json.Unmarshal(stdout.Bytes(), &obj); err != nil {
 			t.Fatalf("%v: %q %s", args, stdout.Bytes(), stderr.Bytes())

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/report"
 )
 
@@ -27,7 +24,7 @@ type reportResult struct {
 	Kind    report.Kind `json:"kind"`
 }
 
-func reportCommand(exit *int, e env) *cli.Command {
+func reportCommand(exit *int, e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write report.html for an evidence directory (run, batch, verify-run, agent-run or perf), older ones included",
@@ -37,7 +34,7 @@ func reportCommand(exit *int, e env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trajectory", Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
 		},
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
 			if c.NArg() != 1 {
 				return outcome.Result{}, fault.Usage(report.CodeNotDirectory, "name exactly one evidence directory: solopi report DIR")
 			}
@@ -53,7 +50,7 @@ func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
 		return outcome.Result{}, err
 	}
 	if kind == report.KindPerf {
-		if err := ensurePerfAnalysis(ctx, o.dir); err != nil {
+		if err := cmdutil.EnsurePerfAnalysis(ctx, o.dir); err != nil {
 			return outcome.Result{}, err
 		}
 	}
@@ -62,60 +59,4 @@ func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
 		return outcome.Result{}, err
 	}
 	return outcome.OK(reportResult{Success: true, Report: res.Path, Kind: res.Kind}), nil
-}
-
-// ensurePerfAnalysis analyses a perf-stop --output directory that has
-// only its CSV files: the statistics go to analysis.json, the charts to
-// charts/, as perf-analyze would write them.
-func ensurePerfAnalysis(ctx context.Context, dir string) error {
-	path := filepath.Join(dir, report.PerfAnalysisFile)
-	if _, err := os.Lstat(path); err == nil {
-		return nil // already analysed (or not a plain file: Write reports it)
-	}
-	a, err := perfstats.AnalyzePerformance(ctx, perfstats.PerfAnalyzeOptions{Input: dir, Output: filepath.Join(dir, "charts"), Overwrite: true})
-	if err != nil {
-		return err
-	}
-	return savePerfAnalysis(dir, a)
-}
-
-// savePerfAnalysis writes a into dir as the analysis the report reads.
-func savePerfAnalysis(dir string, a *perfstats.PerfAnalysis) error {
-	path := filepath.Join(dir, report.PerfAnalysisFile)
-	b, err := artifacts.MarshalIndent(a)
-	if err != nil {
-		return fault.Wrap(fault.Internal, report.CodeWriteFailed, "cannot encode the performance analysis", err)
-	}
-	_, err = (artifacts.Output{Mode: artifacts.Exclusive}).WriteFile(path, b)
-	return err
-}
-
-// evidenceReport is where a command wrote the report of its evidence
-// directory, or why it could not: the evidence stands without it, so a
-// failed report does not fail the command.
-type evidenceReport struct {
-	Report      string `json:"report,omitempty"`
-	ReportError string `json:"reportError,omitempty"`
-}
-
-// reportOf writes dir/report.html unless err (from preparing the
-// evidence) already says why not.
-func reportOf(dir string, o report.Options, err error) evidenceReport {
-	if err == nil {
-		var res report.Result
-		if res, err = report.Write(dir, o); err == nil {
-			return evidenceReport{Report: res.Path}
-		}
-	}
-	return evidenceReport{ReportError: err.Error()}
-}
-
-// addTo records r in a command's object.
-func (r evidenceReport) addTo(m map[string]any) {
-	if r.Report != "" {
-		m["report"] = r.Report
-	}
-	if r.ReportError != "" {
-		m["reportError"] = r.ReportError
-	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -15,7 +16,7 @@ import (
 // subcommand's schema joins the names with '-').
 func TestEveryCommandHasASchema(t *testing.T) {
 	exit := 0
-	app := newApp(&exit, env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	app := newApp(&exit, cmdutil.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
 	names := schemas.Names()
 	var walk func(prefix string, cmds []*cli.Command)
 	count := 0

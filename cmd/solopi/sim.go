@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/sim"
@@ -56,7 +57,7 @@ type simControl struct {
 	URL string `json:"url"`
 }
 
-func simCommand(exit *int, e env) *cli.Command {
+func simCommand(exit *int, e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "sim",
 		Usage: "the simulated Android device running SoloPi v1.0.2",
@@ -87,7 +88,7 @@ func simCommand(exit *int, e env) *cli.Command {
 					fakeModel: c.Generic("fake-model").(*fakeModelMode).mode}
 				pretty := c.Bool("pretty")
 				*exit = runSimServe(c.Context, o, func(res outcome.Result, err error) int {
-					return outcome.Print(e.stdout, res, err, pretty)
+					return outcome.Print(e.Stdout, res, err, pretty)
 				})
 				return nil
 			},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -51,12 +52,12 @@ func versionInfo() versionResult {
 	return r
 }
 
-func versionCommand(exit *int, e env) *cli.Command {
+func versionCommand(exit *int, e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "version",
 		Usage:     "print the binary version, VCS revision, Go version and protocol versions",
 		UsageText: "solopi version",
-		Action: action(exit, e, func(ctx context.Context, g *globals, c *cli.Context) (outcome.Result, error) {
+		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
 			return outcome.OK(versionInfo()), nil
 		}),
 	}

@@ -1,0 +1,435 @@
+package managedcmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/verifycmd"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/outcome"
+)
+
+// The managed-* commands drive a device farm's store: SQLite on one host
+// (the default), PostgreSQL across hosts. They are local data commands: none
+// of them touches a device.
+
+const DBEnv = "SOLOPI_MANAGED_DB"
+
+func defaultManagedDB() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".solopi", "managed.sqlite")
+	}
+	return filepath.Join(home, ".solopi", "managed.sqlite")
+}
+
+func managedDBFlag() cli.Flag {
+	return &cli.StringFlag{Name: "database", EnvVars: []string{DBEnv}, Value: defaultManagedDB(),
+		Usage: "the managed store: a SQLite file path, or a postgres:// URL for a farm shared by several hosts"}
+}
+
+// managedAction opens the store named by --database for fn and closes it.
+func managedAction(exit *int, e cmdutil.Env, fn func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
+	return cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
+		return withManagedStore(ctx, c, func(s managed.Store) (outcome.Result, error) { return fn(ctx, s, c) })
+	})
+}
+
+// withManagedStore opens the --database store for fn and closes it after.
+func withManagedStore(ctx context.Context, c *cli.Context, fn func(s managed.Store) (outcome.Result, error)) (outcome.Result, error) {
+	s, err := managed.Open(ctx, c.String("database"), managed.Options{})
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+type managedHealthResult struct {
+	Success bool `json:"success"`
+	managed.Health
+}
+
+func runManagedHealth(ctx context.Context, s managed.Store) (outcome.Result, error) {
+	h, err := s.Health(ctx)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedHealthResult{Success: true, Health: h}), nil
+}
+
+type managedRegisterOptions struct {
+	deviceID, serial, health string
+	apiLevel                 int
+	capabilities, labels     []string
+}
+
+type managedDeviceResult struct {
+	Success bool           `json:"success"`
+	Device  managed.Device `json:"device"`
+}
+
+func runManagedDeviceRegister(ctx context.Context, s managed.Store, o managedRegisterOptions) (outcome.Result, error) {
+	labels, err := parseLabels(o.labels)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	if o.apiLevel < 1 {
+		return outcome.Result{}, fault.Usage("invalid_option", "--api-level must be a positive integer")
+	}
+	d, err := s.RegisterDevice(ctx, managed.DeviceSpec{DeviceID: o.deviceID, Serial: o.serial, APILevel: o.apiLevel,
+		Capabilities: o.capabilities, Labels: labels, Health: o.health})
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedDeviceResult{Success: true, Device: d}), nil
+}
+
+// parseLabels reads repeated --label key=value flags; an empty part or a
+// repeated key is refused.
+func parseLabels(raw []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, l := range raw {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" || v == "" {
+			return nil, fault.Usage("invalid_label", "a device label must be key=value").With("label", l)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fault.Usage("invalid_label", "a device label key is repeated").With("label", l)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+type managedDeviceListResult struct {
+	Success bool             `json:"success"`
+	Count   int              `json:"count"`
+	Devices []managed.Device `json:"devices"`
+}
+
+func runManagedDeviceList(ctx context.Context, s managed.Store) (outcome.Result, error) {
+	ds, err := s.Devices(ctx)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	if ds == nil {
+		ds = []managed.Device{}
+	}
+	return outcome.OK(managedDeviceListResult{Success: true, Count: len(ds), Devices: ds}), nil
+}
+
+type managedSubmitOptions struct {
+	plan, matrix, decisions string
+	sub                     managed.Submission
+	// validate is the plan check managed-submit runs first (the
+	// verification engine's, where available).
+	validate managed.PlanValidator
+}
+
+type managedTaskResult struct {
+	Success bool `json:"success"`
+	managed.Task
+}
+
+func runManagedSubmit(ctx context.Context, s managed.Store, o managedSubmitOptions) (outcome.Result, error) {
+	var err error
+	sub := o.sub
+	if sub.Plan, err = readJSONFile(o.plan, "plan"); err != nil {
+		return outcome.Result{}, err
+	}
+	if err := o.validate(sub.Plan); err != nil {
+		return outcome.Result{}, err
+	}
+	if sub.Matrix, err = readJSONFile(o.matrix, "matrix"); err != nil {
+		return outcome.Result{}, err
+	}
+	if o.decisions != "" {
+		if sub.Decisions, err = readJSONFile(o.decisions, "agent-decisions"); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	task, err := s.Submit(ctx, sub)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedTaskResult{Success: true, Task: task}), nil
+}
+
+// readJSONFile reads a JSON input file as the generic tree canonical
+// fingerprints are computed over.
+func readJSONFile(path, flag string) (any, error) {
+	b, err := verifycmd.ReadInput(path, "--"+flag)
+	if err != nil {
+		return nil, err
+	}
+	v, err := canonjson.Decode(b)
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, "invalid_json", "the --"+flag+" file is not valid JSON", err).With("file", path)
+	}
+	return v, nil
+}
+
+type managedStatusResult struct {
+	Success bool `json:"success"`
+	managed.TaskStatus
+}
+
+func runManagedStatus(ctx context.Context, s managed.Store, taskID string) (outcome.Result, error) {
+	st, err := s.Status(ctx, taskID)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedStatusResult{Success: true, TaskStatus: st}), nil
+}
+
+type managedEventsResult struct {
+	Success bool            `json:"success"`
+	TaskID  string          `json:"taskId"`
+	Events  []managed.Event `json:"events"`
+}
+
+func runManagedEvents(ctx context.Context, s managed.Store, taskID string, after int64) (outcome.Result, error) {
+	evs, err := s.Events(ctx, taskID, after)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedEventsResult{Success: true, TaskID: taskID, Events: evs}), nil
+}
+
+type managedReportOptions struct {
+	taskID, output string
+	overwrite      bool
+}
+
+type managedReportResult struct {
+	Success bool `json:"success"`
+	managed.Report
+	Output string `json:"output,omitempty"`
+}
+
+// reportOutput is the output policy of managed-report --output.
+func reportOutput(overwrite bool) artifacts.Output {
+	return artifacts.Output{Mode: artifacts.ModeOf(overwrite), MakeParents: true}
+}
+
+// runManagedReport exits with the report's own code: passed 0, failed 2,
+// not_tested 3, cancelled 130, unfinished 4.
+func runManagedReport(ctx context.Context, s managed.Store, o managedReportOptions) (outcome.Result, error) {
+	if o.output != "" {
+		if _, err := reportOutput(o.overwrite).CheckFile(o.output); err != nil {
+			return outcome.Result{}, err
+		}
+	}
+	r, err := s.Report(ctx, o.taskID)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	res := managedReportResult{Success: r.Status == outcome.VerdictPassed, Report: r}
+	if o.output != "" {
+		b, err := artifacts.MarshalIndent(r)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		written, err := reportOutput(o.overwrite).WriteFile(o.output, b)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		res.Output = written.Path
+	}
+	return outcome.Result{Value: res, Exit: r.ExitCode}, nil
+}
+
+func runManagedCancel(ctx context.Context, s managed.Store, taskID, ownerToken string) (outcome.Result, error) {
+	task, err := s.Cancel(ctx, taskID, ownerToken)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedTaskResult{Success: true, Task: task}), nil
+}
+
+type managedRecoverResult struct {
+	Success bool `json:"success"`
+	managed.Recovery
+}
+
+func runManagedRecover(ctx context.Context, s managed.Store) (outcome.Result, error) {
+	r, err := s.Recover(ctx)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedRecoverResult{Success: true, Recovery: r}), nil
+}
+
+type managedPurgeResult struct {
+	Success bool   `json:"success"`
+	Host    string `json:"host"`
+	managed.PurgeResult
+}
+
+func runManagedPurge(ctx context.Context, s managed.Store, host string, roots []string) (outcome.Result, error) {
+	if len(roots) == 0 {
+		return outcome.Result{}, fault.Usage("invalid_option", "--artifacts-root is required (the workers' evidence root on this host)")
+	}
+	r, err := managed.Purge(ctx, s, host, roots)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	return outcome.OK(managedPurgeResult{Success: true, Host: host, PurgeResult: r}), nil
+}
+
+// hostName names this machine in attempts and purges.
+func hostName() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return h
+}
+
+func hostFlag() cli.Flag {
+	return &cli.StringFlag{Name: "host", Value: hostName(), Usage: "this machine's name, as its workers record it"}
+}
+
+func taskIDFlag() cli.Flag {
+	return &cli.StringFlag{Name: "task-id", Required: true, Usage: "the exact taskId"}
+}
+
+func ownerTokenFlag(required bool, usage string) cli.Flag {
+	return &cli.StringFlag{Name: "owner-token", Required: required, EnvVars: []string{"SOLOPI_MANAGED_OWNER_TOKEN"}, Usage: usage}
+}
+
+// Commands are the managed-* commands: the store, the control-plane server,
+// the workers and the device probe.
+func Commands(exit *int, e cmdutil.Env) []*cli.Command {
+	health := func(name, usage string) *cli.Command {
+		return &cli.Command{
+			Name: name, Usage: usage, UsageText: "solopi " + name + " [--database PATH|postgres://…]",
+			Description: "Opens the store, creating and migrating it (River's tables and ours) when needed; a database of\n" +
+				"SoloPi's Python host CLI is refused with unsupported_schema and left untouched.",
+			Flags: []cli.Flag{managedDBFlag()},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedHealth(ctx, s)
+			}),
+		}
+	}
+	return append([]*cli.Command{
+		health("managed-init", "create or migrate the managed store and summarise it"),
+		health("managed-health", "summarise the managed store: devices by health, tasks by status, active assignments"),
+		{
+			Name:      "managed-device-register",
+			Usage:     "register or update a device of the farm",
+			UsageText: "solopi managed-device-register --device-id pixel-8 --device-serial SERIAL --api-level 34 [--capability agent]... [--label rack=r1]... [--health healthy]",
+			Flags: []cli.Flag{managedDBFlag(),
+				&cli.StringFlag{Name: "device-id", Required: true, Usage: "stable device id"},
+				&cli.StringFlag{Name: "device-serial", Required: true, Usage: "exact adb serial"},
+				&cli.IntFlag{Name: "api-level", Required: true, Usage: "Android API level (> 0)"},
+				&cli.StringSliceFlag{Name: "capability", Usage: "a capability (repeatable)"},
+				&cli.StringSliceFlag{Name: "label", Usage: "a key=value label (repeatable)"},
+				&cli.StringFlag{Name: "health", Value: managed.HealthHealthy, Usage: "healthy, degraded, offline or quarantined"},
+			},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedDeviceRegister(ctx, s, managedRegisterOptions{deviceID: c.String("device-id"), serial: c.String("device-serial"),
+					apiLevel: c.Int("api-level"), capabilities: c.StringSlice("capability"), labels: c.StringSlice("label"), health: c.String("health")})
+			}),
+		},
+		{
+			Name: "managed-device-list", Usage: "list the farm's devices with capabilities, health and leases",
+			UsageText: "solopi managed-device-list", Flags: []cli.Flag{managedDBFlag()},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedDeviceList(ctx, s)
+			}),
+		},
+		{
+			Name:  "managed-submit",
+			Usage: "submit a verification plan against a device matrix, idempotently",
+			UsageText: "solopi managed-submit --plan plan.json --matrix matrix.json --idempotency-key ci-123 [--agent-decisions d.json]\n" +
+				"  [--owner-token TOKEN] [--max-retries 1] [--lease-duration-ms 60000] [--retention-ms 604800000]",
+			Description: "The plan is validated first. Without --owner-token one is generated and printed once, in\n" +
+				"ownerToken: keep it to cancel the task, it is never shown again. Resubmitting the same request\n" +
+				"with the same key and owner returns the task with idempotent:true.",
+			Flags: []cli.Flag{managedDBFlag(),
+				&cli.StringFlag{Name: "plan", Required: true, Usage: "a solopi.ai.verification-plan/v1 file"},
+				&cli.StringFlag{Name: "matrix", Required: true, Usage: "a device matrix file: [{id, replicas?, selector?}]"},
+				&cli.StringFlag{Name: "agent-decisions", Usage: "static agent decisions for explore segments"},
+				&cli.StringFlag{Name: "idempotency-key", Required: true, Usage: "the caller's key for this submission"},
+				ownerTokenFlag(false, "the task's owner token, 16-256 URL-safe characters (default: generated and printed once)"),
+				&cli.IntFlag{Name: "max-retries", Value: managed.DefaultMaxRetries, Usage: "retries of infrastructure failures per shard (0-10)"},
+				&cli.Int64Flag{Name: "lease-duration-ms", Value: managed.DefaultLeaseDurationMs, Usage: "device lease per heartbeat (1000-1800000)"},
+				&cli.Int64Flag{Name: "retention-ms", Value: managed.DefaultRetentionMs, Usage: "how long raw evidence is kept after the task ends"},
+			},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				sub := managed.NewSubmission()
+				sub.IdempotencyKey, sub.OwnerToken = c.String("idempotency-key"), c.String("owner-token")
+				sub.MaxRetries, sub.LeaseDurationMs, sub.RetentionMs = c.Int("max-retries"), c.Int64("lease-duration-ms"), c.Int64("retention-ms")
+				return runManagedSubmit(ctx, s, managedSubmitOptions{plan: c.String("plan"), matrix: c.String("matrix"),
+					decisions: c.String("agent-decisions"), sub: sub, validate: planValidator})
+			}),
+		},
+		{
+			Name: "managed-status", Usage: "show a task and its shards by status",
+			UsageText: "solopi managed-status --task-id task-…", Flags: []cli.Flag{managedDBFlag(), taskIDFlag()},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedStatus(ctx, s, c.String("task-id"))
+			}),
+		},
+		{
+			Name: "managed-events", Usage: "read a task's append-only event log",
+			UsageText: "solopi managed-events --task-id task-… [--after-sequence N]",
+			Flags: []cli.Flag{managedDBFlag(), taskIDFlag(),
+				&cli.Int64Flag{Name: "after-sequence", Usage: "only events whose taskSequence is greater"}},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedEvents(ctx, s, c.String("task-id"), c.Int64("after-sequence"))
+			}),
+		},
+		{
+			Name:        "managed-report",
+			Usage:       "the task's matrix report; the exit code is its verdict",
+			UsageText:   "solopi managed-report --task-id task-… [--output report.json [--overwrite]]",
+			Description: "Exit codes: passed 0, failed 2, not_tested 3, cancelled 130, not finished yet 4.",
+			Flags: []cli.Flag{managedDBFlag(), taskIDFlag(),
+				&cli.StringFlag{Name: "output", Usage: "also write the report to this file"},
+				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output file"}},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedReport(ctx, s, managedReportOptions{taskID: c.String("task-id"), output: c.String("output"), overwrite: c.Bool("overwrite")})
+			}),
+		},
+		{
+			Name:        "managed-cancel",
+			Usage:       "cancel a task: fence its attempts and stop the workers running it",
+			UsageText:   "solopi managed-cancel --task-id task-… --owner-token TOKEN",
+			Description: "Needs the task's owner token. A task that already ended is returned unchanged with idempotent:true.",
+			Flags:       []cli.Flag{managedDBFlag(), taskIDFlag(), ownerTokenFlag(true, "the owner token the task was submitted with")},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedCancel(ctx, s, c.String("task-id"), c.String("owner-token"))
+			}),
+		},
+		{
+			Name: "managed-recover", Usage: "expire overdue leases now (workers' River leader does it every few seconds)",
+			UsageText: "solopi managed-recover", Flags: []cli.Flag{managedDBFlag()},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedRecover(ctx, s)
+			}),
+		},
+		{
+			Name:  "managed-purge",
+			Usage: "delete raw evidence past its retention that this host's workers wrote",
+			UsageText: "solopi managed-purge --artifacts-root DIR [--artifacts-root DIR]... [--host NAME]\n\n" +
+				"Digests, verdicts and reports stay in the store; evidence other hosts wrote is listed under\n" +
+				"elsewhere and left for their own purge.",
+			Flags: []cli.Flag{managedDBFlag(), hostFlag(),
+				&cli.StringSliceFlag{Name: "artifacts-root", Usage: "the workers' --artifacts-root on this host (repeatable)"}},
+			Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+				return runManagedPurge(ctx, s, c.String("host"), c.StringSlice("artifacts-root"))
+			}),
+		},
+	}, append(managedDeviceCommands(exit, e), managedServeCommand(exit, e))...)
+}

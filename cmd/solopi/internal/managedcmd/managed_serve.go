@@ -1,0 +1,122 @@
+package managedcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/managed/controlplane"
+	"github.com/solopi-dev/solopi/outcome"
+)
+
+type managedServeOptions struct {
+	bearerToken string
+	bind        string
+	port        int
+	host        string
+	roots       []string
+}
+
+// managedListening is the line managed-serve prints once it listens.
+type managedListening struct {
+	Listening struct {
+		Address string `json:"address"`
+		URL     string `json:"url"`
+	} `json:"listening"`
+}
+
+type managedServeResult struct {
+	Success bool   `json:"success"`
+	Stopped bool   `json:"stopped"`
+	Bind    string `json:"bind"`
+	Port    int    `json:"port"`
+	URL     string `json:"url"`
+}
+
+// runManagedServe serves the control plane until ctx ends (SIGINT or
+// SIGTERM). It writes one JSON line to out as soon as it listens, so that a
+// script using --port 0 learns the port; the command's final JSON object
+// follows when it stops.
+func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions, out io.Writer) (outcome.Result, error) {
+	if !managed.ValidOwnerToken(o.bearerToken) {
+		return outcome.Result{}, fault.Usage(controlplane.CodeInvalidToken, "--bearer-token must be 16 to 256 URL-safe characters")
+	}
+	if err := controlplane.ValidateBind(o.bind); err != nil {
+		return outcome.Result{}, err
+	}
+	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	h, err := controlplane.New(srvCtx, controlplane.Config{Store: s, BearerToken: o.bearerToken, ValidatePlan: planValidator,
+		Host: o.host, ArtifactsRoots: o.roots})
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	ln, err := controlplane.Listen(o.bind, o.port)
+	if err != nil {
+		return outcome.Result{}, err
+	}
+	var line managedListening
+	line.Listening.Address, line.Listening.URL = ln.Addr().String(), controlplane.URL(ln)
+	b, _ := json.Marshal(line)
+	if _, err := out.Write(append(b, '\n')); err != nil {
+		ln.Close()
+		return outcome.Result{}, fault.Wrap(fault.Transport, "output_failed", "cannot write to stdout", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err = srv.Shutdown(shutdown)
+		cancel()
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return outcome.Result{}, fault.Wrap(fault.Transport, "serve_failed", "the managed API stopped", err)
+	}
+	_, port, _ := net.SplitHostPort(line.Listening.Address)
+	p, _ := strconv.Atoi(port)
+	res := managedServeResult{Success: true, Stopped: true, Bind: o.bind, Port: p, URL: line.Listening.URL}
+	return outcome.Result{Value: res, Exit: outcome.ExitInterrupted}, nil
+}
+
+func managedServeCommand(exit *int, e cmdutil.Env) *cli.Command {
+	return &cli.Command{
+		Name:  "managed-serve",
+		Usage: "serve the managed store's HTTP API (loopback only, Bearer token) and River's dashboard",
+		UsageText: "solopi managed-serve --bearer-token TOKEN [--bind 127.0.0.1|::1|localhost] [--port 8765]\n" +
+			"  [--artifacts-root DIR]...",
+		Description: "Output: two JSON lines. The first, as soon as the API listens:\n" +
+			"  {\"listening\":{\"address\":\"127.0.0.1:8765\",\"url\":\"http://127.0.0.1:8765\"}}\n" +
+			"(with --port 0 it names the port taken). The second when SIGINT/SIGTERM stops the server:\n" +
+			"  {\"success\":true,\"stopped\":true,\"bind\":…,\"port\":…,\"url\":…}, exit 130.\n\n" +
+			"Routes: GET /health (no token); with Authorization: Bearer TOKEN: GET|POST /v1/devices,\n" +
+			"POST /v1/tasks (a generated ownerToken is returned once, in that response), GET /v1/tasks/{id},\n" +
+			"GET /v1/tasks/{id}/events?after=N, GET /v1/tasks/{id}/report, POST /v1/tasks/{id}/cancel,\n" +
+			"POST /v1/recover, POST /v1/retention/purge; River's dashboard under /riverui/ (a browser logs\n" +
+			"in with any user name and the token as password). Bodies are JSON objects of at most 1 MiB.\n" +
+			"The API manages data only: it never reaches a device.",
+		Flags: []cli.Flag{managedDBFlag(), hostFlag(),
+			&cli.StringFlag{Name: "bearer-token", Required: true, EnvVars: []string{"SOLOPI_MANAGED_BEARER_TOKEN"},
+				Usage: "the API token, 16-256 URL-safe characters"},
+			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "127.0.0.1, ::1 or localhost"},
+			&cli.IntFlag{Name: "port", Value: 8765, Usage: "TCP port (0 picks a free one and prints it)"},
+			&cli.StringSliceFlag{Name: "artifacts-root", Usage: "evidence roots POST /v1/retention/purge may clean on this host"},
+		},
+		Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
+			return runManagedServe(ctx, s, managedServeOptions{bearerToken: c.String("bearer-token"), bind: c.String("bind"),
+				port: c.Int("port"), host: c.String("host"), roots: c.StringSlice("artifacts-root")}, e.Stdout)
+		}),
+	}
+}
