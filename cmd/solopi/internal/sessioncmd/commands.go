@@ -114,3 +114,20 @@ func parseStop(timeoutName string) func(c *cli.Context) (stopOptions, error) {
 		return o, err
 	}
 }
+
+// sessionCall is the run function of a command that is one library call on
+// the device with the parsed options.
+func sessionCall[O any](fn func(ctx context.Context, dev *device.Device, o O) (*sessions.SessionResult, error)) func(ctx context.Context, d cmdutil.DeviceDeps, o O) (outcome.Result, error) {
+	return func(ctx context.Context, d cmdutil.DeviceDeps, o O) (outcome.Result, error) {
+		return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+			return fn(ctx, dev, o)
+		})
+	}
+}
+
+// stopCall is sessionCall for a stop command: our session id and the wait.
+func stopCall(fn func(ctx context.Context, dev *device.Device, id string, t sessions.SessionTimings) (*sessions.SessionResult, error)) func(ctx context.Context, d cmdutil.DeviceDeps, o stopOptions) (outcome.Result, error) {
+	return sessionCall(func(ctx context.Context, dev *device.Device, o stopOptions) (*sessions.SessionResult, error) {
+		return fn(ctx, dev, o.sessionID, o.t)
+	})
+}

@@ -34,18 +34,6 @@ func parsePerfStart(c *cli.Context) (sessions.PerfStartOptions, error) {
 	return o, err
 }
 
-func runPerfStart(ctx context.Context, d cmdutil.DeviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StartPerformance(ctx, dev, o)
-	})
-}
-
-func runPerfStatus(ctx context.Context, d cmdutil.DeviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.PerfStatus(ctx, dev, id)
-	})
-}
-
 func parsePerfStop(c *cli.Context) (sessions.PerfStopOptions, error) {
 	o := sessions.PerfStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
 	if err := sessions.CheckPerfSessionID(o.SessionID, true); err != nil {
@@ -73,21 +61,9 @@ func runPerfStop(ctx context.Context, d cmdutil.DeviceDeps, o sessions.PerfStopO
 	})
 }
 
-func runDisplayStart(ctx context.Context, d cmdutil.DeviceDeps, o sessions.PerfStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StartPerfDisplay(ctx, dev, o)
-	})
-}
-
 func parseDisplayStatus(c *cli.Context) (string, error) {
 	id := c.String("session-id")
 	return id, sessions.CheckPerfSessionID(id, false)
-}
-
-func runDisplayStatus(ctx context.Context, d cmdutil.DeviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.PerfDisplayStatus(ctx, dev, id)
-	})
 }
 
 func parseDisplayStop(c *cli.Context) (stopOptions, error) {
@@ -96,12 +72,6 @@ func parseDisplayStop(c *cli.Context) (stopOptions, error) {
 		return o, err
 	}
 	return o, sessions.CheckPerfSessionID(o.sessionID, true)
-}
-
-func runDisplayStop(ctx context.Context, d cmdutil.DeviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StopPerfDisplay(ctx, dev, o.sessionID, o.t)
-	})
 }
 
 func parsePerfAnalyze(c *cli.Context) (perfstats.PerfAnalyzeOptions, error) {
@@ -159,14 +129,14 @@ func perfCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				"session this command started is stopped again (124/130 with sessionId, phase and cleanup).",
 			UsageText: "solopi perf-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
 			Flags:     perfStartFlags("the recording to start"),
-			Action:    sessionAction(exit, e, parsePerfStart, runPerfStart),
+			Action:    sessionAction(exit, e, parsePerfStart, sessionCall(sessions.StartPerformance)),
 		},
 		{
 			Name:      "perf-status",
 			Usage:     "show the performance recording snapshot",
 			UsageText: "solopi perf-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's recording is this session")},
-			Action:    sessionAction(exit, e, sessionIDOption, runPerfStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, sessionCall(sessions.PerfStatus)),
 		},
 		{
 			Name:  "perf-stop",
@@ -190,21 +160,21 @@ func perfCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				"`running` with the requested target and items; timeout or Ctrl-C stop the lease again.",
 			UsageText: "solopi perf-display-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
 			Flags:     perfStartFlags("the monitor to run"),
-			Action:    sessionAction(exit, e, parsePerfStart, runDisplayStart),
+			Action:    sessionAction(exit, e, parsePerfStart, sessionCall(sessions.StartPerfDisplay)),
 		},
 		{
 			Name:      "perf-display-status",
 			Usage:     "show the live monitor snapshot and its values",
 			UsageText: "solopi perf-display-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 (values withheld) unless the device's monitor is this session")},
-			Action:    sessionAction(exit, e, parseDisplayStatus, runDisplayStatus),
+			Action:    sessionAction(exit, e, parseDisplayStatus, sessionCall(sessions.PerfDisplayStatus)),
 		},
 		{
 			Name:      "perf-display-stop",
 			Usage:     "stop our live monitor lease",
 			UsageText: "solopi perf-display-stop --session-id ID [--stop-timeout 60] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId perf-display-start printed")}, timingFlags("stop-timeout", 60, 0.5, "the monitor to stop")...),
-			Action:    sessionAction(exit, e, parseDisplayStop, runDisplayStop),
+			Action:    sessionAction(exit, e, parseDisplayStop, stopCall(sessions.StopPerfDisplay)),
 		},
 		{
 			Name:  "perf-analyze",

@@ -26,12 +26,6 @@ func parsePluginInstall(c *cli.Context) (sessions.PluginInstallOptions, error) {
 	return o, err
 }
 
-func runPluginInstall(ctx context.Context, d cmdutil.DeviceDeps, o sessions.PluginInstallOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.InstallPlugin(ctx, dev, o)
-	})
-}
-
 type pluginRemoveOptions struct {
 	id string
 	t  sessions.SessionTimings
@@ -60,7 +54,7 @@ func pluginCommands(exit *int, e cmdutil.Env) []*cli.Command {
 			UsageText: "solopi plugin-install --file PLUGIN.zip [--install-timeout 120] [--poll-interval 0.5]",
 			Flags: append([]cli.Flag{&cli.StringFlag{Name: "file", Usage: "local plugin archive (.zip with desc.json)", Required: true}},
 				timingFlags("install-timeout", 120, 0.5, "the import receipt")...),
-			Action: sessionAction(exit, e, parsePluginInstall, runPluginInstall),
+			Action: sessionAction(exit, e, parsePluginInstall, sessionCall(sessions.InstallPlugin)),
 		},
 		{
 			Name:      "plugin-remove",

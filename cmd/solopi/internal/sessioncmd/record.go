@@ -1,15 +1,12 @@
 package sessioncmd
 
 import (
-	"context"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
@@ -26,24 +23,6 @@ func parseRecordStart(c *cli.Context) (sessions.RecordStartOptions, error) {
 	return o, err
 }
 
-func runRecordStart(ctx context.Context, d cmdutil.DeviceDeps, o sessions.RecordStartOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StartRecording(ctx, dev, o)
-	})
-}
-
-func runRecordStatus(ctx context.Context, d cmdutil.DeviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.RecordingStatus(ctx, dev, id)
-	})
-}
-
-func runRecordStop(ctx context.Context, d cmdutil.DeviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StopRecording(ctx, dev, o.sessionID, o.t)
-	})
-}
-
 func recordCommands(exit *int, e cmdutil.Env) []*cli.Command {
 	return []*cli.Command{
 		{
@@ -58,14 +37,14 @@ func recordCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				&cli.StringFlag{Name: "target-package", Usage: "app under test (must be installed)", Required: true},
 				&cli.StringFlag{Name: "description", Usage: "case description"},
 			}, timingFlags("ack-timeout", 30, 0.5, "the recording to start")...),
-			Action: sessionAction(exit, e, parseRecordStart, runRecordStart),
+			Action: sessionAction(exit, e, parseRecordStart, sessionCall(sessions.StartRecording)),
 		},
 		{
 			Name:      "record-status",
 			Usage:     "show the interactive recording snapshot",
 			UsageText: "solopi record-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's recording is this session")},
-			Action:    sessionAction(exit, e, sessionIDOption, runRecordStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, sessionCall(sessions.RecordingStatus)),
 		},
 		{
 			Name:  "record-stop",
@@ -74,7 +53,7 @@ func recordCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				"exit 2 when it failed or the device's session is not --session-id.",
 			UsageText: "solopi record-stop --session-id ID [--stop-timeout 60] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId record-start printed")}, timingFlags("stop-timeout", 60, 0.5, "the recording to be saved")...),
-			Action:    sessionAction(exit, e, parseStop("stop-timeout"), runRecordStop),
+			Action:    sessionAction(exit, e, parseStop("stop-timeout"), stopCall(sessions.StopRecording)),
 		},
 	}
 }

@@ -33,12 +33,6 @@ func runScreenStart(ctx context.Context, d cmdutil.DeviceDeps, o screenStartOpti
 	})
 }
 
-func runScreenStatus(ctx context.Context, d cmdutil.DeviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.ScreenRecordingStatus(ctx, dev, id)
-	})
-}
-
 func parseScreenStop(c *cli.Context) (sessions.ScreenStopOptions, error) {
 	o := sessions.ScreenStopOptions{SessionID: c.String("session-id"), Output: c.String("output"), Overwrite: c.Bool("overwrite")}
 	if err := sessions.RequireSessionID(o.SessionID); err != nil {
@@ -51,12 +45,6 @@ func parseScreenStop(c *cli.Context) (sessions.ScreenStopOptions, error) {
 	var err error
 	o.SessionTimings, err = timings(c, "stop-timeout")
 	return o, err
-}
-
-func runScreenStop(ctx context.Context, d cmdutil.DeviceDeps, o sessions.ScreenStopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StopScreenRecording(ctx, dev, o)
-	})
 }
 
 func screenRecordCommands(exit *int, e cmdutil.Env) []*cli.Command {
@@ -80,7 +68,7 @@ func screenRecordCommands(exit *int, e cmdutil.Env) []*cli.Command {
 			Usage:     "show the screen recording snapshot",
 			UsageText: "solopi screen-record-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's screen recording is this session")},
-			Action:    sessionAction(exit, e, sessionIDOption, runScreenStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, sessionCall(sessions.ScreenRecordingStatus)),
 		},
 		{
 			Name:  "screen-record-stop",
@@ -93,7 +81,7 @@ func screenRecordCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				&cli.StringFlag{Name: "output", Usage: "local MP4 path (must not exist unless --overwrite)"},
 				&cli.BoolFlag{Name: "overwrite", Usage: "replace an existing --output file"},
 			}, timingFlags("stop-timeout", 60, 0.5, "the recording to stop")...),
-			Action: sessionAction(exit, e, parseScreenStop, runScreenStop),
+			Action: sessionAction(exit, e, parseScreenStop, sessionCall(sessions.StopScreenRecording)),
 		},
 	}
 }

@@ -1,14 +1,10 @@
 package sessioncmd
 
 import (
-	"context"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
@@ -28,24 +24,6 @@ func parseStressStart(c *cli.Context) (sessions.StressOptions, error) {
 	return o, err
 }
 
-func runStressStart(ctx context.Context, d cmdutil.DeviceDeps, o sessions.StressOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StartStress(ctx, dev, o)
-	})
-}
-
-func runStressStatus(ctx context.Context, d cmdutil.DeviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StressStatus(ctx, dev, id)
-	})
-}
-
-func runStressStop(ctx context.Context, d cmdutil.DeviceDeps, o stopOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StopStress(ctx, dev, o.sessionID, o.t)
-	})
-}
-
 func stressCommands(exit *int, e cmdutil.Env) []*cli.Command {
 	return []*cli.Command{
 		{
@@ -60,21 +38,21 @@ func stressCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				&cli.IntFlag{Name: "memory", Usage: "memory to hold, 1..2048 MB"},
 				&cli.IntFlag{Name: "duration", Usage: "seconds before the device removes the load, 1..3600", Value: 60},
 			}, timingFlags("ack-timeout", 30, 0.5, "the load to run")...),
-			Action: sessionAction(exit, e, parseStressStart, runStressStart),
+			Action: sessionAction(exit, e, parseStressStart, sessionCall(sessions.StartStress)),
 		},
 		{
 			Name:      "stress-status",
 			Usage:     "show the stress snapshot",
 			UsageText: "solopi stress-status [--session-id ID]",
 			Flags:     []cli.Flag{sessionIDFlag(false, "exit 2 unless the device's stress session is this one")},
-			Action:    sessionAction(exit, e, sessionIDOption, runStressStatus),
+			Action:    sessionAction(exit, e, sessionIDOption, sessionCall(sessions.StressStatus)),
 		},
 		{
 			Name:      "stress-stop",
 			Usage:     "stop our stress session (exit 0 when stopped, also after the device's own auto-stop)",
 			UsageText: "solopi stress-stop --session-id ID [--stop-timeout 30] [--poll-interval 0.5]",
 			Flags:     append([]cli.Flag{sessionIDFlag(true, "the sessionId stress-start printed")}, timingFlags("stop-timeout", 30, 0.5, "the load to be removed")...),
-			Action:    sessionAction(exit, e, parseStop("stop-timeout"), runStressStop),
+			Action:    sessionAction(exit, e, parseStop("stop-timeout"), stopCall(sessions.StopStress)),
 		},
 	}
 }

@@ -1,14 +1,10 @@
 package sessioncmd
 
 import (
-	"context"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
@@ -34,18 +30,6 @@ func parseVideoStart(c *cli.Context) (sessions.VideoAnalysisOptions, error) {
 	return o, o.Validate()
 }
 
-func runVideoStart(ctx context.Context, d cmdutil.DeviceDeps, o sessions.VideoAnalysisOptions) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.StartVideoAnalysis(ctx, dev, o)
-	})
-}
-
-func runVideoStatus(ctx context.Context, d cmdutil.DeviceDeps, id string) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		return sessions.VideoAnalysisStatus(ctx, dev, id)
-	})
-}
-
 func videoCommands(exit *int, e cmdutil.Env) []*cli.Command {
 	return []*cli.Command{
 		{
@@ -65,7 +49,7 @@ func videoCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				&cli.Float64Flag{Name: "analysis-timeout", Usage: "seconds to wait for the analysis", Value: 120},
 				&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between receipt polls", Value: 0.5},
 			},
-			Action: sessionAction(exit, e, parseVideoStart, runVideoStart),
+			Action: sessionAction(exit, e, parseVideoStart, sessionCall(sessions.StartVideoAnalysis)),
 		},
 		{
 			Name:      "video-analysis-status",
@@ -75,7 +59,7 @@ func videoCommands(exit *int, e cmdutil.Env) []*cli.Command {
 			Action: sessionAction(exit, e, func(c *cli.Context) (string, error) {
 				id := c.String("request-id")
 				return id, sessions.CheckAnalysisRequestID(id)
-			}, runVideoStatus),
+			}, sessionCall(sessions.VideoAnalysisStatus)),
 		},
 	}
 }
