@@ -1,14 +1,10 @@
 package device
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/solopi-dev/solopi/clock"
@@ -108,23 +104,6 @@ func RandomBytes(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
 	return b
-}
-
-// decodeObject parses a device JSON object keeping integers exact.
-func DecodeObject(b []byte) (WireObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m WireObject
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("decode device object: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("decode device object: data after the object")
-	}
-	if m == nil {
-		return nil, errors.New("decode device object: null")
-	}
-	return m, nil
 }
 
 // querySucceeded runs a query whose answer carries a boolean success: a
