@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -71,13 +72,7 @@ func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	deadline := time.Now().Add(15 * time.Second)
-	for dev.App.LeaseHolder() != "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the device watchdog never released the lease")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(t, 15*time.Second, "the device watchdog to release the lease", func() bool { return dev.App.LeaseHolder() == "" })
 	r := runBinary(t, env, "agent-status", "--session-id", sid, "--owner-token-file", tok)
 	schemas.Validate(t, "agent-status", r.stdout)
 	if !strings.Contains(string(r.stdout), `"state":"expired"`) || !strings.Contains(string(r.stdout), `"terminalReason":"idle_timeout"`) {

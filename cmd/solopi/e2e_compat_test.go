@@ -28,6 +28,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/casefile/paramcrypt"
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -171,18 +172,6 @@ func failingCase(t *testing.T) string {
 	return writeCase(t, func(s string) string {
 		return strings.Replace(s, `"assertInputContent": "3"`, `"assertInputContent": "4"`, 1)
 	})
-}
-
-// waitFor polls cond (device or file state) until it holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // replaying reports whether the device runs a replay (its control lease).
@@ -411,7 +400,7 @@ func TestE2EErrorPayloadsKeepSolopiAiKeys(t *testing.T) {
 	// run while another replay is active: run (solopi-ai) and activeRun.
 	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
 	r.fault("competing-replay", `{"caseName":"`+demoCaseName+`"}`)
-	waitFor(t, "the competing replay", r.replaying)
+	testwait.Until(t, 30*time.Second, "the competing replay", r.replaying)
 	m = r.expect(2, "run", "--case", demoCaseName)
 	other := e2eStr(e2eObj(m, "activeRun"), "runId")
 	if e2eStr(m, "errorCode") != "replay_active" || e2eObj(m, "run")["state"] != "running" || other == "" || e2eObj(m, "run")["runId"] != other {
@@ -542,7 +531,7 @@ func TestE2EStalledEvidenceCommands(t *testing.T) {
 	// run's verdict, the logcat and an incomplete manifest, at once.
 	dir = filepath.Join(t.TempDir(), "evidence")
 	cmd, wait := r.startBinary("run", "--case", demoCaseName, "--artifacts", dir)
-	waitFor(t, "the logcat of the collection", func() bool {
+	testwait.Until(t, 30*time.Second, "the logcat of the collection", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "logcat.txt"))
 		return err == nil
 	})
@@ -577,7 +566,7 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 	// device time (the CLI claims it within tens of milliseconds).
 	dir := filepath.Join(t.TempDir(), "restart")
 	_, wait := r.startBinary("run", "--case", demoCaseName, "--artifacts", dir)
-	waitFor(t, "the replay", r.replaying)
+	testwait.Until(t, 30*time.Second, "the replay", r.replaying)
 	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
 	r.fault("restart-app", "")
 	res := wait()
@@ -593,7 +582,7 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 	// run ends as a transport failure, evidence written all the same.
 	dir = filepath.Join(t.TempDir(), "offline")
 	_, wait = r.startBinary("run", "--case", demoCaseName, "--artifacts", dir, "--unreachable-timeout", "1", "--evidence-timeout", "1")
-	waitFor(t, "the replay", r.replaying)
+	testwait.Until(t, 30*time.Second, "the replay", r.replaying)
 	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
 	r.fault("adb-state", `{"state":"offline"}`)
 	res = wait()

@@ -26,6 +26,7 @@ import (
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/pgtest"
+	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
 // farmSpec sizes a farm test.
@@ -174,7 +175,7 @@ func runFarm(t *testing.T, spec farmSpec) {
 		// of 15 %..75 %) has ended, on a worker that is running a shard.
 		at := int(float64(total) * (0.15 + 0.6*(float64(k)+rng.Float64())/float64(spec.kills)))
 		var victim int
-		waitUntil(t, deadline, fmt.Sprintf("%d shards to end and a worker to be busy", at), func() bool {
+		testwait.Until(t, deadline, fmt.Sprintf("%d shards to end and a worker to be busy", at), func() bool {
 			if db.count(terminalShards) < at {
 				return false
 			}
@@ -197,7 +198,7 @@ func runFarm(t *testing.T, spec farmSpec) {
 			db.dump()
 		}
 	})
-	waitUntil(t, deadline, "every task to end", func() bool {
+	testwait.Until(t, deadline, "every task to end", func() bool {
 		return db.count(`SELECT COUNT(*) FROM managed_tasks WHERE status IN ('passed', 'failed', 'not_tested', 'cancelled')`) == spec.tasks
 	})
 	elapsed := time.Since(start) - setup

@@ -20,6 +20,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -165,18 +166,6 @@ func (w *workerProc) wait(timeout time.Duration) (int, map[string]any) {
 	return r.code, decodeObject(w.t, r)
 }
 
-// waitUntil polls cond every 20 ms until it holds, failing after timeout.
-func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // fileTree lists the files under root by slash-separated relative path.
 func fileTree(t *testing.T, root string) []string {
 	t.Helper()
@@ -313,7 +302,7 @@ func runningShard(t *testing.T, scale float64, submitFlags []string, workerFlags
 	task := m.submit(slowPlan(t, 120), "slow", 1, submitFlags...)
 	w := m.startWorker("host-a", workerFlags...)
 	dev := f.Devices()[0]
-	waitUntil(t, 30*time.Second, "the shard's replay to hold the device", func() bool { return dev.App.LeaseHolder() != "" || w.exited() })
+	testwait.Until(t, 30*time.Second, "the shard's replay to hold the device", func() bool { return dev.App.LeaseHolder() != "" || w.exited() })
 	if w.exited() {
 		code, out := w.wait(0)
 		t.Fatalf("the worker exited %d before the replay started: %v\nstderr %s", code, out, w.errb.String())
@@ -356,7 +345,7 @@ func TestE2EManagedCancelStopsDeviceWork(t *testing.T) {
 	if r, _ := m.cmd("managed-cancel", "--task-id", task, "--owner-token", e2eOwnerToken); r.code != 0 {
 		t.Fatalf("cancel exit %d %s", r.code, r.stdout)
 	}
-	waitUntil(t, 15*time.Second, "the device work to stop", func() bool { return dev.App.LeaseHolder() == "" })
+	testwait.Until(t, 15*time.Second, "the device work to stop", func() bool { return dev.App.LeaseHolder() == "" })
 	code, rep := m.report(task)
 	shard, at := attemptOf(t, rep)
 	if code != 130 || shard["status"] != "cancelled" || at["status"] != "cancelled" || at["failureCategory"] != "cancelled_by_owner" {
@@ -364,7 +353,7 @@ func TestE2EManagedCancelStopsDeviceWork(t *testing.T) {
 	}
 	// The partial report is the worker's last write of the attempt.
 	dir := m.attemptDir(task, rep)
-	waitUntil(t, 15*time.Second, "the attempt's partial report", func() bool {
+	testwait.Until(t, 15*time.Second, "the attempt's partial report", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "report.json"))
 		return err == nil
 	})
@@ -384,7 +373,7 @@ func TestE2EManagedLostLeaseStopsDeviceWork(t *testing.T) {
 	m, task, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000"}, "--max-assignments", "1")
 	w.signal(syscall.SIGSTOP)
 	// Recovery takes the shard once the lease has expired.
-	waitUntil(t, 30*time.Second, "recovery to expire the lease", func() bool {
+	testwait.Until(t, 30*time.Second, "recovery to expire the lease", func() bool {
 		_, rec := m.cmd("managed-recover")
 		return rec["requeued"] == float64(1)
 	})
@@ -392,7 +381,7 @@ func TestE2EManagedLostLeaseStopsDeviceWork(t *testing.T) {
 		t.Fatal("the replay ended while the worker was stopped: the test proves nothing")
 	}
 	w.signal(syscall.SIGCONT)
-	waitUntil(t, 15*time.Second, "the device work to stop", func() bool { return dev.App.LeaseHolder() == "" })
+	testwait.Until(t, 15*time.Second, "the device work to stop", func() bool { return dev.App.LeaseHolder() == "" })
 	// --max-assignments 1: the loop ends with that shard, a failure.
 	if code, out := w.wait(30 * time.Second); code != 2 || out["processed"] != float64(1) || out["failures"] != float64(1) {
 		t.Errorf("worker exit %d %v", code, out)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
@@ -160,14 +161,8 @@ func TestE2EInterruptCancelsTheRun(t *testing.T) {
 	}
 	// Wait until the device runs our replay, then interrupt the CLI.
 	dev := f.Devices()[0]
-	deadline := time.Now().Add(20 * time.Second)
-	for dev.App.LeaseHolder() == "" {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the replay never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	testwait.Until(t, 20*time.Second, "the replay to start", func() bool { return dev.App.LeaseHolder() != "" })
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	code := 0

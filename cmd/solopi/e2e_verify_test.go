@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/verify"
@@ -392,15 +393,14 @@ func interruptVerify(t *testing.T, env []string, ready func() bool, args ...stri
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for !ready() {
-		if time.Now().After(deadline) {
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			t.Fatalf("the run never got busy; stdout %s stderr %s", out.String(), errb.String())
+			t.Logf("verify-run stdout %s stderr %s", out.String(), errb.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	})
+	testwait.Until(t, 60*time.Second, "the run to get busy", ready)
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	code := 0

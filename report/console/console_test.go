@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/counterphone"
+	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
 func start(t *testing.T, title string) *Server {
@@ -128,7 +129,7 @@ func TestPromptAnsweredOverHTTP(t *testing.T) {
 		}
 		got <- ok
 	}()
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.prompt != nil })
+	testwait.Until(t, 10*time.Second, "the console", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.prompt != nil })
 	if c := answer(1, "approve"); c != 409 {
 		t.Errorf("approve on a takeover prompt: %d", c)
 	}
@@ -145,24 +146,13 @@ func TestPromptAnsweredOverHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { _, err := s.Confirm(ctx, "pay?"); errc <- err }()
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.prompt != nil })
+	testwait.Until(t, 10*time.Second, "the console", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.prompt != nil })
 	cancel()
 	if err := <-errc; err == nil {
 		t.Error("a withdrawn prompt returned an answer")
 	}
 	if c := answer(2, "approve"); c != 409 {
 		t.Errorf("answer to a withdrawn prompt: %d", c)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
