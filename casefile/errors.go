@@ -1,7 +1,6 @@
 package casefile
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -71,15 +70,6 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code != "" && t.Code == e.Code
-}
-
-// ErrorCode returns the code of a casefile error anywhere in err's chain, or "".
-func ErrorCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
 }
 
 func newError(code, format string, args ...any) *Error {

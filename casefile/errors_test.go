@@ -58,3 +58,12 @@ func TestFingerprintNulls(t *testing.T) {
 		t.Fatal("distinct names collide")
 	}
 }
+
+// ErrorCode returns the code of a casefile error anywhere in err's chain, or "".
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

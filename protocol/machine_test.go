@@ -233,3 +233,12 @@ func TestValidateRejectsBadTables(t *testing.T) {
 		}
 	}
 }
+
+// All returns every machine, for the exhaustive tests.
+func All() []*Machine {
+	return []*Machine{
+		Replay(), AdbConnect(), CaseImport(), CaseDelete(), AgentSession(), AgentReceipt(),
+		Record(), ScreenRecord(), Scan(), VideoAnalysis(), Performance(), PerformanceDisplay(),
+		Stress(), PluginMutation(), HistoryDelete(), ManagedTask(), ManagedShard(), ManagedAttempt(),
+	}
+}

@@ -564,12 +564,3 @@ func ManagedAttempt() *Machine {
 		),
 	}
 }
-
-// All returns every machine, for exhaustive tests and documentation.
-func All() []*Machine {
-	return []*Machine{
-		Replay(), AdbConnect(), CaseImport(), CaseDelete(), AgentSession(), AgentReceipt(),
-		Record(), ScreenRecord(), Scan(), VideoAnalysis(), Performance(), PerformanceDisplay(),
-		Stress(), PluginMutation(), HistoryDelete(), ManagedTask(), ManagedShard(), ManagedAttempt(),
-	}
-}
