@@ -32,11 +32,10 @@ const (
 	CalibrationMaxBound  = 0.07
 )
 
-// Calibration error codes.
-const (
-	CodeCalibrationFailed = "coordinate_calibration_failed"
-	CodeProfileCache      = "profile_cache_error"
-)
+// CodeCalibrationFailed is a calibration that found no contract. (A
+// profile cache that cannot be read or written is only an event: the cache
+// is an optimisation.)
+const CodeCalibrationFailed = "coordinate_calibration_failed"
 
 // Profile sources.
 const (

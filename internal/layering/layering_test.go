@@ -22,7 +22,7 @@ var ranks = map[string]int{
 	"fault": 0, "clock": 0, "canonjson": 0, "protocol": 0, "schemas": 0,
 	"internal/lazyregexp": 0, "internal/textclip": 0, "internal/atomicfile": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
-	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "solopi/adb": 0, "casefile/paramcrypt": 0,
+	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "solopi/adb": 0, "casefile/paramcrypt": 0,
 
 	// Formats, output contracts and pure parsers built on the foundations.
 	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1,

@@ -27,7 +27,6 @@ const (
 	CodeAgentStartTimeout   = "agent_start_timeout"
 	CodeAgentActTimeout     = "agent_action_timeout"
 	CodeAgentControlTimeout = "agent_control_timeout"
-	CodeStepMismatch        = "receipt_step_mismatch"
 	CodeStepIDConflict      = "step_id_conflict"
 	CodeScreenshotMissing   = "screenshot_unavailable"
 	CodeEvidencePath        = "unsafe_evidence_path"

@@ -26,7 +26,6 @@ import (
 const (
 	CodeInvalidVideoPath  = "invalid_video_path" // 3
 	CodeAnalysisTimeout   = "analysis_timeout"   // 124
-	CodeAnalysisNotAcked  = "analysis_not_acknowledged"
 	CodeInvalidRequestID  = "invalid_request_id" // 3
 	MeasurementVideoDiff  = "SoloPi screen-recording video difference"
 	maxActionOffsetMillis = 3600000
