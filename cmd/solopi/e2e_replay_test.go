@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -144,11 +145,11 @@ func TestE2ELateCancelDoesNotTouchANewRun(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("stale cancel exit %d: %s", r.code, r.stdout)
 	}
-	res := cliOn(t, d, "result", "--run-id", newRun)
-	for i := 0; i < 100 && field(t, res, "terminal") != true; i++ {
-		time.Sleep(50 * time.Millisecond)
+	var res cliRun
+	testwait.Until(t, 10*time.Second, "the new run to end", func() bool {
 		res = cliOn(t, d, "result", "--run-id", newRun)
-	}
+		return field(t, res, "terminal") == true
+	})
 	if field(t, res, "state") != "passed" {
 		t.Errorf("the new run did not pass after a stale cancel: %s", res.stdout)
 	}
