@@ -30,7 +30,7 @@ func reportCommand(exit *int, e cmdutil.Env) *cli.Command {
 		Usage: "write report.html for an evidence directory (run, batch, verify-run, agent-run or perf), older ones included",
 		Description: "Local only: reads the evidence files and writes DIR/report.html (one self-contained file, no script,\n" +
 			"images linked beside it). A performance directory of CSV files is analysed first (analysis.json and charts/).",
-		UsageText: "solopi report DIR [--trajectory FILE]",
+		UsageText: "solopi report DIR [--trajectory FILE]\n\nExample:\n  solopi report ./out/login && xdg-open ./out/login/report.html",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trajectory", Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
 		},

@@ -352,7 +352,7 @@ func Commands(exit *int, e cmdutil.Env) []*cli.Command {
 			Name:  "managed-submit",
 			Usage: "submit a verification plan against a device matrix, idempotently",
 			UsageText: "solopi managed-submit --plan plan.json --matrix matrix.json --idempotency-key ci-123 [--agent-decisions d.json]\n" +
-				"  [--owner-token TOKEN] [--max-retries 1] [--lease-duration-ms 60000] [--retention-ms 604800000]",
+				"  [--owner-token TOKEN] [--max-retries 1] [--lease-duration-ms 60000] [--retention-ms 604800000]\n\nExample:\n  solopi managed-submit --database postgres://ci@db/solopi --plan login.plan.json --matrix matrix.json --idempotency-key \"$CI_PIPELINE_ID\"",
 			Description: "The plan is validated first. Without --owner-token one is generated and printed once, in\n" +
 				"ownerToken: keep it to cancel the task, it is never shown again. Resubmitting the same request\n" +
 				"with the same key and owner returns the task with idempotent:true.",

@@ -245,7 +245,7 @@ func managedDeviceCommands(exit *int, e cmdutil.Env) []*cli.Command {
 			Name:  "managed-worker-loop",
 			Usage: "work shards on this host's devices until a limit or a signal",
 			UsageText: "solopi managed-worker-loop --worker-id host-a --artifacts-root ./evidence [--concurrency N]\n" +
-				"  [--idle-interval 1] [--max-idle-polls 0] [--max-assignments 0]",
+				"  [--idle-interval 1] [--max-idle-polls 0] [--max-assignments 0]\n\nExample:\n  SOLOPI_MANAGED_DB=postgres://ci@db/solopi solopi managed-worker-loop --worker-id \"$(hostname)\" --artifacts-root /var/lib/solopi/evidence",
 			Description: "A River client on this host: it takes only shards it can place on devices its adb server sees,\n" +
 				"heartbeats their leases, and stops device work at once when a task is cancelled or a lease is lost.\n" +
 				"SIGINT/SIGTERM hand running shards back and exit 130.",

@@ -167,7 +167,7 @@ func Commands(exit *int, e cmdutil.Env) []*cli.Command {
 				"when the run ends.\n\n" +
 				"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
 				"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
-				"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.",
+				"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.\n\nExample:\n  SOLOPI_MODEL_API_KEY=... solopi agent-run --task \"open Settings and turn on dark mode\" --model-base-url https://llm.example/v1 --model ui-tars --trajectory ./run/t.json",
 			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "task", Usage: "what to do, in the user's words"},
 				&cli.StringFlag{Name: "device-mode", Usage: "solopi (a SoloPi Agent session: taps become clicks on the node under the point) or adb (plain input)", Value: agentloop.ModeSoloPi},

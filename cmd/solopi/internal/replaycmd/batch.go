@@ -31,7 +31,7 @@ func batchCommands(exit *int, e cmdutil.Env) []*cli.Command {
 			Name:  "run-repeat",
 			Usage: "replay one case N times, one run at a time, and aggregate the verdicts",
 			UsageText: "solopi run-repeat --case NAME --times N [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
-				"Artifacts go to ROOT/batch-<batchId>/NNN-<case>/. Exit 0 only when every run passed.",
+				"Artifacts go to ROOT/batch-<batchId>/NNN-<case>/. Exit 0 only when every run passed.\n\nExample:\n  solopi run-repeat --case login-smoke --times 20 --continue-on-failure --artifacts ./flaky",
 			Flags: seqFlags(
 				&cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true},
 				&cli.IntFlag{Name: "times", Usage: "number of runs (> 0)", Required: true}),
@@ -52,7 +52,7 @@ func batchCommands(exit *int, e cmdutil.Env) []*cli.Command {
 			Usage: "replay several cases one at a time (regression batch) and aggregate the verdicts",
 			UsageText: "solopi run-batch --case A --case B ... | --cases-file FILE [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
 				"FILE holds one case name per line (blank lines and lines starting with # are ignored).\n" +
-				"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.",
+				"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.\n\nExample:\n  solopi run-batch --cases-file smoke.txt --continue-on-failure --artifacts ./out --junit ./out/junit.xml\n  solopi report ./out   # regenerate the batch report",
 			Flags: seqFlags(
 				&cli.StringSliceFlag{Name: "case", Usage: "SoloPi case name (repeatable, in order)"},
 				&cli.StringFlag{Name: "cases-file", Usage: "file with one case name per line"}),

@@ -25,7 +25,7 @@ func runCommands(exit *int, e cmdutil.Env) []*cli.Command {
 				"The case is read back first (id and fingerprint bound), auto-start is turned on (and left on, as\n" +
 				"solopi-ai does), and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
 				"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed. --artifacts DIR may\n" +
-				"hold an earlier solopi evidence set: it is replaced (the JSON says what was replaced).",
+				"hold an earlier solopi evidence set: it is replaced (the JSON says what was replaced).\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml",
 			Flags: append(runFlags(true), &cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true}),
 			Action: cmdutil.DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d cmdutil.DeviceDeps) (outcome.Result, error) {
 				o, err := runOptionsFrom(c, d.G)

@@ -41,7 +41,7 @@ func Commands(exit *int, e cmdutil.Env) []*cli.Command {
 			Usage: "compile a requirement into a fingerprinted verification plan and SoloPi cases (local)",
 			UsageText: "solopi verify-compile --file REQUIREMENT.json --output PLAN.json [--cases-dir DIR]\n\n" +
 				"warnings[] lists every matches pattern without ^…$: on the phone a compiled ASSERT matches the\n" +
-				"whole text, while a dynamic checkpoint is judged on the host by search.",
+				"whole text, while a dynamic checkpoint is judged on the host by search.\n\nExample:\n  solopi verify-compile --file login.requirement.json --output login.plan.json --cases-dir ./cases",
 			Flags: []cli.Flag{file,
 				&cli.StringFlag{Name: "output", Usage: "verification plan JSON to write", Required: true},
 				&cli.StringFlag{Name: "cases-dir", Usage: "also write each distinct compiled case to DIR/<caseName>.json"}},

@@ -39,7 +39,7 @@ func verifyRunCommand(exit *int, e cmdutil.Env) *cli.Command {
 			"--decision-provider vision, or a plan with vision oracles, the planner-check preflight runs next, still before\n" +
 			"the phone. Deterministic segments are imported and replayed like case-import --replace and run --case; explore\n" +
 			"steps drive one Agent session each. Ctrl-C cancels exactly the replay or session that is active and still\n" +
-			"writes the report, marked interrupted (exit 130).",
+			"writes the report, marked interrupted (exit 130).\n\nExample:\n  solopi verify-run --plan login.plan.json --artifacts ./verify-$(date +%s) --junit ./junit.xml\n  solopi verify-run --plan login.plan.json --artifacts ./v2 --decision-provider vision --console",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "plan", Usage: "verification plan JSON (verify-compile)", Required: true},
 			&cli.StringFlag{Name: "artifacts", Usage: "evidence directory to create (must not exist)", Required: true},
