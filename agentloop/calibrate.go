@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/internal/atomicfile"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
@@ -121,7 +122,7 @@ type Calibrator struct {
 	CacheDir string
 	// Refresh ignores a cached profile (it is still rewritten).
 	Refresh bool
-	Now     func() time.Time
+	Clock   clock.Clock // clock.System when nil
 	state   *AgentState
 }
 
@@ -216,10 +217,10 @@ func finiteOr(f, alt float64) float64 {
 }
 
 func (c *Calibrator) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
+	if c.Clock != nil {
+		return c.Clock.Now()
 	}
-	return time.Now()
+	return clock.System.Now()
 }
 
 // probe runs every target for one candidate contract. Probes are not
@@ -359,13 +360,13 @@ func (c *Calibrator) store(p Profile) error {
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and
 // the state that records its events and metrics.
-func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, now func() time.Time, redact func(string) string) (*Calibrator, *AgentState) {
-	if now == nil {
-		now = time.Now
+func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, clk clock.Clock, redact func(string) string) (*Calibrator, *AgentState) {
+	if clk == nil {
+		clk = clock.System
 	}
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	st := newAgentState(now, redact, nil)
-	return &Calibrator{Model: m, Key: key, Policy: pol, CacheDir: cacheDir, Refresh: refresh, Now: now, state: st}, st
+	st := newAgentState(clk.Now, redact, nil)
+	return &Calibrator{Model: m, Key: key, Policy: pol, CacheDir: cacheDir, Refresh: refresh, Clock: clk, state: st}, st
 }

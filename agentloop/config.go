@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // Config configures a PhoneAgent.
@@ -31,7 +32,9 @@ type Config struct {
 	OnEvent   func(AgentEvent)
 	// Redact removes secrets from every event (the API key).
 	Redact func(string) string
-	Now    func() time.Time
+	// Clock is the run's time: timestamps, the deadline, the settle and
+	// recheck waits (clock.System when nil).
+	Clock clock.Clock
 }
 
 func (c *Config) defaults() {
@@ -56,8 +59,8 @@ func (c *Config) defaults() {
 	if c.RepeatLimit <= 0 {
 		c.RepeatLimit = 3
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.System
 	}
 	if c.Redact == nil {
 		c.Redact = func(s string) string { return s }

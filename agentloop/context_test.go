@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // goldenFrame is the coordinate golden vectors' frame (package coord).
@@ -485,19 +486,19 @@ func TestFreshnessLocalAnimationRecheck(t *testing.T) {
 		d.mu.Unlock()
 	}
 	targets := [][2]int{{760, 1205}}
-	fr, err := checkFreshness(context.Background(), dev, planned, targets, 2, time.Millisecond)
+	fr, err := checkFreshness(context.Background(), clock.System, dev, planned, targets, 2, time.Millisecond)
 	if err != nil || !fr.Fresh() || fr.Rechecks != 1 {
 		t.Fatalf("%+v %v", fr, err)
 	}
 	dev.beforeObserve = func(d *counterDevice, n int) { d.mu.Lock(); d.blink = spinner; d.mu.Unlock() }
-	fr, _ = checkFreshness(context.Background(), dev, planned, targets, 2, time.Millisecond)
+	fr, _ = checkFreshness(context.Background(), clock.System, dev, planned, targets, 2, time.Millisecond)
 	if fr.Fresh() || fr.Verdict != StaleTarget || fr.Rechecks != 2 {
 		t.Fatalf("persistent change: %+v", fr)
 	}
 	// A digit changing next to the target is below the region thresholds:
 	// pixels compatible with the plan keep the action fresh.
 	dev.beforeObserve = func(d *counterDevice, n int) { d.mu.Lock(); d.blink = image.Rectangle{}; d.value = 5; d.mu.Unlock() }
-	fr, _ = checkFreshness(context.Background(), dev, planned, [][2]int{{540, 760}}, 2, time.Millisecond)
+	fr, _ = checkFreshness(context.Background(), clock.System, dev, planned, [][2]int{{540, 760}}, 2, time.Millisecond)
 	if !fr.Fresh() {
 		t.Fatalf("small change: %+v", fr)
 	}

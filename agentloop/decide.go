@@ -152,7 +152,7 @@ func (p *Planner) Trajectory(model chat.Info) *Trajectory {
 	cfg := r.a.cfg
 	res := r.result
 	if res == nil {
-		res = &Result{RunID: r.runID, Goal: r.goal, DeviceMode: r.a.dev.Mode(), StartedAt: r.started.UTC(), FinishedAt: cfg.Now().UTC(),
+		res = &Result{RunID: r.runID, Goal: r.goal, DeviceMode: r.a.dev.Mode(), StartedAt: r.started.UTC(), FinishedAt: cfg.Clock.Now().UTC(),
 			Outcome: "in_progress", Phase: r.st.Phase(), Steps: r.st.Step(), Counters: r.st.Counters(), Metrics: r.st.Metrics(),
 			Profile: r.profile, Frame: r.frame, Exit: 2}
 	}
@@ -326,7 +326,7 @@ func ReviewCompletion(ctx context.Context, model chat.Model, cfg Config, goal st
 		return nil, errors.New("agentloop: the completion review needs a model and a screen")
 	}
 	cfg.defaults()
-	st := newAgentState(cfg.Now, cfg.Redact, cfg.OnEvent)
+	st := newAgentState(cfg.Clock.Now, cfg.Redact, cfg.OnEvent)
 	verdict, why, err := reviewCompletion(ctx, st, model, cfg.Policy, goal, nil, screen)
 	if err != nil {
 		return nil, err

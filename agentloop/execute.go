@@ -9,7 +9,6 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
-	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -96,7 +95,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 	dispatchOn := screen
 	if action.HasCoordinates(act.Name) {
 		st.setPhase(PhasePrecondition, "re-observe before dispatch")
-		fr, err := checkFreshness(ctx, r.a.dev, screen, targetsOf(cmd), cfg.Rechecks, cfg.RecheckDelay)
+		fr, err := checkFreshness(ctx, cfg.Clock, r.a.dev, screen, targetsOf(cmd), cfg.Rechecks, cfg.RecheckDelay)
 		if err != nil {
 			if r.interrupted(parent, err) {
 				return
@@ -123,7 +122,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 
 	// Verify.
 	st.setPhase(PhaseVerifying, "re-observe and compare pixels")
-	if err := clock.System.Sleep(ctx, cfg.SettleDelay); err != nil {
+	if err := cfg.Clock.Sleep(ctx, cfg.SettleDelay); err != nil {
 		r.interrupted(parent, err)
 		return
 	}

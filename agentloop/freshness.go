@@ -80,14 +80,14 @@ func compareFresh(planned, now *Screen, targets [][2]int) FreshnessResult {
 // stable and only the target region moved (a local animation), it
 // re-observes up to rechecks more times; the first frame that meets the
 // strict checks is the one the action is dispatched on.
-func checkFreshness(ctx context.Context, dev Device, planned *Screen, targets [][2]int, rechecks int, delay time.Duration) (FreshnessResult, error) {
+func checkFreshness(ctx context.Context, clk clock.Clock, dev Device, planned *Screen, targets [][2]int, rechecks int, delay time.Duration) (FreshnessResult, error) {
 	now, err := dev.Observe(ctx)
 	if err != nil {
 		return FreshnessResult{}, err
 	}
 	res := compareFresh(planned, now, targets)
 	for i := 0; i < rechecks && res.Verdict == StaleTarget && res.Global.ChangedRatio < localStableLimit; i++ {
-		if err := clock.System.Sleep(ctx, delay); err != nil {
+		if err := clk.Sleep(ctx, delay); err != nil {
 			return res, err
 		}
 		now, err = dev.Observe(ctx)

@@ -27,7 +27,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	// Contract: negotiated or loaded once, before the first plan.
 	if r.profile == nil {
 		st.setPhase(PhaseCalibrating, "resolve the coordinate contract")
-		cal := &Calibrator{Model: r.a.model, Key: cfg.ProfileKey, Policy: cfg.Policy, CacheDir: cfg.CacheDir, Refresh: cfg.Recalibrate, Now: cfg.Now, state: st}
+		cal := &Calibrator{Model: r.a.model, Key: cfg.ProfileKey, Policy: cfg.Policy, CacheDir: cfg.CacheDir, Refresh: cfg.Recalibrate, Clock: cfg.Clock, state: st}
 		p, err := cal.Resolve(ctx, cfg.Space, screen.Width(), screen.Height())
 		if err != nil {
 			if r.interrupted(parent, err) {
@@ -54,7 +54,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 		r.finish(OutcomeDeviceError, "the screenshot cannot be prepared for the model", err)
 		return nil
 	}
-	req := r.mem.planRequest(cfg.Now(), step, contract, img, r.a.modelBudget(), nil, "")
+	req := r.mem.planRequest(cfg.Clock.Now(), step, contract, img, r.a.modelBudget(), nil, "")
 	resp, err := st.chat(ctx, r.a.model, req)
 	if err != nil {
 		if r.interrupted(parent, err) {
@@ -67,7 +67,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	if perrv != nil {
 		pe := asProtocolError(perrv)
 		st.emit(EvProtocolRetry, "protocol retry on the same screenshot", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
-		retry := r.mem.planRequest(cfg.Now(), step, contract, img, r.a.modelBudget(), pe, resp.Content)
+		retry := r.mem.planRequest(cfg.Clock.Now(), step, contract, img, r.a.modelBudget(), pe, resp.Content)
 		resp, err = st.chat(ctx, r.a.model, retry)
 		if err != nil {
 			if r.interrupted(parent, err) {

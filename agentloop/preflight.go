@@ -187,7 +187,7 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 	if w <= 0 || h <= 0 {
 		w, h = 1080, 2340
 	}
-	cal := &Calibrator{Model: o.Model, Key: o.Key, Policy: o.Policy, CacheDir: o.CacheDir, Refresh: o.Refresh, Now: clk.Now, state: st}
+	cal := &Calibrator{Model: o.Model, Key: o.Key, Policy: o.Policy, CacheDir: o.CacheDir, Refresh: o.Refresh, Clock: clk, state: st}
 	p, err := cal.Resolve(ctx, o.Space, w, h)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -127,12 +127,12 @@ func (a *PhoneAgent) begin(t Task) (*taskRun, error) {
 	if t.MaxDuration <= 0 {
 		t.MaxDuration = 10 * time.Minute
 	}
-	now := a.cfg.Now()
+	now := a.cfg.Clock.Now()
 	r := &taskRun{
 		a: a, goal: t.Goal, maxSteps: t.MaxSteps, started: now, deadline: now.Add(t.MaxDuration),
 		runID: newRunID(now), risk: ClassifyTask(t.Goal),
 	}
-	r.st = newAgentState(a.cfg.Now, a.cfg.Redact, a.cfg.OnEvent)
+	r.st = newAgentState(a.cfg.Clock.Now, a.cfg.Redact, a.cfg.OnEvent)
 	if pf := a.cfg.Preflight; pf != nil {
 		r.st.absorb(pf)
 		r.profile = pf.Profile
@@ -216,7 +216,7 @@ func (r *taskRun) finish(outcome, msg string, err error) {
 	res.Steps = r.st.Step()
 	res.Counters = r.st.Counters()
 	res.Metrics = r.st.Metrics()
-	res.FinishedAt = r.a.cfg.Now().UTC()
+	res.FinishedAt = r.a.cfg.Clock.Now().UTC()
 	r.result = res
 }
 
@@ -225,7 +225,7 @@ func (r *taskRun) finish(outcome, msg string, err error) {
 // the task's clock (Config.Now), which set the deadline: a context
 // deadline would compare it with the system clock.
 func (r *taskRun) stepContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, r.deadline.Sub(r.a.cfg.Now()))
+	return context.WithTimeout(ctx, r.deadline.Sub(r.a.cfg.Clock.Now()))
 }
 
 // interrupted turns a context error into the right terminal outcome: the

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
+	"github.com/solopi-dev/solopi/clock"
 	"riverqueue.com/riverui"
 )
 
@@ -68,10 +69,12 @@ func shardJob(taskID, shardID string, attemptBase int) river.InsertManyParams {
 // retry after counted attempt n waits 1 s·2^(n-1), at most 60 s. The store
 // records the same time on the shard and is authoritative: a job that wakes
 // early snoozes until then.
-type RetryPolicy struct{}
+type RetryPolicy struct {
+	Clock clock.Clock // clock.System when nil
+}
 
 // NextRetry implements river.ClientRetryPolicy.
-func (RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+func (p RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	n := job.Attempt
 	if job.Kind == KindShard {
 		var args ShardArgs
@@ -79,7 +82,7 @@ func (RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 			n += args.AttemptBase
 		}
 	}
-	return time.Now().Add(Backoff(n))
+	return clock.Or(p.Clock).Now().Add(Backoff(n))
 }
 
 // PeriodicRecovery is the periodic job River's elected leader enqueues:

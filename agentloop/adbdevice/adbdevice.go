@@ -53,7 +53,7 @@ const (
 // Device is plain adb input as an agentloop.Device.
 type Device struct {
 	t   device.Transport
-	now func() time.Time
+	clk clock.Clock
 
 	mu sync.Mutex
 	// prevIME is the input method found before the first Type switched to
@@ -67,7 +67,7 @@ type Device struct {
 
 // New returns the adb device over t.
 func New(t device.Transport) *Device {
-	return &Device{t: t, now: time.Now}
+	return &Device{t: t, clk: clock.System}
 }
 
 // CheckKeyboard verifies that the ADB Keyboard is installed, before the
@@ -112,7 +112,7 @@ func (d *Device) Observe(ctx context.Context) (*agentloop.Screen, error) {
 		}
 		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "screencap -p failed", Err: err}
 	}
-	s, err := agentloop.NewScreen(b, d.now())
+	s, err := agentloop.NewScreen(b, d.clk.Now())
 	if err != nil {
 		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "screencap -p did not return a usable PNG", Err: err}
 	}

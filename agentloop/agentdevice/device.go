@@ -76,7 +76,7 @@ type Device struct {
 	client *agent.AgentClient
 	id     agent.AgentIdentity
 	opts   Options
-	now    func() time.Time
+	clk    clock.Clock
 
 	mu        sync.Mutex
 	steps     int
@@ -101,7 +101,7 @@ func Start(ctx context.Context, client *agent.AgentClient, opts Options) (*Devic
 	if err != nil {
 		return nil, fmt.Errorf("start the SoloPi Agent session: %w", err)
 	}
-	d := &Device{client: client, id: res.Identity(token), opts: opts, now: time.Now, obs: map[string]*agent.Observation{}, session: res.Session}
+	d := &Device{client: client, id: res.Identity(token), opts: opts, clk: clock.System, obs: map[string]*agent.Observation{}, session: res.Session}
 	return d, nil
 }
 
@@ -160,7 +160,7 @@ func (d *Device) screenOf(ctx context.Context, o *agent.Observation) (*agentloop
 		if err != nil {
 			return nil, err
 		}
-		if s, err = agentloop.NewScreen(b, d.now()); err != nil {
+		if s, err = agentloop.NewScreen(b, d.clk.Now()); err != nil {
 			return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "the observation screenshot is not a usable PNG", Err: err}
 		}
 	}

@@ -137,7 +137,7 @@ func Run(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 		},
 		Workers:      workers,
 		PeriodicJobs: []*river.PeriodicJob{managed.PeriodicRecovery()},
-		RetryPolicy:  managed.RetryPolicy{},
+		RetryPolicy:  managed.RetryPolicy{Clock: cfg.Clock},
 		JobTimeout:   -1,
 		Logger:       cfg.Logger,
 	})

@@ -84,7 +84,7 @@ func (c VisionConfig) check() (*vision, error) {
 		v.info = mc.Info()
 		v.redact = func(s string) string { return mc.APIKey.Redact(redact(s)) }
 	}
-	v.runtime.Redact, v.runtime.Now = v.redact, v.clock.Now
+	v.runtime.Redact, v.runtime.Clock = v.redact, v.clock
 	v.runtime.Preflight = nil
 	return v, nil
 }

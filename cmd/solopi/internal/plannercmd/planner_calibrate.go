@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
@@ -30,7 +30,7 @@ type CalibrateResult struct {
 // runPlannerCalibrate negotiates (or loads, or reports the configured
 // space) without opening any device.
 func runPlannerCalibrate(ctx context.Context, s *Setup, space coord.Space, w, h int) (outcome.Result, error) {
-	cal, st := agentloop.NewCalibrator(s.Model, s.ProfileKey(), s.Policy, s.CacheDir, s.Refresh, time.Now, s.Redact)
+	cal, st := agentloop.NewCalibrator(s.Model, s.ProfileKey(), s.Policy, s.CacheDir, s.Refresh, clock.System, s.Redact)
 	p, err := cal.Resolve(ctx, space, w, h)
 	var candidates []any
 	for _, ev := range st.Events() {
