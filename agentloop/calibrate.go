@@ -216,12 +216,7 @@ func finiteOr(f, alt float64) float64 {
 	return f
 }
 
-func (c *Calibrator) now() time.Time {
-	if c.Clock != nil {
-		return c.Clock.Now()
-	}
-	return clock.System.Now()
-}
+func (c *Calibrator) now() time.Time { return clock.Or(c.Clock).Now() }
 
 // probe runs every target for one candidate contract. Probes are not
 // short-circuited: the whole set is the evidence in the trajectory.

@@ -167,7 +167,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, _ *agentlo
 		if _, err := d.shell(ctx, "input", "tap", itoa(x), itoa(y)); err != nil {
 			return fail(false, err)
 		}
-		if err := clock.System.Sleep(ctx, doubleTapGap); err != nil {
+		if err := d.clk.Sleep(ctx, doubleTapGap); err != nil {
 			return fail(true, err)
 		}
 		if _, err := d.shell(ctx, "input", "tap", itoa(x), itoa(y)); err != nil {
@@ -206,7 +206,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, _ *agentlo
 		}
 		detail["commands"] = cmds
 	case action.Wait:
-		if err := clock.System.Sleep(ctx, cmd.Duration); err != nil {
+		if err := d.clk.Sleep(ctx, cmd.Duration); err != nil {
 			return fail(false, err)
 		}
 		detail["waited_ms"] = cmd.Duration.Milliseconds()

@@ -185,7 +185,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, on *agentl
 	if cmd.Action == action.Wait && cmd.Duration > 5*time.Second {
 		// The typed wait stops at 5 s; longer waits are host-side so the
 		// session's bounded Wait keeps its meaning.
-		if err := clock.System.Sleep(ctx, cmd.Duration); err != nil {
+		if err := d.clk.Sleep(ctx, cmd.Duration); err != nil {
 			return agentloop.DispatchResult{}, err
 		}
 		return agentloop.DispatchResult{Dispatched: true, Detail: map[string]any{"waited_ms": cmd.Duration.Milliseconds(), "host_wait": true}}, nil
