@@ -133,10 +133,10 @@ func (a *App) receiptStatus(p *core.Process, q core.Params, slot *core.Obj, notF
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	if *slot == nil {
-		return append(core.E1(notFound, msg), core.Kv{K: "requestId", V: id})
+		return append(core.E1(notFound, msg), core.KV{K: "requestId", V: id})
 	}
 	if got, _ := slot.Get("requestId").(string); got != id {
-		return append(core.E1(notFound, msg), core.Kv{K: "requestId", V: id})
+		return append(core.E1(notFound, msg), core.KV{K: "requestId", V: id})
 	}
 	return slot.Clone()
 }

@@ -97,11 +97,11 @@ func (a *App) recordStart(p *core.Process, q core.Params) core.Obj {
 		return core.E1(protocol.ErrRecordingManagerUnavailable, "Recording manager is unavailable")
 	}
 	if cur := st(p).sx.record; cur != nil && recordMachine.IsLive(cur.State) {
-		return append(core.E1(protocol.ErrRecordingConflict, "A recording session is already active"), core.Kv{K: "recording", V: a.recordSnapshotLocked(p)})
+		return append(core.E1(protocol.ErrRecordingConflict, "A recording session is already active"), core.KV{K: "recording", V: a.recordSnapshotLocked(p)})
 	}
 	if p.MaintenanceLocked() {
 		return append(core.E1(protocol.ErrRecordingConflict, "A recording session, UI reservation, or plugin maintenance is active"),
-			core.Kv{K: "recording", V: a.recordSnapshotLocked(p)})
+			core.KV{K: "recording", V: a.recordSnapshotLocked(p)})
 	}
 	s := &recordSession{SessionClock: core.SessionClock{State: recordMachine.Initial}, id: sid, caseName: name, caseDesc: q["caseDesc"], target: target}
 	a.StepClockLocked(recordMachine, &s.SessionClock, protocol.EvStart, "")
@@ -176,7 +176,7 @@ func (a *App) recordStop(p *core.Process, q core.Params) core.Obj {
 	defer a.Mu.Unlock()
 	s := st(p).sx.record
 	snap := func(code, msg string) core.Obj {
-		return append(core.E1(code, msg), core.Kv{K: "recording", V: a.recordSnapshotLocked(p)})
+		return append(core.E1(code, msg), core.KV{K: "recording", V: a.recordSnapshotLocked(p)})
 	}
 	if s == nil {
 		return snap(protocol.ErrRecordingNotActive, "The recording session has no active owner")

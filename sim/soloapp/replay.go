@@ -339,7 +339,7 @@ func (a *App) cancelRun(p *core.Process, via core.Transport, q core.Params) core
 	defer a.Mu.Unlock()
 	r := st(p).harness
 	if r == nil || r.runID != runID {
-		return append(core.E1(protocol.ErrRunIDMismatch, "Harness runId does not match the active run"), core.Kv{K: "run", V: a.runSnapshotLocked(p)})
+		return append(core.E1(protocol.ErrRunIDMismatch, "Harness runId does not match the active run"), core.KV{K: "run", V: a.runSnapshotLocked(p)})
 	}
 	if r.state != protocol.ReplayRunning || !a.stepRunLocked(p, r, protocol.EvReplayCancel, "") {
 		return core.E1(protocol.ErrNoActiveRun, "There is no active harness run")

@@ -139,7 +139,7 @@ func (a *App) scanResolver(ctx context.Context, p *core.Process, via core.Transp
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	withScan := func(code, msg string) core.Obj {
-		return append(core.E1(code, msg), core.Kv{K: "scan", V: a.scanSnapshotLocked(p)})
+		return append(core.E1(code, msg), core.KV{K: "scan", V: a.scanSnapshotLocked(p)})
 	}
 	cur := st(p).sx.scan
 	if act == "cancel" {

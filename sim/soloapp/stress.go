@@ -140,7 +140,7 @@ func (a *App) stressStart(p *core.Process, q core.Params) core.Obj {
 		return core.E1(protocol.ErrStressServiceUnavailable, "Stress service is not available")
 	}
 	withStress := func(code, msg string) core.Obj {
-		return append(core.E1(code, msg), core.Kv{K: "stress", V: a.stressSnapshotLocked(p)})
+		return append(core.E1(code, msg), core.KV{K: "stress", V: a.stressSnapshotLocked(p)})
 	}
 	if cur := st(p).sx.stress; cur != nil && stressMachine.IsLive(cur.State) {
 		return withStress(protocol.ErrStressConflict, "A stress session is already active")
@@ -230,7 +230,7 @@ func (a *App) stressStop(p *core.Process, q core.Params) core.Obj {
 	defer a.Mu.Unlock()
 	s := st(p).sx.stress
 	withStress := func(code, msg string) core.Obj {
-		return append(core.E1(code, msg), core.Kv{K: "stress", V: a.stressSnapshotLocked(p)})
+		return append(core.E1(code, msg), core.KV{K: "stress", V: a.stressSnapshotLocked(p)})
 	}
 	if s == nil {
 		return withStress(protocol.ErrStressNotActive, "No stress session is active")

@@ -15,9 +15,10 @@ import (
 // as a Java Map and serializes it with fastjson's default features, which
 // drop null members; obj does the same (a nil value is never written), so
 // "absent" and "null" are one thing on the wire.
-type Obj []Kv
+type Obj []KV
 
-type Kv struct {
+// KV is one member of an Obj: the key and its value.
+type KV struct {
 	K string
 	V any
 }
@@ -31,7 +32,7 @@ func (o *Obj) Set(k string, v any) *Obj {
 			return o
 		}
 	}
-	*o = append(*o, Kv{k, v})
+	*o = append(*o, KV{k, v})
 	return o
 }
 
@@ -47,7 +48,7 @@ func (o Obj) Get(k string) any {
 
 // Del removes k.
 func (o *Obj) Del(k string) {
-	*o = slices.DeleteFunc(*o, func(e Kv) bool { return e.K == k })
+	*o = slices.DeleteFunc(*o, func(e KV) bool { return e.K == k })
 }
 
 // Clone copies the top level (nested objs are shared; responses treat them
@@ -145,7 +146,7 @@ func writeValue(buf *bytes.Buffer, v any, sorted bool) {
 		entries := x
 		if sorted {
 			entries = slices.Clone(x)
-			slices.SortStableFunc(entries, func(a, b Kv) int {
+			slices.SortStableFunc(entries, func(a, b KV) int {
 				switch {
 				case a.K < b.K:
 					return -1

@@ -193,13 +193,13 @@ func (a *Media) screenStart(p *core.Process, q core.Params) core.Obj {
 	defer a.Mu.Unlock()
 	if cur := SessionsOf(p).screen; cur != nil && screenMachine.IsLive(cur.State) {
 		return append(core.E1(protocol.ErrScreenRecordConflict, "A screen recording session is already active"),
-			core.Kv{K: "screenRecording", V: a.screenSnapshotLocked(p)})
+			core.KV{K: "screenRecording", V: a.screenSnapshotLocked(p)})
 	}
 	// The ScreenRecorderLease is a runtime session: another recorder or
 	// plugin maintenance keeps it from being acquired.
 	if a.ExternalRecorder || p.MaintenanceLocked() {
 		return append(core.E1(protocol.ErrExternalScreenRecordConflict, "Another SoloPi screen recorder is already active"),
-			core.Kv{K: "screenRecording", V: a.screenSnapshotLocked(p)})
+			core.KV{K: "screenRecording", V: a.screenSnapshotLocked(p)})
 	}
 	s := &screenSession{SessionClock: core.SessionClock{State: screenMachine.Initial}, id: sid, resolution: fmt.Sprintf("%dx%d", w, h), width: w, height: h,
 		bitrate: bitrate, frameRate: fps, maxSec: dur, requestedAt: a.NowMs(), capturesRoot: a.capturesRootLocked()}
@@ -269,7 +269,7 @@ func (a *Media) screenStop(p *core.Process, q core.Params) core.Obj {
 	s := SessionsOf(p).screen
 	if s == nil || s.id != sid {
 		return append(core.E1(protocol.ErrSessionMismatch, "Screen recording sessionId does not match"),
-			core.Kv{K: "screenRecording", V: a.screenSnapshotLocked(p)})
+			core.KV{K: "screenRecording", V: a.screenSnapshotLocked(p)})
 	}
 	switch s.State {
 	case protocol.ScreenPending:

@@ -53,17 +53,17 @@ func (a *Media) videoStatus(p *core.Process, q core.Params) core.Obj {
 	defer a.Mu.Unlock()
 	r, found := SessionsOf(p).Video.Get(id)
 	if !found {
-		return append(core.E1(protocol.ErrAnalysisNotFound, "Video analysis request was not found"), core.Kv{K: "requestId", V: id})
+		return append(core.E1(protocol.ErrAnalysisNotFound, "Video analysis request was not found"), core.KV{K: "requestId", V: id})
 	}
 	return r.Clone()
 }
 
 // videoReject stores and returns a failed receipt for id.
-func (a *Media) videoRejectLocked(p *core.Process, id, code, msg string, extra ...core.Kv) core.Obj {
+func (a *Media) videoRejectLocked(p *core.Process, id, code, msg string, extra ...core.KV) core.Obj {
 	if _, err := videoMachine.Step(videoMachine.Initial, protocol.EvAnalysisReject); err != nil {
 		panic(err) // the table always allows it; a broken table is a bug
 	}
-	r := append(core.E1(code, msg), core.Kv{K: "requestId", V: id})
+	r := append(core.E1(code, msg), core.KV{K: "requestId", V: id})
 	r = append(r, extra...)
 	SessionsOf(p).Video.Put(id, r, SessionsOf(p).videoActive)
 	return r.Clone()
@@ -109,7 +109,7 @@ func (a *Media) videoStart(p *core.Process, q core.Params) core.Obj {
 		return reject(protocol.ErrPluginMissing, "Screen recording analyzer plugin is not installed")
 	}
 	if active := SessionsOf(p).videoActive; active != "" {
-		return a.videoRejectLocked(p, id, protocol.ErrAnalysisBusy, "Another video analysis is already active", core.Kv{K: "activeRequestId", V: active})
+		return a.videoRejectLocked(p, id, protocol.ErrAnalysisBusy, "Another video analysis is already active", core.KV{K: "activeRequestId", V: active})
 	}
 	state, _ := videoMachine.Step(videoMachine.Initial, protocol.EvAnalysisAccept)
 	r := core.OK("requestId", id, "state", string(state), "terminal", false, "videoFileName", name,

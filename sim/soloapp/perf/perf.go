@@ -333,7 +333,7 @@ func (a *Perf) perfStart(p *core.Process, q core.Params) core.Obj {
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	if cur := perfSx(p).perf; cur != nil && perfMachine.IsLive(cur.State) {
-		return append(e2("A performance recording is already active"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
+		return append(e2("A performance recording is already active"), core.KV{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	s := &perfSession{providerLease: providerLease{SessionClock: core.SessionClock{State: perfMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
 	a.StepClockLocked(perfMachine, &s.SessionClock, protocol.EvStart, "")
@@ -366,10 +366,10 @@ func (a *Perf) perfStop(p *core.Process, q core.Params) core.Obj {
 	defer a.Mu.Unlock()
 	s := perfSx(p).perf
 	if sid == "" {
-		return append(e2("Parameter 'sessionId' is required"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
+		return append(e2("Parameter 'sessionId' is required"), core.KV{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	if s == nil || s.id != sid {
-		return append(e2("Performance sessionId does not match"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
+		return append(e2("Performance sessionId does not match"), core.KV{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	switch {
 	case s.State == protocol.SessionStarting:
@@ -381,9 +381,9 @@ func (a *Perf) perfStop(p *core.Process, q core.Params) core.Obj {
 	case s.State == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress:
 		a.perfCleanupLocked(p, s)
 	case s.State == protocol.SessionStopping && s.stopInProgress:
-		return append(e2("Performance stop is already in progress"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
+		return append(e2("Performance stop is already in progress"), core.KV{K: "performance", V: a.perfSnapshotLocked(p)})
 	default:
-		return append(e2("There is no active performance recording"), core.Kv{K: "performance", V: a.perfSnapshotLocked(p)})
+		return append(e2("There is no active performance recording"), core.KV{K: "performance", V: a.perfSnapshotLocked(p)})
 	}
 	return a.perfSnapshotLocked(p)
 }

@@ -106,7 +106,7 @@ func (a *Perf) displayStart(p *core.Process, q core.Params) core.Obj {
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	if cur := perfSx(p).display; cur != nil && displayMachine.IsLive(cur.State) {
-		return append(e2("A performance display session is already active"), core.Kv{K: "performanceDisplay", V: a.displaySnapshotLocked(p, false)})
+		return append(e2("A performance display session is already active"), core.KV{K: "performanceDisplay", V: a.displaySnapshotLocked(p, false)})
 	}
 	s := &displaySession{providerLease: providerLease{SessionClock: core.SessionClock{State: displayMachine.Initial}, id: sid, target: q["targetApp"], items: parseItems(q["items"])}}
 	a.StepClockLocked(displayMachine, &s.SessionClock, protocol.EvStart, "")
@@ -142,7 +142,7 @@ func (a *Perf) displayStop(p *core.Process, q core.Params) core.Obj {
 	defer a.Mu.Unlock()
 	s := perfSx(p).display
 	conflict := func(msg string) core.Obj {
-		return append(e2(msg), core.Kv{K: "performanceDisplay", V: a.displaySnapshotLocked(p, false)})
+		return append(e2(msg), core.KV{K: "performanceDisplay", V: a.displaySnapshotLocked(p, false)})
 	}
 	if sid == "" {
 		return conflict("Parameter 'sessionId' is required")
