@@ -61,6 +61,7 @@ type Globals struct {
 	Env      Env
 }
 
+// GlobalFlags are solopi-ai's global options, with its names and defaults.
 func GlobalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "adb", Usage: "adb binary, run only to start the adb server when none answers", EnvVars: []string{"ADB"}, Value: "adb"},
