@@ -160,16 +160,7 @@ func (a *Perf) perfSnapshotLocked(p *core.Process) core.Obj {
 		o = append(o, core.NewObj("state", string(protocol.SessionIdle), "recording", false, "active", false,
 			"terminal", false, "stopRetryable", false, "items", []string{})...)
 	} else {
-		o.Set("sessionId", s.id)
-		o.Set("state", string(s.State))
-		o.Set("recording", s.State == protocol.SessionRecording)
-		o.Set("active", perfMachine.IsLive(s.State))
-		o.Set("terminal", perfMachine.IsTerminal(s.State))
-		o.Set("stopRetryable", s.State == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress)
-		if s.target != "" {
-			o.Set("targetPackage", s.target)
-		}
-		o.Set("items", slices.Clone(s.items))
+		s.setSessionFields(&o, perfMachine, "recording", protocol.SessionRecording)
 		s.SetTimes(&o, a.NowMs())
 	}
 	o.Set("recordsRoot", core.ShellForm(a.RecordsRootLocked()))

@@ -55,16 +55,7 @@ func (a *Perf) displaySnapshotLocked(p *core.Process, refresh bool) core.Obj {
 			"terminal", false, "stopRetryable", false, "items", []string{}, "ownedDisplayNames", []string{},
 			"runningItems", a.providerRunningLocked(p), "sampledAt", now, "values", core.Obj{})...)
 	}
-	o.Set("sessionId", s.id)
-	o.Set("state", string(s.State))
-	o.Set("running", s.State == protocol.SessionRunning)
-	o.Set("active", displayMachine.IsLive(s.State))
-	o.Set("terminal", displayMachine.IsTerminal(s.State))
-	o.Set("stopRetryable", s.State == protocol.SessionStopping && s.leaseHeld && !s.stopInProgress)
-	if s.target != "" {
-		o.Set("targetPackage", s.target)
-	}
-	o.Set("items", slices.Clone(s.items))
+	s.setSessionFields(&o, displayMachine, "running", protocol.SessionRunning)
 	owned := []string{}
 	if s.leaseHeld {
 		owned = slices.Clone(s.names)

@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/solopi-dev/solopi/protocol"
@@ -95,4 +96,21 @@ func releaseLeaseLocked(p *core.Process, k leaseKind, l *providerLease) {
 	if perfSx(p).providerOwner == k.owner+l.id {
 		perfSx(p).providerOwner = ""
 	}
+}
+
+// setSessionFields writes what the recording and display snapshots share,
+// in their wire order: the session, its state and the kind's own flag
+// (recording or running, true in the flag state), the table's live and
+// terminal sets, whether a stop may be retried, the target and the items.
+func (l *providerLease) setSessionFields(o *core.Obj, m *protocol.Machine, flag string, flagState protocol.State) {
+	o.Set("sessionId", l.id)
+	o.Set("state", string(l.State))
+	o.Set(flag, l.State == flagState)
+	o.Set("active", m.IsLive(l.State))
+	o.Set("terminal", m.IsTerminal(l.State))
+	o.Set("stopRetryable", l.State == protocol.SessionStopping && l.leaseHeld && !l.stopInProgress)
+	if l.target != "" {
+		o.Set("targetPackage", l.target)
+	}
+	o.Set("items", slices.Clone(l.items))
 }
