@@ -1,6 +1,8 @@
-// Package clock is the host's one source of time. Every wait, deadline and
-// timestamp in the host packages goes through a Clock so that tests can run
-// them on a Fake instead of sleeping.
+// Package clock is the one source of time of the host and the simulator.
+// Every wait, deadline, timestamp and retry goes through a Clock: System in
+// production, Fake in tests that must not sleep, Scaled for the simulator's
+// device time. Retry is the one retry policy on it. The package imports
+// nothing of the module, so the simulator may share it.
 package clock
 
 import (

@@ -8,6 +8,7 @@ import (
 )
 
 func TestFakeSleepWakesOnAdvance(t *testing.T) {
+	t.Parallel()
 	f := NewFake(time.Unix(1000, 0))
 	ctx := context.Background()
 	done := make(chan error, 1)
@@ -31,6 +32,7 @@ func TestFakeSleepWakesOnAdvance(t *testing.T) {
 }
 
 func TestFakeSleepEndsWithContext(t *testing.T) {
+	t.Parallel()
 	f := NewFake(time.Unix(0, 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -14,9 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/android"
-	"github.com/solopi-dev/solopi/sim/clock"
 	"github.com/solopi-dev/solopi/sim/soloapp"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )

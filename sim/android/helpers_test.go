@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/sim/android/ui"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // newTestPhone returns a phone on a fast clock: simulated delays (launch

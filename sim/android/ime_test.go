@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/sim/android/ui"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 func TestIMEFocusMakesMultiWindow(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/solopi-dev/solopi/sim/clock"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // LogEntry is one logcat record.

@@ -3,9 +3,9 @@ package android
 import (
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/sim/android/appspec"
 	"github.com/solopi-dev/solopi/sim/android/ui"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // overlay is a transient window used for fault injection: a system dialog,
@@ -14,8 +14,8 @@ import (
 type overlay struct {
 	id     int
 	pkg    string
-	bounds ui.Rect // screen pixels
-	timer  clock.Timer
+	bounds ui.Rect     // screen pixels
+	stop   func() bool // cancels the removal
 }
 
 // ShowTransientWindow puts an overlay window of package pkg over bounds
@@ -30,16 +30,16 @@ func (p *Phone) ShowTransientWindow(pkg string, bounds ui.Rect, d time.Duration)
 		p.touchLocked()
 		return nil
 	})
-	t := p.clk.AfterFunc(d, func() { p.removeOverlay(o.id) })
-	p.view(func() { o.timer = t })
+	stop := clock.AfterFunc(p.clk, d, func() { p.removeOverlay(o.id) })
+	p.view(func() { o.stop = stop })
 }
 
 // ClearTransientWindows removes all overlays now.
 func (p *Phone) ClearTransientWindows() {
 	_ = p.update(func() error {
 		for _, o := range p.overlays {
-			if o.timer != nil {
-				o.timer.Stop()
+			if o.stop != nil {
+				o.stop()
 			}
 		}
 		if len(p.overlays) > 0 {

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/sim/android/appspec"
 	"github.com/solopi-dev/solopi/sim/android/vfs"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // Config describes the simulated handset. Zero fields get the defaults of a

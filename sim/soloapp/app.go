@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/sim/clock"
 	"github.com/solopi-dev/solopi/sim/soloapp/agent"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 	"github.com/solopi-dev/solopi/sim/soloapp/history"

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/sim/clock"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 
@@ -22,7 +22,7 @@ type rig struct {
 	t     *testing.T
 	app   *App
 	phone *fakePhone
-	clk   clock.Clock
+	clk   *clock.Scaled
 }
 
 // newRig starts an app with all permissions and waits for its HTTP server.

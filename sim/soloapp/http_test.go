@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/sim/clock"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
 

@@ -118,7 +118,7 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 	if ctx.Err() != nil {
 		base, budget = context.WithoutCancel(ctx), interruptedEvidenceBudget
 	}
-	cctx, cancel := withClockTimeout(base, clk, budget, errEvidenceBudget)
+	cctx, cancel := clock.WithTimeout(base, clk, budget, errEvidenceBudget)
 	defer cancel()
 	a := &RunArtifacts{}
 	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite),
@@ -169,18 +169,6 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 	return a
 }
 
-// withClockTimeout is context.WithTimeout on clk: ctx is cancelled with
-// cause once d of clk's time has passed.
-func withClockTimeout(parent context.Context, clk clock.Clock, d time.Duration, cause error) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	go func() {
-		if clk.Sleep(ctx, d) == nil {
-			cancel(cause)
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
-}
-
 // collection is one evidence collection; its items run concurrently.
 type collection struct {
 	rs   *runState
@@ -208,7 +196,7 @@ func (c *collection) fail(ctx context.Context, what string, err error) {
 
 // item runs f with the per-item deadline.
 func (c *collection) item(ctx context.Context, what string, f func(ctx context.Context) error) {
-	ictx, cancel := withClockTimeout(ctx, c.rs.d.Clock(), c.rs.o.EvidenceTimeout, errEvidenceDeadline)
+	ictx, cancel := clock.WithTimeout(ctx, c.rs.d.Clock(), c.rs.o.EvidenceTimeout, errEvidenceDeadline)
 	defer cancel()
 	if err := f(ictx); err != nil {
 		c.fail(ictx, what, err)

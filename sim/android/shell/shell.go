@@ -19,8 +19,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/sim/android/vfs"
-	"github.com/solopi-dev/solopi/sim/clock"
 	shexpand "mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"

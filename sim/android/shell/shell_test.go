@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/sim/android/vfs"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // newTestShell returns a shell with only the toybox commands over a fresh

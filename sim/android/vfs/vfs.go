@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/solopi-dev/solopi/sim/clock"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // Canonical storage paths. The shell form /sdcard is an alias of

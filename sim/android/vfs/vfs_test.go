@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/sim/clock"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 func TestFSAliasesAndSemantics(t *testing.T) {

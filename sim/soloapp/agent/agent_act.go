@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 )
@@ -266,6 +267,8 @@ func (a *Agent) finishAction(p *core.Process, s *agentSession, r *agentReceipt, 
 func (a *Agent) dispatchAction(ctx context.Context, req actRequest, target *core.Node) string {
 	done := make(chan error, 1)
 	go func() { done <- a.performTyped(ctx, req, target) }()
+	limit, cancel := clock.WithTimeout(ctx, a.Clk, protocol.AgentActionCompletionMs*time.Millisecond, context.DeadlineExceeded)
+	defer cancel()
 	select {
 	case err := <-done:
 		switch {
@@ -276,10 +279,11 @@ func (a *Agent) dispatchAction(ctx context.Context, req actRequest, target *core
 		default:
 			return msgRejected
 		}
-	case <-a.Clk.After(protocol.AgentActionCompletionMs * time.Millisecond):
+	case <-limit.Done():
+		if ctx.Err() != nil {
+			return msgInterrupted
+		}
 		return msgTimedOut
-	case <-ctx.Done():
-		return msgInterrupted
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // Permission names of harness?type=health (docs/device-protocol.md#harness).
