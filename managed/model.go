@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -65,16 +66,12 @@ const (
 	CircuitOpen             = time.Minute
 )
 
+// retryBackoff is the farm's retry schedule (no jitter: the wait is
+// recorded on the shard and reported).
+var retryBackoff = clock.Backoff{Base: RetryBackoffBase, Max: RetryBackoffMax}
+
 // Backoff is the wait before the retry that follows counted attempt n (n >= 1).
-func Backoff(n int) time.Duration {
-	if n < 1 {
-		n = 1
-	}
-	if n > 7 { // 2^6 s already exceeds the cap
-		return RetryBackoffMax
-	}
-	return min(RetryBackoffMax, RetryBackoffBase<<(n-1))
-}
+func Backoff(n int) time.Duration { return retryBackoff.Pause(max(n, 1)) }
 
 // Failure categories this package records itself (the Result Judge's come
 // from the verification report).

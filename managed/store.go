@@ -110,16 +110,11 @@ func (s *store) RiverUI(ctx context.Context, prefix string) (UIHandler, error) {
 	return s.be.uiHandler(ctx, prefix)
 }
 
-// write runs fn in a write transaction, again after a transient conflict.
+// write runs fn in a write transaction, again (at once, up to five runs in
+// all) after a transient conflict: a serialization failure or a deadlock.
 func (s *store) write(ctx context.Context, fn func(t txn) error) error {
-	var err error
-	for range 5 {
-		err = s.writeOnce(ctx, fn)
-		if err == nil || !s.be.retryable(err) || ctx.Err() != nil {
-			break
-		}
-	}
-	return asFault(err)
+	retry := clock.Retry{Attempts: 5, Retryable: s.be.retryable}
+	return asFault(retry.Do(ctx, func(ctx context.Context) error { return s.writeOnce(ctx, fn) }))
 }
 
 func (s *store) writeOnce(ctx context.Context, fn func(t txn) error) error {

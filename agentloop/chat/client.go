@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/retryhttp"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
@@ -29,10 +30,11 @@ const maxResponseBytes = 16 << 20
 // read as one JSON object or assembled from server-sent events. The
 // optional fields an endpoint refuses are dropped once and remembered.
 type Client struct {
-	cfg    Config
-	client *retryablehttp.Client
-	url    string
-	clk    clock.Clock
+	cfg   Config
+	http  *http.Client
+	retry clock.Retry
+	url   string
+	clk   clock.Clock
 
 	mu           sync.Mutex
 	params       RequestParams
@@ -60,18 +62,14 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--model-base-url: %w", err)
 	}
-	rc := retryablehttp.NewClient()
-	rc.RetryMax = cfg.Retries
-	rc.RetryWaitMin = 500 * time.Millisecond
-	rc.RetryWaitMax = 8 * time.Second
-	// The default logger prints every request line; nothing about model
-	// traffic goes to stderr unasked.
-	rc.Logger = nil
-	rc.HTTPClient.Timeout = cfg.Timeout
-	// Failed attempts are reported by status, never by echoing the
-	// response (which some gateways fill with the request headers).
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &Client{cfg: cfg, client: rc, url: u, clk: clock.Or(cfg.Clock), params: DefaultRequestParams(), paramsSource: ParamsDefault}, nil
+	clk := clock.Or(cfg.Clock)
+	// Connection errors, 429 and 5xx are retried (retryhttp), after 0.5 s,
+	// 1 s, 2 s ... at most 8 s, or the endpoint's Retry-After. Failed
+	// attempts are reported by status, never by echoing the response
+	// (which some gateways fill with the request headers).
+	retry := clock.Retry{Attempts: cfg.Retries + 1, Clock: clk,
+		Backoff: clock.Backoff{Base: 500 * time.Millisecond, Max: 8 * time.Second, Jitter: 0.2}}
+	return &Client{cfg: cfg, http: retryhttp.NewHTTPClient(cfg.Timeout), retry: retry, url: u, clk: clk, params: DefaultRequestParams(), paramsSource: ParamsDefault}, nil
 }
 
 // Config returns the configuration (the key stays wrapped).
@@ -176,8 +174,8 @@ func (m *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	}
 }
 
-// post sends one request (with retryablehttp's retries on connection
-// errors, 429 and 5xx). The credential header is the only place the key
+// post sends one request (with its retries on connection errors, 429 and
+// 5xx). The credential header is the only place the key
 // is revealed.
 func (m *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
 	hr, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
@@ -197,7 +195,7 @@ func (m *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 			hr.Header.Set("Authorization", "Bearer "+m.cfg.APIKey.Reveal())
 		}
 	}
-	resp, err := m.client.Do(hr)
+	resp, err := retryhttp.Do(m.http, m.retry, hr)
 	if err == nil {
 		return resp, nil
 	}

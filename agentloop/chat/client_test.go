@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // testAPIKey must never appear in any output, error or file.
@@ -35,14 +37,31 @@ func TestHTTPModelRequestShape(t *testing.T) {
 	mc := DefaultConfig()
 	mc.BaseURL, mc.Model, mc.APIKey, mc.Thinking = srv.URL+"/v1/", "m", NewSecret(testAPIKey), ThinkingDisabled
 	mc.InputPricePerMTok, mc.OutputPricePerMTok = 2, 10
+	// The pause before the retry is taken on the run's clock, not on
+	// retryablehttp's wall-clock timer.
+	clk := clock.NewFake(time.Unix(1_700_000_000, 0))
+	mc.Clock = clk
 	m, err := NewClient(mc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.client.RetryWaitMin, m.client.RetryWaitMax = time.Millisecond, time.Millisecond
-	resp, err := m.Chat(context.Background(), Request{Purpose: "plan", Messages: []Message{
-		{Role: "system", Text: "sys"}, {Role: "user", Text: "look", Image: &Image{Data: []byte("\x89PNG"), Format: ImagePNG}},
-	}})
+	type result struct {
+		resp *Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := m.Chat(context.Background(), Request{Purpose: "plan", Messages: []Message{
+			{Role: "system", Text: "sys"}, {Role: "user", Text: "look", Image: &Image{Data: []byte("\x89PNG"), Format: ImagePNG}},
+		}})
+		done <- result{resp, err}
+	}()
+	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(500 * time.Millisecond) // the first pause, jitter included
+	r := <-done
+	resp, err := r.resp, r.err
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	xdraw "golang.org/x/image/draw"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
@@ -162,12 +162,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, rec, http.StatusBadRequest, reason, e)
 		return
 	}
-	if s.opts.Delay > 0 {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(s.opts.Delay):
-		}
+	if clock.System.Sleep(r.Context(), s.opts.Delay) != nil {
+		return
 	}
 	kind, answer, reasoning := s.answer(msgs)
 	rec.Kind, rec.Answer = kind, answer

@@ -9,11 +9,11 @@ import (
 	"image"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // The counter app's buttons, as fakemodel.CounterScreen draws them.
@@ -61,7 +61,7 @@ func (p *Phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 	s, ok := p.cache[p.value]
 	if !ok {
 		var err error
-		if s, err = agentloop.ScreenFromImage(fakemodel.CounterScreen(strconv.Itoa(p.value)), time.Now()); err != nil {
+		if s, err = agentloop.ScreenFromImage(fakemodel.CounterScreen(strconv.Itoa(p.value)), clock.System.Now()); err != nil {
 			return nil, err
 		}
 		if p.cache == nil {
@@ -70,7 +70,7 @@ func (p *Phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 		p.cache[p.value] = s
 	}
 	// A new Screen per observation, sharing the encoded pixels.
-	return &agentloop.Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: time.Now()}, nil
+	return &agentloop.Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: clock.System.Now()}, nil
 }
 
 // Dispatch implements agentloop.Device: a tap on +1 counts up, on Reset

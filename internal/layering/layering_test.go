@@ -17,15 +17,16 @@ const module = "github.com/solopi-dev/solopi/"
 // features, say) never import each other. Keys are package paths relative
 // to the module; the longest key that is the path or a parent of it wins.
 var ranks = map[string]int{
-	// Foundations: vocabulary, errors, time, encodings, small helpers, the
-	// adb server client.
+	// Foundations: vocabulary, errors, time, encodings, small helpers.
 	"fault": 0, "clock": 0, "canonjson": 0, "protocol": 0, "schemas": 0,
 	"internal/lazyregexp": 0, "internal/textclip": 0, "internal/atomicfile": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
-	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "solopi/adb": 0, "casefile/paramcrypt": 0,
+	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
 
-	// Formats, output contracts and pure parsers built on the foundations.
-	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1,
+	// Formats, output contracts and pure parsers built on the foundations;
+	// the adb server client and the retrying HTTP of remote services (they
+	// wait on the clock).
+	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "solopi/adb": 1, "internal/retryhttp": 1,
 	"agentloop/action": 1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1,
 
 	// The device core, and the engines beside it that need no device.

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // DefaultPort is the adb server's standard port.
@@ -166,22 +168,21 @@ func (c *Client) startServer(ctx context.Context) (net.Conn, error) {
 			Err: fmt.Errorf("starting it with `%s -P %d start-server` failed (%v): %s", bin, c.port, err, msg)}
 	}
 	// start-server returns once the server listens, but allow a short grace
-	// period for servers that report early.
-	var lastErr error
-	for i := 0; i < 20; i++ {
-		nc, err := c.dialOnce(ctx)
-		if err == nil {
-			return nc, nil
-		}
-		lastErr = err
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	// period (20 dials, 50 ms apart) for servers that report early.
+	var nc net.Conn
+	grace := clock.Retry{Attempts: 20, Backoff: clock.Backoff{Base: 50 * time.Millisecond, Max: 50 * time.Millisecond}}
+	err := grace.Do(ctx, func(ctx context.Context) (err error) {
+		nc, err = c.dialOnce(ctx)
+		return err
+	})
+	switch {
+	case err == nil:
+		return nc, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
 	return nil, &Error{Kind: ErrServerUnreachable, Addr: c.Addr(),
-		Err: fmt.Errorf("`%s start-server` succeeded but the port still refuses: %w", bin, lastErr)}
+		Err: fmt.Errorf("`%s start-server` succeeded but the port still refuses: %w", bin, err)}
 }
 
 // hostRequest sends one request on a fresh connection and checks its status.

@@ -11,6 +11,8 @@ import (
 	"path"
 	"strconv"
 	"time"
+
+	"github.com/solopi-dev/solopi/clock"
 )
 
 // Sync protocol limits (file_sync_protocol.h).
@@ -345,7 +347,7 @@ func (d *Device) Push(ctx context.Context, r io.Reader, remotePath string, mode 
 		return fmt.Errorf("adb: push %s: remote path too long for the sync protocol (max %d bytes with the mode)", remotePath, syncPathMax)
 	}
 	if mtime.IsZero() {
-		mtime = time.Now()
+		mtime = clock.System.Now()
 	}
 	s, err := d.openSync(ctx, "push")
 	if err != nil {
@@ -387,6 +389,7 @@ func (s *syncSession) pushWriteFailed(remote string, werr error) error {
 	if s.cn.ctx.Err() != nil {
 		return s.fail(remote, werr)
 	}
+	// A socket deadline is wall-clock time by nature.
 	_ = s.cn.Conn.SetReadDeadline(time.Now().Add(time.Second))
 	if _, _, err := readSyncHeader(s.br); err != nil {
 		var f syncFail

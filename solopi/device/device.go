@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-retryablehttp"
-
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -49,9 +47,10 @@ type DeviceOptions struct {
 // a `tcp:` stream of the transport. There is no code path that dials a
 // device LAN or Wi-Fi address: every byte goes through the Transport.
 type Device struct {
-	t    Transport
-	opts DeviceOptions
-	http *retryablehttp.Client
+	t     Transport
+	opts  DeviceOptions
+	http  *http.Client
+	retry clock.Retry
 }
 
 // NewDevice returns the channel over t.
@@ -78,22 +77,11 @@ func NewDevice(t Transport, opts DeviceOptions) *Device {
 		MaxIdleConns:    4,
 		IdleConnTimeout: 30 * time.Second,
 	}
-	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: tr}
-	rc.Logger = nil
-	rc.RetryMax = 2
-	rc.RetryWaitMin = 50 * time.Millisecond
-	rc.RetryWaitMax = 250 * time.Millisecond
-	// Queries are retried only when the connection itself failed; a device
-	// answer, whatever it says, is never retried. Mutations never use HTTP.
-	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return err != nil && resp == nil, nil
-	}
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	d.http = rc
+	d.http = &http.Client{Transport: tr}
+	// A query is sent again only when the stream itself failed (adb
+	// dropped it, the port was not up yet); a device answer, whatever it
+	// says, is never retried. Mutations never use HTTP.
+	d.retry = clock.Retry{Attempts: 3, Clock: d.Clock(), Backoff: clock.Backoff{Base: 50 * time.Millisecond, Max: 250 * time.Millisecond}}
 	return d
 }
 
@@ -116,7 +104,7 @@ func (d *Device) Package() string { return d.opts.Package }
 func (d *Device) Port() int { return d.opts.Port }
 
 // Close releases idle HTTP streams.
-func (d *Device) Close() { d.http.HTTPClient.CloseIdleConnections() }
+func (d *Device) Close() { d.http.CloseIdleConnections() }
 
 // amErrorMarkers are the lower-cased markers that make an `am start` fail
 // even with exit code 0 (docs/device-protocol.md).
@@ -187,11 +175,15 @@ func (d *Device) queryBody(ctx context.Context, action string, p Params) ([]byte
 	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
 	defer cancel()
 	url := "http://127.0.0.1:" + fmt.Sprint(d.opts.Port) + QueryPath(action, p)
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build query %s: %w", action, err)
 	}
-	resp, err := d.http.Do(req)
+	var resp *http.Response
+	err = d.retry.Do(ctx, func(context.Context) (err error) {
+		resp, err = d.http.Do(req)
+		return err
+	})
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "the SoloPi control service did not answer in time", err).With("action", action)

@@ -14,7 +14,9 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/retryhttp"
 )
 
 // Decision provider names (verify-run --decision-provider).
@@ -51,6 +53,8 @@ type ProviderOptions struct {
 	// Vision is the pure-vision planner provider, built once the planner
 	// preflight passed (Prepare's Setup).
 	Vision DecisionProvider
+	// Clock takes the cloud retries' pauses (nil: the real clock).
+	Clock clock.Clock
 }
 
 // CheckProvider refuses provider options that cannot work, without
@@ -107,7 +111,7 @@ func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
 	var p DecisionProvider
 	switch opts.Name {
 	case ProviderCloud:
-		p = NewCloudProvider(opts.CloudEndpoint, opts.CloudTimeout)
+		p = NewCloudProvider(opts.CloudEndpoint, opts.CloudTimeout, opts.Clock)
 	case ProviderVision:
 		if opts.Vision == nil {
 			return nil, fault.Usage(CodeProviderNotSupported, "the vision provider needs a model configuration (planner) for this run")
@@ -117,7 +121,7 @@ func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
 		return nil, nil
 	}
 	if opts.CloudFallbackEndpoint != "" {
-		p = &FallbackProvider{Primary: p, Fallback: NewCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout)}
+		p = &FallbackProvider{Primary: p, Fallback: NewCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout, opts.Clock)}
 	}
 	return p, nil
 }
@@ -149,7 +153,8 @@ const MaxCloudResponse = 1 << 20
 type CloudProvider struct {
 	endpoint string
 	timeout  time.Duration
-	client   *retryablehttp.Client
+	http     *http.Client
+	retry    clock.Retry
 }
 
 // checkEndpoint accepts an http or https URL.
@@ -163,17 +168,14 @@ func checkEndpoint(endpoint string) error {
 
 // NewCloudProvider builds the client of an endpoint CheckProvider
 // accepted.
-func NewCloudProvider(endpoint string, timeout time.Duration) *CloudProvider {
+func NewCloudProvider(endpoint string, timeout time.Duration, clk clock.Clock) *CloudProvider {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	c := retryablehttp.NewClient()
-	c.RetryMax = 1
-	c.RetryWaitMin, c.RetryWaitMax = 200*time.Millisecond, time.Second
-	c.Logger = nil
-	c.HTTPClient.Timeout = timeout
-	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &CloudProvider{endpoint: endpoint, timeout: timeout, client: c}
+	// One retry of a dropped connection, a 429 or a 5xx, 200 ms later (or
+	// after the endpoint's Retry-After).
+	retry := clock.Retry{Attempts: 2, Clock: clk, Backoff: clock.Backoff{Base: 200 * time.Millisecond, Max: time.Second}}
+	return &CloudProvider{endpoint: endpoint, timeout: timeout, http: retryhttp.NewHTTPClient(timeout), retry: retry}
 }
 
 // Decide posts in and returns the decision object.
@@ -191,7 +193,7 @@ func (c *CloudProvider) Decide(ctx context.Context, in DecisionContext) (map[str
 		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.client.Do(req)
+	resp, err := retryhttp.Do(c.http, c.retry, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while waiting for the cloud decision provider", ctx.Err())

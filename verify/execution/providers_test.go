@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -70,7 +72,7 @@ func TestCloudProvider(t *testing.T) {
 	}))
 	defer srv.Close()
 	in := DecisionContext{ScenarioID: "s", SegmentID: "g", StepID: "e", StepIndex: 2, Goal: "goal", AllowedActions: []string{"click"}, Observation: map[string]any{"observationId": "o"}}
-	c := NewCloudProvider(srv.URL+"/ok", 0)
+	c := NewCloudProvider(srv.URL+"/ok", 0, fastClock)
 	d, err := c.Decide(context.Background(), in)
 	if err != nil || d["type"] != "done" {
 		t.Fatalf("Decide = %v, %v", d, err)
@@ -91,7 +93,7 @@ func TestCloudProvider(t *testing.T) {
 		"/down": {CodeCloudUnavailable, true}, "/big": {CodeCloudUnavailable, true},
 		"/garbage": {CodeCloudUnavailable, true}, "/list": {CodeInvalidDecision, false},
 	} {
-		c := NewCloudProvider(srv.URL+path, 0)
+		c := NewCloudProvider(srv.URL+path, 0, fastClock)
 		_, err := c.Decide(context.Background(), in)
 		if fault.CodeOf(err) != want.code || FallbackEligible(err) != want.eligible {
 			t.Errorf("%s: %v (eligible %v), want %s %v", path, err, FallbackEligible(err), want.code, want.eligible)
@@ -112,7 +114,38 @@ func mustCloud(t *testing.T, u string) *CloudProvider {
 	if err := checkEndpoint(u); err != nil {
 		t.Fatal(err)
 	}
-	return NewCloudProvider(u, 0)
+	return NewCloudProvider(u, 0, fastClock)
+}
+
+// fastClock takes the retries' 200 ms pauses in 0.2 µs.
+var fastClock = clock.NewScaled(1e6)
+
+// The retry of a 503 waits on the provider's clock, not on the wall.
+func TestCloudProviderRetryPause(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, `{"type":"done","reason":"ok"}`)
+	}))
+	defer srv.Close()
+	clk := clock.NewFake(time.Unix(0, 0))
+	c := NewCloudProvider(srv.URL, 0, clk)
+	done := make(chan error, 1)
+	go func() { _, err := c.Decide(context.Background(), DecisionContext{ScenarioID: "s"}); done <- err }()
+	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d requests before the pause", n)
+	}
+	clk.Advance(200 * time.Millisecond)
+	if err := <-done; err != nil || calls.Load() != 2 {
+		t.Fatalf("after the pause: %v, %d requests", err, calls.Load())
+	}
 }
 
 // A live provider drives the matrix's explore steps: the hybrid scenario
