@@ -22,6 +22,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // BenchmarkStepOverhead measures the runtime's own cost per step with an
@@ -208,7 +209,7 @@ func BenchmarkChatOverhead(b *testing.B) {
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			mc := chat.DefaultConfig()
-			mc.BaseURL, mc.Model, mc.APIKey = srv.URL+"/v1", "m", chat.NewSecret(testAPIKey)
+			mc.BaseURL, mc.Model, mc.APIKey = srv.URL+"/v1", "m", redact.NewSecret(testAPIKey)
 			mode.adjust(&mc)
 			m, err := chat.NewClient(mc)
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/internal/atomicfile"
 	"github.com/solopi-dev/solopi/internal/textclip"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // CoordinateProtocolVersion versions the contract (prompt wording,
@@ -355,13 +356,13 @@ func (c *Calibrator) store(p Profile) error {
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and
 // the state that records its events and metrics.
-func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, clk clock.Clock, redact func(string) string) (*Calibrator, *AgentState) {
+func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, clk clock.Clock, hide func(string) string) (*Calibrator, *AgentState) {
 	if clk == nil {
 		clk = clock.System
 	}
-	if redact == nil {
-		redact = func(s string) string { return s }
+	if hide == nil {
+		hide = redact.New().Text
 	}
-	st := newAgentState(clk.Now, redact, nil)
+	st := newAgentState(clk.Now, hide, nil)
 	return &Calibrator{Model: m, Key: key, Policy: pol, CacheDir: cacheDir, Refresh: refresh, Clock: clk, state: st}, st
 }

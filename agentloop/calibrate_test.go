@@ -12,12 +12,13 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {
 	t.Helper()
 	opts.APIKey = testAPIKey
-	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *chat.Config) { mc.APIKey = chat.NewSecret(testAPIKey) })
+	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *chat.Config) { mc.APIKey = redact.NewSecret(testAPIKey) })
 	mc := m.Config()
 	st := newAgentState(time.Now, mc.APIKey.Redact, nil)
 	return &Calibrator{Model: m, Policy: coord.DefaultResizePolicy(), CacheDir: cache, state: st,

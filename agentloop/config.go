@@ -5,6 +5,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // Config configures a PhoneAgent.
@@ -30,7 +31,9 @@ type Config struct {
 	// again) and its events and metrics open the run's audit trail.
 	Preflight *PreflightReport
 	OnEvent   func(AgentEvent)
-	// Redact removes secrets from every event (the API key).
+	// Redact removes secrets from every event (the API key): the one
+	// redactor's Text, as redact.Secret.Redact gives it (nil:
+	// redact.New().Text, the fixed rules only).
 	Redact func(string) string
 	// Clock is the run's time: timestamps, the deadline, the settle and
 	// recheck waits (clock.System when nil).
@@ -63,7 +66,7 @@ func (c *Config) defaults() {
 		c.Clock = clock.System
 	}
 	if c.Redact == nil {
-		c.Redact = func(s string) string { return s }
+		c.Redact = redact.New().Text
 	}
 }
 

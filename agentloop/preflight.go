@@ -9,6 +9,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // Preflight checks, in the order they run. The model checks touch no
@@ -54,7 +55,9 @@ type PreflightOptions struct {
 	// display keeps the profile.
 	DisplayWidth, DisplayHeight int
 	Clock                       clock.Clock
-	// Redact removes secrets from every event (the API key).
+	// Redact removes secrets from every event (the API key): the one
+	// redactor's Text, as redact.Secret.Redact gives it (nil:
+	// redact.New().Text, the fixed rules only).
 	Redact func(string) string
 }
 
@@ -122,7 +125,7 @@ const preflightProbeWidth, preflightProbeHeight = 256, 512
 func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, error) {
 	clk := clock.Or(o.Clock)
 	if o.Redact == nil {
-		o.Redact = func(s string) string { return s }
+		o.Redact = redact.New().Text
 	}
 	rep := &PreflightReport{state: newAgentState(clk.Now, o.Redact, nil)}
 	st := rep.state

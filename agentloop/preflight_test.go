@@ -10,6 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 func preflightFor(t *testing.T, m *chat.Client, space coord.Space, cache string) (*PreflightReport, error) {
@@ -37,7 +38,7 @@ func checkStatuses(r *PreflightReport) map[string]string {
 }
 
 func TestPreflightPassesAndCaches(t *testing.T) {
-	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *chat.Config) { mc.APIKey = chat.NewSecret(testAPIKey) })
+	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *chat.Config) { mc.APIKey = redact.NewSecret(testAPIKey) })
 	cache := t.TempDir()
 	rep, err := preflightFor(t, m, coord.SpaceAuto, cache)
 	if err != nil || !passed(rep) || len(rep.Checks) != 5 {
@@ -108,7 +109,7 @@ func TestPreflightFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, m := startFakeModel(t, tc.opts, "fake-vision", func(mc *chat.Config) {
-				mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
+				mc.APIKey, mc.Retries = redact.NewSecret(testAPIKey), 0
 				if tc.adjust != nil {
 					tc.adjust(mc)
 				}

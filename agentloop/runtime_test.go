@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -59,7 +60,7 @@ func newHarness(t *testing.T, opts fakemodel.Options, space coord.Space, mutate 
 	t.Helper()
 	opts.APIKey = testAPIKey
 	srv, model := startFakeModel(t, opts, "fake-vision", func(mc *chat.Config) {
-		mc.APIKey = chat.NewSecret(testAPIKey)
+		mc.APIKey = redact.NewSecret(testAPIKey)
 		mc.Timeout = 20 * time.Second
 		mc.InputPricePerMTok, mc.OutputPricePerMTok = 0.5, 1.5
 	})
@@ -366,8 +367,8 @@ func TestAPIKeyNeverInOutputs(t *testing.T) {
 			t.Errorf("%s contains the API key", name)
 		}
 	}
-	if s := chat.NewSecret(testAPIKey); strings.Contains(fmtAll(s), testAPIKey) {
-		t.Error("formatting a chat.Secret shows the key")
+	if s := redact.NewSecret(testAPIKey); strings.Contains(fmtAll(s), testAPIKey) {
+		t.Error("formatting a redact.Secret shows the key")
 	}
 }
 
@@ -375,7 +376,7 @@ func TestAPIKeyNeverInOutputs(t *testing.T) {
 // error without it.
 func TestModelErrorRedactsKey(t *testing.T) {
 	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *chat.Config) {
-		mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
+		mc.APIKey, mc.Retries = redact.NewSecret(testAPIKey), 0
 	})
 	_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 	var fe *fault.Error

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // Phase is the live lifecycle phase of a task. AgentState is its only
@@ -195,7 +196,7 @@ func (s *AgentState) emit(typ, msg string, payload map[string]any) AgentEvent {
 	s.mu.Lock()
 	ev := AgentEvent{Seq: len(s.events) + 1, Timestamp: s.now().UTC(), Type: typ, Step: s.step, Phase: s.phase, Message: s.redact(msg)}
 	if payload != nil {
-		ev.Payload = redactValue(payload, s.redact).(map[string]any)
+		ev.Payload = redact.Walk(payload, s.redact).(map[string]any)
 	}
 	s.events = append(s.events, ev)
 	l := s.listener
@@ -277,31 +278,4 @@ func (s *AgentState) addUsage(purpose string, u chat.Usage, latency time.Duratio
 	m := s.metrics
 	m.ByPurpose = copyMap(s.metrics.ByPurpose)
 	return m, s.stepImageBytes
-}
-
-// redactValue applies redact to every string inside v (maps, slices).
-func redactValue(v any, redact func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return redact(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = redactValue(e, redact)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = redactValue(e, redact)
-		}
-		return out
-	case []string:
-		out := make([]string, len(x))
-		for i, e := range x {
-			out[i] = redact(e)
-		}
-		return out
-	}
-	return v
 }

@@ -40,22 +40,3 @@ func BenchmarkCheckJSON(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkRedactLog redacts a 1 MiB logcat-like text with the 200 secrets
-// of a 200-step encrypted case.
-func BenchmarkRedactLog(b *testing.B) {
-	secrets := make([]string, 200)
-	for i := range secrets {
-		secrets[i] = fmt.Sprintf("value %d", i)
-	}
-	r := NewRedactor(secrets...)
-	var sb strings.Builder
-	for i := 0; sb.Len() < 1<<20; i++ {
-		fmt.Fprintf(&sb, "12-01 10:20:%02d.%03d  4100  4123 I Replay: step %d typed value %d into com.example:id/field_%d\n", i%60, i%1000, i%200, i%400, i%200)
-	}
-	log := sb.String()
-	b.SetBytes(int64(len(log)))
-	for b.Loop() {
-		_ = r.Redact(log)
-	}
-}

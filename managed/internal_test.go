@@ -18,31 +18,6 @@ import (
 	"github.com/solopi-dev/solopi/internal/pgtest"
 )
 
-func TestRedact(t *testing.T) {
-	in := map[string]any{
-		"ownerToken": "x", "owner_token": "x", "OwnerTokenHash": "x", "Authorization": "x", "cookie": "x",
-		"password": "x", "api_key": "x", "apiSecret": "x", "client_secret": "x",
-		"keep": []any{
-			"header Bearer abc.DEF-123== tail",
-			"session verification-0123456789abcdef0123456789abcdef done",
-			"reportId verification-run-0123456789abcdef0123456789abcdef",
-			map[string]any{"token": "my-secret-value-123", "n": json.Number("1")},
-		},
-	}
-	got := Redact(in, "my-secret-value-123")
-	want := map[string]any{"keep": []any{
-		"header Bearer [redacted] tail",
-		"session [redacted] done",
-		"reportId verification-run-0123456789abcdef0123456789abcdef",
-		map[string]any{"token": "[redacted]", "n": json.Number("1")},
-	}}
-	gb, _ := canonjson.Marshal(got)
-	wb, _ := canonjson.Marshal(want)
-	if !bytes.Equal(gb, wb) {
-		t.Fatalf("Redact:\n got %s\nwant %s", gb, wb)
-	}
-}
-
 func TestBackoffAndRetryPolicy(t *testing.T) {
 	for n, want := range map[int]time.Duration{0: time.Second, 1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second,
 		6: 32 * time.Second, 7: time.Minute, 8: time.Minute, 100: time.Minute} {

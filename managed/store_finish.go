@@ -6,6 +6,7 @@ import (
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // verdictEvents maps a Result Judge verdict to its transition.
@@ -34,7 +35,7 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 		if err != nil {
 			return Outcome{}, err
 		}
-		report = Redact(m).(map[string]any)
+		report = redact.New().Value(m).(map[string]any)
 	}
 	var outcomeFP any
 	if v, ok := report["outcomeFingerprint"]; ok && v != nil {

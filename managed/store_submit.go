@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 const taskColumns = `task_id, idempotency_key, plan_fingerprint, status, cancel_requested,
@@ -206,7 +207,7 @@ func appendEvent(ctx context.Context, t txn, taskID, typ string, now int64, shar
 	if err := t.queryRow(ctx, `UPDATE managed_tasks SET event_count = event_count + 1 WHERE task_id = $1 RETURNING event_count`, taskID).Scan(&seq); err != nil {
 		return fmt.Errorf("number event: %w", err)
 	}
-	body, err := canonjson.Marshal(Redact(content, secrets...))
+	body, err := canonjson.Marshal(redact.New(secrets...).Value(content))
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
 	}

@@ -1,11 +1,12 @@
 // Package chat is the planner's model client: the OpenAI-compatible
-// chat-completions Client (one per run, on go-retryablehttp; one JSON
-// answer or server-sent events; the OpenAI or the Azure request style),
-// its configuration from flags and the SOLOPI_MODEL_* environment with the
-// API key kept in a Secret, how screenshots are encoded for the model, and
-// the endpoint profile that remembers which optional request fields an
-// endpoint refuses. The runtime depends only on the Model interface;
-// package chatapi reads what providers send.
+// chat-completions Client (one per run, on go-retryablehttp with its pauses
+// on the run's clock; one JSON answer or server-sent events; the OpenAI or
+// the Azure request style), its configuration from flags and the
+// SOLOPI_MODEL_* environment with the API key kept in a redact.Secret, how
+// screenshots are encoded for the model, and the endpoint profile that
+// remembers which optional request fields an endpoint refuses. The runtime
+// depends only on the Model interface; package chatapi reads what providers
+// send.
 package chat
 
 import (

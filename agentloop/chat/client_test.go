@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // testAPIKey must never appear in any output, error or file.
@@ -35,7 +36,7 @@ func TestHTTPModelRequestShape(t *testing.T) {
 	}))
 	defer srv.Close()
 	mc := DefaultConfig()
-	mc.BaseURL, mc.Model, mc.APIKey, mc.Thinking = srv.URL+"/v1/", "m", NewSecret(testAPIKey), ThinkingDisabled
+	mc.BaseURL, mc.Model, mc.APIKey, mc.Thinking = srv.URL+"/v1/", "m", redact.NewSecret(testAPIKey), ThinkingDisabled
 	mc.InputPricePerMTok, mc.OutputPricePerMTok = 2, 10
 	// The pause before the retry is taken on the run's clock, not on
 	// retryablehttp's wall-clock timer.

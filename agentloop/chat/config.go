@@ -9,6 +9,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // Environment variables of the model configuration. Their names are part
@@ -62,40 +63,17 @@ const (
 	APIStyleAzure  = chatapi.StyleAzure
 )
 
-// Secret holds the API key. Every formatting and encoding path prints
-// "[redacted]", so the key cannot slip into a log line, an event, an error
-// or a JSON file; Reveal is called in exactly one place, where the
-// credential header is set.
-type Secret struct{ v string }
-
-// NewSecret wraps a key.
-func NewSecret(s string) Secret { return Secret{v: s} }
-
-// Reveal returns the key text.
-func (s Secret) Reveal() string { return s.v }
-
-// IsZero reports whether no key is set.
-func (s Secret) IsZero() bool { return s.v == "" }
-
-func (s Secret) String() string               { return "[redacted]" }
-func (s Secret) GoString() string             { return "[redacted]" }
-func (s Secret) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte("[redacted]")) }
-func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"[redacted]"`), nil }
-func (s Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
-
-// Redact removes the key from text.
-func (s Secret) Redact(text string) string {
-	if len(s.v) < 4 {
-		return text
-	}
-	return strings.ReplaceAll(text, s.v, "[redacted]")
-}
+// NewSecret wraps an API key.
+//
+// Deprecated: use redact.NewSecret; this name stays while the command layer
+// calls it.
+func NewSecret(s string) redact.Secret { return redact.NewSecret(s) }
 
 // Config configures the chat-completions client.
 type Config struct {
 	BaseURL  string
 	Model    string
-	APIKey   Secret
+	APIKey   redact.Secret
 	Thinking string
 	// APIStyle is openai (bearer token, <base>/chat/completions) or azure
 	// (api-key header, the base URL's path kept, APIVersion added as the
@@ -141,7 +119,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		c.Model = getenv(EnvModel)
 	}
 	if c.APIKey.IsZero() {
-		c.APIKey = NewSecret(getenv(EnvModelAPIKey))
+		c.APIKey = redact.NewSecret(getenv(EnvModelAPIKey))
 	}
 	if v := getenv(EnvModelThinking); v != "" && (c.Thinking == "" || c.Thinking == ThinkingAuto) {
 		c.Thinking = v

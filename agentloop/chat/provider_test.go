@@ -17,6 +17,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // testAPIKey must never appear in any output, error or file.
@@ -25,7 +26,7 @@ const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
 // providerConfig is the client configuration that fits a fake provider.
 func providerConfig(srv *fakemodel.Server) func(*chat.Config) {
 	return func(mc *chat.Config) {
-		mc.APIKey, mc.Retries = chat.NewSecret(testAPIKey), 0
+		mc.APIKey, mc.Retries = redact.NewSecret(testAPIKey), 0
 		switch srv.Provider() {
 		case fakemodel.ProviderStreamOnly:
 			mc.Stream = true
@@ -166,7 +167,7 @@ func TestHTTPModelRequestWire(t *testing.T) {
 		{"stream", func(mc *chat.Config) { mc.BaseURL, mc.Stream = srv.URL+"/v1", true }, "/v1/chat/completions", `do(action="Back")`},
 	} {
 		mc := chat.DefaultConfig()
-		mc.Model, mc.APIKey = "m", chat.NewSecret(testAPIKey)
+		mc.Model, mc.APIKey = "m", redact.NewSecret(testAPIKey)
 		tc.adjust(&mc)
 		m, err := chat.NewClient(mc)
 		if err != nil {
@@ -253,7 +254,7 @@ func TestModelErrorKinds(t *testing.T) {
 		{denied.URL, chat.CodeModelAuth, time.Second},
 	} {
 		mc := chat.DefaultConfig()
-		mc.BaseURL, mc.Model, mc.APIKey, mc.Retries, mc.Timeout = tc.url, "m", chat.NewSecret(testAPIKey), 0, tc.timeout
+		mc.BaseURL, mc.Model, mc.APIKey, mc.Retries, mc.Timeout = tc.url, "m", redact.NewSecret(testAPIKey), 0, tc.timeout
 		m, _ := chat.NewClient(mc)
 		_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 		var fe *fault.Error
@@ -281,7 +282,7 @@ func TestModelConfigProviderStyles(t *testing.T) {
 	}
 	for name, bad := range map[string]func(*chat.Config){
 		"azure without version": func(c *chat.Config) { c.APIVersion = "" },
-		"azure without key":     func(c *chat.Config) { c.APIKey = chat.Secret{} },
+		"azure without key":     func(c *chat.Config) { c.APIKey = redact.Secret{} },
 		"unknown style":         func(c *chat.Config) { c.APIStyle = "bedrock" },
 		"gif":                   func(c *chat.Config) { c.Image.Format = "gif" },
 		"jpeg quality 0":        func(c *chat.Config) { c.Image = chat.ImageEncoding{Format: chat.ImageJPEG} },

@@ -20,6 +20,7 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // MaxBody is the largest request body accepted.
@@ -54,8 +55,9 @@ type Config struct {
 
 // Server is the control plane's http.Handler.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg      Config
+	mux      *http.ServeMux
+	redactor *redact.Redactor // the bearer token, on every response and log line
 }
 
 // New checks the token and builds the routes; River's dashboard is started
@@ -67,7 +69,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ValidatePlan == nil {
 		cfg.ValidatePlan = managed.StructuralPlan
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), redactor: redact.New(cfg.BearerToken)}
 	ui, err := cfg.Store.RiverUI(ctx, "/riverui")
 	if err != nil {
 		return nil, err
@@ -194,7 +196,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		// The cause stays in the log; the client learns only that it
 		// was not its fault.
 		if s.cfg.Logger != nil {
-			s.cfg.Logger.Error("managed request failed", "error", managed.RedactString(err.Error(), s.cfg.BearerToken))
+			s.cfg.Logger.Error("managed request failed", "error", s.redactor.Text(err.Error()))
 		}
 		s.write(w, http.StatusInternalServerError, errorBody(fault.CodeInternal, "internal_error"), false)
 		return
@@ -232,7 +234,7 @@ func (s *Server) encode(v any, ok bool) ([]byte, error) {
 		m = map[string]any{"value": tree}
 	}
 	token, _ := m["ownerToken"].(string)
-	m = managed.Redact(m, s.cfg.BearerToken).(map[string]any)
+	m = s.redactor.Value(m).(map[string]any)
 	if token != "" {
 		m["ownerToken"] = token
 	}

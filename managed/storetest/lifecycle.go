@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 func testCancel(t *testing.T, h *harness) {
@@ -294,7 +295,7 @@ func testRedaction(t *testing.T, h *harness) {
 	if err := json.Unmarshal(evs[0].Content, &submitted); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "idempotency key in the event", submitted["idempotencyKey"], any("build-"+managed.Redacted))
+	wantEqual(t, "idempotency key in the event", submitted["idempotencyKey"], any("build-"+redact.Marker))
 	// The status echoes the caller's own idempotency key; nothing else
 	// holds the token or its hash.
 	for _, v := range []any{evs, h.status(t, task.TaskID).ShardCounts, h.report(t, task.TaskID)} {

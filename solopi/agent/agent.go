@@ -8,6 +8,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -33,9 +34,6 @@ const (
 	CodeSecretInEvidence    = "owner_token_in_evidence"
 )
 
-// redacted replaces a secret wherever it would otherwise be shown.
-const redacted = "[redacted]"
-
 // ValidAgentID reports whether s is a valid Agent identifier.
 func ValidAgentID(s string) bool { return protocol.ValidID(s, 160) }
 
@@ -51,16 +49,15 @@ func CheckAgentID(name, s string) error {
 	return nil
 }
 
-// OwnerToken is the control credential of one Agent session. Its value is
-// only reachable through Reveal: every formatting and encoding path prints
-// "[redacted]", so a token can never slip into a log line, an error message,
-// an event or a JSON file by accident.
-type OwnerToken struct{ secret string }
+// OwnerToken is the control credential of one Agent session: a
+// redact.Secret, so that its value is only reachable through Reveal and
+// every formatting and encoding path prints the marker.
+type OwnerToken = redact.Secret
 
 // NewOwnerToken returns a fresh token: 32 bytes from crypto/rand as 64
 // lowercase hex characters (the reference host's length).
 func NewOwnerToken() OwnerToken {
-	return OwnerToken{secret: hex.EncodeToString(device.RandomBytes(32))}
+	return redact.NewSecret(hex.EncodeToString(device.RandomBytes(32)))
 }
 
 // ParseOwnerToken validates s against [A-Za-z0-9._-]{16,160}. The error
@@ -73,37 +70,7 @@ func ParseOwnerToken(s string) (OwnerToken, error) {
 		return OwnerToken{}, fault.Usagef(CodeInvalidOwnerToken,
 			"the owner token must be 16 to 160 characters of [A-Za-z0-9._-] (got %d characters)", len(s))
 	}
-	return OwnerToken{secret: s}, nil
-}
-
-// Reveal returns the token text. Call it only to put the token on the wire
-// or to hand it to its owner once.
-func (t OwnerToken) Reveal() string { return t.secret }
-
-// IsZero reports whether no token is set.
-func (t OwnerToken) IsZero() bool { return t.secret == "" }
-
-// String never shows the token.
-func (t OwnerToken) String() string { return redacted }
-
-// GoString never shows the token (%#v).
-func (t OwnerToken) GoString() string { return redacted }
-
-// Format never shows the token, whatever the verb.
-func (t OwnerToken) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
-
-// MarshalJSON never shows the token.
-func (t OwnerToken) MarshalJSON() ([]byte, error) { return json.Marshal(redacted) }
-
-// MarshalText never shows the token.
-func (t OwnerToken) MarshalText() ([]byte, error) { return []byte(redacted), nil }
-
-// Redact replaces every occurrence of the token in s.
-func (t OwnerToken) Redact(s string) string {
-	if t.secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, t.secret, redacted)
+	return redact.NewSecret(s), nil
 }
 
 // AgentIdentity is what every Agent call except capabilities carries.

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +153,64 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	tl, err := c.Timeline(ctx, id)
 	if err != nil || !tl.Check.Complete || tl.Check.TypeCounts[EventActionRejected] != 1 {
 		t.Fatalf("timeline %v %+v", err, tl.Check)
+	}
+}
+
+// A planted owner token goes on the wire and nowhere else: not into any
+// result, error, event, pulled file or formatted value of a session that
+// starts, acts, is refused, ends and saves its evidence.
+func TestAgentSimPlantedTokenStaysOut(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, c := simAgentClient(ctx, t, "sim-agent-secret")
+	const planted = "planted-owner-token-0123456789"
+	tok, err := ParseOwnerToken(planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outputs []any
+	keep := func(v any, err error) {
+		outputs = append(outputs, v)
+		if err != nil {
+			outputs = append(outputs, err, err.Error())
+		}
+	}
+	st, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: simBudget(), PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep(st, err)
+	id := st.Identity(tok)
+	outputs = append(outputs, id, tok)
+	node, err := ResolveSelector(st.Observation, Selector{Text: "+1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep(c.Act(ctx, ActRequest{Identity: id, StepID: "secret-1", ObservationID: st.Observation.ObservationID,
+		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}, PollInterval: 20 * time.Millisecond}))
+	keep(c.Act(ctx, ActRequest{Identity: id, StepID: "secret-2", ObservationID: "observation-stale",
+		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}, PollInterval: 20 * time.Millisecond}))
+	obs, err := c.Observe(ctx, id)
+	keep(obs, err)
+	if err == nil {
+		keep(c.SaveScreenshot(ctx, id, obs.Observation, t.TempDir()+"/shot.png", false))
+	}
+	keep(c.End(ctx, id, ControlOptions{PollInterval: 20 * time.Millisecond}))
+	keep(c.Timeline(ctx, id))
+	dir := t.TempDir()
+	keep(c.SaveTimeline(ctx, id, st.TimelinePath, dir+"/timeline.jsonl", false))
+	file, _ := os.ReadFile(dir + "/timeline.jsonl")
+	if len(file) == 0 {
+		t.Fatal("no timeline pulled")
+	}
+	outputs = append(outputs, string(file))
+	for i, v := range outputs {
+		j, _ := json.Marshal(v)
+		for _, s := range []string{string(j), fmt.Sprintf("%v %+v %#v", v, v, v)} {
+			if strings.Contains(s, planted) {
+				t.Errorf("output %d (%T) holds the owner token: %.300s", i, v, s)
+			}
+		}
 	}
 }

@@ -281,7 +281,7 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 		p := &artifacts.JUnitProblem{Type: CodeReplayFailed, Message: msg}
 		var text strings.Builder
 		if f := r.Status.FirstFailure(); f != nil {
-			exc := red.Redact(f.ExceptionMessage)
+			exc := red.Text(f.ExceptionMessage)
 			if exc != "" {
 				p.Message = exc
 			}

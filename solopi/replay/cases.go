@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -84,7 +85,7 @@ func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, e
 }
 
 // RedactParams returns a copy of a case object (as case-get prints it)
-// with every step parameter value replaced by casefile.Redacted, and how
+// with every step parameter value replaced by redact.Marker, and how
 // many it replaced. The snapshot cannot say which values were encrypted
 // (it decrypts them all), and SoloPi encrypts every parameter by default.
 func RedactParams(obj map[string]any) (map[string]any, int) {
@@ -110,7 +111,7 @@ func RedactParams(obj map[string]any) (map[string]any, int) {
 				red[k] = nil
 				continue
 			}
-			red[k] = casefile.Redacted
+			red[k] = redact.Marker
 			n++
 		}
 		m := maps.Clone(method)

@@ -11,6 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
@@ -94,7 +95,7 @@ func TestSecretsStoreAndRedactionBasis(t *testing.T) {
 	}
 	fp := strings.Repeat("ab", 32)
 	ci := &DeviceCase{ID: 3, Name: "c", Fingerprint: fp, Case: snap}
-	if r := caseRedaction(store, nil, ci); r.Basis != RedactionInputParameters || r.Values != 1 || r.Redactor().Redact("typed hunter22") != "typed "+casefile.Redacted {
+	if r := caseRedaction(store, nil, ci); r.Basis != RedactionInputParameters || r.Values != 1 || r.Redactor().Text("typed hunter22") != "typed "+redact.Marker {
 		t.Fatalf("without a record: %+v", r)
 	}
 	p, err := store.Save(SecretsRecord{CaseName: "c", CaseID: 3, CaseFingerprint: fp, EncryptedParams: []casefile.ParamRef{{StepID: "wait", Key: "text"}}})
@@ -108,7 +109,7 @@ func TestSecretsStoreAndRedactionBasis(t *testing.T) {
 		t.Fatalf("record directory mode %v", fi.Mode())
 	}
 	r := caseRedaction(store, nil, ci)
-	if r.Basis != RedactionImportRecord || r.Redactor().Redact("slept 2000 ms, typed hunter22") != "slept "+casefile.Redacted+" ms, typed hunter22" {
+	if r.Basis != RedactionImportRecord || r.Redactor().Text("slept 2000 ms, typed hunter22") != "slept "+redact.Marker+" ms, typed hunter22" {
 		t.Fatalf("with the record: %+v", r)
 	}
 	// Another name under that fingerprint, or another fingerprint: no record.

@@ -218,7 +218,7 @@ func (c *collection) writeResult() {
 		c.fail(nil, ArtifactResult, errors.New("no status of this run was observed"))
 		return
 	}
-	if _, err := c.dir.WriteJSON(ArtifactResult, "harness?type=status", c.rs.redactor().RedactValue(st.Object)); err != nil {
+	if _, err := c.dir.WriteJSON(ArtifactResult, "harness?type=status", c.rs.redactor().Value(st.Object)); err != nil {
 		c.fail(nil, ArtifactResult, err)
 		return
 	}
@@ -232,7 +232,7 @@ func (c *collection) writeCase() {
 	if ci == nil {
 		return
 	}
-	if _, err := c.dir.WriteJSON(ArtifactCase, "harness?type=case", c.rs.redactor().RedactValue(ci.Object)); err != nil {
+	if _, err := c.dir.WriteJSON(ArtifactCase, "harness?type=case", c.rs.redactor().Value(ci.Object)); err != nil {
 		c.fail(nil, ArtifactCase, err)
 		return
 	}
@@ -259,7 +259,7 @@ func (c *collection) logcat(ctx context.Context) {
 		if err != nil {
 			return err
 		}
-		if _, err := c.dir.WriteFile(ArtifactLogcat, "logcat -d -v threadtime", []byte(c.rs.redactor().Redact(string(log)))); err != nil {
+		if _, err := c.dir.WriteFile(ArtifactLogcat, "logcat -d -v threadtime", []byte(c.rs.redactor().Text(string(log)))); err != nil {
 			return err
 		}
 		c.setPath(&c.a.Logcat, ArtifactLogcat)
@@ -394,7 +394,7 @@ func (c *collection) pull(ctx context.Context, remote, name string) (artifacts.F
 		if _, err := c.rs.d.Pull(ctx, remote, &buf); err != nil {
 			return artifacts.FileEntry{}, err
 		}
-		return c.dir.WriteFile(name, remote, []byte(c.rs.redactor().Redact(buf.String())))
+		return c.dir.WriteFile(name, remote, []byte(c.rs.redactor().Text(buf.String())))
 	}
 	w, err := c.dir.Create(name, remote)
 	if err != nil {

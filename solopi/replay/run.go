@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -151,7 +152,7 @@ type runState struct {
 }
 
 // redactor hides the case's secrets in everything the run reports.
-func (rs *runState) redactor() *casefile.Redactor { return rs.rep.Redaction.Redactor() }
+func (rs *runState) redactor() *redact.Redactor { return rs.rep.Redaction.Redactor() }
 
 // RunReplay runs one case the safe way: preflight the exact case, make the
 // device ready (auto-start left on, as solopi-ai does), start with a fresh
@@ -507,7 +508,7 @@ func (rs *runState) payload(e *fault.Error) map[string]any {
 	if rep.Redaction != nil {
 		out["redaction"] = rep.Redaction
 	}
-	red, _ := rs.redactor().RedactValue(out).(map[string]any)
+	red, _ := rs.redactor().Value(out).(map[string]any)
 	return red
 }
 

@@ -11,12 +11,14 @@ package replay
 // (docs/file-formats.md#encrypted-parameters).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -152,11 +155,11 @@ type Redaction struct {
 	Basis string `json:"basis"`
 	// Values is how many distinct secret values are hidden.
 	Values int `json:"values"`
-	r      *casefile.Redactor
+	r      *redact.Redactor
 }
 
 // Redactor is the redactor of the run (nil-safe).
-func (r *Redaction) Redactor() *casefile.Redactor {
+func (r *Redaction) Redactor() *redact.Redactor {
 	if r == nil {
 		return nil
 	}
@@ -174,7 +177,27 @@ func caseRedaction(store SecretsStore, known *[]casefile.ParamRef, ci *DeviceCas
 		basis, refs = RedactionImportRecord, rec.EncryptedParams
 	}
 	values := casefile.ParamValues(ci.Case, refs)
-	return &Redaction{Basis: basis, Values: len(values), r: casefile.NewRedactor(values...)}
+	return &Redaction{Basis: basis, Values: len(values), r: redact.New(withDeviceSpellings(values)...)}
+}
+
+// withDeviceSpellings adds to values how SoloPi's JSON writer spells each
+// one inside a string (docs/device-protocol.md#json-on-the-wire), so that a
+// value the device quotes in its own JSON files is found as it is written
+// there. Short values are hidden only whole, so they need no spelling.
+func withDeviceSpellings(values []string) []string {
+	out := slices.Clone(values)
+	var b bytes.Buffer
+	for _, v := range values {
+		if len(v) < redact.MinLen {
+			continue
+		}
+		b.Reset()
+		protocol.WriteJSONString(&b, v)
+		if spelled := b.String()[1 : b.Len()-1]; spelled != v {
+			out = append(out, spelled)
+		}
+	}
+	return out
 }
 
 // RecordSecrets leaves the record of a case just imported: n is the case
@@ -205,7 +228,7 @@ func RedactSnapshot(ctx context.Context, d *device.Device, store SecretsStore, o
 	if err != nil {
 		return obj
 	}
-	red, _ := caseRedaction(store, nil, ci).Redactor().RedactValue(obj).(map[string]any)
+	red, _ := caseRedaction(store, nil, ci).Redactor().Value(obj).(map[string]any)
 	return red
 }
 

@@ -8,12 +8,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -22,9 +22,6 @@ const (
 	CodeArtifactsExist = "artifacts_exist"
 	CodeArtifactsIO    = "artifacts_io_failed"
 )
-
-// redactedText replaces an owner token wherever it would be written.
-const redactedText = "[redacted]"
 
 // artifactDir is a run's evidence directory:
 //
@@ -37,8 +34,8 @@ const redactedText = "[redacted]"
 type artifactDir struct {
 	root string
 
-	mu      sync.Mutex
-	secrets []string
+	mu  sync.Mutex
+	red *redact.Redactor // the owner tokens of the run's segments
 }
 
 // createArtifactDir makes the run's directory; it must not exist yet (a
@@ -64,40 +61,20 @@ func createArtifactDir(root string) (*artifactDir, error) {
 func (a *artifactDir) addSecret(s string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.secrets = append(a.secrets, s)
+	a.red = a.red.With(s)
 }
 
-func (a *artifactDir) redact(s string) string {
+func (a *artifactDir) redactor() *redact.Redactor {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, sec := range a.secrets {
-		s = strings.ReplaceAll(s, sec, redactedText)
-	}
-	return s
+	return a.red
 }
 
-// sanitize drops ownerToken keys and redacts tokens inside strings.
-func (a *artifactDir) sanitize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if k != "ownerToken" {
-				out[k] = a.sanitize(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = a.sanitize(e)
-		}
-		return out
-	case string:
-		return a.redact(x)
-	}
-	return v
-}
+func (a *artifactDir) redact(s string) string { return a.redactor().Text(s) }
+
+// sanitize drops sensitive keys (ownerToken) and hides the tokens inside
+// strings.
+func (a *artifactDir) sanitize(v any) any { return a.redactor().Value(v) }
 
 // segmentDir is the directory of one segment's evidence.
 func (a *artifactDir) segmentDir(segmentID string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -37,8 +38,8 @@ func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 		}
 	}
 
-	token := "verification-" + r.e.hex(16)
-	r.a.addSecret(token)
+	token := redact.NewSecret("verification-" + r.e.hex(16))
+	r.a.addSecret(token.Reveal())
 	d := &dyn{r: r, sc: sc, seg: seg, step: step, dir: dir, script: script,
 		ref: SessionRef{OwnerToken: token}, terminal: "cancel",
 		o:          &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonCheckpointNotReached},

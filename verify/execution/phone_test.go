@@ -221,13 +221,13 @@ func (p *counterPhone) Start(ctx context.Context, req StartRequest) (*StartResul
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sessions++
-	p.tokens = append(p.tokens, req.OwnerToken)
+	p.tokens = append(p.tokens, req.OwnerToken.Reveal())
 	id := fmt.Sprintf("session-%d", p.sessions)
 	p.record("start " + id)
 	obs := p.observation()
 	return &StartResult{SessionID: id, Observation: obs, Response: map[string]any{
-		"success": true, "ownerToken": req.OwnerToken, "session": map[string]any{"sessionId": id, "state": "active"},
-		"observation": obs, "note": "owner " + req.OwnerToken,
+		"success": true, "ownerToken": req.OwnerToken.Reveal(), "session": map[string]any{"sessionId": id, "state": "active"},
+		"observation": obs, "note": "owner " + req.OwnerToken.Reveal(),
 	}}, nil
 }
 
@@ -265,7 +265,7 @@ func (p *counterPhone) Screenshot(ctx context.Context, ref SessionRef, obs map[s
 }
 
 func (p *counterPhone) Timeline(ctx context.Context, ref SessionRef) (map[string]any, error) {
-	return map[string]any{"events": []any{map[string]any{"sequence": 1, "type": "started", "owner": ref.OwnerToken}}, "ownerToken": ref.OwnerToken}, nil
+	return map[string]any{"events": []any{map[string]any{"sequence": 1, "type": "started", "owner": ref.OwnerToken.Reveal()}}, "ownerToken": ref.OwnerToken.Reveal()}, nil
 }
 
 func (p *counterPhone) End(ctx context.Context, ref SessionRef) (map[string]any, error) {

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -89,12 +90,12 @@ type AgentSession interface {
 // everything it writes.
 type SessionRef struct {
 	SessionID  string
-	OwnerToken string
+	OwnerToken redact.Secret
 }
 
 // StartRequest starts a session.
 type StartRequest struct {
-	OwnerToken string
+	OwnerToken redact.Secret
 	Budget     verify.Budget
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/verify"
@@ -39,7 +40,7 @@ func startVision(t testing.TB, opts fakemodel.Options) (VisionConfig, *fakemodel
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	mc := chat.DefaultConfig()
-	mc.BaseURL, mc.Model, mc.APIKey, mc.Timeout, mc.Retries = srv.URL, "fake-vision", chat.NewSecret(visionTestKey), 20*time.Second, 0
+	mc.BaseURL, mc.Model, mc.APIKey, mc.Timeout, mc.Retries = srv.URL, "fake-vision", redact.NewSecret(visionTestKey), 20*time.Second, 0
 	model, err := chat.NewClient(mc)
 	if err != nil {
 		t.Fatal(err)

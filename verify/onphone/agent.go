@@ -59,7 +59,7 @@ func (p *Phone) LaunchTarget(ctx context.Context, pkg string) error {
 // observation. A session that could not start for a device reason is a
 // Failed error carrying the answer.
 func (p *Phone) Start(ctx context.Context, req execution.StartRequest) (*execution.StartResult, error) {
-	tok, err := agent.ParseOwnerToken(req.OwnerToken)
+	tok, err := agent.ParseOwnerToken(req.OwnerToken.Reveal())
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +82,8 @@ func (p *Phone) Start(ctx context.Context, req execution.StartRequest) (*executi
 // identity is ref with its owner token: the engine's, or the one this
 // phone started the session with (the vision provider's refs carry none).
 func (p *Phone) identity(ref execution.SessionRef) (agent.AgentIdentity, error) {
-	if ref.OwnerToken != "" {
-		tok, err := agent.ParseOwnerToken(ref.OwnerToken)
+	if !ref.OwnerToken.IsZero() {
+		tok, err := agent.ParseOwnerToken(ref.OwnerToken.Reveal())
 		return agent.AgentIdentity{SessionID: ref.SessionID, OwnerToken: tok}, err
 	}
 	p.mu.Lock()

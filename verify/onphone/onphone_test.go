@@ -10,6 +10,7 @@ import (
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
@@ -198,7 +199,7 @@ func TestAgentPorts(t *testing.T) {
 	if err := phone.LaunchTarget(ctx, "com.example.absent"); err == nil || fault.IsInterrupt(err) {
 		t.Errorf("an absent app was launched: %v", err)
 	}
-	tok := "verification-0123456789abcdef0123456789abcdef"
+	tok := redact.NewSecret("verification-0123456789abcdef0123456789abcdef")
 	b := verify.Budget{MaxSteps: 5, MaxDurationMs: 600000, IdleTimeoutMs: 300000, MaxRepeatedActions: 5, MaxNoProgressSteps: 3}
 	st, err := phone.Start(ctx, execution.StartRequest{OwnerToken: tok, Budget: b})
 	if err != nil {
