@@ -65,12 +65,12 @@ func TestActionSignature(t *testing.T) {
 }
 
 func TestKeepPolling(t *testing.T) {
-	for _, c := range []string{"import_receipt_not_found", "case_delete_receipt_not_found", "adb_connect_receipt_not_found", "analysis_not_found", "receipt_not_found", "session_not_found"} {
+	for _, c := range []string{"import_receipt_not_found", "case_delete_receipt_not_found", "adb_connect_receipt_not_found", "analysis_not_found", "receipt_not_found"} {
 		if !KeepPolling(c) {
 			t.Errorf("%s should keep polling", c)
 		}
 	}
-	for _, c := range []string{"owner_mismatch", "case_not_found", ""} {
+	for _, c := range []string{"owner_mismatch", "case_not_found", "session_not_found", ""} {
 		if KeepPolling(c) {
 			t.Errorf("%s should not keep polling", c)
 		}

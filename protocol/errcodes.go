@@ -175,10 +175,12 @@ const (
 
 // KeepPolling reports whether a receipt query answered with code means the
 // receipt is simply not there yet (docs/device-protocol.md#receipt-discipline).
+// session_not_found is not one of them: from a receipt query it means the
+// session is gone.
 func KeepPolling(code string) bool {
 	switch code {
 	case ErrImportReceiptNotFound, ErrCaseDeleteReceiptNotFound, ErrAdbConnectReceiptNotFound,
-		ErrAnalysisNotFound, ErrReceiptNotFound, ErrSessionNotFound:
+		ErrAnalysisNotFound, ErrReceiptNotFound:
 		return true
 	}
 	return false

@@ -29,22 +29,62 @@ func (c *AgentClient) Receipt(ctx context.Context, id AgentIdentity, stepID stri
 	if err := CheckAgentID("stepId", stepID); err != nil {
 		return nil, err
 	}
-	env, err := c.query(ctx, protocol.AgentReceiptQuery, append(id.params(), device.Param{Key: protocol.ParamStepID, Value: stepID}))
-	if err != nil {
+	res, missing, err := c.lookupReceipt(ctx, id, stepID)
+	if err == nil && missing != nil {
+		err = missing
+	}
+	return res, err
+}
+
+// lookupReceipt reads the receipt of stepID once. While the device has
+// none, missing is the receipt_not_found error Receipt reports.
+func (c *AgentClient) lookupReceipt(ctx context.Context, id AgentIdentity, stepID string) (res *ReceiptResult, missing *fault.Error, err error) {
+	annotate := func(err error) error {
 		var e *fault.Error
 		if errors.As(err, &e) {
-			e.With("stepId", stepID)
+			e.With("type", protocol.AgentReceiptQuery).With("stepId", stepID)
 		}
-		return nil, withSession(err, id.SessionID)
+		return withSession(err, id.SessionID)
 	}
-	r, err := ParseAgentReceipt(env.Receipt)
+	r, found, err := device.ReadReceipt(ctx, c.qdev, receiptQuery(id, stepID))
+	switch {
+	case err != nil:
+		return nil, nil, annotate(err)
+	case !found:
+		missing = device.DeviceRefusal(r.Answer, "no receipt exists for this stepId")
+		_ = annotate(missing)
+		return nil, missing, nil
+	}
+	res, err = parseReceipt(r)
+	return res, nil, err
+}
+
+// receiptQuery is the receipt query of stepID: the receipt is the answer's
+// receipt object and carries the stepId (device.ReadReceipt's rule).
+func receiptQuery(id AgentIdentity, stepID string) device.ReceiptQuery {
+	p := append(device.P(protocol.ParamType, protocol.AgentReceiptQuery), id.params()...)
+	return device.ReceiptQuery{Action: protocol.ActionAgent, Params: append(p, device.Param{Key: protocol.ParamStepID, Value: stepID}),
+		Key: protocol.ParamStepID, ID: stepID, In: "receipt"}
+}
+
+// parseReceipt reads a receipt answer of ours: the receipt and the
+// session snapshot beside it.
+func parseReceipt(r device.Receipt) (*ReceiptResult, error) {
+	var env agentEnvelope
+	if err := json.Unmarshal(r.Raw, &env); err != nil {
+		return nil, fault.Wrap(fault.Transport, device.CodeInvalidResponse, "the device sent a malformed Agent answer", err).With("type", protocol.AgentReceiptQuery)
+	}
+	switch {
+	case env.Success == nil:
+		return nil, device.ContractError("the Agent answer has no success field", nil).With("type", protocol.AgentReceiptQuery)
+	case !*env.Success:
+		return nil, device.DeviceRefusal(r.Answer, "the device refused the Agent request").With("type", protocol.AgentReceiptQuery)
+	}
+	rec, err := ParseAgentReceipt(env.Receipt)
 	if err != nil {
 		return nil, err
 	}
-	if r.StepID != stepID {
-		return nil, device.ContractError("the device answered with another step's receipt", r.Summary()).With("stepId", stepID)
-	}
-	res := &ReceiptResult{Receipt: r, Raw: env.raw}
+	res := &ReceiptResult{Receipt: rec, Raw: r.Raw}
 	if !absent(env.Session) {
 		if res.Session, err = ParseAgentSession(env.Session); err != nil {
 			return nil, err
@@ -190,19 +230,19 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		r.Timeout = DefaultAgentActionTimeout
 	}
 	res := &ActResult{}
-	prior, err := c.Receipt(ctx, r.Identity, r.StepID)
+	prior, missing, err := c.lookupReceipt(ctx, r.Identity, r.StepID)
 	switch {
-	case err == nil && !r.sameAction(prior.Receipt):
+	case err == nil && missing == nil && !r.sameAction(prior.Receipt):
 		// The stepId is an idempotency key: a retry repeats its action.
 		// Another action under it would be answered with the first
 		// one's receipt as if it had run.
 		return nil, withStep(fault.Newf(fault.Failed, CodeStepIDConflict,
 			"stepId %s already names a %s step of this session; nothing was sent (use a new --step-id)", r.StepID, prior.Receipt.Action.Type).
 			With("receipt", prior.Receipt.Summary()).With("requestedAction", map[string]any{"type": r.Action, "arguments": r.arguments()}), r)
-	case err == nil:
+	case err == nil && missing == nil:
 		res.Replayed = true
 		res.Receipt, res.Session, res.Raw = prior.Receipt, prior.Session, prior.Raw
-	case deviceCode(err) == protocol.ErrReceiptNotFound:
+	case err == nil:
 		fr, err := c.mutate(ctx, protocol.AgentAct, r.params())
 		res.Foreground = &fr
 		if err != nil {
@@ -218,12 +258,9 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		return nil, withStep(err, r)
 	}
 	if !res.Receipt.IsFinal() {
-		pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: r.Timeout, Interval: c.poll(r.PollInterval)}, func(ctx context.Context) (bool, error) {
-			rr, err := c.Receipt(ctx, r.Identity, r.StepID)
+		_, pollErr := device.AwaitReceipt(ctx, c.qdev, receiptQuery(r.Identity, r.StepID), device.PollOptions{Timeout: r.Timeout, Interval: c.poll(r.PollInterval)}, func(rec device.Receipt) (bool, error) {
+			rr, err := parseReceipt(rec)
 			if err != nil {
-				if deviceCode(err) == protocol.ErrReceiptNotFound {
-					return false, nil
-				}
 				return false, err
 			}
 			res.Receipt, res.Session, res.Raw = rr.Receipt, rr.Session, rr.Raw

@@ -232,39 +232,26 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 	m := protocol.AdbConnect()
 	prev := protocol.ReceiptNew
 	var final AdbReceipt
-	err := device.PollUntil(cctx, device.PollOptions{Timeout: opts.ConnectTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
-		r, err := s.Device.Query(cctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessAdbConnectStatus, protocol.ParamRequestID, id))
-		if cctx.Err() != nil {
-			return false, timeout()
-		}
-		if err != nil {
-			return false, err
-		}
-		if code := r.Str("errorCode"); protocol.KeepPolling(code) {
-			// The device has not stored our receipt yet.
-			return false, nil
-		}
-		if got := r.Str("requestId"); got != id {
-			return false, fault.Newf(fault.Transport, CodeAdbConnectReceiptForeign,
-				"the device answered with the receipt of another request (%q)", got).
-				With("requestId", id).With("receiptRequestId", got)
-		}
-		rc, err := ParseAdbReceipt(r)
-		final = rc
-		if err != nil {
-			return false, err
-		}
-		st := protocol.State(rc.State)
-		if st != prev {
-			if err := stepAdb(m, prev, st); err != nil {
-				return false, fault.Wrap(fault.Transport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
-					With("requestId", id).With("receipt", rc)
+	q := device.ReceiptQuery{Action: protocol.ActionHarness, ID: id, ForeignCode: CodeAdbConnectReceiptForeign,
+		Params: device.P(protocol.ParamType, protocol.HarnessAdbConnectStatus, protocol.ParamRequestID, id)}
+	_, err := device.AwaitReceipt(cctx, s.Device, q, device.PollOptions{Timeout: opts.ConnectTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval},
+		func(r device.Receipt) (bool, error) {
+			rc, err := ParseAdbReceipt(r.Object)
+			final = rc
+			if err != nil {
+				return false, err
 			}
-			prev = st
-		}
-		last = &rc
-		return rc.Terminal, nil
-	})
+			st := protocol.State(rc.State)
+			if st != prev {
+				if err := stepAdb(m, prev, st); err != nil {
+					return false, fault.Wrap(fault.Transport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
+						With("requestId", id).With("receipt", rc)
+				}
+				prev = st
+			}
+			last = &rc
+			return rc.Terminal, nil
+		})
 	switch {
 	case err == nil:
 		return final, nil

@@ -146,37 +146,16 @@ func ListCases(ctx context.Context, d *device.Device) (map[string]any, error) {
 	return m, nil
 }
 
-// receiptPoll polls a receipt query for reqID until done says so. A
-// *receipt_not_found answer means "not there yet"; a receipt for another
-// requestId is a protocol error, never accepted.
-func receiptPoll(ctx context.Context, d *device.Device, action string, p device.Params, reqID string, o device.PollOptions,
-	done func(m map[string]any) (bool, error)) (map[string]any, map[string]any, error) {
-	var last, final map[string]any
-	o.Clock = d.Clock()
-	err := device.PollUntil(ctx, o, func(ctx context.Context) (bool, error) {
-		m, err := d.Query(ctx, action, p)
-		if err != nil {
-			return false, err
-		}
-		last = m
-		if ok, _ := device.WireObject(m).Flag("success"); !ok {
-			code := device.WireObject(m).Str("errorCode")
-			if protocol.KeepPolling(code) || strings.Contains(code, "receipt_not_found") {
-				return false, nil
-			}
-		}
-		if got := device.WireObject(m).Str("requestId"); got != reqID {
-			return false, fault.New(fault.Transport, CodeReceiptMismatch, "the device answered with a receipt for another requestId").
-				With("requestId", reqID).With("lastResponse", m)
-		}
-		ok, err := done(m)
-		if ok {
-			final = m
-		}
-		return ok, err
-	})
-	return final, last, err
+// caseReceipt is the single receipt slot of case-import or case-delete,
+// read for reqID. The slot answers *_receipt_not_found while it holds no
+// receipt or another request's.
+func caseReceipt(status, reqID string) device.ReceiptQuery {
+	return device.ReceiptQuery{Action: protocol.ActionHarness, ID: reqID, ForeignCode: CodeReceiptMismatch,
+		Params: device.P(protocol.ParamType, status, protocol.ParamRequestID, reqID)}
 }
+
+// firstReceipt: the first receipt with our requestId is final.
+func firstReceipt(device.Receipt) (bool, error) { return true, nil }
 
 // ImportOptions configure ImportCase.
 type ImportOptions struct {
@@ -245,17 +224,16 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 		protocol.ParamPath, rep.RemotePath, protocol.ParamReplace, fmt.Sprint(o.Replace), protocol.ParamRequestID, rep.RequestID)); err != nil {
 		return rep, err
 	}
-	final, last, err := receiptPoll(ctx, d, protocol.ActionHarness,
-		device.P(protocol.ParamType, protocol.HarnessCaseImportStatus, protocol.ParamRequestID, rep.RequestID), rep.RequestID,
-		device.PollOptions{Timeout: o.Timeout, Interval: o.PollInterval},
-		func(map[string]any) (bool, error) { return true, nil })
+	last, err := device.AwaitReceipt(ctx, d, caseReceipt(protocol.HarnessCaseImportStatus, rep.RequestID),
+		device.PollOptions{Timeout: o.Timeout, Interval: o.PollInterval}, firstReceipt)
 	if errors.Is(err, device.ErrPollTimeout) {
 		return rep, fault.New(fault.Timeout, CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
-			With("requestId", rep.RequestID).With("lastResponse", last)
+			With("requestId", rep.RequestID).With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {
 		return rep, err
 	}
+	final := map[string]any(last.Object)
 	rep.Receipt = final
 	if ok, _ := device.WireObject(final).Flag("success"); !ok {
 		return rep, device.DeviceRefusal(final, "SoloPi refused the case import")
@@ -321,17 +299,16 @@ func DeleteCase(ctx context.Context, d *device.Device, name string, timeout, int
 		protocol.ParamCaseName, name, protocol.ParamConfirmCaseName, name, protocol.ParamRequestID, reqID)); err != nil {
 		return nil, reqID, err
 	}
-	final, last, err := receiptPoll(ctx, d, protocol.ActionHarness,
-		device.P(protocol.ParamType, protocol.HarnessCaseDeleteStatus, protocol.ParamRequestID, reqID), reqID,
-		device.PollOptions{Timeout: timeout, Interval: interval},
-		func(map[string]any) (bool, error) { return true, nil })
+	last, err := device.AwaitReceipt(ctx, d, caseReceipt(protocol.HarnessCaseDeleteStatus, reqID),
+		device.PollOptions{Timeout: timeout, Interval: interval}, firstReceipt)
 	if errors.Is(err, device.ErrPollTimeout) {
 		return nil, reqID, fault.New(fault.Timeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
-			With("requestId", reqID).With("caseName", name).With("lastResponse", last)
+			With("requestId", reqID).With("caseName", name).With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {
 		return nil, reqID, err
 	}
+	final := map[string]any(last.Object)
 	if ok, _ := device.WireObject(final).Flag("success"); !ok {
 		return final, reqID, device.DeviceRefusal(final, "SoloPi refused to delete the case")
 	}

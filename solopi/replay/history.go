@@ -119,21 +119,23 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 		protocol.ParamID, id, protocol.ParamConfirmID, id)); err != nil {
 		return res, err
 	}
-	final, last, err := receiptPoll(ctx, d, protocol.ActionHistory, device.P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, res.RequestID),
-		res.RequestID, device.PollOptions{Timeout: timeout, Interval: interval},
-		func(m map[string]any) (bool, error) {
-			if err := checkHistoryReceipt(m, res.RequestID, id); err != nil {
+	q := device.MutationReceipt(protocol.ActionHistory, res.RequestID)
+	q.ForeignCode = CodeReceiptMismatch
+	last, err := device.AwaitReceipt(ctx, d, q, device.PollOptions{Timeout: timeout, Interval: interval},
+		func(r device.Receipt) (bool, error) {
+			if err := checkHistoryReceipt(r.Object, res.RequestID, id); err != nil {
 				return false, err
 			}
-			return device.WireObject(m).Str("state") != "in_progress", nil
+			return r.Object.Str("state") != "in_progress", nil
 		})
 	if errors.Is(err, device.ErrPollTimeout) {
 		return res, fault.New(fault.Timeout, CodeHistoryDeleteTime, "SoloPi did not finish the history deletion in time; it may still complete").
-			With("requestId", res.RequestID).With("id", id).With("lastResponse", last)
+			With("requestId", res.RequestID).With("id", id).With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {
 		return res, err
 	}
+	final := map[string]any(last.Object)
 	mut := final["mutation"].(map[string]any)
 	res.Success, _ = device.WireObject(mut).Flag("success")
 	res.Object = map[string]any{"success": res.Success, "requestId": res.RequestID, "state": final["state"], "mutation": mut}

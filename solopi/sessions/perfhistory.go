@@ -149,7 +149,7 @@ func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t Sessi
 	var last map[string]any
 	final, err := pollMutationReceipt(ctx, d, protocol.ActionHistory, requestID, protocol.HistoryDelete(),
 		device.PollOptions{Timeout: t.Timeout, Interval: t.Interval},
-		"the device refused the history mutation status", &last, func(o device.WireObject) error {
+		&last, func(o device.WireObject) error {
 			return validatePerfDeleteReceipt(o, requestID, id)
 		})
 	if err != nil {

@@ -418,12 +418,12 @@ type pluginExpect struct {
 }
 
 // pollPluginReceipt polls mutationStatus for requestID until it is
-// terminal; receipt_not_found means "not there yet".
+// terminal, every receipt validated and moving forward only.
 func pollPluginReceipt(ctx context.Context, d *device.Device, requestID string, exp pluginExpect, t SessionTimings, last *map[string]any) (map[string]any, error) {
 	m := protocol.PluginMutation()
 	prev := protocol.ReceiptNew
 	final, err := pollMutationReceipt(ctx, d, protocol.ActionPlugin, requestID, m, device.PollOptions{Timeout: t.Timeout, Interval: t.Interval},
-		"the device refused the plugin mutation status", last, func(o device.WireObject) error {
+		last, func(o device.WireObject) error {
 			if err := validatePluginReceipt(o, requestID, exp); err != nil {
 				return err
 			}
@@ -437,38 +437,22 @@ func pollPluginReceipt(ctx context.Context, d *device.Device, requestID string, 
 	return final, err
 }
 
-// pollMutationReceipt polls action's mutationStatus for requestID until the
-// receipt's state is terminal in m. receipt_not_found means "not there
-// yet"; any other success:false is the device's refusal (refused is the
-// message when it gives none). Every receipt becomes *last, then check
-// validates it.
+// pollMutationReceipt polls action's mutationStatus for requestID
+// (device.AwaitReceipt) until the receipt's state is terminal in m. Every
+// receipt of ours becomes *last, then check validates it.
 func pollMutationReceipt(ctx context.Context, d *device.Device, action, requestID string, m *protocol.Machine, po device.PollOptions,
-	refused string, last *map[string]any, check func(o device.WireObject) error) (device.WireObject, error) {
-	var final device.WireObject
-	po.Clock = d.Clock()
-	err := device.PollUntil(ctx, po, func(ctx context.Context) (bool, error) {
-		r, err := d.Query(ctx, action, device.P(protocol.ParamAction, "mutationStatus", protocol.ParamRequestID, requestID))
-		if err != nil {
+	last *map[string]any, check func(o device.WireObject) error) (device.WireObject, error) {
+	r, err := device.AwaitReceipt(ctx, d, device.MutationReceipt(action, requestID), po, func(r device.Receipt) (bool, error) {
+		*last = r.Answer
+		if err := check(r.Object); err != nil {
 			return false, err
 		}
-		o := device.WireObject(r)
-		if ok, _ := o.Flag("success"); !ok {
-			if code, _ := o.Text("errorCode"); code == protocol.ErrReceiptNotFound {
-				return false, nil
-			}
-			return false, device.DeviceRefusal(r, refused)
-		}
-		*last = r
-		if err := check(o); err != nil {
-			return false, err
-		}
-		if m.IsTerminal(o.State()) {
-			final = o
-			return true, nil
-		}
-		return false, nil
+		return m.IsTerminal(r.Object.State()), nil
 	})
-	return final, err
+	if err != nil {
+		return nil, err
+	}
+	return r.Object, nil
 }
 
 // validatePluginReceipt is the strict mutationStatus validator.

@@ -162,7 +162,7 @@ func FuzzSessionValidators(f *testing.F) {
 			validatePerformance, validateCurrent, validateDisplay, validatePluginList} {
 			_ = v(o)
 		}
-		_ = validateAnalysisReceipt(o, "r1")
+		_ = validateAnalysisReceipt(o)
 		_ = validatePerfDeleteReceipt(o, "r1", "performance-x")
 		_ = validatePluginReceipt(o, "r1", pluginExpect{action: "import", subject: "s"})
 		_ = validatePluginReceipt(o, "r1", pluginExpect{action: "remove", subject: "s"})

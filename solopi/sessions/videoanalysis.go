@@ -89,12 +89,10 @@ func isDigits(s string) bool {
 // FormatThreshold renders the threshold like Python's "%.15g".
 func FormatThreshold(f float64) string { return strconv.FormatFloat(f, 'g', 15, 64) }
 
-// validateAnalysisReceipt is the strict receipt validator.
-func validateAnalysisReceipt(o device.WireObject, requestID string) error {
+// validateAnalysisReceipt is the strict receipt validator (ReadReceipt has
+// made sure it carries our requestId).
+func validateAnalysisReceipt(o device.WireObject) error {
 	var v device.Violations
-	if rid, ok := o.Text("requestId"); o.Has("requestId") && (!ok || rid != requestID) {
-		v.Add("receipt requestId %q is not ours (%s)", o["requestId"], requestID)
-	}
 	success, ok := o.Flag("success")
 	v.Check(ok, "success is not a boolean")
 	if !o.Has("state") {
@@ -109,7 +107,6 @@ func validateAnalysisReceipt(o device.WireObject, requestID string) error {
 	st, _ := o.Text("state")
 	s := protocol.State(st)
 	v.Check(m.Has(s) && s != protocol.ReceiptNew, "state %q is not a video-analysis state", st)
-	v.Check(o.Has("requestId"), "a state receipt has no requestId")
 	v.Check(success == (s != protocol.AnalysisFailed), "success=%v does not match state %s", success, s)
 	term, ok := o.Flag("terminal")
 	v.Check(ok && term == m.IsTerminal(s), "terminal=%v does not match state %s", o["terminal"], s)
@@ -175,24 +172,15 @@ func (o *VideoAnalysisOptions) Validate() error {
 	return nil
 }
 
-// queryAnalysis reads the receipt of requestID; found is false while the
-// device answers analysis_not_found.
-func queryAnalysis(ctx context.Context, d *device.Device, requestID string) (device.WireObject, bool, error) {
-	m, err := d.Query(ctx, protocol.ActionVideoAnalysis, device.P(protocol.ParamAction, "status", protocol.ParamRequestID, requestID))
-	if err != nil {
-		return nil, false, err
-	}
-	o := device.WireObject(m)
-	if ok, _ := o.Flag("success"); !ok && !o.Has("state") {
-		if code, _ := o.Text("errorCode"); protocol.KeepPolling(code) && code == protocol.ErrAnalysisNotFound {
-			return o, false, nil
-		}
-	}
-	if err := validateAnalysisReceipt(o, requestID); err != nil {
-		return o, true, err
-	}
-	return o, true, nil
+// analysisReceipt is the receipt query of requestID; lost, when set, is
+// the error of a receipt that is no longer there.
+func analysisReceipt(requestID string, lost error) device.ReceiptQuery {
+	return device.ReceiptQuery{Action: protocol.ActionVideoAnalysis, ID: requestID, Lost: lost,
+		Params: device.P(protocol.ParamAction, "status", protocol.ParamRequestID, requestID)}
 }
+
+// checkAnalysis validates every receipt read.
+func checkAnalysis(r device.Receipt) error { return validateAnalysisReceipt(r.Object) }
 
 // analysisOutcome maps a receipt to the command's result: analyzing and
 // completed are exit 0; a failed state or an error receipt is exit 2.
@@ -232,15 +220,12 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 		return nil, fault.From(err).With("requestId", id).With("phase", "video-analysis-start")
 	}
 	var last device.WireObject
-	err := device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: o.AckTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
-		r, found, err := queryAnalysis(ctx, d, id)
-		if err != nil {
+	_, err := device.AwaitReceipt(ctx, d, analysisReceipt(id, nil), device.PollOptions{Timeout: o.AckTimeout, Interval: o.Interval}, func(r device.Receipt) (bool, error) {
+		if err := checkAnalysis(r); err != nil {
 			return false, err
 		}
-		if found {
-			last = r
-		}
-		return found, nil
+		last = r.Object
+		return true, nil
 	})
 	if err != nil {
 		return nil, analysisWaitError(err, id, "video-analysis-ack", last,
@@ -258,20 +243,16 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 	if !o.Wait || !last.Has("state") || last.State() != protocol.AnalysisAnalyzing {
 		return analysisOutcome(last)
 	}
-	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: o.AnalysisTimeout, Interval: o.Interval}, func(ctx context.Context) (bool, error) {
-		r, found, err := queryAnalysis(ctx, d, id)
-		if err != nil {
+	lost := fault.New(fault.Failed, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").With("requestId", id)
+	_, err = device.AwaitReceipt(ctx, d, analysisReceipt(id, lost), device.PollOptions{Timeout: o.AnalysisTimeout, Interval: o.Interval}, func(r device.Receipt) (bool, error) {
+		if err := checkAnalysis(r); err != nil {
 			return false, err
 		}
-		if !found {
-			return false, fault.New(fault.Failed, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").
-				With("requestId", id)
+		if r.Object.State() != last.State() && !device.Reachable(protocol.VideoAnalysis(), last.State(), r.Object.State()) {
+			return false, device.ContractError("the analysis receipt went backwards", map[string]any(r.Object))
 		}
-		if r.State() != last.State() && !device.Reachable(protocol.VideoAnalysis(), last.State(), r.State()) {
-			return false, device.ContractError("the analysis receipt went backwards", map[string]any(r))
-		}
-		last = r
-		return protocol.VideoAnalysis().IsTerminal(r.State()), nil
+		last = r.Object
+		return protocol.VideoAnalysis().IsTerminal(r.Object.State()), nil
 	})
 	if err != nil {
 		return nil, analysisWaitError(err, id, "video-analysis-wait", last, "the video analysis did not finish in time; the device gives up after 5 minutes")
@@ -295,10 +276,14 @@ func VideoAnalysisStatus(ctx context.Context, d *device.Device, requestID string
 	if err := CheckAnalysisRequestID(requestID); err != nil {
 		return nil, err
 	}
-	o, found, err := queryAnalysis(ctx, d, requestID)
+	r, found, err := device.ReadReceipt(ctx, d, analysisReceipt(requestID, nil))
+	if err == nil && found {
+		err = checkAnalysis(r)
+	}
 	if err != nil {
 		return nil, err
 	}
+	o := r.Object
 	if !found {
 		return nil, fault.New(fault.Failed, protocol.ErrAnalysisNotFound, fmt.Sprintf("the device has no video analysis %s (receipts do not survive an app restart)", requestID)).
 			With("requestId", requestID)
