@@ -389,8 +389,9 @@ func (s *syncSession) pushWriteFailed(remote string, werr error) error {
 	if s.cn.ctx.Err() != nil {
 		return s.fail(remote, werr)
 	}
-	// A socket deadline is wall-clock time by nature.
-	_ = s.cn.Conn.SetReadDeadline(time.Now().Add(time.Second))
+	// A socket deadline is on the real clock by nature, whatever clock the
+	// caller runs on.
+	_ = s.cn.Conn.SetReadDeadline(clock.System.Now().Add(time.Second))
 	if _, _, err := readSyncHeader(s.br); err != nil {
 		var f syncFail
 		if errors.As(err, &f) {
