@@ -29,11 +29,11 @@ type ReceiptQuery struct {
 	Lost error
 }
 
-// Receipt is an answer that carries our receipt.
+// Receipt is one answer of a receipt query.
 type Receipt struct {
 	Raw    []byte     // the answer as the device sent it
 	Answer WireObject // the answer decoded
-	Object WireObject // the receipt: the answer itself or its In field
+	Object WireObject // the receipt in it: the answer itself or its In field
 }
 
 // ReadReceipt reads q once. Its answer is one of four things:
