@@ -16,6 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // Vision provider error codes.
@@ -74,28 +75,32 @@ func (c VisionConfig) check() (*vision, error) {
 		return nil, fault.Usage(CodeVisionNotReady, "the vision provider needs a passed planner preflight (planner-check) before the phone is used")
 	}
 	v := &vision{model: c.Model, profile: c.Preflight.Profile, runtime: c.Runtime, onScreen: c.OnScreen, clock: clock.Or(c.Clock)}
-	redact := c.Runtime.Redact
-	if redact == nil {
-		redact = func(s string) string { return s }
+	hide := c.Runtime.Redact
+	if hide == nil {
+		hide = redact.New().Text
 	}
-	v.redact = redact
+	v.redact = hide
 	if hm, ok := c.Model.(*chat.Client); ok {
 		mc := hm.Config()
 		v.info = mc.Info()
-		v.redact = func(s string) string { return mc.APIKey.Redact(redact(s)) }
+		v.redact = func(s string) string { return mc.APIKey.Redact(hide(s)) }
 	}
 	v.runtime.Redact, v.runtime.Clock = v.redact, v.clock
 	v.runtime.Preflight = nil
 	return v, nil
 }
 
-// tree is v as a generic JSON tree with every string redacted.
+// tree is x as a generic JSON tree with every string redacted.
 func (v *vision) tree(x any) (any, error) {
 	b, err := json.Marshal(x)
 	if err != nil {
 		return nil, err
 	}
-	return canonjson.Decode([]byte(v.redact(string(b))))
+	t, err := canonjson.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	return redact.Walk(t, v.redact), nil
 }
 
 // VisionProvider decides explore steps with the pure-vision planner: each
