@@ -4,94 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// A tiny JSON writer. encoding/json cannot be used for SoloPi output: it
-// escapes <, > and & (fastjson does not), it does not sort struct fields, and
-// the device's snapshot string is hashed byte for byte into caseFingerprint.
-// Values are trees of nil, string, bool, int, int64, json.Number,
-// json.RawMessage, []any and map[string]any; object keys are always sorted
-// (fastjson's bean property order and MapSortField).
-
-type jsonWriter struct {
-	buf bytes.Buffer
-	// omitNull drops object members whose value is null, as fastjson does
-	// without WriteMapNullValue. Array elements are never dropped.
-	omitNull bool
-}
-
-func (w *jsonWriter) value(v any) error {
-	if protocol.WriteJSONScalar(&w.buf, v) {
-		return nil
-	}
-	switch x := v.(type) {
-	case json.Number:
-		w.buf.WriteString(x.String())
-	case json.RawMessage:
-		g, err := decodeGeneric(x)
-		if err != nil {
-			return err
-		}
-		return w.value(g)
-	case []any:
-		w.buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				w.buf.WriteByte(',')
-			}
-			if err := w.value(e); err != nil {
-				return err
-			}
-		}
-		w.buf.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k, e := range x {
-			if w.omitNull && isNull(e) {
-				continue
-			}
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		w.buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				w.buf.WriteByte(',')
-			}
-			protocol.WriteJSONString(&w.buf, k)
-			w.buf.WriteByte(':')
-			if err := w.value(x[k]); err != nil {
-				return err
-			}
-		}
-		w.buf.WriteByte('}')
-	default:
-		return fmt.Errorf("casefile: cannot encode %T", v)
-	}
-	return nil
-}
-
-func isNull(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case *string:
-		return x == nil
-	case json.RawMessage:
-		return x == nil || string(bytes.TrimSpace(x)) == "null"
-	}
-	return false
-}
-
+// encodeJSON writes a case tree in SoloPi's JSON dialect
+// (protocol.EncodeJSON): the device hashes its snapshot string byte for byte
+// into caseFingerprint, so encoding/json (which escapes <, > and &) cannot
+// be used. Object keys are always sorted (fastjson's bean property order and
+// MapSortField); omitNull drops null members, as fastjson does without
+// WriteMapNullValue.
 func encodeJSON(v any, omitNull bool) (string, error) {
-	w := &jsonWriter{omitNull: omitNull}
-	if err := w.value(v); err != nil {
-		return "", err
+	b, err := protocol.EncodeJSON(v, protocol.JSONOptions{KeepNulls: !omitNull})
+	if err != nil {
+		return "", fmt.Errorf("casefile: %w", err)
 	}
-	return w.buf.String(), nil
+	return string(b), nil
 }
 
 // decodeGeneric decodes keeping numbers verbatim, so re-encoding does not

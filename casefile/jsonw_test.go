@@ -18,8 +18,11 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/dialect/*.golden
 // produces (import file, authoring file, read-back view, the snapshot
 // operationLog hashed into caseFingerprint) for every case fixture of this
 // package, plus the writer itself on trees that reach each of its rules.
-// The goldens were written by the writer before it moved to protocol; any
-// change of the dialect shows here first.
+// The goldens were written by casefile's own writer before the dialect
+// moved to protocol.EncodeJSON; the only lines that changed then are the
+// float64 and []string trees, which the old writer refused and the shared
+// one writes (no case tree holds either). Any change of the dialect shows
+// here first.
 func TestDialectGolden(t *testing.T) {
 	t.Parallel()
 	inputs, err := dialectFixtures()

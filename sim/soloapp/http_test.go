@@ -154,7 +154,7 @@ func TestOverHTTPRejections(t *testing.T) {
 func stringify(m map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
-		out[k] = strings.TrimSpace(string(core.Encode(core.AnyToValue(v), true)))
+		out[k] = strings.TrimSpace(string(core.Encode(v, true)))
 	}
 	return out
 }

@@ -114,7 +114,7 @@ func (s configSpec) Parse(v string) (any, string) {
 		if err := dec.Decode(&m); err != nil || m == nil {
 			return nil, "JSON config requires an object"
 		}
-		return string(Encode(AnyToValue(m), true)), ""
+		return string(Encode(m, true)), ""
 	default:
 		if len([]rune(v)) > 4096 || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7F }) {
 			return nil, "String config is too long or contains control characters"
@@ -132,27 +132,6 @@ func (s configSpec) Parse(v string) (any, string) {
 		}
 		return v, ""
 	}
-}
-
-// AnyToValue converts decoded JSON into writer values.
-func AnyToValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = AnyToValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = AnyToValue(e)
-		}
-		return out
-	case json.Number:
-		return json.RawMessage(x.String())
-	}
-	return v
 }
 
 // JavaParseLong is Long.parseLong: optional sign, ASCII decimal digits only.

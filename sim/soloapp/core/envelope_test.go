@@ -62,7 +62,7 @@ func deviceTrees() []any {
 		"invalid \xff utf8",
 		json.RawMessage("12"), json.RawMessage("-1.5e3"),
 		[]string{}, []string{"a", "<b>"}, []any{}, []any{nil, 1, "x", Obj{}},
-		[]Obj{}, []Obj{{{"b", 1}, {"a", 2}}, nil},
+		[]Obj{}, []Obj{{{K: "b", V: 1}, {K: "a", V: 2}}, nil},
 		Obj{}, Obj(nil),
 		NewObj("z", 1, "a", nil, "m", nilStr, "k", nilInt, "o", Obj(nil), "r", json.RawMessage(nil), "y", "kept"),
 		NewObj("b", NewObj("d", 1, "c", 2), "a", []any{NewObj("y", true, "x", false)}, "B", map[string]any{"q": 1, "p": nil}),

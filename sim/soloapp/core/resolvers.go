@@ -142,7 +142,7 @@ func (a *App) MutationStatus(p *Process, q Params, store *ReceiptLRU) Obj {
 	defer a.Mu.Unlock()
 	r, found := store.Get(id)
 	if !found {
-		return append(E1(protocol.ErrReceiptNotFound, "Mutation receipt was not found"), KV{"requestId", id})
+		return append(E1(protocol.ErrReceiptNotFound, "Mutation receipt was not found"), KV{K: "requestId", V: id})
 	}
 	return OK("requestId", id, "state", r.Get("state"), "mutation", r.Clone())
 }

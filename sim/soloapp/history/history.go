@@ -205,7 +205,7 @@ func (r *historyRecord) summary(list bool) core.Obj {
 		for _, k := range []string{"caseName", "targetApp", "targetAppPkg", "targetAppVersion", "startTime", "endTime",
 			"exceptionMessage", "exceptionStep", "exceptionStepId", "platform", "platformVersion"} {
 			if v, present := m[k]; present && v != nil {
-				o.Set(k, core.AnyToValue(v))
+				o.Set(k, v)
 			}
 		}
 		status := "passed"
@@ -338,7 +338,7 @@ func (a *History) replayDetail(r *historyRecord) core.Obj {
 		return core.E1(protocol.ErrInvalidMetadata, "Replay metadata is invalid")
 	}
 	o := append(core.OK(), r.summary(false)...)
-	o.Set("info", core.AnyToValue(r.info))
+	o.Set("info", r.info)
 	files := slices.Clone(r.files)
 	files = slices.DeleteFunc(files, func(f fs.FileInfo) bool { return !f.Mode().IsRegular() })
 	sort.Slice(files, func(i, j int) bool { return files[i].Name() < files[j].Name() })
@@ -371,7 +371,7 @@ func (a *History) replayDetail(r *historyRecord) core.Obj {
 			if err != nil {
 				d = append(d, core.NewObj("contentAvailable", false, "errorCode", "invalid_json", "error", "Content is not valid JSON")...)
 			} else {
-				d.Set("content", core.AnyToValue(v))
+				d.Set("content", v)
 			}
 		}
 		o.Set(j.key, d)
