@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/internal/realadb"
+	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/adb"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/transporttest"
@@ -91,7 +92,7 @@ func BenchmarkInteropQuery(b *testing.B) {
 				b.Fatalf("forward: %v %s", err, out)
 			}
 			port := strings.TrimSpace(out)
-			resp, err := http.Get("http://127.0.0.1:" + port + device.QueryPath("harness", query))
+			resp, err := http.Get("http://127.0.0.1:" + port + protocol.QueryPath("harness", query))
 			if err != nil {
 				b.Fatal(err)
 			}

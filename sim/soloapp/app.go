@@ -208,17 +208,18 @@ func (a *App) processIntent(ctx context.Context, p *core.Process, via core.Trans
 	if via == core.ViaPublic {
 		tag = "SchemeActivity"
 	}
-	u := ParseSchemeURI(dataURI)
-	if len(u.Segments) != 1 {
+	u := protocol.ParseMutationURI(dataURI)
+	action, ok := u.Action()
+	if !ok {
 		a.Logi(tag, "not a single-segment scheme uri, starting origin")
 		_ = a.Phone.LaunchApp(a.Cfg.Package)
 		return
 	}
-	body, handled, panicked := a.dispatch(ctx, p, via, u.Segments[0], u.Params)
+	body, handled, panicked := a.dispatch(ctx, p, via, action, u.Params)
 	if !handled || panicked {
-		a.Logi(tag, "scheme not handled: "+u.Segments[0])
+		a.Logi(tag, "scheme not handled: "+action)
 		_ = a.Phone.LaunchApp(a.Cfg.Package)
 		return
 	}
-	a.Logi(tag, "scheme "+u.Segments[0]+" result: "+string(body))
+	a.Logi(tag, "scheme "+action+" result: "+string(body))
 }

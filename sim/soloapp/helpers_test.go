@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,12 +62,9 @@ func (r *rig) eventually(what string, device time.Duration, cond func() bool) {
 // sleep waits d of device time.
 func (r *rig) sleep(d time.Duration) { _ = r.clk.Sleep(context.Background(), d) }
 
-func query(kv ...string) string {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Set(kv[i], kv[i+1])
-	}
-	return v.Encode()
+// queryPath is the host's /scheme/<action>?<kv>.
+func queryPath(action string, kv ...string) string {
+	return protocol.QueryPath(action, protocol.P(kv...))
 }
 
 // raw performs an HTTP GET through ServeHTTP.
@@ -82,7 +78,7 @@ func (r *rig) raw(method, target string) (string, string, int) {
 // get queries /scheme/<action>?<kv> and decodes the JSON object.
 func (r *rig) get(action string, kv ...string) map[string]any {
 	r.t.Helper()
-	ct, body, code := r.raw(http.MethodGet, "/scheme/"+action+"?"+query(kv...))
+	ct, body, code := r.raw(http.MethodGet, queryPath(action, kv...))
 	if code != 200 || ct != "application/json" {
 		r.t.Fatalf("GET %s %v: %d %s %s", action, kv, code, ct, body)
 	}
@@ -103,10 +99,7 @@ func decode(t *testing.T, body string) map[string]any {
 // adb runs a mutation through the protected activity (results invisible).
 func (r *rig) adb(action string, kv ...string) {
 	r.t.Helper()
-	uri := protocol.SchemeURIPrefix + action
-	if len(kv) > 0 {
-		uri += "?" + query(kv...)
-	}
+	uri := protocol.MutationURI(action, protocol.P(kv...))
 	if err := r.app.HandleActivity(context.Background(), solopiPkg+"/"+protocol.AdbSchemeActivity, uri); err != nil {
 		r.t.Fatal(err)
 	}

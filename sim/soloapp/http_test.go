@@ -69,35 +69,14 @@ func TestHTTPFallbacks(t *testing.T) {
 
 func TestQueryParsing(t *testing.T) {
 	// NanoHTTPD: last value wins, keys trimmed, values not, '+' is space.
-	got := parseHTTPQuery("a=1&a=2&%20b%20=+x+&&c&d=%E4%B8%AD")
-	want := map[string]string{"a": "2", "b": " x ", "c": "", "d": "中"}
+	// A malformed escape keeps the raw text; bytes that are not UTF-8 read
+	// as U+FFFD.
+	got := parseHTTPQuery("a=1&a=2&%20b%20=+x+&&c&d=%E4%B8%AD&e=%zz+&f=%E4")
+	want := map[string]string{"a": "2", "b": " x ", "c": "", "d": "中", "e": "%zz+", "f": "\uFFFD"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("http: %v", got)
 	}
-	// Android Uri: first value wins, '+' is space in values.
-	u := ParseSchemeURI("solopi://startaction/harness?a=1&a=2&b=x+y&c&d=%zz#frag")
-	if u.Scheme != "solopi" || u.Host != "startaction" || !reflect.DeepEqual(u.Segments, []string{"harness"}) {
-		t.Errorf("uri: %+v", u)
-	}
-	wantP := map[string]string{"a": "1", "b": "x y", "c": "", "d": "\uFFFD"}
-	if !reflect.DeepEqual(u.Params, wantP) {
-		t.Errorf("params: %q", u.Params)
-	}
-	// Android matches Uri.encode(name) against the raw query: a
-	// non-canonically encoded name is unreachable.
-	if nc := ParseSchemeURI("solopi://startaction/harness?%74ype=health&type=status"); nc.Params["type"] != "status" || len(nc.Names) != 1 {
-		t.Errorf("non-canonical name: %+v", nc)
-	}
-	for uri, segs := range map[string]int{
-		"solopi://startaction/":          0,
-		"solopi://startaction/a/b":       2,
-		"solopi://startaction/harness":   1,
-		"solopi://startaction//harness/": 1,
-	} {
-		if n := len(ParseSchemeURI(uri).Segments); n != segs {
-			t.Errorf("%s: %d segments", uri, n)
-		}
-	}
+	// The Activity's reading (first value wins) is protocol.ParseMutationURI's.
 }
 
 // TestOverHTTPRejections is the over-HTTP rejection table

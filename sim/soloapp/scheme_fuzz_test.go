@@ -1,51 +1,41 @@
 package soloapp
 
 import (
-	"net/url"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/solopi-dev/solopi/protocol"
 )
 
-// FuzzParseSchemeURI checks the Activity URI parser on arbitrary input: it
-// never panics, always yields valid UTF-8, keeps Names and Params in sync,
-// and decodes what a host's form encoding produced back to the first value
-// of every name.
-func FuzzParseSchemeURI(f *testing.F) {
-	f.Add("solopi://startaction/harness?type=case-import&path=%2Fsdcard%2Fx.json&replace=false&requestId=abc", "k", "v w")
-	f.Add("solopi://startaction/agent?a=1&a=2&b", "ownerToken", "tok+en/=&%")
-	f.Add("solopi://startaction//x/y/?%zz=%&&=", "", "")
-	f.Add("solopi:startaction", "中文", "值 1")
-	f.Fuzz(func(t *testing.T, uri, key, value string) {
-		u := ParseSchemeURI(uri)
-		for _, n := range u.Names {
-			if !utf8.ValidString(n) {
-				t.Fatalf("invalid UTF-8 in name %q", n)
+// FuzzParseHTTPQuery checks the HTTP channel's query reading on arbitrary
+// input (never panics, valid UTF-8 out) and on whatever the host encodes
+// with protocol's Params (kv: keys and values separated by NUL): every
+// trimmed key reads back its LAST value, as NanoHTTPD does.
+func FuzzParseHTTPQuery(f *testing.F) {
+	f.Add("type=case-import&path=%2Fsdcard%2Fx.json&replace=false&requestId=abc", "k\x00v w\x00k\x00second")
+	f.Add("a=1&a=2&%20b%20=+x+&&c&d=%zz", " key \x00%+&=\x00中文\x00值 1\x00\x00")
+	f.Fuzz(func(t *testing.T, raw, kv string) {
+		for k, v := range parseHTTPQuery(raw) {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) || k != strings.TrimSpace(k) {
+				t.Fatalf("%q: %q=%q", raw, k, v)
 			}
 		}
-		for k, v := range u.Params {
-			if !slices.Contains(u.Names, k) || !utf8.ValidString(v) {
-				t.Fatalf("param %q=%q", k, v)
+		fields := strings.Split(kv, "\x00")
+		var p protocol.Params
+		want := map[string]string{}
+		for i := 0; i+1 < len(fields); i += 2 {
+			p = p.Add(fields[i], fields[i+1])
+			want[strings.TrimSpace(strings.ToValidUTF8(fields[i], "\uFFFD"))] = strings.ToValidUTF8(fields[i+1], "\uFFFD")
+		}
+		got := parseHTTPQuery(p.Encode())
+		if len(got) != len(want) {
+			t.Fatalf("%q: read %q, want %q", p, got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Fatalf("%q: %q reads %q, want %q", p, k, got[k], v)
 			}
-		}
-		for _, s := range u.Segments {
-			if s == "" || !utf8.ValidString(s) {
-				t.Fatalf("bad segment %q", s)
-			}
-		}
-		// Round trip of a host-encoded query (quote_plus ≈ url.QueryEscape).
-		if key == "" || !utf8.ValidString(key) || !utf8.ValidString(value) || androidEncode(key) != url.QueryEscape(key) {
-			return // only names both encoders leave identical are reachable
-		}
-		q := url.QueryEscape(key) + "=" + url.QueryEscape(value) + "&" + url.QueryEscape(key) + "=second"
-		got := ParseSchemeURI("solopi://startaction/harness?" + q)
-		if got.Params[key] != value {
-			t.Fatalf("round trip %q=%q: got %q", key, value, got.Params[key])
-		}
-		h := parseHTTPQuery(q)
-		if h[strings.TrimSpace(key)] != "second" {
-			t.Fatalf("http last value: %v", h)
 		}
 	})
 }

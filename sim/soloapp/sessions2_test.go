@@ -505,7 +505,7 @@ func TestSessionMutationsOverHTTP(t *testing.T) {
 		{"plugin", []string{"action", "install"}, `{"success":false,"errorCode":"mutation_transport_required","error":"Plugin installation requires the ADB scheme transport"}`},
 		{"plugin", []string{"action", "remove"}, `{"success":false,"errorCode":"mutation_transport_required","error":"Plugin removal requires the ADB scheme transport"}`},
 	} {
-		ct, body, _ := r.raw(http.MethodGet, "/scheme/"+tc.action+"?"+query(tc.kv...))
+		ct, body, _ := r.raw(http.MethodGet, queryPath(tc.action, tc.kv...))
 		if ct != "application/json" || body != tc.body {
 			t.Errorf("%s %v: %s %s", tc.action, tc.kv, ct, body)
 		}

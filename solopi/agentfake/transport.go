@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/url"
 	"strings"
 	"time"
 
@@ -67,34 +66,15 @@ func (d *Device) amScheme(rest []string) ([]byte, []byte, int, error) {
 	return []byte("Starting: Intent { act=android.intent.action.VIEW dat=solopi://startaction/... cmp=" + protectedFocus + " }\nStatus: ok\n"), nil, 0, nil
 }
 
-// parseSchemeURI decodes solopi://startaction/<action>?<query> the way
-// android.net.Uri does for the protected activity (first value wins).
+// parseSchemeURI decodes solopi://startaction/<action>?<query> the way the
+// protected activity does (protocol.ParseMutationURI: first value wins).
 func parseSchemeURI(uri string) (string, map[string]string, bool) {
-	rest, ok := strings.CutPrefix(uri, protocol.SchemeURIPrefix)
-	if !ok {
+	if !strings.HasPrefix(uri, protocol.SchemeURIPrefix) {
 		return "", nil, false
 	}
-	path, query, _ := strings.Cut(rest, "?")
-	action, err := url.PathUnescape(path)
-	if err != nil || strings.Contains(action, "/") {
-		return "", nil, false
-	}
-	q := map[string]string{}
-	for _, piece := range strings.Split(query, "&") {
-		if piece == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(piece, "=")
-		k, err1 := url.QueryUnescape(k)
-		v, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		if _, seen := q[k]; !seen {
-			q[k] = v
-		}
-	}
-	return action, q, true
+	u := protocol.ParseMutationURI(uri)
+	action, ok := u.Action()
+	return action, u.Params, ok
 }
 
 // Exec runs cmd on the phone (exec:, binary-safe).

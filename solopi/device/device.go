@@ -114,7 +114,7 @@ var amErrorMarkers = []string{"error:", "error type ", "exception occurred while
 // MutateCommand is the exact device shell command of a mutation.
 func (d *Device) MutateCommand(action string, p Params) string {
 	return ShellJoin("am", "start", "-W", "-n", d.opts.Package+"/"+protocol.AdbSchemeActivity,
-		"-a", protocol.ViewAction, "-d", SchemeURI(action, p))
+		"-a", protocol.ViewAction, "-d", protocol.MutationURI(action, p))
 }
 
 // Mutate sends one mutation through the protected activity. The device
@@ -174,7 +174,7 @@ func notAnObject(action string, body []byte) *fault.Error {
 func (d *Device) queryBody(ctx context.Context, action string, p Params) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
 	defer cancel()
-	url := "http://127.0.0.1:" + fmt.Sprint(d.opts.Port) + QueryPath(action, p)
+	url := "http://127.0.0.1:" + fmt.Sprint(d.opts.Port) + protocol.QueryPath(action, p)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build query %s: %w", action, err)

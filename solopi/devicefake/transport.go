@@ -308,20 +308,19 @@ func Split(s string) ([]string, error) {
 	return out, nil
 }
 
-// ParseScheme decodes a mutation URI solopi://startaction/<action>?<query>.
+// ParseScheme decodes a mutation URI solopi://startaction/<action>?<query>
+// the way the app does (protocol.ParseMutationURI: first value wins).
 func ParseScheme(uri string) (action string, q url.Values, err error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", nil, err
-	}
-	if u.Scheme != "solopi" || u.Host != "startaction" {
+	u := protocol.ParseMutationURI(uri)
+	action, ok := u.Action()
+	if u.Scheme != "solopi" || u.Host != "startaction" || !ok {
 		return "", nil, fmt.Errorf("not a SoloPi mutation URI: %s", uri)
 	}
-	q, err = url.ParseQuery(u.RawQuery)
-	if err != nil {
-		return "", nil, err
+	q = url.Values{}
+	for k, v := range u.Params {
+		q.Set(k, v)
 	}
-	return strings.TrimPrefix(u.Path, "/"), q, nil
+	return action, q, nil
 }
 
 // Count counts the entries of log that contain every part.
