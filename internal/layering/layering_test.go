@@ -17,8 +17,9 @@ const module = "github.com/solopi-dev/solopi/"
 // features, say) never import each other. Keys are package paths relative
 // to the module; the longest key that is the path or a parent of it wins.
 var ranks = map[string]int{
-	// Foundations: vocabulary, errors, time, encodings, small helpers.
-	"fault": 0, "clock": 0, "redact": 0, "canonjson": 0, "protocol": 0, "schemas": 0,
+	// Foundations: vocabulary, errors, time, encodings (adb's wire format
+	// among them), small helpers.
+	"fault": 0, "clock": 0, "redact": 0, "canonjson": 0, "protocol": 0, "schemas": 0, "adbwire": 0,
 	"internal/lazyregexp": 0, "internal/textclip": 0, "internal/atomicfile": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
 	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
@@ -50,9 +51,9 @@ var ranks = map[string]int{
 }
 
 // simAllowed is what the simulator may import besides itself: it stands in
-// for a phone, so it shares the wire vocabulary and the case format with
-// the host and nothing else.
-var simAllowed = []string{"protocol", "casefile", "clock", "internal/lazyregexp"}
+// for a phone, so it shares the wire vocabulary, adb's wire format and the
+// case format with the host and nothing else.
+var simAllowed = []string{"protocol", "adbwire", "casefile", "clock", "internal/lazyregexp"}
 
 func TestImportsPointDownward(t *testing.T) {
 	root, err := filepath.Abs("../..")

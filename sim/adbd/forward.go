@@ -6,6 +6,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // forward is one `adb forward` listener of the Server: each local
@@ -27,16 +29,16 @@ func (s *Server) forward(c bufConn, sel selector, spec string) error {
 	}
 	local, remote, ok := strings.Cut(spec, ";")
 	if !ok || remote == "" {
-		return writeFail(c, "bad forward: "+spec)
+		return adbwire.WriteFail(c, "bad forward: "+spec)
 	}
 	portStr, ok := strings.CutPrefix(local, "tcp:")
 	port, err := strconv.Atoi(portStr)
 	if !ok || err != nil || port < 0 || port > 65535 {
-		return writeFail(c, "cannot bind listener: the simulator forwards tcp:<port> only, not "+local)
+		return adbwire.WriteFail(c, "cannot bind listener: the simulator forwards tcp:<port> only, not "+local)
 	}
 	d, msg := s.acquire(sel, false)
 	if d == nil {
-		return writeFail(c, msg)
+		return adbwire.WriteFail(c, msg)
 	}
 
 	s.mu.Lock()
@@ -45,7 +47,7 @@ func (s *Server) forward(c bufConn, sel selector, spec string) error {
 			if f.local == local {
 				if norebind {
 					s.mu.Unlock()
-					return writeFail(c, "cannot rebind existing socket")
+					return adbwire.WriteFail(c, "cannot rebind existing socket")
 				}
 				// Rebinding keeps the listener and points it elsewhere.
 				f.remote, f.dev = remote, d
@@ -58,7 +60,7 @@ func (s *Server) forward(c bufConn, sel selector, spec string) error {
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", portStr))
 	if err != nil {
-		return writeFail(c, "cannot bind listener: "+err.Error())
+		return adbwire.WriteFail(c, "cannot bind listener: "+err.Error())
 	}
 	port = ln.Addr().(*net.TCPAddr).Port
 	f := &forward{local: "tcp:" + strconv.Itoa(port), remote: remote, dev: d, ln: ln}
@@ -66,7 +68,7 @@ func (s *Server) forward(c bufConn, sel selector, spec string) error {
 	if s.ctx.Err() != nil {
 		s.mu.Unlock()
 		ln.Close()
-		return writeFail(c, "server shutting down")
+		return adbwire.WriteFail(c, "server shutting down")
 	}
 	s.forwards = append(s.forwards, f)
 	s.wg.Add(1)
@@ -76,7 +78,7 @@ func (s *Server) forward(c bufConn, sel selector, spec string) error {
 }
 
 func writeOkayOkayPort(c bufConn, port int) error {
-	_, err := c.Write([]byte("OKAY" + "OKAY" + hex4(strconv.Itoa(port))))
+	_, err := c.Write(adbwire.AppendHex4([]byte(adbwire.StatusOkay+adbwire.StatusOkay), strconv.Itoa(port)))
 	return err
 }
 
@@ -124,7 +126,7 @@ func (s *Server) killForward(c bufConn, local string) error {
 	}
 	s.mu.Unlock()
 	if found == nil {
-		return writeFail(c, fmt.Sprintf("listener '%s' not found", local))
+		return adbwire.WriteFail(c, fmt.Sprintf("listener '%s' not found", local))
 	}
 	found.ln.Close()
 	return writeOkayOkay(c)
@@ -137,7 +139,7 @@ func (s *Server) killForwardAll(c bufConn, sel selector) error {
 	if sel.kind != selAny {
 		d, msg := s.acquire(sel, true)
 		if d == nil {
-			return writeFail(c, msg)
+			return adbwire.WriteFail(c, msg)
 		}
 		only = d
 	}
@@ -170,6 +172,6 @@ func (s *Server) forwardList() string {
 }
 
 func writeOkayOkay(c bufConn) error {
-	_, err := c.Write([]byte("OKAYOKAY"))
+	_, err := c.Write([]byte(adbwire.StatusOkay + adbwire.StatusOkay))
 	return err
 }

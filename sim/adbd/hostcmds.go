@@ -7,41 +7,43 @@ import (
 	"net"
 	"sort"
 	"strings"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // hostCommand serves the requests the adb server answers itself.
 func (s *Server) hostCommand(ctx context.Context, c bufConn, sel selector, cmd string) error {
 	switch {
 	case cmd == "version":
-		return writeOkayData(c, serverVersion)
+		return adbwire.WriteOkayData(c, serverVersion)
 	case cmd == "devices" || cmd == "devices-l":
-		return writeOkayData(c, s.deviceList(cmd == "devices-l"))
+		return adbwire.WriteOkayData(c, s.deviceList(cmd == "devices-l"))
 	case cmd == "track-devices" || cmd == "track-devices-l":
 		return s.trackDevices(ctx, c, cmd == "track-devices-l")
 	case cmd == "kill":
-		err := writeOkay(c)
+		err := adbwire.WriteOkay(c)
 		go s.Close()
 		return err
 	case cmd == "host-features":
-		return writeOkayData(c, hostFeatures)
+		return adbwire.WriteOkayData(c, hostFeatures)
 	case strings.HasPrefix(cmd, "connect:"):
-		return writeOkayData(c, s.connectText(strings.TrimPrefix(cmd, "connect:")))
+		return adbwire.WriteOkayData(c, s.connectText(strings.TrimPrefix(cmd, "connect:")))
 	case cmd == "disconnect" || strings.HasPrefix(cmd, "disconnect:"):
 		return s.disconnect(c, strings.TrimPrefix(strings.TrimPrefix(cmd, "disconnect"), ":"))
 	case cmd == "features" || cmd == "get-state" || cmd == "get-serialno" || cmd == "get-devpath":
 		d, msg := s.acquire(sel, false)
 		if d == nil {
-			return writeFail(c, msg)
+			return adbwire.WriteFail(c, msg)
 		}
 		switch cmd {
 		case "features":
-			return writeOkayData(c, Features)
+			return adbwire.WriteOkayData(c, Features)
 		case "get-state":
-			return writeOkayData(c, string(StateDevice))
+			return adbwire.WriteOkayData(c, string(StateDevice))
 		case "get-serialno":
-			return writeOkayData(c, d.dev.Serial())
+			return adbwire.WriteOkayData(c, d.dev.Serial())
 		}
-		return writeOkayData(c, "unknown") // network devices have no devpath
+		return adbwire.WriteOkayData(c, "unknown") // network devices have no devpath
 	case strings.HasPrefix(cmd, "wait-for-"):
 		return s.waitFor(ctx, c, sel, strings.TrimPrefix(cmd, "wait-for-"))
 	case strings.HasPrefix(cmd, "forward:"):
@@ -51,9 +53,9 @@ func (s *Server) hostCommand(ctx context.Context, c bufConn, sel selector, cmd s
 	case cmd == "killforward-all":
 		return s.killForwardAll(c, sel)
 	case cmd == "list-forward":
-		return writeOkayData(c, s.forwardList())
+		return adbwire.WriteOkayData(c, s.forwardList())
 	}
-	return writeFail(c, "unknown host service")
+	return adbwire.WriteFail(c, "unknown host service")
 }
 
 // deviceList renders `adb devices` (serial TAB state) or `adb devices -l`
@@ -126,7 +128,7 @@ func watchClose(ctx context.Context, r io.Reader) (context.Context, context.Canc
 func (s *Server) trackDevices(ctx context.Context, c bufConn, long bool) error {
 	ctx, cancel := watchClose(ctx, c)
 	defer cancel()
-	if err := writeOkay(c); err != nil {
+	if err := adbwire.WriteOkay(c); err != nil {
 		return err
 	}
 	last := "\x00" // never a real list, so the first one is always sent
@@ -135,7 +137,7 @@ func (s *Server) trackDevices(ctx context.Context, c bufConn, long bool) error {
 		changed := s.changed
 		s.mu.Unlock()
 		if list := s.deviceList(long); list != last {
-			if _, err := io.WriteString(c, hex4(list)); err != nil {
+			if _, err := c.Write(adbwire.AppendHex4(nil, list)); err != nil {
 				return err
 			}
 			last = list
@@ -153,7 +155,7 @@ func (s *Server) trackDevices(ctx context.Context, c bufConn, long bool) error {
 func (s *Server) waitFor(ctx context.Context, c bufConn, sel selector, spec string) error {
 	transport, state, ok := strings.Cut(spec, "-")
 	if !ok {
-		return writeFail(c, "bad wait-for command")
+		return adbwire.WriteFail(c, "bad wait-for command")
 	}
 	switch transport {
 	case "any":
@@ -166,18 +168,18 @@ func (s *Server) waitFor(ctx context.Context, c bufConn, sel selector, spec stri
 			sel.kind = selUSB
 		}
 	default:
-		return writeFail(c, "bad wait-for command")
+		return adbwire.WriteFail(c, "bad wait-for command")
 	}
 	switch state {
 	case "device", "any", "disconnect":
 	default:
 		// recovery, rescue, sideload, bootloader: a simulated phone never
 		// gets there, so the wait would never end.
-		return writeFail(c, "wait-for-"+state+" is not supported by the simulator")
+		return adbwire.WriteFail(c, "wait-for-"+state+" is not supported by the simulator")
 	}
 	ctx, cancel := watchClose(ctx, c)
 	defer cancel()
-	if err := writeOkay(c); err != nil {
+	if err := adbwire.WriteOkay(c); err != nil {
 		return err
 	}
 	for {
@@ -187,12 +189,12 @@ func (s *Server) waitFor(ctx context.Context, c bufConn, sel selector, spec stri
 		d, msg := s.acquire(sel, true)
 		switch {
 		case state == "disconnect" && d == nil && !strings.HasPrefix(msg, "more than one"):
-			return writeOkay(c)
+			return adbwire.WriteOkay(c)
 		case state == "device" && d != nil && d.stateNow(s) == StateDevice,
 			state == "any" && d != nil:
-			return writeOkay(c)
+			return adbwire.WriteOkay(c)
 		case d == nil && strings.HasPrefix(msg, "more than one"):
-			return writeFail(c, msg)
+			return adbwire.WriteFail(c, msg)
 		}
 		select {
 		case <-changed:
@@ -241,7 +243,7 @@ func (s *Server) disconnect(c bufConn, addr string) error {
 		for _, serial := range serials {
 			s.Remove(serial)
 		}
-		return writeOkayData(c, "disconnected everything")
+		return adbwire.WriteOkayData(c, "disconnected everything")
 	}
 	norm := addr
 	if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -249,8 +251,8 @@ func (s *Server) disconnect(c bufConn, addr string) error {
 	}
 	for _, serial := range []string{addr, norm} {
 		if s.Remove(serial) == nil {
-			return writeOkayData(c, "disconnected "+addr)
+			return adbwire.WriteOkayData(c, "disconnected "+addr)
 		}
 	}
-	return writeFail(c, fmt.Sprintf("no such device '%s'", norm))
+	return adbwire.WriteFail(c, fmt.Sprintf("no such device '%s'", norm))
 }

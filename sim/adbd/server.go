@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // State is a device's connection state as the adb server reports it.
@@ -243,13 +245,13 @@ func (s *Server) serveConn(nc net.Conn) {
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
 	c := bufConn{bufio.NewReader(nc), nc}
-	req, err := readRequest(c)
+	req, err := adbwire.ReadHex4(c)
 	if err != nil {
 		return
 	}
 	// Errors here only mean the client went away or a service ended
 	// abnormally; the client has already seen the consequence.
-	_ = s.dispatch(ctx, c, req, nil)
+	_ = s.dispatch(ctx, c, string(req), nil)
 }
 
 // lingerTimeout bounds how long a finished connection waits for the client
@@ -286,20 +288,16 @@ func (s *Server) dispatch(ctx context.Context, c bufConn, req string, bound *ser
 	if sel, tport, ok := parseTransportSwitch(req); ok {
 		d, msg := s.acquire(sel, false)
 		if d == nil {
-			return writeFail(c, msg)
+			return adbwire.WriteFail(c, msg)
 		}
-		reply := "OKAY"
+		reply := []byte(adbwire.StatusOkay)
 		if tport {
-			var id [8]byte
-			for i := range id {
-				id[i] = byte(d.id >> (8 * i))
-			}
-			reply += string(id[:])
+			reply = adbwire.AppendTransportID(reply, d.id)
 		}
-		if _, err := io.WriteString(c, reply); err != nil {
+		if _, err := c.Write(reply); err != nil {
 			return err
 		}
-		next, err := readRequest(c)
+		next, err := adbwire.ReadHex4(c)
 		if err != nil {
 			return nil
 		}
@@ -315,7 +313,7 @@ func (s *Server) dispatch(ctx context.Context, c bufConn, req string, bound *ser
 			cancel()
 		})
 		defer stop()
-		return s.dispatch(ctx, c, next, d)
+		return s.dispatch(ctx, c, string(next), d)
 	}
 	if sel, cmd, ok := parseHostRequest(req); ok {
 		if bound != nil && sel.kind == selAny {
@@ -324,7 +322,7 @@ func (s *Server) dispatch(ctx context.Context, c bufConn, req string, bound *ser
 		return s.hostCommand(ctx, c, sel, cmd)
 	}
 	if bound == nil {
-		return writeFail(c, "unknown host service")
+		return adbwire.WriteFail(c, "unknown host service")
 	}
 	return s.deviceService(ctx, c, bound, req)
 }
@@ -340,9 +338,9 @@ func (d *serverDevice) sessionContext(s *Server) context.Context {
 func (s *Server) deviceService(ctx context.Context, c bufConn, d *serverDevice, name string) error {
 	svc, err := OpenService(ctx, d.dev, name)
 	if err != nil {
-		return writeFail(c, "closed")
+		return adbwire.WriteFail(c, "closed")
 	}
-	if err := writeOkay(c); err != nil {
+	if err := adbwire.WriteOkay(c); err != nil {
 		svc(canceledContext(), eofReadWriter{})
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 func startServer(t *testing.T, devs ...Device) *Server {
@@ -67,6 +69,10 @@ func (c *rawClient) readAll() string {
 	}
 	return string(b)
 }
+
+// hex4 frames s the way the server must, written out independently of
+// adbwire so that these tests pin the bytes.
+func hex4(s string) string { return fmt.Sprintf("%04x%s", len(s), s) }
 
 // query sends one request on a fresh connection and returns the whole
 // reply up to the server's close.
@@ -196,12 +202,12 @@ func TestServerSync(t *testing.T) {
 	if got := c.readN(8); got != "OKAY\x00\x00\x00\x00" {
 		t.Fatalf("SEND reply %q", got)
 	}
-	c.nc.Write(syncReq(syncRECV, "/data/local/tmp/big.bin"))
+	c.nc.Write(syncReq(adbwire.SyncRECV, "/data/local/tmp/big.bin"))
 	var got []byte
 	for {
 		hdr := c.readN(8)
 		n := int(binary.LittleEndian.Uint32([]byte(hdr[4:])))
-		if hdr[:4] == syncDONE {
+		if hdr[:4] == adbwire.SyncDONE {
 			break
 		}
 		got = append(got, c.readN(n)...)
@@ -209,7 +215,7 @@ func TestServerSync(t *testing.T) {
 	if !bytes.Equal(got, content) {
 		t.Errorf("pulled %d bytes, differ", len(got))
 	}
-	c.nc.Write(syncWord(syncQUIT, 0))
+	c.nc.Write(syncWord(adbwire.SyncQUIT, 0))
 	if rest := c.readAll(); rest != "" {
 		t.Errorf("after QUIT: %q", rest)
 	}

@@ -3,60 +3,15 @@ package adbd
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
-// Shell protocol v2 packet ids (shell_protocol.h).
-const (
-	shellStdin      byte = 0
-	shellStdout     byte = 1
-	shellStderr     byte = 2
-	shellExit       byte = 3
-	shellCloseStdin byte = 4
-	shellWindowSize byte = 5
-)
-
-// Limits for shell packets. The client only ever sends stdin and small
-// control packets, so a large length is a broken or hostile peer; refusing
-// it early keeps a bogus header from allocating gigabytes. Output is split
-// into packets no larger than maxShellChunk, a size every client buffers.
-const (
-	maxShellPacket = 1 << 20
-	maxShellChunk  = 64 << 10
-)
-
-type shellPacket struct {
-	ID   byte
-	Data []byte
-}
-
-// readShellPacket reads one packet from the byte stream. Packets are
-// independent of transport message boundaries, so this reads with ReadFull
-// from a buffered stream rather than assuming one packet per WRTE.
-func readShellPacket(r io.Reader) (shellPacket, error) {
-	var hdr [5]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return shellPacket{}, err
-	}
-	n := binary.LittleEndian.Uint32(hdr[1:])
-	if n > maxShellPacket {
-		return shellPacket{}, fmt.Errorf("adbd: shell packet id %d: length %d over %d", hdr[0], n, maxShellPacket)
-	}
-	p := shellPacket{ID: hdr[0], Data: make([]byte, n)}
-	if _, err := io.ReadFull(r, p.Data); err != nil {
-		return shellPacket{}, fmt.Errorf("adbd: shell packet id %d: %w", hdr[0], noEOF(err))
-	}
-	return p, nil
-}
-
-func appendShellPacket(buf []byte, id byte, data []byte) []byte {
-	buf = append(buf, id)
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(data)))
-	return append(buf, data...)
-}
+// maxShellChunk is the largest output packet: a size every client buffers.
+const maxShellChunk = 64 << 10
 
 // packetWriter frames output as shell packets. Each packet goes out in one
 // Write under a lock, because stdout and stderr are written from different
@@ -69,7 +24,7 @@ type packetWriter struct {
 func (pw *packetWriter) writePacket(id byte, data []byte) error {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
-	_, err := pw.w.Write(appendShellPacket(make([]byte, 0, 5+len(data)), id, data))
+	_, err := pw.w.Write(adbwire.AppendShellPacket(make([]byte, 0, 5+len(data)), id, data))
 	return err
 }
 
@@ -100,7 +55,7 @@ func serveShellV2(ctx context.Context, dev Device, o shellOptions, rw io.ReadWri
 	defer cancel()
 
 	pw := &packetWriter{w: rw}
-	var stdout, stderr io.Writer = channel{pw, shellStdout}, channel{pw, shellStderr}
+	var stdout, stderr io.Writer = channel{pw, adbwire.ShellStdout}, channel{pw, adbwire.ShellStderr}
 	if o.pty {
 		// A pty has one output; adbd sends everything as stdout.
 		stdout = &crlfWriter{w: stdout}
@@ -119,7 +74,7 @@ func serveShellV2(ctx context.Context, dev Device, o shellOptions, rw io.ReadWri
 		// for a command killed that way has no one to go to.
 		return nil
 	}
-	if err := pw.writePacket(shellExit, []byte{byte(code)}); err != nil {
+	if err := pw.writePacket(adbwire.ShellExit, []byte{byte(code)}); err != nil {
 		return fmt.Errorf("adbd: shell exit packet: %w", err)
 	}
 	return nil
@@ -132,19 +87,19 @@ func serveShellV2(ctx context.Context, dev Device, o shellOptions, rw io.ReadWri
 func pumpStdin(r io.Reader, stdin *io.PipeWriter, cancel context.CancelFunc) {
 	defer cancel()
 	for {
-		p, err := readShellPacket(r)
+		p, err := adbwire.ReadShellPacket(r)
 		if err != nil {
 			stdin.CloseWithError(io.EOF)
 			return
 		}
 		switch p.ID {
-		case shellStdin:
+		case adbwire.ShellStdin:
 			// A failed write means the command finished or stopped reading;
 			// keep draining so the host's writes are acknowledged.
 			_, _ = stdin.Write(p.Data)
-		case shellCloseStdin:
+		case adbwire.ShellCloseStdin:
 			stdin.Close()
-		case shellWindowSize:
+		case adbwire.ShellWindowSize:
 			// Nothing to resize: the simulated shell has no terminal.
 		}
 	}

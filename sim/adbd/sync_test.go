@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 func syncReq(id, path string) []byte {
@@ -23,13 +25,13 @@ func syncWord(id string, v uint32) []byte {
 // pushBytes is what `adb push` sends after sync:, with DATA chunks of
 // 0xfff8 bytes like the 29.0.6 client.
 func pushBytes(path string, mode uint32, content []byte, mtime uint32) []byte {
-	b := syncReq(syncSEND, path+","+strconv.FormatUint(uint64(mode), 10))
+	b := syncReq(adbwire.SyncSEND, path+","+strconv.FormatUint(uint64(mode), 10))
 	for off := 0; off < len(content); off += 0xfff8 {
 		chunk := content[off:min(off+0xfff8, len(content))]
-		b = append(b, syncWord(syncDATA, uint32(len(chunk)))...)
+		b = append(b, syncWord(adbwire.SyncDATA, uint32(len(chunk)))...)
 		b = append(b, chunk...)
 	}
-	return append(b, syncWord(syncDONE, mtime)...)
+	return append(b, syncWord(adbwire.SyncDONE, mtime)...)
 }
 
 // parseRecv reassembles RECV output: DATA chunks then DONE.
@@ -39,13 +41,13 @@ func parseRecv(t *testing.T, b []byte) (content []byte, fail string, maxChunk in
 		id, n := string(b[:4]), int(binary.LittleEndian.Uint32(b[4:8]))
 		b = b[8:]
 		switch id {
-		case syncDATA:
+		case adbwire.SyncDATA:
 			content = append(content, b[:n]...)
 			maxChunk = max(maxChunk, n)
 			b = b[n:]
-		case syncDONE:
+		case adbwire.SyncDONE:
 			return content, "", maxChunk
-		case syncFAIL:
+		case adbwire.SyncFAIL:
 			return nil, string(b[:n]), 0
 		default:
 			t.Fatalf("unexpected sync reply %q", id)
@@ -66,14 +68,14 @@ func TestSyncPushPull3MiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	// STA2 of the missing destination: error 2 (ENOENT) and zeros.
-	s.write(syncReq(syncSTA2, remote))
+	s.write(syncReq(adbwire.SyncSTA2, remote))
 	reply := s.readN(72, 5*time.Second)
-	if want := append(syncWord(syncSTA2, 2), make([]byte, 64)...); !bytes.Equal(reply, want) {
+	if want := append(syncWord(adbwire.SyncSTA2, 2), make([]byte, 64)...); !bytes.Equal(reply, want) {
 		t.Fatalf("STA2 missing: % x", reply)
 	}
 	// SEND with every boundary misaligned: 1-byte, odd and over-64K WRTEs.
 	s.writeSplit(pushBytes(remote, 0o100644, content, mtime), 1, 5, 11, 4099, 65537, 300001)
-	if reply := s.readN(8, 10*time.Second); !bytes.Equal(reply, syncWord(syncOKAY, 0)) {
+	if reply := s.readN(8, 10*time.Second); !bytes.Equal(reply, syncWord(adbwire.SyncOKAY, 0)) {
 		t.Fatalf("SEND reply %q", reply)
 	}
 	onDisk, err := os.ReadFile(dev.hostPath(remote))
@@ -86,31 +88,31 @@ func TestSyncPushPull3MiB(t *testing.T) {
 	}
 
 	// STAT v1 and STA2 of the pushed file.
-	s.write(syncReq(syncSTAT, remote))
+	s.write(syncReq(adbwire.SyncSTAT, remote))
 	st := s.readN(16, 5*time.Second)
-	if string(st[:4]) != syncSTAT || binary.LittleEndian.Uint32(st[4:]) != 0o100000|uint32(fi.Mode().Perm()) ||
+	if string(st[:4]) != adbwire.SyncSTAT || binary.LittleEndian.Uint32(st[4:]) != 0o100000|uint32(fi.Mode().Perm()) ||
 		binary.LittleEndian.Uint32(st[8:]) != 3<<20 || binary.LittleEndian.Uint32(st[12:]) != mtime {
 		t.Errorf("STAT % x", st)
 	}
-	s.write(syncReq(syncLST2, remote))
+	s.write(syncReq(adbwire.SyncLST2, remote))
 	st2 := s.readN(72, 5*time.Second)
-	if string(st2[:4]) != syncLST2 || binary.LittleEndian.Uint32(st2[4:]) != 0 ||
+	if string(st2[:4]) != adbwire.SyncLST2 || binary.LittleEndian.Uint32(st2[4:]) != 0 ||
 		binary.LittleEndian.Uint64(st2[40:]) != 3<<20 || binary.LittleEndian.Uint64(st2[56:]) != uint64(mtime) {
 		t.Errorf("LST2 % x", st2)
 	}
 
 	// RECV in 64 KiB chunks.
-	s.write(syncReq(syncRECV, remote))
+	s.write(syncReq(adbwire.SyncRECV, remote))
 	want := 0
-	for off := 0; off < len(content); off += syncMaxData {
-		want += 8 + min(syncMaxData, len(content)-off)
+	for off := 0; off < len(content); off += adbwire.SyncDataMax {
+		want += 8 + min(adbwire.SyncDataMax, len(content)-off)
 	}
 	got, fail, maxChunk := parseRecv(t, s.readN(want+8, 20*time.Second))
-	if fail != "" || !bytes.Equal(got, content) || maxChunk != syncMaxData {
+	if fail != "" || !bytes.Equal(got, content) || maxChunk != adbwire.SyncDataMax {
 		t.Fatalf("RECV: fail %q, equal %v, max chunk %d", fail, bytes.Equal(got, content), maxChunk)
 	}
 
-	s.write(syncWord(syncQUIT, 0))
+	s.write(syncWord(adbwire.SyncQUIT, 0))
 	if rest := s.readAll(5 * time.Second); len(rest) != 0 {
 		t.Errorf("bytes after QUIT: %q", rest)
 	}
@@ -127,33 +129,33 @@ func TestSyncMissingAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.write(syncReq(syncSTAT, "/nope"))
+	s.write(syncReq(adbwire.SyncSTAT, "/nope"))
 	if got := s.readN(16, 5*time.Second); !bytes.Equal(got, append([]byte("STAT"), make([]byte, 12)...)) {
 		t.Errorf("STAT missing: % x", got)
 	}
-	s.write(syncReq(syncSTA2, "/data/local/tmp/dir"))
+	s.write(syncReq(adbwire.SyncSTA2, "/data/local/tmp/dir"))
 	st := s.readN(72, 5*time.Second)
 	if binary.LittleEndian.Uint32(st[4:]) != 0 || binary.LittleEndian.Uint32(st[24:])&0o170000 != 0o040000 {
 		t.Errorf("STA2 dir: % x", st)
 	}
 
 	// LIST: ".", "..", then the entries, then DONE with 16 zero bytes.
-	s.write(syncReq(syncLIST, "/data/local/tmp"))
+	s.write(syncReq(adbwire.SyncLIST, "/data/local/tmp"))
 	names := readDents(t, s, false)
 	if strings.Join(names, ",") != ".,..,a.txt,dir" {
 		t.Errorf("LIST names %q", names)
 	}
-	s.write(syncReq(syncLIS2, "/data/local/tmp"))
+	s.write(syncReq(adbwire.SyncLIS2, "/data/local/tmp"))
 	if names := readDents(t, s, true); strings.Join(names, ",") != ".,..,a.txt,dir" {
 		t.Errorf("LIS2 names %q", names)
 	}
-	s.write(syncReq(syncLIST, "/missing"))
+	s.write(syncReq(adbwire.SyncLIST, "/missing"))
 	if names := readDents(t, s, false); len(names) != 0 {
 		t.Errorf("LIST of missing dir: %q", names)
 	}
 
 	// RECV of a missing file: FAIL with strerror, then the stream closes.
-	s.write(syncReq(syncRECV, "/data/local/tmp/nope"))
+	s.write(syncReq(adbwire.SyncRECV, "/data/local/tmp/nope"))
 	out := s.readAll(5 * time.Second)
 	if _, fail, _ := parseRecv(t, out); fail != "open failed: No such file or directory" {
 		t.Errorf("RECV missing: %q", out)
@@ -170,13 +172,13 @@ func readDents(t *testing.T, s *testStream, v2 bool) []string {
 	for {
 		ent := s.readN(size, 5*time.Second)
 		id := string(ent[:4])
-		if id == syncDONE {
+		if id == adbwire.SyncDONE {
 			if !bytes.Equal(ent[4:], make([]byte, size-4)) {
 				t.Errorf("DONE not zero: % x", ent)
 			}
 			return names
 		}
-		if (v2 && id != syncDNT2) || (!v2 && id != syncDENT) {
+		if (v2 && id != adbwire.SyncDNT2) || (!v2 && id != adbwire.SyncDENT) {
 			t.Fatalf("unexpected entry id %q", id)
 		}
 		n := int(binary.LittleEndian.Uint32(ent[size-4:]))
@@ -191,10 +193,10 @@ func TestSyncProtocolErrors(t *testing.T) {
 		fail  string
 	}{
 		{"unknown command", syncReq("XXXX", "/a"), "unknown command 58585858"},
-		{"path too long", syncReq(syncSTAT, strings.Repeat("a", 1025)), "path too long"},
-		{"no comma", append(syncReq(syncSEND, "/a"), syncWord(syncDONE, 0)...), "missing , in ID_SEND_V1"},
-		{"bad chunk", append(syncReq(syncSEND, "/a,420"), syncWord("JUNK", 0)...), "invalid data message"},
-		{"oversize chunk", append(syncReq(syncSEND, "/a,420"), syncWord(syncDATA, syncMaxData+1)...), "oversize data message"},
+		{"path too long", syncReq(adbwire.SyncSTAT, strings.Repeat("a", 1025)), "path too long"},
+		{"no comma", append(syncReq(adbwire.SyncSEND, "/a"), syncWord(adbwire.SyncDONE, 0)...), "missing , in ID_SEND_V1"},
+		{"bad chunk", append(syncReq(adbwire.SyncSEND, "/a,420"), syncWord("JUNK", 0)...), "invalid data message"},
+		{"oversize chunk", append(syncReq(adbwire.SyncSEND, "/a,420"), syncWord(adbwire.SyncDATA, adbwire.SyncDataMax+1)...), "oversize data message"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,27 +207,10 @@ func TestSyncProtocolErrors(t *testing.T) {
 			}
 			s.write(tc.input)
 			out := s.readAll(5 * time.Second)
-			want := append(syncWord(syncFAIL, uint32(len(tc.fail))), tc.fail...)
+			want := append(syncWord(adbwire.SyncFAIL, uint32(len(tc.fail))), tc.fail...)
 			if !bytes.Equal(out, want) {
 				t.Errorf("got %q, want %q", out, want)
 			}
 		})
-	}
-}
-
-func TestParseMode(t *testing.T) {
-	tests := []struct {
-		in   string
-		want uint32
-		ok   bool
-	}{
-		{"33188", 33188, true}, {"0755", 0o755, true}, {"0x1ff", 0x1ff, true},
-		{"", 0, true}, {"12abc", 12, true}, {"99999999999", 0, false},
-	}
-	for _, tc := range tests {
-		got, ok := parseMode(tc.in)
-		if ok != tc.ok || (ok && got != tc.want) {
-			t.Errorf("parseMode(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
 	}
 }

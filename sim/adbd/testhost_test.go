@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // testHost is a hand-written adb-server side of the transport protocol,
@@ -276,7 +278,7 @@ func shellPackets(t testing.TB, b []byte) (stdout, stderr []byte, exit int) {
 	exit = -1
 	r := bytes.NewReader(b)
 	for {
-		p, err := readShellPacket(r)
+		p, err := adbwire.ReadShellPacket(r)
 		if err == io.EOF {
 			return
 		}
@@ -284,11 +286,11 @@ func shellPackets(t testing.TB, b []byte) (stdout, stderr []byte, exit int) {
 			t.Fatalf("shell packets: %v", err)
 		}
 		switch p.ID {
-		case shellStdout:
+		case adbwire.ShellStdout:
 			stdout = append(stdout, p.Data...)
-		case shellStderr:
+		case adbwire.ShellStderr:
 			stderr = append(stderr, p.Data...)
-		case shellExit:
+		case adbwire.ShellExit:
 			if len(p.Data) != 1 {
 				t.Fatalf("exit packet with %d bytes", len(p.Data))
 			}

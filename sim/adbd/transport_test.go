@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 func startAdbd(t *testing.T, dev Device, opts ...AdbdOption) *Adbd {
@@ -127,7 +129,7 @@ func TestShellV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.write([]byte{shellCloseStdin, 0, 0, 0, 0})
+	s.write([]byte{adbwire.ShellCloseStdin, 0, 0, 0, 0})
 	raw := s.readAll(5 * time.Second)
 	want := "\x01\x04\x00\x00\x00out\n\x02\x04\x00\x00\x00err\n\x03\x01\x00\x00\x00\x03"
 	if string(raw) != want {
@@ -156,10 +158,10 @@ func TestShellV2StdinSplitAcrossMessages(t *testing.T) {
 	input := pattern(200000)
 	var stream []byte
 	for off := 0; off < len(input); off += 30000 {
-		stream = appendShellPacket(stream, shellStdin, input[off:min(off+30000, len(input))])
+		stream = adbwire.AppendShellPacket(stream, adbwire.ShellStdin, input[off:min(off+30000, len(input))])
 	}
-	stream = appendShellPacket(stream, shellWindowSize, []byte("24x80,0x0\x00"))
-	stream = appendShellPacket(stream, shellCloseStdin, nil)
+	stream = adbwire.AppendShellPacket(stream, adbwire.ShellWindowSize, []byte("24x80,0x0\x00"))
+	stream = adbwire.AppendShellPacket(stream, adbwire.ShellCloseStdin, nil)
 	// Odd sizes put packet headers across message boundaries.
 	s.writeSplit(stream, 1, 3, 7, 4093, 65537)
 	out, errOut, code := shellPackets(t, s.readAll(10*time.Second))

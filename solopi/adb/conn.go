@@ -2,24 +2,12 @@ package adb
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"time"
 )
-
-// maxRequest is the longest request the framing can express: the length is
-// 4 hex digits. (adb's client also caps at MAX_PAYLOAD, 1 MiB, which is
-// larger, so 0xffff is the real limit for a shell command.)
-const maxRequest = 0xffff
-
-// maxHostReply caps a length-prefixed host reply. The hex4 length already
-// limits it to 64 KiB; the constant documents that.
-const maxHostReply = 0xffff
 
 // conn is one TCP connection to the adb server carrying one logical request
 // (optionally preceded by a transport switch). It ties the connection to a
@@ -91,77 +79,4 @@ func (c *conn) Read(p []byte) (int, error) {
 func (c *conn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	return n, c.ctxErr(err)
-}
-
-// send writes one smart-socket request: 4 lowercase hex digits of length,
-// then the string (what the 29.0.6 client writes).
-func (c *conn) send(req string) error {
-	if len(req) > maxRequest {
-		return fmt.Errorf("%w: request of %d bytes exceeds the protocol's %d; push long data as a file instead", errTooLong, len(req), maxRequest)
-	}
-	buf := make([]byte, 0, 4+len(req))
-	buf = fmt.Appendf(buf, "%04x", len(req))
-	buf = append(buf, req...)
-	_, err := c.Write(buf)
-	return err
-}
-
-// status reads OKAY or FAIL+hex4+msg. A FAIL returns (msg, errFail).
-func (c *conn) status() (failMsg string, err error) {
-	var st [4]byte
-	if _, err := io.ReadFull(c, st[:]); err != nil {
-		return "", err
-	}
-	switch string(st[:]) {
-	case "OKAY":
-		return "", nil
-	case "FAIL":
-		msg, err := c.hexPayload()
-		if err != nil {
-			return "", err
-		}
-		return string(msg), errFail
-	}
-	return "", fmt.Errorf("%w: expected OKAY or FAIL, got %q", ErrProtocol, st[:])
-}
-
-// errTooLong marks a request that cannot be framed; nothing was sent.
-var errTooLong = errors.New("request too long")
-
-// errFail marks that status() read a FAIL; callers classify the message.
-var errFail = errors.New("FAIL")
-
-// hexPayload reads hex4 length + that many bytes.
-func (c *conn) hexPayload() ([]byte, error) {
-	var h [4]byte
-	if _, err := io.ReadFull(c, h[:]); err != nil {
-		return nil, err
-	}
-	n, err := parseHex4(h[:])
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(c, buf); err != nil {
-		return nil, err
-	}
-	return buf, nil
-}
-
-func parseHex4(h []byte) (int, error) {
-	n, err := strconv.ParseUint(string(h), 16, 16)
-	if err != nil {
-		return 0, fmt.Errorf("%w: bad length prefix %q", ErrProtocol, h)
-	}
-	return int(n), nil
-}
-
-// readTransportID reads the 8-byte little-endian id following the OKAY of
-// host:tport:*.
-func (c *conn) readTransportID() (uint64, error) {
-	var b [8]byte
-	if _, err := io.ReadFull(c, b[:]); err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint64(b[:]), nil
 }

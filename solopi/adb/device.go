@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // Device is one device reached through the server. It is immutable after
@@ -107,17 +109,18 @@ func (d *Device) open(ctx context.Context, op, service string) (*conn, error) {
 			return fail(err)
 		}
 	}
-	if err := cn.send(service); err != nil {
-		if errors.Is(err, errTooLong) {
+	if err := adbwire.WriteRequest(cn, service); err != nil {
+		if errors.Is(err, adbwire.ErrTooLong) {
 			return fail(fmt.Errorf("adb: %s: %w", op, err))
 		}
 		return fail(d.ioError(cn, op, err))
 	}
-	msg, err := cn.status()
+	err = adbwire.ReadStatus(cn)
 	if err == nil {
 		return cn, nil
 	}
-	if !errors.Is(err, errFail) {
+	msg, ok := failMsg(err)
+	if !ok {
 		return fail(d.ioError(cn, op, err))
 	}
 	cn.Close()
@@ -130,18 +133,17 @@ func (d *Device) open(ctx context.Context, op, service string) (*conn, error) {
 }
 
 func (d *Device) selectTransport(cn *conn, op, req string, tport bool) error {
-	if err := cn.send(req); err != nil {
+	if err := adbwire.WriteRequest(cn, req); err != nil {
 		return d.ioError(cn, op, err)
 	}
-	msg, err := cn.status()
-	if errors.Is(err, errFail) {
-		return d.midCall(classifyFail(op, d.serial, req, msg))
-	}
-	if err != nil {
+	if err := adbwire.ReadStatus(cn); err != nil {
+		if msg, ok := failMsg(err); ok {
+			return d.midCall(classifyFail(op, d.serial, req, msg))
+		}
 		return d.ioError(cn, op, err)
 	}
 	if tport {
-		if _, err := cn.readTransportID(); err != nil {
+		if _, err := adbwire.ReadTransportID(cn); err != nil {
 			return d.ioError(cn, op, err)
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -232,6 +234,10 @@ func TestDeviceGoneMidShell(t *testing.T) {
 	d := mustDevice(t, s.client(t), "a")
 	p.serviceHook = func(fc *fakeConn, svc string) bool {
 		fc.okay()
+		// Read the client's close-stdin packet first, as a real server
+		// does: closing over unread bytes would reset the connection
+		// instead of ending it.
+		io.ReadFull(fc.br, make([]byte, 5))
 		fc.write([]byte("\x01\x10\x00\x00\x00partial"))
 		s.removeDevice("a")
 		return true // closes the connection
@@ -439,14 +445,14 @@ func TestPushPullRoundTrip(t *testing.T) {
 			}
 			s := newFakeServer(t, p)
 			d := mustDevice(t, s.client(t), "a")
-			data := make([]byte, 3*syncDataMax+12345)
+			data := make([]byte, 3*adbwire.SyncDataMax+12345)
 			rand.NewChaCha8([32]byte{1}).Read(data)
 			mtime := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 			const path = "/sdcard/Android/data/com.alipay.hulu/files/harness-import/case.json"
 			if err := d.Push(testCtx(t), bytes.NewReader(data), path, 0o640, mtime); err != nil {
 				t.Fatal(err)
 			}
-			if len(p.chunks) != 4 || p.chunks[0] != syncDataMax || p.chunks[3] != 12345 {
+			if len(p.chunks) != 4 || p.chunks[0] != adbwire.SyncDataMax || p.chunks[3] != 12345 {
 				t.Fatalf("chunks = %v", p.chunks)
 			}
 			if f := p.files[path]; f.mode != 0o100640 || f.mtime != uint32(mtime.Unix()) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // Sentinel kinds. Every error this package returns about device selection or
@@ -41,8 +43,9 @@ var (
 	// ErrServiceRefused: the device is there but refused the service, e.g.
 	// tcp:PORT with nothing listening on that port (server FAIL "closed").
 	ErrServiceRefused = errors.New("service refused by device")
-	// ErrProtocol: the server or device sent bytes that break the protocol.
-	ErrProtocol = errors.New("adb protocol error")
+	// ErrProtocol: the server or device sent bytes that break the protocol
+	// (adbwire's own).
+	ErrProtocol = adbwire.ErrProtocol
 )
 
 // Error describes a failure of device selection, reachability or a service.

@@ -55,37 +55,21 @@ func TestErrorMessages(t *testing.T) {
 	}
 }
 
-func TestFileModes(t *testing.T) {
-	for _, tc := range []struct {
-		unix uint32
-		want fs.FileMode
-	}{
-		{0o100644, 0o644},
-		{0o40755, fs.ModeDir | 0o755},
-		{0o120777, fs.ModeSymlink | 0o777},
-		{0o20660, fs.ModeDevice | fs.ModeCharDevice | 0o660},
-		{0o60660, fs.ModeDevice | 0o660},
-		{0o10600, fs.ModeNamedPipe | 0o600},
-		{0o140777, fs.ModeSocket | 0o777},
-		{0o104755, fs.ModeSetuid | 0o755},
-		{0o42775, fs.ModeDir | fs.ModeSetgid | 0o775},
-		{0o41777, fs.ModeDir | fs.ModeSticky | 0o777},
-	} {
-		if got := fileMode(tc.unix); got != tc.want {
-			t.Errorf("fileMode(%o) = %v, want %v", tc.unix, got, tc.want)
-		}
-	}
+// SEND carries a regular file or a symlink, 0644 when no permission is
+// given.
+func TestSendMode(t *testing.T) {
 	for _, tc := range []struct {
 		mode fs.FileMode
 		want uint32
 	}{
 		{0, 0o100644},
 		{0o755, 0o100755},
+		{fs.ModeDir | 0o700, 0o100700},
 		{fs.ModeSymlink | 0o777, 0o120777},
 		{fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky | 0o700, 0o107700},
 	} {
-		if got := unixMode(tc.mode); got != tc.want {
-			t.Errorf("unixMode(%v) = %o, want %o", tc.mode, got, tc.want)
+		if got := sendMode(tc.mode); got != tc.want {
+			t.Errorf("sendMode(%v) = %o, want %o", tc.mode, got, tc.want)
 		}
 	}
 }

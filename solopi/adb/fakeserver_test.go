@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // fakeServer is a scripted adb server (the 5037 side) on 127.0.0.1:0. It
@@ -308,9 +310,9 @@ func (s *fakeServer) service(fc *fakeConn, d *fakeDevice) {
 		}
 		out, errOut, code := d.shell(strings.TrimPrefix(svc, "shell,v2,raw:"))
 		var b []byte
-		b = appendShellPacket(b, shellStdout, out)
-		b = appendShellPacket(b, shellStderr, errOut)
-		b = appendShellPacket(b, shellExit, []byte{byte(code)})
+		b = appendShellPacket(b, adbwire.ShellStdout, out)
+		b = appendShellPacket(b, adbwire.ShellStderr, errOut)
+		b = appendShellPacket(b, adbwire.ShellExit, []byte{byte(code)})
 		fc.write(b)
 	case strings.HasPrefix(svc, "shell:"):
 		fc.okay()
@@ -347,7 +349,7 @@ func (s *fakeServer) service(fc *fakeConn, d *fakeDevice) {
 }
 
 func appendShellPacket(b []byte, id byte, data []byte) []byte {
-	if len(data) == 0 && id != shellExit {
+	if len(data) == 0 && id != adbwire.ShellExit {
 		return b
 	}
 	b = append(b, id)
@@ -431,8 +433,8 @@ func (d *fakeDevice) serveSync(t testing.TB, fc *fakeConn) {
 				continue
 			}
 			var b []byte
-			for off := 0; off < len(f.data); off += syncDataMax {
-				chunk := f.data[off:min(off+syncDataMax, len(f.data))]
+			for off := 0; off < len(f.data); off += adbwire.SyncDataMax {
+				chunk := f.data[off:min(off+adbwire.SyncDataMax, len(f.data))]
 				b = append(b, syncMsg("DATA", uint32(len(chunk)), chunk)...)
 			}
 			fc.write(append(b, syncMsg("DONE", 0, nil)...))
@@ -456,7 +458,7 @@ func (d *fakeDevice) serveSync(t testing.TB, fc *fakeConn) {
 					nf.mtime = n
 					break
 				}
-				if id != "DATA" || n > syncDataMax {
+				if id != "DATA" || n > adbwire.SyncDataMax {
 					t.Errorf("fake: bad SEND packet %q len %d", id, n)
 					return
 				}

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/solopi-dev/solopi/adbwire"
 	"github.com/solopi-dev/solopi/clock"
 )
 
@@ -192,14 +193,13 @@ func (c *Client) hostRequest(ctx context.Context, op, serial, req string) (*conn
 	if err != nil {
 		return nil, err
 	}
-	if err := cn.send(req); err != nil {
+	if err := adbwire.WriteRequest(cn, req); err != nil {
 		cn.Close()
 		return nil, fmt.Errorf("adb: %s: %w", op, cn.ctxErr(err))
 	}
-	msg, err := cn.status()
-	if err != nil {
+	if err := adbwire.ReadStatus(cn); err != nil {
 		cn.Close()
-		if errors.Is(err, errFail) {
+		if msg, ok := failMsg(err); ok {
 			return nil, classifyFail(op, serial, req, msg)
 		}
 		return nil, fmt.Errorf("adb: %s: %w", op, cn.ctxErr(err))
@@ -214,9 +214,16 @@ func (c *Client) hostQuery(ctx context.Context, op, serial, req string) ([]byte,
 		return nil, err
 	}
 	defer cn.Close()
-	p, err := cn.hexPayload()
+	p, err := adbwire.ReadHex4(cn)
 	if err != nil {
 		return nil, fmt.Errorf("adb: %s: %w", op, cn.ctxErr(err))
 	}
 	return p, nil
+}
+
+// failMsg reports whether err is a FAIL reply, and its text.
+func failMsg(err error) (string, bool) {
+	var f adbwire.Fail
+	ok := errors.As(err, &f)
+	return string(f), ok
 }

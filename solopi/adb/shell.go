@@ -4,20 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-)
 
-// Shell protocol v2 packet ids (shell_protocol.h).
-const (
-	shellStdin      = 0
-	shellStdout     = 1
-	shellStderr     = 2
-	shellExit       = 3
-	shellCloseStdin = 4
-	shellWindowSize = 5
+	"github.com/solopi-dev/solopi/adbwire"
 )
 
 // ExitUnknown is the exit code Shell reports for devices without shell
@@ -49,11 +40,11 @@ func (d *Device) Shell(ctx context.Context, cmd string) (stdout, stderr []byte, 
 	defer cn.Close()
 	// We send no stdin: say so at once, or a command reading stdin (cat)
 	// would wait forever, as adb's own client does.
-	if _, err := cn.Write([]byte{shellCloseStdin, 0, 0, 0, 0}); err != nil {
+	if _, err := cn.Write(adbwire.AppendShellPacket(nil, adbwire.ShellCloseStdin, nil)); err != nil {
 		return nil, nil, ExitUnknown, d.ioError(cn, op, err)
 	}
 	var o, e bytes.Buffer
-	code, err := demuxShellV2(bufio.NewReaderSize(cn, 64<<10), &o, &e)
+	code, err := adbwire.DemuxShell(bufio.NewReaderSize(cn, 64<<10), &o, &e)
 	if err != nil {
 		if errors.Is(err, ErrProtocol) {
 			return o.Bytes(), e.Bytes(), ExitUnknown, fmt.Errorf("adb: %s on %s: %w", op, d.serial, err)
@@ -61,55 +52,6 @@ func (d *Device) Shell(ctx context.Context, cmd string) (stdout, stderr []byte, 
 		return o.Bytes(), e.Bytes(), ExitUnknown, d.ioError(cn, op, err)
 	}
 	return o.Bytes(), e.Bytes(), code, nil
-}
-
-// demuxShellV2 reads shell v2 packets (id u8, length u32le, data) from a
-// byte stream until the exit packet, copying stdout and stderr. Packets may
-// be split anywhere by the transport, so it only ever uses io.ReadFull.
-// A stream that ends before the exit packet returns io.ErrUnexpectedEOF
-// (the device or server went away).
-func demuxShellV2(r io.Reader, stdout, stderr io.Writer) (int, error) {
-	var hdr [5]byte
-	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return ExitUnknown, err
-		}
-		n := int64(binary.LittleEndian.Uint32(hdr[1:]))
-		var w io.Writer = io.Discard // stdin echo, window size, unknown: skip
-		switch hdr[0] {
-		case shellStdout:
-			w = stdout
-		case shellStderr:
-			w = stderr
-		case shellExit:
-			if n != 1 {
-				return ExitUnknown, fmt.Errorf("%w: shell exit packet of %d bytes, want 1", ErrProtocol, n)
-			}
-			var b [1]byte
-			if _, err := io.ReadFull(r, b[:]); err != nil {
-				return ExitUnknown, unexpected(err)
-			}
-			return int(b[0]), nil
-		}
-		// CopyN, not a make([]byte, n): a corrupt length must not allocate
-		// 4 GiB before the stream proves it has the bytes.
-		if m, err := io.CopyN(w, r, n); err != nil {
-			if m < n && (err == io.EOF || err == io.ErrUnexpectedEOF) {
-				return ExitUnknown, io.ErrUnexpectedEOF
-			}
-			return ExitUnknown, err
-		}
-	}
-}
-
-func unexpected(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // Exec runs cmd through the exec: service: no pty and no shell protocol, so
