@@ -28,7 +28,7 @@ type syncSession struct {
 	dev Device
 	r   *bufio.Reader
 	w   *bufio.Writer
-	buf []byte // scratch for the next reply's header
+	buf []byte // scratch the replies are built in
 }
 
 // serveSync answers sync requests until QUIT, an error, or the end of the
