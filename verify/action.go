@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 
@@ -200,7 +201,11 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 		return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle contract is invalid (field text|description, operator equals|contains|matches, expected text)", "location", location)
 	}
 	if op == oracle.OpMatches {
-		if _, err := oracle.CompilePattern(expected); err != nil {
+		_, err := oracle.CompilePattern(expected)
+		if errors.Is(err, oracle.ErrUnsupportedPattern) {
+			return Oracle{}, invalid(CodeUnsupportedOracle, "the UI oracle's regular expression is valid in Python 3.11 but cannot be evaluated exactly: "+err.Error(), "location", location)
+		}
+		if err != nil {
 			return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle's regular expression is invalid: "+err.Error(), "location", location)
 		}
 	}

@@ -1,0 +1,186 @@
+// Package pyre runs Python 3.11 regular expressions (re, on str) in Go:
+// Compile accepts exactly the patterns CPython 3.11's re.compile accepts
+// (refusing the others with Python's own error message), and Search
+// answers as re.search does.
+//
+// A pattern is parsed by a port of re/_parser.py, checked as
+// re/_compiler.py checks it, and emitted as a regexp2 (backtracking,
+// .NET syntax) pattern in which every character class, case-insensitive
+// literal, anchor and word boundary is spelled out as explicit code point
+// sets computed from CPython 3.11's own Unicode 14.0 data (tables_gen.go),
+// so neither regexp2's nor Go's Unicode tables decide anything.
+package pyre
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dlclark/regexp2"
+)
+
+// Error kinds: what Python raises for the pattern, or Unsupported for a
+// pattern Python accepts that this package cannot evaluate exactly.
+const (
+	KindSyntax      = "re.error"
+	KindOverflow    = "OverflowError"
+	KindValue       = "ValueError"
+	KindUnsupported = "unsupported"
+)
+
+// ErrUnsupported is wrapped by an Error of kind KindUnsupported.
+var ErrUnsupported = errors.New("a Python 3.11 construct this evaluator does not support")
+
+// Error is a pattern Compile refuses. Its Error() is Python's str() of
+// the exception (with " at position N" and, for a multi-line pattern, the
+// line and column).
+type Error struct {
+	Kind    string
+	Msg     string
+	Pos     int // -1: none
+	pattern []rune
+}
+
+func (e *Error) Error() string {
+	if e.Pos < 0 || e.pattern == nil {
+		return e.Msg
+	}
+	msg := fmt.Sprintf("%s at position %d", e.Msg, e.Pos)
+	if !slices.Contains(e.pattern, '\n') {
+		return msg
+	}
+	line, last := 1, -1
+	for i := 0; i < e.Pos && i < len(e.pattern); i++ {
+		if e.pattern[i] == '\n' {
+			line, last = line+1, i
+		}
+	}
+	return fmt.Sprintf("%s (line %d, column %d)", msg, line, e.Pos-last)
+}
+
+func (e *Error) Unwrap() error {
+	if e.Kind == KindUnsupported {
+		return ErrUnsupported
+	}
+	return nil
+}
+
+// Regexp is a compiled pattern.
+type Regexp struct {
+	prog *regexp2.Regexp
+}
+
+// Compile compiles a Python 3.11 str pattern (no flags argument: inline
+// flags only). Every error is an *Error. timeout bounds each Search.
+func Compile(pattern string, timeout time.Duration) (*Regexp, error) {
+	tree, err := parseTree(pattern)
+	if err != nil {
+		return nil, err
+	}
+	src, err := tree.emit()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := regexp2.Compile(src, regexp2.None)
+	if err != nil {
+		// The emitter writes only what regexp2 parses; this is a bug here,
+		// reported as a pattern we cannot evaluate rather than a verdict.
+		return nil, &Error{Kind: KindUnsupported, Msg: "internal: the translated pattern does not compile: " + err.Error(), Pos: -1}
+	}
+	prog.MatchTimeout = timeout
+	return &Regexp{prog: prog}, nil
+}
+
+// Search reports whether the pattern matches anywhere in s, as
+// re.search(pattern, s) does. An error means the evaluation ran out of
+// time (a catastrophically backtracking pattern): no answer.
+func (r *Regexp) Search(s string) (bool, error) {
+	return r.prog.MatchString(s)
+}
+
+// tree is a parsed pattern: its top-level sequence and the parser state
+// the compiler reads (global flags, group widths).
+type tree struct {
+	top *seq
+	st  *state
+}
+
+func parseTree(pattern string) (t *tree, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*Error)
+			if !ok {
+				panic(r)
+			}
+			t, err = nil, e
+		}
+	}()
+	top, st := parse([]rune(pattern))
+	return &tree{top: top, st: st}, nil
+}
+
+func (t *tree) emit() (src string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*Error)
+			if !ok {
+				panic(r)
+			}
+			src, err = "", e
+		}
+	}()
+	e := &emitter{widths: t.st.widths()}
+	if pre := t.searchPrefilter(); pre != nil {
+		e.b.WriteString("(?=")
+		e.set(pre)
+		e.b.WriteByte(')')
+	}
+	e.seq(t.top, t.st.flags)
+	return e.b.String(), nil
+}
+
+// Anchored reports whether pattern is valid and constrains both ends of
+// the text: its first item is ^ or \A and its last $ or \Z (not under
+// MULTILINE, where they are line anchors), looking into groups and
+// requiring every alternative of a branch to be anchored.
+func Anchored(pattern string) bool {
+	t, err := parseTree(pattern)
+	if err != nil {
+		return false
+	}
+	if _, err := t.emit(); err != nil {
+		return false
+	}
+	return anchoredAt(t.top, t.st.flags, true) && anchoredAt(t.top, t.st.flags, false)
+}
+
+// anchoredAt reports whether s is anchored at its start (or end).
+func anchoredAt(s *seq, f flags, start bool) bool {
+	if len(s.items) == 0 {
+		return false
+	}
+	n := s.items[len(s.items)-1]
+	if start {
+		n = s.items[0]
+	}
+	switch n.op {
+	case opAt:
+		if start {
+			return n.at == atBeginningString || n.at == atBeginning && f&flagMultiline == 0
+		}
+		return n.at == atEndString || n.at == atEnd && f&flagMultiline == 0
+	case opSubpattern:
+		return anchoredAt(n.alts[0], combineFlags(f, n.add, n.del), start)
+	case opAtomic:
+		return anchoredAt(n.alts[0], f, start)
+	case opBranch:
+		for _, a := range n.alts {
+			if !anchoredAt(a, f, start) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

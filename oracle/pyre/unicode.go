@@ -1,0 +1,126 @@
+package pyre
+
+//go:generate python3 gen/gentables.py
+
+// The character data of CPython 3.11 (Unicode 14.0), from tables_gen.go.
+// Nothing here consults Go's unicode package or regexp2's tables: both
+// follow other Unicode versions and other definitions of \w, \s and case.
+var (
+	uniWord      = pairs(wordRanges)
+	uniDigit     = pairs(digitRanges)
+	uniSpace     = pairs(spaceRanges)
+	uniCased     = pairs(casedRanges)
+	printable    = pairs(printableRanges)
+	alpha        = pairs(alphaRanges)
+	identStart   = pairs(identStartRanges)
+	identCont    = pairs(identContinueRanges)
+	ideographs   = pairs(unifiedIdeographs)
+	lowerMap     = caseMap(lowerRuns)
+	upperMap     = caseMap(upperRuns)
+	lowerChanged = keys(lowerMap)
+	upperChanged = keys(upperMap)
+	extraCase    = extraCases2map(extraCases)
+
+	// sre's ASCII categories (the a flag): Py_ISALNUM, Py_ISDIGIT and
+	// Py_ISSPACE of the C locale.
+	asciiWord  = runeSet{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}
+	asciiDigit = runeSet{{'0', '9'}}
+	asciiSpace = runeSet{{'\t', '\r'}, {' ', ' '}}
+	asciiUpper = runeSet{{'A', 'Z'}}
+	newline    = single('\n')
+	everything = runeSet{{0, maxRune}}
+)
+
+// caseMap expands lo, hi, stride, delta runs into a map of the code points
+// whose mapping is not themselves.
+func caseMap(runs []rune) map[rune]rune {
+	m := map[rune]rune{}
+	for i := 0; i+3 < len(runs); i += 4 {
+		for c := runs[i]; c <= runs[i+1]; c += runs[i+2] {
+			m[c] = c + runs[i+3]
+		}
+	}
+	return m
+}
+
+func keys(m map[rune]rune) runeSet {
+	cs := make([]rune, 0, len(m))
+	for c := range m {
+		cs = append(cs, c)
+	}
+	return runeSet(nil).addRunes(cs)
+}
+
+func extraCases2map(t []rune) map[rune][]rune {
+	m := map[rune][]rune{}
+	for i := 0; i+1 < len(t); {
+		n := int(t[i+1])
+		m[t[i]] = t[i+2 : i+2+n]
+		i += 2 + n
+	}
+	return m
+}
+
+// lower is _sre.unicode_tolower; upper is _PyUnicode_ToUppercase.
+func lower(c rune) rune {
+	if l, ok := lowerMap[c]; ok {
+		return l
+	}
+	return c
+}
+
+func upper(c rune) rune {
+	if u, ok := upperMap[c]; ok {
+		return u
+	}
+	return c
+}
+
+func asciiLower(c rune) rune {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func asciiCased(c rune) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+
+// foldPreimage is every c whose case fold (lower, or ASCII lower) is in
+// k: what sre's *_IGNORE opcodes accept, since they fold the text
+// character before they compare it.
+func foldPreimage(k runeSet, ascii bool) runeSet {
+	changed, fold := lowerChanged, lower
+	if ascii {
+		changed, fold = asciiUpper, asciiLower
+	}
+	var add []rune
+	changed.each(func(c rune) {
+		if k.contains(fold(c)) {
+			add = append(add, c)
+		}
+	})
+	return k.minus(changed).addRunes(add)
+}
+
+// upperPreimage is every c with upper(c) in k.
+func upperPreimage(k runeSet) runeSet {
+	var add []rune
+	upperChanged.each(func(c rune) {
+		if k.contains(upper(c)) {
+			add = append(add, c)
+		}
+	})
+	return k.minus(upperChanged).addRunes(add)
+}
+
+// isIdentifier is str.isidentifier().
+func isIdentifier(s string) bool {
+	first := true
+	for _, c := range s {
+		if first && !identStart.contains(c) || !first && !identCont.contains(c) {
+			return false
+		}
+		first = false
+	}
+	return !first
+}

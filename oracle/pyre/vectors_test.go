@@ -1,0 +1,142 @@
+package pyre
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// vectors is testdata/vectors.json.gz, what CPython 3.11 answered
+// (generated once by testdata/gen_vectors.py).
+type vectors struct {
+	Python string  `json:"python"`
+	Suites []suite `json:"suites"`
+}
+
+// suite is a list of patterns, each searched in the same texts.
+type suite struct {
+	Name    string   `json:"name"`
+	Texts   []string `json:"texts"`
+	Vectors []vector `json:"vectors"`
+}
+
+// vector is one pattern: Python's exception class and message, or the
+// span of re.search on every text (nil: no match).
+type vector struct {
+	Pattern string    `json:"p"`
+	Error   string    `json:"error"`
+	Message string    `json:"message"`
+	Spans   []*[2]int `json:"spans"`
+}
+
+var loadVectors = sync.OnceValues(func() (*vectors, error) {
+	f, err := os.Open("testdata/vectors.json.gz")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	var v vectors
+	if err := json.NewDecoder(zr).Decode(&v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+})
+
+// documentedUnsupported are the vectors' patterns Python accepts that
+// Compile refuses as unsupported (the constructs docs/verification.md
+// lists).
+var documentedUnsupported = map[string]bool{`(?ai)(a)\1`: true}
+
+// checkVector compares one pattern with Python's answers; it returns a
+// description of every disagreement.
+func checkVector(v *suite, i int) []string {
+	vec := v.Vectors[i]
+	re, err := Compile(vec.Pattern, time.Second)
+	if vec.Error != "" {
+		var e *Error
+		switch {
+		case err == nil:
+			return []string{fmt.Sprintf("%q: accepted; Python: %s: %s", vec.Pattern, vec.Error, vec.Message)}
+		case !errors.As(err, &e):
+			return []string{fmt.Sprintf("%q: error %T %v", vec.Pattern, err, err)}
+		case e.Kind == KindUnsupported && vec.Error == "RecursionError":
+			return nil
+		case e.Kind != vec.Error || e.Error() != vec.Message:
+			return []string{fmt.Sprintf("%q: %s: %s; Python: %s: %s", vec.Pattern, e.Kind, e.Error(), vec.Error, vec.Message)}
+		}
+		return nil
+	}
+	if err != nil {
+		if errors.Is(err, ErrUnsupported) && documentedUnsupported[vec.Pattern] {
+			return nil
+		}
+		return []string{fmt.Sprintf("%q: refused (%v); Python accepts", vec.Pattern, err)}
+	}
+	var out []string
+	for j, text := range v.Texts {
+		want := [2]int{-1, -1}
+		if vec.Spans[j] != nil {
+			want = *vec.Spans[j]
+		}
+		got := [2]int{-1, -1}
+		m, err := re.prog.FindStringMatch(text)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%q on %q: %v", vec.Pattern, text, err))
+			continue
+		}
+		if m != nil {
+			got = [2]int{m.Index, m.Index + m.Length}
+		}
+		if got != want {
+			out = append(out, fmt.Sprintf("%q on %q: span %v, Python %v", vec.Pattern, text, got, want))
+		}
+	}
+	return out
+}
+
+func TestVectorsMatchPython(t *testing.T) {
+	t.Parallel()
+	v, err := loadVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(v.Python, "3.11.") || len(v.Suites) != 2 || len(v.Suites[0].Vectors) < 3000 || len(v.Suites[0].Texts) < 80 {
+		t.Fatalf("vectors of Python %s: %d suites", v.Python, len(v.Suites))
+	}
+	const shards = 4
+	for _, su := range v.Suites {
+		for s := range shards {
+			t.Run(fmt.Sprintf("%s/%d", su.Name, s), func(t *testing.T) {
+				t.Parallel()
+				bad := 0
+				for i := s; i < len(su.Vectors); i += shards {
+					for _, msg := range checkVector(&su, i) {
+						if bad++; bad <= 30 {
+							t.Error(clip(msg))
+						}
+					}
+				}
+				if bad > 30 {
+					t.Errorf("... %d disagreements in all", bad)
+				}
+			})
+		}
+	}
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 300 {
+		return string(r[:300]) + "…"
+	}
+	return s
+}
