@@ -104,7 +104,7 @@ func plainMembers(set []setItem, f flags) runeSet {
 func foldedMembers(set []setItem, f flags, ascii bool) (s runeSet, cased bool) {
 	fold, changed, casedSet := lower, lowerChanged, uniCased
 	if ascii {
-		fold, changed, casedSet = asciiLower, asciiUpper, runeSet{{'A', 'Z'}, {'a', 'z'}}
+		fold, changed, casedSet = asciiLower, asciiUpper, asciiLetters
 	}
 	var charmap, tail []runeSet
 	addFolded := func(r runeSet) {

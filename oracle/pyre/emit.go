@@ -40,13 +40,11 @@ func (e *emitter) group(open string, s *seq, f flags) {
 }
 
 func (e *emitter) node(n *node, f flags) {
+	if s, ok := charSet(n, f); ok {
+		e.set(s)
+		return
+	}
 	switch n.op {
-	case opLiteral, opNotLiteral:
-		e.set(literalSet(n.c, n.op == opNotLiteral, f))
-	case opIn:
-		e.set(classSet(n.set, f))
-	case opAny:
-		e.set(anySet(f))
 	case opAt:
 		e.anchor(n.at, f)
 	case opBranch:
@@ -109,6 +107,20 @@ func (e *emitter) node(n *node, f flags) {
 		}
 		e.b.WriteByte(')')
 	}
+}
+
+// charSet is what a one-character node accepts under f (ok false for any
+// other node).
+func charSet(n *node, f flags) (runeSet, bool) {
+	switch n.op {
+	case opLiteral, opNotLiteral:
+		return literalSet(n.c, n.op == opNotLiteral, f), true
+	case opIn:
+		return classSet(n.set, f), true
+	case opAny:
+		return anySet(f), true
+	}
+	return nil, false
 }
 
 // combineFlags is _compile's _combine_flags.
@@ -185,7 +197,9 @@ func (e *emitter) anchor(at atCode, f flags) {
 		e.b.WriteString(`\z`)
 	case atBoundary:
 		// sre: the word-ness of the characters either side differs (no
-		// boundary at all in an empty string).
+		// boundary at all in an empty string). (A conditional on a
+		// look-behind would test the class once less, but regexp2 then
+		// miscounts the groups after it.)
 		fmt.Fprintf(&e.b, `(?:(?<=%s)(?!%[1]s)|(?<!%[1]s)(?=%[1]s))`, wordClass(f))
 	case atNonBoundary:
 		fmt.Fprintf(&e.b, `(?!\A\z)(?:(?<=%s)(?=%[1]s)|(?<!%[1]s)(?!%[1]s))`, wordClass(f))
@@ -230,12 +244,12 @@ func class(s runeSet) string {
 		}
 		b.WriteByte('[')
 		for _, r := range s[i:min(i+classChunk, len(s))] {
-			writeRune(&b, r.lo)
+			writeClassRune(&b, r.lo)
 			if r.hi != r.lo {
 				if r.hi > r.lo+1 {
 					b.WriteByte('-')
 				}
-				writeRune(&b, r.hi)
+				writeClassRune(&b, r.hi)
 			}
 		}
 		b.WriteByte(']')
@@ -256,4 +270,18 @@ func writeRune(b *strings.Builder, c rune) {
 	b.WriteString(`\x{`)
 	b.WriteString(strconv.FormatInt(int64(c), 16))
 	b.WriteByte('}')
+}
+
+// writeClassRune writes c inside a class: as itself (regexp2 parses a
+// class character by character, and an escape costs more), except the
+// class syntax characters and surrogates, which UTF-8 cannot carry.
+func writeClassRune(b *strings.Builder, c rune) {
+	switch {
+	case c == '\\' || c == ']' || c == '[' || c == '-' || c == '^' || c >= 0xD800 && c <= 0xDFFF:
+		b.WriteString(`\x{`)
+		b.WriteString(strconv.FormatInt(int64(c), 16))
+		b.WriteByte('}')
+	default:
+		b.WriteRune(c)
+	}
 }

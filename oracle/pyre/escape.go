@@ -97,7 +97,15 @@ func classEscape(t *tokenizer, esc token) setItem {
 // codeEscape reads the escapes both contexts share: \xhh, \uhhhh,
 // \Uhhhhhhhh and \N{name}. ok is false for any other escape.
 func codeEscape(t *tokenizer, esc token) (rune, bool) {
-	n := map[rune]int{'x': 2, 'u': 4, 'U': 8}[esc.c]
+	n := 0
+	switch esc.c {
+	case 'x':
+		n = 2
+	case 'u':
+		n = 4
+	case 'U':
+		n = 8
+	}
 	switch {
 	case n > 0:
 		s := esc.String() + t.getwhile(n, hexDigits)

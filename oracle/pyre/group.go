@@ -86,8 +86,7 @@ func parseGroup(t *tokenizer, st *state, sub *seq, verbose bool, nested int, fir
 		panic(t.error("missing ), unterminated subpattern", t.tell()-start))
 	}
 	if group != 0 {
-		w := p.getwidth(st.widths())
-		st.groupWidths[group] = &w
+		st.closegroup(group, p)
 	}
 	if atomic {
 		return &node{op: opAtomic, alts: []*seq{p}}, false

@@ -2,7 +2,6 @@ package pyre
 
 import (
 	"fmt"
-	"slices"
 )
 
 // This file is CPython 3.11's re/_parser.py (_parse_sub, _parse, parse),
@@ -30,9 +29,10 @@ const (
 type state struct {
 	flags       flags
 	groupdict   map[string]int
-	groupWidths []*[2]uint64 // nil: the group is still open
-	lookbehind  int          // lookbehindgroups; -1 is None
-	grouprefs   []int        // grouprefpos keys, in insertion order
+	groupWidths [][2]uint64 // of closed groups
+	closed      []bool
+	lookbehind  int   // lookbehindgroups; -1 is None
+	grouprefs   []int // grouprefpos keys, in insertion order
 	grouprefPos map[int]int
 }
 
@@ -40,7 +40,8 @@ func (s *state) groups() int { return len(s.groupWidths) }
 
 func (s *state) opengroup(t *tokenizer, name string, named bool, offset int) int {
 	gid := s.groups()
-	s.groupWidths = append(s.groupWidths, nil)
+	s.groupWidths = append(s.groupWidths, [2]uint64{})
+	s.closed = append(s.closed, false)
 	if s.groups() > maxGroups {
 		panic(t.error("too many groups", offset))
 	}
@@ -53,7 +54,12 @@ func (s *state) opengroup(t *tokenizer, name string, named bool, offset int) int
 	return gid
 }
 
-func (s *state) checkgroup(gid int) bool { return gid < s.groups() && s.groupWidths[gid] != nil }
+func (s *state) checkgroup(gid int) bool { return gid < s.groups() && s.closed[gid] }
+
+func (s *state) closegroup(gid int, p *seq) {
+	s.groupWidths[gid] = p.getwidth(s.groupWidths)
+	s.closed[gid] = true
+}
 
 func (s *state) checklookbehindgroup(gid int, t *tokenizer) {
 	if s.lookbehind < 0 {
@@ -67,22 +73,10 @@ func (s *state) checklookbehindgroup(gid int, t *tokenizer) {
 	}
 }
 
-// widths is the group widths as getwidth reads them (open groups read as
-// zero; getwidth never meets one, since a reference needs a closed group).
-func (s *state) widths() [][2]uint64 {
-	out := make([][2]uint64, len(s.groupWidths))
-	for i, w := range s.groupWidths {
-		if w != nil {
-			out[i] = *w
-		}
-	}
-	return out
-}
-
 // parse is sre_parse.parse(str, 0).
 func parse(src []rune) (*seq, *state) {
 	t := newTokenizer(src)
-	st := &state{groupdict: map[string]int{}, groupWidths: []*[2]uint64{{}}, lookbehind: -1, grouprefPos: map[int]int{}}
+	st := &state{groupdict: map[string]int{}, groupWidths: [][2]uint64{{}}, closed: []bool{true}, lookbehind: -1, grouprefPos: map[int]int{}}
 	p := parseSub(t, st, false, 0)
 	// fix_flags for a str pattern.
 	if st.flags&flagLocale != 0 {
@@ -170,9 +164,11 @@ func appendBranch(sub *seq, items []*seq) *seq {
 }
 
 func uniq(set []setItem) []setItem {
+	seen := make(map[setItem]bool, len(set))
 	var out []setItem
 	for _, it := range set {
-		if !slices.Contains(out, it) {
+		if !seen[it] {
+			seen[it] = true
 			out = append(out, it)
 		}
 	}
@@ -226,12 +222,15 @@ func parseSeq(t *tokenizer, st *state, verbose bool, nested int, first bool) *se
 		}
 	}
 	// Unpack non-capturing groups without flags.
-	for i := len(sub.items) - 1; i >= 0; i-- {
-		n := sub.items[i]
+	var items []*node
+	for _, n := range sub.items {
 		if n.op == opSubpattern && n.group == 0 && n.add == 0 && n.del == 0 {
-			sub.items = slices.Replace(sub.items, i, i+1, n.alts[0].items...)
+			items = append(items, n.alts[0].items...)
+		} else {
+			items = append(items, n)
 		}
 	}
+	sub.items = items
 	return sub
 }
 
@@ -257,12 +256,7 @@ func parseSet(t *tokenizer) *node {
 		if !this.esc && this.c == ']' && len(set) > 0 {
 			break
 		}
-		var code1 setItem
-		if this.esc {
-			code1 = classEscape(t, this)
-		} else {
-			code1 = setItem{kind: itemLiteral, lo: this.c}
-		}
+		code1 := setMember(t, this)
 		if !t.match('-') {
 			set = append(set, code1)
 			continue
@@ -275,12 +269,7 @@ func parseSet(t *tokenizer) *node {
 			set = append(set, code1, setItem{kind: itemLiteral, lo: '-'})
 			break
 		}
-		var code2 setItem
-		if that.esc {
-			code2 = classEscape(t, that)
-		} else {
-			code2 = setItem{kind: itemLiteral, lo: that.c}
-		}
+		code2 := setMember(t, that)
 		msg := fmt.Sprintf("bad character range %s-%s", this, that)
 		if code1.kind != itemLiteral || code2.kind != itemLiteral || code2.lo < code1.lo {
 			panic(t.error(msg, this.len()+1+that.len()))
@@ -298,6 +287,14 @@ func parseSet(t *tokenizer) *node {
 		set = append([]setItem{{kind: itemNegate}}, set...)
 	}
 	return &node{op: opIn, set: set}
+}
+
+// setMember reads one member of a set: an escape or a literal.
+func setMember(t *tokenizer, tok token) setItem {
+	if tok.esc {
+		return classEscape(t, tok)
+	}
+	return setItem{kind: itemLiteral, lo: tok.c}
 }
 
 // parseRepeat applies a quantifier to the last item of sub.

@@ -81,7 +81,7 @@ func charsetPrefix(s *seq, f flags) []setItem {
 				switch {
 				case it.kind == itemLiteral && iscased(it.lo):
 					return nil
-				case it.kind == itemRange && (it.hi > bmpMax || hasCased(it.lo, it.hi, iscased)):
+				case it.kind == itemRange && (it.hi > bmpMax || hasCased(it.lo, it.hi, f)):
 					return nil
 				}
 			}
@@ -91,20 +91,20 @@ func charsetPrefix(s *seq, f flags) []setItem {
 	return nil
 }
 
-func hasCased(lo, hi rune, iscased func(rune) bool) bool {
-	for c := lo; c <= hi; c++ {
-		if iscased(c) {
-			return true
-		}
+// hasCased is any(map(iscased, range(lo, hi+1))) under IGNORECASE.
+func hasCased(lo, hi rune, f flags) bool {
+	cased := uniCased
+	if f&flagUnicode == 0 {
+		cased = asciiLetters
 	}
-	return false
+	return len(intersect(runeSet{{lo, hi}}, cased)) > 0
 }
 
 // searchPrefilter is the set a match's first character must be in for
 // re.search to try it, or nil when sre tries every position.
 func (t *tree) searchPrefilter() runeSet {
 	f := t.st.flags
-	if t.top.getwidth(t.st.widths())[0] == 0 {
+	if t.top.getwidth(t.st.groupWidths)[0] == 0 {
 		return nil
 	}
 	if found, _ := hasLiteralPrefix(t.top, f); found {

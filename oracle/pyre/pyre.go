@@ -130,7 +130,7 @@ func (t *tree) emit() (src string, err error) {
 			src, err = "", e
 		}
 	}()
-	e := &emitter{widths: t.st.widths()}
+	e := &emitter{widths: t.st.groupWidths}
 	if pre := t.searchPrefilter(); pre != nil {
 		e.b.WriteString("(?=")
 		e.set(pre)

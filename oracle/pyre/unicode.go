@@ -23,12 +23,13 @@ var (
 
 	// sre's ASCII categories (the a flag): Py_ISALNUM, Py_ISDIGIT and
 	// Py_ISSPACE of the C locale.
-	asciiWord  = runeSet{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}
-	asciiDigit = runeSet{{'0', '9'}}
-	asciiSpace = runeSet{{'\t', '\r'}, {' ', ' '}}
-	asciiUpper = runeSet{{'A', 'Z'}}
-	newline    = single('\n')
-	everything = runeSet{{0, maxRune}}
+	asciiWord    = runeSet{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}
+	asciiDigit   = runeSet{{'0', '9'}}
+	asciiSpace   = runeSet{{'\t', '\r'}, {' ', ' '}}
+	asciiUpper   = runeSet{{'A', 'Z'}}
+	asciiLetters = runeSet{{'A', 'Z'}, {'a', 'z'}}
+	newline      = single('\n')
+	everything   = runeSet{{0, maxRune}}
 )
 
 // caseMap expands lo, hi, stride, delta runs into a map of the code points
@@ -89,28 +90,25 @@ func asciiCased(c rune) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= '
 // k: what sre's *_IGNORE opcodes accept, since they fold the text
 // character before they compare it.
 func foldPreimage(k runeSet, ascii bool) runeSet {
-	changed, fold := lowerChanged, lower
 	if ascii {
-		changed, fold = asciiUpper, asciiLower
+		return preimage(k, asciiUpper, asciiLower)
 	}
+	return preimage(k, lowerChanged, lower)
+}
+
+// upperPreimage is every c with upper(c) in k.
+func upperPreimage(k runeSet) runeSet { return preimage(k, upperChanged, upper) }
+
+// preimage is every c with m(c) in k, where changed holds the code points
+// m does not map to themselves.
+func preimage(k, changed runeSet, m func(rune) rune) runeSet {
 	var add []rune
 	changed.each(func(c rune) {
-		if k.contains(fold(c)) {
+		if k.contains(m(c)) {
 			add = append(add, c)
 		}
 	})
 	return k.minus(changed).addRunes(add)
-}
-
-// upperPreimage is every c with upper(c) in k.
-func upperPreimage(k runeSet) runeSet {
-	var add []rune
-	upperChanged.each(func(c rune) {
-		if k.contains(upper(c)) {
-			add = append(add, c)
-		}
-	})
-	return k.minus(upperChanged).addRunes(add)
 }
 
 // isIdentifier is str.isidentifier().

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +16,16 @@ import (
 // vectors is testdata/vectors.json.gz, what CPython 3.11 answered
 // (generated once by testdata/gen_vectors.py).
 type vectors struct {
-	Python string  `json:"python"`
-	Suites []suite `json:"suites"`
+	Python   string    `json:"python"`
+	Suites   []suite   `json:"suites"`
+	Charsets []charset `json:"charsets"`
+}
+
+// charset is a pattern that matches one character and every code point
+// re.fullmatch accepts for it.
+type charset struct {
+	Pattern string    `json:"p"`
+	Ranges  [][2]rune `json:"ranges"`
 }
 
 // suite is a list of patterns, each searched in the same texts.
@@ -139,4 +148,41 @@ func clip(s string) string {
 		return string(r[:300]) + "…"
 	}
 	return s
+}
+
+// Every code point, for the character predicates: class members, case
+// folding under IGNORECASE with and without ASCII.
+func TestCharsetsMatchPython(t *testing.T) {
+	t.Parallel()
+	v, err := loadVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Charsets) < 50 {
+		t.Fatalf("%d charsets", len(v.Charsets))
+	}
+	for _, c := range v.Charsets {
+		tr, err := parseTree(c.Pattern)
+		if err != nil || len(tr.top.items) != 1 {
+			t.Errorf("%q: %v", c.Pattern, err)
+			continue
+		}
+		got, ok := charSet(tr.top.items[0], tr.st.flags)
+		var want runeSet
+		for _, r := range c.Ranges {
+			want = append(want, runeRange{r[0], r[1]})
+		}
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("%q: %d ranges, Python %d; differ at %v", c.Pattern, len(got), len(want), firstDifference(got, want))
+		}
+	}
+}
+
+func firstDifference(a, b runeSet) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("%X-%X vs %X-%X", a[i].lo, a[i].hi, b[i].lo, b[i].hi)
+		}
+	}
+	return "the end"
 }

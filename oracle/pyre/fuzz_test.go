@@ -1,0 +1,199 @@
+package pyre
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+var fuzzTexts = []string{"", "a", "aB1_ -", "x\ny\n", "ıİſ\u212aß", "😀é\u0301", strings.Repeat("a", 24) + "b"}
+
+// FuzzPattern drives Compile and Search with any pattern: no panic, no
+// hang (Search is bounded by its timeout), every refusal an *Error that
+// is not an emitter bug, and every accepted pattern round-trips: the
+// tree spelled back as a Python pattern parses to a tree that emits the
+// same regexp2 program.
+func FuzzPattern(f *testing.F) {
+	f.Fuzz(func(t *testing.T, pattern string) {
+		re, err := Compile(pattern, 20*time.Millisecond)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || strings.HasPrefix(e.Msg, "internal:") && e.Kind == KindUnsupported {
+				t.Fatalf("Compile(%q): %v", pattern, err)
+			}
+			return
+		}
+		for _, text := range fuzzTexts {
+			re.Search(text) // a timeout is an answer too: no verdict
+		}
+		tr, _ := parseTree(pattern)
+		want, _ := tr.emit()
+		spelled := tr.unparse()
+		tr2, err := parseTree(spelled)
+		if err != nil {
+			t.Fatalf("%q spelled as %q: %v", pattern, spelled, err)
+		}
+		got, err := tr2.emit()
+		if err != nil || got != want {
+			t.Fatalf("%q spelled as %q emits differently (%v)", pattern, spelled, err)
+		}
+	})
+}
+
+// unparse spells a tree as a Python pattern: global flags first, every
+// literal escaped, groups named gN so that references work past \99.
+func (t *tree) unparse() string {
+	var b strings.Builder
+	b.WriteString("(?")
+	for _, fl := range []struct {
+		f flags
+		c byte
+	}{{flagIgnoreCase, 'i'}, {flagMultiline, 'm'}, {flagDotAll, 's'}, {flagASCII, 'a'}, {flagUnicode, 'u'}, {flagTemplate, 't'}} {
+		if t.st.flags&fl.f != 0 {
+			b.WriteByte(fl.c)
+		}
+	}
+	b.WriteByte(')')
+	unparseSeq(&b, t.top)
+	return b.String()
+}
+
+func unparseSeq(b *strings.Builder, s *seq) {
+	for _, n := range s.items {
+		unparseNode(b, n)
+	}
+}
+
+func unparseGroup(b *strings.Builder, open string, s *seq) {
+	b.WriteString(open)
+	unparseSeq(b, s)
+	b.WriteByte(')')
+}
+
+func unparseRune(b *strings.Builder, c rune) {
+	if c < 0x80 && (c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		b.WriteRune(c)
+		return
+	}
+	fmt.Fprintf(b, `\U%08x`, c)
+}
+
+func flagLettersOf(f flags) string {
+	var s string
+	for _, fl := range []struct {
+		f flags
+		c string
+	}{{flagIgnoreCase, "i"}, {flagMultiline, "m"}, {flagDotAll, "s"}, {flagVerbose, "x"}, {flagASCII, "a"}, {flagUnicode, "u"}} {
+		if f&fl.f != 0 {
+			s += fl.c
+		}
+	}
+	return s
+}
+
+func unparseNode(b *strings.Builder, n *node) {
+	switch n.op {
+	case opLiteral:
+		unparseRune(b, n.c)
+	case opNotLiteral:
+		b.WriteString("[^")
+		unparseRune(b, n.c)
+		b.WriteByte(']')
+	case opIn:
+		b.WriteByte('[')
+		for _, it := range n.set {
+			switch it.kind {
+			case itemNegate:
+				b.WriteByte('^')
+			case itemLiteral:
+				unparseRune(b, it.lo)
+			case itemRange:
+				unparseRune(b, it.lo)
+				b.WriteByte('-')
+				unparseRune(b, it.hi)
+			case itemCategory:
+				b.WriteString([...]string{catDigit: `\d`, catNotDigit: `\D`, catSpace: `\s`, catNotSpace: `\S`, catWord: `\w`, catNotWord: `\W`}[it.cat])
+			}
+		}
+		b.WriteByte(']')
+	case opAny:
+		b.WriteByte('.')
+	case opAt:
+		b.WriteString([...]string{atBeginning: "^", atBeginningString: `\A`, atBoundary: `\b`, atNonBoundary: `\B`, atEnd: "$", atEndString: `\Z`}[n.at])
+	case opBranch:
+		b.WriteString("(?:")
+		for i, a := range n.alts {
+			if i > 0 {
+				b.WriteByte('|')
+			}
+			unparseSeq(b, a)
+		}
+		b.WriteByte(')')
+	case opSubpattern:
+		switch {
+		case n.group > 0:
+			unparseGroup(b, fmt.Sprintf("(?P<g%d>", n.group), n.alts[0])
+		case n.del != 0:
+			unparseGroup(b, "(?"+flagLettersOf(n.add)+"-"+flagLettersOf(n.del)+":", n.alts[0])
+		default:
+			unparseGroup(b, "(?"+flagLettersOf(n.add)+":", n.alts[0])
+		}
+	case opAtomic:
+		unparseGroup(b, "(?>", n.alts[0])
+	case opRepeat:
+		unparseGroup(b, "(?:", n.alts[0])
+		if n.max == maxRepeat {
+			fmt.Fprintf(b, "{%d,}", n.min)
+		} else {
+			fmt.Fprintf(b, "{%d,%d}", n.min, n.max)
+		}
+		b.WriteString([...]string{greedy: "", lazy: "?", possessive: "+"}[n.kind])
+	case opAssert:
+		open := map[[2]bool]string{{false, false}: "(?=", {false, true}: "(?!", {true, false}: "(?<=", {true, true}: "(?<!"}
+		unparseGroup(b, open[[2]bool{n.behind, n.negate}], n.alts[0])
+	case opGroupRef:
+		fmt.Fprintf(b, "(?P=g%d)", n.group)
+	case opGroupRefExists:
+		fmt.Fprintf(b, "(?(%d)", n.group)
+		unparseSeq(b, n.alts[0])
+		if n.alts[1] != nil {
+			b.WriteByte('|')
+			unparseSeq(b, n.alts[1])
+		}
+		b.WriteByte(')')
+	}
+}
+
+func TestUnparseRoundTripsTheVectors(t *testing.T) {
+	t.Parallel()
+	v, err := loadVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, su := range v.Suites {
+		for _, vec := range su.Vectors {
+			tr, err := parseTree(vec.Pattern)
+			if err != nil {
+				continue
+			}
+			want, err := tr.emit()
+			if err != nil {
+				continue
+			}
+			tr2, err := parseTree(tr.unparse())
+			if err != nil {
+				t.Fatalf("%q spelled as %q: %v", vec.Pattern, tr.unparse(), err)
+			}
+			if got, err := tr2.emit(); err != nil || got != want {
+				t.Errorf("%q spelled as %q emits differently (%v)", vec.Pattern, tr.unparse(), err)
+			}
+			n++
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d patterns round-tripped", n)
+	}
+}
