@@ -71,7 +71,7 @@ def case_runs(mapping):
 
 def fmt_ranges(name, doc, rs):
     nums = [v for r in rs for v in r]
-    return fmt_list(name, doc, nums, 16)
+    return fmt_list(name, doc, nums, 20)
 
 
 def fmt_list(name, doc, nums, per):
