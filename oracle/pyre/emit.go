@@ -89,7 +89,7 @@ func (e *emitter) node(n *node, f flags) {
 	case opGroupRef:
 		if on, ascii := ignoreCase(f); on {
 			if ascii {
-				panic(&Error{Kind: KindUnsupported, Msg: "a backreference under both the ASCII and IGNORECASE flags is not supported", Pos: -1})
+				panic(&Error{Kind: KindUnsupported, Msg: msgASCIIFoldBackref, Pos: -1})
 			}
 			// regexp2 compares a case-insensitive backreference with
 			// unicode.ToLower on both sides, as sre does with
@@ -122,6 +122,11 @@ func charSet(n *node, f flags) (runeSet, bool) {
 	}
 	return nil, false
 }
+
+// msgASCIIFoldBackref refuses what regexp2 cannot compare: sre folds a
+// backreference under (?ai) by ASCII case only, regexp2's (?i) by Unicode
+// lower case (K and İ fold to k and i).
+const msgASCIIFoldBackref = "a backreference under both the ASCII and IGNORECASE flags is not supported"
 
 // combineFlags is _compile's _combine_flags.
 func combineFlags(f, add, del flags) flags {

@@ -288,6 +288,79 @@ def backtracking_patterns(n, seed):
     return out
 
 
+MIXED_TEXTS = [
+    "", "a", "A", "aA", "ab AB", "123", "a1_", " \t\n", "x\ny", "héllo wörld", "HÉLLO", "ıIiİ", "ſsS", "kK\u212a",
+    "ßẞss", "σςΣ", "²½Ⅻ①", "e\u0301", "\x1c\x1d\x85\xa0\u2028", "😀x😀", "—–-", "[a]{b}(c)", "a.b*c+d?",
+    "foo@bar.com", "2024-01-31T10:00", "Total: 42.50", "\\", "$^", "abcabc", "aaab", "Ω\u2126ω", "µμΜ", "ǅǆǄ",
+    "ﬅst", "\u0345ιΙ\u1fbe",
+]
+
+MIXED_ATOMS = [
+    "a", "b", "A", "B", "x", "1", "_", " ", "-", ".", r"\.", r"\-", "é", "É", "ı", "İ", "ſ", "s", "S", "k", "K",
+    "\u212a", "ß", "σ", "Σ", "µ", r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", r"\b", r"\B", "^", "$", r"\A", r"\Z",
+    r"\x41", r"\x61", r"\u00e9", r"\U0001F600", r"\N{LATIN SMALL LETTER A}", r"\N{EM DASH}", r"\n", r"\t", r"\0",
+    r"\101", r"\\", r"\$", r"\^", "😀", "—", r"\{", "{", "}", "]", r"\]",
+]
+
+MIXED_SET_MEMBERS = [
+    "a", "b", "A-Z", "a-z", "0-9", r"\w", r"\W", r"\d", r"\D", r"\s", r"\S", "_", "-", "ı", "İ", "ſ", "K", "k",
+    "é-ë", r"\x00-\x7f", r"\u0100-\u017f", "σ", "ß", r"\]", r"\\", "^", "[", ".", "$", r"\n", r"\b", r"\N{EM DASH}",
+]
+
+
+def mixed_patterns(n, seed):
+    """Patterns mixing every kind of item: escapes of each form, sets,
+    scoped flags, named groups and references to them, comments,
+    look-arounds, conditionals, quantifiers of each kind."""
+    rnd = random.Random(seed)
+
+    def atom(d, g):
+        r = rnd.random()
+        if d > 2 or r < 0.45:
+            return rnd.choice(MIXED_ATOMS)
+        if r < 0.6:
+            members = "".join(rnd.choice(MIXED_SET_MEMBERS) for _ in range(rnd.randint(1, 3)))
+            return "[" + rnd.choice(["", "", "^"]) + members + "]"
+        if r < 0.65 and g[0]:
+            k = rnd.randint(1, g[0])
+            return rnd.choice([r"\%d" % k, "(?(%d)%s|%s)" % (k, seq(d + 1, g), seq(d + 1, g)), "(?P=g%d)" % k])
+        if r < 0.7:
+            body = rnd.choice(["a", "ab", r"\w", "[ab]", "a|b", r"\d\d", ".", r"\b", "x{2}", "(?:ab|cd)"])
+            return rnd.choice(["(?<=", "(?<!"]) + body + ")"
+        kind = rnd.choice(["(", "(", "(?:", "(?=", "(?!", "(?>", "(?i:", "(?-i:", "(?a:", "(?s:", "(?m:", "(?x:",
+                           "(?u:", "(?P<", "(?#c)"])
+        if kind == "(?#c)":
+            return kind
+        if kind in ("(", "(?P<"):
+            g[0] += 1
+            kind = "(?P<g%d>" % g[0]
+        return kind + alt(d + 1, g) + ")"
+
+    def piece(d, g):
+        a = atom(d, g)
+        if rnd.random() < 0.35:
+            a += rnd.choice(["*", "+", "?", "{2}", "{1,3}", "{,2}", "{2,}", "{0}", "*?", "+?", "??", "{1,2}?", "*+",
+                             "++", "?+", "{2}+"])
+        return a
+
+    def seq(d, g):
+        return "".join(piece(d, g) for _ in range(rnd.randint(1, 4)))
+
+    def alt(d, g):
+        s = seq(d, g)
+        while rnd.random() < 0.25:
+            s += "|" + seq(d, g)
+        return s
+
+    out = []
+    for _ in range(n):
+        s = alt(0, [0])
+        if rnd.random() < 0.3:
+            s = rnd.choice(["(?i)", "(?a)", "(?m)", "(?s)", "(?x)", "(?ai)", "(?im)", "(?is)", "(?u)", "(?x)# c\n"]) + s
+        out.append(s)
+    return out
+
+
 def run(pattern, texts):
     try:
         c = re.compile(pattern)
@@ -344,6 +417,7 @@ def main():
     suites = [
         ("unicode", TEXTS, unique(hand_picked() + systematic() + random_patterns(1500, 20231121))),
         ("backtracking", AB_TEXTS, unique(backtracking_patterns(2500, 20231122))),
+        ("mixed", MIXED_TEXTS, unique(mixed_patterns(1200, 20231123))),
     ]
     out = {
         "python": sys.version.split()[0],
