@@ -107,29 +107,13 @@ type tree struct {
 }
 
 func parseTree(pattern string) (t *tree, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*Error)
-			if !ok {
-				panic(r)
-			}
-			t, err = nil, e
-		}
-	}()
+	defer catch(&err)
 	top, st := parse([]rune(pattern))
 	return &tree{top: top, st: st}, nil
 }
 
 func (t *tree) emit() (src string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*Error)
-			if !ok {
-				panic(r)
-			}
-			src, err = "", e
-		}
-	}()
+	defer catch(&err)
 	e := &emitter{widths: t.st.groupWidths}
 	if pre := t.searchPrefilter(); pre != nil {
 		e.b.WriteString("(?=")
@@ -138,6 +122,19 @@ func (t *tree) emit() (src string, err error) {
 	}
 	e.seq(t.top, t.st.flags)
 	return e.b.String(), nil
+}
+
+// catch turns the parser's and the emitter's panics into their error. Any
+// other panic is a bug here; it still refuses the pattern rather than
+// crash the command (FuzzPattern fails on it).
+func catch(err *error) {
+	switch r := recover().(type) {
+	case nil:
+	case *Error:
+		*err = r
+	default:
+		*err = &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("internal: %v", r), Pos: -1}
+	}
 }
 
 // Anchored reports whether pattern is valid and constrains both ends of

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Generate the Unicode data oracle/pyre needs, from CPython 3.11 itself.
 
-Run from the repository root with CPython 3.11 (the version solopi matches):
+Run with CPython 3.11 (the version solopi matches), from anywhere:
 
-    python3 oracle/pyre/gen/gentables.py
+    python3 oracle/pyre/gen/gentables.py      (or go generate ./oracle/pyre)
 
 It writes oracle/pyre/tables_gen.go (character classes and case mappings as
 sre uses them) and oracle/pyre/names.txt.gz (the names \\N{...} accepts).

@@ -3,14 +3,20 @@
 
     python3 oracle/pyre/testdata/gen_vectors.py
 
-For every pattern: whether re.compile accepts it (else the exception's
-class and str()), and for every text the span of re.search(pattern, text)
-(or null). The pattern list is hand-picked edge cases plus systematic
-combinations (every escape, set members pairwise, flags, anchors,
-quantifiers, lookarounds, backreferences, conditionals, group names, case
-folding) plus seeded random patterns; the texts cover the characters
-where Unicode definitions disagree (², ½, Ⅻ, combining marks,
-U+001C-U+001F, U+0085, U+00A0, U+2028, ı, İ, ſ, K, ß, sigma forms, emoji).
+Three suites, each a list of patterns searched in its own texts. For every
+pattern: whether re.compile accepts it (else the exception's class and
+str()), and for every text the span of re.search(pattern, text) (or null).
+"unicode" is hand-picked edge cases, systematic combinations (every escape,
+set members alone and pairwise, flags, anchors, quantifiers, look-arounds,
+backreferences, conditionals, group names, case folding) and seeded random
+patterns, on texts with the characters where definitions disagree (², ½,
+Ⅻ, combining marks, U+001C-U+001F, U+0085, U+00A0, U+2028, ı, İ, ſ, K,
+ß, sigma forms, emoji, pairs for case-insensitive backreferences);
+"backtracking" is random patterns over a and b (groups, references,
+conditionals, look-arounds, atomic groups, every quantifier) on every
+string of a and b up to length 5; "mixed" mixes every kind of item.
+"charsets" lists, for one-character patterns, every code point re.fullmatch
+accepts. The file records the Python version that produced it.
 """
 import gzip
 import json
