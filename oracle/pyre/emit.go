@@ -12,8 +12,9 @@ import (
 // means to sre, using only regexp2 constructs whose meaning does not
 // depend on its Unicode tables or case rules: explicit classes of code
 // points, \A and \z, groups, lookarounds, atomic groups, counted loops,
-// numbered backreferences and conditionals. Capturing groups are all
-// unnamed, so regexp2 numbers them as Python does. It also makes the
+// numbered backreferences and conditionals. Every capturing group is
+// written with its Python number, (?<N>…), so a copy of it is the same
+// group. It also makes the
 // checks sre's compiler makes (_compile), in its order.
 
 // maxCode is sre's MAXCODE (CODESIZE 4).
@@ -59,7 +60,7 @@ func (e *emitter) node(n *node, f flags) {
 	case opSubpattern:
 		open := "(?:"
 		if n.group > 0 {
-			open = "("
+			open = fmt.Sprintf("(?<%d>", n.group)
 		}
 		e.group(open, n.alts[0], combineFlags(f, n.add, n.del))
 	case opAtomic:
@@ -159,7 +160,38 @@ func (e *emitter) repeat(n *node, f flags) {
 	if n.kind == possessive {
 		e.b.WriteString("(?>")
 	}
-	e.group("(?:", n.alts[0], f)
+	if lo >= 1 && hi > lo && n.alts[0].getwidth(e.widths)[0] == 0 {
+		// After its last mandatory iteration sre tries one more even if
+		// that one matched empty; regexp2 stops there. Spelled as the
+		// mandatory iterations and then an optional loop, both engines
+		// try it (the groups inside are numbered, so the copy writes the
+		// same groups).
+		e.loop(n.alts[0], f, lo, lo, greedy)
+		lo, hi = 0, hi-lo
+		if hi > maxLoop {
+			hi = maxRepeat
+		}
+	}
+	kind := n.kind
+	if kind == possessive {
+		kind = greedy
+	}
+	e.loop(n.alts[0], f, lo, hi, kind)
+	if n.kind == possessive {
+		e.b.WriteByte(')')
+	}
+	if e.b.Len() > maxEmitted {
+		panic(&Error{Kind: KindUnsupported, Msg: "the pattern is too large once its repeats are spelled out", Pos: -1})
+	}
+}
+
+// maxEmitted bounds the translated pattern (nested repeats of items that
+// can match empty double it at each level).
+const maxEmitted = 1 << 21
+
+// loop writes (?:body){lo,hi}, lazy or greedy.
+func (e *emitter) loop(body *seq, f flags, lo, hi uint32, kind repeatKind) {
+	e.group("(?:", body, f)
 	switch {
 	case hi == maxRepeat && lo == 0:
 		e.b.WriteByte('*')
@@ -174,11 +206,8 @@ func (e *emitter) repeat(n *node, f flags) {
 	default:
 		fmt.Fprintf(&e.b, "{%d,%d}", lo, hi)
 	}
-	if n.kind == lazy {
+	if kind == lazy {
 		e.b.WriteByte('?')
-	}
-	if n.kind == possessive {
-		e.b.WriteByte(')')
 	}
 }
 

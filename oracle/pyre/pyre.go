@@ -114,6 +114,7 @@ func parseTree(pattern string) (t *tree, err error) {
 
 func (t *tree) emit() (src string, err error) {
 	defer catch(&err)
+	checkStaleGroups(t.top)
 	e := &emitter{widths: t.st.groupWidths}
 	if pre := t.searchPrefilter(); pre != nil {
 		e.b.WriteString("(?=")
