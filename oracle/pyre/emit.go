@@ -14,8 +14,8 @@ import (
 // points, \A and \z, groups, lookarounds, atomic groups, counted loops,
 // numbered backreferences and conditionals. Every capturing group is
 // written with its Python number, (?<N>…), so a copy of it is the same
-// group. It also makes the
-// checks sre's compiler makes (_compile), in its order.
+// group. It also makes the checks sre's compiler makes (_compile), in
+// its order.
 
 // maxCode is sre's MAXCODE (CODESIZE 4).
 const maxCode = math.MaxUint32
