@@ -427,7 +427,7 @@ func pollPluginReceipt(ctx context.Context, d *device.Device, requestID string, 
 			if err := validatePluginReceipt(o, requestID, exp); err != nil {
 				return err
 			}
-			st := o.State()
+			st := device.StateOf(o)
 			if !device.Reachable(m, prev, st) {
 				return device.ContractError("the plugin receipt went backwards", map[string]any(o))
 			}
@@ -447,7 +447,7 @@ func pollMutationReceipt(ctx context.Context, d *device.Device, action, requestI
 		if err := check(r.Object); err != nil {
 			return false, err
 		}
-		return m.IsTerminal(r.Object.State()), nil
+		return m.IsTerminal(device.StateOf(r.Object)), nil
 	})
 	if err != nil {
 		return nil, err
@@ -461,7 +461,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 	m := protocol.PluginMutation()
 	rid, _ := o.Text("requestId")
 	v.Check(rid == requestID, "requestId %q is not ours", rid)
-	s := o.State()
+	s := device.StateOf(o)
 	v.Check(m.Has(s) && s != protocol.ReceiptNew, "state %q is not a plugin mutation state", s)
 	mo, ok := o["mutation"].(map[string]any)
 	if !ok {
@@ -472,7 +472,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 	mrid, _ := mut.Text("requestId")
 	act, _ := mut.Text("action")
 	subj, _ := mut.Text("subject")
-	v.Check(mrid == requestID && mut.State() == s, "mutation requestId/state do not match the envelope")
+	v.Check(mrid == requestID && device.StateOf(mut) == s, "mutation requestId/state do not match the envelope")
 	v.Check(act == exp.action || (exp.action == "import" && act == "install"), "mutation action %q is not %s", act, exp.action)
 	v.Check(subj == exp.subject, "mutation subject %q is not %q", subj, exp.subject)
 	acc, _ := mut.Flag("accepted")
