@@ -20,7 +20,7 @@ var ranks = map[string]int{
 	// Foundations: vocabulary, errors, time, encodings (adb's wire format
 	// among them), small helpers.
 	"fault": 0, "clock": 0, "redact": 0, "canonjson": 0, "protocol": 0, "adbwire": 0,
-	"internal/lazyregexp": 0, "internal/textclip": 0, "internal/atomicfile": 0,
+	"internal/lazyregexp": 0, "internal/textclip": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
 	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
 
