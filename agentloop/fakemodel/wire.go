@@ -140,7 +140,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := Request{Authorized: true, Status: http.StatusOK}
 	var body requestBody
-	if err := canonjson.Read(http.MaxBytesReader(w, r.Body, 64<<20), 64<<20, &body); err != nil {
+	if err := canonjson.Read(r.Body, 64<<20, &body); err != nil {
 		s.refuse(w, rec, http.StatusBadRequest, "json", apiError{Message: "the request body is not valid JSON"})
 		return
 	}

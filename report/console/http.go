@@ -124,7 +124,7 @@ func (s *Server) answerHandler(w http.ResponseWriter, r *http.Request) {
 		ID     int    `json:"id"`
 		Answer string `json:"answer"`
 	}
-	if err := canonjson.Read(http.MaxBytesReader(w, r.Body, 4096), 4096, &body); err != nil {
+	if err := canonjson.Read(r.Body, 4096, &body); err != nil {
 		http.Error(w, "bad answer", http.StatusBadRequest)
 		return
 	}
