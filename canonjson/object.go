@@ -24,7 +24,6 @@ type Object map[string]any
 // Has reports a present, non-null field.
 func (o Object) Has(k string) bool { v, ok := o[k]; return ok && v != nil }
 
-
 // Str reads a string field, "" when it is absent or not a string.
 func (o Object) Str(k string) string {
 	s, _ := o[k].(string)
