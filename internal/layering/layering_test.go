@@ -17,9 +17,14 @@ const module = "github.com/solopi-dev/solopi/"
 // features, say) never import each other. Keys are package paths relative
 // to the module; the longest key that is the path or a parent of it wins.
 var ranks = map[string]int{
+	// The host's JSON (standard library only): the one reader of documents
+	// and of decoded trees, under everything that reads JSON, the wire
+	// vocabulary's dialect writer included.
+	"canonjson": -1,
+
 	// Foundations: vocabulary, errors, time, encodings (adb's wire format
 	// among them), small helpers.
-	"fault": 0, "clock": 0, "redact": 0, "canonjson": 0, "protocol": 0, "adbwire": 0,
+	"fault": 0, "clock": 0, "redact": 0, "protocol": 0, "adbwire": 0,
 	"internal/lazyregexp": 0, "internal/textclip": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
 	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
