@@ -18,8 +18,8 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/clock"
-	"github.com/solopi-dev/solopi/internal/atomicfile"
 	"github.com/solopi-dev/solopi/internal/textclip"
 	"github.com/solopi-dev/solopi/redact"
 )
@@ -351,7 +351,8 @@ func (c *Calibrator) store(p Profile) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(c.path(), b, 0o600)
+	_, err = artifacts.PrivateState.WriteFile(c.path(), b)
+	return err
 }
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and

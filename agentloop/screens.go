@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/solopi-dev/solopi/internal/atomicfile"
+	"github.com/solopi-dev/solopi/artifacts"
 )
 
 // Keeping what the model saw. The trajectory records each observation by
@@ -67,7 +67,7 @@ func (d *ScreenDir) Save(s *Screen) {
 	if d.saved[s.SHA256] || d.err != nil {
 		return
 	}
-	if err := atomicfile.Write(filepath.Join(d.dir, s.SHA256+".png"), s.PNG, 0o600); err != nil {
+	if _, err := artifacts.PrivateState.WriteFile(filepath.Join(d.dir, s.SHA256+".png"), s.PNG); err != nil {
 		d.err = fmt.Errorf("keep screenshot %s: %w", s.SHA256[:12], err)
 		return
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
-	"github.com/solopi-dev/solopi/internal/atomicfile"
+	"github.com/solopi-dev/solopi/artifacts"
 )
 
 // TrajectorySchemaVersion is the trajectory format version.
@@ -76,7 +76,7 @@ func WriteTrajectory(path string, t *Trajectory) error {
 	if err != nil {
 		return fmt.Errorf("encode trajectory: %w", err)
 	}
-	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
+	if _, err := artifacts.PrivateState.WriteFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("write trajectory: %w", err)
 	}
 	return nil

@@ -52,6 +52,7 @@ type Dir struct {
 	mode  EvidenceMode
 	mu    sync.Mutex
 	files map[string]FileEntry
+	logs  map[string]*logState // append-only files (Append)
 	// previous is the manifest of the evidence set this one replaces
 	// (EvidenceReplace), replaced what WriteManifest did about it.
 	previous *Manifest
@@ -73,6 +74,11 @@ const (
 	// new one does not are removed when the new manifest is written.
 	// Files no manifest of ours names are never touched.
 	EvidenceReplace
+	// EvidenceNew needs an absent path: the run creates the directory
+	// itself (mkdir, so one that appears meanwhile is refused too) and
+	// never mixes its evidence with another's. An existing entry is
+	// output_exists.
+	EvidenceNew
 )
 
 // EvidenceModeOf maps an --overwrite flag to its mode: without it an
@@ -118,6 +124,9 @@ func check(path string, mode EvidenceMode) (*Manifest, error) {
 	}
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
+	}
+	if mode == EvidenceNew {
+		return nil, newExists(path)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, fault.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
@@ -213,8 +222,8 @@ func Open(path string, mode EvidenceMode, replace ...string) (*Dir, error) {
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot resolve the artifacts directory", err).With("path", path)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+	if err := makeRoot(abs, mode); err != nil {
+		return nil, err
 	}
 	d := &Dir{root: abs, mode: mode, files: map[string]FileEntry{}, previous: previous}
 	if mode == EvidenceOverwrite {
@@ -231,6 +240,30 @@ func Open(path string, mode EvidenceMode, replace ...string) (*Dir, error) {
 	return d, nil
 }
 
+// makeRoot creates the evidence directory: exclusively in EvidenceNew mode.
+func makeRoot(abs string, mode EvidenceMode) error {
+	if mode != EvidenceNew {
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory's parent", err).With("path", abs)
+	}
+	if err := os.Mkdir(abs, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return newExists(abs)
+		}
+		return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+	}
+	return nil
+}
+
+func newExists(path string) *fault.Error {
+	return fault.Usage(CodeOutputExists, "the artifacts directory already exists; give a new path").With("path", path)
+}
+
 // Replaced reports what the directory replaced; nil unless an earlier
 // evidence set was replaced (EvidenceReplace) and the manifest written.
 func (d *Dir) Replaced() *Replaced {
@@ -244,6 +277,21 @@ func (d *Dir) Root() string { return d.root }
 
 // Abs returns the absolute path of rel inside the directory.
 func (d *Dir) Abs(rel string) (string, error) { return d.resolve(rel) }
+
+// Mkdir creates the directory rel (and its parents) inside the directory,
+// for a writer that fills it itself (a nested evidence directory), and
+// returns its absolute path.
+func (d *Dir) Mkdir(rel string) (string, error) {
+	p, err := d.resolve(rel)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		return "", fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+	}
+	// A component must not have been a symlink planted in between.
+	return d.resolve(rel)
+}
 
 // resolve joins rel under the root. rel must be a local path (no "..", not
 // absolute) and no existing component below the root may be a symlink.
@@ -379,6 +427,7 @@ func (w *Writer) Commit() (FileEntry, error) {
 	e := FileEntry{Path: w.rel, Size: w.n, SHA256: w.SHA256(), Source: w.source}
 	w.d.mu.Lock()
 	w.d.files[e.Path] = e
+	delete(w.d.logs, e.Path)
 	w.d.mu.Unlock()
 	return e, nil
 }

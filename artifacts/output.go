@@ -59,14 +59,37 @@ func ModeOf(overwrite bool) Mode {
 	return Exclusive
 }
 
+// PrivateState is the policy of a file only its owner may read that each
+// run replaces (a cache, a trajectory, a planner screenshot): replaced
+// atomically, parents created owner-only, mode 0600.
+var PrivateState = Output{Mode: Replace, MakeParents: true, ParentPerm: 0o700, Perm: 0o600}
+
 // Output is the policy of one command's output.
 type Output struct {
 	Mode Mode
 	// MakeParents creates missing parent directories when the entry is
 	// published; without it a missing parent is refused by the check.
 	MakeParents bool
+	// ParentPerm is the mode of the parents MakeParents creates (default
+	// 0755; 0700 beside files only their owner may read).
+	ParentPerm fs.FileMode
 	// Perm is a published file's mode (default 0644; 0600 for secrets).
 	Perm fs.FileMode
+}
+
+// mkParents creates abs's missing parents (MakeParents).
+func (o Output) mkParents(abs string) error {
+	if !o.MakeParents {
+		return nil
+	}
+	perm := o.ParentPerm
+	if perm == 0 {
+		perm = 0o755
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), perm); err != nil {
+		return writeFailed(abs, "cannot create the output's parent directory", err)
+	}
+	return nil
 }
 
 func exists(abs string) *fault.Error {
@@ -135,10 +158,8 @@ func (o Output) publishFile(path string, write func(f *os.File) error) (string, 
 	if err != nil {
 		return "", false, err
 	}
-	if o.MakeParents {
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return "", false, writeFailed(abs, "cannot create the output's parent directory", err)
-		}
+	if err := o.mkParents(abs); err != nil {
+		return "", false, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.part")
 	if err != nil {
@@ -250,25 +271,24 @@ func dirNotEmpty(err error) bool {
 	return errors.As(err, &le) && strings.Contains(strings.ToLower(le.Err.Error()), "not empty")
 }
 
-// PublishDir fills a temporary directory next to path through fill and
-// puts it in place atomically. fill may return a typed error; it is
-// returned as it is.
-func (o Output) PublishDir(path string, fill func(dir string) error) (string, error) {
+// PublishDir fills a temporary directory next to path through fill, which
+// writes its files with the Dir it receives (confined, atomic, digested),
+// and puts the directory in place atomically. fill may return a typed
+// error; it is returned as it is.
+func (o Output) PublishDir(path string, fill func(d *Dir) error) (string, error) {
 	abs, err := o.CheckDir(path)
 	if err != nil {
 		return "", err
 	}
-	if o.MakeParents {
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return "", writeFailed(abs, "cannot create the output's parent directory", err)
-		}
+	if err := o.mkParents(abs); err != nil {
+		return "", err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.part")
 	if err != nil {
 		return "", writeFailed(abs, "cannot create a temporary directory next to the output", err)
 	}
 	defer os.RemoveAll(tmp) // gone already after a successful rename
-	if err := fill(tmp); err != nil {
+	if err := fill(&Dir{root: tmp, mode: EvidenceNew, files: map[string]FileEntry{}}); err != nil {
 		return "", err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {

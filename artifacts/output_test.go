@@ -86,8 +86,8 @@ func TestOutputWriteFileModes(t *testing.T) {
 func TestOutputPublishDir(t *testing.T) {
 	root := t.TempDir()
 	out := filepath.Join(root, "charts")
-	fill := func(name string) func(string) error {
-		return func(tmp string) error { return os.WriteFile(filepath.Join(tmp, name), []byte(name), 0o644) }
+	fill := func(name string) func(*Dir) error {
+		return func(d *Dir) error { _, err := d.WriteFile(name, "test", []byte(name)); return err }
 	}
 	if _, err := (Output{}).PublishDir(out, fill("a")); err != nil {
 		t.Fatal(err)
@@ -104,6 +104,39 @@ func TestOutputPublishDir(t *testing.T) {
 	}
 	if all, _ := os.ReadDir(root); len(all) != 1 {
 		t.Fatalf("temporary directories left behind: %v", all)
+	}
+	// The files inside obey the evidence rules: nothing escapes.
+	_, err := (Output{Mode: Replace}).PublishDir(out, func(d *Dir) error { _, err := d.WriteFile("../x", "test", nil); return err })
+	if code(err) != CodeUnsafePath {
+		t.Fatalf("a file escaping the published directory: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "x")); err == nil {
+		t.Fatal("the escaping file was written")
+	}
+}
+
+// MakeParents creates owner-only parents when asked (ParentPerm), and the
+// published file gets Perm: the atomic replacement of state files.
+func TestOutputParentPerm(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	p := filepath.Join(root, "a", "b", "state.json")
+	o := Output{Mode: Replace, MakeParents: true, ParentPerm: 0o700, Perm: 0o600}
+	for _, content := range []string{"first", "second"} {
+		if _, err := o.WriteFile(p, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != content {
+			t.Fatalf("read %q, %v", b, err)
+		}
+	}
+	for path, want := range map[string]os.FileMode{p: 0o600, filepath.Dir(p): 0o700, filepath.Join(root, "a"): 0o700} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, %v; want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(p)); len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
 	}
 }
 

@@ -13,6 +13,11 @@
 // integer when it has no '.', 'e' or 'E', as Python's json.loads decides),
 // Go integers, float64 and Float (always written as a Python float), and
 // maps with string keys and slices of these. Decode produces such a tree.
+//
+// The package is also the host's one reader of JSON documents (decode.go:
+// one document, numbers kept as json.Number, nothing after it, a size cap)
+// and of the generic tree's fields (object.go: typed access that reports a
+// missing or mistyped field instead of panicking).
 package canonjson
 
 import (
@@ -22,7 +27,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"reflect"
@@ -35,21 +39,6 @@ import (
 // Float is a number that is a float in Python even when integral: Marshal
 // writes Float(1) as 1.0.
 type Float float64
-
-// Decode parses one JSON value, keeping Python's distinction between
-// integers and floats (numbers stay json.Number). Trailing data is an error.
-func Decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("canonical json: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("canonical json: extra data after the value")
-	}
-	return v, nil
-}
 
 // Marshal writes v in the canonical form.
 func Marshal(v any) ([]byte, error) {

@@ -10,8 +10,11 @@ package casefile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"strings"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Case is SoloPi's RecordCaseInfo with operationLog decoded into Steps.
@@ -64,12 +67,12 @@ func ParseAsDevice(data []byte) (*Case, error) { return parse(data, false) }
 func parse(data []byte, strict bool) (*Case, error) {
 	// Editors on Windows like to prepend a UTF-8 BOM; it is not JSON.
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	g, err := decodeGeneric(data)
+	g, err := canonjson.Decode(data)
+	if errors.Is(err, canonjson.ErrTrailingData) {
+		return nil, newError(CodeInvalidCaseJSON, "case file has trailing data after the JSON object").wrap(err)
+	}
 	if err != nil {
 		return nil, newError(CodeInvalidCaseJSON, "case file is not valid JSON").wrap(err)
-	}
-	if err := requireEOF(data); err != nil {
-		return nil, newError(CodeInvalidCaseJSON, "case file has trailing data after the JSON object").wrap(err)
 	}
 	if strict {
 		if err := CheckJSON(data); err != nil {
@@ -184,12 +187,12 @@ func (c *Case) parseOperationLog(v any, strict bool) error {
 		if strings.TrimSpace(x) == "" {
 			return nil
 		}
-		g, err := decodeGeneric([]byte(x))
+		g, err := canonjson.Decode([]byte(x))
+		if errors.Is(err, canonjson.ErrTrailingData) {
+			return newError(CodeInvalidOperationLog, "operationLog has trailing data").wrap(err)
+		}
 		if err != nil {
 			return newError(CodeInvalidOperationLog, "operationLog is not valid encoded JSON").wrap(err)
-		}
-		if err := requireEOF([]byte(x)); err != nil {
-			return newError(CodeInvalidOperationLog, "operationLog has trailing data").wrap(err)
 		}
 		if strict {
 			if err := checkJSON([]byte(x), "$.operationLog"); err != nil {
@@ -244,24 +247,6 @@ func (c *Case) parseOperationLog(v any, strict bool) error {
 	}
 	return nil
 }
-
-func requireEOF(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var skip json.RawMessage
-	if err := dec.Decode(&skip); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err == nil {
-		return errTrailing
-	}
-	return nil
-}
-
-type trailingError struct{}
-
-func (trailingError) Error() string { return "unexpected data after the top-level value" }
-
-var errTrailing error = trailingError{}
 
 func jsonKind(v any) string {
 	switch v.(type) {

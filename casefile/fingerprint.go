@@ -8,6 +8,7 @@ import (
 	"hash"
 	"strconv"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 )
 
@@ -96,7 +97,7 @@ func snapshotAssistantNodes(raw json.RawMessage) []any {
 	if raw == nil {
 		return out
 	}
-	g, err := decodeGeneric(raw)
+	g, err := canonjson.Decode(raw)
 	if err != nil {
 		return out
 	}

@@ -1,8 +1,6 @@
 package casefile
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/solopi-dev/solopi/protocol"
@@ -20,16 +18,4 @@ func encodeJSON(v any, omitNull bool) (string, error) {
 		return "", fmt.Errorf("casefile: %w", err)
 	}
 	return string(b), nil
-}
-
-// decodeGeneric decodes keeping numbers verbatim, so re-encoding does not
-// turn 35 into 35.0 or lose precision on long ids.
-func decodeGeneric(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
@@ -422,10 +423,7 @@ func parseAdvanceSettings(s string) (map[string]any, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	g, err := decodeGeneric([]byte(s))
-	if err == nil {
-		err = requireEOF([]byte(s))
-	}
+	g, err := canonjson.Decode([]byte(s))
 	if err != nil {
 		e := newError(CodeInvalidAdvanceSettings, "advanceSettings is not valid encoded JSON").wrap(err)
 		e.Field = "advanceSettings"
@@ -541,7 +539,7 @@ func GetRunningParams(c *Case) (RunningParams, error) {
 // SetRunningParams returns a copy of c whose advanceSettings.runningParam is
 // the given document (validated); other advanceSettings keys are kept.
 func SetRunningParams(c *Case, runningParam []byte) (*Case, error) {
-	rp, err := decodeGeneric(runningParam)
+	rp, err := canonjson.Decode(runningParam)
 	if err != nil {
 		return nil, newError(CodeInvalidRunningParams, "running params file is not valid JSON").wrap(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Violation is one place where a case document does not have the shape
@@ -18,7 +20,7 @@ type Violation struct {
 }
 
 // CheckShape checks a decoded case document (numbers as json.Number, as
-// Decode or a decoder with UseNumber gives them) against the shape rules of
+// canonjson.Decode gives them) against the shape rules of
 // case.schema.json and returns every violation, in document order.
 //
 // The JSON Schema stays the specification (docs and editors use it, and a
@@ -208,15 +210,9 @@ func (s *shapeChecker) fingerprint(v any, at string) {
 // embedded decodes a JSON document carried as a string (the exported
 // form of operationLog and advanceSettings).
 func (s *shapeChecker) embedded(str, at string) (any, bool) {
-	if !json.Valid([]byte(str)) {
+	doc, err := canonjson.Decode([]byte(str))
+	if err != nil {
 		s.fail(at, "the string is not a JSON document")
-		return nil, false
-	}
-	dec := json.NewDecoder(strings.NewReader(str))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		s.fail(at, "the string is not a JSON document: %v", err)
 		return nil, false
 	}
 	return doc, true

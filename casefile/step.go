@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Step is one SoloPi OperationStep.
@@ -107,7 +109,7 @@ func Bool(b bool) *bool { return &b }
 // ParseStep parses one step object in authoring or exported form (as used by
 // the case-step-add/update step files).
 func ParseStep(data []byte) (Step, error) {
-	g, err := decodeGeneric(data)
+	g, err := canonjson.Decode(data)
 	if err != nil {
 		return Step{}, newError(CodeInvalidStep, "step JSON is not valid").wrap(err)
 	}

@@ -78,7 +78,7 @@ func DeviceSpecFromJSON(body map[string]any) (DeviceSpec, error) {
 		}
 	}
 	if v, ok := body["labels"]; ok {
-		labels, err := object(v, "labels")
+		labels, err := want.Object(v, "labels")
 		if err != nil {
 			return spec, err
 		}

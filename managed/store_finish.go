@@ -31,7 +31,7 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 	}
 	report := map[string]any{}
 	if c.Report != nil {
-		m, err := object(c.Report, "verification report")
+		m, err := want.Object(c.Report, "verification report")
 		if err != nil {
 			return Outcome{}, err
 		}

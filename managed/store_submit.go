@@ -62,7 +62,7 @@ func normalizeSubmission(sub Submission) (*normalizedSubmission, error) {
 	}
 	n.decisions = map[string]any{}
 	if sub.Decisions != nil {
-		if n.decisions, err = object(sub.Decisions, "agent decisions"); err != nil {
+		if n.decisions, err = want.Object(sub.Decisions, "agent decisions"); err != nil {
 			return nil, err
 		}
 	}

@@ -6,11 +6,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
@@ -124,44 +124,18 @@ func randomHex() string {
 	return hex.EncodeToString(b[:])
 }
 
+// want reads request trees, refusing a wrong type as an invalid contract.
+var want = canonjson.Refuse(func(label, w string) error {
+	return storeError(CodeInvalidContract, label+" must be "+w)
+})
+
 // integer reads a JSON integer (never a bool or a float) within [lo, hi].
 func integer(v any, label string, lo, hi int64) (int64, error) {
-	var n int64
-	var err error
-	switch x := v.(type) {
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			err = strconv.ErrSyntax
-		} else {
-			n, err = strconv.ParseInt(string(x), 10, 64)
-		}
-	case int:
-		n = int64(x)
-	case int64:
-		n = x
-	default:
-		err = strconv.ErrSyntax
-	}
-	if err != nil || n < lo || n > hi {
+	n, ok := canonjson.Integer(v)
+	if !ok || n < lo || n > hi {
 		return 0, storeError(CodeInvalidContract, label+" must be an integer from "+strconv.FormatInt(lo, 10)+" to "+strconv.FormatInt(hi, 10))
 	}
 	return n, nil
-}
-
-func object(v any, label string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, storeError(CodeInvalidContract, label+" must be a JSON object")
-	}
-	return m, nil
-}
-
-func list(v any, label string) ([]any, error) {
-	l, ok := v.([]any)
-	if !ok || len(l) == 0 {
-		return nil, storeError(CodeInvalidContract, label+" must be a non-empty list")
-	}
-	return l, nil
 }
 
 // PlanValidator checks a verification plan before it is accepted; the CLI
@@ -239,18 +213,18 @@ var selectorFields = []string{"deviceIds", "serials", "platform", "minApiLevel",
 // ExpandMatrix normalizes a device matrix (a JSON array of {id, replicas?,
 // selector?}) and expands it into one shard per replica, at most 64.
 func ExpandMatrix(v any) ([]target, error) {
-	targets, err := list(v, "device matrix")
+	targets, err := want.List(v, "device matrix", false)
 	if err != nil {
 		return nil, err
 	}
 	var out []target
 	seen := map[string]bool{}
 	for ti, raw := range targets {
-		t, err := object(raw, "device matrix target")
+		t, err := want.Object(raw, "device matrix target")
 		if err != nil {
 			return nil, err
 		}
-		if unknown := unknownKeys(t, "id", "replicas", "selector"); len(unknown) > 0 {
+		if unknown := canonjson.UnknownKeys(t, "id", "replicas", "selector"); len(unknown) > 0 {
 			return nil, storeError(CodeInvalidMatrix, "a device matrix target has unknown fields").With("fields", unknown)
 		}
 		id, err := identifier(t["id"], "matrix target id")
@@ -284,23 +258,12 @@ func ExpandMatrix(v any) ([]target, error) {
 	return out, nil
 }
 
-func unknownKeys(m map[string]any, known ...string) []string {
-	var out []string
-	for k := range m {
-		if !slices.Contains(known, k) {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 func normalizeSelector(raw any) (map[string]any, error) {
-	in, err := object(raw, "device selector")
+	in, err := want.Object(raw, "device selector")
 	if err != nil {
 		return nil, err
 	}
-	if unknown := unknownKeys(in, selectorFields...); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(in, selectorFields...); len(unknown) > 0 {
 		return nil, storeError(CodeInvalidSelector, "a device selector has unknown fields").With("fields", unknown)
 	}
 	out := map[string]any{}
@@ -309,7 +272,7 @@ func normalizeSelector(raw any) (map[string]any, error) {
 		if !ok {
 			continue
 		}
-		items, err := list(v, "selector."+f)
+		items, err := want.List(v, "selector."+f, false)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +306,7 @@ func normalizeSelector(raw any) (map[string]any, error) {
 		}
 	}
 	if v, ok := in["labels"]; ok {
-		labels, err := object(v, "selector.labels")
+		labels, err := want.Object(v, "selector.labels")
 		if err != nil {
 			return nil, err
 		}

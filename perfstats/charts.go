@@ -3,7 +3,6 @@ package perfstats
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,10 +38,10 @@ func chartFileName(i int, file string) string {
 // and publishes the directory in one rename.
 func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]any, error) {
 	var files []string
-	_, err := artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(out, func(tmp string) error {
+	_, err := artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(out, func(d *artifacts.Dir) error {
 		for i, m := range ms {
 			name := chartFileName(i, m.File)
-			if err := os.WriteFile(filepath.Join(tmp, name), RenderChartSVG(m), 0o644); err != nil {
+			if _, err := d.WriteFile(name, "chart", RenderChartSVG(m)); err != nil {
 				return fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "writing a chart failed", err).With("output", out)
 			}
 			m.Chart = filepath.Join(out, name)

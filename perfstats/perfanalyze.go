@@ -298,15 +298,19 @@ func nameFromFile(base string) (name, source string) {
 	return rest, ""
 }
 
+// csvFile is how one CSV of the input directory is read: the walk refused
+// symlinks and large files, and the read holds to that if the file changed.
+var csvFile = artifacts.Input{What: "CSV file", Code: CodeInvalidInput, Max: PerfMaxFileBytes, NoSymlink: true}
+
 func analyzeCSV(root, p string) (*FileAnalysis, error) {
 	rel, _ := filepath.Rel(root, p)
 	rel = filepath.ToSlash(rel)
 	bad := func(msg string) error {
 		return fault.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel)
 	}
-	data, err := os.ReadFile(p)
+	data, err := csvFile.Read(p)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading a CSV file failed", err).With("path", rel)
+		return nil, fault.From(err).With("path", rel)
 	}
 	fa := &FileAnalysis{Path: rel, SizeBytes: int64(len(data)), Columns: []*ColumnStats{}}
 	switch {

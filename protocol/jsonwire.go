@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // SoloPi's JSON dialect (docs/device-protocol.md#json-on-the-wire). The
@@ -138,7 +140,7 @@ func (w *jsonWriter) value(v any) {
 	case json.Number:
 		buf.WriteString(x.String())
 	case json.RawMessage:
-		g, err := decodeJSONNumbers(x)
+		g, err := canonjson.Decode(x) // numbers verbatim: 35 stays 35
 		if err != nil {
 			w.unsupported(v, err)
 			return
@@ -244,18 +246,6 @@ func isJSONNull(v any) bool {
 		return x == nil || string(bytes.TrimSpace(x)) == "null"
 	}
 	return false
-}
-
-// decodeJSONNumbers decodes an embedded document keeping numbers verbatim,
-// so re-encoding does not turn 35 into 35.0 or lose precision on long ids.
-func decodeJSONNumbers(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 // WriteJSONString escapes like fastjson 1.2's SerializeWriter with the

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 func TestEncodeJSONObjects(t *testing.T) {
@@ -58,7 +60,7 @@ func FuzzEncodeJSON(f *testing.F) {
 	f.Add([]byte(`"\u007f\u009f\/"`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		in, err := decodeJSONNumbers(doc)
+		in, err := canonjson.Decode(doc)
 		if err != nil {
 			return
 		}
@@ -66,7 +68,7 @@ func FuzzEncodeJSON(f *testing.F) {
 		if err != nil || !json.Valid(out) {
 			t.Fatalf("%q: %s %v", doc, out, err)
 		}
-		back, err := decodeJSONNumbers(out)
+		back, err := canonjson.Decode(out)
 		if err != nil || !reflect.DeepEqual(back, in) {
 			t.Fatalf("%q: %s decodes to %v, want %v", doc, out, back, in)
 		}
@@ -81,7 +83,7 @@ func FuzzEncodeJSON(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d, err := decodeJSONNumbers(dropped); err != nil || hasNullMember(d) {
+		if d, err := canonjson.Decode(dropped); err != nil || hasNullMember(d) {
 			t.Fatalf("nulls kept: %s %v", dropped, err)
 		}
 	})

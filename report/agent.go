@@ -79,29 +79,29 @@ func agentPage(e *evidence, name string) (*page, error) {
 	}
 	v := agentTimeline(e, t, "")
 	v.Trajectory = name
-	outcome := str(t, "outcome")
-	model := object(t, "model")
-	metrics := object(t, "metrics")
-	dur, _ := float(t, "duration_seconds")
-	p := &page{Kind: KindAgent, Agent: v, Title: "Agent run " + str(t, "run_id"),
-		Banner: banner{Verdict: firstNonEmpty(outcome, "unknown"), Headline: str(t, "task"), Detail: str(t, "final_message")},
+	outcome := t.Display("outcome")
+	model := t.Object("model")
+	metrics := t.Object("metrics")
+	dur, _ := t.Number("duration_seconds")
+	p := &page{Kind: KindAgent, Agent: v, Title: "Agent run " + t.Display("run_id"),
+		Banner: banner{Verdict: firstNonEmpty(outcome, "unknown"), Headline: t.Display("task"), Detail: t.Display("final_message")},
 		Facts: []fact{
-			{Label: "runId", Value: str(t, "run_id"), Mono: true},
-			{Label: "device mode", Value: str(t, "device_mode")},
-			{Label: "model", Value: strings.TrimSpace(str(model, "model") + " " + str(model, "endpoint"))},
-			{Label: "started", Value: str(t, "started_at")},
+			{Label: "runId", Value: t.Display("run_id"), Mono: true},
+			{Label: "device mode", Value: t.Display("device_mode")},
+			{Label: "model", Value: strings.TrimSpace(model.Display("model") + " " + model.Display("endpoint"))},
+			{Label: "started", Value: t.Display("started_at")},
 			{Label: "duration", Value: formatNumber(dur) + " s"},
-			{Label: "steps", Value: str(object(t, "counters"), "steps")},
-			{Label: "tokens", Value: str(metrics, "prompt_tokens") + " in / " + str(metrics, "completion_tokens") + " out"},
+			{Label: "steps", Value: t.Object("counters").Display("steps")},
+			{Label: "tokens", Value: metrics.Display("prompt_tokens") + " in / " + metrics.Display("completion_tokens") + " out"},
 			{Label: "cost", Value: costText(metrics)},
-			{Label: "coordinates", Value: profileText(object(t, "coordinate_profile"))},
-			{Label: "error", Value: str(t, "error_code")},
+			{Label: "coordinates", Value: profileText(t.Object("coordinate_profile"))},
+			{Label: "error", Value: t.Display("error_code")},
 		}}
 	return p, nil
 }
 
 func costText(m obj) string {
-	c, ok := float(m, "cost_usd")
+	c, ok := m.Number("cost_usd")
 	if !ok {
 		return ""
 	}
@@ -112,13 +112,13 @@ func profileText(p obj) string {
 	if p == nil {
 		return ""
 	}
-	return strings.TrimSpace(str(p, "space") + " (" + str(p, "source") + ")")
+	return strings.TrimSpace(p.Display("space") + " (" + p.Display("source") + ")")
 }
 
 // agentTimeline turns a trajectory into steps. prefix is the directory of
 // the trajectory relative to the report (for a verification segment).
 func agentTimeline(e *evidence, t obj, prefix string) *agentView {
-	v := &agentView{Task: str(t, "task")}
+	v := &agentView{Task: t.Display("task")}
 	byStep := map[int]*agentStep{}
 	var order []int
 	stepOf := func(n int) *agentStep {
@@ -135,11 +135,11 @@ func agentTimeline(e *evidence, t obj, prefix string) *agentView {
 		cost    float64
 	}
 	spent := map[int]*usage{}
-	for _, ev := range objects(t, "events") {
-		n64, _ := integer(ev, "step")
+	for _, ev := range t.Objects("events") {
+		n64, _ := ev.Integer("step")
 		n := int(n64)
-		pl := object(ev, "payload")
-		typ := str(ev, "type")
+		pl := ev.Object("payload")
+		typ := ev.Display("type")
 		if n == 0 {
 			if l, ok := agentEventLine(typ, ev, pl); ok {
 				v.Overall = append(v.Overall, l)
@@ -150,14 +150,14 @@ func agentTimeline(e *evidence, t obj, prefix string) *agentView {
 		switch typ {
 		case "observation":
 			if s.Screen == nil {
-				s.Screen = v.screen(e, prefix, str(pl, "screenshot_sha256"), pl, "step "+fmt.Sprint(n))
+				s.Screen = v.screen(e, prefix, pl.Display("screenshot_sha256"), pl, "step "+fmt.Sprint(n))
 			}
 		case "action":
-			act := object(pl, "action")
-			s.Action, s.Call = str(act, "action"), str(pl, "call")
-			s.Reason, s.ScreenDesc = str(act, "reason"), str(act, "screen_description")
+			act := pl.Object("action")
+			s.Action, s.Call = act.Display("action"), pl.Display("call")
+			s.Reason, s.ScreenDesc = act.Display("reason"), act.Display("screen_description")
 			if s.Screen != nil {
-				s.Screen.Overlay = actionOverlay(s.Action, object(pl, "fields"), str(act, "text"), s.Screen.W, s.Screen.H)
+				s.Screen.Overlay = actionOverlay(s.Action, pl.Object("fields"), act.Display("text"), s.Screen.W, s.Screen.H)
 			}
 		case "metrics":
 			u := spent[n]
@@ -165,14 +165,14 @@ func agentTimeline(e *evidence, t obj, prefix string) *agentView {
 				u = &usage{}
 				spent[n] = u
 			}
-			in, _ := integer(pl, "prompt_tokens")
-			out, _ := integer(pl, "completion_tokens")
-			c, _ := float(pl, "cost_usd")
+			in, _ := pl.Integer("prompt_tokens")
+			out, _ := pl.Integer("completion_tokens")
+			c, _ := pl.Number("cost_usd")
 			u.in, u.out, u.cost = u.in+in, u.out+out, u.cost+c
 		case "task_verification":
-			if sha := str(pl, "screenshot_sha256"); sha != "" {
+			if sha := pl.Display("screenshot_sha256"); sha != "" {
 				v.Final = v.screen(e, prefix, sha, nil, "screenshot of the completion review")
-				v.FinalNote = str(pl, "message")
+				v.FinalNote = pl.Display("message")
 			}
 		}
 		if l, ok := agentEventLine(typ, ev, pl); ok {
@@ -211,60 +211,60 @@ func (v *agentView) screen(e *evidence, prefix, sha string, pl obj, caption stri
 		v.Missing++
 		return nil
 	}
-	w, _ := integer(pl, "display_width")
-	h, _ := integer(pl, "display_height")
+	w, _ := pl.Integer("display_width")
+	h, _ := pl.Integer("display_height")
 	return &image{Src: href(rel), Caption: caption, W: int(w), H: int(h)}
 }
 
 // agentEventLine says what one event meant; phase changes, requests and
 // raw responses stay in the trajectory file.
 func agentEventLine(typ string, ev, pl obj) (agentLine, bool) {
-	msg := str(ev, "message")
+	msg := ev.Display("message")
 	switch typ {
 	case "start":
-		risk := object(pl, "task_risk")
+		risk := pl.Object("task_risk")
 		return agentLine{Kind: "start", Text: strings.Join(append([]string{msg}, keyValues(risk)...), " · ")}, true
 	case "coordinate_calibration":
-		return agentLine{Kind: "calibration", Verdict: str(pl, "source"), Text: msg}, true
+		return agentLine{Kind: "calibration", Verdict: pl.Display("source"), Text: msg}, true
 	case "precondition":
-		return agentLine{Kind: "precondition", Verdict: str(pl, "verdict"), Text: msg}, true
+		return agentLine{Kind: "precondition", Verdict: pl.Display("verdict"), Text: msg}, true
 	case "risk_review":
-		return agentLine{Kind: "risk review", Verdict: str(pl, "verdict"), Text: firstNonEmpty(str(pl, "message"), msg)}, true
+		return agentLine{Kind: "risk review", Verdict: pl.Display("verdict"), Text: firstNonEmpty(pl.Display("message"), msg)}, true
 	case "confirmation":
 		verdict := "declined"
-		if ok, _ := boolean(pl, "approved"); ok {
+		if ok, _ := pl.Flag("approved"); ok {
 			verdict = "approved"
 		}
-		if done, ok := boolean(pl, "completed"); ok {
+		if done, ok := pl.Flag("completed"); ok {
 			verdict = map[bool]string{true: "completed", false: "declined"}[done]
 		}
-		if in, _ := boolean(pl, "interactive"); !in {
+		if in, _ := pl.Flag("interactive"); !in {
 			verdict = "blocked"
 		}
-		return agentLine{Kind: "confirmation", Verdict: verdict, Text: strings.TrimSpace(msg + " " + str(pl, "message"))}, true
+		return agentLine{Kind: "confirmation", Verdict: verdict, Text: strings.TrimSpace(msg + " " + pl.Display("message"))}, true
 	case "execution":
 		verdict := "dispatched"
-		if ok, _ := boolean(pl, "command_dispatched"); !ok {
+		if ok, _ := pl.Flag("command_dispatched"); !ok {
 			verdict = "not dispatched"
 		}
-		if ok, _ := boolean(pl, "command_success"); !ok {
+		if ok, _ := pl.Flag("command_success"); !ok {
 			verdict = "failed"
 		}
-		return agentLine{Kind: "execution", Verdict: verdict, Text: strings.TrimSpace(msg + " " + compact(object(pl, "device")) + " " + str(pl, "error"))}, true
+		return agentLine{Kind: "execution", Verdict: verdict, Text: strings.TrimSpace(msg + " " + compact(pl.Object("device")) + " " + pl.Display("error"))}, true
 	case "verification":
-		return agentLine{Kind: "verification", Verdict: str(pl, "status"), Text: "screen " + str(pl, "observable_effect") + " " + str(pl, "warning")}, true
+		return agentLine{Kind: "verification", Verdict: pl.Display("status"), Text: "screen " + pl.Display("observable_effect") + " " + pl.Display("warning")}, true
 	case "task_verification":
-		return agentLine{Kind: "completion review", Verdict: str(pl, "status"), Text: str(pl, "message")}, true
+		return agentLine{Kind: "completion review", Verdict: pl.Display("status"), Text: pl.Display("message")}, true
 	case "recovery":
-		return agentLine{Kind: "recovery", Verdict: str(pl, "outcome"), Text: strings.TrimSpace(msg + " " + str(pl, "message") + " " + str(pl, "error"))}, true
+		return agentLine{Kind: "recovery", Verdict: pl.Display("outcome"), Text: strings.TrimSpace(msg + " " + pl.Display("message") + " " + pl.Display("error"))}, true
 	case "protocol_retry", "protocol_rejection":
-		return agentLine{Kind: strings.ReplaceAll(typ, "_", " "), Verdict: "failed", Text: str(pl, "code") + ": " + str(pl, "message")}, true
+		return agentLine{Kind: strings.ReplaceAll(typ, "_", " "), Verdict: "failed", Text: pl.Display("code") + ": " + pl.Display("message")}, true
 	case "note":
-		return agentLine{Kind: "note", Text: str(pl, "message")}, true
+		return agentLine{Kind: "note", Text: pl.Display("message")}, true
 	case "error":
 		return agentLine{Kind: "error", Verdict: "error", Text: msg}, true
 	case "finish":
-		return agentLine{Kind: "finish", Verdict: str(pl, "outcome"), Text: str(pl, "message")}, true
+		return agentLine{Kind: "finish", Verdict: pl.Display("outcome"), Text: pl.Display("message")}, true
 	}
 	return agentLine{}, false
 }

@@ -79,12 +79,12 @@ func batchChildren(e *evidence) []batchChild {
 	var sum obj
 	if e.isFile(batchSummary) && e.readJSON(batchSummary, &sum) == nil {
 		var out []batchChild
-		for _, r := range objects(sum, "results") {
-			i64, _ := integer(r, "index")
+		for _, r := range sum.Objects("results") {
+			i64, _ := r.Integer("index")
 			i := int(i64)
-			c := batchChild{index: i, name: str(r, "caseName"), entry: r, dir: dirs[i]}
-			if d := object(object(r, "run"), "artifacts"); d != nil {
-				if rel, ok := e.local(str(d, "dir") + "/" + runResultFile); ok {
+			c := batchChild{index: i, name: r.Display("caseName"), entry: r, dir: dirs[i]}
+			if d := r.Object("run").Object("artifacts"); d != nil {
+				if rel, ok := e.local(d.Display("dir") + "/" + runResultFile); ok {
 					c.dir = rel[:len(rel)-len("/"+runResultFile)]
 				}
 			}
@@ -92,9 +92,9 @@ func batchChildren(e *evidence) []batchChild {
 		}
 		// Runs an early stop never reached are listed under skipped[]
 		// (solopi-ai's results[] holds only the runs that executed).
-		for _, r := range objects(sum, "skipped") {
-			i64, _ := integer(r, "index")
-			out = append(out, batchChild{index: int(i64), name: str(r, "caseName"), entry: obj{"state": "not_reached"}})
+		for _, r := range sum.Objects("skipped") {
+			i64, _ := r.Integer("index")
+			out = append(out, batchChild{index: int(i64), name: r.Display("caseName"), entry: obj{"state": "not_reached"}})
 		}
 		if len(out) > 0 {
 			return out
@@ -118,25 +118,25 @@ func batchPage(e *evidence) (*page, error) {
 	for _, c := range batchChildren(e) {
 		row := batchRow{Index: c.index, CaseName: c.name, Dir: c.dir}
 		if c.entry != nil {
-			row.State, row.RunID, row.ErrorCode = str(c.entry, "state"), str(c.entry, "runId"), str(c.entry, "errorCode")
-			row.ExitCode = str(c.entry, "exitCode")
-			run := object(c.entry, "run")
-			row.Error = str(run, "error")
-			row.DurationMs, _ = integer(run, "durationMs")
+			row.State, row.RunID, row.ErrorCode = c.entry.Display("state"), c.entry.Display("runId"), c.entry.Display("errorCode")
+			row.ExitCode = c.entry.Display("exitCode")
+			run := c.entry.Object("run")
+			row.Error = run.Display("error")
+			row.DurationMs, _ = run.Integer("durationMs")
 		}
 		if c.dir != "" {
 			sub, err := e.sub(c.dir)
 			if err == nil {
 				var st obj
 				if sub.readJSON(runResultFile, &st) == nil {
-					row.State = firstNonEmpty(row.State, str(st, "state"))
-					row.RunID = firstNonEmpty(row.RunID, str(st, "runId"))
+					row.State = firstNonEmpty(row.State, st.Display("state"))
+					row.RunID = firstNonEmpty(row.RunID, st.Display("runId"))
 					if row.DurationMs == 0 {
-						row.DurationMs, _ = integer(st, "durationMs")
+						row.DurationMs, _ = st.Integer("durationMs")
 					}
-					for _, r := range objects(st, "results") {
-						if msg := str(r, "exceptionMessage"); msg != "" {
-							row.FailingStep = firstNonEmpty(str(r, "exceptionStepId"), str(r, "exceptionStep"))
+					for _, r := range st.Objects("results") {
+						if msg := r.Display("exceptionMessage"); msg != "" {
+							row.FailingStep = firstNonEmpty(r.Display("exceptionStepId"), r.Display("exceptionStep"))
 							row.FailingMessage = msg
 							break
 						}
@@ -166,15 +166,15 @@ func batchPage(e *evidence) (*page, error) {
 	v.Requested, v.Completed = len(v.Rows), len(v.Rows)-v.NotReached
 	verdict := "passed"
 	if sum != nil {
-		if n, ok := integer(sum, "requestedRuns"); ok {
+		if n, ok := sum.Integer("requestedRuns"); ok {
 			v.Requested = int(n)
 		}
-		if n, ok := integer(sum, "completedRuns"); ok {
+		if n, ok := sum.Integer("completedRuns"); ok {
 			v.Completed = int(n)
 		}
-		v.StoppedEarly, _ = boolean(sum, "stoppedEarly")
-		v.ContinueOnFail, _ = boolean(sum, "continueOnFailure")
-		if ok, _ := boolean(sum, "success"); !ok {
+		v.StoppedEarly, _ = sum.Flag("stoppedEarly")
+		v.ContinueOnFail, _ = sum.Flag("continueOnFailure")
+		if ok, _ := sum.Flag("success"); !ok {
 			verdict = "failed"
 		}
 	} else {
@@ -186,11 +186,11 @@ func batchPage(e *evidence) (*page, error) {
 	if len(v.Rows) == 0 {
 		verdict = "not_tested"
 	}
-	dur, _ := integer(sum, "durationMs")
-	p := &page{Kind: KindBatch, Batch: v, Title: "Batch " + str(sum, "batchId"),
+	dur, _ := sum.Integer("durationMs")
+	p := &page{Kind: KindBatch, Batch: v, Title: "Batch " + sum.Display("batchId"),
 		Banner: banner{Verdict: verdict, Headline: fmt.Sprintf("%d passed, %d failed, %d not reached of %d", v.Passed, v.Failed, v.NotReached, v.Requested),
-			Detail: str(sum, "error")},
-		Facts: []fact{{Label: "batchId", Value: str(sum, "batchId"), Mono: true}, {Label: "duration", Value: humanMillis(dur)},
+			Detail: sum.Display("error")},
+		Facts: []fact{{Label: "batchId", Value: sum.Display("batchId"), Mono: true}, {Label: "duration", Value: humanMillis(dur)},
 			{Label: "completed runs", Value: fmt.Sprintf("%d of %d", v.Completed, v.Requested)}}}
 	if sum == nil {
 		p.Title = "Batch " + e.dir

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -134,9 +133,7 @@ func (e *evidence) readJSON(rel string, v any) error {
 	if cut {
 		return fmt.Errorf("%s: larger than %d bytes", rel, maxJSONBytes)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+	if err := canonjson.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
 	return nil

@@ -53,11 +53,11 @@ func logcatExcerpt(e *evidence, status obj, failed *obj, m artifacts.Manifest, d
 	x := &logExcerpt{Name: runLogcat, Href: runLogcat}
 	anchorMs, what := int64(0), "the end of the run"
 	if failed != nil {
-		anchorMs, _ = integer(*failed, "endTime")
+		anchorMs, _ = (*failed).Integer("endTime")
 		what = "the failure"
 	}
 	if anchorMs == 0 {
-		anchorMs, _ = integer(status, "finishedAt")
+		anchorMs, _ = status.Integer("finishedAt")
 	}
 	offset, known := deviceOffset(m, status, devLog)
 	if anchorMs == 0 || !known {
@@ -135,8 +135,8 @@ func deviceOffset(m artifacts.Manifest, status obj, devLog *textBlock) (time.Dur
 		return 0, false
 	}
 	var start int64
-	for _, r := range objects(status, "results") {
-		if s, ok := integer(r, "startTime"); ok {
+	for _, r := range status.Objects("results") {
+		if s, ok := r.Integer("startTime"); ok {
 			start = s
 			break
 		}

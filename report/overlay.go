@@ -1,6 +1,10 @@
 package report
 
-import "math"
+import (
+	"math"
+
+	"github.com/solopi-dev/solopi/canonjson"
+)
 
 // overlay is an action drawn over the screenshot it was planned on, in
 // the screenshot's own pixels (the SVG's viewBox is the image size, so it
@@ -43,7 +47,7 @@ func actionOverlay(name string, fields obj, text string, w, h int) *overlay {
 	short := float64(min(w, h))
 	o := &overlay{W: w, H: h, Stroke: math.Max(2, short/110), Font: math.Max(12, short/22)}
 	point := func(key string) ([2]float64, bool) {
-		return pair(object(fields, key)["device_coordinate"])
+		return pair(fields.Object(key)["device_coordinate"])
 	}
 	switch name {
 	case "Tap", "Double Tap", "Long Press":
@@ -96,4 +100,19 @@ func arrowHead(s, e [2]float64, size float64) string {
 	return formatNumber(e[0]) + "," + formatNumber(e[1]) + " " +
 		formatNumber(bx+px) + "," + formatNumber(by+py) + " " +
 		formatNumber(bx-px) + "," + formatNumber(by-py)
+}
+
+// pair reads a two-number array such as [x, y].
+func pair(v any) ([2]float64, bool) {
+	list, ok := v.([]any)
+	if !ok || len(list) != 2 {
+		return [2]float64{}, false
+	}
+	var out [2]float64
+	for i, e := range list {
+		if out[i], ok = canonjson.Number(e); !ok {
+			return out, false
+		}
+	}
+	return out, true
 }

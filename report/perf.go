@@ -20,7 +20,7 @@ const CodePerfAnalysisMissing = "perf_analysis_missing"
 func isPerf(e *evidence) bool {
 	if e.isFile(PerfAnalysisFile) {
 		var m obj
-		return e.readJSON(PerfAnalysisFile, &m) == nil && str(m, "analysisMode") != ""
+		return e.readJSON(PerfAnalysisFile, &m) == nil && m.Display("analysisMode") != ""
 	}
 	return len(PerfCSVs(e.dir)) > 0
 }
@@ -74,67 +74,67 @@ func perfPage(e *evidence) (*page, error) {
 	if err := e.readJSON(PerfAnalysisFile, &a); err != nil {
 		return nil, err
 	}
-	v := &perfView{Source: str(a, "sourceDirectory")}
-	for _, m := range objects(a, "metrics") {
-		pm := perfMetric{Name: str(m, "name"), Unit: str(m, "unit"), Source: str(m, "source"), File: str(m, "file")}
-		pm.Samples, _ = integer(m, "sampleCount")
+	v := &perfView{Source: a.Display("sourceDirectory")}
+	for _, m := range a.Objects("metrics") {
+		pm := perfMetric{Name: m.Display("name"), Unit: m.Display("unit"), Source: m.Display("source"), File: m.Display("file")}
+		pm.Samples, _ = m.Integer("sampleCount")
 		for _, f := range []struct {
 			dst *string
 			key string
 		}{{&pm.Min, "min"}, {&pm.Median, "median"}, {&pm.P90, "p90"}, {&pm.Max, "max"}, {&pm.Mean, "mean"}} {
-			if x, ok := float(m, f.key); ok {
+			if x, ok := m.Number(f.key); ok {
 				*f.dst = formatNumber(x)
 			}
 		}
-		if d, ok := integer(m, "durationMs"); ok {
+		if d, ok := m.Integer("durationMs"); ok {
 			pm.Duration = humanMillis(d)
 		}
-		if fps := object(m, "fps"); fps != nil {
-			if x, ok := float(fps, "belowShare"); ok {
+		if fps := m.Object("fps"); fps != nil {
+			if x, ok := fps.Number("belowShare"); ok {
 				pm.FPSBelow = formatNumber(x*100) + " %"
 			}
-			if x, ok := float(fps, "lowest"); ok {
+			if x, ok := fps.Number("lowest"); ok {
 				pm.FPSLowest = formatNumber(x)
 			}
-			if x, ok := float(fps, "threshold"); ok {
+			if x, ok := fps.Number("threshold"); ok {
 				pm.FPSThreshold = formatNumber(x)
 			}
 		}
-		if rel, ok := chartOf(e, str(m, "chart")); ok {
+		if rel, ok := chartOf(e, m.Display("chart")); ok {
 			pm.Chart = href(rel)
 			v.Charts = append(v.Charts, image{Src: href(rel), Caption: strings.TrimSpace(pm.Name + " (" + pm.Unit + ")")})
 		}
 		v.Metrics = append(v.Metrics, pm)
 	}
-	jank := object(a, "jank")
+	jank := a.Object("jank")
 	for _, k := range []struct{ key, label string }{{"fpsBelow30Share", "share of FPS samples below 30"}, {"lowestFps", "lowest FPS"},
 		{"longestDelayMs", "longest frame delay (ms)"}, {"jankCount", "jank count"}, {"jankShareMean", "mean jank share"}} {
-		if x, ok := float(jank, k.key); ok {
+		if x, ok := jank.Number(k.key); ok {
 			v.Jank = append(v.Jank, fact{Label: k.label, Value: formatNumber(x)})
 		}
 	}
-	for _, f := range objects(a, "files") {
-		pf := perfFile{Path: str(f, "path"), Encoding: str(f, "encoding")}
-		pf.Size, _ = integer(f, "sizeBytes")
-		pf.Rows, _ = integer(f, "rowCount")
-		pf.Columns, _ = integer(f, "columnCount")
+	for _, f := range a.Objects("files") {
+		pf := perfFile{Path: f.Display("path"), Encoding: f.Display("encoding")}
+		pf.Size, _ = f.Integer("sizeBytes")
+		pf.Rows, _ = f.Integer("rowCount")
+		pf.Columns, _ = f.Integer("columnCount")
 		if rel, ok := e.local(pf.Path); ok {
 			pf.Href = href(rel)
 		}
 		v.Files = append(v.Files, pf)
 	}
-	assess := object(a, "assessment")
+	assess := a.Object("assessment")
 	verdict := "descriptive"
-	if ok, _ := boolean(assess, "performed"); ok {
-		verdict = str(assess, "verdict")
+	if ok, _ := assess.Flag("performed"); ok {
+		verdict = assess.Display("verdict")
 	}
-	sum := object(a, "summary")
-	files, _ := integer(sum, "fileCount")
+	sum := a.Object("summary")
+	files, _ := sum.Integer("fileCount")
 	return &page{Kind: KindPerf, Perf: v, Title: "Performance " + path.Base(firstNonEmpty(v.Source, e.dir)),
 		Banner: banner{Verdict: firstNonEmpty(verdict, "descriptive"), Headline: fmt.Sprintf("%d metrics from %d files", len(v.Metrics), files),
-			Detail: str(assess, "reason")},
-		Facts: []fact{{Label: "source", Value: v.Source, Mono: true}, {Label: "mode", Value: str(a, "analysisMode")},
-			{Label: "percentiles", Value: str(a, "percentileMethod")}}}, nil
+			Detail: assess.Display("reason")},
+		Facts: []fact{{Label: "source", Value: v.Source, Mono: true}, {Label: "mode", Value: a.Display("analysisMode")},
+			{Label: "percentiles", Value: a.Display("percentileMethod")}}}, nil
 }
 
 // chartOf finds a chart perf-analyze named (an absolute path when it

@@ -73,8 +73,8 @@ func runPage(e *evidence) (*page, error) {
 		return nil, err
 	}
 	p := &page{Kind: KindRun, Run: v}
-	name := str(status, "caseName")
-	p.Title = "Run " + firstNonEmpty(name, str(status, "runId"))
+	name := status.Display("caseName")
+	p.Title = "Run " + firstNonEmpty(name, status.Display("runId"))
 	p.Banner = banner{Verdict: firstNonEmpty(v.State, "unknown"), Headline: name}
 	if f := firstFailure(v.Results); f != nil {
 		p.Banner.Detail = f.Message
@@ -84,11 +84,11 @@ func runPage(e *evidence) (*page, error) {
 	} else if v.Error != "" {
 		p.Banner.Detail = v.Error
 	}
-	dur, _ := integer(status, "durationMs")
+	dur, _ := status.Integer("durationMs")
 	p.Facts = []fact{
 		{Label: "case", Value: name},
-		{Label: "runId", Value: str(status, "runId"), Mono: true},
-		{Label: "requestId", Value: str(status, "requestId"), Mono: true},
+		{Label: "runId", Value: status.Display("runId"), Mono: true},
+		{Label: "requestId", Value: status.Display("requestId"), Mono: true},
 		{Label: "started", Value: epochOf(status, "startedAt")},
 		{Label: "finished", Value: epochOf(status, "finishedAt")},
 		{Label: "duration", Value: humanMillis(dur)},
@@ -104,7 +104,7 @@ func runPage(e *evidence) (*page, error) {
 }
 
 func epochOf(m obj, key string) string {
-	ms, _ := integer(m, key)
+	ms, _ := m.Integer(key)
 	return epochText(ms)
 }
 
@@ -126,17 +126,17 @@ func readRun(e *evidence, caseJSON []byte) (*runView, obj, error) {
 	if err := e.readJSON(runResultFile, &status); err != nil {
 		return nil, nil, err
 	}
-	v := &runView{State: str(status, "state"), Error: str(status, "error")}
+	v := &runView{State: status.Display("state"), Error: status.Display("error")}
 	shotNames := map[string]string{} // device path -> screenshotFiles key
 	var failed *obj
-	for _, r := range objects(status, "results") {
-		rr := runResult{CaseName: str(r, "caseName"), Status: str(r, "status"), Message: str(r, "exceptionMessage"),
-			StepID: str(r, "exceptionStepId"), Step: str(r, "exceptionStep"),
-			Target:   strings.TrimSpace(str(r, "targetApp") + " " + str(r, "targetAppPackage") + " " + str(r, "targetAppVersion")),
-			Platform: strings.TrimSpace(str(r, "platform") + " " + str(r, "platformVersion")),
+	for _, r := range status.Objects("results") {
+		rr := runResult{CaseName: r.Display("caseName"), Status: r.Display("status"), Message: r.Display("exceptionMessage"),
+			StepID: r.Display("exceptionStepId"), Step: r.Display("exceptionStep"),
+			Target:   strings.TrimSpace(r.Display("targetApp") + " " + r.Display("targetAppPackage") + " " + r.Display("targetAppVersion")),
+			Platform: strings.TrimSpace(r.Display("platform") + " " + r.Display("platformVersion")),
 			Start:    epochOf(r, "startTime"), End: epochOf(r, "endTime")}
-		if s, ok := integer(r, "startTime"); ok {
-			if end, ok := integer(r, "endTime"); ok && end >= s {
+		if s, ok := r.Integer("startTime"); ok {
+			if end, ok := r.Integer("endTime"); ok && end >= s {
 				rr.DurationMs = end - s
 			}
 		}
@@ -145,7 +145,7 @@ func readRun(e *evidence, caseJSON []byte) (*runView, obj, error) {
 			r := r
 			failed = &r
 		}
-		for k, p := range object(r, "screenshotFiles") {
+		for k, p := range r.Object("screenshotFiles") {
 			if s, ok := p.(string); ok {
 				shotNames[s] = k
 			}
@@ -183,8 +183,8 @@ func runSteps(e *evidence, caseJSON []byte, state string, failed *obj) ([]runSte
 	failIdx, hasIdx := int64(-1), false
 	failID, msg := "", ""
 	if failed != nil {
-		failIdx, hasIdx = integer(*failed, "exceptionStep")
-		failID, msg = str(*failed, "exceptionStepId"), str(*failed, "exceptionMessage")
+		failIdx, hasIdx = (*failed).Integer("exceptionStep")
+		failID, msg = (*failed).Display("exceptionStepId"), (*failed).Display("exceptionMessage")
 	}
 	if caseJSON == nil && e.isFile(runCaseFile) {
 		b, _, err := e.read(runCaseFile, maxJSONBytes)

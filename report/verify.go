@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"path"
 	"strings"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Files of a verification run directory (`verify-run --artifacts`),
@@ -85,61 +87,61 @@ func verifyPage(e *evidence) (*page, error) {
 			return nil, err
 		}
 	}
-	intent := object(plan, "intent")
-	req := object(intent, "requirement")
-	tree := object(plan, "goalTree")
-	v := &verifyView{Title: firstNonEmpty(str(tree, "title"), str(req, "title")), Requirement: firstNonEmpty(str(rep, "requirementId"), str(req, "id"), str(tree, "id")),
+	intent := plan.Object("intent")
+	req := intent.Object("requirement")
+	tree := plan.Object("goalTree")
+	v := &verifyView{Title: firstNonEmpty(tree.Display("title"), req.Display("title")), Requirement: firstNonEmpty(rep.Display("requirementId"), req.Display("id"), tree.Display("id")),
 		Partial: rep == nil}
 	evidence := map[string]obj{}
-	for _, ev := range objects(rep, "evidence") {
-		evidence[str(ev, "id")] = ev
+	for _, ev := range rep.Objects("evidence") {
+		evidence[ev.Display("id")] = ev
 	}
 	timing := segmentTimes(e)
 	results := map[string]obj{}
-	for _, s := range objects(rep, "scenarios") {
-		results[str(s, "scenarioId")] = s
+	for _, s := range rep.Objects("scenarios") {
+		results[s.Display("scenarioId")] = s
 	}
 	planned := map[string]obj{}
-	for _, s := range objects(intent, "scenarios") {
-		planned[str(s, "id")] = s
+	for _, s := range intent.Objects("scenarios") {
+		planned[s.Display("id")] = s
 	}
 	// Scenarios in execution order, as the plan lists them.
-	order := texts(intent, "executionOrder")
+	order := intent.Texts("executionOrder")
 	if len(order) == 0 {
-		for _, s := range objects(intent, "scenarios") {
-			order = append(order, str(s, "id"))
+		for _, s := range intent.Objects("scenarios") {
+			order = append(order, s.Display("id"))
 		}
 	}
 	cpStatus := map[string]obj{} // scenario/checkpoint -> result
 	for _, id := range order {
 		sv := scenarioOf(e, id, planned[id], results[id], evidence, timing)
-		for _, cp := range objects(results[id], "checkpoints") {
-			cpStatus[id+"/"+str(cp, "checkpointId")] = cp
+		for _, cp := range results[id].Objects("checkpoints") {
+			cpStatus[id+"/"+cp.Display("checkpointId")] = cp
 		}
 		v.Scenarios = append(v.Scenarios, sv)
 	}
 	acStatus := map[string]string{}
-	for _, ac := range objects(rep, "acceptanceCriteria") {
-		acStatus[str(ac, "acceptanceCriterionId")] = str(ac, "status")
+	for _, ac := range rep.Objects("acceptanceCriteria") {
+		acStatus[ac.Display("acceptanceCriterionId")] = ac.Display("status")
 	}
 	scStatus := map[string]string{}
 	for _, s := range v.Scenarios {
 		scStatus[s.ID] = s.Status
 	}
-	for _, ac := range objects(tree, "children") {
-		an := acNode{ID: str(ac, "id"), Text: str(ac, "text"), Status: firstNonEmpty(acStatus[str(ac, "id")], "not_run")}
-		for _, sc := range objects(ac, "children") {
-			sid := str(sc, "id")
-			sn := scNode{ID: sid, Title: str(planned[sid], "title"), Status: firstNonEmpty(scStatus[sid], "not_run")}
-			for _, cp := range objects(sc, "children") {
-				r := cpStatus[sid+"/"+str(cp, "id")]
-				sn.Checkpoints = append(sn.Checkpoints, cpNode{ID: str(cp, "id"), Status: firstNonEmpty(str(r, "status"), "not_run"), Reason: str(r, "reason")})
+	for _, ac := range tree.Objects("children") {
+		an := acNode{ID: ac.Display("id"), Text: ac.Display("text"), Status: firstNonEmpty(acStatus[ac.Display("id")], "not_run")}
+		for _, sc := range ac.Objects("children") {
+			sid := sc.Display("id")
+			sn := scNode{ID: sid, Title: planned[sid].Display("title"), Status: firstNonEmpty(scStatus[sid], "not_run")}
+			for _, cp := range sc.Objects("children") {
+				r := cpStatus[sid+"/"+cp.Display("id")]
+				sn.Checkpoints = append(sn.Checkpoints, cpNode{ID: cp.Display("id"), Status: firstNonEmpty(r.Display("status"), "not_run"), Reason: r.Display("reason")})
 			}
 			an.Scenarios = append(an.Scenarios, sn)
 		}
 		v.Tree = append(v.Tree, an)
 	}
-	status := firstNonEmpty(str(rep, "status"), "partial")
+	status := firstNonEmpty(rep.Display("status"), "partial")
 	detail := ""
 	for _, s := range v.Scenarios {
 		if s.Status == status && s.Failure != "" {
@@ -150,13 +152,13 @@ func verifyPage(e *evidence) (*page, error) {
 	if v.Partial {
 		detail = "No report.json: the run was interrupted; what the events recorded is shown."
 	}
-	started, _ := integer(rep, "startedAt")
-	finished, _ := integer(rep, "finishedAt")
+	started, _ := rep.Integer("startedAt")
+	finished, _ := rep.Integer("finishedAt")
 	p := &page{Kind: KindVerify, Verify: v, Title: "Verification " + v.Requirement,
 		Banner: banner{Verdict: status, Headline: strings.TrimSpace(v.Requirement + " " + v.Title), Detail: detail},
-		Facts: []fact{{Label: "reportId", Value: str(rep, "reportId"), Mono: true},
-			{Label: "planFingerprint", Value: str(rep, "planFingerprint"), Mono: true},
-			{Label: "outcomeFingerprint", Value: str(rep, "outcomeFingerprint"), Mono: true},
+		Facts: []fact{{Label: "reportId", Value: rep.Display("reportId"), Mono: true},
+			{Label: "planFingerprint", Value: rep.Display("planFingerprint"), Mono: true},
+			{Label: "outcomeFingerprint", Value: rep.Display("outcomeFingerprint"), Mono: true},
 			{Label: "started", Value: epochText(started)}, {Label: "finished", Value: epochText(finished)}}}
 	if finished >= started && started > 0 {
 		p.Facts = append(p.Facts, fact{Label: "duration", Value: humanMillis(finished - started)})
@@ -165,18 +167,18 @@ func verifyPage(e *evidence) (*page, error) {
 }
 
 func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, timing map[string]string) scenarioView {
-	sv := scenarioView{ID: id, Title: str(plan, "title"), Route: firstNonEmpty(str(res, "route"), str(plan, "route")),
-		Status: firstNonEmpty(str(res, "status"), "not_run"), DependsOn: texts(plan, "dependsOn"),
-		Preconditions: str(object(res, "preconditions"), "status"), Cleanup: str(object(res, "cleanup"), "status")}
-	if f := object(res, "failure"); f != nil {
+	sv := scenarioView{ID: id, Title: plan.Display("title"), Route: firstNonEmpty(res.Display("route"), plan.Display("route")),
+		Status: firstNonEmpty(res.Display("status"), "not_run"), DependsOn: plan.Texts("dependsOn"),
+		Preconditions: res.Object("preconditions").Display("status"), Cleanup: res.Object("cleanup").Display("status")}
+	if f := res.Object("failure"); f != nil {
 		sv.Failure = strings.Join(keyValues(f), " · ")
 	}
 	planCP := map[string]obj{}
-	for _, cp := range objects(plan, "checkpoints") {
-		planCP[str(cp, "id")] = cp
+	for _, cp := range plan.Objects("checkpoints") {
+		planCP[cp.Display("id")] = cp
 	}
 	failures := map[string]string{} // segmentId -> replay failure message
-	for _, seg := range objects(res, "segments") {
+	for _, seg := range res.Objects("segments") {
 		sg := segmentOf(e, seg, evidence, timing)
 		if sg.Replay != nil {
 			if f := firstFailure(sg.Replay.Results); f != nil {
@@ -185,20 +187,20 @@ func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, 
 		}
 		sv.Segments = append(sv.Segments, sg)
 	}
-	cps := objects(res, "checkpoints")
+	cps := res.Objects("checkpoints")
 	if res == nil {
-		cps = objects(plan, "checkpoints")
+		cps = plan.Objects("checkpoints")
 	}
 	for _, cp := range cps {
-		cid := firstNonEmpty(str(cp, "checkpointId"), str(cp, "id"))
+		cid := firstNonEmpty(cp.Display("checkpointId"), cp.Display("id"))
 		pc := planCP[cid]
-		oracle := object(cp, "oracle")
+		oracle := cp.Object("oracle")
 		if oracle == nil {
-			oracle = object(pc, "oracle")
+			oracle = pc.Object("oracle")
 		}
-		cv := checkpointView{ID: cid, Status: firstNonEmpty(str(cp, "status"), "not_run"), Reason: str(cp, "reason"),
-			ACs: strings.Join(texts(cp, "acceptanceCriteria"), ", "), SegmentID: str(pc, "segmentId"), AfterStep: str(pc, "afterStep"),
-			Oracle: oracleText(oracle), Expected: str(oracle, "operator") + " " + quoteText(str(oracle, "expected")), Actual: str(cp, "actual")}
+		cv := checkpointView{ID: cid, Status: firstNonEmpty(cp.Display("status"), "not_run"), Reason: cp.Display("reason"),
+			ACs: strings.Join(cp.Texts("acceptanceCriteria"), ", "), SegmentID: pc.Display("segmentId"), AfterStep: pc.Display("afterStep"),
+			Oracle: oracleText(oracle), Expected: oracle.Display("operator") + " " + quoteText(oracle.Display("expected")), Actual: cp.Display("actual")}
 		if _, ok := cp["actual"]; ok && cv.Actual == "" {
 			cv.Actual = `""`
 		} else if cv.Actual != "" {
@@ -207,7 +209,7 @@ func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, 
 		if cv.Actual == "" && cv.Status == "failed" && failures[cv.SegmentID] != "" {
 			cv.Actual = "replay: " + failures[cv.SegmentID]
 		}
-		for _, ref := range texts(cp, "evidenceRefs") {
+		for _, ref := range cp.Texts("evidenceRefs") {
 			cv.Evidence = append(cv.Evidence, evidenceOf(e, ref, evidence[ref]))
 		}
 		sv.Checkpoints = append(sv.Checkpoints, cv)
@@ -219,8 +221,8 @@ func oracleText(o obj) string {
 	if o == nil {
 		return ""
 	}
-	sel := object(o, "selector")
-	return strings.TrimSpace(str(o, "type") + " " + strings.Join(keyValues(sel), ", ") + " → " + firstNonEmpty(str(o, "field"), "text"))
+	sel := o.Object("selector")
+	return strings.TrimSpace(o.Display("type") + " " + strings.Join(keyValues(sel), ", ") + " → " + firstNonEmpty(o.Display("field"), "text"))
 }
 
 func quoteText(s string) string {
@@ -229,11 +231,11 @@ func quoteText(s string) string {
 }
 
 func segmentOf(e *evidence, seg obj, evidence map[string]obj, timing map[string]string) segmentView {
-	id := str(seg, "segmentId")
-	sg := segmentView{ID: id, Phase: str(seg, "phase"), Route: str(seg, "route"), State: firstNonEmpty(str(seg, "state"), "not_run"),
-		Reason: str(seg, "reason"), Duration: timing[id]}
-	sg.AgentDone, _ = boolean(seg, "agentDone")
-	for _, ref := range texts(seg, "evidenceRefs") {
+	id := seg.Display("segmentId")
+	sg := segmentView{ID: id, Phase: seg.Display("phase"), Route: seg.Display("route"), State: firstNonEmpty(seg.Display("state"), "not_run"),
+		Reason: seg.Display("reason"), Duration: timing[id]}
+	sg.AgentDone, _ = seg.Flag("agentDone")
+	for _, ref := range seg.Texts("evidenceRefs") {
 		sg.Evidence = append(sg.Evidence, evidenceOf(e, ref, evidence[ref]))
 	}
 	if id == "" || strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
@@ -267,8 +269,8 @@ func segmentOf(e *evidence, seg obj, evidence map[string]obj, timing map[string]
 	if e.isFile(dir + "/" + segmentAgent) {
 		var tr obj
 		if e.readJSON(dir+"/"+segmentAgent, &tr) == nil {
-			for _, ev := range objects(tr, "events") {
-				sg.Transcript = append(sg.Transcript, str(ev, "type")+": "+strings.Join(keyValues(ev, "type"), " · "))
+			for _, ev := range tr.Objects("events") {
+				sg.Transcript = append(sg.Transcript, ev.Display("type")+": "+strings.Join(keyValues(ev, "type"), " · "))
 			}
 		}
 	}
@@ -276,12 +278,12 @@ func segmentOf(e *evidence, seg obj, evidence map[string]obj, timing map[string]
 }
 
 func evidenceOf(e *evidence, id string, ev obj) evidenceView {
-	x := evidenceView{ID: id, Type: str(ev, "type")}
+	x := evidenceView{ID: id, Type: ev.Display("type")}
 	if ev == nil {
 		x.Content = "not in the report's evidence list"
 		return x
 	}
-	if p := str(ev, "path"); p != "" {
+	if p := ev.Display("path"); p != "" {
 		x.Path = path.Base(strings.ReplaceAll(p, "\\", "/"))
 		if rel, ok := e.local(p); ok {
 			x.Href, x.Path, x.Image = href(rel), rel, isImage(rel)
@@ -304,14 +306,12 @@ func segmentTimes(e *evidence) map[string]string {
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		var ev obj
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.UseNumber()
-		if dec.Decode(&ev) != nil {
+		if canonjson.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
-		ts, _ := integer(ev, "timestamp")
-		id := str(ev, "segmentId")
-		switch str(ev, "type") {
+		ts, _ := ev.Integer("timestamp")
+		id := ev.Display("segmentId")
+		switch ev.Display("type") {
 		case "segment_started":
 			started[id] = ts
 		case "segment_finished":

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 //go:embed *.schema.json
@@ -89,14 +91,12 @@ func (s *Set) ValidateBytes(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("output is not JSON: %w", err)
-	}
-	if dec.More() {
+	v, err := canonjson.Decode(data)
+	if errors.Is(err, canonjson.ErrTrailingData) {
 		return fmt.Errorf("output holds more than one JSON value")
+	}
+	if err != nil {
+		return fmt.Errorf("output is not JSON: %w", err)
 	}
 	if err := sch.Validate(v); err != nil {
 		return fmt.Errorf("output does not match schema %s: %w", name, err)

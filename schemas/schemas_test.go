@@ -26,6 +26,8 @@ func TestErrorSchema(t *testing.T) {
 		`{"success":true,"errorCode":"x","error":"x"}`,
 		`{"success":false,"errorCode":"x","error":""}`,
 		`{"success":false,"errorCode":"x","error":"y"} {}`,
+		`{"success":false,"errorCode":"x","error":"y"}}`,
+		`{"success":false,"errorCode":"x","error":"y"} junk`,
 		`not json`,
 	} {
 		if err := set.ValidateBytes("error", []byte(bad)); err == nil {

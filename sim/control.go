@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/sim/adbd"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/sim/android/ui"
@@ -373,9 +373,7 @@ func decode(b []byte, v any) error {
 	if len(b) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := canonjson.UnmarshalStrict(b, v); err != nil {
 		return fmt.Errorf("bad request body: %w", err)
 	}
 	return nil

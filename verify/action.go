@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/oracle"
 )
 
@@ -51,7 +52,7 @@ func isTypedAction(s any) bool {
 // normalizeAction checks one typed action and fills its defaults
 // (durationMs 1000, distance 50).
 func normalizeAction(v any, location string) (*Action, error) {
-	m, err := object(v, location)
+	m, err := want.Object(v, location)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 		return nil, invalid(CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t)
 	}
 	a := &Action{Type: t.(string)}
-	if unknown := UnknownKeys(m, actionFields[a.Type]...); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(m, actionFields[a.Type]...); len(unknown) > 0 {
 		return nil, invalid(CodeInvalidAction, "the typed action has unknown fields", "action", a.Type, "fields", unknown)
 	}
 	switch a.Type {
@@ -81,7 +82,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 		}
 	}
 	if a.Type == ActionLongClick || a.Type == ActionWait {
-		d, ok := JSONInteger(lookup(m, "durationMs", int64(1000)))
+		d, ok := canonjson.Integer(canonjson.Get(m, "durationMs", int64(1000)))
 		if !ok || d < 100 || d > 5000 {
 			return nil, invalid(CodeInvalidAction, "durationMs must be an integer between 100 and 5000")
 		}
@@ -94,7 +95,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 		default:
 			return nil, invalid(CodeInvalidAction, "scroll direction must be up, down, left or right")
 		}
-		d, ok := JSONInteger(lookup(m, "distance", int64(50)))
+		d, ok := canonjson.Integer(canonjson.Get(m, "distance", int64(50)))
 		if !ok || d < 1 || d > 90 {
 			return nil, invalid(CodeInvalidAction, "scroll distance must be an integer between 1 and 90")
 		}
@@ -123,11 +124,11 @@ func (a *Action) tree() map[string]any {
 // one must remain and every value must be a string or an integer (a JSON
 // boolean counts, as Python's bool is an int).
 func normalizeSelector(v any, location string) (oracle.Selector, error) {
-	m, err := object(v, location)
+	m, err := want.Object(v, location)
 	if err != nil {
 		return nil, err
 	}
-	if unknown := UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
 		return nil, invalid(CodeInvalidSelector, "the selector has unsupported fields", "fields", unknown, "location", location)
 	}
 	sel := oracle.Selector{}
@@ -143,8 +144,7 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 		if _, ok := val.(bool); ok {
 			return true
 		}
-		_, ok := JSONInteger(val)
-		return ok
+		return canonjson.IsInt(val)
 	}
 	for _, val := range sel {
 		if !scalar(val) {
@@ -180,7 +180,7 @@ func (o Oracle) tree() map[string]any {
 // preconditions and cleanup compile into ASSERT steps on the phone, which
 // only a UI oracle can be.
 func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
-	m, err := object(v, location)
+	m, err := want.Object(v, location)
 	if err != nil {
 		return Oracle{}, err
 	}
@@ -190,11 +190,11 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 	case t != "ui":
 		return Oracle{}, invalid(CodeUnsupportedOracle, "only deterministic UI oracles (and vision oracles on checkpoints) are supported", "oracleType", t, "location", location)
 	}
-	if unknown := UnknownKeys(m, "type", "selector", "field", "operator", "expected"); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(m, "type", "selector", "field", "operator", "expected"); len(unknown) > 0 {
 		return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle has unknown fields", "fields", unknown, "location", location)
 	}
-	field, _ := lookup(m, "field", oracle.FieldText).(string)
-	op, _ := lookup(m, "operator", oracle.OpEquals).(string)
+	field, _ := canonjson.Get(m, "field", oracle.FieldText).(string)
+	op, _ := canonjson.Get(m, "operator", oracle.OpEquals).(string)
 	expected, ok := m["expected"].(string)
 	if (field != oracle.FieldText && field != oracle.FieldDescription) ||
 		(op != oracle.OpEquals && op != oracle.OpContains && op != oracle.OpMatches) || !ok {
@@ -221,7 +221,7 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 }
 
 func normalizeVisionOracle(m map[string]any, location string) (Oracle, error) {
-	if unknown := UnknownKeys(m, "type", "assertion"); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(m, "type", "assertion"); len(unknown) > 0 {
 		return Oracle{}, invalid(CodeInvalidOracle, "the vision oracle has unknown fields", "fields", unknown, "location", location)
 	}
 	a, err := text(m["assertion"], location+".assertion")

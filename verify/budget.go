@@ -1,5 +1,7 @@
 package verify
 
+import "github.com/solopi-dev/solopi/canonjson"
+
 // Budget bounds a dynamic exploration (the device enforces it on the Agent
 // session). A scenario budget is checked and kept but, as in solopi-ai,
 // only an explore step's budget is used at run time.
@@ -30,7 +32,7 @@ var budgetFields = []budgetField{
 func normalizeBudget(v any, label string) (Budget, error) {
 	src := map[string]any{}
 	if v != nil {
-		m, err := object(v, label)
+		m, err := want.Object(v, label)
 		if err != nil {
 			return Budget{}, err
 		}
@@ -40,7 +42,7 @@ func normalizeBudget(v any, label string) (Budget, error) {
 	for i, f := range budgetFields {
 		names[i] = f.name
 	}
-	if unknown := UnknownKeys(src, names...); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(src, names...); len(unknown) > 0 {
 		return Budget{}, invalid(CodeInvalidBudget, label+" has unknown fields", "fields", unknown)
 	}
 	var b Budget
@@ -50,11 +52,12 @@ func normalizeBudget(v any, label string) (Budget, error) {
 			*f.get(&b) = f.def
 			continue
 		}
-		n, ok := JSONInteger(raw)
-		if !ok {
+		if !canonjson.IsInt(raw) {
 			return Budget{}, invalid(CodeInvalidBudget, label+"."+f.name+" must be an integer")
 		}
-		if n < f.min || n > f.max {
+		// An integer beyond int64 is clamped to it: out of range, as in Python.
+		n, ok := canonjson.Integer(raw)
+		if !ok || n < f.min || n > f.max {
 			return Budget{}, invalid(CodeInvalidBudget, label+"."+f.name+" is out of range", "minimum", f.min, "maximum", f.max, "actual", raw)
 		}
 		*f.get(&b) = n

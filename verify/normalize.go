@@ -3,6 +3,8 @@ package verify
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Schema versions.
@@ -88,12 +90,12 @@ func Normalize(doc *Document) (*Normalized, error) {
 	if !ok {
 		return nil, invalid(CodeInvalidContract, "the requirement document must be an object", "field", "requirement document")
 	}
-	if v := lookup(src, "schemaVersion", RequirementSchema); v != RequirementSchema {
+	if v := canonjson.Get(src, "schemaVersion", RequirementSchema); v != RequirementSchema {
 		return nil, invalid(CodeUnsupportedSchema, "unsupported requirement schema", "schemaVersion", v)
 	}
 	req := src
-	if v := lookup(src, "requirement", nil); v != nil {
-		m, err := object(v, "requirement")
+	if v := canonjson.Get(src, "requirement", nil); v != nil {
+		m, err := want.Object(v, "requirement")
 		if err != nil {
 			return nil, err
 		}
@@ -101,46 +103,46 @@ func Normalize(doc *Document) (*Normalized, error) {
 	}
 	n := &Normalized{doc: doc}
 	var err error
-	if n.Requirement.ID, err = identifier(lookup(req, "id", lookup(req, "requirementId", nil)), "requirement id"); err != nil {
+	if n.Requirement.ID, err = identifier(canonjson.Get(req, "id", canonjson.Get(req, "requirementId", nil)), "requirement id"); err != nil {
 		return nil, err
 	}
-	if n.Requirement.Title, err = text(lookup(req, "title", nil), "requirement title"); err != nil {
+	if n.Requirement.Title, err = text(canonjson.Get(req, "title", nil), "requirement title"); err != nil {
 		return nil, err
 	}
-	desc, ok := lookup(req, "description", "").(string)
+	desc, ok := canonjson.Get(req, "description", "").(string)
 	if !ok {
 		return nil, invalid(CodeInvalidContract, "the requirement description must be text")
 	}
 	n.Requirement.Description = desc
-	if n.Requirement.AcceptanceCriteria, err = normalizeACs(lookup(req, "acceptanceCriteria", lookup(src, "acceptanceCriteria", nil))); err != nil {
+	if n.Requirement.AcceptanceCriteria, err = normalizeACs(canonjson.Get(req, "acceptanceCriteria", canonjson.Get(src, "acceptanceCriteria", nil))); err != nil {
 		return nil, err
 	}
-	params, ok := lookup(src, "parameters", map[string]any{}).(map[string]any)
+	params, ok := canonjson.Get(src, "parameters", map[string]any{}).(map[string]any)
 	if !ok {
 		return nil, invalid(CodeInvalidContract, "parameters must be an object")
 	}
 	n.parameters = doc.bindingMap("/parameters", params)
 
-	flows, err := list(lookup(src, "reusableFlows", []any{}), "reusableFlows", true)
+	flows, err := want.List(canonjson.Get(src, "reusableFlows", []any{}), "reusableFlows", true)
 	if err != nil {
 		return nil, err
 	}
 	flowIDs := make([]string, 0, len(flows))
 	for i, raw := range flows {
-		f, err := object(raw, fmt.Sprintf("reusableFlows[%d]", i))
+		f, err := want.Object(raw, fmt.Sprintf("reusableFlows[%d]", i))
 		if err != nil {
 			return nil, err
 		}
 		var flow Flow
-		if flow.ID, err = identifier(lookup(f, "id", nil), "reusable flow id"); err != nil {
+		if flow.ID, err = identifier(canonjson.Get(f, "id", nil), "reusable flow id"); err != nil {
 			return nil, err
 		}
-		defaults, err := object(lookup(f, "defaults", map[string]any{}), "reusable flow defaults")
+		defaults, err := want.Object(canonjson.Get(f, "defaults", map[string]any{}), "reusable flow defaults")
 		if err != nil {
 			return nil, err
 		}
 		flow.defaults = doc.bindingMap("/reusableFlows/"+strconv.Itoa(i)+"/defaults", defaults)
-		if flow.steps, err = list(lookup(f, "steps", nil), "reusable flow steps", false); err != nil {
+		if flow.steps, err = want.List(canonjson.Get(f, "steps", nil), "reusable flow steps", false); err != nil {
 			return nil, err
 		}
 		n.Flows = append(n.Flows, flow)
@@ -150,7 +152,7 @@ func Normalize(doc *Document) (*Normalized, error) {
 		return nil, err
 	}
 
-	scenarios, err := list(lookup(src, "scenarios", nil), "scenarios", false)
+	scenarios, err := want.List(canonjson.Get(src, "scenarios", nil), "scenarios", false)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +176,7 @@ func (d *Document) bindingMap(pointer string, m map[string]any) bindingMap {
 }
 
 func normalizeACs(v any) ([]AC, error) {
-	items, err := list(v, "acceptanceCriteria", false)
+	items, err := want.List(v, "acceptanceCriteria", false)
 	if err != nil {
 		return nil, err
 	}
@@ -189,14 +191,14 @@ func normalizeACs(v any) ([]AC, error) {
 			}
 			ac.ID = def
 		} else {
-			m, err := object(item, fmt.Sprintf("acceptanceCriteria[%d]", i))
+			m, err := want.Object(item, fmt.Sprintf("acceptanceCriteria[%d]", i))
 			if err != nil {
 				return nil, err
 			}
-			if ac.ID, err = identifier(lookup(m, "id", def), "AC ID"); err != nil {
+			if ac.ID, err = identifier(canonjson.Get(m, "id", def), "AC ID"); err != nil {
 				return nil, err
 			}
-			if ac.Text, err = text(lookup(m, "text", nil), "AC text"); err != nil {
+			if ac.Text, err = text(canonjson.Get(m, "text", nil), "AC text"); err != nil {
 				return nil, err
 			}
 		}
@@ -207,60 +209,60 @@ func normalizeACs(v any) ([]AC, error) {
 }
 
 func normalizeScenarioSource(doc *Document, top map[string]any, raw any, i int) (*ScenarioSource, error) {
-	m, err := object(raw, fmt.Sprintf("scenarios[%d]", i))
+	m, err := want.Object(raw, fmt.Sprintf("scenarios[%d]", i))
 	if err != nil {
 		return nil, err
 	}
 	pointer := "/scenarios/" + strconv.Itoa(i)
 	sc := &ScenarioSource{pointer: pointer}
-	if sc.ID, err = identifier(lookup(m, "id", nil), "scenario id"); err != nil {
+	if sc.ID, err = identifier(canonjson.Get(m, "id", nil), "scenario id"); err != nil {
 		return nil, err
 	}
-	acRefs, err := list(lookup(m, "acceptanceCriteria", nil), "scenario acceptanceCriteria", false)
+	acRefs, err := want.List(canonjson.Get(m, "acceptanceCriteria", nil), "scenario acceptanceCriteria", false)
 	if err != nil {
 		return nil, err
 	}
-	if sc.Title, err = text(lookup(m, "title", sc.ID), "scenario title"); err != nil {
+	if sc.Title, err = text(canonjson.Get(m, "title", sc.ID), "scenario title"); err != nil {
 		return nil, err
 	}
 	if sc.AcceptanceCriteria, err = identifiers(acRefs, "scenario AC reference"); err != nil {
 		return nil, err
 	}
-	deps, err := list(lookup(m, "dependsOn", []any{}), "scenario dependsOn", true)
+	deps, err := want.List(canonjson.Get(m, "dependsOn", []any{}), "scenario dependsOn", true)
 	if err != nil {
 		return nil, err
 	}
 	if sc.DependsOn, err = identifiers(deps, "scenario dependency"); err != nil {
 		return nil, err
 	}
-	bindings, err := object(lookup(m, "bindings", map[string]any{}), "scenario bindings")
+	bindings, err := want.Object(canonjson.Get(m, "bindings", map[string]any{}), "scenario bindings")
 	if err != nil {
 		return nil, err
 	}
 	sc.bindings = doc.bindingMap(pointer+"/bindings", bindings)
-	testData, err := object(lookup(m, "testData", map[string]any{}), "scenario testData")
+	testData, err := want.Object(canonjson.Get(m, "testData", map[string]any{}), "scenario testData")
 	if err != nil {
 		return nil, err
 	}
 	sc.testData = doc.bindingMap(pointer+"/testData", testData)
-	if sc.preconditions, err = list(lookup(m, "preconditions", []any{}), "scenario preconditions", true); err != nil {
+	if sc.preconditions, err = want.List(canonjson.Get(m, "preconditions", []any{}), "scenario preconditions", true); err != nil {
 		return nil, err
 	}
-	if sc.steps, err = list(lookup(m, "steps", nil), "scenario steps", false); err != nil {
+	if sc.steps, err = want.List(canonjson.Get(m, "steps", nil), "scenario steps", false); err != nil {
 		return nil, err
 	}
-	if sc.checkpoints, err = list(lookup(m, "checkpoints", nil), "scenario checkpoints", false); err != nil {
+	if sc.checkpoints, err = want.List(canonjson.Get(m, "checkpoints", nil), "scenario checkpoints", false); err != nil {
 		return nil, err
 	}
-	if sc.cleanup, err = list(lookup(m, "cleanup", []any{}), "scenario cleanup", true); err != nil {
+	if sc.cleanup, err = want.List(canonjson.Get(m, "cleanup", []any{}), "scenario cleanup", true); err != nil {
 		return nil, err
 	}
-	if sc.Budget, err = normalizeBudget(lookup(m, "budget", nil), "scenario budget"); err != nil {
+	if sc.Budget, err = normalizeBudget(canonjson.Get(m, "budget", nil), "scenario budget"); err != nil {
 		return nil, err
 	}
-	sc.requestedRoute = lookup(m, "route", "auto")
-	sc.targetAppPackage = lookup(m, "targetAppPackage", lookup(top, "targetAppPackage", nil))
-	sc.targetAppLabel = lookup(m, "targetAppLabel", lookup(top, "targetAppLabel", nil))
+	sc.requestedRoute = canonjson.Get(m, "route", "auto")
+	sc.targetAppPackage = canonjson.Get(m, "targetAppPackage", canonjson.Get(top, "targetAppPackage", nil))
+	sc.targetAppLabel = canonjson.Get(m, "targetAppLabel", canonjson.Get(top, "targetAppLabel", nil))
 	return sc, nil
 }
 

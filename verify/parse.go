@@ -130,7 +130,7 @@ func parsePlan(src map[string]any) (*Plan, error) {
 	}
 	p.SourceFingerprint = sf
 	intent := src["intent"].(map[string]any)
-	req, err := object(intent["requirement"], "intent requirement")
+	req, err := want.Object(intent["requirement"], "intent requirement")
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func parsePlan(src map[string]any) (*Plan, error) {
 	if p.Requirement.AcceptanceCriteria, err = normalizeACs(req["acceptanceCriteria"]); err != nil {
 		return nil, err
 	}
-	if p.Parameters, err = object(intent["parameters"], "intent parameters"); err != nil {
+	if p.Parameters, err = want.Object(intent["parameters"], "intent parameters"); err != nil {
 		return nil, err
 	}
 	for _, id := range intent["executionOrder"].([]any) {
@@ -164,7 +164,7 @@ func parsePlan(src map[string]any) (*Plan, error) {
 }
 
 func stringList(v any, label string) ([]string, error) {
-	l, err := list(v, label, true)
+	l, err := want.List(v, label, true)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +192,10 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 	if sc.DependsOn, err = stringList(m["dependsOn"], "scenario dependsOn"); err != nil {
 		return nil, err
 	}
-	if sc.Bindings, err = object(m["bindings"], "scenario bindings"); err != nil {
+	if sc.Bindings, err = want.Object(m["bindings"], "scenario bindings"); err != nil {
 		return nil, err
 	}
-	if sc.TestData, err = object(m["testData"], "scenario testData"); err != nil {
+	if sc.TestData, err = want.Object(m["testData"], "scenario testData"); err != nil {
 		return nil, err
 	}
 	if sc.Budget, err = normalizeBudget(m["budget"], "scenario budget"); err != nil {
@@ -210,12 +210,12 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 		return nil, planError("scenario %s: targetAppLabel must be text or null", sc.ID)
 	}
 	sc.Route, _ = m["route"].(string)
-	pres, err := list(m["preconditions"], "scenario preconditions", true)
+	pres, err := want.List(m["preconditions"], "scenario preconditions", true)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range pres {
-		pm, err := object(r, "precondition")
+		pm, err := want.Object(r, "precondition")
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +228,7 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 		}
 		sc.Preconditions = append(sc.Preconditions, pre)
 	}
-	steps, err := list(m["steps"], "scenario steps", false)
+	steps, err := want.List(m["steps"], "scenario steps", false)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +263,12 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 		}
 		sc.Checkpoints = append(sc.Checkpoints, cp)
 	}
-	cleanup, err := list(m["cleanup"], "scenario cleanup", true)
+	cleanup, err := want.List(m["cleanup"], "scenario cleanup", true)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range cleanup {
-		cm, err := object(r, "cleanup item")
+		cm, err := want.Object(r, "cleanup item")
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +302,7 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 // parseStep reads a normalized step back (an explore step carries
 // stability "unknown", which a requirement's explore step may not).
 func parseStep(raw any, i int) (*Step, error) {
-	m, err := object(raw, fmt.Sprintf("steps[%d]", i))
+	m, err := want.Object(raw, fmt.Sprintf("steps[%d]", i))
 	if err != nil {
 		return nil, err
 	}

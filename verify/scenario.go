@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Step kinds.
@@ -242,7 +244,7 @@ func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, er
 	}
 	var out []any
 	for i, raw := range src.steps {
-		step, err := object(raw, "scenario step")
+		step, err := want.Object(raw, "scenario step")
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +257,7 @@ func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, er
 			out = append(out, r)
 			continue
 		}
-		if unknown := UnknownKeys(step, "use", "bindings"); len(unknown) > 0 {
+		if unknown := canonjson.UnknownKeys(step, "use", "bindings"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidFlowUse, "the flow use has unknown fields", "fields", unknown)
 		}
 		flowID, err := identifier(use, "flow reference")
@@ -271,7 +273,7 @@ func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, er
 			return nil, err
 		}
 		call := bindings.with(defaults)
-		supplied, err := object(lookup(step, "bindings", map[string]any{}), "flow bindings")
+		supplied, err := want.Object(canonjson.Get(step, "bindings", map[string]any{}), "flow bindings")
 		if err != nil {
 			return nil, err
 		}
@@ -292,7 +294,7 @@ func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, er
 }
 
 func normalizeStep(raw any, i int) (*Step, error) {
-	m, err := object(raw, fmt.Sprintf("steps[%d]", i))
+	m, err := want.Object(raw, fmt.Sprintf("steps[%d]", i))
 	if err != nil {
 		return nil, err
 	}
@@ -300,12 +302,12 @@ func normalizeStep(raw any, i int) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch lookup(m, "type", StepOperation) {
+	switch canonjson.Get(m, "type", StepOperation) {
 	case StepOperation:
-		if unknown := UnknownKeys(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
+		if unknown := canonjson.UnknownKeys(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the operation step has unknown fields", "fields", unknown)
 		}
-		if lookup(m, "stability", "stable") != "stable" {
+		if canonjson.Get(m, "stability", "stable") != "stable" {
 			return nil, invalid(CodeInvalidStep, "unknown work must use an explore step", "stepId", id)
 		}
 		a, err := normalizeAction(m["action"], "step "+id+" action")
@@ -314,7 +316,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 		}
 		return &Step{ID: id, Type: StepOperation, Action: a}, nil
 	case StepExplore:
-		if unknown := UnknownKeys(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
+		if unknown := canonjson.UnknownKeys(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the explore step has unknown fields", "fields", unknown)
 		}
 		allowed, err := normalizeAllowedActions(m["allowedActions"])
@@ -335,7 +337,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 }
 
 func normalizeAllowedActions(v any) ([]string, error) {
-	items, err := list(v, "explore allowedActions", false)
+	items, err := want.List(v, "explore allowedActions", false)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +380,7 @@ func (sc *Scenario) resolveItem(raw any, bindings scope, kind string, i int) (ma
 	if err != nil {
 		return nil, "", err
 	}
-	m, err := object(r, kind)
+	m, err := want.Object(r, kind)
 	if err != nil {
 		return nil, "", err
 	}
@@ -404,7 +406,7 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 		if !stepIDs[cp.AfterStep] {
 			return invalid(CodeUnknownStep, "the checkpoint refers to an unknown step", "checkpointId", cp.ID, "afterStep", cp.AfterStep)
 		}
-		acs, err := list(lookup(m, "acceptanceCriteria", strs(sc.AcceptanceCriteria)), "checkpoint acceptanceCriteria", false)
+		acs, err := want.List(canonjson.Get(m, "acceptanceCriteria", strs(sc.AcceptanceCriteria)), "checkpoint acceptanceCriteria", false)
 		if err != nil {
 			return err
 		}

@@ -1,11 +1,7 @@
 package verify
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
@@ -17,34 +13,11 @@ import (
 // that a missing key, a null and a wrong type stay distinguishable, as they
 // are to solopi-ai, and integers stay distinct from floats in fingerprints.
 
-// lookup is Python's dict.get(key, def): def only when the key is absent
-// (a present null stays nil).
-func lookup(m map[string]any, key string, def any) any {
-	if v, ok := m[key]; ok {
-		return v
-	}
-	return def
-}
-
-func object(v any, label string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, invalid(CodeInvalidContract, label+" must be an object", "field", label)
-	}
-	return m, nil
-}
-
-func list(v any, label string, allowEmpty bool) ([]any, error) {
-	l, ok := v.([]any)
-	if !ok || (!allowEmpty && len(l) == 0) {
-		want := "a non-empty list"
-		if allowEmpty {
-			want = "a list"
-		}
-		return nil, invalid(CodeInvalidContract, label+" must be "+want, "field", label)
-	}
-	return l, nil
-}
+// want reads requirement and plan trees, refusing a wrong type as an
+// invalid contract that names the field.
+var want = canonjson.Refuse(func(label, w string) error {
+	return invalid(CodeInvalidContract, label+" must be "+w, "field", label)
+})
 
 // identifier trims and checks an ID.
 func identifier(v any, label string) (string, error) {
@@ -87,31 +60,6 @@ func uniqueIDs(ids []string, label string) error {
 	return nil
 }
 
-// integer reads a JSON integer (not a float, not a boolean: Python's
-// isinstance(v, int) minus bool).
-func JSONInteger(v any) (int64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if !canonjson.IsInteger(x) {
-			return 0, false
-		}
-		i, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			// Out of int64: certainly out of every range we check.
-			if strings.HasPrefix(string(x), "-") {
-				return math.MinInt64, true
-			}
-			return math.MaxInt64, true
-		}
-		return i, true
-	case int:
-		return int64(x), true
-	case int64:
-		return x, true
-	}
-	return 0, false
-}
-
 // isContainer reports a JSON object or array.
 func isContainer(v any) bool {
 	switch v.(type) {
@@ -119,24 +67,6 @@ func isContainer(v any) bool {
 		return true
 	}
 	return false
-}
-
-func UnknownKeys(m map[string]any, allowed ...string) []string {
-	var out []string
-	for k := range m {
-		ok := false
-		for _, a := range allowed {
-			if k == a {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 func strs(v []string) []any {

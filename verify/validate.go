@@ -54,7 +54,7 @@ func validate(tree any) (*Plan, *Summary, error) {
 
 // checkCompatible makes solopi-ai's plan checks, in its order.
 func checkCompatible(tree any) (*Summary, error) {
-	src, err := object(tree, "verification plan")
+	src, err := want.Object(tree, "verification plan")
 	if err != nil {
 		return nil, err
 	}
@@ -74,21 +74,21 @@ func checkCompatible(tree any) (*Summary, error) {
 	if fingerprint(unsigned) != fp {
 		return nil, invalid(CodeFingerprintMismatch, "the plan's content does not match its fingerprint")
 	}
-	intent, err := object(src["intent"], "intent")
+	intent, err := want.Object(src["intent"], "intent")
 	if err != nil {
 		return nil, err
 	}
 	if intent["schemaVersion"] != IntentSchema {
 		return nil, invalid(CodeUnsupportedSchema, "unsupported test intent schema")
 	}
-	rawScenarios, err := list(intent["scenarios"], "intent scenarios", false)
+	rawScenarios, err := want.List(intent["scenarios"], "intent scenarios", false)
 	if err != nil {
 		return nil, err
 	}
 	scenarios := make([]map[string]any, len(rawScenarios))
 	ids := make([]string, len(rawScenarios))
 	for i, r := range rawScenarios {
-		m, err := object(r, "intent scenario")
+		m, err := want.Object(r, "intent scenario")
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func checkCompatible(tree any) (*Summary, error) {
 	if err := uniqueIDs(ids, "intent scenarios"); err != nil {
 		return nil, err
 	}
-	order, err := list(intent["executionOrder"], "executionOrder", false)
+	order, err := want.List(intent["executionOrder"], "executionOrder", false)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func checkCompatible(tree any) (*Summary, error) {
 		return nil, err
 	}
 	req, _ := intent["requirement"].(map[string]any)
-	rawACs, err := list(req["acceptanceCriteria"], "plan ACs", false)
+	rawACs, err := want.List(req["acceptanceCriteria"], "plan ACs", false)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func checkCompatible(tree any) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		cps, err := list(sc["checkpoints"], "scenario checkpoints", false)
+		cps, err := want.List(sc["checkpoints"], "scenario checkpoints", false)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,7 @@ func checkCompatible(tree any) (*Summary, error) {
 			if !segIDs[segID] {
 				return nil, invalid(CodeUnknownSegment, "the checkpoint refers to an unknown segment")
 			}
-			refs, _ := lookup(cp, "acceptanceCriteria", []any{}).([]any)
+			refs, _ := canonjson.Get(cp, "acceptanceCriteria", []any{}).([]any)
 			if len(refs) == 0 {
 				return nil, invalid(CodeUnknownAC, "the checkpoint's acceptance criteria mapping is invalid")
 			}
@@ -202,7 +202,7 @@ func checkDAG(scenarios []map[string]any) error {
 // checkSegments makes solopi-ai's per-segment checks of one scenario and
 // returns its segment IDs.
 func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
-	segs, err := list(sc["segments"], "scenario segments", false)
+	segs, err := want.List(sc["segments"], "scenario segments", false)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 		}
 		switch seg["route"] {
 		case RouteDynamic:
-			step, err := object(seg["dynamicStep"], "dynamic step")
+			step, err := want.Object(seg["dynamicStep"], "dynamic step")
 			if err != nil {
 				return nil, err
 			}
@@ -260,25 +260,25 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 	return ids, nil
 }
 
-func checkCase(seg, sc map[string]any, segID string) error {
-	c, err := object(seg["case"], "compiled SoloPi case")
+func checkCase(seg map[string]any, sc map[string]any, segID string) error {
+	c, err := want.Object(seg["case"], "compiled SoloPi case")
 	if err != nil {
 		return err
 	}
 	if !oracle.PyEqual(c["targetAppPackage"], sc["targetAppPackage"]) {
 		return invalid(CodeCompiledCaseMismatch, "the compiled case's target does not match its scenario", "segmentId", segID)
 	}
-	log, err := object(c["operationLog"], "compiled operationLog")
+	log, err := want.Object(c["operationLog"], "compiled operationLog")
 	if err != nil {
 		return err
 	}
-	steps, err := list(log["steps"], "compiled case steps", false)
+	steps, err := want.List(log["steps"], "compiled case steps", false)
 	if err != nil {
 		return err
 	}
 	stepIDs := map[string]bool{}
 	for i, r := range steps {
-		st, err := object(r, "compiled case step")
+		st, err := want.Object(r, "compiled case step")
 		if err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func checkCase(seg, sc map[string]any, segID string) error {
 			return invalid(CodeCompiledCaseMismatch, "the compiled case's stepIds must be unique", "segmentId", segID, "stepId", id)
 		}
 		stepIDs[id] = true
-		method, err := object(st["operationMethod"], "compiled operation method")
+		method, err := want.Object(st["operationMethod"], "compiled operation method")
 		if err != nil {
 			return err
 		}
@@ -303,7 +303,7 @@ func checkCase(seg, sc map[string]any, segID string) error {
 				"segmentId", segID, "stepId", id, "actionEnum", method["actionEnum"])
 		}
 	}
-	cos, ok := lookup(seg, "checkpointOracleSteps", map[string]any{}).(map[string]any)
+	cos, ok := canonjson.Get(seg, "checkpointOracleSteps", map[string]any{}).(map[string]any)
 	if !ok {
 		return invalid(CodeCompiledCaseMismatch, "checkpointOracleSteps must be an object", "segmentId", segID)
 	}

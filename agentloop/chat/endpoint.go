@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
-	"github.com/solopi-dev/solopi/internal/atomicfile"
+	"github.com/solopi-dev/solopi/artifacts"
 )
 
 // Token limit fields. Endpoints disagree: most take max_tokens, OpenAI's
@@ -162,7 +162,7 @@ func (m *Client) learn(p RequestParams) {
 	}
 	b, err := json.MarshalIndent(prof, "", "  ")
 	if err == nil {
-		err = atomicfile.Write(path, append(b, '\n'), 0o600)
+		_, err = artifacts.PrivateState.WriteFile(path, append(b, '\n'))
 	}
 	if err != nil {
 		m.mu.Lock()

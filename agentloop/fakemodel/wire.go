@@ -17,6 +17,7 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
@@ -139,7 +140,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := Request{Authorized: true, Status: http.StatusOK}
 	var body requestBody
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20)).Decode(&body); err != nil {
+	if err := canonjson.Read(r.Body, 64<<20, &body); err != nil {
 		s.refuse(w, rec, http.StatusBadRequest, "json", apiError{Message: "the request body is not valid JSON"})
 		return
 	}

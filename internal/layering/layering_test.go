@@ -17,10 +17,15 @@ const module = "github.com/solopi-dev/solopi/"
 // features, say) never import each other. Keys are package paths relative
 // to the module; the longest key that is the path or a parent of it wins.
 var ranks = map[string]int{
+	// The host's JSON (standard library only): the one reader of documents
+	// and of decoded trees, under everything that reads JSON, the wire
+	// vocabulary's dialect writer included.
+	"canonjson": -1,
+
 	// Foundations: vocabulary, errors, time, encodings (adb's wire format
 	// among them), small helpers.
-	"fault": 0, "clock": 0, "redact": 0, "canonjson": 0, "protocol": 0, "schemas": 0, "adbwire": 0,
-	"internal/lazyregexp": 0, "internal/textclip": 0, "internal/atomicfile": 0,
+	"fault": 0, "clock": 0, "redact": 0, "protocol": 0, "adbwire": 0,
+	"internal/lazyregexp": 0, "internal/textclip": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
 	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
 	"oracle/pyre": 0, // Python 3.11 re, under the oracle that judges with it
@@ -28,7 +33,7 @@ var ranks = map[string]int{
 	// Formats, output contracts and pure parsers built on the foundations;
 	// the adb server client and the retrying HTTP of remote services (they
 	// wait on the clock).
-	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "solopi/adb": 1, "internal/retryhttp": 1,
+	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "schemas": 1, "solopi/adb": 1, "internal/retryhttp": 1,
 	"agentloop/action": 1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1,
 
 	// The device core, and the engines beside it that need no device.
@@ -52,9 +57,9 @@ var ranks = map[string]int{
 }
 
 // simAllowed is what the simulator may import besides itself: it stands in
-// for a phone, so it shares the wire vocabulary, adb's wire format and the
-// case format with the host and nothing else.
-var simAllowed = []string{"protocol", "adbwire", "casefile", "clock", "internal/lazyregexp"}
+// for a phone, so it shares the wire vocabulary, adb's wire format, the
+// case format, the clock and the JSON reader with the host and nothing else.
+var simAllowed = []string{"protocol", "adbwire", "casefile", "clock", "canonjson", "internal/lazyregexp"}
 
 func TestImportsPointDownward(t *testing.T) {
 	root, err := filepath.Abs("../..")
@@ -90,7 +95,7 @@ func violation(p, imp string) string {
 				return ""
 			}
 		}
-		return "the simulator shares only protocol and casefile with the host"
+		return "the simulator shares only protocol, adbwire, casefile, clock and canonjson with the host"
 	case under(imp, "sim"):
 		if p == "solopi/devicefake" || p == "agentloop/fakemodel" || p == "internal/counterphone" {
 			return "" // test rigs draw with the simulator's screens

@@ -4,12 +4,13 @@ import (
 	"crypto/rand"
 	_ "embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/solopi-dev/solopi/canonjson"
 )
 
 //go:embed page.html
@@ -123,7 +124,7 @@ func (s *Server) answerHandler(w http.ResponseWriter, r *http.Request) {
 		ID     int    `json:"id"`
 		Answer string `json:"answer"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil {
+	if err := canonjson.Read(r.Body, 4096, &body); err != nil {
 		http.Error(w, "bad answer", http.StatusBadRequest)
 		return
 	}

@@ -1,14 +1,13 @@
 package device
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -24,9 +23,10 @@ const (
 // DecodeObject parses a device JSON object into the WireObject every reader
 // uses. Numbers stay json.Number (integers exact), invalid UTF-8 becomes
 // U+FFFD byte by byte, a repeated key keeps its last value and nothing may
-// follow the object: encoding/json's result with UseNumber. Every query
-// decodes one, so the common small answer is walked with gjson, several
-// times faster than reflection.
+// follow the object: canonjson.Unmarshal's result. It is the device's own
+// reader, not a copy of that one, because every query decodes an answer:
+// the common small answer is walked with gjson, several times faster than
+// reflection, and only a large or deep one takes canonjson.
 func DecodeObject(b []byte) (WireObject, error) {
 	if len(b) > fastMaxBytes || nesting(b) > fastMaxDepth {
 		return decodeStd(b)
@@ -41,16 +41,11 @@ func DecodeObject(b []byte) (WireObject, error) {
 	return WireObject(decodeValue(r).(map[string]any)), nil
 }
 
-// decodeStd is DecodeObject through encoding/json.
+// decodeStd is DecodeObject through the host's one JSON reader.
 func decodeStd(b []byte) (WireObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var m WireObject
-	if err := dec.Decode(&m); err != nil {
+	if err := canonjson.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("decode device object: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("decode device object: data after the object")
 	}
 	if m == nil {
 		return nil, errors.New("decode device object: null")

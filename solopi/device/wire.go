@@ -1,108 +1,21 @@
 package device
 
 // The one way the host reads device JSON: an object decoded once with
-// integers kept exact (WireObject), typed accessors that report a missing
-// or mistyped field, and Violations, which collects every broken invariant
-// of one snapshot so a validator reports them all at once.
+// integers kept exact (WireObject, read with canonjson's typed accessors),
+// and Violations, which collects every broken invariant of one snapshot so
+// a validator reports them all at once.
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// wireObject is one decoded device JSON object (integers kept exact as
-// json.Number). A JSON null counts as absent, as on the device.
-type WireObject map[string]any
-
-func (o WireObject) Has(k string) bool { v, ok := o[k]; return ok && v != nil }
-
-// Str reads a string field, "" when it is absent or not a string.
-func (o WireObject) Str(k string) string {
-	s, _ := o[k].(string)
-	return s
-}
-
-func (o WireObject) Text(k string) (string, bool) {
-	s, ok := o[k].(string)
-	return s, ok
-}
-
-func (o WireObject) Flag(k string) (bool, bool) {
-	b, ok := o[k].(bool)
-	return b, ok
-}
-
-// flagOrFalse reads an optional boolean: absent is false, a non-boolean is
-// reported through ok=false.
-func (o WireObject) FlagOrFalse(k string) (bool, bool) {
-	if !o.Has(k) {
-		return false, true
-	}
-	return o.Flag(k)
-}
-
-func (o WireObject) Integer(k string) (int64, bool) { return AsInteger(o[k]) }
-
-// AsInteger reads a decoded JSON value as an exact integer.
-func AsInteger(v any) (int64, bool) {
-	switch v := v.(type) {
-	case json.Number:
-		n, err := v.Int64()
-		return n, err == nil
-	case float64:
-		n := int64(v)
-		return n, float64(n) == v && !math.IsInf(v, 0)
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	}
-	return 0, false
-}
-
-func (o WireObject) Number(k string) (float64, bool) {
-	switch v := o[k].(type) {
-	case json.Number:
-		f, err := v.Float64()
-		return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
-	case float64:
-		return v, !math.IsInf(v, 0) && !math.IsNaN(v)
-	case int64:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	}
-	return 0, false
-}
-
-// strings reads an array of strings.
-func (o WireObject) Strings(k string) ([]string, bool) {
-	arr, ok := o[k].([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]string, 0, len(arr))
-	for _, v := range arr {
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-	}
-	return out, true
-}
-
-// clone copies the top level so that callers can add fields safely.
-func (o WireObject) Clone() map[string]any {
-	m := make(map[string]any, len(o)+4)
-	for k, v := range o {
-		m[k] = v
-	}
-	return m
-}
+// WireObject is one decoded device JSON object (integers kept exact as
+// json.Number; a JSON null counts as absent), read through canonjson's
+// typed accessors like every other tree the host reads.
+type WireObject = canonjson.Object
 
 // violations collects the broken invariants of one snapshot; the first is
 // reported, all are listed so that a simulator author sees everything.
@@ -184,12 +97,8 @@ func Reachable(m *protocol.Machine, from, to protocol.State) bool {
 	return false
 }
 
-func (o WireObject) State() protocol.State {
-	s, _ := o.Text("state")
-	return protocol.State(s)
-}
+// StateOf is a snapshot's state field ("" when absent or not text).
+func StateOf(o WireObject) protocol.State { return protocol.State(o.Str("state")) }
 
-func (o WireObject) SessionID() string {
-	s, _ := o.Text("sessionId")
-	return s
-}
+// SessionIDOf is a snapshot's sessionId field.
+func SessionIDOf(o WireObject) string { return o.Str("sessionId") }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/protocol"
@@ -184,9 +185,7 @@ func (f *Replay) query(action string, q url.Values) map[string]any {
 		}
 		var obj map[string]any
 		b, _ := json.Marshal(snap)
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		dec.Decode(&obj)
+		_ = canonjson.Unmarshal(b, &obj)
 		return map[string]any{"success": true, "case": obj}
 	case "harness/cases":
 		list := []any{}
@@ -432,9 +431,7 @@ func (f *Replay) caseDelete(q url.Values) {
 func Clone(m map[string]any) map[string]any {
 	b, _ := json.Marshal(m)
 	var out map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	dec.Decode(&out)
+	_ = canonjson.Unmarshal(b, &out)
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -507,7 +508,7 @@ func checkConfigSpec(k ConfigKey, c map[string]any) error {
 }
 
 func specNumEqual(v any, n int64) bool {
-	i, ok := device.AsInteger(v)
+	i, ok := canonjson.Integer(v)
 	return ok && i == n
 }
 
@@ -531,7 +532,7 @@ func configValueEqual(k ConfigKey, got, want any) bool {
 		g, ok := got.(bool)
 		return ok && g == want.(bool)
 	case ConfigInt, ConfigLong:
-		g, ok := device.AsInteger(got)
+		g, ok := canonjson.Integer(got)
 		return ok && g == want.(int64)
 	case ConfigJSON:
 		gs, ok := got.(string)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
@@ -72,10 +73,8 @@ func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, e
 	}
 	out := maps.Clone(obj)
 	if s, ok := obj["operationLog"].(string); ok {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
 		var opLog map[string]any
-		if err := dec.Decode(&opLog); err != nil || opLog == nil {
+		if err := canonjson.Unmarshal([]byte(s), &opLog); err != nil || opLog == nil {
 			return nil, device.ContractError("the case operationLog is not a JSON object", nil).With("caseName", name)
 		}
 		delete(opLog, "storePath")

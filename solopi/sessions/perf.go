@@ -9,9 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -395,18 +393,21 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 		return nil, err
 	}
 	var files []map[string]any
-	_, err = artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(local, func(tmp string) error {
+	_, err = artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(local, func(dir *artifacts.Dir) error {
 		csvs := 0
 		for _, e := range entries {
-			f, err := os.OpenFile(filepath.Join(tmp, e.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			w, err := dir.Create(e.name, remote+"/"+e.name)
 			if err != nil {
 				return fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "cannot create a pulled file", err).With("output", local)
 			}
-			dg, perr := d.Pull(ctx, remote+"/"+e.name, f)
-			if cerr := f.Close(); perr == nil && cerr != nil {
-				perr = fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "writing a pulled file failed", cerr)
+			dg, perr := d.Pull(ctx, remote+"/"+e.name, w)
+			if perr == nil {
+				if _, cerr := w.Commit(); cerr != nil {
+					perr = fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "writing a pulled file failed", cerr)
+				}
 			}
 			if perr != nil {
+				w.Abort()
 				return perr
 			}
 			if dg.Size != e.size {

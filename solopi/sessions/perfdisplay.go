@@ -139,7 +139,7 @@ func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions)
 		Success: []protocol.State{protocol.SessionRunning},
 		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 15 * time.Second, Phase: "performance-display-start",
 		Check: func(w device.WireObject) error {
-			if w.State() != protocol.SessionRunning {
+			if device.StateOf(w) != protocol.SessionRunning {
 				return nil
 			}
 			tp, _ := w.Text("targetPackage")
@@ -164,7 +164,7 @@ func PerfDisplayStatus(ctx context.Context, d *device.Device, sessionID string) 
 	if err != nil {
 		return nil, err
 	}
-	if sessionID != "" && o.SessionID() != sessionID {
+	if sessionID != "" && device.SessionIDOf(o) != sessionID {
 		withheld := o.Clone()
 		if _, ok := withheld["values"]; ok {
 			withheld["values"] = map[string]any{}
@@ -199,7 +199,7 @@ func withholdForeign(err error, sessionID string) error {
 	}
 	for _, key := range []string{displaySpec().Latest, displaySpec().Key} {
 		latest, ok := e.Details[key].(map[string]any)
-		if !ok || device.WireObject(latest).SessionID() == sessionID {
+		if !ok || device.SessionIDOf(device.WireObject(latest)) == sessionID {
 			continue
 		}
 		cp := device.WireObject(latest).Clone()

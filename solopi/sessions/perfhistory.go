@@ -103,7 +103,7 @@ func GetPerfHistory(ctx context.Context, d *device.Device, id string) (map[strin
 func validatePerfDeleteReceipt(o device.WireObject, requestID, id string) error {
 	var v device.Violations
 	rid, _ := o.Text("requestId")
-	s := o.State()
+	s := device.StateOf(o)
 	m := protocol.HistoryDelete()
 	v.Check(rid == requestID, "requestId %q is not ours", rid)
 	v.Check(m.Has(s) && s != protocol.ReceiptNew, "state %q is not a history mutation state", s)
@@ -117,7 +117,7 @@ func validatePerfDeleteReceipt(o device.WireObject, requestID, id string) error 
 	kind, _ := mut.Text("kind")
 	act, _ := mut.Text("action")
 	mid, _ := mut.Text("id")
-	v.Check(mrid == requestID && kind == "performance" && act == "deletePerformance" && mid == id && mut.State() == s,
+	v.Check(mrid == requestID && kind == "performance" && act == "deletePerformance" && mid == id && device.StateOf(mut) == s,
 		"the mutation does not match our requestId, kind, action, id and state")
 	success, sok := mut.Flag("success")
 	v.Check(sok, "mutation.success is not a boolean")

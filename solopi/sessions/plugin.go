@@ -13,14 +13,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
-	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -135,6 +133,11 @@ type PluginZip struct {
 	Size   int64
 }
 
+// pluginArchive is how --file is read: the bytes checked and hashed are
+// the bytes pushed, so a symlink or a file swapped while it is opened is
+// refused.
+var pluginArchive = artifacts.Input{What: "plugin archive", Code: CodeInvalidPluginFile, Field: "file", Max: maxPluginZip, NoSymlink: true}
+
 // ReadPluginZip checks the local archive: a .zip regular file (not a
 // symlink, not swapped between the check and the open), 1 B..64 MiB, a
 // valid ZIP with at least one entry and a desc.json at its root or inside
@@ -149,30 +152,11 @@ func ReadPluginZip(p string) (*PluginZip, error) {
 	if !strings.HasSuffix(strings.ToLower(p), ".zip") {
 		return nil, bad("--file must name a .zip plugin archive", nil)
 	}
-	li, err := os.Lstat(p)
+	data, err := pluginArchive.Read(p)
 	if err != nil {
-		return nil, bad("cannot read the plugin archive", err)
+		return nil, err
 	}
-	if li.Mode()&fs.ModeSymlink != 0 || !li.Mode().IsRegular() {
-		return nil, bad("the plugin archive must be a regular file, not a symbolic link or a directory", nil)
-	}
-	if li.Size() < 1 || li.Size() > maxPluginZip {
-		return nil, bad("the plugin archive must be between 1 byte and 64 MiB", nil)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, bad("cannot open the plugin archive", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !os.SameFile(li, fi) {
-		return nil, bad("the plugin archive changed while it was opened", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxPluginZip+1))
-	if err != nil {
-		return nil, bad("reading the plugin archive failed", err)
-	}
-	if len(data) < 1 || len(data) > maxPluginZip {
+	if len(data) < 1 {
 		return nil, bad("the plugin archive must be between 1 byte and 64 MiB", nil)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
@@ -427,7 +411,7 @@ func pollPluginReceipt(ctx context.Context, d *device.Device, requestID string, 
 			if err := validatePluginReceipt(o, requestID, exp); err != nil {
 				return err
 			}
-			st := o.State()
+			st := device.StateOf(o)
 			if !device.Reachable(m, prev, st) {
 				return device.ContractError("the plugin receipt went backwards", map[string]any(o))
 			}
@@ -447,7 +431,7 @@ func pollMutationReceipt(ctx context.Context, d *device.Device, action, requestI
 		if err := check(r.Object); err != nil {
 			return false, err
 		}
-		return m.IsTerminal(r.Object.State()), nil
+		return m.IsTerminal(device.StateOf(r.Object)), nil
 	})
 	if err != nil {
 		return nil, err
@@ -461,7 +445,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 	m := protocol.PluginMutation()
 	rid, _ := o.Text("requestId")
 	v.Check(rid == requestID, "requestId %q is not ours", rid)
-	s := o.State()
+	s := device.StateOf(o)
 	v.Check(m.Has(s) && s != protocol.ReceiptNew, "state %q is not a plugin mutation state", s)
 	mo, ok := o["mutation"].(map[string]any)
 	if !ok {
@@ -472,7 +456,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 	mrid, _ := mut.Text("requestId")
 	act, _ := mut.Text("action")
 	subj, _ := mut.Text("subject")
-	v.Check(mrid == requestID && mut.State() == s, "mutation requestId/state do not match the envelope")
+	v.Check(mrid == requestID && device.StateOf(mut) == s, "mutation requestId/state do not match the envelope")
 	v.Check(act == exp.action || (exp.action == "import" && act == "install"), "mutation action %q is not %s", act, exp.action)
 	v.Check(subj == exp.subject, "mutation subject %q is not %q", subj, exp.subject)
 	acc, _ := mut.Flag("accepted")

@@ -162,7 +162,7 @@ func StartScan(ctx context.Context, d *device.Device, t SessionTimings) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	res.Object["scanCompleted"] = device.WireObject(res.Object).State() == protocol.ScanCompleted
+	res.Object["scanCompleted"] = device.StateOf(device.WireObject(res.Object)) == protocol.ScanCompleted
 	return res, nil
 }
 
@@ -175,7 +175,7 @@ func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (*Sessi
 	if err != nil {
 		return nil, err
 	}
-	if o.State() == protocol.SessionFailed {
+	if device.StateOf(o) == protocol.SessionFailed {
 		return nil, snapshotError(CodeSessionFailed, "the scan session failed", o)
 	}
 	return &SessionResult{Object: o.Clone()}, nil

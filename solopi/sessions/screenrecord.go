@@ -218,7 +218,7 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 		Success: []protocol.State{protocol.SessionRecording},
 		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 15 * time.Second, Phase: "screen-record-start",
 		TimeoutHint: func(last device.WireObject) string {
-			if last.State() == protocol.ScreenPending {
+			if device.StateOf(last) == protocol.ScreenPending {
 				return "the MediaProjection dialog on the device was not confirmed (" + RequiredMediaProjectionAction + ")"
 			}
 			return ""
@@ -236,7 +236,7 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 		// act on the device (false, or the text of what to do) and what.
 		last, _ := e.Details["lastStatus"].(map[string]any)
 		e.With("userActionRequired", false).With("requiredUserAction", nil)
-		if device.WireObject(last).State() == protocol.ScreenPending {
+		if device.StateOf(device.WireObject(last)) == protocol.ScreenPending {
 			e.WithUserAction(RequiredMediaProjectionAction).With("requiredUserAction", RequiredMediaProjectionAction)
 		}
 	}

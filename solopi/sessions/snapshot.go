@@ -119,7 +119,7 @@ func (sp *sessionSpec) status(ctx context.Context, d *device.Device, expected st
 	if err != nil {
 		return o, err
 	}
-	if expected != "" && o.SessionID() != expected {
+	if expected != "" && device.SessionIDOf(o) != expected {
 		return o, sp.mismatch(expected, o)
 	}
 	return o, nil
@@ -192,7 +192,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 	if err != nil {
 		return nil, err
 	}
-	if pre.State() != "" && sp.Machine.IsLive(pre.State()) {
+	if device.StateOf(pre) != "" && sp.Machine.IsLive(device.StateOf(pre)) {
 		return nil, fault.Newf(fault.Failed, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
 			With(sp.Latest, map[string]any(pre)).With(sp.Key, map[string]any(pre))
 	}
@@ -206,7 +206,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 			return nil, err
 		}
 	}
-	previous := pre.SessionID()
+	previous := device.SessionIDOf(pre)
 	if err := d.Mutate(ctx, sp.Action, p.Params); err != nil {
 		if fault.IsInterrupt(err) {
 			return nil, sp.abandon(ctx, d, p, nil, err)
@@ -223,14 +223,14 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		if err != nil {
 			return false, err
 		}
-		id := o.SessionID()
+		id := device.SessionIDOf(o)
 		switch {
 		case id == p.SessionID:
-			if seen && !device.Reachable(sp.Machine, last.State(), o.State()) {
-				return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.State(), o.State()), map[string]any(o))
+			if seen && !device.Reachable(sp.Machine, device.StateOf(last), device.StateOf(o)) {
+				return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, device.StateOf(last), device.StateOf(o)), map[string]any(o))
 			}
-			if !seen || last.State() != o.State() {
-				d.Options().Progress.Report(device.Event{Phase: "session", Message: fmt.Sprintf("%s %s: %s", sp.Name, p.SessionID, o.State()), State: string(o.State())})
+			if !seen || device.StateOf(last) != device.StateOf(o) {
+				d.Options().Progress.Report(device.Event{Phase: "session", Message: fmt.Sprintf("%s %s: %s", sp.Name, p.SessionID, device.StateOf(o)), State: string(device.StateOf(o))})
 				if ua, _ := o.Flag("userActionRequired"); ua {
 					if text, _ := o.Text("requiredUserAction"); text != "" {
 						d.Options().Progress.Reportf("waiting-for-user", "waiting for the tester on the device: %s", text)
@@ -243,7 +243,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 					return false, err
 				}
 			}
-			return slices.Contains(p.Done, o.State()), nil
+			return slices.Contains(p.Done, device.StateOf(o)), nil
 		case !seen && id == previous:
 			return false, nil
 		case seen && id == "":
@@ -272,18 +272,18 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 			// could only be refused by the device, so nothing is sent.
 			return nil, err
 		}
-		if last != nil && sp.Machine.IsTerminal(last.State()) && !p.AlwaysStop {
+		if last != nil && sp.Machine.IsTerminal(device.StateOf(last)) && !p.AlwaysStop {
 			return nil, err
 		}
 		return nil, sp.abandon(ctx, d, p, last, err)
 	}
 	res := &SessionResult{Object: last.Clone()}
-	if slices.Contains(p.Success, last.State()) {
+	if slices.Contains(p.Success, device.StateOf(last)) {
 		res.Object["success"] = true
 		return res, nil
 	}
 	fail := snapshotError(CodeSessionFailed,
-		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, last.State(), joinStates(p.Success)), last)
+		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, device.StateOf(last), joinStates(p.Success)), last)
 	if p.AlwaysStop {
 		return nil, sp.abandon(ctx, d, p, last, fail)
 	}
@@ -313,16 +313,16 @@ func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id strin
 	defer cancel()
 	cl := SessionCleanup{SessionID: id}
 	cur, err := sp.fetch(cctx, d)
-	if err == nil && !force && cur.SessionID() == id && sp.Machine.IsTerminal(cur.State()) {
+	if err == nil && !force && device.SessionIDOf(cur) == id && sp.Machine.IsTerminal(device.StateOf(cur)) {
 		// Already over (auto-stop, failure): report it, send nothing.
 		cl.Success = true
-		cl.TerminalState = string(cur.State())
+		cl.TerminalState = string(device.StateOf(cur))
 		if b, ok := cur.Flag("cancelledBeforeStart"); ok {
 			cl.CancelledBeforeStart = &b
 		}
 		return cl
 	}
-	if err == nil && cur.SessionID() != id && cur.SessionID() != "" && sp.Machine.IsLive(cur.State()) {
+	if err == nil && device.SessionIDOf(cur) != id && device.SessionIDOf(cur) != "" && sp.Machine.IsLive(device.StateOf(cur)) {
 		// Someone else's live session: never stop it.
 		cl.Error = "the device's active session is not ours; nothing was sent"
 		return cl
@@ -342,11 +342,11 @@ func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id strin
 		if err != nil {
 			return false, err
 		}
-		if o.SessionID() != id {
+		if device.SessionIDOf(o) != id {
 			return false, fmt.Errorf("the device no longer shows our session")
 		}
 		last = o
-		if r, _ := o.Flag("stopRetryable"); sp.Retryable && r && o.State() == protocol.SessionStopping && retries < 3 {
+		if r, _ := o.Flag("stopRetryable"); sp.Retryable && r && device.StateOf(o) == protocol.SessionStopping && retries < 3 {
 			// Incomplete cleanup of our own lease: the same bounded
 			// re-send as the stop commands.
 			retries++
@@ -354,10 +354,10 @@ func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id strin
 				return false, err
 			}
 		}
-		return sp.Machine.IsTerminal(o.State()), nil
+		return sp.Machine.IsTerminal(device.StateOf(o)), nil
 	})
 	if last != nil {
-		cl.TerminalState = string(last.State())
+		cl.TerminalState = string(device.StateOf(last))
 		if b, ok := last.Flag("cancelledBeforeStart"); ok {
 			cl.CancelledBeforeStart = &b
 		}
@@ -426,10 +426,10 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		if err := send(ctx); err != nil {
 			return nil, sp.stopError(err, p, nil, stops, extra)
 		}
-	case sp.Machine.IsTerminal(pre.State()):
+	case sp.Machine.IsTerminal(device.StateOf(pre)):
 		extra["alreadyTerminal"] = true
 		return sp.stopResult(pre, p, stops, extra)
-	case slices.Contains(sp.Stoppable, pre.State()):
+	case slices.Contains(sp.Stoppable, device.StateOf(pre)):
 		if err := send(ctx); err != nil {
 			return nil, sp.stopError(err, p, pre, stops, extra)
 		}
@@ -445,22 +445,22 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 			}
 			return false, err
 		}
-		if o.SessionID() != p.SessionID {
-			if o.SessionID() == "" {
+		if device.SessionIDOf(o) != p.SessionID {
+			if device.SessionIDOf(o) == "" {
 				return false, snapshotError(CodeSessionLost,
 					"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not stopped", o).
 					With("sessionId", p.SessionID).With("phase", p.Phase)
 			}
 			return false, sp.mismatch(p.SessionID, o).With("phase", p.Phase)
 		}
-		if last != nil && !device.Reachable(sp.Machine, last.State(), o.State()) {
-			return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, last.State(), o.State()), map[string]any(o))
+		if last != nil && !device.Reachable(sp.Machine, device.StateOf(last), device.StateOf(o)) {
+			return false, device.ContractError(fmt.Sprintf("the %s session went from %s back to %s", sp.Name, device.StateOf(last), device.StateOf(o)), map[string]any(o))
 		}
 		last = o
-		if sp.Machine.IsTerminal(o.State()) {
+		if sp.Machine.IsTerminal(device.StateOf(o)) {
 			return true, nil
 		}
-		if sp.Retryable && o.State() == protocol.SessionStopping {
+		if sp.Retryable && device.StateOf(o) == protocol.SessionStopping {
 			if r, _ := o.Flag("stopRetryable"); r {
 				if retries >= 3 {
 					return false, snapshotError(CodeStopRetryLimit,
@@ -482,7 +482,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 }
 
 func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, extra map[string]any) (*SessionResult, error) {
-	if slices.Contains(p.Success, o.State()) {
+	if slices.Contains(p.Success, device.StateOf(o)) {
 		res := &SessionResult{Object: o.Clone()}
 		for k, v := range extra {
 			res.Object[k] = v
@@ -495,7 +495,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 	if code == "" {
 		code = CodeSessionNotStop
 	}
-	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, o.State(), joinStates(p.Success)), o)
+	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, device.StateOf(o), joinStates(p.Success)), o)
 	for k, v := range extra {
 		e.With(k, v)
 	}

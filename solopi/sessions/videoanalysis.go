@@ -185,7 +185,7 @@ func checkAnalysis(r device.Receipt) error { return validateAnalysisReceipt(r.Ob
 // analysisOutcome maps a receipt to the command's result: analyzing and
 // completed are exit 0; a failed state or an error receipt is exit 2.
 func analysisOutcome(o device.WireObject) (*SessionResult, error) {
-	st := o.State()
+	st := device.StateOf(o)
 	if st == protocol.AnalysisAnalyzing || st == protocol.AnalysisCompleted {
 		return &SessionResult{Object: o.Clone()}, nil
 	}
@@ -240,7 +240,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 			return nil, device.ContractError("the analysis receipt does not echo the requested video, offset and threshold", map[string]any(last))
 		}
 	}
-	if !o.Wait || !last.Has("state") || last.State() != protocol.AnalysisAnalyzing {
+	if !o.Wait || !last.Has("state") || device.StateOf(last) != protocol.AnalysisAnalyzing {
 		return analysisOutcome(last)
 	}
 	lost := fault.New(fault.Failed, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").With("requestId", id)
@@ -248,11 +248,11 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 		if err := checkAnalysis(r); err != nil {
 			return false, err
 		}
-		if r.Object.State() != last.State() && !device.Reachable(protocol.VideoAnalysis(), last.State(), r.Object.State()) {
+		if device.StateOf(r.Object) != device.StateOf(last) && !device.Reachable(protocol.VideoAnalysis(), device.StateOf(last), device.StateOf(r.Object)) {
 			return false, device.ContractError("the analysis receipt went backwards", map[string]any(r.Object))
 		}
 		last = r.Object
-		return protocol.VideoAnalysis().IsTerminal(r.Object.State()), nil
+		return protocol.VideoAnalysis().IsTerminal(device.StateOf(r.Object)), nil
 	})
 	if err != nil {
 		return nil, analysisWaitError(err, id, "video-analysis-wait", last, "the video analysis did not finish in time; the device gives up after 5 minutes")

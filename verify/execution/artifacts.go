@@ -5,11 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
@@ -30,9 +30,11 @@ const (
 //	    run-response.json, replay/{result.json,screen.png,logcat.txt}
 //	segments/<segmentId>/agent-transcript.json, agent-timeline.json
 //
-// Every JSON file is written with sorted keys and owner tokens removed.
+// Files are written through artifacts.Dir (confined to the directory,
+// never through a symlink, atomic); every JSON file is written with sorted
+// keys and owner tokens removed.
 type artifactDir struct {
-	root string
+	dir *artifacts.Dir
 
 	mu  sync.Mutex
 	red *redact.Redactor // the owner tokens of the run's segments
@@ -45,16 +47,26 @@ func createArtifactDir(root string) (*artifactDir, error) {
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot resolve the artifacts path", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot create the artifacts directory's parent", err).With("artifacts", abs)
-	}
-	if err := os.Mkdir(abs, 0o755); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", abs)
-		}
+	d, err := artifacts.Open(abs, artifacts.EvidenceNew)
+	switch {
+	case fault.CodeOf(err) == artifacts.CodeOutputExists:
+		return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", abs)
+	case err != nil:
 		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot create the artifacts directory", err).With("artifacts", abs)
 	}
-	return &artifactDir{root: abs}, nil
+	return &artifactDir{dir: d}, nil
+}
+
+// root is the directory's absolute path.
+func (a *artifactDir) root() string { return a.dir.Root() }
+
+// rel is path (inside the directory) relative to it.
+func (a *artifactDir) rel(path string) (string, error) {
+	rel, err := filepath.Rel(a.root(), path)
+	if err != nil {
+		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "evidence outside the artifacts directory", err).With("file", path)
+	}
+	return rel, nil
 }
 
 // addSecret registers an owner token to keep out of every file.
@@ -78,9 +90,10 @@ func (a *artifactDir) sanitize(v any) any { return a.redactor().Value(v) }
 
 // segmentDir is the directory of one segment's evidence.
 func (a *artifactDir) segmentDir(segmentID string) (string, error) {
-	dir := filepath.Join(a.root, "segments", verify.EvidenceDirName(segmentID))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot create a segment's evidence directory", err).With("file", dir)
+	rel := "segments/" + verify.EvidenceDirName(segmentID)
+	dir, err := a.dir.Mkdir(rel)
+	if err != nil {
+		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot create a segment's evidence directory", err).With("file", filepath.Join(a.root(), rel))
 	}
 	return dir, nil
 }
@@ -109,15 +122,21 @@ func (a *artifactDir) writeJSON(path string, v any, typ string) (verify.Evidence
 		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
 	}
 	b = append(b, '\n')
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot write evidence", err).With("file", path)
-	}
-	return bytesEvidence(path, b, typ), nil
+	return a.write(path, b, typ)
 }
 
-func bytesEvidence(path string, b []byte, typ string) verify.Evidence {
-	sum := sha256.Sum256(b)
-	return verify.Evidence{Type: typ, Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+// write puts b at path (inside the directory) atomically and returns its
+// file evidence.
+func (a *artifactDir) write(path string, b []byte, typ string) (verify.Evidence, error) {
+	rel, err := a.rel(path)
+	if err != nil {
+		return verify.Evidence{}, err
+	}
+	e, err := a.dir.WriteFile(rel, typ, b)
+	if err != nil {
+		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot write evidence", err).With("file", path)
+	}
+	return verify.Evidence{Type: typ, Path: path, SHA256: e.SHA256, Size: e.Size}, nil
 }
 
 // fileEvidence hashes an existing file; text files the device produced
@@ -128,15 +147,16 @@ func (a *artifactDir) fileEvidence(path, typ string, redactText bool) (verify.Ev
 		return verify.Evidence{}, fault.Wrap(fault.Transport, CodeArtifactsIO, "cannot read verification evidence", err).With("file", path)
 	}
 	if redactText {
-		clean := []byte(a.redact(string(b)))
-		if !bytes.Equal(clean, b) {
-			if err := os.WriteFile(path, clean, 0o644); err != nil {
+		if clean := []byte(a.redact(string(b))); !bytes.Equal(clean, b) {
+			ev, err := a.write(path, clean, typ)
+			if err != nil {
 				return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot redact verification evidence", err).With("file", path)
 			}
-			b = clean
+			return ev, nil
 		}
 	}
-	return bytesEvidence(path, b, typ), nil
+	sum := sha256.Sum256(b)
+	return verify.Evidence{Type: typ, Path: path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
 }
 
 // events is the run's events.jsonl: one sorted-key JSON object per line
@@ -162,15 +182,11 @@ func (e *events) append(typ string, details map[string]any) error {
 	if err != nil {
 		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode a verification event", err)
 	}
-	f, err := os.OpenFile(e.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	rel, err := e.a.rel(e.path)
 	if err != nil {
-		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot append a verification event", err).With("file", e.path)
+		return err
 	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := e.a.dir.Append(rel, "events", append(b, '\n')); err != nil {
 		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot append a verification event", err).With("file", e.path)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -89,9 +90,13 @@ func BenchmarkVisionReview(b *testing.B) {
 	if err := os.WriteFile(shot, counterPNG(1), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	ev, err := artifacts.Open(dir, artifacts.EvidenceOverwrite)
+	if err != nil {
+		b.Fatal(err)
+	}
 	start := time.Now()
 	for b.Loop() {
-		v, err := judge.Review(context.Background(), VisionRequest{CheckpointID: "c", Assertion: "the counter shows 1", Screenshot: shot, EvidenceDir: dir})
+		v, err := judge.Review(context.Background(), VisionRequest{CheckpointID: "c", Assertion: "the counter shows 1", Screenshot: shot, Evidence: ev, EvidenceDir: dir})
 		if err != nil || v.Status != verify.Passed {
 			b.Fatalf("verdict %+v, %v", v, err)
 		}

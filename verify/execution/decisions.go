@@ -94,7 +94,7 @@ func decisionError(format string, args ...any) error {
 
 // checkKeys refuses keys outside allowed.
 func checkKeys(m map[string]any, what string, allowed ...string) error {
-	if unknown := verify.UnknownKeys(m, allowed...); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(m, allowed...); len(unknown) > 0 {
 		return decisionError("%s has unknown fields %v", what, unknown)
 	}
 	return nil
@@ -158,7 +158,7 @@ func targetNode(action map[string]any, observation map[string]any) (string, erro
 	if !ok || len(m) == 0 {
 		return "", decisionError("a dynamic action's selector must be a non-empty object")
 	}
-	if unknown := verify.UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
+	if unknown := canonjson.UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
 		return "", decisionError("the selector has unsupported fields %v", unknown)
 	}
 	matches := oracle.Match(page, oracle.Selector(m))
@@ -192,10 +192,10 @@ func actRequest(action map[string]any, nodeID string) (ActRequest, error) {
 	}
 	for key, dst := range map[string]**int64{"durationMs": &req.DurationMs, "distance": &req.Distance} {
 		if v, ok := action[key]; ok && v != nil {
-			n, ok := verify.JSONInteger(v)
-			if !ok {
+			if !canonjson.IsInt(v) {
 				return req, decisionError("%s must be an integer", key)
 			}
+			n, _ := canonjson.Integer(v) // clamped to int64: out of every range
 			*dst = &n
 		}
 	}

@@ -67,9 +67,9 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOu
 		return nil, err
 	}
 	out := &RunOutput{
-		PlanPath:   filepath.Join(a.root, "plan.json"),
-		EventsPath: filepath.Join(a.root, "events.jsonl"),
-		ReportPath: filepath.Join(a.root, "report.json"),
+		PlanPath:   filepath.Join(a.root(), "plan.json"),
+		EventsPath: filepath.Join(a.root(), "events.jsonl"),
+		ReportPath: filepath.Join(a.root(), "report.json"),
 	}
 	if _, err := a.writeJSON(out.PlanPath, plan.Tree(), "plan"); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -184,6 +185,8 @@ type VisionRequest struct {
 	// Screenshot is a PNG file on the host.
 	Screenshot string
 	// EvidenceDir is where the judge may write its evidence (model
-	// answers, the coordinate profile); it returns them in the verdict.
+	// answers, the coordinate profile), a directory inside the run's
+	// Evidence, which writes it; it returns them in the verdict.
+	Evidence    *artifacts.Dir
 	EvidenceDir string
 }

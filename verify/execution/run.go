@@ -54,6 +54,10 @@ type Prepared struct {
 	judge     VisionJudge
 }
 
+// decisionsFile is how --decisions is read: JSON, so UTF-8 (invalid bytes
+// are refused here, before the phone, rather than decoded as U+FFFD).
+var decisionsFile = artifacts.Input{What: "decisions file", Code: verify.CodeInvalidDecisions, Field: "file", UTF8: true}
+
 // Prepare validates the plan, checks the provider options, reads the
 // decisions, checks the output paths, runs Setup and builds the provider.
 // Every input problem (invalid plan or decisions, provider misuse, an
@@ -71,8 +75,8 @@ func Prepare(o RunOptions) (*Prepared, error) {
 	p := &Prepared{o: o, plan: plan}
 	decisions := o.DecisionsJSON
 	if o.DecisionsFile != "" {
-		if decisions, err = os.ReadFile(o.DecisionsFile); err != nil {
-			return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "cannot read the decisions file", err).With("file", o.DecisionsFile)
+		if decisions, err = decisionsFile.Read(o.DecisionsFile); err != nil {
+			return nil, err
 		}
 	}
 	if decisions != nil {

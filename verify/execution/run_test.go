@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -71,6 +72,17 @@ func TestRunPlan(t *testing.T) {
 	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != verify.CodeInvalidDecisions {
 		t.Errorf("bad inline decisions: got %v", err)
 	}
+	// A decisions file that is not UTF-8 is refused as it is read, not
+	// decoded into U+FFFD and found out on the phone.
+	latin := filepath.Join(dir, "latin1.json")
+	if err := os.WriteFile(latin, bytes.Replace(readFixture(t, "counter-agent-decisions"), []byte("goal reached"), []byte("goal r\xe9ached"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.Artifacts, o.DecisionsJSON, o.DecisionsFile = filepath.Join(dir, "latin1"), nil, latin
+	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != verify.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
+		t.Errorf("a decisions file that is not UTF-8: got %v", err)
+	}
+	o.DecisionsFile = ""
 	if len(phone.calls) != calls {
 		t.Errorf("a refused run touched the phone: %v", phone.calls[calls:])
 	}

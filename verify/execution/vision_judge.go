@@ -59,7 +59,7 @@ func (j *VisionReviewer) Review(ctx context.Context, req VisionRequest) (verify.
 		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, CodeVisionReview, j.v.redact("the vision reviewer failed: "+err.Error()), err)
 	}
 	out := verify.VisionVerdict{Status: reviewVerdicts[rev.Verdict], Reason: rev.Reason}
-	if req.EvidenceDir == "" {
+	if req.Evidence == nil || req.EvidenceDir == "" {
 		return out, nil
 	}
 	tree, err := j.v.tree(map[string]any{
@@ -71,7 +71,7 @@ func (j *VisionReviewer) Review(ctx context.Context, req VisionRequest) (verify.
 		return out, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode the vision review", err)
 	}
 	path := filepath.Join(req.EvidenceDir, "vision-review-"+verify.EvidenceDirName(req.CheckpointID)+".json")
-	ev, err := (&artifactDir{root: req.EvidenceDir}).writeJSON(path, tree, "vision_review")
+	ev, err := (&artifactDir{dir: req.Evidence}).writeJSON(path, tree, "vision_review")
 	if err != nil {
 		return out, err
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
@@ -223,14 +224,9 @@ func LoadApp(data []byte) (*AppSpec, error) {
 	if len(data) > maxSpecBytes {
 		return nil, fmt.Errorf("load app spec: %d bytes exceeds the %d byte limit", len(data), maxSpecBytes)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var spec AppSpec
-	if err := dec.Decode(&spec); err != nil {
+	if err := canonjson.UnmarshalStrict(data, &spec); err != nil {
 		return nil, fmt.Errorf("load app spec: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("load app spec: trailing data after the JSON object")
 	}
 	if err := spec.normalize(); err != nil {
 		return nil, fmt.Errorf("load app spec %q: %w", spec.Package, err)

@@ -17,3 +17,21 @@ func TestEmbeddedAppsLoad(t *testing.T) {
 		}
 	}
 }
+
+// A hand-written spec is one JSON document with no misspelt key: data after
+// it or an unknown field fails loudly.
+func TestLoadAppRefusesTrailingDataAndUnknownFields(t *testing.T) {
+	t.Parallel()
+	b, err := embeddedApps.ReadFile("apps/counter.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadApp(b); err != nil {
+		t.Fatalf("the counter spec: %v", err)
+	}
+	for _, bad := range [][]byte{append(b, " junk"...), append(b, '}'), append(b, "{}"...), []byte(`{"package":"p","pakage":"x"}`)} {
+		if _, err := LoadApp(bad); err == nil {
+			t.Errorf("accepted %q", bad[max(0, len(bad)-12):])
+		}
+	}
+}

@@ -1,10 +1,10 @@
 package core
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -109,9 +109,7 @@ func (s configSpec) Parse(v string) (any, string) {
 		return n, ""
 	case "json":
 		var m map[string]any
-		dec := json.NewDecoder(strings.NewReader(v))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil || m == nil {
+		if err := canonjson.Unmarshal([]byte(v), &m); err != nil || m == nil {
 			return nil, "JSON config requires an object"
 		}
 		return string(Encode(m, true)), ""

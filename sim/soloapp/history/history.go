@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
@@ -157,9 +158,7 @@ func (a *History) loadReplayInfo(r *historyRecord) bool {
 	data, err := a.Phone.ReadFile(r.dir + "/info.json")
 	var v any
 	if err == nil {
-		dec := json.NewDecoder(strings.NewReader(string(data)))
-		dec.UseNumber()
-		err = dec.Decode(&v)
+		v, err = canonjson.Decode(data)
 	}
 	m, isObj := v.(map[string]any)
 	if err != nil || !isObj {
@@ -364,9 +363,7 @@ func (a *History) replayDetail(r *historyRecord) core.Obj {
 			data, err := a.Phone.ReadFile(r.dir + "/" + j.file)
 			var v any
 			if err == nil {
-				dec := json.NewDecoder(strings.NewReader(string(data)))
-				dec.UseNumber()
-				err = dec.Decode(&v)
+				v, err = canonjson.Decode(data)
 			}
 			if err != nil {
 				d = append(d, core.NewObj("contentAvailable", false, "errorCode", "invalid_json", "error", "Content is not valid JSON")...)
