@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"sort"
 	"time"
@@ -92,7 +93,7 @@ type faultFunc func(f *Farm, d *Device, body []byte) (map[string]any, error)
 
 // faults maps a control route to its injection.
 func faults() map[string]faultFunc {
-	return map[string]faultFunc{
+	m := map[string]faultFunc{
 		"permission": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
 			var in struct {
 				Name    string `json:"name"`
@@ -348,6 +349,8 @@ func faults() map[string]faultFunc {
 			return nil, f.server.SetState(d.Serial(), adbd.State(in.State))
 		},
 	}
+	maps.Copy(m, hostFaults())
+	return m
 }
 
 // FaultNames lists the control routes.

@@ -46,6 +46,14 @@ type Device struct {
 	mu       sync.Mutex
 	closed   bool
 	cancelCB func()
+
+	// Fault knobs beside SoloPi's own (answers.go, intents.go) and what
+	// the device received (observe.go).
+	answers     answerFaults
+	intents     intentFaults
+	refuseDials int
+	mutationLog eventLog
+	commandLog  eventLog
 }
 
 // New builds a device and starts SoloPi's control service on it.
@@ -63,9 +71,7 @@ func New(opts Options) *Device {
 	ac.Device = deviceInfo(phone, ac.Device)
 	app := soloapp.New(ac, phoneAdapter{phone}, clk)
 	d := &Device{Phone: phone, App: app, clk: clk, conns: newPipeListener()}
-	handler := func(ctx context.Context, in android.Intent) error {
-		return app.HandleActivity(ctx, in.Component, in.Data)
-	}
+	handler := d.deliverIntent
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.AdbSchemeActivity, handler)
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.SchemeActivity, handler)
 	// SoloPi's in-memory identities die with its process
@@ -76,7 +82,7 @@ func New(opts Options) *Device {
 			app.Restart()
 		}
 	})
-	d.http = &http.Server{Handler: app, ReadHeaderTimeout: 10 * time.Second}
+	d.http = &http.Server{Handler: d.answers.wrap(app), ReadHeaderTimeout: 10 * time.Second}
 	go d.http.Serve(d.conns)
 	return d
 }
@@ -123,9 +129,9 @@ func (d *Device) DialTCP(ctx context.Context, port int) (net.Conn, error) {
 		return nil, err
 	}
 	d.mu.Lock()
-	closed := d.closed
+	refused := d.closed || d.refusedDialLocked()
 	d.mu.Unlock()
-	if closed || port != d.App.DevicePort() || !d.App.HTTPReady() {
+	if refused || port != d.App.DevicePort() || !d.App.HTTPReady() {
 		return nil, fmt.Errorf("dial tcp:%d on %s: %w", port, d.Serial(), errConnRefused)
 	}
 	client, server := net.Pipe()

@@ -18,6 +18,7 @@ func (d *Device) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, er
 	if err := ctx.Err(); err != nil {
 		return nil, nil, 0, err
 	}
+	d.commandLog.add(cmd)
 	var out, errb bytes.Buffer
 	code := d.Phone.RunShell(ctx, cmd, bytes.NewReader(nil), &out, &errb)
 	if err := ctx.Err(); err != nil {

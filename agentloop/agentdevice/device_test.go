@@ -14,8 +14,9 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/solopi/agent"
-	"github.com/solopi-dev/solopi/solopi/agentfake"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -26,6 +27,7 @@ func node(id, class, text string, l, t, r, b int, kids ...*agent.UINode) *agent.
 }
 
 func TestHitTestAndTypedMapping(t *testing.T) {
+	t.Parallel()
 	page := node("node-1", "android.widget.FrameLayout", "", 0, 0, 1080, 2340,
 		node("node-2", "android.widget.LinearLayout", "", 0, 300, 1080, 1500,
 			node("node-3", "android.widget.EditText", "", 100, 400, 980, 500),
@@ -108,27 +110,66 @@ func pageScreens(ctx context.Context, o *agent.Observation) (*agentloop.Screen, 
 	return agentloop.ScreenFromImage(renderPage(o.Page), time.Now())
 }
 
-func newAgentClient(t *testing.T) (*agentfake.Device, *agent.AgentClient) {
+// simAgentClient starts a simulated phone with the counter app in front and
+// an Agent client on a session to it.
+func simAgentClient(t *testing.T) (*sim.Device, *agent.AgentClient) {
 	t.Helper()
-	fd := agentfake.New()
-	fd.RootWait = 50 * time.Millisecond
-	t.Cleanup(fd.Close)
-	dev := device.NewDevice(fd, device.DeviceOptions{Package: protocol.DefaultPackage, Port: protocol.DefaultDevicePort, RequestTimeout: 5 * time.Second})
-	client := agent.NewAgentClient(dev, agent.AgentOptions{Foreground: agentfake.AppActivity, PollInterval: 20 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	phone := sim.New(sim.Options{Serial: "sim-agentdevice", TimeScale: 10})
+	t.Cleanup(func() { phone.Close() })
+	if err := phone.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := phone.Phone.LaunchApp(counterPkg); err != nil {
+		t.Fatal(err)
+	}
+	s, err := device.OpenSession(ctx, phone, device.SessionOptions{PreserveForeground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	client := agent.NewAgentClient(s.Device, agent.AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
 	t.Cleanup(client.Close)
-	return fd, client
+	return phone, client
 }
+
+const counterPkg = "com.example.counter"
 
 func fastBudget() agent.AgentBudget {
 	b := agent.DefaultAgentBudget()
 	b.MaxSteps = 10
+	// The simulator scales the device's limits with its clock; keep them
+	// far from the wall time a loaded machine needs.
+	b.IdleTimeoutMs, b.MaxDurationMs = 300_000, 1_800_000
 	return b
 }
 
+// counterValue is the number the counter app shows.
+func counterValue(phone *sim.Device) string {
+	var v string
+	var walk func(n *ui.Node)
+	walk = func(n *ui.Node) {
+		if n.ResourceID == counterPkg+":id/counter_value" {
+			v = n.Text
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	if w := phone.Phone.ActiveWindow(); w.Root != nil {
+		walk(w.Root)
+	}
+	return v
+}
+
 // TestSoloPiDeviceWholeLoop runs the PhoneAgent on the SoloPi Agent
-// session device: freshness re-observations are real observe calls.
+// session device of the simulator: the fake model reads the screenshots
+// the device published, and freshness re-observations are real observe
+// calls.
 func TestSoloPiDeviceWholeLoop(t *testing.T) {
-	fd, client := newAgentClient(t)
+	t.Parallel()
+	phone, client := simAgentClient(t)
 	srv, err := fakemodel.Start(fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	if err != nil {
 		t.Fatal(err)
@@ -142,12 +183,12 @@ func TestSoloPiDeviceWholeLoop(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dev, err := Start(ctx, client, Options{Budget: fastBudget(), PollInterval: 20 * time.Millisecond, Screens: pageScreens})
+	dev, err := Start(ctx, client, Options{Budget: fastBudget(), PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent, _ := agentloop.New(agentloop.Config{Space: coord.SpaceAuto, RecheckDelay: time.Millisecond}, dev, model)
-	res, err := agent.Run(ctx, agentloop.Task{Goal: `tap the "Sign in" button`, MaxSteps: 5})
+	res, err := agent.Run(ctx, agentloop.Task{Goal: "make the counter show 1", MaxSteps: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,10 +198,10 @@ func TestSoloPiDeviceWholeLoop(t *testing.T) {
 	if res.Outcome != agentloop.OutcomeCompleted {
 		t.Fatalf("outcome %s: %s %s", res.Outcome, res.Message, res.ErrorMessage)
 	}
-	if fd.Screen() != "home" {
-		t.Fatalf("screen %s", fd.Screen())
+	if v := counterValue(phone); v != "1" {
+		t.Fatalf("the counter shows %q, want 1", v)
 	}
-	if _, state, _ := fd.SessionState(); state != "ended" {
-		t.Fatalf("session state %s after Close, want ended", state)
+	if s := dev.Session(); s == nil || s.State != "ended" {
+		t.Fatalf("session %+v after Close, want ended", s)
 	}
 }

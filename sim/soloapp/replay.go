@@ -151,6 +151,12 @@ func (a *App) replay(_ context.Context, p *core.Process, via core.Transport, q c
 			return core.E3("Parameter 'restartApp' must be true or false")
 		}
 	}
+	return a.startRunLocked(p, caseName, requestID, replayRequest{caseID: caseID, fingerprint: fp, targetApp: strings.TrimSpace(q["targetApp"]), hasTarget: q.Has("targetApp"), restart: restart})
+}
+
+// startRunLocked publishes a new run in the idle (or terminal) slot of p and
+// starts its manager.
+func (a *App) startRunLocked(p *core.Process, caseName, requestID string, req replayRequest) core.Obj {
 	now := a.NowMs()
 	run := &harnessRun{
 		runID:     strconv.FormatInt(now, 10) + "-" + core.NewUUID(),
@@ -174,7 +180,7 @@ func (a *App) replay(_ context.Context, p *core.Process, via core.Transport, q c
 	ctx, stop := context.WithCancel(p.Ctx)
 	run.stop = stop
 	st(p).harness = run
-	go a.prepareReplay(ctx, p, run, replayRequest{caseID: caseID, fingerprint: fp, targetApp: strings.TrimSpace(q["targetApp"]), hasTarget: q.Has("targetApp"), restart: restart})
+	go a.prepareReplay(ctx, p, run, req)
 	return core.NewObj("runId", run.runID)
 }
 

@@ -11,47 +11,17 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
-
-// simBudget keeps the device's idle and duration limits far from the wall
-// time a slow (-race) run needs: the simulator scales them with its clock.
-func simBudget() AgentBudget {
-	b := DefaultAgentBudget()
-	b.IdleTimeoutMs, b.MaxDurationMs = 300_000, 1_800_000
-	return b
-}
-
-// simAgentClient starts a simulator with the counter app in front and an
-// Agent client on a session to it; all are closed when the test ends.
-func simAgentClient(ctx context.Context, t *testing.T, serial string) (*sim.Device, *AgentClient) {
-	t.Helper()
-	dev := sim.New(sim.Options{Serial: serial, TimeScale: 10})
-	t.Cleanup(func() { dev.Close() })
-	if err := dev.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := device.OpenSession(ctx, dev, device.SessionOptions{PreserveForeground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	c := NewAgentClient(s.Device, AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
-	t.Cleanup(func() { c.Close() })
-	return dev, c
-}
 
 // The Agent client against the product's simulator (sim/soloapp implements
 // the device side of docs/device-protocol.md): the same code path as a phone,
 // with the counter app in front. It checks the contract, not the fake.
 func TestAgentAgainstSimulator(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dev, c := simAgentClient(ctx, t, "sim-agent-1")
+	dev, c := simAgentClient(t, counterPkg)
 	if _, err := c.Capabilities(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +69,10 @@ func TestAgentAgainstSimulator(t *testing.T) {
 // Rejections, screenshots, an immediately failed start and an interrupted
 // act against the simulator.
 func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dev, c := simAgentClient(ctx, t, "sim-agent-2")
+	dev, c := simAgentClient(t, counterPkg)
 
 	// touch service down: the session is terminal at once (exit 2).
 	dev.App.SetTouchServiceAvailable(false)

@@ -16,23 +16,80 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi/agentfake"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/android/ui"
+	"github.com/solopi-dev/solopi/sim/soloapp"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func newAgentFixture(t *testing.T) (*agentfake.Device, *AgentClient) {
+// The apps of these tests, as the simulator installs them.
+const (
+	loginPkg   = "com.example.login"
+	counterPkg = "com.example.counter"
+)
+
+// newAgentFixture starts a simulated phone (the simulator is the device of
+// every test: SoloPi's Agent resolver with its real root, settle and
+// receipt rules) with the login app in front, and an Agent client on a
+// session to it; everything is closed when the test ends.
+func newAgentFixture(t *testing.T) (*sim.Device, *AgentClient) {
 	t.Helper()
-	fake := agentfake.New()
-	t.Cleanup(fake.Close)
-	dev := device.NewDevice(fake, device.DeviceOptions{RequestTimeout: 5 * time.Second})
-	c := NewAgentClient(dev, AgentOptions{PollInterval: 20 * time.Millisecond})
+	return simAgentClient(t, loginPkg)
+}
+
+func simAgentClient(t *testing.T, pkg string) (*sim.Device, *AgentClient) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dev := sim.New(sim.Options{Serial: "sim-agent", TimeScale: 10})
+	t.Cleanup(func() { dev.Close() })
+	if err := dev.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Phone.LaunchApp(pkg); err != nil {
+		t.Fatal(err)
+	}
+	s, err := device.OpenSession(ctx, dev, device.SessionOptions{PreserveForeground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := NewAgentClient(s.Device, AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
 	t.Cleanup(c.Close)
-	return fake, c
+	return dev, c
+}
+
+// foreground is the package of the focused window.
+func foreground(dev *sim.Device) string {
+	pkg, _ := dev.Phone.Foreground()
+	return pkg
+}
+
+// agentMutations lists the Agent mutations of one type the device received,
+// decoded as SoloPi decodes them.
+func agentMutations(dev *sim.Device, typ string) []map[string]string {
+	var out []map[string]string
+	for _, m := range dev.Mutations() {
+		u := soloapp.ParseSchemeURI(m)
+		if len(u.Segments) == 1 && u.Segments[0] == protocol.ActionAgent && (typ == "" || u.Params[protocol.ParamType] == typ) {
+			out = append(out, u.Params)
+		}
+	}
+	return out
+}
+
+// simBudget keeps the device's idle and duration limits far from the wall
+// time a slow (-race) run needs: the simulator scales them with its clock.
+func simBudget() AgentBudget {
+	b := DefaultAgentBudget()
+	b.IdleTimeoutMs, b.MaxDurationMs = 300_000, 1_800_000
+	return b
 }
 
 func testStart(t *testing.T, c *AgentClient, tok OwnerToken) *StartResult {
 	t.Helper()
-	res, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget(), AckTimeout: 5 * time.Second})
+	res, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -64,21 +121,14 @@ func wantErr(t *testing.T, err error, code string, exit fault.Kind) *fault.Error
 
 func strp(s string) *string { return &s }
 
-func countMutations(fake *agentfake.Device, typ string) int {
-	n := 0
-	for _, m := range fake.Mutations() {
-		if m.Type == typ {
-			n++
-		}
-	}
-	return n
-}
+func countMutations(dev *sim.Device, typ string) int { return len(agentMutations(dev, typ)) }
 
 // The whole happy path: start → observe → act (click by selector) →
 // settled observation → end, with the foreground restored after every
 // mutation and a complete, contiguous timeline.
 func TestAgentFullSession(t *testing.T) {
-	fake, c := newAgentFixture(t)
+	t.Parallel()
+	dev, c := simAgentClient(t, counterPkg)
 	ctx := context.Background()
 	tok := NewOwnerToken()
 	st := testStart(t, c, tok)
@@ -88,8 +138,8 @@ func TestAgentFullSession(t *testing.T) {
 	if !strings.HasSuffix(st.TimelinePath, "/agent-sessions/"+st.Session.SessionID+"/timeline.jsonl") {
 		t.Errorf("timelinePath %q", st.TimelinePath)
 	}
-	if fake.Focus() != agentfake.AppActivity || !st.Foreground.Restored {
-		t.Errorf("foreground after start: %q %+v", fake.Focus(), st.Foreground)
+	if foreground(dev) != counterPkg || !st.Foreground.Restored {
+		t.Errorf("foreground after start: %q %+v", foreground(dev), st.Foreground)
 	}
 	id := st.Identity(tok)
 
@@ -100,11 +150,11 @@ func TestAgentFullSession(t *testing.T) {
 	if ob.Observation.ObservationID == st.Observation.ObservationID {
 		t.Fatal("observe did not create a new observation")
 	}
-	nodeID, err := ResolveSelector(ob.Observation, Selector{ResourceID: agentfake.AppPackage + ":id/login"})
+	nodeID, err := ResolveSelector(ob.Observation, Selector{ResourceID: counterPkg + ":id/increment_button"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := ob.Observation.Page.Find(nodeID); n == nil || n.Text != "Sign in" || n.ClassName != "android.widget.Button" {
+	if n := ob.Observation.Page.Find(nodeID); n == nil || n.Text != "+1" || n.ClassName != "android.widget.Button" {
 		t.Fatalf("resolved %s to %+v", nodeID, n)
 	}
 	ar, err := c.Act(ctx, ActRequest{Identity: id, StepID: "step-001", ObservationID: ob.Observation.ObservationID,
@@ -116,8 +166,8 @@ func TestAgentFullSession(t *testing.T) {
 		t.Fatalf("act result receipt=%+v replayed=%v fg=%+v", ar.Receipt.Summary(), ar.Replayed, ar.Foreground)
 	}
 	settled := ar.SettledObservation()
-	if _, err := ResolveSelector(settled, Selector{Text: "Welcome"}); err != nil {
-		t.Fatalf("settled observation is not the home screen: %v", err)
+	if _, err := ResolveSelector(settled, Selector{ResourceID: counterPkg + ":id/counter_value", Text: "1"}); err != nil {
+		t.Fatalf("settled observation does not show the new count: %v", err)
 	}
 	if ar.Session.ObservationID != settled.ObservationID || ar.Session.AcceptedSteps != 1 {
 		t.Errorf("session after act: %+v", ar.Session.Summary())
@@ -142,8 +192,8 @@ func TestAgentFullSession(t *testing.T) {
 	if end.Session.State != "ended" || end.Session.TerminalReason != "client_end" || end.Session.LeaseHeld || !end.Changed {
 		t.Fatalf("after end: %+v", end.Session.Summary())
 	}
-	if fake.Focus() != agentfake.AppActivity {
-		t.Errorf("foreground after end: %q", fake.Focus())
+	if foreground(dev) != counterPkg {
+		t.Errorf("foreground after end: %q", foreground(dev))
 	}
 
 	tl, err := c.Timeline(ctx, id)
@@ -172,7 +222,10 @@ func TestAgentFullSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := fake.File(tl.TimelinePath)
+	raw, err := dev.Phone.FS().ReadFile(tl.TimelinePath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sum := sha256.Sum256(raw)
 	if saved.SHA256 != hex.EncodeToString(sum[:]) || !saved.Check.Complete {
 		t.Fatalf("saved timeline %+v", saved)
@@ -182,9 +235,9 @@ func TestAgentFullSession(t *testing.T) {
 		t.Fatal("owner token in the saved timeline")
 	}
 	// Every mutation carried exactly this session and token.
-	for _, m := range fake.Mutations() {
-		if m.Type != protocol.AgentStart && (m.Params["sessionId"] != id.SessionID || m.Params["ownerToken"] != tok.Reveal()) {
-			t.Errorf("mutation %s with foreign identity", m.Type)
+	for _, m := range agentMutations(dev, "") {
+		if m[protocol.ParamType] != protocol.AgentStart && (m["sessionId"] != id.SessionID || m["ownerToken"] != tok.Reveal()) {
+			t.Errorf("mutation %s with foreign identity", m[protocol.ParamType])
 		}
 	}
 }
@@ -192,13 +245,14 @@ func TestAgentFullSession(t *testing.T) {
 // Rejections the device makes before acting come back as exit 2 with the
 // device's code; identity errors are caught before anything is sent.
 func TestAgentRejectionsBeforeActing(t *testing.T) {
-	fake, c := newAgentFixture(t)
+	t.Parallel()
+	dev, c := newAgentFixture(t)
 	ctx := context.Background()
 	tok := NewOwnerToken()
 	st := testStart(t, c, tok)
 	id := st.Identity(tok)
 	first := st.Observation
-	node, err := ResolveSelector(first, Selector{ResourceID: agentfake.AppPackage + ":id/help"})
+	node, err := ResolveSelector(first, Selector{ResourceID: loginPkg + ":id/sign_in_button"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +280,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 	wantErr(t, err, protocol.ErrStaleObservation, fault.Failed)
 
 	// Another owner and another session: refused before any act is sent.
-	acts := countMutations(fake, protocol.AgentAct)
+	acts := countMutations(dev, protocol.AgentAct)
 	cur, err := c.Status(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +292,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 	}
 	_, err = click("session-1", cur.ObservationID, AgentIdentity{SessionID: "agent-session-other", OwnerToken: tok})
 	wantErr(t, err, protocol.ErrSessionNotFound, fault.Failed)
-	if got := countMutations(fake, protocol.AgentAct); got != acts {
+	if got := countMutations(dev, protocol.AgentAct); got != acts {
 		t.Errorf("identity rejections sent %d act mutations", got-acts)
 	}
 
@@ -269,12 +323,13 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 
 // Resubmitting a stepId returns the stored receipt and never acts twice.
 func TestAgentStepReplay(t *testing.T) {
-	fake, c := newAgentFixture(t)
+	t.Parallel()
+	dev, c := newAgentFixture(t)
 	ctx := context.Background()
 	tok := NewOwnerToken()
 	st := testStart(t, c, tok)
 	id := st.Identity(tok)
-	node, _ := ResolveSelector(st.Observation, Selector{ResourceID: agentfake.AppPackage + ":id/login"})
+	node, _ := ResolveSelector(st.Observation, Selector{ResourceID: loginPkg + ":id/sign_in_button"})
 	req := ActRequest{Identity: id, StepID: "step-replay", ObservationID: st.Observation.ObservationID,
 		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}}
 	a1, err := c.Act(ctx, req)
@@ -288,7 +343,7 @@ func TestAgentStepReplay(t *testing.T) {
 	if !a2.Replayed || string(a2.Receipt.Raw) != string(a1.Receipt.Raw) {
 		t.Fatalf("replay: replayed=%v\n%s\n%s", a2.Replayed, a1.Receipt.Raw, a2.Receipt.Raw)
 	}
-	if n := countMutations(fake, protocol.AgentAct); n != 1 {
+	if n := countMutations(dev, protocol.AgentAct); n != 1 {
 		t.Fatalf("%d act mutations, want 1", n)
 	}
 	// The same stepId for another action (or other arguments) is a
@@ -304,21 +359,23 @@ func TestAgentStepReplay(t *testing.T) {
 			t.Fatalf("%s under a used stepId: %v %v", other.Action, r, err)
 		}
 	}
-	if n := countMutations(fake, protocol.AgentAct); n != 1 {
+	if n := countMutations(dev, protocol.AgentAct); n != 1 {
 		t.Fatalf("%d act mutations after the conflicts, want 1", n)
 	}
 	// Even when the mutation reaches the device twice, it acts once.
-	fake2, c2 := newAgentFixture(t)
+	dev2, c2 := newAgentFixture(t)
 	st2 := testStart(t, c2, tok)
 	id2 := st2.Identity(tok)
-	node2, _ := ResolveSelector(st2.Observation, Selector{ResourceID: agentfake.AppPackage + ":id/login"})
+	node2, _ := ResolveSelector(st2.Observation, Selector{ResourceID: loginPkg + ":id/sign_in_button"})
 	p := ActRequest{Identity: id2, StepID: "dup", ObservationID: st2.Observation.ObservationID, Action: protocol.ActClick,
 		Args: protocol.ActionArgs{NodeID: &node2}}.params()
 	for range 2 {
 		if err := c2.Device().Mutate(ctx, protocol.ActionAgent, append(device.P(protocol.ParamType, protocol.AgentAct), p...)); err != nil {
 			t.Fatal(err)
 		}
-		fake2.SetFocus(agentfake.AppActivity) // what the client's restore does
+		if err := dev2.Phone.LaunchApp(loginPkg); err != nil { // what the client's restore does
+			t.Fatal(err)
+		}
 	}
 	r, err := c2.Act(ctx, ActRequest{Identity: id2, StepID: "dup", ObservationID: st2.Observation.ObservationID,
 		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node2}})
@@ -332,6 +389,7 @@ func TestAgentStepReplay(t *testing.T) {
 }
 
 func TestResolveSelector(t *testing.T) {
+	t.Parallel()
 	_, c := newAgentFixture(t)
 	tok := NewOwnerToken()
 	st := testStart(t, c, tok)
@@ -358,11 +416,11 @@ func TestResolveSelector(t *testing.T) {
 		t.Errorf("message %q", e.Message)
 	}
 
-	_, err = ResolveSelector(obs, Selector{ClassName: "android.widget.Button"})
+	_, err = ResolveSelector(obs, Selector{ClassName: "android.widget.EditText"})
 	wantErr(t, err, CodeSelectorAmbiguous, fault.Failed)
 
 	id, err := ResolveSelector(obs, Selector{Text: "Sign in", ClassName: "android.widget.Button"})
-	if err != nil || obs.Page.Find(id).ResourceID != agentfake.AppPackage+":id/login" {
+	if err != nil || obs.Page.Find(id).ResourceID != loginPkg+":id/sign_in_button" {
 		t.Fatalf("resolve: %s %v", id, err)
 	}
 	_, err = ResolveSelector(obs, Selector{})
@@ -370,7 +428,8 @@ func TestResolveSelector(t *testing.T) {
 }
 
 func TestAgentBudgetValidation(t *testing.T) {
-	fake, c := newAgentFixture(t)
+	t.Parallel()
+	dev, c := newAgentFixture(t)
 	ok := DefaultAgentBudget()
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
@@ -393,7 +452,7 @@ func TestAgentBudgetValidation(t *testing.T) {
 			t.Errorf("case %d: %q", i, e.Message)
 		}
 	}
-	if len(fake.Mutations()) != 0 {
+	if len(dev.Mutations()) != 0 {
 		t.Fatal("an invalid budget reached the device")
 	}
 	for _, edge := range []AgentBudget{{1, 1000, 1000, 1, 1}, {200, 1_800_000, 300_000, 20, 20}} {
@@ -404,6 +463,7 @@ func TestAgentBudgetValidation(t *testing.T) {
 }
 
 func TestOwnerTokenNeverFormats(t *testing.T) {
+	t.Parallel()
 	tok := NewOwnerToken()
 	if len(tok.Reveal()) != 64 || strings.Trim(tok.Reveal(), "0123456789abcdef") != "" {
 		t.Fatalf("token shape %d", len(tok.Reveal()))
@@ -433,56 +493,82 @@ func TestOwnerTokenNeverFormats(t *testing.T) {
 // A start whose first observation never arrives times out and cancels
 // exactly the session it created.
 func TestAgentStartTimeoutCancelsExactSession(t *testing.T) {
-	fake, c := newAgentFixture(t)
-	fake.NoFirstObservation = true
+	t.Parallel()
+	dev, c := newAgentFixture(t)
+	// The first observation's screenshot never comes back.
+	dev.Phone.SetScreenshotFault(nil, time.Hour)
 	tok := NewOwnerToken()
-	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget(), AckTimeout: 300 * time.Millisecond})
+	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 300 * time.Millisecond})
 	e := wantErr(t, err, CodeAgentStartTimeout, fault.Timeout)
 	cl, ok := e.Details["cleanup"].(AgentCleanup)
-	sid, _, _ := fake.SessionState()
+	sid := startedSession(t, dev)
 	if !ok || !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != sid {
 		t.Fatalf("cleanup %+v (session %s)", cl, sid)
 	}
-	checkExactCancel(t, fake, sid, tok)
+	checkExactCancel(t, dev, c, sid, tok)
 }
 
-func checkExactCancel(t *testing.T, fake *agentfake.Device, sid string, tok OwnerToken) {
+// startedSession is the session the host cancelled after its one start.
+func startedSession(t *testing.T, dev *sim.Device) string {
 	t.Helper()
-	ms := fake.Mutations()
+	for _, m := range agentMutations(dev, protocol.AgentCancel) {
+		return m["sessionId"]
+	}
+	t.Fatal("no cancel mutation names the started session")
+	return ""
+}
+
+// checkExactCancel checks that the last mutation cancelled exactly session
+// sid with its token, that the device ended it so, and that the app under
+// test is in front again.
+func checkExactCancel(t *testing.T, dev *sim.Device, c *AgentClient, sid string, tok OwnerToken) {
+	t.Helper()
+	ms := agentMutations(dev, "")
 	last := ms[len(ms)-1]
-	if last.Type != protocol.AgentCancel || last.Params["sessionId"] != sid || last.Params["ownerToken"] != tok.Reveal() {
-		t.Fatalf("last mutation %s %v", last.Type, last.Params["sessionId"])
+	if last[protocol.ParamType] != protocol.AgentCancel || last["sessionId"] != sid || last["ownerToken"] != tok.Reveal() {
+		t.Fatalf("last mutation %s %v", last[protocol.ParamType], last["sessionId"])
 	}
-	if _, state, reason := fake.SessionState(); state != "cancelled" || reason != "client_cancel" {
-		t.Fatalf("device session %s %s", state, reason)
+	s, err := c.Status(context.Background(), AgentIdentity{SessionID: sid, OwnerToken: tok})
+	if err != nil || s.State != "cancelled" || s.TerminalReason != "client_cancel" {
+		t.Fatalf("device session %+v %v", s, err)
 	}
-	if fake.Focus() != agentfake.AppActivity {
-		t.Errorf("foreground after cleanup %q", fake.Focus())
+	if foreground(dev) != loginPkg {
+		t.Errorf("foreground after cleanup %q", foreground(dev))
 	}
 }
 
 func TestAgentStartInterruptCancelsExactSession(t *testing.T) {
-	fake, c := newAgentFixture(t)
-	fake.NoFirstObservation = true
+	t.Parallel()
+	dev, c := newAgentFixture(t)
+	dev.Phone.SetScreenshotFault(nil, time.Hour)
 	tok := NewOwnerToken()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	_, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget(), AckTimeout: 10 * time.Second})
+	defer cancel()
+	// Ctrl-C once the device received the start.
+	stop := dev.OnMutation(func(uri string) {
+		if strings.Contains(uri, "type="+protocol.AgentStart) {
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+	})
+	defer stop()
+	_, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 10 * time.Second})
 	e := wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
 	cl := e.Details["cleanup"].(AgentCleanup)
-	sid, _, _ := fake.SessionState()
+	sid := startedSession(t, dev)
 	if !cl.Attempted || !cl.Success || cl.SessionID != sid || e.Details["sessionId"] != sid {
 		t.Fatalf("cleanup %+v", cl)
 	}
-	checkExactCancel(t, fake, sid, tok)
+	checkExactCancel(t, dev, c, sid, tok)
 }
 
 func TestAgentStartImmediatelyTerminal(t *testing.T) {
-	fake, c := newAgentFixture(t)
-	fake.RootWait = 100 * time.Millisecond
-	fake.SetFocus("com.android.launcher/.Home") // not a controllable root
-	c.opts.Foreground = ""
-	_, err := c.Start(context.Background(), StartOptions{OwnerToken: NewOwnerToken(), Budget: DefaultAgentBudget()})
+	t.Parallel()
+	dev, c := newAgentFixture(t)
+	// A system window covers the app: the screen has no controllable root
+	// and the device gives up after its 5 s root wait.
+	w, h := dev.Phone.ScreenSize()
+	dev.Phone.ShowTransientWindow("com.android.systemui", ui.Rect{Right: w, Bottom: h / 4}, time.Hour)
+	_, err := c.Start(context.Background(), StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
 	e := wantErr(t, err, CodeSessionTerminal, fault.Failed)
 	if e.Details["terminalReason"] != protocol.ErrPageRootUnavailable {
 		t.Fatalf("details %v", e.Details)
@@ -491,12 +577,13 @@ func TestAgentStartImmediatelyTerminal(t *testing.T) {
 
 // A token whose session is still live is refused without a start.
 func TestAgentStartLiveTokenConflict(t *testing.T) {
-	fake, c := newAgentFixture(t)
+	t.Parallel()
+	dev, c := newAgentFixture(t)
 	tok := NewOwnerToken()
 	testStart(t, c, tok)
-	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: DefaultAgentBudget()})
+	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: simBudget()})
 	wantErr(t, err, protocol.ErrSessionConflict, fault.Failed)
-	if n := countMutations(fake, protocol.AgentStart); n != 1 {
+	if n := countMutations(dev, protocol.AgentStart); n != 1 {
 		t.Fatalf("%d starts", n)
 	}
 }
@@ -504,12 +591,13 @@ func TestAgentStartLiveTokenConflict(t *testing.T) {
 func TestAgentActInterruptAndTimeoutCancelExactSession(t *testing.T) {
 	for _, mode := range []string{"interrupt", "timeout"} {
 		t.Run(mode, func(t *testing.T) {
-			fake, c := newAgentFixture(t)
-			fake.ActDelay = 5 * time.Second
+			t.Parallel()
+			dev, c := newAgentFixture(t)
 			tok := NewOwnerToken()
 			st := testStart(t, c, tok)
+			dev.App.SetSettleDelay(time.Hour) // the action never settles
 			id := st.Identity(tok)
-			node, _ := ResolveSelector(st.Observation, Selector{ResourceID: agentfake.AppPackage + ":id/login"})
+			node, _ := ResolveSelector(st.Observation, Selector{ResourceID: loginPkg + ":id/sign_in_button"})
 			ctx := context.Background()
 			timeout := 10 * time.Second
 			if mode == "interrupt" {
@@ -533,13 +621,14 @@ func TestAgentActInterruptAndTimeoutCancelExactSession(t *testing.T) {
 			if ar == nil || ar.Receipt == nil || ar.Receipt.Status != ReceiptAccepted {
 				t.Fatalf("receipt %+v", ar)
 			}
-			checkExactCancel(t, fake, id.SessionID, tok)
+			checkExactCancel(t, dev, c, id.SessionID, tok)
 		})
 	}
 }
 
 func TestAgentActPreValidation(t *testing.T) {
-	fake, c := newAgentFixture(t)
+	t.Parallel()
+	dev, c := newAgentFixture(t)
 	id := AgentIdentity{SessionID: "agent-session-x", OwnerToken: NewOwnerToken()}
 	n := "node-1"
 	var d int64 = 50
@@ -557,14 +646,15 @@ func TestAgentActPreValidation(t *testing.T) {
 	}
 	_, err := c.Act(context.Background(), ActRequest{Identity: id, StepID: "bad id!", ObservationID: "o", Action: protocol.ActBack})
 	wantErr(t, err, CodeInvalidAgentID, fault.Invalid)
-	if len(fake.ShellCommands()) != 0 {
+	if len(dev.Mutations()) != 0 {
 		t.Fatal("an invalid act reached the device")
 	}
 }
 
 func TestAgentObserveScreenshotError(t *testing.T) {
-	fake, c := newAgentFixture(t)
-	fake.ScreenshotError = protocol.ErrScreenCaptureFailed
+	t.Parallel()
+	dev, c := newAgentFixture(t)
+	dev.Phone.SetScreenshotFault(android.ErrScreenshotFault, 0)
 	tok := NewOwnerToken()
 	st := testStart(t, c, tok)
 	ob, err := c.Observe(context.Background(), st.Identity(tok))
@@ -579,6 +669,7 @@ func TestAgentObserveScreenshotError(t *testing.T) {
 }
 
 func TestEvidencePathChecks(t *testing.T) {
+	t.Parallel()
 	ok := func(n string) bool { return n == "timeline.jsonl" }
 	for _, p := range []string{
 		"/storage/emulated/0/solopi/agent-sessions/other/timeline.jsonl",
@@ -596,6 +687,7 @@ func TestEvidencePathChecks(t *testing.T) {
 }
 
 func TestCheckTimeline(t *testing.T) {
+	t.Parallel()
 	mk := func(seqs []int64, types []string) []AgentEvent {
 		var out []AgentEvent
 		for i, s := range seqs {

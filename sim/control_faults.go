@@ -1,0 +1,53 @@
+package sim
+
+// hostFaults are the control routes of the faults that test a host's
+// defences against a misbehaving device or link: odd answers, lost or late
+// mutations, a refused control port, another client taking the replay slot.
+func hostFaults() map[string]faultFunc {
+	return map[string]faultFunc{
+		"answer-fault": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct {
+				AnswerFault
+				Clear bool `json:"clear"`
+			}
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			if in.Clear {
+				d.ClearAnswerFaults()
+				return nil, nil
+			}
+			return nil, d.AddAnswerFault(in.AnswerFault)
+		},
+		"mutation-fault": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct {
+				MutationFault
+				Clear bool `json:"clear"`
+			}
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			if in.Clear {
+				d.ClearMutationFaults()
+				return nil, nil
+			}
+			return nil, d.AddMutationFault(in.MutationFault)
+		},
+		"refuse-dial": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ Times int }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			d.RefuseDials(in.Times)
+			return nil, nil
+		},
+		"replace-replay": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ CaseName string }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			req, run, err := d.App.ReplaceReplay(in.CaseName)
+			return map[string]any{"requestId": req, "runId": run}, err
+		},
+	}
+}
