@@ -42,10 +42,12 @@ type AnswerFault struct {
 	Times int `json:"times,omitempty"`
 }
 
-// answerFaults holds a device's active answer faults, in the order added.
+// answerFaults holds a device's active answer faults, in the order added,
+// and the watchers of its answers.
 type answerFaults struct {
 	mu     sync.Mutex
 	faults []*AnswerFault
+	log    eventLog[Answer]
 }
 
 // AddAnswerFault edits the answers of matching queries from now on.
@@ -142,7 +144,7 @@ func (af *answerFaults) spend(f *AnswerFault) {
 func (af *answerFaults) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		faults := af.matching(r)
-		if len(faults) == 0 {
+		if len(faults) == 0 && !af.log.watched() {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -156,6 +158,8 @@ func (af *answerFaults) wrap(h http.Handler) http.Handler {
 				af.spend(f)
 			}
 		}
+		action, _ := strings.CutPrefix(r.URL.Path, protocol.HTTPPathPrefix)
+		af.log.add(Answer{Action: action, Query: r.URL.Query(), Body: body})
 		w.Header().Set("Content-Type", ctype)
 		w.WriteHeader(rec.Code)
 		_, _ = w.Write(body)

@@ -52,8 +52,8 @@ type Device struct {
 	answers     answerFaults
 	intents     intentFaults
 	refuseDials int
-	mutationLog eventLog
-	commandLog  eventLog
+	mutationLog eventLog[string]
+	commandLog  eventLog[string]
 }
 
 // New builds a device and starts SoloPi's control service on it.
@@ -71,6 +71,7 @@ func New(opts Options) *Device {
 	ac.Device = deviceInfo(phone, ac.Device)
 	app := soloapp.New(ac, phoneAdapter{phone}, clk)
 	d := &Device{Phone: phone, App: app, clk: clk, conns: newPipeListener()}
+	d.mutationLog.keep, d.commandLog.keep = true, true
 	handler := d.deliverIntent
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.AdbSchemeActivity, handler)
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.SchemeActivity, handler)

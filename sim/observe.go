@@ -1,42 +1,55 @@
 package sim
 
-import "sync"
+import (
+	"net/url"
+	"sync"
+)
 
-// What a device received, for tests that check what a host sent and for
-// tests that act at the moment it arrives (another client stepping in).
+// What a device received and answered, for tests that check what a host
+// sent and for tests that act at the moment something arrives (another
+// client stepping in, an operator pressing Ctrl-C).
 
-// eventLog records strings in order and tells its watchers about each.
-type eventLog struct {
+// eventLog records events in order and tells its watchers about each.
+type eventLog[T any] struct {
 	mu       sync.Mutex
-	entries  []string
-	watchers map[int]func(string)
+	keep     bool
+	entries  []T
+	watchers map[int]func(T)
 	nextID   int
 }
 
-func (l *eventLog) add(s string) {
+func (l *eventLog[T]) add(e T) {
 	l.mu.Lock()
-	l.entries = append(l.entries, s)
-	watchers := make([]func(string), 0, len(l.watchers))
+	if l.keep {
+		l.entries = append(l.entries, e)
+	}
+	watchers := make([]func(T), 0, len(l.watchers))
 	for _, w := range l.watchers {
 		watchers = append(watchers, w)
 	}
 	l.mu.Unlock()
 	for _, w := range watchers {
-		w(s)
+		w(e)
 	}
 }
 
-func (l *eventLog) list() []string {
+func (l *eventLog[T]) watched() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]string(nil), l.entries...)
+	return len(l.watchers) > 0
 }
 
-func (l *eventLog) watch(fn func(string)) (stop func()) {
+func (l *eventLog[T]) list() []T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]T(nil), l.entries...)
+}
+
+func (l *eventLog[T]) watch(fn func(T)) (stop func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.watchers == nil {
-		l.watchers = map[int]func(string){}
+		l.watchers = map[int]func(T){}
 	}
 	id := l.nextID
 	l.nextID++
@@ -46,6 +59,14 @@ func (l *eventLog) watch(fn func(string)) (stop func()) {
 		defer l.mu.Unlock()
 		delete(l.watchers, id)
 	}
+}
+
+// Answer is one answer of SoloPi's query channel, as the host receives it
+// (after any AnswerFault).
+type Answer struct {
+	Action string
+	Query  url.Values
+	Body   []byte
 }
 
 // Mutations lists the data URIs of every scheme intent sent to SoloPi's
@@ -63,3 +84,8 @@ func (d *Device) Commands() []string { return d.commandLog.list() }
 // OnCommand calls fn with every command run through the in-process front
 // from now on, before it runs; stop ends the calls.
 func (d *Device) OnCommand(fn func(cmd string)) (stop func()) { return d.commandLog.watch(fn) }
+
+// OnAnswer calls fn with every answer of the query channel from now on,
+// before the host receives it: what fn changes on the device is in place
+// when the host reads the answer. stop ends the calls.
+func (d *Device) OnAnswer(fn func(Answer)) (stop func()) { return d.answers.log.watch(fn) }

@@ -13,19 +13,20 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
-// twentyCases registers 20 cases; every third one fails.
-func twentyCases(t *testing.T, f *devicefake.Replay) []string {
+// twentyCases imports 20 cases; every third one fails.
+func twentyCases(p *simPhone) []string {
 	var names []string
 	for i := 1; i <= 20; i++ {
 		n := fmt.Sprintf("case %02d/支付", i)
-		f.AddCase(n, devicefake.TwoSteps)
+		steps := twoSteps
 		if i%3 == 0 {
-			f.Plan[n] = devicefake.PlanFail
+			steps = failSteps
 		}
+		p.addCase(n, steps)
 		names = append(names, n)
 	}
 	return names
@@ -133,10 +134,11 @@ func aggregateCounts(t *testing.T, b *BatchReport) (tests, failures, errors, ski
 }
 
 func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	names := twentyCases(t, f)
+	t.Parallel()
+	ph := newSimPhone(t)
+	names := twentyCases(ph)
 	root := t.TempDir()
-	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts(names, root, false))
+	b := RunBatch(context.Background(), ph.d, batchOpts(names, root, false))
 	p := b.Payload
 	if kindOf(b.Err) != fault.Failed || p["success"] != false || p["completedRuns"] != 3 || p["stoppedEarly"] != true || p["requestedRuns"] != 20 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
@@ -169,9 +171,10 @@ func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
 }
 
 func TestRunBatchTwentyMixedContinueOnFailure(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	names := twentyCases(t, f)
-	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts(names, t.TempDir(), true))
+	t.Parallel()
+	ph := newSimPhone(t)
+	names := twentyCases(ph)
+	b := RunBatch(context.Background(), ph.d, batchOpts(names, t.TempDir(), true))
 	p := b.Payload
 	if kindOf(b.Err) != fault.Failed || p["completedRuns"] != 20 || p["stoppedEarly"] != false || p["failedRuns"] != 6 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
@@ -191,38 +194,43 @@ func TestRunBatchTwentyMixedContinueOnFailure(t *testing.T) {
 }
 
 func TestRunBatchAllPassAndInfraExitWins(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("a", devicefake.TwoSteps)
-	f.AddCase("b", devicefake.TwoSteps)
-	b := RunBatch(context.Background(), replayFakeDevice(f), batchOpts([]string{"a", "b", "a"}, "", false))
+	t.Parallel()
+	ph := newSimPhone(t)
+	ph.addCase("a", twoSteps)
+	ph.addCase("b", twoSteps)
+	b := RunBatch(context.Background(), ph.d, batchOpts([]string{"a", "b", "a"}, "", false))
 	if kindOf(b.Err) != passed || b.Payload["success"] != true || b.Payload["failedRuns"] != nil {
 		t.Fatalf("all pass: %d %v", kindOf(b.Err), b.Payload)
 	}
 	// A protocol anomaly (exit 4) after a business failure (exit 2): the
 	// first child exit that is not 0 or 2 decides.
-	f.Plan["a"] = devicefake.PlanFail
-	f.Plan["b"] = devicefake.PlanEmpty
-	b = RunBatch(context.Background(), replayFakeDevice(f), batchOpts([]string{"a", "b"}, "", true))
+	ph.addCase("c", failSteps)
+	if err := ph.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "status"},
+		When: map[string]any{"caseName": "b", "state": "passed"}, Set: map[string]any{"results": []any{}}}); err != nil {
+		t.Fatal(err)
+	}
+	b = RunBatch(context.Background(), ph.d, batchOpts([]string{"c", "b"}, "", true))
 	if kindOf(b.Err) != fault.Transport {
 		t.Fatalf("kind %v", kindOf(b.Err))
 	}
 }
 
 func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	for _, n := range []string{"a", "b", "c", "d"} {
-		f.AddCase(n, devicefake.TwoSteps)
+	t.Parallel()
+	ph := newSimPhone(t)
+	for _, n := range []string{"a", "c", "d"} {
+		ph.addCase(n, twoSteps)
 	}
-	f.Plan["b"] = devicefake.PlanHang
+	ph.addCase("b", hangSteps)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.OnStatus = func(f *devicefake.Replay) {
-		if f.Status["caseName"] == "b" && f.Status["state"] == "running" && f.Polls == 2 {
+	ph.onStatus(func(r runAnswer, n int) {
+		if r.CaseName == "b" && r.State == "running" && n == 2 {
 			cancel()
 		}
-	}
+	})
 	root := t.TempDir()
-	b := RunBatch(ctx, replayFakeDevice(f), batchOpts([]string{"a", "b", "c", "d"}, root, true))
+	b := RunBatch(ctx, ph.d, batchOpts([]string{"a", "b", "c", "d"}, root, true))
 	p := b.Payload
 	if kindOf(b.Err) != fault.Interrupted || p["errorCode"] != CodeBatchInterrupted || p["completedRuns"] != 2 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
@@ -233,8 +241,8 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 	}
 	// The active sub-run was cancelled by its own runId before returning.
 	runB := res[1]["runId"].(string)
-	if f.CountMutations("type=cancel&runId="+runB) != 1 || f.Status["state"] != "cancelled" {
-		t.Fatalf("sub-run not cancelled: %v", f.Mutations)
+	if ph.mutations("type=cancel&runId="+runB) != 1 || ph.status().State != "cancelled" {
+		t.Fatalf("sub-run not cancelled: %v", ph.dev.Mutations())
 	}
 	if _, err := os.Stat(filepath.Join(root, "batch-"+b.BatchID, "002-b", artifacts.ManifestName)); err != nil {
 		t.Fatalf("interrupted sub-run evidence: %v", err)
@@ -246,23 +254,24 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 }
 
 func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("a", devicefake.TwoSteps)
-	f.AddCase("b", devicefake.TwoSteps)
-	f.Plan["a"] = devicefake.PlanHang
+	t.Parallel()
+	ph := newSimPhone(t)
+	ph.addCase("a", hangSteps)
+	ph.addCase("b", twoSteps)
 	o := batchOpts([]string{"a", "b"}, "", true)
 	o.Run.RunTimeout = 300 * time.Millisecond
-	b := RunBatch(context.Background(), replayFakeDevice(f), o)
+	b := RunBatch(context.Background(), ph.d, o)
 	res := b.Payload["results"].([]map[string]any)
 	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != CodeBatchTimeout || len(res) != 1 || len(b.Payload["skipped"].([]map[string]any)) != 1 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), b.Payload)
 	}
-	if f.CountMutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
+	if ph.mutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
 		t.Fatalf("timed-out sub-run not cancelled")
 	}
 }
 
 func TestValidateBatch(t *testing.T) {
+	t.Parallel()
 	if err := ValidateBatch(BatchOptions{}); fault.From(err).Code != CodeNoCases {
 		t.Fatalf("no cases: %v", err)
 	}
@@ -279,12 +288,12 @@ func TestValidateBatch(t *testing.T) {
 }
 
 func TestRunJUnitCaseNoWaitIsSkipped(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("a", devicefake.TwoSteps)
-	f.Plan["a"] = devicefake.PlanHang
+	t.Parallel()
+	ph := newSimPhone(t)
+	ph.addCase("a", hangSteps)
 	o := fastRun("a", "")
 	o.NoWait = true
-	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	rep := RunReplay(context.Background(), ph.d, o)
 	tc := RunJUnitCase(rep, "a", 0)
 	if kindOf(rep.Err) != passed || tc.Skipped == nil || tc.Failure != nil || tc.Error != nil {
 		t.Fatalf("kind %v case %+v", kindOf(rep.Err), tc)
@@ -295,9 +304,10 @@ func TestRunJUnitCaseNoWaitIsSkipped(t *testing.T) {
 // so a display can show one updating line; the run's state changes come
 // as events too.
 func TestRunBatchProgressEvents(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("a", devicefake.TwoSteps)
-	f.AddCase("b", devicefake.TwoSteps)
+	t.Parallel()
+	ph := newSimPhone(t)
+	ph.addCase("a", twoSteps)
+	ph.addCase("b", twoSteps)
 	var mu sync.Mutex
 	var events []device.Event
 	o := batchOpts([]string{"a", "b"}, "", false)
@@ -306,7 +316,7 @@ func TestRunBatchProgressEvents(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, e)
 	}
-	if b := RunBatch(context.Background(), replayFakeDevice(f), o); b.Err != nil {
+	if b := RunBatch(context.Background(), ph.d, o); b.Err != nil {
 		t.Fatalf("batch: %v", b.Err)
 	}
 	lines, claimed := 0, 0

@@ -2,32 +2,21 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/devicefake"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func normalizedCase(t *testing.T, name string) *casefile.Case {
-	t.Helper()
-	c, err := casefile.Parse([]byte(`{"caseName":` + devicefake.JSONString(name) + `,"targetAppPackage":"com.example.counter","operationLog":{"steps":` + devicefake.TwoSteps + `}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _, err := casefile.Normalize(c, casefile.NormalizeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	d := replayFakeDevice(f)
-	rep, err := ImportCase(context.Background(), d, normalizedCase(t, "支付 & 退款"), ImportOptions{Timeout: time.Second, PollInterval: 20 * time.Millisecond})
+	t.Parallel()
+	p := newSimPhone(t)
+	d := p.d
+	rep, err := ImportCase(context.Background(), d, caseOf(t, "支付 & 退款", twoSteps), ImportOptions{Timeout: 5 * time.Second, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
@@ -39,57 +28,60 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 		t.Fatalf("remote path %s", rep.RemotePath)
 	}
 	var rm, sum, mkdir bool
-	for _, c := range f.ShellLog() {
+	for _, c := range p.dev.Commands() {
 		rm = rm || c == "rm -f -- "+want
 		sum = sum || c == "sha256sum "+want
 		mkdir = mkdir || c == "mkdir -p /sdcard/Android/data/com.alipay.hulu/files/harness-import"
 	}
 	if !rm || !sum || !mkdir {
-		t.Fatalf("shell log %v", f.ShellLog())
+		t.Fatalf("shell log %v", p.dev.Commands())
 	}
-	if f.CountMutations("replace=false&requestId="+rep.RequestID) != 1 {
-		t.Fatalf("mutation %v", f.Mutations)
+	if p.mutations("replace=false&requestId="+rep.RequestID) != 1 {
+		t.Fatalf("mutation %v", p.dev.Mutations())
 	}
 	// A second import of the same name is refused by the device (exit 2)
 	// and the staged file is still removed.
-	rep, err = ImportCase(context.Background(), d, normalizedCase(t, "支付 & 退款"), ImportOptions{Timeout: time.Second, PollInterval: 20 * time.Millisecond})
+	rep, err = ImportCase(context.Background(), d, caseOf(t, "支付 & 退款", twoSteps), ImportOptions{Timeout: 5 * time.Second, PollInterval: 20 * time.Millisecond})
 	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
 		t.Fatalf("duplicate: %v %v", err, rep.Cleanup)
 	}
-	if f.Files.Has(rep.RemotePath) {
+	if _, err := p.dev.Phone.Stat(rep.RemotePath); err == nil {
 		t.Fatal("staged file left on the device")
 	}
-	rep, err = ImportCase(context.Background(), d, normalizedCase(t, "支付 & 退款"), ImportOptions{Replace: true, Timeout: time.Second, PollInterval: 20 * time.Millisecond})
+	rep, err = ImportCase(context.Background(), d, caseOf(t, "支付 & 退款", twoSteps), ImportOptions{Replace: true, Timeout: 5 * time.Second, PollInterval: 20 * time.Millisecond})
 	if err != nil || rep.Receipt["replaced"] == nil {
 		t.Fatalf("replace: %v %v", err, rep.Receipt)
 	}
 }
 
 func TestImportCaseRefusalStillCleansUp(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	d := replayFakeDevice(f)
-	// The device refuses the import before reading the file (it deletes
-	// the file only when it reads it): our cleanup must remove it.
-	orig := f.Pkg
-	f.Pkg = "com.other" // the fake then refuses the path with a receipt
-	rep, err := ImportCase(context.Background(), d, normalizedCase(t, "x"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
-	f.Pkg = orig
+	t.Parallel()
+	// A build whose harness storage lives elsewhere refuses the host's
+	// staging path before reading the file (it deletes the file only when
+	// it reads it): our cleanup must remove it.
+	p := newSimPhone(t, func(o *sim.Options) {
+		o.App.ExternalFilesDir = "/storage/emulated/0/Android/data/com.alipay.hulu/files-v2"
+	})
+	rep, err := ImportCase(context.Background(), p.d, caseOf(t, "x", twoSteps), ImportOptions{Timeout: 2 * time.Second, PollInterval: 20 * time.Millisecond})
 	if e := fault.From(err); e.Code != "invalid_import_path" || e.Kind != fault.Failed {
 		t.Fatalf("want device refusal, got %v", err)
 	}
 	if rep.Cleanup["success"] != true {
 		t.Fatalf("cleanup %v", rep.Cleanup)
 	}
-	if f.Files.Has(rep.RemotePath) {
+	if _, err := p.dev.Phone.Stat(rep.RemotePath); err == nil {
 		t.Fatal("staged file left behind")
 	}
 }
 
 func TestImportCaseTimeout(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.DropImports = true
-	d := replayFakeDevice(f)
-	rep, err := ImportCase(context.Background(), d, normalizedCase(t, "z"), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
+	t.Parallel()
+	p := newSimPhone(t)
+	// The import never reaches SoloPi: no receipt ever.
+	if err := p.dev.AddMutationFault(sim.MutationFault{Action: "harness", Query: map[string]string{"type": "case-import"}, Drop: true}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ImportCase(context.Background(), p.d, caseOf(t, "z", twoSteps), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 	e := fault.From(err)
 	if e.Kind != fault.Timeout || e.Code != CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
 		t.Fatalf("want import timeout, got %v", err)
@@ -97,22 +89,24 @@ func TestImportCaseTimeout(t *testing.T) {
 	if rep.Cleanup["success"] != true {
 		t.Fatalf("cleanup after timeout %v", rep.Cleanup)
 	}
+	if _, err := p.dev.Phone.Stat(rep.RemotePath); err == nil {
+		t.Fatal("staged file left behind")
+	}
 }
 
 func TestImportCaseInterruptCleansUp(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	d := replayFakeDevice(f)
+	t.Parallel()
+	p := newSimPhone(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	// Cancel on the mutation: the receipt poll sees the interrupt.
-	f.Lock()
-	f.ImportReceipt = nil
-	f.OnMutation = func(raw string) {
-		if strings.Contains(raw, "case-import") {
+	stop := p.dev.OnMutation(func(uri string) {
+		if strings.Contains(uri, "case-import") {
 			cancel()
 		}
-	}
-	f.Unlock()
-	rep, err := ImportCase(ctx, d, normalizedCase(t, "y"), ImportOptions{Timeout: 5 * time.Second, PollInterval: time.Second})
+	})
+	defer stop()
+	rep, err := ImportCase(ctx, p.d, caseOf(t, "y", twoSteps), ImportOptions{Timeout: 5 * time.Second, PollInterval: time.Second})
 	if err != nil && !fault.IsInterrupt(err) {
 		t.Fatalf("want interrupt or success, got %v", err)
 	}
@@ -122,78 +116,100 @@ func TestImportCaseInterruptCleansUp(t *testing.T) {
 }
 
 func TestDeleteCase(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("old", devicefake.TwoSteps)
-	d := replayFakeDevice(f)
-	out, reqID, err := DeleteCase(context.Background(), d, "old", time.Second, 20*time.Millisecond)
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("old", twoSteps)
+	d := p.d
+	out, reqID, err := DeleteCase(context.Background(), d, "old", 5*time.Second, 20*time.Millisecond)
 	if err != nil || out["deleted"] != true || out["requestId"] != reqID {
 		t.Fatalf("delete: %v %v", out, err)
 	}
-	if f.CountMutations("caseName=old&confirmCaseName=old&requestId="+reqID) != 1 {
-		t.Fatalf("mutation %v", f.Mutations)
+	if p.mutations("caseName=old&confirmCaseName=old&requestId="+reqID) != 1 {
+		t.Fatalf("mutation %v", p.dev.Mutations())
 	}
-	_, _, err = DeleteCase(context.Background(), d, "old", time.Second, 20*time.Millisecond)
+	_, _, err = DeleteCase(context.Background(), d, "old", 5*time.Second, 20*time.Millisecond)
 	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "case_not_found" {
 		t.Fatalf("second delete: %v", err)
 	}
 }
 
 func TestGetCaseAndList(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	snap := f.AddCase("smoke", devicefake.TwoSteps)
-	d := replayFakeDevice(f)
-	c, err := GetCase(context.Background(), d, "smoke")
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("smoke", twoSteps)
+	id, fp, err := p.dev.App.CaseFingerprint("smoke")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ID != *snap.ID || c.Fingerprint != snap.CaseFingerprint || c.StepCount() != 2 {
+	c, err := GetCase(context.Background(), p.d, "smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ID != id || c.Fingerprint != fp || c.StepCount() != 3 {
 		t.Fatalf("case %+v", c)
 	}
 	if _, ok := c.Object["operationLog"].(map[string]any); !ok {
 		t.Fatalf("operationLog not parsed: %T", c.Object["operationLog"])
 	}
-	m, err := ListCases(context.Background(), d)
+	m, err := ListCases(context.Background(), p.d)
 	if err != nil || m["count"] == nil {
 		t.Fatalf("list %v %v", m, err)
 	}
 }
 
+// TestHistory lists, reads and deletes a replay record the simulated app
+// saved after a run, through a delete receipt that stays in progress for
+// two polls.
 func TestHistory(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	id := "replay-" + strings.Repeat("ab", 32)
-	f.History[id] = map[string]any{"id": id, "kind": "replay", "caseName": "smoke", "status": "passed"}
-	d := replayFakeDevice(f)
-	m, err := ListReplayHistory(context.Background(), d, 100)
+	t.Parallel()
+	p := newSimPhone(t)
+	d := p.d
+	ctx := context.Background()
+	p.addCase("smoke", twoSteps)
+	if rep := RunReplay(ctx, d, fastRun("smoke", "")); kindOf(rep.Err) != passed {
+		t.Fatalf("run: kind %v %v", kindOf(rep.Err), rep.Payload)
+	}
+	m, err := ListReplayHistory(ctx, d, 100)
 	if err != nil || m["returned"] == nil {
 		t.Fatalf("list %v %v", m, err)
 	}
-	if _, err := ListReplayHistory(context.Background(), d, 0); fault.KindOf(err) != fault.Invalid {
+	recs, _ := m["records"].([]any)
+	if len(recs) == 0 {
+		t.Fatalf("the simulator saved no replay history record: %v", m)
+	}
+	id := recs[0].(map[string]any)["id"].(string)
+	if _, err := ListReplayHistory(ctx, d, 0); fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("limit 0: %v", err)
 	}
 	for _, bad := range []string{"../etc/passwd", "replay-ABC", "performance-" + strings.Repeat("a", 64)} {
-		if _, err := GetReplayHistory(context.Background(), d, bad); fault.From(err).Code != CodeInvalidHistoryID {
+		if _, err := GetReplayHistory(ctx, d, bad); fault.From(err).Code != CodeInvalidHistoryID {
 			t.Fatalf("id %q: %v", bad, err)
 		}
 	}
-	g, err := GetReplayHistory(context.Background(), d, id)
+	g, err := GetReplayHistory(ctx, d, id)
 	if err != nil || g["id"] != id {
 		t.Fatalf("get %v %v", g, err)
 	}
-	f.HistPending = 2
-	res, err := DeleteReplayHistory(context.Background(), d, id, time.Second, 20*time.Millisecond)
+	if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "history", Query: map[string]string{"action": "mutationStatus"},
+		When: map[string]any{"state": "completed"}, Set: map[string]any{"state": "in_progress", "mutation/state": "in_progress", "mutation/deleted": false},
+		Times: 2}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := DeleteReplayHistory(ctx, d, id, 5*time.Second, 20*time.Millisecond)
 	if err != nil || !res.Success || res.Object["state"] != "completed" {
 		t.Fatalf("delete %+v %v", res, err)
 	}
-	if f.CountMutations("confirmId="+id) != 1 {
-		t.Fatalf("confirmId missing: %v", f.Mutations)
+	if p.mutations("confirmId="+id) != 1 {
+		t.Fatalf("confirmId missing: %v", p.dev.Mutations())
 	}
-	res, err = DeleteReplayHistory(context.Background(), d, id, time.Second, 20*time.Millisecond)
+	res, err = DeleteReplayHistory(ctx, d, id, 5*time.Second, 20*time.Millisecond)
 	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "record_not_found" || res.Success {
 		t.Fatalf("second delete %v", err)
 	}
 }
 
 func TestHistoryListContract(t *testing.T) {
+	t.Parallel()
 	id := "replay-" + strings.Repeat("0", 64)
 	rec := map[string]any{"id": id, "kind": "replay"}
 	cases := []map[string]any{
@@ -204,19 +220,20 @@ func TestHistoryListContract(t *testing.T) {
 		{"kind": "replay", "records": []any{map[string]any{"id": "replay-../x", "kind": "replay"}}, "returned": 1, "total": 1, "truncated": false},
 	}
 	for i, m := range cases {
-		if err := checkHistoryList(devicefake.Clone(m), 1); err == nil || fault.KindOf(err) != fault.Transport {
+		if err := checkHistoryList(wireCopy(t, m), 1); err == nil || fault.KindOf(err) != fault.Transport {
 			t.Errorf("case %d accepted: %v", i, err)
 		}
 	}
-	if err := checkHistoryList(devicefake.Clone(map[string]any{"kind": "replay", "records": []any{rec}, "returned": 1, "total": 3, "truncated": true}), 1); err != nil {
+	if err := checkHistoryList(wireCopy(t, map[string]any{"kind": "replay", "records": []any{rec}, "returned": 1, "total": 3, "truncated": true}), 1); err != nil {
 		t.Fatalf("valid list refused: %v", err)
 	}
 }
 
 func TestHistoryReceiptValidation(t *testing.T) {
+	t.Parallel()
 	id := "replay-" + strings.Repeat("0", 64)
 	good := func() map[string]any {
-		return devicefake.Clone(map[string]any{"success": true, "requestId": "r1", "state": "completed",
+		return wireCopy(t, map[string]any{"success": true, "requestId": "r1", "state": "completed",
 			"mutation": map[string]any{"requestId": "r1", "kind": "replay", "action": "deleteReplay", "id": id, "state": "completed", "success": true, "deleted": true}})
 	}
 	if err := checkHistoryReceipt(good(), "r1", id); err != nil {
@@ -241,4 +258,19 @@ func TestHistoryReceiptValidation(t *testing.T) {
 			t.Errorf("mutator %d accepted", i)
 		}
 	}
+}
+
+// wireCopy is m as the host decodes a device answer (numbers as
+// json.Number).
+func wireCopy(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := device.DecodeObject(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

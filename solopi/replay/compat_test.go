@@ -12,28 +12,27 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
-	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 // A run SoloPi forgets (idle with no runId: an app restart) is lost, not
 // replaced: exit-4 kind, the runId kept, its last status under lastStatus
 // and not spread at the top level, evidence written and incomplete.
 func TestRunLostWhenSoloPiForgetsIt(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("slow", devicefake.TwoSteps)
-	f.Plan["slow"] = devicefake.PlanHang
-	f.OnStatus = func(f *devicefake.Replay) {
-		if f.Status["state"] == "running" && f.Polls == 3 {
-			f.Status = map[string]any{"success": true, "state": "idle", "active": false, "terminal": false, "results": []any{}}
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("slow", hangSteps)
+	p.onStatus(func(r runAnswer, n int) {
+		if r.State == "running" && n == 3 {
+			p.dev.App.Restart() // the process dies: the run is forgotten
 		}
-	}
+	})
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("slow", dir))
+	rep := RunReplay(context.Background(), p.d, fastRun("slow", dir))
 	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeRunLost || rep.Payload["runId"] != rep.RunID || rep.RunID == "" {
 		t.Fatalf("kind %v payload %v", kindOf(rep.Err), rep.Payload)
 	}
 	last, _ := rep.Payload["lastStatus"].(map[string]any)
-	if rep.Payload["state"] != nil || last["state"] != "running" || f.CountMutations("type=cancel") != 0 {
+	if rep.Payload["state"] != nil || last["state"] != "running" || p.mutations("type=cancel") != 0 {
 		t.Fatalf("payload %v", rep.Payload)
 	}
 	if m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactCase); m.Complete || m.Extra["errorCode"] != CodeRunLost {
@@ -45,21 +44,24 @@ func TestRunLostWhenSoloPiForgetsIt(t *testing.T) {
 // costs EvidenceTimeout, the logcat is collected meanwhile; an interrupt
 // during the collection ends it at once and keeps the verdict.
 func TestEvidenceItemsHaveTheirOwnDeadline(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("smoke", devicefake.TwoSteps)
-	stalled := make(chan struct{}, 4)
-	f.OnExec = func(ctx context.Context, cmd string) ([]byte, bool, error) {
-		if cmd != "screencap -p" {
-			return nil, false, nil
-		}
-		stalled <- struct{}{}
-		<-ctx.Done()
-		return nil, true, ctx.Err()
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("smoke", twoSteps)
+	// screencap never answers.
+	if err := p.dev.Phone.StallCommand("screencap", 0); err != nil {
+		t.Fatal(err)
 	}
+	stalled := make(chan struct{}, 4)
+	stop := p.dev.OnCommand(func(cmd string) {
+		if cmd == "screencap -p" {
+			stalled <- struct{}{}
+		}
+	})
+	defer stop()
 	dir := filepath.Join(t.TempDir(), "out")
 	o := fastRun("smoke", dir)
 	o.EvidenceTimeout = 50 * time.Millisecond
-	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	rep := RunReplay(context.Background(), p.d, o)
 	a := rep.Artifacts
 	if kindOf(rep.Err) != passed || a.Complete || a.Screenshot != "" || a.Logcat == "" || !strings.Contains(strings.Join(a.Errors, "\n"), ArtifactScreenshot+": "+errEvidenceDeadline.Error()) {
 		t.Fatalf("artifacts %+v", a)
@@ -76,7 +78,7 @@ func TestEvidenceItemsHaveTheirOwnDeadline(t *testing.T) {
 		<-stalled
 		cancel()
 	}()
-	rep = RunReplay(ctx, replayFakeDevice(f), o)
+	rep = RunReplay(ctx, p.d, o)
 	a = rep.Artifacts
 	if kindOf(rep.Err) != passed || a.Complete || !strings.Contains(strings.Join(a.Errors, "\n"), ArtifactScreenshot+": interrupted") || a.Manifest == "" {
 		t.Fatalf("interrupted collection: %v %+v", rep.Err, a)
@@ -86,6 +88,7 @@ func TestEvidenceItemsHaveTheirOwnDeadline(t *testing.T) {
 // case-import's record makes the run hide exactly the encrypted values;
 // without it the input-bearing parameters are hidden.
 func TestSecretsStoreAndRedactionBasis(t *testing.T) {
+	t.Parallel()
 	store := SecretsStore{Dir: filepath.Join(t.TempDir(), "cases")}
 	snap, err := casefile.Parse([]byte(`{"caseName":"c","targetAppPackage":"com.example.counter","operationLog":{"steps":[
 		{"stepId":"pw","operationMethod":{"actionEnum":"INPUT","encrypt":false,"operationParam":{"text":"hunter22"}},"operationNode":{"resourceId":"a:id/p"}},

@@ -8,25 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
-// replayFakeDevice is the host Device on the scripted replay SoloPi.
-func replayFakeDevice(f *devicefake.Replay) *device.Device {
-	return device.NewDevice(f, device.DeviceOptions{RequestTimeout: 2 * time.Second})
-}
-
-// fastRun are run options scaled for tests: the device contract is the
-// same, the budgets are short.
+// fastRun are run options for tests: a short poll interval, and budgets
+// far above what a run on the simulator needs even on a loaded machine
+// (the tests of a budget set their own).
 func fastRun(name, dir string) RunOptions {
-	return RunOptions{CaseName: name, AckTimeout: 2 * time.Second, RunTimeout: 3 * time.Second,
-		PollInterval: 50 * time.Millisecond, CancelWait: time.Second, ArtifactsDir: dir}
+	return RunOptions{CaseName: name, AckTimeout: 10 * time.Second, RunTimeout: 30 * time.Second,
+		PollInterval: 20 * time.Millisecond, CancelWait: 10 * time.Second, ArtifactsDir: dir}
 }
 
 func readManifest(t *testing.T, dir string) artifacts.Manifest {
@@ -77,10 +75,16 @@ func checkArtifacts(t *testing.T, dir, runID, requestID string, want ...string) 
 }
 
 func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("smoke", devicefake.TwoSteps)
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("smoke", twoSteps)
+	// A result naming a file outside SoloPi's storage is never pulled.
+	if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "status"},
+		When: map[string]any{"state": "passed"}, Set: map[string]any{"results/0/screenshotFiles/evil": "/sdcard/solopi/../../data/secret"}}); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("smoke", dir))
+	rep := RunReplay(context.Background(), p.d, fastRun("smoke", dir))
 	if kindOf(rep.Err) != passed || rep.Payload["success"] != true || rep.State != "passed" {
 		t.Fatalf("kind %v payload %v", kindOf(rep.Err), rep.Payload)
 	}
@@ -88,37 +92,49 @@ func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
 		t.Fatalf("identities %q %q", rep.RequestID, rep.RunID)
 	}
 	// Turned on for the run and left on, as solopi-ai leaves it.
-	if !f.AutoStart {
+	if !p.autoStart() {
 		t.Fatal("auto-start was turned off again after the run")
 	}
 	as := rep.Payload["autoStart"].(map[string]any)
 	if as["changed"] != true || as["previous"] != false || len(as) != 3 {
 		t.Fatalf("autoStart report %v", as)
 	}
-	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactCase, ArtifactScreenshot, ArtifactLogcat, "device/001-"+rep.RunID+".log", "device/003-"+rep.RunID+"-2.png")
+	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactCase, ArtifactScreenshot, ArtifactLogcat)
 	if m.Extra["serial"] == "" || m.Extra["state"] != "passed" || m.Extra["redaction"] != RedactionInputParameters {
 		t.Fatalf("manifest %+v", m)
+	}
+	// The device's running.log and the SCREENSHOT step's image were pulled.
+	var log, png bool
+	for _, f := range m.Files {
+		log = log || strings.HasPrefix(f.Path, "device/") && strings.HasSuffix(f.Path, "-running.log")
+		png = png || strings.HasPrefix(f.Path, "device/") && strings.HasSuffix(f.Path, ".png")
+	}
+	if !log || !png {
+		t.Fatalf("device files not collected: %+v", m.Files)
 	}
 	// The path with ".." is never pulled.
 	if len(m.Skipped) != 1 || !strings.Contains(m.Skipped[0].Source, "..") {
 		t.Fatalf("skipped %v", m.Skipped)
 	}
-	if f.CountMutations("type=cancel") != 0 {
+	if p.mutations("type=cancel") != 0 {
 		t.Fatal("a passed run must not be cancelled")
 	}
 	// The replay mutation carries exactly the preflight identities.
-	snap := f.Cases["smoke"]
-	if f.CountMutations("caseFingerprint="+snap.CaseFingerprint) != 1 || f.CountMutations("requestId="+rep.RequestID) != 1 {
-		t.Fatalf("replay mutation params: %v", f.Mutations)
+	_, fp, err := p.dev.App.CaseFingerprint("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.mutations("caseFingerprint="+fp) != 1 || p.mutations("requestId="+rep.RequestID) != 1 {
+		t.Fatalf("replay mutation params: %v", p.dev.Mutations())
 	}
 }
 
 func TestRunFailReportsExceptionStep(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("login", devicefake.TwoSteps)
-	f.Plan["login"] = devicefake.PlanFail
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("login", failSteps)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("login", dir))
+	rep := RunReplay(context.Background(), p.d, fastRun("login", dir))
 	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayFailed || rep.Payload["success"] != false {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
@@ -126,29 +142,29 @@ func TestRunFailReportsExceptionStep(t *testing.T) {
 		t.Fatalf("error %v", rep.Payload["error"])
 	}
 	ff := rep.Status.FirstFailure()
-	if ff == nil || ff.ExceptionStepID != "ai-step-002" || ff.ExceptionStep == nil || *ff.ExceptionStep != 1 {
+	if ff == nil || ff.ExceptionStepID != "ai-step-002" || ff.ExceptionStep == nil || *ff.ExceptionStep != 1 || ff.ExceptionMessage == "" {
 		t.Fatalf("first failure %+v", ff)
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
 	tc := RunJUnitCase(rep, "login", 2)
 	if tc.Failure == nil || tc.Failure.Type != CodeReplayFailed || !strings.Contains(tc.Failure.Text, "exceptionStepId: ai-step-002") ||
-		tc.Failure.Message != "Node not found: increment_button" || len(tc.Attachments) != 2 {
+		tc.Failure.Message != ff.ExceptionMessage || len(tc.Attachments) < 2 {
 		t.Fatalf("junit case %+v", tc)
 	}
 }
 
 func TestRunCancelledByOperatorExits130(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("long", devicefake.TwoSteps)
-	f.Plan["long"] = devicefake.PlanHang
-	f.OnStatus = func(f *devicefake.Replay) {
-		// Someone with the runId cancels it on the device.
-		if f.Status["state"] == "running" && f.Polls >= 3 {
-			f.SetState("cancel_requested")
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("long", hangSteps)
+	// Someone with the runId cancels it on the device.
+	p.onStatus(func(r runAnswer, n int) {
+		if r.State == "running" && n == 3 {
+			p.cancelAsOperator(r.RunID)
 		}
-	}
+	})
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("long", dir))
+	rep := RunReplay(context.Background(), p.d, fastRun("long", dir))
 	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != CodeReplayCancelled || rep.State != "cancelled" {
 		t.Fatalf("kind %v code %s state %s", kindOf(rep.Err), rep.ErrorCode, rep.State)
 	}
@@ -156,18 +172,18 @@ func TestRunCancelledByOperatorExits130(t *testing.T) {
 }
 
 func TestRunTimeoutCancelsOurRun(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("slow", devicefake.TwoSteps)
-	f.Plan["slow"] = devicefake.PlanHang
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("slow", hangSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	o := fastRun("slow", dir)
 	o.RunTimeout = 400 * time.Millisecond
-	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	rep := RunReplay(context.Background(), p.d, o)
 	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeRunTimeout {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
-	if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 {
-		t.Fatalf("the timeout must cancel exactly our runId: %v", f.Mutations)
+	if p.mutations("type=cancel&runId="+rep.RunID) != 1 {
+		t.Fatalf("the timeout must cancel exactly our runId: %v", p.dev.Mutations())
 	}
 	cx := rep.Payload["cancel"].(map[string]any)
 	if cx["sent"] != true || cx["success"] != true || cx["finalState"] != "cancelled" {
@@ -178,39 +194,51 @@ func TestRunTimeoutCancelsOurRun(t *testing.T) {
 		t.Fatalf("payload %v", rep.Payload)
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+	if st := p.status(); st.RunID != rep.RunID || st.State != "cancelled" {
+		t.Fatalf("device status after timeout: %+v", st)
+	}
 }
 
 func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("slow", devicefake.TwoSteps)
-	f.Plan["slow"] = devicefake.PlanHang
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("slow", hangSteps)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f.OnStatus = func(f *devicefake.Replay) {
-		if f.Status["state"] == "running" && f.Polls == 3 {
+	p.onStatus(func(r runAnswer, n int) {
+		if r.State == "running" && n == 3 {
 			cancel() // SIGINT while waiting for the terminal state
 		}
-	}
+	})
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(ctx, replayFakeDevice(f), fastRun("slow", dir))
+	rep := RunReplay(ctx, p.d, fastRun("slow", dir))
 	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != device.CodeInterrupted {
 		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 	}
 	if rep.Payload["runId"] == nil || rep.Payload["runId"] != rep.RunID || rep.Payload["requestId"] != rep.RequestID {
 		t.Fatalf("interrupt payload lacks identities: %v", rep.Payload)
 	}
-	if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 || f.Status["state"] != "cancelled" {
-		t.Fatalf("cancel not sent for our run: %v / %v", f.Mutations, f.Status["state"])
+	if p.mutations("type=cancel&runId="+rep.RunID) != 1 || p.status().State != "cancelled" {
+		t.Fatalf("cancel not sent for our run: %v", p.dev.Mutations())
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
 }
 
 func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("shared", devicefake.TwoSteps)
-	f.Plan["shared"] = devicefake.PlanSteal
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("shared", hangSteps)
+	// Another client starts the same case just before our start arrives.
+	stop := p.dev.OnMutation(func(uri string) {
+		if strings.Contains(uri, "startaction/replay?") && !strings.Contains(uri, "requestId=replay-f") {
+			if _, _, err := p.dev.App.StartCompetingReplay("shared"); err != nil {
+				t.Errorf("competing replay: %v", err)
+			}
+		}
+	})
 	dir := filepath.Join(t.TempDir(), "out")
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shared", dir))
+	rep := RunReplay(context.Background(), p.d, fastRun("shared", dir))
+	stop()
 	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeOwnershipConflict {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
@@ -218,7 +246,7 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 	if ar == nil || ar["caseName"] != "shared" || ar["requestId"] == rep.RequestID {
 		t.Fatalf("activeRun %v", ar)
 	}
-	if rep.RunID != "" || f.CountMutations("type=cancel") != 0 {
+	if rep.RunID != "" || p.mutations("type=cancel") != 0 {
 		t.Fatal("another client's run was adopted or cancelled")
 	}
 	if _, err := os.Stat(dir); err == nil {
@@ -227,68 +255,88 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 }
 
 func TestRunAckTimeoutOnInvisibleRejection(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("ghost", devicefake.TwoSteps)
-	f.Plan["ghost"] = devicefake.PlanInvisible
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("ghost", twoSteps)
+	// The start never reaches SoloPi: nothing is published.
+	if err := p.dev.AddMutationFault(sim.MutationFault{Action: "replay", Drop: true}); err != nil {
+		t.Fatal(err)
+	}
 	o := fastRun("ghost", "")
 	o.AckTimeout = 300 * time.Millisecond
-	rep := RunReplay(context.Background(), replayFakeDevice(f), o)
+	rep := RunReplay(context.Background(), p.d, o)
 	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeAckTimeout || rep.Payload["requestId"] != rep.RequestID {
 		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 	}
 }
 
 func TestRunPassedWithoutResultsIsAnomaly(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("hollow", devicefake.TwoSteps)
-	f.Plan["hollow"] = devicefake.PlanEmpty
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("hollow", ""))
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("hollow", twoSteps)
+	if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "status"},
+		When: map[string]any{"state": "passed"}, Set: map[string]any{"results": []any{}}}); err != nil {
+		t.Fatal(err)
+	}
+	rep := RunReplay(context.Background(), p.d, fastRun("hollow", ""))
 	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeEmptyResults {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 }
 
 func TestRunRefusesExistingArtifactsDirBeforeDeviceContact(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("smoke", devicefake.TwoSteps)
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("smoke", twoSteps)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "old.txt"), []byte("x"), 0o644)
-	rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("smoke", dir))
+	cmds, muts := len(p.dev.Commands()), len(p.dev.Mutations())
+	rep := RunReplay(context.Background(), p.d, fastRun("smoke", dir))
 	if kindOf(rep.Err) != fault.Invalid || rep.ErrorCode != artifacts.CodeDirNotEmpty {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
-	if len(f.ShellLog()) != 0 || f.RunSeq != 0 {
-		t.Fatalf("device contacted: %v", f.ShellLog())
+	if len(p.dev.Commands()) != cmds || len(p.dev.Mutations()) != muts {
+		t.Fatalf("device contacted: %v", p.dev.Commands()[cmds:])
 	}
 	// With --overwrite it runs and replaces only our files.
 	o := fastRun("smoke", dir)
 	o.Overwrite = true
-	rep = RunReplay(context.Background(), replayFakeDevice(f), o)
+	rep = RunReplay(context.Background(), p.d, o)
 	if kindOf(rep.Err) != passed {
 		t.Fatalf("overwrite run kind %v: %v", kindOf(rep.Err), rep.Payload)
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult)
 }
 
+// imageStep needs the hulu_imageCompare plugin.
+const imageStep = `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
+	"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`
+
 func TestRunPreflightRefusals(t *testing.T) {
+	t.Parallel()
 	t.Run("replay active", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
-		f.Plan["a"] = devicefake.PlanHang
-		f.StartRun("a", "replay-"+strings.Repeat("a", 32))
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", hangSteps)
+		if _, _, err := p.dev.App.StartCompetingReplay("a"); err != nil {
+			t.Fatal(err)
+		}
+		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayActive || rep.Payload["activeRun"] == nil {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
-		if f.CountMutations("replay?") != 0 {
+		if p.mutations("startaction/replay?") != 0 {
 			t.Fatal("replay sent although a run is active")
 		}
 	})
 	t.Run("permissions missing", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
-		f.Perms["accessibility"] = false
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", twoSteps)
+		if err := p.dev.App.SetPermission("accessibility", false); err != nil {
+			t.Fatal(err)
+		}
+		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
@@ -298,64 +346,83 @@ func TestRunPreflightRefusals(t *testing.T) {
 		}
 	})
 	t.Run("no auto-start", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", twoSteps)
+		before := len(p.dev.Mutations())
 		o := fastRun("a", "")
 		o.NoAutoStart = true
-		rep := RunReplay(context.Background(), replayFakeDevice(f), o)
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady || f.CountMutations("") != 0 {
-			t.Fatalf("kind %v code %s mutations %v", kindOf(rep.Err), rep.ErrorCode, f.Mutations)
+		rep := RunReplay(context.Background(), p.d, o)
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady || len(p.dev.Mutations()) != before {
+			t.Fatalf("kind %v code %s mutations %v", kindOf(rep.Err), rep.ErrorCode, p.dev.Mutations()[before:])
 		}
 	})
 	t.Run("unbound snapshot", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		snap := f.AddCase("a", devicefake.TwoSteps)
-		snap.CaseFingerprint = "not-a-digest"
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
-		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeCaseUnbound || f.CountMutations("") != 0 {
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", twoSteps)
+		if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "case"},
+			Set: map[string]any{"case/caseFingerprint": "not-a-digest"}}); err != nil {
+			t.Fatal(err)
+		}
+		before := len(p.dev.Mutations())
+		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
+		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeCaseUnbound || len(p.dev.Mutations()) != before {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 	})
 	t.Run("case missing", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("nope", ""))
+		t.Parallel()
+		p := newSimPhone(t)
+		rep := RunReplay(context.Background(), p.d, fastRun("nope", ""))
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != "case_not_found" {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 	})
 	t.Run("plugins unavailable", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
-			"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`)
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shots", ""))
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("shots", imageStep)
+		before := len(p.dev.Mutations())
+		rep := RunReplay(context.Background(), p.d, fastRun("shots", ""))
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodePluginsUnavailable {
 			t.Fatalf("kind %v code %s %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 		}
 		up := rep.Payload["unavailablePlugins"].([]map[string]any)
-		if up[0]["name"] != "hulu_imageCompare" || up[0]["installed"] != false || f.CountMutations("") != 0 {
+		if up[0]["name"] != "hulu_imageCompare" || up[0]["installed"] != false || len(p.dev.Mutations()) != before {
 			t.Fatalf("unavailable %v", up)
 		}
 	})
 	t.Run("refused step", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("shell", `[{"operationMethod":{"actionEnum":"EXECUTE_SHELL","operationParam":{"text":"reboot"}}}]`)
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shell", ""))
-		if kindOf(rep.Err) != fault.Invalid || f.CountMutations("") != 0 {
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("shell", twoSteps)
+		// Edited on the phone into a step the host never replays.
+		if err := p.dev.App.RewriteCase("shell", func(c *casefile.Case) {
+			cmd := "reboot"
+			c.Steps[0].Method.ActionEnum = "EXECUTE_SHELL"
+			c.Steps[0].Method.Params = map[string]*string{"text": &cmd}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		before := len(p.dev.Mutations())
+		rep := RunReplay(context.Background(), p.d, fastRun("shell", ""))
+		if kindOf(rep.Err) != fault.Invalid || len(p.dev.Mutations()) != before {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 	})
 }
 
 func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("a", devicefake.TwoSteps)
-	f.AddCase("b", devicefake.TwoSteps)
-	d := replayFakeDevice(f)
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("a", twoSteps)
+	p.addCase("b", hangSteps)
+	d := p.d
 	first := RunReplay(context.Background(), d, fastRun("a", ""))
 	if kindOf(first.Err) != passed {
 		t.Fatalf("first run kind %v", kindOf(first.Err))
 	}
-	f.Plan["b"] = devicefake.PlanHang
 	o := fastRun("b", "")
 	o.NoWait = true
 	second := RunReplay(context.Background(), d, o)
@@ -371,8 +438,8 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 	if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeRunIDMismatch || e.Details["activeRun"] == nil {
 		t.Fatalf("cancel --run-id old: %v", err)
 	}
-	if f.CountMutations("type=cancel") != 0 || f.Status["state"] != "running" || f.Status["runId"] != second.RunID {
-		t.Fatalf("the new run was touched: %v %v", f.Mutations, f.Status)
+	if st := p.status(); p.mutations("type=cancel") != 0 || st.State != "running" || st.RunID != second.RunID {
+		t.Fatalf("the new run was touched: %v %+v", p.dev.Mutations(), st)
 	}
 	// The owner of the new run cancels it by its own runId.
 	out, err := CancelRun(context.Background(), d, second.RunID, time.Second, 50*time.Millisecond)
@@ -381,7 +448,7 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 	}
 	// Cancelling it again is idempotent: the terminal snapshot, exit 0.
 	again, err := CancelRun(context.Background(), d, second.RunID, time.Second, 50*time.Millisecond)
-	if err != nil || again["idempotent"] != true || again["state"] != "cancelled" || again["cancelSent"] != false || f.CountMutations("type=cancel") != 1 {
+	if err != nil || again["idempotent"] != true || again["state"] != "cancelled" || again["cancelSent"] != false || p.mutations("type=cancel") != 1 {
 		t.Fatalf("second cancel: %v %v", again, err)
 	}
 	// The first run left auto-start on: the second found it so.
@@ -392,9 +459,10 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 }
 
 func TestLatestResult(t *testing.T) {
-	f := devicefake.NewReplay(t)
-	f.AddCase("a", devicefake.TwoSteps)
-	d := replayFakeDevice(f)
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("a", twoSteps)
+	d := p.d
 	// No run: the idle snapshot's fields stay at the top level (solopi-ai).
 	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != CodeNoRun || fault.From(err).Details["state"] != "idle" || fault.From(err).Details["terminal"] != false {
 		t.Fatalf("no run: %v", err)
@@ -411,6 +479,7 @@ func TestLatestResult(t *testing.T) {
 }
 
 func TestPollUntilAdaptive(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	n := 0
 	err := device.PollUntil(context.Background(), device.PollOptions{Timeout: 5 * time.Second, Interval: time.Second}, func(context.Context) (bool, error) {
@@ -435,6 +504,7 @@ func TestPollUntilAdaptive(t *testing.T) {
 }
 
 func TestCheckEvidencePath(t *testing.T) {
+	t.Parallel()
 	ok := []string{"/sdcard/solopi/logs/a.log", "/storage/emulated/0/solopi/screenshots/x.png", "/sdcard/Android/data/com.alipay.hulu/files/solopi/a.png"}
 	bad := []string{"relative/a.log", "/sdcard/solopi/../x", "/data/data/com.alipay.hulu/a", "/sdcard/solopi/", "/sdcard/solopi//a", "/sdcard/solopi/a\nb", "/sdcard/Android/data/com.other/files/a"}
 	for _, p := range ok {
@@ -450,41 +520,43 @@ func TestCheckEvidencePath(t *testing.T) {
 }
 
 func TestRunIdentityRules(t *testing.T) {
+	t.Parallel()
 	t.Run("our requestId with another case name", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
-		f.Plan["a"] = devicefake.PlanHang
-		f.Plan["b"] = devicefake.PlanHang
-		f.OnStatus = func(f *devicefake.Replay) {
-			if f.Status["state"] == "running" {
-				f.Status["caseName"] = "b"
-			}
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", hangSteps)
+		if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "status"},
+			When: map[string]any{"state": "running"}, Set: map[string]any{"caseName": "b"}}); err != nil {
+			t.Fatal(err)
 		}
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", ""))
+		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
 		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeRunIdentityMismatch {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		// The run carries our requestId, so it is what our start created:
 		// it is not claimed as a verdict, but it is not left running either.
-		if f.CountMutations("type=cancel&runId="+rep.RunID) != 1 || f.Status["state"] != "cancelled" {
-			t.Fatalf("anomalous run of our request left running: %v %v", f.Mutations, rep.Payload["cancel"])
+		if p.mutations("type=cancel&runId="+rep.RunID) != 1 || p.status().State != "cancelled" {
+			t.Fatalf("anomalous run of our request left running: %v %v", p.dev.Mutations(), rep.Payload["cancel"])
 		}
 	})
 	t.Run("run replaced while waiting", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
-		f.Plan["a"] = devicefake.PlanHang
-		f.OnStatus = func(f *devicefake.Replay) {
-			if f.Status["state"] == "running" && f.Polls == 3 {
-				f.StartRun("a", "replay-"+strings.Repeat("e", 32)) // someone else's run
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", hangSteps)
+		p.onStatus(func(r runAnswer, n int) {
+			if r.State == "running" && n == 3 {
+				// Someone else takes the slot before the host reads this.
+				if _, _, err := p.dev.App.ReplaceReplay("a"); err != nil {
+					t.Errorf("replace: %v", err)
+				}
 			}
-		}
+		})
 		dir := filepath.Join(t.TempDir(), "out")
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", dir))
+		rep := RunReplay(context.Background(), p.d, fastRun("a", dir))
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeRunReplaced || rep.Payload["activeRun"] == nil {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
-		if f.CountMutations("type=cancel") != 0 {
+		if p.mutations("type=cancel") != 0 {
 			t.Fatal("the replacing run was cancelled")
 		}
 		if _, err := os.Stat(dir); err == nil {
@@ -492,22 +564,24 @@ func TestRunIdentityRules(t *testing.T) {
 		}
 	})
 	t.Run("device files of a newer run are not pulled", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
-		seenTerminal := false
-		f.OnStatus = func(f *devicefake.Replay) {
-			if f.Status["state"] == "passed" {
-				if seenTerminal {
-					// After our terminal status, another client starts.
-					f.StartRun("a", "replay-"+strings.Repeat("e", 32))
-					f.Plan["a"] = devicefake.PlanHang
-				}
-				seenTerminal = true
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("a", failSteps)
+		p.addCase("other", hangSteps)
+		var once sync.Once
+		p.onStatus(func(r runAnswer, n int) {
+			if r.CaseName == "a" && r.State == "failed" {
+				// After our terminal status, another client starts.
+				once.Do(func() {
+					if _, _, err := p.dev.App.StartCompetingReplay("other"); err != nil {
+						t.Errorf("competing replay: %v", err)
+					}
+				})
 			}
-		}
+		})
 		dir := filepath.Join(t.TempDir(), "out")
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("a", dir))
-		if kindOf(rep.Err) != passed {
+		rep := RunReplay(context.Background(), p.d, fastRun("a", dir))
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayFailed {
 			t.Fatalf("kind %v %v", kindOf(rep.Err), rep.Payload)
 		}
 		m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot)
@@ -521,46 +595,53 @@ func TestRunIdentityRules(t *testing.T) {
 		}
 	})
 	t.Run("plugin loaded", func(t *testing.T) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("shots", `[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"clickByScreenshot","targetImage":"iVBORw0KGgo="}},
-			"operationNode":{"resourceId":"com.example.counter:id/logo"}}]`)
-		f.Plugins = []any{map[string]any{"name": "hulu_imageCompare", "runtimeLoaded": true}}
-		rep := RunReplay(context.Background(), replayFakeDevice(f), fastRun("shots", ""))
-		if kindOf(rep.Err) != passed {
+		t.Parallel()
+		p := newSimPhone(t)
+		p.addCase("shots", imageStep)
+		if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "plugin", Query: map[string]string{"action": "list"},
+			Set: map[string]any{"plugins": []any{map[string]any{"name": "hulu_imageCompare", "runtimeLoaded": true}}}}); err != nil {
+			t.Fatal(err)
+		}
+		rep := RunReplay(context.Background(), p.d, fastRun("shots", ""))
+		// The preflight lets the run start; the simulated app cannot
+		// compare images, so the step itself fails on the device.
+		if rep.ErrorCode == CodePluginsUnavailable || p.mutations("startaction/replay?") != 1 || rep.RunID == "" {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 	})
 }
 
+// TestCancelRunOutcomes: a cancel SoloPi takes too long to deliver finds
+// the run finished, or never lands within the wait.
 func TestCancelRunOutcomes(t *testing.T) {
-	start := func(t *testing.T, plan string) (*devicefake.Replay, *device.Device, string) {
-		f := devicefake.NewReplay(t)
-		f.AddCase("a", devicefake.TwoSteps)
-		f.Plan["a"] = plan
-		d := replayFakeDevice(f)
+	t.Parallel()
+	start := func(t *testing.T, steps string) (*simPhone, string) {
+		p := newSimPhone(t)
+		p.addCase("a", steps)
 		o := fastRun("a", "")
 		o.NoWait = true
-		rep := RunReplay(context.Background(), d, o)
+		rep := RunReplay(context.Background(), p.d, o)
 		if kindOf(rep.Err) != passed {
 			t.Fatalf("start kind %v", kindOf(rep.Err))
 		}
-		return f, d, rep.RunID
+		// SoloPi's main thread is busy: the cancel arrives ten minutes late.
+		if err := p.dev.AddMutationFault(sim.MutationFault{Action: "harness", Query: map[string]string{"type": "cancel"}, DelayMs: 600_000}); err != nil {
+			t.Fatal(err)
+		}
+		return p, rep.RunID
 	}
 	t.Run("finished before cancel", func(t *testing.T) {
-		f, d, runID := start(t, devicefake.PlanIgnoreCancel)
-		f.OnStatus = func(f *devicefake.Replay) {
-			if f.Status["state"] == "cancel_requested" {
-				f.FinishRun(devicefake.PlanPass) // the run completed before the stop landed
-			}
-		}
-		_, err := CancelRun(context.Background(), d, runID, time.Second, 20*time.Millisecond)
+		t.Parallel()
+		p, runID := start(t, `[{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"30000"}}}]`)
+		_, err := CancelRun(context.Background(), p.d, runID, 5*time.Second, 20*time.Millisecond)
 		if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeCancelTooLate || e.Details["state"] != "passed" {
 			t.Fatalf("want exit 2 %s, got %v", CodeCancelTooLate, err)
 		}
 	})
 	t.Run("cancel not confirmed", func(t *testing.T) {
-		_, d, runID := start(t, devicefake.PlanIgnoreCancel)
-		_, err := CancelRun(context.Background(), d, runID, 200*time.Millisecond, 20*time.Millisecond)
+		t.Parallel()
+		p, runID := start(t, hangSteps)
+		_, err := CancelRun(context.Background(), p.d, runID, 200*time.Millisecond, 20*time.Millisecond)
 		if e := fault.From(err); e.Kind != fault.Timeout || e.Code != CodeCancelTimeout || e.Details["cancelSent"] != true {
 			t.Fatalf("want 124, got %v", err)
 		}
