@@ -221,7 +221,12 @@ func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
 	if p.mutations("type=cancel&runId="+rep.RunID) != 1 || p.status().State != "cancelled" {
 		t.Fatalf("cancel not sent for our run: %v", p.dev.Mutations())
 	}
-	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+	// After an interrupt the evidence has a short budget: what does not
+	// make it is named in the manifest.
+	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactLogcat)
+	if rep.Artifacts.Screenshot == "" && !strings.Contains(strings.Join(m.Errors, "\n"), ArtifactScreenshot) {
+		t.Fatalf("the screenshot is neither collected nor reported missing: %+v", m)
+	}
 }
 
 func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
