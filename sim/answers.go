@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // AnswerFault makes SoloPi's query channel answer like a buggy, older or
@@ -37,6 +39,9 @@ type AnswerFault struct {
 	// HTML answers NanoHTTPD's text/html fallback ("No Valid Listener")
 	// instead, as SoloPi 0.x does for the resolvers it lacks.
 	HTML bool `json:"html,omitempty"`
+	// DelayMs holds the answer back this much device time (a busy app);
+	// a caller that goes away stops the wait.
+	DelayMs int64 `json:"delayMs,omitempty"`
 	// Times is how many answers the fault edits before it expires (0: until
 	// cleared).
 	Times int `json:"times,omitempty"`
@@ -45,6 +50,7 @@ type AnswerFault struct {
 // answerFaults holds a device's active answer faults, in the order added,
 // and the watchers of its answers.
 type answerFaults struct {
+	clk    clock.Clock
 	mu     sync.Mutex
 	faults []*AnswerFault
 	log    eventLog[Answer]
@@ -55,8 +61,8 @@ func (d *Device) AddAnswerFault(f AnswerFault) error {
 	if f.Action == "" {
 		return errors.New("answer fault: action is required")
 	}
-	if f.Times < 0 {
-		return errors.New("answer fault: times must not be negative")
+	if f.Times < 0 || f.DelayMs < 0 {
+		return errors.New("answer fault: times and delayMs must not be negative")
 	}
 	for p := range f.Set {
 		if err := checkPath(p); err != nil {
@@ -151,12 +157,17 @@ func (af *answerFaults) wrap(h http.Handler) http.Handler {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		body, ctype := rec.Body.Bytes(), rec.Header().Get("Content-Type")
+		var delay time.Duration
 		for _, f := range faults {
 			b, ct, applied := f.apply(body, ctype)
 			if applied {
 				body, ctype = b, ct
+				delay += time.Duration(f.DelayMs) * time.Millisecond
 				af.spend(f)
 			}
+		}
+		if delay > 0 && af.clk.Sleep(r.Context(), delay) != nil {
+			return // the caller went away
 		}
 		action, _ := strings.CutPrefix(r.URL.Path, protocol.HTTPPathPrefix)
 		af.log.add(Answer{Action: action, Query: r.URL.Query(), Body: body})

@@ -1,10 +1,24 @@
 package sim
 
+import "github.com/solopi-dev/solopi/sim/android"
+
 // hostFaults are the control routes of the faults that test a host's
 // defences against a misbehaving device or link: odd answers, lost or late
-// mutations, a refused control port, another client taking the replay slot.
+// mutations, a refused control port, another client taking the replay
+// slot, shell commands that print what a vendor build prints.
 func hostFaults() map[string]faultFunc {
 	return map[string]faultFunc{
+		"command-output": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct {
+				Command string
+				Args    []string
+				Outputs []android.CommandOutput
+			}
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			return nil, d.Phone.OverrideCommand(in.Command, in.Args, in.Outputs...)
+		},
 		"answer-fault": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
 			var in struct {
 				AnswerFault

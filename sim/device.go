@@ -72,6 +72,7 @@ func New(opts Options) *Device {
 	app := soloapp.New(ac, phoneAdapter{phone}, clk)
 	d := &Device{Phone: phone, App: app, clk: clk, conns: newPipeListener()}
 	d.mutationLog.keep, d.commandLog.keep = true, true
+	d.answers.clk = clk
 	handler := d.deliverIntent
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.AdbSchemeActivity, handler)
 	phone.RegisterActivityHandler(app.Package()+"/"+protocol.SchemeActivity, handler)

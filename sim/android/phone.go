@@ -91,7 +91,8 @@ type Phone struct {
 
 	shotErr   error
 	shotDelay time.Duration
-	stalls    map[string]*commandStall // by shell command name (stall.go)
+	stalls    map[string]*commandStall    // by shell command name (stall.go)
+	overrides map[string]*commandOverride // by shell command name (command_fault.go)
 	shotCache struct {
 		version uint64
 		png     []byte

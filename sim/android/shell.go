@@ -54,8 +54,9 @@ func (p *Phone) shellEnv() []string {
 // RunShell runs a command line the way adbd's `sh -c` does and returns its
 // exit status (see package shell). An empty cmd is an interactive shell:
 // the commands are read from stdin and run as they arrive, until EOF or
-// exit. Stalled commands (StallCommand) wait before they start.
+// exit. Stalled commands (StallCommand) wait before they start;
+// overridden ones (OverrideCommand) print their fixed answers.
 func (p *Phone) RunShell(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) int {
-	sh := &shell.Shell{FS: p.fs, Clock: p.clk, Env: p.shellEnv(), Commands: p.commandTable(), Before: p.waitStall}
+	sh := &shell.Shell{FS: p.fs, Clock: p.clk, Env: p.shellEnv(), Commands: p.shellCommands(), Before: p.waitStall}
 	return sh.Run(ctx, cmd, stdin, stdout, stderr)
 }

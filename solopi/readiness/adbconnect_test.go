@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/soloapp/core"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -18,14 +20,10 @@ func fastAdbConnect() AdbConnectOptions {
 		PollInterval: 10 * time.Millisecond, NewRequestID: func() string { return testRequestID }}
 }
 
-// adbMissing is a device where only the internal adb connection is missing.
-func adbMissing() *fakeSoloPi {
-	solo := newFakeSoloPi()
-	h := readyHealth()
-	h["permissions"].(map[string]any)["adb"] = false
-	h["ready"] = false
-	solo.health = h
-	return solo
+// adbMissing is a device where only the internal adb connection is
+// missing; opts adjust it further.
+func adbMissing(t *testing.T, opts ...func(*sim.Options)) *sim.Device {
+	return answering(t, newSimDevice(t, append([]func(*sim.Options){denied("adb")}, opts...)...))
 }
 
 func receipt(id, state string) map[string]any {
@@ -37,21 +35,33 @@ func receipt(id, state string) map[string]any {
 	return r
 }
 
-func adbMutations(solo *fakeSoloPi) int {
+func adbMutations(dev *sim.Device) int {
 	n := 0
-	solo.with(func(f *fakeSoloPi) {
-		for _, m := range f.mutates {
-			if strings.Contains(m, "type=adb-connect") {
-				n++
-			}
+	for _, m := range dev.Mutations() {
+		if strings.Contains(m, "type=adb-connect") {
+			n++
 		}
-	})
+	}
 	return n
 }
 
+// connectOutcome sets what SoloPi's internal adb connection attempts do.
+func connectOutcome(dev *sim.Device, o core.AdbConnectOutcome, delay time.Duration) *sim.Device {
+	dev.App.SetAdbConnectOutcome(o, delay)
+	return dev
+}
+
+// statusFault edits the adb-connect receipts the device answers.
+func statusFault(t *testing.T, dev *sim.Device, f sim.AnswerFault) {
+	t.Helper()
+	f.Action, f.Query = "harness", map[string]string{"type": "adb-connect-status"}
+	answerFault(t, dev, f)
+}
+
 func TestAdbConnectAlreadyConnected(t *testing.T) {
-	solo := newFakeSoloPi()
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	dev := answering(t, newSimDevice(t))
+	s := openTestSession(t, dev)
 	res, err := AdbConnect(context.Background(), s, fastAdbConnect())
 	if err != nil {
 		t.Fatal(err)
@@ -59,31 +69,35 @@ func TestAdbConnectAlreadyConnected(t *testing.T) {
 	if !res.AlreadyConnected || !res.Connected || res.Doctor == nil || !res.Doctor.Ready {
 		t.Fatalf("%+v", res)
 	}
-	if adbMutations(solo) != 0 {
+	if adbMutations(dev) != 0 {
 		t.Fatal("a ready device must not be mutated")
 	}
 }
 
 func TestAdbConnectRefusedWhenSomethingElseMissing(t *testing.T) {
-	for name, edit := range map[string]func(h map[string]any){
-		"float too":       func(h map[string]any) { h["permissions"].(map[string]any)["float"] = false },
-		"autoStart":       func(h map[string]any) { h["autoStart"] = false },
-		"not initialised": func(h map[string]any) { h["appInitialized"] = false },
-		"adb present, accessibility missing": func(h map[string]any) {
-			h["permissions"].(map[string]any)["adb"] = true
-			h["permissions"].(map[string]any)["accessibility"] = false
+	t.Parallel()
+	for name, mk := range map[string]func(t *testing.T) *sim.Device{
+		"float too": func(t *testing.T) *sim.Device { return adbMissing(t, denied("float")) },
+		"autoStart": func(t *testing.T) *sim.Device { return adbMissing(t, setting("KEY_REPLAY_AUTO_START", "false")) },
+		"not initialised": func(t *testing.T) *sim.Device {
+			dev := adbMissing(t)
+			dev.App.SetAppInitialized(false)
+			return dev
+		},
+		"adb present, accessibility missing": func(t *testing.T) *sim.Device {
+			return answering(t, newSimDevice(t, denied("accessibility")))
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			solo := adbMissing()
-			edit(solo.health)
-			s := openTestSession(t, newSoloTransport(t, solo))
+			t.Parallel()
+			dev := mk(t)
+			s := openTestSession(t, dev)
 			_, err := AdbConnect(context.Background(), s, fastAdbConnect())
 			e := wantCode(t, err, CodeAdbConnectPrecondition, fault.Failed)
 			if e.Details["doctor"] == nil || e.UserAction == "" || strings.Contains(e.UserAction, "solopi adb-connect") {
 				t.Errorf("details %v action %q", e.Details, e.UserAction)
 			}
-			if adbMutations(solo) != 0 {
+			if adbMutations(dev) != 0 {
 				t.Fatal("refused adb-connect must not mutate")
 			}
 		})
@@ -91,23 +105,13 @@ func TestAdbConnectRefusedWhenSomethingElseMissing(t *testing.T) {
 }
 
 func TestAdbConnectConnectingToConnected(t *testing.T) {
-	solo := adbMissing()
-	polls := 0
-	solo.onAdbConnect = func(f *fakeSoloPi, id string) {}
-	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any {
-		polls++
-		switch {
-		case polls == 1: // not stored yet
-			return map[string]any{"success": false, "state": "failed", "terminal": true, "connected": false,
-				"userActionRequired": false, "errorCode": "adb_connect_receipt_not_found", "error": "none", "requestId": id}
-		case polls < 4:
-			return receipt(id, "connecting")
-		}
-		f.health = readyHealth()
-		return receipt(id, "connected")
+	t.Parallel()
+	dev := connectOutcome(adbMissing(t), core.AdbConnectSucceed, 2*time.Second)
+	// The mutation reaches SoloPi late: the first polls find no receipt.
+	if err := dev.AddMutationFault(sim.MutationFault{Action: "harness", Query: map[string]string{"type": "adb-connect"}, DelayMs: 2000}); err != nil {
+		t.Fatal(err)
 	}
-	ft := newSoloTransport(t, solo)
-	s := openTestSession(t, ft)
+	s := openTestSession(t, dev)
 	res, err := AdbConnect(context.Background(), s, fastAdbConnect())
 	if err != nil {
 		t.Fatal(err)
@@ -115,17 +119,15 @@ func TestAdbConnectConnectingToConnected(t *testing.T) {
 	if res.AlreadyConnected || !res.Connected || res.RequestID != testRequestID || res.Doctor == nil || !res.Doctor.Ready {
 		t.Fatalf("%+v", res)
 	}
-	if adbMutations(solo) != 1 {
-		t.Fatalf("mutations %d", adbMutations(solo))
+	if adbMutations(dev) != 1 {
+		t.Fatalf("mutations %d", adbMutations(dev))
 	}
-	var mut string
-	solo.with(func(f *fakeSoloPi) { mut = f.mutates[0] })
-	if mut != "solopi://startaction/harness?type=adb-connect&requestId="+testRequestID {
+	if mut := dev.Mutations()[0]; mut != "solopi://startaction/harness?type=adb-connect&requestId="+testRequestID {
 		t.Fatalf("mutation %s", mut)
 	}
 	// Nothing but the one mutation and queries: no RSA tap, no address
 	// change, no adb tcpip.
-	for _, c := range ft.shellCalls() {
+	for _, c := range dev.Commands() {
 		if strings.Contains(c, "input ") || strings.Contains(c, "tcpip") || strings.Contains(c, "KEY_ADB_SERVER") {
 			t.Errorf("adb-connect ran %q", c)
 		}
@@ -139,23 +141,10 @@ func TestAdbConnectConnectingToConnected(t *testing.T) {
 }
 
 func TestAdbConnectFailedCarriesUserAction(t *testing.T) {
-	solo := adbMissing()
+	t.Parallel()
+	dev := connectOutcome(adbMissing(t), core.AdbConnectFail, 2*time.Second)
 	const hint = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在设备上确认 RSA 授权弹窗"
-	solo.onAdbConnect = func(f *fakeSoloPi, id string) { f.adbReceipts[id] = receipt(id, "connecting") }
-	polls := 0
-	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any {
-		polls++
-		if polls < 3 {
-			return f.adbReceipts[id]
-		}
-		r := receipt(id, "failed")
-		r["userActionRequired"] = true
-		r["requiredUserAction"] = hint
-		r["errorCode"] = "adb_connection_failed"
-		r["error"] = "SoloPi internal ADB connection failed"
-		return r
-	}
-	s := openTestSession(t, newSoloTransport(t, solo))
+	s := openTestSession(t, dev)
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
 	e := wantCode(t, err, "adb_connection_failed", fault.Failed)
 	if e.UserAction != hint || e.Details["requestId"] != testRequestID {
@@ -164,12 +153,11 @@ func TestAdbConnectFailedCarriesUserAction(t *testing.T) {
 }
 
 func TestAdbConnectForeignReceiptNeverAccepted(t *testing.T) {
-	solo := adbMissing()
-	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any {
-		f.health = readyHealth() // even though the device looks ready now
-		return receipt("another-request", "connected")
-	}
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	// The device becomes ready, but the receipt names another request.
+	dev := adbMissing(t)
+	statusFault(t, dev, sim.AnswerFault{Set: map[string]any{"requestId": "another-request"}})
+	s := openTestSession(t, dev)
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
 	e := wantCode(t, err, CodeAdbConnectReceiptForeign, fault.Transport)
 	if e.Details["receiptRequestId"] != "another-request" {
@@ -178,27 +166,24 @@ func TestAdbConnectForeignReceiptNeverAccepted(t *testing.T) {
 }
 
 func TestAdbConnectInconsistentReceipts(t *testing.T) {
-	bad := map[string]func(r map[string]any){
-		"success on failed":          func(r map[string]any) { r["state"] = "failed"; r["terminal"] = true; r["connected"] = false },
-		"connected while connecting": func(r map[string]any) { r["state"] = "connecting"; r["terminal"] = false },
-		"terminal connecting":        func(r map[string]any) { r["state"] = "connecting"; r["connected"] = false },
-		"action flag without text":   func(r map[string]any) { r["userActionRequired"] = true },
-		"text without action flag":   func(r map[string]any) { r["requiredUserAction"] = "do it" },
-		"unknown state":              func(r map[string]any) { r["state"] = "paused" },
-		"non-boolean success":        func(r map[string]any) { r["success"] = "true" },
-		"failed without errorCode": func(r map[string]any) {
-			r["state"], r["success"], r["connected"] = "failed", false, false
-		},
+	t.Parallel()
+	bad := map[string]sim.AnswerFault{
+		"success on failed":          {Set: map[string]any{"state": "failed", "terminal": true, "connected": false}},
+		"connected while connecting": {Set: map[string]any{"state": "connecting", "terminal": false}},
+		"terminal connecting":        {Set: map[string]any{"state": "connecting", "connected": false}},
+		"action flag without text":   {Set: map[string]any{"userActionRequired": true}},
+		"text without action flag":   {Set: map[string]any{"requiredUserAction": "do it"}},
+		"unknown state":              {Set: map[string]any{"state": "paused"}},
+		"non-boolean success":        {Set: map[string]any{"success": "true"}},
+		"failed without errorCode":   {Set: map[string]any{"state": "failed", "success": false, "connected": false}},
 	}
-	for name, edit := range bad {
+	for name, f := range bad {
 		t.Run(name, func(t *testing.T) {
-			solo := adbMissing()
-			solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any {
-				r := receipt(id, "connected")
-				edit(r)
-				return r
-			}
-			s := openTestSession(t, newSoloTransport(t, solo))
+			t.Parallel()
+			dev := adbMissing(t)
+			f.When = map[string]any{"state": "connected"}
+			statusFault(t, dev, f)
+			s := openTestSession(t, dev)
 			_, err := AdbConnect(context.Background(), s, fastAdbConnect())
 			wantCode(t, err, CodeAdbConnectProtocol, fault.Transport)
 		})
@@ -206,9 +191,12 @@ func TestAdbConnectInconsistentReceipts(t *testing.T) {
 }
 
 func TestAdbConnectDoctorNotReadyAfter(t *testing.T) {
-	solo := adbMissing()
-	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any { return receipt(id, "connected") }
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	// The receipt says connected, the health still misses adb.
+	dev := adbMissing(t)
+	answerFault(t, dev, sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "health"},
+		Set: map[string]any{"permissions/adb": false, "ready": false}})
+	s := openTestSession(t, dev)
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
 	e := wantCode(t, err, CodeDoctorNotReadyAfter, fault.Failed)
 	if e.Details["doctor"] == nil || e.Details["requestId"] != testRequestID {
@@ -217,9 +205,9 @@ func TestAdbConnectDoctorNotReadyAfter(t *testing.T) {
 }
 
 func TestAdbConnectTimeout(t *testing.T) {
-	solo := adbMissing()
-	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any { return receipt(id, "connecting") }
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	dev := connectOutcome(adbMissing(t), core.AdbConnectHang, 0)
+	s := openTestSession(t, dev)
 	o := fastAdbConnect()
 	o.ConnectTimeout = 150 * time.Millisecond
 	_, err := AdbConnect(context.Background(), s, o)
@@ -230,9 +218,9 @@ func TestAdbConnectTimeout(t *testing.T) {
 }
 
 func TestAdbConnectInterrupted(t *testing.T) {
-	solo := adbMissing()
-	solo.adbStatusFn = func(f *fakeSoloPi, id string) map[string]any { return receipt(id, "connecting") }
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	dev := connectOutcome(adbMissing(t), core.AdbConnectHang, 0)
+	s := openTestSession(t, dev)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(80*time.Millisecond, cancel)
 	_, err := AdbConnect(ctx, s, fastAdbConnect())

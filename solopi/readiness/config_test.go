@@ -3,11 +3,13 @@ package readiness
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 func fastConfigSet() ConfigSetOptions {
@@ -15,6 +17,7 @@ func fastConfigSet() ConfigSetOptions {
 }
 
 func TestConfigTableShape(t *testing.T) {
+	t.Parallel()
 	keys := ConfigKeys()
 	writable, readOnly := 0, 0
 	for _, k := range keys {
@@ -35,7 +38,7 @@ func TestConfigTableShape(t *testing.T) {
 	}
 }
 
-// a valid value per writable key, different from the fake's defaults.
+// a valid value per writable key, different from the device's defaults.
 var validSets = map[string]struct{ in, want string }{
 	"KEY_OUTPUT_CHARSET":             {"UTF-8", `"UTF-8"`},
 	"KEY_USE_LANGUAGE":               {"2", "2"},
@@ -57,6 +60,9 @@ var validSets = map[string]struct{ in, want string }{
 }
 
 func TestConfigSetEveryWritableKey(t *testing.T) {
+	t.Parallel()
+	dev := answering(t, newSimDevice(t))
+	s := openTestSession(t, dev)
 	for _, k := range ConfigKeys() {
 		if !k.Writable {
 			continue
@@ -66,8 +72,6 @@ func TestConfigSetEveryWritableKey(t *testing.T) {
 			t.Fatalf("no test value for %s", k.Key)
 		}
 		t.Run(k.Key, func(t *testing.T) {
-			solo := newFakeSoloPi()
-			s := openTestSession(t, newSoloTransport(t, solo))
 			res, err := ConfigSet(context.Background(), s, k.Key, v.in, fastConfigSet())
 			if err != nil {
 				t.Fatal(err)
@@ -76,9 +80,8 @@ func TestConfigSetEveryWritableKey(t *testing.T) {
 			if !res.Confirmed || !res.Success || string(got) != v.want || res.Config["key"] != k.Key {
 				t.Fatalf("%+v (actual %s)", res, got)
 			}
-			var mut string
-			solo.with(func(f *fakeSoloPi) { mut = f.mutates[len(f.mutates)-1] })
-			if !strings.HasPrefix(mut, "solopi://startaction/config?action=set&key="+k.Key+"&value=") {
+			muts := dev.Mutations()
+			if mut := muts[len(muts)-1]; !strings.HasPrefix(mut, "solopi://startaction/config?action=set&key="+k.Key+"&value=") {
 				t.Fatalf("mutation %s", mut)
 			}
 		})
@@ -86,6 +89,7 @@ func TestConfigSetEveryWritableKey(t *testing.T) {
 }
 
 func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
+	t.Parallel()
 	bad := []struct{ key, value string }{
 		{"KEY_USE_LANGUAGE", "3"}, {"KEY_USE_LANGUAGE", "-1"}, {"KEY_AUTO_CLEAR_FILES_DAYS", "-2"},
 		{"KEY_MAX_WAIT_TIME", "0"}, {"KEY_MAX_WAIT_TIME", "600001"}, {"KEY_SCREENSHOT_RESOLUTION", "4321"},
@@ -94,24 +98,22 @@ func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
 		{"KEY_HIDE_LOG", "yes"}, {"KEY_HIDE_LOG", "1"}, {"KEY_HIDE_LOG", ""},
 		{"KEY_OUTPUT_CHARSET", "NOT-A-CHARSET"}, {"KEY_OUTPUT_CHARSET", "UTF-8\n"}, {"KEY_OUTPUT_CHARSET", strings.Repeat("a", 4097)},
 	}
+	dev := answering(t, newSimDevice(t))
+	s := openTestSession(t, dev)
 	for _, b := range bad {
-		solo := newFakeSoloPi()
-		s := openTestSession(t, newSoloTransport(t, solo))
-		var before int
-		solo.with(func(f *fakeSoloPi) { before = len(f.queries) + len(f.mutates) })
+		touched := touches(t, dev)
 		_, err := ConfigSet(context.Background(), s, b.key, b.value, fastConfigSet())
 		wantCode(t, err, CodeInvalidConfigValue, fault.Invalid)
-		solo.with(func(f *fakeSoloPi) {
-			if len(f.queries)+len(f.mutates) != before {
-				t.Errorf("%s=%q touched the device", b.key, b.value)
-			}
-		})
+		if touched() != 0 {
+			t.Errorf("%s=%q touched the device", b.key, b.value)
+		}
 	}
 	_, _, err := CheckConfigSet("KEY_NOPE", "1")
 	wantCode(t, err, CodeUnsupportedConfig, fault.Failed)
 }
 
 func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		"KEY_PERFORMANCE_UPLOAD":   CodeUIConfirmationRequired,
 		"KEY_RECORD_SCREEN_UPLOAD": CodeUIConfirmationRequired,
@@ -122,55 +124,55 @@ func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
 		"KEY_CONTROL_PORT":         CodeNewSessionRequired,
 		"KEY_BASE_DIR":             "ui_migration_required",
 	}
+	dev := answering(t, newSimDevice(t))
+	s := openTestSession(t, dev)
 	for key, code := range want {
-		solo := newFakeSoloPi()
-		s := openTestSession(t, newSoloTransport(t, solo))
-		var before int
-		solo.with(func(f *fakeSoloPi) { before = len(f.queries) + len(f.mutates) })
+		touched := touches(t, dev)
 		_, err := ConfigSet(context.Background(), s, key, "x", fastConfigSet())
 		e := wantCode(t, err, code, fault.Failed)
 		if e.UserAction == "" || e.Details["key"] != key {
 			t.Errorf("%s: %v", key, e)
 		}
-		solo.with(func(f *fakeSoloPi) {
-			if len(f.queries)+len(f.mutates) != before {
-				t.Errorf("%s touched the device", key)
-			}
-		})
+		if touched() != 0 {
+			t.Errorf("%s touched the device", key)
+		}
 	}
 }
 
 func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.ignoreSet = true
-	s := openTestSession(t, newSoloTransport(t, solo))
-	_, err := ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
+	t.Parallel()
+	dev := answering(t, newSimDevice(t))
+	dev.App.SetConfigWriteIgnored("KEY_SCREENSHOT_RESOLUTION", true)
+	s := openTestSession(t, dev)
+	before, err := ConfigGet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := before["config"].(map[string]any)["value"]
+	_, err = ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
 	e := wantCode(t, err, CodeConfigNotConfirmed, fault.Failed)
-	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != json.Number("1") {
+	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != old || old == json.Number("1080") {
 		t.Fatalf("expected %#v actual %#v", e.Details["expectedValue"], e.Details["actualValue"])
 	}
 }
 
 func TestConfigSetSpecMismatch(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.configSpecFn = func(m map[string]any) map[string]any {
-		if m["key"] == "KEY_USE_LANGUAGE" {
-			m["max"] = 5
-		}
-		return m
-	}
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	dev := answering(t, newSimDevice(t))
+	// Another build allows more languages than the host knows of.
+	answerFault(t, dev, sim.AnswerFault{Action: "config", Query: map[string]string{"action": "get", "key": "KEY_USE_LANGUAGE"},
+		Set: map[string]any{"config/max": 5}})
+	s := openTestSession(t, dev)
 	_, err := ConfigSet(context.Background(), s, "KEY_USE_LANGUAGE", "1", fastConfigSet())
 	wantCode(t, err, CodeConfigSpecMismatch, fault.Transport)
-	solo.with(func(f *fakeSoloPi) {
-		if len(f.mutates) != 0 {
-			t.Error("mutated after a spec mismatch")
-		}
-	})
+	if len(dev.Mutations()) != 0 {
+		t.Error("mutated after a spec mismatch")
+	}
 }
 
-// secrets are the sensitive values the fake holds; no output may carry them.
-var secrets = []string{"s3cr3t-aes-key-value", "hunter2-global"}
+// secrets are the sensitive values the device holds; no output may carry
+// them.
+var secrets = []string{secretAESKey, "hunter2-global"}
 
 func assertNoSecrets(t *testing.T, what string, v any) {
 	t.Helper()
@@ -190,8 +192,9 @@ func assertNoSecrets(t *testing.T, what string, v any) {
 }
 
 func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
-	solo := newFakeSoloPi()
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	dev := answering(t, newSimDevice(t))
+	s := openTestSession(t, dev)
 	list, err := ConfigList(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -217,8 +220,17 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 		assertNoSecrets(t, "config-set "+key, err)
 	}
 
-	// A device that leaks them is a protocol error, and still nothing is shown.
-	solo.with(func(f *fakeSoloPi) { f.leakValues = true })
+	// A build that leaks them is a protocol error, and still nothing is shown.
+	leaked := map[string]string{"KEY_AES_KEY": secretAESKey, "KEY_GLOBAL_SETTINGS": secretGlobal}
+	for i, c := range list["configs"].([]map[string]any) {
+		key := c["key"].(string)
+		if v, ok := leaked[key]; ok {
+			answerFault(t, dev, sim.AnswerFault{Action: "config", Query: map[string]string{"action": "get", "key": key},
+				Set: map[string]any{"config/value": v, "config/redacted": false}})
+			answerFault(t, dev, sim.AnswerFault{Action: "config", Query: map[string]string{"action": "list"},
+				Set: map[string]any{fmt.Sprintf("configs/%d/value", i): v}})
+		}
+	}
 	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
 		_, err := ConfigGet(context.Background(), s, key)
 		e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
@@ -230,8 +242,8 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 }
 
 func TestConfigGetPlain(t *testing.T) {
-	solo := newFakeSoloPi()
-	s := openTestSession(t, newSoloTransport(t, solo))
+	t.Parallel()
+	s := openTestSession(t, answering(t, newSimDevice(t)))
 	got, err := ConfigGet(context.Background(), s, "KEY_USE_LANGUAGE")
 	if err != nil {
 		t.Fatal(err)
@@ -245,6 +257,7 @@ func TestConfigGetPlain(t *testing.T) {
 }
 
 func TestNormalizeConfigValue(t *testing.T) {
+	t.Parallel()
 	k, _ := LookupConfigKey("KEY_GLOBAL_SETTINGS")
 	if v, err := NormalizeConfigValue(k, `{ "a" : 1 }`); err != nil || v != `{"a":1}` {
 		t.Errorf("json: %q %v", v, err)

@@ -2,354 +2,99 @@ package readiness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/devicefake"
-	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
-// ---- scripted transport and fake SoloPi (shared by this package's tests) ----
+// ---- the simulated phone (shared by this package's tests) ----
 
-// shellReply is what a scripted shell command answers.
-type shellReply struct {
-	stdout, stderr string
-	code           int
-	err            error
-}
+// The device of these tests is the simulator (SoloPi's device side per
+// docs/device-protocol.md, reached in-process through the same Transport
+// interface adb uses); what a test needs from an odd or broken device comes
+// from the simulator's fault knobs.
 
-// soloTransport is a scripted Transport: Shell dispatches by command
-// prefix, mutations (am start ... AdbSchemeActivity) reach the fake SoloPi,
-// and DialTCP serves the fake SoloPi's HTTP handler through net.Pipe.
-type soloTransport struct {
-	*devicefake.Transport
-	t      *testing.T
-	solo   *fakeSoloPi
-	mu     sync.Mutex
-	rules  []shellRule
-	execFn func(cmd string) ([]byte, error)
-}
+// Sensitive values the simulated SoloPi holds; no output may carry them.
+const (
+	secretAESKey = "s3cr3t-aes-key-value"
+	secretGlobal = `{"password":"hunter2-global"}`
+)
 
-type shellRule struct {
-	prefix string
-	fn     func(cmd string) shellReply
-}
-
-func newSoloTransport(t *testing.T, solo *fakeSoloPi) *soloTransport {
+// newSimDevice starts a simulated phone at a high time scale with a ready
+// SoloPi (auto-start on, every permission granted, secrets set); opts
+// adjust it first.
+func newSimDevice(t *testing.T, opts ...func(*sim.Options)) *sim.Device {
 	t.Helper()
-	ft := &soloTransport{t: t, solo: solo, Transport: devicefake.New(t, solo)}
-	ft.Name = "FAKE0001"
-	ft.OnShell = func(ctx context.Context, cmd string, args []string) (devicefake.Reply, bool) {
-		ft.mu.Lock()
-		rules := append([]shellRule(nil), ft.rules...)
-		ft.mu.Unlock()
-		rep := shellReply{}
-		matched := false
-		for _, r := range rules {
-			if strings.HasPrefix(cmd, r.prefix) {
-				rep, matched = r.fn(cmd), true
-				break
-			}
-		}
-		if !matched {
-			rep = solo.defaultShell(cmd)
-		}
-		if rep.code == notScripted {
-			return devicefake.Reply{}, false // the simulated phone's shell
-		}
-		return devicefake.Reply{Stdout: rep.stdout, Stderr: rep.stderr, Code: rep.code, Err: rep.err}, true
+	o := sim.Options{Serial: "sim-readiness", TimeScale: 50, App: core.Config{Settings: map[string]string{
+		"KEY_REPLAY_AUTO_START": "true", "KEY_AES_KEY": secretAESKey, "KEY_GLOBAL_SETTINGS": secretGlobal}}}
+	for _, fn := range opts {
+		fn(&o)
 	}
-	ft.OnExec = func(ctx context.Context, cmd string) ([]byte, bool, error) {
-		ft.mu.Lock()
-		fn := ft.execFn
-		ft.mu.Unlock()
-		if fn == nil {
-			return nil, false, nil // the simulated phone
-		}
-		out, err := fn(cmd)
-		return out, true, err
-	}
-	ft.BeforeDial = func() error {
-		if !solo.isServing() {
-			return errors.New("adb: service refused by device: closed")
-		}
-		return nil
-	}
-	return ft
+	dev := sim.New(o)
+	t.Cleanup(func() { dev.Close() })
+	return dev
 }
 
-// on adds a rule; later rules win over earlier ones and the defaults.
-func (f *soloTransport) on(prefix string, fn func(cmd string) shellReply) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.rules = append([]shellRule{{prefix, fn}}, f.rules...)
-}
-
-// shellCalls returns the shell (and exec:) commands run so far.
-func (f *soloTransport) shellCalls() []string { return f.ShellLog() }
-
-func (f *soloTransport) ran(prefix string) int { return f.Ran(prefix) }
-
-// fakeSoloPi is SoloPi 1.0.2's device side, as far as these commands use it.
-type fakeSoloPi struct {
-	mu sync.Mutex
-
-	installed     bool
-	versionName   string
-	serving       bool // the HTTP server listens
-	startOnLaunch bool
-	noHarness     bool // SoloPi 0.x: every request gets the text/html fallback
-	caps          map[string]any
-	capsFailing   int // answer capabilities with success:false this many times
-
-	health map[string]any
-
-	config       map[string]any // current values by key
-	ignoreSet    bool           // the device silently keeps old values
-	leakValues   bool           // the device forgets to redact sensitive values
-	configSpecFn func(spec map[string]any) map[string]any
-
-	adbReceipts  map[string]map[string]any
-	onAdbConnect func(f *fakeSoloPi, id string) // device reaction to the mutation
-	adbStatusFn  func(f *fakeSoloPi, id string) map[string]any
-
-	status map[string]any
-	page   map[string]any
-
-	focus    string
-	launches int
-	queries  []string
-	mutates  []string
-}
-
-func newFakeSoloPi() *fakeSoloPi {
-	f := &fakeSoloPi{installed: true, versionName: "1.0.2", serving: true, startOnLaunch: true,
-		focus:       "com.example.counter/com.example.counter.MainActivity",
-		adbReceipts: map[string]map[string]any{},
-		status:      map[string]any{"status": "none"},
-		page:        map[string]any{"page": map[string]any{"className": "android.widget.FrameLayout", "children": []any{}}},
+// answering waits until SoloPi's control service answers.
+func answering(t *testing.T, dev *sim.Device) *sim.Device {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := dev.WaitReady(ctx); err != nil {
+		t.Fatal(err)
 	}
-	f.caps = map[string]any{"success": true, "protocolVersion": "2.0", "agentProtocolVersion": "1.0",
-		"packageName": "com.alipay.hulu", "devicePort": 23342, "transports": []any{"adb-forward-http", "adb-scheme"}}
-	f.health = readyHealth()
-	f.config = map[string]any{}
-	for _, k := range configTable {
-		f.config[k.Key] = defaultValueOf(k)
+	return dev
+}
+
+// denied starts the phone with these health permissions denied.
+func denied(perms ...string) func(*sim.Options) {
+	return func(o *sim.Options) { o.App.DeniedPermissions = append(o.App.DeniedPermissions, perms...) }
+}
+
+// setting starts the phone with one more SoloPi setting.
+func setting(key, value string) func(*sim.Options) {
+	return func(o *sim.Options) { o.App.Settings[key] = value }
+}
+
+// answerFault edits the device's answers (sim.AnswerFault).
+func answerFault(t *testing.T, dev *sim.Device, f sim.AnswerFault) {
+	t.Helper()
+	if err := dev.AddAnswerFault(f); err != nil {
+		t.Fatal(err)
 	}
-	f.config["KEY_AES_KEY"] = "s3cr3t-aes-key-value"
-	f.config["KEY_GLOBAL_SETTINGS"] = `{"password":"hunter2-global"}`
-	return f
 }
 
-func readyHealth() map[string]any {
-	return map[string]any{"success": true, "protocolVersion": "2.0", "appInitialized": true,
-		"permissions": map[string]any{"adb": true, "float": true, "background": true, "powerSave": true, "accessibility": true},
-		"autoStart":   true, "ready": true, "run": map[string]any{"success": true, "state": "idle"}}
-}
-
-func defaultValueOf(k ConfigKey) any {
-	switch k.Type {
-	case ConfigBoolean:
-		return false
-	case ConfigInt, ConfigLong:
-		if k.HasRange {
-			return k.Min
-		}
-		return 0
-	}
-	return ""
-}
-
-func (f *fakeSoloPi) isServing() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.serving
-}
-
-func (f *fakeSoloPi) with(fn func(f *fakeSoloPi)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	fn(f)
-}
-
-// notScripted marks a command the fake SoloPi leaves to the phone.
-const notScripted = -1000
-
-func (f *fakeSoloPi) defaultShell(cmd string) shellReply {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case strings.HasPrefix(cmd, "pm path "):
-		if f.installed && strings.HasSuffix(cmd, " com.alipay.hulu") {
-			return shellReply{stdout: "package:/data/app/com.alipay.hulu-1/base.apk\n"}
-		}
-		return shellReply{code: 1}
-	case strings.HasPrefix(cmd, "dumpsys package "):
-		return shellReply{stdout: "Packages:\n  Package [com.alipay.hulu]\n    versionCode=37 minSdk=18\n    versionName=" + f.versionName + "\n"}
-	case cmd == "dumpsys window":
-		return shellReply{stdout: "  mCurrentFocus=Window{1a2b u0 " + f.focus + "}\n"}
-	case strings.HasPrefix(cmd, "monkey -p com.alipay.hulu "):
-		f.launches++
-		f.focus = "com.alipay.hulu/com.alipay.hulu.activity.SplashActivity"
-		if f.startOnLaunch {
-			f.serving = true
-		}
-		return shellReply{stdout: "Events injected: 1\n"}
-	case strings.HasPrefix(cmd, "am start -W -n com.alipay.hulu/"+protocol.AdbSchemeActivity+" "):
-		return f.mutate(cmd)
-	case strings.HasPrefix(cmd, "am start -W -n "):
-		f.focus = strings.Fields(cmd)[4]
-		return shellReply{stdout: "Status: ok\nComplete\n"}
-	}
-	return shellReply{code: notScripted}
-}
-
-// mutate handles a protected-activity mutation (f.mu held).
-func (f *fakeSoloPi) mutate(cmd string) shellReply {
-	i := strings.Index(cmd, " -d ")
-	if i < 0 {
-		return shellReply{stdout: "Error: no data URI", code: 1}
-	}
-	raw := strings.Trim(cmd[i+4:], "'")
-	action, q, err := devicefake.ParseScheme(raw)
-	if err != nil {
-		return shellReply{stdout: "Error: bad URI " + raw, code: 1}
-	}
-	f.mutates = append(f.mutates, raw)
-	switch action {
-	case "harness":
-		if q.Get("type") == "adb-connect" && f.onAdbConnect != nil {
-			f.onAdbConnect(f, q.Get("requestId"))
-		}
-	case "config":
-		if q.Get("action") == "set" && !f.ignoreSet {
-			k, ok := LookupConfigKey(q.Get("key"))
-			if ok && k.Writable {
-				if v, err := NormalizeConfigValue(k, q.Get("value")); err == nil {
-					f.config[k.Key] = typedConfigValue(k, v)
-				}
-			}
+// ran counts the commands the device ran that start with prefix.
+func ran(dev *sim.Device, prefix string) int {
+	n := 0
+	for _, c := range dev.Commands() {
+		if strings.HasPrefix(c, prefix) {
+			n++
 		}
 	}
-	f.focus = "com.alipay.hulu/" + protocol.AdbSchemeActivity
-	return shellReply{stdout: "Starting: Intent { act=android.intent.action.VIEW }\nStatus: ok\nComplete\n"}
+	return n
 }
 
-func (f *fakeSoloPi) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.queries = append(f.queries, r.URL.RequestURI())
-	noListener := func() {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, `{"success": false, "error": "No Valid Listener"}`)
-	}
-	if f.noHarness && r.URL.Path != "/scheme/status" {
-		noListener()
-		return
-	}
-	q := r.URL.Query()
-	var body any
-	switch r.URL.Path {
-	case "/scheme/harness":
-		switch q.Get("type") {
-		case "capabilities":
-			if f.capsFailing > 0 {
-				f.capsFailing--
-				body = map[string]any{"success": false, "error": "not yet"}
-			} else {
-				body = f.caps
-			}
-		case "health":
-			body = f.health
-		case "apps":
-			body = map[string]any{"success": true, "count": 1, "includesSystemApps": false,
-				"apps": []any{map[string]any{"packageName": "com.example.counter", "label": "Counter", "system": false}}}
-		case "info":
-			body = map[string]any{"success": true, "protocolVersion": "2.0", "packageName": "com.alipay.hulu",
-				"versionName": f.versionName, "versionCode": 37, "license": "Apache-2.0",
-				"device": map[string]any{"model": "Pixel", "sdk": 34}}
-		case "adb-connect-status":
-			id := q.Get("requestId")
-			if f.adbStatusFn != nil {
-				body = f.adbStatusFn(f, id)
-			} else if rc, ok := f.adbReceipts[id]; ok {
-				body = rc
-			} else {
-				body = map[string]any{"success": false, "state": "failed", "terminal": true, "connected": false,
-					"userActionRequired": false, "errorCode": "adb_connect_receipt_not_found",
-					"error": "No matching ADB connection receipt is available", "requestId": id, "finishedAt": 1}
-			}
-		default:
-			body = map[string]any{"success": false, "errorCode": "unsupported_type", "error": "Unsupported harness type: " + q.Get("type")}
-		}
-	case "/scheme/config":
-		switch q.Get("action") {
-		case "list":
-			var cs []any
-			for _, k := range configTable {
-				cs = append(cs, f.spec(k, false))
-			}
-			body = map[string]any{"success": true, "count": len(cs), "configs": cs}
-		case "get":
-			k, ok := LookupConfigKey(q.Get("key"))
-			if !ok {
-				body = map[string]any{"success": false, "errorCode": "unsupported_config", "error": "Unsupported config key: " + q.Get("key")}
-			} else {
-				body = map[string]any{"success": true, "config": f.spec(k, true)}
-			}
-		default:
-			body = map[string]any{"success": false, "errorCode": "unsupported_action", "error": "Unsupported config action"}
-		}
-	case "/scheme/status":
-		switch q.Get("type") {
-		case "status":
-			body = f.status
-		case "page":
-			body = f.page
-		default:
-			noListener()
-			return
-		}
-	default:
-		noListener()
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(body)
-}
-
-// spec renders a config spec the way the device does (f.mu held).
-func (f *fakeSoloPi) spec(k ConfigKey, withValue bool) map[string]any {
-	m := map[string]any{"key": k.Key, "type": k.Type, "description": "d", "default": defaultValueOf(k),
-		"writable": k.Writable, "sensitive": k.Sensitive}
-	if k.HasRange {
-		m["min"], m["max"] = k.Min, k.Max
-	}
-	if withValue {
-		m["redacted"] = k.Sensitive && !f.leakValues
-		if !k.Sensitive || f.leakValues {
-			m["value"] = f.config[k.Key]
-		}
-	} else if k.Sensitive && f.leakValues {
-		m["value"] = f.config[k.Key]
-	}
-	if f.configSpecFn != nil {
-		m = f.configSpecFn(m)
-	}
-	return m
+// touches counts what reaches the device from now on (queries answered,
+// mutations received).
+func touches(t *testing.T, dev *sim.Device) func() int {
+	var n atomic.Int64
+	stop := dev.OnAnswer(func(sim.Answer) { n.Add(1) })
+	t.Cleanup(stop)
+	muts := len(dev.Mutations())
+	return func() int { return int(n.Load()) + len(dev.Mutations()) - muts }
 }
 
 // fastSession are session options that keep the tests quick.
@@ -357,9 +102,9 @@ func fastSession() device.SessionOptions {
 	return device.SessionOptions{Device: device.DeviceOptions{RequestTimeout: 2 * time.Second}, StartupTimeout: 1500 * time.Millisecond, PollInterval: 20 * time.Millisecond}
 }
 
-func openTestSession(t *testing.T, ft *soloTransport) *device.Session {
+func openTestSession(t *testing.T, dev *sim.Device) *device.Session {
 	t.Helper()
-	s, err := device.OpenSession(context.Background(), ft, fastSession())
+	s, err := device.OpenSession(context.Background(), dev, fastSession())
 	if err != nil {
 		t.Fatalf("OpenSession: %v", err)
 	}
@@ -386,52 +131,58 @@ func wantCode(t *testing.T, err error, code string, exit fault.Kind) *fault.Erro
 // ---- session bootstrap ----
 
 func TestSessionNotInstalled(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.installed = false
-	ft := newSoloTransport(t, solo)
-	_, err := device.OpenSession(context.Background(), ft, fastSession())
+	t.Parallel()
+	dev := newSimDevice(t)
+	if err := dev.Phone.UninstallApp(protocol.DefaultPackage); err != nil {
+		t.Fatal(err)
+	}
+	_, err := device.OpenSession(context.Background(), dev, fastSession())
 	e := wantCode(t, err, device.CodeNotInstalled, fault.Invalid)
 	if !strings.Contains(e.UserAction, "Install SoloPi 1.x") {
 		t.Errorf("user action %q", e.UserAction)
 	}
-	if ft.ran("monkey") != 0 {
+	if ran(dev, "monkey") != 0 {
 		t.Error("must not launch a package that is not installed")
 	}
 }
 
 func TestSessionNoLaunchWhenAnswering(t *testing.T) {
-	solo := newFakeSoloPi()
-	ft := newSoloTransport(t, solo)
-	s := openTestSession(t, ft)
-	if s.Launched || ft.ran("monkey") != 0 {
+	t.Parallel()
+	dev := answering(t, newSimDevice(t))
+	s := openTestSession(t, dev)
+	if s.Launched || ran(dev, "monkey") != 0 {
 		t.Fatal("SoloPi was launched although its service answered")
 	}
 	if !strings.Contains(string(s.Capabilities), `"protocolVersion":"2.0"`) {
-		t.Fatalf("capabilities %v", s.Capabilities)
+		t.Fatalf("capabilities %s", s.Capabilities)
 	}
-	if ft.ran("dumpsys window") != 0 {
+	if ran(dev, "dumpsys window") != 0 {
 		t.Error("foreground read although nothing was launched")
 	}
 }
 
 func TestSessionLaunchesWhenNotAnswering(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.serving = false
-	solo.capsFailing = 3 // and needs a few polls after the launch
-	ft := newSoloTransport(t, solo)
-	s := openTestSession(t, ft)
-	if !s.Launched || ft.ran("monkey -p com.alipay.hulu -c android.intent.category.LAUNCHER 1") != 1 {
-		t.Fatalf("launched=%v calls=%v", s.Launched, ft.shellCalls())
+	t.Parallel()
+	// SoloPi is not running, and its service answers success:false a few
+	// times after the launch.
+	dev := stoppedUntilLaunched(t)
+	answerFault(t, dev, sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "capabilities"},
+		Set: map[string]any{"success": false, "error": "not yet"}, Remove: []string{"protocolVersion"}, Times: 3})
+	s := openTestSession(t, dev)
+	if !s.Launched || ran(dev, "monkey -p com.alipay.hulu -c android.intent.category.LAUNCHER 1") != 1 {
+		t.Fatalf("launched=%v calls=%v", s.Launched, dev.Commands())
 	}
 }
 
 func TestSessionPreserveForeground(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.serving = false
-	ft := newSoloTransport(t, solo)
+	t.Parallel()
+	dev := stoppedUntilLaunched(t)
+	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
 	o := fastSession()
 	o.PreserveForeground = true
-	s, err := device.OpenSession(context.Background(), ft, o)
+	s, err := device.OpenSession(context.Background(), dev, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,31 +191,51 @@ func TestSessionPreserveForeground(t *testing.T) {
 	if s.Foreground != want || !s.Restored {
 		t.Fatalf("foreground %q restored %v", s.Foreground, s.Restored)
 	}
-	if ft.ran("am start -W -n "+want) != 1 {
-		t.Fatalf("foreground not restored: %v", ft.shellCalls())
+	if ran(dev, "am start -W -n "+want) != 1 {
+		t.Fatalf("foreground not restored: %v", dev.Commands())
+	}
+	if pkg, _ := dev.Phone.Foreground(); pkg != "com.example.counter" {
+		t.Fatalf("foreground after the session %s", pkg)
 	}
 }
 
 func TestSessionLaunchFails(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.serving = false
-	ft := newSoloTransport(t, solo)
-	ft.on("monkey", func(string) shellReply {
-		return shellReply{stdout: "** No activities found to run, monkey aborted.\n"}
-	})
-	_, err := device.OpenSession(context.Background(), ft, fastSession())
+	t.Parallel()
+	dev := notStarting(t)
+	if err := dev.Phone.OverrideCommand("monkey", nil, android.CommandOutput{Stdout: "** No activities found to run, monkey aborted.\n"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := device.OpenSession(context.Background(), dev, fastSession())
 	wantCode(t, err, device.CodeLaunchFailed, fault.Transport)
 }
 
+// notStarting is a SoloPi whose init never finishes: its service never
+// answers, launched or not.
+func notStarting(t *testing.T) *sim.Device {
+	return newSimDevice(t, func(o *sim.Options) { o.App.InitDelay = time.Hour })
+}
+
+// stoppedUntilLaunched is a phone just booted whose SoloPi was not opened
+// yet: its init, and 5 s later its service, start once something launches
+// it.
+func stoppedUntilLaunched(t *testing.T) *sim.Device {
+	dev := notStarting(t)
+	stop := dev.OnCommand(func(cmd string) {
+		if strings.HasPrefix(cmd, "monkey -p "+protocol.DefaultPackage+" ") {
+			dev.App.SetAppInitialized(true)
+		}
+	})
+	t.Cleanup(stop)
+	return dev
+}
+
 func TestSessionStartupTimeout(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.serving = false
-	solo.startOnLaunch = false
-	ft := newSoloTransport(t, solo)
+	t.Parallel()
+	dev := notStarting(t)
 	o := fastSession()
 	o.StartupTimeout = 300 * time.Millisecond
 	start := time.Now()
-	_, err := device.OpenSession(context.Background(), ft, o)
+	_, err := device.OpenSession(context.Background(), dev, o)
 	e := wantCode(t, err, device.CodeControlNotReady, fault.Transport)
 	if e.Details["lastError"] == nil {
 		t.Error("no lastError")
@@ -475,12 +246,12 @@ func TestSessionStartupTimeout(t *testing.T) {
 }
 
 func TestSessionProtocolMismatch(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ harness, agent string }{{"1.0", "1.0"}, {"2.0", "2.0"}, {"", ""}} {
-		solo := newFakeSoloPi()
-		solo.caps["protocolVersion"] = c.harness
-		solo.caps["agentProtocolVersion"] = c.agent
-		ft := newSoloTransport(t, solo)
-		_, err := device.OpenSession(context.Background(), ft, fastSession())
+		dev := newSimDevice(t)
+		answerFault(t, dev, sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "capabilities"},
+			Set: map[string]any{"protocolVersion": c.harness, "agentProtocolVersion": c.agent}})
+		_, err := device.OpenSession(context.Background(), dev, fastSession())
 		e := wantCode(t, err, device.CodeProtocolMismatch, fault.Transport)
 		if e.Details["protocolVersion"] != c.harness || e.Details["agentProtocolVersion"] != c.agent {
 			t.Errorf("details %v", e.Details)
@@ -491,43 +262,54 @@ func TestSessionProtocolMismatch(t *testing.T) {
 	}
 }
 
+// classicSoloPi installs SoloPi with versionName v and no harness resolver
+// (SoloPi 0.x answers NanoHTTPD's text/html fallback).
+func classicSoloPi(t *testing.T, v string) *sim.Device {
+	dev := newSimDevice(t, func(o *sim.Options) {
+		for _, a := range appspec.DefaultApps() {
+			if a.Package == protocol.DefaultPackage {
+				a.VersionName = v
+			}
+			o.Phone.Apps = append(o.Phone.Apps, a)
+		}
+	})
+	answerFault(t, dev, sim.AnswerFault{Action: "harness", HTML: true})
+	return dev
+}
+
 func TestSessionClassicSoloPi(t *testing.T) {
+	t.Parallel()
 	t.Run("versionName 0.x", func(t *testing.T) {
-		solo := newFakeSoloPi()
-		solo.noHarness = true
-		solo.versionName = "0.12.3"
-		ft := newSoloTransport(t, solo)
-		_, err := device.OpenSession(context.Background(), ft, fastSession())
+		t.Parallel()
+		dev := answering(t, classicSoloPi(t, "0.12.3"))
+		_, err := device.OpenSession(context.Background(), dev, fastSession())
 		e := wantCode(t, err, device.CodeVersionUnsupported, fault.Transport)
 		if !strings.HasPrefix(e.UserAction, "Install SoloPi 1.x (harness protocol 2.0)") {
 			t.Errorf("user action %q", e.UserAction)
 		}
-		if ft.ran("monkey") != 0 {
+		if ran(dev, "monkey") != 0 {
 			t.Error("a classic SoloPi must be reported at once, not launched and waited for")
 		}
 	})
 	t.Run("no harness resolver whatever the version says", func(t *testing.T) {
-		solo := newFakeSoloPi()
-		solo.noHarness = true
-		ft := newSoloTransport(t, solo)
+		t.Parallel()
+		dev := answering(t, classicSoloPi(t, "1.0.2"))
 		o := fastSession()
 		o.StartupTimeout = 200 * time.Millisecond
-		_, err := device.OpenSession(context.Background(), ft, o)
+		_, err := device.OpenSession(context.Background(), dev, o)
 		wantCode(t, err, device.CodeVersionUnsupported, fault.Transport)
 	})
 }
 
 func TestSessionInterrupted(t *testing.T) {
-	solo := newFakeSoloPi()
-	solo.serving = false
-	solo.startOnLaunch = false
-	ft := newSoloTransport(t, solo)
+	t.Parallel()
+	dev := notStarting(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	o := fastSession()
 	o.StartupTimeout = 10 * time.Second
 	start := time.Now()
-	_, err := device.OpenSession(ctx, ft, o)
+	_, err := device.OpenSession(ctx, dev, o)
 	wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
 	if time.Since(start) > 2*time.Second {
 		t.Error("the readiness poll did not stop on cancellation")
@@ -535,6 +317,7 @@ func TestSessionInterrupted(t *testing.T) {
 }
 
 func TestParseVersionName(t *testing.T) {
+	t.Parallel()
 	if v := device.ParseVersionName("  versionCode=37\n    versionName=1.0.2\n  versionName=9"); v != "1.0.2" {
 		t.Errorf("got %q", v)
 	}
@@ -543,21 +326,7 @@ func TestParseVersionName(t *testing.T) {
 	}
 }
 
-// ---- against the simulator (SoloPi's device side per docs/device-protocol.md,
-// reached in-process through the same Transport interface adb uses) ----
-
-func newSimDevice(t *testing.T, o sim.Options) *sim.Device {
-	t.Helper()
-	if o.TimeScale == 0 {
-		o.TimeScale = 50
-	}
-	if o.Serial == "" {
-		o.Serial = "sim-device-cmds"
-	}
-	dev := sim.New(o)
-	t.Cleanup(func() { dev.Close() })
-	return dev
-}
+// ---- whole flows ----
 
 func simSession(t *testing.T, dev *sim.Device) *device.Session {
 	t.Helper()
@@ -570,7 +339,8 @@ func simSession(t *testing.T, dev *sim.Device) *device.Session {
 }
 
 func TestSimSessionDoctorAndInfo(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{})
+	t.Parallel()
+	dev := newSimDevice(t, setting("KEY_REPLAY_AUTO_START", "false"))
 	s := simSession(t, dev)
 	ctx := context.Background()
 	r, err := DoctorOnSession(ctx, s, nil)
@@ -599,7 +369,8 @@ func TestSimSessionDoctorAndInfo(t *testing.T) {
 }
 
 func TestSimDoctorMissingPermission(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{App: core.Config{DeniedPermissions: []string{"float"}, Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}})
+	t.Parallel()
+	dev := newSimDevice(t, denied("float"))
 	r, err := Doctor(context.Background(), dev, DoctorOptions{Session: device.SessionOptions{StartupTimeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
@@ -610,7 +381,8 @@ func TestSimDoctorMissingPermission(t *testing.T) {
 }
 
 func TestSimAdbConnect(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{App: core.Config{DeniedPermissions: []string{"adb"}, Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}})
+	t.Parallel()
+	dev := newSimDevice(t, denied("adb"))
 	s := simSession(t, dev)
 	res, err := AdbConnect(context.Background(), s, AdbConnectOptions{PollInterval: 20 * time.Millisecond})
 	if err != nil {
@@ -626,7 +398,8 @@ func TestSimAdbConnect(t *testing.T) {
 }
 
 func TestSimConfig(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{})
+	t.Parallel()
+	dev := newSimDevice(t)
 	s := simSession(t, dev)
 	ctx := context.Background()
 	list, err := ConfigList(ctx, s)
@@ -651,7 +424,8 @@ func TestSimConfig(t *testing.T) {
 }
 
 func TestSimScreenshotLogsStartup(t *testing.T) {
-	dev := newSimDevice(t, sim.Options{})
+	t.Parallel()
+	dev := newSimDevice(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	shot, err := Screenshot(ctx, dev, filepath.Join(dir, "s.png"))
@@ -671,12 +445,4 @@ func TestSimScreenshotLogsStartup(t *testing.T) {
 			t.Fatalf("%+v", rep)
 		}
 	}
-}
-
-// The fake passes the transport conformance suite: everything but its
-// scripted SoloPi is the simulated phone.
-func TestSoloTransportConformance(t *testing.T) {
-	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
-		return transporttest.Fixture{Transport: newSoloTransport(t, newFakeSoloPi()), HTTPPort: protocol.DefaultDevicePort, Scratch: "/data/local/tmp"}
-	})
 }

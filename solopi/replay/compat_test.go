@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
+	"github.com/solopi-dev/solopi/sim"
 )
 
 // A run SoloPi forgets (idle with no runId: an app restart) is lost, not
@@ -71,6 +73,26 @@ func TestEvidenceItemsHaveTheirOwnDeadline(t *testing.T) {
 	defer cancel()
 	o.EvidenceTimeout = time.Hour
 	o.ArtifactsDir = filepath.Join(t.TempDir(), "out")
+	// The logcat, the device description and the status hang too: the
+	// interrupt ends them.
+	for _, cmd := range []string{"getprop", "logcat"} {
+		if err := p.dev.Phone.StallCommand(cmd, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once
+	first := rep.RunID
+	p.onStatus(func(r runAnswer, n int) {
+		if r.State == "passed" && r.RunID != first {
+			// Once the host has the verdict, every later status answer is
+			// an hour late.
+			once.Do(func() {
+				if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "status"}, DelayMs: 3_600_000}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	})
 	for len(stalled) > 0 {
 		<-stalled // the first run's screencap
 	}

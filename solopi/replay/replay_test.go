@@ -78,9 +78,12 @@ func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
 	t.Parallel()
 	p := newSimPhone(t)
 	p.addCase("smoke", twoSteps)
-	// A result naming a file outside SoloPi's storage is never pulled.
+	// A result naming a file outside SoloPi's storage is never pulled; one
+	// the device no longer has is skipped.
 	if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "status"},
-		When: map[string]any{"state": "passed"}, Set: map[string]any{"results/0/screenshotFiles/evil": "/sdcard/solopi/../../data/secret"}}); err != nil {
+		When: map[string]any{"state": "passed"}, Set: map[string]any{
+			"results/0/screenshotFiles/evil": "/sdcard/solopi/../../data/secret",
+			"results/0/screenshotFiles/gone": "/sdcard/solopi/replay/gone.png"}}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")
@@ -112,8 +115,12 @@ func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
 	if !log || !png {
 		t.Fatalf("device files not collected: %+v", m.Files)
 	}
-	// The path with ".." is never pulled.
-	if len(m.Skipped) != 1 || !strings.Contains(m.Skipped[0].Source, "..") {
+	// The path with ".." is never pulled; the missing file is skipped.
+	skipped := map[string]bool{}
+	for _, sk := range m.Skipped {
+		skipped[sk.Source] = true
+	}
+	if len(m.Skipped) != 2 || !skipped["/sdcard/solopi/../../data/secret"] || !skipped["/sdcard/solopi/replay/gone.png"] || m.Complete {
 		t.Fatalf("skipped %v", m.Skipped)
 	}
 	if p.mutations("type=cancel") != 0 {
@@ -178,6 +185,7 @@ func TestRunTimeoutCancelsOurRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	o := fastRun("slow", dir)
 	o.RunTimeout = 400 * time.Millisecond
+	o.CancelWait = 0 // the default wait
 	rep := RunReplay(context.Background(), p.d, o)
 	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeRunTimeout {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
@@ -234,11 +242,14 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 	p := newSimPhone(t)
 	p.addCase("shared", hangSteps)
 	// Another client starts the same case just before our start arrives.
+	var once sync.Once
 	stop := p.dev.OnMutation(func(uri string) {
-		if strings.Contains(uri, "startaction/replay?") && !strings.Contains(uri, "requestId=replay-f") {
-			if _, _, err := p.dev.App.StartCompetingReplay("shared"); err != nil {
-				t.Errorf("competing replay: %v", err)
-			}
+		if strings.Contains(uri, "startaction/replay?") {
+			once.Do(func() {
+				if _, _, err := p.dev.App.StartCompetingReplay("shared"); err != nil {
+					t.Errorf("competing replay: %v", err)
+				}
+			})
 		}
 	})
 	dir := filepath.Join(t.TempDir(), "out")
