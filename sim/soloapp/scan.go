@@ -164,8 +164,9 @@ func (a *App) scanResolver(ctx context.Context, p *core.Process, via core.Transp
 	s := &scanSession{id: sid, state: scanMachine.Initial, requestedAt: a.NowMs()}
 	a.stepScanLocked(s, protocol.EvStart, "")
 	st(p).sx.scan = s
+	attach := core.OrDefault(a.ext.scanAttach, scanAttachDelay)
 	go func() {
-		if !a.SleepDevice(p, scanAttachDelay) {
+		if !a.SleepDevice(p, attach) {
 			return
 		}
 		a.Mu.Lock()

@@ -7,6 +7,7 @@ package soloapp
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
@@ -19,6 +20,9 @@ type ext struct {
 	cameraInitError  string
 	manualScan       bool
 	scanActivityBusy bool
+	// scanAttach overrides how long the scan page takes to open (0: the
+	// usual scanAttachDelay).
+	scanAttach time.Duration
 
 	cpuCount          int
 	stressUnavailable bool
@@ -99,6 +103,12 @@ func (a *App) SetManualScanActive(active bool) error {
 	}
 	a.ext.manualScan = active
 	return nil
+}
+
+// SetScanAttachDelay makes the scan page take d of device time to open and
+// attach (a slow camera); 0 restores the usual delay.
+func (a *App) SetScanAttachDelay(d time.Duration) {
+	a.Locked(func() { a.ext.scanAttach = d })
 }
 
 // SetScanActivityBusy simulates the previous scan page still closing.

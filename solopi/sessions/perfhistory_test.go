@@ -10,20 +10,26 @@ import (
 )
 
 func TestPerfHistoryListGetDelete(t *testing.T) {
-	f := newSessFake(t)
-	id := "performance-" + strings.Repeat("ab", 32)
-	f.history[id] = map[string]any{"id": id, "kind": "performance", "relativePath": "performance-x", "pathAvailable": true, "fileCount": 2}
+	t.Parallel()
+	f := newSimPhone(t)
+	// A recording SoloPi kept: start and stop one.
+	res, err := perfStart(f)
+	sid := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
+	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: sid, SessionTimings: ssFast})
+	ssExpect(t, "perf-stop", res, err, passed)
 	list, err := ListPerfHistory(context.Background(), f.device(), 100)
 	m := ssExpect(t, "perf-history-list", &SessionResult{Object: list}, err, passed)
-	if m["returned"] != float64(1) {
+	recs, _ := m["records"].([]any)
+	if m["returned"] != float64(1) || len(recs) != 1 {
 		t.Fatalf("list = %v", m)
 	}
+	id := recs[0].(map[string]any)["id"].(string)
 	rec, err := GetPerfHistory(context.Background(), f.device(), id)
 	ssExpect(t, "perf-history-get", &SessionResult{Object: rec}, err, passed)
-	res, err := DeletePerfHistory(context.Background(), f.device(), id, ssFast)
+	res, err = DeletePerfHistory(context.Background(), f.device(), id, ssFast)
 	m = ssExpect(t, "perf-history-delete", res, err, passed)
 	if f.mutationCount("action=deletePerformance", "id="+id, "confirmId="+id, "requestId="+m["requestId"].(string)) != 1 {
-		t.Fatalf("delete mutation = %v", f.mutations)
+		t.Fatalf("delete mutation = %v", f.dev.Mutations())
 	}
 	_, err = GetPerfHistory(context.Background(), f.device(), id)
 	ssWantCode(t, ssExpect(t, "perf-history-get", nil, err, fault.Failed), "record_not_found")
@@ -38,6 +44,7 @@ func TestPerfHistoryListGetDelete(t *testing.T) {
 }
 
 func TestPerfDeleteReceiptValidator(t *testing.T) {
+	t.Parallel()
 	id := "performance-" + strings.Repeat("0", 64)
 	v := func(o device.WireObject) error { return validatePerfDeleteReceipt(o, "r1", id) }
 	mut := `"requestId":"r1","kind":"performance","action":"deletePerformance","id":"` + id + `"`

@@ -4,13 +4,18 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/soloapp/plugins"
 )
 
 func writeZip(t *testing.T, dir, name string, entries map[string]string) string {
@@ -32,25 +37,40 @@ func writeZip(t *testing.T, dir, name string, entries map[string]string) string 
 	return p
 }
 
-func stagedFiles(f *sessFake) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// simImportDir is where SoloPi looks for plugin archives to import.
+const simImportDir = "/storage/emulated/0/solopi/patch"
+
+func stagedFiles(f *simPhone) []string {
+	entries, err := f.dev.Phone.ReadDir(simImportDir)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, k := range f.Files.Paths() {
-		if path.Dir(k) == fakeImportPath {
-			out = append(out, k)
-		}
+	for _, e := range entries {
+		out = append(out, e.Name())
 	}
 	return out
 }
 
+// demoPlugin writes a plugin archive SoloPi accepts: hulu_demo with one
+// jar and its digest.
+func demoPlugin(t *testing.T) string {
+	jar := "jar-bytes"
+	sum := md5.Sum([]byte(jar))
+	desc := `{"name":"hulu_demo","version":1,"jar":"test.jar","jarMd5":"` + hex.EncodeToString(sum[:]) + `"}`
+	return writeZip(t, t.TempDir(), "demo.zip", map[string]string{"hulu_demo/desc.json": desc, "hulu_demo/test.jar": jar})
+}
+
 func TestPluginListAndInstall(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := newSimPhone(t)
+	// The import's background work takes a while: the receipt is in
+	// progress first.
+	f.dev.App.SetPluginMutationDelay(2 * time.Second)
 	list, err := PluginList(context.Background(), f.device())
 	ssExpect(t, "plugin-list", &SessionResult{Object: list}, err, passed)
 
-	zp := writeZip(t, t.TempDir(), "demo.zip", map[string]string{"hulu_demo/desc.json": `{"name":"hulu_demo","version":1}`, "hulu_demo/test.jar": "jar"})
-	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: zp, SessionTimings: ssFast})
+	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: demoPlugin(t), SessionTimings: ssFast})
 	m := ssExpect(t, "plugin-install", res, err, passed)
 	cl := m["cleanup"].(map[string]any)
 	if m["state"] != "completed_restart_required" || cl["removed"] != true || cl["success"] != true {
@@ -63,24 +83,36 @@ func TestPluginListAndInstall(t *testing.T) {
 		t.Fatalf("staged archive left on the device: %v", s)
 	}
 	if f.mutationCount("action=import", "requestId="+m["requestId"].(string), "sha256="+m["sha256"].(string), "fileId="+m["fileId"].(string)) != 1 {
-		t.Fatalf("import mutation = %v", f.mutations)
+		t.Fatalf("import mutation = %v", f.dev.Mutations())
 	}
 	for _, c := range []string{"rm -f -- ", "test ! -e "} {
-		found := false
-		for _, l := range f.ShellLog() {
-			found = found || strings.HasPrefix(l, c+fakeImportPath+"/solopi-plugin-")
-		}
-		if !found {
-			t.Fatalf("%q was not run on the staged file: %v", c, f.ShellLog())
+		if !f.ran(c + simImportDir + "/solopi-plugin-") {
+			t.Fatalf("%q was not run on the staged file: %v", c, f.dev.Commands())
 		}
 	}
 }
 
 func TestPluginInstallWrongSHA256FailsAndLeavesNoStagedFile(t *testing.T) {
-	f := newSessFake(t)
-	f.corruptImport = true
-	zp := writeZip(t, t.TempDir(), "demo.zip", map[string]string{"desc.json": `{}`})
-	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: zp, SessionTimings: ssFast})
+	t.Parallel()
+	f := newSimPhone(t)
+	// The staged archive changes after the host checked it, before SoloPi
+	// reads it.
+	var once sync.Once
+	t.Cleanup(f.dev.OnMutation(func(uri string) {
+		if !strings.Contains(uri, "action=import") {
+			return
+		}
+		once.Do(func() {
+			for _, name := range stagedFiles(f) {
+				p := simImportDir + "/" + name
+				b, _ := f.dev.Phone.FS().ReadFile(p)
+				if err := f.dev.Push(context.Background(), bytes.NewReader(append(b, 'x')), p, 0o644, time.Time{}); err != nil {
+					t.Errorf("corrupt: %v", err)
+				}
+			}
+		})
+	}))
+	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: demoPlugin(t), SessionTimings: ssFast})
 	m := ssExpect(t, "plugin-install", res, err, fault.Failed)
 	ssWantCode(t, m, "sha256_mismatch")
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || cl["removed"] != true {
@@ -92,11 +124,15 @@ func TestPluginInstallWrongSHA256FailsAndLeavesNoStagedFile(t *testing.T) {
 }
 
 func TestPluginInstallTimeoutStillCleansUp(t *testing.T) {
-	f := newSessFake(t)
-	zp := writeZip(t, t.TempDir(), "demo.zip", map[string]string{"desc.json": `{}`})
-	// The device never accepts the import: the receipt never appears.
-	f.dropImports = true
-	ctx := ssCancelOn(t, f, "action=import")
+	t.Parallel()
+	zp := demoPlugin(t)
+	// The import never reaches SoloPi: the receipt never appears.
+	lost := sim.MutationFault{Action: "plugin", Query: map[string]string{"action": "import"}, Drop: true}
+	f := newSimPhone(t)
+	if err := f.dev.AddMutationFault(lost); err != nil {
+		t.Fatal(err)
+	}
+	ctx := f.cancelOn("action=import")
 	res, err := InstallPlugin(ctx, f.device(), PluginInstallOptions{File: zp, SessionTimings: SessionTimings{Timeout: 5e9, Interval: 5e6}})
 	if res != nil {
 		t.Fatalf("interrupted install returned a result")
@@ -108,8 +144,10 @@ func TestPluginInstallTimeoutStillCleansUp(t *testing.T) {
 	}
 
 	// A timeout (no receipt within the budget) also removes the file.
-	g := newSessFake(t)
-	g.dropImports = true
+	g := newSimPhone(t)
+	if err := g.dev.AddMutationFault(lost); err != nil {
+		t.Fatal(err)
+	}
 	_, err = InstallPlugin(context.Background(), g.device(), PluginInstallOptions{File: zp, SessionTimings: SessionTimings{Timeout: 50e6, Interval: 5e6}})
 	m = ssExpect(t, "plugin-install", nil, err, fault.Timeout)
 	if m["cleanup"].(map[string]any)["success"] != true || len(stagedFiles(g)) != 0 {
@@ -118,6 +156,7 @@ func TestPluginInstallTimeoutStillCleansUp(t *testing.T) {
 }
 
 func TestPluginZipLocalChecks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := writeZip(t, dir, "ok.zip", map[string]string{"desc.json": "{}"})
 	if z, err := ReadPluginZip(good); err != nil || len(z.SHA256) != 64 {
@@ -142,8 +181,12 @@ func TestPluginZipLocalChecks(t *testing.T) {
 }
 
 func TestPluginRemove(t *testing.T) {
-	f := newSessFake(t)
-	id := ssPluginID("hulu_demo")
+	t.Parallel()
+	f := newSimPhone(t)
+	if err := f.dev.App.InstallPlugin("hulu_demo", 1.0); err != nil {
+		t.Fatal(err)
+	}
+	id := plugins.PluginID("hulu_demo")
 	res, err := RemovePlugin(context.Background(), f.device(), id, ssFast)
 	m := ssExpect(t, "plugin-remove", res, err, passed)
 	if m["mutation"].(map[string]any)["pluginId"] != id || f.mutationCount("action=remove", "pluginId="+id, "confirmId="+id) != 1 {
@@ -155,6 +198,7 @@ func TestPluginRemove(t *testing.T) {
 }
 
 func TestPluginListValidator(t *testing.T) {
+	t.Parallel()
 	ok := `{"success":true,"plugins":[],"total":0,"importDirectory":"patch","importPath":"/storage/emulated/0/solopi/patch","pathAvailable":true,"importFiles":[],"importFilesTruncated":false,"mutationTransport":"adb"}`
 	ssValidatorCases(t, validatePluginList, []ssCase{
 		{"ok", ok, true},

@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func recordStart(f *sessFake) (*SessionResult, error) {
+func recordStart(f *simPhone) (*SessionResult, error) {
 	return StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "login flow", TargetPackage: "com.example.counter", SessionTimings: ssFast})
 }
 
 func TestRecordStartStatusStop(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := newSimPhone(t)
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, passed)
 	id := m["sessionId"].(string)
@@ -22,7 +25,7 @@ func TestRecordStartStatusStop(t *testing.T) {
 		t.Fatalf("start = %v", m)
 	}
 	if f.mutationCount("recordMode=normal", "sessionId="+id, "caseName=login+flow", "targetApp=com.example.counter") != 1 {
-		t.Fatalf("start mutation not sent exactly once with our id: %v", f.mutations)
+		t.Fatalf("start mutation not sent exactly once with our id: %v", f.dev.Mutations())
 	}
 	res, err = RecordingStatus(context.Background(), f.device(), id)
 	ssExpect(t, "record-status", res, err, passed)
@@ -43,7 +46,7 @@ func TestRecordStartStatusStop(t *testing.T) {
 
 	res, err = StopRecording(context.Background(), f.device(), id, ssFast)
 	m = ssExpect(t, "record-stop", res, err, passed)
-	if m["state"] != "stopped" || m["caseId"] != float64(42) || m["cancelledBeforeStart"] != false {
+	if m["state"] != "stopped" || m["caseId"] == nil || m["cancelledBeforeStart"] != false {
 		t.Fatalf("stop = %v", m)
 	}
 	// Stopping again is a no-op on a terminal session.
@@ -55,19 +58,24 @@ func TestRecordStartStatusStop(t *testing.T) {
 }
 
 func TestRecordStartFailedIsExit2(t *testing.T) {
-	f := newSessFake(t)
-	f.recordPlan = "fail"
+	t.Parallel()
+	f := newSimPhone(t)
+	// The floating window permission is gone: preparing the recording fails.
+	if err := f.dev.App.SetPermission("float", false); err != nil {
+		t.Fatal(err)
+	}
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, CodeSessionFailed)
-	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "preparation failed") {
+	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "Permission denied: float") {
 		t.Fatalf("failed start = %v", m)
 	}
 }
 
 func TestRecordStartTimeoutStopsExactlyOurSession(t *testing.T) {
-	f := newSessFake(t)
-	f.recordPlan = "hang"
+	t.Parallel()
+	f := newSimPhone(t)
+	f.slowStarts()
 	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
 		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}})
 	m := ssExpect(t, "record-start", res, err, fault.Timeout)
@@ -77,38 +85,66 @@ func TestRecordStartTimeoutStopsExactlyOurSession(t *testing.T) {
 		t.Fatalf("timeout output = %v", m)
 	}
 	if f.mutationCount("recordMode=stop", "sessionId="+id) != 1 {
-		t.Fatalf("the cleanup stop did not name our session: %v", f.mutations)
+		t.Fatalf("the cleanup stop did not name our session: %v", f.dev.Mutations())
+	}
+}
+
+// A cleanup that cannot read the device any more says why instead of
+// claiming the session stopped.
+func TestRecordStartTimeoutCleanupOnAnUnreadableDevice(t *testing.T) {
+	t.Parallel()
+	f := newSimPhone(t)
+	f.slowStarts()
+	// Once the cleanup stop arrives, the record resolver is gone (SoloPi
+	// answers NanoHTTPD's fallback).
+	t.Cleanup(f.dev.OnMutation(func(uri string) {
+		if strings.Contains(uri, "recordMode=stop") {
+			if err := f.dev.AddAnswerFault(sim.AnswerFault{Action: "record", HTML: true}); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
+		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}})
+	m := ssExpect(t, "record-start", res, err, fault.Timeout)
+	cl := m["cleanup"].(map[string]any)
+	if cl["attempted"] != true || cl["success"] != false || cl["error"] == nil || cl["terminalState"] != nil {
+		t.Fatalf("cleanup = %v", cl)
 	}
 }
 
 func TestRecordStartInterruptStopsOurSession(t *testing.T) {
-	f := newSessFake(t)
-	f.recordPlan = "hang"
-	ctx := ssCancelOn(t, f, "recordMode=normal")
+	t.Parallel()
+	f := newSimPhone(t)
+	f.slowStarts()
+	ctx := f.cancelOn("recordMode=normal")
 	res, err := StartRecording(ctx, f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter", SessionTimings: ssFast})
 	m := ssExpect(t, "record-start", res, err, fault.Interrupted)
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || m["sessionId"] == "" {
 		t.Fatalf("interrupt output = %v", m)
 	}
-	if f.snaps["record"]["state"] != "stopped" {
-		t.Fatalf("the recording was left %v", f.snaps["record"]["state"])
+	if st := recordingState(t, f); st != "stopped" {
+		t.Fatalf("the recording was left %v", st)
 	}
 }
 
 func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
-	f := newSessFake(t)
-	f.recordPlan = "hang"
-	f.begin("record", "other-client", "starting", map[string]any{"caseName": "x", "targetPackage": "com.x.y"})
+	t.Parallel()
+	f := newSimPhone(t)
+	f.slowStarts()
+	f.otherClient("record", "recordMode", "normal", "sessionId", "other-client", "caseName", "x", "targetApp", "com.example.counter")
+	before := len(f.dev.Mutations())
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, CodeSessionActive)
-	if len(f.mutations) != 0 {
+	if len(f.dev.Mutations()) != before {
 		t.Fatalf("a mutation was sent while another recording was active")
 	}
 
-	g := newSessFake(t)
-	g.stealOnStart = "record"
-	g.recordPlan = "hang"
+	// Another client's start reaches SoloPi just before ours.
+	g := newSimPhone(t)
+	g.slowStarts()
+	g.otherClientFirst("recordMode=normal", "solopi://startaction/record?recordMode=normal&sessionId=another-client&caseName=x&targetApp=com.example.counter")
 	res, err = recordStart(g)
 	m = ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, CodeSessionReplaced)
@@ -118,9 +154,10 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 }
 
 func TestRecordStopWhileStartingIsCancelledBeforeStart(t *testing.T) {
-	f := newSessFake(t)
-	f.recordPlan = "hang"
-	f.begin("record", "mine", "starting", map[string]any{"caseName": "x", "targetPackage": "com.x.y"})
+	t.Parallel()
+	f := newSimPhone(t)
+	f.slowStarts()
+	f.otherClient("record", "recordMode", "normal", "sessionId", "mine", "caseName", "x", "targetApp", "com.example.counter")
 	res, err := StopRecording(context.Background(), f.device(), "mine", ssFast)
 	m := ssExpect(t, "record-stop", res, err, passed)
 	if m["cancelledBeforeStart"] != true || m["caseId"] != nil || m["startedAt"] != nil {
@@ -129,6 +166,7 @@ func TestRecordStopWhileStartingIsCancelledBeforeStart(t *testing.T) {
 }
 
 func TestRecordValidator(t *testing.T) {
+	t.Parallel()
 	ssValidatorCases(t, validateRecording, []ssCase{
 		{"idle", `{"success":true,"kind":"recording","state":"idle","recording":false,"active":false,"terminal":false}`, true},
 		{"idle with id", `{"success":true,"kind":"recording","state":"idle","recording":false,"active":false,"terminal":false,"sessionId":"x"}`, false},
@@ -147,11 +185,22 @@ func TestRecordValidator(t *testing.T) {
 // An app outside SoloPi's list is refused at once: the device would refuse
 // it invisibly and the host would only time out.
 func TestRecordStartRefusesUnknownTargetApp(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := newSimPhone(t)
 	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "x", TargetPackage: "com.example.missing", SessionTimings: ssFast})
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, "target_app_not_found")
-	if len(f.mutations) != 0 {
+	if len(f.dev.Mutations()) != 0 {
 		t.Fatalf("a mutation was sent for an unknown target app")
 	}
+}
+
+// recordingState is the recording session's state on the device.
+func recordingState(t *testing.T, f *simPhone) string {
+	t.Helper()
+	o, err := f.d.Query(context.Background(), "record", device.P("recordMode", "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Str("state")
 }

@@ -7,28 +7,52 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func TestScanStartStates(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
-		plan, state string
-		ua          bool
-	}{{"", "scanning", true}, {"permission", "pending-camera-permission", true}, {"complete", "scanning", true}} {
-		f := newSessFake(t)
-		f.scanPlan = c.plan
-		res, err := StartScan(context.Background(), f.device(), ssFast)
-		m := ssExpect(t, "scan-start", res, err, passed)
-		if m["state"] != c.state || m["userActionRequired"] != c.ua || m["scanCompleted"] != false || m["contentExecuted"] != false {
-			t.Fatalf("plan %q: start = %v", c.plan, m)
-		}
+		name, state string
+		setup       func(f *simPhone)
+	}{
+		{"camera granted", "scanning", func(f *simPhone) {}},
+		{"camera permission missing", "pending-camera-permission", func(f *simPhone) { f.dev.App.SetCameraPermission(false) }},
+		{"a code read at once", "scanning", func(f *simPhone) { deliverWhenScanning(f) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newSimPhone(t)
+			c.setup(f)
+			res, err := StartScan(context.Background(), f.device(), ssFast)
+			m := ssExpect(t, "scan-start", res, err, passed)
+			if m["state"] != c.state || m["userActionRequired"] != true || m["scanCompleted"] != false || m["contentExecuted"] != false {
+				t.Fatalf("start = %v", m)
+			}
+		})
 	}
 }
 
+// deliverWhenScanning makes the camera read a QR code right after the host
+// saw the scan scanning.
+func deliverWhenScanning(f *simPhone) {
+	f.onState("scan", "scanning", func(device.WireObject) {
+		go func() {
+			if err := f.dev.App.DeliverScanResult("https://example.com/x", "QR_CODE"); err != nil {
+				f.t.Errorf("scan result: %v", err)
+			}
+		}()
+	})
+}
+
 func TestScanCompletedThenCancelIsExit2(t *testing.T) {
-	f := newSessFake(t)
-	f.scanPlan = "complete"
+	t.Parallel()
+	f := newSimPhone(t)
 	res, err := StartScan(context.Background(), f.device(), ssFast)
 	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
+	if err := f.dev.App.DeliverScanResult("https://example.com/x", "QR_CODE"); err != nil {
+		t.Fatal(err)
+	}
 	res, err = ScanStatus(context.Background(), f.device(), id)
 	m := ssExpect(t, "scan-status", res, err, passed)
 	if m["state"] != "completed" || m["content"] != "https://example.com/x" || m["codeType"] != "QR CODE" {
@@ -43,7 +67,8 @@ func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 }
 
 func TestScanCancelAndRefusals(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := newSimPhone(t)
 	res, err := StartScan(context.Background(), f.device(), ssFast)
 	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
 	res, err = CancelScan(context.Background(), f.device(), "not-mine", ssFast)
@@ -56,27 +81,38 @@ func TestScanCancelAndRefusals(t *testing.T) {
 	// Cancelling an already cancelled scan is success without a mutation.
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
 	ssExpect(t, "scan-cancel", res, err, passed)
+	if f.mutationCount("action=cancel") != 1 {
+		t.Fatalf("a second cancel was sent")
+	}
 
-	g := newSessFake(t)
-	g.snaps["scan"]["manualScanActive"] = true
+	g := newSimPhone(t)
+	if err := g.dev.App.SetManualScanActive(true); err != nil {
+		t.Fatal(err)
+	}
 	res, err = StartScan(context.Background(), g.device(), ssFast)
 	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), CodeSessionActive)
-	if len(g.mutations) != 0 {
+	if len(g.dev.Mutations()) != 0 {
 		t.Fatalf("a scan was started while the manual page owns the camera")
 	}
 }
 
 func TestScanFailedAndTimeout(t *testing.T) {
-	f := newSessFake(t)
-	f.scanPlan = "fail"
+	t.Parallel()
+	// The camera cannot be opened.
+	f := newSimPhone(t)
+	f.dev.App.SetCameraInitError("Camera is in use by another app")
 	res, err := StartScan(context.Background(), f.device(), ssFast)
 	m := ssExpect(t, "scan-start", res, err, fault.Failed)
 	id := m["sessionId"].(string)
+	if !strings.Contains(m["error"].(string), "Camera is in use") {
+		t.Fatalf("failed scan = %v", m)
+	}
 	res, err = ScanStatus(context.Background(), f.device(), id)
 	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), CodeSessionFailed)
 
-	g := newSessFake(t)
-	g.scanPlan = "hang"
+	// The scan page never opens.
+	g := newSimPhone(t)
+	g.dev.App.SetScanAttachDelay(time.Hour)
 	res, err = StartScan(context.Background(), g.device(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
 	m = ssExpect(t, "scan-start", res, err, fault.Timeout)
 	if cl := m["cleanup"].(map[string]any); cl["terminalState"] != "cancelled" || g.mutationCount("action=cancel", "sessionId="+m["sessionId"].(string)) != 1 {
@@ -85,6 +121,7 @@ func TestScanFailedAndTimeout(t *testing.T) {
 }
 
 func TestScanValidator(t *testing.T) {
+	t.Parallel()
 	idle := `"success":true,"kind":"scan","active":false,"terminal":false,"scanning":false,"userActionRequired":false,"manualScanActive":false,"protocolActivityAttached":false,"contentExecuted":false`
 	done := `"success":true,"kind":"scan","sessionId":"s1","state":"completed","active":false,"terminal":true,"scanning":false,"userActionRequired":false,"manualScanActive":false,"protocolActivityAttached":false,"requestedAt":1,"startedAt":2,"finishedAt":5,"durationMs":3`
 	ssValidatorCases(t, validateScan, []ssCase{

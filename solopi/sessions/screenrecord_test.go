@@ -11,22 +11,32 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
+// screenRecorder is a phone whose user grants the MediaProjection dialog.
+func screenRecorder(t *testing.T) *simPhone {
+	f := newSimPhone(t)
+	f.dev.App.SetScreenRecordAutoConfirm(true)
+	return f
+}
+
 func TestScreenRecordStartStopAndPull(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := screenRecorder(t)
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
 	m := ssExpect(t, "screen-record-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || f.mutationCount("action=start", "sessionId="+id, "resolution=720x480", "bitrateKbps=2500", "frameRate=30", "durationSec=300") != 1 {
-		t.Fatalf("start = %v, mutations %v", m, f.mutations)
+		t.Fatalf("start = %v, mutations %v", m, f.dev.Mutations())
 	}
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m = ssExpect(t, "screen-record-stop", res, err, passed)
 	art := m["artifacts"].(map[string]any)["screenRecording"].(map[string]any)
 	got, rerr := os.ReadFile(out)
-	if rerr != nil || !bytes.Equal(got, f.file(fakeCaptures+"/Screen-20260101-120000-720x480.mp4")) || art["sizeBytes"] != m["fileSize"] {
+	if rerr != nil || len(got) == 0 || !bytes.Equal(got, f.file(m["outputPath"].(string))) || art["sizeBytes"] != m["fileSize"] {
 		t.Fatalf("pulled file differs (%v): %v", rerr, m)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(out))
@@ -34,29 +44,24 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 		t.Fatalf("temporary files were left next to the output: %v", entries)
 	}
 	for _, want := range []string{"test -f ", "stat -c %s "} {
-		found := false
-		for _, c := range f.ShellLog() {
-			found = found || strings.HasPrefix(c, want)
-		}
-		if !found {
-			t.Fatalf("%q was not run before the pull: %v", want, f.ShellLog())
+		if !f.ran(want) {
+			t.Fatalf("%q was not run before the pull: %v", want, f.dev.Commands())
 		}
 	}
 	// The output now exists: a second pull is refused before the device.
-	n := len(f.ShellLog())
+	n := len(f.dev.Commands())
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m = ssExpect(t, "screen-record-stop", res, err, fault.Invalid)
 	ssWantCode(t, m, artifacts.CodeOutputExists)
-	if len(f.ShellLog()) != n {
+	if len(f.dev.Commands()) != n {
 		t.Fatalf("the device was contacted although the output exists")
 	}
 }
 
 func TestScreenRecordStopWhilePendingIsCancelledWithoutMP4(t *testing.T) {
-	f := newSessFake(t)
-	f.screenPlan = "pending"
-	f.begin("screen", "mine", "pending-user-confirmation", map[string]any{"resolution": "720x480", "width": 720, "height": 480,
-		"bitrateKbps": 2500, "frameRate": 30, "durationSec": 300, "requestedAt": f.now(), "capturesRoot": fakeCaptures})
+	t.Parallel()
+	f := newSimPhone(t) // nobody answers the MediaProjection dialog
+	f.otherClient("screen-record", "action", "start", "sessionId", "mine", "resolution", "720x480", "bitrateKbps", "2500", "frameRate", "30", "durationSec", "300")
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err := StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: "mine", Output: out, SessionTimings: ssFast})
 	m := ssExpect(t, "screen-record-stop", res, err, passed)
@@ -66,16 +71,14 @@ func TestScreenRecordStopWhilePendingIsCancelledWithoutMP4(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("an MP4 was written for a recording cancelled before start")
 	}
-	for _, c := range f.ShellLog() {
-		if strings.HasPrefix(c, "test -f") || strings.HasPrefix(c, "sha256sum") {
-			t.Fatalf("a pull was attempted: %v", f.ShellLog())
-		}
+	if f.ran("test -f") || f.ran("sha256sum") {
+		t.Fatalf("a pull was attempted: %v", f.dev.Commands())
 	}
 }
 
 func TestScreenRecordPendingTimesOutWithHintAndCleanup(t *testing.T) {
-	f := newSessFake(t)
-	f.screenPlan = "pending"
+	t.Parallel()
+	f := newSimPhone(t) // nobody answers the MediaProjection dialog
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{},
 		SessionTimings{Timeout: 80 * time.Millisecond, Interval: 5 * time.Millisecond})
 	m := ssExpect(t, "screen-record-start", res, err, fault.Timeout)
@@ -89,8 +92,14 @@ func TestScreenRecordPendingTimesOutWithHintAndCleanup(t *testing.T) {
 }
 
 func TestScreenRecordDeniedIsExit2(t *testing.T) {
-	f := newSessFake(t)
-	f.screenPlan = "deny"
+	t.Parallel()
+	f := newSimPhone(t)
+	// The user refuses the dialog as soon as it shows.
+	f.onState("screen-record", "pending-user-confirmation", func(device.WireObject) {
+		if err := f.dev.App.ConfirmScreenRecord(false); err != nil {
+			t.Errorf("refuse: %v", err)
+		}
+	})
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
 	m := ssExpect(t, "screen-record-start", res, err, fault.Failed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "MediaProjection") {
@@ -99,16 +108,12 @@ func TestScreenRecordDeniedIsExit2(t *testing.T) {
 }
 
 func TestScreenRecordPullRefusesSizeMismatch(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := screenRecorder(t)
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
 	id := ssExpect(t, "screen-record-start", res, err, passed)["sessionId"].(string)
 	// The device reports one size, the file on disk has another.
-	f.then("screen", func(s map[string]any) {})
-	f.mu.Lock()
-	f.screenMutation("stop", id, nil)
-	f.tick("screen")
-	f.snaps["screen"]["fileSize"] = int64(5)
-	f.mu.Unlock()
+	f.answerFault(sim.AnswerFault{Action: "screen-record", When: map[string]any{"state": "stopped"}, Set: map[string]any{"fileSize": 5}})
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m := ssExpect(t, "screen-record-stop", res, err, fault.Transport)
@@ -119,6 +124,7 @@ func TestScreenRecordPullRefusesSizeMismatch(t *testing.T) {
 }
 
 func TestScreenRecordConfigAndOutputChecks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []ScreenRecordConfig{{Resolution: "721x480"}, {Resolution: "720*480"}, {Resolution: "64x64"}, {BitrateKbps: 99},
 		{FrameRate: 121}, {DurationSec: 3601}} {
 		if err := c.Validate(); err == nil {
@@ -140,6 +146,7 @@ func TestScreenRecordConfigAndOutputChecks(t *testing.T) {
 }
 
 func TestScreenRecordValidator(t *testing.T) {
+	t.Parallel()
 	base := `"success":true,"kind":"screen-recording","sessionId":"s1","resolution":"720x480","width":720,"height":480,"bitrateKbps":2500,"frameRate":30,"durationSec":300,"requestedAt":10,"capturesRoot":"/storage/emulated/0/solopi/ScreenCaptures"`
 	rec := `"state":"recording","recording":true,"active":true,"terminal":false,"userActionRequired":false,"startedAt":20,"durationMs":5`
 	ssValidatorCases(t, validateScreenRecording, []ssCase{
@@ -162,18 +169,16 @@ func TestScreenRecordValidator(t *testing.T) {
 }
 
 func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := screenRecorder(t)
 	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
 	id := ssExpect(t, "screen-record-start", res, err, passed)["sessionId"].(string)
-	f.mu.Lock()
-	f.screenMutation("stop", id, nil)
-	f.tick("screen")
 	// A root the validator accepts, but outside shared storage.
-	f.snaps["screen"]["capturesRoot"] = "/data/local/tmp/solopi/ScreenCaptures"
-	f.snaps["screen"]["outputPath"] = "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4"
-	f.Files.Put("/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", []byte("secret"))
-	f.snaps["screen"]["fileSize"] = int64(6)
-	f.mu.Unlock()
+	if err := f.dev.Push(context.Background(), strings.NewReader("secret"), "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", 0o644, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	f.answerFault(sim.AnswerFault{Action: "screen-record", When: map[string]any{"state": "stopped"}, Set: map[string]any{
+		"capturesRoot": "/data/local/tmp/solopi/ScreenCaptures", "outputPath": "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", "fileSize": 6}})
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	ssWantCode(t, ssExpect(t, "screen-record-stop", res, err, fault.Transport), CodeUnsafeDevicePath)

@@ -6,19 +6,22 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func stressStart(f *sessFake, ctx context.Context, t SessionTimings) (*SessionResult, error) {
-	return StartStress(ctx, f.device(), StressOptions{CPUCount: 2, CPUPercent: 50, MemoryMB: 128, DurationSec: 30, SessionTimings: t})
+func stressStart(f *simPhone, ctx context.Context, t SessionTimings) (*SessionResult, error) {
+	return StartStress(ctx, f.device(), StressOptions{CPUCount: 2, CPUPercent: 50, MemoryMB: 128, DurationSec: 3600, SessionTimings: t})
 }
 
 func TestStressStartStatusStop(t *testing.T) {
-	f := newSessFake(t)
+	t.Parallel()
+	f := newSimPhone(t)
 	res, err := stressStart(f, context.Background(), ssFast)
 	m := ssExpect(t, "stress-start", res, err, passed)
 	id := m["sessionId"].(string)
-	if m["state"] != "running" || f.mutationCount("action=start", "sessionId="+id, "cpuCount=2", "cpuPercent=50", "memory=128", "durationSec=30") != 1 {
-		t.Fatalf("start = %v, %v", m, f.mutations)
+	if m["state"] != "running" || f.mutationCount("action=start", "sessionId="+id, "cpuCount=2", "cpuPercent=50", "memory=128", "durationSec=3600") != 1 {
+		t.Fatalf("start = %v, %v", m, f.dev.Mutations())
 	}
 	res, err = StressStatus(context.Background(), f.device(), "other")
 	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), CodeSessionMismatch)
@@ -29,16 +32,12 @@ func TestStressStartStatusStop(t *testing.T) {
 }
 
 func TestStressAutoZeroIsObservedAsStopped(t *testing.T) {
-	f := newSessFake(t)
-	f.stressPlan = "autostop"
-	res, err := stressStart(f, context.Background(), ssFast)
+	t.Parallel()
+	f := newSimPhone(t)
+	res, err := StartStress(context.Background(), f.device(), StressOptions{CPUCount: 2, CPUPercent: 50, DurationSec: 30, SessionTimings: ssFast})
 	id := ssExpect(t, "stress-start", res, err, passed)["sessionId"].(string)
-	// The device removes the load on its own (durationSec elapsed).
-	for range 3 {
-		f.mu.Lock()
-		f.tick("stress")
-		f.mu.Unlock()
-	}
+	// The device removes the load on its own once durationSec elapsed.
+	waitState(t, f, "stress", device.P("action", "status"), "stopped")
 	res, err = StopStress(context.Background(), f.device(), id, ssFast)
 	m := ssExpect(t, "stress-stop", res, err, passed)
 	if m["state"] != "stopped" || m["alreadyTerminal"] != true || f.mutationCount("action=stop") != 0 {
@@ -47,34 +46,38 @@ func TestStressAutoZeroIsObservedAsStopped(t *testing.T) {
 }
 
 func TestStressIsNeverLeftRunning(t *testing.T) {
-	// Failure: the stop is still attempted for our sessionId.
-	f := newSessFake(t)
-	f.stressPlan = "fail"
+	t.Parallel()
+	// Failure (powerSave not allowed): the stop is still attempted for our
+	// sessionId.
+	f := newSimPhone(t)
+	if err := f.dev.App.SetPermission("powerSave", false); err != nil {
+		t.Fatal(err)
+	}
 	res, err := stressStart(f, context.Background(), ssFast)
 	m := ssExpect(t, "stress-start", res, err, fault.Failed)
 	if cl, _ := m["cleanup"].(map[string]any); cl["attempted"] != true || cl["terminalState"] != "failed" || f.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("failure without cleanup evidence: %v", m)
 	}
 	// Timeout: stopped.
-	g := newSessFake(t)
-	g.stressPlan = "hang"
+	g := newSimPhone(t)
+	g.slowStarts()
 	res, err = stressStart(g, context.Background(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
 	m = ssExpect(t, "stress-start", res, err, fault.Timeout)
-	if g.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || g.snaps["stress"]["state"] != "stopped" {
-		t.Fatalf("timeout left stress %v: %v", g.snaps["stress"]["state"], m)
+	if st := stressState(t, g); g.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || st != "stopped" {
+		t.Fatalf("timeout left stress %v: %v", st, m)
 	}
 	// Interrupt: stopped.
-	h := newSessFake(t)
-	h.stressPlan = "hang"
-	res, err = stressStart(h, ssCancelOn(t, h, "action=start"), ssFast)
+	h := newSimPhone(t)
+	h.slowStarts()
+	res, err = stressStart(h, h.cancelOn("action=start"), ssFast)
 	m = ssExpect(t, "stress-start", res, err, fault.Interrupted)
-	if h.snaps["stress"]["state"] != "stopped" || m["cleanup"].(map[string]any)["success"] != true {
-		t.Fatalf("interrupt left stress %v: %v", h.snaps["stress"]["state"], m)
+	if st := stressState(t, h); st != "stopped" || m["cleanup"].(map[string]any)["success"] != true {
+		t.Fatalf("interrupt left stress %v: %v", st, m)
 	}
 	// A contract violation after the start: still stopped.
-	k := newSessFake(t)
-	k.stressPlan = "hang"
-	k.afterStart["stress"] = []func(map[string]any){func(s map[string]any) {}, func(s map[string]any) { s["memory"] = 4096 }}
+	k := newSimPhone(t)
+	k.answerFault(sim.AnswerFault{Action: "stress", Query: map[string]string{"action": "status"},
+		When: map[string]any{"state": "running"}, Set: map[string]any{"memory": 4096}})
 	res, err = stressStart(k, context.Background(), ssFast)
 	m = ssExpect(t, "stress-start", res, err, fault.Transport)
 	if k.mutationCount("action=stop") != 1 {
@@ -83,19 +86,21 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 }
 
 func TestStressLocalValidation(t *testing.T) {
+	t.Parallel()
 	for _, o := range []StressOptions{{CPUCount: 1}, {CPUPercent: 5}, {}, {MemoryMB: 4096}, {MemoryMB: 10, DurationSec: 4000}, {CPUCount: 1, CPUPercent: 101}} {
 		if e := fault.From(o.Validate()); o.Validate() == nil || e.Kind != fault.Invalid {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	f := newSessFake(t)
+	f := newSimPhone(t)
 	_, err := StartStress(context.Background(), f.device(), StressOptions{CPUCount: 9, CPUPercent: 10, SessionTimings: ssFast})
-	if e := fault.From(err); e.Kind != fault.Invalid || len(f.mutations) != 0 {
-		t.Fatalf("9 CPUs on an 8-CPU device: %v, mutations %v", err, f.mutations)
+	if e := fault.From(err); e.Kind != fault.Invalid || len(f.dev.Mutations()) != 0 {
+		t.Fatalf("9 CPUs on an 8-CPU device: %v, mutations %v", err, f.dev.Mutations())
 	}
 }
 
 func TestStressValidator(t *testing.T) {
+	t.Parallel()
 	ssValidatorCases(t, validateStress, []ssCase{
 		{"idle", `{"success":true,"kind":"stress","state":"idle","active":false,"terminal":false,"cpuCount":0,"cpuPercent":0,"memory":0}`, true},
 		{"running", `{"success":true,"kind":"stress","sessionId":"a","state":"running","active":true,"terminal":false,"cpuCount":1,"cpuPercent":20,"memory":0,"durationSec":60}`, true},
@@ -104,4 +109,26 @@ func TestStressValidator(t *testing.T) {
 		{"missing memory", `{"success":true,"kind":"stress","sessionId":"a","state":"running","active":true,"terminal":false,"cpuCount":1,"cpuPercent":20}`, false},
 		{"terminal flag", `{"success":true,"kind":"stress","sessionId":"a","state":"stopped","active":false,"terminal":false,"cpuCount":1,"cpuPercent":20,"memory":0}`, false},
 	})
+}
+
+// stressState is the stress session's state on the device.
+func stressState(t *testing.T, f *simPhone) string {
+	t.Helper()
+	o, err := f.d.Query(context.Background(), "stress", device.P("action", "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Str("state")
+}
+
+// waitState polls a session status query until the device shows state.
+func waitState(t *testing.T, f *simPhone, action string, q device.Params, state string) {
+	t.Helper()
+	err := device.PollUntil(context.Background(), device.PollOptions{Timeout: 10 * time.Second, Interval: 5 * time.Millisecond}, func(ctx context.Context) (bool, error) {
+		o, err := f.d.Query(ctx, action, q)
+		return err == nil && o.Str("state") == state, err
+	})
+	if err != nil {
+		t.Fatalf("%s never reached %s: %v", action, state, err)
+	}
 }

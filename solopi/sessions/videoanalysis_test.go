@@ -1,17 +1,28 @@
 package sessions
 
 import (
+	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim/soloapp/media"
+	"github.com/solopi-dev/solopi/sim/soloapp/plugins"
 )
 
 const testVideo = "/sdcard/solopi/ScreenCaptures/Screen-20260101-120000-720x480.mp4"
 
-func newVideoFake(t *testing.T) *sessFake {
-	f := newSessFake(t)
-	f.Files.Put(fakeCaptures+"/Screen-20260101-120000-720x480.mp4", []byte("mp4-bytes"))
+// videoPhone is a phone with a screen recording in SoloPi's captures.
+func videoPhone(t *testing.T) *simPhone {
+	f := newSimPhone(t)
+	mp4, err := media.BuildMP4(720, 480, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.dev.Push(context.Background(), bytes.NewReader(mp4), testVideo, 0o644, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
 
@@ -21,23 +32,25 @@ func videoOpts(wait bool) VideoAnalysisOptions {
 }
 
 func TestVideoAnalysisCompletes(t *testing.T) {
-	f := newVideoFake(t)
+	t.Parallel()
+	f := videoPhone(t)
 	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
 	m := ssExpect(t, "video-analysis-start", res, err, passed)
-	if m["state"] != "completed" || m["visualResponseTimeMs"] != float64(412) || m["actionOffsetMs"] != float64(1500) {
+	if ms, _ := m["visualResponseTimeMs"].(float64); m["state"] != "completed" || ms <= 0 || m["actionOffsetMs"] != float64(1500) {
 		t.Fatalf("analysis = %v", m)
 	}
 	id := m["requestId"].(string)
 	if f.mutationCount("action=start", "requestId="+id, "actionOffsetMs=1500", "differenceThreshold=0.02", "videoPath=%2Fsdcard%2Fsolopi%2FScreenCaptures") != 1 {
-		t.Fatalf("start mutation = %v", f.mutations)
+		t.Fatalf("start mutation = %v", f.dev.Mutations())
 	}
 	res, err = VideoAnalysisStatus(context.Background(), f.device(), id)
 	ssExpect(t, "video-analysis-status", res, err, passed)
 }
 
 func TestVideoAnalysisSecondWhileOneRunsIsAStoredFailure(t *testing.T) {
-	f := newVideoFake(t)
-	f.analysisPolls = 1000
+	t.Parallel()
+	f := videoPhone(t)
+	f.dev.App.SetVideoAnalysisDuration(time.Hour)
 	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(false))
 	first := ssExpect(t, "video-analysis-start", res, err, passed)
 	if first["state"] != "analyzing" {
@@ -55,15 +68,17 @@ func TestVideoAnalysisSecondWhileOneRunsIsAStoredFailure(t *testing.T) {
 }
 
 func TestVideoAnalysisRejections(t *testing.T) {
-	f := newSessFake(t) // no MP4 on the device
+	t.Parallel()
+	f := newSimPhone(t) // no MP4 on the device
 	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
 	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "invalid_parameter")
 
-	g := newVideoFake(t)
-	g.pluginMissing = true
+	g := videoPhone(t)
+	if err := g.dev.App.UninstallPlugin(plugins.AnalyzerPluginName); err != nil {
+		t.Fatal(err)
+	}
 	res, err = StartVideoAnalysis(context.Background(), g.device(), videoOpts(true))
 	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "plugin_missing")
-
 	res, err = VideoAnalysisStatus(context.Background(), g.device(), "never-started")
 	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_not_found")
 
@@ -92,6 +107,7 @@ func TestVideoAnalysisRejections(t *testing.T) {
 }
 
 func TestVideoAnalysisReceiptValidator(t *testing.T) {
+	t.Parallel()
 	meta := `"requestId":"r1","videoFileName":"a.mp4","videoPath":"/sdcard/solopi/ScreenCaptures/a.mp4","sizeBytes":9,"actionOffsetMs":1,"differenceThreshold":0.5,"startedAt":3`
 	// Another request's receipt never gets here: device.ReadReceipt refuses it.
 	ssValidatorCases(t, validateAnalysisReceipt, []ssCase{
