@@ -1,6 +1,11 @@
 package sim
 
-import "github.com/solopi-dev/solopi/sim/android"
+import (
+	"errors"
+	"time"
+
+	"github.com/solopi-dev/solopi/sim/android"
+)
 
 // hostFaults are the control routes of the faults that test a host's
 // defences against a misbehaving device or link: odd answers, lost or late
@@ -53,6 +58,17 @@ func hostFaults() map[string]faultFunc {
 				return nil, err
 			}
 			d.RefuseDials(in.Times)
+			return nil, nil
+		},
+		"scan-attach-delay": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
+			var in struct{ DelayMs int64 }
+			if err := decode(b, &in); err != nil {
+				return nil, err
+			}
+			if in.DelayMs < 0 {
+				return nil, errors.New("delayMs must not be negative")
+			}
+			d.App.SetScanAttachDelay(time.Duration(in.DelayMs) * time.Millisecond)
 			return nil, nil
 		},
 		"replace-replay": func(f *Farm, d *Device, b []byte) (map[string]any, error) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/sim/soloapp/core"
-	"github.com/solopi-dev/solopi/solopi/devicefake"
 )
 
 const (
@@ -208,10 +207,10 @@ func (f *fakePhone) Stat(p string) (fs.FileInfo, error) {
 	defer f.mu.Unlock()
 	p = fpath(p)
 	if d, found := f.files[p]; found {
-		return devicefake.FileInfo(path.Base(p), int64(len(d)), false, time.Time{}), nil
+		return fileInfo(path.Base(p), int64(len(d)), false, time.Time{}), nil
 	}
 	if f.dirs[p] {
-		return devicefake.FileInfo(path.Base(p), 0, true, time.Time{}), nil
+		return fileInfo(path.Base(p), 0, true, time.Time{}), nil
 	}
 	return nil, fs.ErrNotExist
 }
@@ -283,12 +282,12 @@ func (f *fakePhone) ReadDir(p string) ([]fs.FileInfo, error) {
 	var out []fs.FileInfo
 	for k, d := range f.files {
 		if path.Dir(k) == p {
-			out = append(out, devicefake.FileInfo(path.Base(k), int64(len(d)), false, time.Time{}))
+			out = append(out, fileInfo(path.Base(k), int64(len(d)), false, time.Time{}))
 		}
 	}
 	for k := range f.dirs {
 		if k != p && path.Dir(k) == p {
-			out = append(out, devicefake.FileInfo(path.Base(k), 0, true, time.Time{}))
+			out = append(out, fileInfo(path.Base(k), 0, true, time.Time{}))
 		}
 	}
 	if len(out) == 0 && !f.dirs[p] {
@@ -325,3 +324,27 @@ func (f *fakePhone) allFiles() map[string][]byte {
 	}
 	return out
 }
+
+// fileInfo describes a file of size bytes, or a directory.
+func fileInfo(name string, size int64, dir bool, mtime time.Time) fs.FileInfo {
+	return fakeFileInfo{name: name, size: size, dir: dir, mtime: mtime}
+}
+
+type fakeFileInfo struct {
+	name  string
+	size  int64
+	dir   bool
+	mtime time.Time
+}
+
+func (i fakeFileInfo) Name() string { return i.name }
+func (i fakeFileInfo) Size() int64  { return i.size }
+func (i fakeFileInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (i fakeFileInfo) ModTime() time.Time { return i.mtime }
+func (i fakeFileInfo) IsDir() bool        { return i.dir }
+func (i fakeFileInfo) Sys() any           { return nil }

@@ -614,8 +614,14 @@ func TestRunIdentityRules(t *testing.T) {
 		t.Parallel()
 		p := newSimPhone(t)
 		p.addCase("shots", imageStep)
-		if err := p.dev.AddAnswerFault(sim.AnswerFault{Action: "plugin", Query: map[string]string{"action": "list"},
-			Set: map[string]any{"plugins": []any{map[string]any{"name": "hulu_imageCompare", "runtimeLoaded": true}}}}); err != nil {
+		// The plugin is installed and SoloPi restarted since: it is loaded.
+		if err := p.dev.App.InstallPlugin("hulu_imageCompare", 1.0); err != nil {
+			t.Fatal(err)
+		}
+		p.dev.App.Restart()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := p.dev.WaitReady(ctx); err != nil {
 			t.Fatal(err)
 		}
 		rep := RunReplay(context.Background(), p.d, fastRun("shots", ""))
