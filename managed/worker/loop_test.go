@@ -41,8 +41,10 @@ func loopConfig(s managed.Store, exec worker.ShardExecutor, devices []string, ro
 }
 
 func TestRunRetriesThroughRiver(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			s := b.open(t)
 			devices := register(t, s, 2)
 			task := submit(t, s, "loop-1", 4, 1)
@@ -86,8 +88,10 @@ func TestRunRetriesThroughRiver(t *testing.T) {
 // at once, long before the next heartbeat (every 20 s with the default
 // lease).
 func TestCancelStopsRunningWorkerThroughRiver(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			s := b.open(t)
 			devices := register(t, s, 1)
 			task := submit(t, s, "loop-cancel", 1, 1)
@@ -126,6 +130,7 @@ func TestCancelStopsRunningWorkerThroughRiver(t *testing.T) {
 }
 
 func TestRunInterruptHandsBack(t *testing.T) {
+	t.Parallel()
 	s, _ := openSQLite(t, nil)
 	devices := register(t, s, 1)
 	task := submit(t, s, "loop-interrupt", 1, 0)
@@ -155,6 +160,7 @@ func TestRunInterruptHandsBack(t *testing.T) {
 }
 
 func TestRunMaxAssignments(t *testing.T) {
+	t.Parallel()
 	s, _ := openSQLite(t, nil)
 	devices := register(t, s, 3)
 	task := submit(t, s, "loop-max", 3, 0)
@@ -176,8 +182,10 @@ func TestRunMaxAssignments(t *testing.T) {
 // A worker that vanished holding a lease: River's leader runs expiry
 // recovery, a new job carries the shard, and a live worker finishes it.
 func TestLeaderRecoversAVanishedWorker(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			s := b.open(t)
 			devices := register(t, s, 1)
 			sub := managed.NewSubmission()
@@ -218,6 +226,7 @@ func mustDevices(t *testing.T, s managed.Store) []managed.Device {
 }
 
 func TestRefreshDevices(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _ := openSQLite(t, nil)
 	register(t, s, 4) // sim-a .. sim-d
@@ -246,6 +255,7 @@ func TestRefreshDevices(t *testing.T) {
 }
 
 func TestProbeAndRegister(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _ := openSQLite(t, nil)
 	p := prober{"emulator-5554": {APILevel: 34, Installed: true, Ready: true}, "usb:1-2": {APILevel: 30, Installed: true}}

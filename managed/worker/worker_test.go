@@ -81,6 +81,7 @@ func (f *workerFixture) report(t *testing.T) managed.Report {
 }
 
 func TestWorkerCompletesWithVerdictAndEvidence(t *testing.T) {
+	t.Parallel()
 	f := newWorkerFixture(t, script(verdict("failed",
 		map[string]any{"status": "not_tested", "failure": map[string]any{"category": "checkpoint_not_reached"}},
 		map[string]any{"status": "failed", "failure": map[string]any{"category": "oracle_mismatch"}},
@@ -123,6 +124,7 @@ func TestWorkerCompletesWithVerdictAndEvidence(t *testing.T) {
 }
 
 func TestWorkerFailureClassification(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name       string
 		err        error
@@ -137,6 +139,7 @@ func TestWorkerFailureClassification(t *testing.T) {
 		{"timeout is final", fault.New(fault.Timeout, "timeout", "run timed out"), "not_tested", "worker_error", false, true, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			f := newWorkerFixture(t, script(failing(c.err)), 1)
 			err := f.work(f.ctx)
 			var cancel *rivertype.JobCancelError
@@ -158,6 +161,7 @@ func TestWorkerFailureClassification(t *testing.T) {
 }
 
 func TestWorkerSnoozesWithoutADevice(t *testing.T) {
+	t.Parallel()
 	f := newWorkerFixture(t, script(verdict("passed")), 1)
 	w := worker.NewShardWorker(worker.Config{Store: f.s, Executor: f.exec, Devices: serials{"elsewhere"},
 		WorkerID: "w2", Clock: f.clock, IdleWait: 3 * time.Second})
@@ -176,6 +180,7 @@ func TestWorkerSnoozesWithoutADevice(t *testing.T) {
 // A cancelled task stops the executor through the heartbeat even before
 // River's own cancellation arrives.
 func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
+	t.Parallel()
 	f, b := newBlockedFixture(t, 1)
 	f.start(f.ctx, b)
 	if _, err := f.s.Cancel(f.ctx, f.task.TaskID, storetest.Owner); err != nil {
@@ -201,6 +206,7 @@ func TestWorkerStopsDeviceWorkWhenTaskIsCancelled(t *testing.T) {
 // River cancelling the running job (the owner's cancel) stops the device
 // work at once.
 func TestWorkerStopsOnRiverCancel(t *testing.T) {
+	t.Parallel()
 	f, b := newBlockedFixture(t, 1)
 	ctx, cancel := context.WithCancelCause(f.ctx)
 	f.start(ctx, b)
@@ -223,6 +229,7 @@ func TestWorkerStopsOnRiverCancel(t *testing.T) {
 
 // An operator cancelling the job in River's UI ends the shard not_tested.
 func TestWorkerOperatorCancel(t *testing.T) {
+	t.Parallel()
 	f, b := newBlockedFixture(t, 1)
 	ctx, cancel := context.WithCancelCause(f.ctx)
 	f.start(ctx, b)
@@ -237,6 +244,7 @@ func TestWorkerOperatorCancel(t *testing.T) {
 
 // A stopping worker hands the shard back without using a retry.
 func TestWorkerHandsBackOnStop(t *testing.T) {
+	t.Parallel()
 	f, b := newBlockedFixture(t, 0)
 	ctx, cancel := context.WithCancel(f.ctx)
 	f.start(ctx, b)
@@ -255,6 +263,7 @@ func TestWorkerHandsBackOnStop(t *testing.T) {
 // A worker whose heartbeats stop being accepted (its lease expired and was
 // taken over) stops its device work and writes nothing.
 func TestWorkerStopsWhenLeaseIsLost(t *testing.T) {
+	t.Parallel()
 	f, b := newBlockedFixture(t, 1)
 	f.start(f.ctx, b)
 	if err := f.clock.WaitForSleepers(f.ctx, 1); err != nil {
@@ -276,6 +285,7 @@ func TestWorkerStopsWhenLeaseIsLost(t *testing.T) {
 }
 
 func TestFailureCategory(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		report, status, want string
 	}{
