@@ -14,6 +14,7 @@ import (
 // checkpoint are visible, every image loads, no request leaves the
 // evidence directory and no script runs (hostile names stay text).
 func TestReportsInChromium(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.Start(t)
 	cases := []struct {
 		name, dir, verdict string
@@ -29,6 +30,7 @@ func TestReportsInChromium(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			res, err := Write(c.dir, Options{})
 			if err != nil {
 				t.Fatal(err)

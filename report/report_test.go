@@ -75,6 +75,7 @@ var kinds = []struct {
 }
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		got, err := Detect(filepath.Join("testdata", k.dir), Options{})
 		if err != nil || got != k.kind {
@@ -119,6 +120,7 @@ func TestDetect(t *testing.T) {
 
 // TestRenderIsDeterministic: the same evidence gives the same bytes.
 func TestRenderIsDeterministic(t *testing.T) {
+	t.Parallel()
 	dirs := []string{}
 	for _, k := range kinds {
 		dirs = append(dirs, filepath.Join("testdata", k.dir))
@@ -143,6 +145,7 @@ func TestRenderIsDeterministic(t *testing.T) {
 }
 
 func TestRunReportMarksTheFailingStep(t *testing.T) {
+	t.Parallel()
 	b, _, err := Render(filepath.Join("testdata", "run-failed"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +177,7 @@ func TestRunReportMarksTheFailingStep(t *testing.T) {
 }
 
 func TestBatchReportWithoutSummaryListsItsDirectories(t *testing.T) {
+	t.Parallel()
 	dir := copyTestdata(t, "batch-stopped")
 	if err := os.Remove(filepath.Join(dir, batchSummary)); err != nil {
 		t.Fatal(err)
@@ -196,6 +200,7 @@ func TestBatchReportWithoutSummaryListsItsDirectories(t *testing.T) {
 }
 
 func TestPerfWithoutAnalysisIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := copyTestdata(t, "perf")
 	os.Remove(filepath.Join(dir, PerfAnalysisFile))
 	if k, err := Detect(dir, Options{}); k != KindPerf || err != nil {
@@ -214,6 +219,7 @@ func TestPerfWithoutAnalysisIsRefused(t *testing.T) {
 // file is refused by the output-path policy (a symbolic link is never
 // followed nor replaced); the link's target is untouched.
 func TestWriteRefusesASymlink(t *testing.T) {
+	t.Parallel()
 	dir := copyTestdata(t, "run-failed")
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	os.WriteFile(victim, []byte("keep me"), 0o644)
@@ -235,6 +241,7 @@ func TestWriteRefusesASymlink(t *testing.T) {
 // TestEvidenceLinksAreNotFollowed: a symlink inside an evidence directory
 // (a downloaded artifact) is neither read nor linked.
 func TestEvidenceLinksAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	dir := copyTestdata(t, "run-failed")
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("12-01 11:55:40.000  1  1 E Secret: do-not-embed\n"), 0o644)
@@ -252,6 +259,7 @@ func TestEvidenceLinksAreNotFollowed(t *testing.T) {
 }
 
 func TestAgentReportDrawsTheActions(t *testing.T) {
+	t.Parallel()
 	dir := agentRun(t, "increase the counter to 2", counterphone.RunOptions{})
 	b, _, err := Render(dir, Options{})
 	if err != nil {
@@ -270,6 +278,7 @@ func TestAgentReportDrawsTheActions(t *testing.T) {
 }
 
 func TestVerifyReportTree(t *testing.T) {
+	t.Parallel()
 	b, _, err := Render(filepath.Join("testdata", "verify-run"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -297,6 +306,7 @@ func TestVerifyReportTree(t *testing.T) {
 // Runs an early stop never reached are listed under skipped[] (solopi-ai's
 // results[] holds only executed runs); the page shows them as not reached.
 func TestBatchReportListsSkippedRuns(t *testing.T) {
+	t.Parallel()
 	dir := copyTestdata(t, "batch-stopped")
 	var sum map[string]any
 	b, err := os.ReadFile(filepath.Join(dir, batchSummary))
