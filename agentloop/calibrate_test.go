@@ -28,6 +28,7 @@ func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibra
 // TestNegotiationPerFamily: the right space per model family, through
 // format quirks, and fail-closed for the inconsistent family.
 func TestNegotiationPerFamily(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts fakemodel.Options
@@ -41,6 +42,7 @@ func TestNegotiationPerFamily(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cal, srv := newCalibrator(t, tt.opts, t.TempDir())
 			for _, display := range [][2]int{{1216, 2640}, {1080, 2340}} {
 				cal.Refresh = true
@@ -75,6 +77,7 @@ func TestNegotiationPerFamily(t *testing.T) {
 }
 
 func TestProbeTargetsAvoidCentre(t *testing.T) {
+	t.Parallel()
 	for _, p := range probeTargets {
 		if p[0] > 0.4 && p[0] < 0.6 && p[1] > 0.4 && p[1] < 0.6 {
 			t.Errorf("probe %v is near the centre", p)
@@ -89,6 +92,7 @@ func TestProbeTargetsAvoidCentre(t *testing.T) {
 // key and reused; a configured space never calibrates; a corrupt entry is
 // ignored.
 func TestProfileCache(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "nested", "profiles")
 	cal, srv := newCalibrator(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, dir)
 	if _, err := cal.Resolve(context.Background(), coord.SpaceAuto, 1080, 2340); err != nil {
@@ -142,6 +146,7 @@ func TestProfileCache(t *testing.T) {
 }
 
 func TestSyntheticTargetIsFoundWhereDrawn(t *testing.T) {
+	t.Parallel()
 	img := SyntheticTarget(591, 1280, [2]float64{0.79, 0.41})
 	x, y, ok := fakemodel.FindTarget(img, targetFill)
 	if !ok {

@@ -39,6 +39,7 @@ func newWait(answer bool, err error) *waitConfirmer {
 }
 
 func TestFirstAnswerWins(t *testing.T) {
+	t.Parallel()
 	slow, fast := newWait(false, nil), newWait(true, nil)
 	close(fast.ready)
 	ok, err := FirstAnswer(slow, nil, fast).Confirm(context.Background(), "pay?")
@@ -67,6 +68,7 @@ func TestFirstAnswerWins(t *testing.T) {
 // withdrawn (another confirmer answered), the next prompt reads the next
 // line; no second reader races for the input.
 func TestTerminalConfirmerSurvivesAWithdrawnPrompt(t *testing.T) {
+	t.Parallel()
 	r, w := io.Pipe()
 	var out strings.Builder
 	tc := &TerminalConfirmer{In: r, Out: &out}
@@ -91,6 +93,7 @@ func TestTerminalConfirmerSurvivesAWithdrawnPrompt(t *testing.T) {
 // TestTerminalConfirmerShowsModelTextAsText: a take-over message with
 // escape sequences cannot clear the screen or retitle the terminal.
 func TestTerminalConfirmerShowsModelTextAsText(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	tc := &TerminalConfirmer{In: strings.NewReader("\n"), Out: &out}
 	if ok, err := tc.TakeOver(context.Background(), "log in\x1b[2J\x1b]0;pwned\x07\rnow"); err != nil || !ok {

@@ -20,6 +20,7 @@ import (
 var goldenFrame = coord.Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}
 
 func TestSanitizeDropsAndroidSemantics(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{
 		"command_success": true,
 		"package":         "com.tencent.mm",
@@ -45,6 +46,7 @@ func TestSanitizeDropsAndroidSemantics(t *testing.T) {
 }
 
 func TestPlanRequestMemory(t *testing.T) {
+	t.Parallel()
 	m := memory{goal: "increase the counter to 3"}
 	tap := action.Action{Name: action.Tap, Element: &action.Point{700, 520}, ScreenDescription: "counter 0", Reason: "tap +1"}
 	m.addTurn(1, tap, map[string]any{"command_dispatched": true, "package": "com.example.counter", "observable_effect": "changed"})
@@ -86,6 +88,7 @@ func TestPlanRequestMemory(t *testing.T) {
 }
 
 func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
+	t.Parallel()
 	m := memory{goal: "g"}
 	for i := 1; i <= 40; i++ {
 		m.addTurn(i, action.Action{Name: action.Back, Reason: "turn-" + strings.Repeat("x", 200) + "-" + string(rune('A'+i%26))}, map[string]any{"i": i})
@@ -116,6 +119,7 @@ func TestPlanRequestTrimsOldestTurnsOnlyOverBudget(t *testing.T) {
 }
 
 func TestConsecutiveRejectionsCollapse(t *testing.T) {
+	t.Parallel()
 	m := memory{goal: "g"}
 	a := action.Action{Name: action.Tap, Element: &action.Point{1, 2}}
 	m.addRejection(1, a, "negative_boundary", "no")
@@ -199,6 +203,7 @@ func runScript(t *testing.T, goal string, m *scriptModel, dev Device, mutate fun
 const tapPlus = `do(action="Tap", element=[703,515], reason="tap +1")`
 
 func TestNegativeBoundaryBlocksZeroTouch(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Tap", element=[703,515], reason="send the message now")`, `finish(success=False, message="cannot without sending")`}}
 	res, a := runScript(t, "write the reply but do not send it", m, dev, nil)
@@ -229,6 +234,7 @@ func TestNegativeBoundaryBlocksZeroTouch(t *testing.T) {
 }
 
 func TestRiskConfirmWithoutHumanIsBlocked(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{tapPlus}, risk: `finish(success=True, message="CONFIRM: this pays")`}
 	res, _ := runScript(t, "pay the invoice", m, dev, nil)
@@ -256,6 +262,7 @@ func (f *fakeConfirmer) TakeOver(ctx context.Context, m string) (bool, error) {
 }
 
 func TestRiskConfirmWithHuman(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	c := &fakeConfirmer{approve: true}
 	m := &scriptModel{plans: []string{tapPlus, `finish(success=True, message="paid")`}, risk: `finish(success=True, message="CONFIRM: this pays")`}
@@ -289,6 +296,7 @@ func TestRiskConfirmWithHuman(t *testing.T) {
 }
 
 func TestTakeOverNonInteractiveIsBlocked(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Take_over", message="please log in")`}}
 	res, _ := runScript(t, "open my account", m, dev, nil)
@@ -298,6 +306,7 @@ func TestTakeOverNonInteractiveIsBlocked(t *testing.T) {
 }
 
 func TestUnsupportedActionIsAProtocolNote(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{noDoubleTap: true}
 	m := &scriptModel{plans: []string{`do(action="Double Tap", element=[703,515])`, tapPlus, `finish(success=True, message="1")`}}
 	res, _ := runScript(t, "increase the counter to 1", m, dev, nil)
@@ -314,6 +323,7 @@ func TestUnsupportedActionIsAProtocolNote(t *testing.T) {
 }
 
 func TestProtocolFailuresTerminateWithExit4(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{"```\ndo(action=\"Back\")\n```"}}
 	res, _ := runScript(t, "g", m, dev, nil)
@@ -330,6 +340,7 @@ func TestProtocolFailuresTerminateWithExit4(t *testing.T) {
 }
 
 func TestRepeatedNoEffectAsksHuman(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	// Tapping the status label does nothing visible.
 	m := &scriptModel{plans: []string{`do(action="Tap", element=[500,405], reason="tap the label")`}}
@@ -343,6 +354,7 @@ func TestRepeatedNoEffectAsksHuman(t *testing.T) {
 }
 
 func TestMaxStepsAndWaitHome(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Home")`, `do(action="Wait", duration="0.1 seconds")`}}
 	res, _ := runScript(t, "g", m, dev, nil)
@@ -357,6 +369,7 @@ func TestMaxStepsAndWaitHome(t *testing.T) {
 // TestStepAPI: single steps share the task; a different goal is refused;
 // a second task cannot start while one runs.
 func TestStepAPI(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{tapPlus, `finish(success=True, message="1")`}}
 	a, _ := New(Config{Space: coord.SpaceRelative, RecheckDelay: time.Millisecond}, dev, m)
@@ -388,6 +401,7 @@ func TestStepAPI(t *testing.T) {
 }
 
 func TestCancellationAndDeadline(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}}
 	a, _ := New(Config{Space: coord.SpaceRelative}, dev, m)
@@ -409,6 +423,7 @@ func TestCancellationAndDeadline(t *testing.T) {
 }
 
 func TestRecoveryOutcomes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		class, action string
 		count         int
@@ -434,6 +449,7 @@ func TestRecoveryOutcomes(t *testing.T) {
 }
 
 func TestClassifyTask(t *testing.T) {
+	t.Parallel()
 	r := ClassifyTask("回复张三的消息，但不要发送")
 	if len(r.Forbidden) != 1 || r.Forbidden[0] != "send" {
 		t.Errorf("forbidden %v", r.Forbidden)
@@ -452,6 +468,7 @@ func TestClassifyTask(t *testing.T) {
 
 // TestVerifyCropsBars: a clock change in the status bar is not an effect.
 func TestVerifyCropsBars(t *testing.T) {
+	t.Parallel()
 	a, _ := ScreenFromImage(fakemodel.CounterScreen("0"), time.Now())
 	img := fakemodel.CounterScreen("0")
 	c := &fakemodel.Canvas{Img: img}
@@ -473,6 +490,7 @@ func TestVerifyCropsBars(t *testing.T) {
 // TestFreshnessLocalAnimationRecheck: a target region that settles on a
 // re-check is dispatched on the settled frame; thresholds are unchanged.
 func TestFreshnessLocalAnimationRecheck(t *testing.T) {
+	t.Parallel()
 	planned, _ := ScreenFromImage(fakemodel.CounterScreen("0"), time.Now())
 	dev := &counterDevice{}
 	spinner := rect(700, 1150, 820, 1270) // over the +1 button
@@ -517,6 +535,7 @@ func newBlank(w, h int) *image.RGBA {
 // TestUncertainHighConsequenceRepeatNeedsConfirmation: a high-consequence
 // tap that changed nothing is not repeated on the reviewer's ALLOW alone.
 func TestUncertainHighConsequenceRepeatNeedsConfirmation(t *testing.T) {
+	t.Parallel()
 	dev := &counterDevice{}
 	c := &fakeConfirmer{approve: false}
 	// The status label does nothing visible when tapped.

@@ -22,6 +22,7 @@ func counterScreen(t *testing.T) *Screen {
 }
 
 func TestReviewCompletionVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		answer, verdict, reason string
 	}{
@@ -55,6 +56,7 @@ func TestReviewCompletionVerdicts(t *testing.T) {
 // A review that cannot tell blocks the planner, while agent-run keeps
 // treating it as a rejected claim and replans.
 func TestUncertainReview(t *testing.T) {
+	t.Parallel()
 	uncertain := `finish(success=False, message="UNCERTAIN: the counter is hidden")`
 	m := &scriptModel{plans: []string{`finish(success=True, message="done")`}, review: uncertain}
 	p, err := NewPlanner(m, &counterDevice{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 1", MaxSteps: 5}, nil)
@@ -95,6 +97,7 @@ const codeNotAllowed = "action_not_allowed"
 // mapping is a zero-touch rejection the model hears about on the same
 // screen, an executed action is history, every plan spends a step.
 func TestPlannerProposals(t *testing.T) {
+	t.Parallel()
 	m := &scriptModel{plans: []string{tapPlus}}
 	p, err := NewPlanner(m, &counterDevice{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3}, nil)
 	if err != nil {
@@ -161,6 +164,7 @@ func (stallModel) Chat(ctx context.Context, _ chat.Request) (*chat.Response, err
 
 // The task's max duration bounds the model's time.
 func TestPlannerMaxDuration(t *testing.T) {
+	t.Parallel()
 	p, err := NewPlanner(stallModel{}, &counterDevice{}, Config{Space: coord.SpaceRelative}, Task{Goal: "increase the counter to 3", MaxSteps: 3, MaxDuration: 20 * time.Millisecond}, nil)
 	if err != nil {
 		t.Fatal(err)

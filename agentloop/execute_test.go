@@ -12,6 +12,7 @@ const tapReset = `do(action="Tap", element=[296,515], reason="tap Reset")`
 // verified; only a dispatched action with a passed verification clears
 // the failure streaks.
 func TestStreakResetOnlyByVerifiedAction(t *testing.T) {
+	t.Parallel()
 	budget2 := func(c *Config) { c.HardBudget = 2 }
 	// Two protocol failures around an unverified tap: the budget of 2 is
 	// spent and the run ends.
@@ -32,6 +33,7 @@ func TestStreakResetOnlyByVerifiedAction(t *testing.T) {
 // facts, for a verified action and for failed dispatches up to the one
 // that ends the run.
 func TestExecutionEventFacts(t *testing.T) {
+	t.Parallel()
 	res, a := runScript(t, "increase the counter to 1", &scriptModel{plans: []string{tapPlus, `finish(success=True, message="done")`}}, &counterDevice{}, nil)
 	if res.Outcome != OutcomeCompleted {
 		t.Fatalf("outcome %s", res.Outcome)

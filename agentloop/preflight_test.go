@@ -38,6 +38,7 @@ func checkStatuses(r *PreflightReport) map[string]string {
 }
 
 func TestPreflightPassesAndCaches(t *testing.T) {
+	t.Parallel()
 	srv, m := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, APIKey: testAPIKey}, "fake-vision", func(mc *chat.Config) { mc.APIKey = redact.NewSecret(testAPIKey) })
 	cache := t.TempDir()
 	rep, err := preflightFor(t, m, coord.SpaceAuto, cache)
@@ -90,6 +91,7 @@ func TestPreflightPassesAndCaches(t *testing.T) {
 }
 
 func TestPreflightFailures(t *testing.T) {
+	t.Parallel()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
@@ -108,6 +110,7 @@ func TestPreflightFailures(t *testing.T) {
 		{"inconsistent spaces", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, nil, CodeCalibrationFailed, fault.Transport, CheckCoordinates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv, m := startFakeModel(t, tc.opts, "fake-vision", func(mc *chat.Config) {
 				mc.APIKey, mc.Retries = redact.NewSecret(testAPIKey), 0
 				if tc.adjust != nil {

@@ -123,6 +123,7 @@ func eventsOf(evs []AgentEvent, typ string) []AgentEvent {
 // taps +1 until it reads 3 and finishes; the completion review confirms
 // it on a fresh screenshot.
 func TestCounterToThreeEndToEnd(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 15)
 	if res.Outcome != OutcomeCompleted || !res.Success || res.Exit != 0 {
@@ -199,6 +200,7 @@ func fmtAll(v any) string { return fmt.Sprintf("%v %+v %#v %s %q", v, v, v, v, v
 
 // TestImagePixelFamily negotiates image_pixels and still reaches 3.
 func TestImagePixelFamily(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 2", 10)
 	if res.Outcome != OutcomeCompleted || res.Profile.Space != coord.SpaceImage {
@@ -212,6 +214,7 @@ func TestImagePixelFamily(t *testing.T) {
 // TestInconsistentFamilyFailsClosed: a model that mixes spaces across
 // requests freezes no contract, and nothing touches the device.
 func TestInconsistentFamilyFailsClosed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 10)
 	if res.Outcome != OutcomeCalibration || res.Exit != 4 || res.ErrorCode != CodeCalibrationFailed {
@@ -240,6 +243,7 @@ func TestInconsistentFamilyFailsClosed(t *testing.T) {
 // dispatch; the planned +1 tap is cancelled without touching the device
 // and the planner replans on the new screenshot.
 func TestFreshnessCancelsZeroTouch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative}, coord.SpaceRelative, nil)
 	h.dev.beforeObserve = func(d *counterDevice, n int) {
 		if n == 2 { // the pre-dispatch re-observation of step 1
@@ -280,6 +284,7 @@ func TestFreshnessCancelsZeroTouch(t *testing.T) {
 // the first screen (counter 0); the isolated review reads 0 and rejects,
 // the run continues and completes for real.
 func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative, nil)
 	res := h.run(t, "increase the counter to 2", 10)
 	if res.Outcome != OutcomeCompleted {
@@ -300,6 +305,7 @@ func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
 // TestFalseFinishOnlyEndsNotCompleted: with a review budget of one, a
 // false claim ends the task as not completed (exit 2), never as success.
 func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative,
 		func(c *Config) { c.SoftBudget = 1 })
 	res := h.run(t, "increase the counter to 2", 10)
@@ -311,8 +317,10 @@ func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
 // TestWrappedOutputUsesOneProtocolRetry: fenced answers are rejected before
 // any device contact and corrected by the same-step retry.
 func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{fakemodel.QuirkWrapped, fakemodel.QuirkTrailing} {
 		t.Run(q, func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: q}, coord.SpaceAuto, nil)
 			res := h.run(t, "increase the counter to 1", 10)
 			if res.Outcome != OutcomeCompleted {
@@ -336,6 +344,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 // TestAPIKeyNeverInOutputs searches everything the runtime produced:
 // events, the trajectory file, the cached profile and the result.
 func TestAPIKeyNeverInOutputs(t *testing.T) {
+	t.Parallel()
 	var stream bytes.Buffer
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels}, coord.SpaceAuto, func(c *Config) {
 		c.OnEvent = func(e AgentEvent) { b, _ := json.Marshal(e); stream.Write(b) }
@@ -375,6 +384,7 @@ func TestAPIKeyNeverInOutputs(t *testing.T) {
 // TestModelErrorRedactsKey: an endpoint that rejects the key produces an
 // error without it.
 func TestModelErrorRedactsKey(t *testing.T) {
+	t.Parallel()
 	_, m := startFakeModel(t, fakemodel.Options{APIKey: "another-key"}, "m", func(mc *chat.Config) {
 		mc.APIKey, mc.Retries = redact.NewSecret(testAPIKey), 0
 	})

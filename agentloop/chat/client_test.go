@@ -19,6 +19,7 @@ import (
 const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
 
 func TestHTTPModelRequestShape(t *testing.T) {
+	t.Parallel()
 	var got map[string]any
 	var auth string
 	var calls atomic.Int32
@@ -93,6 +94,7 @@ func TestHTTPModelRequestShape(t *testing.T) {
 }
 
 func TestModelConfigValidation(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModel: "m", EnvModelAPIKey: "k-123456", EnvModelTimeout: "7", EnvTokenBudget: "500"}
 	c := DefaultConfig()
 	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {

@@ -49,9 +49,11 @@ func probeRequest(t *testing.T, enc chat.ImageEncoding) chat.Request {
 // one client; refused fields are dropped once, remembered, and cached so a
 // new client never sends them again.
 func TestHTTPModelAgainstProviders(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{fakemodel.ProviderOpenAI, fakemodel.ProviderStreamOnly, fakemodel.ProviderParts, fakemodel.ProviderAzure,
 		fakemodel.ProviderNoTemperature, fakemodel.ProviderNoMaxTokens} {
 		t.Run(p, func(t *testing.T) {
+			t.Parallel()
 			srv, err := fakemodel.Start(fakemodel.Options{Provider: p, APIKey: testAPIKey})
 			if err != nil {
 				t.Fatal(err)
@@ -136,6 +138,7 @@ func TestHTTPModelAgainstProviders(t *testing.T) {
 // (query kept, /chat/completions in the path), the credential header, the
 // stream switch and the optional fields.
 func TestHTTPModelRequestWire(t *testing.T) {
+	t.Parallel()
 	type seen struct {
 		url, auth, apiKey, accept string
 		body                      map[string]any
@@ -204,6 +207,7 @@ func TestHTTPModelRequestWire(t *testing.T) {
 // TestRefusalRetriedOnce: an endpoint that keeps naming a field is asked
 // once without it, then its error is reported; it is never looped on.
 func TestRefusalRetriedOnce(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -227,19 +231,24 @@ func TestRefusalRetriedOnce(t *testing.T) {
 
 // TestModelErrorKinds: every failure is a typed fault with a stable code.
 func TestModelErrorKinds(t *testing.T) {
+	t.Parallel()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
+	// The slow model answers when the test is over (its client gave up
+	// long before).
+	release := make(chan struct{})
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The server notices the client hanging up only once the body is
 		// read: without this the handler outlives the timeout by 5 s.
 		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
+		case <-release:
 		}
 	}))
 	defer slow.Close()
+	defer close(release)
 	denied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		io.WriteString(w, `{"error":{"message":"bad key `+r.Header.Get("Authorization")+`"}}`)
@@ -268,6 +277,7 @@ func TestModelErrorKinds(t *testing.T) {
 }
 
 func TestModelConfigProviderStyles(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{chat.EnvModelBaseURL: "https://r.openai.azure.com/openai/deployments/d", chat.EnvModel: "d", chat.EnvModelAPIKey: "k-123456",
 		chat.EnvModelStream: "1", chat.EnvModelAPIStyle: "azure", chat.EnvModelAPIVersion: "2024-10-21", chat.EnvModelImageFormat: "PNG", chat.EnvModelImageQuality: "70"}
 	c := chat.DefaultConfig()
@@ -308,6 +318,7 @@ func TestModelConfigProviderStyles(t *testing.T) {
 // ignored and an unwritable cache directory only reported; the requests
 // still succeed.
 func TestEndpointCacheIsAnOptimisation(t *testing.T) {
+	t.Parallel()
 	srv, err := fakemodel.Start(fakemodel.Options{Provider: fakemodel.ProviderNoTemperature})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package fakemodel
 import "testing"
 
 func TestRelativeGoals(t *testing.T) {
+	t.Parallel()
 	for task, want := range map[string]int{
 		"increment the counter once": 1,
 		"Increase the counter twice": 2,

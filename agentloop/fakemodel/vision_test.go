@@ -21,6 +21,7 @@ func resize(img *image.RGBA, w, h int) *image.RGBA {
 // labels from screens rendered like the simulator, at full size and after
 // the resizes the runtime applies.
 func TestReadCounterAtSeveralScales(t *testing.T) {
+	t.Parallel()
 	sizes := [][2]int{{1080, 2340}, {591, 1280}, {720, 1560}}
 	for _, v := range []int{0, 1, 2, 3, 7, 10, 42} {
 		full := CounterScreen(strconv.Itoa(v))
@@ -47,6 +48,7 @@ func TestReadCounterAtSeveralScales(t *testing.T) {
 }
 
 func TestFindTargetNoTarget(t *testing.T) {
+	t.Parallel()
 	if _, _, ok := FindTarget(CounterScreen("1"), Styles["overlay"].Fill); ok {
 		t.Fatal("found a target colour that is not on the screen")
 	}
@@ -71,6 +73,7 @@ func jpegRoundTrip(t *testing.T, img *image.RGBA, quality int) *image.RGBA {
 // ringing near edges and glyphs must neither split a control's box nor
 // spoil its label, at the production size and at full size.
 func TestReadCounterFromJPEG(t *testing.T) {
+	t.Parallel()
 	for _, q := range []int{85, 60} {
 		for _, v := range []int{0, 3, 10} {
 			full := CounterScreen(strconv.Itoa(v))
@@ -100,6 +103,7 @@ func TestReadCounterFromJPEG(t *testing.T) {
 // TestFindTargetInJPEG: the calibration disc's centroid survives JPEG to
 // well under the calibration bound.
 func TestFindTargetInJPEG(t *testing.T) {
+	t.Parallel()
 	const w, h = 591, 1280
 	img := NewCanvas(w, h, 0).Img
 	cx, cy, r := 0.79*float64(w-1), 0.41*float64(h-1), 18.0

@@ -61,6 +61,7 @@ func textBody(extra map[string]any) map[string]any {
 var bearer = map[string]string{"Authorization": "Bearer " + wireKey}
 
 func TestProviderRefusals(t *testing.T) {
+	t.Parallel()
 	image := map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": []any{
 		map[string]any{"type": "image_url", "image_url": map[string]any{"url": ""}}, map[string]any{"type": "text", "text": "look"}}}}}
 	for _, tc := range []struct {
@@ -96,6 +97,7 @@ func TestProviderRefusals(t *testing.T) {
 }
 
 func TestAzureProvider(t *testing.T) {
+	t.Parallel()
 	s := startProvider(t, ProviderAzure)
 	if !strings.HasSuffix(s.URL, "/openai/deployments/"+AzureDeployment) {
 		t.Fatalf("URL %s", s.URL)
@@ -120,6 +122,7 @@ func TestAzureProvider(t *testing.T) {
 }
 
 func TestStartRejectsUnknownProvider(t *testing.T) {
+	t.Parallel()
 	if s, err := Start(Options{Provider: "bedrock"}); err == nil {
 		s.Close()
 		t.Fatal("an unknown provider was accepted")
@@ -127,6 +130,7 @@ func TestStartRejectsUnknownProvider(t *testing.T) {
 }
 
 func TestDecodeDataURL(t *testing.T) {
+	t.Parallel()
 	u := pngDataURL(t)
 	if _, f, err := decodeDataURL(u); err != nil || f != "png" {
 		t.Fatalf("png: %s %v", f, err)

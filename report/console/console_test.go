@@ -58,6 +58,7 @@ func request(t *testing.T, method, rawURL, host, origin, contentType, body strin
 // TestGuardRefusesForeignRequests: wrong or missing token, a foreign
 // Origin and a Host that is not the loopback address are all 403.
 func TestGuardRefusesForeignRequests(t *testing.T) {
+	t.Parallel()
 	s := start(t, "task")
 	u, _ := url.Parse(s.URL())
 	base := "http://" + u.Host
@@ -97,6 +98,7 @@ func TestGuardRefusesForeignRequests(t *testing.T) {
 }
 
 func TestAnnounceIsOneJSONLine(t *testing.T) {
+	t.Parallel()
 	s := start(t, "task")
 	var b bytes.Buffer
 	if err := s.Announce(&b); err != nil {
@@ -115,6 +117,7 @@ func TestAnnounceIsOneJSONLine(t *testing.T) {
 // TestPromptAnsweredOverHTTP: the confirmer waits for the POSTed answer;
 // an answer that does not fit the prompt is refused.
 func TestPromptAnsweredOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := start(t, "task")
 	u, _ := url.Parse(s.URL())
 	answer := func(id int, a string) int {
@@ -162,6 +165,7 @@ func TestPromptAnsweredOverHTTP(t *testing.T) {
 // completes. The terminal prompt races the console and loses. The task's
 // hostile text stays text.
 func TestConsoleInChromium(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.Start(t)
 	task := `increase the counter to 1 and send <script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">`
 	s := start(t, task)
@@ -265,6 +269,7 @@ func (s *syncWriter) String() string {
 // (the command was killed, the runtime failed) leaves the page saying so,
 // with its open prompt withdrawn, instead of "running".
 func TestPageWhenTheCommandEnds(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.Start(t)
 	s, err := Start("task")
 	if err != nil {

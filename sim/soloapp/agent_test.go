@@ -173,6 +173,7 @@ func noTokenAnywhere(t *testing.T, r *rig) {
 }
 
 func TestAgentStartValidation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	wantErr(t, r.get("agent"), "missing_type", "Parameter 'type' is required")
 	wantErr(t, r.get("agent", "type", "fly"), "unsupported_type", "Unsupported Agent type: fly")
@@ -229,6 +230,7 @@ func TestAgentStartValidation(t *testing.T) {
 }
 
 func TestAgentActFlow(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	g := startAgent(t, r, "maxRepeatedActions", "20", "maxNoProgressSteps", "20")
 	obs := g.currentObs()
@@ -386,6 +388,7 @@ func TestAgentActFlow(t *testing.T) {
 }
 
 func TestAgentLimits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		kv     []string
@@ -402,6 +405,7 @@ func TestAgentLimits(t *testing.T) {
 		{"node gone", nil, func(r *rig) {}, []string{"gone"}, "failed", "action_failed", "action_failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, core.Config{})
 			g := startAgent(t, r, tc.kv...)
 			if tc.setup != nil {
@@ -442,7 +446,9 @@ func TestAgentLimits(t *testing.T) {
 }
 
 func TestAgentDeadlines(t *testing.T) {
+	t.Parallel()
 	t.Run("idle", func(t *testing.T) {
+		t.Parallel()
 		r := newRigScale(t, core.Config{}, 5)
 		g := startAgent(t, r, "idleTimeoutMs", "1000")
 		r.eventually("idle expiry", 5*time.Second, func() bool {
@@ -456,6 +462,7 @@ func TestAgentDeadlines(t *testing.T) {
 		g.checkTimeline(1)
 	})
 	t.Run("status keeps alive until max duration", func(t *testing.T) {
+		t.Parallel()
 		r := newRigScale(t, core.Config{}, 5)
 		g := startAgent(t, r, "idleTimeoutMs", "2000", "maxDurationMs", "5000")
 		started := num(g.session(), "startedAt")
@@ -472,6 +479,7 @@ func TestAgentDeadlines(t *testing.T) {
 		g.checkTimeline(1)
 	})
 	t.Run("cancel while acting", func(t *testing.T) {
+		t.Parallel()
 		r := newRig(t, core.Config{})
 		g := startAgent(t, r)
 		obs := g.currentObs()
@@ -496,7 +504,9 @@ func TestAgentDeadlines(t *testing.T) {
 }
 
 func TestAgentRootRules(t *testing.T) {
+	t.Parallel()
 	t.Run("SoloPi in front until the host restores the app", func(t *testing.T) {
+		t.Parallel()
 		r := newRigScale(t, core.Config{}, 10)
 		r.phone.set(func(f *fakePhone) { f.fg = solopiPkg })
 		r.adb("agent", "type", "start", "ownerToken", token)
@@ -510,6 +520,7 @@ func TestAgentRootRules(t *testing.T) {
 		})
 	})
 	t.Run("SoloPi stays in front", func(t *testing.T) {
+		t.Parallel()
 		r := newRig(t, core.Config{})
 		r.phone.set(func(f *fakePhone) { f.fg = solopiPkg })
 		r.adb("agent", "type", "start", "ownerToken", token)
@@ -531,6 +542,7 @@ func TestAgentRootRules(t *testing.T) {
 		{"status bar only", func(f *fakePhone) { f.fg = "" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, core.Config{})
 			g := startAgent(t, r)
 			r.phone.set(tc.setup)
@@ -549,6 +561,7 @@ func TestAgentRootRules(t *testing.T) {
 		})
 	}
 	t.Run("permissions, screenshots, touch service", func(t *testing.T) {
+		t.Parallel()
 		r := newRig(t, core.Config{})
 		g := startAgent(t, r)
 		r.phone.set(func(f *fakePhone) { f.shotErr = errors.New("boom") })
@@ -578,6 +591,7 @@ func TestAgentRootRules(t *testing.T) {
 }
 
 func TestAgentRestartLosesIdentities(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	g := startAgent(t, r)
 	timeline := str(g.q("timeline"), "timelinePath")

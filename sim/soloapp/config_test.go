@@ -9,6 +9,7 @@ import (
 )
 
 func TestConfigList(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	l := r.get("config", "action", "list")
 	configs := l["configs"].([]any)
@@ -54,6 +55,7 @@ func TestConfigList(t *testing.T) {
 }
 
 func TestConfigGetSet(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	type row struct {
 		key, value string
@@ -134,6 +136,7 @@ func TestConfigGetSet(t *testing.T) {
 }
 
 func TestStatusResolver(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	if got := r.get("status", "type", "status"); len(got) != 1 || str(got, "status") != "none" {
 		t.Errorf("status: %v", got)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestHarnessDispatchAndCapabilities(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	wantErr(t, r.get("harness"), "missing_type", "Parameter 'type' is required")
 	wantErr(t, r.get("harness", "type", "bogus"), "unsupported_type", "Unsupported harness type: bogus")
@@ -56,6 +57,7 @@ func TestHarnessDispatchAndCapabilities(t *testing.T) {
 }
 
 func TestHealthReadyRule(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		denied []string
 		auto   bool
@@ -101,6 +103,7 @@ func TestHealthReadyRule(t *testing.T) {
 }
 
 func TestInfoAndApps(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	info := r.get("harness", "type", "info")
 	dev := sub(info, "device")
@@ -179,6 +182,7 @@ func (r *rig) mustImport(name string, steps ...string) int64 {
 }
 
 func TestCaseImportValidation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	click := stepJSON("s1", "CLICK", nodeByID("increment"), nil, false)
 	for _, tc := range []struct {
@@ -209,6 +213,7 @@ func TestCaseImportValidation(t *testing.T) {
 		{"ungrounded", caseJSON("x", stepJSON("s1", "CLICK", `{"className":"android.widget.Button"}`, nil, false)), nil, "invalid_case", "Case step 0 has no grounded node selector"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			reqID := "imp-" + strings.ReplaceAll(tc.name, " ", "-")
 			kv := tc.kv
 			if kv == nil {
@@ -242,6 +247,7 @@ func TestCaseImportValidation(t *testing.T) {
 }
 
 func TestCaseImportReplaceDeleteAndSnapshot(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	enc := paramcrypt.Encrypt(paramcrypt.DefaultSeed, "secret text")
 	input := stepJSON("s2", "INPUT", `{"resourceId":"com.example.counter:id/name"}`, map[string]string{"text": enc}, true)
@@ -341,6 +347,7 @@ func (*harnessRun) orderedCaseKeysForTest(r *rig, name string) []string {
 }
 
 func TestFingerprintVectors(t *testing.T) {
+	t.Parallel()
 	desc := "desc"
 	row := &caseRow{id: 7, name: "smoke", desc: &desc, pkg: "com.example.target", label: "Target", recordMode: "local", priority: 2, gmtCreate: 10, gmtModify: 20}
 	adv := "{}"
@@ -356,6 +363,7 @@ func TestFingerprintVectors(t *testing.T) {
 }
 
 func TestAdbConnect(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{DeniedPermissions: []string{core.PermADB}})
 	wantErr(t, r.mutate("harness", "type", "adb-connect"), "missing_request_id", "Parameter 'requestId' is required")
 	wantErr(t, r.get("harness", "type", "adb-connect-status"), "missing_request_id", "")

@@ -14,6 +14,7 @@ import (
 )
 
 func TestHTTPBeforeServerStart(t *testing.T) {
+	t.Parallel()
 	ph := newFakePhone()
 	clk := clock.NewScaled(10) // slow enough to see the 5 s gap under load
 	app := New(core.Config{InitDelay: time.Second}, ph, clk)
@@ -39,6 +40,7 @@ func TestHTTPBeforeServerStart(t *testing.T) {
 }
 
 func TestHTTPFallbacks(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.app.RegisterResolver("stress", func(ctx context.Context, req Request) ([]byte, bool) { panic("boom \"quoted\"") })
 	r.app.RegisterResolver("scan", func(ctx context.Context, req Request) ([]byte, bool) { return nil, false })
@@ -68,6 +70,7 @@ func TestHTTPFallbacks(t *testing.T) {
 }
 
 func TestQueryParsing(t *testing.T) {
+	t.Parallel()
 	// NanoHTTPD: last value wins, keys trimmed, values not, '+' is space.
 	// A malformed escape keeps the raw text; bytes that are not UTF-8 read
 	// as U+FFFD.
@@ -83,6 +86,7 @@ func TestQueryParsing(t *testing.T) {
 // (docs/device-protocol.md#resolvers) for the mutations of this package: the
 // exact answer over HTTP, and the receipt side effect.
 func TestOverHTTPRejections(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	for _, tc := range []struct {
 		action string
@@ -139,6 +143,7 @@ func stringify(m map[string]any) map[string]string {
 }
 
 func TestPublicSchemeActivity(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	ctx := context.Background()
 	pub := solopiPkg + "/" + protocol.SchemeActivity
@@ -176,6 +181,7 @@ func TestPublicSchemeActivity(t *testing.T) {
 }
 
 func TestActivityWaitsForInit(t *testing.T) {
+	t.Parallel()
 	ph := newFakePhone()
 	clk := clock.NewScaled(testScale)
 	app := New(core.Config{}, ph, clk)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPerformanceListItems(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	m := r.get("performance", "mode", "listItems")
 	items := m["items"].([]any)
@@ -48,6 +49,7 @@ func TestPerformanceListItems(t *testing.T) {
 }
 
 func TestPerformanceRecordingWritesGBKCSV(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	st := r.get("performance", "mode", "status")
 	checkPerf(t, st)
@@ -114,6 +116,7 @@ func TestPerformanceRecordingWritesGBKCSV(t *testing.T) {
 }
 
 func TestPerformanceUTF8AndStopRetry(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{Settings: map[string]string{"KEY_OUTPUT_CHARSET": "UTF-8"}})
 	r.app.SetPerfCleanupIncomplete(2)
 	r.adb("performance", "mode", "normal", "action", "start", "targetApp", "-", "items", "Temperature", "sessionId", "p2")
@@ -147,6 +150,7 @@ func TestPerformanceUTF8AndStopRetry(t *testing.T) {
 }
 
 func TestPerformanceStartFailures(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	for _, tc := range []struct {
 		setup func()
@@ -201,6 +205,7 @@ func TestPerformanceStartFailures(t *testing.T) {
 }
 
 func TestPerformanceDisplayLease(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	idle := r.get("performance", "mode", "display", "action", "status")
 	checkDisplay(t, idle)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestRecordLifecycle(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	checkRecording(t, r.get("record", "recordMode", "status"))
 	for _, tc := range []struct {
@@ -61,6 +62,7 @@ func TestRecordLifecycle(t *testing.T) {
 }
 
 func TestRecordStopWhileStartingAndDenied(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.app.SetPermissionDialogDelay(10 * time.Second)
 	r.adb("record", "recordMode", "normal", "sessionId", "a", "caseName", "c", "targetApp", counterPkg)
@@ -86,6 +88,7 @@ func TestRecordStopWhileStartingAndDenied(t *testing.T) {
 }
 
 func TestMP4Structure(t *testing.T) {
+	t.Parallel()
 	data, err := media.BuildMP4(720, 480, 2300)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +125,7 @@ func TestMP4Structure(t *testing.T) {
 }
 
 func TestScreenRecordLifecycle(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	checkScreen(t, r.get("screen-record", "action", "status"))
 	for _, tc := range []struct {
@@ -195,6 +199,7 @@ func TestScreenRecordLifecycle(t *testing.T) {
 }
 
 func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	before := len(r.phone.allFiles())
 	r.adb("screen-record", "action", "start", "sessionId", "p")
@@ -240,6 +245,7 @@ func TestScreenRecordCancelDenyAutoStop(t *testing.T) {
 }
 
 func TestScanLifecycle(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	checkScan(t, r.get("scan", "action", "status"))
 	wantErr(t, r.mutate("scan", "action", "look"), "unsupported_action", "Unsupported scan action: look")

@@ -63,6 +63,7 @@ func passingSteps() []string {
 }
 
 func TestReplayValidationIsInvisible(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	id, fp := r.preflight("smoke")
@@ -111,6 +112,7 @@ func TestReplayValidationIsInvisible(t *testing.T) {
 }
 
 func TestReplayPasses(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}})
 	r.mustImport("smoke", passingSteps()...)
 	r.phone.set(func(f *fakePhone) { f.fg = counterPkg; f.count = 7 })
@@ -168,6 +170,7 @@ func TestReplayPasses(t *testing.T) {
 }
 
 func TestReplayStepFailures(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
 	for i, tc := range []struct {
 		steps  []string
@@ -199,6 +202,7 @@ func TestReplayStepFailures(t *testing.T) {
 }
 
 func TestReplayVisibleStartFailures(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}})
 	r.mustImport("smoke", passingSteps()...)
 	expect := func(req, msg string) {
@@ -253,6 +257,7 @@ func TestReplayVisibleStartFailures(t *testing.T) {
 }
 
 func TestReplayCancel(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	wantErr(t, r.mutate("harness", "type", "cancel"), "missing_run_id", "Parameter 'runId' is required")
@@ -313,6 +318,7 @@ func TestReplayCancel(t *testing.T) {
 }
 
 func TestReplayConflictsAndRestart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	r.phone.set(func(f *fakePhone) { f.fg = counterPkg })
@@ -349,6 +355,7 @@ func TestReplayConflictsAndRestart(t *testing.T) {
 }
 
 func TestMaintenanceLatch(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.mustImport("smoke", passingSteps()...)
 	release, err := r.app.BeginMaintenance()
@@ -372,6 +379,7 @@ func TestMaintenanceLatch(t *testing.T) {
 }
 
 func TestStatusPageDelay(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.phone.set(func(f *fakePhone) { f.fg = counterPkg })
 	start := r.clk.Now()
@@ -386,6 +394,7 @@ func TestStatusPageDelay(t *testing.T) {
 // This is the leak the host redacts (casefile.Redactor); the test pins the
 // device behaviour it is built against.
 func TestReplayFailureEchoesDecryptedParams(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true", "KEY_MAX_WAIT_TIME": "300"}})
 	const secret = "s3cret-PIN-4711"
 	enc := paramcrypt.Encrypt(paramcrypt.DefaultSeed, secret)

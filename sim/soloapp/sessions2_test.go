@@ -32,6 +32,7 @@ func (r *rig) putVideo(name string, ms int64) {
 }
 
 func TestVideoAnalysis(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	// Long enough that the busy and analyzing checks below always see the
 	// first analysis running.
@@ -127,6 +128,7 @@ func TestVideoAnalysis(t *testing.T) {
 }
 
 func TestStressLifecycle(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.app.SetAvailableProcessors(4)
 	checkStress(t, r.get("stress", "action", "status"))
@@ -215,6 +217,7 @@ func pluginZip(t *testing.T, name string, version string, wrapper string) []byte
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 func TestPluginListImportRemove(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	if plugins.PluginID("hulu_screenRecord") != "plugin-6b6edb4fe787608f1c46fec05b7584ff50aeb65db25a7f8de5e3f02925fec228" {
 		t.Fatal("pluginId vector")
@@ -337,6 +340,7 @@ func TestPluginListImportRemove(t *testing.T) {
 }
 
 func TestPluginArchiveValidation(t *testing.T) {
+	t.Parallel()
 	jar := "dex"
 	sum := md5.Sum([]byte(jar))
 	jarMd5 := hex.EncodeToString(sum[:])
@@ -379,6 +383,7 @@ func TestPluginArchiveValidation(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	if history.HistoryID("replay", "smoke_1700000000000") != "replay-801ae3c1a4e4c836fb771adc52e612378c1bfa8ed9c87f5d1f28adb3d22d5414" {
 		t.Fatal("history id vector")
@@ -480,6 +485,7 @@ func TestHistory(t *testing.T) {
 // (docs/device-protocol.md#resolvers): every mutation of the session
 // resolvers is refused on the HTTP channel with the exact payload.
 func TestSessionMutationsOverHTTP(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	for _, tc := range []struct {
 		action string
@@ -526,6 +532,7 @@ func TestSessionMutationsOverHTTP(t *testing.T) {
 // (docs/device-protocol.md#app-restart): sessions and receipts die with the
 // process, files survive.
 func TestRestartLosesSessions(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, core.Config{})
 	r.putVideo("keep.mp4", 1000)
 	r.adb("stress", "action", "start", "sessionId", "s", "memory", "8")
@@ -572,6 +579,7 @@ func (p *removeLog) Remove(path string) error {
 }
 
 func TestHistoryOfRealReplayAndDeleteOrder(t *testing.T) {
+	t.Parallel()
 	ph := &removeLog{fakePhone: newFakePhone()}
 	clk := newRig(t, core.Config{}).clk
 	r := &rig{t: t, app: New(core.Config{Settings: map[string]string{"KEY_REPLAY_AUTO_START": "true"}}, ph, clk), phone: ph.fakePhone, clk: clk}

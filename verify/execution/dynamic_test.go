@@ -16,6 +16,7 @@ const incrementSelector = `{"resourceId":"com.example.counter:id/increment_butto
 // The decision loop's rules, on the matrix's hybrid scenario (its explore
 // step allows click and wait, at most 3 steps).
 func TestDynamicSegmentRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		decisions string
@@ -46,6 +47,7 @@ func TestDynamicSegmentRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			plan := compileFixture(t, "counter-outcome-matrix")
 			rememberCases(plan)
 			d, err := ParseDecisions([]byte(`{"hybrid-success":{"explore-increment":`+c.decisions+`}}`), plan)
@@ -88,6 +90,7 @@ var errFinish = errors.New("the device did not confirm")
 // The deterministic segment's rules, on counter-success (a test segment
 // and a cleanup segment).
 func TestFixedSegmentRules(t *testing.T) {
+	t.Parallel()
 	refused := func(c *verify.Case) (ImportResult, error) {
 		return ImportResult{Receipt: map[string]any{"success": false, "errorCode": "invalid_case"}}, fault.New(fault.Failed, "invalid_case", "refused")
 	}
@@ -117,6 +120,7 @@ func TestFixedSegmentRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			phone := &counterPhone{}
 			c.phone(phone)
 			out := runFixture(t, "counter-success", false, phone)

@@ -41,6 +41,7 @@ func runFixture(t *testing.T, fixture string, decisions bool, phone *counterPhon
 }
 
 func TestEngineGoldenOutcomes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, fixture string
 		decisions     bool
@@ -59,6 +60,7 @@ func TestEngineGoldenOutcomes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := runFixture(t, c.fixture, c.decisions, &counterPhone{})
 			b, err := os.ReadFile(out.ReportPath)
 			if err != nil {
@@ -79,6 +81,7 @@ func TestEngineGoldenOutcomes(t *testing.T) {
 }
 
 func TestEngineKeepsOwnerTokensOutOfEveryFile(t *testing.T) {
+	t.Parallel()
 	phone := &counterPhone{}
 	out := runFixture(t, "counter-outcome-matrix", true, phone)
 	if len(phone.tokens) == 0 {
@@ -99,6 +102,7 @@ func TestEngineKeepsOwnerTokensOutOfEveryFile(t *testing.T) {
 // Observe sees every segment that runs start and finish, in order, with
 // the plan's segment count as the total.
 func TestEngineObservesSegments(t *testing.T) {
+	t.Parallel()
 	plan := compileFixture(t, "counter-success")
 	rememberCases(plan)
 	var seen []SegmentProgress

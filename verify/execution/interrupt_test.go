@@ -35,6 +35,7 @@ func runInterrupted(t *testing.T, phone *counterPhone, ctx context.Context) *Run
 }
 
 func TestInterruptDuringDynamicSegmentCancelsTheSession(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	phone := &counterPhone{}
@@ -65,6 +66,7 @@ func TestInterruptDuringDynamicSegmentCancelsTheSession(t *testing.T) {
 }
 
 func TestInterruptDuringDeterministicSegmentStopsTheRun(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	phone := &counterPhone{}

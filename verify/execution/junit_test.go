@@ -11,6 +11,7 @@ import (
 )
 
 func TestJUnitOfTheMatrix(t *testing.T) {
+	t.Parallel()
 	out := runFixture(t, "counter-outcome-matrix", true, &counterPhone{})
 	path := filepath.Join(t.TempDir(), "junit.xml")
 	if err := WriteJUnit(path, out.Report); err != nil {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestSelectProvider(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		opts ProviderOptions
 		code string
@@ -53,6 +54,7 @@ func TestSelectProvider(t *testing.T) {
 }
 
 func TestCloudProvider(t *testing.T) {
+	t.Parallel()
 	var body atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -152,6 +154,7 @@ func TestCloudProviderRetryPause(t *testing.T) {
 // passes with the provider deciding, and a provider that says done without
 // acting is still judged failed by the oracle.
 func TestEngineWithLiveProvider(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in DecisionContext
 		_ = json.NewDecoder(r.Body).Decode(&in)

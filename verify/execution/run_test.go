@@ -14,6 +14,7 @@ import (
 )
 
 func TestRunPlan(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := compileFixture(t, "counter-outcome-matrix")
 	rememberCases(p)

@@ -144,6 +144,7 @@ func readTranscript(t *testing.T, s *RunSummary, seg verify.SegmentResult) (stri
 // exchange and the coordinate profile are in the transcript; the planner's
 // trajectory and screenshots make the report's timeline.
 func TestVisionProviderMatrix(t *testing.T) {
+	t.Parallel()
 	cfg, srv := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	phone := &counterPhone{}
 	s := runVision(t, compileFixture(t, "counter-outcome-matrix"), cfg, phone)
@@ -223,6 +224,7 @@ func TestVisionProviderMatrix(t *testing.T) {
 // A planner that claims done too early, confirmed by a gullible reviewer,
 // still fails: the Result Judge's UI oracle reads the final observation.
 func TestVisionProviderFalseDoneStillFails(t *testing.T) {
+	t.Parallel()
 	cfg, _ := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish, Review: fakemodel.ReviewApprove})
 	phone := &counterPhone{}
 	s := runVision(t, compileFixture(t, "counter-outcome-matrix"), cfg, phone)
@@ -261,6 +263,7 @@ const exploreRequirement = `{"id":"vision-explore","title":"t","targetAppPackage
 // budget and never reach the phone. A vision checkpoint after an explore
 // step is judged on the final screenshot.
 func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
+	t.Parallel()
 	plan := compileRequirement(t, []byte(exploreRequirement))
 	cfg, _ := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels})
 	phone := &counterPhone{}
@@ -300,6 +303,7 @@ func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
 // not_tested (model_decision_failed), never a verdict; with a cloud
 // fallback every decision of the step falls back to it.
 func TestVisionProviderModelGone(t *testing.T) {
+	t.Parallel()
 	cfg, srv := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
@@ -340,6 +344,7 @@ func TestVisionProviderModelGone(t *testing.T) {
 // The provider refuses to start without a passed preflight, and a
 // cancelled run is an interrupt.
 func TestVisionProviderSetup(t *testing.T) {
+	t.Parallel()
 	phone := &counterPhone{}
 	if _, err := NewVisionProvider(VisionConfig{Model: &chat.Client{}}); fault.CodeOf(err) != CodeVisionNotReady {
 		t.Errorf("no preflight: %v", err)

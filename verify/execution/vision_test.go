@@ -13,6 +13,7 @@ import (
 // isolated completion review: the fake model reads the counter in the
 // pixels, and cannot tell about anything else.
 func TestVisionOracle(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../testdata/vision-requirement.json")
 	if err != nil {
 		t.Fatal(err)

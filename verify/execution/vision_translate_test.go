@@ -33,6 +33,7 @@ func at(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{
 // they are: the point hit-tested to a nodeId, Swipe as scroll (finger up
 // is scroll down), Type into the only text field.
 func TestVisionActionTranslation(t *testing.T) {
+	t.Parallel()
 	obs := translationScreen()
 	cases := []struct {
 		name    string
@@ -61,6 +62,7 @@ func TestVisionActionTranslation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			m := agentdevice.NodeMapper{Allowed: c.allowed}
 			ta, err := m.MapJSON(c.cmd, obs)
 			if c.code != "" {

@@ -84,6 +84,7 @@ func prepareMatrix(t testing.TB, dir string) *execution.Prepared {
 // The ports reach solopi-ai's verdicts on the simulator, and no owner
 // token reaches a file.
 func TestPortsReachTheGoldenMatrix(t *testing.T) {
+	t.Parallel()
 	_, phone := newPhone(t, 20)
 	dir := filepath.Join(t.TempDir(), "run")
 	s, err := prepareMatrix(t, dir).Run(context.Background(), execution.Engine{Runner: phone, Agent: phone})
@@ -124,7 +125,8 @@ const slowCase = `{"id":"slow","title":"slow","targetAppPackage":"com.example.co
 // an interrupt of the verification; one whose context is cancelled is,
 // and exactly our run is cancelled.
 func TestRunCancelledElsewhereIsNotAnInterrupt(t *testing.T) {
-	d, phone := newPhone(t, 1)
+	t.Parallel()
+	d, phone := newPhone(t, 20)
 	seg := compile(t, []byte(slowCase)).Scenarios[0].Segments[0]
 	dir := t.TempDir()
 	casePath := filepath.Join(dir, "case.json")
@@ -191,6 +193,7 @@ func TestRunCancelledElsewhereIsNotAnInterrupt(t *testing.T) {
 // did not start is refused; an app without a launcher cannot be brought
 // to the front.
 func TestAgentPorts(t *testing.T) {
+	t.Parallel()
 	_, phone := newPhone(t, 10)
 	ctx := context.Background()
 	if err := phone.LaunchTarget(ctx, "com.example.counter"); err != nil {
