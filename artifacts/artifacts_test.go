@@ -24,6 +24,7 @@ func code(err error) string {
 }
 
 func TestCheckAndOpen(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fresh := filepath.Join(root, "new")
 	if err := Check(fresh, EvidenceExclusive); err != nil {
@@ -67,6 +68,7 @@ func TestCheckAndOpen(t *testing.T) {
 }
 
 func TestWritesAreConfinedAtomicAndDigested(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "ev")
 	d, err := Open(root, EvidenceExclusive)
 	if err != nil {
@@ -110,6 +112,7 @@ func TestWritesAreConfinedAtomicAndDigested(t *testing.T) {
 }
 
 func TestSanitizeName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"payment smoke": "payment-smoke", "支付 & 退款": "case", "..a..": "a", "a--b": "a-b", "a/b\\c": "a-b-c",
 		strings.Repeat("x", 100): strings.Repeat("x", 80), "v1.2_ok": "v1.2_ok",
@@ -121,6 +124,7 @@ func TestSanitizeName(t *testing.T) {
 }
 
 func TestJUnitStructureAndEscaping(t *testing.T) {
+	t.Parallel()
 	s := JUnitSuite{Name: "solopi.run-batch", Timestamp: time.Unix(1700000000, 0), Cases: []JUnitCase{
 		{Name: "001-a", Classname: "solopi.a", Duration: 1500 * time.Millisecond},
 		{Name: "002-b", Classname: "solopi.b", Duration: time.Second,
@@ -155,6 +159,7 @@ func TestJUnitStructureAndEscaping(t *testing.T) {
 // manifest names are kept, and a directory without our manifest is
 // refused.
 func TestEvidenceReplace(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "ev")
 	d, err := Open(root, EvidenceExclusive)
 	if err != nil {

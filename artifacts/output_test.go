@@ -8,6 +8,7 @@ import (
 )
 
 func TestOutputCheckFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "r.xml")
 	if _, err := (Output{Mode: Exclusive}).CheckFile(p); err != nil {
@@ -36,6 +37,7 @@ func TestOutputCheckFile(t *testing.T) {
 
 // A symlink is never followed, in any mode, and never replaced.
 func TestOutputRefusesSymlinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target")
 	os.WriteFile(target, []byte("keep"), 0o644)
@@ -60,6 +62,7 @@ func TestOutputRefusesSymlinks(t *testing.T) {
 }
 
 func TestOutputWriteFileModes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.txt")
 	fr, err := (Output{}).WriteFile(p, []byte("one"))
@@ -84,6 +87,7 @@ func TestOutputWriteFileModes(t *testing.T) {
 }
 
 func TestOutputPublishDir(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	out := filepath.Join(root, "charts")
 	fill := func(name string) func(*Dir) error {
@@ -144,6 +148,7 @@ func TestOutputParentPerm(t *testing.T) {
 // any work: a read-only directory (for a user the permission bits bind)
 // and a path below a regular file.
 func TestUnwritableLocationsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
@@ -186,6 +191,7 @@ func TestUnwritableLocationsRefused(t *testing.T) {
 
 // Replace reports whether it replaced an existing file.
 func TestOutputReportsReplaced(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "x")
 	fr, err := (Output{Mode: Replace}).WriteFile(p, []byte("1"))
 	if err != nil || fr.Replaced {

@@ -9,6 +9,7 @@ import (
 // The expected strings were produced by CPython 3.11's json.dumps with
 // sort_keys=True, separators=(",", ":"), ensure_ascii=False.
 func TestFloatReprMatchesPython(t *testing.T) {
+	t.Parallel()
 	cases := map[float64]string{
 		1e16: "1e+16", 1e15: "1000000000000000.0", 1e-4: "0.0001", 1e-5: "1e-05",
 		123456789012345678.0: "1.2345678901234568e+17", 0.1: "0.1", 1.5e-7: "1.5e-07",
@@ -24,6 +25,7 @@ func TestFloatReprMatchesPython(t *testing.T) {
 }
 
 func TestMarshalMatchesPython(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{`{"b":1,"a":[true,null,"<>&\u2028\u007f\u0001\n\"\\é"]}`, "{\"a\":[true,null,\"<>&\u2028\u007f\\u0001\\n\\\"\\\\é\"],\"b\":1}"},
 		{`-0`, `0`},
@@ -47,6 +49,7 @@ func TestMarshalMatchesPython(t *testing.T) {
 }
 
 func TestMarshalGoValues(t *testing.T) {
+	t.Parallel()
 	v := map[string]any{"f": Float(1), "g": 2.0, "i": 3, "s": []string{"b", "a"}, "m": map[string]int{"k": 1}, "n": nil}
 	got, err := Marshal(v)
 	want := `{"f":1.0,"g":2.0,"i":3,"m":{"k":1},"n":null,"s":["b","a"]}`
@@ -59,6 +62,7 @@ func TestMarshalGoValues(t *testing.T) {
 }
 
 func TestRejects(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{`{"a":1} x`, `{"a":`, `NaN`} {
 		if _, err := Decode([]byte(in)); err == nil {
 			t.Errorf("Decode(%q) accepted", in)
@@ -73,6 +77,7 @@ func TestRejects(t *testing.T) {
 }
 
 func TestFingerprintIgnoresKeyOrder(t *testing.T) {
+	t.Parallel()
 	a, _ := Decode([]byte(`{"a":1,"b":{"c":[1,2],"d":"x"}}`))
 	b, _ := Decode([]byte(`{"b":{"d":"x","c":[1,2]},"a":1}`))
 	fa, _ := Fingerprint(a)
@@ -83,6 +88,7 @@ func TestFingerprintIgnoresKeyOrder(t *testing.T) {
 }
 
 func TestPyStr(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   any
 		want string
@@ -123,6 +129,7 @@ func FuzzMarshalDecoded(f *testing.F) {
 }
 
 func TestMarshalIndentMatchesPython(t *testing.T) {
+	t.Parallel()
 	// json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) in CPython 3.11.
 	v, err := Decode([]byte(`{"b":[1,2.0,{"z":[],"a":{}}],"a":"<&>` + "\u2028" + `","c":{"x":null,"y":1e16}}`))
 	if err != nil {

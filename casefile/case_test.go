@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseExportedSample(t *testing.T) {
+	t.Parallel()
 	c := mustParseFile(t, "testdata/settings-search-wlan.json")
 	if c.CaseName != "settings-search-wlan" || c.TargetAppLabel != "设置" || c.Priority != 2 || c.GmtCreate != 1700000000000 ||
 		c.ID != nil || len(c.Steps) != 6 || c.Unknown != nil {
@@ -31,6 +32,7 @@ func TestParseExportedSample(t *testing.T) {
 }
 
 func TestParseAuthoringSample(t *testing.T) {
+	t.Parallel()
 	c := mustParseFile(t, "testdata/counter-increment.authoring.json")
 	if c.CaseName != "counter-increment" || c.Priority != 1 || len(c.Steps) != 5 || c.Steps[0].Method.ActionEnum != "sleep" ||
 		*c.Steps[0].Method.Encrypt || c.Steps[0].Node != nil || c.Steps[1].StepID != "" {
@@ -39,6 +41,7 @@ func TestParseAuthoringSample(t *testing.T) {
 }
 
 func TestParseFormsAgree(t *testing.T) {
+	t.Parallel()
 	exported := mustParseFile(t, "testdata/settings-search-wlan.json")
 	b, err := MarshalAuthoring(exported)
 	if err != nil {
@@ -52,6 +55,7 @@ func TestParseFormsAgree(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, json, code, field string }{
 		{"not json", `{"caseName":`, CodeInvalidCaseJSON, ""},
 		{"empty", ``, CodeInvalidCaseJSON, ""},
@@ -79,6 +83,7 @@ func TestParseErrors(t *testing.T) {
 		{"index type", `{"operationLog":{"steps":[{"operationIndex":"0"}]}}`, CodeInvalidStep, "operationIndex"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Parse([]byte(tc.json))
 			e := asError(t, err)
 			if e.Code != tc.code || e.Field != tc.field {
@@ -89,6 +94,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseKeepsUnknownAndDropsNoise(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, `{"caseName":"x","selected":false,"ideRecord":false,"caseFingerprint":"ab","custom":{"b":1,"a":[true]},
 		"operationLog":"{\"storePath\":\"/sdcard/x\",\"note\":\"n\",\"steps\":[{\"operationMethod\":{\"actionEnum\":\"BACK\",\"x\":1},\"y\":2,\"operationNode\":{\"z\":3}}]}"}`)
 	if len(c.Unknown) != 1 || string(c.Unknown["custom"]) != `{"a":[true],"b":1}` {
@@ -118,6 +124,7 @@ func TestParseKeepsUnknownAndDropsNoise(t *testing.T) {
 }
 
 func TestMarshalExportedForm(t *testing.T) {
+	t.Parallel()
 	src, _ := os.ReadFile("testdata/settings-search-wlan.json")
 	c := mustParseFile(t, "testdata/settings-search-wlan.json")
 	id := int64(9)
@@ -163,6 +170,7 @@ func TestMarshalExportedForm(t *testing.T) {
 }
 
 func TestReadBackJSON(t *testing.T) {
+	t.Parallel()
 	fp := strings.Repeat("ab", 32)
 	c := mustParse(t, "\uFEFF"+`{"id":12,"caseName":"c","targetAppPackage":"p","gmtCreate":5,"gmtModify":6,"caseFingerprint":"`+fp+`",
 		"operationLog":"{\"steps\":[{\"operationId\":\"o\",\"stepId\":\"s\",\"operationIndex\":0,\"operationMethod\":{\"actionEnum\":\"BACK\",\"encrypt\":false,\"operationParam\":{}}}]}"}`)
@@ -190,6 +198,7 @@ func TestReadBackJSON(t *testing.T) {
 }
 
 func TestSchemaValidatesSamples(t *testing.T) {
+	t.Parallel()
 	compiler := jsonschema.NewCompiler()
 	compiler.Draft = jsonschema.Draft2020
 	compiler.AssertContent = true

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCatalogShape(t *testing.T) {
+	t.Parallel()
 	acts := Actions()
 	if len(acts) != 66 {
 		t.Fatalf("got %d enums, want 66", len(acts))
@@ -55,6 +56,7 @@ func TestCatalogShape(t *testing.T) {
 }
 
 func TestCatalogFlags(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                                       string
 		authoring                                  string
@@ -87,6 +89,7 @@ func TestCatalogFlags(t *testing.T) {
 }
 
 func TestLookupAction(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"CLICK": "CLICK", "click": "CLICK", "Click": "CLICK", " click ": "CLICK",
 		"longClick": "LONG_CLICK", "LONGCLICK": "LONG_CLICK", "long_click": "LONG_CLICK",
@@ -120,6 +123,7 @@ func TestLookupAction(t *testing.T) {
 
 // Case-insensitive lookup must never be ambiguous between a name and a code.
 func TestLookupUnambiguous(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, a := range Actions() {
 		for _, k := range []string{strings.ToLower(a.ActionEnum), strings.ToLower(a.Code)} {
@@ -133,6 +137,7 @@ func TestLookupUnambiguous(t *testing.T) {
 
 // Actions returns fresh data: callers cannot corrupt the table.
 func TestActionsIsACopy(t *testing.T) {
+	t.Parallel()
 	a := Actions()
 	a[1].RequiredParams = append(a[1].RequiredParams, "x")
 	a[2].Params[0] = "mutated"
@@ -145,6 +150,7 @@ func TestActionsIsACopy(t *testing.T) {
 }
 
 func TestDeviceEnumResolution(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"CLICK": "CLICK", "click": "CLICK", "Long_Click": "LONG_CLICK"} {
 		if r, ok := enumByDeviceName(in); !ok || r.name != want {
 			t.Errorf("%q -> %v %v", in, r.name, ok)
@@ -162,6 +168,7 @@ func TestDeviceEnumResolution(t *testing.T) {
 // values, then our extra keys. Only the risk reason text differs (ours is
 // English), so for it only presence is compared.
 func TestAuthoringCatalogMatchesSolopiAI(t *testing.T) {
+	t.Parallel()
 	golden, err := os.ReadFile("testdata/solopi-ai/actions.json")
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +256,7 @@ func objectKeys(t *testing.T, raw json.RawMessage) []string {
 // What the catalogue says about a provider's params is what the policy
 // enforces: every refused param is refused on every provider step.
 func TestCatalogRefusedParamsAreEnforced(t *testing.T) {
+	t.Parallel()
 	for _, p := range ProviderActions() {
 		if !slices.Equal(p.RefusedParams, []string{"url"}) {
 			t.Errorf("%s refusedParams = %v", p.Code, p.RefusedParams)
@@ -273,6 +281,7 @@ func TestCatalogRefusedParamsAreEnforced(t *testing.T) {
 // Every descriptor flag agrees with what Normalize and the policy do to a
 // one-step case of that action.
 func TestCatalogAgreesWithNormalize(t *testing.T) {
+	t.Parallel()
 	for _, d := range Actions() {
 		params := map[string]*string{}
 		for _, k := range d.RequiredParams {

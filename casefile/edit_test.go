@@ -31,6 +31,7 @@ func mustStep(t *testing.T, s string) Step {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	ds, err := List(editCase(t))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestList(t *testing.T) {
 }
 
 func TestInsertAndAppend(t *testing.T) {
+	t.Parallel()
 	c := editCase(t)
 	before, _ := MarshalAuthoring(c)
 	r, err := Insert(c, 1, mustStep(t, `{"operationMethod":{"actionEnum":"home"}}`), EditOptions{})
@@ -97,6 +99,7 @@ func TestInsertAndAppend(t *testing.T) {
 		{"unpaired stop", 0, stopRec, EditOptions{}, CodeProviderPairing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Insert(c, tc.at, mustStep(t, tc.step), tc.opts)
 			if ErrorCode(err) != tc.code {
 				t.Fatalf("got %v, want %s", err, tc.code)
@@ -110,6 +113,7 @@ func TestInsertAndAppend(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
+	t.Parallel()
 	c := editCase(t)
 	r, err := Update(c, 2, mustStep(t, `{"operationMethod":{"actionEnum":"LONG_CLICK","operationParam":{"text":"800"}},"operationNode":`+nodeJSON+`}`), EditOptions{})
 	if err != nil {
@@ -128,6 +132,7 @@ func TestUpdate(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	c := editCase(t)
 	r, err := Delete(c, 0)
 	if err != nil {
@@ -155,6 +160,7 @@ func TestDelete(t *testing.T) {
 }
 
 func TestMove(t *testing.T) {
+	t.Parallel()
 	c := editCase(t)
 	r, err := Move(c, 0, 4, EditOptions{})
 	if err != nil {
@@ -181,6 +187,7 @@ func TestMove(t *testing.T) {
 }
 
 func TestCopy(t *testing.T) {
+	t.Parallel()
 	c := editCase(t)
 	r, err := Copy(c, 2, 3, EditOptions{})
 	if err != nil {
@@ -213,6 +220,7 @@ func TestCopy(t *testing.T) {
 
 // Edits write the authoring form, which must parse back to the same case.
 func TestEditOutputRoundTrip(t *testing.T) {
+	t.Parallel()
 	r, err := Copy(editCase(t), 0, 1, EditOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +244,7 @@ func TestEditOutputRoundTrip(t *testing.T) {
 
 // No edit accepts a negative index; the error names the allowed range.
 func TestEditsRefuseNegativeIndexes(t *testing.T) {
+	t.Parallel()
 	c := editCase(t)
 	st := mustStep(t, `{"operationMethod":{"actionEnum":"BACK"}}`)
 	for name, edit := range map[string]func() (*EditResult, error){

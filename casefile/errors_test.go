@@ -8,6 +8,7 @@ import (
 )
 
 func TestErrorMatching(t *testing.T) {
+	t.Parallel()
 	_, err := Parse([]byte(`{"caseName":x}`))
 	wrapped := fmt.Errorf("case-validate: %w", err)
 	if !errors.Is(wrapped, &Error{Code: CodeInvalidCaseJSON}) || errors.Is(wrapped, &Error{Code: CodeInvalidCase}) {
@@ -23,6 +24,7 @@ func TestErrorMatching(t *testing.T) {
 }
 
 func TestStepJSONAndDescribe(t *testing.T) {
+	t.Parallel()
 	var s Step
 	if err := json.Unmarshal([]byte(`{"stepId":"x","operationMethod":{"actionEnum":"otherNode","operationParam":{"targetAction":"assertScreenshot","targetImage":"i"}},"operationNode":{"text":"t"}}`), &s); err != nil {
 		t.Fatal(err)
@@ -41,6 +43,7 @@ func TestStepJSONAndDescribe(t *testing.T) {
 }
 
 func TestFingerprintNulls(t *testing.T) {
+	t.Parallel()
 	// All-null input hashes 11 0xFF bytes; distinct from empty strings.
 	allNull := Fingerprint(FingerprintInput{})
 	empty := ""

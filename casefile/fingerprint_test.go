@@ -10,6 +10,7 @@ import (
 )
 
 func TestFingerprintVectors(t *testing.T) {
+	t.Parallel()
 	i64 := func(v int64) *int64 { return &v }
 	in := FingerprintInput{
 		ID: i64(7), CaseName: Str("smoke"), CaseDesc: Str("desc"),
@@ -28,6 +29,7 @@ func TestFingerprintVectors(t *testing.T) {
 }
 
 func TestSnapshotCaseMatchesVector(t *testing.T) {
+	t.Parallel()
 	id := int64(7)
 	c := &Case{ID: &id, CaseName: "smoke", CaseDesc: "desc", TargetAppPackage: "com.example.target",
 		TargetAppLabel: "Target", RecordMode: "local", AdvanceSettings: "{}", Priority: 2, GmtCreate: 10, GmtModify: 20,
@@ -51,6 +53,7 @@ func TestSnapshotCaseMatchesVector(t *testing.T) {
 // The snapshot of the upstream sample equals its stored operationLog with
 // every param decrypted, encrypt:false and the INPUT params key-sorted.
 func TestSnapshotOperationLogSample(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/settings-search-wlan.json")
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +90,7 @@ func TestSnapshotOperationLogSample(t *testing.T) {
 }
 
 func TestSnapshotOperationLogRules(t *testing.T) {
+	t.Parallel()
 	steps := []Step{{
 		OperationID: "op", StepID: "s<1>&", OperationIndex: 3,
 		Method: Method{ActionEnum: "click", SafeEncrypt: Bool(false), Params: map[string]*string{

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckJSONRefusesDuplicateKeysAtAnyDepth(t *testing.T) {
+	t.Parallel()
 	step := `{"stepId":"a","operationMethod":{"actionEnum":"BACK","operationParam":{"text":"1","text":"2"}}}`
 	for _, tc := range []struct {
 		name, doc, key, path string
@@ -25,6 +26,7 @@ func TestCheckJSONRefusesDuplicateKeysAtAnyDepth(t *testing.T) {
 			"mode", "$.advanceSettings.runningParam.mode", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			err := CheckJSON([]byte(tc.doc))
 			if tc.encoded {
 				// The encoded documents are only seen when the case is read.
@@ -57,6 +59,7 @@ func TestCheckJSONRefusesDuplicateKeysAtAnyDepth(t *testing.T) {
 }
 
 func TestCheckJSONRefusesInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, value string // a JSON string literal
 		offset      int    // of the bad byte or escape inside the literal
@@ -70,6 +73,7 @@ func TestCheckJSONRefusesInvalidUTF8(t *testing.T) {
 		{"reversed pair", `"\udc00\ud800"`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			for _, doc := range []struct {
 				prefix, path string
 			}{{`{"a":`, "$.a"}, {`{"caseName":"c","targetAppPackage":"p","caseDesc":`, "$.caseDesc"}} {
@@ -98,6 +102,7 @@ func TestCheckJSONRefusesInvalidUTF8(t *testing.T) {
 // Every entry point of case JSON applies the check; the simulated device
 // does not (fastjson keeps the last value), so its import stays faithful.
 func TestCaseJSONEntryPointsApplyTheCheck(t *testing.T) {
+	t.Parallel()
 	dup := caseWith(`[{"operationMethod":{"actionEnum":"BACK","actionEnum":"HOME"}}]`)
 	if _, err := Parse([]byte(dup)); ErrorCode(err) != CodeDuplicateKey {
 		t.Errorf("Parse: %v", err)

@@ -20,6 +20,7 @@ const (
 )
 
 func TestNormalizeErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, json, code string
 		step             int
@@ -62,6 +63,7 @@ func TestNormalizeErrors(t *testing.T) {
 		{"high risk", caseWith(`[` + sleepStep + `,` + clearData + `]`), CodeHighRiskUnconfirmed, 1, NormalizeOptions{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := mustParse(t, tc.json)
 			before, _ := Marshal(c)
 			_, _, err := Normalize(c, tc.opts)
@@ -80,6 +82,7 @@ func TestNormalizeErrors(t *testing.T) {
 }
 
 func TestNormalizeDefaultsAndShorthand(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, caseWith(`[`+sleepStep+`,`+startRec+`,{"stepId":"ai-step-003","operationMethod":{"actionEnum":"back"}},`+
 		stopRec+`,`+clickStep+`,`+screenshotOK+`,{"operationIndex":40,"operationMethod":{"actionEnum":"Input","operationParam":{"text":7,"flag":true}},"operationNode":{"id":4294967347}}]`))
 	n, risky, err := Normalize(c, NormalizeOptions{})
@@ -121,6 +124,7 @@ func TestNormalizeDefaultsAndShorthand(t *testing.T) {
 }
 
 func TestNormalizeStepIDsAvoidLaterExplicitIDs(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, caseWith(`[{"operationMethod":{"actionEnum":"BACK"}},{"stepId":"ai-step-001","operationMethod":{"actionEnum":"HOME"}}]`))
 	n, _, err := Normalize(c, NormalizeOptions{})
 	if err != nil {
@@ -132,6 +136,7 @@ func TestNormalizeStepIDsAvoidLaterExplicitIDs(t *testing.T) {
 }
 
 func TestNormalizeHighRiskConfirmed(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, caseWith(`[`+clearData+`,{"stepId":"kill","operationMethod":{"actionEnum":"killProcess"}},{"operationMethod":{"actionEnum":"JUMP_TO_PAGE","operationParam":{"scheme":"app://x"}}}]`))
 	_, _, err := Normalize(c, NormalizeOptions{})
 	e := asError(t, err)
@@ -158,6 +163,7 @@ func TestNormalizeHighRiskConfirmed(t *testing.T) {
 }
 
 func TestNormalizeSkipPolicyListsShell(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, caseWith(`[`+shellStep+`]`))
 	n, risky, err := Normalize(c, NormalizeOptions{SkipPolicy: true})
 	if err != nil {
@@ -169,6 +175,7 @@ func TestNormalizeSkipPolicyListsShell(t *testing.T) {
 }
 
 func TestNormalizeSamples(t *testing.T) {
+	t.Parallel()
 	c := mustParseFile(t, "testdata/settings-search-wlan.json")
 	n, _, err := Normalize(c, NormalizeOptions{})
 	if err != nil {
@@ -184,6 +191,7 @@ func TestNormalizeSamples(t *testing.T) {
 }
 
 func TestRunningParams(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{\"version\":35}","operationLog":{"steps":[`+sleepStep+`]}}`)
 	for _, bad := range []string{
 		`{"mode":"SEPARATE","paramList":[{"a":"1,2","b":"3"}]}`,

@@ -109,6 +109,7 @@ func deepCopy(v any) any {
 }
 
 func TestCheckShapeAgreesWithSchema(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) == 0 {
 		t.Fatal("no case files in testdata")
@@ -141,6 +142,7 @@ func TestCheckShapeAgreesWithSchema(t *testing.T) {
 }
 
 func TestCheckShapeReportsPointers(t *testing.T) {
+	t.Parallel()
 	doc, _ := decodeDoc(t, []byte(`{"caseName":" ","targetAppPackage":"x","operationLog":{"steps":[{"operationMethod":{"actionEnum":""}}]},"priority":7}`))
 	got := CheckShape(doc)
 	want := []string{"/caseName", "/operationLog/steps/0/operationMethod/actionEnum", "/priority"}

@@ -3,6 +3,7 @@ package casefile
 import "testing"
 
 func TestDeviceValidate(t *testing.T) {
+	t.Parallel()
 	good := `{"operationId":"o","stepId":"s1","operationIndex":0,"operationMethod":{"actionEnum":"CLICK"},"operationNode":` + nodeJSON + `}`
 	for _, tc := range []struct{ name, json, msg string }{
 		{"ok", caseWith(`[` + good + `]`), ""},
@@ -29,6 +30,7 @@ func TestDeviceValidate(t *testing.T) {
 		{"case-only accepted by device", caseWith(`[{"operationId":"o","stepId":"s","operationMethod":{"actionEnum":"DELETE_CASE"}}]`), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			err := DeviceValidate(mustParse(t, tc.json))
 			if tc.msg == "" {
 				if err != nil {
@@ -48,6 +50,7 @@ func TestDeviceValidate(t *testing.T) {
 }
 
 func TestDeviceValidateSamples(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"testdata/settings-search-wlan.json"} {
 		if err := DeviceValidate(mustParseFile(t, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
@@ -68,6 +71,7 @@ func TestDeviceValidateSamples(t *testing.T) {
 }
 
 func TestApplyDeviceImportDefaults(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, `{"caseName":"c","targetAppPackage":"p","operationLog":{"steps":[{"operationId":"o","stepId":"s","operationMethod":{"actionEnum":"back"}}]}}`)
 	out := ApplyDeviceImportDefaults(c, 42, 1700)
 	if *out.ID != 42 || out.GmtCreate != 1700 || out.GmtModify != 1700 || out.RecordMode != "local" ||

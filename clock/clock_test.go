@@ -50,6 +50,7 @@ func TestFakeSleepEndsWithContext(t *testing.T) {
 }
 
 func TestSystemSleepZeroAndCancelled(t *testing.T) {
+	t.Parallel()
 	if err := System.Sleep(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}

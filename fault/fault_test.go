@@ -8,6 +8,7 @@ import (
 )
 
 func TestFromKeepsTypedAndMapsContext(t *testing.T) {
+	t.Parallel()
 	typed := New(Failed, "replay_active", "busy").With("runId", "r1")
 	cases := []struct {
 		err  error
@@ -31,6 +32,7 @@ func TestFromKeepsTypedAndMapsContext(t *testing.T) {
 }
 
 func TestFieldsPutsContractKeysLast(t *testing.T) {
+	t.Parallel()
 	e := Usage("bad_flag", "--x is wrong").WithUserAction("fix --x").
 		With("success", true).With("errorCode", "spoofed").With("flag", "x")
 	m := e.Fields()

@@ -19,6 +19,7 @@ import (
 )
 
 func TestBackoffAndRetryPolicy(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]time.Duration{0: time.Second, 1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second,
 		6: 32 * time.Second, 7: time.Minute, 8: time.Minute, 100: time.Minute} {
 		if got := Backoff(n); got != want {
@@ -33,6 +34,7 @@ func TestBackoffAndRetryPolicy(t *testing.T) {
 }
 
 func TestUpstreamMatrixFixture(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/android-agent-matrix.json")
 	if err != nil {
 		t.Fatal(err)
@@ -100,11 +102,13 @@ func rawExec(t *testing.T, s Store, q string, args ...any) error {
 // The database itself refuses to move a terminal task or shard and to
 // rewrite or delete an event, whatever code runs against it.
 func TestDatabaseGuards(t *testing.T) {
+	t.Parallel()
 	for name, database := range map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "m.sqlite") },
 		"postgres": func(t *testing.T) string { return pgtest.Schema(t) },
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			s, err := Open(ctx, database(t), Options{})
 			if err != nil {
@@ -182,6 +186,7 @@ func createUpstream(t *testing.T, path string, extra string) []byte {
 }
 
 func TestRefusesForeignSQLiteDatabases(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	upstream := filepath.Join(dir, "upstream.sqlite")
@@ -235,6 +240,7 @@ func TestRefusesForeignSQLiteDatabases(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"postgres://u:secret@h:5432/db?sslmode=disable":           "postgres://u@h:5432/db?sslmode=disable",
 		"postgresql://h/db?password=secret&search_path=farm":      "postgresql://h/db?search_path=farm",

@@ -17,6 +17,7 @@ import (
 // Package pyre's differential test holds the engine to a table of Python
 // results; these hold the oracle's use of it (and the issue's examples).
 func TestPatternSearchMatchesPython(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pattern, text string
 		want          bool
@@ -112,6 +113,7 @@ func TestEvaluationTimeoutIsNotTested(t *testing.T) {
 }
 
 func TestAnchored(t *testing.T) {
+	t.Parallel()
 	cases := map[string]bool{
 		`^abc$`: true, `\Aabc\Z`: true, `(?i)^abc$`: true, `^a(b|c)$`: true,
 		`abc`: false, `^abc`: false, `abc$`: false, `^a|b$`: false, `^abc\$`: false, `^[$]`: false,
@@ -142,6 +144,7 @@ const counterPage = `{"observationId":"o1","page":{"className":"android.widget.F
  "not a node"]}}`
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	obs := decode(t, counterPage)
 	sel := func(kv ...any) Selector {
 		s := Selector{}
@@ -195,6 +198,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestPyStrOfContainers(t *testing.T) {
+	t.Parallel()
 	v := decode(t, `{"b":[1,2.5,true,null,"it's"],"a":"x"}`)
 	if got, want := pyStr(v), `{'a': 'x', 'b': [1, 2.5, True, None, "it's"]}`; got != want {
 		t.Errorf("pyStr = %s, want %s", got, want)
@@ -202,6 +206,7 @@ func TestPyStrOfContainers(t *testing.T) {
 }
 
 func TestAssertParams(t *testing.T) {
+	t.Parallel()
 	o, _ := NewUI(Selector{"text": "x"}, "description", "matches", "^a$")
 	p := o.AssertParams()
 	if p["assertMode"] != "assert_regular" || p["assertInputContent"] != "^a$" || p["assertTarget"] != "description" {

@@ -14,6 +14,7 @@ import (
 // every fault kind and verdict the page lists maps to the exit it states,
 // and every kind is listed.
 func TestDocsExitTables(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../docs/error-codes.md")
 	if err != nil {
 		t.Fatal(err)

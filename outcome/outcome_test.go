@@ -13,6 +13,7 @@ import (
 )
 
 func TestVerdictExit(t *testing.T) {
+	t.Parallel()
 	cases := map[string]int{"passed": 0, "failed": 2, "not_tested": 3, "cancelled": 130, "running": 4, "": 4}
 	for v, want := range cases {
 		if got := VerdictExit(v); got != want {
@@ -22,6 +23,7 @@ func TestVerdictExit(t *testing.T) {
 }
 
 func TestExitForMapsContextErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err  error
 		exit int
@@ -41,6 +43,7 @@ func TestExitForMapsContextErrors(t *testing.T) {
 }
 
 func TestPrintErrorObject(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	err := fault.New(fault.Invalid, "no_device", "no Android device is online").
 		WithUserAction("connect a device and authorize it").With("devices", []string{})
@@ -61,6 +64,7 @@ func TestPrintErrorObject(t *testing.T) {
 }
 
 func TestPrintKeepsTextAndOrder(t *testing.T) {
+	t.Parallel()
 	type obj struct {
 		Success bool   `json:"success"`
 		Name    string `json:"caseName"`
@@ -80,6 +84,7 @@ func TestPrintKeepsTextAndOrder(t *testing.T) {
 }
 
 func TestPrintRefusesNonObjects(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	code := Print(&buf, OK([]int{1}), nil, false)
 	if code != ExitTransport || !strings.Contains(buf.String(), "output_encoding_failed") {
@@ -93,6 +98,7 @@ func TestPrintRefusesNonObjects(t *testing.T) {
 }
 
 func TestResultExitIsKept(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if code := Print(&buf, Result{Value: map[string]any{"success": false, "state": "failed"}, Exit: ExitFailure}, nil, false); code != ExitFailure {
 		t.Errorf("exit %d", code)

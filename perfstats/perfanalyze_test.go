@@ -32,6 +32,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 const gbkFPS = "RecordTime,\xd6\xa1\xc2\xca(\xd6\xa1),extra,SimpleTime\r\n1700000000000,58,,0\r\n1700000001000,24,,1\r\n\r\n1700000002000,60,,2\r\n1700000003000,20,,3\r\n"
 
 func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
+	t.Parallel()
 	in := t.TempDir()
 	writeFiles(t, in, map[string]string{
 		"全局占用_CPU_0123456789abcdef_1700000000000_1700000002000.csv":   "RecordTime,全局占用(%),extra,SimpleTime\n1700000000000,10,,0\n1700000001000,30,,1\n1700000002000,20,,2\n",
@@ -110,6 +111,7 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 }
 
 func TestPerfAnalyzeRejections(t *testing.T) {
+	t.Parallel()
 	cases := map[string]map[string]string{
 		"nul":           {"a.csv": "RecordTime,x\n1,\x00\n"},
 		"duplicate":     {"a.csv": "RecordTime,x,x\n1,2,3\n"},
@@ -152,6 +154,7 @@ func TestPerfAnalyzeRejections(t *testing.T) {
 }
 
 func TestDescribeValuesNearestRank(t *testing.T) {
+	t.Parallel()
 	lo, hi, mean, med, p90 := describeValues([]float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6})
 	if lo != 1 || hi != 10 || mean != 5.5 || med != 5.5 || p90 != 9 {
 		t.Fatalf("got %v %v %v %v %v", lo, hi, mean, med, p90)
@@ -166,6 +169,7 @@ func TestDescribeValuesNearestRank(t *testing.T) {
 }
 
 func TestRenderChartEdgeCases(t *testing.T) {
+	t.Parallel()
 	for _, m := range []*MetricSummary{
 		{File: "one.csv", Name: "one", SampleCount: 1, ys: []float64{5}, xs: []float64{0}},
 		{File: "flat.csv", Name: "a<b&c", Unit: "ms", SampleCount: 3, ys: []float64{0, 0, 0}},

@@ -66,6 +66,7 @@ func env(noColor string) func(string) string {
 }
 
 func TestLineOnATerminal(t *testing.T) {
+	t.Parallel()
 	tty, read := terminal(t)
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	l := New(tty, env(""), clk)
@@ -95,6 +96,7 @@ func TestLineOnATerminal(t *testing.T) {
 }
 
 func TestNoColor(t *testing.T) {
+	t.Parallel()
 	tty, read := terminal(t)
 	l := New(tty, env("1"), clock.NewFake(time.Unix(0, 0)))
 	l.Update(func(s *State) {
@@ -113,6 +115,7 @@ func TestNoColor(t *testing.T) {
 // TestQuietWithoutATerminal: on a pipe (CI, a redirect) nothing at all
 // is written.
 func TestQuietWithoutATerminal(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +139,7 @@ func TestQuietWithoutATerminal(t *testing.T) {
 }
 
 func TestLongLabelIsCutToTheWidth(t *testing.T) {
+	t.Parallel()
 	l := NewTo(io.Discard, true, false, clock.NewFake(time.Unix(0, 0)))
 	l.st = State{Index: 10, Total: 12, Label: strings.Repeat("很长的用例名", 20)}
 	got := l.render(40)
@@ -147,6 +151,7 @@ func TestLongLabelIsCutToTheWidth(t *testing.T) {
 // TestWriterClearsTheLine: a prompt written through Writer starts on a
 // clean line, and the status line stays away until the next Update.
 func TestWriterClearsTheLine(t *testing.T) {
+	t.Parallel()
 	var buf strings.Builder
 	clk := clock.NewFake(time.Unix(0, 0))
 	l := NewTo(&buf, true, false, clk)
@@ -183,6 +188,7 @@ func TestWriterClearsTheLine(t *testing.T) {
 // TestHostileTextStaysText: escape sequences in a case name or a model's
 // answer reach the terminal as replacement characters, not as commands.
 func TestHostileTextStaysText(t *testing.T) {
+	t.Parallel()
 	var buf strings.Builder
 	l := NewTo(&buf, true, false, clock.NewFake(time.Unix(0, 0)))
 	l.Update(func(s *State) { s.Label, s.Phase = "case\x1b]0;pwned\x07<script>", "run\x1b[2J" })

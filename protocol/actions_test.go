@@ -6,6 +6,7 @@ func sp(s string) *string { return &s }
 func ip(v int64) *int64   { return &v }
 
 func TestValidateAction(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		action string
 		args   ActionArgs
@@ -42,6 +43,7 @@ func TestValidateAction(t *testing.T) {
 }
 
 func TestTypedActionsAreSeven(t *testing.T) {
+	t.Parallel()
 	acts := TypedActions()
 	want := []string{"click", "longClick", "input", "back", "home", "scroll", "wait"}
 	if len(acts) != len(want) {
@@ -55,6 +57,7 @@ func TestTypedActionsAreSeven(t *testing.T) {
 }
 
 func TestActionSignature(t *testing.T) {
+	t.Parallel()
 	if got := ActionSignature("click", ActionArgs{NodeID: sp("node-5")}); got != "click:{nodeId=node-5}" {
 		t.Errorf("got %q", got)
 	}
@@ -65,6 +68,7 @@ func TestActionSignature(t *testing.T) {
 }
 
 func TestKeepPolling(t *testing.T) {
+	t.Parallel()
 	for _, c := range []string{"import_receipt_not_found", "case_delete_receipt_not_found", "adb_connect_receipt_not_found", "analysis_not_found", "receipt_not_found"} {
 		if !KeepPolling(c) {
 			t.Errorf("%s should keep polling", c)

@@ -11,6 +11,7 @@ import (
 // machine's summary line and edge table appear there exactly as rendered
 // here, so the page cannot drift from the code it documents.
 func TestDocsShowEveryTable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../docs/state-machines.md")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 // The functions must agree with the regular expressions they replace.
 func TestIDChecksAgreeWithRegexps(t *testing.T) {
+	t.Parallel()
 	id := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 	chars := regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 	hex := regexp.MustCompile(`^replay-[0-9a-f]{64}$`)

@@ -117,6 +117,7 @@ func edgeString(from State, ev Event, to State) string {
 }
 
 func TestEveryMachineIsListed(t *testing.T) {
+	t.Parallel()
 	var names []string
 	for _, m := range All() {
 		names = append(names, m.Name)
@@ -132,6 +133,7 @@ func TestEveryMachineIsListed(t *testing.T) {
 }
 
 func TestTablesAreWellFormed(t *testing.T) {
+	t.Parallel()
 	for _, m := range All() {
 		if err := m.Validate(); err != nil {
 			t.Errorf("%v", err)
@@ -143,6 +145,7 @@ func TestTablesAreWellFormed(t *testing.T) {
 // machine: listed edges are allowed and lead where expected, all others are
 // rejected with a typed error and leave the state unchanged.
 func TestEveryStateEventPair(t *testing.T) {
+	t.Parallel()
 	for _, m := range All() {
 		allowed := map[string]bool{}
 		for _, e := range want[m.Name] {
@@ -179,6 +182,7 @@ func TestEveryStateEventPair(t *testing.T) {
 }
 
 func TestTerminalStatesAreIrreversible(t *testing.T) {
+	t.Parallel()
 	for _, m := range All() {
 		for _, s := range m.Terminal {
 			for _, ev := range m.Events() {
@@ -194,6 +198,7 @@ func TestTerminalStatesAreIrreversible(t *testing.T) {
 }
 
 func TestLiveSetsMatchTheWire(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]State{
 		"replay":              {ReplayRunning, ReplayCancelRequested},
 		"agent-session":       {AgentActive, AgentPaused, AgentActing},
@@ -218,6 +223,7 @@ func TestLiveSetsMatchTheWire(t *testing.T) {
 }
 
 func TestValidateRejectsBadTables(t *testing.T) {
+	t.Parallel()
 	bad := []*Machine{
 		{Name: "no-initial", Initial: "x", States: []State{"a"}},
 		{Name: "terminal-out", Initial: "a", States: []State{"a", "b"}, Terminal: []State{"b"},

@@ -3,6 +3,7 @@ package schemas
 import "testing"
 
 func TestEverySchemaCompiles(t *testing.T) {
+	t.Parallel()
 	set := NewSet()
 	if len(Names()) < 3 {
 		t.Fatalf("only %d schemas embedded", len(Names()))
@@ -15,6 +16,7 @@ func TestEverySchemaCompiles(t *testing.T) {
 }
 
 func TestErrorSchema(t *testing.T) {
+	t.Parallel()
 	set := NewSet()
 	good := `{"success":false,"errorCode":"no_device","error":"no device","userActionRequired":"plug it in"}`
 	if err := set.ValidateBytes("error", []byte(good)); err != nil {

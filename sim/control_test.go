@@ -11,6 +11,7 @@ import (
 )
 
 func TestControlEndpointInjectsFaults(t *testing.T) {
+	t.Parallel()
 	f, srv := controlFarm(t)
 	post := func(path, body string) (int, string) { return controlPost(t, srv.URL+path, body) }
 	d := f.Devices()[0]
@@ -52,6 +53,7 @@ func TestControlEndpointInjectsFaults(t *testing.T) {
 // command-stall holds a shell command of the device (the host's evidence
 // commands: screencap, logcat) until it is released or its caller leaves.
 func TestControlStallsAShellCommand(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	f, srv := controlFarm(t)

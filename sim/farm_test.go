@@ -12,6 +12,7 @@ import (
 // Our adb client against the simulator's adb-server front passes the same
 // conformance suite as the in-process front.
 func TestAdbClientThroughServerFrontConformance(t *testing.T) {
+	t.Parallel()
 	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -42,6 +43,7 @@ func TestAdbClientThroughServerFrontConformance(t *testing.T) {
 }
 
 func TestFarmHostsDistinctDevices(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	f, err := StartFarm(ctx, FarmOptions{Devices: 3, TimeScale: 50})

@@ -20,6 +20,7 @@ import (
 // Our adb client through Debian's real adb server to the simulator's fake
 // adbd passes the same conformance suite as the other two fronts.
 func TestInteropAdbClientThroughRealAdbConformance(t *testing.T) {
+	t.Parallel()
 	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -26,6 +26,7 @@ func newTestDevice(t *testing.T) *Device {
 }
 
 func TestInProcessTransportConformance(t *testing.T) {
+	t.Parallel()
 	transporttest.Run(t, func(t *testing.T) transporttest.Fixture {
 		d := newTestDevice(t)
 		if err := d.Phone.FS().MkdirAll("/sdcard/conformance", 0o755); err != nil {

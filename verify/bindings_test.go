@@ -9,6 +9,7 @@ import (
 )
 
 func TestResolveSpellsPythonStr(t *testing.T) {
+	t.Parallel()
 	s := scope{
 		"b": true, "n": nil, "f": json.Number("1.0"), "big": json.Number("1e16"), "small": json.Number("1e-7"),
 		"i": json.Number("3"), "neg": json.Number("-0"), "o": map[string]any{"a": json.Number("1")}, "t": "x",
@@ -40,6 +41,7 @@ func TestResolveSpellsPythonStr(t *testing.T) {
 // refer to a sibling written after it, not before it. We accept and
 // refuse exactly the same maps.
 func TestResolveMapFollowsWrittenOrder(t *testing.T) {
+	t.Parallel()
 	doc, err := ParseRequirement([]byte(`{"later":{"x":"${y}","y":"1"},"earlier":{"y":"1","x":"${y}"},"cycle":{"a":"${b}","b":"${a}"}}`))
 	if err != nil {
 		t.Fatal(err)

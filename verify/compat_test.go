@@ -19,6 +19,7 @@ type requirementCase struct {
 // Every variation compiles to solopi-ai's fingerprints or fails with its
 // error code.
 func TestRequirementCasesMatchSolopiAI(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/requirement-cases.json")
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +33,7 @@ func TestRequirementCasesMatchSolopiAI(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
 			doc, err := ParseRequirement(c.Requirement)
 			if err != nil {
 				t.Fatal(err)

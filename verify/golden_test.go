@@ -76,8 +76,10 @@ func compileFixture(t testing.TB, name string) *Plan {
 }
 
 func TestGoldenFingerprintsNamesAndIDs(t *testing.T) {
+	t.Parallel()
 	for _, g := range goldens {
 		t.Run(g.file, func(t *testing.T) {
+			t.Parallel()
 			p := compileFixture(t, g.file)
 			if p.Fingerprint != g.plan {
 				t.Errorf("planFingerprint = %s, want %s", p.Fingerprint, g.plan)

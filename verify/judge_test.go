@@ -154,9 +154,11 @@ var judgeWants = map[string]struct {
 }
 
 func TestJudgeMatchesSolopiAI(t *testing.T) {
+	t.Parallel()
 	plans := map[string]*Plan{}
 	for name, c := range judgeCases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := plans[c.fixture]
 			if p == nil {
 				p = compileFixture(t, c.fixture)

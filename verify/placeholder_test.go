@@ -25,6 +25,7 @@ func checkPlaceholders(t *testing.T, s string) {
 }
 
 func TestPlaceholderScannerAgreesWithRegexp(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "${a}", "x${a}y${b.c-d_e}z", "${}", "${-a}", "${a", "$${a}}", "${a}${b}",
 		"${" + strings.Repeat("a", 128) + "}", "${" + strings.Repeat("a", 129) + "}", "${a b}", "${é}", "${${a}}"} {
 		checkPlaceholders(t, s)

@@ -38,6 +38,7 @@ func segmentTree(tree map[string]any, sc, seg int) map[string]any {
 
 // Plans solopi-ai accepts once re-fingerprinted, and we refuse.
 func TestStrictValidation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		edit func(tree map[string]any)
@@ -75,6 +76,7 @@ func TestStrictValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tree := planTree(t, "counter-outcome-matrix")
 			c.edit(tree)
 			resign(tree)
@@ -92,6 +94,7 @@ func TestStrictValidation(t *testing.T) {
 }
 
 func TestSelectorScrollCompilesToAnImportableStep(t *testing.T) {
+	t.Parallel()
 	doc := newDocument(decodeJSON(t, `{"id":"r","title":"t","targetAppPackage":"p","acceptanceCriteria":["a"],
 		"scenarios":[{"id":"s","acceptanceCriteria":["AC-001"],
 		"steps":[{"id":"sc","action":{"type":"scroll","direction":"down","distance":30,"selector":{"resourceId":"p:id/list"}}},
@@ -111,6 +114,7 @@ func TestSelectorScrollCompilesToAnImportableStep(t *testing.T) {
 }
 
 func TestUngroundedSelectorIsRefusedAtCompile(t *testing.T) {
+	t.Parallel()
 	doc := newDocument(decodeJSON(t, `{"id":"r","title":"t","targetAppPackage":"p","acceptanceCriteria":["a"],
 		"scenarios":[{"id":"s","acceptanceCriteria":["AC-001"],
 		"steps":[{"id":"c1","action":{"type":"click","selector":{"className":"android.widget.Button"}}}],

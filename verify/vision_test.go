@@ -18,6 +18,7 @@ var visionRequirement = func() string {
 }()
 
 func TestVisionCheckpointEndsItsCompiledCase(t *testing.T) {
+	t.Parallel()
 	p, err := Compile(newDocument(decodeJSON(t, visionRequirement)))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestVisionCheckpointEndsItsCompiledCase(t *testing.T) {
 }
 
 func TestVisionOracleOnlyOnCheckpoints(t *testing.T) {
+	t.Parallel()
 	req := strings.Replace(visionRequirement, `"steps":[`, `"preconditions":[{"id":"p","oracle":{"type":"vision","assertion":"x"}}],"steps":[`, 1)
 	if _, err := Compile(newDocument(decodeJSON(t, req))); fault.CodeOf(err) != CodeUnsupportedOracle {
 		t.Errorf("a vision precondition = %v, want %s", err, CodeUnsupportedOracle)
@@ -44,6 +46,7 @@ func TestVisionOracleOnlyOnCheckpoints(t *testing.T) {
 }
 
 func TestUnanchoredMatchesWarning(t *testing.T) {
+	t.Parallel()
 	req := strings.Replace(visionRequirement, `"expected":"1"}`, `"operator":"matches","expected":"1"}`, 1)
 	p, err := Compile(newDocument(decodeJSON(t, req)))
 	if err != nil {

@@ -17,6 +17,7 @@ func mustParse(t *testing.T, content string, opts ParseOptions) *Parsed {
 }
 
 func TestParseAccepts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		check    func(t *testing.T, p *Parsed)
@@ -123,6 +124,7 @@ func TestParseAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := mustParse(t, tt.in, ParseOptions{Task: "swipe up through the list"})
 			if tt.check != nil {
 				tt.check(t, p)
@@ -137,6 +139,7 @@ func TestParseAccepts(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", MaxMetadataRunes+1)
 	tests := []struct{ name, in, code string }{
 		{"empty", "  \n", CodeEmptyOutput},
@@ -201,6 +204,7 @@ func TestParseRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := Parse(tt.in, "", ParseOptions{})
 			var pe *ProtocolError
 			if !errors.As(err, &pe) {
@@ -215,6 +219,7 @@ func TestParseRejects(t *testing.T) {
 
 // TestSwipeUserDirection: the user's explicit direction binds the swipe.
 func TestSwipeUserDirection(t *testing.T) {
+	t.Parallel()
 	right := `do(action="Swipe", start=[200,500], end=[800,500], reason="swipe right to the previous photo")`
 	left := `do(action="Swipe", start=[800,500], end=[200,500], reason="swipe left, it looks better")`
 	for _, task := range []string{"向右滑动查看上一张照片", "swipe right to see the previous photo", "从左往右滑动"} {
@@ -247,6 +252,7 @@ func TestSwipeUserDirection(t *testing.T) {
 }
 
 func TestParseReasoningField(t *testing.T) {
+	t.Parallel()
 	p, err := Parse(`do(action="Home")`, "the home key is safest", ParseOptions{})
 	if err != nil || p.Reasoning != "the home key is safest" {
 		t.Fatalf("%v %+v", err, p)

@@ -89,6 +89,7 @@ func (s *shellTransport) commands() []string {
 func mp(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{x, y}} }
 
 func TestADBDeviceCommands(t *testing.T) {
+	t.Parallel()
 	scr, _ := agentloop.ScreenFromImage(fakemodel.CounterScreen("0"), time.Now())
 	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", png: scr.PNG}
 	d := New(tr)
@@ -145,6 +146,7 @@ func TestADBDeviceCommands(t *testing.T) {
 // TestADBDeviceCheckKeyboard: the preflight finds a missing ADB Keyboard
 // by listing input methods only, and says how to install it.
 func TestADBDeviceCheckKeyboard(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME"}
 	if err := New(tr).CheckKeyboard(ctx); err != nil {
@@ -162,6 +164,7 @@ func TestADBDeviceCheckKeyboard(t *testing.T) {
 }
 
 func TestADBDeviceMissingKeyboard(t *testing.T) {
+	t.Parallel()
 	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", noAdbKB: true}
 	d := New(tr)
 	_, err := d.Dispatch(context.Background(), agentloop.Command{Action: action.Type, Text: "x"}, nil)
@@ -180,6 +183,7 @@ func TestADBDeviceMissingKeyboard(t *testing.T) {
 }
 
 func TestADBDeviceRejectsNonPNG(t *testing.T) {
+	t.Parallel()
 	d := New(&shellTransport{png: []byte("not a png")})
 	if _, err := d.Observe(context.Background()); err == nil {
 		t.Fatal("accepted a non-PNG screenshot")

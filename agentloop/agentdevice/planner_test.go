@@ -40,6 +40,7 @@ func (m *plannerModel) Chat(_ context.Context, req chat.Request) (*chat.Response
 // the same observation; finish(True) needs the isolated review; an act is
 // hit-tested to the observation's node.
 func TestPlannerProposalKinds(t *testing.T) {
+	t.Parallel()
 	page := node("node-1", "android.widget.FrameLayout", "", 0, 0, 1080, 2340,
 		node("node-2", "android.widget.Button", "+1", 560, 1120, 960, 1290))
 	obs := &agent.Observation{ObservationID: "observation-1", Page: page}
@@ -61,6 +62,7 @@ func TestPlannerProposalKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			m := &plannerModel{plans: tt.plans, review: tt.review}
 			pl, err := agentloop.NewPlanner(m, Capabilities{}, agentloop.Config{Space: coord.SpaceRelative}, agentloop.Task{Goal: "increase the counter to 1", MaxSteps: 10}, nil)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ base, style, version, want string }{
 		{"http://h:8000/v1", StyleOpenAI, "", "http://h:8000/v1/chat/completions"},
 		{"http://h:8000/v1/", StyleOpenAI, "", "http://h:8000/v1/chat/completions"},
@@ -35,6 +36,7 @@ func TestURL(t *testing.T) {
 }
 
 func TestDecodeJSONContentShapes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, body, content, reasoning string }{
 		{"string", `{"choices":[{"index":0,"finish_reason":"stop","message":{"content":"do(action=\"Back\")","reasoning_content":"r1"}}]}`, `do(action="Back")`, "r1"},
 		{"reasoning field", `{"choices":[{"message":{"content":"a","reasoning":"r2"}}]}`, "a", "r2"},
@@ -72,6 +74,7 @@ func TestDecodeJSONContentShapes(t *testing.T) {
 }
 
 func TestReadStream(t *testing.T) {
+	t.Parallel()
 	chunk := func(delta string) string {
 		return `data: {"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}` + "\n\n"
 	}
@@ -129,6 +132,7 @@ func TestReadStream(t *testing.T) {
 }
 
 func TestDecodeErrorAndNames(t *testing.T) {
+	t.Parallel()
 	e := DecodeError([]byte(`{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`))
 	if e.Param != "max_tokens" || e.Code != "unsupported_parameter" || !e.Names("max_tokens") {
 		t.Fatalf("%+v", e)

@@ -12,6 +12,7 @@ var goldenFrame = Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, 
 
 // TestGoldenVectors: image 590×1280, display 1216×2640, raw [362,825].
 func TestGoldenVectors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		space Space
 		want  [2]int
@@ -46,6 +47,7 @@ func TestGoldenVectors(t *testing.T) {
 // TestRoundingAlternativesBreakGolden documents why the rule is what it
 // is: the common alternatives each break one golden vector.
 func TestRoundingAlternativesBreakGolden(t *testing.T) {
+	t.Parallel()
 	// Rounding the runtime coordinate to an integer first moves the
 	// image-pixel y to 1701.
 	v := 825.0 / 1279
@@ -64,6 +66,7 @@ func TestRoundingAlternativesBreakGolden(t *testing.T) {
 }
 
 func TestMapRejectsOutOfBounds(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		space Space
 		p     action.Point
@@ -96,6 +99,7 @@ func TestMapRejectsOutOfBounds(t *testing.T) {
 }
 
 func TestResizePolicy(t *testing.T) {
+	t.Parallel()
 	if w, h := DefaultResizePolicy().ImageSize(1216, 2640); w != 590 || h != 1280 {
 		t.Errorf("1216×2640 → %d×%d, want 590×1280", w, h)
 	}
@@ -110,6 +114,7 @@ func TestResizePolicy(t *testing.T) {
 // TestModelViewShowsOnlyItsGeometry: the relative contract carries no
 // pixel sizes; pixel contracts carry only their own.
 func TestModelViewShowsOnlyItsGeometry(t *testing.T) {
+	t.Parallel()
 	rel := Contract{Space: SpaceRelative, Frame: goldenFrame}.ModelView()
 	for _, k := range []string{"image_width", "image_height", "display_width", "display_height"} {
 		if _, ok := rel[k]; ok {
@@ -127,6 +132,7 @@ func TestModelViewShowsOnlyItsGeometry(t *testing.T) {
 }
 
 func TestParseSpace(t *testing.T) {
+	t.Parallel()
 	for _, s := range Spaces() {
 		if _, err := ParseSpace(s); err != nil {
 			t.Errorf("%s: %v", s, err)
@@ -139,6 +145,7 @@ func TestParseSpace(t *testing.T) {
 
 // TestParseBoundsFollowContract: pixel contracts accept their own range.
 func TestParseBoundsFollowContract(t *testing.T) {
+	t.Parallel()
 	c := Contract{Space: SpaceImage, Frame: Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}}
 	if _, err := action.Parse(`do(action="Tap", element=[589,1279])`, "", c.ParseOptions("")); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // The derived key is compared, never printed: it protects real devices'
 // cases.
 func TestDeriveInsecureKeyVectors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ seed, key string }{
 		{"com.alipay.hulu", "3F2D0626E778CA8CE334D236D33FE767AA7014CF7600B8DABB810AB22FCEABEE"},
 		{"my-team-seed", "8EBD2A782379FDE27FDC4E61A13700AEDEF4AE73D29E80287147817D233F69E4"},
@@ -25,6 +26,7 @@ func TestDeriveInsecureKeyVectors(t *testing.T) {
 // last word, multi-block seeds, spill block); it must stay deterministic
 // and produce the requested length.
 func TestDeriveInsecureKeyShapes(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 3, 4, 47, 48, 49, 55, 56, 57, 63, 64, 65, 130} {
 		seed := []byte(strings.Repeat("s", n))
 		for _, size := range []int{1, 16, 20, 21, 32, 64} {
@@ -41,6 +43,7 @@ func TestDeriveInsecureKeyShapes(t *testing.T) {
 }
 
 func TestEncryptVectors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ plain, enc string }{
 		{"0.5,0.5", "A3B7B9427C4ABA1306B67EE0A2B330FC"},
 		{"WLAN", "70E64B6009261E23085996D7F3785F4C"},
@@ -64,6 +67,7 @@ func TestEncryptVectors(t *testing.T) {
 }
 
 func TestEncryptRoundTripOtherSeed(t *testing.T) {
+	t.Parallel()
 	for _, plain := range []string{"", "x", "exactly16bytes!!", "搜索设置 ${var} \"q\"", strings.Repeat("a", 100)} {
 		enc := Encrypt("my-team-seed", plain)
 		if enc == Encrypt(DefaultSeed, plain) {
@@ -80,6 +84,7 @@ func TestEncryptRoundTripOtherSeed(t *testing.T) {
 }
 
 func TestEmptySeedIsPlainText(t *testing.T) {
+	t.Parallel()
 	if got := Encrypt("", "WLAN"); got != "WLAN" {
 		t.Errorf("Encrypt with empty seed = %q", got)
 	}
@@ -89,6 +94,7 @@ func TestEmptySeedIsPlainText(t *testing.T) {
 }
 
 func TestDecryptFailures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, value, seed string }{
 		{"plain text", "WLAN", DefaultSeed},
 		{"not hex", "ZZ4287CE5CF1D64E46B63D442C8F898E", DefaultSeed},
@@ -101,6 +107,7 @@ func TestDecryptFailures(t *testing.T) {
 		{"bad padding", "0BF1ED67E2091631E9BA056D4A8BBB3900000000000000000000000000000000", DefaultSeed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := Decrypt(tc.seed, tc.value)
 			if tc.name == "wrong seed" && err == nil && got == "WLAN" {
 				t.Fatal("decrypted with the wrong seed")
@@ -120,6 +127,7 @@ func TestDecryptFailures(t *testing.T) {
 
 // Java's toByte ignores a trailing odd digit.
 func TestDecryptOddHexIgnoresLastDigit(t *testing.T) {
+	t.Parallel()
 	got, err := Decrypt(DefaultSeed, "70E64B6009261E23085996D7F3785F4C7")
 	if err != nil || got != "WLAN" {
 		t.Errorf("got %q, %v", got, err)

@@ -20,6 +20,7 @@ var pages = []string{"docs/error-codes.md", "docs/verification.md", "docs/manage
 // backquotes, on one of the pages. The simulator's codes are the device's
 // and have their own table.
 func TestEveryErrorCodeIsDocumented(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

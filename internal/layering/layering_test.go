@@ -62,6 +62,7 @@ var ranks = map[string]int{
 var simAllowed = []string{"protocol", "adbwire", "casefile", "clock", "canonjson", "internal/lazyregexp"}
 
 func TestImportsPointDownward(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package lazyregexp
 import "testing"
 
 func TestCompilesOnFirstUse(t *testing.T) {
+	t.Parallel()
 	r := New(`^(\d+)-(\w+)$`)
 	if r.re != nil {
 		t.Fatal("compiled before first use")
@@ -19,6 +20,7 @@ func TestCompilesOnFirstUse(t *testing.T) {
 }
 
 func TestBadPatternPanicsOnUse(t *testing.T) {
+	t.Parallel()
 	r := New(`(`)
 	defer func() {
 		if recover() == nil {

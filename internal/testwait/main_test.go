@@ -6,6 +6,7 @@ import (
 )
 
 func TestParallelRaisesTheDefaultOnly(t *testing.T) {
+	t.Parallel()
 	f := flag.Lookup("test.parallel")
 	old := f.Value.String()
 	t.Cleanup(func() { _ = flag.Set("test.parallel", old) })

@@ -6,6 +6,7 @@ import (
 )
 
 func TestUntilReturnsOnceTheConditionHolds(t *testing.T) {
+	t.Parallel()
 	n := 0
 	Until(t, time.Second, "three checks", func() bool { n++; return n == 3 })
 	if n != 3 {
@@ -26,6 +27,7 @@ func (f *failing) Fatalf(format string, args ...any) {
 }
 
 func TestUntilFailsAfterTheTimeout(t *testing.T) {
+	t.Parallel()
 	f := &failing{TB: t}
 	defer func() {
 		if r := recover(); r != f || f.msg == "" {

@@ -3,6 +3,7 @@ package textclip
 import "testing"
 
 func TestRunes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		n    int

@@ -105,6 +105,7 @@ func submission(key string) map[string]any {
 }
 
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	a := start(t, filepath.Join(t.TempDir(), "m.sqlite"), nil)
 
 	h := a.do("GET", "/health", nil, "Authorization", "").want(t, 200, "")
@@ -197,6 +198,7 @@ func TestRoutes(t *testing.T) {
 }
 
 func TestAuthAndBodies(t *testing.T) {
+	t.Parallel()
 	a := start(t, filepath.Join(t.TempDir(), "m.sqlite"), nil)
 	routes := [][2]string{{"GET", "/v1/devices"}, {"POST", "/v1/devices"}, {"POST", "/v1/tasks"}, {"GET", "/v1/tasks/t"},
 		{"GET", "/v1/tasks/t/events"}, {"GET", "/v1/tasks/t/report"}, {"POST", "/v1/tasks/t/cancel"}, {"POST", "/v1/recover"},
@@ -221,6 +223,7 @@ func TestAuthAndBodies(t *testing.T) {
 		{"over 1 MiB", []byte(`{"a":"` + strings.Repeat("x", controlplane.MaxBody) + `"}`)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a.do("POST", "/v1/recover", c.body).want(t, 400, controlplane.CodeInvalidRequest)
 		})
 	}
@@ -230,6 +233,7 @@ func TestAuthAndBodies(t *testing.T) {
 // The owner token survives a restart of the server on the same database
 // (only its hash is stored), and River's dashboard is behind the token.
 func TestRestartAndDashboard(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "m.sqlite")
 	a := start(t, path, nil)
 	body := submission("restart-1")
@@ -263,6 +267,7 @@ func TestRestartAndDashboard(t *testing.T) {
 // A plan validator plugged in (the verification engine's) runs on HTTP
 // submissions as on the CLI's.
 func TestPlanValidatorRuns(t *testing.T) {
+	t.Parallel()
 	reject := func(any) error {
 		return fault.New(fault.Invalid, "plan_unreachable_checkpoint", "checkpoint c1 is never reached")
 	}
@@ -274,6 +279,7 @@ func TestPlanValidatorRuns(t *testing.T) {
 }
 
 func TestBindAndToken(t *testing.T) {
+	t.Parallel()
 	for _, bind := range []string{"0.0.0.0", "192.168.1.2", "::", "example.com", ""} {
 		if _, err := controlplane.Listen(bind, 0); fault.CodeOf(err) != controlplane.CodeUnsafeBind {
 			t.Errorf("bind %q: %v", bind, err)

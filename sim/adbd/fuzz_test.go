@@ -225,6 +225,7 @@ func (d *memDevice) DialTCP(context.Context, int) (net.Conn, error) {
 // TestMemDeviceSync keeps the fuzz helper honest: a push then pull through
 // serveSync round-trips.
 func TestMemDeviceSync(t *testing.T) {
+	t.Parallel()
 	dev := newMemDevice()
 	in := append(pushBytes("/sdcard/f", 0o100644, []byte("abc"), 5), syncReq(adbwire.SyncRECV, "/sdcard/f")...)
 	var out bytes.Buffer

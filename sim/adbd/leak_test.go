@@ -12,6 +12,7 @@ import (
 // expects the goroutine count back at its starting level: every service,
 // pump and pipe goroutine must end with its stream.
 func TestNoGoroutineLeaks(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	time.Sleep(50 * time.Millisecond)
 	before := runtime.NumGoroutine()

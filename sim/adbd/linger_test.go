@@ -15,6 +15,7 @@ import (
 // loses the output it has not read yet: a large `logcat -d` through the
 // server front failed that way with "connection reset by peer".
 func TestServerCloseDoesNotResetUnreadInput(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "127.0.0.1:5601")
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<14) // 256 KiB
 	if err := os.WriteFile(dev.hostPath("/sdcard/big"), big, 0o644); err != nil {

@@ -84,6 +84,7 @@ func query(t *testing.T, s *Server, req string) string {
 }
 
 func TestServerHostQueries(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "127.0.0.1:5601")
 	s := startServer(t, dev)
 	tests := []struct{ req, want string }{
@@ -118,6 +119,7 @@ func TestServerHostQueries(t *testing.T) {
 }
 
 func TestServerNoDevices(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for req, want := range map[string]string{
 		"host:devices":       "OKAY0000",
@@ -135,6 +137,7 @@ func TestServerNoDevices(t *testing.T) {
 }
 
 func TestServerShellV2(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "127.0.0.1:5601")
 	s := startServer(t, dev)
 	c := dialServer(t, s)
@@ -154,6 +157,7 @@ func TestServerShellV2(t *testing.T) {
 }
 
 func TestServerTransportForms(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	s := startServer(t, dev)
 	for _, sw := range []string{"host:transport:SIM0001", "host:transport-any", "host:transport-local", "host:transport-id:1"} {
@@ -190,6 +194,7 @@ func TestServerTransportForms(t *testing.T) {
 }
 
 func TestServerSync(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	s := startServer(t, dev)
 	c := dialServer(t, s)
@@ -222,6 +227,7 @@ func TestServerSync(t *testing.T) {
 }
 
 func TestServerMultipleDevicesAndStates(t *testing.T) {
+	t.Parallel()
 	a, b := newFakeDevice(t, "SIM0001"), newFakeDevice(t, "SIM0002")
 	s := startServer(t, a, b)
 	if got, want := query(t, s, "host:transport-any"), "FAIL001dmore than one device/emulator"; got != want {
@@ -273,8 +279,10 @@ func TestServerMultipleDevicesAndStates(t *testing.T) {
 }
 
 func TestServerKickMidCall(t *testing.T) {
+	t.Parallel()
 	for _, fault := range []string{"remove", "offline", "kick"} {
 		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
 			dev := newFakeDevice(t, "SIM0001")
 			s := startServer(t, dev)
 			c := dialServer(t, s)
@@ -305,6 +313,7 @@ func TestServerKickMidCall(t *testing.T) {
 }
 
 func TestServerForward(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "127.0.0.1:5601")
 	s := startServer(t, dev)
 	c := dialServer(t, s)
@@ -352,6 +361,7 @@ func TestServerForward(t *testing.T) {
 }
 
 func TestServerTrackAndWait(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	s := startServer(t, dev)
 	track := dialServer(t, s)
@@ -380,6 +390,7 @@ func TestServerTrackAndWait(t *testing.T) {
 }
 
 func TestServerKill(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, newFakeDevice(t, "SIM0001"))
 	if got := query(t, s, "host:kill"); got != "OKAY" {
 		t.Fatalf("kill: %q", got)
@@ -397,6 +408,7 @@ func TestServerKill(t *testing.T) {
 }
 
 func TestSplitSerial(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, serial, cmd string }{
 		{"127.0.0.1:5601:features", "127.0.0.1:5601", "features"},
 		{"SIM0001:forward:tcp:0;tcp:23342", "SIM0001", "forward:tcp:0;tcp:23342"},

@@ -58,6 +58,7 @@ func parseRecv(t *testing.T, b []byte) (content []byte, fail string, maxChunk in
 }
 
 func TestSyncPushPull3MiB(t *testing.T) {
+	t.Parallel()
 	h, dev, _ := connectedHost(t)
 	content := pattern(3 << 20)
 	const remote = "/sdcard/Android/data/com.example.app/files/big.bin"
@@ -119,6 +120,7 @@ func TestSyncPushPull3MiB(t *testing.T) {
 }
 
 func TestSyncMissingAndErrors(t *testing.T) {
+	t.Parallel()
 	h, dev, _ := connectedHost(t)
 	if err := os.MkdirAll(dev.hostPath("/data/local/tmp/dir"), 0o755); err != nil {
 		t.Fatal(err)
@@ -187,6 +189,7 @@ func readDents(t *testing.T, s *testStream, v2 bool) []string {
 }
 
 func TestSyncProtocolErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		input []byte
@@ -200,6 +203,7 @@ func TestSyncProtocolErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			h, _, _ := connectedHost(t)
 			s, err := h.open("sync:")
 			if err != nil {

@@ -37,6 +37,7 @@ func connectedHost(t *testing.T, opts ...AdbdOption) (*testHost, *fakeDevice, *A
 }
 
 func TestHandshake(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	a := startAdbd(t, dev)
 	wantBanner := "device::ro.product.name=simphone;ro.product.model=SimPhone;ro.product.device=sim;features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir"
@@ -54,6 +55,7 @@ func TestHandshake(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			h := dialHost(t, a.Addr())
 			m := h.connect(tc.version, tc.maxData)
 			if m.Arg0 != tc.wantVersion || m.Arg1 != tc.wantMax {
@@ -83,6 +85,7 @@ func TestHandshake(t *testing.T) {
 }
 
 func TestAcceptsAnyChecksumAndNULVariants(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	a := startAdbd(t, dev)
 	h := dialHost(t, a.Addr())
@@ -110,6 +113,7 @@ func TestAcceptsAnyChecksumAndNULVariants(t *testing.T) {
 }
 
 func TestStreamTrafficBeforeHandshakeIgnored(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	a := startAdbd(t, dev)
 	h := dialHost(t, a.Addr())
@@ -124,6 +128,7 @@ func TestStreamTrafficBeforeHandshakeIgnored(t *testing.T) {
 }
 
 func TestShellV2(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	s, err := h.open("shell,v2,TERM=xterm,raw:echo out; echo err >&2; exit 3")
 	if err != nil {
@@ -150,6 +155,7 @@ func TestShellV2(t *testing.T) {
 }
 
 func TestShellV2StdinSplitAcrossMessages(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	s, err := h.open("shell,v2,raw:cat")
 	if err != nil {
@@ -171,6 +177,7 @@ func TestShellV2StdinSplitAcrossMessages(t *testing.T) {
 }
 
 func TestShellV1ExecAndPty(t *testing.T) {
+	t.Parallel()
 	h, dev, _ := connectedHost(t)
 	tests := []struct {
 		service, want, cmd string
@@ -196,6 +203,7 @@ func TestShellV1ExecAndPty(t *testing.T) {
 }
 
 func TestRefusedServices(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	for _, svc := range []string{"abb:activity\x00start", "bogus", "shell", "tcp:1", "tcp:23342:example.com", "tcp:x", "jdwp:1"} {
 		if _, err := h.open(svc); err != errRefused {
@@ -213,6 +221,7 @@ func TestRefusedServices(t *testing.T) {
 }
 
 func TestUnknownIDsIgnored(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	h.send(message{Command: cmdOKAY, Arg0: 7, Arg1: 999})
 	h.send(message{Command: cmdWRTE, Arg0: 7, Arg1: 999, Data: []byte("x")})
@@ -232,6 +241,7 @@ func TestUnknownIDsIgnored(t *testing.T) {
 }
 
 func TestFlowControl(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	a := startAdbd(t, dev)
 	h := dialHost(t, a.Addr())
@@ -265,6 +275,7 @@ func TestFlowControl(t *testing.T) {
 }
 
 func TestLargeWritesUseMaxPayload(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	const total = 3_000_000
 	s, err := h.open(fmt.Sprintf("exec:blob %d", total))
@@ -283,6 +294,7 @@ func TestLargeWritesUseMaxPayload(t *testing.T) {
 }
 
 func TestConcurrentStreams(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	const n = 24
 	streams := make([]*testStream, n)
@@ -318,6 +330,7 @@ func TestConcurrentStreams(t *testing.T) {
 }
 
 func TestTCPService(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	s, err := h.open("tcp:23342")
 	if err != nil {
@@ -331,6 +344,7 @@ func TestTCPService(t *testing.T) {
 }
 
 func TestDropMidCall(t *testing.T) {
+	t.Parallel()
 	h, _, a := connectedHost(t)
 	s, err := h.open("shell,v2,raw:echo started; sleep 30")
 	if err != nil {
@@ -358,6 +372,7 @@ func TestDropMidCall(t *testing.T) {
 }
 
 func TestOfflineRejectsConnections(t *testing.T) {
+	t.Parallel()
 	dev := newFakeDevice(t, "SIM0001")
 	a := startAdbd(t, dev)
 	a.SetOnline(false)
@@ -377,6 +392,7 @@ func TestOfflineRejectsConnections(t *testing.T) {
 }
 
 func TestClientCloseStopsCommand(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	s, err := h.open("shell,v2,raw:sleep 30; echo never")
 	if err != nil {
@@ -395,7 +411,9 @@ func TestClientCloseStopsCommand(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	t.Run("any", func(t *testing.T) {
+		t.Parallel()
 		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(AuthAny))
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
@@ -409,6 +427,7 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("never", func(t *testing.T) {
+		t.Parallel()
 		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(AuthNever))
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
@@ -425,6 +444,7 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("SetAuth applies to new handshakes", func(t *testing.T) {
+		t.Parallel()
 		a := startAdbd(t, newFakeDevice(t, "S"))
 		a.SetAuth(AuthNever)
 		h := dialHost(t, a.Addr())
@@ -434,6 +454,7 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("none ignores AUTH", func(t *testing.T) {
+		t.Parallel()
 		h, _, _ := connectedHost(t)
 		h.send(message{Command: cmdAUTH, Arg0: authSignature, Data: make([]byte, 256)})
 		s, err := h.open("exec:echo ok")
@@ -447,6 +468,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestReconnectDropsStreams(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	s, err := h.open("shell,v2,raw:sleep 30")
 	if err != nil {
@@ -468,6 +490,7 @@ func TestReconnectDropsStreams(t *testing.T) {
 }
 
 func TestEmulatorPortsRefused(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"127.0.0.1:5555", "127.0.0.1:5585", "127.0.0.1:5570"} {
 		if _, err := ListenAdbd(context.Background(), addr, newFakeDevice(t, "S")); err == nil {
 			t.Errorf("%s accepted", addr)
@@ -476,6 +499,7 @@ func TestEmulatorPortsRefused(t *testing.T) {
 }
 
 func TestOversizedMessageDropsConnection(t *testing.T) {
+	t.Parallel()
 	h, _, _ := connectedHost(t)
 	hdr := appendHeader(nil, message{Command: cmdWRTE, Arg0: 1, Arg1: 1}, false)
 	binary.LittleEndian.PutUint32(hdr[12:], maxPayload+1)

@@ -15,6 +15,7 @@ import (
 // TestDefaultAppsInstalled checks the phone a zero Config boots: the stock
 // apps installed, the launcher in front.
 func TestDefaultAppsInstalled(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	solo, ok := p.App(SoloPiPackage)
 	if !ok {
@@ -30,6 +31,7 @@ func TestDefaultAppsInstalled(t *testing.T) {
 }
 
 func TestCounterTransitions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		taps   []string
@@ -45,6 +47,7 @@ func TestCounterTransitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := newTestPhone(t)
 			launch(t, p, "com.example.counter")
 			for _, id := range tt.taps {
@@ -69,6 +72,7 @@ func TestCounterTransitions(t *testing.T) {
 }
 
 func TestCounterStateLostOnForceStop(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.counter")
 	tapNode(t, p, byID(t, p, "increment_button"))
@@ -85,6 +89,7 @@ func TestCounterStateLostOnForceStop(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		user, pass string
 		welcome    bool
@@ -97,6 +102,7 @@ func TestLogin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s", tt.user, tt.pass), func(t *testing.T) {
+			t.Parallel()
 			p := newTestPhone(t)
 			launch(t, p, "com.example.login")
 			if hasID(p, "error_text") {
@@ -153,6 +159,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestPasswordFieldIsMasked(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.login")
 	pw := byID(t, p, "password")
@@ -186,6 +193,7 @@ func listItems(p *Phone) []*ui.Node {
 }
 
 func TestListScrolling(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.list")
 	list := byID(t, p, "com.example.list:id/list")
@@ -261,6 +269,7 @@ func TestListScrolling(t *testing.T) {
 }
 
 func TestLauncherIconsAndNavigation(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	w := p.ActiveWindow()
 	icon := w.Root.Find(func(n *ui.Node) bool { return n.Kind == "icon" && n.Text == "Counter" })
@@ -304,6 +313,7 @@ func TestLauncherIconsAndNavigation(t *testing.T) {
 }
 
 func TestAdbSchemeActivityHandler(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	var got []Intent
 	var fgDuring string
@@ -369,6 +379,7 @@ func TestAdbSchemeActivityHandler(t *testing.T) {
 }
 
 func TestProcessEvents(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	var evts []string
 	cancel := p.OnProcess(func(pkg string, alive bool) { evts = append(evts, fmt.Sprintf("%s=%t", pkg, alive)) })
@@ -382,6 +393,7 @@ func TestProcessEvents(t *testing.T) {
 }
 
 func TestInstallCustomApp(t *testing.T) {
+	t.Parallel()
 	spec, err := appspec.LoadApp([]byte(`{"package":"org.test.toggle","label":"Toggle","launcherActivity":".Main",
 		"vars":{"on":false},
 		"screens":[{"activity":".Main","root":{"children":[
@@ -415,6 +427,7 @@ func TestInstallCustomApp(t *testing.T) {
 }
 
 func TestScreenScaling(t *testing.T) {
+	t.Parallel()
 	p := New(Config{Width: 720, Height: 1560}, nil)
 	launch(t, p, "com.example.counter")
 	b := byID(t, p, "reset_button").Bounds

@@ -12,6 +12,7 @@ import (
 // tree snapshots, screenshots, the shell, the file system and logcat. Run
 // with -race.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.counter")
 	inc := byID(t, p, "increment_button")
@@ -49,6 +50,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestWaitChange(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	v := p.Version()
 	done := make(chan uint64)
@@ -83,6 +85,7 @@ func TestWaitChange(t *testing.T) {
 }
 
 func TestLongPressAndSwipeGestures(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.list")
 	item := listItems(p)[1]

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFSLargeFile(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	data := make([]byte, 5<<20)
 	for i := range data {
@@ -46,6 +47,7 @@ func TestFSLargeFile(t *testing.T) {
 }
 
 func TestPhoneFileMethodsForAdbd(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	if err := p.WriteFile("/sdcard/Android/data/com.alipay.hulu/files/harness-import/r.json", 0o644, time.Time{}, bytes.NewReader([]byte("[]"))); err != nil {
 		t.Fatalf("push into missing dirs: %v", err)

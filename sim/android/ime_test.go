@@ -9,6 +9,7 @@ import (
 )
 
 func TestIMEFocusMakesMultiWindow(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.login")
 	if roots := p.AccessibilityRoots(); len(roots) != 1 || roots[0].Kind != ui.WindowApp || p.MultiWindow() {
@@ -80,6 +81,7 @@ func TestIMEFocusMakesMultiWindow(t *testing.T) {
 }
 
 func TestTransientOverlay(t *testing.T) {
+	t.Parallel()
 	// A slower clock than usual: 10 s simulated is 100 ms real, long enough
 	// to look at the overlay before it expires, even on a loaded machine.
 	p := New(Config{}, clock.NewScaled(100))

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLogcatBounded(t *testing.T) {
+	t.Parallel()
 	p := New(Config{LogcatLines: 50}, nil)
 	for i := 0; i < 500; i++ {
 		p.Log('I', "Spam", fmt.Sprintf("line %d", i))
@@ -31,6 +32,7 @@ func TestLogcatBounded(t *testing.T) {
 }
 
 func TestLogFormats(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	p.ClearLogcat()
 	launch(t, p, "com.example.counter")

@@ -28,6 +28,7 @@ func colorAt(img image.Image, x, y int) color.RGBA {
 }
 
 func TestScreenshotDeterministic(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.counter")
 	a, err := p.Screenshot()
@@ -64,6 +65,7 @@ func TestScreenshotDeterministic(t *testing.T) {
 }
 
 func TestScreenshotColoursAndText(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.login")
 	img := decodePNG(t, must(p.Screenshot()))
@@ -119,6 +121,7 @@ func must(b []byte, err error) []byte {
 }
 
 func TestScreenshotFault(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	boom := errors.New("boom")
 	p.SetScreenshotFault(boom, 5*time.Second)
@@ -136,6 +139,7 @@ func TestScreenshotFault(t *testing.T) {
 }
 
 func TestScreenshotSmallScreen(t *testing.T) {
+	t.Parallel()
 	p := New(Config{Width: 480, Height: 1040}, nil)
 	img := decodePNG(t, must(p.Screenshot()))
 	if img.Bounds().Dx() != 480 || img.Bounds().Dy() != 1040 {

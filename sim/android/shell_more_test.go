@@ -12,6 +12,7 @@ import (
 // TestShellMoreCommands covers the less central commands, one table row
 // each: output (regexp) and exit status.
 func TestShellMoreCommands(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.counter")
 	tapNode(t, p, byID(t, p, "increment_button"))
@@ -94,6 +95,7 @@ func TestShellMoreCommands(t *testing.T) {
 }
 
 func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	mustSh(t, p, "ime enable com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME")
 	if p.CurrentIME() != AdbIME {
@@ -169,6 +171,7 @@ func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
 }
 
 func TestSDKDependentAmOutput(t *testing.T) {
+	t.Parallel()
 	p := New(Config{SDK: 36, AndroidVersion: "16"}, nil)
 	out := mustSh(t, p, "am start -W -n com.example.counter/.MainActivity")
 	if strings.Contains(out, "ThisTime") || !strings.Contains(out, "LaunchState: COLD") {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestShellQuotingPassesURIWhole(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	var got Intent
 	p.RegisterActivityHandler("com.alipay.hulu/.common.scheme.AdbSchemeActivity", func(_ context.Context, in Intent) error {
@@ -42,6 +43,7 @@ func TestShellQuotingPassesURIWhole(t *testing.T) {
 }
 
 func TestShellHostileStringsRoundTrip(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	hostile := []string{"with spaces", "'", "''", `\'`, `"`, "$HOME", "`id`", "$(id)", ";&&|", "*", "",
 		"-n", "line1\nline2", "tab\there", `back\slash`, "ünïcödé 中文", `{"json":[1,2]}`, "%s", "trailing ",
@@ -76,6 +78,7 @@ func TestShellHostileStringsRoundTrip(t *testing.T) {
 }
 
 func TestShellLanguage(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	tests := []struct {
 		cmd, out, err string
@@ -130,6 +133,7 @@ func parseAm(t *testing.T, out string) []amBlock {
 }
 
 func TestAmStartWait(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	comp := "com.example.counter/com.example.counter.MainActivity"
 	out := mustSh(t, p, "am start -W -n "+comp)
@@ -171,6 +175,7 @@ func TestAmStartWait(t *testing.T) {
 }
 
 func TestAmStartTimingStatistics(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	totals := map[string][]int{}
 	for _, pkg := range []string{"com.example.counter", "com.example.login"} {
@@ -214,6 +219,7 @@ func mean(v []int) float64 {
 }
 
 func TestAmStartTakesSimulatedTime(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewScaled(1000)
 	p := New(Config{}, clk)
 	start := clk.Now()
@@ -234,6 +240,7 @@ func TestAmStartTakesSimulatedTime(t *testing.T) {
 }
 
 func TestAmErrors(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	tests := []struct {
 		cmd, stdout, stderr string
@@ -259,6 +266,7 @@ func TestAmErrors(t *testing.T) {
 }
 
 func TestShellCommandFormats(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	mustSh(t, p, "monkey -p com.example.counter -c android.intent.category.LAUNCHER 1")
 	tests := []struct {
@@ -313,6 +321,7 @@ func TestShellCommandFormats(t *testing.T) {
 }
 
 func TestShellInputDrivesUI(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	mustSh(t, p, "monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
 	u := byID(t, p, "username")
@@ -335,6 +344,7 @@ func TestShellInputDrivesUI(t *testing.T) {
 }
 
 func TestAdbKeyboardBroadcast(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	launch(t, p, "com.example.login")
 	tapNode(t, p, byID(t, p, "username"))
@@ -384,6 +394,7 @@ func TestAdbKeyboardBroadcast(t *testing.T) {
 }
 
 func TestScreencapAndLogcatCommands(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	r := sh(t, p, "screencap -p")
 	if r.rc != 0 || !strings.HasPrefix(r.out, "\x89PNG\r\n\x1a\n") {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestStalledCommandWaitsForReleaseOrItsCaller(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	if err := p.StallCommand("screencap", 0); err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestStalledCommandWaitsForReleaseOrItsCaller(t *testing.T) {
 }
 
 func TestStalledCommandWithADelay(t *testing.T) {
+	t.Parallel()
 	p := newTestPhone(t)
 	p.Log('I', "Tag", "a line")
 	if err := p.StallCommand("logcat", 30*time.Second); err != nil {

@@ -62,6 +62,7 @@ func TestNewClientPort(t *testing.T) {
 }
 
 func TestDeviceSelection(t *testing.T) {
+	t.Parallel()
 	off := phone("offline-1")
 	off.state = "offline"
 	unauth := phone("unauth-1")
@@ -90,6 +91,7 @@ func TestDeviceSelection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := newFakeServer(t, tc.devs...)
 			d, err := s.client(t).Device(testCtx(t), tc.serial)
 			if tc.want == nil {
@@ -124,6 +126,7 @@ func TestDeviceSelection(t *testing.T) {
 }
 
 func TestConnectFailureText(t *testing.T) {
+	t.Parallel()
 	s := newFakeServer(t, phone("127.0.0.1:5601"))
 	c := s.client(t)
 	ctx := testCtx(t)
@@ -147,8 +150,10 @@ func TestConnectFailureText(t *testing.T) {
 }
 
 func TestShellV2(t *testing.T) {
+	t.Parallel()
 	for _, split := range []bool{false, true} {
 		t.Run(fmt.Sprint("split=", split), func(t *testing.T) {
+			t.Parallel()
 			p := phone("a")
 			p.splitWrites = split
 			s := newFakeServer(t, p)
@@ -174,6 +179,7 @@ func TestShellV2(t *testing.T) {
 }
 
 func TestShellCommandTooLong(t *testing.T) {
+	t.Parallel()
 	s := newFakeServer(t, phone("a"))
 	d := mustDevice(t, s.client(t), "a")
 	_, _, _, err := d.Shell(testCtx(t), "echo "+strings.Repeat("x", 70_000))
@@ -183,6 +189,7 @@ func TestShellCommandTooLong(t *testing.T) {
 }
 
 func TestShellV1Fallback(t *testing.T) {
+	t.Parallel()
 	p := phone("old")
 	p.features = nil // Android < 7: no shell_v2, no stat_v2
 	s := newFakeServer(t, p)
@@ -206,6 +213,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestExecBinary(t *testing.T) {
+	t.Parallel()
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 	for i := 0; i < 256; i++ {
 		png = append(png, byte(i), '\n', '\r')
@@ -229,6 +237,7 @@ func TestExecBinary(t *testing.T) {
 // The server closes the stream in the middle of a shell v2 packet and the
 // device disappears: the call must end with ErrDeviceGone, not hang.
 func TestDeviceGoneMidShell(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	s := newFakeServer(t, p)
 	d := mustDevice(t, s.client(t), "a")
@@ -260,6 +269,7 @@ func TestDeviceGoneMidShell(t *testing.T) {
 }
 
 func TestDeviceGoneMidPull(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	s := newFakeServer(t, p)
 	d := mustDevice(t, s.client(t), "a")
@@ -282,6 +292,7 @@ func TestDeviceGoneMidPull(t *testing.T) {
 // Exec's raw stream has no end marker: an early EOF is detected by asking
 // the server afterwards.
 func TestDeviceGoneMidExec(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	s := newFakeServer(t, p)
 	d := mustDevice(t, s.client(t), "a")
@@ -297,6 +308,7 @@ func TestDeviceGoneMidExec(t *testing.T) {
 }
 
 func TestDeviceGoneBetweenCalls(t *testing.T) {
+	t.Parallel()
 	s := newFakeServer(t, phone("a"))
 	d := mustDevice(t, s.client(t), "a")
 	s.setDevices()
@@ -313,6 +325,7 @@ func TestDeviceGoneBetweenCalls(t *testing.T) {
 }
 
 func TestContextCancelMidCall(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	s := newFakeServer(t, p)
 	d := mustDevice(t, s.client(t), "a")
@@ -345,6 +358,7 @@ func TestContextCancelMidCall(t *testing.T) {
 }
 
 func TestServerUnreachable(t *testing.T) {
+	t.Parallel()
 	port := freePort(t)
 	c, err := NewClient(WithPort(port), WithoutServerStart())
 	if err != nil {
@@ -388,6 +402,7 @@ func fakeAdb(t *testing.T, body string) (path, marker string) {
 }
 
 func TestStartServerFails(t *testing.T) {
+	t.Parallel()
 	adb, marker := fakeAdb(t, "echo 'cannot bind listener: Address already in use' >&2\nexit 1\n")
 	port := freePort(t)
 	c, err := NewClient(WithPort(port), WithAdbPath(adb))
@@ -407,6 +422,7 @@ func TestStartServerFails(t *testing.T) {
 // adb start-server succeeds: the "server" (our fake, started by the test when
 // the script runs) then answers, and the call goes through.
 func TestStartServerThenRetry(t *testing.T) {
+	t.Parallel()
 	adb, marker := fakeAdb(t, "exit 0\n")
 	port := freePort(t)
 	started := make(chan struct{})
@@ -437,8 +453,10 @@ func TestStartServerThenRetry(t *testing.T) {
 }
 
 func TestPushPullRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, v2 := range []bool{true, false} {
 		t.Run(fmt.Sprint("stat_v2=", v2), func(t *testing.T) {
+			t.Parallel()
 			p := phone("a")
 			if !v2 {
 				p.features = []string{"shell_v2"}
@@ -478,6 +496,7 @@ func TestPushPullRoundTrip(t *testing.T) {
 }
 
 func TestStatMissing(t *testing.T) {
+	t.Parallel()
 	for _, v2 := range []bool{true, false} {
 		p := phone("a")
 		if !v2 {
@@ -493,6 +512,7 @@ func TestStatMissing(t *testing.T) {
 }
 
 func TestSyncFail(t *testing.T) {
+	t.Parallel()
 	s := newFakeServer(t, phone("a"))
 	d := mustDevice(t, s.client(t), "a")
 	for _, size := range []int{10, 4 << 20} {
@@ -517,6 +537,7 @@ func TestSyncFail(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	p.files["/sdcard/d/a.txt"] = &fakeFile{data: []byte("aa"), mode: 0o100644, mtime: 7}
 	p.files["/sdcard/d/b.txt"] = &fakeFile{data: []byte("b"), mode: 0o100600, mtime: 8}
@@ -537,6 +558,7 @@ func TestList(t *testing.T) {
 }
 
 func TestDialTCP(t *testing.T) {
+	t.Parallel()
 	echo, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -603,6 +625,7 @@ func TestDialTCP(t *testing.T) {
 }
 
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	s := newFakeServer(t, phone("a"))
 	d := mustDevice(t, s.client(t), "a")
 	errs := make(chan error, 32)
@@ -625,6 +648,7 @@ func TestConcurrentCalls(t *testing.T) {
 // The server itself dies mid-call: that is not the device's fault, and the
 // error says so.
 func TestServerDiesMidCall(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	s := newFakeServer(t, p)
 	d := mustDevice(t, s.client(t), "a")
@@ -661,6 +685,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 // A local write failure during Pull is the caller's problem, not the
 // device's: it must not be reported as ErrDeviceGone.
 func TestPullLocalWriteError(t *testing.T) {
+	t.Parallel()
 	p := phone("a")
 	p.files["/sdcard/f"] = &fakeFile{data: []byte("data"), mode: 0o100644}
 	s := newFakeServer(t, p)

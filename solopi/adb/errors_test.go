@@ -10,6 +10,7 @@ import (
 
 // Every error kind renders a message naming the problem and a next step.
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	devs := []DeviceInfo{{Serial: "a", State: "device"}, {Serial: "b", State: "offline"}}
 	for _, tc := range []struct {
 		err  error

@@ -8,6 +8,7 @@ import (
 )
 
 func TestShellJoin(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -34,6 +35,7 @@ func TestShellJoin(t *testing.T) {
 // The quoting must survive a real POSIX sh (the device's mksh behaves the
 // same for single quotes): each argument comes back byte for byte.
 func TestShellJoinRoundTripSh(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Fatalf("a POSIX sh is needed to check quoting: %v", err)

@@ -54,6 +54,7 @@ func rawServer(t *testing.T, convs ...[]step) *Client {
 }
 
 func TestWireVersion(t *testing.T) {
+	t.Parallel()
 	c := rawServer(t, []step{{"000chost:version", "OKAY00040029"}})
 	v, err := c.Version(context.Background())
 	if err != nil || v != 41 {
@@ -62,6 +63,7 @@ func TestWireVersion(t *testing.T) {
 }
 
 func TestWireDevicesL(t *testing.T) {
+	t.Parallel()
 	c := rawServer(t,
 		[]step{{"000ehost:devices-l", "OKAY0058127.0.0.1:5601         device product:simphone model:SimPhone device:sim transport_id:1\n"}},
 		[]step{{"000ehost:devices-l", "OKAY0000"}},
@@ -82,6 +84,7 @@ func TestWireDevicesL(t *testing.T) {
 }
 
 func TestWireConnect(t *testing.T) {
+	t.Parallel()
 	c := rawServer(t,
 		[]step{{"001bhost:connect:127.0.0.1:5601", "OKAY001bconnected to 127.0.0.1:5601"}},
 		[]step{{"001bhost:connect:127.0.0.1:5690", "OKAY0039failed to connect to '127.0.0.1:5690': Connection refused"}},
@@ -110,6 +113,7 @@ func TestWireConnect(t *testing.T) {
 // The shell v2 exchange as captured from Debian's adb 29.0.6, with our
 // request (no TERM).
 func TestWireShellV2(t *testing.T) {
+	t.Parallel()
 	cmd := "echo out; echo err >&2; exit 3"
 	c := rawServer(t, []step{
 		{"0020host:tport:serial:127.0.0.1:5601", "OKAY\x01\x00\x00\x00\x00\x00\x00\x00"},
@@ -124,6 +128,7 @@ func TestWireShellV2(t *testing.T) {
 }
 
 func TestWireTransportErrors(t *testing.T) {
+	t.Parallel()
 	c := rawServer(t,
 		[]step{{"0018host:tport:serial:nosuch", "FAIL0019device 'nosuch' not found"}},
 		[]step{{"0018host:tport:serial:nosuch", "FAIL000edevice offline"}},
@@ -146,6 +151,7 @@ func TestWireTransportErrors(t *testing.T) {
 
 // An old server without host:tport gets the documented host:transport.
 func TestWireTransportFallback(t *testing.T) {
+	t.Parallel()
 	c := rawServer(t,
 		[]step{{"0017host:tport:serial:emu-1", "FAIL0014unknown host service"}},
 		[]step{{"0014host:transport:emu-1", "OKAY"}, {"000bexec:echo x", "OKAYx\n"}},

@@ -589,6 +589,7 @@ func TestAgentStartLiveTokenConflict(t *testing.T) {
 }
 
 func TestAgentActInterruptAndTimeoutCancelExactSession(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"interrupt", "timeout"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

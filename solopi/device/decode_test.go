@@ -24,6 +24,7 @@ func stdDecode(b []byte) (map[string]any, bool) {
 }
 
 func TestDecodeObject(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`{}`, ` {"a":1} `, `{"n":12345678901234567890,"f":-1.5e-7,"z":0}`,
 		`{"s":"tab\tq\"u\u00e9\ud83d\ude00","k":null,"t":true,"f":false}`,

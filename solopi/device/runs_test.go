@@ -52,6 +52,7 @@ func pollOnFakeClock(t *testing.T, ctx context.Context, o PollOptions, doneAt in
 // The one poll loop: checks at once, then after pauses doubling from
 // Initial up to Interval, on the injected clock.
 func TestPollUntilPausesDoubleUpToInterval(t *testing.T) {
+	t.Parallel()
 	at, err := pollOnFakeClock(t, context.Background(), PollOptions{Timeout: time.Minute, Interval: 100 * time.Millisecond}, 6)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestPollUntilPausesDoubleUpToInterval(t *testing.T) {
 // Initial equal to Interval polls at a fixed interval; the budget ends
 // the loop with ErrPollTimeout after a last check at the deadline.
 func TestPollUntilFixedIntervalAndBudget(t *testing.T) {
+	t.Parallel()
 	at, err := pollOnFakeClock(t, context.Background(), PollOptions{Timeout: 120 * time.Millisecond, Interval: 50 * time.Millisecond, Initial: 50 * time.Millisecond}, -1)
 	if !errors.Is(err, ErrPollTimeout) {
 		t.Fatalf("err %v", err)
@@ -80,6 +82,7 @@ func TestPollUntilFixedIntervalAndBudget(t *testing.T) {
 
 // A cancelled context ends the wait with the interrupt error.
 func TestPollUntilInterrupted(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	clk := clock.NewFake(time.Unix(0, 0))
 	errc := make(chan error, 1)

@@ -3,6 +3,7 @@ package appspec
 import "testing"
 
 func TestEmbeddedAppsLoad(t *testing.T) {
+	t.Parallel()
 	apps := DefaultApps()
 	want := map[string]bool{"com.android.launcher3": false, "com.example.counter": false, "com.example.login": false,
 		"com.example.list": false, "com.alipay.hulu": false, "com.android.adbkeyboard": false}

@@ -56,6 +56,7 @@ func sha256Hex(b []byte) string {
 }
 
 func TestFileCommands(t *testing.T) {
+	t.Parallel()
 	sh := newTestShell()
 	steps := []struct {
 		cmd, out, err string
@@ -104,6 +105,7 @@ func TestFileCommands(t *testing.T) {
 }
 
 func TestShellStdinAndInteractive(t *testing.T) {
+	t.Parallel()
 	sh := newTestShell()
 	r := runIn(t, sh, "cat > /sdcard/in.txt && wc -c /sdcard/in.txt", []byte("pushed via stdin"))
 	if r.rc != 0 || r.out != "16 /sdcard/in.txt\n" {
@@ -120,6 +122,7 @@ func TestShellStdinAndInteractive(t *testing.T) {
 }
 
 func TestFSShellRedirectionStaysVirtual(t *testing.T) {
+	t.Parallel()
 	sh := newTestShell()
 	// A redirect to a host path must not create anything on the host.
 	if r := run(t, sh, "echo x > /tmp/solopi-sim-should-not-exist"); r.rc == 0 {

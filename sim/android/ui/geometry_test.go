@@ -6,6 +6,7 @@ import (
 )
 
 func TestRect(t *testing.T) {
+	t.Parallel()
 	r := Rect{Left: 10, Top: 20, Right: 110, Bottom: 70}
 	if r.String() != "[10,20][110,70]" || r.Width() != 100 || r.Height() != 50 || r.CenterX() != 60 || r.CenterY() != 45 {
 		t.Errorf("%v: size %dx%d centre (%d,%d)", r, r.Width(), r.Height(), r.CenterX(), r.CenterY())

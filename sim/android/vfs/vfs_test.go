@@ -12,6 +12,7 @@ import (
 )
 
 func TestFSAliasesAndSemantics(t *testing.T) {
+	t.Parallel()
 	f := New(clock.NewScaled(1))
 	mtime := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 	if err := f.MkdirAll("/sdcard/Android/data/com.x/files/a", 0o771); err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCSVFileNameAndCharsets(t *testing.T) {
+	t.Parallel()
 	got := csvFileName(perfSeries{name: "全局占用", source: "CPU", unit: "%"}, 1000, 5000)
 	if got != "全局占用_CPU_6544bc10cd3c6cc3_1000_5000.csv" {
 		t.Errorf("name: %s", got)
