@@ -25,7 +25,8 @@ import (
 // search_path selects a new schema).
 type Fresh func(t *testing.T) string
 
-// Run runs the whole suite.
+// Run runs the whole suite, its cases in parallel: fresh must give each a
+// database of its own.
 func Run(t *testing.T, fresh Fresh) {
 	for _, c := range []struct {
 		name string
@@ -56,6 +57,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"Retention", testRetention},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // every case has its own database
 			c.fn(t, newHarness(t, fresh(t)))
 		})
 	}

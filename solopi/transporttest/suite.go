@@ -32,7 +32,8 @@ type Fixture struct {
 	Scratch string
 }
 
-// Run runs the whole suite against the fixture made by newFixture.
+// Run runs the whole suite, its cases in parallel, each against its own
+// fixture made by newFixture (so fixtures must not share a device).
 func Run(t *testing.T, newFixture func(t *testing.T) Fixture) {
 	tests := []struct {
 		name string
@@ -52,6 +53,7 @@ func Run(t *testing.T, newFixture func(t *testing.T) Fixture) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // every case has its own fixture
 			f := newFixture(t)
 			tc.fn(t, f)
 		})
