@@ -22,6 +22,9 @@ const (
 	StateDevice       State = "device"
 	StateOffline      State = "offline"
 	StateUnauthorized State = "unauthorized"
+	// StateRecovery is a device booted into recovery: listed, but not a
+	// device a host runs its work on.
+	StateRecovery State = "recovery"
 )
 
 // serverVersion is ADB_SERVER_VERSION 41, which Debian's 29.0.6 and current
@@ -168,7 +171,7 @@ func (s *Server) Remove(serial string) error {
 // connections, like a transport going offline does.
 func (s *Server) SetState(serial string, st State) error {
 	switch st {
-	case StateDevice, StateOffline, StateUnauthorized:
+	case StateDevice, StateOffline, StateUnauthorized, StateRecovery:
 	default:
 		return fmt.Errorf("adbd: unsupported state %q", st)
 	}

@@ -163,3 +163,28 @@ func TestWireTransportFallback(t *testing.T) {
 		t.Fatalf("Exec = %q, %v", out, err)
 	}
 }
+
+// An adbd that cannot create the file answers FAIL at once and hangs up
+// without reading the data (as adbd did before it learnt to drain): our
+// next write fails, and the FAIL already received is what we report.
+func TestWirePushRefusedAtOnce(t *testing.T) {
+	t.Parallel()
+	const spec = "/system/x,33188"
+	fail := "FAIL\x27\x00\x00\x00couldn't create file: Permission denied"
+	conv := []step{
+		{"0013host:tport:serial:a", "OKAY\x01\x00\x00\x00\x00\x00\x00\x00"},
+		{"0005sync:", "OKAY"},
+		{"SEND\x0f\x00\x00\x00" + spec, fail},
+	}
+	// A large push fails writing its data; a tiny one may get as far as
+	// DONE (or its reply).
+	c := rawServer(t, conv, conv)
+	d := &Device{c: c, serial: "a"}
+	for _, size := range []int{8 << 20, 10} {
+		err := d.Push(context.Background(), bytes.NewReader(make([]byte, size)), "/system/x", 0o644, time.Now())
+		var se *SyncError
+		if !errors.As(err, &se) || se.Msg != "couldn't create file: Permission denied" || se.Path != "/system/x" {
+			t.Fatalf("Push of %d bytes = %v, want the device's FAIL", size, err)
+		}
+	}
+}
