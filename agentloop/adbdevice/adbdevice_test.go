@@ -4,94 +4,54 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"io"
-	"io/fs"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/coord"
-	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/android"
+	"github.com/solopi-dev/solopi/sim/android/appspec"
 )
 
-// shellTransport is a device.Transport that records shell commands and
-// answers the few the adb device sends.
-type shellTransport struct {
-	mu        sync.Mutex
-	cmds      []string
-	ime       string
-	noAdbKB   bool
-	kbEnabled bool
-	png       []byte
+// simPhone starts a simulated phone (its shell answers input, ime,
+// settings and am as Android does; ADB Keyboard is installed unless
+// withoutAdbKeyboard) and returns it with the commands it ran from now on.
+func simPhone(t *testing.T, withoutAdbKeyboard bool) *sim.Device {
+	t.Helper()
+	o := sim.Options{Serial: "sim-adbdevice", TimeScale: 100}
+	if withoutAdbKeyboard {
+		for _, a := range appspec.DefaultApps() {
+			if a.Package != "com.android.adbkeyboard" {
+				o.Phone.Apps = append(o.Phone.Apps, a)
+			}
+		}
+	}
+	d := sim.New(o)
+	t.Cleanup(func() { d.Close() })
+	return d
 }
 
-func (s *shellTransport) Serial() string { return "fake-adb" }
-func (s *shellTransport) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cmds = append(s.cmds, cmd)
-	switch {
-	case cmd == "settings get secure default_input_method":
-		return []byte(s.ime + "\n"), nil, 0, nil
-	case cmd == "ime list -a -s":
-		if s.noAdbKB {
-			return []byte("com.android.inputmethod.latin/.LatinIME\n"), nil, 0, nil
-		}
-		return []byte(IME + "\ncom.android.inputmethod.latin/.LatinIME\n"), nil, 0, nil
-	case cmd == "ime enable "+IME || cmd == "ime disable "+IME:
-		if s.noAdbKB {
-			return nil, []byte("Unknown input method " + IME + " cannot be enabled for user #0\n"), 255, nil
-		}
-		verb := strings.Fields(cmd)[1] + "d"
-		was := s.kbEnabled
-		s.kbEnabled = verb == "enabled"
-		if was == s.kbEnabled {
-			return []byte("Input method " + IME + ": already " + verb + " for user #0\n"), nil, 0, nil
-		}
-		return []byte("Input method " + IME + ": now " + verb + " for user #0\n"), nil, 0, nil
-	case strings.HasPrefix(cmd, "ime set "):
-		id := strings.TrimPrefix(cmd, "ime set ")
-		if id == IME && s.noAdbKB {
-			return nil, []byte("Unknown input method com.android.adbkeyboard/.AdbIME cannot be selected for user #0\n"), 255, nil
-		}
-		s.ime = id
-		return []byte("Input method " + id + " selected for user #0\n"), nil, 0, nil
+// shellOut runs a command on the phone and returns its trimmed stdout.
+func shellOut(t *testing.T, d *sim.Device, cmd string) string {
+	t.Helper()
+	out, _, _, err := d.Shell(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return nil, nil, 0, nil
-}
-func (s *shellTransport) Exec(ctx context.Context, cmd string) ([]byte, error) {
-	if cmd != "screencap -p" {
-		return nil, errors.New("unexpected exec " + cmd)
-	}
-	return s.png, nil
-}
-func (s *shellTransport) DialTCP(context.Context, int) (net.Conn, error) {
-	return nil, errors.New("no tcp")
-}
-func (s *shellTransport) Push(context.Context, io.Reader, string, fs.FileMode, time.Time) error {
-	return errors.New("no push")
-}
-func (s *shellTransport) Pull(context.Context, string, io.Writer) error { return errors.New("no pull") }
-func (s *shellTransport) Stat(context.Context, string) (fs.FileInfo, error) {
-	return nil, fs.ErrNotExist
-}
-func (s *shellTransport) commands() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.cmds...)
+	return strings.TrimSpace(string(out))
 }
 
 func mp(x, y int) *coord.MappedPoint { return &coord.MappedPoint{Device: [2]int{x, y}} }
 
 func TestADBDeviceCommands(t *testing.T) {
 	t.Parallel()
-	scr, _ := agentloop.ScreenFromImage(fakemodel.CounterScreen("0"), time.Now())
-	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", png: scr.PNG}
+	tr := simPhone(t, false)
+	imeBefore := shellOut(t, tr, "settings get secure default_input_method")
+	n := len(tr.Commands())
 	d := New(tr)
 	ctx := context.Background()
 	s, err := d.Observe(ctx)
@@ -134,12 +94,17 @@ func TestADBDeviceCommands(t *testing.T) {
 		"ime set com.android.inputmethod.latin/.LatinIME",
 		"ime disable com.android.adbkeyboard/.AdbIME",
 	}
-	got := tr.commands()
+	var got []string
+	for _, c := range tr.Commands()[n:] {
+		if c != "screencap -p" { // the observation
+			got = append(got, c)
+		}
+	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("commands\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if tr.ime != "com.android.inputmethod.latin/.LatinIME" || tr.kbEnabled {
-		t.Errorf("input method left at %s, ADB Keyboard enabled %v", tr.ime, tr.kbEnabled)
+	if ime := shellOut(t, tr, "settings get secure default_input_method"); ime != imeBefore || strings.Contains(shellOut(t, tr, "ime list -s"), IME) {
+		t.Errorf("input method left at %s (was %s), ADB Keyboard still enabled", ime, imeBefore)
 	}
 }
 
@@ -148,24 +113,23 @@ func TestADBDeviceCommands(t *testing.T) {
 func TestADBDeviceCheckKeyboard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME"}
-	if err := New(tr).CheckKeyboard(ctx); err != nil {
+	if err := New(simPhone(t, false)).CheckKeyboard(ctx); err != nil {
 		t.Fatal(err)
 	}
-	tr = &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", noAdbKB: true}
+	tr := simPhone(t, true)
 	err := New(tr).CheckKeyboard(ctx)
 	var fe *fault.Error
 	if !errors.As(err, &fe) || fe.Code != CodeKeyboardMissing || fe.Kind != fault.Failed || !strings.Contains(fe.UserAction, "adb install") {
 		t.Fatalf("err %v", err)
 	}
-	if got := tr.commands(); len(got) != 1 || got[0] != "ime list -a -s" {
+	if got := tr.Commands(); len(got) != 1 || got[0] != "ime list -a -s" {
 		t.Fatalf("the check ran %v; it must only list input methods", got)
 	}
 }
 
 func TestADBDeviceMissingKeyboard(t *testing.T) {
 	t.Parallel()
-	tr := &shellTransport{ime: "com.android.inputmethod.latin/.LatinIME", noAdbKB: true}
+	tr := simPhone(t, true)
 	d := New(tr)
 	_, err := d.Dispatch(context.Background(), agentloop.Command{Action: action.Type, Text: "x"}, nil)
 	var de *agentloop.DeviceError
@@ -175,7 +139,7 @@ func TestADBDeviceMissingKeyboard(t *testing.T) {
 	if err := d.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range tr.commands() {
+	for _, c := range tr.Commands() {
 		if strings.HasPrefix(c, "am broadcast") {
 			t.Fatal("text was broadcast without the ADB keyboard")
 		}
@@ -184,7 +148,12 @@ func TestADBDeviceMissingKeyboard(t *testing.T) {
 
 func TestADBDeviceRejectsNonPNG(t *testing.T) {
 	t.Parallel()
-	d := New(&shellTransport{png: []byte("not a png")})
+	tr := simPhone(t, false)
+	// A screencap that prints something else (a vendor build's error).
+	if err := tr.Phone.OverrideCommand("screencap", nil, android.CommandOutput{Stdout: "not a png"}); err != nil {
+		t.Fatal(err)
+	}
+	d := New(tr)
 	if _, err := d.Observe(context.Background()); err == nil {
 		t.Fatal("accepted a non-PNG screenshot")
 	}
