@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -72,6 +73,22 @@ type Answer struct {
 // Mutations lists the data URIs of every scheme intent sent to SoloPi's
 // activities, in the order they arrived (lost ones included).
 func (d *Device) Mutations() []string { return d.mutationLog.list() }
+
+// MutationsWith lists the received data URIs that contain every part (raw,
+// as sent: query values stay percent-encoded).
+func (d *Device) MutationsWith(parts ...string) []string {
+	var out []string
+	for _, m := range d.Mutations() {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(m, p)
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // OnMutation calls fn with the data URI of every scheme intent sent to
 // SoloPi from now on, before SoloPi sees it; stop ends the calls.

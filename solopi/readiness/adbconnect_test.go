@@ -35,15 +35,7 @@ func receipt(id, state string) map[string]any {
 	return r
 }
 
-func adbMutations(dev *sim.Device) int {
-	n := 0
-	for _, m := range dev.Mutations() {
-		if strings.Contains(m, "type=adb-connect") {
-			n++
-		}
-	}
-	return n
-}
+func adbMutations(dev *sim.Device) int { return len(dev.MutationsWith("type=adb-connect")) }
 
 // connectOutcome sets what SoloPi's internal adb connection attempts do.
 func connectOutcome(dev *sim.Device, o core.AdbConnectOutcome, delay time.Duration) *sim.Device {

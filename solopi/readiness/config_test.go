@@ -81,13 +81,7 @@ func TestConfigSetEveryWritableKey(t *testing.T) {
 			if !res.Confirmed || !res.Success || string(got) != v.want || res.Config["key"] != k.Key {
 				t.Fatalf("%+v (actual %s)", res, got)
 			}
-			sent := 0
-			for _, mut := range dev.Mutations() {
-				if strings.HasPrefix(mut, "solopi://startaction/config?action=set&key="+k.Key+"&value=") {
-					sent++
-				}
-			}
-			if sent != 1 {
+			if sent := len(dev.MutationsWith("solopi://startaction/config?action=set&key=" + k.Key + "&value=")); sent != 1 {
 				t.Fatalf("%d mutations for %s: %v", sent, k.Key, dev.Mutations())
 			}
 		})

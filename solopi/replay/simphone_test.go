@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,19 +82,7 @@ func (p *simPhone) addCase(name, steps string) {
 
 // mutations counts the mutations the device received whose URI contains
 // every part.
-func (p *simPhone) mutations(parts ...string) int {
-	n := 0
-	for _, m := range p.dev.Mutations() {
-		ok := true
-		for _, s := range parts {
-			ok = ok && strings.Contains(m, s)
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
-}
+func (p *simPhone) mutations(parts ...string) int { return len(p.dev.MutationsWith(parts...)) }
 
 // autoStart is the device's KEY_REPLAY_AUTO_START.
 func (p *simPhone) autoStart() bool {

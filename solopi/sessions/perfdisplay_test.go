@@ -47,7 +47,7 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 	res, err = StopPerfDisplay(context.Background(), f.device(), "mine", ssFast)
 	m = ssExpect(t, "perf-display-stop", res, err, fault.Failed)
 	ssWantCode(t, m, CodeSessionMismatch)
-	if st := displayState(t, f); f.mutationCount("action=stop") != 0 || st != "running" {
+	if st := f.state("performance", "mode", "display", "action", "status"); f.mutationCount("action=stop") != 0 || st != "running" {
 		t.Fatalf("another owner's lease was stopped")
 	}
 	// A new monitor is refused while that lease is active.
@@ -107,14 +107,4 @@ func TestPerfDisplayFailedStartIsExit2(t *testing.T) {
 	if m["state"] != "failed" || m["error"] != "Another performance session is already running" {
 		t.Fatalf("failed display = %v", m)
 	}
-}
-
-// displayState is the performance display session's state on the device.
-func displayState(t *testing.T, f *simPhone) string {
-	t.Helper()
-	o, err := f.d.Query(context.Background(), "performance", device.P("mode", "display", "action", "status"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.Str("state")
 }

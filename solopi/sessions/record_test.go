@@ -8,7 +8,6 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func recordStart(f *simPhone) (*SessionResult, error) {
@@ -123,7 +122,7 @@ func TestRecordStartInterruptStopsOurSession(t *testing.T) {
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || m["sessionId"] == "" {
 		t.Fatalf("interrupt output = %v", m)
 	}
-	if st := recordingState(t, f); st != "stopped" {
+	if st := f.state("record", "recordMode", "status"); st != "stopped" {
 		t.Fatalf("the recording was left %v", st)
 	}
 }
@@ -193,14 +192,4 @@ func TestRecordStartRefusesUnknownTargetApp(t *testing.T) {
 	if len(f.dev.Mutations()) != 0 {
 		t.Fatalf("a mutation was sent for an unknown target app")
 	}
-}
-
-// recordingState is the recording session's state on the device.
-func recordingState(t *testing.T, f *simPhone) string {
-	t.Helper()
-	o, err := f.d.Query(context.Background(), "record", device.P("recordMode", "status"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.Str("state")
 }

@@ -62,18 +62,16 @@ func (p *simPhone) file(path string) []byte {
 }
 
 // mutationCount counts the mutations whose URI contains every part.
-func (p *simPhone) mutationCount(parts ...string) int {
-	n := 0
-	for _, m := range p.dev.Mutations() {
-		ok := true
-		for _, s := range parts {
-			ok = ok && strings.Contains(m, s)
-		}
-		if ok {
-			n++
-		}
+func (p *simPhone) mutationCount(parts ...string) int { return len(p.dev.MutationsWith(parts...)) }
+
+// state is the state a session status query shows now.
+func (p *simPhone) state(action string, params ...string) string {
+	p.t.Helper()
+	o, err := p.d.Query(context.Background(), action, device.P(params...))
+	if err != nil {
+		p.t.Fatal(err)
 	}
-	return n
+	return o.Str("state")
 }
 
 // ran reports whether a command starting with prefix ran on the device.

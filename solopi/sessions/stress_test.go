@@ -63,7 +63,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	g.slowStarts()
 	res, err = stressStart(g, context.Background(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
 	m = ssExpect(t, "stress-start", res, err, fault.Timeout)
-	if st := stressState(t, g); g.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || st != "stopped" {
+	if st := g.state("stress", "action", "status"); g.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || st != "stopped" {
 		t.Fatalf("timeout left stress %v: %v", st, m)
 	}
 	// Interrupt: stopped.
@@ -71,7 +71,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	h.slowStarts()
 	res, err = stressStart(h, h.cancelOn("action=start"), ssFast)
 	m = ssExpect(t, "stress-start", res, err, fault.Interrupted)
-	if st := stressState(t, h); st != "stopped" || m["cleanup"].(map[string]any)["success"] != true {
+	if st := h.state("stress", "action", "status"); st != "stopped" || m["cleanup"].(map[string]any)["success"] != true {
 		t.Fatalf("interrupt left stress %v: %v", st, m)
 	}
 	// A contract violation after the start: still stopped.
@@ -109,16 +109,6 @@ func TestStressValidator(t *testing.T) {
 		{"missing memory", `{"success":true,"kind":"stress","sessionId":"a","state":"running","active":true,"terminal":false,"cpuCount":1,"cpuPercent":20}`, false},
 		{"terminal flag", `{"success":true,"kind":"stress","sessionId":"a","state":"stopped","active":false,"terminal":false,"cpuCount":1,"cpuPercent":20,"memory":0}`, false},
 	})
-}
-
-// stressState is the stress session's state on the device.
-func stressState(t *testing.T, f *simPhone) string {
-	t.Helper()
-	o, err := f.d.Query(context.Background(), "stress", device.P("action", "status"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.Str("state")
 }
 
 // waitState polls a session status query until the device shows state.
