@@ -16,6 +16,7 @@ var secretCase = caseWith(`[
 ]`)
 
 func TestEncryptedAndInputParams(t *testing.T) {
+	t.Parallel()
 	c := mustParse(t, secretCase)
 	want := []ParamRef{{"a", "localClickPos"}, {"a", "text"}, {"b", "assertInputContent"}, {"b", "assertMode"}, {"b", "extra"}, {"c", "text"}}
 	if got := EncryptedParams(c); !slices.Equal(got, want) {
@@ -40,6 +41,7 @@ func TestEncryptedAndInputParams(t *testing.T) {
 }
 
 func TestParamValues(t *testing.T) {
+	t.Parallel()
 	// The device's snapshot: decrypted, encrypt:false everywhere; the
 	// refs say which values were secret.
 	snap := mustParse(t, caseWith(`[

@@ -66,6 +66,7 @@ func TestPatternSearchMatchesPython(t *testing.T) {
 }
 
 func TestPatternRejectsWhatPythonRejects(t *testing.T) {
+	t.Parallel()
 	for p, msg := range map[string]string{
 		`x(?i)y`:           "global flags not at the start of the expression at position 1",
 		`(?<=a+)b`:         "look-behind requires fixed-width pattern",
@@ -88,6 +89,7 @@ func TestPatternRejectsWhatPythonRejects(t *testing.T) {
 }
 
 func TestUnsupportedPatternIsRefusedNotGuessed(t *testing.T) {
+	t.Parallel()
 	_, err := CompilePattern(`(?ai)(k)\1`)
 	if !errors.Is(err, ErrUnsupportedPattern) || errors.Is(err, ErrPattern) {
 		t.Errorf("CompilePattern = %v, want ErrUnsupportedPattern", err)
@@ -97,6 +99,7 @@ func TestUnsupportedPatternIsRefusedNotGuessed(t *testing.T) {
 // A search that runs out of time is no answer: not_tested, never a pass
 // or a failure.
 func TestEvaluationTimeoutIsNotTested(t *testing.T) {
+	t.Parallel()
 	o, err := NewUI(Selector{"resourceId": "dup"}, "text", "matches", `(a*)*b`)
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/sim/clock"
 )
 
 // AnswerFault makes SoloPi's query channel answer like a buggy, older or

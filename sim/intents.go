@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim/android"
-	"github.com/solopi-dev/solopi/sim/soloapp"
 )
 
 // MutationFault loses or delays the mutations (scheme intents delivered to
@@ -63,7 +63,7 @@ func (d *Device) ClearMutationFaults() {
 // take returns the fault that applies to an intent, if any (spending one
 // of its uses).
 func (fs *intentFaults) take(uri string) *MutationFault {
-	u := soloapp.ParseSchemeURI(uri)
+	u := protocol.ParseMutationURI(uri)
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, g := range fs.faults {

@@ -11,6 +11,7 @@ import (
 // A matches pattern Python 3.11 refuses is invalid_oracle; one it accepts
 // that the evaluator cannot run exactly is unsupported_oracle.
 func TestMatchesPatternRefusals(t *testing.T) {
+	t.Parallel()
 	for pattern, code := range map[string]string{
 		`x(?i)y`:     CodeInvalidOracle,
 		`(?<=a+)b`:   CodeInvalidOracle,

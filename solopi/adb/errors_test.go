@@ -59,6 +59,7 @@ func TestErrorMessages(t *testing.T) {
 // SEND carries a regular file or a symlink, 0644 when no permission is
 // given.
 func TestSendMode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode fs.FileMode
 		want uint32

@@ -134,7 +134,7 @@ func TestAgentSimPlantedTokenStaysOut(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, c := simAgentClient(ctx, t, "sim-agent-secret")
+	_, c := simAgentClient(t, counterPkg)
 	const planted = "planted-owner-token-0123456789"
 	tok, err := ParseOwnerToken(planted)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/sim/android/ui"
-	"github.com/solopi-dev/solopi/sim/soloapp"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -71,7 +70,7 @@ func foreground(dev *sim.Device) string {
 func agentMutations(dev *sim.Device, typ string) []map[string]string {
 	var out []map[string]string
 	for _, m := range dev.Mutations() {
-		u := soloapp.ParseSchemeURI(m)
+		u := protocol.ParseMutationURI(m)
 		if len(u.Segments) == 1 && u.Segments[0] == protocol.ActionAgent && (typ == "" || u.Params[protocol.ParamType] == typ) {
 			out = append(out, u.Params)
 		}
