@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
 // query asks the device's control port one question, as a host would, and
@@ -160,13 +163,7 @@ func TestMutationFaultLosesAndDelaysIntents(t *testing.T) {
 	if !strings.Contains(value(), `"value":true`) {
 		t.Fatal("a delayed mutation arrived at once")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(value(), `"value":false`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the delayed mutation never arrived")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, 10*time.Second, "the delayed mutation", func() bool { return strings.Contains(value(), `"value":false`) })
 	if len(got) != 2 || len(d.Mutations()) != 2 || got[0] != setURI {
 		t.Fatalf("observed %v, logged %v", got, d.Mutations())
 	}
@@ -265,4 +262,18 @@ func importCounterCase(d *Device, name, steps string) error {
 	}
 	_, _, _, err := d.Shell(context.Background(), "am start -W -n com.alipay.hulu/com.alipay.hulu.common.scheme.AdbSchemeActivity -a android.intent.action.VIEW -d 'solopi://startaction/harness?type=case-import&requestId=r1&path="+dir+"/c.json'")
 	return err
+}
+
+// A long-running device remembers its newest commands only.
+func TestCommandLogKeepsTheNewest(t *testing.T) {
+	t.Parallel()
+	var l eventLog[string]
+	l.keep = true
+	for i := range logCap + 10 {
+		l.add(fmt.Sprint(i))
+	}
+	got := l.list()
+	if len(got) != logCap || got[0] != "10" || got[len(got)-1] != fmt.Sprint(logCap+9) {
+		t.Fatalf("%d entries from %s to %s", len(got), got[0], got[len(got)-1])
+	}
 }

@@ -10,7 +10,12 @@ import (
 // sent and for tests that act at the moment something arrives (another
 // client stepping in, an operator pressing Ctrl-C).
 
-// eventLog records events in order and tells its watchers about each.
+// logCap bounds what a device remembers: a long `sim serve` keeps the
+// newest entries only.
+const logCap = 4096
+
+// eventLog records events in order (the newest logCap) and tells its
+// watchers about each.
 type eventLog[T any] struct {
 	mu       sync.Mutex
 	keep     bool
@@ -22,6 +27,9 @@ type eventLog[T any] struct {
 func (l *eventLog[T]) add(e T) {
 	l.mu.Lock()
 	if l.keep {
+		if len(l.entries) == logCap {
+			l.entries = append(l.entries[:0], l.entries[1:]...)
+		}
 		l.entries = append(l.entries, e)
 	}
 	watchers := make([]func(T), 0, len(l.watchers))
@@ -70,8 +78,9 @@ type Answer struct {
 	Body   []byte
 }
 
-// Mutations lists the data URIs of every scheme intent sent to SoloPi's
-// activities, in the order they arrived (lost ones included).
+// Mutations lists the data URIs of the scheme intents sent to SoloPi's
+// activities (the newest 4096), in the order they arrived, lost ones
+// included.
 func (d *Device) Mutations() []string { return d.mutationLog.list() }
 
 // MutationsWith lists the received data URIs that contain every part (raw,
@@ -94,8 +103,8 @@ func (d *Device) MutationsWith(parts ...string) []string {
 // SoloPi from now on, before SoloPi sees it; stop ends the calls.
 func (d *Device) OnMutation(fn func(uri string)) (stop func()) { return d.mutationLog.watch(fn) }
 
-// Commands lists every command run through the in-process front (Shell
-// and Exec), in order.
+// Commands lists the commands run through the in-process front (Shell and
+// Exec; the newest 4096), in order.
 func (d *Device) Commands() []string { return d.commandLog.list() }
 
 // OnCommand calls fn with every command run through the in-process front
