@@ -234,14 +234,10 @@ func TestSessionStartupTimeout(t *testing.T) {
 	dev := notStarting(t)
 	o := fastSession()
 	o.StartupTimeout = 300 * time.Millisecond
-	start := time.Now()
 	_, err := device.OpenSession(context.Background(), dev, o)
 	e := wantCode(t, err, device.CodeControlNotReady, fault.Transport)
 	if e.Details["lastError"] == nil {
 		t.Error("no lastError")
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("startup timeout took %s", d)
 	}
 }
 
@@ -308,12 +304,10 @@ func TestSessionInterrupted(t *testing.T) {
 	time.AfterFunc(100*time.Millisecond, cancel)
 	o := fastSession()
 	o.StartupTimeout = 10 * time.Second
-	start := time.Now()
+	// A poll that ignored the cancellation would end at StartupTimeout
+	// with control_service_not_ready instead.
 	_, err := device.OpenSession(ctx, dev, o)
 	wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
-	if time.Since(start) > 2*time.Second {
-		t.Error("the readiness poll did not stop on cancellation")
-	}
 }
 
 func TestParseVersionName(t *testing.T) {

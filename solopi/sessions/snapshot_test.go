@@ -15,7 +15,7 @@ import (
 // ssFast are test budgets: a short poll interval, and a timeout far above
 // what a session on the simulator's fast clock needs even on a loaded
 // machine (the tests of a timeout set their own).
-var ssFast = SessionTimings{Timeout: 10 * time.Second, Interval: 5 * time.Millisecond}
+var ssFast = SessionTimings{Timeout: 30 * time.Second, Interval: 5 * time.Millisecond}
 
 // passed stands for "no failure" where tests compare an outcome's kind.
 const passed fault.Kind = 255
