@@ -172,7 +172,6 @@ func (r *realAdb) waitState(serial, want string) {
 }
 
 func TestInteropRealAdb(t *testing.T) {
-	t.Parallel()
 	srv := startRealAdb(t)
 	dev := newFakeDevice(t, "")
 	a := startAdbd(t, dev)
@@ -180,7 +179,6 @@ func TestInteropRealAdb(t *testing.T) {
 	srv.connect(serial, "device")
 
 	t.Run("devices -l", func(t *testing.T) {
-		t.Parallel()
 		res := srv.adb("devices", "-l")
 		want := fmt.Sprintf("%-22s device product:simphone model:SimPhone device:sim transport_id:", serial)
 		if !strings.Contains(res.stdout, want) {
@@ -189,7 +187,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("shell v2 exit code and streams", func(t *testing.T) {
-		t.Parallel()
 		res := srv.adb("-s", serial, "shell", "echo out; echo err >&2; exit 3")
 		if res.code != 3 || res.stdout != "out\n" || res.stderr != "err\n" {
 			t.Errorf("got %+v", res)
@@ -200,7 +197,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("shell stdin", func(t *testing.T) {
-		t.Parallel()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		input := string(pattern(300000))
@@ -211,7 +207,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("shell v1", func(t *testing.T) {
-		t.Parallel()
 		res := srv.adb("-s", serial, "shell", "-x", "echo hi; exit 4")
 		// Shell v1 carries no exit code: adb reports 0.
 		if res.code != 0 || res.stdout != "hi\n" {
@@ -220,7 +215,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("exec-out binary", func(t *testing.T) {
-		t.Parallel()
 		res := srv.adb("-s", serial, "exec-out", "screencap", "-p")
 		if res.code != 0 || res.stdout != string(fakePNG) {
 			t.Errorf("exec-out: code %d, %q", res.code, res.stdout)
@@ -231,7 +225,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("push pull 5 MiB", func(t *testing.T) {
-		t.Parallel()
 		dir := t.TempDir()
 		content := pattern(5 << 20)
 		local := filepath.Join(dir, "big.bin")
@@ -277,7 +270,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("forward and HTTP", func(t *testing.T) {
-		t.Parallel()
 		res := srv.adb("-s", serial, "forward", "tcp:0", "tcp:23342")
 		port := strings.TrimSpace(res.stdout)
 		if res.code != 0 || port == "" {
@@ -297,7 +289,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("direct tcp tunnel", func(t *testing.T) {
-		t.Parallel()
 		nc, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", srv.port))
 		if err != nil {
 			t.Fatal(err)
@@ -325,7 +316,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("refused service", func(t *testing.T) {
-		t.Parallel()
 		// The client checks features before abb, so ask the server directly.
 		nc, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", srv.port))
 		if err != nil {
@@ -358,7 +348,6 @@ func TestInteropRealAdb(t *testing.T) {
 	})
 
 	t.Run("many concurrent commands", func(t *testing.T) {
-		t.Parallel()
 		errs := make(chan string, 12)
 		for i := range 12 {
 			go func() {
@@ -381,7 +370,6 @@ func TestInteropRealAdb(t *testing.T) {
 }
 
 func TestInteropDropMidCall(t *testing.T) {
-	t.Parallel()
 	srv := startRealAdb(t)
 	dev := newFakeDevice(t, "")
 	a := startAdbd(t, dev)
@@ -390,7 +378,6 @@ func TestInteropDropMidCall(t *testing.T) {
 
 	// A pull held mid-transfer by /slow: Drop must turn it into an error.
 	t.Run("pull", func(t *testing.T) {
-		t.Parallel()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		done := make(chan adbResult, 1)
@@ -418,7 +405,6 @@ func TestInteropDropMidCall(t *testing.T) {
 	// packet, so for `adb shell` only "ends promptly" can be asserted; our
 	// own client must treat the missing exit packet as the error.
 	t.Run("shell", func(t *testing.T) {
-		t.Parallel()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, srv.bin, "-P", strconv.Itoa(srv.port), "-s", serial, "shell", "echo started; sleep 60")
@@ -456,7 +442,6 @@ func TestInteropDropMidCall(t *testing.T) {
 // and the fake Server front the same questions and expects the same bytes,
 // so the Server front stays true to adb for our Go client.
 func TestInteropServerParity(t *testing.T) {
-	t.Parallel()
 	srv := startRealAdb(t)
 	devA, devB, devC := newFakeDevice(t, ""), newFakeDevice(t, ""), newFakeDevice(t, "")
 	adbdA, adbdB := startAdbd(t, devA), startAdbd(t, devB)
@@ -544,7 +529,6 @@ func sortedFeatures(reply string) string {
 // TestInteropVariants runs the real adb against devices with an old
 // protocol version (checksums everywhere), a 4 KiB payload limit, and AUTH.
 func TestInteropVariants(t *testing.T) {
-	t.Parallel()
 	srv := startRealAdb(t)
 	variants := []struct {
 		name string
@@ -555,7 +539,6 @@ func TestInteropVariants(t *testing.T) {
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			t.Parallel()
 			dev := newFakeDevice(t, "")
 			a := startAdbd(t, dev, v.opts...)
 			serial := a.Addr()
@@ -583,7 +566,6 @@ func TestInteropVariants(t *testing.T) {
 // the Adbd fault knobs: offline (SetOnline) and unauthorized (SetAuth+Drop),
 // and checks the client-visible errors.
 func TestInteropFaultStates(t *testing.T) {
-	t.Parallel()
 	srv := startRealAdb(t)
 	dev := newFakeDevice(t, "")
 	a := startAdbd(t, dev)

@@ -165,7 +165,6 @@ func (s *adbServer) waitState(t testing.TB, ctx context.Context, serial, want st
 }
 
 func TestInteropHostServices(t *testing.T) {
-	t.Parallel()
 	s := startAdbServer(t)
 	ctx := testCtx(t)
 	if v, err := s.c.Version(ctx); err != nil || v != 41 {
@@ -204,7 +203,6 @@ func TestInteropHostServices(t *testing.T) {
 }
 
 func TestInteropShell(t *testing.T) {
-	t.Parallel()
 	s := startAdbServer(t)
 	_, d := s.attach(t)
 	ctx := testCtx(t)
@@ -227,7 +225,6 @@ func TestInteropShell(t *testing.T) {
 }
 
 func TestInteropPushPullExec(t *testing.T) {
-	t.Parallel()
 	s := startAdbServer(t)
 	a, d := s.attach(t)
 	ctx := testCtx(t)
@@ -284,7 +281,6 @@ func TestInteropPushPullExec(t *testing.T) {
 }
 
 func TestInteropTunnel(t *testing.T) {
-	t.Parallel()
 	s := startAdbServer(t)
 	a, d := s.attach(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 200_000) // 3.2 MB body
@@ -327,7 +323,6 @@ func TestInteropTunnel(t *testing.T) {
 }
 
 func TestInteropConcurrent(t *testing.T) {
-	t.Parallel()
 	s := startAdbServer(t)
 	a, d := s.attach(t)
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -378,7 +373,6 @@ func TestInteropConcurrent(t *testing.T) {
 // the server has it offline or forgets it; once it is back (the server
 // reconnects), the same Device works again.
 func TestInteropDeviceVanishes(t *testing.T) {
-	t.Parallel()
 	s := startAdbServer(t)
 	a, d := s.attach(t)
 	ctx := testCtx(t)
