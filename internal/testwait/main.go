@@ -13,9 +13,15 @@ import (
 // idle while two of them sleep.
 func Parallel(n int) {
 	flag.Parse() // the testing flags; m.Run parses them again, harmlessly
+	raiseParallel(flag.CommandLine, n)
+}
+
+// raiseParallel sets fs's test.parallel to max(n, GOMAXPROCS) unless it
+// was given.
+func raiseParallel(fs *flag.FlagSet, n int) {
 	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(n, runtime.GOMAXPROCS(0))))
+		_ = fs.Set("test.parallel", strconv.Itoa(max(n, runtime.GOMAXPROCS(0))))
 	}
 }

@@ -2,21 +2,41 @@ package testwait
 
 import (
 	"flag"
+	"io"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
 func TestParallelRaisesTheDefaultOnly(t *testing.T) {
 	t.Parallel()
-	f := flag.Lookup("test.parallel")
-	old := f.Value.String()
-	t.Cleanup(func() { _ = flag.Set("test.parallel", old) })
-	Parallel(64)
-	if f.Value.String() != "64" {
-		t.Fatalf("-parallel is %s after Parallel(64)", f.Value)
+	flags := func(args ...string) (*flag.FlagSet, *int) {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		p := fs.Int("test.parallel", runtime.GOMAXPROCS(0), "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return fs, p
 	}
-	// Now the value is set: an explicit value wins.
-	Parallel(2)
-	if f.Value.String() != "64" {
-		t.Fatalf("-parallel is %s after a second Parallel", f.Value)
+	fs, p := flags()
+	raiseParallel(fs, 64)
+	if *p != 64 {
+		t.Fatalf("-parallel is %d after raising it to 64", *p)
+	}
+	fs, p = flags()
+	raiseParallel(fs, 1) // never below GOMAXPROCS
+	if *p != runtime.GOMAXPROCS(0) {
+		t.Fatalf("-parallel is %d, GOMAXPROCS is %d", *p, runtime.GOMAXPROCS(0))
+	}
+	fs, p = flags("-test.parallel=3")
+	raiseParallel(fs, 64)
+	if *p != 3 {
+		t.Fatalf("an explicit -parallel=3 became %d", *p)
+	}
+	// The command line's own: whatever it holds, Parallel leaves it valid.
+	Parallel(1)
+	if n, err := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); err != nil || n < 1 {
+		t.Fatalf("-parallel is %v", flag.Lookup("test.parallel").Value)
 	}
 }

@@ -201,7 +201,7 @@ func TestAdbConnectTimeout(t *testing.T) {
 	dev := connectOutcome(adbMissing(t), core.AdbConnectHang, 0)
 	s := openTestSession(t, dev)
 	o := fastAdbConnect()
-	o.ConnectTimeout = 150 * time.Millisecond
+	o.ConnectTimeout = time.Second // long enough to have polled a receipt
 	_, err := AdbConnect(context.Background(), s, o)
 	e := wantCode(t, err, CodeAdbConnectTimeout, fault.Timeout)
 	if e.Details["requestId"] != testRequestID || e.Details["lastReceipt"] == nil || e.UserAction == "" {
