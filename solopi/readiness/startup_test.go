@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android"
@@ -170,15 +170,14 @@ func TestStartupInterruptedDuringSleep(t *testing.T) {
 	dev := newSimDevice(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Ctrl-C during the 10 s pause after the first launch.
-	var once sync.Once
-	stop := dev.OnCommand(func(cmd string) {
-		if strings.HasPrefix(cmd, "am start -W") {
-			once.Do(func() { time.AfterFunc(time.Second, cancel) })
+	// Ctrl-C during the pause after the first launch.
+	pauses := clock.NewFake(time.Now())
+	go func() {
+		if pauses.WaitForSleepers(ctx, 1) == nil {
+			cancel()
 		}
-	})
-	defer stop()
-	_, err := MeasureStartup(ctx, dev, StartupOptions{TargetPackage: "com.example.counter", Count: 2, Interval: 10 * time.Second})
+	}()
+	_, err := MeasureStartup(ctx, dev, StartupOptions{TargetPackage: "com.example.counter", Count: 2, Interval: 10 * time.Second, Clock: pauses})
 	e := wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
 	samples, _ := e.Details["completedSamples"].([]StartupSample)
 	if len(samples) != 1 || e.Details["validSampleCount"] != 1 {
