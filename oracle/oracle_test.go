@@ -17,7 +17,6 @@ import (
 // Package pyre's differential test holds the engine to a table of Python
 // results; these hold the oracle's use of it (and the issue's examples).
 func TestPatternSearchMatchesPython(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		pattern, text string
 		want          bool
@@ -66,7 +65,6 @@ func TestPatternSearchMatchesPython(t *testing.T) {
 }
 
 func TestPatternRejectsWhatPythonRejects(t *testing.T) {
-	t.Parallel()
 	for p, msg := range map[string]string{
 		`x(?i)y`:           "global flags not at the start of the expression at position 1",
 		`(?<=a+)b`:         "look-behind requires fixed-width pattern",
@@ -89,7 +87,6 @@ func TestPatternRejectsWhatPythonRejects(t *testing.T) {
 }
 
 func TestUnsupportedPatternIsRefusedNotGuessed(t *testing.T) {
-	t.Parallel()
 	_, err := CompilePattern(`(?ai)(k)\1`)
 	if !errors.Is(err, ErrUnsupportedPattern) || errors.Is(err, ErrPattern) {
 		t.Errorf("CompilePattern = %v, want ErrUnsupportedPattern", err)
@@ -99,7 +96,6 @@ func TestUnsupportedPatternIsRefusedNotGuessed(t *testing.T) {
 // A search that runs out of time is no answer: not_tested, never a pass
 // or a failure.
 func TestEvaluationTimeoutIsNotTested(t *testing.T) {
-	t.Parallel()
 	o, err := NewUI(Selector{"resourceId": "dup"}, "text", "matches", `(a*)*b`)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +112,6 @@ func TestEvaluationTimeoutIsNotTested(t *testing.T) {
 }
 
 func TestAnchored(t *testing.T) {
-	t.Parallel()
 	cases := map[string]bool{
 		`^abc$`: true, `\Aabc\Z`: true, `(?i)^abc$`: true, `^a(b|c)$`: true,
 		`abc`: false, `^abc`: false, `abc$`: false, `^a|b$`: false, `^abc\$`: false, `^[$]`: false,
@@ -147,7 +142,6 @@ const counterPage = `{"observationId":"o1","page":{"className":"android.widget.F
  "not a node"]}}`
 
 func TestEvaluate(t *testing.T) {
-	t.Parallel()
 	obs := decode(t, counterPage)
 	sel := func(kv ...any) Selector {
 		s := Selector{}
@@ -201,7 +195,6 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestPyStrOfContainers(t *testing.T) {
-	t.Parallel()
 	v := decode(t, `{"b":[1,2.5,true,null,"it's"],"a":"x"}`)
 	if got, want := pyStr(v), `{'a': 'x', 'b': [1, 2.5, True, None, "it's"]}`; got != want {
 		t.Errorf("pyStr = %s, want %s", got, want)
@@ -209,7 +202,6 @@ func TestPyStrOfContainers(t *testing.T) {
 }
 
 func TestAssertParams(t *testing.T) {
-	t.Parallel()
 	o, _ := NewUI(Selector{"text": "x"}, "description", "matches", "^a$")
 	p := o.AssertParams()
 	if p["assertMode"] != "assert_regular" || p["assertInputContent"] != "^a$" || p["assertTarget"] != "description" {
