@@ -324,6 +324,7 @@ func faults() map[string]faultFunc {
 			d.App.SetExternalStress(in.Active)
 			return nil, nil
 		},
+		"fail-replays": failReplays,
 		"drop-adb": func(f *Farm, d *Device, b []byte) (map[string]any, error) {
 			if a := f.Adbd(d.Serial()); a != nil {
 				a.Drop()

@@ -131,3 +131,22 @@ func controlFarm(t *testing.T) (*Farm, *httptest.Server) {
 	t.Cleanup(srv.Close)
 	return f, srv
 }
+
+// fail-replays takes {"caseName", "count"} strictly and answers what is due.
+func TestControlFailReplays(t *testing.T) {
+	t.Parallel()
+	f, srv := controlFarm(t)
+	url := srv.URL + "/v1/devices/sim-0001/fail-replays"
+	for _, bad := range []string{``, `{"caseName":"a"}`, `{"count":1}`, `{"caseName":"a","count":-1}`, `{"caseName":"a","count":1,"extra":true}`} {
+		if code, body := controlPost(t, url, bad); code != 400 {
+			t.Errorf("%q: HTTP %d %s, want 400", bad, code, body)
+		}
+	}
+	code, body := controlPost(t, url, `{"caseName":"login-ok","count":2}`)
+	if code != 200 || !strings.Contains(body, `"pending":2`) {
+		t.Fatalf("fail-replays: %d %s", code, body)
+	}
+	if n := f.Devices()[0].App.PendingReplayFailures("login-ok"); n != 2 {
+		t.Fatalf("%d due, want 2", n)
+	}
+}

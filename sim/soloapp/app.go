@@ -56,6 +56,8 @@ type App struct {
 	// ext is the installation-level state of the record, scan and stress
 	// resolvers (their fault knobs); it survives Restart.
 	ext ext
+	// rf holds the fail-replays knob (replay_fail.go).
+	rf replayFaults
 
 	// The feature resolvers; embedded so their control knobs are the App's.
 	*agent.Agent

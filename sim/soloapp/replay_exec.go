@@ -54,7 +54,13 @@ func (a *App) executeReplay(ctx context.Context, run *harnessRun, snap *caseSnap
 	for i := 0; failure == nil && i < len(snap.steps); i++ {
 		s := snap.steps[i]
 		log.printf("step %d (%s) %s", i, s.StepID, s.Method.ActionEnum)
-		err := a.runStep(ctx, s, maxWait, shots, i)
+		var err error
+		if i == 0 {
+			err = a.takeInjectedFailure(snap.row.name)
+		}
+		if err == nil {
+			err = a.runStep(ctx, s, maxWait, shots, i)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
