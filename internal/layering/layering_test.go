@@ -34,10 +34,11 @@ var ranks = map[string]int{
 	// the adb server client and the retrying HTTP of remote services (they
 	// wait on the clock).
 	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "schemas": 1, "solopi/adb": 1, "internal/retryhttp": 1,
+	"solopi/devicelock": 1, "history": 1,
 	"agentloop/action": 1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1,
 
 	// The device core, and the engines beside it that need no device.
-	"solopi/device": 2, "perfstats": 2, "verify": 2, "report": 2,
+	"solopi/device": 2, "perfstats": 2, "verify": 2, "report": 2, "suitereport": 2,
 	"agentloop/coord": 2, "agentloop/chat": 2,
 
 	// Feature families over the device core, the planner runtime, the
@@ -49,7 +50,7 @@ var ranks = map[string]int{
 	// console, the managed worker and control plane, test rigs over them.
 	"agentloop/adbdevice": 4, "agentloop/agentdevice": 4, "report/console": 4,
 	"solopi/agentfake": 4, "managed/controlplane": 4, "managed/worker": 4,
-	"managed/storetest": 4, "internal/counterphone": 4,
+	"managed/storetest": 4, "internal/counterphone": 4, "solopi/suite": 4,
 
 	// Verification execution over the planner and the phone.
 	"verify/execution": 5, "managed/farmbench": 5,
