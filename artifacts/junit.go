@@ -31,6 +31,8 @@ type JUnitCase struct {
 	Attachments []string
 	// SystemOut is extra text placed before the attachment lines.
 	SystemOut string
+	// Reruns are the test's other runs (junit_rerun.go).
+	Reruns []JUnitRerun
 }
 
 // JUnitProblem is the content of <failure>, <error> or <skipped>.
@@ -118,7 +120,12 @@ type XMLTestcase struct {
 	Failure    *XMLProblem    `xml:"failure,omitempty"`
 	Error      *XMLProblem    `xml:"error,omitempty"`
 	Skipped    *XMLProblem    `xml:"skipped,omitempty"`
-	SystemOut  *XMLText       `xml:"system-out,omitempty"`
+	// Surefire's rerun elements, in its schema's order.
+	RerunFailures []XMLRerun `xml:"rerunFailure"`
+	RerunErrors   []XMLRerun `xml:"rerunError"`
+	FlakyFailures []XMLRerun `xml:"flakyFailure"`
+	FlakyErrors   []XMLRerun `xml:"flakyError"`
+	SystemOut     *XMLText   `xml:"system-out,omitempty"`
 }
 
 // XMLProblem is <failure>, <error> or <skipped>.
@@ -190,18 +197,9 @@ func BuildJUnit(name string, suites ...JUnitSuite) XMLTestsuites {
 			st += tc.Duration
 			x := XMLTestcase{Name: xmlSafe(tc.Name), Classname: xmlSafe(tc.Classname), Time: seconds(tc.Duration),
 				Properties: props(tc.Properties), Failure: problem(tc.Failure), Error: problem(tc.Error), Skipped: problem(tc.Skipped)}
-			var out strings.Builder
-			if tc.SystemOut != "" {
-				out.WriteString(tc.SystemOut)
-				if !strings.HasSuffix(tc.SystemOut, "\n") {
-					out.WriteByte('\n')
-				}
-			}
-			for _, a := range tc.Attachments {
-				fmt.Fprintf(&out, "[[ATTACHMENT|%s]]\n", a)
-			}
-			if out.Len() > 0 {
-				x.SystemOut = &XMLText{Text: xmlSafe(out.String())}
+			addReruns(&x, tc.Reruns)
+			if out := attachmentLines(tc.SystemOut, tc.Attachments); out != "" {
+				x.SystemOut = &XMLText{Text: xmlSafe(out)}
 			}
 			xs.Cases = append(xs.Cases, x)
 		}

@@ -34,7 +34,7 @@ var ranks = map[string]int{
 	// the adb server client and the retrying HTTP of remote services (they
 	// wait on the clock).
 	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "schemas": 1, "solopi/adb": 1, "internal/retryhttp": 1,
-	"solopi/devicelock": 1, "history": 1,
+	"solopi/devicelock": 1,
 	"agentloop/action": 1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1,
 
 	// The device core, and the engines beside it that need no device.
@@ -44,7 +44,7 @@ var ranks = map[string]int{
 	// Feature families over the device core, the planner runtime, the
 	// managed store, the device fakes and their conformance suite.
 	"solopi/replay": 3, "solopi/agent": 3, "solopi/sessions": 3, "solopi/readiness": 3,
-	"solopi/transporttest": 3, "solopi/devicefake": 3, "agentloop": 3, "managed": 3,
+	"solopi/transporttest": 3, "solopi/devicefake": 3, "agentloop": 3, "managed": 3, "history": 3,
 
 	// Adapters that join features: the planner's devices, the live
 	// console, the managed worker and control plane, test rigs over them.
