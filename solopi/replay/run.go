@@ -58,7 +58,11 @@ type RunOptions struct {
 	// are secret: a caller that wrote the case itself (verify-run's
 	// compiled cases, which encrypt nothing) knows better than any record.
 	Encrypted *[]casefile.ParamRef
-	Progress  device.Progress
+	// CaseFingerprint, when set, binds the run to that caseFingerprint
+	// (the import the caller checked): another version of the case on
+	// the device is refused before the start (case_changed).
+	CaseFingerprint string
+	Progress        device.Progress
 }
 
 func (o *RunOptions) defaults() {
@@ -179,6 +183,9 @@ func (rs *runState) run(ctx context.Context) error {
 	}
 	rs.caseInfo = ci
 	rs.rep.Redaction = caseRedaction(o.Secrets, o.Encrypted, ci)
+	if err := o.checkBound(ci); err != nil {
+		return err
+	}
 	// 2. Local authoring policy on the device copy.
 	_, hr, err := casefile.Normalize(ci.Case, casefile.NormalizeOptions{ConfirmHighRisk: o.ConfirmHighRisk})
 	if err != nil {
