@@ -1,0 +1,246 @@
+package suite
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/testwait"
+	"github.com/solopi-dev/solopi/sim/adbd"
+	"github.com/solopi-dev/solopi/solopi/devicelock"
+	"github.com/solopi-dev/solopi/solopi/replay"
+	"github.com/solopi-dev/solopi/suitereport"
+)
+
+// A phone that fails the readiness checks is left out with its reason; the
+// suite errors only when no phone is usable.
+func TestPhonesFailingTheirChecksAreLeftOut(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 3, false)
+	ctx := context.Background()
+	if err := r.devs[1].App.SetPermission("accessibility", false); err != nil {
+		t.Fatal(err)
+	}
+	o := r.options(items(t, "ready", 100, 100, 100))
+	rep, err := Run(ctx, o)
+	if err != nil || rep.Failure() != nil {
+		t.Fatalf("%v %v", err, rep.Failure())
+	}
+	left := rep.Devices[1]
+	if left.Usable || left.LeftOut == nil || left.LeftOut.Code != replay.CodeDeviceNotReady || len(left.Timeline) != 0 {
+		t.Fatalf("sim-0002 %+v", left)
+	}
+	for _, c := range rep.Cases {
+		if c.Attempts[0].Device == "sim-0002" {
+			t.Errorf("%s ran on the phone left out", c.Name)
+		}
+	}
+	for _, d := range []int{0, 2} {
+		if err := r.devs[d].App.SetPermission("accessibility", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = Run(ctx, o)
+	e := fault.From(err)
+	if e.Code != CodeNoUsableDevice || e.Kind != fault.Failed {
+		t.Fatalf("no usable phone: %v", err)
+	}
+	if devs, _ := e.Details["devices"].([]map[string]any); len(devs) != 3 || devs[0]["errorCode"] != replay.CodeDeviceNotReady {
+		t.Fatalf("devices %v", e.Details["devices"])
+	}
+	// One phone: its own error.
+	o.Phones = r.phones[:1]
+	if _, err := Run(ctx, o); fault.CodeOf(err) != replay.CodeDeviceNotReady {
+		t.Fatalf("one phone: %v", err)
+	}
+}
+
+// A phone that goes offline in the middle of a replay is retired and its
+// case runs again on another phone as an infrastructure failure: no case
+// is lost.
+func TestDroppedPhoneLosesNoCase(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 3, true)
+	ctx := context.Background()
+	const victim = "sim-0002"
+	var once sync.Once
+	o := r.options(items(t, "drop", 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000))
+	o.ArtifactsRoot = t.TempDir()
+	o.Progress = func(e Event) {
+		if e.Serial != victim || e.Phase != "start" || e.Attempt != 1 {
+			return
+		}
+		// The victim's first case: take the phone offline once its
+		// replay is running.
+		once.Do(func() {
+			go func() {
+				d := r.localOf(victim)
+				testwait.Until(t, 30*time.Second, "a replay running on "+victim, func() bool {
+					st, err := replay.FetchReplayStatus(ctx, d)
+					return err == nil && st.Active
+				})
+				if err := r.farm.Server().SetState(victim, adbd.StateOffline); err != nil {
+					t.Error(err)
+				}
+			}()
+		})
+	}
+	rep, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts.Passed != 9 || rep.Failure() != nil {
+		t.Fatalf("counts %+v failure %v", rep.Counts, rep.Failure())
+	}
+	dropped := rep.Devices[1]
+	if dropped.Retired == nil || dropped.Retired.Code != CodePhoneDropped {
+		t.Fatalf("%s %+v", victim, dropped)
+	}
+	moved := 0
+	for _, c := range rep.Cases {
+		if len(c.Attempts) == 2 {
+			a, b := c.Attempts[0], c.Attempts[1]
+			if a.Device != victim || a.Verdict != suitereport.Error || b.Device == victim || b.Verdict != suitereport.Passed || a.EvidenceDir == b.EvidenceDir {
+				t.Errorf("%s attempts %+v", c.Name, c.Attempts)
+			}
+			moved++
+		}
+	}
+	if moved != 1 {
+		t.Fatalf("%d cases moved off the dropped phone, want 1", moved)
+	}
+	last := dropped.Timeline[len(dropped.Timeline)-1]
+	if last.Verdict != suitereport.Error {
+		t.Fatalf("the dropped phone's last slot %+v", last)
+	}
+}
+
+// Two suites given the same phones never share one: the second waits for
+// the first to release them, or, without a wait, leaves them out as
+// device_busy.
+func TestTwoSuitesNeverShareAPhone(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 2, false)
+	ctx := context.Background()
+	locks := &devicelock.Locker{Dir: t.TempDir()}
+	run := func(prefix string, wait time.Duration) (*suitereport.Report, error) {
+		o := r.options(items(t, prefix, 500, 500, 500, 500))
+		o.Locker, o.DeviceWait = locks, wait
+		return Run(ctx, o)
+	}
+	type result struct {
+		rep *suitereport.Report
+		err error
+	}
+	results := make(chan result, 2)
+	for _, p := range []string{"first", "second"} {
+		go func() { rep, err := run(p, time.Minute); results <- result{rep, err} }()
+	}
+	var reps []*suitereport.Report
+	for range 2 {
+		res := <-results
+		if res.err != nil || res.rep.Failure() != nil {
+			t.Fatalf("%v %v", res.err, res.rep.Failure())
+		}
+		reps = append(reps, res.rep)
+	}
+	for i := range r.phones {
+		a, b := reps[0].Devices[i].Timeline, reps[1].Devices[i].Timeline
+		if len(a) == 0 || len(b) == 0 {
+			continue
+		}
+		if a[0].StartedAt.After(b[0].StartedAt) {
+			a, b = b, a
+		}
+		if !a[len(a)-1].FinishedAt.Before(b[0].StartedAt) {
+			t.Errorf("%s: the suites overlap", r.phones[i].Serial)
+		}
+	}
+	held, err := locks.Acquire(ctx, "sim-0001", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	o := r.options(items(t, "busy", 100))
+	o.Phones, o.Locker = r.phones[:1], locks
+	_, err = Run(ctx, o)
+	if e := fault.From(err); e.Code != devicelock.CodeDeviceBusy || e.Details["holder"] == nil {
+		t.Fatalf("busy phone: %v", err)
+	}
+}
+
+// Ctrl-C cancels exactly the running replays, by their runIds, on every
+// phone, and keeps the finished results.
+func TestInterruptCancelsTheRunningReplays(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, 2, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	its := []Item{{Name: "quick", Case: caseOf(t, "quick", 100)}}
+	its = append(its, items(t, "long", 600000, 600000, 600000)...)
+	o := r.options(its)
+	o.ArtifactsRoot = t.TempDir()
+	var mu sync.Mutex
+	finished := 0
+	o.Progress = func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Phase == "finish" {
+			finished++
+		}
+	}
+	go func() {
+		testwait.Until(t, 60*time.Second, "two long replays running", func() bool {
+			mu.Lock()
+			done := finished
+			mu.Unlock()
+			running := 0
+			for _, d := range r.local {
+				if st, err := replay.FetchReplayStatus(ctx, d); err == nil && st.Active && st.CaseName != "quick" {
+					running++
+				}
+			}
+			return done == 1 && running == 2
+		})
+		cancel()
+	}()
+	rep, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || exitOf(rep) != 130 {
+		t.Fatalf("interrupted %v, exit %d", rep.Interrupted, exitOf(rep))
+	}
+	by := map[string]suitereport.Case{}
+	for _, c := range rep.Cases {
+		by[c.Name] = c
+	}
+	if q := by["quick"]; q.Verdict != suitereport.Passed {
+		t.Fatalf("the finished case was not kept: %+v", q)
+	}
+	cancelled := map[string]string{}
+	for _, c := range rep.Cases {
+		for _, a := range c.Attempts {
+			if a.Verdict == suitereport.Cancelled {
+				cancelled[a.Device] = a.RunID
+			}
+		}
+		if c.Name != "quick" && c.Verdict != suitereport.Skipped {
+			t.Errorf("%s is %s", c.Name, c.Verdict)
+		}
+	}
+	if len(cancelled) != 2 {
+		t.Fatalf("cancelled attempts %v", cancelled)
+	}
+	for serial, runID := range cancelled {
+		st, err := replay.FetchReplayStatus(context.Background(), r.localOf(serial))
+		if err != nil || st.RunID != runID || st.State != "cancelled" {
+			t.Errorf("%s: %+v %v, want run %s cancelled", serial, st, err, runID)
+		}
+	}
+	if rep.Counts.Skipped != 3 || rep.Counts.Passed != 1 {
+		t.Fatalf("counts %+v", rep.Counts)
+	}
+}
