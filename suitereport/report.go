@@ -10,7 +10,6 @@
 package suitereport
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
@@ -37,11 +36,6 @@ const (
 // ValidAttempt reports a verdict an attempt may have.
 func (v Verdict) ValidAttempt() bool {
 	return v == Passed || v == Failed || v == Error || v == Cancelled
-}
-
-// ValidCase reports a verdict a case may have.
-func (v Verdict) ValidCase() bool {
-	return v == Passed || v == Failed || v == Flaky || v == Error || v == Skipped
 }
 
 // CaseVerdict is the rule that turns a case's attempt verdicts, in order,
@@ -282,9 +276,4 @@ func (r *Report) Failure() *fault.Error {
 		return nil
 	}
 	return e.With("counts", c)
-}
-
-// String is a one-line summary.
-func (c Counts) String() string {
-	return fmt.Sprintf("%d cases: %d passed, %d flaky, %d failed, %d error, %d skipped", c.Cases, c.Passed, c.Flaky, c.Failed, c.Error, c.Skipped)
 }

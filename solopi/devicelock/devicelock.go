@@ -62,15 +62,6 @@ func Default() (Locker, error) {
 	return Locker{Dir: filepath.Join(cache, "solopi", "devices")}, nil
 }
 
-// Acquire takes the phone of the default locker (see Locker.Acquire).
-func Acquire(ctx context.Context, serial string, wait time.Duration) (*Lock, error) {
-	l, err := Default()
-	if err != nil {
-		return nil, err
-	}
-	return l.Acquire(ctx, serial, wait)
-}
-
 // Lock is a held phone; Release gives it back (the process's exit does
 // too).
 type Lock struct {
@@ -78,9 +69,6 @@ type Lock struct {
 	mu           sync.Mutex
 	f            *os.File
 }
-
-// Serial is the locked phone.
-func (l *Lock) Serial() string { return l.serial }
 
 // Path is the lock file.
 func (l *Lock) Path() string { return l.path }

@@ -2,11 +2,14 @@ package suite
 
 import (
 	"context"
+	"encoding/xml"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/history"
 	out "github.com/solopi-dev/solopi/outcome"
@@ -159,3 +162,21 @@ func splitPath(p string) []string {
 
 // exitOf is the report's exit code.
 func exitOf(rep *suitereport.Report) int { return out.ExitOf(rep.Failure()) }
+
+// readJUnit writes the report's JUnit to a file and parses it back.
+func readJUnit(t *testing.T, rep *suitereport.Report) artifacts.XMLTestsuites {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	if err := rep.WriteJUnit(path, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc artifacts.XMLTestsuites
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	return doc
+}

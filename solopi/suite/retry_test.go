@@ -2,7 +2,6 @@ package suite
 
 import (
 	"context"
-	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,15 +76,7 @@ func TestFlakyAndFailedCases(t *testing.T) {
 	}
 	// The JUnit: flakyFailure for login-ok, failure + rerunFailure for
 	// broken, with the first failure's screenshot attached.
-	junit := filepath.Join(t.TempDir(), "junit.xml")
-	if err := rep.WriteJUnit(junit, false); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(junit)
-	var doc artifacts.XMLTestsuites
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readJUnit(t, rep)
 	cases := map[string]artifacts.XMLTestcase{}
 	for _, c := range doc.Suites[0].Cases {
 		cases[c.Name] = c

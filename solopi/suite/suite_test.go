@@ -2,7 +2,6 @@ package suite
 
 import (
 	"context"
-	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,15 +58,7 @@ func TestSuiteAcrossFourPhones(t *testing.T) {
 		t.Fatal(err)
 	}
 	schemas.Validate(t, "suite-report", b)
-	junit := filepath.Join(t.TempDir(), "junit.xml")
-	if err := rep.WriteJUnit(junit, false); err != nil {
-		t.Fatal(err)
-	}
-	xb, _ := os.ReadFile(junit)
-	var doc artifacts.XMLTestsuites
-	if err := xml.Unmarshal(xb, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readJUnit(t, rep)
 	if len(doc.Suites) != 4 || doc.Tests != 12 || doc.Failures+doc.Errors+doc.Skipped != 0 {
 		t.Fatalf("junit %d suites, %d tests", len(doc.Suites), doc.Tests)
 	}
