@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 )
 
@@ -134,6 +136,29 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, classify(err, abs, "cannot create the history directory")
 	}
+	// Processes opening a new store together race to switch it to WAL,
+	// which SQLite answers with SQLITE_BUSY at once (no busy wait): try
+	// again, within the busy timeout.
+	rctx, cancel := context.WithTimeout(ctx, time.Duration(o.busyMs())*time.Millisecond)
+	defer cancel()
+	var s *Store
+	var last error
+	err = clock.Retry{Attempts: math.MaxInt, Backoff: clock.Backoff{Base: 10 * time.Millisecond, Max: 200 * time.Millisecond, Jitter: 0.5},
+		Retryable: func(err error) bool { return fault.CodeOf(err) == CodeLocked }}.Do(rctx, func(ctx context.Context) error {
+		s, last = openWriter(ctx, abs, o)
+		return last
+	})
+	if err != nil && last != nil && ctx.Err() == nil {
+		err = last // the busy timeout ran out between two tries
+	}
+	if err != nil {
+		return nil, classify(err, abs, "cannot open the history")
+	}
+	return s, nil
+}
+
+// openWriter opens the store for writing and migrates it.
+func openWriter(ctx context.Context, abs string, o Options) (*Store, error) {
 	db, err := sql.Open("sqlite", uri(abs, fmt.Sprintf("_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", o.busyMs())))
 	if err != nil {
 		return nil, classify(err, abs, "cannot open the history")

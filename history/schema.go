@@ -45,14 +45,11 @@ type identity struct {
 func (s *Store) identify(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }) (identity, error) {
+	// One statement, one snapshot: a writer creating the store meanwhile
+	// is seen entirely or not at all.
 	var app, version, tables int
-	if err := q.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&app); err != nil {
-		return identity{}, classify(err, s.path, "cannot read the history")
-	}
-	if err := q.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return identity{}, classify(err, s.path, "cannot read the history")
-	}
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_master)`).Scan(&app, &version, &tables); err != nil {
 		return identity{}, classify(err, s.path, "cannot read the history")
 	}
 	switch {

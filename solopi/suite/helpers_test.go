@@ -130,15 +130,17 @@ func items(t *testing.T, prefix string, ms ...int) []Item {
 	return out
 }
 
-// runOptions are replay timeouts in device time (the phones' clocks).
+// runOptions are replay timeouts in device time (the phones' clocks),
+// generous so that a loaded host does not turn a slow answer into an
+// infrastructure failure.
 func runOptions() replay.RunOptions {
-	return replay.RunOptions{AckTimeout: 15 * time.Second, RunTimeout: 20 * time.Minute, PollInterval: 200 * time.Millisecond,
-		EvidenceTimeout: 10 * time.Second, UnreachableTimeout: 10 * time.Second}
+	return replay.RunOptions{AckTimeout: time.Minute, RunTimeout: 20 * time.Minute, PollInterval: 200 * time.Millisecond,
+		EvidenceTimeout: 30 * time.Second, UnreachableTimeout: 10 * time.Second}
 }
 
 func (r *rig) options(its []Item) Options {
 	return Options{Items: its, Phones: r.phones, InfraRetries: DefaultInfraRetries, Run: runOptions(),
-		Import: replay.ImportOptions{Timeout: 15 * time.Second, PollInterval: 50 * time.Millisecond}}
+		Import: replay.ImportOptions{Timeout: time.Minute, PollInterval: 50 * time.Millisecond}}
 }
 
 func newHistory(t *testing.T) *history.Store {
