@@ -62,6 +62,15 @@ func Default() (Locker, error) {
 	return Locker{Dir: filepath.Join(cache, "solopi", "devices")}, nil
 }
 
+// Acquire takes the phone with the default locker (see Locker.Acquire).
+func Acquire(ctx context.Context, serial string, wait time.Duration) (*Lock, error) {
+	l, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	return l.Acquire(ctx, serial, wait)
+}
+
 // Lock is a held phone; Release gives it back (the process's exit does
 // too).
 type Lock struct {

@@ -320,3 +320,20 @@ func TestCommandLineHidesSecretValues(t *testing.T) {
 		t.Errorf("long command line: %d bytes", len(long))
 	}
 }
+
+// The package's Acquire takes the phone in the default directory.
+func TestAcquireUsesTheDefaultDirectory(t *testing.T) {
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	l, err := Acquire(context.Background(), "sim-0009", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if filepath.Dir(l.Path()) != filepath.Join(rt, "solopi", "devices") {
+		t.Fatalf("lock file %s", l.Path())
+	}
+	if _, err := Acquire(context.Background(), "sim-0009", 0); fault.CodeOf(err) != CodeDeviceBusy {
+		t.Fatalf("second acquisition: %v", err)
+	}
+}

@@ -57,14 +57,26 @@ func (p *phone) close() {
 func (r *runner) setUp(ctx context.Context) ([]*phone, error) {
 	phones := make([]*phone, len(r.o.Phones))
 	devs := make([]suitereport.Device, len(r.o.Phones))
-	var wg sync.WaitGroup
 	for i, in := range r.o.Phones {
 		phones[i] = &phone{index: i, serial: in.Serial}
 		devs[i] = suitereport.Device{Serial: in.Serial}
+	}
+	lockErrs := make([]error, len(phones))
+	if r.o.Locker != nil {
+		lockErrs = r.lockPhones(ctx, phones)
+	}
+	var wg sync.WaitGroup
+	for i, in := range r.o.Phones {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := r.setUpPhone(ctx, in, phones[i], &devs[i]); err != nil {
+			err := lockErrs[i]
+			if err != nil {
+				err = busyAfterWait(err, r.o.DeviceWait)
+			} else {
+				err = r.setUpPhone(ctx, in, phones[i], &devs[i])
+			}
+			if err != nil {
 				e := fault.From(err)
 				phones[i].err = e
 				if !refusesSuite(e) {
@@ -103,16 +115,9 @@ func (r *runner) setUp(ctx context.Context) ([]*phone, error) {
 	return phones, nil
 }
 
-// setUpPhone takes the lock, opens the channel, describes the phone,
+// setUpPhone opens the channel of a phone it holds, describes the phone,
 // checks it and reads what it holds of each case.
 func (r *runner) setUpPhone(ctx context.Context, in Phone, p *phone, dev *suitereport.Device) error {
-	if r.o.Locker != nil {
-		l, err := r.o.Locker.Acquire(ctx, in.Serial, r.o.DeviceWait)
-		if err != nil {
-			return err
-		}
-		p.lock = l
-	}
 	d, err := in.Open(ctx)
 	if err != nil {
 		return err

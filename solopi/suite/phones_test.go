@@ -117,57 +117,98 @@ func TestDroppedPhoneLosesNoCase(t *testing.T) {
 	}
 }
 
-// Two suites given the same phones never share one: the second waits for
-// the first to release them, or, without a wait, leaves them out as
-// device_busy.
+// Two suites given the same phones never share one: started together they
+// share the phones out; one that finds them all busy waits for them, or,
+// without a wait, fails device_busy naming the holder.
 func TestTwoSuitesNeverShareAPhone(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, 2, false)
 	ctx := context.Background()
 	locks := &devicelock.Locker{Dir: t.TempDir()}
-	run := func(prefix string, wait time.Duration) (*suitereport.Report, error) {
+	options := func(prefix string, wait time.Duration) Options {
 		o := r.options(items(t, prefix, 500, 500, 500, 500))
 		o.Locker, o.DeviceWait = locks, wait
-		return Run(ctx, o)
+		return o
 	}
 	type result struct {
 		rep *suitereport.Report
 		err error
 	}
-	results := make(chan result, 2)
-	for _, p := range []string{"first", "second"} {
-		go func() { rep, err := run(p, time.Minute); results <- result{rep, err} }()
-	}
-	var reps []*suitereport.Report
-	for range 2 {
-		res := <-results
-		if res.err != nil || res.rep.Failure() != nil {
-			t.Fatalf("%v %v", res.err, res.rep.Failure())
+	run := func(o Options, ch chan result) { rep, err := Run(ctx, o); ch <- result{rep, err} }
+	apart := func(a, b *suitereport.Report) {
+		t.Helper()
+		for i := range r.phones {
+			x, y := a.Devices[i].Timeline, b.Devices[i].Timeline
+			if len(x) == 0 || len(y) == 0 {
+				continue
+			}
+			if x[0].StartedAt.After(y[0].StartedAt) {
+				x, y = y, x
+			}
+			if !x[len(x)-1].FinishedAt.Before(y[0].StartedAt) {
+				t.Errorf("%s: the suites overlap", r.phones[i].Serial)
+			}
 		}
-		reps = append(reps, res.rep)
+	}
+	both := make(chan result, 2)
+	go run(options("first", time.Minute), both)
+	go run(options("second", time.Minute), both)
+	a, b := <-both, <-both
+	if a.err != nil || b.err != nil || a.rep.Failure() != nil || b.rep.Failure() != nil {
+		t.Fatalf("together: %v %v", a.err, b.err)
+	}
+	apart(a.rep, b.rep)
+
+	// The first holds both phones; the second waits and runs after it.
+	var once sync.Once
+	holding := make(chan struct{})
+	ready := 0
+	var mu sync.Mutex
+	first := options("hold", 0)
+	first.Progress = func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Phase == "ready" {
+			ready++
+		}
+		if ready == 2 {
+			once.Do(func() { close(holding) })
+		}
+	}
+	firstDone := make(chan result, 1)
+	go run(first, firstDone)
+	<-holding
+	second := make(chan result, 1)
+	go run(options("wait", time.Minute), second)
+	a, b = <-firstDone, <-second
+	if a.err != nil || b.err != nil || a.rep.Failure() != nil || b.rep.Failure() != nil {
+		t.Fatalf("waiting: %v %v", a.err, b.err)
 	}
 	for i := range r.phones {
-		a, b := reps[0].Devices[i].Timeline, reps[1].Devices[i].Timeline
-		if len(a) == 0 || len(b) == 0 {
-			continue
-		}
-		if a[0].StartedAt.After(b[0].StartedAt) {
-			a, b = b, a
-		}
-		if !a[len(a)-1].FinishedAt.Before(b[0].StartedAt) {
-			t.Errorf("%s: the suites overlap", r.phones[i].Serial)
+		if len(b.rep.Devices[i].Timeline) == 0 && len(a.rep.Devices[i].Timeline) > 0 && b.rep.Devices[i].LeftOut != nil {
+			t.Errorf("the waiting suite left %s out: %v", r.phones[i].Serial, b.rep.Devices[i].LeftOut)
 		}
 	}
+	apart(a.rep, b.rep)
+
 	held, err := locks.Acquire(ctx, "sim-0001", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Release()
-	o := r.options(items(t, "busy", 100))
-	o.Phones, o.Locker = r.phones[:1], locks
+	o := options("busy", 0)
+	o.Phones = r.phones[:1]
 	_, err = Run(ctx, o)
 	if e := fault.From(err); e.Code != devicelock.CodeDeviceBusy || e.Details["holder"] == nil {
 		t.Fatalf("busy phone: %v", err)
+	}
+	// With another phone free the suite does not wait for the busy one.
+	rep, err := Run(ctx, options("free", time.Hour))
+	if err != nil || rep.Failure() != nil {
+		t.Fatalf("one phone free: %v %v", err, rep.Failure())
+	}
+	if d := rep.Devices[0]; d.LeftOut == nil || d.LeftOut.Code != devicelock.CodeDeviceBusy || len(rep.Devices[1].Timeline) != 4 {
+		t.Fatalf("devices %+v", rep.Devices)
 	}
 }
 

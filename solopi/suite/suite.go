@@ -125,8 +125,9 @@ type Options struct {
 	// History, when set, orders the queue by median duration and receives
 	// one row per attempt.
 	History *history.Store
-	// Locker, when set, takes each phone's lock (waiting up to DeviceWait);
-	// nil when the caller holds the locks.
+	// Locker, when set, takes each phone's lock; nil when the caller holds
+	// the locks. A busy phone is left out while others are free; when all
+	// are busy the suite waits up to DeviceWait for one.
 	Locker     *devicelock.Locker
 	DeviceWait time.Duration
 	// Clock dates the timeline (nil: the real clock).
@@ -312,17 +313,20 @@ func (r *runner) finish(ctx context.Context, q *queue) *suitereport.Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rep := r.report
-	rep.Interrupted = ctx.Err() != nil
 	for _, j := range q.jobs {
 		c := &rep.Cases[j.index]
 		if j.reason != nil && c.Reason == nil {
 			c.Reason = j.reason
-			if j.reason.Code != fault.CodeInterrupted {
-				c.Verdict = suitereport.Error
-			}
+			c.Verdict = suitereport.Error
 		}
-		if !j.done && c.Reason == nil {
-			c.Reason = interrupted
+		// Not finished, or its last attempt cancelled: the interrupt
+		// stopped it (an interrupt after the last case changes nothing).
+		cut := !j.done || len(c.Attempts) > 0 && c.Attempts[len(c.Attempts)-1].Verdict == suitereport.Cancelled
+		if cut && ctx.Err() != nil {
+			rep.Interrupted = true
+			if c.Reason == nil {
+				c.Reason = interrupted
+			}
 		}
 	}
 	rep.Finish(r.clk.Now())
