@@ -78,7 +78,7 @@ func benchRig(b *testing.B, n int, ms []int) *benchPhones {
 		go func() {
 			defer wg.Done()
 			for _, it := range its {
-				if _, err := replay.ImportCase(context.Background(), d, it.Case, replay.ImportOptions{Replace: true, Timeout: 15 * time.Second, PollInterval: 20 * time.Millisecond}); err != nil {
+				if _, err := replay.ImportCase(context.Background(), d, it.Case, replay.ImportOptions{Replace: true, Timeout: 2 * time.Minute, PollInterval: 20 * time.Millisecond}); err != nil {
 					b.Error(err)
 					return
 				}

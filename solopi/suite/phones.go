@@ -133,7 +133,7 @@ func (r *runner) setUpPhone(ctx context.Context, in Phone, p *phone, dev *suiter
 
 // checkConcurrency bounds the case queries in flight per phone during
 // set-up: every phone checks every case before anything runs.
-const checkConcurrency = 4
+const checkConcurrency = 8
 
 // checkAll reads what the phone holds of every item: one list of its case
 // names, then the cases it holds, a few at a time.
