@@ -116,7 +116,8 @@ type Options struct {
 	Seed string
 	// Run is the template of every attempt (timeouts, target package,
 	// evidence, secrets); CaseName, ArtifactsDir, CaseFingerprint and, for
-	// a case file, Encrypted are set per attempt.
+	// a case file, Encrypted are set per attempt. Its Progress is called
+	// from every phone's worker at once.
 	Run    replay.RunOptions
 	Import replay.ImportOptions
 	// ArtifactsRoot receives the evidence: ROOT/batch-<id>/<case>/attempt-<n>/
