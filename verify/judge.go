@@ -17,10 +17,12 @@ import (
 //   - a dynamic checkpoint is judged by its oracle on the final
 //     observation (an Agent's "done" is never a pass by itself);
 //   - cleanup runs when declared and a test segment started or
-//     preconditions exist; any cleanup failure fails the scenario.
+//     preconditions exist; a cleanup replay that failed fails the
+//     scenario, one that could not run leaves it not_tested.
 //
 // Scenario verdict: cleanup failed → failed; any checkpoint failed →
-// failed; any not tested → not_tested; else passed. An acceptance
+// failed; any not tested (a checkpoint, or the cleanup) → not_tested;
+// else passed. An acceptance
 // criterion and the overall verdict follow the same order (failed beats
 // not_tested beats passed); a cleanup failure does not touch the criteria.
 func Judge(plan *Plan, rec *RunRecord) *Report {
@@ -108,16 +110,14 @@ func (j *judge) notRun() string {
 }
 
 // segmentRefs registers a segment's evidence; a segment that left none is
-// given a missing_evidence note and forced to not_tested (failed for
-// cleanup): no verdict stands without evidence.
+// given a missing_evidence note and forced to not_tested, in every phase
+// (solopi-ai fails a cleanup without evidence): no verdict stands without
+// evidence, a failure no more than a pass.
 func (j *judge) segmentRefs(seg *Segment, o *SegmentOutcome) (refs []string, state string) {
 	refs, state = j.ev.add(o.Evidence), o.State
 	if len(refs) == 0 {
 		refs = j.ev.note("missing_evidence", map[string]any{"segmentId": seg.ID, "phase": seg.Phase})
 		state = NotTested
-		if seg.Phase == PhaseCleanup {
-			state = Failed
-		}
 	}
 	return refs, state
 }
@@ -204,28 +204,29 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 		results[cp.ID] = baseCheckpoint(cp, refs, NotTested, reason)
 	}
 
-	cleanStatus, cleanRefs := "not_required", []string{}
+	// A cleanup that ran and failed fails the scenario; one that could not
+	// run or give a verdict (interrupted before it, the phone gone, the
+	// import refused) leaves it not_tested: nothing says the app was left
+	// clean, and nothing says it was not.
+	cleanStatus, cleanReason, cleanRefs := "not_required", "", []string{}
 	if len(cleanup) > 0 && (testStarted || len(pre) > 0) {
 		cleanStatus = Passed
 		for _, seg := range cleanup {
 			o := j.outcome(sc, seg)
-			if o == nil {
-				// Interrupted before cleanup: nothing says the app was
-				// left clean, so it cannot count as passed.
-				if cleanStatus == Passed {
-					cleanStatus = NotTested
-				}
-				continue
+			state, reason := NotTested, j.notRun()
+			if o != nil {
+				var refs []string
+				refs, state = j.segmentRefs(seg, o)
+				reason = o.Reason
+				cleanRefs = append(cleanRefs, refs...)
+				res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: PhaseCleanup, Route: RouteDeterministic, State: state, EvidenceRefs: refs})
 			}
-			refs, state := j.segmentRefs(seg, o)
-			cleanRefs = append(cleanRefs, refs...)
-			res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: PhaseCleanup, Route: RouteDeterministic, State: state, EvidenceRefs: refs})
 			switch {
 			case state == StatePassed:
-			case o.Reason == ReasonInterrupted && cleanStatus == Passed:
-				cleanStatus = NotTested
-			default:
+			case state == StateFailed:
 				cleanStatus = Failed
+			case cleanStatus == Passed:
+				cleanStatus, cleanReason = NotTested, reason
 			}
 		}
 	}
@@ -238,11 +239,11 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 	}
 	res.Preconditions = PhaseResult{Status: preStatus, EvidenceRefs: preRefs}
 	res.Cleanup = PhaseResult{Status: cleanStatus, EvidenceRefs: cleanRefs}
-	res.Status, res.Failure = scenarioVerdict(res.Checkpoints, cleanStatus)
+	res.Status, res.Failure = scenarioVerdict(res.Checkpoints, cleanStatus, cleanReason)
 	return res
 }
 
-func scenarioVerdict(cps []CheckpointResult, cleanup string) (string, *Failure) {
+func scenarioVerdict(cps []CheckpointResult, cleanup, cleanupReason string) (string, *Failure) {
 	if cleanup == Failed {
 		return Failed, &Failure{Category: CategoryCleanupFailure}
 	}
@@ -258,7 +259,11 @@ func scenarioVerdict(cps []CheckpointResult, cleanup string) (string, *Failure) 
 		return NotTested, &Failure{Category: category, CheckpointID: cps[i].CheckpointID, Reason: cps[i].Reason}
 	}
 	if cleanup == NotTested {
-		return NotTested, &Failure{Category: ReasonInterrupted, Reason: ReasonInterrupted}
+		category := CategoryCleanupNotTested
+		if cleanupReason == ReasonInterrupted {
+			category = ReasonInterrupted
+		}
+		return NotTested, &Failure{Category: category, Reason: cleanupReason}
 	}
 	return Passed, nil
 }

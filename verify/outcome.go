@@ -32,6 +32,9 @@ const (
 	ReasonCaseImportFailed     = "case_import_failed"
 	ReasonReplayNotTerminal    = "replay_not_terminal"
 	ReasonReplayTransport      = "replay_transport_failed"
+	// Ours: the device never began the replay (another replay, an Agent
+	// session or plugin maintenance held the phone, SoloPi not ready).
+	ReasonReplayNotStarted     = "replay_not_started"
 	ReasonTargetRestoreFailed  = "target_app_restore_failed"
 	ReasonAgentStartFailed     = "agent_start_failed"
 	ReasonAgentStartContract   = "agent_start_contract_invalid"
@@ -52,6 +55,10 @@ const (
 const (
 	CategoryCleanupFailure = "cleanup_failure"
 	CategoryOracleMismatch = "oracle_mismatch"
+	// Ours: every checkpoint passed but the cleanup could not run or be
+	// confirmed (the phone went away, the import was refused): not a
+	// cleanup that failed, and not a pass either.
+	CategoryCleanupNotTested = "cleanup_not_tested"
 )
 
 // SegmentOutcome is what executing one segment produced: everything the

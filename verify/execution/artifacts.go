@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -84,9 +83,10 @@ func (a *artifactDir) redactor() *redact.Redactor {
 
 func (a *artifactDir) redact(s string) string { return a.redactor().Text(s) }
 
-// sanitize drops sensitive keys (ownerToken) and hides the tokens inside
-// strings.
-func (a *artifactDir) sanitize(v any) any { return a.redactor().Value(v) }
+// sanitize returns v as evidence: a tree canonical JSON always writes
+// (evidenceTree), without sensitive keys (ownerToken) and with the tokens
+// hidden inside strings. Every value the engine writes passes through it.
+func (a *artifactDir) sanitize(v any) any { return a.redactor().Value(evidenceTree(v)) }
 
 // segmentDir is the directory of one segment's evidence.
 func (a *artifactDir) segmentDir(segmentID string) (string, error) {
@@ -98,27 +98,11 @@ func (a *artifactDir) segmentDir(segmentID string) (string, error) {
 	return dir, nil
 }
 
-// toTree turns any JSON-encodable value into the generic tree.
-func toTree(v any) (any, error) {
-	switch v.(type) {
-	case map[string]any, []any, nil, string, bool, json.Number:
-		return v, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return canonjson.Decode(b)
-}
-
 // writeJSON writes v (sanitized) to path and returns its file evidence.
 func (a *artifactDir) writeJSON(path string, v any, typ string) (verify.Evidence, error) {
-	tree, err := toTree(v)
+	b, err := canonjson.MarshalIndent(a.sanitize(v), "  ")
 	if err != nil {
-		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
-	}
-	b, err := canonjson.MarshalIndent(a.sanitize(tree), "  ")
-	if err != nil {
+		// sanitize leaves nothing canonical JSON refuses: this is a bug.
 		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
 	}
 	b = append(b, '\n')

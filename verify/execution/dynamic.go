@@ -142,9 +142,12 @@ func (d *dyn) explore(ctx context.Context) error {
 	}
 	d.event(map[string]any{"type": "target_app_restored"})
 	started, err := a.Start(ctx, StartRequest{OwnerToken: d.ref.OwnerToken, Budget: d.step.Budget})
-	if err != nil && fault.KindOf(err) != fault.Failed {
+	if fault.IsInterrupt(err) {
 		return err
 	}
+	// A session that did not start (refused, held by another owner, not
+	// answered in time, the phone gone) is agent_start_failed, whatever
+	// the kind of error.
 	if err != nil || started == nil || started.SessionID == "" {
 		result := any(nil)
 		if started != nil {
@@ -300,8 +303,8 @@ func (d *dyn) act(ctx context.Context, i int, dec, obs map[string]any) (map[stri
 }
 
 // finish ends or cancels the session (with a fresh bounded context when
-// the run's was cancelled); a failure to do so leaves the segment
-// not_tested, agent_cleanup_failed.
+// the run's was cancelled); a failure to do so, a refusal included, leaves
+// the segment not_tested, agent_cleanup_failed.
 func (d *dyn) finish(ctx context.Context) {
 	if d.ref.SessionID == "" {
 		return
@@ -316,8 +319,11 @@ func (d *dyn) finish(ctx context.Context) {
 		d.terminal = "cancel"
 		res, err = d.r.e.Agent.Cancel(cctx, d.ref)
 	}
-	if err != nil && (res == nil || fault.KindOf(err) != fault.Failed) {
-		d.event(map[string]any{"type": "cleanup_error", "error": fault.From(err).Message})
+	if err != nil {
+		// The device refused the end or cancel (the session had ended some
+		// other way: failed, expired, lost) or could not be reached: it is
+		// not known to be left as the exploration saw it.
+		d.event(map[string]any{"type": "cleanup_error", "error": fault.From(err).Message, "errorCode": fault.CodeOf(err), "result": res})
 		d.o.State = verify.NotTested
 		if d.o.Reason != verify.ReasonInterrupted {
 			d.o.Reason = verify.ReasonAgentCleanupFailed

@@ -101,22 +101,24 @@ func TestFixedSegmentRules(t *testing.T) {
 		reason        string // test segment reason
 		scenario      string
 	}{
-		{"import refused", func(p *counterPhone) { p.onImport = refused }, verify.NotTested, verify.Failed, verify.ReasonCaseImportFailed, verify.Failed},
+		// A cleanup that could not run did not fail (solopi-ai fails
+		// the scenario): every case here is not_tested.
+		{"import refused", func(p *counterPhone) { p.onImport = refused }, verify.NotTested, verify.NotTested, verify.ReasonCaseImportFailed, verify.NotTested},
 		{"import transport error", func(p *counterPhone) {
 			p.onImport = func(*verify.Case) (ImportResult, error) {
 				return ImportResult{}, fault.New(fault.Transport, "adb_failed", "adb failed")
 			}
-		}, verify.NotTested, verify.Failed, verify.ReasonAdapterError, verify.Failed},
+		}, verify.NotTested, verify.NotTested, verify.ReasonAdapterError, verify.NotTested},
 		{"replay not terminal", func(p *counterPhone) {
 			p.onRun = func(context.Context, RunRequest) error {
 				return fault.New(fault.Failed, "run_cancelled", "cancelled on the phone")
 			}
-		}, verify.NotTested, verify.NotTested, verify.ReasonReplayNotTerminal, verify.Failed},
+		}, verify.NotTested, verify.NotTested, verify.ReasonReplayNotTerminal, verify.NotTested},
 		{"replay transport error", func(p *counterPhone) {
 			p.onRun = func(context.Context, RunRequest) error {
 				return fault.New(fault.Timeout, "run_timeout", "no terminal state")
 			}
-		}, verify.NotTested, verify.NotTested, verify.ReasonReplayTransport, verify.Failed},
+		}, verify.NotTested, verify.NotTested, verify.ReasonReplayTransport, verify.NotTested},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

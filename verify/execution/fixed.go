@@ -12,14 +12,13 @@ import (
 
 // fixed runs a deterministic segment: write the compiled case, import it
 // (replacing any case of that name), replay it, and keep every answer and
-// replay file as evidence. The replay's verdict is the segment's state; a
-// replay that did not reach passed or failed is not_tested.
+// replay file as evidence. The segment is passed or failed only when the
+// replay ran the case's steps to that verdict; anything else (a refused or
+// unreachable import, a replay that never started, did not finish or was
+// cut off) is not_tested, in every phase: a cleanup that could not run did
+// not fail.
 func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
 	o := &verify.SegmentOutcome{}
-	failState := verify.NotTested
-	if seg.Phase == verify.PhaseCleanup {
-		failState = verify.Failed
-	}
 	dir, err := r.a.segmentDir(seg.ID)
 	if err != nil {
 		return nil, err
@@ -46,10 +45,10 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 	case fault.IsInterrupt(ierr):
 		return o, ierr
 	case ierr != nil && fault.KindOf(ierr) != fault.Failed:
-		o.State, o.Reason, o.Error = failState, verify.ReasonAdapterError, fault.From(ierr).Error()
+		o.State, o.Reason, o.Error = verify.NotTested, verify.ReasonAdapterError, fault.From(ierr).Error()
 		return o, nil
 	case ierr != nil || !imp.OK:
-		o.State, o.Reason = failState, verify.ReasonCaseImportFailed
+		o.State, o.Reason = verify.NotTested, verify.ReasonCaseImportFailed
 		return o, nil
 	}
 
@@ -89,16 +88,12 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 	if fault.IsInterrupt(rerr) {
 		return o, rerr
 	}
-	state, _ := res.Response["state"].(string)
-	switch state {
-	case verify.StatePassed, verify.StateFailed:
-		o.State = state
-	default:
-		o.State, o.Reason = verify.NotTested, verify.ReasonReplayNotTerminal
+	o.State, o.Reason = replayVerdict(res, rerr)
+	if rerr != nil && o.State == verify.NotTested {
+		o.Error = fault.From(rerr).Error()
 	}
-	o.FailedStepID = failedStep(res.Response)
-	if rerr != nil && fault.KindOf(rerr) != fault.Failed && state != verify.StateFailed {
-		o.State, o.Reason, o.Error = verify.NotTested, verify.ReasonReplayTransport, fault.From(rerr).Error()
+	if o.State == verify.StateFailed {
+		o.FailedStepID = failedStep(res.Response)
 	}
 	if o.State == verify.StatePassed || o.State == verify.StateFailed {
 		if screen := res.Files["screenshot"]; screen != "" {
@@ -109,6 +104,28 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 		}
 	}
 	return o, nil
+}
+
+// replayVerdict is a replay's state and reason as the segment's. The
+// response's passed stands when the run answered without an error, its
+// failed when the error is the failed verdict itself (kind Failed); a
+// case the device never started is replay_not_started, a broken channel
+// or an expired budget replay_transport_failed, and a run that ended
+// without a verdict (cancelled by someone else, replaced, not terminal)
+// replay_not_terminal.
+func replayVerdict(res RunResult, err error) (state, reason string) {
+	st, _ := res.Response["state"].(string)
+	switch {
+	case res.NotStarted:
+		return verify.NotTested, verify.ReasonReplayNotStarted
+	case st == verify.StatePassed && err == nil:
+		return verify.StatePassed, ""
+	case st == verify.StateFailed && (err == nil || fault.KindOf(err) == fault.Failed):
+		return verify.StateFailed, ""
+	case err != nil && fault.KindOf(err) != fault.Failed:
+		return verify.NotTested, verify.ReasonReplayTransport
+	}
+	return verify.NotTested, verify.ReasonReplayNotTerminal
 }
 
 // failedStep is the first non-empty results[].exceptionStepId of a run.

@@ -18,7 +18,10 @@ import (
 // for which fault.IsInterrupt is true. Errors of kind fault.Failed are
 // business outcomes that still carry a result (a refused import, a failed
 // replay, a rejected step); any other error means the call could not be
-// completed (transport, timeout).
+// completed (transport, timeout). Only a replay that ran its steps to
+// passed or failed is a product verdict; everything else (a refused
+// import, a replay that never started, was cancelled by someone else, lost
+// or cut off) leaves its segment not_tested, whatever the phase.
 
 // CaseRunner imports and replays compiled cases.
 type CaseRunner interface {
@@ -61,6 +64,12 @@ type RunResult struct {
 	// device), absolute paths inside the request's ArtifactsDir. Each is
 	// evidence of type replay_<name> (replay_device for device files).
 	Files map[string]string
+	// NotStarted reports a case the device never began: another replay,
+	// an Agent session or plugin maintenance held the phone, or SoloPi was
+	// not ready to replay (the response says which). Whatever state the
+	// response carries (a lease refusal is published as a failed run), the
+	// case did not fail: the segment is not_tested.
+	NotStarted bool
 }
 
 // AgentSession drives one Agent session on the phone.

@@ -95,8 +95,9 @@ func caseError(err error) error {
 // back), only our run claimed, its evidence collected. The response is
 // the command's answer. A replay that failed is a Failed error with its
 // response; an interrupt of ctx cancels exactly our run and is the
-// interrupt error; a run cancelled by someone else or a timeout is a
-// replay that did not finish (not an interrupt of this verification).
+// interrupt error; a run cancelled by someone else (a Failed error) or a
+// timeout is a replay that did not finish (not an interrupt of this
+// verification); a case the device never began is NotStarted.
 func (p *Phone) RunCase(ctx context.Context, req execution.RunRequest) (execution.RunResult, error) {
 	o := replay.RunOptions{
 		CaseName: req.CaseName, TargetPackage: req.TargetPackage, RestartApp: req.RestartApp,
@@ -114,11 +115,21 @@ func (p *Phone) RunCase(ctx context.Context, req execution.RunRequest) (executio
 	if rep.Err == nil {
 		return res, nil
 	}
+	res.NotStarted = notStarted[rep.Err.Code]
 	if fault.IsInterrupt(rep.Err) && ctx.Err() == nil {
-		// Cancelled on the device by someone else: not our interrupt.
-		return res, fault.Wrap(fault.Transport, rep.Err.Code, rep.Err.Message, rep.Err)
+		// Cancelled on the device by someone else: not our interrupt, a
+		// replay that ended without a verdict.
+		return res, fault.Wrap(fault.Failed, rep.Err.Code, rep.Err.Message, rep.Err)
 	}
 	return res, rep.Err
+}
+
+// notStarted are the replay errors of a case the device never began: the
+// control lease or the replay slot was someone else's, or SoloPi was not
+// set up to replay.
+var notStarted = map[string]bool{
+	replay.CodeLeaseConflict: true, replay.CodeReplayActive: true, replay.CodeOwnershipConflict: true,
+	replay.CodeDeviceNotReady: true, replay.CodePluginsUnavailable: true, replay.CodeAutoStartNotSet: true,
 }
 
 // replayFiles are the evidence files of a replay by solopi-ai's names

@@ -1,0 +1,254 @@
+package onphone
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/adbd"
+	"github.com/solopi-dev/solopi/solopi/adb"
+	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/verify"
+	"github.com/solopi-dev/solopi/verify/execution"
+)
+
+// A fault of the phone, the adb link or another owner on the phone is never
+// a product verdict: the segments it hits are not_tested, a cleanup it
+// prevents is not a cleanup that failed, and nothing in the report says
+// failed.
+
+// farmPhone is a simulated phone behind the simulator's adb server front,
+// reached through our adb client as verify-run reaches a real one, so that
+// the adb link itself can fail.
+func farmPhone(t *testing.T, o Options) (*sim.Farm, *sim.Device, *Phone) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f, err := sim.StartFarm(ctx, sim.FarmOptions{TimeScale: 20, NoAdbd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := f.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := adb.NewClient(adb.WithPort(f.Server().Port()), adb.WithoutServerStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := f.Devices()[0]
+	ad, err := c.Device(ctx, d.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := device.OpenSession(ctx, ad, device.SessionOptions{StartupTimeout: 30 * time.Second, PreserveForeground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	o.Foreground, o.PollInterval = s.Foreground, 20*time.Millisecond
+	p := New(s.Device, o)
+	t.Cleanup(p.Close)
+	return f, d, p
+}
+
+// hookedRunner is the real phone with a hook before each replay.
+type hookedRunner struct {
+	*Phone
+	runs      int
+	beforeRun func(n int, req execution.RunRequest)
+}
+
+func (h *hookedRunner) RunCase(ctx context.Context, r execution.RunRequest) (execution.RunResult, error) {
+	h.runs++
+	if h.beforeRun != nil {
+		h.beforeRun(h.runs, r)
+	}
+	return h.Phone.RunCase(ctx, r)
+}
+
+// foreignSession starts an Agent session on the phone under another
+// owner's token: what a verify-run killed mid-exploration, or someone's
+// agent-session-start, leaves holding the phone's control lease.
+func foreignSession(t *testing.T, p *Phone) {
+	t.Helper()
+	tok, err := agent.ParseOwnerToken("someone-else-0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.LaunchTarget(context.Background(), "com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	b := agent.AgentBudget{MaxSteps: 50, MaxDurationMs: 1_800_000, IdleTimeoutMs: 300_000, MaxRepeatedActions: 3, MaxNoProgressSteps: 3}
+	if _, err := p.agent.Start(context.Background(), agent.StartOptions{OwnerToken: tok, Budget: b, AckTimeout: 20 * time.Second}); err != nil {
+		t.Fatalf("the foreign session did not start: %v", err)
+	}
+}
+
+func noFailure(t *testing.T, r *verify.Report) {
+	t.Helper()
+	if r.Status == verify.Failed {
+		t.Errorf("an infrastructure fault became the verdict failed")
+	}
+	for _, sc := range r.Scenarios {
+		if sc.Status == verify.Failed || sc.Cleanup.Status == verify.Failed {
+			t.Errorf("scenario %s: %s, cleanup %s", sc.ScenarioID, sc.Status, sc.Cleanup.Status)
+		}
+		for _, seg := range sc.Segments {
+			if seg.State == verify.Failed {
+				t.Errorf("segment %s failed", seg.SegmentID)
+			}
+		}
+	}
+}
+
+// The phone goes offline (adb) while a replay segment runs: the replay is
+// replay_transport_failed, the cleanup cannot even be imported
+// (adapter_error), and the scenario is not_tested, never failed.
+func TestPhoneOfflineMidReplayIsNotTested(t *testing.T) {
+	t.Parallel()
+	f, d, phone := farmPhone(t, Options{})
+	h := &hookedRunner{Phone: phone, beforeRun: func(n int, _ execution.RunRequest) {
+		if n != 1 {
+			return
+		}
+		go func() {
+			for d.App.LeaseHolder() == "" {
+				time.Sleep(time.Millisecond)
+			}
+			if err := f.Server().SetState(d.Serial(), adbd.StateOffline); err != nil {
+				t.Error(err)
+			}
+		}()
+	}}
+	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	sc := r.Scenarios[0]
+	if sc.Status != verify.NotTested || sc.Failure == nil || sc.Failure.Category != verify.ReasonCheckpointNotReached {
+		t.Errorf("scenario %s %+v", sc.Status, sc.Failure)
+	}
+	if seg := sc.Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayTransport {
+		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
+	}
+	if sc.Cleanup.Status != verify.NotTested {
+		t.Errorf("cleanup %s", sc.Cleanup.Status)
+	}
+}
+
+// Another owner's Agent session holds the phone when a replay starts (a
+// verify-run killed mid-exploration left it): the device publishes a
+// failed run that never started; the segment is not_tested
+// (replay_not_started), and the next run on that phone is not failed.
+func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
+	t.Parallel()
+	_, phone := newPhone(t, 20)
+	foreignSession(t, phone)
+	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: phone, Agent: phone})
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	sc := r.Scenarios[0]
+	if seg := sc.Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayNotStarted {
+		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
+	}
+	if cp := sc.Checkpoints[0]; cp.Status != verify.NotTested || cp.Reason != verify.ReasonReplayNotStarted {
+		t.Errorf("checkpoint %s/%s", cp.Status, cp.Reason)
+	}
+	if sc.Status != verify.NotTested || sc.Cleanup.Status != verify.NotTested {
+		t.Errorf("scenario %s cleanup %s", sc.Status, sc.Cleanup.Status)
+	}
+}
+
+// The checkpoints passed, then another owner's Agent session takes the
+// phone before the cleanup replays: the cleanup did not run, so it did not
+// fail, and the scenario cannot pass either: not_tested,
+// cleanup_not_tested.
+func TestCleanupThatCouldNotRunIsNotTested(t *testing.T) {
+	t.Parallel()
+	_, phone := newPhone(t, 20)
+	h := &hookedRunner{Phone: phone, beforeRun: func(n int, _ execution.RunRequest) {
+		if n == 2 {
+			foreignSession(t, phone)
+		}
+	}}
+	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	sc := r.Scenarios[0]
+	for _, cp := range sc.Checkpoints {
+		if cp.Status != verify.Passed {
+			t.Errorf("checkpoint %s %s/%s", cp.CheckpointID, cp.Status, cp.Reason)
+		}
+	}
+	if sc.Status != verify.NotTested || sc.Cleanup.Status != verify.NotTested ||
+		sc.Failure == nil || sc.Failure.Category != verify.CategoryCleanupNotTested || sc.Failure.Reason != verify.ReasonReplayNotStarted {
+		t.Errorf("scenario %s cleanup %s failure %+v", sc.Status, sc.Cleanup.Status, sc.Failure)
+	}
+}
+
+// Another client's replay is running when ours should start (a competing
+// replay): ours never started, replay_not_started.
+func TestCompetingReplayIsNotTested(t *testing.T) {
+	t.Parallel()
+	d, phone := newPhone(t, 20)
+	h := &hookedRunner{Phone: phone, beforeRun: func(n int, req execution.RunRequest) {
+		if n != 1 {
+			return
+		}
+		if _, run, err := d.App.StartCompetingReplay(req.CaseName); err != nil || run == "" {
+			t.Errorf("competing replay: %q %v", run, err)
+		}
+	}}
+	s, err := runOn(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	if seg := r.Scenarios[0].Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayNotStarted {
+		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
+	}
+}
+
+// Another owner's Agent session holds the phone when an explore segment
+// starts its own: the session cannot start (agent_start_failed), the
+// scenario is not_tested.
+func TestAgentStartBlockedByAnotherOwnerIsNotTested(t *testing.T) {
+	t.Parallel()
+	_, phone := newPhone(t, 20)
+	phone.o.AgentStartTimeout = 2 * time.Second
+	decisions := `{"s":{"explore":[` + clickIncrement + `,` + done + `]}}`
+	foreign := &launchHook{Phone: phone, before: func() { foreignSession(t, phone) }}
+	s, err := runOn(t, exploreRequirement(`{}`), decisions, execution.Engine{Runner: phone, Agent: foreign})
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	sc := r.Scenarios[0]
+	if seg := sc.Segments[1]; seg.State != verify.NotTested || seg.Reason != verify.ReasonAgentStartFailed {
+		t.Errorf("explore segment %s/%s", seg.State, seg.Reason)
+	}
+}
+
+// launchHook runs before on the explore segment's first call to the phone.
+type launchHook struct {
+	*Phone
+	before func()
+}
+
+func (l *launchHook) LaunchTarget(ctx context.Context, pkg string) error {
+	l.before()
+	return l.Phone.LaunchTarget(ctx, pkg)
+}
