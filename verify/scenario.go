@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
 )
@@ -187,10 +186,10 @@ func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool)
 		return nil, err
 	}
 	pkgText, ok := pkg.(string)
-	if !ok || strings.TrimSpace(pkgText) == "" {
+	if !ok || pyStrip(pkgText) == "" {
 		return nil, invalid(CodeInvalidContract, "the scenario needs a targetAppPackage", "scenarioId", src.ID)
 	}
-	sc.TargetAppPackage = strings.TrimSpace(pkgText)
+	sc.TargetAppPackage = pyStrip(pkgText)
 	label, err := resolve(src.targetAppLabel, bindings, src.ID+".targetAppLabel")
 	if err != nil {
 		return nil, err

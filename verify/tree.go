@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/protocol"
@@ -22,10 +21,10 @@ var want = canonjson.Refuse(func(label, w string) error {
 // identifier trims and checks an ID.
 func identifier(v any, label string) (string, error) {
 	s, ok := v.(string)
-	if !ok || !protocol.ValidID(strings.TrimSpace(s), 128) {
+	if !ok || !protocol.ValidID(pyStrip(s), 128) {
 		return "", invalid(CodeInvalidID, label+" must be 1 to 128 identifier characters ([A-Za-z0-9][A-Za-z0-9._-]*)", "field", label)
 	}
-	return strings.TrimSpace(s), nil
+	return pyStrip(s), nil
 }
 
 func identifiers(v []any, label string) ([]string, error) {
@@ -43,10 +42,10 @@ func identifiers(v []any, label string) ([]string, error) {
 // text trims and checks non-empty text.
 func text(v any, label string) (string, error) {
 	s, ok := v.(string)
-	if !ok || strings.TrimSpace(s) == "" {
+	if !ok || pyStrip(s) == "" {
 		return "", invalid(CodeInvalidContract, label+" must be non-empty text")
 	}
-	return strings.TrimSpace(s), nil
+	return pyStrip(s), nil
 }
 
 func uniqueIDs(ids []string, label string) error {
