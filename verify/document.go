@@ -25,8 +25,12 @@ type Document struct {
 	order map[string][]string
 }
 
-// ParseRequirement reads a requirement file's bytes.
+// ParseRequirement reads a requirement file's bytes: UTF-8 JSON without
+// lone surrogates (invalid_utf8), NaN or infinities (invalid_json).
 func ParseRequirement(data []byte) (*Document, error) {
+	if err := CheckEncoding(data, "requirement", CodeInvalidUTF8); err != nil {
+		return nil, err
+	}
 	tree, err := canonjson.Decode(data)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the requirement is not valid JSON", err)

@@ -23,6 +23,9 @@ type Summary struct {
 
 // LoadPlan parses and validates a plan file's bytes.
 func LoadPlan(data []byte) (*Plan, *Summary, error) {
+	if err := CheckEncoding(data, "plan", CodeInvalidUTF8); err != nil {
+		return nil, nil, err
+	}
 	tree, err := canonjson.Decode(data)
 	if err != nil {
 		return nil, nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the plan is not valid JSON", err)

@@ -21,6 +21,9 @@ type Decisions map[string]map[string][]map[string]any
 // Entries for scenarios or steps the plan does not have are ignored, as
 // solopi-ai ignores them.
 func ParseDecisions(data []byte, plan *verify.Plan) (Decisions, error) {
+	if err := verify.CheckEncoding(data, "decisions file", verify.CodeInvalidDecisions); err != nil {
+		return nil, err
+	}
 	tree, err := canonjson.Decode(data)
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "the decisions file is not valid JSON", err)
