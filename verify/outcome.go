@@ -51,6 +51,19 @@ const (
 	ReasonVisionNotJudged = "vision_not_judged"
 )
 
+// Infrastructure reports a reason that names a fault of the phone, the
+// adb link, SoloPi or another owner on the phone rather than anything the
+// app under test did: the work did not run, or ran without a verdict. It is
+// not_tested like any reason; JUnit makes it an <error> (not <skipped>) and
+// a farm may retry it on another phone.
+func Infrastructure(reason string) bool { return infrastructure[reason] }
+
+var infrastructure = map[string]bool{
+	ReasonAdapterError: true, ReasonCaseImportFailed: true, ReasonReplayNotTerminal: true, ReasonReplayTransport: true,
+	ReasonReplayNotStarted: true, ReasonTargetRestoreFailed: true, ReasonAgentStartFailed: true, ReasonAgentStartContract: true,
+	ReasonAgentSettleMissing: true, ReasonAgentCleanupFailed: true, ReasonMissingEvidence: true,
+}
+
 // Failure categories of a scenario.
 const (
 	CategoryCleanupFailure = "cleanup_failure"

@@ -68,11 +68,11 @@ func (a *artifactDir) rel(path string) (string, error) {
 	return rel, nil
 }
 
-// addSecret registers an owner token to keep out of every file.
-func (a *artifactDir) addSecret(s string) {
+// addSecret registers owner tokens and secrets to keep out of every file.
+func (a *artifactDir) addSecret(s ...string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.red = a.red.With(s)
+	a.red = a.red.With(s...)
 }
 
 func (a *artifactDir) redactor() *redact.Redactor {

@@ -47,10 +47,14 @@ type SegmentProgress struct {
 
 // RunOutput is a finished (or interrupted) run.
 type RunOutput struct {
+	// Report is the verdict as judged; report.json is it with the owner
+	// tokens and the requirement's secrets hidden, and so is everything
+	// rendered from it (redact).
 	Report     *verify.Report
 	ReportPath string
 	EventsPath string
 	PlanPath   string
+	redact     func(string) string
 }
 
 // Run executes plan and writes its evidence under dir, which must not
@@ -71,10 +75,13 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOu
 		EventsPath: filepath.Join(a.root(), "events.jsonl"),
 		ReportPath: filepath.Join(a.root(), "report.json"),
 	}
+	// The requirement's secrets, like the owner tokens, stay out of every
+	// file, the plan's copy included.
+	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}, secrets: plan.Secrets()}
+	a.addSecret(r.secrets...)
 	if _, err := a.writeJSON(out.PlanPath, plan.Tree(), "plan"); err != nil {
 		return nil, err
 	}
-	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}}
 	rec := &verify.RunRecord{ReportID: "verification-run-" + e.hex(16), StartedAt: e.Clock.Now().UnixMilli()}
 	r.rec = rec
 	if err := r.ev.append("verification_started", map[string]any{"requirementId": plan.Requirement.ID, "planFingerprint": plan.Fingerprint}); err != nil {
@@ -96,7 +103,7 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOu
 	if _, err := a.writeJSON(out.ReportPath, report, "report"); err != nil {
 		return nil, err
 	}
-	out.Report = report
+	out.Report, out.redact = report, a.redact
 	return out, nil
 }
 
@@ -118,6 +125,7 @@ type run struct {
 	ev      *events
 	rec     *verify.RunRecord
 	started int // segments started, for Observe
+	secrets []string
 }
 
 // observe tells Engine.Observe about a segment.

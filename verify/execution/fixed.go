@@ -59,7 +59,7 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 	}
 	res, rerr := r.e.Runner.RunCase(ctx, RunRequest{
 		CaseName: seg.Case.Name, TargetPackage: sc.TargetAppPackage, RestartApp: restart,
-		ArtifactsDir: filepath.Join(dir, "replay"),
+		ArtifactsDir: filepath.Join(dir, "replay"), SecretParams: seg.Case.SecretParams(r.secrets),
 	})
 	if res.Response == nil && rerr != nil {
 		res.Response = fault.From(rerr).Fields()

@@ -12,8 +12,9 @@ import (
 // JUnitSuites renders a report for CI (verify-run --junit): one suite per
 // scenario, one testcase per checkpoint (a failed checkpoint is a
 // <failure> naming its oracle, the expected and the actual value; a
-// not_tested one is <skipped> with its reason), plus a "cleanup" testcase
-// when the scenario's cleanup ran or should have. Evidence files are
+// not_tested one is <skipped> with its reason, or an <error> when the
+// reason is an infrastructure fault), plus a "cleanup" testcase when the
+// scenario's cleanup ran or should have. Evidence files are
 // attached to the testcases that refer to them.
 func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 	files := map[string]string{}
@@ -55,7 +56,7 @@ func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 			case verify.Failed:
 				tc.Failure = &artifacts.JUnitProblem{Message: checkpointFailure(c), Type: c.Reason, Text: c.Detail}
 			case verify.NotTested:
-				tc.Skipped = &artifacts.JUnitProblem{Message: "not tested: " + reasonText(c.Reason), Type: c.Reason}
+				tc.Skipped, tc.Error = notTested("not tested: "+reasonText(c.Reason), c.Reason)
 			}
 			suite.Cases = append(suite.Cases, tc)
 		}
@@ -65,7 +66,11 @@ func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 			case verify.Failed:
 				tc.Failure = &artifacts.JUnitProblem{Message: "required cleanup failed: the scenario fails even if every checkpoint passed", Type: verify.CategoryCleanupFailure}
 			case verify.NotTested:
-				tc.Skipped = &artifacts.JUnitProblem{Message: "cleanup did not run (interrupted)", Type: verify.ReasonInterrupted}
+				reason := ""
+				if s.Failure != nil {
+					reason = s.Failure.Reason
+				}
+				tc.Skipped, tc.Error = notTested("cleanup did not run or gave no verdict: "+reasonText(reason), reason)
 			}
 			suite.Cases = append(suite.Cases, tc)
 		}
@@ -74,9 +79,47 @@ func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 	return suites
 }
 
-// WriteJUnit writes the report's JUnit XML to path.
-func WriteJUnit(path string, r *verify.Report) error {
-	return artifacts.WriteJUnit(path, false, "verification "+r.RequirementID, JUnitSuites(r)...)
+// WriteJUnit writes the report's JUnit XML to path, every text passed
+// through redact (the run's: owner tokens and the requirement's secrets).
+func WriteJUnit(path string, r *verify.Report, redact func(string) string) error {
+	suites := JUnitSuites(r)
+	for i := range suites {
+		redactSuite(&suites[i], redact)
+	}
+	return artifacts.WriteJUnit(path, false, "verification "+r.RequirementID, suites...)
+}
+
+func redactSuite(s *artifacts.JUnitSuite, redact func(string) string) {
+	props := func(ps []artifacts.JUnitProperty) {
+		for i := range ps {
+			ps[i].Value = redact(ps[i].Value)
+		}
+	}
+	problem := func(p *artifacts.JUnitProblem) {
+		if p != nil {
+			p.Message, p.Text = redact(p.Message), redact(p.Text)
+		}
+	}
+	props(s.Properties)
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		props(c.Properties)
+		problem(c.Failure)
+		problem(c.Error)
+		problem(c.Skipped)
+		c.SystemOut = redact(c.SystemOut)
+	}
+}
+
+// notTested is a not-tested testcase: skipped, or an error when an
+// infrastructure fault kept it from running (CI tells a broken phone from
+// a test it did not reach).
+func notTested(msg, reason string) (skipped, errored *artifacts.JUnitProblem) {
+	p := &artifacts.JUnitProblem{Message: msg, Type: reason}
+	if verify.Infrastructure(reason) {
+		return nil, p
+	}
+	return p, nil
 }
 
 func reasonText(r string) string {

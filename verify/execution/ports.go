@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -27,7 +28,8 @@ import (
 type CaseRunner interface {
 	// ImportCase imports c, replacing a case of the same name, without
 	// high-risk confirmation (a compiled case holds none). caseFile is the
-	// case as written to the segment's evidence. The receipt is the
+	// case as written to the segment's evidence, with the requirement's
+	// secrets hidden: the import takes c itself. The receipt is the
 	// import's JSON answer, written as evidence whether or not it
 	// succeeded.
 	ImportCase(ctx context.Context, c *verify.Case, caseFile string) (ImportResult, error)
@@ -52,6 +54,10 @@ type RunRequest struct {
 	// the run's default. The engine forces false for cleanup.
 	RestartApp   *bool
 	ArtifactsDir string
+	// SecretParams are the case's parameters that hold a value the
+	// requirement marks secret (verify.Plan.Secrets): the replay keeps
+	// them out of its answer and files. Never nil.
+	SecretParams []casefile.ParamRef
 }
 
 // RunResult is the answer of a replay.

@@ -2,7 +2,6 @@ package onphone
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/solopi-dev/solopi/canonjson"
@@ -26,8 +25,8 @@ const (
 // with requestId, cleanup and confirmedHighRiskSteps, or the error with
 // them. A device refusal is a Failed error (case_import_failed); a staged
 // file that could not be removed makes the import unsuccessful too.
-func (p *Phone) ImportCase(ctx context.Context, _ *verify.Case, caseFile string) (execution.ImportResult, error) {
-	c, err := readCompiledCase(caseFile)
+func (p *Phone) ImportCase(ctx context.Context, compiled *verify.Case, _ string) (execution.ImportResult, error) {
+	c, err := compiledCase(compiled)
 	if err != nil {
 		return execution.ImportResult{}, err
 	}
@@ -59,12 +58,15 @@ func (p *Phone) ImportCase(ctx context.Context, _ *verify.Case, caseFile string)
 	return execution.ImportResult{Receipt: tree(out), OK: true}, nil
 }
 
-// readCompiledCase reads the case the engine wrote, with case-import's
-// checks: well-formed JSON without duplicate keys, the case shape, parsed.
-func readCompiledCase(path string) (*casefile.Case, error) {
-	b, err := os.ReadFile(path)
+// compiledCase is the compiled case as case-import reads a case file, with
+// its checks: well-formed JSON without duplicate keys, the case shape,
+// parsed. It is taken from the plan, not from the segment's
+// compiled-case.json: that copy is evidence, with the requirement's
+// secrets hidden.
+func compiledCase(compiled *verify.Case) (*casefile.Case, error) {
+	b, err := canonjson.Marshal(compiled.Tree())
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeCompiledCase, "cannot read the compiled case", err).With("file", path)
+		return nil, fault.Wrap(fault.Internal, CodeCompiledCase, "cannot encode the compiled case", err)
 	}
 	if err := casefile.CheckJSON(b); err != nil {
 		return nil, caseError(err)
@@ -104,8 +106,12 @@ func (p *Phone) RunCase(ctx context.Context, req execution.RunRequest) (executio
 		AckTimeout: p.o.AckTimeout, RunTimeout: p.o.RunTimeout, PollInterval: p.o.PollInterval,
 		ArtifactsDir: req.ArtifactsDir, Progress: p.o.Progress,
 		// A compiled case encrypts nothing: its oracle values are evidence,
-		// not secrets, and must show in the replay's messages.
-		Encrypted: &[]casefile.ParamRef{},
+		// not secrets, and must show in the replay's messages. Only what
+		// the requirement marks secret is hidden.
+		Encrypted: &req.SecretParams,
+	}
+	if req.SecretParams == nil {
+		o.Encrypted = &[]casefile.ParamRef{}
 	}
 	if err := o.Validate(); err != nil {
 		return execution.RunResult{}, err
