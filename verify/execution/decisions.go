@@ -175,10 +175,77 @@ func targetNode(action map[string]any, observation map[string]any) (string, erro
 	return id, nil
 }
 
-// actRequest builds the act request of a checked act decision; argument
-// types are checked here, their ranges by the Agent client.
+// checked is a decision the engine accepted: its kind and, for an act,
+// the request to send (all but the session).
+type checked struct {
+	kind string
+	act  ActRequest
+}
+
+// errNoObservation is an act decision with no observation to act on.
+var errNoObservation = errors.New("no observation to act on")
+
+// checkDecision is every check the engine makes of decision i of an
+// explore step before it sends anything, on the observation it would act
+// on: the one path of a decision from a file or a provider to the phone.
+// An error is a refused decision (the segment is not_tested,
+// agent_execution_failed) or errNoObservation.
+func checkDecision(step *verify.Step, i int, dec, obs map[string]any) (checked, error) {
+	switch dec["type"] {
+	case DecisionDone:
+		return checked{kind: DecisionDone}, checkKeys(dec, "an Agent done decision", "type", "reason", "modelReceipt", "fallback")
+	case DecisionBlocked:
+		return checked{kind: DecisionBlocked}, nil
+	case DecisionAct:
+		req, err := checkAct(step, i, dec, obs)
+		return checked{kind: DecisionAct, act: req}, err
+	}
+	return checked{}, decisionError("the decision type must be act, done or blocked")
+}
+
+// checkAct checks an act decision (its keys, an allowed typed action, the
+// action's fields and target against the observation) and builds its
+// request; stepId defaults to <exploreId>-NNN.
+func checkAct(step *verify.Step, i int, dec, obs map[string]any) (ActRequest, error) {
+	if err := checkKeys(dec, "an Agent act decision", "type", "stepId", "action", "modelReceipt", "fallback"); err != nil {
+		return ActRequest{}, err
+	}
+	action, ok := dec["action"].(map[string]any)
+	if !ok {
+		return ActRequest{}, decisionError("an act decision needs a typed action object")
+	}
+	if !allowedAction(step, action["type"]) {
+		return ActRequest{}, decisionError("action %v is not in the step's allowedActions", action["type"])
+	}
+	if obs == nil {
+		return ActRequest{}, errNoObservation
+	}
+	nodeID, err := targetNode(action, obs)
+	if err != nil {
+		return ActRequest{}, err
+	}
+	req, err := actRequest(action, nodeID)
+	if err != nil {
+		return ActRequest{}, err
+	}
+	req.StepID = fmt.Sprintf("%s-%03d", step.ID, i+1)
+	if v, ok := dec["stepId"]; ok {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			return ActRequest{}, decisionError("stepId must be non-empty text")
+		}
+		req.StepID = s
+	}
+	req.ObservationID, _ = obs["observationId"].(string)
+	return req, nil
+}
+
+// actRequest builds the act request of a checked action (targetNode
+// accepted its type and fields); argument types are checked here, their
+// ranges by the Agent client.
 func actRequest(action map[string]any, nodeID string) (ActRequest, error) {
-	req := ActRequest{Action: action["type"].(string), NodeID: nodeID}
+	t, _ := action["type"].(string)
+	req := ActRequest{Action: t, NodeID: nodeID}
 	if v, ok := action["text"]; ok && v != nil {
 		s, ok := v.(string)
 		if !ok {

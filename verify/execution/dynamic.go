@@ -180,11 +180,16 @@ decisions:
 		if dec == nil {
 			break // the static decisions ran out
 		}
-		switch dec["type"] {
+		chk, err := checkDecision(d.step, i, dec, obs)
+		switch {
+		case errors.Is(err, errNoObservation):
+			d.o.Reason = verify.ReasonMissingObservation
+			break decisions
+		case err != nil:
+			return err
+		}
+		switch chk.kind {
 		case DecisionDone:
-			if err := checkKeys(dec, "an Agent done decision", "type", "reason", "modelReceipt", "fallback"); err != nil {
-				return err
-			}
 			d.o.AgentDone, d.o.State, d.o.Reason, d.terminal = true, verify.StateDone, "", "end"
 			d.event(map[string]any{"type": "done", "reason": dec["reason"], "decision": dec})
 			break decisions
@@ -193,7 +198,9 @@ decisions:
 			d.event(map[string]any{"type": "blocked", "reason": dec["reason"], "decision": dec})
 			break decisions
 		case DecisionAct:
-			next, reason, err := d.act(ctx, i, dec, obs)
+			req := chk.act
+			req.Session = d.ref
+			next, reason, err := d.act(ctx, dec, req)
 			if err != nil {
 				return err
 			}
@@ -203,8 +210,6 @@ decisions:
 			}
 			obs = next
 			d.o.Observation = obs
-		default:
-			return decisionError("the decision type must be act, done or blocked")
 		}
 	}
 	if d.o.State == verify.StateDone {
@@ -250,40 +255,9 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 	return dec, nil
 }
 
-// act checks an act decision, resolves its target and sends it. It
-// returns the settled observation, or a reason the exploration stops.
-func (d *dyn) act(ctx context.Context, i int, dec, obs map[string]any) (map[string]any, string, error) {
-	if err := checkKeys(dec, "an Agent act decision", "type", "stepId", "action", "modelReceipt", "fallback"); err != nil {
-		return nil, "", err
-	}
-	action, ok := dec["action"].(map[string]any)
-	if !ok {
-		return nil, "", decisionError("an act decision needs a typed action object")
-	}
-	if !allowedAction(d.step, action["type"]) {
-		return nil, "", decisionError("action %v is not in the step's allowedActions", action["type"])
-	}
-	if obs == nil {
-		return nil, verify.ReasonMissingObservation, nil
-	}
-	nodeID, err := targetNode(action, obs)
-	if err != nil {
-		return nil, "", err
-	}
-	req, err := actRequest(action, nodeID)
-	if err != nil {
-		return nil, "", err
-	}
-	req.Session = d.ref
-	req.StepID = fmt.Sprintf("%s-%03d", d.step.ID, i+1)
-	if v, ok := dec["stepId"]; ok {
-		s, ok := v.(string)
-		if !ok {
-			return nil, "", decisionError("stepId must be text")
-		}
-		req.StepID = s
-	}
-	req.ObservationID, _ = obs["observationId"].(string)
+// act sends a checked act decision's request. It returns the settled
+// observation, or a reason the exploration stops.
+func (d *dyn) act(ctx context.Context, dec map[string]any, req ActRequest) (map[string]any, string, error) {
 	res, err := d.r.e.Agent.Act(ctx, req)
 	var result any
 	if res != nil {
