@@ -360,12 +360,18 @@ func FaultNames() []string {
 	for k := range faults() {
 		out = append(out, k)
 	}
+	for k := range agentFaults() {
+		out = append(out, k)
+	}
 	sort.Strings(out)
 	return out
 }
 
 func (f *Farm) inject(d *Device, name string, body []byte) (map[string]any, error) {
 	fn, ok := faults()[name]
+	if !ok {
+		fn, ok = agentFaults()[name]
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w %q", errUnknownFault, name)
 	}

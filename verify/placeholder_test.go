@@ -8,7 +8,10 @@ import (
 
 // The hand-written scanner must find exactly what the placeholder regular
 // expression finds.
-var placeholderRE = regexp.MustCompile(`\$\{([A-Za-z0-9][A-Za-z0-9._-]{0,127})\}`)
+var (
+	placeholderRE = regexp.MustCompile(`\$\{([A-Za-z0-9][A-Za-z0-9._-]{0,127})\}`)
+	wholeRE       = regexp.MustCompile(`^` + placeholderRE.String() + `$`)
+)
 
 func checkPlaceholders(t *testing.T, s string) {
 	t.Helper()
@@ -18,7 +21,7 @@ func checkPlaceholders(t *testing.T, s string) {
 		t.Fatalf("replacePlaceholders(%q) = %q, regexp gives %q", s, got, want)
 	}
 	name, ok := wholePlaceholder(s)
-	whole := regexp.MustCompile(`^` + placeholderRE.String() + `$`).FindStringSubmatch(s)
+	whole := wholeRE.FindStringSubmatch(s)
 	if ok != (whole != nil) || ok && name != whole[1] {
 		t.Fatalf("wholePlaceholder(%q) = %q, %v", s, name, ok)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/adbd"
 	"github.com/solopi-dev/solopi/solopi/adb"
-	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/verify"
 	"github.com/solopi-dev/solopi/verify/execution"
@@ -69,21 +68,17 @@ func (h *hookedRunner) RunCase(ctx context.Context, r execution.RunRequest) (exe
 	return h.Phone.RunCase(ctx, r)
 }
 
-// foreignSession starts an Agent session on the phone under another
-// owner's token: what a verify-run killed mid-exploration, or someone's
-// agent-session-start, leaves holding the phone's control lease.
-func foreignSession(t *testing.T, p *Phone) {
+// foreignSession leaves an Agent session of another owner on the phone
+// (the simulator's foreign-agent-session fault), holding its control lease:
+// what a verify-run killed mid-exploration, or someone's
+// agent-session-start, leaves behind.
+func foreignSession(t *testing.T, d *sim.Device, p *Phone) {
 	t.Helper()
-	tok, err := agent.ParseOwnerToken("someone-else-0123456789abcdef")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := p.LaunchTarget(context.Background(), "com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	b := agent.AgentBudget{MaxSteps: 50, MaxDurationMs: 1_800_000, IdleTimeoutMs: 300_000, MaxRepeatedActions: 3, MaxNoProgressSteps: 3}
-	if _, err := p.agent.Start(context.Background(), agent.StartOptions{OwnerToken: tok, Budget: b, AckTimeout: 20 * time.Second}); err != nil {
-		t.Fatalf("the foreign session did not start: %v", err)
+	if _, err := d.App.StartForeignAgentSession("someone-else-0123456789abcdef", 300_000); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -147,8 +142,8 @@ func TestPhoneOfflineMidReplayIsNotTested(t *testing.T) {
 // (replay_not_started), and the next run on that phone is not failed.
 func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
 	t.Parallel()
-	_, phone := newPhone(t, 20)
-	foreignSession(t, phone)
+	d, phone := newPhone(t, 20)
+	foreignSession(t, d, phone)
 	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: phone, Agent: phone})
 	if err != nil {
 		t.Fatalf("no verdict: %v", err)
@@ -173,10 +168,10 @@ func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
 // cleanup_not_tested.
 func TestCleanupThatCouldNotRunIsNotTested(t *testing.T) {
 	t.Parallel()
-	_, phone := newPhone(t, 20)
+	d, phone := newPhone(t, 20)
 	h := &hookedRunner{Phone: phone, beforeRun: func(n int, _ execution.RunRequest) {
 		if n == 2 {
-			foreignSession(t, phone)
+			foreignSession(t, d, phone)
 		}
 	}}
 	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
@@ -226,10 +221,10 @@ func TestCompetingReplayIsNotTested(t *testing.T) {
 // scenario is not_tested.
 func TestAgentStartBlockedByAnotherOwnerIsNotTested(t *testing.T) {
 	t.Parallel()
-	_, phone := newPhone(t, 20)
+	d, phone := newPhone(t, 20)
 	phone.o.AgentStartTimeout = 2 * time.Second
 	decisions := `{"s":{"explore":[` + clickIncrement + `,` + done + `]}}`
-	foreign := &launchHook{Phone: phone, before: func() { foreignSession(t, phone) }}
+	foreign := &launchHook{Phone: phone, before: func() { foreignSession(t, d, phone) }}
 	s, err := runOn(t, exploreRequirement(`{}`), decisions, execution.Engine{Runner: phone, Agent: foreign})
 	if err != nil {
 		t.Fatalf("no verdict: %v", err)
