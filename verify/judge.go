@@ -218,6 +218,9 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 				var refs []string
 				refs, state = j.segmentRefs(seg, o)
 				reason = o.Reason
+				if len(o.Evidence) == 0 {
+					reason = ReasonMissingEvidence
+				}
 				cleanRefs = append(cleanRefs, refs...)
 				res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: PhaseCleanup, Route: RouteDeterministic, State: state, EvidenceRefs: refs})
 			}
