@@ -28,7 +28,8 @@ const maxEvidenceDepth = 256
 // numbers. A value of any other type is taken in its encoding/json form
 // (struct tags, MarshalJSON, a redact.Secret's marker); what has no JSON
 // form (NaN, infinities, a channel, a function, a cycle) is replaced by a
-// text saying what it was, never dropped silently and never an error.
+// text saying what it was, never dropped silently and never an error;
+// the rest of a typed value that holds one is kept.
 func evidenceTree(v any) any { return toEvidence(v, 0) }
 
 func toEvidence(v any, depth int) any {
@@ -71,13 +72,58 @@ func toEvidence(v any, depth int) any {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return notEncodable(v, err)
+		// Somewhere inside is a value without a JSON form: take the
+		// value apart so that only that one is replaced.
+		return reflectEvidence(rv, v, err, depth)
 	}
 	t, err := canonjson.Decode(b)
 	if err != nil {
 		return notEncodable(v, err)
 	}
 	return toEvidence(t, depth+1)
+}
+
+// reflectEvidence is a value encoding/json refused (err), field by field
+// and element by element as encoding/json would write it.
+func reflectEvidence(rv reflect.Value, v any, err error, depth int) any {
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !rv.IsNil() {
+			return toEvidence(rv.Elem().Interface(), depth+1)
+		}
+		return nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			break
+		}
+		out := map[string]any{}
+		for it := rv.MapRange(); it.Next(); {
+			out[strings.ToValidUTF8(it.Key().String(), "\uFFFD")] = toEvidence(it.Value().Interface(), depth+1)
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = toEvidence(rv.Index(i).Interface(), depth+1)
+		}
+		return out
+	case reflect.Struct:
+		out := map[string]any{}
+		t := rv.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			out[name] = toEvidence(rv.Field(i).Interface(), depth+1)
+		}
+		return out
+	}
+	return notEncodable(v, err)
 }
 
 // finite keeps a finite float; NaN and the infinities, which JSON cannot

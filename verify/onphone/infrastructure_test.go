@@ -10,6 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/sim/adbd"
 	"github.com/solopi-dev/solopi/solopi/adb"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 	"github.com/solopi-dev/solopi/verify"
 	"github.com/solopi-dev/solopi/verify/execution"
 )
@@ -252,4 +253,42 @@ type launchHook struct {
 func (l *launchHook) LaunchTarget(ctx context.Context, pkg string) error {
 	l.before()
 	return l.Phone.LaunchTarget(ctx, pkg)
+}
+
+// Someone else cancels our replay on the phone: the run ended without a
+// verdict, not_tested/replay_not_terminal, as solopi-ai says (not an
+// interrupt of the verification, which goes on to the cleanup).
+func TestReplayCancelledElsewhereIsNotTerminal(t *testing.T) {
+	t.Parallel()
+	d, phone := newPhone(t, 5)
+	h := &hookedRunner{Phone: phone, beforeRun: func(n int, _ execution.RunRequest) {
+		if n != 1 {
+			return
+		}
+		go func() {
+			ctx := context.Background()
+			for d.App.LeaseHolder() == "" {
+				time.Sleep(time.Millisecond)
+			}
+			st, err := replay.FetchReplayStatus(ctx, phone.dev)
+			if err == nil {
+				_, err = replay.CancelRun(ctx, phone.dev, st.RunID, 10*time.Second, 20*time.Millisecond)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}}
+	s, err := runOn(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	if r.Interrupted {
+		t.Error("someone else's cancel interrupted the verification")
+	}
+	if seg := r.Scenarios[0].Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayNotTerminal {
+		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
+	}
 }
