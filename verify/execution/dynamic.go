@@ -345,7 +345,7 @@ func (r *run) reviewVision(ctx context.Context, sc *verify.Scenario, seg *verify
 		}
 		v, err := r.e.Vision.Review(ctx, VisionRequest{
 			ScenarioID: sc.ID, CheckpointID: id, Assertion: cp.Oracle.Vision.Assertion,
-			Screenshot: screenshot, Evidence: r.a.dir, EvidenceDir: dir,
+			Screenshot: screenshot, Evidence: r.a.dir, EvidenceDir: dir, Redactor: r.a.redactor(),
 		})
 		if err != nil {
 			if fault.IsInterrupt(err) || ctx.Err() != nil {

@@ -204,4 +204,7 @@ type VisionRequest struct {
 	// Evidence, which writes it; it returns them in the verdict.
 	Evidence    *artifacts.Dir
 	EvidenceDir string
+	// Redactor hides the run's owner tokens and the requirement's
+	// secrets in what the judge writes.
+	Redactor *redact.Redactor
 }

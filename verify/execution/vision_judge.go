@@ -62,16 +62,13 @@ func (j *VisionReviewer) Review(ctx context.Context, req VisionRequest) (verify.
 	if req.Evidence == nil || req.EvidenceDir == "" {
 		return out, nil
 	}
-	tree, err := j.v.tree(map[string]any{
+	tree := j.v.tree(map[string]any{
 		"scenarioId": req.ScenarioID, "checkpointId": req.CheckpointID, "assertion": req.Assertion,
 		"verdict": rev.Verdict, "reason": rev.Reason, "screenshotSha256": screen.SHA256,
 		"model": j.v.info, "coordinateProfile": j.v.profile, "metrics": rev.Metrics, "events": rev.Events,
 	})
-	if err != nil {
-		return out, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode the vision review", err)
-	}
 	path := filepath.Join(req.EvidenceDir, "vision-review-"+verify.EvidenceDirName(req.CheckpointID)+".json")
-	ev, err := (&artifactDir{dir: req.Evidence}).writeJSON(path, tree, "vision_review")
+	ev, err := (&artifactDir{dir: req.Evidence, red: req.Redactor}).writeJSON(path, tree, "vision_review")
 	if err != nil {
 		return out, err
 	}

@@ -2,7 +2,6 @@ package execution
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/agentdevice"
 	"github.com/solopi-dev/solopi/agentloop/chat"
-	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
@@ -90,18 +88,9 @@ func (c VisionConfig) check() (*vision, error) {
 	return v, nil
 }
 
-// tree is x as a generic JSON tree with every string redacted.
-func (v *vision) tree(x any) (any, error) {
-	b, err := json.Marshal(x)
-	if err != nil {
-		return nil, err
-	}
-	t, err := canonjson.Decode(b)
-	if err != nil {
-		return nil, err
-	}
-	return redact.Walk(t, v.redact), nil
-}
+// tree is x as evidence (evidenceTree: never an error) with every string
+// redacted.
+func (v *vision) tree(x any) any { return redact.Walk(evidenceTree(x), v.redact) }
 
 // VisionProvider decides explore steps with the pure-vision planner: each
 // explore step is one planner task whose goal is the step's goal, whose
@@ -294,11 +283,7 @@ func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepE
 		}
 		dec = map[string]any{"type": DecisionBlocked, "reason": prop.Reason}
 	}
-	tree, err := p.v.tree(receipt)
-	if err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeVisionPlanner, "cannot encode the model receipt", err)
-	}
-	dec["modelReceipt"] = tree
+	dec["modelReceipt"] = p.v.tree(receipt)
 	if r, ok := dec["reason"].(string); ok {
 		dec["reason"] = p.v.redact(r)
 	}
