@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/oracle"
+	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/verify"
@@ -83,13 +84,14 @@ func tapNode(t *testing.T, d *sim.Device, obs map[string]any, resourceID string)
 	}
 }
 
-// readReport reads a report.json.
+// readReport reads a report.json, checked against its schema.
 func readReport(t *testing.T, path string) *verify.Report {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("no report.json: %v", err)
 	}
+	schemas.Validate(t, "verification-report", b)
 	var r verify.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
