@@ -34,12 +34,15 @@ import (
 func CheckJSON(data []byte) error { return checkJSON(data, "$") }
 
 // checkJSON is CheckJSON for a document found at JSON path doc.
-func checkJSON(data []byte, doc string) error {
+func checkJSON(data []byte, doc string) error { return check(&jsonScanner{data: data, doc: doc}) }
+
+// check runs the scanner over its document.
+func check(sc *jsonScanner) error {
+	data, doc := sc.data, sc.doc
 	if off, ok := firstInvalidUTF8(data); ok {
 		return newError(CodeInvalidUTF8, "%s is not UTF-8: invalid byte 0x%02X at offset %d (save it as UTF-8)", docName(doc), data[off], off).
 			with("offset", off).with("jsonPath", doc)
 	}
-	sc := jsonScanner{data: data, doc: doc}
 	sc.space()
 	if err := sc.value(0); err != nil && err != errSyntax {
 		return err
@@ -84,6 +87,8 @@ type jsonScanner struct {
 	pos  int
 	doc  string
 	path []pathStep
+	// duplicatesAllowed skips the duplicate-key rule (CheckEncoding).
+	duplicatesAllowed bool
 }
 
 // pathStep is one step of a JSON path: an object member (its raw key text)
@@ -196,7 +201,7 @@ func (s *jsonScanner) object(depth int) error {
 				}
 			}
 		}
-		if dup {
+		if dup && !s.duplicatesAllowed {
 			path := s.render()
 			return newError(CodeDuplicateKey, "key %q appears twice at %s", string(key), path).
 				with("key", string(key)).with("jsonPath", path)
