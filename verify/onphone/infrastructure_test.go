@@ -84,6 +84,27 @@ func foreignSession(t *testing.T, d *sim.Device, p *Phone) {
 	}
 }
 
+// runFaulted runs requirement (with decisions) on the ports and reads its
+// report, which must hold no failure.
+func runFaulted(t *testing.T, requirement []byte, decisions string, e execution.Engine) *verify.Report {
+	t.Helper()
+	s, err := runOn(t, requirement, decisions, e)
+	if err != nil {
+		t.Fatalf("no verdict: %v", err)
+	}
+	r := readReport(t, s.Report)
+	noFailure(t, r)
+	return r
+}
+
+// wantSegment checks a segment's state and reason.
+func wantSegment(t *testing.T, seg verify.SegmentResult, state, reason string) {
+	t.Helper()
+	if seg.State != state || seg.Reason != reason {
+		t.Errorf("segment %s: %s/%s, want %s/%s", seg.SegmentID, seg.State, seg.Reason, state, reason)
+	}
+}
+
 func noFailure(t *testing.T, r *verify.Report) {
 	t.Helper()
 	if r.Status == verify.Failed {
@@ -120,19 +141,12 @@ func TestPhoneOfflineMidReplayIsNotTested(t *testing.T) {
 			}
 		}()
 	}}
-	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
-	if err != nil {
-		t.Fatalf("no verdict: %v", err)
-	}
-	r := readReport(t, s.Report)
-	noFailure(t, r)
+	r := runFaulted(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
 	sc := r.Scenarios[0]
 	if sc.Status != verify.NotTested || sc.Failure == nil || sc.Failure.Category != verify.ReasonCheckpointNotReached {
 		t.Errorf("scenario %s %+v", sc.Status, sc.Failure)
 	}
-	if seg := sc.Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayTransport {
-		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
-	}
+	wantSegment(t, sc.Segments[0], verify.NotTested, verify.ReasonReplayTransport)
 	if sc.Cleanup.Status != verify.NotTested {
 		t.Errorf("cleanup %s", sc.Cleanup.Status)
 	}
@@ -158,9 +172,7 @@ func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
 		t.Errorf("status %s", s.Status)
 	}
 	sc := r.Scenarios[0]
-	if seg := sc.Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayNotStarted {
-		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
-	}
+	wantSegment(t, sc.Segments[0], verify.NotTested, verify.ReasonReplayNotStarted)
 	if cp := sc.Checkpoints[0]; cp.Status != verify.NotTested || cp.Reason != verify.ReasonReplayNotStarted {
 		t.Errorf("checkpoint %s/%s", cp.Status, cp.Reason)
 	}
@@ -181,12 +193,7 @@ func TestCleanupThatCouldNotRunIsNotTested(t *testing.T) {
 			foreignSession(t, d, phone)
 		}
 	}}
-	s, err := runOn(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
-	if err != nil {
-		t.Fatalf("no verdict: %v", err)
-	}
-	r := readReport(t, s.Report)
-	noFailure(t, r)
+	r := runFaulted(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
 	sc := r.Scenarios[0]
 	for _, cp := range sc.Checkpoints {
 		if cp.Status != verify.Passed {
@@ -212,15 +219,8 @@ func TestCompetingReplayIsNotTested(t *testing.T) {
 			t.Errorf("competing replay: %q %v", run, err)
 		}
 	}}
-	s, err := runOn(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
-	if err != nil {
-		t.Fatalf("no verdict: %v", err)
-	}
-	r := readReport(t, s.Report)
-	noFailure(t, r)
-	if seg := r.Scenarios[0].Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayNotStarted {
-		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
-	}
+	r := runFaulted(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
+	wantSegment(t, r.Scenarios[0].Segments[0], verify.NotTested, verify.ReasonReplayNotStarted)
 }
 
 // Another owner's Agent session holds the phone when an explore segment
@@ -232,16 +232,9 @@ func TestAgentStartBlockedByAnotherOwnerIsNotTested(t *testing.T) {
 	phone.o.AgentStartTimeout = 2 * time.Second
 	decisions := `{"s":{"explore":[` + clickIncrement + `,` + done + `]}}`
 	foreign := &launchHook{Phone: phone, before: func() { foreignSession(t, d, phone) }}
-	s, err := runOn(t, exploreRequirement(`{}`), decisions, execution.Engine{Runner: phone, Agent: foreign})
-	if err != nil {
-		t.Fatalf("no verdict: %v", err)
-	}
-	r := readReport(t, s.Report)
-	noFailure(t, r)
+	r := runFaulted(t, exploreRequirement(`{}`), decisions, execution.Engine{Runner: phone, Agent: foreign})
 	sc := r.Scenarios[0]
-	if seg := sc.Segments[1]; seg.State != verify.NotTested || seg.Reason != verify.ReasonAgentStartFailed {
-		t.Errorf("explore segment %s/%s", seg.State, seg.Reason)
-	}
+	wantSegment(t, sc.Segments[1], verify.NotTested, verify.ReasonAgentStartFailed)
 }
 
 // launchHook runs before on the explore segment's first call to the phone.
@@ -279,16 +272,9 @@ func TestReplayCancelledElsewhereIsNotTerminal(t *testing.T) {
 			}
 		}()
 	}}
-	s, err := runOn(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
-	if err != nil {
-		t.Fatalf("no verdict: %v", err)
-	}
-	r := readReport(t, s.Report)
-	noFailure(t, r)
+	r := runFaulted(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
 	if r.Interrupted {
 		t.Error("someone else's cancel interrupted the verification")
 	}
-	if seg := r.Scenarios[0].Segments[0]; seg.State != verify.NotTested || seg.Reason != verify.ReasonReplayNotTerminal {
-		t.Errorf("test segment %s/%s", seg.State, seg.Reason)
-	}
+	wantSegment(t, r.Scenarios[0].Segments[0], verify.NotTested, verify.ReasonReplayNotTerminal)
 }
