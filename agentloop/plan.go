@@ -202,7 +202,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 		st.emit(EvRecovery, "the same action had no visible effect repeatedly", map[string]any{"outcome": string(RecoverTakeover), "repeats": r.repeatCount})
 		r.askHuman(ctx, parent, "the same action keeps having no visible effect", action.Action{Name: action.TakeOver})
 		if r.result != nil && r.result.Outcome == OutcomeBlocked {
-			r.result.Outcome, r.result.Exit = OutcomeRepeatedAction, OutcomeExit(OutcomeRepeatedAction)
+			r.result.Outcome, r.result.Exit = OutcomeRepeatedAction, exitCode(OutcomeRepeatedAction)
 		}
 		return &act
 	}

@@ -3,13 +3,17 @@ package agentloop
 import (
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/outcome"
+
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 )
 
-// Run outcomes and their exit codes (agent-run): 0 completed and reviewed;
-// 2 not completed or blocked; 4 model or device protocol error; 124 the
-// task's max duration; 130 cancelled.
+// Run outcomes (agent-run). Their exit codes are outcome's table's, by
+// kind: completed and reviewed is success; not completed, blocked or a
+// step budget is a failure; the task's max duration a timeout; cancelled
+// an interrupt; anything else a model or device protocol error.
 const (
 	OutcomeCompleted      = "completed"
 	OutcomeNotCompleted   = "not_completed"
@@ -24,19 +28,19 @@ const (
 	OutcomeRepeatedAction = "repeated_action_loop"
 )
 
-// OutcomeExit maps an outcome to the process exit code.
-func OutcomeExit(o string) int {
+// exitCode is the process exit code of an outcome, from outcome's table.
+func exitCode(o string) int {
 	switch o {
 	case OutcomeCompleted:
-		return 0
+		return outcome.ExitOK
 	case OutcomeNotCompleted, OutcomeBlocked, OutcomeMaxSteps, OutcomeRepeatedAction:
-		return 2
+		return outcome.ExitFor(fault.Failed)
 	case OutcomeMaxDuration:
-		return 124
+		return outcome.ExitFor(fault.Timeout)
 	case OutcomeCancelled:
-		return 130
+		return outcome.ExitFor(fault.Interrupted)
 	}
-	return 4
+	return outcome.ExitFor(fault.Transport)
 }
 
 // Result is the end of a task.

@@ -201,7 +201,7 @@ func (r *taskRun) finish(outcome, msg string, err error) {
 	}
 	res := &Result{
 		RunID: r.runID, Outcome: outcome, Success: outcome == OutcomeCompleted, Message: r.a.cfg.Redact(msg),
-		Exit: OutcomeExit(outcome), Phase: phase, Goal: r.goal, DeviceMode: r.a.dev.Mode(),
+		Exit: exitCode(outcome), Phase: phase, Goal: r.goal, DeviceMode: r.a.dev.Mode(),
 		StartedAt: r.started.UTC(), Profile: r.profile, Frame: r.frame,
 	}
 	if err != nil {

@@ -1,6 +1,9 @@
-// Package outcome is the CLI's output contract in one place: the exit-code
-// table (the only place a fault.Kind becomes a process exit code), and how
-// the one JSON object of a command is printed.
+// Package outcome is the exit-code table: the one place a fault.Kind or a
+// verdict becomes a process exit code, compatible with solopi-ai. Commands
+// reach it through cmdutil's result constructors (which print the one JSON
+// object); the libraries whose own outputs record the code the process
+// will exit with (a managed report's exitCode, a trajectory's exit) read
+// it too, so that the two never disagree.
 package outcome
 
 import "github.com/solopi-dev/solopi/fault"

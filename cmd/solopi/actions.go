@@ -7,7 +7,6 @@ import (
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -29,14 +28,14 @@ type actionCounts struct {
 	AgentActions int `json:"agentActions"`
 }
 
-func actionsCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdActions(e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "actions",
 		Usage:     "list the case-step actions (66 enum, 6 provider; solopi-ai's catalogue) and the 7 typed Agent actions (local, no device)",
 		UsageText: "solopi actions",
-		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
+		Action: cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
 			cat, acts := casefile.AuthoringCatalog(), protocol.TypedActions()
-			return outcome.OK(actionsResult{
+			return cmdutil.OK(actionsResult{
 				Success:         true,
 				Counts:          actionCounts{CatalogCounts: cat.Counts, AgentActions: len(acts)},
 				EnumActions:     cat.EnumActions,

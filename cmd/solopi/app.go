@@ -2,105 +2,32 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/agentcmd"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/devicecmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/plannercmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/replaycmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/sessioncmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/verifycmd"
 )
 
-// usageError marks a parser failure: text on stderr, exit 3.
-type usageError struct{ msg string }
-
-func (u usageError) Error() string { return u.msg }
-
-func newApp(exit *int, e cmdutil.Env) *cli.App {
-	app := &cli.App{
-		Name:      "solopi",
-		Usage:     "drive Android test automation through SoloPi",
-		UsageText: "solopi [global options] <command> [command options]",
-		Description: "Every command prints exactly one JSON object on stdout. Exit codes: 0 ok, 2 business failure or\n" +
-			"not ready, 3 usage or device selection, 4 adb/HTTP/protocol error, 124 timeout, 130 interrupted.\n\n" +
-			"Examples:\n  solopi demo\n  solopi --serial emulator-5554 doctor\n  solopi run --case smoke --artifacts ./out",
-		Version:              buildVersion(),
-		Writer:               e.Stdout,
-		ErrWriter:            e.Stderr,
-		Flags:                cmdutil.GlobalFlags(),
-		Commands:             commands(exit, e),
-		HideVersion:          true,
-		EnableBashCompletion: false,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
-			return usageError{msg: err.Error()}
-		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			*exit = outcome.ExitUsage
-			fmt.Fprintf(e.Stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", name)
-		},
+// commands lists every command. The app's own commands (version, actions,
+// sim, demo, report) live beside main; every feature area contributes its
+// list from its package under internal/.
+func commands(e cmdutil.Env) []*cli.Command {
+	cmds := []*cli.Command{newCmdVersion(e), newCmdActions(e), newCmdSim(e), newCmdDemo(e), newCmdReport(e)}
+	for _, group := range []func(cmdutil.Env) []*cli.Command{devicecmd.Commands, replaycmd.Commands, agentcmd.Commands,
+		sessioncmd.Commands, plannercmd.Commands, verifycmd.Commands, managedcmd.Commands} {
+		cmds = append(cmds, group(e)...)
 	}
-	// A usage error in any command is the parser's text on stderr: stdout
-	// stays empty so that scripts never mistake help text for JSON.
-	var mark func(cmds []*cli.Command)
-	mark = func(cmds []*cli.Command) {
-		for _, c := range cmds {
-			c.OnUsageError = app.OnUsageError
-			mark(c.Subcommands)
-		}
-	}
-	mark(app.Commands)
-	app.Action = func(c *cli.Context) error {
-		*exit = outcome.ExitUsage
-		if c.Args().Present() {
-			fmt.Fprintf(e.Stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", c.Args().First())
-			return nil
-		}
-		c.App.Writer = e.Stderr
-		return cli.ShowAppHelp(c)
-	}
-	return app
-}
-
-// helpRequested reports whether the user asked for help explicitly; only
-// then does help text go to stdout. urfave/cli also prints a command's help
-// when a required flag is missing, and that must land on stderr with the
-// parser's message so that stdout never holds anything but JSON.
-func helpRequested(args []string) bool {
-	for i, a := range args {
-		if a == "--help" || a == "-h" || (a == "help" && i > 0) {
-			return true
-		}
-		if a == "--" {
-			break
-		}
-	}
-	return false
+	return cmds
 }
 
 // run executes the CLI with args and returns the process exit code.
 func run(ctx context.Context, args []string, e cmdutil.Env) int {
-	exit := -1
-	app := newApp(&exit, e)
-	if !helpRequested(args) {
-		app.Writer = e.Stderr
-	}
-	err := app.RunContext(ctx, args)
-	if err != nil {
-		var ue usageError
-		msg := err.Error()
-		if errors.As(err, &ue) {
-			msg = ue.msg
-		}
-		fmt.Fprintf(e.Stderr, "solopi: %s\nRun 'solopi help' or 'solopi <command> --help' for usage.\n", msg)
-		return outcome.ExitUsage
-	}
-	if exit == -1 {
-		// Help or a bare invocation printed usage text; nothing ran.
-		if len(args) <= 1 {
-			return outcome.ExitUsage
-		}
-		return outcome.ExitOK
-	}
-	return exit
+	return cmdutil.App{Version: buildVersion(), Commands: commands}.Run(ctx, args, e)
 }

@@ -374,17 +374,16 @@ func TestPerfListAndPluginListPassThrough(t *testing.T) {
 }
 
 func TestEverySessionCommandHasASchema(t *testing.T) {
-	exit := 0
 	have := map[string]bool{}
 	for _, n := range schemas.Names() {
 		have[n] = true
 	}
-	for _, c := range sessioncmd.Commands(&exit, cmdutil.Env{}) {
+	for _, c := range sessioncmd.Commands(cmdutil.Env{}) {
 		if !have[c.Name] {
 			t.Errorf("command %s has no schemas/%s.schema.json", c.Name, c.Name)
 		}
 	}
-	if n := len(sessioncmd.Commands(&exit, cmdutil.Env{})); n != 29 {
+	if n := len(sessioncmd.Commands(cmdutil.Env{})); n != 29 {
 		t.Errorf("%d session commands, want 29", n)
 	}
 }

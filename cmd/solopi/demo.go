@@ -28,7 +28,8 @@ type demoOptions struct {
 	timeScale float64
 }
 
-func demoCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdDemo(e cmdutil.Env) *cli.Command {
+	o := &demoOptions{}
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run the main job on an in-process simulated phone (needs nothing but this binary)",
@@ -38,31 +39,31 @@ func demoCommand(exit *int, e cmdutil.Env) *cli.Command {
 			"and prints the run's JSON; the exit code is the run's verdict (0 passed, 2 failed).\n\n" +
 			"Example:\n  solopi demo && ls solopi-demo",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "artifacts", Value: "solopi-demo", Usage: "artifacts directory of the run (replaced on each demo)"},
-			&cli.Float64Flag{Name: "time-scale", Value: 20, Usage: "simulated device time speed-up"},
+			&cli.StringFlag{Name: "artifacts", Destination: &o.artifacts, Value: "solopi-demo", Usage: "artifacts directory of the run (replaced on each demo)"},
+			&cli.Float64Flag{Name: "time-scale", Destination: &o.timeScale, Value: 20, Usage: "simulated device time speed-up"},
 		},
-		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-			return runDemo(ctx, g, demoOptions{artifacts: c.String("artifacts"), timeScale: c.Float64("time-scale")})
+		Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+			return runDemo(ctx, g, o)
 		}),
 	}
 }
 
 // runDemo drives the real command path against an in-process device: the
 // only difference from a phone is where the transport comes from.
-func runDemo(ctx context.Context, g *cmdutil.Globals, o demoOptions) (outcome.Result, error) {
+func runDemo(ctx context.Context, g *cmdutil.Globals, o *demoOptions) (cmdutil.Result, error) {
 	if !(o.timeScale > 0) || o.timeScale > 1000 {
-		return outcome.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
+		return cmdutil.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
 	}
 	dev := sim.New(sim.Options{Serial: "sim-demo", TimeScale: o.timeScale})
 	defer dev.Close()
 	tmp, err := os.MkdirTemp("", "solopi-demo-")
 	if err != nil {
-		return outcome.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot create a temporary directory", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot create a temporary directory", err)
 	}
 	defer os.RemoveAll(tmp)
 	casePath := filepath.Join(tmp, demoCaseName+".json")
 	if err := os.WriteFile(casePath, demoCase, 0o600); err != nil {
-		return outcome.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot write the demo case", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot write the demo case", err)
 	}
 	inner := func(args ...string) (map[string]any, int, error) {
 		var out bytes.Buffer
@@ -81,15 +82,16 @@ func runDemo(ctx context.Context, g *cmdutil.Globals, o demoOptions) (outcome.Re
 	g.Progress.Printf("demo: importing %s into the simulated device %s", demoCaseName, dev.Serial())
 	imported, code, err := inner("case-import", "--file", casePath, "--replace")
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	if code != outcome.ExitOK {
-		return outcome.Result{Value: imported, Exit: code}, nil
+		// The inner command's own object and code, as it printed them.
+		return cmdutil.Result{Value: imported, Exit: code}, nil
 	}
 	g.Progress.Printf("demo: running %s with artifacts in %s", demoCaseName, o.artifacts)
 	result, code, err := inner("run", "--case", demoCaseName, "--artifacts", o.artifacts, "--overwrite")
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	result["demo"] = map[string]any{
 		"device":     dev.Serial(),
@@ -97,5 +99,5 @@ func runDemo(ctx context.Context, g *cmdutil.Globals, o demoOptions) (outcome.Re
 		"timeScale":  o.timeScale,
 		"caseImport": imported,
 	}
-	return outcome.Result{Value: result, Exit: code}, nil
+	return cmdutil.Result{Value: result, Exit: code}, nil
 }

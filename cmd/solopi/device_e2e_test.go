@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/transporttest"
 )
 
@@ -30,8 +31,8 @@ func TestTransportServerUnreachable(t *testing.T) {
 		adb, code string
 		exit      int
 	}{
-		{"/nonexistent/adb", cmdutil.CodeAdbNotFound, outcome.ExitUsage},
-		{"/bin/false", cmdutil.CodeAdbServerUnreachable, outcome.ExitTransport},
+		{"/nonexistent/adb", device.CodeAdbNotFound, outcome.ExitUsage},
+		{"/bin/false", device.CodeAdbServerUnreachable, outcome.ExitTransport},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), []string{"solopi", "--adb", c.adb, "--adb-server-port", fmt.Sprint(port), "app-status"},

@@ -18,13 +18,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/adbd"
+	soldevice "github.com/solopi-dev/solopi/solopi/device"
 )
 
 const e2eOwnerToken = "e2e-owner-token-0123456789"
@@ -282,7 +282,7 @@ func TestE2EManagedDeviceProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, p = m.cmd("--serial", "sim-0001", "managed-device-probe")
-	if r.code != 3 || p["errorCode"] != cmdutil.CodeDeviceOffline {
+	if r.code != 3 || p["errorCode"] != soldevice.CodeDeviceOffline {
 		t.Fatalf("errored probe: exit %d %s", r.code, r.stdout)
 	}
 	_, list := m.cmd("managed-device-list")

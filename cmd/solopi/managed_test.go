@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
 	"github.com/solopi-dev/solopi/internal/pgtest"
+	"github.com/solopi-dev/solopi/managed/devicehost"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -108,7 +109,7 @@ func testManagedCommands(t *testing.T, db string) {
 	}
 	managedCLI(t, db, 3, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-3", "--max-retries", "11")
 	// Vision oracles need a model; managed work has none.
-	if e := managedCLI(t, db, 3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != managedcmd.CodeVisionNotSupported {
+	if e := managedCLI(t, db, 3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != devicehost.CodeVisionNotSupported {
 		t.Fatalf("vision plan %v", e)
 	}
 

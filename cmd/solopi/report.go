@@ -7,13 +7,11 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/report"
 )
 
 // reportOptions are the report command's arguments.
 type reportOptions struct {
-	dir        string
 	trajectory string
 }
 
@@ -24,7 +22,8 @@ type reportResult struct {
 	Kind    report.Kind `json:"kind"`
 }
 
-func reportCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdReport(e cmdutil.Env) *cli.Command {
+	o := &reportOptions{}
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write report.html for an evidence directory (run, batch, verify-run, agent-run or perf), older ones included",
@@ -32,31 +31,32 @@ func reportCommand(exit *int, e cmdutil.Env) *cli.Command {
 			"images linked beside it). A performance directory of CSV files is analysed first (analysis.json and charts/).",
 		UsageText: "solopi report DIR [--trajectory FILE]\n\nExample:\n  solopi report ./out/login && xdg-open ./out/login/report.html",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "trajectory", Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
+			&cli.StringFlag{Name: "trajectory", Destination: &o.trajectory, Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
 		},
-		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-			if c.NArg() != 1 {
-				return outcome.Result{}, fault.Usage(report.CodeNotDirectory, "name exactly one evidence directory: solopi report DIR")
+		Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+			dirs := g.Args()
+			if len(dirs) != 1 {
+				return cmdutil.Result{}, fault.Usage(report.CodeNotDirectory, "name exactly one evidence directory: solopi report DIR")
 			}
-			return runReport(ctx, reportOptions{dir: c.Args().First(), trajectory: c.String("trajectory")})
+			return runReport(ctx, dirs[0], o.trajectory)
 		}),
 	}
 }
 
-func runReport(ctx context.Context, o reportOptions) (outcome.Result, error) {
-	ropts := report.Options{Trajectory: o.trajectory}
-	kind, err := report.Detect(o.dir, ropts)
+func runReport(ctx context.Context, dir, trajectory string) (cmdutil.Result, error) {
+	ropts := report.Options{Trajectory: trajectory}
+	kind, err := report.Detect(dir, ropts)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	if kind == report.KindPerf {
-		if err := cmdutil.EnsurePerfAnalysis(ctx, o.dir); err != nil {
-			return outcome.Result{}, err
+		if err := cmdutil.EnsurePerfAnalysis(ctx, dir); err != nil {
+			return cmdutil.Result{}, err
 		}
 	}
-	res, err := report.Write(o.dir, ropts)
+	res, err := report.Write(dir, ropts)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
-	return outcome.OK(reportResult{Success: true, Report: res.Path, Kind: res.Kind}), nil
+	return cmdutil.OK(reportResult{Success: true, Report: res.Path, Kind: res.Kind}), nil
 }

@@ -57,7 +57,9 @@ type simControl struct {
 	URL string `json:"url"`
 }
 
-func simCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdSim(e cmdutil.Env) *cli.Command {
+	o := &simServeOptions{}
+	fakeModel := &fakeModelMode{}
 	return &cli.Command{
 		Name:  "sim",
 		Usage: "the simulated Android device running SoloPi v1.0.2",
@@ -74,24 +76,18 @@ func simCommand(exit *int, e cmdutil.Env) *cli.Command {
 				"  solopi sim serve --fake-model=azure   # a provider mode; azure also needs any SOLOPI_MODEL_API_KEY\n" +
 				"  curl -X POST <control>/v1/devices/sim-0001/permission -d '{\"name\":\"accessibility\",\"granted\":false}'",
 			Flags: []cli.Flag{
-				&cli.IntFlag{Name: "devices", Value: 1, Usage: "number of simulated devices"},
-				&cli.Float64Flag{Name: "time-scale", Value: 1, Usage: "device time runs this many times faster than real time"},
-				&cli.StringFlag{Name: "host", Value: "127.0.0.1", Usage: "loopback address to bind"},
-				&cli.IntFlag{Name: "server-port", Value: 0, Usage: "fake adb server port (0 picks a free one)"},
-				&cli.IntFlag{Name: "control-port", Value: 0, Usage: "control endpoint port (0 picks a free one)"},
-				&cli.BoolFlag{Name: "no-adbd", Usage: "skip the per-device fake adbd listeners"},
-				&cli.GenericFlag{Name: "fake-model", Usage: fakeModelUsage(), Value: &fakeModelMode{}},
+				&cli.IntFlag{Name: "devices", Destination: &o.devices, Value: 1, Usage: "number of simulated devices"},
+				&cli.Float64Flag{Name: "time-scale", Destination: &o.timeScale, Value: 1, Usage: "device time runs this many times faster than real time"},
+				&cli.StringFlag{Name: "host", Destination: &o.host, Value: "127.0.0.1", Usage: "loopback address to bind"},
+				&cli.IntFlag{Name: "server-port", Destination: &o.serverPort, Value: 0, Usage: "fake adb server port (0 picks a free one)"},
+				&cli.IntFlag{Name: "control-port", Destination: &o.controlPort, Value: 0, Usage: "control endpoint port (0 picks a free one)"},
+				&cli.BoolFlag{Name: "no-adbd", Destination: &o.noAdbd, Usage: "skip the per-device fake adbd listeners"},
+				&cli.GenericFlag{Name: "fake-model", Usage: fakeModelUsage(), Value: fakeModel},
 			},
-			Action: func(c *cli.Context) error {
-				o := simServeOptions{devices: c.Int("devices"), timeScale: c.Float64("time-scale"), host: c.String("host"),
-					serverPort: c.Int("server-port"), controlPort: c.Int("control-port"), noAdbd: c.Bool("no-adbd"),
-					fakeModel: c.Generic("fake-model").(*fakeModelMode).mode}
-				pretty := c.Bool("pretty")
-				*exit = runSimServe(c.Context, o, func(res outcome.Result, err error) int {
-					return outcome.Print(e.Stdout, res, err, pretty)
-				})
-				return nil
-			},
+			Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+				o.fakeModel = fakeModel.mode
+				return runSimServe(ctx, g, o)
+			}),
 		}},
 	}
 }
@@ -106,26 +102,27 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// runSimServe starts the farm, prints the one JSON object through emit,
-// and serves until ctx ends (exit 0: stopping a server is its normal end).
-func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Result, error) int) int {
+// runSimServe starts the farm, prints the one JSON object as soon as it
+// listens, and serves until ctx ends (exit 0: stopping a server is its
+// normal end).
+func runSimServe(ctx context.Context, g *cmdutil.Globals, o *simServeOptions) (cmdutil.Result, error) {
 	switch {
 	case o.devices < 1 || o.devices > 64:
-		return emit(outcome.Result{}, fault.Usage("invalid_option", "--devices must be between 1 and 64"))
+		return cmdutil.Result{}, fault.Usage("invalid_option", "--devices must be between 1 and 64")
 	case !(o.timeScale > 0) || o.timeScale > 1000:
-		return emit(outcome.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000"))
+		return cmdutil.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
 	case !isLoopback(o.host):
-		return emit(outcome.Result{}, fault.Usage("unsafe_bind", "--host must be a loopback address"))
+		return cmdutil.Result{}, fault.Usage("unsafe_bind", "--host must be a loopback address")
 	}
 	farm, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: o.devices, TimeScale: o.timeScale, Host: o.host,
 		ServerPort: o.serverPort, NoAdbd: o.noAdbd})
 	if err != nil {
-		return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the simulator could not start", err))
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the simulator could not start", err)
 	}
 	defer farm.Close()
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.host, strconv.Itoa(o.controlPort)))
 	if err != nil {
-		return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the control endpoint could not listen", err))
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the control endpoint could not listen", err)
 	}
 	srv := &http.Server{Handler: farm.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -142,14 +139,14 @@ func runSimServe(ctx context.Context, o simServeOptions, emit func(outcome.Resul
 	if o.fakeModel != "" {
 		fm, err := fakemodel.Start(fakemodel.Options{Provider: o.fakeModel})
 		if err != nil {
-			return emit(outcome.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the fake model could not start", err))
+			return cmdutil.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the fake model could not start", err)
 		}
 		defer fm.Close()
 		info.FakeModel = &simFakeModel{BaseURL: fm.URL, Provider: fm.Provider(), Env: simFakeModelEnv(fm)}
 	}
-	if code := emit(outcome.OK(info), nil); code != 0 {
-		return code
+	if code := g.Print(cmdutil.OK(info)); code != outcome.ExitOK {
+		return cmdutil.Result{}, nil
 	}
 	<-ctx.Done()
-	return outcome.ExitOK
+	return cmdutil.Result{}, nil
 }

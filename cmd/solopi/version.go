@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -52,13 +51,13 @@ func versionInfo() versionResult {
 	return r
 }
 
-func versionCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdVersion(e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:      "version",
 		Usage:     "print the binary version, VCS revision, Go version and protocol versions",
 		UsageText: "solopi version",
-		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-			return outcome.OK(versionInfo()), nil
+		Action: cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
+			return cmdutil.OK(versionInfo()), nil
 		}),
 	}
 }

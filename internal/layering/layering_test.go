@@ -54,12 +54,47 @@ var ranks = map[string]int{
 	// Verification execution over the planner and the phone.
 	"verify/execution": 5, "managed/farmbench": 5,
 	"verify/onphone": 6,
+
+	// The farm's worker on this host's phones, over verify-run's own path:
+	// cmd → managed → verify.
+	"managed/devicehost": 7,
 }
 
 // simAllowed is what the simulator may import besides itself: it stands in
 // for a phone, so it shares the wire vocabulary, adb's wire format, the
 // case format, the clock and the JSON reader with the host and nothing else.
 var simAllowed = []string{"protocol", "adbwire", "casefile", "clock", "canonjson", "internal/lazyregexp"}
+
+// TestCommandLineRules holds the command line's rules to examples.
+func TestCommandLineRules(t *testing.T) {
+	for _, c := range []struct {
+		p, imp string
+		ok     bool
+	}{
+		{"cmd/solopi", "cmd/solopi/internal/replaycmd", true},
+		{"cmd/solopi", "cmd/solopi/internal/cmdutil", true},
+		{"cmd/solopi", "sim", true},
+		{"cmd/solopi", "verify/onphone", true},
+		{"cmd/solopi/internal/managedcmd", "cmd/solopi/internal/cmdutil", true},
+		{"cmd/solopi/internal/managedcmd", "managed/devicehost", true},
+		{"cmd/solopi/internal/managedcmd", "cmd/solopi/internal/verifycmd", false},
+		{"cmd/solopi/internal/verifycmd", "cmd/solopi/internal/plannercmd", false},
+		{"cmd/solopi/internal/replaycmd", "cmd/solopi", false},
+		{"cmd/solopi/internal/replaycmd", "sim", false},
+		{"cmd/solopi/internal/cmdutil", "cmd/solopi/internal/replaycmd", false},
+		{"cmd/solopi/internal/cmdutil", "sim", false},
+		{"cmd/solopi/internal/cmdtest", "sim", true},
+		{"cmd/solopi/internal/cmdtest", "cmd/solopi/internal/cmdutil", true},
+		{"cmd/solopi/internal/helpers", "fault", false},
+		{"managed", "cmd/solopi/internal/cmdutil", false},
+		{"managed/devicehost", "verify/onphone", true},
+		{"verify/onphone", "managed/devicehost", false},
+	} {
+		if got := violation(c.p, c.imp) == ""; got != c.ok {
+			t.Errorf("%s → %s allowed=%v, want %v (%s)", c.p, c.imp, got, c.ok, violation(c.p, c.imp))
+		}
+	}
+}
 
 func TestImportsPointDownward(t *testing.T) {
 	t.Parallel()
@@ -84,7 +119,7 @@ func TestImportsPointDownward(t *testing.T) {
 func violation(p, imp string) string {
 	switch {
 	case isCLI(p):
-		return ""
+		return cliViolation(p, imp)
 	case isCLI(imp):
 		return "the command line is the top; nothing imports it"
 	case under(p, "sim"):
@@ -117,9 +152,58 @@ func violation(p, imp string) string {
 	return ""
 }
 
-// isCLI reports whether p is the command line (the binary and its command
-// packages), which may import anything.
+// isCLI reports whether p is the command line: the binary and its command
+// packages.
 func isCLI(p string) bool { return under(p, "cmd") || under(p, "cli") }
+
+// The command line's own packages: the binary lists the command groups;
+// every group adapts libraries through cmdutil and nothing else of the
+// command line; cmdtest is the groups' test rig.
+const (
+	cliBinary = "cmd/solopi"
+	cliCore   = "cmd/solopi/internal/cmdutil"
+	cliRig    = "cmd/solopi/internal/cmdtest"
+	cliGroups = "cmd/solopi/internal"
+)
+
+// cliViolation says why the command-line package p must not import imp.
+func cliViolation(p, imp string) string {
+	role := cliRole(p)
+	switch {
+	case role == "":
+		return "package has no role in the command line: the binary, cmdutil, cmdtest or a command group <name>cmd under " + cliGroups
+	case under(imp, "sim"):
+		if role == cliBinary || role == cliRig {
+			return "" // sim serve and demo serve the simulator; the rig drives it
+		}
+		return "only the binary (sim serve, demo) and the command tests' rig reach the simulator"
+	case isCLI(imp):
+		switch {
+		case role == cliBinary && cliRole(imp) != "" && imp != cliRig:
+			return ""
+		case imp == cliCore && role != cliCore:
+			return ""
+		case role == cliRig && cliRole(imp) == "group":
+			return "" // the rig runs the groups' commands
+		}
+		return "a command group imports only cmdutil and libraries, never another group or the binary"
+	}
+	if _, ok := rank(imp); !ok {
+		return "imported package has no layer: place it in the ranks table of internal/layering"
+	}
+	return ""
+}
+
+// cliRole is the role of a command-line package ("" when it has none).
+func cliRole(p string) string {
+	switch {
+	case p == cliBinary || p == cliCore || p == cliRig:
+		return p
+	case strings.HasPrefix(p, cliGroups+"/") && !strings.Contains(strings.TrimPrefix(p, cliGroups+"/"), "/") && strings.HasSuffix(p, "cmd"):
+		return "group"
+	}
+	return ""
+}
 
 func rank(p string) (int, bool) {
 	best, r := "", 0

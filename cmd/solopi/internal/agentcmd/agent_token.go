@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
@@ -126,7 +126,7 @@ func encodeJSON(v any) ([]byte, error) {
 // token and every occurrence is replaced, whether it came from a device
 // answer, a transport error or a bug. The primary rule is that the token is
 // never put into an output in the first place.
-func scrubOutput(tok agent.OwnerToken, res outcome.Result, err error) (outcome.Result, error) {
+func scrubOutput(tok agent.OwnerToken, res cmdutil.Result, err error) (cmdutil.Result, error) {
 	if tok.IsZero() {
 		return res, err
 	}
@@ -160,7 +160,7 @@ func scrubOutput(tok agent.OwnerToken, res outcome.Result, err error) (outcome.R
 
 // addOwnerToken appends "ownerToken" to an already scrubbed result object:
 // the one place the token is ever printed (agent-session-start).
-func addOwnerToken(res outcome.Result, tok agent.OwnerToken) (outcome.Result, error) {
+func addOwnerToken(res cmdutil.Result, tok agent.OwnerToken) (cmdutil.Result, error) {
 	b, err := encodeJSON(res.Value)
 	if err != nil {
 		return res, fault.Wrap(fault.Transport, "output_encoding_failed", "the command result could not be encoded as JSON", err)

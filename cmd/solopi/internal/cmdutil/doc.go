@@ -1,15 +1,15 @@
 // Package cmdutil is what every solopi command shares, in the manner of
-// gh's pkg/cmdutil: the process environment a command sees (Env), the
-// global options (Globals, GlobalFlags), the adapter from a run function to
-// urfave/cli that prints the one JSON object and records the exit code
-// (Action, DeviceAction: the only place errors become exit codes), device
-// selection through the adb server and its typed selection errors
-// (DeviceDeps, MapAdbError), the status line's device events, and the
-// evidence-report glue (ReportOf).
+// gh's pkg/cmdutil: the process environment a command sees (Env), the app
+// (App: global flags, help on stdout only when asked, parser errors on
+// stderr), the global options (Globals), the two adapters from a run
+// function to urfave/cli (Local, OnDevice) that read the seconds flags,
+// print the one JSON object and hand back the exit code — the only place a
+// result or an error becomes output and a code — the command's device
+// (DeviceDeps over solopi/device's Selector), the flags two command groups
+// share (the model flags, verify-run's device budgets), the status line's
+// device events, and the evidence-report glue (ReportOf).
 //
-// It is separate so that the command groups under cmd/solopi/internal
-// (replaycmd, agentcmd, plannercmd, sessioncmd, devicecmd, verifycmd,
-// managedcmd) depend on one small core instead of on each other or on
-// package main; cmd/solopi itself keeps only main, the app wiring and the
-// commands that need the whole app (demo runs the app on a simulator).
+// The command groups under cmd/solopi/internal (replaycmd, agentcmd,
+// plannercmd, sessioncmd, devicecmd, verifycmd, managedcmd) import this
+// package and libraries only, never each other; cmd/solopi lists them.
 package cmdutil

@@ -1,47 +1,16 @@
 package cmdutil
 
 import (
-	"context"
-	"io"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/replay"
 )
-
-// Env is the process environment a command sees; tests supply their own.
-type Env struct {
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	// Stdin is the command's standard input (planner-parse reads the model
-	// answer from it; agent-run asks a human on it when it is a terminal).
-	Stdin *os.File
-	// Transport, when set, replaces device selection through the adb
-	// server: `solopi demo` and in-process tests hand in a simulated device
-	// so that the whole command path (flags, session, JSON, exit code) runs
-	// unchanged.
-	Transport func(ctx context.Context) (device.Transport, error)
-	// Secrets, when set, replaces the user cache's store of case-import's
-	// records of encrypted parameters (the demo keeps its own).
-	Secrets *replay.SecretsStore
-}
-
-// SecretsStore is where case-import records which parameters are
-// encrypted and where run looks them up.
-func (e Env) SecretsStore() replay.SecretsStore {
-	if e.Secrets != nil {
-		return *e.Secrets
-	}
-	return replay.DefaultSecretsStore()
-}
 
 // Globals are the options shared by every command, compatible with the
 // upstream solopi-ai CLI (they must come before the command name).
@@ -59,6 +28,11 @@ type Globals struct {
 	Progress *progress.Line
 	Events   *deviceTally
 	Env      Env
+
+	cli *cli.Context
+	// printed is the exit code of an object the command printed early
+	// (Print), -1 while none was.
+	printed int
 }
 
 // GlobalFlags are solopi-ai's global options, with its names and defaults.
@@ -76,14 +50,6 @@ func GlobalFlags() []cli.Flag {
 	}
 }
 
-// Seconds converts a positive, finite flag value to a duration.
-func Seconds(name string, v float64) (time.Duration, error) {
-	if !(v > 0) || v > 1e7 {
-		return 0, fault.Usagef("invalid_option", "--%s must be a positive number of seconds", name)
-	}
-	return time.Duration(v * float64(time.Second)), nil
-}
-
 func readGlobals(c *cli.Context, e Env) (*Globals, error) {
 	g := &Globals{
 		AdbPath:       c.String("adb"),
@@ -93,12 +59,14 @@ func readGlobals(c *cli.Context, e Env) (*Globals, error) {
 		AdbServerPort: c.Int("adb-server-port"),
 		Pretty:        c.Bool("pretty"),
 		Env:           e,
+		cli:           c,
+		printed:       -1,
 	}
 	var err error
-	if g.RequestTimeout, err = Seconds("request-timeout", c.Float64("request-timeout")); err != nil {
+	if g.RequestTimeout, err = ParseSeconds("request-timeout", c.Float64("request-timeout"), positive); err != nil {
 		return nil, err
 	}
-	if g.StartupTimeout, err = Seconds("startup-timeout", c.Float64("startup-timeout")); err != nil {
+	if g.StartupTimeout, err = ParseSeconds("startup-timeout", c.Float64("startup-timeout"), positive); err != nil {
 		return nil, err
 	}
 	if g.DevicePort < 1 || g.DevicePort > 65535 {
@@ -117,22 +85,29 @@ func readGlobals(c *cli.Context, e Env) (*Globals, error) {
 	return g, nil
 }
 
-// Action adapts a command's run function to urfave/cli: it reads the globals,
-// runs the command, prints exactly one JSON object and records the exit code.
-func Action(exit *int, e Env, fn func(ctx context.Context, g *Globals, c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		g, err := readGlobals(c, e)
-		var res outcome.Result
-		if err == nil {
-			res, err = fn(c.Context, g, c)
-		}
-		pretty := g != nil && g.Pretty
-		if g != nil {
-			// The status line goes before the JSON: on a terminal both
-			// share the screen.
-			g.Progress.Done()
-		}
-		*exit = outcome.Print(e.Stdout, res, err, pretty)
-		return nil
+// Changed reports whether the user gave the flag name on the command line
+// (or through its environment variable), as gh's Flags().Changed does.
+func (g *Globals) Changed(name string) bool { return g.cli.IsSet(name) }
+
+// Args are the command's positional arguments.
+func (g *Globals) Args() []string { return g.cli.Args().Slice() }
+
+// Selector is how this invocation reaches devices: the adb server the
+// globals name, or the device Env.Transport hands in.
+func (g *Globals) Selector() device.Selector {
+	return device.Selector{AdbPath: g.AdbPath, AdbServerPort: g.AdbServerPort, Connect: g.Env.Transport}
+}
+
+// SessionOptions are the SoloPi session options the globals describe.
+func (g *Globals) SessionOptions(preserveForeground bool) device.SessionOptions {
+	return device.SessionOptions{
+		Device: device.DeviceOptions{
+			Package:        g.Package,
+			Port:           g.DevicePort,
+			RequestTimeout: g.RequestTimeout,
+			Progress:       g.DeviceProgress(),
+		},
+		StartupTimeout:     g.StartupTimeout,
+		PreserveForeground: preserveForeground,
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
@@ -19,32 +18,8 @@ type adbConnectOptions struct {
 	pollInterval   time.Duration
 }
 
-func runAdbConnect(ctx context.Context, d cmdutil.DeviceDeps, o adbConnectOptions) (outcome.Result, error) {
-	t, err := d.Transport(ctx)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	s, err := device.OpenSession(ctx, t, d.G.SessionOptions(false))
-	if err != nil {
-		if e := fault.From(err); e.Code == device.CodeNotInstalled {
-			// solopi-ai's fields of the same refusal.
-			e.With("connected", false).With("requiredUserAction", e.UserAction)
-			return outcome.Result{}, e
-		}
-		return outcome.Result{}, err
-	}
-	defer s.Close()
-	res, err := readiness.AdbConnect(ctx, s, readiness.AdbConnectOptions{
-		ConnectTimeout: o.connectTimeout, ReadyTimeout: o.readyTimeout, PollInterval: o.pollInterval,
-		Device: d.Device(ctx, t),
-	})
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(res), nil
-}
-
-func adbConnectCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdAdbConnect(e cmdutil.Env) *cli.Command {
+	o := &adbConnectOptions{}
 	return &cli.Command{
 		Name:  "adb-connect",
 		Usage: "open SoloPi's internal ADB connection when it is the only missing setup item, then prove it with doctor",
@@ -53,23 +28,37 @@ func adbConnectCommand(exit *int, e cmdutil.Env) *cli.Command {
 			"2 when refused or failed (userActionRequired says what to do), 4 on an inconsistent receipt, 124 on timeout.",
 		UsageText: "solopi adb-connect [--connect-timeout 20] [--ready-timeout 5] [--poll-interval 0.25]",
 		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "connect-timeout", Usage: "seconds to wait for the connection receipt to turn terminal", Value: 20},
-			&cli.Float64Flag{Name: "ready-timeout", Usage: "seconds to wait for doctor to become ready after connecting", Value: 5},
-			&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between receipt polls", Value: 0.25},
+			cmdutil.Seconds("connect-timeout", "seconds to wait for the connection receipt to turn terminal", 20, &o.connectTimeout),
+			cmdutil.Seconds("ready-timeout", "seconds to wait for doctor to become ready after connecting", 5, &o.readyTimeout),
+			cmdutil.Seconds("poll-interval", "seconds between receipt polls", 0.25, &o.pollInterval),
 		},
-		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-			var o adbConnectOptions
-			var err error
-			if o.connectTimeout, err = cmdutil.Seconds("connect-timeout", c.Float64("connect-timeout")); err != nil {
-				return outcome.Result{}, err
-			}
-			if o.readyTimeout, err = cmdutil.Seconds("ready-timeout", c.Float64("ready-timeout")); err != nil {
-				return outcome.Result{}, err
-			}
-			if o.pollInterval, err = cmdutil.Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
-				return outcome.Result{}, err
-			}
-			return runAdbConnect(ctx, g.Deps(), o)
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			return runAdbConnect(ctx, d, o)
 		}),
 	}
+}
+
+func runAdbConnect(ctx context.Context, d cmdutil.DeviceDeps, o *adbConnectOptions) (cmdutil.Result, error) {
+	t, err := d.Transport(ctx)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	s, err := device.OpenSession(ctx, t, d.SessionOptions(false))
+	if err != nil {
+		if e := fault.From(err); e.Code == device.CodeNotInstalled {
+			// solopi-ai's fields of the same refusal.
+			e.With("connected", false).With("requiredUserAction", e.UserAction)
+			return cmdutil.Result{}, e
+		}
+		return cmdutil.Result{}, err
+	}
+	defer s.Close()
+	res, err := readiness.AdbConnect(ctx, s, readiness.AdbConnectOptions{
+		ConnectTimeout: o.connectTimeout, ReadyTimeout: o.readyTimeout, PollInterval: o.pollInterval,
+		Device: device.Describe(ctx, t),
+	})
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	return cmdutil.OK(res), nil
 }

@@ -7,108 +7,117 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
+// infoCommands are the device information commands: the read-only
+// session queries and the adb-only file commands.
+func infoCommands(e cmdutil.Env) []*cli.Command {
+	return []*cli.Command{
+		newCmdQuery(e, "capabilities", "print SoloPi's protocol versions and supported queries and commands",
+			func(_ context.Context, s *device.Session) (map[string]any, error) { return readiness.CapabilitiesOf(s) }),
+		newCmdQuery(e, "apps", "list the apps SoloPi can target (harness apps query)", readiness.Apps),
+		newCmdQuery(e, "app-info", "print SoloPi's version and the device's model and Android version", readiness.AppInfo),
+		newCmdQuery(e, "app-status", "print SoloPi's activity status (none or record)", readiness.AppStatus),
+		newCmdQuery(e, "inspect", "print the current page's accessibility tree", readiness.Inspect),
+		newCmdScreenshot(e),
+		newCmdLogs(e),
+	}
+}
+
+// newCmdQuery is a command that runs one read-only query on a fresh
+// session.
+func newCmdQuery(e cmdutil.Env, name, usage string, q func(ctx context.Context, s *device.Session) (map[string]any, error)) *cli.Command {
+	return &cli.Command{
+		Name: name, Usage: usage, UsageText: "solopi " + name,
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			return sessionQuery(ctx, d, q)
+		}),
+	}
+}
+
 // sessionQuery runs one read-only query on a fresh session.
-func sessionQuery(ctx context.Context, d cmdutil.DeviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (outcome.Result, error) {
-	return cmdutil.WithSession(ctx, d, func(s *device.Session) (outcome.Result, error) {
+func sessionQuery(ctx context.Context, d cmdutil.DeviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (cmdutil.Result, error) {
+	return cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
 		m, err := q(ctx, s)
 		if err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
-		return outcome.OK(m), nil
+		return cmdutil.OK(m), nil
 	})
 }
 
-func runCapabilities(ctx context.Context, d cmdutil.DeviceDeps) (outcome.Result, error) {
-	return sessionQuery(ctx, d, func(_ context.Context, s *device.Session) (map[string]any, error) {
-		return readiness.CapabilitiesOf(s)
-	})
-}
-
+// fileOptions are the options of the commands that save a device file.
 type fileOptions struct {
-	output string
-	lines  int
+	output    string
+	overwrite bool
+	lines     int
 }
 
-func runScreenshot(ctx context.Context, d cmdutil.DeviceDeps, o fileOptions) (outcome.Result, error) {
+// outputFlags bind --output and the compatibility --overwrite.
+func (o *fileOptions) outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Usage: "file to write", Required: true},
+		&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "accepted for compatibility: an existing file is always replaced (atomically; a symlink is refused)"},
+	}
+}
+
+func newCmdScreenshot(e cmdutil.Env) *cli.Command {
+	o := &fileOptions{}
+	return &cli.Command{
+		Name: "screenshot", Usage: "save a PNG screenshot of the device (adb only, no SoloPi needed)",
+		UsageText: "solopi screenshot --output FILE [--overwrite]",
+		Flags:     o.outputFlags(),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			return runScreenshot(ctx, d, o)
+		}),
+	}
+}
+
+func runScreenshot(ctx context.Context, d cmdutil.DeviceDeps, o *fileOptions) (cmdutil.Result, error) {
 	// An unusable output is refused before any device contact.
 	if err := readiness.CheckOutput(o.output); err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	t, err := d.Transport(ctx)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	r, err := readiness.Screenshot(ctx, t, o.output)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
-	return outcome.OK(r), nil
+	return cmdutil.OK(r), nil
 }
 
-func runLogs(ctx context.Context, d cmdutil.DeviceDeps, o fileOptions) (outcome.Result, error) {
+func newCmdLogs(e cmdutil.Env) *cli.Command {
+	o := &fileOptions{}
+	return &cli.Command{
+		Name: "logs", Usage: "save the newest logcat lines (threadtime) to a file (adb only)",
+		UsageText: "solopi logs --output FILE [--lines 2000] [--overwrite]",
+		Flags: append([]cli.Flag{&cli.IntFlag{Name: "lines", Destination: &o.lines, Usage: "how many of the newest lines to keep", Value: 2000}},
+			o.outputFlags()...),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			return runLogs(ctx, d, o)
+		}),
+	}
+}
+
+func runLogs(ctx context.Context, d cmdutil.DeviceDeps, o *fileOptions) (cmdutil.Result, error) {
 	if o.lines <= 0 {
-		return outcome.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
+		return cmdutil.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
 	}
 	if err := readiness.CheckOutput(o.output); err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	t, err := d.Transport(ctx)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	r, err := readiness.Logs(ctx, t, o.output, o.lines)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
-	return outcome.OK(r), nil
-}
-
-func infoCommands(exit *int, e cmdutil.Env) []*cli.Command {
-	query := func(name, usage string, q func(ctx context.Context, s *device.Session) (map[string]any, error)) *cli.Command {
-		return &cli.Command{
-			Name: name, Usage: usage, UsageText: "solopi " + name,
-			Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-				return sessionQuery(ctx, g.Deps(), q)
-			}),
-		}
-	}
-	outputFlags := []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "file to write", Required: true},
-		&cli.BoolFlag{Name: "overwrite", Usage: "accepted for compatibility: an existing file is always replaced (atomically; a symlink is refused)"},
-	}
-	return []*cli.Command{
-		{
-			Name: "capabilities", Usage: "print SoloPi's protocol versions and supported queries and commands",
-			UsageText: "solopi capabilities",
-			Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-				return runCapabilities(ctx, g.Deps())
-			}),
-		},
-		query("apps", "list the apps SoloPi can target (harness apps query)", readiness.Apps),
-		query("app-info", "print SoloPi's version and the device's model and Android version", readiness.AppInfo),
-		query("app-status", "print SoloPi's activity status (none or record)", readiness.AppStatus),
-		query("inspect", "print the current page's accessibility tree", readiness.Inspect),
-		{
-			Name: "screenshot", Usage: "save a PNG screenshot of the device (adb only, no SoloPi needed)",
-			UsageText: "solopi screenshot --output FILE [--overwrite]",
-			Flags:     outputFlags,
-			Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-				return runScreenshot(ctx, g.Deps(), fileOptions{output: c.String("output")})
-			}),
-		},
-		{
-			Name: "logs", Usage: "save the newest logcat lines (threadtime) to a file (adb only)",
-			UsageText: "solopi logs --output FILE [--lines 2000] [--overwrite]",
-			Flags: append([]cli.Flag{&cli.IntFlag{Name: "lines", Usage: "how many of the newest lines to keep", Value: 2000}},
-				outputFlags...),
-			Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-				return runLogs(ctx, g.Deps(), fileOptions{output: c.String("output"), lines: c.Int("lines")})
-			}),
-		},
-	}
+	return cmdutil.OK(r), nil
 }

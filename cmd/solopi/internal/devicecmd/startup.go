@@ -2,34 +2,18 @@ package devicecmd
 
 import (
 	"context"
-	"math"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
-func runStartupTime(ctx context.Context, d cmdutil.DeviceDeps, o readiness.StartupOptions) (outcome.Result, error) {
-	// Bad options are refused before any device contact.
-	if err := o.Normalize(); err != nil {
-		return outcome.Result{}, err
-	}
-	t, err := d.Transport(ctx)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	r, err := readiness.MeasureStartup(ctx, t, o)
-	if err != nil {
-		return outcome.Result{}, err
-	}
-	return outcome.OK(r), nil
-}
-
-func startupTimeCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdStartupTime(e cmdutil.Env) *cli.Command {
+	o := &readiness.StartupOptions{}
+	interval := cmdutil.Seconds("interval", "seconds to wait between launches (>= 0)", 1.0, &o.Interval)
+	interval.Rule = cmdutil.SecondsRule{NonNegative: true, Max: 3600}
 	return &cli.Command{
 		Name:  "startup-time",
 		Usage: "measure an app's launch time with the Activity Manager (adb only, no SoloPi needed)",
@@ -37,27 +21,33 @@ func startupTimeCommand(exit *int, e cmdutil.Env) *cli.Command {
 			"measured). Any unusable iteration fails the command (exit 4) without partial statistics.",
 		UsageText: "solopi startup-time --target-package PKG [--mode cold|warm] [--count 5] [--interval 1.0] [--launch-timeout 30]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "target-package", Usage: "package of the app to launch", Required: true},
-			&cli.StringFlag{Name: "mode", Usage: "cold or warm", Value: readiness.StartupCold},
-			&cli.IntFlag{Name: "count", Aliases: []string{"iterations"}, Usage: "number of launches", Value: 5},
-			&cli.Float64Flag{Name: "interval", Usage: "seconds to wait between launches (>= 0)", Value: 1.0},
-			&cli.Float64Flag{Name: "launch-timeout", Usage: "seconds allowed per launch", Value: 30},
+			&cli.StringFlag{Name: "target-package", Destination: &o.TargetPackage, Usage: "package of the app to launch", Required: true},
+			&cli.StringFlag{Name: "mode", Destination: &o.Mode, Usage: "cold or warm", Value: readiness.StartupCold},
+			&cli.IntFlag{Name: "count", Aliases: []string{"iterations"}, Destination: &o.Count, Usage: "number of launches", Value: 5},
+			interval,
+			cmdutil.Seconds("launch-timeout", "seconds allowed per launch", 30, &o.LaunchTimeout),
 		},
-		Action: cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-			o := readiness.StartupOptions{TargetPackage: c.String("target-package"), Mode: c.String("mode"), Count: c.Int("count")}
-			iv := c.Float64("interval")
-			if iv < 0 || math.IsNaN(iv) || iv > 3600 {
-				return outcome.Result{}, fault.Usage("invalid_option", "--interval must be between 0 and 3600 seconds")
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			if d.G.Changed("count") && o.Count < 1 {
+				return cmdutil.Result{}, fault.Usage("invalid_option", "--count must be at least 1")
 			}
-			o.Interval = time.Duration(iv * float64(time.Second))
-			var err error
-			if o.LaunchTimeout, err = cmdutil.Seconds("launch-timeout", c.Float64("launch-timeout")); err != nil {
-				return outcome.Result{}, err
-			}
-			if c.IsSet("count") && o.Count < 1 {
-				return outcome.Result{}, fault.Usage("invalid_option", "--count must be at least 1")
-			}
-			return runStartupTime(ctx, g.Deps(), o)
+			return runStartupTime(ctx, d, *o)
 		}),
 	}
+}
+
+func runStartupTime(ctx context.Context, d cmdutil.DeviceDeps, o readiness.StartupOptions) (cmdutil.Result, error) {
+	// Bad options are refused before any device contact.
+	if err := o.Normalize(); err != nil {
+		return cmdutil.Result{}, err
+	}
+	t, err := d.Transport(ctx)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	r, err := readiness.MeasureStartup(ctx, t, o)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	return cmdutil.OK(r), nil
 }

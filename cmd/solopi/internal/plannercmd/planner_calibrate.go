@@ -2,16 +2,63 @@ package plannercmd
 
 import (
 	"context"
-	"errors"
-	"path/filepath"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
-	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 )
+
+// endpointOptions are the options of a command that works on the model
+// endpoint with synthetic images only (planner-calibrate, planner-check).
+type endpointOptions struct {
+	displaySize, space string
+	model              cmdutil.ModelOptions
+}
+
+func (o *endpointOptions) flags(displayUsage, spaceUsage string) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "display-size", Destination: &o.displaySize, Usage: displayUsage, Value: "1080x2340"},
+		&cli.StringFlag{Name: "coordinate-space", Destination: &o.space, Usage: spaceUsage, Value: string(coord.SpaceAuto)},
+	}, cmdutil.ModelFlags(&o.model)...)
+}
+
+// resolve is the model setup, the coordinate space and the display size.
+func (o *endpointOptions) resolve(g *cmdutil.Globals) (*agentloop.ModelSetup, coord.Space, int, int, error) {
+	s, err := o.model.Setup(g)
+	if err != nil {
+		return nil, "", 0, 0, err
+	}
+	w, h, err := plannerSize("display-size", o.displaySize)
+	if err != nil {
+		return nil, "", 0, 0, err
+	}
+	space, err := cmdutil.CoordinateSpace(g, o.space)
+	if err != nil {
+		return nil, "", 0, 0, err
+	}
+	return s, space, w, h, nil
+}
+
+func newCmdPlannerCalibrate(e cmdutil.Env) *cli.Command {
+	o := &endpointOptions{}
+	return &cli.Command{
+		Name:      "planner-calibrate",
+		Usage:     "negotiate the model's coordinate space with synthetic target images and print the profile; touches no device",
+		UsageText: "solopi planner-calibrate [--display-size 1080x2340] [--coordinate-space auto] [--model-base-url URL] [--model NAME] [--recalibrate] ...",
+		Flags:     o.flags("display size WxH whose production image size the probes use", "auto negotiates; an explicit space is reported as configured (env "+chat.EnvCoordinateSpace+")"),
+		Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+			s, space, w, h, err := o.resolve(g)
+			if err != nil {
+				return cmdutil.Result{}, err
+			}
+			return runPlannerCalibrate(ctx, s, space, w, h)
+		}),
+	}
+}
 
 // CalibrateResult is what planner-calibrate prints.
 type CalibrateResult struct {
@@ -29,37 +76,16 @@ type CalibrateResult struct {
 
 // runPlannerCalibrate negotiates (or loads, or reports the configured
 // space) without opening any device.
-func runPlannerCalibrate(ctx context.Context, s *Setup, space coord.Space, w, h int) (outcome.Result, error) {
-	cal, st := agentloop.NewCalibrator(s.Model, s.ProfileKey(), s.Policy, s.CacheDir, s.Refresh, clock.System, s.Redact)
-	p, err := cal.Resolve(ctx, space, w, h)
-	var candidates []any
-	for _, ev := range st.Events() {
-		if ev.Type == agentloop.EvCalibration {
-			if c, ok := ev.Payload["candidates"].([]any); ok {
-				candidates = c
-			}
-		}
-	}
-	if candidates == nil {
-		candidates = []any{}
-	}
+func runPlannerCalibrate(ctx context.Context, s *agentloop.ModelSetup, space coord.Space, w, h int) (cmdutil.Result, error) {
+	cal, err := s.Calibrate(ctx, space, w, h)
 	if err != nil {
-		var ce *agentloop.CalibrationError
-		if errors.As(err, &ce) {
-			return outcome.Result{}, fault.New(fault.Transport, agentloop.CodeCalibrationFailed, ce.Msg).
-				With("candidates", plannerScrub(candidates, s.Redact)).With("deviceActions", 0).With("metrics", st.Metrics()).
-				WithUserAction(plannerUserAction[agentloop.OutcomeCalibration])
+		if e := fault.From(err); e.Code == agentloop.CodeCalibrationFailed {
+			return cmdutil.Result{}, e.WithUserAction(plannerUserAction[agentloop.OutcomeCalibration])
 		}
-		if ctx.Err() != nil {
-			return outcome.Result{}, ctx.Err()
-		}
-		return outcome.Result{}, fault.Wrap(fault.Transport, chat.CodeModelRequest, s.Redact(err.Error()), err)
+		return cmdutil.Result{}, err
 	}
 	iw, ih := s.Policy.ImageSize(w, h)
-	out := CalibrateResult{Success: true, Profile: p, Candidates: candidates, Model: s.modelInfo(), Metrics: st.Metrics(),
-		Display: [2]int{w, h}, Image: [2]int{iw, ih}}
-	if s.CacheDir != "" && p.Source != agentloop.SourceConfigured {
-		out.CacheFile = filepath.Join(s.CacheDir, s.ProfileKey().Hash()+".json")
-	}
-	return outcome.OK(plannerScrub(out, s.Redact)), nil
+	out := CalibrateResult{Success: true, Profile: cal.Profile, Candidates: cal.Candidates, Model: s.Info(), Metrics: cal.Metrics,
+		Display: [2]int{w, h}, Image: [2]int{iw, ih}, CacheFile: s.ProfileFile(cal.Profile)}
+	return cmdutil.OK(s.Scrub(out)), nil
 }

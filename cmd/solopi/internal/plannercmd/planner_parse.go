@@ -2,15 +2,40 @@ package plannercmd
 
 import (
 	"context"
+
 	"errors"
+	"github.com/urfave/cli/v2"
 	"io"
 	"os"
 
 	modelaction "github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 )
+
+func newCmdPlannerParse(e cmdutil.Env) *cli.Command {
+	o := &plannerParseOptions{}
+	return &cli.Command{
+		Name:      "planner-parse",
+		Usage:     "check one raw model answer (stdin) against the action protocol; touches no device",
+		UsageText: "solopi planner-parse [--coordinate-space relative_0_999] [--image-size WxH] [--display-size WxH] [--task TEXT] [--reasoning-file FILE] < answer.txt",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "coordinate-space", Destination: &o.space, Usage: "the frozen space the answer is checked against", Value: string(coord.SpaceRelative)},
+			&cli.StringFlag{Name: "image-size", Destination: &o.imageSize, Usage: "model image size WxH (needed for image_pixels; enables the mapping)"},
+			&cli.StringFlag{Name: "display-size", Destination: &o.displaySize, Usage: "device display size WxH (needed for display_pixels; enables the mapping)"},
+			&cli.StringFlag{Name: "task", Destination: &o.task, Usage: "the user's task (an explicit swipe direction in it binds every Swipe)"},
+			&cli.StringFlag{Name: "reasoning-file", Destination: &o.reasoningFile, Usage: "the provider's separate reasoning field, if any"},
+		},
+		Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+			var in io.Reader
+			if g.Env.Stdin != nil {
+				in = g.Env.Stdin
+			}
+			return runPlannerParse(ctx, in, o)
+		}),
+	}
+}
 
 // plannerParseOptions are the planner-parse flags.
 type plannerParseOptions struct {
@@ -38,43 +63,43 @@ type ParseResult struct {
 // runPlannerParse reads one raw model answer and prints the canonical
 // action (exit 0) or the rejection code (exit 2). It never touches a
 // device.
-func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (outcome.Result, error) {
+func runPlannerParse(ctx context.Context, in io.Reader, o *plannerParseOptions) (cmdutil.Result, error) {
 	space, err := coord.ParseSpace(o.space)
 	if err != nil || space == coord.SpaceAuto {
-		return outcome.Result{}, fault.Usage(CodeOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
+		return cmdutil.Result{}, fault.Usage(codeOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
 	}
 	var frame coord.Frame
 	if o.imageSize != "" {
 		if frame.ImageWidth, frame.ImageHeight, err = plannerSize("image-size", o.imageSize); err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
 	}
 	if o.displaySize != "" {
 		if frame.DisplayWidth, frame.DisplayHeight, err = plannerSize("display-size", o.displaySize); err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
 	}
 	if space == coord.SpaceImage && frame.ImageWidth == 0 {
-		return outcome.Result{}, fault.Usage(CodeOption, "image_pixels needs --image-size WxH")
+		return cmdutil.Result{}, fault.Usage(codeOption, "image_pixels needs --image-size WxH")
 	}
 	if space == coord.SpaceDisplay && frame.DisplayWidth == 0 {
-		return outcome.Result{}, fault.Usage(CodeOption, "display_pixels needs --display-size WxH")
+		return cmdutil.Result{}, fault.Usage(codeOption, "display_pixels needs --display-size WxH")
 	}
 	if in == nil {
-		return outcome.Result{}, fault.Usage(CodeOption, "no standard input")
+		return cmdutil.Result{}, fault.Usage(codeOption, "no standard input")
 	}
 	raw, err := io.ReadAll(io.LimitReader(in, plannerMaxAnswerBytes+1))
 	if err != nil {
-		return outcome.Result{}, fault.Wrap(fault.Invalid, CodeOption, "cannot read the answer from stdin", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Invalid, codeOption, "cannot read the answer from stdin", err)
 	}
 	if len(raw) > plannerMaxAnswerBytes {
-		return outcome.Result{}, fault.Usage(CodeOption, "the answer on stdin is larger than 1 MiB")
+		return cmdutil.Result{}, fault.Usage(codeOption, "the answer on stdin is larger than 1 MiB")
 	}
 	reasoning := ""
 	if o.reasoningFile != "" {
 		b, err := os.ReadFile(o.reasoningFile)
 		if err != nil {
-			return outcome.Result{}, fault.Wrap(fault.Invalid, CodeOption, "cannot read --reasoning-file", err)
+			return cmdutil.Result{}, fault.Wrap(fault.Invalid, codeOption, "cannot read --reasoning-file", err)
 		}
 		reasoning = string(b)
 	}
@@ -83,9 +108,9 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 	if err != nil {
 		var pe *modelaction.ProtocolError
 		if errors.As(err, &pe) {
-			return outcome.Result{}, fault.New(fault.Failed, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
+			return cmdutil.Result{}, fault.New(fault.Failed, pe.Code, pe.Message).With("offset", pe.Offset).With("commandDispatched", false)
 		}
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	out := ParseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
 	b, _ := plannerActionJSON(p.Action)
@@ -99,12 +124,12 @@ func runPlannerParse(ctx context.Context, in io.Reader, o plannerParseOptions) (
 			}
 			mp, err := contract.Map(*pt)
 			if err != nil {
-				return outcome.Result{}, fault.New(fault.Failed, modelaction.CodeCoordinateOutOfRange, err.Error())
+				return cmdutil.Result{}, fault.New(fault.Failed, modelaction.CodeCoordinateOutOfRange, err.Error())
 			}
 			out.Fields[name] = mp
 		}
 	}
-	return outcome.OK(out), nil
+	return cmdutil.OK(out), nil
 }
 
 // plannerActionJSON is the action as JSON fields (Wait in seconds): the

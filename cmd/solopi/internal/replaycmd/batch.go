@@ -19,55 +19,69 @@ import (
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
-func batchCommands(exit *int, e cmdutil.Env) []*cli.Command {
-	// Each command gets its own flag slice: appending to a shared one
-	// would let one command's flags overwrite the other's.
-	seqFlags := func(more ...cli.Flag) []cli.Flag {
-		fl := append(runFlags(false), &cli.BoolFlag{Name: "continue-on-failure", Usage: "run every requested case even after a non-pass"})
-		return append(fl, more...)
+// batchFlagValues are the options of run-repeat and run-batch.
+type batchFlagValues struct {
+	runFlagValues
+	continueOnFailure bool
+}
+
+// flags bind the shared run flags, --continue-on-failure and more. Each
+// command gets its own flag slice: appending to a shared one would let one
+// command's flags overwrite the other's.
+func (v *batchFlagValues) flags(more ...cli.Flag) []cli.Flag {
+	fl := append(v.runFlagValues.flags(false), &cli.BoolFlag{Name: "continue-on-failure", Destination: &v.continueOnFailure, Usage: "run every requested case even after a non-pass"})
+	return append(fl, more...)
+}
+
+func newCmdRunRepeat(e cmdutil.Env) *cli.Command {
+	v := &batchFlagValues{}
+	var caseName string
+	var times int
+	return &cli.Command{
+		Name:  "run-repeat",
+		Usage: "replay one case N times, one run at a time, and aggregate the verdicts",
+		UsageText: "solopi run-repeat --case NAME --times N [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
+			"Artifacts go to ROOT/batch-<batchId>/NNN-<case>/. Exit 0 only when every run passed.\n\nExample:\n  solopi run-repeat --case login-smoke --times 20 --continue-on-failure --artifacts ./flaky",
+		Flags: v.flags(
+			&cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name", Required: true},
+			&cli.IntFlag{Name: "times", Destination: &times, Usage: "number of runs (> 0)", Required: true}),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			if times < 1 || times > 10000 {
+				return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--times must be between 1 and 10000")
+			}
+			cases := make([]string, times)
+			for i := range cases {
+				cases[i] = caseName
+			}
+			return runSequence(ctx, d, v, "solopi.run-repeat", cases)
+		}),
 	}
-	return []*cli.Command{
-		{
-			Name:  "run-repeat",
-			Usage: "replay one case N times, one run at a time, and aggregate the verdicts",
-			UsageText: "solopi run-repeat --case NAME --times N [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
-				"Artifacts go to ROOT/batch-<batchId>/NNN-<case>/. Exit 0 only when every run passed.\n\nExample:\n  solopi run-repeat --case login-smoke --times 20 --continue-on-failure --artifacts ./flaky",
-			Flags: seqFlags(
-				&cli.StringFlag{Name: "case", Usage: "SoloPi case name", Required: true},
-				&cli.IntFlag{Name: "times", Usage: "number of runs (> 0)", Required: true}),
-			Action: cmdutil.DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d cmdutil.DeviceDeps) (outcome.Result, error) {
-				n := c.Int("times")
-				if n < 1 || n > 10000 {
-					return outcome.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--times must be between 1 and 10000")
+}
+
+func newCmdRunBatch(e cmdutil.Env) *cli.Command {
+	v := &batchFlagValues{}
+	cases := &cli.StringSlice{}
+	var casesFile string
+	return &cli.Command{
+		Name:  "run-batch",
+		Usage: "replay several cases one at a time (regression batch) and aggregate the verdicts",
+		UsageText: "solopi run-batch --case A --case B ... | --cases-file FILE [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
+			"FILE holds one case name per line (blank lines and lines starting with # are ignored).\n" +
+			"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.\n\nExample:\n  solopi run-batch --cases-file smoke.txt --continue-on-failure --artifacts ./out --junit ./out/junit.xml\n  solopi report ./out   # regenerate the batch report",
+		Flags: v.flags(
+			&cli.StringSliceFlag{Name: "case", Destination: cases, Usage: "SoloPi case name (repeatable, in order)"},
+			&cli.StringFlag{Name: "cases-file", Destination: &casesFile, Usage: "file with one case name per line"}),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			names := append([]string(nil), cases.Value()...)
+			if casesFile != "" {
+				more, err := readCasesFile(casesFile)
+				if err != nil {
+					return cmdutil.Result{}, err
 				}
-				cases := make([]string, n)
-				for i := range cases {
-					cases[i] = c.String("case")
-				}
-				return runSequence(ctx, c, d, "solopi.run-repeat", cases)
-			}),
-		},
-		{
-			Name:  "run-batch",
-			Usage: "replay several cases one at a time (regression batch) and aggregate the verdicts",
-			UsageText: "solopi run-batch --case A --case B ... | --cases-file FILE [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
-				"FILE holds one case name per line (blank lines and lines starting with # are ignored).\n" +
-				"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.\n\nExample:\n  solopi run-batch --cases-file smoke.txt --continue-on-failure --artifacts ./out --junit ./out/junit.xml\n  solopi report ./out   # regenerate the batch report",
-			Flags: seqFlags(
-				&cli.StringSliceFlag{Name: "case", Usage: "SoloPi case name (repeatable, in order)"},
-				&cli.StringFlag{Name: "cases-file", Usage: "file with one case name per line"}),
-			Action: cmdutil.DeviceAction(exit, e, func(ctx context.Context, c *cli.Context, d cmdutil.DeviceDeps) (outcome.Result, error) {
-				cases := append([]string(nil), c.StringSlice("case")...)
-				if f := c.String("cases-file"); f != "" {
-					more, err := readCasesFile(f)
-					if err != nil {
-						return outcome.Result{}, err
-					}
-					cases = append(cases, more...)
-				}
-				return runSequence(ctx, c, d, "solopi.run-batch", cases)
-			}),
-		},
+				names = append(names, more...)
+			}
+			return runSequence(ctx, d, v, "solopi.run-batch", names)
+		}),
 	}
 }
 
@@ -96,27 +110,23 @@ func readCasesFile(path string) ([]string, error) {
 
 // runSequence is run-repeat and run-batch: local checks, the batch, the
 // JUnit report (one testcase per requested run, not-reached ones skipped).
-func runSequence(ctx context.Context, c *cli.Context, d cmdutil.DeviceDeps, suite string, cases []string) (outcome.Result, error) {
-	ro, err := runOptionsFrom(c, d.G)
+func runSequence(ctx context.Context, d cmdutil.DeviceDeps, v *batchFlagValues, suite string, cases []string) (cmdutil.Result, error) {
+	ro, err := v.options(d.G)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
-	o := replay.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: c.Bool("continue-on-failure")}
-	return runBatchWith(ctx, d, o, suite, c.String("junit"))
-}
-
-func runBatchWith(ctx context.Context, d cmdutil.DeviceDeps, o replay.BatchOptions, suite, junit string) (outcome.Result, error) {
+	o := replay.BatchOptions{Run: ro, Cases: cases, ContinueOnFailure: v.continueOnFailure}
 	if err := replay.ValidateBatch(o); err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
-	if junit != "" {
-		if _, err := artifacts.JUnitOutput(o.Run.Overwrite).CheckFile(junit); err != nil {
-			return outcome.Result{}, err
+	if v.junit != "" {
+		if _, err := artifacts.JUnitOutput(o.Run.Overwrite).CheckFile(v.junit); err != nil {
+			return cmdutil.Result{}, err
 		}
 	}
-	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (outcome.Result, error) {
+	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
 		b := replay.RunBatch(ctx, d, o)
-		exit := outcome.ExitOf(b.Err)
+		res := cmdutil.WithFailure(b.Payload, b.Err)
 		if results, ok := b.Payload["results"].([]map[string]any); ok {
 			// Each sub-run's exit code, as the run command would exit.
 			for _, r := range results {
@@ -130,10 +140,10 @@ func runBatchWith(ctx context.Context, d cmdutil.DeviceDeps, o replay.BatchOptio
 			}
 		}
 		writeBatchEvidence(b)
-		if junit != "" {
-			exit = writeJUnitReport(b.Payload, junit, o.Run.Overwrite, exit, b.JUnitSuite(suite, outcome.ExitOf))
+		if v.junit != "" {
+			res = writeJUnitReport(b.Payload, v.junit, o.Run.Overwrite, res, b.JUnitSuite(suite, outcome.ExitOf))
 		}
-		return outcome.Result{Value: b.Payload, Exit: exit}, nil
+		return res, nil
 	})
 }
 

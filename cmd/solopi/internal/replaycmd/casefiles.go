@@ -10,11 +10,43 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
+
+// Error codes of the local case commands.
+const (
+	codeCaseFileUnreadable = "case_file_unreadable"
+	CodeSchemaViolation    = "case_schema_violation"
+	CodeOutputIsSource     = "output_is_source"
+	codeStagingCleanup     = "staging_cleanup_failed"
+	maxCaseFileBytes       = 16 << 20
+)
+
+// caseFileFlag binds --file, the case file a command reads.
+func caseFileFlag(into *string) cli.Flag {
+	return &cli.StringFlag{Name: "file", Destination: into, Usage: "SoloPi case JSON (exported or authoring form)", Required: true}
+}
+
+// confirmFlag binds --confirm-high-risk.
+func confirmFlag(into *bool) cli.Flag {
+	return &cli.BoolFlag{Name: "confirm-high-risk", Destination: into, Usage: "accept CLEAR_DATA, KILL_PROCESS and JUMP_TO_PAGE steps"}
+}
+
+// replacedOutputFlags bind --output and --overwrite of case-get,
+// case-template and case-validate, which write where solopi-ai writes: an
+// existing file is replaced (atomically, never through a symlink);
+// --overwrite is accepted and changes nothing.
+func replacedOutputFlags(output *string, overwrite *bool) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Destination: output, Usage: "write the case to this file (an existing file is replaced atomically; a symlink is refused)"},
+		&cli.BoolFlag{Name: "overwrite", Destination: overwrite, Usage: "accepted for compatibility: an existing --output file is always replaced"},
+	}
+}
 
 // caseFileError maps a casefile error to exit 3 with its stable code.
 func caseFileError(err error) error {

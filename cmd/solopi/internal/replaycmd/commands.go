@@ -1,45 +1,37 @@
 package replaycmd
 
 import (
-	"errors"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/fault"
 )
 
 // Commands are cases, replay runs, artifacts, batches and replay
 // history: cases, case-*, run, run-repeat, run-batch, status, result,
 // cancel, replay-history-*.
-func Commands(exit *int, e cmdutil.Env) []*cli.Command {
-	var cmds []*cli.Command
-	cmds = append(cmds, caseCommands(exit, e)...)
-	cmds = append(cmds, runCommands(exit, e)...)
-	cmds = append(cmds, batchCommands(exit, e)...)
-	cmds = append(cmds, historyCommands(exit, e)...)
-	return cmds
-}
-
-// replaySeconds reads a seconds flag as a positive duration.
-func replaySeconds(c *cli.Context, name string) (time.Duration, error) {
-	return cmdutil.Seconds(name, c.Float64(name))
-}
-
-// replayWait reads the wait of a receipt-polling command: its timeout flag
-// (timeoutFlag) and --poll-interval.
-func replayWait(c *cli.Context, timeoutFlag string) (timeout, poll time.Duration, err error) {
-	if timeout, err = replaySeconds(c, timeoutFlag); err != nil {
-		return 0, 0, err
+func Commands(e cmdutil.Env) []*cli.Command {
+	return []*cli.Command{
+		newCmdCases(e), newCmdCaseGet(e), newCmdCaseTemplate(e), newCmdCaseValidate(e), newCmdCaseImport(e), newCmdCaseDelete(e),
+		newCmdCaseStepList(e), newCmdCaseStepAdd(e), newCmdCaseStepUpdate(e), newCmdCaseStepDelete(e), newCmdCaseStepMove(e), newCmdCaseStepCopy(e),
+		newCmdRun(e), newCmdStatus(e), newCmdResult(e), newCmdCancel(e),
+		newCmdRunRepeat(e), newCmdRunBatch(e),
+		newCmdHistoryList(e), newCmdHistoryGet(e), newCmdHistoryDelete(e),
 	}
-	if poll, err = replaySeconds(c, "poll-interval"); err != nil {
-		return 0, 0, err
-	}
-	return timeout, poll, nil
 }
 
-// asOutcomeError is errors.As for *fault.Error.
-func asOutcomeError(err error, target **fault.Error) bool {
-	return errors.As(err, target)
+// receiptWait is the wait of a receipt-polling command: its timeout flag
+// and --poll-interval.
+type receiptWait struct {
+	timeout, poll time.Duration
+}
+
+// flags bind the wait to timeoutFlag (default timeout seconds) and
+// --poll-interval (default poll).
+func (w *receiptWait) flags(timeoutFlag string, timeout, poll float64) []cli.Flag {
+	return []cli.Flag{
+		cmdutil.Seconds(timeoutFlag, "seconds to wait for the receipt", timeout, &w.timeout),
+		cmdutil.Seconds("poll-interval", "longest pause between receipt polls, seconds", poll, &w.poll),
+	}
 }

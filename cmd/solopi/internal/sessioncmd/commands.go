@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
@@ -14,34 +13,35 @@ import (
 // Commands are SoloPi's other session types and their data:
 // record-*, screen-record-*, scan-*, video-analysis-*, perf-* (collection,
 // live display, history, local analysis), stress-*, plugin-*.
-func Commands(exit *int, e cmdutil.Env) []*cli.Command {
-	var cmds []*cli.Command
-	cmds = append(cmds, recordCommands(exit, e)...)
-	cmds = append(cmds, screenRecordCommands(exit, e)...)
-	cmds = append(cmds, scanCommands(exit, e)...)
-	cmds = append(cmds, videoCommands(exit, e)...)
-	cmds = append(cmds, perfCommands(exit, e)...)
-	cmds = append(cmds, perfHistoryCommands(exit, e)...)
-	cmds = append(cmds, stressCommands(exit, e)...)
-	cmds = append(cmds, pluginCommands(exit, e)...)
-	return cmds
+func Commands(e cmdutil.Env) []*cli.Command {
+	return []*cli.Command{
+		newCmdRecordStart(e), newCmdRecordStatus(e), newCmdRecordStop(e),
+		newCmdScreenRecordStart(e), newCmdScreenRecordStatus(e), newCmdScreenRecordStop(e),
+		newCmdScanStart(e), newCmdScanStatus(e), newCmdScanCancel(e),
+		newCmdVideoAnalysisStart(e), newCmdVideoAnalysisStatus(e),
+		newCmdPerfList(e), newCmdPerfCurrent(e), newCmdPerfStart(e), newCmdPerfStatus(e), newCmdPerfStop(e),
+		newCmdPerfDisplayStart(e), newCmdPerfDisplayStatus(e), newCmdPerfDisplayStop(e), newCmdPerfAnalyze(e),
+		newCmdPerfHistoryList(e), newCmdPerfHistoryGet(e), newCmdPerfHistoryDelete(e),
+		newCmdStressStart(e), newCmdStressStatus(e), newCmdStressStop(e),
+		newCmdPluginList(e), newCmdPluginInstall(e), newCmdPluginRemove(e),
+	}
 }
 
-// onDevice opens the SoloPi session (installed, control service ready),
-// runs fn on its device channel and releases the session.
-func onDevice(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (outcome.Result, error) {
-	return cmdutil.WithDevice(ctx, d, func(dev *device.Device) (outcome.Result, error) {
+// call opens the SoloPi session (installed, control service ready), runs
+// one library call on its device channel and releases the session.
+func call(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (cmdutil.Result, error) {
+	return cmdutil.WithDevice(ctx, d, func(dev *device.Device) (cmdutil.Result, error) {
 		res, err := fn(ctx, dev)
 		if err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
-		return outcome.OK(res.Object), nil
+		return cmdutil.OK(res.Object), nil
 	})
 }
 
-// onDeviceMap is onDevice for queries that return a plain object.
-func onDeviceMap(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) (outcome.Result, error) {
-	return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+// query is call for a query that returns a plain object.
+func query(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) (cmdutil.Result, error) {
+	return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 		m, err := fn(ctx, dev)
 		if err != nil {
 			return nil, err
@@ -50,84 +50,73 @@ func onDeviceMap(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.
 	})
 }
 
-// timingFlags are a command's wait budget and poll interval flags.
-func timingFlags(timeoutName string, timeout, poll float64, what string) []cli.Flag {
+// newCmdQuery is a command without options that runs one query.
+func newCmdQuery(e cmdutil.Env, name, usage string, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) *cli.Command {
+	return &cli.Command{
+		Name: name, Usage: usage, UsageText: "solopi " + name,
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) { return query(ctx, d, fn) }),
+	}
+}
+
+// timingFlags bind a command's wait budget and poll interval to t.
+func timingFlags(t *sessions.SessionTimings, timeoutName string, timeout, poll float64, what string) []cli.Flag {
 	return []cli.Flag{
-		&cli.Float64Flag{Name: timeoutName, Usage: "seconds to wait for " + what, Value: timeout},
-		&cli.Float64Flag{Name: "poll-interval", Usage: "seconds between status polls", Value: poll},
+		cmdutil.Seconds(timeoutName, "seconds to wait for "+what, timeout, &t.Timeout),
+		cmdutil.Seconds("poll-interval", "seconds between status polls", poll, &t.Interval),
 	}
 }
 
-// timings reads the flags of timingFlags.
-func timings(c *cli.Context, timeoutName string) (sessions.SessionTimings, error) {
+func sessionIDFlag(into *string, required bool, usage string) cli.Flag {
+	return &cli.StringFlag{Name: "session-id", Destination: into, Usage: usage, Required: required}
+}
+
+// newCmdStatus is a session type's status command: the snapshot, exit 2
+// unless the device's session is --session-id when given.
+func newCmdStatus(e cmdutil.Env, name, usage, idUsage string, check func(id string) error,
+	fn func(ctx context.Context, dev *device.Device, id string) (*sessions.SessionResult, error)) *cli.Command {
+	var id string
+	return &cli.Command{
+		Name: name, Usage: usage, UsageText: "solopi " + name + " [--session-id ID]",
+		Flags: []cli.Flag{sessionIDFlag(&id, false, idUsage)},
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			if err := check(id); err != nil {
+				return cmdutil.Result{}, err
+			}
+			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+				return fn(ctx, dev, id)
+			})
+		}),
+	}
+}
+
+// stopCommand describes a command that ends our own session of a type.
+type stopCommand struct {
+	name, usage, description, usageText, idUsage string
+	timeoutName, what                            string
+	timeout                                      float64
+	// check refuses a session id before the device is contacted.
+	check func(id string) error
+	stop  func(ctx context.Context, dev *device.Device, id string, t sessions.SessionTimings) (*sessions.SessionResult, error)
+}
+
+func (s stopCommand) command(e cmdutil.Env) *cli.Command {
+	var id string
 	var t sessions.SessionTimings
-	var err error
-	if t.Timeout, err = cmdutil.Seconds(timeoutName, c.Float64(timeoutName)); err != nil {
-		return t, err
+	return &cli.Command{
+		Name: s.name, Usage: s.usage, Description: s.description, UsageText: s.usageText,
+		Flags: append([]cli.Flag{sessionIDFlag(&id, true, s.idUsage)}, timingFlags(&t, s.timeoutName, s.timeout, 0.5, s.what)...),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			if err := sessions.RequireSessionID(id); err != nil {
+				return cmdutil.Result{}, err
+			}
+			if s.check != nil {
+				if err := s.check(id); err != nil {
+					return cmdutil.Result{}, err
+				}
+			}
+			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+				return s.stop(ctx, dev, id, t)
+			})
+		}),
 	}
-	if t.Interval, err = cmdutil.Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
-		return t, err
-	}
-	return t, nil
-}
-
-func sessionIDFlag(required bool, usage string) cli.Flag {
-	return &cli.StringFlag{Name: "session-id", Usage: usage, Required: required}
-}
-
-// sessionAction wires a command: parse flags into opts (no device
-// contact), then run with the command's device.
-func sessionAction[O any](exit *int, e cmdutil.Env, parse func(c *cli.Context) (O, error),
-	run func(ctx context.Context, d cmdutil.DeviceDeps, o O) (outcome.Result, error)) cli.ActionFunc {
-	return cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) {
-		o, err := parse(c)
-		if err != nil {
-			return outcome.Result{}, err
-		}
-		return run(ctx, g.Deps(), o)
-	})
-}
-
-// noOptions parses nothing.
-func noOptions(*cli.Context) (struct{}, error) { return struct{}{}, nil }
-
-// sessionIDOption reads an optional --session-id, checked locally.
-func sessionIDOption(c *cli.Context) (string, error) {
-	id := c.String("session-id")
-	return id, sessions.CheckSessionID(id)
-}
-
-// stopOptions are --session-id plus a timing pair.
-type stopOptions struct {
-	sessionID string
-	t         sessions.SessionTimings
-}
-
-func parseStop(timeoutName string) func(c *cli.Context) (stopOptions, error) {
-	return func(c *cli.Context) (stopOptions, error) {
-		o := stopOptions{sessionID: c.String("session-id")}
-		if err := sessions.RequireSessionID(o.sessionID); err != nil {
-			return o, err
-		}
-		var err error
-		o.t, err = timings(c, timeoutName)
-		return o, err
-	}
-}
-
-// sessionCall is the run function of a command that is one library call on
-// the device with the parsed options.
-func sessionCall[O any](fn func(ctx context.Context, dev *device.Device, o O) (*sessions.SessionResult, error)) func(ctx context.Context, d cmdutil.DeviceDeps, o O) (outcome.Result, error) {
-	return func(ctx context.Context, d cmdutil.DeviceDeps, o O) (outcome.Result, error) {
-		return onDevice(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-			return fn(ctx, dev, o)
-		})
-	}
-}
-
-// stopCall is sessionCall for a stop command: our session id and the wait.
-func stopCall(fn func(ctx context.Context, dev *device.Device, id string, t sessions.SessionTimings) (*sessions.SessionResult, error)) func(ctx context.Context, d cmdutil.DeviceDeps, o stopOptions) (outcome.Result, error) {
-	return sessionCall(func(ctx context.Context, dev *device.Device, o stopOptions) (*sessions.SessionResult, error) {
-		return fn(ctx, dev, o.sessionID, o.t)
-	})
 }

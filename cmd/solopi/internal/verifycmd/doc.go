@@ -1,5 +1,5 @@
 // Package verifycmd holds the requirement verification commands:
-// verify-normalize, verify-compile, verify-validate and verify-run. It
-// exports the on-phone run (VerifyOnPhone, RunBudgets) because a managed
-// worker runs exactly verify-run's code for each shard.
+// verify-normalize, verify-compile, verify-validate and verify-run. The
+// run on the phone is verify/onphone's (Verify), which a farm's shards run
+// too.
 package verifycmd

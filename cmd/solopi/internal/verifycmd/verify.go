@@ -3,7 +3,6 @@ package verifycmd
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -21,70 +19,60 @@ import (
 // verify-normalize, verify-compile and verify-validate need no device;
 // verify-run runs a plan on the phone (solopi-ai's flags, JSON and exit
 // codes).
-func Commands(exit *int, e cmdutil.Env) []*cli.Command {
-	local := func(fn func(c *cli.Context) (outcome.Result, error)) cli.ActionFunc {
-		return cmdutil.Action(exit, e, func(ctx context.Context, g *cmdutil.Globals, c *cli.Context) (outcome.Result, error) { return fn(c) })
-	}
-	file := &cli.StringFlag{Name: "file", Usage: "requirement JSON (solopi.ai.requirement/v1)", Required: true}
-	return []*cli.Command{
-		{
-			Name:      "verify-normalize",
-			Usage:     "check a requirement's shape and print it normalized (local; bindings and flows stay unresolved)",
-			UsageText: "solopi verify-normalize --file REQUIREMENT.json [--output FILE]",
-			Flags:     []cli.Flag{file, &cli.StringFlag{Name: "output", Usage: "also write the normalized requirement here"}},
-			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				return verifyNormalize(c.String("file"), c.String("output"))
-			}),
-		},
-		{
-			Name:  "verify-compile",
-			Usage: "compile a requirement into a fingerprinted verification plan and SoloPi cases (local)",
-			UsageText: "solopi verify-compile --file REQUIREMENT.json --output PLAN.json [--cases-dir DIR]\n\n" +
-				"warnings[] lists every matches pattern without ^…$: on the phone a compiled ASSERT matches the\n" +
-				"whole text, while a dynamic checkpoint is judged on the host by search.\n\nExample:\n  solopi verify-compile --file login.requirement.json --output login.plan.json --cases-dir ./cases",
-			Flags: []cli.Flag{file,
-				&cli.StringFlag{Name: "output", Usage: "verification plan JSON to write", Required: true},
-				&cli.StringFlag{Name: "cases-dir", Usage: "also write each distinct compiled case to DIR/<caseName>.json"}},
-			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				return verifyCompile(c.String("file"), c.String("output"), c.String("cases-dir"))
-			}),
-		},
-		{
-			Name:      "verify-validate",
-			Usage:     "check a verification plan offline: its fingerprint, structure and compiled cases (local)",
-			UsageText: "solopi verify-validate --plan PLAN.json",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "plan", Usage: "verification plan JSON", Required: true}},
-			Action: local(func(c *cli.Context) (outcome.Result, error) {
-				return verifyValidate(c.String("plan"))
-			}),
-		},
-		verifyRunCommand(exit, e),
+func Commands(e cmdutil.Env) []*cli.Command {
+	return []*cli.Command{newCmdNormalize(e), newCmdCompile(e), newCmdValidate(e), newCmdVerifyRun(e)}
+}
+
+// requirementFlag binds --file, the requirement a command reads.
+func requirementFlag(into *string) cli.Flag {
+	return &cli.StringFlag{Name: "file", Destination: into, Usage: "requirement JSON (solopi.ai.requirement/v1)", Required: true}
+}
+
+func newCmdNormalize(e cmdutil.Env) *cli.Command {
+	var file, output string
+	return &cli.Command{
+		Name:      "verify-normalize",
+		Usage:     "check a requirement's shape and print it normalized (local; bindings and flows stay unresolved)",
+		UsageText: "solopi verify-normalize --file REQUIREMENT.json [--output FILE]",
+		Flags:     []cli.Flag{requirementFlag(&file), &cli.StringFlag{Name: "output", Destination: &output, Usage: "also write the normalized requirement here"}},
+		Action: cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
+			return verifyNormalize(file, output)
+		}),
 	}
 }
 
-// maxInputFile bounds a requirement or plan file read into memory.
-const maxInputFile = 64 << 20
+func newCmdCompile(e cmdutil.Env) *cli.Command {
+	var file, output, casesDir string
+	return &cli.Command{
+		Name:  "verify-compile",
+		Usage: "compile a requirement into a fingerprinted verification plan and SoloPi cases (local)",
+		UsageText: "solopi verify-compile --file REQUIREMENT.json --output PLAN.json [--cases-dir DIR]\n\n" +
+			"warnings[] lists every matches pattern without ^…$: on the phone a compiled ASSERT matches the\n" +
+			"whole text, while a dynamic checkpoint is judged on the host by search.\n\nExample:\n  solopi verify-compile --file login.requirement.json --output login.plan.json --cases-dir ./cases",
+		Flags: []cli.Flag{requirementFlag(&file),
+			&cli.StringFlag{Name: "output", Destination: &output, Usage: "verification plan JSON to write", Required: true},
+			&cli.StringFlag{Name: "cases-dir", Destination: &casesDir, Usage: "also write each distinct compiled case to DIR/<caseName>.json"}},
+		Action: cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
+			return verifyCompile(file, output, casesDir)
+		}),
+	}
+}
 
-const codeFileUnreadable = "file_unreadable"
-
-func ReadInput(path, what string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeFileUnreadable, "cannot read the "+what+" file", err).With("file", path)
+func newCmdValidate(e cmdutil.Env) *cli.Command {
+	var plan string
+	return &cli.Command{
+		Name:      "verify-validate",
+		Usage:     "check a verification plan offline: its fingerprint, structure and compiled cases (local)",
+		UsageText: "solopi verify-validate --plan PLAN.json",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "plan", Destination: &plan, Usage: "verification plan JSON", Required: true}},
+		Action: cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
+			return verifyValidate(plan)
+		}),
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxInputFile+1))
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeFileUnreadable, "cannot read the "+what+" file", err).With("file", path)
-	}
-	if len(b) > maxInputFile {
-		return nil, fault.Usagef(codeFileUnreadable, "the %s file is larger than 64 MiB", what).With("file", path)
-	}
-	return b, nil
 }
 
 func readRequirement(file string) (*verify.Document, error) {
-	b, err := ReadInput(file, "requirement")
+	b, err := cmdutil.ReadInput(file, "requirement")
 	if err != nil {
 		return nil, err
 	}
@@ -112,23 +100,23 @@ func writeOutput(path, input string, data []byte) (string, error) {
 	return res.Path, err
 }
 
-func verifyNormalize(file, output string) (outcome.Result, error) {
+func verifyNormalize(file, output string) (cmdutil.Result, error) {
 	doc, err := readRequirement(file)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	n, err := verify.Normalize(doc)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	tree := n.Tree()
 	if output != "" {
 		data, err := verify.MarshalNormalized(n)
 		if err != nil {
-			return outcome.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the normalized requirement", err)
+			return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the normalized requirement", err)
 		}
 		if tree["output"], err = writeOutput(output, file, data); err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
 	}
 	// Printed through canonical JSON so that numbers keep Python's form
@@ -136,9 +124,9 @@ func verifyNormalize(file, output string) (outcome.Result, error) {
 	// "output".
 	out, err := canonjson.Marshal(tree)
 	if err != nil {
-		return outcome.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the normalized requirement", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the normalized requirement", err)
 	}
-	return outcome.OK(json.RawMessage(out)), nil
+	return cmdutil.OK(json.RawMessage(out)), nil
 }
 
 type verifyCompileResult struct {
@@ -151,18 +139,18 @@ type verifyCompileResult struct {
 	Warnings        []verify.Warning `json:"warnings"`
 }
 
-func verifyCompile(file, output, casesDir string) (outcome.Result, error) {
+func verifyCompile(file, output, casesDir string) (cmdutil.Result, error) {
 	doc, err := readRequirement(file)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	plan, err := verify.Compile(doc)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	data, err := verify.MarshalPlan(plan)
 	if err != nil {
-		return outcome.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the plan", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the plan", err)
 	}
 	res := verifyCompileResult{
 		Success: true, PlanFingerprint: plan.Fingerprint, ScenarioCount: len(plan.Scenarios),
@@ -172,22 +160,22 @@ func verifyCompile(file, output, casesDir string) (outcome.Result, error) {
 		res.Warnings = []verify.Warning{}
 	}
 	if res.Output, err = writeOutput(output, file, data); err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	if casesDir != "" {
 		for _, c := range plan.Cases() {
 			data, err := verify.MarshalCase(c)
 			if err != nil {
-				return outcome.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode a compiled case", err)
+				return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode a compiled case", err)
 			}
 			p, err := writeOutput(filepath.Join(casesDir, c.Name+".json"), file, data)
 			if err != nil {
-				return outcome.Result{}, err
+				return cmdutil.Result{}, err
 			}
 			res.Cases = append(res.Cases, p)
 		}
 	}
-	return outcome.OK(res), nil
+	return cmdutil.OK(res), nil
 }
 
 type verifyValidateResult struct {
@@ -195,14 +183,14 @@ type verifyValidateResult struct {
 	verify.Summary
 }
 
-func verifyValidate(planFile string) (outcome.Result, error) {
-	b, err := ReadInput(planFile, "plan")
+func verifyValidate(planFile string) (cmdutil.Result, error) {
+	b, err := cmdutil.ReadInput(planFile, "plan")
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	_, sum, err := verify.LoadPlan(b)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
-	return outcome.OK(verifyValidateResult{Success: true, Summary: *sum}), nil
+	return cmdutil.OK(verifyValidateResult{Success: true, Summary: *sum}), nil
 }

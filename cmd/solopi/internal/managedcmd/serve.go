@@ -2,7 +2,6 @@ package managedcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -16,7 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/controlplane"
-	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/managed/devicehost"
 )
 
 type managedServeOptions struct {
@@ -47,30 +46,30 @@ type managedServeResult struct {
 // SIGTERM). It writes one JSON line to out as soon as it listens, so that a
 // script using --port 0 learns the port; the command's final JSON object
 // follows when it stops.
-func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions, out io.Writer) (outcome.Result, error) {
+func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions, out io.Writer) (cmdutil.Result, error) {
 	if !managed.ValidOwnerToken(o.bearerToken) {
-		return outcome.Result{}, fault.Usage(controlplane.CodeInvalidToken, "--bearer-token must be 16 to 256 URL-safe characters")
+		return cmdutil.Result{}, fault.Usage(controlplane.CodeInvalidToken, "--bearer-token must be 16 to 256 URL-safe characters")
 	}
 	if err := controlplane.ValidateBind(o.bind); err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
-	h, err := controlplane.New(srvCtx, controlplane.Config{Store: s, BearerToken: o.bearerToken, ValidatePlan: planValidator,
+	h, err := controlplane.New(srvCtx, controlplane.Config{Store: s, BearerToken: o.bearerToken, ValidatePlan: devicehost.ValidatePlan,
 		Host: o.host, ArtifactsRoots: o.roots})
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	ln, err := controlplane.Listen(o.bind, o.port)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	var line managedListening
 	line.Listening.Address, line.Listening.URL = ln.Addr().String(), controlplane.URL(ln)
-	b, _ := json.Marshal(line)
-	if _, err := out.Write(append(b, '\n')); err != nil {
+	b, _ := cmdutil.Encode(line, false)
+	if _, err := out.Write(b); err != nil {
 		ln.Close()
-		return outcome.Result{}, fault.Wrap(fault.Transport, "output_failed", "cannot write to stdout", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "output_failed", "cannot write to stdout", err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	served := make(chan error, 1)
@@ -83,15 +82,19 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 		cancel()
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return outcome.Result{}, fault.Wrap(fault.Transport, "serve_failed", "the managed API stopped", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "serve_failed", "the managed API stopped", err)
 	}
 	_, port, _ := net.SplitHostPort(line.Listening.Address)
 	p, _ := strconv.Atoi(port)
 	res := managedServeResult{Success: true, Stopped: true, Bind: o.bind, Port: p, URL: line.Listening.URL}
-	return outcome.Result{Value: res, Exit: outcome.ExitInterrupted}, nil
+	// Stopping the server is the end of its work, by a signal.
+	return cmdutil.WithKind(res, fault.Interrupted), nil
 }
 
-func managedServeCommand(exit *int, e cmdutil.Env) *cli.Command {
+func newCmdServe(e cmdutil.Env) *cli.Command {
+	var db string
+	o := &managedServeOptions{}
+	roots := &cli.StringSlice{}
 	return &cli.Command{
 		Name:  "managed-serve",
 		Usage: "serve the managed store's HTTP API (loopback only, Bearer token) and River's dashboard",
@@ -107,16 +110,16 @@ func managedServeCommand(exit *int, e cmdutil.Env) *cli.Command {
 			"POST /v1/recover, POST /v1/retention/purge; River's dashboard under /riverui/ (a browser logs\n" +
 			"in with any user name and the token as password). Bodies are JSON objects of at most 1 MiB.\n" +
 			"The API manages data only: it never reaches a device.",
-		Flags: []cli.Flag{managedDBFlag(), hostFlag(),
-			&cli.StringFlag{Name: "bearer-token", Required: true, EnvVars: []string{"SOLOPI_MANAGED_BEARER_TOKEN"},
+		Flags: []cli.Flag{storeFlag(&db), hostFlag(&o.host),
+			&cli.StringFlag{Name: "bearer-token", Destination: &o.bearerToken, Required: true, EnvVars: []string{"SOLOPI_MANAGED_BEARER_TOKEN"},
 				Usage: "the API token, 16-256 URL-safe characters"},
-			&cli.StringFlag{Name: "bind", Value: "127.0.0.1", Usage: "127.0.0.1, ::1 or localhost"},
-			&cli.IntFlag{Name: "port", Value: 8765, Usage: "TCP port (0 picks a free one and prints it)"},
-			&cli.StringSliceFlag{Name: "artifacts-root", Usage: "evidence roots POST /v1/retention/purge may clean on this host"},
+			&cli.StringFlag{Name: "bind", Destination: &o.bind, Value: "127.0.0.1", Usage: "127.0.0.1, ::1 or localhost"},
+			&cli.IntFlag{Name: "port", Destination: &o.port, Value: 8765, Usage: "TCP port (0 picks a free one and prints it)"},
+			&cli.StringSliceFlag{Name: "artifacts-root", Destination: roots, Usage: "evidence roots POST /v1/retention/purge may clean on this host"},
 		},
-		Action: managedAction(exit, e, func(ctx context.Context, s managed.Store, c *cli.Context) (outcome.Result, error) {
-			return runManagedServe(ctx, s, managedServeOptions{bearerToken: c.String("bearer-token"), bind: c.String("bind"),
-				port: c.Int("port"), host: c.String("host"), roots: c.StringSlice("artifacts-root")}, e.Stdout)
-		}),
+		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
+			o.roots = roots.Value()
+			return runManagedServe(ctx, s, *o, e.Stdout)
+		})),
 	}
 }

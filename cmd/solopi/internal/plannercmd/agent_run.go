@@ -2,7 +2,6 @@ package plannercmd
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +18,24 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
+
+// agentRunFlags are the agent-run flags as given.
+type agentRunFlags struct {
+	task, mode, trajectory    string
+	overwrite                 bool
+	maxSteps                  int
+	maxDuration               time.Duration
+	space                     string
+	settle                    float64
+	interactive               string
+	console                   bool
+	actionTimeout, ackTimeout time.Duration
+	poll                      time.Duration
+	model                     cmdutil.ModelOptions
+}
 
 // agentRunOptions are the agent-run flags, checked.
 type agentRunOptions struct {
@@ -39,66 +52,89 @@ type agentRunOptions struct {
 	actionTimeout time.Duration
 	ackTimeout    time.Duration
 	poll          time.Duration
-	setup         *Setup
+	setup         *agentloop.ModelSetup
 	stdin         *os.File
 }
 
-func readAgentRunOptions(c *cli.Context, e cmdutil.Env) (*agentRunOptions, error) {
-	o := &agentRunOptions{task: strings.TrimSpace(c.String("task")), mode: c.String("device-mode"), trajectory: c.String("trajectory"),
-		overwrite: c.Bool("overwrite"), maxSteps: c.Int("max-steps"), interactive: c.String("interactive"), console: c.Bool("console")}
+func newCmdAgentRun(e cmdutil.Env) *cli.Command {
+	f := &agentRunFlags{}
+	return &cli.Command{
+		Name:  "agent-run",
+		Usage: "run a task with the strict pure-vision planner (the model sees only the task and screenshots)",
+		UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--console] [--max-steps 30] [--max-duration 600]\n" +
+			"    [--coordinate-space auto|relative_0_999|image_pixels|display_pixels] [--model-base-url URL] [--model NAME] ...\n\n" +
+			"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
+			"before anything is sent to the phone).\n\n" +
+			"With --trajectory the screenshots are kept in screens/ beside it and report.html is written there (named\n" +
+			"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL; it stops\n" +
+			"when the run ends.\n\n" +
+			"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
+			"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
+			"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.\n\nExample:\n  SOLOPI_MODEL_API_KEY=... solopi agent-run --task \"open Settings and turn on dark mode\" --model-base-url https://llm.example/v1 --model ui-tars --trajectory ./run/t.json",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "task", Destination: &f.task, Usage: "what to do, in the user's words"},
+			&cli.StringFlag{Name: "device-mode", Destination: &f.mode, Usage: "solopi (a SoloPi Agent session: taps become clicks on the node under the point) or adb (plain input)", Value: agentloop.ModeSoloPi},
+			&cli.StringFlag{Name: "trajectory", Destination: &f.trajectory, Usage: "write the audit trajectory (schema 1.3) to this file"},
+			&cli.BoolFlag{Name: "overwrite", Destination: &f.overwrite, Usage: "replace an existing trajectory file"},
+			&cli.IntFlag{Name: "max-steps", Destination: &f.maxSteps, Usage: "planning steps before giving up", Value: 30},
+			cmdutil.Seconds("max-duration", "seconds before the task times out (exit 124)", 600, &f.maxDuration),
+			&cli.StringFlag{Name: "coordinate-space", Destination: &f.space, Usage: "auto negotiates with synthetic images before the first plan; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
+			&cli.Float64Flag{Name: "settle", Destination: &f.settle, Usage: "seconds to wait after an action before verifying it (default 0.5 for adb, 0 for solopi, which settles on the device)", Value: -1},
+			&cli.StringFlag{Name: "interactive", Destination: &f.interactive, Usage: "ask a human on the terminal for confirmations and takeovers: auto (when stdin and stderr are terminals), always, never", Value: "auto"},
+			&cli.BoolFlag{Name: "console", Destination: &f.console, Usage: "serve a live view of the run on this machine (announced on stderr as {\"console\":{\"url\":...}}); confirmations and takeovers can be answered there too"},
+			cmdutil.Seconds("action-timeout", "solopi mode: seconds to wait for each action's receipt", 15, &f.actionTimeout),
+			cmdutil.Seconds("ack-timeout", "solopi mode: seconds to wait for the session's first observation", 15, &f.ackTimeout),
+			cmdutil.Seconds("poll-interval", "solopi mode: longest pause between polls, in seconds", 0.2, &f.poll),
+		}, cmdutil.ModelFlags(&f.model)...),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			o, err := f.options(d.G)
+			if err != nil {
+				return cmdutil.Result{}, err
+			}
+			return runAgentRun(ctx, d, o)
+		}),
+	}
+}
+
+// options checks the flags before anything runs.
+func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
+	o := &agentRunOptions{task: strings.TrimSpace(f.task), mode: f.mode, trajectory: f.trajectory, overwrite: f.overwrite,
+		maxSteps: f.maxSteps, maxDuration: f.maxDuration, interactive: f.interactive, console: f.console,
+		actionTimeout: f.actionTimeout, ackTimeout: f.ackTimeout, poll: f.poll, stdin: g.Env.Stdin}
 	if o.task == "" {
-		return nil, fault.Usage(CodeOption, "--task is required: say what the agent should do")
+		return nil, fault.Usage(codeOption, "--task is required: say what the agent should do")
 	}
 	if o.mode != agentloop.ModeSoloPi && o.mode != agentloop.ModeADB {
-		return nil, fault.Usagef(CodeOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
+		return nil, fault.Usagef(codeOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
 	}
 	if o.maxSteps < 1 || o.maxSteps > 1000 {
-		return nil, fault.Usage(CodeOption, "--max-steps must be between 1 and 1000")
+		return nil, fault.Usage(codeOption, "--max-steps must be between 1 and 1000")
 	}
 	var err error
-	if o.maxDuration, err = cmdutil.Seconds("max-duration", c.Float64("max-duration")); err != nil {
-		return nil, err
-	}
-	if o.space, err = Space(c, e); err != nil {
+	if o.space, err = cmdutil.CoordinateSpace(g, f.space); err != nil {
 		return nil, err
 	}
 	switch o.interactive {
 	case "auto", "always", "never":
 	default:
-		return nil, fault.Usagef(CodeOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
+		return nil, fault.Usagef(codeOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
 	}
-	settle := c.Float64("settle")
+	settle := f.settle
 	if settle < 0 {
 		settle = map[string]float64{agentloop.ModeADB: 0.5, agentloop.ModeSoloPi: 0}[o.mode]
 	}
-	if o.settle, err = plannerSeconds("settle", settle); err != nil {
-		return nil, err
-	}
-	if o.actionTimeout, err = cmdutil.Seconds("action-timeout", c.Float64("action-timeout")); err != nil {
-		return nil, err
-	}
-	if o.ackTimeout, err = cmdutil.Seconds("ack-timeout", c.Float64("ack-timeout")); err != nil {
-		return nil, err
-	}
-	if o.poll, err = cmdutil.Seconds("poll-interval", c.Float64("poll-interval")); err != nil {
+	if o.settle, err = cmdutil.ParseSeconds("settle", settle, cmdutil.NonNegative); err != nil {
 		return nil, err
 	}
 	if o.trajectory != "" {
-		if err := checkPlannerTrajectoryPath(o.trajectory, o.overwrite); err != nil {
+		if _, err := (artifacts.Output{Mode: artifacts.ModeOf(o.overwrite)}).CheckFile(o.trajectory); err != nil {
 			return nil, err
 		}
 	}
-	if o.setup, err = ReadSetup(c, e); err != nil {
+	if o.setup, err = f.model.Setup(g); err != nil {
 		return nil, err
 	}
 	return o, nil
-}
-
-// checkPlannerTrajectoryPath refuses to replace a file silently and checks that
-// the directory exists before anything runs.
-func checkPlannerTrajectoryPath(p string, overwrite bool) error {
-	_, err := artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.CheckFile(p)
-	return err
 }
 
 // AgentRunResult is the JSON agent-run prints.
@@ -151,12 +187,13 @@ var plannerUserAction = map[string]string{
 
 // runAgentRun runs the whole loop on the chosen device and prints the
 // result; the trajectory is written whatever the outcome.
-func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, o *agentRunOptions) (outcome.Result, error) {
+func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) (cmdutil.Result, error) {
+	g := d.G
 	s := o.setup
 	// The model is checked before any device is opened.
-	pre, err := Preflight(ctx, s, o.space, 0, 0)
+	pre, err := s.Preflight(ctx, o.space, 0, 0)
 	if err != nil {
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	var dev agentloop.Device
 	var sessionID string
@@ -164,17 +201,17 @@ func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, 
 	case agentloop.ModeADB:
 		t, err := d.Transport(ctx)
 		if err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
 		ad := adbdevice.New(t)
-		if err := agentRunKeyboardCheck(ctx, s, pre, ad); err != nil {
-			return outcome.Result{}, err
+		if err := s.RunCheck(pre, agentloop.CheckADBKeyboard, func() error { return ad.CheckKeyboard(ctx) }); err != nil {
+			return cmdutil.Result{}, err
 		}
 		dev = ad
 	default:
 		sess, err := d.Session(ctx, true)
 		if err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
 		defer sess.Close()
 		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
@@ -193,7 +230,7 @@ func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, 
 		sd, err := agentdevice.Start(ctx, client, agentdevice.Options{Budget: budget, AckTimeout: o.ackTimeout,
 			ActionTimeout: o.actionTimeout, PollInterval: o.poll, StepIDPrefix: "planner"})
 		if err != nil {
-			return outcome.Result{}, err
+			return cmdutil.Result{}, err
 		}
 		dev, sessionID = sd, sd.SessionID()
 	}
@@ -206,23 +243,21 @@ func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, 
 	watch, err := startAgentRunWatch(g, o)
 	if err != nil {
 		abandon()
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	defer watch.Close()
 	var terminal agentloop.Confirmer
 	if o.interactive == "always" || (o.interactive == "auto" && o.stdin != nil && isatty.IsTerminal(o.stdin.Fd()) && isatty.IsTerminal(os.Stderr.Fd())) {
 		terminal = &agentloop.TerminalConfirmer{In: o.stdin, Out: g.PromptWriter()}
 	}
-	cfg := agentloop.Config{
-		Space: o.space, Policy: s.Policy, ProfileKey: s.ProfileKey(), CacheDir: s.CacheDir, Recalibrate: s.Refresh,
-		SettleDelay: o.settle, Confirmer: watch.confirmer(terminal), Redact: s.Redact, Preflight: pre, OnEvent: watch.events,
-	}
+	cfg := s.Runtime(o.space)
+	cfg.SettleDelay, cfg.Confirmer, cfg.Preflight, cfg.OnEvent = o.settle, watch.confirmer(terminal), pre, watch.events
 	// The runtime observes through the watchers; dev stays the device to
 	// close or cancel.
 	agent, err := agentloop.New(cfg, watch.device(dev), s.Model)
 	if err != nil {
 		abandon()
-		return outcome.Result{}, err
+		return cmdutil.Result{}, err
 	}
 	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
 	watch.Close()
@@ -241,13 +276,13 @@ func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, 
 		cl.Success, cl.Error = false, s.Redact(err.Error())
 	}
 	if runErr != nil {
-		return outcome.Result{}, fault.Wrap(fault.Transport, "runtime_error", s.Redact(runErr.Error()), runErr)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, "runtime_error", s.Redact(runErr.Error()), runErr)
 	}
 
 	out := AgentRunResult{
 		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
 		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
-		Model: s.modelInfo(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
+		Model: s.Info(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
 		CauseCode: res.ErrorCode, Preflight: pre.Checks, Console: watch.consoleInfo(),
 	}
 	if !res.Success {
@@ -259,7 +294,7 @@ func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, 
 	}
 	if o.trajectory != "" {
 		st := agent.State()
-		tr := agentloop.BuildTrajectory(res, st.Events(), s.modelInfo(), s.Policy)
+		tr := agentloop.BuildTrajectory(res, st.Events(), s.Info(), s.Policy)
 		abs, _ := filepath.Abs(o.trajectory)
 		out.Trajectory = &plannerTrajectoryFile{Path: abs, Events: len(tr.Events)}
 		if err := agentloop.WriteTrajectory(o.trajectory, tr); err != nil {
@@ -268,15 +303,6 @@ func runAgentRun(ctx context.Context, g *cmdutil.Globals, d cmdutil.DeviceDeps, 
 			watch.writeReport(&out, o.trajectory)
 		}
 	}
-	return outcome.Result{Value: plannerScrub(out, s.Redact), Exit: res.Exit}, nil
-}
-
-// plannerScrub is the last line of defence for the API key: the result is
-// encoded, redacted and printed from the redacted bytes.
-func plannerScrub(v any, redact func(string) string) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	return json.RawMessage(redact(string(b)))
+	// res.Exit is outcome's table's code of the run's outcome.
+	return cmdutil.Result{Value: s.Scrub(out), Exit: res.Exit}, nil
 }
