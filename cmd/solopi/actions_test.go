@@ -12,7 +12,8 @@ import (
 // typed Agent actions. The schema pins the shape, so it must refuse an
 // output that lost one of solopi-ai's keys.
 func TestActionsIsSolopiAICatalogPlusAgentActions(t *testing.T) {
-	r := runBinary(t, nil, "actions")
+	t.Parallel()
+	r := inProc(t, "actions")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -40,6 +41,7 @@ func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFi
 // The client goes away mid-session (killed while waiting on an action):
 // the device watchdog ends the session and releases the lease exactly once.
 func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
+	t.Parallel()
 	// Scale 5: the 15 s idle timeout is 3 s of wall time, enough for the
 	// first observation on a busy machine (the device may wait up to 5 s of
 	// device time for a controllable root), short enough for the test.
@@ -61,7 +63,7 @@ func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
 	}
 	// Kill it once the act has reached the device and the CLI has put the
 	// app under test back in front (the act then runs on its screen).
-	acts := func() int { return e2eLogcatCount(dev, "AdbSchemeActivity: scheme agent result") }
+	acts := func() int { return cmdtest.LogcatCount(dev, "AdbSchemeActivity: scheme agent result") }
 	before := acts()
 	appInFront := func() bool { pkg, _ := dev.Phone.Foreground(); return pkg == "com.example.counter" }
 	for deadline := time.Now().Add(15 * time.Second); acts() == before || !appInFront(); {
@@ -84,42 +86,5 @@ func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
 	if strings.Count(out, `"type":"lease_released"`) != 1 || strings.Count(out, `"type":"session_terminal"`) != 1 ||
 		!strings.Contains(out, `"sequenceContiguous":true`) {
 		t.Errorf("timeline: %s", out)
-	}
-}
-
-// The device-control lease is shared: a replay cannot start while an Agent
-// session holds it, and an Agent session cannot start during a replay.
-func TestE2ELeaseSharedBetweenReplayAndAgent(t *testing.T) {
-	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 5})
-	dev := f.Devices()[0]
-	if r := runBinary(t, env, "case-import", "--file", writeCase(t, nil), "--replace"); r.code != 0 {
-		t.Fatalf("import: %s", r.stdout)
-	}
-	dev.Phone.LaunchApp("com.example.counter")
-	sid, tok := agentStart(t, env)
-	r := runBinary(t, env, "run", "--case", demoCaseName)
-	if r.code != 2 || !strings.Contains(string(r.stdout), "Another replay or plugin maintenance prevents replay from starting") {
-		t.Fatalf("replay during an Agent session: exit %d %s", r.code, r.stdout)
-	}
-	if r := runBinary(t, env, "agent-end", "--session-id", sid, "--owner-token-file", tok); r.code != 0 {
-		t.Fatalf("agent-end: %s", r.stdout)
-	}
-	// Now a replay holds the lease (held open by a slow permission dialog).
-	dev.App.SetPermissionDialogDelay(60 * time.Second)
-	run := runBinary(t, env, "run", "--case", demoCaseName, "--no-wait")
-	if run.code != 0 {
-		t.Fatalf("run --no-wait: %s", run.stdout)
-	}
-	r = runBinary(t, env, "agent-session-start", "--ack-timeout", "3")
-	if r.code != 2 || !strings.Contains(string(r.stdout), `"errorCode":"lease_conflict"`) {
-		t.Fatalf("an Agent session start during a replay: exit %d %s", r.code, r.stdout)
-	}
-	if strings.Contains(string(r.stdout), `"ownerToken":"`) {
-		t.Errorf("a failed start printed an owner token: %s", r.stdout)
-	}
-	schemas.Validate(t, "agent-session-start", r.stdout)
-	runID := decodeObject(t, run)["runId"].(string)
-	if c := runBinary(t, env, "cancel", "--run-id", runID); c.code != 0 {
-		t.Errorf("cancel: %s", c.stdout)
 	}
 }

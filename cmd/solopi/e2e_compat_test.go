@@ -1,9 +1,9 @@
 package main
 
-// End-to-end tests of solopi-ai compatibility and of the hardening items:
-// the built binary against a simulated farm, faults injected through the
-// simulator's control endpoint, the solopi-ai fields and exit codes
-// asserted on the real stdout.
+// End-to-end tests of solopi-ai compatibility and of the hardening items
+// that cross command groups: the whole app against a simulated farm,
+// faults injected through the simulator's control endpoint, the solopi-ai
+// fields and exit codes asserted on the real stdout.
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -28,6 +27,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/casefile/paramcrypt"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -86,13 +86,14 @@ func writeFile(t *testing.T, name string, data []byte) string {
 // input errors (exit 3) with stable codes, never a silent append or a
 // guessed meaning.
 func TestE2ECaseFileInputErrors(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{})
-	file := writeCase(t, nil)
+	file := cmdtest.WriteCase(t, nil)
 	step := writeFile(t, "step.json", []byte(`{"operationMethod":{"actionEnum":"BACK"}}`))
 	out := filepath.Join(t.TempDir(), "new.json")
 	for _, at := range []string{"-1", "-7"} {
 		m := r.expect(3, "case-step-add", "--file", file, "--step-file", step, "--output", out, "--at", at)
-		if e2eStr(m, "errorCode") != "step_index_out_of_range" {
+		if cmdtest.Str(m, "errorCode") != "step_index_out_of_range" {
 			t.Errorf("--at %s: %v", at, m)
 		}
 	}
@@ -100,7 +101,7 @@ func TestE2ECaseFileInputErrors(t *testing.T) {
 		t.Error("a refused step-add wrote its output")
 	}
 	m := r.expect(0, "case-step-add", "--file", file, "--step-file", step, "--output", out)
-	if e2eNum(m, "affectedIndex") != 7 {
+	if cmdtest.Num(m, "affectedIndex") != 7 {
 		t.Errorf("append without --at: %v", m)
 	}
 
@@ -109,14 +110,14 @@ func TestE2ECaseFileInputErrors(t *testing.T) {
 	latin1 := writeFile(t, "latin1.json", []byte(strings.Replace(string(demoCase), `"counter-smoke"`, "\"caf\xe9\"", 1)))
 	for _, args := range [][]string{{"case-validate", "--file", latin1}, {"case-import", "--file", latin1, "--replace"}} {
 		m := r.expect(3, args...)
-		if e2eStr(m, "errorCode") != "invalid_utf8" || m["offset"] == nil {
+		if cmdtest.Str(m, "errorCode") != "invalid_utf8" || m["offset"] == nil {
 			t.Errorf("%s: %v", args[0], m)
 		}
 	}
 	dup := writeFile(t, "dup.json", []byte(strings.Replace(string(demoCase), `"priority": 1,`, `"priority": 1, "priority": 2,`, 1)))
 	for _, args := range [][]string{{"case-validate", "--file", dup}, {"case-import", "--file", dup, "--replace"}, {"case-step-list", "--file", dup}} {
 		m := r.expect(3, args...)
-		if e2eStr(m, "errorCode") != "duplicate_key" || e2eStr(m, "key") != "priority" {
+		if cmdtest.Str(m, "errorCode") != "duplicate_key" || cmdtest.Str(m, "key") != "priority" {
 			t.Errorf("%s: %v", args[0], m)
 		}
 	}
@@ -128,24 +129,25 @@ func TestE2ECaseFileInputErrors(t *testing.T) {
 
 // Compatibility 6: exit codes solopi-ai scripts branch on.
 func TestE2ECompatExitCodes(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{})
 	// perf-analyze of a directory without CSV files: 3.
 	empty := t.TempDir()
 	m := r.expect(3, "perf-analyze", "--input", empty)
-	if e2eStr(m, "errorCode") != "no_csv_files" {
+	if cmdtest.Str(m, "errorCode") != "no_csv_files" {
 		t.Errorf("perf-analyze: %v", m)
 	}
 	// config-get/config-set of a key SoloPi does not have: 2, as the
 	// device's own answer.
 	for _, args := range [][]string{{"config-get", "--key", "KEY_NOPE"}, {"config-set", "--key", "KEY_NOPE", "--value", "1"}} {
 		m := r.expect(2, args...)
-		if e2eStr(m, "errorCode") != "unsupported_config" || e2eStr(m, "key") != "KEY_NOPE" {
+		if cmdtest.Str(m, "errorCode") != "unsupported_config" || cmdtest.Str(m, "key") != "KEY_NOPE" {
 			t.Errorf("%s: %v", args[0], m)
 		}
 	}
 	// A refused key carries the config object next to our fields.
 	m = r.expect(2, "config-set", "--key", "KEY_CONTROL_PORT", "--value", "23343")
-	if cfg := e2eObj(m, "config"); e2eStr(cfg, "key") != "KEY_CONTROL_PORT" || cfg["writable"] != false {
+	if cfg := cmdtest.Obj(m, "config"); cmdtest.Str(cfg, "key") != "KEY_CONTROL_PORT" || cfg["writable"] != false {
 		t.Errorf("config-set refusal: %v", m)
 	}
 	// No adb server and no adb executable: 3.
@@ -155,49 +157,20 @@ func TestE2ECompatExitCodes(t *testing.T) {
 	}
 }
 
-// slowCase is the demo case with a long SLEEP first (device time).
-func slowCase(t *testing.T, sleepMs int) string {
-	t.Helper()
-	return writeCase(t, func(s string) string {
-		return strings.Replace(s, `"stepId": "reset",`, fmt.Sprintf(`"stepId": "wait",
-"operationMethod": {"actionEnum": "SLEEP", "operationParam": {"text": "%d"}, "encrypt": false}},
-{"stepId": "reset",`, sleepMs), 1)
-	})
-}
-
-// failingCase is the demo case whose ASSERT expects 4: it fails before
-// its SCREENSHOT step.
-func failingCase(t *testing.T) string {
-	t.Helper()
-	return writeCase(t, func(s string) string {
-		return strings.Replace(s, `"assertInputContent": "3"`, `"assertInputContent": "4"`, 1)
-	})
-}
-
 // replaying reports whether the device runs a replay (its control lease).
 func (r *compatRig) replaying() bool { return strings.HasPrefix(r.dev.App.LeaseHolder(), "harness:") }
 
-// startBinary starts the binary in the background; wait returns its
-// output and exit code.
-func (r *compatRig) startBinary(args ...string) (*exec.Cmd, func() cliRun) {
+// start runs a command in process in the background; wait returns its
+// output and exit code, interrupt cancels it as a signal would.
+func (r *compatRig) start(args ...string) (interrupt func(), wait func() cliRun) {
 	r.t.Helper()
-	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(os.Environ(), r.env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	r.t.Cleanup(func() { cmd.Process.Kill() })
-	return cmd, func() cliRun {
-		err := cmd.Wait()
-		res := cliRun{stdout: out.Bytes(), stderr: errb.Bytes()}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			res.code = ee.ExitCode()
-		}
-		r.t.Logf("solopi %s → exit %d\n%s", strings.Join(args, " "), res.code, res.stdout)
-		return res
+	ctx, cancel := context.WithCancel(context.Background())
+	r.t.Cleanup(cancel)
+	done := make(chan cmdtest.Result, 1)
+	go func() { done <- r.cli.RunCtx(ctx, args...) }()
+	return cancel, func() cliRun {
+		res := <-done
+		return cliRun{stdout: res.Stdout, stderr: res.Stderr, code: res.Code}
 	}
 }
 
@@ -223,17 +196,18 @@ func manifestOf(t *testing.T, dir string) artifacts.Manifest {
 // --overwrite; a symlink is never written through. --output files are
 // replaced as solopi-ai replaces them.
 func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
-	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace")
 	dir := filepath.Join(t.TempDir(), "evidence")
 	first := r.expect(0, "run", "--case", demoCaseName, "--artifacts", dir)
 	// The evidence names its device and renders as report.html, which
 	// `solopi report` regenerates from the files alone.
-	ev := e2eObj(first, "artifacts")
+	ev := cmdtest.Obj(first, "artifacts")
 	if man := manifestOf(t, dir); man.Extra["serial"] != r.dev.Serial() || man.Extra["model"] != "Pixel 7" || man.Extra["deviceUtcOffset"] != "+0000" {
 		t.Errorf("manifest extras %v", man.Extra)
 	}
-	if e2eStr(ev, "report") != filepath.Join(dir, "report.html") || e2eStr(ev, "case") == "" {
+	if cmdtest.Str(ev, "report") != filepath.Join(dir, "report.html") || cmdtest.Str(ev, "case") == "" {
 		t.Fatalf("artifacts %v", ev)
 	}
 	os.Remove(filepath.Join(dir, "report.html"))
@@ -246,10 +220,10 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
 	// The failing version stops before its SCREENSHOT step.
-	r.expect(0, "case-import", "--file", failingCase(t), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.FailingCase(t), "--replace")
 	second := r.expect(2, "run", "--case", demoCaseName, "--artifacts", dir)
-	rep := e2eObj(e2eObj(second, "artifacts"), "replaced")
-	if rep["runId"] != first["runId"] || !slices.Contains(e2eStrings(rep, "removed"), shot) {
+	rep := cmdtest.Obj(cmdtest.Obj(second, "artifacts"), "replaced")
+	if rep["runId"] != first["runId"] || !slices.Contains(cmdtest.Strs(rep, "removed"), shot) {
 		t.Fatalf("replaced %v", rep)
 	}
 	if _, err := os.Stat(filepath.Join(dir, shot)); err == nil {
@@ -264,7 +238,7 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 	// Someone else's directory: refused before the device is touched.
 	foreign := t.TempDir()
 	os.WriteFile(filepath.Join(foreign, "report.pdf"), []byte("x"), 0o644)
-	if m := r.expect(3, "run", "--case", demoCaseName, "--artifacts", foreign); e2eStr(m, "errorCode") != "artifacts_dir_not_empty" {
+	if m := r.expect(3, "run", "--case", demoCaseName, "--artifacts", foreign); cmdtest.Str(m, "errorCode") != "artifacts_dir_not_empty" {
 		t.Errorf("foreign directory: %v", m)
 	}
 	r.expect(2, "run", "--case", demoCaseName, "--artifacts", foreign, "--overwrite")
@@ -273,7 +247,7 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 	}
 	link := filepath.Join(t.TempDir(), "link")
 	os.Symlink(dir, link)
-	if m := r.expect(3, "run", "--case", demoCaseName, "--artifacts", link); e2eStr(m, "errorCode") != "unsafe_artifact_path" {
+	if m := r.expect(3, "run", "--case", demoCaseName, "--artifacts", link); cmdtest.Str(m, "errorCode") != "unsafe_artifact_path" {
 		t.Errorf("symlinked directory: %v", m)
 	}
 
@@ -287,12 +261,12 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 		{"l.txt", []string{"logs"}},
 		{"c.json", []string{"case-get", "--case", demoCaseName}},
 		{"t.json", []string{"case-template", "--name", "t", "--target-package", "com.example.counter"}},
-		{"v.json", []string{"case-validate", "--file", writeCase(t, nil)}},
+		{"v.json", []string{"case-validate", "--file", cmdtest.WriteCase(t, nil)}},
 	} {
 		p := filepath.Join(out, c.file)
 		os.WriteFile(p, []byte("old"), 0o644)
 		m := r.expect(0, append(c.args, "--output", p)...)
-		if !e2eBool(m, "outputReplaced") {
+		if !cmdtest.Bool(m, "outputReplaced") {
 			t.Errorf("%s over an existing file: %v", c.args[0], m)
 		}
 		if b, _ := os.ReadFile(p); string(b) == "old" {
@@ -300,7 +274,7 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 		}
 		l := filepath.Join(out, "link-"+c.file)
 		os.Symlink(p, l)
-		if m := r.expect(3, append(c.args, "--output", l)...); e2eStr(m, "errorCode") != "invalid_output_path" {
+		if m := r.expect(3, append(c.args, "--output", l)...); cmdtest.Str(m, "errorCode") != "invalid_output_path" {
 			t.Errorf("%s through a symlink: %v", c.args[0], m)
 		}
 	}
@@ -310,12 +284,13 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 // keeps solopi-ai's runId and lastStatus; cancelling it again is
 // idempotent; auto-start stays on, so doctor passes after the run.
 func TestE2ERunTimeoutCancelAndAutoStart(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{})
-	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.SlowCase(t, 600000), "--replace")
 	m := r.expect(124, "run", "--case", demoCaseName, "--run-timeout", "1")
-	runID := e2eStr(m, "runId")
-	last := e2eObj(m, "lastStatus")
-	if runID == "" || e2eStr(m, "errorCode") != "run_timeout" || last["runId"] != runID {
+	runID := cmdtest.Str(m, "runId")
+	last := cmdtest.Obj(m, "lastStatus")
+	if runID == "" || cmdtest.Str(m, "errorCode") != "run_timeout" || last["runId"] != runID {
 		t.Fatalf("timeout payload: %v", m)
 	}
 	if st := r.expect(0, "status"); st["state"] != "cancelled" || st["runId"] != runID {
@@ -327,10 +302,10 @@ func TestE2ERunTimeoutCancelAndAutoStart(t *testing.T) {
 	}
 	// The fresh device had auto-start off: the run turned it on and it
 	// stays on (solopi-ai's behaviour), so the device is ready afterwards.
-	if as := e2eObj(m, "autoStart"); as["changed"] != true || as["previous"] != false {
+	if as := cmdtest.Obj(m, "autoStart"); as["changed"] != true || as["previous"] != false {
 		t.Errorf("autoStart %v", as)
 	}
-	if cfg := e2eObj(r.expect(0, "config-get", "--key", "KEY_REPLAY_AUTO_START"), "config"); cfg["value"] != true {
+	if cfg := cmdtest.Obj(r.expect(0, "config-get", "--key", "KEY_REPLAY_AUTO_START"), "config"); cfg["value"] != true {
 		t.Errorf("auto-start after the run: %v", cfg)
 	}
 	r.expect(0, "doctor")
@@ -341,14 +316,15 @@ func TestE2ERunTimeoutCancelAndAutoStart(t *testing.T) {
 // <skipped/>); failedRuns counts executed failures; batch.json and
 // report.html are written and `solopi report` renders them again.
 func TestE2EBatchStopsEarlyWithSkippedAndReport(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
-	r.expect(0, "case-import", "--file", failingCase(t), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.FailingCase(t), "--replace")
 	root := t.TempDir()
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	m := r.expect(2, "run-repeat", "--case", demoCaseName, "--times", "3", "--artifacts", root, "--junit", junit)
 	results, _ := m["results"].([]any)
 	skipped, _ := m["skipped"].([]any)
-	if len(results) != 1 || len(skipped) != 2 || e2eNum(m, "failedRuns") != 1 || e2eNum(m, "completedRuns") != 1 || !e2eBool(m, "stoppedEarly") {
+	if len(results) != 1 || len(skipped) != 2 || cmdtest.Num(m, "failedRuns") != 1 || cmdtest.Num(m, "completedRuns") != 1 || !cmdtest.Bool(m, "stoppedEarly") {
 		t.Fatalf("aggregate %v", m)
 	}
 	if s := skipped[0].(map[string]any); s["index"] != float64(2) || s["caseName"] != demoCaseName {
@@ -359,14 +335,14 @@ func TestE2EBatchStopsEarlyWithSkippedAndReport(t *testing.T) {
 	if err := xml.Unmarshal(raw, &doc); err != nil || doc.Tests != 3 || doc.Failures != 1 || doc.Skipped != 2 {
 		t.Fatalf("junit %s: %v", raw, err)
 	}
-	batchDir := e2eStr(m, "artifactsRoot")
+	batchDir := cmdtest.Str(m, "artifactsRoot")
 	var summary map[string]any
 	b, err := os.ReadFile(filepath.Join(batchDir, "batch.json"))
 	if err != nil || json.Unmarshal(b, &summary) != nil || summary["batchId"] != m["batchId"] {
 		t.Fatalf("batch.json: %v %s", err, b)
 	}
 	schemas.Validate(t, "run-batch", b)
-	reportPath := e2eStr(m, "report")
+	reportPath := cmdtest.Str(m, "report")
 	sub := filepath.Join(batchDir, "001-"+demoCaseName)
 	for _, p := range []string{reportPath, filepath.Join(sub, "report.html"), filepath.Join(sub, "case.json")} {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
@@ -391,19 +367,20 @@ func TestE2EBatchStopsEarlyWithSkippedAndReport(t *testing.T) {
 // Compatibility 6 and 8: error objects keep solopi-ai's keys beside ours,
 // and a recording's live durationMs passes our validator.
 func TestE2EErrorPayloadsKeepSolopiAiKeys(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
 	// result before any run: the idle snapshot's fields at the top level.
 	m := r.expect(2, "result")
-	if e2eStr(m, "errorCode") != "no_run" || m["state"] != "idle" || m["active"] != false || m["terminal"] != false || m["results"] == nil {
+	if cmdtest.Str(m, "errorCode") != "no_run" || m["state"] != "idle" || m["active"] != false || m["terminal"] != false || m["results"] == nil {
 		t.Errorf("result without a run: %v", m)
 	}
 	// run while another replay is active: run (solopi-ai) and activeRun.
-	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.SlowCase(t, 600000), "--replace")
 	r.fault("competing-replay", `{"caseName":"`+demoCaseName+`"}`)
 	testwait.Until(t, 30*time.Second, "the competing replay", r.replaying)
 	m = r.expect(2, "run", "--case", demoCaseName)
-	other := e2eStr(e2eObj(m, "activeRun"), "runId")
-	if e2eStr(m, "errorCode") != "replay_active" || e2eObj(m, "run")["state"] != "running" || other == "" || e2eObj(m, "run")["runId"] != other {
+	other := cmdtest.Str(cmdtest.Obj(m, "activeRun"), "runId")
+	if cmdtest.Str(m, "errorCode") != "replay_active" || cmdtest.Obj(m, "run")["state"] != "running" || other == "" || cmdtest.Obj(m, "run")["runId"] != other {
 		t.Errorf("run during another replay: %v", m)
 	}
 	r.expect(0, e2ePoll("cancel", "--run-id", other)...)
@@ -411,36 +388,36 @@ func TestE2EErrorPayloadsKeepSolopiAiKeys(t *testing.T) {
 	// latestPerformance.
 	r.expect(0, e2ePoll("perf-start", "--global", "--items", "CPU")...)
 	m = r.expect(2, e2ePoll("perf-start", "--global", "--items", "CPU")...)
-	if e2eObj(m, "performance")["state"] != "recording" || e2eObj(m, "latestPerformance") == nil {
+	if cmdtest.Obj(m, "performance")["state"] != "recording" || cmdtest.Obj(m, "latestPerformance") == nil {
 		t.Errorf("second perf-start: %v", m)
 	}
 	// adb-connect refused because more than adb is missing: connected and
 	// requiredUserAction as solopi-ai prints them.
 	r.fault("permission", `{"name":"accessibility","granted":false}`)
 	m = r.expect(2, "adb-connect")
-	if e2eStr(m, "errorCode") != "adb_connect_precondition_failed" || m["connected"] != false || e2eStr(m, "requiredUserAction") == "" {
+	if cmdtest.Str(m, "errorCode") != "adb_connect_precondition_failed" || m["connected"] != false || cmdtest.Str(m, "requiredUserAction") == "" {
 		t.Errorf("adb-connect precondition: %v", m)
 	}
 	r.fault("permission", `{"name":"accessibility","granted":true}`)
 	// screen-record-start that times out on the MediaProjection dialog:
 	// top-level userActionRequired and requiredUserAction.
 	m = r.expect(124, e2ePoll("screen-record-start", "--ack-timeout", "1")...)
-	if e2eStr(m, "userActionRequired") == "" || e2eStr(m, "requiredUserAction") != "Confirm the Android MediaProjection system dialog" {
+	if cmdtest.Str(m, "userActionRequired") == "" || cmdtest.Str(m, "requiredUserAction") != "Confirm the Android MediaProjection system dialog" {
 		t.Errorf("screen-record-start timeout: %v", m)
 	}
 	// A live recording's durationMs passes the status validator.
 	r.dev.App.SetScreenRecordAutoConfirm(true)
 	m = r.expect(0, e2ePoll("screen-record-start")...)
-	st := r.expect(0, "screen-record-status", "--session-id", e2eStr(m, "sessionId"))
+	st := r.expect(0, "screen-record-status", "--session-id", cmdtest.Str(m, "sessionId"))
 	if st["state"] != "recording" || st["durationMs"] == nil {
 		t.Errorf("recording status: %v", st)
 	}
-	r.expect(0, e2ePoll("screen-record-stop", "--session-id", e2eStr(m, "sessionId"))...)
+	r.expect(0, e2ePoll("screen-record-stop", "--session-id", cmdtest.Str(m, "sessionId"))...)
 	// agent-session-start whose session fails at once: the owner token
 	// comes with the error, so the script can clean up.
 	r.fault("touch-service", `{"available":false}`)
 	m = r.expect(2, e2ePoll("agent-session-start")...)
-	if e2eStr(m, "ownerToken") == "" || e2eStr(m, "sessionId") == "" {
+	if cmdtest.Str(m, "ownerToken") == "" || cmdtest.Str(m, "sessionId") == "" {
 		t.Errorf("failed agent-session-start: %v", m)
 	}
 }
@@ -449,8 +426,9 @@ func TestE2EErrorPayloadsKeepSolopiAiKeys(t *testing.T) {
 // device is touched (exit 3, output_not_writable). A read-only directory
 // binds only users other than root: as root the binary runs as nobody.
 func TestE2EUnwritableOutputsRefusedBeforeTheDevice(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
-	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace")
 	base, err := os.MkdirTemp("", "solopi-ro-")
 	if err != nil {
 		t.Fatal(err)
@@ -513,14 +491,15 @@ func TestE2EUnwritableOutputsRefusedBeforeTheDevice(t *testing.T) {
 // items are collected meanwhile), and Ctrl-C during the collection ends
 // the command at once with the verdict and what was collected.
 func TestE2EStalledEvidenceCommands(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
-	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace")
 	r.fault("command-stall", `{"command":"screencap","hang":true}`)
 	dir := filepath.Join(t.TempDir(), "evidence")
 	m := r.expect(0, "run", "--case", demoCaseName, "--artifacts", dir, "--evidence-timeout", "0.5")
-	ev := e2eObj(m, "artifacts")
-	errs := strings.Join(e2eStrings(ev, "errors"), "\n")
-	if ev["complete"] != false || !strings.Contains(errs, "screen.png: no answer within the evidence deadline") || e2eStr(ev, "logcat") == "" || e2eStr(ev, "screenshot") != "" {
+	ev := cmdtest.Obj(m, "artifacts")
+	errs := strings.Join(cmdtest.Strs(ev, "errors"), "\n")
+	if ev["complete"] != false || !strings.Contains(errs, "screen.png: no answer within the evidence deadline") || cmdtest.Str(ev, "logcat") == "" || cmdtest.Str(ev, "screenshot") != "" {
 		t.Fatalf("artifacts with a stalled screencap: %v", ev)
 	}
 	if man := manifestOf(t, dir); man.Complete || !slices.ContainsFunc(man.Files, func(f artifacts.FileEntry) bool { return f.Path == "logcat.txt" }) {
@@ -528,24 +507,20 @@ func TestE2EStalledEvidenceCommands(t *testing.T) {
 	}
 
 	// Ctrl-C while the screenshot hangs (the default 10 s deadline): the
-	// run's verdict, the logcat and an incomplete manifest, at once.
+	// run's verdict, the logcat and an incomplete manifest, the screenshot
+	// marked interrupted rather than out of its deadline.
 	dir = filepath.Join(t.TempDir(), "evidence")
-	cmd, wait := r.startBinary("run", "--case", demoCaseName, "--artifacts", dir)
+	interrupt, wait := r.start("run", "--case", demoCaseName, "--artifacts", dir)
 	testwait.Until(t, 30*time.Second, "the logcat of the collection", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "logcat.txt"))
 		return err == nil
 	})
-	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
+	interrupt()
 	res := wait()
-	// Far below the 10 s the stalled screenshot would have cost.
-	if took := time.Since(sent); took > 5*time.Second {
-		t.Errorf("the command took %s to end after SIGINT", took)
-	}
 	schemas.Validate(t, "run", res.stdout)
 	m = decodeObject(t, res)
-	ev = e2eObj(m, "artifacts")
-	if res.code != 0 || m["state"] != "passed" || ev["complete"] != false || !strings.Contains(strings.Join(e2eStrings(ev, "errors"), "\n"), "screen.png: interrupted") {
+	ev = cmdtest.Obj(m, "artifacts")
+	if res.code != 0 || m["state"] != "passed" || ev["complete"] != false || !strings.Contains(strings.Join(cmdtest.Strs(ev, "errors"), "\n"), "screen.png: interrupted") {
 		t.Fatalf("interrupted collection: exit %d %s", res.code, res.stdout)
 	}
 	if man := manifestOf(t, dir); man.Complete || man.RunID != m["runId"] {
@@ -559,21 +534,22 @@ func TestE2EStalledEvidenceCommands(t *testing.T) {
 // app restart is the run being lost (run_lost, exit 4), never "replaced"
 // with a stale state:"running".
 func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 10})
-	r.expect(0, "case-import", "--file", slowCase(t, 600000), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.SlowCase(t, 600000), "--replace")
 
 	// SoloPi restarts mid-run: once the replay has been running for 2 s of
 	// device time (the CLI claims it within tens of milliseconds).
 	dir := filepath.Join(t.TempDir(), "restart")
-	_, wait := r.startBinary("run", "--case", demoCaseName, "--artifacts", dir)
+	_, wait := r.start("run", "--case", demoCaseName, "--artifacts", dir)
 	testwait.Until(t, 30*time.Second, "the replay", r.replaying)
 	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
 	r.fault("restart-app", "")
 	res := wait()
 	schemas.Validate(t, "run", res.stdout)
 	m := decodeObject(t, res)
-	runID := e2eStr(m, "runId")
-	if res.code != 4 || e2eStr(m, "errorCode") != "run_lost" || runID == "" || m["state"] != nil || e2eObj(m, "lastStatus")["runId"] != runID {
+	runID := cmdtest.Str(m, "runId")
+	if res.code != 4 || cmdtest.Str(m, "errorCode") != "run_lost" || runID == "" || m["state"] != nil || cmdtest.Obj(m, "lastStatus")["runId"] != runID {
 		t.Fatalf("app restart mid-run: exit %d %s", res.code, res.stdout)
 	}
 	checkLostEvidence(t, dir, runID, "run_lost")
@@ -581,7 +557,7 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 	// The device drops off adb mid-run: after --unreachable-timeout the
 	// run ends as a transport failure, evidence written all the same.
 	dir = filepath.Join(t.TempDir(), "offline")
-	_, wait = r.startBinary("run", "--case", demoCaseName, "--artifacts", dir, "--unreachable-timeout", "1", "--evidence-timeout", "1")
+	_, wait = r.start("run", "--case", demoCaseName, "--artifacts", dir, "--unreachable-timeout", "1", "--evidence-timeout", "1")
 	testwait.Until(t, 30*time.Second, "the replay", r.replaying)
 	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
 	r.fault("adb-state", `{"state":"offline"}`)
@@ -589,11 +565,11 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 	r.fault("adb-state", `{"state":"device"}`)
 	schemas.Validate(t, "run", res.stdout)
 	m = decodeObject(t, res)
-	runID = e2eStr(m, "runId")
-	if res.code != 4 || runID == "" || e2eObj(m, "lastStatus")["state"] != "running" || m["state"] != nil {
+	runID = cmdtest.Str(m, "runId")
+	if res.code != 4 || runID == "" || cmdtest.Obj(m, "lastStatus")["state"] != "running" || m["state"] != nil {
 		t.Fatalf("device offline mid-run: exit %d %s", res.code, res.stdout)
 	}
-	checkLostEvidence(t, dir, runID, e2eStr(m, "errorCode"))
+	checkLostEvidence(t, dir, runID, cmdtest.Str(m, "errorCode"))
 }
 
 // checkLostEvidence: the last status of runID and a manifest marked
@@ -614,15 +590,18 @@ func checkLostEvidence(t *testing.T, dir, runID, code string) {
 // Hardening 5: a run while an Agent session holds the device is a lease
 // conflict (exit 2, JUnit <error>), not a failure of a case that never ran.
 func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 5})
-	r.expect(0, "case-import", "--file", writeCase(t, nil), "--replace")
+	r.expect(0, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace")
 	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	sid, tok := agentStart(t, r.env, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")
+	tok := filepath.Join(t.TempDir(), "owner-token")
+	start := r.expect(0, e2ePoll("agent-session-start", "--owner-token-out", tok, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")...)
+	sid := cmdtest.Str(start, "sessionId")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	m := r.expect(2, "run", "--case", demoCaseName, "--junit", junit)
-	if e2eStr(m, "errorCode") != "lease_conflict" || e2eStr(m, "userActionRequired") == "" || e2eStr(m, "runId") == "" {
+	if cmdtest.Str(m, "errorCode") != "lease_conflict" || cmdtest.Str(m, "userActionRequired") == "" || cmdtest.Str(m, "runId") == "" {
 		t.Fatalf("run during an Agent session: %v", m)
 	}
 	raw, _ := os.ReadFile(junit)
@@ -637,14 +616,14 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	}
 	wait := []string{"agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "wait", "--duration-ms", "100"}
 	a := r.expect(0, e2ePoll(wait...)...)
-	if e2eObj(a, "receipt")["status"] != "succeeded" {
+	if cmdtest.Obj(a, "receipt")["status"] != "succeeded" {
 		t.Fatalf("agent-act: %v", a)
 	}
 	if a = r.expect(0, e2ePoll(wait...)...); a["replayed"] != true {
 		t.Errorf("retry of the same step: %v", a)
 	}
 	c := r.expect(2, e2ePoll("agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "back")...)
-	if e2eStr(c, "errorCode") != "step_id_conflict" || e2eStr(c, "stepId") != "s1" {
+	if cmdtest.Str(c, "errorCode") != "step_id_conflict" || cmdtest.Str(c, "stepId") != "s1" {
 		t.Errorf("reused stepId: %v", c)
 	}
 	r.expect(0, e2ePoll("agent-end", "--session-id", sid, "--owner-token-file", tok)...)
@@ -657,14 +636,15 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 // case-import's record the exact values are hidden; without one, the
 // input-bearing parameters.
 func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
+	t.Parallel()
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
 	const secret = "Hunter2-Counting-Secret"
-	file := writeCase(t, func(s string) string {
+	file := cmdtest.WriteCase(t, func(s string) string {
 		return strings.Replace(s, `"operationParam": {"assertMode": "assert_contain", "assertInputContent": "Counting"}, "encrypt": false`,
 			`"operationParam": {"assertMode": "assert_contain", "assertInputContent": "`+paramcrypt.Encrypt(paramcrypt.DefaultSeed, secret)+`"}, "encrypt": true`, 1)
 	})
 	m := r.expect(0, "case-import", "--file", file, "--replace")
-	if red := e2eObj(m, "redaction"); red["encryptedParams"] != float64(2) || e2eStr(red, "record") == "" {
+	if red := cmdtest.Obj(m, "redaction"); red["encryptedParams"] != float64(2) || cmdtest.Str(red, "record") == "" {
 		t.Fatalf("case-import redaction record: %v", m)
 	}
 	// The device really echoes the secret: the run fails on it.
@@ -673,7 +653,7 @@ func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "evidence")
 		junit := filepath.Join(t.TempDir(), "junit.xml")
 		m := r.expect(2, "run", "--case", demoCaseName, "--artifacts", dir, "--junit", junit)
-		if red := e2eObj(m, "redaction"); red["basis"] != basis || e2eNum(red, "values") < 1 {
+		if red := cmdtest.Obj(m, "redaction"); red["basis"] != basis || cmdtest.Num(red, "values") < 1 {
 			t.Errorf("redaction %v", red)
 		}
 		if !strings.Contains(string(r.outs[len(r.outs)-1].stdout), casefile.Redacted) {
@@ -706,7 +686,7 @@ func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
 		}
 	}
 	// case-get: every parameter redacted unless --show-secrets.
-	if g := r.expect(0, "case-get", "--case", demoCaseName); e2eNum(g, "redactedParams") == 0 {
+	if g := r.expect(0, "case-get", "--case", demoCaseName); cmdtest.Num(g, "redactedParams") == 0 {
 		t.Errorf("case-get: %v", g)
 	}
 	r.requireNoOutputContains(secret)
@@ -716,8 +696,7 @@ func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
 	r.outs = r.outs[:len(r.outs)-1]
 	// Without the record (another computer, a case imported elsewhere):
 	// the input-bearing parameters, the assertion's content among them.
-	cache := filepath.Join(t.TempDir(), "empty-cache")
-	r.env = append(r.env, "XDG_CACHE_HOME="+cache)
+	r.cli.UseSecrets(filepath.Join(t.TempDir(), "empty-cache"))
 	check("input_parameters")
 	r.requireNoOutputContains(secret)
 }

@@ -25,6 +25,7 @@ import (
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite", for the checks
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
 )
@@ -68,8 +69,9 @@ func simServe(t *testing.T, devices int, scale float64) []string {
 
 // farmDB reads the store the workers share, for progress and invariants.
 type farmDB struct {
-	t  *testing.T
-	db *sql.DB
+	t      *testing.T
+	db     *sql.DB
+	driver string
 }
 
 func openFarmDB(t *testing.T, driver, database string) *farmDB {
@@ -79,7 +81,7 @@ func openFarmDB(t *testing.T, driver, database string) *farmDB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &farmDB{t: t, db: db}
+	return &farmDB{t: t, db: db, driver: driver}
 }
 
 func (d *farmDB) count(query string, args ...any) int {
@@ -91,23 +93,42 @@ func (d *farmDB) count(query string, args ...any) int {
 	return n
 }
 
-// busyWorkers lists the workers that hold a live attempt.
-func (d *farmDB) busyWorkers() map[string]bool {
+// liveAttempts maps each worker that holds a live attempt to those
+// attempts.
+func (d *farmDB) liveAttempts() map[string][]string {
 	d.t.Helper()
-	rows, err := d.db.Query(`SELECT DISTINCT worker_id FROM managed_attempts WHERE status IN ('leased', 'running')`)
+	rows, err := d.db.Query(`SELECT worker_id, attempt_id FROM managed_attempts WHERE status IN ('leased', 'running')`)
 	if err != nil {
 		d.t.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	out := map[string][]string{}
 	for rows.Next() {
-		var w string
-		if err := rows.Scan(&w); err != nil {
+		var w, a string
+		if err := rows.Scan(&w, &a); err != nil {
 			d.t.Fatal(err)
 		}
-		out[w] = true
+		out[w] = append(out[w], a)
 	}
 	return out
+}
+
+// attemptStatus is an attempt's status.
+func (d *farmDB) attemptStatus(id string) string {
+	d.t.Helper()
+	var st string
+	if err := d.db.QueryRow(`SELECT status FROM managed_attempts WHERE attempt_id = `+d.param(1), id).Scan(&st); err != nil {
+		d.t.Fatalf("attempt %s: %v", id, err)
+	}
+	return st
+}
+
+// param is the driver's placeholder n.
+func (d *farmDB) param(n int) string {
+	if d.driver == "pgx" {
+		return fmt.Sprintf("$%d", n)
+	}
+	return "?"
 }
 
 // dump logs the store's state, for a farm that did not finish.
@@ -146,12 +167,12 @@ func runFarm(t *testing.T, spec farmSpec) {
 	for i := range spec.devices {
 		m.ready(fmt.Sprintf("sim-%04d", i+1))
 	}
-	plan := fixturePlan(t, "counter-success")
+	plan := cmdtest.FixturePlan(t, "counter-success")
 	single := filepath.Join(t.TempDir(), "single")
-	if r, _ := verifyRun(t, append(m.env, "ANDROID_SERIAL=sim-0001"), "--plan", plan, "--artifacts", single); r.code != 0 {
+	if r, _ := m.cmd("--serial", "sim-0001", "verify-run", "--plan", plan, "--artifacts", single); r.code != 0 {
 		t.Fatalf("the single-device verify-run: exit %d %s", r.code, r.stdout)
 	}
-	want := readVerifyReport(t, filepath.Join(single, "report.json"))
+	want := cmdtest.ReadVerifyReport(t, filepath.Join(single, "report.json"))
 	var tasks []string
 	for i := range spec.tasks {
 		// A short lease: a killed worker's shards are recovered in seconds.
@@ -170,19 +191,24 @@ func runFarm(t *testing.T, spec farmSpec) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	t.Logf("seed %d: %d shards, %d devices, %d workers × %d", seed, total, spec.devices, spec.workers, spec.concurrency)
 	deadline := 3 * time.Minute
+	// killed are the attempts live on each killed worker just before the
+	// kill: each must end expired (the kill interrupted it) or completed
+	// (it reported its verdict in the moment before the kill landed).
+	var killed [][]string
 	for k := range spec.kills {
 		// Kill k comes once a random share of the shards (within its slice
 		// of 15 %..75 %) has ended, on a worker that is running a shard.
 		at := int(float64(total) * (0.15 + 0.6*(float64(k)+rng.Float64())/float64(spec.kills)))
 		var victim int
+		var live []string
 		testwait.Until(t, deadline, fmt.Sprintf("%d shards to end and a worker to be busy", at), func() bool {
 			if db.count(terminalShards) < at {
 				return false
 			}
-			busy := db.busyWorkers()
+			busy := db.liveAttempts()
 			for _, i := range rng.Perm(spec.workers) {
-				if busy[id(i)] {
-					victim = i
+				if len(busy[id(i)]) > 0 {
+					victim, live = i, busy[id(i)]
 					return true
 				}
 			}
@@ -190,7 +216,8 @@ func runFarm(t *testing.T, spec farmSpec) {
 		})
 		workers[victim].signal(syscall.SIGKILL)
 		<-workers[victim].done
-		t.Logf("SIGKILL %s after %d shards; restarted", id(victim), db.count(terminalShards))
+		killed = append(killed, live)
+		t.Logf("SIGKILL %s (attempts %v) after %d shards; restarted", id(victim), live, db.count(terminalShards))
 		workers[victim] = m.startWorker(id(victim), workerFlags...)
 	}
 	t.Cleanup(func() {
@@ -212,7 +239,7 @@ func runFarm(t *testing.T, spec farmSpec) {
 	}
 	t.Logf("%d shards in %v (%.1f shards/s), setup %v", total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), setup.Round(time.Millisecond))
 
-	checkFarmStore(t, db, total, spec.kills)
+	checkFarmStore(t, db, total, killed)
 	m.noDeviceLeased()
 	for _, task := range tasks {
 		checkFarmTask(t, m, task, want.PlanFingerprint, want.OutcomeFingerprint, spec.replicas)
@@ -220,9 +247,10 @@ func runFarm(t *testing.T, spec farmSpec) {
 }
 
 // checkFarmStore checks the tables: every shard passed, exactly one
-// completed attempt per shard, no live attempt, no leased device, and the
-// kills left expired attempts behind.
-func checkFarmStore(t *testing.T, db *farmDB, total, kills int) {
+// completed attempt per shard, no live attempt, no leased device, and every
+// kill that interrupted a running attempt left it expired — one that
+// landed just after its attempts reported their verdicts interrupted none.
+func checkFarmStore(t *testing.T, db *farmDB, total int, killed [][]string) {
 	t.Helper()
 	for _, c := range []struct {
 		what  string
@@ -243,9 +271,24 @@ func checkFarmStore(t *testing.T, db *farmDB, total, kills int) {
 			t.Errorf("%s: %d, want %d", c.what, got, c.want)
 		}
 	}
-	if n := db.count(`SELECT COUNT(*) FROM managed_attempts WHERE status = 'expired'`); n < kills {
-		t.Errorf("%d expired attempts after %d kills of busy workers", n, kills)
+	interrupting, interrupted := 0, 0
+	for _, live := range killed {
+		hit := false
+		for _, a := range live {
+			switch st := db.attemptStatus(a); st {
+			case "expired":
+				hit = true
+				interrupted++
+			case "passed", "failed", "not_tested":
+			default:
+				t.Errorf("attempt %s, live when its worker was killed, ended %s: neither completed nor expired", a, st)
+			}
+		}
+		if hit {
+			interrupting++
+		}
 	}
+	t.Logf("%d of %d kills interrupted a running attempt (%d attempts expired)", interrupting, len(killed), interrupted)
 }
 
 // checkFarmTask checks one task through the binary: the report equals a
@@ -322,6 +365,7 @@ func checkFarmTask(t *testing.T, m *managedFarm, task, planFingerprint, outcome 
 // database, 200 shards of counter-success (four tasks of 50), two workers
 // SIGKILLed while they run shards and restarted.
 func TestE2EFarmPostgres(t *testing.T) {
+	t.Parallel()
 	runFarm(t, farmSpec{database: pgtest.Schema(t), driver: "pgx", devices: 8, workers: 4, concurrency: 2,
 		tasks: 4, replicas: 50, kills: 2})
 }
@@ -329,6 +373,7 @@ func TestE2EFarmPostgres(t *testing.T) {
 // TestE2EFarmSQLite is the same test, smaller, on one host's SQLite file:
 // 4 devices, two worker processes, 60 shards, two kills.
 func TestE2EFarmSQLite(t *testing.T) {
+	t.Parallel()
 	runFarm(t, farmSpec{database: filepath.Join(t.TempDir(), "managed.sqlite"), driver: "sqlite", devices: 4, workers: 2,
 		concurrency: 2, tasks: 2, replicas: 30, kills: 2})
 }

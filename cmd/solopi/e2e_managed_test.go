@@ -18,35 +18,55 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/sim/adbd"
-	soldevice "github.com/solopi-dev/solopi/solopi/device"
 )
 
 const e2eOwnerToken = "e2e-owner-token-0123456789"
 
-// managedFarm is simulated devices and a store the managed commands share.
+// managedFarm is simulated devices and a store the managed commands share:
+// the commands run in process against the farm's adb server, the workers
+// are processes of the built binary (they are signalled, stopped and
+// killed).
 type managedFarm struct {
 	t    *testing.T
-	env  []string // the simulator's adb server and the store
+	cli  *cmdtest.CLI
+	db   string
+	env  []string // the simulator's adb server and the store, for the worker processes
 	root string   // the workers' --artifacts-root
 }
 
+// newManagedFarm is a farm on database whose devices the adb server of env
+// (ANDROID_ADB_SERVER_PORT=…) serves.
 func newManagedFarm(t *testing.T, env []string, database string) *managedFarm {
-	return &managedFarm{t: t, env: append(env, managedcmd.DBEnv+"="+database), root: filepath.Join(t.TempDir(), "evidence")}
+	cli := cmdtest.New(t, commands, nil)
+	for _, kv := range env {
+		if port, ok := strings.CutPrefix(kv, "ANDROID_ADB_SERVER_PORT="); ok {
+			cli.Globals = []string{"--adb-server-port", port, "--serial="}
+		}
+	}
+	return &managedFarm{t: t, cli: cli, db: database, env: append(env, managedcmd.DBEnv+"="+database), root: filepath.Join(t.TempDir(), "evidence")}
 }
 
-// cmd runs a command (globals first, when any) and validates its JSON
-// against the command's schema.
+// cmd runs a command (globals first, when any) in process, on the farm's
+// store when it is a managed command, and validates its JSON against the
+// command's schema.
 func (m *managedFarm) cmd(args ...string) (cliRun, map[string]any) {
 	m.t.Helper()
-	r := runBinary(m.t, m.env, args...)
-	for _, a := range args {
+	args = append([]string(nil), args...)
+	for i, a := range args {
 		if strings.HasPrefix(a, "managed-") {
+			args = append(args[:i+1], append([]string{"--database", m.db}, args[i+1:]...)...)
+			break
+		}
+	}
+	res := m.cli.Run(args...)
+	r := cliRun{stdout: res.Stdout, stderr: res.Stderr, code: res.Code}
+	for _, a := range args {
+		if strings.HasPrefix(a, "managed-") || a == "verify-run" {
 			schemas.Validate(m.t, a, r.stdout)
 			break
 		}
@@ -58,7 +78,7 @@ func (m *managedFarm) cmd(args ...string) (cliRun, map[string]any) {
 // through the doctor: healthy.
 func (m *managedFarm) ready(serial string) {
 	m.t.Helper()
-	if r := runBinary(m.t, m.env, "--serial", serial, "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true"); r.code != 0 {
+	if r, _ := m.cmd("--serial", serial, "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true"); r.code != 0 {
 		m.t.Fatalf("config-set on %s: exit %d %s", serial, r.code, r.stdout)
 	}
 	if r, p := m.cmd("--serial", serial, "managed-device-probe"); r.code != 0 || p["device"].(map[string]any)["health"] != "healthy" {
@@ -70,11 +90,8 @@ func (m *managedFarm) ready(serial string) {
 // returns the taskId.
 func (m *managedFarm) submit(plan, key string, replicas int, flags ...string) string {
 	m.t.Helper()
-	matrix := filepath.Join(m.t.TempDir(), "matrix.json")
 	b, _ := json.Marshal([]any{map[string]any{"id": "counter", "replicas": replicas}})
-	if err := os.WriteFile(matrix, b, 0o644); err != nil {
-		m.t.Fatal(err)
-	}
+	matrix := cmdtest.WriteFile(m.t, "matrix.json", b)
 	r, task := m.cmd(append([]string{"managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", key,
 		"--owner-token", e2eOwnerToken}, flags...)...)
 	if r.code != 0 {
@@ -166,18 +183,6 @@ func (w *workerProc) wait(timeout time.Duration) (int, map[string]any) {
 	return r.code, decodeObject(w.t, r)
 }
 
-// fileTree lists the files under root by slash-separated relative path.
-func fileTree(t *testing.T, root string) []string {
-	t.Helper()
-	var out []string
-	eachFileUnder(t, root, func(path string, _ []byte) {
-		rel, _ := filepath.Rel(root, path)
-		out = append(out, filepath.ToSlash(rel))
-	})
-	slices.Sort(out)
-	return out
-}
-
 // attemptOf is the only attempt of a report's only shard.
 func attemptOf(t *testing.T, rep map[string]any) (shard, attempt map[string]any) {
 	t.Helper()
@@ -193,104 +198,6 @@ func attemptOf(t *testing.T, rep map[string]any) (shard, attempt map[string]any)
 	return shard, attempts[0].(map[string]any)
 }
 
-// TestE2EManagedWorkerOnce: a worker runs a counter-success shard on the
-// leased device and reaches what verify-run reaches on one device: the
-// verdict, the outcome fingerprint and the evidence layout; the report and
-// the evidence digest land in the store, and the device is released.
-func TestE2EManagedWorkerOnce(t *testing.T) {
-	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
-	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
-	plan := fixturePlan(t, "counter-success")
-	single := filepath.Join(t.TempDir(), "single")
-	if r, _ := verifyRun(t, m.env, "--plan", plan, "--artifacts", single); r.code != 0 {
-		t.Fatalf("verify-run exit %d %s", r.code, r.stdout)
-	}
-	want := readVerifyReport(t, filepath.Join(single, "report.json"))
-
-	m.ready("sim-0001")
-	task := m.submit(plan, "once", 1)
-	r, once := m.cmd("managed-worker-once", "--worker-id", "host-a-1", "--artifacts-root", m.root)
-	res, _ := once["result"].(map[string]any)
-	if r.code != 0 || once["claimed"] != true || once["success"] != true || res["shardStatus"] != "passed" || res["taskStatus"] != "passed" {
-		t.Fatalf("worker-once exit %d %s\nstderr %s", r.code, r.stdout, r.stderr)
-	}
-	a := once["assignment"].(map[string]any)
-	dir := filepath.Join(m.root, task, a["shardId"].(string), a["attemptId"].(string))
-	if once["report"] != filepath.Join(dir, "report.json") || a["serial"] != "sim-0001" {
-		t.Fatalf("report %v, assignment %v", once["report"], a)
-	}
-	got := readVerifyReport(t, filepath.Join(dir, "report.json"))
-	if got.Status != want.Status || got.OutcomeFingerprint != want.OutcomeFingerprint || got.OutcomeFingerprint != e2eOutcomeSuccess {
-		t.Errorf("the shard's report: %s %s, the single-device run's: %s %s", got.Status, got.OutcomeFingerprint, want.Status, want.OutcomeFingerprint)
-	}
-	if g, w := fileTree(t, dir), fileTree(t, single); !slices.Equal(g, w) {
-		t.Errorf("evidence layout differs from verify-run's:\n%v\n%v", g, w)
-	}
-
-	code, rep := m.report(task)
-	_, at := attemptOf(t, rep)
-	digest, err := worker.EvidenceDigest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code != 0 || rep["status"] != "passed" || at["verificationOutcomeFingerprint"] != want.OutcomeFingerprint ||
-		at["evidenceDigest"] != digest || at["reportPath"] != once["report"] {
-		t.Errorf("managed-report exit %d: %v", code, rep)
-	}
-	m.noDeviceLeased()
-
-	// Nothing left: claimed:false, exit 0.
-	if r, again := m.cmd("managed-worker-once", "--worker-id", "host-a-1", "--artifacts-root", m.root); r.code != 0 || again["claimed"] != false {
-		t.Errorf("second worker-once exit %d %s", r.code, r.stdout)
-	}
-}
-
-// TestE2EManagedDeviceProbe: the doctor decides health and capabilities;
-// a probe that errors degrades the registered device.
-func TestE2EManagedDeviceProbe(t *testing.T) {
-	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
-	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
-	device := func(p map[string]any) map[string]any { return p["device"].(map[string]any) }
-	caps := func(p map[string]any) string {
-		var out []string
-		for _, c := range device(p)["capabilities"].([]any) {
-			out = append(out, c.(string))
-		}
-		return strings.Join(out, ",")
-	}
-
-	// A fresh SoloPi has auto start off: doctor fails, the device is
-	// registered degraded and cannot run agents.
-	r, p := m.cmd("managed-device-probe", "--label", "rack=r1")
-	doctor, _ := p["doctor"].(map[string]any)
-	if r.code != 2 || p["success"] != false || device(p)["health"] != "degraded" || caps(p) != "adb,verification" ||
-		device(p)["apiLevel"] != float64(34) || device(p)["serial"] != "sim-0001" || doctor["ready"] != false {
-		t.Fatalf("probe of a fresh device: exit %d %s", r.code, r.stdout)
-	}
-	// Once doctor passes: healthy, with agent and managed-worker.
-	if r := runBinary(t, m.env, "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true"); r.code != 0 {
-		t.Fatalf("config-set: %s", r.stdout)
-	}
-	r, p = m.cmd("--serial", "sim-0001", "managed-device-probe", "--capability", "counter", "--label", "rack=r1")
-	if r.code != 0 || p["success"] != true || device(p)["health"] != "healthy" || device(p)["deviceId"] != "sim-0001" ||
-		caps(p) != "adb,agent,counter,managed-worker,verification" || device(p)["labels"].(map[string]any)["rack"] != "r1" {
-		t.Fatalf("probe of a ready device: exit %d %s", r.code, r.stdout)
-	}
-	// The adb server reports the device offline: the probe errors (exit
-	// 3, device_offline) and the registered device is degraded.
-	if err := f.Server().SetState("sim-0001", adbd.StateOffline); err != nil {
-		t.Fatal(err)
-	}
-	r, p = m.cmd("--serial", "sim-0001", "managed-device-probe")
-	if r.code != 3 || p["errorCode"] != soldevice.CodeDeviceOffline {
-		t.Fatalf("errored probe: exit %d %s", r.code, r.stdout)
-	}
-	_, list := m.cmd("managed-device-list")
-	if d := list["devices"].([]any)[0].(map[string]any); d["deviceId"] != "sim-0001" || d["health"] != "degraded" {
-		t.Errorf("after the errored probe: %v", list)
-	}
-}
-
 // runningShard starts one slow shard (ten minutes of device time at the
 // farm's time scale) on a worker loop and waits until the device runs its
 // replay; it returns the taskId, the worker and the device.
@@ -299,7 +206,7 @@ func runningShard(t *testing.T, scale float64, submitFlags []string, workerFlags
 	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: scale})
 	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
 	m.ready("sim-0001")
-	task := m.submit(slowPlan(t, 120), "slow", 1, submitFlags...)
+	task := m.submit(cmdtest.SlowPlan(t, 120), "slow", 1, submitFlags...)
 	w := m.startWorker("host-a", workerFlags...)
 	dev := f.Devices()[0]
 	testwait.Until(t, 30*time.Second, "the shard's replay to hold the device", func() bool { return dev.App.LeaseHolder() != "" || w.exited() })
@@ -315,14 +222,14 @@ func runningShard(t *testing.T, scale float64, submitFlags []string, workerFlags
 func deviceRunCancelled(t *testing.T, m *managedFarm, dev *sim.Device, attemptDir string) {
 	t.Helper()
 	var runID any
-	eachFileUnder(t, attemptDir, func(path string, b []byte) {
+	cmdtest.EachFileUnder(t, attemptDir, func(path string, b []byte) {
 		if filepath.Base(path) == "run-response.json" {
 			var resp map[string]any
 			_ = json.Unmarshal(b, &resp)
 			runID = resp["runId"]
 		}
 	})
-	st := decodeObject(t, runBinary(t, m.env, "status"))
+	_, st := m.cmd("status")
 	if runID == nil || st["state"] != "cancelled" || st["runId"] != runID {
 		t.Errorf("the device's run: %v; the attempt's run: %v", st, runID)
 	}
@@ -341,6 +248,7 @@ func (m *managedFarm) attemptDir(task string, rep map[string]any) string {
 // replay on the device at once (not after ten minutes of device time), the
 // shard ends cancelled and the device is released.
 func TestE2EManagedCancelStopsDeviceWork(t *testing.T) {
+	t.Parallel()
 	m, task, w, dev := runningShard(t, 10, nil)
 	if r, _ := m.cmd("managed-cancel", "--task-id", task, "--owner-token", e2eOwnerToken); r.code != 0 {
 		t.Fatalf("cancel exit %d %s", r.code, r.stdout)
@@ -370,6 +278,7 @@ func TestE2EManagedCancelStopsDeviceWork(t *testing.T) {
 // heartbeat is refused and it cancels its replay on the device at once,
 // writing nothing for the attempt.
 func TestE2EManagedLostLeaseStopsDeviceWork(t *testing.T) {
+	t.Parallel()
 	m, task, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000"}, "--max-assignments", "1")
 	w.signal(syscall.SIGSTOP)
 	// Recovery takes the shard once the lease has expired.
@@ -399,6 +308,7 @@ func TestE2EManagedLostLeaseStopsDeviceWork(t *testing.T) {
 // its replay, hands the shard back without using a retry (max-retries 0,
 // and it is queued again), releases the device and exits 130.
 func TestE2EManagedWorkerLoopInterruptHandsBack(t *testing.T) {
+	t.Parallel()
 	m, task, w, dev := runningShard(t, 10, []string{"--max-retries", "0"})
 	w.signal(syscall.SIGINT)
 	code, out := w.wait(30 * time.Second)
@@ -426,10 +336,11 @@ func TestE2EManagedWorkerLoopInterruptHandsBack(t *testing.T) {
 // counts its shards as they end (i/N of --max-assignments, the verdicts,
 // the last task/shard) and is cleared before the JSON.
 func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
+	t.Parallel()
 	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
 	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
 	m.ready("sim-0001")
-	task := m.submit(fixturePlan(t, "counter-success"), "line", 2)
+	task := m.submit(cmdtest.FixturePlan(t, "counter-success"), "line", 2)
 	r := runOnTerminal(t, append(m.env, "NO_COLOR=1"), "managed-worker-loop", "--worker-id", "host-a", "--artifacts-root", m.root,
 		"--idle-interval", "0.2", "--max-assignments", "2")
 	if r.code != 0 {

@@ -1,12 +1,13 @@
 package main
 
-// End-to-end tests: the built binary against the simulator, reached the way
-// a phone is reached — through an adb server (here the simulator's own
-// adb-server front, selected with ANDROID_ADB_SERVER_PORT).
+// End-to-end tests of what only a process shows: the built binary against
+// the simulator, reached the way a phone is reached — through an adb server
+// (here the simulator's own adb-server front, selected with
+// ANDROID_ADB_SERVER_PORT) — for the README's commands, signals and the
+// stdout contract.
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -27,20 +29,13 @@ import (
 // environment that points the binary at them.
 func startFarm(t *testing.T, o sim.FarmOptions) (*sim.Farm, []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	if o.TimeScale == 0 {
 		o.TimeScale = 20
 	}
-	f, err := sim.StartFarm(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	if err := f.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return f, []string{fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", f.Server().Port()), "ANDROID_SERIAL="}
+	f := cmdtest.StartFarm(t, o)
+	// A user cache of the test's own: case-import's records of parallel
+	// tests never meet.
+	return f, []string{fmt.Sprintf("ANDROID_ADB_SERVER_PORT=%d", f.Server().Port()), "ANDROID_SERIAL=", "XDG_CACHE_HOME=" + t.TempDir()}
 }
 
 func decodeObject(t *testing.T, r cliRun) map[string]any {
@@ -52,21 +47,8 @@ func decodeObject(t *testing.T, r cliRun) map[string]any {
 	return m
 }
 
-// writeCase writes the embedded demo case, optionally changed, to a file.
-func writeCase(t *testing.T, edit func(string) string) string {
-	t.Helper()
-	text := string(demoCase)
-	if edit != nil {
-		text = edit(text)
-	}
-	p := filepath.Join(t.TempDir(), "case.json")
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestE2EImportRunPassWithArtifacts(t *testing.T) {
+	t.Parallel()
 	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
 	// A fresh SoloPi has auto start off: doctor says what to do, config-set
 	// does it (confirmed by reading it back), and doctor passes.
@@ -86,7 +68,7 @@ func TestE2EImportRunPassWithArtifacts(t *testing.T) {
 	}
 	schemas.Validate(t, "doctor", r.stdout)
 
-	r = runBinary(t, env, "case-import", "--file", writeCase(t, nil), "--replace")
+	r = runBinary(t, env, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace")
 	if r.code != 0 {
 		t.Fatalf("case-import exit %d: %s", r.code, r.stdout)
 	}
@@ -122,29 +104,12 @@ func TestE2EImportRunPassWithArtifacts(t *testing.T) {
 	}
 }
 
-func TestE2ERunFailureNamesTheStep(t *testing.T) {
-	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
-	bad := writeCase(t, func(s string) string {
-		return strings.Replace(s, `"assertInputContent": "3"`, `"assertInputContent": "4"`, 1)
-	})
-	if r := runBinary(t, env, "case-import", "--file", bad, "--replace"); r.code != 0 {
-		t.Fatalf("import exit %d: %s", r.code, r.stdout)
-	}
-	r := runBinary(t, env, "run", "--case", demoCaseName)
-	if r.code != 2 {
-		t.Fatalf("failing run exit %d: %s", r.code, r.stdout)
-	}
-	schemas.Validate(t, "run", r.stdout)
-	if !strings.Contains(string(r.stdout), `"exceptionStepId":"expect-three"`) {
-		t.Errorf("exceptionStepId missing: %s", r.stdout)
-	}
-}
-
 // SIGINT during a run cancels exactly that run, still prints the JSON with
 // the runId, and exits 130.
 func TestE2EInterruptCancelsTheRun(t *testing.T) {
+	t.Parallel()
 	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 1})
-	slow := writeCase(t, func(s string) string {
+	slow := cmdtest.WriteCase(t, func(s string) string {
 		return strings.Replace(s, `"stepId": "reset",`, `"stepId": "reset",`+"\n"+
 			`"operationMethod": {"actionEnum": "SLEEP", "operationParam": {"text": "60000"}, "encrypt": false}},`+"\n"+
 			`{"stepId": "reset-after-sleep",`, 1)
@@ -187,6 +152,7 @@ func TestE2EInterruptCancelsTheRun(t *testing.T) {
 }
 
 func TestE2ESimServeWithControlEndpoint(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "sim", "serve", "--time-scale", "50", "--no-adbd")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -233,6 +199,7 @@ func TestE2ESimServeWithControlEndpoint(t *testing.T) {
 }
 
 func TestE2EDemo(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo")
 	r := runBinary(t, nil, "demo", "--artifacts", dir)
 	if r.code != 0 {

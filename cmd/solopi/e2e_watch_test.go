@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -27,12 +26,11 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
-	"github.com/solopi-dev/solopi/cmd/solopi/internal/plannercmd"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/ptytest"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 const clearStatusLine = "\r\x1b[2K"
@@ -78,8 +76,9 @@ func oneJSONObject(t *testing.T, b []byte) map[string]any {
 // counts — and clear it before they exit; stdout holds the one JSON
 // object either way, and without a terminal stderr stays empty.
 func TestE2EProgressLine(t *testing.T) {
+	t.Parallel()
 	_, env := startFarm(t, sim.FarmOptions{NoAdbd: true})
-	if r := runBinary(t, env, "case-import", "--file", writeCase(t, nil), "--replace"); r.code != 0 {
+	if r := runBinary(t, env, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace"); r.code != 0 {
 		t.Fatalf("case-import exit %d: %s", r.code, r.stdout)
 	}
 	r := runOnTerminal(t, append(env, "NO_COLOR=1"), "run", "--case", demoCaseName, "--poll-interval", "0.05")
@@ -114,7 +113,7 @@ func TestE2EProgressLine(t *testing.T) {
 	}
 
 	// verify-run: the line follows the plan's segments.
-	r = runOnTerminal(t, append(env, "NO_COLOR=1"), "verify-run", "--plan", fixturePlan(t, "counter-success"),
+	r = runOnTerminal(t, append(env, "NO_COLOR=1"), "verify-run", "--plan", cmdtest.FixturePlan(t, "counter-success"),
 		"--artifacts", filepath.Join(t.TempDir(), "verify"))
 	if r.code != 0 {
 		t.Fatalf("verify-run exit %d: %s\n%q", r.code, r.stdout, r.stderr)
@@ -128,7 +127,7 @@ func TestE2EProgressLine(t *testing.T) {
 	}
 
 	for _, args := range [][]string{{"run", "--case", demoCaseName}, {"run-batch", "--case", demoCaseName, "--case", demoCaseName},
-		{"verify-run", "--plan", fixturePlan(t, "counter-success"), "--artifacts", filepath.Join(t.TempDir(), "verify")}} {
+		{"verify-run", "--plan", cmdtest.FixturePlan(t, "counter-success"), "--artifacts", filepath.Join(t.TempDir(), "verify")}} {
 		r := runBinary(t, env, args...)
 		if r.code != 0 || len(r.stderr) != 0 {
 			t.Errorf("%s without a terminal: exit %d, stderr %q", args[0], r.code, r.stderr)
@@ -136,6 +135,9 @@ func TestE2EProgressLine(t *testing.T) {
 		oneJSONObject(t, r.stdout)
 	}
 }
+
+// e2eProviderKey is the fake model's API key.
+const e2eProviderKey = "sk-e2e-provider-SECRET-9f8e7d6c"
 
 // agentRunEnv is the environment of agent-run against one farm device and
 // a fake model.
@@ -149,6 +151,7 @@ func agentRunEnv(farmEnv []string, dev *sim.Device, fm *fakemodel.Server, dir st
 // report.html beside the trajectory, and the report shows every step's
 // screenshot with the tap drawn where it landed.
 func TestE2EAgentRunReport(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.Start(t)
 	farm, farmEnv := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 5})
 	fm, err := fakemodel.Start(fakemodel.Options{APIKey: e2eProviderKey})
@@ -182,7 +185,7 @@ func TestE2EAgentRunReport(t *testing.T) {
 	if out["report"] != filepath.Join(evidence, "report.html") {
 		t.Fatalf("report %v (%v)", out["report"], out["reportError"])
 	}
-	noKeyIn(t, e2eProviderKey, [][]byte{r.stdout, r.stderr}, evidence)
+	cmdtest.NoSecretIn(t, e2eProviderKey, [][]byte{r.stdout, r.stderr}, evidence)
 
 	p := browsertest.Open(t, browser, "file://"+filepath.ToSlash(evidence)+"/report.html", 1280, 900)
 	if v := browsertest.Eval[string](t, p, `document.querySelector('#verdict .verdict-word').innerText`); !strings.EqualFold(v, "completed") {
@@ -217,6 +220,7 @@ func TestE2EAgentRunReport(t *testing.T) {
 // pending tap, clicks Approve, and the run completes. The process then
 // exits although the page is still open, and the port is closed.
 func TestE2EAgentRunConsole(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.Start(t)
 	farm, farmEnv := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: 5})
 	fm, err := fakemodel.Start(fakemodel.Options{APIKey: e2eProviderKey, RiskVerdict: "CONFIRM"})
@@ -341,7 +345,7 @@ func TestE2EAgentRunConsole(t *testing.T) {
 	if c, _ := out["console"].(map[string]any); c["url"] != ann.Console.URL || out["outcome"] != "completed" {
 		t.Fatalf("stdout %s", stdout.Bytes())
 	}
-	if got := counterOnScreen(t, farm.Devices()[0]); got != "1" {
+	if got := cmdtest.CounterOnScreen(t, farm.Devices()[0]); got != "1" {
 		t.Errorf("the counter shows %q", got)
 	}
 	restMu.Lock()
@@ -358,48 +362,5 @@ func TestE2EAgentRunConsole(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
 		c.Close()
 		t.Error("the console's port is still open after the run")
-	}
-}
-
-// TestAgentRunConsoleStopsWithTheRun: in process, so that what outlives
-// the command would show: the console announced on stderr is the one the
-// JSON names, and when the command returns its port is closed and its
-// goroutines are gone.
-func TestAgentRunConsoleStopsWithTheRun(t *testing.T) {
-	d := newSimCounter(t)
-	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
-	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil }}
-	out, errOut, code := app.run(t, "agent-run", "--task", "increase the counter to 1", "--console", "--device-mode", "adb",
-		"--calibration-cache", t.TempDir(), "--max-steps", "8", "--max-duration", "120")
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
-	}
-	validatePlannerSchema(t, "agent-run", out)
-	var r plannercmd.AgentRunResult
-	json.Unmarshal(out, &r)
-	var ann struct {
-		Console plannercmd.ConsoleInfo `json:"console"`
-	}
-	if err := json.Unmarshal(errOut, &ann); err != nil || r.Console == nil || ann.Console.URL != r.Console.URL {
-		t.Fatalf("stderr %q, console %+v", errOut, r.Console)
-	}
-	u, _ := url.Parse(r.Console.URL)
-	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
-		c.Close()
-		t.Fatal("the console still listens after the command returned")
-	}
-	// The simulator, the fake model and the model client keep theirs;
-	// none of the console's (server, listeners, streams) may remain.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		buf := make([]byte, 1<<20)
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		if !strings.Contains(stacks, "report/console") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("console goroutines outlive the command:\n%s", stacks)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

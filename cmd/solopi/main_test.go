@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 )
 
 // binPath is the solopi binary built once for this package's tests: the
@@ -15,6 +17,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	cmdtest.RaiseParallel()
 	dir, err := os.MkdirTemp("", "solopi-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -73,4 +76,13 @@ func exitCode(t testing.TB, args []string, err error) int {
 	}
 	t.Fatalf("run solopi %v: %v", args, err)
 	return -1
+}
+
+// inProc runs the whole app in process, without a device.
+func inProc(t testing.TB, args ...string) cliRun {
+	t.Helper()
+	c := cmdtest.New(t, commands, nil)
+	c.NoDevice = true
+	r := c.Run(args...)
+	return cliRun{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }

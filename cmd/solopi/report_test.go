@@ -13,6 +13,7 @@ import (
 // that holds only CSV files analyses it first, then writes report.html;
 // bad directories are usage errors with a stable errorCode.
 func TestReportCommand(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "perf")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -28,7 +29,7 @@ func TestReportCommand(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, filepath.Base(c)), b, 0o644)
 	}
-	r := runBinary(t, nil, "report", dir)
+	r := inProc(t, "report", dir)
 	if r.code != 0 {
 		t.Fatalf("report exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -47,7 +48,7 @@ func TestReportCommand(t *testing.T) {
 		t.Error("the report shows no chart")
 	}
 	// Regenerating is idempotent.
-	if r := runBinary(t, nil, "report", dir); r.code != 0 {
+	if r := inProc(t, "report", dir); r.code != 0 {
 		t.Fatalf("second report exit %d: %s", r.code, r.stdout)
 	}
 
@@ -61,7 +62,7 @@ func TestReportCommand(t *testing.T) {
 		{[]string{"report", file}, "not_a_directory"},
 		{[]string{"report"}, "not_a_directory"},
 	} {
-		r := runBinary(t, nil, c.args...)
+		r := inProc(t, c.args...)
 		if r.code != 3 || !strings.Contains(string(r.stdout), `"errorCode":"`+c.code+`"`) {
 			t.Errorf("%v: exit %d %s", c.args, r.code, r.stdout)
 		}

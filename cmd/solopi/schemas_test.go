@@ -15,6 +15,7 @@ import (
 // Every command that prints JSON has a schema named after it (a
 // subcommand's schema joins the names with '-').
 func TestEveryCommandHasASchema(t *testing.T) {
+	t.Parallel()
 	cmds := commands(cmdutil.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }})
 	names := schemas.Names()
 	var walk func(prefix string, cmds []*cli.Command)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestVersionMatchesSchema(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--pretty", "version"}} {
 		r := runBinary(t, nil, args...)
 		if r.code != 0 {
@@ -26,6 +27,7 @@ func TestVersionMatchesSchema(t *testing.T) {
 }
 
 func TestActionsListsTypedActionsFromProtocol(t *testing.T) {
+	t.Parallel()
 	r := runBinary(t, nil, "actions")
 	if r.code != 0 {
 		t.Fatalf("exit %d", r.code)
@@ -38,6 +40,7 @@ func TestActionsListsTypedActionsFromProtocol(t *testing.T) {
 
 // Usage errors are the parser's text on stderr, nothing on stdout, exit 3.
 func TestUsageErrorsExit3WithNothingOnStdout(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"no-such-command"},
 		{"--no-such-flag", "version"},
@@ -62,6 +65,7 @@ func TestUsageErrorsExit3WithNothingOnStdout(t *testing.T) {
 
 // A bad global option value is a handled usage error: JSON on stdout, exit 3.
 func TestBadGlobalValueIsJSONError(t *testing.T) {
+	t.Parallel()
 	r := runBinary(t, nil, "--request-timeout", "-1", "version")
 	if r.code != 3 {
 		t.Fatalf("exit %d", r.code)
@@ -77,6 +81,7 @@ func TestBadGlobalValueIsJSONError(t *testing.T) {
 }
 
 func TestHelpGoesToStdoutWhenAsked(t *testing.T) {
+	t.Parallel()
 	r := runBinary(t, nil, "--help")
 	if r.code != 0 || !strings.Contains(string(r.stdout), "solopi") {
 		t.Errorf("help exit %d stdout %q", r.code, r.stdout)

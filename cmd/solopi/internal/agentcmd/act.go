@@ -50,9 +50,9 @@ func newCmdAct(e cmdutil.Env) *cli.Command {
 			&cli.StringFlag{Name: "package-name", Destination: &o.selector.PackageName, Usage: "selector: exact packageName"},
 			&cli.StringFlag{Name: "id", Destination: &o.selector.ID, Usage: "selector: exact accessibility node id"},
 		}, o.wait.flags("action-timeout")...)...),
-		Action: o.guarded(e, func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
+		Action: cmdutil.OnDevice(e, o.guarded(func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
 			return runAct(ctx, d, o, o.args(d.G), id)
-		}),
+		})),
 	}
 }
 

@@ -99,13 +99,13 @@ func (o *identityOptions) identity(getenv func(string) string) (agent.AgentIdent
 // guarded is the run function of a command on a session: fn runs with the
 // identity resolved, and whatever it prints is scrubbed of the owner
 // token, whatever path produced it.
-func (o *identityOptions) guarded(e cmdutil.Env, fn func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error)) cli.ActionFunc {
-	return cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
-		id, err := o.identity(e.Getenv)
+func (o *identityOptions) guarded(fn func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error)) func(context.Context, cmdutil.DeviceDeps) (cmdutil.Result, error) {
+	return func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+		id, err := o.identity(d.G.Env.Getenv)
 		if err != nil {
 			return scrubOutput(id.OwnerToken, cmdutil.Result{}, err)
 		}
 		res, err := fn(ctx, d, id)
 		return scrubOutput(id.OwnerToken, res, err)
-	})
+	}
 }

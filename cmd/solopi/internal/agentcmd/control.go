@@ -48,9 +48,9 @@ func newCmdReceipt(e cmdutil.Env) *cli.Command {
 		Usage:     "print the receipt of one step",
 		UsageText: "solopi agent-receipt --session-id ID (--owner-token-file FILE | --owner-token TOKEN) --step-id ID",
 		Flags:     append(o.identityOptions.flags(), &cli.StringFlag{Name: "step-id", Destination: &o.stepID, Usage: "the step's stepId"}),
-		Action: o.guarded(e, func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
+		Action: cmdutil.OnDevice(e, o.guarded(func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
 			return runReceipt(ctx, d, id, o.stepID)
-		}),
+		})),
 	}
 }
 
@@ -85,7 +85,7 @@ func newCmdStatus(e cmdutil.Env) *cli.Command {
 		Usage:     "print the session snapshot (this refreshes the device's idle timer)",
 		UsageText: "solopi agent-status --session-id ID (--owner-token-file FILE | --owner-token TOKEN)",
 		Flags:     o.flags(),
-		Action:    o.guarded(e, runStatus),
+		Action:    cmdutil.OnDevice(e, o.guarded(runStatus)),
 	}
 }
 
@@ -132,9 +132,9 @@ func newCmdControl(e cmdutil.Env, name, usage string, fn controlFunc) *cli.Comma
 		Name: name, Usage: usage,
 		UsageText: "solopi " + name + " --session-id ID (--owner-token-file FILE | --owner-token TOKEN) [--ack-timeout 15] [--poll-interval 0.2]",
 		Flags:     append(o.identityOptions.flags(), o.wait.flags("ack-timeout")...),
-		Action: o.guarded(e, func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
+		Action: cmdutil.OnDevice(e, o.guarded(func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
 			return runControl(ctx, d, o, id, fn)
-		}),
+		})),
 	}
 }
 

@@ -29,9 +29,9 @@ func newCmdObserve(e cmdutil.Env) *cli.Command {
 			&cli.StringFlag{Name: "screenshot-output", Destination: &o.screenshotOutput, Usage: "pull the observation's screenshot to this file (SHA-256 checked)"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace --screenshot-output if it exists"},
 		),
-		Action: o.guarded(e, func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
+		Action: cmdutil.OnDevice(e, o.guarded(func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
 			return runObserve(ctx, d, o, id)
-		}),
+		})),
 	}
 }
 
@@ -89,9 +89,9 @@ func newCmdTimeline(e cmdutil.Env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Usage: "pull the device's timeline.jsonl to this file"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace --output if it exists"},
 		),
-		Action: o.guarded(e, func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
+		Action: cmdutil.OnDevice(e, o.guarded(func(ctx context.Context, d cmdutil.DeviceDeps, id agent.AgentIdentity) (cmdutil.Result, error) {
 			return runTimeline(ctx, d, o, id)
-		}),
+		})),
 	}
 }
 

@@ -10,7 +10,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -44,27 +47,37 @@ func Device(t testing.TB, o sim.Options) *sim.Device {
 	return d
 }
 
+// Commands are a command group's commands (or the whole app's).
+type Commands = func(cmdutil.Env) []*cli.Command
+
 // CLI runs commands of one group (or the whole app) in process.
 type CLI struct {
 	t        testing.TB
-	commands func(cmdutil.Env) []*cli.Command
-	// Transport is the device the commands reach (nil: none; a device
-	// command then fails device selection against no adb server).
+	commands Commands
+	// Transport is the device the commands reach (nil: selection through
+	// the adb server the globals name).
 	Transport device.Transport
+	// NoDevice fails the test when a command selects a device: for the
+	// commands that must never touch one.
+	NoDevice bool
 	// Env is what the commands read through Getenv.
 	Env map[string]string
 	// Stdin is the commands' standard input.
 	Stdin *os.File
 	// Globals are global flags put before every command line.
 	Globals []string
+	// Tee also receives what a command writes to stdout, as it writes it
+	// (a server's first line).
+	Tee     io.Writer
 	secrets string
 
-	mu      sync.Mutex
-	outputs [][]byte
+	mu         sync.Mutex
+	outputs    [][]byte
+	selections int
 }
 
 // New is a rig for cmds reaching dev (nil for none).
-func New(t testing.TB, cmds func(cmdutil.Env) []*cli.Command, dev device.Transport) *CLI {
+func New(t testing.TB, cmds Commands, dev device.Transport) *CLI {
 	return &CLI{t: t, commands: cmds, Transport: dev, Env: map[string]string{}, secrets: t.TempDir()}
 }
 
@@ -95,11 +108,26 @@ func (c *CLI) Run(args ...string) Result {
 func (c *CLI) RunCtx(ctx context.Context, args ...string) Result {
 	c.t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := cmdutil.Env{Stdout: &stdout, Stderr: &stderr, Stdin: c.Stdin, Secrets: &replay.SecretsStore{Dir: c.secrets},
+	var out io.Writer = &stdout
+	if c.Tee != nil {
+		out = io.MultiWriter(&stdout, c.Tee)
+	}
+	e := cmdutil.Env{Stdout: out, Stderr: &stderr, Stdin: c.Stdin, Secrets: &replay.SecretsStore{Dir: c.secrets},
 		Getenv: func(k string) string { return c.Env[k] }}
-	if c.Transport != nil {
+	switch {
+	case c.NoDevice:
+		e.Transport = func(context.Context) (device.Transport, error) {
+			c.t.Errorf("%v selected a device although it must not touch one", args)
+			return nil, errors.New("cmdtest: no device")
+		}
+	case c.Transport != nil:
 		tr := c.Transport
-		e.Transport = func(context.Context) (device.Transport, error) { return tr, nil }
+		e.Transport = func(context.Context) (device.Transport, error) {
+			c.mu.Lock()
+			c.selections++
+			c.mu.Unlock()
+			return tr, nil
+		}
 	}
 	argv := append(append([]string{"solopi"}, c.Globals...), args...)
 	code := cmdutil.App{Version: "test", Commands: c.commands}.Run(ctx, argv, e)
@@ -127,6 +155,18 @@ func (c *CLI) ExpectCtx(ctx context.Context, code int, schema string, args ...st
 	return r.Object(c.t)
 }
 
+// UseSecrets makes the commands keep case-import's records of encrypted
+// parameters in dir (another computer's empty store, say).
+func (c *CLI) UseSecrets(dir string) { c.secrets = dir }
+
+// Selections counts the commands that selected the device: a command
+// that refuses its input before any device contact selects none.
+func (c *CLI) Selections() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.selections
+}
+
 // Outputs are the stdout and stderr of every command run so far.
 func (c *CLI) Outputs() [][]byte {
 	c.mu.Lock()
@@ -140,4 +180,41 @@ func Obj(m map[string]any, path ...string) map[string]any {
 		m, _ = m[p].(map[string]any)
 	}
 	return m
+}
+
+// Farm is a ready simulated farm behind the simulator's adb-server front
+// (no per-device adbd), closed with the test.
+func Farm(t testing.TB, o sim.FarmOptions) *sim.Farm {
+	t.Helper()
+	o.NoAdbd = true
+	return StartFarm(t, o)
+}
+
+// StartFarm is a ready simulated farm made from o (DefaultTimeScale unless
+// o says), closed with the test.
+func StartFarm(t testing.TB, o sim.FarmOptions) *sim.Farm {
+	t.Helper()
+	if o.TimeScale == 0 {
+		o.TimeScale = DefaultTimeScale
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f, err := sim.StartFarm(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := f.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// OverAdb is a rig for cmds that reaches f's devices the way a phone is
+// reached: device selection through f's adb server.
+func OverAdb(t testing.TB, cmds Commands, f *sim.Farm) *CLI {
+	c := New(t, cmds, nil)
+	// --serial= keeps an ANDROID_SERIAL of the test process out.
+	c.Globals = []string{"--adb-server-port", strconv.Itoa(f.Server().Port()), "--serial="}
+	return c
 }

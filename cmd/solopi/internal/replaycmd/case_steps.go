@@ -86,15 +86,15 @@ func (o *stepEditOptions) stepFileFlag() cli.Flag {
 	return &cli.StringFlag{Name: "step-file", Destination: &o.stepFile, Usage: "one step object", Required: true}
 }
 
-// editAction adapts one step edit: check the output first, edit (the
-// casefile package re-normalises the whole case and applies the policy to
-// the affected step), write exclusively.
-func (o *stepEditOptions) editAction(e cmdutil.Env, edit func(g *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error)) cli.ActionFunc {
-	return cmdutil.Local(e, func(_ context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+// edit is the run function of one step edit: check the output first, edit
+// (the casefile package re-normalises the whole case and applies the
+// policy to the affected step), write exclusively.
+func (o *stepEditOptions) edit(fn func(g *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
+	return func(_ context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
 		return caseStepEdit(o, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
-			return edit(g, cs, opts)
+			return fn(g, cs, opts)
 		})
-	})
+	}
 }
 
 func newCmdCaseStepAdd(e cmdutil.Env) *cli.Command {
@@ -106,7 +106,7 @@ func newCmdCaseStepAdd(e cmdutil.Env) *cli.Command {
 		UsageText: "solopi case-step-add --file CASE.json --step-file STEP.json --output NEW.json [--at N] [--overwrite] [--confirm-high-risk]",
 		Flags: []cli.Flag{caseFileFlag(&o.file), o.stepFileFlag(), out[0],
 			&cli.IntFlag{Name: "at", Destination: &o.index, Usage: "0-based position (default: append)"}, out[1], confirmFlag(&o.confirm)},
-		Action: o.editAction(e, func(g *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+		Action: cmdutil.Local(e, o.edit(func(g *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
 			st, err := readStepFile(o.stepFile)
 			if err != nil {
 				return nil, err
@@ -116,7 +116,7 @@ func newCmdCaseStepAdd(e cmdutil.Env) *cli.Command {
 				return casefile.Insert(cs, o.index, st, opts)
 			}
 			return casefile.Append(cs, st, opts)
-		}),
+		})),
 	}
 }
 
@@ -128,13 +128,13 @@ func newCmdCaseStepUpdate(e cmdutil.Env) *cli.Command {
 		UsageText: "solopi case-step-update --file CASE.json --index N --step-file STEP.json --output NEW.json [--overwrite] [--confirm-high-risk]",
 		Flags: append([]cli.Flag{caseFileFlag(&o.file), indexFlag("index", "0-based step to replace", &o.index), o.stepFileFlag()},
 			append(o.outputFlags(), confirmFlag(&o.confirm))...),
-		Action: o.editAction(e, func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+		Action: cmdutil.Local(e, o.edit(func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
 			st, err := readStepFile(o.stepFile)
 			if err != nil {
 				return nil, err
 			}
 			return casefile.Update(cs, o.index, st, opts)
-		}),
+		})),
 	}
 }
 
@@ -145,9 +145,9 @@ func newCmdCaseStepDelete(e cmdutil.Env) *cli.Command {
 		Usage:     "delete one step (local; the last step cannot be deleted)",
 		UsageText: "solopi case-step-delete --file CASE.json --index N --output NEW.json [--overwrite]",
 		Flags:     append([]cli.Flag{caseFileFlag(&o.file), indexFlag("index", "0-based step to delete", &o.index)}, o.outputFlags()...),
-		Action: o.editAction(e, func(_ *cmdutil.Globals, cs *casefile.Case, _ casefile.EditOptions) (*casefile.EditResult, error) {
+		Action: cmdutil.Local(e, o.edit(func(_ *cmdutil.Globals, cs *casefile.Case, _ casefile.EditOptions) (*casefile.EditResult, error) {
 			return casefile.Delete(cs, o.index)
-		}),
+		})),
 	}
 }
 
@@ -159,9 +159,9 @@ func newCmdCaseStepMove(e cmdutil.Env) *cli.Command {
 		UsageText: "solopi case-step-move --file CASE.json --from-index N --to-index M --output NEW.json [--overwrite] [--confirm-high-risk]",
 		Flags: append([]cli.Flag{caseFileFlag(&o.file), indexFlag("from-index", "0-based step to move", &o.index), indexFlag("to-index", "0-based target position", &o.to)},
 			append(o.outputFlags(), confirmFlag(&o.confirm))...),
-		Action: o.editAction(e, func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+		Action: cmdutil.Local(e, o.edit(func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
 			return casefile.Move(cs, o.index, o.to, opts)
-		}),
+		})),
 	}
 }
 
@@ -173,9 +173,9 @@ func newCmdCaseStepCopy(e cmdutil.Env) *cli.Command {
 		UsageText: "solopi case-step-copy --file CASE.json --index N --to-index M --output NEW.json [--overwrite] [--confirm-high-risk]",
 		Flags: append([]cli.Flag{caseFileFlag(&o.file), indexFlag("index", "0-based step to copy", &o.index), indexFlag("to-index", "0-based target position", &o.to)},
 			append(o.outputFlags(), confirmFlag(&o.confirm))...),
-		Action: o.editAction(e, func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
+		Action: cmdutil.Local(e, o.edit(func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
 			return casefile.Copy(cs, o.index, o.to, opts)
-		}),
+		})),
 	}
 }
 

@@ -39,15 +39,15 @@ func (v *perfStartValues) flags(what string) []cli.Flag {
 }
 
 // start checks the options before any device contact and starts.
-func (v *perfStartValues) start(e cmdutil.Env, fn func(ctx context.Context, dev *device.Device, o sessions.PerfStartOptions) (*sessions.SessionResult, error)) cli.ActionFunc {
-	return cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+func (v *perfStartValues) start(fn func(ctx context.Context, dev *device.Device, o sessions.PerfStartOptions) (*sessions.SessionResult, error)) func(context.Context, cmdutil.DeviceDeps) (cmdutil.Result, error) {
+	return func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 		o := v.o
 		o.Items = sessions.ParseItems(v.items)
 		if err := o.Validate(); err != nil {
 			return cmdutil.Result{}, err
 		}
 		return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) { return fn(ctx, dev, o) })
-	})
+	}
 }
 
 func newCmdPerfStart(e cmdutil.Env) *cli.Command {
@@ -59,7 +59,7 @@ func newCmdPerfStart(e cmdutil.Env) *cli.Command {
 			"session this command started is stopped again (124/130 with sessionId, phase and cleanup).",
 		UsageText: "solopi perf-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
 		Flags:     v.flags("the recording to start"),
-		Action:    v.start(e, sessions.StartPerformance),
+		Action:    cmdutil.OnDevice(e, v.start(sessions.StartPerformance)),
 	}
 }
 
@@ -118,7 +118,7 @@ func newCmdPerfDisplayStart(e cmdutil.Env) *cli.Command {
 			"`running` with the requested target and items; timeout or Ctrl-C stop the lease again.",
 		UsageText: "solopi perf-display-start (--target-package PKG | --global) --items CPU,Memory [--ack-timeout 30] [--poll-interval 0.5]",
 		Flags:     v.flags("the monitor to run"),
-		Action:    v.start(e, sessions.StartPerfDisplay),
+		Action:    cmdutil.OnDevice(e, v.start(sessions.StartPerfDisplay)),
 	}
 }
 

@@ -1,37 +1,38 @@
-package main
+package verifycmd
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
-const verifyFixtures = "../../verify/testdata/solopi-ai/"
-
-func decodeRun(t *testing.T, r cliRun) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(r.stdout, &m); err != nil {
-		t.Fatalf("stdout is not one JSON object: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
-	}
-	return m
+// localCLI is a rig for the local verify commands: none may touch a device.
+func localCLI(t *testing.T) *cmdtest.CLI {
+	c := cmdtest.New(t, Commands, nil)
+	c.NoDevice = true
+	return c
 }
 
+// fixture is the path of solopi-ai's named requirement fixture.
+func fixture(name string) string { return filepath.Join(cmdtest.Fixtures(), name+".json") }
+
 func TestVerifyCompileValidateNormalize(t *testing.T) {
+	t.Parallel()
+	cli := localCLI(t)
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.json")
 	cases := filepath.Join(dir, "cases")
-	r := runBinary(t, nil, "verify-compile", "--file", verifyFixtures+"counter-outcome-matrix.json", "--output", plan, "--cases-dir", cases)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+	r := cli.Run("verify-compile", "--file", fixture("counter-outcome-matrix"), "--output", plan, "--cases-dir", cases)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
 	}
-	schemas.Validate(t, "verify-compile", r.stdout)
-	m := decodeRun(t, r)
+	schemas.Validate(t, "verify-compile", r.Stdout)
+	m := r.Object(t)
 	if m["planFingerprint"] != "4e3ba3566d14c24313ba28ba61a797540919a9544c36eed07eaf7de4b7fc353f" || m["caseCount"] != 9.0 || m["scenarioCount"] != 5.0 {
 		t.Errorf("verify-compile = %v", m)
 	}
@@ -40,22 +41,22 @@ func TestVerifyCompileValidateNormalize(t *testing.T) {
 		t.Errorf("compiled case files: %d written, %v listed", len(files), m["cases"])
 	}
 
-	r = runBinary(t, nil, "verify-validate", "--plan", plan)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stdout)
+	r = cli.Run("verify-validate", "--plan", plan)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stdout)
 	}
-	schemas.Validate(t, "verify-validate", r.stdout)
-	m = decodeRun(t, r)
+	schemas.Validate(t, "verify-validate", r.Stdout)
+	m = r.Object(t)
 	if m["segmentCount"] != 12.0 || m["checkpointCount"] != 5.0 || m["valid"] != true {
 		t.Errorf("verify-validate = %v", m)
 	}
 
 	norm := filepath.Join(dir, "normalized.json")
-	r = runBinary(t, nil, "verify-normalize", "--file", verifyFixtures+"counter-success.json", "--output", norm)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stdout)
+	r = cli.Run("verify-normalize", "--file", fixture("counter-success"), "--output", norm)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stdout)
 	}
-	schemas.Validate(t, "verify-normalize", r.stdout)
+	schemas.Validate(t, "verify-normalize", r.Stdout)
 	// The written file hashes to the plan's sourceFingerprint.
 	b, err := os.ReadFile(norm)
 	if err != nil {
@@ -65,16 +66,18 @@ func TestVerifyCompileValidateNormalize(t *testing.T) {
 	if fp, _ := canonjson.Fingerprint(v); fp != "b9ef20deba65e49833db45070c6039927e1952b43a9a8ccbf11fc0d305b018e3" {
 		t.Errorf("normalized file fingerprint %s", fp)
 	}
-	if _, ok := decodeRun(t, r)["success"]; ok {
+	if _, ok := r.Object(t)["success"]; ok {
 		t.Error("verify-normalize prints no success key")
 	}
 }
 
 func TestVerifyErrorsExit3(t *testing.T) {
+	t.Parallel()
+	cli := localCLI(t)
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.json")
-	if r := runBinary(t, nil, "verify-compile", "--file", verifyFixtures+"counter-success.json", "--output", plan); r.code != 0 {
-		t.Fatalf("compile: %s", r.stdout)
+	if r := cli.Run("verify-compile", "--file", fixture("counter-success"), "--output", plan); r.Code != 0 {
+		t.Fatalf("compile: %s", r.Stdout)
 	}
 	b, _ := os.ReadFile(plan)
 	tampered := filepath.Join(dir, "tampered.json")
@@ -97,16 +100,16 @@ func TestVerifyErrorsExit3(t *testing.T) {
 		{[]string{"verify-validate", "--plan", filepath.Join(dir, "missing.json")}, "file_unreadable"},
 		{[]string{"verify-compile", "--file", badReq, "--output", filepath.Join(dir, "p2.json")}, "unsupported_action"},
 		{[]string{"verify-normalize", "--file", plan}, "unsupported_schema"},
-		{[]string{"verify-compile", "--file", verifyFixtures + "counter-success.json", "--output", link}, "invalid_output_path"},
+		{[]string{"verify-compile", "--file", fixture("counter-success"), "--output", link}, "invalid_output_path"},
 	}
 	for _, c := range cases {
-		r := runBinary(t, nil, c.args...)
-		if r.code != 3 {
-			t.Errorf("%v: exit %d, want 3: %s", c.args, r.code, r.stdout)
+		r := cli.Run(c.args...)
+		if r.Code != 3 {
+			t.Errorf("%v: exit %d, want 3: %s", c.args, r.Code, r.Stdout)
 			continue
 		}
-		schemas.Validate(t, "error", r.stdout)
-		if m := decodeRun(t, r); m["errorCode"] != c.code {
+		schemas.Validate(t, "error", r.Stdout)
+		if m := r.Object(t); m["errorCode"] != c.code {
 			t.Errorf("%v: errorCode %v, want %s", c.args, m["errorCode"], c.code)
 		}
 	}
