@@ -191,11 +191,19 @@ func runFarm(t *testing.T, spec farmSpec) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	t.Logf("seed %d: %d shards, %d devices, %d workers × %d", seed, total, spec.devices, spec.workers, spec.concurrency)
 	deadline := 3 * time.Minute
-	// killed are the attempts live on each killed worker just before the
-	// kill: each must end expired (the kill interrupted it) or completed
-	// (it reported its verdict in the moment before the kill landed).
-	var killed [][]string
-	for k := range spec.kills {
+	// interrupted are the attempts each counted kill interrupted: still
+	// live after their worker died, so only the lease's expiry can end
+	// them. A kill that landed just after its worker's attempts reported
+	// their verdicts interrupted none; it is not counted and another kill
+	// follows, so spec.kills kills really interrupt running shards. dead
+	// are the interrupted attempts: live until their lease expires, under
+	// the worker id the restart reuses, they do not make it busy.
+	var interrupted [][]string
+	dead := map[string]bool{}
+	for k, tries := 0, 0; k < spec.kills; tries++ {
+		if tries == 4*spec.kills {
+			t.Fatalf("%d of %d kills interrupted a running attempt after %d tries", k, spec.kills, tries)
+		}
 		// Kill k comes once a random share of the shards (within its slice
 		// of 15 %..75 %) has ended, on a worker that is running a shard.
 		at := int(float64(total) * (0.15 + 0.6*(float64(k)+rng.Float64())/float64(spec.kills)))
@@ -207,8 +215,14 @@ func runFarm(t *testing.T, spec farmSpec) {
 			}
 			busy := db.liveAttempts()
 			for _, i := range rng.Perm(spec.workers) {
-				if len(busy[id(i)]) > 0 {
-					victim, live = i, busy[id(i)]
+				live = live[:0]
+				for _, a := range busy[id(i)] {
+					if !dead[a] {
+						live = append(live, a)
+					}
+				}
+				if len(live) > 0 {
+					victim = i
 					return true
 				}
 			}
@@ -216,9 +230,19 @@ func runFarm(t *testing.T, spec farmSpec) {
 		})
 		workers[victim].signal(syscall.SIGKILL)
 		<-workers[victim].done
-		killed = append(killed, live)
-		t.Logf("SIGKILL %s (attempts %v) after %d shards; restarted", id(victim), live, db.count(terminalShards))
+		var cut []string
+		for _, a := range live {
+			if st := db.attemptStatus(a); st == "leased" || st == "running" {
+				cut = append(cut, a)
+				dead[a] = true
+			}
+		}
+		t.Logf("SIGKILL %s after %d shards interrupted attempts %v (of %v); restarted", id(victim), db.count(terminalShards), cut, live)
 		workers[victim] = m.startWorker(id(victim), workerFlags...)
+		if len(cut) > 0 {
+			interrupted = append(interrupted, cut)
+			k++
+		}
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -239,7 +263,7 @@ func runFarm(t *testing.T, spec farmSpec) {
 	}
 	t.Logf("%d shards in %v (%.1f shards/s), setup %v", total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), setup.Round(time.Millisecond))
 
-	checkFarmStore(t, db, total, killed)
+	checkFarmStore(t, db, total, interrupted)
 	m.noDeviceLeased()
 	for _, task := range tasks {
 		checkFarmTask(t, m, task, want.PlanFingerprint, want.OutcomeFingerprint, spec.replicas)
@@ -248,9 +272,8 @@ func runFarm(t *testing.T, spec farmSpec) {
 
 // checkFarmStore checks the tables: every shard passed, exactly one
 // completed attempt per shard, no live attempt, no leased device, and every
-// kill that interrupted a running attempt left it expired — one that
-// landed just after its attempts reported their verdicts interrupted none.
-func checkFarmStore(t *testing.T, db *farmDB, total int, killed [][]string) {
+// attempt a kill interrupted ended expired.
+func checkFarmStore(t *testing.T, db *farmDB, total int, interrupted [][]string) {
 	t.Helper()
 	for _, c := range []struct {
 		what  string
@@ -271,24 +294,13 @@ func checkFarmStore(t *testing.T, db *farmDB, total int, killed [][]string) {
 			t.Errorf("%s: %d, want %d", c.what, got, c.want)
 		}
 	}
-	interrupting, interrupted := 0, 0
-	for _, live := range killed {
-		hit := false
-		for _, a := range live {
-			switch st := db.attemptStatus(a); st {
-			case "expired":
-				hit = true
-				interrupted++
-			case "passed", "failed", "not_tested":
-			default:
-				t.Errorf("attempt %s, live when its worker was killed, ended %s: neither completed nor expired", a, st)
+	for _, cut := range interrupted {
+		for _, a := range cut {
+			if st := db.attemptStatus(a); st != "expired" {
+				t.Errorf("attempt %s, interrupted by a kill, ended %s, want expired", a, st)
 			}
 		}
-		if hit {
-			interrupting++
-		}
 	}
-	t.Logf("%d of %d kills interrupted a running attempt (%d attempts expired)", interrupting, len(killed), interrupted)
 }
 
 // checkFarmTask checks one task through the binary: the report equals a
