@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
@@ -77,21 +75,9 @@ func resolveOwnerToken(in tokenInput, getenv func(string) string) (agent.OwnerTo
 // readTokenFile reads a token file: a regular file of at most 4 KiB whose
 // content, without surrounding white space, is the token.
 func readTokenFile(path string) (string, error) {
-	f, err := os.Open(path)
+	b, err := artifacts.Input{What: "owner token file", Code: "invalid_owner_token_file", Field: "ownerTokenFile", Max: maxTokenFile}.Read(path)
 	if err != nil {
-		return "", fault.Wrap(fault.Invalid, "invalid_owner_token_file", "the owner token file cannot be opened", err).With("ownerTokenFile", path)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return "", fault.Usage("invalid_owner_token_file", "the owner token file is not a regular file").With("ownerTokenFile", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	if err != nil {
-		return "", fault.Wrap(fault.Invalid, "invalid_owner_token_file", "the owner token file cannot be read", err).With("ownerTokenFile", path)
-	}
-	if len(b) > maxTokenFile {
-		return "", fault.Usage("invalid_owner_token_file", "the owner token file is larger than 4 KiB").With("ownerTokenFile", path)
+		return "", err
 	}
 	return strings.TrimSpace(string(b)), nil
 }

@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -9,12 +8,16 @@ import (
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 )
 
 // EnvPlannerCache is the environment variable of the profile cache
 // directory.
 const EnvPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
+
+// maxKeyFile bounds --model-api-key-file: a key is some hundred bytes.
+const maxKeyFile = 64 << 10
 
 // ModelOptions are the values of the model flags (agent-run, planner-check,
 // planner-calibrate, verify-run). The API key has no flag of its own (a
@@ -74,10 +77,10 @@ func (o *ModelOptions) Setup(g *Globals) (*agentloop.ModelSetup, error) {
 		return nil, err
 	}
 	if o.keyFile != "" {
-		b, err := os.ReadFile(o.keyFile)
+		// The file name is the user's; its content is never echoed.
+		b, err := artifacts.Input{What: "--model-api-key-file", Code: chat.CodeModelConfig, Max: maxKeyFile}.Read(o.keyFile)
 		if err != nil {
-			// The file name is the user's; its content is never echoed.
-			return nil, fault.Usagef(chat.CodeModelConfig, "cannot read --model-api-key-file: %v", err)
+			return nil, err
 		}
 		mc.APIKey = chat.NewSecret(strings.TrimSpace(string(b)))
 	}

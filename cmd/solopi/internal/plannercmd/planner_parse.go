@@ -4,12 +4,13 @@ import (
 	"context"
 
 	"errors"
-	"github.com/urfave/cli/v2"
 	"io"
-	"os"
+
+	"github.com/urfave/cli/v2"
 
 	modelaction "github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -97,9 +98,9 @@ func runPlannerParse(ctx context.Context, in io.Reader, o *plannerParseOptions) 
 	}
 	reasoning := ""
 	if o.reasoningFile != "" {
-		b, err := os.ReadFile(o.reasoningFile)
+		b, err := artifacts.Input{What: "--reasoning-file", Code: codeOption, Max: plannerMaxAnswerBytes}.Read(o.reasoningFile)
 		if err != nil {
-			return cmdutil.Result{}, fault.Wrap(fault.Invalid, codeOption, "cannot read --reasoning-file", err)
+			return cmdutil.Result{}, err
 		}
 		reasoning = string(b)
 	}

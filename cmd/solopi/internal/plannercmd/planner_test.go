@@ -314,3 +314,27 @@ func TestAgentRunNeedsTheADBKeyboard(t *testing.T) {
 		t.Fatalf("the counter shows %q: something reached the phone", got)
 	}
 }
+
+// --model-api-key-file and --reasoning-file are user input files: a
+// directory, or more than a key or an answer can be, is refused (exit 3)
+// before any model or device is reached.
+func TestPlannerInputFilesRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := cmdtest.WriteFile(t, "big", make([]byte, 2<<20))
+	for _, tc := range []struct {
+		args []string
+		code string
+	}{
+		{[]string{"planner-check", "--model-api-key-file", dir}, chat.CodeModelConfig},
+		{[]string{"planner-check", "--model-api-key-file", big}, chat.CodeModelConfig},
+		{[]string{"planner-parse", "--reasoning-file", dir}, "invalid_option"},
+		{[]string{"planner-parse", "--reasoning-file", big}, "invalid_option"},
+	} {
+		out, _, code := plannerApp{stdin: plannerStdin(t, "click(point=(1,2))")}.run(t, tc.args...)
+		if code != 3 || !strings.Contains(string(out), `"errorCode":"`+tc.code+`"`) || !strings.Contains(string(out), tc.args[1]) {
+			t.Errorf("%v: exit %d %s", tc.args, code, out)
+		}
+		validatePlannerSchema(t, "error", out)
+	}
+}

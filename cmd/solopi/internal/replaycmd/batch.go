@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -88,9 +87,9 @@ func newCmdRunBatch(e cmdutil.Env) *cli.Command {
 // readCasesFile reads one case name per line; names keep inner spaces,
 // only the line ending and surrounding blanks are dropped.
 func readCasesFile(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := artifacts.Input{What: "--cases-file", Code: "cases_file_unreadable"}.Read(path)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
+		return nil, err
 	}
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(b))

@@ -107,7 +107,9 @@ func TestRunRepeat(t *testing.T) {
 	if m["completedRuns"] != float64(1) || len(m["skipped"].([]any)) != 1 {
 		t.Fatalf("stop at the first failure: %v", m)
 	}
-	if m := r.Cmd(3, "run-batch", "--cases-file", "/nonexistent/cases.txt"); m["errorCode"] != "cases_file_unreadable" {
-		t.Fatalf("missing cases file: %v", m)
+	for _, cf := range []string{"/nonexistent/cases.txt", t.TempDir()} {
+		if m := r.Cmd(3, "run-batch", "--cases-file", cf); m["errorCode"] != "cases_file_unreadable" {
+			t.Fatalf("cases file %s: %v", cf, m)
+		}
 	}
 }

@@ -4,15 +4,13 @@ package replaycmd
 // output rules of the commands that write one.
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/replay"
@@ -56,25 +54,9 @@ func caseFileError(err error) error {
 	return err
 }
 
-// readLocalInput reads a bounded local file.
+// readLocalInput reads a case file (at most 16 MiB).
 func readLocalInput(path, what string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot open the "+what, err).With("path", path)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, fault.Usage(codeCaseFileUnreadable, "the "+what+" is not a regular file").With("path", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCaseFileBytes+1))
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, codeCaseFileUnreadable, "cannot read the "+what, err).With("path", path)
-	}
-	if len(b) > maxCaseFileBytes {
-		return nil, fault.Usagef(codeCaseFileUnreadable, "the %s is larger than %d bytes", what, maxCaseFileBytes).With("path", path)
-	}
-	return b, nil
+	return artifacts.Input{What: what, Code: codeCaseFileUnreadable, Max: maxCaseFileBytes}.Read(path)
 }
 
 // readCaseFile reads, schema-checks and parses a case file.
@@ -102,10 +84,8 @@ func readCaseFile(path string) (*casefile.Case, error) {
 // casefile's case schema (operationLog strings included) and reports up to
 // 20 violations with their JSON pointers.
 func checkCaseSchema(doc []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := canonjson.Decode(doc)
+	if err != nil {
 		return fault.Wrap(fault.Invalid, casefile.CodeInvalidCaseJSON, "the case file is not JSON", err)
 	}
 	violations := casefile.CheckShape(v)
@@ -165,11 +145,6 @@ func writeCaseOutput(path string, data []byte, overwrite bool) (string, error) {
 
 // decodeCaseJSON turns bytes into a generic value for output (integers exact).
 func decodeCaseJSON(b []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
-	}
+	v, _ := canonjson.Decode(b)
 	return v
 }
