@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
@@ -127,7 +129,7 @@ func scrubOutput(tok agent.OwnerToken, res cmdutil.Result, err error) (cmdutil.R
 		if len(e.Details) > 0 {
 			db, derr := encodeJSON(e.Details)
 			var m map[string]any
-			if derr == nil && json.Unmarshal(bytes.ReplaceAll(db, secret, []byte("[redacted]")), &m) == nil {
+			if derr == nil && canonjson.Unmarshal(bytes.ReplaceAll(db, secret, []byte(redact.Marker)), &m) == nil {
 				clean.Details = m
 			}
 		}
@@ -140,7 +142,7 @@ func scrubOutput(tok agent.OwnerToken, res cmdutil.Result, err error) (cmdutil.R
 	if encErr != nil || !bytes.Contains(b, secret) {
 		return res, nil
 	}
-	res.Value = json.RawMessage(bytes.ReplaceAll(b, secret, []byte("[redacted]")))
+	res.Value = json.RawMessage(bytes.ReplaceAll(b, secret, []byte(redact.Marker)))
 	return res, nil
 }
 
