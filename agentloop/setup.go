@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"strings"
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // codeInvalidOption is a model option out of range.
@@ -39,6 +39,7 @@ type ModelSetup struct {
 	CacheDir string
 	Refresh  bool
 	cfg      chat.Config
+	redactor *redact.Redactor
 }
 
 // NewModelSetup checks the options and builds the model client (its
@@ -58,7 +59,8 @@ func NewModelSetup(o SetupOptions) (*ModelSetup, error) {
 	if n < 0 || (n > 0 && n < 64) || n > 8192 {
 		return nil, fault.Usage(codeInvalidOption, "--resize-long-side must be 0 or between 64 and 8192")
 	}
-	s := &ModelSetup{Model: m, cfg: mc, Policy: coord.ResizePolicy{MaxLongSide: n}, Refresh: o.Recalibrate}
+	s := &ModelSetup{Model: m, cfg: mc, Policy: coord.ResizePolicy{MaxLongSide: n}, Refresh: o.Recalibrate,
+		redactor: redact.New(mc.APIKey.Reveal())}
 	if !o.NoCache {
 		s.CacheDir = o.CacheDir
 		if s.CacheDir == "" {
@@ -89,14 +91,9 @@ func (s *ModelSetup) ProfileFile(p *Profile) string {
 // Info describes the model for outputs (never the key).
 func (s *ModelSetup) Info() chat.Info { return s.cfg.Info() }
 
-// Redact removes the API key from any text.
-func (s *ModelSetup) Redact(text string) string {
-	k := s.cfg.APIKey.Reveal()
-	if len(k) < 4 {
-		return text
-	}
-	return strings.ReplaceAll(text, k, "[redacted]")
-}
+// Redact removes the API key (and every bearer credential and owner
+// token) from any text.
+func (s *ModelSetup) Redact(text string) string { return s.redactor.Text(text) }
 
 // Scrub is v encoded and redacted: the last line of defence for the API
 // key in what is printed.

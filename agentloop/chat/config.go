@@ -63,12 +63,6 @@ const (
 	APIStyleAzure  = chatapi.StyleAzure
 )
 
-// NewSecret wraps an API key.
-//
-// Deprecated: use redact.NewSecret; this name stays while the command layer
-// calls it.
-func NewSecret(s string) redact.Secret { return redact.NewSecret(s) }
-
 // Config configures the chat-completions client.
 type Config struct {
 	BaseURL  string

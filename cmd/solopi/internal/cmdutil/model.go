@@ -10,6 +10,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // EnvPlannerCache is the environment variable of the profile cache
@@ -82,7 +83,7 @@ func (o *ModelOptions) Setup(g *Globals) (*agentloop.ModelSetup, error) {
 		if err != nil {
 			return nil, err
 		}
-		mc.APIKey = chat.NewSecret(strings.TrimSpace(string(b)))
+		mc.APIKey = redact.NewSecret(strings.TrimSpace(string(b)))
 	}
 	fromEnv := mc
 	if err := fromEnv.ApplyEnv(getenv); err != nil {
