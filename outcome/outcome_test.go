@@ -40,6 +40,7 @@ func TestExitForMapsContextErrors(t *testing.T) {
 }
 
 func TestExitOf(t *testing.T) {
+	t.Parallel()
 	if ExitOf(nil) != ExitOK || ExitOf(fault.Usage("x", "y")) != ExitUsage || ExitOf(fault.New(fault.Timeout, "t", "late")) != ExitTimeout {
 		t.Fatal("ExitOf does not follow ExitFor")
 	}
