@@ -43,12 +43,12 @@ var ranks = map[string]int{
 	// Feature families over the device core, the planner runtime, the
 	// managed store, the device fakes and their conformance suite.
 	"solopi/replay": 3, "solopi/agent": 3, "solopi/sessions": 3, "solopi/readiness": 3,
-	"solopi/transporttest": 3, "solopi/devicefake": 3, "agentloop": 3, "managed": 3, "history": 3,
+	"solopi/transporttest": 3, "agentloop": 3, "managed": 3, "history": 3,
 
 	// Adapters that join features: the planner's devices, the live
 	// console, the managed worker and control plane, test rigs over them.
 	"agentloop/adbdevice": 4, "agentloop/agentdevice": 4, "report/console": 4,
-	"solopi/agentfake": 4, "managed/controlplane": 4, "managed/worker": 4,
+	"managed/controlplane": 4, "managed/worker": 4,
 	"managed/storetest": 4, "internal/counterphone": 4, "solopi/suite": 4,
 
 	// Verification execution over the planner and the phone.
@@ -133,7 +133,7 @@ func violation(p, imp string) string {
 		}
 		return "the simulator shares only protocol, adbwire, casefile, clock and canonjson with the host"
 	case under(imp, "sim"):
-		if p == "solopi/devicefake" || p == "agentloop/fakemodel" || p == "internal/counterphone" {
+		if p == "agentloop/fakemodel" || p == "internal/counterphone" {
 			return "" // test rigs draw with the simulator's screens
 		}
 		return "the host does not import the simulator"

@@ -74,6 +74,12 @@ func (h *hookedRunner) RunCase(ctx context.Context, r execution.RunRequest) (exe
 // (the simulator's foreign-agent-session fault), holding its control lease:
 // what a verify-run killed mid-exploration, or someone's
 // agent-session-start, leaves behind.
+// foreignScale is the time scale of tests with a foreign Agent session:
+// the session's longest idle timeout (5 minutes of device time) must
+// outlast the whole run even on a loaded machine (a minute of real time
+// here; at scale 20 it was 15 s and expired under load, so the cleanup ran).
+const foreignScale = 5
+
 func foreignSession(t *testing.T, d *sim.Device, p *Phone) {
 	t.Helper()
 	if err := p.LaunchTarget(context.Background(), "com.example.counter"); err != nil {
@@ -159,7 +165,7 @@ func TestPhoneOfflineMidReplayIsNotTested(t *testing.T) {
 // with solopi-ai's decisions, is not_tested throughout, never failed.
 func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
 	t.Parallel()
-	d, phone := newPhone(t, 20)
+	d, phone := newPhone(t, foreignScale)
 	foreignSession(t, d, phone)
 	dir := filepath.Join(t.TempDir(), "run")
 	s, err := prepareMatrix(t, dir).Run(context.Background(), execution.Engine{Runner: phone, Agent: phone})
@@ -187,7 +193,7 @@ func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
 // cleanup_not_tested.
 func TestCleanupThatCouldNotRunIsNotTested(t *testing.T) {
 	t.Parallel()
-	d, phone := newPhone(t, 20)
+	d, phone := newPhone(t, foreignScale)
 	h := &hookedRunner{Phone: phone, beforeRun: func(n int, _ execution.RunRequest) {
 		if n == 2 {
 			foreignSession(t, d, phone)
@@ -228,7 +234,7 @@ func TestCompetingReplayIsNotTested(t *testing.T) {
 // scenario is not_tested.
 func TestAgentStartBlockedByAnotherOwnerIsNotTested(t *testing.T) {
 	t.Parallel()
-	d, phone := newPhone(t, 20)
+	d, phone := newPhone(t, foreignScale)
 	phone.o.AgentStartTimeout = 2 * time.Second
 	decisions := `{"s":{"explore":[` + clickIncrement + `,` + done + `]}}`
 	foreign := &launchHook{Phone: phone, before: func() { foreignSession(t, d, phone) }}
