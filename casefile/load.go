@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/solopi-dev/solopi/canonjson"
@@ -33,10 +35,31 @@ func Load(data []byte) (*Case, error) {
 		return nil, err
 	}
 	if v := CheckShape(g); len(v) > 0 {
-		return nil, newError(CodeSchemaViolation, "the case file does not match the SoloPi case schema: %s %s", pointerName(v[0].Instance), v[0].Message).
+		e := newError(CodeSchemaViolation, "the case file does not match the SoloPi case schema: %s %s", pointerName(v[0].Instance), v[0].Message).
 			with("violations", v[:min(len(v), maxViolations)])
+		e.Field, e.StepIndex = violationPlace(v[0])
+		return nil, e
 	}
 	return parseTree(g, true)
+}
+
+// violationPlace names a violation as solopi-ai names the same refusal:
+// the top-level field (field), or the step (stepIndex) it is in.
+func violationPlace(v Violation) (string, int) {
+	parts := strings.Split(v.Instance, "/")
+	switch {
+	case len(parts) >= 4 && parts[1] == "operationLog" && parts[2] == "steps":
+		if i, err := strconv.Atoi(parts[3]); err == nil {
+			return "", i
+		}
+	case len(parts) >= 2:
+		return strings.ReplaceAll(strings.ReplaceAll(parts[1], "~1", "/"), "~0", "~"), -1
+	}
+	if name, ok := strings.CutPrefix(v.Message, `missing properties: "`); ok {
+		name, _, _ = strings.Cut(name, `"`)
+		return name, -1
+	}
+	return "", -1
 }
 
 func pointerName(p string) string {
