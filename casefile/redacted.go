@@ -38,19 +38,18 @@ func CheckRedacted(c *Case) error {
 func findMarker(v any, path string) (string, bool) {
 	switch x := v.(type) {
 	case string:
-		if !strings.Contains(x, redact.Marker) {
-			return "", false
-		}
-		// advanceSettings is a JSON document in a string: name the place
-		// inside it.
-		if doc, err := canonjson.Decode([]byte(x)); err == nil {
-			if _, isText := doc.(string); !isText {
+		// advanceSettings is a JSON document in a string (where the marker
+		// may be spelt with escapes): name the place inside it.
+		if t := strings.TrimSpace(x); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			if doc, err := canonjson.Decode([]byte(t)); err == nil {
 				if p, found := findMarker(doc, path); found {
 					return p, true
 				}
 			}
 		}
-		return path, true
+		if strings.Contains(x, redact.Marker) {
+			return path, true
+		}
 	case *string:
 		if x == nil {
 			return "", false
