@@ -250,4 +250,3 @@ func TestSchemaValidatesSamples(t *testing.T) {
 		}
 	}
 }
-

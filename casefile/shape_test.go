@@ -155,4 +155,3 @@ func TestCheckShapeReportsPointers(t *testing.T) {
 		}
 	}
 }
-

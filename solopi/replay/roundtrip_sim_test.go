@@ -241,7 +241,7 @@ func catalogueSteps(t *testing.T) ([]any, []string) {
 		"packageName": "com.example.counter", "description": "", "xpath": "/android.widget.FrameLayout/android.widget.TextView", "id": "4294967347",
 		"depth": 9, "nodeType": "AccessibilityNodeTree", "nodeBound": map[string]any{"left": 84, "top": 242, "right": 996, "bottom": 386, "empty": false},
 		"assistantNodes": []any{map[string]any{"className": "android.widget.TextView", "resourceId": "x", "text": "t", "description": "d", "parentHeight": 3}},
-		"extra": map[string]any{"screenSize": "1080,2340"}}
+		"extra":          map[string]any{"screenSize": "1080,2340"}}
 	var steps []any
 	var secrets []string
 	add := func(enum string, params map[string]string, needsNode bool, providerStep bool) {

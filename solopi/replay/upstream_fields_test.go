@@ -111,7 +111,9 @@ func TestCaseErrorsCarryUpstreamFields(t *testing.T) {
 	}
 	idx := 5
 	del := func(i int) StepEdit {
-		return func(c *casefile.Case, _ casefile.EditOptions) (*casefile.EditResult, error) { return casefile.Delete(c, i) }
+		return func(c *casefile.Case, _ casefile.EditOptions) (*casefile.EditResult, error) {
+			return casefile.Delete(c, i)
+		}
 	}
 	addStep := func(stepFile string) StepEdit {
 		return func(c *casefile.Case, o casefile.EditOptions) (*casefile.EditResult, error) {
@@ -134,8 +136,8 @@ func TestCaseErrorsCarryUpstreamFields(t *testing.T) {
 		{"running params row", withParams(`{"mode":"SEPARATE","paramList":[{"a":"1","b":"2"}]}`), map[string]string{"paramIndex": "integer"}},
 		{"running params value", withParams(`{"mode":"UNION","paramList":[{"a":""}]}`), map[string]string{"paramIndex": "integer", "param": "string"}},
 		{"running params union keys", withParams(`{"mode":"UNION","paramList":[{"a":"1"},{"b":"2"}]}`), map[string]string{"paramIndex": "integer", "expectedKeys": "array", "actualKeys": "array"}},
-		{"missing field", validate(file(`{"caseName":"c","targetAppPackage":" ","operationLog":{"steps":[`+sleep+`]}}`)), map[string]string{"field": "string"}},
-		{"priority", validate(file(`{"caseName":"c","targetAppPackage":"p","priority":-1,"operationLog":{"steps":[`+sleep+`]}}`)), map[string]string{"field": "string"}},
+		{"missing field", validate(file(`{"caseName":"c","targetAppPackage":" ","operationLog":{"steps":[` + sleep + `]}}`)), map[string]string{"field": "string"}},
+		{"priority", validate(file(`{"caseName":"c","targetAppPackage":"p","priority":-1,"operationLog":{"steps":[` + sleep + `]}}`)), map[string]string{"field": "string"}},
 		{"unsupported action", validate(caseOf(`[{"operationMethod":{"actionEnum":"FLY"}}]`)), map[string]string{"stepIndex": "integer", "actionEnum": "string"}},
 		{"runtime-only action", validate(caseOf(`[{"operationMethod":{"actionEnum":"FINISH"}}]`)), map[string]string{"stepIndex": "integer", "actionEnum": "string"}},
 		{"missing params", validate(caseOf(`[{"operationMethod":{"actionEnum":"SLEEP"}}]`)), map[string]string{"stepIndex": "integer", "actionEnum": "string", "missingParams": "array"}},
@@ -154,7 +156,10 @@ func TestCaseErrorsCarryUpstreamFields(t *testing.T) {
 			map[string]string{"stepIndex": "integer", "stepId": "string"}},
 		{"refused action", validate(caseOf(`[{"operationMethod":{"actionEnum":"EXECUTE_SHELL","operationParam":{"text":"ls"}}}]`)),
 			map[string]string{"operation": "string", "stepIndex": "integer", "actionEnum": "string", "reason": "string"}},
-		{"high risk", func(*testing.T) error { _, err := PrepareImport(caseOf(`[{"operationMethod":{"actionEnum":"CLEAR_DATA"}}]`), false); return err },
+		{"high risk", func(*testing.T) error {
+			_, err := PrepareImport(caseOf(`[{"operationMethod":{"actionEnum":"CLEAR_DATA"}}]`), false)
+			return err
+		},
 			map[string]string{"operation": "string", "stepIndex": "integer", "actionEnum": "string", "risk": "string"}},
 		{"unknown provider", validate(caseOf(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL","operationParam":{"targetAction":"fly"}}}]`)),
 			map[string]string{"operation": "string", "stepIndex": "integer", "actionEnum": "string", "targetAction": "string"}},
