@@ -321,3 +321,31 @@ func catalogueSteps(t *testing.T) ([]any, []string) {
 	secrets = slices.DeleteFunc(secrets, func(s string) bool { return len(s) < 8 || !strings.Contains(s, "=") })
 	return steps, secrets
 }
+
+// A case the phone already stores with the marker in place of a value
+// (imported before it was refused) is not replayed: the run is refused
+// before any mutation, exit 3, naming the value.
+func TestRunRefusesAStoredRedactedCase(t *testing.T) {
+	t.Parallel()
+	p := newSimPhone(t)
+	ctx := context.Background()
+	c, err := casefile.Parse([]byte(`{"caseName":"lost","targetAppPackage":"com.example.counter","operationLog":{"steps":[
+		{"stepId":"a","operationMethod":{"actionEnum":"SLEEP","encrypt":false,"operationParam":{"text":"[redacted]"}}}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := casefile.Normalize(c, casefile.NormalizeOptions{SkipPolicy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ImportCase(ctx, p.d, n, ImportOptions{Timeout: 10 * time.Second, PollInterval: 10 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	rep := RunReplay(ctx, p.d, fastRun("lost", ""))
+	if rep.Err == nil || rep.Err.Code != casefile.CodeRedactedValue || rep.Err.Kind != fault.Invalid {
+		t.Fatalf("run: %v", rep.Err)
+	}
+	if p.mutations("startaction/replay") != 0 {
+		t.Fatal("the replay was started")
+	}
+}
