@@ -6,8 +6,6 @@ package replay
 // ours (path, errorCode).
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -24,33 +22,18 @@ const (
 	MaxCaseFileBytes = 16 << 20
 )
 
-// ReadLocalInput reads a bounded local file; what names it in messages.
+// ReadLocalInput reads a bounded local file (artifacts.Input); what names
+// it in messages. A refusal names the file as solopi-ai does (file, and
+// the cause as reason) beside ours (path).
 func ReadLocalInput(path, what string) ([]byte, error) {
-	unreadable := func(msg string, err error) error {
-		e := fault.Wrap(fault.Invalid, CodeCaseFileUnreadable, msg, err).With("path", path).With("file", path)
-		if err != nil {
-			e.With("reason", err.Error())
+	b, err := artifacts.Input{What: what, Code: CodeCaseFileUnreadable, Max: MaxCaseFileBytes}.Read(path)
+	if err != nil {
+		e := fault.From(err).With("file", path)
+		reason := e.Message
+		if e.Err != nil {
+			reason = e.Err.Error()
 		}
-		return e
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, unreadable("cannot open the "+what, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, unreadable("cannot read the "+what, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, unreadable("the "+what+" is not a regular file", errors.New("not a regular file"))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxCaseFileBytes+1))
-	if err != nil {
-		return nil, unreadable("cannot read the "+what, err)
-	}
-	if len(b) > MaxCaseFileBytes {
-		return nil, unreadable("the "+what+" is too large", errors.New("larger than 16 MiB"))
+		return nil, e.With("reason", reason)
 	}
 	return b, nil
 }

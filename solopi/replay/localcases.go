@@ -78,7 +78,9 @@ func CaseTemplate(name, pkg, label string) (*LocalOutput, error) {
 
 // CaseValidateOptions are case-validate's flags.
 type CaseValidateOptions struct {
-	File              string
+	File string
+	// Output is --output: checked (not written) before the file is read.
+	Output            string
 	RunningParamsFile string
 	ClearRunning      bool
 	ConfirmHighRisk   bool
@@ -91,6 +93,11 @@ type CaseValidateOptions struct {
 func ValidateCaseFile(o CaseValidateOptions) (*LocalOutput, error) {
 	if o.RunningParamsFile != "" && o.ClearRunning {
 		return nil, fault.Usage(CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
+	}
+	if o.Output != "" {
+		if err := CheckCaseOutput(o.Output, o.File, true); err != nil {
+			return nil, err
+		}
 	}
 	c, err := ReadCaseFile(o.File)
 	if err != nil {

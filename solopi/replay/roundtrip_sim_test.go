@@ -181,23 +181,27 @@ func importFile(t *testing.T, p *simPhone, store SecretsStore, path string, repl
 	return dc
 }
 
-// contentFingerprint is caseFingerprint over dc's content; with identity
-// false its id and times are fixed, so two imports of one case compare.
+// contentFingerprint is caseFingerprint over dc's content: with identity
+// its id and times (the device's own fingerprint, recomputed), else
+// casefile.ContentFingerprint, so two imports of one case compare.
 func contentFingerprint(t *testing.T, dc *DeviceCase, identity bool) string {
 	t.Helper()
 	c := dc.Case
+	if !identity {
+		fp, err := casefile.ContentFingerprint(c, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
 	snap, err := casefile.SnapshotOperationLog(c.Steps, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, create, modify := int64(1), int64(0), int64(0)
-	if identity {
-		id, create, modify = dc.ID, c.GmtCreate, c.GmtModify
-	}
 	prio := int64(c.Priority)
-	return casefile.Fingerprint(casefile.FingerprintInput{ID: &id, CaseName: &c.CaseName, CaseDesc: &c.CaseDesc,
+	return casefile.Fingerprint(casefile.FingerprintInput{ID: &dc.ID, CaseName: &c.CaseName, CaseDesc: &c.CaseDesc,
 		TargetAppPackage: &c.TargetAppPackage, TargetAppLabel: &c.TargetAppLabel, RecordMode: &c.RecordMode,
-		AdvanceSettings: &c.AdvanceSettings, OperationLog: &snap, Priority: &prio, GmtCreate: &create, GmtModify: &modify})
+		AdvanceSettings: &c.AdvanceSettings, OperationLog: &snap, Priority: &prio, GmtCreate: &c.GmtCreate, GmtModify: &c.GmtModify})
 }
 
 func sameRefs(a, b []casefile.ParamRef) bool {
