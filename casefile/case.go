@@ -66,19 +66,22 @@ func ParseAsDevice(data []byte) (*Case, error) { return parse(data, false) }
 
 func parse(data []byte, strict bool) (*Case, error) {
 	// Editors on Windows like to prepend a UTF-8 BOM; it is not JSON.
-	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	g, err := canonjson.Decode(data)
-	if errors.Is(err, canonjson.ErrTrailingData) {
-		return nil, newError(CodeInvalidCaseJSON, "case file has trailing data after the JSON object").wrap(err)
-	}
+	data = trimBOM(data)
+	g, err := decodeDocument(data, CodeInvalidCaseJSON, "the case file")
 	if err != nil {
-		return nil, newError(CodeInvalidCaseJSON, "case file is not valid JSON").wrap(err)
+		return nil, err
 	}
 	if strict {
 		if err := CheckJSON(data); err != nil {
 			return nil, err
 		}
 	}
+	return parseTree(g, strict)
+}
+
+// parseTree reads a decoded case document (strict: the documents it
+// carries as strings must pass CheckJSON).
+func parseTree(g any, strict bool) (*Case, error) {
 	obj, ok := g.(map[string]any)
 	if !ok {
 		return nil, newError(CodeInvalidCaseJSON, "case JSON must be an object, not %s", jsonKind(g))

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -250,52 +249,4 @@ func TestSchemaValidatesSamples(t *testing.T) {
 			t.Errorf("%s: schema accepted it", name)
 		}
 	}
-}
-
-func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, p := range files {
-		data, _ := os.ReadFile(p)
-		f.Add(data)
-	}
-	f.Add([]byte(caseWith(`[` + startRec + `,` + stopRec + `,` + screenshotOK + `,` + shellStep + `]`)))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse(data)
-		if err != nil {
-			if ErrorCode(err) == "" {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		if !utf8.Valid(data) || CheckJSON(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))) != nil {
-			t.Fatal("Parse accepted a document CheckJSON refuses")
-		}
-		_ = DeviceValidate(c)
-		if _, err := SnapshotOperationLog(c.Steps, ""); err != nil {
-			t.Fatalf("snapshot: %v", err)
-		}
-		if n, _, err := Normalize(c, NormalizeOptions{ConfirmHighRisk: true}); err == nil {
-			if err := DeviceValidate(n); err != nil && !strings.Contains(err.Error(), "no supported action") &&
-				!strings.Contains(err.Error(), "grounded") {
-				t.Fatalf("normalised case fails device validation: %v", err)
-			}
-		} else if ErrorCode(err) == "" {
-			t.Fatalf("untyped normalize error %v", err)
-		}
-		// Marshal must be a fixed point after one round.
-		for _, m := range []func(*Case) ([]byte, error){Marshal, MarshalAuthoring} {
-			out1, err := m(c)
-			if err != nil {
-				t.Fatalf("marshal: %v", err)
-			}
-			c2, err := Parse(out1)
-			if err != nil {
-				t.Fatalf("re-parse: %v\n%s", err, out1)
-			}
-			out2, err := m(c2)
-			if err != nil || !bytes.Equal(out1, out2) {
-				t.Fatalf("not stable:\n%s\n%s", out1, out2)
-			}
-		}
-	})
 }

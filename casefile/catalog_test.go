@@ -268,11 +268,11 @@ func TestCatalogRefusedParamsAreEnforced(t *testing.T) {
 			}
 		}
 		s := Step{StepID: "s", Method: Method{ActionEnum: p.ActionEnum, Params: params}}
-		if _, err := stepPolicy(s, 0, true); ErrorCode(err) != CodeRefusedProviderURL {
+		if _, err := stepPolicy(s, 0, true, ""); ErrorCode(err) != CodeRefusedProviderURL {
 			t.Errorf("%s with a url: %v, want %s", p.Code, err, CodeRefusedProviderURL)
 		}
 		params["url"] = Str(" ")
-		if _, err := stepPolicy(s, 0, true); err != nil {
+		if _, err := stepPolicy(s, 0, true, ""); err != nil {
 			t.Errorf("%s with a blank url: %v", p.Code, err)
 		}
 	}

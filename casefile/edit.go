@@ -40,9 +40,12 @@ type EditResult struct {
 	RemovedStepID string
 }
 
-// Describe builds the descriptor of one normalised step.
+// Describe builds the descriptor of one normalised step, for printing:
+// the parameter values of a step marked encrypted are redacted (the files
+// the edits write keep them).
 func Describe(s Step, index int) StepDescriptor {
 	d := StepDescriptor{Index: index, StepID: s.StepID, Step: s.Clone()}
+	redactStep(&d.Step)
 	enum, ok := LookupAction(s.Method.ActionEnum)
 	if ok {
 		d.ActionEnum = enum.ActionEnum
@@ -80,6 +83,15 @@ func List(c *Case) ([]StepDescriptor, error) {
 		out[i] = Describe(s, i)
 	}
 	return out, nil
+}
+
+// SelectStep is case-step-list --index: the descriptor at index, or
+// step_index_out_of_range (negative indexes included).
+func SelectStep(ds []StepDescriptor, index int) ([]StepDescriptor, error) {
+	if err := checkIndex(index, len(ds), false); err != nil {
+		return nil, err
+	}
+	return ds[index : index+1], nil
 }
 
 // Insert inserts step so that it ends up at index at, 0..len(steps); any
@@ -147,7 +159,8 @@ func Delete(c *Case, index int) (*EditResult, error) {
 		return nil, err
 	}
 	if len(base.Steps) == 1 {
-		return nil, stepError(CodeLastStep, index, base.Steps[index].StepID, "a SoloPi case must keep at least one step")
+		return nil, stepError(CodeLastStep, index, base.Steps[index].StepID, "a SoloPi case must keep at least one step").
+			with("stepCount", 1).with("index", index)
 	}
 	removed := base.Steps[index].StepID
 	base.Steps = append(base.Steps[:index:index], base.Steps[index+1:]...)
@@ -173,7 +186,7 @@ func Move(c *Case, from, to int, opts EditOptions) (*EditResult, error) {
 	s := base.Steps[from]
 	// The moved step must pass the policy where it came from, before the
 	// rest of the case is re-checked.
-	if _, err := stepPolicy(s, from, opts.ConfirmHighRisk); err != nil {
+	if _, err := stepPolicy(s, from, opts.ConfirmHighRisk, "move"); err != nil {
 		return nil, fmt.Errorf("case-step move: %w", err)
 	}
 	rest := append(base.Steps[:from:from], base.Steps[from+1:]...)
@@ -195,7 +208,7 @@ func Copy(c *Case, index, to int, opts EditOptions) (*EditResult, error) {
 		return nil, err
 	}
 	s := base.Steps[index].Clone()
-	if _, err := stepPolicy(s, index, opts.ConfirmHighRisk); err != nil {
+	if _, err := stepPolicy(s, index, opts.ConfirmHighRisk, "copy"); err != nil {
 		return nil, fmt.Errorf("case-step copy: %w", err)
 	}
 	s.StepID = freeStepID(base.Steps, s.StepID+"-copy")
@@ -221,7 +234,7 @@ func finishEdit(c *Case, op string, affected int, opts EditOptions) (*EditResult
 	if err != nil {
 		return nil, fmt.Errorf("case-step %s: %w", op, err)
 	}
-	if _, err := stepPolicy(n.Steps[affected], affected, opts.ConfirmHighRisk); err != nil {
+	if _, err := stepPolicy(n.Steps[affected], affected, opts.ConfirmHighRisk, op); err != nil {
 		return nil, fmt.Errorf("case-step %s: %w", op, err)
 	}
 	d := Describe(n.Steps[affected], affected)
@@ -239,7 +252,7 @@ func checkIndex(index, count int, insertion bool) error {
 	if index < 0 || index > upper {
 		e := newError(CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, upper)
 		e.StepIndex = index
-		return e.with("minimum", 0).with("maximum", upper).with("insertion", insertion).with("stepCount", count)
+		return e.with("index", index).with("minimum", 0).with("maximum", upper).with("insertion", insertion).with("stepCount", count)
 	}
 	return nil
 }

@@ -214,7 +214,7 @@ func TestRunningParams(t *testing.T) {
 	if set.AdvanceSettings != `{"runningParam":{"mode":"UNION","paramList":[{"a":"1","b":"2"},{"a":"4","b":"3"}]},"version":35}` {
 		t.Errorf("set: %s", set.AdvanceSettings)
 	}
-	if rp, _ := GetRunningParams(set); rp != (RunningParams{true, "UNION", 2}) {
+	if rp, _ := GetRunningParams(set); !rp.Configured || rp.Mode == nil || *rp.Mode != "UNION" || rp.ItemCount != 2 {
 		t.Errorf("summary %+v", rp)
 	}
 	if _, _, err := Normalize(set, NormalizeOptions{}); err != nil {

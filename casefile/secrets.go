@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/solopi-dev/solopi/redact"
@@ -93,4 +94,55 @@ func ParamValues(c *Case, refs []ParamRef) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// secretStep reports a step whose author marked its parameters encrypted
+// ("encrypt": true). Its values are secrets in every output of the local
+// case commands; a value that is SoloPi ciphertext is one too, since the
+// default key is public.
+func secretStep(s *Step) bool { return s.Method.Encrypt != nil && *s.Method.Encrypt }
+
+// shownValue is a parameter value of s as an output may show it.
+func shownValue(s *Step, v string) string {
+	if secretStep(s) {
+		return redact.Marker
+	}
+	return v
+}
+
+// shown is shownValue quoted for a message.
+func shown(s *Step, v string) string {
+	if secretStep(s) {
+		return redact.Marker
+	}
+	return strconv.Quote(v)
+}
+
+// RedactSecrets returns a copy of c for printing: every parameter value of a
+// step marked encrypted is redact.Marker (null stays null). Files keep the
+// values; only what is printed is redacted.
+func RedactSecrets(c *Case) *Case {
+	out := c.Clone()
+	for i := range out.Steps {
+		redactStep(&out.Steps[i])
+	}
+	return out
+}
+
+func redactStep(s *Step) {
+	if !secretStep(s) {
+		return
+	}
+	for k, v := range s.Method.Params {
+		if v != nil {
+			s.Method.Params[k] = Str(redact.Marker)
+		}
+	}
+}
+
+// SecretValues are the values c's author marked encrypted (what RedactSecrets
+// hides), deduplicated and sorted: what a redactor of text about c, such
+// as a device message quoting a parameter, must hide.
+func SecretValues(c *Case) []string {
+	return ParamValues(c, paramRefs(c, func(s Step, _ string) bool { return secretStep(&s) }))
 }

@@ -155,21 +155,3 @@ func TestCheckShapeReportsPointers(t *testing.T) {
 		}
 	}
 }
-
-func FuzzCheckShape(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte(`{"caseName":"a","targetAppPackage":"b","operationLog":"{\"steps\":[{\"operationMethod\":{\"actionEnum\":\"X\"}}]}"}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		doc, ok := decodeDoc(t, b)
-		if !ok {
-			return
-		}
-		if want, got := schemaAccepts(t, doc), CheckShape(doc); want != (len(got) == 0) {
-			t.Fatalf("schema accepts=%v, CheckShape=%v for %s", want, got, b)
-		}
-	})
-}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
-	"github.com/solopi-dev/solopi/canonjson"
 )
 
 // Step is one SoloPi OperationStep.
@@ -109,9 +107,10 @@ func Bool(b bool) *bool { return &b }
 // ParseStep parses one step object in authoring or exported form (as used by
 // the case-step-add/update step files).
 func ParseStep(data []byte) (Step, error) {
-	g, err := canonjson.Decode(data)
+	data = trimBOM(data)
+	g, err := decodeDocument(data, CodeInvalidStep, "the step file")
 	if err != nil {
-		return Step{}, newError(CodeInvalidStep, "step JSON is not valid").wrap(err)
+		return Step{}, err
 	}
 	if err := CheckJSON(data); err != nil {
 		return Step{}, err
@@ -168,6 +167,11 @@ func stepFromGeneric(obj map[string]any, index int) (Step, error) {
 			s.Method = method
 		case "operationNode":
 			if v == nil {
+				// null is a value: a global action's node written as
+				// null (as solopi-ai's template does) stays null.
+				if err := putUnknown(&s.Unknown, k, nil); err != nil {
+					return s, err
+				}
 				continue
 			}
 			m, ok := v.(map[string]any)
@@ -271,9 +275,17 @@ func nodeFromGeneric(obj map[string]any, index int) (*Node, error) {
 		"packageName": &n.PackageName, "nodeType": &n.NodeType,
 	}
 	for k, v := range obj {
+		if v == nil {
+			// A field written as null stays null in the files written
+			// back (it is kept with the unknown fields, which a set field
+			// of the same name overrides); the device reads it as unset.
+			if err := putUnknown(&n.Unknown, k, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if dst, ok := strField[k]; ok {
 			switch x := v.(type) {
-			case nil:
 			case string:
 				*dst = Str(x)
 			case json.Number:
@@ -286,18 +298,12 @@ func nodeFromGeneric(obj map[string]any, index int) (*Node, error) {
 		}
 		switch k {
 		case "depth":
-			if v == nil {
-				continue
-			}
 			d, ok := intValue(v)
 			if !ok {
 				return nil, bad(k, "an integer")
 			}
 			n.Depth = d
 		case "nodeBound":
-			if v == nil {
-				continue
-			}
 			m, ok := v.(map[string]any)
 			if !ok {
 				return nil, bad(k, "an object")
@@ -314,9 +320,6 @@ func nodeFromGeneric(obj map[string]any, index int) (*Node, error) {
 			}
 			n.NodeBound = &r
 		case "assistantNodes":
-			if v == nil {
-				continue
-			}
 			list, ok := v.([]any)
 			if !ok {
 				return nil, bad(k, "an array")
@@ -332,9 +335,6 @@ func nodeFromGeneric(obj map[string]any, index int) (*Node, error) {
 			}
 			n.AssistantNodes = json.RawMessage(raw)
 		case "extra":
-			if v == nil {
-				continue
-			}
 			m, ok := v.(map[string]any)
 			if !ok {
 				return nil, bad(k, "an object")
@@ -361,6 +361,11 @@ func nodeFromGeneric(obj map[string]any, index int) (*Node, error) {
 		}
 	}
 	return n, nil
+}
+
+// nullNode is the Unknown of a step whose operationNode is written null.
+func nullNode() map[string]json.RawMessage {
+	return map[string]json.RawMessage{"operationNode": json.RawMessage("null")}
 }
 
 func optString(v any) (string, bool) {
@@ -453,7 +458,9 @@ func (n *Node) tree() map[string]any {
 			out[k] = *v
 		}
 	}
-	out["depth"] = n.Depth
+	if _, null := n.Unknown["depth"]; !null || n.Depth != 0 {
+		out["depth"] = n.Depth
+	}
 	if n.NodeBound != nil {
 		out["nodeBound"] = n.NodeBound.tree()
 	}

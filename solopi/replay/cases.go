@@ -230,7 +230,7 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 			With("requestId", rep.RequestID).With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {
-		return rep, err
+		return rep, withResponse(err)
 	}
 	final := map[string]any(last.Object)
 	rep.Receipt = final
@@ -243,6 +243,17 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 		return rep, device.ContractError("the import receipt says success but does not name the imported case", final)
 	}
 	return rep, nil
+}
+
+// withResponse names the answer a receipt error quotes as solopi-ai does
+// (response) beside ours (lastResponse).
+func withResponse(err error) error {
+	if e, ok := err.(*fault.Error); ok {
+		if r, ok := e.Details["lastResponse"]; ok {
+			e.With("response", r)
+		}
+	}
+	return err
 }
 
 // removeStaged deletes the staged import file and checks it is gone.
@@ -302,9 +313,12 @@ func DeleteCase(ctx context.Context, d *device.Device, name string, timeout, int
 		device.PollOptions{Timeout: timeout, Interval: interval}, firstReceipt)
 	if errors.Is(err, device.ErrPollTimeout) {
 		return nil, reqID, fault.New(fault.Timeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
-			With("requestId", reqID).With("caseName", name).With("lastResponse", map[string]any(last.Answer))
+			With("requestId", reqID).With("caseName", name).With("phase", "case-delete").With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {
+		if e, ok := withResponse(err).(*fault.Error); ok && e.Kind != fault.Interrupted {
+			e.With("requestId", reqID).With("caseName", name).With("phase", "case-delete")
+		}
 		return nil, reqID, err
 	}
 	final := map[string]any(last.Object)

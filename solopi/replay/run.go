@@ -187,7 +187,7 @@ func (rs *runState) run(ctx context.Context) error {
 		return err
 	}
 	// 2. Local authoring policy on the device copy.
-	_, hr, err := casefile.Normalize(ci.Case, casefile.NormalizeOptions{ConfirmHighRisk: o.ConfirmHighRisk})
+	_, hr, err := casefile.Normalize(ci.Case, casefile.NormalizeOptions{ConfirmHighRisk: o.ConfirmHighRisk, Operation: "run"})
 	if err != nil {
 		return caseError(err)
 	}

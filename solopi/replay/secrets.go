@@ -170,14 +170,20 @@ func (r *Redaction) Redactor() *redact.Redactor {
 // positions when this host imported that exact version, else the
 // input-bearing parameters.
 func caseRedaction(store SecretsStore, known *[]casefile.ParamRef, ci *DeviceCase) *Redaction {
+	basis, values := caseSecrets(store, known, ci)
+	return &Redaction{Basis: basis, Values: len(values), r: redact.New(withDeviceSpellings(values)...)}
+}
+
+// caseSecrets are the secret values of a case snapshot and how they were
+// found (see caseRedaction).
+func caseSecrets(store SecretsStore, known *[]casefile.ParamRef, ci *DeviceCase) (string, []string) {
 	basis, refs := RedactionInputParameters, casefile.InputParams(ci.Case)
 	if known != nil {
 		basis, refs = RedactionCaller, *known
 	} else if rec, ok := store.Load(ci.Name, ci.Fingerprint); ok {
 		basis, refs = RedactionImportRecord, rec.EncryptedParams
 	}
-	values := casefile.ParamValues(ci.Case, refs)
-	return &Redaction{Basis: basis, Values: len(values), r: redact.New(withDeviceSpellings(values)...)}
+	return basis, casefile.ParamValues(ci.Case, refs)
 }
 
 // withDeviceSpellings adds to values how SoloPi's JSON writer spells each
@@ -205,6 +211,10 @@ func withDeviceSpellings(values []string) []string {
 // device's snapshot of that case gives the fingerprint a run will read; a
 // snapshot of another case (a newer import of the same name) is refused.
 func RecordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n *casefile.Case, caseID int64) (string, error) {
+	return recordSecrets(ctx, d, store, n, caseID, casefile.EncryptedParams(n))
+}
+
+func recordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n *casefile.Case, caseID int64, refs []casefile.ParamRef) (string, error) {
 	ci, err := GetCase(ctx, d, n.CaseName)
 	if err != nil {
 		return "", err
@@ -212,7 +222,55 @@ func RecordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n 
 	if ci.ID != caseID {
 		return "", fmt.Errorf("the device's case %q is now id %d, not the imported %d", n.CaseName, ci.ID, caseID)
 	}
-	return store.Save(SecretsRecord{CaseName: n.CaseName, CaseID: caseID, CaseFingerprint: ci.Fingerprint, EncryptedParams: casefile.EncryptedParams(n)})
+	return store.Save(SecretsRecord{CaseName: n.CaseName, CaseID: caseID, CaseFingerprint: ci.Fingerprint, EncryptedParams: refs})
+}
+
+// ImportSecrets are the secret positions of a case being imported: its
+// encrypted parameters and, when the file is an export of a device case
+// (case-get --output writes its caseFingerprint), those of the case it was
+// exported from: its record on this computer, else the input-bearing
+// parameters, as a run of that case redacts them. An export holds every
+// value decrypted and says encrypt:false (SoloPi's read-back does), so a
+// re-imported export keeps its secrets only this way.
+func ImportSecrets(store SecretsStore, p *PreparedImport) []casefile.ParamRef {
+	refs := casefile.EncryptedParams(p.Case)
+	fp := p.Source.CaseFingerprint
+	if fp == "" {
+		return refs
+	}
+	inherited := casefile.InputParams(p.Case)
+	if rec, ok := store.Load(p.Source.CaseName, fp); ok {
+		inherited = rec.EncryptedParams
+	}
+	have := map[casefile.ParamRef]bool{}
+	for _, s := range p.Case.Steps {
+		for k := range s.Method.Params {
+			have[casefile.ParamRef{StepID: s.StepID, Key: k}] = true
+		}
+	}
+	for _, r := range inherited {
+		if have[r] && !slices.Contains(refs, r) {
+			refs = append(refs, r)
+		}
+	}
+	return refs
+}
+
+// RecordImportSecrets leaves the record of an imported case (ImportSecrets'
+// positions, never values) for the runs of this case on this computer, and
+// reports it as case-import prints it under redaction. A failure is
+// reported, not fatal: the import itself succeeded.
+func RecordImportSecrets(ctx context.Context, d *device.Device, store SecretsStore, p *PreparedImport, receipt map[string]any) map[string]any {
+	refs := ImportSecrets(store, p)
+	out := map[string]any{"encryptedParams": len(refs)}
+	id, _ := device.WireObject(receipt).Integer("caseId")
+	path, err := recordSecrets(ctx, d, store, p.Case, id, refs)
+	if err != nil {
+		out["recordError"] = err.Error()
+		return out
+	}
+	out["record"] = path
+	return out
 }
 
 // RedactSnapshot hides the case's secrets in a replay snapshot that

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,61 @@ func TestReplaySimPlantedSecretStaysOut(t *testing.T) {
 	}
 	if !sawMarker || len(outputs) < 4 {
 		t.Fatalf("no marker in %d outputs: the failure did not quote the secret", len(outputs))
+	}
+}
+
+// The replay history of a failed run quotes the encrypted value it
+// compared: replay-history-list and -get print it only as the marker,
+// also once the case is gone (its texts are withheld then).
+func TestReplayHistoryHidesSecrets(t *testing.T) {
+	t.Parallel()
+	p := newSimPhone(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := SecretsStore{Dir: filepath.Join(dir, "cases")}
+	const secret = "history-secret-9931"
+	src := writeJSON(t, dir, "c.json", map[string]any{"caseName": "hist-secret", "targetAppPackage": "com.example.counter",
+		"operationLog": map[string]any{"steps": []any{map[string]any{"stepId": "e1",
+			"operationMethod": map[string]any{"actionEnum": "ASSERT", "encrypt": true,
+				"operationParam": map[string]any{"assertMode": paramcrypt.Encrypt(paramcrypt.DefaultSeed, "assert_accurate"), "assertInputContent": paramcrypt.Encrypt(paramcrypt.DefaultSeed, secret)}},
+			"operationNode": map[string]any{"resourceId": "com.example.counter:id/counter_value"}}}}})
+	importFile(t, p, store, src, false)
+	if rep := RunReplay(ctx, p.d, RunOptions{CaseName: "hist-secret", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second,
+		PollInterval: 20 * time.Millisecond, Secrets: store}); kindOf(rep.Err) != fault.Failed {
+		t.Fatalf("run: %v", rep.Err)
+	}
+	check := func(when string) map[string]any {
+		list, err := ListReplayHistory(ctx, p.d, 100, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _ := list["records"].([]any)
+		if len(recs) != 1 {
+			t.Fatalf("records %v", list)
+		}
+		rec := recs[0].(map[string]any)
+		got, err := GetReplayHistory(ctx, p.d, rec["id"].(string), store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, v := range map[string]any{"list": list, "get": got} {
+			b, _ := json.Marshal(v)
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s, %s prints the secret: %s", when, what, b)
+			}
+			if !bytes.Contains(b, []byte(redact.Marker)) {
+				t.Errorf("%s, %s: the failure quotes nothing: %s", when, what, b)
+			}
+		}
+		return rec
+	}
+	if rec := check("with the case"); !strings.Contains(rec["exceptionMessage"].(string), "Assert failed") {
+		t.Errorf("the message itself was lost: %v", rec)
+	}
+	if _, _, err := DeleteCase(ctx, p.d, "hist-secret", 10*time.Second, 10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if rec := check("after the case was deleted"); rec["exceptionMessage"] != redact.Marker {
+		t.Errorf("the text of a case whose secrets are unknown is shown: %v", rec)
 	}
 }
