@@ -206,14 +206,11 @@ func withDeviceSpellings(values []string) []string {
 	return out
 }
 
-// RecordSecrets leaves the record of a case just imported: n is the case
-// as it was imported (its encrypt flags), caseID the receipt's id. The
-// device's snapshot of that case gives the fingerprint a run will read; a
-// snapshot of another case (a newer import of the same name) is refused.
-func RecordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n *casefile.Case, caseID int64) (string, error) {
-	return recordSecrets(ctx, d, store, n, caseID, casefile.EncryptedParams(n))
-}
-
+// recordSecrets leaves the record of a case just imported: n is the case
+// as it was imported, caseID the receipt's id, refs its secret positions.
+// The device's snapshot of that case gives the fingerprint a run will
+// read; a snapshot of another case (a newer import of the same name) is
+// refused.
 func recordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n *casefile.Case, caseID int64, refs []casefile.ParamRef) (string, error) {
 	ci, err := GetCase(ctx, d, n.CaseName)
 	if err != nil {

@@ -46,7 +46,7 @@ func TestReplaySimPlantedSecretStaysOut(t *testing.T) {
 	}
 	store := SecretsStore{Dir: filepath.Join(t.TempDir(), "cases")}
 	id, _ := device.WireObject(imp.Receipt).Integer("caseId")
-	if _, err := RecordSecrets(ctx, d, store, n, id); err != nil {
+	if _, err := recordSecrets(ctx, d, store, n, id, casefile.EncryptedParams(n)); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "out")

@@ -2,12 +2,9 @@ package replaycmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/solopi-dev/solopi/artifacts"
-	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -63,7 +60,7 @@ func caseGet(ctx context.Context, d cmdutil.DeviceDeps, o *caseGetOptions) (cmdu
 	}
 	if o.output != "" {
 		// Checked before the device is contacted.
-		if err := checkCaseOutput(o.output, "", true); err != nil {
+		if err := replay.CheckCaseOutput(o.output, "", true); err != nil {
 			return cmdutil.Result{}, err
 		}
 	}
@@ -72,21 +69,11 @@ func caseGet(ctx context.Context, d cmdutil.DeviceDeps, o *caseGetOptions) (cmdu
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		out := map[string]any{"success": true, "caseName": dc.Name, "caseId": dc.ID, "caseFingerprint": dc.Fingerprint, "stepCount": dc.StepCount()}
-		obj, n := dc.Object, 0
-		if !o.showSecrets {
-			obj, n = replay.RedactParams(dc.Object)
-		}
-		out["redactedParams"] = n
-		if o.output == "" {
-			out["case"] = obj
-			return cmdutil.OK(out), nil
-		}
-		b, err := artifacts.MarshalIndent(obj)
+		exp, err := dc.Export(o.showSecrets)
 		if err != nil {
-			return cmdutil.Result{}, fmt.Errorf("encode case: %w", err)
+			return cmdutil.Result{}, err
 		}
-		return writeCaseResult(out, o.output, b)
+		return emitCase(exp, o.output)
 	})
 }
 
@@ -117,17 +104,11 @@ func newCmdCaseImport(e cmdutil.Env) *cli.Command {
 // then imports it and reports the receipt and the staging cleanup.
 func caseImport(ctx context.Context, d cmdutil.DeviceDeps, o *caseImportOptions) (cmdutil.Result, error) {
 	store := d.G.Env.SecretsStore()
-	c, err := readCaseFile(o.file)
+	p, err := replay.PrepareImport(o.file, o.confirm)
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
-	n, hr, err := casefile.Normalize(c, casefile.NormalizeOptions{ConfirmHighRisk: o.confirm})
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	if hr == nil {
-		hr = []casefile.HighRiskStep{}
-	}
+	n, hr := p.Case, p.HighRisk
 	io := replay.ImportOptions{Replace: o.replace, Timeout: o.wait.timeout, PollInterval: o.wait.poll}
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
 		rep, err := replay.ImportCase(ctx, d, n, io)
@@ -145,7 +126,7 @@ func caseImport(ctx context.Context, d cmdutil.DeviceDeps, o *caseImportOptions)
 		out["requestId"] = rep.RequestID
 		out["cleanup"] = rep.Cleanup
 		out["confirmedHighRiskSteps"] = hr
-		out["redaction"] = recordSecrets(ctx, d, store, n, rep.Receipt)
+		out["redaction"] = replay.RecordImportSecrets(ctx, d, store, p, rep.Receipt)
 		if ok, _ := rep.Cleanup["success"].(bool); !ok {
 			// The case was imported but its staged copy may still be on
 			// the device's shared storage: say so with a failing exit.
@@ -156,24 +137,6 @@ func caseImport(ctx context.Context, d cmdutil.DeviceDeps, o *caseImportOptions)
 		}
 		return cmdutil.OK(out), nil
 	})
-}
-
-// recordSecrets leaves the local record of which parameters of the
-// imported case are encrypted (positions, never values), for the runs of
-// this case on this computer to redact exactly those values. Without it a
-// run redacts the input-bearing parameters; a failure is reported, not
-// fatal: the import itself succeeded.
-func recordSecrets(ctx context.Context, d *device.Device, store replay.SecretsStore, n *casefile.Case, receipt map[string]any) map[string]any {
-	refs := casefile.EncryptedParams(n)
-	out := map[string]any{"encryptedParams": len(refs)}
-	id, _ := device.WireObject(receipt).Integer("caseId")
-	p, err := replay.RecordSecrets(ctx, d, store, n, id)
-	if err != nil {
-		out["recordError"] = err.Error()
-		return out
-	}
-	out["record"] = p
-	return out
 }
 
 type caseDeleteOptions struct {

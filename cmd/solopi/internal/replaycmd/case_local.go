@@ -2,15 +2,10 @@ package replaycmd
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
@@ -37,53 +32,18 @@ func newCmdCaseTemplate(e cmdutil.Env) *cli.Command {
 	}
 }
 
-// caseTemplate builds upstream's template: one SLEEP 1000 step.
+// caseTemplate is upstream's template: one SLEEP 1000 step.
 func caseTemplate(o *caseTemplateOptions) (cmdutil.Result, error) {
-	if o.name == "" {
-		return cmdutil.Result{}, fault.Usage(casefile.CodeMissingCaseName, "--name must not be empty")
-	}
-	if !protocol.ValidPackageName(o.pkg) {
-		return cmdutil.Result{}, fault.Usage(casefile.CodeMissingTargetPackage, "--target-package must look like com.example.app")
-	}
-	label := o.label
-	if label == "" {
-		label = o.pkg
-	}
 	if o.output != "" {
-		if err := checkCaseOutput(o.output, "", true); err != nil {
+		if err := replay.CheckCaseOutput(o.output, "", true); err != nil {
 			return cmdutil.Result{}, err
 		}
 	}
-	tpl := map[string]any{
-		"caseName": o.name, "caseDesc": "AI 编写的 SoloPi 用例", "targetAppPackage": o.pkg, "targetAppLabel": label,
-		"recordMode": "local", "advanceSettings": "", "priority": casefile.DefaultPriority,
-		"operationLog": map[string]any{"steps": []any{map[string]any{
-			"operationId": "ai-" + o.name, "operationIndex": 0, "stepId": "ai-step-001",
-			"operationMethod": map[string]any{"actionEnum": "SLEEP", "encrypt": false, "safeEncrypt": false, "operationParam": map[string]any{"text": "1000"}},
-		}}},
-	}
-	raw, err := json.Marshal(tpl)
+	l, err := replay.CaseTemplate(o.name, o.pkg, o.label)
 	if err != nil {
-		return cmdutil.Result{}, fmt.Errorf("encode template: %w", err)
+		return cmdutil.Result{}, err
 	}
-	c, err := casefile.Parse(raw)
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	n, _, err := casefile.Normalize(c, casefile.NormalizeOptions{})
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	b, err := casefile.MarshalAuthoring(n)
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	out := map[string]any{"success": true, "caseName": n.CaseName}
-	if o.output == "" {
-		out["case"] = decodeCaseJSON(b)
-		return cmdutil.OK(out), nil
-	}
-	return writeCaseResult(out, o.output, b)
+	return emitCase(l, o.output)
 }
 
 type caseValidateOptions struct {
@@ -106,65 +66,10 @@ func newCmdCaseValidate(e cmdutil.Env) *cli.Command {
 }
 
 func caseValidate(o *caseValidateOptions) (cmdutil.Result, error) {
-	if o.runningParams != "" && o.clearRunning {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
-	}
-	if o.output != "" {
-		if err := checkCaseOutput(o.output, o.file, true); err != nil {
-			return cmdutil.Result{}, err
-		}
-	}
-	c, err := readCaseFile(o.file)
+	l, err := replay.ValidateCaseFile(replay.CaseValidateOptions{File: o.file, Output: o.output, RunningParamsFile: o.runningParams,
+		ClearRunning: o.clearRunning, ConfirmHighRisk: o.confirm})
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
-	switch {
-	case o.runningParams != "":
-		rp, err := readLocalInput(o.runningParams, "running params file")
-		if err != nil {
-			return cmdutil.Result{}, err
-		}
-		if c, err = casefile.SetRunningParams(c, rp); err != nil {
-			return cmdutil.Result{}, caseFileError(err)
-		}
-	case o.clearRunning:
-		if c, err = casefile.ClearRunningParams(c); err != nil {
-			return cmdutil.Result{}, caseFileError(err)
-		}
-	}
-	n, hr, err := casefile.Normalize(c, casefile.NormalizeOptions{ConfirmHighRisk: o.confirm})
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	rp, err := casefile.GetRunningParams(n)
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	if hr == nil {
-		hr = []casefile.HighRiskStep{}
-	}
-	out := map[string]any{"success": true, "valid": true, "caseName": n.CaseName, "stepCount": len(n.Steps),
-		"highRiskConfirmed": len(hr) > 0, "confirmedHighRiskSteps": hr, "runningParams": rp}
-	b, err := casefile.MarshalImportFile(n)
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	if o.output == "" {
-		out["case"] = decodeCaseJSON(b)
-		return cmdutil.OK(out), nil
-	}
-	return writeCaseResult(out, o.output, b)
-}
-
-// writeCaseResult writes a case-get, case-template or case-validate
-// --output file where solopi-ai writes it (replacing an existing file) and
-// says where and whether it replaced one.
-func writeCaseResult(out map[string]any, output string, data []byte) (cmdutil.Result, error) {
-	fr, err := caseOutput(true).WriteFile(output, data)
-	if err != nil {
-		return cmdutil.Result{}, err
-	}
-	out["output"] = fr.Path
-	out["outputReplaced"] = fr.Replaced
-	return cmdutil.OK(out), nil
+	return emitCase(l, o.output)
 }

@@ -2,13 +2,12 @@ package replaycmd
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // The local step commands: case-step-list and the step edits (add,
@@ -27,37 +26,17 @@ func newCmdCaseStepList(e cmdutil.Env) *cli.Command {
 		UsageText: "solopi case-step-list --file CASE.json [--index N]",
 		Flags:     []cli.Flag{caseFileFlag(&o.file), &cli.IntFlag{Name: "index", Destination: &o.index, Usage: "only this 0-based step"}},
 		Action: cmdutil.Local(e, func(_ context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
-			idx := -1
+			var idx *int
 			if g.Changed("index") {
-				if idx = o.index; idx < 0 {
-					return cmdutil.Result{}, fault.Usage(casefile.CodeStepIndexOutOfRange, "--index must be 0 or more")
-				}
+				idx = &o.index
 			}
-			return caseStepList(o.file, idx)
+			m, err := replay.CaseStepList(o.file, idx)
+			if err != nil {
+				return cmdutil.Result{}, err
+			}
+			return cmdutil.OK(m), nil
 		}),
 	}
-}
-
-// caseStepList lists the steps of file, only the one at index unless it is
-// negative.
-func caseStepList(file string, index int) (cmdutil.Result, error) {
-	c, err := readCaseFile(file)
-	if err != nil {
-		return cmdutil.Result{}, err
-	}
-	steps, err := casefile.List(c)
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	total := len(steps)
-	if index >= 0 {
-		if index >= total {
-			return cmdutil.Result{}, fault.Usagef(casefile.CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, total-1)
-		}
-		steps = steps[index : index+1]
-	}
-	abs, _ := filepath.Abs(file)
-	return cmdutil.OK(map[string]any{"success": true, "caseName": c.CaseName, "source": abs, "stepCount": total, "steps": steps}), nil
 }
 
 // stepEditOptions are the options every step edit shares: the case file,
@@ -107,7 +86,7 @@ func newCmdCaseStepAdd(e cmdutil.Env) *cli.Command {
 		Flags: []cli.Flag{caseFileFlag(&o.file), o.stepFileFlag(), out[0],
 			&cli.IntFlag{Name: "at", Destination: &o.index, Usage: "0-based position (default: append)"}, out[1], confirmFlag(&o.confirm)},
 		Action: cmdutil.Local(e, o.edit(func(g *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
-			st, err := readStepFile(o.stepFile)
+			st, err := replay.ReadStepFile(o.stepFile)
 			if err != nil {
 				return nil, err
 			}
@@ -129,7 +108,7 @@ func newCmdCaseStepUpdate(e cmdutil.Env) *cli.Command {
 		Flags: append([]cli.Flag{caseFileFlag(&o.file), indexFlag("index", "0-based step to replace", &o.index), o.stepFileFlag()},
 			append(o.outputFlags(), confirmFlag(&o.confirm))...),
 		Action: cmdutil.Local(e, o.edit(func(_ *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
-			st, err := readStepFile(o.stepFile)
+			st, err := replay.ReadStepFile(o.stepFile)
 			if err != nil {
 				return nil, err
 			}
@@ -179,35 +158,12 @@ func newCmdCaseStepCopy(e cmdutil.Env) *cli.Command {
 	}
 }
 
-// caseStepEdit is the shared flow of add/update/delete/move/copy.
-func caseStepEdit(o *stepEditOptions, edit func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error)) (cmdutil.Result, error) {
-	if err := checkCaseOutput(o.output, o.file, o.overwrite); err != nil {
-		return cmdutil.Result{}, err
-	}
-	cs, err := readCaseFile(o.file)
+// caseStepEdit is the shared flow of add/update/delete/move/copy
+// (replay.CaseStepEdit).
+func caseStepEdit(o *stepEditOptions, edit replay.StepEdit) (cmdutil.Result, error) {
+	m, err := replay.CaseStepEdit(o.file, o.output, o.overwrite, o.confirm, edit)
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
-	res, err := edit(cs, casefile.EditOptions{ConfirmHighRisk: o.confirm})
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	b, err := casefile.MarshalAuthoring(res.Case)
-	if err != nil {
-		return cmdutil.Result{}, caseFileError(err)
-	}
-	abs, err := writeCaseOutput(o.output, b, o.overwrite)
-	if err != nil {
-		return cmdutil.Result{}, err
-	}
-	src, _ := filepath.Abs(o.file)
-	out := map[string]any{"success": true, "operation": res.Operation, "caseName": res.Case.CaseName, "source": src, "output": abs,
-		"stepCount": res.StepCount, "affectedIndex": res.AffectedIndex}
-	if res.Operation == "delete" {
-		out["removedStepId"] = res.RemovedStepID
-	} else {
-		out["highRiskConfirmed"] = res.HighRiskConfirmed
-		out["step"] = res.Step
-	}
-	return cmdutil.OK(out), nil
+	return cmdutil.OK(m), nil
 }

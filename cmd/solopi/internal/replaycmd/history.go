@@ -26,11 +26,12 @@ func newCmdHistoryList(e cmdutil.Env) *cli.Command {
 }
 
 func historyList(ctx context.Context, d cmdutil.DeviceDeps, limit int) (cmdutil.Result, error) {
-	if limit < 1 || limit > 500 {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidHistoryLimit, "--limit must be between 1 and 500")
+	if err := replay.CheckReplayHistoryLimit(limit); err != nil {
+		return cmdutil.Result{}, err
 	}
+	store := d.G.Env.SecretsStore()
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
-		m, err := replay.ListReplayHistory(ctx, d, limit)
+		m, err := replay.ListReplayHistory(ctx, d, limit, store)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
@@ -57,8 +58,9 @@ func historyGet(ctx context.Context, d cmdutil.DeviceDeps, id string) (cmdutil.R
 	if err := replay.CheckReplayHistoryID(id); err != nil {
 		return cmdutil.Result{}, err
 	}
+	store := d.G.Env.SecretsStore()
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
-		m, err := replay.GetReplayHistory(ctx, d, id)
+		m, err := replay.GetReplayHistory(ctx, d, id, store)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
