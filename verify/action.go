@@ -34,8 +34,8 @@ var actionFields = map[string][]string{
 	ActionWait:      {"type", "durationMs"},
 }
 
-// Action is a normalized typed action of a stable step or cleanup item.
-type Action struct {
+// action is a normalized typed action of a stable step or cleanup item.
+type action struct {
 	Type       string
 	Selector   oracle.Selector // click, longClick, input; optional for scroll
 	Text       string          // input
@@ -51,7 +51,7 @@ func isTypedAction(s any) bool {
 
 // normalizeAction checks one typed action and fills its defaults
 // (durationMs 1000, distance 50).
-func normalizeAction(v any, location string) (*Action, error) {
+func normalizeAction(v any, location string) (*action, error) {
 	m, err := want.Object(v, location)
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 	if !isTypedAction(t) {
 		return nil, invalid(CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t)
 	}
-	a := &Action{Type: t.(string)}
+	a := &action{Type: t.(string)}
 	if unknown := canonjson.UnknownKeys(m, actionFields[a.Type]...); len(unknown) > 0 {
 		return nil, invalid(CodeInvalidAction, "the typed action has unknown fields", "action", a.Type, "fields", unknown)
 	}
@@ -104,7 +104,7 @@ func normalizeAction(v any, location string) (*Action, error) {
 	return a, nil
 }
 
-func (a *Action) tree() map[string]any {
+func (a *action) tree() map[string]any {
 	m := map[string]any{"type": a.Type}
 	if a.Selector != nil {
 		m["selector"] = map[string]any(a.Selector)
@@ -162,12 +162,12 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 // judged by the planner's completion review on the final screenshot.
 type Oracle struct {
 	UI     *oracle.UI
-	Vision *VisionOracle
+	Vision *visionOracle
 }
 
-// VisionOracle asks the vision model whether the final screen shows
+// visionOracle asks the vision model whether the final screen shows
 // Assertion.
-type VisionOracle struct{ Assertion string }
+type visionOracle struct{ Assertion string }
 
 func (o Oracle) tree() map[string]any {
 	if o.Vision != nil {
@@ -228,7 +228,7 @@ func normalizeVisionOracle(m map[string]any, location string) (Oracle, error) {
 	if err != nil {
 		return Oracle{}, invalid(CodeInvalidOracle, "a vision oracle needs a non-empty assertion", "location", location)
 	}
-	return Oracle{Vision: &VisionOracle{Assertion: a}}, nil
+	return Oracle{Vision: &visionOracle{Assertion: a}}, nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -9,25 +9,25 @@ import (
 
 // Schema versions.
 const (
-	RequirementSchema = "solopi.ai.requirement/v1"
-	NormalizedSchema  = "solopi.ai.normalized-requirement/v1"
-	IntentSchema      = "solopi.ai.test-intent/v1"
-	PlanSchema        = "solopi.ai.verification-plan/v1"
-	ReportSchema      = "solopi.ai.verification-report/v1"
+	requirementSchema = "solopi.ai.requirement/v1"
+	normalizedSchema  = "solopi.ai.normalized-requirement/v1"
+	intentSchema      = "solopi.ai.test-intent/v1"
+	planSchema        = "solopi.ai.verification-plan/v1"
+	reportSchema      = "solopi.ai.verification-report/v1"
 )
 
-// Requirement is the requirement's identity and acceptance criteria.
-type Requirement struct {
+// requirement is the requirement's identity and acceptance criteria.
+type requirement struct {
 	ID                 string
 	Title              string
 	Description        string
-	AcceptanceCriteria []AC
+	AcceptanceCriteria []ac
 }
 
-// AC is one acceptance criterion.
-type AC struct{ ID, Text string }
+// ac is one acceptance criterion.
+type ac struct{ ID, Text string }
 
-func (r Requirement) tree() map[string]any {
+func (r requirement) tree() map[string]any {
 	acs := make([]any, len(r.AcceptanceCriteria))
 	for i, ac := range r.AcceptanceCriteria {
 		acs[i] = map[string]any{"id": ac.ID, "text": ac.Text}
@@ -41,17 +41,17 @@ type bindingMap struct {
 	values map[string]any
 }
 
-// Flow is a reusable flow: default bindings and raw steps (resolved and
+// flow is a reusable flow: default bindings and raw steps (resolved and
 // checked only where a scenario uses it).
-type Flow struct {
+type flow struct {
 	ID       string
 	defaults bindingMap
 	steps    []any
 }
 
-// ScenarioSource is a scenario after the shallow checks of normalization:
+// scenarioSource is a scenario after the shallow checks of normalization:
 // steps, checkpoints, preconditions and cleanup are still raw.
-type ScenarioSource struct {
+type scenarioSource struct {
 	ID                 string
 	Title              string
 	AcceptanceCriteria []string
@@ -72,25 +72,25 @@ type ScenarioSource struct {
 	pointer string
 }
 
-// Normalized is a requirement after Normalize: the verify-normalize output
+// normalized is a requirement after Normalize: the verify-normalize output
 // and what sourceFingerprint hashes.
-type Normalized struct {
-	Requirement Requirement
+type normalized struct {
+	Requirement requirement
 	parameters  bindingMap
-	Flows       []Flow
-	Scenarios   []ScenarioSource
+	Flows       []flow
+	Scenarios   []scenarioSource
 	doc         *Document
 }
 
 // Normalize checks a requirement's shape and fills defaults, without
 // resolving bindings, expanding flows or checking steps and oracles (that
 // is compilation's work, as in solopi-ai).
-func Normalize(doc *Document) (*Normalized, error) {
+func Normalize(doc *Document) (*normalized, error) {
 	src, ok := doc.Tree.(map[string]any)
 	if !ok {
 		return nil, invalid(CodeInvalidContract, "the requirement document must be an object", "field", "requirement document")
 	}
-	if v := canonjson.Get(src, "schemaVersion", RequirementSchema); v != RequirementSchema {
+	if v := canonjson.Get(src, "schemaVersion", requirementSchema); v != requirementSchema {
 		return nil, invalid(CodeUnsupportedSchema, "unsupported requirement schema", "schemaVersion", v)
 	}
 	req := src
@@ -101,7 +101,7 @@ func Normalize(doc *Document) (*Normalized, error) {
 		}
 		req = m
 	}
-	n := &Normalized{doc: doc}
+	n := &normalized{doc: doc}
 	var err error
 	if n.Requirement.ID, err = identifier(canonjson.Get(req, "id", canonjson.Get(req, "requirementId", nil)), "requirement id"); err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func Normalize(doc *Document) (*Normalized, error) {
 		if err != nil {
 			return nil, err
 		}
-		var flow Flow
+		var flow flow
 		if flow.ID, err = identifier(canonjson.Get(f, "id", nil), "reusable flow id"); err != nil {
 			return nil, err
 		}
@@ -175,16 +175,16 @@ func (d *Document) bindingMap(pointer string, m map[string]any) bindingMap {
 	return bindingMap{keys: d.keys(pointer, m), values: m}
 }
 
-func normalizeACs(v any) ([]AC, error) {
+func normalizeACs(v any) ([]ac, error) {
 	items, err := want.List(v, "acceptanceCriteria", false)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]AC, 0, len(items))
+	out := make([]ac, 0, len(items))
 	ids := make([]string, 0, len(items))
 	for i, item := range items {
 		def := fmt.Sprintf("AC-%03d", i+1)
-		var ac AC
+		var ac ac
 		if s, ok := item.(string); ok {
 			if ac.Text, err = text(s, "AC text"); err != nil {
 				return nil, err
@@ -208,13 +208,13 @@ func normalizeACs(v any) ([]AC, error) {
 	return out, uniqueIDs(ids, "acceptanceCriteria")
 }
 
-func normalizeScenarioSource(doc *Document, top map[string]any, raw any, i int) (*ScenarioSource, error) {
+func normalizeScenarioSource(doc *Document, top map[string]any, raw any, i int) (*scenarioSource, error) {
 	m, err := want.Object(raw, fmt.Sprintf("scenarios[%d]", i))
 	if err != nil {
 		return nil, err
 	}
 	pointer := "/scenarios/" + strconv.Itoa(i)
-	sc := &ScenarioSource{pointer: pointer}
+	sc := &scenarioSource{pointer: pointer}
 	if sc.ID, err = identifier(canonjson.Get(m, "id", nil), "scenario id"); err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func normalizeScenarioSource(doc *Document, top map[string]any, raw any, i int) 
 }
 
 // Tree is the normalized requirement as verify-normalize prints it.
-func (n *Normalized) Tree() map[string]any {
+func (n *normalized) Tree() map[string]any {
 	flows := make([]any, len(n.Flows))
 	for i, f := range n.Flows {
 		flows[i] = map[string]any{"id": f.ID, "defaults": f.defaults.values, "steps": f.steps}
@@ -284,7 +284,7 @@ func (n *Normalized) Tree() map[string]any {
 		}
 	}
 	return map[string]any{
-		"schemaVersion": NormalizedSchema,
+		"schemaVersion": normalizedSchema,
 		"requirement":   n.Requirement.tree(),
 		"parameters":    n.parameters.values,
 		"reusableFlows": flows,
@@ -293,4 +293,4 @@ func (n *Normalized) Tree() map[string]any {
 }
 
 // SourceFingerprint is the canonical SHA-256 of the normalized requirement.
-func (n *Normalized) SourceFingerprint() string { return fingerprint(n.Tree()) }
+func (n *normalized) SourceFingerprint() string { return fingerprint(n.Tree()) }

@@ -10,8 +10,8 @@ import (
 
 // Step kinds.
 const (
-	StepOperation = "operation"
-	StepExplore   = "explore"
+	stepOperation = "operation"
+	stepExplore   = "explore"
 )
 
 // Step is a normalized scenario step: a stable operation (one typed action,
@@ -20,7 +20,7 @@ const (
 type Step struct {
 	ID     string
 	Type   string
-	Action *Action // operation
+	Action *action // operation
 	// explore
 	Goal           string
 	AllowedActions []string
@@ -28,19 +28,19 @@ type Step struct {
 }
 
 func (s *Step) tree() map[string]any {
-	if s.Type == StepExplore {
+	if s.Type == stepExplore {
 		return map[string]any{
-			"id": s.ID, "type": StepExplore, "stability": "unknown", "goal": s.Goal,
+			"id": s.ID, "type": stepExplore, "stability": "unknown", "goal": s.Goal,
 			"allowedActions": strs(s.AllowedActions), "budget": s.Budget.tree(),
 		}
 	}
-	return map[string]any{"id": s.ID, "type": StepOperation, "stability": "stable", "action": s.Action.tree()}
+	return map[string]any{"id": s.ID, "type": stepOperation, "stability": "stable", "action": s.Action.tree()}
 }
 
-// Checkpoint is an oracle checked after a step, covering some of the
+// checkpoint is an oracle checked after a step, covering some of the
 // scenario's acceptance criteria. SegmentID and OracleStepID (the ASSERT
 // step of a compiled case) are filled by compilation.
-type Checkpoint struct {
+type checkpoint struct {
 	ID                 string
 	AfterStep          string
 	AcceptanceCriteria []string
@@ -49,7 +49,7 @@ type Checkpoint struct {
 	OracleStepID       string
 }
 
-func (c *Checkpoint) tree() map[string]any {
+func (c *checkpoint) tree() map[string]any {
 	m := map[string]any{
 		"id": c.ID, "afterStep": c.AfterStep, "acceptanceCriteria": strs(c.AcceptanceCriteria),
 		"oracle": c.Oracle.tree(), "segmentId": c.SegmentID,
@@ -60,20 +60,20 @@ func (c *Checkpoint) tree() map[string]any {
 	return m
 }
 
-// Precondition is a UI oracle that must hold before the test steps run.
-type Precondition struct {
+// precondition is a UI oracle that must hold before the test steps run.
+type precondition struct {
 	ID     string
 	Oracle Oracle
 }
 
-// CleanupItem is a required cleanup action or oracle.
-type CleanupItem struct {
+// cleanupItem is a required cleanup action or oracle.
+type cleanupItem struct {
 	ID     string
-	Action *Action
+	Action *action
 	Oracle *Oracle
 }
 
-func (c *CleanupItem) tree() map[string]any {
+func (c *cleanupItem) tree() map[string]any {
 	m := map[string]any{"id": c.ID, "required": true}
 	if c.Action != nil {
 		m["action"] = c.Action.tree()
@@ -92,10 +92,10 @@ type Scenario struct {
 	// Bindings and TestData are the resolved binding maps.
 	Bindings         map[string]any
 	TestData         map[string]any
-	Preconditions    []Precondition
+	Preconditions    []precondition
 	Steps            []Step
-	Checkpoints      []Checkpoint
-	Cleanup          []CleanupItem
+	Checkpoints      []checkpoint
+	Cleanup          []cleanupItem
 	Budget           Budget
 	TargetAppPackage string
 	// TargetAppLabel is nil when the requirement names none.
@@ -105,7 +105,7 @@ type Scenario struct {
 }
 
 // Checkpoint returns the checkpoint with id, or nil.
-func (s *Scenario) Checkpoint(id string) *Checkpoint {
+func (s *Scenario) Checkpoint(id string) *checkpoint {
 	for i := range s.Checkpoints {
 		if s.Checkpoints[i].ID == id {
 			return &s.Checkpoints[i]
@@ -150,7 +150,7 @@ func (s *Scenario) tree() map[string]any {
 // resolveScenario resolves a scenario's bindings, expands its flow uses and
 // checks every step, checkpoint, precondition and cleanup item. The route
 // and segments are left to compileScenario.
-func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool) (*Scenario, error) {
+func (n *normalized) resolveScenario(src *scenarioSource, acIDs map[string]bool) (*Scenario, error) {
 	var missing []string
 	for _, ac := range src.AcceptanceCriteria {
 		if !acIDs[ac] {
@@ -236,8 +236,8 @@ func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool)
 // the scenario's bindings, then the flow's defaults, then the call site's
 // bindings. Step IDs may themselves be parameterised (tap-${n}), which is
 // how one flow can be used twice in a scenario.
-func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, error) {
-	flows := make(map[string]*Flow, len(n.Flows))
+func (n *normalized) expandSteps(src *scenarioSource, bindings scope) ([]any, error) {
+	flows := make(map[string]*flow, len(n.Flows))
 	for i := range n.Flows {
 		flows[n.Flows[i].ID] = &n.Flows[i]
 	}
@@ -301,8 +301,8 @@ func normalizeStep(raw any, i int) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch canonjson.Get(m, "type", StepOperation) {
-	case StepOperation:
+	switch canonjson.Get(m, "type", stepOperation) {
+	case stepOperation:
 		if unknown := canonjson.UnknownKeys(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the operation step has unknown fields", "fields", unknown)
 		}
@@ -313,8 +313,8 @@ func normalizeStep(raw any, i int) (*Step, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Step{ID: id, Type: StepOperation, Action: a}, nil
-	case StepExplore:
+		return &Step{ID: id, Type: stepOperation, Action: a}, nil
+	case stepExplore:
 		if unknown := canonjson.UnknownKeys(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the explore step has unknown fields", "fields", unknown)
 		}
@@ -330,7 +330,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Step{ID: id, Type: StepExplore, Goal: goal, AllowedActions: allowed, Budget: b}, nil
+		return &Step{ID: id, Type: stepExplore, Goal: goal, AllowedActions: allowed, Budget: b}, nil
 	}
 	return nil, invalid(CodeInvalidStep, "the step type must be operation or explore", "stepId", id)
 }
@@ -387,7 +387,7 @@ func (sc *Scenario) resolveItem(raw any, bindings scope, kind string, i int) (ma
 	return m, id, err
 }
 
-func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, stepIDs map[string]bool) error {
+func (sc *Scenario) resolveCheckpoints(src *scenarioSource, bindings scope, stepIDs map[string]bool) error {
 	ids := make([]string, 0, len(src.checkpoints))
 	scenarioACs := map[string]bool{}
 	for _, ac := range sc.AcceptanceCriteria {
@@ -398,7 +398,7 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 		if err != nil {
 			return err
 		}
-		cp := Checkpoint{ID: id}
+		cp := checkpoint{ID: id}
 		if cp.AfterStep, err = identifier(m["afterStep"], "checkpoint afterStep"); err != nil {
 			return err
 		}
@@ -445,14 +445,14 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 	return nil
 }
 
-func (sc *Scenario) resolvePreconditions(src *ScenarioSource, bindings scope) error {
+func (sc *Scenario) resolvePreconditions(src *scenarioSource, bindings scope) error {
 	ids := make([]string, 0, len(src.preconditions))
 	for i, raw := range src.preconditions {
 		m, id, err := sc.resolveItem(raw, bindings, "precondition", i)
 		if err != nil {
 			return err
 		}
-		p := Precondition{ID: id}
+		p := precondition{ID: id}
 		if p.Oracle, err = normalizeOracle(m["oracle"], "precondition "+p.ID+" oracle", false); err != nil {
 			return err
 		}
@@ -462,14 +462,14 @@ func (sc *Scenario) resolvePreconditions(src *ScenarioSource, bindings scope) er
 	return uniqueIDs(ids, "scenario preconditions")
 }
 
-func (sc *Scenario) resolveCleanup(src *ScenarioSource, bindings scope) error {
+func (sc *Scenario) resolveCleanup(src *scenarioSource, bindings scope) error {
 	ids := make([]string, 0, len(src.cleanup))
 	for i, raw := range src.cleanup {
 		m, id, err := sc.resolveItem(raw, bindings, "cleanup", i)
 		if err != nil {
 			return err
 		}
-		c := CleanupItem{ID: id}
+		c := cleanupItem{ID: id}
 		_, hasAction := m["action"]
 		_, hasOracle := m["oracle"]
 		if hasAction == hasOracle {

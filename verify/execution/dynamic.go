@@ -12,9 +12,9 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// AgentCleanupTimeout bounds ending or cancelling a session after the run's
+// agentCleanupTimeout bounds ending or cancelling a session after the run's
 // context was cancelled: an interrupted run still leaves the phone clean.
-const AgentCleanupTimeout = 20 * time.Second
+const agentCleanupTimeout = 20 * time.Second
 
 // dynamic runs an explore step: start an Agent session with the step's
 // budget and let the decisions drive it, at most maxSteps+1 decisions:
@@ -33,7 +33,7 @@ func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	var script []map[string]any
 	if r.e.Provider == nil {
 		script = r.e.Decisions[sc.ID][step.ID]
-		if first := firstType(script); len(script) == 0 || first == DecisionBlocked {
+		if first := firstType(script); len(script) == 0 || first == decisionBlocked {
 			return r.untouched(sc, step, script, transcriptPath)
 		}
 	}
@@ -189,15 +189,15 @@ decisions:
 			return err
 		}
 		switch chk.kind {
-		case DecisionDone:
+		case decisionDone:
 			d.o.AgentDone, d.o.State, d.o.Reason, d.terminal = true, verify.StateDone, "", "end"
 			d.event(map[string]any{"type": "done", "reason": dec["reason"], "decision": dec})
 			break decisions
-		case DecisionBlocked:
+		case decisionBlocked:
 			d.o.Reason = verify.ReasonCheckpointNotReached
 			d.event(map[string]any{"type": "blocked", "reason": dec["reason"], "decision": dec})
 			break decisions
-		case DecisionAct:
+		case decisionAct:
 			req := chk.act
 			req.Session = d.ref
 			next, reason, err := d.act(ctx, dec, req)
@@ -283,7 +283,7 @@ func (d *dyn) finish(ctx context.Context) {
 	if d.ref.SessionID == "" {
 		return
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AgentCleanupTimeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentCleanupTimeout)
 	defer cancel()
 	var res map[string]any
 	var err error
@@ -343,7 +343,7 @@ func (r *run) reviewVision(ctx context.Context, sc *verify.Scenario, seg *verify
 		if cp.Oracle.Vision == nil {
 			continue
 		}
-		v, err := r.e.Vision.Review(ctx, VisionRequest{
+		v, err := r.e.Vision.Review(ctx, visionRequest{
 			ScenarioID: sc.ID, CheckpointID: id, Assertion: cp.Oracle.Vision.Assertion,
 			Screenshot: screenshot, Evidence: r.a.dir, EvidenceDir: dir, Redactor: r.a.redactor(),
 		})

@@ -50,7 +50,7 @@ func TestDynamicSegmentRules(t *testing.T) {
 			t.Parallel()
 			plan := compileFixture(t, "counter-outcome-matrix")
 			rememberCases(plan)
-			d, err := ParseDecisions([]byte(`{"hybrid-success":{"explore-increment":`+c.decisions+`}}`), plan)
+			d, err := parseDecisions([]byte(`{"hybrid-success":{"explore-increment":`+c.decisions+`}}`), plan)
 			if err != nil {
 				t.Fatal(err)
 			}

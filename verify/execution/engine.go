@@ -18,7 +18,7 @@ type Engine struct {
 	Agent  AgentSession
 	// Provider decides explore steps live; nil uses Decisions (static).
 	Provider  DecisionProvider
-	Decisions Decisions
+	Decisions decisions
 	// Vision judges vision checkpoints; nil leaves them not_tested
 	// (vision_not_judged).
 	Vision VisionJudge
@@ -45,8 +45,8 @@ type SegmentProgress struct {
 	State, Reason         string
 }
 
-// RunOutput is a finished (or interrupted) run.
-type RunOutput struct {
+// runOutput is a finished (or interrupted) run.
+type runOutput struct {
 	// Report is the verdict as judged; report.json is it with the owner
 	// tokens and the requirement's secrets hidden, and so is everything
 	// rendered from it (redact).
@@ -64,13 +64,13 @@ type RunOutput struct {
 // its port, nothing further starts, and a partial report marked
 // interrupted is still written. The error is for what prevents a report
 // (the directory exists, a file cannot be written).
-func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOutput, error) {
+func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOutput, error) {
 	e.Clock = clock.Or(e.Clock)
 	a, err := createArtifactDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	out := &RunOutput{
+	out := &runOutput{
 		PlanPath:   filepath.Join(a.root(), "plan.json"),
 		EventsPath: filepath.Join(a.root(), "events.jsonl"),
 		ReportPath: filepath.Join(a.root(), "report.json"),

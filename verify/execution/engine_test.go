@@ -21,13 +21,13 @@ const (
 	outcomeMatrixNoDecisions = "89c20de7008a76c345446859d2e48f02cc88d8ecc2d15b00174edd52ea9186a2"
 )
 
-func runFixture(t *testing.T, fixture string, decisions bool, phone *counterPhone) *RunOutput {
+func runFixture(t *testing.T, fixture string, decisions bool, phone *counterPhone) *runOutput {
 	t.Helper()
 	plan := compileFixture(t, fixture)
 	rememberCases(plan)
 	e := &Engine{Runner: phone, Agent: phone, Clock: clock.NewFake(time.UnixMilli(1_700_000_000_000))}
 	if decisions {
-		d, err := ParseDecisions(readFixture(t, "counter-agent-decisions"), plan)
+		d, err := parseDecisions(readFixture(t, "counter-agent-decisions"), plan)
 		if err != nil {
 			t.Fatal(err)
 		}

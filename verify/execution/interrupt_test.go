@@ -18,11 +18,11 @@ func interrupted(ctx context.Context) error {
 	return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted", ctx.Err())
 }
 
-func runInterrupted(t *testing.T, phone *counterPhone, ctx context.Context) *RunOutput {
+func runInterrupted(t *testing.T, phone *counterPhone, ctx context.Context) *runOutput {
 	t.Helper()
 	plan := compileFixture(t, "counter-outcome-matrix")
 	rememberCases(plan)
-	d, err := ParseDecisions(readFixture(t, "counter-agent-decisions"), plan)
+	d, err := parseDecisions(readFixture(t, "counter-agent-decisions"), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestInterruptDuringDeterministicSegmentStopsTheRun(t *testing.T) {
 	assertReportFile(t, out)
 }
 
-func assertReportFile(t *testing.T, out *RunOutput) {
+func assertReportFile(t *testing.T, out *runOutput) {
 	t.Helper()
 	b, err := os.ReadFile(out.ReportPath)
 	if err != nil {
