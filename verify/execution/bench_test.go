@@ -26,7 +26,7 @@ func BenchmarkRunMatrix(b *testing.B) {
 	for b.Loop() {
 		i++
 		phone := &counterPhone{}
-		if _, err := (&Engine{Runner: phone, Agent: phone, Decisions: d}).Run(context.Background(), p, filepath.Join(dir, "run", strconv.Itoa(i))); err != nil {
+		if _, err := (&Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Decisions: d}).Run(context.Background(), p, filepath.Join(dir, "run", strconv.Itoa(i))); err != nil {
 			b.Fatal(err)
 		}
 	}

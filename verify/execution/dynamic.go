@@ -131,7 +131,7 @@ func (d *dyn) event(e map[string]any) {
 // loop; it returns an error for what aborts the segment (a refused
 // decision, a provider or port failure, an interrupt).
 func (d *dyn) explore(ctx context.Context) error {
-	a := d.r.e.Agent
+	a := d.r.p.Agent
 	if err := a.LaunchTarget(ctx, d.sc.TargetAppPackage); err != nil {
 		if fault.IsInterrupt(err) {
 			return err
@@ -241,7 +241,7 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 	dec, err := d.r.e.Provider.Decide(ctx, DecisionContext{
 		ScenarioID: d.sc.ID, SegmentID: d.seg.ID, StepID: d.step.ID, StepIndex: i, Goal: d.step.Goal,
 		AllowedActions: d.step.AllowedActions, Observation: d.r.a.sanitize(obs).(map[string]any),
-		Session: d.r.e.Agent, SessionID: d.ref.SessionID, Budget: d.step.Budget, EvidenceDir: d.dir,
+		Session: d.r.p.Agent, SessionID: d.ref.SessionID, Budget: d.step.Budget, EvidenceDir: d.dir,
 	})
 	if err != nil {
 		if fault.IsInterrupt(err) || ctx.Err() != nil {
@@ -258,7 +258,7 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 // act sends a checked act decision's request. It returns the settled
 // observation, or a reason the exploration stops.
 func (d *dyn) act(ctx context.Context, dec map[string]any, req ActRequest) (map[string]any, string, error) {
-	res, err := d.r.e.Agent.Act(ctx, req)
+	res, err := d.r.p.Agent.Act(ctx, req)
 	var result any
 	if res != nil {
 		result = res.Response
@@ -288,10 +288,10 @@ func (d *dyn) finish(ctx context.Context) {
 	var res map[string]any
 	var err error
 	if d.terminal == "end" && ctx.Err() == nil {
-		res, err = d.r.e.Agent.End(cctx, d.ref)
+		res, err = d.r.p.Agent.End(cctx, d.ref)
 	} else {
 		d.terminal = "cancel"
-		res, err = d.r.e.Agent.Cancel(cctx, d.ref)
+		res, err = d.r.p.Agent.Cancel(cctx, d.ref)
 	}
 	if err != nil {
 		// The device refused the end or cancel (the session had ended some
@@ -314,7 +314,7 @@ func (d *dyn) reviewVision(ctx context.Context) error {
 		return nil
 	}
 	shot := filepath.Join(d.dir, "final-screen.png")
-	if err := d.r.e.Agent.Screenshot(ctx, d.ref, d.o.Observation, shot); err != nil {
+	if err := d.r.p.Agent.Screenshot(ctx, d.ref, d.o.Observation, shot); err != nil {
 		if fault.IsInterrupt(err) {
 			return err
 		}

@@ -58,7 +58,7 @@ func TestDynamicSegmentRules(t *testing.T) {
 			if c.phone != nil {
 				c.phone(phone)
 			}
-			out, err := (&Engine{Runner: phone, Agent: phone, Decisions: d}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
+			out, err := (&Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Decisions: d}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func runInterrupted(t *testing.T, phone *counterPhone, ctx context.Context) *run
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Engine{Runner: phone, Agent: phone, Decisions: d}
+	e := &Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Decisions: d}
 	out, err := e.Run(ctx, plan, filepath.Join(t.TempDir(), "run"))
 	if err != nil {
 		t.Fatal(err)

@@ -182,7 +182,7 @@ func TestEngineWithLiveProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	phone := &counterPhone{}
-	out, err := (&Engine{Runner: phone, Agent: phone, Provider: p}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
+	out, err := (&Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Provider: p}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
 	if err != nil {
 		t.Fatal(err)
 	}

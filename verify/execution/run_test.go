@@ -26,7 +26,7 @@ func TestRunPlan(t *testing.T) {
 	phone := &counterPhone{}
 	opts := RunOptions{Plan: planBytes, Artifacts: filepath.Join(dir, "run"), DecisionsFile: decisions,
 		JUnit: filepath.Join(dir, "junit.xml")}
-	e := Engine{Runner: phone, Agent: phone}
+	e := Engine{Phones: []Ports{{Runner: phone, Agent: phone}}}
 	s, err := runPlan(context.Background(), opts, e)
 	if err != nil {
 		t.Fatal(err)
