@@ -113,18 +113,18 @@ func (n *normalized) Compile() (*Plan, error) {
 	for i := range n.Scenarios {
 		sc, err := n.resolveScenario(&n.Scenarios[i], acIDs)
 		if err != nil {
-			return nil, err
+			return nil, within(err, n.Scenarios[i].path)
 		}
 		resolved = append(resolved, sc)
 	}
 	order, err := executionOrder(resolved)
 	if err != nil {
-		return nil, err
+		return nil, within(err, ".scenarios")
 	}
 	byID := map[string]*Scenario{}
 	for i, sc := range resolved {
 		if err := compileScenario(n.Requirement.ID, sc, n.Scenarios[i].requestedRoute); err != nil {
-			return nil, err
+			return nil, within(err, n.Scenarios[i].path)
 		}
 		byID[sc.ID] = sc
 	}
