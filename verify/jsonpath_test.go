@@ -28,7 +28,7 @@ func TestRequirementErrorsNameTheirPlace(t *testing.T) {
 	}
 	cases := []struct {
 		name, req, code, path string
-		allowed             []string
+		allowed               []string
 	}{
 		{"unknown action", doc(`{"id":"w1","action":{"type":"tap"}}`, okFlowStep, okOracle, okCleanup),
 			CodeUnsupportedAction, "$.scenarios[0].steps[0].action.type", TypedActions},
