@@ -14,7 +14,7 @@ const schemaURL = "https://solopi.dev/schemas/solopi-case.schema.json"
 // up); the tests prove the two agree.
 func schema(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile("case.schema.json")
+	b, err := os.ReadFile("../schemas/case.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

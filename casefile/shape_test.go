@@ -13,10 +13,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// caseSchema is case.schema.json compiled once through the JSON Schema
+// caseSchema is schemas/case.schema.json compiled once through the JSON Schema
 // library, with content assertions on (operationLog strings are checked).
 var caseSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	b, err := os.ReadFile("case.schema.json")
+	b, err := os.ReadFile("../schemas/case.schema.json")
 	if err != nil {
 		return nil, err
 	}

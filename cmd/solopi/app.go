@@ -19,7 +19,7 @@ import (
 // sim, demo, report) live beside main; every feature area contributes its
 // list from its package under internal/.
 func commands(e cmdutil.Env) []*cli.Command {
-	cmds := []*cli.Command{newCmdVersion(e), newCmdActions(e), newCmdSim(e), newCmdDemo(e), newCmdReport(e)}
+	cmds := []*cli.Command{newCmdVersion(e), newCmdActions(e), newCmdSim(e), newCmdDemo(e), newCmdReport(e), newCmdSchema(e)}
 	for _, group := range []func(cmdutil.Env) []*cli.Command{devicecmd.Commands, replaycmd.Commands, agentcmd.Commands,
 		sessioncmd.Commands, plannercmd.Commands, verifycmd.Commands, managedcmd.Commands} {
 		cmds = append(cmds, group(e)...)
