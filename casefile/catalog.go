@@ -58,6 +58,20 @@ type ActionDescriptor struct {
 	RefusedReason *string `json:"refusedReason"`
 	// Params lists every parameter the executor reads besides localClickPos.
 	Params []string `json:"params"`
+	// ParamValues gives, for a parameter that takes one of a closed set,
+	// the values SoloPi's executor knows (solopi extension).
+	ParamValues map[string][]string `json:"paramValues"`
+}
+
+// AssertModes are the assertMode values SoloPi's ASSERT executors know:
+// three comparisons of text and five of numbers.
+var AssertModes = []string{"assert_accurate", "assert_contain", "assert_regular",
+	"assert_dayu", "assert_dayuAndEqual", "assert_equal", "assert_xiaoyu", "assert_xiaoyuAndEqual"}
+
+// paramValues are the closed sets of the enums' parameters.
+var paramValues = map[string]map[string][]string{
+	"ASSERT":       {"assertMode": AssertModes},
+	"ASSERT_TOAST": {"assertMode": AssertModes},
 }
 
 // ProviderDescriptor describes one dynamic ActionProvider action, carried
@@ -274,6 +288,10 @@ func describe(r actionRow) ActionDescriptor {
 		RequiresNode:    r.category == categoryNode,
 		RequiredParams:  slices.Clone(requiredParams[r.name]),
 		Params:          slices.Clone(r.params),
+		ParamValues:     map[string][]string{},
+	}
+	for k, v := range paramValues[r.name] {
+		d.ParamValues[k] = slices.Clone(v)
 	}
 	if d.RequiredParams == nil {
 		d.RequiredParams = []string{}

@@ -36,6 +36,9 @@ func TestActionsListsTypedActionsFromProtocol(t *testing.T) {
 	if !strings.Contains(string(r.stdout), `"name":"scroll"`) || !strings.Contains(string(r.stdout), `"enum":["up","down","left","right"]`) {
 		t.Errorf("scroll rules missing: %s", r.stdout)
 	}
+	if !strings.Contains(string(r.stdout), `"paramValues":{"assertMode":["assert_accurate","assert_contain","assert_regular",`) {
+		t.Errorf("ASSERT's assertMode values missing: %s", r.stdout)
+	}
 }
 
 // Usage errors are the parser's text on stderr, nothing on stdout, exit 3.
