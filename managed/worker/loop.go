@@ -185,7 +185,7 @@ func probeLoop(ctx context.Context, cfg LoopConfig) {
 	}
 	seen := map[string]bool{}
 	for {
-		if err := RefreshDevices(ctx, cfg.Store, cfg.Devices, cfg.Prober, seen); err != nil && cfg.Logger != nil && ctx.Err() == nil {
+		if err := RefreshDevices(ctx, cfg.Store, cfg.Devices, cfg.Prober, cfg.Locks, seen); err != nil && cfg.Logger != nil && ctx.Err() == nil {
 			cfg.Logger.Warn("device health refresh failed", "error", err)
 		}
 		if cfg.Clock.Sleep(ctx, interval) != nil {
@@ -197,8 +197,10 @@ func probeLoop(ctx context.Context, cfg LoopConfig) {
 // RefreshDevices re-probes the registered devices this host sees and are
 // not leased: a passed probe makes one healthy, a failed or errored probe
 // degraded. A device this host saw before (in seen) and no longer sees is
-// offline. Quarantined devices are an operator's decision and stay so.
-func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, prober DeviceProber, seen map[string]bool) error {
+// offline. Quarantined devices are an operator's decision and stay so. With
+// locks, a probe holds the phone's host-wide lock, and a phone another
+// process holds (a local run) is left alone: probing would disturb it.
+func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, prober DeviceProber, locks DeviceLocker, seen map[string]bool) error {
 	online, err := lister.OnlineSerials(ctx)
 	if err != nil {
 		return err
@@ -215,7 +217,14 @@ func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, p
 			continue
 		case slices.Contains(online, d.Serial):
 			seen[d.Serial] = true
+			unlock := func() {}
+			if locks != nil {
+				if unlock, err = locks.LockDevice(ctx, d.Serial); err != nil {
+					continue
+				}
+			}
 			rep, err := prober.ProbeDevice(ctx, d.Serial)
+			unlock()
 			health = managed.HealthDegraded
 			if err == nil && rep.Ready {
 				health = managed.HealthHealthy

@@ -15,6 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
+	"github.com/solopi-dev/solopi/solopi/devicelock"
 )
 
 // The device-bound managed commands: managed-worker-once, -worker-loop and
@@ -28,15 +29,41 @@ type devices interface {
 	worker.DeviceLister
 	worker.DeviceProber
 	worker.ShardExecutor
+	worker.DeviceLocker
 }
 
-// hostDevices are the devices the globals reach, each shard under b.
+// hostDevices are the devices the globals reach, each shard under b, with
+// the host-wide device locks every solopi process of the user shares
+// (solopi/devicelock): a worker drives a phone only while it holds its
+// lock, so a local `solopi run` and a worker never overlap on one phone.
 func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets) (devicehost.Host, error) {
 	budgets, err := b.Budgets()
 	if err != nil {
 		return devicehost.Host{}, err
 	}
-	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets}, nil
+	locks, err := hostLocks(g)
+	if err != nil {
+		return devicehost.Host{}, err
+	}
+	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks}, nil
+}
+
+// hostLocks are the device locks of this invocation's user
+// ($XDG_RUNTIME_DIR/solopi/devices as the command's environment names it,
+// else the cache directory); none when the device is handed in
+// (Env.Transport): it is this process's own.
+func hostLocks(g *cmdutil.Globals) (*devicelock.Locker, error) {
+	if g.Env.Transport != nil {
+		return nil, nil
+	}
+	if rt := g.Env.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+		return &devicelock.Locker{Dir: filepath.Join(rt, "solopi", "devices")}, nil
+	}
+	l, err := devicelock.Default()
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
 }
 
 // workerFlagValues are the worker flags as given.
@@ -115,7 +142,7 @@ func (o managedWorkerOptions) loopConfig(s managed.Store, d devices) (worker.Loo
 		return worker.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
 	}
 	return worker.LoopConfig{
-		Config: worker.Config{Store: s, Executor: d, Devices: d, WorkerID: o.workerID,
+		Config: worker.Config{Store: s, Executor: d, Devices: d, Locks: d, WorkerID: o.workerID,
 			Host: o.host, ArtifactsRoot: root, Observe: shardProgress(o.progress, o.maxAssignments)},
 		Prober: d, ProbeInterval: o.probeInterval, Concurrency: max(1, o.concurrency), IdleInterval: o.idleInterval,
 		MaxIdlePolls: o.maxIdlePolls, MaxAssignments: o.maxAssignments,
