@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/protocol"
@@ -68,8 +69,24 @@ type farmRun struct {
 // when set, runs after the submission and before the worker starts.
 func runTask(t *testing.T, f *sim.Farm, h Host, fixture string, replicas, maxRetries int, before func()) farmRun {
 	t.Helper()
+	return runTaskOn(t, filepath.Join(t.TempDir(), "managed.sqlite"), f, h, fixture, replicas, maxRetries, before)
+}
+
+// backends are the stores a farm test runs on: SQLite, and PostgreSQL
+// when SOLOPI_TEST_POSTGRES names a server.
+var backends = []struct {
+	name string
+	db   func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "managed.sqlite") }},
+	{"postgres", func(t *testing.T) string { return pgtest.Schema(t) }},
+}
+
+// runTaskOn is runTask on the store database names.
+func runTaskOn(t *testing.T, database string, f *sim.Farm, h Host, fixture string, replicas, maxRetries int, before func()) farmRun {
+	t.Helper()
 	ctx := context.Background()
-	s, err := managed.Open(ctx, filepath.Join(t.TempDir(), "managed.sqlite"), managed.Options{})
+	s, err := managed.Open(ctx, database, managed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +186,18 @@ func deref(s *string) string {
 // shard is retried on the other phone and passes there.
 func TestFarmPhoneOfflineMidShardIsRetriedElsewhere(t *testing.T) {
 	t.Parallel()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			phoneOfflineMidShard(t, be.db(t))
+		})
+	}
+}
+
+func phoneOfflineMidShard(t *testing.T, database string) {
 	f, h := simFarm(t, 2, 20)
 	var dropped sync.Map
-	r := runTask(t, f, h, "counter-success", 1, 1, func() {
+	r := runTaskOn(t, database, f, h, "counter-success", 1, 1, func() {
 		go func() {
 			for {
 				for _, d := range f.Devices() {
@@ -210,9 +236,18 @@ func TestFarmPhoneOfflineMidShardIsRetriedElsewhere(t *testing.T) {
 // any infrastructure fault: TestFarmPhoneOfflineMidShardIsRetriedElsewhere.)
 func TestFarmPhoneHeldByAnotherOwnersSessionIsNotTested(t *testing.T) {
 	t.Parallel()
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			phoneHeldByAnotherOwner(t, be.db(t))
+		})
+	}
+}
+
+func phoneHeldByAnotherOwner(t *testing.T, database string) {
 	f, h := simFarm(t, 1, 5)
 	d := f.Devices()[0]
-	r := runTask(t, f, h, "counter-success", 1, 0, func() {
+	r := runTaskOn(t, database, f, h, "counter-success", 1, 0, func() {
 		ctx := context.Background()
 		if _, _, code, err := d.Shell(ctx, "monkey -p com.example.counter 1"); err != nil || code != 0 {
 			t.Fatalf("launch the counter: %d %v", code, err)

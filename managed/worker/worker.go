@@ -241,12 +241,15 @@ func (w *ShardWorker) run(ctx context.Context, a *managed.Assignment) ShardRepor
 		// This worker is stopping: hand the shard back untouched.
 		out, err := w.cfg.Store.Release(wctx, id)
 		rep.Outcome, rep.Err, rep.HandedBack = outcomeOrNil(out, err), errors.Join(context.Cause(ctx), w.lost(err)), err == nil
-	case execErr != nil:
-		category, retryable := managed.CategoryWorker, false
-		if fault.KindOf(execErr) == fault.Transport {
-			category, retryable = managed.CategoryTransport, true
+	case execErr != nil && fault.KindOf(execErr) == fault.Transport:
+		// The phone, adb or SoloPi failed before a verdict: retried, then
+		// not_tested (its attempt too), never failed.
+		out, err := w.failInfrastructure(wctx, a, managed.CategoryTransport, managed.Completion{})
+		if rep.Outcome, rep.Err = out, execErr; out == nil {
+			rep.Err = errors.Join(execErr, err)
 		}
-		out, err := w.cfg.Store.Fail(wctx, id, category, retryable)
+	case execErr != nil:
+		out, err := w.cfg.Store.Fail(wctx, id, managed.CategoryWorker, false)
 		rep.Outcome, rep.Err = outcomeOrNil(out, err), errors.Join(execErr, w.lost(err))
 	case verdict.Status == "not_tested" && verdict.Infrastructure != "":
 		rep.Status, rep.ReportPath = verdict.Status, verdict.ReportPath
@@ -264,19 +267,38 @@ func (w *ShardWorker) run(ctx context.Context, a *managed.Assignment) ShardRepor
 // shard requeued for any free phone, this one blamed); with none left,
 // not_tested with the attempt's report, never failed.
 func (w *ShardWorker) infrastructure(ctx context.Context, a *managed.Assignment, dir string, v ShardVerdict) (*managed.Outcome, error) {
-	retry := true
-	if b, ok := w.cfg.Store.(managed.RetryBudget); ok {
-		left, err := b.RetriesLeft(ctx, a.Identity())
-		if err != nil {
-			return nil, w.lost(err)
+	c := managed.Completion{ReportPath: v.ReportPath}
+	var err error
+	if c.EvidenceDigest, err = EvidenceDigest(dir); err != nil {
+		c.EvidenceDigest = ""
+	}
+	if len(v.Report) > 0 {
+		if c.Report, err = canonjson.Decode(v.Report); err != nil {
+			c.Report = nil
 		}
-		retry = left
 	}
-	if !retry {
-		return w.complete(ctx, a, dir, v)
+	return w.failInfrastructure(ctx, a, v.Infrastructure, c)
+}
+
+// failInfrastructure fails an attempt for a reason of the infrastructure
+// (managed.InfraFailer; a store without it gets a retryable Fail). The
+// error says the shard was retried; a shard that ended not_tested because
+// no retry was left returns none: not_tested is its verdict.
+func (w *ShardWorker) failInfrastructure(ctx context.Context, a *managed.Assignment, category string, c managed.Completion) (*managed.Outcome, error) {
+	var out managed.Outcome
+	var err error
+	if f, ok := w.cfg.Store.(managed.InfraFailer); ok {
+		out, err = f.FailInfrastructure(ctx, a.Identity(), category, c)
+	} else {
+		out, err = w.cfg.Store.Fail(ctx, a.Identity(), category, true)
 	}
-	out, err := w.cfg.Store.Fail(ctx, a.Identity(), v.Infrastructure, true)
-	return outcomeOrNil(out, err), errors.Join(noVerdict(v.Infrastructure), w.lost(err))
+	if err != nil {
+		return nil, w.lost(err)
+	}
+	if managed.Terminal(out.ShardStatus) {
+		return &out, nil
+	}
+	return &out, noVerdict(category)
 }
 
 // noVerdict is the error of a shard's run that met an infrastructure
