@@ -109,4 +109,3 @@ func storedReport(report any) (string, any, error) {
 	}
 	return string(b), outcomeFP, nil
 }
-
