@@ -70,7 +70,8 @@ func (h Host) ProbeDevice(ctx context.Context, serial string) (worker.ProbeRepor
 	if err != nil {
 		return worker.ProbeReport{APILevel: level}, err
 	}
-	return worker.ProbeReport{APILevel: level, Installed: r.Installed, Ready: r.Ready, Doctor: r}, nil
+	return worker.ProbeReport{APILevel: level, Installed: r.Installed, Ready: r.Ready, Doctor: r,
+		ErrorCode: r.ErrorCode, Error: r.Error, UserAction: r.UserActionRequired}, nil
 }
 
 // apiLevel is the device's ro.build.version.sdk.

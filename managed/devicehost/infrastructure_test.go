@@ -12,12 +12,14 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
+	"github.com/solopi-dev/solopi/managed/farmreport"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/adbd"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicelock"
+	"github.com/solopi-dev/solopi/suitereport"
 	"github.com/solopi-dev/solopi/verify"
 	"github.com/solopi-dev/solopi/verify/onphone"
 )
@@ -225,6 +227,13 @@ func phoneOfflineMidShard(t *testing.T, database string) {
 	}
 	if second.Serial == first.Serial || second.Status != verify.Passed {
 		t.Errorf("the retry: %s on %s (first on %s)", second.Status, second.Serial, first.Serial)
+	}
+	// In the suite model (managed-report --junit) the case passed: the
+	// first attempt is the phone's error, not the case's failure.
+	suite := farmreport.Suite(rep)
+	if c := suite.Cases[0]; c.Verdict != suitereport.Passed || c.Attempts[0].Verdict != suitereport.Error || len(suite.Devices) != 2 ||
+		suite.Failure() != nil {
+		t.Errorf("suite %+v", suite)
 	}
 }
 

@@ -89,6 +89,9 @@ type ProbeReport struct {
 	Ready     bool // doctor passed: the device can run agents and managed work
 	// Doctor is the doctor's JSON object, echoed by managed-device-probe.
 	Doctor any
+	// ErrorCode, Error and UserAction say why a device is not ready (the
+	// doctor's own).
+	ErrorCode, Error, UserAction string
 }
 
 // FailureCategory is the failure category of a non-passed verification

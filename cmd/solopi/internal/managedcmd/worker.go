@@ -3,6 +3,7 @@ package managedcmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/solopi/devicelock"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // The device-bound managed commands: managed-worker-once, -worker-loop and
@@ -241,7 +243,14 @@ type managedWorkerLoopResult struct {
 	Failures    int  `json:"failures"`
 	IdlePolls   int  `json:"idlePolls"`
 	Interrupted bool `json:"interrupted"`
+	// ErrorCode and Error say why the loop is not a success.
+	ErrorCode string `json:"errorCode,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
+
+// codeShardsNotPassed: a worker loop ended with shards that did not pass
+// (exit 2).
+const codeShardsNotPassed = "shards_not_passed"
 
 // runManagedWorkerLoop works shards until a limit or a signal: success
 // without failures, a failure with some, an interrupt when interrupted
@@ -259,8 +268,11 @@ func runManagedWorkerLoop(ctx context.Context, s managed.Store, d devices, o man
 		IdlePolls: res.IdlePolls, Interrupted: res.Interrupted}
 	switch {
 	case res.Interrupted:
+		out.ErrorCode, out.Error = fault.CodeInterrupted, "the worker was interrupted: its running shards were handed back"
 		return cmdutil.WithKind(out, fault.Interrupted), nil
 	case res.Failures > 0:
+		out.ErrorCode = codeShardsNotPassed
+		out.Error = fmt.Sprintf("%d of the %d shards this worker ran did not pass (failed, not tested, or ended by a fault)", res.Failures, res.Processed)
 		return cmdutil.Failed(out), nil
 	}
 	return cmdutil.OK(out), nil
@@ -310,6 +322,10 @@ type managedProbeResult struct {
 	Success bool           `json:"success"`
 	Device  managed.Device `json:"device"`
 	Doctor  any            `json:"doctor"`
+	// ErrorCode and Error are the doctor's, when it did not pass.
+	ErrorCode          string `json:"errorCode,omitempty"`
+	Error              string `json:"error,omitempty"`
+	UserActionRequired string `json:"userActionRequired,omitempty"`
 }
 
 // runManagedDeviceProbe probes one device and registers it: success when
@@ -325,6 +341,11 @@ func runManagedDeviceProbe(ctx context.Context, s managed.Store, d worker.Device
 	}
 	out := managedProbeResult{Success: rep.Ready, Device: dev, Doctor: rep.Doctor}
 	if !rep.Ready {
+		out.ErrorCode, out.Error, out.UserActionRequired = rep.ErrorCode, rep.Error, rep.UserAction
+		if out.ErrorCode == "" {
+			out.ErrorCode, out.Error = readiness.CodeNotReady, "the doctor did not pass"
+		}
+		out.Error += "; the device is registered " + dev.Health
 		return cmdutil.Failed(out), nil
 	}
 	return cmdutil.OK(out), nil
