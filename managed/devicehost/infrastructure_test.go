@@ -60,7 +60,8 @@ func simFarm(t *testing.T, n int, scale float64) (*sim.Farm, Host) {
 }
 
 // farmRun is a task of plan on the farm's phones, worked by one worker
-// loop (two shards at once) until the task is terminal.
+// loop (two shards at once, its devices re-probed all along) until the
+// task is terminal.
 type farmRun struct {
 	store managed.Store
 	task  string
@@ -120,6 +121,8 @@ func runTaskOn(t *testing.T, database string, f *sim.Farm, h Host, fixture strin
 		_, loopErr = worker.Run(wctx, worker.LoopConfig{
 			Config: worker.Config{Store: s, Executor: h, Devices: h, Locks: h, WorkerID: "infra-worker",
 				ArtifactsRoot: t.TempDir(), IdleWait: 100 * time.Millisecond},
+			// The re-probe runs beside the shards, on the same phone locks.
+			Prober: h, ProbeInterval: 300 * time.Millisecond,
 			Concurrency: 2, IdleInterval: 100 * time.Millisecond,
 		})
 	})
