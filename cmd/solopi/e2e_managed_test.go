@@ -378,12 +378,23 @@ func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
 func TestE2EManagedKilledWorkerLeavesNoFalseFailures(t *testing.T) {
 	t.Parallel()
 	m, slow, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000", "--max-retries", "0"})
-	_, st := m.cmd("status")
-	orphan, _ := st["runId"].(string)
+	// The replay's runId, from the attempt's evidence (the phone itself
+	// belongs to the worker while it runs).
+	_, running := m.report(slow)
+	var orphan string
+	testwait.Until(t, 30*time.Second, "the attempt's run-response.json", func() bool {
+		cmdtest.EachFileUnder(t, m.attemptDir(slow, running), func(path string, b []byte) {
+			var resp map[string]any
+			if filepath.Base(path) == "run-response.json" && json.Unmarshal(b, &resp) == nil {
+				orphan, _ = resp["runId"].(string)
+			}
+		})
+		return orphan != ""
+	})
 	w.signal(syscall.SIGKILL)
 	testwait.Until(t, 30*time.Second, "the killed worker to exit", w.exited)
-	if orphan == "" || dev.App.LeaseHolder() == "" {
-		t.Fatalf("no replay outlived the worker (%v): the test proves nothing", st)
+	if dev.App.LeaseHolder() == "" {
+		t.Fatal("no replay outlived the worker: the test proves nothing")
 	}
 	task := m.submit(cmdtest.FixturePlan(t, "counter-success"), "after-kill", 8)
 	w2 := m.startWorker("host-b")
