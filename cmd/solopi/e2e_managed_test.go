@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -24,6 +25,8 @@ import (
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 const e2eOwnerToken = "e2e-owner-token-0123456789"
@@ -378,19 +381,13 @@ func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
 func TestE2EManagedKilledWorkerLeavesNoFalseFailures(t *testing.T) {
 	t.Parallel()
 	m, slow, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000", "--max-retries", "0"})
-	// The replay's runId, from the attempt's evidence (the phone itself
-	// belongs to the worker while it runs).
-	_, running := m.report(slow)
-	var orphan string
-	testwait.Until(t, 30*time.Second, "the attempt's run-response.json", func() bool {
-		cmdtest.EachFileUnder(t, m.attemptDir(slow, running), func(path string, b []byte) {
-			var resp map[string]any
-			if filepath.Base(path) == "run-response.json" && json.Unmarshal(b, &resp) == nil {
-				orphan, _ = resp["runId"].(string)
-			}
-		})
-		return orphan != ""
-	})
+	// The replay's runId, asked of the simulated phone directly (the
+	// phone belongs to the worker while it runs: no solopi command).
+	st, err := replay.FetchReplayStatus(context.Background(), device.NewDevice(dev, device.DeviceOptions{}))
+	if err != nil || !st.Active || st.RunID == "" {
+		t.Fatalf("the running replay: %+v %v", st, err)
+	}
+	orphan := st.RunID
 	w.signal(syscall.SIGKILL)
 	testwait.Until(t, 30*time.Second, "the killed worker to exit", w.exited)
 	if dev.App.LeaseHolder() == "" {

@@ -157,8 +157,9 @@ func newCmdWorkerOnce(e cmdutil.Env) *cli.Command {
 		Name:      "managed-worker-once",
 		Usage:     "claim one shard this host can run, run it with verify-run on the leased device, report it",
 		UsageText: "solopi managed-worker-once --worker-id host-a-1 --artifacts-root ./evidence",
-		Description: "Exit 0 passed (or nothing to claim: claimed:false), 2 failed or not_tested, 4 a lost lease or a\n" +
-			"transport failure (the shard is retried), 3 another worker error (the shard ends not_tested).",
+		Description: "Exit 0 passed (or nothing to claim: claimed:false), 2 failed or not_tested, 4 a lost lease, a\n" +
+			"transport failure or a run that met a fault of the phone, adb or another owner on it (the shard is\n" +
+			"retried on the task's budget), 3 another worker error (the shard ends not_tested).",
 		Flags:  v.flags(false),
 		Action: cmdutil.Local(e, v.run(false, runManagedWorkerOnce)),
 	}
