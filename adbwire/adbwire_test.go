@@ -25,10 +25,10 @@ func TestSmartSocketBytes(t *testing.T) {
 	if want := "OKAY00040029FAIL0014unknown host serviceOKAYOKAY\x02\x01\x00\x00\x00\x00\x00\x00"; w.String() != want {
 		t.Fatalf("replies %q\nwant %q", w.String(), want)
 	}
-	if err := WriteRequest(&w, strings.Repeat("x", MaxHex4+1)); !errors.Is(err, ErrTooLong) {
+	if err := WriteRequest(&w, strings.Repeat("x", maxHex4+1)); !errors.Is(err, ErrTooLong) {
 		t.Fatalf("long request: %v", err)
 	}
-	if got := AppendHex4(nil, strings.Repeat("y", MaxHex4+5)); string(got[:4]) != "ffff" || len(got) != 4+MaxHex4 {
+	if got := AppendHex4(nil, strings.Repeat("y", maxHex4+5)); string(got[:4]) != "ffff" || len(got) != 4+maxHex4 {
 		t.Fatalf("a long reply is cut to what hex4 carries: %q", got[:4])
 	}
 	if _, err := ReadHex4(strings.NewReader("00zzab")); !errors.Is(err, ErrProtocol) {

@@ -49,15 +49,15 @@ func FuzzReadHex4(f *testing.F) {
 			t.Fatalf("FAIL %q not in %q", fail, b)
 		}
 		// What the writers send reads back, cut to what hex4 can carry.
-		want := s[:min(len(s), MaxHex4)]
+		want := s[:min(len(s), maxHex4)]
 		var w bytes.Buffer
-		if err := WriteRequest(&w, s); (err != nil) != (len(s) > MaxHex4) || (err != nil && w.Len() > 0) {
+		if err := WriteRequest(&w, s); (err != nil) != (len(s) > maxHex4) || (err != nil && w.Len() > 0) {
 			t.Fatalf("WriteRequest of %d bytes: %v, wrote %d", len(s), err, w.Len())
 		}
 		_ = WriteOkayData(&w, s)
 		_ = WriteFail(&w, s)
 		r := &chunkReader{r: &w, seed: byte(len(s))}
-		if len(s) <= MaxHex4 {
+		if len(s) <= maxHex4 {
 			if got, err := ReadHex4(r); err != nil || string(got) != s {
 				t.Fatalf("request: %q %v", got, err)
 			}
@@ -135,7 +135,7 @@ func FuzzReadShellPacket(f *testing.F) {
 				}
 				return
 			}
-			if len(p.Data) > ShellPacketMax {
+			if len(p.Data) > shellPacketMax {
 				t.Fatalf("packet of %d bytes", len(p.Data))
 			}
 			if got := b[before : len(b)-r.Len()]; !bytes.Equal(AppendShellPacket(nil, p.ID, p.Data), got) {

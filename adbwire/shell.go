@@ -20,13 +20,13 @@ const (
 	ShellWindowSize byte = 5
 )
 
-// ShellPacketMax is the longest packet ReadShellPacket accepts. A client
+// shellPacketMax is the longest packet ReadShellPacket accepts. A client
 // sends only stdin and small control packets, so a larger length is a
 // broken or hostile peer, refused before anything is allocated.
-const ShellPacketMax = 1 << 20
+const shellPacketMax = 1 << 20
 
-// ShellPacket is one packet.
-type ShellPacket struct {
+// shellPacket is one packet.
+type shellPacket struct {
 	ID   byte
 	Data []byte
 }
@@ -40,18 +40,18 @@ func AppendShellPacket(b []byte, id byte, data []byte) []byte {
 
 // ReadShellPacket reads one packet; a clean io.EOF means the stream ended
 // between packets.
-func ReadShellPacket(r io.Reader) (ShellPacket, error) {
+func ReadShellPacket(r io.Reader) (shellPacket, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return ShellPacket{}, err
+		return shellPacket{}, err
 	}
 	n := binary.LittleEndian.Uint32(hdr[1:])
-	if n > ShellPacketMax {
-		return ShellPacket{}, fmt.Errorf("%w: shell packet id %d: length %d over %d", ErrProtocol, hdr[0], n, ShellPacketMax)
+	if n > shellPacketMax {
+		return shellPacket{}, fmt.Errorf("%w: shell packet id %d: length %d over %d", ErrProtocol, hdr[0], n, shellPacketMax)
 	}
-	p := ShellPacket{ID: hdr[0], Data: make([]byte, n)}
+	p := shellPacket{ID: hdr[0], Data: make([]byte, n)}
 	if _, err := io.ReadFull(r, p.Data); err != nil {
-		return ShellPacket{}, fmt.Errorf("shell packet id %d: %w", hdr[0], noEOF(err))
+		return shellPacket{}, fmt.Errorf("shell packet id %d: %w", hdr[0], noEOF(err))
 	}
 	return p, nil
 }

@@ -36,21 +36,21 @@ func (f Fail) Error() string { return string(f) }
 // Status words of the smart-socket protocol.
 const (
 	StatusOkay = "OKAY"
-	StatusFail = "FAIL"
+	statusFail = "FAIL"
 )
 
-// MaxHex4 is the longest payload a hex4 length prefix can express. (adb's
+// maxHex4 is the longest payload a hex4 length prefix can express. (adb's
 // client also caps requests at MAX_PAYLOAD, 1 MiB, which is larger, so
 // 0xffff is the real limit for a shell command.)
-const MaxHex4 = 0xffff
+const maxHex4 = 0xffff
 
 // AppendHex4 appends s behind its length in 4 lowercase hex digits, the
 // framing of smart-socket requests and data replies. A longer s is cut to
 // MaxHex4 rather than framed with a length the reader cannot parse; where
 // cutting is wrong (a request) WriteRequest refuses instead.
 func AppendHex4(b []byte, s string) []byte {
-	if len(s) > MaxHex4 {
-		s = s[:MaxHex4]
+	if len(s) > maxHex4 {
+		s = s[:maxHex4]
 	}
 	const digits = "0123456789abcdef"
 	n := len(s)
@@ -61,8 +61,8 @@ func AppendHex4(b []byte, s string) []byte {
 // WriteRequest writes one smart-socket request in a single Write, as adb's
 // 29.0.6 client does. A request longer than MaxHex4 is ErrTooLong.
 func WriteRequest(w io.Writer, req string) error {
-	if len(req) > MaxHex4 {
-		return fmt.Errorf("%w: request of %d bytes exceeds the protocol's %d; push long data as a file instead", ErrTooLong, len(req), MaxHex4)
+	if len(req) > maxHex4 {
+		return fmt.Errorf("%w: request of %d bytes exceeds the protocol's %d; push long data as a file instead", ErrTooLong, len(req), maxHex4)
 	}
 	_, err := w.Write(AppendHex4(make([]byte, 0, 4+len(req)), req))
 	return err
@@ -96,7 +96,7 @@ func ReadStatus(r io.Reader) error {
 	switch string(st[:]) {
 	case StatusOkay:
 		return nil
-	case StatusFail:
+	case statusFail:
 		msg, err := ReadHex4(r)
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func WriteOkayData(w io.Writer, s string) error {
 
 // WriteFail refuses a request with msg.
 func WriteFail(w io.Writer, msg string) error {
-	_, err := w.Write(AppendHex4([]byte(StatusFail), msg))
+	_, err := w.Write(AppendHex4([]byte(statusFail), msg))
 	return err
 }
 

@@ -106,7 +106,7 @@ func TestWritesAreConfinedAtomicAndDigested(t *testing.T) {
 	}
 	var m Manifest
 	b, _ := os.ReadFile(filepath.Join(root, ManifestName))
-	if err := json.Unmarshal(b, &m); err != nil || m.Schema != ManifestSchema || m.RunID != "r1" || len(m.Files) != 1 || m.Files[0].Path != "device/a.log" {
+	if err := json.Unmarshal(b, &m); err != nil || m.Schema != manifestSchema || m.RunID != "r1" || len(m.Files) != 1 || m.Files[0].Path != "device/a.log" {
 		t.Fatalf("manifest %s", b)
 	}
 }
@@ -133,7 +133,7 @@ func TestJUnitStructureAndEscaping(t *testing.T) {
 		{Name: "003-c", Classname: "solopi.c", Error: &JUnitProblem{Message: "timed out", Type: "run_timeout"}},
 		{Name: "004-d", Classname: "solopi.d", Skipped: &JUnitProblem{Message: "not run"}},
 	}}
-	b, err := MarshalJUnit("solopi", s)
+	b, err := marshalJUnit("solopi", s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestJUnitStructureAndEscaping(t *testing.T) {
 	if tc.Failure.Message != `node "x" <missing> & gone` || tc.SystemOut == nil || !strings.Contains(tc.SystemOut.Text, "[[ATTACHMENT|/tmp/a.png]]") {
 		t.Fatalf("testcase %+v", tc)
 	}
-	if c := s.Counts(); c != (Counts{Tests: 4, Failures: 1, Errors: 1, Skipped: 1}) {
+	if c := s.Counts(); c != (counts{Tests: 4, Failures: 1, Errors: 1, Skipped: 1}) {
 		t.Fatalf("counts %+v", c)
 	}
 }
@@ -177,7 +177,7 @@ func TestEvidenceReplace(t *testing.T) {
 	if err := Check(root, EvidenceExclusive); code(err) != CodeDirNotEmpty {
 		t.Fatalf("exclusive over an evidence set: %v", err)
 	}
-	d, err = Open(root, EvidenceReplace)
+	d, err = Open(root, evidenceReplace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestEvidenceReplace(t *testing.T) {
 	// A non-empty directory without our manifest is never adopted.
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "x"), nil, 0o644)
-	if err := Check(other, EvidenceReplace); code(err) != CodeDirNotEmpty {
+	if err := Check(other, evidenceReplace); code(err) != CodeDirNotEmpty {
 		t.Fatalf("foreign directory: %v", err)
 	}
 }

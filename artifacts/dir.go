@@ -49,7 +49,7 @@ type FileEntry struct {
 // Dir is one evidence directory. It is safe for concurrent use.
 type Dir struct {
 	root  string
-	mode  EvidenceMode
+	mode  evidenceMode
 	mu    sync.Mutex
 	files map[string]FileEntry
 	logs  map[string]*logState // append-only files (Append)
@@ -59,21 +59,21 @@ type Dir struct {
 	replaced *Replaced
 }
 
-// EvidenceMode says what an evidence directory may already hold.
-type EvidenceMode int
+// evidenceMode says what an evidence directory may already hold.
+type evidenceMode int
 
 const (
 	// EvidenceExclusive needs an absent or empty directory.
-	EvidenceExclusive EvidenceMode = iota
+	EvidenceExclusive evidenceMode = iota
 	// EvidenceOverwrite (--overwrite) accepts any directory and removes
 	// the entries the caller names before writing.
 	EvidenceOverwrite
-	// EvidenceReplace accepts an absent or empty directory, or one that
+	// evidenceReplace accepts an absent or empty directory, or one that
 	// holds an earlier evidence set of ours (our manifest.json): the new
 	// set replaces it, and the files the earlier manifest listed that the
 	// new one does not are removed when the new manifest is written.
 	// Files no manifest of ours names are never touched.
-	EvidenceReplace
+	evidenceReplace
 	// EvidenceNew needs an absent path: the run creates the directory
 	// itself (mkdir, so one that appears meanwhile is refused too) and
 	// never mixes its evidence with another's. An existing entry is
@@ -84,11 +84,11 @@ const (
 // EvidenceModeOf maps an --overwrite flag to its mode: without it an
 // earlier evidence set of ours is replaced (the same directory works for
 // every run of a CI job) and anything else is refused.
-func EvidenceModeOf(overwrite bool) EvidenceMode {
+func EvidenceModeOf(overwrite bool) evidenceMode {
 	if overwrite {
 		return EvidenceOverwrite
 	}
-	return EvidenceReplace
+	return evidenceReplace
 }
 
 // Replaced reports what an EvidenceReplace directory replaced.
@@ -107,14 +107,14 @@ type Replaced struct {
 // every mode, because writing through it would put evidence somewhere the
 // user did not name. Call it before contacting the device so that a
 // refused directory costs nothing.
-func Check(path string, mode EvidenceMode) error {
+func Check(path string, mode evidenceMode) error {
 	_, err := check(path, mode)
 	return err
 }
 
 // check is Check; it also returns the earlier manifest an EvidenceReplace
 // directory holds.
-func check(path string, mode EvidenceMode) (*Manifest, error) {
+func check(path string, mode evidenceMode) (*Manifest, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, fault.Usage(CodeUnsafePath, "the artifacts directory path is empty")
 	}
@@ -147,7 +147,7 @@ func check(path string, mode EvidenceMode) (*Manifest, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	if mode == EvidenceReplace {
+	if mode == evidenceReplace {
 		if m, ok := readManifest(filepath.Join(path, ManifestName)); ok {
 			return m, nil
 		}
@@ -203,7 +203,7 @@ func readManifest(p string) (*Manifest, bool) {
 		return nil, false
 	}
 	var m Manifest
-	if json.Unmarshal(b, &m) != nil || m.Schema != ManifestSchema {
+	if json.Unmarshal(b, &m) != nil || m.Schema != manifestSchema {
 		return nil, false
 	}
 	return &m, true
@@ -213,7 +213,7 @@ func readManifest(p string) (*Manifest, bool) {
 // the entries named in replace are removed first so that a previous run's
 // evidence can never be mistaken for this run's; other files are left
 // alone.
-func Open(path string, mode EvidenceMode, replace ...string) (*Dir, error) {
+func Open(path string, mode evidenceMode, replace ...string) (*Dir, error) {
 	previous, err := check(path, mode)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func Open(path string, mode EvidenceMode, replace ...string) (*Dir, error) {
 }
 
 // makeRoot creates the evidence directory: exclusively in EvidenceNew mode.
-func makeRoot(abs string, mode EvidenceMode) error {
+func makeRoot(abs string, mode evidenceMode) error {
 	if mode != EvidenceNew {
 		if err := os.MkdirAll(abs, 0o755); err != nil {
 			return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
@@ -352,9 +352,9 @@ func MarshalIndent(v any) ([]byte, error) {
 	return []byte(sb.String()), nil
 }
 
-// Writer streams one artifact into a temporary file next to its final
+// writer streams one artifact into a temporary file next to its final
 // name; Commit publishes it, Abort discards it.
-type Writer struct {
+type writer struct {
 	d      *Dir
 	rel    string
 	final  string
@@ -366,7 +366,7 @@ type Writer struct {
 }
 
 // Create starts writing rel; the parent directories are created.
-func (d *Dir) Create(rel, source string) (*Writer, error) {
+func (d *Dir) Create(rel, source string) (*writer, error) {
 	final, err := d.resolve(rel)
 	if err != nil {
 		return nil, err
@@ -383,11 +383,11 @@ func (d *Dir) Create(rel, source string) (*Writer, error) {
 	if err != nil {
 		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact file", err).With("path", rel)
 	}
-	return &Writer{d: d, rel: filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), final: final, source: source, f: f, h: sha256.New()}, nil
+	return &writer{d: d, rel: filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), final: final, source: source, f: f, h: sha256.New()}, nil
 }
 
 // Write implements io.Writer.
-func (w *Writer) Write(p []byte) (int, error) {
+func (w *writer) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
 	w.h.Write(p[:n])
 	w.n += int64(n)
@@ -395,13 +395,13 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // Size is the number of bytes written so far.
-func (w *Writer) Size() int64 { return w.n }
+func (w *writer) Size() int64 { return w.n }
 
 // SHA256 is the digest of the bytes written so far.
-func (w *Writer) SHA256() string { return hex.EncodeToString(w.h.Sum(nil)) }
+func (w *writer) SHA256() string { return hex.EncodeToString(w.h.Sum(nil)) }
 
 // Commit syncs, closes and renames the file into place and records it.
-func (w *Writer) Commit() (FileEntry, error) {
+func (w *writer) Commit() (FileEntry, error) {
 	if w.done {
 		return FileEntry{}, fault.New(fault.Invalid, CodeWriteFailed, "artifact already committed").With("path", w.rel)
 	}
@@ -433,7 +433,7 @@ func (w *Writer) Commit() (FileEntry, error) {
 }
 
 // Abort discards the temporary file. Safe after Commit (no-op).
-func (w *Writer) Abort() {
+func (w *writer) Abort() {
 	if w.done {
 		return
 	}
@@ -457,8 +457,8 @@ func (d *Dir) Files() []FileEntry {
 // ManifestName is the manifest's file name inside an evidence directory.
 const ManifestName = "manifest.json"
 
-// ManifestSchema identifies the manifest format.
-const ManifestSchema = "solopi.artifacts-manifest/v1"
+// manifestSchema identifies the manifest format.
+const manifestSchema = "solopi.artifacts-manifest/v1"
 
 // Manifest binds every file of an evidence directory to the identifiers of
 // the run that produced it.
@@ -485,7 +485,7 @@ type SkippedFile struct {
 // WriteManifest fills m.Files from the recorded files and writes
 // manifest.json atomically. The manifest does not list itself.
 func (d *Dir) WriteManifest(m Manifest) (FileEntry, error) {
-	m.Schema = ManifestSchema
+	m.Schema = manifestSchema
 	m.Files = nil
 	for _, f := range d.Files() {
 		if f.Path != ManifestName {

@@ -21,8 +21,8 @@ const (
 	CodeInputInvalidUTF8 = "input_invalid_utf8"
 )
 
-// MaxInputBytes is an input file's default cap.
-const MaxInputBytes = 64 << 20
+// maxInputBytes is an input file's default cap.
+const maxInputBytes = 64 << 20
 
 // Input says how one kind of input file is read and refused.
 type Input struct {
@@ -51,7 +51,7 @@ type Input struct {
 func (in Input) Read(path string) ([]byte, error) {
 	limit := in.Max
 	if limit <= 0 {
-		limit = MaxInputBytes
+		limit = maxInputBytes
 	}
 	// Stat before opening: opening a named pipe would wait for a writer.
 	stat := os.Stat

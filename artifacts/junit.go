@@ -56,14 +56,14 @@ type JUnitSuite struct {
 	Cases      []JUnitCase
 }
 
-// Counts are the testsuite counters derived from the cases.
-type Counts struct {
+// counts are the testsuite counters derived from the cases.
+type counts struct {
 	Tests, Failures, Errors, Skipped int
 }
 
 // Counts derives the suite counters from its cases.
-func (s JUnitSuite) Counts() Counts {
-	var c Counts
+func (s JUnitSuite) Counts() counts {
+	var c counts
 	for _, tc := range s.Cases {
 		c.Tests++
 		switch {
@@ -102,12 +102,12 @@ type XMLTestsuite struct {
 	Skipped    int            `xml:"skipped,attr"`
 	Time       string         `xml:"time,attr"`
 	Timestamp  string         `xml:"timestamp,attr,omitempty"`
-	Properties *XMLProperties `xml:"properties,omitempty"`
+	Properties *xmlProperties `xml:"properties,omitempty"`
 	Cases      []XMLTestcase  `xml:"testcase"`
 }
 
-// XMLProperties wraps <property> elements.
-type XMLProperties struct {
+// xmlProperties wraps <property> elements.
+type xmlProperties struct {
 	Property []JUnitProperty `xml:"property"`
 }
 
@@ -116,27 +116,27 @@ type XMLTestcase struct {
 	Name       string         `xml:"name,attr"`
 	Classname  string         `xml:"classname,attr"`
 	Time       string         `xml:"time,attr"`
-	Properties *XMLProperties `xml:"properties,omitempty"`
-	Failure    *XMLProblem    `xml:"failure,omitempty"`
-	Error      *XMLProblem    `xml:"error,omitempty"`
-	Skipped    *XMLProblem    `xml:"skipped,omitempty"`
+	Properties *xmlProperties `xml:"properties,omitempty"`
+	Failure    *xmlProblem    `xml:"failure,omitempty"`
+	Error      *xmlProblem    `xml:"error,omitempty"`
+	Skipped    *xmlProblem    `xml:"skipped,omitempty"`
 	// Surefire's rerun elements, in its schema's order.
-	RerunFailures []XMLRerun `xml:"rerunFailure"`
-	RerunErrors   []XMLRerun `xml:"rerunError"`
-	FlakyFailures []XMLRerun `xml:"flakyFailure"`
-	FlakyErrors   []XMLRerun `xml:"flakyError"`
-	SystemOut     *XMLText   `xml:"system-out,omitempty"`
+	RerunFailures []xmlRerun `xml:"rerunFailure"`
+	RerunErrors   []xmlRerun `xml:"rerunError"`
+	FlakyFailures []xmlRerun `xml:"flakyFailure"`
+	FlakyErrors   []xmlRerun `xml:"flakyError"`
+	SystemOut     *xmlText   `xml:"system-out,omitempty"`
 }
 
-// XMLProblem is <failure>, <error> or <skipped>.
-type XMLProblem struct {
+// xmlProblem is <failure>, <error> or <skipped>.
+type xmlProblem struct {
 	Message string `xml:"message,attr,omitempty"`
 	Type    string `xml:"type,attr,omitempty"`
 	Text    string `xml:",chardata"`
 }
 
-// XMLText is an element with character data only.
-type XMLText struct {
+// xmlText is an element with character data only.
+type xmlText struct {
 	Text string `xml:",chardata"`
 }
 
@@ -164,14 +164,14 @@ func xmlSafe(s string) string {
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
-func problem(p *JUnitProblem) *XMLProblem {
+func problem(p *JUnitProblem) *xmlProblem {
 	if p == nil {
 		return nil
 	}
-	return &XMLProblem{Message: xmlSafe(p.Message), Type: xmlSafe(p.Type), Text: xmlSafe(p.Text)}
+	return &xmlProblem{Message: xmlSafe(p.Message), Type: xmlSafe(p.Type), Text: xmlSafe(p.Text)}
 }
 
-func props(ps []JUnitProperty) *XMLProperties {
+func props(ps []JUnitProperty) *xmlProperties {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -179,11 +179,11 @@ func props(ps []JUnitProperty) *XMLProperties {
 	for i, p := range ps {
 		out[i] = JUnitProperty{Name: xmlSafe(p.Name), Value: xmlSafe(p.Value)}
 	}
-	return &XMLProperties{Property: out}
+	return &xmlProperties{Property: out}
 }
 
-// BuildJUnit converts suites into the XML structure.
-func BuildJUnit(name string, suites ...JUnitSuite) XMLTestsuites {
+// buildJUnit converts suites into the XML structure.
+func buildJUnit(name string, suites ...JUnitSuite) XMLTestsuites {
 	root := XMLTestsuites{Name: xmlSafe(name)}
 	var total time.Duration
 	for _, s := range suites {
@@ -199,7 +199,7 @@ func BuildJUnit(name string, suites ...JUnitSuite) XMLTestsuites {
 				Properties: props(tc.Properties), Failure: problem(tc.Failure), Error: problem(tc.Error), Skipped: problem(tc.Skipped)}
 			addReruns(&x, tc.Reruns)
 			if out := attachmentLines(tc.SystemOut, tc.Attachments); out != "" {
-				x.SystemOut = &XMLText{Text: xmlSafe(out)}
+				x.SystemOut = &xmlText{Text: xmlSafe(out)}
 			}
 			xs.Cases = append(xs.Cases, x)
 		}
@@ -215,9 +215,9 @@ func BuildJUnit(name string, suites ...JUnitSuite) XMLTestsuites {
 	return root
 }
 
-// MarshalJUnit renders the report with an XML declaration.
-func MarshalJUnit(name string, suites ...JUnitSuite) ([]byte, error) {
-	b, err := xml.MarshalIndent(BuildJUnit(name, suites...), "", "  ")
+// marshalJUnit renders the report with an XML declaration.
+func marshalJUnit(name string, suites ...JUnitSuite) ([]byte, error) {
+	b, err := xml.MarshalIndent(buildJUnit(name, suites...), "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode junit report: %w", err)
 	}
@@ -231,7 +231,7 @@ func JUnitOutput(overwrite bool) Output { return Output{Mode: ModeOf(overwrite),
 // WriteJUnit writes the report to path under the output policy. The caller
 // checks the path first (JUnitOutput(overwrite).CheckFile).
 func WriteJUnit(path string, overwrite bool, name string, suites ...JUnitSuite) error {
-	b, err := MarshalJUnit(name, suites...)
+	b, err := marshalJUnit(name, suites...)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,8 @@ type RerunKind int
 const (
 	// FlakyFailure is a failed run of a test that passed later.
 	FlakyFailure RerunKind = iota
-	// FlakyError is an errored run of a test that passed later.
-	FlakyError
+	// flakyError is an errored run of a test that passed later.
+	flakyError
 	// RerunFailure is a later failed run of a test that never passed.
 	RerunFailure
 	// RerunError is a later errored run of a test that never passed.
@@ -40,29 +40,29 @@ type JUnitRerun struct {
 	Attachments []string
 }
 
-// XMLRerun is <flakyFailure>, <flakyError>, <rerunFailure> or
+// xmlRerun is <flakyFailure>, <flakyError>, <rerunFailure> or
 // <rerunError>.
-type XMLRerun struct {
+type xmlRerun struct {
 	Message    string   `xml:"message,attr,omitempty"`
 	Type       string   `xml:"type,attr,omitempty"`
-	StackTrace *XMLText `xml:"stackTrace,omitempty"`
-	SystemOut  *XMLText `xml:"system-out,omitempty"`
+	StackTrace *xmlText `xml:"stackTrace,omitempty"`
+	SystemOut  *xmlText `xml:"system-out,omitempty"`
 }
 
 // addReruns writes the runs into their elements of x.
 func addReruns(x *XMLTestcase, runs []JUnitRerun) {
 	for _, r := range runs {
-		e := XMLRerun{Message: xmlSafe(r.Message), Type: xmlSafe(r.Type)}
+		e := xmlRerun{Message: xmlSafe(r.Message), Type: xmlSafe(r.Type)}
 		if r.StackTrace != "" {
-			e.StackTrace = &XMLText{Text: xmlSafe(r.StackTrace)}
+			e.StackTrace = &xmlText{Text: xmlSafe(r.StackTrace)}
 		}
 		if out := attachmentLines("", r.Attachments); out != "" {
-			e.SystemOut = &XMLText{Text: xmlSafe(out)}
+			e.SystemOut = &xmlText{Text: xmlSafe(out)}
 		}
 		switch r.Kind {
 		case FlakyFailure:
 			x.FlakyFailures = append(x.FlakyFailures, e)
-		case FlakyError:
+		case flakyError:
 			x.FlakyErrors = append(x.FlakyErrors, e)
 		case RerunFailure:
 			x.RerunFailures = append(x.RerunFailures, e)

@@ -13,12 +13,12 @@ func TestJUnitReruns(t *testing.T) {
 	s := JUnitSuite{Name: "phone", Cases: []JUnitCase{
 		{Name: "flaky", Classname: "solopi.flaky", Reruns: []JUnitRerun{
 			{Kind: FlakyFailure, Message: "injected failure", Type: "replay_failed", StackTrace: "exceptionStep: 0\x01", Attachments: []string{"/e/a1/screen.png"}},
-			{Kind: FlakyError, Message: "phone dropped", Type: "run_lost"},
+			{Kind: flakyError, Message: "phone dropped", Type: "run_lost"},
 		}},
 		{Name: "broken", Classname: "solopi.broken", Failure: &JUnitProblem{Message: "first", Type: "replay_failed"},
 			Reruns: []JUnitRerun{{Kind: RerunFailure, Message: "second", Type: "replay_failed"}, {Kind: RerunError, Message: "third", Type: "adb_error"}}},
 	}}
-	b, err := MarshalJUnit("suite", s)
+	b, err := marshalJUnit("suite", s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,19 +40,19 @@ const (
 	CodeOutputWriteFailed = "output_write_failed"
 )
 
-// Mode says what happens to an entry that already exists at the output.
-type Mode int
+// mode says what happens to an entry that already exists at the output.
+type mode int
 
 const (
 	// Exclusive refuses an existing entry (output_exists), also one that
 	// appears while the output is being written.
-	Exclusive Mode = iota
+	Exclusive mode = iota
 	// Replace replaces an existing entry of the same kind atomically.
 	Replace
 )
 
 // ModeOf maps an --overwrite flag to its mode.
-func ModeOf(overwrite bool) Mode {
+func ModeOf(overwrite bool) mode {
 	if overwrite {
 		return Replace
 	}
@@ -66,7 +66,7 @@ var PrivateState = Output{Mode: Replace, MakeParents: true, ParentPerm: 0o700, P
 
 // Output is the policy of one command's output.
 type Output struct {
-	Mode Mode
+	Mode mode
 	// MakeParents creates missing parent directories when the entry is
 	// published; without it a missing parent is refused by the check.
 	MakeParents bool

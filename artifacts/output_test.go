@@ -48,7 +48,7 @@ func TestOutputRefusesSymlinks(t *testing.T) {
 		}
 		t.Skip("no symlinks here (allowed outside CI only)")
 	}
-	for _, m := range []Mode{Exclusive, Replace} {
+	for _, m := range []mode{Exclusive, Replace} {
 		if _, err := (Output{Mode: m}).WriteFile(link, []byte("x")); code(err) != CodeInvalidOutput {
 			t.Fatalf("mode %d: %v", m, err)
 		}
@@ -153,7 +153,7 @@ func TestUnwritableLocationsRefused(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
 	below := filepath.Join(file, "sub", "out")
-	if err := Check(below, EvidenceReplace); code(err) != CodeUnsafePath {
+	if err := Check(below, evidenceReplace); code(err) != CodeUnsafePath {
 		t.Errorf("evidence below a file: %v", err)
 	}
 	if _, err := (Output{MakeParents: true}).CheckFile(below); code(err) != CodeInvalidOutput {
@@ -162,7 +162,7 @@ func TestUnwritableLocationsRefused(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		// procfs refuses new files even to root.
 		proc := "/proc/self/solopi-evidence"
-		if err := Check(proc, EvidenceReplace); code(err) != CodeNotWritable {
+		if err := Check(proc, evidenceReplace); code(err) != CodeNotWritable {
 			t.Errorf("evidence in procfs: %v", err)
 		}
 		if _, err := (Output{}).CheckFile(proc); code(err) != CodeNotWritable {
@@ -177,7 +177,7 @@ func TestUnwritableLocationsRefused(t *testing.T) {
 	os.Mkdir(ro, 0o555)
 	t.Cleanup(func() { os.Chmod(ro, 0o755) })
 	for _, p := range []string{ro, filepath.Join(ro, "new")} {
-		if err := Check(p, EvidenceReplace); code(err) != CodeNotWritable {
+		if err := Check(p, evidenceReplace); code(err) != CodeNotWritable {
 			t.Errorf("evidence %s: %v", p, err)
 		}
 	}

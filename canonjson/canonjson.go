@@ -36,9 +36,9 @@ import (
 	"unicode/utf8"
 )
 
-// Float is a number that is a float in Python even when integral: Marshal
+// float is a number that is a float in Python even when integral: Marshal
 // writes Float(1) as 1.0.
-type Float float64
+type float float64
 
 // Marshal writes v in the canonical form.
 func Marshal(v any) ([]byte, error) {
@@ -110,13 +110,13 @@ func (e *encoder) encode(v any) error {
 		}
 		buf.WriteString(s)
 	case float64:
-		s, err := FloatRepr(x)
+		s, err := floatRepr(x)
 		if err != nil {
 			return err
 		}
 		buf.WriteString(s)
-	case Float:
-		s, err := FloatRepr(float64(x))
+	case float:
+		s, err := floatRepr(float64(x))
 		if err != nil {
 			return err
 		}
@@ -281,17 +281,17 @@ func NumberText(n json.Number) (string, error) {
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return "", fmt.Errorf("canonical json: invalid number %q", s)
 	}
-	return FloatRepr(f)
+	return floatRepr(f)
 }
 
 // IsInteger reports whether Python's json.loads reads n as an int.
 func IsInteger(n json.Number) bool { return !strings.ContainsAny(string(n), ".eE") }
 
-// FloatRepr is Python's repr of a float: the shortest digits that read back
+// floatRepr is Python's repr of a float: the shortest digits that read back
 // to f, in positional notation when the decimal exponent is in [-4, 16) and
 // in scientific notation (two-digit signed exponent) otherwise; a positional
 // integral value keeps ".0". NaN and infinities are errors (allow_nan=False).
-func FloatRepr(f float64) (string, error) {
+func floatRepr(f float64) (string, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "", fmt.Errorf("canonical json: %v is not allowed", f)
 	}
@@ -347,9 +347,9 @@ func PyStr(v any) (string, error) {
 	case json.Number:
 		return NumberText(x)
 	case float64:
-		return FloatRepr(x)
-	case Float:
-		return FloatRepr(float64(x))
+		return floatRepr(x)
+	case float:
+		return floatRepr(float64(x))
 	case int:
 		return strconv.Itoa(x), nil
 	case int64:

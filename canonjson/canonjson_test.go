@@ -17,7 +17,7 @@ func TestFloatReprMatchesPython(t *testing.T) {
 		1.7976931348623157e308: "1.7976931348623157e+308", -2.5e-9: "-2.5e-09", 0: "0.0",
 	}
 	for f, want := range cases {
-		got, err := FloatRepr(f)
+		got, err := floatRepr(f)
 		if err != nil || got != want {
 			t.Errorf("FloatRepr(%v) = %q, %v; want %q", f, got, err, want)
 		}
@@ -50,7 +50,7 @@ func TestMarshalMatchesPython(t *testing.T) {
 
 func TestMarshalGoValues(t *testing.T) {
 	t.Parallel()
-	v := map[string]any{"f": Float(1), "g": 2.0, "i": 3, "s": []string{"b", "a"}, "m": map[string]int{"k": 1}, "n": nil}
+	v := map[string]any{"f": float(1), "g": 2.0, "i": 3, "s": []string{"b", "a"}, "m": map[string]int{"k": 1}, "n": nil}
 	got, err := Marshal(v)
 	want := `{"f":1.0,"g":2.0,"i":3,"m":{"k":1},"n":null,"s":["b","a"]}`
 	if err != nil || string(got) != want {
@@ -92,7 +92,7 @@ func TestPyStr(t *testing.T) {
 	cases := []struct {
 		in   any
 		want string
-	}{{true, "True"}, {false, "False"}, {nil, "None"}, {json.Number("1.0"), "1.0"}, {json.Number("7"), "7"}, {"x", "x"}, {Float(3), "3.0"}}
+	}{{true, "True"}, {false, "False"}, {nil, "None"}, {json.Number("1.0"), "1.0"}, {json.Number("7"), "7"}, {"x", "x"}, {float(3), "3.0"}}
 	for _, c := range cases {
 		if got, err := PyStr(c.in); err != nil || got != c.want {
 			t.Errorf("PyStr(%v) = %q, %v", c.in, got, err)

@@ -205,7 +205,7 @@ func Number(v any) (float64, bool) {
 		}
 	case float64:
 		f = x
-	case Float:
+	case float:
 		f = float64(x)
 	case int64:
 		return float64(x), true

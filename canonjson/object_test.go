@@ -28,7 +28,7 @@ func TestIntegerIsPythonsInt(t *testing.T) {
 		{int64(-7), -7, true, true},
 		{int32(3), 3, true, true},
 		{7.0, 0, false, false},
-		{Float(7), 0, false, false},
+		{float(7), 0, false, false},
 		{true, 0, false, false},
 		{"7", 0, false, false},
 		{nil, 0, false, false},
@@ -43,7 +43,7 @@ func TestIntegerIsPythonsInt(t *testing.T) {
 func TestNumberIsFinite(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[any]bool{json.Number("1.5"): true, json.Number("1e400"): false, 2.5: true, math.Inf(1): false,
-		math.NaN(): false, Float(1): true, int64(3): true, 3: true, "3": false, true: false} {
+		math.NaN(): false, float(1): true, int64(3): true, 3: true, "3": false, true: false} {
 		if _, ok := Number(in); ok != want {
 			t.Errorf("Number(%#v) ok = %v, want %v", in, ok, want)
 		}

@@ -48,8 +48,8 @@ type Case struct {
 	Unknown map[string]json.RawMessage
 }
 
-// DefaultPriority is RecordCaseInfo.DEFAULT_PRIORITY.
-const DefaultPriority = 2
+// defaultPriority is RecordCaseInfo.DEFAULT_PRIORITY.
+const defaultPriority = 2
 
 // Parse reads a case in either form: the exported form, where operationLog
 // and advanceSettings are JSON documents encoded as strings, or the 1.x
@@ -86,7 +86,7 @@ func parseTree(g any, strict bool) (*Case, error) {
 	if !ok {
 		return nil, newError(CodeInvalidCaseJSON, "case JSON must be an object, not %s", jsonKind(g))
 	}
-	c := &Case{Priority: DefaultPriority}
+	c := &Case{Priority: defaultPriority}
 	fieldErr := func(field, want string) error {
 		e := newError(CodeInvalidField, "case field %s must be %s", field, want)
 		e.Field = field
@@ -361,10 +361,10 @@ func (c *Case) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Marshal writes the exported/import form on one line: keys sorted like
+// marshal writes the exported/import form on one line: keys sorted like
 // fastjson, operationLog and advanceSettings as compact JSON strings,
 // generated fields dropped. It does not normalise; call Normalize first.
-func Marshal(c *Case) ([]byte, error) {
+func marshal(c *Case) ([]byte, error) {
 	t, err := c.fileTree(true)
 	if err != nil {
 		return nil, err
@@ -379,7 +379,7 @@ func Marshal(c *Case) ([]byte, error) {
 // MarshalImportFile is Marshal indented by 2 with a trailing newline: the
 // exact shape of the file the host pushes into harness-import/.
 func MarshalImportFile(c *Case) ([]byte, error) {
-	return indented(Marshal(c))
+	return indented(marshal(c))
 }
 
 // MarshalAuthoring writes the authoring form used by case-step edits:

@@ -106,7 +106,7 @@ func TestParseKeepsUnknownAndDropsNoise(t *testing.T) {
 	if string(s.Unknown["y"]) != "2" || string(s.Method.Unknown["x"]) != "1" || string(s.Node.Unknown["z"]) != "3" {
 		t.Errorf("step unknowns lost: %+v", s)
 	}
-	out, err := Marshal(c)
+	out, err := marshal(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestMarshalExportedForm(t *testing.T) {
 	c := mustParseFile(t, "testdata/settings-search-wlan.json")
 	id := int64(9)
 	c.ID = &id
-	out, err := Marshal(c)
+	out, err := marshal(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestReadBackJSON(t *testing.T) {
 		t.Errorf("unmarshal: %v\n%+v\n%+v", err, back, c)
 	}
 	n, _, _ := Normalize(c, NormalizeOptions{})
-	if out, _ := Marshal(n); strings.Contains(string(out), "caseFingerprint") || strings.Contains(string(out), `"id"`) || strings.Contains(string(out), "gmtCreate") {
+	if out, _ := marshal(n); strings.Contains(string(out), "caseFingerprint") || strings.Contains(string(out), `"id"`) || strings.Contains(string(out), "gmtCreate") {
 		t.Errorf("import form kept generated fields: %s", out)
 	}
 }
@@ -201,10 +201,10 @@ func TestSchemaValidatesSamples(t *testing.T) {
 	compiler := jsonschema.NewCompiler()
 	compiler.Draft = jsonschema.Draft2020
 	compiler.AssertContent = true
-	if err := compiler.AddResource(SchemaURL, bytes.NewReader(Schema(t))); err != nil {
+	if err := compiler.AddResource(schemaURL, bytes.NewReader(schema(t))); err != nil {
 		t.Fatal(err)
 	}
-	schema, err := compiler.Compile(SchemaURL)
+	schema, err := compiler.Compile(schemaURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestSchemaValidatesSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range []func(*Case) ([]byte, error){Marshal, MarshalAuthoring} {
+		for _, m := range []func(*Case) ([]byte, error){marshal, MarshalAuthoring} {
 			out, _ := m(n)
 			if err := validate(out); err != nil {
 				t.Errorf("%s re-marshalled: %v", f, err)

@@ -7,29 +7,29 @@ import (
 
 // PerformActionEnum categories (PerformActionEnum.CATEGORY_*).
 const (
-	CategoryInvalid       = 0
-	CategoryNode          = 1
-	CategoryApp           = 2
-	CategoryDevice        = 3
-	CategoryControl       = 4
-	CategoryLocalReplay   = 6
-	CategoryInternal      = -2
-	CategoryCaseOperation = -3
+	categoryInvalid       = 0
+	categoryNode          = 1
+	categoryApp           = 2
+	categoryDevice        = 3
+	categoryControl       = 4
+	categoryLocalReplay   = 6
+	categoryInternal      = -2
+	categoryCaseOperation = -3
 )
 
 // Authoring classes, as printed by the upstream `actions` command.
 const (
-	AuthoringCaseStep        = "case-step"
-	AuthoringCaseOnly        = "case-only"
-	AuthoringCaseContext     = "case-context"
-	AuthoringDynamicProvider = "dynamic-provider"
-	AuthoringRuntimeOnly     = "runtime-only"
+	authoringCaseStep        = "case-step"
+	authoringCaseOnly        = "case-only"
+	authoringCaseContext     = "case-context"
+	authoringDynamicProvider = "dynamic-provider"
+	authoringRuntimeOnly     = "runtime-only"
 )
 
 // Plugins a provider action needs at replay time.
 const (
-	PluginScreenRecord = "hulu_screenRecord"
-	PluginImageCompare = "hulu_imageCompare"
+	pluginScreenRecord = "hulu_screenRecord"
+	pluginImageCompare = "hulu_imageCompare"
 )
 
 // ActionDescriptor describes one PerformActionEnum value. The JSON names
@@ -90,11 +90,11 @@ type ProviderDescriptor struct {
 	RefusedParams []string `json:"refusedParams"`
 }
 
-// Catalog is the case-authoring action catalogue in the shape of
+// catalog is the case-authoring action catalogue in the shape of
 // solopi-ai's `actions` output. It is built from the same tables the
 // normaliser and the authoring policy read, so what it advertises is what
 // case-validate, case-import, run and the step edits enforce.
-type Catalog struct {
+type catalog struct {
 	Counts          CatalogCounts        `json:"counts"`
 	EnumActions     []ActionDescriptor   `json:"enumActions"`
 	ProviderActions []ProviderDescriptor `json:"providerActions"`
@@ -109,9 +109,9 @@ type CatalogCounts struct {
 
 // AuthoringCatalog returns the 66 enum and 6 provider descriptors with
 // their counts.
-func AuthoringCatalog() Catalog {
+func AuthoringCatalog() catalog {
 	enums, providers := Actions(), ProviderActions()
-	return Catalog{
+	return catalog{
 		Counts:          CatalogCounts{EnumActions: len(enums), ProviderActions: len(providers), TotalDescriptors: len(enums) + len(providers)},
 		EnumActions:     enums,
 		ProviderActions: providers,
@@ -250,28 +250,28 @@ var refusedProviderParams = []string{"url"}
 
 var providerTable = [...]ProviderDescriptor{
 	{Code: "clickByScreenshot", ActionEnum: "OTHER_NODE", Provider: "ImageCompareActionProvider", RequiresNode: true,
-		RequiredParams: []string{"targetAction", "targetImage"}, OptionalParams: []string{"originSize", "originPos"}, Plugin: PluginImageCompare},
+		RequiredParams: []string{"targetAction", "targetImage"}, OptionalParams: []string{"originSize", "originPos"}, Plugin: pluginImageCompare},
 	{Code: "assertScreenshot", ActionEnum: "OTHER_NODE", Provider: "ImageCompareActionProvider", RequiresNode: true,
-		RequiredParams: []string{"targetAction", "targetImage"}, OptionalParams: []string{"originSize", "originPos"}, Plugin: PluginImageCompare},
+		RequiredParams: []string{"targetAction", "targetImage"}, OptionalParams: []string{"originSize", "originPos"}, Plugin: pluginImageCompare},
 	{Code: "startRecord", ActionEnum: "OTHER_GLOBAL", Provider: "PerformanceActionProvider",
 		RequiredParams: []string{"checkList", "targetAction"}, OptionalParams: []string{"url"}, PairedStop: "stopRecord"},
 	{Code: "stopRecord", ActionEnum: "OTHER_GLOBAL", Provider: "PerformanceActionProvider",
 		RequiredParams: []string{"targetAction"}, OptionalParams: []string{}, RequiresPriorAction: "startRecord"},
 	{Code: "startRecordScreen", ActionEnum: "OTHER_GLOBAL", Provider: "RecordScreenActionProvider",
 		RequiredParams: []string{"INTENT_EXCEPT_DIFF", "INTENT_FRAME_RATE", "INTENT_VIDEO_BITRATE", "resolution", "targetAction"},
-		OptionalParams: []string{"url", "title"}, PairedStop: "stopRecordScreen", Plugin: PluginScreenRecord},
+		OptionalParams: []string{"url", "title"}, PairedStop: "stopRecordScreen", Plugin: pluginScreenRecord},
 	{Code: "stopRecordScreen", ActionEnum: "OTHER_GLOBAL", Provider: "RecordScreenActionProvider",
-		RequiredParams: []string{"targetAction"}, OptionalParams: []string{}, RequiresPriorAction: "startRecordScreen", Plugin: PluginScreenRecord},
+		RequiredParams: []string{"targetAction"}, OptionalParams: []string{}, RequiresPriorAction: "startRecordScreen", Plugin: pluginScreenRecord},
 }
 
 func describe(r actionRow) ActionDescriptor {
 	d := ActionDescriptor{
 		Code: r.code, ActionEnum: r.name, Category: r.category, Type: r.typ,
-		CaseOnly:        r.category == CategoryCaseOperation,
+		CaseOnly:        r.category == categoryCaseOperation,
 		Internal:        internalEnums[r.name],
 		DynamicProvider: r.name == "OTHER_NODE" || r.name == "OTHER_GLOBAL",
 		RuntimeOnly:     runtimeOnly[r.name],
-		RequiresNode:    r.category == CategoryNode,
+		RequiresNode:    r.category == categoryNode,
 		RequiredParams:  slices.Clone(requiredParams[r.name]),
 		Params:          slices.Clone(r.params),
 	}
@@ -284,15 +284,15 @@ func describe(r actionRow) ActionDescriptor {
 	d.RequiresCaseContext = d.Internal
 	switch {
 	case d.CaseOnly:
-		d.Authoring = AuthoringCaseOnly
+		d.Authoring = authoringCaseOnly
 	case d.Internal:
-		d.Authoring = AuthoringCaseContext
+		d.Authoring = authoringCaseContext
 	case d.DynamicProvider:
-		d.Authoring = AuthoringDynamicProvider
+		d.Authoring = authoringDynamicProvider
 	case d.RuntimeOnly:
-		d.Authoring = AuthoringRuntimeOnly
+		d.Authoring = authoringRuntimeOnly
 	default:
-		d.Authoring = AuthoringCaseStep
+		d.Authoring = authoringCaseStep
 	}
 	d.SupportedInCaseStep = !d.CaseOnly && !d.RuntimeOnly
 	if reason, ok := refusedReasons[r.name]; ok {
@@ -316,7 +316,7 @@ func Actions() []ActionDescriptor {
 	out := make([]ActionDescriptor, 0, len(actionTable))
 	for _, caseOnly := range []bool{false, true} {
 		for _, r := range actionTable {
-			if (r.category == CategoryCaseOperation) == caseOnly {
+			if (r.category == categoryCaseOperation) == caseOnly {
 				out = append(out, describe(r))
 			}
 		}
@@ -329,7 +329,7 @@ func ProviderActions() []ProviderDescriptor {
 	out := make([]ProviderDescriptor, len(providerTable))
 	for i, p := range providerTable {
 		p.TargetAction = p.Code
-		p.Authoring = AuthoringDynamicProvider
+		p.Authoring = authoringDynamicProvider
 		p.DynamicProvider = true
 		p.RuntimeAvailabilityUnknown = true
 		p.SupportedInCaseStep = true
@@ -341,11 +341,11 @@ func ProviderActions() []ProviderDescriptor {
 	return out
 }
 
-// LookupAction finds an enum by NAME ("LONG_CLICK"), by code ("longClick",
+// lookupAction finds an enum by NAME ("LONG_CLICK"), by code ("longClick",
 // including the irregular goToIndex, load, slaveExit, permissionAlert and
 // inputMethod), case-insensitively. Provider codes are not enums; use
 // LookupProvider for those.
-func LookupAction(name string) (ActionDescriptor, bool) {
+func lookupAction(name string) (ActionDescriptor, bool) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return ActionDescriptor{}, false
@@ -364,9 +364,9 @@ func LookupAction(name string) (ActionDescriptor, bool) {
 	return ActionDescriptor{}, false
 }
 
-// LookupProvider finds a provider action by its targetAction code,
+// lookupProvider finds a provider action by its targetAction code,
 // case-insensitively.
-func LookupProvider(code string) (ProviderDescriptor, bool) {
+func lookupProvider(code string) (ProviderDescriptor, bool) {
 	code = strings.TrimSpace(code)
 	for _, p := range ProviderActions() {
 		if p.Code == code {

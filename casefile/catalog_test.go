@@ -62,19 +62,19 @@ func TestCatalogFlags(t *testing.T) {
 		authoring                                  string
 		refused, highRisk, allowed, supported, ctx bool
 	}{
-		{"CLICK", AuthoringCaseStep, false, false, true, true, false},
-		{"FINISH", AuthoringRuntimeOnly, false, false, false, false, false},
-		{"EXECUTE_SHELL", AuthoringCaseStep, true, true, false, true, false},
-		{"HANDLE_PERMISSION_ALERT", AuthoringCaseContext, true, false, false, true, true},
-		{"HIDE_INPUT_METHOD", AuthoringCaseContext, true, false, false, true, true},
-		{"WHILE", AuthoringCaseContext, false, false, true, true, true},
-		{"DELETE_CASE", AuthoringCaseOnly, false, false, false, false, false},
-		{"CLEAR_DATA", AuthoringCaseStep, false, true, true, true, false},
-		{"KILL_PROCESS", AuthoringCaseStep, false, true, true, true, false},
-		{"JUMP_TO_PAGE", AuthoringCaseStep, false, true, true, true, false},
-		{"OTHER_GLOBAL", AuthoringDynamicProvider, false, false, true, true, false},
+		{"CLICK", authoringCaseStep, false, false, true, true, false},
+		{"FINISH", authoringRuntimeOnly, false, false, false, false, false},
+		{"EXECUTE_SHELL", authoringCaseStep, true, true, false, true, false},
+		{"HANDLE_PERMISSION_ALERT", authoringCaseContext, true, false, false, true, true},
+		{"HIDE_INPUT_METHOD", authoringCaseContext, true, false, false, true, true},
+		{"WHILE", authoringCaseContext, false, false, true, true, true},
+		{"DELETE_CASE", authoringCaseOnly, false, false, false, false, false},
+		{"CLEAR_DATA", authoringCaseStep, false, true, true, true, false},
+		{"KILL_PROCESS", authoringCaseStep, false, true, true, true, false},
+		{"JUMP_TO_PAGE", authoringCaseStep, false, true, true, true, false},
+		{"OTHER_GLOBAL", authoringDynamicProvider, false, false, true, true, false},
 	} {
-		d, ok := LookupAction(tc.name)
+		d, ok := lookupAction(tc.name)
 		if !ok {
 			t.Fatalf("%s not found", tc.name)
 		}
@@ -99,24 +99,24 @@ func TestLookupAction(t *testing.T) {
 		"inputMethod": "HIDE_INPUT_METHOD", "genMultiParam": "GEN_MULTI_PARAM",
 		"otherGlobal": "OTHER_GLOBAL", "while": "WHILE",
 	} {
-		d, ok := LookupAction(in)
+		d, ok := lookupAction(in)
 		if !ok || d.ActionEnum != want {
 			t.Errorf("LookupAction(%q) = %s, %v; want %s", in, d.ActionEnum, ok, want)
 		}
 	}
 	for _, in := range []string{"", "startRecord", "LOADPARAM", "tap", "CLICK_"} {
-		if d, ok := LookupAction(in); ok {
+		if d, ok := lookupAction(in); ok {
 			t.Errorf("LookupAction(%q) = %s, want not found", in, d.ActionEnum)
 		}
 	}
-	p, ok := LookupProvider("STARTRECORDSCREEN")
-	if !ok || p.Code != "startRecordScreen" || p.Plugin != PluginScreenRecord || p.PairedStop != "stopRecordScreen" {
+	p, ok := lookupProvider("STARTRECORDSCREEN")
+	if !ok || p.Code != "startRecordScreen" || p.Plugin != pluginScreenRecord || p.PairedStop != "stopRecordScreen" {
 		t.Errorf("LookupProvider = %+v, %v", p, ok)
 	}
-	if p, _ := LookupProvider("assertScreenshot"); p.ActionEnum != "OTHER_NODE" || !p.RequiresNode || p.Plugin != PluginImageCompare {
+	if p, _ := lookupProvider("assertScreenshot"); p.ActionEnum != "OTHER_NODE" || !p.RequiresNode || p.Plugin != pluginImageCompare {
 		t.Errorf("assertScreenshot = %+v", p)
 	}
-	if p, _ := LookupProvider("stopRecord"); p.RequiresPriorAction != "startRecord" || p.Plugin != "" {
+	if p, _ := lookupProvider("stopRecord"); p.RequiresPriorAction != "startRecord" || p.Plugin != "" {
 		t.Errorf("stopRecord = %+v", p)
 	}
 }
@@ -268,7 +268,7 @@ func TestCatalogRefusedParamsAreEnforced(t *testing.T) {
 			}
 		}
 		s := Step{StepID: "s", Method: Method{ActionEnum: p.ActionEnum, Params: params}}
-		if _, err := stepPolicy(s, 0, true, ""); ErrorCode(err) != CodeRefusedProviderURL {
+		if _, err := stepPolicy(s, 0, true, ""); errorCode(err) != CodeRefusedProviderURL {
 			t.Errorf("%s with a url: %v, want %s", p.Code, err, CodeRefusedProviderURL)
 		}
 		params["url"] = Str(" ")
@@ -316,14 +316,14 @@ func TestCatalogAgreesWithNormalize(t *testing.T) {
 		if len(d.RequiredParams) > 0 && d.SupportedInCaseStep {
 			c2 := c.Clone()
 			delete(c2.Steps[len(c2.Steps)-1].Method.Params, d.RequiredParams[0])
-			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); ErrorCode(err) != CodeMissingParams {
+			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); errorCode(err) != CodeMissingParams {
 				t.Errorf("%s without %s: %v, want %s", d.ActionEnum, d.RequiredParams[0], err, CodeMissingParams)
 			}
 		}
 		if d.RequiresNode && d.SupportedInCaseStep {
 			c2 := c.Clone()
 			c2.Steps[len(c2.Steps)-1].Node = nil
-			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); ErrorCode(err) != CodeMissingNode {
+			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); errorCode(err) != CodeMissingNode {
 				t.Errorf("%s without a node: %v, want %s", d.ActionEnum, err, CodeMissingNode)
 			}
 		}

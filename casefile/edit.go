@@ -11,8 +11,8 @@ type EditOptions struct {
 	ConfirmHighRisk bool
 }
 
-// StepDescriptor describes one step for case-step-* output.
-type StepDescriptor struct {
+// stepDescriptor describes one step for case-step-* output.
+type stepDescriptor struct {
 	Index                        int     `json:"index"`
 	StepID                       string  `json:"stepId"`
 	ActionCode                   string  `json:"actionCode"`
@@ -35,7 +35,7 @@ type EditResult struct {
 	StepCount         int
 	HighRiskConfirmed bool
 	// Step describes the affected step after the edit; nil for delete.
-	Step *StepDescriptor
+	Step *stepDescriptor
 	// RemovedStepID is set by Delete.
 	RemovedStepID string
 }
@@ -43,10 +43,10 @@ type EditResult struct {
 // Describe builds the descriptor of one normalised step, for printing:
 // the parameter values of a step marked encrypted are redacted (the files
 // the edits write keep them).
-func Describe(s Step, index int) StepDescriptor {
-	d := StepDescriptor{Index: index, StepID: s.StepID, Step: s.Clone()}
+func Describe(s Step, index int) stepDescriptor {
+	d := stepDescriptor{Index: index, StepID: s.StepID, Step: s.Clone()}
 	redactStep(&d.Step)
-	enum, ok := LookupAction(s.Method.ActionEnum)
+	enum, ok := lookupAction(s.Method.ActionEnum)
 	if ok {
 		d.ActionEnum = enum.ActionEnum
 		d.ActionCode = enum.Code
@@ -61,7 +61,7 @@ func Describe(s Step, index int) StepDescriptor {
 	if ta, ok := s.Method.Param("targetAction"); ok && strings.TrimSpace(ta) != "" {
 		d.TargetAction = Str(strings.TrimSpace(ta))
 		d.ActionCode = *d.TargetAction
-		if p, ok := LookupProvider(ta); ok {
+		if p, ok := lookupProvider(ta); ok {
 			d.RequiresNode = p.RequiresNode
 		} else {
 			d.AuthoringAllowed = false
@@ -73,12 +73,12 @@ func Describe(s Step, index int) StepDescriptor {
 // List normalises c without the authoring policy (so historical shell
 // steps can be shown, flagged authoringAllowed:false) and describes every
 // step.
-func List(c *Case) ([]StepDescriptor, error) {
+func List(c *Case) ([]stepDescriptor, error) {
 	n, _, err := Normalize(c, NormalizeOptions{SkipPolicy: true})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]StepDescriptor, len(n.Steps))
+	out := make([]stepDescriptor, len(n.Steps))
 	for i, s := range n.Steps {
 		out[i] = Describe(s, i)
 	}
@@ -87,7 +87,7 @@ func List(c *Case) ([]StepDescriptor, error) {
 
 // SelectStep is case-step-list --index: the descriptor at index, or
 // step_index_out_of_range (negative indexes included).
-func SelectStep(ds []StepDescriptor, index int) ([]StepDescriptor, error) {
+func SelectStep(ds []stepDescriptor, index int) ([]stepDescriptor, error) {
 	if err := checkIndex(index, len(ds), false); err != nil {
 		return nil, err
 	}

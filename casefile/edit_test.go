@@ -101,7 +101,7 @@ func TestInsertAndAppend(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Insert(c, tc.at, mustStep(t, tc.step), tc.opts)
-			if ErrorCode(err) != tc.code {
+			if errorCode(err) != tc.code {
 				t.Fatalf("got %v, want %s", err, tc.code)
 			}
 		})
@@ -123,10 +123,10 @@ func TestUpdate(t *testing.T) {
 	if s.StepID != "ai-step-003" || s.OperationID != "ai-counter-increment" || s.Method.ActionEnum != "LONG_CLICK" || r.Step.ActionCode != "longClick" {
 		t.Errorf("updated step %+v", s)
 	}
-	if _, err := Update(c, 5, mustStep(t, sleepStep), EditOptions{}); ErrorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Update(c, 5, mustStep(t, sleepStep), EditOptions{}); errorCode(err) != CodeStepIndexOutOfRange {
 		t.Errorf("out of range: %v", err)
 	}
-	if _, err := Update(c, 0, mustStep(t, `{"operationMethod":{"actionEnum":"SLEEP"}}`), EditOptions{}); ErrorCode(err) != CodeMissingParams {
+	if _, err := Update(c, 0, mustStep(t, `{"operationMethod":{"actionEnum":"SLEEP"}}`), EditOptions{}); errorCode(err) != CodeMissingParams {
 		t.Errorf("missing params: %v", err)
 	}
 }
@@ -142,14 +142,14 @@ func TestDelete(t *testing.T) {
 		t.Errorf("delete: %+v %s", r, stepIDs(r.Case))
 	}
 	one := mustParse(t, caseWith(`[`+sleepStep+`]`))
-	if _, err := Delete(one, 0); ErrorCode(err) != CodeLastStep {
+	if _, err := Delete(one, 0); errorCode(err) != CodeLastStep {
 		t.Errorf("last step: %v", err)
 	}
 	paired := mustParse(t, caseWith(`[`+startRec+`,`+sleepStep+`,`+stopRec+`]`))
-	if _, err := Delete(paired, 0); ErrorCode(err) != CodeProviderPairing {
+	if _, err := Delete(paired, 0); errorCode(err) != CodeProviderPairing {
 		t.Errorf("pairing: %v", err)
 	}
-	if _, err := Delete(paired, 3); ErrorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Delete(paired, 3); errorCode(err) != CodeStepIndexOutOfRange {
 		t.Errorf("range: %v", err)
 	}
 	// Deleting needs no high-risk confirmation.
@@ -173,15 +173,15 @@ func TestMove(t *testing.T) {
 	if err != nil || stepIDs(r.Case) != "ai-step-001,ai-step-004,ai-step-002,ai-step-003,ai-step-005" {
 		t.Errorf("move back: %s %v", stepIDs(r.Case), err)
 	}
-	if _, err := Move(c, 0, 5, EditOptions{}); ErrorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Move(c, 0, 5, EditOptions{}); errorCode(err) != CodeStepIndexOutOfRange {
 		t.Errorf("range: %v", err)
 	}
 	paired := mustParse(t, caseWith(`[`+startRec+`,`+sleepStep+`,`+stopRec+`]`))
-	if _, err := Move(paired, 2, 0, EditOptions{}); ErrorCode(err) != CodeProviderPairing {
+	if _, err := Move(paired, 2, 0, EditOptions{}); errorCode(err) != CodeProviderPairing {
 		t.Errorf("pairing: %v", err)
 	}
 	risky := mustParse(t, caseWith(`[`+clearData+`,`+sleepStep+`]`))
-	if _, err := Move(risky, 0, 1, EditOptions{}); ErrorCode(err) != CodeHighRiskUnconfirmed {
+	if _, err := Move(risky, 0, 1, EditOptions{}); errorCode(err) != CodeHighRiskUnconfirmed {
 		t.Errorf("high risk: %v", err)
 	}
 }
@@ -205,15 +205,15 @@ func TestCopy(t *testing.T) {
 		t.Fatalf("copy of copy: %s %v", stepIDs(r3.Case), err)
 	}
 	shell := mustParse(t, caseWith(`[`+shellStep+`]`))
-	if _, err := Copy(shell, 0, 1, EditOptions{ConfirmHighRisk: true}); ErrorCode(err) != CodeRefusedAction {
+	if _, err := Copy(shell, 0, 1, EditOptions{ConfirmHighRisk: true}); errorCode(err) != CodeRefusedAction {
 		t.Errorf("shell copy: %v", err)
 	}
-	if _, err := Copy(c, 0, 6, EditOptions{}); ErrorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Copy(c, 0, 6, EditOptions{}); errorCode(err) != CodeStepIndexOutOfRange {
 		t.Errorf("range: %v", err)
 	}
 	// Copying a provider start breaks pairing (double start).
 	paired := mustParse(t, caseWith(`[`+startRec+`,`+stopRec+`]`))
-	if _, err := Copy(paired, 0, 1, EditOptions{}); ErrorCode(err) != CodeProviderPairing {
+	if _, err := Copy(paired, 0, 1, EditOptions{}); errorCode(err) != CodeProviderPairing {
 		t.Errorf("pairing: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ func TestErrorMatching(t *testing.T) {
 	if !errors.Is(wrapped, &Error{Code: CodeInvalidCaseJSON}) || errors.Is(wrapped, &Error{Code: CodeInvalidCase}) {
 		t.Fatal("errors.Is must match on code")
 	}
-	if ErrorCode(wrapped) != CodeInvalidCaseJSON || ErrorCode(errors.New("x")) != "" {
+	if errorCode(wrapped) != CodeInvalidCaseJSON || errorCode(errors.New("x")) != "" {
 		t.Fatal("ErrorCode")
 	}
 	var syntax *json.SyntaxError
@@ -37,7 +37,7 @@ func TestStepJSONAndDescribe(t *testing.T) {
 	if d := Describe(s, 0); d.AuthoringAllowed {
 		t.Error("unknown provider must not be authorable")
 	}
-	if err := json.Unmarshal([]byte(`[]`), &s); ErrorCode(err) != CodeInvalidStep {
+	if err := json.Unmarshal([]byte(`[]`), &s); errorCode(err) != CodeInvalidStep {
 		t.Errorf("non-object step: %v", err)
 	}
 }
@@ -62,8 +62,8 @@ func TestFingerprintNulls(t *testing.T) {
 	}
 }
 
-// ErrorCode returns the code of a casefile error anywhere in err's chain, or "".
-func ErrorCode(err error) string {
+// errorCode returns the code of a casefile error anywhere in err's chain, or "".
+func errorCode(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code

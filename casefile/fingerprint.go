@@ -180,9 +180,9 @@ func feedInt(h hash.Hash, v *int64) {
 	feedString(h, &s)
 }
 
-// CaseSnapshot is the `case` object of harness?type=case, fields in the
+// caseSnapshot is the `case` object of harness?type=case, fields in the
 // device's order. Marshal it with HTML escaping off to match the device.
-type CaseSnapshot struct {
+type caseSnapshot struct {
 	ID               *int64 `json:"id,omitempty"`
 	CaseName         string `json:"caseName"`
 	CaseDesc         string `json:"caseDesc"`
@@ -200,10 +200,10 @@ type CaseSnapshot struct {
 // Snapshot builds the device's read-back of a stored case: the snapshot
 // operationLog and the fingerprint over it. c holds the case as stored on
 // the device (after import normalisation, with its id).
-func Snapshot(c *Case, seed string) (CaseSnapshot, error) {
+func Snapshot(c *Case, seed string) (caseSnapshot, error) {
 	opLog, err := SnapshotOperationLog(c.Steps, seed)
 	if err != nil {
-		return CaseSnapshot{}, err
+		return caseSnapshot{}, err
 	}
 	prio := int64(c.Priority)
 	fp := Fingerprint(FingerprintInput{
@@ -212,7 +212,7 @@ func Snapshot(c *Case, seed string) (CaseSnapshot, error) {
 		RecordMode: &c.RecordMode, AdvanceSettings: &c.AdvanceSettings,
 		OperationLog: &opLog, Priority: &prio, GmtCreate: &c.GmtCreate, GmtModify: &c.GmtModify,
 	})
-	return CaseSnapshot{
+	return caseSnapshot{
 		ID: clonePtr(c.ID), CaseName: c.CaseName, CaseDesc: c.CaseDesc,
 		TargetAppPackage: c.TargetAppPackage, TargetAppLabel: c.TargetAppLabel,
 		RecordMode: c.RecordMode, AdvanceSettings: c.AdvanceSettings,

@@ -45,7 +45,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Load(data)
 		if err != nil {
-			if ErrorCode(err) == "" {
+			if errorCode(err) == "" {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
@@ -58,7 +58,7 @@ func FuzzParse(f *testing.F) {
 		}
 		n, _, err := Normalize(c, NormalizeOptions{ConfirmHighRisk: true, Operation: "import"})
 		if err != nil {
-			if ErrorCode(err) == "" {
+			if errorCode(err) == "" {
 				t.Fatalf("untyped normalize error %v", err)
 			}
 			return
@@ -118,12 +118,12 @@ func FuzzCheckShape(f *testing.F) {
 		}
 		doc, derr := canonjson.Decode(body)
 		if derr != nil {
-			if ErrorCode(err) != CodeInvalidCaseJSON {
+			if errorCode(err) != CodeInvalidCaseJSON {
 				t.Fatalf("not JSON, yet %v", err)
 			}
 			return
 		}
-		refused := ErrorCode(err) == CodeSchemaViolation
+		refused := errorCode(err) == CodeSchemaViolation
 		if accepts := schemaAccepts(t, doc); accepts == refused {
 			t.Fatalf("schema accepts=%v, Load: %v for %s", accepts, err, data)
 		}

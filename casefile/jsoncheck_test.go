@@ -104,7 +104,7 @@ func TestCheckJSONRefusesInvalidUTF8(t *testing.T) {
 func TestCaseJSONEntryPointsApplyTheCheck(t *testing.T) {
 	t.Parallel()
 	dup := caseWith(`[{"operationMethod":{"actionEnum":"BACK","actionEnum":"HOME"}}]`)
-	if _, err := Parse([]byte(dup)); ErrorCode(err) != CodeDuplicateKey {
+	if _, err := Parse([]byte(dup)); errorCode(err) != CodeDuplicateKey {
 		t.Errorf("Parse: %v", err)
 	}
 	c, err := ParseAsDevice([]byte(dup))
@@ -114,14 +114,14 @@ func TestCaseJSONEntryPointsApplyTheCheck(t *testing.T) {
 	if c, err := ParseAsDevice([]byte("{\"caseName\":\"caf\xe9\",\"targetAppPackage\":\"p\"}")); err != nil || c.CaseName != "caf\uFFFD" {
 		t.Errorf("ParseAsDevice of Latin-1: %v %+v", err, c)
 	}
-	if _, err := ParseStep([]byte(`{"stepId":"a","stepId":"b"}`)); ErrorCode(err) != CodeDuplicateKey {
+	if _, err := ParseStep([]byte(`{"stepId":"a","stepId":"b"}`)); errorCode(err) != CodeDuplicateKey {
 		t.Errorf("ParseStep: %v", err)
 	}
-	if _, err := ParseStep([]byte("{\"stepId\":\"\xff\"}")); ErrorCode(err) != CodeInvalidUTF8 {
+	if _, err := ParseStep([]byte("{\"stepId\":\"\xff\"}")); errorCode(err) != CodeInvalidUTF8 {
 		t.Errorf("ParseStep: %v", err)
 	}
 	base := mustParse(t, caseWith(`[{"operationMethod":{"actionEnum":"BACK"}}]`))
-	if _, err := SetRunningParams(base, []byte(`{"mode":"UNION","paramList":[{"k":"1","k":"2"}]}`)); ErrorCode(err) != CodeDuplicateKey {
+	if _, err := SetRunningParams(base, []byte(`{"mode":"UNION","paramList":[{"k":"1","k":"2"}]}`)); errorCode(err) != CodeDuplicateKey {
 		t.Errorf("SetRunningParams: %v", err)
 	}
 }
@@ -146,7 +146,7 @@ func FuzzCheckJSON(f *testing.F) {
 			}
 			return
 		}
-		switch ErrorCode(err) {
+		switch errorCode(err) {
 		case CodeInvalidUTF8:
 		case CodeDuplicateKey:
 			if !hasDuplicateKey(t, data) {

@@ -96,7 +96,7 @@ func writeCaseForms(b *strings.Builder, data []byte) {
 	form := func(name string, out []byte, err error) {
 		fmt.Fprintf(b, "--- %s (err=%v)\n%s\n", name, err != nil, out)
 	}
-	out, err := Marshal(c)
+	out, err := marshal(c)
 	form("Marshal", out, err)
 	out, err = MarshalImportFile(c)
 	form("MarshalImportFile", out, err)

@@ -45,7 +45,7 @@ func Load(data []byte) (*Case, error) {
 
 // violationPlace names a violation as solopi-ai names the same refusal:
 // the top-level field (field), or the step (stepIndex) it is in.
-func violationPlace(v Violation) (string, int) {
+func violationPlace(v violation) (string, int) {
 	parts := strings.Split(v.Instance, "/")
 	switch {
 	case len(parts) >= 4 && parts[1] == "operationLog" && parts[2] == "steps":

@@ -58,7 +58,7 @@ func Normalize(c *Case, opts NormalizeOptions) (*Case, []HighRiskStep, error) {
 	if !opts.SkipPolicy {
 		// Before anything else: a value lost to a redacted copy explains
 		// every other complaint about it.
-		if err := CheckRedacted(c); err != nil {
+		if err := checkRedacted(c); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -118,7 +118,7 @@ func Normalize(c *Case, opts NormalizeOptions) (*Case, []HighRiskStep, error) {
 		slices.Sort(starts)
 		stops := make([]string, len(starts))
 		for i, code := range starts {
-			p, _ := LookupProvider(code)
+			p, _ := lookupProvider(code)
 			stops[i] = p.PairedStop
 		}
 		first := activeStarts[starts[0]]
@@ -147,15 +147,15 @@ func normalizeStep(c *Case, i int, explicitIDs, usedIDs map[string]bool, activeS
 		s.Method.Params = map[string]*string{}
 	}
 	var enum ActionDescriptor
-	if p, ok := LookupProvider(raw); ok {
+	if p, ok := lookupProvider(raw); ok {
 		// Provider shorthand: {"actionEnum":"startRecord"} means OTHER_GLOBAL
 		// with targetAction startRecord.
-		enum, _ = LookupAction(p.ActionEnum)
+		enum, _ = lookupAction(p.ActionEnum)
 		if _, has := s.Method.Params["targetAction"]; !has {
 			s.Method.Params["targetAction"] = Str(p.Code)
 		}
 	} else {
-		d, ok := LookupAction(raw)
+		d, ok := lookupAction(raw)
 		if !ok {
 			return stepError(CodeUnsupportedAction, i, s.StepID, "actionEnum %q is not a SoloPi action", raw).with("actionEnum", raw)
 		}
@@ -246,7 +246,7 @@ func hostHasSelector(n *Node) bool {
 }
 
 func checkProviderStep(s *Step, i int, targetAction string, activeStarts map[string]int) error {
-	p, ok := LookupProvider(targetAction)
+	p, ok := lookupProvider(targetAction)
 	if !ok {
 		// Unknown provider actions pass normalisation; the policy refuses them.
 		return nil
@@ -324,7 +324,7 @@ func stepPolicy(s Step, i int, confirm bool, op string) (_ *HighRiskStep, err er
 			e.with("operation", op)
 		}
 	}()
-	d, ok := LookupAction(s.Method.ActionEnum)
+	d, ok := lookupAction(s.Method.ActionEnum)
 	if !ok {
 		return nil, stepError(CodeUnsupportedAction, i, s.StepID, "actionEnum %q is not a SoloPi action", s.Method.ActionEnum)
 	}
@@ -334,7 +334,7 @@ func stepPolicy(s Step, i int, confirm bool, op string) (_ *HighRiskStep, err er
 	}
 	if d.DynamicProvider {
 		ta, _ := s.Method.Param("targetAction")
-		p, ok := LookupProvider(ta)
+		p, ok := lookupProvider(ta)
 		if !ok {
 			return nil, stepError(CodeUnknownProviderAction, i, s.StepID, "%s targetAction %s is not in the typed provider catalog", d.ActionEnum, shown(&s, ta)).
 				with("actionEnum", d.ActionEnum).with("targetAction", shownValue(&s, ta))
@@ -386,7 +386,7 @@ func applyPolicy(c *Case, confirm bool, op string) ([]HighRiskStep, error) {
 func highRiskSteps(c *Case) []HighRiskStep {
 	risky := []HighRiskStep{}
 	for i, s := range c.Steps {
-		if d, ok := LookupAction(s.Method.ActionEnum); ok && d.HighRisk {
+		if d, ok := lookupAction(s.Method.ActionEnum); ok && d.HighRisk {
 			risky = append(risky, HighRiskStep{Index: i, StepID: s.StepID, ActionEnum: d.ActionEnum, Risk: *d.HighRiskReason})
 		}
 	}
@@ -401,14 +401,14 @@ func RequiredPlugins(c *Case) map[string][]int {
 	for i, s := range c.Steps {
 		plugin := ""
 		if ta, ok := s.Method.Param("targetAction"); ok {
-			if p, ok := LookupProvider(ta); ok {
+			if p, ok := lookupProvider(ta); ok {
 				plugin = p.Plugin
 			}
-		} else if p, ok := LookupProvider(s.Method.ActionEnum); ok {
+		} else if p, ok := lookupProvider(s.Method.ActionEnum); ok {
 			plugin = p.Plugin
 		}
 		if plugin == "" && s.Node != nil && s.Node.NodeType != nil && *s.Node.NodeType == "CaptureTree" {
-			plugin = PluginImageCompare
+			plugin = pluginImageCompare
 		}
 		if plugin != "" {
 			out[plugin] = append(out[plugin], i)

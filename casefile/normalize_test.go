@@ -65,7 +65,7 @@ func TestNormalizeErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := mustParse(t, tc.json)
-			before, _ := Marshal(c)
+			before, _ := marshal(c)
 			_, _, err := Normalize(c, tc.opts)
 			e := asError(t, err)
 			if e.Code != tc.code || e.StepIndex != tc.step {
@@ -74,7 +74,7 @@ func TestNormalizeErrors(t *testing.T) {
 			if tc.step >= 0 && !strings.Contains(e.Message, "step ") {
 				t.Errorf("message %q does not name the step", e.Message)
 			}
-			if after, _ := Marshal(c); string(after) != string(before) {
+			if after, _ := marshal(c); string(after) != string(before) {
 				t.Error("Normalize modified its input")
 			}
 		})
@@ -118,7 +118,7 @@ func TestNormalizeDefaultsAndShorthand(t *testing.T) {
 		t.Errorf("node id = %q", *n.Steps[6].Node.ID)
 	}
 	plugins := RequiredPlugins(n)
-	if !reflect.DeepEqual(plugins, map[string][]int{PluginImageCompare: {5}}) {
+	if !reflect.DeepEqual(plugins, map[string][]int{pluginImageCompare: {5}}) {
 		t.Errorf("plugins = %v", plugins)
 	}
 }
@@ -203,7 +203,7 @@ func TestRunningParams(t *testing.T) {
 		`{"mode":"UNION","paramList":[{"a":"1"}],"extra":1}`,
 		`{"mode":"UNION","paramList":[{"a":1}]}`,
 	} {
-		if _, err := SetRunningParams(c, []byte(bad)); ErrorCode(err) != CodeInvalidRunningParams {
+		if _, err := SetRunningParams(c, []byte(bad)); errorCode(err) != CodeInvalidRunningParams {
 			t.Errorf("%s: got %v", bad, err)
 		}
 	}

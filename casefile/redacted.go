@@ -13,14 +13,14 @@ import (
 // CodeRedactedValue refuses a case that carries the redaction marker.
 const CodeRedactedValue = "redacted_value"
 
-// CheckRedacted refuses a case that holds redact.Marker in any value (a
+// checkRedacted refuses a case that holds redact.Marker in any value (a
 // parameter, a node field, a name, advanceSettings, a field we do not
 // know), naming the first such place by its JSON path. The marker is what
 // this host prints in place of a secret: a case holding it was copied
 // from a redacted output, and importing it would store the marker where
 // the value was, so the next replay types or compares "[redacted]".
 // The authoring policy applies it (case-validate, case-import, run).
-func CheckRedacted(c *Case) error {
+func checkRedacted(c *Case) error {
 	t, err := c.fileTree(false)
 	if err != nil {
 		return err

@@ -131,25 +131,25 @@ func validateRunningParam(v any) error {
 	return nil
 }
 
-// RunningParams summarises advanceSettings.runningParam as solopi-ai
+// runningParams summarises advanceSettings.runningParam as solopi-ai
 // prints it: mode is null when none is configured.
-type RunningParams struct {
+type runningParams struct {
 	Configured bool    `json:"configured"`
 	Mode       *string `json:"mode"`
 	ItemCount  int     `json:"itemCount"`
 }
 
 // GetRunningParams reports the case's running params.
-func GetRunningParams(c *Case) (RunningParams, error) {
+func GetRunningParams(c *Case) (runningParams, error) {
 	obj, err := parseAdvanceSettings(c.AdvanceSettings)
 	if err != nil || obj == nil {
-		return RunningParams{}, err
+		return runningParams{}, err
 	}
 	rp, ok := obj["runningParam"].(map[string]any)
 	if !ok {
-		return RunningParams{}, nil
+		return runningParams{}, nil
 	}
-	out := RunningParams{Configured: true}
+	out := runningParams{Configured: true}
 	if mode, ok := rp["mode"].(string); ok {
 		out.Mode = &mode
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/solopi-dev/solopi/canonjson"
 )
 
-// Violation is one place where a case document does not have the shape
+// violation is one place where a case document does not have the shape
 // case.schema.json describes. Instance is a JSON pointer ("" is the whole
 // document, "/operationLog/steps/0/operationMethod" a step's method).
-type Violation struct {
+type violation struct {
 	Instance string `json:"instance"`
 	Message  string `json:"message"`
 }
@@ -27,16 +27,16 @@ type Violation struct {
 // test proves CheckShape accepts exactly what the schema accepts); this is
 // its implementation in Go because the schema library compiles its
 // meta-schemas at process start, which every solopi invocation would pay.
-func CheckShape(doc any) []Violation {
+func CheckShape(doc any) []violation {
 	var s shapeChecker
 	s.caseObject(doc, "")
 	return s.out
 }
 
-type shapeChecker struct{ out []Violation }
+type shapeChecker struct{ out []violation }
 
 func (s *shapeChecker) fail(at, format string, args ...any) {
-	s.out = append(s.out, Violation{Instance: at, Message: fmt.Sprintf(format, args...)})
+	s.out = append(s.out, violation{Instance: at, Message: fmt.Sprintf(format, args...)})
 }
 
 // Kinds a value may have; a property lists the kinds it accepts.

@@ -24,12 +24,12 @@ var caseSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	c.Draft = jsonschema.Draft2020
 	c.AssertContent = true
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		if url == SchemaURL {
+		if url == schemaURL {
 			return io.NopCloser(bytes.NewReader(b)), nil
 		}
 		return nil, fmt.Errorf("not embedded: %s", url)
 	}
-	return c.Compile(SchemaURL)
+	return c.Compile(schemaURL)
 })
 
 // schemaAccepts is the reference: whether case.schema.json accepts doc.

@@ -6,8 +6,8 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// TemplateDesc is the caseDesc of case-template, solopi-ai's text.
-const TemplateDesc = "AI 编写的 SoloPi 用例"
+// templateDesc is the caseDesc of case-template, solopi-ai's text.
+const templateDesc = "AI 编写的 SoloPi 用例"
 
 // Template is solopi-ai's case-template: one SLEEP 1000 step, with its
 // global step's node written as null, normalised. label defaults to the
@@ -29,8 +29,8 @@ func Template(name, pkg, label string) (*Case, error) {
 		label = pkg
 	}
 	c := &Case{
-		CaseName: name, CaseDesc: TemplateDesc, TargetAppPackage: pkg, TargetAppLabel: label,
-		RecordMode: "local", Priority: DefaultPriority,
+		CaseName: name, CaseDesc: templateDesc, TargetAppPackage: pkg, TargetAppLabel: label,
+		RecordMode: "local", Priority: defaultPriority,
 		Steps: []Step{{
 			OperationID: "ai-" + name, StepID: "ai-step-001",
 			Method: Method{ActionEnum: "SLEEP", Encrypt: Bool(false), SafeEncrypt: Bool(false),

@@ -14,23 +14,23 @@ func TestTrailingDataIsRefused(t *testing.T) {
 	for _, tail := range []string{" junk", "}", " {}", "]", ","} {
 		t.Run(strings.TrimSpace(tail), func(t *testing.T) {
 			t.Parallel()
-			if _, err := Parse([]byte(caseWith(`[`+step+`]`) + tail)); ErrorCode(err) != CodeInvalidCaseJSON {
+			if _, err := Parse([]byte(caseWith(`[`+step+`]`) + tail)); errorCode(err) != CodeInvalidCaseJSON {
 				t.Errorf("case file: %v", err)
 			}
 			opLog := strings.ReplaceAll(`{"steps":[`+step+`]}`+tail, `"`, `\"`)
-			if _, err := Parse([]byte(`{"caseName":"c","operationLog":"` + opLog + `"}`)); ErrorCode(err) != CodeInvalidOperationLog {
+			if _, err := Parse([]byte(`{"caseName":"c","operationLog":"` + opLog + `"}`)); errorCode(err) != CodeInvalidOperationLog {
 				t.Errorf("operationLog string: %v", err)
 			}
-			if _, err := ParseStep([]byte(step + tail)); ErrorCode(err) != CodeInvalidStep {
+			if _, err := ParseStep([]byte(step + tail)); errorCode(err) != CodeInvalidStep {
 				t.Errorf("step file: %v", err)
 			}
 			base := mustParse(t, caseWith(`[`+step+`]`))
-			if _, err := SetRunningParams(base, []byte(`{"mode":"UNION","paramList":[{"k":"1"}]}`+tail)); ErrorCode(err) != CodeInvalidRunningParams {
+			if _, err := SetRunningParams(base, []byte(`{"mode":"UNION","paramList":[{"k":"1"}]}`+tail)); errorCode(err) != CodeInvalidRunningParams {
 				t.Errorf("running params file: %v", err)
 			}
 			adv := strings.ReplaceAll(`{"version":35}`+tail, `"`, `\"`)
 			c := mustParse(t, `{"caseName":"c","targetAppPackage":"p","advanceSettings":"`+adv+`","operationLog":{"steps":[`+step+`]}}`)
-			if _, _, err := Normalize(c, NormalizeOptions{}); ErrorCode(err) != CodeInvalidAdvanceSettings {
+			if _, _, err := Normalize(c, NormalizeOptions{}); errorCode(err) != CodeInvalidAdvanceSettings {
 				t.Errorf("advanceSettings string: %v", err)
 			}
 		})

@@ -45,7 +45,7 @@ func DeviceValidate(c *Case) error {
 			return fail(i, fmt.Sprintf("Case step %d has a duplicate stepId", i))
 		}
 		seen[s.StepID] = true
-		if row.category == CategoryNode && !s.Node.HasSelector() {
+		if row.category == categoryNode && !s.Node.HasSelector() {
 			return fail(i, fmt.Sprintf("Case step %d has no grounded node selector", i))
 		}
 	}

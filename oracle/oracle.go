@@ -49,7 +49,7 @@ type UI struct {
 	Operator string
 	Expected string
 	// pattern caches the compiled Expected of a matches oracle.
-	pattern *Pattern
+	pattern *pattern
 }
 
 // NewUI checks field and operator and compiles a matches pattern.
@@ -83,20 +83,20 @@ func (o *UI) Tree() map[string]any {
 // Verdicts and reasons of an evaluation.
 const (
 	Passed    = "passed"
-	Failed    = "failed"
-	NotTested = "not_tested"
+	failed    = "failed"
+	notTested = "not_tested"
 
 	ReasonMatched            = "matched"
-	ReasonMismatch           = "oracle_mismatch"
-	ReasonSelectorNotFound   = "selector_not_found"
-	ReasonAmbiguousSelector  = "ambiguous_selector"
-	ReasonMissingObservation = "missing_observation"
-	ReasonEvaluationFailed   = "oracle_evaluation_failed"
+	reasonMismatch           = "oracle_mismatch"
+	reasonSelectorNotFound   = "selector_not_found"
+	reasonAmbiguousSelector  = "ambiguous_selector"
+	reasonMissingObservation = "missing_observation"
+	reasonEvaluationFailed   = "oracle_evaluation_failed"
 )
 
-// Result is the verdict of one evaluation. Actual is the field value read
+// result is the verdict of one evaluation. Actual is the field value read
 // from the one matching node (nil when no single node matched).
-type Result struct {
+type result struct {
 	Status string
 	Reason string
 	Actual *string
@@ -106,21 +106,21 @@ type Result struct {
 // tree). No page: not_tested; no match: failed (the screen lacks what the
 // oracle names); several matches: not_tested (the oracle cannot tell which
 // one it meant).
-func (o *UI) Evaluate(observation any) Result {
+func (o *UI) Evaluate(observation any) result {
 	obs, _ := observation.(map[string]any)
 	page, ok := obs["page"].(map[string]any)
 	if !ok {
-		return Result{Status: NotTested, Reason: ReasonMissingObservation}
+		return result{Status: notTested, Reason: reasonMissingObservation}
 	}
 	matches := Match(page, o.Selector)
 	switch len(matches) {
 	case 0:
-		return Result{Status: Failed, Reason: ReasonSelectorNotFound}
+		return result{Status: failed, Reason: reasonSelectorNotFound}
 	case 1:
 	default:
-		return Result{Status: NotTested, Reason: ReasonAmbiguousSelector}
+		return result{Status: notTested, Reason: reasonAmbiguousSelector}
 	}
-	actual := ReadField(matches[0], o.Field)
+	actual := readField(matches[0], o.Field)
 	var pass bool
 	switch o.Operator {
 	case OpEquals:
@@ -132,19 +132,19 @@ func (o *UI) Evaluate(observation any) Result {
 		if p == nil {
 			var err error
 			if p, err = CompilePattern(o.Expected); err != nil {
-				return Result{Status: NotTested, Reason: ReasonEvaluationFailed, Actual: &actual}
+				return result{Status: notTested, Reason: reasonEvaluationFailed, Actual: &actual}
 			}
 		}
 		ok, err := p.Search(actual)
 		if err != nil {
-			return Result{Status: NotTested, Reason: ReasonEvaluationFailed, Actual: &actual}
+			return result{Status: notTested, Reason: reasonEvaluationFailed, Actual: &actual}
 		}
 		pass = ok
 	}
 	if pass {
-		return Result{Status: Passed, Reason: ReasonMatched, Actual: &actual}
+		return result{Status: Passed, Reason: ReasonMatched, Actual: &actual}
 	}
-	return Result{Status: Failed, Reason: ReasonMismatch, Actual: &actual}
+	return result{Status: failed, Reason: reasonMismatch, Actual: &actual}
 }
 
 // Walk visits page and its descendants in pre-order (the device's nodeId
@@ -178,9 +178,9 @@ func Match(page map[string]any, sel Selector) []map[string]any {
 	return out
 }
 
-// ReadField reads a node field as the oracle compares it: absent is "",
+// readField reads a node field as the oracle compares it: absent is "",
 // a string is itself, anything else is Python's str() of it.
-func ReadField(node map[string]any, field string) string {
+func readField(node map[string]any, field string) string {
 	v, ok := node[field]
 	if !ok {
 		return ""

@@ -80,7 +80,7 @@ func TestPatternRejectsWhatPythonRejects(t *testing.T) {
 		`\N{NO SUCH NAME}`: "undefined character name 'NO SUCH NAME' at position 0",
 	} {
 		_, err := CompilePattern(p)
-		if !errors.Is(err, ErrPattern) || err.Error() != "invalid regular expression: "+msg {
+		if !errors.Is(err, errPattern) || err.Error() != "invalid regular expression: "+msg {
 			t.Errorf("CompilePattern(%q) = %v, want %s", p, err, msg)
 		}
 	}
@@ -88,7 +88,7 @@ func TestPatternRejectsWhatPythonRejects(t *testing.T) {
 
 func TestUnsupportedPatternIsRefusedNotGuessed(t *testing.T) {
 	_, err := CompilePattern(`(?ai)(k)\1`)
-	if !errors.Is(err, ErrUnsupportedPattern) || errors.Is(err, ErrPattern) {
+	if !errors.Is(err, ErrUnsupportedPattern) || errors.Is(err, errPattern) {
 		t.Errorf("CompilePattern = %v, want ErrUnsupportedPattern", err)
 	}
 }
@@ -104,10 +104,10 @@ func TestEvaluationTimeoutIsNotTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.pattern = &Pattern{source: `(a*)*b`, re: re}
+	o.pattern = &pattern{source: `(a*)*b`, re: re}
 	obs := decode(t, `{"page":{"resourceId":"dup","text":"`+strings.Repeat("a", 40)+`"}}`)
-	if r := o.Evaluate(obs); r.Status != NotTested || r.Reason != ReasonEvaluationFailed {
-		t.Errorf("Evaluate = %+v, want not_tested/%s", r, ReasonEvaluationFailed)
+	if r := o.Evaluate(obs); r.Status != notTested || r.Reason != reasonEvaluationFailed {
+		t.Errorf("Evaluate = %+v, want not_tested/%s", r, reasonEvaluationFailed)
 	}
 }
 
@@ -158,18 +158,18 @@ func TestEvaluate(t *testing.T) {
 		actual              any // nil or string
 	}{
 		{"equals passes", sel("resourceId", "com.example.counter:id/counter_value"), "text", "equals", "1", Passed, ReasonMatched, "1"},
-		{"equals fails", sel("resourceId", "com.example.counter:id/counter_value"), "text", "equals", "2", Failed, ReasonMismatch, "1"},
+		{"equals fails", sel("resourceId", "com.example.counter:id/counter_value"), "text", "equals", "2", failed, reasonMismatch, "1"},
 		{"contains", sel("resourceId", "com.example.counter:id/counter_status"), "text", "contains", "Count", Passed, ReasonMatched, "Counting"},
 		{"matches searches", sel("resourceId", "com.example.counter:id/counter_status"), "text", "matches", "unt", Passed, ReasonMatched, "Counting"},
 		{"description", sel("resourceId", "com.example.counter:id/counter_value"), "description", "equals", "Counter value", Passed, ReasonMatched, "Counter value"},
 		{"missing field reads empty", sel("resourceId", "com.example.counter:id/counter_status"), "description", "equals", "", Passed, ReasonMatched, ""},
-		{"not found", sel("resourceId", "nope"), "text", "equals", "1", Failed, ReasonSelectorNotFound, nil},
-		{"ambiguous", sel("resourceId", "dup"), "text", "equals", "7", NotTested, ReasonAmbiguousSelector, nil},
+		{"not found", sel("resourceId", "nope"), "text", "equals", "1", failed, reasonSelectorNotFound, nil},
+		{"ambiguous", sel("resourceId", "dup"), "text", "equals", "7", notTested, reasonAmbiguousSelector, nil},
 		{"int field str()", sel("nodeId", "n3"), "text", "equals", "7", Passed, ReasonMatched, "7"},
 		{"null field str()", sel("nodeId", "n4"), "text", "equals", "None", Passed, ReasonMatched, "None"},
 		{"float field repr", sel("nodeId", "n4"), "description", "equals", "1.0", Passed, ReasonMatched, "1.0"},
 		{"int selector value equals int field", sel("text", json.Number("7")), "text", "equals", "7", Passed, ReasonMatched, "7"},
-		{"string selector value does not equal int field", sel("text", "7"), "text", "equals", "7", Failed, ReasonSelectorNotFound, nil},
+		{"string selector value does not equal int field", sel("text", "7"), "text", "equals", "7", failed, reasonSelectorNotFound, nil},
 		{"true equals 1.0", sel("nodeId", "n4", "description", true), "text", "equals", "None", Passed, ReasonMatched, "None"},
 	}
 	for _, c := range cases {
@@ -188,7 +188,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	o, _ := NewUI(sel("text", "1"), "text", "equals", "1")
 	for _, bad := range []any{nil, map[string]any{}, map[string]any{"page": []any{}}} {
-		if r := o.Evaluate(bad); r.Status != NotTested || r.Reason != ReasonMissingObservation {
+		if r := o.Evaluate(bad); r.Status != notTested || r.Reason != reasonMissingObservation {
 			t.Errorf("Evaluate(%v) = %+v, want not_tested/missing_observation", bad, r)
 		}
 	}

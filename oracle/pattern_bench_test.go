@@ -25,7 +25,7 @@ func BenchmarkCompileSearch(b *testing.B) {
 }
 
 func BenchmarkSearch(b *testing.B) {
-	ps := make([]*Pattern, len(benchPatterns))
+	ps := make([]*pattern, len(benchPatterns))
 	for i, src := range benchPatterns {
 		p, err := CompilePattern(src)
 		if err != nil {

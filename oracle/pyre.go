@@ -8,21 +8,21 @@ import (
 	"github.com/solopi-dev/solopi/oracle/pyre"
 )
 
-// MatchTimeout bounds one regular-expression evaluation. Python's re has no
+// matchTimeout bounds one regular-expression evaluation. Python's re has no
 // limit, so a catastrophic pattern would hang solopi-ai; a backtracking
 // engine on our side gives up and the checkpoint is not_tested instead.
-const MatchTimeout = 2 * time.Second
+const matchTimeout = 2 * time.Second
 
-// Pattern is a compiled `matches` expression: Python 3.11's re.search on
+// pattern is a compiled `matches` expression: Python 3.11's re.search on
 // str, exactly (package pyre).
-type Pattern struct {
+type pattern struct {
 	source string
 	re     *pyre.Regexp
 }
 
-// ErrPattern is returned (wrapped) for a pattern Python 3.11's re rejects,
+// errPattern is returned (wrapped) for a pattern Python 3.11's re rejects,
 // with Python's message.
-var ErrPattern = errors.New("invalid regular expression")
+var errPattern = errors.New("invalid regular expression")
 
 // ErrUnsupportedPattern is returned (wrapped) for a pattern Python accepts
 // that the evaluator cannot run exactly as Python would; it is refused
@@ -30,22 +30,22 @@ var ErrPattern = errors.New("invalid regular expression")
 var ErrUnsupportedPattern = errors.New("regular expression not supported")
 
 // CompilePattern compiles a Python re pattern.
-func CompilePattern(src string) (*Pattern, error) {
-	re, err := pyre.Compile(src, MatchTimeout)
+func CompilePattern(src string) (*pattern, error) {
+	re, err := pyre.Compile(src, matchTimeout)
 	if errors.Is(err, pyre.ErrUnsupported) {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupportedPattern, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPattern, err)
+		return nil, fmt.Errorf("%w: %v", errPattern, err)
 	}
-	return &Pattern{source: src, re: re}, nil
+	return &pattern{source: src, re: re}, nil
 }
 
 // Search reports whether the pattern matches anywhere in s (Python
 // re.search), the semantics a host-judged checkpoint uses. An error (the
 // evaluation ran out of MatchTimeout) is no answer: the caller judges the
 // checkpoint not_tested.
-func (p *Pattern) Search(s string) (bool, error) {
+func (p *pattern) Search(s string) (bool, error) {
 	ok, err := p.re.Search(s)
 	if err != nil {
 		return false, fmt.Errorf("evaluate %q: %w", p.source, err)

@@ -14,8 +14,8 @@ const (
 	ExitFailure     = 2 // not ready, business failure, conflict, non-passed verdict
 	ExitUsage       = 3 // local usage or validation error, device selection
 	ExitTransport   = 4 // adb, HTTP or protocol error
-	ExitTimeout     = 124
-	ExitInterrupted = 130
+	exitTimeout     = 124
+	exitInterrupted = 130
 )
 
 // ExitFor is the exit code of an error kind.
@@ -26,9 +26,9 @@ func ExitFor(k fault.Kind) int {
 	case fault.Failed:
 		return ExitFailure
 	case fault.Timeout:
-		return ExitTimeout
+		return exitTimeout
 	case fault.Interrupted:
-		return ExitInterrupted
+		return exitInterrupted
 	}
 	return ExitTransport // Transport and Internal
 }
@@ -38,7 +38,7 @@ const (
 	VerdictPassed    = "passed"
 	VerdictFailed    = "failed"
 	VerdictNotTested = "not_tested"
-	VerdictCancelled = "cancelled"
+	verdictCancelled = "cancelled"
 )
 
 // VerdictExit maps a verdict to its exit code: passed 0, failed 2,
@@ -51,8 +51,8 @@ func VerdictExit(verdict string) int {
 		return ExitFailure
 	case VerdictNotTested:
 		return ExitUsage
-	case VerdictCancelled:
-		return ExitInterrupted
+	case verdictCancelled:
+		return exitInterrupted
 	}
 	return ExitTransport
 }

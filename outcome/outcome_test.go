@@ -26,8 +26,8 @@ func TestExitForMapsContextErrors(t *testing.T) {
 		exit int
 		code string
 	}{
-		{context.Canceled, ExitInterrupted, "interrupted"},
-		{fmt.Errorf("poll: %w", context.DeadlineExceeded), ExitTimeout, "timeout"},
+		{context.Canceled, exitInterrupted, "interrupted"},
+		{fmt.Errorf("poll: %w", context.DeadlineExceeded), exitTimeout, "timeout"},
 		{errors.New("boom"), ExitTransport, "internal_error"},
 		{fmt.Errorf("wrapped: %w", fault.New(fault.Failed, "replay_active", "busy")), ExitFailure, "replay_active"},
 	}
@@ -41,7 +41,7 @@ func TestExitForMapsContextErrors(t *testing.T) {
 
 func TestExitOf(t *testing.T) {
 	t.Parallel()
-	if ExitOf(nil) != ExitOK || ExitOf(fault.Usage("x", "y")) != ExitUsage || ExitOf(fault.New(fault.Timeout, "t", "late")) != ExitTimeout {
+	if ExitOf(nil) != ExitOK || ExitOf(fault.Usage("x", "y")) != ExitUsage || ExitOf(fault.New(fault.Timeout, "t", "late")) != exitTimeout {
 		t.Fatal("ExitOf does not follow ExitFor")
 	}
 }

@@ -70,7 +70,7 @@ const (
 // a terminal, coloured unless NO_COLOR is set. clk may be nil.
 func New(f *os.File, getenv func(string) string, clk clock.Clock) *Line {
 	tty := f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-	l := NewTo(f, tty, tty && getenv("NO_COLOR") == "", clk)
+	l := newTo(f, tty, tty && getenv("NO_COLOR") == "", clk)
 	if tty {
 		fd := int(f.Fd())
 		l.width = func() int {
@@ -83,9 +83,9 @@ func New(f *os.File, getenv func(string) string, clk clock.Clock) *Line {
 	return l
 }
 
-// NewTo returns a line writing to w when enabled (tests, callers that
+// newTo returns a line writing to w when enabled (tests, callers that
 // decided on their own), 80 columns wide.
-func NewTo(w io.Writer, enabled, color bool, clk clock.Clock) *Line {
+func newTo(w io.Writer, enabled, color bool, clk clock.Clock) *Line {
 	c := clock.Or(clk)
 	return &Line{w: w, enabled: enabled, color: color, clk: c, start: c.Now(), width: func() int { return 80 }}
 }

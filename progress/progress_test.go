@@ -140,7 +140,7 @@ func TestQuietWithoutATerminal(t *testing.T) {
 
 func TestLongLabelIsCutToTheWidth(t *testing.T) {
 	t.Parallel()
-	l := NewTo(io.Discard, true, false, clock.NewFake(time.Unix(0, 0)))
+	l := newTo(io.Discard, true, false, clock.NewFake(time.Unix(0, 0)))
 	l.st = State{Index: 10, Total: 12, Label: strings.Repeat("很长的用例名", 20)}
 	got := l.render(40)
 	if n := len([]rune(got)); n > 40 || !strings.HasSuffix(got, "…") {
@@ -154,7 +154,7 @@ func TestWriterClearsTheLine(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
 	clk := clock.NewFake(time.Unix(0, 0))
-	l := NewTo(&buf, true, false, clk)
+	l := newTo(&buf, true, false, clk)
 	l.Update(func(s *State) { s.Label = "step 1" })
 	if _, err := io.WriteString(l.Writer(), "approve? [y/N] "); err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestWriterClearsTheLine(t *testing.T) {
 	}
 	l.Done()
 	var off strings.Builder
-	if _, err := io.WriteString(NewTo(&off, false, false, nil).Writer(), "q? "); err != nil || off.String() != "q? " {
+	if _, err := io.WriteString(newTo(&off, false, false, nil).Writer(), "q? "); err != nil || off.String() != "q? " {
 		t.Fatalf("a disabled line's writer: %q %v", off.String(), err)
 	}
 }
@@ -190,7 +190,7 @@ func TestWriterClearsTheLine(t *testing.T) {
 func TestHostileTextStaysText(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
-	l := NewTo(&buf, true, false, clock.NewFake(time.Unix(0, 0)))
+	l := newTo(&buf, true, false, clock.NewFake(time.Unix(0, 0)))
 	l.Update(func(s *State) { s.Label, s.Phase = "case\x1b]0;pwned\x07<script>", "run\x1b[2J" })
 	l.Printf("model said \x1b[31mred\r")
 	l.Done()

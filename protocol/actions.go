@@ -17,20 +17,20 @@ const (
 	ActWait      = "wait"
 )
 
-// Presence says whether an action argument must, may or must not be present.
-type Presence string
+// presence says whether an action argument must, may or must not be present.
+type presence string
 
 // Argument presence values.
 const (
-	Required  Presence = "required"
-	Optional  Presence = "optional"
-	Forbidden Presence = "forbidden"
+	required  presence = "required"
+	optional  presence = "optional"
+	forbidden presence = "forbidden"
 )
 
-// ArgRule is the rule for one argument of a typed action.
-type ArgRule struct {
+// argRule is the rule for one argument of a typed action.
+type argRule struct {
 	Name     string   `json:"name"`
-	Presence Presence `json:"presence"`
+	Presence presence `json:"presence"`
 	Type     string   `json:"type"`
 	Min      *int64   `json:"min,omitempty"`
 	Max      *int64   `json:"max,omitempty"`
@@ -44,7 +44,7 @@ type ArgRule struct {
 type TypedAction struct {
 	Name      string    `json:"name"`
 	Operation string    `json:"operation"`
-	Args      []ArgRule `json:"arguments"`
+	Args      []argRule `json:"arguments"`
 }
 
 // ActionArgs are the arguments of one act request as they travel on the
@@ -57,32 +57,32 @@ type ActionArgs struct {
 	Distance   *int64
 }
 
-// ScrollDirections are the allowed scroll directions.
-func ScrollDirections() []string { return []string{"up", "down", "left", "right"} }
+// scrollDirections are the allowed scroll directions.
+func scrollDirections() []string { return []string{"up", "down", "left", "right"} }
 
 func i64(v int64) *int64 { return &v }
 
 // TypedActions returns the seven actions and their argument rules, in the
 // device's order. Every argument not listed for an action is forbidden.
 func TypedActions() []TypedAction {
-	str := func(name string, p Presence, nonEmpty bool) ArgRule {
-		return ArgRule{Name: name, Presence: p, Type: "string", NonEmpty: nonEmpty}
+	str := func(name string, p presence, nonEmpty bool) argRule {
+		return argRule{Name: name, Presence: p, Type: "string", NonEmpty: nonEmpty}
 	}
-	num := func(name string, p Presence, lo, hi int64) ArgRule {
-		return ArgRule{Name: name, Presence: p, Type: "integer", Min: i64(lo), Max: i64(hi)}
+	num := func(name string, p presence, lo, hi int64) argRule {
+		return argRule{Name: name, Presence: p, Type: "integer", Min: i64(lo), Max: i64(hi)}
 	}
 	return []TypedAction{
-		{Name: ActClick, Operation: "CLICK", Args: []ArgRule{str(ParamNodeID, Required, true)}},
-		{Name: ActLongClick, Operation: "LONG_CLICK", Args: []ArgRule{str(ParamNodeID, Required, true), num(ParamDurationMs, Optional, 100, 5000)}},
-		{Name: ActInput, Operation: "INPUT", Args: []ArgRule{str(ParamNodeID, Required, true), str(ParamText, Required, false)}},
+		{Name: ActClick, Operation: "CLICK", Args: []argRule{str(ParamNodeID, required, true)}},
+		{Name: ActLongClick, Operation: "LONG_CLICK", Args: []argRule{str(ParamNodeID, required, true), num(ParamDurationMs, optional, 100, 5000)}},
+		{Name: ActInput, Operation: "INPUT", Args: []argRule{str(ParamNodeID, required, true), str(ParamText, required, false)}},
 		{Name: ActBack, Operation: "GLOBAL_BACK"},
 		{Name: ActHome, Operation: "GLOBAL_HOME"},
-		{Name: ActScroll, Operation: "SCROLL_TO_* / GLOBAL_SCROLL_TO_*", Args: []ArgRule{
-			str(ParamNodeID, Optional, true),
-			{Name: ParamDirection, Presence: Required, Type: "string", Enum: ScrollDirections()},
-			num(ParamDistance, Optional, 1, 90),
+		{Name: ActScroll, Operation: "SCROLL_TO_* / GLOBAL_SCROLL_TO_*", Args: []argRule{
+			str(ParamNodeID, optional, true),
+			{Name: ParamDirection, Presence: required, Type: "string", Enum: scrollDirections()},
+			num(ParamDistance, optional, 1, 90),
 		}},
-		{Name: ActWait, Operation: "SLEEP", Args: []ArgRule{num(ParamDurationMs, Required, 100, 5000)}},
+		{Name: ActWait, Operation: "SLEEP", Args: []argRule{num(ParamDurationMs, required, 100, 5000)}},
 	}
 }
 
@@ -137,7 +137,7 @@ func ValidateAction(action string, a ActionArgs) string {
 		if a.NodeID != nil && *a.NodeID == "" {
 			return "nodeId must be a non-empty string"
 		}
-		if a.Direction == nil || !slices.Contains(ScrollDirections(), *a.Direction) {
+		if a.Direction == nil || !slices.Contains(scrollDirections(), *a.Direction) {
 			return "scroll direction must be up, down, left, or right"
 		}
 		if a.Distance != nil && (*a.Distance < 1 || *a.Distance > 90) {

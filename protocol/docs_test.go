@@ -28,8 +28,8 @@ func TestDocsShowEveryTable(t *testing.T) {
 		{"Stress", Stress()}, {"PluginMutation", PluginMutation()}, {"HistoryDelete", HistoryDelete()},
 		{"ManagedTask", ManagedTask()}, {"ManagedShard", ManagedShard()}, {"ManagedAttempt", ManagedAttempt()},
 	}
-	if len(machines)+1 != len(All()) { // CaseDelete shares CaseImport's table, as the page says
-		t.Fatalf("%d machines here, %d in All(): add the new one", len(machines)+1, len(All()))
+	if len(machines)+1 != len(all()) { // CaseDelete shares CaseImport's table, as the page says
+		t.Fatalf("%d machines here, %d in All(): add the new one", len(machines)+1, len(all()))
 	}
 	if got, want := fmt.Sprint(CaseDelete().Transitions), fmt.Sprint(CaseImport().Transitions); got != want {
 		t.Errorf("case-delete no longer shares case-import's table")

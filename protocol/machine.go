@@ -15,8 +15,8 @@ type State string
 // Event names what happened to move a machine from one state to another.
 type Event string
 
-// Transition is one allowed edge of a machine.
-type Transition struct {
+// transition is one allowed edge of a machine.
+type transition struct {
 	From  State
 	Event Event
 	To    State
@@ -32,7 +32,7 @@ type Machine struct {
 	States      []State
 	Terminal    []State
 	Live        []State
-	Transitions []Transition
+	Transitions []transition
 }
 
 // TransitionError reports an event that the machine does not allow in a state.
@@ -117,17 +117,17 @@ func (m *Machine) Validate() error {
 }
 
 // edges builds transitions from several source states on one event.
-func edges(ev Event, to State, from ...State) []Transition {
-	out := make([]Transition, 0, len(from))
+func edges(ev Event, to State, from ...State) []transition {
+	out := make([]transition, 0, len(from))
 	for _, f := range from {
-		out = append(out, Transition{From: f, Event: ev, To: to})
+		out = append(out, transition{From: f, Event: ev, To: to})
 	}
 	return out
 }
 
 // table concatenates transition groups.
-func table(groups ...[]Transition) []Transition {
-	var out []Transition
+func table(groups ...[]transition) []transition {
+	var out []transition
 	for _, g := range groups {
 		out = append(out, g...)
 	}

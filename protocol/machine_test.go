@@ -119,7 +119,7 @@ func edgeString(from State, ev Event, to State) string {
 func TestEveryMachineIsListed(t *testing.T) {
 	t.Parallel()
 	var names []string
-	for _, m := range All() {
+	for _, m := range all() {
 		names = append(names, m.Name)
 		if _, ok := want[m.Name]; !ok {
 			t.Errorf("machine %s has no expected table", m.Name)
@@ -134,7 +134,7 @@ func TestEveryMachineIsListed(t *testing.T) {
 
 func TestTablesAreWellFormed(t *testing.T) {
 	t.Parallel()
-	for _, m := range All() {
+	for _, m := range all() {
 		if err := m.Validate(); err != nil {
 			t.Errorf("%v", err)
 		}
@@ -146,7 +146,7 @@ func TestTablesAreWellFormed(t *testing.T) {
 // rejected with a typed error and leave the state unchanged.
 func TestEveryStateEventPair(t *testing.T) {
 	t.Parallel()
-	for _, m := range All() {
+	for _, m := range all() {
 		allowed := map[string]bool{}
 		for _, e := range want[m.Name] {
 			allowed[e] = true
@@ -183,7 +183,7 @@ func TestEveryStateEventPair(t *testing.T) {
 
 func TestTerminalStatesAreIrreversible(t *testing.T) {
 	t.Parallel()
-	for _, m := range All() {
+	for _, m := range all() {
 		for _, s := range m.Terminal {
 			for _, ev := range m.Events() {
 				if m.Can(s, ev) {
@@ -200,7 +200,7 @@ func TestTerminalStatesAreIrreversible(t *testing.T) {
 func TestLiveSetsMatchTheWire(t *testing.T) {
 	t.Parallel()
 	cases := map[string][]State{
-		"replay":              {ReplayRunning, ReplayCancelRequested},
+		"replay":              {ReplayRunning, replayCancelRequested},
 		"agent-session":       {AgentActive, AgentPaused, AgentActing},
 		"screen-record":       {ScreenPending, SessionStarting, SessionRecording, SessionStopping},
 		"scan":                {SessionStarting, ScanPendingPermission, ScanScanning},
@@ -209,7 +209,7 @@ func TestLiveSetsMatchTheWire(t *testing.T) {
 		"stress":              {SessionStarting, SessionRunning, SessionStopping},
 		"record":              {SessionStarting, SessionRecording, SessionStopping},
 	}
-	for _, m := range All() {
+	for _, m := range all() {
 		exp, ok := cases[m.Name]
 		if !ok {
 			continue
@@ -227,10 +227,10 @@ func TestValidateRejectsBadTables(t *testing.T) {
 	bad := []*Machine{
 		{Name: "no-initial", Initial: "x", States: []State{"a"}},
 		{Name: "terminal-out", Initial: "a", States: []State{"a", "b"}, Terminal: []State{"b"},
-			Transitions: []Transition{{"b", "e", "a"}}},
+			Transitions: []transition{{"b", "e", "a"}}},
 		{Name: "ambiguous", Initial: "a", States: []State{"a", "b"},
-			Transitions: []Transition{{"a", "e", "b"}, {"a", "e", "a"}}},
-		{Name: "undeclared", Initial: "a", States: []State{"a"}, Transitions: []Transition{{"a", "e", "z"}}},
+			Transitions: []transition{{"a", "e", "b"}, {"a", "e", "a"}}},
+		{Name: "undeclared", Initial: "a", States: []State{"a"}, Transitions: []transition{{"a", "e", "z"}}},
 		{Name: "live-terminal", Initial: "a", States: []State{"a"}, Terminal: []State{"a"}, Live: []State{"a"}},
 	}
 	for _, m := range bad {
@@ -240,8 +240,8 @@ func TestValidateRejectsBadTables(t *testing.T) {
 	}
 }
 
-// All returns every machine, for the exhaustive tests.
-func All() []*Machine {
+// all returns every machine, for the exhaustive tests.
+func all() []*Machine {
 	return []*Machine{
 		Replay(), AdbConnect(), CaseImport(), CaseDelete(), AgentSession(), AgentReceipt(),
 		Record(), ScreenRecord(), Scan(), VideoAnalysis(), Performance(), PerformanceDisplay(),

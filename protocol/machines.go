@@ -8,7 +8,7 @@ package protocol
 const (
 	ReplayIdle            State = "idle"
 	ReplayRunning         State = "running"
-	ReplayCancelRequested State = "cancel_requested"
+	replayCancelRequested State = "cancel_requested"
 	ReplayPassed          State = "passed"
 	ReplayFailed          State = "failed"
 	ReplayCancelled       State = "cancelled"
@@ -32,18 +32,18 @@ func Replay() *Machine {
 	return &Machine{
 		Name:     "replay",
 		Initial:  ReplayIdle,
-		States:   []State{ReplayIdle, ReplayRunning, ReplayCancelRequested, ReplayPassed, ReplayFailed, ReplayCancelled},
+		States:   []State{ReplayIdle, ReplayRunning, replayCancelRequested, ReplayPassed, ReplayFailed, ReplayCancelled},
 		Terminal: []State{ReplayPassed, ReplayFailed, ReplayCancelled},
-		Live:     []State{ReplayRunning, ReplayCancelRequested},
+		Live:     []State{ReplayRunning, replayCancelRequested},
 		Transitions: table(
 			edges(EvReplayStart, ReplayRunning, ReplayIdle),
 			edges(EvReplayLeaseBusy, ReplayFailed, ReplayIdle),
 			edges(EvReplayPassed, ReplayPassed, ReplayRunning),
 			edges(EvReplayFailed, ReplayFailed, ReplayRunning),
 			edges(EvReplayStartFailed, ReplayFailed, ReplayRunning),
-			edges(EvReplayCancel, ReplayCancelRequested, ReplayRunning),
-			edges(EvReplayCancelled, ReplayCancelled, ReplayCancelRequested),
-			edges(EvReplayPreStartStop, ReplayCancelled, ReplayCancelRequested),
+			edges(EvReplayCancel, replayCancelRequested, ReplayRunning),
+			edges(EvReplayCancelled, ReplayCancelled, replayCancelRequested),
+			edges(EvReplayPreStartStop, ReplayCancelled, replayCancelRequested),
 		),
 	}
 }
@@ -55,7 +55,7 @@ const (
 
 // Internal adb-connect receipt states (docs/state-machines.md#adb-connect).
 const (
-	AdbConnecting State = "connecting"
+	adbConnecting State = "connecting"
 	AdbConnected  State = "connected"
 	AdbFailed     State = "failed"
 )
@@ -74,15 +74,15 @@ func AdbConnect() *Machine {
 	return &Machine{
 		Name:     "adb-connect",
 		Initial:  ReceiptNew,
-		States:   []State{ReceiptNew, AdbConnecting, AdbConnected, AdbFailed},
+		States:   []State{ReceiptNew, adbConnecting, AdbConnected, AdbFailed},
 		Terminal: []State{AdbConnected, AdbFailed},
-		Live:     []State{AdbConnecting},
+		Live:     []State{adbConnecting},
 		Transitions: table(
-			edges(EvAdbAttempt, AdbConnecting, ReceiptNew),
+			edges(EvAdbAttempt, adbConnecting, ReceiptNew),
 			edges(EvAdbAlreadyHealthy, AdbConnected, ReceiptNew),
 			edges(EvAdbRejected, AdbFailed, ReceiptNew),
-			edges(EvAdbConnected, AdbConnected, AdbConnecting),
-			edges(EvAdbFailed, AdbFailed, AdbConnecting),
+			edges(EvAdbConnected, AdbConnected, adbConnecting),
+			edges(EvAdbFailed, AdbFailed, adbConnecting),
 		),
 	}
 }
@@ -92,9 +92,9 @@ func AdbConnect() *Machine {
 // synchronously into a single slot; until the slot holds our requestId the
 // host keeps polling.
 const (
-	CaseReceiptPending   State = "pending"
-	CaseReceiptSucceeded State = "succeeded"
-	CaseReceiptFailed    State = "failed"
+	caseReceiptPending   State = "pending"
+	caseReceiptSucceeded State = "succeeded"
+	caseReceiptFailed    State = "failed"
 )
 
 // Case receipt events.
@@ -106,13 +106,13 @@ const (
 func caseReceipt(name string) *Machine {
 	return &Machine{
 		Name:     name,
-		Initial:  CaseReceiptPending,
-		States:   []State{CaseReceiptPending, CaseReceiptSucceeded, CaseReceiptFailed},
-		Terminal: []State{CaseReceiptSucceeded, CaseReceiptFailed},
-		Live:     []State{CaseReceiptPending},
+		Initial:  caseReceiptPending,
+		States:   []State{caseReceiptPending, caseReceiptSucceeded, caseReceiptFailed},
+		Terminal: []State{caseReceiptSucceeded, caseReceiptFailed},
+		Live:     []State{caseReceiptPending},
 		Transitions: table(
-			edges(EvReceiptStored, CaseReceiptSucceeded, CaseReceiptPending),
-			edges(EvReceiptRejected, CaseReceiptFailed, CaseReceiptPending),
+			edges(EvReceiptStored, caseReceiptSucceeded, caseReceiptPending),
+			edges(EvReceiptRejected, caseReceiptFailed, caseReceiptPending),
 		),
 	}
 }
@@ -131,8 +131,8 @@ const (
 	AgentActing    State = "acting"
 	AgentEnded     State = "ended"
 	AgentCancelled State = "cancelled"
-	AgentFailed    State = "failed"
-	AgentExpired   State = "expired"
+	agentFailed    State = "failed"
+	agentExpired   State = "expired"
 )
 
 // Agent session events.
@@ -155,8 +155,8 @@ func AgentSession() *Machine {
 	return &Machine{
 		Name:     "agent-session",
 		Initial:  AgentIdle,
-		States:   []State{AgentIdle, AgentActive, AgentPaused, AgentActing, AgentEnded, AgentCancelled, AgentFailed, AgentExpired},
-		Terminal: []State{AgentEnded, AgentCancelled, AgentFailed, AgentExpired},
+		States:   []State{AgentIdle, AgentActive, AgentPaused, AgentActing, AgentEnded, AgentCancelled, agentFailed, agentExpired},
+		Terminal: []State{AgentEnded, AgentCancelled, agentFailed, agentExpired},
 		Live:     live,
 		Transitions: table(
 			edges(EvAgentStart, AgentActive, AgentIdle),
@@ -164,22 +164,22 @@ func AgentSession() *Machine {
 			edges(EvAgentResume, AgentActive, AgentPaused),
 			edges(EvAgentAccept, AgentActing, AgentActive),
 			edges(EvAgentSettled, AgentActive, AgentActing),
-			edges(EvAgentActFails, AgentFailed, AgentActing),
+			edges(EvAgentActFails, agentFailed, AgentActing),
 			// end is refused while acting ("Cancel the session while an action is executing").
 			edges(EvAgentEnd, AgentEnded, AgentActive, AgentPaused),
 			edges(EvAgentCancel, AgentCancelled, live...),
-			edges(EvAgentFail, AgentFailed, live...),
-			edges(EvAgentExpire, AgentExpired, live...),
+			edges(EvAgentFail, agentFailed, live...),
+			edges(EvAgentExpire, agentExpired, live...),
 		),
 	}
 }
 
 // Agent receipt states (docs/state-machines.md#agent-receipt).
 const (
-	ReceiptAccepted  State = "accepted"
-	ReceiptRejected  State = "rejected"
-	ReceiptSucceeded State = "succeeded"
-	ReceiptFailed    State = "failed"
+	receiptAccepted  State = "accepted"
+	receiptRejected  State = "rejected"
+	receiptSucceeded State = "succeeded"
+	receiptFailed    State = "failed"
 )
 
 // Agent receipt events.
@@ -197,14 +197,14 @@ func AgentReceipt() *Machine {
 	return &Machine{
 		Name:     "agent-receipt",
 		Initial:  ReceiptNew,
-		States:   []State{ReceiptNew, ReceiptAccepted, ReceiptRejected, ReceiptSucceeded, ReceiptFailed},
-		Terminal: []State{ReceiptRejected, ReceiptSucceeded, ReceiptFailed},
-		Live:     []State{ReceiptAccepted},
+		States:   []State{ReceiptNew, receiptAccepted, receiptRejected, receiptSucceeded, receiptFailed},
+		Terminal: []State{receiptRejected, receiptSucceeded, receiptFailed},
+		Live:     []State{receiptAccepted},
 		Transitions: table(
-			edges(EvStepAccept, ReceiptAccepted, ReceiptNew),
-			edges(EvStepReject, ReceiptRejected, ReceiptNew),
-			edges(EvStepSucceed, ReceiptSucceeded, ReceiptAccepted),
-			edges(EvStepFail, ReceiptFailed, ReceiptAccepted),
+			edges(EvStepAccept, receiptAccepted, ReceiptNew),
+			edges(EvStepReject, receiptRejected, ReceiptNew),
+			edges(EvStepSucceed, receiptSucceeded, receiptAccepted),
+			edges(EvStepFail, receiptFailed, receiptAccepted),
 		),
 	}
 }
@@ -478,8 +478,8 @@ const (
 	ManagedFailed          State = "failed"
 	ManagedNotTested       State = "not_tested"
 	ManagedCancelled       State = "cancelled"
-	ManagedRetryableFailed State = "retryable_failed"
-	ManagedExpired         State = "expired"
+	managedRetryableFailed State = "retryable_failed"
+	managedExpired         State = "expired"
 )
 
 // Managed events.
@@ -548,8 +548,8 @@ func ManagedAttempt() *Machine {
 	return &Machine{
 		Name:     "managed-attempt",
 		Initial:  ManagedLeased,
-		States:   []State{ManagedLeased, ManagedRunning, ManagedPassed, ManagedFailed, ManagedNotTested, ManagedRetryableFailed, ManagedExpired, ManagedCancelled},
-		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, ManagedRetryableFailed, ManagedExpired, ManagedCancelled},
+		States:   []State{ManagedLeased, ManagedRunning, ManagedPassed, ManagedFailed, ManagedNotTested, managedRetryableFailed, managedExpired, ManagedCancelled},
+		Terminal: []State{ManagedPassed, ManagedFailed, ManagedNotTested, managedRetryableFailed, managedExpired, ManagedCancelled},
 		Live:     active,
 		Transitions: table(
 			edges(EvBegin, ManagedRunning, ManagedLeased),
@@ -557,9 +557,9 @@ func ManagedAttempt() *Machine {
 			edges(EvFailVerdt, ManagedFailed, active...),
 			edges(EvNotTested, ManagedNotTested, active...),
 			edges(EvGiveUp, ManagedFailed, active...),
-			edges(EvRetryable, ManagedRetryableFailed, active...),
-			edges(EvRelease, ManagedRetryableFailed, active...),
-			edges(EvExpire, ManagedExpired, active...),
+			edges(EvRetryable, managedRetryableFailed, active...),
+			edges(EvRelease, managedRetryableFailed, active...),
+			edges(EvExpire, managedExpired, active...),
 			edges(EvCancelled, ManagedCancelled, active...),
 		),
 	}

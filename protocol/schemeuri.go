@@ -52,15 +52,15 @@ func (p Params) Encode() string {
 		if i > 0 {
 			b.WriteByte('&')
 		}
-		b.WriteString(QuotePlus(x.Key))
+		b.WriteString(quotePlus(x.Key))
 		b.WriteByte('=')
-		b.WriteString(QuotePlus(x.Value))
+		b.WriteString(quotePlus(x.Value))
 	}
 	return b.String()
 }
 
-// QuotePlus is Python's urllib.parse.quote_plus with its default safe set.
-func QuotePlus(s string) string {
+// quotePlus is Python's urllib.parse.quote_plus with its default safe set.
+func quotePlus(s string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -81,12 +81,12 @@ func QuotePlus(s string) string {
 
 // MutationURI builds solopi://startaction/<action>[?params].
 func MutationURI(action string, p Params) string {
-	return withQuery(SchemeURIPrefix+QuotePlus(action), p)
+	return withQuery(schemeURIPrefix+quotePlus(action), p)
 }
 
 // QueryPath builds /scheme/<action>[?params] for the HTTP channel.
 func QueryPath(action string, p Params) string {
-	return withQuery(HTTPPathPrefix+QuotePlus(action), p)
+	return withQuery(HTTPPathPrefix+quotePlus(action), p)
 }
 
 func withQuery(u string, p Params) string {
@@ -96,9 +96,9 @@ func withQuery(u string, p Params) string {
 	return u
 }
 
-// ParsedURI is a solopi:// URI as android.net.Uri reads it for the scheme
+// parsedURI is a solopi:// URI as android.net.Uri reads it for the scheme
 // activities.
-type ParsedURI struct {
+type parsedURI struct {
 	Scheme, Host string
 	// Segments are the decoded non-empty path segments.
 	Segments []string
@@ -116,7 +116,7 @@ type ParsedURI struct {
 
 // Action is the resolver the URI names: its only path segment. With no or
 // several segments the app starts its launcher instead (ok is false).
-func (u ParsedURI) Action() (action string, ok bool) {
+func (u parsedURI) Action() (action string, ok bool) {
 	if len(u.Segments) != 1 {
 		return "", false
 	}
@@ -125,8 +125,8 @@ func (u ParsedURI) Action() (action string, ok bool) {
 
 // ParseMutationURI parses uri like android.net.Uri (hierarchical, lenient:
 // it never fails; malformed escapes decode to U+FFFD as Uri.decode does).
-func ParseMutationURI(uri string) ParsedURI {
-	var u ParsedURI
+func ParseMutationURI(uri string) parsedURI {
+	var u parsedURI
 	rest := uri
 	if i := strings.IndexByte(rest, '#'); i >= 0 {
 		rest = rest[:i]

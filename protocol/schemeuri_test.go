@@ -108,7 +108,7 @@ func FuzzParseMutationURI(f *testing.F) {
 			if !slices.Contains(wantNames, name) {
 				wantNames = append(wantNames, name)
 			}
-			if _, seen := wantParams[x.Key]; !seen && utf8.ValidString(x.Key) && androidEncode(x.Key) == QuotePlus(x.Key) {
+			if _, seen := wantParams[x.Key]; !seen && utf8.ValidString(x.Key) && androidEncode(x.Key) == quotePlus(x.Key) {
 				wantParams[x.Key] = strings.ToValidUTF8(x.Value, "\uFFFD")
 			}
 		}

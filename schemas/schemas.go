@@ -46,16 +46,16 @@ func Raw(name string) ([]byte, error) {
 	return b, nil
 }
 
-// Set compiles schemas on demand and caches them; schemas may $ref each other
+// set compiles schemas on demand and caches them; schemas may $ref each other
 // by file name (for example "error.schema.json").
-type Set struct {
+type set struct {
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
 }
 
 // NewSet returns an empty cache over the embedded schemas.
-func NewSet() *Set {
+func NewSet() *set {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	// Schemas load only from the embedded files: nothing is fetched.
@@ -67,11 +67,11 @@ func NewSet() *Set {
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-	return &Set{compiler: c, compiled: map[string]*jsonschema.Schema{}}
+	return &set{compiler: c, compiled: map[string]*jsonschema.Schema{}}
 }
 
 // Compile returns the compiled schema called name.
-func (s *Set) Compile(name string) (*jsonschema.Schema, error) {
+func (s *set) Compile(name string) (*jsonschema.Schema, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sch, ok := s.compiled[name]; ok {
@@ -86,7 +86,7 @@ func (s *Set) Compile(name string) (*jsonschema.Schema, error) {
 }
 
 // ValidateBytes checks that data is one JSON document valid against name.
-func (s *Set) ValidateBytes(name string, data []byte) error {
+func (s *set) ValidateBytes(name string, data []byte) error {
 	sch, err := s.Compile(name)
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func (f *Farm) ControlHandler() http.Handler {
 			if errors.Is(err, errUnknownFault) {
 				code = http.StatusNotFound
 			}
-			writeJSON(w, code, map[string]any{"success": false, "error": err.Error(), "faults": FaultNames()})
+			writeJSON(w, code, map[string]any{"success": false, "error": err.Error(), "faults": faultNames()})
 			return
 		}
 		if out == nil {
@@ -354,8 +354,8 @@ func faults() map[string]faultFunc {
 	return m
 }
 
-// FaultNames lists the control routes.
-func FaultNames() []string {
+// faultNames lists the control routes.
+func faultNames() []string {
 	var out []string
 	for k := range faults() {
 		out = append(out, k)

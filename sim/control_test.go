@@ -45,8 +45,8 @@ func TestControlEndpointInjectsFaults(t *testing.T) {
 		t.Fatalf("list: %v", err)
 	}
 	resp.Body.Close()
-	if len(FaultNames()) < 20 {
-		t.Errorf("only %d faults", len(FaultNames()))
+	if len(faultNames()) < 20 {
+		t.Errorf("only %d faults", len(faultNames()))
 	}
 }
 

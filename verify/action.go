@@ -34,8 +34,8 @@ var actionFields = map[string][]string{
 	ActionWait:      {"type", "durationMs"},
 }
 
-// Action is a normalized typed action of a stable step or cleanup item.
-type Action struct {
+// action is a normalized typed action of a stable step or cleanup item.
+type action struct {
 	Type       string
 	Selector   oracle.Selector // click, longClick, input; optional for scroll
 	Text       string          // input
@@ -51,40 +51,40 @@ func isTypedAction(s any) bool {
 
 // normalizeAction checks one typed action and fills its defaults
 // (durationMs 1000, distance 50).
-func normalizeAction(v any, location string) (*Action, error) {
+func normalizeAction(v any, location string) (*action, error) {
 	m, err := want.Object(v, location)
 	if err != nil {
 		return nil, err
 	}
 	t := m["type"]
 	if !isTypedAction(t) {
-		return nil, invalid(CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t)
+		return nil, at(allowed(invalid(CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t), TypedActions...), ".type")
 	}
-	a := &Action{Type: t.(string)}
+	a := &action{Type: t.(string)}
 	if unknown := canonjson.UnknownKeys(m, actionFields[a.Type]...); len(unknown) > 0 {
 		return nil, invalid(CodeInvalidAction, "the typed action has unknown fields", "action", a.Type, "fields", unknown)
 	}
 	switch a.Type {
 	case ActionClick, ActionLongClick, ActionInput:
 		if a.Selector, err = normalizeSelector(m["selector"], location+".selector"); err != nil {
-			return nil, err
+			return nil, at(err, ".selector")
 		}
 	case ActionScroll:
 		if sel := m["selector"]; sel != nil {
 			if a.Selector, err = normalizeSelector(sel, location+".selector"); err != nil {
-				return nil, err
+				return nil, at(err, ".selector")
 			}
 		}
 	}
 	if a.Type == ActionInput {
 		if a.Text, err = text(m["text"], location+".text"); err != nil {
-			return nil, err
+			return nil, at(err, ".text")
 		}
 	}
 	if a.Type == ActionLongClick || a.Type == ActionWait {
 		d, ok := canonjson.Integer(canonjson.Get(m, "durationMs", int64(1000)))
 		if !ok || d < 100 || d > 5000 {
-			return nil, invalid(CodeInvalidAction, "durationMs must be an integer between 100 and 5000")
+			return nil, at(invalid(CodeInvalidAction, "durationMs must be an integer between 100 and 5000"), ".durationMs")
 		}
 		a.DurationMs = d
 	}
@@ -93,18 +93,18 @@ func normalizeAction(v any, location string) (*Action, error) {
 		switch dir {
 		case "up", "down", "left", "right":
 		default:
-			return nil, invalid(CodeInvalidAction, "scroll direction must be up, down, left or right")
+			return nil, at(allowed(invalid(CodeInvalidAction, "scroll direction must be up, down, left or right"), "up", "down", "left", "right"), ".direction")
 		}
 		d, ok := canonjson.Integer(canonjson.Get(m, "distance", int64(50)))
 		if !ok || d < 1 || d > 90 {
-			return nil, invalid(CodeInvalidAction, "scroll distance must be an integer between 1 and 90")
+			return nil, at(invalid(CodeInvalidAction, "scroll distance must be an integer between 1 and 90"), ".distance")
 		}
 		a.Direction, a.Distance = dir, d
 	}
 	return a, nil
 }
 
-func (a *Action) tree() map[string]any {
+func (a *action) tree() map[string]any {
 	m := map[string]any{"type": a.Type}
 	if a.Selector != nil {
 		m["selector"] = map[string]any(a.Selector)
@@ -162,12 +162,12 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 // judged by the planner's completion review on the final screenshot.
 type Oracle struct {
 	UI     *oracle.UI
-	Vision *VisionOracle
+	Vision *visionOracle
 }
 
-// VisionOracle asks the vision model whether the final screen shows
+// visionOracle asks the vision model whether the final screen shows
 // Assertion.
-type VisionOracle struct{ Assertion string }
+type visionOracle struct{ Assertion string }
 
 func (o Oracle) tree() map[string]any {
 	if o.Vision != nil {
@@ -188,7 +188,11 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 	case t == "vision" && allowVision:
 		return normalizeVisionOracle(m, location)
 	case t != "ui":
-		return Oracle{}, invalid(CodeUnsupportedOracle, "only deterministic UI oracles (and vision oracles on checkpoints) are supported", "oracleType", t, "location", location)
+		kinds := []string{"ui"}
+		if allowVision {
+			kinds = append(kinds, "vision")
+		}
+		return Oracle{}, at(allowed(invalid(CodeUnsupportedOracle, "only deterministic UI oracles (and vision oracles on checkpoints) are supported", "oracleType", t, "location", location), kinds...), ".type")
 	}
 	if unknown := canonjson.UnknownKeys(m, "type", "selector", "field", "operator", "expected"); len(unknown) > 0 {
 		return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle has unknown fields", "fields", unknown, "location", location)
@@ -196,22 +200,33 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 	field, _ := canonjson.Get(m, "field", oracle.FieldText).(string)
 	op, _ := canonjson.Get(m, "operator", oracle.OpEquals).(string)
 	expected, ok := m["expected"].(string)
-	if (field != oracle.FieldText && field != oracle.FieldDescription) ||
-		(op != oracle.OpEquals && op != oracle.OpContains && op != oracle.OpMatches) || !ok {
-		return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle contract is invalid (field text|description, operator equals|contains|matches, expected text)", "location", location)
+	contract := func(key string, values ...string) error {
+		e := invalid(CodeInvalidOracle, "the UI oracle contract is invalid (field text|description, operator equals|contains|matches, expected text)", "location", location)
+		if len(values) > 0 {
+			allowed(e, values...)
+		}
+		return at(e, "."+key)
+	}
+	switch {
+	case field != oracle.FieldText && field != oracle.FieldDescription:
+		return Oracle{}, contract("field", oracle.FieldText, oracle.FieldDescription)
+	case op != oracle.OpEquals && op != oracle.OpContains && op != oracle.OpMatches:
+		return Oracle{}, contract("operator", oracle.OpEquals, oracle.OpContains, oracle.OpMatches)
+	case !ok:
+		return Oracle{}, contract("expected")
 	}
 	if op == oracle.OpMatches {
 		_, err := oracle.CompilePattern(expected)
 		if errors.Is(err, oracle.ErrUnsupportedPattern) {
-			return Oracle{}, invalid(CodeUnsupportedOracle, "the UI oracle's regular expression is valid in Python 3.11 but cannot be evaluated exactly: "+err.Error(), "location", location)
+			return Oracle{}, at(invalid(CodeUnsupportedOracle, "the UI oracle's regular expression is valid in Python 3.11 but cannot be evaluated exactly: "+err.Error(), "location", location), ".expected")
 		}
 		if err != nil {
-			return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle's regular expression is invalid: "+err.Error(), "location", location)
+			return Oracle{}, at(invalid(CodeInvalidOracle, "the UI oracle's regular expression is invalid: "+err.Error(), "location", location), ".expected")
 		}
 	}
 	sel, err := normalizeSelector(m["selector"], location+".selector")
 	if err != nil {
-		return Oracle{}, err
+		return Oracle{}, at(err, ".selector")
 	}
 	ui, err := oracle.NewUI(sel, field, op, expected)
 	if err != nil {
@@ -226,9 +241,9 @@ func normalizeVisionOracle(m map[string]any, location string) (Oracle, error) {
 	}
 	a, err := text(m["assertion"], location+".assertion")
 	if err != nil {
-		return Oracle{}, invalid(CodeInvalidOracle, "a vision oracle needs a non-empty assertion", "location", location)
+		return Oracle{}, at(invalid(CodeInvalidOracle, "a vision oracle needs a non-empty assertion", "location", location), ".assertion")
 	}
-	return Oracle{Vision: &VisionOracle{Assertion: a}}, nil
+	return Oracle{Vision: &visionOracle{Assertion: a}}, nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

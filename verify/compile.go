@@ -8,7 +8,7 @@ import (
 // Plan is a compiled verification plan (solopi.ai.verification-plan/v1).
 type Plan struct {
 	SourceFingerprint string
-	Requirement       Requirement
+	Requirement       requirement
 	// Parameters are the requirement's parameters as written (unresolved).
 	Parameters     map[string]any
 	ExecutionOrder []string
@@ -48,11 +48,11 @@ func (p *Plan) unsignedTree() map[string]any {
 		params = map[string]any{}
 	}
 	return map[string]any{
-		"schemaVersion":     PlanSchema,
+		"schemaVersion":     planSchema,
 		"sourceFingerprint": p.SourceFingerprint,
 		"goalTree":          goalTree(p.Requirement, p.Scenarios),
 		"intent": map[string]any{
-			"schemaVersion":  IntentSchema,
+			"schemaVersion":  intentSchema,
 			"requirement":    p.Requirement.tree(),
 			"parameters":     params,
 			"executionOrder": strs(p.ExecutionOrder),
@@ -104,7 +104,7 @@ func Compile(doc *Document) (*Plan, error) {
 }
 
 // Compile compiles a normalized requirement.
-func (n *Normalized) Compile() (*Plan, error) {
+func (n *normalized) Compile() (*Plan, error) {
 	acIDs := map[string]bool{}
 	for _, ac := range n.Requirement.AcceptanceCriteria {
 		acIDs[ac.ID] = true
@@ -113,18 +113,18 @@ func (n *Normalized) Compile() (*Plan, error) {
 	for i := range n.Scenarios {
 		sc, err := n.resolveScenario(&n.Scenarios[i], acIDs)
 		if err != nil {
-			return nil, err
+			return nil, within(err, n.Scenarios[i].path)
 		}
 		resolved = append(resolved, sc)
 	}
 	order, err := executionOrder(resolved)
 	if err != nil {
-		return nil, err
+		return nil, within(err, ".scenarios")
 	}
 	byID := map[string]*Scenario{}
 	for i, sc := range resolved {
 		if err := compileScenario(n.Requirement.ID, sc, n.Scenarios[i].requestedRoute); err != nil {
-			return nil, err
+			return nil, within(err, n.Scenarios[i].path)
 		}
 		byID[sc.ID] = sc
 	}
@@ -138,7 +138,7 @@ func (n *Normalized) Compile() (*Plan, error) {
 		plan.Scenarios = append(plan.Scenarios, byID[id])
 	}
 	plan.Fingerprint = fingerprint(plan.unsignedTree())
-	if _, err := ValidateTree(plan.Tree()); err != nil {
+	if _, err := validateTree(plan.Tree()); err != nil {
 		return nil, err
 	}
 	plan.Warnings = planWarnings(plan)
@@ -219,7 +219,7 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 	if len(sc.Preconditions) > 0 {
 		sc.Segments = append(sc.Segments, preconditionSegment(requirementID, sc))
 	}
-	byStep := map[string][]*Checkpoint{}
+	byStep := map[string][]*checkpoint{}
 	for i := range sc.Checkpoints {
 		cp := &sc.Checkpoints[i]
 		byStep[cp.AfterStep] = append(byStep[cp.AfterStep], cp)
@@ -234,7 +234,7 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 	}
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
-		if st.Type == StepOperation {
+		if st.Type == stepOperation {
 			stable = append(stable, st)
 			// A vision checkpoint is judged on the replay's final
 			// screenshot, so the compiled case must end at its step.
@@ -261,7 +261,7 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 
 	sc.Route = testRoute(tests)
 	switch requested {
-	case "auto", RouteDeterministic, RouteDynamic, RouteHybrid:
+	case "auto", routeDeterministic, RouteDynamic, routeHybrid:
 	default:
 		return invalid(CodeInvalidRoute, "the scenario route must be auto, deterministic, dynamic or hybrid", "route", requested)
 	}
@@ -273,7 +273,7 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 		for _, id := range seg.CheckpointIDs {
 			cp := sc.Checkpoint(id)
 			cp.SegmentID = seg.ID
-			if seg.Route == RouteDeterministic {
+			if seg.Route == routeDeterministic {
 				cp.OracleStepID = seg.CheckpointOracleSteps[id]
 			}
 		}
@@ -294,7 +294,7 @@ func (p *Plan) HasVision() bool {
 	return false
 }
 
-func hasVision(cps []*Checkpoint) bool {
+func hasVision(cps []*checkpoint) bool {
 	for _, cp := range cps {
 		if cp.Oracle.Vision != nil {
 			return true
@@ -308,7 +308,7 @@ func testRoute[S ~[]Segment](tests S) string {
 	route := ""
 	for _, s := range tests {
 		if route != "" && route != s.Route {
-			return RouteHybrid
+			return routeHybrid
 		}
 		route = s.Route
 	}
@@ -317,10 +317,10 @@ func testRoute[S ~[]Segment](tests S) string {
 
 // fixedSegment compiles a run of stable steps, each followed by the ASSERT
 // steps of the UI checkpoints after it.
-func fixedSegment(requirementID string, sc *Scenario, ordinal int, steps []*Step, byStep map[string][]*Checkpoint) Segment {
+func fixedSegment(requirementID string, sc *Scenario, ordinal int, steps []*Step, byStep map[string][]*checkpoint) Segment {
 	opID := operationID(sc.ID, PhaseTest)
 	var compiled []CaseStep
-	seg := Segment{Phase: PhaseTest, Route: RouteDeterministic, CheckpointOracleSteps: map[string]string{}}
+	seg := Segment{Phase: PhaseTest, Route: routeDeterministic, CheckpointOracleSteps: map[string]string{}}
 	for _, st := range steps {
 		compiled = append(compiled, compileAction(st.ID, st.Action, opID, len(compiled)))
 		seg.SourceStepIDs = append(seg.SourceStepIDs, st.ID)
@@ -341,7 +341,7 @@ func fixedSegment(requirementID string, sc *Scenario, ordinal int, steps []*Step
 
 func preconditionSegment(requirementID string, sc *Scenario) Segment {
 	opID := operationID(sc.ID, PhasePrecondition)
-	seg := Segment{Phase: PhasePrecondition, Route: RouteDeterministic}
+	seg := Segment{Phase: PhasePrecondition, Route: routeDeterministic}
 	var steps []CaseStep
 	for i, p := range sc.Preconditions {
 		id := PhasePrecondition + "-" + p.ID
@@ -355,7 +355,7 @@ func preconditionSegment(requirementID string, sc *Scenario) Segment {
 
 func cleanupSegment(requirementID string, sc *Scenario) Segment {
 	opID := operationID(sc.ID, PhaseCleanup)
-	seg := Segment{Phase: PhaseCleanup, Route: RouteDeterministic}
+	seg := Segment{Phase: PhaseCleanup, Route: routeDeterministic}
 	var steps []CaseStep
 	for _, c := range sc.Cleanup {
 		seg.SourceStepIDs = append(seg.SourceStepIDs, c.ID)
@@ -374,7 +374,7 @@ func cleanupSegment(requirementID string, sc *Scenario) Segment {
 
 // goalTree links requirement → acceptance criteria → scenarios (in
 // execution order) → checkpoints.
-func goalTree(req Requirement, scenarios []*Scenario) map[string]any {
+func goalTree(req requirement, scenarios []*Scenario) map[string]any {
 	acs := make([]any, 0, len(req.AcceptanceCriteria))
 	for _, ac := range req.AcceptanceCriteria {
 		var scNodes []any

@@ -41,7 +41,7 @@ func Judge(plan *Plan, rec *RunRecord) *Report {
 		}
 	})
 	return &Report{
-		SchemaVersion:      ReportSchema,
+		SchemaVersion:      reportSchema,
 		ReportID:           rec.ReportID,
 		RequirementID:      plan.Requirement.ID,
 		PlanFingerprint:    plan.Fingerprint,
@@ -98,7 +98,7 @@ type judge struct {
 }
 
 func (j *judge) outcome(sc *Scenario, seg *Segment) *SegmentOutcome {
-	return j.rec.Outcomes[OutcomeKey(sc.ID, seg.ID)]
+	return j.rec.Outcomes[outcomeKey(sc.ID, seg.ID)]
 }
 
 // notRun is the reason for work that should have run and did not.
@@ -127,12 +127,12 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 	if failed := DependenciesPassed(sc, j.status); len(failed) > 0 {
 		refs := j.ev.note("dependency_result", map[string]any{"scenarioId": sc.ID, "dependencies": strs(failed)})
 		for i := range sc.Checkpoints {
-			res.Checkpoints = append(res.Checkpoints, baseCheckpoint(&sc.Checkpoints[i], refs, NotTested, ReasonDependencyNotPassed))
+			res.Checkpoints = append(res.Checkpoints, baseCheckpoint(&sc.Checkpoints[i], refs, NotTested, reasonDependencyNotPassed))
 		}
 		res.Status = NotTested
-		res.Failure = &Failure{Category: ReasonDependencyNotPassed, Dependencies: failed}
-		res.Preconditions = PhaseResult{Status: NotTested, EvidenceRefs: refs}
-		res.Cleanup = PhaseResult{Status: "not_required", EvidenceRefs: []string{}}
+		res.Failure = &failure{Category: reasonDependencyNotPassed, Dependencies: failed}
+		res.Preconditions = phaseResult{Status: NotTested, EvidenceRefs: refs}
+		res.Cleanup = phaseResult{Status: "not_required", EvidenceRefs: []string{}}
 		return res
 	}
 
@@ -159,9 +159,9 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 		}
 		refs, state := j.segmentRefs(seg, o)
 		preRefs = append(preRefs, refs...)
-		res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: seg.Phase, Route: RouteDeterministic, State: state, EvidenceRefs: refs})
+		res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: seg.Phase, Route: routeDeterministic, State: state, EvidenceRefs: refs})
 		if state != StatePassed {
-			preStatus, stopReason = NotTested, ReasonPreconditionFailed
+			preStatus, stopReason = NotTested, reasonPreconditionFailed
 			break
 		}
 	}
@@ -219,10 +219,10 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 				refs, state = j.segmentRefs(seg, o)
 				reason = o.Reason
 				if len(o.Evidence) == 0 {
-					reason = ReasonMissingEvidence
+					reason = reasonMissingEvidence
 				}
 				cleanRefs = append(cleanRefs, refs...)
-				res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: PhaseCleanup, Route: RouteDeterministic, State: state, EvidenceRefs: refs})
+				res.Segments = append(res.Segments, SegmentResult{SegmentID: seg.ID, Phase: PhaseCleanup, Route: routeDeterministic, State: state, EvidenceRefs: refs})
 			}
 			switch {
 			case state == StatePassed:
@@ -240,38 +240,38 @@ func (j *judge) scenario(sc *Scenario) ScenarioResult {
 	if len(pre) == 0 {
 		preStatus = "not_required"
 	}
-	res.Preconditions = PhaseResult{Status: preStatus, EvidenceRefs: preRefs}
-	res.Cleanup = PhaseResult{Status: cleanStatus, EvidenceRefs: cleanRefs}
+	res.Preconditions = phaseResult{Status: preStatus, EvidenceRefs: preRefs}
+	res.Cleanup = phaseResult{Status: cleanStatus, EvidenceRefs: cleanRefs}
 	res.Status, res.Failure = scenarioVerdict(res.Checkpoints, cleanStatus, cleanReason)
 	return res
 }
 
-func scenarioVerdict(cps []CheckpointResult, cleanup, cleanupReason string) (string, *Failure) {
+func scenarioVerdict(cps []CheckpointResult, cleanup, cleanupReason string) (string, *failure) {
 	if cleanup == Failed {
-		return Failed, &Failure{Category: CategoryCleanupFailure}
+		return Failed, &failure{Category: CategoryCleanupFailure}
 	}
 	if i := slices.IndexFunc(cps, func(c CheckpointResult) bool { return c.Status == Failed }); i >= 0 {
-		return Failed, &Failure{Category: CategoryOracleMismatch, CheckpointID: cps[i].CheckpointID}
+		return Failed, &failure{Category: categoryOracleMismatch, CheckpointID: cps[i].CheckpointID}
 	}
 	if i := slices.IndexFunc(cps, func(c CheckpointResult) bool { return c.Status == NotTested }); i >= 0 {
 		category := ReasonCheckpointNotReached
 		switch r := cps[i].Reason; r {
-		case ReasonDependencyNotPassed, ReasonPreconditionFailed, ReasonCheckpointNotReached, ReasonInterrupted:
+		case reasonDependencyNotPassed, reasonPreconditionFailed, ReasonCheckpointNotReached, ReasonInterrupted:
 			category = r
 		}
-		return NotTested, &Failure{Category: category, CheckpointID: cps[i].CheckpointID, Reason: cps[i].Reason}
+		return NotTested, &failure{Category: category, CheckpointID: cps[i].CheckpointID, Reason: cps[i].Reason}
 	}
 	if cleanup == NotTested {
 		category := CategoryCleanupNotTested
 		if cleanupReason == ReasonInterrupted {
 			category = ReasonInterrupted
 		}
-		return NotTested, &Failure{Category: category, Reason: cleanupReason}
+		return NotTested, &failure{Category: category, Reason: cleanupReason}
 	}
 	return Passed, nil
 }
 
-func baseCheckpoint(cp *Checkpoint, refs []string, status, reason string) CheckpointResult {
+func baseCheckpoint(cp *checkpoint, refs []string, status, reason string) CheckpointResult {
 	r := CheckpointResult{
 		CheckpointID: cp.ID, AcceptanceCriteria: cp.AcceptanceCriteria, Oracle: cp.Oracle.tree(),
 		EvidenceRefs: refs, Status: status, Reason: reason,
@@ -283,9 +283,9 @@ func baseCheckpoint(cp *Checkpoint, refs []string, status, reason string) Checkp
 }
 
 // checkpoint judges one checkpoint of an executed test segment.
-func (j *judge) checkpoint(cp *Checkpoint, seg *Segment, o *SegmentOutcome, state string, refs []string) CheckpointResult {
+func (j *judge) checkpoint(cp *checkpoint, seg *Segment, o *SegmentOutcome, state string, refs []string) CheckpointResult {
 	if len(refs) == 0 {
-		return baseCheckpoint(cp, refs, NotTested, ReasonMissingEvidence)
+		return baseCheckpoint(cp, refs, NotTested, reasonMissingEvidence)
 	}
 	if seg.Route == RouteDynamic {
 		if state != StateDone && state != StatePassed {
@@ -316,7 +316,7 @@ func (j *judge) checkpoint(cp *Checkpoint, seg *Segment, o *SegmentOutcome, stat
 	}
 	failed, at := seg.Case.StepIndex(o.FailedStepID), seg.Case.StepIndex(anchor)
 	if o.FailedStepID == "" || anchor == "" || failed < 0 || at < 0 {
-		return baseCheckpoint(cp, refs, NotTested, ReasonUnattributedFailure)
+		return baseCheckpoint(cp, refs, NotTested, reasonUnattributedFailure)
 	}
 	switch {
 	case failed > at:
@@ -331,10 +331,10 @@ func (j *judge) checkpoint(cp *Checkpoint, seg *Segment, o *SegmentOutcome, stat
 }
 
 // vision takes the vision model's verdict of a reached checkpoint.
-func (j *judge) vision(cp *Checkpoint, o *SegmentOutcome, refs []string) CheckpointResult {
+func (j *judge) vision(cp *checkpoint, o *SegmentOutcome, refs []string) CheckpointResult {
 	v, ok := o.Vision[cp.ID]
 	if !ok {
-		return baseCheckpoint(cp, refs, NotTested, ReasonVisionNotJudged)
+		return baseCheckpoint(cp, refs, NotTested, reasonVisionNotJudged)
 	}
 	all := append(slices.Clone(refs), j.ev.add(v.Evidence)...)
 	reason := ReasonMatched
@@ -349,10 +349,10 @@ func (j *judge) vision(cp *Checkpoint, o *SegmentOutcome, refs []string) Checkpo
 	return r
 }
 
-func acResults(plan *Plan, scenarios []ScenarioResult) []ACResult {
-	out := make([]ACResult, 0, len(plan.Requirement.AcceptanceCriteria))
+func acResults(plan *Plan, scenarios []ScenarioResult) []acResult {
+	out := make([]acResult, 0, len(plan.Requirement.AcceptanceCriteria))
 	for _, ac := range plan.Requirement.AcceptanceCriteria {
-		r := ACResult{AcceptanceCriterionID: ac.ID, CheckpointRefs: []string{}}
+		r := acResult{AcceptanceCriterionID: ac.ID, CheckpointRefs: []string{}}
 		var statuses []string
 		for _, s := range scenarios {
 			for _, c := range s.Checkpoints {
@@ -372,16 +372,16 @@ func acResults(plan *Plan, scenarios []ScenarioResult) []ACResult {
 // the same bytes from two segments are one entry (its path is the first
 // file's), so a reference names content, not the segment that made it.
 type registry struct {
-	entries []EvidenceEntry
+	entries []evidenceEntry
 	seen    map[string]bool
 }
 
-func newRegistry() *registry { return &registry{entries: []EvidenceEntry{}, seen: map[string]bool{}} }
+func newRegistry() *registry { return &registry{entries: []evidenceEntry{}, seen: map[string]bool{}} }
 
 func (r *registry) add(items []Evidence) []string {
 	refs := []string{}
 	for _, e := range items {
-		entry := EvidenceEntry{Type: e.Type, Path: e.Path, SHA256: e.SHA256, Content: e.Content}
+		entry := evidenceEntry{Type: e.Type, Path: e.Path, SHA256: e.SHA256, Content: e.Content}
 		if e.Path != "" {
 			size := e.Size
 			entry.Size = &size

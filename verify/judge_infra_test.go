@@ -10,8 +10,8 @@ func TestCleanupThatCouldNotRunIsNotACleanupFailure(t *testing.T) {
 	t.Parallel()
 	p := compileFixture(t, "counter-success")
 	for name, cleanup := range map[string]*SegmentOutcome{
-		"never started":    {State: StateNotTested, Reason: ReasonReplayNotStarted, Evidence: judgeEvidence},
-		"import refused":   {State: StateNotTested, Reason: ReasonCaseImportFailed, Evidence: judgeEvidence},
+		"never started":    {State: stateNotTested, Reason: ReasonReplayNotStarted, Evidence: judgeEvidence},
+		"import refused":   {State: stateNotTested, Reason: ReasonCaseImportFailed, Evidence: judgeEvidence},
 		"without evidence": {State: StateFailed},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -24,7 +24,7 @@ func TestCleanupThatCouldNotRunIsNotACleanupFailure(t *testing.T) {
 			sc := r.Scenarios[0]
 			want := cleanup.Reason
 			if want == "" {
-				want = ReasonMissingEvidence
+				want = reasonMissingEvidence
 			}
 			if r.Status != NotTested || sc.Status != NotTested || sc.Cleanup.Status != NotTested {
 				t.Fatalf("status %s, scenario %s, cleanup %s", r.Status, sc.Status, sc.Cleanup.Status)

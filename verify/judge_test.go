@@ -59,7 +59,7 @@ var judgeCases = map[string]struct {
 	"B": {"counter-success", map[string]*SegmentOutcome{segCT: {State: StateFailed, FailedStepID: "tap-increment", Evidence: judgeEvidence}}},
 	"C": {"counter-success", map[string]*SegmentOutcome{segCT: {State: StateFailed, FailedStepID: "oracle-status-is-counting", Evidence: judgeEvidence}}},
 	"D": {"counter-success", map[string]*SegmentOutcome{segCT: {State: StateFailed, FailedStepID: "nope", Evidence: judgeEvidence}}},
-	"E": {"counter-success", map[string]*SegmentOutcome{segCT: {State: StateNotTested, Reason: ReasonReplayNotTerminal, Evidence: judgeEvidence}}},
+	"E": {"counter-success", map[string]*SegmentOutcome{segCT: {State: stateNotTested, Reason: ReasonReplayNotTerminal, Evidence: judgeEvidence}}},
 	"F": {"counter-success", map[string]*SegmentOutcome{segCT: {State: StatePassed}}},
 	"G": {"counter-success", map[string]*SegmentOutcome{segCC: {State: StateFailed, Evidence: judgeEvidence}}},
 	"H": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: done(counterPage("1", true), "", true)}},
@@ -67,8 +67,8 @@ var judgeCases = map[string]struct {
 	"J": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: done(map[string]any{"observationId": "o", "page": map[string]any{"className": "F", "children": []any{}}}, "", true)}},
 	"K": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: done(counterPage("1", false), "", true), segAP: {State: StateFailed, Evidence: judgeEvidence}}},
 	"L": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: done(counterPage("1", false), "", true), segAD: done(counterPage("1", false), "", false)}},
-	"M": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: {State: StateNotTested, Reason: ReasonAgentActionFailed, Observation: counterPage("1", false), Evidence: judgeEvidence}}},
-	"N": {"counter-success", map[string]*SegmentOutcome{segCT: {State: StateNotTested, Reason: ReasonAdapterError}}},
+	"M": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: {State: stateNotTested, Reason: ReasonAgentActionFailed, Observation: counterPage("1", false), Evidence: judgeEvidence}}},
+	"N": {"counter-success", map[string]*SegmentOutcome{segCT: {State: stateNotTested, Reason: ReasonAdapterError}}},
 	"O": {"counter-outcome-matrix", map[string]*SegmentOutcome{segHD: done(counterPage(5, false), ReasonAgentExecutionFailed, true), segUD: done(counterPage("1", false), "", true)}},
 }
 

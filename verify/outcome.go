@@ -6,7 +6,7 @@ import "github.com/solopi-dev/solopi/oracle"
 const (
 	StatePassed    = "passed"
 	StateFailed    = "failed"
-	StateNotTested = "not_tested"
+	stateNotTested = "not_tested"
 	StateDone      = "done" // a dynamic segment whose Agent said done
 )
 
@@ -22,12 +22,12 @@ const (
 const (
 	ReasonCompiledOraclePassed = "compiled_oracle_passed"
 	ReasonMatched              = oracle.ReasonMatched
-	ReasonUnattributedFailure  = "unattributed_replay_failure"
+	reasonUnattributedFailure  = "unattributed_replay_failure"
 	ReasonOracleMismatch       = "oracle_mismatch"
 	ReasonCheckpointNotReached = "checkpoint_not_reached"
-	ReasonMissingEvidence      = "missing_evidence"
-	ReasonDependencyNotPassed  = "dependency_not_passed"
-	ReasonPreconditionFailed   = "precondition_failed"
+	reasonMissingEvidence      = "missing_evidence"
+	reasonDependencyNotPassed  = "dependency_not_passed"
+	reasonPreconditionFailed   = "precondition_failed"
 	ReasonAdapterError         = "adapter_error"
 	ReasonCaseImportFailed     = "case_import_failed"
 	ReasonReplayNotTerminal    = "replay_not_terminal"
@@ -48,7 +48,7 @@ const (
 	ReasonInterrupted = "interrupted"
 	// Ours: a vision checkpoint's model could not tell, or was not asked.
 	ReasonVisionUncertain = "vision_uncertain"
-	ReasonVisionNotJudged = "vision_not_judged"
+	reasonVisionNotJudged = "vision_not_judged"
 )
 
 // Infrastructure reports a reason that names a fault of the phone, the
@@ -61,13 +61,13 @@ func Infrastructure(reason string) bool { return infrastructure[reason] }
 var infrastructure = map[string]bool{
 	ReasonAdapterError: true, ReasonCaseImportFailed: true, ReasonReplayNotTerminal: true, ReasonReplayTransport: true,
 	ReasonReplayNotStarted: true, ReasonTargetRestoreFailed: true, ReasonAgentStartFailed: true, ReasonAgentStartContract: true,
-	ReasonAgentSettleMissing: true, ReasonAgentCleanupFailed: true, ReasonMissingEvidence: true,
+	ReasonAgentSettleMissing: true, ReasonAgentCleanupFailed: true, reasonMissingEvidence: true,
 }
 
 // Failure categories of a scenario.
 const (
 	CategoryCleanupFailure = "cleanup_failure"
-	CategoryOracleMismatch = "oracle_mismatch"
+	categoryOracleMismatch = "oracle_mismatch"
 	// Ours: every checkpoint passed but the cleanup could not run or be
 	// confirmed (the phone went away, the import was refused): not a
 	// cleanup that failed, and not a pass either.
@@ -131,14 +131,14 @@ type RunRecord struct {
 	Outcomes map[string]*SegmentOutcome
 }
 
-// OutcomeKey keys a segment's outcome (segment IDs are unique within a
+// outcomeKey keys a segment's outcome (segment IDs are unique within a
 // scenario).
-func OutcomeKey(scenarioID, segmentID string) string { return scenarioID + "/" + segmentID }
+func outcomeKey(scenarioID, segmentID string) string { return scenarioID + "/" + segmentID }
 
 // Record stores a segment's outcome.
 func (r *RunRecord) Record(scenarioID string, o *SegmentOutcome) {
 	if r.Outcomes == nil {
 		r.Outcomes = map[string]*SegmentOutcome{}
 	}
-	r.Outcomes[OutcomeKey(scenarioID, o.SegmentID)] = o
+	r.Outcomes[outcomeKey(scenarioID, o.SegmentID)] = o
 }

@@ -8,7 +8,7 @@ import "github.com/solopi-dev/solopi/canonjson"
 func MarshalPlan(p *Plan) ([]byte, error) { return marshalFile(p.Tree()) }
 
 // MarshalNormalized writes a normalized requirement file.
-func MarshalNormalized(n *Normalized) ([]byte, error) { return marshalFile(n.Tree()) }
+func MarshalNormalized(n *normalized) ([]byte, error) { return marshalFile(n.Tree()) }
 
 // MarshalCase writes a compiled case file.
 func MarshalCase(c *Case) ([]byte, error) { return marshalFile(c.Tree()) }

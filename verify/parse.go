@@ -219,7 +219,7 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		var pre Precondition
+		var pre precondition
 		if pre.ID, err = identifier(pm["id"], "precondition id"); err != nil {
 			return nil, err
 		}
@@ -242,7 +242,7 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 	cps, _ := m["checkpoints"].([]any)
 	for _, r := range cps {
 		cm := r.(map[string]any)
-		var cp Checkpoint
+		var cp checkpoint
 		if cp.ID, err = identifier(cm["id"], "checkpoint id"); err != nil {
 			return nil, err
 		}
@@ -272,7 +272,7 @@ func parseScenario(m map[string]any) (*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		var c CleanupItem
+		var c cleanupItem
 		if c.ID, err = identifier(cm["id"], "cleanup id"); err != nil {
 			return nil, err
 		}
@@ -306,7 +306,7 @@ func parseStep(raw any, i int) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m["type"] == StepExplore {
+	if m["type"] == stepExplore {
 		if m["stability"] != "unknown" {
 			return nil, planError("explore step %v must have stability unknown", m["id"])
 		}
@@ -343,7 +343,7 @@ func parseSegment(m map[string]any) (*Segment, error) {
 		if seg.DynamicStep, err = parseStep(m["dynamicStep"], 0); err != nil {
 			return nil, err
 		}
-		if seg.DynamicStep.Type != StepExplore {
+		if seg.DynamicStep.Type != stepExplore {
 			return nil, planError("segment %s: a dynamic segment's step must be an explore step", seg.ID)
 		}
 		return seg, nil

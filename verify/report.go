@@ -16,9 +16,9 @@ type Report struct {
 	Interrupted        bool             `json:"interrupted,omitempty"`
 	StartedAt          int64            `json:"startedAt"`
 	FinishedAt         int64            `json:"finishedAt"`
-	AcceptanceCriteria []ACResult       `json:"acceptanceCriteria"`
+	AcceptanceCriteria []acResult       `json:"acceptanceCriteria"`
 	Scenarios          []ScenarioResult `json:"scenarios"`
-	Evidence           []EvidenceEntry  `json:"evidence"`
+	Evidence           []evidenceEntry  `json:"evidence"`
 	Artifacts          *ReportArtifacts `json:"artifacts,omitempty"`
 }
 
@@ -28,8 +28,8 @@ type ReportArtifacts struct {
 	Events string `json:"events"`
 }
 
-// ACResult is the verdict of one acceptance criterion.
-type ACResult struct {
+// acResult is the verdict of one acceptance criterion.
+type acResult struct {
 	AcceptanceCriterionID string   `json:"acceptanceCriterionId"`
 	Status                string   `json:"status"`
 	CheckpointRefs        []string `json:"checkpointRefs"`
@@ -40,21 +40,21 @@ type ScenarioResult struct {
 	ScenarioID    string             `json:"scenarioId"`
 	Route         string             `json:"route"`
 	Status        string             `json:"status"`
-	Failure       *Failure           `json:"failure"`
+	Failure       *failure           `json:"failure"`
 	Segments      []SegmentResult    `json:"segments"`
-	Preconditions PhaseResult        `json:"preconditions"`
+	Preconditions phaseResult        `json:"preconditions"`
 	Checkpoints   []CheckpointResult `json:"checkpoints"`
-	Cleanup       PhaseResult        `json:"cleanup"`
+	Cleanup       phaseResult        `json:"cleanup"`
 }
 
-// PhaseResult is the status of a scenario's preconditions or cleanup.
-type PhaseResult struct {
+// phaseResult is the status of a scenario's preconditions or cleanup.
+type phaseResult struct {
 	Status       string   `json:"status"`
 	EvidenceRefs []string `json:"evidenceRefs"`
 }
 
-// Failure says why a scenario did not pass.
-type Failure struct {
+// failure says why a scenario did not pass.
+type failure struct {
 	Category     string
 	CheckpointID string
 	Reason       string   // not_tested only ("" is null)
@@ -62,13 +62,13 @@ type Failure struct {
 }
 
 // MarshalJSON writes the keys each category has.
-func (f Failure) MarshalJSON() ([]byte, error) {
+func (f failure) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"category": f.Category}
 	switch {
 	case f.Dependencies != nil:
 		m["dependencies"] = f.Dependencies
 	case f.Category == CategoryCleanupFailure:
-	case f.Category == CategoryOracleMismatch:
+	case f.Category == categoryOracleMismatch:
 		m["checkpointId"] = f.CheckpointID
 	default:
 		m["checkpointId"], m["reason"] = nullable(f.CheckpointID), nullable(f.Reason)
@@ -133,8 +133,8 @@ func (c CheckpointResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// EvidenceEntry is one evidence item of the report, addressed by content.
-type EvidenceEntry struct {
+// evidenceEntry is one evidence item of the report, addressed by content.
+type evidenceEntry struct {
 	ID      string         `json:"id"`
 	Type    string         `json:"type"`
 	Path    string         `json:"path,omitempty"`

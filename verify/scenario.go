@@ -10,8 +10,8 @@ import (
 
 // Step kinds.
 const (
-	StepOperation = "operation"
-	StepExplore   = "explore"
+	stepOperation = "operation"
+	stepExplore   = "explore"
 )
 
 // Step is a normalized scenario step: a stable operation (one typed action,
@@ -20,7 +20,7 @@ const (
 type Step struct {
 	ID     string
 	Type   string
-	Action *Action // operation
+	Action *action // operation
 	// explore
 	Goal           string
 	AllowedActions []string
@@ -28,19 +28,19 @@ type Step struct {
 }
 
 func (s *Step) tree() map[string]any {
-	if s.Type == StepExplore {
+	if s.Type == stepExplore {
 		return map[string]any{
-			"id": s.ID, "type": StepExplore, "stability": "unknown", "goal": s.Goal,
+			"id": s.ID, "type": stepExplore, "stability": "unknown", "goal": s.Goal,
 			"allowedActions": strs(s.AllowedActions), "budget": s.Budget.tree(),
 		}
 	}
-	return map[string]any{"id": s.ID, "type": StepOperation, "stability": "stable", "action": s.Action.tree()}
+	return map[string]any{"id": s.ID, "type": stepOperation, "stability": "stable", "action": s.Action.tree()}
 }
 
-// Checkpoint is an oracle checked after a step, covering some of the
+// checkpoint is an oracle checked after a step, covering some of the
 // scenario's acceptance criteria. SegmentID and OracleStepID (the ASSERT
 // step of a compiled case) are filled by compilation.
-type Checkpoint struct {
+type checkpoint struct {
 	ID                 string
 	AfterStep          string
 	AcceptanceCriteria []string
@@ -49,7 +49,7 @@ type Checkpoint struct {
 	OracleStepID       string
 }
 
-func (c *Checkpoint) tree() map[string]any {
+func (c *checkpoint) tree() map[string]any {
 	m := map[string]any{
 		"id": c.ID, "afterStep": c.AfterStep, "acceptanceCriteria": strs(c.AcceptanceCriteria),
 		"oracle": c.Oracle.tree(), "segmentId": c.SegmentID,
@@ -60,20 +60,20 @@ func (c *Checkpoint) tree() map[string]any {
 	return m
 }
 
-// Precondition is a UI oracle that must hold before the test steps run.
-type Precondition struct {
+// precondition is a UI oracle that must hold before the test steps run.
+type precondition struct {
 	ID     string
 	Oracle Oracle
 }
 
-// CleanupItem is a required cleanup action or oracle.
-type CleanupItem struct {
+// cleanupItem is a required cleanup action or oracle.
+type cleanupItem struct {
 	ID     string
-	Action *Action
+	Action *action
 	Oracle *Oracle
 }
 
-func (c *CleanupItem) tree() map[string]any {
+func (c *cleanupItem) tree() map[string]any {
 	m := map[string]any{"id": c.ID, "required": true}
 	if c.Action != nil {
 		m["action"] = c.Action.tree()
@@ -92,10 +92,10 @@ type Scenario struct {
 	// Bindings and TestData are the resolved binding maps.
 	Bindings         map[string]any
 	TestData         map[string]any
-	Preconditions    []Precondition
+	Preconditions    []precondition
 	Steps            []Step
-	Checkpoints      []Checkpoint
-	Cleanup          []CleanupItem
+	Checkpoints      []checkpoint
+	Cleanup          []cleanupItem
 	Budget           Budget
 	TargetAppPackage string
 	// TargetAppLabel is nil when the requirement names none.
@@ -105,7 +105,7 @@ type Scenario struct {
 }
 
 // Checkpoint returns the checkpoint with id, or nil.
-func (s *Scenario) Checkpoint(id string) *Checkpoint {
+func (s *Scenario) Checkpoint(id string) *checkpoint {
 	for i := range s.Checkpoints {
 		if s.Checkpoints[i].ID == id {
 			return &s.Checkpoints[i]
@@ -150,7 +150,7 @@ func (s *Scenario) tree() map[string]any {
 // resolveScenario resolves a scenario's bindings, expands its flow uses and
 // checks every step, checkpoint, precondition and cleanup item. The route
 // and segments are left to compileScenario.
-func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool) (*Scenario, error) {
+func (n *normalized) resolveScenario(src *scenarioSource, acIDs map[string]bool) (*Scenario, error) {
 	var missing []string
 	for _, ac := range src.AcceptanceCriteria {
 		if !acIDs[ac] {
@@ -202,7 +202,7 @@ func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool)
 		sc.TargetAppLabel = &l
 	}
 
-	rawSteps, err := n.expandSteps(src, bindings)
+	rawSteps, paths, err := n.expandSteps(src, bindings)
 	if err != nil {
 		return nil, err
 	}
@@ -211,23 +211,23 @@ func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool)
 	for i, raw := range rawSteps {
 		st, err := normalizeStep(raw, i)
 		if err != nil {
-			return nil, err
+			return nil, at(err, paths[i])
 		}
 		sc.Steps = append(sc.Steps, *st)
 		ids = append(ids, st.ID)
 		stepIDs[st.ID] = true
 	}
 	if err := uniqueIDs(ids, "scenario steps"); err != nil {
-		return nil, err
+		return nil, at(err, src.path+".steps")
 	}
 	if err := sc.resolveCheckpoints(src, bindings, stepIDs); err != nil {
-		return nil, err
+		return nil, at(err, src.path)
 	}
 	if err := sc.resolvePreconditions(src, bindings); err != nil {
-		return nil, err
+		return nil, at(err, src.path)
 	}
 	if err := sc.resolveCleanup(src, bindings); err != nil {
-		return nil, err
+		return nil, at(err, src.path)
 	}
 	return sc, nil
 }
@@ -236,60 +236,72 @@ func (n *Normalized) resolveScenario(src *ScenarioSource, acIDs map[string]bool)
 // the scenario's bindings, then the flow's defaults, then the call site's
 // bindings. Step IDs may themselves be parameterised (tap-${n}), which is
 // how one flow can be used twice in a scenario.
-func (n *Normalized) expandSteps(src *ScenarioSource, bindings scope) ([]any, error) {
-	flows := make(map[string]*Flow, len(n.Flows))
+//
+// paths are the steps' places in the document, for errors: a flow's steps
+// are where the flow declares them.
+func (n *normalized) expandSteps(src *scenarioSource, bindings scope) (out []any, paths []string, err error) {
+	flows := make(map[string]*flow, len(n.Flows))
 	for i := range n.Flows {
 		flows[n.Flows[i].ID] = &n.Flows[i]
 	}
-	var out []any
 	for i, raw := range src.steps {
-		step, err := want.Object(raw, "scenario step")
+		out, paths, err = n.expandStep(src, bindings, flows, i, raw, out, paths)
 		if err != nil {
-			return nil, err
-		}
-		use, isUse := step["use"]
-		if !isUse {
-			r, err := resolve(step, bindings, fmt.Sprintf("steps[%d]", i))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-			continue
-		}
-		if unknown := canonjson.UnknownKeys(step, "use", "bindings"); len(unknown) > 0 {
-			return nil, invalid(CodeInvalidFlowUse, "the flow use has unknown fields", "fields", unknown)
-		}
-		flowID, err := identifier(use, "flow reference")
-		if err != nil {
-			return nil, err
-		}
-		flow := flows[flowID]
-		if flow == nil {
-			return nil, invalid(CodeUnknownFlow, "the scenario uses an unknown reusable flow", "flowId", flowID)
-		}
-		defaults, err := resolveMap(flow.defaults, bindings, "flow defaults")
-		if err != nil {
-			return nil, err
-		}
-		call := bindings.with(defaults)
-		supplied, err := want.Object(canonjson.Get(step, "bindings", map[string]any{}), "flow bindings")
-		if err != nil {
-			return nil, err
-		}
-		resolvedSupplied, err := resolveMap(n.doc.bindingMap(src.pointer+"/steps/"+strconv.Itoa(i)+"/bindings", supplied), call, "flow bindings")
-		if err != nil {
-			return nil, err
-		}
-		call = call.with(resolvedSupplied)
-		for j, fs := range flow.steps {
-			r, err := resolve(fs, call, fmt.Sprintf("flow %s steps[%d]", flowID, j))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
+			return nil, nil, at(err, fmt.Sprintf("%s.steps[%d]", src.path, i))
 		}
 	}
-	return out, nil
+	return out, paths, nil
+}
+
+// expandStep appends step i of the scenario, or the steps of the flow it
+// uses, to out (and their paths to paths).
+func (n *normalized) expandStep(src *scenarioSource, bindings scope, flows map[string]*flow, i int, raw any, out []any, paths []string) ([]any, []string, error) {
+	step, err := want.Object(raw, "scenario step")
+	if err != nil {
+		return nil, nil, err
+	}
+	use, isUse := step["use"]
+	if !isUse {
+		r, err := resolve(step, bindings, fmt.Sprintf("steps[%d]", i))
+		if err != nil {
+			return nil, nil, err
+		}
+		return append(out, r), append(paths, fmt.Sprintf("%s.steps[%d]", src.path, i)), nil
+	}
+	if unknown := canonjson.UnknownKeys(step, "use", "bindings"); len(unknown) > 0 {
+		return nil, nil, invalid(CodeInvalidFlowUse, "the flow use has unknown fields", "fields", unknown)
+	}
+	flowID, err := identifier(use, "flow reference")
+	if err != nil {
+		return nil, nil, at(err, ".use")
+	}
+	flow := flows[flowID]
+	if flow == nil {
+		return nil, nil, at(invalid(CodeUnknownFlow, "the scenario uses an unknown reusable flow", "flowId", flowID), ".use")
+	}
+	defaults, err := resolveMap(flow.defaults, bindings, "flow defaults")
+	if err != nil {
+		return nil, nil, err
+	}
+	call := bindings.with(defaults)
+	supplied, err := want.Object(canonjson.Get(step, "bindings", map[string]any{}), "flow bindings")
+	if err != nil {
+		return nil, nil, at(err, ".bindings")
+	}
+	resolvedSupplied, err := resolveMap(n.doc.bindingMap(src.pointer+"/steps/"+strconv.Itoa(i)+"/bindings", supplied), call, "flow bindings")
+	if err != nil {
+		return nil, nil, at(err, ".bindings")
+	}
+	call = call.with(resolvedSupplied)
+	for j, fs := range flow.steps {
+		r, err := resolve(fs, call, fmt.Sprintf("flow %s steps[%d]", flowID, j))
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, r)
+		paths = append(paths, fmt.Sprintf("%s.steps[%d]", flow.path, j))
+	}
+	return out, paths, nil
 }
 
 func normalizeStep(raw any, i int) (*Step, error) {
@@ -299,40 +311,40 @@ func normalizeStep(raw any, i int) (*Step, error) {
 	}
 	id, err := identifier(m["id"], "step id")
 	if err != nil {
-		return nil, err
+		return nil, at(err, ".id")
 	}
-	switch canonjson.Get(m, "type", StepOperation) {
-	case StepOperation:
+	switch canonjson.Get(m, "type", stepOperation) {
+	case stepOperation:
 		if unknown := canonjson.UnknownKeys(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the operation step has unknown fields", "fields", unknown)
 		}
 		if canonjson.Get(m, "stability", "stable") != "stable" {
-			return nil, invalid(CodeInvalidStep, "unknown work must use an explore step", "stepId", id)
+			return nil, at(allowed(invalid(CodeInvalidStep, "unknown work must use an explore step", "stepId", id), "stable"), ".stability")
 		}
 		a, err := normalizeAction(m["action"], "step "+id+" action")
 		if err != nil {
-			return nil, err
+			return nil, at(err, ".action")
 		}
-		return &Step{ID: id, Type: StepOperation, Action: a}, nil
-	case StepExplore:
+		return &Step{ID: id, Type: stepOperation, Action: a}, nil
+	case stepExplore:
 		if unknown := canonjson.UnknownKeys(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
 			return nil, invalid(CodeInvalidStep, "the explore step has unknown fields", "fields", unknown)
 		}
-		allowed, err := normalizeAllowedActions(m["allowedActions"])
+		actions, err := normalizeAllowedActions(m["allowedActions"])
 		if err != nil {
-			return nil, err
+			return nil, at(err, ".allowedActions")
 		}
 		goal, err := text(m["goal"], "explore goal")
 		if err != nil {
-			return nil, err
+			return nil, at(err, ".goal")
 		}
 		b, err := normalizeBudget(m["budget"], "explore budget")
 		if err != nil {
-			return nil, err
+			return nil, at(err, ".budget")
 		}
-		return &Step{ID: id, Type: StepExplore, Goal: goal, AllowedActions: allowed, Budget: b}, nil
+		return &Step{ID: id, Type: stepExplore, Goal: goal, AllowedActions: actions, Budget: b}, nil
 	}
-	return nil, invalid(CodeInvalidStep, "the step type must be operation or explore", "stepId", id)
+	return nil, at(allowed(invalid(CodeInvalidStep, "the step type must be operation or explore", "stepId", id), stepOperation, stepExplore), ".type")
 }
 
 func normalizeAllowedActions(v any) ([]string, error) {
@@ -340,32 +352,32 @@ func normalizeAllowedActions(v any) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	allowed := make([]string, 0, len(items))
+	actions := make([]string, 0, len(items))
 	for _, it := range items {
 		s, err := text(it, "allowed action")
 		if err != nil {
-			return nil, err
+			return nil, at(err, fmt.Sprintf("[%d]", len(actions)))
 		}
-		allowed = append(allowed, s)
+		actions = append(actions, s)
 	}
 	var unsupported []string
-	for _, s := range allowed {
+	for _, s := range actions {
 		if !slices.Contains(TypedActions, s) && !slices.Contains(unsupported, s) {
 			unsupported = append(unsupported, s)
 		}
 	}
 	if len(unsupported) > 0 {
 		slices.Sort(unsupported)
-		return nil, invalid(CodeUnsupportedAction, "the explore step allows unsupported actions", "actions", unsupported)
+		return nil, allowed(invalid(CodeUnsupportedAction, "the explore step allows unsupported actions", "actions", unsupported), TypedActions...)
 	}
 	seen := map[string]bool{}
-	for _, s := range allowed {
+	for _, s := range actions {
 		if seen[s] {
 			return nil, invalid(CodeDuplicateAction, "the explore step's allowedActions must be unique")
 		}
 		seen[s] = true
 	}
-	return allowed, nil
+	return actions, nil
 }
 
 // resolveItem resolves one raw checkpoint, precondition or cleanup item
@@ -387,7 +399,7 @@ func (sc *Scenario) resolveItem(raw any, bindings scope, kind string, i int) (ma
 	return m, id, err
 }
 
-func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, stepIDs map[string]bool) error {
+func (sc *Scenario) resolveCheckpoints(src *scenarioSource, bindings scope, stepIDs map[string]bool) error {
 	ids := make([]string, 0, len(src.checkpoints))
 	scenarioACs := map[string]bool{}
 	for _, ac := range sc.AcceptanceCriteria {
@@ -396,35 +408,35 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 	for i, raw := range src.checkpoints {
 		m, id, err := sc.resolveItem(raw, bindings, "checkpoint", i)
 		if err != nil {
-			return err
+			return at(err, fmt.Sprintf(".checkpoints[%d]", i))
 		}
-		cp := Checkpoint{ID: id}
+		cp := checkpoint{ID: id}
 		if cp.AfterStep, err = identifier(m["afterStep"], "checkpoint afterStep"); err != nil {
-			return err
+			return at(err, fmt.Sprintf(".checkpoints[%d].afterStep", i))
 		}
 		if !stepIDs[cp.AfterStep] {
-			return invalid(CodeUnknownStep, "the checkpoint refers to an unknown step", "checkpointId", cp.ID, "afterStep", cp.AfterStep)
+			return at(invalid(CodeUnknownStep, "the checkpoint refers to an unknown step", "checkpointId", cp.ID, "afterStep", cp.AfterStep), fmt.Sprintf(".checkpoints[%d].afterStep", i))
 		}
 		acs, err := want.List(canonjson.Get(m, "acceptanceCriteria", strs(sc.AcceptanceCriteria)), "checkpoint acceptanceCriteria", false)
 		if err != nil {
-			return err
+			return at(err, fmt.Sprintf(".checkpoints[%d].acceptanceCriteria", i))
 		}
 		if cp.AcceptanceCriteria, err = identifiers(acs, "checkpoint AC reference"); err != nil {
-			return err
+			return at(err, fmt.Sprintf(".checkpoints[%d].acceptanceCriteria", i))
 		}
 		for _, ac := range cp.AcceptanceCriteria {
 			if !scenarioACs[ac] {
-				return invalid(CodeUnknownAC, "a checkpoint's acceptance criteria must belong to its scenario", "checkpointId", cp.ID)
+				return at(invalid(CodeUnknownAC, "a checkpoint's acceptance criteria must belong to its scenario", "checkpointId", cp.ID), fmt.Sprintf(".checkpoints[%d].acceptanceCriteria", i))
 			}
 		}
 		if cp.Oracle, err = normalizeOracle(m["oracle"], "checkpoint "+cp.ID+" oracle", true); err != nil {
-			return err
+			return at(err, fmt.Sprintf(".checkpoints[%d].oracle", i))
 		}
 		sc.Checkpoints = append(sc.Checkpoints, cp)
 		ids = append(ids, cp.ID)
 	}
 	if err := uniqueIDs(ids, "scenario checkpoints"); err != nil {
-		return err
+		return at(err, ".checkpoints")
 	}
 	covered := map[string]bool{}
 	for _, cp := range sc.Checkpoints {
@@ -440,21 +452,21 @@ func (sc *Scenario) resolveCheckpoints(src *ScenarioSource, bindings scope, step
 	}
 	if len(uncovered) > 0 {
 		slices.Sort(uncovered)
-		return invalid(CodeUncoveredAC, "an acceptance criterion of the scenario has no checkpoint", "scenarioId", sc.ID, "acceptanceCriteria", uncovered)
+		return at(invalid(CodeUncoveredAC, "an acceptance criterion of the scenario has no checkpoint", "scenarioId", sc.ID, "acceptanceCriteria", uncovered), ".acceptanceCriteria")
 	}
 	return nil
 }
 
-func (sc *Scenario) resolvePreconditions(src *ScenarioSource, bindings scope) error {
+func (sc *Scenario) resolvePreconditions(src *scenarioSource, bindings scope) error {
 	ids := make([]string, 0, len(src.preconditions))
 	for i, raw := range src.preconditions {
 		m, id, err := sc.resolveItem(raw, bindings, "precondition", i)
 		if err != nil {
-			return err
+			return at(err, fmt.Sprintf(".preconditions[%d]", i))
 		}
-		p := Precondition{ID: id}
+		p := precondition{ID: id}
 		if p.Oracle, err = normalizeOracle(m["oracle"], "precondition "+p.ID+" oracle", false); err != nil {
-			return err
+			return at(err, fmt.Sprintf(".preconditions[%d].oracle", i))
 		}
 		sc.Preconditions = append(sc.Preconditions, p)
 		ids = append(ids, p.ID)
@@ -462,27 +474,27 @@ func (sc *Scenario) resolvePreconditions(src *ScenarioSource, bindings scope) er
 	return uniqueIDs(ids, "scenario preconditions")
 }
 
-func (sc *Scenario) resolveCleanup(src *ScenarioSource, bindings scope) error {
+func (sc *Scenario) resolveCleanup(src *scenarioSource, bindings scope) error {
 	ids := make([]string, 0, len(src.cleanup))
 	for i, raw := range src.cleanup {
 		m, id, err := sc.resolveItem(raw, bindings, "cleanup", i)
 		if err != nil {
-			return err
+			return at(err, fmt.Sprintf(".cleanup[%d]", i))
 		}
-		c := CleanupItem{ID: id}
+		c := cleanupItem{ID: id}
 		_, hasAction := m["action"]
 		_, hasOracle := m["oracle"]
 		if hasAction == hasOracle {
-			return invalid(CodeInvalidCleanup, "a cleanup item has exactly one of action and oracle", "cleanupId", c.ID)
+			return at(invalid(CodeInvalidCleanup, "a cleanup item has exactly one of action and oracle", "cleanupId", c.ID), fmt.Sprintf(".cleanup[%d]", i))
 		}
 		if hasAction {
 			if c.Action, err = normalizeAction(m["action"], "cleanup "+c.ID+" action"); err != nil {
-				return err
+				return at(err, fmt.Sprintf(".cleanup[%d].action", i))
 			}
 		} else {
 			o, err := normalizeOracle(m["oracle"], "cleanup "+c.ID+" oracle", false)
 			if err != nil {
-				return err
+				return at(err, fmt.Sprintf(".cleanup[%d].oracle", i))
 			}
 			c.Oracle = &o
 		}

@@ -13,9 +13,9 @@ const (
 	PhaseTest         = "test"
 	PhaseCleanup      = "cleanup"
 
-	RouteDeterministic = "deterministic"
+	routeDeterministic = "deterministic"
 	RouteDynamic       = "dynamic"
-	RouteHybrid        = "hybrid"
+	routeHybrid        = "hybrid"
 )
 
 // Segment is one unit of execution: a compiled SoloPi case (deterministic)
@@ -37,7 +37,7 @@ type Segment struct {
 }
 
 // Deterministic reports a compiled-case segment.
-func (s *Segment) Deterministic() bool { return s.Route == RouteDeterministic }
+func (s *Segment) Deterministic() bool { return s.Route == routeDeterministic }
 
 func (s *Segment) tree() map[string]any {
 	m := map[string]any{
@@ -124,8 +124,8 @@ func (s *CaseStep) tree() map[string]any {
 	}
 }
 
-// CompiledActions are the only action enums a compiled case may hold.
-var CompiledActions = map[string]bool{
+// compiledActions are the only action enums a compiled case may hold.
+var compiledActions = map[string]bool{
 	"CLICK": true, "LONG_CLICK": true, "INPUT": true, "BACK": true, "HOME": true, "SLEEP": true,
 	"SCROLL_TO_TOP": true, "SCROLL_TO_BOTTOM": true, "SCROLL_TO_LEFT": true, "SCROLL_TO_RIGHT": true,
 	"GLOBAL_SCROLL_TO_TOP": true, "GLOBAL_SCROLL_TO_BOTTOM": true, "GLOBAL_SCROLL_TO_LEFT": true,
@@ -146,7 +146,7 @@ var groundingKeys = []string{"resourceId", "text", "description", "id"}
 var scrollSuffix = map[string]string{"up": "TOP", "down": "BOTTOM", "left": "LEFT", "right": "RIGHT"}
 
 // compileAction maps a typed action to a SoloPi step.
-func compileAction(stepID string, a *Action, operationID string, index int) CaseStep {
+func compileAction(stepID string, a *action, operationID string, index int) CaseStep {
 	st := CaseStep{Index: index, OperationID: operationID, StepID: stepID, Params: map[string]any{}}
 	if a.Selector != nil {
 		st.Node = map[string]any(a.Selector)

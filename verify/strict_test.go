@@ -85,7 +85,7 @@ func TestStrictValidation(t *testing.T) {
 				t.Fatalf("solopi-ai's checks already refuse this edit: %v", err)
 			}
 			// ...ours do not.
-			_, err := ValidateTree(tree)
+			_, err := validateTree(tree)
 			if fault.CodeOf(err) != c.code || fault.KindOf(err) != fault.Invalid {
 				t.Errorf("ValidateTree = %v, want %s", err, c.code)
 			}

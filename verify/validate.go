@@ -36,9 +36,9 @@ func LoadPlan(data []byte) (*Plan, *Summary, error) {
 	return validate(tree)
 }
 
-// ValidateTree runs every check on a decoded plan: first solopi-ai's, in
+// validateTree runs every check on a decoded plan: first solopi-ai's, in
 // its order and with its error codes, then ours (see checkStrict).
-func ValidateTree(tree any) (*Summary, error) {
+func validateTree(tree any) (*Summary, error) {
 	_, s, err := validate(tree)
 	return s, err
 }
@@ -61,7 +61,7 @@ func checkCompatible(tree any) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if src["schemaVersion"] != PlanSchema {
+	if src["schemaVersion"] != planSchema {
 		return nil, invalid(CodeUnsupportedSchema, "unsupported verification plan schema")
 	}
 	fp, ok := src["planFingerprint"].(string)
@@ -81,7 +81,7 @@ func checkCompatible(tree any) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if intent["schemaVersion"] != IntentSchema {
+	if intent["schemaVersion"] != intentSchema {
 		return nil, invalid(CodeUnsupportedSchema, "unsupported test intent schema")
 	}
 	rawScenarios, err := want.List(intent["scenarios"], "intent scenarios", false)
@@ -241,7 +241,7 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 			if !truthy(step["allowedActions"]) || !truthy(step["budget"]) {
 				return nil, invalid(CodeInvalidStep, "a dynamic segment must stay bounded (allowedActions and budget)")
 			}
-		case RouteDeterministic:
+		case routeDeterministic:
 			if err := checkCase(seg, sc, id); err != nil {
 				return nil, err
 			}
@@ -253,7 +253,7 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 	want := firstRoute
 	switch {
 	case len(testRoutes) > 1:
-		want = RouteHybrid
+		want = routeHybrid
 	case len(testRoutes) == 0:
 		return nil, invalid(CodeRouteMismatch, "the scenario has no test segment")
 	}
@@ -301,7 +301,7 @@ func checkCase(seg map[string]any, sc map[string]any, segID string) error {
 			return err
 		}
 		enum, _ := method["actionEnum"].(string)
-		if !CompiledActions[enum] {
+		if !compiledActions[enum] {
 			return invalid(CodeUnsafeCompiledAction, "the compiled verification case holds an action that is not allowed",
 				"segmentId", segID, "stepId", id, "actionEnum", method["actionEnum"])
 		}

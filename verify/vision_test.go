@@ -32,7 +32,7 @@ func TestVisionCheckpointEndsItsCompiledCase(t *testing.T) {
 	if cp := sc.Checkpoint("looks-one"); cp.OracleStepID != "" || cp.SegmentID != sc.Segments[0].ID {
 		t.Errorf("vision checkpoint = %+v", cp)
 	}
-	if _, err := ValidateTree(p.Tree()); err != nil {
+	if _, err := validateTree(p.Tree()); err != nil {
 		t.Fatalf("a plan with vision oracles validates: %v", err)
 	}
 }

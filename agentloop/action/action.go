@@ -34,17 +34,17 @@ const (
 
 // Field limits.
 const (
-	MaxMetadataRunes = 4000
-	MaxTypeRunes     = 20000
-	MaxMessageRunes  = 4000
-	MaxWait          = 10 * time.Second
-	MinWait          = 100 * time.Millisecond
+	maxMetadataRunes = 4000
+	maxTypeRunes     = 20000
+	maxMessageRunes  = 4000
+	maxWait          = 10 * time.Second
+	minWait          = 100 * time.Millisecond
 )
 
 // Common optional planning metadata accepted on every call.
 const (
-	FieldScreenDescription = "screen_description"
-	FieldReason            = "reason"
+	fieldScreenDescription = "screen_description"
+	fieldReason            = "reason"
 )
 
 // actionSchema is the closed field set of one action.

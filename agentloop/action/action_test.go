@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func mustParse(t *testing.T, content string, opts ParseOptions) *Parsed {
+func mustParse(t *testing.T, content string, opts ParseOptions) *parsed {
 	t.Helper()
 	p, err := Parse(content, "", opts)
 	if err != nil {
@@ -20,102 +20,102 @@ func TestParseAccepts(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in string
-		check    func(t *testing.T, p *Parsed)
+		check    func(t *testing.T, p *parsed)
 	}{
-		{"tap", `do(action="Tap", element=[499, 182])`, func(t *testing.T, p *Parsed) {
+		{"tap", `do(action="Tap", element=[499, 182])`, func(t *testing.T, p *parsed) {
 			if p.Action.Name != Tap || *p.Action.Element != (Point{499, 182}) {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
-		{"E5 prose then call (README verbose)", "eBay is now open, need to tap the search box\ndo(action=\"Tap\", element=[499, 182])", func(t *testing.T, p *Parsed) {
+		{"E5 prose then call (README verbose)", "eBay is now open, need to tap the search box\ndo(action=\"Tap\", element=[499, 182])", func(t *testing.T, p *parsed) {
 			if p.Reasoning != "eBay is now open, need to tap the search box" {
 				t.Errorf("reasoning %q", p.Reasoning)
 			}
 		}},
-		{"E2 think + answer without close tag", `<think>好的，标题输入框已经被激活了，我可以看到光标在"请输入标题"的位置。现在我需要输入标题"重新设计nas外壳"。</think><answer>do(action="Type", text="重新设计nas外壳")`, func(t *testing.T, p *Parsed) {
+		{"E2 think + answer without close tag", `<think>好的，标题输入框已经被激活了，我可以看到光标在"请输入标题"的位置。现在我需要输入标题"重新设计nas外壳"。</think><answer>do(action="Type", text="重新设计nas外壳")`, func(t *testing.T, p *parsed) {
 			if p.Action.Name != Type || *p.Action.Text != "重新设计nas外壳" || !strings.HasPrefix(p.Reasoning, "好的") {
 				t.Errorf("%+v / %q", p.Action, p.Reasoning)
 			}
 		}},
-		{"E3 dangling </answer>", `do(action="Tap", element=[811,188])</answer>`, func(t *testing.T, p *Parsed) {
+		{"E3 dangling </answer>", `do(action="Tap", element=[811,188])</answer>`, func(t *testing.T, p *parsed) {
 			if *p.Action.Element != (Point{811, 188}) {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
-		{"answer block on its own lines", "<answer>\ndo(action=\"Back\")</answer>\n", func(t *testing.T, p *Parsed) {
+		{"answer block on its own lines", "<answer>\ndo(action=\"Back\")</answer>\n", func(t *testing.T, p *parsed) {
 			if p.Action.Name != Back {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
-		{"reasoning that quotes a call inline", "I could use do(action=\"Back\") but the dialog has an X.\ndo(action=\"Tap\", element=[930,120])", func(t *testing.T, p *Parsed) {
+		{"reasoning that quotes a call inline", "I could use do(action=\"Back\") but the dialog has an X.\ndo(action=\"Tap\", element=[930,120])", func(t *testing.T, p *parsed) {
 			if p.Action.Name != Tap {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
-		{"multi-line Type with a raw newline", "do(action=\"Type\", text=\"第一行\n第二行\")", func(t *testing.T, p *Parsed) {
+		{"multi-line Type with a raw newline", "do(action=\"Type\", text=\"第一行\n第二行\")", func(t *testing.T, p *parsed) {
 			if *p.Action.Text != "第一行\n第二行" {
 				t.Errorf("text %q", *p.Action.Text)
 			}
 		}},
-		{"escapes", `do(action="Type", text="a\"b\\c\n\t\u00e9\x41'")`, func(t *testing.T, p *Parsed) {
+		{"escapes", `do(action="Type", text="a\"b\\c\n\t\u00e9\x41'")`, func(t *testing.T, p *parsed) {
 			if *p.Action.Text != "a\"b\\c\n\té"+"A'" {
 				t.Errorf("text %q", *p.Action.Text)
 			}
 		}},
-		{"single quotes and call text looks like a call", `do(action='Type', text='do(action="Back")')`, func(t *testing.T, p *Parsed) {
+		{"single quotes and call text looks like a call", `do(action='Type', text='do(action="Back")')`, func(t *testing.T, p *parsed) {
 			if *p.Action.Text != `do(action="Back")` {
 				t.Errorf("text %q", *p.Action.Text)
 			}
 		}},
-		{"aliases", `do(action="Type_Name", text="x")`, func(t *testing.T, p *Parsed) {
+		{"aliases", `do(action="Type_Name", text="x")`, func(t *testing.T, p *parsed) {
 			if p.Action.Name != Type {
 				t.Errorf("%s", p.Action.Name)
 			}
 		}},
-		{"double tap and long press", `do(action="Double Tap", element=[300,400])`, func(t *testing.T, p *Parsed) {
+		{"double tap and long press", `do(action="Double Tap", element=[300,400])`, func(t *testing.T, p *parsed) {
 			if p.Action.Name != DoubleTap {
 				t.Errorf("%s", p.Action.Name)
 			}
 		}},
-		{"LongPress alias", `do(action="LongPress", element=[300,400])`, func(t *testing.T, p *Parsed) {
+		{"LongPress alias", `do(action="LongPress", element=[300,400])`, func(t *testing.T, p *parsed) {
 			if p.Action.Name != LongPress {
 				t.Errorf("%s", p.Action.Name)
 			}
 		}},
-		{"wait string", `do(action="Wait", duration="2 seconds")`, func(t *testing.T, p *Parsed) {
+		{"wait string", `do(action="Wait", duration="2 seconds")`, func(t *testing.T, p *parsed) {
 			if p.Action.Duration != 2*time.Second {
 				t.Errorf("%v", p.Action.Duration)
 			}
 		}},
-		{"wait number and singular unit", `do(action="Wait", duration=1.5)`, func(t *testing.T, p *Parsed) {
+		{"wait number and singular unit", `do(action="Wait", duration=1.5)`, func(t *testing.T, p *parsed) {
 			if p.Action.Duration != 1500*time.Millisecond {
 				t.Errorf("%v", p.Action.Duration)
 			}
 		}},
-		{"wait 2 second", `do(action="Wait", duration="2 second")`, func(t *testing.T, p *Parsed) {
+		{"wait 2 second", `do(action="Wait", duration="2 second")`, func(t *testing.T, p *parsed) {
 			if p.Action.Duration != 2*time.Second {
 				t.Errorf("%v", p.Action.Duration)
 			}
 		}},
-		{"take over", `do(action="Take_over", message="请完成登录验证")`, func(t *testing.T, p *Parsed) {
+		{"take over", `do(action="Take_over", message="请完成登录验证")`, func(t *testing.T, p *parsed) {
 			if p.Action.Name != TakeOver || *p.Action.Message != "请完成登录验证" {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
 		{"interact without message", `do(action="Interact")`, nil},
 		{"note", `do(action="Note", message="True")`, nil},
-		{"finish", `finish(success=True, message="")`, func(t *testing.T, p *Parsed) {
+		{"finish", `finish(success=True, message="")`, func(t *testing.T, p *parsed) {
 			if !p.Action.IsFinish() || !*p.Action.Success || *p.Action.Message != "" {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
-		{"metadata and trailing comma", `do(action="Back", screen_description="设置页", reason="返回上一页",)`, func(t *testing.T, p *Parsed) {
+		{"metadata and trailing comma", `do(action="Back", screen_description="设置页", reason="返回上一页",)`, func(t *testing.T, p *parsed) {
 			if p.Action.ScreenDescription != "设置页" || p.Action.Reason != "返回上一页" {
 				t.Errorf("%+v", p.Action)
 			}
 		}},
-		{"swipe up matching reason and task", `do(action="Swipe", start=[500,700], end=[500,300], reason="swipe up to see more")`, func(t *testing.T, p *Parsed) {
-			if p.Action.SwipeDirection != DirUp {
+		{"swipe up matching reason and task", `do(action="Swipe", start=[500,700], end=[500,300], reason="swipe up to see more")`, func(t *testing.T, p *parsed) {
+			if p.Action.SwipeDirection != dirUp {
 				t.Errorf("%s", p.Action.SwipeDirection)
 			}
 		}},
@@ -140,7 +140,7 @@ func TestParseAccepts(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", MaxMetadataRunes+1)
+	long := strings.Repeat("x", maxMetadataRunes+1)
 	tests := []struct{ name, in, code string }{
 		{"empty", "  \n", CodeEmptyOutput},
 		{"E1 launch is gone", "用户要求打开微信。\ndo(action=\"Launch\", app=\"微信\")", CodeUnknownAction},

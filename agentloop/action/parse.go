@@ -13,8 +13,8 @@ type ParseOptions struct {
 	Task string
 }
 
-// Parsed is an accepted model answer.
-type Parsed struct {
+// parsed is an accepted model answer.
+type parsed struct {
 	Action Action `json:"action"`
 	// Call is the call text as the model wrote it.
 	Call string `json:"call"`
@@ -27,7 +27,7 @@ type Parsed struct {
 // returns it validated against its closed schema, or a *ProtocolError.
 // content is the assistant message; reasoning is the provider's separate
 // reasoning field ("" if none).
-func Parse(content, reasoning string, opts ParseOptions) (*Parsed, error) {
+func Parse(content, reasoning string, opts ParseOptions) (*parsed, error) {
 	if opts.XMax <= 0 {
 		opts.XMax = 999
 	}
@@ -53,7 +53,7 @@ func Parse(content, reasoning string, opts ParseOptions) (*Parsed, error) {
 			kept = append(kept, r)
 		}
 	}
-	return &Parsed{Action: a, Call: callText, Reasoning: strings.Join(kept, "\n")}, nil
+	return &parsed{Action: a, Call: callText, Reasoning: strings.Join(kept, "\n")}, nil
 }
 
 // envelope is the answer region after <think>/<answer> handling.

@@ -38,7 +38,7 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 		return a, perr(CodeUnknownAction, c.Pos, "unknown call %q; use do(...) or finish(...)", textclip.Runes(c.Name, 60))
 	}
 	sch := actionSchemas[a.Name]
-	allowed := map[string]bool{FieldScreenDescription: true, FieldReason: true}
+	allowed := map[string]bool{fieldScreenDescription: true, fieldReason: true}
 	for _, f := range sch.required {
 		allowed[f] = true
 	}
@@ -79,20 +79,20 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 		s := k.Value.Str
 		return &s, nil
 	}
-	if s, err := str(FieldScreenDescription, MaxMetadataRunes); err != nil {
+	if s, err := str(fieldScreenDescription, maxMetadataRunes); err != nil {
 		return a, err
 	} else if s != nil {
 		a.ScreenDescription = *s
 	}
-	if s, err := str(FieldReason, MaxMetadataRunes); err != nil {
+	if s, err := str(fieldReason, maxMetadataRunes); err != nil {
 		return a, err
 	} else if s != nil {
 		a.Reason = *s
 	}
-	if a.Text, err = str("text", MaxTypeRunes); err != nil {
+	if a.Text, err = str("text", maxTypeRunes); err != nil {
 		return a, err
 	}
-	if a.Message, err = str("message", MaxMessageRunes); err != nil {
+	if a.Message, err = str("message", maxMessageRunes); err != nil {
 		return a, err
 	}
 	pt := func(name string) (*Point, error) {
@@ -186,8 +186,8 @@ func waitDuration(v value) (time.Duration, error) {
 		return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration is not finite")
 	}
 	d := time.Duration(secs * float64(time.Second))
-	if d < MinWait || d > MaxWait {
-		return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration must be between %s and %s", MinWait, MaxWait)
+	if d < minWait || d > maxWait {
+		return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration must be between %s and %s", minWait, maxWait)
 	}
 	return d, nil
 }

@@ -10,10 +10,10 @@ import (
 // Swipe directions name the finger's movement on the screenshot: left means x
 // decreases, right x increases, up y decreases, down y increases.
 const (
-	DirLeft  = "left"
-	DirRight = "right"
-	DirUp    = "up"
-	DirDown  = "down"
+	dirLeft  = "left"
+	dirRight = "right"
+	dirUp    = "up"
+	dirDown  = "down"
 )
 
 // checkSwipe applies the swipe rules: the dominant axis decides the
@@ -29,9 +29,9 @@ func checkSwipe(start, end Point, reason, task string, pos int) (string, error) 
 	var dir string
 	switch {
 	case math.Abs(dx) > math.Abs(dy):
-		dir = map[bool]string{true: DirRight, false: DirLeft}[dx > 0]
+		dir = map[bool]string{true: dirRight, false: dirLeft}[dx > 0]
 	case math.Abs(dy) > math.Abs(dx):
-		dir = map[bool]string{true: DirDown, false: DirUp}[dy > 0]
+		dir = map[bool]string{true: dirDown, false: dirUp}[dy > 0]
 	default:
 		return "", perr(CodeSwipeAmbiguous, pos, "the x and y movements are equal; one axis must dominate")
 	}
@@ -67,14 +67,14 @@ func joinDirs(m map[string]bool) string {
 // cjkDirections are the Chinese finger-direction phrases; "从下往上" (from
 // bottom to top) is how users work around models that reverse "上滑".
 var cjkDirections = []struct{ phrase, dir string }{
-	{"从下往上", DirUp}, {"从下向上", DirUp}, {"从下到上", DirUp},
-	{"从上往下", DirDown}, {"从上向下", DirDown}, {"从上到下", DirDown},
-	{"从左往右", DirRight}, {"从左向右", DirRight}, {"从左到右", DirRight},
-	{"从右往左", DirLeft}, {"从右向左", DirLeft}, {"从右到左", DirLeft},
-	{"向左滑", DirLeft}, {"往左滑", DirLeft}, {"左滑", DirLeft}, {"左划", DirLeft},
-	{"向右滑", DirRight}, {"往右滑", DirRight}, {"右滑", DirRight}, {"右划", DirRight},
-	{"向上滑", DirUp}, {"往上滑", DirUp}, {"上滑", DirUp}, {"上划", DirUp}, {"上拉", DirUp},
-	{"向下滑", DirDown}, {"往下滑", DirDown}, {"下滑", DirDown}, {"下划", DirDown}, {"下拉", DirDown},
+	{"从下往上", dirUp}, {"从下向上", dirUp}, {"从下到上", dirUp},
+	{"从上往下", dirDown}, {"从上向下", dirDown}, {"从上到下", dirDown},
+	{"从左往右", dirRight}, {"从左向右", dirRight}, {"从左到右", dirRight},
+	{"从右往左", dirLeft}, {"从右向左", dirLeft}, {"从右到左", dirLeft},
+	{"向左滑", dirLeft}, {"往左滑", dirLeft}, {"左滑", dirLeft}, {"左划", dirLeft},
+	{"向右滑", dirRight}, {"往右滑", dirRight}, {"右滑", dirRight}, {"右划", dirRight},
+	{"向上滑", dirUp}, {"往上滑", dirUp}, {"上滑", dirUp}, {"上划", dirUp}, {"上拉", dirUp},
+	{"向下滑", dirDown}, {"往下滑", dirDown}, {"下滑", dirDown}, {"下划", dirDown}, {"下拉", dirDown},
 }
 
 var swipeVerbs = map[string]bool{
@@ -85,10 +85,10 @@ var swipeVerbs = map[string]bool{
 }
 
 var dirWords = map[string]string{
-	"left": DirLeft, "leftward": DirLeft, "leftwards": DirLeft,
-	"right": DirRight, "rightward": DirRight, "rightwards": DirRight,
-	"up": DirUp, "upward": DirUp, "upwards": DirUp,
-	"down": DirDown, "downward": DirDown, "downwards": DirDown,
+	"left": dirLeft, "leftward": dirLeft, "leftwards": dirLeft,
+	"right": dirRight, "rightward": dirRight, "rightwards": dirRight,
+	"up": dirUp, "upward": dirUp, "upwards": dirUp,
+	"down": dirDown, "downward": dirDown, "downwards": dirDown,
 }
 
 // statedDirections finds the finger directions a text states: a swipe verb
@@ -133,13 +133,13 @@ func statedDirections(text string) map[string]bool {
 			if len(ends) == 2 {
 				switch ends[0] + ">" + ends[1] {
 				case "bottom>top":
-					out[DirUp] = true
+					out[dirUp] = true
 				case "top>bottom":
-					out[DirDown] = true
+					out[dirDown] = true
 				case "left>right":
-					out[DirRight] = true
+					out[dirRight] = true
 				case "right>left":
-					out[DirLeft] = true
+					out[dirLeft] = true
 				}
 			}
 		}

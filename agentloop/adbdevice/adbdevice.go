@@ -37,8 +37,8 @@ const (
 	CodeKeyboardMissing = "adb_keyboard_missing"
 )
 
-// KeyboardInstall says how to install the ADB Keyboard.
-const KeyboardInstall = "Install the ADB Keyboard on the phone: download ADBKeyboard.apk from " +
+// keyboardInstall says how to install the ADB Keyboard.
+const keyboardInstall = "Install the ADB Keyboard on the phone: download ADBKeyboard.apk from " +
 	"https://github.com/senzhk/ADBKeyBoard/releases, run `adb install ADBKeyboard.apk`, then run agent-run again " +
 	"(it enables and selects the keyboard only while it types, and restores your input method afterwards)."
 
@@ -87,7 +87,7 @@ func (d *Device) CheckKeyboard(ctx context.Context) error {
 		}
 	}
 	return fault.New(fault.Failed, CodeKeyboardMissing, "the ADB Keyboard ("+IME+") is not installed; adb mode types text through it").
-		WithUserAction(KeyboardInstall)
+		WithUserAction(keyboardInstall)
 }
 
 // Mode is "adb".

@@ -26,10 +26,10 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// FetchScreenshot pulls an observation's screenshot into memory and checks
+// fetchScreenshot pulls an observation's screenshot into memory and checks
 // it against the observation's screenshotSha256. Only files the session
 // itself published (inside agent-sessions/<sessionId>/) are pulled.
-func FetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, obs *agent.Observation) ([]byte, error) {
+func fetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, obs *agent.Observation) ([]byte, error) {
 	if obs.ScreenshotError != "" {
 		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "the device has no screenshot for this observation: " + obs.ScreenshotError}
 	}
@@ -53,8 +53,8 @@ func FetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, 
 	return buf.Bytes(), nil
 }
 
-// ScreenSource loads the screenshot of a SoloPi observation.
-type ScreenSource func(ctx context.Context, obs *agent.Observation) (*agentloop.Screen, error)
+// screenSource loads the screenshot of a SoloPi observation.
+type screenSource func(ctx context.Context, obs *agent.Observation) (*agentloop.Screen, error)
 
 // Options configure the Agent session device.
 type Options struct {
@@ -66,7 +66,7 @@ type Options struct {
 	StepIDPrefix string
 	// Screens loads an observation's screenshot; nil pulls the file the
 	// device published (FetchScreenshot).
-	Screens ScreenSource
+	Screens screenSource
 }
 
 // Device is a SoloPi Agent session seen as an agentloop.Device: observe
@@ -156,7 +156,7 @@ func (d *Device) screenOf(ctx context.Context, o *agent.Observation) (*agentloop
 			return nil, err
 		}
 	} else {
-		b, err := FetchScreenshot(ctx, d.client.Device(), d.id.SessionID, o)
+		b, err := fetchScreenshot(ctx, d.client.Device(), d.id.SessionID, o)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, on *agentl
 		}
 		return agentloop.DispatchResult{Dispatched: true, Detail: map[string]any{"waited_ms": cmd.Duration.Milliseconds(), "host_wait": true}}, nil
 	}
-	ta, err := MapToTyped(cmd, obs, last)
+	ta, err := mapToTyped(cmd, obs, last)
 	if err != nil {
 		return agentloop.DispatchResult{}, err
 	}

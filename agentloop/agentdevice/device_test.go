@@ -36,48 +36,48 @@ func TestHitTestAndTypedMapping(t *testing.T) {
 			node("node-6", "android.widget.TextView", "row", 0, 1500, 1080, 1700)))
 	obs := &agent.Observation{ObservationID: "observation-1", Page: page}
 	tap := func(x, y int) agentloop.Command { return agentloop.Command{Action: action.Tap, Point: mp(x, y)} }
-	if n := HitTest(page, 500, 850); n == nil || n.NodeID != "node-4" {
+	if n := hitTest(page, 500, 850); n == nil || n.NodeID != "node-4" {
 		t.Fatalf("hit %v", n)
 	}
-	if n := HitTest(page, 50, 350); n == nil || n.NodeID != "node-2" {
+	if n := hitTest(page, 50, 350); n == nil || n.NodeID != "node-2" {
 		t.Fatalf("container hit %v", n)
 	}
-	ta, err := MapToTyped(tap(500, 850), obs, nil)
+	ta, err := mapToTyped(tap(500, 850), obs, nil)
 	if err != nil || ta.Action != protocol.ActClick || *ta.Args.NodeID != "node-4" {
 		t.Fatalf("%+v %v", ta, err)
 	}
 	// Type goes to the only text field; after tapping one, to that one.
-	ta, err = MapToTyped(agentloop.Command{Action: action.Type, Text: "alice"}, obs, nil)
+	ta, err = mapToTyped(agentloop.Command{Action: action.Type, Text: "alice"}, obs, nil)
 	if err != nil || ta.Action != protocol.ActInput || *ta.Args.NodeID != "node-3" || *ta.Args.Text != "alice" {
 		t.Fatalf("type %+v %v", ta, err)
 	}
 	// Long press keeps the node and a duration.
-	ta, err = MapToTyped(agentloop.Command{Action: action.LongPress, Point: mp(500, 450)}, obs, nil)
+	ta, err = mapToTyped(agentloop.Command{Action: action.LongPress, Point: mp(500, 450)}, obs, nil)
 	if err != nil || ta.Action != protocol.ActLongClick || *ta.Args.NodeID != "node-3" || *ta.Args.DurationMs != 800 {
 		t.Fatalf("long press %+v %v", ta, err)
 	}
 	// A finger-up swipe in the list is the same gesture as scroll down.
-	ta, err = MapToTyped(agentloop.Command{Action: action.Swipe, Start: mp(540, 2200), End: mp(540, 1800)}, obs, nil)
+	ta, err = mapToTyped(agentloop.Command{Action: action.Swipe, Start: mp(540, 2200), End: mp(540, 1800)}, obs, nil)
 	if err != nil || ta.Action != protocol.ActScroll || *ta.Args.Direction != "down" || *ta.Args.NodeID != "node-5" || *ta.Args.Distance != 50 {
 		t.Fatalf("swipe %+v %v", ta, err)
 	}
-	ta, _ = MapToTyped(agentloop.Command{Action: action.Swipe, Start: mp(100, 1000), End: mp(900, 1000)}, obs, nil)
+	ta, _ = mapToTyped(agentloop.Command{Action: action.Swipe, Start: mp(100, 1000), End: mp(900, 1000)}, obs, nil)
 	if *ta.Args.Direction != "left" || ta.Args.NodeID != nil {
 		t.Fatalf("right swipe outside a list: %+v", ta)
 	}
 	// No Double Tap on this device: a note for the model, nothing sent.
-	_, err = MapToTyped(agentloop.Command{Action: action.DoubleTap, Point: mp(500, 850)}, obs, nil)
+	_, err = mapToTyped(agentloop.Command{Action: action.DoubleTap, Point: mp(500, 850)}, obs, nil)
 	var nm *agentloop.NotMappableError
 	if !errors.As(err, &nm) || nm.Code != agentloop.CodeUnsupported {
 		t.Fatalf("double tap: %v", err)
 	}
 	// Two text fields and none tapped: no guess.
 	page.Children[0].Children = append(page.Children[0].Children, node("node-7", "android.widget.EditText", "", 100, 550, 980, 650))
-	if _, err := MapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != CodeNoTextField {
+	if _, err := mapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != CodeNoTextField {
 		t.Fatalf("ambiguous field: %v", err)
 	}
 	last := refOf(page.Children[0].Children[2])
-	ta, err = MapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, last)
+	ta, err = mapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, last)
 	if err != nil || *ta.Args.NodeID != "node-7" {
 		t.Fatalf("last tapped field: %+v %v", ta, err)
 	}

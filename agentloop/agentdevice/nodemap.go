@@ -37,8 +37,8 @@ type NodeMapper struct {
 }
 
 // Map maps cmd on obs.
-func (m *NodeMapper) Map(cmd agentloop.Command, obs *agent.Observation) (TypedAction, error) {
-	ta, err := MapToTyped(cmd, obs, m.lastField)
+func (m *NodeMapper) Map(cmd agentloop.Command, obs *agent.Observation) (typedAction, error) {
+	ta, err := mapToTyped(cmd, obs, m.lastField)
 	if err != nil {
 		return ta, err
 	}
@@ -53,7 +53,7 @@ func (m *NodeMapper) Map(cmd agentloop.Command, obs *agent.Observation) (TypedAc
 		if len(names) > 0 {
 			note = "this step only allows " + strings.Join(names, ", ") + "; " + cmd.Action + " is not allowed here"
 		}
-		return TypedAction{}, &agentloop.NotMappableError{Code: CodeNotAllowed, Note: note}
+		return typedAction{}, &agentloop.NotMappableError{Code: CodeNotAllowed, Note: note}
 	}
 	if ta.Tapped != nil && isTextField(ta.Tapped) {
 		m.lastField = refOf(ta.Tapped)
@@ -63,14 +63,14 @@ func (m *NodeMapper) Map(cmd agentloop.Command, obs *agent.Observation) (TypedAc
 
 // MapJSON is Map on an observation given as its JSON object (the form
 // the verification engine's ports carry).
-func (m *NodeMapper) MapJSON(cmd agentloop.Command, observation map[string]any) (TypedAction, error) {
+func (m *NodeMapper) MapJSON(cmd agentloop.Command, observation map[string]any) (typedAction, error) {
 	b, err := json.Marshal(observation)
 	if err != nil {
-		return TypedAction{}, fmt.Errorf("encode the observation: %w", err)
+		return typedAction{}, fmt.Errorf("encode the observation: %w", err)
 	}
 	var obs agent.Observation
 	if err := json.Unmarshal(b, &obs); err != nil {
-		return TypedAction{}, fmt.Errorf("the observation is not a SoloPi observation: %w", err)
+		return typedAction{}, fmt.Errorf("the observation is not a SoloPi observation: %w", err)
 	}
 	return m.Map(cmd, &obs)
 }

@@ -62,11 +62,11 @@ func visibleNode(n *agent.UINode) bool {
 	return n.Bounds.Right > n.Bounds.Left && n.Bounds.Bottom > n.Bounds.Top
 }
 
-// HitTest returns the smallest visible node of page containing the device
+// hitTest returns the smallest visible node of page containing the device
 // point (x, y); among equal areas the later node in pre-order (the one
 // drawn on top) wins. The tree never leaves the host: the model only ever
 // gave a point.
-func HitTest(page *agent.UINode, x, y int) *agent.UINode {
+func hitTest(page *agent.UINode, x, y int) *agent.UINode {
 	var best *agent.UINode
 	bestArea := math.MaxInt
 	page.Walk(func(n *agent.UINode) bool {
@@ -143,8 +143,8 @@ func ancestorsAt(page *agent.UINode, x, y int) []*agent.UINode {
 	return out
 }
 
-// TypedAction is a model action mapped onto the SoloPi Agent protocol.
-type TypedAction struct {
+// typedAction is a model action mapped onto the SoloPi Agent protocol.
+type typedAction struct {
 	Action string
 	Args   protocol.ActionArgs
 	// Tapped is the node a click targeted (remembered as the Type target
@@ -153,7 +153,7 @@ type TypedAction struct {
 }
 
 // DeviceAction is the typed action as a Planner's proposal carries it.
-func (t TypedAction) DeviceAction() agentloop.DeviceAction {
+func (t typedAction) DeviceAction() agentloop.DeviceAction {
 	return agentloop.DeviceAction{Action: t.Action, Args: typedArgs(t.Args)}
 }
 
@@ -179,13 +179,13 @@ func typedArgs(a protocol.ActionArgs) map[string]any {
 	return m
 }
 
-// MapToTyped maps a command onto the typed actions of protocol 1.0 on the
+// mapToTyped maps a command onto the typed actions of protocol 1.0 on the
 // observation the command was checked against. Taps become clicks on the
 // hit-tested node; Type goes to the text field last tapped, else the only
 // one on screen; Swipe becomes scroll; actions the device lacks come back
 // as a *NotMappableError whose note is shown to the model.
-func MapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRef) (TypedAction, error) {
-	var ta TypedAction
+func mapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRef) (typedAction, error) {
+	var ta typedAction
 	if obs == nil || obs.Page == nil {
 		return ta, &agentloop.NotMappableError{Code: CodeNoNodeAtPoint, Note: "the current observation has no controllable page"}
 	}
@@ -194,7 +194,7 @@ func MapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRe
 	switch cmd.Action {
 	case action.Tap, action.LongPress:
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
-		n := HitTest(obs.Page, x, y)
+		n := hitTest(obs.Page, x, y)
 		if n == nil {
 			return ta, &agentloop.NotMappableError{Code: CodeNoNodeAtPoint, Note: "nothing on the screen is at that point; tap a visible control"}
 		}

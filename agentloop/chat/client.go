@@ -37,7 +37,7 @@ type Client struct {
 	clk   clock.Clock
 
 	mu           sync.Mutex
-	params       RequestParams
+	params       requestParams
 	paramsSource string
 	paramsAt     time.Time
 	cacheFile    string
@@ -81,7 +81,7 @@ func (m *Client) ImageEncoding() ImageEncoding { return m.cfg.Image }
 // InputTokenBudget is the prompt budget the planner trims memory to.
 func (m *Client) InputTokenBudget() int { return m.cfg.InputTokenBudget }
 
-func (m *Client) currentParams() RequestParams {
+func (m *Client) currentParams() requestParams {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.params
@@ -104,7 +104,7 @@ type wireMessage struct {
 
 // buildBody renders the request JSON. The image part comes before the text
 // part of its message, as the AutoGLM family was trained.
-func (m *Client) buildBody(req Request, p RequestParams) ([]byte, error) {
+func (m *Client) buildBody(req Request, p requestParams) ([]byte, error) {
 	msgs := make([]wireMessage, 0, len(req.Messages))
 	for _, msg := range req.Messages {
 		if msg.Image == nil {
@@ -118,7 +118,7 @@ func (m *Client) buildBody(req Request, p RequestParams) ([]byte, error) {
 	if p.Temperature {
 		body["temperature"] = m.cfg.Temperature
 	}
-	if m.cfg.MaxOutputTokens > 0 && p.TokenField != TokenFieldNone {
+	if m.cfg.MaxOutputTokens > 0 && p.TokenField != tokenFieldNone {
 		body[p.TokenField] = m.cfg.MaxOutputTokens
 	}
 	if m.cfg.Stream && p.StreamUsage {
@@ -127,7 +127,7 @@ func (m *Client) buildBody(req Request, p RequestParams) ([]byte, error) {
 	// Providers spell the thinking switch differently; both common forms
 	// are sent only when the user chose a mode.
 	switch m.cfg.Thinking {
-	case ThinkingEnabled, ThinkingDisabled:
+	case ThinkingEnabled, thinkingDisabled:
 		body["thinking"] = map[string]string{"type": m.cfg.Thinking}
 		body["chat_template_kwargs"] = map[string]bool{"enable_thinking": m.cfg.Thinking == ThinkingEnabled}
 	}

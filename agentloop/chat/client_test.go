@@ -37,7 +37,7 @@ func TestHTTPModelRequestShape(t *testing.T) {
 	}))
 	defer srv.Close()
 	mc := DefaultConfig()
-	mc.BaseURL, mc.Model, mc.APIKey, mc.Thinking = srv.URL+"/v1/", "m", redact.NewSecret(testAPIKey), ThinkingDisabled
+	mc.BaseURL, mc.Model, mc.APIKey, mc.Thinking = srv.URL+"/v1/", "m", redact.NewSecret(testAPIKey), thinkingDisabled
 	mc.InputPricePerMTok, mc.OutputPricePerMTok = 2, 10
 	// The pause before the retry is taken on the run's clock, not on
 	// retryablehttp's wall-clock timer.

@@ -54,7 +54,7 @@ const (
 const (
 	ThinkingAuto     = "auto"
 	ThinkingEnabled  = "enabled"
-	ThinkingDisabled = "disabled"
+	thinkingDisabled = "disabled"
 )
 
 // API styles (see package chatapi).
@@ -133,7 +133,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		c.InputTokenBudget = n
 	}
 	if v := getenv(EnvModelStream); v != "" {
-		b, err := ParseSwitch(v)
+		b, err := parseSwitch(v)
 		if err != nil {
 			return fmt.Errorf("%s: %w", EnvModelStream, err)
 		}
@@ -158,8 +158,8 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	return nil
 }
 
-// ParseSwitch reads an on/off environment value.
-func ParseSwitch(v string) (bool, error) {
+// parseSwitch reads an on/off environment value.
+func parseSwitch(v string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "1", "true", "yes", "on":
 		return true, nil
@@ -188,7 +188,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no model name: set --model or %s", EnvModel)
 	}
 	switch c.Thinking {
-	case "", ThinkingAuto, ThinkingEnabled, ThinkingDisabled:
+	case "", ThinkingAuto, ThinkingEnabled, thinkingDisabled:
 	default:
 		return fmt.Errorf("thinking mode must be auto, enabled or disabled")
 	}

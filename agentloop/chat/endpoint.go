@@ -21,13 +21,13 @@ import (
 const (
 	TokenFieldMaxTokens           = "max_tokens"
 	TokenFieldMaxCompletionTokens = "max_completion_tokens"
-	TokenFieldNone                = "none"
+	tokenFieldNone                = "none"
 )
 
-// RequestParams are the optional request fields endpoints disagree on.
+// requestParams are the optional request fields endpoints disagree on.
 // They start from what most endpoints accept and change only when an
 // endpoint refuses a field with a 400 that names it.
-type RequestParams struct {
+type requestParams struct {
 	TokenField  string `json:"token_field"`
 	Temperature bool   `json:"temperature"`
 	// StreamUsage sends stream_options.include_usage with stream:true,
@@ -36,27 +36,27 @@ type RequestParams struct {
 }
 
 // DefaultRequestParams is what most endpoints accept.
-func DefaultRequestParams() RequestParams {
-	return RequestParams{TokenField: TokenFieldMaxTokens, Temperature: true, StreamUsage: true}
+func DefaultRequestParams() requestParams {
+	return requestParams{TokenField: TokenFieldMaxTokens, Temperature: true, StreamUsage: true}
 }
 
 // refusal is one field an endpoint refused and what to send instead.
 type refusal struct {
 	field string
-	next  RequestParams
+	next  requestParams
 }
 
 // without returns the parameters with the field the error names dropped
 // (max_tokens becomes max_completion_tokens first), or false when the
 // error names none of the optional fields this request sent.
-func (p RequestParams) without(e chatapi.APIError, stream bool) (refusal, bool) {
+func (p requestParams) without(e chatapi.APIError, stream bool) (refusal, bool) {
 	n := p
 	switch {
 	case p.TokenField == TokenFieldMaxTokens && e.Names(TokenFieldMaxTokens):
 		n.TokenField = TokenFieldMaxCompletionTokens
 		return refusal{TokenFieldMaxTokens, n}, true
 	case p.TokenField == TokenFieldMaxCompletionTokens && e.Names(TokenFieldMaxCompletionTokens):
-		n.TokenField = TokenFieldNone
+		n.TokenField = tokenFieldNone
 		return refusal{TokenFieldMaxCompletionTokens, n}, true
 	case p.Temperature && e.Names("temperature"):
 		n.Temperature = false
@@ -72,7 +72,7 @@ func (p RequestParams) without(e chatapi.APIError, stream bool) (refusal, bool) 
 const (
 	ParamsDefault = "default"
 	ParamsCache   = "cache"
-	ParamsLearned = "learned"
+	paramsLearned = "learned"
 )
 
 // EndpointProfile is what one endpoint and model accept, cached beside
@@ -83,18 +83,18 @@ type EndpointProfile struct {
 	Model     string        `json:"model"`
 	APIStyle  string        `json:"api_style"`
 	Thinking  string        `json:"thinking"`
-	Params    RequestParams `json:"request_params"`
+	Params    requestParams `json:"request_params"`
 	Source    string        `json:"source"`
 	UpdatedAt time.Time     `json:"updated_at,omitzero"`
 }
 
-// EndpointProfileVersion versions the cached file's format.
-const EndpointProfileVersion = "endpoint-1"
+// endpointProfileVersion versions the cached file's format.
+const endpointProfileVersion = "endpoint-1"
 
 // endpointCacheFile is the cache file of an endpoint, model, API style and
 // thinking mode.
 func endpointCacheFile(dir string, c Config) string {
-	h := sha256.Sum256([]byte(c.Endpoint() + "\x00" + c.Model + "\x00" + c.APIStyle + "\x00" + c.Thinking + "\x00" + EndpointProfileVersion))
+	h := sha256.Sum256([]byte(c.Endpoint() + "\x00" + c.Model + "\x00" + c.APIStyle + "\x00" + c.Thinking + "\x00" + endpointProfileVersion))
 	return filepath.Join(dir, "endpoint-"+hex.EncodeToString(h[:12])+".json")
 }
 
@@ -113,7 +113,7 @@ func loadEndpointProfile(path string, c Config) (*EndpointProfile, error) {
 		return nil, fmt.Errorf("cached endpoint profile %s does not match this endpoint", path)
 	}
 	switch p.Params.TokenField {
-	case TokenFieldMaxTokens, TokenFieldMaxCompletionTokens, TokenFieldNone:
+	case TokenFieldMaxTokens, TokenFieldMaxCompletionTokens, tokenFieldNone:
 	default:
 		return nil, fmt.Errorf("cached endpoint profile %s has an unknown token field", path)
 	}
@@ -150,12 +150,12 @@ func (m *Client) EndpointProfile() EndpointProfile {
 }
 
 // learn keeps what a refusal taught and writes it to the cache.
-func (m *Client) learn(p RequestParams) {
+func (m *Client) learn(p requestParams) {
 	m.mu.Lock()
-	m.params, m.paramsSource, m.paramsAt = p, ParamsLearned, m.clk.Now().UTC()
+	m.params, m.paramsSource, m.paramsAt = p, paramsLearned, m.clk.Now().UTC()
 	path := m.cacheFile
 	prof := EndpointProfile{Endpoint: m.cfg.Endpoint(), Model: m.cfg.Model, APIStyle: m.cfg.APIStyle, Thinking: m.cfg.Thinking,
-		Params: p, Source: ParamsLearned, UpdatedAt: m.paramsAt}
+		Params: p, Source: paramsLearned, UpdatedAt: m.paramsAt}
 	m.mu.Unlock()
 	if path == "" {
 		return

@@ -56,8 +56,8 @@ func URL(base, style, apiVersion string) (string, error) {
 	return u.String(), nil
 }
 
-// Usage is the token accounting an endpoint reported.
-type Usage struct {
+// usage is the token accounting an endpoint reported.
+type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
@@ -72,7 +72,7 @@ type Reply struct {
 	// Choices is how many choices the answer had (0: none).
 	Choices int
 	// Usage is nil when the endpoint reported none.
-	Usage *Usage
+	Usage *usage
 }
 
 // message is a choice's message, or a streamed delta of one.
@@ -93,7 +93,7 @@ type choice struct {
 type body struct {
 	Model   string          `json:"model"`
 	Choices []choice        `json:"choices"`
-	Usage   *Usage          `json:"usage"`
+	Usage   *usage          `json:"usage"`
 	Error   json.RawMessage `json:"error"`
 }
 

@@ -37,7 +37,7 @@ func TestGoldenVectors(t *testing.T) {
 				t.Errorf("%s: runtime %v is not canonical×999 %v", tt.space, mp.Runtime, mp.Canonical)
 			}
 			// The handler path (runtime 0..999 → device) gives the same pixel.
-			if got := RuntimeToDevice(mp.Runtime[i], [2]int{1216, 2640}[i]); got != mp.Device[i] {
+			if got := runtimeToDevice(mp.Runtime[i], [2]int{1216, 2640}[i]); got != mp.Device[i] {
 				t.Errorf("%s: RuntimeToDevice %d != %d", tt.space, got, mp.Device[i])
 			}
 		}
@@ -133,7 +133,7 @@ func TestModelViewShowsOnlyItsGeometry(t *testing.T) {
 
 func TestParseSpace(t *testing.T) {
 	t.Parallel()
-	for _, s := range Spaces() {
+	for _, s := range spaces() {
 		if _, err := ParseSpace(s); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}

@@ -8,16 +8,16 @@ import (
 	"github.com/solopi-dev/solopi/sim/screenstyle"
 )
 
-// FontScale matches the simulator: the 7×13 bitmap font drawn 3× larger.
-const FontScale = screenstyle.FontScale
+// fontScale matches the simulator: the 7×13 bitmap font drawn 3× larger.
+const fontScale = screenstyle.FontScale
 
-// Style is one control kind's colours, the simulator's palette: every kind
+// style is one control kind's colours, the simulator's palette: every kind
 // has a distinct fill so that a vision model can tell controls apart.
-type Style = screenstyle.Style
+type style = screenstyle.Style
 
-// Styles are the simulator's control kinds, plus "label": a container's
+// styles are the simulator's control kinds, plus "label": a container's
 // text colour on no box.
-var Styles = func() map[string]Style {
+var styles = func() map[string]style {
 	m := maps.Clone(screenstyle.Kinds)
 	m["label"] = screenstyle.Kinds["container"]
 	return m
@@ -25,8 +25,8 @@ var Styles = func() map[string]Style {
 
 // Background colours of the simulator.
 var (
-	BackgroundApp = screenstyle.Background
-	StatusBar     = screenstyle.StatusBar
+	backgroundApp = screenstyle.Background
+	statusBar     = screenstyle.StatusBar
 )
 
 // Canvas draws screens in the simulator's visual style: light background,
@@ -37,9 +37,9 @@ type Canvas struct{ Img *image.RGBA }
 // pixels (0 for none).
 func NewCanvas(w, h, statusH int) *Canvas {
 	c := &Canvas{Img: image.NewRGBA(image.Rect(0, 0, w, h))}
-	fill(c.Img, c.Img.Rect, BackgroundApp)
+	fill(c.Img, c.Img.Rect, backgroundApp)
 	if statusH > 0 {
-		fill(c.Img, image.Rect(0, 0, w, statusH), StatusBar)
+		fill(c.Img, image.Rect(0, 0, w, statusH), statusBar)
 	}
 	return c
 }
@@ -48,9 +48,9 @@ func fill(img *image.RGBA, r image.Rectangle, col color.RGBA) { screenstyle.Fill
 
 // Box draws a control of a kind with its label.
 func (c *Canvas) Box(kind string, r image.Rectangle, label string) {
-	st, ok := Styles[kind]
+	st, ok := styles[kind]
 	if !ok {
-		st = Styles["label"]
+		st = styles["label"]
 	}
 	if st.Fill.A != 0 {
 		fill(c.Img, r, st.Fill)
@@ -63,13 +63,13 @@ func (c *Canvas) Box(kind string, r image.Rectangle, label string) {
 		fill(c.Img, image.Rect(r.Max.X-t, r.Min.Y, r.Max.X, r.Max.Y), st.Border)
 	}
 	if label != "" {
-		DrawLabel(c.Img, r, label, st.Text, st.Center)
+		drawLabel(c.Img, r, label, st.Text, st.Center)
 	}
 }
 
-// DrawLabel draws text the way the simulator does: scaled by FontScale,
+// drawLabel draws text the way the simulator does: scaled by FontScale,
 // vertically centred, centred or left-aligned with 16 px padding.
-func DrawLabel(img *image.RGBA, b image.Rectangle, text string, col color.RGBA, center bool) {
+func drawLabel(img *image.RGBA, b image.Rectangle, text string, col color.RGBA, center bool) {
 	gw, gh := screenstyle.GlyphSize()
 	const pad = 16
 	avail := (b.Dx() - 2*pad) / gw

@@ -44,16 +44,16 @@ const (
 
 // Output quirks.
 const (
-	QuirkNone        = ""
+	quirkNone        = ""
 	QuirkWrapped     = "wrapped"      // Markdown fence on first attempts, clean on PROTOCOL RETRY
 	QuirkTrailing    = "trailing"     // chatter after the call on first attempts
 	QuirkFalseFinish = "false_finish" // claims success on the first plan
-	QuirkThink       = "think"        // a <think> block before every answer
+	quirkThink       = "think"        // a <think> block before every answer
 )
 
 // Completion reviewers.
 const (
-	ReviewHonest  = ""
+	reviewHonest  = ""
 	ReviewApprove = "approve"
 )
 
@@ -67,8 +67,8 @@ const (
 	markRetry       = "PROTOCOL RETRY"
 )
 
-// TargetColor is agentloop's calibration disc colour (magenta).
-var TargetColor = color.RGBA{0xff, 0x00, 0xff, 0xff}
+// targetColor is agentloop's calibration disc colour (magenta).
+var targetColor = color.RGBA{0xff, 0x00, 0xff, 0xff}
 
 // Options select the simulated model family.
 type Options struct {
@@ -132,7 +132,7 @@ func Start(opts Options) (*Server, error) {
 	}
 	base := "/v1"
 	if opts.Provider == ProviderAzure {
-		base = "/openai/deployments/" + AzureDeployment
+		base = "/openai/deployments/" + azureDeployment
 	}
 	s := &Server{opts: opts, ln: ln, URL: "http://" + ln.Addr().String() + base}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
@@ -194,7 +194,7 @@ func (s *Server) answer(msgs []msg) (kind, answer, reasoning string) {
 		if img == nil {
 			return "preflight", "OK", ""
 		}
-		if _, _, ok := FindTarget(img, TargetColor); ok {
+		if _, _, ok := FindTarget(img, targetColor); ok {
 			return "preflight", "A magenta disc on a light grey card.", ""
 		}
 		return "preflight", "A picture without a magenta disc.", ""
@@ -240,7 +240,7 @@ func (s *Server) calibrate(img *image.RGBA) string {
 	if img == nil {
 		return `finish(success=False, message="no image")`
 	}
-	x, y, ok := FindTarget(img, TargetColor)
+	x, y, ok := FindTarget(img, targetColor)
 	if !ok {
 		return `finish(success=False, message="no target disc in the image")`
 	}
@@ -302,7 +302,7 @@ var tapGoal = lazyregexp.New(`(?i)tap (?:the )?"([^"]+)"`)
 // stand out from alternatives.
 var commonLabels = []string{"OK", "Cancel", "Help", "Sign in", "Sign out", "+1", "Reset", "Next", "Back", "Send", "Pay"}
 
-func findButton(img *image.RGBA, label string) (Control, bool) {
+func findButton(img *image.RGBA, label string) (control, bool) {
 	cands := []string{label}
 	for _, c := range commonLabels {
 		if c != label {
@@ -314,19 +314,19 @@ func findButton(img *image.RGBA, label string) (Control, bool) {
 			return c, true
 		}
 	}
-	return Control{}, false
+	return control{}, false
 }
 
 // readScreen finds the counter value, the buttons and any dialog.
 type screenRead struct {
 	counter  int
 	hasValue bool
-	buttons  map[string]Control
-	overlay  *Control
+	buttons  map[string]control
+	overlay  *control
 }
 
 func read(img *image.RGBA) screenRead {
-	r := screenRead{buttons: map[string]Control{}, counter: -1}
+	r := screenRead{buttons: map[string]control{}, counter: -1}
 	for _, c := range FindControls(img, "overlay", []string{"OK", "Close", "Allow", "Cancel"}) {
 		c := c
 		if c.Label != "" {
@@ -369,11 +369,11 @@ func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) 
 	plans := s.plans
 	s.mu.Unlock()
 	think := ""
-	if s.opts.Quirk == QuirkThink {
+	if s.opts.Quirk == quirkThink {
 		think = "I look at the screenshot and find the controls by their colour."
 	}
 	out := func(call string) (string, string) {
-		if s.opts.Quirk == QuirkThink {
+		if s.opts.Quirk == quirkThink {
 			return "<think>" + think + "</think>" + call, ""
 		}
 		return s.quirk(call, retry, true), ""
@@ -405,7 +405,7 @@ func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) 
 		return out(`finish(success=False, message="the fake model only knows counter and tap-the-button tasks")`)
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	tap := func(c Control, desc, reason string) (string, string) {
+	tap := func(c control, desc, reason string) (string, string) {
 		x, y := c.Center()
 		return out(fmt.Sprintf(`do(action="Tap", element=%s, screen_description=%q, reason=%q)`, s.point(x, y, w, h, plans), desc, reason))
 	}

@@ -10,9 +10,9 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// Control is a control found in a screenshot: its kind (by fill colour),
+// control is a control found in a screenshot: its kind (by fill colour),
 // its box in image pixels and its label read by template matching.
-type Control struct {
+type control struct {
 	Kind  string
 	Box   image.Rectangle
 	Label string
@@ -20,7 +20,7 @@ type Control struct {
 }
 
 // Center is the control's centre in image pixels.
-func (c Control) Center() (float64, float64) {
+func (c control) Center() (float64, float64) {
 	return float64(c.Box.Min.X+c.Box.Max.X-1) / 2, float64(c.Box.Min.Y+c.Box.Max.Y-1) / 2
 }
 
@@ -41,9 +41,9 @@ func near(p []uint8, c color.RGBA, tol int) bool {
 // "text" fill on the background) differs by 25.
 const fillTolerance = 16
 
-// FindBoxes returns the bounding boxes of connected regions of a fill
+// findBoxes returns the bounding boxes of connected regions of a fill
 // colour at least minSide pixels wide and high.
-func FindBoxes(img *image.RGBA, fill color.RGBA, minSide int) []image.Rectangle {
+func findBoxes(img *image.RGBA, fill color.RGBA, minSide int) []image.Rectangle {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	seen := make([]bool, w*h)
 	var out []image.Rectangle
@@ -95,7 +95,7 @@ const inkLevel = 0.3
 
 // inkMask marks the pixels of box closer to the text colour than to the
 // fill colour.
-func inkMask(img *image.RGBA, box image.Rectangle, st Style) ([]bool, image.Rectangle) {
+func inkMask(img *image.RGBA, box image.Rectangle, st style) ([]bool, image.Rectangle) {
 	// A pixel is ink when it lies at least inkLevel of the way from the
 	// fill colour to the text colour: downscaled strokes are blends, and a
 	// midpoint cut would lose the thin ones.
@@ -209,10 +209,10 @@ func matchScore(mask []bool, box, ink image.Rectangle, s string) float64 {
 	return float64(inter) / float64(union)
 }
 
-// ReadLabel reads the label of a control box among candidates; it returns
+// readLabel reads the label of a control box among candidates; it returns
 // the best candidate and its score (0 when nothing matches).
-func ReadLabel(img *image.RGBA, box image.Rectangle, kind string, candidates []string) (string, float64) {
-	st := Styles[kind]
+func readLabel(img *image.RGBA, box image.Rectangle, kind string, candidates []string) (string, float64) {
+	st := styles[kind]
 	// Skip the border and the blurred edge.
 	inner := box.Inset(max(3, min(box.Dx(), box.Dy())/20))
 	if inner.Empty() {
@@ -232,7 +232,7 @@ func ReadLabel(img *image.RGBA, box image.Rectangle, kind string, candidates []s
 	// A reading must stand out from the runner-up: a downscaled glyph
 	// never matches its template perfectly, but it matches it clearly
 	// better than any other string.
-	if score < MinScore || score-second < MinMargin {
+	if score < minScore || score-second < minMargin {
 		return "", score
 	}
 	return best, score
@@ -250,26 +250,26 @@ func numberCandidates(n int) []string {
 // MinScore is the lowest ink overlap accepted, and MinMargin the lead a
 // reading must have over the next candidate.
 const (
-	MinScore  = 0.35
-	MinMargin = 0.02
+	minScore  = 0.35
+	minMargin = 0.02
 )
 
 // FindControls locates every control of a kind and reads its label among
 // candidates.
-func FindControls(img *image.RGBA, kind string, candidates []string) []Control {
-	st := Styles[kind]
+func FindControls(img *image.RGBA, kind string, candidates []string) []control {
+	st := styles[kind]
 	minSide := max(8, img.Rect.Dx()/60)
-	boxes := FindBoxes(img, st.Fill, minSide)
-	var out []Control
+	boxes := findBoxes(img, st.Fill, minSide)
+	var out []control
 	for i, b := range boxes {
 		if enclosed(b, boxes, i) {
 			// The fill inside a glyph's loop (the hole of an "O") is cut
 			// off from its box by the ink: not a control.
 			continue
 		}
-		c := Control{Kind: kind, Box: b}
+		c := control{Kind: kind, Box: b}
 		if len(candidates) > 0 {
-			c.Label, c.Score = ReadLabel(img, b, kind, candidates)
+			c.Label, c.Score = readLabel(img, b, kind, candidates)
 		}
 		out = append(out, c)
 	}

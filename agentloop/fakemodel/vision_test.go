@@ -32,7 +32,7 @@ func TestReadCounterAtSeveralScales(t *testing.T) {
 			}
 			texts := FindControls(img, "text", numberCandidates(100))
 			if len(texts) != 1 || texts[0].Label != strconv.Itoa(v) {
-				l, sc := ReadLabel(img, texts[0].Box, "text", numberCandidates(100))
+				l, sc := readLabel(img, texts[0].Box, "text", numberCandidates(100))
 				t.Errorf("value %d at %v: read %+v best %q %.2f", v, sz, texts, l, sc)
 			}
 			buttons := FindControls(img, "button", []string{"+1", "Reset"})
@@ -49,7 +49,7 @@ func TestReadCounterAtSeveralScales(t *testing.T) {
 
 func TestFindTargetNoTarget(t *testing.T) {
 	t.Parallel()
-	if _, _, ok := FindTarget(CounterScreen("1"), Styles["overlay"].Fill); ok {
+	if _, _, ok := FindTarget(CounterScreen("1"), styles["overlay"].Fill); ok {
 		t.Fatal("found a target colour that is not on the screen")
 	}
 }
@@ -110,11 +110,11 @@ func TestFindTargetInJPEG(t *testing.T) {
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			if math.Hypot(float64(x)-cx, float64(y)-cy) <= r {
-				img.SetRGBA(x, y, TargetColor)
+				img.SetRGBA(x, y, targetColor)
 			}
 		}
 	}
-	x, y, ok := FindTarget(jpegRoundTrip(t, img, 85), TargetColor)
+	x, y, ok := FindTarget(jpegRoundTrip(t, img, 85), targetColor)
 	if !ok || math.Hypot(x-cx, y-cy) > 2 {
 		t.Fatalf("disc at (%.1f,%.1f), found (%.1f,%.1f) %v", cx, cy, x, y, ok)
 	}

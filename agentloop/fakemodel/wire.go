@@ -54,7 +54,7 @@ func validProvider(p string) bool { return slices.Contains(Providers(), p) }
 // AzureAPIVersion an api-version the fake accepts (any YYYY-MM-DD, with an
 // optional -preview, is accepted).
 const (
-	AzureDeployment = "fake-vision"
+	azureDeployment = "fake-vision"
 	AzureAPIVersion = "2024-10-21"
 )
 

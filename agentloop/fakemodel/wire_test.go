@@ -99,7 +99,7 @@ func TestProviderRefusals(t *testing.T) {
 func TestAzureProvider(t *testing.T) {
 	t.Parallel()
 	s := startProvider(t, ProviderAzure)
-	if !strings.HasSuffix(s.URL, "/openai/deployments/"+AzureDeployment) {
+	if !strings.HasSuffix(s.URL, "/openai/deployments/"+azureDeployment) {
 		t.Fatalf("URL %s", s.URL)
 	}
 	key := map[string]string{"api-key": wireKey}

@@ -13,9 +13,9 @@ import (
 // (AESUtils.DEFAULT_AES_KEY, settings key KEY_AES_KEY).
 const DefaultSeed = "com.alipay.hulu"
 
-// ErrDecrypt is wrapped by every Decrypt failure, so callers can tell "this
+// errDecrypt is wrapped by every Decrypt failure, so callers can tell "this
 // value is not ciphertext for this seed" from other problems with errors.Is.
-var ErrDecrypt = errors.New("paramcrypt: parameter does not decrypt")
+var errDecrypt = errors.New("paramcrypt: parameter does not decrypt")
 
 // cipherForSeed derives SoloPi's AES-256 key from the seed and returns the
 // block cipher. The key is a local value only: it is never returned, logged
@@ -66,17 +66,17 @@ func Encrypt(seed, plain string) string {
 	return hexUpper(buf)
 }
 
-// Decrypt reverses Encrypt. An empty seed returns the value unchanged (SoloPi
+// decrypt reverses Encrypt. An empty seed returns the value unchanged (SoloPi
 // does not decrypt then). Any failure (bad hex, bad length, bad padding)
 // returns an error wrapping ErrDecrypt; SoloPi itself then uses the raw
 // stored value, which DecryptOrRaw reproduces.
-func Decrypt(seed, value string) (string, error) {
+func decrypt(seed, value string) (string, error) {
 	if seed == "" {
 		return value, nil
 	}
 	data, err := parseJavaHex(value)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrDecrypt, err)
+		return "", fmt.Errorf("%w: %v", errDecrypt, err)
 	}
 	block, err := cipherForSeed(seed)
 	if err != nil {
@@ -84,18 +84,18 @@ func Decrypt(seed, value string) (string, error) {
 	}
 	bs := block.BlockSize()
 	if len(data) == 0 || len(data)%bs != 0 {
-		return "", fmt.Errorf("%w: ciphertext length %d is not a positive multiple of %d", ErrDecrypt, len(data), bs)
+		return "", fmt.Errorf("%w: ciphertext length %d is not a positive multiple of %d", errDecrypt, len(data), bs)
 	}
 	for i := 0; i < len(data); i += bs {
 		block.Decrypt(data[i:i+bs], data[i:i+bs])
 	}
 	pad := int(data[len(data)-1])
 	if pad < 1 || pad > bs {
-		return "", fmt.Errorf("%w: bad padding", ErrDecrypt)
+		return "", fmt.Errorf("%w: bad padding", errDecrypt)
 	}
 	for _, b := range data[len(data)-pad:] {
 		if int(b) != pad {
-			return "", fmt.Errorf("%w: bad padding", ErrDecrypt)
+			return "", fmt.Errorf("%w: bad padding", errDecrypt)
 		}
 	}
 	out := data[:len(data)-pad]
@@ -109,7 +109,7 @@ func Decrypt(seed, value string) (string, error) {
 // DecryptOrRaw is the device's OperationMethod.getParam behaviour: a value
 // that does not decrypt is returned as stored.
 func DecryptOrRaw(seed, value string) string {
-	plain, err := Decrypt(seed, value)
+	plain, err := decrypt(seed, value)
 	if err != nil {
 		return value
 	}

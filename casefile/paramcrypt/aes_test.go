@@ -55,12 +55,12 @@ func TestEncryptVectors(t *testing.T) {
 		if got := Encrypt(DefaultSeed, tc.plain); got != tc.enc {
 			t.Errorf("Encrypt(%q) = %s, want %s", tc.plain, got, tc.enc)
 		}
-		got, err := Decrypt(DefaultSeed, tc.enc)
+		got, err := decrypt(DefaultSeed, tc.enc)
 		if err != nil || got != tc.plain {
 			t.Errorf("Decrypt(%s) = %q, %v; want %q", tc.enc, got, err, tc.plain)
 		}
 		// Lowercase hex decrypts too (Java's Integer.valueOf(.., 16)).
-		if got, err := Decrypt(DefaultSeed, strings.ToLower(tc.enc)); err != nil || got != tc.plain {
+		if got, err := decrypt(DefaultSeed, strings.ToLower(tc.enc)); err != nil || got != tc.plain {
 			t.Errorf("Decrypt(lower %s) = %q, %v", tc.enc, got, err)
 		}
 	}
@@ -76,7 +76,7 @@ func TestEncryptRoundTripOtherSeed(t *testing.T) {
 		if enc != strings.ToUpper(enc) || len(enc)%32 != 0 {
 			t.Errorf("Encrypt(%q) = %s: want uppercase hex whole blocks", plain, enc)
 		}
-		got, err := Decrypt("my-team-seed", enc)
+		got, err := decrypt("my-team-seed", enc)
 		if err != nil || got != plain {
 			t.Errorf("round trip %q: got %q, %v", plain, got, err)
 		}
@@ -88,7 +88,7 @@ func TestEmptySeedIsPlainText(t *testing.T) {
 	if got := Encrypt("", "WLAN"); got != "WLAN" {
 		t.Errorf("Encrypt with empty seed = %q", got)
 	}
-	if got, err := Decrypt("", "70E64B6009261E23085996D7F3785F4C"); err != nil || got != "70E64B6009261E23085996D7F3785F4C" {
+	if got, err := decrypt("", "70E64B6009261E23085996D7F3785F4C"); err != nil || got != "70E64B6009261E23085996D7F3785F4C" {
 		t.Errorf("Decrypt with empty seed = %q, %v", got, err)
 	}
 }
@@ -108,11 +108,11 @@ func TestDecryptFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Decrypt(tc.seed, tc.value)
+			got, err := decrypt(tc.seed, tc.value)
 			if tc.name == "wrong seed" && err == nil && got == "WLAN" {
 				t.Fatal("decrypted with the wrong seed")
 			}
-			if tc.name != "wrong seed" && !errors.Is(err, ErrDecrypt) {
+			if tc.name != "wrong seed" && !errors.Is(err, errDecrypt) {
 				t.Fatalf("Decrypt(%q) = %q, %v; want ErrDecrypt", tc.value, got, err)
 			}
 			if err != nil && DecryptOrRaw(tc.seed, tc.value) != tc.value {
@@ -128,7 +128,7 @@ func TestDecryptFailures(t *testing.T) {
 // Java's toByte ignores a trailing odd digit.
 func TestDecryptOddHexIgnoresLastDigit(t *testing.T) {
 	t.Parallel()
-	got, err := Decrypt(DefaultSeed, "70E64B6009261E23085996D7F3785F4C7")
+	got, err := decrypt(DefaultSeed, "70E64B6009261E23085996D7F3785F4C7")
 	if err != nil || got != "WLAN" {
 		t.Errorf("got %q, %v", got, err)
 	}

@@ -17,9 +17,9 @@ func FuzzDecrypt(f *testing.F) {
 	f.Add("zz")
 	f.Add("0123456789abcdef0123456789ABCDEF")
 	f.Fuzz(func(t *testing.T, value string) {
-		plain, err := Decrypt(DefaultSeed, value)
+		plain, err := decrypt(DefaultSeed, value)
 		if err != nil {
-			if !errors.Is(err, ErrDecrypt) {
+			if !errors.Is(err, errDecrypt) {
 				t.Fatalf("Decrypt(%q): %v is not ErrDecrypt", value, err)
 			}
 			if got := DecryptOrRaw(DefaultSeed, value); got != value {
@@ -30,7 +30,7 @@ func FuzzDecrypt(f *testing.F) {
 		if !utf8.ValidString(plain) {
 			t.Fatalf("Decrypt(%q) = %q: not UTF-8", value, plain)
 		}
-		if back, err := Decrypt(DefaultSeed, Encrypt(DefaultSeed, plain)); err != nil || back != plain {
+		if back, err := decrypt(DefaultSeed, Encrypt(DefaultSeed, plain)); err != nil || back != plain {
 			t.Fatalf("round trip of %q: %q, %v", plain, back, err)
 		}
 	})

@@ -20,8 +20,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Path finds the Chromium binary.
-func Path() (string, bool) {
+// path finds the Chromium binary.
+func path() (string, bool) {
 	if p := os.Getenv("CHROMIUM"); p != "" {
 		return p, true
 	}
@@ -38,7 +38,7 @@ func Path() (string, bool) {
 // The browser stops when the test ends.
 func Start(t testing.TB) context.Context {
 	t.Helper()
-	bin, ok := Path()
+	bin, ok := path()
 	if !ok {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("chromium is not installed (apt-get install chromium); browser tests cannot be skipped in CI")
@@ -81,8 +81,8 @@ func Start(t testing.TB) context.Context {
 	return ctx
 }
 
-// Page is one tab with the requests it made.
-type Page struct {
+// page is one tab with the requests it made.
+type page struct {
 	Ctx    context.Context
 	mu     sync.Mutex
 	urls   []string
@@ -91,11 +91,11 @@ type Page struct {
 
 // Open loads url in a new tab of the browser at the given viewport size
 // and waits for the load event.
-func Open(t testing.TB, browser context.Context, url string, width, height int64) *Page {
+func Open(t testing.TB, browser context.Context, url string, width, height int64) *page {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
-	p := &Page{Ctx: ctx}
+	p := &page{Ctx: ctx}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *network.EventRequestWillBeSent:
@@ -119,7 +119,7 @@ func Open(t testing.TB, browser context.Context, url string, width, height int64
 }
 
 // Requests lists every URL the page requested so far.
-func (p *Page) Requests() []string {
+func (p *page) Requests() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.urls...)
@@ -127,7 +127,7 @@ func (p *Page) Requests() []string {
 
 // RequestsOutside lists the requests that are not file:// URLs under dir
 // (a report may load its own evidence and nothing else).
-func (p *Page) RequestsOutside(dir string) []string {
+func (p *page) RequestsOutside(dir string) []string {
 	prefix := "file://" + filepath.ToSlash(dir) + "/"
 	var out []string
 	for _, u := range p.Requests() {
@@ -139,7 +139,7 @@ func (p *Page) RequestsOutside(dir string) []string {
 }
 
 // Eval evaluates a JavaScript expression in the page.
-func Eval[T any](t testing.TB, p *Page, expr string) T {
+func Eval[T any](t testing.TB, p *page, expr string) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(p.Ctx, 20*time.Second)
 	defer cancel()
@@ -152,14 +152,14 @@ func Eval[T any](t testing.TB, p *Page, expr string) T {
 
 // BrokenImages lists the images of the page that did not load (every
 // <img> must have a natural width once the page has loaded).
-func BrokenImages(t testing.TB, p *Page) []string {
+func BrokenImages(t testing.TB, p *page) []string {
 	return Eval[[]string](t, p, `Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))`)
 }
 
 // Screenshot saves a full-page PNG of the page as name.png in the test's
 // artifact directory (and in $SOLOPI_TEST_ARTIFACTS when set) and returns
 // its path.
-func Screenshot(t testing.TB, p *Page, name string) string {
+func Screenshot(t testing.TB, p *page, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(p.Ctx, 30*time.Second)
 	defer cancel()

@@ -18,7 +18,7 @@ type Run struct {
 	Result     *agentloop.Result
 	Trajectory string // path of trajectory.json
 	Screens    int
-	Phone      *Phone
+	Phone      *phone
 	Requests   []fakemodel.Request
 }
 
@@ -59,7 +59,7 @@ func RunAgent(ctx context.Context, dir string, o RunOptions) (*Run, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(cache)
-	phone := &Phone{}
+	phone := &phone{}
 	dev := agentloop.ObserveScreens(phone, func(s *agentloop.Screen) {
 		screens.Save(s)
 		if o.OnScreen != nil {

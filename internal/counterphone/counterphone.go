@@ -22,8 +22,8 @@ var (
 	resetRect = image.Rect(120, 1120, 520, 1290)
 )
 
-// Phone is the device. Its zero value shows the counter at 0.
-type Phone struct {
+// phone is the device. Its zero value shows the counter at 0.
+type phone struct {
 	mu     sync.Mutex
 	value  int
 	cache  map[int]*agentloop.Screen
@@ -32,17 +32,17 @@ type Phone struct {
 }
 
 // Value is the counter's current value.
-func (p *Phone) Value() int {
+func (p *phone) Value() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.value
 }
 
 // Mode implements agentloop.Device.
-func (p *Phone) Mode() string { return "test" }
+func (p *phone) Mode() string { return "test" }
 
 // Supports implements agentloop.Device.
-func (p *Phone) Supports(a string) (bool, string) {
+func (p *phone) Supports(a string) (bool, string) {
 	switch a {
 	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Type,
 		action.Back, action.Home, action.Wait:
@@ -52,7 +52,7 @@ func (p *Phone) Supports(a string) (bool, string) {
 }
 
 // Observe implements agentloop.Device.
-func (p *Phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
+func (p *phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (p *Phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 
 // Dispatch implements agentloop.Device: a tap on +1 counts up, on Reset
 // goes back to 0.
-func (p *Phone) Dispatch(_ context.Context, cmd agentloop.Command, _ *agentloop.Screen) (agentloop.DispatchResult, error) {
+func (p *phone) Dispatch(_ context.Context, cmd agentloop.Command, _ *agentloop.Screen) (agentloop.DispatchResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cmd.Action == action.Tap && cmd.Point != nil {
@@ -92,7 +92,7 @@ func (p *Phone) Dispatch(_ context.Context, cmd agentloop.Command, _ *agentloop.
 }
 
 // Close implements agentloop.Device.
-func (p *Phone) Close(context.Context) error {
+func (p *phone) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.Closed = true

@@ -17,18 +17,18 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// EnvVar names the variable that holds the test server's URL.
-const EnvVar = "SOLOPI_TEST_POSTGRES"
+// envVar names the variable that holds the test server's URL.
+const envVar = "SOLOPI_TEST_POSTGRES"
 
 // Server returns the test server's URL, or skips (fails in CI) without one.
 func Server(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv(EnvVar)
+	u := os.Getenv(envVar)
 	if u == "" {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set; CI must run the PostgreSQL tests (.ci/run starts the cluster and sets it)", EnvVar)
+			t.Fatalf("%s is not set; CI must run the PostgreSQL tests (.ci/run starts the cluster and sets it)", envVar)
 		}
-		t.Skipf("%s is not set; PostgreSQL test skipped locally", EnvVar)
+		t.Skipf("%s is not set; PostgreSQL test skipped locally", envVar)
 	}
 	return u
 }
@@ -46,7 +46,7 @@ func Schema(t testing.TB) string {
 	defer cancel()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		t.Fatalf("connect to %s: %v", EnvVar, err)
+		t.Fatalf("connect to %s: %v", envVar, err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{name}.Sanitize()); err != nil {
@@ -67,7 +67,7 @@ func Schema(t testing.TB) string {
 	})
 	u, err := url.Parse(base)
 	if err != nil {
-		t.Fatalf("parse %s: %v", EnvVar, err)
+		t.Fatalf("parse %s: %v", envVar, err)
 	}
 	q := u.Query()
 	q.Set("search_path", name)

@@ -18,8 +18,8 @@ import (
 	"time"
 )
 
-// Server is a running real adb server.
-type Server struct {
+// server is a running real adb server.
+type server struct {
 	Bin  string
 	Port int
 	Home string
@@ -39,7 +39,7 @@ func Binary(t testing.TB) string {
 }
 
 // Start runs `adb -P <port> nodaemon server` and waits until it answers.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *server {
 	t.Helper()
 	bin := Binary(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,7 +48,7 @@ func Start(t testing.TB) *Server {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	s := &Server{Bin: bin, Port: port, Home: t.TempDir()}
+	s := &server{Bin: bin, Port: port, Home: t.TempDir()}
 	cmd := exec.Command(bin, "-P", strconv.Itoa(port), "nodaemon", "server")
 	cmd.Env = s.Env()
 	var log bytes.Buffer
@@ -78,7 +78,7 @@ func Start(t testing.TB) *Server {
 }
 
 // Env is the environment for adb clients of this server.
-func (s *Server) Env() []string {
+func (s *server) Env() []string {
 	env := []string{"HOME=" + s.Home, "ADB_EMU=0", "ANDROID_ADB_SERVER_PORT=" + strconv.Itoa(s.Port)}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -90,7 +90,7 @@ func (s *Server) Env() []string {
 }
 
 // Run runs the adb client against this server.
-func (s *Server) Run(ctx context.Context, args ...string) (string, error) {
+func (s *server) Run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, s.Bin, append([]string{"-P", strconv.Itoa(s.Port)}, args...)...)
 	cmd.Env = s.Env()
 	out, err := cmd.CombinedOutput()
@@ -99,7 +99,7 @@ func (s *Server) Run(ctx context.Context, args ...string) (string, error) {
 
 // Connect runs `adb connect addr` and waits until the device is online;
 // the device's serial is addr.
-func (s *Server) Connect(t testing.TB, addr string) string {
+func (s *server) Connect(t testing.TB, addr string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// Interval is the pause between two checks: short against the seconds a
+// interval is the pause between two checks: short against the seconds a
 // test gives a condition, long enough not to busy a 2-core machine.
-const Interval = 5 * time.Millisecond
+const interval = 5 * time.Millisecond
 
 // Until polls cond until it holds; after timeout it fails the test naming
 // what it waited for.
@@ -22,6 +22,6 @@ func Until(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
-		time.Sleep(Interval)
+		time.Sleep(interval)
 	}
 }

@@ -34,8 +34,8 @@ type Options struct {
 	IdleInterval time.Duration
 }
 
-// Result is what a farm run measured.
-type Result struct {
+// result is what a farm run measured.
+type result struct {
 	Shards int
 	// Elapsed runs from the loops' start to the last shard's end.
 	Elapsed time.Duration
@@ -67,7 +67,7 @@ func (s *timedStore) Claim(ctx context.Context, req managed.ClaimRequest) (manag
 
 // Run registers the devices, submits the tasks and runs the loops until
 // every shard ended; the benchmark timer runs only while the loops do.
-func Run(b *testing.B, o Options) Result {
+func Run(b *testing.B, o Options) result {
 	b.Helper()
 	b.StopTimer()
 	ctx := context.Background()
@@ -106,7 +106,7 @@ func Run(b *testing.B, o Options) Result {
 		stores[i] = &timedStore{Store: s}
 	}
 	var mu sync.Mutex
-	var res Result
+	var res result
 	var last time.Time
 	var wg sync.WaitGroup
 	b.StartTimer()
@@ -138,7 +138,7 @@ func Run(b *testing.B, o Options) Result {
 
 // Report reports shards per second and the claims' latency: p50 and p99
 // of those that leased a device, p99 of all, and claims per shard.
-func (r Result) Report(b *testing.B) {
+func (r result) Report(b *testing.B) {
 	b.ReportMetric(float64(r.Shards)/r.Elapsed.Seconds(), "shards/s")
 	b.ReportMetric(percentile(r.Granted, 0.50), "claim-p50-ms")
 	b.ReportMetric(percentile(r.Granted, 0.99), "claim-p99-ms")

@@ -20,14 +20,14 @@ import (
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite", for raw
 )
 
-// Fresh returns the --database value of a new, empty database for one test
+// fresh returns the --database value of a new, empty database for one test
 // (a SQLite path in a temporary directory, or a PostgreSQL URL whose
 // search_path selects a new schema).
-type Fresh func(t *testing.T) string
+type fresh func(t *testing.T) string
 
 // Run runs the whole suite, its cases in parallel: fresh must give each a
 // database of its own.
-func Run(t *testing.T, fresh Fresh) {
+func Run(t *testing.T, fresh fresh) {
 	for _, c := range []struct {
 		name string
 		fn   func(t *testing.T, h *harness)

@@ -72,12 +72,12 @@ type message struct {
 
 // Message kinds.
 const (
-	KindTask     = "task"     // {title}
-	KindAgent    = "agent"    // an agentloop.AgentEvent
-	KindScreen   = "screen"   // {sha256, width, height}
-	KindPrompt   = "prompt"   // {id, type: confirm|takeover, text}
-	KindAnswered = "answered" // {id, answer, by}
-	KindFinished = "finished" // {outcome, message}
+	kindTask     = "task"     // {title}
+	kindAgent    = "agent"    // an agentloop.AgentEvent
+	kindScreen   = "screen"   // {sha256, width, height}
+	kindPrompt   = "prompt"   // {id, type: confirm|takeover, text}
+	kindAnswered = "answered" // {id, answer, by}
+	kindFinished = "finished" // {outcome, message}
 )
 
 type prompt struct {
@@ -111,7 +111,7 @@ func Start(title string) (*Server, error) {
 	for _, l := range s.lns {
 		go func() { _ = s.srv.Serve(l) }()
 	}
-	s.publish(KindTask, map[string]any{"title": title})
+	s.publish(kindTask, map[string]any{"title": title})
 	return s, nil
 }
 
@@ -169,9 +169,9 @@ func (s *Server) since(seq int) ([]message, <-chan struct{}, bool) {
 
 // OnEvent is the runtime's event observer (agentloop.Config.OnEvent).
 func (s *Server) OnEvent(ev agentloop.AgentEvent) {
-	s.publish(KindAgent, ev)
+	s.publish(kindAgent, ev)
 	if ev.Type == agentloop.EvFinish {
-		s.publish(KindFinished, map[string]any{"outcome": ev.Payload["outcome"], "message": ev.Payload["message"]})
+		s.publish(kindFinished, map[string]any{"outcome": ev.Payload["outcome"], "message": ev.Payload["message"]})
 	}
 }
 
@@ -191,7 +191,7 @@ func (s *Server) OnScreen(sc *agentloop.Screen) {
 		}
 	}
 	s.mu.Unlock()
-	s.publish(KindScreen, map[string]any{"sha256": sc.SHA256, "width": sc.Width(), "height": sc.Height()})
+	s.publish(kindScreen, map[string]any{"sha256": sc.SHA256, "width": sc.Width(), "height": sc.Height()})
 }
 
 // Confirm asks the viewer to approve or reject an action
@@ -220,7 +220,7 @@ func (s *Server) ask(ctx context.Context, typ, text string) (string, error) {
 	p := &prompt{id: s.nextID, typ: typ, answer: make(chan string, 1)}
 	s.prompt = p
 	s.mu.Unlock()
-	s.publish(KindPrompt, map[string]any{"id": p.id, "type": typ, "text": text})
+	s.publish(kindPrompt, map[string]any{"id": p.id, "type": typ, "text": text})
 	select {
 	case a := <-p.answer:
 		return a, nil
@@ -232,7 +232,7 @@ func (s *Server) ask(ctx context.Context, typ, text string) (string, error) {
 			s.prompt = nil
 		}
 		s.mu.Unlock()
-		s.publish(KindAnswered, map[string]any{"id": p.id, "answer": "withdrawn", "by": "elsewhere"})
+		s.publish(kindAnswered, map[string]any{"id": p.id, "answer": "withdrawn", "by": "elsewhere"})
 		return "", ctx.Err()
 	}
 }
@@ -252,7 +252,7 @@ func (s *Server) answer(id int, a string) bool {
 		return false
 	}
 	p.answer <- a
-	s.publish(KindAnswered, map[string]any{"id": id, "answer": a, "by": "console"})
+	s.publish(kindAnswered, map[string]any{"id": id, "answer": a, "by": "console"})
 	return true
 }
 

@@ -10,42 +10,42 @@ import (
 	"sync"
 )
 
-// AuthMode selects how the fake adbd treats the AUTH handshake.
-type AuthMode int
+// authMode selects how the fake adbd treats the AUTH handshake.
+type authMode int
 
 const (
-	// AuthNone answers CNXN at once, like an insecure (eng/userdebug) adbd.
-	AuthNone AuthMode = iota
-	// AuthAny asks for AUTH and accepts any signature or public key, to
+	// authNone answers CNXN at once, like an insecure (eng/userdebug) adbd.
+	authNone authMode = iota
+	// authAny asks for AUTH and accepts any signature or public key, to
 	// exercise the host's key path without real RSA.
-	AuthAny
-	// AuthNever asks for AUTH and never accepts, so the host shows the
+	authAny
+	// authNever asks for AUTH and never accepts, so the host shows the
 	// device as "unauthorized" (the user never confirms the dialog).
-	AuthNever
+	authNever
 )
 
-// AdbdOption configures ListenAdbd.
-type AdbdOption func(*adbdConfig)
+// adbdOption configures ListenAdbd.
+type adbdOption func(*adbdConfig)
 
 type adbdConfig struct {
 	version uint32
 	maxData uint32
-	auth    AuthMode
+	auth    authMode
 	logger  *slog.Logger
 }
 
 // WithProtocolVersion makes the device advertise version v, e.g.
 // 0x01000000 to force checksummed messages in both directions.
-func WithProtocolVersion(v uint32) AdbdOption { return func(c *adbdConfig) { c.version = v } }
+func WithProtocolVersion(v uint32) adbdOption { return func(c *adbdConfig) { c.version = v } }
 
 // WithMaxData lowers the largest payload the device accepts and sends, to
 // test splitting at small message sizes (old devices used 4096).
-func WithMaxData(n uint32) AdbdOption {
+func WithMaxData(n uint32) adbdOption {
 	return func(c *adbdConfig) { c.maxData = max(1, min(n, maxPayload)) }
 }
 
 // WithAuth selects the AUTH behaviour.
-func WithAuth(m AuthMode) AdbdOption { return func(c *adbdConfig) { c.auth = m } }
+func WithAuth(m authMode) adbdOption { return func(c *adbdConfig) { c.auth = m } }
 
 // Adbd is a fake adbd for one device, listening on a loopback TCP port for
 // `adb connect`. Each accepted connection is an independent transport.
@@ -60,7 +60,7 @@ type Adbd struct {
 	mu      sync.Mutex
 	conns   map[*transportConn]struct{}
 	offline bool
-	auth    AuthMode // for handshakes from now on; starts as cfg.auth
+	auth    authMode // for handshakes from now on; starts as cfg.auth
 }
 
 // emulatorPorts is the range a fresh adb server scans for emulators; a fake
@@ -69,7 +69,7 @@ const emulatorPortLow, emulatorPortHigh = 5555, 5585
 
 // ListenAdbd starts a fake adbd for dev on addr (use "127.0.0.1:0"). The
 // adbd stops when ctx is done or Close is called.
-func ListenAdbd(ctx context.Context, addr string, dev Device, opts ...AdbdOption) (*Adbd, error) {
+func ListenAdbd(ctx context.Context, addr string, dev Device, opts ...adbdOption) (*Adbd, error) {
 	cfg := adbdConfig{version: versionSkipChecksum, maxData: maxPayload}
 	for _, o := range opts {
 		o(&cfg)
@@ -148,13 +148,13 @@ func (a *Adbd) SetOnline(online bool) {
 // SetAuth changes the AUTH behaviour for handshakes from now on; current
 // connections keep theirs. SetAuth(AuthNever) followed by Drop makes the
 // real adb server reconnect and then report the device "unauthorized".
-func (a *Adbd) SetAuth(m AuthMode) {
+func (a *Adbd) SetAuth(m authMode) {
 	a.mu.Lock()
 	a.auth = m
 	a.mu.Unlock()
 }
 
-func (a *Adbd) authMode() AuthMode {
+func (a *Adbd) authMode() authMode {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.auth

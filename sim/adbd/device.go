@@ -62,11 +62,11 @@ type Device interface {
 	DialTCP(ctx context.Context, port int) (net.Conn, error)
 }
 
-// Features is the feature list both fronts advertise for a device. It is the
+// features is the feature list both fronts advertise for a device. It is the
 // truthful minimum the services here implement: no sendrecv_v2* (the host
 // would then send compressed data) and no delayed_ack (a different flow
 // control scheme).
-const Features = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir"
+const features = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir"
 
 // banner is the CNXN payload identifying the device to the adb server.
 // The serial field stays empty like modern adbd: the server names TCP
@@ -76,5 +76,5 @@ func banner(dev Device) string {
 	return "device::ro.product.name=" + product +
 		";ro.product.model=" + model +
 		";ro.product.device=" + device +
-		";features=" + Features
+		";features=" + features
 }

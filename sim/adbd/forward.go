@@ -104,7 +104,7 @@ func (s *Server) serveForward(f *forward) {
 			defer cancel()
 			stop := context.AfterFunc(ctx, func() { nc.Close() })
 			defer stop()
-			svc, err := OpenService(ctx, d.dev, remote)
+			svc, err := openService(ctx, d.dev, remote)
 			if err != nil {
 				return
 			}

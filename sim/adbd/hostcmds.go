@@ -37,7 +37,7 @@ func (s *Server) hostCommand(ctx context.Context, c bufConn, sel selector, cmd s
 		}
 		switch cmd {
 		case "features":
-			return adbwire.WriteOkayData(c, Features)
+			return adbwire.WriteOkayData(c, features)
 		case "get-state":
 			return adbwire.WriteOkayData(c, string(StateDevice))
 		case "get-serialno":
@@ -80,7 +80,7 @@ func (s *Server) deviceList(long bool) string {
 		// Props come from the device's banner: an unauthorized device never
 		// sent one, an offline one keeps what it said when it was online
 		// (verified against adb 29's server).
-		if d.state != StateUnauthorized {
+		if d.state != stateUnauthorized {
 			product, model, device := d.dev.Props()
 			appendInfo(&b, "product:", product, false)
 			appendInfo(&b, "model:", model, true)

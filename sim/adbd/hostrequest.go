@@ -160,7 +160,7 @@ func (s *Server) acquire(sel selector, anyState bool) (*serverDevice, string) {
 	}
 	if !anyState {
 		switch found.state {
-		case StateUnauthorized:
+		case stateUnauthorized:
 			return nil, unauthorizedText
 		case StateOffline:
 			return nil, "device offline"

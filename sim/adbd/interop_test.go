@@ -445,7 +445,7 @@ func TestInteropServerParity(t *testing.T) {
 	srv := startRealAdb(t)
 	devA, devB, devC := newFakeDevice(t, ""), newFakeDevice(t, ""), newFakeDevice(t, "")
 	adbdA, adbdB := startAdbd(t, devA), startAdbd(t, devB)
-	adbdC := startAdbd(t, devC, WithAuth(AuthNever))
+	adbdC := startAdbd(t, devC, WithAuth(authNever))
 	devA.serial, devB.serial, devC.serial = adbdA.Addr(), adbdB.Addr(), adbdC.Addr()
 	// Same order as the Server front's transport ids.
 	srv.connect(devA.serial, "device")
@@ -453,7 +453,7 @@ func TestInteropServerParity(t *testing.T) {
 	srv.connect(devC.serial, "unauthorized")
 
 	fake := startServer(t, devA, devB, devC)
-	if err := fake.SetState(devC.serial, StateUnauthorized); err != nil {
+	if err := fake.SetState(devC.serial, stateUnauthorized); err != nil {
 		t.Fatal(err)
 	}
 
@@ -532,10 +532,10 @@ func TestInteropVariants(t *testing.T) {
 	srv := startRealAdb(t)
 	variants := []struct {
 		name string
-		opts []AdbdOption
+		opts []adbdOption
 	}{
-		{"v1 checksums and 4K payload", []AdbdOption{WithProtocolVersion(versionMin), WithMaxData(4096)}},
-		{"auth accepted", []AdbdOption{WithAuth(AuthAny)}},
+		{"v1 checksums and 4K payload", []adbdOption{WithProtocolVersion(versionMin), WithMaxData(4096)}},
+		{"auth accepted", []adbdOption{WithAuth(authAny)}},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -580,13 +580,13 @@ func TestInteropFaultStates(t *testing.T) {
 	a.SetOnline(true)
 	srv.waitState(serial, "device")
 
-	a.SetAuth(AuthNever)
+	a.SetAuth(authNever)
 	a.Drop()
 	srv.waitState(serial, "unauthorized")
 	if res := srv.adb("-s", serial, "shell", "echo hi"); res.code == 0 || !strings.Contains(res.stderr, "device unauthorized.") {
 		t.Errorf("unauthorized shell: %+v", res)
 	}
-	a.SetAuth(AuthNone)
+	a.SetAuth(authNone)
 	a.Drop()
 	srv.waitState(serial, "device")
 	if res := srv.adb("-s", serial, "shell", "echo hi"); res.stdout != "hi\n" {

@@ -21,10 +21,10 @@ type State string
 const (
 	StateDevice       State = "device"
 	StateOffline      State = "offline"
-	StateUnauthorized State = "unauthorized"
-	// StateRecovery is a device booted into recovery: listed, but not a
+	stateUnauthorized State = "unauthorized"
+	// stateRecovery is a device booted into recovery: listed, but not a
 	// device a host runs its work on.
-	StateRecovery State = "recovery"
+	stateRecovery State = "recovery"
 )
 
 // serverVersion is ADB_SERVER_VERSION 41, which Debian's 29.0.6 and current
@@ -171,7 +171,7 @@ func (s *Server) Remove(serial string) error {
 // connections, like a transport going offline does.
 func (s *Server) SetState(serial string, st State) error {
 	switch st {
-	case StateDevice, StateOffline, StateUnauthorized, StateRecovery:
+	case StateDevice, StateOffline, stateUnauthorized, stateRecovery:
 	default:
 		return fmt.Errorf("adbd: unsupported state %q", st)
 	}
@@ -339,7 +339,7 @@ func (d *serverDevice) sessionContext(s *Server) context.Context {
 // deviceService opens a service on the device. A refusal reaches the client
 // as FAIL "closed", exactly what the real server relays for a device CLSE.
 func (s *Server) deviceService(ctx context.Context, c bufConn, d *serverDevice, name string) error {
-	svc, err := OpenService(ctx, d.dev, name)
+	svc, err := openService(ctx, d.dev, name)
 	if err != nil {
 		return adbwire.WriteFail(c, "closed")
 	}

@@ -91,8 +91,8 @@ func TestServerHostQueries(t *testing.T) {
 		{"host:version", "OKAY00040029"},
 		{"host:devices-l", "OKAY0058127.0.0.1:5601         device product:simphone model:SimPhone device:sim transport_id:1\n"},
 		{"host:devices", "OKAY0016127.0.0.1:5601\tdevice\n"},
-		{"host-serial:127.0.0.1:5601:features", "OKAY" + hex4(Features)},
-		{"host:features", "OKAY" + hex4(Features)},
+		{"host-serial:127.0.0.1:5601:features", "OKAY" + hex4(features)},
+		{"host:features", "OKAY" + hex4(features)},
 		{"host:host-features", "OKAY0072push_sync,remount_shell,abb_exec,abb,apex,fixed_push_mkdir,ls_v2,stat_v2,fixed_push_symlink_timestamp,cmd,shell_v2"},
 		{"host-serial:127.0.0.1:5601:get-state", "OKAY0006device"},
 		{"host-serial:127.0.0.1:5601:get-serialno", "OKAY000e127.0.0.1:5601"},
@@ -254,7 +254,7 @@ func TestServerMultipleDevicesAndStates(t *testing.T) {
 		t.Errorf("devices-l: %q, want %q", got, wantL)
 	}
 
-	s.SetState("SIM0001", StateUnauthorized)
+	s.SetState("SIM0001", stateUnauthorized)
 	if got := query(t, s, "host:transport:SIM0001"); got != "FAIL"+hex4(unauthorizedText) {
 		t.Errorf("unauthorized: %q", got)
 	}

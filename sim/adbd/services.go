@@ -10,25 +10,25 @@ import (
 	"sync"
 )
 
-// Service serves one accepted device service over rw, the raw byte stream to
+// service serves one accepted device service over rw, the raw byte stream to
 // the client. It returns when the service is finished; the caller then closes
 // the stream. ctx must be cancelled when the stream goes away, so that a
 // running shell command is stopped like adbd kills the subprocess.
 //
 // A Service must be called exactly once: it may own resources acquired when
 // it was opened (the device connection of a tcp: service).
-type Service func(ctx context.Context, rw io.ReadWriter) error
+type service func(ctx context.Context, rw io.ReadWriter) error
 
 // ErrRefused is wrapped by OpenService for services the device refuses. The
 // transport front answers CLSE(0, id); the server front answers FAIL "closed",
 // which is what the real adb server tells its client in that case.
 var ErrRefused = errors.New("service refused")
 
-// OpenService resolves a device service string the way adbd's
+// openService resolves a device service string the way adbd's
 // daemon_service_to_fd does, so the same names are accepted and refused.
 // Work that can fail visibly to the host (dialling a tcp: port) happens here,
 // before the service is acknowledged.
-func OpenService(ctx context.Context, dev Device, name string) (Service, error) {
+func openService(ctx context.Context, dev Device, name string) (service, error) {
 	switch {
 	case strings.HasPrefix(name, "shell"):
 		opts, err := parseShellService(strings.TrimPrefix(name, "shell"))
@@ -149,7 +149,7 @@ func (e *eofCancelReader) Read(p []byte) (int, error) {
 // openTCP dials the device port for a `tcp:<port>[:<host>]` service. Only
 // the device's own loopback is reachable: the simulated device has no
 // network beyond it.
-func openTCP(ctx context.Context, dev Device, spec string) (Service, error) {
+func openTCP(ctx context.Context, dev Device, spec string) (service, error) {
 	portStr, host, _ := strings.Cut(spec, ":")
 	switch host {
 	case "", "localhost", "127.0.0.1", "::1":

@@ -11,7 +11,7 @@ import (
 func TestServerRecoveryStateAndAGoneTracker(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, newFakeDevice(t, "SIM0001"))
-	if err := s.SetState("SIM0001", StateRecovery); err != nil {
+	if err := s.SetState("SIM0001", stateRecovery); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetState("SIM0001", "fastboot"); err == nil {
@@ -30,7 +30,7 @@ func TestServerRecoveryStateAndAGoneTracker(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		st := StateDevice
 		if i%2 == 1 {
-			st = StateRecovery
+			st = stateRecovery
 		}
 		if err := s.SetState("SIM0001", st); err != nil {
 			t.Fatal(err)

@@ -31,7 +31,7 @@ type transportConn struct {
 	nextID  uint32
 	online  bool
 
-	auth      AuthMode // chosen at CNXN; only the read loop touches it
+	auth      authMode // chosen at CNXN; only the read loop touches it
 	authToken []byte
 	services  sync.WaitGroup
 }
@@ -175,7 +175,7 @@ func (c *transportConn) onConnect(m message) error {
 	}
 	c.maxBytes.Store(min(hostMax, cfg.maxData))
 	c.auth = c.a.authMode()
-	if c.auth != AuthNone {
+	if c.auth != authNone {
 		return c.sendAuthToken()
 	}
 	return c.goOnline()
@@ -222,13 +222,13 @@ func (c *transportConn) onAuth(m message) error {
 	}
 	switch m.Arg0 {
 	case authSignature:
-		if c.auth == AuthAny {
+		if c.auth == authAny {
 			return c.goOnline()
 		}
 		// Ask again: the host tries its next key, then offers its public key.
 		return c.sendAuthToken()
 	case authRSAPublicKey:
-		if c.auth == AuthAny {
+		if c.auth == authAny {
 			return c.goOnline()
 		}
 		// AuthNever: the confirmation dialog is never answered.
@@ -265,7 +265,7 @@ func (c *transportConn) onOpen(m message) {
 	go func() {
 		defer c.services.Done()
 		openCtx, cancel := context.WithTimeout(c.ctx, openTimeout)
-		svc, err := OpenService(openCtx, c.a.dev, name)
+		svc, err := openService(openCtx, c.a.dev, name)
 		cancel()
 		if err != nil {
 			c.a.cfg.logger.Info("adbd refused service", "service", name, "err", err)

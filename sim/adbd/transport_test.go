@@ -15,7 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/adbwire"
 )
 
-func startAdbd(t *testing.T, dev Device, opts ...AdbdOption) *Adbd {
+func startAdbd(t *testing.T, dev Device, opts ...adbdOption) *Adbd {
 	t.Helper()
 	a, err := ListenAdbd(context.Background(), "127.0.0.1:0", dev, opts...)
 	if err != nil {
@@ -27,7 +27,7 @@ func startAdbd(t *testing.T, dev Device, opts ...AdbdOption) *Adbd {
 
 // connectedHost starts an adbd for a fresh fake device and completes the
 // handshake like Debian's adb 29 (version 0x01000001, 1 MiB).
-func connectedHost(t *testing.T, opts ...AdbdOption) (*testHost, *fakeDevice, *Adbd) {
+func connectedHost(t *testing.T, opts ...adbdOption) (*testHost, *fakeDevice, *Adbd) {
 	t.Helper()
 	dev := newFakeDevice(t, "SIM0001")
 	a := startAdbd(t, dev, opts...)
@@ -414,7 +414,7 @@ func TestAuth(t *testing.T) {
 	t.Parallel()
 	t.Run("any", func(t *testing.T) {
 		t.Parallel()
-		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(AuthAny))
+		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(authAny))
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
 		m, _ := h.ctrlMessage(5 * time.Second)
@@ -428,7 +428,7 @@ func TestAuth(t *testing.T) {
 	})
 	t.Run("never", func(t *testing.T) {
 		t.Parallel()
-		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(AuthNever))
+		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(authNever))
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
 		if m, _ := h.ctrlMessage(5 * time.Second); m.Command != cmdAUTH {
@@ -446,7 +446,7 @@ func TestAuth(t *testing.T) {
 	t.Run("SetAuth applies to new handshakes", func(t *testing.T) {
 		t.Parallel()
 		a := startAdbd(t, newFakeDevice(t, "S"))
-		a.SetAuth(AuthNever)
+		a.SetAuth(authNever)
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
 		if m, _ := h.ctrlMessage(5 * time.Second); m.Command != cmdAUTH {

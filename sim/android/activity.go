@@ -24,30 +24,30 @@ type Intent struct {
 
 // Common intent constants.
 const (
-	ActionMain       = "android.intent.action.MAIN"
-	ActionView       = "android.intent.action.VIEW"
-	CategoryLauncher = "android.intent.category.LAUNCHER"
-	CategoryHome     = "android.intent.category.HOME"
-	FlagNewTask      = 0x10000000
+	actionMain       = "android.intent.action.MAIN"
+	actionView       = "android.intent.action.VIEW"
+	categoryLauncher = "android.intent.category.LAUNCHER"
+	categoryHome     = "android.intent.category.HOME"
+	flagNewTask      = 0x10000000
 )
 
 // Errors of activity resolution; am prints them in Android's words.
 var (
-	ErrUnresolved    = errors.New("unable to resolve intent")
-	ErrClassNotFound = errors.New("activity class does not exist")
-	ErrNoLauncher    = errors.New("no launcher activity")
+	errUnresolved    = errors.New("unable to resolve intent")
+	errClassNotFound = errors.New("activity class does not exist")
+	errNoLauncher    = errors.New("no launcher activity")
 )
 
-// AmFailure lets an activity handler make `am start` fail visibly, the way
+// amFailure lets an activity handler make `am start` fail visibly, the way
 // a SecurityException or a crash in the caller would: am prints Output and
 // exits with Code. Any other handler error is only logged, as the real
 // AdbSchemeActivity only logs its result.
-type AmFailure struct {
+type amFailure struct {
 	Output string
 	Code   int
 }
 
-func (e *AmFailure) Error() string { return fmt.Sprintf("am start failed (%d): %s", e.Code, e.Output) }
+func (e *amFailure) Error() string { return fmt.Sprintf("am start failed (%d): %s", e.Code, e.Output) }
 
 // task is an Android task: one app's back stack.
 type task struct {
@@ -78,9 +78,9 @@ func splitComponent(comp string) (pkg, cls string, ok bool) {
 	return pkg, appspec.FullClass(pkg, cls), true
 }
 
-// ShortComponent formats pkg/cls the way ComponentName.flattenToShortString
+// shortComponent formats pkg/cls the way ComponentName.flattenToShortString
 // does.
-func ShortComponent(pkg, cls string) string { return pkg + "/" + appspec.ShortClass(pkg, cls) }
+func shortComponent(pkg, cls string) string { return pkg + "/" + appspec.ShortClass(pkg, cls) }
 
 // RegisterActivityHandler makes `am start -n component` (and StartIntent)
 // call h synchronously after the component's window came to the front. The
@@ -184,17 +184,17 @@ func (p *Phone) afterForegroundChangeLocked(prevPkg, prevAct string) {
 // ensureLauncherLocked keeps a home task alive: the system restarts the
 // launcher whenever it is gone.
 func (p *Phone) ensureLauncherLocked() {
-	la := p.apps[LauncherPackage]
+	la := p.apps[launcherPackage]
 	if la == nil || la.spec.LauncherActivity == "" {
 		return
 	}
-	if t := p.taskLocked(LauncherPackage); t != nil && len(t.stack) > 0 {
+	if t := p.taskLocked(launcherPackage); t != nil && len(t.stack) > 0 {
 		return
 	}
 	p.startProcessLocked(la)
 	p.nextTaskID++
-	t := &task{id: p.nextTaskID, pkg: LauncherPackage}
-	t.stack = append(t.stack, p.newRecordLocked(LauncherPackage, la.spec.LauncherActivity))
+	t := &task{id: p.nextTaskID, pkg: launcherPackage}
+	t.stack = append(t.stack, p.newRecordLocked(launcherPackage, la.spec.LauncherActivity))
 	// Home sits below everything else unless nothing else is there.
 	p.tasks = append([]*task{t}, p.tasks...)
 	p.touchLocked()
@@ -211,14 +211,14 @@ func (p *Phone) resolveInLocked(in Intent, only string) (pkg, cls string, err er
 	if in.Component != "" {
 		pkg, cls, ok := splitComponent(in.Component)
 		if !ok {
-			return "", "", fmt.Errorf("bad component %q: %w", in.Component, ErrUnresolved)
+			return "", "", fmt.Errorf("bad component %q: %w", in.Component, errUnresolved)
 		}
 		a := p.apps[pkg]
 		if a == nil {
-			return "", "", fmt.Errorf("%s: %w", pkg, ErrUnresolved)
+			return "", "", fmt.Errorf("%s: %w", pkg, errUnresolved)
 		}
 		if a.screens[cls] == nil && p.handlers[pkg+"/"+cls] == nil {
-			return pkg, cls, fmt.Errorf("%s/%s: %w", pkg, cls, ErrClassNotFound)
+			return pkg, cls, fmt.Errorf("%s/%s: %w", pkg, cls, errClassNotFound)
 		}
 		return pkg, cls, nil
 	}
@@ -233,8 +233,8 @@ func (p *Phone) resolveInLocked(in Intent, only string) (pkg, cls string, err er
 		a := p.apps[name]
 		for i := range a.spec.Screens {
 			sc := &a.spec.Screens[i]
-			if sc.Activity == a.spec.LauncherActivity && in.Action == ActionMain && in.Data == "" &&
-				slices.Contains(in.Categories, CategoryLauncher) {
+			if sc.Activity == a.spec.LauncherActivity && in.Action == actionMain && in.Data == "" &&
+				slices.Contains(in.Categories, categoryLauncher) {
 				return name, sc.Activity, nil
 			}
 			for _, f := range sc.IntentFilters {
@@ -254,7 +254,7 @@ func (p *Phone) resolveInLocked(in Intent, only string) (pkg, cls string, err er
 			}
 		}
 	}
-	return "", "", ErrUnresolved
+	return "", "", errUnresolved
 }
 
 // launchResult is what ActivityManager reports for one start.
@@ -262,7 +262,7 @@ type launchResult struct {
 	pkg, cls    string
 	state       string // COLD, WARM, HOT
 	warning     string
-	handler     ActivityHandler
+	handler     activityHandler
 	costMs      int
 	app         *appRuntime
 	sameAsFront bool
@@ -338,7 +338,7 @@ func (p *Phone) StartIntent(ctx context.Context, in Intent) error {
 // StartActivity is `am start -n component`.
 func (p *Phone) StartActivity(component string) error {
 	if _, _, ok := splitComponent(component); !ok {
-		return fmt.Errorf("start activity: bad component %q: %w", component, ErrUnresolved)
+		return fmt.Errorf("start activity: bad component %q: %w", component, errUnresolved)
 	}
 	return p.StartIntent(context.Background(), Intent{Component: component})
 }
@@ -354,15 +354,15 @@ func (p *Phone) LaunchApp(pkg string) error {
 	})
 	if comp == "" {
 		if !p.IsInstalled(pkg) {
-			return fmt.Errorf("launch %s: %w", pkg, ErrNotInstalled)
+			return fmt.Errorf("launch %s: %w", pkg, errNotInstalled)
 		}
-		return fmt.Errorf("launch %s: %w", pkg, ErrNoLauncher)
+		return fmt.Errorf("launch %s: %w", pkg, errNoLauncher)
 	}
-	return p.StartIntent(context.Background(), Intent{Action: ActionMain, Categories: []string{CategoryLauncher}, Component: comp})
+	return p.StartIntent(context.Background(), Intent{Action: actionMain, Categories: []string{categoryLauncher}, Component: comp})
 }
 
 // Back is the BACK key.
-func (p *Phone) Back() error { return p.KeyEvent(KeycodeBack) }
+func (p *Phone) Back() error { return p.KeyEvent(keycodeBack) }
 
 // Home is the HOME key.
 func (p *Phone) Home() error { return p.KeyEvent(KeycodeHome) }
@@ -371,7 +371,7 @@ func (p *Phone) Home() error { return p.KeyEvent(KeycodeHome) }
 // also ActivityManager.unhandledBack as used by `am start -R`).
 func (p *Phone) finishTopLocked() {
 	t := p.topTaskLocked()
-	if t == nil || t.pkg == LauncherPackage && len(t.stack) <= 1 {
+	if t == nil || t.pkg == launcherPackage && len(t.stack) <= 1 {
 		return // the home screen does not finish
 	}
 	prevPkg, prevAct := p.foregroundLocked()
@@ -382,7 +382,7 @@ func (p *Phone) finishTopLocked() {
 func (p *Phone) goHomeLocked() {
 	prevPkg, prevAct := p.foregroundLocked()
 	p.ensureLauncherLocked()
-	if t := p.taskLocked(LauncherPackage); t != nil {
+	if t := p.taskLocked(launcherPackage); t != nil {
 		p.moveToFrontLocked(t)
 	}
 	p.afterForegroundChangeLocked(prevPkg, prevAct)
@@ -427,7 +427,7 @@ func intentBody(in Intent, withFlags bool) string {
 	}
 	if in.Component != "" {
 		if pkg, cls, ok := splitComponent(in.Component); ok {
-			parts = append(parts, "cmp="+ShortComponent(pkg, cls))
+			parts = append(parts, "cmp="+shortComponent(pkg, cls))
 		}
 	}
 	if len(in.Extras) > 0 {

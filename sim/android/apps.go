@@ -11,20 +11,20 @@ import (
 
 // Well-known packages and components.
 const (
-	LauncherPackage = "com.android.launcher3"
-	SystemUIPackage = "com.android.systemui"
-	SoloPiPackage   = "com.alipay.hulu"
-	// AdbSchemeComponent is SoloPi's DUMP-protected mutation activity.
-	AdbSchemeComponent = "com.alipay.hulu/com.alipay.hulu.common.scheme.AdbSchemeActivity"
-	// SchemeComponent is SoloPi's public deep-link activity.
-	SchemeComponent = "com.alipay.hulu/com.alipay.hulu.common.scheme.SchemeActivity"
+	launcherPackage = "com.android.launcher3"
+	systemUIPackage = "com.android.systemui"
+	soloPiPackage   = "com.alipay.hulu"
+	// adbSchemeComponent is SoloPi's DUMP-protected mutation activity.
+	adbSchemeComponent = "com.alipay.hulu/com.alipay.hulu.common.scheme.AdbSchemeActivity"
+	// schemeComponent is SoloPi's public deep-link activity.
+	schemeComponent = "com.alipay.hulu/com.alipay.hulu.common.scheme.SchemeActivity"
 )
 
-// ErrNotInstalled is wrapped by errors about packages that are not installed.
-var ErrNotInstalled = errors.New("package not installed")
+// errNotInstalled is wrapped by errors about packages that are not installed.
+var errNotInstalled = errors.New("package not installed")
 
-// AppInfo is what the package manager knows about an installed app.
-type AppInfo struct {
+// appInfo is what the package manager knows about an installed app.
+type appInfo struct {
 	Package          string
 	Label            string
 	VersionName      string
@@ -65,9 +65,9 @@ func (a *appRuntime) resetState() {
 	a.scroll = map[string][2]int{}
 }
 
-func (a *appRuntime) info() AppInfo {
+func (a *appRuntime) info() appInfo {
 	acts := slices.Sorted(maps.Keys(a.screens))
-	return AppInfo{
+	return appInfo{
 		Package: a.spec.Package, Label: a.spec.Label, VersionName: a.spec.VersionName,
 		VersionCode: a.spec.VersionCode, System: a.spec.System,
 		LauncherActivity: a.spec.LauncherActivity, Activities: acts,
@@ -75,8 +75,8 @@ func (a *appRuntime) info() AppInfo {
 }
 
 // Apps lists the installed apps sorted by package name.
-func (p *Phone) Apps() []AppInfo {
-	var out []AppInfo
+func (p *Phone) Apps() []appInfo {
+	var out []appInfo
 	p.view(func() {
 		for _, k := range slices.Sorted(maps.Keys(p.apps)) {
 			out = append(out, p.apps[k].info())
@@ -86,8 +86,8 @@ func (p *Phone) Apps() []AppInfo {
 }
 
 // App returns one installed app.
-func (p *Phone) App(pkg string) (AppInfo, bool) {
-	var info AppInfo
+func (p *Phone) App(pkg string) (appInfo, bool) {
+	var info appInfo
 	var ok bool
 	p.view(func() {
 		if a := p.apps[pkg]; a != nil {
@@ -134,7 +134,7 @@ func (p *Phone) UninstallApp(pkg string) error {
 	return p.update(func() error {
 		a := p.apps[pkg]
 		if a == nil {
-			return fmt.Errorf("uninstall %s: %w", pkg, ErrNotInstalled)
+			return fmt.Errorf("uninstall %s: %w", pkg, errNotInstalled)
 		}
 		p.killLocked(a)
 		delete(p.apps, pkg)
@@ -150,7 +150,7 @@ func (p *Phone) ForceStop(pkg string) error {
 	return p.update(func() error {
 		a := p.apps[pkg]
 		if a == nil {
-			return fmt.Errorf("force-stop %s: %w", pkg, ErrNotInstalled)
+			return fmt.Errorf("force-stop %s: %w", pkg, errNotInstalled)
 		}
 		p.killLocked(a)
 		p.ensureLauncherLocked()

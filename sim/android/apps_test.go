@@ -17,7 +17,7 @@ import (
 func TestDefaultAppsInstalled(t *testing.T) {
 	t.Parallel()
 	p := newTestPhone(t)
-	solo, ok := p.App(SoloPiPackage)
+	solo, ok := p.App(soloPiPackage)
 	if !ok {
 		t.Fatal("SoloPi not installed")
 	}
@@ -25,7 +25,7 @@ func TestDefaultAppsInstalled(t *testing.T) {
 		solo.LauncherActivity != "com.alipay.hulu.activity.SplashActivity" {
 		t.Errorf("SoloPi info = %+v", solo)
 	}
-	if pkg, act := p.Foreground(); pkg != LauncherPackage || act != "com.android.launcher3.Launcher" {
+	if pkg, act := p.Foreground(); pkg != launcherPackage || act != "com.android.launcher3.Launcher" {
 		t.Errorf("boot foreground = %s/%s", pkg, act)
 	}
 }
@@ -79,7 +79,7 @@ func TestCounterStateLostOnForceStop(t *testing.T) {
 	if err := p.ForceStop("com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	if pkg, _ := p.Foreground(); pkg != LauncherPackage {
+	if pkg, _ := p.Foreground(); pkg != launcherPackage {
 		t.Fatalf("after force-stop foreground = %s", pkg)
 	}
 	launch(t, p, "com.example.counter")
@@ -172,10 +172,10 @@ func TestPasswordFieldIsMasked(t *testing.T) {
 	if got := byID(t, p, "password").Text; got != strings.Repeat("\u2022", 6) {
 		t.Errorf("password text = %q, want six bullets", got)
 	}
-	if err := p.SetText(byID(t, p, "sign_in_button").SourceID, "x"); !errors.Is(err, ErrNotEditable) {
+	if err := p.SetText(byID(t, p, "sign_in_button").SourceID, "x"); !errors.Is(err, errNotEditable) {
 		t.Errorf("SetText on a button = %v, want ErrNotEditable", err)
 	}
-	if err := p.SetText(12345, "x"); !errors.Is(err, ErrNodeNotFound) {
+	if err := p.SetText(12345, "x"); !errors.Is(err, errNodeNotFound) {
 		t.Errorf("SetText on a missing node = %v, want ErrNodeNotFound", err)
 	}
 }
@@ -287,7 +287,7 @@ func TestLauncherIconsAndNavigation(t *testing.T) {
 	if err := p.Home(); err != nil {
 		t.Fatal(err)
 	}
-	if pkg, _ := p.Foreground(); pkg != LauncherPackage {
+	if pkg, _ := p.Foreground(); pkg != launcherPackage {
 		t.Fatalf("after HOME: %s", pkg)
 	}
 	// Coming back restores the task with its state (HOT start).
@@ -298,13 +298,13 @@ func TestLauncherIconsAndNavigation(t *testing.T) {
 	if err := p.Back(); err != nil {
 		t.Fatal(err)
 	}
-	if pkg, _ := p.Foreground(); pkg != LauncherPackage {
+	if pkg, _ := p.Foreground(); pkg != launcherPackage {
 		t.Errorf("after BACK from the root activity: %s", pkg)
 	}
 	if err := p.Back(); err != nil {
 		t.Fatal(err)
 	}
-	if pkg, _ := p.Foreground(); pkg != LauncherPackage {
+	if pkg, _ := p.Foreground(); pkg != launcherPackage {
 		t.Errorf("BACK on home left the launcher: %s", pkg)
 	}
 	if _, ok := p.ProcessRunning("com.example.counter"); !ok {
@@ -317,7 +317,7 @@ func TestAdbSchemeActivityHandler(t *testing.T) {
 	p := newTestPhone(t)
 	var got []Intent
 	var fgDuring string
-	p.RegisterActivityHandler(AdbSchemeComponent, func(ctx context.Context, in Intent) error {
+	p.RegisterActivityHandler(adbSchemeComponent, func(ctx context.Context, in Intent) error {
 		fgDuring, _ = p.Foreground()
 		got = append(got, in)
 		return nil
@@ -333,16 +333,16 @@ func TestAdbSchemeActivityHandler(t *testing.T) {
 			t.Errorf("output has failure marker %q: %s", marker, r.out)
 		}
 	}
-	want := Intent{Action: ActionView, Data: uri, Component: AdbSchemeComponent, Extras: map[string]string{"k": "v w"}}
+	want := Intent{Action: actionView, Data: uri, Component: adbSchemeComponent, Extras: map[string]string{"k": "v w"}}
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Fatalf("handler got %+v, want %+v", got, want)
 	}
-	if fgDuring != SoloPiPackage {
+	if fgDuring != soloPiPackage {
 		t.Errorf("foreground during the handler = %s", fgDuring)
 	}
 	// SoloPi stays in front until something else comes up, then vanishes
 	// (noHistory); the previous app is restored by am start.
-	if pkg, act := p.Foreground(); pkg != SoloPiPackage || act != "com.alipay.hulu.common.scheme.AdbSchemeActivity" {
+	if pkg, act := p.Foreground(); pkg != soloPiPackage || act != "com.alipay.hulu.common.scheme.AdbSchemeActivity" {
 		t.Fatalf("after am start: %s/%s", pkg, act)
 	}
 	mustSh(t, p, "am start -W -n com.example.counter/com.example.counter.MainActivity")
@@ -357,16 +357,16 @@ func TestAdbSchemeActivityHandler(t *testing.T) {
 		}
 	}
 	// A handler's AmFailure becomes visible am output.
-	p.RegisterActivityHandler(AdbSchemeComponent, func(context.Context, Intent) error {
-		return &AmFailure{Output: "java.lang.SecurityException: Permission Denial: starting Intent", Code: 255}
+	p.RegisterActivityHandler(adbSchemeComponent, func(context.Context, Intent) error {
+		return &amFailure{Output: "java.lang.SecurityException: Permission Denial: starting Intent", Code: 255}
 	})
-	r = sh(t, p, "am start -W -n "+AdbSchemeComponent+" -d solopi://startaction/x")
+	r = sh(t, p, "am start -W -n "+adbSchemeComponent+" -d solopi://startaction/x")
 	if r.rc != 255 || !strings.Contains(r.out, "Permission Denial") {
 		t.Errorf("AmFailure: rc=%d out=%q", r.rc, r.out)
 	}
 	// Other handler errors are only logged.
-	p.RegisterActivityHandler(AdbSchemeComponent, func(context.Context, Intent) error { return errors.New("boom") })
-	if r := sh(t, p, "am start -n "+AdbSchemeComponent); r.rc != 0 {
+	p.RegisterActivityHandler(adbSchemeComponent, func(context.Context, Intent) error { return errors.New("boom") })
+	if r := sh(t, p, "am start -n "+adbSchemeComponent); r.rc != 0 {
 		t.Errorf("plain handler error changed am's exit code: %d", r.rc)
 	}
 	found := false
@@ -384,7 +384,7 @@ func TestProcessEvents(t *testing.T) {
 	var evts []string
 	cancel := p.OnProcess(func(pkg string, alive bool) { evts = append(evts, fmt.Sprintf("%s=%t", pkg, alive)) })
 	defer cancel()
-	launch(t, p, SoloPiPackage)
+	launch(t, p, soloPiPackage)
 	mustSh(t, p, "am force-stop com.alipay.hulu")
 	want := []string{"com.alipay.hulu=true", "com.alipay.hulu=false"}
 	if !reflect.DeepEqual(evts, want) {
@@ -421,7 +421,7 @@ func TestInstallCustomApp(t *testing.T) {
 	if p.IsInstalled("org.test.toggle") {
 		t.Error("still installed")
 	}
-	if pkg, _ := p.Foreground(); pkg != LauncherPackage {
+	if pkg, _ := p.Foreground(); pkg != launcherPackage {
 		t.Errorf("foreground after uninstall = %s", pkg)
 	}
 }

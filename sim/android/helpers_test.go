@@ -88,8 +88,8 @@ func launch(t testing.TB, p *Phone, pkg string) {
 	}
 }
 
-// KeycodeByName resolves "HOME", "KEYCODE_HOME" or "3" to a key code.
-func KeycodeByName(name string) (int, bool) {
+// keycodeByName resolves "HOME", "KEYCODE_HOME" or "3" to a key code.
+func keycodeByName(name string) (int, bool) {
 	if v, err := strconv.Atoi(name); err == nil {
 		return v, true
 	}

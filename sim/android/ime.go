@@ -13,12 +13,12 @@ import (
 
 // Input method ids.
 const (
-	LatinIME = "com.android.inputmethod.latin/.LatinIME"
-	AdbIME   = "com.android.adbkeyboard/.AdbIME"
+	latinIME = "com.android.inputmethod.latin/.LatinIME"
+	adbIME   = "com.android.adbkeyboard/.AdbIME"
 )
 
-// ErrNoFocusedField is returned by text input when no text field has focus.
-var ErrNoFocusedField = errors.New("no focused text field")
+// errNoFocusedField is returned by text input when no text field has focus.
+var errNoFocusedField = errors.New("no focused text field")
 
 // imeInfo describes an input method the phone knows about; it is usable
 // only while its package is installed.
@@ -31,7 +31,7 @@ type imeInfo struct {
 }
 
 var knownIMEs = []imeInfo{
-	{id: LatinIME, pkg: "com.android.inputmethod.latin", refTop: 1500, label: "Android Keyboard (AOSP)",
+	{id: latinIME, pkg: "com.android.inputmethod.latin", refTop: 1500, label: "Android Keyboard (AOSP)",
 		keyRows: [][]string{
 			{"q", "w", "e", "r", "t", "y", "u", "i", "o", "p"},
 			{"a", "s", "d", "f", "g", "h", "j", "k", "l"},
@@ -40,7 +40,7 @@ var knownIMEs = []imeInfo{
 		}},
 	// The ADB keyboard shows only a thin strip; it types what arrives by
 	// broadcast (ADB_INPUT_TEXT / ADB_INPUT_B64).
-	{id: AdbIME, pkg: "com.android.adbkeyboard", refTop: 2200, label: "ADB Keyboard"},
+	{id: adbIME, pkg: "com.android.adbkeyboard", refTop: 2200, label: "ADB Keyboard"},
 }
 
 func imeByID(id string) (imeInfo, bool) {
@@ -58,7 +58,7 @@ func normalizeIMEID(id string) string {
 	if !ok {
 		return id
 	}
-	return ShortComponent(pkg, cls)
+	return shortComponent(pkg, cls)
 }
 
 type imeState struct {
@@ -68,7 +68,7 @@ type imeState struct {
 }
 
 func newIMEState() imeState {
-	return imeState{current: LatinIME, enabled: map[string]bool{LatinIME: true}}
+	return imeState{current: latinIME, enabled: map[string]bool{latinIME: true}}
 }
 
 func (s imeState) enabledList() string {
@@ -162,8 +162,8 @@ func (p *Phone) EnableIME(id string, enable bool) (already bool, err error) {
 		} else {
 			delete(p.ime.enabled, m.id)
 			if p.ime.current == m.id {
-				p.ime.current = LatinIME
-				p.ime.enabled[LatinIME] = true
+				p.ime.current = latinIME
+				p.ime.enabled[latinIME] = true
 				p.touchLocked()
 			}
 		}

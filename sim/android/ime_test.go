@@ -26,7 +26,7 @@ func TestIMEFocusMakesMultiWindow(t *testing.T) {
 		t.Fatalf("windows = %v", got)
 	}
 	sb := p.Windows()[0]
-	if sb.Package != SystemUIPackage || sb.Bounds != (ui.Rect{Left: 0, Top: 0, Right: 1080, Bottom: 63}) {
+	if sb.Package != systemUIPackage || sb.Bounds != (ui.Rect{Left: 0, Top: 0, Right: 1080, Bottom: 63}) {
 		t.Errorf("status bar = %+v", sb)
 	}
 	tapNode(t, p, byID(t, p, "username"))

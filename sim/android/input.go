@@ -15,34 +15,34 @@ import (
 // Android key codes used by the phone.
 const (
 	KeycodeHome        = 3
-	KeycodeBack        = 4
-	KeycodeDpadCenter  = 23
-	KeycodeSpace       = 62
-	KeycodeEnter       = 66
-	KeycodeDel         = 67
-	KeycodeEscape      = 111
-	KeycodeForwardDel  = 112
-	KeycodeNumpadEnter = 160
-	KeycodeAppSwitch   = 187
+	keycodeBack        = 4
+	keycodeDpadCenter  = 23
+	keycodeSpace       = 62
+	keycodeEnter       = 66
+	keycodeDel         = 67
+	keycodeEscape      = 111
+	keycodeForwardDel  = 112
+	keycodeNumpadEnter = 160
+	keycodeAppSwitch   = 187
 )
 
 // Gesture thresholds (ViewConfiguration defaults on Android 12+).
 const (
-	LongPressTimeout = 400 * time.Millisecond
+	longPressTimeout = 400 * time.Millisecond
 	touchSlopPx      = 24
 )
 
 // Input errors.
 var (
-	ErrOutOfScreen   = errors.New("point outside the screen")
-	ErrNodeNotFound  = errors.New("node not found")
-	ErrNotEditable   = errors.New("node is not editable")
-	ErrNotScrollable = errors.New("node is not scrollable")
+	errOutOfScreen   = errors.New("point outside the screen")
+	errNodeNotFound  = errors.New("node not found")
+	errNotEditable   = errors.New("node is not editable")
+	errNotScrollable = errors.New("node is not scrollable")
 )
 
 // keyChars maps printable key codes to the character they type.
 var keyChars = func() map[int]string {
-	m := map[int]string{KeycodeSpace: " ", 55: ",", 56: ".", 61: "\t", 68: "`", 69: "-", 70: "=",
+	m := map[int]string{keycodeSpace: " ", 55: ",", 56: ".", 61: "\t", 68: "`", 69: "-", 70: "=",
 		71: "[", 72: "]", 73: "\\", 74: ";", 75: "'", 76: "/", 77: "@", 81: "+"}
 	for i := 0; i < 26; i++ {
 		m[29+i] = string(rune('a' + i))
@@ -73,7 +73,7 @@ var keycodeNames = func() map[string]int {
 
 func (p *Phone) checkPoint(x, y int) error {
 	if x < 0 || y < 0 || x >= p.cfg.Width || y >= p.cfg.Height {
-		return fmt.Errorf("(%d,%d) on a %dx%d screen: %w", x, y, p.cfg.Width, p.cfg.Height, ErrOutOfScreen)
+		return fmt.Errorf("(%d,%d) on a %dx%d screen: %w", x, y, p.cfg.Width, p.cfg.Height, errOutOfScreen)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func (p *Phone) longPress(ctx context.Context, x, y int, d time.Duration) error 
 	if err := p.clk.Sleep(ctx, d); err != nil {
 		return fmt.Errorf("long press: %w", err)
 	}
-	return p.update(func() error { p.pressLocked(x, y, d >= LongPressTimeout); return nil })
+	return p.update(func() error { p.pressLocked(x, y, d >= longPressTimeout); return nil })
 }
 
 // Swipe drags from (x1, y1) to (x2, y2) over d. On a scrollable view it
@@ -118,7 +118,7 @@ func (p *Phone) swipe(ctx context.Context, x1, y1, x2, y2 int, d time.Duration) 
 	}
 	return p.update(func() error {
 		if abs(x2-x1) < touchSlopPx && abs(y2-y1) < touchSlopPx {
-			p.pressLocked(x1, y1, d >= LongPressTimeout)
+			p.pressLocked(x1, y1, d >= longPressTimeout)
 			return nil
 		}
 		lw := p.topWindowAtLocked(x1, y1)
@@ -180,7 +180,7 @@ func (p *Phone) activateLocked(lw *liveWindow, n *liveNode, long bool) {
 		p.focusFieldLocked(pkg, act, n.n.ResourceID)
 	}
 	if n.launch != "" && !long {
-		_, _ = p.startLocked(Intent{Action: ActionMain, Categories: []string{CategoryLauncher},
+		_, _ = p.startLocked(Intent{Action: actionMain, Categories: []string{categoryLauncher},
 			Component: n.launch + "/" + p.apps[n.launch].spec.LauncherActivity})
 		return
 	}
@@ -269,11 +269,11 @@ func (p *Phone) KeyEvent(code int) error {
 				p.runEffectsLocked(lw.app, lw.screen.OnHome, 0)
 			}
 			p.goHomeLocked()
-		case KeycodeBack, KeycodeEscape:
+		case keycodeBack, keycodeEscape:
 			p.backLocked()
-		case KeycodeEnter, KeycodeNumpadEnter, KeycodeDpadCenter:
+		case keycodeEnter, keycodeNumpadEnter, keycodeDpadCenter:
 			p.enterLocked()
-		case KeycodeDel:
+		case keycodeDel:
 			p.deleteCharLocked()
 		default:
 			if s, ok := keyChars[code]; ok {
@@ -304,7 +304,7 @@ func (p *Phone) InputText(s string) error {
 	var ok bool
 	_ = p.update(func() error { ok = p.typeLocked(s); return nil })
 	if !ok {
-		return fmt.Errorf("input text: %w", ErrNoFocusedField)
+		return fmt.Errorf("input text: %w", errNoFocusedField)
 	}
 	return nil
 }
@@ -315,10 +315,10 @@ func (p *Phone) SetText(sourceID int64, s string) error {
 	return p.update(func() error {
 		ln, lw := p.findLiveLocked(sourceID)
 		if ln == nil {
-			return fmt.Errorf("set text on %d: %w", sourceID, ErrNodeNotFound)
+			return fmt.Errorf("set text on %d: %w", sourceID, errNodeNotFound)
 		}
 		if !ln.spec.Editable || ln.app == nil || lw.w.Kind != ui.WindowApp {
-			return fmt.Errorf("set text on %d: %w", sourceID, ErrNotEditable)
+			return fmt.Errorf("set text on %d: %w", sourceID, errNotEditable)
 		}
 		ln.app.fields[ln.n.ResourceID] = s
 		p.touchLocked()
@@ -337,7 +337,7 @@ func (p *Phone) nodeAction(sourceID int64, long bool) error {
 	return p.update(func() error {
 		ln, lw := p.findLiveLocked(sourceID)
 		if ln == nil {
-			return fmt.Errorf("click %d: %w", sourceID, ErrNodeNotFound)
+			return fmt.Errorf("click %d: %w", sourceID, errNodeNotFound)
 		}
 		switch lw.w.Kind {
 		case ui.WindowApp:
@@ -355,10 +355,10 @@ func (p *Phone) ScrollNode(sourceID int64, dx, dy int) (moved bool, err error) {
 	err = p.update(func() error {
 		ln, _ := p.findLiveLocked(sourceID)
 		if ln == nil {
-			return fmt.Errorf("scroll %d: %w", sourceID, ErrNodeNotFound)
+			return fmt.Errorf("scroll %d: %w", sourceID, errNodeNotFound)
 		}
 		if !ln.spec.Scrollable || ln.app == nil {
-			return fmt.Errorf("scroll %d: %w", sourceID, ErrNotScrollable)
+			return fmt.Errorf("scroll %d: %w", sourceID, errNotScrollable)
 		}
 		moved = p.scrollLocked(ln, dx*appspec.RefWidth/p.cfg.Width, dy*appspec.RefHeight/p.cfg.Height)
 		return nil
@@ -443,7 +443,7 @@ func (p *Phone) runEffectsLocked(a *appRuntime, effs []appspec.Effect, idx int) 
 			}
 		case e.Launch != "":
 			if b := p.apps[e.Launch]; b != nil && b.spec.LauncherActivity != "" {
-				_, _ = p.startLocked(Intent{Action: ActionMain, Categories: []string{CategoryLauncher},
+				_, _ = p.startLocked(Intent{Action: actionMain, Categories: []string{categoryLauncher},
 					Component: e.Launch + "/" + b.spec.LauncherActivity})
 			}
 		case e.Home:

@@ -9,8 +9,8 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 )
 
-// LogEntry is one logcat record.
-type LogEntry struct {
+// logEntry is one logcat record.
+type logEntry struct {
 	Seq   uint64
 	Time  time.Time
 	PID   int
@@ -29,7 +29,7 @@ type logBuffer struct {
 	clk     clock.Clock
 	mu      sync.Mutex
 	max     int
-	entries []LogEntry
+	entries []logEntry
 	seq     uint64
 	wake    chan struct{}
 }
@@ -47,7 +47,7 @@ func (b *logBuffer) add(pid int, level byte, tag, msg string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.seq++
-	b.entries = append(b.entries, LogEntry{Seq: b.seq, Time: b.clk.Now(), PID: pid, TID: pid, Level: level, Tag: tag, Msg: msg})
+	b.entries = append(b.entries, logEntry{Seq: b.seq, Time: b.clk.Now(), PID: pid, TID: pid, Level: level, Tag: tag, Msg: msg})
 	if len(b.entries) > b.max {
 		// Reslicing is amortized: append reallocates and copies only the
 		// live tail once the capacity runs out.
@@ -58,14 +58,14 @@ func (b *logBuffer) add(pid int, level byte, tag, msg string) {
 }
 
 // since returns the entries after seq and a channel closed at the next add.
-func (b *logBuffer) since(seq uint64) ([]LogEntry, <-chan struct{}) {
+func (b *logBuffer) since(seq uint64) ([]logEntry, <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	i := len(b.entries)
 	for i > 0 && b.entries[i-1].Seq > seq {
 		i--
 	}
-	return append([]LogEntry(nil), b.entries[i:]...), b.wake
+	return append([]logEntry(nil), b.entries[i:]...), b.wake
 }
 
 func (b *logBuffer) clear() {
@@ -88,7 +88,7 @@ func (p *Phone) LogApp(pkg string, level byte, tag, msg string) {
 }
 
 // Logcat returns the buffered entries, oldest first.
-func (p *Phone) Logcat() []LogEntry {
+func (p *Phone) Logcat() []logEntry {
 	e, _ := p.logs.since(0)
 	return e
 }
@@ -96,10 +96,10 @@ func (p *Phone) Logcat() []LogEntry {
 // ClearLogcat empties the buffer (`logcat -c`).
 func (p *Phone) ClearLogcat() { p.logs.clear() }
 
-// FormatLog renders one entry in a logcat -v format: threadtime (default),
+// formatLog renders one entry in a logcat -v format: threadtime (default),
 // time, brief, tag, process or raw. Multi-line messages get one prefixed
 // line per message line, as logcat prints them.
-func FormatLog(e LogEntry, format string) string {
+func formatLog(e logEntry, format string) string {
 	var prefix string
 	ts := e.Time.Format("01-02 15:04:05.000")
 	switch format {

@@ -50,7 +50,7 @@ func TestLogFormats(t *testing.T) {
 		"raw":        `^careful\n$`,
 	}
 	for f, re := range cases {
-		if got := FormatLog(e, f); !regexp.MustCompile(re).MatchString(got) {
+		if got := formatLog(e, f); !regexp.MustCompile(re).MatchString(got) {
 			t.Errorf("%s: %q", f, got)
 		}
 	}

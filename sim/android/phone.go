@@ -77,7 +77,7 @@ type Phone struct {
 	mu       sync.Mutex
 	apps     map[string]*appRuntime
 	tasks    []*task // bottom first; the last one is in front
-	handlers map[string]ActivityHandler
+	handlers map[string]activityHandler
 	ime      imeState
 	focus    fieldFocus
 	overlays []*overlay
@@ -111,8 +111,8 @@ type procEvent struct {
 	alive bool
 }
 
-// ActivityHandler receives intents for a registered component.
-type ActivityHandler func(ctx context.Context, in Intent) error
+// activityHandler receives intents for a registered component.
+type activityHandler func(ctx context.Context, in Intent) error
 
 // New boots a phone: installs the configured apps, starts the launcher and
 // selects the default keyboard.
@@ -125,7 +125,7 @@ func New(cfg Config, clk clock.Clock) *Phone {
 		cfg:        cfg,
 		clk:        clk,
 		apps:       map[string]*appRuntime{},
-		handlers:   map[string]ActivityHandler{},
+		handlers:   map[string]activityHandler{},
 		settings:   map[string]string{},
 		changed:    make(chan struct{}),
 		listeners:  map[int]func(){},

@@ -98,7 +98,7 @@ func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
 	t.Parallel()
 	p := newTestPhone(t)
 	mustSh(t, p, "ime enable com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME")
-	if p.CurrentIME() != AdbIME {
+	if p.CurrentIME() != adbIME {
 		t.Fatalf("CurrentIME = %s", p.CurrentIME())
 	}
 	launch(t, p, "com.example.login")
@@ -116,16 +116,16 @@ func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
 	if _, ok := p.FindNode(1); ok {
 		t.Error("FindNode found a bogus id")
 	}
-	if err := p.Click(1); !errors.Is(err, ErrNodeNotFound) {
+	if err := p.Click(1); !errors.Is(err, errNodeNotFound) {
 		t.Errorf("Click(bogus) = %v", err)
 	}
-	if err := p.KeyEvent(KeycodeEnter); err != nil {
+	if err := p.KeyEvent(keycodeEnter); err != nil {
 		t.Fatal(err)
 	}
-	if code, ok := KeycodeByName("KEYCODE_BACK"); !ok || code != 4 {
+	if code, ok := keycodeByName("KEYCODE_BACK"); !ok || code != 4 {
 		t.Errorf("KeycodeByName = %d %v", code, ok)
 	}
-	if code, ok := KeycodeByName("66"); !ok || code != 66 {
+	if code, ok := keycodeByName("66"); !ok || code != 66 {
 		t.Errorf("KeycodeByName(66) = %d", code)
 	}
 	if err := p.KeyEvent(0); err == nil {
@@ -134,13 +134,13 @@ func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
 	if err := p.StartActivity("com.example.list/.ListActivity"); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.StartActivity("nonsense"); !errors.Is(err, ErrUnresolved) {
+	if err := p.StartActivity("nonsense"); !errors.Is(err, errUnresolved) {
 		t.Errorf("StartActivity(nonsense) = %v", err)
 	}
-	if err := p.LaunchApp("com.android.adbkeyboard"); !errors.Is(err, ErrNoLauncher) {
+	if err := p.LaunchApp("com.android.adbkeyboard"); !errors.Is(err, errNoLauncher) {
 		t.Errorf("LaunchApp(keyboard) = %v", err)
 	}
-	if err := p.LaunchApp("com.nope"); !errors.Is(err, ErrNotInstalled) {
+	if err := p.LaunchApp("com.nope"); !errors.Is(err, errNotInstalled) {
 		t.Errorf("LaunchApp(missing) = %v", err)
 	}
 	item := listItems(p)[0]
@@ -164,7 +164,7 @@ func TestAdbKeyboardCodesAndAPIExtras(t *testing.T) {
 	if err := p.ClearData("com.nope"); err == nil {
 		t.Error("ClearData of a missing package succeeded")
 	}
-	var am *AmFailure = &AmFailure{Output: "x", Code: 2}
+	var am *amFailure = &amFailure{Output: "x", Code: 2}
 	if !strings.Contains(am.Error(), "x") {
 		t.Error(am.Error())
 	}

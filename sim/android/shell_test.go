@@ -62,8 +62,8 @@ func TestShellHostileStringsRoundTrip(t *testing.T) {
 		}
 		// The same string survives as an am extra.
 		var got string
-		p.RegisterActivityHandler(AdbSchemeComponent, func(_ context.Context, in Intent) error { got = in.Extras["k"]; return nil })
-		if r := sh(t, p, "am start -n "+AdbSchemeComponent+" --es k "+shQuote(s)); r.rc != 0 || got != s {
+		p.RegisterActivityHandler(adbSchemeComponent, func(_ context.Context, in Intent) error { got = in.Extras["k"]; return nil })
+		if r := sh(t, p, "am start -n "+adbSchemeComponent+" --es k "+shQuote(s)); r.rc != 0 || got != s {
 			t.Errorf("am extra %s = %q rc=%d", shQuote(s), got, r.rc)
 		}
 	}
@@ -338,7 +338,7 @@ func TestShellInputDrivesUI(t *testing.T) {
 		t.Error("first BACK left the screen instead of hiding the keyboard")
 	}
 	mustSh(t, p, "input keyevent 4")
-	if pkg, _ := p.Foreground(); pkg != LauncherPackage {
+	if pkg, _ := p.Foreground(); pkg != launcherPackage {
 		t.Errorf("second BACK: %s", pkg)
 	}
 }
@@ -369,7 +369,7 @@ func TestAdbKeyboardBroadcast(t *testing.T) {
 			t.Errorf("%s = %q", cmd, got)
 		}
 	}
-	if got := mustSh(t, p, "settings get secure default_input_method"); got != AdbIME+"\n" {
+	if got := mustSh(t, p, "settings get secure default_input_method"); got != adbIME+"\n" {
 		t.Errorf("default_input_method = %q", got)
 	}
 	mustSh(t, p, bc)

@@ -152,7 +152,7 @@ func parseAmOpts(sub string, args []string) (amOpts, error) {
 			case strings.Contains(a, ":"):
 				o.in.Data = a
 				if o.in.Action == "" {
-					o.in.Action = ActionView
+					o.in.Action = actionView
 				}
 			default:
 				o.in.Component = ""
@@ -219,14 +219,14 @@ func amStart(sc *shellCtx, args []string) int {
 			out = sc.Stdout // am -W prints results and errors on stdout
 		}
 		switch {
-		case errors.Is(err, ErrClassNotFound):
+		case errors.Is(err, errClassNotFound):
 			pkg, cls, _ := splitComponent(o.in.Component)
 			fmt.Fprintf(out, "Error type 3\nError: Activity class {%s/%s} does not exist.\n", pkg, cls)
 			return 1
 		case err != nil:
 			// The error shows the intent after am added FLAG_ACTIVITY_NEW_TASK.
 			shown := o.in
-			shown.Flags |= FlagNewTask
+			shown.Flags |= flagNewTask
 			fmt.Fprintf(out, "Error: Activity not started, unable to resolve Intent { %s }\n", intentBody(shown, true))
 			return 1
 		}
@@ -235,7 +235,7 @@ func amStart(sc *shellCtx, args []string) int {
 		}
 		if res.handler != nil {
 			if herr := res.handler(sc.Ctx, o.in); herr != nil {
-				var f *AmFailure
+				var f *amFailure
 				if errors.As(herr, &f) {
 					sc.Outf("%s", f.Output)
 					if !strings.HasSuffix(f.Output, "\n") {
@@ -255,13 +255,13 @@ func amStart(sc *shellCtx, args []string) int {
 			if p.cfg.SDK >= 29 {
 				sc.Outf("LaunchState: %s\n", res.state)
 			}
-			sc.Outf("Activity: %s\n", ShortComponent(res.pkg, res.cls))
+			sc.Outf("Activity: %s\n", shortComponent(res.pkg, res.cls))
 			if p.cfg.SDK < 36 {
 				sc.Outf("ThisTime: %d\n", this)
 			}
 			sc.Outf("TotalTime: %d\nWaitTime: %d\nComplete\n", total, wait)
 		}
-		p.LogApp(res.pkg, 'I', "ActivityTaskManager", fmt.Sprintf("Displayed %s: +%dms", ShortComponent(res.pkg, res.cls), total))
+		p.LogApp(res.pkg, 'I', "ActivityTaskManager", fmt.Sprintf("Displayed %s: +%dms", shortComponent(res.pkg, res.cls), total))
 		if iter+1 < o.repeat {
 			// `am start -R` presses an unhandled BACK between repeats.
 			_ = p.update(func() error { p.finishTopLocked(); return nil })
@@ -286,7 +286,7 @@ func amBroadcast(sc *shellCtx, args []string) int {
 // focused field only while it is the current input method.
 func (p *Phone) adbKeyboard(in Intent) {
 	_ = p.update(func() error {
-		if p.ime.current != AdbIME || p.apps["com.android.adbkeyboard"] == nil {
+		if p.ime.current != adbIME || p.apps["com.android.adbkeyboard"] == nil {
 			return nil
 		}
 		switch in.Action {
@@ -312,9 +312,9 @@ func (p *Phone) adbKeyboard(in Intent) {
 		case "ADB_INPUT_CODE":
 			if v, err := strconv.Atoi(in.Extras["code"]); err == nil {
 				switch {
-				case v == KeycodeDel:
+				case v == keycodeDel:
 					p.deleteCharLocked()
-				case v == KeycodeEnter:
+				case v == keycodeEnter:
 					p.enterLocked()
 				case keyChars[v] != "":
 					p.typeLocked(keyChars[v])
@@ -357,7 +357,7 @@ func cmdMonkey(sc *shellCtx, args []string) int {
 	p.view(func() {
 		for _, pkg := range pkgs {
 			a := p.apps[pkg]
-			if a != nil && a.spec.LauncherActivity != "" && (len(cats) == 0 || slices.Contains(cats, CategoryLauncher)) {
+			if a != nil && a.spec.LauncherActivity != "" && (len(cats) == 0 || slices.Contains(cats, categoryLauncher)) {
 				target = pkg
 				return
 			}

@@ -80,7 +80,7 @@ func cmdInput(sc *shellCtx, args []string) int {
 		}
 		return 0
 	case "press":
-		_ = p.KeyEvent(KeycodeDpadCenter)
+		_ = p.KeyEvent(keycodeDpadCenter)
 		return 0
 	case "keyevent":
 		var codes []int
@@ -192,12 +192,12 @@ func cmdIme(sc *shellCtx, args []string) int {
 		return 0
 	case "reset":
 		for id, on := range p.IMEs() {
-			if on && id != LatinIME {
+			if on && id != latinIME {
 				_, _ = p.EnableIME(id, false)
 			}
 		}
-		_ = p.SetIME(LatinIME)
-		sc.Outf("Reset current and enabled IMEs for user #0\n  Selected: %s\n", LatinIME)
+		_ = p.SetIME(latinIME)
+		sc.Outf("Reset current and enabled IMEs for user #0\n  Selected: %s\n", latinIME)
 		return 0
 	}
 	sc.Errf("Unknown command: %s\n", args[0])

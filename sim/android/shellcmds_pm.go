@@ -51,13 +51,13 @@ func cmdPm(sc *shellCtx, args []string) int {
 	}
 	p := sc.p
 	apps := p.Apps()
-	find := func(pkg string) (AppInfo, bool) {
+	find := func(pkg string) (appInfo, bool) {
 		for _, a := range apps {
 			if a.Package == pkg {
 				return a, true
 			}
 		}
-		return AppInfo{}, false
+		return appInfo{}, false
 	}
 	switch args[0] {
 	case "path":
@@ -188,12 +188,12 @@ func pmResolve(sc *shellCtx, args []string) int {
 			// Restricting to a package: look only at that app.
 			a := p.apps[pkg]
 			if a == nil {
-				err = ErrUnresolved
+				err = errUnresolved
 				return
 			}
-			if in.Action == ActionMain && slices.Contains(in.Categories, CategoryLauncher) && in.Data == "" {
+			if in.Action == actionMain && slices.Contains(in.Categories, categoryLauncher) && in.Data == "" {
 				if a.spec.LauncherActivity == "" {
-					err = ErrUnresolved
+					err = errUnresolved
 					return
 				}
 				rpkg, rcls = pkg, a.spec.LauncherActivity
@@ -284,7 +284,7 @@ func dumpWindow(sc *shellCtx) int {
 		pkg, act := p.foregroundLocked()
 		if focus != "" {
 			sc.Outf("  mCurrentFocus=%s\n", focus)
-			sc.Outf("  mFocusedApp=ActivityRecord{%x u0 %s t%d}\n", hash32(pkg+act)&0xfffffff, ShortComponent(pkg, act), p.topTaskLocked().id)
+			sc.Outf("  mFocusedApp=ActivityRecord{%x u0 %s t%d}\n", hash32(pkg+act)&0xfffffff, shortComponent(pkg, act), p.topTaskLocked().id)
 		} else {
 			sc.Outf("  mCurrentFocus=null\n  mFocusedApp=null\n")
 		}
@@ -306,12 +306,12 @@ func dumpActivity(sc *shellCtx) int {
 			sc.Outf("  TASK id=%d userId=0 pkg=%s\n", t.id, t.pkg)
 			for j := len(t.stack) - 1; j >= 0; j-- {
 				r := t.stack[j]
-				sc.Outf("    ACTIVITY %s %x pid=%d\n", ShortComponent(t.pkg, r.activity), r.hash&0xfffffff, pid)
+				sc.Outf("    ACTIVITY %s %x pid=%d\n", shortComponent(t.pkg, r.activity), r.hash&0xfffffff, pid)
 			}
 		}
 		if t := p.topTaskLocked(); t != nil {
 			r := t.top()
-			sc.Outf("  mResumedActivity: ActivityRecord{%x u0 %s t%d}\n", r.hash&0xfffffff, ShortComponent(t.pkg, r.activity), t.id)
+			sc.Outf("  mResumedActivity: ActivityRecord{%x u0 %s t%d}\n", r.hash&0xfffffff, shortComponent(t.pkg, r.activity), t.id)
 		}
 		running := slices.Sorted(maps.Keys(p.apps))
 		sc.Outf("PROCESSES\n")

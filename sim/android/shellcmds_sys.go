@@ -154,7 +154,7 @@ type logFilter struct {
 	tags map[string]int
 }
 
-func (f logFilter) allows(e LogEntry) bool {
+func (f logFilter) allows(e logEntry) bool {
 	min, ok := f.tags[e.Tag]
 	if !ok {
 		min = f.def
@@ -231,7 +231,7 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 		}
 	}
 	entries, wake := sc.p.logs.since(0)
-	var shown []LogEntry
+	var shown []logEntry
 	for _, e := range entries {
 		if filter.allows(e) {
 			shown = append(shown, e)
@@ -241,14 +241,14 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 		shown = shown[len(shown)-tail:]
 	}
 	printed := 0
-	emit := func(e LogEntry) bool {
+	emit := func(e logEntry) bool {
 		if maxCount >= 0 && printed >= maxCount {
 			return false
 		}
 		if printed == 0 {
 			sc.Outf("--------- beginning of main\n")
 		}
-		sc.Outf("%s", FormatLog(e, format))
+		sc.Outf("%s", formatLog(e, format))
 		printed++
 		return true
 	}
@@ -271,7 +271,7 @@ func cmdLogcat(sc *shellCtx, args []string) int {
 			return 130
 		case <-wake:
 		}
-		var more []LogEntry
+		var more []logEntry
 		more, wake = sc.p.logs.since(last)
 		for _, e := range more {
 			last = e.Seq

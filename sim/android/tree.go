@@ -184,7 +184,7 @@ func (b *treeBuilder) appGrid(ln *liveNode, area, clip ui.Rect, path string) {
 	type ent struct{ label, pkg string }
 	var apps []ent
 	for pkg, a := range b.p.apps {
-		if a.spec.LauncherActivity != "" && pkg != LauncherPackage {
+		if a.spec.LauncherActivity != "" && pkg != launcherPackage {
 			apps = append(apps, ent{a.spec.Label, pkg})
 		}
 	}
@@ -284,10 +284,10 @@ func statusBarSpec() *appspec.NodeSpec {
 
 func (p *Phone) statusBarWindowLocked() *liveWindow {
 	ref := ui.Rect{Left: 0, Top: 0, Right: appspec.RefWidth, Bottom: statusBarRefHeight}
-	b := &treeBuilder{p: p, pkg: SystemUIPackage, prefix: "statusbar"}
+	b := &treeBuilder{p: p, pkg: systemUIPackage, prefix: "statusbar"}
 	root := b.build(statusBarSpec(), ref, ref, 0, 0, 0, "0", false)
 	lw := &liveWindow{root: root}
-	lw.w = ui.Window{Package: SystemUIPackage, Kind: ui.WindowStatusBar, Bounds: p.scaleRect(ref)}
+	lw.w = ui.Window{Package: systemUIPackage, Kind: ui.WindowStatusBar, Bounds: p.scaleRect(ref)}
 	return lw
 }
 

@@ -27,15 +27,15 @@ import (
 	"github.com/solopi-dev/solopi/sim/soloapp/plugins"
 )
 
-// Resolver handles one scheme action outside the five core ones
+// resolver handles one scheme action outside the five core ones
 // (performance, record, …); New registers built-in ones, and the lead can
 // plug replacements in. It
 // returns the JSON body and whether it handled the request; a panic is
 // reported like a Java exception thrown out of processScheme.
-type Resolver func(ctx context.Context, req Request) (body []byte, handled bool)
+type resolver func(ctx context.Context, req request) (body []byte, handled bool)
 
-// Request is one scheme invocation as a plugged-in Resolver sees it.
-type Request struct {
+// request is one scheme invocation as a plugged-in Resolver sees it.
+type request struct {
 	Action string
 	Params map[string]string
 	// Protected is true only for the DUMP-protected AdbSchemeActivity.
@@ -52,7 +52,7 @@ type App struct {
 	// Persistent state (the case DB) and the resolver chain.
 	cases      []*caseRow
 	nextCaseID int64
-	resolvers  map[string]Resolver
+	resolvers  map[string]resolver
 	// ext is the installation-level state of the record, scan and stress
 	// resolvers (their fault knobs); it survives Restart.
 	ext ext
@@ -97,7 +97,7 @@ func New(cfg core.Config, phone core.Phone, clk clock.Clock) *App {
 			Settings: map[string]any{},
 			Perms:    map[string]bool{},
 		},
-		resolvers:  map[string]Resolver{},
+		resolvers:  map[string]resolver{},
 		nextCaseID: 1,
 	}
 	a.RuntimeSessions = a.runtimeSessionsLocked
@@ -131,7 +131,7 @@ func New(cfg core.Config, phone core.Phone, clk clock.Clock) *App {
 // core ones. New already registers this package's session resolvers
 // (performance, record, screen-record, scan, video-analysis, stress,
 // history, plugin); registering the same action replaces that one.
-func (a *App) RegisterResolver(action string, r Resolver) {
+func (a *App) RegisterResolver(action string, r resolver) {
 	a.Mu.Lock()
 	defer a.Mu.Unlock()
 	a.resolvers[action] = r

@@ -79,7 +79,7 @@ func (a *App) dispatch(ctx context.Context, p *core.Process, via core.Transport,
 		if r == nil {
 			return nil, false, false
 		}
-		b, h := r(ctx, Request{Action: action, Params: q, Protected: via == core.ViaAdb, Transport: via.String()})
+		b, h := r(ctx, request{Action: action, Params: q, Protected: via == core.ViaAdb, Transport: via.String()})
 		if !h {
 			return nil, false, false
 		}

@@ -42,8 +42,8 @@ func TestHTTPBeforeServerStart(t *testing.T) {
 func TestHTTPFallbacks(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, core.Config{})
-	r.app.RegisterResolver("stress", func(ctx context.Context, req Request) ([]byte, bool) { panic("boom \"quoted\"") })
-	r.app.RegisterResolver("scan", func(ctx context.Context, req Request) ([]byte, bool) { return nil, false })
+	r.app.RegisterResolver("stress", func(ctx context.Context, req request) ([]byte, bool) { panic("boom \"quoted\"") })
+	r.app.RegisterResolver("scan", func(ctx context.Context, req request) ([]byte, bool) { return nil, false })
 	for _, tc := range []struct {
 		method, target, ct, body string
 	}{

@@ -26,7 +26,7 @@ type sessions struct {
 // still replace any of them with RegisterResolver.
 func (a *App) registerSessionResolvers() {
 	reg := func(action string, fn func(ctx context.Context, p *core.Process, via core.Transport, q core.Params) core.Obj) {
-		a.resolvers[action] = func(ctx context.Context, req Request) ([]byte, bool) {
+		a.resolvers[action] = func(ctx context.Context, req request) ([]byte, bool) {
 			a.Mu.Lock()
 			p := a.P
 			a.Mu.Unlock()
@@ -44,7 +44,7 @@ func (a *App) registerSessionResolvers() {
 }
 
 // viaOf maps a plugged-in Request back to the transport it arrived on.
-func viaOf(req Request) core.Transport {
+func viaOf(req request) core.Transport {
 	switch {
 	case req.Protected:
 		return core.ViaAdb

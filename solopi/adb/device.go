@@ -44,7 +44,7 @@ func (c *Client) Device(ctx context.Context, serial string) (*Device, error) {
 		}
 		var ready []DeviceInfo
 		for _, d := range list {
-			if d.State == StateDevice {
+			if d.State == stateDevice {
 				ready = append(ready, d)
 			}
 		}
@@ -63,7 +63,7 @@ func (c *Client) Device(ctx context.Context, serial string) (*Device, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st != StateDevice {
+		if st != stateDevice {
 			return nil, stateError(op, serial, st)
 		}
 	}
@@ -76,9 +76,9 @@ func (c *Client) Device(ctx context.Context, serial string) (*Device, error) {
 
 func stateError(op, serial, state string) error {
 	switch state {
-	case StateUnauthorized:
+	case stateUnauthorized:
 		return &Error{Kind: ErrUnauthorized, Op: op, Serial: serial}
-	case StateOffline:
+	case stateOffline:
 		return &Error{Kind: ErrOffline, Op: op, Serial: serial}
 	}
 	return &Error{Kind: ErrNotReady, Op: op, Serial: serial, ServerMsg: "state " + state}
@@ -127,7 +127,7 @@ func (d *Device) open(ctx context.Context, op, service string) (*conn, error) {
 	if msg == "closed" {
 		// The device closed the stream right away: either it refused the
 		// service (nothing on that tcp port, unknown service) or it left.
-		return nil, d.checkGone(ctx, op, &Error{Kind: ErrServiceRefused, Op: op, Serial: d.serial, ServerMsg: msg})
+		return nil, d.checkGone(ctx, op, &Error{Kind: errServiceRefused, Op: op, Serial: d.serial, ServerMsg: msg})
 	}
 	return nil, d.midCall(classifyFail(op, d.serial, service, msg))
 }
@@ -169,7 +169,7 @@ func (d *Device) ioError(cn *conn, op string, err error) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	if errors.Is(err, ErrProtocol) {
+	if errors.Is(err, errProtocol) {
 		return fmt.Errorf("adb: %s on %s: %w", op, d.serial, err)
 	}
 	// A broken stream means the device left, unless the server itself died
@@ -187,7 +187,7 @@ func (d *Device) ioError(cn *conn, op string, err error) error {
 // ifPresent is returned (nil for "the EOF was a normal end").
 func (d *Device) checkGone(ctx context.Context, op string, ifPresent error) error {
 	st, err := d.c.GetState(ctx, d.serial)
-	if err == nil && st == StateDevice {
+	if err == nil && st == stateDevice {
 		return ifPresent
 	}
 	if ctx.Err() != nil {

@@ -139,7 +139,7 @@ func TestConnectFailureText(t *testing.T) {
 		t.Fatalf("already connected must succeed: %v", err)
 	}
 	err := c.Connect(ctx, "127.0.0.1:5690")
-	var ce *ConnectError
+	var ce *connectError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "Connection refused") {
 		t.Fatalf("Connect = %v", err)
 	}
@@ -205,7 +205,7 @@ func TestShellV1Fallback(t *testing.T) {
 	s := newSimServer(t, "old")
 	d := oldDevice(s.client(t), "old")
 	out, errOut, code, err := d.Shell(testCtx(t), "echo hi; echo oops >&2; exit 4")
-	if err != nil || string(out) != "hi\noops\n" || errOut != nil || code != ExitUnknown {
+	if err != nil || string(out) != "hi\noops\n" || errOut != nil || code != exitUnknown {
 		t.Fatalf("v1 Shell = %q, %q, %d, %v", out, errOut, code, err)
 	}
 }
@@ -243,7 +243,7 @@ func TestDeviceGoneMidShell(t *testing.T) {
 	// A 16-byte stdout packet (5-byte header), cut after 7 of its bytes.
 	s.link.cutNext(tportReply+5+7, s.unplug(t, "a"))
 	out, _, code, err := d.Shell(testCtx(t), shellCmd("partialpartial16")+"; sleep 1000")
-	if !errors.Is(err, ErrDeviceGone) || !errors.Is(err, io.ErrUnexpectedEOF) || code != ExitUnknown {
+	if !errors.Is(err, ErrDeviceGone) || !errors.Is(err, io.ErrUnexpectedEOF) || code != exitUnknown {
 		t.Fatalf("Shell = %q, %d, %v; want ErrDeviceGone", out, code, err)
 	}
 	if string(out) != "partial" {
@@ -497,13 +497,13 @@ func TestSyncFail(t *testing.T) {
 	// The shell user may not write outside its storage.
 	for _, size := range []int{10, 4 << 20} {
 		err := d.Push(testCtx(t), bytes.NewReader(make([]byte, size)), "/system/x", 0o644, time.Now())
-		var se *SyncError
+		var se *syncError
 		if !errors.As(err, &se) || !strings.Contains(se.Msg, "Permission denied") || !errors.Is(err, fs.ErrPermission) || se.Path != "/system/x" {
 			t.Fatalf("Push %d bytes to read-only = %v, want *SyncError with the device text", size, err)
 		}
 	}
 	err := d.Pull(testCtx(t), "/sdcard/nope", io.Discard)
-	var se *SyncError
+	var se *syncError
 	if !errors.As(err, &se) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Pull missing = %v", err)
 	}
@@ -576,7 +576,7 @@ func TestDialTCP(t *testing.T) {
 	cancel()
 
 	_, err := d.DialTCP(testCtx(t), 9999)
-	if !errors.Is(err, ErrServiceRefused) || !strings.Contains(err.Error(), "tcp:9999") {
+	if !errors.Is(err, errServiceRefused) || !strings.Contains(err.Error(), "tcp:9999") {
 		t.Fatalf("refused port = %v, want ErrServiceRefused", err)
 	}
 }

@@ -42,10 +42,10 @@ var (
 	ErrAdbNotFound = errors.New("adb executable not found")
 	// ErrServiceRefused: the device is there but refused the service, e.g.
 	// tcp:PORT with nothing listening on that port (server FAIL "closed").
-	ErrServiceRefused = errors.New("service refused by device")
+	errServiceRefused = errors.New("service refused by device")
 	// ErrProtocol: the server or device sent bytes that break the protocol
 	// (adbwire's own).
-	ErrProtocol = adbwire.ErrProtocol
+	errProtocol = adbwire.ErrProtocol
 )
 
 // Error describes a failure of device selection, reachability or a service.
@@ -86,7 +86,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "device %s disconnected during the call; check the cable or network and retry", quoteSerial(e.Serial))
 	case ErrServerUnreachable:
 		fmt.Fprintf(&b, "no adb server answers at %s; start one with `adb start-server`, pass --adb PATH so it can be started, or set ANDROID_ADB_SERVER_PORT", e.Addr)
-	case ErrServiceRefused:
+	case errServiceRefused:
 		fmt.Fprintf(&b, "device %s refused the service (is anything listening there?)", quoteSerial(e.Serial))
 	default:
 		if e.Kind != nil {
@@ -142,34 +142,34 @@ func (e *FailError) Error() string {
 	return fmt.Sprintf("adb: server refused %q: %s", e.Service, e.Msg)
 }
 
-// ConnectError is a failed `host:connect` / `host:disconnect`. The server
+// connectError is a failed `host:connect` / `host:disconnect`. The server
 // answers OKAY even then, with a text like "failed to connect to
 // '127.0.0.1:5690': Connection refused", which is kept in Msg.
-type ConnectError struct {
+type connectError struct {
 	Op   string // "connect" or "disconnect"
 	Addr string
 	Msg  string
 }
 
-func (e *ConnectError) Error() string {
+func (e *connectError) Error() string {
 	return fmt.Sprintf("adb: %s %s: %s; check the address and that the device listens for adb (adb tcpip 5555)", e.Op, e.Addr, e.Msg)
 }
 
-// SyncError is a FAIL reply of the sync service (push, pull, list, stat), with
+// syncError is a FAIL reply of the sync service (push, pull, list, stat), with
 // the device's message, e.g. "couldn't create file: Permission denied".
-type SyncError struct {
+type syncError struct {
 	Op   string // "push", "pull", "list", "stat"
 	Path string // remote path
 	Msg  string
 }
 
-func (e *SyncError) Error() string {
+func (e *syncError) Error() string {
 	return fmt.Sprintf("adb: %s %s: device says: %s", e.Op, e.Path, e.Msg)
 }
 
 // Is lets a device-side "No such file or directory" match fs.ErrNotExist and
 // "Permission denied" match fs.ErrPermission, so callers need not parse text.
-func (e *SyncError) Is(target error) bool {
+func (e *syncError) Is(target error) bool {
 	switch target {
 	case fs.ErrNotExist:
 		return strings.Contains(e.Msg, "No such file or directory")

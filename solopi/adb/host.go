@@ -11,10 +11,10 @@ import (
 
 // Device states as the server spells them in devices-l and get-state.
 const (
-	StateDevice       = "device"
-	StateOffline      = "offline"
-	StateUnauthorized = "unauthorized"
-	StateNoPerm       = "no permissions"
+	stateDevice       = "device"
+	stateOffline      = "offline"
+	stateUnauthorized = "unauthorized"
+	stateNoPerm       = "no permissions"
 )
 
 // DeviceInfo is one line of `host:devices-l`.
@@ -37,7 +37,7 @@ func (c *Client) Version(ctx context.Context) (int, error) {
 	}
 	v, err := strconv.ParseUint(string(p), 16, 32)
 	if err != nil {
-		return 0, fmt.Errorf("adb: version: %w: %q is not hex", ErrProtocol, p)
+		return 0, fmt.Errorf("adb: version: %w: %q is not hex", errProtocol, p)
 	}
 	return int(v), nil
 }
@@ -72,9 +72,9 @@ func parseDevicesL(s string) []DeviceInfo {
 		rest = strings.TrimSpace(rest)
 		d := DeviceInfo{Serial: serial}
 		// "no permissions (reason); see [url]" is the one state with spaces.
-		if strings.HasPrefix(rest, StateNoPerm) {
-			d.State = StateNoPerm
-			rest = rest[len(StateNoPerm):]
+		if strings.HasPrefix(rest, stateNoPerm) {
+			d.State = stateNoPerm
+			rest = rest[len(stateNoPerm):]
 			if j := strings.IndexByte(rest, ']'); j >= 0 && strings.HasPrefix(strings.TrimSpace(rest), "(") {
 				d.Extra = map[string]string{"reason": strings.TrimSpace(rest[:j+1])}
 				rest = rest[j+1:]
@@ -126,7 +126,7 @@ func (c *Client) connectOp(ctx context.Context, op, hostport string, okPrefixes 
 	if err != nil {
 		var fe *FailError
 		if errors.As(err, &fe) {
-			return &ConnectError{Op: op, Addr: hostport, Msg: fe.Msg}
+			return &connectError{Op: op, Addr: hostport, Msg: fe.Msg}
 		}
 		return err
 	}
@@ -136,7 +136,7 @@ func (c *Client) connectOp(ctx context.Context, op, hostport string, okPrefixes 
 			return nil
 		}
 	}
-	return &ConnectError{Op: op, Addr: hostport, Msg: msg}
+	return &connectError{Op: op, Addr: hostport, Msg: msg}
 }
 
 // GetState returns the device's state ("device", "offline", ...). An empty

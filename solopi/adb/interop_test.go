@@ -141,7 +141,7 @@ func (s *adbServer) attach(t testing.TB) (*testPhone, *Device) {
 	if err := s.c.Connect(ctx, a.addr()); err != nil {
 		t.Fatal(err)
 	}
-	s.waitState(t, ctx, a.addr(), StateDevice)
+	s.waitState(t, ctx, a.addr(), stateDevice)
 	d, err := s.c.Device(ctx, a.addr())
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func TestInteropHostServices(t *testing.T) {
 	if _, err := s.c.Device(ctx, "127.0.0.1:1"); !errors.Is(err, ErrDeviceNotFound) {
 		t.Fatalf("unknown serial: %v", err)
 	}
-	var ce *ConnectError
+	var ce *connectError
 	if err := s.c.Connect(ctx, "127.0.0.1:1"); !errors.As(err, &ce) {
 		t.Fatalf("connect refused port: %v", err)
 	}
@@ -215,7 +215,7 @@ func TestInteropShell(t *testing.T) {
 		{"exit 255", "", "", 255},
 		{"false", "", "", 1},
 		{"nosuch", "", "/system/bin/sh: nosuch: inaccessible or not found\n", 127}, // Android mksh's text
-		{"echo " + ShellQuote("it's a 'test' $HOME `x` \\ ;"), "it's a 'test' $HOME `x` \\ ;\n", "", 0},
+		{"echo " + shellQuote("it's a 'test' $HOME `x` \\ ;"), "it's a 'test' $HOME `x` \\ ;\n", "", 0},
 	} {
 		out, errOut, code, err := d.Shell(ctx, tc.cmd)
 		if err != nil || string(out) != tc.out || string(errOut) != tc.errOut || code != tc.code {
@@ -274,7 +274,7 @@ func TestInteropPushPullExec(t *testing.T) {
 	}
 	// A file where a directory should be: the device cannot create it.
 	err = d.Push(ctx, strings.NewReader("x"), "/sdcard/big.bin/sub", 0o644, mtime)
-	var se *SyncError
+	var se *syncError
 	if !errors.As(err, &se) || !strings.Contains(se.Msg, "couldn't create file") {
 		t.Fatalf("Push under a file = %v", err)
 	}
@@ -317,7 +317,7 @@ func TestInteropTunnel(t *testing.T) {
 	if !bytes.Equal(body, big) {
 		t.Fatalf("big body: %d bytes", len(body))
 	}
-	if _, err := d.DialTCP(testCtx(t), 9); !errors.Is(err, ErrServiceRefused) {
+	if _, err := d.DialTCP(testCtx(t), 9); !errors.Is(err, errServiceRefused) {
 		t.Fatalf("nothing on device port 9: %v", err)
 	}
 }
@@ -411,7 +411,7 @@ func TestInteropDeviceVanishes(t *testing.T) {
 		t.Fatalf("after vanish: %v", err)
 	}
 	a.adbd.SetOnline(true)
-	s.waitState(t, ctx, a.addr(), StateDevice)
+	s.waitState(t, ctx, a.addr(), stateDevice)
 	if out, _, code, err := d.Shell(ctx, "echo back"); err != nil || string(out) != "back\n" || code != 0 {
 		t.Fatalf("after reconnect: %q, %d, %v", out, code, err)
 	}

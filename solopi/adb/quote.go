@@ -2,11 +2,11 @@ package adb
 
 import "strings"
 
-// ShellQuote quotes s for the device's POSIX shell (mksh on Android): wrap in
+// shellQuote quotes s for the device's POSIX shell (mksh on Android): wrap in
 // single quotes, and replace each ' with the four bytes ' \ ' ' (close the
 // quotes, an escaped quote, reopen).
 // This is adb's own escape_arg. Any byte string without NUL round-trips.
-func ShellQuote(s string) string {
+func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
@@ -24,7 +24,7 @@ func ShellJoin(args ...string) string {
 		if a != "" && isShellSafe(a) {
 			b.WriteString(a)
 		} else {
-			b.WriteString(ShellQuote(a))
+			b.WriteString(shellQuote(a))
 		}
 	}
 	return b.String()

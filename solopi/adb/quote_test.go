@@ -27,7 +27,7 @@ func TestShellJoin(t *testing.T) {
 			t.Errorf("ShellJoin(%q) = %s, want %s", tc.args, got, tc.want)
 		}
 	}
-	if got := ShellQuote("it's"); got != `'it'\''s'` {
+	if got := shellQuote("it's"); got != `'it'\''s'` {
 		t.Errorf("ShellQuote = %s", got)
 	}
 }

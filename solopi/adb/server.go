@@ -26,8 +26,8 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 )
 
-// DefaultPort is the adb server's standard port.
-const DefaultPort = 5037
+// defaultPort is the adb server's standard port.
+const defaultPort = 5037
 
 // Client talks to one adb server. It is safe for concurrent use; each call
 // opens its own connection.
@@ -42,30 +42,30 @@ type Client struct {
 	startMu sync.Mutex
 }
 
-// Option configures a Client.
-type Option func(*Client)
+// option configures a Client.
+type option func(*Client)
 
 // WithPort selects the server port (the CLI's -P / --adb-port). Zero keeps
 // the default: env ANDROID_ADB_SERVER_PORT, else 5037.
-func WithPort(port int) Option { return func(c *Client) { c.port = port } }
+func WithPort(port int) option { return func(c *Client) { c.port = port } }
 
 // WithAdbPath gives the adb binary used to start the server (--adb).
-func WithAdbPath(path string) Option { return func(c *Client) { c.adbPath = path } }
+func WithAdbPath(path string) option { return func(c *Client) { c.adbPath = path } }
 
 // WithoutServerStart disables starting the server: a refused connection is
 // reported as ErrServerUnreachable at once.
-func WithoutServerStart() Option { return func(c *Client) { c.noStart = true } }
+func WithoutServerStart() option { return func(c *Client) { c.noStart = true } }
 
 // NewClient returns a client of the server on 127.0.0.1. The port comes from
 // WithPort, else env ANDROID_ADB_SERVER_PORT, else 5037. Nothing is dialled
 // yet.
-func NewClient(opts ...Option) (*Client, error) {
+func NewClient(opts ...option) (*Client, error) {
 	c := &Client{host: "127.0.0.1"}
 	for _, o := range opts {
 		o(c)
 	}
 	if c.port == 0 {
-		c.port = DefaultPort
+		c.port = defaultPort
 		if s := os.Getenv("ANDROID_ADB_SERVER_PORT"); s != "" {
 			p, err := strconv.Atoi(s)
 			if err != nil || p <= 0 || p > 65535 {

@@ -11,9 +11,9 @@ import (
 	"github.com/solopi-dev/solopi/adbwire"
 )
 
-// ExitUnknown is the exit code Shell reports for devices without shell
+// exitUnknown is the exit code Shell reports for devices without shell
 // protocol v2 (Android < 7), whose shell: service carries no exit status.
-const ExitUnknown = -1
+const exitUnknown = -1
 
 // Shell runs cmd with the device's `sh -c` and returns its stdout, stderr
 // and exit code. cmd is passed verbatim: quote arguments with ShellQuote or
@@ -29,27 +29,27 @@ func (d *Device) Shell(ctx context.Context, cmd string) (stdout, stderr []byte, 
 	if !d.HasFeature("shell_v2") {
 		out, err := d.readAll(ctx, op, "shell:"+cmd)
 		if err != nil {
-			return nil, nil, ExitUnknown, err
+			return nil, nil, exitUnknown, err
 		}
-		return out, nil, ExitUnknown, nil
+		return out, nil, exitUnknown, nil
 	}
 	cn, err := d.open(ctx, op, "shell,v2,raw:"+cmd)
 	if err != nil {
-		return nil, nil, ExitUnknown, err
+		return nil, nil, exitUnknown, err
 	}
 	defer cn.Close()
 	// We send no stdin: say so at once, or a command reading stdin (cat)
 	// would wait forever, as adb's own client does.
 	if _, err := cn.Write(adbwire.AppendShellPacket(nil, adbwire.ShellCloseStdin, nil)); err != nil {
-		return nil, nil, ExitUnknown, d.ioError(cn, op, err)
+		return nil, nil, exitUnknown, d.ioError(cn, op, err)
 	}
 	var o, e bytes.Buffer
 	code, err := adbwire.DemuxShell(bufio.NewReaderSize(cn, 64<<10), &o, &e)
 	if err != nil {
-		if errors.Is(err, ErrProtocol) {
-			return o.Bytes(), e.Bytes(), ExitUnknown, fmt.Errorf("adb: %s on %s: %w", op, d.serial, err)
+		if errors.Is(err, errProtocol) {
+			return o.Bytes(), e.Bytes(), exitUnknown, fmt.Errorf("adb: %s on %s: %w", op, d.serial, err)
 		}
-		return o.Bytes(), e.Bytes(), ExitUnknown, d.ioError(cn, op, err)
+		return o.Bytes(), e.Bytes(), exitUnknown, d.ioError(cn, op, err)
 	}
 	return o.Bytes(), e.Bytes(), code, nil
 }

@@ -57,9 +57,9 @@ func (s *simServer) device(serial string) *sim.Device {
 	return d
 }
 
-func (s *simServer) client(t testing.TB, opts ...Option) *Client {
+func (s *simServer) client(t testing.TB, opts ...option) *Client {
 	t.Helper()
-	c, err := NewClient(append([]Option{WithPort(s.link.port()), WithoutServerStart()}, opts...)...)
+	c, err := NewClient(append([]option{WithPort(s.link.port()), WithoutServerStart()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,22 +14,22 @@ import (
 	"github.com/solopi-dev/solopi/clock"
 )
 
-// FileStat is the raw answer of STAT (v1: Mode, Size, Mtime only) or STA2.
-type FileStat = adbwire.SyncStat
+// fileStat is the raw answer of STAT (v1: Mode, Size, Mtime only) or STA2.
+type fileStat = adbwire.SyncStat
 
-// FileInfo describes a remote file; it implements fs.FileInfo and its Sys()
+// fileInfo describes a remote file; it implements fs.FileInfo and its Sys()
 // is the *FileStat the device sent.
-type FileInfo struct {
+type fileInfo struct {
 	name string
-	st   FileStat
+	st   fileStat
 }
 
-func (fi *FileInfo) Name() string       { return fi.name }
-func (fi *FileInfo) Size() int64        { return int64(fi.st.Size) }
-func (fi *FileInfo) Mode() fs.FileMode  { return adbwire.FileMode(fi.st.Mode) }
-func (fi *FileInfo) ModTime() time.Time { return time.Unix(fi.st.Mtime, 0) }
-func (fi *FileInfo) IsDir() bool        { return fi.Mode().IsDir() }
-func (fi *FileInfo) Sys() any           { return &fi.st }
+func (fi *fileInfo) Name() string       { return fi.name }
+func (fi *fileInfo) Size() int64        { return int64(fi.st.Size) }
+func (fi *fileInfo) Mode() fs.FileMode  { return adbwire.FileMode(fi.st.Mode) }
+func (fi *fileInfo) ModTime() time.Time { return time.Unix(fi.st.Mtime, 0) }
+func (fi *fileInfo) IsDir() bool        { return fi.Mode().IsDir() }
+func (fi *fileInfo) Sys() any           { return &fi.st }
 
 // sendMode converts an fs.FileMode to the st_mode sent with SEND: a
 // regular file or a symlink with its permission and special bits. A zero
@@ -69,9 +69,9 @@ func (s *syncSession) close() {
 // left (or the context ended).
 func (s *syncSession) fail(remote string, err error) error {
 	if msg, ok := failMsg(err); ok {
-		return &SyncError{Op: s.op, Path: remote, Msg: msg}
+		return &syncError{Op: s.op, Path: remote, Msg: msg}
 	}
-	if errors.Is(err, ErrProtocol) {
+	if errors.Is(err, errProtocol) {
 		return fmt.Errorf("adb: %s %s: %w", s.op, remote, err)
 	}
 	return s.d.ioError(s.cn, s.op+" "+remote, err)
@@ -95,7 +95,7 @@ func (d *Device) Stat(ctx context.Context, remotePath string) (fs.FileInfo, erro
 		return nil, err
 	}
 	defer s.close()
-	var st FileStat
+	var st fileStat
 	if d.HasFeature("stat_v2") {
 		if err := s.request(adbwire.SyncSTA2, remotePath); err != nil {
 			return nil, s.fail(remotePath, err)
@@ -121,7 +121,7 @@ func (d *Device) Stat(ctx context.Context, remotePath string) (fs.FileInfo, erro
 		// answers errno 0 with an empty stat, which means the same).
 		return nil, &fs.PathError{Op: "adb: stat", Path: remotePath, Err: fs.ErrNotExist}
 	}
-	return &FileInfo{name: path.Base(remotePath), st: st}, nil
+	return &fileInfo{name: path.Base(remotePath), st: st}, nil
 }
 
 // List returns the entries of the remote directory remotePath (sync LIST,
@@ -156,7 +156,7 @@ func readList(r io.Reader) ([]fs.FileInfo, error) {
 			return out, nil
 		}
 		if name != "." && name != ".." {
-			out = append(out, &FileInfo{name: name, st: st})
+			out = append(out, &fileInfo{name: name, st: st})
 		}
 	}
 }

@@ -96,7 +96,7 @@ func TestWireConnect(t *testing.T) {
 		t.Fatalf("Connect: %v", err)
 	}
 	err := c.Connect(ctx, "127.0.0.1:5690")
-	var ce *ConnectError
+	var ce *connectError
 	if !errors.As(err, &ce) || ce.Msg != "failed to connect to '127.0.0.1:5690': Connection refused" || ce.Addr != "127.0.0.1:5690" {
 		t.Fatalf("failed Connect = %v, want *ConnectError with the server text", err)
 	}
@@ -182,7 +182,7 @@ func TestWirePushRefusedAtOnce(t *testing.T) {
 	d := &Device{c: c, serial: "a"}
 	for _, size := range []int{8 << 20, 10} {
 		err := d.Push(context.Background(), bytes.NewReader(make([]byte, size)), "/system/x", 0o644, time.Now())
-		var se *SyncError
+		var se *syncError
 		if !errors.As(err, &se) || se.Msg != "couldn't create file: Permission denied" || se.Path != "/system/x" {
 			t.Fatalf("Push of %d bytes = %v, want the device's FAIL", size, err)
 		}

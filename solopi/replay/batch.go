@@ -29,8 +29,8 @@ type BatchOptions struct {
 	ContinueOnFailure bool
 }
 
-// BatchChild is one requested sub-run; Report is nil when not reached.
-type BatchChild struct {
+// batchChild is one requested sub-run; Report is nil when not reached.
+type batchChild struct {
 	Index    int
 	CaseName string
 	Report   *RunReport
@@ -44,7 +44,7 @@ type BatchReport struct {
 	// problem), or Failed.
 	Err           *fault.Error
 	Payload       map[string]any
-	Children      []BatchChild
+	Children      []batchChild
 	ArtifactsRoot string
 	Started       time.Time
 	Finished      time.Time
@@ -86,7 +86,7 @@ func ValidateBatch(o BatchOptions) error {
 func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchReport {
 	b := &BatchReport{BatchID: device.NewRequestID(), Started: d.Clock().Now()}
 	for i, c := range o.Cases {
-		b.Children = append(b.Children, BatchChild{Index: i + 1, CaseName: c})
+		b.Children = append(b.Children, batchChild{Index: i + 1, CaseName: c})
 	}
 	if err := ValidateBatch(o); err != nil {
 		e := fault.From(err)
@@ -126,7 +126,7 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 		if ch.Report.Err == nil {
 			continue
 		}
-		if ctx.Err() != nil || ch.Report.Err.Kind == fault.Interrupted && IsInterruptCode(ch.Report.ErrorCode) {
+		if ctx.Err() != nil || ch.Report.Err.Kind == fault.Interrupted && isInterruptCode(ch.Report.ErrorCode) {
 			stopCode = CodeBatchInterrupted
 			break
 		}
@@ -155,8 +155,8 @@ func subRunProgress(p device.Progress, index, total int, caseName string) device
 	}
 }
 
-// IsInterruptCode reports the errorCode of an interrupted command.
-func IsInterruptCode(code string) bool { return code == device.CodeInterrupted }
+// isInterruptCode reports the errorCode of an interrupted command.
+func isInterruptCode(code string) bool { return code == device.CodeInterrupted }
 
 // aggregate computes the exit code and the printed object. As in
 // solopi-ai, results lists the sub-runs that ran and failedRuns counts

@@ -13,18 +13,18 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// CancelResult is the evidence of a targeted cancel.
-type CancelResult struct {
+// cancelResult is the evidence of a targeted cancel.
+type cancelResult struct {
 	Attempted bool
 	Sent      bool
 	Success   bool
 	Reason    string
-	Status    *ReplayStatus
+	Status    *replayStatus
 	Err       error
 }
 
 // Report renders the cancel evidence.
-func (c CancelResult) Report() map[string]any {
+func (c cancelResult) Report() map[string]any {
 	m := map[string]any{"attempted": c.Attempted, "sent": c.Sent, "success": c.Success}
 	if c.Reason != "" {
 		m["reason"] = c.Reason
@@ -38,12 +38,12 @@ func (c CancelResult) Report() map[string]any {
 	return m
 }
 
-// CancelOwnRun cancels runId if, and only if, the device's current run is
+// cancelOwnRun cancels runId if, and only if, the device's current run is
 // exactly that runId (and requestId, when given) and still running; then it
 // waits up to wait for a terminal state. A run that is already terminal,
 // or a different run, is left alone.
-func CancelOwnRun(ctx context.Context, d *device.Device, runID, requestID string, wait time.Duration) CancelResult {
-	res := CancelResult{Attempted: true}
+func cancelOwnRun(ctx context.Context, d *device.Device, runID, requestID string, wait time.Duration) cancelResult {
+	res := cancelResult{Attempted: true}
 	st, err := FetchReplayStatus(ctx, d)
 	if err != nil {
 		res.Err, res.Reason = err, "status_unavailable"
@@ -229,7 +229,7 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 // run and Transport for passed without results. A mismatching runId or no
 // run is an error.
 func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[string]any, failure *fault.Error, err error) {
-	st, err := ReplayLatest(ctx, d)
+	st, err := replayLatest(ctx, d)
 	if err != nil {
 		return nil, nil, err
 	}

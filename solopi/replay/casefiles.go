@@ -18,15 +18,15 @@ import (
 const (
 	CodeCaseFileUnreadable = "case_file_unreadable"
 	CodeOutputIsSource     = "output_is_source"
-	// MaxCaseFileBytes bounds every local case, step or params file.
-	MaxCaseFileBytes = 16 << 20
+	// maxCaseFileBytes bounds every local case, step or params file.
+	maxCaseFileBytes = 16 << 20
 )
 
-// ReadLocalInput reads a bounded local file (artifacts.Input); what names
+// readLocalInput reads a bounded local file (artifacts.Input); what names
 // it in messages. A refusal names the file as solopi-ai does (file, and
 // the cause as reason) beside ours (path).
-func ReadLocalInput(path, what string) ([]byte, error) {
-	b, err := artifacts.Input{What: what, Code: CodeCaseFileUnreadable, Max: MaxCaseFileBytes}.Read(path)
+func readLocalInput(path, what string) ([]byte, error) {
+	b, err := artifacts.Input{What: what, Code: CodeCaseFileUnreadable, Max: maxCaseFileBytes}.Read(path)
 	if err != nil {
 		e := fault.From(err).With("file", path)
 		reason := e.Message
@@ -48,11 +48,11 @@ func fileError(err error, path string) error {
 	return e.With("file", path)
 }
 
-// ReadCaseFile reads a case file the way every local case command does
+// readCaseFile reads a case file the way every local case command does
 // (casefile.Load: UTF-8, duplicate keys, one JSON document, the schema's
 // shape, then the case itself).
-func ReadCaseFile(path string) (*casefile.Case, error) {
-	b, err := ReadLocalInput(path, "case file")
+func readCaseFile(path string) (*casefile.Case, error) {
+	b, err := readLocalInput(path, "case file")
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func ReadCaseFile(path string) (*casefile.Case, error) {
 
 // ReadStepFile reads the one step of case-step-add and case-step-update.
 func ReadStepFile(path string) (casefile.Step, error) {
-	b, err := ReadLocalInput(path, "step file")
+	b, err := readLocalInput(path, "step file")
 	if err != nil {
 		return casefile.Step{}, err
 	}
@@ -76,10 +76,10 @@ func ReadStepFile(path string) (casefile.Step, error) {
 	return st, nil
 }
 
-// SetRunningParamsFile is case-validate --running-params-file: c with the
+// setRunningParamsFile is case-validate --running-params-file: c with the
 // file's document as advanceSettings.runningParam.
-func SetRunningParamsFile(c *casefile.Case, path string) (*casefile.Case, error) {
-	b, err := ReadLocalInput(path, "running params file")
+func setRunningParamsFile(c *casefile.Case, path string) (*casefile.Case, error) {
+	b, err := readLocalInput(path, "running params file")
 	if err != nil {
 		return nil, err
 	}
@@ -90,10 +90,10 @@ func SetRunningParamsFile(c *casefile.Case, path string) (*casefile.Case, error)
 	return out, nil
 }
 
-// CaseOutput is the policy of every file a case command writes: missing
+// caseOutput is the policy of every file a case command writes: missing
 // parent directories are created, as solopi-ai creates them; the mode
 // (exclusive or replace) is the caller's.
-func CaseOutput(overwrite bool) artifacts.Output {
+func caseOutput(overwrite bool) artifacts.Output {
 	return artifacts.Output{Mode: artifacts.ModeOf(overwrite), MakeParents: true}
 }
 
@@ -117,14 +117,14 @@ func CheckCaseOutput(output, source string, overwrite bool) error {
 			return fault.Usage(CodeOutputIsSource, "--output must be another file than the source").With("output", oa).With("source", sa)
 		}
 	}
-	_, err := CaseOutput(overwrite).CheckFile(output)
+	_, err := caseOutput(overwrite).CheckFile(output)
 	return outputError(err, output)
 }
 
-// WriteCaseOutput publishes data at path under the case output policy
+// writeCaseOutput publishes data at path under the case output policy
 // (perm 0 is the default 0644; 0600 for a file holding secrets).
-func WriteCaseOutput(path string, data []byte, overwrite bool, perm os.FileMode) (artifacts.FileResult, error) {
-	o := CaseOutput(overwrite)
+func writeCaseOutput(path string, data []byte, overwrite bool, perm os.FileMode) (artifacts.FileResult, error) {
+	o := caseOutput(overwrite)
 	o.Perm = perm
 	fr, err := o.WriteFile(path, data)
 	return fr, outputError(err, path)

@@ -26,9 +26,9 @@ const (
 	CodeStagingFailed   = "import_staging_failed"
 )
 
-// DeviceCase is the exact case a replay will run: the device's snapshot,
+// deviceCase is the exact case a replay will run: the device's snapshot,
 // bound to its database id and caseFingerprint.
-type DeviceCase struct {
+type deviceCase struct {
 	ID          int64
 	Name        string
 	Fingerprint string
@@ -42,7 +42,7 @@ type DeviceCase struct {
 // GetCase reads harness?type=case for name and checks that the snapshot is
 // bound: same name, a positive id and a 64-hex fingerprint. Anything else
 // is a protocol error (exit 4), raised before any mutation is sent.
-func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, error) {
+func GetCase(ctx context.Context, d *device.Device, name string) (*deviceCase, error) {
 	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessCase, protocol.ParamCaseName, name))
 	if err != nil {
 		return nil, err
@@ -80,14 +80,14 @@ func GetCase(ctx context.Context, d *device.Device, name string) (*DeviceCase, e
 		delete(opLog, "storePath")
 		out["operationLog"] = opLog
 	}
-	return &DeviceCase{ID: id, Name: name, Fingerprint: fp, Case: c, Object: out}, nil
+	return &deviceCase{ID: id, Name: name, Fingerprint: fp, Case: c, Object: out}, nil
 }
 
-// RedactParams returns a copy of a case object (as case-get prints it)
+// redactParams returns a copy of a case object (as case-get prints it)
 // with every step parameter value replaced by redact.Marker, and how
 // many it replaced. The snapshot cannot say which values were encrypted
 // (it decrypts them all), and SoloPi encrypts every parameter by default.
-func RedactParams(obj map[string]any) (map[string]any, int) {
+func redactParams(obj map[string]any) (map[string]any, int) {
 	out := maps.Clone(obj)
 	log, ok := obj["operationLog"].(map[string]any)
 	steps, _ := log["steps"].([]any)
@@ -126,7 +126,7 @@ func RedactParams(obj map[string]any) (map[string]any, int) {
 }
 
 // StepCount is the number of steps of the snapshot.
-func (c *DeviceCase) StepCount() int { return len(c.Case.Steps) }
+func (c *deviceCase) StepCount() int { return len(c.Case.Steps) }
 
 // ListCases queries harness?type=cases and checks count == len(cases).
 func ListCases(ctx context.Context, d *device.Device) (map[string]any, error) {
@@ -163,17 +163,17 @@ type ImportOptions struct {
 	PollInterval time.Duration // default 0.2 s
 }
 
-// ImportReport is the outcome of a case import, success or not: the
+// importReport is the outcome of a case import, success or not: the
 // receipt (when one arrived) and the cleanup of the staged file.
-type ImportReport struct {
+type importReport struct {
 	RequestID  string
 	RemotePath string
 	Receipt    map[string]any
 	Cleanup    map[string]any
 }
 
-// ImportDir is the device directory SoloPi imports cases from.
-func ImportDir(d *device.Device) string {
+// importDir is the device directory SoloPi imports cases from.
+func importDir(d *device.Device) string {
 	return "/sdcard/Android/data/" + d.Package() + "/files/harness-import"
 }
 
@@ -182,7 +182,7 @@ func ImportDir(d *device.Device) string {
 // the receipt for that requestId. The staged file is always removed
 // afterwards (SoloPi deletes it on read; we make sure, whatever happened),
 // with a fresh context so an interrupt does not leave it behind.
-func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o ImportOptions) (*ImportReport, error) {
+func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o ImportOptions) (*importReport, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 15 * time.Second
 	}
@@ -193,8 +193,8 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 	if err != nil {
 		return nil, caseError(err)
 	}
-	rep := &ImportReport{RequestID: device.NewRequestID()}
-	dir := ImportDir(d)
+	rep := &importReport{RequestID: device.NewRequestID()}
+	dir := importDir(d)
 	rep.RemotePath = dir + "/" + rep.RequestID + ".json"
 	staged := false
 	defer func() {

@@ -37,7 +37,7 @@ func TestRunLostWhenSoloPiForgetsIt(t *testing.T) {
 	if rep.Payload["state"] != nil || last["state"] != "running" || p.mutations("type=cancel") != 0 {
 		t.Fatalf("payload %v", rep.Payload)
 	}
-	if m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactCase); m.Complete || m.Extra["errorCode"] != CodeRunLost {
+	if m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, artifactCase); m.Complete || m.Extra["errorCode"] != CodeRunLost {
 		t.Fatalf("manifest %+v", m)
 	}
 }
@@ -119,11 +119,11 @@ func TestSecretsStoreAndRedactionBasis(t *testing.T) {
 		t.Fatal(err)
 	}
 	fp := strings.Repeat("ab", 32)
-	ci := &DeviceCase{ID: 3, Name: "c", Fingerprint: fp, Case: snap}
-	if r := caseRedaction(store, nil, ci); r.Basis != RedactionInputParameters || r.Values != 1 || r.Redactor().Text("typed hunter22") != "typed "+redact.Marker {
+	ci := &deviceCase{ID: 3, Name: "c", Fingerprint: fp, Case: snap}
+	if r := caseRedaction(store, nil, ci); r.Basis != redactionInputParameters || r.Values != 1 || r.Redactor().Text("typed hunter22") != "typed "+redact.Marker {
 		t.Fatalf("without a record: %+v", r)
 	}
-	p, err := store.Save(SecretsRecord{CaseName: "c", CaseID: 3, CaseFingerprint: fp, EncryptedParams: []casefile.ParamRef{{StepID: "wait", Key: "text"}}})
+	p, err := store.Save(secretsRecord{CaseName: "c", CaseID: 3, CaseFingerprint: fp, EncryptedParams: []casefile.ParamRef{{StepID: "wait", Key: "text"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestSecretsStoreAndRedactionBasis(t *testing.T) {
 		t.Fatalf("record directory mode %v", fi.Mode())
 	}
 	r := caseRedaction(store, nil, ci)
-	if r.Basis != RedactionImportRecord || r.Redactor().Text("slept 2000 ms, typed hunter22") != "slept "+redact.Marker+" ms, typed hunter22" {
+	if r.Basis != redactionImportRecord || r.Redactor().Text("slept 2000 ms, typed hunter22") != "slept "+redact.Marker+" ms, typed hunter22" {
 		t.Fatalf("with the record: %+v", r)
 	}
 	// Another name under that fingerprint, or another fingerprint: no record.
@@ -147,7 +147,7 @@ func TestSecretsStoreAndRedactionBasis(t *testing.T) {
 	// Records unused for 90 days go when the next one is saved.
 	fake := clock.NewFake(time.Now().Add(91 * 24 * time.Hour))
 	store.Clock = fake
-	if _, err := store.Save(SecretsRecord{CaseName: "d", CaseFingerprint: strings.Repeat("ef", 32)}); err != nil {
+	if _, err := store.Save(secretsRecord{CaseName: "d", CaseFingerprint: strings.Repeat("ef", 32)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {

@@ -21,10 +21,10 @@ import (
 // Evidence file names inside a run's artifacts directory.
 const (
 	ArtifactResult     = "result.json"
-	ArtifactCase       = "case.json"
+	artifactCase       = "case.json"
 	ArtifactScreenshot = "screen.png"
-	ArtifactLogcat     = "logcat.txt"
-	ArtifactDeviceDir  = "device"
+	artifactLogcat     = "logcat.txt"
+	artifactDeviceDir  = "device"
 	logcatMaxBytes     = 8 << 20
 	// deviceTextMaxBytes bounds a pulled text file, which is redacted in
 	// memory before it is written.
@@ -122,7 +122,7 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 	defer cancel()
 	a := &RunArtifacts{}
 	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite),
-		ArtifactResult, ArtifactCase, ArtifactScreenshot, ArtifactLogcat, artifacts.ManifestName, ArtifactDeviceDir)
+		ArtifactResult, artifactCase, ArtifactScreenshot, artifactLogcat, artifacts.ManifestName, artifactDeviceDir)
 	if err != nil {
 		a.Errors = append(a.Errors, errText(err))
 		return a
@@ -232,11 +232,11 @@ func (c *collection) writeCase() {
 	if ci == nil {
 		return
 	}
-	if _, err := c.dir.WriteJSON(ArtifactCase, "harness?type=case", c.rs.redactor().Value(ci.Object)); err != nil {
-		c.fail(nil, ArtifactCase, err)
+	if _, err := c.dir.WriteJSON(artifactCase, "harness?type=case", c.rs.redactor().Value(ci.Object)); err != nil {
+		c.fail(nil, artifactCase, err)
 		return
 	}
-	c.setPath(&c.a.Case, ArtifactCase)
+	c.setPath(&c.a.Case, artifactCase)
 }
 
 func (c *collection) screenshot(ctx context.Context) {
@@ -254,15 +254,15 @@ func (c *collection) screenshot(ctx context.Context) {
 }
 
 func (c *collection) logcat(ctx context.Context) {
-	c.item(ctx, ArtifactLogcat, func(ctx context.Context) error {
+	c.item(ctx, artifactLogcat, func(ctx context.Context) error {
 		log, err := c.rs.d.Logcat(ctx, c.rs.o.LogcatLines, logcatMaxBytes)
 		if err != nil {
 			return err
 		}
-		if _, err := c.dir.WriteFile(ArtifactLogcat, "logcat -d -v threadtime", []byte(c.rs.redactor().Text(string(log)))); err != nil {
+		if _, err := c.dir.WriteFile(artifactLogcat, "logcat -d -v threadtime", []byte(c.rs.redactor().Text(string(log)))); err != nil {
 			return err
 		}
-		c.setPath(&c.a.Logcat, ArtifactLogcat)
+		c.setPath(&c.a.Logcat, artifactLogcat)
 		return nil
 	})
 }
@@ -316,7 +316,7 @@ func (c *collection) deviceFiles(ctx context.Context) {
 	if rep.Status == nil || rep.RunID == "" {
 		return
 	}
-	var current *ReplayStatus
+	var current *replayStatus
 	c.item(ctx, "status", func(ctx context.Context) error {
 		st, err := FetchReplayStatus(ctx, c.rs.d)
 		current = st
@@ -354,11 +354,11 @@ func (c *collection) deviceFiles(ctx context.Context) {
 		}
 	}
 	for n, it := range items {
-		if err := CheckEvidencePath(c.rs.d.Package(), it.remote); err != nil {
+		if err := checkEvidencePath(c.rs.d.Package(), it.remote); err != nil {
 			c.skip(it.remote, err.Error())
 			continue
 		}
-		name := fmt.Sprintf("%s/%03d-%s", ArtifactDeviceDir, n+1, artifacts.SanitizeName(path.Base(it.remote)))
+		name := fmt.Sprintf("%s/%03d-%s", artifactDeviceDir, n+1, artifacts.SanitizeName(path.Base(it.remote)))
 		c.item(ctx, it.label, func(ctx context.Context) error {
 			e, err := c.pull(ctx, it.remote, name)
 			if err != nil {

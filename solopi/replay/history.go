@@ -120,8 +120,8 @@ func GetReplayHistory(ctx context.Context, d *device.Device, id string, secrets 
 	return redactHistory(ctx, d, store, m), nil
 }
 
-// HistoryDeleteResult is the outcome of a history deletion.
-type HistoryDeleteResult struct {
+// historyDeleteResult is the outcome of a history deletion.
+type historyDeleteResult struct {
 	RequestID string
 	// Object is {success, requestId, state, mutation} with success set to
 	// mutation.success.
@@ -133,7 +133,7 @@ type HistoryDeleteResult struct {
 // DeleteReplayHistory deletes one replay record (confirmId = id) and polls
 // mutationStatus for our requestId until completed or failed, validating
 // every receipt strictly.
-func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeout, interval time.Duration) (*HistoryDeleteResult, error) {
+func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeout, interval time.Duration) (*historyDeleteResult, error) {
 	if err := CheckReplayHistoryID(id); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 	if interval <= 0 {
 		interval = 200 * time.Millisecond
 	}
-	res := &HistoryDeleteResult{RequestID: device.NewRequestID()}
+	res := &historyDeleteResult{RequestID: device.NewRequestID()}
 	if err := d.Mutate(ctx, protocol.ActionHistory, device.P(protocol.ParamAction, "deleteReplay", protocol.ParamRequestID, res.RequestID,
 		protocol.ParamID, id, protocol.ParamConfirmID, id)); err != nil {
 		return res, err

@@ -42,7 +42,7 @@ func (l *LocalOutput) Emit(output string) (map[string]any, error) {
 		out["case"] = l.Case
 		return out, nil
 	}
-	fr, err := WriteCaseOutput(output, l.File, true, l.Perm)
+	fr, err := writeCaseOutput(output, l.File, true, l.Perm)
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +99,13 @@ func ValidateCaseFile(o CaseValidateOptions) (*LocalOutput, error) {
 			return nil, err
 		}
 	}
-	c, err := ReadCaseFile(o.File)
+	c, err := readCaseFile(o.File)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case o.RunningParamsFile != "":
-		if c, err = SetRunningParamsFile(c, o.RunningParamsFile); err != nil {
+		if c, err = setRunningParamsFile(c, o.RunningParamsFile); err != nil {
 			return nil, err
 		}
 	case o.ClearRunning:
@@ -148,9 +148,9 @@ func secretsPerm(c *casefile.Case) os.FileMode {
 	return 0
 }
 
-// PreparedImport is a case file checked for case-import before the device
+// preparedImport is a case file checked for case-import before the device
 // is contacted.
-type PreparedImport struct {
+type preparedImport struct {
 	// Source is the file as read (its caseName and caseFingerprint, when it
 	// is an export, name the case it came from).
 	Source *casefile.Case
@@ -161,8 +161,8 @@ type PreparedImport struct {
 
 // PrepareImport reads and normalises a case file for case-import under the
 // authoring policy (a value carrying the redaction marker is refused).
-func PrepareImport(file string, confirm bool) (*PreparedImport, error) {
-	c, err := ReadCaseFile(file)
+func PrepareImport(file string, confirm bool) (*preparedImport, error) {
+	c, err := readCaseFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -173,14 +173,14 @@ func PrepareImport(file string, confirm bool) (*PreparedImport, error) {
 	if hr == nil {
 		hr = []casefile.HighRiskStep{}
 	}
-	return &PreparedImport{Source: c, Case: n, HighRisk: hr}, nil
+	return &preparedImport{Source: c, Case: n, HighRisk: hr}, nil
 }
 
 // CaseStepList is case-step-list: every step of the file, or only the one
 // at *index, described with the values their author marked encrypted
 // redacted.
 func CaseStepList(file string, index *int) (map[string]any, error) {
-	c, err := ReadCaseFile(file)
+	c, err := readCaseFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (
 	if err := CheckCaseOutput(output, file, overwrite); err != nil {
 		return nil, err
 	}
-	cs, err := ReadCaseFile(file)
+	cs, err := readCaseFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (
 	if err != nil {
 		return nil, caseError(err)
 	}
-	fr, err := WriteCaseOutput(output, b, overwrite, secretsPerm(res.Case))
+	fr, err := writeCaseOutput(output, b, overwrite, secretsPerm(res.Case))
 	if err != nil {
 		return nil, err
 	}
@@ -243,11 +243,11 @@ func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (
 // the --output file holds the case exactly as read back, every value in
 // clear, as solopi-ai writes it (mode 0600), so that case-import of that
 // file stores the same case.
-func (c *DeviceCase) Export(showSecrets bool) (*LocalOutput, error) {
+func (c *deviceCase) Export(showSecrets bool) (*LocalOutput, error) {
 	out := map[string]any{"success": true, "caseName": c.Name, "caseId": c.ID, "caseFingerprint": c.Fingerprint, "stepCount": c.StepCount()}
 	printed, n := c.Object, 0
 	if !showSecrets {
-		printed, n = RedactParams(c.Object)
+		printed, n = redactParams(c.Object)
 	}
 	out["redactedParams"] = n
 	b, err := artifacts.MarshalIndent(c.Object)

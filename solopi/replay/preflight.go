@@ -101,12 +101,12 @@ type autoStartChange struct {
 }
 
 func (a *autoStartChange) report() map[string]any {
-	return map[string]any{"key": KeyReplayAutoStart, "changed": a.changed, "previous": a.previous}
+	return map[string]any{"key": keyReplayAutoStart, "changed": a.changed, "previous": a.previous}
 }
 
 // readAutoStart reads KEY_REPLAY_AUTO_START through config?action=get.
 func readAutoStart(ctx context.Context, d *device.Device) (bool, error) {
-	m, err := d.Query(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "get", protocol.ParamKey, KeyReplayAutoStart))
+	m, err := d.Query(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "get", protocol.ParamKey, keyReplayAutoStart))
 	if err != nil {
 		return false, err
 	}
@@ -115,7 +115,7 @@ func readAutoStart(ctx context.Context, d *device.Device) (bool, error) {
 	}
 	cfg, _ := m["config"].(map[string]any)
 	v, ok := device.WireObject(cfg).Flag("value")
-	if cfg == nil || device.WireObject(cfg).Str("key") != KeyReplayAutoStart || !ok {
+	if cfg == nil || device.WireObject(cfg).Str("key") != keyReplayAutoStart || !ok {
 		return false, device.ContractError("config get did not return a boolean KEY_REPLAY_AUTO_START", m)
 	}
 	return v, nil
@@ -124,7 +124,7 @@ func readAutoStart(ctx context.Context, d *device.Device) (bool, error) {
 // writeAutoStart sets the key through the protected activity and waits
 // until the device reads back the same value.
 func writeAutoStart(ctx context.Context, d *device.Device, v bool, timeout time.Duration) error {
-	if err := d.Mutate(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "set", protocol.ParamKey, KeyReplayAutoStart, protocol.ParamValue, strconv.FormatBool(v))); err != nil {
+	if err := d.Mutate(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "set", protocol.ParamKey, keyReplayAutoStart, protocol.ParamValue, strconv.FormatBool(v))); err != nil {
 		return err
 	}
 	err := device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: timeout, Interval: 200 * time.Millisecond, Initial: 50 * time.Millisecond}, func(ctx context.Context) (bool, error) {
@@ -168,10 +168,10 @@ func evidenceRoots(pkg string) []string {
 	}
 }
 
-// CheckEvidencePath accepts a device path only when it is absolute, clean
+// checkEvidencePath accepts a device path only when it is absolute, clean
 // (no "." or ".." segments), free of control characters and under one of
 // SoloPi's evidence directories.
-func CheckEvidencePath(pkg, p string) error {
+func checkEvidencePath(pkg, p string) error {
 	if p == "" || !strings.HasPrefix(p, "/") {
 		return errors.New("not an absolute path")
 	}

@@ -14,7 +14,7 @@ const CodeCaseChanged = "case_changed"
 
 // checkBound refuses a case read back with another fingerprint than the
 // one the caller bound the run to.
-func (o *RunOptions) checkBound(ci *DeviceCase) error {
+func (o *RunOptions) checkBound(ci *deviceCase) error {
 	if o.CaseFingerprint == "" || ci.Fingerprint == o.CaseFingerprint {
 		return nil
 	}

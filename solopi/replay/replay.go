@@ -35,12 +35,12 @@ const (
 	CodeInvalidStatus       = "invalid_replay_status"
 )
 
-// KeyReplayAutoStart is the SoloPi setting that lets a replay begin
+// keyReplayAutoStart is the SoloPi setting that lets a replay begin
 // without a human tapping start (docs/device-protocol.md).
-const KeyReplayAutoStart = "KEY_REPLAY_AUTO_START"
+const keyReplayAutoStart = "KEY_REPLAY_AUTO_START"
 
-// ReplayResult is one element of a snapshot's results[].
-type ReplayResult struct {
+// replayResult is one element of a snapshot's results[].
+type replayResult struct {
 	CaseName         string            `json:"caseName,omitempty"`
 	Status           string            `json:"status"`
 	ExceptionMessage string            `json:"exceptionMessage,omitempty"`
@@ -50,9 +50,9 @@ type ReplayResult struct {
 	ScreenshotFiles  map[string]string `json:"screenshotFiles,omitempty"`
 }
 
-// ReplayStatus is one harness?type=status (or result) snapshot, checked
+// replayStatus is one harness?type=status (or result) snapshot, checked
 // against the contract: a known state whose active/terminal flags agree.
-type ReplayStatus struct {
+type replayStatus struct {
 	RunID     string
 	RequestID string
 	CaseName  string
@@ -63,17 +63,17 @@ type ReplayStatus struct {
 	StartedAt int64
 	// FinishedAt is 0 while the run is active.
 	FinishedAt int64
-	Results    []ReplayResult
+	Results    []replayResult
 	// Object is the device answer exactly as received (integers exact).
 	Object map[string]any
 }
 
-// ParseReplayStatus checks and reads a snapshot object.
-func ParseReplayStatus(m map[string]any) (*ReplayStatus, error) {
+// parseReplayStatus checks and reads a snapshot object.
+func parseReplayStatus(m map[string]any) (*replayStatus, error) {
 	if ok, _ := device.WireObject(m).Flag("success"); !ok {
 		return nil, device.ContractError("the replay status answer has no success:true", m)
 	}
-	st := &ReplayStatus{
+	st := &replayStatus{
 		RunID: device.WireObject(m).Str("runId"), RequestID: device.WireObject(m).Str("requestId"), CaseName: device.WireObject(m).Str("caseName"),
 		State: device.WireObject(m).Str("state"), Error: device.WireObject(m).Str("error"), Object: m,
 	}
@@ -104,7 +104,7 @@ func ParseReplayStatus(m map[string]any) (*ReplayStatus, error) {
 			if !ok {
 				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d] is not an object", i), m), CodeInvalidStatus)
 			}
-			r := ReplayResult{CaseName: device.WireObject(o).Str("caseName"), Status: device.WireObject(o).Str("status"), ExceptionMessage: device.WireObject(o).Str("exceptionMessage"),
+			r := replayResult{CaseName: device.WireObject(o).Str("caseName"), Status: device.WireObject(o).Str("status"), ExceptionMessage: device.WireObject(o).Str("exceptionMessage"),
 				ExceptionStepID: device.WireObject(o).Str("exceptionStepId"), LogFile: device.WireObject(o).Str("logFile")}
 			if r.Status != "passed" && r.Status != "failed" {
 				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d].status %q is neither passed nor failed", i, r.Status), m), CodeInvalidStatus)
@@ -127,25 +127,25 @@ func ParseReplayStatus(m map[string]any) (*ReplayStatus, error) {
 }
 
 // ReplayStatus queries harness?type=status.
-func FetchReplayStatus(ctx context.Context, d *device.Device) (*ReplayStatus, error) {
+func FetchReplayStatus(ctx context.Context, d *device.Device) (*replayStatus, error) {
 	return replaySnapshot(ctx, d, protocol.HarnessStatus)
 }
 
-// ReplayLatest queries harness?type=result (the same snapshot).
-func ReplayLatest(ctx context.Context, d *device.Device) (*ReplayStatus, error) {
+// replayLatest queries harness?type=result (the same snapshot).
+func replayLatest(ctx context.Context, d *device.Device) (*replayStatus, error) {
 	return replaySnapshot(ctx, d, protocol.HarnessResult)
 }
 
-func replaySnapshot(ctx context.Context, d *device.Device, typ string) (*ReplayStatus, error) {
+func replaySnapshot(ctx context.Context, d *device.Device, typ string) (*replayStatus, error) {
 	m, err := d.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, typ))
 	if err != nil {
 		return nil, err
 	}
-	return ParseReplayStatus(m)
+	return parseReplayStatus(m)
 }
 
 // FirstFailure returns the first failed result, if any.
-func (s *ReplayStatus) FirstFailure() *ReplayResult {
+func (s *replayStatus) FirstFailure() *replayResult {
 	if s == nil {
 		return nil
 	}

@@ -22,7 +22,7 @@ func FuzzParseReplayStatus(f *testing.F) {
 		if err != nil {
 			return
 		}
-		st, err := ParseReplayStatus(m)
+		st, err := parseReplayStatus(m)
 		if err != nil {
 			return
 		}
@@ -49,7 +49,7 @@ func FuzzCheckEvidencePath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		if CheckEvidencePath("com.alipay.hulu", p) != nil {
+		if checkEvidencePath("com.alipay.hulu", p) != nil {
 			return
 		}
 		if !strings.HasPrefix(p, "/") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") || strings.Contains(p, "//") || strings.ContainsAny(p, "\x00\n\r") {

@@ -102,8 +102,8 @@ func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
 	if as["changed"] != true || as["previous"] != false || len(as) != 3 {
 		t.Fatalf("autoStart report %v", as)
 	}
-	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactCase, ArtifactScreenshot, ArtifactLogcat)
-	if m.Extra["serial"] == "" || m.Extra["state"] != "passed" || m.Extra["redaction"] != RedactionInputParameters {
+	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, artifactCase, ArtifactScreenshot, artifactLogcat)
+	if m.Extra["serial"] == "" || m.Extra["state"] != "passed" || m.Extra["redaction"] != redactionInputParameters {
 		t.Fatalf("manifest %+v", m)
 	}
 	// The device's running.log and the SCREENSHOT step's image were pulled.
@@ -152,7 +152,7 @@ func TestRunFailReportsExceptionStep(t *testing.T) {
 	if ff == nil || ff.ExceptionStepID != "ai-step-002" || ff.ExceptionStep == nil || *ff.ExceptionStep != 1 || ff.ExceptionMessage == "" {
 		t.Fatalf("first failure %+v", ff)
 	}
-	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, artifactLogcat)
 	tc := RunJUnitCase(rep, "login", 2)
 	if tc.Failure == nil || tc.Failure.Type != CodeReplayFailed || !strings.Contains(tc.Failure.Text, "exceptionStepId: ai-step-002") ||
 		tc.Failure.Message != ff.ExceptionMessage || len(tc.Attachments) < 2 {
@@ -201,7 +201,7 @@ func TestRunTimeoutCancelsOurRun(t *testing.T) {
 	if rep.Payload["runId"] != rep.RunID || rep.Payload["lastStatus"] == nil {
 		t.Fatalf("payload %v", rep.Payload)
 	}
-	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, ArtifactLogcat)
+	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, artifactLogcat)
 	if st := p.status(); st.RunID != rep.RunID || st.State != "cancelled" {
 		t.Fatalf("device status after timeout: %+v", st)
 	}
@@ -231,7 +231,7 @@ func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
 	}
 	// After an interrupt the evidence has a short budget: what does not
 	// make it is named in the manifest.
-	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactLogcat)
+	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, artifactLogcat)
 	if rep.Artifacts.Screenshot == "" && !strings.Contains(strings.Join(m.Errors, "\n"), ArtifactScreenshot) {
 		t.Fatalf("the screenshot is neither collected nor reported missing: %+v", m)
 	}
@@ -446,7 +446,7 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 		t.Fatalf("second run kind %v state %s", kindOf(second.Err), second.State)
 	}
 	// A stale owner cancels its old runId: nothing reaches the device.
-	res := CancelOwnRun(context.Background(), d, first.RunID, first.RequestID, 300*time.Millisecond)
+	res := cancelOwnRun(context.Background(), d, first.RunID, first.RequestID, 300*time.Millisecond)
 	if res.Sent || res.Reason != "run_not_current" {
 		t.Fatalf("stale cancel %+v", res)
 	}
@@ -524,12 +524,12 @@ func TestCheckEvidencePath(t *testing.T) {
 	ok := []string{"/sdcard/solopi/logs/a.log", "/storage/emulated/0/solopi/screenshots/x.png", "/sdcard/Android/data/com.alipay.hulu/files/solopi/a.png"}
 	bad := []string{"relative/a.log", "/sdcard/solopi/../x", "/data/data/com.alipay.hulu/a", "/sdcard/solopi/", "/sdcard/solopi//a", "/sdcard/solopi/a\nb", "/sdcard/Android/data/com.other/files/a"}
 	for _, p := range ok {
-		if err := CheckEvidencePath("com.alipay.hulu", p); err != nil {
+		if err := checkEvidencePath("com.alipay.hulu", p); err != nil {
 			t.Errorf("%s refused: %v", p, err)
 		}
 	}
 	for _, p := range bad {
-		if err := CheckEvidencePath("com.alipay.hulu", p); err == nil {
+		if err := checkEvidencePath("com.alipay.hulu", p); err == nil {
 			t.Errorf("%s accepted", p)
 		}
 	}

@@ -124,7 +124,7 @@ func TestExportImportRoundTripRunPasses(t *testing.T) {
 	if kindOf(rep.Err) != passed {
 		t.Fatalf("the run of the re-imported export: %v %v", rep.Err, rep.Payload)
 	}
-	if rep.Redaction == nil || rep.Redaction.Basis != RedactionImportRecord || rep.Redaction.Values < 4 {
+	if rep.Redaction == nil || rep.Redaction.Basis != redactionImportRecord || rep.Redaction.Values < 4 {
 		t.Fatalf("redaction %+v", rep.Redaction)
 	}
 }
@@ -159,7 +159,7 @@ func TestRedactedCopyIsRefused(t *testing.T) {
 
 // importFile is case-import of a file through the library path, with the
 // record of its secrets; it returns the device's case.
-func importFile(t *testing.T, p *simPhone, store SecretsStore, path string, replace bool) *DeviceCase {
+func importFile(t *testing.T, p *simPhone, store SecretsStore, path string, replace bool) *deviceCase {
 	t.Helper()
 	ctx := context.Background()
 	prep, err := PrepareImport(path, true)
@@ -184,7 +184,7 @@ func importFile(t *testing.T, p *simPhone, store SecretsStore, path string, repl
 // contentFingerprint is caseFingerprint over dc's content: with identity
 // its id and times (the device's own fingerprint, recomputed), else
 // casefile.ContentFingerprint, so two imports of one case compare.
-func contentFingerprint(t *testing.T, dc *DeviceCase, identity bool) string {
+func contentFingerprint(t *testing.T, dc *deviceCase, identity bool) string {
 	t.Helper()
 	c := dc.Case
 	if !identity {

@@ -117,13 +117,13 @@ type RunReport struct {
 	RunID     string
 	State     string
 	ErrorCode string
-	Status    *ReplayStatus
+	Status    *replayStatus
 	Started   time.Time
 	Finished  time.Time
 	Artifacts *RunArtifacts
 	// Redaction is how the run's secrets were found; nil before the case
 	// was read. Everything the run reports is already redacted with it.
-	Redaction *Redaction
+	Redaction *redaction
 }
 
 // replayPoll is the longest pause between status polls of a started run.
@@ -149,7 +149,7 @@ type runState struct {
 	d          *device.Device
 	o          RunOptions
 	rep        *RunReport
-	caseInfo   *DeviceCase
+	caseInfo   *deviceCase
 	highRisk   []casefile.HighRiskStep
 	autoStart  *autoStartChange
 	cancelInfo map[string]any
@@ -263,9 +263,9 @@ func (rs *runState) run(ctx context.Context) error {
 }
 
 // awaitClaim polls until the status carries our requestId.
-func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*ReplayStatus, error) {
+func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*replayStatus, error) {
 	reqID := rs.rep.RequestID
-	var claimed, last, other *ReplayStatus
+	var claimed, last, other *replayStatus
 	var out outage
 	err := device.PollUntil(ctx, rs.statusPoll(rs.o.AckTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
@@ -312,14 +312,14 @@ func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*Repl
 	return claimed, err
 }
 
-func ownershipConflict(st *ReplayStatus) *fault.Error {
+func ownershipConflict(st *replayStatus) *fault.Error {
 	return fault.New(fault.Failed, CodeOwnershipConflict, "another replay took the device; it is not ours and was not adopted").
 		With("activeRun", st.Object)
 }
 
 // awaitTerminal polls our runId until it is terminal.
-func (rs *runState) awaitTerminal(ctx context.Context) (*ReplayStatus, error) {
-	var final *ReplayStatus
+func (rs *runState) awaitTerminal(ctx context.Context) (*replayStatus, error) {
+	var final *replayStatus
 	var out outage
 	err := device.PollUntil(ctx, rs.statusPoll(rs.o.RunTimeout), func(ctx context.Context) (bool, error) {
 		st, err := FetchReplayStatus(ctx, rs.d)
@@ -387,7 +387,7 @@ func (rs *runState) tolerate(err error, o *outage) error {
 }
 
 // runLost is the error of a run SoloPi no longer knows (st is idle).
-func runLost(st *ReplayStatus) *fault.Error {
+func runLost(st *replayStatus) *fault.Error {
 	return fault.New(fault.Transport, CodeRunLost, "our run vanished from the device (was SoloPi restarted?); it is lost, not finished").
 		With("deviceStatus", st.Object)
 }
@@ -540,7 +540,7 @@ func (rs *runState) cancelOwn(ctx context.Context) map[string]any {
 		rs.rep.Status = st
 		rs.rep.State = st.State
 	}
-	res := CancelOwnRun(cctx, rs.d, runID, rs.rep.RequestID, rs.o.CancelWait)
+	res := cancelOwnRun(cctx, rs.d, runID, rs.rep.RequestID, rs.o.CancelWait)
 	if res.Status != nil {
 		rs.rep.Status = res.Status
 		rs.rep.State = res.Status.State

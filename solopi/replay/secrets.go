@@ -30,19 +30,19 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// SecretsRecordSchema identifies a secrets record file.
-const SecretsRecordSchema = "solopi.case-secrets/v1"
+// secretsRecordSchema identifies a secrets record file.
+const secretsRecordSchema = "solopi.case-secrets/v1"
 
 // Bases of a run's redaction (the payload's redaction.basis).
 const (
-	RedactionImportRecord    = "import_record"
-	RedactionCaller          = "caller"
-	RedactionInputParameters = "input_parameters"
+	redactionImportRecord    = "import_record"
+	redactionCaller          = "caller"
+	redactionInputParameters = "input_parameters"
 )
 
-// SecretsRecord says which parameters of one imported case are encrypted.
+// secretsRecord says which parameters of one imported case are encrypted.
 // It holds positions only: it is not a secret itself.
-type SecretsRecord struct {
+type secretsRecord struct {
 	Schema          string              `json:"schema"`
 	CaseName        string              `json:"caseName"`
 	CaseID          int64               `json:"caseId"`
@@ -78,12 +78,12 @@ func (s SecretsStore) path(fingerprint string) (string, bool) {
 }
 
 // Save writes r atomically (directory 0700, file 0600) and returns its path.
-func (s SecretsStore) Save(r SecretsRecord) (string, error) {
+func (s SecretsStore) Save(r secretsRecord) (string, error) {
 	p, ok := s.path(r.CaseFingerprint)
 	if !ok {
 		return "", errors.New("no cache directory for the secrets record")
 	}
-	r.Schema = SecretsRecordSchema
+	r.Schema = secretsRecordSchema
 	if r.EncryptedParams == nil {
 		r.EncryptedParams = []casefile.ParamRef{}
 	}
@@ -126,7 +126,7 @@ func (s SecretsStore) prune(now time.Time) {
 
 // Load finds the record of the case name with fingerprint. A missing,
 // unreadable or foreign file is no record.
-func (s SecretsStore) Load(name, fingerprint string) (*SecretsRecord, bool) {
+func (s SecretsStore) Load(name, fingerprint string) (*secretsRecord, bool) {
 	p, ok := s.path(fingerprint)
 	if !ok {
 		return nil, false
@@ -139,8 +139,8 @@ func (s SecretsStore) Load(name, fingerprint string) (*SecretsRecord, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var r SecretsRecord
-	if json.Unmarshal(b, &r) != nil || r.Schema != SecretsRecordSchema || r.CaseName != name || r.CaseFingerprint != fingerprint {
+	var r secretsRecord
+	if json.Unmarshal(b, &r) != nil || r.Schema != secretsRecordSchema || r.CaseName != name || r.CaseFingerprint != fingerprint {
 		return nil, false
 	}
 	now := clock.Or(s.Clock).Now()
@@ -148,8 +148,8 @@ func (s SecretsStore) Load(name, fingerprint string) (*SecretsRecord, bool) {
 	return &r, true
 }
 
-// Redaction is how a run found its secrets.
-type Redaction struct {
+// redaction is how a run found its secrets.
+type redaction struct {
 	// Basis is import_record (the exact positions case-import recorded) or
 	// input_parameters (no record: the input-bearing parameters).
 	Basis string `json:"basis"`
@@ -159,7 +159,7 @@ type Redaction struct {
 }
 
 // Redactor is the redactor of the run (nil-safe).
-func (r *Redaction) Redactor() *redact.Redactor {
+func (r *redaction) Redactor() *redact.Redactor {
 	if r == nil {
 		return nil
 	}
@@ -169,19 +169,19 @@ func (r *Redaction) Redactor() *redact.Redactor {
 // caseRedaction builds the redaction of a case snapshot: the recorded
 // positions when this host imported that exact version, else the
 // input-bearing parameters.
-func caseRedaction(store SecretsStore, known *[]casefile.ParamRef, ci *DeviceCase) *Redaction {
+func caseRedaction(store SecretsStore, known *[]casefile.ParamRef, ci *deviceCase) *redaction {
 	basis, values := caseSecrets(store, known, ci)
-	return &Redaction{Basis: basis, Values: len(values), r: redact.New(withDeviceSpellings(values)...)}
+	return &redaction{Basis: basis, Values: len(values), r: redact.New(withDeviceSpellings(values)...)}
 }
 
 // caseSecrets are the secret values of a case snapshot and how they were
 // found (see caseRedaction).
-func caseSecrets(store SecretsStore, known *[]casefile.ParamRef, ci *DeviceCase) (string, []string) {
-	basis, refs := RedactionInputParameters, casefile.InputParams(ci.Case)
+func caseSecrets(store SecretsStore, known *[]casefile.ParamRef, ci *deviceCase) (string, []string) {
+	basis, refs := redactionInputParameters, casefile.InputParams(ci.Case)
 	if known != nil {
-		basis, refs = RedactionCaller, *known
+		basis, refs = redactionCaller, *known
 	} else if rec, ok := store.Load(ci.Name, ci.Fingerprint); ok {
-		basis, refs = RedactionImportRecord, rec.EncryptedParams
+		basis, refs = redactionImportRecord, rec.EncryptedParams
 	}
 	return basis, casefile.ParamValues(ci.Case, refs)
 }
@@ -219,17 +219,17 @@ func recordSecrets(ctx context.Context, d *device.Device, store SecretsStore, n 
 	if ci.ID != caseID {
 		return "", fmt.Errorf("the device's case %q is now id %d, not the imported %d", n.CaseName, ci.ID, caseID)
 	}
-	return store.Save(SecretsRecord{CaseName: n.CaseName, CaseID: caseID, CaseFingerprint: ci.Fingerprint, EncryptedParams: refs})
+	return store.Save(secretsRecord{CaseName: n.CaseName, CaseID: caseID, CaseFingerprint: ci.Fingerprint, EncryptedParams: refs})
 }
 
-// ImportSecrets are the secret positions of a case being imported: its
+// importSecrets are the secret positions of a case being imported: its
 // encrypted parameters and, when the file is an export of a device case
 // (case-get --output writes its caseFingerprint), those of the case it was
 // exported from: its record on this computer, else the input-bearing
 // parameters, as a run of that case redacts them. An export holds every
 // value decrypted and says encrypt:false (SoloPi's read-back does), so a
 // re-imported export keeps its secrets only this way.
-func ImportSecrets(store SecretsStore, p *PreparedImport) []casefile.ParamRef {
+func importSecrets(store SecretsStore, p *preparedImport) []casefile.ParamRef {
 	refs := casefile.EncryptedParams(p.Case)
 	fp := p.Source.CaseFingerprint
 	if fp == "" {
@@ -257,8 +257,8 @@ func ImportSecrets(store SecretsStore, p *PreparedImport) []casefile.ParamRef {
 // positions, never values) for the runs of this case on this computer, and
 // reports it as case-import prints it under redaction. A failure is
 // reported, not fatal: the import itself succeeded.
-func RecordImportSecrets(ctx context.Context, d *device.Device, store SecretsStore, p *PreparedImport, receipt map[string]any) map[string]any {
-	refs := ImportSecrets(store, p)
+func RecordImportSecrets(ctx context.Context, d *device.Device, store SecretsStore, p *preparedImport, receipt map[string]any) map[string]any {
+	refs := importSecrets(store, p)
 	out := map[string]any{"encryptedParams": len(refs)}
 	id, _ := device.WireObject(receipt).Integer("caseId")
 	path, err := recordSecrets(ctx, d, store, p.Case, id, refs)

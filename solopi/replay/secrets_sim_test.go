@@ -52,7 +52,7 @@ func TestReplaySimPlantedSecretStaysOut(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(ctx, d, RunOptions{CaseName: "sim-secret", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second,
 		PollInterval: 100 * time.Millisecond, ArtifactsDir: dir, Secrets: store})
-	if kindOf(rep.Err) != fault.Failed || rep.Redaction == nil || rep.Redaction.Basis != RedactionImportRecord {
+	if kindOf(rep.Err) != fault.Failed || rep.Redaction == nil || rep.Redaction.Basis != redactionImportRecord {
 		t.Fatalf("run: kind %v redaction %+v %v", kindOf(rep.Err), rep.Redaction, rep.Payload)
 	}
 	payload, _ := json.Marshal(rep.Payload)

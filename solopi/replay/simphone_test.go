@@ -92,7 +92,7 @@ func (p *simPhone) autoStart() bool {
 }
 
 // status is the replay status the device publishes now.
-func (p *simPhone) status() *ReplayStatus {
+func (p *simPhone) status() *replayStatus {
 	p.t.Helper()
 	st, err := FetchReplayStatus(context.Background(), p.d)
 	if err != nil {

@@ -20,13 +20,13 @@ import (
 func BenchmarkRunMatrix(b *testing.B) {
 	p := compileFixture(b, "counter-outcome-matrix")
 	rememberCases(p)
-	d, _ := ParseDecisions(readFixture(b, "counter-agent-decisions"), p)
+	d, _ := parseDecisions(readFixture(b, "counter-agent-decisions"), p)
 	dir := b.TempDir()
 	i := 0
 	for b.Loop() {
 		i++
 		phone := &counterPhone{}
-		if _, err := (&Engine{Runner: phone, Agent: phone, Decisions: d}).Run(context.Background(), p, filepath.Join(dir, "run", strconv.Itoa(i))); err != nil {
+		if _, err := (&Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Decisions: d}).Run(context.Background(), p, filepath.Join(dir, "run", strconv.Itoa(i))); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func BenchmarkVisionDecide(b *testing.B) {
 	for b.Loop() {
 		dec, err := prov.Decide(context.Background(), DecisionContext{ScenarioID: "s", StepID: "e", Goal: "increment the counter once",
 			AllowedActions: []string{"click"}, Observation: obs, Session: phone, SessionID: "session-1", Budget: verify.Budget{MaxSteps: 3}, EvidenceDir: dir})
-		if err != nil || dec["type"] != DecisionAct {
+		if err != nil || dec["type"] != decisionAct {
 			b.Fatalf("decision %v, %v", dec, err)
 		}
 	}
@@ -96,7 +96,7 @@ func BenchmarkVisionReview(b *testing.B) {
 	}
 	start := time.Now()
 	for b.Loop() {
-		v, err := judge.Review(context.Background(), VisionRequest{CheckpointID: "c", Assertion: "the counter shows 1", Screenshot: shot, Evidence: ev, EvidenceDir: dir})
+		v, err := judge.Review(context.Background(), visionRequest{CheckpointID: "c", Assertion: "the counter shows 1", Screenshot: shot, Evidence: ev, EvidenceDir: dir})
 		if err != nil || v.Status != verify.Passed {
 			b.Fatalf("verdict %+v, %v", v, err)
 		}

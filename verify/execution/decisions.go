@@ -11,16 +11,16 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// Decisions is a static decisions file:
+// decisions is a static decisions file:
 // {"<scenarioId>": {"<exploreStepId>": [decision, …]}}.
-type Decisions map[string]map[string][]map[string]any
+type decisions map[string]map[string][]map[string]any
 
-// ParseDecisions reads a decisions file and checks its shape against the
+// parseDecisions reads a decisions file and checks its shape against the
 // plan before anything runs: a scenario's value must be an object and an
 // explore step's value a list of objects (invalid_decisions, exit 3).
 // Entries for scenarios or steps the plan does not have are ignored, as
 // solopi-ai ignores them.
-func ParseDecisions(data []byte, plan *verify.Plan) (Decisions, error) {
+func parseDecisions(data []byte, plan *verify.Plan) (decisions, error) {
 	if err := verify.CheckEncoding(data, "decisions file", verify.CodeInvalidDecisions); err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func ParseDecisions(data []byte, plan *verify.Plan) (Decisions, error) {
 	if !ok {
 		return nil, usage(verify.CodeInvalidDecisions, "the decisions file must hold an object")
 	}
-	out := Decisions{}
+	out := decisions{}
 	for _, sc := range plan.Scenarios {
 		raw, present := top[sc.ID]
 		if !present {
@@ -72,9 +72,9 @@ func ParseDecisions(data []byte, plan *verify.Plan) (Decisions, error) {
 
 // Decision kinds.
 const (
-	DecisionAct     = "act"
-	DecisionDone    = "done"
-	DecisionBlocked = "blocked"
+	decisionAct     = "act"
+	decisionDone    = "done"
+	decisionBlocked = "blocked"
 )
 
 // errDecision is a decision the engine refuses (the segment becomes
@@ -192,13 +192,13 @@ var errNoObservation = errors.New("no observation to act on")
 // agent_execution_failed) or errNoObservation.
 func checkDecision(step *verify.Step, i int, dec, obs map[string]any) (checked, error) {
 	switch dec["type"] {
-	case DecisionDone:
-		return checked{kind: DecisionDone}, checkKeys(dec, "an Agent done decision", "type", "reason", "modelReceipt", "fallback")
-	case DecisionBlocked:
-		return checked{kind: DecisionBlocked}, nil
-	case DecisionAct:
+	case decisionDone:
+		return checked{kind: decisionDone}, checkKeys(dec, "an Agent done decision", "type", "reason", "modelReceipt", "fallback")
+	case decisionBlocked:
+		return checked{kind: decisionBlocked}, nil
+	case decisionAct:
 		req, err := checkAct(step, i, dec, obs)
-		return checked{kind: DecisionAct, act: req}, err
+		return checked{kind: decisionAct, act: req}, err
 	}
 	return checked{}, decisionError("the decision type must be act, done or blocked")
 }

@@ -17,7 +17,7 @@ func TestDecisionsEncoding(t *testing.T) {
 		`{"hybrid-success":{"explore-increment":[{"type":"blocked","reason":"\ud800"}]}}`,
 		"{\"hybrid-success\":{\"explore-increment\":[{\"type\":\"blocked\",\"reason\":\"\xc3\"}]}}",
 	} {
-		if _, err := ParseDecisions([]byte(doc), plan); fault.CodeOf(err) != verify.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
+		if _, err := parseDecisions([]byte(doc), plan); fault.CodeOf(err) != verify.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
 			t.Errorf("%q: %v", doc, err)
 		}
 	}

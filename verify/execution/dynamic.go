@@ -12,9 +12,9 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// AgentCleanupTimeout bounds ending or cancelling a session after the run's
+// agentCleanupTimeout bounds ending or cancelling a session after the run's
 // context was cancelled: an interrupted run still leaves the phone clean.
-const AgentCleanupTimeout = 20 * time.Second
+const agentCleanupTimeout = 20 * time.Second
 
 // dynamic runs an explore step: start an Agent session with the step's
 // budget and let the decisions drive it, at most maxSteps+1 decisions:
@@ -33,7 +33,7 @@ func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	var script []map[string]any
 	if r.e.Provider == nil {
 		script = r.e.Decisions[sc.ID][step.ID]
-		if first := firstType(script); len(script) == 0 || first == DecisionBlocked {
+		if first := firstType(script); len(script) == 0 || first == decisionBlocked {
 			return r.untouched(sc, step, script, transcriptPath)
 		}
 	}
@@ -131,7 +131,7 @@ func (d *dyn) event(e map[string]any) {
 // loop; it returns an error for what aborts the segment (a refused
 // decision, a provider or port failure, an interrupt).
 func (d *dyn) explore(ctx context.Context) error {
-	a := d.r.e.Agent
+	a := d.r.p.Agent
 	if err := a.LaunchTarget(ctx, d.sc.TargetAppPackage); err != nil {
 		if fault.IsInterrupt(err) {
 			return err
@@ -189,15 +189,15 @@ decisions:
 			return err
 		}
 		switch chk.kind {
-		case DecisionDone:
+		case decisionDone:
 			d.o.AgentDone, d.o.State, d.o.Reason, d.terminal = true, verify.StateDone, "", "end"
 			d.event(map[string]any{"type": "done", "reason": dec["reason"], "decision": dec})
 			break decisions
-		case DecisionBlocked:
+		case decisionBlocked:
 			d.o.Reason = verify.ReasonCheckpointNotReached
 			d.event(map[string]any{"type": "blocked", "reason": dec["reason"], "decision": dec})
 			break decisions
-		case DecisionAct:
+		case decisionAct:
 			req := chk.act
 			req.Session = d.ref
 			next, reason, err := d.act(ctx, dec, req)
@@ -241,7 +241,7 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 	dec, err := d.r.e.Provider.Decide(ctx, DecisionContext{
 		ScenarioID: d.sc.ID, SegmentID: d.seg.ID, StepID: d.step.ID, StepIndex: i, Goal: d.step.Goal,
 		AllowedActions: d.step.AllowedActions, Observation: d.r.a.sanitize(obs).(map[string]any),
-		Session: d.r.e.Agent, SessionID: d.ref.SessionID, Budget: d.step.Budget, EvidenceDir: d.dir,
+		Session: d.r.p.Agent, SessionID: d.ref.SessionID, Budget: d.step.Budget, EvidenceDir: d.dir,
 	})
 	if err != nil {
 		if fault.IsInterrupt(err) || ctx.Err() != nil {
@@ -258,7 +258,7 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 // act sends a checked act decision's request. It returns the settled
 // observation, or a reason the exploration stops.
 func (d *dyn) act(ctx context.Context, dec map[string]any, req ActRequest) (map[string]any, string, error) {
-	res, err := d.r.e.Agent.Act(ctx, req)
+	res, err := d.r.p.Agent.Act(ctx, req)
 	var result any
 	if res != nil {
 		result = res.Response
@@ -283,15 +283,15 @@ func (d *dyn) finish(ctx context.Context) {
 	if d.ref.SessionID == "" {
 		return
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AgentCleanupTimeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentCleanupTimeout)
 	defer cancel()
 	var res map[string]any
 	var err error
 	if d.terminal == "end" && ctx.Err() == nil {
-		res, err = d.r.e.Agent.End(cctx, d.ref)
+		res, err = d.r.p.Agent.End(cctx, d.ref)
 	} else {
 		d.terminal = "cancel"
-		res, err = d.r.e.Agent.Cancel(cctx, d.ref)
+		res, err = d.r.p.Agent.Cancel(cctx, d.ref)
 	}
 	if err != nil {
 		// The device refused the end or cancel (the session had ended some
@@ -314,7 +314,7 @@ func (d *dyn) reviewVision(ctx context.Context) error {
 		return nil
 	}
 	shot := filepath.Join(d.dir, "final-screen.png")
-	if err := d.r.e.Agent.Screenshot(ctx, d.ref, d.o.Observation, shot); err != nil {
+	if err := d.r.p.Agent.Screenshot(ctx, d.ref, d.o.Observation, shot); err != nil {
 		if fault.IsInterrupt(err) {
 			return err
 		}
@@ -343,7 +343,7 @@ func (r *run) reviewVision(ctx context.Context, sc *verify.Scenario, seg *verify
 		if cp.Oracle.Vision == nil {
 			continue
 		}
-		v, err := r.e.Vision.Review(ctx, VisionRequest{
+		v, err := r.e.Vision.Review(ctx, visionRequest{
 			ScenarioID: sc.ID, CheckpointID: id, Assertion: cp.Oracle.Vision.Assertion,
 			Screenshot: screenshot, Evidence: r.a.dir, EvidenceDir: dir, Redactor: r.a.redactor(),
 		})

@@ -50,7 +50,7 @@ func TestDynamicSegmentRules(t *testing.T) {
 			t.Parallel()
 			plan := compileFixture(t, "counter-outcome-matrix")
 			rememberCases(plan)
-			d, err := ParseDecisions([]byte(`{"hybrid-success":{"explore-increment":`+c.decisions+`}}`), plan)
+			d, err := parseDecisions([]byte(`{"hybrid-success":{"explore-increment":`+c.decisions+`}}`), plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestDynamicSegmentRules(t *testing.T) {
 			if c.phone != nil {
 				c.phone(phone)
 			}
-			out, err := (&Engine{Runner: phone, Agent: phone, Decisions: d}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
+			out, err := (&Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Decisions: d}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,20 +5,32 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"path/filepath"
+	"sync"
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// Engine runs a validated plan on a phone through its ports and judges the
-// result.
-type Engine struct {
+// Ports are one phone as the engine reaches it: its replays and its Agent
+// sessions. Serial names it in the events of a run on several phones.
+type Ports struct {
+	Serial string
 	Runner CaseRunner
 	Agent  AgentSession
+}
+
+// Engine runs a validated plan on phones through their ports and judges the
+// result.
+type Engine struct {
+	// Phones are the phones to run on: with one, the scenarios run in the
+	// plan's execution order; with more, independent scenarios run on
+	// different phones at once (a scenario starts once every scenario it
+	// depends on has its verdict), which the verdict does not depend on.
+	Phones []Ports
 	// Provider decides explore steps live; nil uses Decisions (static).
 	Provider  DecisionProvider
-	Decisions Decisions
+	Decisions decisions
 	// Vision judges vision checkpoints; nil leaves them not_tested
 	// (vision_not_judged).
 	Vision VisionJudge
@@ -45,8 +57,8 @@ type SegmentProgress struct {
 	State, Reason         string
 }
 
-// RunOutput is a finished (or interrupted) run.
-type RunOutput struct {
+// runOutput is a finished (or interrupted) run.
+type runOutput struct {
 	// Report is the verdict as judged; report.json is it with the owner
 	// tokens and the requirement's secrets hidden, and so is everything
 	// rendered from it (redact).
@@ -64,20 +76,24 @@ type RunOutput struct {
 // its port, nothing further starts, and a partial report marked
 // interrupted is still written. The error is for what prevents a report
 // (the directory exists, a file cannot be written).
-func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*RunOutput, error) {
+func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOutput, error) {
 	e.Clock = clock.Or(e.Clock)
 	a, err := createArtifactDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	out := &RunOutput{
+	out := &runOutput{
 		PlanPath:   filepath.Join(a.root(), "plan.json"),
 		EventsPath: filepath.Join(a.root(), "events.jsonl"),
 		ReportPath: filepath.Join(a.root(), "report.json"),
 	}
 	// The requirement's secrets, like the owner tokens, stay out of every
 	// file, the plan's copy included.
-	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}, secrets: plan.Secrets()}
+	if len(e.Phones) == 0 {
+		return nil, fault.New(fault.Internal, fault.CodeInternal, "the verification engine was given no phone")
+	}
+	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}, secrets: plan.Secrets(),
+		shared: &shared{}, p: e.Phones[0]}
 	a.addSecret(r.secrets...)
 	if _, err := a.writeJSON(out.PlanPath, plan.Tree(), "plan"); err != nil {
 		return nil, err
@@ -117,15 +133,37 @@ func (e *Engine) hex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// run is one execution of a plan.
+// run is one execution of a plan, seen from one phone: p is the phone its
+// segments go to; every other field is the run's own, shared by the
+// phones of a run on several.
 type run struct {
 	e       *Engine
 	plan    *verify.Plan
 	a       *artifactDir
 	ev      *events
 	rec     *verify.RunRecord
-	started int // segments started, for Observe
 	secrets []string
+	*shared
+	p Ports
+}
+
+// shared is what the phones of one run change together.
+type shared struct {
+	mu      sync.Mutex
+	started int // segments started, for Observe
+}
+
+// interrupted is whether the run was interrupted.
+func (r *run) interrupted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rec.Interrupted
+}
+
+func (r *run) setInterrupted() {
+	r.mu.Lock()
+	r.rec.Interrupted = true
+	r.mu.Unlock()
 }
 
 // observe tells Engine.Observe about a segment.
@@ -137,11 +175,13 @@ func (r *run) observe(sc *verify.Scenario, seg *verify.Segment, o *verify.Segmen
 	for _, s := range r.plan.Scenarios {
 		total += len(s.Segments)
 	}
+	r.mu.Lock()
 	p := SegmentProgress{Index: r.started, Total: total, ScenarioID: sc.ID, SegmentID: seg.ID, Phase: seg.Phase, Route: seg.Route}
 	if o != nil {
 		p.State, p.Reason = o.State, o.Reason
 	}
 	r.e.Observe(p)
+	r.mu.Unlock()
 }
 
 // walk runs the scenarios in execution order with the judge's rules on
@@ -150,6 +190,9 @@ func (r *run) observe(sc *verify.Scenario, seg *verify.Segment, o *verify.Segmen
 // that neither passed nor ended done; cleanup runs when a test segment
 // started or preconditions exist.
 func (r *run) walk(ctx context.Context) error {
+	if len(r.e.Phones) > 1 {
+		return r.walkPhones(ctx)
+	}
 	statuses := map[string]string{}
 	for _, id := range r.plan.ExecutionOrder {
 		sc := r.plan.Scenario(id)
@@ -159,7 +202,7 @@ func (r *run) walk(ctx context.Context) error {
 			}
 		}
 		statuses[id] = verify.ScenarioStatus(r.plan, r.rec, sc, statuses)
-		if r.rec.Interrupted {
+		if r.interrupted() {
 			return nil
 		}
 	}
@@ -170,7 +213,7 @@ func (r *run) scenario(ctx context.Context, sc *verify.Scenario) error {
 	hasPre, preOK, err := r.phase(ctx, sc, verify.PhasePrecondition, func(o *verify.SegmentOutcome) bool {
 		return o.State == verify.StatePassed && len(o.Evidence) > 0
 	})
-	if err != nil || r.rec.Interrupted {
+	if err != nil || r.interrupted() {
 		return err
 	}
 	testStarted := false
@@ -178,7 +221,7 @@ func (r *run) scenario(ctx context.Context, sc *verify.Scenario) error {
 		testStarted, _, err = r.phase(ctx, sc, verify.PhaseTest, func(o *verify.SegmentOutcome) bool {
 			return (o.State == verify.StatePassed || o.State == verify.StateDone) && len(o.Evidence) > 0
 		})
-		if err != nil || r.rec.Interrupted {
+		if err != nil || r.interrupted() {
 			return err
 		}
 	}
@@ -200,7 +243,7 @@ func (r *run) phase(ctx context.Context, sc *verify.Scenario, phase string, keep
 		}
 		ran = true
 		o, err := r.segment(ctx, sc, seg)
-		if err != nil || r.rec.Interrupted {
+		if err != nil || r.interrupted() {
 			return ran, false, err
 		}
 		if !keepGoing(o) {
@@ -215,14 +258,19 @@ func (r *run) phase(ctx context.Context, sc *verify.Scenario, phase string, keep
 func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
 	if ctx.Err() != nil {
 		// Interrupted between segments: nothing new starts.
-		r.rec.Interrupted = true
+		r.setInterrupted()
 		return nil, nil
 	}
 	base := map[string]any{"scenarioId": sc.ID, "segmentId": seg.ID, "phase": seg.Phase, "route": seg.Route}
+	if len(r.e.Phones) > 1 {
+		base["serial"] = r.p.Serial
+	}
 	if err := r.ev.append("segment_started", base); err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
 	r.started++
+	r.mu.Unlock()
 	r.observe(sc, seg, nil)
 	var o *verify.SegmentOutcome
 	var err error
@@ -240,10 +288,12 @@ func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	if err != nil || ctx.Err() != nil {
 		// A segment that finished before the interrupt was noticed keeps
 		// its verdict; the run stops after it either way.
-		r.rec.Interrupted = true
+		r.setInterrupted()
 	}
 	o.SegmentID = seg.ID
+	r.mu.Lock()
 	r.rec.Record(sc.ID, o)
+	r.mu.Unlock()
 	fin := map[string]any{"state": o.State, "reason": nil, "agentDone": o.AgentDone}
 	if o.Reason != "" {
 		fin["reason"] = o.Reason

@@ -21,13 +21,13 @@ const (
 	outcomeMatrixNoDecisions = "89c20de7008a76c345446859d2e48f02cc88d8ecc2d15b00174edd52ea9186a2"
 )
 
-func runFixture(t *testing.T, fixture string, decisions bool, phone *counterPhone) *RunOutput {
+func runFixture(t *testing.T, fixture string, decisions bool, phone *counterPhone) *runOutput {
 	t.Helper()
 	plan := compileFixture(t, fixture)
 	rememberCases(plan)
-	e := &Engine{Runner: phone, Agent: phone, Clock: clock.NewFake(time.UnixMilli(1_700_000_000_000))}
+	e := &Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Clock: clock.NewFake(time.UnixMilli(1_700_000_000_000))}
 	if decisions {
-		d, err := ParseDecisions(readFixture(t, "counter-agent-decisions"), plan)
+		d, err := parseDecisions(readFixture(t, "counter-agent-decisions"), plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestEngineObservesSegments(t *testing.T) {
 	rememberCases(plan)
 	var seen []SegmentProgress
 	phone := &counterPhone{}
-	e := &Engine{Runner: phone, Agent: phone, Observe: func(p SegmentProgress) { seen = append(seen, p) }}
+	e := &Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Observe: func(p SegmentProgress) { seen = append(seen, p) }}
 	if _, err := e.Run(context.Background(), plan, filepath.Join(t.TempDir(), "run")); err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +123,31 @@ func TestEngineObservesSegments(t *testing.T) {
 	}
 	if seen[1].State != "passed" || seen[3].Phase != "cleanup" {
 		t.Errorf("finished events %+v %+v", seen[1], seen[3])
+	}
+}
+
+// On several phones the matrix's dependents run at once and the report is
+// the one-phone report (run with -race, this is also the walker's data
+// race test).
+func TestSeveralPhonesGiveTheOnePhoneReport(t *testing.T) {
+	t.Parallel()
+	plan := compileFixture(t, "counter-outcome-matrix")
+	rememberCases(plan)
+	d, err := parseDecisions(readFixture(t, "counter-agent-decisions"), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phones []Ports
+	for i := range 3 {
+		p := &counterPhone{}
+		phones = append(phones, Ports{Serial: "phone-" + string(rune('a'+i)), Runner: p, Agent: p})
+	}
+	e := &Engine{Phones: phones, Decisions: d, Clock: clock.NewFake(time.UnixMilli(1_700_000_000_000))}
+	out, err := e.Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Report.OutcomeFingerprint != outcomeMatrixDecisions {
+		t.Fatalf("outcome fingerprint %s, want the one-phone %s", out.Report.OutcomeFingerprint, outcomeMatrixDecisions)
 	}
 }

@@ -30,7 +30,7 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 	}
 	o.Evidence = append(o.Evidence, ev)
 
-	imp, ierr := r.e.Runner.ImportCase(ctx, seg.Case, casePath)
+	imp, ierr := r.p.Runner.ImportCase(ctx, seg.Case, casePath)
 	if imp.Receipt == nil && ierr != nil {
 		imp.Receipt = fault.From(ierr).Fields()
 	}
@@ -57,7 +57,7 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 		no := false
 		restart = &no
 	}
-	res, rerr := r.e.Runner.RunCase(ctx, RunRequest{
+	res, rerr := r.p.Runner.RunCase(ctx, RunRequest{
 		CaseName: seg.Case.Name, TargetPackage: sc.TargetAppPackage, RestartApp: restart,
 		ArtifactsDir: filepath.Join(dir, "replay"), SecretParams: seg.Case.SecretParams(r.secrets),
 	})

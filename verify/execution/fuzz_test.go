@@ -34,7 +34,7 @@ func FuzzParseDecisions(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, base uint8, off uint16, cut uint8, with []byte) {
 		data := patch(bases, base, off, cut, with)
-		d, err := ParseDecisions(data, plan)
+		d, err := parseDecisions(data, plan)
 		if err != nil {
 			assertTyped(t, err)
 			return
@@ -51,7 +51,7 @@ func FuzzParseDecisions(f *testing.F) {
 					case errors.Is(err, errDecision):
 					case err != nil:
 						t.Fatalf("decision %d: an error that is not a refused decision: %v", i, err)
-					case chk.kind == DecisionAct && (!slices.Contains(step.AllowedActions, chk.act.Action) || chk.act.StepID == "" || chk.act.ObservationID == ""):
+					case chk.kind == decisionAct && (!slices.Contains(step.AllowedActions, chk.act.Action) || chk.act.StepID == "" || chk.act.ObservationID == ""):
 						t.Fatalf("decision %d accepted as %+v", i, chk.act)
 					}
 				}

@@ -18,15 +18,15 @@ func interrupted(ctx context.Context) error {
 	return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted", ctx.Err())
 }
 
-func runInterrupted(t *testing.T, phone *counterPhone, ctx context.Context) *RunOutput {
+func runInterrupted(t *testing.T, phone *counterPhone, ctx context.Context) *runOutput {
 	t.Helper()
 	plan := compileFixture(t, "counter-outcome-matrix")
 	rememberCases(plan)
-	d, err := ParseDecisions(readFixture(t, "counter-agent-decisions"), plan)
+	d, err := parseDecisions(readFixture(t, "counter-agent-decisions"), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Engine{Runner: phone, Agent: phone, Decisions: d}
+	e := &Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Decisions: d}
 	out, err := e.Run(ctx, plan, filepath.Join(t.TempDir(), "run"))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestInterruptDuringDeterministicSegmentStopsTheRun(t *testing.T) {
 	assertReportFile(t, out)
 }
 
-func assertReportFile(t *testing.T, out *RunOutput) {
+func assertReportFile(t *testing.T, out *runOutput) {
 	t.Helper()
 	b, err := os.ReadFile(out.ReportPath)
 	if err != nil {

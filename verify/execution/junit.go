@@ -9,14 +9,14 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// JUnitSuites renders a report for CI (verify-run --junit): one suite per
+// jUnitSuites renders a report for CI (verify-run --junit): one suite per
 // scenario, one testcase per checkpoint (a failed checkpoint is a
 // <failure> naming its oracle, the expected and the actual value; a
 // not_tested one is <skipped> with its reason, or an <error> when the
 // reason is an infrastructure fault), plus a "cleanup" testcase when the
 // scenario's cleanup ran or should have. Evidence files are
 // attached to the testcases that refer to them.
-func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
+func jUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 	files := map[string]string{}
 	for _, e := range r.Evidence {
 		if e.Path != "" {
@@ -79,10 +79,10 @@ func JUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 	return suites
 }
 
-// WriteJUnit writes the report's JUnit XML to path, every text passed
+// writeJUnit writes the report's JUnit XML to path, every text passed
 // through redact (the run's: owner tokens and the requirement's secrets).
-func WriteJUnit(path string, r *verify.Report, redact func(string) string) error {
-	suites := JUnitSuites(r)
+func writeJUnit(path string, r *verify.Report, redact func(string) string) error {
+	suites := jUnitSuites(r)
 	for i := range suites {
 		redactSuite(&suites[i], redact)
 	}

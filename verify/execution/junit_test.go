@@ -14,7 +14,7 @@ func TestJUnitOfTheMatrix(t *testing.T) {
 	t.Parallel()
 	out := runFixture(t, "counter-outcome-matrix", true, &counterPhone{})
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := WriteJUnit(path, out.Report, out.redact); err != nil {
+	if err := writeJUnit(path, out.Report, out.redact); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

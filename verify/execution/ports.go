@@ -189,11 +189,11 @@ type DecisionContext struct {
 // VisionJudge decides vision checkpoints: does this screenshot show the
 // assertion? It is the planner's isolated completion review.
 type VisionJudge interface {
-	Review(ctx context.Context, req VisionRequest) (verify.VisionVerdict, error)
+	Review(ctx context.Context, req visionRequest) (verify.VisionVerdict, error)
 }
 
-// VisionRequest is one vision checkpoint on one screenshot.
-type VisionRequest struct {
+// visionRequest is one vision checkpoint on one screenshot.
+type visionRequest struct {
 	ScenarioID   string
 	CheckpointID string
 	Assertion    string

@@ -22,8 +22,8 @@ import (
 // Decision provider names (verify-run --decision-provider).
 const (
 	ProviderStatic   = "static"
-	ProviderCloud    = "cloud"
-	ProviderOnDevice = "on-device"
+	providerCloud    = "cloud"
+	providerOnDevice = "on-device"
 	ProviderVision   = "vision"
 )
 
@@ -57,19 +57,19 @@ type ProviderOptions struct {
 	Clock clock.Clock
 }
 
-// CheckProvider refuses provider options that cannot work, without
+// checkProvider refuses provider options that cannot work, without
 // building anything: an unknown name, a live provider with a decisions
 // file, cloud without an endpoint, an on-device flag given to another
 // provider, and on-device itself, which needs SoloPi's on-device model
 // packages that this tool does not deploy.
-func CheckProvider(opts ProviderOptions) error {
+func checkProvider(opts ProviderOptions) error {
 	name := opts.Name
 	if name == "" {
 		name = ProviderStatic
 	}
 	switch name {
-	case ProviderStatic, ProviderCloud, ProviderVision:
-	case ProviderOnDevice:
+	case ProviderStatic, providerCloud, ProviderVision:
+	case providerOnDevice:
 		return fault.Usage(CodeProviderNotSupported,
 			"the on-device provider runs SoloPi's signed on-device model packages, which this tool does not deploy; use --decision-provider vision, cloud or static").
 			WithUserAction("choose --decision-provider static (a decisions file), cloud (--cloud-endpoint) or vision")
@@ -89,7 +89,7 @@ func CheckProvider(opts ProviderOptions) error {
 	if opts.DecisionsFile != "" {
 		return fault.Usagef(CodeProviderConflict, "--decision-provider %s cannot be combined with --agent-decisions", name)
 	}
-	if name == ProviderCloud && opts.CloudEndpoint == "" {
+	if name == providerCloud && opts.CloudEndpoint == "" {
 		return fault.Usage(CodeProviderOptions, "--decision-provider cloud needs --cloud-endpoint")
 	}
 	for _, ep := range []string{opts.CloudEndpoint, opts.CloudFallbackEndpoint} {
@@ -102,16 +102,16 @@ func CheckProvider(opts ProviderOptions) error {
 	return nil
 }
 
-// SelectProvider returns the live provider for opts, or nil for static
+// selectProvider returns the live provider for opts, or nil for static
 // (the engine then reads its Decisions).
-func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
-	if err := CheckProvider(opts); err != nil {
+func selectProvider(opts ProviderOptions) (DecisionProvider, error) {
+	if err := checkProvider(opts); err != nil {
 		return nil, err
 	}
 	var p DecisionProvider
 	switch opts.Name {
-	case ProviderCloud:
-		p = NewCloudProvider(opts.CloudEndpoint, opts.CloudTimeout, opts.Clock)
+	case providerCloud:
+		p = newCloudProvider(opts.CloudEndpoint, opts.CloudTimeout, opts.Clock)
 	case ProviderVision:
 		if opts.Vision == nil {
 			return nil, fault.Usage(CodeProviderNotSupported, "the vision provider needs a model configuration (planner) for this run")
@@ -121,7 +121,7 @@ func SelectProvider(opts ProviderOptions) (DecisionProvider, error) {
 		return nil, nil
 	}
 	if opts.CloudFallbackEndpoint != "" {
-		p = &FallbackProvider{Primary: p, Fallback: NewCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout, opts.Clock)}
+		p = &fallbackProvider{Primary: p, Fallback: newCloudProvider(opts.CloudFallbackEndpoint, opts.CloudTimeout, opts.Clock)}
 	}
 	return p, nil
 }
@@ -132,8 +132,8 @@ func providerError(code, msg string, eligible bool, cause error) *fault.Error {
 	return fault.Wrap(fault.Transport, code, msg, cause).With("fallbackEligible", eligible)
 }
 
-// FallbackEligible reports whether err lets a fallback provider answer.
-func FallbackEligible(err error) bool {
+// fallbackEligible reports whether err lets a fallback provider answer.
+func fallbackEligible(err error) bool {
 	var e *fault.Error
 	if !errors.As(err, &e) {
 		return false
@@ -142,15 +142,15 @@ func FallbackEligible(err error) bool {
 	return ok
 }
 
-// MaxCloudResponse caps a cloud provider's answer.
-const MaxCloudResponse = 1 << 20
+// maxCloudResponse caps a cloud provider's answer.
+const maxCloudResponse = 1 << 20
 
-// CloudProvider posts the decision context as JSON to an endpoint and reads
+// cloudProvider posts the decision context as JSON to an endpoint and reads
 // one decision object back (solopi-ai's HTTP contract): 30 s per request,
 // at most 1 MiB, a JSON object. An unreachable endpoint, an HTTP error or
 // an unreadable answer is cloud_unavailable (fallback-eligible); an answer
 // that is not an object is invalid_decision.
-type CloudProvider struct {
+type cloudProvider struct {
 	endpoint string
 	timeout  time.Duration
 	http     *http.Client
@@ -166,20 +166,20 @@ func checkEndpoint(endpoint string) error {
 	return nil
 }
 
-// NewCloudProvider builds the client of an endpoint CheckProvider
+// newCloudProvider builds the client of an endpoint CheckProvider
 // accepted.
-func NewCloudProvider(endpoint string, timeout time.Duration, clk clock.Clock) *CloudProvider {
+func newCloudProvider(endpoint string, timeout time.Duration, clk clock.Clock) *cloudProvider {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
 	// One retry of a dropped connection, a 429 or a 5xx, 200 ms later (or
 	// after the endpoint's Retry-After).
 	retry := clock.Retry{Attempts: 2, Clock: clk, Backoff: clock.Backoff{Base: 200 * time.Millisecond, Max: time.Second}}
-	return &CloudProvider{endpoint: endpoint, timeout: timeout, http: retryhttp.NewHTTPClient(timeout), retry: retry}
+	return &cloudProvider{endpoint: endpoint, timeout: timeout, http: retryhttp.NewHTTPClient(timeout), retry: retry}
 }
 
 // Decide posts in and returns the decision object.
-func (c *CloudProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
+func (c *cloudProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, CodeCloudUnavailable, "cannot encode the decision context", err)
@@ -201,13 +201,13 @@ func (c *CloudProvider) Decide(ctx context.Context, in DecisionContext) (map[str
 		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxCloudResponse+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCloudResponse+1))
 	switch {
 	case err != nil:
 		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer could not be read", true, err)
 	case resp.StatusCode/100 != 2:
 		return nil, providerError(CodeCloudUnavailable, fmt.Sprintf("the cloud decision provider answered HTTP %d", resp.StatusCode), true, nil)
-	case len(data) > MaxCloudResponse:
+	case len(data) > maxCloudResponse:
 		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer is larger than 1 MiB", true, nil)
 	}
 	v, err := canonjson.Decode(data)
@@ -221,16 +221,16 @@ func (c *CloudProvider) Decide(ctx context.Context, in DecisionContext) (map[str
 	return m, nil
 }
 
-// FallbackProvider asks Fallback when Primary fails in a fallback-eligible
+// fallbackProvider asks Fallback when Primary fails in a fallback-eligible
 // way, and marks the decision {"fallback":{"used":true,"reason","primaryError"}}.
-type FallbackProvider struct {
+type fallbackProvider struct {
 	Primary, Fallback DecisionProvider
 }
 
 // Decide asks the primary, then the fallback.
-func (f *FallbackProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
+func (f *fallbackProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
 	d, err := f.Primary.Decide(ctx, in)
-	if err == nil || fault.IsInterrupt(err) || !FallbackEligible(err) {
+	if err == nil || fault.IsInterrupt(err) || !fallbackEligible(err) {
 		return d, err
 	}
 	d, ferr := f.Fallback.Decide(ctx, in)

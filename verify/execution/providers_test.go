@@ -36,7 +36,7 @@ func TestSelectProvider(t *testing.T) {
 		{ProviderOptions{Name: "magic"}, CodeProviderOptions},
 	}
 	for _, c := range cases {
-		p, err := SelectProvider(c.opts)
+		p, err := selectProvider(c.opts)
 		if got := fault.CodeOf(err); got != c.code {
 			t.Errorf("%+v: code %q, want %q", c.opts, got, c.code)
 		}
@@ -47,8 +47,8 @@ func TestSelectProvider(t *testing.T) {
 			t.Errorf("%+v: static must not be a live provider", c.opts)
 		}
 	}
-	p, err := SelectProvider(ProviderOptions{Name: "cloud", CloudEndpoint: "http://127.0.0.1:1/a", CloudFallbackEndpoint: "http://127.0.0.1:1/b"})
-	if _, ok := p.(*FallbackProvider); err != nil || !ok {
+	p, err := selectProvider(ProviderOptions{Name: "cloud", CloudEndpoint: "http://127.0.0.1:1/a", CloudFallbackEndpoint: "http://127.0.0.1:1/b"})
+	if _, ok := p.(*fallbackProvider); err != nil || !ok {
 		t.Errorf("cloud with a fallback endpoint = %T, %v", p, err)
 	}
 }
@@ -65,7 +65,7 @@ func TestCloudProvider(t *testing.T) {
 		case "/list":
 			_, _ = io.WriteString(w, `[1]`)
 		case "/big":
-			_, _ = io.WriteString(w, `{"type":"done","reason":"`+strings.Repeat("x", MaxCloudResponse)+`"}`)
+			_, _ = io.WriteString(w, `{"type":"done","reason":"`+strings.Repeat("x", maxCloudResponse)+`"}`)
 		case "/garbage":
 			_, _ = io.WriteString(w, `not json`)
 		default:
@@ -74,7 +74,7 @@ func TestCloudProvider(t *testing.T) {
 	}))
 	defer srv.Close()
 	in := DecisionContext{ScenarioID: "s", SegmentID: "g", StepID: "e", StepIndex: 2, Goal: "goal", AllowedActions: []string{"click"}, Observation: map[string]any{"observationId": "o"}}
-	c := NewCloudProvider(srv.URL+"/ok", 0, fastClock)
+	c := newCloudProvider(srv.URL+"/ok", 0, fastClock)
 	d, err := c.Decide(context.Background(), in)
 	if err != nil || d["type"] != "done" {
 		t.Fatalf("Decide = %v, %v", d, err)
@@ -95,28 +95,28 @@ func TestCloudProvider(t *testing.T) {
 		"/down": {CodeCloudUnavailable, true}, "/big": {CodeCloudUnavailable, true},
 		"/garbage": {CodeCloudUnavailable, true}, "/list": {CodeInvalidDecision, false},
 	} {
-		c := NewCloudProvider(srv.URL+path, 0, fastClock)
+		c := newCloudProvider(srv.URL+path, 0, fastClock)
 		_, err := c.Decide(context.Background(), in)
-		if fault.CodeOf(err) != want.code || FallbackEligible(err) != want.eligible {
-			t.Errorf("%s: %v (eligible %v), want %s %v", path, err, FallbackEligible(err), want.code, want.eligible)
+		if fault.CodeOf(err) != want.code || fallbackEligible(err) != want.eligible {
+			t.Errorf("%s: %v (eligible %v), want %s %v", path, err, fallbackEligible(err), want.code, want.eligible)
 		}
 	}
-	fb := &FallbackProvider{Primary: mustCloud(t, srv.URL+"/down"), Fallback: mustCloud(t, srv.URL+"/ok")}
+	fb := &fallbackProvider{Primary: mustCloud(t, srv.URL+"/down"), Fallback: mustCloud(t, srv.URL+"/ok")}
 	d, err = fb.Decide(context.Background(), in)
 	if err != nil || d["fallback"].(map[string]any)["reason"] != CodeCloudUnavailable {
 		t.Errorf("fallback = %v, %v", d, err)
 	}
-	fb = &FallbackProvider{Primary: mustCloud(t, srv.URL+"/list"), Fallback: mustCloud(t, srv.URL+"/ok")}
+	fb = &fallbackProvider{Primary: mustCloud(t, srv.URL+"/list"), Fallback: mustCloud(t, srv.URL+"/ok")}
 	if _, err := fb.Decide(context.Background(), in); fault.CodeOf(err) != CodeInvalidDecision {
 		t.Errorf("a wrong answer must not fall back: %v", err)
 	}
 }
 
-func mustCloud(t *testing.T, u string) *CloudProvider {
+func mustCloud(t *testing.T, u string) *cloudProvider {
 	if err := checkEndpoint(u); err != nil {
 		t.Fatal(err)
 	}
-	return NewCloudProvider(u, 0, fastClock)
+	return newCloudProvider(u, 0, fastClock)
 }
 
 // fastClock takes the retries' 200 ms pauses in 0.2 µs.
@@ -135,7 +135,7 @@ func TestCloudProviderRetryPause(t *testing.T) {
 	}))
 	defer srv.Close()
 	clk := clock.NewFake(time.Unix(0, 0))
-	c := NewCloudProvider(srv.URL, 0, clk)
+	c := newCloudProvider(srv.URL, 0, clk)
 	done := make(chan error, 1)
 	go func() { _, err := c.Decide(context.Background(), DecisionContext{ScenarioID: "s"}); done <- err }()
 	if err := clk.WaitForSleepers(context.Background(), 1); err != nil {
@@ -177,12 +177,12 @@ func TestEngineWithLiveProvider(t *testing.T) {
 	defer srv.Close()
 	plan := compileFixture(t, "counter-outcome-matrix")
 	rememberCases(plan)
-	p, err := SelectProvider(ProviderOptions{Name: "cloud", CloudEndpoint: srv.URL})
+	p, err := selectProvider(ProviderOptions{Name: "cloud", CloudEndpoint: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	phone := &counterPhone{}
-	out, err := (&Engine{Runner: phone, Agent: phone, Provider: p}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
+	out, err := (&Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Provider: p}).Run(context.Background(), plan, filepath.Join(t.TempDir(), "run"))
 	if err != nil {
 		t.Fatal(err)
 	}

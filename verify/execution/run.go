@@ -50,7 +50,7 @@ type Prepared struct {
 	o         RunOptions
 	plan      *verify.Plan
 	provider  DecisionProvider
-	decisions Decisions
+	decisions decisions
 	judge     VisionJudge
 }
 
@@ -69,7 +69,7 @@ func Prepare(o RunOptions) (*Prepared, error) {
 		return nil, err
 	}
 	o.Provider.DecisionsFile = o.DecisionsFile
-	if err := CheckProvider(o.Provider); err != nil {
+	if err := checkProvider(o.Provider); err != nil {
 		return nil, err
 	}
 	p := &Prepared{o: o, plan: plan}
@@ -80,7 +80,7 @@ func Prepare(o RunOptions) (*Prepared, error) {
 		}
 	}
 	if decisions != nil {
-		if p.decisions, err = ParseDecisions(decisions, plan); err != nil {
+		if p.decisions, err = parseDecisions(decisions, plan); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +97,7 @@ func Prepare(o RunOptions) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	if p.provider, err = SelectProvider(o.Provider); err != nil {
+	if p.provider, err = selectProvider(o.Provider); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -122,7 +122,7 @@ func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
 		Report: out.ReportPath, Events: out.EventsPath,
 	}
 	if p.o.JUnit != "" {
-		if err := WriteJUnit(p.o.JUnit, r, out.redact); err != nil {
+		if err := writeJUnit(p.o.JUnit, r, out.redact); err != nil {
 			return nil, fault.Wrap(fault.Internal, artifacts.CodeWriteFailed, "cannot write the JUnit report", err).With("junit", p.o.JUnit)
 		}
 		s.JUnit = p.o.JUnit

@@ -26,7 +26,7 @@ func TestRunPlan(t *testing.T) {
 	phone := &counterPhone{}
 	opts := RunOptions{Plan: planBytes, Artifacts: filepath.Join(dir, "run"), DecisionsFile: decisions,
 		JUnit: filepath.Join(dir, "junit.xml")}
-	e := Engine{Runner: phone, Agent: phone}
+	e := Engine{Phones: []Ports{{Runner: phone, Agent: phone}}}
 	s, err := runPlan(context.Background(), opts, e)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestRunPlan(t *testing.T) {
 		CodeArtifactsExist: func(o *RunOptions) { o.JUnit = "" },
 		CodeProviderConflict: func(o *RunOptions) {
 			o.Artifacts += "2"
-			o.Provider.Name = ProviderCloud
+			o.Provider.Name = providerCloud
 			o.Provider.CloudEndpoint = "http://127.0.0.1:1"
 		},
 		verify.CodeInvalidDecisions: func(o *RunOptions) {
@@ -58,7 +58,7 @@ func TestRunPlan(t *testing.T) {
 		CodeProviderNotSupported: func(o *RunOptions) {
 			o.Artifacts += "4"
 			o.DecisionsFile = ""
-			o.Provider.Name = ProviderOnDevice
+			o.Provider.Name = providerOnDevice
 		},
 	} {
 		o := opts

@@ -14,7 +14,7 @@ import (
 // (the screenshot is unreadable, the model failed).
 const CodeVisionReview = "vision_review_failed"
 
-// VisionReviewer judges vision checkpoints with the planner's isolated
+// visionReviewer judges vision checkpoints with the planner's isolated
 // completion review: the assertion is the task and the checkpoint's
 // screenshot the only thing the model sees. Confirmed is passed, rejected
 // failed, and a reviewer that cannot tell leaves the checkpoint
@@ -22,17 +22,17 @@ const CodeVisionReview = "vision_review_failed"
 // reason. Each review's model exchange and the run's coordinate profile
 // are written to vision-review-<checkpointId>.json in the segment's
 // directory.
-type VisionReviewer struct {
+type visionReviewer struct {
 	v *vision
 }
 
 // NewVisionReviewer returns the judge.
-func NewVisionReviewer(cfg VisionConfig) (*VisionReviewer, error) {
+func NewVisionReviewer(cfg VisionConfig) (*visionReviewer, error) {
 	v, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	return &VisionReviewer{v: v}, nil
+	return &visionReviewer{v: v}, nil
 }
 
 var reviewVerdicts = map[string]string{
@@ -42,7 +42,7 @@ var reviewVerdicts = map[string]string{
 }
 
 // Review judges one checkpoint on its screenshot.
-func (j *VisionReviewer) Review(ctx context.Context, req VisionRequest) (verify.VisionVerdict, error) {
+func (j *visionReviewer) Review(ctx context.Context, req visionRequest) (verify.VisionVerdict, error) {
 	b, err := os.ReadFile(req.Screenshot)
 	if err != nil {
 		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, CodeVisionReview, "cannot read the checkpoint's screenshot", err)

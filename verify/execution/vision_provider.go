@@ -92,7 +92,7 @@ func (c VisionConfig) check() (*vision, error) {
 // redacted.
 func (v *vision) tree(x any) any { return redact.Walk(evidenceTree(x), v.redact) }
 
-// VisionProvider decides explore steps with the pure-vision planner: each
+// visionProvider decides explore steps with the pure-vision planner: each
 // explore step is one planner task whose goal is the step's goal, whose
 // memory and coordinate contract last for the step, and whose plans are
 // bounded by the step's budget. The model sees only the goal and the
@@ -104,7 +104,7 @@ func (v *vision) tree(x any) any { return redact.Walk(evidenceTree(x), v.redact)
 // planner that gives up is blocked. Every model exchange and the
 // coordinate profile are in each decision's modelReceipt, and the planner's
 // trajectory.json and screens/ are kept in the segment's directory.
-type VisionProvider struct {
+type visionProvider struct {
 	v *vision
 
 	mu   sync.Mutex
@@ -128,16 +128,16 @@ type visionStep struct {
 // NewVisionProvider returns the provider. It reads the screenshots of the
 // observations it decides on through the session of each decision's
 // context, so it can be built before the phone is reached.
-func NewVisionProvider(cfg VisionConfig) (*VisionProvider, error) {
+func NewVisionProvider(cfg VisionConfig) (*visionProvider, error) {
 	v, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	return &VisionProvider{v: v}, nil
+	return &visionProvider{v: v}, nil
 }
 
 // Decide plans one decision on in's observation.
-func (p *VisionProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
+func (p *visionProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s, err := p.stepFor(in)
@@ -179,7 +179,7 @@ func (p *VisionProvider) Decide(ctx context.Context, in DecisionContext) (map[st
 
 // stepFor returns the planner task of in's explore step, starting one for
 // a new step (a new session, scenario or step, or its first decision).
-func (p *VisionProvider) stepFor(in DecisionContext) (*visionStep, error) {
+func (p *visionProvider) stepFor(in DecisionContext) (*visionStep, error) {
 	key := in.SessionID + "\x00" + in.ScenarioID + "\x00" + in.StepID
 	if p.step != nil && p.step.key == key && in.StepIndex > 0 {
 		return p.step, nil
@@ -202,7 +202,7 @@ func (p *VisionProvider) stepFor(in DecisionContext) (*visionStep, error) {
 }
 
 // screenshot reads the observation's screenshot through the session.
-func (p *VisionProvider) screenshot(ctx context.Context, in DecisionContext) (*agentloop.Screen, error) {
+func (p *visionProvider) screenshot(ctx context.Context, in DecisionContext) (*agentloop.Screen, error) {
 	f, err := os.CreateTemp("", "solopi-vision-*.png")
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, CodeVisionScreenshot, "cannot make a file for the observation's screenshot", err)
@@ -232,7 +232,7 @@ func (p *VisionProvider) screenshot(ctx context.Context, in DecisionContext) (*a
 }
 
 // keep writes the step's trajectory so far beside its screenshots.
-func (p *VisionProvider) keep(s *visionStep) error {
+func (p *visionProvider) keep(s *visionStep) error {
 	if s.dir == "" {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (p *VisionProvider) keep(s *visionStep) error {
 // decision turns a proposal into a decision object. A planner that could
 // not work (the model failed, the contract broke) is an error, not a
 // decision: the segment is not_tested, model_decision_failed.
-func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepErr error) (map[string]any, error) {
+func (p *visionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepErr error) (map[string]any, error) {
 	receipt := map[string]any{
 		"provider": ProviderVision, "model": p.v.info, "coordinateProfile": s.planner.Profile(), "plannerStep": s.planner.State().Step(),
 		"events": plannerEvents(prop.Events),
@@ -260,10 +260,10 @@ func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepE
 	switch prop.Kind {
 	case agentloop.ProposeAct:
 		receipt["call"], receipt["action"], receipt["command"] = prop.Action.Canonical(), prop.Action.Fields(), prop.Command
-		dec = map[string]any{"type": DecisionAct, "action": decisionAction(*prop.DeviceAction)}
+		dec = map[string]any{"type": decisionAct, "action": decisionAction(*prop.DeviceAction)}
 		s.acted = true
 	case agentloop.ProposeDone:
-		dec = map[string]any{"type": DecisionDone, "reason": prop.Reason}
+		dec = map[string]any{"type": decisionDone, "reason": prop.Reason}
 	default:
 		res := prop.Result
 		receipt["outcome"] = res.Outcome
@@ -281,7 +281,7 @@ func (p *VisionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepE
 			s.failed = providerError(code, p.v.redact("the vision planner ended "+res.Outcome+": "+res.Message), eligible, nil)
 			return nil, s.failed
 		}
-		dec = map[string]any{"type": DecisionBlocked, "reason": prop.Reason}
+		dec = map[string]any{"type": decisionBlocked, "reason": prop.Reason}
 	}
 	dec["modelReceipt"] = p.v.tree(receipt)
 	if r, ok := dec["reason"].(string); ok {

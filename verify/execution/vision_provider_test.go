@@ -73,7 +73,7 @@ func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counter
 	}
 	o := RunOptions{Plan: b, Artifacts: filepath.Join(t.TempDir(), "run"),
 		Provider: ProviderOptions{Name: ProviderVision, Vision: prov}}
-	e := Engine{Runner: phone, Agent: phone, Vision: judge}
+	e := Engine{Phones: []Ports{{Runner: phone, Agent: phone}}, Vision: judge}
 	for _, edit := range edits {
 		edit(&o, &e)
 	}

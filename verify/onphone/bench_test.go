@@ -89,7 +89,7 @@ func BenchmarkVerifyRunMatrix(b *testing.B) {
 		i++
 		start := time.Now()
 		p := prepareMatrix(b, filepath.Join(root, strconv.Itoa(i)))
-		s, err := p.Run(context.Background(), execution.Engine{Runner: tp, Agent: tp})
+		s, err := p.Run(context.Background(), execution.Engine{Phones: []execution.Ports{{Runner: tp, Agent: tp}}})
 		wall += time.Since(start)
 		if err != nil || s.OutcomeFingerprint != outcomeMatrixDecisions {
 			b.Fatalf("run %+v %v", s, err)

@@ -147,7 +147,7 @@ func TestPhoneOfflineMidReplayIsNotTested(t *testing.T) {
 			}
 		}()
 	}}
-	r := runFaulted(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
+	r := runFaulted(t, readFixture(t, "counter-success"), "", execution.Engine{Phones: []execution.Ports{{Runner: h, Agent: phone}}})
 	sc := r.Scenarios[0]
 	if sc.Status != verify.NotTested || sc.Failure == nil || sc.Failure.Category != verify.ReasonCheckpointNotReached {
 		t.Errorf("scenario %s %+v", sc.Status, sc.Failure)
@@ -168,7 +168,7 @@ func TestReplayBlockedByAnotherOwnersSessionIsNotTested(t *testing.T) {
 	d, phone := newPhone(t, foreignScale)
 	foreignSession(t, d, phone)
 	dir := filepath.Join(t.TempDir(), "run")
-	s, err := prepareMatrix(t, dir).Run(context.Background(), execution.Engine{Runner: phone, Agent: phone})
+	s, err := prepareMatrix(t, dir).Run(context.Background(), execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: phone}}})
 	if err != nil {
 		t.Fatalf("no verdict: %v", err)
 	}
@@ -199,7 +199,7 @@ func TestCleanupThatCouldNotRunIsNotTested(t *testing.T) {
 			foreignSession(t, d, phone)
 		}
 	}}
-	r := runFaulted(t, readFixture(t, "counter-success"), "", execution.Engine{Runner: h, Agent: phone})
+	r := runFaulted(t, readFixture(t, "counter-success"), "", execution.Engine{Phones: []execution.Ports{{Runner: h, Agent: phone}}})
 	sc := r.Scenarios[0]
 	for _, cp := range sc.Checkpoints {
 		if cp.Status != verify.Passed {
@@ -225,7 +225,7 @@ func TestCompetingReplayIsNotTested(t *testing.T) {
 			t.Errorf("competing replay: %q %v", run, err)
 		}
 	}}
-	r := runFaulted(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
+	r := runFaulted(t, []byte(slowCase), "", execution.Engine{Phones: []execution.Ports{{Runner: h, Agent: phone}}})
 	wantSegment(t, r.Scenarios[0].Segments[0], verify.NotTested, verify.ReasonReplayNotStarted)
 }
 
@@ -238,7 +238,7 @@ func TestAgentStartBlockedByAnotherOwnerIsNotTested(t *testing.T) {
 	phone.o.AgentStartTimeout = 2 * time.Second
 	decisions := `{"s":{"explore":[` + clickIncrement + `,` + done + `]}}`
 	foreign := &launchHook{Phone: phone, before: func() { foreignSession(t, d, phone) }}
-	r := runFaulted(t, exploreRequirement(`{}`), decisions, execution.Engine{Runner: phone, Agent: foreign})
+	r := runFaulted(t, exploreRequirement(`{}`), decisions, execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: foreign}}})
 	sc := r.Scenarios[0]
 	wantSegment(t, sc.Segments[1], verify.NotTested, verify.ReasonAgentStartFailed)
 }
@@ -278,7 +278,7 @@ func TestReplayCancelledElsewhereIsNotTerminal(t *testing.T) {
 			}
 		}()
 	}}
-	r := runFaulted(t, []byte(slowCase), "", execution.Engine{Runner: h, Agent: phone})
+	r := runFaulted(t, []byte(slowCase), "", execution.Engine{Phones: []execution.Ports{{Runner: h, Agent: phone}}})
 	if r.Interrupted {
 		t.Error("someone else's cancel interrupted the verification")
 	}

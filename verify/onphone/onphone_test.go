@@ -87,7 +87,7 @@ func TestPortsReachTheGoldenMatrix(t *testing.T) {
 	t.Parallel()
 	_, phone := newPhone(t, 20)
 	dir := filepath.Join(t.TempDir(), "run")
-	s, err := prepareMatrix(t, dir).Run(context.Background(), execution.Engine{Runner: phone, Agent: phone})
+	s, err := prepareMatrix(t, dir).Run(context.Background(), execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: phone}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestProviderOutputIsAlwaysEvidence(t *testing.T) {
 	t.Parallel()
 	_, phone := newPhone(t, 20)
 	prov := &oddProvider{}
-	e := execution.Engine{Runner: phone, Agent: phone, Provider: prov}
+	e := execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: phone}}, Provider: prov}
 	out, err := e.Run(context.Background(), compile(t, exploreRequirement(`{}`)), filepath.Join(t.TempDir(), "run"))
 	if err != nil {
 		t.Fatalf("no verdict: %v", err)

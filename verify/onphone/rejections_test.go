@@ -210,7 +210,7 @@ func TestEveryAgentRejectionIsNotTested(t *testing.T) {
 				c.fault(t, d, h)
 			}
 			decisions := fmt.Sprintf(`{"s":{"explore":[%s]}}`, strings.Join(c.decisions, ","))
-			s, err := runOn(t, exploreRequirement(c.budget), decisions, execution.Engine{Runner: h, Agent: h})
+			s, err := runOn(t, exploreRequirement(c.budget), decisions, execution.Engine{Phones: []execution.Ports{{Runner: h, Agent: h}}})
 			if err != nil {
 				t.Fatalf("no verdict: %v", err)
 			}

@@ -44,7 +44,7 @@ func TestRequirementSecretsStayOutOfTheEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := p.Run(context.Background(), execution.Engine{Runner: phone, Agent: phone})
+	s, err := p.Run(context.Background(), execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: phone}}})
 	if err != nil {
 		t.Fatal(err)
 	}

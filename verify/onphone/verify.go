@@ -3,6 +3,7 @@ package onphone
 import (
 	"context"
 
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/verify/execution"
 )
@@ -25,22 +26,38 @@ type SessionOpener func(ctx context.Context) (*device.Session, error)
 // observe, when set, follows the segments (a status line); the replays
 // inside them then report nothing of their own.
 func Verify(ctx context.Context, open SessionOpener, o execution.RunOptions, b Budgets, observe func(execution.SegmentProgress)) (*execution.RunSummary, error) {
+	return VerifyAcross(ctx, []SessionOpener{open}, o, b, observe)
+}
+
+// VerifyAcross is Verify on several phones (verify-run --devices): the
+// inputs are checked once, a session is opened on every phone before
+// anything runs, and independent scenarios run on different phones at
+// once. The report is the one a single phone gives for the same outcomes.
+func VerifyAcross(ctx context.Context, opens []SessionOpener, o execution.RunOptions, b Budgets, observe func(execution.SegmentProgress)) (*execution.RunSummary, error) {
 	prep, err := execution.Prepare(o)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := open(ctx)
-	if err != nil {
-		return nil, err
+	var phones []execution.Ports
+	var clk clock.Clock
+	for _, open := range opens {
+		sess, err := open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer sess.Close()
+		po := b.Phone
+		po.Foreground = sess.Foreground
+		if observe != nil || len(opens) > 1 {
+			// Several phones' replays cannot share one terminal line.
+			po.Progress = nil
+		}
+		phone := New(sess.Device, po)
+		defer phone.Close()
+		phones = append(phones, execution.Ports{Serial: sess.Device.Serial(), Runner: phone, Agent: phone})
+		if clk == nil {
+			clk = sess.Device.Clock()
+		}
 	}
-	defer sess.Close()
-	po := b.Phone
-	po.Foreground = sess.Foreground
-	if observe != nil {
-		po.Progress = nil
-	}
-	phone := New(sess.Device, po)
-	defer phone.Close()
-	return prep.Run(ctx, execution.Engine{Runner: phone, Agent: phone, RestartApp: b.RestartApp,
-		Clock: sess.Device.Clock(), Observe: observe})
+	return prep.Run(ctx, execution.Engine{Phones: phones, RestartApp: b.RestartApp, Clock: clk, Observe: observe})
 }

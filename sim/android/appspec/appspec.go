@@ -30,42 +30,42 @@ type AppSpec struct {
 	VersionCode      int64             `json:"versionCode"`
 	System           bool              `json:"system,omitempty"`
 	LauncherActivity string            `json:"launcherActivity,omitempty"`
-	Startup          StartupSpec       `json:"startup,omitempty"`
-	Vars             map[string]Scalar `json:"vars,omitempty"`
+	Startup          startupSpec       `json:"startup,omitempty"`
+	Vars             map[string]scalar `json:"vars,omitempty"`
 	Screens          []ScreenSpec      `json:"screens"`
 }
 
-// Scalar is a JSON scalar (string, number or boolean) kept as its string
+// scalar is a JSON scalar (string, number or boolean) kept as its string
 // form, so state variables can be written naturally as {"count": 0}.
-type Scalar string
+type scalar string
 
 // UnmarshalJSON accepts strings, numbers and booleans.
-func (t *Scalar) UnmarshalJSON(b []byte) error {
+func (t *scalar) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		*t = Scalar(s)
+		*t = scalar(s)
 		return nil
 	}
 	var n json.Number
 	if err := json.Unmarshal(b, &n); err == nil {
-		*t = Scalar(n.String())
+		*t = scalar(n.String())
 		return nil
 	}
 	var v bool
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("state value must be a string, number or boolean: %s", b)
 	}
-	*t = Scalar(strconv.FormatBool(v))
+	*t = scalar(strconv.FormatBool(v))
 	return nil
 }
 
-// StartupSpec gives the app's launch costs in milliseconds, used for
+// startupSpec gives the app's launch costs in milliseconds, used for
 // `am start -W` timings. Zero values get defaults in normalize.
-type StartupSpec struct {
+type startupSpec struct {
 	ColdMs int `json:"coldMs,omitempty"`
 	WarmMs int `json:"warmMs,omitempty"`
 	HotMs  int `json:"hotMs,omitempty"`
@@ -78,7 +78,7 @@ type ScreenSpec struct {
 	// NoHistory activities finish as soon as anything else comes in front,
 	// like SoloPi's AdbSchemeActivity.
 	NoHistory     bool               `json:"noHistory,omitempty"`
-	IntentFilters []IntentFilterSpec `json:"intentFilters,omitempty"`
+	IntentFilters []intentFilterSpec `json:"intentFilters,omitempty"`
 	Root          NodeSpec           `json:"root"`
 	// OnBack replaces the default "finish this activity" on BACK when set.
 	OnBack []Effect `json:"onBack,omitempty"`
@@ -86,9 +86,9 @@ type ScreenSpec struct {
 	OnHome []Effect `json:"onHome,omitempty"`
 }
 
-// IntentFilterSpec lets implicit intents (am start -a … -d …) resolve to a
+// intentFilterSpec lets implicit intents (am start -a … -d …) resolve to a
 // screen.
-type IntentFilterSpec struct {
+type intentFilterSpec struct {
 	Actions    []string `json:"actions,omitempty"`
 	Categories []string `json:"categories,omitempty"`
 	Schemes    []string `json:"schemes,omitempty"`
@@ -115,10 +115,10 @@ type NodeSpec struct {
 	Scrollable    bool   `json:"scrollable,omitempty"`
 	Focusable     bool   `json:"focusable,omitempty"`
 	// When hides the node (and its subtree) unless the condition holds.
-	When *Cond `json:"when,omitempty"`
+	When *cond `json:"when,omitempty"`
 	// Repeat expands the node into Count siblings, each offset by (DX, DY)
 	// from the previous one.
-	Repeat *RepeatSpec `json:"repeat,omitempty"`
+	Repeat *repeatSpec `json:"repeat,omitempty"`
 	// AppGrid marks the launcher's icon grid; its children are generated
 	// from the installed apps that have a launcher activity.
 	AppGrid bool `json:"appGrid,omitempty"`
@@ -131,16 +131,16 @@ type NodeSpec struct {
 	Children    []NodeSpec `json:"children,omitempty"`
 }
 
-// RepeatSpec expands a node into a run of siblings (list items).
-type RepeatSpec struct {
+// repeatSpec expands a node into a run of siblings (list items).
+type repeatSpec struct {
 	Count int `json:"count"`
 	DX    int `json:"dx,omitempty"`
 	DY    int `json:"dy,omitempty"`
 }
 
-// Cond is a condition over state variables and text-field contents. Exactly
+// cond is a condition over state variables and text-field contents. Exactly
 // one of Var/Field (with one comparison) or All/Any/Not is used.
-type Cond struct {
+type cond struct {
 	Var   string  `json:"var,omitempty"`
 	Field string  `json:"field,omitempty"`
 	Eq    *string `json:"eq,omitempty"`
@@ -149,9 +149,9 @@ type Cond struct {
 	Ge    *int64  `json:"ge,omitempty"`
 	Lt    *int64  `json:"lt,omitempty"`
 	Le    *int64  `json:"le,omitempty"`
-	All   []Cond  `json:"all,omitempty"`
-	Any   []Cond  `json:"any,omitempty"`
-	Not   *Cond   `json:"not,omitempty"`
+	All   []cond  `json:"all,omitempty"`
+	Any   []cond  `json:"any,omitempty"`
+	Not   *cond   `json:"not,omitempty"`
 }
 
 // Effect is one step of a transition. Exactly one verb is set:
@@ -181,7 +181,7 @@ type Effect struct {
 	Home      bool     `json:"home,omitempty"`
 	HideIME   bool     `json:"hideIme,omitempty"`
 	Log       string   `json:"log,omitempty"`
-	If        *Cond    `json:"if,omitempty"`
+	If        *cond    `json:"if,omitempty"`
 	Then      []Effect `json:"then,omitempty"`
 	Else      []Effect `json:"else,omitempty"`
 }
@@ -423,7 +423,7 @@ func (v *validator) node(n *NodeSpec, depth int) error {
 	return nil
 }
 
-func (v *validator) cond(c *Cond, depth int) error {
+func (v *validator) cond(c *cond, depth int) error {
 	if depth > maxEffectDepth {
 		return fmt.Errorf("condition nested deeper than %d", maxEffectDepth)
 	}

@@ -41,7 +41,7 @@ func Expand(tpl string, vars map[string]string, idx int) string {
 // Eval reports whether the condition holds over the app's state variables
 // and text-field contents; idx is the repeat index for ${n} in comparison
 // values. A value that is not an integer fails every numeric comparison.
-func (c *Cond) Eval(vars, fields map[string]string, idx int) bool {
+func (c *cond) Eval(vars, fields map[string]string, idx int) bool {
 	switch {
 	case len(c.All) > 0:
 		for i := range c.All {

@@ -27,13 +27,13 @@ import (
 // ExternalStorage, as on a real device.
 const (
 	ExternalStorage = "/storage/emulated/0"
-	ShellStorage    = "/sdcard"
+	shellStorage    = "/sdcard"
 	LocalTmp        = "/data/local/tmp"
 )
 
 // storageAliases map alternative spellings of the primary external storage
 // to the canonical one.
-var storageAliases = []string{ShellStorage, "/storage/self/primary", "/mnt/sdcard"}
+var storageAliases = []string{shellStorage, "/storage/self/primary", "/mnt/sdcard"}
 
 // FS is the phone's in-memory file system. Only external storage and
 // /data/local/tmp are writable, as for adb's shell user. Paths are

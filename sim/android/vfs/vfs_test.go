@@ -31,7 +31,7 @@ func TestFSAliasesAndSemantics(t *testing.T) {
 	if got := Canonical("/sdcard"); got != ExternalStorage {
 		t.Errorf("Canonical(/sdcard) = %s", got)
 	}
-	if got := ShellPath("/storage/emulated/0/solopi/x"); got != "/sdcard/solopi/x" {
+	if got := shellPath("/storage/emulated/0/solopi/x"); got != "/sdcard/solopi/x" {
 		t.Errorf("ShellPath = %s", got)
 	}
 	errCases := []struct {
@@ -90,12 +90,12 @@ func TestFSAliasesAndSemantics(t *testing.T) {
 	}
 }
 
-// ShellPath is the inverse used by SoloPi's "shell form": the canonical
+// shellPath is the inverse used by SoloPi's "shell form": the canonical
 // external storage prefix becomes /sdcard.
-func ShellPath(p string) string {
+func shellPath(p string) string {
 	c := Canonical(p)
 	if c == ExternalStorage || strings.HasPrefix(c, ExternalStorage+"/") {
-		return ShellStorage + c[len(ExternalStorage):]
+		return shellStorage + c[len(ExternalStorage):]
 	}
 	return c
 }

@@ -162,19 +162,19 @@ type Process struct {
 // slotMakers create the per-process state of every registered Slot.
 var slotMakers []func() any
 
-// Slot is one feature's per-process state: a new process gets a fresh T, so
+// slot is one feature's per-process state: a new process gets a fresh T, so
 // Restart drops it with the process (docs/device-protocol.md#app-restart).
-type Slot[T any] struct{ i int }
+type slot[T any] struct{ i int }
 
 // NewSlot registers a per-process state made by mk; call it at package
 // initialization only.
-func NewSlot[T any](mk func() *T) Slot[T] {
+func NewSlot[T any](mk func() *T) slot[T] {
 	slotMakers = append(slotMakers, func() any { return mk() })
-	return Slot[T]{i: len(slotMakers) - 1}
+	return slot[T]{i: len(slotMakers) - 1}
 }
 
 // Of is p's state of the slot.
-func (s Slot[T]) Of(p *Process) *T { return p.slots[s.i].(*T) }
+func (s slot[T]) Of(p *Process) *T { return p.slots[s.i].(*T) }
 
 func (a *App) NewProcess() *Process {
 	ctx, cancel := context.WithCancel(context.Background())

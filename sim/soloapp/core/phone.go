@@ -39,7 +39,7 @@ const (
 	WindowApp       = "app"
 	WindowStatusBar = "statusbar"
 	WindowIME       = "ime"
-	WindowOverlay   = "overlay"
+	windowOverlay   = "overlay"
 )
 
 // Window is one visible window, topmost last or first as the phone reports

@@ -43,16 +43,16 @@ type Media struct {
 	encoderStartTime  time.Duration
 }
 
-// Sessions is the screen-record and video-analysis state of one process.
-type Sessions struct {
+// sessions is the screen-record and video-analysis state of one process.
+type sessions struct {
 	screen      *screenSession
 	Video       *core.ReceiptLRU
 	videoActive string // requestId of the running analysis
 }
 
-var mediaSlot = core.NewSlot(func() *Sessions { return &Sessions{Video: core.NewReceiptLRU(32)} })
+var mediaSlot = core.NewSlot(func() *sessions { return &sessions{Video: core.NewReceiptLRU(32)} })
 
-func SessionsOf(p *core.Process) *Sessions { return mediaSlot.Of(p) }
+func SessionsOf(p *core.Process) *sessions { return mediaSlot.Of(p) }
 
 // ScreenLiveLocked reports whether p's screen recording is a
 // RuntimeSessionGuard session (plugin maintenance waits for it).

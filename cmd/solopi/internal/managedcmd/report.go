@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/farmreport"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // Error codes of managed-report: a task that did not pass (its exit is its
@@ -136,7 +137,7 @@ func verdictProblem(r managed.Report) (string, string) {
 		return codeTaskFailed, "the task failed: at least one shard's Result Judge verdict is failed"
 	case outcome.VerdictNotTested:
 		return codeTaskNotTested, "the task is not_tested: at least one shard could not run to a verdict"
-	case outcome.VerdictCancelled:
+	case string(protocol.ManagedCancelled):
 		return codeTaskCancelled, "the task was cancelled"
 	}
 	return codeTaskNotTerminal, "the task has not finished: it is " + r.Status + " (managed-report --wait blocks until it ends)"
