@@ -267,6 +267,9 @@ func (w *ShardWorker) run(ctx context.Context, a *managed.Assignment) ShardRepor
 // shard requeued for any free phone, this one blamed); with none left,
 // not_tested with the attempt's report, never failed.
 func (w *ShardWorker) infrastructure(ctx context.Context, a *managed.Assignment, dir string, v ShardVerdict) (*managed.Outcome, error) {
+	// The report and digest are evidence of the attempt, not its verdict:
+	// one that cannot be read is left out rather than turned into a
+	// worker error.
 	c := managed.Completion{ReportPath: v.ReportPath}
 	var err error
 	if c.EvidenceDigest, err = EvidenceDigest(dir); err != nil {
@@ -339,11 +342,7 @@ func (w *ShardWorker) complete(ctx context.Context, a *managed.Assignment, dir s
 			return outcomeOrNil(out, ferr), errors.Join(fmt.Errorf("the verification report is not JSON: %w", err), w.lost(ferr))
 		}
 	}
-	category := v.Infrastructure
-	if category == "" || v.Status != "not_tested" {
-		category = FailureCategory(v.Report, v.Status)
-	}
-	out, err := w.cfg.Store.Complete(ctx, a.Identity(), managed.Completion{Status: v.Status, FailureCategory: category,
+	out, err := w.cfg.Store.Complete(ctx, a.Identity(), managed.Completion{Status: v.Status, FailureCategory: FailureCategory(v.Report, v.Status),
 		ReportPath: v.ReportPath, Report: report, EvidenceDigest: digest})
 	return outcomeOrNil(out, err), w.lost(err)
 }
