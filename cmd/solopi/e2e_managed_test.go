@@ -8,7 +8,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +25,8 @@ import (
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 const e2eOwnerToken = "e2e-owner-token-0123456789"
@@ -40,9 +44,14 @@ type managedFarm struct {
 }
 
 // newManagedFarm is a farm on database whose devices the adb server of env
-// (ANDROID_ADB_SERVER_PORT=…) serves.
+// (ANDROID_ADB_SERVER_PORT=…) serves. Its processes share device locks in
+// a directory of the test's own (XDG_RUNTIME_DIR): every test's farm has
+// a sim-0001, and a worker holds the lock of each phone it drives.
 func newManagedFarm(t *testing.T, env []string, database string) *managedFarm {
 	cli := cmdtest.New(t, commands, nil)
+	locks := t.TempDir()
+	cli.Env["XDG_RUNTIME_DIR"] = locks
+	env = append(env, "XDG_RUNTIME_DIR="+locks)
 	for _, kv := range env {
 		if port, ok := strings.CutPrefix(kv, "ANDROID_ADB_SERVER_PORT="); ok {
 			cli.Globals = []string{"--adb-server-port", port, "--serial="}
@@ -359,4 +368,59 @@ func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
 	if !strings.HasSuffix(term, clearStatusLine) {
 		t.Errorf("the line is not cleared at the end: %q", term)
 	}
+}
+
+// TestE2EManagedKilledWorkerLeavesNoFalseFailures: a worker SIGKILLed
+// mid-replay leaves its replay running on the phone; its lease expires and
+// the phone goes back into rotation. The next task's eight shards all land
+// on that phone: the first cancels the orphan replay (exactly its runId)
+// before it begins, and every shard passes on its first attempt, none meets
+// replay_active. The killed shard itself ends not_tested (lease_expired),
+// never failed. managed-report --wait blocks until the task ends and writes
+// its JUnit.
+func TestE2EManagedKilledWorkerLeavesNoFalseFailures(t *testing.T) {
+	t.Parallel()
+	m, slow, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000", "--max-retries", "0"})
+	// The replay's runId, asked of the simulated phone directly (the
+	// phone belongs to the worker while it runs: no solopi command).
+	st, err := replay.FetchReplayStatus(context.Background(), device.NewDevice(dev, device.DeviceOptions{}))
+	if err != nil || !st.Active || st.RunID == "" {
+		t.Fatalf("the running replay: %+v %v", st, err)
+	}
+	orphan := st.RunID
+	w.signal(syscall.SIGKILL)
+	testwait.Until(t, 30*time.Second, "the killed worker to exit", w.exited)
+	if dev.App.LeaseHolder() == "" {
+		t.Fatal("no replay outlived the worker: the test proves nothing")
+	}
+	task := m.submit(cmdtest.FixturePlan(t, "counter-success"), "after-kill", 8)
+	w2 := m.startWorker("host-b")
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	r, rep := m.cmd("managed-report", "--task-id", task, "--wait", "--timeout", "600", "--poll-interval", "0.2", "--junit", junit)
+	if r.code != 0 || rep["status"] != "passed" {
+		t.Errorf("managed-report --wait exit %d: %s", r.code, r.stdout)
+	}
+	for _, s := range rep["shards"].([]any) {
+		s := s.(map[string]any)
+		if attempts := s["attempts"].([]any); s["status"] != "passed" || len(attempts) != 1 {
+			t.Errorf("shard %s: %s after %d attempts", s["shardId"], s["status"], len(attempts))
+		}
+	}
+	if got := dev.MutationsWith("type=cancel", "runId="+url.QueryEscape(orphan)); len(got) != 1 {
+		t.Errorf("cancels of the orphan run %s: %v", orphan, got)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil || bytes.Count(b, []byte("<testcase ")) != 8 || bytes.Contains(b, []byte("<failure")) || bytes.Contains(b, []byte("<error")) {
+		t.Errorf("junit %v:\n%s", err, b)
+	}
+	code, killed := m.report(slow)
+	shard, at := attemptOf(t, killed)
+	if code != 3 || shard["status"] != "not_tested" || at["status"] != "expired" || at["failureCategory"] != "lease_expired" {
+		t.Errorf("the killed shard: exit %d %v", code, killed)
+	}
+	w2.signal(syscall.SIGINT)
+	if code, out := w2.wait(30 * time.Second); code != 130 || out["processed"] != float64(8) || out["failures"] != float64(0) {
+		t.Errorf("worker exit %d %v", code, out)
+	}
+	m.noDeviceLeased()
 }

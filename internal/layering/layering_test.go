@@ -48,7 +48,7 @@ var ranks = map[string]int{
 	// Adapters that join features: the planner's devices, the live
 	// console, the managed worker and control plane, test rigs over them.
 	"agentloop/adbdevice": 4, "agentloop/agentdevice": 4, "report/console": 4,
-	"managed/controlplane": 4, "managed/worker": 4,
+	"managed/controlplane": 4, "managed/worker": 4, "managed/farmreport": 4,
 	"managed/storetest": 4, "internal/counterphone": 4, "solopi/suite": 4,
 
 	// Verification execution over the planner and the phone.

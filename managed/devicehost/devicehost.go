@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/devicelock"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 	"github.com/solopi-dev/solopi/verify/onphone"
 )
@@ -30,6 +31,9 @@ type Host struct {
 	Session device.SessionOptions
 	// Budgets are each shard's verify-run budgets.
 	Budgets onphone.Budgets
+	// Locks are the host-wide device locks a worker holds while it drives
+	// a phone (nil: none).
+	Locks *devicelock.Locker
 }
 
 var (
@@ -66,7 +70,8 @@ func (h Host) ProbeDevice(ctx context.Context, serial string) (worker.ProbeRepor
 	if err != nil {
 		return worker.ProbeReport{APILevel: level}, err
 	}
-	return worker.ProbeReport{APILevel: level, Installed: r.Installed, Ready: r.Ready, Doctor: r}, nil
+	return worker.ProbeReport{APILevel: level, Installed: r.Installed, Ready: r.Ready, Doctor: r,
+		ErrorCode: r.ErrorCode, Error: r.Error, UserAction: r.UserActionRequired}, nil
 }
 
 // apiLevel is the device's ro.build.version.sdk.

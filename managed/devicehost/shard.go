@@ -33,7 +33,15 @@ func (h Host) ExecuteShard(ctx context.Context, run worker.ShardRun) (worker.Sha
 		if err != nil {
 			return nil, err
 		}
-		return device.OpenSession(ctx, t, h.sessionOptions(true))
+		s, err := device.OpenSession(ctx, t, h.sessionOptions(true))
+		if err != nil {
+			return nil, err
+		}
+		if err := h.cancelOrphanReplay(ctx, s.Device); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return s, nil
 	}
 	b := h.Budgets
 	b.Phone.Progress = nil
@@ -58,7 +66,8 @@ func (h Host) ExecuteShard(ctx context.Context, run worker.ShardRun) (worker.Sha
 		return worker.ShardVerdict{}, fault.Wrap(fault.Internal, "report_unreadable", "cannot read the verification report verify-run wrote", err).
 			With("report", sum.Report)
 	}
-	return worker.ShardVerdict{Status: sum.Status, ReportPath: sum.Report, Report: reportJSON}, nil
+	return worker.ShardVerdict{Status: sum.Status, ReportPath: sum.Report, Report: reportJSON,
+		Infrastructure: infrastructureReason(reportJSON)}, nil
 }
 
 // refuseVision is a worker's Setup: managed work runs with the task's

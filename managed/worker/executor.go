@@ -51,6 +51,25 @@ type ShardVerdict struct {
 	Status     string          // passed | failed | not_tested
 	ReportPath string          // the verification report's absolute path
 	Report     json.RawMessage // the verification report
+	// Infrastructure, on a not_tested verdict, names the fault of the
+	// phone, the adb link, SoloPi or another owner on the phone that kept
+	// the plan from running to a verdict (a reason such as
+	// replay_transport_failed or replay_not_started): no product verdict.
+	// The worker retries such a shard on the task's budget like a
+	// transport failure, on whichever phone is free, and completes it
+	// not_tested only when no retry is left. "" for a verdict the product
+	// earned.
+	Infrastructure string
+}
+
+// DeviceLocker makes a phone belong to one process on its host
+// (solopi/devicelock), so that a local `solopi run` and a worker never
+// drive one phone at once.
+type DeviceLocker interface {
+	// LockDevice takes serial's host-wide lock without waiting; a phone
+	// another process holds is an error (device_busy). unlock gives it
+	// back.
+	LockDevice(ctx context.Context, serial string) (unlock func(), err error)
 }
 
 // DeviceLister lists the devices this host's adb server sees online.
@@ -70,6 +89,9 @@ type ProbeReport struct {
 	Ready     bool // doctor passed: the device can run agents and managed work
 	// Doctor is the doctor's JSON object, echoed by managed-device-probe.
 	Doctor any
+	// ErrorCode, Error and UserAction say why a device is not ready (the
+	// doctor's own).
+	ErrorCode, Error, UserAction string
 }
 
 // FailureCategory is the failure category of a non-passed verification

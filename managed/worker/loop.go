@@ -127,6 +127,13 @@ func Run(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 	l := &loop{max: cfg.MaxAssignments, announced: cfg.Observe}
 	wc := cfg.Config
 	wc.Admit, wc.Unadmit, wc.Observe = l.admit, l.unadmit, l.observe
+	if cfg.Locks != nil {
+		// The shards and the re-probe of this process share each phone's
+		// lock: a claim waits for a probe of its phone to end, a probe
+		// skips a phone in use.
+		phones := &phoneLocks{locks: cfg.Locks, held: map[string]*holder{}}
+		wc.Locks, cfg.Locks = phones, probeLocks{phones}
+	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, NewShardWorker(wc))
 	river.AddWorker(workers, &RecoverWorker{Store: cfg.Store})
@@ -185,7 +192,7 @@ func probeLoop(ctx context.Context, cfg LoopConfig) {
 	}
 	seen := map[string]bool{}
 	for {
-		if err := RefreshDevices(ctx, cfg.Store, cfg.Devices, cfg.Prober, seen); err != nil && cfg.Logger != nil && ctx.Err() == nil {
+		if err := RefreshDevices(ctx, cfg.Store, cfg.Devices, cfg.Prober, cfg.Locks, seen); err != nil && cfg.Logger != nil && ctx.Err() == nil {
 			cfg.Logger.Warn("device health refresh failed", "error", err)
 		}
 		if cfg.Clock.Sleep(ctx, interval) != nil {
@@ -194,11 +201,77 @@ func probeLoop(ctx context.Context, cfg LoopConfig) {
 	}
 }
 
+// phoneLocks are the host-wide phone locks of one worker process, with
+// this process's own holders known. A shard's LockDevice waits while this
+// process's re-probe holds the phone (it ends soon) and fails at once
+// while one of its shards does (the phone is leased) or another process
+// does; the re-probe never waits.
+type phoneLocks struct {
+	locks DeviceLocker
+	mu    sync.Mutex
+	held  map[string]*holder
+}
+
+// holder is this process's use of a phone.
+type holder struct {
+	probe bool
+	done  chan struct{} // closed when it lets go
+}
+
+func (p *phoneLocks) LockDevice(ctx context.Context, serial string) (func(), error) {
+	return p.lock(ctx, serial, false)
+}
+
+func (p *phoneLocks) lock(ctx context.Context, serial string, probe bool) (func(), error) {
+	for {
+		p.mu.Lock()
+		h, mine := p.held[serial]
+		if !mine {
+			unlock, err := p.locks.LockDevice(ctx, serial)
+			if err != nil {
+				p.mu.Unlock()
+				return nil, err
+			}
+			h = &holder{probe: probe, done: make(chan struct{})}
+			p.held[serial] = h
+			p.mu.Unlock()
+			return func() {
+				unlock()
+				p.mu.Lock()
+				delete(p.held, serial)
+				p.mu.Unlock()
+				close(h.done)
+			}, nil
+		}
+		p.mu.Unlock()
+		if probe || !h.probe {
+			return nil, errPhoneInUse
+		}
+		select {
+		case <-h.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// errPhoneInUse: this process drives the phone already.
+var errPhoneInUse = errors.New("this worker is using the phone")
+
+// probeLocks are the re-probe's view of phoneLocks.
+type probeLocks struct{ *phoneLocks }
+
+func (p probeLocks) LockDevice(ctx context.Context, serial string) (func(), error) {
+	return p.lock(ctx, serial, true)
+}
+
 // RefreshDevices re-probes the registered devices this host sees and are
 // not leased: a passed probe makes one healthy, a failed or errored probe
 // degraded. A device this host saw before (in seen) and no longer sees is
-// offline. Quarantined devices are an operator's decision and stay so.
-func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, prober DeviceProber, seen map[string]bool) error {
+// offline. Quarantined devices are an operator's decision and stay so. With
+// locks, a probe holds the phone's host-wide lock, and a phone another
+// process holds (a local run) is left alone: probing would disturb it.
+func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, prober DeviceProber, locks DeviceLocker, seen map[string]bool) error {
 	online, err := lister.OnlineSerials(ctx)
 	if err != nil {
 		return err
@@ -215,7 +288,14 @@ func RefreshDevices(ctx context.Context, s managed.Store, lister DeviceLister, p
 			continue
 		case slices.Contains(online, d.Serial):
 			seen[d.Serial] = true
+			unlock := func() {}
+			if locks != nil {
+				if unlock, err = locks.LockDevice(ctx, d.Serial); err != nil {
+					continue
+				}
+			}
 			rep, err := prober.ProbeDevice(ctx, d.Serial)
+			unlock()
 			health = managed.HealthDegraded
 			if err == nil && rep.Ready {
 				health = managed.HealthHealthy

@@ -236,7 +236,7 @@ func TestRefreshDevices(t *testing.T) {
 	seen := map[string]bool{"sim-c": true}
 	p := prober{"sim-a": {APILevel: 34, Installed: true, Ready: true}, "sim-b": {APILevel: 34, Installed: true, Ready: false}}
 	// sim-c vanished; sim-d is quarantined; sim-e is not registered.
-	if err := worker.RefreshDevices(ctx, s, serials{"sim-a", "sim-b", "sim-d", "sim-e"}, p, seen); err != nil {
+	if err := worker.RefreshDevices(ctx, s, serials{"sim-a", "sim-b", "sim-d", "sim-e"}, p, nil, seen); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"device-sim-a": "healthy", "device-sim-b": "degraded", "device-sim-c": "offline", "device-sim-d": "quarantined"}
@@ -246,7 +246,7 @@ func TestRefreshDevices(t *testing.T) {
 		}
 	}
 	// A probe that errors degrades the device.
-	if err := worker.RefreshDevices(ctx, s, serials{"sim-a", "sim-f"}, prober{}, seen); err != nil {
+	if err := worker.RefreshDevices(ctx, s, serials{"sim-a", "sim-f"}, prober{}, nil, seen); err != nil {
 		t.Fatal(err)
 	}
 	if d, _ := s.Device(ctx, "device-sim-a"); d.Health != managed.HealthDegraded {

@@ -41,7 +41,12 @@ type Config struct {
 	Executor ShardExecutor
 	// Devices lists the serials this host's adb server sees: only they
 	// are leased here.
-	Devices  DeviceLister
+	Devices DeviceLister
+	// Locks, when set, holds each phone's host-wide lock while this
+	// worker drives it (a claim, its run, its writes): a phone another
+	// process holds (a local `solopi run`) is not offered to claims, and
+	// one taken between the offer and the claim is handed back at once.
+	Locks    DeviceLocker
 	WorkerID string
 	// Host names this machine (the retention purge uses it).
 	Host          string
@@ -111,6 +116,10 @@ func (w *ShardWorker) Work(ctx context.Context, job *river.Job[managed.ShardArgs
 		// The adb server is not the shard's fault: let another host try.
 		return river.JobSnooze(w.jitter(w.cfg.IdleWait))
 	}
+	serials = FreeSerials(ctx, w.cfg.Locks, serials)
+	if len(serials) == 0 {
+		return river.JobSnooze(w.jitter(w.cfg.IdleWait))
+	}
 	res, err := w.cfg.Store.Claim(ctx, managed.ClaimRequest{JobID: job.ID, TaskID: job.Args.TaskID, ShardID: job.Args.ShardID,
 		WorkerID: w.cfg.WorkerID, Serials: serials, Host: w.cfg.Host, ArtifactsRoot: w.cfg.ArtifactsRoot})
 	switch {
@@ -125,12 +134,51 @@ func (w *ShardWorker) Work(ctx context.Context, job *river.Job[managed.ShardArgs
 		}
 		return river.JobSnooze(w.jitter(wait))
 	}
+	unlock, err := w.lockDevice(ctx, res.Assignment)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	claimed = true
 	rep := w.run(ctx, res.Assignment)
 	if w.cfg.Observe != nil {
 		w.cfg.Observe(rep)
 	}
 	return w.jobResult(ctx, rep)
+}
+
+// FreeSerials are the serials of online whose host-wide lock no other
+// process holds (all of them without locks). A phone this process drives
+// already is left out too: it is leased.
+func FreeSerials(ctx context.Context, locks DeviceLocker, online []string) []string {
+	if locks == nil {
+		return online
+	}
+	free := make([]string, 0, len(online))
+	for _, serial := range online {
+		if unlock, err := locks.LockDevice(ctx, serial); err == nil {
+			unlock()
+			free = append(free, serial)
+		}
+	}
+	return free
+}
+
+// lockDevice takes the claimed phone's host-wide lock. A phone another
+// process took since it was offered is handed back untouched (no retry
+// used, no blame on the phone) and the job snoozes.
+func (w *ShardWorker) lockDevice(ctx context.Context, a *managed.Assignment) (func(), error) {
+	if w.cfg.Locks == nil {
+		return func() {}, nil
+	}
+	unlock, err := w.cfg.Locks.LockDevice(ctx, a.Serial)
+	if err == nil {
+		return unlock, nil
+	}
+	if _, rerr := w.cfg.Store.Release(ctx, a.Identity()); rerr != nil && !managed.IsStale(rerr) {
+		return nil, rerr
+	}
+	return nil, river.JobSnooze(w.jitter(w.cfg.IdleWait))
 }
 
 // jitter spreads snoozes by up to a fifth so that hosts do not poll in step.
@@ -193,18 +241,75 @@ func (w *ShardWorker) run(ctx context.Context, a *managed.Assignment) ShardRepor
 		// This worker is stopping: hand the shard back untouched.
 		out, err := w.cfg.Store.Release(wctx, id)
 		rep.Outcome, rep.Err, rep.HandedBack = outcomeOrNil(out, err), errors.Join(context.Cause(ctx), w.lost(err)), err == nil
-	case execErr != nil:
-		category, retryable := managed.CategoryWorker, false
-		if fault.KindOf(execErr) == fault.Transport {
-			category, retryable = managed.CategoryTransport, true
+	case execErr != nil && fault.KindOf(execErr) == fault.Transport:
+		// The phone, adb or SoloPi failed before a verdict: retried, then
+		// not_tested (its attempt too), never failed.
+		out, err := w.failInfrastructure(wctx, a, managed.CategoryTransport, managed.Completion{})
+		if rep.Outcome, rep.Err = out, execErr; out == nil {
+			rep.Err = errors.Join(execErr, err)
 		}
-		out, err := w.cfg.Store.Fail(wctx, id, category, retryable)
+	case execErr != nil:
+		out, err := w.cfg.Store.Fail(wctx, id, managed.CategoryWorker, false)
 		rep.Outcome, rep.Err = outcomeOrNil(out, err), errors.Join(execErr, w.lost(err))
+	case verdict.Status == "not_tested" && verdict.Infrastructure != "":
+		rep.Status, rep.ReportPath = verdict.Status, verdict.ReportPath
+		rep.Outcome, rep.Err = w.infrastructure(wctx, a, dir, verdict)
 	default:
 		rep.Status, rep.ReportPath = verdict.Status, verdict.ReportPath
 		rep.Outcome, rep.Err = w.complete(wctx, a, dir, verdict)
 	}
 	return rep
+}
+
+// infrastructure ends an attempt whose plan could not run to a verdict for
+// a reason of the infrastructure: while the task's retries last, a
+// retryable failure under that reason (attempt retryable_failed, the
+// shard requeued for any free phone, this one blamed); with none left,
+// not_tested with the attempt's report, never failed.
+func (w *ShardWorker) infrastructure(ctx context.Context, a *managed.Assignment, dir string, v ShardVerdict) (*managed.Outcome, error) {
+	// The report and digest are evidence of the attempt, not its verdict:
+	// one that cannot be read is left out rather than turned into a
+	// worker error.
+	c := managed.Completion{ReportPath: v.ReportPath}
+	var err error
+	if c.EvidenceDigest, err = EvidenceDigest(dir); err != nil {
+		c.EvidenceDigest = ""
+	}
+	if len(v.Report) > 0 {
+		if c.Report, err = canonjson.Decode(v.Report); err != nil {
+			c.Report = nil
+		}
+	}
+	return w.failInfrastructure(ctx, a, v.Infrastructure, c)
+}
+
+// failInfrastructure fails an attempt for a reason of the infrastructure
+// (managed.InfraFailer; a store without it gets a retryable Fail). The
+// error says the shard was retried; a shard that ended not_tested because
+// no retry was left returns none: not_tested is its verdict.
+func (w *ShardWorker) failInfrastructure(ctx context.Context, a *managed.Assignment, category string, c managed.Completion) (*managed.Outcome, error) {
+	var out managed.Outcome
+	var err error
+	if f, ok := w.cfg.Store.(managed.InfraFailer); ok {
+		out, err = f.FailInfrastructure(ctx, a.Identity(), category, c)
+	} else {
+		out, err = w.cfg.Store.Fail(ctx, a.Identity(), category, true)
+	}
+	if err != nil {
+		return nil, w.lost(err)
+	}
+	if managed.Terminal(out.ShardStatus) {
+		return &out, nil
+	}
+	return &out, noVerdict(category)
+}
+
+// noVerdict is the error of a shard's run that met an infrastructure
+// fault and is retried: a transport failure (exit 4 for
+// managed-worker-once).
+func noVerdict(reason string) error {
+	return fault.New(fault.Transport, reason, "the shard's run met a fault of the phone, adb or another owner on the phone ("+
+		reason+"), not a product verdict; it is retried on the task's budget")
 }
 
 // remotelyCancelled handles River cancelling the running job: the owner

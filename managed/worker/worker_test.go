@@ -302,3 +302,27 @@ func TestFailureCategory(t *testing.T) {
 		}
 	}
 }
+
+// A transport failure on the last attempt the task allows ends the shard
+// not_tested, and its attempt too: an infrastructure fault never leaves an
+// attempt "failed". The device is blamed (its failure counter).
+func TestWorkerTransportFailureWithoutARetryIsNotTested(t *testing.T) {
+	t.Parallel()
+	f := newWorkerFixture(t, script(failing(fault.New(fault.Transport, "adb_failed", "adb went away"))), 0)
+	var cancel *rivertype.JobCancelError
+	if err := f.work(f.ctx); !errors.As(err, &cancel) {
+		t.Fatalf("a final failure must not be retried by River, got %v", err)
+	}
+	rep := <-f.reports
+	if rep.Outcome == nil || rep.Outcome.ShardStatus != "not_tested" || rep.Outcome.TaskStatus != "not_tested" {
+		t.Fatalf("report %+v", rep)
+	}
+	sh := f.report(t).Shards[0]
+	if a := sh.Attempts[0]; a.Status != "not_tested" || *a.FailureCategory != managed.CategoryTransport {
+		t.Fatalf("attempt %s (%v)", a.Status, *a.FailureCategory)
+	}
+	devices, err := f.s.Devices(f.ctx)
+	if err != nil || devices[0].ConsecutiveFailures != 1 || devices[0].Leased {
+		t.Fatalf("device %+v %v", devices, err)
+	}
+}

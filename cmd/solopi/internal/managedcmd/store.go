@@ -6,13 +6,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/devicehost"
-	"github.com/solopi-dev/solopi/outcome"
 )
 
 // The store commands: managed-init, -health, -device-register,
@@ -110,23 +108,6 @@ func newCmdEvents(e cmdutil.Env) *cli.Command {
 			&cli.Int64Flag{Name: "after-sequence", Destination: &after, Usage: "only events whose taskSequence is greater"}},
 		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
 			return runManagedEvents(ctx, s, taskID, after)
-		})),
-	}
-}
-
-func newCmdReport(e cmdutil.Env) *cli.Command {
-	var db string
-	o := &managedReportOptions{}
-	return &cli.Command{
-		Name:        "managed-report",
-		Usage:       "the task's matrix report; the exit code is its verdict",
-		UsageText:   "solopi managed-report --task-id task-… [--output report.json [--overwrite]]",
-		Description: "Exit codes: passed 0, failed 2, not_tested 3, cancelled 130, not finished yet 4.",
-		Flags: []cli.Flag{storeFlag(&db), taskIDFlag(&o.taskID),
-			&cli.StringFlag{Name: "output", Destination: &o.output, Usage: "also write the report to this file"},
-			&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace an existing --output file"}},
-		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
-			return runManagedReport(ctx, s, *o)
 		})),
 	}
 }
@@ -321,49 +302,6 @@ func runManagedEvents(ctx context.Context, s managed.Store, taskID string, after
 		return cmdutil.Result{}, err
 	}
 	return cmdutil.OK(managedEventsResult{Success: true, TaskID: taskID, Events: evs}), nil
-}
-
-type managedReportOptions struct {
-	taskID, output string
-	overwrite      bool
-}
-
-type managedReportResult struct {
-	Success bool `json:"success"`
-	managed.Report
-	Output string `json:"output,omitempty"`
-}
-
-// reportOutput is the output policy of managed-report --output.
-func reportOutput(overwrite bool) artifacts.Output {
-	return artifacts.Output{Mode: artifacts.ModeOf(overwrite), MakeParents: true}
-}
-
-// runManagedReport exits with the report's own code: passed 0, failed 2,
-// not_tested 3, cancelled 130, unfinished 4.
-func runManagedReport(ctx context.Context, s managed.Store, o managedReportOptions) (cmdutil.Result, error) {
-	if o.output != "" {
-		if _, err := reportOutput(o.overwrite).CheckFile(o.output); err != nil {
-			return cmdutil.Result{}, err
-		}
-	}
-	r, err := s.Report(ctx, o.taskID)
-	if err != nil {
-		return cmdutil.Result{}, err
-	}
-	res := managedReportResult{Success: r.Status == outcome.VerdictPassed, Report: r}
-	if o.output != "" {
-		b, err := artifacts.MarshalIndent(r)
-		if err != nil {
-			return cmdutil.Result{}, err
-		}
-		written, err := reportOutput(o.overwrite).WriteFile(o.output, b)
-		if err != nil {
-			return cmdutil.Result{}, err
-		}
-		res.Output = written.Path
-	}
-	return cmdutil.WithVerdict(res, r.Status), nil
 }
 
 func runManagedCancel(ctx context.Context, s managed.Store, taskID, ownerToken string) (cmdutil.Result, error) {

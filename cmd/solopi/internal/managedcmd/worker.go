@@ -3,6 +3,7 @@ package managedcmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
+	"github.com/solopi-dev/solopi/solopi/devicelock"
+	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // The device-bound managed commands: managed-worker-once, -worker-loop and
@@ -28,15 +31,41 @@ type devices interface {
 	worker.DeviceLister
 	worker.DeviceProber
 	worker.ShardExecutor
+	worker.DeviceLocker
 }
 
-// hostDevices are the devices the globals reach, each shard under b.
+// hostDevices are the devices the globals reach, each shard under b, with
+// the host-wide device locks every solopi process of the user shares
+// (solopi/devicelock): a worker drives a phone only while it holds its
+// lock, so a local `solopi run` and a worker never overlap on one phone.
 func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets) (devicehost.Host, error) {
 	budgets, err := b.Budgets()
 	if err != nil {
 		return devicehost.Host{}, err
 	}
-	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets}, nil
+	locks, err := hostLocks(g)
+	if err != nil {
+		return devicehost.Host{}, err
+	}
+	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks}, nil
+}
+
+// hostLocks are the device locks of this invocation's user
+// ($XDG_RUNTIME_DIR/solopi/devices as the command's environment names it,
+// else the cache directory); none when the device is handed in
+// (Env.Transport): it is this process's own.
+func hostLocks(g *cmdutil.Globals) (*devicelock.Locker, error) {
+	if g.Env.Transport != nil {
+		return nil, nil
+	}
+	if rt := g.Env.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+		return &devicelock.Locker{Dir: filepath.Join(rt, "solopi", "devices")}, nil
+	}
+	l, err := devicelock.Default()
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
 }
 
 // workerFlagValues are the worker flags as given.
@@ -115,7 +144,7 @@ func (o managedWorkerOptions) loopConfig(s managed.Store, d devices) (worker.Loo
 		return worker.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
 	}
 	return worker.LoopConfig{
-		Config: worker.Config{Store: s, Executor: d, Devices: d, WorkerID: o.workerID,
+		Config: worker.Config{Store: s, Executor: d, Devices: d, Locks: d, WorkerID: o.workerID,
 			Host: o.host, ArtifactsRoot: root, Observe: shardProgress(o.progress, o.maxAssignments)},
 		Prober: d, ProbeInterval: o.probeInterval, Concurrency: max(1, o.concurrency), IdleInterval: o.idleInterval,
 		MaxIdlePolls: o.maxIdlePolls, MaxAssignments: o.maxAssignments,
@@ -128,8 +157,9 @@ func newCmdWorkerOnce(e cmdutil.Env) *cli.Command {
 		Name:      "managed-worker-once",
 		Usage:     "claim one shard this host can run, run it with verify-run on the leased device, report it",
 		UsageText: "solopi managed-worker-once --worker-id host-a-1 --artifacts-root ./evidence",
-		Description: "Exit 0 passed (or nothing to claim: claimed:false), 2 failed or not_tested, 4 a lost lease or a\n" +
-			"transport failure (the shard is retried), 3 another worker error (the shard ends not_tested).",
+		Description: "Exit 0 passed (or nothing to claim: claimed:false), 2 failed or not_tested, 4 a lost lease, a\n" +
+			"transport failure or a run that met a fault of the phone, adb or another owner on it (the shard is\n" +
+			"retried on the task's budget), 3 another worker error (the shard ends not_tested).",
 		Flags:  v.flags(false),
 		Action: cmdutil.Local(e, v.run(false, runManagedWorkerOnce)),
 	}
@@ -214,7 +244,14 @@ type managedWorkerLoopResult struct {
 	Failures    int  `json:"failures"`
 	IdlePolls   int  `json:"idlePolls"`
 	Interrupted bool `json:"interrupted"`
+	// ErrorCode and Error say why the loop is not a success.
+	ErrorCode string `json:"errorCode,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
+
+// codeShardsNotPassed: a worker loop ended with shards that did not pass
+// (exit 2).
+const codeShardsNotPassed = "shards_not_passed"
 
 // runManagedWorkerLoop works shards until a limit or a signal: success
 // without failures, a failure with some, an interrupt when interrupted
@@ -232,8 +269,11 @@ func runManagedWorkerLoop(ctx context.Context, s managed.Store, d devices, o man
 		IdlePolls: res.IdlePolls, Interrupted: res.Interrupted}
 	switch {
 	case res.Interrupted:
+		out.ErrorCode, out.Error = fault.CodeInterrupted, "the worker was interrupted: its running shards were handed back"
 		return cmdutil.WithKind(out, fault.Interrupted), nil
 	case res.Failures > 0:
+		out.ErrorCode = codeShardsNotPassed
+		out.Error = fmt.Sprintf("%d of the %d shards this worker ran did not pass (failed, not tested, or ended by a fault)", res.Failures, res.Processed)
 		return cmdutil.Failed(out), nil
 	}
 	return cmdutil.OK(out), nil
@@ -283,6 +323,10 @@ type managedProbeResult struct {
 	Success bool           `json:"success"`
 	Device  managed.Device `json:"device"`
 	Doctor  any            `json:"doctor"`
+	// ErrorCode and Error are the doctor's, when it did not pass.
+	ErrorCode          string `json:"errorCode,omitempty"`
+	Error              string `json:"error,omitempty"`
+	UserActionRequired string `json:"userActionRequired,omitempty"`
 }
 
 // runManagedDeviceProbe probes one device and registers it: success when
@@ -298,6 +342,11 @@ func runManagedDeviceProbe(ctx context.Context, s managed.Store, d worker.Device
 	}
 	out := managedProbeResult{Success: rep.Ready, Device: dev, Doctor: rep.Doctor}
 	if !rep.Ready {
+		out.ErrorCode, out.Error, out.UserActionRequired = rep.ErrorCode, rep.Error, rep.UserAction
+		if out.ErrorCode == "" {
+			out.ErrorCode, out.Error = readiness.CodeNotReady, "the doctor did not pass"
+		}
+		out.Error += "; the device is registered " + dev.Health
 		return cmdutil.Failed(out), nil
 	}
 	return cmdutil.OK(out), nil

@@ -2,6 +2,8 @@ package managedcmd
 
 import (
 	"context"
+	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/worker"
+	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -63,7 +66,22 @@ func TestWorkerOnce(t *testing.T) {
 
 	r.ready()
 	task := r.submit(plan, "once", 1)
+	// managed-report --wait blocks until the worker has run the shard.
+	junit := filepath.Join(t.TempDir(), "ci", "junit.xml")
+	waited := make(chan cmdtest.Result, 1)
+	go func() {
+		waited <- r.Run("managed-report", "--database", r.db, "--task-id", task, "--wait", "--poll-interval", "0.05", "--junit", junit)
+	}()
 	once := r.managed(0, "managed-worker-once", "--worker-id", "host-a-1", "--artifacts-root", r.root)
+	w := <-waited
+	if m := w.Object(t); w.Code != 0 || m["status"] != "passed" || m["terminal"] != true || m["junit"] != junit || m["errorCode"] != nil {
+		t.Errorf("managed-report --wait: exit %d %v", w.Code, m)
+	}
+	suites := readJUnit(t, junit)
+	if len(suites) != 1 || suites[0].Name != r.dev.Serial() || len(suites[0].Cases) != 1 || suites[0].Cases[0].Name != "counter" ||
+		suites[0].Cases[0].Failure != nil || suites[0].Cases[0].Error != nil {
+		t.Errorf("junit %+v", suites)
+	}
 	res := cmdtest.Obj(once, "result")
 	if once["claimed"] != true || once["success"] != true || res["shardStatus"] != "passed" || res["taskStatus"] != "passed" {
 		t.Fatalf("worker-once %v", once)
@@ -138,12 +156,20 @@ func TestWorkerLoop(t *testing.T) {
 	r.submit(cmdtest.FixturePlan(t, "counter-success"), "pass", 2)
 	failing := r.submit(cmdtest.FixturePlan(t, "counter-outcome-matrix"), "fail", 1)
 	m := r.managed(2, "managed-worker-loop", "--worker-id", "host-a", "--artifacts-root", r.root, "--idle-interval", "0.05", "--max-idle-polls", "3")
-	if m["processed"] != float64(3) || m["failures"] != float64(1) || m["success"] != false || m["interrupted"] != false {
+	if m["processed"] != float64(3) || m["failures"] != float64(1) || m["success"] != false || m["interrupted"] != false ||
+		m["errorCode"] != "shards_not_passed" || m["error"] == "" {
 		t.Fatalf("loop %v", m)
 	}
+	commandSchema(t, "managed-worker-loop", m)
 	// Without decisions the matrix's explore steps are not tested.
-	if rep := r.managed(3, "managed-report", "--task-id", failing); rep["status"] != "not_tested" {
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	rep := r.managed(3, "managed-report", "--task-id", failing, "--junit", junit)
+	if rep["status"] != "not_tested" || rep["errorCode"] != "task_not_tested" || rep["error"] == "" {
 		t.Fatalf("report %v", rep)
+	}
+	commandSchema(t, "managed-report", rep)
+	if suites := readJUnit(t, junit); len(suites) != 1 || len(suites[0].Cases) != 1 || suites[0].Cases[0].Error == nil {
+		t.Errorf("junit of a not_tested task: %+v", suites)
 	}
 
 	task := r.submit(cmdtest.SlowPlan(t, 120), "slow", 1, "--max-retries", "0")
@@ -154,10 +180,10 @@ func TestWorkerLoop(t *testing.T) {
 		cancel()
 	}()
 	m = r.ExpectCtx(ctx, 130, "managed-worker-loop", "managed-worker-loop", "--database", r.db, "--worker-id", "host-a", "--artifacts-root", r.root, "--idle-interval", "0.05")
-	if m["interrupted"] != true || m["processed"] != float64(0) {
+	if m["interrupted"] != true || m["processed"] != float64(0) || m["errorCode"] != "interrupted" {
 		t.Fatalf("interrupted loop %v", m)
 	}
-	rep := r.managed(4, "managed-report", "--task-id", task)
+	rep = r.managed(4, "managed-report", "--task-id", task)
 	if at := onlyAttempt(t, rep); at["status"] != "retryable_failed" || at["failureCategory"] != "worker_stopped" {
 		t.Errorf("report %v", rep)
 	}
@@ -180,9 +206,11 @@ func TestDeviceProbe(t *testing.T) {
 	// registered degraded and cannot run agents.
 	p := r.managed(2, "managed-device-probe", "--label", "rack=r1")
 	if d := cmdtest.Obj(p, "device"); p["success"] != false || d["health"] != "degraded" || caps(p) != "adb,verification" ||
-		d["apiLevel"] != float64(34) || d["serial"] != r.dev.Serial() || cmdtest.Obj(p, "doctor")["ready"] != false {
+		d["apiLevel"] != float64(34) || d["serial"] != r.dev.Serial() || cmdtest.Obj(p, "doctor")["ready"] != false ||
+		p["errorCode"] != "solopi_not_ready" || !strings.Contains(p["error"].(string), "registered degraded") {
 		t.Fatalf("probe of a fresh device: %v", p)
 	}
+	commandSchema(t, "managed-device-probe", p)
 	r.Expect(0, "config-set", "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true", "--poll-interval", "0.05")
 	p = r.managed(0, "managed-device-probe", "--capability", "counter", "--label", "rack=r1")
 	if d := cmdtest.Obj(p, "device"); p["success"] != true || d["health"] != "healthy" || d["deviceId"] != r.dev.Serial() ||
@@ -216,4 +244,40 @@ func (r *rig) noDeviceLeased() {
 			r.t.Errorf("device %s is still leased: %v", d["deviceId"], d)
 		}
 	}
+}
+
+// commandSchema checks an object against its command's own schema (a
+// failure object is checked against the error schema by the rig).
+func commandSchema(t *testing.T, name string, m map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.NewSet().ValidateBytes(name, b); err != nil {
+		t.Errorf("%s: %v\n%s", name, err, b)
+	}
+}
+
+// junitSuite is what the tests read of a JUnit testsuite.
+type junitSuite struct {
+	Name  string `xml:"name,attr"`
+	Cases []struct {
+		Name    string    `xml:"name,attr"`
+		Time    string    `xml:"time,attr"`
+		Failure *struct{} `xml:"failure"`
+		Error   *struct{} `xml:"error"`
+		Skipped *struct{} `xml:"skipped"`
+	} `xml:"testcase"`
+}
+
+func readJUnit(t *testing.T, path string) []junitSuite {
+	t.Helper()
+	var doc struct {
+		Suites []junitSuite `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(cmdtest.Read(t, path), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Suites
 }
