@@ -14,11 +14,13 @@ import (
 // once the whole pattern is known (conditionals naming a later group, the
 // ASCII/UNICODE clash, look-behind widths) is left to finish and check.
 
-// maxDepth is how deeply groups may nest: CPython's recursive parser
-// raises RecursionError beyond about this depth (measured: 495 nested
-// groups of any kind compile, 496 do not), which this package reports as
-// a pattern it cannot evaluate rather than guess.
-const maxDepth = 495
+// maxDepth is how deeply groups may nest. CPython's parser is recursive
+// and raises RecursionError past a depth that depends on how deep the
+// caller's stack already is (measured from a script's top level: 495
+// nested groups compile, 496 do not); deeper than this margin below it,
+// the pattern is reported as one this package cannot evaluate rather
+// than answered where Python might refuse it.
+const maxDepth = 400
 
 // maxGroups is the number of capturing groups sre can address.
 const maxGroups = 1<<30 - 1
