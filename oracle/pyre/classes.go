@@ -58,8 +58,31 @@ func literalSet(c rune, f flags) runeSet {
 	case !uniCased.contains(c):
 		return single(c)
 	}
-	return foldPreimage(withExtras(single(lower(c))), false)
+	l := lower(c)
+	return folding(append([]rune{l}, extraCase[l]...))
 }
+
+// folding is every t whose lower case is one of ks.
+func folding(ks []rune) runeSet {
+	var out []rune
+	for _, k := range ks {
+		if !lowerChanged.contains(k) {
+			out = append(out, k)
+		}
+		out = append(out, lowerInverse()[k]...)
+	}
+	return runeSet(nil).addRunes(out)
+}
+
+// lowerInverse maps a lower case to the code points other than itself
+// that have it.
+var lowerInverse = sync.OnceValue(func() map[rune][]rune {
+	m := map[rune][]rune{}
+	for c, l := range lowerMap {
+		m[l] = append(m[l], c)
+	}
+	return m
+})
 
 // withExtras adds the extra case equivalents of every member of s.
 func withExtras(s runeSet) runeSet {

@@ -43,7 +43,7 @@ func (e *emitter) node(n *node) {
 	}
 	switch n.kind {
 	case kChar:
-		e.set(charSet(n))
+		e.char(n)
 	case kAnchor:
 		e.anchor(n.anchor, n.fl)
 	case kCat:
@@ -212,12 +212,12 @@ func (e *emitter) anchor(at anchor, f flags) {
 		e.b.WriteString(`\z`)
 	case aWord:
 		// sre: the word-ness of the characters either side differs (no
-		// boundary at all in an empty string). (A conditional on a
-		// look-behind would test the class once less, but regexp2 then
-		// miscounts the groups after it.)
-		fmt.Fprintf(&e.b, `(?:(?<=%s)(?!%[1]s)|(?<!%[1]s)(?=%[1]s))`, wordClass(f))
+		// boundary at all in an empty string). A conditional on the
+		// look-behind tests the big class twice instead of four times,
+		// which halves what regexp2 has to parse.
+		fmt.Fprintf(&e.b, `(?(?<=%s)(?!%[1]s)|(?=%[1]s))`, wordClass(f))
 	case aNotWord:
-		fmt.Fprintf(&e.b, `(?!\A\z)(?:(?<=%s)(?=%[1]s)|(?<!%[1]s)(?!%[1]s))`, wordClass(f))
+		fmt.Fprintf(&e.b, `(?!\A\z)(?(?<=%s)(?=%[1]s)|(?!%[1]s))`, wordClass(f))
 	}
 }
 
@@ -229,6 +229,45 @@ func wordClass(f flags) string {
 		return class(asciiWord)
 	}
 	return uniWordClass()
+}
+
+// char writes a one-character item. What a class of categories only
+// spells (\w, [\d\s], ...) is kept once computed: there are few such
+// classes, and they are the big ones.
+func (e *emitter) char(n *node) {
+	key, ok := categoryKey(n)
+	if !ok {
+		e.set(charSet(n))
+		return
+	}
+	if s, ok := spelled.Load(key); ok {
+		e.b.WriteString(s.(string))
+		return
+	}
+	start := e.b.Len()
+	e.set(charSet(n))
+	spelled.Store(key, e.b.String()[start:])
+}
+
+var spelled sync.Map // categoryKey → the emitted class
+
+// categoryKey identifies a class made of categories only by what decides
+// its set: the categories, negation and the i and a flags.
+func categoryKey(n *node) (string, bool) {
+	if n.ch.what != cClass {
+		return "", false
+	}
+	key := []byte{byte(n.fl & (flagIgnoreCase | flagASCII)), 0}
+	if n.ch.neg {
+		key[1] = 1
+	}
+	for _, it := range n.ch.items {
+		if it.cat == catNone {
+			return "", false
+		}
+		key = append(key, byte(it.cat))
+	}
+	return string(key), len(n.ch.items) <= 8
 }
 
 // set writes a one-character match of exactly the code points of s.

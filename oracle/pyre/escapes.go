@@ -139,7 +139,9 @@ func (p *parser) charEscape(c rune, at int) (rune, bool) {
 	}
 	start := p.pos
 	for p.more() && p.src[p.pos] != '}' {
-		p.pos++
+		if p.pos++; p.src[p.pos-1] == '\\' {
+			p.skipEscaped()
+		}
 	}
 	name := string(p.src[start:p.pos])
 	if name == "" {
@@ -153,6 +155,15 @@ func (p *parser) charEscape(c rune, at int) (rune, bool) {
 		p.fail(at, "undefined character name %s", pyRepr(name))
 	}
 	return r, true
+}
+
+// tokenLen is how many code points Python reads as one token at i: two
+// for a backslash and what follows, else one.
+func tokenLen(src []rune, i int) int {
+	if src[i] == '\\' && i+1 < len(src) {
+		return 2
+	}
+	return 1
 }
 
 func hexValue(src []rune, i int) (rune, bool) {
@@ -195,6 +206,7 @@ func (p *parser) class(fl flags) *node {
 		first = false
 		at := p.pos
 		a := member()
+		first := p.src[at : at+tokenLen(p.src, at)]
 		if !p.eat('-') {
 			ci.items = append(ci.items, a)
 			continue
@@ -206,9 +218,13 @@ func (p *parser) class(fl flags) *node {
 			ci.items = append(ci.items, a, classItem{lo: '-', hi: '-'})
 			continue
 		}
+		bAt := p.pos
 		b := member()
 		if a.cat != catNone || b.cat != catNone || a.lo > b.lo {
-			p.fail(at, "bad character range %s", string(p.src[at:p.pos]))
+			// Python names each end by its first token and counts the
+			// position back from the end of the range by their lengths.
+			second := p.src[bAt : bAt+tokenLen(p.src, bAt)]
+			p.fail(p.pos-len(first)-1-len(second), "bad character range %s-%s", string(first), string(second))
 		}
 		ci.items = append(ci.items, classItem{lo: a.lo, hi: b.lo, rng: true})
 	}

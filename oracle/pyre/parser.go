@@ -62,6 +62,7 @@ func (p *parser) eat(c rune) bool {
 // parse reads a whole pattern.
 func parse(src []rune) (*node, *parser) {
 	p := &parser{src: src, closed: []bool{false}, byNum: []*node{nil}, names: map[string]int{}, behind: -1}
+	defer p.loneBackslash()
 	top, _ := p.alternation(0)
 	if p.more() {
 		p.fail(p.pos, "unbalanced parenthesis") // the only way a top-level alternation stops early
@@ -75,6 +76,25 @@ func parse(src []rune) (*node, *parser) {
 		panic(&Error{Kind: KindValue, Msg: "ASCII and UNICODE flags are incompatible", Pos: -1})
 	}
 	return top, p
+}
+
+// loneBackslash reports a backslash that ends the pattern unpaired as
+// soon as the parser has read up to it: Python reads a backslash and the
+// character after it as one token and looks one token ahead, so that
+// error comes before any other found once the reading reaches it.
+func (p *parser) loneBackslash() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	n := 0
+	for i := len(p.src) - 1; i >= 0 && p.src[i] == '\\'; i-- {
+		n++
+	}
+	if _, ok := r.(*Error); ok && n%2 == 1 && p.pos >= len(p.src)-1 {
+		r = &Error{Kind: KindSyntax, Msg: "bad escape (end of pattern)", Pos: len(p.src) - 1}
+	}
+	panic(r)
 }
 
 // alternation reads branches up to an unmatched ')' or the end. fl is
@@ -117,7 +137,9 @@ func (p *parser) sequence(fl flags) (*node, flags) {
 			}
 			if c == '#' {
 				for p.more() && p.src[p.pos] != '\n' {
-					p.pos++
+					if p.pos++; p.src[p.pos-1] == '\\' {
+						p.skipEscaped()
+					}
 				}
 				continue
 			}
@@ -323,7 +345,7 @@ func (p *parser) group(fl flags) (*node, flags) {
 			p.started = true
 			return &node{kind: kRef, fl: fl, pos: open, num: num}, fl
 		}
-		p.fail(open+1, "unknown extension ?P%c", d)
+		p.fail(open+1, "unknown extension ?P%s", p.token(d))
 	case ':':
 		// A plain group is its contents: it only delimits them.
 		p.started = true
@@ -355,7 +377,7 @@ func (p *parser) group(fl flags) (*node, flags) {
 		if d == '=' || d == '!' {
 			return p.look(fl, open, true, d == '!'), fl
 		}
-		p.fail(open+1, "unknown extension ?<%c", d)
+		p.fail(open+1, "unknown extension ?<%s", p.token(d))
 	case '>':
 		p.started = true
 		p.enter()
@@ -369,12 +391,18 @@ func (p *parser) group(fl flags) (*node, flags) {
 			return p.flagGroup(fl, open)
 		}
 	}
-	ext := string(c)
-	if c == '\\' && p.more() {
-		ext += string(p.src[p.pos]) // Python reads a backslash and what follows as one
-	}
-	p.fail(open+1, "unknown extension ?%s", ext)
+	p.fail(open+1, "unknown extension ?%s", p.token(c))
 	return nil, fl
+}
+
+// token is c, just read, as Python names it in a message: a backslash
+// with the character after it (which it reads too).
+func (p *parser) token(c rune) string {
+	if c == '\\' && p.more() {
+		p.pos++
+		return string(c) + string(p.src[p.pos-1])
+	}
+	return string(c)
 }
 
 // skipEscaped passes the character after a backslash inside a name or a
@@ -573,10 +601,13 @@ func (p *parser) flagGroup(fl flags, open int) (*node, flags) {
 		return c
 	}
 	unknown := func(c rune, otherwise string) {
-		if alpha.contains(c) {
+		at := p.pos - 1
+		if c == '\\' {
+			p.token(c) // read as one with what follows
+		} else if alpha.contains(c) {
 			otherwise = "unknown flag"
 		}
-		p.fail(p.pos-1, "%s", otherwise)
+		p.fail(at, "%s", otherwise)
 	}
 	c := next()
 	if c != '-' {
