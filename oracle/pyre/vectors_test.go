@@ -44,8 +44,14 @@ type vector struct {
 	Spans   []*[2]int `json:"spans"`
 }
 
-var loadVectors = sync.OnceValues(func() (*vectors, error) {
-	f, err := os.Open("testdata/vectors.json.gz")
+var loadVectors = sync.OnceValues(func() (*vectors, error) { return readVectors("testdata/vectors.json.gz") })
+
+// syntax_vectors.json.gz is random token soup (testdata/gen_syntax_vectors.py):
+// mostly refused patterns, for which error Python reports first.
+var loadSyntaxVectors = sync.OnceValues(func() (*vectors, error) { return readVectors("testdata/syntax_vectors.json.gz") })
+
+func readVectors(path string) (*vectors, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +65,7 @@ var loadVectors = sync.OnceValues(func() (*vectors, error) {
 		return nil, err
 	}
 	return &v, nil
-})
+}
 
 // vectorTimeout bounds one search of a vector. Every vector answers in
 // well under a millisecond on an idle machine (the texts are short); the
@@ -143,6 +149,33 @@ func TestVectorsMatchPython(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestSyntaxVectorsMatchPython(t *testing.T) {
+	t.Parallel()
+	v, err := loadSyntaxVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(v.Python, "3.11.") || len(v.Suites) != 2 || len(v.Suites[0].Vectors) < 8000 {
+		t.Fatalf("vectors of Python %s: %d suites", v.Python, len(v.Suites))
+	}
+	for _, su := range v.Suites {
+		t.Run(su.Name, func(t *testing.T) {
+			t.Parallel()
+			bad := 0
+			for i := range su.Vectors {
+				for _, msg := range checkVector(&su, i) {
+					if bad++; bad <= 30 {
+						t.Error(clip(msg))
+					}
+				}
+			}
+			if bad > 30 {
+				t.Errorf("... %d disagreements in all", bad)
+			}
+		})
 	}
 }
 
