@@ -171,13 +171,15 @@ func anchoredAt(n *node, start bool) bool {
 		}
 		return n.anchor == aEndText || n.anchor == aEnd && !multi
 	case kCat:
-		if len(n.subs) == 0 {
+		// An empty group, (?:), is no item.
+		subs := slices.DeleteFunc(slices.Clone(n.subs), func(s *node) bool { return s.kind == kCat && len(s.subs) == 0 })
+		if len(subs) == 0 {
 			return false
 		}
 		if start {
-			return anchoredAt(n.subs[0], start)
+			return anchoredAt(subs[0], start)
 		}
-		return anchoredAt(n.subs[len(n.subs)-1], start)
+		return anchoredAt(subs[len(subs)-1], start)
 	case kGroup, kAtomic:
 		return anchoredAt(n.subs[0], start)
 	case kAlt:
