@@ -11,8 +11,10 @@ import (
 // character, an escape, a class or a parenthesized construct. It reports
 // every error Python reports, with Python's message and position, at the
 // point where the offending text has been read. What can only be judged
-// once the whole pattern is known (conditionals naming a later group, the
-// ASCII/UNICODE clash, look-behind widths) is left to finish and check.
+// once the whole pattern is known waits: conditionals naming a later
+// group and the ASCII/UNICODE clash at the end of parse, look-behind
+// widths and template-flag repeats in the emitter (widths.go), which
+// Python checks only after parsing too.
 
 // maxDepth is how deeply groups may nest. CPython's parser is recursive
 // and raises RecursionError past a depth that depends on how deep the

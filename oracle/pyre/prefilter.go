@@ -24,14 +24,23 @@ func (t *tree) startFilter() runeSet {
 	var own, filter []runeSet
 	differs := false
 	for _, n := range items {
-		if n.ch.what != cClass {
-			return nil
-		}
-		if on, ascii := ignoreCase(n.fl); on && classCased(n.ch, ascii) {
+		on, ascii := ignoreCase(n.fl)
+		var f runeSet
+		switch n.ch.what {
+		case cClass:
+			if on && classCased(n.ch, ascii) {
+				return nil
+			}
+			f = classSet(n.ch, global)
+		case cLiteral: // an alternative of an alternation read as a class
+			if on && (ascii && asciiCased(n.ch.c) || !ascii && uniCased.contains(n.ch.c)) {
+				return nil
+			}
+			f = single(n.ch.c)
+		default:
 			return nil
 		}
 		s := charSet(n)
-		f := classSet(n.ch, global)
 		own, filter = append(own, s), append(filter, f)
 		differs = differs || n.fl&flagASCII != global&flagASCII
 	}
@@ -81,11 +90,14 @@ func firstChars(n *node) []*node {
 			n = n.subs[0]
 			continue
 		case kChar:
+			if n.ch.what != cClass {
+				return nil
+			}
 			return []*node{n}
 		case kAlt:
 			var out []*node
 			for _, b := range n.subs {
-				if b.kind != kCat || len(b.subs) != 1 || b.subs[0].kind != kChar || b.subs[0].ch.what == cAny {
+				if b.kind != kCat || len(b.subs) != 1 || b.subs[0].kind != kChar || b.subs[0].ch.what > cLiteral && b.subs[0].ch.what != cClass {
 					return nil
 				}
 				out = append(out, b.subs[0])
