@@ -235,6 +235,10 @@ func wordClass(f flags) string {
 // spells (\w, [\d\s], ...) is kept once computed: there are few such
 // classes, and they are the big ones.
 func (e *emitter) char(n *node) {
+	if n.ch.what == cLiteral && n.fl&flagIgnoreCase == 0 {
+		writeRune(&e.b, n.ch.c)
+		return
+	}
 	key, ok := categoryKey(n)
 	if !ok {
 		e.set(charSet(n))
