@@ -14,10 +14,11 @@ import (
 // points, \A and \z, groups, lookarounds, atomic groups, counted loops,
 // numbered backreferences and conditionals. Every capturing group is
 // written with its Python number, (?<N>…), so a copy of it is the same
-// group. It also makes the checks sre's compiler makes (_compile), in
-// its order.
+// group. On the way it refuses what Python refuses only once the whole
+// pattern is parsed: a look-behind without one fixed width, a repeat
+// under the template flag.
 
-// maxCode is sre's MAXCODE (CODESIZE 4).
+// maxCode is the widest look-behind sre can encode (a 32-bit code word).
 const maxCode = math.MaxUint32
 
 // maxLoop is the largest count regexp2 accepts in {n,m}.
@@ -25,60 +26,61 @@ const maxLoop = math.MaxInt32 - 1
 
 type emitter struct {
 	b      strings.Builder
-	widths [][2]uint64
+	widths *widths
 }
 
-func (e *emitter) seq(s *seq, f flags) {
-	for _, n := range s.items {
-		e.node(n, f)
-	}
-}
-
-func (e *emitter) group(open string, s *seq, f flags) {
+func (e *emitter) group(open string, n *node) {
 	e.b.WriteString(open)
-	e.seq(s, f)
+	e.node(n)
 	e.b.WriteByte(')')
 }
 
-func (e *emitter) node(n *node, f flags) {
-	if s, ok := charSet(n, f); ok {
-		e.set(s)
+// node writes n, making the checks sre's compiler makes on the way (in
+// its order: an item before what it contains).
+func (e *emitter) node(n *node) {
+	if n == nil {
 		return
 	}
-	switch n.op {
-	case opAt:
-		e.anchor(n.at, f)
-	case opBranch:
+	switch n.kind {
+	case kChar:
+		e.char(n)
+	case kAnchor:
+		e.anchor(n.anchor, n.fl)
+	case kCat:
+		for _, s := range n.subs {
+			e.node(s)
+		}
+	case kAlt:
 		e.b.WriteString("(?:")
-		for i, a := range n.alts {
+		for i, a := range n.subs {
 			if i > 0 {
 				e.b.WriteByte('|')
 			}
-			e.seq(a, f)
+			e.node(a)
 		}
 		e.b.WriteByte(')')
-	case opSubpattern:
+	case kGroup:
 		open := "(?:"
-		if n.group > 0 {
-			open = fmt.Sprintf("(?<%d>", n.group)
+		if n.num > 0 {
+			open = fmt.Sprintf("(?<%d>", n.num)
 		}
-		e.group(open, n.alts[0], combineFlags(f, n.add, n.del))
-	case opAtomic:
-		e.group("(?>", n.alts[0], f)
-	case opRepeat:
-		e.repeat(n, f)
-	case opAssert:
+		e.group(open, n.subs[0])
+	case kAtomic:
+		e.group("(?>", n.subs[0])
+	case kRepeat:
+		e.repeat(n)
+	case kLook:
 		open := "(?"
 		if n.behind {
 			open += "<"
 		}
-		if n.negate {
+		if n.neg {
 			open += "!"
 		} else {
 			open += "="
 		}
 		if n.behind {
-			w := n.alts[0].getwidth(e.widths)
+			w := e.widths.of(n.subs[0])
 			if w[0] > maxCode {
 				panic(&Error{Kind: KindSyntax, Msg: "looks too much behind", Pos: -1})
 			}
@@ -86,42 +88,28 @@ func (e *emitter) node(n *node, f flags) {
 				panic(&Error{Kind: KindSyntax, Msg: "look-behind requires fixed-width pattern", Pos: -1})
 			}
 		}
-		e.group(open, n.alts[0], f)
-	case opGroupRef:
-		if on, ascii := ignoreCase(f); on {
+		e.group(open, n.subs[0])
+	case kRef:
+		if on, ascii := ignoreCase(n.fl); on {
 			if ascii {
 				panic(&Error{Kind: KindUnsupported, Msg: msgASCIIFoldBackref, Pos: -1})
 			}
 			// regexp2 compares a case-insensitive backreference with
-			// unicode.ToLower on both sides, as sre does with
-			// unicode_tolower (TestBackrefFoldIsPythons holds them equal).
-			fmt.Fprintf(&e.b, `(?i:\k<%d>)`, n.group)
+			// unicode.ToLower on both sides, as sre does with its lower
+			// case (TestBackrefFoldIsPythons holds them equal).
+			fmt.Fprintf(&e.b, `(?i:\k<%d>)`, n.num)
 			return
 		}
-		fmt.Fprintf(&e.b, `\k<%d>`, n.group)
-	case opGroupRefExists:
-		fmt.Fprintf(&e.b, "(?(%d)", n.group)
-		e.group("(?:", n.alts[0], f)
+		fmt.Fprintf(&e.b, `\k<%d>`, n.num)
+	case kCond:
+		fmt.Fprintf(&e.b, "(?(%d)", n.num)
+		e.group("(?:", n.subs[0])
 		e.b.WriteByte('|')
-		if n.alts[1] != nil {
-			e.group("(?:", n.alts[1], f)
+		if n.subs[1] != nil {
+			e.group("(?:", n.subs[1])
 		}
 		e.b.WriteByte(')')
 	}
-}
-
-// charSet is what a one-character node accepts under f (ok false for any
-// other node).
-func charSet(n *node, f flags) (runeSet, bool) {
-	switch n.op {
-	case opLiteral, opNotLiteral:
-		return literalSet(n.c, n.op == opNotLiteral, f), true
-	case opIn:
-		return classSet(n.set, f), true
-	case opAny:
-		return anySet(f), true
-	}
-	return nil, false
 }
 
 // msgASCIIFoldBackref refuses what regexp2 cannot compare: sre folds a
@@ -129,55 +117,48 @@ func charSet(n *node, f flags) (runeSet, bool) {
 // lower case (K and İ fold to k and i).
 const msgASCIIFoldBackref = "a backreference under both the ASCII and IGNORECASE flags is not supported"
 
-// combineFlags is _compile's _combine_flags.
-func combineFlags(f, add, del flags) flags {
-	if add&typeFlags != 0 {
-		f &^= typeFlags
-	}
-	return (f | add) &^ del
-}
-
-func (e *emitter) repeat(n *node, f flags) {
-	if f&flagTemplate != 0 {
-		name := [...]string{greedy: "MAX_REPEAT", lazy: "MIN_REPEAT", possessive: "POSSESSIVE_REPEAT"}[n.kind]
+func (e *emitter) repeat(n *node) {
+	if n.fl&flagTemplate != 0 {
+		name := [...]string{greedy: "MAX_REPEAT", lazy: "MIN_REPEAT", possessive: "POSSESSIVE_REPEAT"}[n.mode]
 		panic(&Error{Kind: KindSyntax, Msg: "internal: unsupported template operator " + name, Pos: -1})
 	}
+	body := n.subs[0]
 	lo, hi := n.min, n.max
 	if lo > maxLoop {
 		// No text a verdict reads has 2^31 characters: only empty
 		// iterations could reach the minimum, which regexp2 cannot count.
-		if n.alts[0].getwidth(e.widths)[0] > 0 {
+		if e.widths.of(body)[0] > 0 {
 			inner := &emitter{widths: e.widths}
-			inner.seq(n.alts[0], f) // for the compiler's checks inside
+			inner.node(body) // for the compiler's checks inside
 			e.b.WriteString("(?!)")
 			return
 		}
 		panic(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("a repeat of an item that can match empty at least %d times is not supported", lo), Pos: -1})
 	}
 	if hi > maxLoop {
-		hi = maxRepeat // as good as unbounded for any text shorter than 2^31
+		hi = unbounded // as good as unbounded for any text shorter than 2^31
 	}
-	if n.kind == possessive {
+	if n.mode == possessive {
 		e.b.WriteString("(?>")
 	}
-	if lo >= 1 && hi > lo && n.alts[0].getwidth(e.widths)[0] == 0 {
+	if lo >= 1 && hi > lo && e.widths.of(body)[0] == 0 {
 		// After its last mandatory iteration sre tries one more even if
 		// that one matched empty; regexp2 stops there. Spelled as the
 		// mandatory iterations and then an optional loop, both engines
 		// try it (the groups inside are numbered, so the copy writes the
 		// same groups).
-		e.loop(n.alts[0], f, lo, lo, greedy)
+		e.loop(body, lo, lo, greedy)
 		lo, hi = 0, hi-lo
 		if hi > maxLoop {
-			hi = maxRepeat
+			hi = unbounded
 		}
 	}
-	kind := n.kind
-	if kind == possessive {
-		kind = greedy
+	mode := n.mode
+	if mode == possessive {
+		mode = greedy
 	}
-	e.loop(n.alts[0], f, lo, hi, kind)
-	if n.kind == possessive {
+	e.loop(body, lo, hi, mode)
+	if n.mode == possessive {
 		e.b.WriteByte(')')
 	}
 	if e.b.Len() > maxEmitted {
@@ -190,14 +171,14 @@ func (e *emitter) repeat(n *node, f flags) {
 const maxEmitted = 1 << 21
 
 // loop writes (?:body){lo,hi}, lazy or greedy.
-func (e *emitter) loop(body *seq, f flags, lo, hi uint32, kind repeatKind) {
-	e.group("(?:", body, f)
+func (e *emitter) loop(body *node, lo, hi uint32, mode repeatMode) {
+	e.group("(?:", body)
 	switch {
-	case hi == maxRepeat && lo == 0:
+	case hi == unbounded && lo == 0:
 		e.b.WriteByte('*')
-	case hi == maxRepeat && lo == 1:
+	case hi == unbounded && lo == 1:
 		e.b.WriteByte('+')
-	case hi == maxRepeat:
+	case hi == unbounded:
 		fmt.Fprintf(&e.b, "{%d,}", lo)
 	case lo == 0 && hi == 1:
 		e.b.WriteByte('?')
@@ -206,37 +187,37 @@ func (e *emitter) loop(body *seq, f flags, lo, hi uint32, kind repeatKind) {
 	default:
 		fmt.Fprintf(&e.b, "{%d,%d}", lo, hi)
 	}
-	if kind == lazy {
+	if mode == lazy {
 		e.b.WriteByte('?')
 	}
 }
 
-func (e *emitter) anchor(at atCode, f flags) {
+func (e *emitter) anchor(at anchor, f flags) {
 	switch at {
-	case atBeginning:
+	case aStart:
 		if f&flagMultiline != 0 {
 			e.b.WriteString(`(?:\A|(?<=\n))`)
 		} else {
 			e.b.WriteString(`\A`)
 		}
-	case atBeginningString:
+	case aStartText:
 		e.b.WriteString(`\A`)
-	case atEnd:
+	case aEnd:
 		if f&flagMultiline != 0 {
 			e.b.WriteString(`(?=\n|\z)`)
 		} else {
 			e.b.WriteString(`(?=\n?\z)`)
 		}
-	case atEndString:
+	case aEndText:
 		e.b.WriteString(`\z`)
-	case atBoundary:
+	case aWord:
 		// sre: the word-ness of the characters either side differs (no
-		// boundary at all in an empty string). (A conditional on a
-		// look-behind would test the class once less, but regexp2 then
-		// miscounts the groups after it.)
-		fmt.Fprintf(&e.b, `(?:(?<=%s)(?!%[1]s)|(?<!%[1]s)(?=%[1]s))`, wordClass(f))
-	case atNonBoundary:
-		fmt.Fprintf(&e.b, `(?!\A\z)(?:(?<=%s)(?=%[1]s)|(?<!%[1]s)(?!%[1]s))`, wordClass(f))
+		// boundary at all in an empty string). A conditional on the
+		// look-behind tests the big class twice instead of four times,
+		// which halves what regexp2 has to parse.
+		fmt.Fprintf(&e.b, `(?(?<=%s)(?!%[1]s)|(?=%[1]s))`, wordClass(f))
+	case aNotWord:
+		fmt.Fprintf(&e.b, `(?!\A\z)(?(?<=%s)(?=%[1]s)|(?!%[1]s))`, wordClass(f))
 	}
 }
 
@@ -244,10 +225,53 @@ var uniWordClass = sync.OnceValue(func() string { return class(uniWord) })
 
 // wordClass is the class \b tests on either side.
 func wordClass(f flags) string {
-	if f&flagUnicode != 0 {
-		return uniWordClass()
+	if f&flagASCII != 0 {
+		return class(asciiWord)
 	}
-	return class(asciiWord)
+	return uniWordClass()
+}
+
+// char writes a one-character item. What a class of categories only
+// spells (\w, [\d\s], ...) is kept once computed: there are few such
+// classes, and they are the big ones.
+func (e *emitter) char(n *node) {
+	if n.ch.what == cLiteral && n.fl&flagIgnoreCase == 0 {
+		writeRune(&e.b, n.ch.c)
+		return
+	}
+	key, ok := categoryKey(n)
+	if !ok {
+		e.set(charSet(n))
+		return
+	}
+	if s, ok := spelled.Load(key); ok {
+		e.b.WriteString(s.(string))
+		return
+	}
+	start := e.b.Len()
+	e.set(charSet(n))
+	spelled.Store(key, e.b.String()[start:])
+}
+
+var spelled sync.Map // categoryKey → the emitted class
+
+// categoryKey identifies a class made of categories only by what decides
+// its set: the categories, negation and the i and a flags.
+func categoryKey(n *node) (string, bool) {
+	if n.ch.what != cClass {
+		return "", false
+	}
+	key := []byte{byte(n.fl & (flagIgnoreCase | flagASCII)), 0}
+	if n.ch.neg {
+		key[1] = 1
+	}
+	for _, it := range n.ch.items {
+		if it.cat == catNone {
+			return "", false
+		}
+		key = append(key, byte(it.cat))
+	}
+	return string(key), len(n.ch.items) <= 8
 }
 
 // set writes a one-character match of exactly the code points of s.

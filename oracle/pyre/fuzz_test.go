@@ -53,24 +53,21 @@ func (t *tree) unparse() string {
 		f flags
 		c byte
 	}{{flagIgnoreCase, 'i'}, {flagMultiline, 'm'}, {flagDotAll, 's'}, {flagASCII, 'a'}, {flagUnicode, 'u'}, {flagTemplate, 't'}} {
-		if t.st.flags&fl.f != 0 {
+		if t.p.global&fl.f != 0 {
 			b.WriteByte(fl.c)
 		}
 	}
 	b.WriteByte(')')
-	unparseSeq(&b, t.top)
+	if b.Len() == 3 {
+		b.Reset()
+	}
+	unparseNode(&b, t.top)
 	return b.String()
 }
 
-func unparseSeq(b *strings.Builder, s *seq) {
-	for _, n := range s.items {
-		unparseNode(b, n)
-	}
-}
-
-func unparseGroup(b *strings.Builder, open string, s *seq) {
+func unparseGroup(b *strings.Builder, open string, n *node) {
 	b.WriteString(open)
-	unparseSeq(b, s)
+	unparseNode(b, n)
 	b.WriteByte(')')
 }
 
@@ -95,74 +92,91 @@ func flagLettersOf(f flags) string {
 	return s
 }
 
+var categoryEscapes = [...]string{catDigit: `\d`, catNotDigit: `\D`, catSpace: `\s`, catNotSpace: `\S`, catWord: `\w`, catNotWord: `\W`}
+
 func unparseNode(b *strings.Builder, n *node) {
-	switch n.op {
-	case opLiteral:
-		unparseRune(b, n.c)
-	case opNotLiteral:
-		b.WriteString("[^")
-		unparseRune(b, n.c)
-		b.WriteByte(']')
-	case opIn:
-		b.WriteByte('[')
-		for _, it := range n.set {
-			switch it.kind {
-			case itemNegate:
-				b.WriteByte('^')
-			case itemLiteral:
-				unparseRune(b, it.lo)
-			case itemRange:
-				unparseRune(b, it.lo)
-				b.WriteByte('-')
-				unparseRune(b, it.hi)
-			case itemCategory:
-				b.WriteString([...]string{catDigit: `\d`, catNotDigit: `\D`, catSpace: `\s`, catNotSpace: `\S`, catWord: `\w`, catNotWord: `\W`}[it.cat])
+	if n == nil {
+		return
+	}
+	switch n.kind {
+	case kChar:
+		switch n.ch.what {
+		case cLiteral:
+			unparseRune(b, n.ch.c)
+		case cNotLiteral:
+			b.WriteString("[^")
+			unparseRune(b, n.ch.c)
+			b.WriteByte(']')
+		case cAny:
+			b.WriteByte('.')
+		case cClass:
+			if len(n.ch.items) == 1 && n.ch.items[0].cat != catNone && !n.ch.neg {
+				b.WriteString(categoryEscapes[n.ch.items[0].cat])
+				return
 			}
+			b.WriteByte('[')
+			if n.ch.neg {
+				b.WriteByte('^')
+			}
+			for _, it := range n.ch.items {
+				switch {
+				case it.cat != catNone:
+					b.WriteString(categoryEscapes[it.cat])
+				case it.rng:
+					unparseRune(b, it.lo)
+					b.WriteByte('-')
+					unparseRune(b, it.hi)
+				default:
+					unparseRune(b, it.lo)
+				}
+			}
+			b.WriteByte(']')
 		}
-		b.WriteByte(']')
-	case opAny:
-		b.WriteByte('.')
-	case opAt:
-		b.WriteString([...]string{atBeginning: "^", atBeginningString: `\A`, atBoundary: `\b`, atNonBoundary: `\B`, atEnd: "$", atEndString: `\Z`}[n.at])
-	case opBranch:
+	case kAnchor:
+		b.WriteString([...]string{aStart: "^", aStartText: `\A`, aWord: `\b`, aNotWord: `\B`, aEnd: "$", aEndText: `\Z`}[n.anchor])
+	case kCat:
+		for _, s := range n.subs {
+			unparseNode(b, s)
+		}
+	case kAlt:
 		b.WriteString("(?:")
-		for i, a := range n.alts {
+		for i, a := range n.subs {
 			if i > 0 {
 				b.WriteByte('|')
 			}
-			unparseSeq(b, a)
+			unparseNode(b, a)
 		}
 		b.WriteByte(')')
-	case opSubpattern:
+	case kGroup:
 		switch {
-		case n.group > 0:
-			unparseGroup(b, fmt.Sprintf("(?P<g%d>", n.group), n.alts[0])
-		case n.del != 0:
-			unparseGroup(b, "(?"+flagLettersOf(n.add)+"-"+flagLettersOf(n.del)+":", n.alts[0])
+		case n.num > 0:
+			unparseGroup(b, fmt.Sprintf("(?P<g%d>", n.num), n.subs[0])
+		case n.off != 0:
+			unparseGroup(b, "(?"+flagLettersOf(n.on)+"-"+flagLettersOf(n.off)+":", n.subs[0])
 		default:
-			unparseGroup(b, "(?"+flagLettersOf(n.add)+":", n.alts[0])
+			unparseGroup(b, "(?"+flagLettersOf(n.on)+":", n.subs[0])
 		}
-	case opAtomic:
-		unparseGroup(b, "(?>", n.alts[0])
-	case opRepeat:
-		unparseGroup(b, "(?:", n.alts[0])
-		if n.max == maxRepeat {
+	case kAtomic:
+		unparseGroup(b, "(?>", n.subs[0])
+	case kRepeat:
+		unparseGroup(b, "(?:", n.subs[0])
+		if n.max == unbounded {
 			fmt.Fprintf(b, "{%d,}", n.min)
 		} else {
 			fmt.Fprintf(b, "{%d,%d}", n.min, n.max)
 		}
-		b.WriteString([...]string{greedy: "", lazy: "?", possessive: "+"}[n.kind])
-	case opAssert:
+		b.WriteString([...]string{greedy: "", lazy: "?", possessive: "+"}[n.mode])
+	case kLook:
 		open := map[[2]bool]string{{false, false}: "(?=", {false, true}: "(?!", {true, false}: "(?<=", {true, true}: "(?<!"}
-		unparseGroup(b, open[[2]bool{n.behind, n.negate}], n.alts[0])
-	case opGroupRef:
-		fmt.Fprintf(b, "(?P=g%d)", n.group)
-	case opGroupRefExists:
-		fmt.Fprintf(b, "(?(%d)", n.group)
-		unparseSeq(b, n.alts[0])
-		if n.alts[1] != nil {
+		unparseGroup(b, open[[2]bool{n.behind, n.neg}], n.subs[0])
+	case kRef:
+		fmt.Fprintf(b, "(?P=g%d)", n.num)
+	case kCond:
+		fmt.Fprintf(b, "(?(%d)", n.num)
+		unparseNode(b, n.subs[0])
+		if n.subs[1] != nil {
 			b.WriteByte('|')
-			unparseSeq(b, n.alts[1])
+			unparseNode(b, n.subs[1])
 		}
 		b.WriteByte(')')
 	}

@@ -58,12 +58,13 @@ func hexRune(s string) rune {
 	return rune(v)
 }
 
-// lookupName is ord(unicodedata.lookup(name)) where that is one character:
-// _getcode's order (Hangul syllables, then CJK unified ideographs, both
-// case-sensitive, then the name table, case-insensitive for ASCII).
+// lookupName is ord(unicodedata.lookup(name)) where that is one character,
+// resolved as lookup answers: Hangul syllables, then CJK unified
+// ideographs (both case-sensitive), then the name table (case-insensitive
+// for ASCII letters).
 func lookupName(name string) (rune, bool) {
 	const hangul, cjk = "HANGUL SYLLABLE ", "CJK UNIFIED IDEOGRAPH-"
-	if len(name) > 256 { // NAME_MAXLEN
+	if len(name) > 256 { // lookup finds no longer name
 		return 0, false
 	}
 	if rest, ok := strings.CutPrefix(name, hangul); ok {
@@ -112,8 +113,8 @@ var (
 	jamoT = []string{"", "G", "GG", "GS", "N", "NJ", "NH", "D", "L", "LG", "LM", "LB", "LS", "LT", "LP", "LH", "M", "B", "BS", "S", "SS", "NG", "J", "C", "K", "T", "P", "H"}
 )
 
-// hangulSyllable is _getcode's Hangul branch: the longest L, V and T jamo
-// names in turn, which must use the whole rest of the name.
+// hangulSyllable reads a Hangul syllable's name: the longest L, V and T
+// jamo names in turn, which must use the whole rest of the name.
 func hangulSyllable(s string) (rune, bool) {
 	l, n := findSyllable(s, jamoL)
 	s = s[n:]

@@ -3,8 +3,10 @@
 // (refusing the others with Python's own error message), and Search
 // answers as re.search does.
 //
-// A pattern is parsed by a port of re/_parser.py, checked as
-// re/_compiler.py checks it, and emitted as a regexp2 (backtracking,
+// A pattern is parsed by a recursive-descent parser written from the
+// re module's documented syntax and from Python's observed answers
+// (testdata/vectors.json.gz), checked as Python checks it once parsed,
+// and emitted as a regexp2 (backtracking,
 // .NET syntax) pattern in which every character class, case-insensitive
 // literal, anchor and word boundary is spelled out as explicit code point
 // sets computed from CPython 3.11's own Unicode 14.0 data (tables_gen.go),
@@ -99,29 +101,35 @@ func (r *Regexp) Search(s string) (bool, error) {
 	return r.prog.MatchString(s)
 }
 
-// tree is a parsed pattern: its top-level sequence and the parser state
-// the compiler reads (global flags, group widths).
+// tree is a parsed pattern: its top item and what the parser learnt
+// (the global flags, the groups by number).
 type tree struct {
-	top *seq
-	st  *state
+	top *node
+	p   *parser
 }
 
 func parseTree(pattern string) (t *tree, err error) {
+	src := []rune(pattern)
+	defer func() {
+		if e, ok := err.(*Error); ok && e.Pos >= 0 {
+			e.pattern = src
+		}
+	}()
 	defer catch(&err)
-	top, st := parse([]rune(pattern))
-	return &tree{top: top, st: st}, nil
+	top, p := parse(src)
+	return &tree{top: top, p: p}, nil
 }
 
 func (t *tree) emit() (src string, err error) {
 	defer catch(&err)
 	checkStaleGroups(t.top)
-	e := &emitter{widths: t.st.groupWidths}
-	if pre := t.searchPrefilter(); pre != nil {
+	e := &emitter{widths: &widths{byNum: t.p.byNum}}
+	if f := t.startFilter(); f != nil {
 		e.b.WriteString("(?=")
-		e.set(pre)
+		e.set(f)
 		e.b.WriteByte(')')
 	}
-	e.seq(t.top, t.st.flags)
+	e.node(t.top)
 	return e.b.String(), nil
 }
 
@@ -150,31 +158,33 @@ func Anchored(pattern string) bool {
 	if _, err := t.emit(); err != nil {
 		return false
 	}
-	return anchoredAt(t.top, t.st.flags, true) && anchoredAt(t.top, t.st.flags, false)
+	return anchoredAt(t.top, true) && anchoredAt(t.top, false)
 }
 
-// anchoredAt reports whether s is anchored at its start (or end).
-func anchoredAt(s *seq, f flags, start bool) bool {
-	if len(s.items) == 0 {
-		return false
-	}
-	n := s.items[len(s.items)-1]
-	if start {
-		n = s.items[0]
-	}
-	switch n.op {
-	case opAt:
+// anchoredAt reports whether n is anchored at its start (or end).
+func anchoredAt(n *node, start bool) bool {
+	switch n.kind {
+	case kAnchor:
+		multi := n.fl&flagMultiline != 0
 		if start {
-			return n.at == atBeginningString || n.at == atBeginning && f&flagMultiline == 0
+			return n.anchor == aStartText || n.anchor == aStart && !multi
 		}
-		return n.at == atEndString || n.at == atEnd && f&flagMultiline == 0
-	case opSubpattern:
-		return anchoredAt(n.alts[0], combineFlags(f, n.add, n.del), start)
-	case opAtomic:
-		return anchoredAt(n.alts[0], f, start)
-	case opBranch:
-		for _, a := range n.alts {
-			if !anchoredAt(a, f, start) {
+		return n.anchor == aEndText || n.anchor == aEnd && !multi
+	case kCat:
+		// An empty group, (?:), is no item.
+		subs := slices.DeleteFunc(slices.Clone(n.subs), func(s *node) bool { return s.kind == kCat && len(s.subs) == 0 })
+		if len(subs) == 0 {
+			return false
+		}
+		if start {
+			return anchoredAt(subs[0], start)
+		}
+		return anchoredAt(subs[len(subs)-1], start)
+	case kGroup, kAtomic:
+		return anchoredAt(n.subs[0], start)
+	case kAlt:
+		for _, a := range n.subs {
+			if !anchoredAt(a, start) {
 				return false
 			}
 		}

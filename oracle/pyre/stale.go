@@ -13,35 +13,33 @@ const msgStaleGroup = "a group inside an alternative or a negative look-around o
 
 // checkStaleGroups panics with KindUnsupported when a group that sre can
 // leave stale is read.
-func checkStaleGroups(top *seq) {
+func checkStaleGroups(top *node) {
 	stale := map[int]bool{}
 	read := map[int]bool{}
-	var walk func(s *seq, possLoop, inRepeat, exposed bool)
-	walk = func(s *seq, possLoop, inRepeat, exposed bool) {
-		if s == nil {
+	var walk func(n *node, possLoop, inRepeat, exposed bool)
+	walk = func(n *node, possLoop, inRepeat, exposed bool) {
+		if n == nil {
 			return
 		}
-		for _, n := range s.items {
-			switch n.op {
-			case opSubpattern:
-				if n.group > 0 && exposed {
-					stale[n.group] = true
-				}
-			case opGroupRef, opGroupRefExists:
-				read[n.group] = true
+		switch n.kind {
+		case kGroup:
+			if n.num > 0 && exposed {
+				stale[n.num] = true
 			}
-			p, r, e := possLoop, inRepeat, exposed
-			switch {
-			case n.op == opRepeat && n.kind == possessive && n.max >= 2:
-				p = true
-			case n.op == opRepeat:
-				r = true
-			case n.op == opBranch, n.op == opAssert && n.negate:
-				e = e || p && !r
-			}
-			for _, a := range n.alts {
-				walk(a, p, r, e)
-			}
+		case kRef, kCond:
+			read[n.num] = true
+		}
+		p, r, e := possLoop, inRepeat, exposed
+		switch {
+		case n.kind == kRepeat && n.mode == possessive && n.max >= 2:
+			p = true
+		case n.kind == kRepeat:
+			r = true
+		case n.kind == kAlt, n.kind == kLook && n.neg:
+			e = e || p && !r
+		}
+		for _, s := range n.subs {
+			walk(s, p, r, e)
 		}
 	}
 	walk(top, false, false, false)

@@ -44,8 +44,14 @@ type vector struct {
 	Spans   []*[2]int `json:"spans"`
 }
 
-var loadVectors = sync.OnceValues(func() (*vectors, error) {
-	f, err := os.Open("testdata/vectors.json.gz")
+var loadVectors = sync.OnceValues(func() (*vectors, error) { return readVectors("testdata/vectors.json.gz") })
+
+// syntax_vectors.json.gz is random token soup (testdata/gen_syntax_vectors.py):
+// mostly refused patterns, for which error Python reports first.
+var loadSyntaxVectors = sync.OnceValues(func() (*vectors, error) { return readVectors("testdata/syntax_vectors.json.gz") })
+
+func readVectors(path string) (*vectors, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -59,13 +65,20 @@ var loadVectors = sync.OnceValues(func() (*vectors, error) {
 		return nil, err
 	}
 	return &v, nil
-})
+}
+
+// vectorTimeout bounds one search of a vector. Every vector answers in
+// well under a millisecond on an idle machine (the texts are short); the
+// bound is only there so that a hang fails the test instead of stalling
+// it, and is far above what CPU contention can stretch a search to, so a
+// timeout here is a real disagreement (Python answered) and never load.
+const vectorTimeout = 2 * time.Minute
 
 // checkVector compares one pattern with Python's answers; it returns a
 // description of every disagreement.
 func checkVector(v *suite, i int) []string {
 	vec := v.Vectors[i]
-	re, err := Compile(vec.Pattern, time.Second)
+	re, err := Compile(vec.Pattern, vectorTimeout)
 	if vec.Error != "" {
 		var e *Error
 		switch {
@@ -139,6 +152,33 @@ func TestVectorsMatchPython(t *testing.T) {
 	}
 }
 
+func TestSyntaxVectorsMatchPython(t *testing.T) {
+	t.Parallel()
+	v, err := loadSyntaxVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(v.Python, "3.11.") || len(v.Suites) != 2 || len(v.Suites[0].Vectors) < 8000 {
+		t.Fatalf("vectors of Python %s: %d suites", v.Python, len(v.Suites))
+	}
+	for _, su := range v.Suites {
+		t.Run(su.Name, func(t *testing.T) {
+			t.Parallel()
+			bad := 0
+			for i := range su.Vectors {
+				for _, msg := range checkVector(&su, i) {
+					if bad++; bad <= 30 {
+						t.Error(clip(msg))
+					}
+				}
+			}
+			if bad > 30 {
+				t.Errorf("... %d disagreements in all", bad)
+			}
+		})
+	}
+}
+
 func clip(s string) string {
 	if r := []rune(s); len(r) > 300 {
 		return string(r[:300]) + "…"
@@ -159,11 +199,11 @@ func TestCharsetsMatchPython(t *testing.T) {
 	}
 	for _, c := range v.Charsets {
 		tr, err := parseTree(c.Pattern)
-		if err != nil || len(tr.top.items) != 1 {
+		if err != nil || tr.top.kind != kCat || len(tr.top.subs) != 1 || tr.top.subs[0].kind != kChar {
 			t.Errorf("%q: %v", c.Pattern, err)
 			continue
 		}
-		got, ok := charSet(tr.top.items[0], tr.st.flags)
+		got, ok := charSet(tr.top.subs[0]), true
 		var want runeSet
 		for _, r := range c.Ranges {
 			want = append(want, runeRange{r[0], r[1]})
@@ -181,4 +221,34 @@ func firstDifference(a, b runeSet) string {
 		}
 	}
 	return "the end"
+}
+
+// maxUnsupported bounds the patterns Python accepts that this package
+// refuses as unsupported (a backreference under (?ai), a group a
+// possessive repeat can leave stale): the documented exceptions, which
+// must not grow.
+const maxUnsupported = 37
+
+func TestUnsupportedStaysRare(t *testing.T) {
+	t.Parallel()
+	v, err := loadVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted, refused := 0, 0
+	for _, su := range v.Suites {
+		for _, vec := range su.Vectors {
+			if vec.Error != "" {
+				continue
+			}
+			accepted++
+			if _, err := Compile(vec.Pattern, time.Second); errors.Is(err, ErrUnsupported) {
+				refused++
+			}
+		}
+	}
+	t.Logf("%d of %d patterns Python accepts are refused as unsupported", refused, accepted)
+	if refused > maxUnsupported {
+		t.Errorf("%d patterns Python accepts are refused as unsupported (at most %d)", refused, maxUnsupported)
+	}
 }

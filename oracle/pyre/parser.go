@@ -1,0 +1,681 @@
+package pyre
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The parser is recursive descent over the code points of the pattern:
+// alternation → sequence → item [quantifier], where an item is a
+// character, an escape, a class or a parenthesized construct. It reports
+// every error Python reports, with Python's message and position, at the
+// point where the offending text has been read. What can only be judged
+// once the whole pattern is known waits: conditionals naming a later
+// group and the ASCII/UNICODE clash at the end of parse, look-behind
+// widths and template-flag repeats in the emitter (widths.go), which
+// Python checks only after parsing too.
+
+// maxDepth is how deeply groups may nest. CPython's parser is recursive
+// and raises RecursionError past a depth that depends on how deep the
+// caller's stack already is (measured from a script's top level: 495
+// nested groups compile, 496 do not); deeper than this margin below it,
+// the pattern is reported as one this package cannot evaluate rather
+// than answered where Python might refuse it.
+const maxDepth = 400
+
+// maxGroups is the number of capturing groups sre can address.
+const maxGroups = 1<<30 - 1
+
+type parser struct {
+	src []rune
+	pos int
+
+	global  flags // flags set by (?...) at the start
+	started bool  // something other than global flags, comments and verbose whitespace has been read
+	depth   int
+
+	groups  int            // capturing groups opened so far
+	closed  []bool         // by group number: its ')' has been read
+	byNum   []*node        // by group number
+	names   map[string]int // group names
+	behind  int            // inside a look-behind: the number of groups opened before the outermost one; else -1
+	condRef []ref          // conditionals by number, checked once every group is known
+}
+
+type ref struct{ num, pos int }
+
+func (p *parser) fail(pos int, format string, args ...any) {
+	panic(&Error{Kind: KindSyntax, Msg: fmt.Sprintf(format, args...), Pos: pos})
+}
+
+func (p *parser) more() bool { return p.pos < len(p.src) }
+
+func (p *parser) peekIs(c rune) bool { return p.pos < len(p.src) && p.src[p.pos] == c }
+
+func (p *parser) eat(c rune) bool {
+	if p.peekIs(c) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// parse reads a whole pattern.
+func parse(src []rune) (*node, *parser) {
+	p := &parser{src: src, closed: []bool{false}, byNum: []*node{nil}, names: map[string]int{}, behind: -1}
+	defer p.loneBackslash()
+	top, _ := p.alternation(0)
+	if p.more() {
+		p.fail(p.pos, "unbalanced parenthesis") // the only way a top-level alternation stops early
+	}
+	for _, r := range p.condRef {
+		if r.num > p.groups {
+			p.fail(r.pos, "invalid group reference %d", r.num)
+		}
+	}
+	if p.global&typeFlags == typeFlags {
+		panic(&Error{Kind: KindValue, Msg: "ASCII and UNICODE flags are incompatible", Pos: -1})
+	}
+	return top, p
+}
+
+// loneBackslash reports a backslash that ends the pattern unpaired as
+// soon as the parser has read up to it: Python reads a backslash and the
+// character after it as one token and looks one token ahead, so that
+// error comes before any other found once the reading reaches it.
+func (p *parser) loneBackslash() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	n := 0
+	for i := len(p.src) - 1; i >= 0 && p.src[i] == '\\'; i-- {
+		n++
+	}
+	if _, ok := r.(*Error); ok && n%2 == 1 && p.pos >= len(p.src)-1 {
+		r = &Error{Kind: KindSyntax, Msg: "bad escape (end of pattern)", Pos: len(p.src) - 1}
+	}
+	panic(r)
+}
+
+// alternation reads branches up to an unmatched ')' or the end. fl is
+// in force at its start; at the top level a global flag group changes it
+// for the rest of the pattern, which is why the flags are returned.
+func (p *parser) alternation(fl flags) (*node, flags) {
+	start := p.pos
+	var branches []*node
+	for {
+		b, f := p.sequence(fl)
+		fl = f
+		branches = append(branches, b)
+		if !p.eat('|') {
+			break
+		}
+		p.started = true
+	}
+	if len(branches) == 1 {
+		return branches[0], fl
+	}
+	return &node{kind: kAlt, fl: fl, pos: start, subs: branches}, fl
+}
+
+func isVerboseSpace(c rune) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// sequence reads items up to '|', ')' or the end.
+func (p *parser) sequence(fl flags) (*node, flags) {
+	seq := &node{kind: kCat, fl: fl, pos: p.pos}
+	for p.more() {
+		c := p.src[p.pos]
+		if c == '|' || c == ')' {
+			break
+		}
+		if fl&flagVerbose != 0 {
+			if isVerboseSpace(c) {
+				p.pos++
+				continue
+			}
+			if c == '#' {
+				for p.more() && p.src[p.pos] != '\n' {
+					if p.pos++; p.src[p.pos-1] == '\\' {
+						p.skipEscaped()
+					}
+				}
+				continue
+			}
+		}
+		if p.quantifier(seq, fl) {
+			continue
+		}
+		n, f := p.item(fl)
+		fl = f
+		if n != nil {
+			p.started = true
+			seq.subs = append(seq.subs, n)
+		}
+	}
+	return seq, fl
+}
+
+// quantifier reads *, +, ?, or {m,n} (a { that does not start one is a
+// literal) with its lazy or possessive suffix and applies it to the last
+// item of seq.
+func (p *parser) quantifier(seq *node, fl flags) bool {
+	at := p.pos
+	var lo, hi uint32
+	switch p.src[at] {
+	case '*':
+		lo, hi = 0, unbounded
+	case '+':
+		lo, hi = 1, unbounded
+	case '?':
+		lo, hi = 0, 1
+	case '{':
+		var ok bool
+		if lo, hi, ok = p.counts(); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	if at == p.pos {
+		p.pos++
+	}
+	var last *node
+	if k := len(seq.subs); k > 0 {
+		last = seq.subs[k-1]
+	}
+	switch {
+	case last == nil || last.kind == kAnchor:
+		p.fail(at, "nothing to repeat")
+	case last.kind == kRepeat:
+		p.fail(at, "multiple repeat")
+	}
+	mode := greedy
+	if p.eat('?') {
+		mode = lazy
+	} else if p.eat('+') {
+		mode = possessive
+	}
+	seq.subs[len(seq.subs)-1] = &node{kind: kRepeat, fl: fl, pos: last.pos, subs: []*node{last}, min: lo, max: hi, mode: mode}
+	return true
+}
+
+// counts reads {m}, {m,}, {,n} or {m,n} at p.pos; anything else (ok
+// false) leaves the { to be read as a literal.
+func (p *parser) counts() (lo, hi uint32, ok bool) {
+	i := p.pos + 1
+	digits := func() string {
+		j := i
+		for i < len(p.src) && p.src[i] >= '0' && p.src[i] <= '9' {
+			i++
+		}
+		return string(p.src[j:i])
+	}
+	min := digits()
+	max, comma := min, false
+	if i < len(p.src) && p.src[i] == ',' {
+		i++
+		comma = true
+		max = digits()
+	}
+	if i >= len(p.src) || p.src[i] != '}' || min == "" && !comma {
+		return 0, 0, false
+	}
+	start := p.pos
+	p.pos = i + 1
+	lo = 0
+	if min != "" {
+		lo = repeatCount(min)
+	}
+	hi = unbounded
+	if max != "" {
+		hi = repeatCount(max)
+	}
+	if hi < lo {
+		p.fail(start+1, "min repeat greater than max repeat")
+	}
+	return lo, hi, true
+}
+
+// repeatCount is a count of {m,n}: Python converts it with int(), which
+// refuses more than 4300 digits, then refuses any count sre cannot hold.
+func repeatCount(digits string) uint32 {
+	if len(digits) > 4300 {
+		panic(&Error{Kind: KindValue, Pos: -1, Msg: fmt.Sprintf("Exceeds the limit (4300 digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", len(digits))})
+	}
+	v, err := strconv.ParseUint(strings.TrimLeft(digits, "0")+"0", 10, 64)
+	if err != nil || v/10 >= unbounded {
+		panic(&Error{Kind: KindOverflow, Msg: "the repetition number is too large", Pos: -1})
+	}
+	return uint32(v / 10)
+}
+
+// item reads one item; nil for one that matches nothing by itself (a
+// comment or a global flag group, which may change fl).
+func (p *parser) item(fl flags) (*node, flags) {
+	at := p.pos
+	c := p.src[at]
+	switch c {
+	case '(':
+		return p.group(fl)
+	case '[':
+		return p.class(fl), fl
+	case '\\':
+		return p.escape(fl), fl
+	case '.':
+		p.pos++
+		return &node{kind: kChar, fl: fl, pos: at, ch: &charItem{what: cAny}}, fl
+	case '^':
+		p.pos++
+		return &node{kind: kAnchor, fl: fl, pos: at, anchor: aStart}, fl
+	case '$':
+		p.pos++
+		return &node{kind: kAnchor, fl: fl, pos: at, anchor: aEnd}, fl
+	}
+	p.pos++
+	return literal(c, fl, at), fl
+}
+
+func literal(c rune, fl flags, at int) *node {
+	return &node{kind: kChar, fl: fl, pos: at, ch: &charItem{what: cLiteral, c: c}}
+}
+
+// enter and leave bound the nesting of groups.
+func (p *parser) enter() {
+	if p.depth++; p.depth > maxDepth {
+		panic(&Error{Kind: KindUnsupported, Msg: "groups nested more deeply than Python can parse", Pos: -1})
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// body reads the alternation of a group opened at open and its ')'.
+func (p *parser) body(fl flags, open int) *node {
+	n, _ := p.alternation(fl)
+	if !p.eat(')') {
+		p.fail(open, "missing ), unterminated subpattern")
+	}
+	return n
+}
+
+func (p *parser) group(fl flags) (*node, flags) {
+	open := p.pos
+	p.pos++
+	if !p.eat('?') {
+		return p.capture(fl, open, "", 0), fl
+	}
+	if !p.more() {
+		p.fail(p.pos, "unexpected end of pattern")
+	}
+	c := p.src[p.pos]
+	p.pos++
+	switch c {
+	case 'P':
+		if !p.more() {
+			p.fail(p.pos, "unexpected end of pattern")
+		}
+		d := p.src[p.pos]
+		p.pos++
+		switch d {
+		case '<':
+			at := p.pos
+			name := p.name('>', "missing >, unterminated name")
+			if !isIdentifier(name) {
+				p.fail(at, "bad character in group name %s", pyRepr(name))
+			}
+			if was, dup := p.names[name]; dup {
+				p.fail(at, "redefinition of group name %s as group %d; was group %d", pyRepr(name), p.groups+1, was)
+			}
+			return p.capture(fl, open, name, at), fl
+		case '=':
+			at := p.pos
+			name := p.name(')', "missing ), unterminated name")
+			if !isIdentifier(name) {
+				p.fail(at, "bad character in group name %s", pyRepr(name))
+			}
+			num, ok := p.names[name]
+			if !ok {
+				p.fail(at, "unknown group name %s", pyRepr(name))
+			}
+			if !p.closed[num] {
+				p.fail(at, "cannot refer to an open group")
+			}
+			p.checkBehind(num)
+			p.started = true
+			return &node{kind: kRef, fl: fl, pos: open, num: num}, fl
+		}
+		p.fail(open+1, "unknown extension ?P%s", p.token(d))
+	case ':':
+		// A plain group is its contents: it only delimits them.
+		p.started = true
+		p.enter()
+		defer p.leave()
+		return p.body(fl, open), fl
+	case '#':
+		for {
+			if !p.more() {
+				p.fail(open, "missing ), unterminated comment")
+			}
+			c := p.src[p.pos]
+			p.pos++
+			if c == ')' {
+				return nil, fl
+			}
+			if c == '\\' {
+				p.skipEscaped()
+			}
+		}
+	case '=', '!':
+		return p.look(fl, open, false, c == '!'), fl
+	case '<':
+		if !p.more() {
+			p.fail(p.pos, "unexpected end of pattern")
+		}
+		d := p.src[p.pos]
+		p.pos++
+		if d == '=' || d == '!' {
+			return p.look(fl, open, true, d == '!'), fl
+		}
+		p.fail(open+1, "unknown extension ?<%s", p.token(d))
+	case '>':
+		p.started = true
+		p.enter()
+		defer p.leave()
+		return &node{kind: kAtomic, fl: fl, pos: open, subs: []*node{p.body(fl, open)}}, fl
+	case '(':
+		return p.conditional(fl, open), fl
+	default:
+		if _, ok := flagOf(c); ok || c == '-' {
+			p.pos--
+			return p.flagGroup(fl, open)
+		}
+	}
+	p.fail(open+1, "unknown extension ?%s", p.token(c))
+	return nil, fl
+}
+
+// token is c, just read, as Python names it in a message: a backslash
+// with the character after it (which it reads too).
+func (p *parser) token(c rune) string {
+	if c == '\\' && p.more() {
+		p.pos++
+		return string(c) + string(p.src[p.pos-1])
+	}
+	return string(c)
+}
+
+// skipEscaped passes the character after a backslash inside a name or a
+// comment: Python reads the two as one, so "\)" does not close it.
+func (p *parser) skipEscaped() {
+	if !p.more() {
+		p.fail(len(p.src)-1, "bad escape (end of pattern)")
+	}
+	p.pos++
+}
+
+// name reads a group name up to end (consumed).
+func (p *parser) name(end rune, unterminated string) string {
+	at := p.pos
+	for {
+		if !p.more() {
+			if p.pos == at {
+				p.fail(at, "missing group name")
+			}
+			p.fail(at, "%s", unterminated)
+		}
+		c := p.src[p.pos]
+		if c == end {
+			break
+		}
+		p.pos++
+		if c == '\\' {
+			p.skipEscaped()
+		}
+	}
+	name := string(p.src[at:p.pos])
+	p.pos++
+	if name == "" {
+		p.fail(at, "missing group name")
+	}
+	return name
+}
+
+func (p *parser) capture(fl flags, open int, name string, at int) *node {
+	p.started = true
+	p.enter()
+	defer p.leave()
+	p.groups++
+	num := p.groups
+	if p.groups > maxGroups {
+		p.fail(at, "too many groups")
+	}
+	if name != "" {
+		p.names[name] = num
+	}
+	g := &node{kind: kGroup, fl: fl, pos: open, num: num}
+	p.closed = append(p.closed, false)
+	p.byNum = append(p.byNum, g)
+	g.subs = []*node{p.body(fl, open)}
+	p.closed[num] = true
+	return g
+}
+
+func (p *parser) look(fl flags, open int, behind, neg bool) *node {
+	p.started = true
+	p.enter()
+	defer p.leave()
+	saved := p.behind
+	if behind && saved < 0 {
+		p.behind = p.groups
+	}
+	body := p.body(fl, open)
+	p.behind = saved
+	return &node{kind: kLook, fl: fl, pos: open, subs: []*node{body}, behind: behind, neg: neg}
+}
+
+// checkBehind refuses, inside a look-behind, a reference to a group that
+// is not closed yet or that the same look-behind opened (its width is not
+// known when the look-behind's is needed).
+func (p *parser) checkBehind(num int) {
+	if p.behind < 0 {
+		return
+	}
+	if num >= len(p.closed) || !p.closed[num] {
+		p.fail(p.pos, "cannot refer to an open group")
+	}
+	if num > p.behind {
+		p.fail(p.pos, "cannot refer to group defined in the same lookbehind subpattern")
+	}
+}
+
+// conditional reads (?(ref)yes|no) after its "(?(".
+func (p *parser) conditional(fl flags, open int) *node {
+	p.started = true
+	at := p.pos
+	name := p.name(')', "missing ), unterminated name")
+	var num int
+	if isIdentifier(name) {
+		n, ok := p.names[name]
+		if !ok {
+			p.fail(at, "unknown group name %s", pyRepr(name))
+		}
+		num = n
+	} else {
+		v, ok := pyInt(name)
+		switch {
+		case !ok:
+			p.fail(at, "bad character in group name %s", pyRepr(name))
+		case v == "0":
+			p.fail(at, "bad group number")
+		case len(v) > 10 || mustAtoi(v) >= maxGroups:
+			p.fail(at, "invalid group reference %s", v)
+		}
+		num = mustAtoi(v)
+		p.condRef = append(p.condRef, ref{num, at})
+	}
+	p.checkBehind(num)
+	p.enter()
+	defer p.leave()
+	yes, _ := p.sequence(fl)
+	var no *node
+	if p.eat('|') {
+		no, _ = p.sequence(fl)
+		if p.peekIs('|') {
+			p.fail(p.pos, "conditional backref with more than two branches")
+		}
+	}
+	if !p.eat(')') {
+		p.fail(open, "missing ), unterminated subpattern")
+	}
+	return &node{kind: kCond, fl: fl, pos: open, num: num, subs: []*node{yes, no}}
+}
+
+func mustAtoi(s string) int {
+	v, _ := strconv.Atoi(s)
+	return v
+}
+
+// pyInt is int(s) for a group number written as a conditional's name:
+// surrounding white space, a sign, decimal digits of any script, single
+// underscores between digits. It returns the value in ASCII decimal
+// without leading zeros; ok is false for what int() refuses and for a
+// negative number (not a group either).
+func pyInt(s string) (v string, ok bool) {
+	rs := []rune(s)
+	i, j := 0, len(rs)
+	for i < j && uniSpace.contains(rs[i]) {
+		i++
+	}
+	for j > i && uniSpace.contains(rs[j-1]) {
+		j--
+	}
+	neg := false
+	if i < j && (rs[i] == '+' || rs[i] == '-') {
+		neg = rs[i] == '-'
+		i++
+	}
+	var b strings.Builder
+	prevDigit := false
+	for k := i; k < j; k++ {
+		d, isDigit := decimalValue(rs[k])
+		switch {
+		case isDigit:
+			b.WriteByte(byte('0' + d))
+			prevDigit = true
+		case rs[k] == '_' && prevDigit && k+1 < j:
+			prevDigit = false
+		default:
+			return "", false
+		}
+	}
+	if !prevDigit || b.Len() > 4300 {
+		return "", false
+	}
+	v = strings.TrimLeft(b.String(), "0")
+	if v == "" {
+		v = "0"
+	}
+	if neg && v != "0" {
+		return "", false
+	}
+	return v, true
+}
+
+// decimalValue is the digit value of a decimal digit of any script.
+func decimalValue(c rune) (int, bool) {
+	for _, z := range decimalZeros {
+		if c >= z && c <= z+9 {
+			return int(c - z), true
+		}
+	}
+	return 0, false
+}
+
+// flagGroup reads (?flags) or (?on-off:...) from its first letter.
+func (p *parser) flagGroup(fl flags, open int) (*node, flags) {
+	var on, off flags
+	next := func() rune {
+		c := p.src[p.pos]
+		p.pos++
+		return c
+	}
+	unknown := func(c rune, otherwise string) {
+		at := p.pos - 1
+		if c == '\\' {
+			p.token(c) // read as one with what follows
+		} else if alpha.contains(c) {
+			otherwise = "unknown flag"
+		}
+		p.fail(at, "%s", otherwise)
+	}
+	c := next()
+	if c != '-' {
+		for {
+			f, _ := flagOf(c)
+			if c == 'L' {
+				p.fail(p.pos, "bad inline flags: cannot use 'L' flag with a str pattern")
+			}
+			if on |= f; on&typeFlags == typeFlags {
+				p.fail(p.pos, "bad inline flags: flags 'a', 'u' and 'L' are incompatible")
+			}
+			if !p.more() {
+				p.fail(p.pos, "missing -, : or )")
+			}
+			if c = next(); c == ')' || c == '-' || c == ':' {
+				break
+			}
+			if _, ok := flagOf(c); !ok {
+				unknown(c, "missing -, : or )")
+			}
+		}
+		if c == ')' {
+			if p.started || p.depth > 0 {
+				p.fail(open, "global flags not at the start of the expression")
+			}
+			p.global |= on
+			return nil, fl | on
+		}
+		if on&flagTemplate != 0 {
+			p.fail(p.pos-1, "bad inline flags: cannot turn on global flag")
+		}
+	}
+	if c == '-' {
+		if !p.more() {
+			p.fail(p.pos, "missing flag")
+		}
+		c = next()
+		for {
+			f, ok := flagOf(c)
+			if !ok {
+				unknown(c, "missing flag")
+			}
+			if c == 'a' || c == 'u' || c == 'L' {
+				p.fail(p.pos, "bad inline flags: cannot turn off flags 'a', 'u' and 'L'")
+			}
+			off |= f
+			if !p.more() {
+				p.fail(p.pos, "missing :")
+			}
+			if c = next(); c == ':' {
+				break
+			}
+			if _, ok := flagOf(c); !ok {
+				unknown(c, "missing :")
+			}
+		}
+	}
+	if off&flagTemplate != 0 {
+		p.fail(p.pos-1, "bad inline flags: cannot turn off global flag")
+	}
+	if on&off != 0 {
+		p.fail(p.pos-1, "bad inline flags: flag turned on and off")
+	}
+	p.started = true
+	p.enter()
+	defer p.leave()
+	inner := scoped(fl, on, off)
+	return &node{kind: kGroup, fl: fl, pos: open, on: on, off: off, subs: []*node{p.body(inner, open)}}, fl
+}
