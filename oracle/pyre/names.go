@@ -106,7 +106,8 @@ func asciiUpperString(s string) string {
 	return string(b)
 }
 
-// The jamo short names of CPython's hangul_syllables table.
+// The Jamo short names (Unicode's Jamo.txt) that make up the names of
+// Hangul syllables (the Unicode Standard, section 3.12).
 var (
 	jamoL = []string{"G", "GG", "N", "D", "DD", "R", "M", "B", "BB", "S", "SS", "", "J", "JJ", "C", "K", "T", "P", "H"}
 	jamoV = []string{"A", "AE", "YA", "YAE", "EO", "E", "YEO", "YE", "O", "WA", "WAE", "OE", "YO", "U", "WEO", "WE", "WI", "YU", "EU", "YI", "I"}
