@@ -120,6 +120,12 @@ func (b *postgresBackend) migrate(ctx context.Context) error {
 func (b *postgresBackend) name() string     { return "postgres" }
 func (b *postgresBackend) location() string { return b.url }
 func (b *postgresBackend) reader() querier  { return pgQuerier{b.pool} }
+
+// nowQuery reads the PostgreSQL server's clock: one clock for every host
+// of the farm.
+func (b *postgresBackend) nowQuery() string {
+	return `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`
+}
 func (b *postgresBackend) close() error     { b.pool.Close(); return nil }
 
 func (b *postgresBackend) begin(ctx context.Context) (txn, error) {

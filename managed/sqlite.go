@@ -130,6 +130,12 @@ func (b *sqliteBackend) migrate(ctx context.Context, hasMetadata bool) error {
 func (b *sqliteBackend) name() string     { return "sqlite" }
 func (b *sqliteBackend) location() string { return b.path }
 func (b *sqliteBackend) reader() querier  { return sqlQuerier{b.db} }
+
+// nowQuery: SQLite's clock is the host's (a SQLite store never spans
+// hosts), read by SQLite itself with millisecond precision.
+func (b *sqliteBackend) nowQuery() string {
+	return `SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER)`
+}
 func (b *sqliteBackend) close() error     { return b.db.Close() }
 
 func (b *sqliteBackend) begin(ctx context.Context) (txn, error) {

@@ -71,7 +71,12 @@ type Store interface {
 
 // Options configure Open.
 type Options struct {
-	Clock clock.Clock // nil means clock.System
+	// Clock stands in for the database's clock (tests: one fake clock
+	// that every store on the database shares). Nil, as every command
+	// leaves it, means the database's own clock: lease expiry, recovery
+	// and every timestamp are judged by the database server (SQL now()),
+	// never by the clock of the host a worker runs on.
+	Clock clock.Clock
 	// Logger receives River's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -90,17 +95,31 @@ func Open(ctx context.Context, database string, opts Options) (Store, error) {
 	if err != nil {
 		return nil, asFault(err)
 	}
-	return &store{be: be, clock: clock.Or(opts.Clock)}, nil
+	return &store{be: be, clock: opts.Clock}, nil
 }
 
 type store struct {
-	be    backend
+	be backend
+	// clock is a test's stand-in for the database's clock; nil in
+	// production.
 	clock clock.Clock
 }
 
 var _ Store = (*store)(nil)
 
-func (s *store) now() int64 { return s.clock.Now().UnixMilli() }
+// now is the farm's time in Unix milliseconds: the database's clock, read
+// in SQL, so that every host of a farm judges leases by one clock however
+// far its own runs ahead or behind.
+func (s *store) now(ctx context.Context) (int64, error) {
+	if s.clock != nil {
+		return s.clock.Now().UnixMilli(), nil
+	}
+	var ms int64
+	if err := s.be.reader().queryRow(ctx, s.be.nowQuery()).Scan(&ms); err != nil {
+		return 0, fault.Wrap(fault.Transport, CodeDatabase, "cannot read the database's clock", err)
+	}
+	return ms, nil
+}
 
 func (s *store) Close() error { return s.be.close() }
 
