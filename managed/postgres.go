@@ -126,7 +126,7 @@ func (b *postgresBackend) reader() querier  { return pgQuerier{b.pool} }
 func (b *postgresBackend) nowQuery() string {
 	return `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`
 }
-func (b *postgresBackend) close() error     { b.pool.Close(); return nil }
+func (b *postgresBackend) close() error { b.pool.Close(); return nil }
 
 func (b *postgresBackend) begin(ctx context.Context) (txn, error) {
 	tx, err := b.pool.Begin(ctx)

@@ -136,7 +136,7 @@ func (b *sqliteBackend) reader() querier  { return sqlQuerier{b.db} }
 func (b *sqliteBackend) nowQuery() string {
 	return `SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER)`
 }
-func (b *sqliteBackend) close() error     { return b.db.Close() }
+func (b *sqliteBackend) close() error { return b.db.Close() }
 
 func (b *sqliteBackend) begin(ctx context.Context) (txn, error) {
 	tx, err := b.db.BeginTx(ctx, nil)
