@@ -77,11 +77,18 @@ type Options struct {
 	// and every timestamp are judged by the database server (SQL now()),
 	// never by the clock of the host a worker runs on.
 	Clock clock.Clock
+	// Existing opens a store that exists and is initialised at this
+	// binary's schema version, and changes nothing to do so: no file or
+	// directory is created, no table migrated (the read-only commands, and
+	// those that only act on tasks already submitted). Otherwise Open
+	// creates and migrates as needed.
+	Existing bool
 	// Logger receives River's logs; nil discards them.
 	Logger *slog.Logger
 }
 
-// Open opens (creating and migrating as needed) the store at database: a
+// Open opens (creating and migrating as needed, unless opts.Existing) the
+// store at database: a
 // postgres:// or postgresql:// URL selects PostgreSQL, anything else is a
 // SQLite file path.
 func Open(ctx context.Context, database string, opts Options) (Store, error) {

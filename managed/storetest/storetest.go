@@ -35,6 +35,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"Devices", testDevices},
 		{"SubmitValidation", testSubmitValidation},
 		{"SubmitIdempotency", testSubmitIdempotency},
+		{"SubmitWarnsWhenNoDeviceCanRunATarget", testPlacementWarnings},
 		{"ClaimMatchesSelector", testClaimMatchesSelector},
 		{"ClaimOutcomes", testClaimOutcomes},
 		{"ClaimIsFencedByGeneration", testReclaimFencesOldWorker},

@@ -117,7 +117,7 @@ func newCmdServe(e cmdutil.Env) *cli.Command {
 			&cli.IntFlag{Name: "port", Destination: &o.port, Value: 8765, Usage: "TCP port (0 picks a free one and prints it)"},
 			&cli.StringSliceFlag{Name: "artifacts-root", Destination: roots, Usage: "evidence roots POST /v1/retention/purge may clean on this host"},
 		},
-		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
+		Action: cmdutil.Local(e, onNewStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
 			o.roots = roots.Value()
 			return runManagedServe(ctx, s, *o, e.Stdout)
 		})),
