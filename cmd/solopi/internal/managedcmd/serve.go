@@ -24,6 +24,19 @@ type managedServeOptions struct {
 	port        int
 	host        string
 	roots       []string
+	limits      serveLimits
+}
+
+// serveLimits bound what one connection may hold: a client that sends its
+// headers slowly, or headers and then no body, is cut off, and stopping the
+// server waits a bounded grace for requests in flight.
+type serveLimits struct {
+	readHeader, read, write, idle, grace time.Duration
+}
+
+func defaultServeLimits() serveLimits {
+	return serveLimits{readHeader: 5 * time.Second, read: 30 * time.Second, write: time.Minute,
+		idle: time.Minute, grace: 3 * time.Second}
 }
 
 // managedListening is the line managed-serve prints once it listens.
@@ -71,15 +84,22 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 		ln.Close()
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, "output_failed", "cannot write to stdout", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	lim := o.limits
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.readHeader, ReadTimeout: lim.read, WriteTimeout: lim.write,
+		IdleTimeout: lim.idle, MaxHeaderBytes: 64 << 10}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		err = srv.Shutdown(shutdown)
+		// Requests in flight get a bounded grace; whatever still holds a
+		// connection after it (a client that never sends its body) is cut.
+		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.grace)
+		if srv.Shutdown(grace) != nil {
+			srv.Close()
+		}
 		cancel()
+		err = nil
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, "serve_failed", "the managed API stopped", err)
@@ -93,7 +113,7 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 
 func newCmdServe(e cmdutil.Env) *cli.Command {
 	var db string
-	o := &managedServeOptions{}
+	o := &managedServeOptions{limits: defaultServeLimits()}
 	roots := &cli.StringSlice{}
 	return &cli.Command{
 		Name:  "managed-serve",
