@@ -121,6 +121,14 @@ func (s *Server) allowed(r *http.Request) string {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Server", ServerName)
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if err := s.guard(r); err != nil {
+		f := fault.From(err)
+		s.write(w, guardStatus(f.Code), f.Fields(), false)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
