@@ -129,6 +129,9 @@ func newCmdServe(e cmdutil.Env) *cli.Command {
 			"GET /v1/tasks/{id}/events?after=N, GET /v1/tasks/{id}/report, POST /v1/tasks/{id}/cancel,\n" +
 			"POST /v1/recover, POST /v1/retention/purge; River's dashboard under /riverui/ (a browser logs\n" +
 			"in with any user name and the token as password). Bodies are JSON objects of at most 1 MiB.\n" +
+			"Only a loopback Host is served (foreign_host); state-changing requests from another origin or site\n" +
+			"are refused (cross_site_request), dashboard ones need the dashboard's own Origin. A request has 5 s\n" +
+			"for its headers and 30 s in all; SIGINT/SIGTERM gives requests in flight 3 s.\n" +
 			"The API manages data only: it never reaches a device.",
 		Flags: []cli.Flag{storeFlag(&db), hostFlag(&o.host),
 			&cli.StringFlag{Name: "bearer-token", Destination: &o.bearerToken, Required: true, EnvVars: []string{"SOLOPI_MANAGED_BEARER_TOKEN"},

@@ -272,3 +272,22 @@ func TestManagedReadOnlyCommandsCreateNothing(t *testing.T) {
 		t.Fatalf("a command wrote into the directory: %v", entries)
 	}
 }
+
+// managed-submit of a matrix no registered device can run is queued with a
+// warning per target (schema-checked), not silently.
+func TestManagedSubmitWarnsWithoutDevices(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, filepath.Join(t.TempDir(), "managed.sqlite"), nil)
+	plan, matrix, _ := cmdtest.ManagedFiles(t)
+	task := r.managed(0, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-warn")
+	ws, _ := task["warnings"].([]any)
+	if task["status"] != "queued" || len(ws) != 1 || ws[0].(map[string]any)["code"] != "no_matching_device" {
+		t.Fatalf("submit without devices: %v", task)
+	}
+	r.managed(0, "managed-device-register", "--device-id", "pixel-8", "--device-serial", "SERIAL-1", "--api-level", "35",
+		"--capability", "agent", "--capability", "verification")
+	again := r.managed(0, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-warn-2")
+	if _, has := again["warnings"]; has {
+		t.Fatalf("warnings with a matching healthy device: %v", again)
+	}
+}
