@@ -196,6 +196,11 @@ func TestOpenReadOnly(t *testing.T) {
 		if _, err := r.Health(context.Background()); err != nil {
 			t.Fatalf("health of a read-only file: %v", err)
 		}
+		// A write through it says why it cannot be done.
+		_, err = r.RegisterDevice(context.Background(), managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30})
+		if fault.CodeOf(err) != managed.CodeDatabaseReadOnly {
+			t.Fatalf("a write to a read-only store: %v (%s)", err, fault.CodeOf(err))
+		}
 	})
 	t.Run("new file in a read-only directory", func(t *testing.T) {
 		t.Parallel()

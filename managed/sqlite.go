@@ -179,6 +179,14 @@ func listTables(ctx context.Context, db *sql.DB) ([]string, error) {
 // database or is damaged, a file this user may not open. Anything else is
 // a database_error naming what was being done.
 func sqliteFault(err error, path, doing string) error {
+	f := classifySQLite(err, path, doing)
+	if fe, ok := f.(*fault.Error); ok && path == "" {
+		delete(fe.Details, "database")
+	}
+	return f
+}
+
+func classifySQLite(err error, path, doing string) error {
 	var f *fault.Error
 	if errors.As(err, &f) && f.Code != CodeDatabase || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
@@ -194,7 +202,10 @@ func sqliteFault(err error, path, doing string) error {
 	case code&0xff == sqlite3.SQLITE_FULL:
 		return fault.Wrap(fault.Transport, CodeDatabaseFull, "the disk holding the database is full", err).With("database", path)
 	}
-	ro, denied := writability(path)
+	var ro, denied bool
+	if path != "" {
+		ro, denied = writability(path)
+	}
 	switch {
 	case code&0xff == sqlite3.SQLITE_READONLY || ro:
 		return fault.Wrap(fault.Invalid, CodeDatabaseReadOnly, "the database cannot be written: its file, directory or file system is read-only", err).

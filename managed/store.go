@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/riverqueue/river"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
@@ -163,6 +164,11 @@ func asFault(err error) error {
 	var f *fault.Error
 	if errors.As(err, &f) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	switch c := sqliteCode(err) & 0xff; c {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FULL:
+		// The same codes as at open; the path is the store's own.
+		return sqliteFault(err, "", "")
 	}
 	return fault.Wrap(fault.Transport, CodeDatabase, "the managed database failed: "+err.Error(), err)
 }
