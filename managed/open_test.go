@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 )
 
 func wantOpenCode(t *testing.T, database string, opts managed.Options, code string) *fault.Error {
@@ -254,4 +257,41 @@ func TestOpenPostgresErrors(t *testing.T) {
 		t.Fatalf("the message does not name the address: %q", f.Message)
 	}
 	wantOpenCode(t, pgtest.Schema(t), managed.Options{Existing: true}, managed.CodeDatabaseNotInitialised)
+
+	// A role that may not use the schema, then one that may use it but not
+	// create in it.
+	schemaURL := pgtest.Schema(t)
+	su, _ := url.Parse(schemaURL)
+	schema := su.Query().Get("search_path")
+	role := "solopi_noperm_" + schema[len("solopi_test_"):]
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`CREATE ROLE ` + role + ` LOGIN PASSWORD 'pw-secret-123'`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			return
+		}
+		defer admin.Close()
+		admin.Exec(`DROP OWNED BY ` + role)
+		admin.Exec(`DROP ROLE ` + role)
+	})
+	su.User = url.UserPassword(role, "pw-secret-123")
+	f = wantOpenCode(t, su.String(), managed.Options{}, managed.CodeDatabasePermission)
+	if !strings.Contains(f.Message, schema) || strings.Contains(fmt.Sprint(f.Fields()), "pw-secret-123") {
+		t.Fatalf("the refusal names no schema, or shows the password: %v", f.Fields())
+	}
+	if _, err := admin.Exec(`GRANT USAGE ON SCHEMA ` + schema + ` TO ` + role); err != nil {
+		t.Fatal(err)
+	}
+	f = wantOpenCode(t, su.String(), managed.Options{}, managed.CodeDatabasePermission)
+	t.Logf("without CREATE: %s", f.Message)
+	if strings.Contains(fmt.Sprint(f.Fields()), "pw-secret-123") {
+		t.Fatalf("the refusal shows the password: %v", f.Fields())
+	}
 }

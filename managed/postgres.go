@@ -84,12 +84,44 @@ func checkSearchPath(ctx context.Context, pool *pgxpool.Pool, where string) erro
 	if err := pool.QueryRow(ctx, `SELECT current_schema(), current_setting('search_path')`).Scan(&schema, &path); err != nil {
 		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the connection's search_path", err).With("database", where)
 	}
-	if schema == nil {
-		return storeError(CodeSchemaNotFound, "no schema of the connection's search_path exists ("+path+")").
-			With("database", where).With("searchPath", path).
-			WithUserAction("create the schema (CREATE SCHEMA …) or correct search_path in the URL")
+	if schema != nil {
+		return nil
 	}
-	return nil
+	// PostgreSQL skips a schema the role may not use as if it did not
+	// exist; tell the two apart.
+	var denied []string
+	rows, err := pool.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname = ANY($1) AND NOT has_schema_privilege(oid, 'USAGE') ORDER BY nspname`,
+		searchPathNames(path))
+	if err == nil {
+		denied, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the connection's schemas", err).With("database", where)
+	}
+	if len(denied) > 0 {
+		return storeError(CodeDatabasePermission, "the role may not use the schema of its search_path ("+strings.Join(denied, ", ")+")").
+			With("database", where).With("searchPath", path).
+			WithUserAction("GRANT USAGE, CREATE ON SCHEMA … TO the role, or connect as its owner")
+	}
+	return storeError(CodeSchemaNotFound, "no schema of the connection's search_path exists ("+path+")").
+		With("database", where).With("searchPath", path).
+		WithUserAction("create the schema (CREATE SCHEMA …) or correct search_path in the URL")
+}
+
+// searchPathNames splits a search_path setting into schema names (quotes
+// removed; "$user" kept as written, it matches no schema name).
+func searchPathNames(path string) []string {
+	var out []string
+	for _, p := range strings.Split(path, ",") {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // checkInitialised refuses, for a command that never migrates, a schema
