@@ -163,8 +163,8 @@ type Task struct {
 	// OwnerToken is set only on the response that created the task: the
 	// store keeps only its hash, so it can never be shown again.
 	OwnerToken string `json:"ownerToken,omitempty"`
-	// Warnings are set only on a submission's response: targets no
-	// registered device can run now.
+	// Warnings are set on a submission's and a status's answer: targets
+	// of shards still queued that no registered device can run now.
 	Warnings []Warning `json:"warnings,omitempty"`
 }
 

@@ -234,7 +234,13 @@ func testPlacementWarnings(t *testing.T, h *harness) {
 	if len(ok.Warnings) != 0 {
 		t.Fatalf("warnings with a healthy matching device: %+v", ok.Warnings)
 	}
-	if st := h.status(t, first.TaskID); len(st.Warnings) != 0 || st.Status != "queued" {
-		t.Fatalf("status carries warnings or the task is not queued: %+v", st)
+	// A task polled while it waits says why: here only the tablet
+	// target still has no device.
+	if st := h.status(t, first.TaskID); st.Status != "queued" || len(st.Warnings) != 1 ||
+		st.Warnings[0].Code != managed.WarnNoMatchingDevice || st.Warnings[0].TargetID != "tablet" {
+		t.Fatalf("status of the waiting task: %+v", st)
+	}
+	if st := h.status(t, ok.TaskID); len(st.Warnings) != 0 {
+		t.Fatalf("status of a task a device can run: %+v", st)
 	}
 }
