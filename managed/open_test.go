@@ -222,6 +222,24 @@ func TestOpenReadOnly(t *testing.T) {
 		s.Close()
 		makeReadOnly(t, dir)
 		wantOpenCode(t, path, managed.Options{}, managed.CodeDatabaseReadOnly)
+		// SQLite cannot create the WAL's -shm file there; a read-only
+		// command still reads the store (as immutable), a write says why
+		// it cannot.
+		r, err := managed.Open(context.Background(), path, managed.Options{Existing: true})
+		if err != nil {
+			t.Fatalf("read-only command on a store in a read-only directory: %v", err)
+		}
+		defer r.Close()
+		if h, err := r.Health(context.Background()); err != nil || !h.Ready {
+			t.Fatalf("health %+v %v", h, err)
+		}
+		_, err = r.RegisterDevice(context.Background(), managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30})
+		if fault.CodeOf(err) != managed.CodeDatabaseReadOnly {
+			t.Fatalf("a write to a read-only store: %v (%s)", err, fault.CodeOf(err))
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("files appeared beside the store: %v", entries)
+		}
 	})
 }
 

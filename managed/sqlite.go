@@ -58,7 +58,22 @@ func openSQLite(ctx context.Context, path string, opts Options) (*sqliteBackend,
 			return nil, sqliteFault(err, abs, "cannot create the database directory")
 		}
 	}
-	existing, version, err := inspectSQLite(ctx, abs)
+	b, err := openSQLiteFile(ctx, abs, opts, false)
+	if opts.Existing && fault.CodeOf(err) == CodeDatabaseReadOnly {
+		// A WAL database on read-only media cannot be read the usual way
+		// (SQLite would create its -shm file); nothing can change it there,
+		// so a command that only reads opens it as immutable.
+		b, err = openSQLiteFile(ctx, abs, opts, true)
+	}
+	return b, err
+}
+
+func openSQLiteFile(ctx context.Context, abs string, opts Options, immutable bool) (*sqliteBackend, error) {
+	ro := ""
+	if immutable {
+		ro = "&immutable=1"
+	}
+	existing, version, err := inspectSQLite(ctx, abs, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +85,10 @@ func openSQLite(ctx context.Context, path string, opts Options) (*sqliteBackend,
 	}
 	// mode=rw never creates the file: a command on an existing store only.
 	mode := "rwc"
-	if opts.Existing {
+	switch {
+	case immutable:
+		mode = "ro" + ro
+	case opts.Existing:
 		mode = "rw"
 	}
 	db, err := sql.Open("sqlite", sqliteURI(abs, "mode="+mode+
@@ -123,11 +141,11 @@ func checkInitialised(hasMetadata bool, version string) error {
 // SoloPi's own host CLI's managed database (a "metadata" table and no
 // managed_metadata), or any other application's. A new file is not
 // created here.
-func inspectSQLite(ctx context.Context, path string) ([]string, string, error) {
+func inspectSQLite(ctx context.Context, path, params string) ([]string, string, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, "", nil
 	}
-	db, err := sql.Open("sqlite", sqliteURI(path, "mode=ro&_pragma=busy_timeout(10000)"))
+	db, err := sql.Open("sqlite", sqliteURI(path, "mode=ro&_pragma=busy_timeout(10000)"+params))
 	if err != nil {
 		return nil, "", sqliteFault(err, path, "cannot open the managed database")
 	}
