@@ -250,6 +250,9 @@ func TestManagedReadOnlyCommandsCreateNothing(t *testing.T) {
 		{"managed-status", "--task-id", "task-00000000000000000000000000000000"},
 		{"managed-health"}, {"managed-device-list"}, {"managed-recover"},
 		{"managed-events", "--task-id", "task-00000000000000000000000000000000"},
+		{"managed-report", "--task-id", "task-00000000000000000000000000000000"},
+		{"managed-cancel", "--task-id", "task-00000000000000000000000000000000", "--owner-token", ownerToken},
+		{"managed-purge", "--artifacts-root", dir},
 	} {
 		if e := r.managed(3, args...); e["errorCode"] != "database_not_found" || e["database"] != typo {
 			t.Fatalf("%s on a mistyped path: %v", args[0], e)
