@@ -257,7 +257,7 @@ window.attack = () => fetch(%q, {method: "POST", mode: "no-cors", credentials: "
 		t.Fatalf("the dashboard's Cancel button: %v", err)
 	}
 	rec.await(t, "/riverui/api/jobs/cancel")
-	if got := rec.requests("/riverui/api/jobs/cancel"); len(got) != 1 || got[0].status != 200 {
+	if got := rec.requests("/riverui/api/jobs/cancel"); len(got) != 1 || got[0].status != 200 || got[0].contentType != "application/json" {
 		t.Fatalf("the dashboard's own cancel: %+v", got)
 	}
 	state := evalAsync[string](t, ui.Ctx, `fetch("/riverui/api/jobs/`+fmt.Sprint(jobs[0].JobID)+`").then(r => r.json()).then(j => j.state)`)

@@ -77,7 +77,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := ui.Start(ctx); err != nil {
 		return nil, fault.Wrap(fault.Internal, "riverui_failed", "River's dashboard did not start", err)
 	}
-	s.mux.Handle("/riverui/", s.dashboardAuth(ui))
+	s.mux.Handle("/riverui/", s.dashboardAuth(withJSONFetch(ui)))
+	s.mux.Handle("GET "+jsonFetchPath, s.dashboardAuth(http.HandlerFunc(serveJSONFetch)))
 	s.route("GET /health", false, s.health)
 	s.route("GET /v1/devices", true, s.listDevices)
 	s.route("POST /v1/devices", true, s.registerDevice)

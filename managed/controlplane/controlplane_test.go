@@ -377,8 +377,19 @@ func TestGuard(t *testing.T) {
 		{"dashboard form post", "POST", "/riverui/api/jobs/delete", []byte(`ids=1`),
 			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "multipart/form-data; boundary=x"}, 415, controlplane.CodeMediaType},
 		{"dashboard page cross-site link", "GET", "/riverui/", nil, []string{"Authorization", basic, "Sec-Fetch-Site", "cross-site"}, 200, ""},
+		{"dashboard text/plain from its own page", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "text/plain;charset=UTF-8"}, 415, controlplane.CodeMediaType},
+		{"dashboard post without a content type", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Sec-Fetch-Site", "same-origin"}, 415, controlplane.CodeMediaType},
+		{"dashboard JSON from its own page", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "application/json"}, 200, ""},
+		{"dashboard bodyless PUT from its own page", "PUT", "/riverui/api/queues/solopi_managed_shards/pause", nil,
+			[]string{"Authorization", basic, "Origin", origin}, 200, ""},
 	} {
 		r := a.do(c.method, c.path, c.body, c.headers...)
+		if c.code == "" && c.status == 200 && strings.HasPrefix(c.path, "/riverui/api/") && r.status < 500 && r.status != 403 && r.status != 415 {
+			continue // River answered: the guard let it through
+		}
 		if r.status != c.status || c.code != "" && r.body["errorCode"] != c.code {
 			t.Errorf("%s: %d %s, want %d %s", c.name, r.status, r.raw, c.status, c.code)
 		}
@@ -386,4 +397,17 @@ func TestGuard(t *testing.T) {
 			t.Errorf("%s: not an error object: %s", c.name, r.raw)
 		}
 	}
+	// The dashboard's pages load the script that labels River's JSON
+	// bodies, before River's own scripts; it needs the credentials too.
+	page := a.do("GET", "/riverui/jobs", nil, "Authorization", basic, "Accept", "text/html", "If-Modified-Since", "Mon, 01 Jan 2035 00:00:00 GMT")
+	script := `<script src="/riverui/solopi-json-fetch.js"></script>`
+	if page.status != 200 || !strings.Contains(string(page.raw), script) ||
+		strings.Index(string(page.raw), script) > strings.Index(string(page.raw), `type="module"`) {
+		t.Fatalf("dashboard page %d: %s", page.status, page.raw)
+	}
+	if js := a.do("GET", "/riverui/solopi-json-fetch.js", nil, "Authorization", basic); js.status != 200 ||
+		!strings.Contains(string(js.raw), "application/json") || !strings.HasPrefix(js.header.Get("Content-Type"), "text/javascript") {
+		t.Fatalf("script %d %v", js.status, js.header)
+	}
+	a.do("GET", "/riverui/solopi-json-fetch.js", nil, "Authorization", "").want(t, 401, controlplane.CodeUnauthorized)
 }

@@ -17,8 +17,8 @@ const (
 	CodeForeignHost = "foreign_host"
 	// CodeCrossSite: a browser sent the request from another origin.
 	CodeCrossSite = "cross_site_request"
-	// CodeMediaType: a state-changing request with a body a plain HTML
-	// form can send (urlencoded, multipart).
+	// CodeMediaType: a state-changing dashboard request that is not
+	// application/json, or a browser's /v1/ request with a form's body.
 	CodeMediaType = "unsupported_media_type"
 )
 
@@ -33,11 +33,12 @@ const (
 //     (GET) still opens.
 //   - Under /riverui/, where a browser holds the Basic credentials and sends
 //     them by itself, a state-changing request must prove that it comes
-//     from the dashboard's own origin (Origin or Sec-Fetch-Site), and a body
-//     of a form's types (urlencoded, multipart) is refused. River's own UI
-//     sends its JSON bodies without a content type (text/plain), so there a
-//     JSON content type cannot be required; the origin proof is what a
-//     cross-site page cannot forge.
+//     from the dashboard's own origin (Origin or Sec-Fetch-Site), and a
+//     POST, or any such request with a body, must be application/json, a
+//     content type no form can send and no foreign page can set without a
+//     CORS preflight. River's UI sends its JSON as plain strings (which a
+//     browser labels text/plain); the dashboard's pages load a script of
+//     ours first that labels them application/json (dashboard.go).
 //   - /v1/ routes need the Authorization: Bearer header, which a browser
 //     never attaches by itself and a cross-site page cannot set without a
 //     CORS preflight this server never grants; a body there must not be a
@@ -62,10 +63,18 @@ func (s *Server) guard(r *http.Request) error {
 	if dashboard && origin == "" && site != "same-origin" {
 		return fault.New(fault.Invalid, CodeCrossSite, "a state-changing dashboard request must come from the dashboard's own page (Origin header)")
 	}
-	if (dashboard || browser) && formBody(r.Header.Get("Content-Type")) {
+	if dashboard && (r.Method == http.MethodPost || r.ContentLength != 0) && !jsonBody(r.Header.Get("Content-Type")) {
+		return fault.New(fault.Invalid, CodeMediaType, "a state-changing dashboard request must send application/json")
+	}
+	if browser && formBody(r.Header.Get("Content-Type")) {
 		return fault.New(fault.Invalid, CodeMediaType, "a state-changing request must not carry a form body; send JSON")
 	}
 	return nil
+}
+
+func jsonBody(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 func safeMethod(m string) bool {
