@@ -34,10 +34,10 @@ type DoctorReport struct {
 	// FixedByRun names the failed checks that run and verify-run fix
 	// themselves (replay auto-start off): they do not make the device
 	// unready.
-	FixedByRun []string `json:"fixedByRun,omitempty"`
-	ErrorCode          string            `json:"errorCode,omitempty"`
-	Error              string            `json:"error,omitempty"`
-	UserActionRequired string            `json:"userActionRequired,omitempty"`
+	FixedByRun         []string `json:"fixedByRun,omitempty"`
+	ErrorCode          string   `json:"errorCode,omitempty"`
+	Error              string   `json:"error,omitempty"`
+	UserActionRequired string   `json:"userActionRequired,omitempty"`
 }
 
 // DoctorOptions configure Doctor.
