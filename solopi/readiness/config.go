@@ -154,6 +154,38 @@ func (k ConfigKey) spec() map[string]any {
 	return m
 }
 
+// DeviceConfigRefusal is a refusal of CheckConfigSet that solopi-ai makes
+// after reading the key from the device (sensitive, control port, not
+// writable): the error then carries the device's config object (its
+// description, default, value or redaction) as solopi-ai prints it. The
+// read is a query; nothing is written. Other errors, and a refusal whose
+// key cannot be read, come back unchanged.
+func DeviceConfigRefusal(ctx context.Context, s *device.Session, refusal error) error {
+	e, ok := refusal.(*fault.Error)
+	if !ok || (e.Code != CodeSensitiveUIRequired && e.Code != CodeNewSessionRequired && e.Code != CodeUIMigrationRequired) {
+		return refusal
+	}
+	key, _ := e.Details["key"].(string)
+	c, err := getConfig(ctx, s, key)
+	if err != nil {
+		if fault.IsInterrupt(err) {
+			return err
+		}
+		return refusal
+	}
+	return e.With("config", c)
+}
+
+// NeedsDeviceConfig reports whether a CheckConfigSet refusal is one that
+// DeviceConfigRefusal completes from the device.
+func NeedsDeviceConfig(refusal error) bool {
+	switch fault.CodeOf(refusal) {
+	case CodeSensitiveUIRequired, CodeNewSessionRequired, CodeUIMigrationRequired:
+		return true
+	}
+	return false
+}
+
 // CheckConfigKey refuses a key outside the allowlist (exit 2, as the
 // device's own unsupported_config answer).
 func CheckConfigKey(key string) error {

@@ -244,6 +244,17 @@ func TestConfigSetGetListAndSecrets(t *testing.T) {
 		if cmdtest.Str(m, "errorCode") != ro.code || cmdtest.Str(m, "userActionRequired") == "" || cmdtest.Str(m, "key") != key {
 			t.Errorf("config-set %s: %v", key, m)
 		}
+		// solopi-ai's refusals after its config get print the device's
+		// config object: description, default, redacted, and the value
+		// (none for a sensitive key, as the device sends it).
+		if ro.code != "ui_confirmation_required" {
+			cfg := cmdtest.Obj(m, "config")
+			_, hasDefault := cfg["default"]
+			_, hasValue := cfg["value"]
+			if cmdtest.Str(cfg, "description") == "" || !hasDefault || hasValue == sensitive || cfg["key"] != key || cfg["redacted"] != sensitive {
+				t.Errorf("config-set %s: config %v", key, cfg)
+			}
+		}
 		if !sensitive {
 			if after := cmdtest.Obj(r.Cmd(0, "config-get", "--key", key), "config")["value"]; after != before {
 				t.Errorf("config-set %s changed the device: %v → %v", key, before, after)
