@@ -264,7 +264,9 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 		e.With("sessionId", o.SessionID).With("phase", "performance-artifact-pull").With("performance", res.Object)
 		return nil, e
 	}
-	res.Object["artifacts"] = map[string]any{"performance": art["path"], "files": art["files"]}
+	// performance is solopi-ai's (the local directory); the pull's
+	// evidence (device path, files) is ours, beside it.
+	res.Object["artifacts"] = map[string]any{"performance": art["path"], "files": art["files"], "performanceDirectory": art}
 	return res, nil
 }
 

@@ -310,7 +310,9 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 		e.With("sessionId", o.SessionID).With("phase", "screen-record-artifact-pull").With("screenRecording", res.Object)
 		return nil, e
 	}
-	res.Object["artifacts"] = map[string]any{"screenRecording": art}
+	// screenRecording is solopi-ai's: the local path. The pull's evidence
+	// (device path, digest, size) is ours, beside it.
+	res.Object["artifacts"] = map[string]any{"screenRecording": art["path"], "screenRecordingFile": art}
 	return res, nil
 }
 
