@@ -41,17 +41,17 @@ type AdbConnectOptions struct {
 
 // AdbReceipt is one adb-connect receipt as the device publishes it.
 type AdbReceipt struct {
-	Success            bool   `json:"success"`
-	RequestID          string `json:"requestId"`
-	State              string `json:"state"`
-	Connected          bool   `json:"connected"`
-	Terminal           bool   `json:"terminal"`
-	UserActionRequired bool   `json:"userActionRequired"`
+	Success            bool       `json:"success"`
+	RequestID          string     `json:"requestId"`
+	State              string     `json:"state"`
+	Connected          bool       `json:"connected"`
+	Terminal           bool       `json:"terminal"`
+	UserActionRequired bool       `json:"userActionRequired"`
 	RequiredUserAction NullString `json:"requiredUserAction"`
-	StartedAt          int64  `json:"startedAt,omitempty"`
-	FinishedAt         int64  `json:"finishedAt,omitempty"`
-	ErrorCode          string `json:"errorCode,omitempty"`
-	Error              string `json:"error,omitempty"`
+	StartedAt          int64      `json:"startedAt,omitempty"`
+	FinishedAt         int64      `json:"finishedAt,omitempty"`
+	ErrorCode          string     `json:"errorCode,omitempty"`
+	Error              string     `json:"error,omitempty"`
 }
 
 // NullString is a text printed as JSON null when empty: solopi-ai prints
@@ -213,7 +213,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 				With("failedChecks", doc.FailedChecks).WithUserAction(joinActions(doc.Checks))
 		}
 		if lastErr != nil {
-			e.With("lastError", device.ErrorSummary(lastErr))
+			device.WithLastError(e, lastErr)
 		}
 		return nil, e
 	}

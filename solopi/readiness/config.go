@@ -501,7 +501,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 		With("lastConfig", last).With("phase", "config-set").
 		WithUserAction("Open SoloPi on the phone and check that the setting can be changed there; a setting the app refuses is left unchanged.")
 	if lastErr != nil {
-		e.With("lastError", device.ErrorSummary(lastErr))
+		device.WithLastError(e, lastErr)
 	}
 	return nil, e
 }
