@@ -759,7 +759,7 @@ type upstreamErrorCase struct {
 	name   string
 	setup  func(r *compatRig) []string // the command line (after setup)
 	exit   int
-	fields map[string]string // path → type ("number" accepts integers)
+	fields map[string]string // path → type ("number" accepts integers, "any" any value)
 }
 
 // Every device command's error paths, on the simulator: the error
@@ -854,6 +854,38 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			map[string]string{"expectedSessionId": "string", "latestScan": "object"}},
 		{"perf-display-stop of another session", args(e2ePoll("perf-display-stop", "--session-id", bogusSession)...), 2,
 			map[string]string{"expectedSessionId": "string", "latestPerformanceDisplay": "object"}},
+		// Outputs that exist already: refused before the device, with
+		// the path.
+		{"screen-record-stop output exists", args("screen-record-stop", "--session-id", bogusSession, "--output", emptyZip), 3, map[string]string{"output": "string"}},
+		{"perf-stop output exists", args("perf-stop", "--session-id", bogusSession, "--output", dir), 3, map[string]string{"output": "string"}},
+		// adb output failures: adb's stderr.
+		{"screenshot fails", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"screencap","outputs":[{"stderr":"screencap: boom","exit":1}]}`)
+			return []string{"screenshot", "--output", filepath.Join(dir, "s.png")}
+		}, 4, map[string]string{"stderr": "string"}},
+		{"logs fails", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"logcat","outputs":[{"stderr":"logcat: boom","exit":1}]}`)
+			return []string{"logs", "--output", filepath.Join(dir, "l.txt")}
+		}, 4, map[string]string{"stderr": "string"}},
+		// A setting SoloPi never confirms.
+		{"config-set not confirmed", func(r *compatRig) []string {
+			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
+			return []string{"config-set", "--key", "KEY_MAX_WAIT_TIME", "--value", "30000", "--ack-timeout", "0.5", "--poll-interval", "0.05"}
+		}, 2, map[string]string{"key": "string", "expectedValue": "string", "lastConfig": "object", "phase": "string"}},
+		// Starts whose intent SoloPi never sees: the ack timeouts.
+		{"agent-session-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"agent","query":{"type":"start"},"drop":true,"times":1}`)
+			return e2ePoll("agent-session-start", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "null", "lastStatus": "object"}},
+		{"perf-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"performance","query":{"action":"start"},"drop":true,"times":1}`)
+			return e2ePoll("perf-start", "--global", "--items", "CPU", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
+		// adb-connect when more than adb is missing.
+		{"adb-connect precondition", func(r *compatRig) []string {
+			r.fault("permission", `{"name":"accessibility","granted":false}`)
+			return []string{"adb-connect"}
+		}, 2, map[string]string{"connected": "boolean", "requiredUserAction": "string"}},
 		// SoloPi's control service never answers: lastError is text.
 		{"control service not ready", func(r *compatRig) []string {
 			r.fault("refuse-dial", `{"times":1000000}`)
@@ -877,12 +909,19 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		if m["success"] != false || cmdtest.Str(m, "errorCode") == "" || cmdtest.Str(m, "error") == "" {
 			t.Errorf("%s: not an error object: %s", c.name, res.stdout)
 		}
+		// Put back what a case's setup changed on the phone.
+		switch c.name {
+		case "config-set not confirmed":
+			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", false)
+		case "adb-connect precondition":
+			r.fault("permission", `{"name":"accessibility","granted":true}`)
+		}
 		for path, want := range c.fields {
 			v, ok := atPath(m, path)
 			got := upstreamType(v)
 			if !ok {
 				t.Errorf("%s: no %s in %s", c.name, path, res.stdout)
-			} else if got != want && !(want == "number" && got == "integer") {
+			} else if got != want && want != "any" && !(want == "number" && got == "integer") {
 				t.Errorf("%s: %s is %s (%v), solopi-ai prints %s", c.name, path, got, v, want)
 			}
 		}

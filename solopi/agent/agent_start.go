@@ -175,8 +175,17 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 			With("ackTimeoutSeconds", o.AckTimeout.Seconds()).With("foreground", fr).
 			WithUserAction("Check that no other replay or Agent session holds the device (agent-status / status), that SoloPi's " +
 				"accessibility service is on, and that the app under test is in front; then start again.")
+		// solopi-ai's sessionId (null while none was seen) and lastStatus
+		// (the last start-status answer: the session, or the device's
+		// session_not_found).
 		if last != nil {
 			e.With("lastStatus", last)
+		} else {
+			e.With("lastStatus", map[string]any{"success": false, "errorCode": protocol.ErrSessionNotFound})
+		}
+		e.With("sessionId", nil)
+		if seen != "" {
+			e.With("sessionId", seen)
 		}
 		return nil, c.abortStart(ctx, e, o.OwnerToken, prevID, seen)
 	case fault.IsInterrupt(pollErr):

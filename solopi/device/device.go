@@ -343,7 +343,10 @@ func (d *Device) Screencap(ctx context.Context) ([]byte, error) {
 		return nil, fault.Wrap(fault.Transport, CodeScreencapFailed, "screencap failed", err)
 	}
 	if !bytes.HasPrefix(b, pngMagic) {
-		return nil, fault.New(fault.Transport, CodeScreencapFailed, "screencap did not return a PNG image")
+		// exec-out joins screencap's stderr to its stdout: what came
+		// instead of the image is its message (solopi-ai's stderr).
+		return nil, fault.New(fault.Transport, CodeScreencapFailed, "screencap did not return a PNG image").
+			With("stderr", Truncate(strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD")), 2000))
 	}
 	return b, nil
 }
@@ -363,7 +366,8 @@ func (d *Device) Logcat(ctx context.Context, lines int, maxBytes int) ([]byte, e
 		return nil, fault.Wrap(fault.Transport, CodeAdbError, "logcat failed", err)
 	}
 	if code != 0 {
-		return nil, fault.Newf(fault.Transport, CodeAdbError, "logcat exited with %d: %s", code, FirstLine(string(stderr)))
+		return nil, fault.Newf(fault.Transport, CodeAdbError, "logcat exited with %d: %s", code, FirstLine(string(stderr))).
+			With("stderr", Truncate(strings.TrimSpace(string(stderr)), 2000)).With("exitCode", code)
 	}
 	if maxBytes > 0 && len(stdout) > maxBytes {
 		// Keep the newest lines: cut at a line boundary from the start.

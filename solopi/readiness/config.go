@@ -463,7 +463,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	last := before
 	var lastErr error
 	interrupted := func() error {
-		return fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
+		return fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", value).With("expectedTypedValue", want)
 	}
 	err = device.PollUntil(actx, device.PollOptions{Timeout: opts.AckTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
 		c, err := getConfig(actx, s, k.Key)
@@ -497,7 +497,9 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	}
 	e := fault.Newf(fault.Failed, CodeConfigNotConfirmed,
 		"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
-		With("key", k.Key).With("expectedValue", want).With("actualValue", last["value"]).
+		// expectedValue is solopi-ai's (--value as given), the typed value
+		// ours beside it.
+		With("key", k.Key).With("expectedValue", value).With("expectedTypedValue", want).With("actualValue", last["value"]).
 		With("lastConfig", last).With("phase", "config-set").
 		WithUserAction("Open SoloPi on the phone and check that the setting can be changed there; a setting the app refuses is left unchanged.")
 	if lastErr != nil {

@@ -216,13 +216,14 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		}
 		return nil, err
 	}
-	var last device.WireObject
+	var last, fetched device.WireObject
 	seen := false
 	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: p.Timeout, Interval: p.Interval}, func(ctx context.Context) (bool, error) {
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
 			return false, err
 		}
+		fetched = o
 		id := device.SessionIDOf(o)
 		switch {
 		case id == p.SessionID:
@@ -263,7 +264,13 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 					msg += "; " + h
 				}
 			}
-			err = fault.New(fault.Timeout, CodeStartTimeout, msg)
+			// lastStatus is solopi-ai's: the last snapshot read, whoever's
+			// (null when none could be read); ours is never seen.
+			var lastStatus any
+			if last == nil && fetched != nil {
+				lastStatus = map[string]any(fetched)
+			}
+			err = fault.New(fault.Timeout, CodeStartTimeout, msg).With("lastStatus", lastStatus)
 		}
 		var oe *fault.Error
 		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)

@@ -273,7 +273,7 @@ func TestConfigSetGetListAndSecrets(t *testing.T) {
 	// both values reported.
 	r.Dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
 	m = r.Cmd(2, "config-set", "--key", "KEY_MAX_WAIT_TIME", "--value", "30000", "--ack-timeout", "0.5", "--poll-interval", "0.05")
-	if cmdtest.Str(m, "errorCode") != "config_not_confirmed" || m["expectedValue"] != 30000.0 || m["actualValue"] != 25000.0 {
+	if cmdtest.Str(m, "errorCode") != "config_not_confirmed" || m["expectedValue"] != "30000" || m["expectedTypedValue"] != 30000.0 || m["actualValue"] != 25000.0 {
 		t.Errorf("ignored config write: %v", m)
 	}
 	if got := cmdtest.Obj(r.Cmd(0, "config-get", "--key", "KEY_MAX_WAIT_TIME"), "config")["value"]; got != 25000.0 {
