@@ -854,6 +854,35 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			map[string]string{"expectedSessionId": "string", "latestScan": "object"}},
 		{"perf-display-stop of another session", args(e2ePoll("perf-display-stop", "--session-id", bogusSession)...), 2,
 			map[string]string{"expectedSessionId": "string", "latestPerformanceDisplay": "object"}},
+		// Bad identifiers and bounds, refused before the device.
+		{"video-analysis-start offset", args("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "4000000", "--difference-threshold", "0.5"), 3,
+			map[string]string{"actionOffsetMs": "integer"}},
+		{"video-analysis-start threshold", args("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "0", "--difference-threshold", "1.5"), 3,
+			map[string]string{"differenceThreshold": "number"}},
+		{"video-analysis-status request id", args("video-analysis-status", "--request-id", "../x"), 3, map[string]string{"requestId": "string"}},
+		{"scan-status session id", args("scan-status", "--session-id", "../x"), 3, map[string]string{"sessionId": "string"}},
+		{"screen-record-status session id", args("screen-record-status", "--session-id", "../x"), 3, map[string]string{"sessionId": "string"}},
+		{"perf-display-status session id", args("perf-display-status", "--session-id", "../x"), 3, map[string]string{"sessionId": "string"}},
+		{"screen-record-start bitrate", args("screen-record-start", "--bitrate-kbps", "50"), 3, map[string]string{"field": "string", "value": "integer"}},
+		{"perf-display-start unsupported item", args(e2ePoll("perf-display-start", "--global", "--items", "NOPE")...), 2,
+			map[string]string{"unsupportedItems": "array", "availableItems": "array"}},
+		// Receipts SoloPi never publishes: the mutation timeouts.
+		{"perf-history-delete lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"history","query":{"action":"deletePerformance"},"drop":true,"times":1}`)
+			return e2ePoll("perf-history-delete", "--id", "performance-"+strings.Repeat("0", 64), "--delete-timeout", "1")
+		}, 124, map[string]string{"requestId": "string", "kind": "string", "id": "string", "lastResponse": "any"}},
+		{"plugin-remove lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"plugin","query":{"action":"remove"},"drop":true,"times":1}`)
+			return e2ePoll("plugin-remove", "--id", "plugin-"+strings.Repeat("0", 64), "--remove-timeout", "1")
+		}, 124, map[string]string{"requestId": "string", "action": "string", "lastResponse": "any"}},
+		{"record-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"record","drop":true,"times":1}`)
+			return e2ePoll("record-start", "--name", "rec-lost", "--target-package", "com.example.counter", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
+		{"scan-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"scan","query":{"action":"start"},"drop":true,"times":1}`)
+			return e2ePoll("scan-start", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
 		// Outputs that exist already: refused before the device, with
 		// the path.
 		{"screen-record-stop output exists", args("screen-record-stop", "--session-id", bogusSession, "--output", emptyZip), 3, map[string]string{"output": "string"}},

@@ -156,7 +156,9 @@ func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t Sessi
 		if errors.Is(err, device.ErrPollTimeout) {
 			err = fault.New(fault.Timeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
 		}
-		e := fault.From(err).With("requestId", requestID).With("id", id).With("kind", "performance").With("phase", "perf-history-delete")
+		// lastResponse: the last receipt read, null when none was.
+		e := fault.From(err).With("requestId", requestID).With("id", id).With("kind", "performance").With("phase", "perf-history-delete").
+			With("lastResponse", nil)
 		if last != nil {
 			e.With("lastResponse", last)
 		}

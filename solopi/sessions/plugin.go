@@ -359,7 +359,7 @@ func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanu
 		if errors.Is(runErr, device.ErrPollTimeout) {
 			runErr = fault.New(fault.Timeout, CodePluginTimeout, "the plugin import did not reach a terminal state in time")
 		}
-		e := fault.From(runErr)
+		e := fault.From(runErr).With("action", "import").With("lastResponse", nil)
 		for k, v := range common {
 			e.With(k, v)
 		}
@@ -521,7 +521,10 @@ func RemovePlugin(ctx context.Context, d *device.Device, pluginID string, t Sess
 		if errors.Is(err, device.ErrPollTimeout) {
 			err = fault.New(fault.Timeout, CodePluginTimeout, "the plugin removal did not reach a terminal state in time; it may still complete")
 		}
-		e := fault.From(err).With("requestId", requestID).With("pluginId", pluginID).With("phase", "plugin-remove")
+		// solopi-ai's action and lastResponse (null when no receipt was
+		// read).
+		e := fault.From(err).With("requestId", requestID).With("pluginId", pluginID).With("phase", "plugin-remove").
+			With("action", "remove").With("lastResponse", nil)
 		if last != nil {
 			e.With("lastResponse", last)
 		}

@@ -190,11 +190,11 @@ func (c *ScreenRecordConfig) Validate() error {
 	}
 	switch {
 	case c.BitrateKbps < 100 || c.BitrateKbps > 50000:
-		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000")
+		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000").With("field", "bitrateKbps").With("value", c.BitrateKbps)
 	case c.FrameRate < 1 || c.FrameRate > 120:
-		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120")
+		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120").With("field", "frameRate").With("value", c.FrameRate)
 	case c.DurationSec < 1 || c.DurationSec > 3600:
-		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("field", "durationSec").With("value", c.DurationSec)
 	}
 	return nil
 }
