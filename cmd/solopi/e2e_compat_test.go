@@ -39,6 +39,20 @@ import (
 type compatRig struct {
 	*e2eRig
 	control string
+	// agentSID and agentTok are the Agent session agentSession started.
+	agentSID, agentTok string
+}
+
+// agentSession starts an Agent session on the counter app and keeps its
+// id and token file.
+func (r *compatRig) agentSession() {
+	r.t.Helper()
+	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		r.t.Fatal(err)
+	}
+	r.agentTok = filepath.Join(r.t.TempDir(), "owner-token")
+	m := r.expect(0, e2ePoll("agent-session-start", "--owner-token-out", r.agentTok, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")...)
+	r.agentSID = cmdtest.Str(m, "sessionId")
 }
 
 func newCompatRig(t *testing.T, o sim.FarmOptions) *compatRig {
@@ -915,6 +929,18 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			r.fault("permission", `{"name":"accessibility","granted":false}`)
 			return []string{"adb-connect"}
 		}, 2, map[string]string{"connected": "boolean", "requiredUserAction": "string"}},
+		// Agent: an act and an end whose intents SoloPi never sees.
+		{"agent-act lost", func(r *compatRig) []string {
+			r.agentSession()
+			r.fault("mutation-fault", `{"action":"agent","query":{"type":"act"},"drop":true,"times":1}`)
+			return e2ePoll("agent-act", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--step-id", "lost-1",
+				"--action", "wait", "--duration-ms", "100", "--action-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "stepId": "string", "lastReceipt": "any"}},
+		{"agent-end lost", func(r *compatRig) []string {
+			r.agentSession() // the act timeout cancelled the last one
+			r.fault("mutation-fault", `{"action":"agent","query":{"type":"end"},"drop":true,"times":1}`)
+			return e2ePoll("agent-end", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "object"}},
 		// SoloPi's control service never answers: lastError is text.
 		{"control service not ready", func(r *compatRig) []string {
 			r.fault("refuse-dial", `{"times":1000000}`)
