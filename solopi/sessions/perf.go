@@ -421,7 +421,7 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 			files = append(files, map[string]any{"name": e.name, "sizeBytes": dg.Size, "sha256": dg.SHA256})
 		}
 		if csvs == 0 {
-			return fault.New(fault.Transport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
+			return fault.New(fault.Transport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote).With("output", local)
 		}
 		return nil
 	})

@@ -329,17 +329,18 @@ func pullScreenRecording(ctx context.Context, d *device.Device, snap device.Wire
 	shared := strings.HasPrefix(root, "/storage/") || strings.HasPrefix(root, "/sdcard/")
 	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !protocol.ValidIDName(path.Base(remote), ".mp4", 127) || size <= 0 {
 		return nil, fault.New(fault.Transport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
-			With("remotePath", remote).With("capturesRoot", root)
+			With("remotePath", remote).With("outputPath", remote).With("capturesRoot", root).With("fileSize", size)
 	}
 	if err := shellCheck(ctx, d, "test -f", device.ShellJoin("test", "-f", remote)); err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote)
+		return nil, fault.Wrap(fault.Transport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote).With("outputPath", remote)
 	}
 	got, err := remoteSize(ctx, d, remote)
 	if err != nil {
 		return nil, err
 	}
 	if got != size {
-		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote)
+		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote).
+			With("outputPath", remote).With("reportedSize", size).With("deviceSize", got)
 	}
 	return pullFileAtomic(ctx, d, remote, local, size, overwrite)
 }
