@@ -982,3 +982,25 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		}
 	}
 }
+
+// Issue 21 item 18: agent-session-start while another owner's Agent
+// session holds the phone is lease_conflict (exit 2) as soon as SoloPi has
+// refused it, not agent_start_timeout after --ack-timeout; the other
+// session keeps the phone.
+func TestE2EAgentStartDuringForeignSessionIsLeaseConflict(t *testing.T) {
+	t.Parallel()
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 5})
+	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	r.fault("foreign-agent-session", `{"ownerToken":"someone-else-0123456789abcdef","idleTimeoutMs":300000}`)
+	holder := r.dev.App.LeaseHolder()
+	// An ack timeout far beyond the refusal: only the refusal ends it.
+	m := r.expect(2, e2ePoll("agent-session-start", "--ack-timeout", "120")...)
+	if cmdtest.Str(m, "errorCode") != "lease_conflict" || cmdtest.Str(m, "deviceErrorCode") != "session_conflict" || cmdtest.Str(m, "userActionRequired") == "" {
+		t.Errorf("agent-session-start during a foreign session: %v", m)
+	}
+	if r.dev.App.LeaseHolder() != holder {
+		t.Errorf("the foreign session lost the lease: %q → %q", holder, r.dev.App.LeaseHolder())
+	}
+}
