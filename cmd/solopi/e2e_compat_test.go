@@ -910,6 +910,13 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			r.fault("command-output", `{"command":"logcat","outputs":[{"stderr":"logcat: boom","exit":1}]}`)
 			return []string{"logs", "--output", filepath.Join(dir, "l.txt")}
 		}, 4, map[string]string{"stderr": "string"}},
+		// am start refuses the protected activity: the scheme command
+		// failed, with am's output (the intent's parameters hidden).
+		{"scheme command refused", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"am","args":["start","-W","-n","com.alipay.hulu/com.alipay.hulu.common.scheme.AdbSchemeActivity"],`+
+				`"outputs":[{"stdout":"Starting: Intent { dat=solopi://startaction/stress?action=start&sessionId=s-1 }","stderr":"Error: Activity not started, unable to resolve Intent","exit":0}]}`)
+			return e2ePoll("stress-start", "--memory", "10")
+		}, 4, map[string]string{"action": "string", "stdout": "string", "stderr": "string"}},
 		// A setting SoloPi never confirms.
 		{"config-set not confirmed", func(r *compatRig) []string {
 			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
