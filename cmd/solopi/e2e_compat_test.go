@@ -917,6 +917,17 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 				`"outputs":[{"stdout":"Starting: Intent { dat=solopi://startaction/stress?action=start&sessionId=s-1 }","stderr":"Error: Activity not started, unable to resolve Intent","exit":0}]}`)
 			return e2ePoll("stress-start", "--memory", "10")
 		}, 4, map[string]string{"action": "string", "stdout": "string", "stderr": "string"}},
+		{"startup-time bad package", args("startup-time", "--target-package", "not a package"), 3, map[string]string{"targetPackage": "string"}},
+		{"adb-connect lost", func(r *compatRig) []string {
+			r.fault("permission", `{"name":"adb","granted":false}`)
+			r.fault("mutation-fault", `{"action":"harness","query":{"type":"adb-connect"},"drop":true,"times":1}`)
+			return []string{"adb-connect", "--connect-timeout", "1", "--poll-interval", "0.05"}
+		}, 124, map[string]string{"requestId": "string", "lastStatus": "any", "requiredUserAction": "string"}},
+		{"video-analysis-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"video-analysis","drop":true,"times":1}`)
+			return e2ePoll("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "0",
+				"--difference-threshold", "0.5", "--ack-timeout", "1")
+		}, 124, map[string]string{"requestId": "string", "phase": "string", "lastResponse": "any"}},
 		// A setting SoloPi never confirms.
 		{"config-set not confirmed", func(r *compatRig) []string {
 			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
@@ -977,6 +988,8 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", false)
 		case "adb-connect precondition":
 			r.fault("permission", `{"name":"accessibility","granted":true}`)
+		case "adb-connect lost":
+			r.fault("permission", `{"name":"adb","granted":true}`)
 		}
 		for path, want := range c.fields {
 			v, ok := atPath(m, path)

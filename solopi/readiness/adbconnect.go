@@ -81,7 +81,7 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 	var rc AdbReceipt
 	bad := func(format string, args ...any) (AdbReceipt, error) {
 		return rc, fault.Newf(fault.Transport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
-			With("receipt", map[string]any(r))
+			With("receipt", map[string]any(r)).With("response", map[string]any(r))
 	}
 	for k, dst := range map[string]*bool{"success": &rc.Success, "connected": &rc.Connected, "terminal": &rc.Terminal,
 		"userActionRequired": &rc.UserActionRequired} {
@@ -236,9 +236,10 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 			return interruptedWith(ctx, id, last)
 		}
 		e := notConnected(fault.New(fault.Timeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
-			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint))
+			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint).With("lastStatus", nil))
 		if last != nil {
-			e.With("lastReceipt", *last)
+			// lastStatus is solopi-ai's name for the last receipt.
+			e.With("lastReceipt", *last).With("lastStatus", *last)
 		}
 		return e
 	}

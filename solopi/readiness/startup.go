@@ -258,7 +258,7 @@ func (o *StartupOptions) Normalize() error {
 	}
 	switch {
 	case !protocol.ValidPackageName(o.TargetPackage):
-		return fault.Usage("invalid_option", "--target-package must look like com.example.app")
+		return fault.Usage("invalid_option", "--target-package must look like com.example.app").With("targetPackage", o.TargetPackage)
 	case o.Mode != StartupCold && o.Mode != StartupWarm:
 		return fault.Usage("invalid_option", "--mode must be cold or warm")
 	case o.Count < 1 || o.Count > 1000:

@@ -269,6 +269,9 @@ func analysisWaitError(err error, id, phase string, last device.WireObject, time
 		err = fault.New(fault.Timeout, CodeAnalysisTimeout, timeoutMsg)
 	}
 	e := fault.From(err).With("requestId", id).With("phase", phase)
+	if e.Kind == fault.Timeout {
+		e.With("lastResponse", nil) // solopi-ai's: null until a receipt was read
+	}
 	if last != nil {
 		e.With("lastResponse", map[string]any(last))
 	}
