@@ -941,7 +941,7 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		{"perf-start lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"performance","query":{"action":"start"},"drop":true,"times":1}`)
 			return e2ePoll("perf-start", "--global", "--items", "CPU", "--ack-timeout", "1")
-		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any", "lastTransportError": "null"}},
 		// adb-connect when more than adb is missing.
 		{"adb-connect precondition", func(r *compatRig) []string {
 			r.fault("permission", `{"name":"accessibility","granted":false}`)

@@ -270,7 +270,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 			if last == nil && fetched != nil {
 				lastStatus = map[string]any(fetched)
 			}
-			err = fault.New(fault.Timeout, CodeStartTimeout, msg).With("lastStatus", lastStatus)
+			err = sp.transportNote(fault.New(fault.Timeout, CodeStartTimeout, msg).With("lastStatus", lastStatus))
 		}
 		var oe *fault.Error
 		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
@@ -306,6 +306,16 @@ func (sp *sessionSpec) abandon(ctx context.Context, d *device.Device, p startPla
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl.fields())
 	if last != nil {
 		e.With("lastStatus", map[string]any(last))
+	}
+	return e
+}
+
+// transportNote adds solopi-ai's lastTransportError to a performance
+// wait that timed out: null, since a transport error ends our wait at once
+// instead of being tolerated.
+func (sp *sessionSpec) transportNote(e *fault.Error) *fault.Error {
+	if sp.Kind == "performance" {
+		e.With("lastTransportError", nil)
 	}
 	return e
 }
@@ -511,7 +521,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 
 func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, extra map[string]any) error {
 	if errors.Is(err, device.ErrPollTimeout) {
-		err = fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
+		err = sp.transportNote(fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops))
 	}
 	e := fault.From(err)
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
