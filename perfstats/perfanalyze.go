@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,7 +84,9 @@ type PyFloat float64
 
 // MarshalJSON writes the Python repr of f.
 func (f PyFloat) MarshalJSON() ([]byte, error) {
-	s, err := canonjson.FloatRepr(float64(f))
+	// The 'e' form makes canonjson read the text as a float (Python's
+	// json would), whose repr it writes.
+	s, err := canonjson.NumberText(json.Number(strconv.FormatFloat(float64(f), 'e', -1, 64)))
 	return []byte(s), err
 }
 
