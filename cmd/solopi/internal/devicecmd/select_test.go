@@ -134,7 +134,7 @@ func TestGlobalSessionOptions(t *testing.T) {
 	r := newRig(t, autoStartOn())
 	r.Globals = []string{"--startup-timeout", "0.5", "--request-timeout", "0.5"}
 	m := r.Expect(outcome.ExitTransport, "doctor", "--device-port", "24000", "doctor")
-	if m["errorCode"] != device.CodeControlNotReady || cmdtest.Obj(m, "lastError")["errorCode"] != device.CodeControlUnreachable {
+	if m["errorCode"] != device.CodeControlNotReady || cmdtest.Obj(m, "lastErrorDetail")["errorCode"] != device.CodeControlUnreachable || cmdtest.Str(m, "lastError") == "" {
 		t.Errorf("another control port: %v", m)
 	}
 	m = r.Expect(outcome.ExitFailure, "doctor", "--package", "com.example.solopi", "doctor")
