@@ -120,9 +120,10 @@ func (a App) build(e Env, unknown *bool) built {
 	return built{app: app, specs: specs}
 }
 
-// unknownCommand says that name is no command, with the nearest one.
-func unknownCommand(w io.Writer, name string, cmds []*cli.Command) {
-	var names []string
+// unknownCommand says that name is no command (nor one of more), with
+// the nearest one.
+func unknownCommand(w io.Writer, name string, cmds []*cli.Command, more ...string) {
+	names := slices.Clone(more)
 	for _, c := range cmds {
 		names = append(names, c.Names()...)
 	}
@@ -169,7 +170,7 @@ func (a App) Run(ctx context.Context, args []string, e Env) int {
 				return outcome.ExitOK
 			}
 			if app.Command(rest[0]) == nil {
-				unknownCommand(e.Stderr, rest[0], app.Commands)
+				unknownCommand(e.Stderr, rest[0], app.Commands, groupNames()...)
 				return outcome.ExitFor(fault.Invalid)
 			}
 			args = append(append(slices.Clone(args[:i]), rest...), "--help")

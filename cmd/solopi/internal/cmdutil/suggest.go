@@ -8,20 +8,21 @@ import (
 
 // nearest is the candidate closest to typed by edit distance, when it is
 // close enough to be what the user meant (at most a third of its letters
-// changed, and at least one kept); "" when none is. A candidate that typed
-// is a prefix of, or that is a prefix of typed, counts as one edit.
+// changed, and at least one kept); "" when none is. A candidate typed
+// abbreviates counts as one edit; a tie goes to the fewer real edits.
 func nearest(typed string, candidates []string) string {
-	best, bestDist := "", -1
+	best, bestDist, bestReal := "", -1, -1
 	for _, c := range candidates {
-		d := editDistance(typed, c)
-		if len(typed) >= 3 && (strings.HasPrefix(c, typed) || strings.HasPrefix(typed, c)) {
+		real := editDistance(typed, c)
+		d := real
+		if len(typed) >= 3 && strings.HasPrefix(c, typed) {
 			d = min(d, 1)
 		}
 		if d > max(1, len(c)/3) || d >= len(c) {
 			continue
 		}
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
+		if bestDist < 0 || d < bestDist || (d == bestDist && real < bestReal) {
+			best, bestDist, bestReal = c, d, real
 		}
 	}
 	return best
