@@ -453,3 +453,59 @@ func TestCompletionOfTheApp(t *testing.T) {
 		}
 	}
 }
+
+// The zsh and fish scripts load in their shells and complete commands and
+// flags (skipped where the shell is not installed; CI installs neither).
+func TestCompletionInZshAndFish(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := func(shell string) string {
+		r := inProc(t, "completion", shell)
+		if r.code != 0 {
+			t.Fatalf("completion %s: exit %d", shell, r.code)
+		}
+		f := filepath.Join(dir, "solopi."+shell)
+		if err := os.WriteFile(f, r.stdout, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	t.Run("fish", func(t *testing.T) {
+		t.Parallel()
+		fish, err := exec.LookPath("fish")
+		if err != nil {
+			t.Skip("no fish")
+		}
+		f := script("fish")
+		for _, c := range []struct{ line, want string }{
+			{"solopi ru", "run\t"}, {"solopi run --ca", "--case\t"}, {"solopi run --case x --se", "--serial\t"},
+			{"solopi sim se", "serve\t"}, {"solopi help ver", "verify\n"},
+		} {
+			out, err := exec.Command(fish, "--no-config", "-c", "source "+f+"; complete -C '"+c.line+"'").CombinedOutput()
+			if err != nil || !strings.Contains(string(out)+"\n", c.want) {
+				t.Errorf("%q: %v %q, want %q", c.line, err, out, c.want)
+			}
+		}
+	})
+	t.Run("zsh", func(t *testing.T) {
+		t.Parallel()
+		zsh, err := exec.LookPath("zsh")
+		if err != nil {
+			t.Skip("no zsh")
+		}
+		f := script("zsh")
+		// Outside a completion widget: compadd, _describe and _files print
+		// what they were given.
+		stubs := `compdef() { :; }; source ` + f + `; compadd() { shift $(( ${@[(i)--]} )); print -r -- "$@"; }; ` +
+			`_describe() { print -rl -- "${(@P)2}"; }; _files() { print _files; }; `
+		for _, c := range []struct{ words, current, want string }{
+			{"solopi run --ca", "3", "--case"}, {"solopi ru", "2", "run:replay one SoloPi case"},
+			{"solopi --serial x run --case", "6", "_files"}, {"solopi sim ''", "3", "serve"},
+		} {
+			out, err := exec.Command(zsh, "-f", "-c", stubs+"words=("+c.words+"); CURRENT="+c.current+"; _solopi").CombinedOutput()
+			if err != nil || !strings.Contains(string(out), c.want) {
+				t.Errorf("%q: %v %q, want %q", c.words, err, out, c.want)
+			}
+		}
+	})
+}

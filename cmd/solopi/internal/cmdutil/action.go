@@ -25,6 +25,9 @@ func Local(e Env, run func(ctx context.Context, g *Globals) (Result, error)) cli
 		}
 		var parse usageError
 		if errors.As(err, &parse) {
+			if g != nil {
+				g.Progress.Done()
+			}
 			return parse
 		}
 		if err == nil {
