@@ -47,6 +47,11 @@ type usageRule struct {
 	oneOf    []OneOf
 	choices  map[string][]string
 	positive []string
+	// usage replaces flags' usage texts and usageText the command's, where
+	// the rule changes what they said (until the command's own text says
+	// it).
+	usage     map[string]string
+	usageText string
 }
 
 // agentIdentity is the requirement of every command on an Agent session:
@@ -76,6 +81,15 @@ var usageRules = map[string]usageRule{
 			"action":    {"click", "longClick", "input", "back", "home", "scroll", "wait"},
 			"direction": {"up", "down", "left", "right"},
 		},
+		usage: map[string]string{
+			"step-id":        "idempotency key of this step: reuse it to retry (the device returns the stored receipt)",
+			"observation-id": "the observation the action was decided on (agent-session-start's, agent-observe's or the last act's settledObservationId)",
+		},
+		usageText: "solopi agent-act --session-id ID (--owner-token-file FILE | --owner-token TOKEN) --step-id ID --observation-id ID\n" +
+			"   --action ACTION [--node-id ID | --resource-id R --selector-text T --description D --class-name C --package-name P --id N]\n" +
+			"   [--text T] [--direction up|down|left|right] [--duration-ms MS] [--distance N]\n\n" +
+			"A selector must match exactly one node of that observation. Reuse --step-id to retry: the device returns the\n" +
+			"stored receipt; another action under the same --step-id is refused (step_id_conflict).",
 	}),
 	"run-batch":     {oneOf: []OneOf{{Flags: []string{"case", "cases-file"}}}},
 	"run-repeat":    {positive: []string{"times"}},
@@ -87,10 +101,12 @@ var usageRules = map[string]usageRule{
 
 func (r usageRule) with(o usageRule) usageRule {
 	out := usageRule{
-		required: append(slices.Clone(r.required), o.required...),
-		oneOf:    append(slices.Clone(r.oneOf), o.oneOf...),
-		positive: append(slices.Clone(r.positive), o.positive...),
-		choices:  map[string][]string{},
+		required:  append(slices.Clone(r.required), o.required...),
+		oneOf:     append(slices.Clone(r.oneOf), o.oneOf...),
+		positive:  append(slices.Clone(r.positive), o.positive...),
+		choices:   map[string][]string{},
+		usage:     o.usage,
+		usageText: o.usageText,
 	}
 	for k, v := range r.choices {
 		out.choices[k] = v
@@ -117,8 +133,14 @@ type requirements struct {
 func applyUsageRules(path string, c *cli.Command, getenv func(string) string) {
 	rule := usageRules[path]
 	req := requirements{OneOf: rule.oneOf, Choices: rule.choices}
+	if rule.usageText != "" {
+		c.UsageText = rule.usageText
+	}
 	for _, fl := range c.Flags {
 		name := fl.Names()[0]
+		if u, ok := rule.usage[name]; ok {
+			setUsage(fl, u)
+		}
 		if clearRequired(fl) || slices.Contains(rule.required, name) {
 			req.Flags = append(req.Flags, name)
 			markUsage(fl, "(required)")
@@ -232,11 +254,18 @@ func clearRequired(fl cli.Flag) bool {
 
 // markUsage appends note to the flag's usage text once.
 func markUsage(fl cli.Flag, note string) {
-	set := func(u *string) {
+	editUsage(fl, func(u *string) {
 		if !strings.Contains(*u, note) {
 			*u = strings.TrimSpace(*u + " " + note)
 		}
-	}
+	})
+}
+
+// setUsage replaces the flag's usage text.
+func setUsage(fl cli.Flag, usage string) { editUsage(fl, func(u *string) { *u = usage }) }
+
+// editUsage edits the usage text of the flag types the commands use.
+func editUsage(fl cli.Flag, set func(*string)) {
 	switch f := fl.(type) {
 	case *cli.StringFlag:
 		set(&f.Usage)

@@ -107,6 +107,7 @@ func TestAgentRunUsageErrors(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
+		{"agent-run", "--task", "  "},
 		{"agent-run", "--task", "x", "--coordinate-space", "pixels"},
 		{"agent-run", "--task", "x", "--max-steps", "0"},
 		{"agent-run", "--task", "x", "--interactive", "sometimes"},
