@@ -78,7 +78,8 @@ func commandHelp(t *testing.T, path []string) (string, []helpFlag) {
 		}
 		f := helpFlag{name: m[1], valued: m[2] != "", required: strings.Contains(m[3], "(required)")}
 		if g := groupNote.FindStringSubmatch(m[3]); g != nil {
-			f.group = strings.FieldsFunc(strings.ReplaceAll(g[1], " or ", ","), func(r rune) bool { return r == ',' || r == ' ' })
+			names, _, _ := strings.Cut(g[1], ";")
+			f.group = strings.FieldsFunc(strings.ReplaceAll(names, " or ", ","), func(r rune) bool { return r == ',' || r == ' ' })
 		}
 		if e := envNote.FindStringSubmatch(m[3]); e != nil {
 			f.env = e[1]
@@ -210,6 +211,8 @@ func TestParseErrorsBeforeTheDevice(t *testing.T) {
 		{append([]string{"agent-act", "--action", "scroll", "--direction", "sideways", "--step-id", "s", "--observation-id", "o"}, tok...), "--direction"},
 		{append([]string{"agent-receipt"}, tok...), "--step-id"},
 		{[]string{"run-batch"}, "one of --case or --cases-file is required"},
+		{[]string{"perf-start", "--items", "CPU"}, "one of --target-package or --global is required"},
+		{[]string{"perf-display-start", "--items", "CPU", "--global", "--target-package", "com.x.y"}, "--target-package and --global exclude each other"},
 		{[]string{"run-repeat", "--case", "x", "--times", "0"}, "--times: must be greater than zero"},
 		{[]string{"run", "--case", "x", "--run-timeout", "0"}, "--run-timeout must be a positive number of seconds"},
 		{[]string{"run", "--case", "x", "--poll-interval", "abc"}, "invalid value \"abc\" for flag -poll-interval"},

@@ -18,10 +18,12 @@ import (
 // that no such error ever reaches a device or prints JSON.
 
 // OneOf is a requirement met by any of its flags or by its environment
-// variable (Env, "" for none).
+// variable (Env, "" for none); with Exclusive, by exactly one of its
+// flags (argparse's required mutually exclusive group).
 type OneOf struct {
-	Flags []string
-	Env   string
+	Flags     []string
+	Env       string
+	Exclusive bool
 }
 
 func (o OneOf) String() string {
@@ -91,12 +93,14 @@ var usageRules = map[string]usageRule{
 			"A selector must match exactly one node of that observation. Reuse --step-id to retry: the device returns the\n" +
 			"stored receipt; another action under the same --step-id is refused (step_id_conflict).",
 	}),
-	"run-batch":     {oneOf: []OneOf{{Flags: []string{"case", "cases-file"}}}},
-	"run-repeat":    {positive: []string{"times"}},
-	"agent-run":     {required: []string{"task"}, choices: map[string][]string{"device-mode": {"solopi", "adb"}}},
-	"managed-purge": {required: []string{"artifacts-root"}},
-	"startup-time":  {choices: map[string][]string{"mode": {"cold", "warm"}}},
-	"verify-run":    {choices: map[string][]string{"decision-provider": {"static", "on-device", "cloud", "vision"}}},
+	"run-batch":          {oneOf: []OneOf{{Flags: []string{"case", "cases-file"}}}},
+	"perf-start":         {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
+	"perf-display-start": {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
+	"run-repeat":         {positive: []string{"times"}},
+	"agent-run":          {required: []string{"task"}, choices: map[string][]string{"device-mode": {"solopi", "adb"}}},
+	"managed-purge":      {required: []string{"artifacts-root"}},
+	"startup-time":       {choices: map[string][]string{"mode": {"cold", "warm"}}},
+	"verify-run":         {choices: map[string][]string{"decision-provider": {"static", "on-device", "cloud", "vision"}}},
 }
 
 func (r usageRule) with(o usageRule) usageRule {
@@ -150,9 +154,13 @@ func applyUsageRules(path string, c *cli.Command, getenv func(string) string) {
 		}
 	}
 	for _, g := range rule.oneOf {
+		note := "(required: " + g.String() + ")"
+		if g.Exclusive {
+			note = "(required: " + g.String() + "; only one)"
+		}
 		for _, f := range g.Flags {
 			if fl := flagNamed(c.Flags, f); fl != nil {
-				markUsage(fl, "(required: "+g.String()+")")
+				markUsage(fl, note)
 			}
 		}
 	}
@@ -188,11 +196,17 @@ func checkUsage(c *cli.Context, req requirements, positive []string, getenv func
 	}
 	for _, g := range req.OneOf {
 		met := g.Env != "" && getenv != nil && getenv(g.Env) != ""
+		var given []string
 		for _, f := range g.Flags {
-			met = met || c.IsSet(f)
+			if c.IsSet(f) {
+				given = append(given, "--"+f)
+			}
 		}
-		if !met {
+		if !met && len(given) == 0 {
 			return usageError{msg: "one of " + g.String() + " is required"}
+		}
+		if g.Exclusive && len(given) > 1 {
+			return usageError{msg: strings.Join(given, " and ") + " exclude each other"}
 		}
 	}
 	names := make([]string, 0, len(req.Choices))
