@@ -141,7 +141,8 @@ func unknownCommand(w io.Writer, name string, cmds []*cli.Command, more ...strin
 // message so that stdout never holds anything but JSON.
 func helpRequested(args []string) bool {
 	for _, a := range args[1:] {
-		if a == "--help" || a == "-h" {
+		// "help" also names a command group's help subcommand (sim help).
+		if a == "--help" || a == "-h" || a == "help" {
 			return true
 		}
 		if a == "--" {
