@@ -615,6 +615,7 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	tok := filepath.Join(t.TempDir(), "owner-token")
 	start := r.expect(0, e2ePoll("agent-session-start", "--owner-token-out", tok, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")...)
 	sid := cmdtest.Str(start, "sessionId")
+	obs := cmdtest.Str(cmdtest.Obj(start, "observation"), "observationId")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	m := r.expect(2, "run", "--case", demoCaseName, "--junit", junit)
 	if cmdtest.Str(m, "errorCode") != "lease_conflict" || cmdtest.Str(m, "userActionRequired") == "" || cmdtest.Str(m, "runId") == "" {
@@ -630,7 +631,7 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	wait := []string{"agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "wait", "--duration-ms", "100"}
+	wait := []string{"agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--observation-id", obs, "--action", "wait", "--duration-ms", "100"}
 	a := r.expect(0, e2ePoll(wait...)...)
 	if cmdtest.Obj(a, "receipt")["status"] != "succeeded" {
 		t.Fatalf("agent-act: %v", a)
@@ -638,7 +639,7 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	if a = r.expect(0, e2ePoll(wait...)...); a["replayed"] != true {
 		t.Errorf("retry of the same step: %v", a)
 	}
-	c := r.expect(2, e2ePoll("agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "back")...)
+	c := r.expect(2, e2ePoll("agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--observation-id", obs, "--action", "back")...)
 	if cmdtest.Str(c, "errorCode") != "step_id_conflict" || cmdtest.Str(c, "stepId") != "s1" {
 		t.Errorf("reused stepId: %v", c)
 	}

@@ -117,7 +117,9 @@ func testManagedCommands(t *testing.T, db string) {
 	if p := r0.managed(0, "managed-purge", "--artifacts-root", t.TempDir()); len(p["purged"].([]any)) != 0 {
 		t.Fatalf("purge %v", p)
 	}
-	r0.managed(3, "managed-purge")
+	if res := r0.Run("managed-purge", "--database", r0.db); res.Code != 3 || len(res.Stdout) != 0 || !strings.Contains(string(res.Stderr), "--artifacts-root") {
+		t.Fatalf("managed-purge without --artifacts-root: exit %d %s %s", res.Code, res.Stdout, res.Stderr)
+	}
 
 	// Owner tokens are in no output but the creating one.
 	for _, args := range [][]string{{"managed-events", "--task-id", id}, {"managed-report", "--task-id", id}, {"managed-status", "--task-id", id}} {
