@@ -292,14 +292,14 @@ func TestSymlinkedLockFileIsRefused(t *testing.T) {
 func TestDefaultDirectory(t *testing.T) {
 	rt := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", rt)
-	l, err := Default()
+	l, err := DefaultEnv(os.Getenv)
 	if err != nil || l.Dir != filepath.Join(rt, "solopi", "devices") {
 		t.Fatalf("runtime dir: %+v %v", l, err)
 	}
 	cache := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	t.Setenv("XDG_CACHE_HOME", cache)
-	if l, err = Default(); err != nil || l.Dir != filepath.Join(cache, "solopi", "devices") {
+	if l, err = DefaultEnv(os.Getenv); err != nil || l.Dir != filepath.Join(cache, "solopi", "devices") {
 		t.Fatalf("cache dir: %+v %v", l, err)
 	}
 }
@@ -318,22 +318,5 @@ func TestCommandLineHidesSecretValues(t *testing.T) {
 	long := CommandLine([]string{"solopi", strings.Repeat("é", 400)})
 	if len(long) > commandMax+len("…") || !strings.HasSuffix(long, "…") {
 		t.Errorf("long command line: %d bytes", len(long))
-	}
-}
-
-// The package's Acquire takes the phone in the default directory.
-func TestAcquireUsesTheDefaultDirectory(t *testing.T) {
-	rt := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", rt)
-	l, err := Acquire(context.Background(), "sim-0009", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
-	if filepath.Dir(l.Path()) != filepath.Join(rt, "solopi", "devices") {
-		t.Fatalf("lock file %s", l.Path())
-	}
-	if _, err := Acquire(context.Background(), "sim-0009", 0); fault.CodeOf(err) != CodeDeviceBusy {
-		t.Fatalf("second acquisition: %v", err)
 	}
 }

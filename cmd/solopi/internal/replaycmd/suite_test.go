@@ -1,0 +1,226 @@
+package replaycmd
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+)
+
+// farmCLI is the replay commands over the adb server of a farm of n
+// simulated phones, with their own lock and history directories.
+func farmCLI(t *testing.T, n int) (*cmdtest.CLI, *sim.Farm) {
+	t.Helper()
+	f := cmdtest.Farm(t, sim.FarmOptions{Devices: n})
+	c := cmdtest.OverAdb(t, Commands, f)
+	c.Env["XDG_RUNTIME_DIR"] = t.TempDir()
+	c.Env["XDG_DATA_HOME"] = t.TempDir()
+	return c, f
+}
+
+// caseDir writes the demo case under each name into one directory
+// (name.json), in a subdirectory for every other one: --dir walks it.
+func caseDir(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, n := range names {
+		d := dir
+		if i%2 == 1 {
+			d = filepath.Join(dir, "more")
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, n+".json"), []byte(cmdtest.Renamed(n)(cmdtest.DemoCase(t))), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not a case file: ignored.
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte("cases"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func readJUnit(t *testing.T, path string) artifacts.XMLTestsuites {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc artifacts.XMLTestsuites
+	if err := xml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// A directory of case files across four phones: every case imported and
+// run once on some phone, one JUnit with a testsuite per phone whose test
+// names are the case names, the batch object a superset of solopi-ai's;
+// run again, the phones already hold the cases (bound, not imported) and
+// the history orders the queue.
+func TestSuiteDirectoryAcrossFourPhones(t *testing.T) {
+	t.Parallel()
+	c, f := farmCLI(t, 4)
+	var names []string
+	for i := range 8 {
+		names = append(names, fmt.Sprintf("case-%02d", i+1))
+	}
+	dir := caseDir(t, names...)
+	root := t.TempDir()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	m := c.Expect(0, "run-batch", append([]string{"run-batch", "--dir", dir, "--devices", "all", "--artifacts", root, "--junit", junit}, fast...)...)
+	if m["success"] != true || m["requestedRuns"] != float64(8) || m["completedRuns"] != float64(8) || len(m["devices"].([]any)) != 4 {
+		t.Fatalf("suite: %v", m)
+	}
+	seen := map[string]bool{}
+	for _, r := range m["results"].([]any) {
+		r := r.(map[string]any)
+		if r["verdict"] != "passed" || r["exitCode"] != float64(0) || len(r["attempts"].([]any)) != 1 || str(r, "device") == "" {
+			t.Fatalf("result %v", r)
+		}
+		seen[str(r, "caseName")] = true
+		ev := str(r["attempts"].([]any)[0].(map[string]any), "evidenceDir")
+		if filepath.Base(ev) != "attempt-1" {
+			t.Fatalf("evidence dir %s", ev)
+		}
+	}
+	if len(seen) != 8 {
+		t.Fatalf("cases run: %v", seen)
+	}
+	doc := readJUnit(t, junit)
+	if len(doc.Suites) != 4 || doc.Tests != 8 || doc.Failures != 0 {
+		t.Fatalf("junit: %d suites, %d tests, %d failures", len(doc.Suites), doc.Tests, doc.Failures)
+	}
+	serials := map[string]bool{}
+	for _, d := range f.Devices() {
+		serials[d.Serial()] = true
+	}
+	for _, s := range doc.Suites {
+		if !serials[s.Name] {
+			t.Fatalf("testsuite %q is not a phone", s.Name)
+		}
+		for _, tc := range s.Cases {
+			if !seen[tc.Name] || tc.Time == "" || tc.Time == "0.000" {
+				t.Fatalf("testcase %+v", tc)
+			}
+		}
+	}
+	batch := str(m, "artifactsRoot")
+	for _, f := range []string{"suite.json", "batch.json", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(batch, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch f {
+		case "suite.json":
+			schemas.Validate(t, "suite-report", b)
+		case "batch.json":
+			schemas.Validate(t, "run-batch", b)
+		}
+	}
+	// Again: the phones hold the same cases, nothing is imported; the
+	// history now has a row per case.
+	m = c.Expect(0, "run-batch", append([]string{"run-batch", "--dir", dir, "--devices", "all"}, fast...)...)
+	if m["completedRuns"] != float64(8) || str(m, "history") == "" {
+		t.Fatalf("second suite: %v", m)
+	}
+	h := c.Expect(0, "history", "history")
+	if len(h["cases"].([]any)) != 8 {
+		t.Fatalf("history: %v", h)
+	}
+	one := c.Expect(0, "history", "history", "--case", "case-03")
+	cs := one["cases"].([]any)
+	if len(cs) != 1 || cs[0].(map[string]any)["runs"] != float64(2) || cs[0].(map[string]any)["passRate"] != float64(1) {
+		t.Fatalf("history of case-03: %v", one)
+	}
+}
+
+// fail-replays count 1 and one retry: the case is flaky with both
+// attempts' evidence, exit 0; with --fail-on-flaky exit 2. The JUnit has
+// Surefire's flakyFailure.
+func TestSuiteFlakyCase(t *testing.T) {
+	t.Parallel()
+	c, f := farmCLI(t, 1)
+	dev := f.Devices()[0]
+	file := cmdtest.WriteFile(t, "login-ok.json", []byte(cmdtest.Renamed("login-ok")(cmdtest.DemoCase(t))))
+	for _, tc := range []struct {
+		flags []string
+		exit  int
+	}{{nil, 0}, {[]string{"--fail-on-flaky"}, 2}} {
+		if err := dev.App.FailReplays("login-ok", 1); err != nil {
+			t.Fatal(err)
+		}
+		root := t.TempDir()
+		junit := filepath.Join(t.TempDir(), "junit.xml")
+		args := append([]string{"run-batch", "--file", file, "--retries", "1", "--artifacts", root, "--junit", junit}, tc.flags...)
+		m := c.Expect(tc.exit, "run-batch", append(args, fast...)...)
+		r := m["results"].([]any)[0].(map[string]any)
+		at := r["attempts"].([]any)
+		if r["verdict"] != "flaky" || len(at) != 2 || at[0].(map[string]any)["verdict"] != "failed" || at[1].(map[string]any)["verdict"] != "passed" {
+			t.Fatalf("flaky case: %v", r)
+		}
+		counts := m["counts"].(map[string]any)
+		if counts["flaky"] != float64(1) || counts["passed"] != float64(0) {
+			t.Fatalf("counts %v", counts)
+		}
+		for i, a := range at {
+			ev := str(a.(map[string]any), "evidenceDir")
+			if filepath.Base(ev) != fmt.Sprintf("attempt-%d", i+1) {
+				t.Fatalf("evidence %s", ev)
+			}
+			if _, err := os.Stat(filepath.Join(ev, "result.json")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(str(at[0].(map[string]any), "evidenceDir"), "screen.png")); err != nil {
+			t.Fatalf("the first failure's screenshot: %v", err)
+		}
+		doc := readJUnit(t, junit)
+		tcase := doc.Suites[0].Cases[0]
+		if tcase.Name != "login-ok" || tcase.Failure != nil || len(tcase.FlakyFailures) != 1 {
+			t.Fatalf("junit testcase %+v", tcase)
+		}
+		if tc.exit == 2 && m["errorCode"] != "batch_flaky" {
+			t.Fatalf("fail on flaky: %v", m)
+		}
+	}
+}
+
+// run --file: imported the first time, bound the second; a different case
+// under the same name is refused before anything runs, unless --replace.
+func TestRunCaseFile(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, sim.Options{})
+	file := cmdtest.WriteFile(t, "smoke.json", []byte(cmdtest.Renamed("file smoke")(cmdtest.DemoCase(t))))
+	m := r.Cmd(0, append([]string{"run", "--file", file}, fast...)...)
+	if cf := m["caseFile"].(map[string]any); cf["action"] != "imported" || m["caseName"] != "file smoke" {
+		t.Fatalf("first run: %v", m)
+	}
+	m = r.Cmd(0, append([]string{"run", "--file", file}, fast...)...)
+	if cf := m["caseFile"].(map[string]any); cf["action"] != "bound" {
+		t.Fatalf("second run: %v", m)
+	}
+	other := cmdtest.WriteFile(t, "smoke.json", []byte(cmdtest.Renamed("file smoke")(strings.Replace(cmdtest.DemoCase(t), `"assertInputContent": "3"`, `"assertInputContent": "4"`, 1))))
+	m = r.Cmd(2, append([]string{"run", "--file", other}, fast...)...)
+	if m["errorCode"] != "case_name_conflict" {
+		t.Fatalf("conflict: %v", m)
+	}
+	m = r.Cmd(2, append([]string{"run", "--file", other, "--replace"}, fast...)...)
+	if cf := m["caseFile"].(map[string]any); cf["action"] != "replaced" || m["errorCode"] != "replay_failed" {
+		t.Fatalf("replaced: %v", m)
+	}
+	// A suite refuses a name conflict before anything runs, too.
+	m = r.Cmd(2, append([]string{"run-batch", "--file", file, "--no-history"}, fast...)...)
+	if m["errorCode"] != "case_name_conflict" {
+		t.Fatalf("suite conflict: %v", m)
+	}
+}
