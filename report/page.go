@@ -34,9 +34,16 @@ type page struct {
 	Facts  []fact
 	Run    *runView
 	Batch  *batchView
+	Suite  *suiteView
+	Index  *indexView
 	Verify *verifyView
 	Agent  *agentView
 	Perf   *perfView
+	// Script is the page's one inline script (the suite report's name
+	// search), ScriptSrc its hash source in the Content-Security-Policy;
+	// every other page has none.
+	Script    template.JS
+	ScriptSrc string
 }
 
 // banner is the verdict at the top of a report.

@@ -188,6 +188,7 @@ func writeBatchEvidence(b *replay.BatchReport) {
 		return
 	}
 	b.Payload["report"] = res.Path
+	writeIndex(b.Payload, filepath.Dir(b.ArtifactsRoot))
 }
 
 // batchSummaryFile is the batch summary's name in its artifacts root.

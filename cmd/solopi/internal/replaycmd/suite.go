@@ -298,7 +298,7 @@ func runSuite(ctx context.Context, d cmdutil.DeviceDeps, sr suiteRun) (cmdutil.R
 		payload["history"] = store.Path()
 	}
 	res := cmdutil.WithFailure(payload, fail)
-	writeSuiteEvidence(rep, payload)
+	writeSuiteEvidence(ctx, rep, payload, store)
 	if v.junit != "" {
 		res = writeSuiteJUnit(rep, payload, v.junit, v.overwrite, res)
 	}
@@ -433,12 +433,31 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-// writeSuiteEvidence writes batch.json (the printed object) into the
-// batch directory, renders its report.html and the root's index. Failures
-// are warnings in the payload, never a changed verdict.
-func writeSuiteEvidence(rep *suitereport.Report, payload map[string]any) {
+// writeSuiteEvidence writes batch.json (the printed object) and
+// history.json (the history of the suite's cases, for the report's
+// strips) into the batch directory, renders its report.html and the
+// root's index. Failures are warnings in the payload, never a changed
+// verdict.
+func writeSuiteEvidence(ctx context.Context, rep *suitereport.Report, payload map[string]any, store *history.Store) {
 	if rep.ArtifactsDir == "" {
 		return
+	}
+	if store != nil {
+		names := make([]string, len(rep.Cases))
+		for i, c := range rep.Cases {
+			names[i] = c.Name
+		}
+		sums, err := store.Summaries(ctx, history.Query{Cases: names})
+		var b []byte
+		if err == nil {
+			b, err = artifacts.MarshalIndent(map[string]any{"history": store.Path(), "cases": sums})
+		}
+		if err == nil {
+			_, err = artifacts.Output{Mode: artifacts.Exclusive}.WriteFile(filepath.Join(rep.ArtifactsDir, suiteHistoryFile), b)
+		}
+		if err != nil {
+			payload["historyJsonError"] = err.Error()
+		}
 	}
 	summary, err := artifacts.MarshalIndent(payload)
 	if err == nil {
@@ -455,6 +474,22 @@ func writeSuiteEvidence(rep *suitereport.Report, payload map[string]any) {
 		return
 	}
 	payload["report"] = res.Path
+	writeIndex(payload, filepath.Dir(rep.ArtifactsDir))
+}
+
+// suiteHistoryFile is the history of a suite's cases in its batch
+// directory.
+const suiteHistoryFile = "history.json"
+
+// writeIndex renders ROOT/report.html, the index of every batch under the
+// artifacts root, and says where (or why not) in the payload.
+func writeIndex(payload map[string]any, root string) {
+	idx, err := report.WriteIndex(root)
+	if err != nil {
+		payload["indexError"] = err.Error()
+		return
+	}
+	payload["index"] = idx
 }
 
 // writeSuiteJUnit writes the per-phone JUnit; one that cannot be written

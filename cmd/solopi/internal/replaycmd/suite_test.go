@@ -1,17 +1,21 @@
 package replaycmd
 
 import (
+	"context"
 	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/sim/adbd"
 )
 
 // farmCLI is the replay commands over the adb server of a farm of n
@@ -223,4 +227,156 @@ func TestRunCaseFile(t *testing.T) {
 	if m["errorCode"] != "case_name_conflict" {
 		t.Fatalf("suite conflict: %v", m)
 	}
+}
+
+// slowCaseFile writes the demo case under name with a SLEEP of ms device
+// time first.
+func slowCaseFile(t *testing.T, dir, name string, ms int) string {
+	t.Helper()
+	slow, err := os.ReadFile(cmdtest.SlowCase(t, ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name+".json")
+	if err := os.WriteFile(p, []byte(cmdtest.Renamed(name)(string(slow))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func replayingOn(d *sim.Device) bool { return strings.HasPrefix(d.App.LeaseHolder(), "harness:") }
+
+// A phone that goes offline mid-suite is retired; its case goes back to
+// the queue as an infrastructure failure and passes on another phone: no
+// case is lost, the suite passes.
+func TestSuitePhoneDroppedMidSuiteLosesNoCase(t *testing.T) {
+	t.Parallel()
+	c, f := farmCLI(t, 3)
+	dir := t.TempDir()
+	for i := range 6 {
+		slowCaseFile(t, dir, fmt.Sprintf("drop-%02d", i+1), 20000)
+	}
+	victim := f.Devices()[1]
+	go func() {
+		testwait.Until(t, 60*time.Second, "a replay on "+victim.Serial(), func() bool { return replayingOn(victim) })
+		if err := f.Server().SetState(victim.Serial(), adbd.StateOffline); err != nil {
+			t.Error(err)
+		}
+	}()
+	m := c.Expect(0, "run-batch", append([]string{"run-batch", "--dir", dir, "--devices", "all", "--no-history", "--unreachable-timeout", "1"}, fast...)...)
+	counts := m["counts"].(map[string]any)
+	if counts["passed"] != float64(6) || counts["error"] != float64(0) {
+		t.Fatalf("counts %v", counts)
+	}
+	moved := 0
+	for _, r := range m["results"].([]any) {
+		at := r.(map[string]any)["attempts"].([]any)
+		if len(at) > 1 {
+			first := at[0].(map[string]any)
+			if first["verdict"] != "error" || first["device"] != victim.Serial() {
+				t.Fatalf("moved case %v", r)
+			}
+			moved++
+		}
+	}
+	var retired map[string]any
+	for _, d := range m["devices"].([]any) {
+		if d := d.(map[string]any); d["serial"] == victim.Serial() {
+			retired, _ = d["retired"].(map[string]any)
+		}
+	}
+	if moved != 1 || retired == nil || retired["errorCode"] != "phone_dropped" {
+		t.Fatalf("moved %d, retired %v: %v", moved, retired, m["devices"])
+	}
+}
+
+// Ctrl-C cancels exactly the running replays on every phone and keeps the
+// finished results: exit 130, the finished cases passed, the rest not
+// passed, no phone left replaying.
+func TestSuiteInterruptKeepsFinishedResults(t *testing.T) {
+	t.Parallel()
+	c, f := farmCLI(t, 2)
+	dir := t.TempDir()
+	// Two quick cases, then long ones: the interrupt comes once both
+	// phones run a long one.
+	slowCaseFile(t, dir, "a-quick", 100)
+	slowCaseFile(t, dir, "b-quick", 100)
+	for i := range 4 {
+		slowCaseFile(t, dir, fmt.Sprintf("c-long-%d", i), 3600000)
+	}
+	root := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		testwait.Until(t, 60*time.Second, "both phones replaying a long case", func() bool {
+			ds, _ := filepath.Glob(filepath.Join(root, "*", "?-quick", "attempt-1", artifacts.ManifestName))
+			return len(ds) == 2 && replayingOn(f.Devices()[0]) && replayingOn(f.Devices()[1])
+		})
+		cancel()
+	}()
+	m := c.ExpectCtx(ctx, 130, "run-batch", append([]string{"run-batch", "--dir", dir, "--devices", "all", "--no-history", "--artifacts", root}, fast...)...)
+	if m["errorCode"] != "batch_interrupted" {
+		t.Fatalf("interrupt: %v", m)
+	}
+	passed := map[string]bool{}
+	for _, r := range m["results"].([]any) {
+		r := r.(map[string]any)
+		if r["verdict"] == "passed" {
+			passed[str(r, "caseName")] = true
+		}
+	}
+	if !passed["a-quick"] || !passed["b-quick"] || len(passed) != 2 {
+		t.Fatalf("passed %v: %v", passed, m["results"])
+	}
+	if n := len(m["skipped"].([]any)) + len(m["results"].([]any)); n != 6 {
+		t.Fatalf("%d cases accounted for", n)
+	}
+	for _, d := range f.Devices() {
+		if replayingOn(d) {
+			t.Fatalf("%s still replays after the interrupt", d.Serial())
+		}
+	}
+}
+
+// A phone belongs to one command at a time: a second one asking for it
+// fails at once with device_busy naming the holder, or waits with
+// --device-wait; a suite leaves the busy phone out and runs on the others.
+func TestDeviceLockAcrossCommands(t *testing.T) {
+	t.Parallel()
+	c, f := farmCLI(t, 2)
+	dir := t.TempDir()
+	long := slowCaseFile(t, dir, "long", 3600000)
+	quick := slowCaseFile(t, t.TempDir(), "quick", 100)
+	first := f.Devices()[0]
+	c.Expect(0, "case-import", "--serial", first.Serial(), "case-import", "--file", long)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan map[string]any, 1)
+	go func() {
+		done <- c.ExpectCtx(ctx, 130, "run", append([]string{"--serial", first.Serial(), "run", "--case", "long"}, fast...)...)
+	}()
+	testwait.Until(t, 60*time.Second, "the long run", func() bool { return replayingOn(first) })
+	m := c.Expect(2, "error", "--serial", first.Serial(), "status")
+	holder, _ := m["holder"].(map[string]any)
+	if m["errorCode"] != "device_busy" || holder == nil || holder["pid"] != float64(os.Getpid()) || !strings.Contains(str(holder, "command"), "run") {
+		t.Fatalf("busy: %v", m)
+	}
+	// The suite leaves the busy phone out and runs on the other one.
+	s := c.Expect(0, "run-batch", append([]string{"run-batch", "--file", quick, "--devices", "all", "--no-history"}, fast...)...)
+	var left map[string]any
+	for _, d := range s["devices"].([]any) {
+		if d := d.(map[string]any); d["serial"] == first.Serial() {
+			left, _ = d["leftOut"].(map[string]any)
+		}
+	}
+	if left == nil || left["errorCode"] != "device_busy" || s["results"].([]any)[0].(map[string]any)["device"] != f.Devices()[1].Serial() {
+		t.Fatalf("suite beside a busy phone: %v", s)
+	}
+	// Waiting: the phone is taken once the holder lets go.
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+	}()
+	c.Expect(0, "status", "--serial", first.Serial(), "--device-wait", "60", "status")
+	<-done
 }
