@@ -2,11 +2,13 @@
 // directories: a replay run (`run --artifacts`), a batch (`run-batch`,
 // `run-repeat`), a verification run (`verify-run`), a pure-vision agent
 // trajectory (`agent-run --trajectory`) and a performance recording
-// (`perf-stop --output`, `perf-analyze`).
+// (`perf-stop --output`, `perf-analyze`), a suite across phones, and the
+// index of every batch under an artifacts root.
 //
 // It reads evidence files only, never a device: any directory written
 // today or years ago renders the same way. A report is one HTML file with
-// inline CSS and no script at all; images are linked by relative path to
+// inline CSS and no script (the suite report has one, its name search,
+// allowed by its hash and nothing else); images are linked by relative path to
 // the evidence beside it, and a Content-Security-Policy forbids every
 // request except those images. Text from the device or the model goes
 // through html/template's escaping. Output is deterministic: the same
