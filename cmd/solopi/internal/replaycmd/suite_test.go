@@ -380,3 +380,35 @@ func TestDeviceLockAcrossCommands(t *testing.T) {
 	c.Expect(0, "status", "--serial", first.Serial(), "--device-wait", "60", "status")
 	<-done
 }
+
+// `solopi history` never creates a history: a missing one is
+// history_not_found; bad options are usage errors; it touches no device.
+func TestHistoryCommandRefusals(t *testing.T) {
+	t.Parallel()
+	c := cmdtest.New(t, Commands, nil)
+	c.NoDevice = true
+	missing := filepath.Join(t.TempDir(), "typo.sqlite")
+	if m := c.Expect(3, "error", "history", "--history", missing); m["errorCode"] != "history_not_found" {
+		t.Fatalf("missing: %v", m)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("the history was created: %v", err)
+	}
+	if m := c.Expect(3, "error", "history", "--last", "0"); m["errorCode"] != "invalid_option" {
+		t.Fatalf("--last 0: %v", m)
+	}
+	// A suite's bad input is refused before any phone is touched.
+	for _, args := range [][]string{
+		{"run-batch", "--dir", filepath.Join(t.TempDir(), "none")},
+		{"run-batch", "--dir", t.TempDir()},
+		{"run-batch", "--case", "a", "--devices", "s1,,s2"},
+		{"run-batch", "--case", "a", "--case", "a", "--devices", "s1"},
+		{"run-batch", "--case", "a", "--retries", "-1", "--devices", "s1"},
+		{"run", "--no-wait", "--case", "a", "--devices", "s1"},
+		{"run"},
+	} {
+		if r := c.Run(args...); r.Code != 3 {
+			t.Errorf("%v: exit %d %s", args, r.Code, r.Stdout)
+		}
+	}
+}
