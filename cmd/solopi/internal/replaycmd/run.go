@@ -2,6 +2,7 @@ package replaycmd
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 
@@ -96,16 +97,21 @@ func newCmdRun(e cmdutil.Env) *cli.Command {
 			"(case_name_conflict) unless --replace. Several cases, --dir, --devices or retries make a suite: see\n" +
 			"run-batch --help; the JSON is then run-batch's.\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml\n" +
 			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login",
-		Flags: append(append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name"}), sv.flags()...),
+		Flags: append(append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name (or --file, --dir)"}), sv.flags()...),
+		// A run names its case: without --case, --file or --dir it is the
+		// parser's usage error, as when --case was the required flag.
+		Before: func(c *cli.Context) error {
+			if !c.IsSet("case") && !c.IsSet("file") && !c.IsSet("dir") {
+				return errors.New(`Required flag "case" not set (or name case files with --file or --dir)`)
+			}
+			return nil
+		},
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			var names []string
 			if caseName != "" || d.G.Changed("case") {
 				names = []string{caseName}
 			}
 			files := len(sv.files.Value())
-			if len(names) == 0 && files == 0 && len(sv.dirs.Value()) == 0 {
-				return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "name the case: --case NAME, --file CASE.json or --dir CASES")
-			}
 			single := len(names)+files == 1 && len(sv.dirs.Value()) == 0
 			for _, n := range suiteFlagNames {
 				if n != "file" && d.G.Changed(n) {

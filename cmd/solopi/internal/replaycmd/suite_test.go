@@ -405,10 +405,13 @@ func TestHistoryCommandRefusals(t *testing.T) {
 		{"run-batch", "--case", "a", "--case", "a", "--devices", "s1"},
 		{"run-batch", "--case", "a", "--retries", "-1", "--devices", "s1"},
 		{"run", "--no-wait", "--case", "a", "--devices", "s1"},
-		{"run"},
 	} {
 		if r := c.Run(args...); r.Code != 3 {
 			t.Errorf("%v: exit %d %s", args, r.Code, r.Stdout)
 		}
+	}
+	// No case at all is the parser's usage error: nothing on stdout.
+	if r := c.Run("run"); r.Code != 3 || len(r.Stdout) != 0 || !strings.Contains(string(r.Stderr), `Required flag "case"`) {
+		t.Errorf("run without a case: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
