@@ -320,3 +320,26 @@ func TestCommandLineHidesSecretValues(t *testing.T) {
 		t.Errorf("long command line: %d bytes", len(long))
 	}
 }
+
+// A serial names a phone only within its adb server: lockers of two
+// servers lock sim-0001 separately, two lockers of one server share it.
+func TestServersLockTheirOwnSerials(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := Locker{Dir: dir, Server: "adb-server-41000"}
+	l, err := a.Acquire(context.Background(), "sim-0001", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if _, err := (Locker{Dir: dir, Server: "adb-server-41000"}).Acquire(context.Background(), "sim-0001", 0); fault.CodeOf(err) != CodeDeviceBusy {
+		t.Fatalf("same server: %v", err)
+	}
+	for _, other := range []Locker{{Dir: dir, Server: "adb-server-42000"}, {Dir: dir}} {
+		o, err := other.Acquire(context.Background(), "sim-0001", 0)
+		if err != nil {
+			t.Fatalf("server %q: %v", other.Server, err)
+		}
+		o.Release()
+	}
+}
