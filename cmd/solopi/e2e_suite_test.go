@@ -108,7 +108,7 @@ func TestE2ETwoProcessesOnOnePhoneNeverOverlap(t *testing.T) {
 		busy = decodeObject(t, r)
 		return busy["errorCode"] == "device_busy"
 	})
-	if h, _ := busy["holder"].(map[string]any); h == nil || h["pid"] != float64(first.Process.Pid) {
+	if h, _ := busy["holder"].(map[string]any); h == nil || h["pid"] != float64(first.Process.Pid) || !strings.Contains(fmt.Sprint(h["command"]), "run --file "+long) {
 		t.Fatalf("busy: %v", busy)
 	}
 	second := exec.Command(binPath, "--device-wait", "120", "run", "--file", quick, "--ack-timeout", "10", "--poll-interval", "0.05")
