@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ var templates = sync.OnceValue(func() *template.Template {
 		"num":      formatNumber,
 		"verdict":  verdictClass,
 		"shortsha": func(s string) string { return cut(s, 12) },
+		"base":     filepath.Base,
 	}).ParseFS(templateFiles, "templates/*.html"))
 })
 
