@@ -415,3 +415,33 @@ func TestHistoryCommandRefusals(t *testing.T) {
 		t.Errorf("run without a case: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// --shard-all runs every case on every phone (each result bound to its
+// phone); a case no phone holds is an error of the suite, exit 4, not a
+// test failure.
+func TestSuiteShardAllAndMissingCase(t *testing.T) {
+	t.Parallel()
+	c, f := farmCLI(t, 2)
+	dir := caseDir(t, "matrix-a", "matrix-b")
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	m := c.Expect(0, "run-batch", append([]string{"run-batch", "--dir", dir, "--devices", "all", "--shard-all", "--no-history", "--junit", junit}, fast...)...)
+	on := map[string]int{}
+	for _, r := range m["results"].([]any) {
+		r := r.(map[string]any)
+		if r["verdict"] != "passed" {
+			t.Fatalf("result %v", r)
+		}
+		on[str(r, "device")]++
+	}
+	if len(on) != 2 || on[f.Devices()[0].Serial()] != 2 || on[f.Devices()[1].Serial()] != 2 {
+		t.Fatalf("cases per phone %v", on)
+	}
+	if doc := readJUnit(t, junit); len(doc.Suites) != 2 || doc.Suites[0].Tests != 2 || doc.Suites[1].Tests != 2 {
+		t.Fatalf("junit %+v", doc.Suites)
+	}
+	m = c.Expect(4, "run-batch", append([]string{"run-batch", "--case", "nobody-has-it", "--devices", "all", "--no-history"}, fast...)...)
+	r := m["results"].([]any)[0].(map[string]any)
+	if m["errorCode"] != "batch_infrastructure_failed" || r["verdict"] != "error" || r["errorCode"] != "case_not_found" {
+		t.Fatalf("missing case: %v", m)
+	}
+}
