@@ -40,7 +40,7 @@ func Local(e Env, run func(ctx context.Context, g *Globals) (Result, error)) cli
 // OnDevice adapts a device command: run gets the device dependencies, the
 // one place sessions are opened.
 func OnDevice(e Env, run func(ctx context.Context, d DeviceDeps) (Result, error)) cli.ActionFunc {
-	return Local(e, func(ctx context.Context, g *Globals) (Result, error) { return run(ctx, DeviceDeps{G: g}) })
+	return Local(e, func(ctx context.Context, g *Globals) (Result, error) { return onDevice(ctx, g, run) })
 }
 
 // ExitCode is how a finished command hands its exit code to Run.

@@ -48,6 +48,7 @@ func GlobalFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "request-timeout", Usage: "seconds per device HTTP request", Value: 5},
 		&cli.Float64Flag{Name: "startup-timeout", Usage: "seconds to wait for the SoloPi control service", Value: 15},
 		&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON output"},
+		DeviceWaitFlag(),
 	}
 }
 
