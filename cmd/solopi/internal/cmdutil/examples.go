@@ -93,6 +93,7 @@ var examples = map[string][]string{
 	"planner-check":           {"SOLOPI_MODEL_API_KEY=... solopi planner-check --model-base-url https://llm.example/v1 --model ui-tars"},
 	"verify-normalize":        {"solopi verify-normalize --file ./requirement.json"},
 	"verify-validate":         {"solopi verify-validate --plan ./plan.json"},
+	"history":                 {"solopi history --case login-ok --last 20"},
 	"managed-init":            {"solopi managed-init --database ./farm.sqlite"},
 	"managed-health":          {"solopi managed-health --database ./farm.sqlite"},
 	"managed-device-register": {"solopi managed-device-register --device-id pixel-8 --device-serial 1A2B3C --api-level 34 --capability agent --label rack=r1"},

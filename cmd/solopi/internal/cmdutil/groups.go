@@ -23,7 +23,7 @@ var groups = []group{
 		"app-status", "inspect", "screenshot", "logs", "startup-time"}},
 	{"settings", "SoloPi's settings", []string{"config-list", "config-get", "config-set"}},
 	{"replay", "cases and replay", []string{"cases", "case-get", "case-import", "case-delete", "run", "status", "result",
-		"cancel", "run-repeat", "run-batch", "replay-history-list", "replay-history-get", "replay-history-delete"}},
+		"cancel", "run-repeat", "run-batch", "history", "replay-history-list", "replay-history-get", "replay-history-delete"}},
 	{"agent", "the dynamic Agent protocol and the pure-vision planner", []string{"agent-capabilities", "agent-session-start",
 		"agent-observe", "agent-act", "agent-receipt", "agent-status", "agent-timeline", "agent-pause", "agent-resume",
 		"agent-end", "agent-cancel", "agent-run", "planner-parse", "planner-calibrate", "planner-check"}},

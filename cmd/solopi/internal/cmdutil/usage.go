@@ -93,7 +93,7 @@ var usageRules = map[string]usageRule{
 			"A selector must match exactly one node of that observation. Reuse --step-id to retry: the device returns the\n" +
 			"stored receipt; another action under the same --step-id is refused (step_id_conflict).",
 	}),
-	"run-batch":          {oneOf: []OneOf{{Flags: []string{"case", "cases-file"}}}},
+	"run-batch":          {oneOf: []OneOf{{Flags: []string{"case", "cases-file", "file", "dir"}}}},
 	"perf-start":         {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
 	"perf-display-start": {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
 	"verify-init":        {oneOf: []OneOf{{Flags: []string{"from-case", "case"}, Exclusive: true}}},
