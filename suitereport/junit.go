@@ -188,3 +188,18 @@ func (r *Report) WriteJUnit(path string, overwrite bool) error {
 	}
 	return artifacts.WriteJUnit(path, overwrite, name, r.JUnit()...)
 }
+
+// File is the report's file in a batch (or farm task) directory, which
+// `solopi report DIR` renders.
+const File = "suite.json"
+
+// WriteFile writes the report as dir/suite.json (dir is created when
+// missing; an existing report is replaced).
+func (r *Report) WriteFile(dir string) error {
+	d, err := artifacts.Open(dir, artifacts.EvidenceOverwrite, File)
+	if err != nil {
+		return err
+	}
+	_, err = d.WriteJSON(File, "suite", r)
+	return err
+}

@@ -144,7 +144,7 @@ type Options struct {
 }
 
 // ReportFile is the report's file in the batch directory.
-const ReportFile = "suite.json"
+const ReportFile = suitereport.File
 
 // Validate checks what needs no phone.
 func Validate(o Options) error {
@@ -337,19 +337,9 @@ func (r *runner) finish(ctx context.Context, q *queue) *suitereport.Report {
 	}
 	rep.Finish(r.clk.Now())
 	if r.batch != "" {
-		if err := writeReport(r.batch, rep); err != nil {
+		if err := rep.WriteFile(r.batch); err != nil {
 			rep.Warnings = append(rep.Warnings, ReportFile+": "+fault.From(err).Message)
 		}
 	}
 	return rep
-}
-
-// writeReport writes suite.json into the batch directory.
-func writeReport(dir string, rep *suitereport.Report) error {
-	d, err := artifacts.Open(dir, artifacts.EvidenceOverwrite, ReportFile)
-	if err != nil {
-		return err
-	}
-	_, err = d.WriteJSON(ReportFile, "suite", rep)
-	return err
 }

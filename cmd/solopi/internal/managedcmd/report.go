@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/managed/farmreport"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/report"
 )
 
 // Error codes of managed-report: a task that did not pass (its exit is its
@@ -28,8 +29,11 @@ const (
 
 type managedReportOptions struct {
 	taskID, output, junit string
-	overwrite, wait       bool
-	timeout, interval     time.Duration
+	// html is the directory the task's suite report (suite.json) and its
+	// report.html go to, as a batch's do.
+	html              string
+	overwrite, wait   bool
+	timeout, interval time.Duration
 	// clock paces the wait (nil: the real clock).
 	clock clock.Clock
 }
@@ -42,13 +46,14 @@ func newCmdReport(e cmdutil.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "managed-report",
 		Usage: "the task's matrix report; the exit code is its verdict",
-		UsageText: "solopi managed-report --task-id task-… [--wait [--timeout S]] [--output report.json] [--junit junit.xml] [--overwrite]\n\n" +
-			"Example (CI):\n  solopi managed-report --task-id \"$TASK\" --wait --timeout 3600 --junit ./out/junit.xml",
+		UsageText: "solopi managed-report --task-id task-… [--wait [--timeout S]] [--output report.json] [--junit junit.xml] [--html DIR] [--overwrite]\n\n" +
+			"Example (CI):\n  solopi managed-report --task-id \"$TASK\" --wait --timeout 3600 --junit ./out/junit.xml --html ./out/task",
 		Description: "Exit codes: passed 0, failed 2, not_tested 3, cancelled 130, not finished yet 4; with --wait,\n" +
 			"a task still not finished after --timeout is 124. --junit writes one <testsuite> per phone, as run-batch does.",
 		Flags: []cli.Flag{storeFlag(&db), taskIDFlag(&o.taskID),
 			&cli.StringFlag{Name: "output", Destination: &o.output, Usage: "also write the report to this file"},
 			&cli.StringFlag{Name: "junit", Destination: &o.junit, Usage: "also write the task's JUnit (one testsuite per phone) to this file"},
+			&cli.StringFlag{Name: "html", Destination: &o.html, Usage: "also write the task's suite report (suite.json) and report.html into this directory, as a batch's (solopi report DIR renders it again)"},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace an existing --output or --junit file"},
 			&cli.BoolFlag{Name: "wait", Destination: &o.wait, Usage: "block until the task is terminal (Ctrl-C stops waiting, exit 130)"},
 			timeout,
@@ -64,6 +69,8 @@ type managedReportResult struct {
 	managed.Report
 	Output string `json:"output,omitempty"`
 	JUnit  string `json:"junit,omitempty"`
+	// HTMLReport is the report.html --html wrote.
+	HTMLReport string `json:"htmlReport,omitempty"`
 	// ErrorCode and Error say why a report is not a success.
 	ErrorCode string `json:"errorCode,omitempty"`
 	Error     string `json:"error,omitempty"`
@@ -113,12 +120,22 @@ func runManagedReport(ctx context.Context, s managed.Store, o managedReportOptio
 		}
 		res.Output = written.Path
 	}
+	suite := farmreport.Suite(r)
 	if o.junit != "" {
-		suite := farmreport.Suite(r)
 		if err := suite.WriteJUnit(o.junit, o.overwrite); err != nil {
 			return cmdutil.Result{}, err
 		}
 		res.JUnit = o.junit
+	}
+	if o.html != "" {
+		if err := suite.WriteFile(o.html); err != nil {
+			return cmdutil.Result{}, err
+		}
+		html, err := report.Write(o.html, report.Options{})
+		if err != nil {
+			return cmdutil.Result{}, err
+		}
+		res.HTMLReport = html.Path
 	}
 	if waited != nil && !r.Terminal {
 		res.ErrorCode, res.Error = waited.Code, waited.Message

@@ -82,6 +82,20 @@ func TestWorkerOnce(t *testing.T) {
 		suites[0].Cases[0].Failure != nil || suites[0].Cases[0].Error != nil {
 		t.Errorf("junit %+v", suites)
 	}
+	// The task's HTML report is a batch's: its suite report and page; the
+	// report command renders the directory again.
+	html := filepath.Join(r.root, task)
+	h := r.managed(0, "managed-report", "--task-id", task, "--html", html)
+	if h["htmlReport"] != filepath.Join(html, "report.html") {
+		t.Fatalf("managed-report --html: %v", h)
+	}
+	page, err := os.ReadFile(filepath.Join(html, "report.html"))
+	if err != nil || !strings.Contains(string(page), "counter") || !strings.Contains(string(page), r.dev.Serial()) {
+		t.Errorf("the task's report.html (%v) shows neither its case nor its phone", err)
+	}
+	if _, err := os.Stat(filepath.Join(html, "suite.json")); err != nil {
+		t.Errorf("no suite.json beside it: %v", err)
+	}
 	res := cmdtest.Obj(once, "result")
 	if once["claimed"] != true || once["success"] != true || res["shardStatus"] != "passed" || res["taskStatus"] != "passed" {
 		t.Fatalf("worker-once %v", once)
