@@ -215,7 +215,10 @@ func TestLateCancelDoesNotTouchANewRun(t *testing.T) {
 	r.importCase(cmdtest.WriteCase(t, nil))
 	first := r.Cmd(0, append([]string{"run", "--case", demo}, fast...)...)
 	second := r.Cmd(0, append([]string{"run", "--case", demo, "--no-wait"}, fast...)...)
-	if m := r.Cmd(2, "cancel", "--run-id", cmdtest.Str(first, "runId")); m["errorCode"] != "run_id_mismatch" {
+	// The stale cancel names the old run: refused as a mismatch while the
+	// new run is active, as nothing to cancel once it ended (a loaded host
+	// may be that slow); either way the new run is left alone.
+	if m := r.Cmd(2, "cancel", "--run-id", cmdtest.Str(first, "runId")); m["errorCode"] != "run_id_mismatch" && m["errorCode"] != "run_not_active" {
 		t.Fatalf("stale cancel: %v", m)
 	}
 	var res map[string]any

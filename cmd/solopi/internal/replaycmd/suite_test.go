@@ -411,7 +411,7 @@ func TestHistoryCommandRefusals(t *testing.T) {
 		}
 	}
 	// No case at all is the parser's usage error: nothing on stdout.
-	if r := c.Run("run"); r.Code != 3 || len(r.Stdout) != 0 || !strings.Contains(string(r.Stderr), `Required flag "case"`) {
+	if r := c.Run("run"); r.Code != 3 || len(r.Stdout) != 0 || !strings.Contains(string(r.Stderr), "--case") {
 		t.Errorf("run without a case: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
