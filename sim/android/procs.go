@@ -5,6 +5,7 @@ package android
 // too (apps.go); the shell user may see them but not signal them.
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,9 +159,10 @@ func cmdKill(sc *shellCtx, args []string) int {
 	return rc
 }
 
-// cmdPkill: pkill [-SIG | -l SIG] [-f] [-x] PATTERN. The pattern is a
-// substring of the name (or, with -f, of the whole command line); -x makes
-// it match the name exactly. Exit 1 when nothing matched.
+// cmdPkill: pkill [-SIG | -l SIG] [-f] [-x] PATTERN. The pattern is an
+// extended regular expression matched against the name (or, with -f, the
+// whole command line); -x makes it match the whole of it. Exit 1 when
+// nothing matched.
 func cmdPkill(sc *shellCtx, args []string) int {
 	sig, full, exact := sigTERM, false, false
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
@@ -195,13 +197,22 @@ func cmdPkill(sc *shellCtx, args []string) int {
 		sc.Errf("usage: pkill [-l SIGNAL] [-fx] PATTERN\n")
 		return 2
 	}
+	pat := args[0]
+	if exact {
+		pat = "^(?:" + pat + ")$"
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		sc.Errf("pkill: bad regex '%s'\n", args[0])
+		return 2
+	}
 	hit := false
 	for _, sp := range sc.p.procs.list() {
 		subject := sp.name
 		if full {
 			subject = sp.cmdline()
 		}
-		if exact && subject == args[0] || !exact && strings.Contains(subject, args[0]) {
+		if re.MatchString(subject) {
 			sp.signal(sig)
 			hit = true
 		}

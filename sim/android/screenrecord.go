@@ -22,9 +22,10 @@ import (
 
 const (
 	screenrecordMaxLimit = 180 // seconds
-	// screenrecordTick is how often (device time) the recorder looks for a
-	// changed screen; an unchanged screen extends the previous frame.
-	screenrecordTick = 100 * time.Millisecond
+	// screenrecordGap is the shortest time (device time) between two
+	// frames: a frame is taken when the screen changes, at most this often
+	// (an unchanged screen extends the previous frame).
+	screenrecordGap = 50 * time.Millisecond
 )
 
 type screenrecordOpts struct {
@@ -122,8 +123,6 @@ func cmdScreenrecord(sc *shellCtx, args []string) int {
 		sc.Errf("Unable to open '%s': %s\n", o.out, shell.ErrText(err))
 		return 1
 	}
-	sp := p.procs.start("screenrecord", args)
-	defer p.procs.done(sp)
 	if o.verbose {
 		sc.Outf("Main display is %dx%d\nConfigured recording: %dx%d, %d bps, time limit %ds\n",
 			o.w, o.h, o.w, o.h, o.bitRate, int(o.limit/time.Second))
@@ -152,8 +151,20 @@ func cmdScreenrecord(sc *shellCtx, args []string) int {
 		stamps = append(stamps, now)
 		return nil
 	}
+	if err := capture(start); err != nil {
+		sc.Errf("screenrecord: %v\n", err)
+		return 1
+	}
+	// Listed (and signalable) once the first frame is in.
+	sp := p.procs.start("screenrecord", args)
+	defer p.procs.done(sp)
 	waitCtx, cancel := context.WithCancel(sc.Ctx)
 	defer cancel()
+	go func() {
+		// The time limit ends the recording like an interrupt does.
+		_ = p.clk.Sleep(waitCtx, o.limit)
+		cancel()
+	}()
 	sig := 0
 	watched := make(chan struct{})
 	go func() {
@@ -164,32 +175,32 @@ func cmdScreenrecord(sc *shellCtx, args []string) int {
 		case <-waitCtx.Done():
 		}
 	}()
-	if err := capture(start); err != nil {
-		sc.Errf("screenrecord: %v\n", err)
-		return 1
-	}
-	for {
-		now := p.clk.Now()
-		left := o.limit - now.Sub(start)
-		if left <= 0 {
-			break
-		}
-		if p.clk.Sleep(waitCtx, min(left, screenrecordTick)) != nil {
-			break
-		}
+	for waitCtx.Err() == nil {
+		var changed chan struct{}
+		p.view(func() { changed = p.changed })
 		if err := capture(p.clk.Now()); err != nil {
 			sc.Errf("screenrecord: %v\n", err)
 			return 1
 		}
+		select {
+		case <-changed:
+		case <-waitCtx.Done():
+		}
+		_ = p.clk.Sleep(waitCtx, screenrecordGap)
 	}
 	cancel() // stops the signal watcher, so reading sig below is safe
 	<-watched
+	if sig == sigKILL {
+		return 128 + sigKILL
+	}
 	end := p.clk.Now()
 	if limit := start.Add(o.limit); end.After(limit) {
 		end = limit
 	}
-	if sig == sigKILL {
-		return 128 + sigKILL
+	// The last change before the end is shown too.
+	if err := capture(end); err != nil {
+		sc.Errf("screenrecord: %v\n", err)
+		return 1
 	}
 	for i := range frames {
 		next := end
