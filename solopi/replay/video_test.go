@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/mp4check"
+	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
@@ -27,6 +29,11 @@ func videoRun(name, dir string, mode video.Mode) RunOptions {
 // videoOf is the run output's "video" object.
 func videoOf(t *testing.T, rep *RunReport) map[string]any {
 	t.Helper()
+	b, err := json.Marshal(rep.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Validate(t, "run", b)
 	v, ok := rep.Payload["video"].(map[string]any)
 	if !ok {
 		t.Fatalf("no video object in %v", rep.Payload)
