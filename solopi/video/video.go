@@ -268,12 +268,32 @@ func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 	}
 	sctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), clk, budget, errors.New("the video's stop budget ran out"))
 	defer cancel()
+	// An interrupt that arrives during Stop leaves it InterruptedStopBudget
+	// more at most.
+	var stopTimer func() bool
+	var timerMu sync.Mutex
+	stopWatch := context.AfterFunc(ctx, func() {
+		timerMu.Lock()
+		defer timerMu.Unlock()
+		stopTimer = clock.AfterFunc(clk, InterruptedStopBudget, cancel)
+	})
+	defer func() {
+		stopWatch()
+		timerMu.Lock()
+		defer timerMu.Unlock()
+		if stopTimer != nil {
+			stopTimer()
+		}
+	}()
 	r.mu.Lock()
 	r.stopping = true
 	r.mu.Unlock()
 	res := &Result{Files: []artifacts.FileEntry{}}
 	var errs []string
-	r.interrupt(sctx)
+	// The interrupt gets a third of the budget; the rest is for the pulls.
+	ictx, icancel := clock.WithTimeout(sctx, clk, budget/3, nil)
+	r.interrupt(ictx)
+	icancel()
 	select {
 	case <-r.done:
 	default:
@@ -325,14 +345,14 @@ func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 }
 
 // interrupt sends SIGINT to this recording's screenrecord until the loop
-// ends or sctx does. The pattern matches the parts' unique path prefix;
+// ends or ictx does. The pattern matches the parts' unique path prefix;
 // its bracket keeps it from matching pkill's own command line.
-func (r *Recorder) interrupt(sctx context.Context) {
+func (r *Recorder) interrupt(ictx context.Context) {
 	base := path.Base(r.prefix)
 	pattern := base[:len(base)-1] + "[" + base[len(base)-1:] + "]"
 	for {
-		_, _, _, _ = r.dev.Shell(sctx, adb.ShellJoin("pkill", "-INT", "-f", pattern))
-		wctx, cancel := clock.WithTimeout(sctx, r.dev.Clock(), interruptRetry, nil)
+		_, _, _, _ = r.dev.Shell(ictx, adb.ShellJoin("pkill", "-INT", "-f", pattern))
+		wctx, cancel := clock.WithTimeout(ictx, r.dev.Clock(), interruptRetry, nil)
 		select {
 		case <-r.done:
 			cancel()
@@ -340,7 +360,7 @@ func (r *Recorder) interrupt(sctx context.Context) {
 		case <-wctx.Done():
 			cancel()
 		}
-		if sctx.Err() != nil {
+		if ictx.Err() != nil {
 			return
 		}
 	}
