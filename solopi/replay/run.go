@@ -108,7 +108,7 @@ func (o *RunOptions) Validate() error {
 		return fault.Usage(CodeInvalidRunOption, "--video must be off, on-failure or always")
 	}
 	if o.Video != "" && o.Video != video.ModeOff && o.ArtifactsDir == "" {
-		return fault.Usage(CodeInvalidRunOption, "--video needs --artifacts-dir (the recording is evidence)")
+		return fault.Usage(CodeInvalidRunOption, "--video needs --artifacts (the recording is evidence)")
 	}
 	if o.ArtifactsDir != "" {
 		if err := artifacts.Check(o.ArtifactsDir, artifacts.EvidenceModeOf(o.Overwrite)); err != nil {

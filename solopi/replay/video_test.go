@@ -264,3 +264,26 @@ func TestRunVideoNeedsArtifactsDir(t *testing.T) {
 		}
 	}
 }
+
+func TestRunVideoTimeoutKeepsTheRecording(t *testing.T) {
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("slow", hangSteps)
+	dir := filepath.Join(t.TempDir(), "out")
+	o := videoRun("slow", dir, video.ModeOnFailure)
+	o.RunTimeout = time.Second
+	rep := RunReplay(context.Background(), p.d, o)
+	if rep.ErrorCode != CodeRunTimeout || p.mutations("type=cancel&runId="+rep.RunID) != 1 {
+		t.Fatalf("code %s mutations %v", rep.ErrorCode, p.dev.Mutations())
+	}
+	v := videoOf(t, rep)
+	if v["kept"] != true || v["error"] != nil {
+		t.Fatalf("video %v", v)
+	}
+	names := videoNames(t, v)
+	m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, names...)
+	for _, name := range names {
+		checkVideo(t, dir, m, name)
+	}
+	noDeviceVideo(t, p)
+}
