@@ -25,7 +25,7 @@ const (
 	// screenrecordGap is the shortest time (device time) between two
 	// frames: a frame is taken when the screen changes, at most this often
 	// (an unchanged screen extends the previous frame).
-	screenrecordGap = 50 * time.Millisecond
+	screenrecordGap = 100 * time.Millisecond
 )
 
 type screenrecordOpts struct {
