@@ -259,7 +259,8 @@ type Result struct {
 // dir (nil discards them) and deletes the device files. It runs on its own
 // context, bounded by Options.StopBudget (InterruptedStopBudget when ctx
 // is already cancelled), so it works after an interrupt (an interrupted
-// run keeps what was recorded) and never takes longer than the budget. Stop is safe to call once.
+// run keeps what was recorded) and never takes longer than the budget.
+// Call it once.
 func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 	clk := r.dev.Clock()
 	budget := r.o.StopBudget
@@ -300,7 +301,10 @@ func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 		// Not finished within the budget: close the shell stream (adbd
 		// hangs up the process; the part may be incomplete).
 		r.cancel()
-		<-r.done
+		select {
+		case <-r.done:
+		case <-sctx.Done():
+		}
 		errs = append(errs, "screenrecord did not finish in time after the interrupt; the last part may be incomplete")
 	}
 	r.cancel()
