@@ -34,7 +34,7 @@ const (
 type PreflightCheck struct {
 	Name      string         `json:"name"`
 	Status    string         `json:"status"`
-	ErrorCode string         `json:"error_code,omitempty"`
+	ErrorCode string         `json:"errorCode,omitempty"`
 	Message   string         `json:"message,omitempty"`
 	Detail    map[string]any `json:"detail,omitempty"`
 }

@@ -93,10 +93,10 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// DefaultPath is $XDG_DATA_HOME/solopi/history.sqlite, or
-// ~/.local/share/solopi/history.sqlite.
-func DefaultPath() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+// DefaultPath is $XDG_DATA_HOME/solopi/history.sqlite (as getenv reads
+// it), or ~/.local/share/solopi/history.sqlite.
+func DefaultPath(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "solopi", "history.sqlite"), nil
 	}
 	home, err := os.UserHomeDir()

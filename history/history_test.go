@@ -385,13 +385,13 @@ func TestConcurrentProcessesAppend(t *testing.T) {
 func TestDefaultPath(t *testing.T) {
 	data := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", data)
-	if p, err := DefaultPath(); err != nil || p != filepath.Join(data, "solopi", "history.sqlite") {
+	if p, err := DefaultPath(os.Getenv); err != nil || p != filepath.Join(data, "solopi", "history.sqlite") {
 		t.Fatalf("%s %v", p, err)
 	}
 	home := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", "")
 	t.Setenv("HOME", home)
-	if p, err := DefaultPath(); err != nil || p != filepath.Join(home, ".local", "share", "solopi", "history.sqlite") {
+	if p, err := DefaultPath(os.Getenv); err != nil || p != filepath.Join(home, ".local", "share", "solopi", "history.sqlite") {
 		t.Fatalf("%s %v", p, err)
 	}
 }

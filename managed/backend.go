@@ -57,6 +57,8 @@ type txn interface {
 type backend interface {
 	name() string
 	location() string
+	// nowQuery selects the database's clock in Unix milliseconds.
+	nowQuery() string
 	reader() querier
 	begin(ctx context.Context) (txn, error)
 	// retryable reports a transient conflict (deadlock, serialization

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,86 @@ func TestRedactURL(t *testing.T) {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// behindDB is a database whose clock runs ten minutes behind the hosts
+// that use it: every host's own clock is ten minutes ahead of the farm's.
+type behindDB struct{ backend }
+
+const skew = 10 * time.Minute
+
+func (b behindDB) nowQuery() string {
+	return strings.Replace(b.backend.nowQuery(), "SELECT ", "SELECT -"+strconv.FormatInt(skew.Milliseconds(), 10)+" + ", 1)
+}
+
+// TestLeaseClockIsTheDatabases: the hosts' clocks run ten minutes ahead of
+// the database's, far past a 60 s lease. A host that judged expiry by its
+// own clock would expire the lease at once; the store judges by the
+// database's, so another host's recovery leaves the heartbeating lease
+// alone, and the lease's times are the database's.
+func TestLeaseClockIsTheDatabases(t *testing.T) {
+	t.Parallel()
+	for name, db := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "managed.sqlite") },
+		"postgres": func(t *testing.T) string { return pgtest.Schema(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			database := db(t)
+			open := func() *store {
+				s, err := Open(context.Background(), database, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				st := s.(*store)
+				st.be = behindDB{st.be}
+				return st
+			}
+			ctx := context.Background()
+			hostA, hostB := open(), open()
+			if _, err := hostA.RegisterDevice(ctx, DeviceSpec{DeviceID: "pixel-8", Serial: "SERIAL-1", APILevel: 35}); err != nil {
+				t.Fatal(err)
+			}
+			sub := NewSubmission()
+			sub.Plan = map[string]any{"schemaVersion": PlanSchema, "planFingerprint": strings.Repeat("a", 64)}
+			sub.Matrix = []any{map[string]any{"id": "android"}}
+			sub.IdempotencyKey, sub.OwnerToken, sub.LeaseDurationMs = "ci-1", "owner-token-1234567890abcdef", 60_000
+			task, err := hostA.Submit(ctx, sub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs, err := hostA.ShardJobs(ctx, task.TaskID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := hostA.Claim(ctx, ClaimRequest{JobID: jobs[0].JobID, TaskID: task.TaskID, ShardID: jobs[0].ShardID,
+				WorkerID: "worker-a", Serials: []string{"SERIAL-1"}, Host: "host-a"})
+			if err != nil || res.Assignment == nil {
+				t.Fatalf("claim: %+v %v", res, err)
+			}
+			a := res.Assignment
+			hostNow := time.Now().UnixMilli()
+			if a.LeaseExpiresAt > hostNow-skew.Milliseconds()+60_000+5_000 || a.LeaseExpiresAt < hostNow-skew.Milliseconds() {
+				t.Fatalf("leaseExpiresAt %d is not the database's clock + 60 s (host clock %d, database %v behind)", a.LeaseExpiresAt, hostNow, skew)
+			}
+			if err := hostA.Start(ctx, a.Identity()); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := hostB.Recover(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Requeued != 0 || rec.Terminated != 0 {
+				t.Fatalf("host B's recovery expired a live lease: %+v", rec)
+			}
+			if _, err := hostA.Heartbeat(ctx, a.Identity()); err != nil {
+				t.Fatalf("host A's heartbeat: %v", err)
+			}
+			if st, err := hostB.Status(ctx, task.TaskID); err != nil || st.ShardCounts["running"] != 1 {
+				t.Fatalf("status %+v %v", st, err)
+			}
+		})
 	}
 }

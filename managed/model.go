@@ -163,6 +163,17 @@ type Task struct {
 	// OwnerToken is set only on the response that created the task: the
 	// store keeps only its hash, so it can never be shown again.
 	OwnerToken string `json:"ownerToken,omitempty"`
+	// Warnings are set on a submission's and a status's answer: targets
+	// of shards still queued that no registered device can run now.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is advice on an accepted request, with a stable code.
+type Warning struct {
+	Code            string `json:"code"`
+	Message         string `json:"message"`
+	TargetID        string `json:"targetId,omitempty"`
+	MatchingDevices int    `json:"matchingDevices,omitempty"`
 }
 
 // TaskStatus is a task with its shard counts by status.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -15,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // migrationLockKey serialises concurrent first starts of workers on one
@@ -43,24 +46,165 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*postgresBacke
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = 10
 	}
+	where := redactURL(dsn)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeDatabase, "cannot connect to PostgreSQL", err)
+		return nil, pgFault(err, cfg, where, "cannot connect to PostgreSQL")
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fault.Wrap(fault.Transport, CodeDatabase, "cannot connect to PostgreSQL", err).With("database", redactURL(dsn))
+		return nil, pgFault(err, cfg, where, "cannot connect to PostgreSQL")
 	}
-	b := &postgresBackend{url: redactURL(dsn), pool: pool}
+	if err := checkSearchPath(ctx, pool, where); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	b := &postgresBackend{url: where, pool: pool}
 	if b.riverOps, err = newRiverOps(riverpgxv5.New(pool), opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	if err := b.migrate(ctx); err != nil {
+	if opts.Existing {
+		err = b.checkInitialised(ctx)
+	} else {
+		err = b.migrate(ctx)
+	}
+	if err != nil {
 		pool.Close()
-		return nil, err
+		return nil, pgFault(err, cfg, where, "cannot migrate the managed database")
 	}
 	return b, nil
+}
+
+// checkSearchPath refuses a connection whose search_path names no schema
+// that exists: every table would otherwise fail to be created or found.
+func checkSearchPath(ctx context.Context, pool *pgxpool.Pool, where string) error {
+	var schema *string
+	var path string
+	if err := pool.QueryRow(ctx, `SELECT current_schema(), current_setting('search_path')`).Scan(&schema, &path); err != nil {
+		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the connection's search_path", err).With("database", where)
+	}
+	if schema != nil {
+		return nil
+	}
+	// PostgreSQL skips a schema the role may not use as if it did not
+	// exist; tell the two apart.
+	var denied []string
+	rows, err := pool.Query(ctx, `SELECT nspname FROM pg_namespace WHERE nspname = ANY($1) AND NOT has_schema_privilege(oid, 'USAGE') ORDER BY nspname`,
+		searchPathNames(path))
+	if err == nil {
+		denied, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the connection's schemas", err).With("database", where)
+	}
+	if len(denied) > 0 {
+		return storeError(CodeDatabasePermission, "the role may not use the schema of its search_path ("+strings.Join(denied, ", ")+")").
+			With("database", where).With("searchPath", path).
+			WithUserAction("GRANT USAGE, CREATE ON SCHEMA … TO the role, or connect as its owner")
+	}
+	return storeError(CodeSchemaNotFound, "no schema of the connection's search_path exists ("+path+")").
+		With("database", where).With("searchPath", path).
+		WithUserAction("create the schema (CREATE SCHEMA …) or correct search_path in the URL")
+}
+
+// searchPathNames splits a search_path setting into schema names (quotes
+// removed; "$user" kept as written, it matches no schema name).
+func searchPathNames(path string) []string {
+	var out []string
+	for _, p := range strings.Split(path, ",") {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkInitialised refuses, for a command that never migrates, a schema
+// without our tables or at another version.
+func (b *postgresBackend) checkInitialised(ctx context.Context) error {
+	var version *string
+	err := b.pool.QueryRow(ctx, `SELECT (SELECT value FROM managed_metadata WHERE key = 'schema_version')`).Scan(&version)
+	if pgCode(err) == "42P01" { // undefined_table
+		return fault.From(checkInitialised(false, "")).With("database", b.url)
+	}
+	if err != nil {
+		return err
+	}
+	v := ""
+	if version != nil {
+		v = *version
+	}
+	if err := checkInitialised(true, v); err != nil {
+		return fault.From(err).With("database", b.url)
+	}
+	return nil
+}
+
+// pgFault names why PostgreSQL refused or could not be reached, from the
+// server's SQLSTATE or the dial error: a wrong role or password, a
+// database that does not exist, a missing privilege, a server nobody
+// answers for at that host and port. The password is never in the text.
+func pgFault(err error, cfg *pgxpool.Config, where, doing string) error {
+	var f *fault.Error
+	if errors.As(err, &f) && f.Code != CodeDatabase || errors.Is(err, context.Canceled) {
+		return err
+	}
+	hide := redact.New(cfg.ConnConfig.Password)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		detail := hide.Text(pe.Message)
+		switch {
+		case pe.Code == "28P01" || pe.Code == "28000":
+			return fault.Wrap(fault.Invalid, CodeDatabaseAuth, "PostgreSQL refused the role or its password: "+detail, err).
+				With("database", where).With("sqlstate", pe.Code).With("user", cfg.ConnConfig.User)
+		case pe.Code == "3D000":
+			return fault.Wrap(fault.Invalid, CodeDatabaseNotFound, "the PostgreSQL database does not exist: "+detail, err).
+				With("database", where).With("sqlstate", pe.Code)
+		case pe.Code == "3F000":
+			return fault.Wrap(fault.Invalid, CodeSchemaNotFound, "no schema of the connection's search_path exists: "+detail, err).
+				With("database", where).With("sqlstate", pe.Code)
+		case pe.Code == "42501":
+			return fault.Wrap(fault.Invalid, CodeDatabasePermission, "the role lacks a privilege the store needs: "+detail, err).
+				With("database", where).With("sqlstate", pe.Code).With("user", cfg.ConnConfig.User)
+		case pe.Code == "25006": // read_only_sql_transaction: a standby
+			return fault.Wrap(fault.Invalid, CodeDatabaseReadOnly, "the PostgreSQL server is read-only (a standby?): "+detail, err).
+				With("database", where).With("sqlstate", pe.Code)
+		case strings.HasPrefix(pe.Code, "57P") || pe.Code == "53300":
+			return fault.Wrap(fault.Transport, CodeDatabaseUnreachable, "the PostgreSQL server is not accepting connections: "+detail, err).
+				With("database", where).With("sqlstate", pe.Code)
+		}
+		if f != nil {
+			return f.With("sqlstate", pe.Code)
+		}
+		return fault.Wrap(fault.Transport, CodeDatabase, doing+": "+detail, err).With("database", where).With("sqlstate", pe.Code)
+	}
+	if f != nil {
+		return err
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded) {
+		addr := net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
+		return fault.Wrap(fault.Transport, CodeDatabaseUnreachable, "cannot reach the PostgreSQL server at "+addr+": "+hide.Text(innermost(err).Error()), err).
+			With("database", where).WithUserAction("check the host and port in the URL and that the server is running")
+	}
+	return fault.Wrap(fault.Transport, CodeDatabase, doing+": "+hide.Text(err.Error()), err).With("database", where)
+}
+
+// innermost is the deepest cause of a wrapped error (the dial error under
+// pgx's connect error).
+func innermost(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // redactURL drops the password from a database URL so that it can be
@@ -120,7 +264,13 @@ func (b *postgresBackend) migrate(ctx context.Context) error {
 func (b *postgresBackend) name() string     { return "postgres" }
 func (b *postgresBackend) location() string { return b.url }
 func (b *postgresBackend) reader() querier  { return pgQuerier{b.pool} }
-func (b *postgresBackend) close() error     { b.pool.Close(); return nil }
+
+// nowQuery reads the PostgreSQL server's clock: one clock for every host
+// of the farm.
+func (b *postgresBackend) nowQuery() string {
+	return `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`
+}
+func (b *postgresBackend) close() error { b.pool.Close(); return nil }
 
 func (b *postgresBackend) begin(ctx context.Context) (txn, error) {
 	tx, err := b.pool.Begin(ctx)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Evidence is the raw evidence of one attempt: its artifacts directory (or,
@@ -28,14 +29,22 @@ type PurgeResult struct {
 	// Elsewhere evidence is not on this machine: another host's worker
 	// wrote it and purges it there.
 	Elsewhere []Evidence `json:"elsewhere"`
+	// Refused evidence is this host's, but its path leads out of the
+	// artifacts root through a symbolic link: nothing was deleted, and it
+	// is not marked purged.
+	Refused []Evidence `json:"refused"`
 }
 
 func (s *store) RetentionCandidates(ctx context.Context) ([]Evidence, error) {
+	now, err := s.now(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rs, err := s.be.reader().query(ctx, `SELECT a.task_id, a.shard_id, a.attempt_id, a.artifacts_dir, a.report_path, a.evidence_digest, a.worker_host
 		FROM managed_attempts a JOIN managed_tasks t ON t.task_id = a.task_id
 		WHERE t.status IN ('passed', 'failed', 'not_tested', 'cancelled') AND t.finished_at_ms + t.retention_ms <= $1
 		AND (a.report_path IS NOT NULL OR a.artifacts_dir IS NOT NULL) AND a.evidence_purged_at_ms IS NULL
-		ORDER BY t.finished_at_ms, a.attempt_id`, s.now())
+		ORDER BY t.finished_at_ms, a.attempt_id`, now)
 	if err != nil {
 		return nil, asFault(err)
 	}
@@ -65,7 +74,10 @@ func (s *store) MarkPurged(ctx context.Context, taskID string, attemptIDs []stri
 		return 0, storeError(CodeInvalidContract, "no evidence to mark purged")
 	}
 	var purged int64
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return 0, err
+	}
 	err = s.write(ctx, func(t txn) error {
 		purged = 0
 		if err := t.lockTask(ctx, id); err != nil {
@@ -100,8 +112,12 @@ func (s *store) MarkPurged(ctx context.Context, taskID string, attemptIDs []stri
 // wrote: attempt directories <root>/<taskId>/<shardId>/<attemptId> under
 // artifactsRoots. Evidence another host wrote is left for that host's own
 // purge. Digests and reports in the database stay; only raw evidence goes.
+// Deletion happens inside the artifacts root (os.Root): a symbolic link in
+// the task or shard directory that leads out of the root is not followed;
+// that evidence is listed under refused and left in place, and a symbolic
+// link inside the attempt directory is removed, never what it points to.
 func Purge(ctx context.Context, s Store, host string, artifactsRoots []string) (PurgeResult, error) {
-	res := PurgeResult{Purged: []Evidence{}, Elsewhere: []Evidence{}}
+	res := PurgeResult{Purged: []Evidence{}, Elsewhere: []Evidence{}, Refused: []Evidence{}}
 	candidates, err := s.RetentionCandidates(ctx)
 	if err != nil {
 		return res, err
@@ -109,12 +125,17 @@ func Purge(ctx context.Context, s Store, host string, artifactsRoots []string) (
 	byTask := map[string][]string{}
 	var order []string
 	for _, e := range candidates {
-		if e.Host != host || !ownsEvidence(e, artifactsRoots) {
+		root, rel, ok := ownedEvidence(e, artifactsRoots)
+		if e.Host != host || !ok {
 			res.Elsewhere = append(res.Elsewhere, e)
 			continue
 		}
-		if err := os.RemoveAll(e.Path); err != nil {
-			return res, fmt.Errorf("purge %s: %w", e.Path, err)
+		switch err := removeUnder(root, rel); {
+		case errors.Is(err, errOutsideRoot):
+			res.Refused = append(res.Refused, e)
+			continue
+		case err != nil:
+			return res, fault.Wrap(fault.Transport, CodePurgeFailed, "cannot delete expired evidence", err).With("path", e.Path)
 		}
 		if _, ok := byTask[e.TaskID]; !ok {
 			order = append(order, e.TaskID)
@@ -130,12 +151,55 @@ func Purge(ctx context.Context, s Store, host string, artifactsRoots []string) (
 	return res, nil
 }
 
-// ownsEvidence reports whether e is an attempt directory under one of
+// CodePurgeFailed: evidence past its retention could not be deleted.
+const CodePurgeFailed = "purge_failed"
+
+var errOutsideRoot = errors.New("the evidence path leads out of the artifacts root")
+
+// removeUnder deletes rel and everything below it without leaving root:
+// every path component is resolved inside root, so a symbolic link to a
+// directory elsewhere is refused (errOutsideRoot) instead of followed. An
+// attempt directory already gone counts as deleted.
+func removeUnder(root, rel string) error {
+	r, err := os.OpenRoot(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	// Lstat inside the root fails for a path whose parent directories
+	// escape it; RemoveAll alone would report a missing path as success.
+	if _, err := r.Lstat(rel); errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		if escapes(err) {
+			return errOutsideRoot
+		}
+		return err
+	}
+	if err := r.RemoveAll(rel); err != nil {
+		if escapes(err) {
+			return errOutsideRoot
+		}
+		return err
+	}
+	return nil
+}
+
+// escapes recognises os.Root's refusal of a path that resolves outside it.
+func escapes(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
+}
+
+// ownedEvidence reports whether e is an attempt directory under one of
 // roots, named exactly for its attempt, so that a purge can never delete
-// anything else.
-func ownsEvidence(e Evidence, roots []string) bool {
+// anything else; it returns that root and the path inside it.
+func ownedEvidence(e Evidence, roots []string) (string, string, bool) {
 	if !filepath.IsAbs(e.Path) {
-		return false
+		return "", "", false
 	}
 	for _, root := range roots {
 		abs, err := filepath.Abs(root)
@@ -143,8 +207,8 @@ func ownsEvidence(e Evidence, roots []string) bool {
 			continue
 		}
 		if filepath.Clean(e.Path) == filepath.Join(abs, e.TaskID, e.ShardID, e.AttemptID) {
-			return true
+			return abs, filepath.Join(e.TaskID, e.ShardID, e.AttemptID), true
 		}
 	}
-	return false
+	return "", "", false
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/riverqueue/river"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
@@ -71,12 +72,24 @@ type Store interface {
 
 // Options configure Open.
 type Options struct {
-	Clock clock.Clock // nil means clock.System
+	// Clock stands in for the database's clock (tests: one fake clock
+	// that every store on the database shares). Nil, as every command
+	// leaves it, means the database's own clock: lease expiry, recovery
+	// and every timestamp are judged by the database server (SQL now()),
+	// never by the clock of the host a worker runs on.
+	Clock clock.Clock
+	// Existing opens a store that exists and is initialised at this
+	// binary's schema version, and changes nothing to do so: no file or
+	// directory is created, no table migrated (the read-only commands, and
+	// those that only act on tasks already submitted). Otherwise Open
+	// creates and migrates as needed.
+	Existing bool
 	// Logger receives River's logs; nil discards them.
 	Logger *slog.Logger
 }
 
-// Open opens (creating and migrating as needed) the store at database: a
+// Open opens (creating and migrating as needed, unless opts.Existing) the
+// store at database: a
 // postgres:// or postgresql:// URL selects PostgreSQL, anything else is a
 // SQLite file path.
 func Open(ctx context.Context, database string, opts Options) (Store, error) {
@@ -90,17 +103,31 @@ func Open(ctx context.Context, database string, opts Options) (Store, error) {
 	if err != nil {
 		return nil, asFault(err)
 	}
-	return &store{be: be, clock: clock.Or(opts.Clock)}, nil
+	return &store{be: be, clock: opts.Clock}, nil
 }
 
 type store struct {
-	be    backend
+	be backend
+	// clock is a test's stand-in for the database's clock; nil in
+	// production.
 	clock clock.Clock
 }
 
 var _ Store = (*store)(nil)
 
-func (s *store) now() int64 { return s.clock.Now().UnixMilli() }
+// now is the farm's time in Unix milliseconds: the database's clock, read
+// in SQL, so that every host of a farm judges leases by one clock however
+// far its own runs ahead or behind.
+func (s *store) now(ctx context.Context) (int64, error) {
+	if s.clock != nil {
+		return s.clock.Now().UnixMilli(), nil
+	}
+	var ms int64
+	if err := s.be.reader().queryRow(ctx, s.be.nowQuery()).Scan(&ms); err != nil {
+		return 0, fault.Wrap(fault.Transport, CodeDatabase, "cannot read the database's clock", err)
+	}
+	return ms, nil
+}
 
 func (s *store) Close() error { return s.be.close() }
 
@@ -137,6 +164,11 @@ func asFault(err error) error {
 	var f *fault.Error
 	if errors.As(err, &f) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	switch c := sqliteCode(err) & 0xff; c {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FULL:
+		// The same codes as at open; the path is the store's own.
+		return sqliteFault(err, "", "")
 	}
 	return fault.Wrap(fault.Transport, CodeDatabase, "the managed database failed: "+err.Error(), err)
 }

@@ -49,7 +49,10 @@ func (s *store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 		return ClaimResult{}, err
 	}
 	var res ClaimResult
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return ClaimResult{}, err
+	}
 	err = s.write(ctx, func(t txn) error {
 		res = ClaimResult{}
 		if err := t.lockTask(ctx, taskID); err != nil {
@@ -267,7 +270,10 @@ func (s *store) fenced(ctx context.Context, id Identity, shared bool, fn func(t 
 	if err := checkIdentity(id); err != nil {
 		return err
 	}
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return err
+	}
 	return s.write(ctx, func(t txn) error {
 		lock := t.lockTask
 		if shared {

@@ -52,7 +52,10 @@ func (s *store) RegisterDevice(ctx context.Context, spec DeviceSpec) (Device, er
 	}
 	capsJSON, _ := canonjson.Marshal(d.Capabilities)
 	labelsJSON, _ := canonjson.Marshal(d.Labels)
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return Device{}, err
+	}
 	err = s.write(ctx, func(t txn) error {
 		var owner string
 		switch err := t.queryRow(ctx, `SELECT device_id FROM managed_devices WHERE serial = $1`, d.Serial).Scan(&owner); {
@@ -96,7 +99,10 @@ func (s *store) SetDeviceHealth(ctx context.Context, deviceID, health string) (D
 	if !ValidHealth(health) {
 		return Device{}, storeError(CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", health)
 	}
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return Device{}, err
+	}
 	err = s.write(ctx, func(t txn) error {
 		n, err := t.exec(ctx, `UPDATE managed_devices SET health = $1, last_seen_ms = $2, updated_at_ms = $2 WHERE device_id = $3`, health, now, id)
 		if err == nil && n == 0 {

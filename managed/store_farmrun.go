@@ -41,13 +41,10 @@ func (s *store) FailInfrastructure(ctx context.Context, id Identity, category st
 	var out Outcome
 	var retried bool
 	err = s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
-		var maxRetries, cancel, released int64
-		if err := t.queryRow(ctx, `SELECT t.max_retries, t.cancel_requested, s.released_count
-			FROM managed_tasks t JOIN managed_shards s ON s.task_id = t.task_id WHERE s.shard_id = $1`, a.ShardID).
-			Scan(&maxRetries, &cancel, &released); err != nil {
+		maxRetries, cancel, counted, err := retryBudget(ctx, t, a)
+		if err != nil {
 			return err
 		}
-		counted := a.number - released
 		if retried = cancel != 0 || counted <= maxRetries; retried {
 			return nil
 		}

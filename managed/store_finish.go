@@ -92,13 +92,10 @@ func (s *store) Fail(ctx context.Context, id Identity, category string, retryabl
 	}
 	var out Outcome
 	err = s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
-		var maxRetries, cancel, released int64
-		if err := t.queryRow(ctx, `SELECT t.max_retries, t.cancel_requested, s.released_count
-			FROM managed_tasks t JOIN managed_shards s ON s.task_id = t.task_id WHERE s.shard_id = $1`, a.ShardID).
-			Scan(&maxRetries, &cancel, &released); err != nil {
+		maxRetries, cancel, counted, err := retryBudget(ctx, t, a)
+		if err != nil {
 			return err
 		}
-		counted := a.number - released
 		retry := retryable && cancel == 0 && counted <= maxRetries
 		ev := protocol.EvGiveUp
 		if retry {
@@ -302,4 +299,15 @@ func countBy(ctx context.Context, q querier, sql string, args ...any) (map[strin
 		out[k] = n
 	}
 	return out, rs.Err()
+}
+
+// retryBudget reads what decides whether a failed attempt is retried: the
+// task's retry budget, whether its owner asked to cancel it, and how many
+// attempts of the shard count against the budget (hand-backs do not).
+func retryBudget(ctx context.Context, t txn, a *attemptRow) (maxRetries, cancel, counted int64, err error) {
+	var released int64
+	err = t.queryRow(ctx, `SELECT t.max_retries, t.cancel_requested, s.released_count
+		FROM managed_tasks t JOIN managed_shards s ON s.task_id = t.task_id WHERE s.shard_id = $1`, a.ShardID).
+		Scan(&maxRetries, &cancel, &released)
+	return maxRetries, cancel, a.number - released, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/outcome"
@@ -94,7 +95,42 @@ func (s *store) Status(ctx context.Context, taskID string) (TaskStatus, error) {
 		return TaskStatus{}, asFault(err)
 	}
 	counts, err := countBy(ctx, q, `SELECT status, COUNT(*) FROM managed_shards WHERE task_id = $1 GROUP BY status`, id)
-	return TaskStatus{Task: task, ShardCounts: counts}, asFault(err)
+	if err != nil {
+		return TaskStatus{}, asFault(err)
+	}
+	if counts["queued"] > 0 {
+		if task.Warnings, err = s.waitingWarnings(ctx, id); err != nil {
+			return TaskStatus{}, err
+		}
+	}
+	return TaskStatus{Task: task, ShardCounts: counts}, nil
+}
+
+// waitingWarnings are the placement warnings of a task's queued shards: a
+// task polled while it waits says when no registered device can run it.
+func (s *store) waitingWarnings(ctx context.Context, taskID string) ([]Warning, error) {
+	rs, err := s.be.reader().query(ctx, `SELECT target_id, target_index, selector_json FROM managed_shards
+		WHERE task_id = $1 AND status = 'queued' ORDER BY target_index, replica_index`, taskID)
+	if err != nil {
+		return nil, asFault(err)
+	}
+	defer rs.Close()
+	var targets []target
+	for rs.Next() {
+		var tg target
+		var sel string
+		if err := rs.Scan(&tg.TargetID, &tg.TargetIndex, &sel); err != nil {
+			return nil, asFault(err)
+		}
+		if err := json.Unmarshal([]byte(sel), &tg.Selector); err != nil {
+			return nil, fmt.Errorf("shard selector: %w", err)
+		}
+		targets = append(targets, tg)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, asFault(err)
+	}
+	return s.placementWarnings(ctx, targets)
 }
 
 func (s *store) Events(ctx context.Context, taskID string, after int64) ([]Event, error) {

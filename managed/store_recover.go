@@ -21,7 +21,10 @@ func (s *store) Cancel(ctx context.Context, taskID, ownerToken string) (Task, er
 		return Task{}, storeError(CodeInvalidOwnerToken, "the owner token must be 16 to 256 URL-safe characters")
 	}
 	var out Task
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return Task{}, err
+	}
 	err = s.write(ctx, func(t txn) error {
 		if err := t.lockTask(ctx, id); err != nil {
 			return err
@@ -177,7 +180,10 @@ func (s *store) ShardJobs(ctx context.Context, taskID string) ([]ShardJob, error
 // River itself gave up, one task per transaction.
 func (s *store) Recover(ctx context.Context) (Recovery, error) {
 	var total Recovery
-	now := s.now()
+	now, err := s.now(ctx)
+	if err != nil {
+		return total, err
+	}
 	tasks, err := distinct(ctx, s.be.reader(), `SELECT DISTINCT task_id FROM managed_attempts
 		WHERE status IN ('leased', 'running') AND lease_expires_ms <= $1`, now)
 	if err != nil {
@@ -354,13 +360,16 @@ func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 	for _, id := range ids {
 		state, found := states[id]
 		c := carriers[id]
-		now := s.now()
+		now, err := s.now(ctx)
+		if err != nil {
+			return r, err
+		}
 		category := abandonedCategory(state, found)
 		orphaned := state == rivertype.JobStateRunning && now-c.queuedSince >= c.leaseMs
 		if category == "" && !orphaned {
 			continue
 		}
-		err := s.write(ctx, func(t txn) error {
+		err = s.write(ctx, func(t txn) error {
 			if err := t.lockTask(ctx, c.task); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package managed
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -113,13 +114,71 @@ func (s *store) Submit(ctx context.Context, sub Submission) (Task, error) {
 		// answer as a resubmission would.
 		task, err = s.submit(ctx, n)
 	}
+	if err != nil {
+		return task, err
+	}
+	task.Warnings, err = s.placementWarnings(ctx, n.targets)
 	return task, err
+}
+
+// Warning codes of a submission that was accepted but cannot run yet.
+const (
+	// WarnNoMatchingDevice: no registered device matches a target's
+	// selector, so its shards wait until one is registered.
+	WarnNoMatchingDevice = "no_matching_device"
+	// WarnNoHealthyDevice: devices match, but none is healthy now.
+	WarnNoHealthyDevice = "no_healthy_matching_device"
+)
+
+// placementWarnings says, per matrix target, when no registered device
+// could run it now. The task is queued all the same (devices register and
+// recover over time, and solopi-ai accepts such a matrix), but a CI job
+// learns at once why it would wait.
+func (s *store) placementWarnings(ctx context.Context, targets []target) ([]Warning, error) {
+	devices, err := s.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Warning
+	seen := map[string]bool{}
+	for _, tg := range targets {
+		if seen[tg.TargetID] {
+			continue
+		}
+		seen[tg.TargetID] = true
+		raw, _ := json.Marshal(tg.Selector)
+		var sel Selector
+		if err := json.Unmarshal(raw, &sel); err != nil {
+			return nil, fmt.Errorf("target selector: %w", err)
+		}
+		matching, healthy := 0, 0
+		for i := range devices {
+			if sel.Matches(&devices[i]) {
+				matching++
+				if devices[i].Health == HealthHealthy {
+					healthy++
+				}
+			}
+		}
+		switch {
+		case matching == 0:
+			out = append(out, Warning{Code: WarnNoMatchingDevice, TargetID: tg.TargetID,
+				Message: "no registered device matches this target's selector: its shards stay queued until one is registered"})
+		case healthy == 0:
+			out = append(out, Warning{Code: WarnNoHealthyDevice, TargetID: tg.TargetID, MatchingDevices: matching,
+				Message: "the devices matching this target's selector are not healthy: its shards stay queued until one is"})
+		}
+	}
+	return out, nil
 }
 
 func (s *store) submit(ctx context.Context, n *normalizedSubmission) (Task, error) {
 	var out Task
-	now := s.now()
-	err := s.write(ctx, func(t txn) error {
+	now, err := s.now(ctx)
+	if err != nil {
+		return Task{}, err
+	}
+	err = s.write(ctx, func(t txn) error {
 		var id, requestFP, owner string
 		switch err := t.queryRow(ctx, `SELECT task_id, request_fingerprint, owner_hash FROM managed_tasks WHERE idempotency_key = $1`, n.key).
 			Scan(&id, &requestFP, &owner); {

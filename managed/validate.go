@@ -69,6 +69,18 @@ const (
 	CodeTaskCancelled       = "task_cancelled"
 	CodeUnsupportedSchema   = "unsupported_schema"
 	CodeDatabase            = "database_error"
+	// Opening a store.
+	CodeDatabaseNotFound       = "database_not_found"
+	CodeDatabaseNotInitialised = "database_not_initialized"
+	CodeDatabaseIsDirectory    = "database_is_directory"
+	CodeDatabaseReadOnly       = "database_read_only"
+	CodeDatabaseLocked         = "database_locked"
+	CodeDatabaseCorrupt        = "database_corrupt"
+	CodeDatabaseFull           = "database_full"
+	CodeDatabasePermission     = "database_permission_denied"
+	CodeDatabaseUnreachable    = "database_unreachable"
+	CodeDatabaseAuth           = "database_auth_failed"
+	CodeSchemaNotFound         = "database_schema_not_found"
 )
 
 // storeError is a refused store operation. Every such refusal is a local

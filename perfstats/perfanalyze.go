@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
@@ -68,12 +70,24 @@ type ColumnStats struct {
 	NonBlankCount   int      `json:"nonBlankCount"`
 	NonNumericCount int      `json:"nonNumericCount"`
 	SampleCount     int      `json:"sampleCount"`
-	Min             *float64 `json:"min,omitempty"`
-	Max             *float64 `json:"max,omitempty"`
-	Mean            *float64 `json:"mean,omitempty"`
-	Median          *float64 `json:"median,omitempty"`
-	P90             *float64 `json:"p90,omitempty"`
+	Min             *PyFloat `json:"min,omitempty"`
+	Max             *PyFloat `json:"max,omitempty"`
+	Mean            *PyFloat `json:"mean,omitempty"`
+	Median          *PyFloat `json:"median,omitempty"`
+	P90             *PyFloat `json:"p90,omitempty"`
 	values          []float64
+}
+
+// PyFloat is a statistic printed as Python prints a float (its repr:
+// 1796156308082.0, 1e+16), the form solopi-ai's columns carry.
+type PyFloat float64
+
+// MarshalJSON writes the Python repr of f.
+func (f PyFloat) MarshalJSON() ([]byte, error) {
+	// The 'e' form makes canonjson read the text as a float (Python's
+	// json would), whose repr it writes.
+	s, err := canonjson.NumberText(json.Number(strconv.FormatFloat(float64(f), 'e', -1, 64)))
+	return []byte(s), err
 }
 
 // FPSFigures are frame-rate figures of an FPS series.
@@ -139,7 +153,68 @@ type PerfAnalysis struct {
 	Assessment       map[string]any   `json:"assessment"`
 }
 
-func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+// round6 rounds as Python's round(f, 6) does: to the decimal with six
+// fractional digits nearest the exact binary value (ties to even), read
+// back as a float. Multiplying by 1e6 first would round twice and give
+// 1796156308081.9998 where solopi-ai prints 1796156308082.0.
+func round6(f float64) float64 {
+	if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'f', 6, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
+}
+
+// fsum is Python's math.fsum: the correctly rounded sum of xs (Shewchuk's
+// exact partial sums), so a mean agrees with solopi-ai's to the last bit.
+func fsum(xs []float64) float64 {
+	var partials []float64
+	for _, x := range xs {
+		i := 0
+		for _, y := range partials {
+			if math.Abs(x) < math.Abs(y) {
+				x, y = y, x
+			}
+			hi := x + y
+			lo := y - (hi - x)
+			if lo != 0 {
+				partials[i] = lo
+				i++
+			}
+			x = hi
+		}
+		partials = append(partials[:i], x)
+	}
+	n := len(partials)
+	if n == 0 {
+		return 0
+	}
+	hi := partials[n-1]
+	lo := 0.0
+	n--
+	for n > 0 {
+		x := hi
+		y := partials[n-1]
+		n--
+		hi = x + y
+		lo = y - (hi - x)
+		if lo != 0 {
+			break
+		}
+	}
+	// Round half to even across the remaining partials, as CPython does.
+	if n > 0 && ((lo < 0 && partials[n-1] < 0) || (lo > 0 && partials[n-1] > 0)) {
+		y := lo * 2
+		x := hi + y
+		if y == x-hi {
+			hi = x
+		}
+	}
+	return hi
+}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -148,15 +223,17 @@ func describeValues(vals []float64) (lo, hi, mean, median, p90 float64) {
 	s := slices.Clone(vals)
 	slices.Sort(s)
 	n := len(s)
-	sum := 0.0
-	for _, v := range s {
-		sum += v
+	// solopi-ai's arithmetic: the exact sum of v/n, and an even median as
+	// a/2 + b/2 (neither overflows near the float limit).
+	parts := make([]float64, n)
+	for i, v := range s {
+		parts[i] = v / float64(n)
 	}
-	lo, hi, mean = s[0], s[n-1], sum/float64(n)
+	lo, hi, mean = s[0], s[n-1], fsum(parts)
 	if n%2 == 1 {
 		median = s[n/2]
 	} else {
-		median = (s[n/2-1] + s[n/2]) / 2
+		median = s[n/2-1]/2 + s[n/2]/2
 	}
 	rank := int(math.Ceil(0.9 * float64(n)))
 	p90 = s[max(rank, 1)-1]
@@ -174,7 +251,11 @@ func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysi
 	}
 	fi, err := os.Lstat(root)
 	if err != nil || fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return nil, fault.Usage(CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
+		e := fault.Usage(CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
+		if err != nil {
+			e.With("reason", err.Error())
+		}
+		return nil, e
 	}
 	out := ""
 	if o.Output != "" {
@@ -240,28 +321,31 @@ func findCSVs(ctx context.Context, root string) ([]string, error) {
 			return fault.From(ctx.Err())
 		}
 		if de.Type()&fs.ModeSymlink != 0 {
-			return fault.Usage(CodeInvalidInput, "the input directory contains a symbolic link").With("path", p)
+			return fault.Usage(CodeInvalidInput, "the input directory contains a symbolic link").With("path", p).With("file", p)
 		}
 		if de.IsDir() || !strings.EqualFold(filepath.Ext(p), ".csv") {
 			return nil
 		}
 		if !de.Type().IsRegular() {
-			return fault.Usage(CodeInvalidInput, "a .csv entry is not a regular file").With("path", p)
+			return fault.Usage(CodeInvalidInput, "a .csv entry is not a regular file").With("path", p).With("file", p)
 		}
 		info, err := de.Info()
 		if err != nil {
 			return err
 		}
 		if info.Size() > PerfMaxFileBytes {
-			return fault.Usagef(CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p)
+			return fault.Usagef(CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p).With("file", p).
+				With("sizeBytes", info.Size()).With("maximumBytes", PerfMaxFileBytes)
 		}
 		total += info.Size()
 		if total > perfMaxTotalBytes {
-			return fault.Usage(CodeInvalidInput, "the CSV files together are larger than 256 MiB")
+			return fault.Usage(CodeInvalidInput, "the CSV files together are larger than 256 MiB").
+				With("input", root).With("totalBytes", total).With("maximumBytes", perfMaxTotalBytes)
 		}
 		out = append(out, p)
 		if len(out) > PerfMaxFiles {
-			return fault.Usagef(CodeInvalidInput, "the input directory holds more than %d CSV files", PerfMaxFiles)
+			return fault.Usagef(CodeInvalidInput, "the input directory holds more than %d CSV files", PerfMaxFiles).
+				With("input", root).With("fileCount", len(out)).With("maximumFiles", PerfMaxFiles)
 		}
 		return nil
 	})
@@ -270,7 +354,8 @@ func findCSVs(ctx context.Context, root string) ([]string, error) {
 		if errors.As(err, &oe) {
 			return nil, oe
 		}
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading the input directory failed", err)
+		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading the input directory failed", err).
+			With("input", root).With("reason", err.Error())
 	}
 	slices.Sort(out)
 	return out, nil
@@ -305,12 +390,17 @@ var csvFile = artifacts.Input{What: "CSV file", Code: CodeInvalidInput, Max: Per
 func analyzeCSV(root, p string) (*FileAnalysis, error) {
 	rel, _ := filepath.Rel(root, p)
 	rel = filepath.ToSlash(rel)
-	bad := func(msg string) error {
-		return fault.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel)
+	// path is ours (relative to --input), file solopi-ai's (absolute).
+	bad := func(msg string) *fault.Error {
+		return fault.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel).With("file", p)
 	}
 	data, err := csvFile.Read(p)
 	if err != nil {
-		return nil, fault.From(err).With("path", rel)
+		e := fault.From(err).With("path", rel).With("file", p)
+		if _, ok := e.Details["reason"]; !ok {
+			e.With("reason", e.Message)
+		}
+		return nil, e
 	}
 	fa := &FileAnalysis{Path: rel, SizeBytes: int64(len(data)), Columns: []*ColumnStats{}}
 	switch {
@@ -333,18 +423,29 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 		return nil, bad("the file is empty")
 	}
 	if err != nil {
-		return nil, bad("the header cannot be parsed: " + err.Error())
+		return nil, bad("the header cannot be parsed: "+err.Error()).With("reason", err.Error())
 	}
 	if len(header) > perfMaxColumns {
-		return nil, bad(fmt.Sprintf("more than %d columns", perfMaxColumns))
+		return nil, bad(fmt.Sprintf("more than %d columns", perfMaxColumns)).With("columnCount", len(header)).With("maximumColumns", perfMaxColumns)
 	}
 	seen := map[string]bool{}
-	for i, h := range header {
+	var dups []string
+	for _, h := range header {
 		h = strings.TrimSpace(h)
-		if h == "" || seen[h] {
-			return nil, bad("the header has an empty or duplicate column name")
+		if h == "" {
+			return nil, bad("the header has an empty column name")
+		}
+		if seen[h] && !slices.Contains(dups, h) {
+			dups = append(dups, h)
 		}
 		seen[h] = true
+	}
+	if len(dups) > 0 {
+		slices.Sort(dups)
+		return nil, bad("the header has a duplicate column name").With("duplicateHeaders", dups)
+	}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
 		// Undecoded GBK bytes are shown as U+FFFD; the raw bytes stay in
 		// the file, and the metric name comes from the (UTF-8) file name.
 		fa.Columns = append(fa.Columns, &ColumnStats{Index: i, Name: strings.ToValidUTF8(h, "\uFFFD")})
@@ -356,10 +457,12 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 			break
 		}
 		if err != nil {
-			return nil, bad("a row cannot be parsed: " + err.Error())
+			return nil, bad("a row cannot be parsed: "+err.Error()).With("reason", err.Error())
 		}
 		if len(row) > len(header) {
-			return nil, bad(fmt.Sprintf("row %d has more cells than the header", fa.RowCount+2))
+			line, _ := r.FieldPos(0)
+			return nil, bad(fmt.Sprintf("row %d has more cells than the header", line)).
+				With("row", line).With("expectedColumns", len(header)).With("actualColumns", len(row))
 		}
 		blank := true
 		for _, c := range row {
@@ -392,14 +495,14 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 	for _, col := range fa.Columns {
 		switch {
 		case col.NonNumericCount > 0:
-			col.Kind, col.Reason = "skipped", "non_numeric"
+			col.Kind, col.Reason = "skipped", "contains_non_numeric_values"
 		case len(col.values) == 0:
-			col.Kind, col.Reason = "skipped", "empty"
+			col.Kind, col.Reason = "skipped", "no_values"
 		default:
 			col.Kind = "numeric"
 			col.SampleCount = len(col.values)
 			lo, hi, mean, med, p90 := describeValues(col.values)
-			col.Min, col.Max, col.Mean, col.Median, col.P90 = &lo, &hi, &mean, &med, &p90
+			col.Min, col.Max, col.Mean, col.Median, col.P90 = ptr(PyFloat(lo)), ptr(PyFloat(hi)), ptr(PyFloat(mean)), ptr(PyFloat(med)), ptr(PyFloat(p90))
 		}
 		if col.Kind != "numeric" {
 			col.values = nil
@@ -429,7 +532,7 @@ func metricOf(fa *FileAnalysis, base string) *MetricSummary {
 		name = val.Name
 	}
 	ms := &MetricSummary{File: fa.Path, Name: name, Unit: unit, Source: source, SampleCount: val.SampleCount,
-		Min: *val.Min, Median: *val.Median, P90: *val.P90, Max: *val.Max, Mean: *val.Mean, ys: val.values}
+		Min: float64(*val.Min), Median: float64(*val.Median), P90: float64(*val.P90), Max: float64(*val.Max), Mean: float64(*val.Mean), ys: val.values}
 	// Times and the x axis only when the time columns are fully numeric and
 	// aligned with the value column; otherwise the chart uses sample order.
 	if t := fa.Columns[0]; t.Kind == "numeric" && len(t.values) == len(val.values) {

@@ -80,7 +80,7 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	}
 	mem := byName["PSS-123"]
 	for _, f := range res.Files {
-		if f.Metric == mem && (f.Columns[2].Kind != "skipped" || f.Columns[2].Reason != "non_numeric") {
+		if f.Metric == mem && (f.Columns[2].Kind != "skipped" || f.Columns[2].Reason != "contains_non_numeric_values") {
 			t.Fatalf("the extra column with text is not skipped: %+v", f.Columns[2])
 		}
 	}

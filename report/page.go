@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ var templates = sync.OnceValue(func() *template.Template {
 		"num":      formatNumber,
 		"verdict":  verdictClass,
 		"shortsha": func(s string) string { return cut(s, 12) },
+		"base":     filepath.Base,
 	}).ParseFS(templateFiles, "templates/*.html"))
 })
 
@@ -34,9 +36,16 @@ type page struct {
 	Facts  []fact
 	Run    *runView
 	Batch  *batchView
+	Suite  *suiteView
+	Index  *indexView
 	Verify *verifyView
 	Agent  *agentView
 	Perf   *perfView
+	// Script is the page's one inline script (the suite report's name
+	// search), ScriptSrc its hash source in the Content-Security-Policy;
+	// every other page has none.
+	Script    template.JS
+	ScriptSrc string
 }
 
 // banner is the verdict at the top of a report.

@@ -2,11 +2,13 @@
 // directories: a replay run (`run --artifacts`), a batch (`run-batch`,
 // `run-repeat`), a verification run (`verify-run`), a pure-vision agent
 // trajectory (`agent-run --trajectory`) and a performance recording
-// (`perf-stop --output`, `perf-analyze`).
+// (`perf-stop --output`, `perf-analyze`), a suite across phones, and the
+// index of every batch under an artifacts root.
 //
 // It reads evidence files only, never a device: any directory written
 // today or years ago renders the same way. A report is one HTML file with
-// inline CSS and no script at all; images are linked by relative path to
+// inline CSS and no script (the suite report has one, its name search,
+// allowed by its hash and nothing else); images are linked by relative path to
 // the evidence beside it, and a Content-Security-Policy forbids every
 // request except those images. Text from the device or the model goes
 // through html/template's escaping. Output is deterministic: the same
@@ -30,6 +32,8 @@ type Kind string
 const (
 	KindRun    Kind = "run"
 	KindBatch  Kind = "batch"
+	KindSuite  Kind = "suite"
+	KindIndex  Kind = "index"
 	KindVerify Kind = "verify-run"
 	KindAgent  Kind = "agent-run"
 	KindPerf   Kind = "perf"
@@ -77,17 +81,21 @@ func (e *evidence) detect(o Options) (Kind, error) {
 		return KindVerify, nil
 	case isRun(e):
 		return KindRun, nil
+	case isSuite(e):
+		return KindSuite, nil
 	case isBatch(e):
 		return KindBatch, nil
 	case isPerf(e):
 		return KindPerf, nil
+	case isIndex(e):
+		return KindIndex, nil
 	}
 	if n := len(trajectories(e, ".")); n == 1 {
 		return KindAgent, nil
 	} else if n > 1 {
 		return "", fault.Usage(CodeUnknownKind, "the directory holds several agent trajectories; name one").With("dir", e.dir)
 	}
-	return "", fault.Usage(CodeUnknownKind, "the directory is not an evidence directory solopi knows (run, batch, verify-run, agent-run or perf)").
+	return "", fault.Usage(CodeUnknownKind, "the directory is not an evidence directory solopi knows (run, batch, suite, verify-run, agent-run, perf, or a root of batch-<id> directories)").
 		With("dir", e.dir)
 }
 
@@ -99,6 +107,10 @@ func (e *evidence) render(k Kind, o Options) ([]byte, error) {
 		page, err = runPage(e)
 	case KindBatch:
 		page, err = batchPage(e)
+	case KindSuite:
+		page, err = suitePage(e)
+	case KindIndex:
+		page, err = indexPage(e)
 	case KindVerify:
 		page, err = verifyPage(e)
 	case KindAgent:
@@ -136,6 +148,21 @@ func Write(dir string, o Options) (Result, error) {
 	k, err := e.detect(o)
 	if err != nil {
 		return Result{}, err
+	}
+	if k == KindIndex {
+		// Every batch's own report first, then the index of them.
+		for _, b := range indexBatches(e) {
+			if _, err := Write(filepath.Join(e.dir, b), Options{}); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	if k == KindSuite {
+		for _, rel := range suiteAttemptDirs(e) {
+			if _, err := Write(filepath.Join(e.dir, filepath.FromSlash(rel)), Options{}); err != nil {
+				return Result{}, err
+			}
+		}
 	}
 	if k == KindBatch {
 		for _, c := range batchChildren(e) {

@@ -16,12 +16,12 @@ import (
 )
 
 // commands lists every command. The app's own commands (version, actions,
-// sim, demo, report) live beside main; every feature area contributes its
+// sim, demo, report, solopi-ai's model-* refusals) live beside main; every feature area contributes its
 // list from its package under internal/.
 func commands(e cmdutil.Env) []*cli.Command {
 	cmds := []*cli.Command{newCmdVersion(e), newCmdActions(e), newCmdSim(e), newCmdDemo(e), newCmdReport(e), newCmdSchema(e)}
 	for _, group := range []func(cmdutil.Env) []*cli.Command{devicecmd.Commands, replaycmd.Commands, agentcmd.Commands,
-		sessioncmd.Commands, plannercmd.Commands, verifycmd.Commands, managedcmd.Commands} {
+		sessioncmd.Commands, plannercmd.Commands, verifycmd.Commands, managedcmd.Commands, newModelCommands} {
 		cmds = append(cmds, group(e)...)
 	}
 	return cmds
@@ -29,5 +29,5 @@ func commands(e cmdutil.Env) []*cli.Command {
 
 // run executes the CLI with args and returns the process exit code.
 func run(ctx context.Context, args []string, e cmdutil.Env) int {
-	return cmdutil.App{Version: buildVersion(), Commands: commands}.Run(ctx, args, e)
+	return cmdutil.App{Version: versionLine(), Commands: commands}.Run(ctx, args, e)
 }

@@ -17,8 +17,9 @@ import (
 )
 
 // agentStart starts a session with the built binary, keeping the owner
-// token in a 0600 file instead of stdout.
-func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFile string) {
+// token in a 0600 file instead of stdout; observationID is the session's
+// first observation.
+func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFile, observationID string) {
 	t.Helper()
 	tokenFile = filepath.Join(t.TempDir(), "owner-token")
 	args := append([]string{"agent-session-start", "--owner-token-out", tokenFile}, extra...)
@@ -34,8 +35,9 @@ func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFi
 	if strings.Contains(string(r.stdout), strings.TrimSpace(string(token))) {
 		t.Fatalf("the owner token was printed although --owner-token-out was given")
 	}
-	sess := decodeObject(t, r)["session"].(map[string]any)
-	return sess["sessionId"].(string), tokenFile
+	m := decodeObject(t, r)
+	sess := m["session"].(map[string]any)
+	return sess["sessionId"].(string), tokenFile, m["observation"].(map[string]any)["observationId"].(string)
 }
 
 // The client goes away mid-session (killed while waiting on an action):
@@ -50,13 +52,13 @@ func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
 	if err := dev.Phone.LaunchApp("com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	sid, tok := agentStart(t, env, "--idle-timeout-ms", "15000", "--max-duration-ms", "600000")
+	sid, tok, obs := agentStart(t, env, "--idle-timeout-ms", "15000", "--max-duration-ms", "600000")
 	if dev.App.LeaseHolder() == "" {
 		t.Fatal("no lease held after start")
 	}
 	// A long wait action, then kill -9 the CLI while it polls the receipt.
 	cmd := exec.Command(binPath, "agent-act", "--session-id", sid, "--owner-token-file", tok,
-		"--action", "wait", "--duration-ms", "5000")
+		"--step-id", "step-wait", "--observation-id", obs, "--action", "wait", "--duration-ms", "5000")
 	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,6 +39,20 @@ import (
 type compatRig struct {
 	*e2eRig
 	control string
+	// agentSID and agentTok are the Agent session agentSession started.
+	agentSID, agentTok string
+}
+
+// agentSession starts an Agent session on the counter app and keeps its
+// id and token file.
+func (r *compatRig) agentSession() {
+	r.t.Helper()
+	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		r.t.Fatal(err)
+	}
+	r.agentTok = filepath.Join(r.t.TempDir(), "owner-token")
+	m := r.expect(0, e2ePoll("agent-session-start", "--owner-token-out", r.agentTok, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")...)
+	r.agentSID = cmdtest.Str(m, "sessionId")
 }
 
 func newCompatRig(t *testing.T, o sim.FarmOptions) *compatRig {
@@ -599,6 +615,7 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	tok := filepath.Join(t.TempDir(), "owner-token")
 	start := r.expect(0, e2ePoll("agent-session-start", "--owner-token-out", tok, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")...)
 	sid := cmdtest.Str(start, "sessionId")
+	obs := cmdtest.Str(cmdtest.Obj(start, "observation"), "observationId")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	m := r.expect(2, "run", "--case", demoCaseName, "--junit", junit)
 	if cmdtest.Str(m, "errorCode") != "lease_conflict" || cmdtest.Str(m, "userActionRequired") == "" || cmdtest.Str(m, "runId") == "" {
@@ -614,7 +631,7 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
 		t.Fatal(err)
 	}
-	wait := []string{"agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "wait", "--duration-ms", "100"}
+	wait := []string{"agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--observation-id", obs, "--action", "wait", "--duration-ms", "100"}
 	a := r.expect(0, e2ePoll(wait...)...)
 	if cmdtest.Obj(a, "receipt")["status"] != "succeeded" {
 		t.Fatalf("agent-act: %v", a)
@@ -622,7 +639,7 @@ func TestE2ERunDuringAgentSessionIsLeaseConflict(t *testing.T) {
 	if a = r.expect(0, e2ePoll(wait...)...); a["replayed"] != true {
 		t.Errorf("retry of the same step: %v", a)
 	}
-	c := r.expect(2, e2ePoll("agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--action", "back")...)
+	c := r.expect(2, e2ePoll("agent-act", "--session-id", sid, "--owner-token-file", tok, "--step-id", "s1", "--observation-id", obs, "--action", "back")...)
 	if cmdtest.Str(c, "errorCode") != "step_id_conflict" || cmdtest.Str(c, "stepId") != "s1" {
 		t.Errorf("reused stepId: %v", c)
 	}
@@ -699,4 +716,312 @@ func TestE2EEncryptedParametersNeverLeak(t *testing.T) {
 	r.cli.UseSecrets(filepath.Join(t.TempDir(), "empty-cache"))
 	check("input_parameters")
 	r.requireNoOutputContains(secret)
+}
+
+// upstreamType is the JSON type of v as solopi-ai's error objects are
+// described: integer apart from number, null as its own type.
+func upstreamType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64:
+		if x == float64(int64(x)) {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// atPath reads a dotted path (a.b.0.c) of a decoded object.
+func atPath(m map[string]any, path string) (any, bool) {
+	var cur any = m
+	for _, part := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[part]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// upstreamErrorCase is one error path of a device command, run on the
+// simulator, with the fields solopi-ai's error object has there (from
+// solopi_ai.py v1.0.2, see ../shared/research/solopi-host-cli.md) and
+// their JSON types. Ours must carry each under that name with that type;
+// what we add beside them is free.
+type upstreamErrorCase struct {
+	name   string
+	setup  func(r *compatRig) []string // the command line (after setup)
+	exit   int
+	fields map[string]string // path → type ("number" accepts integers, "any" any value)
+}
+
+// Every device command's error paths, on the simulator: the error
+// objects carry solopi-ai's field names with solopi-ai's types.
+func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
+	t.Parallel()
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	args := func(a ...string) func(*compatRig) []string { return func(*compatRig) []string { return a } }
+	dir := t.TempDir()
+	csvDir := func(name, content string) string {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if content != "" {
+			if err := os.WriteFile(filepath.Join(d, "m.csv"), []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	emptyZip := filepath.Join(dir, "empty.zip")
+	if err := os.WriteFile(emptyZip, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const bogusSession = "bogus-session-0001"
+	mismatch := func(cmd, latest string) upstreamErrorCase {
+		return upstreamErrorCase{cmd + " of another session", args(cmd, "--session-id", bogusSession), 2,
+			map[string]string{"expectedSessionId": "string", latest: "object"}}
+	}
+	cases := []upstreamErrorCase{
+		// config-set: value checks (exit 3) and refusals (exit 2).
+		{"config-set bad boolean", args("config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "maybe"), 3, map[string]string{"key": "string"}},
+		{"config-set out of range", args("config-set", "--key", "KEY_USE_LANGUAGE", "--value", "7"), 3,
+			map[string]string{"key": "string", "min": "integer", "max": "integer"}},
+		{"config-set upload key", args("config-set", "--key", "KEY_ADB_SERVER", "--value", "10.0.0.1:5555"), 2, map[string]string{"key": "string"}},
+		{"config-set sensitive key", args("config-set", "--key", "KEY_AES_KEY", "--value", "x"), 2,
+			map[string]string{"config": "object", "config.key": "string", "config.description": "string", "config.redacted": "boolean", "config.sensitive": "boolean"}},
+		{"config-set control port", args("config-set", "--key", "KEY_CONTROL_PORT", "--value", "23343"), 2,
+			map[string]string{"config.description": "string", "config.default": "integer", "config.value": "integer", "config.writable": "boolean"}},
+		{"config-set migration key", args("config-set", "--key", "KEY_BASE_DIR", "--value", "/sdcard/x"), 2,
+			map[string]string{"config.description": "string", "config.default": "string", "config.value": "string", "config.redacted": "boolean"}},
+		// perf history, plugins, stress: local checks.
+		{"perf-history-list limit", args("perf-history-list", "--limit", "0"), 3, map[string]string{"limit": "integer"}},
+		{"perf-history-get id", args("perf-history-get", "--id", "../x"), 3, map[string]string{"kind": "string", "id": "string"}},
+		{"plugin-remove id", args("plugin-remove", "--id", "x"), 3, map[string]string{"pluginId": "string"}},
+		{"plugin-install not a zip", args("plugin-install", "--file", filepath.Join(dir, "p.txt")), 3, map[string]string{"file": "string"}},
+		{"plugin-install empty zip", args("plugin-install", "--file", emptyZip), 3, map[string]string{"sizeBytes": "integer"}},
+		{"stress-start cpu percent", args("stress-start", "--cpu-count", "1", "--cpu-percent", "101"), 3, map[string]string{"cpuPercent": "integer"}},
+		{"stress-start memory", args("stress-start", "--memory", "5000"), 3, map[string]string{"memory": "integer", "maxMemory": "integer"}},
+		{"stress-start duration", args("stress-start", "--memory", "10", "--duration", "4000"), 3, map[string]string{"duration": "integer", "maxDuration": "integer"}},
+		{"stress-start cpu count", args("stress-start", "--cpu-count", "999", "--cpu-percent", "50"), 3, map[string]string{"cpuCount": "integer", "maxCpuCount": "integer"}},
+		// perf-analyze: the input directory and the CSV files.
+		{"perf-analyze missing input", args("perf-analyze", "--input", filepath.Join(dir, "nope")), 3, map[string]string{"input": "string"}},
+		{"perf-analyze no CSV", args("perf-analyze", "--input", csvDir("none", "")), 3, map[string]string{"input": "string"}},
+		{"perf-analyze duplicate headers", args("perf-analyze", "--input", csvDir("dup", "a,b,a\n1,2,3\n")), 3,
+			map[string]string{"file": "string", "duplicateHeaders": "array"}},
+		{"perf-analyze long row", args("perf-analyze", "--input", csvDir("long", "a,b\n1,2\n1,2,3\n")), 3,
+			map[string]string{"file": "string", "row": "integer", "expectedColumns": "integer", "actualColumns": "integer"}},
+		{"perf-analyze NUL", args("perf-analyze", "--input", csvDir("nul", "a,b\n1,\x002\n")), 3, map[string]string{"file": "string"}},
+		// startup-time: the launcher cannot be resolved, am start fails.
+		{"startup-time no launcher", args("startup-time", "--target-package", "com.example.absent"), 4,
+			map[string]string{"targetPackage": "string", "attempts": "array", "attempts.0.command": "array", "attempts.0.returnCode": "integer",
+				"attempts.0.stdout": "string", "attempts.0.stderr": "string", "attempts.1.command.0": "string"}},
+		{"startup-time launch failure", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"am","args":["start","-W"],"outputs":[{"stdout":"Starting: Intent\n","stderr":"Error: Activity not started","exit":1}]}`)
+			return []string{"startup-time", "--target-package", "com.example.counter", "--iterations", "1"}
+		}, 4, map[string]string{"targetPackage": "string", "component": "string", "mode": "string", "returnCode": "integer", "stdout": "string", "stderr": "string"}},
+		// perf-start of an item the device does not have.
+		{"perf-start unsupported item", args(e2ePoll("perf-start", "--global", "--items", "CPU,NOPE")...), 2,
+			map[string]string{"unsupportedItems": "array", "availableItems": "array"}},
+		// video-analysis-start with a local path.
+		{"video-analysis-start local path", args("video-analysis-start", "--video-path", "/tmp/x.mp4", "--action-offset-ms", "0", "--difference-threshold", "0.5"), 3,
+			map[string]string{"videoPath": "string"}},
+		// status of a session that is not the latest.
+		mismatch("perf-status", "latestPerformance"),
+		mismatch("perf-display-status", "latestPerformanceDisplay"),
+		mismatch("record-status", "latestRecording"),
+		mismatch("scan-status", "latestScan"),
+		mismatch("screen-record-status", "latestScreenRecording"),
+		mismatch("stress-status", "latestStress"),
+		// stop of a session that is not the latest.
+		{"perf-stop of another session", args(e2ePoll("perf-stop", "--session-id", bogusSession)...), 2,
+			map[string]string{"expectedSessionId": "string", "latestPerformance": "object"}},
+		{"screen-record-stop of another session", args(e2ePoll("screen-record-stop", "--session-id", bogusSession)...), 2,
+			map[string]string{"expectedSessionId": "string", "latestScreenRecording": "object"}},
+		{"stress-stop of another session", args(e2ePoll("stress-stop", "--session-id", bogusSession)...), 2,
+			map[string]string{"expectedSessionId": "string", "latestStress": "object"}},
+		{"record-stop of another session", args(e2ePoll("record-stop", "--session-id", bogusSession)...), 2,
+			map[string]string{"expectedSessionId": "string", "latestRecording": "object"}},
+		{"scan-cancel of another session", args(e2ePoll("scan-cancel", "--session-id", bogusSession)...), 2,
+			map[string]string{"expectedSessionId": "string", "latestScan": "object"}},
+		{"perf-display-stop of another session", args(e2ePoll("perf-display-stop", "--session-id", bogusSession)...), 2,
+			map[string]string{"expectedSessionId": "string", "latestPerformanceDisplay": "object"}},
+		// Bad identifiers and bounds, refused before the device.
+		{"video-analysis-start offset", args("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "4000000", "--difference-threshold", "0.5"), 3,
+			map[string]string{"actionOffsetMs": "integer"}},
+		{"video-analysis-start threshold", args("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "0", "--difference-threshold", "1.5"), 3,
+			map[string]string{"differenceThreshold": "number"}},
+		{"video-analysis-status request id", args("video-analysis-status", "--request-id", "../x"), 3, map[string]string{"requestId": "string"}},
+		{"scan-status session id", args("scan-status", "--session-id", "../x"), 3, map[string]string{"sessionId": "string"}},
+		{"screen-record-status session id", args("screen-record-status", "--session-id", "../x"), 3, map[string]string{"sessionId": "string"}},
+		{"perf-display-status session id", args("perf-display-status", "--session-id", "../x"), 3, map[string]string{"sessionId": "string"}},
+		{"screen-record-start bitrate", args("screen-record-start", "--bitrate-kbps", "50"), 3, map[string]string{"field": "string", "value": "integer"}},
+		{"perf-display-start unsupported item", args(e2ePoll("perf-display-start", "--global", "--items", "NOPE")...), 2,
+			map[string]string{"unsupportedItems": "array", "availableItems": "array"}},
+		// Receipts SoloPi never publishes: the mutation timeouts.
+		{"perf-history-delete lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"history","query":{"action":"deletePerformance"},"drop":true,"times":1}`)
+			return e2ePoll("perf-history-delete", "--id", "performance-"+strings.Repeat("0", 64), "--delete-timeout", "1")
+		}, 124, map[string]string{"requestId": "string", "kind": "string", "id": "string", "lastResponse": "any"}},
+		{"plugin-remove lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"plugin","query":{"action":"remove"},"drop":true,"times":1}`)
+			return e2ePoll("plugin-remove", "--id", "plugin-"+strings.Repeat("0", 64), "--remove-timeout", "1")
+		}, 124, map[string]string{"requestId": "string", "action": "string", "lastResponse": "any"}},
+		{"record-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"record","drop":true,"times":1}`)
+			return e2ePoll("record-start", "--name", "rec-lost", "--target-package", "com.example.counter", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
+		{"scan-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"scan","query":{"action":"start"},"drop":true,"times":1}`)
+			return e2ePoll("scan-start", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
+		// Outputs that exist already: refused before the device, with
+		// the path.
+		{"screen-record-stop output exists", args("screen-record-stop", "--session-id", bogusSession, "--output", emptyZip), 3, map[string]string{"output": "string"}},
+		{"perf-stop output exists", args("perf-stop", "--session-id", bogusSession, "--output", dir), 3, map[string]string{"output": "string"}},
+		// adb output failures: adb's stderr.
+		{"screenshot fails", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"screencap","outputs":[{"stderr":"screencap: boom","exit":1}]}`)
+			return []string{"screenshot", "--output", filepath.Join(dir, "s.png")}
+		}, 4, map[string]string{"stderr": "string"}},
+		{"logs fails", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"logcat","outputs":[{"stderr":"logcat: boom","exit":1}]}`)
+			return []string{"logs", "--output", filepath.Join(dir, "l.txt")}
+		}, 4, map[string]string{"stderr": "string"}},
+		// am start refuses the protected activity: the scheme command
+		// failed, with am's output (the intent's parameters hidden).
+		{"scheme command refused", func(r *compatRig) []string {
+			r.fault("command-output", `{"command":"am","args":["start","-W","-n","com.alipay.hulu/com.alipay.hulu.common.scheme.AdbSchemeActivity"],`+
+				`"outputs":[{"stdout":"Starting: Intent { dat=solopi://startaction/stress?action=start&sessionId=s-1 }","stderr":"Error: Activity not started, unable to resolve Intent","exit":0}]}`)
+			return e2ePoll("stress-start", "--memory", "10")
+		}, 4, map[string]string{"action": "string", "stdout": "string", "stderr": "string"}},
+		{"startup-time bad package", args("startup-time", "--target-package", "not a package"), 3, map[string]string{"targetPackage": "string"}},
+		{"adb-connect lost", func(r *compatRig) []string {
+			r.fault("permission", `{"name":"adb","granted":false}`)
+			r.fault("mutation-fault", `{"action":"harness","query":{"type":"adb-connect"},"drop":true,"times":1}`)
+			return []string{"adb-connect", "--connect-timeout", "1", "--poll-interval", "0.05"}
+		}, 124, map[string]string{"requestId": "string", "lastStatus": "any", "requiredUserAction": "string"}},
+		{"video-analysis-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"video-analysis","drop":true,"times":1}`)
+			return e2ePoll("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "0",
+				"--difference-threshold", "0.5", "--ack-timeout", "1")
+		}, 124, map[string]string{"requestId": "string", "phase": "string", "lastResponse": "any"}},
+		// A setting SoloPi never confirms.
+		{"config-set not confirmed", func(r *compatRig) []string {
+			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
+			return []string{"config-set", "--key", "KEY_MAX_WAIT_TIME", "--value", "30000", "--ack-timeout", "0.5", "--poll-interval", "0.05"}
+		}, 2, map[string]string{"key": "string", "expectedValue": "string", "lastConfig": "object", "phase": "string"}},
+		// Starts whose intent SoloPi never sees: the ack timeouts.
+		{"agent-session-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"agent","query":{"type":"start"},"drop":true,"times":1}`)
+			return e2ePoll("agent-session-start", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "null", "lastStatus": "object"}},
+		{"perf-start lost", func(r *compatRig) []string {
+			r.fault("mutation-fault", `{"action":"performance","query":{"action":"start"},"drop":true,"times":1}`)
+			return e2ePoll("perf-start", "--global", "--items", "CPU", "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any", "lastTransportError": "null"}},
+		// adb-connect when more than adb is missing.
+		{"adb-connect precondition", func(r *compatRig) []string {
+			r.fault("permission", `{"name":"accessibility","granted":false}`)
+			return []string{"adb-connect"}
+		}, 2, map[string]string{"connected": "boolean", "requiredUserAction": "string"}},
+		// Agent: an act and an end whose intents SoloPi never sees.
+		{"agent-act lost", func(r *compatRig) []string {
+			r.agentSession()
+			r.fault("mutation-fault", `{"action":"agent","query":{"type":"act"},"drop":true,"times":1}`)
+			return e2ePoll("agent-act", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--step-id", "lost-1",
+				"--action", "wait", "--duration-ms", "100", "--action-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "stepId": "string", "lastReceipt": "any"}},
+		{"agent-end lost", func(r *compatRig) []string {
+			r.agentSession() // the act timeout cancelled the last one
+			r.fault("mutation-fault", `{"action":"agent","query":{"type":"end"},"drop":true,"times":1}`)
+			return e2ePoll("agent-end", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--ack-timeout", "1")
+		}, 124, map[string]string{"sessionId": "string", "lastStatus": "object"}},
+		// SoloPi's control service never answers: lastError is text.
+		{"control service not ready", func(r *compatRig) []string {
+			r.fault("refuse-dial", `{"times":1000000}`)
+			return []string{"capabilities"}
+		}, 4, map[string]string{"lastError": "string"}},
+	}
+	for _, c := range cases {
+		a := c.setup(r)
+		if c.name == "control service not ready" {
+			globals := r.cli.Globals
+			r.cli.Globals = append(slices.Clone(globals), "--startup-timeout", "1")
+			defer func() { r.cli.Globals = globals }()
+		}
+		res := r.run(a...)
+		if res.code != c.exit {
+			t.Errorf("%s: exit %d, want %d: %s", c.name, res.code, c.exit, res.stdout)
+			continue
+		}
+		schemas.Validate(t, a[0], res.stdout)
+		m := decodeObject(t, res)
+		if m["success"] != false || cmdtest.Str(m, "errorCode") == "" || cmdtest.Str(m, "error") == "" {
+			t.Errorf("%s: not an error object: %s", c.name, res.stdout)
+		}
+		// Put back what a case's setup changed on the phone.
+		switch c.name {
+		case "config-set not confirmed":
+			r.dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", false)
+		case "adb-connect precondition":
+			r.fault("permission", `{"name":"accessibility","granted":true}`)
+		case "adb-connect lost":
+			r.fault("permission", `{"name":"adb","granted":true}`)
+		}
+		for path, want := range c.fields {
+			v, ok := atPath(m, path)
+			got := upstreamType(v)
+			if !ok {
+				t.Errorf("%s: no %s in %s", c.name, path, res.stdout)
+			} else if got != want && want != "any" && !(want == "number" && got == "integer") {
+				t.Errorf("%s: %s is %s (%v), solopi-ai prints %s", c.name, path, got, v, want)
+			}
+		}
+	}
+}
+
+// Issue 21 item 18: agent-session-start while another owner's Agent
+// session holds the phone is lease_conflict (exit 2) as soon as SoloPi has
+// refused it, not agent_start_timeout after --ack-timeout; the other
+// session keeps the phone.
+func TestE2EAgentStartDuringForeignSessionIsLeaseConflict(t *testing.T) {
+	t.Parallel()
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 5})
+	if err := r.dev.Phone.LaunchApp("com.example.counter"); err != nil {
+		t.Fatal(err)
+	}
+	r.fault("foreign-agent-session", `{"ownerToken":"someone-else-0123456789abcdef","idleTimeoutMs":300000}`)
+	holder := r.dev.App.LeaseHolder()
+	// An ack timeout far beyond the refusal: only the refusal ends it.
+	m := r.expect(2, e2ePoll("agent-session-start", "--ack-timeout", "120")...)
+	if cmdtest.Str(m, "errorCode") != "lease_conflict" || cmdtest.Str(m, "deviceErrorCode") != "session_conflict" || cmdtest.Str(m, "userActionRequired") == "" {
+		t.Errorf("agent-session-start during a foreign session: %v", m)
+	}
+	if r.dev.App.LeaseHolder() != holder {
+		t.Errorf("the foreign session lost the lease: %q → %q", holder, r.dev.App.LeaseHolder())
+	}
 }

@@ -26,10 +26,12 @@ func newCmdReport(e cmdutil.Env) *cli.Command {
 	o := &reportOptions{}
 	return &cli.Command{
 		Name:  "report",
-		Usage: "write report.html for an evidence directory (run, batch, verify-run, agent-run or perf), older ones included",
-		Description: "Local only: reads the evidence files and writes DIR/report.html (one self-contained file, no script,\n" +
-			"images linked beside it). A performance directory of CSV files is analysed first (analysis.json and charts/).",
-		UsageText: "solopi report DIR [--trajectory FILE]\n\nExample:\n  solopi report ./out/login && xdg-open ./out/login/report.html",
+		Usage: "write report.html for an evidence directory (run, batch, suite, verify-run, agent-run or perf) or an artifacts root, older ones included",
+		Description: "Local only: reads the evidence files and writes DIR/report.html (one self-contained file, no network,\n" +
+			"images linked beside it). A performance directory of CSV files is analysed first (analysis.json and charts/).\n" +
+			"An artifacts root (run-batch --artifacts ROOT) gets every batch-<id>/report.html rewritten and ROOT/report.html,\n" +
+			"the index of its batches, newest first.",
+		UsageText: "solopi report DIR [--trajectory FILE]\n\nExample:\n  solopi report ./out/login && xdg-open ./out/login/report.html\n  solopi report ./out   # every batch under ./out and the index ./out/report.html",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "trajectory", Destination: &o.trajectory, Usage: "agent-run: the trajectory file inside DIR, when DIR holds several"},
 		},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 
@@ -24,7 +25,11 @@ type versionResult struct {
 	Protocols map[string]string `json:"protocols"`
 }
 
-func buildVersion() string { return version }
+// versionLine is what `solopi --version` prints after "solopi version ".
+func versionLine() string {
+	v := versionInfo()
+	return fmt.Sprintf("%s (revision %s, %s, %s)", v.Version, v.Revision, v.GoVersion, v.Platform)
+}
 
 func versionInfo() versionResult {
 	r := versionResult{

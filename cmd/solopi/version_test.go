@@ -66,20 +66,25 @@ func TestUsageErrorsExit3WithNothingOnStdout(t *testing.T) {
 	}
 }
 
-// A bad global option value is a handled usage error: JSON on stdout, exit 3.
-func TestBadGlobalValueIsJSONError(t *testing.T) {
+// A global seconds value the parser refuses (as solopi-ai's argparse type
+// check) is its text on stderr, before or after the command; a port from
+// the environment out of range is the command's JSON usage error. Both
+// exit 3.
+func TestBadGlobalValues(t *testing.T) {
 	t.Parallel()
-	r := runBinary(t, nil, "--request-timeout", "-1", "version")
+	for _, args := range [][]string{{"--request-timeout", "-1", "version"}, {"version", "--startup-timeout", "0"}} {
+		r := runBinary(t, nil, args...)
+		if r.code != 3 || len(r.stdout) != 0 || !strings.Contains(string(r.stderr), "must be a positive number of seconds") {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := runBinary(t, []string{"ANDROID_ADB_SERVER_PORT=99999"}, "version")
 	if r.code != 3 {
-		t.Fatalf("exit %d", r.code)
+		t.Errorf("bad ANDROID_ADB_SERVER_PORT: exit %d", r.code)
 	}
 	schemas.Validate(t, "version", r.stdout)
 	if !strings.Contains(string(r.stdout), `"errorCode":"invalid_option"`) {
 		t.Errorf("stdout %s", r.stdout)
-	}
-	r = runBinary(t, []string{"ANDROID_ADB_SERVER_PORT=99999"}, "version")
-	if r.code != 3 {
-		t.Errorf("bad ANDROID_ADB_SERVER_PORT: exit %d", r.code)
 	}
 }
 

@@ -77,7 +77,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := ui.Start(ctx); err != nil {
 		return nil, fault.Wrap(fault.Internal, "riverui_failed", "River's dashboard did not start", err)
 	}
-	s.mux.Handle("/riverui/", s.dashboardAuth(ui))
+	s.mux.Handle("/riverui/", s.dashboardAuth(withJSONFetch(ui)))
+	s.mux.Handle("GET "+jsonFetchPath, s.dashboardAuth(http.HandlerFunc(serveJSONFetch)))
 	s.route("GET /health", false, s.health)
 	s.route("GET /v1/devices", true, s.listDevices)
 	s.route("POST /v1/devices", true, s.registerDevice)
@@ -121,6 +122,14 @@ func (s *Server) allowed(r *http.Request) string {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Server", ServerName)
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if err := s.guard(r); err != nil {
+		f := fault.From(err)
+		s.write(w, guardStatus(f.Code), f.Fields(), false)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

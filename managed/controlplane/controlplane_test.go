@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -69,6 +70,10 @@ func (a *api) do(method, path string, body any, headers ...string) reply {
 	req, _ := http.NewRequest(method, a.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+token)
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" { // Go's client sends req.Host, not a Host header
+			req.Host = headers[i+1]
+			continue
+		}
 		if headers[i+1] == "" {
 			req.Header.Del(headers[i])
 			continue
@@ -322,7 +327,8 @@ func FuzzRequestBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, path := range []string{"/v1/tasks", "/v1/devices", "/v1/tasks/task-x/cancel"} {
-			req := httptest.NewRequest("POST", path, bytes.NewReader(b))
+			req := httptest.NewRequest("POST", "http://127.0.0.1:8765"+path, bytes.NewReader(b))
+			req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8765}))
 			req.Header.Set("Authorization", "Bearer "+token)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
@@ -335,4 +341,73 @@ func FuzzRequestBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Every request is checked before its route: a foreign Host is never
+// served (DNS rebinding), a state-changing request from another origin or
+// site is refused, the dashboard's state-changing routes need the
+// dashboard's own origin and never take a form body.
+func TestGuard(t *testing.T) {
+	t.Parallel()
+	a := start(t, filepath.Join(t.TempDir(), "m.sqlite"), nil)
+	origin := "http://" + strings.TrimPrefix(a.url, "http://")
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:"+token))
+	for _, c := range []struct {
+		name, method, path string
+		body               any
+		headers            []string
+		status             int
+		code               string
+	}{
+		{"foreign host", "GET", "/health", nil, []string{"Host", "rebind.attacker.example:80"}, 403, controlplane.CodeForeignHost},
+		{"foreign host with the port", "GET", "/v1/devices", nil, []string{"Host", "attacker.example" + a.url[strings.LastIndex(a.url, ":"):]}, 403, controlplane.CodeForeignHost},
+		{"foreign host on the dashboard", "GET", "/riverui/", nil, []string{"Host", "attacker.example", "Authorization", basic}, 403, controlplane.CodeForeignHost},
+		{"loopback name", "GET", "/health", nil, []string{"Host", "localhost" + a.url[strings.LastIndex(a.url, ":"):]}, 200, ""},
+		{"another port", "GET", "/health", nil, []string{"Host", "127.0.0.1:1"}, 403, controlplane.CodeForeignHost},
+		{"cross-origin API post", "POST", "/v1/recover", map[string]any{}, []string{"Origin", "http://attacker.example"}, 403, controlplane.CodeCrossSite},
+		{"null origin", "POST", "/v1/recover", map[string]any{}, []string{"Origin", "null"}, 403, controlplane.CodeCrossSite},
+		{"cross-site fetch metadata", "POST", "/v1/recover", map[string]any{}, []string{"Sec-Fetch-Site", "cross-site"}, 403, controlplane.CodeCrossSite},
+		{"same-site other port", "POST", "/v1/recover", map[string]any{}, []string{"Sec-Fetch-Site", "same-site"}, 403, controlplane.CodeCrossSite},
+		{"same-origin browser post", "POST", "/v1/recover", map[string]any{}, []string{"Origin", origin, "Content-Type", "application/json"}, 200, ""},
+		{"browser form body", "POST", "/v1/recover", []byte("{}"), []string{"Origin", origin, "Content-Type", "application/x-www-form-urlencoded"}, 415, controlplane.CodeMediaType},
+		{"a CLI client (no Origin)", "POST", "/v1/recover", []byte("{}"), []string{"Content-Type", "application/x-www-form-urlencoded"}, 200, ""},
+		{"dashboard post without origin", "POST", "/riverui/api/jobs/delete", []byte(`{"ids":["1"]}`), []string{"Authorization", basic}, 403, controlplane.CodeCrossSite},
+		{"dashboard post cross-site", "POST", "/riverui/api/jobs/delete", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Origin", "http://attacker.example", "Content-Type", "text/plain"}, 403, controlplane.CodeCrossSite},
+		{"dashboard form post", "POST", "/riverui/api/jobs/delete", []byte(`ids=1`),
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "multipart/form-data; boundary=x"}, 415, controlplane.CodeMediaType},
+		{"dashboard page cross-site link", "GET", "/riverui/", nil, []string{"Authorization", basic, "Sec-Fetch-Site", "cross-site"}, 200, ""},
+		{"dashboard text/plain from its own page", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "text/plain;charset=UTF-8"}, 415, controlplane.CodeMediaType},
+		{"dashboard post without a content type", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Sec-Fetch-Site", "same-origin"}, 415, controlplane.CodeMediaType},
+		{"dashboard JSON from its own page", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "application/json"}, 200, ""},
+		{"dashboard bodyless PUT from its own page", "PUT", "/riverui/api/queues/solopi_managed_shards/pause", nil,
+			[]string{"Authorization", basic, "Origin", origin}, 200, ""},
+	} {
+		r := a.do(c.method, c.path, c.body, c.headers...)
+		if c.code == "" && c.status == 200 && strings.HasPrefix(c.path, "/riverui/api/") && r.status < 500 && r.status != 403 && r.status != 415 {
+			continue // River answered: the guard let it through
+		}
+		if r.status != c.status || c.code != "" && r.body["errorCode"] != c.code {
+			t.Errorf("%s: %d %s, want %d %s", c.name, r.status, r.raw, c.status, c.code)
+		}
+		if c.code != "" && (r.body["success"] != false || r.body["error"] == "") {
+			t.Errorf("%s: not an error object: %s", c.name, r.raw)
+		}
+	}
+	// The dashboard's pages load the script that labels River's JSON
+	// bodies, before River's own scripts; it needs the credentials too.
+	page := a.do("GET", "/riverui/jobs", nil, "Authorization", basic, "Accept", "text/html", "If-Modified-Since", "Mon, 01 Jan 2035 00:00:00 GMT")
+	script := `<script src="/riverui/solopi-json-fetch.js"></script>`
+	if page.status != 200 || !strings.Contains(string(page.raw), script) ||
+		strings.Index(string(page.raw), script) > strings.Index(string(page.raw), `type="module"`) {
+		t.Fatalf("dashboard page %d: %s", page.status, page.raw)
+	}
+	if js := a.do("GET", "/riverui/solopi-json-fetch.js", nil, "Authorization", basic); js.status != 200 ||
+		!strings.Contains(string(js.raw), "application/json") || !strings.HasPrefix(js.header.Get("Content-Type"), "text/javascript") {
+		t.Fatalf("script %d %v", js.status, js.header)
+	}
+	a.do("GET", "/riverui/solopi-json-fetch.js", nil, "Authorization", "").want(t, 401, controlplane.CodeUnauthorized)
 }

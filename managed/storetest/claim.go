@@ -383,3 +383,57 @@ func testConcurrentClaims(t *testing.T, h *harness) {
 	wantEqual(t, "claimed shards", len(shards), n)
 	wantContiguous(t, h.events(t, task.TaskID))
 }
+
+// testDatabaseClock: every host of a farm judges leases by the database's
+// clock. Two hosts open the store as the commands do (no clock of their
+// own); host A holds a heartbeating lease of 60 s, host B's clock runs ten
+// minutes ahead, past A's lease. B's recovery expires nothing and A's
+// heartbeat is still accepted: the store read the time from the database,
+// where the lease has 60 s to run, not from either host.
+func testDatabaseClock(t *testing.T, h *harness) {
+	hostA, hostB := h.openProduction(t), h.openProduction(t)
+	if _, err := hostA.RegisterDevice(h.ctx, managed.DeviceSpec{DeviceID: "pixel-8", Serial: "SERIAL-1", APILevel: 35}); err != nil {
+		t.Fatal(err)
+	}
+	task, err := hostA.Submit(h.ctx, h.submission(func(s *managed.Submission) { s.LeaseDurationMs = 60_000 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := hostA.ShardJobs(h.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := h.databaseNow(t)
+	res, err := hostA.Claim(h.ctx, managed.ClaimRequest{JobID: jobs[0].JobID, TaskID: task.TaskID, ShardID: jobs[0].ShardID,
+		WorkerID: "worker-a", Serials: []string{"SERIAL-1"}, Host: "host-a"})
+	if err != nil || res.Assignment == nil {
+		t.Fatalf("claim: %+v %v", res, err)
+	}
+	after := h.databaseNow(t)
+	a := res.Assignment
+	if a.LeaseExpiresAt < before+60_000 || a.LeaseExpiresAt > after+60_000 {
+		t.Fatalf("leaseExpiresAt %d is not the database's clock + 60 s (database read %d..%d)", a.LeaseExpiresAt, before, after)
+	}
+	if err := hostA.Start(h.ctx, a.Identity()); err != nil {
+		t.Fatal(err)
+	}
+	skewed := time.Now().Add(10 * time.Minute).UnixMilli() // host B's clock
+	if skewed <= a.LeaseExpiresAt {
+		t.Fatalf("the premise: host B's clock %d must be past the lease %d", skewed, a.LeaseExpiresAt)
+	}
+	rec, err := hostB.Recover(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Requeued != 0 || rec.Terminated != 0 {
+		t.Fatalf("host B's recovery expired a live lease: %+v", rec)
+	}
+	renewed, err := hostA.Heartbeat(h.ctx, a.Identity())
+	if err != nil {
+		t.Fatalf("host A's heartbeat after host B's recovery: %v", err)
+	}
+	if renewed < a.LeaseExpiresAt {
+		t.Fatalf("heartbeat shortened the lease: %d < %d", renewed, a.LeaseExpiresAt)
+	}
+	wantEqual(t, "shard status", h.statusOn(t, hostB, task.TaskID).ShardCounts["running"], int64(1))
+}

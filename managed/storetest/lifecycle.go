@@ -400,3 +400,81 @@ func testRetention(t *testing.T, h *harness) {
 	evs := h.events(t, task.TaskID)
 	wantEqual(t, "last event", evs[len(evs)-1].Type, managed.EventEvidencePurged)
 }
+
+// testPurgeSymlinks: a purge deletes inside the artifacts root only. A task
+// directory replaced by a symbolic link to a directory elsewhere is not
+// followed (that evidence is refused and stays unpurged), and a symbolic
+// link inside an attempt directory is removed, not what it points to.
+func testPurgeSymlinks(t *testing.T, h *harness) {
+	h.register(t, "pixel-8", "SERIAL-1")
+	h.register(t, "pixel-9", "SERIAL-2")
+	root, outside := t.TempDir(), t.TempDir()
+	precious := filepath.Join(outside, "precious.txt")
+	if err := os.WriteFile(precious, []byte("not evidence"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := h.submit(t, func(s *managed.Submission) { s.RetentionMs = 1000; s.Matrix = Matrix(2, nil) })
+	jobs, _ := h.s.ShardJobs(h.ctx, task.TaskID)
+	var dirs []string
+	for i, serial := range []string{"SERIAL-1", "SERIAL-2"} {
+		res, err := h.s.Claim(h.ctx, managed.ClaimRequest{JobID: jobs[i].JobID, TaskID: task.TaskID, ShardID: jobs[i].ShardID,
+			WorkerID: "w", Serials: []string{serial}, Host: "host-a", ArtifactsRoot: root})
+		if err != nil || res.Assignment == nil {
+			t.Fatalf("claim: %+v %v", res, err)
+		}
+		a := res.Assignment
+		dir := filepath.Join(root, a.TaskID, a.ShardID, a.AttemptID)
+		dirs = append(dirs, dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		report := filepath.Join(dir, "report.json")
+		os.WriteFile(report, []byte("{}"), 0o644)
+		if _, err := h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "passed", ReportPath: report,
+			EvidenceDigest: strings.Repeat("e", 64)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first attempt directory holds a link to the outside directory.
+	if err := os.Symlink(outside, filepath.Join(dirs[0], "link")); err != nil {
+		t.Fatal(err)
+	}
+	// The second shard's directory is replaced by a link that leads out:
+	// <root>/<task>/<shard> -> outside, with the attempt directory there.
+	shardDir := filepath.Dir(dirs[1])
+	moved := filepath.Join(outside, filepath.Base(dirs[1]))
+	if err := os.Rename(dirs[1], moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(shardDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, shardDir); err != nil {
+		t.Fatal(err)
+	}
+
+	h.clock.Advance(1001 * time.Millisecond)
+	res, err := managed.Purge(h.ctx, h.s, "host-a", []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Purged) != 1 || res.Purged[0].Path != dirs[0] || len(res.Refused) != 1 || res.Refused[0].Path != dirs[1] {
+		t.Fatalf("purge: %+v", res)
+	}
+	if _, err := os.Lstat(dirs[0]); !os.IsNotExist(err) {
+		t.Fatalf("the first attempt directory survived: %v", err)
+	}
+	for _, p := range []string{precious, filepath.Join(moved, "report.json")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("a file outside the artifacts root was deleted: %v", err)
+		}
+	}
+	// The refused evidence stays a candidate, unpurged.
+	c, err := h.s.RetentionCandidates(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 || c[0].Path != dirs[1] {
+		t.Fatalf("candidates after the purge: %+v", c)
+	}
+}

@@ -35,11 +35,13 @@ func Run(t *testing.T, fresh fresh) {
 		{"Devices", testDevices},
 		{"SubmitValidation", testSubmitValidation},
 		{"SubmitIdempotency", testSubmitIdempotency},
+		{"SubmitWarnsWhenNoDeviceCanRunATarget", testPlacementWarnings},
 		{"ClaimMatchesSelector", testClaimMatchesSelector},
 		{"ClaimOutcomes", testClaimOutcomes},
 		{"ClaimIsFencedByGeneration", testReclaimFencesOldWorker},
 		{"LateHeartbeatRefusedBeforeRecovery", testLateHeartbeat},
 		{"HeartbeatExtendsLease", testHeartbeatExtends},
+		{"LeasesJudgedByTheDatabaseClock", testDatabaseClock},
 		{"RetryBackoffAndExhaustion", testRetryExhaustion},
 		{"BackoffDoubles", testBackoffDoubles},
 		{"VerdictsAreFinal", testVerdictsFinal},
@@ -55,6 +57,7 @@ func Run(t *testing.T, fresh fresh) {
 		{"Redaction", testRedaction},
 		{"TerminalImmutability", testTerminalImmutability},
 		{"Retention", testRetention},
+		{"PurgeStaysInsideTheRoot", testPurgeSymlinks},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel() // every case has its own database
@@ -93,6 +96,55 @@ func (h *harness) open(t *testing.T) managed.Store {
 	return s
 }
 
+// openProduction opens another store on the database as every command
+// does: no clock of its own, so the store reads the database's.
+func (h *harness) openProduction(t *testing.T) managed.Store {
+	t.Helper()
+	s, err := managed.Open(h.ctx, h.database, managed.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// databaseNow reads the database's clock directly, in Unix milliseconds.
+func (h *harness) databaseNow(t *testing.T) int64 {
+	t.Helper()
+	db, query := h.rawDB(t), `SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER)`
+	defer db.Close()
+	if managed.IsPostgresURL(h.database) {
+		query = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`
+	}
+	var ms int64
+	if err := db.QueryRowContext(h.ctx, query).Scan(&ms); err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func (h *harness) statusOn(t *testing.T, s managed.Store, taskID string) managed.TaskStatus {
+	t.Helper()
+	st, err := s.Status(h.ctx, taskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func (h *harness) rawDB(t *testing.T) *sql.DB {
+	t.Helper()
+	driver, dsn := "sqlite", "file:"+h.database+"?_pragma=busy_timeout(10000)"
+	if managed.IsPostgresURL(h.database) {
+		driver, dsn = "pgx", h.database
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // Plan is a minimal verification plan with the given fingerprint.
 func Plan(fp string) map[string]any {
 	return map[string]any{
@@ -114,14 +166,7 @@ func Matrix(replicas int, selector map[string]any) []any {
 // suite's only way to leave River's tables as a process that died would.
 func (h *harness) raw(t *testing.T, query string, args ...any) {
 	t.Helper()
-	driver, dsn := "sqlite", "file:"+h.database+"?_pragma=busy_timeout(10000)"
-	if managed.IsPostgresURL(h.database) {
-		driver, dsn = "pgx", h.database
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := h.rawDB(t)
 	defer db.Close()
 	if _, err := db.ExecContext(h.ctx, query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)

@@ -204,3 +204,43 @@ func testSubmitIdempotency(t *testing.T, h *harness) {
 	}
 	wantEqual(t, "shardCount", content["shardCount"], any(float64(3)))
 }
+
+// testPlacementWarnings: a matrix target no registered device can run is
+// accepted (devices register and recover over time) but the submission
+// says so, per target, with a stable code; nothing of it is stored.
+func testPlacementWarnings(t *testing.T, h *harness) {
+	two := []any{
+		map[string]any{"id": "android", "replicas": 2, "selector": map[string]any{"platform": "android"}},
+		map[string]any{"id": "tablet", "selector": map[string]any{"labels": map[string]any{"form": "tablet"}}},
+	}
+	first := h.submit(t, func(s *managed.Submission) { s.Matrix = two })
+	if len(first.Warnings) != 2 || first.Warnings[0].Code != managed.WarnNoMatchingDevice || first.Warnings[0].TargetID != "android" ||
+		first.Warnings[1].Code != managed.WarnNoMatchingDevice || first.Warnings[1].TargetID != "tablet" {
+		t.Fatalf("warnings with no device: %+v", first.Warnings)
+	}
+	h.register(t, "pixel-8", "SERIAL-1", func(d *managed.DeviceSpec) { d.Health = managed.HealthDegraded })
+	again, err := h.s.Submit(h.ctx, h.submission(func(s *managed.Submission) { s.Matrix = two }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Idempotent || len(again.Warnings) != 2 || again.Warnings[0].Code != managed.WarnNoHealthyDevice ||
+		again.Warnings[0].MatchingDevices != 1 || again.Warnings[1].Code != managed.WarnNoMatchingDevice {
+		t.Fatalf("warnings with a degraded device: %+v", again.Warnings)
+	}
+	if _, err := h.s.SetDeviceHealth(h.ctx, "pixel-8", managed.HealthHealthy); err != nil {
+		t.Fatal(err)
+	}
+	ok := h.submit(t, func(s *managed.Submission) { s.IdempotencyKey = "ci-build-2"; s.Matrix = Matrix(1, nil) })
+	if len(ok.Warnings) != 0 {
+		t.Fatalf("warnings with a healthy matching device: %+v", ok.Warnings)
+	}
+	// A task polled while it waits says why: here only the tablet
+	// target still has no device.
+	if st := h.status(t, first.TaskID); st.Status != "queued" || len(st.Warnings) != 1 ||
+		st.Warnings[0].Code != managed.WarnNoMatchingDevice || st.Warnings[0].TargetID != "tablet" {
+		t.Fatalf("status of the waiting task: %+v", st)
+	}
+	if st := h.status(t, ok.TaskID); len(st.Warnings) != 0 {
+		t.Fatalf("status of a task a device can run: %+v", st)
+	}
+}

@@ -366,18 +366,22 @@ func outcomeOrNil(o managed.Outcome, err error) *managed.Outcome {
 // 200 ms) until ctx ends. A refused renewal stops the executor at once: the
 // lease is lost, or the task was cancelled. A renewal that fails for another
 // reason (the database is unreachable) is retried until the lease would have
-// expired, and then the executor is stopped too.
+// expired, and then the executor is stopped too. The lease's expiry is in
+// the database's time, which this host's clock may not agree with, so the
+// host measures the lease from its last renewal on its own clock: a host
+// running ahead or behind neither gives up a live lease nor keeps a dead one.
 func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFunc, a *managed.Assignment) {
-	interval := max(200*time.Millisecond, time.Duration(a.LeaseDurationMs)*time.Millisecond/3)
-	expires := a.LeaseExpiresAt
+	lease := time.Duration(a.LeaseDurationMs) * time.Millisecond
+	interval := max(200*time.Millisecond, lease/3)
+	deadline := w.cfg.Clock.Now().Add(lease)
 	for {
 		if w.cfg.Clock.Sleep(ctx, interval) != nil {
 			return
 		}
-		exp, err := w.cfg.Store.Heartbeat(ctx, a.Identity())
+		_, err := w.cfg.Store.Heartbeat(ctx, a.Identity())
 		switch {
 		case err == nil:
-			expires = exp
+			deadline = w.cfg.Clock.Now().Add(lease)
 		case fault.CodeOf(err) == managed.CodeTaskCancelled:
 			stop(errTaskCancelled)
 			return
@@ -391,7 +395,7 @@ func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFun
 			return
 		case ctx.Err() != nil:
 			return
-		case w.cfg.Clock.Now().UnixMilli() >= expires:
+		case !w.cfg.Clock.Now().Before(deadline):
 			stop(errLeaseLost)
 			return
 		}

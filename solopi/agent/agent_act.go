@@ -280,7 +280,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		case pollErr == nil:
 		case errors.Is(pollErr, device.ErrPollTimeout):
 			e := fault.New(fault.Timeout, CodeAgentActTimeout, "SoloPi did not finish the action within --action-timeout").
-				With("actionTimeoutSeconds", r.Timeout.Seconds())
+				With("actionTimeoutSeconds", r.Timeout.Seconds()).With("lastReceipt", nil) // null until a receipt was read
 			if res.Receipt != nil {
 				e.With("lastReceipt", res.Receipt.Summary())
 			}

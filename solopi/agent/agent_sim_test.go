@@ -185,3 +185,33 @@ func TestAgentSimPlantedTokenStaysOut(t *testing.T) {
 		}
 	}
 }
+
+// Another owner's live session holds the phone: the start is refused at
+// once as lease_conflict (exit 2), from SoloPi's own logged answer, not
+// after the ack timeout as agent_start_timeout; no session is left.
+func TestAgentStartDuringForeignSessionIsLeaseConflict(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dev, c := simAgentClient(t, counterPkg)
+	if _, err := dev.App.StartForeignAgentSession("someone-else-0123456789abcdef", 300_000); err != nil {
+		t.Fatal(err)
+	}
+	holder := dev.App.LeaseHolder()
+	// An ack timeout no slow machine reaches: only the refusal ends it.
+	_, err := c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget(), AckTimeout: 50 * time.Second, PollInterval: 20 * time.Millisecond})
+	e := wantErr(t, err, protocol.ErrLeaseConflict, fault.Failed)
+	if e.Details["deviceErrorCode"] != protocol.ErrSessionConflict || e.UserAction == "" {
+		t.Errorf("refusal: %+v", e)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the refusal came only at the deadline")
+	}
+	if dev.App.LeaseHolder() != holder {
+		t.Errorf("the lease moved from %s to %s", holder, dev.App.LeaseHolder())
+	}
+	// A second refused start finds the first refusal in the log and its
+	// own after it.
+	_, err = c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget(), AckTimeout: 50 * time.Second, PollInterval: 20 * time.Millisecond})
+	wantErr(t, err, protocol.ErrLeaseConflict, fault.Failed)
+}

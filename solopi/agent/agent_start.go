@@ -109,6 +109,8 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	}
 	p := device.P(protocol.ParamOwnerToken, o.OwnerToken.Reveal())
 	p = append(p, o.Budget.params()...)
+	// The refusals already in the log are not ours.
+	refusedBefore := c.startRefusals(ctx)
 	fr, err := c.mutate(ctx, protocol.AgentStart, p)
 	if err != nil {
 		if fault.IsInterrupt(err) {
@@ -121,6 +123,23 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	var last map[string]any
 	pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: o.AckTimeout, Interval: c.poll(o.PollInterval)}, func(ctx context.Context) (bool, error) {
 		env, s, err := c.startStatus(ctx, o.OwnerToken)
+		if err == nil && (s == nil || s.SessionID == prevID) && seen == "" {
+			// No session for our token yet: SoloPi may have refused the
+			// start because someone else's session or replay holds the
+			// device, which only its log says.
+			if r, ok := newRefusal(refusedBefore, c.startRefusals(ctx)); ok {
+				// Someone else's start may be the one refused: ours
+				// stands if its session exists now.
+				if _, again, err := c.startStatus(ctx, o.OwnerToken); err != nil || (again != nil && again.SessionID != prevID) {
+					return false, err
+				}
+				return false, fault.New(fault.Failed, protocol.ErrLeaseConflict,
+					"another owner's Agent session, a replay or plugin maintenance holds the device; SoloPi refused the start").
+					With("deviceErrorCode", r.code).With("foreground", fr).
+					WithUserAction("Wait for the other session to end or idle out, or end it with its owner token (agent-end / agent-cancel); " +
+						"solopi status shows a replay.")
+			}
+		}
 		if err != nil || s == nil || s.SessionID == "" || s.SessionID == prevID {
 			return false, err
 		}
@@ -156,8 +175,17 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 			With("ackTimeoutSeconds", o.AckTimeout.Seconds()).With("foreground", fr).
 			WithUserAction("Check that no other replay or Agent session holds the device (agent-status / status), that SoloPi's " +
 				"accessibility service is on, and that the app under test is in front; then start again.")
+		// solopi-ai's sessionId (null while none was seen) and lastStatus
+		// (the last start-status answer: the session, or the device's
+		// session_not_found).
 		if last != nil {
 			e.With("lastStatus", last)
+		} else {
+			e.With("lastStatus", map[string]any{"success": false, "errorCode": protocol.ErrSessionNotFound})
+		}
+		e.With("sessionId", nil)
+		if seen != "" {
+			e.With("sessionId", seen)
 		}
 		return nil, c.abortStart(ctx, e, o.OwnerToken, prevID, seen)
 	case fault.IsInterrupt(pollErr):

@@ -69,3 +69,14 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 	})
 }
+
+// am's echo of a refused intent keeps the action and hides its
+// parameters (owner tokens, input text) in what an error prints.
+func TestHideIntentParams(t *testing.T) {
+	t.Parallel()
+	in := "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=solopi://startaction/agent?type=start&ownerToken=s3cret-token-value cmp=x }"
+	got := hideIntentParams(in)
+	if strings.Contains(got, "s3cret") || !strings.Contains(got, "solopi://startaction/agent?[redacted] cmp=x }") {
+		t.Errorf("%s", got)
+	}
+}

@@ -18,7 +18,9 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 )
 
 // Error codes of the device channel (all exit 4 unless noted).
@@ -129,16 +131,30 @@ func (d *Device) Mutate(ctx context.Context, action string, p Params) error {
 		return fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while sending a SoloPi command", err).With("action", action)
 	}
 	out := strings.ToLower(string(stdout) + string(stderr))
+	// solopi-ai's action, stdout and stderr of the failed am start, with
+	// the echoed intent's parameters (owner tokens, input text) hidden.
+	amOutput := func(e *fault.Error) *fault.Error {
+		return e.With("action", action).With("stdout", Truncate(hideIntentParams(strings.TrimSpace(string(stdout))), 2000)).
+			With("stderr", Truncate(hideIntentParams(strings.TrimSpace(string(stderr))), 2000))
+	}
 	for _, m := range amErrorMarkers {
 		if strings.Contains(out, m) {
-			return fault.Newf(fault.Transport, CodeSchemeFailed, "the SoloPi command was refused by the device: %s", FirstLine(string(stdout)+string(stderr))).
-				With("action", action)
+			return amOutput(fault.Newf(fault.Transport, CodeSchemeFailed, "the SoloPi command was refused by the device: %s", hideIntentParams(FirstLine(string(stdout)+string(stderr)))))
 		}
 	}
 	if code != 0 {
-		return fault.Newf(fault.Transport, CodeSchemeFailed, "am start exited with code %d", code).With("action", action)
+		return amOutput(fault.Newf(fault.Transport, CodeSchemeFailed, "am start exited with code %d", code)).With("exitCode", code)
 	}
 	return nil
+}
+
+// intentParams is the query of a SoloPi intent URI as am echoes it.
+var intentParams = lazyregexp.New(`(solopi://startaction/[A-Za-z0-9_-]*)\?[^\s}'"]*`)
+
+// hideIntentParams replaces the parameters of every SoloPi intent URI in
+// am's output with the redaction marker.
+func hideIntentParams(s string) string {
+	return intentParams.ReplaceAllString(s, "${1}?"+redact.Marker)
 }
 
 func FirstLine(s string) string {
@@ -343,7 +359,10 @@ func (d *Device) Screencap(ctx context.Context) ([]byte, error) {
 		return nil, fault.Wrap(fault.Transport, CodeScreencapFailed, "screencap failed", err)
 	}
 	if !bytes.HasPrefix(b, pngMagic) {
-		return nil, fault.New(fault.Transport, CodeScreencapFailed, "screencap did not return a PNG image")
+		// exec-out joins screencap's stderr to its stdout: what came
+		// instead of the image is its message (solopi-ai's stderr).
+		return nil, fault.New(fault.Transport, CodeScreencapFailed, "screencap did not return a PNG image").
+			With("stderr", Truncate(strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD")), 2000))
 	}
 	return b, nil
 }
@@ -363,7 +382,8 @@ func (d *Device) Logcat(ctx context.Context, lines int, maxBytes int) ([]byte, e
 		return nil, fault.Wrap(fault.Transport, CodeAdbError, "logcat failed", err)
 	}
 	if code != 0 {
-		return nil, fault.Newf(fault.Transport, CodeAdbError, "logcat exited with %d: %s", code, FirstLine(string(stderr)))
+		return nil, fault.Newf(fault.Transport, CodeAdbError, "logcat exited with %d: %s", code, FirstLine(string(stderr))).
+			With("stderr", Truncate(strings.TrimSpace(string(stderr)), 2000)).With("exitCode", code)
 	}
 	if maxBytes > 0 && len(stdout) > maxBytes {
 		// Keep the newest lines: cut at a line boundary from the start.

@@ -69,7 +69,15 @@ type Check struct {
 	Title              string `json:"title"`
 	Missing            string `json:"missing,omitempty"`
 	UserActionRequired string `json:"userActionRequired,omitempty"`
+	// FixedByRun marks a gap that run and verify-run close themselves
+	// (replay auto-start): reported, but nothing to do on the phone.
+	FixedByRun bool `json:"fixedByRun,omitempty"`
 }
+
+// ActionAutoStartByRun is what a tester does about auto-start being off:
+// nothing, unless they keep it off on purpose.
+const ActionAutoStartByRun = "Nothing to do: run and verify-run turn replay auto-start (KEY_REPLAY_AUTO_START) on themselves. " +
+	"Only for run --no-auto-start, turn it on first: `solopi config-set --key KEY_REPLAY_AUTO_START --value true`."
 
 func NewCheck(name string, ok bool, missing string) Check {
 	c := Check{Name: name, OK: ok, Title: checkSpecs[name].title}

@@ -130,7 +130,9 @@ func (d *Device) QuerySucceeded(ctx context.Context, action string, p Params, no
 func ContractError(msg string, resp any) *fault.Error {
 	e := fault.New(fault.Transport, CodeContractViolate, msg)
 	if resp != nil {
-		e.With("lastResponse", resp)
+		// response is solopi-ai's name for the answer its validator
+		// refused; lastResponse ours.
+		e.With("lastResponse", resp).With("response", resp)
 	}
 	return e
 }

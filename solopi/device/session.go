@@ -304,7 +304,8 @@ func (s *Session) launch(ctx context.Context) error {
 	out := string(stdout) + string(stderr)
 	if code != 0 || strings.Contains(out, "No activities found") {
 		return fault.Newf(fault.Transport, CodeLaunchFailed, "launching SoloPi failed: %s", FirstLine(out)).
-			With("exitCode", code).WithUserAction(ActionOpenSoloPi)
+			With("exitCode", code).With("stderr", Truncate(strings.TrimSpace(string(stderr)), 2000)).
+			With("stdout", Truncate(strings.TrimSpace(string(stdout)), 2000)).WithUserAction(ActionOpenSoloPi)
 	}
 	s.Launched = true
 	return nil
@@ -347,7 +348,7 @@ func (s *Session) waitReady(ctx context.Context) (capabilities, error) {
 	e := fault.Wrap(fault.Transport, CodeControlNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
 		WithUserAction(ActionOpenSoloPi).With("startupTimeoutSeconds", s.opts.StartupTimeout.Seconds())
 	if last != nil {
-		e.With("lastError", ErrorSummary(last))
+		WithLastError(e, last)
 	}
 	return capabilities{}, e
 }
@@ -398,8 +399,20 @@ func Interrupted(ctx context.Context) error {
 	return fault.Wrap(fault.Interrupted, CodeInterrupted, "the command was interrupted", context.Canceled)
 }
 
+// WithLastError attaches the last error of a wait: lastError as solopi-ai
+// prints it (the error's text, a string) and lastErrorDetail, ours, with
+// its errorCode, message and cause.
+func WithLastError(e *fault.Error, err error) *fault.Error {
+	d := errorSummary(err)
+	text, _ := d["error"].(string)
+	if c, ok := d["cause"].(string); ok && c != "" {
+		text += ": " + c
+	}
+	return e.With("lastError", text).With("lastErrorDetail", d)
+}
+
 // errorSummary renders an error for a lastError detail without raw causes.
-func ErrorSummary(err error) map[string]any {
+func errorSummary(err error) map[string]any {
 	var e *fault.Error
 	if errors.As(err, &e) {
 		m := map[string]any{"errorCode": e.Code, "error": e.Message}

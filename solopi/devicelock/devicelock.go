@@ -45,13 +45,20 @@ type Locker struct {
 	// Args is the holder's command line written into the lock file (nil:
 	// os.Args); values of secret-looking flags are never written.
 	Args []string
+	// Server names the adb server the phones are reached through when it
+	// is not the default one (its port): a serial is a phone only within
+	// one adb server, and two servers on one host (two simulated farms)
+	// may both list sim-0001. "" for the default server, whose locks are
+	// the serial's alone.
+	Server string
 }
 
-// Default is the locker of the user's runtime directory
-// ($XDG_RUNTIME_DIR/solopi/devices), or of the cache directory
-// (os.UserCacheDir()/solopi/devices) when there is no runtime directory.
-func Default() (Locker, error) {
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+// DefaultEnv is the locker of the user's runtime directory
+// ($XDG_RUNTIME_DIR/solopi/devices, as getenv reads it), or of the cache
+// directory (os.UserCacheDir()/solopi/devices) when there is no runtime
+// directory.
+func DefaultEnv(getenv func(string) string) (Locker, error) {
+	if rt := getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
 		return Locker{Dir: filepath.Join(rt, "solopi", "devices")}, nil
 	}
 	cache, err := os.UserCacheDir()
@@ -60,15 +67,6 @@ func Default() (Locker, error) {
 			WithUserAction("Set XDG_RUNTIME_DIR or HOME.")
 	}
 	return Locker{Dir: filepath.Join(cache, "solopi", "devices")}, nil
-}
-
-// Acquire takes the phone with the default locker (see Locker.Acquire).
-func Acquire(ctx context.Context, serial string, wait time.Duration) (*Lock, error) {
-	l, err := Default()
-	if err != nil {
-		return nil, err
-	}
-	return l.Acquire(ctx, serial, wait)
 }
 
 // Lock is a held phone; Release gives it back (the process's exit does
@@ -112,7 +110,11 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 	if lk.Dir == "" {
 		return nil, fault.Usage(CodeLockFailed, "the device lock directory is not set")
 	}
-	path := filepath.Join(lk.Dir, FileName(serial))
+	key := serial
+	if lk.Server != "" {
+		key = serial + "@" + lk.Server
+	}
+	path := filepath.Join(lk.Dir, FileName(key))
 	f, err := openLockFile(lk.Dir, path)
 	if err != nil {
 		return nil, err

@@ -292,14 +292,14 @@ func TestSymlinkedLockFileIsRefused(t *testing.T) {
 func TestDefaultDirectory(t *testing.T) {
 	rt := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", rt)
-	l, err := Default()
+	l, err := DefaultEnv(os.Getenv)
 	if err != nil || l.Dir != filepath.Join(rt, "solopi", "devices") {
 		t.Fatalf("runtime dir: %+v %v", l, err)
 	}
 	cache := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	t.Setenv("XDG_CACHE_HOME", cache)
-	if l, err = Default(); err != nil || l.Dir != filepath.Join(cache, "solopi", "devices") {
+	if l, err = DefaultEnv(os.Getenv); err != nil || l.Dir != filepath.Join(cache, "solopi", "devices") {
 		t.Fatalf("cache dir: %+v %v", l, err)
 	}
 }
@@ -321,19 +321,25 @@ func TestCommandLineHidesSecretValues(t *testing.T) {
 	}
 }
 
-// The package's Acquire takes the phone in the default directory.
-func TestAcquireUsesTheDefaultDirectory(t *testing.T) {
-	rt := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", rt)
-	l, err := Acquire(context.Background(), "sim-0009", 0)
+// A serial names a phone only within its adb server: lockers of two
+// servers lock sim-0001 separately, two lockers of one server share it.
+func TestServersLockTheirOwnSerials(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := Locker{Dir: dir, Server: "adb-server-41000"}
+	l, err := a.Acquire(context.Background(), "sim-0001", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	if filepath.Dir(l.Path()) != filepath.Join(rt, "solopi", "devices") {
-		t.Fatalf("lock file %s", l.Path())
+	if _, err := (Locker{Dir: dir, Server: "adb-server-41000"}).Acquire(context.Background(), "sim-0001", 0); fault.CodeOf(err) != CodeDeviceBusy {
+		t.Fatalf("same server: %v", err)
 	}
-	if _, err := Acquire(context.Background(), "sim-0009", 0); fault.CodeOf(err) != CodeDeviceBusy {
-		t.Fatalf("second acquisition: %v", err)
+	for _, other := range []Locker{{Dir: dir, Server: "adb-server-42000"}, {Dir: dir}} {
+		o, err := other.Acquire(context.Background(), "sim-0001", 0)
+		if err != nil {
+			t.Fatalf("server %q: %v", other.Server, err)
+		}
+		o.Release()
 	}
 }

@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -40,17 +41,30 @@ type AdbConnectOptions struct {
 
 // AdbReceipt is one adb-connect receipt as the device publishes it.
 type AdbReceipt struct {
-	Success            bool   `json:"success"`
-	RequestID          string `json:"requestId"`
-	State              string `json:"state"`
-	Connected          bool   `json:"connected"`
-	Terminal           bool   `json:"terminal"`
-	UserActionRequired bool   `json:"userActionRequired"`
-	RequiredUserAction string `json:"requiredUserAction,omitempty"`
-	StartedAt          int64  `json:"startedAt,omitempty"`
-	FinishedAt         int64  `json:"finishedAt,omitempty"`
-	ErrorCode          string `json:"errorCode,omitempty"`
-	Error              string `json:"error,omitempty"`
+	Success            bool       `json:"success"`
+	RequestID          string     `json:"requestId"`
+	State              string     `json:"state"`
+	Connected          bool       `json:"connected"`
+	Terminal           bool       `json:"terminal"`
+	UserActionRequired bool       `json:"userActionRequired"`
+	RequiredUserAction NullString `json:"requiredUserAction"`
+	StartedAt          int64      `json:"startedAt,omitempty"`
+	FinishedAt         int64      `json:"finishedAt,omitempty"`
+	ErrorCode          string     `json:"errorCode,omitempty"`
+	Error              string     `json:"error,omitempty"`
+}
+
+// NullString is a text printed as JSON null when empty: solopi-ai prints
+// requiredUserAction:null when nothing is required, and null is a value a
+// script may test for.
+type NullString string
+
+// MarshalJSON writes null for "" and the string otherwise.
+func (n NullString) MarshalJSON() ([]byte, error) {
+	if n == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(n))
 }
 
 // AdbConnectResult is the adb-connect command's object: the receipt, plus
@@ -67,7 +81,7 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 	var rc AdbReceipt
 	bad := func(format string, args ...any) (AdbReceipt, error) {
 		return rc, fault.Newf(fault.Transport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
-			With("receipt", map[string]any(r))
+			With("receipt", map[string]any(r)).With("response", map[string]any(r))
 	}
 	for k, dst := range map[string]*bool{"success": &rc.Success, "connected": &rc.Connected, "terminal": &rc.Terminal,
 		"userActionRequired": &rc.UserActionRequired} {
@@ -77,8 +91,12 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 		}
 		*dst = b
 	}
-	for k, dst := range map[string]*string{"requestId": &rc.RequestID, "state": &rc.State, "requiredUserAction": &rc.RequiredUserAction,
+	var required string
+	for k, dst := range map[string]*string{"requestId": &rc.RequestID, "state": &rc.State, "requiredUserAction": &required,
 		"errorCode": &rc.ErrorCode, "error": &rc.Error} {
+		if k == "requiredUserAction" && r.Has(k) && r[k] == nil {
+			continue
+		}
 		if !r.Has(k) {
 			continue
 		}
@@ -88,6 +106,7 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 		}
 		*dst = s
 	}
+	rc.RequiredUserAction = NullString(required)
 	for k, dst := range map[string]*int64{"startedAt": &rc.StartedAt, "finishedAt": &rc.FinishedAt} {
 		if !r.Has(k) {
 			continue
@@ -110,8 +129,8 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 		return bad("connected=%v with state %s", rc.Connected, rc.State)
 	case rc.Terminal != m.IsTerminal(st):
 		return bad("terminal=%v with state %s", rc.Terminal, rc.State)
-	case rc.UserActionRequired != (rc.RequiredUserAction != ""):
-		return bad("userActionRequired=%v but requiredUserAction is %q", rc.UserActionRequired, rc.RequiredUserAction)
+	case rc.UserActionRequired != (required != ""):
+		return bad("userActionRequired=%v but requiredUserAction is %q", rc.UserActionRequired, required)
 	case st == protocol.AdbFailed && (rc.ErrorCode == "" || rc.Error == ""):
 		return bad("a failed receipt needs errorCode and error")
 	}
@@ -165,7 +184,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	}
 	res := &AdbConnectResult{AdbReceipt: rc}
 	if rc.State == string(protocol.AdbFailed) {
-		act := rc.RequiredUserAction
+		act := string(rc.RequiredUserAction)
 		if act == "" {
 			act = actionAdbConnect
 		}
@@ -194,7 +213,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 				With("failedChecks", doc.FailedChecks).WithUserAction(joinActions(doc.Checks))
 		}
 		if lastErr != nil {
-			e.With("lastError", device.ErrorSummary(lastErr))
+			device.WithLastError(e, lastErr)
 		}
 		return nil, e
 	}
@@ -217,9 +236,10 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 			return interruptedWith(ctx, id, last)
 		}
 		e := notConnected(fault.New(fault.Timeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
-			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint))
+			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint).With("lastStatus", nil))
 		if last != nil {
-			e.With("lastReceipt", *last)
+			// lastStatus is solopi-ai's name for the last receipt.
+			e.With("lastReceipt", *last).With("lastStatus", *last)
 		}
 		return e
 	}

@@ -154,6 +154,38 @@ func (k ConfigKey) spec() map[string]any {
 	return m
 }
 
+// DeviceConfigRefusal is a refusal of CheckConfigSet that solopi-ai makes
+// after reading the key from the device (sensitive, control port, not
+// writable): the error then carries the device's config object (its
+// description, default, value or redaction) as solopi-ai prints it. The
+// read is a query; nothing is written. Other errors, and a refusal whose
+// key cannot be read, come back unchanged.
+func DeviceConfigRefusal(ctx context.Context, s *device.Session, refusal error) error {
+	e, ok := refusal.(*fault.Error)
+	if !ok || (e.Code != CodeSensitiveUIRequired && e.Code != CodeNewSessionRequired && e.Code != CodeUIMigrationRequired) {
+		return refusal
+	}
+	key, _ := e.Details["key"].(string)
+	c, err := getConfig(ctx, s, key)
+	if err != nil {
+		if fault.IsInterrupt(err) {
+			return err
+		}
+		return refusal
+	}
+	return e.With("config", c)
+}
+
+// NeedsDeviceConfig reports whether a CheckConfigSet refusal is one that
+// DeviceConfigRefusal completes from the device.
+func NeedsDeviceConfig(refusal error) bool {
+	switch fault.CodeOf(refusal) {
+	case CodeSensitiveUIRequired, CodeNewSessionRequired, CodeUIMigrationRequired:
+		return true
+	}
+	return false
+}
+
 // CheckConfigKey refuses a key outside the allowlist (exit 2, as the
 // device's own unsupported_config answer).
 func CheckConfigKey(key string) error {
@@ -431,7 +463,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	last := before
 	var lastErr error
 	interrupted := func() error {
-		return fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", want)
+		return fault.From(device.Interrupted(ctx)).With("key", k.Key).With("expectedValue", value).With("expectedTypedValue", want)
 	}
 	err = device.PollUntil(actx, device.PollOptions{Timeout: opts.AckTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
 		c, err := getConfig(actx, s, k.Key)
@@ -465,11 +497,13 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	}
 	e := fault.Newf(fault.Failed, CodeConfigNotConfirmed,
 		"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
-		With("key", k.Key).With("expectedValue", want).With("actualValue", last["value"]).
+		// expectedValue is solopi-ai's (--value as given), the typed value
+		// ours beside it.
+		With("key", k.Key).With("expectedValue", value).With("expectedTypedValue", want).With("actualValue", last["value"]).
 		With("lastConfig", last).With("phase", "config-set").
 		WithUserAction("Open SoloPi on the phone and check that the setting can be changed there; a setting the app refuses is left unchanged.")
 	if lastErr != nil {
-		e.With("lastError", device.ErrorSummary(lastErr))
+		device.WithLastError(e, lastErr)
 	}
 	return nil, e
 }

@@ -153,7 +153,7 @@ func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
 	old := before["config"].(map[string]any)["value"]
 	_, err = ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
 	e := wantCode(t, err, CodeConfigNotConfirmed, fault.Failed)
-	if e.Details["expectedValue"] != int64(1080) || e.Details["actualValue"] != old || old == json.Number("1080") {
+	if e.Details["expectedValue"] != "1080" || e.Details["expectedTypedValue"] != int64(1080) || e.Details["actualValue"] != old || old == json.Number("1080") {
 		t.Fatalf("expected %#v actual %#v", e.Details["expectedValue"], e.Details["actualValue"])
 	}
 }

@@ -31,9 +31,13 @@ type DoctorReport struct {
 	MissingPermissions []string          `json:"missingPermissions"`
 	FailedChecks       []string          `json:"failedChecks"`
 	Checks             []device.Check    `json:"checks"`
-	ErrorCode          string            `json:"errorCode,omitempty"`
-	Error              string            `json:"error,omitempty"`
-	UserActionRequired string            `json:"userActionRequired,omitempty"`
+	// FixedByRun names the failed checks that run and verify-run fix
+	// themselves (replay auto-start off): they do not make the device
+	// unready.
+	FixedByRun         []string `json:"fixedByRun,omitempty"`
+	ErrorCode          string   `json:"errorCode,omitempty"`
+	Error              string   `json:"error,omitempty"`
+	UserActionRequired string   `json:"userActionRequired,omitempty"`
 }
 
 // DoctorOptions configure Doctor.
@@ -109,17 +113,52 @@ func fillDoctor(ctx context.Context, s *device.Session, r *DoctorReport) error {
 	}
 	v := device.EvaluateHealth(h)
 	r.Health = h
-	r.Ready = v.Ready
-	r.Success = v.Ready
 	r.MissingPermissions = v.MissingPermissions
 	r.FailedChecks = v.FailedChecks
+	r.FixedByRun = markFixedByRun(v.Checks)
+	r.Ready = v.Ready || r.FixedByRun != nil
+	r.Success = r.Ready
 	r.Checks = append(r.Checks, v.Checks...)
-	if !v.Ready {
+	if !r.Ready {
 		r.ErrorCode = CodeNotReady
 		r.Error = "SoloPi needs a one-time device setup: " + strings.Join(missingNames(r.Checks), ", ")
 		r.UserActionRequired = joinActions(r.Checks)
 	}
 	return nil
+}
+
+// markFixedByRun marks the failed checks run and verify-run fix on their
+// own and returns their names, or nil when any other check failed (then
+// the device needs its setup first and nothing is marked). Auto-start
+// off is such a gap; so is health.ready false when auto-start is the only
+// thing missing (SoloPi's ready is appInitialized, all five permissions
+// and autoStart).
+func markFixedByRun(cs []device.Check) []string {
+	var idx []int
+	for i, c := range cs {
+		switch {
+		case c.OK:
+		case c.Name == device.CheckAutoStart || c.Name == device.CheckReady:
+			idx = append(idx, i)
+		default:
+			return nil
+		}
+	}
+	auto := false
+	for _, i := range idx {
+		auto = auto || cs[i].Name == device.CheckAutoStart
+	}
+	if !auto {
+		// ready false with everything else true: not auto-start's doing.
+		return nil
+	}
+	var names []string
+	for _, i := range idx {
+		cs[i].FixedByRun = true
+		cs[i].UserActionRequired = device.ActionAutoStartByRun
+		names = append(names, cs[i].Name)
+	}
+	return names
 }
 
 // Health runs harness?type=health and requires success:true.

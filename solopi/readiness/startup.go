@@ -65,7 +65,7 @@ type MetricStats struct {
 type StartupMeasurement struct {
 	Source           string `json:"source"`
 	Command          string `json:"command"`
-	WarmPreparation  string `json:"warmPreparation,omitempty"`
+	WarmPreparation  string `json:"warmPreparation"`
 	VisualCompletion bool   `json:"visualCompletion"`
 	Note             string `json:"note"`
 }
@@ -96,7 +96,8 @@ func ResolveLauncher(ctx context.Context, t device.Transport, pkg string) (strin
 	args := []string{"resolve-activity", "--brief", "-a", "android.intent.action.MAIN", "-c", "android.intent.category.LAUNCHER", pkg}
 	var attempts []map[string]any
 	for _, prefix := range [][]string{{"cmd", "package"}, {"pm"}} {
-		cmd := device.ShellJoin(append(slices.Clone(prefix), args...)...)
+		argv := append(slices.Clone(prefix), args...)
+		cmd := device.ShellJoin(argv...)
 		stdout, stderr, code, err := t.Shell(ctx, cmd)
 		if err != nil {
 			if ie := device.CtxErr(ctx, err); ie != nil {
@@ -111,7 +112,12 @@ func ResolveLauncher(ctx context.Context, t device.Transport, pkg string) (strin
 		if code != 0 && why == "" {
 			why = fmt.Sprintf("exit code %d", code)
 		}
-		attempts = append(attempts, map[string]any{"command": cmd, "exitCode": code, "reason": why,
+		// solopi-ai's fields (command: the first three words, returnCode,
+		// stdout, stderr) beside ours (the whole command line, exitCode,
+		// reason, the combined output).
+		attempts = append(attempts, map[string]any{"command": argv[:3], "returnCode": code,
+			"stdout": device.Truncate(strings.TrimSpace(string(stdout)), 2000), "stderr": device.Truncate(strings.TrimSpace(string(stderr)), 2000),
+			"commandLine": cmd, "exitCode": code, "reason": why,
 			"output": device.Truncate(strings.TrimSpace(string(stdout)+"\n"+string(stderr)), 500)})
 	}
 	return "", fault.Newf(fault.Transport, CodeLauncherNotResolved, "no launcher activity of %s could be resolved", pkg).
@@ -252,7 +258,7 @@ func (o *StartupOptions) Normalize() error {
 	}
 	switch {
 	case !protocol.ValidPackageName(o.TargetPackage):
-		return fault.Usage("invalid_option", "--target-package must look like com.example.app")
+		return fault.Usage("invalid_option", "--target-package must look like com.example.app").With("targetPackage", o.TargetPackage)
 	case o.Mode != StartupCold && o.Mode != StartupWarm:
 		return fault.Usage("invalid_option", "--mode must be cold or warm")
 	case o.Count < 1 || o.Count > 1000:
@@ -294,12 +300,20 @@ func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (
 		},
 		Samples: []StartupSample{}, PercentileMethod: "nearest-rank",
 	}
-	if o.Mode == StartupWarm {
-		rep.Measurement.WarmPreparation = "am start -R 2: the first launch warms the process, am presses back, the second launch is measured"
+	// Always present, as solopi-ai prints it: what the warm mode does
+	// before the launch it measures.
+	rep.Measurement.WarmPreparation = "warm mode: am start -W -R 2, the first launch warms the process, am presses back, the second launch is measured"
+	if o.Mode == StartupCold {
+		rep.Measurement.WarmPreparation = "none in cold mode (am start -W -S stops the app first); " + rep.Measurement.WarmPreparation
 	}
 	fail := func(e *fault.Error, i int) error {
 		return e.With("iteration", i).With("validSampleCount", len(rep.Samples)).With("completedSamples", rep.Samples).
-			With("targetPackage", o.TargetPackage).With("launcherComponent", comp)
+			With("targetPackage", o.TargetPackage).With("launcherComponent", comp).With("component", comp).With("mode", o.Mode)
+	}
+	// out is solopi-ai's stdout/stderr of a failed launch.
+	out := func(e *fault.Error, stdout, stderr []byte) *fault.Error {
+		return e.With("stdout", device.Truncate(strings.TrimSpace(string(stdout)), 2000)).
+			With("stderr", device.Truncate(strings.TrimSpace(string(stderr)), 2000))
 	}
 	for i := 1; i <= o.Count; i++ {
 		if i > 1 {
@@ -319,12 +333,13 @@ func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (
 		case err != nil:
 			return nil, fail(fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while launching the app", err), i)
 		case code != 0:
-			return nil, fail(fault.Newf(fault.Transport, CodeStartupLaunchFailed, "am start exited with code %d: %s", code, device.FirstLine(string(stderr)+string(stdout))), i)
+			return nil, fail(out(fault.Newf(fault.Transport, CodeStartupLaunchFailed, "am start exited with code %d: %s", code, device.FirstLine(string(stderr)+string(stdout))), stdout, stderr).
+				With("returnCode", code), i)
 		}
 		s, err := startupSampleOf(string(stdout), o)
 		if err != nil {
-			return nil, fail(fault.Wrap(fault.Transport, CodeStartupParseFailed, "the am start output cannot be used as a measurement: "+err.Error(), err).
-				With("output", device.Truncate(string(stdout), 2000)), i)
+			return nil, fail(out(fault.Wrap(fault.Transport, CodeStartupParseFailed, "the am start output cannot be used as a measurement: "+err.Error(), err).
+				With("output", device.Truncate(string(stdout), 2000)), stdout, stderr), i)
 		}
 		s.Iteration = i
 		rep.Samples = append(rep.Samples, s)

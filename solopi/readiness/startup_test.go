@@ -45,7 +45,8 @@ func TestStartupColdStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.LauncherComponent != counterComp || rep.ValidSampleCount != 5 || rep.Unit != "ms" || rep.PercentileMethod != "nearest-rank" {
+	if rep.LauncherComponent != counterComp || rep.ValidSampleCount != 5 || rep.Unit != "ms" || rep.PercentileMethod != "nearest-rank" ||
+		rep.Measurement.WarmPreparation == "" {
 		t.Fatalf("%+v", rep)
 	}
 	if ran(dev, "am start -W -S -n "+counterComp) != 5 {
@@ -156,8 +157,14 @@ func TestStartupResolveFallbackAndFailure(t *testing.T) {
 	override("pm", []string{"resolve-activity"}, android.CommandOutput{Stdout: "No activity found\n"})
 	_, err = ResolveLauncher(context.Background(), dev, "com.example.counter")
 	e := wantCode(t, err, CodeLauncherNotResolved, fault.Transport)
-	if a, _ := e.Details["attempts"].([]map[string]any); len(a) != 2 {
+	a, _ := e.Details["attempts"].([]map[string]any)
+	if len(a) != 2 {
 		t.Fatalf("attempts %v", e.Details["attempts"])
+	}
+	// solopi-ai's attempt: the first three words, returnCode, stdout, stderr.
+	if cmd, _ := a[0]["command"].([]string); len(cmd) != 3 || cmd[0] != "cmd" || a[0]["returnCode"] != 255 ||
+		a[0]["stderr"] != "cmd: Can't find service: package" || a[1]["stdout"] != "No activity found" {
+		t.Errorf("attempts %v", a)
 	}
 	override("cmd", []string{"package"}, android.CommandOutput{Stdout: "com.other/.Main\n"})
 	override("pm", []string{"resolve-activity"}, android.CommandOutput{Stdout: "com.other/.Main\n"})

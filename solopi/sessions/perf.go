@@ -264,7 +264,9 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 		e.With("sessionId", o.SessionID).With("phase", "performance-artifact-pull").With("performance", res.Object)
 		return nil, e
 	}
-	res.Object["artifacts"] = map[string]any{"performance": art["path"], "files": art["files"]}
+	// performance is solopi-ai's (the local directory); the pull's
+	// evidence (device path, files) is ours, beside it.
+	res.Object["artifacts"] = map[string]any{"performance": art["path"], "files": art["files"], "performanceDirectory": art}
 	return res, nil
 }
 
@@ -419,7 +421,7 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 			files = append(files, map[string]any{"name": e.name, "sizeBytes": dg.Size, "sha256": dg.SHA256})
 		}
 		if csvs == 0 {
-			return fault.New(fault.Transport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
+			return fault.New(fault.Transport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote).With("output", local)
 		}
 		return nil
 	})

@@ -46,7 +46,8 @@ func TestPerfStartStopAndPull(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "perf")
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m = ssExpect(t, "perf-stop", res, err, passed)
-	if m["state"] != "stopped" || m["artifacts"].(map[string]any)["performance"] != out {
+	if m["state"] != "stopped" || m["artifacts"].(map[string]any)["performance"] != out ||
+		m["artifacts"].(map[string]any)["performanceDirectory"].(map[string]any)["path"] != out {
 		t.Fatalf("stop = %v", m)
 	}
 	entries, _ := os.ReadDir(out)

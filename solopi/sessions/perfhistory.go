@@ -25,7 +25,7 @@ const (
 // CheckPerfHistoryID is the local rule for --id (exit 3).
 func CheckPerfHistoryID(id string) error {
 	if !protocol.ValidPrefixedHex(id, "performance-", 64) {
-		return fault.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id)
+		return fault.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id).With("kind", "performance")
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func historyQuery(ctx context.Context, d *device.Device, p device.Params, what s
 // (returned < total), every record a performance id.
 func ListPerfHistory(ctx context.Context, d *device.Device, limit int) (map[string]any, error) {
 	if limit < 1 || limit > 500 {
-		return nil, fault.Usage(CodeInvalidPerfLimit, "--limit must be between 1 and 500")
+		return nil, fault.Usage(CodeInvalidPerfLimit, "--limit must be between 1 and 500").With("limit", limit)
 	}
 	o, err := historyQuery(ctx, d, device.P(protocol.ParamAction, "listPerformance", protocol.ParamLimit, strconv.Itoa(limit)), "performance history list")
 	if err != nil {
@@ -156,7 +156,9 @@ func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t Sessi
 		if errors.Is(err, device.ErrPollTimeout) {
 			err = fault.New(fault.Timeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
 		}
-		e := fault.From(err).With("requestId", requestID).With("id", id).With("phase", "perf-history-delete")
+		// lastResponse: the last receipt read, null when none was.
+		e := fault.From(err).With("requestId", requestID).With("id", id).With("kind", "performance").With("phase", "perf-history-delete").
+			With("lastResponse", nil)
 		if last != nil {
 			e.With("lastResponse", last)
 		}

@@ -144,7 +144,7 @@ var pluginArchive = artifacts.Input{What: "plugin archive", Code: CodeInvalidPlu
 // a single top-level directory. The bytes that were checked and hashed are
 // the bytes that are pushed.
 func ReadPluginZip(p string) (*PluginZip, error) {
-	bad := func(msg string, err error) error {
+	bad := func(msg string, err error) *fault.Error {
 		e := fault.Usage(CodeInvalidPluginFile, msg).With("file", p)
 		e.Err = err
 		return e
@@ -157,7 +157,7 @@ func ReadPluginZip(p string) (*PluginZip, error) {
 		return nil, err
 	}
 	if len(data) < 1 {
-		return nil, bad("the plugin archive must be between 1 byte and 64 MiB", nil)
+		return nil, bad("the plugin archive must be between 1 byte and 64 MiB", nil).With("sizeBytes", len(data))
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -359,7 +359,7 @@ func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanu
 		if errors.Is(runErr, device.ErrPollTimeout) {
 			runErr = fault.New(fault.Timeout, CodePluginTimeout, "the plugin import did not reach a terminal state in time")
 		}
-		e := fault.From(runErr)
+		e := fault.From(runErr).With("action", "import").With("lastResponse", nil)
 		for k, v := range common {
 			e.With(k, v)
 		}
@@ -498,7 +498,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 // CheckPluginID is the local rule for --id (exit 3).
 func CheckPluginID(id string) error {
 	if !protocol.ValidPrefixedHex(id, "plugin-", 64) {
-		return fault.Usage(CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id)
+		return fault.Usage(CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id).With("pluginId", id)
 	}
 	return nil
 }
@@ -521,7 +521,10 @@ func RemovePlugin(ctx context.Context, d *device.Device, pluginID string, t Sess
 		if errors.Is(err, device.ErrPollTimeout) {
 			err = fault.New(fault.Timeout, CodePluginTimeout, "the plugin removal did not reach a terminal state in time; it may still complete")
 		}
-		e := fault.From(err).With("requestId", requestID).With("pluginId", pluginID).With("phase", "plugin-remove")
+		// solopi-ai's action and lastResponse (null when no receipt was
+		// read).
+		e := fault.From(err).With("requestId", requestID).With("pluginId", pluginID).With("phase", "plugin-remove").
+			With("action", "remove").With("lastResponse", nil)
 		if last != nil {
 			e.With("lastResponse", last)
 		}

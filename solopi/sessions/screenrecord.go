@@ -190,11 +190,11 @@ func (c *ScreenRecordConfig) Validate() error {
 	}
 	switch {
 	case c.BitrateKbps < 100 || c.BitrateKbps > 50000:
-		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000")
+		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000").With("field", "bitrateKbps").With("value", c.BitrateKbps)
 	case c.FrameRate < 1 || c.FrameRate > 120:
-		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120")
+		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120").With("field", "frameRate").With("value", c.FrameRate)
 	case c.DurationSec < 1 || c.DurationSec > 3600:
-		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("field", "durationSec").With("value", c.DurationSec)
 	}
 	return nil
 }
@@ -310,7 +310,9 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 		e.With("sessionId", o.SessionID).With("phase", "screen-record-artifact-pull").With("screenRecording", res.Object)
 		return nil, e
 	}
-	res.Object["artifacts"] = map[string]any{"screenRecording": art}
+	// screenRecording is solopi-ai's: the local path. The pull's evidence
+	// (device path, digest, size) is ours, beside it.
+	res.Object["artifacts"] = map[string]any{"screenRecording": art["path"], "screenRecordingFile": art}
 	return res, nil
 }
 
@@ -327,17 +329,18 @@ func pullScreenRecording(ctx context.Context, d *device.Device, snap device.Wire
 	shared := strings.HasPrefix(root, "/storage/") || strings.HasPrefix(root, "/sdcard/")
 	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !protocol.ValidIDName(path.Base(remote), ".mp4", 127) || size <= 0 {
 		return nil, fault.New(fault.Transport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
-			With("remotePath", remote).With("capturesRoot", root)
+			With("remotePath", remote).With("outputPath", remote).With("capturesRoot", root).With("fileSize", size)
 	}
 	if err := shellCheck(ctx, d, "test -f", device.ShellJoin("test", "-f", remote)); err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote)
+		return nil, fault.Wrap(fault.Transport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote).With("outputPath", remote)
 	}
 	got, err := remoteSize(ctx, d, remote)
 	if err != nil {
 		return nil, err
 	}
 	if got != size {
-		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote)
+		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote).
+			With("outputPath", remote).With("reportedSize", size).With("deviceSize", got)
 	}
 	return pullFileAtomic(ctx, d, remote, local, size, overwrite)
 }

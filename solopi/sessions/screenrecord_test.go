@@ -34,7 +34,11 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m = ssExpect(t, "screen-record-stop", res, err, passed)
-	art := m["artifacts"].(map[string]any)["screenRecording"].(map[string]any)
+	// solopi-ai's screenRecording is the local path; ours is beside it.
+	if p, _ := m["artifacts"].(map[string]any)["screenRecording"].(string); p != out {
+		t.Errorf("artifacts.screenRecording = %v, want the path %s", m["artifacts"], out)
+	}
+	art := m["artifacts"].(map[string]any)["screenRecordingFile"].(map[string]any)
 	got, rerr := os.ReadFile(out)
 	if rerr != nil || len(got) == 0 || !bytes.Equal(got, f.file(m["outputPath"].(string))) || art["sizeBytes"] != m["fileSize"] {
 		t.Fatalf("pulled file differs (%v): %v", rerr, m)

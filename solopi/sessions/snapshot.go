@@ -216,13 +216,14 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		}
 		return nil, err
 	}
-	var last device.WireObject
+	var last, fetched device.WireObject
 	seen := false
 	err = device.PollUntil(ctx, device.PollOptions{Clock: d.Clock(), Timeout: p.Timeout, Interval: p.Interval}, func(ctx context.Context) (bool, error) {
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
 			return false, err
 		}
+		fetched = o
 		id := device.SessionIDOf(o)
 		switch {
 		case id == p.SessionID:
@@ -263,7 +264,13 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 					msg += "; " + h
 				}
 			}
-			err = fault.New(fault.Timeout, CodeStartTimeout, msg)
+			// lastStatus is solopi-ai's: the last snapshot read, whoever's
+			// (null when none could be read); ours is never seen.
+			var lastStatus any
+			if last == nil && fetched != nil {
+				lastStatus = map[string]any(fetched)
+			}
+			err = sp.transportNote(fault.New(fault.Timeout, CodeStartTimeout, msg).With("lastStatus", lastStatus))
 		}
 		var oe *fault.Error
 		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
@@ -299,6 +306,16 @@ func (sp *sessionSpec) abandon(ctx context.Context, d *device.Device, p startPla
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl.fields())
 	if last != nil {
 		e.With("lastStatus", map[string]any(last))
+	}
+	return e
+}
+
+// transportNote adds solopi-ai's lastTransportError to a performance
+// wait that timed out: null, since a transport error ends our wait at once
+// instead of being tolerated.
+func (sp *sessionSpec) transportNote(e *fault.Error) *fault.Error {
+	if sp.Kind == "performance" {
+		e.With("lastTransportError", nil)
 	}
 	return e
 }
@@ -504,7 +521,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 
 func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, extra map[string]any) error {
 	if errors.Is(err, device.ErrPollTimeout) {
-		err = fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops)
+		err = sp.transportNote(fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops))
 	}
 	e := fault.From(err)
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)

@@ -82,13 +82,13 @@ func (o *StressOptions) Validate() error {
 	case (o.CPUCount == 0) != (o.CPUPercent == 0):
 		return fault.Usage(CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
 	case o.CPUCount < 0:
-		return fault.Usage(CodeInvalidOption, "--cpu-count must be positive")
+		return fault.Usage(CodeInvalidOption, "--cpu-count must be positive").With("cpuCount", o.CPUCount).With("maxCpuCount", nil)
 	case o.CPUPercent < 0 || o.CPUPercent > 100:
-		return fault.Usage(CodeInvalidOption, "--cpu-percent must be between 1 and 100")
+		return fault.Usage(CodeInvalidOption, "--cpu-percent must be between 1 and 100").With("cpuPercent", o.CPUPercent)
 	case o.MemoryMB < 0 || o.MemoryMB > 2048:
-		return fault.Usage(CodeInvalidOption, "--memory must be between 1 and 2048 MB")
+		return fault.Usage(CodeInvalidOption, "--memory must be between 1 and 2048 MB").With("memory", o.MemoryMB).With("maxMemory", 2048)
 	case o.DurationSec < 1 || o.DurationSec > 3600:
-		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds")
+		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("duration", o.DurationSec).With("maxDuration", 3600)
 	case o.CPUCount == 0 && o.MemoryMB == 0:
 		return fault.Usage(CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
 	}
@@ -97,8 +97,10 @@ func (o *StressOptions) Validate() error {
 
 // OnlineCPUs reads the device's online CPU count (getconf, then nproc).
 func OnlineCPUs(ctx context.Context, d *device.Device) (int, error) {
-	for _, cmd := range []string{device.ShellJoin("getconf", "_NPROCESSORS_ONLN"), "nproc"} {
-		stdout, _, code, err := d.Transport().Shell(ctx, cmd)
+	// attempts are solopi-ai's: the argv, returncode, stdout and stderr.
+	var attempts []map[string]any
+	for _, argv := range [][]string{{"getconf", "_NPROCESSORS_ONLN"}, {"nproc"}} {
+		stdout, stderr, code, err := d.Transport().Shell(ctx, device.ShellJoin(argv...))
 		if err != nil {
 			if ie := device.CtxErr(ctx, err); ie != nil {
 				return 0, ie
@@ -108,8 +110,11 @@ func OnlineCPUs(ctx context.Context, d *device.Device) (int, error) {
 		if n, perr := strconv.Atoi(strings.TrimSpace(string(stdout))); code == 0 && perr == nil && n > 0 {
 			return n, nil
 		}
+		attempts = append(attempts, map[string]any{"command": argv, "returncode": code,
+			"stdout": device.Truncate(strings.TrimSpace(string(stdout)), 500), "stderr": device.Truncate(strings.TrimSpace(string(stderr)), 500)})
 	}
-	return 0, fault.New(fault.Transport, CodeCPUCountUnknown, "the device did not report its online CPU count (getconf _NPROCESSORS_ONLN, nproc)")
+	return 0, fault.New(fault.Transport, CodeCPUCountUnknown, "the device did not report its online CPU count (getconf _NPROCESSORS_ONLN, nproc)").
+		With("attempts", attempts)
 }
 
 // StartStress applies the load under a fresh sessionId and waits for
@@ -124,7 +129,8 @@ func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*Sessi
 			return nil, err
 		}
 		if o.CPUCount > n {
-			return nil, fault.Usagef(CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n)
+			return nil, fault.Usagef(CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n).
+				With("cpuCount", o.CPUCount).With("maxCpuCount", n)
 		}
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)

@@ -155,10 +155,14 @@ func (o *VideoAnalysisOptions) Validate() error {
 		return err
 	}
 	if o.ActionOffsetMs < 0 || o.ActionOffsetMs > maxActionOffsetMillis {
-		return fault.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000")
+		return fault.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000").With("actionOffsetMs", o.ActionOffsetMs)
 	}
 	if !(o.DifferenceThreshold > 0 && o.DifferenceThreshold <= 1) || math.IsNaN(o.DifferenceThreshold) {
-		return fault.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
+		e := fault.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
+		if !math.IsNaN(o.DifferenceThreshold) && !math.IsInf(o.DifferenceThreshold, 0) {
+			e.With("differenceThreshold", o.DifferenceThreshold)
+		}
+		return e
 	}
 	if o.AckTimeout <= 0 {
 		o.AckTimeout = 15 * time.Second
@@ -265,6 +269,9 @@ func analysisWaitError(err error, id, phase string, last device.WireObject, time
 		err = fault.New(fault.Timeout, CodeAnalysisTimeout, timeoutMsg)
 	}
 	e := fault.From(err).With("requestId", id).With("phase", phase)
+	if e.Kind == fault.Timeout {
+		e.With("lastResponse", nil) // solopi-ai's: null until a receipt was read
+	}
 	if last != nil {
 		e.With("lastResponse", map[string]any(last))
 	}

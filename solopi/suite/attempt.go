@@ -164,6 +164,9 @@ func (r *runner) run(ctx context.Context, p *phone, j *job, a *suitereport.Attem
 		ro.Encrypted = &enc
 	}
 	rep := replay.RunReplay(ctx, p.d, ro)
+	if r.o.Observe != nil {
+		r.o.Observe(j.index, a.Number, rep)
+	}
 	cl := classify(ctx, rep.Err, rep)
 	if rep.ErrorCode == replay.CodeCaseChanged {
 		p.forget(j.item)

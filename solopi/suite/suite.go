@@ -136,6 +136,11 @@ type Options struct {
 	// BatchID names the batch (default a new id).
 	BatchID  string
 	Progress func(Event)
+	// Observe, when set, receives every replay an attempt ran, with the
+	// index of its case in the report and the attempt's number (the CLI
+	// prints the last one's payload and renders its report.html). It is
+	// called from every phone's worker at once.
+	Observe func(caseIndex, attempt int, rep *replay.RunReport)
 }
 
 // ReportFile is the report's file in the batch directory.

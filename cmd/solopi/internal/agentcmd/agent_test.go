@@ -51,8 +51,9 @@ func TestAgentFullFlowNeverPrintsToken(t *testing.T) {
 		t.Fatal(caps)
 	}
 	for _, in := range [][2]string{{"username", "demo"}, {"password", "secret"}} {
-		act := r.expect(0, append([]string{"agent-act", "--action", "input", "--text", in[1], "--resource-id", loginPkg + ":id/" + in[0], "--poll-interval", "0.02"}, id...)...)
-		if act["observationSource"] != "observe" || obj(act, "receipt")["status"] != "succeeded" {
+		act := r.expect(0, append([]string{"agent-act", "--action", "input", "--text", in[1], "--resource-id", loginPkg + ":id/" + in[0],
+			"--step-id", "input-" + in[0], "--observation-id", r.observe(id), "--poll-interval", "0.02"}, id...)...)
+		if act["observationSource"] != "caller" || obj(act, "receipt")["status"] != "succeeded" {
 			t.Fatalf("input %s: %v", in[0], act)
 		}
 	}
@@ -85,9 +86,9 @@ func TestAgentFullFlowNeverPrintsToken(t *testing.T) {
 	if obj(rc, "receipt", "settledObservation")["observationId"] != act["settledObservationId"] {
 		t.Fatalf("receipt %v", rc)
 	}
-	// Without --observation-id a fresh observation is taken.
-	act2 := r.expect(0, append([]string{"agent-act", "--action", "click", "--selector-text", "Sign out"}, id...)...)
-	if act2["observationSource"] != "observe" || !strings.HasPrefix(act2["stepId"].(string), "step-") {
+	// A selector against a new observation.
+	act2 := r.expect(0, append([]string{"agent-act", "--action", "click", "--selector-text", "Sign out", "--step-id", "cli-step-2", "--observation-id", r.observe(id)}, id...)...)
+	if act2["observationSource"] != "caller" || act2["stepId"] != "cli-step-2" || obj(act2, "receipt")["status"] != "succeeded" {
 		t.Fatalf("act2 %v", act2)
 	}
 
@@ -153,6 +154,7 @@ func TestAgentTokenPrintedOnlyByStart(t *testing.T) {
 		t.Fatalf("start must print the token exactly once: %s", res.Stdout)
 	}
 	sid := start["sessionId"].(string)
+	obs := obj(start, "observation")["observationId"].(string)
 	seen := len(r.Outputs())
 
 	viaFlag := []string{"--session-id", sid, "--owner-token", tok}
@@ -160,9 +162,9 @@ func TestAgentTokenPrintedOnlyByStart(t *testing.T) {
 	for _, ids := range [][]string{viaFlag, viaFile} {
 		for _, c := range [][]string{
 			{"agent-status"}, {"agent-observe"}, {"agent-timeline"}, {"agent-receipt", "--step-id", "missing"},
-			{"agent-act", "--action", "click", "--selector-text", "Nothing like it"},
-			{"agent-act", "--action", "click", "--class-name", "android.widget.TextView"},
-			{"agent-act", "--action", "back", "--observation-id", "observation-stale"},
+			{"agent-act", "--action", "click", "--selector-text", "Nothing like it", "--step-id", "t-1", "--observation-id", obs},
+			{"agent-act", "--action", "click", "--class-name", "android.widget.TextView", "--step-id", "t-2", "--observation-id", obs},
+			{"agent-act", "--action", "back", "--observation-id", "observation-stale", "--step-id", "t-3"},
 			{"agent-pause"}, {"agent-resume"},
 		} {
 			r.Run(append(c, ids...)...)
@@ -199,17 +201,18 @@ func TestAgentRejectionsMapToExit2(t *testing.T) {
 
 	// stale: a newer observation exists
 	r.expect(0, append([]string{"agent-observe"}, id...)...)
-	m := r.expect(2, append([]string{"agent-act", "--action", "click", "--observation-id", first, signIn}, id...)...)
+	m := r.expect(2, append([]string{"agent-act", "--action", "click", "--observation-id", first, signIn, "--step-id", "r-1"}, id...)...)
 	if m["errorCode"] != protocol.ErrStaleObservation || obj(m, "receipt")["status"] != "rejected" || m["stepId"] == nil {
 		t.Fatalf("stale: %v", m)
 	}
 	// an unknown observation id cannot be resolved against
-	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--observation-id", "observation-unknown", signIn}, id...)...)
+	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--observation-id", "observation-unknown", signIn, "--step-id", "r-2"}, id...)...)
 	if m["errorCode"] != agent.CodeObservationNotFound {
 		t.Fatalf("unknown observation: %v", m)
 	}
 	// ambiguous and missing selectors name the candidates
-	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--selector-text", "Sign in"}, id...)...)
+	current := r.observe(id)
+	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--selector-text", "Sign in", "--step-id", "r-3", "--observation-id", current}, id...)...)
 	if m["errorCode"] != agent.CodeSelectorAmbiguous || len(m["candidates"].([]any)) != 2 {
 		t.Fatalf("ambiguous: %v", m)
 	}
@@ -219,7 +222,7 @@ func TestAgentRejectionsMapToExit2(t *testing.T) {
 			t.Errorf("candidate lacks %s: %v", k, c0)
 		}
 	}
-	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--resource-id", "nope", "--selector-text", "Password"}, id...)...)
+	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--resource-id", "nope", "--selector-text", "Password", "--step-id", "r-4", "--observation-id", current}, id...)...)
 	if m["errorCode"] != agent.CodeSelectorNoMatch || len(m["candidates"].([]any)) != 2 {
 		t.Fatalf("no match: %v", m)
 	}
@@ -227,12 +230,12 @@ func TestAgentRejectionsMapToExit2(t *testing.T) {
 	if m = r.expect(2, "agent-status", "--session-id", sid, "--owner-token", "another-owner-token-0000"); m["errorCode"] != protocol.ErrOwnerMismatch {
 		t.Fatal(m)
 	}
-	if m = r.expect(2, "agent-act", "--action", "back", "--session-id", "agent-session-other"); m["errorCode"] != protocol.ErrSessionNotFound {
+	if m = r.expect(2, "agent-act", "--action", "back", "--session-id", "agent-session-other", "--step-id", "r-5", "--observation-id", current); m["errorCode"] != protocol.ErrSessionNotFound {
 		t.Fatal(m)
 	}
 	// paused
 	r.expect(0, append([]string{"agent-pause"}, id...)...)
-	if m = r.expect(2, append([]string{"agent-act", "--action", "back"}, id...)...); m["errorCode"] != protocol.ErrSessionPaused {
+	if m = r.expect(2, append([]string{"agent-act", "--action", "back", "--step-id", "r-6", "--observation-id", r.observe(id)}, id...)...); m["errorCode"] != protocol.ErrSessionPaused {
 		t.Fatal(m)
 	}
 	// a missing receipt
@@ -245,6 +248,11 @@ func TestAgentUsageErrors(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, sim.Options{})
 	tok := []string{"--session-id", "agent-session-1", "--owner-token", "0123456789abcdef"}
+	// act is an agent-act line with the identity, a step and an
+	// observation (args given later override them).
+	act := func(args ...string) []string {
+		return append(append(append([]string{"agent-act"}, tok...), "--step-id", "step-1", "--observation-id", "o-1"), args...)
+	}
 	for _, c := range [][]string{
 		{"agent-session-start", "--max-steps", "0"},
 		{"agent-session-start", "--max-steps", "201"},
@@ -253,23 +261,17 @@ func TestAgentUsageErrors(t *testing.T) {
 		{"agent-session-start", "--max-repeated-actions", "21"},
 		{"agent-session-start", "--max-no-progress-steps", "0"},
 		{"agent-session-start", "--owner-token", "short"},
-		{"agent-session-start", "--ack-timeout", "0"},
 		{"agent-session-start", "--owner-token", "0123456789abcdef", "--owner-token-file", "/dev/null"},
-		append([]string{"agent-act", "--action", "tap", "--node-id", "node-1", "--observation-id", "o-1"}, tok...),
-		append([]string{"agent-act", "--action", "back", "--node-id", "node-1", "--observation-id", "o-1"}, tok...),
-		append([]string{"agent-act", "--action", "click", "--text", "Sign in"}, tok...),
-		append([]string{"agent-act", "--action", "wait"}, tok...),
-		append([]string{"agent-act", "--action", "wait", "--duration-ms", "99"}, tok...),
-		append([]string{"agent-act", "--action", "scroll", "--direction", "sideways"}, tok...),
-		append([]string{"agent-act", "--action", "scroll", "--direction", "up", "--distance", "91"}, tok...),
-		append([]string{"agent-act", "--action", "click", "--node-id", "node-1"}, tok...),
-		append([]string{"agent-act", "--action", "click", "--node-id", "node-1", "--observation-id", "o", "--resource-id", "x"}, tok...),
-		append([]string{"agent-act", "--action", "back", "--resource-id", "x"}, tok...),
-		append([]string{"agent-act", "--action", "back", "--step-id", "bad step"}, tok...),
-		append([]string{"agent-act", "--action", "back", "--action-timeout", "-1"}, tok...),
+		act("--action", "back", "--node-id", "node-1"),
+		act("--action", "click", "--text", "Sign in"),
+		act("--action", "wait"),
+		act("--action", "wait", "--duration-ms", "99"),
+		act("--action", "scroll", "--direction", "up", "--distance", "91"),
+		act("--action", "click", "--node-id", "node-1", "--resource-id", "x"),
+		act("--action", "back", "--resource-id", "x"),
+		act("--action", "back", "--step-id", "bad step"),
 		append([]string{"agent-observe", "--screenshot-output", "/nonexistent/dir/s.png"}, tok...),
 		append([]string{"agent-timeline", "--output", "/nonexistent/dir/t.jsonl"}, tok...),
-		{"agent-status", "--session-id", "agent-session-1"},
 		{"agent-status", "--session-id", "bad id", "--owner-token", "0123456789abcdef"},
 		{"agent-status", "--session-id", "s", "--owner-token-file", "/nonexistent/token"},
 		{"agent-status", "--session-id", "s", "--owner-token-file", "/"},
@@ -284,12 +286,25 @@ func TestAgentUsageErrors(t *testing.T) {
 	if res := r.Run("agent-status", "--session-id", "s", "--owner-token-file", bad); res.Code != 3 || strings.Contains(string(res.Stdout), "secret-ish") {
 		t.Fatalf("%d %s", res.Code, res.Stdout)
 	}
-	// Missing options are JSON usage errors: stdout never holds help text.
-	for _, c := range [][]string{{"agent-status"}, {"agent-act", "--session-id", "s", "--owner-token", "0123456789abcdef"},
-		{"agent-receipt", "--session-id", "s", "--owner-token", "0123456789abcdef"}} {
-		if m := r.expect(3, c...); m["errorCode"] != "missing_option" {
-			t.Errorf("%v: %v", c, m)
-		}
+	// What the parser decides is its text on stderr, nothing on stdout: a
+	// missing flag or owner token, a choice, a seconds value.
+	for _, c := range [][]string{
+		{"agent-status"},
+		{"agent-status", "--session-id", "agent-session-1"},
+		{"agent-act", "--session-id", "s", "--owner-token", "0123456789abcdef"},
+		{"agent-receipt", "--session-id", "s", "--owner-token", "0123456789abcdef"},
+		{"agent-session-start", "--ack-timeout", "0"},
+		append([]string{"agent-act", "--action", "back"}, tok...),
+		append([]string{"agent-act", "--action", "back", "--step-id", "s-1"}, tok...),
+		append([]string{"agent-act", "--action", "click", "--node-id", "node-1", "--step-id", "s-1"}, tok...),
+		act("--action", "tap", "--node-id", "node-1"),
+		act("--action", "scroll", "--direction", "sideways"),
+		act("--action", "back", "--action-timeout", "-1"),
+	} {
+		r.parseError(c...)
+	}
+	if n := r.Selections(); n != 0 {
+		t.Fatalf("parse errors selected the device %d times", n)
 	}
 }
 
@@ -346,10 +361,11 @@ func TestAgentInterruptAndTimeoutCleanup(t *testing.T) {
 			r := newRig(t, sim.Options{})
 			start := r.expect(0, "agent-session-start", "--poll-interval", "0.02")
 			sid, tok := start["sessionId"].(string), start["ownerToken"].(string)
+			obs := obj(start, "observation")["observationId"].(string)
 			// Every settle waits first: the act outlasts its budget.
 			r.dev.App.SetSettleDelay(time.Hour)
 			seen := len(r.Outputs())
-			args := []string{"agent-act", "--session-id", sid, "--owner-token", tok, "--action", "click", "--step-id", "slow-1", signIn, "--poll-interval", "0.02"}
+			args := []string{"agent-act", "--session-id", sid, "--owner-token", tok, "--action", "click", "--step-id", "slow-1", "--observation-id", obs, signIn, "--poll-interval", "0.02"}
 			ctx := context.Background()
 			want := 130
 			if mode == "act-timeout" {

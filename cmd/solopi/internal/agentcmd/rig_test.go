@@ -54,6 +54,22 @@ func (r *rig) expect(code int, args ...string) map[string]any {
 	return r.Expect(code, args[0], args...)
 }
 
+// observe takes a new observation of the session id names and returns
+// its observationId (agent-act names the observation it acts on).
+func (r *rig) observe(id []string) string {
+	r.t.Helper()
+	return obj(r.expect(0, append([]string{"agent-observe"}, id...)...), "observation")["observationId"].(string)
+}
+
+// parseError runs a command line the parser refuses: its text on stderr,
+// nothing on stdout, exit 3.
+func (r *rig) parseError(args ...string) {
+	r.t.Helper()
+	if res := r.Run(args...); res.Code != 3 || len(res.Stdout) != 0 || len(res.Stderr) == 0 {
+		r.t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, res.Code, res.Stdout, res.Stderr)
+	}
+}
+
 // foreground is the package and activity in front.
 func (r *rig) foreground() (string, string) { return r.dev.Phone.Foreground() }
 

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"errors"
 
 	"github.com/urfave/cli/v2"
 )
@@ -9,9 +10,10 @@ import (
 // The two adapters from a command's run function to urfave/cli: Local for
 // a command that touches no device, OnDevice for one that reaches the
 // device the globals select. Both read the globals and the command's
-// seconds flags (a bad value is a usage error before anything runs), run
-// the command, and finish it: print its one JSON object and end the
-// process with the exit code (ExitCode, returned to Run).
+// seconds flags (a bad value is a parse error, the parser's text on stderr,
+// before anything runs), run the command, and finish it: print its one
+// JSON object and end the process with the exit code (ExitCode, returned
+// to Run).
 
 // Local adapts a command that touches no device.
 func Local(e Env, run func(ctx context.Context, g *Globals) (Result, error)) cli.ActionFunc {
@@ -20,6 +22,13 @@ func Local(e Env, run func(ctx context.Context, g *Globals) (Result, error)) cli
 		var res Result
 		if err == nil {
 			err = readSeconds(c)
+		}
+		var parse usageError
+		if errors.As(err, &parse) {
+			if g != nil {
+				g.Progress.Done()
+			}
+			return parse
 		}
 		if err == nil {
 			res, err = run(c.Context, g)
@@ -31,7 +40,7 @@ func Local(e Env, run func(ctx context.Context, g *Globals) (Result, error)) cli
 // OnDevice adapts a device command: run gets the device dependencies, the
 // one place sessions are opened.
 func OnDevice(e Env, run func(ctx context.Context, d DeviceDeps) (Result, error)) cli.ActionFunc {
-	return Local(e, func(ctx context.Context, g *Globals) (Result, error) { return run(ctx, DeviceDeps{G: g}) })
+	return Local(e, func(ctx context.Context, g *Globals) (Result, error) { return onDevice(ctx, g, run) })
 }
 
 // ExitCode is how a finished command hands its exit code to Run.

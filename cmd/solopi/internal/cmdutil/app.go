@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,68 +19,130 @@ type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
 
+// parseError is a flag value's check failing, as the parser says it.
+func parseError(err error) usageError { return usageError{msg: fault.From(err).Message} }
+
 // App describes the binary: its version and its commands.
 type App struct {
+	// Version is what --version prints after "solopi version ".
 	Version  string
 	Commands func(e Env) []*cli.Command
 }
 
-// newApp builds the app for one invocation: its commands bind their flags
-// to fresh options. An unknown command on the help path is the only
-// outcome the parser decides itself (unknown).
-func (a App) newApp(e Env, unknown *bool) *cli.App {
+// commandSpec is one runnable command of the app as the parser sees it:
+// its path ("sim serve"), its one line and the command.
+type commandSpec struct {
+	Path    string
+	Usage   string
+	Command *cli.Command
+}
+
+// built is the app of one invocation with what the wiring derived.
+type built struct {
+	app   *cli.App
+	specs []commandSpec
+}
+
+// build builds the app for one invocation: its commands bind their flags
+// to fresh options. Every runnable command also accepts the global flags
+// after its name, checks its requirements before it runs (usage rules),
+// lists the global flags and its examples in its help, and answers a
+// parse error with the parser's text and a suggestion.
+func (a App) build(e Env, unknown *bool) built {
+	cmds := append(a.Commands(e), newCmdCompletion(e))
 	app := &cli.App{
-		Name:      "solopi",
-		Usage:     "drive Android test automation through SoloPi",
-		UsageText: "solopi [global options] <command> [command options]",
-		Description: "Every command prints exactly one JSON object on stdout. Exit codes: 0 ok, 2 business failure or\n" +
-			"not ready, 3 usage or device selection, 4 adb/HTTP/protocol error, 124 timeout, 130 interrupted.\n\n" +
-			"Examples:\n  solopi demo\n  solopi --serial emulator-5554 doctor\n  solopi run --case smoke --artifacts ./out",
-		Version:              a.Version,
+		Name:                 "solopi",
+		Usage:                "drive Android test automation through SoloPi",
+		UsageText:            "solopi [global options] <command> [command options]",
 		Writer:               e.Stdout,
 		ErrWriter:            e.Stderr,
-		Flags:                GlobalFlags(),
-		Commands:             a.Commands(e),
+		Flags:                append(GlobalFlags(), &cli.BoolFlag{Name: "version", Usage: "print the version and exit", DisableDefaultText: true}),
+		Commands:             cmds,
 		HideVersion:          true,
+		HideHelpCommand:      true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, isSub bool) error {
-			return usageError{msg: err.Error()}
-		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			*unknown = true
-			fmt.Fprintf(e.Stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", name)
-		},
 	}
-	// A usage error in any command is the parser's text on stderr: stdout
-	// stays empty so that scripts never mistake help text for JSON.
-	var mark func(cmds []*cli.Command)
-	mark = func(cmds []*cli.Command) {
+	app.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
+		msg := err.Error()
+		if s := flagSuggestion(c, err); s != "" {
+			msg += "; did you mean " + s + "?"
+		}
+		return usageError{msg: msg}
+	}
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		*unknown = true
+		unknownCommand(e.Stderr, name, cmds)
+	}
+	var specs []commandSpec
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
 		for _, c := range cmds {
+			path := strings.TrimSpace(prefix + " " + c.Name)
+			// A usage error in any command is the parser's text on stderr:
+			// stdout stays empty so that scripts never mistake help text
+			// for JSON.
 			c.OnUsageError = app.OnUsageError
-			mark(c.Subcommands)
+			if len(c.Subcommands) > 0 {
+				c.CustomHelpTemplate = cli.SubcommandHelpTemplate + literal(examplesSection(path, c))
+				walk(path, c.Subcommands)
+				continue
+			}
+			spec := commandSpec{Path: path, Usage: c.Usage, Command: c}
+			if !c.SkipFlagParsing {
+				applyUsageRules(path, c, e.Getenv)
+				for _, g := range GlobalFlags() {
+					if flagNamed(c.Flags, g.Names()[0]) == nil {
+						hide(g)
+						c.Flags = append(c.Flags, g)
+					}
+				}
+			}
+			c.CustomHelpTemplate = cli.CommandHelpTemplate + literal(globalSection(c)+examplesSection(path, c))
+			specs = append(specs, spec)
 		}
 	}
-	mark(app.Commands)
+	walk("", app.Commands)
+	app.CustomAppHelpTemplate = literal(appHelp(specs))
 	app.Action = func(c *cli.Context) error {
+		if c.Bool("version") {
+			fmt.Fprintf(e.Stdout, "solopi version %s\n", a.Version)
+			return nil
+		}
 		*unknown = true
 		if c.Args().Present() {
-			fmt.Fprintf(e.Stderr, "solopi: unknown command %q; run 'solopi help' for the list\n", c.Args().First())
+			unknownCommand(e.Stderr, c.Args().First(), cmds)
 			return nil
 		}
 		c.App.Writer = e.Stderr
 		return cli.ShowAppHelp(c)
 	}
-	return app
+	return built{app: app, specs: specs}
+}
+
+// unknownCommand says that name is no command (nor one of more), with
+// the nearest one.
+func unknownCommand(w io.Writer, name string, cmds []*cli.Command, more ...string) {
+	names := slices.Clone(more)
+	for _, c := range cmds {
+		names = append(names, c.Names()...)
+	}
+	names = append(names, "help")
+	hint := ""
+	if s := nearest(name, names); s != "" {
+		hint = fmt.Sprintf("; did you mean %q?", s)
+	}
+	fmt.Fprintf(w, "solopi: unknown command %q%s\nRun 'solopi help' for the list.\n", name, hint)
 }
 
 // helpRequested reports whether the user asked for help explicitly; only
 // then does help text go to stdout. urfave/cli also prints a command's help
-// when a required flag is missing, and that must land on stderr with the
-// parser's message so that stdout never holds anything but JSON.
+// on some parse errors, and that must land on stderr with the parser's
+// message so that stdout never holds anything but JSON.
 func helpRequested(args []string) bool {
-	for i, a := range args {
-		if a == "--help" || a == "-h" || (a == "help" && i > 0) {
+	for _, a := range args[1:] {
+		// "help" also names a command group's help subcommand (sim help).
+		if a == "--help" || a == "-h" || a == "help" {
 			return true
 		}
 		if a == "--" {
@@ -91,7 +156,27 @@ func helpRequested(args []string) bool {
 // the process exit code.
 func (a App) Run(ctx context.Context, args []string, e Env) int {
 	unknown := false
-	app := a.newApp(e, &unknown)
+	b := a.build(e, &unknown)
+	app := b.app
+	if len(args) > 1 {
+		if i := firstArg(args); i > 0 && args[i] == "help" {
+			// solopi help [GROUP | COMMAND [SUBCOMMAND]]
+			rest := args[i+1:]
+			if len(rest) == 0 {
+				fmt.Fprint(e.Stdout, appHelp(b.specs))
+				return outcome.ExitOK
+			}
+			if g, ok := groupNamed(rest[0]); ok {
+				fmt.Fprint(e.Stdout, groupHelp(g, b.specs))
+				return outcome.ExitOK
+			}
+			if app.Command(rest[0]) == nil {
+				unknownCommand(e.Stderr, rest[0], app.Commands, groupNames()...)
+				return outcome.ExitFor(fault.Invalid)
+			}
+			args = append(append(slices.Clone(args[:i]), rest...), "--help")
+		}
+	}
 	if !helpRequested(args) {
 		app.Writer = e.Stderr
 	}
@@ -113,6 +198,64 @@ func (a App) Run(ctx context.Context, args []string, e Env) int {
 		// text: nothing ran.
 		return outcome.ExitFor(fault.Invalid)
 	}
-	// Help was printed as asked.
+	// Help or the version was printed as asked.
 	return outcome.ExitOK
 }
+
+// firstArg is the index of the first argument that is neither a global
+// flag nor a global flag's value (0: none).
+func firstArg(args []string) int {
+	valued := map[string]bool{}
+	for _, f := range GlobalFlags() {
+		if _, isBool := f.(*cli.BoolFlag); !isBool {
+			for _, n := range f.Names() {
+				valued[n] = true
+			}
+		}
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return 0
+		}
+		if !strings.HasPrefix(a, "-") {
+			return i
+		}
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && valued[name] {
+			i++
+		}
+	}
+	return 0
+}
+
+// hide keeps a global flag out of a command's own OPTIONS (its help lists
+// the global flags in their own section).
+func hide(fl cli.Flag) {
+	switch f := fl.(type) {
+	case *cli.StringFlag:
+		f.Hidden = true
+	case *cli.IntFlag:
+		f.Hidden = true
+	case *cli.Float64Flag:
+		f.Hidden = true
+	case *cli.BoolFlag:
+		f.Hidden = true
+	}
+}
+
+// globalContext is the context whose value of the global flag name counts:
+// the command's when the flag was given after the command, else the app's.
+func globalContext(c *cli.Context, name string) *cli.Context {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && slices.Contains(ctx.LocalFlagNames(), name) {
+			return ctx
+		}
+	}
+	// Not on the command line: the command's own copy of the flag holds
+	// the same default or environment value as the app's.
+	return c
+}
+
+// literal makes text safe to append to a help template.
+func literal(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }

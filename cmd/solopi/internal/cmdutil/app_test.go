@@ -20,13 +20,17 @@ func testApp() App {
 	return App{Version: "test", Commands: func(e Env) []*cli.Command {
 		var d time.Duration
 		var kind string
+		var at int
 		return []*cli.Command{
 			{
 				Name:  "wait",
 				Usage: "report a wait",
-				Flags: []cli.Flag{Seconds("timeout", "seconds", 1.5, &d)},
+				Flags: []cli.Flag{Seconds("timeout", "seconds", 1.5, &d),
+					&cli.IntFlag{Name: "at", Destination: &at, Usage: "position (default: append)"},
+					&cli.BoolFlag{Name: "flat", Usage: "a switch"}},
 				Action: Local(e, func(_ context.Context, g *Globals) (Result, error) {
-					return OK(map[string]any{"success": true, "ms": d.Milliseconds(), "changed": g.Changed("timeout"), "args": g.Args()}), nil
+					return OK(map[string]any{"success": true, "ms": d.Milliseconds(), "changed": g.Changed("timeout"), "args": g.Args(),
+						"serial": g.Serial, "requestMs": g.RequestTimeout.Milliseconds()}), nil
 				}),
 			},
 			{
@@ -70,8 +74,10 @@ func TestAppOutputContract(t *testing.T) {
 		{[]string{"wait"}, 0, `"ms":1500`, ""},
 		{[]string{"wait", "--timeout", "0.25", "extra"}, 0, `"changed":true`, ""},
 		{[]string{"--pretty", "wait"}, 0, "\n  \"changed\": false", ""},
-		{[]string{"wait", "--timeout", "0"}, 3, `"errorCode":"invalid_option"`, ""},
-		{[]string{"--request-timeout", "-1", "wait"}, 3, `"errorCode":"invalid_option"`, ""},
+		{[]string{"wait", "--timeout", "0"}, 3, "", "--timeout must be a positive number of seconds"},
+		{[]string{"--request-timeout", "-1", "wait"}, 3, "", "--request-timeout must be a positive number of seconds"},
+		{[]string{"wait", "--request-timeout", "-1"}, 3, "", "--request-timeout must be a positive number of seconds"},
+		{[]string{"wait", "--timeout", "x"}, 3, "", `invalid value "x" for flag -timeout`},
 		{[]string{"--device-port", "0", "wait"}, 3, `"errorCode":"invalid_option"`, ""},
 		{[]string{"--package", "x", "wait"}, 3, `"errorCode":"invalid_option"`, ""},
 		{[]string{"fail"}, 2, `"success":false`, ""},
@@ -79,11 +85,25 @@ func TestAppOutputContract(t *testing.T) {
 		{[]string{"fail", "--kind", "verdict"}, 3, `"success":false`, ""},
 		{[]string{"fail", "--kind", "timeout"}, 124, `"errorCode":"timeout"`, ""},
 		{[]string{"wait", "--no-such-flag"}, 3, "", "flag provided but not defined"},
+		{[]string{"wait", "--timeuot", "1"}, 3, "", "did you mean --timeout?"},
+		{[]string{"wait", "--seral", "x"}, 3, "", "did you mean --serial?"},
+		{[]string{"--prety", "wait"}, 3, "", "did you mean --pretty?"},
 		{[]string{"no-such-command"}, 3, "", `unknown command "no-such-command"`},
+		{[]string{"wiat"}, 3, "", `unknown command "wiat"; did you mean "wait"?`},
 		{[]string{"help", "no-such-command"}, 3, "", `unknown command "no-such-command"`},
+		{[]string{"help", "fial"}, 3, "", `did you mean "fail"?`},
 		{[]string{}, 3, "", "solopi [global options]"},
 		{[]string{"--help"}, 0, "solopi [global options]", ""},
+		{[]string{"help"}, 0, "solopi [global options]", ""},
+		{[]string{"--serial", "x", "help"}, 0, "GLOBAL OPTIONS", ""},
+		{[]string{"help", "wait"}, 0, "--timeout value", ""},
 		{[]string{"wait", "--help"}, 0, "--timeout value", ""},
+		{[]string{"--version"}, 0, "solopi version test\n", ""},
+		{[]string{"completion"}, 3, "", "completion takes one argument"},
+		{[]string{"completion", "tcsh"}, 3, "", `unknown shell "tcsh"`},
+		{[]string{"completion", "bash"}, 0, "complete -o default -F _solopi solopi", ""},
+		{[]string{"completion", "zsh"}, 0, "compdef _solopi solopi", ""},
+		{[]string{"completion", "fish"}, 0, "complete -c solopi -n __fish_use_subcommand -a wait", ""},
 	} {
 		out, errOut, code := runApp(t, c.args...)
 		if code != c.code || !strings.Contains(out, c.stdout) || !strings.Contains(errOut, c.stderr) {

@@ -1,7 +1,9 @@
 // Package cmdutil is what every solopi command shares, in the manner of
 // gh's pkg/cmdutil: the process environment a command sees (Env), the app
-// (App: global flags, help on stdout only when asked, parser errors on
-// stderr), the global options (Globals), the two adapters from a run
+// (App: global flags before or after the command, grouped help, --version,
+// completion scripts, did-you-mean, help on stdout only when asked, parser
+// errors on stderr with the usage rules each command's flags do not
+// declare), the global options (Globals), the two adapters from a run
 // function to urfave/cli (Local, OnDevice) that read the seconds flags,
 // print the one JSON object and hand back the exit code — the only place a
 // result or an error becomes output and a code — the command's device

@@ -13,7 +13,8 @@ import (
 )
 
 // Globals are the options shared by every command, compatible with the
-// upstream solopi-ai CLI (they must come before the command name).
+// upstream solopi-ai CLI. They may come before the command name, as
+// solopi-ai's must, or after it.
 type Globals struct {
 	AdbPath        string
 	Serial         string
@@ -47,27 +48,29 @@ func GlobalFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "request-timeout", Usage: "seconds per device HTTP request", Value: 5},
 		&cli.Float64Flag{Name: "startup-timeout", Usage: "seconds to wait for the SoloPi control service", Value: 15},
 		&cli.BoolFlag{Name: "pretty", Usage: "indent the JSON output"},
+		DeviceWaitFlag(),
 	}
 }
 
 func readGlobals(c *cli.Context, e Env) (*Globals, error) {
+	at := func(name string) *cli.Context { return globalContext(c, name) }
 	g := &Globals{
-		AdbPath:       c.String("adb"),
-		Serial:        c.String("serial"),
-		Package:       c.String("package"),
-		DevicePort:    c.Int("device-port"),
-		AdbServerPort: c.Int("adb-server-port"),
-		Pretty:        c.Bool("pretty"),
+		AdbPath:       at("adb").String("adb"),
+		Serial:        at("serial").String("serial"),
+		Package:       at("package").String("package"),
+		DevicePort:    at("device-port").Int("device-port"),
+		AdbServerPort: at("adb-server-port").Int("adb-server-port"),
+		Pretty:        at("pretty").Bool("pretty"),
 		Env:           e,
 		cli:           c,
 		printed:       -1,
 	}
 	var err error
-	if g.RequestTimeout, err = ParseSeconds("request-timeout", c.Float64("request-timeout"), positive); err != nil {
-		return nil, err
+	if g.RequestTimeout, err = ParseSeconds("request-timeout", at("request-timeout").Float64("request-timeout"), positive); err != nil {
+		return nil, parseError(err)
 	}
-	if g.StartupTimeout, err = ParseSeconds("startup-timeout", c.Float64("startup-timeout"), positive); err != nil {
-		return nil, err
+	if g.StartupTimeout, err = ParseSeconds("startup-timeout", at("startup-timeout").Float64("startup-timeout"), positive); err != nil {
+		return nil, parseError(err)
 	}
 	if g.DevicePort < 1 || g.DevicePort > 65535 {
 		return nil, fault.Usage("invalid_option", "--device-port must be between 1 and 65535")

@@ -45,8 +45,8 @@ func ParseSeconds(name string, v float64, rule SecondsRule) (time.Duration, erro
 
 // SecondsFlag is a flag of seconds (a float on the command line, as
 // solopi-ai's) that the command adapters read into Into with ParseSeconds
-// before the command runs, so that a bad value is the command's JSON usage
-// error and never reaches a device.
+// before the command runs, so that a bad value is a parse error (as
+// solopi-ai's argparse type check) and never reaches a device.
 type SecondsFlag struct {
 	cli.Float64Flag
 	Into *time.Duration
@@ -70,7 +70,7 @@ func readSeconds(c *cli.Context) error {
 		}
 		d, err := ParseSeconds(s.Name, s.raw, s.Rule)
 		if err != nil {
-			return err
+			return parseError(err)
 		}
 		*s.Into = d
 	}

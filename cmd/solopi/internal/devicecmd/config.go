@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
@@ -73,10 +74,25 @@ func newCmdConfigSet(e cmdutil.Env) *cli.Command {
 }
 
 func runConfigSet(ctx context.Context, d cmdutil.DeviceDeps, o *configSetOptions) (cmdutil.Result, error) {
-	// Read-only keys and bad values are refused locally, before any device
-	// contact (no adb, no session, no launch).
+	// Read-only keys and bad values are refused locally, before any
+	// mutation; a refusal solopi-ai makes from the device's config object
+	// reads that object (a query) to print it.
 	if _, _, err := readiness.CheckConfigSet(o.key, o.value); err != nil {
-		return cmdutil.Result{}, err
+		if !readiness.NeedsDeviceConfig(err) {
+			return cmdutil.Result{}, err
+		}
+		_, derr := cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
+			return cmdutil.Result{}, readiness.DeviceConfigRefusal(ctx, s, err)
+		})
+		if fault.IsInterrupt(derr) {
+			return cmdutil.Result{}, derr
+		}
+		if fault.CodeOf(derr) != fault.CodeOf(err) {
+			// No device to read the object from: the refusal stands with
+			// the key's description from our table.
+			return cmdutil.Result{}, err
+		}
+		return cmdutil.Result{}, derr
 	}
 	return cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
 		res, err := readiness.ConfigSet(ctx, s, o.key, o.value, readiness.ConfigSetOptions{AckTimeout: o.ackTimeout, PollInterval: o.pollInterval})

@@ -244,6 +244,17 @@ func TestConfigSetGetListAndSecrets(t *testing.T) {
 		if cmdtest.Str(m, "errorCode") != ro.code || cmdtest.Str(m, "userActionRequired") == "" || cmdtest.Str(m, "key") != key {
 			t.Errorf("config-set %s: %v", key, m)
 		}
+		// solopi-ai's refusals after its config get print the device's
+		// config object: description, default, redacted, and the value
+		// (none for a sensitive key, as the device sends it).
+		if ro.code != "ui_confirmation_required" {
+			cfg := cmdtest.Obj(m, "config")
+			_, hasDefault := cfg["default"]
+			_, hasValue := cfg["value"]
+			if cmdtest.Str(cfg, "description") == "" || !hasDefault || hasValue == sensitive || cfg["key"] != key || cfg["redacted"] != sensitive {
+				t.Errorf("config-set %s: config %v", key, cfg)
+			}
+		}
 		if !sensitive {
 			if after := cmdtest.Obj(r.Cmd(0, "config-get", "--key", key), "config")["value"]; after != before {
 				t.Errorf("config-set %s changed the device: %v → %v", key, before, after)
@@ -262,15 +273,16 @@ func TestConfigSetGetListAndSecrets(t *testing.T) {
 	// both values reported.
 	r.Dev.App.SetConfigWriteIgnored("KEY_MAX_WAIT_TIME", true)
 	m = r.Cmd(2, "config-set", "--key", "KEY_MAX_WAIT_TIME", "--value", "30000", "--ack-timeout", "0.5", "--poll-interval", "0.05")
-	if cmdtest.Str(m, "errorCode") != "config_not_confirmed" || m["expectedValue"] != 30000.0 || m["actualValue"] != 25000.0 {
+	if cmdtest.Str(m, "errorCode") != "config_not_confirmed" || m["expectedValue"] != "30000" || m["expectedTypedValue"] != 30000.0 || m["actualValue"] != 25000.0 {
 		t.Errorf("ignored config write: %v", m)
 	}
 	if got := cmdtest.Obj(r.Cmd(0, "config-get", "--key", "KEY_MAX_WAIT_TIME"), "config")["value"]; got != 25000.0 {
 		t.Errorf("KEY_MAX_WAIT_TIME after an ignored write: %v", got)
 	}
 
-	// A few more commands for the secret search.
-	r.Cmd(2, "doctor")
+	// A few more commands for the secret search (auto-start off, which
+	// run fixes itself, is the only gap: ready).
+	r.Cmd(0, "doctor")
 	r.Cmd(0, "capabilities")
 	r.Cmd(0, "app-info")
 	logFile := filepath.Join(t.TempDir(), "logcat.txt")

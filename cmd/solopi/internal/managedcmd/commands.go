@@ -46,9 +46,14 @@ func storeFlag(into *string) cli.Flag {
 		Usage: "the managed store: a SQLite file path, or a postgres:// URL for a farm shared by several hosts"}
 }
 
-// withStore opens the store database names for fn and closes it after.
+// withStore opens the store database names for fn and closes it after,
+// creating and migrating it when needed.
 func withStore(ctx context.Context, database string, fn func(s managed.Store) (cmdutil.Result, error)) (cmdutil.Result, error) {
-	s, err := managed.Open(ctx, database, managed.Options{})
+	return openStore(ctx, database, managed.Options{}, fn)
+}
+
+func openStore(ctx context.Context, database string, opts managed.Options, fn func(s managed.Store) (cmdutil.Result, error)) (cmdutil.Result, error) {
+	s, err := managed.Open(ctx, database, opts)
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
@@ -77,8 +82,19 @@ func ownerTokenFlag(into *string, required bool, usage string) cli.Flag {
 	return &cli.StringFlag{Name: "owner-token", Destination: into, Required: required, EnvVars: []string{"SOLOPI_MANAGED_OWNER_TOKEN"}, Usage: usage}
 }
 
-// onStore is the run function of a command that runs on the store alone.
+// onStore is the run function of a command that runs on an existing store
+// alone: it never creates a database (a mistyped --database is
+// database_not_found, not a new empty farm) and never migrates one.
 func onStore(database *string, run func(ctx context.Context, s managed.Store) (cmdutil.Result, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
+	return func(ctx context.Context, _ *cmdutil.Globals) (cmdutil.Result, error) {
+		return openStore(ctx, *database, managed.Options{Existing: true}, func(s managed.Store) (cmdutil.Result, error) { return run(ctx, s) })
+	}
+}
+
+// onNewStore is the run function of a command that may start a farm:
+// managed-init, -device-register, -submit and -serve create and migrate the
+// store when needed.
+func onNewStore(database *string, run func(ctx context.Context, s managed.Store) (cmdutil.Result, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
 	return func(ctx context.Context, _ *cmdutil.Globals) (cmdutil.Result, error) {
 		return withStore(ctx, *database, func(s managed.Store) (cmdutil.Result, error) { return run(ctx, s) })
 	}

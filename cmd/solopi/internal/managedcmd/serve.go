@@ -24,6 +24,19 @@ type managedServeOptions struct {
 	port        int
 	host        string
 	roots       []string
+	limits      serveLimits
+}
+
+// serveLimits bound what one connection may hold: a client that sends its
+// headers slowly, or headers and then no body, is cut off, and stopping the
+// server waits a bounded grace for requests in flight.
+type serveLimits struct {
+	readHeader, read, write, idle, grace time.Duration
+}
+
+func defaultServeLimits() serveLimits {
+	return serveLimits{readHeader: 5 * time.Second, read: 30 * time.Second, write: time.Minute,
+		idle: time.Minute, grace: 3 * time.Second}
 }
 
 // managedListening is the line managed-serve prints once it listens.
@@ -71,15 +84,22 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 		ln.Close()
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, "output_failed", "cannot write to stdout", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	lim := o.limits
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.readHeader, ReadTimeout: lim.read, WriteTimeout: lim.write,
+		IdleTimeout: lim.idle, MaxHeaderBytes: 64 << 10}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		err = srv.Shutdown(shutdown)
+		// Requests in flight get a bounded grace; whatever still holds a
+		// connection after it (a client that never sends its body) is cut.
+		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.grace)
+		if srv.Shutdown(grace) != nil {
+			srv.Close()
+		}
 		cancel()
+		err = nil
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, "serve_failed", "the managed API stopped", err)
@@ -93,7 +113,7 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 
 func newCmdServe(e cmdutil.Env) *cli.Command {
 	var db string
-	o := &managedServeOptions{}
+	o := &managedServeOptions{limits: defaultServeLimits()}
 	roots := &cli.StringSlice{}
 	return &cli.Command{
 		Name:  "managed-serve",
@@ -109,6 +129,9 @@ func newCmdServe(e cmdutil.Env) *cli.Command {
 			"GET /v1/tasks/{id}/events?after=N, GET /v1/tasks/{id}/report, POST /v1/tasks/{id}/cancel,\n" +
 			"POST /v1/recover, POST /v1/retention/purge; River's dashboard under /riverui/ (a browser logs\n" +
 			"in with any user name and the token as password). Bodies are JSON objects of at most 1 MiB.\n" +
+			"Only a loopback Host is served (foreign_host); state-changing requests from another origin or site\n" +
+			"are refused (cross_site_request), dashboard ones need the dashboard's own Origin. A request has 5 s\n" +
+			"for its headers and 30 s in all; SIGINT/SIGTERM gives requests in flight 3 s.\n" +
 			"The API manages data only: it never reaches a device.",
 		Flags: []cli.Flag{storeFlag(&db), hostFlag(&o.host),
 			&cli.StringFlag{Name: "bearer-token", Destination: &o.bearerToken, Required: true, EnvVars: []string{"SOLOPI_MANAGED_BEARER_TOKEN"},
@@ -117,7 +140,7 @@ func newCmdServe(e cmdutil.Env) *cli.Command {
 			&cli.IntFlag{Name: "port", Destination: &o.port, Value: 8765, Usage: "TCP port (0 picks a free one and prints it)"},
 			&cli.StringSliceFlag{Name: "artifacts-root", Destination: roots, Usage: "evidence roots POST /v1/retention/purge may clean on this host"},
 		},
-		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
+		Action: cmdutil.Local(e, onNewStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
 			o.roots = roots.Value()
 			return runManagedServe(ctx, s, *o, e.Stdout)
 		})),

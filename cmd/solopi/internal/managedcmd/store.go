@@ -19,12 +19,17 @@ import (
 
 func newCmdHealth(e cmdutil.Env, name, usage string) *cli.Command {
 	var db string
+	open, desc := onStore, "Reads an existing store only: a path with no store is database_not_found (nothing is created),\n"+
+		"a store not initialised or at an older schema is database_not_initialized (run managed-init)."
+	if name == "managed-init" {
+		open, desc = onNewStore, "Opens the store, creating and migrating it (River's tables and ours) when needed; a database of\n"+
+			"SoloPi's Python host CLI is refused with unsupported_schema and left untouched."
+	}
 	return &cli.Command{
 		Name: name, Usage: usage, UsageText: "solopi " + name + " [--database PATH|postgres://…]",
-		Description: "Opens the store, creating and migrating it (River's tables and ours) when needed; a database of\n" +
-			"SoloPi's Python host CLI is refused with unsupported_schema and left untouched.",
-		Flags:  []cli.Flag{storeFlag(&db)},
-		Action: cmdutil.Local(e, onStore(&db, runManagedHealth)),
+		Description: desc,
+		Flags:       []cli.Flag{storeFlag(&db)},
+		Action:      cmdutil.Local(e, open(&db, runManagedHealth)),
 	}
 }
 
@@ -44,7 +49,7 @@ func newCmdDeviceRegister(e cmdutil.Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "label", Destination: labels, Usage: "a key=value label (repeatable)"},
 			&cli.StringFlag{Name: "health", Destination: &o.health, Value: managed.HealthHealthy, Usage: "healthy, degraded, offline or quarantined"},
 		},
-		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
+		Action: cmdutil.Local(e, onNewStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
 			o.capabilities, o.labels = caps.Value(), labels.Value()
 			return runManagedDeviceRegister(ctx, s, *o)
 		})),
@@ -81,7 +86,7 @@ func newCmdSubmit(e cmdutil.Env) *cli.Command {
 			&cli.Int64Flag{Name: "lease-duration-ms", Destination: &o.sub.LeaseDurationMs, Value: managed.DefaultLeaseDurationMs, Usage: "device lease per heartbeat (1000-1800000)"},
 			&cli.Int64Flag{Name: "retention-ms", Destination: &o.sub.RetentionMs, Value: managed.DefaultRetentionMs, Usage: "how long raw evidence is kept after the task ends"},
 		},
-		Action: cmdutil.Local(e, onStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
+		Action: cmdutil.Local(e, onNewStore(&db, func(ctx context.Context, s managed.Store) (cmdutil.Result, error) {
 			return runManagedSubmit(ctx, s, *o)
 		})),
 	}

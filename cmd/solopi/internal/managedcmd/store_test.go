@@ -117,7 +117,9 @@ func testManagedCommands(t *testing.T, db string) {
 	if p := r0.managed(0, "managed-purge", "--artifacts-root", t.TempDir()); len(p["purged"].([]any)) != 0 {
 		t.Fatalf("purge %v", p)
 	}
-	r0.managed(3, "managed-purge")
+	if res := r0.Run("managed-purge", "--database", r0.db); res.Code != 3 || len(res.Stdout) != 0 || !strings.Contains(string(res.Stderr), "--artifacts-root") {
+		t.Fatalf("managed-purge without --artifacts-root: exit %d %s %s", res.Code, res.Stdout, res.Stderr)
+	}
 
 	// Owner tokens are in no output but the creating one.
 	for _, args := range [][]string{{"managed-events", "--task-id", id}, {"managed-report", "--task-id", id}, {"managed-status", "--task-id", id}} {
@@ -235,5 +237,62 @@ func writeUpstreamDB(t *testing.T, path string) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The commands that only read or act on an existing farm never create a
+// store: a mistyped --database (or a directory) is refused with its own
+// code, and nothing appears on disk.
+func TestManagedReadOnlyCommandsCreateNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo", "managed.sqlite")
+	r := newRig(t, typo, nil)
+	for _, args := range [][]string{
+		{"managed-status", "--task-id", "task-00000000000000000000000000000000"},
+		{"managed-health"}, {"managed-device-list"}, {"managed-recover"},
+		{"managed-events", "--task-id", "task-00000000000000000000000000000000"},
+		{"managed-report", "--task-id", "task-00000000000000000000000000000000"},
+		{"managed-cancel", "--task-id", "task-00000000000000000000000000000000", "--owner-token", ownerToken},
+		{"managed-purge", "--artifacts-root", dir},
+	} {
+		if e := r.managed(3, args...); e["errorCode"] != "database_not_found" || e["database"] != typo {
+			t.Fatalf("%s on a mistyped path: %v", args[0], e)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("a read-only command created %v", entries)
+	}
+	d := newRig(t, dir, nil)
+	for _, name := range []string{"managed-status", "managed-init"} {
+		args := []string{name}
+		if name == "managed-status" {
+			args = append(args, "--task-id", "task-00000000000000000000000000000000")
+		}
+		if e := d.managed(3, args...); e["errorCode"] != "database_is_directory" {
+			t.Fatalf("%s on a directory: %v", name, e)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("a command wrote into the directory: %v", entries)
+	}
+}
+
+// managed-submit of a matrix no registered device can run is queued with a
+// warning per target (schema-checked), not silently.
+func TestManagedSubmitWarnsWithoutDevices(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, filepath.Join(t.TempDir(), "managed.sqlite"), nil)
+	plan, matrix, _ := cmdtest.ManagedFiles(t)
+	task := r.managed(0, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-warn")
+	ws, _ := task["warnings"].([]any)
+	if task["status"] != "queued" || len(ws) != 1 || ws[0].(map[string]any)["code"] != "no_matching_device" {
+		t.Fatalf("submit without devices: %v", task)
+	}
+	r.managed(0, "managed-device-register", "--device-id", "pixel-8", "--device-serial", "SERIAL-1", "--api-level", "35",
+		"--capability", "agent", "--capability", "verification")
+	again := r.managed(0, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-warn-2")
+	if _, has := again["warnings"]; has {
+		t.Fatalf("warnings with a matching healthy device: %v", again)
 	}
 }

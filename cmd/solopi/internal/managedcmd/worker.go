@@ -16,7 +16,6 @@ import (
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
-	"github.com/solopi-dev/solopi/solopi/devicelock"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
@@ -43,29 +42,11 @@ func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets) (devicehost.Host, err
 	if err != nil {
 		return devicehost.Host{}, err
 	}
-	locks, err := hostLocks(g)
+	locks, err := g.Locker()
 	if err != nil {
 		return devicehost.Host{}, err
 	}
 	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks}, nil
-}
-
-// hostLocks are the device locks of this invocation's user
-// ($XDG_RUNTIME_DIR/solopi/devices as the command's environment names it,
-// else the cache directory); none when the device is handed in
-// (Env.Transport): it is this process's own.
-func hostLocks(g *cmdutil.Globals) (*devicelock.Locker, error) {
-	if g.Env.Transport != nil {
-		return nil, nil
-	}
-	if rt := g.Env.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
-		return &devicelock.Locker{Dir: filepath.Join(rt, "solopi", "devices")}, nil
-	}
-	l, err := devicelock.Default()
-	if err != nil {
-		return nil, err
-	}
-	return &l, nil
 }
 
 // workerFlagValues are the worker flags as given.

@@ -202,16 +202,28 @@ func TestDeviceProbe(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	// A fresh SoloPi has auto start off: doctor fails, the device is
-	// registered degraded and cannot run agents.
-	p := r.managed(2, "managed-device-probe", "--label", "rack=r1")
-	if d := cmdtest.Obj(p, "device"); p["success"] != false || d["health"] != "degraded" || caps(p) != "adb,verification" ||
-		d["apiLevel"] != float64(34) || d["serial"] != r.dev.Serial() || cmdtest.Obj(p, "doctor")["ready"] != false ||
-		p["errorCode"] != "solopi_not_ready" || !strings.Contains(p["error"].(string), "registered degraded") {
+	// A fresh SoloPi has only auto start off, which verify-run turns on
+	// itself: the device is healthy.
+	p := r.managed(0, "managed-device-probe", "--label", "rack=r1")
+	if d := cmdtest.Obj(p, "device"); p["success"] != true || d["health"] != "healthy" || caps(p) != "adb,agent,managed-worker,verification" ||
+		d["apiLevel"] != float64(34) || d["serial"] != r.dev.Serial() || cmdtest.Obj(p, "doctor")["ready"] != true {
 		t.Fatalf("probe of a fresh device: %v", p)
 	}
+	// Accessibility off is a real gap: doctor fails, the device is
+	// registered degraded and cannot run agents.
+	if err := r.dev.App.SetPermission("accessibility", false); err != nil {
+		t.Fatal(err)
+	}
+	p = r.managed(2, "managed-device-probe", "--label", "rack=r1")
+	if d := cmdtest.Obj(p, "device"); p["success"] != false || d["health"] != "degraded" || caps(p) != "adb,verification" ||
+		cmdtest.Obj(p, "doctor")["ready"] != false ||
+		p["errorCode"] != "solopi_not_ready" || !strings.Contains(p["error"].(string), "registered degraded") {
+		t.Fatalf("probe of a device without accessibility: %v", p)
+	}
 	commandSchema(t, "managed-device-probe", p)
-	r.Expect(0, "config-set", "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true", "--poll-interval", "0.05")
+	if err := r.dev.App.SetPermission("accessibility", true); err != nil {
+		t.Fatal(err)
+	}
 	p = r.managed(0, "managed-device-probe", "--capability", "counter", "--label", "rack=r1")
 	if d := cmdtest.Obj(p, "device"); p["success"] != true || d["health"] != "healthy" || d["deviceId"] != r.dev.Serial() ||
 		caps(p) != "adb,agent,counter,managed-worker,verification" || cmdtest.Obj(d, "labels")["rack"] != "r1" {

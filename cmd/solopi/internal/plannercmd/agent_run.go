@@ -101,11 +101,9 @@ func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
 	o := &agentRunOptions{task: strings.TrimSpace(f.task), mode: f.mode, trajectory: f.trajectory, overwrite: f.overwrite,
 		maxSteps: f.maxSteps, maxDuration: f.maxDuration, interactive: f.interactive, console: f.console,
 		actionTimeout: f.actionTimeout, ackTimeout: f.ackTimeout, poll: f.poll, stdin: g.Env.Stdin}
+	// The parser requires --task and checks --device-mode's choices.
 	if o.task == "" {
-		return nil, fault.Usage(codeOption, "--task is required: say what the agent should do")
-	}
-	if o.mode != agentloop.ModeSoloPi && o.mode != agentloop.ModeADB {
-		return nil, fault.Usagef(codeOption, "--device-mode must be solopi or adb, not %s", plannerQuote(o.mode))
+		return nil, fault.Usage(codeOption, "--task is blank: say what the agent should do")
 	}
 	if o.maxSteps < 1 || o.maxSteps > 1000 {
 		return nil, fault.Usage(codeOption, "--max-steps must be between 1 and 1000")

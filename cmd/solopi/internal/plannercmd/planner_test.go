@@ -94,12 +94,20 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 	}
 }
 
+// A missing --task or a --device-mode outside its choices is the parser's
+// (text on stderr, nothing on stdout); the values the command checks are
+// its JSON usage error. All exit 3 before the device.
 func TestAgentRunUsageErrors(t *testing.T) {
 	t.Parallel()
 	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})
+	for _, c := range []struct{ args []string }{{[]string{"agent-run"}}, {[]string{"agent-run", "--task", "x", "--device-mode", "bluetooth"}}} {
+		out, errOut, code := plannerApp{env: fakeModelEnv(srv)}.run(t, c.args...)
+		if code != 3 || len(out) != 0 || len(errOut) == 0 {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", c.args, code, out, errOut)
+		}
+	}
 	for _, args := range [][]string{
-		{"agent-run"},
-		{"agent-run", "--task", "x", "--device-mode", "bluetooth"},
+		{"agent-run", "--task", "  "},
 		{"agent-run", "--task", "x", "--coordinate-space", "pixels"},
 		{"agent-run", "--task", "x", "--max-steps", "0"},
 		{"agent-run", "--task", "x", "--interactive", "sometimes"},
@@ -250,6 +258,11 @@ func TestPlannerCheckFailures(t *testing.T) {
 			schemas.Validate(t, "planner-check", out)
 			if st := checkStatuses(t, out); st[tc.failed] != agentloop.CheckFailed {
 				t.Fatalf("checks %v", st)
+			}
+			// One spelling: the failed check's code is errorCode, as the
+			// object's own.
+			if strings.Contains(string(out), `"error_code"`) || strings.Count(string(out), `"errorCode":"`) < 2 {
+				t.Errorf("the failed check does not carry errorCode: %s", out)
 			}
 			cmdtest.NoSecretIn(t, plannerTestKey, [][]byte{out, errOut}, cache)
 		})

@@ -22,6 +22,7 @@ import (
 type batchFlagValues struct {
 	runFlagValues
 	continueOnFailure bool
+	suite             suiteFlagValues
 }
 
 // flags bind the shared run flags, --continue-on-failure and more. Each
@@ -61,15 +62,27 @@ func newCmdRunBatch(e cmdutil.Env) *cli.Command {
 	v := &batchFlagValues{}
 	cases := &cli.StringSlice{}
 	var casesFile string
+	fl := v.flags(
+		&cli.StringSliceFlag{Name: "case", Destination: cases, Usage: "SoloPi case name (repeatable, in order)"},
+		&cli.StringFlag{Name: "cases-file", Destination: &casesFile, Usage: "file with one case name per line"})
 	return &cli.Command{
 		Name:  "run-batch",
 		Usage: "replay several cases one at a time (regression batch) and aggregate the verdicts",
-		UsageText: "solopi run-batch --case A --case B ... | --cases-file FILE [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n\n" +
+		UsageText: "solopi run-batch --case A --case B ... | --cases-file FILE [--continue-on-failure] [--artifacts ROOT] [--junit FILE]\n" +
+			"solopi run-batch [--case A] [--file F.json]... [--dir CASES] [--devices all|S1,S2] [--shard-all]\n" +
+			"                 [--retries N] [--infra-retries 2] [--fail-on-flaky] [--reimport] [--replace]\n" +
+			"                 [--history PATH | --no-history] [--artifacts ROOT] [--junit FILE]\n\n" +
 			"FILE holds one case name per line (blank lines and lines starting with # are ignored).\n" +
-			"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.\n\nExample:\n  solopi run-batch --cases-file smoke.txt --continue-on-failure --artifacts ./out --junit ./out/junit.xml\n  solopi report ./out   # regenerate the batch report",
-		Flags: v.flags(
-			&cli.StringSliceFlag{Name: "case", Destination: cases, Usage: "SoloPi case name (repeatable, in order)"},
-			&cli.StringFlag{Name: "cases-file", Destination: &casesFile, Usage: "file with one case name per line"}),
+			"Stops at the first non-pass unless --continue-on-failure. Exit 0 only when every run passed.\n\n" +
+			"With case files (--file, --dir), --devices, retries or a history the batch is a suite: every case runs\n" +
+			"(the longest first) on the next free phone; a case that fails then passes on a retry is flaky; exit 0\n" +
+			"when every case passed or was flaky, 2 when one failed (or was flaky with --fail-on-flaky), 4 when one\n" +
+			"could not run for infrastructure reasons, 130 interrupted. Evidence: ROOT/batch-<id>/<case>/attempt-<n>/;\n" +
+			"the JUnit has one testsuite per phone. A phone another solopi process holds is waited for up to the\n" +
+			"global --device-wait.\n\nExamples:\n  solopi run-batch --cases-file smoke.txt --continue-on-failure --artifacts ./out --junit ./out/junit.xml\n" +
+			"  solopi report ./out   # regenerate the reports and the index ./out/report.html\n" +
+			"  solopi run-batch --dir ./cases --devices all --retries 1 --artifacts ./out --junit ./out/junit.xml",
+		Flags: append(fl, v.suite.flags()...),
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			names := append([]string(nil), cases.Value()...)
 			if casesFile != "" {
@@ -78,6 +91,11 @@ func newCmdRunBatch(e cmdutil.Env) *cli.Command {
 					return cmdutil.Result{}, err
 				}
 				names = append(names, more...)
+			}
+			if v.suite.wanted(d.G) {
+				// A suite runs every case: --continue-on-failure changes
+				// nothing there.
+				return runSuite(ctx, d, suiteRun{name: "solopi.run-batch", v: &v.runFlagValues, s: &v.suite, names: names})
 			}
 			return runSequence(ctx, d, v, "solopi.run-batch", names)
 		}),
@@ -170,6 +188,7 @@ func writeBatchEvidence(b *replay.BatchReport) {
 		return
 	}
 	b.Payload["report"] = res.Path
+	writeIndex(b.Payload, filepath.Dir(b.ArtifactsRoot))
 }
 
 // batchSummaryFile is the batch summary's name in its artifacts root.

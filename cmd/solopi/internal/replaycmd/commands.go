@@ -10,7 +10,7 @@ import (
 
 // Commands are cases, replay runs, artifacts, batches and replay
 // history: cases, case-*, run, run-repeat, run-batch, status, result,
-// cancel, replay-history-*.
+// cancel, replay-history-*, and the suites' results history (history).
 func Commands(e cmdutil.Env) []*cli.Command {
 	return []*cli.Command{
 		newCmdCases(e), newCmdCaseGet(e), newCmdCaseTemplate(e), newCmdCaseValidate(e), newCmdCaseImport(e), newCmdCaseDelete(e),
@@ -18,6 +18,7 @@ func Commands(e cmdutil.Env) []*cli.Command {
 		newCmdRun(e), newCmdStatus(e), newCmdResult(e), newCmdCancel(e),
 		newCmdRunRepeat(e), newCmdRunBatch(e),
 		newCmdHistoryList(e), newCmdHistoryGet(e), newCmdHistoryDelete(e),
+		newCmdHistory(e),
 	}
 }
 

@@ -2,6 +2,7 @@ package replaycmd
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 
@@ -79,29 +80,65 @@ func (v *runFlagValues) options(g *cmdutil.Globals) (replay.RunOptions, error) {
 
 func newCmdRun(e cmdutil.Env) *cli.Command {
 	v := &runFlagValues{}
+	sv := &suiteFlagValues{}
 	var caseName string
 	return &cli.Command{
 		Name:  "run",
 		Usage: "replay one SoloPi case and wait for its verdict (exit 0 passed, 2 failed, 124 timeout, 130 cancelled)",
-		UsageText: "solopi run --case NAME [--artifacts DIR] [--junit FILE] [--no-wait]\n\n" +
+		UsageText: "solopi run --case NAME [--artifacts DIR] [--junit FILE] [--no-wait]\n" +
+			"solopi run --file CASE.json [--reimport | --replace] [--artifacts DIR] [--junit FILE]\n" +
+			"solopi run --dir CASES [--file F]... [--devices all|S1,S2] [--retries N] [...]   (a suite, as run-batch)\n\n" +
 			"The case is read back first (id and fingerprint bound), auto-start is turned on (and left on, as\n" +
 			"solopi-ai does), and only the run carrying this command's requestId is claimed. On --run-timeout or\n" +
 			"Ctrl-C exactly that run is cancelled before the JSON (with its runId) is printed. --artifacts DIR may\n" +
-			"hold an earlier solopi evidence set: it is replaced (the JSON says what was replaced).\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml",
-		Flags: append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name", Required: true}),
+			"hold an earlier solopi evidence set: it is replaced (the JSON says what was replaced).\n\n" +
+			"--file CASE.json is validated and normalised locally and imported only when the device does not hold\n" +
+			"that case already (--reimport forces it); a different case stored under its name is refused\n" +
+			"(case_name_conflict) unless --replace. Several cases, --dir, --devices or retries make a suite: see\n" +
+			"run-batch --help; the JSON is then run-batch's.\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml\n" +
+			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login",
+		Flags: append(append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name (or --file, --dir)"}), sv.flags()...),
+		// A run names its case: without --case, --file or --dir it is the
+		// parser's usage error, as when --case was the required flag.
+		Before: func(c *cli.Context) error {
+			if !c.IsSet("case") && !c.IsSet("file") && !c.IsSet("dir") {
+				return errors.New(`Required flag "case" not set (or name case files with --file or --dir)`)
+			}
+			return nil
+		},
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			var names []string
+			if caseName != "" || d.G.Changed("case") {
+				names = []string{caseName}
+			}
+			files := len(sv.files.Value())
+			single := len(names)+files == 1 && len(sv.dirs.Value()) == 0
+			for _, n := range suiteFlagNames {
+				if n != "file" && d.G.Changed(n) {
+					single = false
+				}
+			}
+			if !single {
+				return runSuite(ctx, d, suiteRun{name: "solopi.run", v: v, s: sv, names: names})
+			}
 			o, err := v.options(d.G)
 			if err != nil {
 				return cmdutil.Result{}, err
 			}
+			if files == 1 {
+				return runCaseFile(ctx, d, o, v, sv)
+			}
 			o.CaseName = caseName
-			return runOne(ctx, d, o, v.junit)
+			return runOne(ctx, d, o, v.junit, nil)
 		}),
 	}
 }
 
 // runOne is the run command: local checks, the run, the JUnit report.
-func runOne(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions, junit string) (cmdutil.Result, error) {
+// before, when set, runs on the device first (a case file's import) and
+// returns the fingerprint to bind the run to and what it did.
+func runOne(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions, junit string,
+	before func(*device.Device) (string, map[string]any, error)) (cmdutil.Result, error) {
 	if err := o.Validate(); err != nil {
 		return cmdutil.Result{}, err
 	}
@@ -111,7 +148,18 @@ func runOne(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions, juni
 		}
 	}
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
+		var file map[string]any
+		if before != nil {
+			fp, what, err := before(d)
+			if err != nil {
+				return cmdutil.Result{}, err
+			}
+			o.CaseFingerprint, file = fp, what
+		}
 		rep := replay.RunReplay(ctx, d, o)
+		if file != nil {
+			rep.Payload["caseFile"] = file
+		}
 		res := cmdutil.WithFailure(rep.Payload, rep.Err)
 		writeRunReport(rep)
 		if junit != "" {

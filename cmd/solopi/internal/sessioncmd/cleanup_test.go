@@ -28,13 +28,10 @@ func TestSessionCommandsRefuseLocallyBeforeTheDevice(t *testing.T) {
 		{"stress-start", "--cpu-count", "2"},
 		{"stress-start", "--memory", "0"},
 		{"stress-start", "--memory", "4096"},
-		{"stress-start", "--memory", "16", "--ack-timeout", "0"},
 		{"screen-record-start", "--resolution", "721x480"},
 		{"screen-record-stop", "--session-id", "s", "--output", existing},
 		{"screen-record-stop", "--session-id", ""},
 		{"perf-stop", "--session-id", "s", "--output", dir},
-		{"perf-start", "--items", "CPU"},
-		{"perf-start", "--global", "--target-package", "com.x.y", "--items", "CPU"},
 		{"perf-display-status", "--session-id", "-bad"},
 		{"perf-display-stop", "--session-id", "-bad"},
 		{"video-analysis-start", "--video-path", "/sdcard/Download/x.mp4", "--action-offset-ms", "1", "--difference-threshold", "0.1"},
@@ -50,13 +47,21 @@ func TestSessionCommandsRefuseLocallyBeforeTheDevice(t *testing.T) {
 		{"record-stop", "--session-id", ""},
 		{"record-start", "--name", " ", "--target-package", "com.x.y"},
 		{"record-start", "--name", "n", "--target-package", " "},
-		{"scan-cancel", "--session-id", "s", "--cancel-timeout", "-1"},
 	} {
 		r.Cmd(3, args...)
 	}
-	// A missing required flag is the parser's usage error.
-	if res := r.Run("record-stop"); res.Code != 3 || len(res.Stdout) != 0 {
-		t.Errorf("record-stop without --session-id: exit %d %s", res.Code, res.Stdout)
+	// What the parser decides (a required flag or group, a seconds value)
+	// is its text on stderr, nothing on stdout.
+	for _, args := range [][]string{
+		{"record-stop"},
+		{"stress-start", "--memory", "16", "--ack-timeout", "0"},
+		{"perf-start", "--items", "CPU"},
+		{"perf-start", "--global", "--target-package", "com.x.y", "--items", "CPU"},
+		{"scan-cancel", "--session-id", "s", "--cancel-timeout", "-1"},
+	} {
+		if res := r.Run(args...); res.Code != 3 || len(res.Stdout) != 0 || len(res.Stderr) == 0 {
+			t.Errorf("%v: exit %d %s", args, res.Code, res.Stdout)
+		}
 	}
 	if n := r.Selections(); n != 0 {
 		t.Fatalf("refused commands selected the device %d times", n)

@@ -314,7 +314,8 @@ func TestScreenRecordAndVideoAnalysis(t *testing.T) {
 	if len(mp4) == 0 || float64(len(mp4)) != cmdtest.Num(m, "fileSize") || len(mp4) < 12 || string(mp4[4:8]) != "ftyp" {
 		t.Errorf("pulled MP4: %d bytes (fileSize %v), head %q", len(mp4), m["fileSize"], mp4[:min(12, len(mp4))])
 	}
-	if art := cmdtest.Obj(cmdtest.Obj(m, "artifacts"), "screenRecording"); cmdtest.Str(art, "path") != out || cmdtest.Str(art, "remotePath") != remote {
+	if art := cmdtest.Obj(cmdtest.Obj(m, "artifacts"), "screenRecordingFile"); cmdtest.Str(art, "path") != out || cmdtest.Str(art, "remotePath") != remote ||
+		cmdtest.Str(cmdtest.Obj(m, "artifacts"), "screenRecording") != out {
 		t.Errorf("screen-record-stop artifacts: %v", cmdtest.Obj(m, "artifacts"))
 	}
 	// The output exists now: refused before the device is asked.

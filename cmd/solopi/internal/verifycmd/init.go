@@ -70,12 +70,9 @@ func newCmdInit(e cmdutil.Env) *cli.Command {
 			&cli.StringFlag{Name: "output", Destination: &o.output, Usage: "the requirement file to write", Required: true},
 			&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace an existing requirement file"},
 		},
+		// Exactly one of --from-case and --case: the parser checks it
+		// (cmdutil's usage rules).
 		Action: func(c *cli.Context) error {
-			if (o.fromCase == "") == (o.caseName == "") {
-				return cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
-					return cmdutil.Result{}, fault.Usage("invalid_option", "give exactly one of --from-case FILE and --case NAME")
-				})(c)
-			}
 			if o.fromCase != "" {
 				return local(c)
 			}

@@ -117,3 +117,28 @@ func TestVerifyErrorsExit3(t *testing.T) {
 		t.Error("a symbolic link was followed")
 	}
 }
+
+// An existing --junit file is refused before anything runs, and the error
+// names the real remedy: verify-run has no --overwrite.
+func TestVerifyRunExistingJUnitNamesTheRemedy(t *testing.T) {
+	t.Parallel()
+	cli := localCLI(t)
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	if r := cli.Run("verify-compile", "--file", fixture("counter-success"), "--output", plan); r.Code != 0 {
+		t.Fatalf("compile: %s", r.Stdout)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	if err := os.WriteFile(junit, []byte("<testsuites/>"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := cli.Run("verify-run", "--plan", plan, "--artifacts", filepath.Join(dir, "out"), "--junit", junit)
+	schemas.Validate(t, "error", r.Stdout)
+	m := r.Object(t)
+	if r.Code != 3 || m["errorCode"] != "output_exists" || strings.Contains(string(r.Stdout), "--overwrite") || !strings.Contains(cmdtest.Str(m, "userActionRequired"), "Remove the file") {
+		t.Fatalf("exit %d: %s", r.Code, r.Stdout)
+	}
+	if b, _ := os.ReadFile(junit); string(b) != "<testsuites/>" {
+		t.Fatal("the existing JUnit file was changed")
+	}
+}

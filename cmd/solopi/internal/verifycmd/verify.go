@@ -20,7 +20,7 @@ import (
 // verify-run runs a plan on the phone (solopi-ai's flags, JSON and exit
 // codes).
 func Commands(e cmdutil.Env) []*cli.Command {
-	return []*cli.Command{newCmdNormalize(e), newCmdCompile(e), newCmdValidate(e), newCmdVerifyRun(e), newCmdInit(e)}
+	return []*cli.Command{newCmdInit(e), newCmdNormalize(e), newCmdCompile(e), newCmdValidate(e), newCmdVerifyRun(e)}
 }
 
 // requirementFlag binds --file, the requirement a command reads.

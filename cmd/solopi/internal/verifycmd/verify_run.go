@@ -11,6 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/progress"
@@ -103,6 +104,16 @@ func (f *verifyRunFlags) options(g *cmdutil.Globals) (*verifyRunOptions, error) 
 	}
 	if o.run.Artifacts == "" {
 		return nil, fault.Usage(codeOption, "--artifacts must name a new directory")
+	}
+	if f.junit != "" {
+		// verify-run has no --overwrite: an existing JUnit file is never
+		// replaced, and the error says so instead of naming a flag the
+		// command does not have.
+		if _, err := artifacts.JUnitOutput(false).CheckFile(f.junit); fault.CodeOf(err) == artifacts.CodeOutputExists {
+			abs, _ := filepath.Abs(f.junit)
+			return nil, fault.Usage(artifacts.CodeOutputExists, "the --junit file already exists and verify-run never replaces one").With("output", abs).
+				WithUserAction("Remove the file or name a new one (--junit).")
+		}
 	}
 	if o.console && o.run.Provider.Name != execution.ProviderVision {
 		return nil, fault.Usage(codeOption, "--console shows the vision planner live: it needs --decision-provider vision")

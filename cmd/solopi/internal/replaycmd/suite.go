@@ -1,0 +1,515 @@
+package replaycmd
+
+// run and run-batch as a suite across phones (solopi/suite): case files
+// and directories beside case names, every connected phone or a list of
+// them, retries, flaky verdicts, per-phone JUnit and the results history.
+// Without any of the suite's flags both commands keep solopi-ai's
+// behaviour (run.go, batch.go).
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/history"
+	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/progress"
+	"github.com/solopi-dev/solopi/report"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/replay"
+	"github.com/solopi-dev/solopi/solopi/suite"
+	"github.com/solopi-dev/solopi/suitereport"
+)
+
+// Error codes of the suite's input.
+const (
+	// CodeCaseDirUnreadable: a --dir cannot be walked.
+	CodeCaseDirUnreadable = "case_dir_unreadable"
+	// CodeInvalidDevices: --devices names no phone, or one twice.
+	CodeInvalidDevices = "invalid_devices"
+)
+
+// suiteFlagValues are the suite's flags of run and run-batch.
+type suiteFlagValues struct {
+	files, dirs          cli.StringSlice
+	reimport, replace    bool
+	devices              string
+	shardAll             bool
+	retries              int
+	infraRetries         int
+	failOnFlaky          bool
+	history              string
+	noHistory            bool
+	importTimeout, ipoll time.Duration
+}
+
+// suiteFlagNames are the flags that make run or run-batch a suite.
+var suiteFlagNames = []string{"file", "dir", "devices", "shard-all", "retries", "infra-retries", "fail-on-flaky", "history"}
+
+func (s *suiteFlagValues) flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "file", Destination: &s.files, Usage: "a case file to run (repeatable): validated and normalised locally, imported when the phone lacks that version"},
+		&cli.StringSliceFlag{Name: "dir", Destination: &s.dirs, Usage: "run every *.json case file under this directory, in path order (repeatable)"},
+		&cli.BoolFlag{Name: "reimport", Destination: &s.reimport, Usage: "import every case file even when the phone holds the same case"},
+		&cli.BoolFlag{Name: "replace", Destination: &s.replace, Usage: "import a case file over a different case of the same name on the phone (otherwise case_name_conflict)"},
+		&cli.StringFlag{Name: "devices", Destination: &s.devices, Usage: "all, or S1,S2,…: run the suite across these phones, each taking the next case when free (default: the selected device)"},
+		&cli.BoolFlag{Name: "shard-all", Destination: &s.shardAll, Usage: "run every case on every phone (a compatibility matrix)"},
+		&cli.IntFlag{Name: "retries", Destination: &s.retries, Usage: "rerun a failed case up to N times, on any free phone; a failure then a pass is flaky"},
+		&cli.IntFlag{Name: "infra-retries", Destination: &s.infraRetries, Value: suite.DefaultInfraRetries, Usage: "rerun a case whose attempt failed for infrastructure reasons (phone, adb, lease) up to N times"},
+		&cli.BoolFlag{Name: "fail-on-flaky", Destination: &s.failOnFlaky, Usage: "exit 2 when a case was flaky"},
+		&cli.StringFlag{Name: "history", Destination: &s.history, Usage: "the results history (SQLite; default $XDG_DATA_HOME/solopi/history.sqlite)"},
+		&cli.BoolFlag{Name: "no-history", Destination: &s.noHistory, Usage: "do not read or append the results history"},
+		cmdutil.Seconds("import-timeout", "seconds to wait for each case file's import receipt", 15, &s.importTimeout),
+	}
+}
+
+// wanted reports whether the command line asks for a suite.
+func (s *suiteFlagValues) wanted(g *cmdutil.Globals) bool {
+	for _, n := range suiteFlagNames {
+		if g.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// items are the suite's cases: the names first (--case, then
+// --cases-file), then --file in order, then each --dir's files in path
+// order. Every file is read and normalised before any phone is touched.
+func (s *suiteFlagValues) items(names []string, confirm bool) ([]suite.Item, error) {
+	var out []suite.Item
+	for _, n := range names {
+		out = append(out, suite.Item{Name: n})
+	}
+	files := append([]string(nil), s.files.Value()...)
+	for _, d := range s.dirs.Value() {
+		more, err := caseFilesUnder(d)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
+	}
+	for _, f := range files {
+		p, err := replay.PrepareImport(f, confirm)
+		if err != nil {
+			return nil, err
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			abs = f
+		}
+		out = append(out, suite.Item{Name: p.Case.CaseName, Case: p.Case, File: abs})
+	}
+	return out, nil
+}
+
+// caseFilesUnder lists the *.json regular files under dir, in path order
+// (symbolic links are not followed).
+func caseFilesUnder(dir string) ([]string, error) {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		e := fault.Usagef(CodeCaseDirUnreadable, "--dir %s is not a readable directory", dir).With("path", dir)
+		if err != nil {
+			e = fault.Wrap(fault.Invalid, CodeCaseDirUnreadable, "--dir "+dir+" is not a readable directory", err).With("path", dir)
+		}
+		return nil, e
+	}
+	var out []string
+	err = filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if de.Type().IsRegular() && strings.EqualFold(filepath.Ext(p), ".json") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fault.Wrap(fault.Invalid, CodeCaseDirUnreadable, "--dir "+dir+" cannot be read", err).With("path", dir)
+	}
+	if len(out) == 0 {
+		return nil, fault.Usagef(replay.CodeNoCases, "--dir %s holds no *.json case file", dir).With("path", dir)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// serials are the phones --devices names: all online ones, a list, or
+// (without the flag) the one device the globals select.
+func (s *suiteFlagValues) serials(ctx context.Context, g *cmdutil.Globals) ([]string, error) {
+	spec := strings.TrimSpace(s.devices)
+	switch {
+	case spec == "" && !g.Changed("devices"):
+		t, err := g.Selector().Select(ctx, g.Serial)
+		if err != nil {
+			return nil, err
+		}
+		return []string{t.Serial()}, nil
+	case spec == "all":
+		list, err := g.Selector().Online(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, fault.Usage(device.CodeNoDevice, "--devices all: no device is online").
+				WithUserAction("Connect a phone (adb devices must list it as device), or name the phones.")
+		}
+		return list, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(spec, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, fault.Usage(CodeInvalidDevices, "--devices must be all or a comma-separated list of serials")
+		}
+		if seen[p] {
+			return nil, fault.Usagef(CodeInvalidDevices, "--devices names %s twice", p)
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// openHistory opens the results history: a named file must open; the
+// default one that cannot is a warning, and the suite runs without.
+func (s *suiteFlagValues) openHistory(ctx context.Context, g *cmdutil.Globals) (*history.Store, string, error) {
+	if s.noHistory {
+		return nil, "", nil
+	}
+	path := s.history
+	named := path != ""
+	if !named {
+		p, err := history.DefaultPath(g.Env.Getenv)
+		if err != nil {
+			return nil, "history: " + fault.From(err).Message, nil
+		}
+		path = p
+	}
+	st, err := history.Open(ctx, path, history.Options{})
+	if err != nil {
+		if named {
+			return nil, "", err
+		}
+		return nil, "history: " + fault.From(err).Message, nil
+	}
+	return st, "", nil
+}
+
+// suiteRun is one run of a suite by run or run-batch.
+type suiteRun struct {
+	name  string
+	v     *runFlagValues
+	s     *suiteFlagValues
+	names []string
+}
+
+// runSuite checks everything local, then runs the suite across the phones
+// and prints the batch object: solopi-ai's fields, then devices[], each
+// result's device, verdict and attempts[], the counts.
+func runSuite(ctx context.Context, d cmdutil.DeviceDeps, sr suiteRun) (cmdutil.Result, error) {
+	g, v, s := d.G, sr.v, sr.s
+	ro, err := v.options(g)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	if ro.NoWait {
+		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--no-wait cannot be used with a suite (case files, --devices, retries)")
+	}
+	if s.infraRetries < 0 || s.retries < 0 {
+		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--retries and --infra-retries cannot be negative")
+	}
+	items, err := s.items(sr.names, v.confirm)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	root := ro.ArtifactsDir
+	ro.ArtifactsDir, ro.Overwrite, ro.Progress = "", false, nil
+	o := suite.Options{Name: sr.name, Items: items, Retries: s.retries, InfraRetries: s.infraRetries, ShardAll: s.shardAll,
+		FailOnFlaky: s.failOnFlaky, Reimport: s.reimport, Replace: s.replace, Run: ro,
+		Import: replay.ImportOptions{Timeout: s.importTimeout}, ArtifactsRoot: root}
+	// Validate what needs no phone with a placeholder phone list.
+	probe := o
+	probe.Phones = []suite.Phone{{Serial: "-", Open: func(context.Context) (*device.Device, error) { return nil, nil }}}
+	if err := suite.Validate(probe); err != nil {
+		return cmdutil.Result{}, err
+	}
+	if v.junit != "" {
+		if _, err := artifacts.JUnitOutput(v.overwrite).CheckFile(v.junit); err != nil {
+			return cmdutil.Result{}, err
+		}
+	}
+	wait, err := g.DeviceWait()
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	serials, err := s.serials(ctx, g)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	for _, serial := range serials {
+		o.Phones = append(o.Phones, suite.Phone{Serial: serial, Open: func(ctx context.Context) (*device.Device, error) {
+			return d.OpenPhone(ctx, serial)
+		}})
+	}
+	if o.Locker, err = g.Locker(); err != nil {
+		return cmdutil.Result{}, err
+	}
+	o.DeviceWait = wait
+	store, warning, err := s.openHistory(ctx, g)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	if store != nil {
+		defer store.Close()
+		o.History = store
+	}
+	var mu sync.Mutex
+	runs := map[int]*replay.RunReport{}
+	o.Observe = func(i, _ int, rep *replay.RunReport) {
+		// Each attempt's own report.html, beside its evidence.
+		writeRunReport(rep)
+		mu.Lock()
+		runs[i] = rep
+		mu.Unlock()
+	}
+	o.Progress = suiteProgress(g.Progress, len(items))
+	rep, err := suite.Run(ctx, o)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
+	if warning != "" {
+		rep.Warnings = append(rep.Warnings, warning)
+	}
+	fail := rep.Failure()
+	payload := suitePayload(rep, runs, fail)
+	if store != nil {
+		payload["history"] = store.Path()
+	}
+	res := cmdutil.WithFailure(payload, fail)
+	writeSuiteEvidence(ctx, rep, payload, store)
+	if v.junit != "" {
+		res = writeSuiteJUnit(rep, payload, v.junit, v.overwrite, res)
+	}
+	return res, nil
+}
+
+// suiteProgress draws the suite on the status line: cases finished of all,
+// the verdicts so far, what each phone does.
+func suiteProgress(line *progress.Line, total int) func(suite.Event) {
+	if !line.Enabled() {
+		return nil
+	}
+	var mu sync.Mutex
+	passed, failed, done := 0, 0, 0
+	return func(e suite.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Phase == "finish" {
+			done++
+			if e.Verdict == suitereport.Passed {
+				passed++
+			} else {
+				failed++
+			}
+		}
+		label := e.Serial
+		if e.Case != "" {
+			label += " " + e.Case
+		}
+		line.Update(func(s *progress.State) {
+			s.Index, s.Total = min(done, total), total
+			s.Phase, s.Label = e.Phase, label
+			s.Passed, s.Failed = passed, failed
+		})
+	}
+}
+
+// suitePayload is the printed object: every field of solopi-ai's batch
+// object (results[] holds the cases that ran, skipped[] the ones never
+// reached), then devices[], per result the phone, the verdict and the
+// attempts, the counts.
+func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail *fault.Error) map[string]any {
+	results := []map[string]any{}
+	skipped := []map[string]any{}
+	for i, c := range rep.Cases {
+		if len(c.Attempts) == 0 && c.Verdict == suitereport.Skipped {
+			sk := map[string]any{"index": i + 1, "caseName": c.Name}
+			if c.Device != "" {
+				sk["device"] = c.Device
+			}
+			if c.Reason != nil {
+				sk["reason"] = c.Reason
+			}
+			skipped = append(skipped, sk)
+			continue
+		}
+		r := map[string]any{"index": i + 1, "caseName": c.Name, "verdict": c.Verdict, "attempts": c.Attempts,
+			"runId": nil, "requestId": nil, "state": nil}
+		if c.File != "" {
+			r["file"] = c.File
+		}
+		if c.Fingerprint != "" {
+			r["caseFingerprint"] = c.Fingerprint
+		}
+		if c.Reason != nil {
+			r["reason"] = c.Reason
+		}
+		r["device"] = c.Device
+		if n := len(c.Attempts); n > 0 {
+			last := c.Attempts[n-1]
+			if c.Device == "" {
+				r["device"] = last.Device
+			}
+			if last.ErrorCode != "" {
+				r["errorCode"] = last.ErrorCode
+			}
+		}
+		if run := runs[i]; run != nil {
+			r["runId"], r["requestId"], r["state"] = nilIfEmpty(run.RunID), nilIfEmpty(run.RequestID), nilIfEmpty(run.State)
+			r["run"] = run.Payload
+			r["exitCode"] = outcome.ExitOf(run.Err)
+		} else {
+			// No replay ran (the import failed, or no phone could take
+			// the case): the case's own problem stands for the run.
+			p := c.Reason
+			if p == nil && len(c.Attempts) > 0 {
+				last := c.Attempts[len(c.Attempts)-1]
+				p = &suitereport.Problem{Code: last.ErrorCode, Message: last.Error}
+			}
+			if p == nil {
+				p = &suitereport.Problem{Code: suitereport.CodeBatchInfra, Message: "the case did not run"}
+			}
+			r["run"] = map[string]any{"success": false, "errorCode": p.Code, "error": p.Message}
+			if _, ok := r["errorCode"]; !ok {
+				r["errorCode"] = p.Code
+			}
+			r["exitCode"] = outcome.ExitFor(fault.Transport)
+		}
+		results = append(results, r)
+	}
+	p := map[string]any{
+		"success":           fail == nil,
+		"batchId":           rep.BatchID,
+		"requestedRuns":     len(rep.Cases),
+		"completedRuns":     len(results),
+		"stoppedEarly":      len(skipped) > 0 || rep.Interrupted,
+		"continueOnFailure": true,
+		"results":           results,
+		"skipped":           skipped,
+		"durationMs":        rep.DurationMs,
+		"devices":           rep.Devices,
+		"counts":            rep.Counts,
+		"options":           rep.Options,
+		"warnings":          rep.Warnings,
+	}
+	if rep.ArtifactsDir != "" {
+		p["artifactsRoot"] = rep.ArtifactsDir
+		p["suiteJson"] = filepath.Join(rep.ArtifactsDir, suite.ReportFile)
+	}
+	if fail != nil {
+		p["failedRuns"] = rep.Counts.Failed + rep.Counts.Error
+		p["errorCode"] = fail.Code
+		p["error"] = fail.Message
+	}
+	return p
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// writeSuiteEvidence writes batch.json (the printed object) and
+// history.json (the history of the suite's cases, for the report's
+// strips) into the batch directory, renders its report.html and the
+// root's index. Failures are warnings in the payload, never a changed
+// verdict.
+func writeSuiteEvidence(ctx context.Context, rep *suitereport.Report, payload map[string]any, store *history.Store) {
+	if rep.ArtifactsDir == "" {
+		return
+	}
+	if store != nil {
+		names := make([]string, len(rep.Cases))
+		for i, c := range rep.Cases {
+			names[i] = c.Name
+		}
+		sums, err := store.Summaries(ctx, history.Query{Cases: names})
+		var b []byte
+		if err == nil {
+			b, err = artifacts.MarshalIndent(map[string]any{"history": store.Path(), "cases": sums})
+		}
+		if err == nil {
+			_, err = artifacts.Output{Mode: artifacts.Exclusive}.WriteFile(filepath.Join(rep.ArtifactsDir, suiteHistoryFile), b)
+		}
+		if err != nil {
+			payload["historyJsonError"] = err.Error()
+		}
+	}
+	summary, err := artifacts.MarshalIndent(payload)
+	if err == nil {
+		_, err = artifacts.Output{Mode: artifacts.Exclusive, MakeParents: true}.WriteFile(filepath.Join(rep.ArtifactsDir, batchSummaryFile), summary)
+	}
+	if err != nil {
+		payload["batchJsonError"] = err.Error()
+		return
+	}
+	payload["batchJson"] = filepath.Join(rep.ArtifactsDir, batchSummaryFile)
+	res, err := report.Write(rep.ArtifactsDir, report.Options{})
+	if err != nil {
+		payload["reportError"] = err.Error()
+		return
+	}
+	payload["report"] = res.Path
+	writeIndex(payload, filepath.Dir(rep.ArtifactsDir))
+}
+
+// suiteHistoryFile is the history of a suite's cases in its batch
+// directory.
+const suiteHistoryFile = "history.json"
+
+// writeIndex renders ROOT/report.html, the index of every batch under the
+// artifacts root, and says where (or why not) in the payload.
+func writeIndex(payload map[string]any, root string) {
+	idx, err := report.WriteIndex(root)
+	if err != nil {
+		payload["indexError"] = err.Error()
+		return
+	}
+	payload["index"] = idx
+}
+
+// writeSuiteJUnit writes the per-phone JUnit; one that cannot be written
+// fails a passing suite (CI would gate on a missing file).
+func writeSuiteJUnit(rep *suitereport.Report, payload map[string]any, path string, overwrite bool, res cmdutil.Result) cmdutil.Result {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	if err := rep.WriteJUnit(abs, overwrite); err != nil {
+		payload["junitError"] = err.Error()
+		if res.Exit == outcome.ExitOK {
+			payload["success"] = false
+			payload["errorCode"] = fault.CodeOf(err)
+			payload["error"] = "the JUnit report could not be written"
+			payload["failedRuns"] = 0
+			return cmdutil.WithKind(payload, fault.Invalid)
+		}
+		return res
+	}
+	payload["junit"] = abs
+	return res
+}
