@@ -215,7 +215,7 @@ func TestAuthoringCatalogMatchesSolopiAI(t *testing.T) {
 			}
 		}
 	}
-	compare("enumActions", got.EnumActions, want.EnumActions, []string{"category", "type", "refused", "refusedReason", "params"})
+	compare("enumActions", got.EnumActions, want.EnumActions, []string{"category", "type", "refused", "refusedReason", "params", "paramValues"})
 	// requiresPriorAction is present only on the two stop actions, in both.
 	for i := range want.ProviderActions {
 		extras := []string{"provider"}

@@ -210,7 +210,7 @@ func TestParseErrorsBeforeTheDevice(t *testing.T) {
 		{append([]string{"agent-act", "--action", "tap", "--step-id", "s", "--observation-id", "o"}, tok...), `invalid value "tap" for flag --action`},
 		{append([]string{"agent-act", "--action", "scroll", "--direction", "sideways", "--step-id", "s", "--observation-id", "o"}, tok...), "--direction"},
 		{append([]string{"agent-receipt"}, tok...), "--step-id"},
-		{[]string{"run-batch"}, "one of --case or --cases-file is required"},
+		{[]string{"run-batch"}, "one of --case, --cases-file, --file or --dir is required"},
 		{[]string{"perf-start", "--items", "CPU"}, "one of --target-package or --global is required"},
 		{[]string{"perf-display-start", "--items", "CPU", "--global", "--target-package", "com.x.y"}, "--target-package and --global exclude each other"},
 		{[]string{"run-repeat", "--case", "x", "--times", "0"}, "--times: must be greater than zero"},

@@ -40,7 +40,7 @@ type compatRig struct {
 	*e2eRig
 	control string
 	// agentSID and agentTok are the Agent session agentSession started.
-	agentSID, agentTok string
+	agentSID, agentTok, agentObs string
 }
 
 // agentSession starts an Agent session on the counter app and keeps its
@@ -53,6 +53,7 @@ func (r *compatRig) agentSession() {
 	r.agentTok = filepath.Join(r.t.TempDir(), "owner-token")
 	m := r.expect(0, e2ePoll("agent-session-start", "--owner-token-out", r.agentTok, "--max-duration-ms", "600000", "--idle-timeout-ms", "300000")...)
 	r.agentSID = cmdtest.Str(m, "sessionId")
+	r.agentObs = cmdtest.Str(cmdtest.Obj(m, "observation"), "observationId")
 }
 
 func newCompatRig(t *testing.T, o sim.FarmOptions) *compatRig {
@@ -953,7 +954,7 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			r.agentSession()
 			r.fault("mutation-fault", `{"action":"agent","query":{"type":"act"},"drop":true,"times":1}`)
 			return e2ePoll("agent-act", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--step-id", "lost-1",
-				"--action", "wait", "--duration-ms", "100", "--action-timeout", "1")
+				"--observation-id", r.agentObs, "--action", "wait", "--duration-ms", "100", "--action-timeout", "1")
 		}, 124, map[string]string{"sessionId": "string", "stepId": "string", "lastReceipt": "any"}},
 		{"agent-end lost", func(r *compatRig) []string {
 			r.agentSession() // the act timeout cancelled the last one

@@ -162,5 +162,5 @@ const deviceWaitFlag = "device-wait"
 
 // DeviceWait is --device-wait (0: do not wait).
 func (g *Globals) DeviceWait() (time.Duration, error) {
-	return ParseSeconds(deviceWaitFlag, g.cli.Float64(deviceWaitFlag), NonNegative)
+	return ParseSeconds(deviceWaitFlag, globalContext(g.cli, deviceWaitFlag).Float64(deviceWaitFlag), NonNegative)
 }

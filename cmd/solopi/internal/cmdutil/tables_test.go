@@ -19,7 +19,7 @@ import (
 
 // mainCommands are the commands cmd/solopi defines itself (its tests
 // check that every command of the app is in a group and has an example).
-var mainCommands = []string{"version", "actions", "sim", "sim serve", "demo", "report", "completion",
+var mainCommands = []string{"version", "schema", "actions", "sim", "sim serve", "demo", "report", "completion",
 	"model-verify", "model-health", "model-install", "model-status", "model-activate", "model-rollback",
 	"model-infer", "model-benchmark", "model-release-check"}
 

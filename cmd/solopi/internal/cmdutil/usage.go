@@ -93,6 +93,7 @@ var usageRules = map[string]usageRule{
 			"A selector must match exactly one node of that observation. Reuse --step-id to retry: the device returns the\n" +
 			"stored receipt; another action under the same --step-id is refused (step_id_conflict).",
 	}),
+	"run":                {oneOf: []OneOf{{Flags: []string{"case", "file", "dir"}}}},
 	"run-batch":          {oneOf: []OneOf{{Flags: []string{"case", "cases-file", "file", "dir"}}}},
 	"perf-start":         {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
 	"perf-display-start": {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},

@@ -2,7 +2,6 @@ package replaycmd
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"time"
 
@@ -98,14 +97,8 @@ func newCmdRun(e cmdutil.Env) *cli.Command {
 			"run-batch --help; the JSON is then run-batch's.\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml\n" +
 			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login",
 		Flags: append(append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name (or --file, --dir)"}), sv.flags()...),
-		// A run names its case: without --case, --file or --dir it is the
-		// parser's usage error, as when --case was the required flag.
-		Before: func(c *cli.Context) error {
-			if !c.IsSet("case") && !c.IsSet("file") && !c.IsSet("dir") {
-				return errors.New(`Required flag "case" not set (or name case files with --file or --dir)`)
-			}
-			return nil
-		},
+		// A run names its case (--case, --file or --dir): the parser checks
+		// it (cmdutil's usage rules).
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			var names []string
 			if caseName != "" || d.G.Changed("case") {

@@ -35,8 +35,6 @@ import (
 const (
 	// CodeCaseDirUnreadable: a --dir cannot be walked.
 	CodeCaseDirUnreadable = "case_dir_unreadable"
-	// CodeInvalidDevices: --devices names no phone, or one twice.
-	CodeInvalidDevices = "invalid_devices"
 )
 
 // suiteFlagValues are the suite's flags of run and run-batch.
@@ -62,7 +60,7 @@ func (s *suiteFlagValues) flags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "dir", Destination: &s.dirs, Usage: "run every *.json case file under this directory, in path order (repeatable)"},
 		&cli.BoolFlag{Name: "reimport", Destination: &s.reimport, Usage: "import every case file even when the phone holds the same case"},
 		&cli.BoolFlag{Name: "replace", Destination: &s.replace, Usage: "import a case file over a different case of the same name on the phone (otherwise case_name_conflict)"},
-		&cli.StringFlag{Name: "devices", Destination: &s.devices, Usage: "all, or S1,S2,…: run the suite across these phones, each taking the next case when free (default: the selected device)"},
+		cmdutil.DevicesFlag(&s.devices, "all, or S1,S2,…: run the suite across these phones, each taking the next case when free (default: the selected device)"),
 		&cli.BoolFlag{Name: "shard-all", Destination: &s.shardAll, Usage: "run every case on every phone (a compatibility matrix)"},
 		&cli.IntFlag{Name: "retries", Destination: &s.retries, Usage: "rerun a failed case up to N times, on any free phone; a failure then a pass is flaky"},
 		&cli.IntFlag{Name: "infra-retries", Destination: &s.infraRetries, Value: suite.DefaultInfraRetries, Usage: "rerun a case whose attempt failed for infrastructure reasons (phone, adb, lease) up to N times"},
@@ -144,42 +142,9 @@ func caseFilesUnder(dir string) ([]string, error) {
 	return out, nil
 }
 
-// serials are the phones --devices names: all online ones, a list, or
-// (without the flag) the one device the globals select.
+// serials are the phones --devices names.
 func (s *suiteFlagValues) serials(ctx context.Context, g *cmdutil.Globals) ([]string, error) {
-	spec := strings.TrimSpace(s.devices)
-	switch {
-	case spec == "" && !g.Changed("devices"):
-		t, err := g.Selector().Select(ctx, g.Serial)
-		if err != nil {
-			return nil, err
-		}
-		return []string{t.Serial()}, nil
-	case spec == "all":
-		list, err := g.Selector().Online(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if len(list) == 0 {
-			return nil, fault.Usage(device.CodeNoDevice, "--devices all: no device is online").
-				WithUserAction("Connect a phone (adb devices must list it as device), or name the phones.")
-		}
-		return list, nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range strings.Split(spec, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			return nil, fault.Usage(CodeInvalidDevices, "--devices must be all or a comma-separated list of serials")
-		}
-		if seen[p] {
-			return nil, fault.Usagef(CodeInvalidDevices, "--devices names %s twice", p)
-		}
-		seen[p] = true
-		out = append(out, p)
-	}
-	return out, nil
+	return g.DeviceSerials(ctx, s.devices, g.Changed("devices"))
 }
 
 // openHistory opens the results history: a named file must open; the

@@ -36,6 +36,7 @@ type verifyRunFlags struct {
 	plan, artifacts, decisions, provider string
 	onDevice                             [4]string
 	cloud, cloudFallback, junit          string
+	devices                              string
 	console                              bool
 	space                                string
 	budgets                              cmdutil.RunBudgets
@@ -48,7 +49,7 @@ func newCmdVerifyRun(e cmdutil.Env) *cli.Command {
 		Name:  "verify-run",
 		Usage: "run a verification plan on the phone and judge it (exit 0 passed, 2 failed or not_tested, 130 interrupted)",
 		UsageText: "solopi verify-run --plan PLAN.json --artifacts NEW_DIR [--agent-decisions FILE] [--decision-provider static|cloud|vision]\n" +
-			"    [--junit FILE] [--console] [--restart-app|--no-restart-app] [--run-timeout 600] ...\n\n" +
+			"    [--junit FILE] [--devices all|S1,S2] [--console] [--restart-app|--no-restart-app] [--run-timeout 600] ...\n\n" +
 			"Every input (plan, decisions, provider options, output paths) is checked before the phone is touched; with\n" +
 			"--decision-provider vision, or a plan with vision oracles, the planner-check preflight runs next, still before\n" +
 			"the phone. Deterministic segments are imported and replayed like case-import --replace and run --case; explore\n" +
@@ -66,6 +67,7 @@ func newCmdVerifyRun(e cmdutil.Env) *cli.Command {
 			&cli.StringFlag{Name: "cloud-endpoint", Destination: &f.cloud, Usage: "the cloud provider's URL (POST the decision context, read one decision)"},
 			&cli.StringFlag{Name: "cloud-fallback-endpoint", Destination: &f.cloudFallback, Usage: "asked when the cloud or vision provider's model is unreachable"},
 			&cli.StringFlag{Name: "junit", Destination: &f.junit, Usage: "also write a JUnit XML report (one testcase per checkpoint, grouped by scenario)"},
+			cmdutil.DevicesFlag(&f.devices, "all, or S1,S2,…: run independent scenarios on these phones at once, in the plan's dependency order; the report is the one a single phone gives (default: the selected device)"),
 			&cli.BoolFlag{Name: "console", Destination: &f.console, Usage: "vision provider: serve the live console on 127.0.0.1 (URL on stderr and in the output)"},
 			&cli.StringFlag{Name: "coordinate-space", Destination: &f.space, Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, cmdutil.RunBudgetFlags(&f.budgets)...), cmdutil.ModelFlags(&f.model)...),
@@ -73,6 +75,11 @@ func newCmdVerifyRun(e cmdutil.Env) *cli.Command {
 			o, err := f.options(d.G)
 			if err != nil {
 				return cmdutil.Result{}, err
+			}
+			if d.G.Changed("devices") {
+				if o.serials, err = d.G.DeviceSerials(ctx, f.devices, true); err != nil {
+					return cmdutil.Result{}, err
+				}
 			}
 			return runVerifyRun(ctx, d, o)
 		}),
@@ -84,6 +91,8 @@ type verifyRunOptions struct {
 	run     execution.RunOptions
 	budgets onphone.Budgets
 	console bool
+	// serials are --devices' phones (nil: the selected device).
+	serials []string
 	// vision reads the model flags: only when the run needs the planner.
 	vision func() (*agentloop.ModelSetup, coord.Space, error)
 	stdin  *os.File
@@ -219,8 +228,14 @@ func runVerifyRun(ctx context.Context, d cmdutil.DeviceDeps, o *verifyRunOptions
 	}
 	b := o.budgets
 	b.Phone.Progress = d.Progress()
-	open := func(ctx context.Context) (*device.Session, error) { return d.Session(ctx, true) }
-	sum, err := onphone.Verify(ctx, open, o.run, b, segmentProgress(g.Progress))
+	opens := []onphone.SessionOpener{func(ctx context.Context) (*device.Session, error) { return d.Session(ctx, true) }}
+	if o.serials != nil {
+		opens = opens[:0]
+		for _, serial := range o.serials {
+			opens = append(opens, func(ctx context.Context) (*device.Session, error) { return d.SessionOn(ctx, serial, true) })
+		}
+	}
+	sum, err := onphone.VerifyAcross(ctx, opens, o.run, b, segmentProgress(g.Progress))
 	if err != nil {
 		return cmdutil.Result{}, err
 	}

@@ -1,0 +1,48 @@
+package verifycmd
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/verify"
+)
+
+// verify-run --devices all spreads the outcome matrix over three phones of
+// a farm reached through its adb server and gives the single-phone
+// outcome fingerprint; a --devices list naming a phone twice is refused
+// before any phone is touched.
+func TestVerifyRunAcrossDevices(t *testing.T) {
+	t.Parallel()
+	f := cmdtest.Farm(t, sim.FarmOptions{Devices: 3})
+	c := cmdtest.OverAdb(t, Commands, f)
+	c.Env["XDG_RUNTIME_DIR"] = t.TempDir()
+	art := filepath.Join(t.TempDir(), "run")
+	r := c.Run("verify-run", "--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"),
+		"--agent-decisions", fixture("counter-agent-decisions"), "--artifacts", art, "--devices", "all")
+	schemas.Validate(t, "verify-run", r.Stdout)
+	m := r.Object(t)
+	if r.Code != 2 || m["status"] != verify.Failed || m["outcomeFingerprint"] != e2eOutcomeMatrix {
+		rep, _ := os.ReadFile(filepath.Join(art, "events.jsonl"))
+		t.Fatalf("exit %d %s\nstderr %s\nevents %s", r.Code, r.Stdout, r.Stderr, rep)
+	}
+	events, err := os.ReadFile(filepath.Join(art, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serials := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"serial":"([^"]+)"`).FindAllStringSubmatch(string(events), -1) {
+		serials[m[1]] = true
+	}
+	if len(serials) < 2 {
+		t.Errorf("the segments ran on %v", serials)
+	}
+	if r := c.Run("verify-run", "--plan", cmdtest.FixturePlan(t, "counter-success"), "--artifacts", filepath.Join(t.TempDir(), "x"),
+		"--devices", "sim-0001,sim-0001"); r.Code != 3 || r.Object(t)["errorCode"] != "invalid_devices" {
+		t.Errorf("a phone named twice: exit %d %s", r.Code, r.Stdout)
+	}
+}
