@@ -93,6 +93,7 @@ type Phone struct {
 	shotDelay time.Duration
 	stalls    map[string]*commandStall    // by shell command name (stall.go)
 	overrides map[string]*commandOverride // by shell command name (command_fault.go)
+	procs     procTable                   // the shell's signalable commands (procs.go)
 	shotCache struct {
 		version uint64
 		png     []byte

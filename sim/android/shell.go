@@ -33,7 +33,7 @@ type shellCmd func(sc *shellCtx, args []string) int
 // here is global mutable state.
 func (p *Phone) commandTable() map[string]shell.Command {
 	m := shell.Toybox()
-	for _, group := range []map[string]shellCmd{amCommands(), pmCommands(), inputCommands(), sysCommands()} {
+	for _, group := range []map[string]shellCmd{amCommands(), pmCommands(), inputCommands(), sysCommands(), procCommands()} {
 		for k, f := range group {
 			m[k] = func(pr *shell.Proc, args []string) int { return f(&shellCtx{Proc: pr, p: p}, args) }
 		}

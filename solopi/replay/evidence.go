@@ -129,6 +129,7 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 	}
 	a.Dir = dir.Root()
 	c := &collection{rs: rs, dir: dir, a: a, info: map[string]string{}}
+	rs.stopVideo(ctx, dir, verdict == nil) // first, so the recording ends with the run (video.go)
 	c.writeResult()
 	c.writeCase()
 	var wg sync.WaitGroup

@@ -15,6 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/video"
 )
 
 // RunOptions configure RunReplay (the `run` command).
@@ -63,6 +64,12 @@ type RunOptions struct {
 	// the device is refused before the start (case_changed).
 	CaseFingerprint string
 	Progress        device.Progress
+	// Video records the screen with adb's screenrecord from just before
+	// the start to the run's end (off, the default, records nothing);
+	// on-failure keeps it only when the verdict is not passed. It needs
+	// ArtifactsDir and never changes the verdict.
+	Video        video.Mode
+	VideoOptions video.Options
 }
 
 func (o *RunOptions) defaults() {
@@ -96,6 +103,12 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
 		return fault.Usage(CodeInvalidRunOption, "--target-package must look like com.example.app")
+	}
+	if _, ok := video.ParseMode(string(o.Video)); !ok {
+		return fault.Usage(CodeInvalidRunOption, "--video must be off, on-failure or always")
+	}
+	if o.Video != "" && o.Video != video.ModeOff && o.ArtifactsDir == "" {
+		return fault.Usage(CodeInvalidRunOption, "--video needs --artifacts (the recording is evidence)")
 	}
 	if o.ArtifactsDir != "" {
 		if err := artifacts.Check(o.ArtifactsDir, artifacts.EvidenceModeOf(o.Overwrite)); err != nil {
@@ -153,6 +166,8 @@ type runState struct {
 	highRisk   []casefile.HighRiskStep
 	autoStart  *autoStartChange
 	cancelInfo map[string]any
+	rec        *video.Recorder // the running screen recording (video.go)
+	video      *video.Result   // what became of it
 }
 
 // redactor hides the case's secrets in everything the run reports.
@@ -234,6 +249,7 @@ func (rs *runState) run(ctx context.Context) error {
 	if o.RestartApp != nil {
 		p = p.Add(protocol.ParamRestartApp, strconv.FormatBool(*o.RestartApp))
 	}
+	rs.startVideo(ctx)
 	o.Progress.Report(device.Event{Phase: "start", Message: "starting replay " + reqID, Case: o.CaseName})
 	if err := d.Mutate(ctx, protocol.ActionReplay, p); err != nil {
 		return err
@@ -418,6 +434,9 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	if rs.o.ArtifactsDir != "" && rep.RunID != "" && !theirs && !(rs.o.NoWait && e == nil && rep.Status != nil && !rep.Status.Terminal) {
 		rep.Artifacts = rs.collect(ctx, e)
 	}
+	// A recording the evidence did not take (no evidence for this run) is
+	// stopped and discarded; its device files are deleted.
+	rs.stopVideo(ctx, nil, e == nil)
 	rep.Finished = rs.d.Clock().Now()
 	rep.Payload = rs.payload(e)
 	rep.Err = e
@@ -511,6 +530,9 @@ func (rs *runState) payload(e *fault.Error) map[string]any {
 	}
 	if rep.Artifacts != nil {
 		out["artifacts"] = rep.Artifacts.Report()
+	}
+	if rs.video != nil {
+		out["video"] = videoReport(rs.video)
 	}
 	if rep.Redaction != nil {
 		out["redaction"] = rep.Redaction

@@ -173,6 +173,12 @@ func (s *Shell) newRunner(stdin *os.File, stdout, stderr io.Writer) (*interp.Run
 			if len(args) >= 3 && args[0] == "command" && args[1] == "-v" {
 				return append([]string{"which"}, args[2:]...), nil
 			}
+			// mksh's kill is a builtin that signals the device's processes;
+			// the interpreter's would signal the host's, so it goes to the
+			// simulated command table (by path, which no builtin matches).
+			if len(args) > 0 && args[0] == "kill" && s.Commands["kill"] != nil {
+				return append([]string{"/system/bin/kill"}, args[1:]...), nil
+			}
 			return args, nil
 		}),
 		interp.OpenHandler(func(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {

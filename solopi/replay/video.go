@@ -1,0 +1,89 @@
+package replay
+
+// The run's screen recording (RunOptions.Video): started just before the
+// replay, stopped on every ending; with on-failure its parts are kept only
+// when the verdict is not passed. It never changes the verdict: its faults
+// are the output's "video" object.
+
+import (
+	"context"
+	"io"
+	"io/fs"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/video"
+)
+
+// videoDevice is the recorder's view of the device: its shell, a pull
+// verified against the device's SHA-256, and stat.
+type videoDevice struct{ d *device.Device }
+
+func (v videoDevice) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
+	return v.d.Transport().Shell(ctx, cmd)
+}
+
+func (v videoDevice) Pull(ctx context.Context, remote string, w io.Writer) error {
+	_, err := v.d.Pull(ctx, remote, w)
+	return err
+}
+
+func (v videoDevice) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
+	return v.d.Transport().Stat(ctx, remote)
+}
+
+func (v videoDevice) Clock() clock.Clock { return v.d.Clock() }
+
+// startVideo starts the recording when one was asked for; a recorder that
+// cannot start is reported, and the run goes on without it.
+func (rs *runState) startVideo(ctx context.Context) {
+	mode := rs.o.Video
+	if mode == "" || mode == video.ModeOff {
+		return
+	}
+	rec, err := video.Start(ctx, videoDevice{rs.d}, rs.o.VideoOptions)
+	if err != nil {
+		rs.video = &video.Result{Mode: mode, Files: []artifacts.FileEntry{}, Error: "screenrecord did not start: " + errText(err)}
+		return
+	}
+	rs.rec = rec
+	rs.o.Progress.Report(device.Event{Phase: "video", Message: "recording the screen (screenrecord)", Case: rs.o.CaseName})
+}
+
+// stopVideo stops the recording (once) and pulls it into dir when the mode
+// keeps it for this verdict; dir nil (no evidence for this run) discards
+// it. The device files are deleted either way.
+func (rs *runState) stopVideo(ctx context.Context, dir *artifacts.Dir, passed bool) {
+	if rs.rec == nil {
+		return
+	}
+	rec := rs.rec
+	rs.rec = nil
+	keep := rs.o.Video.Keep(passed)
+	var into *artifacts.Dir
+	if keep {
+		into = dir
+	}
+	res := rec.Stop(ctx, into)
+	res.Mode = rs.o.Video
+	switch {
+	case !keep:
+		res.Discarded = "passed"
+	case dir == nil:
+		res.Discarded = "no_evidence"
+	}
+	rs.video = res
+}
+
+// videoReport is the output's "video" object.
+func videoReport(r *video.Result) map[string]any {
+	m := map[string]any{"mode": string(r.Mode), "kept": r.Kept, "parts": r.Parts, "durationMs": r.DurationMs, "files": r.Files}
+	if r.Discarded != "" {
+		m["discarded"] = r.Discarded
+	}
+	if r.Error != "" {
+		m["error"] = r.Error
+	}
+	return m
+}
