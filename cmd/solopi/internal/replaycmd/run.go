@@ -14,6 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
+	"github.com/solopi-dev/solopi/solopi/video"
 )
 
 // runFlagValues are the options shared by run, run-repeat and run-batch
@@ -23,6 +24,7 @@ type runFlagValues struct {
 	restartApp, noRestartApp bool
 	noAutoStart, confirm     bool
 	artifacts, junit         string
+	video                    string
 	overwrite                bool
 	wait, noWait             bool
 	o                        replay.RunOptions
@@ -44,6 +46,7 @@ func (v *runFlagValues) flags(withWait bool) []cli.Flag {
 		cmdutil.Seconds("evidence-timeout", "seconds each evidence item (screenshot, logcat, each device file) may take", 10, &v.o.EvidenceTimeout),
 		cmdutil.Seconds("unreachable-timeout", "seconds a started run keeps polling SoloPi while it cannot be reached (app restart, adb reconnect)", 30, &v.o.UnreachableTimeout),
 		&cli.StringFlag{Name: "junit", Destination: &v.junit, Usage: "write a JUnit XML report to this file"},
+		&cli.StringFlag{Name: "video", Value: string(video.ModeOff), Destination: &v.video, Usage: "record the screen with adb screenrecord: off, on-failure (kept only when the run did not pass) or always; needs --artifacts"},
 	}
 	if withWait {
 		fl = append(fl,
@@ -59,6 +62,7 @@ func (v *runFlagValues) options(g *cmdutil.Globals) (replay.RunOptions, error) {
 	o := v.o
 	o.TargetPackage, o.NoAutoStart, o.ConfirmHighRisk = v.targetPackage, v.noAutoStart, v.confirm
 	o.ArtifactsDir, o.Overwrite = v.artifacts, v.overwrite
+	o.Video = video.Mode(v.video)
 	o.Secrets, o.Progress = g.Env.SecretsStore(), g.DeviceProgress()
 	if g.Changed("target-package") && o.TargetPackage == "" {
 		return o, fault.Usage(replay.CodeInvalidRunOption, "--target-package must not be empty")
