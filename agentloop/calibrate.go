@@ -20,6 +20,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/textclip"
 	"github.com/solopi-dev/solopi/redact"
 )
@@ -37,7 +38,6 @@ const (
 // CodeCalibrationFailed is a calibration that found no contract. (A
 // profile cache that cannot be read or written is only an event: the cache
 // is an optimisation.)
-const CodeCalibrationFailed = "coordinate_calibration_failed"
 
 // Profile sources.
 const (
@@ -133,7 +133,9 @@ type CalibrationError struct {
 	Msg        string
 }
 
-func (e *CalibrationError) Error() string { return CodeCalibrationFailed + ": " + e.Msg }
+func (e *CalibrationError) Error() string {
+	return fault.CodeCoordinateCalibrationFailed + ": " + e.Msg
+}
 
 // Resolve freezes the profile for space: a configured space directly, auto
 // from the cache or by negotiation on images of the display's production
@@ -285,7 +287,7 @@ func asProtocolError(err error) *action.ProtocolError {
 	if errors.As(err, &pe) {
 		return pe
 	}
-	return &action.ProtocolError{Code: action.CodeMissingAction, Message: err.Error(), Offset: -1}
+	return &action.ProtocolError{Code: fault.CodeMissingAction, Message: err.Error(), Offset: -1}
 }
 
 // Target colours of the synthetic card: a magenta disc in a white ring in

@@ -79,14 +79,6 @@ func (e *DeviceError) Error() string {
 
 func (e *DeviceError) Unwrap() error { return e.Err }
 
-// Device error codes every device uses; a device adds its own (the adb
-// input method, SoloPi's hit-testing) in its package.
-const (
-	CodeScreenshotFailed = "screenshot_failed"
-	CodeInputFailed      = "input_failed"
-	CodeUnsupported      = "unsupported_action"
-)
-
 // ErrStaleOnDevice is a device's own stale-observation rejection (the
 // SoloPi Agent session's stale_observation): the screen changed after the
 // host checked the pixels. Nothing was executed; the runtime replans on a

@@ -73,7 +73,7 @@ func errorCode(err error) string {
 	case errors.As(err, &de):
 		return de.Code
 	case errors.As(err, &ce):
-		return CodeCalibrationFailed
+		return fault.CodeCoordinateCalibrationFailed
 	case errors.As(err, &nm):
 		return nm.Code
 	case errors.Is(err, context.Canceled):
@@ -203,7 +203,7 @@ func (r *taskRun) dispatch(ctx, parent context.Context, act action.Action, cmd C
 		if dr.Dispatched {
 			st.count(func(c *Counters) { c.Dispatched++ })
 		}
-		code := CodeInputFailed
+		code := fault.CodeInputFailed
 		var de *DeviceError
 		if errors.As(err, &de) {
 			code = de.Code
@@ -242,7 +242,7 @@ func (r *taskRun) countHard(class, name string, err error) (Recovery, int) {
 	rec := decideRecovery(class, name, n, r.a.cfg.HardBudget, false)
 	// A refused API key or a missing model will not fix itself by asking
 	// again.
-	if code := errorCode(err); code == chat.CodeModelAuth || chat.HTTPStatus(err) == 404 {
+	if code := errorCode(err); code == fault.CodeModelAuthFailed || chat.HTTPStatus(err) == 404 {
 		rec = RecoverTerminate
 	}
 	return rec, n

@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"github.com/solopi-dev/solopi/fault"
 	"testing"
 )
 
@@ -53,7 +54,7 @@ func TestExecutionEventFacts(t *testing.T) {
 		t.Errorf("payload %v", ex[0].Payload)
 	}
 
-	dev := &counterDevice{failDispatch: &DeviceError{Code: CodeInputFailed, Message: "input tap failed"}}
+	dev := &counterDevice{failDispatch: &DeviceError{Code: fault.CodeInputFailed, Message: "input tap failed"}}
 	res, a = runScript(t, "increase the counter to 1", &scriptModel{plans: []string{tapPlus}}, dev, nil)
 	if res.Outcome != OutcomeDeviceError {
 		t.Fatalf("outcome %s", res.Outcome)
@@ -69,7 +70,7 @@ func TestExecutionEventFacts(t *testing.T) {
 			term = OutcomeDeviceError
 		}
 		if p["command_dispatched"] != false || p["command_success"] != false || p["observable_effect"] != EffectNone ||
-			p["recovery_needed"] != true || p["root_error"] != CodeInputFailed || p["termination_code"] != term {
+			p["recovery_needed"] != true || p["root_error"] != fault.CodeInputFailed || p["termination_code"] != term {
 			t.Errorf("execution %d: %v", i, p)
 		}
 	}

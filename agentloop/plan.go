@@ -8,6 +8,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // planStep is the planning half of a step, shared with the decision
@@ -142,7 +143,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 		return &act
 	}
 	if ok, note := r.a.dev.Supports(act.Name); !ok {
-		r.reject(step, act, CodeUnsupported, note, SoftUnmappable, screen)
+		r.reject(step, act, fault.CodeUnsupportedAction, note, SoftUnmappable, screen)
 		return &act
 	}
 

@@ -137,10 +137,10 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 			return rep, ctx.Err()
 		}
 		switch errorCode(err) {
-		case chat.CodeModelUnreachable, chat.CodeModelTimeout:
+		case fault.CodeModelUnreachable, fault.CodeModelTimeout:
 			rep.add(CheckReachable, CheckFailed, err, nil)
 			rep.skip(CheckAuth, CheckCompletion, CheckImages, CheckCoordinates)
-		case chat.CodeModelAuth:
+		case fault.CodeModelAuthFailed:
 			rep.add(CheckReachable, CheckPassed, nil, nil)
 			rep.add(CheckAuth, CheckFailed, err, nil)
 			rep.skip(CheckCompletion, CheckImages, CheckCoordinates)
@@ -159,7 +159,7 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 	// An image, encoded as every screenshot will be.
 	img, err := chat.EncodeImage(SyntheticTarget(preflightProbeWidth, preflightProbeHeight, probeTargets[0]), chat.ImageEncodingOf(o.Model), clk)
 	if err != nil {
-		return rep, fault.Wrap(fault.Internal, chat.CodeModelRequest, "cannot encode the probe image", err)
+		return rep, fault.Wrap(fault.Internal, fault.CodeModelRequestFailed, "cannot encode the probe image", err)
 	}
 	detail := map[string]any{"image_format": img.Format, "image_bytes": len(img.Data)}
 	_, err = st.chat(ctx, o.Model, chat.Request{Purpose: "preflight", Messages: []chat.Message{{Role: "user", Text: preflightImagePrompt, Image: img}}})
@@ -176,7 +176,7 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 			if errors.As(err, &fe) {
 				msg = fe.Message
 			}
-			err = fault.Wrap(fault.Failed, chat.CodeModelRejectsImages, "the endpoint completes text but refused a request with an image ("+msg+")", err).
+			err = fault.Wrap(fault.Failed, fault.CodeModelRejectsImages, "the endpoint completes text but refused a request with an image ("+msg+")", err).
 				WithUserAction("Use a vision model (one that accepts image_url content parts). If only JPEG is refused, set " + chat.EnvModelImageFormat + "=png.")
 		}
 		rep.add(CheckImages, CheckFailed, err, detail)
@@ -199,7 +199,7 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 		rep.add(CheckCoordinates, CheckFailed, err, nil)
 		var ce *CalibrationError
 		if errors.As(err, &ce) {
-			return rep, fault.Wrap(fault.Transport, CodeCalibrationFailed, ce.Msg, err).
+			return rep, fault.Wrap(fault.Transport, fault.CodeCoordinateCalibrationFailed, ce.Msg, err).
 				WithUserAction("The model answered in inconsistent coordinate spaces. Force one with --coordinate-space (or " + chat.EnvCoordinateSpace + ") if you know the model's convention, or use another model.")
 		}
 		return rep, asFault(err)

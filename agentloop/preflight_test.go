@@ -103,11 +103,11 @@ func TestPreflightFailures(t *testing.T) {
 		kind   fault.Kind
 		failed string
 	}{
-		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, chat.CodeModelAuth, fault.Transport, CheckAuth},
-		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, chat.CodeModelRejectsImages, fault.Failed, CheckImages},
-		{"unreachable", fakemodel.Options{}, func(mc *chat.Config) { mc.BaseURL = closed }, chat.CodeModelUnreachable, fault.Transport, CheckReachable},
-		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, chat.CodeModelStatus, fault.Transport, CheckCompletion},
-		{"inconsistent spaces", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, nil, CodeCalibrationFailed, fault.Transport, CheckCoordinates},
+		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, fault.CodeModelAuthFailed, fault.Transport, CheckAuth},
+		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, fault.CodeModelRejectsImages, fault.Failed, CheckImages},
+		{"unreachable", fakemodel.Options{}, func(mc *chat.Config) { mc.BaseURL = closed }, fault.CodeModelUnreachable, fault.Transport, CheckReachable},
+		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, fault.CodeModelHTTPError, fault.Transport, CheckCompletion},
+		{"inconsistent spaces", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, nil, fault.CodeCoordinateCalibrationFailed, fault.Transport, CheckCoordinates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -217,7 +217,7 @@ func TestInconsistentFamilyFailsClosed(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, coord.SpaceAuto, nil)
 	res := h.run(t, "increase the counter to 3", 10)
-	if res.Outcome != OutcomeCalibration || res.Exit != 4 || res.ErrorCode != CodeCalibrationFailed {
+	if res.Outcome != OutcomeCalibration || res.Exit != 4 || res.ErrorCode != fault.CodeCoordinateCalibrationFailed {
 		t.Fatalf("outcome %s exit %d code %s", res.Outcome, res.Exit, res.ErrorCode)
 	}
 	if _, _, cmds := h.dev.state(); len(cmds) != 0 {
@@ -330,7 +330,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 			if len(retries) < 2 {
 				t.Fatalf("%d protocol retries, want one per plan", len(retries))
 			}
-			want := map[string]string{fakemodel.QuirkWrapped: action.CodeMarkdownWrapped, fakemodel.QuirkTrailing: action.CodeTrailingOutput}[q]
+			want := map[string]string{fakemodel.QuirkWrapped: fault.CodeMarkdownWrapped, fakemodel.QuirkTrailing: fault.CodeTrailingOutput}[q]
 			if retries[0].Payload["code"] != want {
 				t.Errorf("retry code %v, want %s", retries[0].Payload["code"], want)
 			}
@@ -390,7 +390,7 @@ func TestModelErrorRedactsKey(t *testing.T) {
 	})
 	_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 	var fe *fault.Error
-	if err == nil || !errors.As(err, &fe) || fe.Code != chat.CodeModelAuth || fe.Kind != fault.Transport {
+	if err == nil || !errors.As(err, &fe) || fe.Code != fault.CodeModelAuthFailed || fe.Kind != fault.Transport {
 		t.Fatalf("err %v", err)
 	}
 	if strings.Contains(err.Error(), testAPIKey) {

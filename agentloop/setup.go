@@ -52,7 +52,7 @@ func NewModelSetup(o SetupOptions) (*ModelSetup, error) {
 	}
 	m, err := chat.NewClient(mc)
 	if err != nil {
-		return nil, fault.Usage(chat.CodeModelConfig, err.Error()).
+		return nil, fault.Usage(fault.CodeModelConfigInvalid, err.Error()).
 			WithUserAction("Point --model-base-url (or " + chat.EnvModelBaseURL + ") at an OpenAI-compatible endpoint and name the model with --model (or " + chat.EnvModel + ").")
 	}
 	n := o.ResizeLongSide
@@ -180,10 +180,10 @@ func (s *ModelSetup) Calibrate(ctx context.Context, space coord.Space, w, h int)
 	var ce *CalibrationError
 	switch {
 	case errors.As(err, &ce):
-		return out, fault.New(fault.Transport, CodeCalibrationFailed, ce.Msg).
+		return out, fault.New(fault.Transport, fault.CodeCoordinateCalibrationFailed, ce.Msg).
 			With("candidates", s.Scrub(out.Candidates)).With("deviceActions", 0).With("metrics", out.Metrics)
 	case ctx.Err() != nil:
 		return out, ctx.Err()
 	}
-	return out, fault.Wrap(fault.Transport, chat.CodeModelRequest, s.Redact(err.Error()), err)
+	return out, fault.Wrap(fault.Transport, fault.CodeModelRequestFailed, s.Redact(err.Error()), err)
 }

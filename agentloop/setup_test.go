@@ -47,7 +47,7 @@ func TestModelSetupRefusesOptions(t *testing.T) {
 		code string
 	}{
 		{SetupOptions{Config: negative}, codeInvalidOption},
-		{SetupOptions{Config: chat.DefaultConfig()}, chat.CodeModelConfig},
+		{SetupOptions{Config: chat.DefaultConfig()}, fault.CodeModelConfigInvalid},
 		{SetupOptions{Config: good, ResizeLongSide: 32}, codeInvalidOption},
 		{SetupOptions{Config: good, ResizeLongSide: 9000}, codeInvalidOption},
 	} {
@@ -145,7 +145,7 @@ func TestModelSetupFailures(t *testing.T) {
 	}
 
 	bad := setupFor(t, fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, "")
-	if _, err := bad.Calibrate(context.Background(), coord.SpaceAuto, 1080, 2340); !errors.As(err, &fe) || fe.Code != CodeCalibrationFailed {
+	if _, err := bad.Calibrate(context.Background(), coord.SpaceAuto, 1080, 2340); !errors.As(err, &fe) || fe.Code != fault.CodeCoordinateCalibrationFailed {
 		t.Fatalf("%#v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

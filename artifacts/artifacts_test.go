@@ -33,7 +33,7 @@ func TestCheckAndOpen(t *testing.T) {
 	full := filepath.Join(root, "full")
 	os.MkdirAll(full, 0o755)
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
-	if err := Check(full, EvidenceExclusive); code(err) != CodeDirNotEmpty {
+	if err := Check(full, EvidenceExclusive); code(err) != fault.CodeArtifactsDirNotEmpty {
 		t.Fatalf("non-empty dir: %v", err)
 	}
 	if err := Check(full, EvidenceOverwrite); err != nil {
@@ -41,12 +41,12 @@ func TestCheckAndOpen(t *testing.T) {
 	}
 	link := filepath.Join(root, "link")
 	os.Symlink(fresh, link)
-	if err := Check(link, EvidenceOverwrite); code(err) != CodeUnsafePath {
+	if err := Check(link, EvidenceOverwrite); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("symlink: %v", err)
 	}
 	file := filepath.Join(root, "file")
 	os.WriteFile(file, nil, 0o644)
-	if err := Check(file, EvidenceOverwrite); code(err) != CodeUnsafePath {
+	if err := Check(file, EvidenceOverwrite); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("file: %v", err)
 	}
 	// Overwrite removes only the named previous entries.
@@ -75,13 +75,13 @@ func TestWritesAreConfinedAtomicAndDigested(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"../x", "/etc/passwd", "a/../../x", ""} {
-		if _, err := d.WriteFile(bad, "t", []byte("x")); code(err) != CodeUnsafePath {
+		if _, err := d.WriteFile(bad, "t", []byte("x")); code(err) != fault.CodeUnsafeArtifactPath {
 			t.Fatalf("%q accepted: %v", bad, err)
 		}
 	}
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(root, "sub"))
-	if _, err := d.WriteFile("sub/x", "t", []byte("x")); code(err) != CodeUnsafePath {
+	if _, err := d.WriteFile("sub/x", "t", []byte("x")); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("write through symlink accepted: %v", err)
 	}
 	e, err := d.WriteFile("device/a.log", "/sdcard/solopi/a.log", []byte("hello"))
@@ -174,7 +174,7 @@ func TestEvidenceReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("mine"), 0o644)
-	if err := Check(root, EvidenceExclusive); code(err) != CodeDirNotEmpty {
+	if err := Check(root, EvidenceExclusive); code(err) != fault.CodeArtifactsDirNotEmpty {
 		t.Fatalf("exclusive over an evidence set: %v", err)
 	}
 	d, err = Open(root, evidenceReplace)
@@ -203,7 +203,7 @@ func TestEvidenceReplace(t *testing.T) {
 	// A non-empty directory without our manifest is never adopted.
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "x"), nil, 0o644)
-	if err := Check(other, evidenceReplace); code(err) != CodeDirNotEmpty {
+	if err := Check(other, evidenceReplace); code(err) != fault.CodeArtifactsDirNotEmpty {
 		t.Fatalf("foreign directory: %v", err)
 	}
 }

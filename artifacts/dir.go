@@ -23,18 +23,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes of this package. They are part of the CLI's JSON contract.
-const (
-	CodeDirNotEmpty  = "artifacts_dir_not_empty"
-	CodeUnsafePath   = "unsafe_artifact_path"
-	CodeWriteFailed  = "artifact_write_failed"
-	CodeOutputExists = "output_exists"
-	// CodeNotWritable: the location exists (or would be created) where
-	// this process cannot create files (permissions, a read-only file
-	// system), found before any device work.
-	CodeNotWritable = "output_not_writable"
-)
-
 // FileEntry describes one file of an evidence directory.
 type FileEntry struct {
 	// Path is relative to the directory root, with forward slashes.
@@ -116,23 +104,23 @@ func Check(path string, mode evidenceMode) error {
 // directory holds.
 func check(path string, mode evidenceMode) (*Manifest, error) {
 	if strings.TrimSpace(path) == "" {
-		return nil, fault.Usage(CodeUnsafePath, "the artifacts directory path is empty")
+		return nil, fault.Usage(fault.CodeUnsafeArtifactPath, "the artifacts directory path is empty")
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, checkWritable(path)
 	}
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect the artifacts directory", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeUnsafeArtifactPath, "cannot inspect the artifacts directory", err).With("path", path)
 	}
 	if mode == EvidenceNew {
 		return nil, newExists(path)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, fault.Usage(CodeUnsafePath, "the artifacts directory is a symbolic link").With("path", path)
+		return nil, fault.Usage(fault.CodeUnsafeArtifactPath, "the artifacts directory is a symbolic link").With("path", path)
 	}
 	if !fi.IsDir() {
-		return nil, fault.Usage(CodeUnsafePath, "the artifacts path exists and is not a directory").With("path", path)
+		return nil, fault.Usage(fault.CodeUnsafeArtifactPath, "the artifacts path exists and is not a directory").With("path", path)
 	}
 	if err := checkWritable(path); err != nil {
 		return nil, err
@@ -142,7 +130,7 @@ func check(path string, mode evidenceMode) (*Manifest, error) {
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot read the artifacts directory", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeUnsafeArtifactPath, "cannot read the artifacts directory", err).With("path", path)
 	}
 	if len(entries) == 0 {
 		return nil, nil
@@ -152,7 +140,7 @@ func check(path string, mode evidenceMode) (*Manifest, error) {
 			return m, nil
 		}
 	}
-	return nil, fault.New(fault.Invalid, CodeDirNotEmpty, "the artifacts directory holds files that no solopi evidence manifest names; pass --overwrite or choose a new directory").
+	return nil, fault.New(fault.Invalid, fault.CodeArtifactsDirNotEmpty, "the artifacts directory holds files that no solopi evidence manifest names; pass --overwrite or choose a new directory").
 		With("path", path)
 }
 
@@ -164,26 +152,26 @@ func check(path string, mode evidenceMode) (*Manifest, error) {
 func checkWritable(path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return fault.Wrap(fault.Invalid, CodeUnsafePath, "the path cannot be made absolute", err).With("path", path)
+		return fault.Wrap(fault.Invalid, fault.CodeUnsafeArtifactPath, "the path cannot be made absolute", err).With("path", path)
 	}
 	dir := abs
 	for {
 		fi, err := os.Lstat(dir)
 		if err == nil {
 			if !fi.IsDir() {
-				return fault.Usage(CodeNotWritable, "a parent of the path is not a directory").With("path", abs).With("parent", dir)
+				return fault.Usage(fault.CodeOutputNotWritable, "a parent of the path is not a directory").With("path", abs).With("parent", dir)
 			}
 			break
 		}
 		parent := filepath.Dir(dir)
 		if !errors.Is(err, fs.ErrNotExist) || parent == dir {
-			return fault.Wrap(fault.Invalid, CodeNotWritable, "the path cannot be inspected", err).With("path", abs)
+			return fault.Wrap(fault.Invalid, fault.CodeOutputNotWritable, "the path cannot be inspected", err).With("path", abs)
 		}
 		dir = parent
 	}
 	f, err := os.CreateTemp(dir, ".solopi-write-check-*")
 	if err != nil {
-		return fault.Wrap(fault.Invalid, CodeNotWritable, "files cannot be created here", err).With("path", abs).With("directory", dir).
+		return fault.Wrap(fault.Invalid, fault.CodeOutputNotWritable, "files cannot be created here", err).With("path", abs).With("directory", dir).
 			WithUserAction("Choose a directory this user can write to, or fix its permissions.")
 	}
 	f.Close()
@@ -220,7 +208,7 @@ func Open(path string, mode evidenceMode, replace ...string) (*Dir, error) {
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot resolve the artifacts directory", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeUnsafeArtifactPath, "cannot resolve the artifacts directory", err).With("path", path)
 	}
 	if err := makeRoot(abs, mode); err != nil {
 		return nil, err
@@ -233,7 +221,7 @@ func Open(path string, mode evidenceMode, replace ...string) (*Dir, error) {
 				return nil, err
 			}
 			if err := os.RemoveAll(p); err != nil {
-				return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot remove a previous artifact", err).With("path", p)
+				return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot remove a previous artifact", err).With("path", p)
 			}
 		}
 	}
@@ -244,24 +232,24 @@ func Open(path string, mode evidenceMode, replace ...string) (*Dir, error) {
 func makeRoot(abs string, mode evidenceMode) error {
 	if mode != EvidenceNew {
 		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+			return fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
 		}
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory's parent", err).With("path", abs)
+		return fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create the artifacts directory's parent", err).With("path", abs)
 	}
 	if err := os.Mkdir(abs, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return newExists(abs)
 		}
-		return fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
+		return fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create the artifacts directory", err).With("path", abs)
 	}
 	return nil
 }
 
 func newExists(path string) *fault.Error {
-	return fault.Usage(CodeOutputExists, "the artifacts directory already exists; give a new path").With("path", path)
+	return fault.Usage(fault.CodeOutputExists, "the artifacts directory already exists; give a new path").With("path", path)
 }
 
 // Replaced reports what the directory replaced; nil unless an earlier
@@ -287,7 +275,7 @@ func (d *Dir) Mkdir(rel string) (string, error) {
 		return "", err
 	}
 	if err := os.MkdirAll(p, 0o755); err != nil {
-		return "", fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+		return "", fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
 	}
 	// A component must not have been a symlink planted in between.
 	return d.resolve(rel)
@@ -298,7 +286,7 @@ func (d *Dir) Mkdir(rel string) (string, error) {
 func (d *Dir) resolve(rel string) (string, error) {
 	clean := filepath.FromSlash(rel)
 	if rel == "" || !filepath.IsLocal(clean) {
-		return "", fault.Usage(CodeUnsafePath, "artifact path escapes the artifacts directory").With("path", rel)
+		return "", fault.Usage(fault.CodeUnsafeArtifactPath, "artifact path escapes the artifacts directory").With("path", rel)
 	}
 	p := d.root
 	for _, part := range strings.Split(filepath.Clean(clean), string(filepath.Separator)) {
@@ -308,10 +296,10 @@ func (d *Dir) resolve(rel string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", fault.Wrap(fault.Invalid, CodeUnsafePath, "cannot inspect an artifact path", err).With("path", rel)
+			return "", fault.Wrap(fault.Invalid, fault.CodeUnsafeArtifactPath, "cannot inspect an artifact path", err).With("path", rel)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return "", fault.Usage(CodeUnsafePath, "artifact path goes through a symbolic link").With("path", rel)
+			return "", fault.Usage(fault.CodeUnsafeArtifactPath, "artifact path goes through a symbolic link").With("path", rel)
 		}
 	}
 	return filepath.Join(d.root, clean), nil
@@ -325,7 +313,7 @@ func (d *Dir) WriteFile(rel, source string, data []byte) (FileEntry, error) {
 	}
 	if _, err := w.Write(data); err != nil {
 		w.Abort()
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot write an artifact", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot write an artifact", err).With("path", rel)
 	}
 	return w.Commit()
 }
@@ -334,7 +322,7 @@ func (d *Dir) WriteFile(rel, source string, data []byte) (FileEntry, error) {
 func (d *Dir) WriteJSON(rel, source string, v any) (FileEntry, error) {
 	b, err := MarshalIndent(v)
 	if err != nil {
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot encode an artifact", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot encode an artifact", err).With("path", rel)
 	}
 	return d.WriteFile(rel, source, b)
 }
@@ -372,7 +360,7 @@ func (d *Dir) Create(rel, source string) (*writer, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
 	}
 	// Re-check after creating parents: a parent must not have been a
 	// symlink planted in between.
@@ -381,7 +369,7 @@ func (d *Dir) Create(rel, source string) (*writer, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact file", err).With("path", rel)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact file", err).With("path", rel)
 	}
 	return &writer{d: d, rel: filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel))), final: final, source: source, f: f, h: sha256.New()}, nil
 }
@@ -403,26 +391,26 @@ func (w *writer) SHA256() string { return hex.EncodeToString(w.h.Sum(nil)) }
 // Commit syncs, closes and renames the file into place and records it.
 func (w *writer) Commit() (FileEntry, error) {
 	if w.done {
-		return FileEntry{}, fault.New(fault.Invalid, CodeWriteFailed, "artifact already committed").With("path", w.rel)
+		return FileEntry{}, fault.New(fault.Invalid, fault.CodeArtifactWriteFailed, "artifact already committed").With("path", w.rel)
 	}
 	w.done = true
 	tmp := w.f.Name()
 	if err := w.f.Sync(); err != nil {
 		w.f.Close()
 		os.Remove(tmp)
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot flush an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot flush an artifact", err).With("path", w.rel)
 	}
 	if err := w.f.Close(); err != nil {
 		os.Remove(tmp)
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot close an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot close an artifact", err).With("path", w.rel)
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
 		os.Remove(tmp)
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
 	}
 	if err := os.Rename(tmp, w.final); err != nil {
 		os.Remove(tmp)
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot publish an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot publish an artifact", err).With("path", w.rel)
 	}
 	e := FileEntry{Path: w.rel, Size: w.n, SHA256: w.SHA256(), Source: w.source}
 	w.d.mu.Lock()

@@ -13,14 +13,6 @@ import (
 // decisions, a CSV, a plugin archive, a token): a regular file, read whole
 // up to a cap, refused with a clear error before anything else happens.
 
-// Error codes of an input file that has no code of its own.
-const (
-	CodeInputUnreadable  = "input_unreadable"
-	CodeInputTooLarge    = "input_too_large"
-	CodeInputNotRegular  = "input_not_regular"
-	CodeInputInvalidUTF8 = "input_invalid_utf8"
-)
-
 // maxInputBytes is an input file's default cap.
 const maxInputBytes = 64 << 20
 
@@ -60,43 +52,43 @@ func (in Input) Read(path string) ([]byte, error) {
 	}
 	before, err := stat(path)
 	if err != nil {
-		return nil, in.fail(CodeInputUnreadable, path, "cannot read the "+in.What, err)
+		return nil, in.fail(fault.CodeInputUnreadable, path, "cannot read the "+in.What, err)
 	}
 	if !before.Mode().IsRegular() {
-		return nil, in.fail(CodeInputNotRegular, path, "the "+in.What+" is not a regular file", nil)
+		return nil, in.fail(fault.CodeInputNotRegular, path, "the "+in.What+" is not a regular file", nil)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, in.fail(CodeInputUnreadable, path, "cannot read the "+in.What, err)
+		return nil, in.fail(fault.CodeInputUnreadable, path, "cannot read the "+in.What, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, in.fail(CodeInputUnreadable, path, "cannot read the "+in.What, err)
+		return nil, in.fail(fault.CodeInputUnreadable, path, "cannot read the "+in.What, err)
 	}
 	if !os.SameFile(before, fi) {
-		return nil, in.fail(CodeInputNotRegular, path, "the "+in.What+" changed while it was opened", nil)
+		return nil, in.fail(fault.CodeInputNotRegular, path, "the "+in.What+" changed while it was opened", nil)
 	}
 	if fi.Size() > limit {
 		return nil, in.tooLarge(path, limit)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, in.fail(CodeInputUnreadable, path, "cannot read the "+in.What, err)
+		return nil, in.fail(fault.CodeInputUnreadable, path, "cannot read the "+in.What, err)
 	}
 	if int64(len(b)) > limit {
 		return nil, in.tooLarge(path, limit)
 	}
 	if in.UTF8 && !utf8.Valid(b) {
 		off := invalidUTF8At(b)
-		return nil, in.fail(CodeInputInvalidUTF8, path, fmt.Sprintf("the %s is not UTF-8: invalid byte 0x%02X at offset %d (save it as UTF-8)", in.What, b[off], off), nil).
+		return nil, in.fail(fault.CodeInputInvalidUTF8, path, fmt.Sprintf("the %s is not UTF-8: invalid byte 0x%02X at offset %d (save it as UTF-8)", in.What, b[off], off), nil).
 			With("offset", off)
 	}
 	return b, nil
 }
 
 func (in Input) tooLarge(path string, limit int64) *fault.Error {
-	return in.fail(CodeInputTooLarge, path, fmt.Sprintf("the %s is larger than %s", in.What, sizeText(limit)), nil).With("maximumBytes", limit)
+	return in.fail(fault.CodeInputTooLarge, path, fmt.Sprintf("the %s is larger than %s", in.What, sizeText(limit)), nil).With("maximumBytes", limit)
 }
 
 // fail is a refusal of kind code (the input's own Code when it has one).

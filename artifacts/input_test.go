@@ -38,13 +38,13 @@ func TestInputRead(t *testing.T) {
 	}{
 		{"regular", ok, "", in},
 		{"through a symlink", link, "", in},
-		{"missing", filepath.Join(dir, "nope"), CodeInputUnreadable, in},
-		{"too large", big, CodeInputTooLarge, in},
-		{"a directory", dir, CodeInputNotRegular, in},
-		{"a named pipe", fifo, CodeInputNotRegular, in},
-		{"not UTF-8", latin, CodeInputInvalidUTF8, Input{What: "test file", UTF8: true}},
+		{"missing", filepath.Join(dir, "nope"), fault.CodeInputUnreadable, in},
+		{"too large", big, fault.CodeInputTooLarge, in},
+		{"a directory", dir, fault.CodeInputNotRegular, in},
+		{"a named pipe", fifo, fault.CodeInputNotRegular, in},
+		{"not UTF-8", latin, fault.CodeInputInvalidUTF8, Input{What: "test file", UTF8: true}},
 		{"not UTF-8 allowed", latin, "", Input{What: "test file"}},
-		{"symlink refused", link, CodeInputNotRegular, Input{What: "test file", NoSymlink: true}},
+		{"symlink refused", link, fault.CodeInputNotRegular, Input{What: "test file", NoSymlink: true}},
 		{"the contract's code", big, "case_file_unreadable", Input{What: "case file", Code: "case_file_unreadable", Max: 10}},
 	} {
 		b, err := c.in.Read(c.path)

@@ -29,7 +29,7 @@ func (d *Dir) Append(rel, source string, data []byte) (FileEntry, error) {
 		return FileEntry{}, err
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
 	}
 	if _, err := d.resolve(rel); err != nil {
 		return FileEntry{}, err
@@ -40,12 +40,12 @@ func (d *Dir) Append(rel, source string, data []byte) (FileEntry, error) {
 	st := d.logs[key]
 	if st == nil {
 		if st, err = existingLog(p); err != nil {
-			return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot read an artifact log", err).With("path", rel)
+			return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot read an artifact log", err).With("path", rel)
 		}
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot open an artifact log", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot open an artifact log", err).With("path", rel)
 	}
 	n, err := f.Write(data)
 	if cerr := f.Close(); err == nil {
@@ -60,7 +60,7 @@ func (d *Dir) Append(rel, source string, data []byte) (FileEntry, error) {
 	e := FileEntry{Path: key, Size: st.n, SHA256: hex.EncodeToString(st.h.Sum(nil)), Source: source}
 	d.files[key] = e
 	if err != nil {
-		return FileEntry{}, fault.Wrap(fault.Invalid, CodeWriteFailed, "cannot append to an artifact log", err).With("path", rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot append to an artifact log", err).With("path", rel)
 	}
 	return e, nil
 }

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/solopi-dev/solopi/fault"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,17 +22,17 @@ func TestEvidenceNew(t *testing.T) {
 	if err != nil || d.Root() != fresh {
 		t.Fatalf("Open = %v, %v", d, err)
 	}
-	if _, err := Open(fresh, EvidenceNew); code(err) != CodeOutputExists {
+	if _, err := Open(fresh, EvidenceNew); code(err) != fault.CodeOutputExists {
 		t.Fatalf("an existing empty directory: %v", err)
 	}
-	if err := Check(fresh, EvidenceNew); code(err) != CodeOutputExists {
+	if err := Check(fresh, EvidenceNew); code(err) != fault.CodeOutputExists {
 		t.Fatalf("Check of an existing directory: %v", err)
 	}
 	link := filepath.Join(root, "link")
 	if err := os.Symlink(filepath.Join(root, "elsewhere"), link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(link, EvidenceNew); code(err) != CodeOutputExists {
+	if _, err := Open(link, EvidenceNew); code(err) != fault.CodeOutputExists {
 		t.Fatalf("a dangling symlink: %v", err)
 	}
 }
@@ -73,13 +74,13 @@ func TestAppendAndMkdir(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(d.Root(), "out")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Append("out/events.jsonl", "events", []byte("x")); code(err) != CodeUnsafePath {
+	if _, err := d.Append("out/events.jsonl", "events", []byte("x")); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("append through a symlink: %v", err)
 	}
-	if _, err := d.Mkdir("out/x"); code(err) != CodeUnsafePath {
+	if _, err := d.Mkdir("out/x"); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("mkdir through a symlink: %v", err)
 	}
-	if _, err := d.Append("../escape", "events", []byte("x")); code(err) != CodeUnsafePath {
+	if _, err := d.Append("../escape", "events", []byte("x")); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("append escaping the root: %v", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {

@@ -34,12 +34,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes of the output policy; part of the CLI's JSON contract.
-const (
-	CodeInvalidOutput     = "invalid_output_path"
-	CodeOutputWriteFailed = "output_write_failed"
-)
-
 // mode says what happens to an entry that already exists at the output.
 type mode int
 
@@ -93,38 +87,38 @@ func (o Output) mkParents(abs string) error {
 }
 
 func exists(abs string) *fault.Error {
-	return fault.Usage(CodeOutputExists, "the output already exists; pass --overwrite to replace it").With("output", abs)
+	return fault.Usage(fault.CodeOutputExists, "the output already exists; pass --overwrite to replace it").With("output", abs)
 }
 
 func writeFailed(abs, what string, err error) *fault.Error {
-	return fault.Wrap(fault.Invalid, CodeOutputWriteFailed, what, err).With("output", abs)
+	return fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, what, err).With("output", abs)
 }
 
 // check resolves path and applies the rules for an entry of kind dir.
 func (o Output) check(path string, dir bool) (string, error) {
 	if strings.TrimSpace(path) == "" {
-		return "", fault.Usage(CodeInvalidOutput, "the output path is empty")
+		return "", fault.Usage(fault.CodeInvalidOutputPath, "the output path is empty")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", fault.Wrap(fault.Invalid, CodeInvalidOutput, "the output path cannot be made absolute", err).With("output", path)
+		return "", fault.Wrap(fault.Invalid, fault.CodeInvalidOutputPath, "the output path cannot be made absolute", err).With("output", path)
 	}
 	fi, err := os.Lstat(abs)
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return "", fault.Usage(CodeInvalidOutput, "the output path is a symbolic link").With("output", abs)
+		return "", fault.Usage(fault.CodeInvalidOutputPath, "the output path is a symbolic link").With("output", abs)
 	case err == nil && fi.IsDir() && !dir:
-		return "", fault.Usage(CodeInvalidOutput, "the output path is a directory").With("output", abs)
+		return "", fault.Usage(fault.CodeInvalidOutputPath, "the output path is a directory").With("output", abs)
 	case err == nil && !fi.IsDir() && dir:
-		return "", fault.Usage(CodeInvalidOutput, "the output path exists and is not a directory").With("output", abs)
+		return "", fault.Usage(fault.CodeInvalidOutputPath, "the output path exists and is not a directory").With("output", abs)
 	case err == nil && o.Mode == Exclusive:
 		return "", exists(abs)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", fault.Wrap(fault.Invalid, CodeInvalidOutput, "the output path cannot be checked", err).With("output", abs)
+		return "", fault.Wrap(fault.Invalid, fault.CodeInvalidOutputPath, "the output path cannot be checked", err).With("output", abs)
 	}
 	if !o.MakeParents {
 		if pst, err := os.Stat(filepath.Dir(abs)); err != nil || !pst.IsDir() {
-			return "", fault.Usage(CodeInvalidOutput, "the output's parent directory does not exist").With("output", abs)
+			return "", fault.Usage(fault.CodeInvalidOutputPath, "the output's parent directory does not exist").With("output", abs)
 		}
 	}
 	// The entry is published by creating a file beside it.
@@ -200,7 +194,7 @@ func (o Output) publish(tmp, abs string, dir bool) (bool, error) {
 		existed := err == nil
 		if existed {
 			if fi.Mode()&fs.ModeSymlink != 0 || fi.IsDir() != dir {
-				return false, fault.Usage(CodeInvalidOutput, "the output path became a symbolic link or changed kind").With("output", abs)
+				return false, fault.Usage(fault.CodeInvalidOutputPath, "the output path became a symbolic link or changed kind").With("output", abs)
 			}
 			if dir {
 				if err := os.RemoveAll(abs); err != nil {

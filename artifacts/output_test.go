@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"github.com/solopi-dev/solopi/fault"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,19 +16,19 @@ func TestOutputCheckFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(p, nil, 0o644)
-	if _, err := (Output{Mode: Exclusive}).CheckFile(p); code(err) != CodeOutputExists {
+	if _, err := (Output{Mode: Exclusive}).CheckFile(p); code(err) != fault.CodeOutputExists {
 		t.Fatalf("existing: %v", err)
 	}
 	if _, err := (Output{Mode: Replace}).CheckFile(p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Output{Mode: Replace}).CheckFile(dir); code(err) != CodeInvalidOutput {
+	if _, err := (Output{Mode: Replace}).CheckFile(dir); code(err) != fault.CodeInvalidOutputPath {
 		t.Fatalf("dir: %v", err)
 	}
-	if _, err := (Output{Mode: Replace}).CheckFile(""); code(err) != CodeInvalidOutput {
+	if _, err := (Output{Mode: Replace}).CheckFile(""); code(err) != fault.CodeInvalidOutputPath {
 		t.Fatalf("empty: %v", err)
 	}
-	if _, err := (Output{}).CheckFile(filepath.Join(dir, "missing", "r.xml")); code(err) != CodeInvalidOutput {
+	if _, err := (Output{}).CheckFile(filepath.Join(dir, "missing", "r.xml")); code(err) != fault.CodeInvalidOutputPath {
 		t.Fatalf("missing parent: %v", err)
 	}
 	if _, err := (Output{MakeParents: true}).CheckFile(filepath.Join(dir, "missing", "r.xml")); err != nil {
@@ -49,10 +50,10 @@ func TestOutputRefusesSymlinks(t *testing.T) {
 		t.Skip("no symlinks here (allowed outside CI only)")
 	}
 	for _, m := range []mode{Exclusive, Replace} {
-		if _, err := (Output{Mode: m}).WriteFile(link, []byte("x")); code(err) != CodeInvalidOutput {
+		if _, err := (Output{Mode: m}).WriteFile(link, []byte("x")); code(err) != fault.CodeInvalidOutputPath {
 			t.Fatalf("mode %d: %v", m, err)
 		}
-		if _, err := (Output{Mode: m}).CheckDir(link); code(err) != CodeInvalidOutput {
+		if _, err := (Output{Mode: m}).CheckDir(link); code(err) != fault.CodeInvalidOutputPath {
 			t.Fatalf("dir mode %d: %v", m, err)
 		}
 	}
@@ -69,7 +70,7 @@ func TestOutputWriteFileModes(t *testing.T) {
 	if err != nil || fr.Size != 3 || fr.Path != p {
 		t.Fatalf("%+v %v", fr, err)
 	}
-	if _, err := (Output{}).WriteFile(p, []byte("two")); code(err) != CodeOutputExists {
+	if _, err := (Output{}).WriteFile(p, []byte("two")); code(err) != fault.CodeOutputExists {
 		t.Fatalf("exclusive over an existing file: %v", err)
 	}
 	if _, err := (Output{Mode: Replace, Perm: 0o600}).WriteFile(p, []byte("three")); err != nil {
@@ -96,7 +97,7 @@ func TestOutputPublishDir(t *testing.T) {
 	if _, err := (Output{}).PublishDir(out, fill("a")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Output{}).PublishDir(out, fill("b")); code(err) != CodeOutputExists {
+	if _, err := (Output{}).PublishDir(out, fill("b")); code(err) != fault.CodeOutputExists {
 		t.Fatalf("exclusive over an existing directory: %v", err)
 	}
 	if _, err := (Output{Mode: Replace}).PublishDir(out, fill("c")); err != nil {
@@ -111,7 +112,7 @@ func TestOutputPublishDir(t *testing.T) {
 	}
 	// The files inside obey the evidence rules: nothing escapes.
 	_, err := (Output{Mode: Replace}).PublishDir(out, func(d *Dir) error { _, err := d.WriteFile("../x", "test", nil); return err })
-	if code(err) != CodeUnsafePath {
+	if code(err) != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("a file escaping the published directory: %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(root, "x")); err == nil {
@@ -153,19 +154,19 @@ func TestUnwritableLocationsRefused(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
 	below := filepath.Join(file, "sub", "out")
-	if err := Check(below, evidenceReplace); code(err) != CodeUnsafePath {
+	if err := Check(below, evidenceReplace); code(err) != fault.CodeUnsafeArtifactPath {
 		t.Errorf("evidence below a file: %v", err)
 	}
-	if _, err := (Output{MakeParents: true}).CheckFile(below); code(err) != CodeInvalidOutput {
+	if _, err := (Output{MakeParents: true}).CheckFile(below); code(err) != fault.CodeInvalidOutputPath {
 		t.Errorf("output below a file: %v", err)
 	}
 	if runtime.GOOS == "linux" {
 		// procfs refuses new files even to root.
 		proc := "/proc/self/solopi-evidence"
-		if err := Check(proc, evidenceReplace); code(err) != CodeNotWritable {
+		if err := Check(proc, evidenceReplace); code(err) != fault.CodeOutputNotWritable {
 			t.Errorf("evidence in procfs: %v", err)
 		}
-		if _, err := (Output{}).CheckFile(proc); code(err) != CodeNotWritable {
+		if _, err := (Output{}).CheckFile(proc); code(err) != fault.CodeOutputNotWritable {
 			t.Errorf("output in procfs: %v", err)
 		}
 	}
@@ -177,11 +178,11 @@ func TestUnwritableLocationsRefused(t *testing.T) {
 	os.Mkdir(ro, 0o555)
 	t.Cleanup(func() { os.Chmod(ro, 0o755) })
 	for _, p := range []string{ro, filepath.Join(ro, "new")} {
-		if err := Check(p, evidenceReplace); code(err) != CodeNotWritable {
+		if err := Check(p, evidenceReplace); code(err) != fault.CodeOutputNotWritable {
 			t.Errorf("evidence %s: %v", p, err)
 		}
 	}
-	if _, err := (Output{}).CheckFile(filepath.Join(ro, "x.png")); code(err) != CodeNotWritable {
+	if _, err := (Output{}).CheckFile(filepath.Join(ro, "x.png")); code(err) != fault.CodeOutputNotWritable {
 		t.Errorf("output in a read-only dir: %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {

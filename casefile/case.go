@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Case is SoloPi's RecordCaseInfo with operationLog decoded into Steps.
@@ -67,7 +68,7 @@ func ParseAsDevice(data []byte) (*Case, error) { return parse(data, false) }
 func parse(data []byte, strict bool) (*Case, error) {
 	// Editors on Windows like to prepend a UTF-8 BOM; it is not JSON.
 	data = trimBOM(data)
-	g, err := decodeDocument(data, CodeInvalidCaseJSON, "the case file")
+	g, err := decodeDocument(data, fault.CodeInvalidCaseJSON, "the case file")
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +85,11 @@ func parse(data []byte, strict bool) (*Case, error) {
 func parseTree(g any, strict bool) (*Case, error) {
 	obj, ok := g.(map[string]any)
 	if !ok {
-		return nil, newError(CodeInvalidCaseJSON, "case JSON must be an object, not %s", jsonKind(g))
+		return nil, newError(fault.CodeInvalidCaseJSON, "case JSON must be an object, not %s", jsonKind(g))
 	}
 	c := &Case{Priority: defaultPriority}
 	fieldErr := func(field, want string) error {
-		e := newError(CodeInvalidField, "case field %s must be %s", field, want)
+		e := newError(fault.CodeInvalidField, "case field %s must be %s", field, want)
 		e.Field = field
 		return e
 	}
@@ -192,10 +193,10 @@ func (c *Case) parseOperationLog(v any, strict bool) error {
 		}
 		g, err := canonjson.Decode([]byte(x))
 		if errors.Is(err, canonjson.ErrTrailingData) {
-			return newError(CodeInvalidOperationLog, "operationLog has trailing data").wrap(err)
+			return newError(fault.CodeInvalidOperationLog, "operationLog has trailing data").wrap(err)
 		}
 		if err != nil {
-			return newError(CodeInvalidOperationLog, "operationLog is not valid encoded JSON").wrap(err)
+			return newError(fault.CodeInvalidOperationLog, "operationLog is not valid encoded JSON").wrap(err)
 		}
 		if strict {
 			if err := checkJSON([]byte(x), "$.operationLog"); err != nil {
@@ -204,13 +205,13 @@ func (c *Case) parseOperationLog(v any, strict bool) error {
 		}
 		m, ok := g.(map[string]any)
 		if !ok {
-			return newError(CodeInvalidOperationLog, "operationLog must encode an object, not %s", jsonKind(g))
+			return newError(fault.CodeInvalidOperationLog, "operationLog must encode an object, not %s", jsonKind(g))
 		}
 		obj = m
 	case map[string]any:
 		obj = x
 	default:
-		return newError(CodeInvalidOperationLog, "operationLog must be an object or an encoded object, not %s", jsonKind(v))
+		return newError(fault.CodeInvalidOperationLog, "operationLog must be an object or an encoded object, not %s", jsonKind(v))
 	}
 	for k, val := range obj {
 		switch k {
@@ -220,7 +221,7 @@ func (c *Case) parseOperationLog(v any, strict bool) error {
 			}
 			list, ok := val.([]any)
 			if !ok {
-				return newError(CodeInvalidOperationLog, "operationLog.steps must be an array, not %s", jsonKind(val))
+				return newError(fault.CodeInvalidOperationLog, "operationLog.steps must be an array, not %s", jsonKind(val))
 			}
 			c.Steps = make([]Step, 0, len(list))
 			for i, raw := range list {
@@ -232,7 +233,7 @@ func (c *Case) parseOperationLog(v any, strict bool) error {
 				}
 				m, ok := raw.(map[string]any)
 				if !ok {
-					return stepError(CodeInvalidStep, i, "", "step must be an object, not %s", jsonKind(raw))
+					return stepError(fault.CodeInvalidStep, i, "", "step must be an object, not %s", jsonKind(raw))
 				}
 				s, err := stepFromGeneric(m, i)
 				if err != nil {

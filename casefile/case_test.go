@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 func TestParseExportedSample(t *testing.T) {
@@ -56,30 +57,30 @@ func TestParseFormsAgree(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, json, code, field string }{
-		{"not json", `{"caseName":`, CodeInvalidCaseJSON, ""},
-		{"empty", ``, CodeInvalidCaseJSON, ""},
-		{"array", `[{"caseName":"x"}]`, CodeInvalidCaseJSON, ""},
-		{"string", `"case"`, CodeInvalidCaseJSON, ""},
-		{"number", `12`, CodeInvalidCaseJSON, ""},
-		{"null", `null`, CodeInvalidCaseJSON, ""},
-		{"trailing", `{"caseName":"x"} {}`, CodeInvalidCaseJSON, ""},
-		{"name type", `{"caseName":1}`, CodeInvalidField, "caseName"},
-		{"priority type", `{"caseName":"x","priority":"2"}`, CodeInvalidField, "priority"},
-		{"priority float", `{"caseName":"x","priority":1.5}`, CodeInvalidField, "priority"},
-		{"priority overflow", `{"caseName":"x","priority":9999999999}`, CodeInvalidField, "priority"},
-		{"gmt type", `{"gmtCreate":"now"}`, CodeInvalidField, "gmtCreate"},
-		{"advanceSettings type", `{"advanceSettings":[1]}`, CodeInvalidField, "advanceSettings"},
-		{"operationLog bad string", `{"operationLog":"{steps"}`, CodeInvalidOperationLog, ""},
-		{"operationLog array string", `{"operationLog":"[]"}`, CodeInvalidOperationLog, ""},
-		{"operationLog number", `{"operationLog":5}`, CodeInvalidOperationLog, ""},
-		{"steps object", `{"operationLog":{"steps":{}}}`, CodeInvalidOperationLog, ""},
-		{"step string", `{"operationLog":{"steps":["x"]}}`, CodeInvalidStep, ""},
-		{"method array", `{"operationLog":{"steps":[{"operationMethod":[]}]}}`, CodeInvalidStep, "operationMethod"},
-		{"encrypt string", `{"operationLog":{"steps":[{"operationMethod":{"encrypt":"true"}}]}}`, CodeInvalidStep, "operationMethod.encrypt"},
-		{"param object", `{"operationLog":{"steps":[{"operationMethod":{"operationParam":{"a":{}}}}]}}`, CodeInvalidStep, "operationMethod.operationParam.a"},
-		{"node string", `{"operationLog":{"steps":[{"operationNode":"x"}]}}`, CodeInvalidStep, "operationNode"},
-		{"bound type", `{"operationLog":{"steps":[{"operationNode":{"nodeBound":{"left":"1"}}}]}}`, CodeInvalidStep, "operationNode.nodeBound.left"},
-		{"index type", `{"operationLog":{"steps":[{"operationIndex":"0"}]}}`, CodeInvalidStep, "operationIndex"},
+		{"not json", `{"caseName":`, fault.CodeInvalidCaseJSON, ""},
+		{"empty", ``, fault.CodeInvalidCaseJSON, ""},
+		{"array", `[{"caseName":"x"}]`, fault.CodeInvalidCaseJSON, ""},
+		{"string", `"case"`, fault.CodeInvalidCaseJSON, ""},
+		{"number", `12`, fault.CodeInvalidCaseJSON, ""},
+		{"null", `null`, fault.CodeInvalidCaseJSON, ""},
+		{"trailing", `{"caseName":"x"} {}`, fault.CodeInvalidCaseJSON, ""},
+		{"name type", `{"caseName":1}`, fault.CodeInvalidField, "caseName"},
+		{"priority type", `{"caseName":"x","priority":"2"}`, fault.CodeInvalidField, "priority"},
+		{"priority float", `{"caseName":"x","priority":1.5}`, fault.CodeInvalidField, "priority"},
+		{"priority overflow", `{"caseName":"x","priority":9999999999}`, fault.CodeInvalidField, "priority"},
+		{"gmt type", `{"gmtCreate":"now"}`, fault.CodeInvalidField, "gmtCreate"},
+		{"advanceSettings type", `{"advanceSettings":[1]}`, fault.CodeInvalidField, "advanceSettings"},
+		{"operationLog bad string", `{"operationLog":"{steps"}`, fault.CodeInvalidOperationLog, ""},
+		{"operationLog array string", `{"operationLog":"[]"}`, fault.CodeInvalidOperationLog, ""},
+		{"operationLog number", `{"operationLog":5}`, fault.CodeInvalidOperationLog, ""},
+		{"steps object", `{"operationLog":{"steps":{}}}`, fault.CodeInvalidOperationLog, ""},
+		{"step string", `{"operationLog":{"steps":["x"]}}`, fault.CodeInvalidStep, ""},
+		{"method array", `{"operationLog":{"steps":[{"operationMethod":[]}]}}`, fault.CodeInvalidStep, "operationMethod"},
+		{"encrypt string", `{"operationLog":{"steps":[{"operationMethod":{"encrypt":"true"}}]}}`, fault.CodeInvalidStep, "operationMethod.encrypt"},
+		{"param object", `{"operationLog":{"steps":[{"operationMethod":{"operationParam":{"a":{}}}}]}}`, fault.CodeInvalidStep, "operationMethod.operationParam.a"},
+		{"node string", `{"operationLog":{"steps":[{"operationNode":"x"}]}}`, fault.CodeInvalidStep, "operationNode"},
+		{"bound type", `{"operationLog":{"steps":[{"operationNode":{"nodeBound":{"left":"1"}}}]}}`, fault.CodeInvalidStep, "operationNode.nodeBound.left"},
+		{"index type", `{"operationLog":{"steps":[{"operationIndex":"0"}]}}`, fault.CodeInvalidStep, "operationIndex"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/solopi-dev/solopi/fault"
 	"maps"
 	"os"
 	"reflect"
@@ -268,8 +269,8 @@ func TestCatalogRefusedParamsAreEnforced(t *testing.T) {
 			}
 		}
 		s := Step{StepID: "s", Method: Method{ActionEnum: p.ActionEnum, Params: params}}
-		if _, err := stepPolicy(s, 0, true, ""); errorCode(err) != CodeRefusedProviderURL {
-			t.Errorf("%s with a url: %v, want %s", p.Code, err, CodeRefusedProviderURL)
+		if _, err := stepPolicy(s, 0, true, ""); errorCode(err) != fault.CodeRefusedProviderURL {
+			t.Errorf("%s with a url: %v, want %s", p.Code, err, fault.CodeRefusedProviderURL)
 		}
 		params["url"] = Str(" ")
 		if _, err := stepPolicy(s, 0, true, ""); err != nil {
@@ -316,15 +317,15 @@ func TestCatalogAgreesWithNormalize(t *testing.T) {
 		if len(d.RequiredParams) > 0 && d.SupportedInCaseStep {
 			c2 := c.Clone()
 			delete(c2.Steps[len(c2.Steps)-1].Method.Params, d.RequiredParams[0])
-			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); errorCode(err) != CodeMissingParams {
-				t.Errorf("%s without %s: %v, want %s", d.ActionEnum, d.RequiredParams[0], err, CodeMissingParams)
+			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); errorCode(err) != fault.CodeMissingParams {
+				t.Errorf("%s without %s: %v, want %s", d.ActionEnum, d.RequiredParams[0], err, fault.CodeMissingParams)
 			}
 		}
 		if d.RequiresNode && d.SupportedInCaseStep {
 			c2 := c.Clone()
 			c2.Steps[len(c2.Steps)-1].Node = nil
-			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); errorCode(err) != CodeMissingNode {
-				t.Errorf("%s without a node: %v, want %s", d.ActionEnum, err, CodeMissingNode)
+			if _, _, err := Normalize(c2, NormalizeOptions{SkipPolicy: true}); errorCode(err) != fault.CodeMissingNode {
+				t.Errorf("%s without a node: %v, want %s", d.ActionEnum, err, fault.CodeMissingNode)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"fmt"
+	"github.com/solopi-dev/solopi/fault"
 	"strings"
 )
 
@@ -159,7 +160,7 @@ func Delete(c *Case, index int) (*EditResult, error) {
 		return nil, err
 	}
 	if len(base.Steps) == 1 {
-		return nil, stepError(CodeLastStep, index, base.Steps[index].StepID, "a SoloPi case must keep at least one step").
+		return nil, stepError(fault.CodeLastStep, index, base.Steps[index].StepID, "a SoloPi case must keep at least one step").
 			with("stepCount", 1).with("index", index)
 	}
 	removed := base.Steps[index].StepID
@@ -250,7 +251,7 @@ func checkIndex(index, count int, insertion bool) error {
 		upper = count
 	}
 	if index < 0 || index > upper {
-		e := newError(CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, upper)
+		e := newError(fault.CodeStepIndexOutOfRange, "step index %d is out of range 0..%d", index, upper)
 		e.StepIndex = index
 		return e.with("index", index).with("minimum", 0).with("maximum", upper).with("insertion", insertion).with("stepCount", count)
 	}

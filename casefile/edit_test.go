@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"encoding/json"
+	"github.com/solopi-dev/solopi/fault"
 	"strings"
 	"testing"
 )
@@ -88,15 +89,15 @@ func TestInsertAndAppend(t *testing.T) {
 		opts EditOptions
 		code string
 	}{
-		{"out of range", 7, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeStepIndexOutOfRange},
-		{"minus one", -1, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeStepIndexOutOfRange},
-		{"very negative", -1 << 31, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeStepIndexOutOfRange},
-		{"shell refused even confirmed", 0, shellStep, EditOptions{ConfirmHighRisk: true}, CodeRefusedAction},
-		{"high risk unconfirmed", 0, clearData, EditOptions{}, CodeHighRiskUnconfirmed},
-		{"duplicate id", 0, `{"stepId":"ai-step-002","operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, CodeDuplicateStepID},
-		{"no selector", 0, `{"operationMethod":{"actionEnum":"CLICK"},"operationNode":{"className":"x"}}`, EditOptions{}, CodeMissingSelector},
-		{"runtime only", 0, `{"operationMethod":{"actionEnum":"PAUSE"}}`, EditOptions{}, CodeRuntimeOnlyAction},
-		{"unpaired stop", 0, stopRec, EditOptions{}, CodeProviderPairing},
+		{"out of range", 7, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, fault.CodeStepIndexOutOfRange},
+		{"minus one", -1, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, fault.CodeStepIndexOutOfRange},
+		{"very negative", -1 << 31, `{"operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, fault.CodeStepIndexOutOfRange},
+		{"shell refused even confirmed", 0, shellStep, EditOptions{ConfirmHighRisk: true}, fault.CodeRefusedAction},
+		{"high risk unconfirmed", 0, clearData, EditOptions{}, fault.CodeHighRiskUnconfirmed},
+		{"duplicate id", 0, `{"stepId":"ai-step-002","operationMethod":{"actionEnum":"BACK"}}`, EditOptions{}, fault.CodeDuplicateStepID},
+		{"no selector", 0, `{"operationMethod":{"actionEnum":"CLICK"},"operationNode":{"className":"x"}}`, EditOptions{}, fault.CodeMissingSelector},
+		{"runtime only", 0, `{"operationMethod":{"actionEnum":"PAUSE"}}`, EditOptions{}, fault.CodeRuntimeOnlyAction},
+		{"unpaired stop", 0, stopRec, EditOptions{}, fault.CodeProviderPairing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -123,10 +124,10 @@ func TestUpdate(t *testing.T) {
 	if s.StepID != "ai-step-003" || s.OperationID != "ai-counter-increment" || s.Method.ActionEnum != "LONG_CLICK" || r.Step.ActionCode != "longClick" {
 		t.Errorf("updated step %+v", s)
 	}
-	if _, err := Update(c, 5, mustStep(t, sleepStep), EditOptions{}); errorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Update(c, 5, mustStep(t, sleepStep), EditOptions{}); errorCode(err) != fault.CodeStepIndexOutOfRange {
 		t.Errorf("out of range: %v", err)
 	}
-	if _, err := Update(c, 0, mustStep(t, `{"operationMethod":{"actionEnum":"SLEEP"}}`), EditOptions{}); errorCode(err) != CodeMissingParams {
+	if _, err := Update(c, 0, mustStep(t, `{"operationMethod":{"actionEnum":"SLEEP"}}`), EditOptions{}); errorCode(err) != fault.CodeMissingParams {
 		t.Errorf("missing params: %v", err)
 	}
 }
@@ -142,14 +143,14 @@ func TestDelete(t *testing.T) {
 		t.Errorf("delete: %+v %s", r, stepIDs(r.Case))
 	}
 	one := mustParse(t, caseWith(`[`+sleepStep+`]`))
-	if _, err := Delete(one, 0); errorCode(err) != CodeLastStep {
+	if _, err := Delete(one, 0); errorCode(err) != fault.CodeLastStep {
 		t.Errorf("last step: %v", err)
 	}
 	paired := mustParse(t, caseWith(`[`+startRec+`,`+sleepStep+`,`+stopRec+`]`))
-	if _, err := Delete(paired, 0); errorCode(err) != CodeProviderPairing {
+	if _, err := Delete(paired, 0); errorCode(err) != fault.CodeProviderPairing {
 		t.Errorf("pairing: %v", err)
 	}
-	if _, err := Delete(paired, 3); errorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Delete(paired, 3); errorCode(err) != fault.CodeStepIndexOutOfRange {
 		t.Errorf("range: %v", err)
 	}
 	// Deleting needs no high-risk confirmation.
@@ -173,15 +174,15 @@ func TestMove(t *testing.T) {
 	if err != nil || stepIDs(r.Case) != "ai-step-001,ai-step-004,ai-step-002,ai-step-003,ai-step-005" {
 		t.Errorf("move back: %s %v", stepIDs(r.Case), err)
 	}
-	if _, err := Move(c, 0, 5, EditOptions{}); errorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Move(c, 0, 5, EditOptions{}); errorCode(err) != fault.CodeStepIndexOutOfRange {
 		t.Errorf("range: %v", err)
 	}
 	paired := mustParse(t, caseWith(`[`+startRec+`,`+sleepStep+`,`+stopRec+`]`))
-	if _, err := Move(paired, 2, 0, EditOptions{}); errorCode(err) != CodeProviderPairing {
+	if _, err := Move(paired, 2, 0, EditOptions{}); errorCode(err) != fault.CodeProviderPairing {
 		t.Errorf("pairing: %v", err)
 	}
 	risky := mustParse(t, caseWith(`[`+clearData+`,`+sleepStep+`]`))
-	if _, err := Move(risky, 0, 1, EditOptions{}); errorCode(err) != CodeHighRiskUnconfirmed {
+	if _, err := Move(risky, 0, 1, EditOptions{}); errorCode(err) != fault.CodeHighRiskUnconfirmed {
 		t.Errorf("high risk: %v", err)
 	}
 }
@@ -205,15 +206,15 @@ func TestCopy(t *testing.T) {
 		t.Fatalf("copy of copy: %s %v", stepIDs(r3.Case), err)
 	}
 	shell := mustParse(t, caseWith(`[`+shellStep+`]`))
-	if _, err := Copy(shell, 0, 1, EditOptions{ConfirmHighRisk: true}); errorCode(err) != CodeRefusedAction {
+	if _, err := Copy(shell, 0, 1, EditOptions{ConfirmHighRisk: true}); errorCode(err) != fault.CodeRefusedAction {
 		t.Errorf("shell copy: %v", err)
 	}
-	if _, err := Copy(c, 0, 6, EditOptions{}); errorCode(err) != CodeStepIndexOutOfRange {
+	if _, err := Copy(c, 0, 6, EditOptions{}); errorCode(err) != fault.CodeStepIndexOutOfRange {
 		t.Errorf("range: %v", err)
 	}
 	// Copying a provider start breaks pairing (double start).
 	paired := mustParse(t, caseWith(`[`+startRec+`,`+stopRec+`]`))
-	if _, err := Copy(paired, 0, 1, EditOptions{}); errorCode(err) != CodeProviderPairing {
+	if _, err := Copy(paired, 0, 1, EditOptions{}); errorCode(err) != fault.CodeProviderPairing {
 		t.Errorf("pairing: %v", err)
 	}
 }
@@ -258,7 +259,7 @@ func TestEditsRefuseNegativeIndexes(t *testing.T) {
 	} {
 		_, err := edit()
 		e := asError(t, err)
-		if e.Code != CodeStepIndexOutOfRange || e.Details["minimum"] != 0 {
+		if e.Code != fault.CodeStepIndexOutOfRange || e.Details["minimum"] != 0 {
 			t.Errorf("%s: %s %v", name, e.Code, e.Details)
 		}
 	}

@@ -1,6 +1,9 @@
 package casefile
 
-import "testing"
+import (
+	"github.com/solopi-dev/solopi/fault"
+	"testing"
+)
 
 // CheckEncoding is CheckJSON's encoding rules without its duplicate-key
 // rule.
@@ -13,7 +16,7 @@ func TestCheckEncoding(t *testing.T) {
 		t.Error("CheckJSON lost its duplicate-key rule")
 	}
 	for _, doc := range []string{"{\"a\":\"\xff\"}", `{"a":"\ud800"}`, `{"\udc00":1}`} {
-		if e := asError(t, CheckEncoding([]byte(doc))); e.Code != CodeInvalidUTF8 {
+		if e := asError(t, CheckEncoding([]byte(doc))); e.Code != fault.CodeInvalidUTF8 {
 			t.Errorf("%q: %v", doc, e)
 		}
 	}

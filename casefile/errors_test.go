@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/solopi-dev/solopi/fault"
 	"testing"
 )
 
@@ -11,10 +12,10 @@ func TestErrorMatching(t *testing.T) {
 	t.Parallel()
 	_, err := Parse([]byte(`{"caseName":x}`))
 	wrapped := fmt.Errorf("case-validate: %w", err)
-	if !errors.Is(wrapped, &Error{Code: CodeInvalidCaseJSON}) || errors.Is(wrapped, &Error{Code: CodeInvalidCase}) {
+	if !errors.Is(wrapped, &Error{Code: fault.CodeInvalidCaseJSON}) || errors.Is(wrapped, &Error{Code: fault.CodeInvalidCase}) {
 		t.Fatal("errors.Is must match on code")
 	}
-	if errorCode(wrapped) != CodeInvalidCaseJSON || errorCode(errors.New("x")) != "" {
+	if errorCode(wrapped) != fault.CodeInvalidCaseJSON || errorCode(errors.New("x")) != "" {
 		t.Fatal("ErrorCode")
 	}
 	var syntax *json.SyntaxError
@@ -37,7 +38,7 @@ func TestStepJSONAndDescribe(t *testing.T) {
 	if d := Describe(s, 0); d.AuthoringAllowed {
 		t.Error("unknown provider must not be authorable")
 	}
-	if err := json.Unmarshal([]byte(`[]`), &s); errorCode(err) != CodeInvalidStep {
+	if err := json.Unmarshal([]byte(`[]`), &s); errorCode(err) != fault.CodeInvalidStep {
 		t.Errorf("non-object step: %v", err)
 	}
 }

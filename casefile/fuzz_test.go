@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
 )
 
@@ -118,12 +119,12 @@ func FuzzCheckShape(f *testing.F) {
 		}
 		doc, derr := canonjson.Decode(body)
 		if derr != nil {
-			if errorCode(err) != CodeInvalidCaseJSON {
+			if errorCode(err) != fault.CodeInvalidCaseJSON {
 				t.Fatalf("not JSON, yet %v", err)
 			}
 			return
 		}
-		refused := errorCode(err) == CodeSchemaViolation
+		refused := errorCode(err) == fault.CodeCaseSchemaViolation
 		if accepts := schemaAccepts(t, doc); accepts == refused {
 			t.Fatalf("schema accepts=%v, Load: %v for %s", accepts, err, data)
 		}

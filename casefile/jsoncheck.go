@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
@@ -40,7 +41,7 @@ func checkJSON(data []byte, doc string) error { return check(&jsonScanner{data: 
 func check(sc *jsonScanner) error {
 	data, doc := sc.data, sc.doc
 	if off, ok := firstInvalidUTF8(data); ok {
-		return newError(CodeInvalidUTF8, "%s is not UTF-8: invalid byte 0x%02X at offset %d (save it as UTF-8)", docName(doc), data[off], off).
+		return newError(fault.CodeInvalidUTF8, "%s is not UTF-8: invalid byte 0x%02X at offset %d (save it as UTF-8)", docName(doc), data[off], off).
 			with("offset", off).with("jsonPath", doc)
 	}
 	sc.space()
@@ -203,7 +204,7 @@ func (s *jsonScanner) object(depth int) error {
 		}
 		if dup && !s.duplicatesAllowed {
 			path := s.render()
-			return newError(CodeDuplicateKey, "key %q appears twice at %s", string(key), path).
+			return newError(fault.CodeDuplicateKey, "key %q appears twice at %s", string(key), path).
 				with("key", string(key)).with("jsonPath", path)
 		}
 		s.space()
@@ -281,7 +282,7 @@ func (s *jsonScanner) str() ([]byte, bool, error) {
 			s.path[n-1] = pathStep{key: s.data[start : s.pos+end], escaped: true}
 		}
 		path := s.render()
-		return nil, false, newError(CodeInvalidUTF8, "%s: the escape \\u%04X at offset %d of %s is a lone UTF-16 surrogate, not a character", path, r1, s.pos, docName(s.doc)).
+		return nil, false, newError(fault.CodeInvalidUTF8, "%s: the escape \\u%04X at offset %d of %s is a lone UTF-16 surrogate, not a character", path, r1, s.pos, docName(s.doc)).
 			with("offset", s.pos).with("jsonPath", path)
 	}
 	return nil, false, errSyntax

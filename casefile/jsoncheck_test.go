@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"encoding/json"
+	"github.com/solopi-dev/solopi/fault"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -40,7 +41,7 @@ func TestCheckJSONRefusesDuplicateKeysAtAnyDepth(t *testing.T) {
 				}
 			}
 			e := asError(t, err)
-			if e.Code != CodeDuplicateKey || e.Details["key"] != tc.key || e.Details["jsonPath"] != tc.path {
+			if e.Code != fault.CodeDuplicateKey || e.Details["key"] != tc.key || e.Details["jsonPath"] != tc.path {
 				t.Fatalf("got %s %v (%s), want key %q at %s", e.Code, e.Details, e.Message, tc.key, tc.path)
 			}
 			if !strings.Contains(e.Message, tc.path) {
@@ -83,13 +84,13 @@ func TestCheckJSONRefusesInvalidUTF8(t *testing.T) {
 					check = func(b []byte) error { _, err := Parse(b); return err }
 				}
 				e := asError(t, check(data))
-				if e.Code != CodeInvalidUTF8 || e.Details["offset"] != int64(len(doc.prefix)+tc.offset) && e.Details["offset"] != len(doc.prefix)+tc.offset {
+				if e.Code != fault.CodeInvalidUTF8 || e.Details["offset"] != int64(len(doc.prefix)+tc.offset) && e.Details["offset"] != len(doc.prefix)+tc.offset {
 					t.Fatalf("%s: got %s %v (%s), want invalid_utf8 at %d", data, e.Code, e.Details, e.Message, len(doc.prefix)+tc.offset)
 				}
 			}
 		})
 	}
-	if e := asError(t, CheckJSON([]byte(`{"ok":{"\ud83d":1}}`))); e.Code != CodeInvalidUTF8 || e.Details["jsonPath"] != "$.ok[\"\uFFFD\"]" {
+	if e := asError(t, CheckJSON([]byte(`{"ok":{"\ud83d":1}}`))); e.Code != fault.CodeInvalidUTF8 || e.Details["jsonPath"] != "$.ok[\"\uFFFD\"]" {
 		t.Errorf("surrogate in a key: %s %v", e.Code, e.Details)
 	}
 	for _, ok := range []string{`{"a":"😀 \ud83d\ude00 \\ud800 é \u00e9"}`, "{\"a\":\"\xef\xbf\xbd\"}"} {
@@ -104,7 +105,7 @@ func TestCheckJSONRefusesInvalidUTF8(t *testing.T) {
 func TestCaseJSONEntryPointsApplyTheCheck(t *testing.T) {
 	t.Parallel()
 	dup := caseWith(`[{"operationMethod":{"actionEnum":"BACK","actionEnum":"HOME"}}]`)
-	if _, err := Parse([]byte(dup)); errorCode(err) != CodeDuplicateKey {
+	if _, err := Parse([]byte(dup)); errorCode(err) != fault.CodeDuplicateKey {
 		t.Errorf("Parse: %v", err)
 	}
 	c, err := ParseAsDevice([]byte(dup))
@@ -114,14 +115,14 @@ func TestCaseJSONEntryPointsApplyTheCheck(t *testing.T) {
 	if c, err := ParseAsDevice([]byte("{\"caseName\":\"caf\xe9\",\"targetAppPackage\":\"p\"}")); err != nil || c.CaseName != "caf\uFFFD" {
 		t.Errorf("ParseAsDevice of Latin-1: %v %+v", err, c)
 	}
-	if _, err := ParseStep([]byte(`{"stepId":"a","stepId":"b"}`)); errorCode(err) != CodeDuplicateKey {
+	if _, err := ParseStep([]byte(`{"stepId":"a","stepId":"b"}`)); errorCode(err) != fault.CodeDuplicateKey {
 		t.Errorf("ParseStep: %v", err)
 	}
-	if _, err := ParseStep([]byte("{\"stepId\":\"\xff\"}")); errorCode(err) != CodeInvalidUTF8 {
+	if _, err := ParseStep([]byte("{\"stepId\":\"\xff\"}")); errorCode(err) != fault.CodeInvalidUTF8 {
 		t.Errorf("ParseStep: %v", err)
 	}
 	base := mustParse(t, caseWith(`[{"operationMethod":{"actionEnum":"BACK"}}]`))
-	if _, err := SetRunningParams(base, []byte(`{"mode":"UNION","paramList":[{"k":"1","k":"2"}]}`)); errorCode(err) != CodeDuplicateKey {
+	if _, err := SetRunningParams(base, []byte(`{"mode":"UNION","paramList":[{"k":"1","k":"2"}]}`)); errorCode(err) != fault.CodeDuplicateKey {
 		t.Errorf("SetRunningParams: %v", err)
 	}
 }
@@ -147,8 +148,8 @@ func FuzzCheckJSON(f *testing.F) {
 			return
 		}
 		switch errorCode(err) {
-		case CodeInvalidUTF8:
-		case CodeDuplicateKey:
+		case fault.CodeInvalidUTF8:
+		case fault.CodeDuplicateKey:
 			if !hasDuplicateKey(t, data) {
 				t.Fatalf("reported a duplicate that is not there: %v", err)
 			}

@@ -10,10 +10,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // CodeSchemaViolation is a case file whose shape case.schema.json refuses.
-const CodeSchemaViolation = "case_schema_violation"
 
 // maxViolations bounds the violations one error lists.
 const maxViolations = 20
@@ -30,12 +30,12 @@ func Load(data []byte) (*Case, error) {
 	if err := CheckJSON(data); err != nil {
 		return nil, err
 	}
-	g, err := decodeDocument(data, CodeInvalidCaseJSON, "the case file")
+	g, err := decodeDocument(data, fault.CodeInvalidCaseJSON, "the case file")
 	if err != nil {
 		return nil, err
 	}
 	if v := CheckShape(g); len(v) > 0 {
-		e := newError(CodeSchemaViolation, "the case file does not match the SoloPi case schema: %s %s", pointerName(v[0].Instance), v[0].Message).
+		e := newError(fault.CodeCaseSchemaViolation, "the case file does not match the SoloPi case schema: %s %s", pointerName(v[0].Instance), v[0].Message).
 			with("violations", v[:min(len(v), maxViolations)])
 		e.Field, e.StepIndex = violationPlace(v[0])
 		return nil, e

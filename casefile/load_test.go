@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"encoding/json"
+	"github.com/solopi-dev/solopi/fault"
 	"strconv"
 	"testing"
 )
@@ -20,7 +21,7 @@ func TestSyntaxErrorLineColumnMatchPython(t *testing.T) {
 	} {
 		_, err := Parse([]byte(tc.doc))
 		e := asError(t, err)
-		if e.Code != CodeInvalidCaseJSON || e.Details["line"] != tc.line || e.Details["column"] != tc.col {
+		if e.Code != fault.CodeInvalidCaseJSON || e.Details["line"] != tc.line || e.Details["column"] != tc.col {
 			t.Errorf("%q: %s line %v column %v, want %d %d", tc.doc, e.Code, e.Details["line"], e.Details["column"], tc.line, tc.col)
 		}
 	}
@@ -65,7 +66,7 @@ func TestRedactionMarkerIsRefusedEverywhere(t *testing.T) {
 			t.Errorf("%s: accepted", path)
 			continue
 		}
-		if e := asError(t, err); e.Code != CodeRedactedValue || e.Details["jsonPath"] != path {
+		if e := asError(t, err); e.Code != fault.CodeRedactedValue || e.Details["jsonPath"] != path {
 			t.Errorf("%s: %s %v", path, e.Code, e.Details)
 		}
 		// Listing and editing a historical case still works.
@@ -100,7 +101,7 @@ func TestLoadNamesSchemaViolations(t *testing.T) {
 		if e.StepIndex >= 0 {
 			got = "step " + strconv.Itoa(e.StepIndex)
 		}
-		if e.Code != CodeSchemaViolation || got != want {
+		if e.Code != fault.CodeCaseSchemaViolation || got != want {
 			t.Errorf("%s: %s %q, want %s", doc, e.Code, got, want)
 		}
 	}

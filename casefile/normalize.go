@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
@@ -53,7 +54,7 @@ var (
 // a free "ai-step-NNN" and must be unique.
 func Normalize(c *Case, opts NormalizeOptions) (*Case, []HighRiskStep, error) {
 	if c == nil {
-		return nil, nil, newError(CodeInvalidCase, "case is missing")
+		return nil, nil, newError(fault.CodeInvalidCase, "case is missing")
 	}
 	if !opts.SkipPolicy {
 		// Before anything else: a value lost to a redacted copy explains
@@ -67,13 +68,13 @@ func Normalize(c *Case, opts NormalizeOptions) (*Case, []HighRiskStep, error) {
 	out.ID, out.GmtCreate, out.GmtModify, out.CaseFingerprint = nil, 0, 0, ""
 	out.CaseName = strings.TrimSpace(out.CaseName)
 	if out.CaseName == "" {
-		e := newError(CodeMissingCaseName, "caseName is required")
+		e := newError(fault.CodeMissingCaseName, "caseName is required")
 		e.Field = "caseName"
 		return nil, nil, e
 	}
 	out.TargetAppPackage = strings.TrimSpace(out.TargetAppPackage)
 	if out.TargetAppPackage == "" {
-		e := newError(CodeMissingTargetPackage, "targetAppPackage is required")
+		e := newError(fault.CodeMissingTargetPackage, "targetAppPackage is required")
 		e.Field = "targetAppPackage"
 		return nil, nil, e
 	}
@@ -89,12 +90,12 @@ func Normalize(c *Case, opts NormalizeOptions) (*Case, []HighRiskStep, error) {
 	}
 	out.AdvanceSettings = settings
 	if out.Priority < 0 || out.Priority > 2 {
-		e := newError(CodeInvalidPriority, "priority must be between 0 and 2, got %d", out.Priority)
+		e := newError(fault.CodeInvalidPriority, "priority must be between 0 and 2, got %d", out.Priority)
 		e.Field = "priority"
 		return nil, nil, e
 	}
 	if len(out.Steps) == 0 {
-		return nil, nil, newError(CodeMissingSteps, "operationLog.steps must contain at least one step")
+		return nil, nil, newError(fault.CodeMissingSteps, "operationLog.steps must contain at least one step")
 	}
 
 	explicitIDs := map[string]bool{}
@@ -122,7 +123,7 @@ func Normalize(c *Case, opts NormalizeOptions) (*Case, []HighRiskStep, error) {
 			stops[i] = p.PairedStop
 		}
 		first := activeStarts[starts[0]]
-		e := stepError(CodeProviderPairing, first, out.Steps[first].StepID,
+		e := stepError(fault.CodeProviderPairing, first, out.Steps[first].StepID,
 			"%s is never stopped; add a %s step after it", starts[0], stops[0])
 		e.with("activeProviderActions", starts).with("requiredStopActions", stops)
 		return nil, nil, e
@@ -141,7 +142,7 @@ func normalizeStep(c *Case, i int, explicitIDs, usedIDs map[string]bool, activeS
 	s := &c.Steps[i]
 	raw := strings.TrimSpace(s.Method.ActionEnum)
 	if raw == "" {
-		return stepError(CodeMissingAction, i, s.StepID, "operationMethod.actionEnum is required")
+		return stepError(fault.CodeMissingAction, i, s.StepID, "operationMethod.actionEnum is required")
 	}
 	if s.Method.Params == nil {
 		s.Method.Params = map[string]*string{}
@@ -157,13 +158,13 @@ func normalizeStep(c *Case, i int, explicitIDs, usedIDs map[string]bool, activeS
 	} else {
 		d, ok := lookupAction(raw)
 		if !ok {
-			return stepError(CodeUnsupportedAction, i, s.StepID, "actionEnum %q is not a SoloPi action", raw).with("actionEnum", raw)
+			return stepError(fault.CodeUnsupportedAction, i, s.StepID, "actionEnum %q is not a SoloPi action", raw).with("actionEnum", raw)
 		}
 		if d.CaseOnly {
-			return stepError(CodeUnsupportedAction, i, s.StepID, "%s is a case-list menu item, not a step", d.ActionEnum).with("actionEnum", d.ActionEnum)
+			return stepError(fault.CodeUnsupportedAction, i, s.StepID, "%s is a case-list menu item, not a step", d.ActionEnum).with("actionEnum", d.ActionEnum)
 		}
 		if d.RuntimeOnly {
-			return stepError(CodeRuntimeOnlyAction, i, s.StepID, "%s is a runtime-only control signal and cannot be a case step", d.ActionEnum).with("actionEnum", d.ActionEnum)
+			return stepError(fault.CodeRuntimeOnlyAction, i, s.StepID, "%s is a runtime-only control signal and cannot be a case step", d.ActionEnum).with("actionEnum", d.ActionEnum)
 		}
 		enum = d
 	}
@@ -177,7 +178,7 @@ func normalizeStep(c *Case, i int, explicitIDs, usedIDs map[string]bool, activeS
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return stepError(CodeMissingParams, i, s.StepID, "%s is missing required params %s", enum.ActionEnum, strings.Join(missing, ", ")).
+		return stepError(fault.CodeMissingParams, i, s.StepID, "%s is missing required params %s", enum.ActionEnum, strings.Join(missing, ", ")).
 			with("actionEnum", enum.ActionEnum).with("missingParams", missing)
 	}
 	if ta, ok := s.Method.Param("targetAction"); ok {
@@ -193,16 +194,16 @@ func normalizeStep(c *Case, i int, explicitIDs, usedIDs map[string]bool, activeS
 	}
 	if enum.RequiresNode {
 		if s.Node == nil {
-			return stepError(CodeMissingNode, i, s.StepID, "%s acts on a node and needs an operationNode", enum.ActionEnum).with("actionEnum", enum.ActionEnum)
+			return stepError(fault.CodeMissingNode, i, s.StepID, "%s acts on a node and needs an operationNode", enum.ActionEnum).with("actionEnum", enum.ActionEnum)
 		}
 		if !hostHasSelector(s.Node) {
-			return stepError(CodeMissingSelector, i, s.StepID,
+			return stepError(fault.CodeMissingSelector, i, s.StepID,
 				"%s needs a node selector (resourceId, text, description, xpath or id) copied from inspect or case-get", enum.ActionEnum).
 				with("actionEnum", enum.ActionEnum)
 		}
 	}
 	if s.OperationIndex < 0 {
-		return stepError(CodeInvalidOperationIndex, i, s.StepID, "operationIndex must not be negative, got %d", s.OperationIndex)
+		return stepError(fault.CodeInvalidOperationIndex, i, s.StepID, "operationIndex must not be negative, got %d", s.OperationIndex)
 	}
 	// SoloPi replays in list order; the index is kept equal to the position
 	// so edits, reports and exceptionStep agree.
@@ -214,7 +215,7 @@ func normalizeStep(c *Case, i int, explicitIDs, usedIDs map[string]bool, activeS
 		s.StepID = defaultStepID(i, explicitIDs, usedIDs)
 	}
 	if usedIDs[s.StepID] {
-		return stepError(CodeDuplicateStepID, i, s.StepID, "stepId %q is already used by an earlier step", s.StepID).with("stepId", s.StepID)
+		return stepError(fault.CodeDuplicateStepID, i, s.StepID, "stepId %q is already used by an earlier step", s.StepID).with("stepId", s.StepID)
 	}
 	usedIDs[s.StepID] = true
 	return nil
@@ -253,7 +254,7 @@ func checkProviderStep(s *Step, i int, targetAction string, activeStarts map[str
 	}
 	s.Method.Params["targetAction"] = Str(p.Code)
 	if s.Method.ActionEnum != p.ActionEnum {
-		return stepError(CodeInvalidProviderParams, i, s.StepID, "provider action %s must be carried by %s, not %s", p.Code, p.ActionEnum, s.Method.ActionEnum).
+		return stepError(fault.CodeInvalidProviderParams, i, s.StepID, "provider action %s must be carried by %s, not %s", p.Code, p.ActionEnum, s.Method.ActionEnum).
 			with("targetAction", p.Code).with("expectedActionEnum", p.ActionEnum)
 	}
 	var missing []string
@@ -264,11 +265,11 @@ func checkProviderStep(s *Step, i int, targetAction string, activeStarts map[str
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return stepError(CodeMissingParams, i, s.StepID, "provider action %s is missing params %s", p.Code, strings.Join(missing, ", ")).
+		return stepError(fault.CodeMissingParams, i, s.StepID, "provider action %s is missing params %s", p.Code, strings.Join(missing, ", ")).
 			with("targetAction", p.Code).with("missingParams", missing)
 	}
 	bad := func(param, format string, args ...any) error {
-		return stepError(CodeInvalidProviderParams, i, s.StepID, format, args...).with("targetAction", p.Code).with("param", param)
+		return stepError(fault.CodeInvalidProviderParams, i, s.StepID, format, args...).with("targetAction", p.Code).with("param", param)
 	}
 	switch p.Code {
 	case "clickByScreenshot", "assertScreenshot":
@@ -302,13 +303,13 @@ func checkProviderStep(s *Step, i int, targetAction string, activeStarts map[str
 	switch {
 	case p.RequiresPriorAction != "":
 		if _, ok := activeStarts[p.RequiresPriorAction]; !ok {
-			return stepError(CodeProviderPairing, i, s.StepID, "%s needs an earlier %s step", p.Code, p.RequiresPriorAction).
+			return stepError(fault.CodeProviderPairing, i, s.StepID, "%s needs an earlier %s step", p.Code, p.RequiresPriorAction).
 				with("targetAction", p.Code).with("requiresPriorAction", p.RequiresPriorAction)
 		}
 		delete(activeStarts, p.RequiresPriorAction)
 	case p.PairedStop != "":
 		if first, ok := activeStarts[p.Code]; ok {
-			return stepError(CodeProviderPairing, i, s.StepID, "%s is already active since step %d; stop it with %s first", p.Code, first, p.PairedStop).
+			return stepError(fault.CodeProviderPairing, i, s.StepID, "%s is already active since step %d; stop it with %s first", p.Code, first, p.PairedStop).
 				with("targetAction", p.Code)
 		}
 		activeStarts[p.Code] = i
@@ -326,22 +327,22 @@ func stepPolicy(s Step, i int, confirm bool, op string) (_ *HighRiskStep, err er
 	}()
 	d, ok := lookupAction(s.Method.ActionEnum)
 	if !ok {
-		return nil, stepError(CodeUnsupportedAction, i, s.StepID, "actionEnum %q is not a SoloPi action", s.Method.ActionEnum)
+		return nil, stepError(fault.CodeUnsupportedAction, i, s.StepID, "actionEnum %q is not a SoloPi action", s.Method.ActionEnum)
 	}
 	if d.Refused {
-		return nil, stepError(CodeRefusedAction, i, s.StepID, "%s may be viewed but not authored, imported or replayed: %s", d.ActionEnum, *d.RefusedReason).
+		return nil, stepError(fault.CodeRefusedAction, i, s.StepID, "%s may be viewed but not authored, imported or replayed: %s", d.ActionEnum, *d.RefusedReason).
 			with("actionEnum", d.ActionEnum).with("reason", *d.RefusedReason)
 	}
 	if d.DynamicProvider {
 		ta, _ := s.Method.Param("targetAction")
 		p, ok := lookupProvider(ta)
 		if !ok {
-			return nil, stepError(CodeUnknownProviderAction, i, s.StepID, "%s targetAction %s is not in the typed provider catalog", d.ActionEnum, shown(&s, ta)).
+			return nil, stepError(fault.CodeUnknownProviderAction, i, s.StepID, "%s targetAction %s is not in the typed provider catalog", d.ActionEnum, shown(&s, ta)).
 				with("actionEnum", d.ActionEnum).with("targetAction", shownValue(&s, ta))
 		}
 		for _, k := range p.RefusedParams {
 			if v, ok := s.Method.Param(k); ok && strings.TrimSpace(v) != "" {
-				return nil, stepError(CodeRefusedProviderURL, i, s.StepID, "provider param %s is not allowed in authored cases (an upload address is set up in the SoloPi app)", k).
+				return nil, stepError(fault.CodeRefusedProviderURL, i, s.StepID, "provider param %s is not allowed in authored cases (an upload address is set up in the SoloPi app)", k).
 					with("actionEnum", d.ActionEnum).with("targetAction", ta).with("param", k)
 			}
 		}
@@ -351,7 +352,7 @@ func stepPolicy(s Step, i int, confirm bool, op string) (_ *HighRiskStep, err er
 	}
 	h := &HighRiskStep{Index: i, StepID: s.StepID, ActionEnum: d.ActionEnum, Risk: *d.HighRiskReason}
 	if !confirm {
-		return h, stepError(CodeHighRiskUnconfirmed, i, s.StepID, "%s is high risk (%s); confirm it explicitly", d.ActionEnum, h.Risk).
+		return h, stepError(fault.CodeHighRiskUnconfirmed, i, s.StepID, "%s is high risk (%s); confirm it explicitly", d.ActionEnum, h.Risk).
 			with("actionEnum", d.ActionEnum).with("risk", h.Risk)
 	}
 	return h, nil
@@ -367,7 +368,7 @@ func applyPolicy(c *Case, confirm bool, op string) ([]HighRiskStep, error) {
 		}
 		if err != nil {
 			e := err.(*Error)
-			if e.Code != CodeHighRiskUnconfirmed {
+			if e.Code != fault.CodeHighRiskUnconfirmed {
 				return nil, e
 			}
 			if unconfirmed == nil {

@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"encoding/json"
+	"github.com/solopi-dev/solopi/fault"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,41 +27,41 @@ func TestNormalizeErrors(t *testing.T) {
 		step             int
 		opts             NormalizeOptions
 	}{
-		{"missing name", `{"caseName":"  ","targetAppPackage":"p","operationLog":{"steps":[` + sleepStep + `]}}`, CodeMissingCaseName, -1, NormalizeOptions{}},
-		{"missing package", `{"caseName":"c","operationLog":{"steps":[` + sleepStep + `]}}`, CodeMissingTargetPackage, -1, NormalizeOptions{}},
-		{"priority", `{"caseName":"c","targetAppPackage":"p","priority":5,"operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidPriority, -1, NormalizeOptions{}},
-		{"advanceSettings not json", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{nope","operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidAdvanceSettings, -1, NormalizeOptions{}},
-		{"advanceSettings not object", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"[1]","operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidAdvanceSettings, -1, NormalizeOptions{}},
-		{"running params", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{\"runningParam\":{\"mode\":\"UNION\",\"paramList\":[{\"a\":\"1\"},{\"b\":\"2\"}]}}","operationLog":{"steps":[` + sleepStep + `]}}`, CodeInvalidRunningParams, -1, NormalizeOptions{}},
-		{"no steps", caseWith(`[]`), CodeMissingSteps, -1, NormalizeOptions{}},
-		{"no operationLog", `{"caseName":"c","targetAppPackage":"p"}`, CodeMissingSteps, -1, NormalizeOptions{}},
-		{"missing action", caseWith(`[` + sleepStep + `,{"operationMethod":{}}]`), CodeMissingAction, 1, NormalizeOptions{}},
-		{"unsupported action", caseWith(`[{"operationMethod":{"actionEnum":"TAP"}}]`), CodeUnsupportedAction, 0, NormalizeOptions{}},
-		{"case-only action", caseWith(`[{"operationMethod":{"actionEnum":"exportCase"}}]`), CodeUnsupportedAction, 0, NormalizeOptions{}},
-		{"runtime-only", caseWith(`[` + sleepStep + `,{"operationMethod":{"actionEnum":"finish"}}]`), CodeRuntimeOnlyAction, 1, NormalizeOptions{}},
-		{"runtime-only NORMAL_EXIT by code", caseWith(`[{"operationMethod":{"actionEnum":"slaveExit"}}]`), CodeRuntimeOnlyAction, 0, NormalizeOptions{}},
-		{"missing params", caseWith(`[{"operationMethod":{"actionEnum":"ASSERT","operationParam":{"assertMode":"assert_contain"}},"operationNode":` + nodeJSON + `}]`), CodeMissingParams, 0, NormalizeOptions{}},
-		{"missing targetAction", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL"}}]`), CodeMissingParams, 0, NormalizeOptions{}},
-		{"provider missing params", caseWith(`[{"operationMethod":{"actionEnum":"startRecord"}}]`), CodeMissingParams, 0, NormalizeOptions{}},
-		{"provider wrong enum", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"stopRecord"}},"operationNode":` + nodeJSON + `}]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
-		{"provider originSize", caseWith(`[{"operationMethod":{"actionEnum":"assertScreenshot","operationParam":{"targetImage":"x","originSize":"100x50"}},"operationNode":` + nodeJSON + `}]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
-		{"provider checkList", caseWith(`[{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU,,Memory"}}}]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
-		{"provider resolution", caseWith(`[` + strings.Replace(startScreen, "720x480", "720*480", 1) + `,` + stopScreen + `]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
-		{"provider bitrate", caseWith(`[` + strings.Replace(startScreen, `"2500"`, `"0"`, 1) + `,` + stopScreen + `]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
-		{"provider diff", caseWith(`[` + strings.Replace(startScreen, `"0.1"`, `"inf"`, 1) + `,` + stopScreen + `]`), CodeInvalidProviderParams, 0, NormalizeOptions{}},
-		{"stop without start", caseWith(`[` + sleepStep + `,` + stopRec + `]`), CodeProviderPairing, 1, NormalizeOptions{}},
-		{"double start", caseWith(`[` + startRec + `,` + startRec + `,` + stopRec + `]`), CodeProviderPairing, 1, NormalizeOptions{}},
-		{"start never stopped", caseWith(`[` + startScreen + `,` + sleepStep + `]`), CodeProviderPairing, 0, NormalizeOptions{}},
-		{"missing node", caseWith(`[` + sleepStep + `,{"operationMethod":{"actionEnum":"CLICK"}}]`), CodeMissingNode, 1, NormalizeOptions{}},
-		{"missing selector", caseWith(`[{"operationMethod":{"actionEnum":"CLICK"},"operationNode":{"text":"  ","className":"android.widget.Button"}}]`), CodeMissingSelector, 0, NormalizeOptions{}},
-		{"negative index", caseWith(`[{"operationIndex":-2,"operationMethod":{"actionEnum":"BACK"}}]`), CodeInvalidOperationIndex, 0, NormalizeOptions{}},
-		{"duplicate stepId", caseWith(`[{"stepId":"x","operationMethod":{"actionEnum":"BACK"}},{"stepId":"x","operationMethod":{"actionEnum":"HOME"}}]`), CodeDuplicateStepID, 1, NormalizeOptions{}},
-		{"refused shell", caseWith(`[` + sleepStep + `,` + shellStep + `]`), CodeRefusedAction, 1, NormalizeOptions{ConfirmHighRisk: true}},
-		{"refused permission alert", caseWith(`[{"operationMethod":{"actionEnum":"permissionAlert"}}]`), CodeRefusedAction, 0, NormalizeOptions{}},
-		{"refused hide ime", caseWith(`[{"operationMethod":{"actionEnum":"HIDE_INPUT_METHOD"}}]`), CodeRefusedAction, 0, NormalizeOptions{}},
-		{"unknown provider", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL","operationParam":{"targetAction":"uploadEverything"}}}]`), CodeUnknownProviderAction, 0, NormalizeOptions{}},
-		{"provider url", caseWith(`[{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU","url":"https://x"}}},` + stopRec + `]`), CodeRefusedProviderURL, 0, NormalizeOptions{}},
-		{"high risk", caseWith(`[` + sleepStep + `,` + clearData + `]`), CodeHighRiskUnconfirmed, 1, NormalizeOptions{}},
+		{"missing name", `{"caseName":"  ","targetAppPackage":"p","operationLog":{"steps":[` + sleepStep + `]}}`, fault.CodeMissingCaseName, -1, NormalizeOptions{}},
+		{"missing package", `{"caseName":"c","operationLog":{"steps":[` + sleepStep + `]}}`, fault.CodeMissingTargetPackage, -1, NormalizeOptions{}},
+		{"priority", `{"caseName":"c","targetAppPackage":"p","priority":5,"operationLog":{"steps":[` + sleepStep + `]}}`, fault.CodeInvalidPriority, -1, NormalizeOptions{}},
+		{"advanceSettings not json", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{nope","operationLog":{"steps":[` + sleepStep + `]}}`, fault.CodeInvalidAdvanceSettings, -1, NormalizeOptions{}},
+		{"advanceSettings not object", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"[1]","operationLog":{"steps":[` + sleepStep + `]}}`, fault.CodeInvalidAdvanceSettings, -1, NormalizeOptions{}},
+		{"running params", `{"caseName":"c","targetAppPackage":"p","advanceSettings":"{\"runningParam\":{\"mode\":\"UNION\",\"paramList\":[{\"a\":\"1\"},{\"b\":\"2\"}]}}","operationLog":{"steps":[` + sleepStep + `]}}`, fault.CodeInvalidRunningParams, -1, NormalizeOptions{}},
+		{"no steps", caseWith(`[]`), fault.CodeMissingSteps, -1, NormalizeOptions{}},
+		{"no operationLog", `{"caseName":"c","targetAppPackage":"p"}`, fault.CodeMissingSteps, -1, NormalizeOptions{}},
+		{"missing action", caseWith(`[` + sleepStep + `,{"operationMethod":{}}]`), fault.CodeMissingAction, 1, NormalizeOptions{}},
+		{"unsupported action", caseWith(`[{"operationMethod":{"actionEnum":"TAP"}}]`), fault.CodeUnsupportedAction, 0, NormalizeOptions{}},
+		{"case-only action", caseWith(`[{"operationMethod":{"actionEnum":"exportCase"}}]`), fault.CodeUnsupportedAction, 0, NormalizeOptions{}},
+		{"runtime-only", caseWith(`[` + sleepStep + `,{"operationMethod":{"actionEnum":"finish"}}]`), fault.CodeRuntimeOnlyAction, 1, NormalizeOptions{}},
+		{"runtime-only NORMAL_EXIT by code", caseWith(`[{"operationMethod":{"actionEnum":"slaveExit"}}]`), fault.CodeRuntimeOnlyAction, 0, NormalizeOptions{}},
+		{"missing params", caseWith(`[{"operationMethod":{"actionEnum":"ASSERT","operationParam":{"assertMode":"assert_contain"}},"operationNode":` + nodeJSON + `}]`), fault.CodeMissingParams, 0, NormalizeOptions{}},
+		{"missing targetAction", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL"}}]`), fault.CodeMissingParams, 0, NormalizeOptions{}},
+		{"provider missing params", caseWith(`[{"operationMethod":{"actionEnum":"startRecord"}}]`), fault.CodeMissingParams, 0, NormalizeOptions{}},
+		{"provider wrong enum", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_NODE","operationParam":{"targetAction":"stopRecord"}},"operationNode":` + nodeJSON + `}]`), fault.CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider originSize", caseWith(`[{"operationMethod":{"actionEnum":"assertScreenshot","operationParam":{"targetImage":"x","originSize":"100x50"}},"operationNode":` + nodeJSON + `}]`), fault.CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider checkList", caseWith(`[{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU,,Memory"}}}]`), fault.CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider resolution", caseWith(`[` + strings.Replace(startScreen, "720x480", "720*480", 1) + `,` + stopScreen + `]`), fault.CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider bitrate", caseWith(`[` + strings.Replace(startScreen, `"2500"`, `"0"`, 1) + `,` + stopScreen + `]`), fault.CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"provider diff", caseWith(`[` + strings.Replace(startScreen, `"0.1"`, `"inf"`, 1) + `,` + stopScreen + `]`), fault.CodeInvalidProviderParams, 0, NormalizeOptions{}},
+		{"stop without start", caseWith(`[` + sleepStep + `,` + stopRec + `]`), fault.CodeProviderPairing, 1, NormalizeOptions{}},
+		{"double start", caseWith(`[` + startRec + `,` + startRec + `,` + stopRec + `]`), fault.CodeProviderPairing, 1, NormalizeOptions{}},
+		{"start never stopped", caseWith(`[` + startScreen + `,` + sleepStep + `]`), fault.CodeProviderPairing, 0, NormalizeOptions{}},
+		{"missing node", caseWith(`[` + sleepStep + `,{"operationMethod":{"actionEnum":"CLICK"}}]`), fault.CodeMissingNode, 1, NormalizeOptions{}},
+		{"missing selector", caseWith(`[{"operationMethod":{"actionEnum":"CLICK"},"operationNode":{"text":"  ","className":"android.widget.Button"}}]`), fault.CodeMissingSelector, 0, NormalizeOptions{}},
+		{"negative index", caseWith(`[{"operationIndex":-2,"operationMethod":{"actionEnum":"BACK"}}]`), fault.CodeInvalidOperationIndex, 0, NormalizeOptions{}},
+		{"duplicate stepId", caseWith(`[{"stepId":"x","operationMethod":{"actionEnum":"BACK"}},{"stepId":"x","operationMethod":{"actionEnum":"HOME"}}]`), fault.CodeDuplicateStepID, 1, NormalizeOptions{}},
+		{"refused shell", caseWith(`[` + sleepStep + `,` + shellStep + `]`), fault.CodeRefusedAction, 1, NormalizeOptions{ConfirmHighRisk: true}},
+		{"refused permission alert", caseWith(`[{"operationMethod":{"actionEnum":"permissionAlert"}}]`), fault.CodeRefusedAction, 0, NormalizeOptions{}},
+		{"refused hide ime", caseWith(`[{"operationMethod":{"actionEnum":"HIDE_INPUT_METHOD"}}]`), fault.CodeRefusedAction, 0, NormalizeOptions{}},
+		{"unknown provider", caseWith(`[{"operationMethod":{"actionEnum":"OTHER_GLOBAL","operationParam":{"targetAction":"uploadEverything"}}}]`), fault.CodeUnknownProviderAction, 0, NormalizeOptions{}},
+		{"provider url", caseWith(`[{"operationMethod":{"actionEnum":"startRecord","operationParam":{"checkList":"CPU","url":"https://x"}}},` + stopRec + `]`), fault.CodeRefusedProviderURL, 0, NormalizeOptions{}},
+		{"high risk", caseWith(`[` + sleepStep + `,` + clearData + `]`), fault.CodeHighRiskUnconfirmed, 1, NormalizeOptions{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -141,7 +142,7 @@ func TestNormalizeHighRiskConfirmed(t *testing.T) {
 	_, _, err := Normalize(c, NormalizeOptions{})
 	e := asError(t, err)
 	steps, _ := e.Details["highRiskSteps"].([]HighRiskStep)
-	if e.Code != CodeHighRiskUnconfirmed || e.StepIndex != 0 || len(steps) != 3 {
+	if e.Code != fault.CodeHighRiskUnconfirmed || e.StepIndex != 0 || len(steps) != 3 {
 		t.Fatalf("got %v %+v", e, e.Details)
 	}
 	n, risky, err := Normalize(c, NormalizeOptions{ConfirmHighRisk: true})
@@ -203,7 +204,7 @@ func TestRunningParams(t *testing.T) {
 		`{"mode":"UNION","paramList":[{"a":"1"}],"extra":1}`,
 		`{"mode":"UNION","paramList":[{"a":1}]}`,
 	} {
-		if _, err := SetRunningParams(c, []byte(bad)); errorCode(err) != CodeInvalidRunningParams {
+		if _, err := SetRunningParams(c, []byte(bad)); errorCode(err) != fault.CodeInvalidRunningParams {
 			t.Errorf("%s: got %v", bad, err)
 		}
 	}

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
 )
 
 // CodeRedactedValue refuses a case that carries the redaction marker.
-const CodeRedactedValue = "redacted_value"
 
 // checkRedacted refuses a case that holds redact.Marker in any value (a
 // parameter, a node field, a name, advanceSettings, a field we do not
@@ -29,7 +29,7 @@ func checkRedacted(c *Case) error {
 	if !found {
 		return nil
 	}
-	return newError(CodeRedactedValue, "%s holds %s, the marker this host prints in place of a secret: the value was lost when the case was printed; "+
+	return newError(fault.CodeRedactedValue, "%s holds %s, the marker this host prints in place of a secret: the value was lost when the case was printed; "+
 		"export the case with case-get --output, which keeps the values", path, redact.Marker).with("jsonPath", path)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 func normalizeAdvanceSettings(s string) (string, error) {
@@ -31,7 +32,7 @@ func parseAdvanceSettings(s string) (map[string]any, error) {
 	}
 	g, err := canonjson.Decode([]byte(s))
 	if err != nil {
-		e := newError(CodeInvalidAdvanceSettings, "advanceSettings is not valid encoded JSON").wrap(err)
+		e := newError(fault.CodeInvalidAdvanceSettings, "advanceSettings is not valid encoded JSON").wrap(err)
 		e.Field = "advanceSettings"
 		return nil, e
 	}
@@ -40,7 +41,7 @@ func parseAdvanceSettings(s string) (map[string]any, error) {
 	}
 	obj, ok := g.(map[string]any)
 	if !ok {
-		e := newError(CodeInvalidAdvanceSettings, "advanceSettings must encode an object, not %s", jsonKind(g))
+		e := newError(fault.CodeInvalidAdvanceSettings, "advanceSettings must encode an object, not %s", jsonKind(g))
 		e.Field = "advanceSettings"
 		return nil, e
 	}
@@ -56,7 +57,7 @@ func parseAdvanceSettings(s string) (map[string]any, error) {
 // actualKeys.
 func validateRunningParam(v any) error {
 	bad := func(format string, args ...any) *Error {
-		e := newError(CodeInvalidRunningParams, "runningParam: "+format, args...)
+		e := newError(fault.CodeInvalidRunningParams, "runningParam: "+format, args...)
 		e.Field = "advanceSettings.runningParam"
 		return e
 	}
@@ -162,7 +163,7 @@ func GetRunningParams(c *Case) (runningParams, error) {
 // the given document (validated); other advanceSettings keys are kept.
 func SetRunningParams(c *Case, runningParam []byte) (*Case, error) {
 	runningParam = trimBOM(runningParam)
-	rp, err := decodeDocument(runningParam, CodeInvalidRunningParams, "the running params file")
+	rp, err := decodeDocument(runningParam, fault.CodeInvalidRunningParams, "the running params file")
 	if err != nil {
 		return nil, err
 	}

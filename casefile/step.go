@@ -3,6 +3,7 @@ package casefile
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/solopi-dev/solopi/fault"
 	"maps"
 	"slices"
 )
@@ -108,7 +109,7 @@ func Bool(b bool) *bool { return &b }
 // the case-step-add/update step files).
 func ParseStep(data []byte) (Step, error) {
 	data = trimBOM(data)
-	g, err := decodeDocument(data, CodeInvalidStep, "the step file")
+	g, err := decodeDocument(data, fault.CodeInvalidStep, "the step file")
 	if err != nil {
 		return Step{}, err
 	}
@@ -117,7 +118,7 @@ func ParseStep(data []byte) (Step, error) {
 	}
 	obj, ok := g.(map[string]any)
 	if !ok {
-		return Step{}, newError(CodeInvalidStep, "step JSON must be an object")
+		return Step{}, newError(fault.CodeInvalidStep, "step JSON must be an object")
 	}
 	return stepFromGeneric(obj, 0)
 }
@@ -125,7 +126,7 @@ func ParseStep(data []byte) (Step, error) {
 func stepFromGeneric(obj map[string]any, index int) (Step, error) {
 	var s Step
 	bad := func(field, want string) error {
-		e := stepError(CodeInvalidStep, index, "", "%s must be %s", field, want)
+		e := stepError(fault.CodeInvalidStep, index, "", "%s must be %s", field, want)
 		e.Field = field
 		return e
 	}
@@ -195,7 +196,7 @@ func stepFromGeneric(obj map[string]any, index int) (Step, error) {
 func methodFromGeneric(obj map[string]any, index int) (Method, error) {
 	var m Method
 	bad := func(field, want string) error {
-		e := stepError(CodeInvalidStep, index, "", "operationMethod.%s must be %s", field, want)
+		e := stepError(fault.CodeInvalidStep, index, "", "operationMethod.%s must be %s", field, want)
 		e.Field = "operationMethod." + field
 		return e
 	}
@@ -248,7 +249,7 @@ func methodFromGeneric(obj map[string]any, index int) (Method, error) {
 				case json.Number:
 					m.Params[pk] = Str(x.String())
 				default:
-					e := stepError(CodeInvalidStep, index, "", "operationParam %q must be a string, number, boolean or null", pk)
+					e := stepError(fault.CodeInvalidStep, index, "", "operationParam %q must be a string, number, boolean or null", pk)
 					e.Field = "operationMethod.operationParam." + pk
 					return m, e
 				}
@@ -265,7 +266,7 @@ func methodFromGeneric(obj map[string]any, index int) (Method, error) {
 func nodeFromGeneric(obj map[string]any, index int) (*Node, error) {
 	n := &Node{}
 	bad := func(field, want string) error {
-		e := stepError(CodeInvalidStep, index, "", "operationNode.%s must be %s", field, want)
+		e := stepError(fault.CodeInvalidStep, index, "", "operationNode.%s must be %s", field, want)
 		e.Field = "operationNode." + field
 		return e
 	}

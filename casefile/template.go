@@ -3,6 +3,7 @@ package casefile
 import (
 	"strings"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -16,12 +17,12 @@ const templateDesc = "AI 编写的 SoloPi 用例"
 // exist would only fail later, on import or run.
 func Template(name, pkg, label string) (*Case, error) {
 	if strings.TrimSpace(name) == "" {
-		e := newError(CodeMissingCaseName, "--name must not be empty")
+		e := newError(fault.CodeMissingCaseName, "--name must not be empty")
 		e.Field = "caseName"
 		return nil, e
 	}
 	if !protocol.ValidPackageName(pkg) {
-		e := newError(CodeMissingTargetPackage, "--target-package must look like com.example.app")
+		e := newError(fault.CodeMissingTargetPackage, "--target-package must look like com.example.app")
 		e.Field = "targetAppPackage"
 		return nil, e.with("targetPackage", pkg)
 	}

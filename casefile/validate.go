@@ -1,6 +1,9 @@
 package casefile
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/solopi-dev/solopi/fault"
+)
 
 // DeviceValidate reproduces the SoloPi 1.x device-side check that
 // harness?type=case-import runs after parsing
@@ -14,7 +17,7 @@ import "fmt"
 // device's invalid_case_json ("Case JSON cannot be parsed by SoloPi").
 func DeviceValidate(c *Case) error {
 	fail := func(index int, msg string) error {
-		e := &Error{Code: CodeInvalidCase, Message: msg, StepIndex: index}
+		e := &Error{Code: fault.CodeInvalidCase, Message: msg, StepIndex: index}
 		return e
 	}
 	if c == nil || c.CaseName == "" {

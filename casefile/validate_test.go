@@ -1,6 +1,9 @@
 package casefile
 
-import "testing"
+import (
+	"github.com/solopi-dev/solopi/fault"
+	"testing"
+)
 
 func TestDeviceValidate(t *testing.T) {
 	t.Parallel()
@@ -39,7 +42,7 @@ func TestDeviceValidate(t *testing.T) {
 				return
 			}
 			e := asError(t, err)
-			if e.Code != CodeInvalidCase || e.Message != tc.msg || e.Error() != tc.msg {
+			if e.Code != fault.CodeInvalidCase || e.Message != tc.msg || e.Error() != tc.msg {
 				t.Fatalf("got %s / %q, want invalid_case / %q", e.Code, e.Message, tc.msg)
 			}
 		})

@@ -116,13 +116,6 @@ func (e *Error) Fields() map[string]any {
 	return m
 }
 
-// Codes of the errors From makes of untyped ones.
-const (
-	CodeInterrupted = "interrupted"
-	CodeTimeout     = "timeout"
-	CodeInternal    = "internal_error"
-)
-
 // From converts any error into an *Error: a wrapped *Error is returned as
 // is; context cancellation becomes Interrupted, a deadline Timeout; anything
 // else is Internal with the error text as its message.
@@ -137,7 +130,7 @@ func From(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return Wrap(Timeout, CodeTimeout, "the command timed out", err)
 	}
-	return Wrap(Internal, CodeInternal, err.Error(), err)
+	return Wrap(Internal, CodeInternalError, err.Error(), err)
 }
 
 // KindOf is the kind of err (Internal for an untyped error, as From).

@@ -18,7 +18,7 @@ func TestFromKeepsTypedAndMapsContext(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", typed), Failed, "replay_active"},
 		{context.Canceled, Interrupted, CodeInterrupted},
 		{fmt.Errorf("poll: %w", context.DeadlineExceeded), Timeout, CodeTimeout},
-		{errors.New("boom"), Internal, CodeInternal},
+		{errors.New("boom"), Internal, CodeInternalError},
 	}
 	for _, c := range cases {
 		e := From(c.err)

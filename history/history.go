@@ -29,34 +29,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes of the results store.
-const (
-	// CodeNotFound: a reader was pointed at a file that does not exist.
-	CodeNotFound = "history_not_found"
-	// CodeInvalidPath: the path is a directory, or there is no data
-	// directory for the default path.
-	CodeInvalidPath = "history_invalid_path"
-	// CodeReadOnly: the file or its directory cannot be written (a
-	// read-only file system, permissions).
-	CodeReadOnly = "history_read_only"
-	// CodeLocked: another process held the database past the busy timeout.
-	CodeLocked = "history_locked"
-	// CodeNotOurs: a SQLite database of another application.
-	CodeNotOurs = "history_not_ours"
-	// CodeCorrupt: not a SQLite database, or a damaged one.
-	CodeCorrupt = "history_corrupt"
-	// CodeSchemaNewer: written by a newer solopi (its schema version is
-	// higher than this one knows).
-	CodeSchemaNewer = "history_schema_newer"
-	// CodeNeedsMigration: a reader found an older schema, which only a
-	// writer migrates.
-	CodeNeedsMigration = "history_needs_migration"
-	// CodeInvalidRecord: an attempt row that breaks the store's rules.
-	CodeInvalidRecord = "history_invalid_record"
-	// CodeFailed: any other database failure.
-	CodeFailed = "history_error"
-)
-
 // applicationID marks a SQLite file as a solopi history ("SoLH").
 const applicationID = 0x536f4c48
 
@@ -101,7 +73,7 @@ func DefaultPath(getenv func(string) string) (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
-		return "", fault.Wrap(fault.Invalid, CodeInvalidPath, "there is no data directory for the results history", err).
+		return "", fault.Wrap(fault.Invalid, fault.CodeHistoryInvalidPath, "there is no data directory for the results history", err).
 			WithUserAction("Set XDG_DATA_HOME or HOME, or name the file (--history PATH).")
 	}
 	return filepath.Join(home, ".local", "share", "solopi", "history.sqlite"), nil
@@ -124,7 +96,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 		// Look before writing: opening for write would already switch a
 		// foreign database to WAL mode.
 		st, err := openReadOnly(ctx, abs, o)
-		if err != nil && fault.CodeOf(err) != CodeNeedsMigration {
+		if err != nil && fault.CodeOf(err) != fault.CodeHistoryNeedsMigration {
 			return nil, err
 		}
 		if st != nil {
@@ -144,7 +116,7 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	var s *Store
 	var last error
 	err = clock.Retry{Attempts: math.MaxInt, Backoff: clock.Backoff{Base: 10 * time.Millisecond, Max: 200 * time.Millisecond, Jitter: 0.5},
-		Retryable: func(err error) bool { return fault.CodeOf(err) == CodeLocked }}.Do(rctx, func(ctx context.Context) error {
+		Retryable: func(err error) bool { return fault.CodeOf(err) == fault.CodeHistoryLocked }}.Do(rctx, func(ctx context.Context) error {
 		s, last = openWriter(ctx, abs, o)
 		return last
 	})
@@ -185,14 +157,14 @@ func OpenReadOnly(ctx context.Context, path string, o Options) (*Store, error) {
 func openReadOnly(ctx context.Context, abs string, o Options) (*Store, error) {
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fault.Usagef(CodeNotFound, "there is no results history at %s", abs).With("history", abs).
+		return nil, fault.Usagef(fault.CodeHistoryNotFound, "there is no results history at %s", abs).With("history", abs).
 			WithUserAction("Check the path (--history), or run a suite first: only a run creates the history.")
 	}
 	if err != nil {
 		return nil, classify(err, abs, "cannot inspect the history file")
 	}
 	if fi.IsDir() {
-		return nil, fault.Usage(CodeInvalidPath, "the history path is a directory").With("history", abs)
+		return nil, fault.Usage(fault.CodeHistoryInvalidPath, "the history path is a directory").With("history", abs)
 	}
 	db, err := sql.Open("sqlite", uri(abs, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)", o.busyMs())))
 	if err != nil {
@@ -203,7 +175,7 @@ func openReadOnly(ctx context.Context, abs string, o Options) (*Store, error) {
 	if err == nil && v.fresh {
 		s.empty = true
 	} else if err == nil && v.version < schemaVersion {
-		err = fault.Usagef(CodeNeedsMigration, "the history has schema version %d; a run of this solopi migrates it to %d", v.version, schemaVersion).With("history", abs)
+		err = fault.Usagef(fault.CodeHistoryNeedsMigration, "the history has schema version %d; a run of this solopi migrates it to %d", v.version, schemaVersion).With("history", abs)
 	}
 	if err != nil {
 		db.Close()
@@ -214,14 +186,14 @@ func openReadOnly(ctx context.Context, abs string, o Options) (*Store, error) {
 
 func absPath(path string) (string, error) {
 	if path == "" {
-		return "", fault.Usage(CodeInvalidPath, "the history path is empty")
+		return "", fault.Usage(fault.CodeHistoryInvalidPath, "the history path is empty")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", fault.Wrap(fault.Invalid, CodeInvalidPath, "the history path is invalid", err)
+		return "", fault.Wrap(fault.Invalid, fault.CodeHistoryInvalidPath, "the history path is invalid", err)
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return "", fault.Usage(CodeInvalidPath, "the history path is a directory").With("history", abs)
+		return "", fault.Usage(fault.CodeHistoryInvalidPath, "the history path is a directory").With("history", abs)
 	}
 	return abs, nil
 }
@@ -236,28 +208,28 @@ func classify(err error, path, what string) *fault.Error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fault.From(err)
 	}
-	kind, code, msg := fault.Transport, CodeFailed, what
+	kind, code, msg := fault.Transport, fault.CodeHistoryError, what
 	var se *sqlite.Error
 	switch {
 	case errors.As(err, &se):
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN:
-			kind, code, msg = fault.Invalid, CodeReadOnly, what+": the file or its directory cannot be written"
+			kind, code, msg = fault.Invalid, fault.CodeHistoryReadOnly, what+": the file or its directory cannot be written"
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			code, msg = CodeLocked, what+": another process holds the database"
+			code, msg = fault.CodeHistoryLocked, what+": another process holds the database"
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			kind, code, msg = fault.Invalid, CodeCorrupt, what+": the file is not a SQLite database, or it is damaged"
+			kind, code, msg = fault.Invalid, fault.CodeHistoryCorrupt, what+": the file is not a SQLite database, or it is damaged"
 		}
 	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTDIR):
-		kind, code, msg = fault.Invalid, CodeReadOnly, what+": the file or its directory cannot be written"
+		kind, code, msg = fault.Invalid, fault.CodeHistoryReadOnly, what+": the file or its directory cannot be written"
 	}
 	e := fault.Wrap(kind, code, msg, err).With("history", path)
 	switch code {
-	case CodeReadOnly:
+	case fault.CodeHistoryReadOnly:
 		e.WithUserAction("Point --history at a writable place, or pass --no-history.")
-	case CodeCorrupt:
+	case fault.CodeHistoryCorrupt:
 		e.WithUserAction("Move the file away (a new history is created in its place), or point --history elsewhere.")
-	case CodeLocked:
+	case fault.CodeHistoryLocked:
 		e.WithUserAction("Another solopi holds the history; run again, or pass --no-history.")
 	}
 	return e

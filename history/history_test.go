@@ -104,7 +104,7 @@ func TestOpenCreatesAVersionedWALStore(t *testing.T) {
 	if err != nil || len(sums) != 1 || sums[0].Runs != 1 {
 		t.Fatalf("summaries %+v %v", sums, err)
 	}
-	if err := ro.Append(ctx, rec("b2", "login", "sim-0001", 1, suitereport.Passed, 1)); fault.CodeOf(err) != CodeReadOnly {
+	if err := ro.Append(ctx, rec("b2", "login", "sim-0001", 1, suitereport.Passed, 1)); fault.CodeOf(err) != fault.CodeHistoryReadOnly {
 		t.Fatalf("append through a reader: %v", err)
 	}
 }
@@ -197,7 +197,7 @@ func TestAppendRefusesBadRecords(t *testing.T) {
 	} {
 		r := ok
 		bad(&r)
-		if err := s.Append(context.Background(), ok, r); fault.CodeOf(err) != CodeInvalidRecord {
+		if err := s.Append(context.Background(), ok, r); fault.CodeOf(err) != fault.CodeHistoryInvalidRecord {
 			t.Errorf("%+v: %v", r, err)
 		}
 	}
@@ -213,16 +213,16 @@ func TestReadOnlyNeverCreates(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "hsitory", "history.sqlite")
-	if _, err := OpenReadOnly(ctx, typo, Options{}); fault.CodeOf(err) != CodeNotFound || fault.KindOf(err) != fault.Invalid {
+	if _, err := OpenReadOnly(ctx, typo, Options{}); fault.CodeOf(err) != fault.CodeHistoryNotFound || fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("missing path: %v", err)
 	}
 	if _, err := os.Stat(filepath.Dir(typo)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the reader created %s: %v", filepath.Dir(typo), err)
 	}
-	if _, err := OpenReadOnly(ctx, dir, Options{}); fault.CodeOf(err) != CodeInvalidPath {
+	if _, err := OpenReadOnly(ctx, dir, Options{}); fault.CodeOf(err) != fault.CodeHistoryInvalidPath {
 		t.Fatalf("a directory: %v", err)
 	}
-	if _, err := Open(ctx, dir, Options{}); fault.CodeOf(err) != CodeInvalidPath {
+	if _, err := Open(ctx, dir, Options{}); fault.CodeOf(err) != fault.CodeHistoryInvalidPath {
 		t.Fatalf("writer at a directory: %v", err)
 	}
 	// An empty file is an empty history for a reader, left as it is.
@@ -277,7 +277,7 @@ func TestForeignCorruptAndNewerFilesAreRefused(t *testing.T) {
 	}
 	s.db.Exec(`PRAGMA user_version = 99`)
 	s.Close()
-	for _, tc := range []struct{ path, code string }{{foreign, CodeNotOurs}, {corrupt, CodeCorrupt}, {newer, CodeSchemaNewer}} {
+	for _, tc := range []struct{ path, code string }{{foreign, fault.CodeHistoryNotOurs}, {corrupt, fault.CodeHistoryCorrupt}, {newer, fault.CodeHistorySchemaNewer}} {
 		before := digest(t, tc.path)
 		for name, open := range map[string]func(context.Context, string, Options) (*Store, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
 			st, err := open(ctx, tc.path, Options{})
@@ -291,7 +291,7 @@ func TestForeignCorruptAndNewerFilesAreRefused(t *testing.T) {
 		if digest(t, tc.path) != before {
 			t.Errorf("%s was changed", filepath.Base(tc.path))
 		}
-		if _, err := os.Stat(tc.path + "-wal"); err == nil && tc.code != CodeSchemaNewer {
+		if _, err := os.Stat(tc.path + "-wal"); err == nil && tc.code != fault.CodeHistorySchemaNewer {
 			t.Errorf("%s got a WAL file", filepath.Base(tc.path))
 		}
 	}
@@ -306,13 +306,13 @@ func TestUnwritableLocation(t *testing.T) {
 	}
 	for _, p := range []string{"/sys/kernel/solopi-history.sqlite", "/sys/solopi-history/history.sqlite"} {
 		_, err := Open(context.Background(), p, Options{})
-		if e := fault.From(err); e.Code != CodeReadOnly || e.Kind != fault.Invalid || e.UserAction == "" {
+		if e := fault.From(err); e.Code != fault.CodeHistoryReadOnly || e.Kind != fault.Invalid || e.UserAction == "" {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
 	file := filepath.Join(t.TempDir(), "plain")
 	os.WriteFile(file, []byte("x"), 0o600)
-	if _, err := Open(context.Background(), filepath.Join(file, "history.sqlite"), Options{}); fault.CodeOf(err) != CodeReadOnly {
+	if _, err := Open(context.Background(), filepath.Join(file, "history.sqlite"), Options{}); fault.CodeOf(err) != fault.CodeHistoryReadOnly {
 		t.Errorf("under a file: %v", err)
 	}
 }
@@ -334,7 +334,7 @@ func TestLockedStore(t *testing.T) {
 	}
 	defer tx.Rollback()
 	err = other.Append(ctx, rec("b1", "login", "sim-0001", 1, suitereport.Passed, 1))
-	if e := fault.From(err); e.Code != CodeLocked || e.Kind != fault.Transport {
+	if e := fault.From(err); e.Code != fault.CodeHistoryLocked || e.Kind != fault.Transport {
 		t.Fatalf("locked: %v", err)
 	}
 }

@@ -50,7 +50,7 @@ func (r Record) check() error {
 		bad = append(bad, "duration")
 	}
 	if len(bad) > 0 {
-		return fault.Usagef(CodeInvalidRecord, "a history record has no valid %s", strings.Join(bad, ", ")).With("caseName", r.CaseName)
+		return fault.Usagef(fault.CodeHistoryInvalidRecord, "a history record has no valid %s", strings.Join(bad, ", ")).With("caseName", r.CaseName)
 	}
 	return nil
 }

@@ -56,10 +56,10 @@ func (s *Store) identify(ctx context.Context, q interface {
 	case app == 0 && tables == 0 && version == 0:
 		return identity{fresh: true}, nil
 	case app != applicationID:
-		return identity{}, fault.Usage(CodeNotOurs, "the file is a SQLite database of another application, not a solopi results history").
+		return identity{}, fault.Usage(fault.CodeHistoryNotOurs, "the file is a SQLite database of another application, not a solopi results history").
 			With("history", s.path).WithUserAction("Point --history at a new file.")
 	case version > schemaVersion:
-		return identity{}, fault.Usagef(CodeSchemaNewer, "the history was written by a newer solopi (schema %d; this one knows %d)", version, schemaVersion).
+		return identity{}, fault.Usagef(fault.CodeHistorySchemaNewer, "the history was written by a newer solopi (schema %d; this one knows %d)", version, schemaVersion).
 			With("history", s.path).WithUserAction("Use the newer solopi, or point --history at another file.")
 	}
 	return identity{version: version}, nil
@@ -98,5 +98,5 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // readOnlyError is the refusal of a write to a store opened for reading.
 func (s *Store) readOnlyError() error {
-	return fault.New(fault.Internal, CodeReadOnly, "the history was opened read-only").With("history", s.path)
+	return fault.New(fault.Internal, fault.CodeHistoryReadOnly, "the history was opened read-only").With("history", s.path)
 }

@@ -193,7 +193,7 @@ func TestRefusesForeignSQLiteDatabases(t *testing.T) {
 	upstream := filepath.Join(dir, "upstream.sqlite")
 	before := createUpstream(t, upstream, "")
 	_, err := Open(ctx, upstream, Options{})
-	if fault.CodeOf(err) != CodeUnsupportedSchema || fault.KindOf(err) != fault.Invalid {
+	if fault.CodeOf(err) != fault.CodeUnsupportedSchema || fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("opening an upstream database: %v", err)
 	}
 	after, _ := os.ReadFile(upstream)
@@ -205,7 +205,7 @@ func TestRefusesForeignSQLiteDatabases(t *testing.T) {
 	db, _ := sql.Open("sqlite", other)
 	db.Exec(`CREATE TABLE invoices (id INTEGER)`)
 	db.Close()
-	if _, err := Open(ctx, other, Options{}); fault.CodeOf(err) != CodeUnsupportedSchema {
+	if _, err := Open(ctx, other, Options{}); fault.CodeOf(err) != fault.CodeUnsupportedSchema {
 		t.Fatalf("opening another application's database: %v", err)
 	}
 
@@ -219,7 +219,7 @@ func TestRefusesForeignSQLiteDatabases(t *testing.T) {
 	tx.exec(ctx, `UPDATE managed_metadata SET value = '99' WHERE key = 'schema_version'`)
 	tx.commit()
 	s.Close()
-	if _, err := Open(ctx, newer, Options{}); fault.CodeOf(err) != CodeUnsupportedSchema {
+	if _, err := Open(ctx, newer, Options{}); fault.CodeOf(err) != fault.CodeUnsupportedSchema {
 		t.Fatalf("opening a newer schema: %v", err)
 	}
 

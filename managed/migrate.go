@@ -3,6 +3,7 @@ package managed
 import (
 	"context"
 	"fmt"
+	"github.com/solopi-dev/solopi/fault"
 	"strconv"
 )
 
@@ -170,12 +171,12 @@ func migrate(ctx context.Context, t txn, dialect string, hasMetadata bool) error
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return storeError(CodeUnsupportedSchema, "the managed database's schema version is unreadable")
+			return storeError(fault.CodeUnsupportedSchema, "the managed database's schema version is unreadable")
 		}
 		current = n
 	}
 	if current > SchemaVersion {
-		return storeError(CodeUnsupportedSchema, "the managed database was written by a newer solopi (schema version "+strconv.Itoa(current)+")").
+		return storeError(fault.CodeUnsupportedSchema, "the managed database was written by a newer solopi (schema version "+strconv.Itoa(current)+")").
 			WithUserAction("upgrade solopi, or point --database at another file")
 	}
 	for _, m := range migrations {

@@ -45,13 +45,13 @@ func TestOpenExistingCreatesNothing(t *testing.T) {
 	existing := managed.Options{Existing: true}
 
 	typo := filepath.Join(dir, "sub", "typo.sqlite")
-	wantOpenCode(t, typo, existing, managed.CodeDatabaseNotFound)
+	wantOpenCode(t, typo, existing, fault.CodeDatabaseNotFound)
 	if _, err := os.Stat(filepath.Dir(typo)); !os.IsNotExist(err) {
 		t.Fatalf("the directory of a mistyped path was created: %v", err)
 	}
 
 	for _, opts := range []managed.Options{existing, {}} {
-		wantOpenCode(t, dir, opts, managed.CodeDatabaseIsDirectory)
+		wantOpenCode(t, dir, opts, fault.CodeDatabaseIsDirectory)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("opening a directory wrote into it: %v", entries)
@@ -59,7 +59,7 @@ func TestOpenExistingCreatesNothing(t *testing.T) {
 
 	empty := filepath.Join(dir, "empty.sqlite")
 	os.WriteFile(empty, nil, 0o600)
-	wantOpenCode(t, empty, existing, managed.CodeDatabaseNotInitialised)
+	wantOpenCode(t, empty, existing, fault.CodeDatabaseNotInitialized)
 	if info, _ := os.Stat(empty); info.Size() != 0 {
 		t.Fatalf("an empty file was initialised: %d bytes", info.Size())
 	}
@@ -93,7 +93,7 @@ func TestOpenCorruptAndForeign(t *testing.T) {
 	junk := bytes.Repeat([]byte("not a database, "), 512)
 	os.WriteFile(garbage, junk, 0o600)
 	for _, opts := range []managed.Options{{}, {Existing: true}} {
-		wantOpenCode(t, garbage, opts, managed.CodeDatabaseCorrupt)
+		wantOpenCode(t, garbage, opts, fault.CodeDatabaseCorrupt)
 	}
 	if b, _ := os.ReadFile(garbage); !bytes.Equal(b, junk) {
 		t.Fatal("the corrupt file was changed")
@@ -113,7 +113,7 @@ func TestOpenCorruptAndForeign(t *testing.T) {
 	os.WriteFile(damaged, b, 0o600)
 	os.Remove(damaged + "-wal")
 	os.Remove(damaged + "-shm")
-	wantOpenCode(t, damaged, managed.Options{Existing: true}, managed.CodeDatabaseCorrupt)
+	wantOpenCode(t, damaged, managed.Options{Existing: true}, fault.CodeDatabaseCorrupt)
 
 	foreign := filepath.Join(dir, "foreign.sqlite")
 	raw, _ := sql.Open("sqlite", "file:"+foreign)
@@ -121,7 +121,7 @@ func TestOpenCorruptAndForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
-	wantOpenCode(t, foreign, managed.Options{}, managed.CodeUnsupportedSchema)
+	wantOpenCode(t, foreign, managed.Options{}, fault.CodeUnsupportedSchema)
 }
 
 // A store another process holds the write lock of, past the busy timeout
@@ -148,7 +148,7 @@ func TestOpenLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
-	wantOpenCode(t, path, managed.Options{}, managed.CodeDatabaseLocked)
+	wantOpenCode(t, path, managed.Options{}, fault.CodeDatabaseLocked)
 	r, err := managed.Open(context.Background(), path, managed.Options{Existing: true})
 	if err != nil {
 		t.Fatalf("read-only open of a locked store: %v", err)
@@ -190,7 +190,7 @@ func TestOpenReadOnly(t *testing.T) {
 		}
 		s.Close()
 		makeReadOnly(t, path)
-		wantOpenCode(t, path, managed.Options{}, managed.CodeDatabaseReadOnly)
+		wantOpenCode(t, path, managed.Options{}, fault.CodeDatabaseReadOnly)
 		r, err := managed.Open(context.Background(), path, managed.Options{Existing: true})
 		if err != nil {
 			t.Fatalf("read-only command on a read-only file: %v", err)
@@ -201,7 +201,7 @@ func TestOpenReadOnly(t *testing.T) {
 		}
 		// A write through it says why it cannot be done.
 		_, err = r.RegisterDevice(context.Background(), managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30})
-		if fault.CodeOf(err) != managed.CodeDatabaseReadOnly {
+		if fault.CodeOf(err) != fault.CodeDatabaseReadOnly {
 			t.Fatalf("a write to a read-only store: %v (%s)", err, fault.CodeOf(err))
 		}
 	})
@@ -209,7 +209,7 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		makeReadOnly(t, dir)
-		wantOpenCode(t, filepath.Join(dir, "farm.sqlite"), managed.Options{}, managed.CodeDatabaseReadOnly)
+		wantOpenCode(t, filepath.Join(dir, "farm.sqlite"), managed.Options{}, fault.CodeDatabaseReadOnly)
 	})
 	t.Run("store in a directory made read-only", func(t *testing.T) {
 		t.Parallel()
@@ -221,7 +221,7 @@ func TestOpenReadOnly(t *testing.T) {
 		}
 		s.Close()
 		makeReadOnly(t, dir)
-		wantOpenCode(t, path, managed.Options{}, managed.CodeDatabaseReadOnly)
+		wantOpenCode(t, path, managed.Options{}, fault.CodeDatabaseReadOnly)
 		// SQLite cannot create the WAL's -shm file there; a read-only
 		// command still reads the store (as immutable), a write says why
 		// it cannot.
@@ -234,7 +234,7 @@ func TestOpenReadOnly(t *testing.T) {
 			t.Fatalf("health %+v %v", h, err)
 		}
 		_, err = r.RegisterDevice(context.Background(), managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30})
-		if fault.CodeOf(err) != managed.CodeDatabaseReadOnly {
+		if fault.CodeOf(err) != fault.CodeDatabaseReadOnly {
 			t.Fatalf("a write to a read-only store: %v (%s)", err, fault.CodeOf(err))
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
@@ -263,18 +263,18 @@ func TestOpenPostgresErrors(t *testing.T) {
 		u.RawQuery = q.Encode()
 	})
 	for _, opts := range []managed.Options{{}, {Existing: true}} {
-		f := wantOpenCode(t, missingSchema, opts, managed.CodeSchemaNotFound)
+		f := wantOpenCode(t, missingSchema, opts, fault.CodeDatabaseSchemaNotFound)
 		if !strings.Contains(f.Message, "solopi_no_such_schema") {
 			t.Fatalf("the message does not name the search_path: %q", f.Message)
 		}
 	}
-	wantOpenCode(t, with(func(u *url.URL) { u.User = url.UserPassword("solopi_no_such_role", "pw-secret-123") }), managed.Options{}, managed.CodeDatabaseAuth)
-	wantOpenCode(t, with(func(u *url.URL) { u.Path = "/solopi_no_such_database" }), managed.Options{}, managed.CodeDatabaseNotFound)
-	f := wantOpenCode(t, with(func(u *url.URL) { u.Host = "127.0.0.1:1" }), managed.Options{}, managed.CodeDatabaseUnreachable)
+	wantOpenCode(t, with(func(u *url.URL) { u.User = url.UserPassword("solopi_no_such_role", "pw-secret-123") }), managed.Options{}, fault.CodeDatabaseAuthFailed)
+	wantOpenCode(t, with(func(u *url.URL) { u.Path = "/solopi_no_such_database" }), managed.Options{}, fault.CodeDatabaseNotFound)
+	f := wantOpenCode(t, with(func(u *url.URL) { u.Host = "127.0.0.1:1" }), managed.Options{}, fault.CodeDatabaseUnreachable)
 	if !strings.Contains(f.Message, "127.0.0.1:1") {
 		t.Fatalf("the message does not name the address: %q", f.Message)
 	}
-	wantOpenCode(t, pgtest.Schema(t), managed.Options{Existing: true}, managed.CodeDatabaseNotInitialised)
+	wantOpenCode(t, pgtest.Schema(t), managed.Options{Existing: true}, fault.CodeDatabaseNotInitialized)
 
 	// A role that may not use the schema, then one that may use it but not
 	// create in it.
@@ -300,14 +300,14 @@ func TestOpenPostgresErrors(t *testing.T) {
 		admin.Exec(`DROP ROLE ` + role)
 	})
 	su.User = url.UserPassword(role, "pw-secret-123")
-	f = wantOpenCode(t, su.String(), managed.Options{}, managed.CodeDatabasePermission)
+	f = wantOpenCode(t, su.String(), managed.Options{}, fault.CodeDatabasePermissionDenied)
 	if !strings.Contains(f.Message, schema) || strings.Contains(fmt.Sprint(f.Fields()), "pw-secret-123") {
 		t.Fatalf("the refusal names no schema, or shows the password: %v", f.Fields())
 	}
 	if _, err := admin.Exec(`GRANT USAGE ON SCHEMA ` + schema + ` TO ` + role); err != nil {
 		t.Fatal(err)
 	}
-	f = wantOpenCode(t, su.String(), managed.Options{}, managed.CodeDatabasePermission)
+	f = wantOpenCode(t, su.String(), managed.Options{}, fault.CodeDatabasePermissionDenied)
 	t.Logf("without CREATE: %s", f.Message)
 	if strings.Contains(fmt.Sprint(f.Fields()), "pw-secret-123") {
 		t.Fatalf("the refusal shows the password: %v", f.Fields())

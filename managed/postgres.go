@@ -41,7 +41,7 @@ type postgresBackend struct {
 func openPostgres(ctx context.Context, dsn string, opts Options) (*postgresBackend, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeDatabase, "the PostgreSQL URL is invalid", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDatabaseError, "the PostgreSQL URL is invalid", err)
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = 10
@@ -82,7 +82,7 @@ func checkSearchPath(ctx context.Context, pool *pgxpool.Pool, where string) erro
 	var schema *string
 	var path string
 	if err := pool.QueryRow(ctx, `SELECT current_schema(), current_setting('search_path')`).Scan(&schema, &path); err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the connection's search_path", err).With("database", where)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot read the connection's search_path", err).With("database", where)
 	}
 	if schema != nil {
 		return nil
@@ -96,14 +96,14 @@ func checkSearchPath(ctx context.Context, pool *pgxpool.Pool, where string) erro
 		denied, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
 	if err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the connection's schemas", err).With("database", where)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot read the connection's schemas", err).With("database", where)
 	}
 	if len(denied) > 0 {
-		return storeError(CodeDatabasePermission, "the role may not use the schema of its search_path ("+strings.Join(denied, ", ")+")").
+		return storeError(fault.CodeDatabasePermissionDenied, "the role may not use the schema of its search_path ("+strings.Join(denied, ", ")+")").
 			With("database", where).With("searchPath", path).
 			WithUserAction("GRANT USAGE, CREATE ON SCHEMA … TO the role, or connect as its owner")
 	}
-	return storeError(CodeSchemaNotFound, "no schema of the connection's search_path exists ("+path+")").
+	return storeError(fault.CodeDatabaseSchemaNotFound, "no schema of the connection's search_path exists ("+path+")").
 		With("database", where).With("searchPath", path).
 		WithUserAction("create the schema (CREATE SCHEMA …) or correct search_path in the URL")
 }
@@ -151,7 +151,7 @@ func (b *postgresBackend) checkInitialised(ctx context.Context) error {
 // answers for at that host and port. The password is never in the text.
 func pgFault(err error, cfg *pgxpool.Config, where, doing string) error {
 	var f *fault.Error
-	if errors.As(err, &f) && f.Code != CodeDatabase || errors.Is(err, context.Canceled) {
+	if errors.As(err, &f) && f.Code != fault.CodeDatabaseError || errors.Is(err, context.Canceled) {
 		return err
 	}
 	hide := redact.New(cfg.ConnConfig.Password)
@@ -160,28 +160,28 @@ func pgFault(err error, cfg *pgxpool.Config, where, doing string) error {
 		detail := hide.Text(pe.Message)
 		switch {
 		case pe.Code == "28P01" || pe.Code == "28000":
-			return fault.Wrap(fault.Invalid, CodeDatabaseAuth, "PostgreSQL refused the role or its password: "+detail, err).
+			return fault.Wrap(fault.Invalid, fault.CodeDatabaseAuthFailed, "PostgreSQL refused the role or its password: "+detail, err).
 				With("database", where).With("sqlstate", pe.Code).With("user", cfg.ConnConfig.User)
 		case pe.Code == "3D000":
-			return fault.Wrap(fault.Invalid, CodeDatabaseNotFound, "the PostgreSQL database does not exist: "+detail, err).
+			return fault.Wrap(fault.Invalid, fault.CodeDatabaseNotFound, "the PostgreSQL database does not exist: "+detail, err).
 				With("database", where).With("sqlstate", pe.Code)
 		case pe.Code == "3F000":
-			return fault.Wrap(fault.Invalid, CodeSchemaNotFound, "no schema of the connection's search_path exists: "+detail, err).
+			return fault.Wrap(fault.Invalid, fault.CodeDatabaseSchemaNotFound, "no schema of the connection's search_path exists: "+detail, err).
 				With("database", where).With("sqlstate", pe.Code)
 		case pe.Code == "42501":
-			return fault.Wrap(fault.Invalid, CodeDatabasePermission, "the role lacks a privilege the store needs: "+detail, err).
+			return fault.Wrap(fault.Invalid, fault.CodeDatabasePermissionDenied, "the role lacks a privilege the store needs: "+detail, err).
 				With("database", where).With("sqlstate", pe.Code).With("user", cfg.ConnConfig.User)
 		case pe.Code == "25006": // read_only_sql_transaction: a standby
-			return fault.Wrap(fault.Invalid, CodeDatabaseReadOnly, "the PostgreSQL server is read-only (a standby?): "+detail, err).
+			return fault.Wrap(fault.Invalid, fault.CodeDatabaseReadOnly, "the PostgreSQL server is read-only (a standby?): "+detail, err).
 				With("database", where).With("sqlstate", pe.Code)
 		case strings.HasPrefix(pe.Code, "57P") || pe.Code == "53300":
-			return fault.Wrap(fault.Transport, CodeDatabaseUnreachable, "the PostgreSQL server is not accepting connections: "+detail, err).
+			return fault.Wrap(fault.Transport, fault.CodeDatabaseUnreachable, "the PostgreSQL server is not accepting connections: "+detail, err).
 				With("database", where).With("sqlstate", pe.Code)
 		}
 		if f != nil {
 			return f.With("sqlstate", pe.Code)
 		}
-		return fault.Wrap(fault.Transport, CodeDatabase, doing+": "+detail, err).With("database", where).With("sqlstate", pe.Code)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, doing+": "+detail, err).With("database", where).With("sqlstate", pe.Code)
 	}
 	if f != nil {
 		return err
@@ -189,10 +189,10 @@ func pgFault(err error, cfg *pgxpool.Config, where, doing string) error {
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded) {
 		addr := net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
-		return fault.Wrap(fault.Transport, CodeDatabaseUnreachable, "cannot reach the PostgreSQL server at "+addr+": "+hide.Text(innermost(err).Error()), err).
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseUnreachable, "cannot reach the PostgreSQL server at "+addr+": "+hide.Text(innermost(err).Error()), err).
 			With("database", where).WithUserAction("check the host and port in the URL and that the server is running")
 	}
-	return fault.Wrap(fault.Transport, CodeDatabase, doing+": "+hide.Text(err.Error()), err).With("database", where)
+	return fault.Wrap(fault.Transport, fault.CodeDatabaseError, doing+": "+hide.Text(err.Error()), err).With("database", where)
 }
 
 // innermost is the deepest cause of a wrapped error (the dial error under
@@ -236,24 +236,24 @@ func (b *postgresBackend) migrate(ctx context.Context) error {
 	}
 	lock, err := b.pool.Acquire(ctx)
 	if err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot connect to PostgreSQL", err)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot connect to PostgreSQL", err)
 	}
 	defer lock.Release()
 	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLockKey)); err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot lock the schema for migration", err)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot lock the schema for migration", err)
 	}
 	defer lock.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(migrationLockKey))
 	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot migrate River's tables", err)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot migrate River's tables", err)
 	}
 	t, err := b.begin(ctx)
 	if err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot begin the migration", err)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot begin the migration", err)
 	}
 	defer t.rollback()
 	var hasMetadata bool
 	if err := t.queryRow(ctx, `SELECT to_regclass('managed_metadata') IS NOT NULL`).Scan(&hasMetadata); err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot read the schema", err)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot read the schema", err)
 	}
 	if err := migrate(ctx, t, "postgres", hasMetadata); err != nil {
 		return err

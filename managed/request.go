@@ -2,6 +2,7 @@ package managed
 
 import (
 	"encoding/json"
+	"github.com/solopi-dev/solopi/fault"
 	"math"
 )
 
@@ -67,7 +68,7 @@ func DeviceSpecFromJSON(body map[string]any) (DeviceSpec, error) {
 	if v, ok := body["capabilities"]; ok {
 		items, ok := v.([]any)
 		if !ok {
-			return spec, storeError(CodeInvalidContract, "capabilities must be a list")
+			return spec, storeError(fault.CodeInvalidContract, "capabilities must be a list")
 		}
 		for _, item := range items {
 			c, err := identifier(item, "device capability")
@@ -112,7 +113,7 @@ func optionalString(body map[string]any, key string) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", storeError(CodeInvalidContract, key+" must be a string")
+		return "", storeError(fault.CodeInvalidContract, key+" must be a string")
 	}
 	return s, nil
 }

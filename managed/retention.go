@@ -71,7 +71,7 @@ func (s *store) MarkPurged(ctx context.Context, taskID string, attemptIDs []stri
 		return 0, err
 	}
 	if len(attemptIDs) == 0 {
-		return 0, storeError(CodeInvalidContract, "no evidence to mark purged")
+		return 0, storeError(fault.CodeInvalidContract, "no evidence to mark purged")
 	}
 	var purged int64
 	now, err := s.now(ctx)
@@ -88,7 +88,7 @@ func (s *store) MarkPurged(ctx context.Context, taskID string, attemptIDs []stri
 		var retention int64
 		if err := t.queryRow(ctx, `SELECT status, finished_at_ms, retention_ms FROM managed_tasks WHERE task_id = $1`, id).
 			Scan(&status, &finished, &retention); errors.Is(err, errNoRows) {
-			return storeError(CodeTaskNotFound, "no managed task has this id")
+			return storeError(fault.CodeTaskNotFound, "no managed task has this id")
 		} else if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func Purge(ctx context.Context, s Store, host string, artifactsRoots []string) (
 			res.Refused = append(res.Refused, e)
 			continue
 		case err != nil:
-			return res, fault.Wrap(fault.Transport, CodePurgeFailed, "cannot delete expired evidence", err).With("path", e.Path)
+			return res, fault.Wrap(fault.Transport, fault.CodePurgeFailed, "cannot delete expired evidence", err).With("path", e.Path)
 		}
 		if _, ok := byTask[e.TaskID]; !ok {
 			order = append(order, e.TaskID)
@@ -152,7 +152,6 @@ func Purge(ctx context.Context, s Store, host string, artifactsRoots []string) (
 }
 
 // CodePurgeFailed: evidence past its retention could not be deleted.
-const CodePurgeFailed = "purge_failed"
 
 var errOutsideRoot = errors.New("the evidence path leads out of the artifacts root")
 

@@ -41,14 +41,14 @@ func sqliteURI(path string, params string) string {
 func openSQLite(ctx context.Context, path string, opts Options) (*sqliteBackend, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeDatabase, "the database path is invalid", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDatabaseError, "the database path is invalid", err)
 	}
 	switch info, err := os.Stat(abs); {
 	case err == nil && info.IsDir():
-		return nil, storeError(CodeDatabaseIsDirectory, "--database names a directory, not a SQLite file").With("database", abs).
+		return nil, storeError(fault.CodeDatabaseIsDirectory, "--database names a directory, not a SQLite file").With("database", abs).
 			WithUserAction("name the store's file, for example " + filepath.Join(abs, "managed.sqlite"))
 	case errors.Is(err, os.ErrNotExist) && opts.Existing:
-		return nil, storeError(CodeDatabaseNotFound, "no managed store exists at this path; this command does not create one").
+		return nil, storeError(fault.CodeDatabaseNotFound, "no managed store exists at this path; this command does not create one").
 			With("database", abs).WithUserAction("check --database (or SOLOPI_MANAGED_DB); managed-init creates a store")
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, sqliteFault(err, abs, "cannot read the database file")
@@ -59,7 +59,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*sqliteBackend,
 		}
 	}
 	b, err := openSQLiteFile(ctx, abs, opts, false)
-	if opts.Existing && fault.CodeOf(err) == CodeDatabaseReadOnly {
+	if opts.Existing && fault.CodeOf(err) == fault.CodeDatabaseReadOnly {
 		// A WAL database on read-only media cannot be read the usual way
 		// (SQLite would create its -shm file); nothing can change it there,
 		// so a command that only reads opens it as immutable.
@@ -119,18 +119,18 @@ func openSQLiteFile(ctx context.Context, abs string, opts Options, immutable boo
 // without our tables or at another schema version.
 func checkInitialised(hasMetadata bool, version string) error {
 	if !hasMetadata {
-		return storeError(CodeDatabaseNotInitialised, "the database holds no managed store; this command does not create one").
+		return storeError(fault.CodeDatabaseNotInitialized, "the database holds no managed store; this command does not create one").
 			WithUserAction("check --database (or SOLOPI_MANAGED_DB); managed-init creates a store")
 	}
 	n, err := strconv.Atoi(version)
 	switch {
 	case err != nil:
-		return storeError(CodeUnsupportedSchema, "the managed database's schema version is unreadable")
+		return storeError(fault.CodeUnsupportedSchema, "the managed database's schema version is unreadable")
 	case n > SchemaVersion:
-		return storeError(CodeUnsupportedSchema, "the managed database was written by a newer solopi (schema version "+version+")").
+		return storeError(fault.CodeUnsupportedSchema, "the managed database was written by a newer solopi (schema version "+version+")").
 			WithUserAction("upgrade solopi, or point --database at another store")
 	case n < SchemaVersion:
-		return storeError(CodeDatabaseNotInitialised, "the managed database is at an older schema version ("+version+"); this command does not migrate").
+		return storeError(fault.CodeDatabaseNotInitialized, "the managed database is at an older schema version ("+version+"); this command does not migrate").
 			WithUserAction("run managed-init with this solopi to migrate it")
 	}
 	return nil
@@ -155,12 +155,12 @@ func inspectSQLite(ctx context.Context, path, params string) ([]string, string, 
 		return nil, "", sqliteFault(err, path, "cannot read the database schema")
 	}
 	if slices.Contains(tables, "metadata") && !slices.Contains(tables, "managed_metadata") {
-		return nil, "", storeError(CodeUnsupportedSchema, "this is a managed database of SoloPi's Python host CLI (solopi-ai); solopi does not convert or modify it").
+		return nil, "", storeError(fault.CodeUnsupportedSchema, "this is a managed database of SoloPi's Python host CLI (solopi-ai); solopi does not convert or modify it").
 			With("database", path).WithUserAction("point --database (or SOLOPI_MANAGED_DB) at a new file")
 	}
 	for _, t := range tables {
 		if !strings.HasPrefix(t, "managed_") && !strings.HasPrefix(t, "river_") && !strings.HasPrefix(t, "sqlite_") {
-			return nil, "", storeError(CodeUnsupportedSchema, "the database holds tables of another application").
+			return nil, "", storeError(fault.CodeUnsupportedSchema, "the database holds tables of another application").
 				With("database", path).With("table", t).WithUserAction("point --database (or SOLOPI_MANAGED_DB) at a new file")
 		}
 	}
@@ -206,19 +206,19 @@ func sqliteFault(err error, path, doing string) error {
 
 func classifySQLite(err error, path, doing string) error {
 	var f *fault.Error
-	if errors.As(err, &f) && f.Code != CodeDatabase || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &f) && f.Code != fault.CodeDatabaseError || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	code := sqliteCode(err)
 	switch {
 	case code&0xff == sqlite3.SQLITE_BUSY || code&0xff == sqlite3.SQLITE_LOCKED:
-		return fault.Wrap(fault.Transport, CodeDatabaseLocked, "another process holds the database's lock and did not release it within 10 s", err).
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseLocked, "another process holds the database's lock and did not release it within 10 s", err).
 			With("database", path).WithUserAction("retry when the other solopi process has finished, or stop it")
 	case code&0xff == sqlite3.SQLITE_NOTADB || code&0xff == sqlite3.SQLITE_CORRUPT:
-		return fault.Wrap(fault.Invalid, CodeDatabaseCorrupt, "the file is not a SQLite database, or it is damaged", err).
+		return fault.Wrap(fault.Invalid, fault.CodeDatabaseCorrupt, "the file is not a SQLite database, or it is damaged", err).
 			With("database", path).WithUserAction("point --database at another file; keep this one for inspection")
 	case code&0xff == sqlite3.SQLITE_FULL:
-		return fault.Wrap(fault.Transport, CodeDatabaseFull, "the disk holding the database is full", err).With("database", path)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseFull, "the disk holding the database is full", err).With("database", path)
 	}
 	var ro, denied bool
 	if path != "" {
@@ -226,16 +226,16 @@ func classifySQLite(err error, path, doing string) error {
 	}
 	switch {
 	case code&0xff == sqlite3.SQLITE_READONLY || ro:
-		return fault.Wrap(fault.Invalid, CodeDatabaseReadOnly, "the database cannot be written: its file, directory or file system is read-only", err).
+		return fault.Wrap(fault.Invalid, fault.CodeDatabaseReadOnly, "the database cannot be written: its file, directory or file system is read-only", err).
 			With("database", path).WithUserAction("point --database at a writable location")
 	case denied || code&0xff == sqlite3.SQLITE_PERM || code&0xff == sqlite3.SQLITE_AUTH || errors.Is(err, syscall.EACCES):
-		return fault.Wrap(fault.Invalid, CodeDatabasePermission, "this user may not open the database or its directory", err).
+		return fault.Wrap(fault.Invalid, fault.CodeDatabasePermissionDenied, "this user may not open the database or its directory", err).
 			With("database", path).WithUserAction("run as the store's owner, or fix the file's permissions")
 	}
 	if f != nil {
 		return f.With("database", path)
 	}
-	return fault.Wrap(fault.Transport, CodeDatabase, doing+": "+err.Error(), err).With("database", path)
+	return fault.Wrap(fault.Transport, fault.CodeDatabaseError, doing+": "+err.Error(), err).With("database", path)
 }
 
 // writability finds out, on the error path only, whether the database's
@@ -272,7 +272,7 @@ func (b *sqliteBackend) migrate(ctx context.Context, hasMetadata bool) error {
 	}
 	defer t.rollback()
 	if _, err := migrator.MigrateTx(ctx, t.(*sqliteTx).tx, rivermigrate.DirectionUp, nil); err != nil {
-		return fault.Wrap(fault.Transport, CodeDatabase, "cannot migrate River's tables", err)
+		return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot migrate River's tables", err)
 	}
 	if err := migrate(ctx, t, "sqlite", hasMetadata); err != nil {
 		return err

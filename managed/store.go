@@ -124,7 +124,7 @@ func (s *store) now(ctx context.Context) (int64, error) {
 	}
 	var ms int64
 	if err := s.be.reader().queryRow(ctx, s.be.nowQuery()).Scan(&ms); err != nil {
-		return 0, fault.Wrap(fault.Transport, CodeDatabase, "cannot read the database's clock", err)
+		return 0, fault.Wrap(fault.Transport, fault.CodeDatabaseError, "cannot read the database's clock", err)
 	}
 	return ms, nil
 }
@@ -170,5 +170,5 @@ func asFault(err error) error {
 		// The same codes as at open; the path is the store's own.
 		return sqliteFault(err, "", "")
 	}
-	return fault.Wrap(fault.Transport, CodeDatabase, "the managed database failed: "+err.Error(), err)
+	return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "the managed database failed: "+err.Error(), err)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -230,7 +231,7 @@ func checkIdentity(id Identity) error {
 // has not expired (measured now, so a late write is refused even before
 // recovery has run).
 func fence(ctx context.Context, t txn, id Identity, now int64) (*attemptRow, error) {
-	stale := storeError(CodeStaleAssignment, "the assignment no longer holds its exact device generation")
+	stale := storeError(fault.CodeStaleAssignment, "the assignment no longer holds its exact device generation")
 	a := attemptRow{}
 	var leaseExpires int64
 	err := t.queryRow(ctx, `SELECT task_id, shard_id, device_id, lease_id, owner_generation, lease_expires_ms,
@@ -316,7 +317,7 @@ func (s *store) Heartbeat(ctx context.Context, id Identity) (int64, error) {
 			return err
 		}
 		if cancel != 0 {
-			return storeError(CodeTaskCancelled, "the task was cancelled; the lease is not renewed")
+			return storeError(fault.CodeTaskCancelled, "the task was cancelled; the lease is not renewed")
 		}
 		expires = now + lease
 		if _, err := t.exec(ctx, `UPDATE managed_attempts SET lease_expires_ms = $1 WHERE attempt_id = $2`, expires, a.AttemptID); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 const deviceColumns = `device_id, serial, platform, api_level, capabilities_json, labels_json, health,
@@ -60,7 +61,7 @@ func (s *store) RegisterDevice(ctx context.Context, spec DeviceSpec) (Device, er
 		var owner string
 		switch err := t.queryRow(ctx, `SELECT device_id FROM managed_devices WHERE serial = $1`, d.Serial).Scan(&owner); {
 		case err == nil && owner != d.DeviceID:
-			return storeError(CodeSerialConflict, "this adb serial is registered to another device id").With("deviceId", owner)
+			return storeError(fault.CodeSerialConflict, "this adb serial is registered to another device id").With("deviceId", owner)
 		case err != nil && !errors.Is(err, errNoRows):
 			return err
 		}
@@ -86,7 +87,7 @@ func (s *store) RegisterDevice(ctx context.Context, spec DeviceSpec) (Device, er
 // uniqueAsConflict reports a concurrent registration of the same serial.
 func (s *store) uniqueAsConflict(err error) error {
 	if err != nil && s.be.uniqueViolation(err) {
-		return storeError(CodeSerialConflict, "this adb serial or device id was registered concurrently")
+		return storeError(fault.CodeSerialConflict, "this adb serial or device id was registered concurrently")
 	}
 	return err
 }
@@ -97,7 +98,7 @@ func (s *store) SetDeviceHealth(ctx context.Context, deviceID, health string) (D
 		return Device{}, err
 	}
 	if !ValidHealth(health) {
-		return Device{}, storeError(CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", health)
+		return Device{}, storeError(fault.CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", health)
 	}
 	now, err := s.now(ctx)
 	if err != nil {
@@ -106,7 +107,7 @@ func (s *store) SetDeviceHealth(ctx context.Context, deviceID, health string) (D
 	err = s.write(ctx, func(t txn) error {
 		n, err := t.exec(ctx, `UPDATE managed_devices SET health = $1, last_seen_ms = $2, updated_at_ms = $2 WHERE device_id = $3`, health, now, id)
 		if err == nil && n == 0 {
-			return storeError(CodeDeviceNotFound, "no managed device has this id")
+			return storeError(fault.CodeDeviceNotFound, "no managed device has this id")
 		}
 		return err
 	})
@@ -135,7 +136,7 @@ func (s *store) DeviceBySerial(ctx context.Context, serial string) (Device, erro
 func (s *store) oneDevice(ctx context.Context, q string, arg string) (Device, error) {
 	d, err := scanDevice(s.be.reader().queryRow(ctx, q, arg))
 	if errors.Is(err, errNoRows) {
-		return Device{}, storeError(CodeDeviceNotFound, "no managed device matches")
+		return Device{}, storeError(fault.CodeDeviceNotFound, "no managed device matches")
 	}
 	if err != nil {
 		return Device{}, asFault(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/redact"
 )
@@ -32,7 +33,7 @@ func (s *store) FailInfrastructure(ctx context.Context, id Identity, category st
 		return Outcome{}, err
 	}
 	if c.EvidenceDigest != "" && !validSHA256(c.EvidenceDigest) {
-		return Outcome{}, storeError(CodeInvalidEvidence, "the evidence digest must be a SHA-256")
+		return Outcome{}, storeError(fault.CodeInvalidEvidence, "the evidence digest must be a SHA-256")
 	}
 	reportJSON, outcomeFP, err := storedReport(c.Report)
 	if err != nil {
@@ -96,13 +97,13 @@ func storedReport(report any) (string, any, error) {
 	if v, ok := m["outcomeFingerprint"]; ok && v != nil {
 		fp, _ := v.(string)
 		if !validSHA256(fp) {
-			return "", nil, storeError(CodeInvalidReport, "the report's outcomeFingerprint is not a SHA-256")
+			return "", nil, storeError(fault.CodeInvalidReport, "the report's outcomeFingerprint is not a SHA-256")
 		}
 		outcomeFP = fp
 	}
 	b, err := canonjson.Marshal(m)
 	if err != nil {
-		return "", nil, storeError(CodeInvalidReport, "the report is not representable as canonical JSON")
+		return "", nil, storeError(fault.CodeInvalidReport, "the report is not representable as canonical JSON")
 	}
 	return string(b), outcomeFP, nil
 }

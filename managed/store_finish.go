@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/redact"
 )
@@ -19,10 +20,10 @@ var verdictEvents = map[string]protocol.Event{
 func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcome, error) {
 	ev, ok := verdictEvents[c.Status]
 	if !ok {
-		return Outcome{}, storeError(CodeInvalidResult, "a completion's status must be passed, failed or not_tested")
+		return Outcome{}, storeError(fault.CodeInvalidResult, "a completion's status must be passed, failed or not_tested")
 	}
 	if c.EvidenceDigest != "" && !validSHA256(c.EvidenceDigest) {
-		return Outcome{}, storeError(CodeInvalidEvidence, "the evidence digest must be a SHA-256")
+		return Outcome{}, storeError(fault.CodeInvalidEvidence, "the evidence digest must be a SHA-256")
 	}
 	if c.FailureCategory != "" {
 		if _, err := identifier(c.FailureCategory, "failure category"); err != nil {
@@ -41,13 +42,13 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 	if v, ok := report["outcomeFingerprint"]; ok && v != nil {
 		fp, _ := v.(string)
 		if !validSHA256(fp) {
-			return Outcome{}, storeError(CodeInvalidReport, "the report's outcomeFingerprint is not a SHA-256")
+			return Outcome{}, storeError(fault.CodeInvalidReport, "the report's outcomeFingerprint is not a SHA-256")
 		}
 		outcomeFP = fp
 	}
 	reportJSON, err := canonjson.Marshal(report)
 	if err != nil {
-		return Outcome{}, storeError(CodeInvalidReport, "the report is not representable as canonical JSON")
+		return Outcome{}, storeError(fault.CodeInvalidReport, "the report is not representable as canonical JSON")
 	}
 	var out Outcome
 	err = s.fenced(ctx, id, false, func(t txn, a *attemptRow, now int64) error {
@@ -56,7 +57,7 @@ func (s *store) Complete(ctx context.Context, id Identity, c Completion) (Outcom
 			return err
 		}
 		if cancel != 0 {
-			return storeError(CodeStaleAssignment, "the task was cancelled; its results are not accepted")
+			return storeError(fault.CodeStaleAssignment, "the task was cancelled; its results are not accepted")
 		}
 		if err := step(attemptMachine, a.status, ev); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 )
 
@@ -139,7 +140,7 @@ func (s *store) Events(ctx context.Context, taskID string, after int64) ([]Event
 		return nil, err
 	}
 	if after < 0 {
-		return nil, storeError(CodeInvalidContract, "the event cursor must be a non-negative integer")
+		return nil, storeError(fault.CodeInvalidContract, "the event cursor must be a non-negative integer")
 	}
 	q := s.be.reader()
 	if _, err := getTask(ctx, q, id); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -18,7 +19,7 @@ func (s *store) Cancel(ctx context.Context, taskID, ownerToken string) (Task, er
 		return Task{}, err
 	}
 	if !ValidOwnerToken(ownerToken) {
-		return Task{}, storeError(CodeInvalidOwnerToken, "the owner token must be 16 to 256 URL-safe characters")
+		return Task{}, storeError(fault.CodeInvalidOwnerToken, "the owner token must be 16 to 256 URL-safe characters")
 	}
 	var out Task
 	now, err := s.now(ctx)
@@ -31,12 +32,12 @@ func (s *store) Cancel(ctx context.Context, taskID, ownerToken string) (Task, er
 		}
 		var owner string
 		if err := t.queryRow(ctx, `SELECT owner_hash FROM managed_tasks WHERE task_id = $1`, id).Scan(&owner); errors.Is(err, errNoRows) {
-			return storeError(CodeTaskNotFound, "no managed task has this id")
+			return storeError(fault.CodeTaskNotFound, "no managed task has this id")
 		} else if err != nil {
 			return err
 		}
 		if !ownerMatches(owner, id, ownerToken) {
-			return storeError(CodeOwnerMismatch, "the owner token does not match this task")
+			return storeError(fault.CodeOwnerMismatch, "the owner token does not match this task")
 		}
 		task, err := getTask(ctx, t, id)
 		if err != nil {

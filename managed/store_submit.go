@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
 )
 
@@ -35,7 +36,7 @@ func scanTask(r row) (Task, error) {
 func getTask(ctx context.Context, q querier, taskID string) (Task, error) {
 	t, err := scanTask(q.queryRow(ctx, `SELECT `+taskColumns+` FROM managed_tasks WHERE task_id = $1`, taskID))
 	if errors.Is(err, errNoRows) {
-		return Task{}, storeError(CodeTaskNotFound, "no managed task has this id")
+		return Task{}, storeError(fault.CodeTaskNotFound, "no managed task has this id")
 	}
 	return t, err
 }
@@ -87,7 +88,7 @@ func normalizeSubmission(sub Submission) (*normalizedSubmission, error) {
 		n.token, n.generated = NewToken(), true
 	}
 	if !ValidOwnerToken(n.token) {
-		return nil, storeError(CodeInvalidOwnerToken, "the owner token must be 16 to 256 URL-safe characters")
+		return nil, storeError(fault.CodeInvalidOwnerToken, "the owner token must be 16 to 256 URL-safe characters")
 	}
 	expanded := make([]any, len(n.targets))
 	for i, t := range n.targets {
@@ -98,7 +99,7 @@ func normalizeSubmission(sub Submission) (*normalizedSubmission, error) {
 		"maxRetries": n.retries, "leaseDurationMs": n.leaseMs, "retentionMs": n.retentionMs,
 	})
 	if err != nil {
-		return nil, storeError(CodeInvalidContract, "the submission is not representable as canonical JSON: "+err.Error())
+		return nil, storeError(fault.CodeInvalidContract, "the submission is not representable as canonical JSON: "+err.Error())
 	}
 	return n, nil
 }
@@ -184,10 +185,10 @@ func (s *store) submit(ctx context.Context, n *normalizedSubmission) (Task, erro
 			Scan(&id, &requestFP, &owner); {
 		case err == nil:
 			if requestFP != n.requestFP {
-				return storeError(CodeIdempotencyConflict, "this idempotency key was used for a different submission").With("taskId", id)
+				return storeError(fault.CodeIdempotencyConflict, "this idempotency key was used for a different submission").With("taskId", id)
 			}
 			if !ownerMatches(owner, id, n.token) {
-				return storeError(CodeOwnerMismatch, "this idempotency key belongs to another owner")
+				return storeError(fault.CodeOwnerMismatch, "this idempotency key belongs to another owner")
 			}
 			task, err := getTask(ctx, t, id)
 			task.Idempotent = true
@@ -206,11 +207,11 @@ func (s *store) insertTask(ctx context.Context, t txn, n *normalizedSubmission, 
 	taskID := "task-" + hex
 	planJSON, err := canonjson.Marshal(n.plan)
 	if err != nil {
-		return storeError(CodeInvalidPlan, "the plan is not representable as canonical JSON")
+		return storeError(fault.CodeInvalidPlan, "the plan is not representable as canonical JSON")
 	}
 	decisionsJSON, err := canonjson.Marshal(n.decisions)
 	if err != nil {
-		return storeError(CodeInvalidContract, "the agent decisions are not representable as canonical JSON")
+		return storeError(fault.CodeInvalidContract, "the agent decisions are not representable as canonical JSON")
 	}
 	if _, err := t.exec(ctx, `INSERT INTO managed_tasks (task_id, idempotency_key, request_fingerprint, owner_hash,
 		plan_json, decisions_json, plan_fingerprint, max_retries, lease_duration_ms, retention_ms, status,

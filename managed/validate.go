@@ -47,42 +47,6 @@ func validToken(s string) bool {
 
 func validSHA256(s string) bool { return protocol.ValidHex(s, 64, false) }
 
-// Error codes of the store, stable and shared with SoloPi's own host CLI.
-const (
-	CodeInvalidID           = "invalid_id"
-	CodeInvalidOwnerToken   = "invalid_owner_token"
-	CodeInvalidContract     = "invalid_contract"
-	CodeInvalidMatrix       = "invalid_matrix"
-	CodeInvalidSelector     = "invalid_selector"
-	CodeDuplicateID         = "duplicate_id"
-	CodeInvalidPlan         = "invalid_plan"
-	CodeInvalidHealth       = "invalid_health"
-	CodeInvalidResult       = "invalid_result"
-	CodeInvalidEvidence     = "invalid_evidence"
-	CodeInvalidReport       = "invalid_report"
-	CodeSerialConflict      = "serial_conflict"
-	CodeDeviceNotFound      = "device_not_found"
-	CodeTaskNotFound        = "task_not_found"
-	CodeIdempotencyConflict = "idempotency_conflict"
-	CodeOwnerMismatch       = "owner_mismatch"
-	CodeStaleAssignment     = "stale_assignment"
-	CodeTaskCancelled       = "task_cancelled"
-	CodeUnsupportedSchema   = "unsupported_schema"
-	CodeDatabase            = "database_error"
-	// Opening a store.
-	CodeDatabaseNotFound       = "database_not_found"
-	CodeDatabaseNotInitialised = "database_not_initialized"
-	CodeDatabaseIsDirectory    = "database_is_directory"
-	CodeDatabaseReadOnly       = "database_read_only"
-	CodeDatabaseLocked         = "database_locked"
-	CodeDatabaseCorrupt        = "database_corrupt"
-	CodeDatabaseFull           = "database_full"
-	CodeDatabasePermission     = "database_permission_denied"
-	CodeDatabaseUnreachable    = "database_unreachable"
-	CodeDatabaseAuth           = "database_auth_failed"
-	CodeSchemaNotFound         = "database_schema_not_found"
-)
-
 // storeError is a refused store operation. Every such refusal is a local
 // contract error (exit 3), as in SoloPi's own host CLI.
 func storeError(code, msg string) *fault.Error { return fault.New(fault.Invalid, code, msg) }
@@ -91,7 +55,7 @@ func storeError(code, msg string) *fault.Error { return fault.New(fault.Invalid,
 // holds its device generation (or its task was cancelled).
 func IsStale(err error) bool {
 	c := fault.CodeOf(err)
-	return c == CodeStaleAssignment || c == CodeTaskCancelled
+	return c == fault.CodeStaleAssignment || c == fault.CodeTaskCancelled
 }
 
 func identifier(v any, label string) (string, error) {
@@ -100,7 +64,7 @@ func identifier(v any, label string) (string, error) {
 		s = strings.TrimSpace(s)
 	}
 	if !ok || !validID(s) {
-		return "", storeError(CodeInvalidID, label+" must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
+		return "", storeError(fault.CodeInvalidID, label+" must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
 	}
 	return s, nil
 }
@@ -138,14 +102,14 @@ func randomHex() string {
 
 // want reads request trees, refusing a wrong type as an invalid contract.
 var want = canonjson.Refuse(func(label, w string) error {
-	return storeError(CodeInvalidContract, label+" must be "+w)
+	return storeError(fault.CodeInvalidContract, label+" must be "+w)
 })
 
 // integer reads a JSON integer (never a bool or a float) within [lo, hi].
 func integer(v any, label string, lo, hi int64) (int64, error) {
 	n, ok := canonjson.Integer(v)
 	if !ok || n < lo || n > hi {
-		return 0, storeError(CodeInvalidContract, label+" must be an integer from "+strconv.FormatInt(lo, 10)+" to "+strconv.FormatInt(hi, 10))
+		return 0, storeError(fault.CodeInvalidContract, label+" must be an integer from "+strconv.FormatInt(lo, 10)+" to "+strconv.FormatInt(hi, 10))
 	}
 	return n, nil
 }
@@ -166,11 +130,11 @@ func StructuralPlan(plan any) error {
 func normalizePlan(plan any) (map[string]any, string, error) {
 	m, ok := plan.(map[string]any)
 	if !ok || m["schemaVersion"] != PlanSchema {
-		return nil, "", storeError(CodeInvalidPlan, "a managed task needs a "+PlanSchema+" plan")
+		return nil, "", storeError(fault.CodeInvalidPlan, "a managed task needs a "+PlanSchema+" plan")
 	}
 	fp, _ := m["planFingerprint"].(string)
 	if !validSHA256(fp) {
-		return nil, "", storeError(CodeInvalidPlan, "the plan's planFingerprint is not a SHA-256")
+		return nil, "", storeError(fault.CodeInvalidPlan, "the plan's planFingerprint is not a SHA-256")
 	}
 	return m, fp, nil
 }
@@ -237,14 +201,14 @@ func ExpandMatrix(v any) ([]target, error) {
 			return nil, err
 		}
 		if unknown := canonjson.UnknownKeys(t, "id", "replicas", "selector"); len(unknown) > 0 {
-			return nil, storeError(CodeInvalidMatrix, "a device matrix target has unknown fields").With("fields", unknown)
+			return nil, storeError(fault.CodeInvalidMatrix, "a device matrix target has unknown fields").With("fields", unknown)
 		}
 		id, err := identifier(t["id"], "matrix target id")
 		if err != nil {
 			return nil, err
 		}
 		if seen[id] {
-			return nil, storeError(CodeDuplicateID, "a device matrix target id is repeated").With("id", id)
+			return nil, storeError(fault.CodeDuplicateID, "a device matrix target id is repeated").With("id", id)
 		}
 		seen[id] = true
 		replicas := int64(1)
@@ -264,7 +228,7 @@ func ExpandMatrix(v any) ([]target, error) {
 		}
 	}
 	if len(out) > MaxMatrixShards {
-		return nil, storeError(CodeInvalidMatrix, "the expanded device matrix has more than 64 shards").
+		return nil, storeError(fault.CodeInvalidMatrix, "the expanded device matrix has more than 64 shards").
 			With("maximum", MaxMatrixShards).With("actual", len(out))
 	}
 	return out, nil
@@ -276,7 +240,7 @@ func normalizeSelector(raw any) (map[string]any, error) {
 		return nil, err
 	}
 	if unknown := canonjson.UnknownKeys(in, selectorFields...); len(unknown) > 0 {
-		return nil, storeError(CodeInvalidSelector, "a device selector has unknown fields").With("fields", unknown)
+		return nil, storeError(fault.CodeInvalidSelector, "a device selector has unknown fields").With("fields", unknown)
 	}
 	out := map[string]any{}
 	for _, f := range []string{"deviceIds", "serials", "capabilities"} {
@@ -314,7 +278,7 @@ func normalizeSelector(raw any) (map[string]any, error) {
 	}
 	if lo, ok := out["minApiLevel"].(int64); ok {
 		if hi, ok := out["maxApiLevel"].(int64); ok && lo > hi {
-			return nil, storeError(CodeInvalidSelector, "the selector's minApiLevel is above its maxApiLevel")
+			return nil, storeError(fault.CodeInvalidSelector, "the selector's minApiLevel is above its maxApiLevel")
 		}
 	}
 	if v, ok := in["labels"]; ok {
@@ -356,14 +320,14 @@ func normalizeDevice(spec DeviceSpec) (DeviceSpec, error) {
 	}
 	out.Platform = strings.ToLower(out.Platform)
 	if spec.APILevel < 1 || spec.APILevel > 1000 {
-		return out, storeError(CodeInvalidContract, "device API level must be an integer from 1 to 1000")
+		return out, storeError(fault.CodeInvalidContract, "device API level must be an integer from 1 to 1000")
 	}
 	out.APILevel = spec.APILevel
 	if out.Health == "" {
 		out.Health = HealthHealthy
 	}
 	if !ValidHealth(out.Health) {
-		return out, storeError(CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", out.Health)
+		return out, storeError(fault.CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", out.Health)
 	}
 	caps := []string{}
 	for _, c := range spec.Capabilities {

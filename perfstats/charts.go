@@ -42,7 +42,7 @@ func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]an
 		for i, m := range ms {
 			name := chartFileName(i, m.File)
 			if _, err := d.WriteFile(name, "chart", RenderChartSVG(m)); err != nil {
-				return fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "writing a chart failed", err).With("output", out)
+				return fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "writing a chart failed", err).With("output", out)
 			}
 			m.Chart = filepath.Join(out, name)
 			files = append(files, name)

@@ -37,13 +37,6 @@ const (
 	fpsJankThreshold  = 30.0
 )
 
-// Error codes of perf-analyze (exit 3).
-const (
-	CodeInvalidInput = "invalid_input"
-	CodeInvalidCSV   = "invalid_csv"
-	CodeNoCSVFiles   = "no_csv_files"
-)
-
 // Encodings reported per file. GBK (SoloPi's default output charset) is
 // recognised but not decoded: no GBK table ships with the binary, and the
 // numbers are ASCII in every charset, so only the names stay undecoded.
@@ -243,15 +236,15 @@ func describeValues(vals []float64) (lo, hi, mean, median, p90 float64) {
 // AnalyzePerformance analyses every *.csv under o.Input.
 func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysis, error) {
 	if o.Input == "" {
-		return nil, fault.Usage(CodeInvalidInput, "--input is required")
+		return nil, fault.Usage(fault.CodeInvalidInput, "--input is required")
 	}
 	root, err := filepath.Abs(o.Input)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "the input path cannot be made absolute", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidInput, "the input path cannot be made absolute", err)
 	}
 	fi, err := os.Lstat(root)
 	if err != nil || fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		e := fault.Usage(CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
+		e := fault.Usage(fault.CodeInvalidInput, "--input must be an existing directory (not a symbolic link)").With("input", root)
 		if err != nil {
 			e.With("reason", err.Error())
 		}
@@ -270,7 +263,7 @@ func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysi
 	if len(paths) == 0 {
 		// Nothing to describe is a wrong --input, not an empty success
 		// (solopi-ai exits 3 too).
-		return nil, fault.Usage(CodeNoCSVFiles, "the input directory holds no *.csv file").With("input", root)
+		return nil, fault.Usage(fault.CodeNoCSVFiles, "the input directory holds no *.csv file").With("input", root)
 	}
 	res := &PerfAnalysis{Success: true, AnalysisMode: "descriptive-only", SourceDirectory: root, PercentileMethod: "nearest-rank",
 		Files: []*FileAnalysis{}, Metrics: []*MetricSummary{},
@@ -321,30 +314,30 @@ func findCSVs(ctx context.Context, root string) ([]string, error) {
 			return fault.From(ctx.Err())
 		}
 		if de.Type()&fs.ModeSymlink != 0 {
-			return fault.Usage(CodeInvalidInput, "the input directory contains a symbolic link").With("path", p).With("file", p)
+			return fault.Usage(fault.CodeInvalidInput, "the input directory contains a symbolic link").With("path", p).With("file", p)
 		}
 		if de.IsDir() || !strings.EqualFold(filepath.Ext(p), ".csv") {
 			return nil
 		}
 		if !de.Type().IsRegular() {
-			return fault.Usage(CodeInvalidInput, "a .csv entry is not a regular file").With("path", p).With("file", p)
+			return fault.Usage(fault.CodeInvalidInput, "a .csv entry is not a regular file").With("path", p).With("file", p)
 		}
 		info, err := de.Info()
 		if err != nil {
 			return err
 		}
 		if info.Size() > PerfMaxFileBytes {
-			return fault.Usagef(CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p).With("file", p).
+			return fault.Usagef(fault.CodeInvalidInput, "%s is larger than 64 MiB", p).With("path", p).With("file", p).
 				With("sizeBytes", info.Size()).With("maximumBytes", PerfMaxFileBytes)
 		}
 		total += info.Size()
 		if total > perfMaxTotalBytes {
-			return fault.Usage(CodeInvalidInput, "the CSV files together are larger than 256 MiB").
+			return fault.Usage(fault.CodeInvalidInput, "the CSV files together are larger than 256 MiB").
 				With("input", root).With("totalBytes", total).With("maximumBytes", perfMaxTotalBytes)
 		}
 		out = append(out, p)
 		if len(out) > PerfMaxFiles {
-			return fault.Usagef(CodeInvalidInput, "the input directory holds more than %d CSV files", PerfMaxFiles).
+			return fault.Usagef(fault.CodeInvalidInput, "the input directory holds more than %d CSV files", PerfMaxFiles).
 				With("input", root).With("fileCount", len(out)).With("maximumFiles", PerfMaxFiles)
 		}
 		return nil
@@ -354,7 +347,7 @@ func findCSVs(ctx context.Context, root string) ([]string, error) {
 		if errors.As(err, &oe) {
 			return nil, oe
 		}
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidInput, "reading the input directory failed", err).
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidInput, "reading the input directory failed", err).
 			With("input", root).With("reason", err.Error())
 	}
 	slices.Sort(out)
@@ -385,14 +378,14 @@ func nameFromFile(base string) (name, source string) {
 
 // csvFile is how one CSV of the input directory is read: the walk refused
 // symlinks and large files, and the read holds to that if the file changed.
-var csvFile = artifacts.Input{What: "CSV file", Code: CodeInvalidInput, Max: PerfMaxFileBytes, NoSymlink: true}
+var csvFile = artifacts.Input{What: "CSV file", Code: fault.CodeInvalidInput, Max: PerfMaxFileBytes, NoSymlink: true}
 
 func analyzeCSV(root, p string) (*FileAnalysis, error) {
 	rel, _ := filepath.Rel(root, p)
 	rel = filepath.ToSlash(rel)
 	// path is ours (relative to --input), file solopi-ai's (absolute).
 	bad := func(msg string) *fault.Error {
-		return fault.Usage(CodeInvalidCSV, rel+": "+msg).With("path", rel).With("file", p)
+		return fault.Usage(fault.CodeInvalidCSV, rel+": "+msg).With("path", rel).With("file", p)
 	}
 	data, err := csvFile.Read(p)
 	if err != nil {

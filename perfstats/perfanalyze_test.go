@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
 )
@@ -102,7 +101,7 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	}
 	// An existing output is refused unless --overwrite.
 	_, err = AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in, Output: out})
-	if e := fault.From(err); e.Code != artifacts.CodeOutputExists || e.Kind != fault.Invalid {
+	if e := fault.From(err); e.Code != fault.CodeOutputExists || e.Kind != fault.Invalid {
 		t.Fatalf("existing output: %v", err)
 	}
 	if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: in, Output: out, Overwrite: true}); err != nil {
@@ -130,7 +129,7 @@ func TestPerfAnalyzeRejections(t *testing.T) {
 	// A directory without any CSV file is refused, not an empty analysis.
 	empty := t.TempDir()
 	writeFiles(t, empty, map[string]string{"notes.txt": "x"})
-	if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: empty}); fault.CodeOf(err) != CodeNoCSVFiles || fault.KindOf(err) != fault.Invalid {
+	if _, err := AnalyzePerformance(context.Background(), PerfAnalyzeOptions{Input: empty}); fault.CodeOf(err) != fault.CodeNoCSVFiles || fault.KindOf(err) != fault.Invalid {
 		t.Errorf("no CSV: %v", err)
 	}
 	in := t.TempDir()

@@ -66,12 +66,12 @@ func agentPage(e *evidence, name string) (*page, error) {
 	if name == "" {
 		list := trajectories(e, ".")
 		if len(list) != 1 {
-			return nil, fault.Usage(CodeUnknownKind, "name the trajectory file of the agent run").With("dir", e.dir)
+			return nil, fault.Usage(fault.CodeUnknownEvidenceKind, "name the trajectory file of the agent run").With("dir", e.dir)
 		}
 		name = list[0]
 	}
 	if !e.isFile(name) {
-		return nil, fault.Usage(CodeUnknownKind, "the trajectory file is not in the evidence directory").With("trajectory", name)
+		return nil, fault.Usage(fault.CodeUnknownEvidenceKind, "the trajectory file is not in the evidence directory").With("trajectory", name)
 	}
 	var t obj
 	if err := e.readJSON(name, &t); err != nil {

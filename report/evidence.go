@@ -37,20 +37,20 @@ type evidence struct {
 func openEvidence(dir string) (*evidence, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeNotDirectory, "the evidence path cannot be made absolute", err).With("dir", dir)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeNotADirectory, "the evidence path cannot be made absolute", err).With("dir", dir)
 	}
 	fi, err := os.Lstat(abs)
 	switch {
 	case err != nil:
-		return nil, fault.Wrap(fault.Invalid, CodeNotDirectory, "the evidence directory cannot be read", err).With("dir", abs)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeNotADirectory, "the evidence directory cannot be read", err).With("dir", abs)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fault.Usage(CodeNotDirectory, "the evidence directory is a symbolic link").With("dir", abs)
+		return nil, fault.Usage(fault.CodeNotADirectory, "the evidence directory is a symbolic link").With("dir", abs)
 	case !fi.IsDir():
-		return nil, fault.Usage(CodeNotDirectory, "the evidence path is not a directory").With("dir", abs)
+		return nil, fault.Usage(fault.CodeNotADirectory, "the evidence path is not a directory").With("dir", abs)
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeNotDirectory, "the evidence directory cannot be opened", err).With("dir", abs)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeNotADirectory, "the evidence directory cannot be opened", err).With("dir", abs)
 	}
 	return &evidence{dir: abs, root: root}, nil
 }
@@ -60,7 +60,7 @@ func (e *evidence) close() { e.root.Close() }
 // sub opens a subdirectory as its own evidence directory.
 func (e *evidence) sub(rel string) (*evidence, error) {
 	if !e.isDir(rel) {
-		return nil, fault.Usage(CodeNotDirectory, "not a directory of the evidence").With("path", rel)
+		return nil, fault.Usage(fault.CodeNotADirectory, "not a directory of the evidence").With("path", rel)
 	}
 	return openEvidence(filepath.Join(e.dir, filepath.FromSlash(rel)))
 }

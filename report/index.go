@@ -132,7 +132,7 @@ func WriteIndex(root string) (string, error) {
 	}
 	defer e.close()
 	if !isIndex(e) {
-		return "", fault.Usage(CodeUnknownKind, "the directory holds no batch-<id> directory").With("dir", e.dir)
+		return "", fault.Usage(fault.CodeUnknownEvidenceKind, "the directory holds no batch-<id> directory").With("dir", e.dir)
 	}
 	b, err := e.render(KindIndex, Options{})
 	if err != nil {
@@ -140,7 +140,7 @@ func WriteIndex(root string) (string, error) {
 	}
 	path := filepath.Join(e.dir, FileName)
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		return "", fault.Usage(CodeWriteFailed, "the report path is a directory").With("path", path)
+		return "", fault.Usage(fault.CodeReportWriteFailed, "the report path is a directory").With("path", path)
 	}
 	if _, err := (artifacts.Output{Mode: artifacts.Replace}).WriteFile(path, b); err != nil {
 		return "", err

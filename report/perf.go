@@ -15,7 +15,6 @@ const PerfAnalysisFile = "analysis.json"
 
 // CodePerfAnalysisMissing: a directory of performance CSVs without the
 // analysis; `solopi report` computes it first.
-const CodePerfAnalysisMissing = "perf_analysis_missing"
 
 func isPerf(e *evidence) bool {
 	if e.isFile(PerfAnalysisFile) {
@@ -67,7 +66,7 @@ type perfFile struct {
 
 func perfPage(e *evidence) (*page, error) {
 	if !e.isFile(PerfAnalysisFile) {
-		return nil, fault.Usage(CodePerfAnalysisMissing, "the performance directory has no "+PerfAnalysisFile).
+		return nil, fault.Usage(fault.CodePerfAnalysisMissing, "the performance directory has no "+PerfAnalysisFile).
 			With("dir", e.dir).WithUserAction("run `solopi report DIR` (it analyses the CSV files) or `solopi perf-analyze --input DIR`")
 	}
 	var a obj

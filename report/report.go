@@ -42,14 +42,6 @@ const (
 // FileName is the report's name inside its evidence directory.
 const FileName = "report.html"
 
-// Error codes (part of the CLI's JSON contract).
-const (
-	CodeNotDirectory = "not_a_directory"
-	CodeUnknownKind  = "unknown_evidence_kind"
-	CodeUnreadable   = "evidence_unreadable"
-	CodeWriteFailed  = "report_write_failed"
-)
-
 // Options adjust what a report reads.
 type Options struct {
 	// Trajectory names the trajectory file (relative to the directory) of
@@ -93,9 +85,9 @@ func (e *evidence) detect(o Options) (Kind, error) {
 	if n := len(trajectories(e, ".")); n == 1 {
 		return KindAgent, nil
 	} else if n > 1 {
-		return "", fault.Usage(CodeUnknownKind, "the directory holds several agent trajectories; name one").With("dir", e.dir)
+		return "", fault.Usage(fault.CodeUnknownEvidenceKind, "the directory holds several agent trajectories; name one").With("dir", e.dir)
 	}
-	return "", fault.Usage(CodeUnknownKind, "the directory is not an evidence directory solopi knows (run, batch, suite, verify-run, agent-run, perf, or a root of batch-<id> directories)").
+	return "", fault.Usage(fault.CodeUnknownEvidenceKind, "the directory is not an evidence directory solopi knows (run, batch, suite, verify-run, agent-run, perf, or a root of batch-<id> directories)").
 		With("dir", e.dir)
 }
 
@@ -123,7 +115,7 @@ func (e *evidence) render(k Kind, o Options) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	if err := templates().ExecuteTemplate(&buf, "page", page); err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeWriteFailed, "the report template failed", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeReportWriteFailed, "the report template failed", err)
 	}
 	return buf.Bytes(), nil
 }
@@ -133,7 +125,7 @@ func unreadable(e *evidence, err error) error {
 	if errors.As(err, &fe) {
 		return fe
 	}
-	return fault.Wrap(fault.Invalid, CodeUnreadable, "an evidence file cannot be read", err).With("dir", e.dir)
+	return fault.Wrap(fault.Invalid, fault.CodeEvidenceUnreadable, "an evidence file cannot be read", err).With("dir", e.dir)
 }
 
 // Write renders the report of dir and publishes it as dir/report.html
@@ -182,7 +174,7 @@ func Write(dir string, o Options) (Result, error) {
 	// symlink named report.html instead of writing through it.
 	path := filepath.Join(e.dir, FileName)
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		return Result{}, fault.Usage(CodeWriteFailed, "the report path is a directory").With("path", path)
+		return Result{}, fault.Usage(fault.CodeReportWriteFailed, "the report path is a directory").With("path", path)
 	}
 	if _, err := (artifacts.Output{Mode: artifacts.Replace}).WriteFile(path, b); err != nil {
 		return Result{}, err

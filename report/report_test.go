@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/counterphone"
 )
@@ -106,10 +105,10 @@ func TestDetect(t *testing.T) {
 	for _, c := range []struct {
 		dir, code string
 	}{
-		{empty, CodeUnknownKind},
-		{file, CodeNotDirectory},
-		{filepath.Join(empty, "missing"), CodeNotDirectory},
-		{link, CodeNotDirectory},
+		{empty, fault.CodeUnknownEvidenceKind},
+		{file, fault.CodeNotADirectory},
+		{filepath.Join(empty, "missing"), fault.CodeNotADirectory},
+		{link, fault.CodeNotADirectory},
 	} {
 		_, err := Detect(c.dir, Options{})
 		if fault.CodeOf(err) != c.code || fault.KindOf(err) != fault.Invalid {
@@ -207,7 +206,7 @@ func TestPerfWithoutAnalysisIsRefused(t *testing.T) {
 		t.Fatalf("CSV directory: %q %v", k, err)
 	}
 	_, err := Write(dir, Options{})
-	if fault.CodeOf(err) != CodePerfAnalysisMissing {
+	if fault.CodeOf(err) != fault.CodePerfAnalysisMissing {
 		t.Fatalf("err %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
@@ -227,8 +226,8 @@ func TestWriteRefusesASymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Write(dir, Options{})
-	if fault.CodeOf(err) != artifacts.CodeInvalidOutput {
-		t.Fatalf("want %s, got %v", artifacts.CodeInvalidOutput, err)
+	if fault.CodeOf(err) != fault.CodeInvalidOutputPath {
+		t.Fatalf("want %s, got %v", fault.CodeInvalidOutputPath, err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
 		t.Errorf("the link's target changed: %q", b)

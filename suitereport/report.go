@@ -246,14 +246,6 @@ func (r *Report) Finish(finished time.Time) {
 	}
 }
 
-// Codes of the suite's outcome.
-const (
-	CodeBatchFailed      = "batch_failed"
-	CodeBatchFlaky       = "batch_flaky"
-	CodeBatchInfra       = "batch_infrastructure_failed"
-	CodeBatchInterrupted = "batch_interrupted"
-)
-
 // Failure is the suite's outcome as one typed failure, nil when every case
 // passed or was flaky (unless FailOnFlaky). An interrupt comes first
 // (exit 130); then a failed case, or with FailOnFlaky a flaky one (Failed,
@@ -265,13 +257,13 @@ func (r *Report) Failure() *fault.Error {
 	var e *fault.Error
 	switch {
 	case r.Interrupted:
-		e = fault.Newf(fault.Interrupted, CodeBatchInterrupted, "the suite was interrupted: the running cases were cancelled; %d of %d cases finished", c.Cases-c.Skipped, c.Cases)
+		e = fault.Newf(fault.Interrupted, fault.CodeBatchInterrupted, "the suite was interrupted: the running cases were cancelled; %d of %d cases finished", c.Cases-c.Skipped, c.Cases)
 	case c.Failed > 0:
-		e = fault.Newf(fault.Failed, CodeBatchFailed, "%d of %d cases failed", c.Failed, c.Cases)
+		e = fault.Newf(fault.Failed, fault.CodeBatchFailed, "%d of %d cases failed", c.Failed, c.Cases)
 	case r.Options.FailOnFlaky && c.Flaky > 0:
-		e = fault.Newf(fault.Failed, CodeBatchFlaky, "%d of %d cases were flaky (failed, then passed) and flaky cases fail this suite", c.Flaky, c.Cases)
+		e = fault.Newf(fault.Failed, fault.CodeBatchFlaky, "%d of %d cases were flaky (failed, then passed) and flaky cases fail this suite", c.Flaky, c.Cases)
 	case c.Error > 0 || c.Skipped > 0:
-		e = fault.Newf(fault.Transport, CodeBatchInfra, "%d of %d cases could not run for infrastructure reasons", c.Error+c.Skipped, c.Cases)
+		e = fault.Newf(fault.Transport, fault.CodeBatchInfrastructureFailed, "%d of %d cases could not run for infrastructure reasons", c.Error+c.Skipped, c.Cases)
 	default:
 		return nil
 	}

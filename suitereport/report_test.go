@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 )
@@ -136,12 +137,12 @@ func TestFailureExitCodes(t *testing.T) {
 	}{
 		{"all passed", mk(nil, []Verdict{Passed}, []Verdict{Error, Passed}), 0, ""},
 		{"flaky passes", mk(nil, []Verdict{Passed}, []Verdict{Failed, Passed}), 0, ""},
-		{"flaky fails on request", mk(flakyOn, []Verdict{Passed}, []Verdict{Failed, Passed}), 2, CodeBatchFlaky},
-		{"a failure", mk(nil, []Verdict{Passed}, []Verdict{Failed, Failed}), 2, CodeBatchFailed},
-		{"a failure beside an error", mk(nil, []Verdict{Error, Error, Error}, []Verdict{Failed}), 2, CodeBatchFailed},
-		{"an error", mk(nil, []Verdict{Passed}, []Verdict{Error, Error, Error}), 4, CodeBatchInfra},
-		{"not reached", mk(nil, []Verdict{Passed}, nil), 4, CodeBatchInfra},
-		{"interrupted", mk(interrupted, []Verdict{Failed}, []Verdict{Cancelled}), 130, CodeBatchInterrupted},
+		{"flaky fails on request", mk(flakyOn, []Verdict{Passed}, []Verdict{Failed, Passed}), 2, fault.CodeBatchFlaky},
+		{"a failure", mk(nil, []Verdict{Passed}, []Verdict{Failed, Failed}), 2, fault.CodeBatchFailed},
+		{"a failure beside an error", mk(nil, []Verdict{Error, Error, Error}, []Verdict{Failed}), 2, fault.CodeBatchFailed},
+		{"an error", mk(nil, []Verdict{Passed}, []Verdict{Error, Error, Error}), 4, fault.CodeBatchInfrastructureFailed},
+		{"not reached", mk(nil, []Verdict{Passed}, nil), 4, fault.CodeBatchInfrastructureFailed},
+		{"interrupted", mk(interrupted, []Verdict{Failed}, []Verdict{Cancelled}), 130, fault.CodeBatchInterrupted},
 	} {
 		f, code := tc.r.Failure(), ""
 		if f != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/oracle"
 )
 
@@ -58,11 +59,11 @@ func normalizeAction(v any, location string) (*action, error) {
 	}
 	t := m["type"]
 	if !isTypedAction(t) {
-		return nil, at(allowed(invalid(CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t), TypedActions...), ".type")
+		return nil, at(allowed(invalid(fault.CodeUnsupportedAction, "the step uses an unsupported typed action", "action", t), TypedActions...), ".type")
 	}
 	a := &action{Type: t.(string)}
 	if unknown := canonjson.UnknownKeys(m, actionFields[a.Type]...); len(unknown) > 0 {
-		return nil, invalid(CodeInvalidAction, "the typed action has unknown fields", "action", a.Type, "fields", unknown)
+		return nil, invalid(fault.CodeInvalidAction, "the typed action has unknown fields", "action", a.Type, "fields", unknown)
 	}
 	switch a.Type {
 	case ActionClick, ActionLongClick, ActionInput:
@@ -84,7 +85,7 @@ func normalizeAction(v any, location string) (*action, error) {
 	if a.Type == ActionLongClick || a.Type == ActionWait {
 		d, ok := canonjson.Integer(canonjson.Get(m, "durationMs", int64(1000)))
 		if !ok || d < 100 || d > 5000 {
-			return nil, at(invalid(CodeInvalidAction, "durationMs must be an integer between 100 and 5000"), ".durationMs")
+			return nil, at(invalid(fault.CodeInvalidAction, "durationMs must be an integer between 100 and 5000"), ".durationMs")
 		}
 		a.DurationMs = d
 	}
@@ -93,11 +94,11 @@ func normalizeAction(v any, location string) (*action, error) {
 		switch dir {
 		case "up", "down", "left", "right":
 		default:
-			return nil, at(allowed(invalid(CodeInvalidAction, "scroll direction must be up, down, left or right"), "up", "down", "left", "right"), ".direction")
+			return nil, at(allowed(invalid(fault.CodeInvalidAction, "scroll direction must be up, down, left or right"), "up", "down", "left", "right"), ".direction")
 		}
 		d, ok := canonjson.Integer(canonjson.Get(m, "distance", int64(50)))
 		if !ok || d < 1 || d > 90 {
-			return nil, at(invalid(CodeInvalidAction, "scroll distance must be an integer between 1 and 90"), ".distance")
+			return nil, at(invalid(fault.CodeInvalidAction, "scroll distance must be an integer between 1 and 90"), ".distance")
 		}
 		a.Direction, a.Distance = dir, d
 	}
@@ -129,7 +130,7 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 		return nil, err
 	}
 	if unknown := canonjson.UnknownKeys(m, oracle.SelectorKeys...); len(unknown) > 0 {
-		return nil, invalid(CodeInvalidSelector, "the selector has unsupported fields", "fields", unknown, "location", location)
+		return nil, invalid(fault.CodeInvalidSelector, "the selector has unsupported fields", "fields", unknown, "location", location)
 	}
 	sel := oracle.Selector{}
 	for _, k := range oracle.SelectorKeys {
@@ -148,11 +149,11 @@ func normalizeSelector(v any, location string) (oracle.Selector, error) {
 	}
 	for _, val := range sel {
 		if !scalar(val) {
-			return nil, invalid(CodeInvalidSelector, "selector values must be observed scalar fields (text or integer)", "location", location)
+			return nil, invalid(fault.CodeInvalidSelector, "selector values must be observed scalar fields (text or integer)", "location", location)
 		}
 	}
 	if len(sel) == 0 {
-		return nil, invalid(CodeInvalidSelector, "the selector must name at least one observed field", "location", location)
+		return nil, invalid(fault.CodeInvalidSelector, "the selector must name at least one observed field", "location", location)
 	}
 	return sel, nil
 }
@@ -192,16 +193,16 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 		if allowVision {
 			kinds = append(kinds, "vision")
 		}
-		return Oracle{}, at(allowed(invalid(CodeUnsupportedOracle, "only deterministic UI oracles (and vision oracles on checkpoints) are supported", "oracleType", t, "location", location), kinds...), ".type")
+		return Oracle{}, at(allowed(invalid(fault.CodeUnsupportedOracle, "only deterministic UI oracles (and vision oracles on checkpoints) are supported", "oracleType", t, "location", location), kinds...), ".type")
 	}
 	if unknown := canonjson.UnknownKeys(m, "type", "selector", "field", "operator", "expected"); len(unknown) > 0 {
-		return Oracle{}, invalid(CodeInvalidOracle, "the UI oracle has unknown fields", "fields", unknown, "location", location)
+		return Oracle{}, invalid(fault.CodeInvalidOracle, "the UI oracle has unknown fields", "fields", unknown, "location", location)
 	}
 	field, _ := canonjson.Get(m, "field", oracle.FieldText).(string)
 	op, _ := canonjson.Get(m, "operator", oracle.OpEquals).(string)
 	expected, ok := m["expected"].(string)
 	contract := func(key string, values ...string) error {
-		e := invalid(CodeInvalidOracle, "the UI oracle contract is invalid (field text|description, operator equals|contains|matches, expected text)", "location", location)
+		e := invalid(fault.CodeInvalidOracle, "the UI oracle contract is invalid (field text|description, operator equals|contains|matches, expected text)", "location", location)
 		if len(values) > 0 {
 			allowed(e, values...)
 		}
@@ -218,10 +219,10 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 	if op == oracle.OpMatches {
 		_, err := oracle.CompilePattern(expected)
 		if errors.Is(err, oracle.ErrUnsupportedPattern) {
-			return Oracle{}, at(invalid(CodeUnsupportedOracle, "the UI oracle's regular expression is valid in Python 3.11 but cannot be evaluated exactly: "+err.Error(), "location", location), ".expected")
+			return Oracle{}, at(invalid(fault.CodeUnsupportedOracle, "the UI oracle's regular expression is valid in Python 3.11 but cannot be evaluated exactly: "+err.Error(), "location", location), ".expected")
 		}
 		if err != nil {
-			return Oracle{}, at(invalid(CodeInvalidOracle, "the UI oracle's regular expression is invalid: "+err.Error(), "location", location), ".expected")
+			return Oracle{}, at(invalid(fault.CodeInvalidOracle, "the UI oracle's regular expression is invalid: "+err.Error(), "location", location), ".expected")
 		}
 	}
 	sel, err := normalizeSelector(m["selector"], location+".selector")
@@ -230,18 +231,18 @@ func normalizeOracle(v any, location string, allowVision bool) (Oracle, error) {
 	}
 	ui, err := oracle.NewUI(sel, field, op, expected)
 	if err != nil {
-		return Oracle{}, invalid(CodeInvalidOracle, err.Error(), "location", location)
+		return Oracle{}, invalid(fault.CodeInvalidOracle, err.Error(), "location", location)
 	}
 	return Oracle{UI: ui}, nil
 }
 
 func normalizeVisionOracle(m map[string]any, location string) (Oracle, error) {
 	if unknown := canonjson.UnknownKeys(m, "type", "assertion"); len(unknown) > 0 {
-		return Oracle{}, invalid(CodeInvalidOracle, "the vision oracle has unknown fields", "fields", unknown, "location", location)
+		return Oracle{}, invalid(fault.CodeInvalidOracle, "the vision oracle has unknown fields", "fields", unknown, "location", location)
 	}
 	a, err := text(m["assertion"], location+".assertion")
 	if err != nil {
-		return Oracle{}, at(invalid(CodeInvalidOracle, "a vision oracle needs a non-empty assertion", "location", location), ".assertion")
+		return Oracle{}, at(invalid(fault.CodeInvalidOracle, "a vision oracle needs a non-empty assertion", "location", location), ".assertion")
 	}
 	return Oracle{Vision: &visionOracle{Assertion: a}}, nil
 }

@@ -99,12 +99,12 @@ func resolve(v any, s scope, location string) (any, error) {
 				return ph
 			}
 			if isContainer(val) {
-				firstErr = invalid(CodeInvalidBinding, "an object or array binding cannot be embedded in text", "binding", name, "location", location)
+				firstErr = invalid(fault.CodeInvalidBinding, "an object or array binding cannot be embedded in text", "binding", name, "location", location)
 				return ph
 			}
 			str, err := canonjson.PyStr(val)
 			if err != nil {
-				firstErr = invalid(CodeInvalidBinding, err.Error(), "binding", name, "location", location)
+				firstErr = invalid(fault.CodeInvalidBinding, err.Error(), "binding", name, "location", location)
 				return ph
 			}
 			return str
@@ -143,7 +143,7 @@ func resolve(v any, s scope, location string) (any, error) {
 }
 
 func unresolved(name, location string) *fault.Error {
-	return invalid(CodeUnresolvedBinding, "binding ${"+name+"} is not defined", "binding", name, "location", location)
+	return invalid(fault.CodeUnresolvedBinding, "binding ${"+name+"} is not defined", "binding", name, "location", location)
 }
 
 // resolveMap resolves a binding map whose values may refer to outer
@@ -168,7 +168,7 @@ func resolveMap(m bindingMap, outer scope, location string) (map[string]any, err
 			v, err := resolve(m.values[k], available, location+"."+k)
 			if err != nil {
 				var name string
-				if fe := fault.From(err); fe.Code == CodeUnresolvedBinding {
+				if fe := fault.From(err); fe.Code == fault.CodeUnresolvedBinding {
 					name, _ = fe.Details["binding"].(string)
 				}
 				if name == "" || !pending[name] {
@@ -196,7 +196,7 @@ func resolveMap(m bindingMap, outer scope, location string) (map[string]any, err
 	}
 	_, err := resolve(m.values[first], outer.with(resolved), location+"."+first)
 	if err == nil {
-		err = invalid(CodeUnresolvedBinding, "bindings refer to each other in a cycle", "location", location)
+		err = invalid(fault.CodeUnresolvedBinding, "bindings refer to each other in a cycle", "location", location)
 	}
 	return nil, err
 }

@@ -28,10 +28,10 @@ func TestResolveSpellsPythonStr(t *testing.T) {
 			t.Errorf("${%s} = %s, want %s", name, b, want)
 		}
 	}
-	if _, err := resolve("x${o}", s, "loc"); fault.CodeOf(err) != CodeInvalidBinding {
+	if _, err := resolve("x${o}", s, "loc"); fault.CodeOf(err) != fault.CodeInvalidBinding {
 		t.Errorf("embedding an object = %v", err)
 	}
-	if _, err := resolve([]any{"${nope}"}, s, "loc"); fault.CodeOf(err) != CodeUnresolvedBinding {
+	if _, err := resolve([]any{"${nope}"}, s, "loc"); fault.CodeOf(err) != fault.CodeUnresolvedBinding {
 		t.Errorf("undefined = %v", err)
 	}
 }
@@ -51,10 +51,10 @@ func TestResolveMapFollowsWrittenOrder(t *testing.T) {
 	if got, err := resolveMap(m("later"), scope{}, "t"); err != nil || got["x"] != "1" {
 		t.Errorf("later sibling = %v, %v", got, err)
 	}
-	if _, err := resolveMap(m("earlier"), scope{}, "t"); fault.CodeOf(err) != CodeUnresolvedBinding {
+	if _, err := resolveMap(m("earlier"), scope{}, "t"); fault.CodeOf(err) != fault.CodeUnresolvedBinding {
 		t.Errorf("earlier sibling = %v, want unresolved_binding as solopi-ai", err)
 	}
-	if _, err := resolveMap(m("cycle"), scope{}, "t"); fault.CodeOf(err) != CodeUnresolvedBinding {
+	if _, err := resolveMap(m("cycle"), scope{}, "t"); fault.CodeOf(err) != fault.CodeUnresolvedBinding {
 		t.Errorf("cycle = %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package verify
 
-import "github.com/solopi-dev/solopi/canonjson"
+import (
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
+)
 
 // Budget bounds a dynamic exploration (the device enforces it on the Agent
 // session). A scenario budget is checked and kept but, as in solopi-ai,
@@ -43,7 +46,7 @@ func normalizeBudget(v any, label string) (Budget, error) {
 		names[i] = f.name
 	}
 	if unknown := canonjson.UnknownKeys(src, names...); len(unknown) > 0 {
-		return Budget{}, invalid(CodeInvalidBudget, label+" has unknown fields", "fields", unknown)
+		return Budget{}, invalid(fault.CodeInvalidBudget, label+" has unknown fields", "fields", unknown)
 	}
 	var b Budget
 	for _, f := range budgetFields {
@@ -53,12 +56,12 @@ func normalizeBudget(v any, label string) (Budget, error) {
 			continue
 		}
 		if !canonjson.IsInt(raw) {
-			return Budget{}, invalid(CodeInvalidBudget, label+"."+f.name+" must be an integer")
+			return Budget{}, invalid(fault.CodeInvalidBudget, label+"."+f.name+" must be an integer")
 		}
 		// An integer beyond int64 is clamped to it: out of range, as in Python.
 		n, ok := canonjson.Integer(raw)
 		if !ok || n < f.min || n > f.max {
-			return Budget{}, invalid(CodeInvalidBudget, label+"."+f.name+" is out of range", "minimum", f.min, "maximum", f.max, "actual", raw)
+			return Budget{}, invalid(fault.CodeInvalidBudget, label+"."+f.name+" is out of range", "minimum", f.min, "maximum", f.max, "actual", raw)
 		}
 		*f.get(&b) = n
 	}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"github.com/solopi-dev/solopi/fault"
 	"slices"
 	"sort"
 )
@@ -160,7 +161,7 @@ func executionOrder(scenarios []*Scenario) ([]string, error) {
 			deps[d] = true
 		}
 		if deps[s.ID] {
-			return nil, invalid(CodeDependencyCycle, "a scenario cannot depend on itself", "scenarioId", s.ID)
+			return nil, invalid(fault.CodeDependencyCycle, "a scenario cannot depend on itself", "scenarioId", s.ID)
 		}
 		var missing []string
 		for d := range deps {
@@ -170,7 +171,7 @@ func executionOrder(scenarios []*Scenario) ([]string, error) {
 		}
 		if len(missing) > 0 {
 			slices.Sort(missing)
-			return nil, invalid(CodeUnknownDependency, "the scenario depends on an unknown scenario", "scenarioId", s.ID, "dependencies", missing)
+			return nil, invalid(fault.CodeUnknownDependency, "the scenario depends on an unknown scenario", "scenarioId", s.ID, "dependencies", missing)
 		}
 		waiting[s.ID] = deps
 		for d := range deps {
@@ -207,7 +208,7 @@ func executionOrder(scenarios []*Scenario) ([]string, error) {
 				blocked = append(blocked, s.ID)
 			}
 		}
-		return nil, invalid(CodeDependencyCycle, "the scenario dependency graph has a cycle", "scenarios", blocked)
+		return nil, invalid(fault.CodeDependencyCycle, "the scenario dependency graph has a cycle", "scenarios", blocked)
 	}
 	return out, nil
 }
@@ -263,10 +264,10 @@ func compileScenario(requirementID string, sc *Scenario, requested any) error {
 	switch requested {
 	case "auto", routeDeterministic, RouteDynamic, routeHybrid:
 	default:
-		return invalid(CodeInvalidRoute, "the scenario route must be auto, deterministic, dynamic or hybrid", "route", requested)
+		return invalid(fault.CodeInvalidRoute, "the scenario route must be auto, deterministic, dynamic or hybrid", "route", requested)
 	}
 	if requested != "auto" && requested != sc.Route {
-		return invalid(CodeRouteMismatch, "the requested route does not match the compiled work", "scenarioId", sc.ID, "requested", requested, "compiled", sc.Route)
+		return invalid(fault.CodeRouteMismatch, "the requested route does not match the compiled work", "scenarioId", sc.ID, "requested", requested, "compiled", sc.Route)
 	}
 	for i := range tests {
 		seg := &tests[i]

@@ -28,21 +28,21 @@ type Document struct {
 // ParseRequirement reads a requirement file's bytes: UTF-8 JSON without
 // lone surrogates (invalid_utf8), NaN or infinities (invalid_json).
 func ParseRequirement(data []byte) (*Document, error) {
-	if err := CheckEncoding(data, "requirement", CodeInvalidUTF8); err != nil {
+	if err := CheckEncoding(data, "requirement", fault.CodeInvalidUTF8); err != nil {
 		return nil, err
 	}
 	tree, err := canonjson.Decode(data)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the requirement is not valid JSON", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the requirement is not valid JSON", err)
 	}
 	// Every later fingerprint hashes parts of this tree: refuse here what
 	// canonical JSON cannot write, so that nothing fails half-way.
 	if _, err := canonjson.Marshal(tree); err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the requirement has a value canonical JSON cannot represent", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the requirement has a value canonical JSON cannot represent", err)
 	}
 	order, err := keyOrder(data)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the requirement is not valid JSON", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the requirement is not valid JSON", err)
 	}
 	return &Document{Tree: tree, order: order}, nil
 }

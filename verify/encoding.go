@@ -8,7 +8,6 @@ import (
 
 // CodeInvalidUTF8 refuses a requirement or plan that is not UTF-8 or holds
 // a \u escape of a lone UTF-16 surrogate, as case files are refused.
-const CodeInvalidUTF8 = "invalid_utf8"
 
 // CheckEncoding refuses what a JSON decoder would accept and silently turn
 // into U+FFFD: bytes that are not UTF-8 (a file saved in another

@@ -24,16 +24,16 @@ func TestRequirementEncoding(t *testing.T) {
 		doc  []byte
 		code string
 	}{
-		{"a Latin-1 byte", with("\"caf\xe9\""), CodeInvalidUTF8},
-		{"a truncated sequence", with("\"\xe4\xb8\""), CodeInvalidUTF8},
-		{"an escaped high surrogate alone", with(`"a\ud800"`), CodeInvalidUTF8},
-		{"an escaped low surrogate alone", with(`"\udc00b"`), CodeInvalidUTF8},
-		{"a high surrogate before another character's escape", with(`"\ud800\u0041"`), CodeInvalidUTF8},
-		{"two high surrogates", with(`"\ud800\ud800"`), CodeInvalidUTF8},
-		{"a lone surrogate in a key", []byte(strings.Replace(base, `"title":`, `"t\uDBFF": 1, "title":`, 1)), CodeInvalidUTF8},
-		{"NaN", with(`NaN`), CodeInvalidJSON},
-		{"Infinity", with(`Infinity`), CodeInvalidJSON},
-		{"-Infinity", with(`-Infinity`), CodeInvalidJSON},
+		{"a Latin-1 byte", with("\"caf\xe9\""), fault.CodeInvalidUTF8},
+		{"a truncated sequence", with("\"\xe4\xb8\""), fault.CodeInvalidUTF8},
+		{"an escaped high surrogate alone", with(`"a\ud800"`), fault.CodeInvalidUTF8},
+		{"an escaped low surrogate alone", with(`"\udc00b"`), fault.CodeInvalidUTF8},
+		{"a high surrogate before another character's escape", with(`"\ud800\u0041"`), fault.CodeInvalidUTF8},
+		{"two high surrogates", with(`"\ud800\ud800"`), fault.CodeInvalidUTF8},
+		{"a lone surrogate in a key", []byte(strings.Replace(base, `"title":`, `"t\uDBFF": 1, "title":`, 1)), fault.CodeInvalidUTF8},
+		{"NaN", with(`NaN`), fault.CodeInvalidJSON},
+		{"Infinity", with(`Infinity`), fault.CodeInvalidJSON},
+		{"-Infinity", with(`-Infinity`), fault.CodeInvalidJSON},
 		{"a surrogate pair", with(`"smile \ud83d\ude00"`), ""},
 		{"an escaped backslash before u", with(`"\\ud800"`), ""},
 		{"U+FFFD written as itself", with(`"\ufffd �"`), ""},
@@ -51,7 +51,7 @@ func TestRequirementEncoding(t *testing.T) {
 			if fault.CodeOf(err) != c.code || fault.KindOf(err) != fault.Invalid {
 				t.Fatalf("got %v, want %s", err, c.code)
 			}
-			if c.code == CodeInvalidUTF8 {
+			if c.code == fault.CodeInvalidUTF8 {
 				if off, _ := fault.From(err).Details["offset"].(int); off <= 0 || off >= len(c.doc) {
 					t.Errorf("offset %v", fault.From(err).Details["offset"])
 				}
@@ -76,10 +76,10 @@ func TestPlanEncoding(t *testing.T) {
 	m := tree.Tree.(map[string]any)
 	delete(m, "planFingerprint")
 	bad = strings.Replace(bad, compileFixture(t, "counter-success").Fingerprint, fingerprint(m), 1)
-	if _, _, err := LoadPlan([]byte(bad)); fault.CodeOf(err) != CodeInvalidUTF8 {
+	if _, _, err := LoadPlan([]byte(bad)); fault.CodeOf(err) != fault.CodeInvalidUTF8 {
 		t.Fatalf("a plan with a lone surrogate: %v", err)
 	}
-	if _, _, err := LoadPlan(append(b[:len(b):len(b)], "\xff"...)); fault.CodeOf(err) != CodeInvalidUTF8 {
+	if _, _, err := LoadPlan(append(b[:len(b):len(b)], "\xff"...)); fault.CodeOf(err) != fault.CodeInvalidUTF8 {
 		t.Fatalf("a plan with a byte that is not UTF-8: %v", err)
 	}
 }

@@ -7,52 +7,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes of requirement, plan and decision checks (stable; the same
-// spelling as solopi-ai where it has the check).
-const (
-	CodeInvalidContract       = "invalid_contract"
-	CodeInvalidID             = "invalid_id"
-	CodeDuplicateID           = "duplicate_id"
-	CodeUnsupportedSchema     = "unsupported_schema"
-	CodeInvalidBudget         = "invalid_budget"
-	CodeUnresolvedBinding     = "unresolved_binding"
-	CodeInvalidBinding        = "invalid_binding"
-	CodeInvalidSelector       = "invalid_selector"
-	CodeUnsupportedOracle     = "unsupported_oracle"
-	CodeInvalidOracle         = "invalid_oracle"
-	CodeUnsupportedAction     = "unsupported_action"
-	CodeInvalidAction         = "invalid_action"
-	CodeDuplicateAction       = "duplicate_action"
-	CodeInvalidFlowUse        = "invalid_flow_use"
-	CodeUnknownFlow           = "unknown_flow"
-	CodeInvalidStep           = "invalid_step"
-	CodeUnknownStep           = "unknown_step"
-	CodeUnknownAC             = "unknown_acceptance_criterion"
-	CodeUncoveredAC           = "uncovered_acceptance_criterion"
-	CodeInvalidCleanup        = "invalid_cleanup"
-	CodeInvalidRoute          = "invalid_route"
-	CodeRouteMismatch         = "route_mismatch"
-	CodeDependencyCycle       = "dependency_cycle"
-	CodeUnknownDependency     = "unknown_dependency"
-	CodeInvalidFingerprint    = "invalid_fingerprint"
-	CodeFingerprintMismatch   = "fingerprint_mismatch"
-	CodeInvalidExecutionOrder = "invalid_execution_order"
-	CodeCompiledCaseMismatch  = "compiled_case_mismatch"
-	CodeUnsafeCompiledAction  = "unsafe_compiled_action"
-	CodeUnknownSegment        = "unknown_segment"
-	CodeInvalidDecisions      = "invalid_decisions"
-	CodeInvalidJSON           = "invalid_json"
-
-	// Checks solopi-ai does not make (a re-fingerprinted plan it accepts
-	// would only fail at run time).
-	CodeDynamicOutsideTest = "dynamic_segment_outside_test"
-	CodeMissingSelector    = "missing_selector"
-	CodeGoalTreeMismatch   = "goal_tree_mismatch"
-	CodeSegmentIDMismatch  = "segment_id_mismatch"
-	CodeCaseNameMismatch   = "case_name_mismatch"
-	CodeInvalidPlan        = "invalid_plan"
-)
-
 // at says where in the document an input error is: seg (".steps[2]",
 // ".action.type") is prepended to the error's jsonPath, so each level of
 // the walk adds its own part and the user reads the whole path

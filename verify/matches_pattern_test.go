@@ -13,9 +13,9 @@ import (
 func TestMatchesPatternRefusals(t *testing.T) {
 	t.Parallel()
 	for pattern, code := range map[string]string{
-		`x(?i)y`:     CodeInvalidOracle,
-		`(?<=a+)b`:   CodeInvalidOracle,
-		`(?ai)(k)\1`: CodeUnsupportedOracle,
+		`x(?i)y`:     fault.CodeInvalidOracle,
+		`(?<=a+)b`:   fault.CodeInvalidOracle,
+		`(?ai)(k)\1`: fault.CodeUnsupportedOracle,
 		`a*+`:        "",
 	} {
 		q, _ := json.Marshal(pattern)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Schema versions.
@@ -90,10 +91,10 @@ type normalized struct {
 func Normalize(doc *Document) (*normalized, error) {
 	src, ok := doc.Tree.(map[string]any)
 	if !ok {
-		return nil, invalid(CodeInvalidContract, "the requirement document must be an object", "field", "requirement document")
+		return nil, invalid(fault.CodeInvalidContract, "the requirement document must be an object", "field", "requirement document")
 	}
 	if v := canonjson.Get(src, "schemaVersion", requirementSchema); v != requirementSchema {
-		return nil, invalid(CodeUnsupportedSchema, "unsupported requirement schema", "schemaVersion", v)
+		return nil, invalid(fault.CodeUnsupportedSchema, "unsupported requirement schema", "schemaVersion", v)
 	}
 	req, reqPath := src, ""
 	if v := canonjson.Get(src, "requirement", nil); v != nil {
@@ -113,7 +114,7 @@ func Normalize(doc *Document) (*normalized, error) {
 	}
 	desc, ok := canonjson.Get(req, "description", "").(string)
 	if !ok {
-		return nil, at(invalid(CodeInvalidContract, "the requirement description must be text"), reqPath+".description")
+		return nil, at(invalid(fault.CodeInvalidContract, "the requirement description must be text"), reqPath+".description")
 	}
 	n.Requirement.Description = desc
 	acPath := reqPath + ".acceptanceCriteria"
@@ -125,7 +126,7 @@ func Normalize(doc *Document) (*normalized, error) {
 	}
 	params, ok := canonjson.Get(src, "parameters", map[string]any{}).(map[string]any)
 	if !ok {
-		return nil, at(invalid(CodeInvalidContract, "parameters must be an object"), ".parameters")
+		return nil, at(invalid(fault.CodeInvalidContract, "parameters must be an object"), ".parameters")
 	}
 	n.parameters = doc.bindingMap("/parameters", params)
 

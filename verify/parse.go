@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -23,7 +24,7 @@ func checkStrict(src map[string]any) (*Plan, error) {
 		return nil, err
 	}
 	if !sameJSON(src["goalTree"], goalTree(plan.Requirement, plan.Scenarios)) {
-		return nil, invalid(CodeGoalTreeMismatch, "the goal tree does not match the intent's acceptance criteria, scenarios and checkpoints")
+		return nil, invalid(fault.CodeGoalTreeMismatch, "the goal tree does not match the intent's acceptance criteria, scenarios and checkpoints")
 	}
 	for _, sc := range plan.Scenarios {
 		if err := checkLinks(plan.Requirement.ID, sc); err != nil {
@@ -37,7 +38,7 @@ func checkStrict(src map[string]any) (*Plan, error) {
 		}
 	}
 	if !sameJSON(unsigned, plan.unsignedTree()) {
-		return nil, invalid(CodeInvalidPlan, "the plan is not in compiled form (unknown or missing fields)")
+		return nil, invalid(fault.CodeInvalidPlan, "the plan is not in compiled form (unknown or missing fields)")
 	}
 	return plan, nil
 }
@@ -57,22 +58,22 @@ func checkLinks(requirementID string, sc *Scenario) error {
 		if seg.Case != nil {
 			want := newCase(requirementID, sc, seg.Phase, caseOrdinal(sc, seg), seg.Case.Steps).Name
 			if seg.Case.Name != want {
-				return invalid(CodeCaseNameMismatch, "the compiled case name does not hash its content", "segmentId", seg.ID, "caseName", seg.Case.Name)
+				return invalid(fault.CodeCaseNameMismatch, "the compiled case name does not hash its content", "segmentId", seg.ID, "caseName", seg.Case.Name)
 			}
 		}
 		if seg.ID != segmentID(sc.ID, seg.Phase, caseOrdinal(sc, seg), seg.semantic()) {
-			return invalid(CodeSegmentIDMismatch, "the segment ID does not hash its content", "segmentId", seg.ID)
+			return invalid(fault.CodeSegmentIDMismatch, "the segment ID does not hash its content", "segmentId", seg.ID)
 		}
 		for _, id := range seg.CheckpointIDs {
 			if seg.Phase != PhaseTest || sc.Checkpoint(id) == nil || owner[id] != nil {
-				return invalid(CodeInvalidPlan, "a checkpoint must belong to exactly one test segment", "segmentId", seg.ID, "checkpointId", id)
+				return invalid(fault.CodeInvalidPlan, "a checkpoint must belong to exactly one test segment", "segmentId", seg.ID, "checkpointId", id)
 			}
 			owner[id] = seg
 		}
 		if seg.DynamicStep != nil {
 			i := slices.IndexFunc(sc.Steps, func(s Step) bool { return s.ID == seg.DynamicStep.ID })
 			if i < 0 || !sameJSON(sc.Steps[i].tree(), seg.DynamicStep.tree()) {
-				return invalid(CodeInvalidPlan, "a dynamic segment's step must be one of the scenario's explore steps", "segmentId", seg.ID)
+				return invalid(fault.CodeInvalidPlan, "a dynamic segment's step must be one of the scenario's explore steps", "segmentId", seg.ID)
 			}
 		}
 	}
@@ -80,10 +81,10 @@ func checkLinks(requirementID string, sc *Scenario) error {
 		cp := &sc.Checkpoints[i]
 		seg := owner[cp.ID]
 		if seg == nil || seg.ID != cp.SegmentID {
-			return invalid(CodeInvalidPlan, "the checkpoint's segmentId is not the test segment that lists it", "checkpointId", cp.ID)
+			return invalid(fault.CodeInvalidPlan, "the checkpoint's segmentId is not the test segment that lists it", "checkpointId", cp.ID)
 		}
 		if seg.Deterministic() && cp.Oracle.UI != nil && seg.CheckpointOracleSteps[cp.ID] != cp.OracleStepID {
-			return invalid(CodeInvalidPlan, "the checkpoint's oracleStepId is not its segment's ASSERT step", "checkpointId", cp.ID)
+			return invalid(fault.CodeInvalidPlan, "the checkpoint's oracleStepId is not its segment's ASSERT step", "checkpointId", cp.ID)
 		}
 	}
 	return nil
@@ -119,7 +120,7 @@ func (s *Segment) semantic() map[string]any {
 }
 
 func planError(format string, args ...any) error {
-	return invalid(CodeInvalidPlan, fmt.Sprintf(format, args...))
+	return invalid(fault.CodeInvalidPlan, fmt.Sprintf(format, args...))
 }
 
 func parsePlan(src map[string]any) (*Plan, error) {
@@ -338,7 +339,7 @@ func parseSegment(m map[string]any) (*Segment, error) {
 	}
 	if seg.Route == RouteDynamic {
 		if seg.Phase != PhaseTest {
-			return nil, invalid(CodeDynamicOutsideTest, "only test segments may be dynamic: preconditions and cleanup must replay deterministically", "segmentId", seg.ID, "phase", seg.Phase)
+			return nil, invalid(fault.CodeDynamicSegmentOutsideTest, "only test segments may be dynamic: preconditions and cleanup must replay deterministically", "segmentId", seg.ID, "phase", seg.Phase)
 		}
 		if seg.DynamicStep, err = parseStep(m["dynamicStep"], 0); err != nil {
 			return nil, err
@@ -397,7 +398,7 @@ func parseCase(m map[string]any, segID string) (*Case, error) {
 			}
 		}
 		if nodeActions[st.ActionEnum] && !grounded(st.Node) {
-			return nil, invalid(CodeMissingSelector, "a node step needs a selector with resourceId, text, description or id (SoloPi's import refuses it otherwise)",
+			return nil, invalid(fault.CodeMissingSelector, "a node step needs a selector with resourceId, text, description or id (SoloPi's import refuses it otherwise)",
 				"segmentId", segID, "stepId", st.StepID, "actionEnum", st.ActionEnum)
 		}
 		c.Steps = append(c.Steps, st)

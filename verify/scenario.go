@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Step kinds.
@@ -159,7 +160,7 @@ func (n *normalized) resolveScenario(src *scenarioSource, acIDs map[string]bool)
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return nil, invalid(CodeUnknownAC, "the scenario refers to unknown acceptance criteria", "scenarioId", src.ID, "acceptanceCriteria", missing)
+		return nil, invalid(fault.CodeUnknownAcceptanceCriterion, "the scenario refers to unknown acceptance criteria", "scenarioId", src.ID, "acceptanceCriteria", missing)
 	}
 	params, err := resolveMap(n.parameters, scope{}, "parameters")
 	if err != nil {
@@ -187,7 +188,7 @@ func (n *normalized) resolveScenario(src *scenarioSource, acIDs map[string]bool)
 	}
 	pkgText, ok := pkg.(string)
 	if !ok || pyStrip(pkgText) == "" {
-		return nil, invalid(CodeInvalidContract, "the scenario needs a targetAppPackage", "scenarioId", src.ID)
+		return nil, invalid(fault.CodeInvalidContract, "the scenario needs a targetAppPackage", "scenarioId", src.ID)
 	}
 	sc.TargetAppPackage = pyStrip(pkgText)
 	label, err := resolve(src.targetAppLabel, bindings, src.ID+".targetAppLabel")
@@ -197,7 +198,7 @@ func (n *normalized) resolveScenario(src *scenarioSource, acIDs map[string]bool)
 	if label != nil {
 		l, ok := label.(string)
 		if !ok {
-			return nil, invalid(CodeInvalidContract, "the scenario's targetAppLabel must be text")
+			return nil, invalid(fault.CodeInvalidContract, "the scenario's targetAppLabel must be text")
 		}
 		sc.TargetAppLabel = &l
 	}
@@ -269,7 +270,7 @@ func (n *normalized) expandStep(src *scenarioSource, bindings scope, flows map[s
 		return append(out, r), append(paths, fmt.Sprintf("%s.steps[%d]", src.path, i)), nil
 	}
 	if unknown := canonjson.UnknownKeys(step, "use", "bindings"); len(unknown) > 0 {
-		return nil, nil, invalid(CodeInvalidFlowUse, "the flow use has unknown fields", "fields", unknown)
+		return nil, nil, invalid(fault.CodeInvalidFlowUse, "the flow use has unknown fields", "fields", unknown)
 	}
 	flowID, err := identifier(use, "flow reference")
 	if err != nil {
@@ -277,7 +278,7 @@ func (n *normalized) expandStep(src *scenarioSource, bindings scope, flows map[s
 	}
 	flow := flows[flowID]
 	if flow == nil {
-		return nil, nil, at(invalid(CodeUnknownFlow, "the scenario uses an unknown reusable flow", "flowId", flowID), ".use")
+		return nil, nil, at(invalid(fault.CodeUnknownFlow, "the scenario uses an unknown reusable flow", "flowId", flowID), ".use")
 	}
 	defaults, err := resolveMap(flow.defaults, bindings, "flow defaults")
 	if err != nil {
@@ -316,10 +317,10 @@ func normalizeStep(raw any, i int) (*Step, error) {
 	switch canonjson.Get(m, "type", stepOperation) {
 	case stepOperation:
 		if unknown := canonjson.UnknownKeys(m, "id", "type", "action", "description", "stability"); len(unknown) > 0 {
-			return nil, invalid(CodeInvalidStep, "the operation step has unknown fields", "fields", unknown)
+			return nil, invalid(fault.CodeInvalidStep, "the operation step has unknown fields", "fields", unknown)
 		}
 		if canonjson.Get(m, "stability", "stable") != "stable" {
-			return nil, at(allowed(invalid(CodeInvalidStep, "unknown work must use an explore step", "stepId", id), "stable"), ".stability")
+			return nil, at(allowed(invalid(fault.CodeInvalidStep, "unknown work must use an explore step", "stepId", id), "stable"), ".stability")
 		}
 		a, err := normalizeAction(m["action"], "step "+id+" action")
 		if err != nil {
@@ -328,7 +329,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 		return &Step{ID: id, Type: stepOperation, Action: a}, nil
 	case stepExplore:
 		if unknown := canonjson.UnknownKeys(m, "id", "type", "goal", "allowedActions", "budget", "description"); len(unknown) > 0 {
-			return nil, invalid(CodeInvalidStep, "the explore step has unknown fields", "fields", unknown)
+			return nil, invalid(fault.CodeInvalidStep, "the explore step has unknown fields", "fields", unknown)
 		}
 		actions, err := normalizeAllowedActions(m["allowedActions"])
 		if err != nil {
@@ -344,7 +345,7 @@ func normalizeStep(raw any, i int) (*Step, error) {
 		}
 		return &Step{ID: id, Type: stepExplore, Goal: goal, AllowedActions: actions, Budget: b}, nil
 	}
-	return nil, at(allowed(invalid(CodeInvalidStep, "the step type must be operation or explore", "stepId", id), stepOperation, stepExplore), ".type")
+	return nil, at(allowed(invalid(fault.CodeInvalidStep, "the step type must be operation or explore", "stepId", id), stepOperation, stepExplore), ".type")
 }
 
 func normalizeAllowedActions(v any) ([]string, error) {
@@ -368,12 +369,12 @@ func normalizeAllowedActions(v any) ([]string, error) {
 	}
 	if len(unsupported) > 0 {
 		slices.Sort(unsupported)
-		return nil, allowed(invalid(CodeUnsupportedAction, "the explore step allows unsupported actions", "actions", unsupported), TypedActions...)
+		return nil, allowed(invalid(fault.CodeUnsupportedAction, "the explore step allows unsupported actions", "actions", unsupported), TypedActions...)
 	}
 	seen := map[string]bool{}
 	for _, s := range actions {
 		if seen[s] {
-			return nil, invalid(CodeDuplicateAction, "the explore step's allowedActions must be unique")
+			return nil, invalid(fault.CodeDuplicateAction, "the explore step's allowedActions must be unique")
 		}
 		seen[s] = true
 	}
@@ -415,7 +416,7 @@ func (sc *Scenario) resolveCheckpoints(src *scenarioSource, bindings scope, step
 			return at(err, fmt.Sprintf(".checkpoints[%d].afterStep", i))
 		}
 		if !stepIDs[cp.AfterStep] {
-			return at(invalid(CodeUnknownStep, "the checkpoint refers to an unknown step", "checkpointId", cp.ID, "afterStep", cp.AfterStep), fmt.Sprintf(".checkpoints[%d].afterStep", i))
+			return at(invalid(fault.CodeUnknownStep, "the checkpoint refers to an unknown step", "checkpointId", cp.ID, "afterStep", cp.AfterStep), fmt.Sprintf(".checkpoints[%d].afterStep", i))
 		}
 		acs, err := want.List(canonjson.Get(m, "acceptanceCriteria", strs(sc.AcceptanceCriteria)), "checkpoint acceptanceCriteria", false)
 		if err != nil {
@@ -426,7 +427,7 @@ func (sc *Scenario) resolveCheckpoints(src *scenarioSource, bindings scope, step
 		}
 		for _, ac := range cp.AcceptanceCriteria {
 			if !scenarioACs[ac] {
-				return at(invalid(CodeUnknownAC, "a checkpoint's acceptance criteria must belong to its scenario", "checkpointId", cp.ID), fmt.Sprintf(".checkpoints[%d].acceptanceCriteria", i))
+				return at(invalid(fault.CodeUnknownAcceptanceCriterion, "a checkpoint's acceptance criteria must belong to its scenario", "checkpointId", cp.ID), fmt.Sprintf(".checkpoints[%d].acceptanceCriteria", i))
 			}
 		}
 		if cp.Oracle, err = normalizeOracle(m["oracle"], "checkpoint "+cp.ID+" oracle", true); err != nil {
@@ -452,7 +453,7 @@ func (sc *Scenario) resolveCheckpoints(src *scenarioSource, bindings scope, step
 	}
 	if len(uncovered) > 0 {
 		slices.Sort(uncovered)
-		return at(invalid(CodeUncoveredAC, "an acceptance criterion of the scenario has no checkpoint", "scenarioId", sc.ID, "acceptanceCriteria", uncovered), ".acceptanceCriteria")
+		return at(invalid(fault.CodeUncoveredAcceptanceCriterion, "an acceptance criterion of the scenario has no checkpoint", "scenarioId", sc.ID, "acceptanceCriteria", uncovered), ".acceptanceCriteria")
 	}
 	return nil
 }
@@ -485,7 +486,7 @@ func (sc *Scenario) resolveCleanup(src *scenarioSource, bindings scope) error {
 		_, hasAction := m["action"]
 		_, hasOracle := m["oracle"]
 		if hasAction == hasOracle {
-			return at(invalid(CodeInvalidCleanup, "a cleanup item has exactly one of action and oracle", "cleanupId", c.ID), fmt.Sprintf(".cleanup[%d]", i))
+			return at(invalid(fault.CodeInvalidCleanup, "a cleanup item has exactly one of action and oracle", "cleanupId", c.ID), fmt.Sprintf(".cleanup[%d]", i))
 		}
 		if hasAction {
 			if c.Action, err = normalizeAction(m["action"], "cleanup "+c.ID+" action"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -13,8 +14,8 @@ import (
 // schemas/requirement.schema.json too. (The others need the whole document:
 // coverage, references, bindings, uniqueness after expansion, routes.)
 var schemaRefuses = map[string]bool{
-	CodeUnsupportedSchema: true, CodeUnsupportedAction: true, CodeInvalidAction: true,
-	CodeInvalidSelector: true, CodeInvalidBudget: true, CodeInvalidStep: true, CodeDuplicateAction: true,
+	fault.CodeUnsupportedSchema: true, fault.CodeUnsupportedAction: true, fault.CodeInvalidAction: true,
+	fault.CodeInvalidSelector: true, fault.CodeInvalidBudget: true, fault.CodeInvalidStep: true, fault.CodeDuplicateAction: true,
 }
 
 // The requirement schema agrees with the compiler on solopi-ai's cases and

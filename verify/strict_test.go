@@ -49,30 +49,30 @@ func TestStrictValidation(t *testing.T) {
 			dyn := segmentTree(tree, 0, 1)
 			seg["route"], seg["dynamicStep"] = "dynamic", dyn["dynamicStep"]
 			delete(seg, "case")
-		}, CodeDynamicOutsideTest},
+		}, fault.CodeDynamicSegmentOutsideTest},
 		{"allowed action outside the seven", func(tree map[string]any) {
 			step := segmentTree(tree, 0, 1)["dynamicStep"].(map[string]any)
 			step["allowedActions"] = []any{"click", "shell"}
-		}, CodeUnsupportedAction},
+		}, fault.CodeUnsupportedAction},
 		{"budget out of range", func(tree map[string]any) {
 			step := segmentTree(tree, 0, 1)["dynamicStep"].(map[string]any)
 			step["budget"].(map[string]any)["maxSteps"] = 5000
-		}, CodeInvalidBudget},
+		}, fault.CodeInvalidBudget},
 		{"node step without selector", func(tree map[string]any) {
 			steps := segmentTree(tree, 1, 0)["case"].(map[string]any)["operationLog"].(map[string]any)["steps"].([]any)
 			steps[0].(map[string]any)["operationNode"] = nil
-		}, CodeMissingSelector},
+		}, fault.CodeMissingSelector},
 		{"goal tree disagrees with the intent", func(tree map[string]any) {
 			acs := tree["goalTree"].(map[string]any)["children"].([]any)
 			acs[0].(map[string]any)["children"] = []any{}
-		}, CodeGoalTreeMismatch},
+		}, fault.CodeGoalTreeMismatch},
 		{"case content no longer matches its name", func(tree map[string]any) {
 			steps := segmentTree(tree, 1, 0)["case"].(map[string]any)["operationLog"].(map[string]any)["steps"].([]any)
 			steps[2].(map[string]any)["operationMethod"].(map[string]any)["operationParam"].(map[string]any)["assertInputContent"] = "1"
-		}, CodeCaseNameMismatch},
+		}, fault.CodeCaseNameMismatch},
 		{"unknown field", func(tree map[string]any) {
 			segmentTree(tree, 1, 0)["note"] = "hello"
-		}, CodeInvalidPlan},
+		}, fault.CodeInvalidPlan},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,8 +119,8 @@ func TestUngroundedSelectorIsRefusedAtCompile(t *testing.T) {
 		"scenarios":[{"id":"s","acceptanceCriteria":["AC-001"],
 		"steps":[{"id":"c1","action":{"type":"click","selector":{"className":"android.widget.Button"}}}],
 		"checkpoints":[{"id":"c","afterStep":"c1","oracle":{"type":"ui","selector":{"text":"x"},"expected":"x"}}]}]}`))
-	if _, err := Compile(doc); fault.CodeOf(err) != CodeMissingSelector {
-		t.Errorf("Compile = %v, want %s", err, CodeMissingSelector)
+	if _, err := Compile(doc); fault.CodeOf(err) != fault.CodeMissingSelector {
+		t.Errorf("Compile = %v, want %s", err, fault.CodeMissingSelector)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 )
 
@@ -15,14 +16,14 @@ import (
 // want reads requirement and plan trees, refusing a wrong type as an
 // invalid contract that names the field.
 var want = canonjson.Refuse(func(label, w string) error {
-	return invalid(CodeInvalidContract, label+" must be "+w, "field", label)
+	return invalid(fault.CodeInvalidContract, label+" must be "+w, "field", label)
 })
 
 // identifier trims and checks an ID.
 func identifier(v any, label string) (string, error) {
 	s, ok := v.(string)
 	if !ok || !protocol.ValidID(pyStrip(s), 128) {
-		return "", invalid(CodeInvalidID, label+" must be 1 to 128 identifier characters ([A-Za-z0-9][A-Za-z0-9._-]*)", "field", label)
+		return "", invalid(fault.CodeInvalidID, label+" must be 1 to 128 identifier characters ([A-Za-z0-9][A-Za-z0-9._-]*)", "field", label)
 	}
 	return pyStrip(s), nil
 }
@@ -43,7 +44,7 @@ func identifiers(v []any, label string) ([]string, error) {
 func text(v any, label string) (string, error) {
 	s, ok := v.(string)
 	if !ok || pyStrip(s) == "" {
-		return "", invalid(CodeInvalidContract, label+" must be non-empty text")
+		return "", invalid(fault.CodeInvalidContract, label+" must be non-empty text")
 	}
 	return pyStrip(s), nil
 }
@@ -52,7 +53,7 @@ func uniqueIDs(ids []string, label string) error {
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		if seen[id] {
-			return invalid(CodeDuplicateID, label+" contains a duplicate ID", "id", id)
+			return invalid(fault.CodeDuplicateID, label+" contains a duplicate ID", "id", id)
 		}
 		seen[id] = true
 	}

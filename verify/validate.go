@@ -23,15 +23,15 @@ type Summary struct {
 
 // LoadPlan parses and validates a plan file's bytes.
 func LoadPlan(data []byte) (*Plan, *Summary, error) {
-	if err := CheckEncoding(data, "plan", CodeInvalidUTF8); err != nil {
+	if err := CheckEncoding(data, "plan", fault.CodeInvalidUTF8); err != nil {
 		return nil, nil, err
 	}
 	tree, err := canonjson.Decode(data)
 	if err != nil {
-		return nil, nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the plan is not valid JSON", err)
+		return nil, nil, fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the plan is not valid JSON", err)
 	}
 	if _, err := canonjson.Marshal(tree); err != nil {
-		return nil, nil, fault.Wrap(fault.Invalid, CodeInvalidJSON, "the plan has a value canonical JSON cannot represent", err)
+		return nil, nil, fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the plan has a value canonical JSON cannot represent", err)
 	}
 	return validate(tree)
 }
@@ -62,11 +62,11 @@ func checkCompatible(tree any) (*Summary, error) {
 		return nil, err
 	}
 	if src["schemaVersion"] != planSchema {
-		return nil, invalid(CodeUnsupportedSchema, "unsupported verification plan schema")
+		return nil, invalid(fault.CodeUnsupportedSchema, "unsupported verification plan schema")
 	}
 	fp, ok := src["planFingerprint"].(string)
 	if !ok || !protocol.ValidHex(fp, 64, false) {
-		return nil, invalid(CodeInvalidFingerprint, "the plan fingerprint is missing or invalid")
+		return nil, invalid(fault.CodeInvalidFingerprint, "the plan fingerprint is missing or invalid")
 	}
 	unsigned := make(map[string]any, len(src))
 	for k, v := range src {
@@ -75,14 +75,14 @@ func checkCompatible(tree any) (*Summary, error) {
 		}
 	}
 	if fingerprint(unsigned) != fp {
-		return nil, invalid(CodeFingerprintMismatch, "the plan's content does not match its fingerprint")
+		return nil, invalid(fault.CodeFingerprintMismatch, "the plan's content does not match its fingerprint")
 	}
 	intent, err := want.Object(src["intent"], "intent")
 	if err != nil {
 		return nil, err
 	}
 	if intent["schemaVersion"] != intentSchema {
-		return nil, invalid(CodeUnsupportedSchema, "unsupported test intent schema")
+		return nil, invalid(fault.CodeUnsupportedSchema, "unsupported test intent schema")
 	}
 	rawScenarios, err := want.List(intent["scenarios"], "intent scenarios", false)
 	if err != nil {
@@ -97,7 +97,7 @@ func checkCompatible(tree any) (*Summary, error) {
 		}
 		id, ok := m["id"].(string)
 		if !ok {
-			return nil, invalid(CodeInvalidID, "every intent scenario needs an id")
+			return nil, invalid(fault.CodeInvalidID, "every intent scenario needs an id")
 		}
 		scenarios[i], ids[i] = m, id
 	}
@@ -109,11 +109,11 @@ func checkCompatible(tree any) (*Summary, error) {
 		return nil, err
 	}
 	if len(order) != len(ids) {
-		return nil, invalid(CodeInvalidExecutionOrder, "the scenario order does not match the compiled DAG")
+		return nil, invalid(fault.CodeInvalidExecutionOrder, "the scenario order does not match the compiled DAG")
 	}
 	for i := range order {
 		if order[i] != ids[i] {
-			return nil, invalid(CodeInvalidExecutionOrder, "the scenario order does not match the compiled DAG")
+			return nil, invalid(fault.CodeInvalidExecutionOrder, "the scenario order does not match the compiled DAG")
 		}
 	}
 	if err := checkDAG(scenarios); err != nil {
@@ -129,7 +129,7 @@ func checkCompatible(tree any) (*Summary, error) {
 		m, _ := r.(map[string]any)
 		id, ok := m["id"].(string)
 		if !ok {
-			return nil, invalid(CodeInvalidID, "every plan acceptance criterion needs an id")
+			return nil, invalid(fault.CodeInvalidID, "every plan acceptance criterion needs an id")
 		}
 		acIDs[id] = true
 	}
@@ -151,16 +151,16 @@ func checkCompatible(tree any) (*Summary, error) {
 			}
 			segID, _ := cp["segmentId"].(string)
 			if !segIDs[segID] {
-				return nil, invalid(CodeUnknownSegment, "the checkpoint refers to an unknown segment")
+				return nil, invalid(fault.CodeUnknownSegment, "the checkpoint refers to an unknown segment")
 			}
 			refs, _ := canonjson.Get(cp, "acceptanceCriteria", []any{}).([]any)
 			if len(refs) == 0 {
-				return nil, invalid(CodeUnknownAC, "the checkpoint's acceptance criteria mapping is invalid")
+				return nil, invalid(fault.CodeUnknownAcceptanceCriterion, "the checkpoint's acceptance criteria mapping is invalid")
 			}
 			for _, ref := range refs {
 				s, ok := ref.(string)
 				if !ok || !acIDs[s] {
-					return nil, invalid(CodeUnknownAC, "the checkpoint's acceptance criteria mapping is invalid")
+					return nil, invalid(fault.CodeUnknownAcceptanceCriterion, "the checkpoint's acceptance criteria mapping is invalid")
 				}
 				covered[s] = true
 			}
@@ -175,7 +175,7 @@ func checkCompatible(tree any) (*Summary, error) {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return nil, invalid(CodeUncoveredAC, "an acceptance criterion of the plan has no checkpoint", "acceptanceCriteria", missing)
+		return nil, invalid(fault.CodeUncoveredAcceptanceCriterion, "an acceptance criterion of the plan has no checkpoint", "acceptanceCriteria", missing)
 	}
 	return sum, nil
 }
@@ -186,13 +186,13 @@ func checkDAG(scenarios []map[string]any) error {
 	for i, m := range scenarios {
 		deps, ok := m["dependsOn"].([]any)
 		if !ok {
-			return invalid(CodeInvalidContract, "every intent scenario needs a dependsOn list")
+			return invalid(fault.CodeInvalidContract, "every intent scenario needs a dependsOn list")
 		}
 		sc := &Scenario{ID: m["id"].(string)}
 		for _, d := range deps {
 			s, ok := d.(string)
 			if !ok {
-				return invalid(CodeUnknownDependency, "a scenario dependency must be a scenario id", "scenarioId", sc.ID)
+				return invalid(fault.CodeUnknownDependency, "a scenario dependency must be a scenario id", "scenarioId", sc.ID)
 			}
 			sc.DependsOn = append(sc.DependsOn, s)
 		}
@@ -219,13 +219,13 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 			return nil, err
 		}
 		if ids[id] {
-			return nil, invalid(CodeDuplicateID, "the scenario has a duplicate segment ID", "segmentId", id)
+			return nil, invalid(fault.CodeDuplicateID, "the scenario has a duplicate segment ID", "segmentId", id)
 		}
 		ids[id] = true
 		if seg["phase"] == PhaseTest {
 			route := seg["route"]
 			if isContainer(route) {
-				return nil, invalid(CodeInvalidRoute, "invalid segment route")
+				return nil, invalid(fault.CodeInvalidRoute, "invalid segment route")
 			}
 			if len(testRoutes) == 0 {
 				firstRoute = route
@@ -239,14 +239,14 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 				return nil, err
 			}
 			if !truthy(step["allowedActions"]) || !truthy(step["budget"]) {
-				return nil, invalid(CodeInvalidStep, "a dynamic segment must stay bounded (allowedActions and budget)")
+				return nil, invalid(fault.CodeInvalidStep, "a dynamic segment must stay bounded (allowedActions and budget)")
 			}
 		case routeDeterministic:
 			if err := checkCase(seg, sc, id); err != nil {
 				return nil, err
 			}
 		default:
-			return nil, invalid(CodeInvalidRoute, "invalid segment route", "segmentId", id)
+			return nil, invalid(fault.CodeInvalidRoute, "invalid segment route", "segmentId", id)
 		}
 		sum.SegmentCount++
 	}
@@ -255,10 +255,10 @@ func checkSegments(sc map[string]any, sum *Summary) (map[string]bool, error) {
 	case len(testRoutes) > 1:
 		want = routeHybrid
 	case len(testRoutes) == 0:
-		return nil, invalid(CodeRouteMismatch, "the scenario has no test segment")
+		return nil, invalid(fault.CodeRouteMismatch, "the scenario has no test segment")
 	}
 	if sc["route"] != want {
-		return nil, invalid(CodeRouteMismatch, "the scenario route does not match its segments")
+		return nil, invalid(fault.CodeRouteMismatch, "the scenario route does not match its segments")
 	}
 	return ids, nil
 }
@@ -269,7 +269,7 @@ func checkCase(seg map[string]any, sc map[string]any, segID string) error {
 		return err
 	}
 	if !oracle.PyEqual(c["targetAppPackage"], sc["targetAppPackage"]) {
-		return invalid(CodeCompiledCaseMismatch, "the compiled case's target does not match its scenario", "segmentId", segID)
+		return invalid(fault.CodeCompiledCaseMismatch, "the compiled case's target does not match its scenario", "segmentId", segID)
 	}
 	log, err := want.Object(c["operationLog"], "compiled operationLog")
 	if err != nil {
@@ -286,14 +286,14 @@ func checkCase(seg map[string]any, sc map[string]any, segID string) error {
 			return err
 		}
 		if !oracle.PyEqual(st["operationIndex"], int64(i)) {
-			return invalid(CodeCompiledCaseMismatch, "the compiled case's operation indexes must be contiguous", "segmentId", segID, "stepIndex", i)
+			return invalid(fault.CodeCompiledCaseMismatch, "the compiled case's operation indexes must be contiguous", "segmentId", segID, "stepIndex", i)
 		}
 		id, err := identifier(st["stepId"], "compiled case stepId")
 		if err != nil {
 			return err
 		}
 		if stepIDs[id] {
-			return invalid(CodeCompiledCaseMismatch, "the compiled case's stepIds must be unique", "segmentId", segID, "stepId", id)
+			return invalid(fault.CodeCompiledCaseMismatch, "the compiled case's stepIds must be unique", "segmentId", segID, "stepId", id)
 		}
 		stepIDs[id] = true
 		method, err := want.Object(st["operationMethod"], "compiled operation method")
@@ -302,13 +302,13 @@ func checkCase(seg map[string]any, sc map[string]any, segID string) error {
 		}
 		enum, _ := method["actionEnum"].(string)
 		if !compiledActions[enum] {
-			return invalid(CodeUnsafeCompiledAction, "the compiled verification case holds an action that is not allowed",
+			return invalid(fault.CodeUnsafeCompiledAction, "the compiled verification case holds an action that is not allowed",
 				"segmentId", segID, "stepId", id, "actionEnum", method["actionEnum"])
 		}
 	}
 	cos, ok := canonjson.Get(seg, "checkpointOracleSteps", map[string]any{}).(map[string]any)
 	if !ok {
-		return invalid(CodeCompiledCaseMismatch, "checkpointOracleSteps must be an object", "segmentId", segID)
+		return invalid(fault.CodeCompiledCaseMismatch, "checkpointOracleSteps must be an object", "segmentId", segID)
 	}
 	for cpID, want := range cos {
 		n, isAssert := 0, false
@@ -321,7 +321,7 @@ func checkCase(seg map[string]any, sc map[string]any, segID string) error {
 			}
 		}
 		if n != 1 || !isAssert {
-			return invalid(CodeCompiledCaseMismatch, "a checkpoint must map to exactly one compiled ASSERT step", "segmentId", segID, "checkpointId", cpID)
+			return invalid(fault.CodeCompiledCaseMismatch, "a checkpoint must map to exactly one compiled ASSERT step", "segmentId", segID, "checkpointId", cpID)
 		}
 	}
 	return nil

@@ -40,8 +40,8 @@ func TestVisionCheckpointEndsItsCompiledCase(t *testing.T) {
 func TestVisionOracleOnlyOnCheckpoints(t *testing.T) {
 	t.Parallel()
 	req := strings.Replace(visionRequirement, `"steps":[`, `"preconditions":[{"id":"p","oracle":{"type":"vision","assertion":"x"}}],"steps":[`, 1)
-	if _, err := Compile(newDocument(decodeJSON(t, req))); fault.CodeOf(err) != CodeUnsupportedOracle {
-		t.Errorf("a vision precondition = %v, want %s", err, CodeUnsupportedOracle)
+	if _, err := Compile(newDocument(decodeJSON(t, req))); fault.CodeOf(err) != fault.CodeUnsupportedOracle {
+		t.Errorf("a vision precondition = %v, want %s", err, fault.CodeUnsupportedOracle)
 	}
 }
 
@@ -52,7 +52,7 @@ func TestUnanchoredMatchesWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Warnings) != 1 || p.Warnings[0].Code != CodeUnanchoredMatches || p.Warnings[0].Semantics != "full_match" {
+	if len(p.Warnings) != 1 || p.Warnings[0].Code != fault.CodeUnanchoredMatches || p.Warnings[0].Semantics != "full_match" {
 		t.Errorf("warnings = %+v", p.Warnings)
 	}
 	req = strings.Replace(visionRequirement, `"expected":"1"}`, `"operator":"matches","expected":"^1$"}`, 1)

@@ -1,6 +1,9 @@
 package verify
 
-import "github.com/solopi-dev/solopi/oracle"
+import (
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/oracle"
+)
 
 // Warning is a compile-time note: the plan is valid but may not mean what
 // its author thinks.
@@ -16,7 +19,6 @@ type Warning struct {
 }
 
 // CodeUnanchoredMatches warns about a matches pattern without ^…$.
-const CodeUnanchoredMatches = "unanchored_matches"
 
 // planWarnings lists every unanchored matches pattern: a compiled ASSERT
 // runs it as a full match on the phone while a dynamic checkpoint is
@@ -29,7 +31,7 @@ func planWarnings(p *Plan) []Warning {
 			return
 		}
 		msg := "the pattern is not anchored with ^…$: on the phone a compiled ASSERT matches the whole text, while the host searches anywhere in it"
-		out = append(out, Warning{Code: CodeUnanchoredMatches, Message: msg, Location: location, Pattern: o.UI.Expected, Semantics: semantics})
+		out = append(out, Warning{Code: fault.CodeUnanchoredMatches, Message: msg, Location: location, Pattern: o.UI.Expected, Semantics: semantics})
 	}
 	for _, sc := range p.Scenarios {
 		for _, pre := range sc.Preconditions {

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"github.com/solopi-dev/solopi/fault"
 	"math"
 	"strings"
 )
@@ -66,9 +67,9 @@ func (p *callParser) advance() error {
 	if err != nil {
 		le := err.(*lexError)
 		if le.Incomplete {
-			return perr(CodeIncompleteCall, p.base+le.Pos, "%s", le.Msg)
+			return perr(fault.CodeIncompleteCall, p.base+le.Pos, "%s", le.Msg)
 		}
-		return perr(CodeInvalidLiteral, p.base+le.Pos, "%s", le.Msg)
+		return perr(fault.CodeInvalidLiteral, p.base+le.Pos, "%s", le.Msg)
 	}
 	t.Pos += p.base
 	t.End += p.base
@@ -80,9 +81,9 @@ func (p *callParser) advance() error {
 // ended (incomplete) or an expression the protocol does not admit.
 func (p *callParser) unexpected(what string) error {
 	if p.tok.Kind == tokEOF {
-		return perr(CodeIncompleteCall, p.tok.Pos, "the output ends inside the call (expected %s)", what)
+		return perr(fault.CodeIncompleteCall, p.tok.Pos, "the output ends inside the call (expected %s)", what)
 	}
-	return perr(CodeDynamicExpression, p.tok.Pos, "expected %s, found %s %q: only literal keyword arguments are allowed", what, p.tok.Kind, p.tok.Text)
+	return perr(fault.CodeDynamicExpression, p.tok.Pos, "expected %s, found %s %q: only literal keyword arguments are allowed", what, p.tok.Kind, p.tok.Text)
 }
 
 // parseCall reads name(...) and stops just after ')'.
@@ -103,7 +104,7 @@ func (p *callParser) parseCall() (*callNode, error) {
 	seen := map[string]int{}
 	for p.tok.Kind != tokRParen {
 		if p.tok.Kind == tokOp && (p.tok.Text == "*" || p.tok.Text == "**") {
-			return nil, perr(CodeDynamicExpression, p.tok.Pos, "argument unpacking (%s) is not allowed", p.tok.Text)
+			return nil, perr(fault.CodeDynamicExpression, p.tok.Pos, "argument unpacking (%s) is not allowed", p.tok.Text)
 		}
 		if p.tok.Kind != tokIdent {
 			if p.tok.Kind == tokEOF {
@@ -111,7 +112,7 @@ func (p *callParser) parseCall() (*callNode, error) {
 			}
 			// A literal where a keyword should be is a positional argument.
 			if p.tok.Kind == tokString || p.tok.Kind == tokNumber || p.tok.Kind == tokLBrack {
-				return nil, perr(CodePositionalArgument, p.tok.Pos, "positional arguments are not allowed; write name=value")
+				return nil, perr(fault.CodePositionalArgument, p.tok.Pos, "positional arguments are not allowed; write name=value")
 			}
 			return nil, p.unexpected("a keyword argument")
 		}
@@ -121,12 +122,12 @@ func (p *callParser) parseCall() (*callNode, error) {
 		}
 		if p.tok.Kind != tokAssign {
 			if p.tok.Kind == tokComma || p.tok.Kind == tokRParen {
-				return nil, perr(CodePositionalArgument, pos, "positional argument %q is not allowed; write name=value", name)
+				return nil, perr(fault.CodePositionalArgument, pos, "positional argument %q is not allowed; write name=value", name)
 			}
 			return nil, p.unexpected("'=' after " + name)
 		}
 		if prev, dup := seen[name]; dup {
-			return nil, perr(CodeDuplicateKeyword, pos, "keyword %q repeats the one at offset %d", name, prev)
+			return nil, perr(fault.CodeDuplicateKeyword, pos, "keyword %q repeats the one at offset %d", name, prev)
 		}
 		seen[name] = pos
 		if err := p.advance(); err != nil {
@@ -160,14 +161,14 @@ func (p *callParser) parseValue(depth int) (value, error) {
 	switch t.Kind {
 	case tokString:
 		if t.Prefixed {
-			return v, perr(CodeDynamicExpression, t.Pos, "prefixed string literals (f\"\", r\"\", b\"\") are not allowed")
+			return v, perr(fault.CodeDynamicExpression, t.Pos, "prefixed string literals (f\"\", r\"\", b\"\") are not allowed")
 		}
 		v = value{Kind: valString, Pos: t.Pos, Str: t.Str}
 		if err := p.advance(); err != nil {
 			return v, err
 		}
 		if p.tok.Kind == tokString {
-			return v, perr(CodeDynamicExpression, p.tok.Pos, "implicit string concatenation is not allowed")
+			return v, perr(fault.CodeDynamicExpression, p.tok.Pos, "implicit string concatenation is not allowed")
 		}
 	case tokNumber:
 		v = value{Kind: valNumber, Pos: t.Pos, Num: t.Num}
@@ -199,14 +200,14 @@ func (p *callParser) parseValue(depth int) (value, error) {
 				v = value{Kind: valNumber, Pos: t.Pos, Num: nf}
 				break
 			}
-			return v, perr(CodeDynamicExpression, t.Pos, "name %q is an expression, not a literal", t.Text)
+			return v, perr(fault.CodeDynamicExpression, t.Pos, "name %q is an expression, not a literal", t.Text)
 		}
 		if err := p.advance(); err != nil {
 			return v, err
 		}
 	case tokLBrack:
 		if depth >= maxListDepth {
-			return v, perr(CodeDynamicExpression, t.Pos, "lists nested deeper than %d are not allowed", maxListDepth)
+			return v, perr(fault.CodeDynamicExpression, t.Pos, "lists nested deeper than %d are not allowed", maxListDepth)
 		}
 		v = value{Kind: valList, Pos: t.Pos}
 		if err := p.advance(); err != nil {
@@ -240,7 +241,7 @@ func (p *callParser) parseValue(depth int) (value, error) {
 	case tokComma, tokRParen, tokRBrack, tokEOF:
 		return v, nil
 	}
-	return v, perr(CodeDynamicExpression, p.tok.Pos, "%s %q after a literal makes an expression", p.tok.Kind, p.tok.Text)
+	return v, perr(fault.CodeDynamicExpression, p.tok.Pos, "%s %q after a literal makes an expression", p.tok.Kind, p.tok.Text)
 }
 
 // parseSigned reads the number after a unary sign.

@@ -1,6 +1,9 @@
 package action
 
-import "strings"
+import (
+	"github.com/solopi-dev/solopi/fault"
+	"strings"
+)
 
 // ParseOptions tune validation to the frozen contract and the task.
 type ParseOptions struct {
@@ -71,7 +74,7 @@ type envelope struct {
 // tokens; anything after </answer> is trailing output.
 func splitEnvelope(content string) (envelope, error) {
 	if strings.TrimSpace(content) == "" {
-		return envelope{}, perr(CodeEmptyOutput, 0, "the model answered nothing")
+		return envelope{}, perr(fault.CodeEmptyOutput, 0, "the model answered nothing")
 	}
 	var env envelope
 	rest, off := content, 0
@@ -80,7 +83,7 @@ func splitEnvelope(content string) (envelope, error) {
 		start := len(rest) - len(trimmed) + len("<think>")
 		end := strings.Index(rest[start:], "</think>")
 		if end < 0 {
-			return env, perr(CodeMalformedEnvelope, start-len("<think>"), "the <think> block is never closed")
+			return env, perr(fault.CodeMalformedEnvelope, start-len("<think>"), "the <think> block is never closed")
 		}
 		env.reasoning = strings.TrimSpace(rest[start : start+end])
 		off = start + end + len("</think>")
@@ -91,7 +94,7 @@ func splitEnvelope(content string) (envelope, error) {
 		rest = content[off:]
 	}
 	if strings.Contains(rest, "<think>") || strings.Contains(rest, "</think>") {
-		return env, perr(CodeMalformedEnvelope, off, "only one leading <think> block is allowed")
+		return env, perr(fault.CodeMalformedEnvelope, off, "only one leading <think> block is allowed")
 	}
 	if i := strings.Index(rest, "<answer>"); i >= 0 {
 		pre := strings.TrimSpace(rest[:i])
@@ -104,12 +107,12 @@ func splitEnvelope(content string) (envelope, error) {
 		if j := strings.Index(body, "</answer>"); j >= 0 {
 			after := body[j+len("</answer>"):]
 			if strings.TrimSpace(after) != "" {
-				return env, perr(CodeTrailingOutput, off+aStart+j+len("</answer>"), "text follows </answer>")
+				return env, perr(fault.CodeTrailingOutput, off+aStart+j+len("</answer>"), "text follows </answer>")
 			}
 			body = body[:j]
 		}
 		if strings.Contains(body, "<answer>") {
-			return env, perr(CodeMultipleCalls, off+aStart, "more than one <answer> block")
+			return env, perr(fault.CodeMultipleCalls, off+aStart, "more than one <answer> block")
 		}
 		env.answer, env.offset, env.tagged = body, off+aStart, true
 		return env, nil
@@ -131,7 +134,7 @@ func findCall(env envelope) (*callNode, string, string, error) {
 	src := env.answer
 	trimmed := strings.TrimSpace(src)
 	if trimmed == "" {
-		return nil, "", "", perr(CodeMissingAction, env.offset, "the answer holds no call")
+		return nil, "", "", perr(fault.CodeMissingAction, env.offset, "the answer holds no call")
 	}
 	type found struct {
 		node       *callNode
@@ -165,10 +168,10 @@ func findCall(env envelope) (*callNode, string, string, error) {
 	}
 	wrapErr := func(region string, base int) error {
 		if i := strings.Index(region, "```"); i >= 0 {
-			return perr(CodeMarkdownWrapped, base+i, "the call is wrapped in a Markdown code fence")
+			return perr(fault.CodeMarkdownWrapped, base+i, "the call is wrapped in a Markdown code fence")
 		}
 		if i := strings.Index(region, "<|"); i >= 0 {
-			return perr(CodeSpecialTokenWrapped, base+i, "the call is wrapped in provider special tokens")
+			return perr(fault.CodeSpecialTokenWrapped, base+i, "the call is wrapped in provider special tokens")
 		}
 		return nil
 	}
@@ -177,18 +180,18 @@ func findCall(env envelope) (*callNode, string, string, error) {
 			return nil, "", "", err
 		}
 		if strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[") || strings.HasPrefix(trimmed, `"`) {
-			return nil, "", "", perr(CodeJSONWrapped, env.offset+strings.Index(src, trimmed[:1]), "the action is wrapped in JSON; answer with the bare call")
+			return nil, "", "", perr(fault.CodeJSONWrapped, env.offset+strings.Index(src, trimmed[:1]), "the action is wrapped in JSON; answer with the bare call")
 		}
 		if firstErr != nil {
 			return nil, "", "", firstErr
 		}
 		if env.tagged && (strings.Contains(src, "do(") || strings.Contains(src, "finish(")) {
-			return nil, "", "", perr(CodeLeadingOutput, env.offset, "text precedes the call inside <answer>")
+			return nil, "", "", perr(fault.CodeLeadingOutput, env.offset, "text precedes the call inside <answer>")
 		}
 		if strings.Contains(src, "do(") || strings.Contains(src, "finish(") {
-			return nil, "", "", perr(CodeMissingAction, env.offset, "the call must start its own line, not sit inside prose")
+			return nil, "", "", perr(fault.CodeMissingAction, env.offset, "the call must start its own line, not sit inside prose")
 		}
-		return nil, "", "", perr(CodeMissingAction, env.offset, "the answer holds no do(...) or finish(...) call")
+		return nil, "", "", perr(fault.CodeMissingAction, env.offset, "the answer holds no do(...) or finish(...) call")
 	}
 	first, last := calls[0], calls[len(calls)-1]
 	prose := src[:first.start]
@@ -203,19 +206,19 @@ func findCall(env envelope) (*callNode, string, string, error) {
 		return nil, "", "", firstErr
 	}
 	if len(calls) > 1 {
-		return nil, "", "", perr(CodeMultipleCalls, env.offset+calls[1].start, "%d calls; answer with exactly one", len(calls))
+		return nil, "", "", perr(fault.CodeMultipleCalls, env.offset+calls[1].start, "%d calls; answer with exactly one", len(calls))
 	}
 	if rest := strings.TrimSpace(after); rest != "" {
 		lx := lexer{src: rest}
 		if t, err := lx.next(); err == nil && t.Kind == tokIdent && (t.Text == "do" || t.Text == "finish") {
 			if t2, err := lx.next(); err == nil && t2.Kind == tokLParen {
-				return nil, "", "", perr(CodeMultipleCalls, env.offset+last.end+strings.Index(after, rest), "a second call follows the first")
+				return nil, "", "", perr(fault.CodeMultipleCalls, env.offset+last.end+strings.Index(after, rest), "a second call follows the first")
 			}
 		}
-		return nil, "", "", perr(CodeTrailingOutput, env.offset+last.end+strings.Index(after, rest), "text follows the call")
+		return nil, "", "", perr(fault.CodeTrailingOutput, env.offset+last.end+strings.Index(after, rest), "text follows the call")
 	}
 	if env.tagged && strings.TrimSpace(prose) != "" {
-		return nil, "", "", perr(CodeLeadingOutput, env.offset, "text precedes the call inside <answer>")
+		return nil, "", "", perr(fault.CodeLeadingOutput, env.offset, "text precedes the call inside <answer>")
 	}
 	return first.node, src[first.start:first.end], strings.TrimSpace(prose), nil
 }

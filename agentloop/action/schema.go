@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/textclip"
 )
 
@@ -23,19 +24,19 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 	case "do":
 		k, ok := args["action"]
 		if !ok {
-			return a, perr(CodeMissingField, c.Pos, "do(...) needs action=\"...\"")
+			return a, perr(fault.CodeMissingField, c.Pos, "do(...) needs action=\"...\"")
 		}
 		if k.Value.Kind != valString {
-			return a, perr(CodeInvalidValue, k.Value.Pos, "action must be a string, not %s", k.Value.Kind)
+			return a, perr(fault.CodeInvalidValue, k.Value.Pos, "action must be a string, not %s", k.Value.Kind)
 		}
 		name, ok := actionAliases[aliasKey(k.Value.Str)]
 		if !ok {
-			return a, perr(CodeUnknownAction, k.Value.Pos, "unknown action %q", textclip.Runes(k.Value.Str, 60))
+			return a, perr(fault.CodeUnknownAction, k.Value.Pos, "unknown action %q", textclip.Runes(k.Value.Str, 60))
 		}
 		a.Name = name
 		delete(args, "action")
 	default:
-		return a, perr(CodeUnknownAction, c.Pos, "unknown call %q; use do(...) or finish(...)", textclip.Runes(c.Name, 60))
+		return a, perr(fault.CodeUnknownAction, c.Pos, "unknown call %q; use do(...) or finish(...)", textclip.Runes(c.Name, 60))
 	}
 	sch := actionSchemas[a.Name]
 	allowed := map[string]bool{fieldScreenDescription: true, fieldReason: true}
@@ -56,12 +57,12 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 			if k.Name == "description" {
 				hint = "; use screen_description and reason"
 			}
-			return a, perr(CodeUnknownField, k.Pos, "%s does not take %q%s", a.Name, k.Name, hint)
+			return a, perr(fault.CodeUnknownField, k.Pos, "%s does not take %q%s", a.Name, k.Name, hint)
 		}
 	}
 	for _, f := range sch.required {
 		if _, ok := args[f]; !ok {
-			return a, perr(CodeMissingField, c.Pos, "%s needs %s", a.Name, f)
+			return a, perr(fault.CodeMissingField, c.Pos, "%s needs %s", a.Name, f)
 		}
 	}
 	var err error
@@ -71,10 +72,10 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 			return nil, nil
 		}
 		if k.Value.Kind != valString {
-			return nil, perr(CodeInvalidValue, k.Value.Pos, "%s must be a string, not %s", name, k.Value.Kind)
+			return nil, perr(fault.CodeInvalidValue, k.Value.Pos, "%s must be a string, not %s", name, k.Value.Kind)
 		}
 		if utf8.RuneCountInString(k.Value.Str) > limit {
-			return nil, perr(CodeFieldTooLong, k.Value.Pos, "%s is longer than %d characters", name, limit)
+			return nil, perr(fault.CodeFieldTooLong, k.Value.Pos, "%s is longer than %d characters", name, limit)
 		}
 		s := k.Value.Str
 		return &s, nil
@@ -113,7 +114,7 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 	}
 	if k, ok := args["success"]; ok {
 		if k.Value.Kind != valBool {
-			return a, perr(CodeInvalidValue, k.Value.Pos, "success must be True or False, not %s", k.Value.Kind)
+			return a, perr(fault.CodeInvalidValue, k.Value.Pos, "success must be True or False, not %s", k.Value.Kind)
 		}
 		b := k.Value.Bool
 		a.Success = &b
@@ -136,22 +137,22 @@ func buildAction(c *callNode, opts ParseOptions) (Action, error) {
 // clamped point is a tap somewhere the model did not mean.
 func point(name string, v value, opts ParseOptions) (*Point, error) {
 	if v.Kind != valList || len(v.List) != 2 {
-		return nil, perr(CodeInvalidValue, v.Pos, "%s must be a list of two numbers [x, y]", name)
+		return nil, perr(fault.CodeInvalidValue, v.Pos, "%s must be a list of two numbers [x, y]", name)
 	}
 	var p Point
 	for i, e := range v.List {
 		if e.Kind != valNumber {
-			return nil, perr(CodeInvalidValue, e.Pos, "%s[%d] must be a number, not %s", name, i, e.Kind)
+			return nil, perr(fault.CodeInvalidValue, e.Pos, "%s[%d] must be a number, not %s", name, i, e.Kind)
 		}
 		if math.IsNaN(e.Num) || math.IsInf(e.Num, 0) {
-			return nil, perr(CodeNonFiniteCoordinate, e.Pos, "%s[%d] is not a finite number", name, i)
+			return nil, perr(fault.CodeNonFiniteCoordinate, e.Pos, "%s[%d] is not a finite number", name, i)
 		}
 		limit := opts.XMax
 		if i == 1 {
 			limit = opts.YMax
 		}
 		if e.Num < 0 || e.Num > limit {
-			return nil, perr(CodeCoordinateOutOfRange, e.Pos, "%s[%d]=%s is outside 0..%s", name, i, fmtNum(e.Num), fmtNum(limit))
+			return nil, perr(fault.CodeCoordinateOutOfRange, e.Pos, "%s[%d]=%s is outside 0..%s", name, i, fmtNum(e.Num), fmtNum(limit))
 		}
 		p[i] = e.Num
 	}
@@ -176,18 +177,18 @@ func waitDuration(v value) (time.Duration, error) {
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration %q is not a number of seconds", textclip.Runes(v.Str, 40))
+			return 0, perr(fault.CodeInvalidWaitDuration, v.Pos, "duration %q is not a number of seconds", textclip.Runes(v.Str, 40))
 		}
 		secs = f
 	default:
-		return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration must be seconds as a number or \"N seconds\", not %s", v.Kind)
+		return 0, perr(fault.CodeInvalidWaitDuration, v.Pos, "duration must be seconds as a number or \"N seconds\", not %s", v.Kind)
 	}
 	if math.IsNaN(secs) || math.IsInf(secs, 0) {
-		return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration is not finite")
+		return 0, perr(fault.CodeInvalidWaitDuration, v.Pos, "duration is not finite")
 	}
 	d := time.Duration(secs * float64(time.Second))
 	if d < minWait || d > maxWait {
-		return 0, perr(CodeInvalidWaitDuration, v.Pos, "duration must be between %s and %s", minWait, maxWait)
+		return 0, perr(fault.CodeInvalidWaitDuration, v.Pos, "duration must be between %s and %s", minWait, maxWait)
 	}
 	return d, nil
 }

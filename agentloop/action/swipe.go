@@ -1,6 +1,7 @@
 package action
 
 import (
+	"github.com/solopi-dev/solopi/fault"
 	"math"
 	"sort"
 	"strings"
@@ -24,7 +25,7 @@ const (
 func checkSwipe(start, end Point, reason, task string, pos int) (string, error) {
 	dx, dy := end[0]-start[0], end[1]-start[1]
 	if dx == 0 && dy == 0 {
-		return "", perr(CodeSwipeAmbiguous, pos, "start and end are the same point; a swipe must move")
+		return "", perr(fault.CodeSwipeAxisAmbiguous, pos, "start and end are the same point; a swipe must move")
 	}
 	var dir string
 	switch {
@@ -33,11 +34,11 @@ func checkSwipe(start, end Point, reason, task string, pos int) (string, error) 
 	case math.Abs(dy) > math.Abs(dx):
 		dir = map[bool]string{true: dirDown, false: dirUp}[dy > 0]
 	default:
-		return "", perr(CodeSwipeAmbiguous, pos, "the x and y movements are equal; one axis must dominate")
+		return "", perr(fault.CodeSwipeAxisAmbiguous, pos, "the x and y movements are equal; one axis must dominate")
 	}
 	said := statedDirections(reason)
 	if len(said) > 0 && !said[dir] {
-		return "", perr(CodeSwipeDirection, pos, "reason says the finger moves %s but start/end move it %s", joinDirs(said), dir)
+		return "", perr(fault.CodeSwipeDirectionConflict, pos, "reason says the finger moves %s but start/end move it %s", joinDirs(said), dir)
 	}
 	asked := statedDirections(task)
 	if len(asked) == 1 {
@@ -46,10 +47,10 @@ func checkSwipe(start, end Point, reason, task string, pos int) (string, error) 
 			want = d
 		}
 		if want != dir {
-			return "", perr(CodeSwipeDirection, pos, "the user asked for a %s swipe but start/end move the finger %s", want, dir)
+			return "", perr(fault.CodeSwipeDirectionConflict, pos, "the user asked for a %s swipe but start/end move the finger %s", want, dir)
 		}
 		if len(said) > 0 && !said[want] {
-			return "", perr(CodeSwipeDirection, pos, "the user asked for a %s swipe but reason says %s", want, joinDirs(said))
+			return "", perr(fault.CodeSwipeDirectionConflict, pos, "the user asked for a %s swipe but reason says %s", want, joinDirs(said))
 		}
 	}
 	return dir, nil

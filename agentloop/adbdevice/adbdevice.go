@@ -27,16 +27,6 @@ import (
 // any Unicode text, which `input text` cannot.
 const IME = "com.android.adbkeyboard/.AdbIME"
 
-// Error codes of the adb device.
-const (
-	// CodeIMEUnavailable: the ADB Keyboard cannot be listed, enabled,
-	// selected or restored.
-	CodeIMEUnavailable = "adb_keyboard_unavailable"
-	// CodeKeyboardMissing is the preflight's finding that the ADB
-	// Keyboard is not installed (Failed: exit 2, with how to install it).
-	CodeKeyboardMissing = "adb_keyboard_missing"
-)
-
 // keyboardInstall says how to install the ADB Keyboard.
 const keyboardInstall = "Install the ADB Keyboard on the phone: download ADBKeyboard.apk from " +
 	"https://github.com/senzhk/ADBKeyBoard/releases, run `adb install ADBKeyboard.apk`, then run agent-run again " +
@@ -79,14 +69,14 @@ func (d *Device) CheckKeyboard(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fault.Wrap(fault.Transport, CodeIMEUnavailable, "cannot list the phone's input methods", err)
+		return fault.Wrap(fault.Transport, fault.CodeAdbKeyboardUnavailable, "cannot list the phone's input methods", err)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if strings.TrimSpace(line) == IME {
 			return nil
 		}
 	}
-	return fault.New(fault.Failed, CodeKeyboardMissing, "the ADB Keyboard ("+IME+") is not installed; adb mode types text through it").
+	return fault.New(fault.Failed, fault.CodeAdbKeyboardMissing, "the ADB Keyboard ("+IME+") is not installed; adb mode types text through it").
 		WithUserAction(keyboardInstall)
 }
 
@@ -110,11 +100,11 @@ func (d *Device) Observe(ctx context.Context) (*agentloop.Screen, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "screencap -p failed", Err: err}
+		return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "screencap -p failed", Err: err}
 	}
 	s, err := agentloop.NewScreen(b, d.clk.Now())
 	if err != nil {
-		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "screencap -p did not return a usable PNG", Err: err}
+		return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "screencap -p did not return a usable PNG", Err: err}
 	}
 	return s, nil
 }
@@ -150,7 +140,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, _ *agentlo
 		if ctx.Err() != nil {
 			return agentloop.DispatchResult{Dispatched: dispatched}, ctx.Err()
 		}
-		return agentloop.DispatchResult{Dispatched: dispatched}, &agentloop.DeviceError{Code: agentloop.CodeInputFailed, Message: cmd.Action + " failed", Dispatched: dispatched, Err: err}
+		return agentloop.DispatchResult{Dispatched: dispatched}, &agentloop.DeviceError{Code: fault.CodeInputFailed, Message: cmd.Action + " failed", Dispatched: dispatched, Err: err}
 	}
 	detail := map[string]any{}
 	switch cmd.Action {
@@ -212,7 +202,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, _ *agentlo
 		detail["waited_ms"] = cmd.Duration.Milliseconds()
 		return agentloop.DispatchResult{Dispatched: true, Detail: detail}, nil
 	default:
-		return agentloop.DispatchResult{}, &agentloop.NotMappableError{Code: agentloop.CodeUnsupported, Note: cmd.Action + " is not a device action"}
+		return agentloop.DispatchResult{}, &agentloop.NotMappableError{Code: fault.CodeUnsupportedAction, Note: cmd.Action + " is not a device action"}
 	}
 	return agentloop.DispatchResult{Dispatched: true, Detail: detail}, nil
 }
@@ -238,7 +228,7 @@ func (d *Device) typeText(ctx context.Context, text string) ([]string, error) {
 	if !switched {
 		cur, err := d.shell(ctx, "settings", "get", "secure", "default_input_method")
 		if err != nil {
-			return nil, &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "cannot read the current input method", Err: err}
+			return nil, &agentloop.DeviceError{Code: fault.CodeAdbKeyboardUnavailable, Message: "cannot read the current input method", Err: err}
 		}
 		cmds = append(cmds, "settings get secure default_input_method")
 		enabled := false
@@ -247,12 +237,12 @@ func (d *Device) typeText(ctx context.Context, text string) ([]string, error) {
 			// enabling an enabled one says so and changes nothing.
 			out, err := d.shell(ctx, "ime", "enable", IME)
 			if err != nil {
-				return cmds, &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + IME + ") is not installed", Err: err}
+				return cmds, &agentloop.DeviceError{Code: fault.CodeAdbKeyboardUnavailable, Message: "the ADB Keyboard (" + IME + ") is not installed", Err: err}
 			}
 			enabled = strings.Contains(out, "now enabled")
 			cmds = append(cmds, "ime enable "+IME)
 			if _, err := d.shell(ctx, "ime", "set", IME); err != nil {
-				return cmds, &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "the ADB Keyboard (" + IME + ") cannot be selected", Err: err}
+				return cmds, &agentloop.DeviceError{Code: fault.CodeAdbKeyboardUnavailable, Message: "the ADB Keyboard (" + IME + ") cannot be selected", Err: err}
 			}
 			cmds = append(cmds, "ime set "+IME)
 		}
@@ -262,7 +252,7 @@ func (d *Device) typeText(ctx context.Context, text string) ([]string, error) {
 	}
 	msg := base64.StdEncoding.EncodeToString([]byte(text))
 	if _, err := d.shell(ctx, "am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", msg); err != nil {
-		return cmds, &agentloop.DeviceError{Code: agentloop.CodeInputFailed, Message: "the ADB Keyboard broadcast failed", Err: err}
+		return cmds, &agentloop.DeviceError{Code: fault.CodeInputFailed, Message: "the ADB Keyboard broadcast failed", Err: err}
 	}
 	return append(cmds, "am broadcast -a ADB_INPUT_B64 --es msg <base64>"), nil
 }
@@ -279,11 +269,11 @@ func (d *Device) Close(ctx context.Context) error {
 		return nil
 	}
 	if _, err := d.shell(ctx, "ime", "set", prev); err != nil {
-		return &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "cannot restore the previous input method " + prev, Err: err}
+		return &agentloop.DeviceError{Code: fault.CodeAdbKeyboardUnavailable, Message: "cannot restore the previous input method " + prev, Err: err}
 	}
 	if enabled {
 		if _, err := d.shell(ctx, "ime", "disable", IME); err != nil {
-			return &agentloop.DeviceError{Code: CodeIMEUnavailable, Message: "cannot disable the ADB Keyboard again", Err: err}
+			return &agentloop.DeviceError{Code: fault.CodeAdbKeyboardUnavailable, Message: "cannot disable the ADB Keyboard again", Err: err}
 		}
 	}
 	return nil

@@ -119,7 +119,7 @@ func TestADBDeviceCheckKeyboard(t *testing.T) {
 	tr := simPhone(t, true)
 	err := New(tr).CheckKeyboard(ctx)
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != CodeKeyboardMissing || fe.Kind != fault.Failed || !strings.Contains(fe.UserAction, "adb install") {
+	if !errors.As(err, &fe) || fe.Code != fault.CodeAdbKeyboardMissing || fe.Kind != fault.Failed || !strings.Contains(fe.UserAction, "adb install") {
 		t.Fatalf("err %v", err)
 	}
 	if got := tr.Commands(); len(got) != 1 || got[0] != "ime list -a -s" {
@@ -133,7 +133,7 @@ func TestADBDeviceMissingKeyboard(t *testing.T) {
 	d := New(tr)
 	_, err := d.Dispatch(context.Background(), agentloop.Command{Action: action.Type, Text: "x"}, nil)
 	var de *agentloop.DeviceError
-	if !errors.As(err, &de) || de.Code != CodeIMEUnavailable {
+	if !errors.As(err, &de) || de.Code != fault.CodeAdbKeyboardUnavailable {
 		t.Fatalf("err %v", err)
 	}
 	if err := d.Close(context.Background()); err != nil {

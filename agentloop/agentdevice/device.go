@@ -31,13 +31,13 @@ import (
 // itself published (inside agent-sessions/<sessionId>/) are pulled.
 func fetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, obs *agent.Observation) ([]byte, error) {
 	if obs.ScreenshotError != "" {
-		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "the device has no screenshot for this observation: " + obs.ScreenshotError}
+		return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "the device has no screenshot for this observation: " + obs.ScreenshotError}
 	}
 	p := obs.ScreenshotPath
 	dir, name := path.Split(p)
 	if !strings.HasPrefix(p, "/") || path.Clean(p) != p || !strings.HasSuffix(dir, "/agent-sessions/"+sessionID+"/") ||
 		!strings.HasPrefix(name, "observation-") || !strings.HasSuffix(name, ".png") {
-		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "the observation's screenshot path is not inside this session's directory"}
+		return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "the observation's screenshot path is not inside this session's directory"}
 	}
 	var buf bytes.Buffer
 	dg, err := dev.Pull(ctx, p, &buf)
@@ -45,10 +45,10 @@ func fetchScreenshot(ctx context.Context, dev *device.Device, sessionID string, 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "cannot pull the observation screenshot", Err: err}
+		return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "cannot pull the observation screenshot", Err: err}
 	}
 	if obs.ScreenshotSHA256 != "" && !strings.EqualFold(dg.SHA256, obs.ScreenshotSHA256) {
-		return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "the pulled screenshot does not match the observation's screenshotSha256"}
+		return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "the pulled screenshot does not match the observation's screenshotSha256"}
 	}
 	return buf.Bytes(), nil
 }
@@ -140,7 +140,7 @@ func (d *Device) Observe(ctx context.Context) (*agentloop.Screen, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &agentloop.DeviceError{Code: deviceCodeOf(err, agentloop.CodeScreenshotFailed), Message: "SoloPi observe failed", Err: err}
+		return nil, &agentloop.DeviceError{Code: deviceCodeOf(err, fault.CodeScreenshotFailed), Message: "SoloPi observe failed", Err: err}
 	}
 	d.mu.Lock()
 	d.session = r.Session
@@ -161,7 +161,7 @@ func (d *Device) screenOf(ctx context.Context, o *agent.Observation) (*agentloop
 			return nil, err
 		}
 		if s, err = agentloop.NewScreen(b, d.clk.Now()); err != nil {
-			return nil, &agentloop.DeviceError{Code: agentloop.CodeScreenshotFailed, Message: "the observation screenshot is not a usable PNG", Err: err}
+			return nil, &agentloop.DeviceError{Code: fault.CodeScreenshotFailed, Message: "the observation screenshot is not a usable PNG", Err: err}
 		}
 	}
 	s.Ref = o.ObservationID
@@ -219,7 +219,7 @@ func (d *Device) Dispatch(ctx context.Context, cmd agentloop.Command, on *agentl
 			}
 		}
 		dispatched := res != nil && res.Receipt != nil && res.Receipt.Status != agent.ReceiptRejected
-		return agentloop.DispatchResult{Dispatched: dispatched, Detail: detail}, &agentloop.DeviceError{Code: deviceCodeOf(err, agentloop.CodeInputFailed), Message: "SoloPi " + ta.Action + " failed", Dispatched: dispatched, Err: err}
+		return agentloop.DispatchResult{Dispatched: dispatched, Detail: detail}, &agentloop.DeviceError{Code: deviceCodeOf(err, fault.CodeInputFailed), Message: "SoloPi " + ta.Action + " failed", Dispatched: dispatched, Err: err}
 	}
 	if ta.Tapped != nil && isTextField(ta.Tapped) {
 		d.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android/ui"
@@ -68,12 +69,12 @@ func TestHitTestAndTypedMapping(t *testing.T) {
 	// No Double Tap on this device: a note for the model, nothing sent.
 	_, err = mapToTyped(agentloop.Command{Action: action.DoubleTap, Point: mp(500, 850)}, obs, nil)
 	var nm *agentloop.NotMappableError
-	if !errors.As(err, &nm) || nm.Code != agentloop.CodeUnsupported {
+	if !errors.As(err, &nm) || nm.Code != fault.CodeUnsupportedAction {
 		t.Fatalf("double tap: %v", err)
 	}
 	// Two text fields and none tapped: no guess.
 	page.Children[0].Children = append(page.Children[0].Children, node("node-7", "android.widget.EditText", "", 100, 550, 980, 650))
-	if _, err := mapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != CodeNoTextField {
+	if _, err := mapToTyped(agentloop.Command{Action: action.Type, Text: "x"}, obs, nil); !errors.As(err, &nm) || nm.Code != fault.CodeNoTextField {
 		t.Fatalf("ambiguous field: %v", err)
 	}
 	last := refOf(page.Children[0].Children[2])

@@ -8,13 +8,13 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
 // CodeNotAllowed refuses an action the caller does not allow (an explore
 // step's allowedActions).
-const CodeNotAllowed = "action_not_allowed"
 
 // modelActionOf names each typed action in the model's vocabulary, for
 // notes the model reads.
@@ -53,7 +53,7 @@ func (m *NodeMapper) Map(cmd agentloop.Command, obs *agent.Observation) (typedAc
 		if len(names) > 0 {
 			note = "this step only allows " + strings.Join(names, ", ") + "; " + cmd.Action + " is not allowed here"
 		}
-		return typedAction{}, &agentloop.NotMappableError{Code: CodeNotAllowed, Note: note}
+		return typedAction{}, &agentloop.NotMappableError{Code: fault.CodeActionNotAllowed, Note: note}
 	}
 	if ta.Tapped != nil && isTextField(ta.Tapped) {
 		m.lastField = refOf(ta.Tapped)

@@ -6,15 +6,9 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
-)
-
-// Error codes of actions the Agent protocol cannot express on the current
-// observation (zero touch; the note goes to the model).
-const (
-	CodeNoNodeAtPoint = "no_node_at_point"
-	CodeNoTextField   = "no_text_field"
 )
 
 // Capabilities is what protocol 1.0 can express, with no session behind
@@ -187,7 +181,7 @@ func typedArgs(a protocol.ActionArgs) map[string]any {
 func mapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRef) (typedAction, error) {
 	var ta typedAction
 	if obs == nil || obs.Page == nil {
-		return ta, &agentloop.NotMappableError{Code: CodeNoNodeAtPoint, Note: "the current observation has no controllable page"}
+		return ta, &agentloop.NotMappableError{Code: fault.CodeNoNodeAtPoint, Note: "the current observation has no controllable page"}
 	}
 	str := func(s string) *string { return &s }
 	i64 := func(v int64) *int64 { return &v }
@@ -196,7 +190,7 @@ func mapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRe
 		x, y := cmd.Point.Device[0], cmd.Point.Device[1]
 		n := hitTest(obs.Page, x, y)
 		if n == nil {
-			return ta, &agentloop.NotMappableError{Code: CodeNoNodeAtPoint, Note: "nothing on the screen is at that point; tap a visible control"}
+			return ta, &agentloop.NotMappableError{Code: fault.CodeNoNodeAtPoint, Note: "nothing on the screen is at that point; tap a visible control"}
 		}
 		ta.Action, ta.Args.NodeID, ta.Tapped = protocol.ActClick, str(n.NodeID), n
 		if cmd.Action == action.LongPress {
@@ -204,7 +198,7 @@ func mapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRe
 			ta.Args.DurationMs = i64(agentloop.LongPressDuration.Milliseconds())
 		}
 	case action.DoubleTap:
-		return ta, &agentloop.NotMappableError{Code: agentloop.CodeUnsupported, Note: "this device has no Double Tap; use Tap (twice in two steps if a double tap is really needed) or another action"}
+		return ta, &agentloop.NotMappableError{Code: fault.CodeUnsupportedAction, Note: "this device has no Double Tap; use Tap (twice in two steps if a double tap is really needed) or another action"}
 	case action.Type:
 		var target *agent.UINode
 		if f := findRef(obs.Page, lastField); f != nil && isTextField(f) {
@@ -222,7 +216,7 @@ func mapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRe
 			}
 		}
 		if target == nil {
-			return ta, &agentloop.NotMappableError{Code: CodeNoTextField, Note: "there is no single text field to type into; tap the text field first"}
+			return ta, &agentloop.NotMappableError{Code: fault.CodeNoTextField, Note: "there is no single text field to type into; tap the text field first"}
 		}
 		ta.Action, ta.Args.NodeID, ta.Args.Text = protocol.ActInput, str(target.NodeID), str(cmd.Text)
 	case action.Swipe:
@@ -238,14 +232,14 @@ func mapToTyped(cmd agentloop.Command, obs *agent.Observation, lastField *nodeRe
 	case action.Wait:
 		ms := cmd.Duration.Milliseconds()
 		if ms > 5000 {
-			return ta, &agentloop.NotMappableError{Code: agentloop.CodeUnsupported, Note: "Wait is at most 5 seconds on this device; wait in several steps"}
+			return ta, &agentloop.NotMappableError{Code: fault.CodeUnsupportedAction, Note: "Wait is at most 5 seconds on this device; wait in several steps"}
 		}
 		ta.Action, ta.Args.DurationMs = protocol.ActWait, i64(max(ms, 100))
 	default:
-		return ta, &agentloop.NotMappableError{Code: agentloop.CodeUnsupported, Note: cmd.Action + " is not a device action"}
+		return ta, &agentloop.NotMappableError{Code: fault.CodeUnsupportedAction, Note: cmd.Action + " is not a device action"}
 	}
 	if msg := protocol.ValidateAction(ta.Action, ta.Args); msg != "" {
-		return ta, &agentloop.NotMappableError{Code: agentloop.CodeUnsupported, Note: "the device would refuse this action: " + msg}
+		return ta, &agentloop.NotMappableError{Code: fault.CodeUnsupportedAction, Note: "the device would refuse this action: " + msg}
 	}
 	return ta, nil
 }

@@ -145,7 +145,7 @@ func (m *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	for {
 		body, err := m.buildBody(req, params)
 		if err != nil {
-			return nil, fault.Wrap(fault.Internal, CodeModelRequest, "cannot encode the request", err)
+			return nil, fault.Wrap(fault.Internal, fault.CodeModelRequestFailed, "cannot encode the request", err)
 		}
 		resp, err := m.post(ctx, body)
 		if err != nil {
@@ -180,7 +180,7 @@ func (m *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 func (m *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
 	hr, err := retryablehttp.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeModelRequest, "cannot build the request", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeModelRequestFailed, "cannot build the request", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	if m.cfg.Stream {
@@ -202,10 +202,10 @@ func (m *Client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	code, msg := CodeModelUnreachable, "the model endpoint did not answer"
+	code, msg := fault.CodeModelUnreachable, "the model endpoint did not answer"
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) && ne.Timeout() {
-		code, msg = CodeModelTimeout, fmt.Sprintf("the model endpoint did not answer within %s", m.cfg.Timeout)
+		code, msg = fault.CodeModelTimeout, fmt.Sprintf("the model endpoint did not answer within %s", m.cfg.Timeout)
 	}
 	// The URL is ours and carries no key; the error text is redacted
 	// anyway in case a proxy echoed something back.
@@ -226,10 +226,10 @@ func (m *Client) statusError(status int, e chatapi.APIError) *fault.Error {
 		if m.cfg.APIStyle == APIStyleAzure {
 			header = "api-key"
 		}
-		return fault.New(fault.Transport, CodeModelAuth, msg).With("httpStatus", status).
+		return fault.New(fault.Transport, fault.CodeModelAuthFailed, msg).With("httpStatus", status).
 			WithUserAction("The endpoint refused the API key (sent as " + header + "). Set the right key in " + EnvModelAPIKey + " or --model-api-key-file.")
 	}
-	fe := fault.New(fault.Transport, CodeModelStatus, msg).With("httpStatus", status)
+	fe := fault.New(fault.Transport, fault.CodeModelHTTPError, msg).With("httpStatus", status)
 	if status == http.StatusBadRequest && !m.cfg.Stream && e.Names("stream") {
 		fe.WithUserAction("The endpoint only streams its answers: set " + EnvModelStream + "=1 (or --model-stream).")
 	}
@@ -258,23 +258,23 @@ func (m *Client) readAnswer(req Request, resp *http.Response) (*Response, error)
 	} else {
 		var data []byte
 		if data, err = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes)); err != nil {
-			return nil, fault.Wrap(fault.Transport, CodeModelResponse, "cannot read the answer", err)
+			return nil, fault.Wrap(fault.Transport, fault.CodeModelResponseInvalid, "cannot read the answer", err)
 		}
 		reply, err = chatapi.DecodeJSON(data)
 	}
 	var se *chatapi.StreamError
 	switch {
 	case errors.As(err, &se):
-		return nil, fault.New(fault.Transport, CodeModelStatus, "the model endpoint reported an error: "+textclip.Runes(m.cfg.APIKey.Redact(se.API.Message), 300))
+		return nil, fault.New(fault.Transport, fault.CodeModelHTTPError, "the model endpoint reported an error: "+textclip.Runes(m.cfg.APIKey.Redact(se.API.Message), 300))
 	case err != nil:
 		var fe *fault.Error
 		if errors.As(err, &fe) {
 			fe.Message = m.cfg.APIKey.Redact(fe.Message)
 			return nil, fe
 		}
-		return nil, fault.Wrap(fault.Transport, CodeModelResponse, "cannot read the answer", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeModelResponseInvalid, "cannot read the answer", err)
 	case reply.Choices == 0:
-		return nil, fault.New(fault.Transport, CodeModelNoContent, "the model endpoint sent no choice")
+		return nil, fault.New(fault.Transport, fault.CodeModelEmptyChoice, "the model endpoint sent no choice")
 	}
 	out := &Response{Content: reply.Content, Reasoning: reply.Reasoning, FinishReason: reply.FinishReason, Model: reply.Model}
 	if u := reply.Usage; u != nil {

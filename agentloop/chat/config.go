@@ -9,6 +9,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
 	"github.com/solopi-dev/solopi/clock"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
 )
 
@@ -36,18 +37,7 @@ const (
 // endpoint works but is the wrong kind of model) and model_config_invalid
 // (Invalid, exit 3).
 const (
-	CodeModelConfig = "model_config_invalid"
-	// CodeModelUnreachable: no HTTP answer at all (connection refused,
-	// DNS, TLS, reset), after the configured retries.
-	CodeModelUnreachable = "model_unreachable"
-	// CodeModelRequest: the request could not be built or encoded.
-	CodeModelRequest       = "model_request_failed"
-	CodeModelStatus        = "model_http_error"
-	CodeModelResponse      = chatapi.CodeResponseInvalid
-	CodeModelTimeout       = "model_timeout"
-	CodeModelAuth          = "model_auth_failed"
-	CodeModelNoContent     = "model_empty_choice"
-	CodeModelRejectsImages = "model_rejects_images"
+	CodeModelResponse = fault.CodeModelResponseInvalid
 )
 
 // Thinking modes. Auto sends nothing and lets the endpoint decide.

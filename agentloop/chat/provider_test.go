@@ -220,7 +220,7 @@ func TestRefusalRetriedOnce(t *testing.T) {
 	m, _ := chat.NewClient(mc)
 	_, err := m.Chat(context.Background(), chat.Request{Purpose: "plan", Messages: []chat.Message{{Role: "user", Text: "hi"}}})
 	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != chat.CodeModelStatus || chat.HTTPStatus(err) != 400 {
+	if !errors.As(err, &fe) || fe.Code != fault.CodeModelHTTPError || chat.HTTPStatus(err) != 400 {
 		t.Fatalf("err %v", err)
 	}
 	// max_tokens → max_completion_tokens → none, temperature: four sends.
@@ -258,9 +258,9 @@ func TestModelErrorKinds(t *testing.T) {
 		url, code string
 		timeout   time.Duration
 	}{
-		{closed, chat.CodeModelUnreachable, time.Second},
-		{slow.URL, chat.CodeModelTimeout, 50 * time.Millisecond},
-		{denied.URL, chat.CodeModelAuth, time.Second},
+		{closed, fault.CodeModelUnreachable, time.Second},
+		{slow.URL, fault.CodeModelTimeout, 50 * time.Millisecond},
+		{denied.URL, fault.CodeModelAuthFailed, time.Second},
 	} {
 		mc := chat.DefaultConfig()
 		mc.BaseURL, mc.Model, mc.APIKey, mc.Retries, mc.Timeout = tc.url, "m", redact.NewSecret(testAPIKey), 0, tc.timeout

@@ -26,7 +26,6 @@ const (
 )
 
 // CodeResponseInvalid is the error code of an answer that cannot be read.
-const CodeResponseInvalid = "model_response_invalid"
 
 // URL returns the chat-completions URL of base. The base URL's path gains
 // /chat/completions and its query is kept, so a gateway's own parameters
@@ -98,7 +97,7 @@ type body struct {
 }
 
 func invalid(msg string, err error) *fault.Error {
-	return fault.Wrap(fault.Transport, CodeResponseInvalid, msg, err)
+	return fault.Wrap(fault.Transport, fault.CodeModelResponseInvalid, msg, err)
 }
 
 // DecodeJSON reads a non-streaming answer.

@@ -62,8 +62,8 @@ func TestDecodeJSONContentShapes(t *testing.T) {
 	for _, bad := range []string{`{`, `{"choices":[{"message":{"content":42}}]}`, `{"choices":[{"message":{"content":[1]}}]}`} {
 		_, err := DecodeJSON([]byte(bad))
 		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Code != CodeResponseInvalid {
-			t.Errorf("%s: error %v, want %s", bad, err, CodeResponseInvalid)
+		if !errors.As(err, &fe) || fe.Code != fault.CodeModelResponseInvalid {
+			t.Errorf("%s: error %v, want %s", bad, err, fault.CodeModelResponseInvalid)
 		}
 	}
 	_, err = DecodeJSON([]byte(`{"error":{"message":"quota exceeded","code":429}}`))

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 // Space is a model coordinate space.
@@ -147,10 +148,10 @@ func (c Contract) Map(p action.Point) (MappedPoint, error) {
 	for i := 0; i < 2; i++ {
 		v := p[i]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return MappedPoint{}, &Error{Code: action.CodeNonFiniteCoordinate, Message: fmt.Sprintf("coordinate %d is not finite", i)}
+			return MappedPoint{}, &Error{Code: fault.CodeNonFiniteCoordinate, Message: fmt.Sprintf("coordinate %d is not finite", i)}
 		}
 		if v < 0 || v > lim[i] {
-			return MappedPoint{}, &Error{Code: action.CodeCoordinateOutOfRange,
+			return MappedPoint{}, &Error{Code: fault.CodeCoordinateOutOfRange,
 				Message: fmt.Sprintf("coordinate %d = %s is outside 0..%s of %s", i, fmtNum(v), fmtNum(lim[i]), c.Space)}
 		}
 		u := v / lim[i]
@@ -158,7 +159,7 @@ func (c Contract) Map(p action.Point) (MappedPoint, error) {
 		mp.Runtime[i] = u * 999
 		mp.Device[i] = scaleRound(v, lim[i], dims[i]-1)
 		if mp.Device[i] < 0 || mp.Device[i] > dims[i]-1 {
-			return MappedPoint{}, &Error{Code: action.CodeCoordinateOutOfRange, Message: "the mapped point leaves the display"}
+			return MappedPoint{}, &Error{Code: fault.CodeCoordinateOutOfRange, Message: "the mapped point leaves the display"}
 		}
 	}
 	return mp, nil

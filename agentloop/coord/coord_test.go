@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/agentloop/action"
+	"github.com/solopi-dev/solopi/fault"
 )
 
 var goldenFrame = Frame{ImageWidth: 590, ImageHeight: 1280, DisplayWidth: 1216, DisplayHeight: 2640}
@@ -152,7 +153,7 @@ func TestParseBoundsFollowContract(t *testing.T) {
 	}
 	_, err := action.Parse(`do(action="Tap", element=[590,10])`, "", c.ParseOptions(""))
 	var pe *action.ProtocolError
-	if !errors.As(err, &pe) || pe.Code != action.CodeCoordinateOutOfRange {
+	if !errors.As(err, &pe) || pe.Code != fault.CodeCoordinateOutOfRange {
 		t.Fatalf("x=590 on a 590-wide image: %v", err)
 	}
 }

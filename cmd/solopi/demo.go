@@ -52,18 +52,18 @@ func newCmdDemo(e cmdutil.Env) *cli.Command {
 // only difference from a phone is where the transport comes from.
 func runDemo(ctx context.Context, g *cmdutil.Globals, o *demoOptions) (cmdutil.Result, error) {
 	if !(o.timeScale > 0) || o.timeScale > 1000 {
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--time-scale must be > 0 and at most 1000")
 	}
 	dev := sim.New(sim.Options{Serial: "sim-demo", TimeScale: o.timeScale})
 	defer dev.Close()
 	tmp, err := os.MkdirTemp("", "solopi-demo-")
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot create a temporary directory", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeDemoSetupFailed, "cannot create a temporary directory", err)
 	}
 	defer os.RemoveAll(tmp)
 	casePath := filepath.Join(tmp, demoCaseName+".json")
 	if err := os.WriteFile(casePath, demoCase, 0o600); err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "demo_setup_failed", "cannot write the demo case", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeDemoSetupFailed, "cannot write the demo case", err)
 	}
 	inner := func(args ...string) (map[string]any, int, error) {
 		var out bytes.Buffer
@@ -75,7 +75,7 @@ func runDemo(ctx context.Context, g *cmdutil.Globals, o *demoOptions) (cmdutil.R
 		code := run(ctx, append([]string{"solopi"}, args...), ie)
 		var obj map[string]any
 		if err := json.Unmarshal(out.Bytes(), &obj); err != nil {
-			return nil, code, fault.Wrap(fault.Transport, "demo_failed", "a demo step printed no JSON object", err)
+			return nil, code, fault.Wrap(fault.Transport, fault.CodeDemoFailed, "a demo step printed no JSON object", err)
 		}
 		return obj, code, nil
 	}

@@ -38,7 +38,7 @@ func newCmdReport(e cmdutil.Env) *cli.Command {
 		Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
 			dirs := g.Args()
 			if len(dirs) != 1 {
-				return cmdutil.Result{}, fault.Usage(report.CodeNotDirectory, "name exactly one evidence directory: solopi report DIR")
+				return cmdutil.Result{}, fault.Usage(fault.CodeNotADirectory, "name exactly one evidence directory: solopi report DIR")
 			}
 			return runReport(ctx, dirs[0], o.trajectory)
 		}),

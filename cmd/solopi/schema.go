@@ -49,7 +49,7 @@ func printSchema(name string) (cmdutil.Result, error) {
 	}
 	b, err := schemas.Raw(name)
 	if err != nil {
-		return cmdutil.Result{}, fault.Usage("unknown_schema", "there is no schema of that name; `solopi schema` lists them").With("name", name)
+		return cmdutil.Result{}, fault.Usage(fault.CodeUnknownSchema, "there is no schema of that name; `solopi schema` lists them").With("name", name)
 	}
 	return cmdutil.OK(json.RawMessage(b)), nil
 }

@@ -108,21 +108,21 @@ func isLoopback(host string) bool {
 func runSimServe(ctx context.Context, g *cmdutil.Globals, o *simServeOptions) (cmdutil.Result, error) {
 	switch {
 	case o.devices < 1 || o.devices > 64:
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--devices must be between 1 and 64")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--devices must be between 1 and 64")
 	case !(o.timeScale > 0) || o.timeScale > 1000:
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--time-scale must be > 0 and at most 1000")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--time-scale must be > 0 and at most 1000")
 	case !isLoopback(o.host):
-		return cmdutil.Result{}, fault.Usage("unsafe_bind", "--host must be a loopback address")
+		return cmdutil.Result{}, fault.Usage(fault.CodeUnsafeBind, "--host must be a loopback address")
 	}
 	farm, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: o.devices, TimeScale: o.timeScale, Host: o.host,
 		ServerPort: o.serverPort, NoAdbd: o.noAdbd})
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the simulator could not start", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeSimStartFailed, "the simulator could not start", err)
 	}
 	defer farm.Close()
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.host, strconv.Itoa(o.controlPort)))
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the control endpoint could not listen", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeSimStartFailed, "the control endpoint could not listen", err)
 	}
 	srv := &http.Server{Handler: farm.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -139,7 +139,7 @@ func runSimServe(ctx context.Context, g *cmdutil.Globals, o *simServeOptions) (c
 	if o.fakeModel != "" {
 		fm, err := fakemodel.Start(fakemodel.Options{Provider: o.fakeModel})
 		if err != nil {
-			return cmdutil.Result{}, fault.Wrap(fault.Transport, "sim_start_failed", "the fake model could not start", err)
+			return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeSimStartFailed, "the fake model could not start", err)
 		}
 		defer fm.Close()
 		info.FakeModel = &simFakeModel{BaseURL: fm.URL, Provider: fm.Provider(), Env: simFakeModelEnv(fm)}

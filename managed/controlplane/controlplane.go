@@ -29,16 +29,6 @@ const MaxBody = 1 << 20
 // ServerName is sent in the Server header.
 const ServerName = "SoloPiManagedExecution/1"
 
-// Error codes of the HTTP layer.
-const (
-	CodeUnauthorized   = "unauthorized"
-	CodeInvalidRequest = "invalid_request"
-	CodeNotFound       = "not_found"
-	CodeMethod         = "method_not_allowed"
-	CodeUnsafeBind     = "unsafe_bind"
-	CodeInvalidToken   = "invalid_bearer_token"
-)
-
 // Config configures a control plane.
 type Config struct {
 	Store       managed.Store
@@ -64,7 +54,7 @@ type Server struct {
 // with ctx.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if !managed.ValidOwnerToken(cfg.BearerToken) {
-		return nil, fault.Usage(CodeInvalidToken, "the bearer token must be 16 to 256 URL-safe characters")
+		return nil, fault.Usage(fault.CodeInvalidBearerToken, "the bearer token must be 16 to 256 URL-safe characters")
 	}
 	if cfg.ValidatePlan == nil {
 		cfg.ValidatePlan = managed.StructuralPlan
@@ -75,7 +65,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if err := ui.Start(ctx); err != nil {
-		return nil, fault.Wrap(fault.Internal, "riverui_failed", "River's dashboard did not start", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeRiverUIFailed, "River's dashboard did not start", err)
 	}
 	s.mux.Handle("/riverui/", s.dashboardAuth(withJSONFetch(ui)))
 	s.mux.Handle("GET "+jsonFetchPath, s.dashboardAuth(http.HandlerFunc(serveJSONFetch)))
@@ -96,10 +86,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		if allow := s.allowed(r); allow != "" {
 			w.Header().Set("Allow", allow)
-			s.fail(w, fault.New(fault.Invalid, CodeMethod, "this resource does not answer "+r.Method))
+			s.fail(w, fault.New(fault.Invalid, fault.CodeMethodNotAllowed, "this resource does not answer "+r.Method))
 			return
 		}
-		s.fail(w, fault.New(fault.Invalid, CodeNotFound, "no such resource"))
+		s.fail(w, fault.New(fault.Invalid, fault.CodeNotFound, "no such resource"))
 	})
 	return s, nil
 }
@@ -170,13 +160,13 @@ func (s *Server) dashboardAuth(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Basic realm="solopi managed", charset="UTF-8"`)
-		s.write(w, http.StatusUnauthorized, errorBody(CodeUnauthorized, "unauthorized"), false)
+		s.write(w, http.StatusUnauthorized, errorBody(fault.CodeUnauthorized, "unauthorized"), false)
 	})
 }
 
 func (s *Server) unauthorized(w http.ResponseWriter) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="solopi managed"`)
-	s.write(w, http.StatusUnauthorized, errorBody(CodeUnauthorized, "unauthorized"), false)
+	s.write(w, http.StatusUnauthorized, errorBody(fault.CodeUnauthorized, "unauthorized"), false)
 }
 
 func errorBody(code, msg string) map[string]any {
@@ -186,13 +176,13 @@ func errorBody(code, msg string) map[string]any {
 // Status is the HTTP status of a store or request error code.
 func Status(code string) int {
 	switch code {
-	case managed.CodeTaskNotFound, managed.CodeDeviceNotFound, CodeNotFound:
+	case fault.CodeTaskNotFound, fault.CodeDeviceNotFound, fault.CodeNotFound:
 		return http.StatusNotFound
-	case managed.CodeOwnerMismatch, managed.CodeStaleAssignment:
+	case fault.CodeOwnerMismatch, fault.CodeStaleAssignment:
 		return http.StatusForbidden
-	case managed.CodeIdempotencyConflict, managed.CodeSerialConflict:
+	case fault.CodeIdempotencyConflict, fault.CodeSerialConflict:
 		return http.StatusConflict
-	case CodeMethod:
+	case fault.CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
 	}
 	return http.StatusBadRequest
@@ -207,7 +197,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		if s.cfg.Logger != nil {
 			s.cfg.Logger.Error("managed request failed", "error", s.redactor.Text(err.Error()))
 		}
-		s.write(w, http.StatusInternalServerError, errorBody(fault.CodeInternal, "internal_error"), false)
+		s.write(w, http.StatusInternalServerError, errorBody(fault.CodeInternalError, "internal_error"), false)
 		return
 	}
 	s.write(w, status, f.Fields(), false)
@@ -221,7 +211,7 @@ func (s *Server) write(w http.ResponseWriter, status int, v any, ok bool) {
 	body, err := s.encode(v, ok)
 	if err != nil {
 		status = http.StatusInternalServerError
-		body, _ = canonjson.Marshal(errorBody(fault.CodeInternal, "internal_error"))
+		body, _ = canonjson.Marshal(errorBody(fault.CodeInternalError, "internal_error"))
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -255,7 +245,7 @@ func (s *Server) encode(v any, ok bool) ([]byte, error) {
 
 // body reads a JSON object of at most MaxBody bytes.
 func body(r *http.Request) (map[string]any, error) {
-	bad := func(msg string) error { return fault.New(fault.Invalid, CodeInvalidRequest, msg) }
+	bad := func(msg string) error { return fault.New(fault.Invalid, fault.CodeInvalidRequest, msg) }
 	if r.ContentLength > MaxBody {
 		return nil, bad("the request body is larger than 1 MiB")
 	}
@@ -288,7 +278,7 @@ func ValidateBind(bind string) error {
 	case "127.0.0.1", "::1", "localhost":
 		return nil
 	}
-	return fault.New(fault.Invalid, CodeUnsafeBind, "the managed API binds loopback only: 127.0.0.1, ::1 or localhost").
+	return fault.New(fault.Invalid, fault.CodeUnsafeBind, "the managed API binds loopback only: 127.0.0.1, ::1 or localhost").
 		With("bind", bind)
 }
 
@@ -298,7 +288,7 @@ func Listen(bind string, port int) (net.Listener, error) {
 		return nil, err
 	}
 	if port < 0 || port > 65535 {
-		return nil, fault.Usage("invalid_port", "--port must be from 0 to 65535")
+		return nil, fault.Usage(fault.CodeInvalidPort, "--port must be from 0 to 65535")
 	}
 	host := bind
 	if bind == "localhost" {
@@ -306,7 +296,7 @@ func Listen(bind string, port int) (net.Listener, error) {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
-		return nil, fault.Wrap(fault.Failed, "listen_failed", "cannot listen on "+net.JoinHostPort(host, strconv.Itoa(port)), err)
+		return nil, fault.Wrap(fault.Failed, fault.CodeListenFailed, "cannot listen on "+net.JoinHostPort(host, strconv.Itoa(port)), err)
 	}
 	return ln, nil
 }

@@ -132,8 +132,8 @@ func TestRoutes(t *testing.T) {
 	if d.body["deviceId"] != "pixel-api" || d.body["platform"] != "android" || d.body["health"] != "healthy" {
 		t.Fatalf("device %s", d.raw)
 	}
-	a.do("POST", "/v1/devices", map[string]any{"deviceId": "other", "serial": "API-SERIAL", "apiLevel": 35}).want(t, 409, managed.CodeSerialConflict)
-	a.do("POST", "/v1/devices", map[string]any{"deviceId": "x", "serial": "S", "apiLevel": true}).want(t, 400, managed.CodeInvalidContract)
+	a.do("POST", "/v1/devices", map[string]any{"deviceId": "other", "serial": "API-SERIAL", "apiLevel": 35}).want(t, 409, fault.CodeSerialConflict)
+	a.do("POST", "/v1/devices", map[string]any{"deviceId": "x", "serial": "S", "apiLevel": true}).want(t, 400, fault.CodeInvalidContract)
 	list := a.do("GET", "/v1/devices", nil).want(t, 200, "")
 	if n := len(list.body["devices"].([]any)); n != 1 || strings.Contains(string(list.raw), token) {
 		t.Fatalf("devices %s", list.raw)
@@ -153,20 +153,20 @@ func TestRoutes(t *testing.T) {
 	}
 	conflict := submission("api-ci-1")
 	conflict["ownerToken"], conflict["maxRetries"] = owner, 2
-	a.do("POST", "/v1/tasks", conflict).want(t, 409, managed.CodeIdempotencyConflict)
-	a.do("POST", "/v1/tasks", submission("api-ci-1")).want(t, 403, managed.CodeOwnerMismatch)
+	a.do("POST", "/v1/tasks", conflict).want(t, 409, fault.CodeIdempotencyConflict)
+	a.do("POST", "/v1/tasks", submission("api-ci-1")).want(t, 403, fault.CodeOwnerMismatch)
 	bad := submission("api-ci-2")
 	bad["plan"] = map[string]any{"schemaVersion": "nope"}
-	a.do("POST", "/v1/tasks", bad).want(t, 400, managed.CodeInvalidPlan)
+	a.do("POST", "/v1/tasks", bad).want(t, 400, fault.CodeInvalidPlan)
 	bad = submission("api-ci-2")
 	bad["leaseDurationMs"] = 1.5
-	a.do("POST", "/v1/tasks", bad).want(t, 400, managed.CodeInvalidContract)
+	a.do("POST", "/v1/tasks", bad).want(t, 400, fault.CodeInvalidContract)
 
 	st := a.do("GET", "/v1/tasks/"+id, nil).want(t, 200, "")
 	if st.body["status"] != "queued" || st.body["shardCounts"].(map[string]any)["queued"] != float64(1) {
 		t.Fatalf("status %s", st.raw)
 	}
-	a.do("GET", "/v1/tasks/task-missing", nil).want(t, 404, managed.CodeTaskNotFound)
+	a.do("GET", "/v1/tasks/task-missing", nil).want(t, 404, fault.CodeTaskNotFound)
 	ev := a.do("GET", "/v1/tasks/"+id+"/events?after=0", nil).want(t, 200, "")
 	if ev.body["taskId"] != id || len(ev.body["events"].([]any)) != 1 {
 		t.Fatalf("events %s", ev.raw)
@@ -174,13 +174,13 @@ func TestRoutes(t *testing.T) {
 	if ev := a.do("GET", "/v1/tasks/"+id+"/events?after=1", nil).want(t, 200, ""); len(ev.body["events"].([]any)) != 0 {
 		t.Fatalf("events after 1: %s", ev.raw)
 	}
-	a.do("GET", "/v1/tasks/"+id+"/events?after=abc", nil).want(t, 400, managed.CodeInvalidContract)
+	a.do("GET", "/v1/tasks/"+id+"/events?after=abc", nil).want(t, 400, fault.CodeInvalidContract)
 	rep := a.do("GET", "/v1/tasks/"+id+"/report", nil).want(t, 200, "")
 	if rep.body["exitCode"] != float64(4) || rep.body["terminal"] != false {
 		t.Fatalf("report %s", rep.raw)
 	}
 
-	a.do("POST", "/v1/tasks/"+id+"/cancel", map[string]any{"ownerToken": "foreign-owner-1234567890"}).want(t, 403, managed.CodeOwnerMismatch)
+	a.do("POST", "/v1/tasks/"+id+"/cancel", map[string]any{"ownerToken": "foreign-owner-1234567890"}).want(t, 403, fault.CodeOwnerMismatch)
 	c := a.do("POST", "/v1/tasks/"+id+"/cancel", map[string]any{"ownerToken": owner}).want(t, 200, "")
 	if c.body["status"] != "cancelled" {
 		t.Fatalf("cancel %s", c.raw)
@@ -197,9 +197,9 @@ func TestRoutes(t *testing.T) {
 		t.Fatalf("purge %s", p.raw)
 	}
 
-	a.do("GET", "/v1/nothing", nil).want(t, 404, controlplane.CodeNotFound)
-	a.do("DELETE", "/v1/tasks/"+id, nil).want(t, 405, controlplane.CodeMethod)
-	a.do("PUT", "/v1/recover", map[string]any{}).want(t, 405, controlplane.CodeMethod)
+	a.do("GET", "/v1/nothing", nil).want(t, 404, fault.CodeNotFound)
+	a.do("DELETE", "/v1/tasks/"+id, nil).want(t, 405, fault.CodeMethodNotAllowed)
+	a.do("PUT", "/v1/recover", map[string]any{}).want(t, 405, fault.CodeMethodNotAllowed)
 }
 
 func TestAuthAndBodies(t *testing.T) {
@@ -211,7 +211,7 @@ func TestAuthAndBodies(t *testing.T) {
 	for _, auth := range []string{"", "Bearer wrong-token-1234567890", "bearer " + token, "Basic " + token} {
 		for _, r := range routes {
 			resp := a.do(r[0], r[1], map[string]any{}, "Authorization", auth)
-			resp.want(t, 401, controlplane.CodeUnauthorized)
+			resp.want(t, 401, fault.CodeUnauthorized)
 			if strings.Contains(string(resp.raw), token) {
 				t.Fatalf("401 echoes the token: %s", resp.raw)
 			}
@@ -229,7 +229,7 @@ func TestAuthAndBodies(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			a.do("POST", "/v1/recover", c.body).want(t, 400, controlplane.CodeInvalidRequest)
+			a.do("POST", "/v1/recover", c.body).want(t, 400, fault.CodeInvalidRequest)
 		})
 	}
 	a.do("POST", "/v1/recover", []byte("{}")).want(t, 200, "")
@@ -266,7 +266,7 @@ func TestRestartAndDashboard(t *testing.T) {
 		t.Fatalf("dashboard API with Bearer: %d %.300s", jobs.status, jobs.raw)
 	}
 	wrong := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:wrong"))
-	b.do("GET", "/riverui/api/jobs", nil, "Authorization", wrong).want(t, 401, controlplane.CodeUnauthorized)
+	b.do("GET", "/riverui/api/jobs", nil, "Authorization", wrong).want(t, 401, fault.CodeUnauthorized)
 }
 
 // A plan validator plugged in (the verification engine's) runs on HTTP
@@ -286,7 +286,7 @@ func TestPlanValidatorRuns(t *testing.T) {
 func TestBindAndToken(t *testing.T) {
 	t.Parallel()
 	for _, bind := range []string{"0.0.0.0", "192.168.1.2", "::", "example.com", ""} {
-		if _, err := controlplane.Listen(bind, 0); fault.CodeOf(err) != controlplane.CodeUnsafeBind {
+		if _, err := controlplane.Listen(bind, 0); fault.CodeOf(err) != fault.CodeUnsafeBind {
 			t.Errorf("bind %q: %v", bind, err)
 		}
 	}
@@ -359,28 +359,28 @@ func TestGuard(t *testing.T) {
 		status             int
 		code               string
 	}{
-		{"foreign host", "GET", "/health", nil, []string{"Host", "rebind.attacker.example:80"}, 403, controlplane.CodeForeignHost},
-		{"foreign host with the port", "GET", "/v1/devices", nil, []string{"Host", "attacker.example" + a.url[strings.LastIndex(a.url, ":"):]}, 403, controlplane.CodeForeignHost},
-		{"foreign host on the dashboard", "GET", "/riverui/", nil, []string{"Host", "attacker.example", "Authorization", basic}, 403, controlplane.CodeForeignHost},
+		{"foreign host", "GET", "/health", nil, []string{"Host", "rebind.attacker.example:80"}, 403, fault.CodeForeignHost},
+		{"foreign host with the port", "GET", "/v1/devices", nil, []string{"Host", "attacker.example" + a.url[strings.LastIndex(a.url, ":"):]}, 403, fault.CodeForeignHost},
+		{"foreign host on the dashboard", "GET", "/riverui/", nil, []string{"Host", "attacker.example", "Authorization", basic}, 403, fault.CodeForeignHost},
 		{"loopback name", "GET", "/health", nil, []string{"Host", "localhost" + a.url[strings.LastIndex(a.url, ":"):]}, 200, ""},
-		{"another port", "GET", "/health", nil, []string{"Host", "127.0.0.1:1"}, 403, controlplane.CodeForeignHost},
-		{"cross-origin API post", "POST", "/v1/recover", map[string]any{}, []string{"Origin", "http://attacker.example"}, 403, controlplane.CodeCrossSite},
-		{"null origin", "POST", "/v1/recover", map[string]any{}, []string{"Origin", "null"}, 403, controlplane.CodeCrossSite},
-		{"cross-site fetch metadata", "POST", "/v1/recover", map[string]any{}, []string{"Sec-Fetch-Site", "cross-site"}, 403, controlplane.CodeCrossSite},
-		{"same-site other port", "POST", "/v1/recover", map[string]any{}, []string{"Sec-Fetch-Site", "same-site"}, 403, controlplane.CodeCrossSite},
+		{"another port", "GET", "/health", nil, []string{"Host", "127.0.0.1:1"}, 403, fault.CodeForeignHost},
+		{"cross-origin API post", "POST", "/v1/recover", map[string]any{}, []string{"Origin", "http://attacker.example"}, 403, fault.CodeCrossSiteRequest},
+		{"null origin", "POST", "/v1/recover", map[string]any{}, []string{"Origin", "null"}, 403, fault.CodeCrossSiteRequest},
+		{"cross-site fetch metadata", "POST", "/v1/recover", map[string]any{}, []string{"Sec-Fetch-Site", "cross-site"}, 403, fault.CodeCrossSiteRequest},
+		{"same-site other port", "POST", "/v1/recover", map[string]any{}, []string{"Sec-Fetch-Site", "same-site"}, 403, fault.CodeCrossSiteRequest},
 		{"same-origin browser post", "POST", "/v1/recover", map[string]any{}, []string{"Origin", origin, "Content-Type", "application/json"}, 200, ""},
-		{"browser form body", "POST", "/v1/recover", []byte("{}"), []string{"Origin", origin, "Content-Type", "application/x-www-form-urlencoded"}, 415, controlplane.CodeMediaType},
+		{"browser form body", "POST", "/v1/recover", []byte("{}"), []string{"Origin", origin, "Content-Type", "application/x-www-form-urlencoded"}, 415, fault.CodeUnsupportedMediaType},
 		{"a CLI client (no Origin)", "POST", "/v1/recover", []byte("{}"), []string{"Content-Type", "application/x-www-form-urlencoded"}, 200, ""},
-		{"dashboard post without origin", "POST", "/riverui/api/jobs/delete", []byte(`{"ids":["1"]}`), []string{"Authorization", basic}, 403, controlplane.CodeCrossSite},
+		{"dashboard post without origin", "POST", "/riverui/api/jobs/delete", []byte(`{"ids":["1"]}`), []string{"Authorization", basic}, 403, fault.CodeCrossSiteRequest},
 		{"dashboard post cross-site", "POST", "/riverui/api/jobs/delete", []byte(`{"ids":["1"]}`),
-			[]string{"Authorization", basic, "Origin", "http://attacker.example", "Content-Type", "text/plain"}, 403, controlplane.CodeCrossSite},
+			[]string{"Authorization", basic, "Origin", "http://attacker.example", "Content-Type", "text/plain"}, 403, fault.CodeCrossSiteRequest},
 		{"dashboard form post", "POST", "/riverui/api/jobs/delete", []byte(`ids=1`),
-			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "multipart/form-data; boundary=x"}, 415, controlplane.CodeMediaType},
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "multipart/form-data; boundary=x"}, 415, fault.CodeUnsupportedMediaType},
 		{"dashboard page cross-site link", "GET", "/riverui/", nil, []string{"Authorization", basic, "Sec-Fetch-Site", "cross-site"}, 200, ""},
 		{"dashboard text/plain from its own page", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
-			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "text/plain;charset=UTF-8"}, 415, controlplane.CodeMediaType},
+			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "text/plain;charset=UTF-8"}, 415, fault.CodeUnsupportedMediaType},
 		{"dashboard post without a content type", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
-			[]string{"Authorization", basic, "Sec-Fetch-Site", "same-origin"}, 415, controlplane.CodeMediaType},
+			[]string{"Authorization", basic, "Sec-Fetch-Site", "same-origin"}, 415, fault.CodeUnsupportedMediaType},
 		{"dashboard JSON from its own page", "POST", "/riverui/api/jobs/cancel", []byte(`{"ids":["1"]}`),
 			[]string{"Authorization", basic, "Origin", origin, "Content-Type", "application/json"}, 200, ""},
 		{"dashboard bodyless PUT from its own page", "PUT", "/riverui/api/queues/solopi_managed_shards/pause", nil,
@@ -409,5 +409,5 @@ func TestGuard(t *testing.T) {
 		!strings.Contains(string(js.raw), "application/json") || !strings.HasPrefix(js.header.Get("Content-Type"), "text/javascript") {
 		t.Fatalf("script %d %v", js.status, js.header)
 	}
-	a.do("GET", "/riverui/solopi-json-fetch.js", nil, "Authorization", "").want(t, 401, controlplane.CodeUnauthorized)
+	a.do("GET", "/riverui/solopi-json-fetch.js", nil, "Authorization", "").want(t, 401, fault.CodeUnauthorized)
 }

@@ -10,18 +10,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Codes of requests the guard refuses before any route sees them.
-const (
-	// CodeForeignHost: the Host header names something other than the
-	// loopback address the server listens on (DNS rebinding).
-	CodeForeignHost = "foreign_host"
-	// CodeCrossSite: a browser sent the request from another origin.
-	CodeCrossSite = "cross_site_request"
-	// CodeMediaType: a state-changing dashboard request that is not
-	// application/json, or a browser's /v1/ request with a form's body.
-	CodeMediaType = "unsupported_media_type"
-)
-
 // The guard runs on every request, before authentication:
 //
 //   - Host must be a loopback name of this server (127.0.0.1, localhost or
@@ -46,28 +34,28 @@ const (
 func (s *Server) guard(r *http.Request) error {
 	hosts := loopbackHosts(r)
 	if !hosts[strings.ToLower(r.Host)] {
-		return fault.New(fault.Invalid, CodeForeignHost, "this server answers only to its loopback address").With("host", r.Host)
+		return fault.New(fault.Invalid, fault.CodeForeignHost, "this server answers only to its loopback address").With("host", r.Host)
 	}
 	if safeMethod(r.Method) {
 		return nil
 	}
 	origin, site := r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site")
 	if origin != "" && !hosts[strings.ToLower(strings.TrimPrefix(origin, "http://"))] {
-		return fault.New(fault.Invalid, CodeCrossSite, "a state-changing request from another origin is refused").With("origin", origin)
+		return fault.New(fault.Invalid, fault.CodeCrossSiteRequest, "a state-changing request from another origin is refused").With("origin", origin)
 	}
 	if site != "" && site != "same-origin" && site != "none" {
-		return fault.New(fault.Invalid, CodeCrossSite, "a state-changing request from another site is refused").With("secFetchSite", site)
+		return fault.New(fault.Invalid, fault.CodeCrossSiteRequest, "a state-changing request from another site is refused").With("secFetchSite", site)
 	}
 	browser := origin != "" || site != ""
 	dashboard := strings.HasPrefix(r.URL.Path, "/riverui/")
 	if dashboard && origin == "" && site != "same-origin" {
-		return fault.New(fault.Invalid, CodeCrossSite, "a state-changing dashboard request must come from the dashboard's own page (Origin header)")
+		return fault.New(fault.Invalid, fault.CodeCrossSiteRequest, "a state-changing dashboard request must come from the dashboard's own page (Origin header)")
 	}
 	if dashboard && (r.Method == http.MethodPost || r.ContentLength != 0) && !jsonBody(r.Header.Get("Content-Type")) {
-		return fault.New(fault.Invalid, CodeMediaType, "a state-changing dashboard request must send application/json")
+		return fault.New(fault.Invalid, fault.CodeUnsupportedMediaType, "a state-changing dashboard request must send application/json")
 	}
 	if browser && formBody(r.Header.Get("Content-Type")) {
-		return fault.New(fault.Invalid, CodeMediaType, "a state-changing request must not carry a form body; send JSON")
+		return fault.New(fault.Invalid, fault.CodeUnsupportedMediaType, "a state-changing request must not carry a form body; send JSON")
 	}
 	return nil
 }
@@ -114,7 +102,7 @@ func loopbackHosts(r *http.Request) map[string]bool {
 
 // guardStatus is the HTTP status of a guard refusal.
 func guardStatus(code string) int {
-	if code == CodeMediaType {
+	if code == fault.CodeUnsupportedMediaType {
 		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusForbidden

@@ -79,7 +79,7 @@ func TestHostOnASimulatedPhone(t *testing.T) {
 	if err != nil || rep.APILevel != 34 || !rep.Installed || !rep.Ready || rep.Doctor == nil {
 		t.Fatalf("probe %+v %v", rep, err)
 	}
-	if _, err := h.ProbeDevice(ctx, "sim-other"); fault.CodeOf(err) != device.CodeDeviceNotFound {
+	if _, err := h.ProbeDevice(ctx, "sim-other"); fault.CodeOf(err) != fault.CodeDeviceNotFound {
 		t.Fatalf("a probe of another serial: %v", err)
 	}
 	a := &managed.Assignment{Serial: d.Serial(), Plan: fixturePlan(t, "counter-success"), Decisions: []byte(`{}`)}
@@ -108,11 +108,11 @@ func TestProbeUnreadableAPILevel(t *testing.T) {
 // before the phone is touched.
 func TestShardRefusals(t *testing.T) {
 	t.Parallel()
-	gone := fault.New(fault.Invalid, device.CodeDeviceOffline, "the device is offline")
+	gone := fault.New(fault.Invalid, fault.CodeDeviceOffline, "the device is offline")
 	h := Host{Devices: device.Selector{Connect: func(context.Context) (device.Transport, error) { return nil, gone }}}
 	a := &managed.Assignment{Serial: "sim-0001", Plan: fixturePlan(t, "counter-success"), Decisions: []byte(`{}`)}
 	_, err := h.ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "a")})
-	if fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != device.CodeDeviceOffline {
+	if fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != fault.CodeDeviceOffline {
 		t.Fatalf("got %v (%s)", err, fault.KindOf(err))
 	}
 	vision, err := os.ReadFile(filepath.Join("..", "..", "verify", "testdata", "vision-requirement.json"))
@@ -123,7 +123,7 @@ func TestShardRefusals(t *testing.T) {
 	plan, _ := verify.Compile(doc)
 	data, _ := verify.MarshalPlan(plan)
 	a.Plan = data
-	if _, err = h.ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "v")}); fault.CodeOf(err) != CodeVisionNotSupported {
+	if _, err = h.ExecuteShard(context.Background(), worker.ShardRun{Assignment: a, ArtifactsDir: filepath.Join(t.TempDir(), "v")}); fault.CodeOf(err) != fault.CodeVisionNotSupported {
 		t.Fatalf("vision plan: %v", err)
 	}
 	var tree any = map[string]any{"schemaVersion": "x"}

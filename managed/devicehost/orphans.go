@@ -14,7 +14,6 @@ import (
 // CodeOrphanReplay: a replay nobody owns any more (a worker killed
 // mid-replay whose lease expired) held the leased phone and could not be
 // cancelled; the shard is retried (a transport failure).
-const CodeOrphanReplay = "orphan_replay_active"
 
 var _ worker.DeviceLocker = Host{}
 
@@ -48,13 +47,13 @@ func (h Host) cancelOrphanReplay(ctx context.Context, d *device.Device) error {
 	p := h.Budgets.Phone
 	_, err = replay.CancelRun(ctx, d, st.RunID, p.AckTimeout, p.PollInterval)
 	switch fault.CodeOf(err) {
-	case "", replay.CodeCancelTooLate, replay.CodeRunNotActive:
+	case "", fault.CodeRunFinishedBeforeCancel, fault.CodeRunNotActive:
 		return nil
 	}
 	if ctx.Err() != nil {
 		return err
 	}
-	return fault.Wrap(fault.Transport, CodeOrphanReplay, "a replay nobody owns holds the leased phone and could not be cancelled: "+fault.From(err).Message, err).
+	return fault.Wrap(fault.Transport, fault.CodeOrphanReplayActive, "a replay nobody owns holds the leased phone and could not be cancelled: "+fault.From(err).Message, err).
 		With("serial", d.Serial()).With("activeRun", st.Object)
 }
 

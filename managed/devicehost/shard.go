@@ -17,7 +17,6 @@ import (
 
 // CodeVisionNotSupported: a plan with vision oracles was submitted to the
 // farm, or reached a worker.
-const CodeVisionNotSupported = "vision_not_supported"
 
 // ExecuteShard runs the shard as verify-run does, in this process: the
 // assignment's plan with its static decisions, on exactly the leased
@@ -63,7 +62,7 @@ func (h Host) ExecuteShard(ctx context.Context, run worker.ShardRun) (worker.Sha
 	_, _ = report.Write(run.ArtifactsDir, report.Options{})
 	reportJSON, err := os.ReadFile(sum.Report)
 	if err != nil {
-		return worker.ShardVerdict{}, fault.Wrap(fault.Internal, "report_unreadable", "cannot read the verification report verify-run wrote", err).
+		return worker.ShardVerdict{}, fault.Wrap(fault.Internal, fault.CodeReportUnreadable, "cannot read the verification report verify-run wrote", err).
 			With("report", sum.Report)
 	}
 	return worker.ShardVerdict{Status: sum.Status, ReportPath: sum.Report, Report: reportJSON,
@@ -81,7 +80,7 @@ func refuseVision(plan *verify.Plan) (execution.DecisionProvider, execution.Visi
 }
 
 func visionNotSupported() *fault.Error {
-	return fault.New(fault.Invalid, CodeVisionNotSupported,
+	return fault.New(fault.Invalid, fault.CodeVisionNotSupported,
 		"the plan has vision oracles, which need a model: managed tasks run with static decisions and no model").
 		WithUserAction("run plans with vision oracles with verify-run and the planner's model flags")
 }
@@ -92,7 +91,7 @@ func visionNotSupported() *fault.Error {
 func ValidatePlan(plan any) error {
 	b, err := canonjson.Marshal(plan)
 	if err != nil {
-		return fault.Wrap(fault.Invalid, verify.CodeInvalidJSON, "the plan has a value canonical JSON cannot represent", err)
+		return fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the plan has a value canonical JSON cannot represent", err)
 	}
 	p, _, err := verify.LoadPlan(b)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/suitereport"
 )
@@ -71,7 +72,7 @@ func TestSuite(t *testing.T) {
 	if a := s.Cases[0].Attempts[0]; a.Verdict != suitereport.Error || a.ErrorCode != "replay_transport_failed" || a.DurationMs != 1_000 {
 		t.Errorf("the infrastructure attempt %+v", a)
 	}
-	if f := s.Failure(); f == nil || f.Code != suitereport.CodeBatchFailed {
+	if f := s.Failure(); f == nil || f.Code != fault.CodeBatchFailed {
 		t.Errorf("outcome %v", f)
 	}
 	// The JUnit: one suite per phone, the unfinished shard in not-run.
@@ -86,7 +87,7 @@ func TestSuiteOfACancelledTask(t *testing.T) {
 	t.Parallel()
 	s := Suite(managed.Report{TaskID: "task-2", Status: "cancelled", Terminal: true, CreatedAt: 1_000, FinishedAt: n(2_000),
 		Shards: []managed.ReportShard{{TargetID: "a", Status: "cancelled", FailureCategory: p("cancelled_by_owner")}}})
-	if !s.Interrupted || s.Cases[0].Verdict != suitereport.Skipped || s.Failure().Code != suitereport.CodeBatchInterrupted {
+	if !s.Interrupted || s.Cases[0].Verdict != suitereport.Skipped || s.Failure().Code != fault.CodeBatchInterrupted {
 		t.Errorf("suite %+v", s)
 	}
 }

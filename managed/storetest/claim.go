@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 )
 
@@ -99,7 +100,7 @@ func testClaimOutcomes(t *testing.T, h *harness) {
 		t.Fatalf("terminal shard: %+v", res)
 	}
 	_, err = h.s.Claim(h.ctx, managed.ClaimRequest{JobID: 1, TaskID: "task 1", ShardID: "s", WorkerID: "w"})
-	wantCode(t, err, managed.CodeInvalidID)
+	wantCode(t, err, fault.CodeInvalidID)
 }
 
 func testReclaimFencesOldWorker(t *testing.T, h *harness) {
@@ -128,13 +129,13 @@ func testReclaimFencesOldWorker(t *testing.T, h *harness) {
 
 	old := first.Identity()
 	_, err = h.s.Heartbeat(h.ctx, old)
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	_, err = h.s.Complete(h.ctx, old, managed.Completion{Status: "passed"})
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	_, err = h.s.Fail(h.ctx, old, "device_offline", true)
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	_, err = h.s.Release(h.ctx, old)
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	// Each of the six parts is checked.
 	for _, mutate := range []func(*managed.Identity){
 		func(i *managed.Identity) { i.TaskID = "task-other" },
@@ -146,7 +147,7 @@ func testReclaimFencesOldWorker(t *testing.T, h *harness) {
 		id := second.Identity()
 		mutate(&id)
 		_, err := h.s.Heartbeat(h.ctx, id)
-		wantCode(t, err, managed.CodeStaleAssignment)
+		wantCode(t, err, fault.CodeStaleAssignment)
 	}
 
 	out := h.complete(t, second, "passed")
@@ -178,9 +179,9 @@ func testLateHeartbeat(t *testing.T, h *harness) {
 	}
 	h.clock.Advance(1000 * time.Millisecond) // exactly at the renewed expiry
 	_, err := h.s.Heartbeat(h.ctx, a.Identity())
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	_, err = h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "passed"})
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	rec, err := h.s.Recover(h.ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -288,11 +289,11 @@ func testVerdictsFinal(t *testing.T, h *harness) {
 	task := h.submit(t, func(s *managed.Submission) { s.IdempotencyKey = "verdict-bad" })
 	a := h.claim(t, task.TaskID, "w")
 	_, err := h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "cancelled"})
-	wantCode(t, err, managed.CodeInvalidResult)
+	wantCode(t, err, fault.CodeInvalidResult)
 	_, err = h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "passed", EvidenceDigest: "abc"})
-	wantCode(t, err, managed.CodeInvalidEvidence)
+	wantCode(t, err, fault.CodeInvalidEvidence)
 	_, err = h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "passed", Report: map[string]any{"outcomeFingerprint": "x"}})
-	wantCode(t, err, managed.CodeInvalidReport)
+	wantCode(t, err, fault.CodeInvalidReport)
 }
 
 func testCircuit(t *testing.T, h *harness) {
@@ -350,7 +351,7 @@ func testMatrixAggregate(t *testing.T, h *harness) {
 	wantEqual(t, "outcomeFingerprint", again.OutcomeFingerprint, r.OutcomeFingerprint)
 	wantEqual(t, "eventCount", r.EventCount, int64(len(h.events(t, task.TaskID))))
 	_, err := h.s.Complete(h.ctx, second.Identity(), managed.Completion{Status: "passed"})
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 }
 
 func testConcurrentClaims(t *testing.T, h *harness) {

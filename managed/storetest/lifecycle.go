@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/redact"
 )
@@ -25,11 +26,11 @@ func testCancel(t *testing.T, h *harness) {
 	}
 
 	_, err := h.s.Cancel(h.ctx, task.TaskID, "foreign-owner-1234567890")
-	wantCode(t, err, managed.CodeOwnerMismatch)
+	wantCode(t, err, fault.CodeOwnerMismatch)
 	_, err = h.s.Cancel(h.ctx, "task-missing", Owner)
-	wantCode(t, err, managed.CodeTaskNotFound)
+	wantCode(t, err, fault.CodeTaskNotFound)
 	_, err = h.s.Cancel(h.ctx, task.TaskID, "short")
-	wantCode(t, err, managed.CodeInvalidOwnerToken)
+	wantCode(t, err, fault.CodeInvalidOwnerToken)
 
 	h.clock.Advance(time.Millisecond)
 	cancelled, err := h.s.Cancel(h.ctx, task.TaskID, Owner)
@@ -44,9 +45,9 @@ func testCancel(t *testing.T, h *harness) {
 	}
 	// The running attempt is fenced at once: its worker can write nothing.
 	_, err = h.s.Heartbeat(h.ctx, a.Identity())
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	_, err = h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "passed"})
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	d, _ := h.s.Device(h.ctx, a.DeviceID)
 	wantEqual(t, "device leased after cancel", d.Leased, false)
 	// Every shard's River job is cancelled: queued ones at once, the
@@ -85,7 +86,7 @@ func testCancel(t *testing.T, h *harness) {
 	b := h.claim(t, next.TaskID, "worker-2")
 	wantEqual(t, "successor claim", b.TaskID, next.TaskID)
 	_, err = h.s.Cancel(h.ctx, next.TaskID, Owner)
-	wantCode(t, err, managed.CodeOwnerMismatch)
+	wantCode(t, err, fault.CodeOwnerMismatch)
 	// A cancelled task's job finds nothing to do.
 	res, err := h.s.Claim(h.ctx, managed.ClaimRequest{JobID: jobs[1].JobID, TaskID: task.TaskID, ShardID: jobs[1].ShardID,
 		WorkerID: "w", Serials: h.serials(t)})
@@ -273,9 +274,9 @@ func testEventContiguity(t *testing.T, h *harness) {
 	}
 	wantSlice(t, "events after a cursor", sequences(tail), []int64{int64(len(evs) - 1), int64(len(evs))})
 	_, err = h.s.Events(h.ctx, task.TaskID, -1)
-	wantCode(t, err, managed.CodeInvalidContract)
+	wantCode(t, err, fault.CodeInvalidContract)
 	_, err = h.s.Events(h.ctx, "task-missing", 0)
-	wantCode(t, err, managed.CodeTaskNotFound)
+	wantCode(t, err, fault.CodeTaskNotFound)
 }
 
 func testRedaction(t *testing.T, h *harness) {
@@ -323,9 +324,9 @@ func testTerminalImmutability(t *testing.T, h *harness) {
 	wantEqual(t, "cancel of a passed task", c.Status, "passed")
 	wantEqual(t, "idempotent", c.Idempotent, true)
 	_, err = h.s.Fail(h.ctx, a.Identity(), "late", true)
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	_, err = h.s.Complete(h.ctx, a.Identity(), managed.Completion{Status: "failed"})
-	wantCode(t, err, managed.CodeStaleAssignment)
+	wantCode(t, err, fault.CodeStaleAssignment)
 	h.clock.Advance(time.Hour)
 	if _, err := h.s.Recover(h.ctx); err != nil {
 		t.Fatal(err)

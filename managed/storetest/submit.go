@@ -26,17 +26,17 @@ func testDevices(t *testing.T, h *harness) {
 	wantEqual(t, "apiLevel", d.APILevel, 34)
 	wantEqual(t, "health", d.Health, managed.HealthDegraded)
 	_, err := h.s.RegisterDevice(h.ctx, managed.DeviceSpec{DeviceID: "pixel-9", Serial: "SERIAL-1", APILevel: 35})
-	wantCode(t, err, managed.CodeSerialConflict)
+	wantCode(t, err, fault.CodeSerialConflict)
 
 	for _, c := range []struct {
 		spec managed.DeviceSpec
 		code string
 	}{
-		{managed.DeviceSpec{DeviceID: "-bad", Serial: "S", APILevel: 30}, managed.CodeInvalidID},
-		{managed.DeviceSpec{DeviceID: "d", Serial: "S 1", APILevel: 30}, managed.CodeInvalidID},
-		{managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 0}, managed.CodeInvalidContract},
-		{managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30, Health: "broken"}, managed.CodeInvalidHealth},
-		{managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30, Labels: map[string]string{"k": ""}}, managed.CodeInvalidID},
+		{managed.DeviceSpec{DeviceID: "-bad", Serial: "S", APILevel: 30}, fault.CodeInvalidID},
+		{managed.DeviceSpec{DeviceID: "d", Serial: "S 1", APILevel: 30}, fault.CodeInvalidID},
+		{managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 0}, fault.CodeInvalidContract},
+		{managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30, Health: "broken"}, fault.CodeInvalidHealth},
+		{managed.DeviceSpec{DeviceID: "d", Serial: "S", APILevel: 30, Labels: map[string]string{"k": ""}}, fault.CodeInvalidID},
 	} {
 		_, err := h.s.RegisterDevice(h.ctx, c.spec)
 		wantCode(t, err, c.code)
@@ -61,9 +61,9 @@ func testDevices(t *testing.T, h *harness) {
 	}
 	wantEqual(t, "device by serial", d.DeviceID, "pixel-8")
 	_, err = h.s.Device(h.ctx, "missing")
-	wantCode(t, err, managed.CodeDeviceNotFound)
+	wantCode(t, err, fault.CodeDeviceNotFound)
 	_, err = h.s.SetDeviceHealth(h.ctx, "missing", managed.HealthHealthy)
-	wantCode(t, err, managed.CodeDeviceNotFound)
+	wantCode(t, err, fault.CodeDeviceNotFound)
 
 	health, err := h.s.Health(h.ctx)
 	if err != nil {
@@ -89,33 +89,33 @@ func testSubmitValidation(t *testing.T, h *harness) {
 		m    func(*managed.Submission)
 		code string
 	}{
-		{"plan not an object", func(s *managed.Submission) { s.Plan = []any{} }, managed.CodeInvalidPlan},
-		{"plan schema", func(s *managed.Submission) { s.Plan = map[string]any{"schemaVersion": "x", "planFingerprint": hex} }, managed.CodeInvalidPlan},
-		{"plan fingerprint", func(s *managed.Submission) { s.Plan = Plan("ABC") }, managed.CodeInvalidPlan},
-		{"decisions not an object", func(s *managed.Submission) { s.Decisions = "x" }, managed.CodeInvalidContract},
-		{"matrix not a list", func(s *managed.Submission) { s.Matrix = map[string]any{} }, managed.CodeInvalidContract},
-		{"matrix empty", func(s *managed.Submission) { s.Matrix = []any{} }, managed.CodeInvalidContract},
-		{"unknown target field", func(s *managed.Submission) { s.Matrix = []any{map[string]any{"id": "t", "devices": 1}} }, managed.CodeInvalidMatrix},
+		{"plan not an object", func(s *managed.Submission) { s.Plan = []any{} }, fault.CodeInvalidPlan},
+		{"plan schema", func(s *managed.Submission) { s.Plan = map[string]any{"schemaVersion": "x", "planFingerprint": hex} }, fault.CodeInvalidPlan},
+		{"plan fingerprint", func(s *managed.Submission) { s.Plan = Plan("ABC") }, fault.CodeInvalidPlan},
+		{"decisions not an object", func(s *managed.Submission) { s.Decisions = "x" }, fault.CodeInvalidContract},
+		{"matrix not a list", func(s *managed.Submission) { s.Matrix = map[string]any{} }, fault.CodeInvalidContract},
+		{"matrix empty", func(s *managed.Submission) { s.Matrix = []any{} }, fault.CodeInvalidContract},
+		{"unknown target field", func(s *managed.Submission) { s.Matrix = []any{map[string]any{"id": "t", "devices": 1}} }, fault.CodeInvalidMatrix},
 		{"duplicate target", func(s *managed.Submission) {
 			s.Matrix = []any{map[string]any{"id": "t"}, map[string]any{"id": "t"}}
-		}, managed.CodeDuplicateID},
-		{"too many replicas", func(s *managed.Submission) { s.Matrix = []any{map[string]any{"id": "t", "replicas": 65}} }, managed.CodeInvalidContract},
+		}, fault.CodeDuplicateID},
+		{"too many replicas", func(s *managed.Submission) { s.Matrix = []any{map[string]any{"id": "t", "replicas": 65}} }, fault.CodeInvalidContract},
 		{"replicas a float", func(s *managed.Submission) {
 			s.Matrix = []any{map[string]any{"id": "t", "replicas": json.Number("1.0")}}
-		}, managed.CodeInvalidContract},
+		}, fault.CodeInvalidContract},
 		{"over 64 shards", func(s *managed.Submission) {
 			s.Matrix = []any{map[string]any{"id": "a", "replicas": 40}, map[string]any{"id": "b", "replicas": 25}}
-		}, managed.CodeInvalidMatrix},
-		{"unknown selector field", sel(map[string]any{"os": "android"}), managed.CodeInvalidSelector},
-		{"api range reversed", sel(map[string]any{"minApiLevel": 30, "maxApiLevel": 29}), managed.CodeInvalidSelector},
-		{"empty capability list", sel(map[string]any{"capabilities": []any{}}), managed.CodeInvalidContract},
-		{"retries", func(s *managed.Submission) { s.MaxRetries = 11 }, managed.CodeInvalidContract},
-		{"lease too short", func(s *managed.Submission) { s.LeaseDurationMs = 999 }, managed.CodeInvalidContract},
-		{"lease too long", func(s *managed.Submission) { s.LeaseDurationMs = 1_800_001 }, managed.CodeInvalidContract},
-		{"retention", func(s *managed.Submission) { s.RetentionMs = -1 }, managed.CodeInvalidContract},
-		{"idempotency key", func(s *managed.Submission) { s.IdempotencyKey = "has space" }, managed.CodeInvalidID},
-		{"owner token short", func(s *managed.Submission) { s.OwnerToken = "short" }, managed.CodeInvalidOwnerToken},
-		{"owner token chars", func(s *managed.Submission) { s.OwnerToken = strings.Repeat("a", 20) + "/" }, managed.CodeInvalidOwnerToken},
+		}, fault.CodeInvalidMatrix},
+		{"unknown selector field", sel(map[string]any{"os": "android"}), fault.CodeInvalidSelector},
+		{"api range reversed", sel(map[string]any{"minApiLevel": 30, "maxApiLevel": 29}), fault.CodeInvalidSelector},
+		{"empty capability list", sel(map[string]any{"capabilities": []any{}}), fault.CodeInvalidContract},
+		{"retries", func(s *managed.Submission) { s.MaxRetries = 11 }, fault.CodeInvalidContract},
+		{"lease too short", func(s *managed.Submission) { s.LeaseDurationMs = 999 }, fault.CodeInvalidContract},
+		{"lease too long", func(s *managed.Submission) { s.LeaseDurationMs = 1_800_001 }, fault.CodeInvalidContract},
+		{"retention", func(s *managed.Submission) { s.RetentionMs = -1 }, fault.CodeInvalidContract},
+		{"idempotency key", func(s *managed.Submission) { s.IdempotencyKey = "has space" }, fault.CodeInvalidID},
+		{"owner token short", func(s *managed.Submission) { s.OwnerToken = "short" }, fault.CodeInvalidOwnerToken},
+		{"owner token chars", func(s *managed.Submission) { s.OwnerToken = strings.Repeat("a", 20) + "/" }, fault.CodeInvalidOwnerToken},
 	} {
 		t.Run(c.name, func(t *testing.T) { wantCode(t, bad(c.m), c.code) })
 	}
@@ -156,17 +156,17 @@ func testSubmitIdempotency(t *testing.T, h *harness) {
 		code string
 	}{
 		{"same content and owner", func(s *managed.Submission) { s.Matrix = Matrix(3, nil) }, ""},
-		{"different plan", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.Plan = Plan(strings.Repeat("b", 64)) }, managed.CodeIdempotencyConflict},
-		{"different decisions", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.Decisions = map[string]any{"a": 1} }, managed.CodeIdempotencyConflict},
-		{"different matrix", func(s *managed.Submission) { s.Matrix = Matrix(2, nil) }, managed.CodeIdempotencyConflict},
-		{"different retries", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.MaxRetries = 2 }, managed.CodeIdempotencyConflict},
-		{"different owner", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.OwnerToken = "another-owner-1234567890" }, managed.CodeOwnerMismatch},
+		{"different plan", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.Plan = Plan(strings.Repeat("b", 64)) }, fault.CodeIdempotencyConflict},
+		{"different decisions", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.Decisions = map[string]any{"a": 1} }, fault.CodeIdempotencyConflict},
+		{"different matrix", func(s *managed.Submission) { s.Matrix = Matrix(2, nil) }, fault.CodeIdempotencyConflict},
+		{"different retries", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.MaxRetries = 2 }, fault.CodeIdempotencyConflict},
+		{"different owner", func(s *managed.Submission) { s.Matrix = Matrix(3, nil); s.OwnerToken = "another-owner-1234567890" }, fault.CodeOwnerMismatch},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			again, err := h.s.Submit(h.ctx, h.submission(c.m))
 			if c.code != "" {
 				wantCode(t, err, c.code)
-				if c.code == managed.CodeIdempotencyConflict {
+				if c.code == fault.CodeIdempotencyConflict {
 					if f := fault.From(err); f.Details["taskId"] != first.TaskID {
 						t.Fatalf("conflict names task %v, want %s", f.Details["taskId"], first.TaskID)
 					}

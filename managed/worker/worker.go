@@ -25,7 +25,7 @@ func storeFault(err error) error {
 	if err == nil || errors.As(err, new(*fault.Error)) {
 		return err
 	}
-	return fault.Wrap(fault.Transport, managed.CodeDatabase, "River failed: "+err.Error(), err)
+	return fault.Wrap(fault.Transport, fault.CodeDatabaseError, "River failed: "+err.Error(), err)
 }
 
 // Why a worker stopped an attempt's device work.
@@ -382,7 +382,7 @@ func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFun
 		switch {
 		case err == nil:
 			deadline = w.cfg.Clock.Now().Add(lease)
-		case fault.CodeOf(err) == managed.CodeTaskCancelled:
+		case fault.CodeOf(err) == fault.CodeTaskCancelled:
 			stop(errTaskCancelled)
 			return
 		case managed.IsStale(err):

@@ -31,11 +31,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes.
-const (
-	CodeListen = "console_listen_failed"
-)
-
 // Limits of what the console keeps for late or reconnecting viewers.
 const (
 	maxEvents  = 5000
@@ -91,11 +86,11 @@ type prompt struct {
 func Start(title string) (*Server, error) {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeListen, "no randomness for the console token", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeConsoleListenFailed, "no randomness for the console token", err)
 	}
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
-		return nil, fault.Wrap(fault.Failed, CodeListen, "the console cannot listen on 127.0.0.1", err)
+		return nil, fault.Wrap(fault.Failed, fault.CodeConsoleListenFailed, "the console cannot listen on 127.0.0.1", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	s := &Server{token: hex.EncodeToString(b[:]), port: port, lns: []net.Listener{ln}, changed: make(chan struct{}), stop: make(chan struct{}),

@@ -12,28 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the Agent host client (device codes pass through as the
-// device spelled them).
-const (
-	CodeInvalidOwnerToken   = "invalid_owner_token"
-	CodeMissingOwnerToken   = "missing_owner_token"
-	CodeInvalidAgentID      = "invalid_id"
-	CodeInvalidBudget       = "invalid_parameter"
-	CodeInvalidAction       = "invalid_action"
-	CodeSelectorNoMatch     = "selector_no_match"
-	CodeSelectorAmbiguous   = "selector_ambiguous"
-	CodeInvalidSelector     = "invalid_selector"
-	CodeObservationNotFound = "observation_not_found"
-	CodeSessionTerminal     = "session_terminal"
-	CodeAgentStartTimeout   = "agent_start_timeout"
-	CodeAgentActTimeout     = "agent_action_timeout"
-	CodeAgentControlTimeout = "agent_control_timeout"
-	CodeStepIDConflict      = "step_id_conflict"
-	CodeScreenshotMissing   = "screenshot_unavailable"
-	CodeEvidencePath        = "unsafe_evidence_path"
-	CodeSecretInEvidence    = "owner_token_in_evidence"
-)
-
 // ValidAgentID reports whether s is a valid Agent identifier.
 func ValidAgentID(s string) bool { return protocol.ValidID(s, 160) }
 
@@ -41,10 +19,10 @@ func ValidAgentID(s string) bool { return protocol.ValidID(s, 160) }
 // a valid Agent identifier. The value is echoed: identifiers are not secret.
 func CheckAgentID(name, s string) error {
 	if s == "" {
-		return fault.Usagef("missing_option", "%s is required", name)
+		return fault.Usagef(fault.CodeMissingOption, "%s is required", name)
 	}
 	if !ValidAgentID(s) {
-		return fault.Usagef(CodeInvalidAgentID, "%s %q must match [A-Za-z0-9][A-Za-z0-9._-]{0,159}", name, device.Truncate(s, 200))
+		return fault.Usagef(fault.CodeInvalidID, "%s %q must match [A-Za-z0-9][A-Za-z0-9._-]{0,159}", name, device.Truncate(s, 200))
 	}
 	return nil
 }
@@ -64,10 +42,10 @@ func NewOwnerToken() OwnerToken {
 // never contains s.
 func ParseOwnerToken(s string) (OwnerToken, error) {
 	if s == "" {
-		return OwnerToken{}, fault.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
+		return OwnerToken{}, fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
 	}
 	if !(len(s) >= 16 && protocol.ValidIDChars(s, 160)) {
-		return OwnerToken{}, fault.Usagef(CodeInvalidOwnerToken,
+		return OwnerToken{}, fault.Usagef(fault.CodeInvalidOwnerToken,
 			"the owner token must be 16 to 160 characters of [A-Za-z0-9._-] (got %d characters)", len(s))
 	}
 	return redact.NewSecret(s), nil
@@ -85,7 +63,7 @@ func (id AgentIdentity) Validate() error {
 		return err
 	}
 	if id.OwnerToken.IsZero() {
-		return fault.Usage(CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
+		return fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required (--owner-token, --owner-token-file or SOLOPI_AGENT_OWNER_TOKEN)")
 	}
 	return nil
 }
@@ -136,7 +114,7 @@ func (b AgentBudget) fields() []struct {
 func (b AgentBudget) Validate() error {
 	for _, f := range b.fields() {
 		if !f.r.Contains(f.v) {
-			return fault.Usagef(CodeInvalidBudget, "%s must be between %d and %d", f.r.Name, f.r.Min, f.r.Max).
+			return fault.Usagef(fault.CodeInvalidParameter, "%s must be between %d and %d", f.r.Name, f.r.Min, f.r.Max).
 				With("parameter", f.r.Name).With("value", f.v)
 		}
 	}
@@ -419,7 +397,7 @@ func decodeAgentObject[T any](b json.RawMessage, what string) (*T, error) {
 	}
 	v := new(T)
 	if err := json.Unmarshal(b, v); err != nil {
-		return nil, fault.Wrap(fault.Transport, device.CodeContractViolate, "the device sent a malformed "+what+" object", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeProtocolContractViolation, "the device sent a malformed "+what+" object", err)
 	}
 	return v, nil
 }
@@ -497,7 +475,7 @@ func ParseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
 func ParseAgentEvent(b json.RawMessage) (AgentEvent, error) {
 	var e AgentEvent
 	if err := json.Unmarshal(b, &e); err != nil {
-		return e, fault.Wrap(fault.Transport, device.CodeContractViolate, "the device sent a malformed timeline event", err)
+		return e, fault.Wrap(fault.Transport, fault.CodeProtocolContractViolation, "the device sent a malformed timeline event", err)
 	}
 	if e.Type == "" {
 		return e, device.ContractError("the device sent a timeline event without a type", nil)

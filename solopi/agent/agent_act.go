@@ -72,7 +72,7 @@ func receiptQuery(id AgentIdentity, stepID string) device.ReceiptQuery {
 func parseReceipt(r device.Receipt) (*ReceiptResult, error) {
 	var env agentEnvelope
 	if err := json.Unmarshal(r.Raw, &env); err != nil {
-		return nil, fault.Wrap(fault.Transport, device.CodeInvalidResponse, "the device sent a malformed Agent answer", err).With("type", protocol.AgentReceiptQuery)
+		return nil, fault.Wrap(fault.Transport, fault.CodeInvalidDeviceResponse, "the device sent a malformed Agent answer", err).With("type", protocol.AgentReceiptQuery)
 	}
 	switch {
 	case env.Success == nil:
@@ -184,7 +184,7 @@ func (r ActRequest) Validate() error {
 		return err
 	}
 	if msg := protocol.ValidateAction(r.Action, r.Args); msg != "" {
-		return fault.Usage(CodeInvalidAction, msg).With("action", r.Action)
+		return fault.Usage(fault.CodeInvalidAction, msg).With("action", r.Action)
 	}
 	if r.Args.NodeID != nil {
 		if err := CheckAgentID("nodeId", *r.Args.NodeID); err != nil {
@@ -236,7 +236,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		// The stepId is an idempotency key: a retry repeats its action.
 		// Another action under it would be answered with the first
 		// one's receipt as if it had run.
-		return nil, withStep(fault.Newf(fault.Failed, CodeStepIDConflict,
+		return nil, withStep(fault.Newf(fault.Failed, fault.CodeStepIDConflict,
 			"stepId %s already names a %s step of this session; nothing was sent (use a new --step-id)", r.StepID, prior.Receipt.Action.Type).
 			With("receipt", prior.Receipt.Summary()).With("requestedAction", map[string]any{"type": r.Action, "arguments": r.arguments()}), r)
 	case err == nil && missing == nil:
@@ -270,7 +270,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 			// A session cancelled or expired while acting never finalizes
 			// the receipt: stop instead of waiting it out.
 			if rr.Session.IsTerminal() {
-				return false, fault.Newf(fault.Failed, CodeSessionTerminal,
+				return false, fault.Newf(fault.Failed, fault.CodeSessionTerminal,
 					"the Agent session became %s while the action was executing; its receipt will stay accepted", rr.Session.State).
 					With("terminalReason", rr.Session.TerminalReason).With("receipt", rr.Receipt).With("session", rr.Session)
 			}
@@ -279,7 +279,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 		switch {
 		case pollErr == nil:
 		case errors.Is(pollErr, device.ErrPollTimeout):
-			e := fault.New(fault.Timeout, CodeAgentActTimeout, "SoloPi did not finish the action within --action-timeout").
+			e := fault.New(fault.Timeout, fault.CodeAgentActionTimeout, "SoloPi did not finish the action within --action-timeout").
 				With("actionTimeoutSeconds", r.Timeout.Seconds()).With("lastReceipt", nil) // null until a receipt was read
 			if res.Receipt != nil {
 				e.With("lastReceipt", res.Receipt.Summary())
@@ -294,7 +294,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 	if res.Receipt.Status != ReceiptSucceeded {
 		code := res.Receipt.ErrorCode
 		if code == "" {
-			code = device.CodeDeviceRejected
+			code = fault.CodeDeviceRejected
 		}
 		msg := res.Receipt.Error
 		if msg == "" {

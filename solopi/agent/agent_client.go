@@ -106,7 +106,7 @@ func (c *AgentClient) query(ctx context.Context, typ string, p device.Params) (*
 	}
 	var env agentEnvelope
 	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, fault.Wrap(fault.Transport, device.CodeInvalidResponse, "the device sent a malformed Agent answer", err).With("type", typ)
+		return nil, fault.Wrap(fault.Transport, fault.CodeInvalidDeviceResponse, "the device sent a malformed Agent answer", err).With("type", typ)
 	}
 	env.raw = b
 	if env.Success == nil {
@@ -115,7 +115,7 @@ func (c *AgentClient) query(ctx context.Context, typ string, p device.Params) (*
 	if !*env.Success {
 		code := env.ErrorCode
 		if code == "" {
-			code = device.CodeDeviceRejected
+			code = fault.CodeDeviceRejected
 		}
 		msg := env.Error
 		if msg == "" {
@@ -219,10 +219,10 @@ func (c *AgentClient) Capabilities(ctx context.Context) (*AgentCapabilities, err
 	}
 	var caps AgentCapabilities
 	if err := json.Unmarshal(env.raw, &caps); err != nil {
-		return nil, fault.Wrap(fault.Transport, device.CodeContractViolate, "the device sent malformed Agent capabilities", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeProtocolContractViolation, "the device sent malformed Agent capabilities", err)
 	}
 	if caps.ProtocolVersion != protocol.AgentProtocolVersion {
-		return nil, fault.Newf(fault.Transport, device.CodeProtocolMismatch, "SoloPi speaks Agent protocol %q; this CLI needs %s",
+		return nil, fault.Newf(fault.Transport, fault.CodeProtocolVersionMismatch, "SoloPi speaks Agent protocol %q; this CLI needs %s",
 			device.Truncate(caps.ProtocolVersion, 20), protocol.AgentProtocolVersion).
 			With("protocolVersion", caps.ProtocolVersion).With("expectedProtocolVersion", protocol.AgentProtocolVersion)
 	}

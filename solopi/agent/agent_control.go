@@ -86,7 +86,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 			return true, nil
 		}
 		if s.IsTerminal() {
-			return false, fault.Newf(fault.Failed, CodeSessionTerminal, "the session became %s instead of %s", s.State, want).
+			return false, fault.Newf(fault.Failed, fault.CodeSessionTerminal, "the session became %s instead of %s", s.State, want).
 				With("session", s).With("terminalReason", s.TerminalReason)
 		}
 		return false, nil
@@ -95,7 +95,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 	case pollErr == nil:
 		return res, nil
 	case errors.Is(pollErr, device.ErrPollTimeout):
-		return res, fault.Newf(fault.Timeout, CodeAgentControlTimeout, "the session did not become %s in time", want).
+		return res, fault.Newf(fault.Timeout, fault.CodeAgentControlTimeout, "the session did not become %s in time", want).
 			With("sessionId", id.SessionID).With("lastStatus", res.Session.Summary()).With("timeoutSeconds", o.Timeout.Seconds())
 	}
 	return res, withSession(pollErr, id.SessionID)
@@ -162,6 +162,6 @@ func (t *TimelineResult) FindObservation(observationID string) (*Observation, er
 			}
 		}
 	}
-	return nil, fault.Newf(fault.Failed, CodeObservationNotFound,
+	return nil, fault.Newf(fault.Failed, fault.CodeObservationNotFound,
 		"observation %s is not in this session's timeline", observationID).With("observationId", observationID)
 }

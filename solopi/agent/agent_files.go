@@ -26,7 +26,7 @@ type SavedFile struct {
 // anything outside the evidence directory.
 func checkEvidencePath(remote, sessionID string, nameOK func(string) bool) error {
 	bad := func(why string) error {
-		return fault.Newf(fault.Transport, CodeEvidencePath, "the device published an evidence path the host will not pull: %s", why).
+		return fault.Newf(fault.Transport, fault.CodeUnsafeEvidencePath, "the device published an evidence path the host will not pull: %s", why).
 			With("remotePath", device.Truncate(remote, 300)).With("sessionId", sessionID)
 	}
 	if !strings.HasPrefix(remote, "/") || path.Clean(remote) != remote {
@@ -63,7 +63,7 @@ func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrit
 		}
 		content, err := artifacts.ReadBack(f)
 		if err != nil {
-			return fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "cannot read back the pulled file", err)
+			return fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "cannot read back the pulled file", err)
 		}
 		return verify(content, dg)
 	})
@@ -78,7 +78,7 @@ func (c *AgentClient) pullTo(ctx context.Context, remote, local string, overwrit
 func noSecret(token OwnerToken) func([]byte) error {
 	return func(b []byte) error {
 		if !token.IsZero() && bytes.Contains(b, []byte(token.Reveal())) {
-			return fault.New(fault.Transport, CodeSecretInEvidence, "the device file contains the owner token; it was not written")
+			return fault.New(fault.Transport, fault.CodeOwnerTokenInEvidence, "the device file contains the owner token; it was not written")
 		}
 		return nil
 	}
@@ -90,7 +90,7 @@ func noSecret(token OwnerToken) func([]byte) error {
 // hash is ever made up.
 func (c *AgentClient) SaveScreenshot(ctx context.Context, id AgentIdentity, obs *Observation, local string, overwrite bool) (*SavedFile, error) {
 	if obs.ScreenshotError != "" {
-		return nil, fault.Newf(fault.Failed, CodeScreenshotMissing, "the device has no screenshot for this observation: %s", obs.ScreenshotError).
+		return nil, fault.Newf(fault.Failed, fault.CodeScreenshotUnavailable, "the device has no screenshot for this observation: %s", obs.ScreenshotError).
 			With("screenshotError", obs.ScreenshotError).With("observationId", obs.ObservationID)
 	}
 	if obs.ScreenshotPath == "" || len(obs.ScreenshotSHA256) != 64 {
@@ -104,7 +104,7 @@ func (c *AgentClient) SaveScreenshot(ctx context.Context, id AgentIdentity, obs 
 	secret := noSecret(id.OwnerToken)
 	return c.pullTo(ctx, obs.ScreenshotPath, local, overwrite, func(b []byte, dg device.Digest) error {
 		if !strings.EqualFold(dg.SHA256, obs.ScreenshotSHA256) {
-			return fault.New(fault.Transport, device.CodeTransferMismatch, "the pulled screenshot's SHA-256 differs from the observation's screenshotSha256").
+			return fault.New(fault.Transport, fault.CodeTransferDigestMismatch, "the pulled screenshot's SHA-256 differs from the observation's screenshotSha256").
 				With("expectedSha256", obs.ScreenshotSHA256).With("actualSha256", dg.SHA256).With("remotePath", obs.ScreenshotPath)
 		}
 		return secret(b)

@@ -98,10 +98,10 @@ const maxCandidates = 20
 // none, so the caller can see what the screen offers.
 func ResolveSelector(obs *Observation, sel Selector) (string, error) {
 	if sel.IsZero() {
-		return "", fault.Usage(CodeInvalidSelector, "the selector sets no field (resourceId, text, description, className, packageName, id)")
+		return "", fault.Usage(fault.CodeInvalidSelector, "the selector sets no field (resourceId, text, description, className, packageName, id)")
 	}
 	if obs == nil || obs.Page == nil {
-		return "", fault.New(fault.Failed, CodeSelectorNoMatch, "the observation has no page to resolve the selector against")
+		return "", fault.New(fault.Failed, fault.CodeSelectorNoMatch, "the observation has no page to resolve the selector against")
 	}
 	var matches []*UINode
 	var near []*UINode
@@ -143,12 +143,12 @@ func ResolveSelector(obs *Observation, sel Selector) (string, error) {
 		if len(cs) > 0 {
 			msg += "; nodes matching part of it: " + describe(cs)
 		}
-		return "", fault.New(fault.Failed, CodeSelectorNoMatch, msg).
+		return "", fault.New(fault.Failed, fault.CodeSelectorNoMatch, msg).
 			With("selector", sel).With("observationId", obs.ObservationID).With("matchCount", 0).
 			With("candidates", cs).With("partialMatchCount", len(near))
 	}
 	cs := list(matches)
-	return "", fault.New(fault.Failed, CodeSelectorAmbiguous,
+	return "", fault.New(fault.Failed, fault.CodeSelectorAmbiguous,
 		fmt.Sprintf("%d nodes of observation %s match %s; add fields until one remains: %s", len(matches), obs.ObservationID, sel, describe(cs))).
 		With("selector", sel).With("observationId", obs.ObservationID).With("matchCount", len(matches)).With("candidates", cs)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // The Agent client against the product's simulator (sim/soloapp implements
@@ -77,7 +76,7 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	// touch service down: the session is terminal at once (exit 2).
 	dev.App.SetTouchServiceAvailable(false)
 	_, err := c.Start(ctx, StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
-	e := wantErr(t, err, CodeSessionTerminal, fault.Failed)
+	e := wantErr(t, err, fault.CodeSessionTerminal, fault.Failed)
 	if e.Details["terminalReason"] != protocol.ErrTouchServiceUnavailable {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -116,7 +115,7 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, icancel)
 	_, err = c.Act(ictx, ActRequest{Identity: id, StepID: "slow-1", ObservationID: ob.Observation.ObservationID,
 		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
-	e = wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
+	e = wantErr(t, err, fault.CodeInterrupted, fault.Interrupted)
 	cl := e.Details["cleanup"].(AgentCleanup)
 	if !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != id.SessionID {
 		t.Fatalf("cleanup %+v", cl)

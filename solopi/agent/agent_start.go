@@ -72,7 +72,7 @@ func (c *AgentClient) startStatus(ctx context.Context, token OwnerToken) (*agent
 // error carries cleanup evidence.
 func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, error) {
 	if o.OwnerToken.IsZero() {
-		return nil, fault.Usage(CodeMissingOwnerToken, "an owner token is required to start an Agent session")
+		return nil, fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required to start an Agent session")
 	}
 	if err := o.Budget.Validate(); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 		seen = s.SessionID
 		last = s.Summary()
 		if s.IsTerminal() {
-			e := fault.Newf(fault.Failed, CodeSessionTerminal, "the Agent session ended before its first observation (%s)", s.TerminalReason).
+			e := fault.Newf(fault.Failed, fault.CodeSessionTerminal, "the Agent session ended before its first observation (%s)", s.TerminalReason).
 				With("sessionId", s.SessionID).With("session", s).With("terminalReason", s.TerminalReason).
 				With("timelinePath", env.TimelinePath)
 			if ua := startUserAction(s.TerminalReason); ua != "" {
@@ -171,7 +171,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 	case pollErr == nil:
 		return res, nil
 	case errors.Is(pollErr, device.ErrPollTimeout):
-		e := fault.New(fault.Timeout, CodeAgentStartTimeout, "SoloPi did not publish the first observation within --ack-timeout").
+		e := fault.New(fault.Timeout, fault.CodeAgentStartTimeout, "SoloPi did not publish the first observation within --ack-timeout").
 			With("ackTimeoutSeconds", o.AckTimeout.Seconds()).With("foreground", fr).
 			WithUserAction("Check that no other replay or Agent session holds the device (agent-status / status), that SoloPi's " +
 				"accessibility service is on, and that the app under test is in front; then start again.")

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
@@ -182,7 +181,7 @@ func TestAgentFullSession(t *testing.T) {
 		t.Errorf("screenshot sha %s != %s", shot.SHA256, settled.ScreenshotSHA256)
 	}
 	_, err = c.SaveScreenshot(ctx, id, settled, filepath.Join(dir, "settled.png"), false)
-	wantErr(t, err, artifacts.CodeOutputExists, fault.Invalid)
+	wantErr(t, err, fault.CodeOutputExists, fault.Invalid)
 
 	end, err := c.End(ctx, id, ControlOptions{})
 	if err != nil {
@@ -354,7 +353,7 @@ func TestAgentStepReplay(t *testing.T) {
 		{Identity: id, StepID: "step-replay", ObservationID: st.Observation.ObservationID, Action: protocol.ActInput, Args: protocol.ActionArgs{NodeID: &node, Text: &text}},
 	} {
 		r, err := c.Act(ctx, other)
-		if e := fault.From(err); r != nil || e.Code != CodeStepIDConflict || e.Kind != fault.Failed || e.Details["receipt"] == nil {
+		if e := fault.From(err); r != nil || e.Code != fault.CodeStepIDConflict || e.Kind != fault.Failed || e.Details["receipt"] == nil {
 			t.Fatalf("%s under a used stepId: %v %v", other.Action, r, err)
 		}
 	}
@@ -395,7 +394,7 @@ func TestResolveSelector(t *testing.T) {
 	obs := st.Observation
 
 	_, err := ResolveSelector(obs, Selector{Text: "Sign in"})
-	e := wantErr(t, err, CodeSelectorAmbiguous, fault.Failed)
+	e := wantErr(t, err, fault.CodeSelectorAmbiguous, fault.Failed)
 	cands := e.Details["candidates"].([]NodeCandidate)
 	if len(cands) != 2 || cands[0].NodeID == "" || cands[0].Bounds == "" {
 		t.Fatalf("candidates %+v", cands)
@@ -407,7 +406,7 @@ func TestResolveSelector(t *testing.T) {
 	}
 
 	_, err = ResolveSelector(obs, Selector{Text: "Sign in", ClassName: "android.widget.CheckBox"})
-	e = wantErr(t, err, CodeSelectorNoMatch, fault.Failed)
+	e = wantErr(t, err, fault.CodeSelectorNoMatch, fault.Failed)
 	if cs := e.Details["candidates"].([]NodeCandidate); len(cs) != 2 {
 		t.Fatalf("partial candidates %+v", cs)
 	}
@@ -416,14 +415,14 @@ func TestResolveSelector(t *testing.T) {
 	}
 
 	_, err = ResolveSelector(obs, Selector{ClassName: "android.widget.EditText"})
-	wantErr(t, err, CodeSelectorAmbiguous, fault.Failed)
+	wantErr(t, err, fault.CodeSelectorAmbiguous, fault.Failed)
 
 	id, err := ResolveSelector(obs, Selector{Text: "Sign in", ClassName: "android.widget.Button"})
 	if err != nil || obs.Page.Find(id).ResourceID != loginPkg+":id/sign_in_button" {
 		t.Fatalf("resolve: %s %v", id, err)
 	}
 	_, err = ResolveSelector(obs, Selector{})
-	wantErr(t, err, CodeInvalidSelector, fault.Invalid)
+	wantErr(t, err, fault.CodeInvalidSelector, fault.Invalid)
 }
 
 func TestAgentBudgetValidation(t *testing.T) {
@@ -476,7 +475,7 @@ func TestOwnerTokenNeverFormats(t *testing.T) {
 	}
 	for _, bad := range []string{"short", "has space in it here", strings.Repeat("a", 161), "ünïcödé-ünïcödé-x"} {
 		_, err := ParseOwnerToken(bad)
-		e := wantErr(t, err, CodeInvalidOwnerToken, fault.Invalid)
+		e := wantErr(t, err, fault.CodeInvalidOwnerToken, fault.Invalid)
 		if strings.Contains(e.Error(), bad) {
 			t.Errorf("error echoes the token: %v", e)
 		}
@@ -498,7 +497,7 @@ func TestAgentStartTimeoutCancelsExactSession(t *testing.T) {
 	dev.Phone.SetScreenshotFault(nil, time.Hour)
 	tok := NewOwnerToken()
 	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 300 * time.Millisecond})
-	e := wantErr(t, err, CodeAgentStartTimeout, fault.Timeout)
+	e := wantErr(t, err, fault.CodeAgentStartTimeout, fault.Timeout)
 	cl, ok := e.Details["cleanup"].(AgentCleanup)
 	sid := startedSession(t, dev)
 	if !ok || !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != sid {
@@ -551,7 +550,7 @@ func TestAgentStartInterruptCancelsExactSession(t *testing.T) {
 	})
 	defer stop()
 	_, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 10 * time.Second})
-	e := wantErr(t, err, device.CodeInterrupted, fault.Interrupted)
+	e := wantErr(t, err, fault.CodeInterrupted, fault.Interrupted)
 	cl := e.Details["cleanup"].(AgentCleanup)
 	sid := startedSession(t, dev)
 	if !cl.Attempted || !cl.Success || cl.SessionID != sid || e.Details["sessionId"] != sid {
@@ -568,7 +567,7 @@ func TestAgentStartImmediatelyTerminal(t *testing.T) {
 	w, h := dev.Phone.ScreenSize()
 	dev.Phone.ShowTransientWindow("com.android.systemui", ui.Rect{Right: w, Bottom: h / 4}, time.Hour)
 	_, err := c.Start(context.Background(), StartOptions{OwnerToken: NewOwnerToken(), Budget: simBudget()})
-	e := wantErr(t, err, CodeSessionTerminal, fault.Failed)
+	e := wantErr(t, err, fault.CodeSessionTerminal, fault.Failed)
 	if e.Details["terminalReason"] != protocol.ErrPageRootUnavailable {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -609,9 +608,9 @@ func TestAgentActInterruptAndTimeoutCancelExactSession(t *testing.T) {
 			}
 			ar, err := c.Act(ctx, ActRequest{Identity: id, StepID: "slow", ObservationID: st.Observation.ObservationID,
 				Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}, Timeout: timeout})
-			code, exit := device.CodeInterrupted, fault.Interrupted
+			code, exit := fault.CodeInterrupted, fault.Interrupted
 			if mode == "timeout" {
-				code, exit = CodeAgentActTimeout, fault.Timeout
+				code, exit = fault.CodeAgentActionTimeout, fault.Timeout
 			}
 			e := wantErr(t, err, code, exit)
 			cl := e.Details["cleanup"].(AgentCleanup)
@@ -641,11 +640,11 @@ func TestAgentActPreValidation(t *testing.T) {
 	}
 	for i, r := range bad {
 		_, err := c.Act(context.Background(), r)
-		wantErr(t, err, CodeInvalidAction, fault.Invalid)
+		wantErr(t, err, fault.CodeInvalidAction, fault.Invalid)
 		_ = i
 	}
 	_, err := c.Act(context.Background(), ActRequest{Identity: id, StepID: "bad id!", ObservationID: "o", Action: protocol.ActBack})
-	wantErr(t, err, CodeInvalidAgentID, fault.Invalid)
+	wantErr(t, err, fault.CodeInvalidID, fault.Invalid)
 	if len(dev.Mutations()) != 0 {
 		t.Fatal("an invalid act reached the device")
 	}
@@ -665,7 +664,7 @@ func TestAgentObserveScreenshotError(t *testing.T) {
 		t.Fatalf("observation %+v", ob.Observation.Summary())
 	}
 	_, err = c.SaveScreenshot(context.Background(), st.Identity(tok), ob.Observation, filepath.Join(t.TempDir(), "x.png"), false)
-	wantErr(t, err, CodeScreenshotMissing, fault.Failed)
+	wantErr(t, err, fault.CodeScreenshotUnavailable, fault.Failed)
 }
 
 func TestEvidencePathChecks(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // SequenceGap is a hole in a timeline: After is the last sequence seen
@@ -95,10 +94,10 @@ func ParseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
-			return out, fault.Newf(fault.Transport, device.CodeContractViolate, "timeline.jsonl line %d is empty", line)
+			return out, fault.Newf(fault.Transport, fault.CodeProtocolContractViolation, "timeline.jsonl line %d is empty", line)
 		}
 		if !json.Valid(b) {
-			return out, fault.Newf(fault.Transport, device.CodeContractViolate, "timeline.jsonl line %d is not JSON", line)
+			return out, fault.Newf(fault.Transport, fault.CodeProtocolContractViolation, "timeline.jsonl line %d is not JSON", line)
 		}
 		ev, err := ParseAgentEvent(append(json.RawMessage(nil), b...))
 		if err != nil {
@@ -107,7 +106,7 @@ func ParseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
 		out = append(out, ev)
 	}
 	if err := sc.Err(); err != nil {
-		return out, fault.Wrap(fault.Transport, device.CodeContractViolate, "timeline.jsonl could not be read", err)
+		return out, fault.Wrap(fault.Transport, fault.CodeProtocolContractViolation, "timeline.jsonl could not be read", err)
 	}
 	return out, nil
 }

@@ -23,17 +23,6 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// Error codes of the device channel (all exit 4 unless noted).
-const (
-	CodeAdbError           = "adb_error"
-	CodeSchemeFailed       = "scheme_command_failed"
-	CodeControlUnreachable = "control_service_unreachable"
-	CodeControlNotReady    = "control_service_not_ready"
-	CodeInvalidResponse    = "invalid_device_response"
-	CodeTransferMismatch   = "transfer_digest_mismatch"
-	CodeScreencapFailed    = "screencap_failed"
-)
-
 // DeviceOptions configure a Device.
 type DeviceOptions struct {
 	Package        string        // SoloPi package, default com.alipay.hulu
@@ -128,7 +117,7 @@ func (d *Device) Mutate(ctx context.Context, action string, p Params) error {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while sending a SoloPi command", err).With("action", action)
+		return fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while sending a SoloPi command", err).With("action", action)
 	}
 	out := strings.ToLower(string(stdout) + string(stderr))
 	// solopi-ai's action, stdout and stderr of the failed am start, with
@@ -139,11 +128,11 @@ func (d *Device) Mutate(ctx context.Context, action string, p Params) error {
 	}
 	for _, m := range amErrorMarkers {
 		if strings.Contains(out, m) {
-			return amOutput(fault.Newf(fault.Transport, CodeSchemeFailed, "the SoloPi command was refused by the device: %s", hideIntentParams(FirstLine(string(stdout)+string(stderr)))))
+			return amOutput(fault.Newf(fault.Transport, fault.CodeSchemeCommandFailed, "the SoloPi command was refused by the device: %s", hideIntentParams(FirstLine(string(stdout)+string(stderr)))))
 		}
 	}
 	if code != 0 {
-		return amOutput(fault.Newf(fault.Transport, CodeSchemeFailed, "am start exited with code %d", code)).With("exitCode", code)
+		return amOutput(fault.Newf(fault.Transport, fault.CodeSchemeCommandFailed, "am start exited with code %d", code)).With("exitCode", code)
 	}
 	return nil
 }
@@ -181,7 +170,7 @@ func (d *Device) QueryRaw(ctx context.Context, action string, p Params) ([]byte,
 }
 
 func notAnObject(action string, body []byte) *fault.Error {
-	return fault.New(fault.Transport, CodeInvalidResponse, "the device answered something that is not a JSON object").
+	return fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "the device answered something that is not a JSON object").
 		With("action", action).With("response", Truncate(string(body), 500))
 }
 
@@ -202,25 +191,25 @@ func (d *Device) queryBody(ctx context.Context, action string, p Params) ([]byte
 	})
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "the SoloPi control service did not answer in time", err).With("action", action)
+			return nil, fault.Wrap(fault.Transport, fault.CodeControlServiceUnreachable, "the SoloPi control service did not answer in time", err).With("action", action)
 		}
 		if pe := CtxErr(ctx, err); pe != nil {
 			return nil, pe
 		}
-		return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "cannot reach the SoloPi control service on the device", err).With("action", action)
+		return nil, fault.Wrap(fault.Transport, fault.CodeControlServiceUnreachable, "cannot reach the SoloPi control service on the device", err).With("action", action)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, d.opts.MaxResponse+1))
 	if err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeControlUnreachable, "the SoloPi control service connection broke", err).With("action", action)
+		return nil, fault.Wrap(fault.Transport, fault.CodeControlServiceUnreachable, "the SoloPi control service connection broke", err).With("action", action)
 	}
 	if int64(len(body)) > d.opts.MaxResponse {
-		return nil, fault.Newf(fault.Transport, CodeInvalidResponse, "device response larger than %d bytes", d.opts.MaxResponse).With("action", action)
+		return nil, fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "device response larger than %d bytes", d.opts.MaxResponse).With("action", action)
 	}
 	trimmed := bytes.TrimSpace(body)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		// NanoHTTPD's fallback: unknown action, resolvers not yet built.
-		return nil, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service has no handler for this request yet").With("action", action)
+		return nil, fault.New(fault.Transport, fault.CodeControlServiceNotReady, "the SoloPi control service has no handler for this request yet").With("action", action)
 	}
 	if len(trimmed) == 0 {
 		return nil, notAnObject(action, body)
@@ -244,7 +233,7 @@ func (d *Device) Query(ctx context.Context, action string, p Params) (WireObject
 // ctxErr turns a cancelled parent context into the interrupt error.
 func CtxErr(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
-		return fault.Wrap(fault.Interrupted, "interrupted", "the command was interrupted", context.Canceled)
+		return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "the command was interrupted", context.Canceled)
 	}
 	return nil
 }
@@ -279,14 +268,14 @@ func (hw *hashingWriter) Write(p []byte) (int, error) {
 func (d *Device) remoteSHA256(ctx context.Context, path string) (string, error) {
 	stdout, stderr, code, err := d.t.Shell(ctx, ShellJoin("sha256sum", path))
 	if err != nil {
-		return "", fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while checking a transfer", err)
+		return "", fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while checking a transfer", err)
 	}
 	if code != 0 {
-		return "", fault.Newf(fault.Transport, CodeAdbError, "sha256sum %s failed: %s", path, FirstLine(string(stderr)))
+		return "", fault.Newf(fault.Transport, fault.CodeAdbError, "sha256sum %s failed: %s", path, FirstLine(string(stderr)))
 	}
 	f := strings.Fields(string(stdout))
 	if len(f) == 0 || len(f[0]) != 64 {
-		return "", fault.Newf(fault.Transport, CodeInvalidResponse, "unexpected sha256sum output for %s", path)
+		return "", fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "unexpected sha256sum output for %s", path)
 	}
 	return strings.ToLower(f[0]), nil
 }
@@ -299,7 +288,7 @@ func (d *Device) Push(ctx context.Context, r io.Reader, remote string, mode fs.F
 		if ie := CtxErr(ctx, err); ie != nil {
 			return Digest{}, ie
 		}
-		return Digest{}, fault.Wrap(fault.Transport, CodeAdbError, "push to the device failed", err).With("remotePath", remote)
+		return Digest{}, fault.Wrap(fault.Transport, fault.CodeAdbError, "push to the device failed", err).With("remotePath", remote)
 	}
 	dg := Digest{SHA256: hex.EncodeToString(h.Sum(nil)), Size: cr.n}
 	got, err := d.remoteSHA256(ctx, remote)
@@ -307,7 +296,7 @@ func (d *Device) Push(ctx context.Context, r io.Reader, remote string, mode fs.F
 		return dg, err
 	}
 	if got != dg.SHA256 {
-		return dg, fault.New(fault.Transport, CodeTransferMismatch, "the pushed file's SHA-256 on the device differs from the local file").With("remotePath", remote)
+		return dg, fault.New(fault.Transport, fault.CodeTransferDigestMismatch, "the pushed file's SHA-256 on the device differs from the local file").With("remotePath", remote)
 	}
 	return dg, nil
 }
@@ -331,9 +320,9 @@ func (d *Device) Pull(ctx context.Context, remote string, w io.Writer) (Digest, 
 			return Digest{}, ie
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return Digest{}, fault.Wrap(fault.Transport, "remote_file_not_found", "the device file does not exist", err).With("remotePath", remote)
+			return Digest{}, fault.Wrap(fault.Transport, fault.CodeRemoteFileNotFound, "the device file does not exist", err).With("remotePath", remote)
 		}
-		return Digest{}, fault.Wrap(fault.Transport, CodeAdbError, "pull from the device failed", err).With("remotePath", remote)
+		return Digest{}, fault.Wrap(fault.Transport, fault.CodeAdbError, "pull from the device failed", err).With("remotePath", remote)
 	}
 	dg := Digest{SHA256: hex.EncodeToString(hw.h.Sum(nil)), Size: hw.n}
 	got, err := d.remoteSHA256(ctx, remote)
@@ -341,7 +330,7 @@ func (d *Device) Pull(ctx context.Context, remote string, w io.Writer) (Digest, 
 		return dg, err
 	}
 	if got != dg.SHA256 {
-		return dg, fault.New(fault.Transport, CodeTransferMismatch, "the pulled file's SHA-256 differs from the device's").With("remotePath", remote)
+		return dg, fault.New(fault.Transport, fault.CodeTransferDigestMismatch, "the pulled file's SHA-256 differs from the device's").With("remotePath", remote)
 	}
 	return dg, nil
 }
@@ -356,12 +345,12 @@ func (d *Device) Screencap(ctx context.Context) ([]byte, error) {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return nil, ie
 		}
-		return nil, fault.Wrap(fault.Transport, CodeScreencapFailed, "screencap failed", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeScreencapFailed, "screencap failed", err)
 	}
 	if !bytes.HasPrefix(b, pngMagic) {
 		// exec-out joins screencap's stderr to its stdout: what came
 		// instead of the image is its message (solopi-ai's stderr).
-		return nil, fault.New(fault.Transport, CodeScreencapFailed, "screencap did not return a PNG image").
+		return nil, fault.New(fault.Transport, fault.CodeScreencapFailed, "screencap did not return a PNG image").
 			With("stderr", Truncate(strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD")), 2000))
 	}
 	return b, nil
@@ -379,10 +368,10 @@ func (d *Device) Logcat(ctx context.Context, lines int, maxBytes int) ([]byte, e
 		if ie := CtxErr(ctx, err); ie != nil {
 			return nil, ie
 		}
-		return nil, fault.Wrap(fault.Transport, CodeAdbError, "logcat failed", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeAdbError, "logcat failed", err)
 	}
 	if code != 0 {
-		return nil, fault.Newf(fault.Transport, CodeAdbError, "logcat exited with %d: %s", code, FirstLine(string(stderr))).
+		return nil, fault.Newf(fault.Transport, fault.CodeAdbError, "logcat exited with %d: %s", code, FirstLine(string(stderr))).
 			With("stderr", Truncate(strings.TrimSpace(string(stderr)), 2000)).With("exitCode", code)
 	}
 	if maxBytes > 0 && len(stdout) > maxBytes {
@@ -404,7 +393,7 @@ func (d *Device) Foreground(ctx context.Context) (string, error) {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return "", ie
 		}
-		return "", fault.Wrap(fault.Transport, CodeAdbError, "dumpsys window failed", err)
+		return "", fault.Wrap(fault.Transport, fault.CodeAdbError, "dumpsys window failed", err)
 	}
 	return ParseFocus(string(stdout)), nil
 }
@@ -441,10 +430,10 @@ func (d *Device) RestoreForeground(ctx context.Context, comp string) error {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return fault.Wrap(fault.Transport, CodeAdbError, "restoring the foreground activity failed", err)
+		return fault.Wrap(fault.Transport, fault.CodeAdbError, "restoring the foreground activity failed", err)
 	}
 	if code != 0 {
-		return fault.Newf(fault.Transport, CodeAdbError, "restoring %s failed: %s", comp, FirstLine(string(stderr)))
+		return fault.Newf(fault.Transport, fault.CodeAdbError, "restoring %s failed: %s", comp, FirstLine(string(stderr)))
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func (q ReceiptQuery) judge(a WireObject) (WireObject, bool, error) {
 	foreign := func(got string) error {
 		code := q.ForeignCode
 		if code == "" {
-			code = CodeContractViolate
+			code = fault.CodeProtocolContractViolation
 		}
 		msg := "the device answered with the receipt of another request (" + key + " " + strconv.Quote(got) + ")"
 		if got == "" {

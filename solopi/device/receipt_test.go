@@ -39,7 +39,7 @@ func TestReceiptRule(t *testing.T) {
 		{"refused", req, `{"success":false,"errorCode":"invalid_request_id","error":"x"}`, false, "invalid_request_id"},
 		{"session gone is no wait", step, `{"success":false,"errorCode":"session_not_found","error":"x"}`, false, "session_not_found"},
 		{"agent receipt ours", step, `{"success":true,"receipt":{"stepId":"s1","status":"accepted"},"session":{}}`, true, ""},
-		{"agent receipt of another step", step, `{"success":true,"receipt":{"stepId":"s0","status":"succeeded"}}`, false, CodeContractViolate},
+		{"agent receipt of another step", step, `{"success":true,"receipt":{"stepId":"s0","status":"succeeded"}}`, false, fault.CodeProtocolContractViolation},
 		{"agent receipt not there", step, `{"success":false,"errorCode":"receipt_not_found","error":"x"}`, false, ""},
 	} {
 		a, err := DecodeObject([]byte(c.answer))

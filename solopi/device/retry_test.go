@@ -56,8 +56,8 @@ func TestQueryRetriesADroppedStream(t *testing.T) {
 		switch {
 		case tc.ok && err != nil:
 			t.Errorf("%d dropped streams: %v", tc.drops, err)
-		case !tc.ok && fault.CodeOf(err) != CodeControlUnreachable:
-			t.Errorf("%d dropped streams: want %s, got %v", tc.drops, CodeControlUnreachable, err)
+		case !tc.ok && fault.CodeOf(err) != fault.CodeControlServiceUnreachable:
+			t.Errorf("%d dropped streams: want %s, got %v", tc.drops, fault.CodeControlServiceUnreachable, err)
 		}
 		if got := tr.dials.Load(); got != 3 {
 			t.Errorf("%d dropped streams: %d dials, want 3", tc.drops, got)

@@ -11,13 +11,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes of receipt and snapshot polling.
-const (
-	CodePollTimeout     = "timeout"
-	CodeDeviceRejected  = "device_rejected"
-	CodeContractViolate = "protocol_contract_violation"
-)
-
 // PollOptions configure PollUntil.
 type PollOptions struct {
 	// Timeout is the whole budget; PollUntil returns ErrPollTimeout once it
@@ -128,7 +121,7 @@ func (d *Device) QuerySucceeded(ctx context.Context, action string, p Params, no
 // contractError is a device answer that breaks the documented contract
 // (exit 4): the host cannot attribute or trust it.
 func ContractError(msg string, resp any) *fault.Error {
-	e := fault.New(fault.Transport, CodeContractViolate, msg)
+	e := fault.New(fault.Transport, fault.CodeProtocolContractViolation, msg)
 	if resp != nil {
 		// response is solopi-ai's name for the answer its validator
 		// refused; lastResponse ours.
@@ -143,7 +136,7 @@ func DeviceRefusal(m map[string]any, fallbackMsg string) *fault.Error {
 	code, _ := m["errorCode"].(string)
 	msg, _ := m["error"].(string)
 	if code == "" {
-		code = CodeDeviceRejected
+		code = fault.CodeDeviceRejected
 	}
 	if msg == "" {
 		msg = fallbackMsg
@@ -159,7 +152,7 @@ func DeviceRefusal(m map[string]any, fallbackMsg string) *fault.Error {
 
 // pollTimeout is the 124 error of an expired wait.
 func PollTimeout(msg string) *fault.Error {
-	return fault.New(fault.Timeout, CodePollTimeout, msg)
+	return fault.New(fault.Timeout, fault.CodeTimeout, msg)
 }
 
 // recode replaces an error's code.

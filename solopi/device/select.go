@@ -9,20 +9,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/adb"
 )
 
-// Error codes of device selection (CodeAdbError is the channel's).
-const (
-	CodeNoDevice             = "no_device"
-	CodeMultipleDevices      = "multiple_devices"
-	CodeDeviceNotFound       = "device_not_found"
-	CodeDeviceUnauthorized   = "device_unauthorized"
-	CodeDeviceOffline        = "device_offline"
-	CodeDeviceNotReady       = "device_not_ready"
-	CodeDeviceDisconnected   = "device_disconnected"
-	CodeAdbServerUnreachable = "adb_server_unreachable"
-	CodeAdbNotFound          = "adb_not_found"
-	CodeAdbTimeout           = "adb_timeout"
-)
-
 // SelectTimeout bounds device selection (the reference host gives
 // `adb get-state` 10 s), so a wedged adb server cannot hang a caller.
 const SelectTimeout = 10 * time.Second
@@ -30,7 +16,7 @@ const SelectTimeout = 10 * time.Second
 // SelectionCodes are the refusals of device selection: the user's to fix
 // when they pointed a command at a device, an infrastructure failure when
 // a device that was listed a moment ago went away.
-var SelectionCodes = []string{CodeNoDevice, CodeDeviceNotFound, CodeDeviceOffline, CodeDeviceUnauthorized, CodeDeviceNotReady}
+var SelectionCodes = []string{fault.CodeNoDevice, fault.CodeDeviceNotFound, fault.CodeDeviceOffline, fault.CodeDeviceUnauthorized, fault.CodeDeviceNotReady}
 
 // Selector is how a host reaches its devices: through the adb server on
 // AdbServerPort (AdbPath starts one when nothing answers there), or through
@@ -47,7 +33,7 @@ type Selector struct {
 func (s Selector) Client() (*adb.Client, error) {
 	c, err := adb.NewClient(adb.WithPort(s.AdbServerPort), adb.WithAdbPath(s.AdbPath))
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, "invalid_option", "the adb server port is invalid", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidOption, "the adb server port is invalid", err)
 	}
 	return c, nil
 }
@@ -69,7 +55,7 @@ func (s Selector) Bind(ctx context.Context, serial string) (Transport, error) {
 	}
 	t, err := s.Connect(ctx)
 	if err == nil && t.Serial() != serial {
-		return nil, fault.New(fault.Invalid, CodeDeviceNotFound, "the bound device is not the one this process reaches").
+		return nil, fault.New(fault.Invalid, fault.CodeDeviceNotFound, "the bound device is not the one this process reaches").
 			With("serial", serial)
 	}
 	return t, err
@@ -118,7 +104,7 @@ func (s Selector) viaAdb(ctx context.Context, serial string) (Transport, error) 
 			return nil, fault.From(ctx.Err())
 		}
 		if sctx.Err() != nil {
-			return nil, fault.Wrap(fault.Timeout, CodeAdbTimeout, "the adb server did not answer device selection in time", err).
+			return nil, fault.Wrap(fault.Timeout, fault.CodeAdbTimeout, "the adb server did not answer device selection in time", err).
 				With("adbServer", c.Addr())
 		}
 		return nil, MapAdbError(err, serial)
@@ -197,32 +183,32 @@ func MapAdbError(err error, serial string) error {
 	}
 	switch {
 	case errors.Is(err, adb.ErrMultipleDevices):
-		return detail(fault.Wrap(fault.Invalid, CodeMultipleDevices, "more than one Android device is online", err).
+		return detail(fault.Wrap(fault.Invalid, fault.CodeMultipleDevices, "more than one Android device is online", err).
 			With("devices", devices()).
 			WithUserAction("Pick one device with --serial SERIAL (or ANDROID_SERIAL); `adb devices -l` lists the serials."))
 	case errors.Is(err, adb.ErrNoDevice):
-		return detail(fault.Wrap(fault.Invalid, CodeNoDevice, "no online Android device found", err).
+		return detail(fault.Wrap(fault.Invalid, fault.CodeNoDevice, "no online Android device found", err).
 			With("devices", devices()).
 			WithUserAction("Plug in the device with USB debugging enabled (Settings > Developer options), unlock it, and accept the RSA prompt; or `adb connect HOST:PORT` for a network device."))
 	case errors.Is(err, adb.ErrDeviceNotFound):
-		return detail(fault.Wrap(fault.Invalid, CodeDeviceNotFound, "the selected device is not known to the adb server", err).
+		return detail(fault.Wrap(fault.Invalid, fault.CodeDeviceNotFound, "the selected device is not known to the adb server", err).
 			WithUserAction("Check the serial with `adb devices -l` and pass the right one with --serial; plug the device in (or `adb connect HOST:PORT`) first."))
 	case errors.Is(err, adb.ErrUnauthorized):
-		return detail(fault.Wrap(fault.Invalid, CodeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
+		return detail(fault.Wrap(fault.Invalid, fault.CodeDeviceUnauthorized, "the device has not authorized this computer for USB debugging", err).
 			WithUserAction("Unlock the phone and tap Allow on the \"Allow USB debugging?\" (RSA key) prompt; if none shows, replug the cable or revoke USB debugging authorizations in Developer options and replug."))
 	case errors.Is(err, adb.ErrOffline):
-		return detail(fault.Wrap(fault.Invalid, CodeDeviceOffline, "the device is offline", err).
+		return detail(fault.Wrap(fault.Invalid, fault.CodeDeviceOffline, "the device is offline", err).
 			WithUserAction("Reconnect the cable (or `adb disconnect` then `adb connect` for a network device), unlock the phone, and retry."))
 	case errors.Is(err, adb.ErrNotReady):
-		return detail(fault.Wrap(fault.Invalid, CodeDeviceNotReady, "the device is not in the normal \"device\" state", err).
+		return detail(fault.Wrap(fault.Invalid, fault.CodeDeviceNotReady, "the device is not in the normal \"device\" state", err).
 			WithUserAction("Boot the device normally (not recovery, bootloader or sideload) and check `adb devices -l`."))
 	case errors.Is(err, adb.ErrServerUnreachable):
-		e := fault.Wrap(fault.Transport, CodeAdbServerUnreachable, "no adb server answers and it could not be started", err).
+		e := fault.Wrap(fault.Transport, fault.CodeAdbServerUnreachable, "no adb server answers and it could not be started", err).
 			WithUserAction("Start the adb server with `adb start-server`, pass the adb binary with --adb PATH so solopi can start it, or set ANDROID_ADB_SERVER_PORT to the server's port.")
 		if errors.Is(err, adb.ErrAdbNotFound) {
 			// No adb to start a server with: a setup problem of this
 			// computer (Invalid, as solopi-ai).
-			e = fault.Wrap(fault.Invalid, CodeAdbNotFound, "no adb server answers and no adb executable was found to start one", err).
+			e = fault.Wrap(fault.Invalid, fault.CodeAdbNotFound, "no adb server answers and no adb executable was found to start one", err).
 				WithUserAction("Install Android platform-tools (adb) and put it on PATH, pass it with --adb PATH, or set ANDROID_ADB_SERVER_PORT to a running server's port.")
 		}
 		if ae != nil && ae.Addr != "" {
@@ -230,8 +216,8 @@ func MapAdbError(err error, serial string) error {
 		}
 		return e
 	case errors.Is(err, adb.ErrDeviceGone):
-		return detail(fault.Wrap(fault.Transport, CodeDeviceDisconnected, "the device disconnected", err).
+		return detail(fault.Wrap(fault.Transport, fault.CodeDeviceDisconnected, "the device disconnected", err).
 			WithUserAction("Check the cable or network connection and retry."))
 	}
-	return detail(fault.Wrap(fault.Transport, CodeAdbError, "the adb server refused the request", err))
+	return detail(fault.Wrap(fault.Transport, fault.CodeAdbError, "the adb server refused the request", err))
 }

@@ -19,16 +19,16 @@ func TestMapAdbErrors(t *testing.T) {
 		code string
 		kind fault.Kind
 	}{
-		{&adb.Error{Kind: adb.ErrNoDevice, Op: "select device"}, CodeNoDevice, fault.Invalid},
-		{&adb.Error{Kind: adb.ErrMultipleDevices, Devices: []adb.DeviceInfo{{Serial: "A", State: "device", Model: "Pixel"}, {Serial: "B", State: "device"}}}, CodeMultipleDevices, fault.Invalid},
-		{&adb.Error{Kind: adb.ErrDeviceNotFound, Serial: "X1"}, CodeDeviceNotFound, fault.Invalid},
-		{&adb.Error{Kind: adb.ErrUnauthorized, Serial: "X1", ServerMsg: "device unauthorized."}, CodeDeviceUnauthorized, fault.Invalid},
-		{&adb.Error{Kind: adb.ErrOffline, Serial: "X1"}, CodeDeviceOffline, fault.Invalid},
-		{fmt.Errorf("select: %w", &adb.Error{Kind: adb.ErrNotReady, Serial: "X1"}), CodeDeviceNotReady, fault.Invalid},
-		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037"}, CodeAdbServerUnreachable, fault.Transport},
-		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037", Err: adb.ErrAdbNotFound}, CodeAdbNotFound, fault.Invalid},
-		{&adb.Error{Kind: adb.ErrDeviceGone, Serial: "X1"}, CodeDeviceDisconnected, fault.Transport},
-		{&adb.FailError{Service: "host:features", Msg: "unknown host service"}, CodeAdbError, fault.Transport},
+		{&adb.Error{Kind: adb.ErrNoDevice, Op: "select device"}, fault.CodeNoDevice, fault.Invalid},
+		{&adb.Error{Kind: adb.ErrMultipleDevices, Devices: []adb.DeviceInfo{{Serial: "A", State: "device", Model: "Pixel"}, {Serial: "B", State: "device"}}}, fault.CodeMultipleDevices, fault.Invalid},
+		{&adb.Error{Kind: adb.ErrDeviceNotFound, Serial: "X1"}, fault.CodeDeviceNotFound, fault.Invalid},
+		{&adb.Error{Kind: adb.ErrUnauthorized, Serial: "X1", ServerMsg: "device unauthorized."}, fault.CodeDeviceUnauthorized, fault.Invalid},
+		{&adb.Error{Kind: adb.ErrOffline, Serial: "X1"}, fault.CodeDeviceOffline, fault.Invalid},
+		{fmt.Errorf("select: %w", &adb.Error{Kind: adb.ErrNotReady, Serial: "X1"}), fault.CodeDeviceNotReady, fault.Invalid},
+		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037"}, fault.CodeAdbServerUnreachable, fault.Transport},
+		{&adb.Error{Kind: adb.ErrServerUnreachable, Addr: "127.0.0.1:5037", Err: adb.ErrAdbNotFound}, fault.CodeAdbNotFound, fault.Invalid},
+		{&adb.Error{Kind: adb.ErrDeviceGone, Serial: "X1"}, fault.CodeDeviceDisconnected, fault.Transport},
+		{&adb.FailError{Service: "host:features", Msg: "unknown host service"}, fault.CodeAdbError, fault.Transport},
 	}
 	for _, c := range cases {
 		err := MapAdbError(c.err, "X1")
@@ -41,16 +41,16 @@ func TestMapAdbErrors(t *testing.T) {
 			t.Errorf("%s has no userActionRequired", c.code)
 		}
 		switch c.code {
-		case CodeMultipleDevices:
+		case fault.CodeMultipleDevices:
 			ds, _ := e.Details["devices"].([]map[string]any)
 			if len(ds) != 2 || ds[0]["model"] != "Pixel" || ds[1]["serial"] != "B" {
 				t.Errorf("devices %v", e.Details["devices"])
 			}
-		case CodeDeviceUnauthorized:
+		case fault.CodeDeviceUnauthorized:
 			if e.Details["serial"] != "X1" || e.Details["adbMessage"] != "device unauthorized." {
 				t.Errorf("details %v", e.Details)
 			}
-		case CodeAdbServerUnreachable:
+		case fault.CodeAdbServerUnreachable:
 			if e.Details["adbServer"] != "127.0.0.1:5037" {
 				t.Errorf("details %v", e.Details)
 			}
@@ -78,7 +78,7 @@ func TestSelectorConnect(t *testing.T) {
 	if tr, err := s.Bind(ctx, "sim-1"); err != nil || tr.Serial() != "sim-1" {
 		t.Fatalf("bind %v %v", tr, err)
 	}
-	if _, err := s.Bind(ctx, "sim-2"); fault.CodeOf(err) != CodeDeviceNotFound {
+	if _, err := s.Bind(ctx, "sim-2"); fault.CodeOf(err) != fault.CodeDeviceNotFound {
 		t.Fatalf("bind to another serial: %v", err)
 	}
 	if got, err := s.Online(ctx); err != nil || len(got) != 1 || got[0] != "sim-1" {
@@ -95,10 +95,10 @@ func TestSelectorWithoutServer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := Selector{AdbPath: "/nonexistent/adb", AdbServerPort: 1}
-	if _, err := s.Select(ctx, ""); fault.CodeOf(err) != CodeAdbNotFound {
+	if _, err := s.Select(ctx, ""); fault.CodeOf(err) != fault.CodeAdbNotFound {
 		t.Fatalf("select: %v", err)
 	}
-	if _, err := s.Online(ctx); fault.CodeOf(err) != CodeAdbNotFound {
+	if _, err := s.Online(ctx); fault.CodeOf(err) != fault.CodeAdbNotFound {
 		t.Fatalf("online: %v", err)
 	}
 	if _, err := (Selector{AdbPath: "adb", AdbServerPort: -1}).Client(); fault.KindOf(err) != fault.Invalid {

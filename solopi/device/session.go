@@ -12,15 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 )
 
-// Error codes of session bootstrap.
-const (
-	CodeNotInstalled       = "solopi_not_installed"
-	CodeVersionUnsupported = "solopi_version_unsupported"
-	CodeProtocolMismatch   = "protocol_version_mismatch"
-	CodeLaunchFailed       = "solopi_launch_failed"
-	CodeInterrupted        = "interrupted"
-)
-
 // User actions of session bootstrap, in words a tester can follow.
 const (
 	ActionInstallSoloPi = "Install SoloPi 1.x (com.alipay.hulu 1.0.2 or newer, harness protocol 2.0) on the device, " +
@@ -113,7 +104,7 @@ func IsInstalled(ctx context.Context, t Transport, pkg string) (bool, error) {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return false, ie
 		}
-		return false, fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while checking that SoloPi is installed", err)
+		return false, fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while checking that SoloPi is installed", err)
 	}
 	// `pm path` of a missing package prints nothing and exits 1; the exit
 	// code is not needed because only a "package:" line proves the install.
@@ -123,7 +114,7 @@ func IsInstalled(ctx context.Context, t Transport, pkg string) (bool, error) {
 // NotInstalledError is the error of a device without SoloPi (exit 3; doctor
 // reports it as a finding instead).
 func NotInstalledError(pkg string) *fault.Error {
-	return fault.Newf(fault.Invalid, CodeNotInstalled, "SoloPi (%s) is not installed on the selected device", pkg).
+	return fault.Newf(fault.Invalid, fault.CodeSolopiNotInstalled, "SoloPi (%s) is not installed on the selected device", pkg).
 		WithUserAction(ActionInstallSoloPi).With("package", pkg).With("installed", false)
 }
 
@@ -135,7 +126,7 @@ func InstalledVersion(ctx context.Context, t Transport, pkg string) (string, err
 		if ie := CtxErr(ctx, err); ie != nil {
 			return "", ie
 		}
-		return "", fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while reading the SoloPi version", err)
+		return "", fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while reading the SoloPi version", err)
 	}
 	return ParseVersionName(string(stdout)), nil
 }
@@ -163,7 +154,7 @@ func versionUnsupported(pkg, versionName string, cause error) *fault.Error {
 	if versionName != "" {
 		msg = "the installed SoloPi " + versionName + " has no harness control service; this CLI needs SoloPi 1.x"
 	}
-	e := fault.Wrap(fault.Transport, CodeVersionUnsupported, msg, cause).
+	e := fault.Wrap(fault.Transport, fault.CodeSolopiVersionUnsupported, msg, cause).
 		WithUserAction(actionUpgradeSoloPi).With("package", pkg)
 	if versionName != "" {
 		e.With("versionName", versionName)
@@ -253,11 +244,11 @@ func (s *Session) probe(ctx context.Context, d time.Duration) (capabilities, err
 	// Only the fields bootstrap reads are decoded here; the whole object is
 	// kept as it came for the capabilities command.
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fault.Wrap(fault.Transport, CodeInvalidResponse, "the capabilities answer is not a JSON object", err)
+		return c, fault.Wrap(fault.Transport, fault.CodeInvalidDeviceResponse, "the capabilities answer is not a JSON object", err)
 	}
 	c.raw = b
 	if ok, _ := c.Success.(bool); !ok {
-		return c, fault.New(fault.Transport, CodeControlNotReady, "the SoloPi control service answered capabilities without success").
+		return c, fault.New(fault.Transport, fault.CodeControlServiceNotReady, "the SoloPi control service answered capabilities without success").
 			With("response", SanitizedDeviceError(WireObject{"success": c.Success, "errorCode": c.ErrorCode, "error": c.Error}))
 	}
 	return c, nil
@@ -299,11 +290,11 @@ func (s *Session) launch(ctx context.Context) error {
 		if ie := CtxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return fault.Wrap(fault.Transport, CodeAdbError, "adb shell failed while launching SoloPi", err)
+		return fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while launching SoloPi", err)
 	}
 	out := string(stdout) + string(stderr)
 	if code != 0 || strings.Contains(out, "No activities found") {
-		return fault.Newf(fault.Transport, CodeLaunchFailed, "launching SoloPi failed: %s", FirstLine(out)).
+		return fault.Newf(fault.Transport, fault.CodeSolopiLaunchFailed, "launching SoloPi failed: %s", FirstLine(out)).
 			With("exitCode", code).With("stderr", Truncate(strings.TrimSpace(string(stderr)), 2000)).
 			With("stdout", Truncate(strings.TrimSpace(string(stdout)), 2000)).WithUserAction(ActionOpenSoloPi)
 	}
@@ -345,7 +336,7 @@ func (s *Session) waitReady(ctx context.Context) (capabilities, error) {
 		// resolver: that is SoloPi 0.x whatever its version string says.
 		return capabilities{}, versionUnsupported(s.Device.Package(), "", last)
 	}
-	e := fault.Wrap(fault.Transport, CodeControlNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
+	e := fault.Wrap(fault.Transport, fault.CodeControlServiceNotReady, "the SoloPi control service was not ready within --startup-timeout", last).
 		WithUserAction(ActionOpenSoloPi).With("startupTimeoutSeconds", s.opts.StartupTimeout.Seconds())
 	if last != nil {
 		WithLastError(e, last)
@@ -372,7 +363,7 @@ func (s *Session) accept(caps capabilities) error {
 	hv, _ := caps.ProtocolVersion.(string)
 	av, _ := caps.AgentProtocolVersion.(string)
 	if hv != protocol.HarnessProtocolVersion || av != protocol.AgentProtocolVersion {
-		return fault.Newf(fault.Transport, CodeProtocolMismatch,
+		return fault.Newf(fault.Transport, fault.CodeProtocolVersionMismatch,
 			"SoloPi speaks harness protocol %q and agent protocol %q; this CLI needs harness %s and agent %s",
 			hv, av, protocol.HarnessProtocolVersion, protocol.AgentProtocolVersion).
 			With("protocolVersion", hv).With("agentProtocolVersion", av).
@@ -388,15 +379,15 @@ func (s *Session) accept(caps capabilities) error {
 // server is there but nothing handles the harness action.
 func isNoListener(err error) bool {
 	var e *fault.Error
-	return errors.As(err, &e) && e.Code == CodeControlNotReady && e.Details["action"] == protocol.ActionHarness
+	return errors.As(err, &e) && e.Code == fault.CodeControlServiceNotReady && e.Details["action"] == protocol.ActionHarness
 }
 
 // interrupted is the error of a cancelled context (SIGINT/SIGTERM).
 func Interrupted(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fault.Wrap(fault.Timeout, "timeout", "the command timed out", ctx.Err())
+		return fault.Wrap(fault.Timeout, fault.CodeTimeout, "the command timed out", ctx.Err())
 	}
-	return fault.Wrap(fault.Interrupted, CodeInterrupted, "the command was interrupted", context.Canceled)
+	return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "the command was interrupted", context.Canceled)
 }
 
 // WithLastError attaches the last error of a wait: lastError as solopi-ai

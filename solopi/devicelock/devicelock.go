@@ -22,14 +22,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Error codes of the device lock.
-const (
-	// CodeDeviceBusy: another live process holds the phone (exit 2).
-	CodeDeviceBusy = "device_busy"
-	// CodeLockFailed: the lock file cannot be created or locked (exit 3).
-	CodeLockFailed = "device_lock_failed"
-)
-
 // errBusy is a lock attempt that found the file locked.
 var errBusy = errors.New("the lock is held")
 
@@ -63,7 +55,7 @@ func DefaultEnv(getenv func(string) string) (Locker, error) {
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return Locker{}, fault.Wrap(fault.Invalid, CodeLockFailed, "there is no runtime or cache directory for the device locks", err).
+		return Locker{}, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "there is no runtime or cache directory for the device locks", err).
 			WithUserAction("Set XDG_RUNTIME_DIR or HOME.")
 	}
 	return Locker{Dir: filepath.Join(cache, "solopi", "devices")}, nil
@@ -95,7 +87,7 @@ func (l *Lock) Release() error {
 	uerr := unlock(f)
 	cerr := f.Close()
 	if err := errors.Join(terr, uerr, cerr); err != nil {
-		return fault.Wrap(fault.Internal, CodeLockFailed, "the device lock could not be released cleanly", err).With("serial", l.serial)
+		return fault.Wrap(fault.Internal, fault.CodeDeviceLockFailed, "the device lock could not be released cleanly", err).With("serial", l.serial)
 	}
 	return nil
 }
@@ -105,10 +97,10 @@ func (l *Lock) Release() error {
 // error naming the holder; an interrupt of ctx is an interrupt.
 func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration) (*Lock, error) {
 	if serial == "" {
-		return nil, fault.Usage(CodeLockFailed, "a device lock needs a serial")
+		return nil, fault.Usage(fault.CodeDeviceLockFailed, "a device lock needs a serial")
 	}
 	if lk.Dir == "" {
-		return nil, fault.Usage(CodeLockFailed, "the device lock directory is not set")
+		return nil, fault.Usage(fault.CodeDeviceLockFailed, "the device lock directory is not set")
 	}
 	key := serial
 	if lk.Server != "" {
@@ -139,7 +131,7 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 		return nil, busyError(serial, path, wait, h)
 	default:
 		f.Close()
-		return nil, fault.Wrap(fault.Invalid, CodeLockFailed, "the device lock file cannot be locked", err).With("serial", serial).With("lockFile", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "the device lock file cannot be locked", err).With("serial", serial).With("lockFile", path)
 	}
 	l := &Lock{serial: serial, path: path, f: f}
 	args := lk.Args
@@ -148,7 +140,7 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 	}
 	if err := writeHolder(f, Holder{Serial: serial, PID: os.Getpid(), Command: CommandLine(args), Since: clk.Now().UTC()}); err != nil {
 		l.Release()
-		return nil, fault.Wrap(fault.Invalid, CodeLockFailed, "the device lock file cannot be written", err).With("serial", serial).With("lockFile", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "the device lock file cannot be written", err).With("serial", serial).With("lockFile", path)
 	}
 	return l, nil
 }
@@ -157,16 +149,16 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 // without following a symbolic link.
 func openLockFile(dir, path string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeLockFailed, "the device lock directory cannot be created", err).With("lockDir", dir)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "the device lock directory cannot be created", err).With("lockDir", dir)
 	}
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fault.Usage(CodeLockFailed, "the device lock file is not a regular file").With("lockFile", path)
+		return nil, fault.Usage(fault.CodeDeviceLockFailed, "the device lock file is not a regular file").With("lockFile", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fault.Wrap(fault.Invalid, CodeLockFailed, "the device lock file cannot be inspected", err).With("lockFile", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "the device lock file cannot be inspected", err).With("lockFile", path)
 	}
 	f, err := openNoFollow(path)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeLockFailed, "the device lock file cannot be opened", err).With("lockFile", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "the device lock file cannot be opened", err).With("lockFile", path)
 	}
 	return f, nil
 }
@@ -180,7 +172,7 @@ func busyError(serial, path string, wait time.Duration, h *Holder) *fault.Error 
 	if wait > 0 {
 		msg += fmt.Sprintf(" and was not released within %s", wait)
 	}
-	e := fault.New(fault.Failed, CodeDeviceBusy, msg).With("serial", serial).With("lockFile", path).
+	e := fault.New(fault.Failed, fault.CodeDeviceBusy, msg).With("serial", serial).With("lockFile", path).
 		WithUserAction("Wait for the other solopi command to finish (or stop it), or wait longer for the phone (--device-wait).")
 	if h != nil {
 		e.With("holder", h)

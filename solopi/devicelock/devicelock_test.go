@@ -145,7 +145,7 @@ func TestKilledHolderDoesNotBlock(t *testing.T) {
 	lk := Locker{Dir: dir}
 	_, err = lk.Acquire(context.Background(), "emulator-5554", 0)
 	e := fault.From(err)
-	if e.Code != CodeDeviceBusy || e.Kind != fault.Failed {
+	if e.Code != fault.CodeDeviceBusy || e.Kind != fault.Failed {
 		t.Fatalf("busy phone: %v", err)
 	}
 	h, _ := e.Details["holder"].(*Holder)
@@ -205,7 +205,7 @@ func TestWaitForRelease(t *testing.T) {
 	// A phone that stays busy past the wait is device_busy.
 	go func() { l, err := lk.Acquire(ctx, "sim-0001", 2*time.Second); ch <- res{l, err} }()
 	got = advanceUntil(fc, ch)
-	if e := fault.From(got.err); e.Code != CodeDeviceBusy || !strings.Contains(e.Message, "not released within 2s") {
+	if e := fault.From(got.err); e.Code != fault.CodeDeviceBusy || !strings.Contains(e.Message, "not released within 2s") {
 		t.Fatalf("expired wait: %v", got.err)
 	}
 	// An interrupt while waiting is an interrupt, not device_busy.
@@ -249,7 +249,7 @@ func TestOddSerialsStayInTheDirectory(t *testing.T) {
 	for _, l := range locks {
 		l.Release()
 	}
-	if _, err := lk.Acquire(context.Background(), "", 0); fault.From(err).Code != CodeLockFailed {
+	if _, err := lk.Acquire(context.Background(), "", 0); fault.From(err).Code != fault.CodeDeviceLockFailed {
 		t.Errorf("empty serial: %v", err)
 	}
 }
@@ -281,7 +281,7 @@ func TestSymlinkedLockFileIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Locker{Dir: dir}.Acquire(context.Background(), "sim-0001", 0)
-	if fault.From(err).Code != CodeLockFailed {
+	if fault.From(err).Code != fault.CodeDeviceLockFailed {
 		t.Fatalf("symlink: %v", err)
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
@@ -332,7 +332,7 @@ func TestServersLockTheirOwnSerials(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	if _, err := (Locker{Dir: dir, Server: "adb-server-41000"}).Acquire(context.Background(), "sim-0001", 0); fault.CodeOf(err) != CodeDeviceBusy {
+	if _, err := (Locker{Dir: dir, Server: "adb-server-41000"}).Acquire(context.Background(), "sim-0001", 0); fault.CodeOf(err) != fault.CodeDeviceBusy {
 		t.Fatalf("same server: %v", err)
 	}
 	for _, other := range []Locker{{Dir: dir, Server: "adb-server-42000"}, {Dir: dir}} {

@@ -11,15 +11,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of adb-connect.
-const (
-	CodeAdbConnectPrecondition   = "adb_connect_precondition_failed"
-	CodeAdbConnectTimeout        = "adb_connect_timeout"
-	CodeAdbConnectProtocol       = "adb_connect_receipt_invalid"
-	CodeAdbConnectReceiptForeign = "adb_connect_receipt_mismatch"
-	CodeDoctorNotReadyAfter      = "doctor_not_ready_after_adb_connect"
-)
-
 // rsaHint is the device's own fixed user-action text for a failed internal
 // connection (docs/device-protocol.md), reused for our timeout.
 const rsaHint = "请确认 SoloPi 配置的内部 ADB 地址可连接，并在设备上确认 RSA 授权弹窗"
@@ -80,7 +71,7 @@ type AdbConnectResult struct {
 func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 	var rc AdbReceipt
 	bad := func(format string, args ...any) (AdbReceipt, error) {
-		return rc, fault.Newf(fault.Transport, CodeAdbConnectProtocol, "inconsistent adb-connect receipt: "+format, args...).
+		return rc, fault.Newf(fault.Transport, fault.CodeAdbConnectReceiptInvalid, "inconsistent adb-connect receipt: "+format, args...).
 			With("receipt", map[string]any(r)).With("response", map[string]any(r))
 	}
 	for k, dst := range map[string]*bool{"success": &rc.Success, "connected": &rc.Connected, "terminal": &rc.Terminal,
@@ -166,14 +157,14 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	if len(doc.FailedChecks) != 0 || len(doc.MissingPermissions) != 1 || doc.MissingPermissions[0] != device.CheckAdb {
 		// Connecting cannot fix anything else; refuse before any mutation.
 		act := joinActions(doc.Checks, device.CheckAdb)
-		return nil, notConnected(fault.New(fault.Failed, CodeAdbConnectPrecondition,
+		return nil, notConnected(fault.New(fault.Failed, fault.CodeAdbConnectPreconditionFailed,
 			"adb-connect only runs when SoloPi's internal ADB connection is the only missing item").
 			With("missingPermissions", doc.MissingPermissions).With("failedChecks", doc.FailedChecks).
 			With("doctor", doc).WithUserAction(act).With("requiredUserAction", act))
 	}
 	id := opts.NewRequestID()
 	if !protocol.ValidID(id, 128) {
-		return nil, fault.Usagef("invalid_request_id", "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
+		return nil, fault.Usagef(fault.CodeInvalidRequestID, "requestId %q does not match [A-Za-z0-9][A-Za-z0-9._-]{0,127}", id)
 	}
 	s.Options().Device.Progress.Reportf("adb-connect", "asking SoloPi to open its internal ADB connection (requestId %s)", id)
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
@@ -204,7 +195,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 		return nil, fault.From(err).With("requestId", id).With("receipt", rc)
 	}
 	if doc == nil || !doc.Ready {
-		e := fault.New(fault.Failed, CodeDoctorNotReadyAfter,
+		e := fault.New(fault.Failed, fault.CodeDoctorNotReadyAfterAdbConnect,
 			"the internal ADB connection opened but doctor is still not ready").
 			With("requestId", id).With("receipt", rc).WithUserAction(device.ActionOpenSoloPi).
 			With("state", rc.State).With("connected", true).With("alreadyConnected", false)
@@ -235,7 +226,7 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 		if ctx.Err() != nil {
 			return interruptedWith(ctx, id, last)
 		}
-		e := notConnected(fault.New(fault.Timeout, CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
+		e := notConnected(fault.New(fault.Timeout, fault.CodeAdbConnectTimeout, "SoloPi's internal ADB connection did not finish within --connect-timeout").
 			WithUserAction(actionAdbConnect).With("requestId", id).With("requiredUserAction", rsaHint).With("lastStatus", nil))
 		if last != nil {
 			// lastStatus is solopi-ai's name for the last receipt.
@@ -252,7 +243,7 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 	m := protocol.AdbConnect()
 	prev := protocol.ReceiptNew
 	var final AdbReceipt
-	q := device.ReceiptQuery{Action: protocol.ActionHarness, ID: id, ForeignCode: CodeAdbConnectReceiptForeign,
+	q := device.ReceiptQuery{Action: protocol.ActionHarness, ID: id, ForeignCode: fault.CodeAdbConnectReceiptMismatch,
 		Params: device.P(protocol.ParamType, protocol.HarnessAdbConnectStatus, protocol.ParamRequestID, id)}
 	_, err := device.AwaitReceipt(cctx, s.Device, q, device.PollOptions{Timeout: opts.ConnectTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval},
 		func(r device.Receipt) (bool, error) {
@@ -264,7 +255,7 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 			st := protocol.State(rc.State)
 			if st != prev {
 				if err := stepAdb(m, prev, st); err != nil {
-					return false, fault.Wrap(fault.Transport, CodeAdbConnectProtocol, "the adb-connect receipt moved backwards", err).
+					return false, fault.Wrap(fault.Transport, fault.CodeAdbConnectReceiptInvalid, "the adb-connect receipt moved backwards", err).
 						With("requestId", id).With("receipt", rc)
 				}
 				prev = st
@@ -275,7 +266,7 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 	switch {
 	case err == nil:
 		return final, nil
-	case errors.Is(err, device.ErrPollTimeout) || cctx.Err() != nil && fault.CodeOf(err) != CodeAdbConnectTimeout:
+	case errors.Is(err, device.ErrPollTimeout) || cctx.Err() != nil && fault.CodeOf(err) != fault.CodeAdbConnectTimeout:
 		return AdbReceipt{}, timeout()
 	}
 	return final, err

@@ -85,7 +85,7 @@ func TestAdbConnectRefusedWhenSomethingElseMissing(t *testing.T) {
 			dev := mk(t)
 			s := openTestSession(t, dev)
 			_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-			e := wantCode(t, err, CodeAdbConnectPrecondition, fault.Failed)
+			e := wantCode(t, err, fault.CodeAdbConnectPreconditionFailed, fault.Failed)
 			if e.Details["doctor"] == nil || e.UserAction == "" || strings.Contains(e.UserAction, "solopi adb-connect") {
 				t.Errorf("details %v action %q", e.Details, e.UserAction)
 			}
@@ -151,7 +151,7 @@ func TestAdbConnectForeignReceiptNeverAccepted(t *testing.T) {
 	statusFault(t, dev, sim.AnswerFault{Set: map[string]any{"requestId": "another-request"}})
 	s := openTestSession(t, dev)
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-	e := wantCode(t, err, CodeAdbConnectReceiptForeign, fault.Transport)
+	e := wantCode(t, err, fault.CodeAdbConnectReceiptMismatch, fault.Transport)
 	if e.Details["receiptRequestId"] != "another-request" {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -177,7 +177,7 @@ func TestAdbConnectInconsistentReceipts(t *testing.T) {
 			statusFault(t, dev, f)
 			s := openTestSession(t, dev)
 			_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-			wantCode(t, err, CodeAdbConnectProtocol, fault.Transport)
+			wantCode(t, err, fault.CodeAdbConnectReceiptInvalid, fault.Transport)
 		})
 	}
 }
@@ -190,7 +190,7 @@ func TestAdbConnectDoctorNotReadyAfter(t *testing.T) {
 		Set: map[string]any{"permissions/adb": false, "ready": false}})
 	s := openTestSession(t, dev)
 	_, err := AdbConnect(context.Background(), s, fastAdbConnect())
-	e := wantCode(t, err, CodeDoctorNotReadyAfter, fault.Failed)
+	e := wantCode(t, err, fault.CodeDoctorNotReadyAfterAdbConnect, fault.Failed)
 	if e.Details["doctor"] == nil || e.Details["requestId"] != testRequestID {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -203,7 +203,7 @@ func TestAdbConnectTimeout(t *testing.T) {
 	o := fastAdbConnect()
 	o.ConnectTimeout = time.Second // long enough to have polled a receipt
 	_, err := AdbConnect(context.Background(), s, o)
-	e := wantCode(t, err, CodeAdbConnectTimeout, fault.Timeout)
+	e := wantCode(t, err, fault.CodeAdbConnectTimeout, fault.Timeout)
 	if e.Details["requestId"] != testRequestID || e.Details["lastReceipt"] == nil || e.UserAction == "" {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -216,7 +216,7 @@ func TestAdbConnectInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(80*time.Millisecond, cancel)
 	_, err := AdbConnect(ctx, s, fastAdbConnect())
-	e := wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
+	e := wantCode(t, err, fault.CodeInterrupted, fault.Interrupted)
 	if e.Details["requestId"] != testRequestID {
 		t.Fatalf("details %v", e.Details)
 	}

@@ -18,15 +18,9 @@ import (
 
 // Error codes of the config commands.
 const (
-	CodeUIConfirmationRequired = "ui_confirmation_required"
-	CodeSensitiveUIRequired    = protocol.ErrSensitiveConfigUIRequired
-	CodeNewSessionRequired     = "new_session_required"
-	CodeUIMigrationRequired    = protocol.ErrUIMigrationRequired
-	CodeInvalidConfigValue     = protocol.ErrInvalidConfigValue
-	CodeUnsupportedConfig      = "unsupported_config"
-	CodeConfigNotConfirmed     = "config_not_confirmed"
-	CodeConfigSpecMismatch     = "config_spec_mismatch"
-	CodeSensitiveValueExposed  = "sensitive_value_exposed"
+	CodeSensitiveUIRequired = protocol.ErrSensitiveConfigUIRequired
+	CodeUIMigrationRequired = protocol.ErrUIMigrationRequired
+	CodeInvalidConfigValue  = protocol.ErrInvalidConfigValue
 )
 
 // Config value types as the device spells them.
@@ -59,9 +53,9 @@ func configRange(k ConfigKey, lo, hi int64) ConfigKey {
 
 // configTable is the allowlist in the device's list order.
 var configTable = []ConfigKey{
-	{Key: "KEY_PERFORMANCE_UPLOAD", Type: ConfigString, Refusal: CodeUIConfirmationRequired},
-	{Key: "KEY_RECORD_SCREEN_UPLOAD", Type: ConfigString, Refusal: CodeUIConfirmationRequired},
-	{Key: "KEY_PATCH_URL", Type: ConfigString, Refusal: CodeUIConfirmationRequired},
+	{Key: "KEY_PERFORMANCE_UPLOAD", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
+	{Key: "KEY_RECORD_SCREEN_UPLOAD", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
+	{Key: "KEY_PATCH_URL", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
 	{Key: "KEY_OUTPUT_CHARSET", Type: ConfigString, Writable: true},
 	configRange(ConfigKey{Key: "KEY_USE_LANGUAGE", Type: ConfigInt, Writable: true}, 0, 2),
 	{Key: "KEY_ALLOW_REPLAY_DIFFERENT_APP", Type: ConfigBoolean, Writable: true},
@@ -76,14 +70,14 @@ var configTable = []ConfigKey{
 	configRange(ConfigKey{Key: "KEY_SCREENSHOT_RESOLUTION", Type: ConfigInt, Writable: true}, 1, 4320),
 	{Key: "KEY_HIGHLIGHT_REPLAY_NODE", Type: ConfigBoolean, Writable: true},
 	{Key: "KEY_CHECK_UPDATE", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_ADB_SERVER", Type: ConfigString, Refusal: CodeUIConfirmationRequired},
+	{Key: "KEY_ADB_SERVER", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
 	{Key: "KEY_HIDE_LOG", Type: ConfigBoolean, Writable: true},
 	configRange(ConfigKey{Key: "KEY_SCREEN_FACTOR_ROTATION", Type: ConfigInt, Writable: true}, 0, 3),
 	{Key: "KEY_SCREEN_ROTATION", Type: ConfigBoolean, Writable: true},
 	{Key: "KEY_GLOBAL_SETTINGS", Type: ConfigJSON, Sensitive: true, Refusal: CodeSensitiveUIRequired},
 	{Key: "KEY_AES_KEY", Type: ConfigString, Sensitive: true, Refusal: CodeSensitiveUIRequired},
 	{Key: "KEY_BASE_DIR", Type: ConfigString, Refusal: CodeUIMigrationRequired},
-	configRange(ConfigKey{Key: "KEY_CONTROL_PORT", Type: ConfigInt}, 5000, 65535).withRefusal(CodeNewSessionRequired),
+	configRange(ConfigKey{Key: "KEY_CONTROL_PORT", Type: ConfigInt}, 5000, 65535).withRefusal(fault.CodeNewSessionRequired),
 }
 
 func (k ConfigKey) withRefusal(code string) ConfigKey { k.Refusal = code; return k }
@@ -108,17 +102,17 @@ func sensitiveKey(key string) bool {
 }
 
 var refusalMessages = map[string]string{
-	CodeUIConfirmationRequired: "this setting sends data to or loads code from another address; change it in the SoloPi app, where the change is confirmed",
-	CodeSensitiveUIRequired:    "this sensitive setting is available only in the SoloPi app",
-	CodeNewSessionRequired:     "changing the control port interrupts the current control session; change it in the SoloPi app and reconnect with --device-port",
-	CodeUIMigrationRequired:    "this setting changes stored data and must be updated in the SoloPi app",
+	fault.CodeUIConfirmationRequired: "this setting sends data to or loads code from another address; change it in the SoloPi app, where the change is confirmed",
+	CodeSensitiveUIRequired:          "this sensitive setting is available only in the SoloPi app",
+	fault.CodeNewSessionRequired:     "changing the control port interrupts the current control session; change it in the SoloPi app and reconnect with --device-port",
+	CodeUIMigrationRequired:          "this setting changes stored data and must be updated in the SoloPi app",
 }
 
 var refusalActions = map[string]string{
-	CodeUIConfirmationRequired: "Open SoloPi on the phone, go to Settings and change the value there.",
-	CodeSensitiveUIRequired:    "Open SoloPi on the phone, go to Settings and change the value there; it is never read or written by the CLI.",
-	CodeNewSessionRequired:     "Change the port in SoloPi's Settings on the phone, then pass the new port with --device-port.",
-	CodeUIMigrationRequired:    "Open SoloPi on the phone, go to Settings and change the value there so SoloPi can migrate its data.",
+	fault.CodeUIConfirmationRequired: "Open SoloPi on the phone, go to Settings and change the value there.",
+	CodeSensitiveUIRequired:          "Open SoloPi on the phone, go to Settings and change the value there; it is never read or written by the CLI.",
+	fault.CodeNewSessionRequired:     "Change the port in SoloPi's Settings on the phone, then pass the new port with --device-port.",
+	CodeUIMigrationRequired:          "Open SoloPi on the phone, go to Settings and change the value there so SoloPi can migrate its data.",
 }
 
 // CheckConfigSet validates a config-set request locally: bad values are
@@ -162,7 +156,7 @@ func (k ConfigKey) spec() map[string]any {
 // key cannot be read, come back unchanged.
 func DeviceConfigRefusal(ctx context.Context, s *device.Session, refusal error) error {
 	e, ok := refusal.(*fault.Error)
-	if !ok || (e.Code != CodeSensitiveUIRequired && e.Code != CodeNewSessionRequired && e.Code != CodeUIMigrationRequired) {
+	if !ok || (e.Code != CodeSensitiveUIRequired && e.Code != fault.CodeNewSessionRequired && e.Code != CodeUIMigrationRequired) {
 		return refusal
 	}
 	key, _ := e.Details["key"].(string)
@@ -180,7 +174,7 @@ func DeviceConfigRefusal(ctx context.Context, s *device.Session, refusal error) 
 // DeviceConfigRefusal completes from the device.
 func NeedsDeviceConfig(refusal error) bool {
 	switch fault.CodeOf(refusal) {
-	case CodeSensitiveUIRequired, CodeNewSessionRequired, CodeUIMigrationRequired:
+	case CodeSensitiveUIRequired, fault.CodeNewSessionRequired, CodeUIMigrationRequired:
 		return true
 	}
 	return false
@@ -200,7 +194,7 @@ func unsupportedConfig(key string) *fault.Error {
 	for i, k := range configTable {
 		names[i] = k.Key
 	}
-	return fault.Newf(fault.Failed, CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
+	return fault.Newf(fault.Failed, fault.CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
 }
 
 // NormalizeConfigValue parses value like the device does (docs/device-protocol.md) and returns its canonical text.
@@ -315,7 +309,7 @@ func leaksValue(c device.WireObject) bool {
 
 func exposedError(key string) error {
 	// Never attach the response: it holds the value we must not print.
-	return fault.Newf(fault.Transport, CodeSensitiveValueExposed,
+	return fault.Newf(fault.Transport, fault.CodeSensitiveValueExposed,
 		"the device did not redact the sensitive setting %s; its value is withheld", key).With("key", key).With("redacted", true)
 }
 
@@ -334,7 +328,7 @@ func scrubResponse(err error) error {
 func deviceE1Error(r device.WireObject, what string) error {
 	code := r.Str("errorCode")
 	if code == "" {
-		code = device.CodeDeviceRejected
+		code = fault.CodeDeviceRejected
 	}
 	msg := r.Str("error")
 	if msg == "" {
@@ -351,13 +345,13 @@ func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) 
 	}
 	switch ok, isBool := r.Flag("success"); {
 	case !isBool:
-		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config list answer has no boolean success")
+		return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config list answer has no boolean success")
 	case !ok:
 		return nil, deviceE1Error(r, "config list")
 	}
 	list, isArray := r["configs"].([]any)
 	if !isArray {
-		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config list answer has no configs array")
+		return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config list answer has no configs array")
 	}
 	var configs []map[string]any
 	for _, e := range list {
@@ -366,7 +360,7 @@ func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) 
 			return nil, exposedError(c.Str("key"))
 		}
 		if !isObj {
-			return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config list entry is not an object")
+			return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config list entry is not an object")
 		}
 		configs = append(configs, RedactConfig(m))
 	}
@@ -397,14 +391,14 @@ func getConfig(ctx context.Context, s *device.Session, key string) (map[string]a
 	}
 	switch ok, isBool := r.Flag("success"); {
 	case !isBool:
-		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "config get answer has no boolean success")
+		return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config get answer has no boolean success")
 	case !ok:
 		return nil, deviceE1Error(r, "config get")
 	}
 	m, isObj := r["config"].(map[string]any)
 	c := device.WireObject(m)
 	if !isObj || c.Str("key") != key {
-		return nil, fault.Newf(fault.Transport, device.CodeInvalidResponse, "config get for %s answered another or no config object", key).With("key", key)
+		return nil, fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "config get for %s answered another or no config object", key).With("key", key)
 	}
 	if leaksValue(c) {
 		return nil, exposedError(key)
@@ -495,7 +489,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	case !errors.Is(err, device.ErrPollTimeout) && actx.Err() == nil:
 		return nil, err
 	}
-	e := fault.Newf(fault.Failed, CodeConfigNotConfirmed,
+	e := fault.Newf(fault.Failed, fault.CodeConfigNotConfirmed,
 		"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
 		// expectedValue is solopi-ai's (--value as given), the typed value
 		// ours beside it.
@@ -510,7 +504,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 
 func configTransient(err error) bool {
 	var e *fault.Error
-	return errors.As(err, &e) && (e.Code == device.CodeControlUnreachable || e.Code == device.CodeControlNotReady)
+	return errors.As(err, &e) && (e.Code == fault.CodeControlServiceUnreachable || e.Code == fault.CodeControlServiceNotReady)
 }
 
 // checkConfigSpec cross-checks the device's spec of a key with the local table:
@@ -535,7 +529,7 @@ func checkConfigSpec(k ConfigKey, c map[string]any) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fault.Newf(fault.Transport, CodeConfigSpecMismatch, "the device's spec of %s differs from SoloPi 1.0.2's in %s", k.Key, strings.Join(bad, ", ")).
+		return fault.Newf(fault.Transport, fault.CodeConfigSpecMismatch, "the device's spec of %s differs from SoloPi 1.0.2's in %s", k.Key, strings.Join(bad, ", ")).
 			With("key", k.Key).With("fields", bad)
 	}
 	return nil

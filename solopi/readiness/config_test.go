@@ -111,19 +111,19 @@ func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
 		}
 	}
 	_, _, err := CheckConfigSet("KEY_NOPE", "1")
-	wantCode(t, err, CodeUnsupportedConfig, fault.Failed)
+	wantCode(t, err, fault.CodeUnsupportedConfig, fault.Failed)
 }
 
 func TestConfigSetReadOnlyKeysRefusedWithoutDevice(t *testing.T) {
 	t.Parallel()
 	want := map[string]string{
-		"KEY_PERFORMANCE_UPLOAD":   CodeUIConfirmationRequired,
-		"KEY_RECORD_SCREEN_UPLOAD": CodeUIConfirmationRequired,
-		"KEY_PATCH_URL":            CodeUIConfirmationRequired,
-		"KEY_ADB_SERVER":           CodeUIConfirmationRequired,
+		"KEY_PERFORMANCE_UPLOAD":   fault.CodeUIConfirmationRequired,
+		"KEY_RECORD_SCREEN_UPLOAD": fault.CodeUIConfirmationRequired,
+		"KEY_PATCH_URL":            fault.CodeUIConfirmationRequired,
+		"KEY_ADB_SERVER":           fault.CodeUIConfirmationRequired,
 		"KEY_AES_KEY":              "sensitive_config_ui_required",
 		"KEY_GLOBAL_SETTINGS":      "sensitive_config_ui_required",
-		"KEY_CONTROL_PORT":         CodeNewSessionRequired,
+		"KEY_CONTROL_PORT":         fault.CodeNewSessionRequired,
 		"KEY_BASE_DIR":             "ui_migration_required",
 	}
 	dev := answering(t, newSimDevice(t))
@@ -152,7 +152,7 @@ func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
 	}
 	old := before["config"].(map[string]any)["value"]
 	_, err = ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
-	e := wantCode(t, err, CodeConfigNotConfirmed, fault.Failed)
+	e := wantCode(t, err, fault.CodeConfigNotConfirmed, fault.Failed)
 	if e.Details["expectedValue"] != "1080" || e.Details["expectedTypedValue"] != int64(1080) || e.Details["actualValue"] != old || old == json.Number("1080") {
 		t.Fatalf("expected %#v actual %#v", e.Details["expectedValue"], e.Details["actualValue"])
 	}
@@ -166,7 +166,7 @@ func TestConfigSetSpecMismatch(t *testing.T) {
 		Set: map[string]any{"config/max": 5}})
 	s := openTestSession(t, dev)
 	_, err := ConfigSet(context.Background(), s, "KEY_USE_LANGUAGE", "1", fastConfigSet())
-	wantCode(t, err, CodeConfigSpecMismatch, fault.Transport)
+	wantCode(t, err, fault.CodeConfigSpecMismatch, fault.Transport)
 	if len(dev.Mutations()) != 0 {
 		t.Error("mutated after a spec mismatch")
 	}
@@ -235,11 +235,11 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 	}
 	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
 		_, err := ConfigGet(context.Background(), s, key)
-		e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
+		e := wantCode(t, err, fault.CodeSensitiveValueExposed, fault.Transport)
 		assertNoSecrets(t, "config-get leak "+key, e)
 	}
 	_, err = ConfigList(context.Background(), s)
-	e := wantCode(t, err, CodeSensitiveValueExposed, fault.Transport)
+	e := wantCode(t, err, fault.CodeSensitiveValueExposed, fault.Transport)
 	assertNoSecrets(t, "config-list leak", e)
 }
 
@@ -255,7 +255,7 @@ func TestConfigGetPlain(t *testing.T) {
 		t.Fatalf("%v", c)
 	}
 	_, err = ConfigGet(context.Background(), s, "KEY_NOPE")
-	wantCode(t, err, CodeUnsupportedConfig, fault.Failed)
+	wantCode(t, err, fault.CodeUnsupportedConfig, fault.Failed)
 }
 
 func TestNormalizeConfigValue(t *testing.T) {

@@ -12,12 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of doctor.
-const (
-	CodeNotReady          = "solopi_not_ready"
-	CodeHealthUnavailable = "health_unavailable"
-)
-
 // DoctorReport is the doctor command's object: upstream's fields plus our
 // checks[].
 type DoctorReport struct {
@@ -73,7 +67,7 @@ func Doctor(ctx context.Context, t device.Transport, opts DoctorOptions) (*Docto
 	if !installed {
 		c := device.NewCheck(device.CheckInstalled, false, "pm path "+r.Package+" printed no package: line")
 		r.Checks = append(r.Checks, c)
-		r.ErrorCode = device.CodeNotInstalled
+		r.ErrorCode = fault.CodeSolopiNotInstalled
 		r.Error = "SoloPi (" + r.Package + ") is not installed on the selected device"
 		r.UserActionRequired = c.UserActionRequired
 		return r, nil
@@ -120,7 +114,7 @@ func fillDoctor(ctx context.Context, s *device.Session, r *DoctorReport) error {
 	r.Success = r.Ready
 	r.Checks = append(r.Checks, v.Checks...)
 	if !r.Ready {
-		r.ErrorCode = CodeNotReady
+		r.ErrorCode = fault.CodeSolopiNotReady
 		r.Error = "SoloPi needs a one-time device setup: " + strings.Join(missingNames(r.Checks), ", ")
 		r.UserActionRequired = joinActions(r.Checks)
 	}
@@ -168,7 +162,7 @@ func Health(ctx context.Context, s *device.Session) (device.WireObject, error) {
 		return h, err
 	}
 	if ok, _ := h.Flag("success"); !ok {
-		return h, fault.New(fault.Transport, CodeHealthUnavailable, "SoloPi answered the health query without success").
+		return h, fault.New(fault.Transport, fault.CodeHealthUnavailable, "SoloPi answered the health query without success").
 			With("response", device.SanitizedDeviceError(h))
 	}
 	return h, nil
@@ -227,7 +221,7 @@ func (r *DoctorReport) sessionFailure(err error) error {
 		return err
 	}
 	switch e.Code {
-	case device.CodeProtocolMismatch, device.CodeVersionUnsupported:
+	case fault.CodeProtocolVersionMismatch, fault.CodeSolopiVersionUnsupported:
 		r.Checks = append(r.Checks, device.NewCheck(device.CheckControlService, true, ""),
 			device.NewCheck(device.CheckProtocolVersions, false, e.Message))
 	default:

@@ -79,7 +79,7 @@ func TestDoctorEachMissingPermission(t *testing.T) {
 			if c.OK || c.UserActionRequired == "" || c.Missing == "" {
 				t.Fatalf("check %+v", c)
 			}
-			if r.ErrorCode != CodeNotReady || r.UserActionRequired != c.UserActionRequired {
+			if r.ErrorCode != fault.CodeSolopiNotReady || r.UserActionRequired != c.UserActionRequired {
 				// One missing permission: the top-level action is exactly its
 				// own, not diluted by the generic "ready" advice.
 				t.Fatalf("errorCode %q userAction %q", r.ErrorCode, r.UserActionRequired)
@@ -130,7 +130,7 @@ func TestDoctorNotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runDoctor(t, dev)
-	if r.Installed || r.Ready || r.ErrorCode != device.CodeNotInstalled || r.UserActionRequired == "" {
+	if r.Installed || r.Ready || r.ErrorCode != fault.CodeSolopiNotInstalled || r.UserActionRequired == "" {
 		t.Fatalf("%+v", r)
 	}
 	b, _ := json.Marshal(r)
@@ -145,7 +145,7 @@ func TestDoctorControlServiceDown(t *testing.T) {
 	o := fastSession()
 	o.StartupTimeout = 200 * time.Millisecond
 	_, err := Doctor(context.Background(), notStarting(t), DoctorOptions{Session: o})
-	e := wantCode(t, err, device.CodeControlNotReady, fault.Transport)
+	e := wantCode(t, err, fault.CodeControlServiceNotReady, fault.Transport)
 	checks, _ := e.Details["checks"].([]device.Check)
 	var found bool
 	for _, c := range checks {
@@ -164,7 +164,7 @@ func TestDoctorProtocolMismatchCheck(t *testing.T) {
 	answerFault(t, dev, sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "capabilities"},
 		Set: map[string]any{"agentProtocolVersion": "0.9"}})
 	_, err := Doctor(context.Background(), dev, DoctorOptions{Session: fastSession()})
-	e := wantCode(t, err, device.CodeProtocolMismatch, fault.Transport)
+	e := wantCode(t, err, fault.CodeProtocolVersionMismatch, fault.Transport)
 	checks, _ := e.Details["checks"].([]device.Check)
 	ok := false
 	for _, c := range checks {

@@ -12,13 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the device information commands (CodeOutputExists and
-// CodeInvalidOutput are shared with the evidence files of agent_files.go).
-const (
-	CodeAppStatusUnavailable = "app_status_unavailable"
-	CodePageUnavailable      = "page_unavailable"
-)
-
 // pageQueryTimeout covers status?type=page: the device waits 500 ms, then
 // up to 5 000 ms for the tree (docs/device-protocol.md), which is longer than the
 // default 5 s request timeout.
@@ -30,7 +23,7 @@ func infoPassThrough(r device.WireObject, what string) (map[string]any, error) {
 	if r.Has("success") {
 		ok, isBool := r.Flag("success")
 		if !isBool {
-			return nil, fault.Newf(fault.Transport, device.CodeInvalidResponse, "the %s answer has a non-boolean success", what)
+			return nil, fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "the %s answer has a non-boolean success", what)
 		}
 		if !ok {
 			return nil, deviceE1Error(r, what)
@@ -45,7 +38,7 @@ func infoPassThrough(r device.WireObject, what string) (map[string]any, error) {
 func CapabilitiesOf(s *device.Session) (map[string]any, error) {
 	caps, err := device.DecodeObject(s.Capabilities)
 	if err != nil {
-		return nil, fault.Wrap(fault.Transport, device.CodeInvalidResponse, "the capabilities answer is not a JSON object", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeInvalidDeviceResponse, "the capabilities answer is not a JSON object", err)
 	}
 	return infoPassThrough(caps, "capabilities")
 }
@@ -66,7 +59,7 @@ func Apps(ctx context.Context, s *device.Session) (map[string]any, error) {
 		return nil, err
 	}
 	if _, ok := m["apps"].([]any); !ok {
-		return nil, fault.New(fault.Transport, device.CodeInvalidResponse, "the apps answer has no apps array")
+		return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "the apps answer has no apps array")
 	}
 	return m, nil
 }
@@ -88,7 +81,7 @@ func AppStatus(ctx context.Context, s *device.Session) (map[string]any, error) {
 	}
 	if _, ok := r.Text("status"); !ok {
 		// The reference host exits 2 here; kept for script compatibility.
-		return nil, fault.New(fault.Failed, CodeAppStatusUnavailable, "SoloPi's status answer carries no status string")
+		return nil, fault.New(fault.Failed, fault.CodeAppStatusUnavailable, "SoloPi's status answer carries no status string")
 	}
 	m := r.Clone()
 	m["success"] = true
@@ -108,7 +101,7 @@ func Inspect(ctx context.Context, s *device.Session) (map[string]any, error) {
 		if ok, isBool := r.Flag("success"); isBool && !ok {
 			return nil, deviceE1Error(r, "page")
 		}
-		return nil, fault.New(fault.Failed, CodePageUnavailable, "SoloPi's page answer carries no page tree")
+		return nil, fault.New(fault.Failed, fault.CodePageUnavailable, "SoloPi's page answer carries no page tree")
 	}
 	m := r.Clone()
 	m["success"] = true
@@ -138,7 +131,7 @@ func Screenshot(ctx context.Context, t device.Transport, output string) (*Screen
 	}
 	w, h, err := pngSize(png)
 	if err != nil {
-		return nil, fault.Wrap(fault.Transport, device.CodeScreencapFailed, "screencap returned a broken PNG", err)
+		return nil, fault.Wrap(fault.Transport, fault.CodeScreencapFailed, "screencap returned a broken PNG", err)
 	}
 	fr, err := screenOutput.WriteFile(output, png)
 	if err != nil {
@@ -156,7 +149,7 @@ var screenOutput = artifacts.Output{Mode: artifacts.Replace, MakeParents: true}
 // so a refused command has no device side effect and wastes no time.
 func CheckOutput(output string) error {
 	if output == "" {
-		return fault.Usage(artifacts.CodeInvalidOutput, "--output is required")
+		return fault.Usage(fault.CodeInvalidOutputPath, "--output is required")
 	}
 	_, err := screenOutput.CheckFile(output)
 	return err
@@ -192,7 +185,7 @@ const maxLogBytes = 64 << 20
 // Logs writes the last `lines` lines of logcat (threadtime) into output.
 func Logs(ctx context.Context, t device.Transport, output string, lines int) (*LogsResult, error) {
 	if lines <= 0 {
-		return nil, fault.Usage("invalid_option", "--lines must be a positive number")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--lines must be a positive number")
 	}
 	if err := CheckOutput(output); err != nil {
 		return nil, err

@@ -11,11 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 func TestInfoQueries(t *testing.T) {
@@ -47,7 +45,7 @@ func TestInfoQueries(t *testing.T) {
 	// Answers of a build the host does not understand.
 	answerFault(t, dev, sim.AnswerFault{Action: "status", Query: map[string]string{"type": "status"}, Set: map[string]any{"status": 3}})
 	_, err = AppStatus(ctx, s)
-	wantCode(t, err, CodeAppStatusUnavailable, fault.Failed)
+	wantCode(t, err, fault.CodeAppStatusUnavailable, fault.Failed)
 	answerFault(t, dev, sim.AnswerFault{Action: "status", Query: map[string]string{"type": "page"}, Times: 1,
 		Set:    map[string]any{"success": false, "errorCode": "page_permission_required", "error": "ADB and accessibility permissions are required"},
 		Remove: []string{"page"}})
@@ -55,7 +53,7 @@ func TestInfoQueries(t *testing.T) {
 	wantCode(t, err, "page_permission_required", fault.Failed)
 	answerFault(t, dev, sim.AnswerFault{Action: "status", Query: map[string]string{"type": "page"}, Remove: []string{"page"}})
 	_, err = Inspect(ctx, s)
-	wantCode(t, err, CodePageUnavailable, fault.Failed)
+	wantCode(t, err, fault.CodePageUnavailable, fault.Failed)
 }
 
 func TestScreenshot(t *testing.T) {
@@ -86,7 +84,7 @@ func TestScreenshot(t *testing.T) {
 	os.Symlink(out, link)
 	calls := len(dev.Commands())
 	_, err = Screenshot(context.Background(), dev, link)
-	wantCode(t, err, artifacts.CodeInvalidOutput, fault.Invalid)
+	wantCode(t, err, fault.CodeInvalidOutputPath, fault.Invalid)
 	if len(dev.Commands()) != calls {
 		t.Error("captured although the output is a symlink")
 	}
@@ -101,7 +99,7 @@ func TestScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Screenshot(context.Background(), dev, filepath.Join(dir, "bad.png"))
-	wantCode(t, err, device.CodeScreencapFailed, fault.Transport)
+	wantCode(t, err, fault.CodeScreencapFailed, fault.Transport)
 	if _, statErr := os.Stat(filepath.Join(dir, "bad.png")); statErr == nil {
 		t.Error("a failed capture wrote a file")
 	}
@@ -133,7 +131,7 @@ func TestLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Logs(context.Background(), dev, out, 3)
-	wantCode(t, err, device.CodeAdbError, fault.Transport)
+	wantCode(t, err, fault.CodeAdbError, fault.Transport)
 	if b, _ := os.ReadFile(out); !bytes.Equal(b, before) {
 		t.Error("a failed logcat replaced the previous file")
 	}

@@ -137,7 +137,7 @@ func TestSessionNotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := device.OpenSession(context.Background(), dev, fastSession())
-	e := wantCode(t, err, device.CodeNotInstalled, fault.Invalid)
+	e := wantCode(t, err, fault.CodeSolopiNotInstalled, fault.Invalid)
 	if !strings.Contains(e.UserAction, "Install SoloPi 1.x") {
 		t.Errorf("user action %q", e.UserAction)
 	}
@@ -206,7 +206,7 @@ func TestSessionLaunchFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := device.OpenSession(context.Background(), dev, fastSession())
-	wantCode(t, err, device.CodeLaunchFailed, fault.Transport)
+	wantCode(t, err, fault.CodeSolopiLaunchFailed, fault.Transport)
 }
 
 // notStarting is a SoloPi whose init never finishes: its service never
@@ -235,7 +235,7 @@ func TestSessionStartupTimeout(t *testing.T) {
 	o := fastSession()
 	o.StartupTimeout = 300 * time.Millisecond
 	_, err := device.OpenSession(context.Background(), dev, o)
-	e := wantCode(t, err, device.CodeControlNotReady, fault.Transport)
+	e := wantCode(t, err, fault.CodeControlServiceNotReady, fault.Transport)
 	if e.Details["lastError"] == nil {
 		t.Error("no lastError")
 	}
@@ -248,7 +248,7 @@ func TestSessionProtocolMismatch(t *testing.T) {
 		answerFault(t, dev, sim.AnswerFault{Action: "harness", Query: map[string]string{"type": "capabilities"},
 			Set: map[string]any{"protocolVersion": c.harness, "agentProtocolVersion": c.agent}})
 		_, err := device.OpenSession(context.Background(), dev, fastSession())
-		e := wantCode(t, err, device.CodeProtocolMismatch, fault.Transport)
+		e := wantCode(t, err, fault.CodeProtocolVersionMismatch, fault.Transport)
 		if e.Details["protocolVersion"] != c.harness || e.Details["agentProtocolVersion"] != c.agent {
 			t.Errorf("details %v", e.Details)
 		}
@@ -279,7 +279,7 @@ func TestSessionClassicSoloPi(t *testing.T) {
 		t.Parallel()
 		dev := answering(t, classicSoloPi(t, "0.12.3"))
 		_, err := device.OpenSession(context.Background(), dev, fastSession())
-		e := wantCode(t, err, device.CodeVersionUnsupported, fault.Transport)
+		e := wantCode(t, err, fault.CodeSolopiVersionUnsupported, fault.Transport)
 		if !strings.HasPrefix(e.UserAction, "Install SoloPi 1.x (harness protocol 2.0)") {
 			t.Errorf("user action %q", e.UserAction)
 		}
@@ -293,7 +293,7 @@ func TestSessionClassicSoloPi(t *testing.T) {
 		o := fastSession()
 		o.StartupTimeout = 200 * time.Millisecond
 		_, err := device.OpenSession(context.Background(), dev, o)
-		wantCode(t, err, device.CodeVersionUnsupported, fault.Transport)
+		wantCode(t, err, fault.CodeSolopiVersionUnsupported, fault.Transport)
 	})
 }
 
@@ -307,7 +307,7 @@ func TestSessionInterrupted(t *testing.T) {
 	// A poll that ignored the cancellation would end at StartupTimeout
 	// with control_service_not_ready instead.
 	_, err := device.OpenSession(ctx, dev, o)
-	wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
+	wantCode(t, err, fault.CodeInterrupted, fault.Interrupted)
 }
 
 func TestParseVersionName(t *testing.T) {
@@ -377,7 +377,7 @@ func TestSimDoctorMissingPermission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Ready || !slices.Contains(r.MissingPermissions, "float") || r.FixedByRun != nil || r.ErrorCode != CodeNotReady {
+	if r.Ready || !slices.Contains(r.MissingPermissions, "float") || r.FixedByRun != nil || r.ErrorCode != fault.CodeSolopiNotReady {
 		t.Fatalf("%+v", r)
 	}
 	// With a real gap, auto-start is reported as before (nothing is

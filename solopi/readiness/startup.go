@@ -16,14 +16,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of startup-time.
-const (
-	CodeLauncherNotResolved = "launcher_not_resolved"
-	CodeLaunchTimeout       = "launch_timeout"
-	CodeStartupParseFailed  = "startup_output_invalid"
-	CodeStartupLaunchFailed = "launch_failed"
-)
-
 // Startup modes.
 const (
 	StartupCold = "cold"
@@ -103,7 +95,7 @@ func ResolveLauncher(ctx context.Context, t device.Transport, pkg string) (strin
 			if ie := device.CtxErr(ctx, err); ie != nil {
 				return "", ie
 			}
-			return "", fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while resolving the launcher activity", err)
+			return "", fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while resolving the launcher activity", err)
 		}
 		comp, why := parseResolved(string(stdout), pkg)
 		if code == 0 && comp != "" {
@@ -120,7 +112,7 @@ func ResolveLauncher(ctx context.Context, t device.Transport, pkg string) (strin
 			"commandLine": cmd, "exitCode": code, "reason": why,
 			"output": device.Truncate(strings.TrimSpace(string(stdout)+"\n"+string(stderr)), 500)})
 	}
-	return "", fault.Newf(fault.Transport, CodeLauncherNotResolved, "no launcher activity of %s could be resolved", pkg).
+	return "", fault.Newf(fault.Transport, fault.CodeLauncherNotResolved, "no launcher activity of %s could be resolved", pkg).
 		With("targetPackage", pkg).With("attempts", attempts).
 		WithUserAction("Check that " + pkg + " is installed on the device and has a launcher icon.")
 }
@@ -258,13 +250,13 @@ func (o *StartupOptions) Normalize() error {
 	}
 	switch {
 	case !protocol.ValidPackageName(o.TargetPackage):
-		return fault.Usage("invalid_option", "--target-package must look like com.example.app").With("targetPackage", o.TargetPackage)
+		return fault.Usage(fault.CodeInvalidOption, "--target-package must look like com.example.app").With("targetPackage", o.TargetPackage)
 	case o.Mode != StartupCold && o.Mode != StartupWarm:
-		return fault.Usage("invalid_option", "--mode must be cold or warm")
+		return fault.Usage(fault.CodeInvalidOption, "--mode must be cold or warm")
 	case o.Count < 1 || o.Count > 1000:
-		return fault.Usage("invalid_option", "--count must be between 1 and 1000")
+		return fault.Usage(fault.CodeInvalidOption, "--count must be between 1 and 1000")
 	case o.Interval < 0:
-		return fault.Usage("invalid_option", "--interval must not be negative")
+		return fault.Usage(fault.CodeInvalidOption, "--interval must not be negative")
 	}
 	return nil
 }
@@ -329,16 +321,16 @@ func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (
 		case ctx.Err() != nil:
 			return nil, fail(fault.From(device.Interrupted(ctx)), i)
 		case timedOut:
-			return nil, fail(fault.Newf(fault.Timeout, CodeLaunchTimeout, "am start did not finish within --launch-timeout (%s)", o.LaunchTimeout), i)
+			return nil, fail(fault.Newf(fault.Timeout, fault.CodeLaunchTimeout, "am start did not finish within --launch-timeout (%s)", o.LaunchTimeout), i)
 		case err != nil:
-			return nil, fail(fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while launching the app", err), i)
+			return nil, fail(fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while launching the app", err), i)
 		case code != 0:
-			return nil, fail(out(fault.Newf(fault.Transport, CodeStartupLaunchFailed, "am start exited with code %d: %s", code, device.FirstLine(string(stderr)+string(stdout))), stdout, stderr).
+			return nil, fail(out(fault.Newf(fault.Transport, fault.CodeLaunchFailed, "am start exited with code %d: %s", code, device.FirstLine(string(stderr)+string(stdout))), stdout, stderr).
 				With("returnCode", code), i)
 		}
 		s, err := startupSampleOf(string(stdout), o)
 		if err != nil {
-			return nil, fail(out(fault.Wrap(fault.Transport, CodeStartupParseFailed, "the am start output cannot be used as a measurement: "+err.Error(), err).
+			return nil, fail(out(fault.Wrap(fault.Transport, fault.CodeStartupOutputInvalid, "the am start output cannot be used as a measurement: "+err.Error(), err).
 				With("output", device.Truncate(string(stdout), 2000)), stdout, stderr), i)
 		}
 		s.Iteration = i

@@ -11,7 +11,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // counterComp is the counter app's launcher activity as the device resolves it.
@@ -130,7 +129,7 @@ func TestStartupParseFailures(t *testing.T) {
 			dev := newSimDevice(t)
 			amStartWith(t, dev, coldBlock(10, 20, ""), out)
 			_, err := MeasureStartup(context.Background(), dev, StartupOptions{TargetPackage: "com.example.counter", Count: 3})
-			e := wantCode(t, err, CodeStartupParseFailed, fault.Transport)
+			e := wantCode(t, err, fault.CodeStartupOutputInvalid, fault.Transport)
 			if e.Details["iteration"] != 2 || e.Details["validSampleCount"] != 1 {
 				t.Fatalf("details %v", e.Details)
 			}
@@ -156,7 +155,7 @@ func TestStartupResolveFallbackAndFailure(t *testing.T) {
 	override("cmd", []string{"package"}, android.CommandOutput{Stderr: "cmd: Can't find service: package", Exit: 255})
 	override("pm", []string{"resolve-activity"}, android.CommandOutput{Stdout: "No activity found\n"})
 	_, err = ResolveLauncher(context.Background(), dev, "com.example.counter")
-	e := wantCode(t, err, CodeLauncherNotResolved, fault.Transport)
+	e := wantCode(t, err, fault.CodeLauncherNotResolved, fault.Transport)
 	a, _ := e.Details["attempts"].([]map[string]any)
 	if len(a) != 2 {
 		t.Fatalf("attempts %v", e.Details["attempts"])
@@ -169,7 +168,7 @@ func TestStartupResolveFallbackAndFailure(t *testing.T) {
 	override("cmd", []string{"package"}, android.CommandOutput{Stdout: "com.other/.Main\n"})
 	override("pm", []string{"resolve-activity"}, android.CommandOutput{Stdout: "com.other/.Main\n"})
 	_, err = ResolveLauncher(context.Background(), dev, "com.example.counter")
-	wantCode(t, err, CodeLauncherNotResolved, fault.Transport)
+	wantCode(t, err, fault.CodeLauncherNotResolved, fault.Transport)
 }
 
 func TestStartupInterruptedDuringSleep(t *testing.T) {
@@ -185,7 +184,7 @@ func TestStartupInterruptedDuringSleep(t *testing.T) {
 		}
 	}()
 	_, err := MeasureStartup(ctx, dev, StartupOptions{TargetPackage: "com.example.counter", Count: 2, Interval: 10 * time.Second, Clock: pauses})
-	e := wantCode(t, err, device.CodeInterrupted, fault.Interrupted)
+	e := wantCode(t, err, fault.CodeInterrupted, fault.Interrupted)
 	samples, _ := e.Details["completedSamples"].([]StartupSample)
 	if len(samples) != 1 || e.Details["validSampleCount"] != 1 {
 		t.Fatalf("details %v", e.Details)
@@ -200,7 +199,7 @@ func TestStartupLaunchTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := MeasureStartup(context.Background(), dev, StartupOptions{TargetPackage: "com.example.counter", Count: 1, LaunchTimeout: 100 * time.Millisecond})
-	wantCode(t, err, CodeLaunchTimeout, fault.Timeout)
+	wantCode(t, err, fault.CodeLaunchTimeout, fault.Timeout)
 }
 
 func TestStartupOptionValidation(t *testing.T) {

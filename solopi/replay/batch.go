@@ -12,14 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of run-repeat and run-batch.
-const (
-	CodeBatchFailed      = "batch_failed"
-	CodeBatchInterrupted = "batch_interrupted"
-	CodeBatchTimeout     = "batch_run_timeout"
-	CodeNoCases          = "no_cases"
-)
-
 // BatchOptions configure RunBatch.
 type BatchOptions struct {
 	// Run is the template of every sub-run; its CaseName is replaced and
@@ -54,11 +46,11 @@ type BatchReport struct {
 // and the artifacts root.
 func ValidateBatch(o BatchOptions) error {
 	if len(o.Cases) == 0 {
-		return fault.Usage(CodeNoCases, "name at least one case (--case or --cases-file)")
+		return fault.Usage(fault.CodeNoCases, "name at least one case (--case or --cases-file)")
 	}
 	for i, c := range o.Cases {
 		if strings.TrimSpace(c) == "" {
-			return fault.Usagef(CodeInvalidRunOption, "case %d has an empty name", i+1)
+			return fault.Usagef(fault.CodeInvalidOption, "case %d has an empty name", i+1)
 		}
 	}
 	ro := o.Run
@@ -109,7 +101,7 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 	var stopCode string
 	for i := range b.Children {
 		if ctx.Err() != nil {
-			stopCode = CodeBatchInterrupted
+			stopCode = fault.CodeBatchInterrupted
 			break
 		}
 		ch := &b.Children[i]
@@ -127,15 +119,15 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 			continue
 		}
 		if ctx.Err() != nil || ch.Report.Err.Kind == fault.Interrupted && isInterruptCode(ch.Report.ErrorCode) {
-			stopCode = CodeBatchInterrupted
+			stopCode = fault.CodeBatchInterrupted
 			break
 		}
 		if ch.Report.Err.Kind == fault.Timeout {
-			stopCode = CodeBatchTimeout
+			stopCode = fault.CodeBatchRunTimeout
 			break
 		}
 		if !o.ContinueOnFailure {
-			stopCode = CodeBatchFailed
+			stopCode = fault.CodeBatchFailed
 			break
 		}
 	}
@@ -156,7 +148,7 @@ func subRunProgress(p device.Progress, index, total int, caseName string) device
 }
 
 // isInterruptCode reports the errorCode of an interrupted command.
-func isInterruptCode(code string) bool { return code == device.CodeInterrupted }
+func isInterruptCode(code string) bool { return code == fault.CodeInterrupted }
 
 // aggregate computes the exit code and the printed object. As in
 // solopi-ai, results lists the sub-runs that ran and failedRuns counts
@@ -210,13 +202,13 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 		p["failedRuns"] = failed
 		code := stopCode
 		if code == "" {
-			code = CodeBatchFailed
+			code = fault.CodeBatchFailed
 		}
 		p["errorCode"] = code
 		switch code {
-		case CodeBatchInterrupted:
+		case fault.CodeBatchInterrupted:
 			p["error"] = "the batch was interrupted; the active sub-run was cancelled and the rest were not run"
-		case CodeBatchTimeout:
+		case fault.CodeBatchRunTimeout:
 			p["error"] = "a sub-run timed out; it was cancelled and the rest were not run"
 		default:
 			p["error"] = fmt.Sprintf("%d of %d runs did not pass (%d requested, %d skipped)", failed, completed, len(b.Children), len(skipped))
@@ -277,8 +269,8 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 		// "running" result and it must not read as a pass.
 		tc.Skipped = &artifacts.JUnitProblem{Message: "not waited for: the run is still " + r.State}
 	case r.Err == nil:
-	case r.ErrorCode == CodeReplayFailed:
-		p := &artifacts.JUnitProblem{Type: CodeReplayFailed, Message: msg}
+	case r.ErrorCode == fault.CodeReplayFailed:
+		p := &artifacts.JUnitProblem{Type: fault.CodeReplayFailed, Message: msg}
 		var text strings.Builder
 		if f := r.Status.FirstFailure(); f != nil {
 			exc := red.Text(f.ExceptionMessage)

@@ -124,7 +124,7 @@ func aggregateCounts(t *testing.T, b *BatchReport) (tests, failures, errors, ski
 		tests++
 		switch {
 		case b.Children[i].Report.Err == nil:
-		case r["errorCode"] == CodeReplayFailed:
+		case r["errorCode"] == fault.CodeReplayFailed:
 			failures++
 		default:
 			errors++
@@ -232,7 +232,7 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 	root := t.TempDir()
 	b := RunBatch(ctx, ph.d, batchOpts([]string{"a", "b", "c", "d"}, root, true))
 	p := b.Payload
-	if kindOf(b.Err) != fault.Interrupted || p["errorCode"] != CodeBatchInterrupted || p["completedRuns"] != 2 {
+	if kindOf(b.Err) != fault.Interrupted || p["errorCode"] != fault.CodeBatchInterrupted || p["completedRuns"] != 2 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
 	}
 	res := p["results"].([]map[string]any)
@@ -262,7 +262,7 @@ func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
 	o.Run.RunTimeout = 300 * time.Millisecond
 	b := RunBatch(context.Background(), ph.d, o)
 	res := b.Payload["results"].([]map[string]any)
-	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != CodeBatchTimeout || len(res) != 1 || len(b.Payload["skipped"].([]map[string]any)) != 1 {
+	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != fault.CodeBatchRunTimeout || len(res) != 1 || len(b.Payload["skipped"].([]map[string]any)) != 1 {
 		t.Fatalf("kind %v payload %v", kindOf(b.Err), b.Payload)
 	}
 	if ph.mutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
@@ -272,7 +272,7 @@ func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
 
 func TestValidateBatch(t *testing.T) {
 	t.Parallel()
-	if err := ValidateBatch(BatchOptions{}); fault.From(err).Code != CodeNoCases {
+	if err := ValidateBatch(BatchOptions{}); fault.From(err).Code != fault.CodeNoCases {
 		t.Fatalf("no cases: %v", err)
 	}
 	if err := ValidateBatch(BatchOptions{Cases: []string{"a", " "}}); fault.KindOf(err) != fault.Invalid {
@@ -282,7 +282,7 @@ func TestValidateBatch(t *testing.T) {
 	os.WriteFile(file, nil, 0o644)
 	o := BatchOptions{Cases: []string{"a"}}
 	o.Run.ArtifactsDir = file
-	if err := ValidateBatch(o); fault.From(err).Code != artifacts.CodeUnsafePath {
+	if err := ValidateBatch(o); fault.From(err).Code != fault.CodeUnsafeArtifactPath {
 		t.Fatalf("root is a file: %v", err)
 	}
 }

@@ -106,7 +106,7 @@ func asError(err error) *fault.Error {
 		return nil
 	}
 	if errors.Is(err, context.Canceled) && !isOutcome(err) {
-		return fault.Wrap(fault.Interrupted, device.CodeInterrupted, "the command was interrupted", err)
+		return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "the command was interrupted", err)
 	}
 	return fault.From(err)
 }
@@ -121,7 +121,7 @@ func caseError(err error) *fault.Error {
 	if e := CaseFileError(err); e != nil {
 		return e
 	}
-	return fault.Wrap(fault.Invalid, casefile.CodeInvalidCase, err.Error(), err)
+	return fault.Wrap(fault.Invalid, fault.CodeInvalidCase, err.Error(), err)
 }
 
 // CaseFileError maps the *casefile.Error in err's chain to exit 3 with its
@@ -155,7 +155,7 @@ func CaseFileError(err error) *fault.Error {
 // idempotent:true, exit 0: a cleanup step that runs twice must not fail.
 func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, interval time.Duration) (map[string]any, error) {
 	if strings.TrimSpace(runID) == "" {
-		return nil, fault.Usage(CodeInvalidRunOption, "--run-id is required")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--run-id is required")
 	}
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -176,11 +176,11 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 		return out, nil
 	}
 	if !st.Active {
-		return nil, fault.New(fault.Failed, CodeRunNotActive, "there is no active run to cancel").
+		return nil, fault.New(fault.Failed, fault.CodeRunNotActive, "there is no active run to cancel").
 			With("expectedRunId", runID).With("activeRun", st.Object)
 	}
 	if st.RunID != runID {
-		return nil, fault.New(fault.Failed, CodeRunIDMismatch, "the active run is not the given runId; nothing was cancelled").
+		return nil, fault.New(fault.Failed, fault.CodeRunIDMismatch, "the active run is not the given runId; nothing was cancelled").
 			With("expectedRunId", runID).With("activeRun", st.Object)
 	}
 	sent := false
@@ -197,14 +197,14 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 			return false, err
 		}
 		if s.RunID != runID {
-			return false, fault.New(fault.Failed, CodeRunReplaced, "another run replaced the run being cancelled").
+			return false, fault.New(fault.Failed, fault.CodeRunReplaced, "another run replaced the run being cancelled").
 				With("runId", runID).With("activeRun", s.Object)
 		}
 		last = s
 		return s.Terminal, nil
 	})
 	if errors.Is(err, device.ErrPollTimeout) {
-		return nil, fault.New(fault.Timeout, CodeCancelTimeout, "the run did not reach a terminal state in time after the cancel").
+		return nil, fault.New(fault.Timeout, fault.CodeCancelTimeout, "the run did not reach a terminal state in time after the cancel").
 			With("runId", runID).With("cancelSent", sent).With("lastStatus", last.Object)
 	}
 	if err != nil {
@@ -213,7 +213,7 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 	out := maps.Clone(last.Object)
 	out["cancelSent"] = sent
 	if last.State != string(protocol.ReplayCancelled) {
-		e := fault.Newf(fault.Failed, CodeCancelTooLate, "the run finished as %s before the cancel took effect", last.State)
+		e := fault.Newf(fault.Failed, fault.CodeRunFinishedBeforeCancel, "the run finished as %s before the cancel took effect", last.State)
 		for k, v := range out {
 			e.With(k, v)
 		}
@@ -234,13 +234,13 @@ func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[
 		return nil, nil, err
 	}
 	if runID != "" && st.RunID != runID {
-		return nil, nil, fault.New(fault.Failed, CodeRunIDMismatch, "the latest run is not the given runId").
+		return nil, nil, fault.New(fault.Failed, fault.CodeRunIDMismatch, "the latest run is not the given runId").
 			With("expectedRunId", runID).With("latestRun", st.Object)
 	}
 	if st.RunID == "" || st.State == string(protocol.ReplayIdle) {
 		// The idle snapshot's own fields (state, active, terminal,
 		// results) stay at the top level, where solopi-ai prints them.
-		e := fault.New(fault.Failed, CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
+		e := fault.New(fault.Failed, fault.CodeNoRun, "SoloPi has no replay run to report").With("latestRun", st.Object)
 		for k, v := range st.Object {
 			if k != "success" && k != "error" && k != "errorCode" {
 				e.With(k, v)
@@ -252,12 +252,12 @@ func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[
 	switch {
 	case !st.Terminal:
 		out["success"] = false
-		out["errorCode"] = CodeRunNotTerminal
+		out["errorCode"] = fault.CodeRunNotTerminal
 		out["error"] = "the run is still " + st.State
 		return out, verdictOf(out, fault.Failed), nil
 	case st.State == string(protocol.ReplayPassed) && len(st.Results) == 0:
 		out["success"] = false
-		out["errorCode"] = CodeEmptyResults
+		out["errorCode"] = fault.CodeEmptyResults
 		out["error"] = "the run reports passed without any replay result; treated as a protocol anomaly"
 		return out, verdictOf(out, fault.Transport), nil
 	case st.State == string(protocol.ReplayPassed):
@@ -265,14 +265,14 @@ func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[
 		return out, nil, nil
 	case st.State == string(protocol.ReplayFailed):
 		out["success"] = false
-		out["errorCode"] = CodeReplayFailed
+		out["errorCode"] = fault.CodeReplayFailed
 		if st.Error == "" {
 			out["error"] = "the replay failed"
 		}
 		return out, verdictOf(out, fault.Failed), nil
 	}
 	out["success"] = false
-	out["errorCode"] = CodeReplayCancelled
+	out["errorCode"] = fault.CodeReplayCancelled
 	out["error"] = "the replay was cancelled"
 	return out, verdictOf(out, fault.Failed), nil
 }

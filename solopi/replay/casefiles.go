@@ -16,8 +16,6 @@ import (
 
 // Error codes of the local case files.
 const (
-	CodeCaseFileUnreadable = "case_file_unreadable"
-	CodeOutputIsSource     = "output_is_source"
 	// maxCaseFileBytes bounds every local case, step or params file.
 	maxCaseFileBytes = 16 << 20
 )
@@ -26,7 +24,7 @@ const (
 // it in messages. A refusal names the file as solopi-ai does (file, and
 // the cause as reason) beside ours (path).
 func readLocalInput(path, what string) ([]byte, error) {
-	b, err := artifacts.Input{What: what, Code: CodeCaseFileUnreadable, Max: maxCaseFileBytes}.Read(path)
+	b, err := artifacts.Input{What: what, Code: fault.CodeCaseFileUnreadable, Max: maxCaseFileBytes}.Read(path)
 	if err != nil {
 		e := fault.From(err).With("file", path)
 		reason := e.Message
@@ -102,7 +100,7 @@ func caseOutput(overwrite bool) artifacts.Output {
 // links), then the output policy (not a symlink, absent unless overwrite).
 func CheckCaseOutput(output, source string, overwrite bool) error {
 	if output == "" {
-		return fault.Usage(artifacts.CodeInvalidOutput, "--output must not be empty").With("output", output)
+		return fault.Usage(fault.CodeInvalidOutputPath, "--output must not be empty").With("output", output)
 	}
 	if source != "" {
 		oa, err1 := filepath.Abs(output)
@@ -114,7 +112,7 @@ func CheckCaseOutput(output, source string, overwrite bool) error {
 			}
 		}
 		if same {
-			return fault.Usage(CodeOutputIsSource, "--output must be another file than the source").With("output", oa).With("source", sa)
+			return fault.Usage(fault.CodeOutputIsSource, "--output must be another file than the source").With("output", oa).With("source", sa)
 		}
 	}
 	_, err := caseOutput(overwrite).CheckFile(output)

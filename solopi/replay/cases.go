@@ -18,14 +18,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the case commands.
-const (
-	CodeImportTimeout   = "import_timeout"
-	CodeDeleteTimeout   = "delete_timeout"
-	CodeReceiptMismatch = "receipt_mismatch"
-	CodeStagingFailed   = "import_staging_failed"
-)
-
 // deviceCase is the exact case a replay will run: the device's snapshot,
 // bound to its database id and caseFingerprint.
 type deviceCase struct {
@@ -52,13 +44,13 @@ func GetCase(ctx context.Context, d *device.Device, name string) (*deviceCase, e
 	}
 	obj, ok := m["case"].(map[string]any)
 	if !ok {
-		return nil, device.Recode(device.ContractError("the case answer has no case object", m), CodeCaseUnbound)
+		return nil, device.Recode(device.ContractError("the case answer has no case object", m), fault.CodeCaseSnapshotUnbound)
 	}
 	id, idOK := device.WireObject(obj).Integer("id")
 	fp := device.WireObject(obj).Str("caseFingerprint")
 	got := device.WireObject(obj).Str("caseName")
 	if got != name || !idOK || id <= 0 || !protocol.ValidHex(fp, 64, false) {
-		return nil, fault.New(fault.Transport, CodeCaseUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
+		return nil, fault.New(fault.Transport, fault.CodeCaseSnapshotUnbound, "the device's case snapshot is not bound to a name, id and fingerprint").
 			With("caseName", name).With("caseId", obj["id"]).With("caseFingerprint", obj["caseFingerprint"]).With("returnedCaseName", got)
 	}
 	raw, err := json.Marshal(obj)
@@ -149,7 +141,7 @@ func ListCases(ctx context.Context, d *device.Device) (map[string]any, error) {
 // read for reqID. The slot answers *_receipt_not_found while it holds no
 // receipt or another request's.
 func caseReceipt(status, reqID string) device.ReceiptQuery {
-	return device.ReceiptQuery{Action: protocol.ActionHarness, ID: reqID, ForeignCode: CodeReceiptMismatch,
+	return device.ReceiptQuery{Action: protocol.ActionHarness, ID: reqID, ForeignCode: fault.CodeReceiptMismatch,
 		Params: device.P(protocol.ParamType, status, protocol.ParamRequestID, reqID)}
 }
 
@@ -209,10 +201,10 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 		if ie := device.CtxErr(ctx, err); ie != nil {
 			return rep, ie
 		}
-		return rep, fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while creating the import directory", err)
+		return rep, fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while creating the import directory", err)
 	}
 	if code != 0 {
-		return rep, fault.Newf(fault.Transport, CodeStagingFailed, "mkdir %s failed: %s", dir, device.FirstLine(string(stderr)))
+		return rep, fault.Newf(fault.Transport, fault.CodeImportStagingFailed, "mkdir %s failed: %s", dir, device.FirstLine(string(stderr)))
 	}
 	// From here on a partial push may have left a file: always clean up.
 	staged = true
@@ -226,7 +218,7 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 	last, err := device.AwaitReceipt(ctx, d, caseReceipt(protocol.HarnessCaseImportStatus, rep.RequestID),
 		device.PollOptions{Timeout: o.Timeout, Interval: o.PollInterval}, firstReceipt)
 	if errors.Is(err, device.ErrPollTimeout) {
-		return rep, fault.New(fault.Timeout, CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
+		return rep, fault.New(fault.Timeout, fault.CodeImportTimeout, "SoloPi did not publish the import receipt in time; the import may still complete").
 			With("requestId", rep.RequestID).With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {
@@ -296,7 +288,7 @@ func firstNonEmpty(s ...string) string {
 // and polls the receipt for our requestId.
 func DeleteCase(ctx context.Context, d *device.Device, name string, timeout, interval time.Duration) (map[string]any, string, error) {
 	if strings.TrimSpace(name) == "" {
-		return nil, "", fault.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
+		return nil, "", fault.Usage(fault.CodeInvalidOption, "--case must name a SoloPi case")
 	}
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -312,7 +304,7 @@ func DeleteCase(ctx context.Context, d *device.Device, name string, timeout, int
 	last, err := device.AwaitReceipt(ctx, d, caseReceipt(protocol.HarnessCaseDeleteStatus, reqID),
 		device.PollOptions{Timeout: timeout, Interval: interval}, firstReceipt)
 	if errors.Is(err, device.ErrPollTimeout) {
-		return nil, reqID, fault.New(fault.Timeout, CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
+		return nil, reqID, fault.New(fault.Timeout, fault.CodeDeleteTimeout, "SoloPi did not publish the delete receipt in time; the deletion may still complete").
 			With("requestId", reqID).With("caseName", name).With("phase", "case-delete").With("lastResponse", map[string]any(last.Answer))
 	}
 	if err != nil {

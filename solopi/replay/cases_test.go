@@ -83,7 +83,7 @@ func TestImportCaseTimeout(t *testing.T) {
 	}
 	rep, err := ImportCase(context.Background(), p.d, caseOf(t, "z", twoSteps), ImportOptions{Timeout: 200 * time.Millisecond, PollInterval: 20 * time.Millisecond})
 	e := fault.From(err)
-	if e.Kind != fault.Timeout || e.Code != CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
+	if e.Kind != fault.Timeout || e.Code != fault.CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
 		t.Fatalf("want import timeout, got %v", err)
 	}
 	if rep.Cleanup["success"] != true {
@@ -186,7 +186,7 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("limit 0: %v", err)
 	}
 	for _, bad := range []string{"../etc/passwd", "replay-ABC", "performance-" + strings.Repeat("a", 64)} {
-		if _, err := GetReplayHistory(ctx, d, bad); fault.From(err).Code != CodeInvalidHistoryID {
+		if _, err := GetReplayHistory(ctx, d, bad); fault.From(err).Code != fault.CodeInvalidHistoryID {
 			t.Fatalf("id %q: %v", bad, err)
 		}
 	}

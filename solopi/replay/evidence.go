@@ -278,7 +278,7 @@ func (c *collection) deviceInfo(ctx context.Context) {
 			if ie := device.CtxErr(ctx, err); ie != nil {
 				return ie
 			}
-			return fault.Wrap(fault.Transport, device.CodeAdbError, "getprop/date failed", err)
+			return fault.Wrap(fault.Transport, fault.CodeAdbError, "getprop/date failed", err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		c.mu.Lock()

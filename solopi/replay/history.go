@@ -11,18 +11,11 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the replay history commands.
-const (
-	CodeInvalidHistoryID    = "invalid_history_id"
-	CodeInvalidHistoryLimit = "invalid_limit"
-	CodeHistoryDeleteTime   = "history_delete_timeout"
-)
-
 // CheckReplayHistoryID checks an id locally (exit 3): ids are opaque
 // digests, so anything path-like is refused before the device sees it.
 func CheckReplayHistoryID(id string) error {
 	if !protocol.ValidPrefixedHex(id, "replay-", 64) {
-		return fault.Usage(CodeInvalidHistoryID, "--id must be a replay history id: replay- followed by 64 lowercase hex digits").With("id", id).With("kind", "replay")
+		return fault.Usage(fault.CodeInvalidHistoryID, "--id must be a replay history id: replay- followed by 64 lowercase hex digits").With("id", id).With("kind", "replay")
 	}
 	return nil
 }
@@ -30,7 +23,7 @@ func CheckReplayHistoryID(id string) error {
 // CheckReplayHistoryLimit checks --limit locally (exit 3).
 func CheckReplayHistoryLimit(limit int) error {
 	if limit < 1 || limit > 500 {
-		return fault.Usage(CodeInvalidHistoryLimit, "--limit must be between 1 and 500").With("limit", limit)
+		return fault.Usage(fault.CodeInvalidLimit, "--limit must be between 1 and 500").With("limit", limit)
 	}
 	return nil
 }
@@ -149,7 +142,7 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 		return res, err
 	}
 	q := device.MutationReceipt(protocol.ActionHistory, res.RequestID)
-	q.ForeignCode = CodeReceiptMismatch
+	q.ForeignCode = fault.CodeReceiptMismatch
 	last, err := device.AwaitReceipt(ctx, d, q, device.PollOptions{Timeout: timeout, Interval: interval},
 		func(r device.Receipt) (bool, error) {
 			if err := checkHistoryReceipt(r.Object, res.RequestID, id); err != nil {
@@ -158,7 +151,7 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 			return r.Object.Str("state") != "in_progress", nil
 		})
 	if errors.Is(err, device.ErrPollTimeout) {
-		return res, fault.New(fault.Timeout, CodeHistoryDeleteTime, "SoloPi did not finish the history deletion in time; it may still complete").
+		return res, fault.New(fault.Timeout, fault.CodeHistoryDeleteTimeout, "SoloPi did not finish the history deletion in time; it may still complete").
 			With("requestId", res.RequestID).With("kind", "replay").With("id", id).With("phase", "history-delete").
 			With("lastResponse", map[string]any(last.Answer))
 	}

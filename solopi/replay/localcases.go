@@ -92,7 +92,7 @@ type CaseValidateOptions struct {
 // form; the --output file is that form with every value.
 func ValidateCaseFile(o CaseValidateOptions) (*LocalOutput, error) {
 	if o.RunningParamsFile != "" && o.ClearRunning {
-		return nil, fault.Usage(CodeInvalidRunOption, "--running-params-file and --clear-running-params exclude each other")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--running-params-file and --clear-running-params exclude each other")
 	}
 	if o.Output != "" {
 		if err := CheckCaseOutput(o.Output, o.File, true); err != nil {

@@ -96,7 +96,7 @@ func TestLocalCaseOutputsHideSecrets(t *testing.T) {
 				"resolution": "secret-resolution-42", "INTENT_VIDEO_BITRATE": "1", "INTENT_FRAME_RATE": "1", "INTENT_EXCEPT_DIFF": "1"}}},
 			map[string]any{"operationMethod": map[string]any{"actionEnum": "stopRecordScreen"}}}}})
 	_, err = ValidateCaseFile(CaseValidateOptions{File: bad})
-	if fault.CodeOf(err) != casefile.CodeInvalidProviderParams {
+	if fault.CodeOf(err) != fault.CodeInvalidProviderParams {
 		t.Fatalf("bad resolution: %v", err)
 	}
 	assertHidden(t, "the validation error", fault.From(err).Fields(), []string{"secret-resolution-42"}, "")
@@ -168,13 +168,13 @@ func TestTrailingDataRefusedByTheCommandPath(t *testing.T) {
 		}
 		_, err := ValidateCaseFile(CaseValidateOptions{File: path})
 		e := fault.From(err)
-		if e.Code != casefile.CodeInvalidCaseJSON || e.Kind != fault.Invalid || e.Details["file"] != path {
+		if e.Code != fault.CodeInvalidCaseJSON || e.Kind != fault.Invalid || e.Details["file"] != path {
 			t.Errorf("%q: %v %v", tail, err, e.Details)
 		}
 		if _, ok := e.Details["line"].(int); !ok {
 			t.Errorf("%q: no line: %v", tail, e.Details)
 		}
-		if _, err := PrepareImport(path, false); fault.CodeOf(err) != casefile.CodeInvalidCaseJSON {
+		if _, err := PrepareImport(path, false); fault.CodeOf(err) != fault.CodeInvalidCaseJSON {
 			t.Errorf("import %q: %v", tail, err)
 		}
 	}

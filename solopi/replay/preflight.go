@@ -60,7 +60,7 @@ func checkPlugins(ctx context.Context, d *device.Device, c *casefile.Case) error
 		}
 	}
 	if len(missing) > 0 {
-		return fault.New(fault.Failed, CodePluginsUnavailable, "the case needs SoloPi plugins that are not loaded").
+		return fault.New(fault.Failed, fault.CodePluginsUnavailable, "the case needs SoloPi plugins that are not loaded").
 			With("unavailablePlugins", missing).
 			WithUserAction("Install the listed plugins (solopi plugin-install) and restart SoloPi, then run the case again.")
 	}
@@ -89,7 +89,7 @@ func checkReplayHealth(ctx context.Context, d *device.Device) error {
 			actions = append(actions, c.UserActionRequired)
 		}
 	}
-	return fault.New(fault.Failed, CodeDeviceNotReady, "SoloPi is not ready to replay: one-time device setup is missing").
+	return fault.New(fault.Failed, fault.CodeDeviceNotReady, "SoloPi is not ready to replay: one-time device setup is missing").
 		With("missingPermissions", v.MissingPermissions).With("failedChecks", failed).With("health", m).
 		WithUserAction(strings.Join(actions, " "))
 }
@@ -132,7 +132,7 @@ func writeAutoStart(ctx context.Context, d *device.Device, v bool, timeout time.
 		return err == nil && got == v, err
 	})
 	if errors.Is(err, device.ErrPollTimeout) {
-		return device.Recode(device.PollTimeout("SoloPi did not confirm the auto-start setting in time"), CodeAutoStartNotSet).With("expectedValue", v)
+		return device.Recode(device.PollTimeout("SoloPi did not confirm the auto-start setting in time"), fault.CodeAutoStartNotConfirmed).With("expectedValue", v)
 	}
 	return err
 }

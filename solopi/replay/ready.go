@@ -10,7 +10,6 @@ import (
 
 // CodeCaseChanged: the device's case is no longer the version the caller
 // bound the run to (RunOptions.CaseFingerprint); nothing was started.
-const CodeCaseChanged = "case_changed"
 
 // checkBound refuses a case read back with another fingerprint than the
 // one the caller bound the run to.
@@ -18,7 +17,7 @@ func (o *RunOptions) checkBound(ci *deviceCase) error {
 	if o.CaseFingerprint == "" || ci.Fingerprint == o.CaseFingerprint {
 		return nil
 	}
-	return fault.New(fault.Failed, CodeCaseChanged, "the device's case "+o.CaseName+" changed after it was checked; the run was not started").
+	return fault.New(fault.Failed, fault.CodeCaseChanged, "the device's case "+o.CaseName+" changed after it was checked; the run was not started").
 		With("caseName", o.CaseName).With("expectedCaseFingerprint", o.CaseFingerprint).With("caseFingerprint", ci.Fingerprint)
 }
 
@@ -43,7 +42,7 @@ func Ready(ctx context.Context, d *device.Device, noAutoStart bool, ackTimeout t
 		return err
 	}
 	if st.Active {
-		return fault.New(fault.Failed, CodeReplayActive, "a replay is already running on the device").With("activeRun", st.Object)
+		return fault.New(fault.Failed, fault.CodeReplayActive, "a replay is already running on the device").With("activeRun", st.Object)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ func TestReadyOnTheSimulator(t *testing.T) {
 	t.Parallel()
 	p := newSimPhone(t)
 	ctx := context.Background()
-	if err := Ready(ctx, p.d, true, 0); fault.CodeOf(err) != CodeDeviceNotReady {
+	if err := Ready(ctx, p.d, true, 0); fault.CodeOf(err) != fault.CodeDeviceNotReady {
 		t.Fatalf("auto-start off and left off: %v", err)
 	}
 	if err := Ready(ctx, p.d, false, 0); err != nil {
@@ -28,13 +28,13 @@ func TestReadyOnTheSimulator(t *testing.T) {
 	if _, _, err := p.dev.App.StartCompetingReplay("ready-slow"); err != nil {
 		t.Fatal(err)
 	}
-	if err := Ready(ctx, p.d, false, 0); fault.CodeOf(err) != CodeReplayActive {
+	if err := Ready(ctx, p.d, false, 0); fault.CodeOf(err) != fault.CodeReplayActive {
 		t.Fatalf("a replay running: %v", err)
 	}
 	if err := p.dev.App.SetPermission("accessibility", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := Ready(ctx, p.d, false, 0); fault.CodeOf(err) != CodeDeviceNotReady {
+	if err := Ready(ctx, p.d, false, 0); fault.CodeOf(err) != fault.CodeDeviceNotReady {
 		t.Fatalf("accessibility off: %v", err)
 	}
 }
@@ -52,7 +52,7 @@ func TestRunBoundToAFingerprint(t *testing.T) {
 	}
 	o := RunOptions{CaseName: "bound", AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second, CaseFingerprint: strings.Repeat("0", 64)}
 	rep := RunReplay(ctx, p.d, o)
-	if rep.ErrorCode != CodeCaseChanged || rep.RequestID != "" || kindOf(rep.Err) != fault.Failed || p.mutations("replayMode=") != 0 {
+	if rep.ErrorCode != fault.CodeCaseChanged || rep.RequestID != "" || kindOf(rep.Err) != fault.Failed || p.mutations("replayMode=") != 0 {
 		t.Fatalf("another version: %s %v", rep.ErrorCode, rep.Payload)
 	}
 	o.CaseFingerprint = ci.Fingerprint

@@ -4,35 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/device"
-)
-
-// Error codes of the replay commands (run, status, result, cancel).
-const (
-	CodeCaseUnbound         = "case_snapshot_unbound"
-	CodePluginsUnavailable  = "plugins_unavailable"
-	CodeDeviceNotReady      = "device_not_ready"
-	CodeReplayActive        = "replay_active"
-	CodeOwnershipConflict   = "ownership_conflict"
-	CodeRunIdentityMismatch = "run_identity_mismatch"
-	CodeAckTimeout          = "ack_timeout"
-	CodeRunTimeout          = "run_timeout"
-	CodeRunReplaced         = "run_replaced"
-	CodeRunLost             = "run_lost"
-	CodeLeaseConflict       = "lease_conflict"
-	CodeReplayFailed        = "replay_failed"
-	CodeReplayCancelled     = "replay_cancelled"
-	CodeEmptyResults        = "empty_results"
-	CodeRunIDMismatch       = "run_id_mismatch"
-	CodeNoRun               = "no_run"
-	CodeRunNotTerminal      = "run_not_terminal"
-	CodeRunNotActive        = "run_not_active"
-	CodeCancelTooLate       = "run_finished_before_cancel"
-	CodeCancelTimeout       = "cancel_timeout"
-	CodeAutoStartNotSet     = "auto_start_not_confirmed"
-	CodeInvalidRunOption    = "invalid_option"
-	CodeInvalidStatus       = "invalid_replay_status"
 )
 
 // keyReplayAutoStart is the SoloPi setting that lets a replay begin
@@ -82,32 +56,32 @@ func parseReplayStatus(m map[string]any) (*replayStatus, error) {
 	mach := protocol.Replay()
 	s := protocol.State(st.State)
 	if !mach.Has(s) {
-		return nil, device.Recode(device.ContractError(fmt.Sprintf("the replay status has an unknown state %q", st.State), m), CodeInvalidStatus)
+		return nil, device.Recode(device.ContractError(fmt.Sprintf("the replay status has an unknown state %q", st.State), m), fault.CodeInvalidReplayStatus)
 	}
 	active, aok := device.WireObject(m).Flag("active")
 	terminal, tok := device.WireObject(m).Flag("terminal")
 	if !aok || !tok || active != mach.IsLive(s) || terminal != mach.IsTerminal(s) {
-		return nil, device.Recode(device.ContractError("the replay status flags active/terminal disagree with its state", m), CodeInvalidStatus)
+		return nil, device.Recode(device.ContractError("the replay status flags active/terminal disagree with its state", m), fault.CodeInvalidReplayStatus)
 	}
 	st.Active, st.Terminal = active, terminal
 	if s != protocol.ReplayIdle && st.RunID == "" {
-		return nil, device.Recode(device.ContractError("the replay status has a state but no runId", m), CodeInvalidStatus)
+		return nil, device.Recode(device.ContractError("the replay status has a state but no runId", m), fault.CodeInvalidReplayStatus)
 	}
 	raw, has := m["results"]
 	if has && raw != nil {
 		list, ok := raw.([]any)
 		if !ok {
-			return nil, device.Recode(device.ContractError("the replay status results is not a list", m), CodeInvalidStatus)
+			return nil, device.Recode(device.ContractError("the replay status results is not a list", m), fault.CodeInvalidReplayStatus)
 		}
 		for i, x := range list {
 			o, ok := x.(map[string]any)
 			if !ok {
-				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d] is not an object", i), m), CodeInvalidStatus)
+				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d] is not an object", i), m), fault.CodeInvalidReplayStatus)
 			}
 			r := replayResult{CaseName: device.WireObject(o).Str("caseName"), Status: device.WireObject(o).Str("status"), ExceptionMessage: device.WireObject(o).Str("exceptionMessage"),
 				ExceptionStepID: device.WireObject(o).Str("exceptionStepId"), LogFile: device.WireObject(o).Str("logFile")}
 			if r.Status != "passed" && r.Status != "failed" {
-				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d].status %q is neither passed nor failed", i, r.Status), m), CodeInvalidStatus)
+				return nil, device.Recode(device.ContractError(fmt.Sprintf("results[%d].status %q is neither passed nor failed", i, r.Status), m), fault.CodeInvalidReplayStatus)
 			}
 			if n, ok := device.WireObject(o).Integer("exceptionStep"); ok {
 				r.ExceptionStep = &n

@@ -142,7 +142,7 @@ func TestRunFailReportsExceptionStep(t *testing.T) {
 	p.addCase("login", failSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, fastRun("login", dir))
-	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayFailed || rep.Payload["success"] != false {
+	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayFailed || rep.Payload["success"] != false {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 	if rep.Payload["error"] != "1 replay result(s) failed" {
@@ -154,7 +154,7 @@ func TestRunFailReportsExceptionStep(t *testing.T) {
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, artifactLogcat)
 	tc := RunJUnitCase(rep, "login", 2)
-	if tc.Failure == nil || tc.Failure.Type != CodeReplayFailed || !strings.Contains(tc.Failure.Text, "exceptionStepId: ai-step-002") ||
+	if tc.Failure == nil || tc.Failure.Type != fault.CodeReplayFailed || !strings.Contains(tc.Failure.Text, "exceptionStepId: ai-step-002") ||
 		tc.Failure.Message != ff.ExceptionMessage || len(tc.Attachments) < 2 {
 		t.Fatalf("junit case %+v", tc)
 	}
@@ -172,7 +172,7 @@ func TestRunCancelledByOperatorExits130(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, fastRun("long", dir))
-	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != CodeReplayCancelled || rep.State != "cancelled" {
+	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != fault.CodeReplayCancelled || rep.State != "cancelled" {
 		t.Fatalf("kind %v code %s state %s", kindOf(rep.Err), rep.ErrorCode, rep.State)
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult)
@@ -187,7 +187,7 @@ func TestRunTimeoutCancelsOurRun(t *testing.T) {
 	o.RunTimeout = 400 * time.Millisecond
 	o.CancelWait = 0 // the default wait
 	rep := RunReplay(context.Background(), p.d, o)
-	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeRunTimeout {
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != fault.CodeRunTimeout {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 	if p.mutations("type=cancel&runId="+rep.RunID) != 1 {
@@ -220,7 +220,7 @@ func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(ctx, p.d, fastRun("slow", dir))
-	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != device.CodeInterrupted {
+	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != fault.CodeInterrupted {
 		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 	}
 	if rep.Payload["runId"] == nil || rep.Payload["runId"] != rep.RunID || rep.Payload["requestId"] != rep.RequestID {
@@ -255,7 +255,7 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, fastRun("shared", dir))
 	stop()
-	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeOwnershipConflict {
+	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeOwnershipConflict {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 	ar, _ := rep.Payload["activeRun"].(map[string]any)
@@ -281,7 +281,7 @@ func TestRunAckTimeoutOnInvisibleRejection(t *testing.T) {
 	o := fastRun("ghost", "")
 	o.AckTimeout = 300 * time.Millisecond
 	rep := RunReplay(context.Background(), p.d, o)
-	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != CodeAckTimeout || rep.Payload["requestId"] != rep.RequestID {
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != fault.CodeAckTimeout || rep.Payload["requestId"] != rep.RequestID {
 		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 	}
 }
@@ -295,7 +295,7 @@ func TestRunPassedWithoutResultsIsAnomaly(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := RunReplay(context.Background(), p.d, fastRun("hollow", ""))
-	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeEmptyResults {
+	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != fault.CodeEmptyResults {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 }
@@ -308,7 +308,7 @@ func TestRunRefusesExistingArtifactsDirBeforeDeviceContact(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "old.txt"), []byte("x"), 0o644)
 	cmds, muts := len(p.dev.Commands()), len(p.dev.Mutations())
 	rep := RunReplay(context.Background(), p.d, fastRun("smoke", dir))
-	if kindOf(rep.Err) != fault.Invalid || rep.ErrorCode != artifacts.CodeDirNotEmpty {
+	if kindOf(rep.Err) != fault.Invalid || rep.ErrorCode != fault.CodeArtifactsDirNotEmpty {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 	if len(p.dev.Commands()) != cmds || len(p.dev.Mutations()) != muts {
@@ -338,7 +338,7 @@ func TestRunPreflightRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayActive || rep.Payload["activeRun"] == nil {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayActive || rep.Payload["activeRun"] == nil {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		if p.mutations("startaction/replay?") != 0 {
@@ -353,7 +353,7 @@ func TestRunPreflightRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeDeviceNotReady {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		mp := rep.Payload["missingPermissions"].([]string)
@@ -369,7 +369,7 @@ func TestRunPreflightRefusals(t *testing.T) {
 		o := fastRun("a", "")
 		o.NoAutoStart = true
 		rep := RunReplay(context.Background(), p.d, o)
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeDeviceNotReady || len(p.dev.Mutations()) != before {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeDeviceNotReady || len(p.dev.Mutations()) != before {
 			t.Fatalf("kind %v code %s mutations %v", kindOf(rep.Err), rep.ErrorCode, p.dev.Mutations()[before:])
 		}
 	})
@@ -383,7 +383,7 @@ func TestRunPreflightRefusals(t *testing.T) {
 		}
 		before := len(p.dev.Mutations())
 		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
-		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeCaseUnbound || len(p.dev.Mutations()) != before {
+		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != fault.CodeCaseSnapshotUnbound || len(p.dev.Mutations()) != before {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 	})
@@ -401,7 +401,7 @@ func TestRunPreflightRefusals(t *testing.T) {
 		p.addCase("shots", imageStep)
 		before := len(p.dev.Mutations())
 		rep := RunReplay(context.Background(), p.d, fastRun("shots", ""))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodePluginsUnavailable {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodePluginsUnavailable {
 			t.Fatalf("kind %v code %s %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 		}
 		up := rep.Payload["unavailablePlugins"].([]map[string]any)
@@ -451,7 +451,7 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 		t.Fatalf("stale cancel %+v", res)
 	}
 	_, err := CancelRun(context.Background(), d, first.RunID, time.Second, 50*time.Millisecond)
-	if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeRunIDMismatch || e.Details["activeRun"] == nil {
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != fault.CodeRunIDMismatch || e.Details["activeRun"] == nil {
 		t.Fatalf("cancel --run-id old: %v", err)
 	}
 	if st := p.status(); p.mutations("type=cancel") != 0 || st.State != "running" || st.RunID != second.RunID {
@@ -480,7 +480,7 @@ func TestLatestResult(t *testing.T) {
 	p.addCase("a", twoSteps)
 	d := p.d
 	// No run: the idle snapshot's fields stay at the top level (solopi-ai).
-	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != CodeNoRun || fault.From(err).Details["state"] != "idle" || fault.From(err).Details["terminal"] != false {
+	if _, _, err := LatestResult(context.Background(), d, ""); fault.From(err).Code != fault.CodeNoRun || fault.From(err).Details["state"] != "idle" || fault.From(err).Details["terminal"] != false {
 		t.Fatalf("no run: %v", err)
 	}
 	rep := RunReplay(context.Background(), d, fastRun("a", ""))
@@ -489,7 +489,7 @@ func TestLatestResult(t *testing.T) {
 		t.Fatalf("result: %v %v %v", out, failure, err)
 	}
 	_, _, err = LatestResult(context.Background(), d, "1-other")
-	if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeRunIDMismatch || e.Details["latestRun"] == nil || e.Details["expectedRunId"] != "1-other" {
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != fault.CodeRunIDMismatch || e.Details["latestRun"] == nil || e.Details["expectedRunId"] != "1-other" {
 		t.Fatalf("mismatch: %v", err)
 	}
 }
@@ -546,7 +546,7 @@ func TestRunIdentityRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
-		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != CodeRunIdentityMismatch {
+		if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != fault.CodeRunIdentityMismatch {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		// The run carries our requestId, so it is what our start created:
@@ -569,7 +569,7 @@ func TestRunIdentityRules(t *testing.T) {
 		})
 		dir := filepath.Join(t.TempDir(), "out")
 		rep := RunReplay(context.Background(), p.d, fastRun("a", dir))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeRunReplaced || rep.Payload["activeRun"] == nil {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeRunReplaced || rep.Payload["activeRun"] == nil {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		if p.mutations("type=cancel") != 0 {
@@ -597,7 +597,7 @@ func TestRunIdentityRules(t *testing.T) {
 		})
 		dir := filepath.Join(t.TempDir(), "out")
 		rep := RunReplay(context.Background(), p.d, fastRun("a", dir))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != CodeReplayFailed {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayFailed {
 			t.Fatalf("kind %v %v", kindOf(rep.Err), rep.Payload)
 		}
 		m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot)
@@ -627,7 +627,7 @@ func TestRunIdentityRules(t *testing.T) {
 		rep := RunReplay(context.Background(), p.d, fastRun("shots", ""))
 		// The preflight lets the run start; the simulated app cannot
 		// compare images, so the step itself fails on the device.
-		if rep.ErrorCode == CodePluginsUnavailable || p.mutations("startaction/replay?") != 1 || rep.RunID == "" {
+		if rep.ErrorCode == fault.CodePluginsUnavailable || p.mutations("startaction/replay?") != 1 || rep.RunID == "" {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 	})
@@ -656,15 +656,15 @@ func TestCancelRunOutcomes(t *testing.T) {
 		t.Parallel()
 		p, runID := start(t, `[{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"30000"}}}]`)
 		_, err := CancelRun(context.Background(), p.d, runID, 5*time.Second, 20*time.Millisecond)
-		if e := fault.From(err); e.Kind != fault.Failed || e.Code != CodeCancelTooLate || e.Details["state"] != "passed" {
-			t.Fatalf("want exit 2 %s, got %v", CodeCancelTooLate, err)
+		if e := fault.From(err); e.Kind != fault.Failed || e.Code != fault.CodeRunFinishedBeforeCancel || e.Details["state"] != "passed" {
+			t.Fatalf("want exit 2 %s, got %v", fault.CodeRunFinishedBeforeCancel, err)
 		}
 	})
 	t.Run("cancel not confirmed", func(t *testing.T) {
 		t.Parallel()
 		p, runID := start(t, hangSteps)
 		_, err := CancelRun(context.Background(), p.d, runID, 200*time.Millisecond, 20*time.Millisecond)
-		if e := fault.From(err); e.Kind != fault.Timeout || e.Code != CodeCancelTimeout || e.Details["cancelSent"] != true {
+		if e := fault.From(err); e.Kind != fault.Timeout || e.Code != fault.CodeCancelTimeout || e.Details["cancelSent"] != true {
 			t.Fatalf("want 124, got %v", err)
 		}
 	})

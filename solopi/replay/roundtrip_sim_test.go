@@ -144,12 +144,12 @@ func TestRedactedCopyIsRefused(t *testing.T) {
 	stdout, _ := exp.Emit("")
 	copyPath := writeJSON(t, dir, "copy.json", stdout["case"])
 	before := p.mutations("case-import")
-	if _, err := PrepareImport(copyPath, false); fault.CodeOf(err) != casefile.CodeRedactedValue || fault.KindOf(err) != fault.Invalid {
+	if _, err := PrepareImport(copyPath, false); fault.CodeOf(err) != fault.CodeRedactedValue || fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("import of a redacted copy: %v", err)
 	} else if e := fault.From(err); e.Details["jsonPath"] != "$.operationLog.steps[0].operationMethod.operationParam.text" || e.Details["file"] != copyPath {
 		t.Fatalf("details %v", e.Details)
 	}
-	if _, err := ValidateCaseFile(CaseValidateOptions{File: copyPath}); fault.CodeOf(err) != casefile.CodeRedactedValue {
+	if _, err := ValidateCaseFile(CaseValidateOptions{File: copyPath}); fault.CodeOf(err) != fault.CodeRedactedValue {
 		t.Fatalf("validate of a redacted copy: %v", err)
 	}
 	if p.mutations("case-import") != before {
@@ -346,7 +346,7 @@ func TestRunRefusesAStoredRedactedCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := RunReplay(ctx, p.d, fastRun("lost", ""))
-	if rep.Err == nil || rep.Err.Code != casefile.CodeRedactedValue || rep.Err.Kind != fault.Invalid {
+	if rep.Err == nil || rep.Err.Code != fault.CodeRedactedValue || rep.Err.Kind != fault.Invalid {
 		t.Fatalf("run: %v", rep.Err)
 	}
 	if p.mutations("startaction/replay") != 0 {

@@ -99,16 +99,16 @@ func (o *RunOptions) defaults() {
 // Validate checks the options that need no device.
 func (o *RunOptions) Validate() error {
 	if strings.TrimSpace(o.CaseName) == "" {
-		return fault.Usage(CodeInvalidRunOption, "--case must name a SoloPi case")
+		return fault.Usage(fault.CodeInvalidOption, "--case must name a SoloPi case")
 	}
 	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
-		return fault.Usage(CodeInvalidRunOption, "--target-package must look like com.example.app")
+		return fault.Usage(fault.CodeInvalidOption, "--target-package must look like com.example.app")
 	}
 	if _, ok := video.ParseMode(string(o.Video)); !ok {
-		return fault.Usage(CodeInvalidRunOption, "--video must be off, on-failure or always")
+		return fault.Usage(fault.CodeInvalidOption, "--video must be off, on-failure or always")
 	}
 	if o.Video != "" && o.Video != video.ModeOff && o.ArtifactsDir == "" {
-		return fault.Usage(CodeInvalidRunOption, "--video needs --artifacts (the recording is evidence)")
+		return fault.Usage(fault.CodeInvalidOption, "--video needs --artifacts (the recording is evidence)")
 	}
 	if o.ArtifactsDir != "" {
 		if err := artifacts.Check(o.ArtifactsDir, artifacts.EvidenceModeOf(o.Overwrite)); err != nil {
@@ -232,7 +232,7 @@ func (rs *runState) run(ctx context.Context) error {
 	}
 	if before.Active {
 		// "run" is solopi-ai's name for the same snapshot.
-		return fault.New(fault.Failed, CodeReplayActive, "a replay is already running on the device").
+		return fault.New(fault.Failed, fault.CodeReplayActive, "a replay is already running on the device").
 			With("activeRun", before.Object).With("run", before.Object)
 	}
 	// 7. Start.
@@ -297,7 +297,7 @@ func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*repl
 		}
 		if st.RequestID == reqID {
 			if st.CaseName != rs.o.CaseName {
-				return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "the device published our requestId with another case name").
+				return false, fault.New(fault.Transport, fault.CodeRunIdentityMismatch, "the device published our requestId with another case name").
 					With("requestId", reqID).With("lastStatus", st.Object)
 			}
 			claimed = st
@@ -318,7 +318,7 @@ func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*repl
 		if other != nil {
 			return nil, ownershipConflict(other)
 		}
-		e := device.Recode(device.PollTimeout("SoloPi did not acknowledge the replay request in time"), CodeAckTimeout).
+		e := device.Recode(device.PollTimeout("SoloPi did not acknowledge the replay request in time"), fault.CodeAckTimeout).
 			With("requestId", reqID).With("caseName", rs.o.CaseName)
 		if last != nil {
 			e.With("lastStatus", last.Object)
@@ -329,7 +329,7 @@ func (rs *runState) awaitClaim(ctx context.Context, previousRunID string) (*repl
 }
 
 func ownershipConflict(st *replayStatus) *fault.Error {
-	return fault.New(fault.Failed, CodeOwnershipConflict, "another replay took the device; it is not ours and was not adopted").
+	return fault.New(fault.Failed, fault.CodeOwnershipConflict, "another replay took the device; it is not ours and was not adopted").
 		With("activeRun", st.Object)
 }
 
@@ -349,11 +349,11 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*replayStatus, error) {
 			return false, runLost(st).With("runId", rs.rep.RunID)
 		}
 		if st.RunID != rs.rep.RunID {
-			return false, fault.New(fault.Failed, CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
+			return false, fault.New(fault.Failed, fault.CodeRunReplaced, "the run was replaced by another replay before a terminal state was seen").
 				With("runId", rs.rep.RunID).With("activeRun", st.Object)
 		}
 		if st.RequestID != rs.rep.RequestID {
-			return false, fault.New(fault.Transport, CodeRunIdentityMismatch, "our runId is now published with another requestId").
+			return false, fault.New(fault.Transport, fault.CodeRunIdentityMismatch, "our runId is now published with another requestId").
 				With("runId", rs.rep.RunID).With("lastStatus", st.Object)
 		}
 		if st.State != rs.rep.State {
@@ -370,7 +370,7 @@ func (rs *runState) awaitTerminal(ctx context.Context) (*replayStatus, error) {
 		return false, nil
 	})
 	if errors.Is(err, device.ErrPollTimeout) {
-		return nil, device.Recode(device.PollTimeout("the replay did not finish within --run-timeout; its run was cancelled"), CodeRunTimeout)
+		return nil, device.Recode(device.PollTimeout("the replay did not finish within --run-timeout; its run was cancelled"), fault.CodeRunTimeout)
 	}
 	return final, err
 }
@@ -388,7 +388,7 @@ type outage struct {
 // outlives an app restart (the HTTP server is back 5 s after init) and
 // connection hiccups. Any other error, or a longer outage, is returned.
 func (rs *runState) tolerate(err error, o *outage) error {
-	if code := fault.CodeOf(err); code != device.CodeControlUnreachable && code != device.CodeControlNotReady {
+	if code := fault.CodeOf(err); code != fault.CodeControlServiceUnreachable && code != fault.CodeControlServiceNotReady {
 		return err
 	}
 	now := rs.d.Clock().Now()
@@ -404,7 +404,7 @@ func (rs *runState) tolerate(err error, o *outage) error {
 
 // runLost is the error of a run SoloPi no longer knows (st is idle).
 func runLost(st *replayStatus) *fault.Error {
-	return fault.New(fault.Transport, CodeRunLost, "our run vanished from the device (was SoloPi restarted?); it is lost, not finished").
+	return fault.New(fault.Transport, fault.CodeRunLost, "our run vanished from the device (was SoloPi restarted?); it is lost, not finished").
 		With("deviceStatus", st.Object)
 }
 
@@ -418,7 +418,7 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	// CancelOwnRun touches the device's run only if it carries exactly our
 	// runId and requestId, so a replaced or foreign run is never hit.
 	if e != nil && rep.RequestID != "" && (rep.Status == nil || !rep.Status.Terminal) &&
-		e.Code != CodeRunReplaced && e.Code != CodeOwnershipConflict && e.Code != CodeRunLost {
+		e.Code != fault.CodeRunReplaced && e.Code != fault.CodeOwnershipConflict && e.Code != fault.CodeRunLost {
 		rs.cancelInfo = rs.cancelOwn(ctx)
 	}
 	// Verdict of a run that got a status of its own.
@@ -430,7 +430,7 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	// are the ones whose evidence is needed most. Not when the device now
 	// belongs to another client's run, and not for a run left going on
 	// purpose (--no-wait).
-	theirs := e != nil && (e.Code == CodeRunReplaced || e.Code == CodeOwnershipConflict)
+	theirs := e != nil && (e.Code == fault.CodeRunReplaced || e.Code == fault.CodeOwnershipConflict)
 	if rs.o.ArtifactsDir != "" && rep.RunID != "" && !theirs && !(rs.o.NoWait && e == nil && rep.Status != nil && !rep.Status.Terminal) {
 		rep.Artifacts = rs.collect(ctx, e)
 	}
@@ -453,10 +453,10 @@ func (rs *runState) verdict() *fault.Error {
 		if len(st.Results) == 0 {
 			// The device derives passed from results; an empty list means
 			// nothing was verified. Upstream does not check this.
-			return fault.New(fault.Transport, CodeEmptyResults, "the run reports passed without any replay result; treated as a protocol anomaly")
+			return fault.New(fault.Transport, fault.CodeEmptyResults, "the run reports passed without any replay result; treated as a protocol anomaly")
 		}
 		if f := st.FirstFailure(); f != nil {
-			return fault.New(fault.Transport, device.CodeContractViolate, "the run reports passed but one of its results failed")
+			return fault.New(fault.Transport, fault.CodeProtocolContractViolation, "the run reports passed but one of its results failed")
 		}
 		return nil
 	case protocol.ReplayFailed:
@@ -464,7 +464,7 @@ func (rs *runState) verdict() *fault.Error {
 			// The device never started it: an Agent session, another
 			// replay or plugin maintenance held the control lease. The
 			// case did not fail; it did not run.
-			return fault.New(fault.Failed, CodeLeaseConflict, "the device is controlled by an Agent session, another replay or plugin maintenance; the case did not run").
+			return fault.New(fault.Failed, fault.CodeLeaseConflict, "the device is controlled by an Agent session, another replay or plugin maintenance; the case did not run").
 				With("deviceError", st.Error).
 				WithUserAction("End the Agent session (agent-end or agent-cancel) or wait for the other replay or plugin maintenance, then run the case again.")
 		}
@@ -472,14 +472,14 @@ func (rs *runState) verdict() *fault.Error {
 		if msg == "" {
 			msg = "the replay failed"
 		}
-		return fault.New(fault.Failed, CodeReplayFailed, msg)
+		return fault.New(fault.Failed, fault.CodeReplayFailed, msg)
 	case protocol.ReplayCancelled:
-		return fault.New(fault.Interrupted, CodeReplayCancelled, "the replay was cancelled")
+		return fault.New(fault.Interrupted, fault.CodeReplayCancelled, "the replay was cancelled")
 	}
 	if rs.o.NoWait && st.Active {
 		return nil
 	}
-	return fault.New(fault.Transport, CodeRunNotTerminal, "the run is not in a terminal state")
+	return fault.New(fault.Transport, fault.CodeRunNotTerminal, "the run is not in a terminal state")
 }
 
 // payload builds the printed object: the status fields as the device sent
@@ -497,7 +497,7 @@ func (rs *runState) payload(e *fault.Error) map[string]any {
 	}
 	if e != nil {
 		maps.Copy(out, e.Fields())
-		if rep.Status != nil && rep.Status.Error != "" && (e.Code == CodeReplayFailed) {
+		if rep.Status != nil && rep.Status.Error != "" && (e.Code == fault.CodeReplayFailed) {
 			out["error"] = rep.Status.Error
 		}
 		if rep.Status != nil && (!current || e.Kind == fault.Timeout) {

@@ -15,7 +15,6 @@ import (
 	"github.com/solopi-dev/solopi/internal/mp4check"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim/android"
-	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
 
@@ -105,7 +104,7 @@ func TestRunVideoOnFailureKeepsPlayableMP4(t *testing.T) {
 	p.addCase("broken", failSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, videoRun("broken", dir, video.ModeOnFailure))
-	if rep.ErrorCode != CodeReplayFailed {
+	if rep.ErrorCode != fault.CodeReplayFailed {
 		t.Fatalf("code %s payload %v", rep.ErrorCode, rep.Payload)
 	}
 	v := videoOf(t, rep)
@@ -193,7 +192,7 @@ func TestRunVideoRollsOverAtTheTimeLimit(t *testing.T) {
 	rep := RunReplay(context.Background(), p.d, o)
 	v := videoOf(t, rep)
 	parts, _ := v["parts"].(int)
-	if rep.ErrorCode != CodeReplayFailed || v["kept"] != true || parts < 3 || v["error"] != nil {
+	if rep.ErrorCode != fault.CodeReplayFailed || v["kept"] != true || parts < 3 || v["error"] != nil {
 		t.Fatalf("code %s video %v", rep.ErrorCode, v)
 	}
 	names := videoNames(t, v)
@@ -217,7 +216,7 @@ func TestRunVideoInterruptKeepsWhatWasRecorded(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(ctx, p.d, videoRun("slow", dir, video.ModeOnFailure))
-	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != device.CodeInterrupted {
+	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != fault.CodeInterrupted {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
 	// The replay is cancelled as without video.
@@ -259,7 +258,7 @@ func TestRunVideoFaultNeverChangesTheVerdict(t *testing.T) {
 func TestRunVideoNeedsArtifactsDir(t *testing.T) {
 	t.Parallel()
 	for _, o := range []RunOptions{{CaseName: "x", Video: video.ModeAlways}, {CaseName: "x", Video: "sometimes", ArtifactsDir: t.TempDir()}} {
-		if err := o.Validate(); fault.CodeOf(err) != CodeInvalidRunOption {
+		if err := o.Validate(); fault.CodeOf(err) != fault.CodeInvalidOption {
 			t.Errorf("%+v: %v", o, err)
 		}
 	}
@@ -273,7 +272,7 @@ func TestRunVideoTimeoutKeepsTheRecording(t *testing.T) {
 	o := videoRun("slow", dir, video.ModeOnFailure)
 	o.RunTimeout = time.Second
 	rep := RunReplay(context.Background(), p.d, o)
-	if rep.ErrorCode != CodeRunTimeout || p.mutations("type=cancel&runId="+rep.RunID) != 1 {
+	if rep.ErrorCode != fault.CodeRunTimeout || p.mutations("type=cancel&runId="+rep.RunID) != 1 {
 		t.Fatalf("code %s mutations %v", rep.ErrorCode, p.dev.Mutations())
 	}
 	v := videoOf(t, rep)

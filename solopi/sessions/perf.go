@@ -21,11 +21,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the performance commands.
-const (
-	CodeUnsupportedItems = "unsupported_items" // 2
-)
-
 // validPerfOutputName is the folder name of a recording:
 // performance-<session id>.
 func validPerfOutputName(name string) bool {
@@ -154,13 +149,13 @@ type PerfStartOptions struct {
 // Validate checks the request locally (exit 3).
 func (o *PerfStartOptions) Validate() error {
 	if o.Global == (o.TargetPackage != "") {
-		return fault.Usage(CodeInvalidOption, "give exactly one of --target-package PKG and --global")
+		return fault.Usage(fault.CodeInvalidOption, "give exactly one of --target-package PKG and --global")
 	}
 	if o.TargetPackage != "" && !protocol.ValidPackageName(o.TargetPackage) {
-		return fault.Usage(CodeInvalidOption, "--target-package must look like com.example.app")
+		return fault.Usage(fault.CodeInvalidOption, "--target-package must look like com.example.app")
 	}
 	if len(o.Items) == 0 {
-		return fault.Usage(CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
+		return fault.Usage(fault.CodeInvalidOption, "--items must name at least one performance item, e.g. CPU,Memory")
 	}
 	return nil
 }
@@ -181,7 +176,7 @@ func checkItems(want, available []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fault.New(fault.Failed, CodeUnsupportedItems, "the device does not support these performance items: "+strings.Join(bad, ",")).
+		return fault.New(fault.Failed, fault.CodeUnsupportedItems, "the device does not support these performance items: "+strings.Join(bad, ",")).
 			With("unsupportedItems", bad).With("availableItems", available)
 	}
 	return nil
@@ -249,7 +244,7 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
 	res, err := perfSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "performance-stop", Success: []protocol.State{protocol.SessionStopped}, RecoverUnreachable: true,
-		FailureCode: CodeSessionFailed})
+		FailureCode: fault.CodeSessionFailed})
 	if err != nil {
 		return res, err
 	}
@@ -282,7 +277,7 @@ func checkPerfPaths(o device.WireObject, sessionID string) (string, error) {
 	}
 	if !onStorage(root) || !onStorage(out) || path.Base(root) != "records" || path.Dir(out) != root ||
 		!validPerfOutputName(path.Base(out)) || path.Base(out) != "performance-"+sessionID {
-		return "", fault.New(fault.Transport, CodeUnsafeDevicePath,
+		return "", fault.New(fault.Transport, fault.CodeUnsafeDevicePath,
 			"the saved performance directory is not records/performance-<this sessionId> on shared storage; nothing was pulled").
 			With("outputPath", out).With("recordsRoot", root)
 	}
@@ -310,7 +305,7 @@ func listRemoteFiles(ctx context.Context, d *device.Device, dir string, maxFiles
 			if ie := device.CtxErr(ctx, err); ie != nil {
 				return nil, ie
 			}
-			return nil, fault.Wrap(fault.Transport, device.CodeAdbError, "listing the device directory failed", err).With("remotePath", dir)
+			return nil, fault.Wrap(fault.Transport, fault.CodeAdbError, "listing the device directory failed", err).With("remotePath", dir)
 		}
 		infos = list
 	} else {
@@ -319,10 +314,10 @@ func listRemoteFiles(ctx context.Context, d *device.Device, dir string, maxFiles
 			if ie := device.CtxErr(ctx, err); ie != nil {
 				return nil, ie
 			}
-			return nil, fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while listing a device directory", err)
+			return nil, fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while listing a device directory", err)
 		}
 		if code != 0 {
-			return nil, fault.Newf(fault.Transport, CodeArtifactMissing, "listing %s failed: %s", dir, device.FirstLine(string(stderr)))
+			return nil, fault.Newf(fault.Transport, fault.CodeArtifactMissing, "listing %s failed: %s", dir, device.FirstLine(string(stderr)))
 		}
 		for _, name := range strings.Split(string(stdout), "\n") {
 			name = strings.TrimRight(name, "\r")
@@ -334,7 +329,7 @@ func listRemoteFiles(ctx context.Context, d *device.Device, dir string, maxFiles
 				if ie := device.CtxErr(ctx, err); ie != nil {
 					return nil, ie
 				}
-				return nil, fault.Wrap(fault.Transport, device.CodeAdbError, "stat of a device file failed", err).With("remotePath", dir+"/"+name)
+				return nil, fault.Wrap(fault.Transport, fault.CodeAdbError, "stat of a device file failed", err).With("remotePath", dir+"/"+name)
 			}
 			infos = append(infos, namedInfo{FileInfo: fi, name: name})
 		}
@@ -346,13 +341,13 @@ func listRemoteFiles(ctx context.Context, d *device.Device, dir string, maxFiles
 			continue
 		}
 		if !safeLocalName(name) || !fi.Mode().IsRegular() {
-			return nil, fault.Newf(fault.Transport, CodeUnsafeDevicePath, "the device directory holds an entry the host will not pull: %q", name).With("remotePath", dir)
+			return nil, fault.Newf(fault.Transport, fault.CodeUnsafeDevicePath, "the device directory holds an entry the host will not pull: %q", name).With("remotePath", dir)
 		}
 		if len(out) >= maxFiles {
-			return nil, fault.Newf(fault.Transport, CodeUnsafeDevicePath, "the device directory holds more than %d files", maxFiles).With("remotePath", dir)
+			return nil, fault.Newf(fault.Transport, fault.CodeUnsafeDevicePath, "the device directory holds more than %d files", maxFiles).With("remotePath", dir)
 		}
 		if fi.Size() > maxSize {
-			return nil, fault.Newf(fault.Transport, CodeUnsafeDevicePath, "%s is larger than %d bytes", name, maxSize).With("remotePath", dir)
+			return nil, fault.Newf(fault.Transport, fault.CodeUnsafeDevicePath, "%s is larger than %d bytes", name, maxSize).With("remotePath", dir)
 		}
 		out = append(out, remoteEntry{name: name, size: fi.Size()})
 	}
@@ -400,12 +395,12 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 		for _, e := range entries {
 			w, err := dir.Create(e.name, remote+"/"+e.name)
 			if err != nil {
-				return fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "cannot create a pulled file", err).With("output", local)
+				return fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "cannot create a pulled file", err).With("output", local)
 			}
 			dg, perr := d.Pull(ctx, remote+"/"+e.name, w)
 			if perr == nil {
 				if _, cerr := w.Commit(); cerr != nil {
-					perr = fault.Wrap(fault.Invalid, artifacts.CodeOutputWriteFailed, "writing a pulled file failed", cerr)
+					perr = fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "writing a pulled file failed", cerr)
 				}
 			}
 			if perr != nil {
@@ -413,7 +408,7 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 				return perr
 			}
 			if dg.Size != e.size {
-				return fault.Newf(fault.Transport, CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
+				return fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
 			}
 			if strings.HasSuffix(strings.ToLower(e.name), ".csv") && dg.Size > 0 {
 				csvs++
@@ -421,7 +416,7 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 			files = append(files, map[string]any{"name": e.name, "sizeBytes": dg.Size, "sha256": dg.SHA256})
 		}
 		if csvs == 0 {
-			return fault.New(fault.Transport, CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote).With("output", local)
+			return fault.New(fault.Transport, fault.CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote).With("output", local)
 		}
 		return nil
 	})
@@ -438,7 +433,7 @@ func CheckPerfSessionID(id string, required bool) error {
 		return nil
 	}
 	if !protocol.ValidID(id, 116) {
-		return fault.Usage(CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
+		return fault.Usage(fault.CodeInvalidSessionID, "--session-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,115}").With("sessionId", id)
 	}
 	return nil
 }

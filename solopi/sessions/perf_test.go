@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/sim"
@@ -70,7 +69,7 @@ func TestPerfStartRefusals(t *testing.T) {
 	f := newSimPhone(t)
 	_, err := StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU", "GPU"}, SessionTimings: ssFast})
 	m := ssExpect(t, "perf-start", nil, err, fault.Failed)
-	ssWantCode(t, m, CodeUnsupportedItems)
+	ssWantCode(t, m, fault.CodeUnsupportedItems)
 	if len(f.dev.Mutations()) != 0 {
 		t.Fatalf("unsupported items still started a session")
 	}
@@ -110,7 +109,7 @@ func TestPerfStopRetriesAtMostThreeTimes(t *testing.T) {
 	g.dev.App.SetPerfCleanupIncomplete(10)
 	res, err = StopPerformance(context.Background(), g.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
 	m = ssExpect(t, "perf-stop", res, err, fault.Failed)
-	ssWantCode(t, m, CodeStopRetryLimit)
+	ssWantCode(t, m, fault.CodeStopRetryLimit)
 	if g.mutationCount("action=stop") != 4 {
 		t.Fatalf("sent %d stops, want 1 + 3 retries", g.mutationCount("action=stop"))
 	}
@@ -155,7 +154,7 @@ func TestPerfPullRefusesForeignPaths(t *testing.T) {
 		Set: map[string]any{"outputPath": "/sdcard/solopi/records/performance-someone-else"}})
 	out := filepath.Join(t.TempDir(), "perf")
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Transport), CodeUnsafeDevicePath)
+	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Transport), fault.CodeUnsafeDevicePath)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a foreign directory was published")
 	}
@@ -163,7 +162,7 @@ func TestPerfPullRefusesForeignPaths(t *testing.T) {
 	os.Mkdir(out, 0o755)
 	n := len(f.dev.Mutations())
 	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Invalid), artifacts.CodeOutputExists)
+	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Invalid), fault.CodeOutputExists)
 	if len(f.dev.Mutations()) != n {
 		t.Fatalf("the device was contacted although the output exists")
 	}

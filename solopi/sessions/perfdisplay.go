@@ -126,7 +126,7 @@ func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions)
 		return nil, err
 	}
 	if a, _ := rec.Flag("active"); a {
-		return nil, fault.New(fault.Failed, CodeSessionActive, "a performance recording owns the metric provider; no display was started").
+		return nil, fault.New(fault.Failed, fault.CodeSessionActive, "a performance recording owns the metric provider; no display was started").
 			With("latestPerformance", map[string]any(rec)).With("performance", map[string]any(rec))
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
@@ -184,7 +184,7 @@ func StopPerfDisplay(ctx context.Context, d *device.Device, sessionID string, t 
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	res, err := displaySpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "performance-display-stop", Success: []protocol.State{protocol.SessionStopped},
-		FailureCode: CodeSessionFailed})
+		FailureCode: fault.CodeSessionFailed})
 	return res, withholdForeign(err, sessionID)
 }
 
@@ -194,7 +194,7 @@ func withholdForeign(err error, sessionID string) error {
 		return nil
 	}
 	e := fault.From(err)
-	if e.Code != CodeSessionMismatch && e.Code != CodeSessionReplaced && e.Code != CodeSessionActive {
+	if e.Code != fault.CodeSessionMismatch && e.Code != fault.CodeSessionReplaced && e.Code != fault.CodeSessionActive {
 		return err
 	}
 	for _, key := range []string{displaySpec().Latest, displaySpec().Key} {

@@ -39,21 +39,21 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 	waitState(t, f, "performance", device.P("mode", "display", "action", "status"), "running")
 	res, err := PerfDisplayStatus(context.Background(), f.device(), "mine")
 	m := ssExpect(t, "perf-display-status", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionMismatch)
+	ssWantCode(t, m, fault.CodeSessionMismatch)
 	latest := m["latestPerformanceDisplay"].(map[string]any)
 	if len(latest["values"].(map[string]any)) != 0 || latest["valuesWithheld"] != true {
 		t.Fatalf("another owner's values were shown: %v", latest)
 	}
 	res, err = StopPerfDisplay(context.Background(), f.device(), "mine", ssFast)
 	m = ssExpect(t, "perf-display-stop", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionMismatch)
+	ssWantCode(t, m, fault.CodeSessionMismatch)
 	if st := f.state("performance", "mode", "display", "action", "status"); f.mutationCount("action=stop") != 0 || st != "running" {
 		t.Fatalf("another owner's lease was stopped")
 	}
 	// A new monitor is refused while that lease is active.
 	res, err = displayStart(f)
 	m = ssExpect(t, "perf-display-start", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionActive)
+	ssWantCode(t, m, fault.CodeSessionActive)
 	// Under solopi-ai's key too, and withheld there as well.
 	for _, key := range []string{"latestPerformanceDisplay", "performanceDisplay"} {
 		if v, _ := m[key].(map[string]any); v == nil || v["valuesWithheld"] != true {
@@ -68,7 +68,7 @@ func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
 	res, err := perfStart(f)
 	ssExpect(t, "perf-start", res, err, passed)
 	res, err = displayStart(f)
-	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), fault.CodeSessionActive)
 	if f.mutationCount("mode=display") != 0 {
 		t.Fatalf("a display start was sent while a recording owns the provider")
 	}

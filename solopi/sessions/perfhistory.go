@@ -15,17 +15,10 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the performance history commands.
-const (
-	CodeInvalidPerfHistoryID = "invalid_history_id"     // 3
-	CodeInvalidPerfLimit     = "invalid_limit"          // 3
-	CodePerfHistoryTimeout   = "history_delete_timeout" // 124
-)
-
 // CheckPerfHistoryID is the local rule for --id (exit 3).
 func CheckPerfHistoryID(id string) error {
 	if !protocol.ValidPrefixedHex(id, "performance-", 64) {
-		return fault.Usage(CodeInvalidPerfHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id).With("kind", "performance")
+		return fault.Usage(fault.CodeInvalidHistoryID, "--id must be a performance history id: performance- followed by 64 lowercase hex digits").With("id", id).With("kind", "performance")
 	}
 	return nil
 }
@@ -45,7 +38,7 @@ func historyQuery(ctx context.Context, d *device.Device, p device.Params, what s
 // (returned < total), every record a performance id.
 func ListPerfHistory(ctx context.Context, d *device.Device, limit int) (map[string]any, error) {
 	if limit < 1 || limit > 500 {
-		return nil, fault.Usage(CodeInvalidPerfLimit, "--limit must be between 1 and 500").With("limit", limit)
+		return nil, fault.Usage(fault.CodeInvalidLimit, "--limit must be between 1 and 500").With("limit", limit)
 	}
 	o, err := historyQuery(ctx, d, device.P(protocol.ParamAction, "listPerformance", protocol.ParamLimit, strconv.Itoa(limit)), "performance history list")
 	if err != nil {
@@ -154,7 +147,7 @@ func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t Sessi
 		})
 	if err != nil {
 		if errors.Is(err, device.ErrPollTimeout) {
-			err = fault.New(fault.Timeout, CodePerfHistoryTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
+			err = fault.New(fault.Timeout, fault.CodeHistoryDeleteTimeout, "SoloPi did not finish the history deletion in time; it may still complete")
 		}
 		// lastResponse: the last receipt read, null when none was.
 		e := fault.From(err).With("requestId", requestID).With("id", id).With("kind", "performance").With("phase", "perf-history-delete").

@@ -26,13 +26,7 @@ import (
 
 // Error codes of the plugin commands.
 const (
-	CodeInvalidPluginFile = "invalid_plugin_file"     // 3
-	CodeInvalidPluginID   = "invalid_plugin_id"       // 3
-	CodePluginTimeout     = "plugin_mutation_timeout" // 124
-	CodeStagedNameTaken   = "staged_name_taken"       // 4
-	CodeStagedFileMissing = "staged_file_missing"     // 4
-	CodeCleanupFailed     = "plugin_cleanup_failed"   // 4
-	maxPluginZip          = 64 << 20
+	maxPluginZip = 64 << 20
 )
 
 // validStagedName is the name solopi gives a plugin ZIP it stages on the
@@ -136,7 +130,7 @@ type PluginZip struct {
 // pluginArchive is how --file is read: the bytes checked and hashed are
 // the bytes pushed, so a symlink or a file swapped while it is opened is
 // refused.
-var pluginArchive = artifacts.Input{What: "plugin archive", Code: CodeInvalidPluginFile, Field: "file", Max: maxPluginZip, NoSymlink: true}
+var pluginArchive = artifacts.Input{What: "plugin archive", Code: fault.CodeInvalidPluginFile, Field: "file", Max: maxPluginZip, NoSymlink: true}
 
 // ReadPluginZip checks the local archive: a .zip regular file (not a
 // symlink, not swapped between the check and the open), 1 B..64 MiB, a
@@ -145,7 +139,7 @@ var pluginArchive = artifacts.Input{What: "plugin archive", Code: CodeInvalidPlu
 // the bytes that are pushed.
 func ReadPluginZip(p string) (*PluginZip, error) {
 	bad := func(msg string, err error) *fault.Error {
-		e := fault.Usage(CodeInvalidPluginFile, msg).With("file", p)
+		e := fault.Usage(fault.CodeInvalidPluginFile, msg).With("file", p)
 		e.Err = err
 		return e
 	}
@@ -224,12 +218,12 @@ func InstallPlugin(ctx context.Context, d *device.Device, o PluginInstallOptions
 	}
 	importPath, _ := device.WireObject(list).Text("importPath")
 	if ok, _ := device.WireObject(list).Flag("pathAvailable"); !ok {
-		return nil, fault.New(fault.Failed, "import_path_unavailable", "SoloPi's plugin import directory is not available on the device").With("importPath", importPath)
+		return nil, fault.New(fault.Failed, fault.CodeImportPathUnavailable, "SoloPi's plugin import directory is not available on the device").With("importPath", importPath)
 	}
 	requestID := device.NewRequestID()
 	name := StagedPluginName(requestID)
 	if importFile(list, name) != nil {
-		return nil, fault.New(fault.Transport, CodeStagedNameTaken, "the generated staging name already exists on the device; nothing was pushed").With("fileName", name)
+		return nil, fault.New(fault.Transport, fault.CodeStagedNameTaken, "the generated staging name already exists on the device; nothing was pushed").With("fileName", name)
 	}
 	remote := importPath + "/" + name
 	st := &pluginInstall{d: d, requestID: requestID, name: name, remote: remote, zip: z, t: t}
@@ -287,7 +281,7 @@ func (s *pluginInstall) run(ctx context.Context) (map[string]any, error) {
 		}
 	}
 	if len(match) != 1 {
-		return nil, fault.Newf(fault.Transport, CodeStagedFileMissing, "the device lists %d import files named %s with %d bytes, want exactly 1", len(match), s.name, s.zip.Size).
+		return nil, fault.Newf(fault.Transport, fault.CodeStagedFileMissing, "the device lists %d import files named %s with %d bytes, want exactly 1", len(match), s.name, s.zip.Size).
 			With("fileName", s.name)
 	}
 	s.fileID, _ = match[0]["fileId"].(string)
@@ -357,7 +351,7 @@ func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanu
 	}
 	if runErr != nil {
 		if errors.Is(runErr, device.ErrPollTimeout) {
-			runErr = fault.New(fault.Timeout, CodePluginTimeout, "the plugin import did not reach a terminal state in time")
+			runErr = fault.New(fault.Timeout, fault.CodePluginMutationTimeout, "the plugin import did not reach a terminal state in time")
 		}
 		e := fault.From(runErr).With("action", "import").With("lastResponse", nil)
 		for k, v := range common {
@@ -378,7 +372,7 @@ func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanu
 		return nil, e.With("state", res["state"]).With("mutation", mut)
 	}
 	if !cl.Success {
-		e := fault.New(fault.Transport, CodeCleanupFailed, "the plugin was installed but the staged archive could not be removed from the device")
+		e := fault.New(fault.Transport, fault.CodePluginCleanupFailed, "the plugin was installed but the staged archive could not be removed from the device")
 		for k, v := range common {
 			e.With(k, v)
 		}
@@ -498,7 +492,7 @@ func validatePluginReceipt(o device.WireObject, requestID string, exp pluginExpe
 // CheckPluginID is the local rule for --id (exit 3).
 func CheckPluginID(id string) error {
 	if !protocol.ValidPrefixedHex(id, "plugin-", 64) {
-		return fault.Usage(CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id).With("pluginId", id)
+		return fault.Usage(fault.CodeInvalidPluginID, "--id must be plugin- followed by 64 lowercase hex digits (see plugin-list)").With("id", id).With("pluginId", id)
 	}
 	return nil
 }
@@ -519,7 +513,7 @@ func RemovePlugin(ctx context.Context, d *device.Device, pluginID string, t Sess
 	final, err := pollPluginReceipt(ctx, d, requestID, pluginExpect{action: "remove", subject: pluginID, pluginID: pluginID}, t, &last)
 	if err != nil {
 		if errors.Is(err, device.ErrPollTimeout) {
-			err = fault.New(fault.Timeout, CodePluginTimeout, "the plugin removal did not reach a terminal state in time; it may still complete")
+			err = fault.New(fault.Timeout, fault.CodePluginMutationTimeout, "the plugin removal did not reach a terminal state in time; it may still complete")
 		}
 		// solopi-ai's action and lastResponse (null when no receipt was
 		// read).
@@ -545,7 +539,7 @@ func mutationFailure(mut map[string]any) *fault.Error {
 	code, _ := device.WireObject(mut).Text("errorCode")
 	msg, _ := device.WireObject(mut).Text("error")
 	if code == "" {
-		code = CodeSessionFailed
+		code = fault.CodeSessionFailed
 	}
 	if msg == "" {
 		msg = "the device reported the plugin mutation as failed"

@@ -87,10 +87,10 @@ type RecordStartOptions struct {
 func StartRecording(ctx context.Context, d *device.Device, o RecordStartOptions) (*SessionResult, error) {
 	o.CaseName = strings.TrimSpace(o.CaseName)
 	if o.CaseName == "" {
-		return nil, fault.Usage(CodeInvalidOption, "--name must not be blank")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--name must not be blank")
 	}
 	if strings.TrimSpace(o.TargetPackage) == "" {
-		return nil, fault.Usage(CodeInvalidOption, "--target-package must not be blank")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--target-package must not be blank")
 	}
 	t := o.SessionTimings.or(30*time.Second, 500*time.Millisecond)
 	id := device.NewRequestID()
@@ -133,7 +133,7 @@ func StopRecording(ctx context.Context, d *device.Device, sessionID string, t Se
 	}
 	t = t.or(60*time.Second, 500*time.Millisecond)
 	return recordSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: CodeSessionFailed})
+		Phase: "record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: fault.CodeSessionFailed})
 }
 
 // requireTargetApp checks pkg against SoloPi's app list (harness?type=apps),

@@ -32,7 +32,7 @@ func TestRecordStartStatusStop(t *testing.T) {
 	// Another sessionId never reads as ours: exit 2 with the latest snapshot.
 	res, err = RecordingStatus(context.Background(), f.device(), "someone-else")
 	m = ssExpect(t, "record-status", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionMismatch)
+	ssWantCode(t, m, fault.CodeSessionMismatch)
 	if latest, _ := m["latestRecording"].(map[string]any); latest["sessionId"] != id {
 		t.Fatalf("mismatch lacks the latest snapshot: %v", m)
 	}
@@ -65,7 +65,7 @@ func TestRecordStartFailedIsExit2(t *testing.T) {
 	}
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionFailed)
+	ssWantCode(t, m, fault.CodeSessionFailed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "Permission denied: float") {
 		t.Fatalf("failed start = %v", m)
 	}
@@ -135,7 +135,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	before := len(f.dev.Mutations())
 	res, err := recordStart(f)
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionActive)
+	ssWantCode(t, m, fault.CodeSessionActive)
 	if len(f.dev.Mutations()) != before {
 		t.Fatalf("a mutation was sent while another recording was active")
 	}
@@ -146,7 +146,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	g.otherClientFirst("recordMode=normal", "solopi://startaction/record?recordMode=normal&sessionId=another-client&caseName=x&targetApp=com.example.counter")
 	res, err = recordStart(g)
 	m = ssExpect(t, "record-start", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionReplaced)
+	ssWantCode(t, m, fault.CodeSessionReplaced)
 	if g.mutationCount("recordMode=stop") != 0 {
 		t.Fatalf("the other client's session was stopped")
 	}

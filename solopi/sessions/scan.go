@@ -153,7 +153,7 @@ func StartScan(ctx context.Context, d *device.Device, t SessionTimings) (*Sessio
 			manual, _ := o.Flag("manualScanActive")
 			attached, _ := o.Flag("protocolActivityAttached")
 			if manual || attached {
-				return fault.New(fault.Failed, CodeSessionActive, "the camera is in use by a scan page; nothing was started").
+				return fault.New(fault.Failed, fault.CodeSessionActive, "the camera is in use by a scan page; nothing was started").
 					With("latestScan", map[string]any(o))
 			}
 			return nil
@@ -176,7 +176,7 @@ func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (*Sessi
 		return nil, err
 	}
 	if device.StateOf(o) == protocol.SessionFailed {
-		return nil, snapshotError(CodeSessionFailed, "the scan session failed", o)
+		return nil, snapshotError(fault.CodeSessionFailed, "the scan session failed", o)
 	}
 	return &SessionResult{Object: o.Clone()}, nil
 }
@@ -189,5 +189,5 @@ func CancelScan(ctx context.Context, d *device.Device, sessionID string, t Sessi
 	}
 	t = t.or(15*time.Second, 500*time.Millisecond)
 	return scanSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "scan-cancel", Success: []protocol.State{protocol.ScanCancelled}, FailureCode: CodeSessionNotStop})
+		Phase: "scan-cancel", Success: []protocol.State{protocol.ScanCancelled}, FailureCode: fault.CodeSessionNotStopped})
 }

@@ -60,7 +60,7 @@ func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 	}
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
 	m = ssExpect(t, "scan-cancel", res, err, fault.Failed)
-	ssWantCode(t, m, CodeSessionNotStop)
+	ssWantCode(t, m, fault.CodeSessionNotStopped)
 	if f.mutationCount("action=cancel") != 0 {
 		t.Fatalf("a cancel was sent for a completed scan")
 	}
@@ -72,7 +72,7 @@ func TestScanCancelAndRefusals(t *testing.T) {
 	res, err := StartScan(context.Background(), f.device(), ssFast)
 	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
 	res, err = CancelScan(context.Background(), f.device(), "not-mine", ssFast)
-	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), CodeSessionMismatch)
+	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), fault.CodeSessionMismatch)
 	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
 	m := ssExpect(t, "scan-cancel", res, err, passed)
 	if m["state"] != "cancelled" || f.mutationCount("action=cancel", "sessionId="+id) != 1 {
@@ -90,7 +90,7 @@ func TestScanCancelAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = StartScan(context.Background(), g.device(), ssFast)
-	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), CodeSessionActive)
+	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), fault.CodeSessionActive)
 	if len(g.dev.Mutations()) != 0 {
 		t.Fatalf("a scan was started while the manual page owns the camera")
 	}
@@ -108,7 +108,7 @@ func TestScanFailedAndTimeout(t *testing.T) {
 		t.Fatalf("failed scan = %v", m)
 	}
 	res, err = ScanStatus(context.Background(), f.device(), id)
-	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), CodeSessionFailed)
+	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), fault.CodeSessionFailed)
 
 	// The scan page never opens.
 	g := newSimPhone(t)

@@ -23,13 +23,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the screen-record commands.
-const (
-	CodeUnsafeDevicePath = "unsafe_device_path" // 4: a device path outside the session's root
-	CodeArtifactMismatch = "artifact_mismatch"  // 4: the pulled file is not what the device reported
-	CodeArtifactMissing  = "artifact_missing"   // 4: the reported file is not on the device
-)
-
 // RequiredMediaProjectionAction is the device's requiredUserAction text
 // while the MediaProjection dialog is showing.
 const RequiredMediaProjectionAction = "Confirm the Android MediaProjection system dialog"
@@ -181,20 +174,20 @@ func (c *ScreenRecordConfig) Validate() error {
 	}
 	m := resolutionPattern.FindStringSubmatch(c.Resolution)
 	if m == nil {
-		return fault.Usage(CodeInvalidOption, "--resolution must be WIDTHxHEIGHT, e.g. 720x480")
+		return fault.Usage(fault.CodeInvalidOption, "--resolution must be WIDTHxHEIGHT, e.g. 720x480")
 	}
 	w, _ := strconv.Atoi(m[1])
 	h, _ := strconv.Atoi(m[2])
 	if w%2 != 0 || h%2 != 0 || w < 128 || w > 4096 || h < 128 || h > 4096 {
-		return fault.Usage(CodeInvalidOption, "--resolution dimensions must be even numbers between 128 and 4096")
+		return fault.Usage(fault.CodeInvalidOption, "--resolution dimensions must be even numbers between 128 and 4096")
 	}
 	switch {
 	case c.BitrateKbps < 100 || c.BitrateKbps > 50000:
-		return fault.Usage(CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000").With("field", "bitrateKbps").With("value", c.BitrateKbps)
+		return fault.Usage(fault.CodeInvalidOption, "--bitrate-kbps must be between 100 and 50000").With("field", "bitrateKbps").With("value", c.BitrateKbps)
 	case c.FrameRate < 1 || c.FrameRate > 120:
-		return fault.Usage(CodeInvalidOption, "--frame-rate must be between 1 and 120").With("field", "frameRate").With("value", c.FrameRate)
+		return fault.Usage(fault.CodeInvalidOption, "--frame-rate must be between 1 and 120").With("field", "frameRate").With("value", c.FrameRate)
 	case c.DurationSec < 1 || c.DurationSec > 3600:
-		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("field", "durationSec").With("value", c.DurationSec)
+		return fault.Usage(fault.CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("field", "durationSec").With("value", c.DurationSec)
 	}
 	return nil
 }
@@ -231,7 +224,7 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 		},
 	})
 	var e *fault.Error
-	if errors.As(err, &e) && e.Code == CodeStartTimeout {
+	if errors.As(err, &e) && e.Code == fault.CodeSessionStartTimeout {
 		// solopi-ai's fields of a start timeout: whether the tester must
 		// act on the device (false, or the text of what to do) and what.
 		last, _ := e.Details["lastStatus"].(map[string]any)
@@ -294,7 +287,7 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 	}
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
 	res, err := screenSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: CodeSessionFailed})
+		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: fault.CodeSessionFailed})
 	if err != nil || out == "" {
 		return res, err
 	}
@@ -328,18 +321,18 @@ func pullScreenRecording(ctx context.Context, d *device.Device, snap device.Wire
 	//, and nothing else on the device is this command's to copy.
 	shared := strings.HasPrefix(root, "/storage/") || strings.HasPrefix(root, "/sdcard/")
 	if !shared || !validRootPath(root, 4, "ScreenCaptures") || path.Dir(remote) != root || !protocol.ValidIDName(path.Base(remote), ".mp4", 127) || size <= 0 {
-		return nil, fault.New(fault.Transport, CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
+		return nil, fault.New(fault.Transport, fault.CodeUnsafeDevicePath, "the recording's outputPath is not a non-empty MP4 directly inside capturesRoot; nothing was pulled").
 			With("remotePath", remote).With("outputPath", remote).With("capturesRoot", root).With("fileSize", size)
 	}
 	if err := shellCheck(ctx, d, "test -f", device.ShellJoin("test", "-f", remote)); err != nil {
-		return nil, fault.Wrap(fault.Transport, CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote).With("outputPath", remote)
+		return nil, fault.Wrap(fault.Transport, fault.CodeArtifactMissing, "the recording's MP4 is not a regular file on the device", err).With("remotePath", remote).With("outputPath", remote)
 	}
 	got, err := remoteSize(ctx, d, remote)
 	if err != nil {
 		return nil, err
 	}
 	if got != size {
-		return nil, fault.Newf(fault.Transport, CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote).
+		return nil, fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "the MP4 on the device has %d bytes, the session reported %d", got, size).With("remotePath", remote).
 			With("outputPath", remote).With("reportedSize", size).With("deviceSize", got)
 	}
 	return pullFileAtomic(ctx, d, remote, local, size, overwrite)
@@ -352,7 +345,7 @@ func shellCheck(ctx context.Context, d *device.Device, what, cmd string) error {
 		if ie := device.CtxErr(ctx, err); ie != nil {
 			return ie
 		}
-		return fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed during "+what, err)
+		return fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed during "+what, err)
 	}
 	if code != 0 {
 		return fmt.Errorf("%s exited with %d: %s", what, code, device.FirstLine(string(stderr)))
@@ -367,14 +360,14 @@ func remoteSize(ctx context.Context, d *device.Device, remote string) (int64, er
 		if ie := device.CtxErr(ctx, err); ie != nil {
 			return 0, ie
 		}
-		return 0, fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while reading a file size", err)
+		return 0, fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while reading a file size", err)
 	}
 	if code != 0 {
-		return 0, fault.Newf(fault.Transport, CodeArtifactMissing, "stat of %s failed: %s", remote, device.FirstLine(string(stderr)))
+		return 0, fault.Newf(fault.Transport, fault.CodeArtifactMissing, "stat of %s failed: %s", remote, device.FirstLine(string(stderr)))
 	}
 	n, perr := strconv.ParseInt(strings.TrimSpace(string(stdout)), 10, 64)
 	if perr != nil {
-		return 0, fault.Newf(fault.Transport, device.CodeInvalidResponse, "unexpected stat output for %s", remote)
+		return 0, fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "unexpected stat output for %s", remote)
 	}
 	return n, nil
 }
@@ -389,7 +382,7 @@ func pullFileAtomic(ctx context.Context, d *device.Device, remote, local string,
 			return err
 		}
 		if wantSize >= 0 && dg.Size != wantSize {
-			return fault.Newf(fault.Transport, CodeArtifactMismatch, "pulled %d bytes, the session reported %d", dg.Size, wantSize).With("remotePath", remote)
+			return fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "pulled %d bytes, the session reported %d", dg.Size, wantSize).With("remotePath", remote)
 		}
 		return nil
 	})

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -56,7 +55,7 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 	n := len(f.dev.Commands())
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m = ssExpect(t, "screen-record-stop", res, err, fault.Invalid)
-	ssWantCode(t, m, artifacts.CodeOutputExists)
+	ssWantCode(t, m, fault.CodeOutputExists)
 	if len(f.dev.Commands()) != n {
 		t.Fatalf("the device was contacted although the output exists")
 	}
@@ -121,7 +120,7 @@ func TestScreenRecordPullRefusesSizeMismatch(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
 	m := ssExpect(t, "screen-record-stop", res, err, fault.Transport)
-	ssWantCode(t, m, CodeArtifactMismatch)
+	ssWantCode(t, m, fault.CodeArtifactMismatch)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a mismatching MP4 was published")
 	}
@@ -185,7 +184,7 @@ func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
 		"capturesRoot": "/data/local/tmp/solopi/ScreenCaptures", "outputPath": "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", "fileSize": 6}})
 	out := filepath.Join(t.TempDir(), "rec.mp4")
 	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
-	ssWantCode(t, ssExpect(t, "screen-record-stop", res, err, fault.Transport), CodeUnsafeDevicePath)
+	ssWantCode(t, ssExpect(t, "screen-record-stop", res, err, fault.Transport), fault.CodeUnsafeDevicePath)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a file outside shared storage was pulled")
 	}

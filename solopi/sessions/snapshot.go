@@ -56,21 +56,6 @@ func (sp *sessionSpec) fetch(ctx context.Context, d *device.Device) (device.Wire
 	return o, nil
 }
 
-// Error codes of the session commands (the failure kind in the comment).
-const (
-	CodeSessionMismatch  = "session_mismatch"      // failed: the device's session is not ours
-	CodeSessionActive    = "session_active"        // failed: another session is active, nothing was started
-	CodeSessionReplaced  = "session_replaced"      // failed: another client's session took over
-	CodeSessionLost      = "session_lost"          // failed: our session vanished (app restart)
-	CodeSessionFailed    = "session_failed"        // failed: our session ended in failed
-	CodeSessionNotStop   = "session_not_stopped"   // failed: terminal, but not the state the command wanted
-	CodeStopRetryLimit   = "stop_retry_limit"      // failed: cleanup still incomplete after 3 re-sent stops
-	CodeStartTimeout     = "session_start_timeout" // timeout
-	CodeStopTimeout      = "session_stop_timeout"  // timeout
-	CodeInvalidSessionID = "invalid_session_id"    // invalid
-	CodeInvalidOption    = "invalid_option"        // invalid
-)
-
 // SessionResult is the outcome of a successful session command: the object
 // printed on stdout. Failures are returned as errors.
 type SessionResult struct {
@@ -108,7 +93,7 @@ func snapshotError(code, msg string, o device.WireObject) *fault.Error {
 // mismatch is the exit-2 answer when the device's session is not the one
 // the caller named: the latest snapshot is shown for diagnosis only.
 func (sp *sessionSpec) mismatch(expected string, o device.WireObject) *fault.Error {
-	return fault.Newf(fault.Failed, CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
+	return fault.Newf(fault.Failed, fault.CodeSessionMismatch, "the device's current %s session is not %s", sp.Name, expected).
 		With("expectedSessionId", expected).With(sp.Latest, map[string]any(o)).With("sessionId", expected)
 }
 
@@ -193,7 +178,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		return nil, err
 	}
 	if device.StateOf(pre) != "" && sp.Machine.IsLive(device.StateOf(pre)) {
-		return nil, fault.Newf(fault.Failed, CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
+		return nil, fault.Newf(fault.Failed, fault.CodeSessionActive, "a %s session is already active on the device; nothing was started", sp.Name).
 			With(sp.Latest, map[string]any(pre)).With(sp.Key, map[string]any(pre))
 	}
 	if p.RefuseActive != nil {
@@ -248,11 +233,11 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		case !seen && id == previous:
 			return false, nil
 		case seen && id == "":
-			return false, snapshotError(CodeSessionLost,
+			return false, snapshotError(fault.CodeSessionLost,
 				"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not finished", o).
 				With("sessionId", p.SessionID).With("phase", p.Phase)
 		default:
-			return false, fault.Newf(fault.Failed, CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
+			return false, fault.Newf(fault.Failed, fault.CodeSessionReplaced, "another %s session replaced ours on the device", sp.Name).
 				With("sessionId", p.SessionID).With(sp.Latest, map[string]any(o)).With("phase", p.Phase)
 		}
 	})
@@ -270,10 +255,10 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 			if last == nil && fetched != nil {
 				lastStatus = map[string]any(fetched)
 			}
-			err = sp.transportNote(fault.New(fault.Timeout, CodeStartTimeout, msg).With("lastStatus", lastStatus))
+			err = sp.transportNote(fault.New(fault.Timeout, fault.CodeSessionStartTimeout, msg).With("lastStatus", lastStatus))
 		}
 		var oe *fault.Error
-		replaced := errors.As(err, &oe) && (oe.Code == CodeSessionReplaced || oe.Code == CodeSessionLost)
+		replaced := errors.As(err, &oe) && (oe.Code == fault.CodeSessionReplaced || oe.Code == fault.CodeSessionLost)
 		if replaced && !p.AlwaysStop {
 			// Our session is gone or never existed: a stop with our id
 			// could only be refused by the device, so nothing is sent.
@@ -289,7 +274,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		res.Object["success"] = true
 		return res, nil
 	}
-	fail := snapshotError(CodeSessionFailed,
+	fail := snapshotError(fault.CodeSessionFailed,
 		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, device.StateOf(last), joinStates(p.Success)), last)
 	if p.AlwaysStop {
 		return nil, sp.abandon(ctx, d, p, last, fail)
@@ -413,7 +398,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 	blind := false
 	if err != nil {
 		var oe *fault.Error
-		if !(p.RecoverUnreachable && errors.As(err, &oe) && oe.Code == device.CodeControlUnreachable) {
+		if !(p.RecoverUnreachable && errors.As(err, &oe) && oe.Code == fault.CodeControlServiceUnreachable) {
 			return nil, err
 		}
 		blind = true
@@ -457,14 +442,14 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		o, err := sp.fetch(ctx, d)
 		if err != nil {
 			var oe *fault.Error
-			if blind && errors.As(err, &oe) && oe.Code == device.CodeControlUnreachable {
+			if blind && errors.As(err, &oe) && oe.Code == fault.CodeControlServiceUnreachable {
 				return false, nil
 			}
 			return false, err
 		}
 		if device.SessionIDOf(o) != p.SessionID {
 			if device.SessionIDOf(o) == "" {
-				return false, snapshotError(CodeSessionLost,
+				return false, snapshotError(fault.CodeSessionLost,
 					"our "+sp.Name+" session vanished from the device (was SoloPi restarted?); it is lost, not stopped", o).
 					With("sessionId", p.SessionID).With("phase", p.Phase)
 			}
@@ -480,7 +465,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		if sp.Retryable && device.StateOf(o) == protocol.SessionStopping {
 			if r, _ := o.Flag("stopRetryable"); r {
 				if retries >= 3 {
-					return false, snapshotError(CodeStopRetryLimit,
+					return false, snapshotError(fault.CodeStopRetryLimit,
 						"the device still reports incomplete cleanup after 3 re-sent stops", o).With("stopRetries", retries)
 				}
 				retries++
@@ -510,7 +495,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 	}
 	code := p.FailureCode
 	if code == "" {
-		code = CodeSessionNotStop
+		code = fault.CodeSessionNotStopped
 	}
 	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, device.StateOf(o), joinStates(p.Success)), o)
 	for k, v := range extra {
@@ -521,7 +506,7 @@ func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, ex
 
 func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, extra map[string]any) error {
 	if errors.Is(err, device.ErrPollTimeout) {
-		err = sp.transportNote(fault.Newf(fault.Timeout, CodeStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops))
+		err = sp.transportNote(fault.Newf(fault.Timeout, fault.CodeSessionStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops))
 	}
 	e := fault.From(err)
 	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
@@ -552,7 +537,7 @@ func CheckSessionID(id string) error {
 		return nil
 	}
 	if !protocol.ValidID(id, 128) {
-		return fault.Usage(CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
+		return fault.Usage(fault.CodeInvalidSessionID, "--session-id must be 1-128 letters, digits, '.', '_' or '-' starting with a letter or digit").
 			With("sessionId", id)
 	}
 	return nil
@@ -561,7 +546,7 @@ func CheckSessionID(id string) error {
 // RequireSessionID is CheckSessionID for commands that need one.
 func RequireSessionID(id string) error {
 	if id == "" {
-		return fault.Usage(CodeInvalidSessionID, "--session-id is required")
+		return fault.Usage(fault.CodeInvalidSessionID, "--session-id is required")
 	}
 	return CheckSessionID(id)
 }

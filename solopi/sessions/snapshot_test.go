@@ -126,8 +126,8 @@ func ssValidatorCases(t *testing.T, validate func(device.WireObject) error, case
 			continue
 		}
 		if err != nil {
-			if e := fault.From(err); e.Kind != fault.Transport || e.Code != device.CodeContractViolate {
-				t.Errorf("%s: violation is %s/%d, want %s/4", c.name, e.Code, e.Kind, device.CodeContractViolate)
+			if e := fault.From(err); e.Kind != fault.Transport || e.Code != fault.CodeProtocolContractViolation {
+				t.Errorf("%s: violation is %s/%d, want %s/4", c.name, e.Code, e.Kind, fault.CodeProtocolContractViolation)
 			}
 		}
 	}

@@ -17,7 +17,6 @@ import (
 )
 
 // CodeCPUCountUnknown is exit 4: the device did not say how many CPUs it has.
-const CodeCPUCountUnknown = "cpu_count_unknown"
 
 // stressSpec describes the session type; a fresh value per call keeps
 // the protocol tables unshared.
@@ -80,17 +79,17 @@ func (o *StressOptions) Validate() error {
 	}
 	switch {
 	case (o.CPUCount == 0) != (o.CPUPercent == 0):
-		return fault.Usage(CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
+		return fault.Usage(fault.CodeInvalidOption, "--cpu-count and --cpu-percent must be given together")
 	case o.CPUCount < 0:
-		return fault.Usage(CodeInvalidOption, "--cpu-count must be positive").With("cpuCount", o.CPUCount).With("maxCpuCount", nil)
+		return fault.Usage(fault.CodeInvalidOption, "--cpu-count must be positive").With("cpuCount", o.CPUCount).With("maxCpuCount", nil)
 	case o.CPUPercent < 0 || o.CPUPercent > 100:
-		return fault.Usage(CodeInvalidOption, "--cpu-percent must be between 1 and 100").With("cpuPercent", o.CPUPercent)
+		return fault.Usage(fault.CodeInvalidOption, "--cpu-percent must be between 1 and 100").With("cpuPercent", o.CPUPercent)
 	case o.MemoryMB < 0 || o.MemoryMB > 2048:
-		return fault.Usage(CodeInvalidOption, "--memory must be between 1 and 2048 MB").With("memory", o.MemoryMB).With("maxMemory", 2048)
+		return fault.Usage(fault.CodeInvalidOption, "--memory must be between 1 and 2048 MB").With("memory", o.MemoryMB).With("maxMemory", 2048)
 	case o.DurationSec < 1 || o.DurationSec > 3600:
-		return fault.Usage(CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("duration", o.DurationSec).With("maxDuration", 3600)
+		return fault.Usage(fault.CodeInvalidOption, "--duration must be between 1 and 3600 seconds").With("duration", o.DurationSec).With("maxDuration", 3600)
 	case o.CPUCount == 0 && o.MemoryMB == 0:
-		return fault.Usage(CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
+		return fault.Usage(fault.CodeInvalidOption, "request CPU load (--cpu-count with --cpu-percent), memory load (--memory), or both")
 	}
 	return nil
 }
@@ -105,7 +104,7 @@ func OnlineCPUs(ctx context.Context, d *device.Device) (int, error) {
 			if ie := device.CtxErr(ctx, err); ie != nil {
 				return 0, ie
 			}
-			return 0, fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while reading the CPU count", err)
+			return 0, fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while reading the CPU count", err)
 		}
 		if n, perr := strconv.Atoi(strings.TrimSpace(string(stdout))); code == 0 && perr == nil && n > 0 {
 			return n, nil
@@ -113,7 +112,7 @@ func OnlineCPUs(ctx context.Context, d *device.Device) (int, error) {
 		attempts = append(attempts, map[string]any{"command": argv, "returncode": code,
 			"stdout": device.Truncate(strings.TrimSpace(string(stdout)), 500), "stderr": device.Truncate(strings.TrimSpace(string(stderr)), 500)})
 	}
-	return 0, fault.New(fault.Transport, CodeCPUCountUnknown, "the device did not report its online CPU count (getconf _NPROCESSORS_ONLN, nproc)").
+	return 0, fault.New(fault.Transport, fault.CodeCPUCountUnknown, "the device did not report its online CPU count (getconf _NPROCESSORS_ONLN, nproc)").
 		With("attempts", attempts)
 }
 
@@ -129,7 +128,7 @@ func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*Sessi
 			return nil, err
 		}
 		if o.CPUCount > n {
-			return nil, fault.Usagef(CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n).
+			return nil, fault.Usagef(fault.CodeInvalidOption, "--cpu-count %d exceeds the device's %d online CPUs", o.CPUCount, n).With("onlineCpus", n).
 				With("cpuCount", o.CPUCount).With("maxCpuCount", n)
 		}
 	}
@@ -169,5 +168,5 @@ func StopStress(ctx context.Context, d *device.Device, sessionID string, t Sessi
 	}
 	t = t.or(30*time.Second, 500*time.Millisecond)
 	return stressSpec().stop(ctx, d, stopPlan{SessionID: sessionID, Timeout: t.Timeout, Interval: t.Interval,
-		Phase: "stress-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: CodeSessionFailed})
+		Phase: "stress-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: fault.CodeSessionFailed})
 }

@@ -24,7 +24,7 @@ func TestStressStartStatusStop(t *testing.T) {
 		t.Fatalf("start = %v, %v", m, f.dev.Mutations())
 	}
 	res, err = StressStatus(context.Background(), f.device(), "other")
-	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), CodeSessionMismatch)
+	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), fault.CodeSessionMismatch)
 	res, err = StopStress(context.Background(), f.device(), id, ssFast)
 	if m := ssExpect(t, "stress-stop", res, err, passed); m["state"] != "stopped" {
 		t.Fatalf("stop = %v", m)

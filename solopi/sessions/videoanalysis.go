@@ -24,9 +24,6 @@ import (
 
 // Error codes of the video-analysis commands.
 const (
-	CodeInvalidVideoPath  = "invalid_video_path" // 3
-	CodeAnalysisTimeout   = "analysis_timeout"   // 124
-	CodeInvalidRequestID  = "invalid_request_id" // 3
 	MeasurementVideoDiff  = "SoloPi screen-recording video difference"
 	maxActionOffsetMillis = 3600000
 )
@@ -48,7 +45,7 @@ func isAnalysisErrorCode(code string) bool {
 // or control characters.
 func CheckVideoPath(p string) error {
 	bad := func(why string) error {
-		return fault.Usage(CodeInvalidVideoPath, "--video-path must be a device MP4 directly inside SoloPi's ScreenCaptures directory: "+why).With("videoPath", p)
+		return fault.Usage(fault.CodeInvalidVideoPath, "--video-path must be a device MP4 directly inside SoloPi's ScreenCaptures directory: "+why).With("videoPath", p)
 	}
 	if !strings.HasPrefix(p, "/") || path.Clean(p) != p {
 		return bad("not an absolute clean path")
@@ -155,10 +152,10 @@ func (o *VideoAnalysisOptions) Validate() error {
 		return err
 	}
 	if o.ActionOffsetMs < 0 || o.ActionOffsetMs > maxActionOffsetMillis {
-		return fault.Usage(CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000").With("actionOffsetMs", o.ActionOffsetMs)
+		return fault.Usage(fault.CodeInvalidOption, "--action-offset-ms must be between 0 and 3600000").With("actionOffsetMs", o.ActionOffsetMs)
 	}
 	if !(o.DifferenceThreshold > 0 && o.DifferenceThreshold <= 1) || math.IsNaN(o.DifferenceThreshold) {
-		e := fault.Usage(CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
+		e := fault.Usage(fault.CodeInvalidOption, "--difference-threshold must be greater than 0 and at most 1")
 		if !math.IsNaN(o.DifferenceThreshold) && !math.IsInf(o.DifferenceThreshold, 0) {
 			e.With("differenceThreshold", o.DifferenceThreshold)
 		}
@@ -247,7 +244,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 	if !o.Wait || !last.Has("state") || device.StateOf(last) != protocol.AnalysisAnalyzing {
 		return analysisOutcome(last)
 	}
-	lost := fault.New(fault.Failed, CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").With("requestId", id)
+	lost := fault.New(fault.Failed, fault.CodeSessionLost, "the analysis receipt vanished (was SoloPi restarted?); the analysis is lost").With("requestId", id)
 	_, err = device.AwaitReceipt(ctx, d, analysisReceipt(id, lost), device.PollOptions{Timeout: o.AnalysisTimeout, Interval: o.Interval}, func(r device.Receipt) (bool, error) {
 		if err := checkAnalysis(r); err != nil {
 			return false, err
@@ -266,7 +263,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 
 func analysisWaitError(err error, id, phase string, last device.WireObject, timeoutMsg string) error {
 	if errors.Is(err, device.ErrPollTimeout) {
-		err = fault.New(fault.Timeout, CodeAnalysisTimeout, timeoutMsg)
+		err = fault.New(fault.Timeout, fault.CodeAnalysisTimeout, timeoutMsg)
 	}
 	e := fault.From(err).With("requestId", id).With("phase", phase)
 	if e.Kind == fault.Timeout {
@@ -301,7 +298,7 @@ func VideoAnalysisStatus(ctx context.Context, d *device.Device, requestID string
 // CheckAnalysisRequestID is the local rule for --request-id (exit 3).
 func CheckAnalysisRequestID(id string) error {
 	if !protocol.ValidID(id, 128) {
-		return fault.Usage(CodeInvalidRequestID, "--request-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}").With("requestId", id)
+		return fault.Usage(fault.CodeInvalidRequestID, "--request-id must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}").With("requestId", id)
 	}
 	return nil
 }

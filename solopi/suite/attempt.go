@@ -59,14 +59,14 @@ func classify(ctx context.Context, err *fault.Error, rep *replay.RunReport) clas
 		return classCancelled
 	}
 	switch err.Code {
-	case replay.CodeReplayFailed:
+	case fault.CodeReplayFailed:
 		if rep != nil && rep.Status != nil && rep.Status.FirstFailure() != nil {
 			return classFailed
 		}
 		// Failed without a failed step: the device never ran the case
 		// (its target app missing, a permission, the snapshot gone).
 		return classInfra
-	case replay.CodeRunTimeout:
+	case fault.CodeRunTimeout:
 		return classFailed
 	}
 	if err.Kind == fault.Invalid {
@@ -92,7 +92,7 @@ func (r *runner) work(ctx context.Context, q *queue, p *phone) {
 			p.infraRun = 0
 		case classFailed:
 			p.infraRun = 0
-			if a.ErrorCode == replay.CodeRunTimeout {
+			if a.ErrorCode == fault.CodeRunTimeout {
 				retired = r.fitness(ctx, p, false)
 			}
 		case classInfra:
@@ -168,7 +168,7 @@ func (r *runner) run(ctx context.Context, p *phone, j *job, a *suitereport.Attem
 		r.o.Observe(j.index, a.Number, rep)
 	}
 	cl := classify(ctx, rep.Err, rep)
-	if rep.ErrorCode == replay.CodeCaseChanged {
+	if rep.ErrorCode == fault.CodeCaseChanged {
 		p.forget(j.item)
 	}
 	a.Verdict = cl.verdict()

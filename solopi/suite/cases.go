@@ -49,7 +49,7 @@ func (r *runner) check(ctx context.Context, p *phone, i int) error {
 	}
 	content, err := casefile.ContentFingerprint(dc.Case, r.seed)
 	if err != nil {
-		return fault.Wrap(fault.Transport, replay.CodeCaseUnbound, "the phone's case cannot be fingerprinted", err).With("caseName", it.Name)
+		return fault.Wrap(fault.Transport, fault.CodeCaseSnapshotUnbound, "the phone's case cannot be fingerprinted", err).With("caseName", it.Name)
 	}
 	b.content = content
 	switch {
@@ -57,7 +57,7 @@ func (r *runner) check(ctx context.Context, p *phone, i int) error {
 		b.fingerprint = dc.Fingerprint
 	case content != r.fps[i] && !r.o.Replace:
 		b.conflict = true
-		return fault.Newf(fault.Failed, CodeCaseNameConflict, "the phone %s holds another case named %q than the file %s", p.serial, it.Name, it.File).
+		return fault.Newf(fault.Failed, fault.CodeCaseNameConflict, "the phone %s holds another case named %q than the file %s", p.serial, it.Name, it.File).
 			With("serial", p.serial).With("caseName", it.Name).With("file", it.File).
 			With("deviceCaseFingerprint", dc.Fingerprint).With("phoneContentFingerprint", content).With("fileContentFingerprint", r.fps[i]).
 			WithUserAction("Rename the case in the file, delete the phone's case (case-delete), or pass --replace to import the file over it.")
@@ -105,7 +105,7 @@ func (r *runner) ensure(ctx context.Context, p *phone, i int) (string, error) {
 	}
 	content, err := casefile.ContentFingerprint(dc.Case, r.seed)
 	if err != nil || content != r.fps[i] {
-		return "", fault.New(fault.Transport, replay.CodeCaseChanged, fmt.Sprintf("the phone's case %q is not the imported file after the import", it.Name)).
+		return "", fault.New(fault.Transport, fault.CodeCaseChanged, fmt.Sprintf("the phone's case %q is not the imported file after the import", it.Name)).
 			With("caseName", it.Name).With("deviceCaseFingerprint", dc.Fingerprint)
 	}
 	*b = binding{fingerprint: dc.Fingerprint, content: content}

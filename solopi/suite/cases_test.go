@@ -43,7 +43,7 @@ func TestCaseNameConflictReplaceAndReimport(t *testing.T) {
 	o := r.options([]Item{file, {Name: "extra", Case: caseOf(t, "extra", 100)}})
 	_, err := Run(ctx, o)
 	e := fault.From(err)
-	if e.Code != CodeCaseNameConflict || e.Kind != fault.Failed || e.Details["serial"] != "sim-0002" || e.Details["file"] != "cases/login.json" {
+	if e.Code != fault.CodeCaseNameConflict || e.Kind != fault.Failed || e.Details["serial"] != "sim-0002" || e.Details["file"] != "cases/login.json" {
 		t.Fatalf("conflict: %v %v", err, e.Details)
 	}
 	for _, d := range r.local {
@@ -100,7 +100,7 @@ func TestNamedCasesRunWhereTheyAre(t *testing.T) {
 	if n.Verdict != suitereport.Error || len(n.Attempts) != 0 || n.Reason == nil || n.Reason.Code != protocol.ErrCaseNotFound {
 		t.Fatalf("nowhere %+v", n)
 	}
-	if f := rep.Failure(); f == nil || f.Code != suitereport.CodeBatchInfra {
+	if f := rep.Failure(); f == nil || f.Code != fault.CodeBatchInfrastructureFailed {
 		t.Fatalf("failure %v", f)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/solopi/devicelock"
 )
 
 // errNoneFree is a round of the wait in which every phone was still busy.
@@ -61,7 +60,7 @@ func (r *runner) lockPhones(ctx context.Context, phones []*phone) []error {
 // busyAfterWait says in a lock error that the suite waited.
 func busyAfterWait(err error, wait time.Duration) error {
 	e := fault.From(err)
-	if e.Code == devicelock.CodeDeviceBusy && wait > 0 {
+	if e.Code == fault.CodeDeviceBusy && wait > 0 {
 		e.Message += " (the suite waited " + wait.String() + " for a free phone)"
 	}
 	return e

@@ -109,7 +109,7 @@ func (r *runner) setUp(ctx context.Context) ([]*phone, error) {
 		for i, d := range devs {
 			left[i] = map[string]any{"serial": d.Serial, "errorCode": d.LeftOut.Code, "error": d.LeftOut.Message}
 		}
-		return phones, fault.Newf(fault.Failed, CodeNoUsableDevice, "none of the %d phones passed its checks", len(phones)).With("devices", left).
+		return phones, fault.Newf(fault.Failed, fault.CodeNoUsableDevice, "none of the %d phones passed its checks", len(phones)).With("devices", left).
 			WithUserAction("Fix what each phone's error says (solopi doctor --serial S), then run the suite again.")
 	}
 	return phones, nil
@@ -175,7 +175,7 @@ func (r *runner) checkAll(ctx context.Context, p *phone) error {
 	close(errs)
 	var first error
 	for err := range errs {
-		if err != nil && (first == nil || fault.CodeOf(err) == CodeCaseNameConflict) {
+		if err != nil && (first == nil || fault.CodeOf(err) == fault.CodeCaseNameConflict) {
 			first = err
 		}
 	}
@@ -185,7 +185,7 @@ func (r *runner) checkAll(ctx context.Context, p *phone) error {
 // refusesSuite reports a set-up failure that is not the phone's: the
 // suite as a whole cannot run (a case name conflict, an interrupt).
 func refusesSuite(e *fault.Error) bool {
-	return e.Code == CodeCaseNameConflict || e.Kind == fault.Interrupted
+	return e.Code == fault.CodeCaseNameConflict || e.Kind == fault.Interrupted
 }
 
 // describe reads the phone's model and Android version ("" when the
@@ -230,17 +230,17 @@ func (r *runner) fitness(ctx context.Context, p *phone, infra bool) *suitereport
 	pctx, cancel := clock.WithTimeout(ctx, p.d.Clock(), probeBudget, errProbeBudget)
 	defer cancel()
 	if _, _, _, err := p.d.Transport().Shell(pctx, "echo ok"); err != nil {
-		return &suitereport.Problem{Code: CodePhoneDropped, Message: "the phone stopped answering: " + errText(err)}
+		return &suitereport.Problem{Code: fault.CodePhoneDropped, Message: "the phone stopped answering: " + errText(err)}
 	}
 	st, err := replay.FetchReplayStatus(pctx, p.d)
 	if err != nil {
-		return &suitereport.Problem{Code: CodePhoneDropped, Message: "SoloPi on the phone stopped answering: " + errText(err)}
+		return &suitereport.Problem{Code: fault.CodePhoneDropped, Message: "SoloPi on the phone stopped answering: " + errText(err)}
 	}
 	if st.Active {
-		return &suitereport.Problem{Code: CodePhoneBusy, Message: "a replay keeps running on the phone (run " + st.RunID + ")"}
+		return &suitereport.Problem{Code: fault.CodePhoneBusy, Message: "a replay keeps running on the phone (run " + st.RunID + ")"}
 	}
 	if p.infraRun >= maxInfraInARow {
-		return &suitereport.Problem{Code: CodePhoneUnhealthy, Message: "the phone failed " + strconv.Itoa(p.infraRun) + " attempts in a row for infrastructure reasons"}
+		return &suitereport.Problem{Code: fault.CodePhoneUnhealthy, Message: "the phone failed " + strconv.Itoa(p.infraRun) + " attempts in a row for infrastructure reasons"}
 	}
 	return nil
 }
@@ -256,7 +256,7 @@ func (r *runner) retire(p *phone, why *suitereport.Problem) {
 // errText is an error's code and message.
 func errText(err error) string {
 	e := fault.From(err)
-	if e.Code == fault.CodeInternal {
+	if e.Code == fault.CodeInternalError {
 		return e.Message
 	}
 	return e.Code + ": " + e.Message

@@ -29,7 +29,7 @@ func TestPhonesFailingTheirChecksAreLeftOut(t *testing.T) {
 		t.Fatalf("%v %v", err, rep.Failure())
 	}
 	left := rep.Devices[1]
-	if left.Usable || left.LeftOut == nil || left.LeftOut.Code != replay.CodeDeviceNotReady || len(left.Timeline) != 0 {
+	if left.Usable || left.LeftOut == nil || left.LeftOut.Code != fault.CodeDeviceNotReady || len(left.Timeline) != 0 {
 		t.Fatalf("sim-0002 %+v", left)
 	}
 	for _, c := range rep.Cases {
@@ -44,15 +44,15 @@ func TestPhonesFailingTheirChecksAreLeftOut(t *testing.T) {
 	}
 	_, err = Run(ctx, o)
 	e := fault.From(err)
-	if e.Code != CodeNoUsableDevice || e.Kind != fault.Failed {
+	if e.Code != fault.CodeNoUsableDevice || e.Kind != fault.Failed {
 		t.Fatalf("no usable phone: %v", err)
 	}
-	if devs, _ := e.Details["devices"].([]map[string]any); len(devs) != 3 || devs[0]["errorCode"] != replay.CodeDeviceNotReady {
+	if devs, _ := e.Details["devices"].([]map[string]any); len(devs) != 3 || devs[0]["errorCode"] != fault.CodeDeviceNotReady {
 		t.Fatalf("devices %v", e.Details["devices"])
 	}
 	// One phone: its own error.
 	o.Phones = r.phones[:1]
-	if _, err := Run(ctx, o); fault.CodeOf(err) != replay.CodeDeviceNotReady {
+	if _, err := Run(ctx, o); fault.CodeOf(err) != fault.CodeDeviceNotReady {
 		t.Fatalf("one phone: %v", err)
 	}
 }
@@ -95,7 +95,7 @@ func TestDroppedPhoneLosesNoCase(t *testing.T) {
 		t.Fatalf("counts %+v failure %v", rep.Counts, rep.Failure())
 	}
 	dropped := rep.Devices[1]
-	if dropped.Retired == nil || dropped.Retired.Code != CodePhoneDropped {
+	if dropped.Retired == nil || dropped.Retired.Code != fault.CodePhoneDropped {
 		t.Fatalf("%s %+v", victim, dropped)
 	}
 	moved := 0
@@ -199,7 +199,7 @@ func TestTwoSuitesNeverShareAPhone(t *testing.T) {
 	o := options("busy", 0)
 	o.Phones = r.phones[:1]
 	_, err = Run(ctx, o)
-	if e := fault.From(err); e.Code != devicelock.CodeDeviceBusy || e.Details["holder"] == nil {
+	if e := fault.From(err); e.Code != fault.CodeDeviceBusy || e.Details["holder"] == nil {
 		t.Fatalf("busy phone: %v", err)
 	}
 	// With another phone free the suite does not wait for the busy one.
@@ -207,7 +207,7 @@ func TestTwoSuitesNeverShareAPhone(t *testing.T) {
 	if err != nil || rep.Failure() != nil {
 		t.Fatalf("one phone free: %v %v", err, rep.Failure())
 	}
-	if d := rep.Devices[0]; d.LeftOut == nil || d.LeftOut.Code != devicelock.CodeDeviceBusy || len(rep.Devices[1].Timeline) != 4 {
+	if d := rep.Devices[0]; d.LeftOut == nil || d.LeftOut.Code != fault.CodeDeviceBusy || len(rep.Devices[1].Timeline) != 4 {
 		t.Fatalf("devices %+v", rep.Devices)
 	}
 }

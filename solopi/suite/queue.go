@@ -255,7 +255,7 @@ func (q *queue) sweepLocked() {
 // noTaker says why no phone can run j.
 func (q *queue) noTaker(j *job) *suitereport.Problem {
 	if j.bound != nil && !j.bound.usable {
-		return &suitereport.Problem{Code: CodeNoPhoneLeft, Message: "its phone " + j.bound.serial + " was retired before the case could finish"}
+		return &suitereport.Problem{Code: fault.CodeNoPhoneLeft, Message: "its phone " + j.bound.serial + " was retired before the case could finish"}
 	}
 	holds, absent := false, false
 	for _, p := range q.phones {
@@ -266,9 +266,9 @@ func (q *queue) noTaker(j *job) *suitereport.Problem {
 		return &suitereport.Problem{Code: protocol.ErrCaseNotFound, Message: "no usable phone holds a case of that name"}
 	}
 	if !holds {
-		return &suitereport.Problem{Code: CodeCaseNameConflict, Message: "every usable phone holds another case under that name"}
+		return &suitereport.Problem{Code: fault.CodeCaseNameConflict, Message: "every usable phone holds another case under that name"}
 	}
-	return &suitereport.Problem{Code: CodeNoPhoneLeft, Message: "every phone that could run the case was retired"}
+	return &suitereport.Problem{Code: fault.CodeNoPhoneLeft, Message: "every phone that could run the case was retired"}
 }
 
 // interrupted is the reason of a job the interrupt left unfinished.

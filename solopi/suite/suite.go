@@ -31,32 +31,6 @@ import (
 	"github.com/solopi-dev/solopi/suitereport"
 )
 
-// Error codes of the suite runner.
-const (
-	// CodeDuplicateCase: two items of the suite have one case name (exit 3).
-	CodeDuplicateCase = "duplicate_case_name"
-	// CodeNoDevices: the suite names no phone (exit 3).
-	CodeNoDevices = "no_devices"
-	// CodeNoUsableDevice: every phone was left out (exit 2; devices[]
-	// says why).
-	CodeNoUsableDevice = "no_usable_device"
-	// CodeCaseNameConflict: a phone holds another case under a case
-	// file's name; nothing ran (exit 2).
-	CodeCaseNameConflict = "case_name_conflict"
-	// CodePhoneDropped: a phone stopped answering mid-suite and was
-	// retired (a retirement reason).
-	CodePhoneDropped = "phone_dropped"
-	// CodePhoneBusy: a replay keeps running on a phone that is not ours
-	// (a retirement reason).
-	CodePhoneBusy = "phone_busy"
-	// CodePhoneUnhealthy: a phone failed several attempts in a row for
-	// infrastructure reasons (a retirement reason).
-	CodePhoneUnhealthy = "phone_unhealthy"
-	// CodeNoPhoneLeft: a case could not run because no usable phone was
-	// left that could take it (a case's reason; exit 4).
-	CodeNoPhoneLeft = "no_phone_left"
-)
-
 // DefaultInfraRetries is the CLI's default --infra-retries.
 const DefaultInfraRetries = 2
 
@@ -149,36 +123,36 @@ const ReportFile = suitereport.File
 // Validate checks what needs no phone.
 func Validate(o Options) error {
 	if len(o.Items) == 0 {
-		return fault.Usage(replay.CodeNoCases, "the suite names no case (--case, --file or --dir)")
+		return fault.Usage(fault.CodeNoCases, "the suite names no case (--case, --file or --dir)")
 	}
 	seen := map[string]bool{}
 	for i, it := range o.Items {
 		if strings.TrimSpace(it.Name) == "" {
-			return fault.Usagef(replay.CodeInvalidRunOption, "case %d has an empty name", i+1)
+			return fault.Usagef(fault.CodeInvalidOption, "case %d has an empty name", i+1)
 		}
 		if it.Case != nil && it.Case.CaseName != it.Name {
-			return fault.Usagef(replay.CodeInvalidRunOption, "case %d is named %q but its file names %q", i+1, it.Name, it.Case.CaseName)
+			return fault.Usagef(fault.CodeInvalidOption, "case %d is named %q but its file names %q", i+1, it.Name, it.Case.CaseName)
 		}
 		if seen[it.Name] {
-			return fault.Usagef(CodeDuplicateCase, "the suite names the case %q twice; case names identify results and must be unique", it.Name).With("caseName", it.Name)
+			return fault.Usagef(fault.CodeDuplicateCaseName, "the suite names the case %q twice; case names identify results and must be unique", it.Name).With("caseName", it.Name)
 		}
 		seen[it.Name] = true
 	}
 	if len(o.Phones) == 0 {
-		return fault.Usage(CodeNoDevices, "the suite names no phone")
+		return fault.Usage(fault.CodeNoDevices, "the suite names no phone")
 	}
 	serials := map[string]bool{}
 	for _, p := range o.Phones {
 		if p.Serial == "" || p.Open == nil {
-			return fault.Usage(CodeNoDevices, "a phone of the suite has no serial or no way to open it")
+			return fault.Usage(fault.CodeNoDevices, "a phone of the suite has no serial or no way to open it")
 		}
 		if serials[p.Serial] {
-			return fault.Usagef(replay.CodeInvalidRunOption, "the phone %s is named twice", p.Serial)
+			return fault.Usagef(fault.CodeInvalidOption, "the phone %s is named twice", p.Serial)
 		}
 		serials[p.Serial] = true
 	}
 	if o.Retries < 0 || o.InfraRetries < 0 {
-		return fault.Usage(replay.CodeInvalidRunOption, "retries cannot be negative")
+		return fault.Usage(fault.CodeInvalidOption, "retries cannot be negative")
 	}
 	ro := o.Run
 	ro.CaseName, ro.ArtifactsDir = o.Items[0].Name, ""
@@ -277,7 +251,7 @@ func (r *runner) prepareEvidence() error {
 	}
 	root, err := filepath.Abs(filepath.Join(r.o.ArtifactsRoot, "batch-"+r.report.BatchID))
 	if err != nil {
-		return fault.Wrap(fault.Invalid, artifacts.CodeUnsafePath, "the artifacts root cannot be made absolute", err)
+		return fault.Wrap(fault.Invalid, fault.CodeUnsafeArtifactPath, "the artifacts root cannot be made absolute", err)
 	}
 	if err := artifacts.Check(root, artifacts.EvidenceExclusive); err != nil {
 		return err
@@ -299,7 +273,7 @@ func (r *runner) fingerprints() error {
 			if e := replay.CaseFileError(err); e != nil {
 				return e.With("caseName", it.Name)
 			}
-			return fault.Wrap(fault.Invalid, casefile.CodeInvalidCase, err.Error(), err).With("caseName", it.Name)
+			return fault.Wrap(fault.Invalid, fault.CodeInvalidCase, err.Error(), err).With("caseName", it.Name)
 		}
 		r.fps[i] = fp
 	}

@@ -16,12 +16,6 @@ import (
 	"github.com/solopi-dev/solopi/verify"
 )
 
-// Codes of artifact errors.
-const (
-	CodeArtifactsExist = "artifacts_exist"
-	CodeArtifactsIO    = "artifacts_io_failed"
-)
-
 // artifactDir is a run's evidence directory:
 //
 //	plan.json  events.jsonl  report.json
@@ -44,14 +38,14 @@ type artifactDir struct {
 func createArtifactDir(root string) (*artifactDir, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot resolve the artifacts path", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactsIOFailed, "cannot resolve the artifacts path", err)
 	}
 	d, err := artifacts.Open(abs, artifacts.EvidenceNew)
 	switch {
-	case fault.CodeOf(err) == artifacts.CodeOutputExists:
-		return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", abs)
+	case fault.CodeOf(err) == fault.CodeOutputExists:
+		return nil, fault.Usage(fault.CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", abs)
 	case err != nil:
-		return nil, fault.Wrap(fault.Invalid, CodeArtifactsIO, "cannot create the artifacts directory", err).With("artifacts", abs)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactsIOFailed, "cannot create the artifacts directory", err).With("artifacts", abs)
 	}
 	return &artifactDir{dir: d}, nil
 }
@@ -63,7 +57,7 @@ func (a *artifactDir) root() string { return a.dir.Root() }
 func (a *artifactDir) rel(path string) (string, error) {
 	rel, err := filepath.Rel(a.root(), path)
 	if err != nil {
-		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "evidence outside the artifacts directory", err).With("file", path)
+		return "", fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "evidence outside the artifacts directory", err).With("file", path)
 	}
 	return rel, nil
 }
@@ -93,7 +87,7 @@ func (a *artifactDir) segmentDir(segmentID string) (string, error) {
 	rel := "segments/" + verify.EvidenceDirName(segmentID)
 	dir, err := a.dir.Mkdir(rel)
 	if err != nil {
-		return "", fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot create a segment's evidence directory", err).With("file", filepath.Join(a.root(), rel))
+		return "", fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot create a segment's evidence directory", err).With("file", filepath.Join(a.root(), rel))
 	}
 	return dir, nil
 }
@@ -103,7 +97,7 @@ func (a *artifactDir) writeJSON(path string, v any, typ string) (verify.Evidence
 	b, err := canonjson.MarshalIndent(a.sanitize(v), "  ")
 	if err != nil {
 		// sanitize leaves nothing canonical JSON refuses: this is a bug.
-		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot encode evidence", err).With("file", path)
 	}
 	b = append(b, '\n')
 	return a.write(path, b, typ)
@@ -118,7 +112,7 @@ func (a *artifactDir) write(path string, b []byte, typ string) (verify.Evidence,
 	}
 	e, err := a.dir.WriteFile(rel, typ, b)
 	if err != nil {
-		return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot write evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot write evidence", err).With("file", path)
 	}
 	return verify.Evidence{Type: typ, Path: path, SHA256: e.SHA256, Size: e.Size}, nil
 }
@@ -128,13 +122,13 @@ func (a *artifactDir) write(path string, b []byte, typ string) (verify.Evidence,
 func (a *artifactDir) fileEvidence(path, typ string, redactText bool) (verify.Evidence, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return verify.Evidence{}, fault.Wrap(fault.Transport, CodeArtifactsIO, "cannot read verification evidence", err).With("file", path)
+		return verify.Evidence{}, fault.Wrap(fault.Transport, fault.CodeArtifactsIOFailed, "cannot read verification evidence", err).With("file", path)
 	}
 	if redactText {
 		if clean := []byte(a.redact(string(b))); !bytes.Equal(clean, b) {
 			ev, err := a.write(path, clean, typ)
 			if err != nil {
-				return verify.Evidence{}, fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot redact verification evidence", err).With("file", path)
+				return verify.Evidence{}, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot redact verification evidence", err).With("file", path)
 			}
 			return ev, nil
 		}
@@ -164,14 +158,14 @@ func (e *events) append(typ string, details map[string]any) error {
 	ev["sequence"], ev["timestamp"], ev["type"] = e.seq, e.clock.Now().UnixMilli(), typ
 	b, err := canonjson.Marshal(ev)
 	if err != nil {
-		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot encode a verification event", err)
+		return fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot encode a verification event", err)
 	}
 	rel, err := e.a.rel(e.path)
 	if err != nil {
 		return err
 	}
 	if _, err := e.a.dir.Append(rel, "events", append(b, '\n')); err != nil {
-		return fault.Wrap(fault.Internal, CodeArtifactsIO, "cannot append a verification event", err).With("file", e.path)
+		return fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot append a verification event", err).With("file", e.path)
 	}
 	return nil
 }

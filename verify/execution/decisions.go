@@ -21,16 +21,16 @@ type decisions map[string]map[string][]map[string]any
 // Entries for scenarios or steps the plan does not have are ignored, as
 // solopi-ai ignores them.
 func parseDecisions(data []byte, plan *verify.Plan) (decisions, error) {
-	if err := verify.CheckEncoding(data, "decisions file", verify.CodeInvalidDecisions); err != nil {
+	if err := verify.CheckEncoding(data, "decisions file", fault.CodeInvalidDecisions); err != nil {
 		return nil, err
 	}
 	tree, err := canonjson.Decode(data)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, verify.CodeInvalidDecisions, "the decisions file is not valid JSON", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidDecisions, "the decisions file is not valid JSON", err)
 	}
 	top, ok := tree.(map[string]any)
 	if !ok {
-		return nil, usage(verify.CodeInvalidDecisions, "the decisions file must hold an object")
+		return nil, usage(fault.CodeInvalidDecisions, "the decisions file must hold an object")
 	}
 	out := decisions{}
 	for _, sc := range plan.Scenarios {
@@ -40,7 +40,7 @@ func parseDecisions(data []byte, plan *verify.Plan) (decisions, error) {
 		}
 		steps, ok := raw.(map[string]any)
 		if !ok {
-			return nil, usage(verify.CodeInvalidDecisions, "a scenario's decisions must be an object", "scenarioId", sc.ID)
+			return nil, usage(fault.CodeInvalidDecisions, "a scenario's decisions must be an object", "scenarioId", sc.ID)
 		}
 		for _, seg := range sc.Segments {
 			if seg.DynamicStep == nil {
@@ -53,12 +53,12 @@ func parseDecisions(data []byte, plan *verify.Plan) (decisions, error) {
 			}
 			items, ok := raw.([]any)
 			if !ok {
-				return nil, usage(verify.CodeInvalidDecisions, "an explore step's decisions must be a list", "scenarioId", sc.ID, "stepId", id)
+				return nil, usage(fault.CodeInvalidDecisions, "an explore step's decisions must be a list", "scenarioId", sc.ID, "stepId", id)
 			}
 			list := make([]map[string]any, len(items))
 			for i, it := range items {
 				if list[i], ok = it.(map[string]any); !ok {
-					return nil, usage(verify.CodeInvalidDecisions, "every Agent decision must be an object", "scenarioId", sc.ID, "stepId", id, "index", i)
+					return nil, usage(fault.CodeInvalidDecisions, "every Agent decision must be an object", "scenarioId", sc.ID, "stepId", id, "index", i)
 				}
 			}
 			if out[sc.ID] == nil {

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/verify"
 )
 
 // A decisions file (or a managed assignment's decisions) escaping a lone
@@ -17,7 +16,7 @@ func TestDecisionsEncoding(t *testing.T) {
 		`{"hybrid-success":{"explore-increment":[{"type":"blocked","reason":"\ud800"}]}}`,
 		"{\"hybrid-success\":{\"explore-increment\":[{\"type\":\"blocked\",\"reason\":\"\xc3\"}]}}",
 	} {
-		if _, err := parseDecisions([]byte(doc), plan); fault.CodeOf(err) != verify.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
+		if _, err := parseDecisions([]byte(doc), plan); fault.CodeOf(err) != fault.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
 			t.Errorf("%q: %v", doc, err)
 		}
 	}

@@ -90,7 +90,7 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOu
 	// The requirement's secrets, like the owner tokens, stay out of every
 	// file, the plan's copy included.
 	if len(e.Phones) == 0 {
-		return nil, fault.New(fault.Internal, fault.CodeInternal, "the verification engine was given no phone")
+		return nil, fault.New(fault.Internal, fault.CodeInternalError, "the verification engine was given no phone")
 	}
 	r := &run{e: e, plan: plan, a: a, ev: &events{a: a, path: out.EventsPath, clock: e.Clock}, secrets: plan.Secrets(),
 		shared: &shared{}, p: e.Phones[0]}

@@ -27,15 +27,6 @@ const (
 	ProviderVision   = "vision"
 )
 
-// Provider error codes.
-const (
-	CodeProviderNotSupported = "provider_not_supported"
-	CodeProviderConflict     = "provider_conflict"
-	CodeProviderOptions      = "invalid_provider_options"
-	CodeCloudUnavailable     = "cloud_unavailable"
-	CodeInvalidDecision      = "invalid_decision"
-)
-
 // ProviderOptions are the verify-run flags that choose and configure the
 // decision provider.
 type ProviderOptions struct {
@@ -70,27 +61,27 @@ func checkProvider(opts ProviderOptions) error {
 	switch name {
 	case ProviderStatic, providerCloud, ProviderVision:
 	case providerOnDevice:
-		return fault.Usage(CodeProviderNotSupported,
+		return fault.Usage(fault.CodeProviderNotSupported,
 			"the on-device provider runs SoloPi's signed on-device model packages, which this tool does not deploy; use --decision-provider vision, cloud or static").
 			WithUserAction("choose --decision-provider static (a decisions file), cloud (--cloud-endpoint) or vision")
 	default:
-		return fault.Usagef(CodeProviderOptions, "unknown decision provider %q (static, cloud, vision, on-device)", name)
+		return fault.Usagef(fault.CodeInvalidProviderOptions, "unknown decision provider %q (static, cloud, vision, on-device)", name)
 	}
 	if len(opts.OnDeviceFlags) > 0 {
-		return fault.Usagef(CodeProviderOptions, "--%s only configure the on-device provider, not %s", opts.OnDeviceFlags[0], name).
+		return fault.Usagef(fault.CodeInvalidProviderOptions, "--%s only configure the on-device provider, not %s", opts.OnDeviceFlags[0], name).
 			With("flags", opts.OnDeviceFlags)
 	}
 	if name == ProviderStatic {
 		if opts.CloudEndpoint != "" || opts.CloudFallbackEndpoint != "" {
-			return fault.Usage(CodeProviderOptions, "--cloud-endpoint and --cloud-fallback-endpoint need --decision-provider cloud or vision")
+			return fault.Usage(fault.CodeInvalidProviderOptions, "--cloud-endpoint and --cloud-fallback-endpoint need --decision-provider cloud or vision")
 		}
 		return nil
 	}
 	if opts.DecisionsFile != "" {
-		return fault.Usagef(CodeProviderConflict, "--decision-provider %s cannot be combined with --agent-decisions", name)
+		return fault.Usagef(fault.CodeProviderConflict, "--decision-provider %s cannot be combined with --agent-decisions", name)
 	}
 	if name == providerCloud && opts.CloudEndpoint == "" {
-		return fault.Usage(CodeProviderOptions, "--decision-provider cloud needs --cloud-endpoint")
+		return fault.Usage(fault.CodeInvalidProviderOptions, "--decision-provider cloud needs --cloud-endpoint")
 	}
 	for _, ep := range []string{opts.CloudEndpoint, opts.CloudFallbackEndpoint} {
 		if ep != "" {
@@ -114,7 +105,7 @@ func selectProvider(opts ProviderOptions) (DecisionProvider, error) {
 		p = newCloudProvider(opts.CloudEndpoint, opts.CloudTimeout, opts.Clock)
 	case ProviderVision:
 		if opts.Vision == nil {
-			return nil, fault.Usage(CodeProviderNotSupported, "the vision provider needs a model configuration (planner) for this run")
+			return nil, fault.Usage(fault.CodeProviderNotSupported, "the vision provider needs a model configuration (planner) for this run")
 		}
 		p = opts.Vision
 	default:
@@ -161,7 +152,7 @@ type cloudProvider struct {
 func checkEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fault.Usage(CodeProviderOptions, "the cloud endpoint must be an http or https URL")
+		return fault.Usage(fault.CodeInvalidProviderOptions, "the cloud endpoint must be an http or https URL")
 	}
 	return nil
 }
@@ -182,7 +173,7 @@ func newCloudProvider(endpoint string, timeout time.Duration, clk clock.Clock) *
 func (c *cloudProvider) Decide(ctx context.Context, in DecisionContext) (map[string]any, error) {
 	body, err := json.Marshal(in)
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeCloudUnavailable, "cannot encode the decision context", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeCloudUnavailable, "cannot encode the decision context", err)
 	}
 	// One budget for the decision, a retry of a dropped connection or a
 	// 5xx included.
@@ -190,7 +181,7 @@ func (c *cloudProvider) Decide(ctx context.Context, in DecisionContext) (map[str
 	defer cancel()
 	req, err := retryablehttp.NewRequestWithContext(rctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
+		return nil, providerError(fault.CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := retryhttp.Do(c.http, c.retry, req)
@@ -198,25 +189,25 @@ func (c *cloudProvider) Decide(ctx context.Context, in DecisionContext) (map[str
 		if ctx.Err() != nil {
 			return nil, fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while waiting for the cloud decision provider", ctx.Err())
 		}
-		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
+		return nil, providerError(fault.CodeCloudUnavailable, "the cloud decision provider is unavailable", true, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxCloudResponse+1))
 	switch {
 	case err != nil:
-		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer could not be read", true, err)
+		return nil, providerError(fault.CodeCloudUnavailable, "the cloud decision provider's answer could not be read", true, err)
 	case resp.StatusCode/100 != 2:
-		return nil, providerError(CodeCloudUnavailable, fmt.Sprintf("the cloud decision provider answered HTTP %d", resp.StatusCode), true, nil)
+		return nil, providerError(fault.CodeCloudUnavailable, fmt.Sprintf("the cloud decision provider answered HTTP %d", resp.StatusCode), true, nil)
 	case len(data) > maxCloudResponse:
-		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer is larger than 1 MiB", true, nil)
+		return nil, providerError(fault.CodeCloudUnavailable, "the cloud decision provider's answer is larger than 1 MiB", true, nil)
 	}
 	v, err := canonjson.Decode(data)
 	if err != nil {
-		return nil, providerError(CodeCloudUnavailable, "the cloud decision provider's answer is not JSON", true, err)
+		return nil, providerError(fault.CodeCloudUnavailable, "the cloud decision provider's answer is not JSON", true, err)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, providerError(CodeInvalidDecision, "the cloud decision must be a JSON object", false, nil)
+		return nil, providerError(fault.CodeInvalidDecision, "the cloud decision must be a JSON object", false, nil)
 	}
 	return m, nil
 }

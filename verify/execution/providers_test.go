@@ -25,15 +25,15 @@ func TestSelectProvider(t *testing.T) {
 	}{
 		{ProviderOptions{}, ""},
 		{ProviderOptions{Name: "static", DecisionsFile: "d.json"}, ""},
-		{ProviderOptions{Name: "on-device", OnDeviceFlags: []string{"model-package"}}, CodeProviderNotSupported},
-		{ProviderOptions{Name: "static", OnDeviceFlags: []string{"public-key"}}, CodeProviderOptions},
-		{ProviderOptions{Name: "static", CloudEndpoint: "http://127.0.0.1:1/d"}, CodeProviderOptions},
-		{ProviderOptions{Name: "vision", CloudFallbackEndpoint: "file:///x"}, CodeProviderOptions},
-		{ProviderOptions{Name: "cloud"}, CodeProviderOptions},
-		{ProviderOptions{Name: "cloud", CloudEndpoint: "ftp://x"}, CodeProviderOptions},
-		{ProviderOptions{Name: "cloud", CloudEndpoint: "http://127.0.0.1:1/d", DecisionsFile: "d.json"}, CodeProviderConflict},
-		{ProviderOptions{Name: "vision"}, CodeProviderNotSupported},
-		{ProviderOptions{Name: "magic"}, CodeProviderOptions},
+		{ProviderOptions{Name: "on-device", OnDeviceFlags: []string{"model-package"}}, fault.CodeProviderNotSupported},
+		{ProviderOptions{Name: "static", OnDeviceFlags: []string{"public-key"}}, fault.CodeInvalidProviderOptions},
+		{ProviderOptions{Name: "static", CloudEndpoint: "http://127.0.0.1:1/d"}, fault.CodeInvalidProviderOptions},
+		{ProviderOptions{Name: "vision", CloudFallbackEndpoint: "file:///x"}, fault.CodeInvalidProviderOptions},
+		{ProviderOptions{Name: "cloud"}, fault.CodeInvalidProviderOptions},
+		{ProviderOptions{Name: "cloud", CloudEndpoint: "ftp://x"}, fault.CodeInvalidProviderOptions},
+		{ProviderOptions{Name: "cloud", CloudEndpoint: "http://127.0.0.1:1/d", DecisionsFile: "d.json"}, fault.CodeProviderConflict},
+		{ProviderOptions{Name: "vision"}, fault.CodeProviderNotSupported},
+		{ProviderOptions{Name: "magic"}, fault.CodeInvalidProviderOptions},
 	}
 	for _, c := range cases {
 		p, err := selectProvider(c.opts)
@@ -92,8 +92,8 @@ func TestCloudProvider(t *testing.T) {
 		code     string
 		eligible bool
 	}{
-		"/down": {CodeCloudUnavailable, true}, "/big": {CodeCloudUnavailable, true},
-		"/garbage": {CodeCloudUnavailable, true}, "/list": {CodeInvalidDecision, false},
+		"/down": {fault.CodeCloudUnavailable, true}, "/big": {fault.CodeCloudUnavailable, true},
+		"/garbage": {fault.CodeCloudUnavailable, true}, "/list": {fault.CodeInvalidDecision, false},
 	} {
 		c := newCloudProvider(srv.URL+path, 0, fastClock)
 		_, err := c.Decide(context.Background(), in)
@@ -103,11 +103,11 @@ func TestCloudProvider(t *testing.T) {
 	}
 	fb := &fallbackProvider{Primary: mustCloud(t, srv.URL+"/down"), Fallback: mustCloud(t, srv.URL+"/ok")}
 	d, err = fb.Decide(context.Background(), in)
-	if err != nil || d["fallback"].(map[string]any)["reason"] != CodeCloudUnavailable {
+	if err != nil || d["fallback"].(map[string]any)["reason"] != fault.CodeCloudUnavailable {
 		t.Errorf("fallback = %v, %v", d, err)
 	}
 	fb = &fallbackProvider{Primary: mustCloud(t, srv.URL+"/list"), Fallback: mustCloud(t, srv.URL+"/ok")}
-	if _, err := fb.Decide(context.Background(), in); fault.CodeOf(err) != CodeInvalidDecision {
+	if _, err := fb.Decide(context.Background(), in); fault.CodeOf(err) != fault.CodeInvalidDecision {
 		t.Errorf("a wrong answer must not fall back: %v", err)
 	}
 }

@@ -56,7 +56,7 @@ type Prepared struct {
 
 // decisionsFile is how --decisions is read: JSON, so UTF-8 (invalid bytes
 // are refused here, before the phone, rather than decoded as U+FFFD).
-var decisionsFile = artifacts.Input{What: "decisions file", Code: verify.CodeInvalidDecisions, Field: "file", UTF8: true}
+var decisionsFile = artifacts.Input{What: "decisions file", Code: fault.CodeInvalidDecisions, Field: "file", UTF8: true}
 
 // Prepare validates the plan, checks the provider options, reads the
 // decisions, checks the output paths, runs Setup and builds the provider.
@@ -90,7 +90,7 @@ func Prepare(o RunOptions) (*Prepared, error) {
 		}
 	}
 	if _, err := os.Lstat(o.Artifacts); err == nil {
-		return nil, fault.Usage(CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", o.Artifacts)
+		return nil, fault.Usage(fault.CodeArtifactsExist, "the artifacts directory already exists; give a new path").With("artifacts", o.Artifacts)
 	}
 	if o.Setup != nil {
 		if o.Provider.Vision, p.judge, err = o.Setup(plan); err != nil {
@@ -123,7 +123,7 @@ func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
 	}
 	if p.o.JUnit != "" {
 		if err := writeJUnit(p.o.JUnit, r, out.redact); err != nil {
-			return nil, fault.Wrap(fault.Internal, artifacts.CodeWriteFailed, "cannot write the JUnit report", err).With("junit", p.o.JUnit)
+			return nil, fault.Wrap(fault.Internal, fault.CodeArtifactWriteFailed, "cannot write the JUnit report", err).With("junit", p.o.JUnit)
 		}
 		s.JUnit = p.o.JUnit
 	}

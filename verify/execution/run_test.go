@@ -40,22 +40,22 @@ func TestRunPlan(t *testing.T) {
 	// Refused before the phone is touched.
 	calls := len(phone.calls)
 	for name, edit := range map[string]func(o *RunOptions){
-		CodeArtifactsExist: func(o *RunOptions) { o.JUnit = "" },
-		CodeProviderConflict: func(o *RunOptions) {
+		fault.CodeArtifactsExist: func(o *RunOptions) { o.JUnit = "" },
+		fault.CodeProviderConflict: func(o *RunOptions) {
 			o.Artifacts += "2"
 			o.Provider.Name = providerCloud
 			o.Provider.CloudEndpoint = "http://127.0.0.1:1"
 		},
-		verify.CodeInvalidDecisions: func(o *RunOptions) {
+		fault.CodeInvalidDecisions: func(o *RunOptions) {
 			o.Artifacts += "3"
 			bad := filepath.Join(dir, "bad.json")
 			_ = os.WriteFile(bad, []byte(`{"hybrid-success":[]}`), 0o644)
 			o.DecisionsFile = bad
 		},
-		verify.CodeFingerprintMismatch: func(o *RunOptions) {
+		fault.CodeFingerprintMismatch: func(o *RunOptions) {
 			o.Plan = []byte(`{"schemaVersion":"solopi.ai.verification-plan/v1","planFingerprint":"` + outcomeMatrixDecisions + `"}`)
 		},
-		CodeProviderNotSupported: func(o *RunOptions) {
+		fault.CodeProviderNotSupported: func(o *RunOptions) {
 			o.Artifacts += "4"
 			o.DecisionsFile = ""
 			o.Provider.Name = providerOnDevice
@@ -70,7 +70,7 @@ func TestRunPlan(t *testing.T) {
 	}
 	o := opts
 	o.Artifacts, o.JUnit, o.DecisionsFile, o.DecisionsJSON = filepath.Join(dir, "inline-bad"), "", "", []byte(`{"hybrid-success":[]}`)
-	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != verify.CodeInvalidDecisions {
+	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != fault.CodeInvalidDecisions {
 		t.Errorf("bad inline decisions: got %v", err)
 	}
 	// A decisions file that is not UTF-8 is refused as it is read, not
@@ -80,7 +80,7 @@ func TestRunPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Artifacts, o.DecisionsJSON, o.DecisionsFile = filepath.Join(dir, "latin1"), nil, latin
-	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != verify.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
+	if _, err := runPlan(context.Background(), o, e); fault.CodeOf(err) != fault.CodeInvalidDecisions || fault.KindOf(err) != fault.Invalid {
 		t.Errorf("a decisions file that is not UTF-8: got %v", err)
 	}
 	o.DecisionsFile = ""

@@ -12,7 +12,6 @@ import (
 
 // CodeVisionReview is a vision checkpoint the reviewer could not judge
 // (the screenshot is unreadable, the model failed).
-const CodeVisionReview = "vision_review_failed"
 
 // visionReviewer judges vision checkpoints with the planner's isolated
 // completion review: the assertion is the task and the checkpoint's
@@ -45,18 +44,18 @@ var reviewVerdicts = map[string]string{
 func (j *visionReviewer) Review(ctx context.Context, req visionRequest) (verify.VisionVerdict, error) {
 	b, err := os.ReadFile(req.Screenshot)
 	if err != nil {
-		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, CodeVisionReview, "cannot read the checkpoint's screenshot", err)
+		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, fault.CodeVisionReviewFailed, "cannot read the checkpoint's screenshot", err)
 	}
 	screen, err := agentloop.NewScreen(b, j.v.clock.Now())
 	if err != nil {
-		return verify.VisionVerdict{}, fault.Wrap(fault.Failed, CodeVisionReview, "the checkpoint's screenshot is not a usable PNG", err)
+		return verify.VisionVerdict{}, fault.Wrap(fault.Failed, fault.CodeVisionReviewFailed, "the checkpoint's screenshot is not a usable PNG", err)
 	}
 	rev, err := agentloop.ReviewCompletion(ctx, j.v.model, j.v.runtime, req.Assertion, screen)
 	if err != nil {
 		if ctx.Err() != nil {
 			return verify.VisionVerdict{}, fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while the vision reviewer judged", err)
 		}
-		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, CodeVisionReview, j.v.redact("the vision reviewer failed: "+err.Error()), err)
+		return verify.VisionVerdict{}, fault.Wrap(fault.Transport, fault.CodeVisionReviewFailed, j.v.redact("the vision reviewer failed: "+err.Error()), err)
 	}
 	out := verify.VisionVerdict{Status: reviewVerdicts[rev.Verdict], Reason: rev.Reason}
 	if req.Evidence == nil || req.EvidenceDir == "" {

@@ -17,13 +17,6 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// Vision provider error codes.
-const (
-	CodeVisionNotReady   = "vision_preflight_missing"
-	CodeVisionScreenshot = "vision_screenshot_failed"
-	CodeVisionPlanner    = "vision_planner_failed"
-)
-
 // Files the vision provider keeps in an explore segment's directory, where
 // the report shows them as a timeline.
 const (
@@ -67,10 +60,10 @@ type vision struct {
 
 func (c VisionConfig) check() (*vision, error) {
 	if c.Model == nil {
-		return nil, fault.Usage(CodeProviderOptions, "the vision provider needs a model")
+		return nil, fault.Usage(fault.CodeInvalidProviderOptions, "the vision provider needs a model")
 	}
 	if c.Preflight == nil || c.Preflight.Profile == nil {
-		return nil, fault.Usage(CodeVisionNotReady, "the vision provider needs a passed planner preflight (planner-check) before the phone is used")
+		return nil, fault.Usage(fault.CodeVisionPreflightMissing, "the vision provider needs a passed planner preflight (planner-check) before the phone is used")
 	}
 	v := &vision{model: c.Model, profile: c.Preflight.Profile, runtime: c.Runtime, onScreen: c.OnScreen, clock: clock.Or(c.Clock)}
 	hide := c.Runtime.Redact
@@ -172,7 +165,7 @@ func (p *visionProvider) Decide(ctx context.Context, in DecisionContext) (map[st
 		if ctx.Err() != nil {
 			return nil, visionInterrupted(ctx.Err())
 		}
-		return nil, fault.Wrap(fault.Internal, CodeVisionPlanner, "the vision planner failed", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeVisionPlannerFailed, "the vision planner failed", err)
 	}
 	return p.decision(s, prop, keepErr)
 }
@@ -190,7 +183,7 @@ func (p *visionProvider) stepFor(in DecisionContext) (*visionStep, error) {
 		MaxDuration: time.Duration(in.Budget.MaxDurationMs) * time.Millisecond}
 	pl, err := agentloop.NewPlanner(p.v.model, agentdevice.Capabilities{}, p.v.runtime, task, p.v.profile)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeVisionPlanner, "the vision planner cannot start this explore step", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeVisionPlannerFailed, "the vision planner cannot start this explore step", err)
 	}
 	s := &visionStep{key: key, planner: pl, nodes: agentdevice.NodeMapper{Allowed: append([]string{}, in.AllowedActions...)}, dir: in.EvidenceDir}
 	if s.dir != "" {
@@ -205,27 +198,27 @@ func (p *visionProvider) stepFor(in DecisionContext) (*visionStep, error) {
 func (p *visionProvider) screenshot(ctx context.Context, in DecisionContext) (*agentloop.Screen, error) {
 	f, err := os.CreateTemp("", "solopi-vision-*.png")
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeVisionScreenshot, "cannot make a file for the observation's screenshot", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeVisionScreenshotFailed, "cannot make a file for the observation's screenshot", err)
 	}
 	name := f.Name()
 	_ = f.Close()
 	defer os.Remove(name)
 	if in.Session == nil {
-		return nil, fault.New(fault.Internal, CodeVisionScreenshot, "the decision context has no Agent session to read the screenshot through")
+		return nil, fault.New(fault.Internal, fault.CodeVisionScreenshotFailed, "the decision context has no Agent session to read the screenshot through")
 	}
 	if err := in.Session.Screenshot(ctx, SessionRef{SessionID: in.SessionID}, in.Observation, name); err != nil {
 		if fault.IsInterrupt(err) || ctx.Err() != nil {
 			return nil, visionInterrupted(err)
 		}
-		return nil, providerError(CodeVisionScreenshot, "cannot read the observation's screenshot", false, err)
+		return nil, providerError(fault.CodeVisionScreenshotFailed, "cannot read the observation's screenshot", false, err)
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return nil, providerError(CodeVisionScreenshot, "cannot read the observation's screenshot", false, err)
+		return nil, providerError(fault.CodeVisionScreenshotFailed, "cannot read the observation's screenshot", false, err)
 	}
 	screen, err := agentloop.NewScreen(b, p.v.clock.Now())
 	if err != nil {
-		return nil, providerError(CodeVisionScreenshot, "the observation's screenshot is not a usable PNG", false, err)
+		return nil, providerError(fault.CodeVisionScreenshotFailed, "the observation's screenshot is not a usable PNG", false, err)
 	}
 	screen.Ref, _ = in.Observation["observationId"].(string)
 	return screen, nil
@@ -273,7 +266,7 @@ func (p *visionProvider) decision(s *visionStep, prop *agentloop.Proposal, keepE
 		case agentloop.OutcomeModelError, agentloop.OutcomeProtocolError, agentloop.OutcomeCalibration, agentloop.OutcomeDeviceError:
 			code := res.ErrorCode
 			if code == "" {
-				code = CodeVisionPlanner
+				code = fault.CodeVisionPlannerFailed
 			}
 			// An unreachable model may hand over to a fallback provider;
 			// a model that answered wrongly may not.

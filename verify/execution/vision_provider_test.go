@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
-	"github.com/solopi-dev/solopi/agentloop/agentdevice"
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
@@ -294,7 +293,7 @@ func TestVisionProviderAllowedActionsAndOracle(t *testing.T) {
 	}
 	_, tr := readTranscript(t, s, seg)
 	b, _ := json.Marshal(tr)
-	if !strings.Contains(string(b), agentdevice.CodeNotAllowed) || !strings.Contains(string(b), `"type":"blocked"`) {
+	if !strings.Contains(string(b), fault.CodeActionNotAllowed) || !strings.Contains(string(b), `"type":"blocked"`) {
 		t.Errorf("the transcript does not show the refused taps and the block: %s", b)
 	}
 }
@@ -346,10 +345,10 @@ func TestVisionProviderModelGone(t *testing.T) {
 func TestVisionProviderSetup(t *testing.T) {
 	t.Parallel()
 	phone := &counterPhone{}
-	if _, err := NewVisionProvider(VisionConfig{Model: &chat.Client{}}); fault.CodeOf(err) != CodeVisionNotReady {
+	if _, err := NewVisionProvider(VisionConfig{Model: &chat.Client{}}); fault.CodeOf(err) != fault.CodeVisionPreflightMissing {
 		t.Errorf("no preflight: %v", err)
 	}
-	if _, err := NewVisionReviewer(VisionConfig{}); fault.CodeOf(err) != CodeProviderOptions {
+	if _, err := NewVisionReviewer(VisionConfig{}); fault.CodeOf(err) != fault.CodeInvalidProviderOptions {
 		t.Errorf("no model: %v", err)
 	}
 	cfg, _ := startVision(t, fakemodel.Options{Coords: fakemodel.CoordsRelative})

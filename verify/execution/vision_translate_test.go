@@ -11,6 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/action"
 	"github.com/solopi-dev/solopi/agentloop/agentdevice"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -54,9 +55,9 @@ func TestVisionActionTranslation(t *testing.T) {
 		{"home", agentloop.Command{Action: action.Home}, nil, map[string]any{"type": verify.ActionHome}, ""},
 		{"wait", agentloop.Command{Action: action.Wait, Duration: 2 * time.Second}, nil,
 			map[string]any{"type": verify.ActionWait, "durationMs": int64(2000)}, ""},
-		{"double tap", agentloop.Command{Action: action.DoubleTap, Point: at(500, 500)}, nil, nil, agentloop.CodeUnsupported},
-		{"long wait", agentloop.Command{Action: action.Wait, Duration: 8 * time.Second}, nil, nil, agentloop.CodeUnsupported},
-		{"tap where only waiting is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, agentdevice.CodeNotAllowed},
+		{"double tap", agentloop.Command{Action: action.DoubleTap, Point: at(500, 500)}, nil, nil, fault.CodeUnsupportedAction},
+		{"long wait", agentloop.Command{Action: action.Wait, Duration: 8 * time.Second}, nil, nil, fault.CodeUnsupportedAction},
+		{"tap where only waiting is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionWait}, nil, fault.CodeActionNotAllowed},
 		{"tap where clicking is allowed", agentloop.Command{Action: action.Tap, Point: at(500, 500)}, []string{verify.ActionClick},
 			map[string]any{"type": verify.ActionClick, "nodeId": "item"}, ""},
 	}

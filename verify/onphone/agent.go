@@ -13,13 +13,6 @@ import (
 	"github.com/solopi-dev/solopi/verify/execution"
 )
 
-// Error codes of the explore steps.
-const (
-	CodeTargetLaunch    = "target_app_launch_failed"
-	CodeUnknownSession  = "unknown_session"
-	CodeObservationForm = "observation_invalid"
-)
-
 // LaunchTarget brings the app under test to the front: its launcher
 // activity (resolved as startup-time does) started with `am start -W -n`;
 // an error line or a result block that is not ok is a failure.
@@ -36,19 +29,19 @@ func (p *Phone) LaunchTarget(ctx context.Context, pkg string) error {
 	case ctx.Err() != nil:
 		return device.Interrupted(ctx)
 	case lctx.Err() != nil:
-		return fault.Newf(fault.Timeout, CodeTargetLaunch, "am start did not return within %s", p.o.LaunchTimeout).With("component", comp)
+		return fault.Newf(fault.Timeout, fault.CodeTargetAppLaunchFailed, "am start did not return within %s", p.o.LaunchTimeout).With("component", comp)
 	case err != nil:
-		return fault.Wrap(fault.Transport, device.CodeAdbError, "adb shell failed while launching the app under test", err).With("component", comp)
+		return fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while launching the app under test", err).With("component", comp)
 	case code != 0:
-		return fault.Newf(fault.Transport, CodeTargetLaunch, "am start exited with code %d: %s", code, device.FirstLine(string(stderr)+string(stdout))).With("component", comp)
+		return fault.Newf(fault.Transport, fault.CodeTargetAppLaunchFailed, "am start exited with code %d: %s", code, device.FirstLine(string(stderr)+string(stdout))).With("component", comp)
 	}
 	blocks, err := readiness.ParseAmStart(string(stdout))
 	if err != nil {
-		return fault.Wrap(fault.Transport, CodeTargetLaunch, "am start failed: "+err.Error(), err).With("component", comp)
+		return fault.Wrap(fault.Transport, fault.CodeTargetAppLaunchFailed, "am start failed: "+err.Error(), err).With("component", comp)
 	}
 	for _, b := range blocks {
 		if st := b["Status"]; st != "" && st != "ok" {
-			return fault.Newf(fault.Transport, CodeTargetLaunch, "am start reported Status %s", st).With("component", comp)
+			return fault.Newf(fault.Transport, fault.CodeTargetAppLaunchFailed, "am start reported Status %s", st).With("component", comp)
 		}
 	}
 	return nil
@@ -90,7 +83,7 @@ func (p *Phone) identity(ref execution.SessionRef) (agent.AgentIdentity, error) 
 	tok, ok := p.tokens[ref.SessionID]
 	p.mu.Unlock()
 	if !ok {
-		return agent.AgentIdentity{}, fault.Newf(fault.Internal, CodeUnknownSession, "session %s was not started by this run", ref.SessionID)
+		return agent.AgentIdentity{}, fault.Newf(fault.Internal, fault.CodeUnknownSession, "session %s was not started by this run", ref.SessionID)
 	}
 	return agent.AgentIdentity{SessionID: ref.SessionID, OwnerToken: tok}, nil
 }
@@ -146,7 +139,7 @@ func (p *Phone) Screenshot(ctx context.Context, ref execution.SessionRef, observ
 	}
 	b, err := json.Marshal(observation)
 	if err != nil {
-		return fault.Wrap(fault.Internal, CodeObservationForm, "cannot encode the observation", err)
+		return fault.Wrap(fault.Internal, fault.CodeObservationInvalid, "cannot encode the observation", err)
 	}
 	obs, err := agent.ParseObservation(b)
 	if err != nil {

@@ -12,12 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/verify/execution"
 )
 
-// Error codes of the deterministic segments.
-const (
-	CodeCompiledCase   = "compiled_case_invalid"
-	CodeStagingCleanup = "staging_cleanup_failed"
-)
-
 // ImportCase imports the compiled case file as `case-import --file F
 // --replace` does: checked and normalised locally without high-risk
 // confirmation, staged under a random name, the receipt polled, the staged
@@ -51,7 +45,7 @@ func (p *Phone) ImportCase(ctx context.Context, compiled *verify.Case, _ string)
 	}
 	out["requestId"], out["cleanup"], out["confirmedHighRiskSteps"] = rep.RequestID, rep.Cleanup, hr
 	if ok, _ := rep.Cleanup["success"].(bool); !ok {
-		out["success"], out["errorCode"] = false, CodeStagingCleanup
+		out["success"], out["errorCode"] = false, fault.CodeStagingCleanupFailed
 		out["error"] = "the case was imported but the staged file could not be confirmed removed"
 		return execution.ImportResult{Receipt: tree(out)}, nil
 	}
@@ -66,17 +60,17 @@ func (p *Phone) ImportCase(ctx context.Context, compiled *verify.Case, _ string)
 func compiledCase(compiled *verify.Case) (*casefile.Case, error) {
 	b, err := canonjson.Marshal(compiled.Tree())
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, CodeCompiledCase, "cannot encode the compiled case", err)
+		return nil, fault.Wrap(fault.Internal, fault.CodeCompiledCaseInvalid, "cannot encode the compiled case", err)
 	}
 	if err := casefile.CheckJSON(b); err != nil {
 		return nil, caseError(err)
 	}
 	doc, err := canonjson.Decode(b)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeCompiledCase, "the compiled case is not JSON", err)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeCompiledCaseInvalid, "the compiled case is not JSON", err)
 	}
 	if v := casefile.CheckShape(doc); len(v) > 0 {
-		return nil, fault.Usage(CodeCompiledCase, "the compiled case does not match the SoloPi case schema").With("violations", v[:min(len(v), 20)])
+		return nil, fault.Usage(fault.CodeCompiledCaseInvalid, "the compiled case does not match the SoloPi case schema").With("violations", v[:min(len(v), 20)])
 	}
 	c, err := casefile.Parse(b)
 	if err != nil {
@@ -134,8 +128,8 @@ func (p *Phone) RunCase(ctx context.Context, req execution.RunRequest) (executio
 // control lease or the replay slot was someone else's, or SoloPi was not
 // set up to replay.
 var notStarted = map[string]bool{
-	replay.CodeLeaseConflict: true, replay.CodeReplayActive: true, replay.CodeOwnershipConflict: true,
-	replay.CodeDeviceNotReady: true, replay.CodePluginsUnavailable: true, replay.CodeAutoStartNotSet: true,
+	fault.CodeLeaseConflict: true, fault.CodeReplayActive: true, fault.CodeOwnershipConflict: true,
+	fault.CodeDeviceNotReady: true, fault.CodePluginsUnavailable: true, fault.CodeAutoStartNotConfirmed: true,
 }
 
 // replayFiles are the evidence files of a replay by solopi-ai's names

@@ -225,7 +225,7 @@ func TestAgentPorts(t *testing.T) {
 	if _, err := phone.End(ctx, ref); fault.KindOf(err) != fault.Failed {
 		t.Errorf("ending a cancelled session: %v", err)
 	}
-	if err := phone.Screenshot(ctx, execution.SessionRef{SessionID: "session-other"}, st.Observation, shot); fault.CodeOf(err) != CodeUnknownSession {
+	if err := phone.Screenshot(ctx, execution.SessionRef{SessionID: "session-other"}, st.Observation, shot); fault.CodeOf(err) != fault.CodeUnknownSession {
 		t.Errorf("another session's screenshot: %v", err)
 	}
 }

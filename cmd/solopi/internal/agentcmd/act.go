@@ -111,14 +111,14 @@ func validateAct(o *actOptions, args protocol.ActionArgs) error {
 	}
 	hasSel := !o.selector.IsZero()
 	if hasSel && args.NodeID != nil {
-		return fault.Usage("conflicting_options", "target a node with --node-id or with a selector, not both")
+		return fault.Usage(fault.CodeConflictingOptions, "target a node with --node-id or with a selector, not both")
 	}
 	if args.NodeID != nil {
 		if err := agent.CheckAgentID("--node-id", *args.NodeID); err != nil {
 			return err
 		}
 		if o.observationID == "" {
-			return fault.Usage("missing_option", "--node-id needs --observation-id: a nodeId only means something in the observation it came from")
+			return fault.Usage(fault.CodeMissingOption, "--node-id needs --observation-id: a nodeId only means something in the observation it came from")
 		}
 	}
 	probe := args
@@ -127,7 +127,7 @@ func validateAct(o *actOptions, args protocol.ActionArgs) error {
 		probe.NodeID = &placeholder
 	}
 	if msg := protocol.ValidateAction(o.action, probe); msg != "" {
-		e := fault.Usage(agent.CodeInvalidAction, msg).With("action", o.action)
+		e := fault.Usage(fault.CodeInvalidAction, msg).With("action", o.action)
 		if args.Text != nil && o.action != protocol.ActInput {
 			e.WithUserAction("--text is the text typed by --action input; to select a node by its text use --selector-text")
 		}
@@ -138,7 +138,7 @@ func validateAct(o *actOptions, args protocol.ActionArgs) error {
 
 func runAct(ctx context.Context, d cmdutil.DeviceDeps, o *actOptions, args protocol.ActionArgs, id agent.AgentIdentity) (cmdutil.Result, error) {
 	if o.action == "" {
-		return cmdutil.Result{}, fault.Usage("missing_option", "--action is required (click, longClick, input, back, home, scroll or wait)")
+		return cmdutil.Result{}, fault.Usage(fault.CodeMissingOption, "--action is required (click, longClick, input, back, home, scroll or wait)")
 	}
 	if err := validateAct(o, args); err != nil {
 		return cmdutil.Result{}, err

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
 // The flow end to end: start → observe (screenshot) → act (input, then a
@@ -207,13 +207,13 @@ func TestAgentRejectionsMapToExit2(t *testing.T) {
 	}
 	// an unknown observation id cannot be resolved against
 	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--observation-id", "observation-unknown", signIn, "--step-id", "r-2"}, id...)...)
-	if m["errorCode"] != agent.CodeObservationNotFound {
+	if m["errorCode"] != fault.CodeObservationNotFound {
 		t.Fatalf("unknown observation: %v", m)
 	}
 	// ambiguous and missing selectors name the candidates
 	current := r.observe(id)
 	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--selector-text", "Sign in", "--step-id", "r-3", "--observation-id", current}, id...)...)
-	if m["errorCode"] != agent.CodeSelectorAmbiguous || len(m["candidates"].([]any)) != 2 {
+	if m["errorCode"] != fault.CodeSelectorAmbiguous || len(m["candidates"].([]any)) != 2 {
 		t.Fatalf("ambiguous: %v", m)
 	}
 	c0 := m["candidates"].([]any)[0].(map[string]any)
@@ -223,7 +223,7 @@ func TestAgentRejectionsMapToExit2(t *testing.T) {
 		}
 	}
 	m = r.expect(2, append([]string{"agent-act", "--action", "click", "--resource-id", "nope", "--selector-text", "Password", "--step-id", "r-4", "--observation-id", current}, id...)...)
-	if m["errorCode"] != agent.CodeSelectorNoMatch || len(m["candidates"].([]any)) != 2 {
+	if m["errorCode"] != fault.CodeSelectorNoMatch || len(m["candidates"].([]any)) != 2 {
 		t.Fatalf("no match: %v", m)
 	}
 	// another owner, another session
@@ -331,7 +331,7 @@ func TestAgentInterruptAndTimeoutCleanup(t *testing.T) {
 		tok := "start-timeout-token-0123456789"
 		m := r.expect(124, "agent-session-start", "--owner-token", tok, "--ack-timeout", "0.3", "--poll-interval", "0.02")
 		cl := obj(m, "cleanup")
-		if m["errorCode"] != agent.CodeAgentStartTimeout || cl["attempted"] != true || cl["success"] != true || cl["state"] != "cancelled" || m["sessionId"] == nil {
+		if m["errorCode"] != fault.CodeAgentStartTimeout || cl["attempted"] != true || cl["success"] != true || cl["state"] != "cancelled" || m["sessionId"] == nil {
 			t.Fatalf("%v", m)
 		}
 		r.dev.Phone.SetScreenshotFault(nil, 0)

@@ -42,7 +42,7 @@ type tokenInput struct {
 // contain the token or the file's content.
 func resolveOwnerToken(in tokenInput, getenv func(string) string) (agent.OwnerToken, string, error) {
 	if in.flag != "" && in.file != "" {
-		return agent.OwnerToken{}, "", fault.Usage("conflicting_options", "give the owner token with --owner-token or --owner-token-file, not both")
+		return agent.OwnerToken{}, "", fault.Usage(fault.CodeConflictingOptions, "give the owner token with --owner-token or --owner-token-file, not both")
 	}
 	var raw, src string
 	switch {
@@ -92,10 +92,10 @@ func writeTokenFile(path string, tok agent.OwnerToken) (string, error) {
 	if err == nil {
 		return fr.Path, nil
 	}
-	if e := fault.From(err); e.Code != artifacts.CodeOutputExists {
+	if e := fault.From(err); e.Code != fault.CodeOutputExists {
 		return "", e.With("ownerTokenFile", path)
 	}
-	return "", fault.Usage(artifacts.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", path)
+	return "", fault.Usage(fault.CodeOutputExists, "--owner-token-out names a file that already exists").With("ownerTokenFile", path)
 }
 
 // encodeJSON renders v like the output encoder (no HTML escaping).
@@ -151,12 +151,12 @@ func scrubOutput(tok agent.OwnerToken, res cmdutil.Result, err error) (cmdutil.R
 func addOwnerToken(res cmdutil.Result, tok agent.OwnerToken) (cmdutil.Result, error) {
 	b, err := encodeJSON(res.Value)
 	if err != nil {
-		return res, fault.Wrap(fault.Transport, "output_encoding_failed", "the command result could not be encoded as JSON", err)
+		return res, fault.Wrap(fault.Transport, fault.CodeOutputEncodingFailed, "the command result could not be encoded as JSON", err)
 	}
 	q, _ := json.Marshal(tok.Reveal())
 	b = bytes.TrimSpace(b)
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return res, fault.New(fault.Transport, "output_encoding_failed", "the command result is not a JSON object")
+		return res, fault.New(fault.Transport, fault.CodeOutputEncodingFailed, "the command result is not a JSON object")
 	}
 	out := append([]byte(nil), b[:len(b)-1]...)
 	if len(bytes.TrimSpace(out)) > 1 {

@@ -91,7 +91,7 @@ func (o *identityOptions) identity(getenv func(string) string) (agent.AgentIdent
 		return id, err
 	}
 	if tok.IsZero() {
-		return id, fault.Usage(agent.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+EnvOwnerToken)
+		return id, fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+EnvOwnerToken)
 	}
 	return id, nil
 }

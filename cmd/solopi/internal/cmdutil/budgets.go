@@ -36,7 +36,7 @@ func RunBudgetFlags(o *RunBudgets) []cli.Flag {
 func (o *RunBudgets) Budgets() (onphone.Budgets, error) {
 	b := o.b
 	if o.restart && o.noRestart {
-		return b, fault.Usage("invalid_option", "--restart-app and --no-restart-app exclude each other")
+		return b, fault.Usage(fault.CodeInvalidOption, "--restart-app and --no-restart-app exclude each other")
 	}
 	if o.restart || o.noRestart {
 		v := o.restart

@@ -11,7 +11,6 @@ import (
 )
 
 // CodeInvalidDevices: --devices names no phone, or one twice.
-const CodeInvalidDevices = "invalid_devices"
 
 // DevicesFlag binds --devices, the phones a command spreads its work over.
 func DevicesFlag(into *string, usage string) cli.Flag {
@@ -36,7 +35,7 @@ func (g *Globals) DeviceSerials(ctx context.Context, spec string, given bool) ([
 			return nil, err
 		}
 		if len(list) == 0 {
-			return nil, fault.Usage(device.CodeNoDevice, "--devices all: no device is online").
+			return nil, fault.Usage(fault.CodeNoDevice, "--devices all: no device is online").
 				WithUserAction("Connect a phone (adb devices must list it as device), or name the phones.")
 		}
 		return list, nil
@@ -46,10 +45,10 @@ func (g *Globals) DeviceSerials(ctx context.Context, spec string, given bool) ([
 	for _, p := range strings.Split(spec, ",") {
 		p = strings.TrimSpace(p)
 		if p == "" {
-			return nil, fault.Usage(CodeInvalidDevices, "--devices must be all or a comma-separated list of serials")
+			return nil, fault.Usage(fault.CodeInvalidDevices, "--devices must be all or a comma-separated list of serials")
 		}
 		if seen[p] {
-			return nil, fault.Usagef(CodeInvalidDevices, "--devices names %s twice", p)
+			return nil, fault.Usagef(fault.CodeInvalidDevices, "--devices names %s twice", p)
 		}
 		seen[p] = true
 		out = append(out, p)

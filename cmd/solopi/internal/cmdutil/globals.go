@@ -73,13 +73,13 @@ func readGlobals(c *cli.Context, e Env) (*Globals, error) {
 		return nil, parseError(err)
 	}
 	if g.DevicePort < 1 || g.DevicePort > 65535 {
-		return nil, fault.Usage("invalid_option", "--device-port must be between 1 and 65535")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--device-port must be between 1 and 65535")
 	}
 	if g.AdbServerPort < 1 || g.AdbServerPort > 65535 {
-		return nil, fault.Usage("invalid_option", "--adb-server-port (ANDROID_ADB_SERVER_PORT) must be between 1 and 65535")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--adb-server-port (ANDROID_ADB_SERVER_PORT) must be between 1 and 65535")
 	}
 	if !protocol.ValidPackageName(g.Package) {
-		return nil, fault.Usage("invalid_option", "--package must look like com.example.app")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--package must look like com.example.app")
 	}
 	if f, ok := e.Stderr.(*os.File); ok {
 		g.Progress = progress.New(f, e.Getenv, nil)

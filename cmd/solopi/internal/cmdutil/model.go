@@ -79,7 +79,7 @@ func (o *ModelOptions) Setup(g *Globals) (*agentloop.ModelSetup, error) {
 	}
 	if o.keyFile != "" {
 		// The file name is the user's; its content is never echoed.
-		b, err := artifacts.Input{What: "--model-api-key-file", Code: chat.CodeModelConfig, Max: maxKeyFile}.Read(o.keyFile)
+		b, err := artifacts.Input{What: "--model-api-key-file", Code: fault.CodeModelConfigInvalid, Max: maxKeyFile}.Read(o.keyFile)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (o *ModelOptions) Setup(g *Globals) (*agentloop.ModelSetup, error) {
 	}
 	fromEnv := mc
 	if err := fromEnv.ApplyEnv(getenv); err != nil {
-		return nil, fault.Usage(chat.CodeModelConfig, err.Error())
+		return nil, fault.Usage(fault.CodeModelConfigInvalid, err.Error())
 	}
 	mc.BaseURL, mc.Model, mc.APIKey = fromEnv.BaseURL, fromEnv.Model, fromEnv.APIKey
 	if !g.Changed("thinking") {
@@ -103,7 +103,7 @@ func (o *ModelOptions) Setup(g *Globals) (*agentloop.ModelSetup, error) {
 	// else the default.
 	style := chat.DefaultConfig()
 	if err := style.ApplyEnv(getenv); err != nil {
-		return nil, fault.Usage(chat.CodeModelConfig, err.Error())
+		return nil, fault.Usage(fault.CodeModelConfigInvalid, err.Error())
 	}
 	mc.Stream, mc.APIStyle, mc.APIVersion, mc.Image = style.Stream, style.APIStyle, style.APIVersion, style.Image
 	if g.Changed("model-stream") {
@@ -139,7 +139,7 @@ func CoordinateSpace(g *Globals, v string) (coord.Space, error) {
 	}
 	s, err := coord.ParseSpace(v)
 	if err != nil {
-		return "", fault.Usage("invalid_option", err.Error())
+		return "", fault.Usage(fault.CodeInvalidOption, err.Error())
 	}
 	return s, nil
 }

@@ -31,7 +31,7 @@ func SavePerfAnalysis(dir string, a *perfstats.PerfAnalysis) error {
 	path := filepath.Join(dir, report.PerfAnalysisFile)
 	b, err := artifacts.MarshalIndent(a)
 	if err != nil {
-		return fault.Wrap(fault.Internal, report.CodeWriteFailed, "cannot encode the performance analysis", err)
+		return fault.Wrap(fault.Internal, fault.CodeReportWriteFailed, "cannot encode the performance analysis", err)
 	}
 	_, err = (artifacts.Output{Mode: artifacts.Exclusive}).WriteFile(path, b)
 	return err

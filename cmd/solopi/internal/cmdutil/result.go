@@ -74,7 +74,7 @@ func printObject(w io.Writer, res Result, err error, pretty bool) int {
 	}
 	b, encErr := Encode(v, pretty)
 	if encErr != nil {
-		e := fault.Wrap(fault.Internal, "output_encoding_failed", "the command result could not be encoded as JSON", encErr)
+		e := fault.Wrap(fault.Internal, fault.CodeOutputEncodingFailed, "the command result could not be encoded as JSON", encErr)
 		b, _ = Encode(e.Fields(), pretty)
 		exit = outcome.ExitFor(e.Kind)
 	}

@@ -33,12 +33,12 @@ func ParseSeconds(name string, v float64, rule SecondsRule) (time.Duration, erro
 	switch {
 	case math.IsNaN(v) || v > limit || v < 0 || (v == 0 && !rule.NonNegative):
 		if !rule.NonNegative {
-			return 0, fault.Usagef("invalid_option", "--%s must be a positive number of seconds", name)
+			return 0, fault.Usagef(fault.CodeInvalidOption, "--%s must be a positive number of seconds", name)
 		}
 		if rule.Max != 0 {
-			return 0, fault.Usagef("invalid_option", "--%s must be between 0 and %g seconds", name, rule.Max)
+			return 0, fault.Usagef(fault.CodeInvalidOption, "--%s must be between 0 and %g seconds", name, rule.Max)
 		}
-		return 0, fault.Usagef("invalid_option", "--%s must be a non-negative number of seconds", name)
+		return 0, fault.Usagef(fault.CodeInvalidOption, "--%s must be a non-negative number of seconds", name)
 	}
 	return time.Duration(v * float64(time.Second)), nil
 }

@@ -45,7 +45,7 @@ func runAdbConnect(ctx context.Context, d cmdutil.DeviceDeps, o *adbConnectOptio
 	}
 	s, err := device.OpenSession(ctx, t, d.SessionOptions(false))
 	if err != nil {
-		if e := fault.From(err); e.Code == device.CodeNotInstalled {
+		if e := fault.From(err); e.Code == fault.CodeSolopiNotInstalled {
 			// solopi-ai's fields of the same refusal.
 			e.With("connected", false).With("requiredUserAction", e.UserAction)
 			return cmdutil.Result{}, e

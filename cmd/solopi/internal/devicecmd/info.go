@@ -106,7 +106,7 @@ func newCmdLogs(e cmdutil.Env) *cli.Command {
 
 func runLogs(ctx context.Context, d cmdutil.DeviceDeps, o *fileOptions) (cmdutil.Result, error) {
 	if o.lines <= 0 {
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--lines must be a positive number")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--lines must be a positive number")
 	}
 	if err := readiness.CheckOutput(o.output); err != nil {
 		return cmdutil.Result{}, err

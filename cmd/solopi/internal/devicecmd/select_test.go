@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi/device"
 )
 
 // No adb server on the port and no adb to start one: exit 3, as
@@ -29,8 +29,8 @@ func TestTransportServerUnreachable(t *testing.T) {
 		adb, code string
 		exit      int
 	}{
-		{"/nonexistent/adb", device.CodeAdbNotFound, outcome.ExitUsage},
-		{"/bin/false", device.CodeAdbServerUnreachable, outcome.ExitTransport},
+		{"/nonexistent/adb", fault.CodeAdbNotFound, outcome.ExitUsage},
+		{"/bin/false", fault.CodeAdbServerUnreachable, outcome.ExitTransport},
 	} {
 		cli := cmdtest.New(t, Commands, nil)
 		cli.Globals = []string{"--adb", c.adb, "--adb-server-port", fmt.Sprint(port)}
@@ -54,7 +54,7 @@ func TestDeviceSelectionThroughTheAdbServer(t *testing.T) {
 	dir := t.TempDir()
 
 	m := cli.Expect(outcome.ExitUsage, "doctor", "doctor")
-	if m["errorCode"] != device.CodeMultipleDevices || !strings.Contains(fmt.Sprint(m["devices"]), serial) {
+	if m["errorCode"] != fault.CodeMultipleDevices || !strings.Contains(fmt.Sprint(m["devices"]), serial) {
 		t.Fatalf("without --serial: %v", m)
 	}
 	for _, args := range [][]string{
@@ -74,7 +74,7 @@ func TestDeviceSelectionThroughTheAdbServer(t *testing.T) {
 			}
 		}
 	}
-	if m := cli.Expect(outcome.ExitUsage, "doctor", "--serial", "sim-9999", "doctor"); m["errorCode"] != device.CodeDeviceNotFound {
+	if m := cli.Expect(outcome.ExitUsage, "doctor", "--serial", "sim-9999", "doctor"); m["errorCode"] != fault.CodeDeviceNotFound {
 		t.Errorf("unknown serial: %v", m)
 	}
 }
@@ -144,11 +144,11 @@ func TestGlobalSessionOptions(t *testing.T) {
 	r := newRig(t, autoStartOn())
 	r.Globals = []string{"--startup-timeout", "0.5", "--request-timeout", "0.5"}
 	m := r.Expect(outcome.ExitTransport, "doctor", "--device-port", "24000", "doctor")
-	if m["errorCode"] != device.CodeControlNotReady || cmdtest.Obj(m, "lastErrorDetail")["errorCode"] != device.CodeControlUnreachable || cmdtest.Str(m, "lastError") == "" {
+	if m["errorCode"] != fault.CodeControlServiceNotReady || cmdtest.Obj(m, "lastErrorDetail")["errorCode"] != fault.CodeControlServiceUnreachable || cmdtest.Str(m, "lastError") == "" {
 		t.Errorf("another control port: %v", m)
 	}
 	m = r.Expect(outcome.ExitFailure, "doctor", "--package", "com.example.solopi", "doctor")
-	if m["installed"] != false || m["errorCode"] != device.CodeNotInstalled {
+	if m["installed"] != false || m["errorCode"] != fault.CodeSolopiNotInstalled {
 		t.Errorf("another package: %v", m)
 	}
 	if m := r.Expect(0, "doctor", "--device-port", fmt.Sprint(protocol.DefaultDevicePort), "doctor"); m["ready"] != true {
@@ -165,7 +165,7 @@ func TestDoctorNotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := r.Cmd(outcome.ExitFailure, "doctor")
-	if m["installed"] != false || m["errorCode"] != device.CodeNotInstalled {
+	if m["installed"] != false || m["errorCode"] != fault.CodeSolopiNotInstalled {
 		t.Fatalf("doctor: %v", m)
 	}
 	if err := schemas.NewSet().ValidateBytes("doctor", r.Run("doctor").Stdout); err != nil {
@@ -175,7 +175,7 @@ func TestDoctorNotInstalled(t *testing.T) {
 		t.Error("SoloPi runs although it is not installed")
 	}
 	m = r.Cmd(outcome.ExitUsage, "adb-connect")
-	if m["errorCode"] != device.CodeNotInstalled || m["connected"] != false || m["requiredUserAction"] == nil {
+	if m["errorCode"] != fault.CodeSolopiNotInstalled || m["connected"] != false || m["requiredUserAction"] == nil {
 		t.Errorf("adb-connect: %v", m)
 	}
 }

@@ -29,7 +29,7 @@ func newCmdStartupTime(e cmdutil.Env) *cli.Command {
 		},
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			if d.G.Changed("count") && o.Count < 1 {
-				return cmdutil.Result{}, fault.Usage("invalid_option", "--count must be at least 1")
+				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--count must be at least 1")
 			}
 			return runStartupTime(ctx, d, *o)
 		}),

@@ -22,7 +22,7 @@ import (
 const (
 	codeTaskFailed      = "task_failed"
 	codeTaskNotTested   = "task_not_tested"
-	codeTaskCancelled   = managed.CodeTaskCancelled
+	codeTaskCancelled   = fault.CodeTaskCancelled
 	codeTaskNotTerminal = "task_not_terminal"
 	codeWaitTimeout     = "task_wait_timeout"
 )
@@ -95,7 +95,7 @@ func runManagedReport(ctx context.Context, s managed.Store, o managedReportOptio
 		}
 	}
 	if !o.wait && o.timeout > 0 {
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--timeout needs --wait")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--timeout needs --wait")
 	}
 	var waited *fault.Error
 	if o.wait {

@@ -35,7 +35,7 @@ func TestManagedReportWait(t *testing.T) {
 	if e := r.managed(3, "managed-report", "--task-id", task, "--timeout", "5"); e["errorCode"] != "invalid_option" {
 		t.Errorf("--timeout without --wait: %v", e)
 	}
-	if e := r.managed(3, "managed-report", "--task-id", "task-unknown", "--wait"); e["errorCode"] != managed.CodeTaskNotFound {
+	if e := r.managed(3, "managed-report", "--task-id", "task-unknown", "--wait"); e["errorCode"] != fault.CodeTaskNotFound {
 		t.Errorf("waiting for an unknown task: %v", e)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

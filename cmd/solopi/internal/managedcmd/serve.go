@@ -61,7 +61,7 @@ type managedServeResult struct {
 // follows when it stops.
 func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions, out io.Writer) (cmdutil.Result, error) {
 	if !managed.ValidOwnerToken(o.bearerToken) {
-		return cmdutil.Result{}, fault.Usage(controlplane.CodeInvalidToken, "--bearer-token must be 16 to 256 URL-safe characters")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidBearerToken, "--bearer-token must be 16 to 256 URL-safe characters")
 	}
 	if err := controlplane.ValidateBind(o.bind); err != nil {
 		return cmdutil.Result{}, err
@@ -82,7 +82,7 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 	b, _ := cmdutil.Encode(line, false)
 	if _, err := out.Write(b); err != nil {
 		ln.Close()
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "output_failed", "cannot write to stdout", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeOutputFailed, "cannot write to stdout", err)
 	}
 	lim := o.limits
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.readHeader, ReadTimeout: lim.read, WriteTimeout: lim.write,
@@ -102,7 +102,7 @@ func runManagedServe(ctx context.Context, s managed.Store, o managedServeOptions
 		err = nil
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "serve_failed", "the managed API stopped", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeServeFailed, "the managed API stopped", err)
 	}
 	_, port, _ := net.SplitHostPort(line.Listening.Address)
 	p, _ := strconv.Atoi(port)

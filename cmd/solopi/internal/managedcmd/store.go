@@ -187,7 +187,7 @@ func runManagedDeviceRegister(ctx context.Context, s managed.Store, o managedReg
 		return cmdutil.Result{}, err
 	}
 	if o.apiLevel < 1 {
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--api-level must be a positive integer")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--api-level must be a positive integer")
 	}
 	d, err := s.RegisterDevice(ctx, managed.DeviceSpec{DeviceID: o.deviceID, Serial: o.serial, APILevel: o.apiLevel,
 		Capabilities: o.capabilities, Labels: labels, Health: o.health})
@@ -204,10 +204,10 @@ func parseLabels(raw []string) (map[string]string, error) {
 	for _, l := range raw {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" || v == "" {
-			return nil, fault.Usage("invalid_label", "a device label must be key=value").With("label", l)
+			return nil, fault.Usage(fault.CodeInvalidLabel, "a device label must be key=value").With("label", l)
 		}
 		if _, dup := out[k]; dup {
-			return nil, fault.Usage("invalid_label", "a device label key is repeated").With("label", l)
+			return nil, fault.Usage(fault.CodeInvalidLabel, "a device label key is repeated").With("label", l)
 		}
 		out[k] = v
 	}
@@ -277,7 +277,7 @@ func readJSONFile(path, flag string) (any, error) {
 	}
 	v, err := canonjson.Decode(b)
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, "invalid_json", "the --"+flag+" file is not valid JSON", err).With("file", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidJSON, "the --"+flag+" file is not valid JSON", err).With("file", path)
 	}
 	return v, nil
 }
@@ -338,7 +338,7 @@ type managedPurgeResult struct {
 
 func runManagedPurge(ctx context.Context, s managed.Store, host string, roots []string) (cmdutil.Result, error) {
 	if len(roots) == 0 {
-		return cmdutil.Result{}, fault.Usage("invalid_option", "--artifacts-root is required (the workers' evidence root on this host)")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--artifacts-root is required (the workers' evidence root on this host)")
 	}
 	r, err := managed.Purge(ctx, s, host, roots)
 	if err != nil {

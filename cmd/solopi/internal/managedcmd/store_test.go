@@ -13,8 +13,8 @@ import (
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/pgtest"
-	"github.com/solopi-dev/solopi/managed/devicehost"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -81,7 +81,7 @@ func testManagedCommands(t *testing.T, db string) {
 	}
 	r0.managed(3, "managed-submit", "--plan", plan, "--matrix", matrix, "--idempotency-key", "ci-3", "--max-retries", "11")
 	// Vision oracles need a model; managed work has none.
-	if e := r0.managed(3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != devicehost.CodeVisionNotSupported {
+	if e := r0.managed(3, "managed-submit", "--plan", visionOraclePlan(t), "--matrix", matrix, "--idempotency-key", "ci-4"); e["errorCode"] != fault.CodeVisionNotSupported {
 		t.Fatalf("vision plan %v", e)
 	}
 

@@ -16,7 +16,6 @@ import (
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
-	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
 // The device-bound managed commands: managed-worker-once, -worker-loop and
@@ -94,7 +93,7 @@ func (v *workerFlagValues) options(g *cmdutil.Globals, loop bool) (managedWorker
 	if loop {
 		o.idleInterval, o.concurrency, o.maxIdlePolls, o.maxAssignments = v.idleInterval, v.concurrency, v.maxIdlePolls, v.maxAssignments
 		if o.concurrency < 1 || o.maxIdlePolls < 0 || o.maxAssignments < 0 {
-			return o, fault.Usage("invalid_option", "--concurrency must be positive; --max-idle-polls and --max-assignments not negative")
+			return o, fault.Usage(fault.CodeInvalidOption, "--concurrency must be positive; --max-idle-polls and --max-assignments not negative")
 		}
 	}
 	return o, nil
@@ -118,11 +117,11 @@ func (v *workerFlagValues) run(loop bool, fn func(context.Context, managed.Store
 
 func (o managedWorkerOptions) loopConfig(s managed.Store, d devices) (worker.LoopConfig, error) {
 	if !managed.ValidID(o.workerID) {
-		return worker.LoopConfig{}, fault.Usage("invalid_option", "--worker-id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
+		return worker.LoopConfig{}, fault.Usage(fault.CodeInvalidOption, "--worker-id must match [A-Za-z0-9][A-Za-z0-9._:-]{0,159}")
 	}
 	root, err := filepath.Abs(o.artifactsRoot)
 	if err != nil || o.artifactsRoot == "" {
-		return worker.LoopConfig{}, fault.Usage("invalid_option", "--artifacts-root must name a directory")
+		return worker.LoopConfig{}, fault.Usage(fault.CodeInvalidOption, "--artifacts-root must name a directory")
 	}
 	return worker.LoopConfig{
 		Config: worker.Config{Store: s, Executor: d, Devices: d, Locks: d, WorkerID: o.workerID,
@@ -195,7 +194,7 @@ func workerFault(err error, interrupted bool) *fault.Error {
 	case interrupted:
 		return fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "the worker was interrupted; the shard was handed back", err)
 	case managed.IsStale(err) || errors.Is(err, context.Canceled):
-		return fault.Wrap(fault.Transport, managed.CodeStaleAssignment, "the worker lost its lease; the shard is someone else's now", err)
+		return fault.Wrap(fault.Transport, fault.CodeStaleAssignment, "the worker lost its lease; the shard is someone else's now", err)
 	}
 	f := fault.From(err)
 	if f.Kind != fault.Transport {
@@ -325,7 +324,7 @@ func runManagedDeviceProbe(ctx context.Context, s managed.Store, d worker.Device
 	if !rep.Ready {
 		out.ErrorCode, out.Error, out.UserActionRequired = rep.ErrorCode, rep.Error, rep.UserAction
 		if out.ErrorCode == "" {
-			out.ErrorCode, out.Error = readiness.CodeNotReady, "the doctor did not pass"
+			out.ErrorCode, out.Error = fault.CodeSolopiNotReady, "the doctor did not pass"
 		}
 		out.Error += "; the device is registered " + dev.Health
 		return cmdutil.Failed(out), nil

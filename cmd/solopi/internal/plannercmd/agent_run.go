@@ -274,7 +274,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		cl.Success, cl.Error = false, s.Redact(err.Error())
 	}
 	if runErr != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Transport, "runtime_error", s.Redact(runErr.Error()), runErr)
+		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeRuntimeError, s.Redact(runErr.Error()), runErr)
 	}
 
 	out := AgentRunResult{

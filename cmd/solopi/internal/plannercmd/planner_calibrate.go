@@ -79,7 +79,7 @@ type CalibrateResult struct {
 func runPlannerCalibrate(ctx context.Context, s *agentloop.ModelSetup, space coord.Space, w, h int) (cmdutil.Result, error) {
 	cal, err := s.Calibrate(ctx, space, w, h)
 	if err != nil {
-		if e := fault.From(err); e.Code == agentloop.CodeCalibrationFailed {
+		if e := fault.From(err); e.Code == fault.CodeCoordinateCalibrationFailed {
 			return cmdutil.Result{}, e.WithUserAction(plannerUserAction[agentloop.OutcomeCalibration])
 		}
 		return cmdutil.Result{}, err

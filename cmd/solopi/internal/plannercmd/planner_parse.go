@@ -125,7 +125,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o *plannerParseOptions) 
 			}
 			mp, err := contract.Map(*pt)
 			if err != nil {
-				return cmdutil.Result{}, fault.New(fault.Failed, modelaction.CodeCoordinateOutOfRange, err.Error())
+				return cmdutil.Result{}, fault.New(fault.Failed, fault.CodeCoordinateOutOfRange, err.Error())
 			}
 			out.Fields[name] = mp
 		}

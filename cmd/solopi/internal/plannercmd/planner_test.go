@@ -20,6 +20,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/coord"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -339,8 +340,8 @@ func TestPlannerInputFilesRefused(t *testing.T) {
 		args []string
 		code string
 	}{
-		{[]string{"planner-check", "--model-api-key-file", dir}, chat.CodeModelConfig},
-		{[]string{"planner-check", "--model-api-key-file", big}, chat.CodeModelConfig},
+		{[]string{"planner-check", "--model-api-key-file", dir}, fault.CodeModelConfigInvalid},
+		{[]string{"planner-check", "--model-api-key-file", big}, fault.CodeModelConfigInvalid},
 		{[]string{"planner-parse", "--reasoning-file", dir}, "invalid_option"},
 		{[]string{"planner-parse", "--reasoning-file", big}, "invalid_option"},
 	} {

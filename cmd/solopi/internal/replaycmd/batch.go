@@ -47,7 +47,7 @@ func newCmdRunRepeat(e cmdutil.Env) *cli.Command {
 			&cli.IntFlag{Name: "times", Destination: &times, Usage: "number of runs (> 0)", Required: true}),
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			if times < 1 || times > 10000 {
-				return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--times must be between 1 and 10000")
+				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--times must be between 1 and 10000")
 			}
 			cases := make([]string, times)
 			for i := range cases {
@@ -120,7 +120,7 @@ func readCasesFile(path string) ([]string, error) {
 		out = append(out, line)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fault.Wrap(fault.Invalid, "cases_file_unreadable", "cannot read --cases-file", err).With("path", path)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeCasesFileUnreadable, "cannot read --cases-file", err).With("path", path)
 	}
 	return out, nil
 }

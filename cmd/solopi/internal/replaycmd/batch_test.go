@@ -11,6 +11,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -56,7 +57,7 @@ func TestRunBatchCasesFileJUnitAndPartialOnInterrupt(t *testing.T) {
 	}()
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	m := r.ExpectCtx(ctx, 130, "run-batch", append([]string{"run-batch", "--cases-file", cf, "--continue-on-failure", "--artifacts", root, "--junit", junit}, fast...)...)
-	if m["errorCode"] != replay.CodeBatchInterrupted || m["completedRuns"] != float64(4) || m["failedRuns"] != float64(2) {
+	if m["errorCode"] != fault.CodeBatchInterrupted || m["completedRuns"] != float64(4) || m["failedRuns"] != float64(2) {
 		t.Fatalf("batch: %v", m)
 	}
 	res, skipped := m["results"].([]any), m["skipped"].([]any)

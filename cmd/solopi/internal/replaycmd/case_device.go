@@ -56,7 +56,7 @@ func newCmdCaseGet(e cmdutil.Env) *cli.Command {
 
 func caseGet(ctx context.Context, d cmdutil.DeviceDeps, o *caseGetOptions) (cmdutil.Result, error) {
 	if o.name == "" {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--case must not be empty")
 	}
 	if o.output != "" {
 		// Checked before the device is contacted.
@@ -160,7 +160,7 @@ func newCmdCaseDelete(e cmdutil.Env) *cli.Command {
 
 func caseDelete(ctx context.Context, d cmdutil.DeviceDeps, o *caseDeleteOptions) (cmdutil.Result, error) {
 	if o.name == "" {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--case must not be empty")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--case must not be empty")
 	}
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
 		out, reqID, err := replay.DeleteCase(ctx, d, o.name, o.wait.timeout, o.wait.poll)

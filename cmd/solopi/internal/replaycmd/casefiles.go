@@ -6,15 +6,15 @@ package replaycmd
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // Error codes of the local case commands.
 const (
-	CodeSchemaViolation = casefile.CodeSchemaViolation
-	CodeOutputIsSource  = replay.CodeOutputIsSource
+	CodeSchemaViolation = fault.CodeCaseSchemaViolation
+	CodeOutputIsSource  = fault.CodeOutputIsSource
 	codeStagingCleanup  = "staging_cleanup_failed"
 )
 

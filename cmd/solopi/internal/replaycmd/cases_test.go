@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -90,7 +90,7 @@ func TestCaseTemplateValidateAndStepEdits(t *testing.T) {
 	r.Cmd(3, "case-validate", "--file", tpl, "--running-params-file", params, "--clear-running-params")
 	r.Cmd(0, "case-validate", "--file", tpl, "--clear-running-params")
 	bad := cmdtest.WriteFile(t, "bad.json", []byte(`{"caseName":5,"targetAppPackage":"x","operationLog":{"steps":[]}}`))
-	if m := r.Cmd(3, "case-validate", "--file", bad); m["errorCode"] != CodeSchemaViolation {
+	if m := r.Cmd(3, "case-validate", "--file", bad); m["errorCode"] != fault.CodeCaseSchemaViolation {
 		t.Fatalf("schema: %v", m)
 	}
 
@@ -101,13 +101,13 @@ func TestCaseTemplateValidateAndStepEdits(t *testing.T) {
 		t.Fatalf("add: %v", m)
 	}
 	// Output rules: not the source, not an existing file, not a symlink.
-	if m := r.Cmd(3, "case-step-add", "--file", tpl, "--step-file", step, "--output", tpl, "--overwrite"); m["errorCode"] != CodeOutputIsSource {
+	if m := r.Cmd(3, "case-step-add", "--file", tpl, "--step-file", step, "--output", tpl, "--overwrite"); m["errorCode"] != fault.CodeOutputIsSource {
 		t.Fatalf("source as output: %v", m)
 	}
 	link := filepath.Join(dir, "link.json")
 	os.Symlink(tpl, link)
 	r.Cmd(3, "case-step-add", "--file", tpl, "--step-file", step, "--output", link, "--overwrite")
-	if m := r.Cmd(3, "case-step-add", "--file", tpl, "--step-file", step, "--output", added); m["errorCode"] != artifacts.CodeOutputExists {
+	if m := r.Cmd(3, "case-step-add", "--file", tpl, "--step-file", step, "--output", added); m["errorCode"] != fault.CodeOutputExists {
 		t.Fatalf("existing output: %v", m)
 	}
 	for _, c := range [][]string{

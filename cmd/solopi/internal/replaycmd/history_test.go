@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/sim"
-	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // A run leaves a replay record on the device: it is listed, read, deleted
@@ -25,7 +25,7 @@ func TestReplayHistory(t *testing.T) {
 		t.Fatalf("get: %v", m)
 	}
 	before := r.Selections()
-	if m = r.Cmd(3, "replay-history-get", "--id", "../../sdcard"); m["errorCode"] != replay.CodeInvalidHistoryID {
+	if m = r.Cmd(3, "replay-history-get", "--id", "../../sdcard"); m["errorCode"] != fault.CodeInvalidHistoryID {
 		t.Fatalf("bad id: %v", m)
 	}
 	r.Cmd(3, "replay-history-list", "--limit", "501")

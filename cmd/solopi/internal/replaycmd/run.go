@@ -65,17 +65,17 @@ func (v *runFlagValues) options(g *cmdutil.Globals) (replay.RunOptions, error) {
 	o.Video = video.Mode(v.video)
 	o.Secrets, o.Progress = g.Env.SecretsStore(), g.DeviceProgress()
 	if g.Changed("target-package") && o.TargetPackage == "" {
-		return o, fault.Usage(replay.CodeInvalidRunOption, "--target-package must not be empty")
+		return o, fault.Usage(fault.CodeInvalidOption, "--target-package must not be empty")
 	}
 	if v.restartApp && v.noRestartApp {
-		return o, fault.Usage(replay.CodeInvalidRunOption, "--restart-app and --no-restart-app exclude each other")
+		return o, fault.Usage(fault.CodeInvalidOption, "--restart-app and --no-restart-app exclude each other")
 	}
 	if v.restartApp || v.noRestartApp {
 		r := v.restartApp
 		o.RestartApp = &r
 	}
 	if v.wait && v.noWait {
-		return o, fault.Usage(replay.CodeInvalidRunOption, "--wait and --no-wait exclude each other")
+		return o, fault.Usage(fault.CodeInvalidOption, "--wait and --no-wait exclude each other")
 	}
 	o.NoWait = v.noWait
 	return o, nil
@@ -276,7 +276,7 @@ func newCmdCancel(e cmdutil.Env) *cli.Command {
 
 func runCancel(ctx context.Context, d cmdutil.DeviceDeps, o *cancelOptions) (cmdutil.Result, error) {
 	if o.runID == "" {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--run-id must not be empty")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--run-id must not be empty")
 	}
 	store := d.G.Env.SecretsStore()
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {

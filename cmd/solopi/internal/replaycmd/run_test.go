@@ -11,6 +11,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -48,7 +49,7 @@ func TestRunPassWritesArtifactsJUnitAndSchemas(t *testing.T) {
 	runID := cmdtest.Str(m, "runId")
 	r.Cmd(0, "result", "--run-id", runID)
 	mm := r.Cmd(2, "result", "--run-id", "other")
-	if mm["errorCode"] != replay.CodeRunIDMismatch || mm["latestRun"] == nil {
+	if mm["errorCode"] != fault.CodeRunIDMismatch || mm["latestRun"] == nil {
 		t.Fatalf("result mismatch: %v", mm)
 	}
 }
@@ -88,12 +89,12 @@ func TestRunRefusesBeforeOpeningTheDevice(t *testing.T) {
 		args []string
 		code string
 	}{
-		{[]string{"run", "--case", "smoke", "--artifacts", dir}, artifacts.CodeDirNotEmpty},
-		{[]string{"run", "--case", "smoke", "--junit", junit}, artifacts.CodeOutputExists},
-		{[]string{"run", "--case", "smoke", "--restart-app", "--no-restart-app"}, replay.CodeInvalidRunOption},
-		{[]string{"run", "--case", "smoke", "--wait", "--no-wait"}, replay.CodeInvalidRunOption},
-		{[]string{"run", "--case", "smoke", "--target-package", ""}, replay.CodeInvalidRunOption},
-		{[]string{"cancel", "--run-id", ""}, replay.CodeInvalidRunOption},
+		{[]string{"run", "--case", "smoke", "--artifacts", dir}, fault.CodeArtifactsDirNotEmpty},
+		{[]string{"run", "--case", "smoke", "--junit", junit}, fault.CodeOutputExists},
+		{[]string{"run", "--case", "smoke", "--restart-app", "--no-restart-app"}, fault.CodeInvalidOption},
+		{[]string{"run", "--case", "smoke", "--wait", "--no-wait"}, fault.CodeInvalidOption},
+		{[]string{"run", "--case", "smoke", "--target-package", ""}, fault.CodeInvalidOption},
+		{[]string{"cancel", "--run-id", ""}, fault.CodeInvalidOption},
 	} {
 		if m := r.Cmd(3, c.args...); m["errorCode"] != c.code {
 			t.Errorf("%v: %v", c.args, m)
@@ -122,7 +123,7 @@ func TestRunTimeoutAndInterrupt(t *testing.T) {
 	r.importCase(cmdtest.SlowCase(t, 600000))
 	m := r.Cmd(124, "run", "--case", demo, "--artifacts", filepath.Join(t.TempDir(), "t"), "--run-timeout", "0.5", "--poll-interval", "0.05")
 	runID := cmdtest.Str(m, "runId")
-	if m["errorCode"] != replay.CodeRunTimeout || runID == "" || cmdtest.Obj(m, "lastStatus")["runId"] != runID {
+	if m["errorCode"] != fault.CodeRunTimeout || runID == "" || cmdtest.Obj(m, "lastStatus")["runId"] != runID {
 		t.Fatalf("timeout: %v", m)
 	}
 	if st := r.Cmd(0, "status"); st["runId"] != runID || st["state"] != "cancelled" {
@@ -158,7 +159,7 @@ func TestStatusNoWaitAndCancel(t *testing.T) {
 	}
 	r.importCase(cmdtest.WriteCase(t, nil))
 	done := r.Cmd(0, append([]string{"run", "--case", demo}, fast...)...)
-	if m := r.Cmd(2, "cancel", "--run-id", cmdtest.Str(done, "runId")); m["errorCode"] != replay.CodeRunNotActive {
+	if m := r.Cmd(2, "cancel", "--run-id", cmdtest.Str(done, "runId")); m["errorCode"] != fault.CodeRunNotActive {
 		t.Fatalf("cancel of a finished run: %v", m)
 	}
 	r.importCase(cmdtest.SlowCase(t, 600000))

@@ -27,7 +27,7 @@ func runCaseFile(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions,
 		if e := replay.CaseFileError(err); e != nil {
 			return cmdutil.Result{}, e.With("file", it.File)
 		}
-		return cmdutil.Result{}, fault.Wrap(fault.Invalid, casefile.CodeInvalidCase, err.Error(), err).With("file", it.File)
+		return cmdutil.Result{}, fault.Wrap(fault.Invalid, fault.CodeInvalidCase, err.Error(), err).With("file", it.File)
 	}
 	o.CaseName = it.Name
 	enc := casefile.EncryptedParams(it.Case)
@@ -55,14 +55,14 @@ func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want str
 	default:
 		have, err := casefile.ContentFingerprint(dc.Case, paramcrypt.DefaultSeed)
 		if err != nil {
-			return "", nil, fault.Wrap(fault.Transport, replay.CodeCaseUnbound, "the device's case cannot be fingerprinted", err).With("caseName", it.Name)
+			return "", nil, fault.Wrap(fault.Transport, fault.CodeCaseSnapshotUnbound, "the device's case cannot be fingerprinted", err).With("caseName", it.Name)
 		}
 		switch {
 		case have == want && !s.reimport:
 			info["action"] = "bound"
 			return dc.Fingerprint, info, nil
 		case have != want && !s.replace:
-			return "", nil, fault.Newf(fault.Failed, suite.CodeCaseNameConflict, "the device holds another case named %q than the file %s", it.Name, it.File).
+			return "", nil, fault.Newf(fault.Failed, fault.CodeCaseNameConflict, "the device holds another case named %q than the file %s", it.Name, it.File).
 				With("caseName", it.Name).With("file", it.File).With("deviceCaseFingerprint", dc.Fingerprint).
 				With("phoneContentFingerprint", have).With("fileContentFingerprint", want).
 				WithUserAction("Rename the case in the file, delete the device's case (case-delete), or pass --replace to import the file over it.")
@@ -87,7 +87,7 @@ func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want str
 		return "", nil, err
 	}
 	if have, err := casefile.ContentFingerprint(dc.Case, paramcrypt.DefaultSeed); err != nil || have != want {
-		return "", nil, fault.Newf(fault.Transport, replay.CodeCaseChanged, "the device's case %q is not the imported file after the import", it.Name).
+		return "", nil, fault.Newf(fault.Transport, fault.CodeCaseChanged, "the device's case %q is not the imported file after the import", it.Name).
 			With("caseName", it.Name).With("deviceCaseFingerprint", dc.Fingerprint)
 	}
 	return dc.Fingerprint, info, nil

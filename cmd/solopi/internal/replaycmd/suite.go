@@ -31,12 +31,6 @@ import (
 	"github.com/solopi-dev/solopi/suitereport"
 )
 
-// Error codes of the suite's input.
-const (
-	// CodeCaseDirUnreadable: a --dir cannot be walked.
-	CodeCaseDirUnreadable = "case_dir_unreadable"
-)
-
 // suiteFlagValues are the suite's flags of run and run-batch.
 type suiteFlagValues struct {
 	files, dirs          cli.StringSlice
@@ -116,9 +110,9 @@ func (s *suiteFlagValues) items(names []string, confirm bool) ([]suite.Item, err
 func caseFilesUnder(dir string) ([]string, error) {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
-		e := fault.Usagef(CodeCaseDirUnreadable, "--dir %s is not a readable directory", dir).With("path", dir)
+		e := fault.Usagef(fault.CodeCaseDirUnreadable, "--dir %s is not a readable directory", dir).With("path", dir)
 		if err != nil {
-			e = fault.Wrap(fault.Invalid, CodeCaseDirUnreadable, "--dir "+dir+" is not a readable directory", err).With("path", dir)
+			e = fault.Wrap(fault.Invalid, fault.CodeCaseDirUnreadable, "--dir "+dir+" is not a readable directory", err).With("path", dir)
 		}
 		return nil, e
 	}
@@ -133,10 +127,10 @@ func caseFilesUnder(dir string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, CodeCaseDirUnreadable, "--dir "+dir+" cannot be read", err).With("path", dir)
+		return nil, fault.Wrap(fault.Invalid, fault.CodeCaseDirUnreadable, "--dir "+dir+" cannot be read", err).With("path", dir)
 	}
 	if len(out) == 0 {
-		return nil, fault.Usagef(replay.CodeNoCases, "--dir %s holds no *.json case file", dir).With("path", dir)
+		return nil, fault.Usagef(fault.CodeNoCases, "--dir %s holds no *.json case file", dir).With("path", dir)
 	}
 	sort.Strings(out)
 	return out, nil
@@ -190,10 +184,10 @@ func runSuite(ctx context.Context, d cmdutil.DeviceDeps, sr suiteRun) (cmdutil.R
 		return cmdutil.Result{}, err
 	}
 	if ro.NoWait {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--no-wait cannot be used with a suite (case files, --devices, retries)")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--no-wait cannot be used with a suite (case files, --devices, retries)")
 	}
 	if s.infraRetries < 0 || s.retries < 0 {
-		return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--retries and --infra-retries cannot be negative")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--retries and --infra-retries cannot be negative")
 	}
 	items, err := s.items(sr.names, v.confirm)
 	if err != nil {
@@ -354,7 +348,7 @@ func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail 
 				p = &suitereport.Problem{Code: last.ErrorCode, Message: last.Error}
 			}
 			if p == nil {
-				p = &suitereport.Problem{Code: suitereport.CodeBatchInfra, Message: "the case did not run"}
+				p = &suitereport.Problem{Code: fault.CodeBatchInfrastructureFailed, Message: "the case did not run"}
 			}
 			r["run"] = map[string]any{"success": false, "errorCode": p.Code, "error": p.Message}
 			if _, ok := r["errorCode"]; !ok {

@@ -8,7 +8,6 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/history"
-	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // historyResult is what `solopi history` prints.
@@ -36,7 +35,7 @@ func newCmdHistory(e cmdutil.Env) *cli.Command {
 		},
 		Action: cmdutil.Local(e, func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
 			if last < 1 || last > 100 {
-				return cmdutil.Result{}, fault.Usage(replay.CodeInvalidRunOption, "--last must be between 1 and 100")
+				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--last must be between 1 and 100")
 			}
 			if path == "" {
 				p, err := history.DefaultPath(g.Env.Getenv)

@@ -20,7 +20,7 @@ func newCmdPerfHistoryList(e cmdutil.Env) *cli.Command {
 		Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Destination: &limit, Usage: "at most this many records, 1..500", Value: 100}},
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			if limit < 1 || limit > 500 {
-				return cmdutil.Result{}, fault.Usage(sessions.CodeInvalidPerfLimit, "--limit must be between 1 and 500").With("limit", limit)
+				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidLimit, "--limit must be between 1 and 500").With("limit", limit)
 			}
 			return query(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return sessions.ListPerfHistory(ctx, dev, limit)

@@ -28,10 +28,10 @@ func newCmdRecordStart(e cmdutil.Env) *cli.Command {
 		}, timingFlags(&o.SessionTimings, "ack-timeout", 30, 0.5, "the recording to start")...),
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			if strings.TrimSpace(o.CaseName) == "" {
-				return cmdutil.Result{}, fault.Usage(sessions.CodeInvalidOption, "--name must not be blank")
+				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--name must not be blank")
 			}
 			if strings.TrimSpace(o.TargetPackage) == "" {
-				return cmdutil.Result{}, fault.Usage(sessions.CodeInvalidOption, "--target-package must not be blank")
+				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--target-package must not be blank")
 			}
 			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
 				return sessions.StartRecording(ctx, dev, *o)

@@ -33,7 +33,7 @@ func newCmdStressStart(e cmdutil.Env) *cli.Command {
 				v    int
 			}{{"cpu-count", o.CPUCount}, {"cpu-percent", o.CPUPercent}, {"memory", o.MemoryMB}} {
 				if d.G.Changed(f.name) && f.v < 1 {
-					return cmdutil.Result{}, fault.Usagef(sessions.CodeInvalidOption, "--%s must be at least 1", f.name)
+					return cmdutil.Result{}, fault.Usagef(fault.CodeInvalidOption, "--%s must be at least 1", f.name)
 				}
 			}
 			if err := o.Validate(); err != nil {

@@ -34,7 +34,7 @@ func newCmdVideoAnalysisStart(e cmdutil.Env) *cli.Command {
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			if noWait {
 				if d.G.Changed("wait") {
-					return cmdutil.Result{}, fault.Usage(sessions.CodeInvalidOption, "give only one of --wait and --no-wait")
+					return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "give only one of --wait and --no-wait")
 				}
 				o.Wait = false
 			}

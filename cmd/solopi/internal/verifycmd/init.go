@@ -88,7 +88,7 @@ func runInit(o initOptions, c *casefile.Case) (cmdutil.Result, error) {
 	}
 	data, err := sk.Marshal()
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the requirement", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Internal, fault.CodeEncodingFailed, "cannot encode the requirement", err)
 	}
 	out := artifacts.Output{Mode: artifacts.ModeOf(o.overwrite), MakeParents: true}
 	abs, err := out.CheckFile(o.output)

@@ -93,7 +93,7 @@ func writeOutput(path, input string, data []byte) (string, error) {
 		oi, oerr := os.Stat(abs)
 		ii, ierr := os.Stat(input)
 		if oerr == nil && ierr == nil && os.SameFile(oi, ii) {
-			return "", fault.Usage(artifacts.CodeInvalidOutput, "the output path is the input file").With("output", abs)
+			return "", fault.Usage(fault.CodeInvalidOutputPath, "the output path is the input file").With("output", abs)
 		}
 	}
 	res, err := out.WriteFile(abs, data)
@@ -113,7 +113,7 @@ func verifyNormalize(file, output string) (cmdutil.Result, error) {
 	if output != "" {
 		data, err := verify.MarshalNormalized(n)
 		if err != nil {
-			return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the normalized requirement", err)
+			return cmdutil.Result{}, fault.Wrap(fault.Internal, fault.CodeEncodingFailed, "cannot encode the normalized requirement", err)
 		}
 		if tree["output"], err = writeOutput(output, file, data); err != nil {
 			return cmdutil.Result{}, err
@@ -124,7 +124,7 @@ func verifyNormalize(file, output string) (cmdutil.Result, error) {
 	// "output".
 	out, err := canonjson.Marshal(tree)
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the normalized requirement", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Internal, fault.CodeEncodingFailed, "cannot encode the normalized requirement", err)
 	}
 	return cmdutil.OK(json.RawMessage(out)), nil
 }
@@ -150,7 +150,7 @@ func verifyCompile(file, output, casesDir string) (cmdutil.Result, error) {
 	}
 	data, err := verify.MarshalPlan(plan)
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode the plan", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Internal, fault.CodeEncodingFailed, "cannot encode the plan", err)
 	}
 	res := verifyCompileResult{
 		Success: true, PlanFingerprint: plan.Fingerprint, ScenarioCount: len(plan.Scenarios),
@@ -166,7 +166,7 @@ func verifyCompile(file, output, casesDir string) (cmdutil.Result, error) {
 		for _, c := range plan.Cases() {
 			data, err := verify.MarshalCase(c)
 			if err != nil {
-				return cmdutil.Result{}, fault.Wrap(fault.Internal, "encoding_failed", "cannot encode a compiled case", err)
+				return cmdutil.Result{}, fault.Wrap(fault.Internal, fault.CodeEncodingFailed, "cannot encode a compiled case", err)
 			}
 			p, err := writeOutput(filepath.Join(casesDir, c.Name+".json"), file, data)
 			if err != nil {

@@ -118,9 +118,9 @@ func (f *verifyRunFlags) options(g *cmdutil.Globals) (*verifyRunOptions, error) 
 		// verify-run has no --overwrite: an existing JUnit file is never
 		// replaced, and the error says so instead of naming a flag the
 		// command does not have.
-		if _, err := artifacts.JUnitOutput(false).CheckFile(f.junit); fault.CodeOf(err) == artifacts.CodeOutputExists {
+		if _, err := artifacts.JUnitOutput(false).CheckFile(f.junit); fault.CodeOf(err) == fault.CodeOutputExists {
 			abs, _ := filepath.Abs(f.junit)
-			return nil, fault.Usage(artifacts.CodeOutputExists, "the --junit file already exists and verify-run never replaces one").With("output", abs).
+			return nil, fault.Usage(fault.CodeOutputExists, "the --junit file already exists and verify-run never replaces one").With("output", abs).
 				WithUserAction("Remove the file or name a new one (--junit).")
 		}
 	}
