@@ -72,7 +72,7 @@ func BenchmarkCompareFrames(b *testing.B) {
 	b.SetBytes(int64(len(x.Image.Pix)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d := CompareContent(x, y)
+		d := compareContent(x, y)
 		if d.Changed == 0 {
 			b.Fatal("no change found")
 		}
@@ -92,7 +92,7 @@ func BenchmarkCompareFramesAllRowsDiffer(b *testing.B) {
 	b.SetBytes(int64(len(x.Pix)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if d := CompareContent(sx, sy); d.Changed == 0 {
+		if d := compareContent(sx, sy); d.Changed == 0 {
 			b.Fatal("no change found")
 		}
 	}

@@ -25,14 +25,14 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// CoordinateProtocolVersion versions the contract (prompt wording,
+// coordinateProtocolVersion versions the contract (prompt wording,
 // rounding rule, probe set); a change invalidates cached profiles.
-const CoordinateProtocolVersion = "coord-1"
+const coordinateProtocolVersion = "coord-1"
 
 // Calibration bounds in canonical distance (fractions of the screen).
 const (
-	CalibrationMeanBound = 0.04
-	CalibrationMaxBound  = 0.07
+	calibrationMeanBound = 0.04
+	calibrationMaxBound  = 0.07
 )
 
 // CodeCalibrationFailed is a calibration that found no contract. (A
@@ -44,7 +44,7 @@ const (
 	SourceConfigured = "configured"
 	SourceCache      = "cache"
 	SourceNegotiated = "negotiated"
-	SourceRejected   = "rejected"
+	sourceRejected   = "rejected"
 )
 
 // probeParseOptions accept any finite coordinate; Map checks the bounds.
@@ -54,8 +54,8 @@ var probeParseOptions = action.ParseOptions{XMax: math.MaxFloat64, YMax: math.Ma
 // that always answers the middle of the image must not pass.
 var probeTargets = [][2]float64{{0.18, 0.23}, {0.79, 0.41}, {0.63, 0.82}}
 
-// ProbeResult is one calibration sample.
-type ProbeResult struct {
+// probeResult is one calibration sample.
+type probeResult struct {
 	Target    [2]float64    `json:"target_canonical"`
 	Answer    *action.Point `json:"model_coordinate,omitempty"`
 	Canonical [2]float64    `json:"canonical_coordinate"`
@@ -64,13 +64,13 @@ type ProbeResult struct {
 	Retried   bool          `json:"protocol_retry"`
 }
 
-// CandidateResult is one space tried during negotiation.
-type CandidateResult struct {
+// candidateResult is one space tried during negotiation.
+type candidateResult struct {
 	Space     coord.Space   `json:"space"`
 	MeanError float64       `json:"mean_error"`
 	MaxError  float64       `json:"max_error"`
 	Accepted  bool          `json:"accepted"`
-	Samples   []ProbeResult `json:"samples"`
+	Samples   []probeResult `json:"samples"`
 }
 
 // Profile is a frozen coordinate profile.
@@ -100,12 +100,12 @@ type ProfileKey struct {
 
 // Hash is the cache file name stem.
 func (k ProfileKey) Hash() string {
-	h := sha256.Sum256([]byte(k.Endpoint + "\x00" + k.Model + "\x00" + k.Thinking + "\x00" + k.Resize.String() + "\x00" + CoordinateProtocolVersion))
+	h := sha256.Sum256([]byte(k.Endpoint + "\x00" + k.Model + "\x00" + k.Thinking + "\x00" + k.Resize.String() + "\x00" + coordinateProtocolVersion))
 	return hex.EncodeToString(h[:12])
 }
 
-// DefaultCacheDir is <user cache dir>/solopi/planner-profiles.
-func DefaultCacheDir() (string, error) {
+// defaultCacheDir is <user cache dir>/solopi/planner-profiles.
+func defaultCacheDir() (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no user cache directory: %w", err)
@@ -113,9 +113,9 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(d, "solopi", "planner-profiles"), nil
 }
 
-// Calibrator negotiates a coordinate space with synthetic images. It holds
+// calibrator negotiates a coordinate space with synthetic images. It holds
 // no device: negotiation cannot touch one.
-type Calibrator struct {
+type calibrator struct {
 	Model  chat.Model
 	Key    ProfileKey
 	Policy coord.ResizePolicy
@@ -124,25 +124,25 @@ type Calibrator struct {
 	// Refresh ignores a cached profile (it is still rewritten).
 	Refresh bool
 	Clock   clock.Clock // clock.System when nil
-	state   *AgentState
+	state   *agentState
 }
 
-// CalibrationError is a failed negotiation: the run fails closed.
-type CalibrationError struct {
-	Candidates []CandidateResult
+// calibrationError is a failed negotiation: the run fails closed.
+type calibrationError struct {
+	Candidates []candidateResult
 	Msg        string
 }
 
-func (e *CalibrationError) Error() string {
+func (e *calibrationError) Error() string {
 	return fault.CodeCoordinateCalibrationFailed + ": " + e.Msg
 }
 
 // Resolve freezes the profile for space: a configured space directly, auto
 // from the cache or by negotiation on images of the display's production
 // size.
-func (c *Calibrator) Resolve(ctx context.Context, space coord.Space, displayW, displayH int) (*Profile, error) {
+func (c *calibrator) Resolve(ctx context.Context, space coord.Space, displayW, displayH int) (*Profile, error) {
 	now := c.now()
-	base := Profile{ProtocolVersion: CoordinateProtocolVersion, Endpoint: c.Key.Endpoint, Model: c.Key.Model,
+	base := Profile{ProtocolVersion: coordinateProtocolVersion, Endpoint: c.Key.Endpoint, Model: c.Key.Model,
 		Thinking: c.Key.Thinking, ResizePolicy: c.Key.Resize.String(), CreatedAt: now}
 	if space != coord.SpaceAuto {
 		p := base
@@ -165,7 +165,7 @@ func (c *Calibrator) Resolve(ctx context.Context, space coord.Space, displayW, d
 	}
 	iw, ih := c.Policy.ImageSize(displayW, displayH)
 	frame := coord.Frame{ImageWidth: iw, ImageHeight: ih, DisplayWidth: displayW, DisplayHeight: displayH}
-	var results []CandidateResult
+	var results []candidateResult
 	for _, cand := range []coord.Space{coord.SpaceRelative, coord.SpaceImage} {
 		r, err := c.probe(ctx, coord.Contract{Space: cand, Frame: frame})
 		if err != nil {
@@ -176,7 +176,7 @@ func (c *Calibrator) Resolve(ctx context.Context, space coord.Space, displayW, d
 			p := base
 			p.Space, p.Source = cand, SourceNegotiated
 			p.MeanError, p.MaxError, p.Samples = r.MeanError, r.MaxError, len(r.Samples)
-			p.Confidence = math.Max(0, 1-r.MaxError/CalibrationMaxBound)
+			p.Confidence = math.Max(0, 1-r.MaxError/calibrationMaxBound)
 			c.state.emit(EvCalibration, "coordinate profile negotiated", map[string]any{"source": SourceNegotiated, "space": string(cand),
 				"calibration_mean_error": r.MeanError, "calibration_max_error": r.MaxError, "candidates": candidatesPayload(results),
 				"image_width": iw, "image_height": ih, "device_actions": 0})
@@ -188,12 +188,12 @@ func (c *Calibrator) Resolve(ctx context.Context, space coord.Space, displayW, d
 			return &p, nil
 		}
 	}
-	c.state.emit(EvCalibration, "no coordinate space met the error bounds; failing closed", map[string]any{"source": SourceRejected,
+	c.state.emit(EvCalibration, "no coordinate space met the error bounds; failing closed", map[string]any{"source": sourceRejected,
 		"candidates": candidatesPayload(results), "device_actions": 0})
-	return nil, &CalibrationError{Candidates: results, Msg: fmt.Sprintf("no candidate space met mean error ≤ %.2f and max error ≤ %.2f on every probe", CalibrationMeanBound, CalibrationMaxBound)}
+	return nil, &calibrationError{Candidates: results, Msg: fmt.Sprintf("no candidate space met mean error ≤ %.2f and max error ≤ %.2f on every probe", calibrationMeanBound, calibrationMaxBound)}
 }
 
-func candidatesPayload(rs []CandidateResult) []any {
+func candidatesPayload(rs []candidateResult) []any {
 	out := make([]any, 0, len(rs))
 	for _, r := range rs {
 		var samples []any
@@ -219,19 +219,19 @@ func finiteOr(f, alt float64) float64 {
 	return f
 }
 
-func (c *Calibrator) now() time.Time { return clock.Or(c.Clock).Now() }
+func (c *calibrator) now() time.Time { return clock.Or(c.Clock).Now() }
 
 // probe runs every target for one candidate contract. Probes are not
 // short-circuited: the whole set is the evidence in the trajectory.
-func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (CandidateResult, error) {
-	res := CandidateResult{Space: contract.Space}
+func (c *calibrator) probe(ctx context.Context, contract coord.Contract) (candidateResult, error) {
+	res := candidateResult{Space: contract.Space}
 	var sum float64
 	for _, t := range probeTargets {
 		img, err := chat.EncodeImage(SyntheticTarget(contract.Frame.ImageWidth, contract.Frame.ImageHeight, t), chat.ImageEncodingOf(c.Model), nil)
 		if err != nil {
 			return res, err
 		}
-		s := ProbeResult{Target: t, Error: math.Inf(1)}
+		s := probeResult{Target: t, Error: math.Inf(1)}
 		req := chat.Request{Purpose: "calibration", Messages: []chat.Message{{Role: "user", Text: calibrationPrompt(contract), Image: img}}}
 		resp, err := c.state.chat(ctx, c.Model, req)
 		if err != nil {
@@ -250,7 +250,7 @@ func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (Candid
 			retry.Purpose = "calibration"
 			retry.Messages = append(append([]chat.Message(nil), req.Messages...),
 				chat.Message{Role: "assistant", Text: textclip.Runes(resp.Content, 2000)},
-				chat.Message{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", RetryMarker, pe.Code, pe.Message)})
+				chat.Message{Role: "user", Text: fmt.Sprintf("%s: %s: %s. Answer with exactly one call do(action=\"Tap\", element=[x,y]).", retryMarker, pe.Code, pe.Message)})
 			resp, err = c.state.chat(ctx, c.Model, retry)
 			if err != nil {
 				return res, err
@@ -278,7 +278,7 @@ func (c *Calibrator) probe(ctx context.Context, contract coord.Contract) (Candid
 		res.MaxError = math.Max(res.MaxError, s.Error)
 	}
 	res.MeanError = sum / float64(len(res.Samples))
-	res.Accepted = res.MeanError <= CalibrationMeanBound && res.MaxError <= CalibrationMaxBound
+	res.Accepted = res.MeanError <= calibrationMeanBound && res.MaxError <= calibrationMaxBound
 	return res, nil
 }
 
@@ -327,9 +327,9 @@ func SyntheticTarget(w, h int, t [2]float64) *image.RGBA {
 	return img
 }
 
-func (c *Calibrator) path() string { return filepath.Join(c.CacheDir, c.Key.Hash()+".json") }
+func (c *calibrator) path() string { return filepath.Join(c.CacheDir, c.Key.Hash()+".json") }
 
-func (c *Calibrator) load() (*Profile, error) {
+func (c *calibrator) load() (*Profile, error) {
 	b, err := os.ReadFile(c.path())
 	if err != nil {
 		return nil, err
@@ -338,7 +338,7 @@ func (c *Calibrator) load() (*Profile, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("cached profile %s: %w", c.path(), err)
 	}
-	if p.ProtocolVersion != CoordinateProtocolVersion || (p.Space != coord.SpaceRelative && p.Space != coord.SpaceImage && p.Space != coord.SpaceDisplay) ||
+	if p.ProtocolVersion != coordinateProtocolVersion || (p.Space != coord.SpaceRelative && p.Space != coord.SpaceImage && p.Space != coord.SpaceDisplay) ||
 		p.Endpoint != c.Key.Endpoint || p.Model != c.Key.Model {
 		return nil, fmt.Errorf("cached profile %s does not match this endpoint, model or protocol", c.path())
 	}
@@ -348,7 +348,7 @@ func (c *Calibrator) load() (*Profile, error) {
 // store writes the profile atomically (temp file, fsync, rename) with
 // owner-only permissions. The profile type has no field that could hold
 // the API key.
-func (c *Calibrator) store(p Profile) error {
+func (c *calibrator) store(p Profile) error {
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
@@ -359,7 +359,7 @@ func (c *Calibrator) store(p Profile) error {
 
 // NewCalibrator returns a standalone calibrator (planner-calibrate) and
 // the state that records its events and metrics.
-func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, clk clock.Clock, hide func(string) string) (*Calibrator, *AgentState) {
+func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDir string, refresh bool, clk clock.Clock, hide func(string) string) (*calibrator, *agentState) {
 	if clk == nil {
 		clk = clock.System
 	}
@@ -367,5 +367,5 @@ func NewCalibrator(m chat.Model, key ProfileKey, pol coord.ResizePolicy, cacheDi
 		hide = redact.New().Text
 	}
 	st := newAgentState(clk.Now, hide, nil)
-	return &Calibrator{Model: m, Key: key, Policy: pol, CacheDir: cacheDir, Refresh: refresh, Clock: clk, state: st}, st
+	return &calibrator{Model: m, Key: key, Policy: pol, CacheDir: cacheDir, Refresh: refresh, Clock: clk, state: st}, st
 }

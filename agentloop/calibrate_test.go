@@ -15,13 +15,13 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*Calibrator, *fakemodel.Server) {
+func newCalibrator(t *testing.T, opts fakemodel.Options, cache string) (*calibrator, *fakemodel.Server) {
 	t.Helper()
 	opts.APIKey = testAPIKey
 	srv, m := startFakeModel(t, opts, "fake-"+opts.Coords, func(mc *chat.Config) { mc.APIKey = redact.NewSecret(testAPIKey) })
 	mc := m.Config()
 	st := newAgentState(time.Now, mc.APIKey.Redact, nil)
-	return &Calibrator{Model: m, Policy: coord.DefaultResizePolicy(), CacheDir: cache, state: st,
+	return &calibrator{Model: m, Policy: coord.DefaultResizePolicy(), CacheDir: cache, state: st,
 		Key: ProfileKey{Endpoint: mc.Endpoint(), Model: mc.Model, Thinking: chat.ThinkingAuto, Resize: coord.DefaultResizePolicy()}}, srv
 }
 
@@ -48,7 +48,7 @@ func TestNegotiationPerFamily(t *testing.T) {
 				cal.Refresh = true
 				p, err := cal.Resolve(context.Background(), coord.SpaceAuto, display[0], display[1])
 				if tt.want == "" {
-					var ce *CalibrationError
+					var ce *calibrationError
 					if !errors.As(err, &ce) || len(ce.Candidates) != 2 {
 						t.Fatalf("%v: inconsistent family froze %+v (err %v)", display, p, err)
 					}
@@ -57,7 +57,7 @@ func TestNegotiationPerFamily(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v: %v", display, err)
 				}
-				if p.Space != tt.want || p.Source != SourceNegotiated || p.MaxError > CalibrationMaxBound || p.Samples != 3 {
+				if p.Space != tt.want || p.Source != SourceNegotiated || p.MaxError > calibrationMaxBound || p.Samples != 3 {
 					t.Errorf("%v: profile %+v", display, p)
 				}
 			}

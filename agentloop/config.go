@@ -48,10 +48,10 @@ func (c *Config) defaults() {
 		c.Policy = coord.DefaultResizePolicy()
 	}
 	if c.Rechecks == 0 {
-		c.Rechecks = DefaultFreshRechecks
+		c.Rechecks = defaultFreshRechecks
 	}
 	if c.RecheckDelay == 0 {
-		c.RecheckDelay = DefaultRecheckDelay
+		c.RecheckDelay = defaultRecheckDelay
 	}
 	if c.HardBudget <= 0 {
 		c.HardBudget = 3

@@ -29,10 +29,10 @@ var androidSemanticKeys = map[string]bool{
 	"treesha256": true, "signature": true, "observationid": true, "observation_id": true, "selector": true,
 }
 
-// Sanitize returns a copy of v without Android-semantic fields, at every
+// sanitize returns a copy of v without Android-semantic fields, at every
 // depth. Strings are kept as they are: a free-text result is the model's
 // own words or the runtime's.
-func Sanitize(v any) any {
+func sanitize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
@@ -40,13 +40,13 @@ func Sanitize(v any) any {
 			if androidSemanticKeys[strings.ToLower(k)] {
 				continue
 			}
-			out[k] = Sanitize(e)
+			out[k] = sanitize(e)
 		}
 		return out
 	case []any:
 		out := make([]any, 0, len(x))
 		for _, e := range x {
-			out = append(out, Sanitize(e))
+			out = append(out, sanitize(e))
 		}
 		return out
 	}
@@ -134,7 +134,7 @@ func (m *memory) addRejection(step int, a action.Action, code, why string) {
 }
 
 func resultText(step int, result map[string]any) string {
-	r := Sanitize(result).(map[string]any)
+	r := sanitize(result).(map[string]any)
 	r["step"] = step
 	return mustJSON(r)
 }
@@ -159,7 +159,7 @@ func (m *memory) planRequest(now time.Time, step int, contract coord.Contract, i
 	if retry != nil {
 		tail = append(tail,
 			chat.Message{Role: "assistant", Text: textclip.Runes(rejected, 2000)},
-			chat.Message{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", RetryMarker, retry.Code, retry.Message)})
+			chat.Message{Role: "user", Text: fmt.Sprintf("%s: your answer was rejected before anything touched the device (%s: %s). Answer again for the same screenshot with exactly one valid call and nothing else.", retryMarker, retry.Code, retry.Message)})
 	}
 	turns := m.turns
 	for {
@@ -212,7 +212,7 @@ func mustJSON(v any) string {
 // execution, verification and recovery facts, never reasoning or
 // screen descriptions (the reviewer must not be talked into a verdict).
 func compactEvidence(events []AgentEvent, limit int) []map[string]any {
-	keep := map[string]bool{EvExecution: true, EvVerification: true, EvRecovery: true}
+	keep := map[string]bool{evExecution: true, EvVerification: true, EvRecovery: true}
 	var out []map[string]any
 	for _, e := range events {
 		if e.Type == EvAction {
@@ -237,7 +237,7 @@ func compactEvidence(events []AgentEvent, limit int) []map[string]any {
 	}
 	sanitized := make([]map[string]any, len(out))
 	for i, m := range out {
-		sanitized[i] = Sanitize(m).(map[string]any)
+		sanitized[i] = sanitize(m).(map[string]any)
 	}
 	return sanitized
 }

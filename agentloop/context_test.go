@@ -33,7 +33,7 @@ func TestSanitizeDropsAndroidSemantics(t *testing.T) {
 			"note":      "the counter shows 3",
 		},
 	}
-	out := Sanitize(in).(map[string]any)
+	out := sanitize(in).(map[string]any)
 	b, _ := json.Marshal(out)
 	for _, bad := range []string{"com.tencent.mm", "WeChat", ".Main", "StatusBar", "packageName", "ui_tree"} {
 		if strings.Contains(string(b), bad) {
@@ -164,7 +164,7 @@ func (m *scriptModel) Chat(ctx context.Context, req chat.Request) (*chat.Respons
 			r = `finish(success=True, message="ok")`
 		}
 		return &chat.Response{Content: r}, nil
-	case strings.HasPrefix(sys, HeaderRisk):
+	case strings.HasPrefix(sys, headerRisk):
 		r := m.risk
 		if r == "" {
 			r = `finish(success=True, message="ALLOW: fine")`
@@ -182,7 +182,7 @@ func (m *scriptModel) Chat(ctx context.Context, req chat.Request) (*chat.Respons
 	return &chat.Response{Content: m.plans[i], Usage: chat.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
 }
 
-func runScript(t *testing.T, goal string, m *scriptModel, dev Device, mutate func(*Config)) (*Result, *PhoneAgent) {
+func runScript(t *testing.T, goal string, m *scriptModel, dev Device, mutate func(*Config)) (*Result, *phoneAgent) {
 	t.Helper()
 	cfg := Config{Space: coord.SpaceRelative, RecheckDelay: time.Millisecond}
 	if mutate != nil {
@@ -210,12 +210,12 @@ func TestNegativeBoundaryBlocksZeroTouch(t *testing.T) {
 	if _, _, cmds := dev.state(); len(cmds) != 0 {
 		t.Fatalf("a forbidden action touched the device: %+v", cmds)
 	}
-	if res.Outcome != OutcomeNotCompleted {
+	if res.Outcome != outcomeNotCompleted {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
 	var blocked bool
 	for _, e := range eventsOf(a.State().Events(), EvRiskReview) {
-		if e.Payload["verdict"] == RiskBlock && e.Payload["deterministic"] == true {
+		if e.Payload["verdict"] == riskBlock && e.Payload["deterministic"] == true {
 			blocked = true
 		}
 	}
@@ -277,7 +277,7 @@ func TestRiskConfirmWithHuman(t *testing.T) {
 	reviews := 0
 	for _, call := range m.calls {
 		sys := call.Messages[0].Text
-		if !strings.HasPrefix(sys, HeaderRisk) && !strings.HasPrefix(sys, HeaderCompletion) {
+		if !strings.HasPrefix(sys, headerRisk) && !strings.HasPrefix(sys, HeaderCompletion) {
 			continue
 		}
 		reviews++
@@ -317,7 +317,7 @@ func TestUnsupportedActionIsAProtocolNote(t *testing.T) {
 	if len(cmds) != 1 || cmds[0].Action != action.Tap {
 		t.Fatalf("commands %+v", cmds)
 	}
-	if res.Counters.SoftReplans[SoftUnmappable] != 1 || res.Counters.HardTotal != 0 {
+	if res.Counters.SoftReplans[softUnmappable] != 1 || res.Counters.HardTotal != 0 {
 		t.Errorf("counters %+v", res.Counters)
 	}
 }
@@ -345,7 +345,7 @@ func TestRepeatedNoEffectAsksHuman(t *testing.T) {
 	// Tapping the status label does nothing visible.
 	m := &scriptModel{plans: []string{`do(action="Tap", element=[500,405], reason="tap the label")`}}
 	res, _ := runScript(t, "g", m, dev, nil)
-	if res.Outcome != OutcomeRepeatedAction || res.Exit != 2 {
+	if res.Outcome != outcomeRepeatedAction || res.Exit != 2 {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
 	if _, _, cmds := dev.state(); len(cmds) != 3 {
@@ -358,7 +358,7 @@ func TestMaxStepsAndWaitHome(t *testing.T) {
 	dev := &counterDevice{}
 	m := &scriptModel{plans: []string{`do(action="Home")`, `do(action="Wait", duration="0.1 seconds")`}}
 	res, _ := runScript(t, "g", m, dev, nil)
-	if res.Outcome != OutcomeMaxSteps || res.Exit != 2 || res.Steps != 8 {
+	if res.Outcome != outcomeMaxSteps || res.Exit != 2 || res.Steps != 8 {
 		t.Fatalf("outcome %s steps %d", res.Outcome, res.Steps)
 	}
 	if res.Counters.Warnings != 0 {
@@ -376,17 +376,17 @@ func TestStepAPI(t *testing.T) {
 	ctx := context.Background()
 	task := Task{Goal: "increase the counter to 1", MaxSteps: 5}
 	sr, err := a.Step(ctx, task)
-	if err != nil || sr.Terminal || sr.Phase != PhaseObserving || sr.Action == nil || sr.Action.Name != action.Tap {
+	if err != nil || sr.Terminal || sr.Phase != phaseObserving || sr.Action == nil || sr.Action.Name != action.Tap {
 		t.Fatalf("step 1: %+v %v", sr, err)
 	}
-	if _, err := a.Step(ctx, Task{Goal: "something else"}); !errors.Is(err, ErrGoalChanged) {
+	if _, err := a.Step(ctx, Task{Goal: "something else"}); !errors.Is(err, errGoalChanged) {
 		t.Fatalf("goal change: %v", err)
 	}
 	sr, err = a.Step(ctx, Task{})
 	if err != nil || !sr.Terminal || sr.Result.Outcome != OutcomeCompleted {
 		t.Fatalf("step 2: %+v %v", sr, err)
 	}
-	if _, err := a.Step(ctx, task); !errors.Is(err, ErrTaskFinished) {
+	if _, err := a.Step(ctx, task); !errors.Is(err, errTaskFinished) {
 		t.Fatalf("after the end: %v", err)
 	}
 	if err := a.Reset(); err != nil {
@@ -394,7 +394,7 @@ func TestStepAPI(t *testing.T) {
 	}
 	// Concurrent use is refused.
 	a.busy.Lock()
-	if _, err := a.Run(ctx, task); !errors.Is(err, ErrBusy) {
+	if _, err := a.Run(ctx, task); !errors.Is(err, errBusy) {
 		t.Fatalf("concurrent run: %v", err)
 	}
 	a.busy.Unlock()
@@ -428,18 +428,18 @@ func TestRecoveryOutcomes(t *testing.T) {
 		class, action string
 		count         int
 		retried       bool
-		want          Recovery
+		want          recovery
 	}{
-		{FailDevice, action.Wait, 1, false, RecoverRetrySafe},
-		{FailDevice, action.Home, 1, false, RecoverRetrySafe},
-		{FailDevice, action.Home, 1, true, RecoverReplan},
-		{FailDevice, action.Tap, 1, false, RecoverReplan},
-		{FailDevice, action.Back, 1, false, RecoverReplan},
-		{FailDevice, action.Type, 1, false, RecoverReplan},
-		{FailDevice, action.Swipe, 1, false, RecoverReplan},
-		{FailObservation, "", 1, false, RecoverReobserve},
-		{FailProtocol, "", 2, false, RecoverReplan},
-		{FailProtocol, "", 3, false, RecoverTerminate},
+		{failDevice, action.Wait, 1, false, recoverRetrySafe},
+		{failDevice, action.Home, 1, false, recoverRetrySafe},
+		{failDevice, action.Home, 1, true, recoverReplan},
+		{failDevice, action.Tap, 1, false, recoverReplan},
+		{failDevice, action.Back, 1, false, recoverReplan},
+		{failDevice, action.Type, 1, false, recoverReplan},
+		{failDevice, action.Swipe, 1, false, recoverReplan},
+		{failObservation, "", 1, false, recoverReobserve},
+		{failProtocol, "", 2, false, recoverReplan},
+		{failProtocol, "", 3, false, recoverTerminate},
 	}
 	for _, tt := range tests {
 		if got := decideRecovery(tt.class, tt.action, tt.count, 3, tt.retried); got != tt.want {
@@ -450,18 +450,18 @@ func TestRecoveryOutcomes(t *testing.T) {
 
 func TestClassifyTask(t *testing.T) {
 	t.Parallel()
-	r := ClassifyTask("回复张三的消息，但不要发送")
+	r := classifyTask("回复张三的消息，但不要发送")
 	if len(r.Forbidden) != 1 || r.Forbidden[0] != "send" {
 		t.Errorf("forbidden %v", r.Forbidden)
 	}
-	r = ClassifyTask("Buy the cheapest charger and don't pay with the saved card")
+	r = classifyTask("Buy the cheapest charger and don't pay with the saved card")
 	if !r.High() || r.Forbidden[0] != "pay" {
 		t.Errorf("%+v", r)
 	}
-	if r := ClassifyTask("increase the counter to 3"); r.High() {
+	if r := classifyTask("increase the counter to 3"); r.High() {
 		t.Errorf("a harmless task classified %+v", r)
 	}
-	if r := ClassifyTask("open the sender list"); len(r.Classes) != 0 {
+	if r := classifyTask("open the sender list"); len(r.Classes) != 0 {
 		t.Errorf("word boundaries ignored: %+v", r)
 	}
 }
@@ -510,7 +510,7 @@ func TestFreshnessLocalAnimationRecheck(t *testing.T) {
 	}
 	dev.beforeObserve = func(d *counterDevice, n int) { d.mu.Lock(); d.blink = spinner; d.mu.Unlock() }
 	fr, _ = checkFreshness(context.Background(), clock.System, dev, planned, targets, 2, time.Millisecond)
-	if fr.Fresh() || fr.Verdict != StaleTarget || fr.Rechecks != 2 {
+	if fr.Fresh() || fr.Verdict != staleTarget || fr.Rechecks != 2 {
 		t.Fatalf("persistent change: %+v", fr)
 	}
 	// A digit changing next to the target is below the region thresholds:
@@ -542,7 +542,7 @@ func TestUncertainHighConsequenceRepeatNeedsConfirmation(t *testing.T) {
 	tapLabel := `do(action="Tap", element=[500,405], reason="tap pay")`
 	m := &scriptModel{plans: []string{tapLabel, tapLabel, `finish(success=False, message="stop")`}}
 	res, a := runScript(t, "pay the invoice", m, dev, func(cfg *Config) { cfg.Confirmer = c })
-	if res.Outcome != OutcomeNotCompleted {
+	if res.Outcome != outcomeNotCompleted {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
 	if _, _, cmds := dev.state(); len(cmds) != 1 {
@@ -553,7 +553,7 @@ func TestUncertainHighConsequenceRepeatNeedsConfirmation(t *testing.T) {
 	}
 	var confirm int
 	for _, e := range eventsOf(a.State().Events(), EvRiskReview) {
-		if e.Payload["verdict"] == RiskConfirm {
+		if e.Payload["verdict"] == riskConfirm {
 			confirm++
 		}
 	}

@@ -71,11 +71,11 @@ type DeviceAction struct {
 	Args   map[string]any
 }
 
-// Mapper turns a command the planner cleared into the caller's device
+// mapper turns a command the planner cleared into the caller's device
 // action without sending it. A *NotMappableError refuses it with zero
 // touch: the note goes back to the model, and the planner plans again on
 // the same screen, spending a step. Any other error ends the proposal.
-type Mapper func(cmd Command) (DeviceAction, error)
+type mapper func(cmd Command) (DeviceAction, error)
 
 // Target is the device a Planner proposes for: its mode (the trajectory's
 // device_mode) and the actions it can express. An action it lacks is a
@@ -118,7 +118,7 @@ func NewPlanner(model chat.Model, target Target, cfg Config, t Task, profile *Pr
 		return nil, errors.New("agentloop: the planner needs a model and a target")
 	}
 	cfg.defaults()
-	a := &PhoneAgent{cfg: cfg, dev: plannerDevice{target}, model: model}
+	a := &phoneAgent{cfg: cfg, dev: plannerDevice{target}, model: model}
 	r, err := a.begin(t)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func NewPlanner(model chat.Model, target Target, cfg Config, t Task, profile *Pr
 func (p *Planner) Goal() string { return p.run.goal }
 
 // State is the task's audit state.
-func (p *Planner) State() *AgentState { return p.run.st }
+func (p *Planner) State() *agentState { return p.run.st }
 
 // Profile is the coordinate contract (nil before the first plan).
 func (p *Planner) Profile() *Profile {
@@ -145,7 +145,7 @@ func (p *Planner) Profile() *Profile {
 
 // Trajectory is the task's audit trail so far; an unfinished task has the
 // outcome "in_progress".
-func (p *Planner) Trajectory(model chat.Info) *Trajectory {
+func (p *Planner) Trajectory(model chat.Info) *trajectory {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.run
@@ -164,12 +164,12 @@ func (p *Planner) Trajectory(model chat.Info) *Trajectory {
 // (nil when there was none). The error is for misuse (a finished task),
 // a Mapper failure and the caller's cancellation; every task outcome is a
 // proposal.
-func (p *Planner) Propose(ctx context.Context, screen *Screen, last *Feedback, mapCmd Mapper) (*Proposal, error) {
+func (p *Planner) Propose(ctx context.Context, screen *Screen, last *Feedback, mapCmd mapper) (*Proposal, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.run
 	if r.result != nil {
-		return nil, ErrTaskFinished
+		return nil, errTaskFinished
 	}
 	if screen == nil || mapCmd == nil {
 		return nil, errors.New("agentloop: Propose needs a screen and a mapper")
@@ -235,11 +235,11 @@ func (p *Planner) absorb(last *Feedback, screen *Screen) {
 		}
 		r.mem.addTurn(step, *act, res)
 	case !last.Sent:
-		r.emitExecution("not executed: refused by the host", execution{effect: EffectNone, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
+		r.emitExecution("not executed: refused by the host", execution{effect: effectNone, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
 		r.mem.addRejection(step, *act, last.ErrorCode, last.Error)
 	default:
 		r.st.count(func(c *Counters) { c.Dispatched++ })
-		r.emitExecution("executed "+act.Name+" without success", execution{dispatched: true, effect: EffectUnknown, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
+		r.emitExecution("executed "+act.Name+" without success", execution{dispatched: true, effect: effectUnknown, recoveryNeeded: true, rootError: last.ErrorCode}, nil)
 		r.mem.addTurn(step, *act, map[string]any{"command_dispatched": true, "command_success": false, "error_code": last.ErrorCode})
 	}
 }
@@ -261,12 +261,12 @@ func (p *Planner) terminal() *Proposal {
 // planOnce runs one planning step of the shared runtime on screen. It
 // returns nil (and no error) when the plan was handled with zero touch
 // and the planner should plan again.
-func (p *Planner) planOnce(parent context.Context, screen *Screen, mapCmd Mapper) (*Proposal, error) {
+func (p *Planner) planOnce(parent context.Context, screen *Screen, mapCmd mapper) (*Proposal, error) {
 	r := p.run
 	if !r.beginStep() {
 		return p.terminal(), nil
 	}
-	r.st.emit(EvObservation, "observation received", map[string]any{"screenshot_sha256": screen.SHA256, "display_width": screen.Width(),
+	r.st.emit(evObservation, "observation received", map[string]any{"screenshot_sha256": screen.SHA256, "display_width": screen.Width(),
 		"display_height": screen.Height(), "device_ref": screen.Ref})
 	ctx, cancel := r.stepContext(parent)
 	defer cancel()
@@ -286,8 +286,8 @@ func (p *Planner) planOnce(parent context.Context, screen *Screen, mapCmd Mapper
 	if err != nil {
 		var nm *NotMappableError
 		if errors.As(err, &nm) {
-			r.emitExecution("not proposed: "+nm.Note, execution{effect: EffectNone, recoveryNeeded: true, rootError: nm.Code}, nil)
-			r.reject(r.st.Step(), *act, nm.Code, nm.Note, SoftUnmappable, screen)
+			r.emitExecution("not proposed: "+nm.Note, execution{effect: effectNone, recoveryNeeded: true, rootError: nm.Code}, nil)
+			r.reject(r.st.Step(), *act, nm.Code, nm.Note, softUnmappable, screen)
 			return nil, nil
 		}
 		return nil, err
@@ -298,15 +298,15 @@ func (p *Planner) planOnce(parent context.Context, screen *Screen, mapCmd Mapper
 	}
 	// The mapping is the proposal's precondition; its execution is the
 	// caller's, recorded when the next Propose reports it.
-	r.st.emit(EvPrecondition, "proposed "+da.Action, map[string]any{"verdict": "mapped", "command_dispatched": false, "proposal": "act",
+	r.st.emit(evPrecondition, "proposed "+da.Action, map[string]any{"verdict": "mapped", "command_dispatched": false, "proposal": "act",
 		"typed_action": da.Action, "arguments": da.Args})
 	p.lastAct = act
 	return &Proposal{Kind: ProposeAct, Reason: reason, Action: act, Command: &cmd, DeviceAction: &da}, nil
 }
 
-// CompletionReview is the isolated completion reviewer's answer on one
+// completionReview is the isolated completion reviewer's answer on one
 // screenshot.
-type CompletionReview struct {
+type completionReview struct {
 	// Verdict is CompletionConfirmed, CompletionRejected or
 	// CompletionUncertain; Reason is the reviewer's own explanation.
 	Verdict string
@@ -321,7 +321,7 @@ type CompletionReview struct {
 // screen shows goal achieved, with no runtime evidence: the screenshot is
 // the only thing it judges. cfg supplies the resize policy, Redact and
 // Now.
-func ReviewCompletion(ctx context.Context, model chat.Model, cfg Config, goal string, screen *Screen) (*CompletionReview, error) {
+func ReviewCompletion(ctx context.Context, model chat.Model, cfg Config, goal string, screen *Screen) (*completionReview, error) {
 	if model == nil || screen == nil {
 		return nil, errors.New("agentloop: the completion review needs a model and a screen")
 	}
@@ -333,5 +333,5 @@ func ReviewCompletion(ctx context.Context, model chat.Model, cfg Config, goal st
 	}
 	st.emit(EvTaskReview, "completion "+verdict, map[string]any{"status": reviewStatus[verdict], "verdict": verdict, "message": why,
 		"screenshot_sha256": screen.SHA256})
-	return &CompletionReview{Verdict: verdict, Reason: cfg.Redact(why), Events: st.Events(), Metrics: st.Metrics()}, nil
+	return &completionReview{Verdict: verdict, Reason: cfg.Redact(why), Events: st.Events(), Metrics: st.Metrics()}, nil
 }

@@ -75,12 +75,12 @@ func TestUncertainReview(t *testing.T) {
 	}
 
 	res, a := runScript(t, "increase the counter to 1", &scriptModel{plans: []string{`finish(success=True, message="done")`}, review: uncertain}, &counterDevice{}, nil)
-	if res.Outcome != OutcomeNotCompleted {
+	if res.Outcome != outcomeNotCompleted {
 		t.Fatalf("agent-run outcome %s, want not_completed after replans", res.Outcome)
 	}
 	reviews := 0
 	for _, e := range a.State().Events() {
-		if e.Type == EvTaskReview && e.Payload["status"] == VerifyInconclusive {
+		if e.Type == EvTaskReview && e.Payload["status"] == verifyInconclusive {
 			reviews++
 		}
 	}
@@ -143,13 +143,13 @@ func TestPlannerProposals(t *testing.T) {
 		t.Error("the executed action is not in the planner's memory")
 	}
 	prop, err = p.Propose(context.Background(), screen, &Feedback{Sent: true, Succeeded: true}, mapper)
-	if err != nil || prop.Kind != ProposeBlocked || prop.Result.Outcome != OutcomeMaxSteps {
+	if err != nil || prop.Kind != ProposeBlocked || prop.Result.Outcome != outcomeMaxSteps {
 		t.Fatalf("third proposal %+v, %v", prop, err)
 	}
-	if _, err := p.Propose(context.Background(), screen, nil, mapper); !errors.Is(err, ErrTaskFinished) {
+	if _, err := p.Propose(context.Background(), screen, nil, mapper); !errors.Is(err, errTaskFinished) {
 		t.Errorf("a finished task planned again: %v", err)
 	}
-	if tr := p.Trajectory(chat.Info{Model: "script"}); tr.Outcome != OutcomeMaxSteps || tr.Profile == nil || tr.Counters.Dispatched != 2 {
+	if tr := p.Trajectory(chat.Info{Model: "script"}); tr.Outcome != outcomeMaxSteps || tr.Profile == nil || tr.Counters.Dispatched != 2 {
 		t.Errorf("trajectory %s profile %v dispatched %d", tr.Outcome, tr.Profile, tr.Counters.Dispatched)
 	}
 }

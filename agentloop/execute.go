@@ -16,8 +16,8 @@ import (
 // unknown when the command may have reached the device but nothing was
 // observed after it, none when nothing reached the device.
 const (
-	EffectUnknown = "unknown"
-	EffectNone    = "none"
+	effectUnknown = "unknown"
+	effectNone    = "none"
 )
 
 // execution holds the separate facts every execution event carries: the
@@ -46,7 +46,7 @@ func (r *taskRun) emitExecution(msg string, e execution, extra map[string]any) {
 	for k, v := range extra {
 		p[k] = v
 	}
-	r.st.emit(EvExecution, msg, p)
+	r.st.emit(evExecution, msg, p)
 }
 
 func nullable(s string) any {
@@ -61,7 +61,7 @@ func errorCode(err error) string {
 	var pe *action.ProtocolError
 	var fe *fault.Error
 	var de *DeviceError
-	var ce *CalibrationError
+	var ce *calibrationError
 	var nm *NotMappableError
 	switch {
 	case err == nil:
@@ -94,16 +94,16 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 	// planned on.
 	dispatchOn := screen
 	if action.HasCoordinates(act.Name) {
-		st.setPhase(PhasePrecondition, "re-observe before dispatch")
+		st.setPhase(phasePrecondition, "re-observe before dispatch")
 		fr, err := checkFreshness(ctx, cfg.Clock, r.a.dev, screen, targetsOf(cmd), cfg.Rechecks, cfg.RecheckDelay)
 		if err != nil {
 			if r.interrupted(parent, err) {
 				return
 			}
-			r.hardFailure(FailObservation, act.Name, err)
+			r.hardFailure(failObservation, act.Name, err)
 			return
 		}
-		st.emit(EvPrecondition, "freshness: "+fr.Verdict, map[string]any{"verdict": fr.Verdict, "global": fr.Global, "target_regions": fr.Regions,
+		st.emit(evPrecondition, "freshness: "+fr.Verdict, map[string]any{"verdict": fr.Verdict, "global": fr.Global, "target_regions": fr.Regions,
 			"rechecks": fr.Rechecks, "planned_sha256": screen.SHA256, "fresh_sha256": fr.Screen.SHA256, "command_dispatched": false})
 		if !fr.Fresh() {
 			r.staleCancel(step, act, fr.Verdict, fr.Screen)
@@ -113,7 +113,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 	}
 
 	// Dispatch.
-	st.setPhase(PhaseDispatching, "dispatch "+act.Name)
+	st.setPhase(phaseDispatching, "dispatch "+act.Name)
 	dr, attempt, err := r.dispatch(ctx, parent, act, cmd, dispatchOn, step)
 	if err != nil {
 		return
@@ -121,7 +121,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 	detail := map[string]any{"device": dr.Detail, "command": cmd, "attempt": attempt}
 
 	// Verify.
-	st.setPhase(PhaseVerifying, "re-observe and compare pixels")
+	st.setPhase(phaseVerifying, "re-observe and compare pixels")
 	if err := cfg.Clock.Sleep(ctx, cfg.SettleDelay); err != nil {
 		r.interrupted(parent, err)
 		return
@@ -131,12 +131,12 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 		if r.interrupted(parent, err) {
 			return
 		}
-		st.emit(EvVerification, "no observation after the action", map[string]any{"status": VerifyInconclusive, "command_success": true, "error": err.Error()})
-		r.mem.addTurn(step, act, map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": EffectUnknown})
-		rec, n := r.countHard(FailObservation, act.Name, err)
-		r.emitExecution("dispatched "+act.Name+"; no observation after it", execution{dispatched: true, success: true, effect: EffectUnknown,
-			recoveryNeeded: true, rootError: errorCode(err), termination: terminationOf(FailObservation, rec)}, detail)
-		r.applyHard(FailObservation, rec, n, err)
+		st.emit(EvVerification, "no observation after the action", map[string]any{"status": verifyInconclusive, "command_success": true, "error": err.Error()})
+		r.mem.addTurn(step, act, map[string]any{"command_dispatched": true, "command_success": true, "observable_effect": effectUnknown})
+		rec, n := r.countHard(failObservation, act.Name, err)
+		r.emitExecution("dispatched "+act.Name+"; no observation after it", execution{dispatched: true, success: true, effect: effectUnknown,
+			recoveryNeeded: true, rootError: errorCode(err), termination: terminationOf(failObservation, rec)}, detail)
+		r.applyHard(failObservation, rec, n, err)
 		return
 	}
 	v := verifyEffect(act.Name, dispatchOn, after)
@@ -172,7 +172,7 @@ func (r *taskRun) execute(ctx, parent context.Context, act action.Action, cmd Co
 	}
 	r.mem.addTurn(step, act, res)
 	r.pending = after
-	st.setPhase(PhaseObserving, "step done")
+	st.setPhase(phaseObserving, "step done")
 }
 
 // dispatch sends the command, with the automatic retry of Wait and Home.
@@ -191,13 +191,13 @@ func (r *taskRun) dispatch(ctx, parent context.Context, act action.Action, cmd C
 		}
 		var nm *NotMappableError
 		if errors.As(err, &nm) {
-			r.emitExecution("not dispatched: "+nm.Note, execution{effect: EffectNone, recoveryNeeded: true, rootError: nm.Code}, map[string]any{"attempt": attempt})
-			r.reject(step, act, nm.Code, nm.Note, SoftUnmappable, on)
+			r.emitExecution("not dispatched: "+nm.Note, execution{effect: effectNone, recoveryNeeded: true, rootError: nm.Code}, map[string]any{"attempt": attempt})
+			r.reject(step, act, nm.Code, nm.Note, softUnmappable, on)
 			return dr, attempt, err
 		}
 		if errors.Is(err, ErrStaleOnDevice) {
-			st.emit(EvPrecondition, "the device rejected the observation as stale", map[string]any{"verdict": StaleDeviceRejection, "command_dispatched": false})
-			r.staleCancel(step, act, StaleDeviceRejection, nil)
+			st.emit(evPrecondition, "the device rejected the observation as stale", map[string]any{"verdict": staleDeviceRejection, "command_dispatched": false})
+			r.staleCancel(step, act, staleDeviceRejection, nil)
 			return dr, attempt, err
 		}
 		if dr.Dispatched {
@@ -208,23 +208,23 @@ func (r *taskRun) dispatch(ctx, parent context.Context, act action.Action, cmd C
 		if errors.As(err, &de) {
 			code = de.Code
 		}
-		n := st.hard(FailDevice)
-		rec := decideRecovery(FailDevice, act.Name, n, r.a.cfg.HardBudget, attempt > 1)
-		effect := EffectNone
+		n := st.hard(failDevice)
+		rec := decideRecovery(failDevice, act.Name, n, r.a.cfg.HardBudget, attempt > 1)
+		effect := effectNone
 		if dr.Dispatched {
-			effect = EffectUnknown
+			effect = effectUnknown
 		}
 		r.emitExecution("dispatch failed", execution{dispatched: dr.Dispatched, effect: effect, recoveryNeeded: true, rootError: code,
-			termination: terminationOf(FailDevice, rec)}, map[string]any{"error": err.Error(), "attempt": attempt})
-		st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": FailDevice, "count": n, "root_error": code})
+			termination: terminationOf(failDevice, rec)}, map[string]any{"error": err.Error(), "attempt": attempt})
+		st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": failDevice, "count": n, "root_error": code})
 		switch rec {
-		case RecoverRetrySafe:
+		case recoverRetrySafe:
 			continue
-		case RecoverTerminate:
+		case recoverTerminate:
 			r.finish(OutcomeDeviceError, "the device kept failing", err)
 		default:
 			r.mem.addTurn(step, act, map[string]any{"command_dispatched": dr.Dispatched, "command_success": false, "error_code": code})
-			st.setPhase(PhaseObserving, "replan after a device failure")
+			st.setPhase(phaseObserving, "replan after a device failure")
 		}
 		return dr, attempt, err
 	}
@@ -237,38 +237,38 @@ func (r *taskRun) hardFailure(class, name string, err error) {
 }
 
 // countHard counts a hard failure of class and decides its recovery.
-func (r *taskRun) countHard(class, name string, err error) (Recovery, int) {
+func (r *taskRun) countHard(class, name string, err error) (recovery, int) {
 	n := r.st.hard(class)
 	rec := decideRecovery(class, name, n, r.a.cfg.HardBudget, false)
 	// A refused API key or a missing model will not fix itself by asking
 	// again.
 	if code := errorCode(err); code == fault.CodeModelAuthFailed || chat.HTTPStatus(err) == 404 {
-		rec = RecoverTerminate
+		rec = recoverTerminate
 	}
 	return rec, n
 }
 
 // terminationOf is the outcome a terminating recovery of class ends the
 // task with ("" when the task goes on).
-func terminationOf(class string, rec Recovery) string {
-	if rec != RecoverTerminate {
+func terminationOf(class string, rec recovery) string {
+	if rec != recoverTerminate {
 		return ""
 	}
 	switch class {
-	case FailProtocol:
+	case failProtocol:
 		return OutcomeProtocolError
-	case FailModel:
+	case failModel:
 		return OutcomeModelError
 	}
 	return OutcomeDeviceError
 }
 
 // applyHard records the recovery of a counted hard failure and applies it.
-func (r *taskRun) applyHard(class string, rec Recovery, n int, err error) {
+func (r *taskRun) applyHard(class string, rec recovery, n int, err error) {
 	st := r.st
 	st.emit(EvRecovery, "recovery: "+string(rec), map[string]any{"outcome": string(rec), "class": class, "count": n, "error": err.Error(),
 		"root_error": errorCode(err)})
-	if rec == RecoverTerminate {
+	if rec == recoverTerminate {
 		msg := map[string]string{
 			OutcomeProtocolError: "the model kept answering outside the action protocol",
 			OutcomeModelError:    "the model endpoint kept failing",
@@ -278,8 +278,8 @@ func (r *taskRun) applyHard(class string, rec Recovery, n int, err error) {
 		r.finish(o, msg[o], err)
 		return
 	}
-	st.setPhase(PhaseRecovering, string(rec))
-	st.setPhase(PhaseObserving, "recovered by "+string(rec))
+	st.setPhase(phaseRecovering, string(rec))
+	st.setPhase(phaseObserving, "recovered by "+string(rec))
 }
 
 // reject records a zero-touch rejection: nothing reached the device, the
@@ -287,10 +287,10 @@ func (r *taskRun) applyHard(class string, rec Recovery, n int, err error) {
 func (r *taskRun) reject(step int, act action.Action, code, why, class string, screen *Screen) {
 	st := r.st
 	n := st.soft(class)
-	st.emit(EvRecovery, "rejected with zero touch: "+code, map[string]any{"outcome": string(RecoverReplan), "class": class, "code": code, "message": why, "count": n, "command_dispatched": false})
+	st.emit(EvRecovery, "rejected with zero touch: "+code, map[string]any{"outcome": string(recoverReplan), "class": class, "code": code, "message": why, "count": n, "command_dispatched": false})
 	r.mem.addRejection(step, act, code, why)
 	r.pending = screen
-	st.setPhase(PhaseObserving, "replan after a rejection")
+	st.setPhase(phaseObserving, "replan after a rejection")
 }
 
 // staleCancel cancels a stale action with zero touch and replans from the
@@ -298,12 +298,12 @@ func (r *taskRun) reject(step int, act action.Action, code, why, class string, s
 // the repeat guard is not touched.
 func (r *taskRun) staleCancel(step int, act action.Action, verdict string, fresh *Screen) {
 	st := r.st
-	n := st.soft(SoftStale)
-	st.emit(EvRecovery, "stale action cancelled with zero touch", map[string]any{"outcome": string(RecoverReplan), "class": SoftStale, "verdict": verdict, "count": n, "command_dispatched": false})
+	n := st.soft(softStale)
+	st.emit(EvRecovery, "stale action cancelled with zero touch", map[string]any{"outcome": string(recoverReplan), "class": softStale, "verdict": verdict, "count": n, "command_dispatched": false})
 	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "precondition": verdict,
 		"note": "the screen changed before dispatch; nothing was touched; plan again on the new screenshot"})
 	r.pending = fresh
-	st.setPhase(PhaseObserving, "replan on the newest screenshot")
+	st.setPhase(phaseObserving, "replan on the newest screenshot")
 }
 
 // actionSignature identifies repeated dispatches: the action, its device

@@ -18,14 +18,14 @@ func TestStreakResetOnlyByVerifiedAction(t *testing.T) {
 	// Two protocol failures around an unverified tap: the budget of 2 is
 	// spent and the run ends.
 	res, _ := runScript(t, "increase the counter to 1", &scriptModel{plans: []string{"garbage", "garbage", tapReset, "garbage", "garbage", tapPlus}}, &counterDevice{}, budget2)
-	if res.Outcome != OutcomeProtocolError || res.Counters.HardFailures[FailProtocol] != 2 {
+	if res.Outcome != OutcomeProtocolError || res.Counters.HardFailures[failProtocol] != 2 {
 		t.Fatalf("outcome %s counters %+v: want the second protocol failure to end the run", res.Outcome, res.Counters)
 	}
 	// The same with a verified tap in between: the streak starts over and
 	// the run completes; the totals keep both failures.
 	res, _ = runScript(t, "increase the counter to 1", &scriptModel{plans: []string{"garbage", "garbage", tapPlus, "garbage", "garbage",
 		`finish(success=True, message="the counter shows 1")`}}, &counterDevice{}, budget2)
-	if res.Outcome != OutcomeCompleted || res.Counters.HardFailures[FailProtocol] != 2 || res.Counters.HardTotal != 2 {
+	if res.Outcome != OutcomeCompleted || res.Counters.HardFailures[failProtocol] != 2 || res.Counters.HardTotal != 2 {
 		t.Fatalf("outcome %s counters %+v", res.Outcome, res.Counters)
 	}
 }
@@ -39,7 +39,7 @@ func TestExecutionEventFacts(t *testing.T) {
 	if res.Outcome != OutcomeCompleted {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
-	ex := eventsOf(a.State().Events(), EvExecution)
+	ex := eventsOf(a.State().Events(), evExecution)
 	if len(ex) != 1 {
 		t.Fatalf("%d execution events", len(ex))
 	}
@@ -59,7 +59,7 @@ func TestExecutionEventFacts(t *testing.T) {
 	if res.Outcome != OutcomeDeviceError {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
-	ex = eventsOf(a.State().Events(), EvExecution)
+	ex = eventsOf(a.State().Events(), evExecution)
 	if len(ex) != 3 {
 		t.Fatalf("%d execution events, want one per failed dispatch up to the budget", len(ex))
 	}
@@ -69,7 +69,7 @@ func TestExecutionEventFacts(t *testing.T) {
 		if i == len(ex)-1 {
 			term = OutcomeDeviceError
 		}
-		if p["command_dispatched"] != false || p["command_success"] != false || p["observable_effect"] != EffectNone ||
+		if p["command_dispatched"] != false || p["command_success"] != false || p["observable_effect"] != effectNone ||
 			p["recovery_needed"] != true || p["root_error"] != fault.CodeInputFailed || p["termination_code"] != term {
 			t.Errorf("execution %d: %v", i, p)
 		}

@@ -15,29 +15,29 @@ import (
 // re-check only gives a passing animation another chance to meet the same
 // bar.
 const (
-	RegionMeanLimit      = 0.025
-	RegionChangedLimit   = 0.15
-	ReplaceMeanLimit     = 0.15
-	ReplaceChangedLimit  = 0.80
+	regionMeanLimit      = 0.025
+	regionChangedLimit   = 0.15
+	replaceMeanLimit     = 0.15
+	replaceChangedLimit  = 0.80
 	localStableLimit     = 0.05
-	DefaultFreshRechecks = 2
-	DefaultRecheckDelay  = 150 * time.Millisecond
+	defaultFreshRechecks = 2
+	defaultRecheckDelay  = 150 * time.Millisecond
 )
 
 // Freshness verdicts.
 const (
-	FreshOK              = "fresh"
-	StaleDisplay         = "display_changed"
-	StaleReplaced        = "full_screen_replaced"
-	StaleTarget          = "target_region_changed"
-	StaleDeviceRejection = "device_stale_observation"
+	freshOK              = "fresh"
+	staleDisplay         = "display_changed"
+	staleReplaced        = "full_screen_replaced"
+	staleTarget          = "target_region_changed"
+	staleDeviceRejection = "device_stale_observation"
 )
 
-// FreshnessResult is the precondition evidence of one coordinate action.
-type FreshnessResult struct {
+// freshnessResult is the precondition evidence of one coordinate action.
+type freshnessResult struct {
 	Verdict  string      `json:"verdict"`
-	Global   DiffStats   `json:"global"`
-	Regions  []DiffStats `json:"target_regions"`
+	Global   diffStats   `json:"global"`
+	Regions  []diffStats `json:"target_regions"`
 	Rechecks int         `json:"rechecks"`
 	// Screen is the observation the action may be dispatched on (fresh)
 	// or the newest one to replan from (stale).
@@ -45,32 +45,32 @@ type FreshnessResult struct {
 }
 
 // Fresh reports whether the action may be dispatched.
-func (f FreshnessResult) Fresh() bool { return f.Verdict == FreshOK }
+func (f freshnessResult) Fresh() bool { return f.Verdict == freshOK }
 
 // compareFresh applies the strict checks of planned against now.
-func compareFresh(planned, now *Screen, targets [][2]int) FreshnessResult {
-	res := FreshnessResult{Screen: now}
+func compareFresh(planned, now *Screen, targets [][2]int) freshnessResult {
+	res := freshnessResult{Screen: now}
 	if planned.Width() != now.Width() || planned.Height() != now.Height() {
-		res.Verdict = StaleDisplay
+		res.Verdict = staleDisplay
 		return res
 	}
-	res.Global = CompareContent(planned, now)
-	if res.Global.MeanDiff > ReplaceMeanLimit && res.Global.ChangedRatio > ReplaceChangedLimit {
-		res.Verdict = StaleReplaced
+	res.Global = compareContent(planned, now)
+	if res.Global.MeanDiff > replaceMeanLimit && res.Global.ChangedRatio > replaceChangedLimit {
+		res.Verdict = staleReplaced
 		return res
 	}
-	res.Verdict = FreshOK
+	res.Verdict = freshOK
 	for _, t := range targets {
-		r := TargetRegion(t[0], t[1], now.Width(), now.Height()).Intersect(ContentRect(now.Width(), now.Height()))
+		r := targetRegion(t[0], t[1], now.Width(), now.Height()).Intersect(contentRect(now.Width(), now.Height()))
 		if r.Empty() {
 			// A target on the status or navigation bar is judged on its
 			// uncropped neighbourhood.
-			r = TargetRegion(t[0], t[1], now.Width(), now.Height())
+			r = targetRegion(t[0], t[1], now.Width(), now.Height())
 		}
-		d := CompareRegion(planned.Image, now.Image, r)
+		d := compareRegion(planned.Image, now.Image, r)
 		res.Regions = append(res.Regions, d)
-		if d.MeanDiff > RegionMeanLimit || d.ChangedRatio > RegionChangedLimit {
-			res.Verdict = StaleTarget
+		if d.MeanDiff > regionMeanLimit || d.ChangedRatio > regionChangedLimit {
+			res.Verdict = staleTarget
 		}
 	}
 	return res
@@ -80,13 +80,13 @@ func compareFresh(planned, now *Screen, targets [][2]int) FreshnessResult {
 // stable and only the target region moved (a local animation), it
 // re-observes up to rechecks more times; the first frame that meets the
 // strict checks is the one the action is dispatched on.
-func checkFreshness(ctx context.Context, clk clock.Clock, dev Device, planned *Screen, targets [][2]int, rechecks int, delay time.Duration) (FreshnessResult, error) {
+func checkFreshness(ctx context.Context, clk clock.Clock, dev Device, planned *Screen, targets [][2]int, rechecks int, delay time.Duration) (freshnessResult, error) {
 	now, err := dev.Observe(ctx)
 	if err != nil {
-		return FreshnessResult{}, err
+		return freshnessResult{}, err
 	}
 	res := compareFresh(planned, now, targets)
-	for i := 0; i < rechecks && res.Verdict == StaleTarget && res.Global.ChangedRatio < localStableLimit; i++ {
+	for i := 0; i < rechecks && res.Verdict == staleTarget && res.Global.ChangedRatio < localStableLimit; i++ {
 		if err := clk.Sleep(ctx, delay); err != nil {
 			return res, err
 		}
@@ -115,32 +115,32 @@ func targetsOf(cmd Command) [][2]int {
 // Verification statuses.
 const (
 	VerifyPassed       = "passed"
-	VerifyInconclusive = "inconclusive"
+	verifyInconclusive = "inconclusive"
 	VerifyFailed       = "failed"
-	VerifySkipped      = "skipped"
+	verifySkipped      = "skipped"
 )
 
-// Verification keeps command success, observable effect and semantics
+// verification keeps command success, observable effect and semantics
 // apart: a changed screen is not proof that the right thing happened.
-type Verification struct {
+type verification struct {
 	Status           string    `json:"status"`
 	CommandSuccess   bool      `json:"command_success"`
 	ObservableEffect string    `json:"observable_effect"`
-	Diff             DiffStats `json:"diff"`
+	Diff             diffStats `json:"diff"`
 	Warning          string    `json:"warning,omitempty"`
 }
 
 // verifyEffect judges the pixels after an action: coordinate and text actions
 // should change the screen, Wait and Home need a trusted observation, Note
 // and finish need nothing.
-func verifyEffect(name string, before, after *Screen) Verification {
-	v := Verification{CommandSuccess: true}
+func verifyEffect(name string, before, after *Screen) verification {
+	v := verification{CommandSuccess: true}
 	if after == nil || after.Unobservable() {
-		v.Status, v.ObservableEffect = VerifyInconclusive, "unobservable"
+		v.Status, v.ObservableEffect = verifyInconclusive, "unobservable"
 		v.Warning = "the screen after the name cannot be observed (black or protected)"
 		return v
 	}
-	v.Diff = CompareContent(before, after)
+	v.Diff = compareContent(before, after)
 	changed := meaningfulChange(v.Diff)
 	switch name {
 	case action.Wait, action.Home:
@@ -154,7 +154,7 @@ func verifyEffect(name string, before, after *Screen) Verification {
 			// non-blocking warning, never an automatic retry: the tap may
 			// have worked on something invisible, and replaying it could
 			// do it twice.
-			v.Status, v.ObservableEffect = VerifyInconclusive, "unchanged"
+			v.Status, v.ObservableEffect = verifyInconclusive, "unchanged"
 			v.Warning = "the command was dispatched but the screen did not visibly change"
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // chat sends one model request and records it in the audit stream:
 // model_request, model_response and a metrics event with the token usage
 // and cost, for every purpose (calibration and reviews included).
-func (s *AgentState) chat(ctx context.Context, m chat.Model, req chat.Request) (*chat.Response, error) {
+func (s *agentState) chat(ctx context.Context, m chat.Model, req chat.Request) (*chat.Response, error) {
 	images, imageBytes, format := 0, 0, ""
 	for _, msg := range req.Messages {
 		if msg.Image != nil {
@@ -20,13 +20,13 @@ func (s *AgentState) chat(ctx context.Context, m chat.Model, req chat.Request) (
 			format = msg.Image.Format
 		}
 	}
-	s.emit(EvModelRequest, "model request: "+req.Purpose, map[string]any{
+	s.emit(evModelRequest, "model request: "+req.Purpose, map[string]any{
 		"purpose": req.Purpose, "messages": len(req.Messages), "images": images,
 		"estimated_prompt_tokens": req.EstimatedTokens(),
 	})
 	resp, err := m.Chat(ctx, req)
 	if err != nil {
-		s.emit(EvError, "model request failed", map[string]any{"purpose": req.Purpose, "error": err.Error()})
+		s.emit(evError, "model request failed", map[string]any{"purpose": req.Purpose, "error": err.Error()})
 		return nil, fmt.Errorf("model %s request: %w", req.Purpose, err)
 	}
 	rp := map[string]any{
@@ -49,6 +49,6 @@ func (s *AgentState) chat(ctx context.Context, m chat.Model, req chat.Request) (
 	if format != "" {
 		mp["image_format"] = format
 	}
-	s.emit(EvMetrics, "token usage", mp)
+	s.emit(evMetrics, "token usage", mp)
 	return resp, nil
 }

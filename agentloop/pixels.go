@@ -6,17 +6,17 @@ import (
 	"math"
 )
 
-// PixelDelta is the per-pixel change (largest channel difference over 255)
+// pixelDelta is the per-pixel change (largest channel difference over 255)
 // above which a pixel counts as changed.
-const PixelDelta = 0.08
+const pixelDelta = 0.08
 
-// BarCrop is the share of the height dropped at the top and the bottom
+// barCrop is the share of the height dropped at the top and the bottom
 // before comparing frames: the status bar clock and the navigation bar
 // change on their own and are not evidence of anything.
-const BarCrop = 0.04
+const barCrop = 0.04
 
-// DiffStats summarise the difference of two frames over a region.
-type DiffStats struct {
+// diffStats summarise the difference of two frames over a region.
+type diffStats struct {
 	// MeanDiff is the mean absolute channel difference in [0,1].
 	MeanDiff float64 `json:"mean_diff"`
 	// ChangedRatio is the share of pixels whose largest channel
@@ -26,19 +26,19 @@ type DiffStats struct {
 	Pixels       int     `json:"pixels"`
 }
 
-// ContentRect is the frame without the status and navigation bars.
-func ContentRect(w, h int) image.Rectangle {
-	c := int(math.Round(float64(h) * BarCrop))
+// contentRect is the frame without the status and navigation bars.
+func contentRect(w, h int) image.Rectangle {
+	c := int(math.Round(float64(h) * barCrop))
 	return image.Rect(0, c, w, h-c)
 }
 
-// CompareRegion compares a and b (same size) over r. It reads the pixel
+// compareRegion compares a and b (same size) over r. It reads the pixel
 // buffers directly: this runs before every dispatch and after every
 // action, on full-resolution frames.
-func CompareRegion(a, b *image.RGBA, r image.Rectangle) DiffStats {
+func compareRegion(a, b *image.RGBA, r image.Rectangle) diffStats {
 	r = r.Intersect(a.Rect).Intersect(b.Rect)
 	if r.Empty() {
-		return DiffStats{}
+		return diffStats{}
 	}
 	const thr = 20 // PixelDelta*255 = 20.4: a channel step of 21 or more
 	var sum uint64
@@ -63,7 +63,7 @@ func CompareRegion(a, b *image.RGBA, r image.Rectangle) DiffStats {
 		}
 	}
 	n := w * r.Dy()
-	return DiffStats{MeanDiff: float64(sum) / float64(n*3*255), ChangedRatio: float64(changed) / float64(n), Changed: changed, Pixels: n}
+	return diffStats{MeanDiff: float64(sum) / float64(n*3*255), ChangedRatio: float64(changed) / float64(n), Changed: changed, Pixels: n}
 }
 
 func absDiff(a, b uint8) int {
@@ -73,22 +73,22 @@ func absDiff(a, b uint8) int {
 	return int(b - a)
 }
 
-// CompareContent compares two screens over their content region.
-func CompareContent(a, b *Screen) DiffStats {
-	return CompareRegion(a.Image, b.Image, ContentRect(a.Width(), a.Height()))
+// compareContent compares two screens over their content region.
+func compareContent(a, b *Screen) diffStats {
+	return compareRegion(a.Image, b.Image, contentRect(a.Width(), a.Height()))
 }
 
 // meaningfulChange is the smallest change that counts as an observable
 // effect: a handful of glyph pixels (a counter going from 0 to 1 changes a
 // few hundred), never compression noise.
-func meaningfulChange(d DiffStats) bool {
+func meaningfulChange(d diffStats) bool {
 	return d.Changed >= 24 || d.MeanDiff > 0.002
 }
 
-// TargetRegion is the area around a device point that must be unchanged
+// targetRegion is the area around a device point that must be unchanged
 // for an action planned on an older frame to still be valid: ±10 % of the
 // width and ±5 % of the height.
-func TargetRegion(x, y, w, h int) image.Rectangle {
+func targetRegion(x, y, w, h int) image.Rectangle {
 	dx, dy := int(math.Round(0.10*float64(w))), int(math.Round(0.05*float64(h)))
 	return image.Rect(x-dx, y-dy, x+dx+1, y+dy+1).Intersect(image.Rect(0, 0, w, h))
 }

@@ -27,14 +27,14 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 
 	// Contract: negotiated or loaded once, before the first plan.
 	if r.profile == nil {
-		st.setPhase(PhaseCalibrating, "resolve the coordinate contract")
-		cal := &Calibrator{Model: r.a.model, Key: cfg.ProfileKey, Policy: cfg.Policy, CacheDir: cfg.CacheDir, Refresh: cfg.Recalibrate, Clock: cfg.Clock, state: st}
+		st.setPhase(phaseCalibrating, "resolve the coordinate contract")
+		cal := &calibrator{Model: r.a.model, Key: cfg.ProfileKey, Policy: cfg.Policy, CacheDir: cfg.CacheDir, Refresh: cfg.Recalibrate, Clock: cfg.Clock, state: st}
 		p, err := cal.Resolve(ctx, cfg.Space, screen.Width(), screen.Height())
 		if err != nil {
 			if r.interrupted(parent, err) {
 				return nil
 			}
-			var ce *CalibrationError
+			var ce *calibrationError
 			if errors.As(err, &ce) {
 				r.finish(OutcomeCalibration, "no coordinate contract could be frozen; nothing was dispatched", err)
 			} else {
@@ -61,30 +61,30 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 		if r.interrupted(parent, err) {
 			return nil
 		}
-		r.hardFailure(FailModel, "", err)
+		r.hardFailure(failModel, "", err)
 		return nil
 	}
 	parsed, perrv := action.Parse(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
 	if perrv != nil {
 		pe := asProtocolError(perrv)
-		st.emit(EvProtocolRetry, "protocol retry on the same screenshot", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
+		st.emit(evProtocolRetry, "protocol retry on the same screenshot", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
 		retry := r.mem.planRequest(cfg.Clock.Now(), step, contract, img, r.a.modelBudget(), pe, resp.Content)
 		resp, err = st.chat(ctx, r.a.model, retry)
 		if err != nil {
 			if r.interrupted(parent, err) {
 				return nil
 			}
-			r.hardFailure(FailModel, "", err)
+			r.hardFailure(failModel, "", err)
 			return nil
 		}
 		parsed, perrv = action.Parse(resp.Content, resp.Reasoning, contract.ParseOptions(r.goal))
 		if perrv != nil {
 			pe = asProtocolError(perrv)
-			st.emit(EvProtocolReject, "the model's answer was rejected twice; nothing was dispatched", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
+			st.emit(evProtocolReject, "the model's answer was rejected twice; nothing was dispatched", map[string]any{"code": pe.Code, "message": pe.Message, "command_dispatched": false})
 			st.count(func(c *Counters) { c.ProtocolErrors++ })
 			r.mem.addRejection(step, action.Action{Name: "invalid output"}, pe.Code, pe.Message)
 			r.pending = screen
-			r.hardFailure(FailProtocol, "", pe)
+			r.hardFailure(failProtocol, "", pe)
 			return nil
 		}
 	}
@@ -118,7 +118,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	st.emit(EvAction, "model proposed "+act.Name, actPayload)
 	if mapErr != nil {
 		ce := mapErr.(*coord.Error)
-		r.reject(step, act, ce.Code, ce.Message, SoftRejected, screen)
+		r.reject(step, act, ce.Code, ce.Message, softRejected, screen)
 		return &act
 	}
 
@@ -129,10 +129,10 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	case action.Note:
 		note := *act.Message
 		r.mem.notes = append(r.mem.notes, note)
-		st.emit(EvNote, "note saved", map[string]any{"message": note, "command_dispatched": false})
+		st.emit(evNote, "note saved", map[string]any{"message": note, "command_dispatched": false})
 		r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "note_saved": true})
 		r.pending = screen
-		st.setPhase(PhaseObserving, "note saved")
+		st.setPhase(phaseObserving, "note saved")
 		return &act
 	case action.TakeOver, action.Interact:
 		msg := "the model asked for a human"
@@ -143,17 +143,17 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 		return &act
 	}
 	if ok, note := r.a.dev.Supports(act.Name); !ok {
-		r.reject(step, act, fault.CodeUnsupportedAction, note, SoftUnmappable, screen)
+		r.reject(step, act, fault.CodeUnsupportedAction, note, softUnmappable, screen)
 		return &act
 	}
 
 	// Reviews: explicit negative boundaries block with zero touch; high-
 	// consequence actions get an isolated visual risk review.
 	if (r.risk.High() || actionSensitive(act)) && act.Name != action.Wait {
-		st.setPhase(PhaseReviewing, "risk review")
+		st.setPhase(phaseReviewing, "risk review")
 		if eff := boundaryConflict(r.risk, act); eff != "" {
-			st.emit(EvRiskReview, "blocked by the task's negative boundary", map[string]any{"verdict": RiskBlock, "forbidden_effect": eff, "deterministic": true, "command_dispatched": false})
-			r.reject(step, act, "negative_boundary", "the user forbade the effect '"+eff+"' and the action's reason names it", SoftRejected, screen)
+			st.emit(EvRiskReview, "blocked by the task's negative boundary", map[string]any{"verdict": riskBlock, "forbidden_effect": eff, "deterministic": true, "command_dispatched": false})
+			r.reject(step, act, "negative_boundary", "the user forbade the effect '"+eff+"' and the action's reason names it", softRejected, screen)
 			return &act
 		}
 		verdict, why, err := r.riskReview(ctx, act, cmd, img)
@@ -161,21 +161,21 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 			if r.interrupted(parent, err) {
 				return &act
 			}
-			r.hardFailure(FailModel, "", err)
+			r.hardFailure(failModel, "", err)
 			return &act
 		}
-		if verdict == RiskAllow && actionSignature(act, cmd) == r.uncertainSig {
+		if verdict == riskAllow && actionSignature(act, cmd) == r.uncertainSig {
 			// The same high-consequence action was dispatched before and
 			// nothing visibly happened: repeating it needs a human again.
-			verdict, why = RiskConfirm, "the same high-consequence action showed no visible effect last time; confirm before repeating it"
+			verdict, why = riskConfirm, "the same high-consequence action showed no visible effect last time; confirm before repeating it"
 		}
 		st.emit(EvRiskReview, "risk review: "+verdict, map[string]any{"verdict": verdict, "message": why, "task_risk": r.risk.Classes})
 		switch verdict {
-		case RiskBlock:
-			r.reject(step, act, "risk_review_blocked", why, SoftRejected, screen)
+		case riskBlock:
+			r.reject(step, act, "risk_review_blocked", why, softRejected, screen)
 			return &act
-		case RiskConfirm:
-			st.setPhase(PhaseConfirming, "ask a human to confirm")
+		case riskConfirm:
+			st.setPhase(phaseConfirming, "ask a human to confirm")
 			if cfg.Confirmer == nil {
 				st.emit(EvConfirmation, "confirmation required but no human is available", map[string]any{"approved": false, "interactive": false})
 				r.finish(OutcomeBlocked, "the action needs human confirmation and the run is not interactive: "+why, nil)
@@ -191,7 +191,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 			}
 			st.emit(EvConfirmation, "human answered", map[string]any{"approved": ok, "interactive": true})
 			if !ok {
-				r.reject(step, act, "human_declined", "the user declined this action", SoftRejected, screen)
+				r.reject(step, act, "human_declined", "the user declined this action", softRejected, screen)
 				return &act
 			}
 		}
@@ -200,10 +200,10 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	// Repeated identical dispatches without any visible effect.
 	sig := actionSignature(act, cmd)
 	if sig == r.repeatSig && r.repeatCount >= cfg.RepeatLimit {
-		st.emit(EvRecovery, "the same action had no visible effect repeatedly", map[string]any{"outcome": string(RecoverTakeover), "repeats": r.repeatCount})
+		st.emit(EvRecovery, "the same action had no visible effect repeatedly", map[string]any{"outcome": string(recoverTakeover), "repeats": r.repeatCount})
 		r.askHuman(ctx, parent, "the same action keeps having no visible effect", action.Action{Name: action.TakeOver})
 		if r.result != nil && r.result.Outcome == OutcomeBlocked {
-			r.result.Outcome, r.result.Exit = OutcomeRepeatedAction, exitCode(OutcomeRepeatedAction)
+			r.result.Outcome, r.result.Exit = outcomeRepeatedAction, exitCode(outcomeRepeatedAction)
 		}
 		return &act
 	}
@@ -211,7 +211,7 @@ func (r *taskRun) planStep(ctx, parent context.Context, screen *Screen) *action.
 	return &act
 }
 
-func (a *PhoneAgent) modelBudget() int {
+func (a *phoneAgent) modelBudget() int {
 	if b, ok := a.model.(interface{ InputTokenBudget() int }); ok {
 		return b.InputTokenBudget()
 	}

@@ -17,7 +17,7 @@ import (
 const (
 	CheckReachable   = "endpoint_reachable"
 	CheckAuth        = "auth_accepted"
-	CheckCompletion  = "chat_completion"
+	checkCompletion  = "chat_completion"
 	CheckImages      = "accepts_images"
 	CheckCoordinates = "coordinate_space"
 	CheckADBKeyboard = "adb_keyboard"
@@ -27,7 +27,7 @@ const (
 const (
 	CheckPassed  = "passed"
 	CheckFailed  = "failed"
-	CheckSkipped = "skipped"
+	checkSkipped = "skipped"
 )
 
 // PreflightCheck is the result of one check.
@@ -67,7 +67,7 @@ type PreflightOptions struct {
 type PreflightReport struct {
 	Checks  []PreflightCheck `json:"checks"`
 	Profile *Profile         `json:"coordinate_profile"`
-	state   *AgentState
+	state   *agentState
 }
 
 // Metrics are the model usage of the preflight.
@@ -94,7 +94,7 @@ func (r *PreflightReport) add(name, status string, err error, detail map[string]
 // skip marks the checks that could not run after a failure.
 func (r *PreflightReport) skip(names ...string) {
 	for _, n := range names {
-		r.add(n, CheckSkipped, nil, nil)
+		r.add(n, checkSkipped, nil, nil)
 	}
 }
 
@@ -139,22 +139,22 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 		switch errorCode(err) {
 		case fault.CodeModelUnreachable, fault.CodeModelTimeout:
 			rep.add(CheckReachable, CheckFailed, err, nil)
-			rep.skip(CheckAuth, CheckCompletion, CheckImages, CheckCoordinates)
+			rep.skip(CheckAuth, checkCompletion, CheckImages, CheckCoordinates)
 		case fault.CodeModelAuthFailed:
 			rep.add(CheckReachable, CheckPassed, nil, nil)
 			rep.add(CheckAuth, CheckFailed, err, nil)
-			rep.skip(CheckCompletion, CheckImages, CheckCoordinates)
+			rep.skip(checkCompletion, CheckImages, CheckCoordinates)
 		default:
 			rep.add(CheckReachable, CheckPassed, nil, nil)
 			rep.add(CheckAuth, CheckPassed, nil, nil)
-			rep.add(CheckCompletion, CheckFailed, err, nil)
+			rep.add(checkCompletion, CheckFailed, err, nil)
 			rep.skip(CheckImages, CheckCoordinates)
 		}
 		return rep, asFault(err)
 	}
 	rep.add(CheckReachable, CheckPassed, nil, nil)
 	rep.add(CheckAuth, CheckPassed, nil, nil)
-	rep.add(CheckCompletion, CheckPassed, nil, nil)
+	rep.add(checkCompletion, CheckPassed, nil, nil)
 
 	// An image, encoded as every screenshot will be.
 	img, err := chat.EncodeImage(SyntheticTarget(preflightProbeWidth, preflightProbeHeight, probeTargets[0]), chat.ImageEncodingOf(o.Model), clk)
@@ -190,14 +190,14 @@ func RunPreflight(ctx context.Context, o PreflightOptions) (*PreflightReport, er
 	if w <= 0 || h <= 0 {
 		w, h = 1080, 2340
 	}
-	cal := &Calibrator{Model: o.Model, Key: o.Key, Policy: o.Policy, CacheDir: o.CacheDir, Refresh: o.Refresh, Clock: clk, state: st}
+	cal := &calibrator{Model: o.Model, Key: o.Key, Policy: o.Policy, CacheDir: o.CacheDir, Refresh: o.Refresh, Clock: clk, state: st}
 	p, err := cal.Resolve(ctx, o.Space, w, h)
 	if err != nil {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
 		rep.add(CheckCoordinates, CheckFailed, err, nil)
-		var ce *CalibrationError
+		var ce *calibrationError
 		if errors.As(err, &ce) {
 			return rep, fault.Wrap(fault.Transport, fault.CodeCoordinateCalibrationFailed, ce.Msg, err).
 				WithUserAction("The model answered in inconsistent coordinate spaces. Force one with --coordinate-space (or " + chat.EnvCoordinateSpace + ") if you know the model's convention, or use another model.")
@@ -220,7 +220,7 @@ func asFault(err error) *fault.Error {
 
 // absorb opens a run's audit trail with a preflight's events (renumbered)
 // and metrics.
-func (s *AgentState) absorb(rep *PreflightReport) {
+func (s *agentState) absorb(rep *PreflightReport) {
 	evs := rep.Events()
 	m := rep.Metrics()
 	s.mu.Lock()

@@ -77,7 +77,7 @@ func TestPreflightPassesAndCaches(t *testing.T) {
 		}
 	}
 	evs := a.State().Events()
-	if evs[0].Type != EvModelRequest || evs[0].Payload["purpose"] != "preflight" || res.Metrics.ByPurpose["preflight"] != 2 {
+	if evs[0].Type != evModelRequest || evs[0].Payload["purpose"] != "preflight" || res.Metrics.ByPurpose["preflight"] != 2 {
 		t.Fatalf("first event %+v, metrics %+v", evs[0], res.Metrics)
 	}
 	for i, e := range evs {
@@ -106,7 +106,7 @@ func TestPreflightFailures(t *testing.T) {
 		{"wrong key", fakemodel.Options{APIKey: "the-right-key"}, nil, fault.CodeModelAuthFailed, fault.Transport, CheckAuth},
 		{"text-only", fakemodel.Options{Provider: fakemodel.ProviderTextOnly}, nil, fault.CodeModelRejectsImages, fault.Failed, CheckImages},
 		{"unreachable", fakemodel.Options{}, func(mc *chat.Config) { mc.BaseURL = closed }, fault.CodeModelUnreachable, fault.Transport, CheckReachable},
-		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, fault.CodeModelHTTPError, fault.Transport, CheckCompletion},
+		{"stream-only without streaming", fakemodel.Options{Provider: fakemodel.ProviderStreamOnly}, nil, fault.CodeModelHTTPError, fault.Transport, checkCompletion},
 		{"inconsistent spaces", fakemodel.Options{Coords: fakemodel.CoordsInconsistent}, nil, fault.CodeCoordinateCalibrationFailed, fault.Transport, CheckCoordinates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestPreflightFailures(t *testing.T) {
 			}
 			after := false
 			for _, c := range rep.Checks {
-				if after && c.Status != CheckSkipped {
+				if after && c.Status != checkSkipped {
 					t.Errorf("check %s after the failure: %s", c.Name, c.Status)
 				}
 				after = after || c.Status == CheckFailed

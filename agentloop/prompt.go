@@ -12,19 +12,19 @@ import (
 // the first line names the role so that logs (and the fake model) can tell
 // the kinds apart.
 const (
-	HeaderPlanner     = "# Role: Android GUI planner (strict pure vision)"
-	HeaderCalibration = "# Role: coordinate calibration probe"
+	headerPlanner     = "# Role: Android GUI planner (strict pure vision)"
+	headerCalibration = "# Role: coordinate calibration probe"
 	HeaderCompletion  = "# Role: isolated task completion reviewer"
-	HeaderRisk        = "# Role: isolated action risk reviewer"
+	headerRisk        = "# Role: isolated action risk reviewer"
 	HeaderPreflight   = "# Role: endpoint preflight"
-	RetryMarker       = "PROTOCOL RETRY"
+	retryMarker       = "PROTOCOL RETRY"
 )
 
 // plannerPrompt is rebuilt per task so the date never goes stale in a
 // long-running process.
 func plannerPrompt(now time.Time) string {
 	var b strings.Builder
-	b.WriteString(HeaderPlanner + "\n")
+	b.WriteString(headerPlanner + "\n")
 	fmt.Fprintf(&b, "Today is %s.\n\n", now.Format("2006-01-02, Monday"))
 	b.WriteString(`You operate an Android phone for a user. Each turn you receive the user's task, your own earlier actions with their results, and ONE screenshot of the current screen. You see nothing else: no app names, no package names, no UI tree. Decide the single next action from the pixels.
 
@@ -65,7 +65,7 @@ Swipe directions describe the finger on the screenshot: swipe left = x decreases
 
 // calibrationPrompt asks for one point on a synthetic target image.
 func calibrationPrompt(c coord.Contract) string {
-	return HeaderCalibration + "\n" +
+	return headerCalibration + "\n" +
 		"The attached image is a synthetic test card with one magenta target disc. Tap the centre of the disc.\n" +
 		"Answer with exactly one call: do(action=\"Tap\", element=[x,y]).\n" +
 		"coordinate_contract: " + mustJSON(c.ModelView())
@@ -93,7 +93,7 @@ Use the UNCERTAIN answer when the screenshot cannot show either way (the relevan
 
 // riskPrompt is the isolated risk reviewer for a high-consequence action.
 func riskPrompt() string {
-	return HeaderRisk + `
+	return headerRisk + `
 You review one proposed action on an Android phone before it is executed. You see the user's task, the action (its type, its target as fractions of the image width and height, and any text it would type) and the current screenshot. Judge the visible effect of acting there, not anybody's explanation.
 Answer with exactly one call, whose message starts with one verdict word:
 finish(success=True, message="ALLOW: the effect is what the user asked for")

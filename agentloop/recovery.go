@@ -2,32 +2,32 @@ package agentloop
 
 import "github.com/solopi-dev/solopi/agentloop/action"
 
-// Recovery is what the runtime does after a failed step: one of exactly five
+// recovery is what the runtime does after a failed step: one of exactly five
 // outcomes, chosen by the runtime, never by the model.
-type Recovery string
+type recovery string
 
 // The five recovery outcomes.
 const (
-	RecoverReplan    Recovery = "replan"
-	RecoverReobserve Recovery = "reobserve"
-	RecoverRetrySafe Recovery = "retry_safe_action"
-	RecoverTakeover  Recovery = "ask_human_takeover"
-	RecoverTerminate Recovery = "terminate"
+	recoverReplan    recovery = "replan"
+	recoverReobserve recovery = "reobserve"
+	recoverRetrySafe recovery = "retry_safe_action"
+	recoverTakeover  recovery = "ask_human_takeover"
+	recoverTerminate recovery = "terminate"
 )
 
 // Failure classes. Hard classes consume the recovery budget; soft ones
 // (stale screens, failed completion reviews, zero-touch rejections) are
 // counted separately and never do.
 const (
-	FailProtocol    = "protocol"
-	FailDevice      = "device"
-	FailObservation = "observation"
-	FailModel       = "model"
+	failProtocol    = "protocol"
+	failDevice      = "device"
+	failObservation = "observation"
+	failModel       = "model"
 
-	SoftStale      = "stale_screen"
-	SoftCompletion = "completion_review"
-	SoftRejected   = "rejected_action"
-	SoftUnmappable = "not_mappable"
+	softStale      = "stale_screen"
+	softCompletion = "completion_review"
+	softRejected   = "rejected_action"
+	softUnmappable = "not_mappable"
 )
 
 // autoRetryable lists the only actions replayed automatically: a bounded
@@ -38,20 +38,20 @@ func autoRetryable(name string) bool { return name == action.Wait || name == act
 // decideRecovery maps a structured failure to an outcome. Only the error
 // class, the name type and the counts matter: no package, app alias or
 // hidden system state takes part.
-func decideRecovery(class, name string, count, budget int, retriedAlready bool) Recovery {
+func decideRecovery(class, name string, count, budget int, retriedAlready bool) recovery {
 	if count >= budget {
-		return RecoverTerminate
+		return recoverTerminate
 	}
 	switch class {
-	case FailObservation:
-		return RecoverReobserve
-	case FailDevice:
+	case failObservation:
+		return recoverReobserve
+	case failDevice:
 		if autoRetryable(name) && !retriedAlready {
-			return RecoverRetrySafe
+			return recoverRetrySafe
 		}
-		return RecoverReplan
-	case FailProtocol, FailModel:
-		return RecoverReplan
+		return recoverReplan
+	case failProtocol, failModel:
+		return recoverReplan
 	}
-	return RecoverReplan
+	return recoverReplan
 }

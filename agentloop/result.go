@@ -16,16 +16,16 @@ import (
 // an interrupt; anything else a model or device protocol error.
 const (
 	OutcomeCompleted      = "completed"
-	OutcomeNotCompleted   = "not_completed"
+	outcomeNotCompleted   = "not_completed"
 	OutcomeBlocked        = "blocked"
-	OutcomeMaxSteps       = "max_steps_exceeded"
+	outcomeMaxSteps       = "max_steps_exceeded"
 	OutcomeMaxDuration    = "max_duration_exceeded"
 	OutcomeCancelled      = "cancelled"
 	OutcomeProtocolError  = "model_protocol_error"
 	OutcomeModelError     = "model_error"
 	OutcomeDeviceError    = "device_error"
 	OutcomeCalibration    = "calibration_failed"
-	OutcomeRepeatedAction = "repeated_action_loop"
+	outcomeRepeatedAction = "repeated_action_loop"
 )
 
 // exitCode is the process exit code of an outcome, from outcome's table.
@@ -33,7 +33,7 @@ func exitCode(o string) int {
 	switch o {
 	case OutcomeCompleted:
 		return outcome.ExitOK
-	case OutcomeNotCompleted, OutcomeBlocked, OutcomeMaxSteps, OutcomeRepeatedAction:
+	case outcomeNotCompleted, OutcomeBlocked, outcomeMaxSteps, outcomeRepeatedAction:
 		return outcome.ExitFor(fault.Failed)
 	case OutcomeMaxDuration:
 		return outcome.ExitFor(fault.Timeout)
@@ -50,7 +50,7 @@ type Result struct {
 	Success      bool         `json:"success"`
 	Message      string       `json:"message"`
 	Exit         int          `json:"exit"`
-	Phase        Phase        `json:"phase"`
+	Phase        phase        `json:"phase"`
 	Steps        int          `json:"steps"`
 	Counters     Counters     `json:"counters"`
 	Metrics      Metrics      `json:"metrics"`
@@ -64,10 +64,10 @@ type Result struct {
 	ErrorMessage string       `json:"error_message,omitempty"`
 }
 
-// StepResult is what one Step did.
-type StepResult struct {
+// stepResult is what one Step did.
+type stepResult struct {
 	Step     int            `json:"step"`
-	Phase    Phase          `json:"phase"`
+	Phase    phase          `json:"phase"`
 	Action   *action.Action `json:"action,omitempty"`
 	Terminal bool           `json:"terminal"`
 	Result   *Result        `json:"result,omitempty"`

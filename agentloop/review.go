@@ -18,19 +18,19 @@ import (
 
 // Risk classes of a task, decided from the user's original instruction.
 const (
-	RiskFinancial   = "financial_or_commercial"
-	RiskCredential  = "credential_or_account_security"
-	RiskDestructive = "destructive"
-	RiskOutbound    = "outbound_communication"
+	riskFinancial   = "financial_or_commercial"
+	riskCredential  = "credential_or_account_security"
+	riskDestructive = "destructive"
+	riskOutbound    = "outbound_communication"
 )
 
 // riskKeywords map instruction words to classes. They only ever add
 // caution: nothing the model writes can lower a task's class.
 var riskKeywords = map[string][]string{
-	RiskFinancial:   {"pay", "payment", "purchase", "buy", "order", "checkout", "transfer", "refund", "subscribe", "支付", "付款", "购买", "下单", "转账", "充值", "订阅"},
-	RiskCredential:  {"password", "passcode", "login", "log in", "sign in", "verification code", "otp", "密码", "登录", "验证码", "账号"},
-	RiskDestructive: {"delete", "remove", "uninstall", "erase", "reset", "wipe", "删除", "卸载", "清空", "重置"},
-	RiskOutbound:    {"send", "post", "publish", "share", "reply", "call", "email", "发送", "发布", "分享", "回复", "拨打"},
+	riskFinancial:   {"pay", "payment", "purchase", "buy", "order", "checkout", "transfer", "refund", "subscribe", "支付", "付款", "购买", "下单", "转账", "充值", "订阅"},
+	riskCredential:  {"password", "passcode", "login", "log in", "sign in", "verification code", "otp", "密码", "登录", "验证码", "账号"},
+	riskDestructive: {"delete", "remove", "uninstall", "erase", "reset", "wipe", "删除", "卸载", "清空", "重置"},
+	riskOutbound:    {"send", "post", "publish", "share", "reply", "call", "email", "发送", "发布", "分享", "回复", "拨打"},
 }
 
 // effectWords are the consequences a negative boundary can forbid, with
@@ -49,14 +49,14 @@ var effectWords = map[string][]string{
 	"transfer": {"transfer", "转账"},
 }
 
-// TaskRisk is the classification of one instruction.
-type TaskRisk struct {
+// taskRisk is the classification of one instruction.
+type taskRisk struct {
 	Classes   []string `json:"classes"`
 	Forbidden []string `json:"forbidden_effects"`
 }
 
 // High reports whether coordinate actions of the task need a risk review.
-func (r TaskRisk) High() bool { return len(r.Classes) > 0 || len(r.Forbidden) > 0 }
+func (r taskRisk) High() bool { return len(r.Classes) > 0 || len(r.Forbidden) > 0 }
 
 func containsWord(text, w string) bool {
 	lt := strings.ToLower(text)
@@ -86,11 +86,11 @@ func containsWord(text, w string) bool {
 
 func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
 
-// ClassifyTask reads the risk classes and the explicit negative boundaries
+// classifyTask reads the risk classes and the explicit negative boundaries
 // ("do not send", "don't pay", "不要发送", "禁止删除") of an instruction.
-func ClassifyTask(goal string) TaskRisk {
-	var r TaskRisk
-	for _, class := range []string{RiskFinancial, RiskCredential, RiskDestructive, RiskOutbound} {
+func classifyTask(goal string) taskRisk {
+	var r taskRisk
+	for _, class := range []string{riskFinancial, riskCredential, riskDestructive, riskOutbound} {
 		for _, w := range riskKeywords[class] {
 			if containsWord(goal, w) {
 				r.Classes = append(r.Classes, class)
@@ -150,7 +150,7 @@ func actionSensitive(a action.Action) bool {
 // boundaryConflict reports the forbidden effect an action's reason or text
 // explicitly names, if any. Only the model's own statement of intent is
 // used, and only to block: it can never unlock anything.
-func boundaryConflict(r TaskRisk, a action.Action) string {
+func boundaryConflict(r taskRisk, a action.Action) string {
 	text := a.Reason
 	if a.Text != nil {
 		text += " " + *a.Text
@@ -167,9 +167,9 @@ func boundaryConflict(r TaskRisk, a action.Action) string {
 
 // Risk review verdicts.
 const (
-	RiskAllow   = "ALLOW"
-	RiskConfirm = "CONFIRM"
-	RiskBlock   = "BLOCK"
+	riskAllow   = "ALLOW"
+	riskConfirm = "CONFIRM"
+	riskBlock   = "BLOCK"
 )
 
 // parseRiskVerdict reads the reviewer's finish(message="VERDICT: …").
@@ -177,15 +177,15 @@ const (
 func parseRiskVerdict(resp *chat.Response) (string, string) {
 	p, err := action.Parse(resp.Content, resp.Reasoning, action.ParseOptions{})
 	if err != nil || !p.Action.IsFinish() || p.Action.Message == nil {
-		return RiskConfirm, "the risk reviewer gave no usable verdict"
+		return riskConfirm, "the risk reviewer gave no usable verdict"
 	}
 	msg := strings.TrimSpace(*p.Action.Message)
-	for _, v := range []string{RiskAllow, RiskConfirm, RiskBlock} {
+	for _, v := range []string{riskAllow, riskConfirm, riskBlock} {
 		if strings.HasPrefix(strings.ToUpper(msg), v) {
 			return v, msg
 		}
 	}
-	return RiskConfirm, msg
+	return riskConfirm, msg
 }
 
 // Confirmer asks a human. Confirm approves or refuses one action; TakeOver
@@ -271,7 +271,7 @@ func (t *TerminalConfirmer) TakeOver(ctx context.Context, message string) (bool,
 // askHuman hands over to a human, or ends blocked when nobody can answer.
 func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act action.Action) {
 	st := r.st
-	st.setPhase(PhaseConfirming, "ask a human to take over")
+	st.setPhase(phaseConfirming, "ask a human to take over")
 	c := r.a.cfg.Confirmer
 	if c == nil {
 		st.emit(EvConfirmation, "takeover required but no human is available", map[string]any{"kind": act.Name, "message": msg, "interactive": false})
@@ -293,7 +293,7 @@ func (r *taskRun) askHuman(ctx, parent context.Context, msg string, act action.A
 	}
 	r.mem.addTurn(st.Step(), act, map[string]any{"command_dispatched": false, "human_takeover": "completed"})
 	r.repeatSig, r.repeatCount = "", 0
-	st.setPhase(PhaseObserving, "takeover finished")
+	st.setPhase(phaseObserving, "takeover finished")
 }
 
 // handleFinish ends the task or, for a success claim, runs the isolated
@@ -305,10 +305,10 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act action
 		msg = *act.Message
 	}
 	if act.Success == nil || !*act.Success {
-		r.finish(OutcomeNotCompleted, "the model reported the task cannot be completed: "+msg, nil)
+		r.finish(outcomeNotCompleted, "the model reported the task cannot be completed: "+msg, nil)
 		return
 	}
-	st.setPhase(PhaseCompletionCheck, "isolated completion review")
+	st.setPhase(phaseCompletionCheck, "isolated completion review")
 	observe := r.a.dev.Observe
 	if r.freshScreen != nil {
 		observe = r.freshScreen
@@ -318,7 +318,7 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act action
 		if r.interrupted(parent, err) {
 			return
 		}
-		r.hardFailure(FailObservation, "", err)
+		r.hardFailure(failObservation, "", err)
 		return
 	}
 	verdict, why, err := reviewCompletion(ctx, st, r.a.model, r.a.cfg.Policy, r.goal, compactEvidence(st.Events(), 20), fresh)
@@ -326,7 +326,7 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act action
 		if r.interrupted(parent, err) {
 			return
 		}
-		r.hardFailure(FailModel, "", err)
+		r.hardFailure(failModel, "", err)
 		return
 	}
 	ok := verdict == CompletionConfirmed
@@ -342,16 +342,16 @@ func (r *taskRun) handleFinish(ctx, parent context.Context, step int, act action
 		r.finish(OutcomeBlocked, "the completion review cannot tell from the screenshot whether the task is complete: "+why, nil)
 		return
 	}
-	n := st.soft(SoftCompletion)
+	n := st.soft(softCompletion)
 	r.mem.addTurn(step, act, map[string]any{"command_dispatched": false, "completion_review": "rejected", "review_message": why,
 		"note": "an independent review of a fresh screenshot does not confirm the task is complete"})
 	if n >= r.a.cfg.SoftBudget {
-		r.finish(OutcomeNotCompleted, "the completion claim was rejected by review "+fmt.Sprint(n)+" times: "+why, nil)
+		r.finish(outcomeNotCompleted, "the completion claim was rejected by review "+fmt.Sprint(n)+" times: "+why, nil)
 		return
 	}
-	st.emit(EvRecovery, "recovery: replan after a rejected completion claim", map[string]any{"outcome": string(RecoverReplan), "class": SoftCompletion, "count": n})
+	st.emit(EvRecovery, "recovery: replan after a rejected completion claim", map[string]any{"outcome": string(recoverReplan), "class": softCompletion, "count": n})
 	r.pending = fresh
-	st.setPhase(PhaseObserving, "replan after the completion review")
+	st.setPhase(phaseObserving, "replan after the completion review")
 }
 
 // Verdicts of the isolated completion review.
@@ -364,7 +364,7 @@ const (
 )
 
 // reviewStatus is a completion verdict as a verification status.
-var reviewStatus = map[string]string{CompletionConfirmed: VerifyPassed, CompletionRejected: VerifyFailed, CompletionUncertain: VerifyInconclusive}
+var reviewStatus = map[string]string{CompletionConfirmed: VerifyPassed, CompletionRejected: VerifyFailed, CompletionUncertain: verifyInconclusive}
 
 // uncertainMarker starts the message of a reviewer that cannot tell.
 const uncertainMarker = "UNCERTAIN"
@@ -374,7 +374,7 @@ const uncertainMarker = "UNCERTAIN"
 // screenshot; the planner's own words (its message, screen_description
 // and reason) never reach it: a claim must not talk the review into a
 // verdict.
-func reviewCompletion(ctx context.Context, st *AgentState, m chat.Model, pol coord.ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
+func reviewCompletion(ctx context.Context, st *agentState, m chat.Model, pol coord.ResizePolicy, goal string, evidence []map[string]any, screen *Screen) (string, string, error) {
 	img, err := screen.ModelImage(pol, chat.ImageEncodingOf(m))
 	if err != nil {
 		return "", "", err

@@ -17,16 +17,16 @@ import (
 
 // Errors of the runtime API.
 var (
-	ErrBusy         = errors.New("agent_busy: this agent is already running a task")
-	ErrGoalChanged  = errors.New("task_goal_changed: an unfinished task cannot silently change its goal")
-	ErrTaskFinished = errors.New("task_finished: the task already reached a terminal phase")
-	ErrNoGoal       = errors.New("missing_goal: the task needs a goal")
+	errBusy         = errors.New("agent_busy: this agent is already running a task")
+	errGoalChanged  = errors.New("task_goal_changed: an unfinished task cannot silently change its goal")
+	errTaskFinished = errors.New("task_finished: the task already reached a terminal phase")
+	errNoGoal       = errors.New("missing_goal: the task needs a goal")
 )
 
-// PhoneAgent orchestrates one device and one model. It runs one task at a
+// phoneAgent orchestrates one device and one model. It runs one task at a
 // time; Run and Step share the task's goal, limits, cancellation and
 // terminal semantics.
-type PhoneAgent struct {
+type phoneAgent struct {
 	cfg   Config
 	dev   Device
 	model chat.Model
@@ -37,16 +37,16 @@ type PhoneAgent struct {
 }
 
 // New returns an agent over dev and model.
-func New(cfg Config, dev Device, model chat.Model) (*PhoneAgent, error) {
+func New(cfg Config, dev Device, model chat.Model) (*phoneAgent, error) {
 	if dev == nil || model == nil {
 		return nil, errors.New("agentloop: a device and a model are required")
 	}
 	cfg.defaults()
-	return &PhoneAgent{cfg: cfg, dev: dev, model: model}, nil
+	return &phoneAgent{cfg: cfg, dev: dev, model: model}, nil
 }
 
 // State is the current task's state (nil before the first task).
-func (a *PhoneAgent) State() *AgentState {
+func (a *phoneAgent) State() *agentState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.task == nil {
@@ -57,9 +57,9 @@ func (a *PhoneAgent) State() *AgentState {
 
 // Run executes the task to a terminal phase. The error is non-nil only for
 // API misuse (busy, changed goal); every task outcome is in the Result.
-func (a *PhoneAgent) Run(ctx context.Context, t Task) (*Result, error) {
+func (a *phoneAgent) Run(ctx context.Context, t Task) (*Result, error) {
 	if !a.busy.TryLock() {
-		return nil, ErrBusy
+		return nil, errBusy
 	}
 	defer a.busy.Unlock()
 	r, err := a.begin(t)
@@ -74,9 +74,9 @@ func (a *PhoneAgent) Run(ctx context.Context, t Task) (*Result, error) {
 
 // Step runs one step of the task, starting it on the first call. An
 // unfinished task keeps its goal: a Step with another goal is refused.
-func (a *PhoneAgent) Step(ctx context.Context, t Task) (*StepResult, error) {
+func (a *phoneAgent) Step(ctx context.Context, t Task) (*stepResult, error) {
 	if !a.busy.TryLock() {
-		return nil, ErrBusy
+		return nil, errBusy
 	}
 	defer a.busy.Unlock()
 	r, err := a.begin(t)
@@ -84,17 +84,17 @@ func (a *PhoneAgent) Step(ctx context.Context, t Task) (*StepResult, error) {
 		return nil, err
 	}
 	if r.result != nil {
-		return nil, ErrTaskFinished
+		return nil, errTaskFinished
 	}
 	act := r.step(ctx)
-	sr := &StepResult{Step: r.st.Step(), Phase: r.st.Phase(), Action: act, Terminal: r.result != nil, Result: r.result}
+	sr := &stepResult{Step: r.st.Step(), Phase: r.st.Phase(), Action: act, Terminal: r.result != nil, Result: r.result}
 	return sr, nil
 }
 
 // Reset forgets a finished task so the agent can take another.
-func (a *PhoneAgent) Reset() error {
+func (a *phoneAgent) Reset() error {
 	if !a.busy.TryLock() {
-		return ErrBusy
+		return errBusy
 	}
 	defer a.busy.Unlock()
 	a.mu.Lock()
@@ -106,20 +106,20 @@ func (a *PhoneAgent) Reset() error {
 	return nil
 }
 
-func (a *PhoneAgent) begin(t Task) (*taskRun, error) {
+func (a *phoneAgent) begin(t Task) (*taskRun, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.task != nil {
 		if t.Goal != "" && t.Goal != a.task.goal {
 			if a.task.result == nil {
-				return nil, ErrGoalChanged
+				return nil, errGoalChanged
 			}
-			return nil, ErrTaskFinished
+			return nil, errTaskFinished
 		}
 		return a.task, nil
 	}
 	if strings.TrimSpace(t.Goal) == "" {
-		return nil, ErrNoGoal
+		return nil, errNoGoal
 	}
 	if t.MaxSteps <= 0 {
 		t.MaxSteps = 30
@@ -130,7 +130,7 @@ func (a *PhoneAgent) begin(t Task) (*taskRun, error) {
 	now := a.cfg.Clock.Now()
 	r := &taskRun{
 		a: a, goal: t.Goal, maxSteps: t.MaxSteps, started: now, deadline: now.Add(t.MaxDuration),
-		runID: newRunID(now), risk: ClassifyTask(t.Goal),
+		runID: newRunID(now), risk: classifyTask(t.Goal),
 	}
 	r.st = newAgentState(a.cfg.Clock.Now, a.cfg.Redact, a.cfg.OnEvent)
 	if pf := a.cfg.Preflight; pf != nil {
@@ -138,12 +138,12 @@ func (a *PhoneAgent) begin(t Task) (*taskRun, error) {
 		r.profile = pf.Profile
 	}
 	r.mem.goal = t.Goal
-	r.st.emit(EvStart, "task started", map[string]any{
+	r.st.emit(evStart, "task started", map[string]any{
 		"run_id": r.runID, "task": t.Goal, "max_steps": t.MaxSteps, "max_duration_seconds": t.MaxDuration.Seconds(),
 		"device_mode": a.dev.Mode(), "coordinate_space": string(a.cfg.Space), "resize_policy": a.cfg.Policy.String(),
 		"task_risk": map[string]any{"classes": r.risk.Classes, "forbidden_effects": r.risk.Forbidden},
 	})
-	r.st.setPhase(PhaseObserving, "task started")
+	r.st.setPhase(phaseObserving, "task started")
 	a.task = r
 	return r, nil
 }
@@ -156,14 +156,14 @@ func newRunID(now time.Time) string {
 
 // taskRun is the working state of one task; AgentState holds its phase.
 type taskRun struct {
-	a        *PhoneAgent
+	a        *phoneAgent
 	goal     string
 	maxSteps int
 	started  time.Time
 	deadline time.Time
 	runID    string
-	risk     TaskRisk
-	st       *AgentState
+	risk     taskRisk
+	st       *agentState
 	mem      memory
 	profile  *Profile
 	frame    *coord.Frame
@@ -192,12 +192,12 @@ func (r *taskRun) finish(outcome, msg string, err error) {
 	if r.result != nil {
 		return
 	}
-	phase := map[string]Phase{
-		OutcomeCompleted: PhaseSucceeded, OutcomeNotCompleted: PhaseNotCompleted, OutcomeBlocked: PhaseBlocked,
-		OutcomeMaxSteps: PhaseNotCompleted, OutcomeRepeatedAction: PhaseBlocked, OutcomeCancelled: PhaseCancelled,
+	phase := map[string]phase{
+		OutcomeCompleted: phaseSucceeded, outcomeNotCompleted: phaseNotCompleted, OutcomeBlocked: phaseBlocked,
+		outcomeMaxSteps: phaseNotCompleted, outcomeRepeatedAction: phaseBlocked, OutcomeCancelled: phaseCancelled,
 	}[outcome]
 	if phase == "" {
-		phase = PhaseFailed
+		phase = phaseFailed
 	}
 	res := &Result{
 		RunID: r.runID, Outcome: outcome, Success: outcome == OutcomeCompleted, Message: r.a.cfg.Redact(msg),
@@ -268,7 +268,7 @@ func (r *taskRun) step(parent context.Context) *action.Action {
 		return nil
 	}
 	st := r.st
-	st.setPhase(PhaseObserving, "observe the screen")
+	st.setPhase(phaseObserving, "observe the screen")
 	screen := r.pending
 	r.pending = nil
 	if screen == nil {
@@ -278,11 +278,11 @@ func (r *taskRun) step(parent context.Context) *action.Action {
 			if r.interrupted(parent, err) {
 				return nil
 			}
-			r.hardFailure(FailObservation, "", err)
+			r.hardFailure(failObservation, "", err)
 			return nil
 		}
 	}
-	st.emit(EvObservation, "screen observed", map[string]any{
+	st.emit(evObservation, "screen observed", map[string]any{
 		"screenshot_sha256": screen.SHA256, "display_width": screen.Width(), "display_height": screen.Height(), "device_ref": screen.Ref,
 	})
 	act := r.planStep(ctx, parent, screen)
@@ -298,7 +298,7 @@ func (r *taskRun) step(parent context.Context) *action.Action {
 // beginStep counts a step against the task's limit.
 func (r *taskRun) beginStep() bool {
 	if r.st.Step() >= r.maxSteps {
-		r.finish(OutcomeMaxSteps, fmt.Sprintf("the task did not finish within %d steps", r.maxSteps), nil)
+		r.finish(outcomeMaxSteps, fmt.Sprintf("the task did not finish within %d steps", r.maxSteps), nil)
 		return false
 	}
 	r.st.nextStep()

@@ -50,7 +50,7 @@ func startFakeModel(t *testing.T, opts fakemodel.Options, name string, adjust fu
 type harness struct {
 	srv   *fakemodel.Server
 	dev   *counterDevice
-	agent *PhoneAgent
+	agent *phoneAgent
 	model *chat.Client
 	cfg   Config
 	cache string
@@ -229,7 +229,7 @@ func TestInconsistentFamilyFailsClosed(t *testing.T) {
 		}
 	}
 	evs := eventsOf(h.agent.State().Events(), EvCalibration)
-	if len(evs) != 1 || evs[0].Payload["source"] != SourceRejected {
+	if len(evs) != 1 || evs[0].Payload["source"] != sourceRejected {
 		t.Fatalf("calibration events %+v", evs)
 	}
 	entries, _ := os.ReadDir(h.cache)
@@ -265,8 +265,8 @@ func TestFreshnessCancelsZeroTouch(t *testing.T) {
 	}
 	evs := h.agent.State().Events()
 	var stale bool
-	for _, e := range eventsOf(evs, EvPrecondition) {
-		if e.Payload["verdict"] == StaleTarget || e.Payload["verdict"] == StaleReplaced {
+	for _, e := range eventsOf(evs, evPrecondition) {
+		if e.Payload["verdict"] == staleTarget || e.Payload["verdict"] == staleReplaced {
 			stale = true
 		}
 	}
@@ -274,7 +274,7 @@ func TestFreshnessCancelsZeroTouch(t *testing.T) {
 		t.Fatal("no stale precondition event")
 	}
 	c := res.Counters
-	if c.SoftReplans[SoftStale] != 1 || c.HardTotal != 0 {
+	if c.SoftReplans[softStale] != 1 || c.HardTotal != 0 {
 		t.Errorf("counters %+v: want one soft stale replan and no hard failure", c)
 	}
 	h.trajectory(t, res)
@@ -297,7 +297,7 @@ func TestCompletionReviewRejectsFalseFinish(t *testing.T) {
 	if len(reviews) != 2 || reviews[0].Payload["status"] != VerifyFailed || reviews[1].Payload["status"] != VerifyPassed {
 		t.Fatalf("task reviews %+v", reviews)
 	}
-	if res.Counters.SoftReplans[SoftCompletion] != 1 || res.Counters.HardTotal != 0 {
+	if res.Counters.SoftReplans[softCompletion] != 1 || res.Counters.HardTotal != 0 {
 		t.Errorf("counters %+v", res.Counters)
 	}
 }
@@ -309,7 +309,7 @@ func TestFalseFinishOnlyEndsNotCompleted(t *testing.T) {
 	h := newHarness(t, fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish}, coord.SpaceRelative,
 		func(c *Config) { c.SoftBudget = 1 })
 	res := h.run(t, "increase the counter to 2", 10)
-	if res.Outcome != OutcomeNotCompleted || res.Exit != 2 || res.Success {
+	if res.Outcome != outcomeNotCompleted || res.Exit != 2 || res.Success {
 		t.Fatalf("outcome %+v", res)
 	}
 }
@@ -326,7 +326,7 @@ func TestWrappedOutputUsesOneProtocolRetry(t *testing.T) {
 			if res.Outcome != OutcomeCompleted {
 				t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 			}
-			retries := eventsOf(h.agent.State().Events(), EvProtocolRetry)
+			retries := eventsOf(h.agent.State().Events(), evProtocolRetry)
 			if len(retries) < 2 {
 				t.Fatalf("%d protocol retries, want one per plan", len(retries))
 			}

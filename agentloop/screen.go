@@ -19,8 +19,8 @@ import (
 // pngSignature starts every PNG file.
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
-// ErrNotPNG is a capture that is not a PNG image.
-var ErrNotPNG = errors.New("the screenshot is not a PNG image")
+// errNotPNG is a capture that is not a PNG image.
+var errNotPNG = errors.New("the screenshot is not a PNG image")
 
 // Screen is one observation: the screenshot as captured (display
 // resolution) and what the runtime derives from it. Device-side
@@ -43,7 +43,7 @@ type Screen struct {
 // NewScreen validates and decodes a PNG capture.
 func NewScreen(data []byte, at time.Time) (*Screen, error) {
 	if !bytes.HasPrefix(data, pngSignature) {
-		return nil, ErrNotPNG
+		return nil, errNotPNG
 	}
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {

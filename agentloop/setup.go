@@ -64,7 +64,7 @@ func NewModelSetup(o SetupOptions) (*ModelSetup, error) {
 	if !o.NoCache {
 		s.CacheDir = o.CacheDir
 		if s.CacheDir == "" {
-			if s.CacheDir, err = DefaultCacheDir(); err != nil {
+			if s.CacheDir, err = defaultCacheDir(); err != nil {
 				return nil, fault.Usage(codeInvalidOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
 			}
 		}
@@ -152,8 +152,8 @@ func (s *ModelSetup) preflightFault(rep *PreflightReport, err error) error {
 	return out
 }
 
-// Calibration is what a negotiation found, without any device.
-type Calibration struct {
+// calibration is what a negotiation found, without any device.
+type calibration struct {
 	Profile *Profile
 	// Candidates are the spaces tried and what each probe answered.
 	Candidates []any
@@ -163,10 +163,10 @@ type Calibration struct {
 // Calibrate negotiates (or loads, or reports the configured) coordinate
 // space for a w×h display with synthetic images only. A negotiation that
 // finds no contract is coordinate_calibration_failed with the candidates.
-func (s *ModelSetup) Calibrate(ctx context.Context, space coord.Space, w, h int) (*Calibration, error) {
+func (s *ModelSetup) Calibrate(ctx context.Context, space coord.Space, w, h int) (*calibration, error) {
 	cal, st := NewCalibrator(s.Model, s.ProfileKey(), s.Policy, s.CacheDir, s.Refresh, clock.System, s.Redact)
 	p, err := cal.Resolve(ctx, space, w, h)
-	out := &Calibration{Profile: p, Candidates: []any{}, Metrics: st.Metrics()}
+	out := &calibration{Profile: p, Candidates: []any{}, Metrics: st.Metrics()}
 	for _, ev := range st.Events() {
 		if ev.Type == EvCalibration {
 			if c, ok := ev.Payload["candidates"].([]any); ok {
@@ -177,7 +177,7 @@ func (s *ModelSetup) Calibrate(ctx context.Context, space coord.Space, w, h int)
 	if err == nil {
 		return out, nil
 	}
-	var ce *CalibrationError
+	var ce *calibrationError
 	switch {
 	case errors.As(err, &ce):
 		return out, fault.New(fault.Transport, fault.CodeCoordinateCalibrationFailed, ce.Msg).

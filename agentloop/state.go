@@ -8,37 +8,37 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// Phase is the live lifecycle phase of a task. AgentState is its only
+// phase is the live lifecycle phase of a task. AgentState is its only
 // owner: devices, verifiers, recovery and the model client never keep a
 // lifecycle of their own.
-type Phase string
+type phase string
 
 // Phases. Every recoverable path ends in PhaseObserving before it returns
 // to the caller, so the returned phase is also the legal re-entry point of
 // the next step.
 const (
-	PhaseIdle            Phase = "idle"
-	PhaseObserving       Phase = "observing"
-	PhaseCalibrating     Phase = "calibrating"
-	PhasePlanning        Phase = "planning"
-	PhaseReviewing       Phase = "reviewing"
-	PhaseConfirming      Phase = "confirming"
-	PhasePrecondition    Phase = "checking_freshness"
-	PhaseDispatching     Phase = "dispatching"
-	PhaseVerifying       Phase = "verifying"
-	PhaseRecovering      Phase = "recovering"
-	PhaseCompletionCheck Phase = "completion_review"
-	PhaseSucceeded       Phase = "succeeded"
-	PhaseNotCompleted    Phase = "not_completed"
-	PhaseBlocked         Phase = "blocked"
-	PhaseFailed          Phase = "failed"
-	PhaseCancelled       Phase = "cancelled"
+	phaseIdle            phase = "idle"
+	phaseObserving       phase = "observing"
+	phaseCalibrating     phase = "calibrating"
+	PhasePlanning        phase = "planning"
+	phaseReviewing       phase = "reviewing"
+	phaseConfirming      phase = "confirming"
+	phasePrecondition    phase = "checking_freshness"
+	phaseDispatching     phase = "dispatching"
+	phaseVerifying       phase = "verifying"
+	phaseRecovering      phase = "recovering"
+	phaseCompletionCheck phase = "completion_review"
+	phaseSucceeded       phase = "succeeded"
+	phaseNotCompleted    phase = "not_completed"
+	phaseBlocked         phase = "blocked"
+	phaseFailed          phase = "failed"
+	phaseCancelled       phase = "cancelled"
 )
 
 // Terminal reports whether no further step may run.
-func (p Phase) Terminal() bool {
+func (p phase) Terminal() bool {
 	switch p {
-	case PhaseSucceeded, PhaseNotCompleted, PhaseBlocked, PhaseFailed, PhaseCancelled:
+	case phaseSucceeded, phaseNotCompleted, phaseBlocked, phaseFailed, phaseCancelled:
 		return true
 	}
 	return false
@@ -46,26 +46,26 @@ func (p Phase) Terminal() bool {
 
 // Event types of the audit stream (trajectory schema 1.3).
 const (
-	EvStart          = "start"
+	evStart          = "start"
 	EvPhaseChange    = "phase_change"
-	EvObservation    = "observation"
+	evObservation    = "observation"
 	EvCalibration    = "coordinate_calibration"
-	EvModelRequest   = "model_request"
+	evModelRequest   = "model_request"
 	EvModelResponse  = "model_response"
-	EvProtocolRetry  = "protocol_retry"
-	EvProtocolReject = "protocol_rejection"
+	evProtocolRetry  = "protocol_retry"
+	evProtocolReject = "protocol_rejection"
 	EvAction         = "action"
-	EvPrecondition   = "precondition"
+	evPrecondition   = "precondition"
 	EvRiskReview     = "risk_review"
 	EvConfirmation   = "confirmation"
-	EvExecution      = "execution"
+	evExecution      = "execution"
 	EvVerification   = "verification"
 	EvTaskReview     = "task_verification"
 	EvRecovery       = "recovery"
-	EvNote           = "note"
-	EvMetrics        = "metrics"
+	evNote           = "note"
+	evMetrics        = "metrics"
 	EvFinish         = "finish"
-	EvError          = "error"
+	evError          = "error"
 )
 
 // AgentEvent is one entry of the authoritative audit history: callbacks
@@ -75,7 +75,7 @@ type AgentEvent struct {
 	Timestamp time.Time      `json:"timestamp"`
 	Type      string         `json:"type"`
 	Step      int            `json:"step"`
-	Phase     Phase          `json:"phase"`
+	Phase     phase          `json:"phase"`
 	Message   string         `json:"message"`
 	Payload   map[string]any `json:"payload,omitempty"`
 }
@@ -110,11 +110,11 @@ type Metrics struct {
 	ImageBytes int64 `json:"image_bytes"`
 }
 
-// AgentState owns the live phase, the latest working values and the event
+// agentState owns the live phase, the latest working values and the event
 // history of one task.
-type AgentState struct {
+type agentState struct {
 	mu       sync.Mutex
-	phase    Phase
+	phase    phase
 	step     int
 	events   []AgentEvent
 	counters Counters
@@ -130,9 +130,9 @@ type AgentState struct {
 	stepImageBytes int64
 }
 
-func newAgentState(now func() time.Time, redact func(string) string, listener func(AgentEvent)) *AgentState {
-	return &AgentState{
-		phase:    PhaseIdle,
+func newAgentState(now func() time.Time, redact func(string) string, listener func(AgentEvent)) *agentState {
+	return &agentState{
+		phase:    phaseIdle,
 		now:      now,
 		redact:   redact,
 		listener: listener,
@@ -143,28 +143,28 @@ func newAgentState(now func() time.Time, redact func(string) string, listener fu
 }
 
 // Phase returns the current phase.
-func (s *AgentState) Phase() Phase {
+func (s *agentState) Phase() phase {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.phase
 }
 
 // Step returns the current step number.
-func (s *AgentState) Step() int {
+func (s *agentState) Step() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.step
 }
 
 // Events returns a copy of the history.
-func (s *AgentState) Events() []AgentEvent {
+func (s *agentState) Events() []AgentEvent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]AgentEvent(nil), s.events...)
 }
 
 // Counters returns a copy of the counters.
-func (s *AgentState) Counters() Counters {
+func (s *agentState) Counters() Counters {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.counters
@@ -174,7 +174,7 @@ func (s *AgentState) Counters() Counters {
 }
 
 // Metrics returns a copy of the metrics.
-func (s *AgentState) Metrics() Metrics {
+func (s *agentState) Metrics() Metrics {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.metrics
@@ -192,7 +192,7 @@ func copyMap(m map[string]int) map[string]int {
 
 // emit appends an event; payload strings are redacted before they are
 // stored, so no consumer can ever see the API key.
-func (s *AgentState) emit(typ, msg string, payload map[string]any) AgentEvent {
+func (s *agentState) emit(typ, msg string, payload map[string]any) AgentEvent {
 	s.mu.Lock()
 	ev := AgentEvent{Seq: len(s.events) + 1, Timestamp: s.now().UTC(), Type: typ, Step: s.step, Phase: s.phase, Message: s.redact(msg)}
 	if payload != nil {
@@ -207,7 +207,7 @@ func (s *AgentState) emit(typ, msg string, payload map[string]any) AgentEvent {
 	return ev
 }
 
-func (s *AgentState) setPhase(p Phase, why string) {
+func (s *agentState) setPhase(p phase, why string) {
 	s.mu.Lock()
 	old := s.phase
 	s.phase = p
@@ -217,7 +217,7 @@ func (s *AgentState) setPhase(p Phase, why string) {
 	}
 }
 
-func (s *AgentState) nextStep() int {
+func (s *agentState) nextStep() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.step++
@@ -226,7 +226,7 @@ func (s *AgentState) nextStep() int {
 }
 
 // hard counts a hard failure of class and returns the class's streak.
-func (s *AgentState) hard(class string) int {
+func (s *agentState) hard(class string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counters.HardFailures[class]++
@@ -238,13 +238,13 @@ func (s *AgentState) hard(class string) int {
 // resetStreaks clears every class's streak after an action and its
 // verification really succeeded. A clean parse, a successful replan or a
 // reobserve does not: the failure that triggered them still counts.
-func (s *AgentState) resetStreaks() {
+func (s *agentState) resetStreaks() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.streak)
 }
 
-func (s *AgentState) soft(class string) int {
+func (s *agentState) soft(class string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counters.SoftReplans[class]++
@@ -252,7 +252,7 @@ func (s *AgentState) soft(class string) int {
 	return s.counters.SoftReplans[class]
 }
 
-func (s *AgentState) count(f func(c *Counters)) {
+func (s *agentState) count(f func(c *Counters)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(&s.counters)
@@ -260,7 +260,7 @@ func (s *AgentState) count(f func(c *Counters)) {
 
 // addUsage adds one response to the metrics; it returns the totals and
 // the image bytes sent so far in the current step.
-func (s *AgentState) addUsage(purpose string, u chat.Usage, latency time.Duration, images, imageBytes int) (Metrics, int64) {
+func (s *agentState) addUsage(purpose string, u chat.Usage, latency time.Duration, images, imageBytes int) (Metrics, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.imageStep != s.step {

@@ -10,8 +10,8 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 )
 
-// TrajectorySchemaVersion is the trajectory format version.
-const TrajectorySchemaVersion = "1.3"
+// trajectorySchemaVersion is the trajectory format version.
+const trajectorySchemaVersion = "1.3"
 
 // Policy is the runtime policy block every trajectory carries: the model
 // saw screenshots only, no Android semantics, no deterministic app launch
@@ -28,8 +28,8 @@ func StrictPolicy() Policy {
 	return Policy{PolicyObservation: "screenshot_only"}
 }
 
-// Trajectory is the audit file of one run.
-type Trajectory struct {
+// trajectory is the audit file of one run.
+type trajectory struct {
 	SchemaVersion   string             `json:"schema_version"`
 	RunID           string             `json:"run_id"`
 	Task            string             `json:"task"`
@@ -54,9 +54,9 @@ type Trajectory struct {
 }
 
 // BuildTrajectory assembles the file from a result and its events.
-func BuildTrajectory(res *Result, events []AgentEvent, model chat.Info, pol coord.ResizePolicy) *Trajectory {
-	t := &Trajectory{
-		SchemaVersion: TrajectorySchemaVersion, RunID: res.RunID, Task: res.Goal, DeviceMode: res.DeviceMode,
+func BuildTrajectory(res *Result, events []AgentEvent, model chat.Info, pol coord.ResizePolicy) *trajectory {
+	t := &trajectory{
+		SchemaVersion: trajectorySchemaVersion, RunID: res.RunID, Task: res.Goal, DeviceMode: res.DeviceMode,
 		StartedAt: res.StartedAt, FinishedAt: res.FinishedAt, DurationSeconds: res.FinishedAt.Sub(res.StartedAt).Seconds(),
 		Success: res.Success, Outcome: res.Outcome, Exit: res.Exit, FinalMessage: res.Message, ErrorCode: res.ErrorCode,
 		Policy: StrictPolicy(), Model: model, Profile: res.Profile, Frame: res.Frame, ResizePolicy: pol,
@@ -71,7 +71,7 @@ func BuildTrajectory(res *Result, events []AgentEvent, model chat.Info, pol coor
 // WriteTrajectory writes t to path atomically (temporary file, fsync,
 // rename), readable by the owner only: task text and model output may be
 // sensitive.
-func WriteTrajectory(path string, t *Trajectory) error {
+func WriteTrajectory(path string, t *trajectory) error {
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode trajectory: %w", err)

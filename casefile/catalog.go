@@ -63,15 +63,15 @@ type ActionDescriptor struct {
 	ParamValues map[string][]string `json:"paramValues"`
 }
 
-// AssertModes are the assertMode values SoloPi's ASSERT executors know:
+// assertModes are the assertMode values SoloPi's ASSERT executors know:
 // three comparisons of text and five of numbers.
-var AssertModes = []string{"assert_accurate", "assert_contain", "assert_regular",
+var assertModes = []string{"assert_accurate", "assert_contain", "assert_regular",
 	"assert_dayu", "assert_dayuAndEqual", "assert_equal", "assert_xiaoyu", "assert_xiaoyuAndEqual"}
 
 // paramValues are the closed sets of the enums' parameters.
 var paramValues = map[string]map[string][]string{
-	"ASSERT":       {"assertMode": AssertModes},
-	"ASSERT_TOAST": {"assertMode": AssertModes},
+	"ASSERT":       {"assertMode": assertModes},
+	"ASSERT_TOAST": {"assertMode": assertModes},
 }
 
 // ProviderDescriptor describes one dynamic ActionProvider action, carried

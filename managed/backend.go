@@ -67,14 +67,14 @@ type backend interface {
 	uniqueViolation(err error) bool
 	// jobStates reads the River state of jobs; missing jobs are absent.
 	jobStates(ctx context.Context, ids []int64) (map[int64]rivertype.JobState, error)
-	newClient(cfg *river.Config) (RiverClient, error)
-	uiHandler(ctx context.Context, prefix string) (UIHandler, error)
+	newClient(cfg *river.Config) (riverClient, error)
+	uiHandler(ctx context.Context, prefix string) (uiHandler, error)
 	close() error
 }
 
-// RiverClient is a River client whose transaction type the caller need not
+// riverClient is a River client whose transaction type the caller need not
 // know.
-type RiverClient interface {
+type riverClient interface {
 	Start(ctx context.Context) error
 	// Stop stops fetching and waits for running jobs.
 	Stop(ctx context.Context) error
@@ -86,8 +86,8 @@ type RiverClient interface {
 	JobCancel(ctx context.Context, jobID int64) (*rivertype.JobRow, error)
 }
 
-// UIHandler is River's operator dashboard (riverui) for this database.
-type UIHandler interface {
+// uiHandler is River's operator dashboard (riverui) for this database.
+type uiHandler interface {
 	http.Handler
 	Start(ctx context.Context) error
 }

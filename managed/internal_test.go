@@ -44,7 +44,7 @@ func TestUpstreamMatrixFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets, err := ExpandMatrix(v)
+	targets, err := expandMatrix(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,21 +63,21 @@ func FuzzExpandMatrix(f *testing.F) {
 		if err != nil {
 			return
 		}
-		targets, err := ExpandMatrix(v)
+		targets, err := expandMatrix(v)
 		if err != nil {
 			if fault.From(err).Kind != fault.Invalid {
 				t.Fatalf("a bad matrix gave a %v error: %v", fault.From(err).Kind, err)
 			}
 			return
 		}
-		if len(targets) == 0 || len(targets) > MaxMatrixShards {
+		if len(targets) == 0 || len(targets) > maxMatrixShards {
 			t.Fatalf("%d shards", len(targets))
 		}
 		for _, tg := range targets {
 			if _, err := canonjson.Marshal(tg.Selector); err != nil {
 				t.Fatal(err)
 			}
-			var s Selector
+			var s selector
 			raw, _ := json.Marshal(tg.Selector)
 			if err := json.Unmarshal(raw, &s); err != nil {
 				t.Fatalf("stored selector %s does not decode: %v", raw, err)

@@ -46,29 +46,29 @@ const (
 // Limits and defaults of a submission.
 const (
 	DefaultMaxRetries      = 1
-	MaxRetries             = 10
+	maxRetries             = 10
 	DefaultLeaseDurationMs = 60_000
-	MinLeaseDurationMs     = 1_000
-	MaxLeaseDurationMs     = 1_800_000
+	minLeaseDurationMs     = 1_000
+	maxLeaseDurationMs     = 1_800_000
 	DefaultRetentionMs     = 7 * 24 * 3600 * 1000
-	MaxRetentionMs         = 365 * 24 * 3600 * 1000
-	MaxMatrixShards        = 64
-	MaxReplicas            = 64
+	maxRetentionMs         = 365 * 24 * 3600 * 1000
+	maxMatrixShards        = 64
+	maxReplicas            = 64
 )
 
 // Retry and circuit rules: a retry waits 1 s·2^(n-1), at most 60 s, after
 // attempt n; three consecutive failures on a device open its circuit for
 // 60 s.
 const (
-	RetryBackoffBase        = time.Second
-	RetryBackoffMax         = time.Minute
+	retryBackoffBase        = time.Second
+	retryBackoffMax         = time.Minute
 	CircuitFailureThreshold = 3
 	CircuitOpen             = time.Minute
 )
 
 // retryBackoff is the farm's retry schedule (no jitter: the wait is
 // recorded on the shard and reported).
-var retryBackoff = clock.Backoff{Base: RetryBackoffBase, Max: RetryBackoffMax}
+var retryBackoff = clock.Backoff{Base: retryBackoffBase, Max: retryBackoffMax}
 
 // Backoff is the wait before the retry that follows counted attempt n (n >= 1).
 func Backoff(n int) time.Duration { return retryBackoff.Pause(max(n, 1)) }
@@ -82,8 +82,8 @@ const (
 	CategoryWorker           = "worker_error"
 	CategoryWorkerStopped    = "worker_stopped"
 	CategoryJobCancelled     = "job_cancelled"
-	CategoryJobDiscarded     = "job_discarded"
-	CategoryJobDeleted       = "job_deleted"
+	categoryJobDiscarded     = "job_discarded"
+	categoryJobDeleted       = "job_deleted"
 )
 
 // Event types of the per-task log.
@@ -93,9 +93,9 @@ const (
 	EventAttemptStarted    = "attempt_started"
 	EventAttemptCompleted  = "attempt_completed"
 	EventAttemptFailed     = "attempt_failed"
-	EventAttemptReleased   = "attempt_released"
+	eventAttemptReleased   = "attempt_released"
 	EventLeaseExpired      = "lease_expired"
-	EventShardAbandoned    = "shard_abandoned"
+	eventShardAbandoned    = "shard_abandoned"
 	EventTaskCancelled     = "task_cancelled"
 	EventTaskFinished      = "task_finished"
 	EventEvidencePurged    = "evidence_purged"
@@ -165,11 +165,11 @@ type Task struct {
 	OwnerToken string `json:"ownerToken,omitempty"`
 	// Warnings are set on a submission's and a status's answer: targets
 	// of shards still queued that no registered device can run now.
-	Warnings []Warning `json:"warnings,omitempty"`
+	Warnings []warning `json:"warnings,omitempty"`
 }
 
-// Warning is advice on an accepted request, with a stable code.
-type Warning struct {
+// warning is advice on an accepted request, with a stable code.
+type warning struct {
 	Code            string `json:"code"`
 	Message         string `json:"message"`
 	TargetID        string `json:"targetId,omitempty"`

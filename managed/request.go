@@ -27,19 +27,19 @@ func SubmissionFromJSON(body map[string]any) (Submission, error) {
 		return sub, err
 	}
 	if v, ok := body["maxRetries"]; ok {
-		n, err := integer(v, "maxRetries", 0, MaxRetries)
+		n, err := integer(v, "maxRetries", 0, maxRetries)
 		if err != nil {
 			return sub, err
 		}
 		sub.MaxRetries = int(n)
 	}
 	if v, ok := body["leaseDurationMs"]; ok {
-		if sub.LeaseDurationMs, err = integer(v, "leaseDurationMs", MinLeaseDurationMs, MaxLeaseDurationMs); err != nil {
+		if sub.LeaseDurationMs, err = integer(v, "leaseDurationMs", minLeaseDurationMs, maxLeaseDurationMs); err != nil {
 			return sub, err
 		}
 	}
 	if v, ok := body["retentionMs"]; ok {
-		if sub.RetentionMs, err = integer(v, "retentionMs", 0, MaxRetentionMs); err != nil {
+		if sub.RetentionMs, err = integer(v, "retentionMs", 0, maxRetentionMs); err != nil {
 			return sub, err
 		}
 	}

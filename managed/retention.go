@@ -10,9 +10,9 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// Evidence is the raw evidence of one attempt: its artifacts directory (or,
+// evidence is the raw evidence of one attempt: its artifacts directory (or,
 // for an attempt completed without one, its report file).
-type Evidence struct {
+type evidence struct {
 	TaskID         string  `json:"taskId"`
 	ShardID        string  `json:"shardId"`
 	AttemptID      string  `json:"attemptId"`
@@ -25,17 +25,17 @@ type Evidence struct {
 type PurgeResult struct {
 	// Purged evidence was deleted here (or was already gone from where
 	// this host's worker wrote it) and is recorded as purged.
-	Purged []Evidence `json:"purged"`
+	Purged []evidence `json:"purged"`
 	// Elsewhere evidence is not on this machine: another host's worker
 	// wrote it and purges it there.
-	Elsewhere []Evidence `json:"elsewhere"`
+	Elsewhere []evidence `json:"elsewhere"`
 	// Refused evidence is this host's, but its path leads out of the
 	// artifacts root through a symbolic link: nothing was deleted, and it
 	// is not marked purged.
-	Refused []Evidence `json:"refused"`
+	Refused []evidence `json:"refused"`
 }
 
-func (s *store) RetentionCandidates(ctx context.Context) ([]Evidence, error) {
+func (s *store) RetentionCandidates(ctx context.Context) ([]evidence, error) {
 	now, err := s.now(ctx)
 	if err != nil {
 		return nil, err
@@ -49,9 +49,9 @@ func (s *store) RetentionCandidates(ctx context.Context) ([]Evidence, error) {
 		return nil, asFault(err)
 	}
 	defer rs.Close()
-	out := []Evidence{}
+	out := []evidence{}
 	for rs.Next() {
-		var e Evidence
+		var e evidence
 		var dir, report, digest, host sql.NullString
 		if err := rs.Scan(&e.TaskID, &e.ShardID, &e.AttemptID, &dir, &report, &digest, &host); err != nil {
 			return nil, asFault(err)
@@ -117,7 +117,7 @@ func (s *store) MarkPurged(ctx context.Context, taskID string, attemptIDs []stri
 // that evidence is listed under refused and left in place, and a symbolic
 // link inside the attempt directory is removed, never what it points to.
 func Purge(ctx context.Context, s Store, host string, artifactsRoots []string) (PurgeResult, error) {
-	res := PurgeResult{Purged: []Evidence{}, Elsewhere: []Evidence{}, Refused: []Evidence{}}
+	res := PurgeResult{Purged: []evidence{}, Elsewhere: []evidence{}, Refused: []evidence{}}
 	candidates, err := s.RetentionCandidates(ctx)
 	if err != nil {
 		return res, err
@@ -196,7 +196,7 @@ func escapes(err error) bool {
 // ownedEvidence reports whether e is an attempt directory under one of
 // roots, named exactly for its attempt, so that a purge can never delete
 // anything else; it returns that root and the path inside it.
-func ownedEvidence(e Evidence, roots []string) (string, string, bool) {
+func ownedEvidence(e evidence, roots []string) (string, string, bool) {
 	if !filepath.IsAbs(e.Path) {
 		return "", "", false
 	}

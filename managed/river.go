@@ -20,7 +20,7 @@ const (
 	QueueShards      = "solopi_managed_shards"
 	QueueMaintenance = "solopi_managed_maintenance"
 	KindShard        = "solopi_managed_shard"
-	KindRecover      = "solopi_managed_recover"
+	kindRecover      = "solopi_managed_recover"
 )
 
 // carrierMaxAttempts bounds River's own attempts of a shard job. The store
@@ -29,9 +29,9 @@ const (
 // its shard not_tested at the next recovery.
 const carrierMaxAttempts = 25
 
-// RecoverInterval is how often River's elected leader enqueues expiry
+// recoverInterval is how often River's elected leader enqueues expiry
 // recovery.
-const RecoverInterval = 2 * time.Second
+const recoverInterval = 2 * time.Second
 
 // ShardArgs are the arguments of the River job that carries a shard.
 type ShardArgs struct {
@@ -50,7 +50,7 @@ func (ShardArgs) Kind() string { return KindShard }
 type RecoverArgs struct{}
 
 // Kind is the River job kind.
-func (RecoverArgs) Kind() string { return KindRecover }
+func (RecoverArgs) Kind() string { return kindRecover }
 
 // shardJob is the River job carrying a shard, available at once: a shard in
 // its backoff makes the job snooze until the backoff ends.
@@ -92,13 +92,13 @@ func (p RetryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 // River's rescuer (an hour), which would block recovery for that long.
 // Recovery is idempotent, so two overlapping runs are harmless.
 func PeriodicRecovery() *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(RecoverInterval), func() (river.JobArgs, *river.InsertOpts) {
+	return river.NewPeriodicJob(river.PeriodicInterval(recoverInterval), func() (river.JobArgs, *river.InsertOpts) {
 		return RecoverArgs{}, &river.InsertOpts{
 			Queue:       QueueMaintenance,
 			MaxAttempts: 1,
-			UniqueOpts:  river.UniqueOpts{ByPeriod: RecoverInterval},
+			UniqueOpts:  river.UniqueOpts{ByPeriod: recoverInterval},
 		}
-	}, &river.PeriodicJobOpts{ID: KindRecover, RunOnStart: true})
+	}, &river.PeriodicJobOpts{ID: kindRecover, RunOnStart: true})
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -159,7 +159,7 @@ func (r *riverOps[TTx]) jobStates(ctx context.Context, ids []int64) (map[int64]r
 	return out, nil
 }
 
-func (r *riverOps[TTx]) newClient(cfg *river.Config) (RiverClient, error) {
+func (r *riverOps[TTx]) newClient(cfg *river.Config) (riverClient, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = r.logger
 	}
@@ -170,7 +170,7 @@ func (r *riverOps[TTx]) newClient(cfg *river.Config) (RiverClient, error) {
 	return c, nil
 }
 
-func (r *riverOps[TTx]) uiHandler(ctx context.Context, prefix string) (UIHandler, error) {
+func (r *riverOps[TTx]) uiHandler(ctx context.Context, prefix string) (uiHandler, error) {
 	h, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(r.inserter, nil),
 		Logger:    r.logger,

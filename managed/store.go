@@ -57,15 +57,15 @@ type Store interface {
 
 	// RetentionCandidates lists the evidence of finished tasks whose
 	// retention has passed and that is not purged yet.
-	RetentionCandidates(ctx context.Context) ([]Evidence, error)
+	RetentionCandidates(ctx context.Context) ([]evidence, error)
 	// MarkPurged records that an attempt's evidence was deleted; its
 	// digest stays.
 	MarkPurged(ctx context.Context, taskID string, attemptIDs []string) (int64, error)
 
 	// NewRiverClient builds a River client on the store's database.
-	NewRiverClient(cfg *river.Config) (RiverClient, error)
+	NewRiverClient(cfg *river.Config) (riverClient, error)
 	// RiverUI builds River's dashboard mounted at prefix.
-	RiverUI(ctx context.Context, prefix string) (UIHandler, error)
+	RiverUI(ctx context.Context, prefix string) (uiHandler, error)
 
 	Close() error
 }
@@ -131,9 +131,9 @@ func (s *store) now(ctx context.Context) (int64, error) {
 
 func (s *store) Close() error { return s.be.close() }
 
-func (s *store) NewRiverClient(cfg *river.Config) (RiverClient, error) { return s.be.newClient(cfg) }
+func (s *store) NewRiverClient(cfg *river.Config) (riverClient, error) { return s.be.newClient(cfg) }
 
-func (s *store) RiverUI(ctx context.Context, prefix string) (UIHandler, error) {
+func (s *store) RiverUI(ctx context.Context, prefix string) (uiHandler, error) {
 	return s.be.uiHandler(ctx, prefix)
 }
 

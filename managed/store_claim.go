@@ -81,9 +81,9 @@ func (s *store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 			res = ClaimResult{Finished: true, Reason: ReasonSuperseded}
 			return nil
 		case sh.status != string(protocol.ManagedQueued):
-			wait := time.Duration(RecoverInterval)
+			wait := time.Duration(recoverInterval)
 			if sh.leaseExpires.Valid && sh.leaseExpires.Int64 > now {
-				wait = time.Duration(sh.leaseExpires.Int64-now)*time.Millisecond + RecoverInterval
+				wait = time.Duration(sh.leaseExpires.Int64-now)*time.Millisecond + recoverInterval
 			}
 			res = ClaimResult{Wait: wait, Reason: ReasonLeaseHeld}
 			return nil
@@ -106,7 +106,7 @@ func (s *store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 // the attempt and moves shard and task on. It returns nil when no device
 // fits.
 func (s *store) lease(ctx context.Context, t txn, taskID, shardID, worker string, req ClaimRequest, sh *shardRow, now int64) (*Assignment, error) {
-	var sel Selector
+	var sel selector
 	if err := json.Unmarshal([]byte(sh.selectorJSON), &sel); err != nil {
 		return nil, fmt.Errorf("shard selector: %w", err)
 	}

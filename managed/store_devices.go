@@ -97,7 +97,7 @@ func (s *store) SetDeviceHealth(ctx context.Context, deviceID, health string) (D
 	if err != nil {
 		return Device{}, err
 	}
-	if !ValidHealth(health) {
+	if !validHealth(health) {
 		return Device{}, storeError(fault.CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", health)
 	}
 	now, err := s.now(ctx)

@@ -146,7 +146,7 @@ func (s *store) Release(ctx context.Context, id Identity) (Outcome, error) {
 			next_attempt_ms = $1, released_count = released_count + 1, updated_at_ms = $1 WHERE shard_id = $2`, now, a.ShardID); err != nil {
 			return err
 		}
-		if err := appendEvent(ctx, t, a.TaskID, EventAttemptReleased, now, a.ShardID, a.AttemptID, map[string]any{
+		if err := appendEvent(ctx, t, a.TaskID, eventAttemptReleased, now, a.ShardID, a.AttemptID, map[string]any{
 			"attemptId": a.AttemptID, "reason": CategoryWorkerStopped,
 		}); err != nil {
 			return err

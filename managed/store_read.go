@@ -109,7 +109,7 @@ func (s *store) Status(ctx context.Context, taskID string) (TaskStatus, error) {
 
 // waitingWarnings are the placement warnings of a task's queued shards: a
 // task polled while it waits says when no registered device can run it.
-func (s *store) waitingWarnings(ctx context.Context, taskID string) ([]Warning, error) {
+func (s *store) waitingWarnings(ctx context.Context, taskID string) ([]warning, error) {
 	rs, err := s.be.reader().query(ctx, `SELECT target_id, target_index, selector_json FROM managed_shards
 		WHERE task_id = $1 AND status = 'queued' ORDER BY target_index, replica_index`, taskID)
 	if err != nil {

@@ -306,11 +306,11 @@ func (s *store) expireTask(ctx context.Context, t txn, taskID string, now int64)
 func abandonedCategory(state rivertype.JobState, found bool) string {
 	switch {
 	case !found:
-		return CategoryJobDeleted
+		return categoryJobDeleted
 	case state == rivertype.JobStateCancelled:
 		return CategoryJobCancelled
 	case state == rivertype.JobStateDiscarded, state == rivertype.JobStateCompleted:
-		return CategoryJobDiscarded
+		return categoryJobDiscarded
 	}
 	return ""
 }
@@ -388,7 +388,7 @@ func (s *store) reconcileCarriers(ctx context.Context) (Recovery, error) {
 				return err
 			}
 			r.Terminated++
-			if err := appendEvent(ctx, t, c.task, EventShardAbandoned, now, c.shard, "", map[string]any{
+			if err := appendEvent(ctx, t, c.task, eventShardAbandoned, now, c.shard, "", map[string]any{
 				"failureCategory": category, "jobId": id, "jobState": string(state),
 			}); err != nil {
 				return err

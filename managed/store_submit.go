@@ -68,24 +68,24 @@ func normalizeSubmission(sub Submission) (*normalizedSubmission, error) {
 			return nil, err
 		}
 	}
-	if n.targets, err = ExpandMatrix(sub.Matrix); err != nil {
+	if n.targets, err = expandMatrix(sub.Matrix); err != nil {
 		return nil, err
 	}
 	if n.key, err = identifier(sub.IdempotencyKey, "idempotency key"); err != nil {
 		return nil, err
 	}
-	if n.retries, err = integer(int64(sub.MaxRetries), "max retries", 0, MaxRetries); err != nil {
+	if n.retries, err = integer(int64(sub.MaxRetries), "max retries", 0, maxRetries); err != nil {
 		return nil, err
 	}
-	if n.leaseMs, err = integer(sub.LeaseDurationMs, "lease duration", MinLeaseDurationMs, MaxLeaseDurationMs); err != nil {
+	if n.leaseMs, err = integer(sub.LeaseDurationMs, "lease duration", minLeaseDurationMs, maxLeaseDurationMs); err != nil {
 		return nil, err
 	}
-	if n.retentionMs, err = integer(sub.RetentionMs, "retention duration", 0, MaxRetentionMs); err != nil {
+	if n.retentionMs, err = integer(sub.RetentionMs, "retention duration", 0, maxRetentionMs); err != nil {
 		return nil, err
 	}
 	n.token = sub.OwnerToken
 	if n.token == "" {
-		n.token, n.generated = NewToken(), true
+		n.token, n.generated = newToken(), true
 	}
 	if !ValidOwnerToken(n.token) {
 		return nil, storeError(fault.CodeInvalidOwnerToken, "the owner token must be 16 to 256 URL-safe characters")
@@ -135,12 +135,12 @@ const (
 // could run it now. The task is queued all the same (devices register and
 // recover over time, and solopi-ai accepts such a matrix), but a CI job
 // learns at once why it would wait.
-func (s *store) placementWarnings(ctx context.Context, targets []target) ([]Warning, error) {
+func (s *store) placementWarnings(ctx context.Context, targets []target) ([]warning, error) {
 	devices, err := s.Devices(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []Warning
+	var out []warning
 	seen := map[string]bool{}
 	for _, tg := range targets {
 		if seen[tg.TargetID] {
@@ -148,7 +148,7 @@ func (s *store) placementWarnings(ctx context.Context, targets []target) ([]Warn
 		}
 		seen[tg.TargetID] = true
 		raw, _ := json.Marshal(tg.Selector)
-		var sel Selector
+		var sel selector
 		if err := json.Unmarshal(raw, &sel); err != nil {
 			return nil, fmt.Errorf("target selector: %w", err)
 		}
@@ -163,10 +163,10 @@ func (s *store) placementWarnings(ctx context.Context, targets []target) ([]Warn
 		}
 		switch {
 		case matching == 0:
-			out = append(out, Warning{Code: WarnNoMatchingDevice, TargetID: tg.TargetID,
+			out = append(out, warning{Code: WarnNoMatchingDevice, TargetID: tg.TargetID,
 				Message: "no registered device matches this target's selector: its shards stay queued until one is registered"})
 		case healthy == 0:
-			out = append(out, Warning{Code: WarnNoHealthyDevice, TargetID: tg.TargetID, MatchingDevices: matching,
+			out = append(out, warning{Code: WarnNoHealthyDevice, TargetID: tg.TargetID, MatchingDevices: matching,
 				Message: "the devices matching this target's selector are not healthy: its shards stay queued until one is"})
 		}
 	}

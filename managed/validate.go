@@ -77,8 +77,8 @@ func ValidID(s string) bool { return validID(s) }
 // 256 URL-safe characters.
 func ValidOwnerToken(s string) bool { return validToken(s) }
 
-// NewToken returns a fresh URL-safe token with 256 bits of randomness.
-func NewToken() string {
+// newToken returns a fresh URL-safe token with 256 bits of randomness.
+func newToken() string {
 	var b [32]byte
 	rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
@@ -139,9 +139,9 @@ func normalizePlan(plan any) (map[string]any, string, error) {
 	return m, fp, nil
 }
 
-// Selector restricts the devices a shard may run on; empty fields do not
+// selector restricts the devices a shard may run on; empty fields do not
 // constrain.
-type Selector struct {
+type selector struct {
 	DeviceIDs    []string          `json:"deviceIds,omitempty"`
 	Serials      []string          `json:"serials,omitempty"`
 	Platform     string            `json:"platform,omitempty"`
@@ -152,7 +152,7 @@ type Selector struct {
 }
 
 // Matches reports whether d satisfies the selector.
-func (s *Selector) Matches(d *Device) bool {
+func (s *selector) Matches(d *Device) bool {
 	switch {
 	case len(s.DeviceIDs) > 0 && !slices.Contains(s.DeviceIDs, d.DeviceID),
 		len(s.Serials) > 0 && !slices.Contains(s.Serials, d.Serial),
@@ -186,9 +186,9 @@ type target struct {
 
 var selectorFields = []string{"deviceIds", "serials", "platform", "minApiLevel", "maxApiLevel", "capabilities", "labels"}
 
-// ExpandMatrix normalizes a device matrix (a JSON array of {id, replicas?,
+// expandMatrix normalizes a device matrix (a JSON array of {id, replicas?,
 // selector?}) and expands it into one shard per replica, at most 64.
-func ExpandMatrix(v any) ([]target, error) {
+func expandMatrix(v any) ([]target, error) {
 	targets, err := want.List(v, "device matrix", false)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func ExpandMatrix(v any) ([]target, error) {
 		seen[id] = true
 		replicas := int64(1)
 		if r, ok := t["replicas"]; ok {
-			if replicas, err = integer(r, "matrix replicas", 1, MaxReplicas); err != nil {
+			if replicas, err = integer(r, "matrix replicas", 1, maxReplicas); err != nil {
 				return nil, err
 			}
 		}
@@ -227,9 +227,9 @@ func ExpandMatrix(v any) ([]target, error) {
 			out = append(out, target{TargetID: id, TargetIndex: ti, ReplicaIndex: r, Selector: sel})
 		}
 	}
-	if len(out) > MaxMatrixShards {
+	if len(out) > maxMatrixShards {
 		return nil, storeError(fault.CodeInvalidMatrix, "the expanded device matrix has more than 64 shards").
-			With("maximum", MaxMatrixShards).With("actual", len(out))
+			With("maximum", maxMatrixShards).With("actual", len(out))
 	}
 	return out, nil
 }
@@ -326,7 +326,7 @@ func normalizeDevice(spec DeviceSpec) (DeviceSpec, error) {
 	if out.Health == "" {
 		out.Health = HealthHealthy
 	}
-	if !ValidHealth(out.Health) {
+	if !validHealth(out.Health) {
 		return out, storeError(fault.CodeInvalidHealth, "device health must be healthy, degraded, offline or quarantined").With("health", out.Health)
 	}
 	caps := []string{}
@@ -353,7 +353,7 @@ func normalizeDevice(spec DeviceSpec) (DeviceSpec, error) {
 	return out, nil
 }
 
-// ValidHealth reports whether h is a device health value.
-func ValidHealth(h string) bool {
+// validHealth reports whether h is a device health value.
+func validHealth(h string) bool {
 	return h == HealthHealthy || h == HealthDegraded || h == HealthOffline || h == HealthQuarantined
 }

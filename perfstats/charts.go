@@ -36,12 +36,12 @@ func chartFileName(i int, file string) string {
 
 // writeCharts renders every metric into a temporary directory next to out
 // and publishes the directory in one rename.
-func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]any, error) {
+func writeCharts(ms []*metricSummary, out string, overwrite bool) (map[string]any, error) {
 	var files []string
 	_, err := artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(out, func(d *artifacts.Dir) error {
 		for i, m := range ms {
 			name := chartFileName(i, m.File)
-			if _, err := d.WriteFile(name, "chart", RenderChartSVG(m)); err != nil {
+			if _, err := d.WriteFile(name, "chart", renderChartSVG(m)); err != nil {
 				return fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "writing a chart failed", err).With("output", out)
 			}
 			m.Chart = filepath.Join(out, name)
@@ -58,9 +58,9 @@ func writeCharts(ms []*MetricSummary, out string, overwrite bool) (map[string]an
 	return map[string]any{"directory": out, "files": files}, nil
 }
 
-// RenderChartSVG draws one metric as a line chart: axes with ticks and
+// renderChartSVG draws one metric as a line chart: axes with ticks and
 // labels, a title, and markers with labels at the minimum and maximum.
-func RenderChartSVG(m *MetricSummary) []byte {
+func renderChartSVG(m *metricSummary) []byte {
 	const W, H = 880.0, 440.0
 	const left, right, top, bottom = 80.0, 30.0, 50.0, 60.0
 	pw, ph := W-left-right, H-top-bottom

@@ -41,9 +41,9 @@ const (
 // recognised but not decoded: no GBK table ships with the binary, and the
 // numbers are ASCII in every charset, so only the names stay undecoded.
 const (
-	EncodingUTF8         = "utf-8"
-	EncodingUTF8BOM      = "utf-8-sig"
-	EncodingGBKUndecoded = "gbk-undecoded"
+	encodingUTF8         = "utf-8"
+	encodingUTF8BOM      = "utf-8-sig"
+	encodingGBKUndecoded = "gbk-undecoded"
 )
 
 // PerfAnalyzeOptions configure AnalyzePerformance.
@@ -53,8 +53,8 @@ type PerfAnalyzeOptions struct {
 	Overwrite bool
 }
 
-// ColumnStats describes one CSV column.
-type ColumnStats struct {
+// columnStats describes one CSV column.
+type columnStats struct {
 	Index           int      `json:"index"`
 	Name            string   `json:"name"`
 	Kind            string   `json:"kind"` // numeric | skipped
@@ -63,36 +63,36 @@ type ColumnStats struct {
 	NonBlankCount   int      `json:"nonBlankCount"`
 	NonNumericCount int      `json:"nonNumericCount"`
 	SampleCount     int      `json:"sampleCount"`
-	Min             *PyFloat `json:"min,omitempty"`
-	Max             *PyFloat `json:"max,omitempty"`
-	Mean            *PyFloat `json:"mean,omitempty"`
-	Median          *PyFloat `json:"median,omitempty"`
-	P90             *PyFloat `json:"p90,omitempty"`
+	Min             *pyFloat `json:"min,omitempty"`
+	Max             *pyFloat `json:"max,omitempty"`
+	Mean            *pyFloat `json:"mean,omitempty"`
+	Median          *pyFloat `json:"median,omitempty"`
+	P90             *pyFloat `json:"p90,omitempty"`
 	values          []float64
 }
 
-// PyFloat is a statistic printed as Python prints a float (its repr:
+// pyFloat is a statistic printed as Python prints a float (its repr:
 // 1796156308082.0, 1e+16), the form solopi-ai's columns carry.
-type PyFloat float64
+type pyFloat float64
 
 // MarshalJSON writes the Python repr of f.
-func (f PyFloat) MarshalJSON() ([]byte, error) {
+func (f pyFloat) MarshalJSON() ([]byte, error) {
 	// The 'e' form makes canonjson read the text as a float (Python's
 	// json would), whose repr it writes.
 	s, err := canonjson.NumberText(json.Number(strconv.FormatFloat(float64(f), 'e', -1, 64)))
 	return []byte(s), err
 }
 
-// FPSFigures are frame-rate figures of an FPS series.
-type FPSFigures struct {
+// fpsFigures are frame-rate figures of an FPS series.
+type fpsFigures struct {
 	Threshold    float64 `json:"threshold"`
 	SamplesBelow int     `json:"samplesBelow"`
 	BelowShare   float64 `json:"belowShare"`
 	Lowest       float64 `json:"lowest"`
 }
 
-// MetricSummary is the value series of one CSV file.
-type MetricSummary struct {
+// metricSummary is the value series of one CSV file.
+type metricSummary struct {
 	File        string      `json:"file"`
 	Name        string      `json:"name"`
 	Unit        string      `json:"unit"`
@@ -106,20 +106,20 @@ type MetricSummary struct {
 	StartTime   *int64      `json:"startTime,omitempty"`
 	EndTime     *int64      `json:"endTime,omitempty"`
 	DurationMs  *int64      `json:"durationMs,omitempty"`
-	FPS         *FPSFigures `json:"fps,omitempty"`
+	FPS         *fpsFigures `json:"fps,omitempty"`
 	Chart       string      `json:"chart,omitempty"`
 	xs, ys      []float64
 }
 
-// FileAnalysis is one CSV file.
-type FileAnalysis struct {
+// fileAnalysis is one CSV file.
+type fileAnalysis struct {
 	Path        string         `json:"path"`
 	Encoding    string         `json:"encoding"`
 	SizeBytes   int64          `json:"sizeBytes"`
 	RowCount    int            `json:"rowCount"`
 	ColumnCount int            `json:"columnCount"`
-	Columns     []*ColumnStats `json:"columns"`
-	Metric      *MetricSummary `json:"metric,omitempty"`
+	Columns     []*columnStats `json:"columns"`
+	Metric      *metricSummary `json:"metric,omitempty"`
 }
 
 // JankFigures combine the FPS-related series of the directory.
@@ -139,8 +139,8 @@ type PerfAnalysis struct {
 	SourceDirectory  string           `json:"sourceDirectory"`
 	PercentileMethod string           `json:"percentileMethod"`
 	Summary          map[string]int   `json:"summary"`
-	Files            []*FileAnalysis  `json:"files"`
-	Metrics          []*MetricSummary `json:"metrics"`
+	Files            []*fileAnalysis  `json:"files"`
+	Metrics          []*metricSummary `json:"metrics"`
 	Jank             JankFigures      `json:"jank"`
 	Charts           map[string]any   `json:"charts,omitempty"`
 	Assessment       map[string]any   `json:"assessment"`
@@ -266,7 +266,7 @@ func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysi
 		return nil, fault.Usage(fault.CodeNoCSVFiles, "the input directory holds no *.csv file").With("input", root)
 	}
 	res := &PerfAnalysis{Success: true, AnalysisMode: "descriptive-only", SourceDirectory: root, PercentileMethod: "nearest-rank",
-		Files: []*FileAnalysis{}, Metrics: []*MetricSummary{},
+		Files: []*fileAnalysis{}, Metrics: []*metricSummary{},
 		Assessment: map[string]any{"performed": false, "reason": "descriptive statistics only: no thresholds were given, so nothing is judged pass or fail"}}
 	numeric, skipped := 0, 0
 	for _, p := range paths {
@@ -380,7 +380,7 @@ func nameFromFile(base string) (name, source string) {
 // symlinks and large files, and the read holds to that if the file changed.
 var csvFile = artifacts.Input{What: "CSV file", Code: fault.CodeInvalidInput, Max: PerfMaxFileBytes, NoSymlink: true}
 
-func analyzeCSV(root, p string) (*FileAnalysis, error) {
+func analyzeCSV(root, p string) (*fileAnalysis, error) {
 	rel, _ := filepath.Rel(root, p)
 	rel = filepath.ToSlash(rel)
 	// path is ours (relative to --input), file solopi-ai's (absolute).
@@ -395,15 +395,15 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 		}
 		return nil, e
 	}
-	fa := &FileAnalysis{Path: rel, SizeBytes: int64(len(data)), Columns: []*ColumnStats{}}
+	fa := &fileAnalysis{Path: rel, SizeBytes: int64(len(data)), Columns: []*columnStats{}}
 	switch {
 	case bytes.HasPrefix(data, []byte("\xef\xbb\xbf")):
-		fa.Encoding = EncodingUTF8BOM
+		fa.Encoding = encodingUTF8BOM
 		data = data[3:]
 	case utf8.Valid(data):
-		fa.Encoding = EncodingUTF8
+		fa.Encoding = encodingUTF8
 	default:
-		fa.Encoding = EncodingGBKUndecoded
+		fa.Encoding = encodingGBKUndecoded
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, bad("the file contains NUL bytes")
@@ -441,7 +441,7 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 		h = strings.TrimSpace(h)
 		// Undecoded GBK bytes are shown as U+FFFD; the raw bytes stay in
 		// the file, and the metric name comes from the (UTF-8) file name.
-		fa.Columns = append(fa.Columns, &ColumnStats{Index: i, Name: strings.ToValidUTF8(h, "\uFFFD")})
+		fa.Columns = append(fa.Columns, &columnStats{Index: i, Name: strings.ToValidUTF8(h, "\uFFFD")})
 	}
 	fa.ColumnCount = len(header)
 	for {
@@ -495,7 +495,7 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 			col.Kind = "numeric"
 			col.SampleCount = len(col.values)
 			lo, hi, mean, med, p90 := describeValues(col.values)
-			col.Min, col.Max, col.Mean, col.Median, col.P90 = ptr(PyFloat(lo)), ptr(PyFloat(hi)), ptr(PyFloat(mean)), ptr(PyFloat(med)), ptr(PyFloat(p90))
+			col.Min, col.Max, col.Mean, col.Median, col.P90 = ptr(pyFloat(lo)), ptr(pyFloat(hi)), ptr(pyFloat(mean)), ptr(pyFloat(med)), ptr(pyFloat(p90))
 		}
 		if col.Kind != "numeric" {
 			col.values = nil
@@ -507,7 +507,7 @@ func analyzeCSV(root, p string) (*FileAnalysis, error) {
 
 // metricOf reads SoloPi's layout: column 0 RecordTime (epoch ms), column 1
 // the value `<name>(<unit>)`, column 3 SimpleTime (seconds since start).
-func metricOf(fa *FileAnalysis, base string) *MetricSummary {
+func metricOf(fa *fileAnalysis, base string) *metricSummary {
 	if len(fa.Columns) < 2 || fa.Columns[1].Kind != "numeric" {
 		return nil
 	}
@@ -515,16 +515,16 @@ func metricOf(fa *FileAnalysis, base string) *MetricSummary {
 	fileName, source := nameFromFile(base)
 	name, unit := fileName, ""
 	if m := headerUnit.FindStringSubmatch(val.Name); m != nil {
-		if fa.Encoding != EncodingGBKUndecoded {
+		if fa.Encoding != encodingGBKUndecoded {
 			name = strings.TrimSpace(m[1])
 		}
-		if fa.Encoding != EncodingGBKUndecoded || isASCII(m[2]) {
+		if fa.Encoding != encodingGBKUndecoded || isASCII(m[2]) {
 			unit = strings.TrimSpace(m[2])
 		}
-	} else if fa.Encoding != EncodingGBKUndecoded {
+	} else if fa.Encoding != encodingGBKUndecoded {
 		name = val.Name
 	}
-	ms := &MetricSummary{File: fa.Path, Name: name, Unit: unit, Source: source, SampleCount: val.SampleCount,
+	ms := &metricSummary{File: fa.Path, Name: name, Unit: unit, Source: source, SampleCount: val.SampleCount,
 		Min: float64(*val.Min), Median: float64(*val.Median), P90: float64(*val.P90), Max: float64(*val.Max), Mean: float64(*val.Mean), ys: val.values}
 	// Times and the x axis only when the time columns are fully numeric and
 	// aligned with the value column; otherwise the chart uses sample order.
@@ -548,7 +548,7 @@ func metricOf(fa *FileAnalysis, base string) *MetricSummary {
 				below++
 			}
 		}
-		ms.FPS = &FPSFigures{Threshold: fpsJankThreshold, SamplesBelow: below, BelowShare: round6(float64(below) / float64(len(ms.ys))), Lowest: ms.Min}
+		ms.FPS = &fpsFigures{Threshold: fpsJankThreshold, SamplesBelow: below, BelowShare: round6(float64(below) / float64(len(ms.ys))), Lowest: ms.Min}
 	}
 	return ms
 }
@@ -562,14 +562,14 @@ func isASCII(s string) bool {
 	return true
 }
 
-func isFPS(m *MetricSummary) bool {
+func isFPS(m *metricSummary) bool {
 	n := strings.ToLower(m.Name)
 	u := strings.ToLower(m.Unit)
 	return n == "帧率" || n == "frame rate" || n == "fps" || u == "fps" || (u == "帧" && !strings.Contains(n, "延迟"))
 }
 
 // jankFigures combines FPS and delay series across the directory.
-func jankFigures(ms []*MetricSummary) JankFigures {
+func jankFigures(ms []*metricSummary) JankFigures {
 	var j JankFigures
 	below, total := 0, 0
 	for _, m := range ms {

@@ -53,7 +53,7 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	if len(res.Files) != 4 || len(res.Metrics) != 4 || res.Summary["metricCount"] != 4 {
 		t.Fatalf("files %d metrics %d", len(res.Files), len(res.Metrics))
 	}
-	byName := map[string]*MetricSummary{}
+	byName := map[string]*metricSummary{}
 	enc := map[string]string{}
 	for _, f := range res.Files {
 		enc[filepath.Base(f.Path)] = f.Encoding
@@ -61,8 +61,8 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 			byName[f.Metric.Name] = f.Metric
 		}
 	}
-	if enc["帧率_FPS_fedcba9876543210_1700000000000_1700000003000.csv"] != EncodingGBKUndecoded ||
-		enc["PSS-123_Memory_1700000000000_1700000001000.csv"] != EncodingUTF8BOM {
+	if enc["帧率_FPS_fedcba9876543210_1700000000000_1700000003000.csv"] != encodingGBKUndecoded ||
+		enc["PSS-123_Memory_1700000000000_1700000001000.csv"] != encodingUTF8BOM {
 		t.Fatalf("encodings = %v", enc)
 	}
 	fps := byName["帧率"]
@@ -169,12 +169,12 @@ func TestDescribeValuesNearestRank(t *testing.T) {
 
 func TestRenderChartEdgeCases(t *testing.T) {
 	t.Parallel()
-	for _, m := range []*MetricSummary{
+	for _, m := range []*metricSummary{
 		{File: "one.csv", Name: "one", SampleCount: 1, ys: []float64{5}, xs: []float64{0}},
 		{File: "flat.csv", Name: "a<b&c", Unit: "ms", SampleCount: 3, ys: []float64{0, 0, 0}},
 		{File: "neg.csv", Name: "neg", SampleCount: 2, ys: []float64{-5, 3}, xs: []float64{1, 2}},
 	} {
-		svg := RenderChartSVG(m)
+		svg := renderChartSVG(m)
 		if err := wellFormedXML(svg); err != nil {
 			t.Fatalf("%s: not well-formed: %v\n%s", m.File, err, svg)
 		}
@@ -197,7 +197,7 @@ func FuzzAnalyzeCSV(f *testing.F) {
 		}
 		fa, err := analyzeCSV(dir, p)
 		if err == nil && fa.Metric != nil {
-			RenderChartSVG(fa.Metric)
+			renderChartSVG(fa.Metric)
 		}
 	})
 }

@@ -84,7 +84,7 @@ func TestPerfAnalyzeColumnsMatchPython(t *testing.T) {
 		}
 		for _, s := range []struct {
 			name string
-			got  *PyFloat
+			got  *pyFloat
 			want float64
 		}{{"min", col.Min, want.Min}, {"max", col.Max, want.Max}, {"mean", col.Mean, want.Mean}, {"median", col.Median, want.Median}, {"p90", col.P90, want.P90}} {
 			if !sameFloat(float64(*s.got), s.want) {

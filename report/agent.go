@@ -83,7 +83,7 @@ func agentPage(e *evidence, name string) (*page, error) {
 	model := t.Object("model")
 	metrics := t.Object("metrics")
 	dur, _ := t.Number("duration_seconds")
-	p := &page{Kind: KindAgent, Agent: v, Title: "Agent run " + t.Display("run_id"),
+	p := &page{Kind: kindAgent, Agent: v, Title: "Agent run " + t.Display("run_id"),
 		Banner: banner{Verdict: firstNonEmpty(outcome, "unknown"), Headline: t.Display("task"), Detail: t.Display("final_message")},
 		Facts: []fact{
 			{Label: "runId", Value: t.Display("run_id"), Mono: true},

@@ -147,7 +147,7 @@ func batchPage(e *evidence) (*page, error) {
 				}
 				sub.close()
 			}
-			row.Link = href(c.dir + "/" + FileName)
+			row.Link = href(c.dir + "/" + fileName)
 		}
 		if row.State == "" {
 			row.State = "not_reached"
@@ -187,7 +187,7 @@ func batchPage(e *evidence) (*page, error) {
 		verdict = "not_tested"
 	}
 	dur, _ := sum.Integer("durationMs")
-	p := &page{Kind: KindBatch, Batch: v, Title: "Batch " + sum.Display("batchId"),
+	p := &page{Kind: kindBatch, Batch: v, Title: "Batch " + sum.Display("batchId"),
 		Banner: banner{Verdict: verdict, Headline: fmt.Sprintf("%d passed, %d failed, %d not reached of %d", v.Passed, v.Failed, v.NotReached, v.Requested),
 			Detail: sum.Display("error")},
 		Facts: []fact{{Label: "batchId", Value: sum.Display("batchId"), Mono: true}, {Label: "duration", Value: humanMillis(dur)},

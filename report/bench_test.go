@@ -16,12 +16,12 @@ func BenchmarkRender(b *testing.B) {
 	for _, k := range kinds {
 		dirs[string(k.kind)] = filepath.Join("testdata", k.dir)
 	}
-	dirs[string(KindAgent)] = agentRun(b, "increase the counter to 3", counterphone.RunOptions{})
+	dirs[string(kindAgent)] = agentRun(b, "increase the counter to 3", counterphone.RunOptions{})
 	for _, name := range []string{"run", "batch", "verify-run", "agent-run", "perf"} {
 		b.Run(name, func(b *testing.B) {
 			var size int
 			for b.Loop() {
-				out, _, err := Render(dirs[name], Options{})
+				out, _, err := render(dirs[name], Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -46,8 +46,8 @@ func BenchmarkBatch50(b *testing.B) {
 	b.Run("render", func(b *testing.B) {
 		var size int
 		for b.Loop() {
-			out, k, err := Render(dir, Options{})
-			if err != nil || k != KindBatch {
+			out, k, err := render(dir, Options{})
+			if err != nil || k != kindBatch {
 				b.Fatal(k, err)
 			}
 			size = len(out)

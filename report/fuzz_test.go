@@ -41,7 +41,7 @@ func FuzzRender(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, tgt.file), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Render(dir, Options{})
+		_, _, err := render(dir, Options{})
 		var fe *fault.Error
 		if err != nil && !errors.As(err, &fe) {
 			t.Fatalf("untyped error %T: %v", err, err)
@@ -62,7 +62,7 @@ func FuzzTrajectory(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "t.json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Render(dir, Options{Trajectory: "t.json"})
+		_, _, err := render(dir, Options{Trajectory: "t.json"})
 		var fe *fault.Error
 		if err != nil && !errors.As(err, &fe) {
 			t.Fatalf("untyped error %T: %v", err, err)

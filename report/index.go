@@ -51,7 +51,7 @@ func indexPage(e *evidence) (*page, error) {
 	v := &indexView{}
 	var cases, bad int64
 	for _, name := range indexBatches(e) {
-		b := indexBatch{Name: name, Link: href(name + "/" + FileName)}
+		b := indexBatch{Name: name, Link: href(name + "/" + fileName)}
 		if e.isFile(name + "/" + suiteReport) {
 			var rep obj
 			if err := e.readJSON(name+"/"+suiteReport, &rep); err != nil {
@@ -114,7 +114,7 @@ func indexPage(e *evidence) (*page, error) {
 		verdict = v.Batches[0].Verdict
 	}
 	head := "the newest batch " + verdict
-	return &page{Kind: KindIndex, Index: v, Title: "Batches in " + filepath.Base(e.dir),
+	return &page{Kind: kindIndex, Index: v, Title: "Batches in " + filepath.Base(e.dir),
 		Banner: banner{Verdict: verdict, Headline: head},
 		Facts: []fact{{Label: "batches", Value: itoa(len(v.Batches))}, {Label: "not passed", Value: itoa(int(bad))},
 			{Label: "cases", Value: itoa(int(cases))}}}, nil
@@ -134,11 +134,11 @@ func WriteIndex(root string) (string, error) {
 	if !isIndex(e) {
 		return "", fault.Usage(fault.CodeUnknownEvidenceKind, "the directory holds no batch-<id> directory").With("dir", e.dir)
 	}
-	b, err := e.render(KindIndex, Options{})
+	b, err := e.render(kindIndex, Options{})
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(e.dir, FileName)
+	path := filepath.Join(e.dir, fileName)
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		return "", fault.Usage(fault.CodeReportWriteFailed, "the report path is a directory").With("path", path)
 	}

@@ -21,12 +21,12 @@ func isPerf(e *evidence) bool {
 		var m obj
 		return e.readJSON(PerfAnalysisFile, &m) == nil && m.Display("analysisMode") != ""
 	}
-	return len(PerfCSVs(e.dir)) > 0
+	return len(perfCSVs(e.dir)) > 0
 }
 
-// PerfCSVs lists the CSV files directly in dir (a perf-stop --output
+// perfCSVs lists the CSV files directly in dir (a perf-stop --output
 // directory); empty when dir cannot be read.
-func PerfCSVs(dir string) []string {
+func perfCSVs(dir string) []string {
 	e, err := openEvidence(dir)
 	if err != nil {
 		return nil

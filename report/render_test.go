@@ -1,8 +1,8 @@
 package report
 
-// Render returns the report of dir without writing it: the tests read
+// render returns the report of dir without writing it: the tests read
 // what Write would publish.
-func Render(dir string, o Options) ([]byte, Kind, error) {
+func render(dir string, o Options) ([]byte, Kind, error) {
 	e, err := openEvidence(dir)
 	if err != nil {
 		return nil, "", err

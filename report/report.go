@@ -30,17 +30,17 @@ type Kind string
 
 // Evidence kinds.
 const (
-	KindRun    Kind = "run"
-	KindBatch  Kind = "batch"
-	KindSuite  Kind = "suite"
-	KindIndex  Kind = "index"
-	KindVerify Kind = "verify-run"
-	KindAgent  Kind = "agent-run"
+	kindRun    Kind = "run"
+	kindBatch  Kind = "batch"
+	kindSuite  Kind = "suite"
+	kindIndex  Kind = "index"
+	kindVerify Kind = "verify-run"
+	kindAgent  Kind = "agent-run"
 	KindPerf   Kind = "perf"
 )
 
-// FileName is the report's name inside its evidence directory.
-const FileName = "report.html"
+// fileName is the report's name inside its evidence directory.
+const fileName = "report.html"
 
 // Options adjust what a report reads.
 type Options struct {
@@ -68,22 +68,22 @@ func Detect(dir string, o Options) (Kind, error) {
 func (e *evidence) detect(o Options) (Kind, error) {
 	switch {
 	case o.Trajectory != "":
-		return KindAgent, nil
+		return kindAgent, nil
 	case isVerify(e):
-		return KindVerify, nil
+		return kindVerify, nil
 	case isRun(e):
-		return KindRun, nil
+		return kindRun, nil
 	case isSuite(e):
-		return KindSuite, nil
+		return kindSuite, nil
 	case isBatch(e):
-		return KindBatch, nil
+		return kindBatch, nil
 	case isPerf(e):
 		return KindPerf, nil
 	case isIndex(e):
-		return KindIndex, nil
+		return kindIndex, nil
 	}
 	if n := len(trajectories(e, ".")); n == 1 {
-		return KindAgent, nil
+		return kindAgent, nil
 	} else if n > 1 {
 		return "", fault.Usage(fault.CodeUnknownEvidenceKind, "the directory holds several agent trajectories; name one").With("dir", e.dir)
 	}
@@ -95,17 +95,17 @@ func (e *evidence) render(k Kind, o Options) ([]byte, error) {
 	var page *page
 	var err error
 	switch k {
-	case KindRun:
+	case kindRun:
 		page, err = runPage(e)
-	case KindBatch:
+	case kindBatch:
 		page, err = batchPage(e)
-	case KindSuite:
+	case kindSuite:
 		page, err = suitePage(e)
-	case KindIndex:
+	case kindIndex:
 		page, err = indexPage(e)
-	case KindVerify:
+	case kindVerify:
 		page, err = verifyPage(e)
-	case KindAgent:
+	case kindAgent:
 		page, err = agentPage(e, o.Trajectory)
 	case KindPerf:
 		page, err = perfPage(e)
@@ -141,7 +141,7 @@ func Write(dir string, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if k == KindIndex {
+	if k == kindIndex {
 		// Every batch's own report first, then the index of them.
 		for _, b := range indexBatches(e) {
 			if _, err := Write(filepath.Join(e.dir, b), Options{}); err != nil {
@@ -149,14 +149,14 @@ func Write(dir string, o Options) (Result, error) {
 			}
 		}
 	}
-	if k == KindSuite {
+	if k == kindSuite {
 		for _, rel := range suiteAttemptDirs(e) {
 			if _, err := Write(filepath.Join(e.dir, filepath.FromSlash(rel)), Options{}); err != nil {
 				return Result{}, err
 			}
 		}
 	}
-	if k == KindBatch {
+	if k == kindBatch {
 		for _, c := range batchChildren(e) {
 			if c.dir == "" {
 				continue
@@ -172,7 +172,7 @@ func Write(dir string, o Options) (Result, error) {
 	}
 	// Readers see the old report or the new one; the rename replaces a
 	// symlink named report.html instead of writing through it.
-	path := filepath.Join(e.dir, FileName)
+	path := filepath.Join(e.dir, fileName)
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		return Result{}, fault.Usage(fault.CodeReportWriteFailed, "the report path is a directory").With("path", path)
 	}

@@ -67,9 +67,9 @@ var kinds = []struct {
 	dir  string
 	kind Kind
 }{
-	{"run-failed", KindRun},
-	{"batch-stopped", KindBatch},
-	{"verify-run", KindVerify},
+	{"run-failed", kindRun},
+	{"batch-stopped", kindBatch},
+	{"verify-run", kindVerify},
 	{"perf", KindPerf},
 }
 
@@ -81,17 +81,17 @@ func TestDetect(t *testing.T) {
 			t.Errorf("%s: kind %q, %v; want %s", k.dir, got, err, k.kind)
 		}
 	}
-	if got, err := Detect(agentRun(t, "increase the counter to 1", counterphone.RunOptions{}), Options{}); err != nil || got != KindAgent {
+	if got, err := Detect(agentRun(t, "increase the counter to 1", counterphone.RunOptions{}), Options{}); err != nil || got != kindAgent {
 		t.Errorf("agent run: kind %q, %v", got, err)
 	}
 	// A batch child is a run; the batch root without batch.json is still
 	// a batch.
-	if got, _ := Detect(filepath.Join("testdata", "batch-stopped", "001-counter-smoke"), Options{}); got != KindRun {
+	if got, _ := Detect(filepath.Join("testdata", "batch-stopped", "001-counter-smoke"), Options{}); got != kindRun {
 		t.Errorf("batch child: %q", got)
 	}
 	noSummary := copyTestdata(t, "batch-stopped")
 	os.Remove(filepath.Join(noSummary, batchSummary))
-	if got, _ := Detect(noSummary, Options{}); got != KindBatch {
+	if got, _ := Detect(noSummary, Options{}); got != kindBatch {
 		t.Errorf("batch without batch.json: %q", got)
 	}
 
@@ -126,11 +126,11 @@ func TestRenderIsDeterministic(t *testing.T) {
 	}
 	dirs = append(dirs, agentRun(t, "increase the counter to 2", counterphone.RunOptions{}))
 	for _, d := range dirs {
-		a, _, err := Render(d, Options{})
+		a, _, err := render(d, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
-		b, _, err := Render(d, Options{})
+		b, _, err := render(d, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestRenderIsDeterministic(t *testing.T) {
 
 func TestRunReportMarksTheFailingStep(t *testing.T) {
 	t.Parallel()
-	b, _, err := Render(filepath.Join("testdata", "run-failed"), Options{})
+	b, _, err := render(filepath.Join("testdata", "run-failed"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestBatchReportWithoutSummaryListsItsDirectories(t *testing.T) {
 	}
 	// Every linked sub-run report was written.
 	for _, c := range []string{"001-counter-smoke", "002-counter-script-alert-1-script-four"} {
-		if _, err := os.Stat(filepath.Join(dir, c, FileName)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, c, fileName)); err != nil {
 			t.Errorf("sub-run report %s: %v", c, err)
 		}
 	}
@@ -209,7 +209,7 @@ func TestPerfWithoutAnalysisIsRefused(t *testing.T) {
 	if fault.CodeOf(err) != fault.CodePerfAnalysisMissing {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, fileName)); err == nil {
 		t.Error("a report was written without the analysis")
 	}
 }
@@ -222,7 +222,7 @@ func TestWriteRefusesASymlink(t *testing.T) {
 	dir := copyTestdata(t, "run-failed")
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	os.WriteFile(victim, []byte("keep me"), 0o644)
-	if err := os.Symlink(victim, filepath.Join(dir, FileName)); err != nil {
+	if err := os.Symlink(victim, filepath.Join(dir, fileName)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Write(dir, Options{})
@@ -232,7 +232,7 @@ func TestWriteRefusesASymlink(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
 		t.Errorf("the link's target changed: %q", b)
 	}
-	if fi, err := os.Lstat(filepath.Join(dir, FileName)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+	if fi, err := os.Lstat(filepath.Join(dir, fileName)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the planted link was touched: %v %v", fi, err)
 	}
 }
@@ -248,7 +248,7 @@ func TestEvidenceLinksAreNotFollowed(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(dir, "logcat.txt")); err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := Render(dir, Options{})
+	b, _, err := render(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestEvidenceLinksAreNotFollowed(t *testing.T) {
 func TestAgentReportDrawsTheActions(t *testing.T) {
 	t.Parallel()
 	dir := agentRun(t, "increase the counter to 2", counterphone.RunOptions{})
-	b, _, err := Render(dir, Options{})
+	b, _, err := render(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestAgentReportDrawsTheActions(t *testing.T) {
 
 func TestVerifyReportTree(t *testing.T) {
 	t.Parallel()
-	b, _, err := Render(filepath.Join("testdata", "verify-run"), Options{})
+	b, _, err := render(filepath.Join("testdata", "verify-run"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func runPage(e *evidence) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &page{Kind: KindRun, Run: v}
+	p := &page{Kind: kindRun, Run: v}
 	name := status.Display("caseName")
 	p.Title = "Run " + firstNonEmpty(name, status.Display("runId"))
 	p.Banner = banner{Verdict: firstNonEmpty(v.State, "unknown"), Headline: name}

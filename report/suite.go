@@ -160,8 +160,8 @@ func suitePage(e *evidence) (*page, error) {
 			if dir := a.Display("evidenceDir"); dir != "" {
 				if rel, ok := e.local(dir + "/" + runResultFile); ok {
 					base := path.Dir(rel)
-					if e.isFile(base + "/" + FileName) {
-						at.Link = href(base + "/" + FileName)
+					if e.isFile(base + "/" + fileName) {
+						at.Link = href(base + "/" + fileName)
 					}
 					if e.isFile(base + "/" + runScreen) {
 						at.Thumb = href(base + "/" + runScreen)
@@ -218,7 +218,7 @@ func suitePage(e *evidence) (*page, error) {
 	if shard {
 		facts = append(facts, fact{Label: "mode", Value: "every case on every phone"})
 	}
-	return &page{Kind: KindSuite, Suite: v, Title: "Suite " + rep.Display("batchId"), Facts: facts,
+	return &page{Kind: kindSuite, Suite: v, Title: "Suite " + rep.Display("batchId"), Facts: facts,
 		Banner: banner{Verdict: verdict, Headline: head},
 		Script: template.JS(suiteScript), ScriptSrc: scriptHash(suiteScript)}, nil
 }

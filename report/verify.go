@@ -154,7 +154,7 @@ func verifyPage(e *evidence) (*page, error) {
 	}
 	started, _ := rep.Integer("startedAt")
 	finished, _ := rep.Integer("finishedAt")
-	p := &page{Kind: KindVerify, Verify: v, Title: "Verification " + v.Requirement,
+	p := &page{Kind: kindVerify, Verify: v, Title: "Verification " + v.Requirement,
 		Banner: banner{Verdict: status, Headline: strings.TrimSpace(v.Requirement + " " + v.Title), Detail: detail},
 		Facts: []fact{{Label: "reportId", Value: rep.Display("reportId"), Mono: true},
 			{Label: "planFingerprint", Value: rep.Display("planFingerprint"), Mono: true},

@@ -9,11 +9,11 @@ import (
 	"github.com/solopi-dev/solopi/oracle"
 )
 
-// Skeleton is a requirement drafted from a recorded case (verify-init):
+// skeleton is a requirement drafted from a recorded case (verify-init):
 // its steps become one scenario's stable steps and each ASSERT a
 // checkpoint (before the first step: a precondition), with an acceptance
 // criterion per checkpoint for the author to reword.
-type Skeleton struct {
+type skeleton struct {
 	// Requirement is the requirement document, ready for verify-compile
 	// when Complete.
 	Requirement map[string]any
@@ -44,12 +44,12 @@ var scrollDirections = map[string]string{"TOP": "up", "BOTTOM": "down", "LEFT": 
 
 // SkeletonFromCase drafts a requirement from c (normalised first, so an
 // authoring-form case reads as the device stores it).
-func SkeletonFromCase(c *casefile.Case) (*Skeleton, error) {
+func SkeletonFromCase(c *casefile.Case) (*skeleton, error) {
 	n, _, err := casefile.Normalize(c, casefile.NormalizeOptions{SkipPolicy: true})
 	if err != nil {
 		return nil, err
 	}
-	s := &Skeleton{}
+	s := &skeleton{}
 	var steps, checkpoints, preconditions, acs []any
 	lastStep := ""
 	for i, st := range n.Steps {
@@ -240,4 +240,4 @@ func describe(o map[string]any) string {
 }
 
 // Marshal is the skeleton as a requirement file (indented, keys sorted).
-func (s *Skeleton) Marshal() ([]byte, error) { return marshalFile(s.Requirement) }
+func (s *skeleton) Marshal() ([]byte, error) { return marshalFile(s.Requirement) }

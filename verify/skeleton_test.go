@@ -92,7 +92,7 @@ func TestSkeletonSaysWhatIsMissing(t *testing.T) {
 	}
 }
 
-func parseSkeleton(t *testing.T, sk *Skeleton) *Document {
+func parseSkeleton(t *testing.T, sk *skeleton) *Document {
 	t.Helper()
 	b, err := sk.Marshal()
 	if err != nil {

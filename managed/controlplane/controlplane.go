@@ -43,8 +43,8 @@ type Config struct {
 	Logger         *slog.Logger
 }
 
-// Server is the control plane's http.Handler.
-type Server struct {
+// server is the control plane's http.Handler.
+type server struct {
 	cfg      Config
 	mux      *http.ServeMux
 	redactor *redact.Redactor // the bearer token, on every response and log line
@@ -52,14 +52,14 @@ type Server struct {
 
 // New checks the token and builds the routes; River's dashboard is started
 // with ctx.
-func New(ctx context.Context, cfg Config) (*Server, error) {
+func New(ctx context.Context, cfg Config) (*server, error) {
 	if !managed.ValidOwnerToken(cfg.BearerToken) {
 		return nil, fault.Usage(fault.CodeInvalidBearerToken, "the bearer token must be 16 to 256 URL-safe characters")
 	}
 	if cfg.ValidatePlan == nil {
 		cfg.ValidatePlan = managed.StructuralPlan
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), redactor: redact.New(cfg.BearerToken)}
+	s := &server{cfg: cfg, mux: http.NewServeMux(), redactor: redact.New(cfg.BearerToken)}
 	ui, err := cfg.Store.RiverUI(ctx, "/riverui")
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 // allowed lists the methods a path answers, for a request that reached the
 // catch-all with another method.
-func (s *Server) allowed(r *http.Request) string {
+func (s *server) allowed(r *http.Request) string {
 	var out []string
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
 		probe := r.Clone(r.Context())
@@ -109,7 +109,7 @@ func (s *Server) allowed(r *http.Request) string {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Server", ServerName)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -127,7 +127,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // or an error.
 type handler func(r *http.Request) (any, error)
 
-func (s *Server) route(pattern string, auth bool, h handler) {
+func (s *server) route(pattern string, auth bool, h handler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		if auth && !s.authorized(r) {
 			s.unauthorized(w)
@@ -144,7 +144,7 @@ func (s *Server) route(pattern string, auth bool, h handler) {
 
 // authorized compares the Authorization header with "Bearer <token>" in
 // constant time.
-func (s *Server) authorized(r *http.Request) bool {
+func (s *server) authorized(r *http.Request) bool {
 	got := r.Header.Get("Authorization")
 	return subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+s.cfg.BearerToken)) == 1
 }
@@ -152,7 +152,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // dashboardAuth admits River's dashboard with the Bearer token, or with
 // HTTP Basic authentication whose password is the token: a browser asks for
 // it once and then sends it with every request the dashboard makes.
-func (s *Server) dashboardAuth(next http.Handler) http.Handler {
+func (s *server) dashboardAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, pass, basic := r.BasicAuth()
 		if s.authorized(r) || basic && subtle.ConstantTimeCompare([]byte(pass), []byte(s.cfg.BearerToken)) == 1 {
@@ -164,7 +164,7 @@ func (s *Server) dashboardAuth(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) unauthorized(w http.ResponseWriter) {
+func (s *server) unauthorized(w http.ResponseWriter) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="solopi managed"`)
 	s.write(w, http.StatusUnauthorized, errorBody(fault.CodeUnauthorized, "unauthorized"), false)
 }
@@ -173,8 +173,8 @@ func errorBody(code, msg string) map[string]any {
 	return map[string]any{"success": false, "errorCode": code, "error": msg}
 }
 
-// Status is the HTTP status of a store or request error code.
-func Status(code string) int {
+// status is the HTTP status of a store or request error code.
+func status(code string) int {
 	switch code {
 	case fault.CodeTaskNotFound, fault.CodeDeviceNotFound, fault.CodeNotFound:
 		return http.StatusNotFound
@@ -188,9 +188,9 @@ func Status(code string) int {
 	return http.StatusBadRequest
 }
 
-func (s *Server) fail(w http.ResponseWriter, err error) {
+func (s *server) fail(w http.ResponseWriter, err error) {
 	f := fault.From(err)
-	status := Status(f.Code)
+	status := status(f.Code)
 	if f.Kind == fault.Internal || f.Kind == fault.Transport || f.Kind == fault.Interrupted || f.Kind == fault.Timeout {
 		// The cause stays in the log; the client learns only that it
 		// was not its fault.
@@ -207,7 +207,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 // into {"success": true} when ok. A generated owner token, the one secret
 // a response may carry, survives redaction on the response that created
 // it.
-func (s *Server) write(w http.ResponseWriter, status int, v any, ok bool) {
+func (s *server) write(w http.ResponseWriter, status int, v any, ok bool) {
 	body, err := s.encode(v, ok)
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -219,7 +219,7 @@ func (s *Server) write(w http.ResponseWriter, status int, v any, ok bool) {
 	w.Write(body)
 }
 
-func (s *Server) encode(v any, ok bool) ([]byte, error) {
+func (s *server) encode(v any, ok bool) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

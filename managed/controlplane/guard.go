@@ -31,7 +31,7 @@ import (
 //     never attaches by itself and a cross-site page cannot set without a
 //     CORS preflight this server never grants; a body there must not be a
 //     form's either when a browser sent it.
-func (s *Server) guard(r *http.Request) error {
+func (s *server) guard(r *http.Request) error {
 	hosts := loopbackHosts(r)
 	if !hosts[strings.ToLower(r.Host)] {
 		return fault.New(fault.Invalid, fault.CodeForeignHost, "this server answers only to its loopback address").With("host", r.Host)

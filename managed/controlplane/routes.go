@@ -6,9 +6,9 @@ import (
 	"github.com/solopi-dev/solopi/managed"
 )
 
-func (s *Server) health(r *http.Request) (any, error) { return s.cfg.Store.Health(r.Context()) }
+func (s *server) health(r *http.Request) (any, error) { return s.cfg.Store.Health(r.Context()) }
 
-func (s *Server) listDevices(r *http.Request) (any, error) {
+func (s *server) listDevices(r *http.Request) (any, error) {
 	ds, err := s.cfg.Store.Devices(r.Context())
 	if ds == nil {
 		ds = []managed.Device{}
@@ -16,7 +16,7 @@ func (s *Server) listDevices(r *http.Request) (any, error) {
 	return map[string]any{"devices": ds}, err
 }
 
-func (s *Server) registerDevice(r *http.Request) (any, error) {
+func (s *server) registerDevice(r *http.Request) (any, error) {
 	b, err := body(r)
 	if err != nil {
 		return nil, err
@@ -30,7 +30,7 @@ func (s *Server) registerDevice(r *http.Request) (any, error) {
 
 // submit validates the plan as the CLI does, then creates the task; a
 // generated owner token is in this one response and nowhere else, ever.
-func (s *Server) submit(r *http.Request) (any, error) {
+func (s *server) submit(r *http.Request) (any, error) {
 	b, err := body(r)
 	if err != nil {
 		return nil, err
@@ -45,11 +45,11 @@ func (s *Server) submit(r *http.Request) (any, error) {
 	return s.cfg.Store.Submit(r.Context(), sub)
 }
 
-func (s *Server) status(r *http.Request) (any, error) {
+func (s *server) status(r *http.Request) (any, error) {
 	return s.cfg.Store.Status(r.Context(), r.PathValue("id"))
 }
 
-func (s *Server) events(r *http.Request) (any, error) {
+func (s *server) events(r *http.Request) (any, error) {
 	after, err := managed.EventCursor(r.URL.Query().Get("after"))
 	if err != nil {
 		return nil, err
@@ -60,11 +60,11 @@ func (s *Server) events(r *http.Request) (any, error) {
 }
 
 // report answers 200 for any known task: the verdict is in exitCode.
-func (s *Server) report(r *http.Request) (any, error) {
+func (s *server) report(r *http.Request) (any, error) {
 	return s.cfg.Store.Report(r.Context(), r.PathValue("id"))
 }
 
-func (s *Server) cancel(r *http.Request) (any, error) {
+func (s *server) cancel(r *http.Request) (any, error) {
 	b, err := body(r)
 	if err != nil {
 		return nil, err
@@ -76,14 +76,14 @@ func (s *Server) cancel(r *http.Request) (any, error) {
 	return s.cfg.Store.Cancel(r.Context(), r.PathValue("id"), token)
 }
 
-func (s *Server) recover(r *http.Request) (any, error) {
+func (s *server) recover(r *http.Request) (any, error) {
 	if _, err := body(r); err != nil {
 		return nil, err
 	}
 	return s.cfg.Store.Recover(r.Context())
 }
 
-func (s *Server) purge(r *http.Request) (any, error) {
+func (s *server) purge(r *http.Request) (any, error) {
 	if _, err := body(r); err != nil {
 		return nil, err
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/solopi-dev/solopi/suitereport"
 )
 
-// Name is the JUnit root of a farm task's report.
-const Name = "solopi-managed"
+// name is the JUnit root of a farm task's report.
+const name = "solopi-managed"
 
 // Attempt statuses of the farm (protocol.ManagedAttempt).
 const (
@@ -42,7 +42,7 @@ const (
 // cancelled before it ran) as error or skipped with its reason. A
 // cancelled task is an interrupted suite.
 func Suite(r managed.Report) suitereport.Report {
-	rep := suitereport.Report{BatchID: r.TaskID, Name: Name, StartedAt: ms(r.CreatedAt),
+	rep := suitereport.Report{BatchID: r.TaskID, Name: name, StartedAt: ms(r.CreatedAt),
 		Interrupted: r.Status == statusCancelled}
 	replicas := map[string]int{}
 	for _, sh := range r.Shards {

@@ -136,7 +136,7 @@ func Run(ctx context.Context, cfg LoopConfig) (LoopResult, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, NewShardWorker(wc))
-	river.AddWorker(workers, &RecoverWorker{Store: cfg.Store})
+	river.AddWorker(workers, &recoverWorker{Store: cfg.Store})
 	client, err := cfg.Store.NewRiverClient(&river.Config{
 		Queues: map[string]river.QueueConfig{
 			managed.QueueShards:      {MaxWorkers: max(1, cfg.Concurrency)},

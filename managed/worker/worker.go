@@ -116,7 +116,7 @@ func (w *ShardWorker) Work(ctx context.Context, job *river.Job[managed.ShardArgs
 		// The adb server is not the shard's fault: let another host try.
 		return river.JobSnooze(w.jitter(w.cfg.IdleWait))
 	}
-	serials = FreeSerials(ctx, w.cfg.Locks, serials)
+	serials = freeSerials(ctx, w.cfg.Locks, serials)
 	if len(serials) == 0 {
 		return river.JobSnooze(w.jitter(w.cfg.IdleWait))
 	}
@@ -147,10 +147,10 @@ func (w *ShardWorker) Work(ctx context.Context, job *river.Job[managed.ShardArgs
 	return w.jobResult(ctx, rep)
 }
 
-// FreeSerials are the serials of online whose host-wide lock no other
+// freeSerials are the serials of online whose host-wide lock no other
 // process holds (all of them without locks). A phone this process drives
 // already is left out too: it is leased.
-func FreeSerials(ctx context.Context, locks DeviceLocker, online []string) []string {
+func freeSerials(ctx context.Context, locks DeviceLocker, online []string) []string {
 	if locks == nil {
 		return online
 	}
@@ -402,14 +402,14 @@ func (w *ShardWorker) heartbeat(ctx context.Context, stop context.CancelCauseFun
 	}
 }
 
-// RecoverWorker is the River worker of the periodic recovery job.
-type RecoverWorker struct {
+// recoverWorker is the River worker of the periodic recovery job.
+type recoverWorker struct {
 	river.WorkerDefaults[managed.RecoverArgs]
 	Store managed.Store
 }
 
 // Work implements river.Worker.
-func (w *RecoverWorker) Work(ctx context.Context, _ *river.Job[managed.RecoverArgs]) error {
+func (w *recoverWorker) Work(ctx context.Context, _ *river.Job[managed.RecoverArgs]) error {
 	_, err := w.Store.Recover(ctx)
 	return err
 }

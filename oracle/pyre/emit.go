@@ -82,17 +82,17 @@ func (e *emitter) node(n *node) {
 		if n.behind {
 			w := e.widths.of(n.subs[0])
 			if w[0] > maxCode {
-				panic(&Error{Kind: KindSyntax, Msg: "looks too much behind", Pos: -1})
+				panic(&Error{Kind: kindSyntax, Msg: "looks too much behind", Pos: -1})
 			}
 			if w[0] != w[1] {
-				panic(&Error{Kind: KindSyntax, Msg: "look-behind requires fixed-width pattern", Pos: -1})
+				panic(&Error{Kind: kindSyntax, Msg: "look-behind requires fixed-width pattern", Pos: -1})
 			}
 		}
 		e.group(open, n.subs[0])
 	case kRef:
 		if on, ascii := ignoreCase(n.fl); on {
 			if ascii {
-				panic(&Error{Kind: KindUnsupported, Msg: msgASCIIFoldBackref, Pos: -1})
+				panic(&Error{Kind: kindUnsupported, Msg: msgASCIIFoldBackref, Pos: -1})
 			}
 			// regexp2 compares a case-insensitive backreference with
 			// unicode.ToLower on both sides, as sre does with its lower
@@ -120,7 +120,7 @@ const msgASCIIFoldBackref = "a backreference under both the ASCII and IGNORECASE
 func (e *emitter) repeat(n *node) {
 	if n.fl&flagTemplate != 0 {
 		name := [...]string{greedy: "MAX_REPEAT", lazy: "MIN_REPEAT", possessive: "POSSESSIVE_REPEAT"}[n.mode]
-		panic(&Error{Kind: KindSyntax, Msg: "internal: unsupported template operator " + name, Pos: -1})
+		panic(&Error{Kind: kindSyntax, Msg: "internal: unsupported template operator " + name, Pos: -1})
 	}
 	body := n.subs[0]
 	lo, hi := n.min, n.max
@@ -133,7 +133,7 @@ func (e *emitter) repeat(n *node) {
 			e.b.WriteString("(?!)")
 			return
 		}
-		panic(&Error{Kind: KindUnsupported, Msg: fmt.Sprintf("a repeat of an item that can match empty at least %d times is not supported", lo), Pos: -1})
+		panic(&Error{Kind: kindUnsupported, Msg: fmt.Sprintf("a repeat of an item that can match empty at least %d times is not supported", lo), Pos: -1})
 	}
 	if hi > maxLoop {
 		hi = unbounded // as good as unbounded for any text shorter than 2^31
@@ -162,7 +162,7 @@ func (e *emitter) repeat(n *node) {
 		e.b.WriteByte(')')
 	}
 	if e.b.Len() > maxEmitted {
-		panic(&Error{Kind: KindUnsupported, Msg: "the pattern is too large once its repeats are spelled out", Pos: -1})
+		panic(&Error{Kind: kindUnsupported, Msg: "the pattern is too large once its repeats are spelled out", Pos: -1})
 	}
 }
 

@@ -22,7 +22,7 @@ func FuzzPattern(f *testing.F) {
 		re, err := Compile(pattern, 20*time.Millisecond)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || strings.HasPrefix(e.Msg, "internal:") && e.Kind == KindUnsupported {
+			if !errors.As(err, &e) || strings.HasPrefix(e.Msg, "internal:") && e.Kind == kindUnsupported {
 				t.Fatalf("Compile(%q): %v", pattern, err)
 			}
 			return

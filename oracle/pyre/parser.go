@@ -46,7 +46,7 @@ type parser struct {
 type ref struct{ num, pos int }
 
 func (p *parser) fail(pos int, format string, args ...any) {
-	panic(&Error{Kind: KindSyntax, Msg: fmt.Sprintf(format, args...), Pos: pos})
+	panic(&Error{Kind: kindSyntax, Msg: fmt.Sprintf(format, args...), Pos: pos})
 }
 
 func (p *parser) more() bool { return p.pos < len(p.src) }
@@ -75,7 +75,7 @@ func parse(src []rune) (*node, *parser) {
 		}
 	}
 	if p.global&typeFlags == typeFlags {
-		panic(&Error{Kind: KindValue, Msg: "ASCII and UNICODE flags are incompatible", Pos: -1})
+		panic(&Error{Kind: kindValue, Msg: "ASCII and UNICODE flags are incompatible", Pos: -1})
 	}
 	return top, p
 }
@@ -94,7 +94,7 @@ func (p *parser) loneBackslash() {
 		n++
 	}
 	if _, ok := r.(*Error); ok && n%2 == 1 && p.pos >= len(p.src)-1 {
-		r = &Error{Kind: KindSyntax, Msg: "bad escape (end of pattern)", Pos: len(p.src) - 1}
+		r = &Error{Kind: kindSyntax, Msg: "bad escape (end of pattern)", Pos: len(p.src) - 1}
 	}
 	panic(r)
 }
@@ -244,11 +244,11 @@ func (p *parser) counts() (lo, hi uint32, ok bool) {
 // refuses more than 4300 digits, then refuses any count sre cannot hold.
 func repeatCount(digits string) uint32 {
 	if len(digits) > 4300 {
-		panic(&Error{Kind: KindValue, Pos: -1, Msg: fmt.Sprintf("Exceeds the limit (4300 digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", len(digits))})
+		panic(&Error{Kind: kindValue, Pos: -1, Msg: fmt.Sprintf("Exceeds the limit (4300 digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", len(digits))})
 	}
 	v, err := strconv.ParseUint(strings.TrimLeft(digits, "0")+"0", 10, 64)
 	if err != nil || v/10 >= unbounded {
-		panic(&Error{Kind: KindOverflow, Msg: "the repetition number is too large", Pos: -1})
+		panic(&Error{Kind: kindOverflow, Msg: "the repetition number is too large", Pos: -1})
 	}
 	return uint32(v / 10)
 }
@@ -286,7 +286,7 @@ func literal(c rune, fl flags, at int) *node {
 // enter and leave bound the nesting of groups.
 func (p *parser) enter() {
 	if p.depth++; p.depth > maxDepth {
-		panic(&Error{Kind: KindUnsupported, Msg: "groups nested more deeply than Python can parse", Pos: -1})
+		panic(&Error{Kind: kindUnsupported, Msg: "groups nested more deeply than Python can parse", Pos: -1})
 	}
 }
 

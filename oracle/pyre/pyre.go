@@ -25,10 +25,10 @@ import (
 // Error kinds: what Python raises for the pattern, or Unsupported for a
 // pattern Python accepts that this package cannot evaluate exactly.
 const (
-	KindSyntax      = "re.error"
-	KindOverflow    = "OverflowError"
-	KindValue       = "ValueError"
-	KindUnsupported = "unsupported"
+	kindSyntax      = "re.error"
+	kindOverflow    = "OverflowError"
+	kindValue       = "ValueError"
+	kindUnsupported = "unsupported"
 )
 
 // ErrUnsupported is wrapped by an Error of kind KindUnsupported.
@@ -62,7 +62,7 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error {
-	if e.Kind == KindUnsupported {
+	if e.Kind == kindUnsupported {
 		return ErrUnsupported
 	}
 	return nil
@@ -88,7 +88,7 @@ func Compile(pattern string, timeout time.Duration) (*Regexp, error) {
 	if err != nil {
 		// The emitter writes only what regexp2 parses; this is a bug here,
 		// reported as a pattern we cannot evaluate rather than a verdict.
-		return nil, &Error{Kind: KindUnsupported, Msg: "internal: the translated pattern does not compile: " + err.Error(), Pos: -1}
+		return nil, &Error{Kind: kindUnsupported, Msg: "internal: the translated pattern does not compile: " + err.Error(), Pos: -1}
 	}
 	prog.MatchTimeout = timeout
 	return &Regexp{prog: prog}, nil
@@ -142,7 +142,7 @@ func catch(err *error) {
 	case *Error:
 		*err = r
 	default:
-		*err = &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("internal: %v", r), Pos: -1}
+		*err = &Error{Kind: kindUnsupported, Msg: fmt.Sprintf("internal: %v", r), Pos: -1}
 	}
 }
 

@@ -45,7 +45,7 @@ func checkStaleGroups(top *node) {
 	walk(top, false, false, false)
 	for g := range read {
 		if stale[g] {
-			panic(&Error{Kind: KindUnsupported, Msg: msgStaleGroup, Pos: -1})
+			panic(&Error{Kind: kindUnsupported, Msg: msgStaleGroup, Pos: -1})
 		}
 	}
 }

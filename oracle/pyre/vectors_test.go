@@ -86,7 +86,7 @@ func checkVector(v *suite, i int) []string {
 			return []string{fmt.Sprintf("%q: accepted; Python: %s: %s", vec.Pattern, vec.Error, vec.Message)}
 		case !errors.As(err, &e):
 			return []string{fmt.Sprintf("%q: error %T %v", vec.Pattern, err, err)}
-		case e.Kind == KindUnsupported && vec.Error == "RecursionError":
+		case e.Kind == kindUnsupported && vec.Error == "RecursionError":
 			return nil
 		case e.Kind != vec.Error || e.Error() != vec.Message:
 			return []string{fmt.Sprintf("%q: %s: %s; Python: %s: %s", vec.Pattern, e.Kind, e.Error(), vec.Error, vec.Message)}

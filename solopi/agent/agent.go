@@ -12,8 +12,8 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// ValidAgentID reports whether s is a valid Agent identifier.
-func ValidAgentID(s string) bool { return protocol.ValidID(s, 160) }
+// validAgentID reports whether s is a valid Agent identifier.
+func validAgentID(s string) bool { return protocol.ValidID(s, 160) }
 
 // CheckAgentID returns a usage error (exit 3) naming the flag when s is not
 // a valid Agent identifier. The value is echoed: identifiers are not secret.
@@ -21,7 +21,7 @@ func CheckAgentID(name, s string) error {
 	if s == "" {
 		return fault.Usagef(fault.CodeMissingOption, "%s is required", name)
 	}
-	if !ValidAgentID(s) {
+	if !validAgentID(s) {
 		return fault.Usagef(fault.CodeInvalidID, "%s %q must match [A-Za-z0-9][A-Za-z0-9._-]{0,159}", name, device.Truncate(s, 200))
 	}
 	return nil
@@ -292,25 +292,25 @@ func (o *Observation) Summary() map[string]any {
 	return m
 }
 
-// ReceiptAction is the typed action recorded in a receipt.
-type ReceiptAction struct {
+// receiptAction is the typed action recorded in a receipt.
+type receiptAction struct {
 	Type      string         `json:"type"`
 	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
 // Receipt statuses.
 const (
-	ReceiptAccepted  = "accepted"
+	receiptAccepted  = "accepted"
 	ReceiptRejected  = "rejected"
-	ReceiptSucceeded = "succeeded"
-	ReceiptFailed    = "failed"
+	receiptSucceeded = "succeeded"
+	receiptFailed    = "failed"
 )
 
 // AgentReceipt is the receipt of one act step.
 type AgentReceipt struct {
 	StepID             string          `json:"stepId"`
 	ObservationID      string          `json:"observationId,omitempty"`
-	Action             ReceiptAction   `json:"action"`
+	Action             receiptAction   `json:"action"`
 	Status             string          `json:"status"`
 	ErrorCode          string          `json:"errorCode,omitempty"`
 	Error              string          `json:"error,omitempty"`
@@ -328,7 +328,7 @@ func (r AgentReceipt) MarshalJSON() ([]byte, error) {
 
 // IsFinal reports whether the receipt will not change any more.
 func (r *AgentReceipt) IsFinal() bool {
-	return r != nil && (r.Status == ReceiptSucceeded || r.Status == ReceiptRejected || r.Status == ReceiptFailed)
+	return r != nil && (r.Status == receiptSucceeded || r.Status == ReceiptRejected || r.Status == receiptFailed)
 }
 
 // Summary is a small view without the settled tree.
@@ -349,16 +349,16 @@ func (r *AgentReceipt) Summary() map[string]any {
 
 // Timeline event types.
 const (
-	EventSessionStarted     = "session_started"
-	EventObservationCreated = "observation_created"
-	EventActionAccepted     = "action_accepted"
-	EventActionRejected     = "action_rejected"
-	EventActionFailed       = "action_failed"
-	EventActionSettled      = "action_settled"
-	EventSessionPaused      = "session_paused"
-	EventSessionResumed     = "session_resumed"
-	EventSessionTerminal    = "session_terminal"
-	EventLeaseReleased      = "lease_released"
+	eventSessionStarted     = "session_started"
+	eventObservationCreated = "observation_created"
+	eventActionAccepted     = "action_accepted"
+	eventActionRejected     = "action_rejected"
+	eventActionFailed       = "action_failed"
+	eventActionSettled      = "action_settled"
+	eventSessionPaused      = "session_paused"
+	eventSessionResumed     = "session_resumed"
+	eventSessionTerminal    = "session_terminal"
+	eventLeaseReleased      = "lease_released"
 )
 
 // AgentEvent is one timeline event.
@@ -408,8 +408,8 @@ func absent(b json.RawMessage) bool {
 	return s == "" || s == "null"
 }
 
-// ParseAgentSession decodes a session object and checks its state.
-func ParseAgentSession(b json.RawMessage) (*AgentSession, error) {
+// parseAgentSession decodes a session object and checks its state.
+func parseAgentSession(b json.RawMessage) (*AgentSession, error) {
 	s, err := decodeAgentObject[AgentSession](b, "session")
 	if err != nil {
 		return nil, err
@@ -417,7 +417,7 @@ func ParseAgentSession(b json.RawMessage) (*AgentSession, error) {
 	if !protocol.AgentSession().Has(protocol.State(s.State)) {
 		return nil, device.ContractError(fmt.Sprintf("the device sent an unknown Agent session state %q", device.Truncate(s.State, 40)), nil)
 	}
-	if s.SessionID != "" && !ValidAgentID(s.SessionID) {
+	if s.SessionID != "" && !validAgentID(s.SessionID) {
 		return nil, device.ContractError("the device sent a sessionId the host cannot use", nil)
 	}
 	s.Raw = append(json.RawMessage(nil), b...)
@@ -430,7 +430,7 @@ func ParseObservation(b json.RawMessage) (*Observation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ValidAgentID(o.ObservationID) {
+	if !validAgentID(o.ObservationID) {
 		return nil, device.ContractError("the device sent an observation without a usable observationId", nil)
 	}
 	o.Raw = append(json.RawMessage(nil), b...)
@@ -444,8 +444,8 @@ type receiptWire struct {
 	Settled json.RawMessage `json:"settledObservation"`
 }
 
-// ParseAgentReceipt decodes a receipt object and checks its status.
-func ParseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
+// parseAgentReceipt decodes a receipt object and checks its status.
+func parseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
 	aux, err := decodeAgentObject[receiptWire](b, "receipt")
 	if err != nil {
 		return nil, err
@@ -453,7 +453,7 @@ func ParseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
 	r := aux.AgentReceipt
 	r.SettledObservation = nil
 	switch r.Status {
-	case ReceiptAccepted, ReceiptRejected, ReceiptSucceeded, ReceiptFailed:
+	case receiptAccepted, ReceiptRejected, receiptSucceeded, receiptFailed:
 	default:
 		return nil, device.ContractError(fmt.Sprintf("the device sent an unknown receipt status %q", device.Truncate(r.Status, 40)), nil)
 	}
@@ -464,15 +464,15 @@ func ParseAgentReceipt(b json.RawMessage) (*AgentReceipt, error) {
 		}
 		r.SettledObservation = o
 	}
-	if r.Status == ReceiptSucceeded && r.SettledObservation == nil {
+	if r.Status == receiptSucceeded && r.SettledObservation == nil {
 		return nil, device.ContractError("the device sent a succeeded receipt without a settled observation", nil)
 	}
 	r.Raw = append(json.RawMessage(nil), b...)
 	return &r, nil
 }
 
-// ParseAgentEvent decodes one timeline event.
-func ParseAgentEvent(b json.RawMessage) (AgentEvent, error) {
+// parseAgentEvent decodes one timeline event.
+func parseAgentEvent(b json.RawMessage) (AgentEvent, error) {
 	var e AgentEvent
 	if err := json.Unmarshal(b, &e); err != nil {
 		return e, fault.Wrap(fault.Transport, fault.CodeProtocolContractViolation, "the device sent a malformed timeline event", err)

@@ -13,8 +13,8 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// ReceiptResult is one receipt query.
-type ReceiptResult struct {
+// receiptResult is one receipt query.
+type receiptResult struct {
 	Receipt *AgentReceipt
 	Session *AgentSession
 	Raw     json.RawMessage
@@ -22,7 +22,7 @@ type ReceiptResult struct {
 
 // Receipt reads the receipt of stepId. A missing receipt is an exit-2
 // error with code receipt_not_found.
-func (c *AgentClient) Receipt(ctx context.Context, id AgentIdentity, stepID string) (*ReceiptResult, error) {
+func (c *AgentClient) Receipt(ctx context.Context, id AgentIdentity, stepID string) (*receiptResult, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (c *AgentClient) Receipt(ctx context.Context, id AgentIdentity, stepID stri
 
 // lookupReceipt reads the receipt of stepID once. While the device has
 // none, missing is the receipt_not_found error Receipt reports.
-func (c *AgentClient) lookupReceipt(ctx context.Context, id AgentIdentity, stepID string) (res *ReceiptResult, missing *fault.Error, err error) {
+func (c *AgentClient) lookupReceipt(ctx context.Context, id AgentIdentity, stepID string) (res *receiptResult, missing *fault.Error, err error) {
 	annotate := func(err error) error {
 		var e *fault.Error
 		if errors.As(err, &e) {
@@ -69,7 +69,7 @@ func receiptQuery(id AgentIdentity, stepID string) device.ReceiptQuery {
 
 // parseReceipt reads a receipt answer of ours: the receipt and the
 // session snapshot beside it.
-func parseReceipt(r device.Receipt) (*ReceiptResult, error) {
+func parseReceipt(r device.Receipt) (*receiptResult, error) {
 	var env agentEnvelope
 	if err := json.Unmarshal(r.Raw, &env); err != nil {
 		return nil, fault.Wrap(fault.Transport, fault.CodeInvalidDeviceResponse, "the device sent a malformed Agent answer", err).With("type", protocol.AgentReceiptQuery)
@@ -80,13 +80,13 @@ func parseReceipt(r device.Receipt) (*ReceiptResult, error) {
 	case !*env.Success:
 		return nil, device.DeviceRefusal(r.Answer, "the device refused the Agent request").With("type", protocol.AgentReceiptQuery)
 	}
-	rec, err := ParseAgentReceipt(env.Receipt)
+	rec, err := parseAgentReceipt(env.Receipt)
 	if err != nil {
 		return nil, err
 	}
-	res := &ReceiptResult{Receipt: rec, Raw: r.Raw}
+	res := &receiptResult{Receipt: rec, Raw: r.Raw}
 	if !absent(env.Session) {
-		if res.Session, err = ParseAgentSession(env.Session); err != nil {
+		if res.Session, err = parseAgentSession(env.Session); err != nil {
 			return nil, err
 		}
 	}
@@ -194,8 +194,8 @@ func (r ActRequest) Validate() error {
 	return nil
 }
 
-// ActResult is the outcome of one act.
-type ActResult struct {
+// actResult is the outcome of one act.
+type actResult struct {
 	Receipt *AgentReceipt
 	// Session is the snapshot returned with the final receipt.
 	Session *AgentSession
@@ -207,7 +207,7 @@ type ActResult struct {
 }
 
 // SettledObservation is the new current observation of a succeeded step.
-func (r *ActResult) SettledObservation() *Observation {
+func (r *actResult) SettledObservation() *Observation {
 	if r == nil || r.Receipt == nil {
 		return nil
 	}
@@ -222,14 +222,14 @@ func (r *ActResult) SettledObservation() *Observation {
 // StepID is returned without sending the action again. On timeout or
 // interrupt the whole session is cancelled exactly (the device would
 // otherwise keep acting on behalf of a host that has gone).
-func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error) {
+func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*actResult, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
 	if r.Timeout <= 0 {
-		r.Timeout = DefaultAgentActionTimeout
+		r.Timeout = defaultAgentActionTimeout
 	}
-	res := &ActResult{}
+	res := &actResult{}
 	prior, missing, err := c.lookupReceipt(ctx, r.Identity, r.StepID)
 	switch {
 	case err == nil && missing == nil && !r.sameAction(prior.Receipt):
@@ -291,7 +291,7 @@ func (c *AgentClient) Act(ctx context.Context, r ActRequest) (*ActResult, error)
 			return res, withStep(pollErr, r)
 		}
 	}
-	if res.Receipt.Status != ReceiptSucceeded {
+	if res.Receipt.Status != receiptSucceeded {
 		code := res.Receipt.ErrorCode
 		if code == "" {
 			code = fault.CodeDeviceRejected

@@ -14,13 +14,13 @@ import (
 
 // Host defaults of the Agent commands.
 const (
-	DefaultAgentAckTimeout    = 15 * time.Second
-	DefaultAgentActionTimeout = 15 * time.Second
-	DefaultAgentControlWait   = 15 * time.Second
-	DefaultAgentPollInterval  = 200 * time.Millisecond
-	// AgentCleanupTimeout bounds the exact cancel sent after a timeout or an
+	defaultAgentAckTimeout    = 15 * time.Second
+	defaultAgentActionTimeout = 15 * time.Second
+	defaultAgentControlWait   = 15 * time.Second
+	defaultAgentPollInterval  = 200 * time.Millisecond
+	// agentCleanupTimeout bounds the exact cancel sent after a timeout or an
 	// interrupt (the reference host's 10 s).
-	AgentCleanupTimeout = 10 * time.Second
+	agentCleanupTimeout = 10 * time.Second
 	// agentQueryTimeout bounds one Agent query: observe may block ~5.5 s on
 	// root acquisition plus the screenshot, more than the default
 	// 5 s request timeout.
@@ -58,7 +58,7 @@ type AgentClient struct {
 // NewAgentClient returns a client over d.
 func NewAgentClient(d *device.Device, opts AgentOptions) *AgentClient {
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = DefaultAgentPollInterval
+		opts.PollInterval = defaultAgentPollInterval
 	}
 	if opts.QueryTimeout <= 0 {
 		opts.QueryTimeout = agentQueryTimeout
@@ -199,8 +199,8 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-// AgentCapabilities is agent?type=capabilities.
-type AgentCapabilities struct {
+// agentCapabilities is agent?type=capabilities.
+type agentCapabilities struct {
 	ProtocolVersion   string          `json:"protocolVersion"`
 	Queries           []string        `json:"queries"`
 	Commands          []string        `json:"commands"`
@@ -212,12 +212,12 @@ type AgentCapabilities struct {
 }
 
 // Capabilities queries the Agent capabilities and checks the protocol.
-func (c *AgentClient) Capabilities(ctx context.Context) (*AgentCapabilities, error) {
+func (c *AgentClient) Capabilities(ctx context.Context) (*agentCapabilities, error) {
 	env, err := c.query(ctx, protocol.AgentCapabilities, nil)
 	if err != nil {
 		return nil, err
 	}
-	var caps AgentCapabilities
+	var caps agentCapabilities
 	if err := json.Unmarshal(env.raw, &caps); err != nil {
 		return nil, fault.Wrap(fault.Transport, fault.CodeProtocolContractViolation, "the device sent malformed Agent capabilities", err)
 	}
@@ -230,8 +230,8 @@ func (c *AgentClient) Capabilities(ctx context.Context) (*AgentCapabilities, err
 	return &caps, nil
 }
 
-// ObserveResult is a new current observation.
-type ObserveResult struct {
+// observeResult is a new current observation.
+type observeResult struct {
 	Session     *AgentSession
 	Observation *Observation
 	Raw         json.RawMessage
@@ -240,7 +240,7 @@ type ObserveResult struct {
 // Observe creates a new current observation (which makes the previous
 // observationId stale). Device refusals are exit-2 errors with the device
 // code.
-func (c *AgentClient) Observe(ctx context.Context, id AgentIdentity) (*ObserveResult, error) {
+func (c *AgentClient) Observe(ctx context.Context, id AgentIdentity) (*observeResult, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func (c *AgentClient) Observe(ctx context.Context, id AgentIdentity) (*ObserveRe
 	if err != nil {
 		return nil, withSession(err, id.SessionID)
 	}
-	s, err := ParseAgentSession(env.Session)
+	s, err := parseAgentSession(env.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (c *AgentClient) Observe(ctx context.Context, id AgentIdentity) (*ObserveRe
 	if err != nil {
 		return nil, err
 	}
-	return &ObserveResult{Session: s, Observation: o, Raw: env.raw}, nil
+	return &observeResult{Session: s, Observation: o, Raw: env.raw}, nil
 }
 
 func withSession(err error, sessionID string) error {
@@ -290,7 +290,7 @@ func (c *AgentClient) Status(ctx context.Context, id AgentIdentity) (*AgentSessi
 	if err != nil {
 		return nil, withSession(err, id.SessionID)
 	}
-	s, err := ParseAgentSession(env.Session)
+	s, err := parseAgentSession(env.Session)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 		return nil, err
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultAgentControlWait
+		o.Timeout = defaultAgentControlWait
 	}
 	s, err := c.Status(ctx, id)
 	if err != nil {
@@ -101,8 +101,8 @@ func (c *AgentClient) control(ctx context.Context, id AgentIdentity, typ string,
 	return res, withSession(pollErr, id.SessionID)
 }
 
-// TimelineResult is the in-memory timeline of a session.
-type TimelineResult struct {
+// timelineResult is the in-memory timeline of a session.
+type timelineResult struct {
 	Events       []AgentEvent
 	TimelinePath string
 	Check        TimelineCheck
@@ -110,7 +110,7 @@ type TimelineResult struct {
 }
 
 // Timeline reads the device's in-memory events and checks them.
-func (c *AgentClient) Timeline(ctx context.Context, id AgentIdentity) (*TimelineResult, error) {
+func (c *AgentClient) Timeline(ctx context.Context, id AgentIdentity) (*timelineResult, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,36 +118,36 @@ func (c *AgentClient) Timeline(ctx context.Context, id AgentIdentity) (*Timeline
 	if err != nil {
 		return nil, withSession(err, id.SessionID)
 	}
-	res := &TimelineResult{TimelinePath: env.TimelinePath, Raw: env.raw}
+	res := &timelineResult{TimelinePath: env.TimelinePath, Raw: env.raw}
 	for _, b := range env.Events {
-		ev, err := ParseAgentEvent(b)
+		ev, err := parseAgentEvent(b)
 		if err != nil {
 			return nil, err
 		}
 		res.Events = append(res.Events, ev)
 	}
-	res.Check = CheckTimeline(res.Events, id.SessionID)
+	res.Check = checkTimeline(res.Events, id.SessionID)
 	return res, nil
 }
 
 // FindObservation looks up an observation of the session by id in its
 // timeline (observation_created details, or a settled observation in an
 // action_settled receipt) without creating a new one.
-func (t *TimelineResult) FindObservation(observationID string) (*Observation, error) {
+func (t *timelineResult) FindObservation(observationID string) (*Observation, error) {
 	for i := len(t.Events) - 1; i >= 0; i-- {
 		ev := t.Events[i]
 		if absent(ev.Details) {
 			continue
 		}
 		switch ev.Type {
-		case EventObservationCreated:
+		case eventObservationCreated:
 			var probe struct {
 				ObservationID string `json:"observationId"`
 			}
 			if json.Unmarshal(ev.Details, &probe) == nil && probe.ObservationID == observationID {
 				return ParseObservation(ev.Details)
 			}
-		case EventActionSettled:
+		case eventActionSettled:
 			var probe struct {
 				Settled json.RawMessage `json:"settledObservation"`
 			}

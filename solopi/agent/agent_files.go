@@ -129,7 +129,7 @@ func (c *AgentClient) SaveTimeline(ctx context.Context, id AgentIdentity, timeli
 		if err := secret(b); err != nil {
 			return err
 		}
-		evs, err := ParseTimelineJSONL(bytes.NewReader(b))
+		evs, err := parseTimelineJSONL(bytes.NewReader(b))
 		if err != nil {
 			return err
 		}
@@ -139,5 +139,5 @@ func (c *AgentClient) SaveTimeline(ctx context.Context, id AgentIdentity, timeli
 	if err != nil {
 		return nil, err
 	}
-	return &SavedTimeline{SavedFile: *f, Check: CheckTimeline(events, id.SessionID)}, nil
+	return &SavedTimeline{SavedFile: *f, Check: checkTimeline(events, id.SessionID)}, nil
 }

@@ -16,8 +16,8 @@ func FuzzParseAgentObjects(f *testing.F) {
 	f.Add([]byte(`{"stepId":"s","status":"weird"}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if s, err := ParseAgentSession(b); err == nil {
-			if s.State == "" || (s.SessionID != "" && !ValidAgentID(s.SessionID)) {
+		if s, err := parseAgentSession(b); err == nil {
+			if s.State == "" || (s.SessionID != "" && !validAgentID(s.SessionID)) {
 				t.Fatalf("accepted session %+v", s)
 			}
 			// Marshalling writes the device object back, not a rebuilt one.
@@ -28,7 +28,7 @@ func FuzzParseAgentObjects(f *testing.F) {
 			}
 		}
 		if o, err := ParseObservation(b); err == nil {
-			if !ValidAgentID(o.ObservationID) {
+			if !validAgentID(o.ObservationID) {
 				t.Fatalf("accepted observation id %q", o.ObservationID)
 			}
 			if o.Page != nil {
@@ -36,10 +36,10 @@ func FuzzParseAgentObjects(f *testing.F) {
 				_, _ = ResolveSelector(o, Selector{Text: "x"})
 			}
 		}
-		if r, err := ParseAgentReceipt(b); err == nil {
+		if r, err := parseAgentReceipt(b); err == nil {
 			switch r.Status {
-			case ReceiptAccepted, ReceiptRejected, ReceiptFailed:
-			case ReceiptSucceeded:
+			case receiptAccepted, ReceiptRejected, receiptFailed:
+			case receiptSucceeded:
 				if r.SettledObservation == nil {
 					t.Fatal("succeeded receipt without settled observation")
 				}
@@ -55,11 +55,11 @@ func FuzzParseTimelineJSONL(f *testing.F) {
 	f.Add([]byte("{\"sequence\":5,\"type\":\"x\"}\n{\"sequence\":2,\"type\":\"y\"}"))
 	f.Add([]byte("\n\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		evs, err := ParseTimelineJSONL(bytes.NewReader(b))
+		evs, err := parseTimelineJSONL(bytes.NewReader(b))
 		if err != nil {
 			return
 		}
-		c := CheckTimeline(evs, "s")
+		c := checkTimeline(evs, "s")
 		if c.EventCount != len(evs) || (c.Complete && (!c.SequenceContiguous || c.TerminalEvents != 1 || c.LeaseReleased != 1)) {
 			t.Fatalf("inconsistent check %+v", c)
 		}

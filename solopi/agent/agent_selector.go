@@ -75,8 +75,8 @@ func (s Selector) partial(n *UINode) int {
 	return k
 }
 
-// NodeCandidate names a node in a selector error.
-type NodeCandidate struct {
+// nodeCandidate names a node in a selector error.
+type nodeCandidate struct {
 	NodeID     string `json:"nodeId"`
 	ResourceID string `json:"resourceId"`
 	Text       string `json:"text"`
@@ -84,8 +84,8 @@ type NodeCandidate struct {
 	Bounds     string `json:"bounds"`
 }
 
-func candidate(n *UINode) NodeCandidate {
-	return NodeCandidate{NodeID: n.NodeID, ResourceID: n.ResourceID, Text: n.Text, ClassName: n.ClassName, Bounds: n.Bounds.String()}
+func candidate(n *UINode) nodeCandidate {
+	return nodeCandidate{NodeID: n.NodeID, ResourceID: n.ResourceID, Text: n.Text, ClassName: n.ClassName, Bounds: n.Bounds.String()}
 }
 
 // maxCandidates caps the nodes listed in a selector error.
@@ -114,14 +114,14 @@ func ResolveSelector(obs *Observation, sel Selector) (string, error) {
 		}
 		return true
 	})
-	list := func(ns []*UINode) []NodeCandidate {
-		out := make([]NodeCandidate, 0, min(len(ns), maxCandidates))
+	list := func(ns []*UINode) []nodeCandidate {
+		out := make([]nodeCandidate, 0, min(len(ns), maxCandidates))
 		for _, n := range ns[:min(len(ns), maxCandidates)] {
 			out = append(out, candidate(n))
 		}
 		return out
 	}
-	describe := func(cs []NodeCandidate) string {
+	describe := func(cs []nodeCandidate) string {
 		var b strings.Builder
 		for i, c := range cs {
 			if i > 0 {

@@ -39,7 +39,7 @@ func TestAgentAgainstSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ar.Receipt.Status != ReceiptSucceeded || ar.SettledObservation() == nil {
+	if ar.Receipt.Status != receiptSucceeded || ar.SettledObservation() == nil {
 		t.Fatalf("receipt %+v", ar.Receipt)
 	}
 	if _, err := ResolveSelector(ar.SettledObservation(), Selector{Text: "1"}); err != nil {
@@ -116,12 +116,12 @@ func TestAgentSimulatorRejectionsAndCleanup(t *testing.T) {
 	_, err = c.Act(ictx, ActRequest{Identity: id, StepID: "slow-1", ObservationID: ob.Observation.ObservationID,
 		Action: protocol.ActClick, Args: protocol.ActionArgs{NodeID: &node}})
 	e = wantErr(t, err, fault.CodeInterrupted, fault.Interrupted)
-	cl := e.Details["cleanup"].(AgentCleanup)
+	cl := e.Details["cleanup"].(agentCleanup)
 	if !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != id.SessionID {
 		t.Fatalf("cleanup %+v", cl)
 	}
 	tl, err := c.Timeline(ctx, id)
-	if err != nil || !tl.Check.Complete || tl.Check.TypeCounts[EventActionRejected] != 1 {
+	if err != nil || !tl.Check.Complete || tl.Check.TypeCounts[eventActionRejected] != 1 {
 		t.Fatalf("timeline %v %+v", err, tl.Check)
 	}
 }

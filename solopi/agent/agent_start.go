@@ -11,10 +11,10 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// AgentCleanup is the evidence of the exact cancel sent after a timeout or
+// agentCleanup is the evidence of the exact cancel sent after a timeout or
 // an interrupt: whether it was sent, whether the session is terminal now,
 // and in which state.
-type AgentCleanup struct {
+type agentCleanup struct {
 	Attempted bool   `json:"attempted"`
 	Success   bool   `json:"success"`
 	State     string `json:"state,omitempty"`
@@ -32,8 +32,8 @@ type StartOptions struct {
 	PollInterval time.Duration
 }
 
-// StartResult is a started session with its first observation.
-type StartResult struct {
+// startResult is a started session with its first observation.
+type startResult struct {
 	Session      *AgentSession
 	Observation  *Observation
 	TimelinePath string
@@ -43,7 +43,7 @@ type StartResult struct {
 }
 
 // Identity returns the identity of the started session.
-func (r *StartResult) Identity(token OwnerToken) AgentIdentity {
+func (r *startResult) Identity(token OwnerToken) AgentIdentity {
 	return AgentIdentity{SessionID: r.Session.SessionID, OwnerToken: token}
 }
 
@@ -57,7 +57,7 @@ func (c *AgentClient) startStatus(ctx context.Context, token OwnerToken) (*agent
 		}
 		return nil, nil, err
 	}
-	s, err := ParseAgentSession(env.Session)
+	s, err := parseAgentSession(env.Session)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +70,7 @@ func (c *AgentClient) startStatus(ctx context.Context, token OwnerToken) (*agent
 // exit-2 error. On timeout or interrupt the exact session (its sessionId and
 // this ownerToken) is cancelled with a fresh, bounded context, and the
 // error carries cleanup evidence.
-func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, error) {
+func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*startResult, error) {
 	if o.OwnerToken.IsZero() {
 		return nil, fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required to start an Agent session")
 	}
@@ -78,7 +78,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 		return nil, err
 	}
 	if o.AckTimeout <= 0 {
-		o.AckTimeout = DefaultAgentAckTimeout
+		o.AckTimeout = defaultAgentAckTimeout
 	}
 	// A session already owned by this token would answer start-status
 	// too; remember it so that an old session is never taken for the new
@@ -118,7 +118,7 @@ func (c *AgentClient) Start(ctx context.Context, o StartOptions) (*StartResult, 
 		}
 		return nil, err
 	}
-	res := &StartResult{Foreground: fr}
+	res := &startResult{Foreground: fr}
 	var seen string
 	var last map[string]any
 	pollErr := device.PollUntil(ctx, device.PollOptions{Clock: c.dev.Clock(), Timeout: o.AckTimeout, Interval: c.poll(o.PollInterval)}, func(ctx context.Context) (bool, error) {
@@ -210,9 +210,9 @@ func startUserAction(reason string) string {
 // sessionId when known and otherwise looked up by our own token (never the
 // previous session of that token), and attaches the cleanup evidence.
 func (c *AgentClient) abortStart(ctx context.Context, cause error, token OwnerToken, prevID, sessionID string) error {
-	cctx, cancel := device.Cleanup(ctx, AgentCleanupTimeout)
+	cctx, cancel := device.Cleanup(ctx, agentCleanupTimeout)
 	defer cancel()
-	cl := AgentCleanup{SessionID: sessionID}
+	cl := agentCleanup{SessionID: sessionID}
 	if sessionID == "" {
 		_, s, err := c.startStatus(cctx, token)
 		switch {
@@ -235,7 +235,7 @@ func (c *AgentClient) abortStart(ctx context.Context, cause error, token OwnerTo
 
 // withCleanup attaches cleanup evidence to an error, turning a bare
 // interrupt into the structured 130.
-func withCleanup(ctx context.Context, cause error, cl AgentCleanup) error {
+func withCleanup(ctx context.Context, cause error, cl agentCleanup) error {
 	var e *fault.Error
 	if !errors.As(cause, &e) {
 		e = fault.From(cause)
@@ -248,8 +248,8 @@ func withCleanup(ctx context.Context, cause error, cl AgentCleanup) error {
 
 // exactCancel cancels exactly id (when it is still live) and waits for a
 // terminal state within ctx.
-func (c *AgentClient) exactCancel(ctx context.Context, id AgentIdentity) AgentCleanup {
-	cl := AgentCleanup{SessionID: id.SessionID}
+func (c *AgentClient) exactCancel(ctx context.Context, id AgentIdentity) agentCleanup {
+	cl := agentCleanup{SessionID: id.SessionID}
 	s, err := c.Status(ctx, id)
 	if err != nil {
 		cl.Error = errorText(err)
@@ -261,7 +261,7 @@ func (c *AgentClient) exactCancel(ctx context.Context, id AgentIdentity) AgentCl
 		return cl
 	}
 	cl.Attempted = true
-	res, err := c.control(ctx, id, protocol.AgentCancel, protocol.AgentCancelled, ControlOptions{Timeout: AgentCleanupTimeout})
+	res, err := c.control(ctx, id, protocol.AgentCancel, protocol.AgentCancelled, ControlOptions{Timeout: agentCleanupTimeout})
 	if res != nil && res.Session != nil {
 		cl.State = res.Session.State
 	}
@@ -276,8 +276,8 @@ func (c *AgentClient) exactCancel(ctx context.Context, id AgentIdentity) AgentCl
 // CancelExact is the best-effort cleanup used after a timeout or an
 // interrupt: it cancels exactly id with a fresh context bounded by
 // AgentCleanupTimeout, whatever state ctx is in.
-func (c *AgentClient) CancelExact(ctx context.Context, id AgentIdentity) AgentCleanup {
-	cctx, cancel := device.Cleanup(ctx, AgentCleanupTimeout)
+func (c *AgentClient) CancelExact(ctx context.Context, id AgentIdentity) agentCleanup {
+	cctx, cancel := device.Cleanup(ctx, agentCleanupTimeout)
 	defer cancel()
 	return c.exactCancel(cctx, id)
 }

@@ -85,7 +85,7 @@ func simBudget() AgentBudget {
 	return b
 }
 
-func testStart(t *testing.T, c *AgentClient, tok OwnerToken) *StartResult {
+func testStart(t *testing.T, c *AgentClient, tok OwnerToken) *startResult {
 	t.Helper()
 	res, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 10 * time.Second})
 	if err != nil {
@@ -160,7 +160,7 @@ func TestAgentFullSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ar.Receipt.Status != ReceiptSucceeded || ar.Replayed || ar.Foreground == nil || !ar.Foreground.Restored {
+	if ar.Receipt.Status != receiptSucceeded || ar.Replayed || ar.Foreground == nil || !ar.Foreground.Restored {
 		t.Fatalf("act result receipt=%+v replayed=%v fg=%+v", ar.Receipt.Summary(), ar.Replayed, ar.Foreground)
 	}
 	settled := ar.SettledObservation()
@@ -202,8 +202,8 @@ func TestAgentFullSession(t *testing.T) {
 	for _, e := range tl.Events {
 		types = append(types, e.Type)
 	}
-	want := []string{EventSessionStarted, EventObservationCreated, EventObservationCreated, EventActionAccepted,
-		EventActionSettled, EventSessionTerminal, EventLeaseReleased}
+	want := []string{eventSessionStarted, eventObservationCreated, eventObservationCreated, eventActionAccepted,
+		eventActionSettled, eventSessionTerminal, eventLeaseReleased}
 	if strings.Join(types, ",") != strings.Join(want, ",") {
 		t.Fatalf("events %v, want %v", types, want)
 	}
@@ -254,7 +254,7 @@ func TestAgentRejectionsBeforeActing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	click := func(stepID, obsID string, who AgentIdentity) (*ActResult, error) {
+	click := func(stepID, obsID string, who AgentIdentity) (*actResult, error) {
 		return c.Act(ctx, ActRequest{Identity: who, StepID: stepID, ObservationID: obsID, Action: protocol.ActClick,
 			Args: protocol.ActionArgs{NodeID: &node}, Timeout: 5 * time.Second})
 	}
@@ -381,8 +381,8 @@ func TestAgentStepReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl, _ := c2.Timeline(ctx, id2)
-	if tl.Check.TypeCounts[EventActionAccepted] != 1 || r.Receipt.Status != ReceiptSucceeded {
-		t.Fatalf("accepted %d times", tl.Check.TypeCounts[EventActionAccepted])
+	if tl.Check.TypeCounts[eventActionAccepted] != 1 || r.Receipt.Status != receiptSucceeded {
+		t.Fatalf("accepted %d times", tl.Check.TypeCounts[eventActionAccepted])
 	}
 }
 
@@ -395,7 +395,7 @@ func TestResolveSelector(t *testing.T) {
 
 	_, err := ResolveSelector(obs, Selector{Text: "Sign in"})
 	e := wantErr(t, err, fault.CodeSelectorAmbiguous, fault.Failed)
-	cands := e.Details["candidates"].([]NodeCandidate)
+	cands := e.Details["candidates"].([]nodeCandidate)
 	if len(cands) != 2 || cands[0].NodeID == "" || cands[0].Bounds == "" {
 		t.Fatalf("candidates %+v", cands)
 	}
@@ -407,7 +407,7 @@ func TestResolveSelector(t *testing.T) {
 
 	_, err = ResolveSelector(obs, Selector{Text: "Sign in", ClassName: "android.widget.CheckBox"})
 	e = wantErr(t, err, fault.CodeSelectorNoMatch, fault.Failed)
-	if cs := e.Details["candidates"].([]NodeCandidate); len(cs) != 2 {
+	if cs := e.Details["candidates"].([]nodeCandidate); len(cs) != 2 {
 		t.Fatalf("partial candidates %+v", cs)
 	}
 	if !strings.Contains(e.Message, "resourceId=") {
@@ -498,7 +498,7 @@ func TestAgentStartTimeoutCancelsExactSession(t *testing.T) {
 	tok := NewOwnerToken()
 	_, err := c.Start(context.Background(), StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 300 * time.Millisecond})
 	e := wantErr(t, err, fault.CodeAgentStartTimeout, fault.Timeout)
-	cl, ok := e.Details["cleanup"].(AgentCleanup)
+	cl, ok := e.Details["cleanup"].(agentCleanup)
 	sid := startedSession(t, dev)
 	if !ok || !cl.Attempted || !cl.Success || cl.State != "cancelled" || cl.SessionID != sid {
 		t.Fatalf("cleanup %+v (session %s)", cl, sid)
@@ -551,7 +551,7 @@ func TestAgentStartInterruptCancelsExactSession(t *testing.T) {
 	defer stop()
 	_, err := c.Start(ctx, StartOptions{OwnerToken: tok, Budget: simBudget(), AckTimeout: 10 * time.Second})
 	e := wantErr(t, err, fault.CodeInterrupted, fault.Interrupted)
-	cl := e.Details["cleanup"].(AgentCleanup)
+	cl := e.Details["cleanup"].(agentCleanup)
 	sid := startedSession(t, dev)
 	if !cl.Attempted || !cl.Success || cl.SessionID != sid || e.Details["sessionId"] != sid {
 		t.Fatalf("cleanup %+v", cl)
@@ -613,11 +613,11 @@ func TestAgentActInterruptAndTimeoutCancelExactSession(t *testing.T) {
 				code, exit = fault.CodeAgentActionTimeout, fault.Timeout
 			}
 			e := wantErr(t, err, code, exit)
-			cl := e.Details["cleanup"].(AgentCleanup)
+			cl := e.Details["cleanup"].(agentCleanup)
 			if !cl.Attempted || !cl.Success || cl.State != "cancelled" || e.Details["stepId"] != "slow" {
 				t.Fatalf("cleanup %+v details %v", cl, e.Details)
 			}
-			if ar == nil || ar.Receipt == nil || ar.Receipt.Status != ReceiptAccepted {
+			if ar == nil || ar.Receipt == nil || ar.Receipt.Status != receiptAccepted {
 				t.Fatalf("receipt %+v", ar)
 			}
 			checkExactCancel(t, dev, c, id.SessionID, tok)
@@ -694,28 +694,28 @@ func TestCheckTimeline(t *testing.T) {
 		}
 		return out
 	}
-	full := []string{EventSessionStarted, EventObservationCreated, EventSessionTerminal, EventLeaseReleased}
-	c := CheckTimeline(mk([]int64{1, 2, 3, 4}, full), "s")
+	full := []string{eventSessionStarted, eventObservationCreated, eventSessionTerminal, eventLeaseReleased}
+	c := checkTimeline(mk([]int64{1, 2, 3, 4}, full), "s")
 	if !c.Complete || !c.SequenceContiguous || c.LastSequence != 4 {
 		t.Fatalf("%+v", c)
 	}
-	c = CheckTimeline(mk([]int64{1, 2, 5, 6}, full), "s")
-	if c.Complete || c.SequenceContiguous || len(c.Gaps) != 1 || c.Gaps[0] != (SequenceGap{After: 2, Next: 5, Missing: 2}) {
+	c = checkTimeline(mk([]int64{1, 2, 5, 6}, full), "s")
+	if c.Complete || c.SequenceContiguous || len(c.Gaps) != 1 || c.Gaps[0] != (sequenceGap{After: 2, Next: 5, Missing: 2}) {
 		t.Fatalf("%+v", c)
 	}
-	c = CheckTimeline(mk([]int64{1, 2, 3, 4}, []string{EventSessionStarted, EventSessionTerminal, EventObservationCreated, EventLeaseReleased}), "s")
+	c = checkTimeline(mk([]int64{1, 2, 3, 4}, []string{eventSessionStarted, eventSessionTerminal, eventObservationCreated, eventLeaseReleased}), "s")
 	if c.Complete || c.ReleaseFollows {
 		t.Fatalf("release must follow terminal: %+v", c)
 	}
-	c = CheckTimeline(mk([]int64{1, 2, 3, 4}, full), "other")
+	c = checkTimeline(mk([]int64{1, 2, 3, 4}, full), "other")
 	if c.Complete || c.ForeignEvents != 4 {
 		t.Fatalf("%+v", c)
 	}
-	evs, err := ParseTimelineJSONL(strings.NewReader("{\"sequence\":1,\"type\":\"session_started\"}\n{\"sequence\":2,\"type\":\"x\"}"))
+	evs, err := parseTimelineJSONL(strings.NewReader("{\"sequence\":1,\"type\":\"session_started\"}\n{\"sequence\":2,\"type\":\"x\"}"))
 	if err != nil || len(evs) != 2 {
 		t.Fatalf("%v %d", err, len(evs))
 	}
-	if _, err := ParseTimelineJSONL(strings.NewReader("{\"sequence\":1,\"type\":\"a\"}\n\nnot json\n")); err == nil {
+	if _, err := parseTimelineJSONL(strings.NewReader("{\"sequence\":1,\"type\":\"a\"}\n\nnot json\n")); err == nil {
 		t.Fatal("bad jsonl accepted")
 	}
 }

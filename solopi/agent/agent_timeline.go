@@ -10,9 +10,9 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// SequenceGap is a hole in a timeline: After is the last sequence seen
+// sequenceGap is a hole in a timeline: After is the last sequence seen
 // before the hole and Next the first one after it.
-type SequenceGap struct {
+type sequenceGap struct {
 	After   int64 `json:"after"`
 	Next    int64 `json:"next"`
 	Missing int64 `json:"missing"`
@@ -28,7 +28,7 @@ type TimelineCheck struct {
 	LastSequence       int64          `json:"lastSequence"`
 	SequenceContiguous bool           `json:"sequenceContiguous"`
 	StartsAtOne        bool           `json:"startsAtOne"`
-	Gaps               []SequenceGap  `json:"gaps"`
+	Gaps               []sequenceGap  `json:"gaps"`
 	OutOfOrder         int            `json:"outOfOrder"`
 	ForeignEvents      int            `json:"foreignEvents"`
 	TerminalEvents     int            `json:"terminalEvents"`
@@ -41,20 +41,20 @@ type TimelineCheck struct {
 	Complete bool `json:"complete"`
 }
 
-// CheckTimeline checks events (in the order the device gave them) of the
+// checkTimeline checks events (in the order the device gave them) of the
 // session sessionID ("" skips the ownership check).
-func CheckTimeline(events []AgentEvent, sessionID string) TimelineCheck {
-	c := TimelineCheck{EventCount: len(events), SequenceContiguous: true, Gaps: []SequenceGap{}, TypeCounts: map[string]int{}}
+func checkTimeline(events []AgentEvent, sessionID string) TimelineCheck {
+	c := TimelineCheck{EventCount: len(events), SequenceContiguous: true, Gaps: []sequenceGap{}, TypeCounts: map[string]int{}}
 	for i, ev := range events {
 		c.TypeCounts[ev.Type]++
 		if sessionID != "" && ev.SessionID != sessionID {
 			c.ForeignEvents++
 		}
 		switch ev.Type {
-		case EventSessionTerminal:
+		case eventSessionTerminal:
 			c.TerminalEvents++
-			c.ReleaseFollows = i+1 < len(events) && events[i+1].Type == EventLeaseReleased
-		case EventLeaseReleased:
+			c.ReleaseFollows = i+1 < len(events) && events[i+1].Type == eventLeaseReleased
+		case eventLeaseReleased:
 			c.LeaseReleased++
 		}
 		if i == 0 {
@@ -67,7 +67,7 @@ func CheckTimeline(events []AgentEvent, sessionID string) TimelineCheck {
 		case ev.Sequence == prev+1:
 		case ev.Sequence > prev+1:
 			c.SequenceContiguous = false
-			c.Gaps = append(c.Gaps, SequenceGap{After: prev, Next: ev.Sequence, Missing: ev.Sequence - prev - 1})
+			c.Gaps = append(c.Gaps, sequenceGap{After: prev, Next: ev.Sequence, Missing: ev.Sequence - prev - 1})
 		default:
 			c.SequenceContiguous = false
 			c.OutOfOrder++
@@ -79,13 +79,13 @@ func CheckTimeline(events []AgentEvent, sessionID string) TimelineCheck {
 		c.ReleaseFollows = false
 	}
 	c.Complete = c.StartsAtOne && c.SequenceContiguous && c.ForeignEvents == 0 &&
-		events[0].Type == EventSessionStarted && c.TerminalEvents == 1 && c.LeaseReleased == 1 && c.ReleaseFollows
+		events[0].Type == eventSessionStarted && c.TerminalEvents == 1 && c.LeaseReleased == 1 && c.ReleaseFollows
 	return c
 }
 
-// ParseTimelineJSONL parses timeline.jsonl (one event per line; a final
+// parseTimelineJSONL parses timeline.jsonl (one event per line; a final
 // line without a newline is accepted, blank lines are not).
-func ParseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
+func parseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	var out []AgentEvent
@@ -99,7 +99,7 @@ func ParseTimelineJSONL(r io.Reader) ([]AgentEvent, error) {
 		if !json.Valid(b) {
 			return out, fault.Newf(fault.Transport, fault.CodeProtocolContractViolation, "timeline.jsonl line %d is not JSON", line)
 		}
-		ev, err := ParseAgentEvent(append(json.RawMessage(nil), b...))
+		ev, err := parseAgentEvent(append(json.RawMessage(nil), b...))
 		if err != nil {
 			return out, fmt.Errorf("timeline.jsonl line %d: %w", line, err)
 		}

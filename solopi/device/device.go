@@ -395,11 +395,11 @@ func (d *Device) Foreground(ctx context.Context) (string, error) {
 		}
 		return "", fault.Wrap(fault.Transport, fault.CodeAdbError, "dumpsys window failed", err)
 	}
-	return ParseFocus(string(stdout)), nil
+	return parseFocus(string(stdout)), nil
 }
 
-// ParseFocus extracts pkg/cls from the mCurrentFocus line of dumpsys window.
-func ParseFocus(out string) string {
+// parseFocus extracts pkg/cls from the mCurrentFocus line of dumpsys window.
+func parseFocus(out string) string {
 	for _, line := range strings.Split(out, "\n") {
 		i := strings.Index(line, "mCurrentFocus=Window{")
 		if i < 0 {

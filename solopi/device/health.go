@@ -26,8 +26,8 @@ const (
 
 // Upstream failedChecks values.
 const (
-	FailedAppInitialized = "appInitialized"
-	FailedPermissions    = "permissions"
+	failedAppInitialized = "appInitialized"
+	failedPermissions    = "permissions"
 	FailedAutoStart      = "autoStart"
 	FailedReady          = "ready"
 )
@@ -40,9 +40,9 @@ type checkSpec struct {
 // checkSpecs say, per requirement, what it means and what a tester does
 // about it on the phone.
 var checkSpecs = map[string]checkSpec{
-	CheckInstalled:        {"SoloPi is installed", ActionInstallSoloPi},
+	CheckInstalled:        {"SoloPi is installed", actionInstallSoloPi},
 	CheckControlService:   {"SoloPi's control service answers on the device", ActionOpenSoloPi},
-	CheckProtocolVersions: {"SoloPi speaks harness protocol 2.0 and agent protocol 1.0", ActionMatchVersions},
+	CheckProtocolVersions: {"SoloPi speaks harness protocol 2.0 and agent protocol 1.0", actionMatchVersions},
 	CheckAppInitialized: {"SoloPi finished initialising",
 		"Open SoloPi on the phone and wait until its main screen appears; accept its first-start prompts."},
 	CheckAdb: {"SoloPi's internal ADB connection is open",
@@ -88,9 +88,9 @@ func NewCheck(name string, ok bool, missing string) Check {
 	return c
 }
 
-// HealthVerdict is harness?type=health turned into findings with the
+// healthVerdict is harness?type=health turned into findings with the
 // reference host's rules (docs/device-protocol.md).
-type HealthVerdict struct {
+type healthVerdict struct {
 	Ready              bool
 	MissingPermissions []string
 	FailedChecks       []string
@@ -98,12 +98,12 @@ type HealthVerdict struct {
 }
 
 // EvaluateHealth judges a health object. Only a literal JSON true counts.
-func EvaluateHealth(h WireObject) HealthVerdict {
-	v := HealthVerdict{MissingPermissions: []string{}, FailedChecks: []string{}}
+func EvaluateHealth(h WireObject) healthVerdict {
+	v := healthVerdict{MissingPermissions: []string{}, FailedChecks: []string{}}
 	isTrue := func(o WireObject, k string) bool { b, ok := o.Flag(k); return ok && b }
 	init := isTrue(h, "appInitialized")
 	if !init {
-		v.FailedChecks = append(v.FailedChecks, FailedAppInitialized)
+		v.FailedChecks = append(v.FailedChecks, failedAppInitialized)
 	}
 	v.Checks = append(v.Checks, NewCheck(CheckAppInitialized, init, "health.appInitialized is not true"))
 
@@ -121,7 +121,7 @@ func EvaluateHealth(h WireObject) HealthVerdict {
 	}
 	slices.Sort(v.MissingPermissions)
 	if lacksKey {
-		v.FailedChecks = append(v.FailedChecks, FailedPermissions)
+		v.FailedChecks = append(v.FailedChecks, failedPermissions)
 	}
 	auto := isTrue(h, "autoStart")
 	if !auto {

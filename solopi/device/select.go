@@ -9,9 +9,9 @@ import (
 	"github.com/solopi-dev/solopi/solopi/adb"
 )
 
-// SelectTimeout bounds device selection (the reference host gives
+// selectTimeout bounds device selection (the reference host gives
 // `adb get-state` 10 s), so a wedged adb server cannot hang a caller.
-const SelectTimeout = 10 * time.Second
+const selectTimeout = 10 * time.Second
 
 // SelectionCodes are the refusals of device selection: the user's to fix
 // when they pointed a command at a device, an infrastructure failure when
@@ -74,11 +74,11 @@ func (s Selector) Online(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, SelectTimeout)
+	lctx, cancel := context.WithTimeout(ctx, selectTimeout)
 	defer cancel()
 	list, err := c.Devices(lctx)
 	if err != nil {
-		return nil, MapAdbError(err, "")
+		return nil, mapAdbError(err, "")
 	}
 	var out []string
 	for _, d := range list {
@@ -96,7 +96,7 @@ func (s Selector) viaAdb(ctx context.Context, serial string) (Transport, error) 
 	if err != nil {
 		return nil, err
 	}
-	sctx, cancel := context.WithTimeout(ctx, SelectTimeout)
+	sctx, cancel := context.WithTimeout(ctx, selectTimeout)
 	defer cancel()
 	d, err := c.Device(sctx, serial)
 	if err != nil {
@@ -107,7 +107,7 @@ func (s Selector) viaAdb(ctx context.Context, serial string) (Transport, error) 
 			return nil, fault.Wrap(fault.Timeout, fault.CodeAdbTimeout, "the adb server did not answer device selection in time", err).
 				With("adbServer", c.Addr())
 		}
-		return nil, MapAdbError(err, serial)
+		return nil, mapAdbError(err, serial)
 	}
 	return d, nil
 }
@@ -145,10 +145,10 @@ func Describe(ctx context.Context, t Transport) map[string]any {
 	return m
 }
 
-// MapAdbError turns the adb client's typed errors into fault errors:
+// mapAdbError turns the adb client's typed errors into fault errors:
 // selection problems are the user's to fix (Invalid), an unreachable
 // server or a broken stream is a transport failure.
-func MapAdbError(err error, serial string) error {
+func mapAdbError(err error, serial string) error {
 	var ae *adb.Error
 	errors.As(err, &ae)
 	detail := func(e *fault.Error) *fault.Error {

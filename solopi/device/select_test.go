@@ -31,7 +31,7 @@ func TestMapAdbErrors(t *testing.T) {
 		{&adb.FailError{Service: "host:features", Msg: "unknown host service"}, fault.CodeAdbError, fault.Transport},
 	}
 	for _, c := range cases {
-		err := MapAdbError(c.err, "X1")
+		err := mapAdbError(c.err, "X1")
 		var e *fault.Error
 		if !errors.As(err, &e) || e.Code != c.code || e.Kind != c.kind {
 			t.Errorf("%v → %v", c.err, err)

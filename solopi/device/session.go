@@ -14,13 +14,13 @@ import (
 
 // User actions of session bootstrap, in words a tester can follow.
 const (
-	ActionInstallSoloPi = "Install SoloPi 1.x (com.alipay.hulu 1.0.2 or newer, harness protocol 2.0) on the device, " +
+	actionInstallSoloPi = "Install SoloPi 1.x (com.alipay.hulu 1.0.2 or newer, harness protocol 2.0) on the device, " +
 		"open it once and finish its first-start setup, then run the command again."
 	actionUpgradeSoloPi = "Install SoloPi 1.x (harness protocol 2.0) on the device, e.g. com.alipay.hulu 1.0.2: the " +
 		"installed SoloPi has no harness control service. Open it once after installing, then run the command again."
 	ActionOpenSoloPi = "Unlock the phone, open SoloPi and wait until its main screen appears; if it keeps failing, " +
 		"check that --device-port matches SoloPi's control port (default 23342)."
-	ActionMatchVersions = "Install a SoloPi build that speaks harness protocol 2.0 and agent protocol 1.0 " +
+	actionMatchVersions = "Install a SoloPi build that speaks harness protocol 2.0 and agent protocol 1.0 " +
 		"(com.alipay.hulu 1.0.2), or use a solopi CLI release made for the installed SoloPi."
 )
 
@@ -111,16 +111,16 @@ func IsInstalled(ctx context.Context, t Transport, pkg string) (bool, error) {
 	return strings.HasPrefix(strings.TrimSpace(string(stdout)), "package:"), nil
 }
 
-// NotInstalledError is the error of a device without SoloPi (exit 3; doctor
+// notInstalledError is the error of a device without SoloPi (exit 3; doctor
 // reports it as a finding instead).
-func NotInstalledError(pkg string) *fault.Error {
+func notInstalledError(pkg string) *fault.Error {
 	return fault.Newf(fault.Invalid, fault.CodeSolopiNotInstalled, "SoloPi (%s) is not installed on the selected device", pkg).
-		WithUserAction(ActionInstallSoloPi).With("package", pkg).With("installed", false)
+		WithUserAction(actionInstallSoloPi).With("package", pkg).With("installed", false)
 }
 
-// InstalledVersion reads the versionName of pkg from `dumpsys package`
+// installedVersion reads the versionName of pkg from `dumpsys package`
 // ("" when it cannot be read).
-func InstalledVersion(ctx context.Context, t Transport, pkg string) (string, error) {
+func installedVersion(ctx context.Context, t Transport, pkg string) (string, error) {
 	stdout, _, _, err := t.Shell(ctx, ShellJoin("dumpsys", "package", pkg))
 	if err != nil {
 		if ie := CtxErr(ctx, err); ie != nil {
@@ -173,7 +173,7 @@ func OpenSession(ctx context.Context, t Transport, opts SessionOptions) (*Sessio
 		return nil, err
 	}
 	if !installed {
-		return nil, NotInstalledError(pkg)
+		return nil, notInstalledError(pkg)
 	}
 	return OpenInstalled(ctx, t, opts)
 }
@@ -204,7 +204,7 @@ func OpenInstalled(ctx context.Context, t Transport, opts SessionOptions) (_ *Se
 	if isNoListener(probeErr) {
 		// An HTTP server without a harness resolver is either SoloPi 0.x or
 		// a 1.x still building its resolvers; the version tells which.
-		v, err := InstalledVersion(ctx, t, pkg)
+		v, err := installedVersion(ctx, t, pkg)
 		if err != nil {
 			return nil, err
 		}
@@ -369,7 +369,7 @@ func (s *Session) accept(caps capabilities) error {
 			With("protocolVersion", hv).With("agentProtocolVersion", av).
 			With("expectedProtocolVersion", protocol.HarnessProtocolVersion).
 			With("expectedAgentProtocolVersion", protocol.AgentProtocolVersion).
-			WithUserAction(ActionMatchVersions)
+			WithUserAction(actionMatchVersions)
 	}
 	s.Capabilities = caps.raw
 	return nil

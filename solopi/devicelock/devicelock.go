@@ -106,7 +106,7 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 	if lk.Server != "" {
 		key = serial + "@" + lk.Server
 	}
-	path := filepath.Join(lk.Dir, FileName(key))
+	path := filepath.Join(lk.Dir, fileName(key))
 	f, err := openLockFile(lk.Dir, path)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 	if args == nil {
 		args = os.Args
 	}
-	if err := writeHolder(f, Holder{Serial: serial, PID: os.Getpid(), Command: CommandLine(args), Since: clk.Now().UTC()}); err != nil {
+	if err := writeHolder(f, Holder{Serial: serial, PID: os.Getpid(), Command: commandLine(args), Since: clk.Now().UTC()}); err != nil {
 		l.Release()
 		return nil, fault.Wrap(fault.Invalid, fault.CodeDeviceLockFailed, "the device lock file cannot be written", err).With("serial", serial).With("lockFile", path)
 	}

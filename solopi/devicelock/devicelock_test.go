@@ -277,7 +277,7 @@ func TestSymlinkedLockFileIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(t.TempDir(), "elsewhere")
-	if err := os.Symlink(target, filepath.Join(dir, FileName("sim-0001"))); err != nil {
+	if err := os.Symlink(target, filepath.Join(dir, fileName("sim-0001"))); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Locker{Dir: dir}.Acquire(context.Background(), "sim-0001", 0)
@@ -311,11 +311,11 @@ func TestCommandLineHidesSecretValues(t *testing.T) {
 		{[]string{"solopi", "--owner-token=abc", "--bearer-token", "-v", "x"}, []string{"solopi --owner-token=[redacted] --bearer-token -v x"}},
 		{[]string{"solopi", "run\x1b[31m", "--password"}, []string{"solopi run[31m --password"}},
 	} {
-		if got := CommandLine(tc.in); got != tc.want[0] {
+		if got := commandLine(tc.in); got != tc.want[0] {
 			t.Errorf("%q: %q, want %q", tc.in, got, tc.want[0])
 		}
 	}
-	long := CommandLine([]string{"solopi", strings.Repeat("é", 400)})
+	long := commandLine([]string{"solopi", strings.Repeat("é", 400)})
 	if len(long) > commandMax+len("…") || !strings.HasSuffix(long, "…") {
 		t.Errorf("long command line: %d bytes", len(long))
 	}

@@ -13,7 +13,7 @@ func FuzzParseHolder(f *testing.F) {
 	f.Add([]byte(`{"schema":"solopi.device-lock/v1","pid":-1}`))
 	f.Add([]byte(`{"schema":"solopi.device-lock/v1","pid":1}{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		h, err := ParseHolder(b)
+		h, err := parseHolder(b)
 		if err != nil {
 			if h != nil {
 				t.Fatal("a holder with an error")

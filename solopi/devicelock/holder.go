@@ -16,8 +16,8 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// HolderSchema identifies the record inside a lock file.
-const HolderSchema = "solopi.device-lock/v1"
+// holderSchema identifies the record inside a lock file.
+const holderSchema = "solopi.device-lock/v1"
 
 // Holder is who holds a phone: written into the lock file by the holder,
 // read by a process that finds the phone busy.
@@ -37,7 +37,7 @@ type holderFile struct {
 }
 
 func writeHolder(f *os.File, h Holder) error {
-	b, err := json.Marshal(holderFile{Schema: HolderSchema, Holder: h})
+	b, err := json.Marshal(holderFile{Schema: holderSchema, Holder: h})
 	if err != nil {
 		return err
 	}
@@ -55,12 +55,12 @@ func readHolder(f *os.File) (*Holder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseHolder(b)
+	return parseHolder(b)
 }
 
-// ParseHolder reads a lock file's record; the file is written by another
+// parseHolder reads a lock file's record; the file is written by another
 // process and may be empty, half written or not ours.
-func ParseHolder(b []byte) (*Holder, error) {
+func parseHolder(b []byte) (*Holder, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return nil, errors.New("the lock file holds no record")
@@ -77,7 +77,7 @@ func ParseHolder(b []byte) (*Holder, error) {
 	if dec.More() {
 		return nil, errors.New("trailing data after the lock file record")
 	}
-	if h.Schema != HolderSchema || h.PID <= 0 || !utf8.ValidString(h.Command) || !utf8.ValidString(h.Serial) {
+	if h.Schema != holderSchema || h.PID <= 0 || !utf8.ValidString(h.Command) || !utf8.ValidString(h.Serial) {
 		return nil, errors.New("the lock file record is not solopi's")
 	}
 	return &h.Holder, nil
@@ -100,11 +100,11 @@ func secretFlag(name string) bool {
 	return false
 }
 
-// CommandLine renders args for the holder record: the program's base name
+// commandLine renders args for the holder record: the program's base name
 // and its arguments, the value of every flag whose name looks secret
 // (token, key, password, ...) replaced by redact.Marker, control
 // characters dropped, cut to 512 bytes.
-func CommandLine(args []string) string {
+func commandLine(args []string) string {
 	if len(args) == 0 {
 		return ""
 	}
@@ -143,11 +143,11 @@ func CommandLine(args []string) string {
 	return s
 }
 
-// FileName is the lock file of serial: the serial with every byte outside
+// fileName is the lock file of serial: the serial with every byte outside
 // [A-Za-z0-9._-] replaced by '_' (cut to 64 bytes), then the first 12 hex
 // digits of its SHA-256, so that two serials never share a file and no
 // serial ("..", "a/b", "host:5555") leaves the lock directory.
-func FileName(serial string) string {
+func fileName(serial string) string {
 	var b strings.Builder
 	for i := 0; i < len(serial) && b.Len() < 64; i++ {
 		c := serial[i]

@@ -38,37 +38,37 @@ type AdbReceipt struct {
 	Connected          bool       `json:"connected"`
 	Terminal           bool       `json:"terminal"`
 	UserActionRequired bool       `json:"userActionRequired"`
-	RequiredUserAction NullString `json:"requiredUserAction"`
+	RequiredUserAction nullString `json:"requiredUserAction"`
 	StartedAt          int64      `json:"startedAt,omitempty"`
 	FinishedAt         int64      `json:"finishedAt,omitempty"`
 	ErrorCode          string     `json:"errorCode,omitempty"`
 	Error              string     `json:"error,omitempty"`
 }
 
-// NullString is a text printed as JSON null when empty: solopi-ai prints
+// nullString is a text printed as JSON null when empty: solopi-ai prints
 // requiredUserAction:null when nothing is required, and null is a value a
 // script may test for.
-type NullString string
+type nullString string
 
 // MarshalJSON writes null for "" and the string otherwise.
-func (n NullString) MarshalJSON() ([]byte, error) {
+func (n nullString) MarshalJSON() ([]byte, error) {
 	if n == "" {
 		return []byte("null"), nil
 	}
 	return json.Marshal(string(n))
 }
 
-// AdbConnectResult is the adb-connect command's object: the receipt, plus
+// adbConnectResult is the adb-connect command's object: the receipt, plus
 // alreadyConnected and the doctor report after the connection.
-type AdbConnectResult struct {
+type adbConnectResult struct {
 	AdbReceipt
 	AlreadyConnected bool          `json:"alreadyConnected"`
-	Doctor           *DoctorReport `json:"doctor"`
+	Doctor           *doctorReport `json:"doctor"`
 }
 
-// ParseAdbReceipt checks a receipt against the device protocol's consistency
+// parseAdbReceipt checks a receipt against the device protocol's consistency
 // rules; any violation is a protocol error.
-func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
+func parseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 	var rc AdbReceipt
 	bad := func(format string, args ...any) (AdbReceipt, error) {
 		return rc, fault.Newf(fault.Transport, fault.CodeAdbConnectReceiptInvalid, "inconsistent adb-connect receipt: "+format, args...).
@@ -97,7 +97,7 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 		}
 		*dst = s
 	}
-	rc.RequiredUserAction = NullString(required)
+	rc.RequiredUserAction = nullString(required)
 	for k, dst := range map[string]*int64{"startedAt": &rc.StartedAt, "finishedAt": &rc.FinishedAt} {
 		if !r.Has(k) {
 			continue
@@ -131,7 +131,7 @@ func ParseAdbReceipt(r device.WireObject) (AdbReceipt, error) {
 // AdbConnect opens SoloPi's internal ADB connection when it is the only
 // thing missing, and proves it with a ready doctor. It never answers an
 // RSA dialog, never changes the internal address and never runs adb tcpip.
-func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) (*AdbConnectResult, error) {
+func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) (*adbConnectResult, error) {
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = 20 * time.Second
 	}
@@ -144,12 +144,12 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	if opts.NewRequestID == nil {
 		opts.NewRequestID = device.NewRequestID
 	}
-	doc, err := DoctorOnSession(ctx, s, opts.Device)
+	doc, err := doctorOnSession(ctx, s, opts.Device)
 	if err != nil {
 		return nil, err
 	}
 	if doc.Ready {
-		return &AdbConnectResult{
+		return &adbConnectResult{
 			AdbReceipt:       AdbReceipt{Success: true, State: string(protocol.AdbConnected), Connected: true, Terminal: true},
 			AlreadyConnected: true, Doctor: doc,
 		}, nil
@@ -173,7 +173,7 @@ func AdbConnect(ctx context.Context, s *device.Session, opts AdbConnectOptions) 
 	if err != nil {
 		return nil, err
 	}
-	res := &AdbConnectResult{AdbReceipt: rc}
+	res := &adbConnectResult{AdbReceipt: rc}
 	if rc.State == string(protocol.AdbFailed) {
 		act := string(rc.RequiredUserAction)
 		if act == "" {
@@ -247,7 +247,7 @@ func awaitAdbReceipt(s *device.Session, ctx, cctx context.Context, id string, op
 		Params: device.P(protocol.ParamType, protocol.HarnessAdbConnectStatus, protocol.ParamRequestID, id)}
 	_, err := device.AwaitReceipt(cctx, s.Device, q, device.PollOptions{Timeout: opts.ConnectTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval},
 		func(r device.Receipt) (bool, error) {
-			rc, err := ParseAdbReceipt(r.Object)
+			rc, err := parseAdbReceipt(r.Object)
 			final = rc
 			if err != nil {
 				return false, err
@@ -289,13 +289,13 @@ func stepAdb(m *protocol.Machine, from, to protocol.State) error {
 // awaitReadyDoctor re-runs doctor until ready or the ready budget ends;
 // it returns the last report (nil if none came back) and the last query
 // error, so the caller can say why the gate did not pass.
-func awaitReadyDoctor(ctx context.Context, s *device.Session, opts AdbConnectOptions) (*DoctorReport, error, error) {
+func awaitReadyDoctor(ctx context.Context, s *device.Session, opts AdbConnectOptions) (*doctorReport, error, error) {
 	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
 	defer cancel()
-	var last *DoctorReport
+	var last *doctorReport
 	var lastErr error
 	err := device.PollUntil(rctx, device.PollOptions{Timeout: opts.ReadyTimeout, Interval: opts.PollInterval, Initial: opts.PollInterval, Clock: s.Device.Clock()}, func(_ context.Context) (bool, error) {
-		doc, err := DoctorOnSession(rctx, s, opts.Device)
+		doc, err := doctorOnSession(rctx, s, opts.Device)
 		if ctx.Err() != nil {
 			return false, device.Interrupted(ctx)
 		}

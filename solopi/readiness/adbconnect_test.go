@@ -235,7 +235,7 @@ func FuzzParseAdbReceipt(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rc, err := ParseAdbReceipt(o)
+		rc, err := parseAdbReceipt(o)
 		if err != nil {
 			return
 		}

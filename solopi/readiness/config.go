@@ -25,16 +25,16 @@ const (
 
 // Config value types as the device spells them.
 const (
-	ConfigBoolean = "boolean"
-	ConfigInt     = "int"
-	ConfigLong    = "long"
-	ConfigString  = "string"
-	ConfigJSON    = "json"
+	configBoolean = "boolean"
+	configInt     = "int"
+	configLong    = "long"
+	configString  = "string"
+	configJSON    = "json"
 )
 
-// ConfigKey is one row of SoloPi 1.0.2's config allowlist (docs/device-protocol.md). The table is local so that refusals and validation happen before
+// configKey is one row of SoloPi 1.0.2's config allowlist (docs/device-protocol.md). The table is local so that refusals and validation happen before
 // the device is touched.
-type ConfigKey struct {
+type configKey struct {
 	Key       string
 	Type      string
 	Writable  bool
@@ -46,58 +46,58 @@ type ConfigKey struct {
 	Refusal string
 }
 
-func configRange(k ConfigKey, lo, hi int64) ConfigKey {
+func configRange(k configKey, lo, hi int64) configKey {
 	k.HasRange, k.Min, k.Max = true, lo, hi
 	return k
 }
 
 // configTable is the allowlist in the device's list order.
-var configTable = []ConfigKey{
-	{Key: "KEY_PERFORMANCE_UPLOAD", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
-	{Key: "KEY_RECORD_SCREEN_UPLOAD", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
-	{Key: "KEY_PATCH_URL", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
-	{Key: "KEY_OUTPUT_CHARSET", Type: ConfigString, Writable: true},
-	configRange(ConfigKey{Key: "KEY_USE_LANGUAGE", Type: ConfigInt, Writable: true}, 0, 2),
-	{Key: "KEY_ALLOW_REPLAY_DIFFERENT_APP", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_RESTART_APP_ON_PLAY", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_DISPLAY_SYSTEM_APP", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_REPLAY_AUTO_START", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_RECORD_COVER_MODE", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_SKIP_ACCESSIBILITY", Type: ConfigBoolean, Writable: true},
-	configRange(ConfigKey{Key: "KEY_MAX_WAIT_TIME", Type: ConfigLong, Writable: true}, 1, 600000),
-	configRange(ConfigKey{Key: "KEY_MAX_SCROLL_FIND_COUNT", Type: ConfigInt, Writable: true}, 0, 100),
-	configRange(ConfigKey{Key: "KEY_AUTO_CLEAR_FILES_DAYS", Type: ConfigInt, Writable: true}, -1, 3650),
-	configRange(ConfigKey{Key: "KEY_SCREENSHOT_RESOLUTION", Type: ConfigInt, Writable: true}, 1, 4320),
-	{Key: "KEY_HIGHLIGHT_REPLAY_NODE", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_CHECK_UPDATE", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_ADB_SERVER", Type: ConfigString, Refusal: fault.CodeUIConfirmationRequired},
-	{Key: "KEY_HIDE_LOG", Type: ConfigBoolean, Writable: true},
-	configRange(ConfigKey{Key: "KEY_SCREEN_FACTOR_ROTATION", Type: ConfigInt, Writable: true}, 0, 3),
-	{Key: "KEY_SCREEN_ROTATION", Type: ConfigBoolean, Writable: true},
-	{Key: "KEY_GLOBAL_SETTINGS", Type: ConfigJSON, Sensitive: true, Refusal: CodeSensitiveUIRequired},
-	{Key: "KEY_AES_KEY", Type: ConfigString, Sensitive: true, Refusal: CodeSensitiveUIRequired},
-	{Key: "KEY_BASE_DIR", Type: ConfigString, Refusal: CodeUIMigrationRequired},
-	configRange(ConfigKey{Key: "KEY_CONTROL_PORT", Type: ConfigInt}, 5000, 65535).withRefusal(fault.CodeNewSessionRequired),
+var configTable = []configKey{
+	{Key: "KEY_PERFORMANCE_UPLOAD", Type: configString, Refusal: fault.CodeUIConfirmationRequired},
+	{Key: "KEY_RECORD_SCREEN_UPLOAD", Type: configString, Refusal: fault.CodeUIConfirmationRequired},
+	{Key: "KEY_PATCH_URL", Type: configString, Refusal: fault.CodeUIConfirmationRequired},
+	{Key: "KEY_OUTPUT_CHARSET", Type: configString, Writable: true},
+	configRange(configKey{Key: "KEY_USE_LANGUAGE", Type: configInt, Writable: true}, 0, 2),
+	{Key: "KEY_ALLOW_REPLAY_DIFFERENT_APP", Type: configBoolean, Writable: true},
+	{Key: "KEY_RESTART_APP_ON_PLAY", Type: configBoolean, Writable: true},
+	{Key: "KEY_DISPLAY_SYSTEM_APP", Type: configBoolean, Writable: true},
+	{Key: "KEY_REPLAY_AUTO_START", Type: configBoolean, Writable: true},
+	{Key: "KEY_RECORD_COVER_MODE", Type: configBoolean, Writable: true},
+	{Key: "KEY_SKIP_ACCESSIBILITY", Type: configBoolean, Writable: true},
+	configRange(configKey{Key: "KEY_MAX_WAIT_TIME", Type: configLong, Writable: true}, 1, 600000),
+	configRange(configKey{Key: "KEY_MAX_SCROLL_FIND_COUNT", Type: configInt, Writable: true}, 0, 100),
+	configRange(configKey{Key: "KEY_AUTO_CLEAR_FILES_DAYS", Type: configInt, Writable: true}, -1, 3650),
+	configRange(configKey{Key: "KEY_SCREENSHOT_RESOLUTION", Type: configInt, Writable: true}, 1, 4320),
+	{Key: "KEY_HIGHLIGHT_REPLAY_NODE", Type: configBoolean, Writable: true},
+	{Key: "KEY_CHECK_UPDATE", Type: configBoolean, Writable: true},
+	{Key: "KEY_ADB_SERVER", Type: configString, Refusal: fault.CodeUIConfirmationRequired},
+	{Key: "KEY_HIDE_LOG", Type: configBoolean, Writable: true},
+	configRange(configKey{Key: "KEY_SCREEN_FACTOR_ROTATION", Type: configInt, Writable: true}, 0, 3),
+	{Key: "KEY_SCREEN_ROTATION", Type: configBoolean, Writable: true},
+	{Key: "KEY_GLOBAL_SETTINGS", Type: configJSON, Sensitive: true, Refusal: CodeSensitiveUIRequired},
+	{Key: "KEY_AES_KEY", Type: configString, Sensitive: true, Refusal: CodeSensitiveUIRequired},
+	{Key: "KEY_BASE_DIR", Type: configString, Refusal: CodeUIMigrationRequired},
+	configRange(configKey{Key: "KEY_CONTROL_PORT", Type: configInt}, 5000, 65535).withRefusal(fault.CodeNewSessionRequired),
 }
 
-func (k ConfigKey) withRefusal(code string) ConfigKey { k.Refusal = code; return k }
+func (k configKey) withRefusal(code string) configKey { k.Refusal = code; return k }
 
 // ConfigKeys returns the allowlist in list order.
-func ConfigKeys() []ConfigKey { return slices.Clone(configTable) }
+func ConfigKeys() []configKey { return slices.Clone(configTable) }
 
-// LookupConfigKey finds a key of the allowlist.
-func LookupConfigKey(key string) (ConfigKey, bool) {
+// lookupConfigKey finds a key of the allowlist.
+func lookupConfigKey(key string) (configKey, bool) {
 	for _, k := range configTable {
 		if k.Key == key {
 			return k, true
 		}
 	}
-	return ConfigKey{}, false
+	return configKey{}, false
 }
 
 // sensitiveKey reports whether key's value must never be printed.
 func sensitiveKey(key string) bool {
-	k, ok := LookupConfigKey(key)
+	k, ok := lookupConfigKey(key)
 	return ok && k.Sensitive
 }
 
@@ -118,8 +118,8 @@ var refusalActions = map[string]string{
 // CheckConfigSet validates a config-set request locally: bad values are
 // usage errors (exit 3); unknown and read-only keys are refused (exit 2).
 // It returns the key and the normalized value that will be sent.
-func CheckConfigSet(key, value string) (ConfigKey, string, error) {
-	k, ok := LookupConfigKey(key)
+func CheckConfigSet(key, value string) (configKey, string, error) {
+	k, ok := lookupConfigKey(key)
 	if !ok {
 		return k, "", unsupportedConfig(key)
 	}
@@ -127,7 +127,7 @@ func CheckConfigSet(key, value string) (ConfigKey, string, error) {
 		return k, "", fault.New(fault.Failed, k.Refusal, k.Key+": "+refusalMessages[k.Refusal]).
 			WithUserAction(refusalActions[k.Refusal]).With("key", k.Key).With("config", k.spec())
 	}
-	norm, err := NormalizeConfigValue(k, value)
+	norm, err := normalizeConfigValue(k, value)
 	if err != nil {
 		return k, "", err
 	}
@@ -137,7 +137,7 @@ func CheckConfigSet(key, value string) (ConfigKey, string, error) {
 // spec is the key's description as the device's config object spells it
 // (without a value): a refusal made before any device contact still
 // carries the config object a solopi-ai script reads.
-func (k ConfigKey) spec() map[string]any {
+func (k configKey) spec() map[string]any {
 	m := map[string]any{"key": k.Key, "type": k.Type, "writable": k.Writable, "sensitive": k.Sensitive}
 	if k.HasRange {
 		m["min"], m["max"] = k.Min, k.Max
@@ -183,7 +183,7 @@ func NeedsDeviceConfig(refusal error) bool {
 // CheckConfigKey refuses a key outside the allowlist (exit 2, as the
 // device's own unsupported_config answer).
 func CheckConfigKey(key string) error {
-	if _, ok := LookupConfigKey(key); !ok {
+	if _, ok := lookupConfigKey(key); !ok {
 		return unsupportedConfig(key)
 	}
 	return nil
@@ -197,8 +197,8 @@ func unsupportedConfig(key string) *fault.Error {
 	return fault.Newf(fault.Failed, fault.CodeUnsupportedConfig, "unsupported config key %q", key).With("key", key).With("supportedKeys", names)
 }
 
-// NormalizeConfigValue parses value like the device does (docs/device-protocol.md) and returns its canonical text.
-func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
+// normalizeConfigValue parses value like the device does (docs/device-protocol.md) and returns its canonical text.
+func normalizeConfigValue(k configKey, value string) (string, error) {
 	invalid := func(msg string) error {
 		e := fault.Usage(CodeInvalidConfigValue, k.Key+": "+msg).With("key", k.Key).With("type", k.Type)
 		if k.HasRange {
@@ -207,7 +207,7 @@ func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
 		return e
 	}
 	switch k.Type {
-	case ConfigBoolean:
+	case configBoolean:
 		switch strings.ToLower(value) {
 		case "true":
 			return "true", nil
@@ -215,7 +215,7 @@ func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
 			return "false", nil
 		}
 		return "", invalid("a boolean setting takes true or false")
-	case ConfigInt, ConfigLong:
+	case configInt, configLong:
 		if !javaLongSyntax(value) {
 			return "", invalid("a numeric setting takes a decimal integer")
 		}
@@ -227,7 +227,7 @@ func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
 			return "", invalid("value " + strconv.FormatInt(n, 10) + " is outside " + strconv.FormatInt(k.Min, 10) + ".." + strconv.FormatInt(k.Max, 10))
 		}
 		return strconv.FormatInt(n, 10), nil
-	case ConfigString:
+	case configString:
 		if len(utf16.Encode([]rune(value))) > 4096 {
 			return "", invalid("a string setting takes at most 4096 characters")
 		}
@@ -240,7 +240,7 @@ func NormalizeConfigValue(k ConfigKey, value string) (string, error) {
 			return "", invalid("unsupported output charset " + strconv.Quote(value))
 		}
 		return value, nil
-	case ConfigJSON:
+	case configJSON:
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(value), &obj); err != nil || obj == nil {
 			return "", invalid("a JSON setting takes a JSON object")
@@ -282,9 +282,9 @@ var knownCharsets = []string{
 
 func supportedCharset(s string) bool { return slices.Contains(knownCharsets, strings.ToLower(s)) }
 
-// RedactConfig returns a copy of a config spec object without the value of
+// redactConfig returns a copy of a config spec object without the value of
 // a sensitive key: such values never reach any output.
-func RedactConfig(c map[string]any) map[string]any {
+func redactConfig(c map[string]any) map[string]any {
 	out := make(map[string]any, len(c))
 	for k, v := range c {
 		out[k] = v
@@ -362,7 +362,7 @@ func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) 
 		if !isObj {
 			return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config list entry is not an object")
 		}
-		configs = append(configs, RedactConfig(m))
+		configs = append(configs, redactConfig(m))
 	}
 	if configs == nil {
 		configs = []map[string]any{}
@@ -403,7 +403,7 @@ func getConfig(ctx context.Context, s *device.Session, key string) (map[string]a
 	if leaksValue(c) {
 		return nil, exposedError(key)
 	}
-	return RedactConfig(m), nil
+	return redactConfig(m), nil
 }
 
 // ConfigSetOptions configure ConfigSet.
@@ -412,8 +412,8 @@ type ConfigSetOptions struct {
 	PollInterval time.Duration // --poll-interval, default 200 ms
 }
 
-// ConfigSetResult is the config-set command's object.
-type ConfigSetResult struct {
+// configSetResult is the config-set command's object.
+type configSetResult struct {
 	Success       bool           `json:"success"`
 	Confirmed     bool           `json:"confirmed"`
 	Key           string         `json:"key"`
@@ -426,7 +426,7 @@ type ConfigSetResult struct {
 
 // ConfigSet writes one setting through the protected activity and confirms
 // it only when the same key read back over HTTP has the normalized value.
-func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts ConfigSetOptions) (*ConfigSetResult, error) {
+func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts ConfigSetOptions) (*configSetResult, error) {
 	if opts.AckTimeout <= 0 {
 		opts.AckTimeout = 15 * time.Second
 	}
@@ -445,7 +445,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 		return nil, err
 	}
 	want := typedConfigValue(k, norm)
-	res := &ConfigSetResult{Key: k.Key, Type: k.Type, ExpectedValue: want, PreviousValue: before["value"]}
+	res := &configSetResult{Key: k.Key, Type: k.Type, ExpectedValue: want, PreviousValue: before["value"]}
 	actx, cancel := context.WithTimeout(ctx, opts.AckTimeout)
 	defer cancel()
 	if err := s.Device.Mutate(actx, protocol.ActionConfig, device.P(protocol.ParamAction, "set", protocol.ParamKey, k.Key, protocol.ParamValue, norm)); err != nil {
@@ -509,7 +509,7 @@ func configTransient(err error) bool {
 
 // checkConfigSpec cross-checks the device's spec of a key with the local table:
 // a device that disagrees is not the SoloPi this table describes.
-func checkConfigSpec(k ConfigKey, c map[string]any) error {
+func checkConfigSpec(k configKey, c map[string]any) error {
 	var bad []string
 	if c["type"] != k.Type {
 		bad = append(bad, "type")
@@ -541,11 +541,11 @@ func specNumEqual(v any, n int64) bool {
 }
 
 // typedConfigValue is the normalized value as the device's JSON carries it.
-func typedConfigValue(k ConfigKey, norm string) any {
+func typedConfigValue(k configKey, norm string) any {
 	switch k.Type {
-	case ConfigBoolean:
+	case configBoolean:
 		return norm == "true"
-	case ConfigInt, ConfigLong:
+	case configInt, configLong:
 		n, _ := strconv.ParseInt(norm, 10, 64)
 		return n
 	}
@@ -554,15 +554,15 @@ func typedConfigValue(k ConfigKey, norm string) any {
 
 // configValueEqual compares a read-back value with the expected one by
 // type: JSON bool, integer, exact string.
-func configValueEqual(k ConfigKey, got, want any) bool {
+func configValueEqual(k configKey, got, want any) bool {
 	switch k.Type {
-	case ConfigBoolean:
+	case configBoolean:
 		g, ok := got.(bool)
 		return ok && g == want.(bool)
-	case ConfigInt, ConfigLong:
+	case configInt, configLong:
 		g, ok := canonjson.Integer(got)
 		return ok && g == want.(int64)
-	case ConfigJSON:
+	case configJSON:
 		gs, ok := got.(string)
 		if !ok {
 			return false

@@ -260,17 +260,17 @@ func TestConfigGetPlain(t *testing.T) {
 
 func TestNormalizeConfigValue(t *testing.T) {
 	t.Parallel()
-	k, _ := LookupConfigKey("KEY_GLOBAL_SETTINGS")
-	if v, err := NormalizeConfigValue(k, `{ "a" : 1 }`); err != nil || v != `{"a":1}` {
+	k, _ := lookupConfigKey("KEY_GLOBAL_SETTINGS")
+	if v, err := normalizeConfigValue(k, `{ "a" : 1 }`); err != nil || v != `{"a":1}` {
 		t.Errorf("json: %q %v", v, err)
 	}
-	if _, err := NormalizeConfigValue(k, `[1]`); err == nil {
+	if _, err := normalizeConfigValue(k, `[1]`); err == nil {
 		t.Error("json array accepted")
 	}
 	if !configValueEqual(k, `{"a":1}`, `{"a":1}`) || configValueEqual(k, `{"a":2}`, `{"a":1}`) {
 		t.Error("json comparison")
 	}
-	b, _ := LookupConfigKey("KEY_HIDE_LOG")
+	b, _ := lookupConfigKey("KEY_HIDE_LOG")
 	if configValueEqual(b, "true", true) {
 		t.Error("a string is not a boolean")
 	}

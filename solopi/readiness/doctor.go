@@ -12,9 +12,9 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// DoctorReport is the doctor command's object: upstream's fields plus our
+// doctorReport is the doctor command's object: upstream's fields plus our
 // checks[].
-type DoctorReport struct {
+type doctorReport struct {
 	Success            bool              `json:"success"`
 	Ready              bool              `json:"ready"`
 	Device             map[string]any    `json:"device"`
@@ -42,7 +42,7 @@ type DoctorOptions struct {
 	Device map[string]any
 }
 
-func newReport(t device.Transport, opts DoctorOptions) *DoctorReport {
+func newReport(t device.Transport, opts DoctorOptions) *doctorReport {
 	dev := opts.Device
 	if dev == nil {
 		dev = map[string]any{"serial": t.Serial(), "state": "device"}
@@ -51,14 +51,14 @@ func newReport(t device.Transport, opts DoctorOptions) *DoctorReport {
 	if pkg == "" {
 		pkg = protocol.DefaultPackage
 	}
-	return &DoctorReport{Device: dev, Package: pkg, MissingPermissions: []string{}, FailedChecks: []string{}, Checks: []device.Check{}}
+	return &doctorReport{Device: dev, Package: pkg, MissingPermissions: []string{}, FailedChecks: []string{}, Checks: []device.Check{}}
 }
 
 // Doctor opens a session and turns the health query into a verdict. A
 // device without SoloPi is a finding (installed:false, exit 2), not an
 // error. Session failures (control service, versions) come back as an
 // *fault.Error whose details carry the report's fields and checks.
-func Doctor(ctx context.Context, t device.Transport, opts DoctorOptions) (*DoctorReport, error) {
+func Doctor(ctx context.Context, t device.Transport, opts DoctorOptions) (*doctorReport, error) {
 	r := newReport(t, opts)
 	installed, err := device.IsInstalled(ctx, t, r.Package)
 	if err != nil {
@@ -87,8 +87,8 @@ func Doctor(ctx context.Context, t device.Transport, opts DoctorOptions) (*Docto
 	return r, nil
 }
 
-// DoctorOnSession runs the health part of doctor on an open session.
-func DoctorOnSession(ctx context.Context, s *device.Session, selected map[string]any) (*DoctorReport, error) {
+// doctorOnSession runs the health part of doctor on an open session.
+func doctorOnSession(ctx context.Context, s *device.Session, selected map[string]any) (*doctorReport, error) {
 	r := newReport(s.Device.Transport(), DoctorOptions{Session: s.Options(), Device: selected})
 	r.Installed = true
 	r.Checks = append(r.Checks, device.NewCheck(device.CheckInstalled, true, ""))
@@ -98,10 +98,10 @@ func DoctorOnSession(ctx context.Context, s *device.Session, selected map[string
 	return r, nil
 }
 
-func fillDoctor(ctx context.Context, s *device.Session, r *DoctorReport) error {
+func fillDoctor(ctx context.Context, s *device.Session, r *doctorReport) error {
 	r.Launched = s.Launched
 	r.Checks = append(r.Checks, device.NewCheck(device.CheckControlService, true, ""), device.NewCheck(device.CheckProtocolVersions, true, ""))
-	h, err := Health(ctx, s)
+	h, err := health(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -155,8 +155,8 @@ func markFixedByRun(cs []device.Check) []string {
 	return names
 }
 
-// Health runs harness?type=health and requires success:true.
-func Health(ctx context.Context, s *device.Session) (device.WireObject, error) {
+// health runs harness?type=health and requires success:true.
+func health(ctx context.Context, s *device.Session) (device.WireObject, error) {
 	h, err := s.Device.Query(ctx, protocol.ActionHarness, device.P(protocol.ParamType, protocol.HarnessHealth))
 	if err != nil {
 		return h, err
@@ -215,7 +215,7 @@ func joinActions(cs []device.Check, exclude ...string) string {
 
 // sessionFailure adds the report's fields and the failed bootstrap check to
 // a session error, so doctor still says what is wrong and what to do.
-func (r *DoctorReport) sessionFailure(err error) error {
+func (r *doctorReport) sessionFailure(err error) error {
 	var e *fault.Error
 	if !errors.As(err, &e) || e.Kind == fault.Interrupted {
 		return err

@@ -14,7 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func runDoctor(t *testing.T, dev *sim.Device) *DoctorReport {
+func runDoctor(t *testing.T, dev *sim.Device) *doctorReport {
 	t.Helper()
 	r, err := Doctor(context.Background(), dev, DoctorOptions{Session: fastSession()})
 	if err != nil {
@@ -23,7 +23,7 @@ func runDoctor(t *testing.T, dev *sim.Device) *DoctorReport {
 	return r
 }
 
-func checkByName(r *DoctorReport, name string) (device.Check, bool) {
+func checkByName(r *doctorReport, name string) (device.Check, bool) {
 	for _, c := range r.Checks {
 		if c.Name == name {
 			return c, true
@@ -58,7 +58,7 @@ func TestDoctorAllPresent(t *testing.T) {
 
 func TestDoctorEachMissingPermission(t *testing.T) {
 	t.Parallel()
-	for _, perm := range HealthPermissionKeys() {
+	for _, perm := range healthPermissionKeys() {
 		t.Run(perm, func(t *testing.T) {
 			t.Parallel()
 			dev := newSimDevice(t, denied(perm))
@@ -206,8 +206,8 @@ func FuzzEvaluateHealth(f *testing.F) {
 	})
 }
 
-// HealthPermissionKeys returns the five keys of health.permissions, sorted.
-func HealthPermissionKeys() []string {
+// healthPermissionKeys returns the five keys of health.permissions, sorted.
+func healthPermissionKeys() []string {
 	return []string{device.CheckAccessibility, device.CheckAdb, device.CheckBackground, device.CheckFloat, device.CheckPowerSave}
 }
 

@@ -108,8 +108,8 @@ func Inspect(ctx context.Context, s *device.Session) (map[string]any, error) {
 	return m, nil
 }
 
-// ScreenshotResult is the screenshot command's object.
-type ScreenshotResult struct {
+// screenshotResult is the screenshot command's object.
+type screenshotResult struct {
 	Success    bool   `json:"success"`
 	Screenshot string `json:"screenshot"`
 	SHA256     string `json:"sha256"`
@@ -121,7 +121,7 @@ type ScreenshotResult struct {
 }
 
 // Screenshot captures the screen (binary-safe exec screencap) into output.
-func Screenshot(ctx context.Context, t device.Transport, output string) (*ScreenshotResult, error) {
+func Screenshot(ctx context.Context, t device.Transport, output string) (*screenshotResult, error) {
 	if err := CheckOutput(output); err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func Screenshot(ctx context.Context, t device.Transport, output string) (*Screen
 	if err != nil {
 		return nil, err
 	}
-	return &ScreenshotResult{Success: true, Screenshot: fr.Path, SHA256: fr.SHA256, Size: fr.Size, Width: w, Height: h, OutputReplaced: fr.Replaced}, nil
+	return &screenshotResult{Success: true, Screenshot: fr.Path, SHA256: fr.SHA256, Size: fr.Size, Width: w, Height: h, OutputReplaced: fr.Replaced}, nil
 }
 
 // screenOutput is the policy of screenshot and logs --output: written
@@ -168,8 +168,8 @@ func pngSize(b []byte) (int, int, error) {
 	return int(w), int(h), nil
 }
 
-// LogsResult is the logs command's object.
-type LogsResult struct {
+// logsResult is the logs command's object.
+type logsResult struct {
 	Success bool   `json:"success"`
 	Logcat  string `json:"logcat"`
 	Lines   int    `json:"lines"`
@@ -183,7 +183,7 @@ type LogsResult struct {
 const maxLogBytes = 64 << 20
 
 // Logs writes the last `lines` lines of logcat (threadtime) into output.
-func Logs(ctx context.Context, t device.Transport, output string, lines int) (*LogsResult, error) {
+func Logs(ctx context.Context, t device.Transport, output string, lines int) (*logsResult, error) {
 	if lines <= 0 {
 		return nil, fault.Usage(fault.CodeInvalidOption, "--lines must be a positive number")
 	}
@@ -207,5 +207,5 @@ func Logs(ctx context.Context, t device.Transport, output string, lines int) (*L
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		n++
 	}
-	return &LogsResult{Success: true, Logcat: fr.Path, Lines: n, SHA256: fr.SHA256, Size: fr.Size, OutputReplaced: fr.Replaced}, nil
+	return &logsResult{Success: true, Logcat: fr.Path, Lines: n, SHA256: fr.SHA256, Size: fr.Size, OutputReplaced: fr.Replaced}, nil
 }

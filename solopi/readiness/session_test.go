@@ -337,7 +337,7 @@ func TestSimSessionDoctorAndInfo(t *testing.T) {
 	dev := newSimDevice(t, setting("KEY_REPLAY_AUTO_START", "false"))
 	s := simSession(t, dev)
 	ctx := context.Background()
-	r, err := DoctorOnSession(ctx, s, nil)
+	r, err := doctorOnSession(ctx, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestSimScreenshotLogsStartup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("logs %+v %v", logs, err)
 	}
-	for _, mode := range []string{StartupCold, StartupWarm} {
+	for _, mode := range []string{StartupCold, startupWarm} {
 		rep, err := MeasureStartup(ctx, dev, StartupOptions{TargetPackage: "com.example.counter", Mode: mode, Count: 2, Interval: time.Millisecond})
 		if err != nil {
 			t.Fatalf("startup-time %s against the simulator: %v", mode, err)

@@ -19,7 +19,7 @@ import (
 // Startup modes.
 const (
 	StartupCold = "cold"
-	StartupWarm = "warm"
+	startupWarm = "warm"
 )
 
 // StartupOptions configure MeasureStartup.
@@ -32,8 +32,8 @@ type StartupOptions struct {
 	Clock         clock.Clock   // the pauses (nil: the real clock)
 }
 
-// StartupSample is one measured launch, with upstream's field names.
-type StartupSample struct {
+// startupSample is one measured launch, with upstream's field names.
+type startupSample struct {
 	Iteration   int    `json:"iteration"`
 	LaunchState string `json:"LaunchState"`
 	Activity    string `json:"Activity"`
@@ -42,8 +42,8 @@ type StartupSample struct {
 	WaitTime    int64  `json:"WaitTime"`
 }
 
-// MetricStats summarises one metric over the valid samples.
-type MetricStats struct {
+// metricStats summarises one metric over the valid samples.
+type metricStats struct {
 	Available   bool     `json:"available"`
 	SampleCount int      `json:"sampleCount"`
 	Min         *int64   `json:"min"`
@@ -53,8 +53,8 @@ type MetricStats struct {
 	P90         *int64   `json:"p90"`
 }
 
-// StartupMeasurement says what the numbers mean.
-type StartupMeasurement struct {
+// startupMeasurement says what the numbers mean.
+type startupMeasurement struct {
 	Source           string `json:"source"`
 	Command          string `json:"command"`
 	WarmPreparation  string `json:"warmPreparation"`
@@ -62,8 +62,8 @@ type StartupMeasurement struct {
 	Note             string `json:"note"`
 }
 
-// StartupReport is the startup-time command's object.
-type StartupReport struct {
+// startupReport is the startup-time command's object.
+type startupReport struct {
 	Success              bool                   `json:"success"`
 	TargetPackage        string                 `json:"targetPackage"`
 	LauncherComponent    string                 `json:"launcherComponent"`
@@ -73,9 +73,9 @@ type StartupReport struct {
 	LaunchTimeoutSeconds float64                `json:"launchTimeoutSeconds"`
 	ValidSampleCount     int                    `json:"validSampleCount"`
 	Unit                 string                 `json:"unit"`
-	Measurement          StartupMeasurement     `json:"measurement"`
-	Samples              []StartupSample        `json:"samples"`
-	Statistics           map[string]MetricStats `json:"statistics"`
+	Measurement          startupMeasurement     `json:"measurement"`
+	Samples              []startupSample        `json:"samples"`
+	Statistics           map[string]metricStats `json:"statistics"`
 	PercentileMethod     string                 `json:"percentileMethod"`
 }
 
@@ -179,9 +179,9 @@ func ParseAmStart(out string) ([]map[string]string, error) {
 	return blocks, nil
 }
 
-// ParseLaunch validates one block strictly and returns its sample.
-func ParseLaunch(f map[string]string, pkg string) (StartupSample, error) {
-	var s StartupSample
+// parseLaunch validates one block strictly and returns its sample.
+func parseLaunch(f map[string]string, pkg string) (startupSample, error) {
+	var s startupSample
 	if st := f["Status"]; st != "ok" {
 		return s, fmt.Errorf("Status is %q, not ok", st)
 	}
@@ -251,7 +251,7 @@ func (o *StartupOptions) Normalize() error {
 	switch {
 	case !protocol.ValidPackageName(o.TargetPackage):
 		return fault.Usage(fault.CodeInvalidOption, "--target-package must look like com.example.app").With("targetPackage", o.TargetPackage)
-	case o.Mode != StartupCold && o.Mode != StartupWarm:
+	case o.Mode != StartupCold && o.Mode != startupWarm:
 		return fault.Usage(fault.CodeInvalidOption, "--mode must be cold or warm")
 	case o.Count < 1 || o.Count > 1000:
 		return fault.Usage(fault.CodeInvalidOption, "--count must be between 1 and 1000")
@@ -263,7 +263,7 @@ func (o *StartupOptions) Normalize() error {
 
 // startupLaunchCommand is the am start line of one iteration.
 func startupLaunchCommand(mode, comp string) string {
-	if mode == StartupWarm {
+	if mode == startupWarm {
 		// -R 2: am backs out of the first launch and starts again while the
 		// process lives; the second block is the warm launch.
 		return device.ShellJoin("am", "start", "-W", "-R", "2", "-n", comp)
@@ -274,7 +274,7 @@ func startupLaunchCommand(mode, comp string) string {
 // MeasureStartup measures launch times with the Activity Manager over ADB
 // only (no SoloPi session). Any failed iteration fails the whole command:
 // partial statistics would misrepresent the app.
-func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (*StartupReport, error) {
+func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (*startupReport, error) {
 	if err := o.Normalize(); err != nil {
 		return nil, err
 	}
@@ -283,14 +283,14 @@ func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (
 		return nil, err
 	}
 	cmd := startupLaunchCommand(o.Mode, comp)
-	rep := &StartupReport{
+	rep := &startupReport{
 		TargetPackage: o.TargetPackage, LauncherComponent: comp, Mode: o.Mode, Iterations: o.Count,
 		IntervalSeconds: o.Interval.Seconds(), LaunchTimeoutSeconds: o.LaunchTimeout.Seconds(), Unit: "ms",
-		Measurement: StartupMeasurement{
+		Measurement: startupMeasurement{
 			Source: "Android Activity Manager", Command: cmd, VisualCompletion: false,
 			Note: "TotalTime/WaitTime are the Activity Manager's launch times up to the first drawn frame; they do not prove the screen finished loading its content.",
 		},
-		Samples: []StartupSample{}, PercentileMethod: "nearest-rank",
+		Samples: []startupSample{}, PercentileMethod: "nearest-rank",
 	}
 	// Always present, as solopi-ai prints it: what the warm mode does
 	// before the launch it measures.
@@ -337,40 +337,40 @@ func MeasureStartup(ctx context.Context, t device.Transport, o StartupOptions) (
 		rep.Samples = append(rep.Samples, s)
 	}
 	rep.ValidSampleCount = len(rep.Samples)
-	rep.Statistics = StartupStatistics(rep.Samples)
+	rep.Statistics = startupStatistics(rep.Samples)
 	rep.Success = true
 	return rep, nil
 }
 
-func startupSampleOf(out string, o StartupOptions) (StartupSample, error) {
+func startupSampleOf(out string, o StartupOptions) (startupSample, error) {
 	blocks, err := ParseAmStart(out)
 	if err != nil {
-		return StartupSample{}, err
+		return startupSample{}, err
 	}
 	want := 1
-	if o.Mode == StartupWarm {
+	if o.Mode == startupWarm {
 		want = 2
 	}
 	if len(blocks) != want {
-		return StartupSample{}, fmt.Errorf("expected %d complete result block(s), got %d", want, len(blocks))
+		return startupSample{}, fmt.Errorf("expected %d complete result block(s), got %d", want, len(blocks))
 	}
-	return ParseLaunch(blocks[want-1], o.TargetPackage)
+	return parseLaunch(blocks[want-1], o.TargetPackage)
 }
 
-// StartupStatistics computes min, max, mean (3 decimals), median and the
+// startupStatistics computes min, max, mean (3 decimals), median and the
 // nearest-rank p90 of each metric.
-func StartupStatistics(samples []StartupSample) map[string]MetricStats {
-	pick := map[string]func(StartupSample) (int64, bool){
-		"ThisTime": func(s StartupSample) (int64, bool) {
+func startupStatistics(samples []startupSample) map[string]metricStats {
+	pick := map[string]func(startupSample) (int64, bool){
+		"ThisTime": func(s startupSample) (int64, bool) {
 			if s.ThisTime == nil {
 				return 0, false
 			}
 			return *s.ThisTime, true
 		},
-		"TotalTime": func(s StartupSample) (int64, bool) { return s.TotalTime, true },
-		"WaitTime":  func(s StartupSample) (int64, bool) { return s.WaitTime, true },
+		"TotalTime": func(s startupSample) (int64, bool) { return s.TotalTime, true },
+		"WaitTime":  func(s startupSample) (int64, bool) { return s.WaitTime, true },
 	}
-	out := map[string]MetricStats{}
+	out := map[string]metricStats{}
 	for name, f := range pick {
 		var vals []int64
 		for _, s := range samples {
@@ -383,8 +383,8 @@ func StartupStatistics(samples []StartupSample) map[string]MetricStats {
 	return out
 }
 
-func describeMetric(vals []int64) MetricStats {
-	st := MetricStats{SampleCount: len(vals)}
+func describeMetric(vals []int64) metricStats {
+	st := metricStats{SampleCount: len(vals)}
 	if len(vals) == 0 {
 		return st
 	}

@@ -69,20 +69,20 @@ func TestStartupColdStatistics(t *testing.T) {
 
 func TestStartupStatisticsNearestRank(t *testing.T) {
 	t.Parallel()
-	var ss []StartupSample
+	var ss []startupSample
 	for _, v := range []int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110} {
-		ss = append(ss, StartupSample{TotalTime: v, WaitTime: v})
+		ss = append(ss, startupSample{TotalTime: v, WaitTime: v})
 	}
-	st := StartupStatistics(ss)["TotalTime"]
+	st := startupStatistics(ss)["TotalTime"]
 	// n=11: rank ceil(9.9)=10 → 100; median 60; mean 60.
 	if *st.P90 != 100 || *st.Median != 60 || *st.Mean != 60 {
 		t.Fatalf("%+v", st)
 	}
-	st = StartupStatistics([]StartupSample{{TotalTime: 1, WaitTime: 1}, {TotalTime: 2, WaitTime: 2}, {TotalTime: 2, WaitTime: 2}})["TotalTime"]
+	st = startupStatistics([]startupSample{{TotalTime: 1, WaitTime: 1}, {TotalTime: 2, WaitTime: 2}, {TotalTime: 2, WaitTime: 2}})["TotalTime"]
 	if *st.Mean != 1.667 || *st.Median != 2 {
 		t.Fatalf("%+v", st)
 	}
-	th := StartupStatistics(ss)["ThisTime"]
+	th := startupStatistics(ss)["ThisTime"]
 	if th.Available || th.SampleCount != 0 || th.Min != nil {
 		t.Fatalf("ThisTime without samples: %+v", th)
 	}
@@ -93,7 +93,7 @@ func TestStartupWarmMeasuresSecondBlock(t *testing.T) {
 	dev := newSimDevice(t)
 	warm := coldBlock(900, 950, "") + strings.Replace(coldBlock(120, 130, ""), "COLD", "WARM", 1)
 	amStartWith(t, dev, warm)
-	rep, err := MeasureStartup(context.Background(), dev, StartupOptions{TargetPackage: "com.example.counter", Mode: StartupWarm, Count: 1})
+	rep, err := MeasureStartup(context.Background(), dev, StartupOptions{TargetPackage: "com.example.counter", Mode: startupWarm, Count: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestStartupInterruptedDuringSleep(t *testing.T) {
 	}()
 	_, err := MeasureStartup(ctx, dev, StartupOptions{TargetPackage: "com.example.counter", Count: 2, Interval: 10 * time.Second, Clock: pauses})
 	e := wantCode(t, err, fault.CodeInterrupted, fault.Interrupted)
-	samples, _ := e.Details["completedSamples"].([]StartupSample)
+	samples, _ := e.Details["completedSamples"].([]startupSample)
 	if len(samples) != 1 || e.Details["validSampleCount"] != 1 {
 		t.Fatalf("details %v", e.Details)
 	}
@@ -230,7 +230,7 @@ func FuzzParseAmStart(f *testing.F) {
 			return
 		}
 		for _, b := range blocks {
-			s, err := ParseLaunch(b, "com.example.counter")
+			s, err := parseLaunch(b, "com.example.counter")
 			if err != nil {
 				continue
 			}

@@ -119,8 +119,8 @@ func PluginList(ctx context.Context, d *device.Device) (map[string]any, error) {
 	return o, nil
 }
 
-// PluginZip is a local plugin archive that passed the host checks.
-type PluginZip struct {
+// pluginZip is a local plugin archive that passed the host checks.
+type pluginZip struct {
 	Path   string
 	Data   []byte
 	SHA256 string
@@ -137,7 +137,7 @@ var pluginArchive = artifacts.Input{What: "plugin archive", Code: fault.CodeInva
 // valid ZIP with at least one entry and a desc.json at its root or inside
 // a single top-level directory. The bytes that were checked and hashed are
 // the bytes that are pushed.
-func ReadPluginZip(p string) (*PluginZip, error) {
+func ReadPluginZip(p string) (*pluginZip, error) {
 	bad := func(msg string, err error) *fault.Error {
 		e := fault.Usage(fault.CodeInvalidPluginFile, msg).With("file", p)
 		e.Err = err
@@ -164,7 +164,7 @@ func ReadPluginZip(p string) (*PluginZip, error) {
 		return nil, bad("the plugin archive has no desc.json at its root or in a single top-level directory", nil)
 	}
 	sum := sha256.Sum256(data)
-	return &PluginZip{Path: p, Data: data, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, nil
+	return &pluginZip{Path: p, Data: data, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, nil
 }
 
 // hasManifest finds desc.json at the root or one level down, as the device
@@ -182,15 +182,15 @@ func hasManifest(files []*zip.File) bool {
 	return false
 }
 
-// StagedPluginName is the controlled random name of a pushed archive:
+// stagedPluginName is the controlled random name of a pushed archive:
 // solopi-plugin-<first 32 hex of sha256(requestId)>.zip.
-func StagedPluginName(requestID string) string {
+func stagedPluginName(requestID string) string {
 	sum := sha256.Sum256([]byte(requestID))
 	return "solopi-plugin-" + hex.EncodeToString(sum[:])[:32] + ".zip"
 }
 
-// PluginCleanup is the evidence of the staged file's removal.
-type PluginCleanup struct {
+// pluginCleanup is the evidence of the staged file's removal.
+type pluginCleanup struct {
 	Attempted bool   `json:"attempted"`
 	Success   bool   `json:"success"`
 	Removed   bool   `json:"removed"`
@@ -221,7 +221,7 @@ func InstallPlugin(ctx context.Context, d *device.Device, o PluginInstallOptions
 		return nil, fault.New(fault.Failed, fault.CodeImportPathUnavailable, "SoloPi's plugin import directory is not available on the device").With("importPath", importPath)
 	}
 	requestID := device.NewRequestID()
-	name := StagedPluginName(requestID)
+	name := stagedPluginName(requestID)
 	if importFile(list, name) != nil {
 		return nil, fault.New(fault.Transport, fault.CodeStagedNameTaken, "the generated staging name already exists on the device; nothing was pushed").With("fileName", name)
 	}
@@ -249,7 +249,7 @@ type pluginInstall struct {
 	requestID string
 	name      string
 	remote    string
-	zip       *PluginZip
+	zip       *pluginZip
 	t         SessionTimings
 	pushed    bool // a push was attempted: from here on the file may exist
 	invoked   bool
@@ -301,8 +301,8 @@ func (s *pluginInstall) run(ctx context.Context) (map[string]any, error) {
 
 // cleanup removes the staged archive with a fresh context (the command's
 // may be cancelled): rm -f -- then test ! -e, only for our generated name.
-func (s *pluginInstall) cleanup(ctx context.Context) PluginCleanup {
-	cl := PluginCleanup{FileName: s.name}
+func (s *pluginInstall) cleanup(ctx context.Context) pluginCleanup {
+	cl := pluginCleanup{FileName: s.name}
 	if !s.pushed {
 		cl.Reason = "push_not_attempted"
 		return cl
@@ -339,7 +339,7 @@ func (s *pluginInstall) cleanup(ctx context.Context) PluginCleanup {
 	return cl
 }
 
-func (s *pluginInstall) finish(res map[string]any, runErr error, cl PluginCleanup) (*SessionResult, error) {
+func (s *pluginInstall) finish(res map[string]any, runErr error, cl pluginCleanup) (*SessionResult, error) {
 	clm := map[string]any{"attempted": cl.Attempted, "success": cl.Success, "removed": cl.Removed, "fileName": cl.FileName}
 	if cl.Reason != "" {
 		clm["reason"] = cl.Reason

@@ -76,7 +76,7 @@ func TestPluginListAndInstall(t *testing.T) {
 	if m["state"] != "completed_restart_required" || cl["removed"] != true || cl["success"] != true {
 		t.Fatalf("install = %v", m)
 	}
-	if name := m["fileName"].(string); name != StagedPluginName(m["requestId"].(string)) {
+	if name := m["fileName"].(string); name != stagedPluginName(m["requestId"].(string)) {
 		t.Fatalf("staged name %s is not derived from the requestId", name)
 	}
 	if s := stagedFiles(f); len(s) != 0 {

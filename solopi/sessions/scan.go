@@ -17,12 +17,12 @@ import (
 
 // Scan requiredUserAction texts.
 const (
-	ScanActionGrantCamera = "Grant camera permission on the device"
-	ScanActionAim         = "Aim the camera at a supported code"
+	scanActionGrantCamera = "Grant camera permission on the device"
+	scanActionAim         = "Aim the camera at a supported code"
 )
 
-// ScanCodeType maps a ZXing format name to SoloPi's codeType.
-func ScanCodeType(format string) (string, bool) {
+// scanCodeType maps a ZXing format name to SoloPi's codeType.
+func scanCodeType(format string) (string, bool) {
 	switch format {
 	case "EAN_13":
 		return "EAN-13", true
@@ -71,9 +71,9 @@ func validateScan(o device.WireObject) error {
 	ra, _ := o.Text("requiredUserAction")
 	switch s {
 	case protocol.ScanPendingPermission:
-		v.Check(ra == ScanActionGrantCamera, "requiredUserAction must be %q while pending", ScanActionGrantCamera)
+		v.Check(ra == scanActionGrantCamera, "requiredUserAction must be %q while pending", scanActionGrantCamera)
 	case protocol.ScanScanning:
-		v.Check(ra == ScanActionAim, "requiredUserAction must be %q while scanning", ScanActionAim)
+		v.Check(ra == scanActionAim, "requiredUserAction must be %q while scanning", scanActionAim)
 	default:
 		v.Check(!o.Has("requiredUserAction"), "requiredUserAction present in state %s", s)
 	}
@@ -123,7 +123,7 @@ func validateScan(o device.WireObject) error {
 		content, _ := o.Text("content")
 		format, _ := o.Text("format")
 		code, _ := o.Text("codeType")
-		want, known := ScanCodeType(format)
+		want, known := scanCodeType(format)
 		v.Check(content != "", "a completed scan has no content")
 		v.Check(known && code == want, "codeType %q does not match format %q", code, format)
 	} else {

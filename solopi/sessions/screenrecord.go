@@ -23,9 +23,9 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// RequiredMediaProjectionAction is the device's requiredUserAction text
+// requiredMediaProjectionAction is the device's requiredUserAction text
 // while the MediaProjection dialog is showing.
-const RequiredMediaProjectionAction = "Confirm the Android MediaProjection system dialog"
+const requiredMediaProjectionAction = "Confirm the Android MediaProjection system dialog"
 
 var resolutionPattern = lazyregexp.New(`^(\d{3,4})x(\d{3,4})$`)
 
@@ -65,7 +65,7 @@ func validateScreenRecording(o device.WireObject) error {
 	s := v.MachineFlags(o, m, map[string]protocol.State{"recording": protocol.SessionRecording, "userActionRequired": protocol.ScreenPending})
 	ua, _ := o.Flag("userActionRequired")
 	ra, _ := o.Text("requiredUserAction")
-	v.Iff(ua, ra == RequiredMediaProjectionAction, "requiredUserAction must be %q exactly when userActionRequired", RequiredMediaProjectionAction)
+	v.Iff(ua, ra == requiredMediaProjectionAction, "requiredUserAction must be %q exactly when userActionRequired", requiredMediaProjectionAction)
 	if !ua {
 		v.Check(!o.Has("requiredUserAction"), "requiredUserAction is present without userActionRequired")
 	}
@@ -212,7 +212,7 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 		Timeout: t.Timeout, Interval: t.Interval, CleanupWait: 15 * time.Second, Phase: "screen-record-start",
 		TimeoutHint: func(last device.WireObject) string {
 			if device.StateOf(last) == protocol.ScreenPending {
-				return "the MediaProjection dialog on the device was not confirmed (" + RequiredMediaProjectionAction + ")"
+				return "the MediaProjection dialog on the device was not confirmed (" + requiredMediaProjectionAction + ")"
 			}
 			return ""
 		},
@@ -230,7 +230,7 @@ func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordC
 		last, _ := e.Details["lastStatus"].(map[string]any)
 		e.With("userActionRequired", false).With("requiredUserAction", nil)
 		if device.StateOf(device.WireObject(last)) == protocol.ScreenPending {
-			e.WithUserAction(RequiredMediaProjectionAction).With("requiredUserAction", RequiredMediaProjectionAction)
+			e.WithUserAction(requiredMediaProjectionAction).With("requiredUserAction", requiredMediaProjectionAction)
 		}
 	}
 	return res, err

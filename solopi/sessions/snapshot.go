@@ -143,9 +143,9 @@ type startPlan struct {
 	Preflight func(ctx context.Context) error
 }
 
-// SessionCleanup is the evidence of an exact stop or cancel sent on a failure,
+// sessionCleanup is the evidence of an exact stop or cancel sent on a failure,
 // timeout or interrupt path.
-type SessionCleanup struct {
+type sessionCleanup struct {
 	Attempted            bool   `json:"attempted"`
 	Success              bool   `json:"success"`
 	SessionID            string `json:"sessionId"`
@@ -154,7 +154,7 @@ type SessionCleanup struct {
 	Error                string `json:"error,omitempty"`
 }
 
-func (c SessionCleanup) fields() map[string]any {
+func (c sessionCleanup) fields() map[string]any {
 	m := map[string]any{"attempted": c.Attempted, "success": c.Success, "sessionId": c.SessionID}
 	if c.TerminalState != "" {
 		m["terminalState"] = c.TerminalState
@@ -310,10 +310,10 @@ func (sp *sessionSpec) transportNote(e *fault.Error) *fault.Error {
 // force the stop is sent even when our session already looks terminal
 // (stress: a load must never survive a failed start, and the device
 // answers a stop of a terminal session with its snapshot).
-func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id string, wait, interval time.Duration, force bool) SessionCleanup {
+func (sp *sessionSpec) exactStop(ctx context.Context, d *device.Device, id string, wait, interval time.Duration, force bool) sessionCleanup {
 	cctx, cancel := device.Cleanup(ctx, wait)
 	defer cancel()
-	cl := SessionCleanup{SessionID: id}
+	cl := sessionCleanup{SessionID: id}
 	cur, err := sp.fetch(cctx, d)
 	if err == nil && !force && device.SessionIDOf(cur) == id && sp.Machine.IsTerminal(device.StateOf(cur)) {
 		// Already over (auto-stop, failure): report it, send nothing.

@@ -94,8 +94,8 @@ func (o *StressOptions) Validate() error {
 	return nil
 }
 
-// OnlineCPUs reads the device's online CPU count (getconf, then nproc).
-func OnlineCPUs(ctx context.Context, d *device.Device) (int, error) {
+// onlineCPUs reads the device's online CPU count (getconf, then nproc).
+func onlineCPUs(ctx context.Context, d *device.Device) (int, error) {
 	// attempts are solopi-ai's: the argv, returncode, stdout and stderr.
 	var attempts []map[string]any
 	for _, argv := range [][]string{{"getconf", "_NPROCESSORS_ONLN"}, {"nproc"}} {
@@ -123,7 +123,7 @@ func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*Sessi
 		return nil, err
 	}
 	if o.CPUCount > 0 {
-		n, err := OnlineCPUs(ctx, d)
+		n, err := onlineCPUs(ctx, d)
 		if err != nil {
 			return nil, err
 		}

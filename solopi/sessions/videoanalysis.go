@@ -24,7 +24,7 @@ import (
 
 // Error codes of the video-analysis commands.
 const (
-	MeasurementVideoDiff  = "SoloPi screen-recording video difference"
+	measurementVideoDiff  = "SoloPi screen-recording video difference"
 	maxActionOffsetMillis = 3600000
 )
 
@@ -39,11 +39,11 @@ func isAnalysisErrorCode(code string) bool {
 	return false
 }
 
-// CheckVideoPath is the local rule for --video-path: an absolute device
+// checkVideoPath is the local rule for --video-path: an absolute device
 // path of a safe .mp4 name whose parent is ScreenCaptures, under /sdcard/
 // (at least 4 parts) or /storage/emulated/<n>/, without .., backslashes
 // or control characters.
-func CheckVideoPath(p string) error {
+func checkVideoPath(p string) error {
 	bad := func(why string) error {
 		return fault.Usage(fault.CodeInvalidVideoPath, "--video-path must be a device MP4 directly inside SoloPi's ScreenCaptures directory: "+why).With("videoPath", p)
 	}
@@ -83,8 +83,8 @@ func isDigits(s string) bool {
 	return true
 }
 
-// FormatThreshold renders the threshold like Python's "%.15g".
-func FormatThreshold(f float64) string { return strconv.FormatFloat(f, 'g', 15, 64) }
+// formatThreshold renders the threshold like Python's "%.15g".
+func formatThreshold(f float64) string { return strconv.FormatFloat(f, 'g', 15, 64) }
 
 // validateAnalysisReceipt is the strict receipt validator (ReadReceipt has
 // made sure it carries our requestId).
@@ -123,7 +123,7 @@ func validateAnalysisReceipt(o device.WireObject) error {
 		ms, ok := o.Integer("visualResponseTimeMs")
 		v.Check(ok && ms >= 0, "a completed analysis has no visualResponseTimeMs >= 0")
 		meas, _ := o.Text("measurement")
-		v.Check(meas == MeasurementVideoDiff, "measurement must be %q", MeasurementVideoDiff)
+		v.Check(meas == measurementVideoDiff, "measurement must be %q", measurementVideoDiff)
 	case protocol.AnalysisFailed:
 		code, _ := o.Text("errorCode")
 		v.Check(code == protocol.ErrAnalysisFailed, "a failed analysis must have errorCode analysis_failed")
@@ -148,7 +148,7 @@ type VideoAnalysisOptions struct {
 
 // Validate checks the request locally (exit 3).
 func (o *VideoAnalysisOptions) Validate() error {
-	if err := CheckVideoPath(o.VideoPath); err != nil {
+	if err := checkVideoPath(o.VideoPath); err != nil {
 		return err
 	}
 	if o.ActionOffsetMs < 0 || o.ActionOffsetMs > maxActionOffsetMillis {
@@ -214,7 +214,7 @@ func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOp
 		return nil, err
 	}
 	id := device.NewRequestID()
-	thr := FormatThreshold(o.DifferenceThreshold)
+	thr := formatThreshold(o.DifferenceThreshold)
 	if err := d.Mutate(ctx, protocol.ActionVideoAnalysis, device.P(protocol.ParamAction, "start", protocol.ParamRequestID, id,
 		protocol.ParamVideoPath, o.VideoPath, protocol.ParamActionOffsetMs, strconv.FormatInt(o.ActionOffsetMs, 10),
 		protocol.ParamDifferenceThreshold, thr)); err != nil {

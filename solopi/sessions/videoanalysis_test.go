@@ -92,7 +92,7 @@ func TestVideoAnalysisRejections(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{testVideo, "/storage/emulated/0/solopi/ScreenCaptures/a.mp4"} {
-		if err := CheckVideoPath(ok); err != nil {
+		if err := checkVideoPath(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
@@ -101,8 +101,8 @@ func TestVideoAnalysisRejections(t *testing.T) {
 	if o.Validate() == nil {
 		t.Errorf("threshold 0 accepted")
 	}
-	if FormatThreshold(0.1+0.2) != "0.3" {
-		t.Errorf("FormatThreshold(0.1+0.2) = %s", FormatThreshold(0.1+0.2))
+	if formatThreshold(0.1+0.2) != "0.3" {
+		t.Errorf("FormatThreshold(0.1+0.2) = %s", formatThreshold(0.1+0.2))
 	}
 }
 

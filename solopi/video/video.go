@@ -67,15 +67,15 @@ type Device interface {
 
 // Defaults of Options.
 const (
-	// DefaultTimeLimit is screenrecord's own maximum (and default).
-	DefaultTimeLimit = 180 * time.Second
-	// DefaultStopBudget bounds Stop as a whole: the interrupt, the wait
+	// defaultTimeLimit is screenrecord's own maximum (and default).
+	defaultTimeLimit = 180 * time.Second
+	// defaultStopBudget bounds Stop as a whole: the interrupt, the wait
 	// for the last part, every pull and the deletion.
-	DefaultStopBudget = 15 * time.Second
-	// InterruptedStopBudget caps the budget when Stop is called after an
+	defaultStopBudget = 15 * time.Second
+	// interruptedStopBudget caps the budget when Stop is called after an
 	// interrupt (ctx already cancelled): the user is waiting for the
 	// command to end.
-	InterruptedStopBudget = 5 * time.Second
+	interruptedStopBudget = 5 * time.Second
 	// startWait bounds Start's wait for the first part's file to appear.
 	startWait = 5 * time.Second
 	// interruptRetry is how long Stop waits after an interrupt before it
@@ -123,11 +123,11 @@ func Start(ctx context.Context, dev Device, o Options) (*Recorder, error) {
 	if o.DeviceDir == "" {
 		o.DeviceDir = "/data/local/tmp"
 	}
-	if o.TimeLimit <= 0 || o.TimeLimit > DefaultTimeLimit {
-		o.TimeLimit = DefaultTimeLimit
+	if o.TimeLimit <= 0 || o.TimeLimit > defaultTimeLimit {
+		o.TimeLimit = defaultTimeLimit
 	}
 	if o.StopBudget <= 0 {
-		o.StopBudget = DefaultStopBudget
+		o.StopBudget = defaultStopBudget
 	}
 	var id [6]byte
 	for i := range id {
@@ -265,7 +265,7 @@ func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 	clk := r.dev.Clock()
 	budget := r.o.StopBudget
 	if ctx.Err() != nil {
-		budget = min(budget, InterruptedStopBudget)
+		budget = min(budget, interruptedStopBudget)
 	}
 	sctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), clk, budget, errors.New("the video's stop budget ran out"))
 	defer cancel()
@@ -276,7 +276,7 @@ func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 	stopWatch := context.AfterFunc(ctx, func() {
 		timerMu.Lock()
 		defer timerMu.Unlock()
-		stopTimer = clock.AfterFunc(clk, InterruptedStopBudget, cancel)
+		stopTimer = clock.AfterFunc(clk, interruptedStopBudget, cancel)
 	})
 	defer func() {
 		stopWatch()

@@ -170,7 +170,7 @@ func TestAgentTokenPrintedOnlyByStart(t *testing.T) {
 			r.Run(append(c, ids...)...)
 		}
 	}
-	r.Env[EnvOwnerToken] = tok
+	r.Env[envOwnerToken] = tok
 	r.Run("agent-status", "--session-id", sid)
 	// Another session id with the right token.
 	r.Run("agent-status", "--session-id", "agent-session-nope", "--owner-token", tok)
@@ -190,7 +190,7 @@ func TestAgentTokenPrintedOnlyByStart(t *testing.T) {
 func TestAgentRejectionsMapToExit2(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, sim.Options{})
-	r.Env[EnvOwnerToken] = "0123456789abcdef-test-token"
+	r.Env[envOwnerToken] = "0123456789abcdef-test-token"
 	start := r.expect(0, "agent-session-start", "--poll-interval", "0.02")
 	if _, ok := start["ownerToken"]; ok || start["ownerTokenSource"] != "env" {
 		t.Fatalf("env token printed or misreported: %v", start)

@@ -14,10 +14,10 @@ import (
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
-// EnvOwnerToken lets a caller pass the owner token without putting it in
+// envOwnerToken lets a caller pass the owner token without putting it in
 // the process list. It is read through env.getenv, never through the flag
 // parser, so that help output can never show its value.
-const EnvOwnerToken = "SOLOPI_AGENT_OWNER_TOKEN"
+const envOwnerToken = "SOLOPI_AGENT_OWNER_TOKEN"
 
 // maxTokenFile caps an owner-token file: a token is at most 160 bytes.
 const maxTokenFile = 4096
@@ -56,7 +56,7 @@ func resolveOwnerToken(in tokenInput, getenv func(string) string) (agent.OwnerTo
 		raw, src = b, tokenFile
 	default:
 		if getenv != nil {
-			raw = getenv(EnvOwnerToken)
+			raw = getenv(envOwnerToken)
 		}
 		if raw == "" {
 			return agent.OwnerToken{}, "", nil

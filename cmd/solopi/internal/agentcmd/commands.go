@@ -74,7 +74,7 @@ type identityOptions struct {
 func (o *identityOptions) flags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "session-id", Destination: &o.sessionID, Usage: "the session's sessionId (from agent-session-start)"},
-		&cli.StringFlag{Name: "owner-token", Destination: &o.token.flag, Usage: "the session's owner token (visible in the process list; prefer --owner-token-file or " + EnvOwnerToken + ")"},
+		&cli.StringFlag{Name: "owner-token", Destination: &o.token.flag, Usage: "the session's owner token (visible in the process list; prefer --owner-token-file or " + envOwnerToken + ")"},
 		&cli.StringFlag{Name: "owner-token-file", Destination: &o.token.file, Usage: "read the owner token from this file"},
 	}
 }
@@ -91,7 +91,7 @@ func (o *identityOptions) identity(getenv func(string) string) (agent.AgentIdent
 		return id, err
 	}
 	if tok.IsZero() {
-		return id, fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+EnvOwnerToken)
+		return id, fault.Usage(fault.CodeMissingOwnerToken, "an owner token is required: --owner-token, --owner-token-file or "+envOwnerToken)
 	}
 	return id, nil
 }

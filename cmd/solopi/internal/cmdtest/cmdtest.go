@@ -27,15 +27,15 @@ import (
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
-// DefaultTimeScale is the speed-up of the rig's simulated devices: device
+// defaultTimeScale is the speed-up of the rig's simulated devices: device
 // waits (settle 3 s, root readiness 5 s) take milliseconds, the rules stay.
-const DefaultTimeScale = 50
+const defaultTimeScale = 50
 
 // Device is a ready simulated device (closed with the test).
 func Device(t testing.TB, o sim.Options) *sim.Device {
 	t.Helper()
 	if o.TimeScale == 0 && o.Clock == nil {
-		o.TimeScale = DefaultTimeScale
+		o.TimeScale = defaultTimeScale
 	}
 	d := sim.New(o)
 	t.Cleanup(func() { d.Close() })
@@ -47,13 +47,13 @@ func Device(t testing.TB, o sim.Options) *sim.Device {
 	return d
 }
 
-// Commands are a command group's commands (or the whole app's).
-type Commands = func(cmdutil.Env) []*cli.Command
+// commands are a command group's commands (or the whole app's).
+type commands = func(cmdutil.Env) []*cli.Command
 
 // CLI runs commands of one group (or the whole app) in process.
 type CLI struct {
 	t        testing.TB
-	commands Commands
+	commands commands
 	// Transport is the device the commands reach (nil: selection through
 	// the adb server the globals name).
 	Transport device.Transport
@@ -77,7 +77,7 @@ type CLI struct {
 }
 
 // New is a rig for cmds reaching dev (nil for none).
-func New(t testing.TB, cmds Commands, dev device.Transport) *CLI {
+func New(t testing.TB, cmds commands, dev device.Transport) *CLI {
 	return &CLI{t: t, commands: cmds, Transport: dev, Env: map[string]string{}, secrets: t.TempDir()}
 }
 
@@ -195,7 +195,7 @@ func Farm(t testing.TB, o sim.FarmOptions) *sim.Farm {
 func StartFarm(t testing.TB, o sim.FarmOptions) *sim.Farm {
 	t.Helper()
 	if o.TimeScale == 0 {
-		o.TimeScale = DefaultTimeScale
+		o.TimeScale = defaultTimeScale
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -212,7 +212,7 @@ func StartFarm(t testing.TB, o sim.FarmOptions) *sim.Farm {
 
 // OverAdb is a rig for cmds that reaches f's devices the way a phone is
 // reached: device selection through f's adb server.
-func OverAdb(t testing.TB, cmds Commands, f *sim.Farm) *CLI {
+func OverAdb(t testing.TB, cmds commands, f *sim.Farm) *CLI {
 	c := New(t, cmds, nil)
 	// --serial= keeps an ANDROID_SERIAL of the test process out.
 	c.Globals = []string{"--adb-server-port", strconv.Itoa(f.Server().Port()), "--serial="}

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// Parallel is how many tests of a command package run at once unless
+// parallel is how many tests of a command package run at once unless
 // -test.parallel says otherwise: they mostly wait on simulated device time
 // and on the processes they start, not on the two cores.
-const Parallel = 4
+const parallel = 4
 
 // Main runs a command package's tests with Parallel tests at once (an
 // explicit -parallel wins).
@@ -26,6 +26,6 @@ func RaiseParallel() {
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(Parallel))
+		_ = flag.Set("test.parallel", strconv.Itoa(parallel))
 	}
 }

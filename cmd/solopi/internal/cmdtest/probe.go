@@ -25,7 +25,7 @@ type Rig struct {
 }
 
 // NewRig is a rig for cmds on a new device made from o.
-func NewRig(t *testing.T, cmds Commands, o sim.Options) *Rig {
+func NewRig(t *testing.T, cmds commands, o sim.Options) *Rig {
 	dev := Device(t, o)
 	return &Rig{CLI: New(t, cmds, dev), T: t, Dev: dev}
 }
@@ -38,8 +38,8 @@ func (c *CLI) Cmd(code int, args ...string) map[string]any {
 	return c.Expect(code, args[0], args...)
 }
 
-// LaunchCounter brings the counter app to the front of d.
-func LaunchCounter(t testing.TB, d *sim.Device) {
+// launchCounter brings the counter app to the front of d.
+func launchCounter(t testing.TB, d *sim.Device) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -136,6 +136,6 @@ func SubmitOverHTTP(t testing.TB, url, token, plan, matrix, key string) {
 func CounterPhone(t testing.TB, o sim.Options) *sim.Device {
 	t.Helper()
 	d := Device(t, o)
-	LaunchCounter(t, d)
+	launchCounter(t, d)
 	return d
 }

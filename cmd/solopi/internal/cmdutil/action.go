@@ -43,10 +43,10 @@ func OnDevice(e Env, run func(ctx context.Context, d DeviceDeps) (Result, error)
 	return Local(e, func(ctx context.Context, g *Globals) (Result, error) { return onDevice(ctx, g, run) })
 }
 
-// ExitCode is how a finished command hands its exit code to Run.
-type ExitCode int
+// exitCode is how a finished command hands its exit code to Run.
+type exitCode int
 
-func (c ExitCode) Error() string { return "exit status" }
+func (c exitCode) Error() string { return "exit status" }
 
 // finish prints the command's result or error (unless it printed its
 // object already) and returns its exit code.
@@ -57,10 +57,10 @@ func finish(e Env, g *Globals, res Result, err error) error {
 		// the screen.
 		g.Progress.Done()
 		if g.printed >= 0 && err == nil {
-			return ExitCode(g.printed)
+			return exitCode(g.printed)
 		}
 	}
-	return ExitCode(printObject(e.Stdout, res, err, pretty))
+	return exitCode(printObject(e.Stdout, res, err, pretty))
 }
 
 // Print prints the command's one object now, for a command that serves

@@ -56,7 +56,7 @@ func (a App) build(e Env, unknown *bool) built {
 		UsageText:            "solopi [global options] <command> [command options]",
 		Writer:               e.Stdout,
 		ErrWriter:            e.Stderr,
-		Flags:                append(GlobalFlags(), &cli.BoolFlag{Name: "version", Usage: "print the version and exit", DisableDefaultText: true}),
+		Flags:                append(globalFlags(), &cli.BoolFlag{Name: "version", Usage: "print the version and exit", DisableDefaultText: true}),
 		Commands:             cmds,
 		HideVersion:          true,
 		HideHelpCommand:      true,
@@ -91,7 +91,7 @@ func (a App) build(e Env, unknown *bool) built {
 			spec := commandSpec{Path: path, Usage: c.Usage, Command: c}
 			if !c.SkipFlagParsing {
 				applyUsageRules(path, c, e.Getenv)
-				for _, g := range GlobalFlags() {
+				for _, g := range globalFlags() {
 					if flagNamed(c.Flags, g.Names()[0]) == nil {
 						hide(g)
 						c.Flags = append(c.Flags, g)
@@ -181,7 +181,7 @@ func (a App) Run(ctx context.Context, args []string, e Env) int {
 		app.Writer = e.Stderr
 	}
 	err := app.RunContext(ctx, args)
-	var code ExitCode
+	var code exitCode
 	switch {
 	case errors.As(err, &code):
 		return int(code)
@@ -206,7 +206,7 @@ func (a App) Run(ctx context.Context, args []string, e Env) int {
 // flag nor a global flag's value (0: none).
 func firstArg(args []string) int {
 	valued := map[string]bool{}
-	for _, f := range GlobalFlags() {
+	for _, f := range globalFlags() {
 		if _, isBool := f.(*cli.BoolFlag); !isBool {
 			for _, n := range f.Names() {
 				valued[n] = true

@@ -35,7 +35,7 @@ func newCmdCompletion(e Env) *cli.Command {
 				return usageError{msg: fmt.Sprintf("completion: unknown shell %q; choose bash, zsh or fish", shell)}
 			}
 			if _, err := fmt.Fprint(e.Stdout, script); err != nil {
-				return ExitCode(4)
+				return exitCode(4)
 			}
 			return nil
 		},
@@ -115,7 +115,7 @@ func valuedWords(fs []compFlag) []string {
 }
 
 func globalComp() []compFlag {
-	return append(compFlags(GlobalFlags()), compFlag{names: []string{"version"}, usage: "print the version and exit"},
+	return append(compFlags(globalFlags()), compFlag{names: []string{"version"}, usage: "print the version and exit"},
 		compFlag{names: []string{"help", "h"}, usage: "show help"})
 }
 
@@ -276,7 +276,7 @@ func fishCompletion(tree []compCmd) string {
 // isGlobal reports whether f is one of the global flags (fish lists those
 // once, for every position).
 func isGlobal(f compFlag) bool {
-	for _, g := range GlobalFlags() {
+	for _, g := range globalFlags() {
 		if g.Names()[0] == f.names[0] {
 			return true
 		}

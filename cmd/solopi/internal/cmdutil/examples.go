@@ -169,7 +169,7 @@ func globalSection(c *cli.Command) string {
 // flags.
 func globalFlagsText() string {
 	var b strings.Builder
-	fl := GlobalFlags()
+	fl := globalFlags()
 	width := 0
 	lines := make([][2]string, len(fl))
 	for i, f := range fl {

@@ -36,8 +36,8 @@ type Globals struct {
 	printed int
 }
 
-// GlobalFlags are solopi-ai's global options, with its names and defaults.
-func GlobalFlags() []cli.Flag {
+// globalFlags are solopi-ai's global options, with its names and defaults.
+func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "adb", Usage: "adb binary, run only to start the adb server when none answers", EnvVars: []string{"ADB"}, Value: "adb"},
 		&cli.StringFlag{Name: "serial", Aliases: []string{"s"}, Usage: "device serial (default: the only online device)", EnvVars: []string{"ANDROID_SERIAL"}},

@@ -13,9 +13,9 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// EnvPlannerCache is the environment variable of the profile cache
+// envPlannerCache is the environment variable of the profile cache
 // directory.
-const EnvPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
+const envPlannerCache = "SOLOPI_PLANNER_CACHE_DIR"
 
 // maxKeyFile bounds --model-api-key-file: a key is some hundred bytes.
 const maxKeyFile = 64 << 10
@@ -51,7 +51,7 @@ func ModelFlags(o *ModelOptions) []cli.Flag {
 		&cli.Float64Flag{Name: "price-input", Destination: &o.priceIn, Usage: "USD per million prompt tokens, for the cost metric", Value: 0},
 		&cli.Float64Flag{Name: "price-output", Destination: &o.priceOut, Usage: "USD per million completion tokens, for the cost metric", Value: 0},
 		&cli.IntFlag{Name: "resize-long-side", Destination: &o.resize, Usage: "longest side of the image sent to the model in pixels (0: the screenshot as it is)", Value: 1280},
-		&cli.StringFlag{Name: "calibration-cache", Destination: &o.cache, Usage: "directory of cached coordinate and endpoint profiles (env " + EnvPlannerCache + "; default: the user cache dir)"},
+		&cli.StringFlag{Name: "calibration-cache", Destination: &o.cache, Usage: "directory of cached coordinate and endpoint profiles (env " + envPlannerCache + "; default: the user cache dir)"},
 		&cli.BoolFlag{Name: "no-calibration-cache", Destination: &o.noCache, Usage: "neither read nor write cached coordinate and endpoint profiles"},
 		&cli.BoolFlag{Name: "recalibrate", Destination: &o.recalibrate, Usage: "negotiate again even when a cached profile exists"},
 		// How the endpoint is spoken to. Each has an environment variable
@@ -123,7 +123,7 @@ func (o *ModelOptions) Setup(g *Globals) (*agentloop.ModelSetup, error) {
 	}
 	so := agentloop.SetupOptions{Config: mc, ResizeLongSide: o.resize, CacheDir: o.cache, NoCache: o.noCache, Recalibrate: o.recalibrate}
 	if so.CacheDir == "" {
-		so.CacheDir = getenv(EnvPlannerCache)
+		so.CacheDir = getenv(envPlannerCache)
 	}
 	return agentloop.NewModelSetup(so)
 }

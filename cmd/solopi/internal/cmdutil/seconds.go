@@ -43,11 +43,11 @@ func ParseSeconds(name string, v float64, rule SecondsRule) (time.Duration, erro
 	return time.Duration(v * float64(time.Second)), nil
 }
 
-// SecondsFlag is a flag of seconds (a float on the command line, as
+// secondsFlag is a flag of seconds (a float on the command line, as
 // solopi-ai's) that the command adapters read into Into with ParseSeconds
 // before the command runs, so that a bad value is a parse error (as
 // solopi-ai's argparse type check) and never reaches a device.
-type SecondsFlag struct {
+type secondsFlag struct {
 	cli.Float64Flag
 	Into *time.Duration
 	Rule SecondsRule
@@ -55,8 +55,8 @@ type SecondsFlag struct {
 }
 
 // Seconds is a positive seconds flag with a default, read into into.
-func Seconds(name, usage string, def float64, into *time.Duration) *SecondsFlag {
-	f := &SecondsFlag{Into: into}
+func Seconds(name, usage string, def float64, into *time.Duration) *secondsFlag {
+	f := &secondsFlag{Into: into}
 	f.Float64Flag = cli.Float64Flag{Name: name, Usage: usage, Value: def, Destination: &f.raw}
 	return f
 }
@@ -64,7 +64,7 @@ func Seconds(name, usage string, def float64, into *time.Duration) *SecondsFlag 
 // readSeconds reads every seconds flag of the command, in flag order.
 func readSeconds(c *cli.Context) error {
 	for _, fl := range c.Command.Flags {
-		s, ok := fl.(*SecondsFlag)
+		s, ok := fl.(*secondsFlag)
 		if !ok {
 			continue
 		}

@@ -64,7 +64,7 @@ func flagSuggestion(c *cli.Context, err error) string {
 		return ""
 	}
 	typed := strings.TrimLeft(strings.TrimSpace(msg[i+len(marker):]), "-")
-	flags := GlobalFlags()
+	flags := globalFlags()
 	if c != nil && c.Command != nil {
 		flags = append(flags, c.Command.Flags...)
 	}

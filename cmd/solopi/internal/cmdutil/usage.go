@@ -17,16 +17,16 @@ import (
 // parser can decide is decided here, before a command's run function, so
 // that no such error ever reaches a device or prints JSON.
 
-// OneOf is a requirement met by any of its flags or by its environment
+// oneOf is a requirement met by any of its flags or by its environment
 // variable (Env, "" for none); with Exclusive, by exactly one of its
 // flags (argparse's required mutually exclusive group).
-type OneOf struct {
+type oneOf struct {
 	Flags     []string
 	Env       string
 	Exclusive bool
 }
 
-func (o OneOf) String() string {
+func (o oneOf) String() string {
 	names := make([]string, 0, len(o.Flags)+1)
 	for _, f := range o.Flags {
 		names = append(names, "--"+f)
@@ -46,7 +46,7 @@ func (o OneOf) String() string {
 // positive (solopi-ai's argparse type validators).
 type usageRule struct {
 	required []string
-	oneOf    []OneOf
+	oneOf    []oneOf
 	choices  map[string][]string
 	positive []string
 	// usage replaces flags' usage texts and usageText the command's, where
@@ -60,7 +60,7 @@ type usageRule struct {
 // the session and its owner's token (a flag, a file or the environment).
 var agentIdentity = usageRule{
 	required: []string{"session-id"},
-	oneOf:    []OneOf{{Flags: []string{"owner-token", "owner-token-file"}, Env: "SOLOPI_AGENT_OWNER_TOKEN"}},
+	oneOf:    []oneOf{{Flags: []string{"owner-token", "owner-token-file"}, Env: "SOLOPI_AGENT_OWNER_TOKEN"}},
 }
 
 // usageRules are the checks per command path (a subcommand's path joins
@@ -93,11 +93,11 @@ var usageRules = map[string]usageRule{
 			"A selector must match exactly one node of that observation. Reuse --step-id to retry: the device returns the\n" +
 			"stored receipt; another action under the same --step-id is refused (step_id_conflict).",
 	}),
-	"run":                {oneOf: []OneOf{{Flags: []string{"case", "file", "dir"}}}},
-	"run-batch":          {oneOf: []OneOf{{Flags: []string{"case", "cases-file", "file", "dir"}}}},
-	"perf-start":         {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
-	"perf-display-start": {oneOf: []OneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
-	"verify-init":        {oneOf: []OneOf{{Flags: []string{"from-case", "case"}, Exclusive: true}}},
+	"run":                {oneOf: []oneOf{{Flags: []string{"case", "file", "dir"}}}},
+	"run-batch":          {oneOf: []oneOf{{Flags: []string{"case", "cases-file", "file", "dir"}}}},
+	"perf-start":         {oneOf: []oneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
+	"perf-display-start": {oneOf: []oneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
+	"verify-init":        {oneOf: []oneOf{{Flags: []string{"from-case", "case"}, Exclusive: true}}},
 	"run-repeat":         {positive: []string{"times"}},
 	"agent-run":          {required: []string{"task"}, choices: map[string][]string{"device-mode": {"solopi", "adb"}}},
 	"managed-purge":      {required: []string{"artifacts-root"}},
@@ -128,7 +128,7 @@ func (r usageRule) with(o usageRule) usageRule {
 // sets of values of its flags.
 type requirements struct {
 	Flags   []string
-	OneOf   []OneOf
+	OneOf   []oneOf
 	Choices map[string][]string
 }
 
@@ -260,7 +260,7 @@ func clearRequired(fl cli.Flag) bool {
 		r := f.Required
 		f.Required = false
 		return r
-	case *SecondsFlag:
+	case *secondsFlag:
 		r := f.Required
 		f.Required = false
 		return r
@@ -295,7 +295,7 @@ func editUsage(fl cli.Flag, set func(*string)) {
 		set(&f.Usage)
 	case *cli.BoolFlag:
 		set(&f.Usage)
-	case *SecondsFlag:
+	case *secondsFlag:
 		set(&f.Usage)
 	}
 }

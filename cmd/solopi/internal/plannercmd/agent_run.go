@@ -135,8 +135,8 @@ func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
 	return o, nil
 }
 
-// AgentRunResult is the JSON agent-run prints.
-type AgentRunResult struct {
+// agentRunResult is the JSON agent-run prints.
+type agentRunResult struct {
 	Success    bool                   `json:"success"`
 	ErrorCode  string                 `json:"errorCode,omitempty"`
 	Error      string                 `json:"error,omitempty"`
@@ -158,7 +158,7 @@ type AgentRunResult struct {
 	Trajectory *plannerTrajectoryFile `json:"trajectory,omitempty"`
 	// The report is report.html beside the trajectory.
 	cmdutil.EvidenceReport
-	Console   *ConsoleInfo   `json:"console,omitempty"`
+	Console   *consoleInfo   `json:"console,omitempty"`
 	Cleanup   plannerCleanup `json:"cleanup"`
 	CauseCode string         `json:"causeCode,omitempty"`
 	// Preflight lists the checks that passed before the device was used.
@@ -277,7 +277,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeRuntimeError, s.Redact(runErr.Error()), runErr)
 	}
 
-	out := AgentRunResult{
+	out := agentRunResult{
 		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
 		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
 		Model: s.Info(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,

@@ -19,8 +19,8 @@ type agentRunWatch struct {
 	events  func(agentloop.AgentEvent)
 }
 
-// ConsoleInfo names the live console in agent-run's JSON.
-type ConsoleInfo struct {
+// consoleInfo names the live console in agent-run's JSON.
+type consoleInfo struct {
 	URL string `json:"url"`
 }
 
@@ -77,11 +77,11 @@ func (w *agentRunWatch) confirmer(terminal agentloop.Confirmer) agentloop.Confir
 }
 
 // consoleInfo is the console's entry in the JSON (nil without one).
-func (w *agentRunWatch) consoleInfo() *ConsoleInfo {
+func (w *agentRunWatch) consoleInfo() *consoleInfo {
 	if w.console == nil {
 		return nil
 	}
-	return &ConsoleInfo{URL: w.console.URL()}
+	return &consoleInfo{URL: w.console.URL()}
 }
 
 // Close stops the console: open pages get the end of the stream and the
@@ -94,7 +94,7 @@ func (w *agentRunWatch) Close() {
 
 // writeReport writes report.html beside the trajectory (and its
 // screenshots) and records where, or why not, in out.
-func (w *agentRunWatch) writeReport(out *AgentRunResult, trajectory string) {
+func (w *agentRunWatch) writeReport(out *agentRunResult, trajectory string) {
 	out.EvidenceReport = cmdutil.ReportOf(filepath.Dir(trajectory), report.Options{Trajectory: filepath.Base(trajectory)}, nil)
 	if w.screens == nil || out.ReportError != "" {
 		return

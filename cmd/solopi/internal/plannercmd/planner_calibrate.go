@@ -60,8 +60,8 @@ func newCmdPlannerCalibrate(e cmdutil.Env) *cli.Command {
 	}
 }
 
-// CalibrateResult is what planner-calibrate prints.
-type CalibrateResult struct {
+// calibrateResult is what planner-calibrate prints.
+type calibrateResult struct {
 	Success    bool               `json:"success"`
 	Profile    *agentloop.Profile `json:"profile"`
 	Candidates []any              `json:"candidates"`
@@ -85,7 +85,7 @@ func runPlannerCalibrate(ctx context.Context, s *agentloop.ModelSetup, space coo
 		return cmdutil.Result{}, err
 	}
 	iw, ih := s.Policy.ImageSize(w, h)
-	out := CalibrateResult{Success: true, Profile: cal.Profile, Candidates: cal.Candidates, Model: s.Info(), Metrics: cal.Metrics,
+	out := calibrateResult{Success: true, Profile: cal.Profile, Candidates: cal.Candidates, Model: s.Info(), Metrics: cal.Metrics,
 		Display: [2]int{w, h}, Image: [2]int{iw, ih}, CacheFile: s.ProfileFile(cal.Profile)}
 	return cmdutil.OK(s.Scrub(out)), nil
 }

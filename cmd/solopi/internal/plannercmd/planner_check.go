@@ -33,8 +33,8 @@ func newCmdPlannerCheck(e cmdutil.Env) *cli.Command {
 	}
 }
 
-// CheckResult is what planner-check prints when every check passed.
-type CheckResult struct {
+// checkResult is what planner-check prints when every check passed.
+type checkResult struct {
 	Success  bool                       `json:"success"`
 	Model    chat.Info                  `json:"model"`
 	Checks   []agentloop.PreflightCheck `json:"checks"`
@@ -57,7 +57,7 @@ func runPlannerCheck(ctx context.Context, s *agentloop.ModelSetup, space coord.S
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
-	out := CheckResult{Success: true, Model: s.Info(), Checks: rep.Checks, Endpoint: s.Model.EndpointProfile(),
+	out := checkResult{Success: true, Model: s.Info(), Checks: rep.Checks, Endpoint: s.Model.EndpointProfile(),
 		Profile: rep.Profile, Metrics: rep.Metrics(), CacheFile: s.ProfileFile(rep.Profile)}
 	if err := s.Model.CacheError(); err != nil {
 		out.EndpointCacheError = err.Error()

@@ -50,8 +50,8 @@ type plannerParseOptions struct {
 // plannerMaxAnswerBytes bounds stdin: a model answer is a few kilobytes.
 const plannerMaxAnswerBytes = 1 << 20
 
-// ParseResult is an accepted answer.
-type ParseResult struct {
+// parseResult is an accepted answer.
+type parseResult struct {
 	Success   bool                         `json:"success"`
 	Action    map[string]any               `json:"action"`
 	Canonical string                       `json:"canonical"`
@@ -113,7 +113,7 @@ func runPlannerParse(ctx context.Context, in io.Reader, o *plannerParseOptions) 
 		}
 		return cmdutil.Result{}, err
 	}
-	out := ParseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
+	out := parseResult{Success: true, Canonical: p.Action.Canonical(), Call: p.Call, Reasoning: p.Reasoning, Space: string(space)}
 	b, _ := plannerActionJSON(p.Action)
 	out.Action = b
 	// With both sizes known, show the full mapping the runtime would use.

@@ -35,7 +35,7 @@ func TestPlannerParseCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	validatePlannerSchema(t, "planner-parse", out)
-	var r ParseResult
+	var r parseResult
 	json.Unmarshal(out, &r)
 	if r.Fields["element"].Device != [2]int{747, 1702} || r.Reasoning != "tap +1" {
 		t.Fatalf("%s", out)
@@ -68,7 +68,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "planner-calibrate", out)
-	var r CalibrateResult
+	var r calibrateResult
 	json.Unmarshal(out, &r)
 	if r.Profile.Space != coord.SpaceImage || r.Image != [2]int{590, 1280} || r.Metrics.ByPurpose["calibration"] < 6 {
 		t.Fatalf("%s", out)
@@ -140,7 +140,7 @@ func TestAgentRunOnSimulator(t *testing.T) {
 				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
 			validatePlannerSchema(t, "agent-run", out)
-			var r AgentRunResult
+			var r agentRunResult
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatal(err)
 			}
@@ -184,9 +184,9 @@ func TestPlannerCheckPasses(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "planner-check", out)
-	var r CheckResult
+	var r checkResult
 	decode := func(out []byte) {
-		r = CheckResult{}
+		r = checkResult{}
 		json.Unmarshal(out, &r)
 	}
 	decode(out)

@@ -137,10 +137,10 @@ func TestAgentRunConsoleStopsWithTheRun(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	validatePlannerSchema(t, "agent-run", out)
-	var r AgentRunResult
+	var r agentRunResult
 	json.Unmarshal(out, &r)
 	var ann struct {
-		Console ConsoleInfo `json:"console"`
+		Console consoleInfo `json:"console"`
 	}
 	if err := json.Unmarshal(errOut, &ann); err != nil || r.Console == nil || ann.Console.URL != r.Console.URL {
 		t.Fatalf("stderr %q, console %+v", errOut, r.Console)
