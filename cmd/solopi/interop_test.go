@@ -175,6 +175,10 @@ func TestInteropDeviceSelectionThroughRealAdb(t *testing.T) {
 		t.Fatalf("two devices without --serial: exit %d %s", r.code, r.stdout)
 	}
 	schemas.Validate(t, "doctor", r.stdout)
+	// solopi-ai's devices[] are the online serials; the details beside.
+	if m := decodeObject(t, r); fmt.Sprint(m["devices"]) != fmt.Sprint([]any{serials[0], serials[1]}) || len(m["deviceDetails"].([]any)) != 2 {
+		t.Errorf("devices %v, deviceDetails %v", m["devices"], m["deviceDetails"])
+	}
 	r = runBinary(t, env, "--serial", "127.0.0.1:1", "doctor")
 	if r.code != 3 || !strings.Contains(string(r.stdout), `"errorCode":"device_not_found"`) {
 		t.Fatalf("unknown serial: exit %d %s", r.code, r.stdout)

@@ -159,7 +159,8 @@ func mapAdbError(err error, serial string) error {
 				e.With("serial", serial)
 			}
 			if ae.ServerMsg != "" {
-				e.With("adbMessage", ae.ServerMsg)
+				// stderr is solopi-ai's name for what adb said.
+				e.With("adbMessage", ae.ServerMsg).With("stderr", ae.ServerMsg)
 			}
 		}
 		return e
@@ -183,8 +184,21 @@ func mapAdbError(err error, serial string) error {
 	}
 	switch {
 	case errors.Is(err, adb.ErrMultipleDevices):
+		// devices are the online serials, as solopi-ai lists them; the
+		// details of every device the server knows go beside them.
+		var online []string
+		if ae != nil {
+			for _, d := range ae.Devices {
+				if d.State == "device" {
+					online = append(online, d.Serial)
+				}
+			}
+		}
+		if online == nil {
+			online = []string{}
+		}
 		return detail(fault.Wrap(fault.Invalid, fault.CodeMultipleDevices, "more than one Android device is online", err).
-			With("devices", devices()).
+			With("devices", online).With("deviceDetails", devices()).
 			WithUserAction("Pick one device with --serial SERIAL (or ANDROID_SERIAL); `adb devices -l` lists the serials."))
 	case errors.Is(err, adb.ErrNoDevice):
 		return detail(fault.Wrap(fault.Invalid, fault.CodeNoDevice, "no online Android device found", err).

@@ -42,12 +42,17 @@ func TestMapAdbErrors(t *testing.T) {
 		}
 		switch c.code {
 		case fault.CodeMultipleDevices:
-			ds, _ := e.Details["devices"].([]map[string]any)
-			if len(ds) != 2 || ds[0]["model"] != "Pixel" || ds[1]["serial"] != "B" {
+			// solopi-ai's devices are the online serials; the details
+			// go beside them.
+			if s, _ := e.Details["devices"].([]string); len(s) != 2 || s[0] != "A" || s[1] != "B" {
 				t.Errorf("devices %v", e.Details["devices"])
 			}
+			ds, _ := e.Details["deviceDetails"].([]map[string]any)
+			if len(ds) != 2 || ds[0]["model"] != "Pixel" || ds[1]["serial"] != "B" {
+				t.Errorf("deviceDetails %v", e.Details["deviceDetails"])
+			}
 		case fault.CodeDeviceUnauthorized:
-			if e.Details["serial"] != "X1" || e.Details["adbMessage"] != "device unauthorized." {
+			if e.Details["serial"] != "X1" || e.Details["adbMessage"] != "device unauthorized." || e.Details["stderr"] != "device unauthorized." {
 				t.Errorf("details %v", e.Details)
 			}
 		case fault.CodeAdbServerUnreachable:

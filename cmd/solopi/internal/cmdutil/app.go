@@ -232,15 +232,18 @@ func firstArg(args []string) int {
 // hide keeps a global flag out of a command's own OPTIONS (its help lists
 // the global flags in their own section).
 func hide(fl cli.Flag) {
+	// A command's copy of a global flag is hidden and reads no environment
+	// variable: the app's flag reads it, so the copy counts as set only when
+	// the flag was given after the command (globalContext).
 	switch f := fl.(type) {
 	case *cli.StringFlag:
-		f.Hidden = true
+		f.Hidden, f.EnvVars = true, nil
 	case *cli.IntFlag:
-		f.Hidden = true
+		f.Hidden, f.EnvVars = true, nil
 	case *cli.Float64Flag:
-		f.Hidden = true
+		f.Hidden, f.EnvVars = true, nil
 	case *cli.BoolFlag:
-		f.Hidden = true
+		f.Hidden, f.EnvVars = true, nil
 	}
 }
 
@@ -252,9 +255,15 @@ func globalContext(c *cli.Context, name string) *cli.Context {
 			return ctx
 		}
 	}
-	// Not on the command line: the command's own copy of the flag holds
-	// the same default or environment value as the app's.
-	return c
+	// Not after the command: the app's flag holds what was given before
+	// it, else its environment variable or default.
+	app := c
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil {
+			app = ctx
+		}
+	}
+	return app
 }
 
 // literal makes text safe to append to a help template.

@@ -79,7 +79,8 @@ func TestVerifyRunGoldenOutcomes(t *testing.T) {
 		r, m := r0.verifyRun(append(c.args, "--artifacts", art)...)
 		outputs[c.name] = r
 		if r.Code != c.exit || m["status"] != c.status || m["outcomeFingerprint"] != c.outcome || m["success"] != (c.exit == 0) {
-			t.Fatalf("%s: exit %d %s\nstderr %s", c.name, r.Code, r.Stdout, r.Stderr)
+			events, _ := os.ReadFile(filepath.Join(art, "events.jsonl"))
+			t.Fatalf("%s: exit %d %s\nstderr %s\nevents %s", c.name, r.Code, r.Stdout, r.Stderr, events)
 		}
 		rep := cmdtest.ReadVerifyReport(t, filepath.Join(art, "report.json"))
 		if got := scenarioStatuses(rep); !mapsEqual(got, c.scenarios) {
