@@ -192,7 +192,9 @@ func TestRunVideoRollsOverAtTheTimeLimit(t *testing.T) {
 	rep := RunReplay(context.Background(), p.d, o)
 	v := videoOf(t, rep)
 	parts, _ := v["parts"].(int)
-	if rep.ErrorCode != fault.CodeReplayFailed || v["kept"] != true || parts < 3 || v["error"] != nil {
+	// At least one rollover (how many depends on how fast the host restarts
+	// the recorder against the phone's clock).
+	if rep.ErrorCode != fault.CodeReplayFailed || v["kept"] != true || parts < 2 || v["error"] != nil {
 		t.Fatalf("code %s video %v", rep.ErrorCode, v)
 	}
 	names := videoNames(t, v)

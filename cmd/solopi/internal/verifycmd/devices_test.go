@@ -18,7 +18,7 @@ import (
 // before any phone is touched.
 func TestVerifyRunAcrossDevices(t *testing.T) {
 	t.Parallel()
-	f := cmdtest.Farm(t, sim.FarmOptions{Devices: 3})
+	f := cmdtest.Farm(t, sim.FarmOptions{Devices: 3, TimeScale: verifyTimeScale})
 	c := cmdtest.OverAdb(t, Commands, f)
 	c.Env["XDG_RUNTIME_DIR"] = t.TempDir()
 	art := filepath.Join(t.TempDir(), "run")

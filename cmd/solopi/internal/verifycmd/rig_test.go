@@ -15,7 +15,17 @@ const plannerTestKey = "sk-verify-SECRET-0a1b2c3d4e5f"
 // rig runs verify-run against one in-process simulated phone.
 type rig struct{ *cmdtest.Rig }
 
-func newRig(t *testing.T, o sim.Options) *rig { return &rig{cmdtest.NewRig(t, Commands, o)} }
+// Agent segments run on the phone's clock (session budgets, idle
+// timeouts): a slower time scale than the rig's default keeps them clear
+// of a loaded host's pauses.
+func newRig(t *testing.T, o sim.Options) *rig {
+	if o.TimeScale == 0 && o.Clock == nil {
+		o.TimeScale = verifyTimeScale
+	}
+	return &rig{cmdtest.NewRig(t, Commands, o)}
+}
+
+const verifyTimeScale = 20
 
 // verifyRun runs verify-run and checks its summary against the schema.
 func (r *rig) verifyRun(args ...string) (cmdtest.Result, map[string]any) {

@@ -325,7 +325,7 @@ func TestVerifyRunRefusesBadInputs(t *testing.T) {
 // marked interrupted, exit 130.
 func TestVerifyRunInterruptDuringExplore(t *testing.T) {
 	t.Parallel()
-	r0 := newRig(t, sim.Options{TimeScale: 20})
+	r0 := newRig(t, sim.Options{})
 	var once sync.Once
 	asked := make(chan struct{})
 	cloud := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -399,7 +399,7 @@ func TestVerifyRunInterruptDuringExplore(t *testing.T) {
 // and named in the output, and the API key is nowhere.
 func TestVerifyRunVisionProvider(t *testing.T) {
 	t.Parallel()
-	r0 := newRig(t, sim.Options{TimeScale: 25})
+	r0 := newRig(t, sim.Options{})
 	r0.vision(fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	art := filepath.Join(t.TempDir(), "run")
 	r, m := r0.verifyRun("--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--artifacts", art, "--decision-provider", "vision",
@@ -454,7 +454,7 @@ func TestVerifyRunVisionProvider(t *testing.T) {
 // still judged failed: the UI oracle reads the final observation.
 func TestVerifyRunVisionFalseDone(t *testing.T) {
 	t.Parallel()
-	r0 := newRig(t, sim.Options{TimeScale: 25})
+	r0 := newRig(t, sim.Options{})
 	r0.vision(fakemodel.Options{Coords: fakemodel.CoordsRelative, Quirk: fakemodel.QuirkFalseFinish, Review: fakemodel.ReviewApprove})
 	r, m := r0.verifyRun("--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--artifacts", filepath.Join(t.TempDir(), "run"),
 		"--decision-provider", "vision", "--no-calibration-cache")
