@@ -35,13 +35,33 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Add(uint8(0), []byte(`{"state":"failed","results":[{"exceptionStep":"x","screenshotFiles":{"a":7}}]}`))
 	f.Add(uint8(5), []byte(`{"scenarios":[{"scenarioId":"../..","segments":[{"segmentId":"../../etc"}]}],"evidence":[{"id":"e","path":"/etc/passwd"}]}`))
+	// One copy of each evidence directory per fuzzing process, the fuzzed
+	// file written into it and its original put back after each input: a
+	// copy per input cost more than the render and kept the target to a
+	// few inputs a second.
+	dirs := map[string]string{}
+	root := f.TempDir()
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		tgt := fuzzTargets[int(which)%len(fuzzTargets)]
-		dir := copyTestdata(t, tgt.base)
-		if err := os.WriteFile(filepath.Join(dir, tgt.file), data, 0o644); err != nil {
+		dir, ok := dirs[tgt.base]
+		if !ok {
+			dir = copyTestdataTo(t, tgt.base, filepath.Join(root, tgt.base))
+			dirs[tgt.base] = dir
+		}
+		path := filepath.Join(dir, tgt.file)
+		orig, err := os.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := render(dir, Options{})
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := os.WriteFile(path, orig, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		_, _, err = render(dir, Options{})
 		var fe *fault.Error
 		if err != nil && !errors.As(err, &fe) {
 			t.Fatalf("untyped error %T: %v", err, err)

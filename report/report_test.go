@@ -20,8 +20,13 @@ import (
 // it is.
 func copyTestdata(t testing.TB, name string) string {
 	t.Helper()
+	return copyTestdataTo(t, name, filepath.Join(t.TempDir(), name))
+}
+
+// copyTestdataTo copies testdata/name to dst.
+func copyTestdataTo(t testing.TB, name, dst string) string {
+	t.Helper()
 	src := filepath.Join("testdata", name)
-	dst := filepath.Join(t.TempDir(), name)
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
