@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -257,8 +258,12 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		abandon()
 		return cmdutil.Result{}, err
 	}
-	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
-	watch.Close()
+	// The console's stop button cancels the run's context: the runtime
+	// ends cancelled and the session is cancelled below, as on Ctrl-C.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	watch.start(runCtx, dev, stopRun)
+	res, runErr := agent.Run(runCtx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
 
 	// Restore the input method / end the session even after an interrupt.
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
@@ -274,6 +279,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		cl.Success, cl.Error = false, s.Redact(err.Error())
 	}
 	if runErr != nil {
+		watch.finish("error", s.Redact(runErr.Error()), outcome.ExitFor(fault.Transport), cmdutil.EvidenceReport{})
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeRuntimeError, s.Redact(runErr.Error()), runErr)
 	}
 
@@ -301,6 +307,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 			watch.writeReport(&out, o.trajectory)
 		}
 	}
+	watch.finish(out.Outcome, s.Redact(out.Message), res.Exit, out.EvidenceReport)
 	// res.Exit is outcome's table's code of the run's outcome.
 	return cmdutil.Result{Value: s.Scrub(out), Exit: res.Exit}, nil
 }

@@ -1,6 +1,7 @@
 package plannercmd
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/solopi-dev/solopi/agentloop"
@@ -74,6 +75,30 @@ func (w *agentRunWatch) confirmer(terminal agentloop.Confirmer) agentloop.Confir
 		return terminal
 	}
 	return agentloop.FirstAnswer(terminal, w.console)
+}
+
+// start readies the console for the run: the phone's current screen is
+// its first frame (before the model is first asked) and its stop button
+// calls stop. A screenshot that fails is left to the run's first
+// observation.
+func (w *agentRunWatch) start(ctx context.Context, dev agentloop.Device, stop func()) {
+	if w.console == nil {
+		return
+	}
+	w.console.OnStop(stop)
+	if sc, err := dev.Observe(ctx); err == nil {
+		w.console.OnScreen(sc)
+	}
+}
+
+// finish shows the command's end on the console (the outcome and the
+// report) and closes it; the page keeps what it shows.
+func (w *agentRunWatch) finish(outcome, message string, exit int, rep cmdutil.EvidenceReport) {
+	if w.console == nil {
+		return
+	}
+	w.console.Finish(console.Final{Outcome: outcome, Message: message, ExitCode: exit, Report: rep.Report, ReportError: rep.ReportError})
+	w.Close()
 }
 
 // consoleInfo is the console's entry in the JSON (nil without one).
