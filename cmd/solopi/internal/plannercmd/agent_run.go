@@ -67,8 +67,9 @@ func newCmdAgentRun(e cmdutil.Env) *cli.Command {
 			"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
 			"before anything is sent to the phone).\n\n" +
 			"With --trajectory the screenshots are kept in screens/ beside it and report.html is written there (named\n" +
-			"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL; it stops\n" +
-			"when the run ends.\n\n" +
+			"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL: the phone's\n" +
+			"screen from the first frame, a stop button that cancels the run as Ctrl-C does, and at the end the outcome and\n" +
+			"the report's path; it stops serving when the command ends.\n\n" +
 			"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
 			"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
 			"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.\n\nExample:\n  SOLOPI_MODEL_API_KEY=... solopi agent-run --task \"open Settings and turn on dark mode\" --model-base-url https://llm.example/v1 --model ui-tars --trajectory ./run/t.json",
