@@ -364,3 +364,45 @@ func TestStopAndEvidenceGuarded(t *testing.T) {
 		}
 	}
 }
+
+// TestPageKeepsTheFinalState: a console without a stop hook (verify-run)
+// shows no stop button; Finish then Close leaves the outcome and the
+// report on the page, not "disconnected", and a Finish without a report
+// says why.
+func TestPageKeepsTheFinalState(t *testing.T) {
+	t.Parallel()
+	browser := browsertest.Start(t)
+	for _, c := range []struct {
+		name string
+		fin  Final
+		want string
+	}{
+		{"report", Final{Outcome: "completed", ExitCode: 0, Report: "/evidence/run/report.html"}, "/evidence/run/report.html"},
+		{"report error", Final{Outcome: "cancelled", ExitCode: 130, ReportError: "disk full"}, "No report: disk full"},
+	} {
+		s, err := Start("task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, s.URL(), 390, 844)
+		ctx, cancel := context.WithTimeout(p.Ctx, 30*time.Second)
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("task").textContent === "task"`)); err != nil {
+			t.Fatalf("%s: the page did not load: %v", c.name, err)
+		}
+		if !browsertest.Eval[bool](t, p, `document.getElementById("stop").hidden`) {
+			t.Errorf("%s: a stop button without a run to stop", c.name)
+		}
+		s.Finish(c.fin)
+		s.Close()
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#final"))); err != nil {
+			t.Fatalf("%s: no final state: %v", c.name, err)
+		}
+		if got := browsertest.Eval[string](t, p, `document.getElementById("final-report").textContent`); !strings.Contains(got, c.want) {
+			t.Errorf("%s: report line %q, want %q", c.name, got, c.want)
+		}
+		if got := browsertest.Eval[string](t, p, `document.getElementById("state").textContent`); got != c.fin.Outcome {
+			t.Errorf("%s: state %q after the console closed", c.name, got)
+		}
+		cancel()
+	}
+}
