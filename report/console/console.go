@@ -56,6 +56,13 @@ type Server struct {
 	nextID  int
 	closed  bool
 	stop    chan struct{} // closed by Close: open prompts are withdrawn
+	// onStop cancels the run (the stop button); nil when the command
+	// offers none. stopped: it was pressed.
+	onStop  func()
+	stopped bool
+	// report is the run's report.html once Finish named it, served
+	// under /evidence/ with the screenshots beside it.
+	report string
 }
 
 // message is one server-sent event: Kind says what Data is.
@@ -73,6 +80,8 @@ const (
 	kindPrompt   = "prompt"   // {id, type: confirm|takeover, text}
 	kindAnswered = "answered" // {id, answer, by}
 	kindFinished = "finished" // {outcome, message}
+	kindStop     = "stop"     // {available} or {requested, by}
+	kindFinal    = "final"    // {outcome, message, exitCode, report, reportUrl, reportError}
 )
 
 type prompt struct {
@@ -230,6 +239,61 @@ func (s *Server) ask(ctx context.Context, typ, text string) (string, error) {
 		s.publish(kindAnswered, map[string]any{"id": p.id, "answer": "withdrawn", "by": "elsewhere"})
 		return "", ctx.Err()
 	}
+}
+
+// OnStop offers a stop button on the page: pressing it calls stop once
+// (the command cancels its run as Ctrl-C does). Call it before the run
+// starts.
+func (s *Server) OnStop(stop func()) {
+	s.mu.Lock()
+	s.onStop = stop
+	s.mu.Unlock()
+	s.publish(kindStop, map[string]any{"available": true})
+}
+
+// requestStop calls the stop hook once; false when there is none, the
+// run was already stopped or the console is closed.
+func (s *Server) requestStop() bool {
+	s.mu.Lock()
+	stop := s.onStop
+	ok := stop != nil && !s.stopped && !s.closed
+	if ok {
+		s.stopped = true
+	}
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	s.publish(kindStop, map[string]any{"requested": true, "by": "console"})
+	stop()
+	return true
+}
+
+// Final is the end of the command as the page shows it after the run's
+// process is gone.
+type Final struct {
+	Outcome  string
+	Message  string
+	ExitCode int
+	// Report is the path of report.html ("" when none was written, then
+	// ReportError says why, or nothing when none was asked for).
+	Report      string
+	ReportError string
+}
+
+// Finish publishes the command's end: the page shows the outcome and the
+// report (its path, and a link served by the console until Close) and
+// stops listening, so it stays readable when the command exits. Call it
+// before Close.
+func (s *Server) Finish(f Final) {
+	data := map[string]any{"outcome": f.Outcome, "message": f.Message, "exitCode": f.ExitCode, "report": f.Report, "reportError": f.ReportError}
+	if f.Report != "" {
+		s.mu.Lock()
+		s.report = f.Report
+		s.mu.Unlock()
+		data["reportUrl"] = "/evidence/" + s.token + "/report.html"
+	}
+	s.publish(kindFinal, data)
 }
 
 // answer resolves the open prompt id; false when it is not open or the

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -293,5 +295,114 @@ func TestPageWhenTheCommandEnds(t *testing.T) {
 	}
 	if hidden := browsertest.Eval[bool](t, p, `document.getElementById("prompt").hidden`); !hidden {
 		t.Error("a prompt nobody can answer is still shown")
+	}
+}
+
+// TestStopAndEvidenceGuarded: the stop button's request passes the same
+// guards as the answers (token, Origin, a JSON body) and stops once; the
+// report is served, with its screenshots beside it, only once Finish
+// named it, only under the token and only report.html and screens/.
+func TestStopAndEvidenceGuarded(t *testing.T) {
+	t.Parallel()
+	s := start(t, "task")
+	u, _ := url.Parse(s.URL())
+	base, token := "http://"+u.Host, u.Query().Get("token")
+	stopURL := base + "/stop?token=" + token
+	if c := request(t, "POST", stopURL, "", base, "application/json", `{"stop":true}`); c != 409 {
+		t.Errorf("stop without a run to stop: %d", c)
+	}
+	var stops int
+	var mu sync.Mutex
+	s.OnStop(func() { mu.Lock(); stops++; mu.Unlock() })
+	for _, c := range []struct {
+		name, url, origin, ctype, body string
+		want                           int
+	}{
+		{"wrong token", base + "/stop?token=x", base, "application/json", `{"stop":true}`, 403},
+		{"foreign origin", stopURL, "http://evil.example", "application/json", `{"stop":true}`, 403},
+		{"form post", stopURL, base, "application/x-www-form-urlencoded", "stop=true", 415},
+		{"text post", stopURL, base, "text/plain", `{"stop":true}`, 415},
+		{"not a stop", stopURL, base, "application/json", `{"stop":false}`, 400},
+		{"stop", stopURL, base, "application/json", `{"stop":true}`, 204},
+		{"stop again", stopURL, base, "application/json", `{"stop":true}`, 409},
+	} {
+		if got := request(t, "POST", c.url, "", c.origin, c.ctype, c.body); got != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
+		}
+	}
+	if mu.Lock(); stops != 1 {
+		t.Errorf("stop called %d times", stops)
+	}
+	mu.Unlock()
+
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "report.html")
+	sha := strings.Repeat("ab", 32)
+	os.WriteFile(rep, []byte("<p>report</p>"), 0o600)
+	os.MkdirAll(filepath.Join(dir, "screens"), 0o700)
+	os.WriteFile(filepath.Join(dir, "screens", sha+".png"), []byte("png"), 0o600)
+	os.WriteFile(filepath.Join(dir, "trajectory.json"), []byte("{}"), 0o600)
+	ev := base + "/evidence/" + token
+	if c := request(t, "GET", ev+"/report.html", "", "", "", ""); c != 404 {
+		t.Errorf("report before Finish: %d", c)
+	}
+	s.Finish(Final{Outcome: "cancelled", ExitCode: 130, Report: rep})
+	for _, c := range []struct {
+		url  string
+		want int
+	}{
+		{ev + "/report.html", 200},
+		{ev + "/screens/" + sha + ".png", 200},
+		{base + "/evidence/" + strings.Repeat("0", len(token)) + "/report.html", 403},
+		{base + "/evidence/report.html?token=" + token, 403},
+		{ev + "/screens/..%2Ftrajectory.json", 404},
+		{ev + "/trajectory.json", 404},
+		{ev + "/screens/" + strings.ToUpper(sha) + ".png", 404},
+	} {
+		if got := request(t, "GET", c.url, "", "", "", ""); got != c.want {
+			t.Errorf("%s: status %d, want %d", c.url, got, c.want)
+		}
+	}
+}
+
+// TestPageKeepsTheFinalState: a console without a stop hook (verify-run)
+// shows no stop button; Finish then Close leaves the outcome and the
+// report on the page, not "disconnected", and a Finish without a report
+// says why.
+func TestPageKeepsTheFinalState(t *testing.T) {
+	t.Parallel()
+	browser := browsertest.Start(t)
+	for _, c := range []struct {
+		name string
+		fin  Final
+		want string
+	}{
+		{"report", Final{Outcome: "completed", ExitCode: 0, Report: "/evidence/run/report.html"}, "/evidence/run/report.html"},
+		{"report error", Final{Outcome: "cancelled", ExitCode: 130, ReportError: "disk full"}, "No report: disk full"},
+	} {
+		s, err := Start("task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, s.URL(), 390, 844)
+		ctx, cancel := context.WithTimeout(p.Ctx, 30*time.Second)
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("task").textContent === "task"`)); err != nil {
+			t.Fatalf("%s: the page did not load: %v", c.name, err)
+		}
+		if !browsertest.Eval[bool](t, p, `document.getElementById("stop").hidden`) {
+			t.Errorf("%s: a stop button without a run to stop", c.name)
+		}
+		s.Finish(c.fin)
+		s.Close()
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#final"))); err != nil {
+			t.Fatalf("%s: no final state: %v", c.name, err)
+		}
+		if got := browsertest.Eval[string](t, p, `document.getElementById("final-report").textContent`); !strings.Contains(got, c.want) {
+			t.Errorf("%s: report line %q, want %q", c.name, got, c.want)
+		}
+		if got := browsertest.Eval[string](t, p, `document.getElementById("state").textContent`); got != c.fin.Outcome {
+			t.Errorf("%s: state %q after the console closed", c.name, got)
+		}
+		cancel()
 	}
 }

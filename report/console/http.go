@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/report"
 )
 
 //go:embed page.html
@@ -29,6 +32,9 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /events", s.stream)
 	mux.HandleFunc("GET /screens/{name}", s.screen)
 	mux.HandleFunc("POST /answer", s.answerHandler)
+	mux.HandleFunc("POST /stop", s.stopHandler)
+	mux.HandleFunc("GET /evidence/{token}/report.html", s.evidence)
+	mux.HandleFunc("GET /evidence/{token}/screens/{name}", s.evidence)
 	return s.guard(mux)
 }
 
@@ -49,7 +55,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
-		if !s.tokenOK(r.URL.Query().Get("token")) {
+		// The report is served with the token as the first segment of
+		// its path, so that its relative links to its screenshots keep it.
+		token := r.URL.Query().Get("token")
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/evidence/"); ok {
+			token, _, _ = strings.Cut(rest, "/")
+		}
+		if !s.tokenOK(token) {
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
@@ -115,9 +127,66 @@ func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(png)
 }
 
-func (s *Server) answerHandler(w http.ResponseWriter, r *http.Request) {
+// jsonOnly refuses a body that is not JSON: a cross-site form cannot
+// send one, and a script elsewhere cannot without a preflight the
+// console never answers.
+func jsonOnly(w http.ResponseWriter, r *http.Request) bool {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		http.Error(w, "answers are JSON", http.StatusUnsupportedMediaType)
+		http.Error(w, "requests are JSON", http.StatusUnsupportedMediaType)
+		return false
+	}
+	return true
+}
+
+// stopHandler is the stop button: {"stop":true} cancels the run once.
+func (s *Server) stopHandler(w http.ResponseWriter, r *http.Request) {
+	if !jsonOnly(w, r) {
+		return
+	}
+	var body struct {
+		Stop bool `json:"stop"`
+	}
+	if err := canonjson.Read(r.Body, 4096, &body); err != nil || !body.Stop {
+		http.Error(w, "bad stop request", http.StatusBadRequest)
+		return
+	}
+	if !s.requestStop() {
+		http.Error(w, "nothing to stop", http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// evidence serves the run's report.html and the screenshots beside it,
+// once Finish named it; nothing else of the directory.
+func (s *Server) evidence(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	rep := s.report
+	s.mu.Unlock()
+	if rep == "" {
+		http.NotFound(w, r)
+		return
+	}
+	path, ctype := rep, "text/html; charset=utf-8"
+	if name := r.PathValue("name"); name != "" {
+		sha, ok := strings.CutSuffix(name, ".png")
+		if !ok || len(sha) != 64 || strings.Trim(sha, "0123456789abcdef") != "" {
+			http.NotFound(w, r)
+			return
+		}
+		path, ctype = filepath.Join(filepath.Dir(rep), report.ScreensDir, name), "image/png"
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", ctype)
+	_, _ = w.Write(b)
+}
+
+func (s *Server) answerHandler(w http.ResponseWriter, r *http.Request) {
+	if !jsonOnly(w, r) {
 		return
 	}
 	var body struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -66,8 +67,9 @@ func newCmdAgentRun(e cmdutil.Env) *cli.Command {
 			"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
 			"before anything is sent to the phone).\n\n" +
 			"With --trajectory the screenshots are kept in screens/ beside it and report.html is written there (named\n" +
-			"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL; it stops\n" +
-			"when the run ends.\n\n" +
+			"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL: the phone's\n" +
+			"screen from the first frame, a stop button that cancels the run as Ctrl-C does, and at the end the outcome and\n" +
+			"the report's path; it stops serving when the command ends.\n\n" +
 			"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
 			"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
 			"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.\n\nExample:\n  SOLOPI_MODEL_API_KEY=... solopi agent-run --task \"open Settings and turn on dark mode\" --model-base-url https://llm.example/v1 --model ui-tars --trajectory ./run/t.json",
@@ -257,8 +259,12 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		abandon()
 		return cmdutil.Result{}, err
 	}
-	res, runErr := agent.Run(ctx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
-	watch.Close()
+	// The console's stop button cancels the run's context: the runtime
+	// ends cancelled and the session is cancelled below, as on Ctrl-C.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	watch.start(runCtx, dev, stopRun)
+	res, runErr := agent.Run(runCtx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
 
 	// Restore the input method / end the session even after an interrupt.
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
@@ -274,6 +280,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		cl.Success, cl.Error = false, s.Redact(err.Error())
 	}
 	if runErr != nil {
+		watch.finish("error", s.Redact(runErr.Error()), outcome.ExitFor(fault.Transport), cmdutil.EvidenceReport{})
 		return cmdutil.Result{}, fault.Wrap(fault.Transport, fault.CodeRuntimeError, s.Redact(runErr.Error()), runErr)
 	}
 
@@ -301,6 +308,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 			watch.writeReport(&out, o.trajectory)
 		}
 	}
+	watch.finish(out.Outcome, s.Redact(out.Message), res.Exit, out.EvidenceReport)
 	// res.Exit is outcome's table's code of the run's outcome.
 	return cmdutil.Result{Value: s.Scrub(out), Exit: res.Exit}, nil
 }

@@ -1,6 +1,7 @@
 package plannercmd
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/solopi-dev/solopi/agentloop"
@@ -18,6 +19,11 @@ type agentRunWatch struct {
 	console *console.Server
 	events  func(agentloop.AgentEvent)
 }
+
+// consoleStarted, when set (by this package's tests, which cannot read
+// stderr while the command runs), learns each console's task and URL as
+// it starts.
+var consoleStarted func(task, url string)
 
 // consoleInfo names the live console in agent-run's JSON.
 type consoleInfo struct {
@@ -45,6 +51,9 @@ func startAgentRunWatch(g *cmdutil.Globals, o *agentRunOptions) (*agentRunWatch,
 		// A stderr nobody reads loses only the announcement: the JSON
 		// names the URL too.
 		_ = s.Announce(g.PromptWriter())
+		if consoleStarted != nil {
+			consoleStarted(o.task, s.URL())
+		}
 		w.console, onConsole = s, s.OnEvent
 	}
 	w.events = chainEvents(agentProgress(g.Progress, o.maxSteps), onConsole)
@@ -74,6 +83,30 @@ func (w *agentRunWatch) confirmer(terminal agentloop.Confirmer) agentloop.Confir
 		return terminal
 	}
 	return agentloop.FirstAnswer(terminal, w.console)
+}
+
+// start readies the console for the run: the phone's current screen is
+// its first frame (before the model is first asked) and its stop button
+// calls stop. A screenshot that fails is left to the run's first
+// observation.
+func (w *agentRunWatch) start(ctx context.Context, dev agentloop.Device, stop func()) {
+	if w.console == nil {
+		return
+	}
+	w.console.OnStop(stop)
+	if sc, err := dev.Observe(ctx); err == nil {
+		w.console.OnScreen(sc)
+	}
+}
+
+// finish shows the command's end on the console (the outcome and the
+// report) and closes it; the page keeps what it shows.
+func (w *agentRunWatch) finish(outcome, message string, exit int, rep cmdutil.EvidenceReport) {
+	if w.console == nil {
+		return
+	}
+	w.console.Finish(console.Final{Outcome: outcome, Message: message, ExitCode: exit, Report: rep.Report, ReportError: rep.ReportError})
+	w.Close()
 }
 
 // consoleInfo is the console's entry in the JSON (nil without one).
