@@ -107,11 +107,18 @@ func (o *stepEditOptions) edit(fn func(g *cmdutil.Globals, cs *casefile.Case, op
 	}
 }
 
-// editStep is the run function of add and update: the step (--step or
-// --step-file) is read and checked first, so that its errors name where
-// it came from (the flag or the step file), then the edit runs as edit's.
+// editStep is the run function of add and update: after the --output
+// rules (checked first, as by every edit), the step (--step or
+// --step-file) is read and checked before the case, so that its errors
+// name where it came from (the flag or the step file); then the edit runs
+// as edit's.
 func (o *stepEditOptions) editStep(fn func(g *cmdutil.Globals, cs *casefile.Case, st casefile.Step, opts casefile.EditOptions) (*casefile.EditResult, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
 	return func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
+		if !o.inPlace {
+			if err := replay.CheckCaseOutput(o.output, o.file, o.overwrite); err != nil {
+				return cmdutil.Result{}, err
+			}
+		}
 		st, err := o.readStep(g)
 		if err != nil {
 			return cmdutil.Result{}, err
