@@ -221,3 +221,33 @@ func TestCaseStepParserRules(t *testing.T) {
 		t.Error("a refused command line wrote --output")
 	}
 }
+
+// An in-place edit never loosens the case file's mode, and a directory
+// the edit cannot write to is refused with the file unchanged.
+func TestCaseStepInPlaceMode(t *testing.T) {
+	t.Parallel()
+	c := localCLI(t)
+	file := cmdtest.WriteCase(t, nil)
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.Cmd(0, "case-step-delete", "--file", file, "--index", "0", "--in-place")
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode after an in-place edit: %v %v", fi.Mode(), err)
+	}
+	if os.Geteuid() == 0 {
+		return // root writes into any directory
+	}
+	orig, _ := os.ReadFile(file)
+	dir := filepath.Dir(file)
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	if m := c.Cmd(3, "case-step-delete", "--file", file, "--index", "0", "--in-place"); m["errorCode"] != fault.CodeOutputNotWritable {
+		t.Errorf("read-only directory: %v", m)
+	}
+	if b, _ := os.ReadFile(file); !bytes.Equal(b, orig) {
+		t.Error("a refused in-place edit changed the case file")
+	}
+}
