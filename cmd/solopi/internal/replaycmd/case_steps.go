@@ -2,6 +2,7 @@ package replaycmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -98,7 +99,8 @@ func (o *stepEditOptions) readStep(g *cmdutil.Globals) (casefile.Step, error) {
 
 // edit is the run function of one step edit: check the output first, edit
 // (the casefile package re-normalises the whole case and applies the
-// policy to the affected step), write exclusively.
+// policy to the affected step), write the new file (created exclusively
+// unless --overwrite) or, with --in-place, replace the case file.
 func (o *stepEditOptions) edit(fn func(g *cmdutil.Globals, cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
 	return func(_ context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
 		return caseStepEdit(o, func(cs *casefile.Case, opts casefile.EditOptions) (*casefile.EditResult, error) {
@@ -248,16 +250,16 @@ func caseStepEditInPlace(file string, confirm bool, edit replay.StepEdit) (map[s
 		return nil, err
 	}
 	data, err := os.ReadFile(staged)
-	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "cannot read the edited case back", err).With("output", abs)
-	}
-	st, err := os.Stat(staged)
-	if err != nil {
+	st, serr := os.Stat(staged)
+	if err = errors.Join(err, serr); err != nil {
 		return nil, fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "cannot read the edited case back", err).With("output", abs)
 	}
 	replace.Perm = st.Mode().Perm()
 	if src != nil {
 		replace.Perm &= src.Mode().Perm()
+	}
+	if replace.Perm == 0 {
+		replace.Perm = 0o600 // 0 is the policy's default (0644): never looser than the file was
 	}
 	fr, err := replace.WriteFile(abs, data)
 	if err != nil {
@@ -267,8 +269,9 @@ func caseStepEditInPlace(file string, confirm bool, edit replay.StepEdit) (map[s
 	return m, nil
 }
 
-// inPlaceError names the case file of an --in-place refusal as file and
-// output, as the --output rules name theirs.
+// inPlaceError names the case file of an --in-place refusal as file (the
+// output policy names it output) with the cause as reason, as the
+// --output rules name theirs.
 func inPlaceError(err error, file string) error {
 	e := fault.From(err).With("file", file)
 	if e.Err != nil {
