@@ -66,7 +66,7 @@ func indexFlag(name, usage string, into *int) cli.Flag {
 func (o *stepEditOptions) outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "output", Destination: &o.output, Usage: "write the resulting case to this file (created exclusively)"},
-		&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace an existing --output file (never the source)"},
+		&cli.BoolFlag{Name: "overwrite", Destination: &o.overwrite, Usage: "replace an existing --output file (never the source; --in-place always replaces)"},
 		&cli.BoolFlag{Name: "in-place", Destination: &o.inPlace, Usage: "replace the --file case atomically with the result (unchanged on any refusal)"},
 	}
 }
