@@ -238,6 +238,9 @@ func finishEdit(c *Case, op string, affected int, opts EditOptions) (*EditResult
 	if _, err := stepPolicy(n.Steps[affected], affected, opts.ConfirmHighRisk, op); err != nil {
 		return nil, fmt.Errorf("case-step %s: %w", op, err)
 	}
+	if err := checkStepRedacted(n.Steps[affected], affected); err != nil {
+		return nil, fmt.Errorf("case-step %s: %w", op, err)
+	}
 	d := Describe(n.Steps[affected], affected)
 	return &EditResult{
 		Case: n, Operation: op, AffectedIndex: affected, StepCount: len(n.Steps),

@@ -2,6 +2,7 @@ package casefile
 
 import (
 	"encoding/json"
+	"errors"
 	"github.com/solopi-dev/solopi/fault"
 	"strings"
 	"testing"
@@ -262,5 +263,25 @@ func TestEditsRefuseNegativeIndexes(t *testing.T) {
 		if e.Code != fault.CodeStepIndexOutOfRange || e.Details["minimum"] != 0 {
 			t.Errorf("%s: %s %v", name, e.Code, e.Details)
 		}
+	}
+}
+
+// A step an edit writes may not hold the redaction marker (case-validate
+// would refuse the case): the error names its JSON path in the case; the
+// same value elsewhere in a parameter name is fine.
+func TestEditRefusesRedactedStep(t *testing.T) {
+	t.Parallel()
+	c := editCase(t)
+	_, err := Update(c, 0, mustStep(t, `{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"[redacted]"}}}`), EditOptions{})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != fault.CodeRedactedValue || e.StepIndex != 0 || e.Details["jsonPath"] != "$.operationLog.steps[0].operationMethod.operationParam.text" {
+		t.Fatalf("update: %v", err)
+	}
+	_, err = Insert(c, 2, mustStep(t, `{"operationMethod":{"actionEnum":"BACK"},"note":"was [redacted] here"}`), EditOptions{})
+	if !errors.As(err, &e) || e.Code != fault.CodeRedactedValue || e.StepIndex != 2 || e.Details["jsonPath"] != "$.operationLog.steps[2].note" {
+		t.Fatalf("insert (an unknown field): %v", err)
+	}
+	if _, err := Insert(c, 2, mustStep(t, `{"operationMethod":{"actionEnum":"SLEEP","operationParam":{"text":"500"}}}`), EditOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

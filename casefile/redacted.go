@@ -33,6 +33,27 @@ func checkRedacted(c *Case) error {
 		"export the case with case-get --output, which keeps the values", path, redact.Marker).with("jsonPath", path)
 }
 
+// checkStepRedacted is checkRedacted for the one step an edit wrote (at
+// index of the edited case): the case it writes would be refused by
+// case-validate and case-import, so the edit refuses it first, with the
+// value's JSON path in the case.
+func checkStepRedacted(s Step, index int) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	doc, err := canonjson.Decode(b)
+	if err != nil {
+		return err
+	}
+	path, found := findMarker(doc, "$.operationLog.steps["+strconv.Itoa(index)+"]")
+	if !found {
+		return nil
+	}
+	return stepError(fault.CodeRedactedValue, index, s.StepID, "%s holds %s, the marker this host prints in place of a secret: "+
+		"write the value itself", path, redact.Marker).with("jsonPath", path)
+}
+
 // findMarker walks a case tree (strings, string pointers, raw JSON of
 // unknown fields, JSON documents carried as strings) in key order.
 func findMarker(v any, path string) (string, bool) {

@@ -107,9 +107,14 @@ func Bool(b bool) *bool { return &b }
 
 // ParseStep parses one step object in authoring or exported form (as used by
 // the case-step-add/update step files).
-func ParseStep(data []byte) (Step, error) {
+func ParseStep(data []byte) (Step, error) { return ParseStepFrom(data, "the step file") }
+
+// ParseStepFrom is ParseStep for a step that comes from what (named in the
+// messages: "the step file", "the --step value"); every check and error
+// field is the same whatever the source.
+func ParseStepFrom(data []byte, what string) (Step, error) {
 	data = trimBOM(data)
-	g, err := decodeDocument(data, fault.CodeInvalidStep, "the step file")
+	g, err := decodeDocument(data, fault.CodeInvalidStep, what)
 	if err != nil {
 		return Step{}, err
 	}

@@ -103,6 +103,11 @@ var usageRules = map[string]usageRule{
 	"managed-purge":      {required: []string{"artifacts-root"}},
 	"startup-time":       {choices: map[string][]string{"mode": {"cold", "warm"}}},
 	"verify-run":         {choices: map[string][]string{"decision-provider": {"static", "on-device", "cloud", "vision"}}},
+	"case-step-add":      {oneOf: []oneOf{{Flags: []string{"step-file", "step"}, Exclusive: true}, {Flags: []string{"output", "in-place"}, Exclusive: true}}},
+	"case-step-update":   {oneOf: []oneOf{{Flags: []string{"step-file", "step"}, Exclusive: true}, {Flags: []string{"output", "in-place"}, Exclusive: true}}},
+	"case-step-delete":   {oneOf: []oneOf{{Flags: []string{"output", "in-place"}, Exclusive: true}}},
+	"case-step-move":     {oneOf: []oneOf{{Flags: []string{"output", "in-place"}, Exclusive: true}}},
+	"case-step-copy":     {oneOf: []oneOf{{Flags: []string{"output", "in-place"}, Exclusive: true}}},
 }
 
 func (r usageRule) with(o usageRule) usageRule {
