@@ -9,10 +9,11 @@ package replay
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/solopi-dev/solopi/internal/lazyregexp"
 )
 
 // ArtifactSteps is the timeline file of a run's evidence.
@@ -62,12 +63,12 @@ type Timeline struct {
 }
 
 var (
-	logLine     = regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) [A-Z]/[^:]*: (.*)$`)
-	logStart    = regexp.MustCompile(`^start replay of case `)
-	logStep     = regexp.MustCompile(`^step (\d+) \(([^)]*)\) (\S+)$`)
-	logStepFail = regexp.MustCompile(`^step (\d+) failed: (.*)$`)
-	logPassed   = regexp.MustCompile(`^replay passed$`)
-	logFailed   = regexp.MustCompile(`^replay failed at step (-?\d+): (.*)$`)
+	logLine     = lazyregexp.New(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) [A-Z]/[^:]*: (.*)$`)
+	logStart    = lazyregexp.New(`^start replay of case `)
+	logStep     = lazyregexp.New(`^step (\d+) \(([^)]*)\) (\S+)$`)
+	logStepFail = lazyregexp.New(`^step (\d+) failed: (.*)$`)
+	logPassed   = lazyregexp.New(`^replay passed$`)
+	logFailed   = lazyregexp.New(`^replay failed at step (-?\d+): (.*)$`)
 )
 
 const logTimeLayout = "2006-01-02 15:04:05.000"
