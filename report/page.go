@@ -46,6 +46,9 @@ type page struct {
 	// every other page has none.
 	Script    template.JS
 	ScriptSrc string
+	// Media lets the page play the run's recording (media-src in the
+	// Content-Security-Policy); only a run page with a video sets it.
+	Media bool
 }
 
 // banner is the verdict at the top of a report.

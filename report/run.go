@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
@@ -15,7 +17,12 @@ const (
 	runScreen     = "screen.png"
 	runLogcat     = "logcat.txt"
 	runDevice     = "device"
-	runCaseFile   = "case.json" // the case as replayed; written from phase 2 on
+	runCaseFile   = "case.json"  // the case as replayed; written from phase 2 on
+	runStepsFile  = "steps.json" // the step timeline read from the device's log
+	runVideo      = "video.mp4"
+	// videoPartSeconds is screenrecord's time limit, at which a recording
+	// rolls over to its next part (video-1.mp4, video-2.mp4, ...).
+	videoPartSeconds = 180
 )
 
 // isRun: the device's status of the run, with the manifest that binds
@@ -35,6 +42,10 @@ type runView struct {
 	Images    []image
 	Logcat    *logExcerpt
 	Manifest  *manifestView
+	// Timed: the steps carry the device log's times (steps.json).
+	Timed bool
+	// Videos are the run's recording parts, in order.
+	Videos []string
 }
 
 type runResult struct {
@@ -49,8 +60,32 @@ type runStep struct {
 	Index          int
 	StepID, Action string
 	Detail         string
-	Status         string // passed, failed, not_reached, unknown
+	Status         string // passed, failed, not_reached, unknown, unfinished
 	Message        string
+	// From the timeline (steps.json): when the step began after the
+	// replay's start and how long it took; Timed says they are known.
+	Timed      bool
+	OffsetMs   int64
+	DurationMs int64
+	// Shot is the failed step's screenshot; Seek a link that plays the
+	// recording from the step's start.
+	Shot string
+	Seek string
+}
+
+// timelineFile is what the report reads of steps.json.
+type timelineFile struct {
+	VideoLeadMs *int64 `json:"videoLeadMs"`
+	Steps       []struct {
+		Index      int    `json:"index"`
+		StepID     string `json:"stepId"`
+		Action     string `json:"action"`
+		Status     string `json:"status"`
+		OffsetMs   int64  `json:"offsetMs"`
+		DurationMs int64  `json:"durationMs"`
+		Message    string `json:"message"`
+		Screenshot string `json:"screenshot"`
+	} `json:"steps"`
 }
 
 type textBlock struct {
@@ -72,7 +107,7 @@ func runPage(e *evidence) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &page{Kind: kindRun, Run: v}
+	p := &page{Kind: kindRun, Run: v, Media: len(v.Videos) > 0}
 	name := status.Display("caseName")
 	p.Title = "Run " + firstNonEmpty(name, status.Display("runId"))
 	p.Banner = banner{Verdict: firstNonEmpty(v.State, "unknown"), Headline: name}
@@ -159,6 +194,15 @@ func readRun(e *evidence, caseJSON []byte) (*runView, obj, error) {
 		v.Manifest = manifestOf(manifest)
 	}
 	v.Steps, v.StepsNote = runSteps(e, caseJSON, v.State, failed)
+	v.Videos = runVideos(e)
+	if e.isFile(runStepsFile) {
+		var tl timelineFile
+		if err := e.readJSON(runStepsFile, &tl); err != nil {
+			v.StepsNote = strings.TrimSpace(v.StepsNote + " The step timeline cannot be read: " + err.Error())
+		} else {
+			v.Steps, v.Timed = timeSteps(e, v.Steps, tl, v.Videos), true
+		}
+	}
 	v.DeviceLog = deviceLog(e, manifest)
 	v.Images = runImages(e, manifest, shotNames)
 	v.Logcat = logcatExcerpt(e, status, failed, manifest, v.DeviceLog)
@@ -299,4 +343,55 @@ func splitLines(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// runVideos are the recording's parts in the directory: video.mp4, or
+// video-1.mp4, video-2.mp4, ...
+func runVideos(e *evidence) []string {
+	if e.isFile(runVideo) {
+		return []string{runVideo}
+	}
+	var parts []string
+	for i := 1; e.isFile(fmt.Sprintf("video-%d.mp4", i)); i++ {
+		parts = append(parts, fmt.Sprintf("video-%d.mp4", i))
+	}
+	return parts
+}
+
+// timeSteps puts the timeline on the step list: each step's time and
+// duration, the failed step's message and screenshot, and with a
+// recording a link to the step's moment in it. Steps the case does not
+// list (no case.json) are taken from the timeline.
+func timeSteps(e *evidence, steps []runStep, tl timelineFile, videos []string) []runStep {
+	byIndex := map[int]int{}
+	for i, s := range steps {
+		if s.Index >= 0 {
+			byIndex[s.Index] = i
+		}
+	}
+	for _, t := range tl.Steps {
+		i, ok := byIndex[t.Index]
+		if !ok {
+			steps = append(steps, runStep{Index: t.Index, StepID: t.StepID, Action: t.Action})
+			i = len(steps) - 1
+			byIndex[t.Index] = i
+		}
+		s := &steps[i]
+		s.Timed, s.OffsetMs, s.DurationMs = true, t.OffsetMs, t.DurationMs
+		s.Status = firstNonEmpty(t.Status, s.Status)
+		if t.Message != "" {
+			s.Message = t.Message
+		}
+		if t.Screenshot != "" && e.isFile(t.Screenshot) {
+			s.Shot = href(t.Screenshot)
+		}
+		if len(videos) > 0 && tl.VideoLeadMs != nil {
+			at := float64(*tl.VideoLeadMs+t.OffsetMs) / 1000
+			part := min(int(at/videoPartSeconds), len(videos)-1)
+			at -= float64(part * videoPartSeconds)
+			s.Seek = href(videos[part]) + "#t=" + strconv.FormatFloat(max(at, 0), 'f', 1, 64)
+		}
+	}
+	sort.SliceStable(steps, func(a, b int) bool { return steps[a].Index < steps[b].Index })
+	return steps
 }

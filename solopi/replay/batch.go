@@ -301,5 +301,12 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 			tc.SystemOut = "logcat: " + r.Artifacts.Logcat
 		}
 	}
+	if len(r.Steps) > 0 {
+		// The step timeline, one line per step (name, status, duration).
+		if tc.SystemOut != "" {
+			tc.SystemOut += "\n"
+		}
+		tc.SystemOut += strings.TrimSuffix(JUnitLines(r.Steps), "\n")
+	}
 	return tc
 }

@@ -47,12 +47,15 @@ var (
 
 // RunArtifacts is the evidence collected for one run.
 type RunArtifacts struct {
-	Dir         string
-	Result      string
-	Case        string
-	Screenshot  string
-	Logcat      string
-	Manifest    string
+	Dir        string
+	Result     string
+	Case       string
+	Screenshot string
+	Logcat     string
+	Manifest   string
+	// Steps is steps.json, the step timeline read from the device's log
+	// (timeline.go); empty when the log gave none.
+	Steps       string
 	DeviceFiles []artifacts.FileEntry
 	Skipped     []artifacts.SkippedFile
 	Errors      []string
@@ -65,7 +68,7 @@ type RunArtifacts struct {
 // Report renders the evidence for the command output (absolute paths).
 func (a *RunArtifacts) Report() map[string]any {
 	m := map[string]any{"dir": a.Dir, "complete": a.Complete}
-	for k, v := range map[string]string{"result": a.Result, "case": a.Case, "screenshot": a.Screenshot, "logcat": a.Logcat, "manifest": a.Manifest} {
+	for k, v := range map[string]string{"result": a.Result, "case": a.Case, "screenshot": a.Screenshot, "logcat": a.Logcat, "manifest": a.Manifest, "steps": a.Steps} {
 		if v != "" {
 			m[k] = v
 		}
@@ -122,13 +125,13 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 	defer cancel()
 	a := &RunArtifacts{}
 	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite),
-		ArtifactResult, artifactCase, ArtifactScreenshot, artifactLogcat, artifacts.ManifestName, artifactDeviceDir)
+		ArtifactResult, ArtifactSteps, artifactCase, ArtifactScreenshot, artifactLogcat, artifacts.ManifestName, artifactDeviceDir)
 	if err != nil {
 		a.Errors = append(a.Errors, errText(err))
 		return a
 	}
 	a.Dir = dir.Root()
-	c := &collection{rs: rs, dir: dir, a: a, info: map[string]string{}}
+	c := &collection{rs: rs, dir: dir, a: a, info: map[string]string{}, texts: map[string]string{}}
 	rs.stopVideo(ctx, dir, verdict == nil) // first, so the recording ends with the run (video.go)
 	c.writeResult()
 	c.writeCase()
@@ -141,6 +144,7 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 		}()
 	}
 	wg.Wait()
+	c.writeSteps()
 	rep := rs.rep
 	terminal := rep.Status != nil && rep.Status.Terminal
 	if rep.Status != nil && !terminal {
@@ -177,6 +181,9 @@ type collection struct {
 	mu   sync.Mutex
 	a    *RunArtifacts
 	info map[string]string // manifest extras from the device
+	// texts are the pulled text files as kept (redacted), by device path:
+	// the timeline is read from the result's log.
+	texts map[string]string
 }
 
 // fail records why an item is missing. ctx is the item's context: when it
@@ -395,7 +402,14 @@ func (c *collection) pull(ctx context.Context, remote, name string) (artifacts.F
 		if _, err := c.rs.d.Pull(ctx, remote, &buf); err != nil {
 			return artifacts.FileEntry{}, err
 		}
-		return c.dir.WriteFile(name, remote, []byte(c.rs.redactor().Text(buf.String())))
+		text := c.rs.redactor().Text(buf.String())
+		e, err := c.dir.WriteFile(name, remote, []byte(text))
+		if err == nil {
+			c.mu.Lock()
+			c.texts[remote] = text
+			c.mu.Unlock()
+		}
+		return e, err
 	}
 	w, err := c.dir.Create(name, remote)
 	if err != nil {
@@ -428,4 +442,47 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("the file is larger than %d bytes", b.max)
 	}
 	return b.Buffer.Write(p)
+}
+
+// writeSteps writes steps.json, the timeline read from the first result's
+// log as it was pulled, with the failed step's screenshot when the device
+// took one and it was collected. A log that gives no steps writes nothing.
+func (c *collection) writeSteps() {
+	st := c.rs.rep.Status
+	if st == nil || len(st.Results) == 0 {
+		return
+	}
+	r := st.Results[0]
+	text, ok := c.texts[r.LogFile]
+	if !ok {
+		return
+	}
+	steps := parseTimeline(text, r.StartTime)
+	if steps == nil {
+		return
+	}
+	local := map[string]string{}
+	var source string
+	for _, f := range c.a.DeviceFiles {
+		local[f.Source] = f.Path
+		if f.Source == r.LogFile {
+			source = f.Path
+		}
+	}
+	if f := FailedStep(steps); f != nil {
+		if remote, ok := r.ScreenshotFiles[failureShot(f.Index)]; ok {
+			f.Screenshot = local[remote]
+		}
+	}
+	tl := Timeline{Source: source, ReplayStart: time.UnixMilli(r.StartTime).UTC().Format(time.RFC3339Nano), Steps: steps}
+	if v := c.rs.video; v != nil && v.Kept && !c.rs.videoStarted.IsZero() && !c.rs.startSent.IsZero() {
+		lead := max(c.rs.startSent.Sub(c.rs.videoStarted).Milliseconds(), 0)
+		tl.VideoLeadMs = &lead
+	}
+	if _, err := c.dir.WriteJSON(ArtifactSteps, source, tl); err != nil {
+		c.fail(nil, ArtifactSteps, err)
+		return
+	}
+	c.setPath(&c.a.Steps, ArtifactSteps)
+	c.rs.rep.Steps = steps
 }

@@ -22,6 +22,11 @@ type replayResult struct {
 	ExceptionStepID  string            `json:"exceptionStepId,omitempty"`
 	LogFile          string            `json:"logFile,omitempty"`
 	ScreenshotFiles  map[string]string `json:"screenshotFiles,omitempty"`
+	// StartTime and EndTime are the result's epoch milliseconds (0 when
+	// the device did not give them); the step timeline is anchored on
+	// StartTime (timeline.go).
+	StartTime int64 `json:"startTime,omitempty"`
+	EndTime   int64 `json:"endTime,omitempty"`
 }
 
 // replayStatus is one harness?type=status (or result) snapshot, checked
@@ -86,6 +91,8 @@ func parseReplayStatus(m map[string]any) (*replayStatus, error) {
 			if n, ok := device.WireObject(o).Integer("exceptionStep"); ok {
 				r.ExceptionStep = &n
 			}
+			r.StartTime, _ = device.WireObject(o).Integer("startTime")
+			r.EndTime, _ = device.WireObject(o).Integer("endTime")
 			if sf, ok := o["screenshotFiles"].(map[string]any); ok {
 				r.ScreenshotFiles = map[string]string{}
 				for k, v := range sf {

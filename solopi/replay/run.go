@@ -134,6 +134,9 @@ type RunReport struct {
 	Started   time.Time
 	Finished  time.Time
 	Artifacts *RunArtifacts
+	// Steps is the step timeline read from the device's log (timeline.go);
+	// nil without evidence or when the log gave none.
+	Steps []Step
 	// Redaction is how the run's secrets were found; nil before the case
 	// was read. Everything the run reports is already redacted with it.
 	Redaction *redaction
@@ -168,6 +171,9 @@ type runState struct {
 	cancelInfo map[string]any
 	rec        *video.Recorder // the running screen recording (video.go)
 	video      *video.Result   // what became of it
+	// videoStarted and startSent are when the recording began and the
+	// start was sent (host clock): the video seek of the step timeline.
+	videoStarted, startSent time.Time
 }
 
 // redactor hides the case's secrets in everything the run reports.
@@ -251,6 +257,7 @@ func (rs *runState) run(ctx context.Context) error {
 	}
 	rs.startVideo(ctx)
 	o.Progress.Report(device.Event{Phase: "start", Message: "starting replay " + reqID, Case: o.CaseName})
+	rs.startSent = d.Clock().Now()
 	if err := d.Mutate(ctx, protocol.ActionReplay, p); err != nil {
 		return err
 	}
@@ -533,6 +540,9 @@ func (rs *runState) payload(e *fault.Error) map[string]any {
 	}
 	if rs.video != nil {
 		out["video"] = videoReport(rs.video)
+	}
+	if rep.Steps != nil {
+		out["steps"] = rep.Steps
 	}
 	if rep.Redaction != nil {
 		out["redaction"] = rep.Redaction

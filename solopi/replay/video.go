@@ -48,6 +48,7 @@ func (rs *runState) startVideo(ctx context.Context) {
 		return
 	}
 	rs.rec = rec
+	rs.videoStarted = rs.d.Clock().Now()
 	rs.o.Progress.Report(device.Event{Phase: "video", Message: "recording the screen (screenrecord)", Case: rs.o.CaseName})
 }
 

@@ -1,11 +1,17 @@
 package execution
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -15,8 +21,28 @@ import (
 // not_tested one is <skipped> with its reason, or an <error> when the
 // reason is an infrastructure fault), plus a "cleanup" testcase when the
 // scenario's cleanup ran or should have. Evidence files are
-// attached to the testcases that refer to them.
-func jUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
+// attached to the testcases that refer to them. A checkpoint's time is
+// the run time of the segments that judge it, the cleanup's that of the
+// cleanup segments (times: segmentTimes).
+func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.Duration) []artifacts.JUnitSuite {
+	planned := map[string]*verify.Scenario{}
+	if plan != nil {
+		for _, sc := range plan.Scenarios {
+			planned[sc.ID] = sc
+		}
+	}
+	// spent is the time of the scenario's segments that match.
+	spent := func(scenarioID string, match func(*verify.Segment) bool) time.Duration {
+		var d time.Duration
+		if sc := planned[scenarioID]; sc != nil {
+			for i := range sc.Segments {
+				if match(&sc.Segments[i]) {
+					d += times[segmentKey{scenarioID, sc.Segments[i].ID}]
+				}
+			}
+		}
+		return d
+	}
 	files := map[string]string{}
 	for _, e := range r.Evidence {
 		if e.Path != "" {
@@ -47,6 +73,7 @@ func jUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 		for _, c := range s.Checkpoints {
 			tc := artifacts.JUnitCase{
 				Name: c.CheckpointID, Classname: classname, Attachments: attach(c.EvidenceRefs),
+				Duration:   spent(s.ScenarioID, func(seg *verify.Segment) bool { return slices.Contains(seg.CheckpointIDs, c.CheckpointID) }),
 				Properties: []artifacts.JUnitProperty{{Name: "acceptanceCriteria", Value: strings.Join(c.AcceptanceCriteria, ",")}},
 			}
 			if c.Judge != "" {
@@ -61,7 +88,8 @@ func jUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 			suite.Cases = append(suite.Cases, tc)
 		}
 		if s.Cleanup.Status != "not_required" {
-			tc := artifacts.JUnitCase{Name: "cleanup", Classname: classname, Attachments: attach(s.Cleanup.EvidenceRefs)}
+			tc := artifacts.JUnitCase{Name: "cleanup", Classname: classname, Attachments: attach(s.Cleanup.EvidenceRefs),
+				Duration: spent(s.ScenarioID, func(seg *verify.Segment) bool { return seg.Phase == verify.PhaseCleanup })}
 			switch s.Cleanup.Status {
 			case verify.Failed:
 				tc.Failure = &artifacts.JUnitProblem{Message: "required cleanup failed: the scenario fails even if every checkpoint passed", Type: verify.CategoryCleanupFailure}
@@ -81,8 +109,13 @@ func jUnitSuites(r *verify.Report) []artifacts.JUnitSuite {
 
 // writeJUnit writes the report's JUnit XML to path, every text passed
 // through redact (the run's: owner tokens and the requirement's secrets).
-func writeJUnit(path string, r *verify.Report, redact func(string) string) error {
-	suites := jUnitSuites(r)
+// The testcases' times come from the run's events (eventsPath).
+func writeJUnit(path string, r *verify.Report, plan *verify.Plan, eventsPath string, redact func(string) string) error {
+	times, err := segmentTimes(eventsPath)
+	if err != nil {
+		return err
+	}
+	suites := jUnitSuites(r, plan, times)
 	for i := range suites {
 		redactSuite(&suites[i], redact)
 	}
@@ -157,4 +190,51 @@ func selectorText(v any) string {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// segmentKey names one segment of one scenario.
+type segmentKey struct{ scenario, segment string }
+
+// segmentTimes reads the run's events.jsonl: each segment's time from its
+// segment_started to its segment_finished event (their millisecond
+// timestamps), summed when a segment ran more than once (on several
+// phones). A segment that never finished has no time.
+func segmentTimes(eventsPath string) (map[segmentKey]time.Duration, error) {
+	b, err := os.ReadFile(eventsPath)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot read the run's events", err).With("file", eventsPath)
+	}
+	type event struct {
+		Type      string `json:"type"`
+		Timestamp int64  `json:"timestamp"`
+		Scenario  string `json:"scenarioId"`
+		Segment   string `json:"segmentId"`
+		Serial    string `json:"serial"`
+	}
+	type run struct {
+		segmentKey
+		serial string
+	}
+	started := map[run]int64{}
+	out := map[segmentKey]time.Duration{}
+	for i, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev event
+		if err := canonjson.Unmarshal(line, &ev); err != nil {
+			return nil, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, fmt.Sprintf("line %d of the run's events is not JSON", i+1), err).With("file", eventsPath)
+		}
+		k := run{segmentKey{ev.Scenario, ev.Segment}, ev.Serial}
+		switch ev.Type {
+		case "segment_started":
+			started[k] = ev.Timestamp
+		case "segment_finished":
+			if t0, ok := started[k]; ok {
+				out[k.segmentKey] += time.Duration(max(ev.Timestamp-t0, 0)) * time.Millisecond
+				delete(started, k)
+			}
+		}
+	}
+	return out, nil
 }

@@ -122,7 +122,7 @@ func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
 		Report: out.ReportPath, Events: out.EventsPath,
 	}
 	if p.o.JUnit != "" {
-		if err := writeJUnit(p.o.JUnit, r, out.redact); err != nil {
+		if err := writeJUnit(p.o.JUnit, r, p.plan, out.EventsPath, out.redact); err != nil {
 			return nil, fault.Wrap(fault.Internal, fault.CodeArtifactWriteFailed, "cannot write the JUnit report", err).With("junit", p.o.JUnit)
 		}
 		s.JUnit = p.o.JUnit
