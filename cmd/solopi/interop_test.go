@@ -30,6 +30,8 @@ var volatile = map[string]bool{
 	"createdAt": true, "modifiedAt": true, "logFile": true, "screenshotFiles": true, "path": true,
 	"sha256": true, "sizeBytes": true, "dir": true, "result": true, "screenshot": true, "logcat": true,
 	"manifest": true, "deviceFiles": true, "source": true, "device": true, "serial": true,
+	// The step timeline's clock readings.
+	"start": true, "end": true, "offsetMs": true, "replayStart": true,
 }
 
 var (
@@ -40,7 +42,7 @@ var (
 
 // volatilePaths are fields that are volatile when they hold a path (the
 // same key may hold an object elsewhere: case-get's case).
-var volatilePaths = map[string]bool{"case": true, "report": true, "record": true}
+var volatilePaths = map[string]bool{"case": true, "report": true, "record": true, "steps": true}
 
 func normalize(v any) any {
 	switch x := v.(type) {
