@@ -14,6 +14,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
+	"github.com/solopi-dev/solopi/internal/tooltest"
 	"github.com/solopi-dev/solopi/schemas"
 )
 
@@ -430,10 +431,7 @@ func TestModelCommandsAreNotSupported(t *testing.T) {
 // a command's flags.
 func TestCompletionOfTheApp(t *testing.T) {
 	t.Parallel()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := tooltest.Look(t, "bash")
 	r := inProc(t, "completion", "bash")
 	if r.code != 0 {
 		t.Fatal(r.code)
@@ -475,10 +473,7 @@ func TestCompletionInZshAndFish(t *testing.T) {
 	}
 	t.Run("fish", func(t *testing.T) {
 		t.Parallel()
-		fish, err := exec.LookPath("fish")
-		if err != nil {
-			t.Skip("no fish")
-		}
+		fish := tooltest.Look(t, "fish")
 		f := script("fish")
 		for _, c := range []struct{ line, want string }{
 			{"solopi ru", "run\t"}, {"solopi run --ca", "--case\t"}, {"solopi run --case x --se", "--serial\t"},
@@ -492,10 +487,7 @@ func TestCompletionInZshAndFish(t *testing.T) {
 	})
 	t.Run("zsh", func(t *testing.T) {
 		t.Parallel()
-		zsh, err := exec.LookPath("zsh")
-		if err != nil {
-			t.Skip("no zsh")
-		}
+		zsh := tooltest.Look(t, "zsh")
 		f := script("zsh")
 		// Outside a completion widget: compadd, _describe and _files print
 		// what they were given.

@@ -768,7 +768,7 @@ func atPath(m map[string]any, path string) (any, bool) {
 
 // upstreamErrorCase is one error path of a device command, run on the
 // simulator, with the fields solopi-ai's error object has there (from
-// solopi_ai.py v1.0.2, see ../shared/research/solopi-host-cli.md) and
+// solopi-ai v1.0.2: the fields its error objects carry there) and
 // their JSON types. Ours must carry each under that name with that type;
 // what we add beside them is free.
 type upstreamErrorCase struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/solopi-dev/solopi/internal/ptytest"
 	"github.com/solopi-dev/solopi/internal/testwait"
+	"github.com/solopi-dev/solopi/internal/tooltest"
 )
 
 // syncBuffer is what a terminal showed, read while it is written.
@@ -38,10 +39,7 @@ func (b *syncBuffer) String() string {
 // command gets the nearest one.
 func TestE2ECompletionInInteractiveBash(t *testing.T) {
 	t.Parallel()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := tooltest.Look(t, "bash")
 	dir := t.TempDir()
 	if err := os.Symlink(binPath, filepath.Join(dir, "solopi")); err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ var ranks = map[string]int{
 	"fault": 0, "clock": 0, "redact": 0, "protocol": 0, "adbwire": 0,
 	"internal/lazyregexp": 0, "internal/textclip": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
-	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
+	"internal/ptytest": 0, "internal/tooltest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
 	"oracle/pyre": 0, // Python 3.11 re, under the oracle that judges with it
 
 	// Formats, output contracts and pure parsers built on the foundations;

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/solopi-dev/solopi/internal/tooltest"
 )
 
 // Global flags are accepted before and after the command; given twice, the
@@ -79,10 +81,7 @@ func TestNearest(t *testing.T) {
 // command, and commands after a global flag's value.
 func TestBashCompletionLoads(t *testing.T) {
 	t.Parallel()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := tooltest.Look(t, "bash")
 	script, _, code := runApp(t, "completion", "bash")
 	if code != 0 {
 		t.Fatal(code)
