@@ -326,3 +326,42 @@ func TestWorkerTransportFailureWithoutARetryIsNotTested(t *testing.T) {
 		t.Fatalf("device %+v %v", devices, err)
 	}
 }
+
+// infraVerdict is a not_tested report whose reason is the
+// infrastructure's (what devicehost hands back when the phone, adb or
+// another owner kept the plan from running).
+func infraVerdict(reason string) step {
+	return func(ctx context.Context, run worker.ShardRun) (worker.ShardVerdict, error) {
+		v, err := verdict("not_tested")(ctx, run)
+		v.Infrastructure = reason
+		return v, err
+	}
+}
+
+// An infrastructure not_tested is retried while the task's retries last
+// (the attempt retryable_failed under its reason), and ends not_tested
+// with its report, never failed, when none is left.
+func TestWorkerInfrastructureVerdict(t *testing.T) {
+	t.Parallel()
+	retried := newWorkerFixture(t, script(infraVerdict("replay_not_started")), 1)
+	if err := retried.work(retried.ctx); err == nil {
+		t.Fatal("a retried attempt must tell River to retry")
+	}
+	rep := <-retried.reports
+	if rep.Outcome == nil || managed.Terminal(rep.Outcome.ShardStatus) {
+		t.Fatalf("the shard ended at its first infrastructure fault: %+v", rep)
+	}
+	if a := retried.report(t).Shards[0].Attempts[0]; a.Status != "retryable_failed" || *a.FailureCategory != "replay_not_started" {
+		t.Fatalf("attempt %s (%v)", a.Status, *a.FailureCategory)
+	}
+
+	final := newWorkerFixture(t, script(infraVerdict("replay_not_started")), 0)
+	_ = final.work(final.ctx)
+	rep = <-final.reports
+	if rep.Outcome == nil || rep.Outcome.ShardStatus != "not_tested" || rep.Outcome.TaskStatus != "not_tested" {
+		t.Fatalf("report %+v", rep)
+	}
+	if a := final.report(t).Shards[0].Attempts[0]; a.Status != "not_tested" || a.ReportPath == nil {
+		t.Fatalf("attempt %s, report %v", a.Status, a.ReportPath)
+	}
+}
