@@ -20,11 +20,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
@@ -742,30 +743,6 @@ func upstreamType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// atPath reads a dotted path (a.b.0.c) of a decoded object.
-func atPath(m map[string]any, path string) (any, bool) {
-	var cur any = m
-	for _, part := range strings.Split(path, ".") {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[part]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
 // upstreamErrorCase is one error path of a device command, run on the
 // simulator, with the fields solopi-ai's error object has there (from
 // solopi-ai v1.0.2: the fields its error objects carry there) and
@@ -994,9 +971,10 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			r.fault("permission", `{"name":"adb","granted":true}`)
 		}
 		for path, want := range c.fields {
-			v, ok := atPath(m, path)
+			at := gjson.GetBytes(res.stdout, path)
+			v := at.Value()
 			got := upstreamType(v)
-			if !ok {
+			if !at.Exists() {
 				t.Errorf("%s: no %s in %s", c.name, path, res.stdout)
 			} else if got != want && want != "any" && !(want == "number" && got == "integer") {
 				t.Errorf("%s: %s is %s (%v), solopi-ai prints %s", c.name, path, got, v, want)
