@@ -126,7 +126,7 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 		f.Close()
 		return nil, fault.Wrap(fault.Interrupted, fault.CodeInterrupted, "interrupted while waiting for the phone "+serial, ctx.Err())
 	case errors.Is(err, errBusy) || errors.Is(context.Cause(wctx), errWaitOver):
-		h, _ := readHolder(f)
+		h := awaitHolder(ctx, clk, f)
 		f.Close()
 		return nil, busyError(serial, path, wait, h)
 	default:
@@ -144,6 +144,31 @@ func (lk Locker) Acquire(ctx context.Context, serial string, wait time.Duration)
 	}
 	return l, nil
 }
+
+// awaitHolder reads the busy lock's holder record. A holder writes it
+// just after it takes the lock, so a process that finds the lock taken in
+// that moment reads an empty or half-written file: it reads again, for a
+// bounded moment, so that device_busy names the holder whenever there is
+// one. nil when no record appears (a holder that is not solopi, or a
+// record it could not write).
+func awaitHolder(ctx context.Context, clk clock.Clock, f *os.File) *Holder {
+	for range holderReads {
+		if h, err := readHolder(f); err == nil {
+			return h
+		}
+		if clk.Sleep(ctx, holderReadPause) != nil {
+			break
+		}
+	}
+	h, _ := readHolder(f)
+	return h
+}
+
+// holderReads × holderReadPause bounds the wait for a holder's record.
+const (
+	holderReads     = 20
+	holderReadPause = 10 * time.Millisecond
+)
 
 // openLockFile creates the directory (0700) and opens the lock file
 // without following a symbolic link.

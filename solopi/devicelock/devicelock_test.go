@@ -343,3 +343,29 @@ func TestServersLockTheirOwnSerials(t *testing.T) {
 		o.Release()
 	}
 }
+
+// A holder writes its record just after it takes the lock: a process
+// that finds the lock taken in that moment still names the holder (the
+// race the two-process end-to-end test met under load).
+func TestBusyNamesAHolderThatIsStillWritingItsRecord(t *testing.T) {
+	t.Parallel()
+	lk := Locker{Dir: t.TempDir()}
+	f, err := openLockFile(lk.Dir, filepath.Join(lk.Dir, fileName("sim-0001")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := tryLock(f); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		writeHolder(f, Holder{Serial: "sim-0001", PID: 4242, Command: "solopi run --case slow", Since: time.Unix(1_700_000_000, 0).UTC()})
+	}()
+	_, err = lk.Acquire(context.Background(), "sim-0001", 0)
+	e := fault.From(err)
+	h, _ := e.Details["holder"].(*Holder)
+	if e.Code != fault.CodeDeviceBusy || h == nil || h.PID != 4242 || !strings.Contains(e.Message, "pid 4242 (solopi run --case slow)") {
+		t.Fatalf("busy without its holder: %v %+v", err, e.Details)
+	}
+}
