@@ -49,6 +49,7 @@ type batchRow struct {
 	Link, Thumb                      string
 	ExitCode                         string
 	FailingStep, FailingMessage, Dir string
+	Media                            runMedia
 }
 
 // batchChild is what the summary and the directories say of one sub-run.
@@ -146,6 +147,7 @@ func batchPage(e *evidence) (*page, error) {
 					row.Thumb = href(c.dir + "/" + runScreen)
 				}
 				sub.close()
+				row.Media = mediaOf(e, c.dir)
 			}
 			row.Link = href(c.dir + "/" + fileName)
 		}

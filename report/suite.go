@@ -76,6 +76,7 @@ type suiteAttempt struct {
 	ErrorCode, Error, Step string
 	DurationMs             int64
 	Link, Thumb            string
+	Media                  runMedia
 }
 
 // suiteScript filters the case rows by the search box: rows whose
@@ -166,6 +167,7 @@ func suitePage(e *evidence) (*page, error) {
 					if e.isFile(base + "/" + runScreen) {
 						at.Thumb = href(base + "/" + runScreen)
 					}
+					at.Media = mediaOf(e, base)
 				}
 			}
 			sc.Attempts = append(sc.Attempts, at)

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/solopi-dev/solopi/suitereport"
+)
+
+// A suite's attempt that kept a recording (two parts) and performance
+// CSVs links both from the suite page; one that kept neither links
+// none.
+func TestSuitePageLinksVideoAndPerf(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	batch := filepath.Join(root, "batch-m1")
+	t0 := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	write := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(batch, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("with/attempt-1/result.json", `{"state":"failed"}`)
+	write("with/attempt-1/video-1.mp4", "mp4")
+	write("with/attempt-1/video-2.mp4", "mp4")
+	write("with/attempt-1/perf/cpu.csv", "RecordTime,cpu(%)\n1,2\n")
+	write("with/attempt-1/perf/notes.txt", "not a series")
+	write("without/attempt-1/result.json", `{"state":"passed"}`)
+	att := func(dir string, v suitereport.Verdict) suitereport.Attempt {
+		return suitereport.Attempt{Number: 1, Device: "sim-0001", Verdict: v, StartedAt: t0, FinishedAt: t0.Add(time.Second), DurationMs: 1000,
+			EvidenceDir: filepath.Join(batch, dir, "attempt-1")}
+	}
+	r := &suitereport.Report{Schema: suitereport.Schema, BatchID: "m1", Name: "solopi", StartedAt: t0, FinishedAt: t0.Add(2 * time.Second),
+		Devices: []suitereport.Device{{Serial: "sim-0001", Usable: true}},
+		Cases: []suitereport.Case{
+			{Name: "with", Verdict: suitereport.Failed, Attempts: []suitereport.Attempt{att("with", suitereport.Failed)}},
+			{Name: "without", Verdict: suitereport.Passed, Attempts: []suitereport.Attempt{att("without", suitereport.Passed)}},
+		}}
+	r.Finish(t0.Add(2 * time.Second))
+	if err := r.WriteFile(batch); err != nil {
+		t.Fatal(err)
+	}
+	page, kind, err := render(batch, Options{})
+	if err != nil || kind != kindSuite {
+		t.Fatalf("kind %s: %v", kind, err)
+	}
+	html := string(page)
+	for _, want := range []string{`href="with/attempt-1/video-1.mp4"`, "(2 parts)", `href="with/attempt-1/report.html#perf"`, "(1 CSV)"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the suite page lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "without/attempt-1/video") || strings.Contains(html, "without/attempt-1/report.html#perf") {
+		t.Error("an attempt without a recording or perf files links one")
+	}
+}
+
+// A run-batch root's sub-run that kept a recording and perf CSVs links
+// both from its row.
+func TestBatchPageLinksVideoAndPerf(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for rel, body := range map[string]string{
+		"001-login/result.json": `{"state":"failed"}`, "001-login/video.mp4": "mp4", "001-login/perf/fps.csv": "RecordTime,fps\n1,60\n",
+		"002-search/result.json": `{"state":"passed"}`,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, kind, err := render(root, Options{})
+	if err != nil || kind != kindBatch {
+		t.Fatalf("kind %s: %v", kind, err)
+	}
+	html := string(page)
+	for _, want := range []string{`href="001-login/video.mp4"`, `href="001-login/report.html#perf"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the batch page lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "002-search/video") {
+		t.Error("a sub-run without a recording links one")
+	}
+}
