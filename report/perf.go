@@ -59,11 +59,11 @@ type perfMetric struct {
 	// Name is SoloPi's; English the budget metric's name beside it (Key
 	// in --perf-budget), Label the one shown first.
 	Name, English, Key, Label, Unit, Source, File string
-	Samples                                int64
-	Min, Median, P90, Max, Mean            string
-	Duration                               string
-	FPSBelow, FPSLowest, FPSThreshold      string
-	Chart                                  string
+	Samples                                       int64
+	Min, Median, P90, Max, Mean                   string
+	Duration                                      string
+	FPSBelow, FPSLowest, FPSThreshold             string
+	Chart                                         string
 }
 
 type perfFile struct {
