@@ -48,14 +48,14 @@ type perfRun struct {
 func (p *perfRun) fail(what string, err error) { p.errs = append(p.errs, what+": "+errText(err)) }
 
 // checkPerf is the local rule of --perf and --perf-budget.
-func (o *RunOptions) checkPerf() error {
+func (o *RunOptions) checkPerf(evidence bool) error {
 	if len(o.PerfBudget) > 0 && len(o.Perf) == 0 {
 		return fault.Usage(fault.CodeInvalidOption, "--perf-budget needs --perf (the budgets judge the recording)")
 	}
 	if len(o.Perf) == 0 {
 		return nil
 	}
-	if o.ArtifactsDir == "" {
+	if !evidence {
 		return fault.Usage(fault.CodeInvalidOption, "--perf needs --artifacts (the recording is evidence)")
 	}
 	if o.NoWait {

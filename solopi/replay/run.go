@@ -111,7 +111,18 @@ func (o *RunOptions) defaults() {
 }
 
 // Validate checks the options that need no device.
-func (o *RunOptions) Validate() error {
+func (o *RunOptions) Validate() error { return o.validate(o.ArtifactsDir != "") }
+
+// ValidateSubRun checks the options of a batch's or a suite's sub-run,
+// whose evidence directory is made later under the root: evidence says
+// whether there is one (--video and --perf need it).
+func (o *RunOptions) ValidateSubRun(evidence bool) error {
+	c := *o
+	c.ArtifactsDir = ""
+	return c.validate(evidence)
+}
+
+func (o *RunOptions) validate(evidence bool) error {
 	if strings.TrimSpace(o.CaseName) == "" {
 		return fault.Usage(fault.CodeInvalidOption, "--case must name a SoloPi case")
 	}
@@ -121,10 +132,10 @@ func (o *RunOptions) Validate() error {
 	if _, ok := video.ParseMode(string(o.Video)); !ok {
 		return fault.Usage(fault.CodeInvalidOption, "--video must be off, on-failure or always")
 	}
-	if o.Video != "" && o.Video != video.ModeOff && o.ArtifactsDir == "" {
+	if o.Video != "" && o.Video != video.ModeOff && !evidence {
 		return fault.Usage(fault.CodeInvalidOption, "--video needs --artifacts (the recording is evidence)")
 	}
-	if err := o.checkPerf(); err != nil {
+	if err := o.checkPerf(evidence); err != nil {
 		return err
 	}
 	if o.ArtifactsDir != "" {
