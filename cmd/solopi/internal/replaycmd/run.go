@@ -115,7 +115,8 @@ func newCmdRun(e cmdutil.Env) *cli.Command {
 			"that case already (--reimport forces it); a different case stored under its name is refused\n" +
 			"(case_name_conflict) unless --replace. Several cases, --dir, --devices or retries make a suite: see\n" +
 			"run-batch --help; the JSON is then run-batch's.\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml\n" +
-			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login",
+			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login\n" +
+			"  solopi run --case login-smoke --artifacts ./out/login --perf CPU,Memory,FPS --perf-budget cpu.max=80,memory.max=300,fps.p10=50",
 		Flags: append(append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name (or --file, --dir)"}), sv.flags()...),
 		// A run names its case (--case, --file or --dir): the parser checks
 		// it (cmdutil's usage rules).
