@@ -93,7 +93,7 @@ func (rs *runState) startPerf(ctx context.Context) error {
 	}
 	rs.perf = p
 	rs.o.Progress.Report(device.Event{Phase: "perf", Message: "starting the performance recording (" + strings.Join(p.items, ",") + ")", Case: rs.o.CaseName})
-	res, err := sessions.StartPerformance(ctx, rs.d, sessions.PerfStartOptions{TargetPackage: target, Global: target == "", Items: p.items, SessionTimings: rs.o.PerfTimings})
+	res, err := sessions.StartPerformance(ctx, rs.d, sessions.PerfStartOptions{TargetPackage: target, Global: target == "", Items: p.items, SessionTimings: rs.perfTimings()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -105,6 +105,17 @@ func (rs *runState) startPerf(ctx context.Context) error {
 	return nil
 }
 
+// perfTimings polls the session as the replay is polled (its status is a
+// local request on the device): perf-start's half-second pauses would add
+// up to a second to every run.
+func (rs *runState) perfTimings() sessions.SessionTimings {
+	t := rs.o.PerfTimings
+	if t.Interval <= 0 {
+		t.Interval = min(replayPoll, rs.o.PollInterval)
+	}
+	return t
+}
+
 // stopPerf stops exactly our recording (once), on a context of its own:
 // it runs after timeouts and interrupts too.
 func (rs *runState) stopPerf(ctx context.Context) {
@@ -114,7 +125,7 @@ func (rs *runState) stopPerf(ctx context.Context) {
 	}
 	cctx, cancel := device.Cleanup(ctx, perfStopWait+5*time.Second)
 	defer cancel()
-	t := rs.o.PerfTimings
+	t := rs.perfTimings()
 	if t.Timeout <= 0 {
 		t.Timeout = perfStopWait
 	}
