@@ -12,9 +12,6 @@ import (
 // (report.PerfAnalysisFile reads it).
 const AnalysisFile = "analysis.json"
 
-// noBudgetReason is the assessment of a recording no budget judged.
-const noBudgetReason = "descriptive statistics only: no budget was given (run --perf-budget, e.g. cpu.max=80,fps.p10=50), so nothing is judged pass or fail"
-
 // Assess records the budget checks as the analysis's assessment: passed,
 // failed (a budget exceeded) or not_tested (a budget no series measured,
 // and none exceeded). It returns that verdict.

@@ -267,7 +267,7 @@ func AnalyzePerformance(ctx context.Context, o PerfAnalyzeOptions) (*PerfAnalysi
 	}
 	res := &PerfAnalysis{Success: true, AnalysisMode: "descriptive-only", SourceDirectory: root, PercentileMethod: "nearest-rank",
 		Files: []*fileAnalysis{}, Metrics: []*metricSummary{},
-		Assessment: map[string]any{"performed": false, "reason": noBudgetReason}}
+		Assessment: map[string]any{"performed": false, "reason": "descriptive statistics only: no thresholds were given, so nothing is judged pass or fail"}}
 	numeric, skipped := 0, 0
 	for _, p := range paths {
 		if ctx.Err() != nil {

@@ -174,8 +174,9 @@ func readPerf(e *evidence) (*perfView, obj, error) {
 			}
 			v.Budgets = append(v.Budgets, pb)
 		}
-	} else if v.Assessment == "" || strings.Contains(v.Assessment, "no thresholds") {
-		// Analyses written before budgets existed said "no thresholds".
+	} else {
+		// perf-analyze's own words (solopi-ai's) say no thresholds were
+		// given; the report says where they are given.
 		v.Assessment = "Descriptive statistics only: no budget judged these figures. Give one with run --perf-budget (e.g. cpu.max=80,fps.p10=50)."
 	}
 	return v, a, nil
