@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
@@ -260,4 +261,20 @@ func TestRunPerfOptionRules(t *testing.T) {
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestRunPerfTimeoutStopsTheSessionByID(t *testing.T) {
+	t.Parallel()
+	p := newSimPhone(t)
+	p.addCase("slow", hangSteps)
+	dir := filepath.Join(t.TempDir(), "out")
+	o := perfRunOptions(t, "slow", dir, "CPU", "cpu.max=80")
+	o.RunTimeout = 400 * time.Millisecond
+	rep := RunReplay(context.Background(), p.d, o)
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != fault.CodeRunTimeout {
+		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
+	}
+	perf := perfOf(t, rep)
+	noLivePerf(t, p, perf["sessionId"].(string))
+	checkPerfEvidence(t, dir, rep, perf)
 }
