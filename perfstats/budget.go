@@ -10,7 +10,7 @@ package perfstats
 //
 // "=" is the metric's natural limit: a ceiling (the value must be at most
 // the number) for every metric but fps, whose limit is a floor. A metric
-// is one of SoloPi's series, named in English (metricDefs); a budget on a
+// is one of SoloPi's series, named in English (perfmetric); a budget on a
 // metric no series measured is not_tested, never a pass.
 
 import (
@@ -21,73 +21,11 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/perfstats/perfmetric"
 )
 
 // maxBudgets bounds a --perf-budget list (it is typed by a person).
 const maxBudgets = 64
-
-// metricDef is one budget metric: the SoloPi item that records it and how
-// its series is recognised (the source, and SoloPi's name in Chinese or
-// English, exact or as a prefix when SoloPi appends the process).
-type metricDef struct {
-	Key, Item, English string
-	source             string
-	zh, en             string
-	prefix             bool
-	floor              bool
-}
-
-// metricDefs are SoloPi's built-in series (docs/file-formats.md).
-var metricDefs = []metricDef{
-	{Key: "cpu", Item: "CPU", English: "app CPU usage", source: "CPU", zh: "应用进程-", en: "App Process-", prefix: true},
-	{Key: "cpu_global", Item: "CPU", English: "device CPU usage", source: "CPU", zh: "全局占用", en: "Global Usage"},
-	{Key: "memory", Item: "Memory", English: "app memory (PSS)", source: "Memory", zh: "PSS-", en: "PSS-", prefix: true},
-	{Key: "memory_private_dirty", Item: "Memory", English: "app private dirty memory", source: "Memory", zh: "PrivateDirty-", en: "PrivateDirty-", prefix: true},
-	{Key: "memory_global", Item: "Memory", English: "device memory in use", source: "Memory", zh: "全局占用", en: "Global Usage"},
-	{Key: "fps", Item: "FPS", English: "frame rate", source: "FPS", zh: "帧率", en: "Frame Rate", floor: true},
-	{Key: "jank_count", Item: "FPS", English: "jank count", source: "FPS", zh: "延迟次数", en: "Jank Count"},
-	{Key: "jank_max", Item: "FPS", English: "longest jank", source: "FPS", zh: "最长延迟时间", en: "Max Jank Time"},
-	{Key: "jank_ratio", Item: "FPS", English: "jank ratio", source: "FPS", zh: "延迟占比", en: "Jank Ratio"},
-	{Key: "battery_current", Item: "Battery", English: "battery current", source: "Battery", zh: "实时电流", en: "Real-time Current"},
-	{Key: "battery_power", Item: "Battery", English: "battery power", source: "Battery", zh: "实时功率", en: "Real-time Power"},
-	{Key: "network_down", Item: "Network", English: "device download speed", source: "Network", zh: "全局下行速率", en: "Global Downlink Speed"},
-	{Key: "network_up", Item: "Network", English: "device upload speed", source: "Network", zh: "全局上行速率", en: "Global Uplink Speed"},
-	{Key: "response_time", Item: "Response", English: "response time", source: "Response", zh: "响应耗时", en: "Response Time"},
-	{Key: "refresh_time", Item: "Response", English: "refresh time", source: "Response", zh: "刷新耗时", en: "Refresh Time"},
-	{Key: "threads", Item: "Status", English: "app thread count", source: "ThreadCount", zh: "应用进程-", en: "App Process-", prefix: true},
-	{Key: "vm_rss", Item: "Status", English: "app resident memory", source: "VmRSS", zh: "应用进程-", en: "App Process-", prefix: true},
-	{Key: "temperature", Item: "Temperature", English: "CPU temperature", source: "Temperature", zh: "CPU温度", en: "CPU Temperature"},
-}
-
-func (d *metricDef) matches(name, source string) bool {
-	if source != d.source {
-		return false
-	}
-	if d.prefix {
-		return strings.HasPrefix(name, d.zh) || strings.HasPrefix(name, d.en)
-	}
-	return name == d.zh || name == d.en
-}
-
-// MetricOf names a recorded series (SoloPi's name and source) as a budget
-// metric: its key and English name; ok false for a series no budget names.
-func MetricOf(name, source string) (key, english string, ok bool) {
-	for i := range metricDefs {
-		if d := &metricDefs[i]; d.matches(name, source) {
-			return d.Key, d.English, true
-		}
-	}
-	return "", "", false
-}
-
-func metricDefOf(key string) *metricDef {
-	for i := range metricDefs {
-		if metricDefs[i].Key == key {
-			return &metricDefs[i]
-		}
-	}
-	return nil
-}
 
 // Budget is one parsed limit.
 type Budget struct {
@@ -135,16 +73,7 @@ func budgetError(b, why string) *fault.Error {
 		shown = shown[:80] + "…"
 	}
 	return fault.Usagef(fault.CodeInvalidPerfBudget, "--perf-budget %q: %s", shown, why).With("budget", shown).
-		WithUserAction("write budgets as metric.stat=number, e.g. cpu.max=80,memory.max=300,fps.p10=50 (metrics: " + strings.Join(MetricKeys(), ", ") + "; stats: min, max, avg, mean, median, p1..p99)")
-}
-
-// MetricKeys are the budget metrics' names.
-func MetricKeys() []string {
-	keys := make([]string, len(metricDefs))
-	for i, d := range metricDefs {
-		keys[i] = d.Key
-	}
-	return keys
+		WithUserAction("write budgets as metric.stat=number, e.g. cpu.max=80,memory.max=300,fps.p10=50 (metrics: " + strings.Join(perfmetric.Keys(), ", ") + "; stats: min, max, avg, mean, median, p1..p99)")
 }
 
 func parseBudget(s string) (Budget, error) {
@@ -167,7 +96,7 @@ func parseBudget(s string) (Budget, error) {
 	if !ok || metric == "" || stat == "" {
 		return Budget{}, budgetError(s, "the left side must be metric.stat, e.g. cpu.max")
 	}
-	d := metricDefOf(strings.ToLower(metric))
+	d := perfmetric.Lookup(strings.ToLower(metric))
 	if d == nil {
 		return Budget{}, budgetError(s, fmt.Sprintf("unknown metric %q", metric))
 	}
@@ -182,7 +111,7 @@ func parseBudget(s string) (Budget, error) {
 	switch op {
 	case "=":
 		op = "<="
-		if d.floor {
+		if d.Floor {
 			op = ">="
 		}
 	}
@@ -247,9 +176,9 @@ func (a *PerfAnalysis) CheckBudgets(bs []Budget) []BudgetCheck {
 	out := make([]BudgetCheck, 0, len(bs))
 	for _, b := range bs {
 		c := BudgetCheck{Budget: b, Status: BudgetNotTested}
-		d := metricDefOf(b.Metric)
+		d := perfmetric.Lookup(b.Metric)
 		for _, m := range a.Metrics {
-			if !d.matches(m.Name, m.Source) || len(m.ys) == 0 {
+			if !d.Matches(m.Name, m.Source) || len(m.ys) == 0 {
 				continue
 			}
 			v := statOf(m.ys, b.Stat)
@@ -311,7 +240,7 @@ type MetricFigures struct {
 func (a *PerfAnalysis) Summaries() []MetricFigures {
 	out := make([]MetricFigures, 0, len(a.Metrics))
 	for _, m := range a.Metrics {
-		key, en, _ := MetricOf(m.Name, m.Source)
+		key, en, _ := perfmetric.Of(m.Name, m.Source)
 		out = append(out, MetricFigures{Metric: key, English: en, Name: m.Name, Unit: m.Unit, Source: m.Source, File: m.File,
 			SampleCount: m.SampleCount, Min: m.Min, Median: m.Median, P90: m.P90, Max: m.Max, Mean: m.Mean})
 	}

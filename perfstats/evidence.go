@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/perfstats/perfmetric"
 )
 
 // AnalysisFile is the analysis written beside a recording's CSV files
@@ -39,7 +40,7 @@ func (a *PerfAnalysis) Assess(checks []BudgetCheck) string {
 
 // Describe says what a check found, e.g. "cpu.max 91.2 > 80 (app CPU usage)".
 func (c BudgetCheck) Describe() string {
-	d := metricDefOf(c.Metric)
+	d := perfmetric.Lookup(c.Metric)
 	if c.Value == nil {
 		return fmt.Sprintf("%s.%s not measured (%s)", c.Metric, c.Stat, d.English)
 	}

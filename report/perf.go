@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/perfstats"
+	"github.com/solopi-dev/solopi/perfstats/perfmetric"
 )
 
 // PerfAnalysisFile is perf-analyze's JSON object written into a
@@ -104,7 +104,7 @@ func readPerf(e *evidence) (*perfView, obj, error) {
 	v := &perfView{Source: a.Display("sourceDirectory")}
 	for _, m := range a.Objects("metrics") {
 		pm := perfMetric{Name: m.Display("name"), Unit: m.Display("unit"), Source: m.Display("source"), File: m.Display("file")}
-		pm.Key, pm.English, _ = perfstats.MetricOf(pm.Name, pm.Source)
+		pm.Key, pm.English, _ = perfmetric.Of(pm.Name, pm.Source)
 		pm.Label = firstNonEmpty(pm.English, pm.Name)
 		pm.Samples, _ = m.Integer("sampleCount")
 		for _, f := range []struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 // benchSimDevice opens a session on an in-process simulator at a high time
@@ -52,7 +53,7 @@ func BenchmarkReplayEvidencePerf(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchReplay(b, filepath.Join(b.TempDir(), "evidence"), func(o *RunOptions) {
-		o.Perf, o.PerfBudget = []string{"CPU", "Memory", "FPS"}, budget
+		o.Perf, o.PerfBudget, o.PerfSessions = []string{"CPU", "Memory", "FPS"}, budget, sessions.PerfRecorder{}
 	})
 }
 

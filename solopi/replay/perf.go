@@ -19,7 +19,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
 // artifactPerfDir is the recording's directory in the evidence.
@@ -28,6 +27,23 @@ const artifactPerfDir = "perf"
 // perfStopWait bounds the stop (and its retries) after the run; it runs
 // after an interrupt too, on a context of its own.
 const perfStopWait = 30 * time.Second
+
+// perfInterruptedPull bounds the pull after an interrupt (the session is
+// stopped first, whatever the pull then has time for).
+const perfInterruptedPull = 5 * time.Second
+
+// PerfSessions is SoloPi's performance recording as a run drives it.
+// sessions.PerfRecorder implements it and the command layer passes it in:
+// replay and sessions are features of one layer, neither imports the other.
+type PerfSessions interface {
+	// Start starts recording items on target ("" for the whole device)
+	// and returns the sessionId once the device records.
+	Start(ctx context.Context, d *device.Device, target string, items []string, interval time.Duration) (string, error)
+	// Stop stops exactly sessionID; the result is its stopped snapshot.
+	Stop(ctx context.Context, d *device.Device, sessionID string, timeout, interval time.Duration) (map[string]any, error)
+	// Pull copies what the stop saved into sub/ of dir.
+	Pull(ctx context.Context, d *device.Device, stopped map[string]any, sessionID string, dir *artifacts.Dir, sub string) ([]artifacts.FileEntry, error)
+}
 
 // perfRun is what became of the run's performance session.
 type perfRun struct {
@@ -71,6 +87,9 @@ func (o *RunOptions) checkPerf(evidence bool) error {
 		return fault.Usagef(fault.CodeInvalidOption, "--perf-budget judges items --perf does not record: add %s to --perf", strings.Join(missing, ",")).
 			With("missingItems", missing)
 	}
+	if o.PerfSessions == nil {
+		return fault.New(fault.Internal, fault.CodeInternalError, "RunOptions.Perf needs PerfSessions")
+	}
 	return nil
 }
 
@@ -93,7 +112,7 @@ func (rs *runState) startPerf(ctx context.Context) error {
 	}
 	rs.perf = p
 	rs.o.Progress.Report(device.Event{Phase: "perf", Message: "starting the performance recording (" + strings.Join(p.items, ",") + ")", Case: rs.o.CaseName})
-	res, err := sessions.StartPerformance(ctx, rs.d, sessions.PerfStartOptions{TargetPackage: target, Global: target == "", Items: p.items, SessionTimings: rs.perfTimings()})
+	id, err := rs.o.PerfSessions.Start(ctx, rs.d, target, p.items, rs.perfPoll())
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -101,20 +120,14 @@ func (rs *runState) startPerf(ctx context.Context) error {
 		p.fail("the performance recording did not start", err)
 		return nil
 	}
-	p.sessionID, _ = res.Object["sessionId"].(string)
+	p.sessionID = id
 	return nil
 }
 
-// perfTimings polls the session as the replay is polled (its status is a
+// perfPoll polls the session as the replay is polled (its status is a
 // local request on the device): perf-start's half-second pauses would add
 // up to a second to every run.
-func (rs *runState) perfTimings() sessions.SessionTimings {
-	t := rs.o.PerfTimings
-	if t.Interval <= 0 {
-		t.Interval = min(replayPoll, rs.o.PollInterval)
-	}
-	return t
-}
+func (rs *runState) perfPoll() time.Duration { return min(replayPoll, rs.o.PollInterval) }
 
 // stopPerf stops exactly our recording (once), on a context of its own:
 // it runs after timeouts and interrupts too.
@@ -125,18 +138,14 @@ func (rs *runState) stopPerf(ctx context.Context) {
 	}
 	cctx, cancel := device.Cleanup(ctx, perfStopWait+5*time.Second)
 	defer cancel()
-	t := rs.perfTimings()
-	if t.Timeout <= 0 {
-		t.Timeout = perfStopWait
-	}
-	res, err := sessions.StopPerformance(cctx, rs.d, sessions.PerfStopOptions{SessionID: p.sessionID, SessionTimings: t})
+	saved, err := rs.o.PerfSessions.Stop(cctx, rs.d, p.sessionID, perfStopWait, rs.perfPoll())
 	p.stop = map[string]any{}
 	if err != nil {
 		p.fail("the performance recording did not stop", err)
 		return
 	}
 	p.stopped = true
-	p.stop = res.Object
+	p.stop = saved
 }
 
 // perfEvidence pulls the saved recording into perf/, analyses it there
@@ -149,8 +158,13 @@ func (rs *runState) perfEvidence(ctx context.Context, dir *artifacts.Dir, verdic
 		return verdict
 	}
 	if p.stopped {
-		cctx, cancel := device.Cleanup(ctx, perfStopWait)
-		files, err := sessions.PullPerformanceInto(cctx, rs.d, p.stop, p.sessionID, dir, artifactPerfDir)
+		wait := perfStopWait
+		if ctx.Err() != nil {
+			// Interrupted: the user waits; what arrives in time is kept.
+			wait = perfInterruptedPull
+		}
+		cctx, cancel := device.Cleanup(ctx, wait)
+		files, err := rs.o.PerfSessions.Pull(cctx, rs.d, p.stop, p.sessionID, dir, artifactPerfDir)
 		cancel()
 		p.files = files
 		if err != nil {

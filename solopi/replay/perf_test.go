@@ -18,7 +18,7 @@ import (
 func perfRunOptions(t *testing.T, name, dir, items, budget string) RunOptions {
 	t.Helper()
 	o := fastRun(name, dir)
-	o.Perf = sessions.ParseItems(items)
+	o.Perf, o.PerfSessions = sessions.ParseItems(items), sessions.PerfRecorder{}
 	if budget != "" {
 		b, err := perfstats.ParseBudgets(budget)
 		if err != nil {
@@ -249,12 +249,17 @@ func TestRunPerfOptionRules(t *testing.T) {
 		{"budget without perf", RunOptions{CaseName: "c", ArtifactsDir: dir, PerfBudget: budget}, "needs --perf"},
 		{"perf without artifacts", RunOptions{CaseName: "c", Perf: []string{"FPS"}}, "needs --artifacts"},
 		{"perf with no-wait", RunOptions{CaseName: "c", ArtifactsDir: dir, Perf: []string{"FPS"}, NoWait: true}, "--no-wait"},
-		{"budget on an item not recorded", RunOptions{CaseName: "c", ArtifactsDir: dir, Perf: []string{"CPU"}, PerfBudget: budget}, "add FPS to --perf"},
+		{"budget on an item not recorded", RunOptions{CaseName: "c", ArtifactsDir: dir, Perf: []string{"CPU"}, PerfBudget: budget, PerfSessions: sessions.PerfRecorder{}}, "add FPS to --perf"},
 	} {
 		err := c.o.Validate()
 		if fault.CodeOf(err) != fault.CodeInvalidOption || fault.KindOf(err) != fault.Invalid || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+	// A caller that asks for a recording must say what drives it.
+	o0 := RunOptions{CaseName: "c", ArtifactsDir: dir, Perf: []string{"CPU"}}
+	if err := o0.Validate(); fault.KindOf(err) != fault.Internal {
+		t.Errorf("no PerfSessions: %v", err)
 	}
 	// Neither option: nothing changes.
 	o := RunOptions{CaseName: "c", ArtifactsDir: dir}

@@ -16,7 +16,6 @@ import (
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/sessions"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
 
@@ -81,9 +80,9 @@ type RunOptions struct {
 	// replay (perf_budget_exceeded), an unmeasured one makes it not tested
 	// (perf_not_measured). It needs Perf.
 	PerfBudget []perfstats.Budget
-	// PerfTimings bound the performance session's start and stop waits
-	// (sessions' defaults when zero).
-	PerfTimings sessions.SessionTimings
+	// PerfSessions drives the recording (sessions.PerfRecorder); required
+	// with Perf.
+	PerfSessions PerfSessions
 }
 
 func (o *RunOptions) defaults() {

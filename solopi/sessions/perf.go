@@ -405,11 +405,39 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 	return map[string]any{"path": local, "remotePath": remote, "files": files}, nil
 }
 
-// PullPerformanceInto pulls the directory a stop (stopped, the stop's
-// object) saved for exactly sessionID into sub/ of an evidence directory,
-// every file in its manifest; like perf-stop --output it requires at
-// least one non-empty CSV.
-func PullPerformanceInto(ctx context.Context, d *device.Device, stopped map[string]any, sessionID string, dir *artifacts.Dir, sub string) ([]artifacts.FileEntry, error) {
+// PerfRecorder is a performance recording driven by another feature
+// (run --perf, through replay.RunOptions.PerfSessions): started under a
+// fresh sessionId, stopped by exactly that id, and pulled into an
+// evidence directory.
+type PerfRecorder struct{}
+
+// Start starts recording items on target ("" for the whole device) and
+// returns the sessionId once the device records; a timeout or an interrupt
+// stops what it began.
+func (PerfRecorder) Start(ctx context.Context, d *device.Device, target string, items []string, interval time.Duration) (string, error) {
+	res, err := StartPerformance(ctx, d, PerfStartOptions{TargetPackage: target, Global: target == "", Items: items, SessionTimings: SessionTimings{Interval: interval}})
+	if err != nil {
+		return "", err
+	}
+	id, _ := res.Object["sessionId"].(string)
+	return id, nil
+}
+
+// Stop stops exactly sessionID and returns the stopped snapshot (where the
+// device saved the CSVs).
+func (PerfRecorder) Stop(ctx context.Context, d *device.Device, sessionID string, timeout, interval time.Duration) (map[string]any, error) {
+	res, err := StopPerformance(ctx, d, PerfStopOptions{SessionID: sessionID, SessionTimings: SessionTimings{Timeout: timeout, Interval: interval}})
+	if err != nil {
+		return nil, err
+	}
+	return res.Object, nil
+}
+
+// Pull pulls the directory the stop saved (stopped, its snapshot) for
+// exactly sessionID into sub/ of an evidence directory, every file in its
+// manifest; like perf-stop --output it requires at least one non-empty
+// CSV, and on an error it returns the files pulled before it.
+func (PerfRecorder) Pull(ctx context.Context, d *device.Device, stopped map[string]any, sessionID string, dir *artifacts.Dir, sub string) ([]artifacts.FileEntry, error) {
 	remote, entries, err := perfEntries(ctx, d, device.WireObject(stopped), sessionID)
 	if err != nil {
 		return nil, err
@@ -428,7 +456,8 @@ func perfEntries(ctx context.Context, d *device.Device, o device.WireObject, ses
 }
 
 // pullPerfFiles pulls entries of remote into dir under prefix, each
-// checked against the listed size and by SHA-256.
+// checked against the listed size and by SHA-256; on an error it returns
+// the files pulled before it (an evidence directory keeps them).
 func pullPerfFiles(ctx context.Context, d *device.Device, remote string, entries []remoteEntry, dir *artifacts.Dir, prefix string) ([]artifacts.FileEntry, error) {
 	var out []artifacts.FileEntry
 	csvs := 0
@@ -447,10 +476,10 @@ func pullPerfFiles(ctx context.Context, d *device.Device, remote string, entries
 		}
 		if perr != nil {
 			w.Abort()
-			return nil, perr
+			return out, perr
 		}
 		if dg.Size != e.size {
-			return nil, fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
+			return out, fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
 		}
 		if strings.HasSuffix(strings.ToLower(e.name), ".csv") && dg.Size > 0 {
 			csvs++
@@ -458,7 +487,7 @@ func pullPerfFiles(ctx context.Context, d *device.Device, remote string, entries
 		out = append(out, fe)
 	}
 	if csvs == 0 {
-		return nil, fault.New(fault.Transport, fault.CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
+		return out, fault.New(fault.Transport, fault.CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
 	}
 	return out, nil
 }

@@ -68,7 +68,7 @@ func (v *runFlagValues) options(g *cmdutil.Globals) (replay.RunOptions, error) {
 	o.TargetPackage, o.NoAutoStart, o.ConfirmHighRisk = v.targetPackage, v.noAutoStart, v.confirm
 	o.ArtifactsDir, o.Overwrite = v.artifacts, v.overwrite
 	o.Video = video.Mode(v.video)
-	o.Perf = sessions.ParseItems(v.perf)
+	o.Perf, o.PerfSessions = sessions.ParseItems(v.perf), sessions.PerfRecorder{}
 	if g.Changed("perf") && len(o.Perf) == 0 {
 		return o, fault.Usage(fault.CodeInvalidOption, "--perf must name at least one performance item, e.g. CPU,Memory")
 	}
