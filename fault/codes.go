@@ -198,6 +198,8 @@ const (
 	CodeInvalidOutputPath = "invalid_output_path"
 	CodeInvalidOwnerToken = "invalid_owner_token"
 	CodeInvalidParameter  = "invalid_parameter"
+	// CodeInvalidPerfBudget: a --perf-budget that does not parse (exit 3).
+	CodeInvalidPerfBudget = "invalid_perf_budget"
 	CodeInvalidPlan       = "invalid_plan"
 	// 3
 	CodeInvalidPluginFile = "invalid_plugin_file"
@@ -296,6 +298,11 @@ const (
 	CodeOwnershipConflict    = "ownership_conflict"
 	CodePageUnavailable      = "page_unavailable"
 	CodePerfAnalysisMissing  = "perf_analysis_missing"
+	// CodePerfBudgetExceeded: a run's --perf-budget was exceeded (a product
+	// failure, exit 2); CodePerfNotMeasured: a budgeted metric was not
+	// measured (not_tested, exit 4).
+	CodePerfBudgetExceeded = "perf_budget_exceeded"
+	CodePerfNotMeasured    = "perf_not_measured"
 	// CodePhoneBusy: a replay keeps running on a phone that is not ours
 	// (a retirement reason).
 	CodePhoneBusy = "phone_busy"

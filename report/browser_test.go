@@ -26,6 +26,7 @@ func TestReportsInChromium(t *testing.T) {
 		{"batch", copyTestdata(t, "batch-stopped"), "failed", "tr.failed", "counter-<script>alert(1)</script>-four"},
 		{"verify-run", copyTestdata(t, "verify-run"), "failed", "#checkpoint-value-four", "oracle_mismatch"},
 		{"perf", copyTestdata(t, "perf"), "descriptive", "#statistics", "FPS"},
+		{"run-perf", copyTestdata(t, "run-perf"), "failed", "#budgets", "memory.max=50"},
 		{"agent-run", agentRun(t, "increase the counter to 2", counterphone.RunOptions{}), "completed", "#step-1", "Step 1"},
 	}
 	for _, c := range cases {

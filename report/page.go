@@ -84,7 +84,7 @@ func verdictClass(v string) string {
 	switch strings.ToLower(v) {
 	case "passed", "completed", "succeeded", "ok", "done", "fresh", "allow", "approved", "stopped", "dispatched":
 		return "ok"
-	case "failed", "error", "blocked", "block", "model_protocol_error", "model_error", "device_error", "calibration_failed",
+	case "failed", "exceeded", "error", "blocked", "block", "model_protocol_error", "model_error", "device_error", "calibration_failed",
 		"repeated_action_loop", "declined", "rejected", "stale", "terminate", "not dispatched":
 		return "bad"
 	case "not_tested", "not_reached", "not_completed", "max_steps_exceeded", "max_duration_exceeded", "cancelled", "skipped",

@@ -334,3 +334,54 @@ func TestBatchReportListsSkippedRuns(t *testing.T) {
 		t.Errorf("the skipped run is not listed:\n%s", page)
 	}
 }
+
+// TestRunWithPerfShowsBudgetsAndEnglishNames: a run recorded with --perf
+// and a budget it exceeded shows the failed verdict, the budget with its
+// measured value, every chart, and the metrics' English names beside
+// SoloPi's own; nothing says thresholds were not given.
+func TestRunWithPerfShowsBudgetsAndEnglishNames(t *testing.T) {
+	t.Parallel()
+	dir := copyTestdata(t, "run-perf")
+	if k, err := Detect(dir, Options{}); k != kindRun || err != nil {
+		t.Fatalf("kind %q %v", k, err)
+	}
+	res, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{`id="performance"`, `<code>memory.max=50</code>`, `<span class="badge bad">exceeded</span>`,
+		"app memory (PSS)", "frame rate", "帧率", "app CPU usage", "budget exceeded: memory.max 258.9", `src="perf/charts/001-`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "no thresholds") {
+		t.Error("the report still says no thresholds were given")
+	}
+	if n := strings.Count(html, `<figure class="shot"><img src="perf/charts/`); n != 9 {
+		t.Errorf("%d charts, want 9", n)
+	}
+	if !strings.Contains(html, `data-verdict="failed">failed</div>`) {
+		t.Error("the verdict is not failed")
+	}
+}
+
+// TestPerfReportPointsAtBudgets: a recording no budget judged says how
+// to give one, not that thresholds were missing.
+func TestPerfReportPointsAtBudgets(t *testing.T) {
+	t.Parallel()
+	dir := copyTestdata(t, "perf")
+	res, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(res.Path)
+	if html := string(b); !strings.Contains(html, "--perf-budget") || strings.Contains(html, "no thresholds") || !strings.Contains(html, "device CPU usage") {
+		t.Errorf("perf report:\n%s", html)
+	}
+}

@@ -20,6 +20,7 @@ const (
 	runCaseFile   = "case.json"  // the case as replayed; written from phase 2 on
 	runStepsFile  = "steps.json" // the step timeline read from the device's log
 	runVideo      = "video.mp4"
+	runPerfDir    = "perf" // run --perf: the recording's CSVs, analysis.json, charts/
 	// videoPartSeconds is screenrecord's time limit, at which a recording
 	// rolls over to its next part (video-1.mp4, video-2.mp4, ...).
 	videoPartSeconds = 180
@@ -46,6 +47,10 @@ type runView struct {
 	Timed bool
 	// Videos are the run's recording parts, in order.
 	Videos []string
+	// Perf is the performance recording (run --perf), PerfNote why it
+	// cannot be shown.
+	Perf     *perfView
+	PerfNote string
 }
 
 type runResult struct {
@@ -118,6 +123,10 @@ func runPage(e *evidence) (*page, error) {
 		}
 	} else if v.Error != "" {
 		p.Banner.Detail = v.Error
+	}
+	if pv := v.Perf; pv != nil && v.State == "passed" && (pv.Verdict == "failed" || pv.Verdict == "not_tested") {
+		// The replay passed; its performance budgets decide the run.
+		p.Banner.Verdict, p.Banner.Detail = pv.Verdict, pv.Assessment
 	}
 	dur, _ := status.Integer("durationMs")
 	p.Facts = []fact{
@@ -203,6 +212,7 @@ func readRun(e *evidence, caseJSON []byte) (*runView, obj, error) {
 			v.Steps, v.Timed = timeSteps(e, v.Steps, tl, v.Videos), true
 		}
 	}
+	v.Perf, v.PerfNote = runPerf(e)
 	v.DeviceLog = deviceLog(e, manifest)
 	v.Images = runImages(e, manifest, shotNames)
 	v.Logcat = logcatExcerpt(e, status, failed, manifest, v.DeviceLog)

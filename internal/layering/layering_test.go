@@ -34,7 +34,8 @@ var ranks = map[string]int{
 	// the adb server client and the retrying HTTP of remote services (they
 	// wait on the clock).
 	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "schemas": 1, "solopi/adb": 1, "internal/retryhttp": 1,
-	"agentloop/action": 1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1, "solopi/devicelock": 1,
+	"perfstats/perfmetric": 1, // SoloPi's performance series by name, under perfstats and report
+	"agentloop/action":     1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1, "solopi/devicelock": 1,
 
 	// The device core, and the engines beside it that need no device.
 	"solopi/device": 2, "perfstats": 2, "verify": 2, "report": 2, "suitereport": 2,

@@ -55,8 +55,7 @@ func ValidateBatch(o BatchOptions) error {
 	}
 	ro := o.Run
 	ro.CaseName = o.Cases[0]
-	ro.ArtifactsDir = ""
-	if err := ro.Validate(); err != nil {
+	if err := ro.ValidateSubRun(o.Run.ArtifactsDir != ""); err != nil {
 		return err
 	}
 	if o.Run.ArtifactsDir != "" {

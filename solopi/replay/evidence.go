@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"sort"
@@ -114,8 +115,9 @@ func (a *RunArtifacts) Attachments() []string {
 // timeout or an interrupt too; an interrupt that arrives while it runs
 // ends it at once. Failures are recorded in the manifest and the output,
 // never turned into another verdict: the run's exit code says what
-// happened to the run. verdict is the run's failure, nil when it passed.
-func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtifacts {
+// happened to the run. verdict is the run's failure, nil when it passed;
+// the result is the run's once its performance budgets are judged.
+func (rs *runState) collect(ctx context.Context, verdict *fault.Error) (*RunArtifacts, *fault.Error) {
 	clk := rs.d.Clock()
 	base, budget := ctx, evidenceBudget
 	if ctx.Err() != nil {
@@ -125,14 +127,17 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 	defer cancel()
 	a := &RunArtifacts{}
 	dir, err := artifacts.Open(rs.o.ArtifactsDir, artifacts.EvidenceModeOf(rs.o.Overwrite),
-		ArtifactResult, ArtifactSteps, artifactCase, ArtifactScreenshot, artifactLogcat, artifacts.ManifestName, artifactDeviceDir)
+		ArtifactResult, ArtifactSteps, artifactCase, ArtifactScreenshot, artifactLogcat, artifacts.ManifestName, artifactDeviceDir, artifactPerfDir)
 	if err != nil {
 		a.Errors = append(a.Errors, errText(err))
-		return a
+		return a, rs.perfVerdict(verdict)
 	}
 	a.Dir = dir.Root()
 	c := &collection{rs: rs, dir: dir, a: a, info: map[string]string{}, texts: map[string]string{}}
-	rs.stopVideo(ctx, dir, verdict == nil) // first, so the recording ends with the run (video.go)
+	// The performance recording (stopped with the run) judges the run
+	// before the video decides what to keep (perf.go).
+	verdict = rs.perfEvidence(ctx, dir, verdict)
+	rs.stopVideo(ctx, dir, verdict == nil) // so the recording ends with the run (video.go)
 	c.writeResult()
 	c.writeCase()
 	var wg sync.WaitGroup
@@ -171,7 +176,7 @@ func (rs *runState) collect(ctx context.Context, verdict *fault.Error) *RunArtif
 		a.Manifest, _ = dir.Abs(artifacts.ManifestName)
 		a.Replaced = dir.Replaced()
 	}
-	return a
+	return a, verdict
 }
 
 // collection is one evidence collection; its items run concurrently.
@@ -226,7 +231,13 @@ func (c *collection) writeResult() {
 		c.fail(nil, ArtifactResult, errors.New("no status of this run was observed"))
 		return
 	}
-	if _, err := c.dir.WriteJSON(ArtifactResult, "harness?type=status", c.rs.redactor().Value(st.Object)); err != nil {
+	obj := st.Object
+	if p := c.rs.perf; p != nil {
+		// The performance figures beside the device's status (perf.go).
+		obj = maps.Clone(obj)
+		obj["perf"] = p.report()
+	}
+	if _, err := c.dir.WriteJSON(ArtifactResult, "harness?type=status", c.rs.redactor().Value(obj)); err != nil {
 		c.fail(nil, ArtifactResult, err)
 		return
 	}

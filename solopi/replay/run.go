@@ -12,6 +12,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -70,6 +71,18 @@ type RunOptions struct {
 	// ArtifactsDir and never changes the verdict.
 	Video        video.Mode
 	VideoOptions video.Options
+	// Perf records these SoloPi performance items (perf-list's keys) in a
+	// performance session from just before the start to the run's end,
+	// stopped by its sessionId on every ending; the CSVs, their analysis
+	// and charts go to perf/ of the evidence. It needs ArtifactsDir.
+	Perf []string
+	// PerfBudget judges the recording: an exceeded budget fails a passed
+	// replay (perf_budget_exceeded), an unmeasured one makes it not tested
+	// (perf_not_measured). It needs Perf.
+	PerfBudget []perfstats.Budget
+	// PerfSessions drives the recording (sessions.PerfRecorder); required
+	// with Perf.
+	PerfSessions PerfSessions
 }
 
 func (o *RunOptions) defaults() {
@@ -97,7 +110,18 @@ func (o *RunOptions) defaults() {
 }
 
 // Validate checks the options that need no device.
-func (o *RunOptions) Validate() error {
+func (o *RunOptions) Validate() error { return o.validate(o.ArtifactsDir != "") }
+
+// ValidateSubRun checks the options of a batch's or a suite's sub-run,
+// whose evidence directory is made later under the root: evidence says
+// whether there is one (--video and --perf need it).
+func (o *RunOptions) ValidateSubRun(evidence bool) error {
+	c := *o
+	c.ArtifactsDir = ""
+	return c.validate(evidence)
+}
+
+func (o *RunOptions) validate(evidence bool) error {
 	if strings.TrimSpace(o.CaseName) == "" {
 		return fault.Usage(fault.CodeInvalidOption, "--case must name a SoloPi case")
 	}
@@ -107,8 +131,11 @@ func (o *RunOptions) Validate() error {
 	if _, ok := video.ParseMode(string(o.Video)); !ok {
 		return fault.Usage(fault.CodeInvalidOption, "--video must be off, on-failure or always")
 	}
-	if o.Video != "" && o.Video != video.ModeOff && o.ArtifactsDir == "" {
+	if o.Video != "" && o.Video != video.ModeOff && !evidence {
 		return fault.Usage(fault.CodeInvalidOption, "--video needs --artifacts (the recording is evidence)")
+	}
+	if err := o.checkPerf(evidence); err != nil {
+		return err
 	}
 	if o.ArtifactsDir != "" {
 		if err := artifacts.Check(o.ArtifactsDir, artifacts.EvidenceModeOf(o.Overwrite)); err != nil {
@@ -171,6 +198,7 @@ type runState struct {
 	cancelInfo map[string]any
 	rec        *video.Recorder // the running screen recording (video.go)
 	video      *video.Result   // what became of it
+	perf       *perfRun        // the performance session (perf.go)
 	// videoStarted and startSent are when the recording began and the
 	// start was sent (host clock): the video seek of the step timeline.
 	videoStarted, startSent time.Time
@@ -254,6 +282,9 @@ func (rs *runState) run(ctx context.Context) error {
 	}
 	if o.RestartApp != nil {
 		p = p.Add(protocol.ParamRestartApp, strconv.FormatBool(*o.RestartApp))
+	}
+	if err := rs.startPerf(ctx); err != nil {
+		return err
 	}
 	rs.startVideo(ctx)
 	o.Progress.Report(device.Event{Phase: "start", Message: "starting replay " + reqID, Case: o.CaseName})
@@ -438,8 +469,12 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	// belongs to another client's run, and not for a run left going on
 	// purpose (--no-wait).
 	theirs := e != nil && (e.Code == fault.CodeRunReplaced || e.Code == fault.CodeOwnershipConflict)
+	// The performance session ends with the run, whatever ended it.
+	rs.stopPerf(ctx)
 	if rs.o.ArtifactsDir != "" && rep.RunID != "" && !theirs && !(rs.o.NoWait && e == nil && rep.Status != nil && !rep.Status.Terminal) {
-		rep.Artifacts = rs.collect(ctx, e)
+		rep.Artifacts, e = rs.collect(ctx, e)
+	} else {
+		e = rs.perfVerdict(e)
 	}
 	// A recording the evidence did not take (no evidence for this run) is
 	// stopped and discarded; its device files are deleted.
@@ -540,6 +575,9 @@ func (rs *runState) payload(e *fault.Error) map[string]any {
 	}
 	if rs.video != nil {
 		out["video"] = videoReport(rs.video)
+	}
+	if rs.perf != nil {
+		out["perf"] = rs.perf.report()
 	}
 	if rep.Steps != nil {
 		out["steps"] = rep.Steps

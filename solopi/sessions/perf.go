@@ -381,42 +381,21 @@ func safeLocalName(name string) bool {
 // temporary directory next to local, requires at least one non-empty CSV,
 // then renames the directory into place.
 func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject, sessionID, local string, overwrite bool) (map[string]any, error) {
-	remote, err := checkPerfPaths(o, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := listRemoteFiles(ctx, d, remote, perfstats.PerfMaxFiles, perfstats.PerfMaxFileBytes)
+	remote, entries, err := perfEntries(ctx, d, o, sessionID)
 	if err != nil {
 		return nil, err
 	}
 	var files []map[string]any
 	_, err = artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(local, func(dir *artifacts.Dir) error {
-		csvs := 0
-		for _, e := range entries {
-			w, err := dir.Create(e.name, remote+"/"+e.name)
-			if err != nil {
-				return fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "cannot create a pulled file", err).With("output", local)
+		pulled, err := pullPerfFiles(ctx, d, remote, entries, dir, "")
+		if err != nil {
+			if fault.CodeOf(err) == fault.CodeArtifactMissing {
+				fault.From(err).With("output", local)
 			}
-			dg, perr := d.Pull(ctx, remote+"/"+e.name, w)
-			if perr == nil {
-				if _, cerr := w.Commit(); cerr != nil {
-					perr = fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "writing a pulled file failed", cerr)
-				}
-			}
-			if perr != nil {
-				w.Abort()
-				return perr
-			}
-			if dg.Size != e.size {
-				return fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
-			}
-			if strings.HasSuffix(strings.ToLower(e.name), ".csv") && dg.Size > 0 {
-				csvs++
-			}
-			files = append(files, map[string]any{"name": e.name, "sizeBytes": dg.Size, "sha256": dg.SHA256})
+			return err
 		}
-		if csvs == 0 {
-			return fault.New(fault.Transport, fault.CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote).With("output", local)
+		for _, f := range pulled {
+			files = append(files, map[string]any{"name": f.Path, "sizeBytes": f.Size, "sha256": f.SHA256})
 		}
 		return nil
 	})
@@ -424,6 +403,93 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 		return nil, err
 	}
 	return map[string]any{"path": local, "remotePath": remote, "files": files}, nil
+}
+
+// PerfRecorder is a performance recording driven by another feature
+// (run --perf, through replay.RunOptions.PerfSessions): started under a
+// fresh sessionId, stopped by exactly that id, and pulled into an
+// evidence directory.
+type PerfRecorder struct{}
+
+// Start starts recording items on target ("" for the whole device) and
+// returns the sessionId once the device records; a timeout or an interrupt
+// stops what it began.
+func (PerfRecorder) Start(ctx context.Context, d *device.Device, target string, items []string, interval time.Duration) (string, error) {
+	res, err := StartPerformance(ctx, d, PerfStartOptions{TargetPackage: target, Global: target == "", Items: items, SessionTimings: SessionTimings{Interval: interval}})
+	if err != nil {
+		return "", err
+	}
+	id, _ := res.Object["sessionId"].(string)
+	return id, nil
+}
+
+// Stop stops exactly sessionID and returns the stopped snapshot (where the
+// device saved the CSVs).
+func (PerfRecorder) Stop(ctx context.Context, d *device.Device, sessionID string, timeout, interval time.Duration) (map[string]any, error) {
+	res, err := StopPerformance(ctx, d, PerfStopOptions{SessionID: sessionID, SessionTimings: SessionTimings{Timeout: timeout, Interval: interval}})
+	if err != nil {
+		return nil, err
+	}
+	return res.Object, nil
+}
+
+// Pull pulls the directory the stop saved (stopped, its snapshot) for
+// exactly sessionID into sub/ of an evidence directory, every file in its
+// manifest; like perf-stop --output it requires at least one non-empty
+// CSV, and on an error it returns the files pulled before it.
+func (PerfRecorder) Pull(ctx context.Context, d *device.Device, stopped map[string]any, sessionID string, dir *artifacts.Dir, sub string) ([]artifacts.FileEntry, error) {
+	remote, entries, err := perfEntries(ctx, d, device.WireObject(stopped), sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return pullPerfFiles(ctx, d, remote, entries, dir, sub+"/")
+}
+
+// perfEntries checks the saved directory's path and lists its files.
+func perfEntries(ctx context.Context, d *device.Device, o device.WireObject, sessionID string) (string, []remoteEntry, error) {
+	remote, err := checkPerfPaths(o, sessionID)
+	if err != nil {
+		return "", nil, err
+	}
+	entries, err := listRemoteFiles(ctx, d, remote, perfstats.PerfMaxFiles, perfstats.PerfMaxFileBytes)
+	return remote, entries, err
+}
+
+// pullPerfFiles pulls entries of remote into dir under prefix, each
+// checked against the listed size and by SHA-256; on an error it returns
+// the files pulled before it (an evidence directory keeps them).
+func pullPerfFiles(ctx context.Context, d *device.Device, remote string, entries []remoteEntry, dir *artifacts.Dir, prefix string) ([]artifacts.FileEntry, error) {
+	var out []artifacts.FileEntry
+	csvs := 0
+	for _, e := range entries {
+		w, err := dir.Create(prefix+e.name, remote+"/"+e.name)
+		if err != nil {
+			return nil, fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "cannot create a pulled file", err).With("output", dir.Root())
+		}
+		dg, perr := d.Pull(ctx, remote+"/"+e.name, w)
+		var fe artifacts.FileEntry
+		if perr == nil {
+			var cerr error
+			if fe, cerr = w.Commit(); cerr != nil {
+				perr = fault.Wrap(fault.Invalid, fault.CodeOutputWriteFailed, "writing a pulled file failed", cerr)
+			}
+		}
+		if perr != nil {
+			w.Abort()
+			return out, perr
+		}
+		if dg.Size != e.size {
+			return out, fault.Newf(fault.Transport, fault.CodeArtifactMismatch, "%s: pulled %d bytes, the device listed %d", e.name, dg.Size, e.size)
+		}
+		if strings.HasSuffix(strings.ToLower(e.name), ".csv") && dg.Size > 0 {
+			csvs++
+		}
+		out = append(out, fe)
+	}
+	if csvs == 0 {
+		return out, fault.New(fault.Transport, fault.CodeArtifactMissing, "the saved performance directory holds no non-empty CSV file").With("remotePath", remote)
+	}
+	return out, nil
 }
 
 // CheckPerfSessionID is the local rule for a performance or display

@@ -66,7 +66,8 @@ func classify(ctx context.Context, err *fault.Error, rep *replay.RunReport) clas
 		// Failed without a failed step: the device never ran the case
 		// (its target app missing, a permission, the snapshot gone).
 		return classInfra
-	case fault.CodeRunTimeout:
+	case fault.CodeRunTimeout, fault.CodePerfBudgetExceeded:
+		// An exceeded performance budget is the app's, as a failed step is.
 		return classFailed
 	}
 	if err.Kind == fault.Invalid {

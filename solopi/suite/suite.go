@@ -155,8 +155,8 @@ func Validate(o Options) error {
 		return fault.Usage(fault.CodeInvalidOption, "retries cannot be negative")
 	}
 	ro := o.Run
-	ro.CaseName, ro.ArtifactsDir = o.Items[0].Name, ""
-	if err := ro.Validate(); err != nil {
+	ro.CaseName = o.Items[0].Name
+	if err := ro.ValidateSubRun(o.ArtifactsRoot != ""); err != nil {
 		return err
 	}
 	if o.ArtifactsRoot != "" {

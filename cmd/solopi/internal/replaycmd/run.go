@@ -11,9 +11,11 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
+	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
 
@@ -25,6 +27,7 @@ type runFlagValues struct {
 	noAutoStart, confirm     bool
 	artifacts, junit         string
 	video                    string
+	perf, perfBudget         string
 	overwrite                bool
 	wait, noWait             bool
 	o                        replay.RunOptions
@@ -47,6 +50,8 @@ func (v *runFlagValues) flags(withWait bool) []cli.Flag {
 		cmdutil.Seconds("unreachable-timeout", "seconds a started run keeps polling SoloPi while it cannot be reached (app restart, adb reconnect)", 30, &v.o.UnreachableTimeout),
 		&cli.StringFlag{Name: "junit", Destination: &v.junit, Usage: "write a JUnit XML report to this file"},
 		&cli.StringFlag{Name: "video", Value: string(video.ModeOff), Destination: &v.video, Usage: "record the screen with adb screenrecord: off, on-failure (kept only when the run did not pass) or always; needs --artifacts"},
+		&cli.StringFlag{Name: "perf", Destination: &v.perf, Usage: "record these SoloPi performance items (perf-list keys, as perf-start --items) during the replay into perf/ of the evidence, e.g. CPU,Memory,FPS; needs --artifacts"},
+		&cli.StringFlag{Name: "perf-budget", Destination: &v.perfBudget, Usage: "fail the run when the recording exceeds a budget: metric.stat=number,... e.g. cpu.max=80,memory.max=300,fps.p10=50 (docs/file-formats.md); needs --perf"},
 	}
 	if withWait {
 		fl = append(fl,
@@ -63,6 +68,17 @@ func (v *runFlagValues) options(g *cmdutil.Globals) (replay.RunOptions, error) {
 	o.TargetPackage, o.NoAutoStart, o.ConfirmHighRisk = v.targetPackage, v.noAutoStart, v.confirm
 	o.ArtifactsDir, o.Overwrite = v.artifacts, v.overwrite
 	o.Video = video.Mode(v.video)
+	o.Perf, o.PerfSessions = sessions.ParseItems(v.perf), sessions.PerfRecorder{}
+	if g.Changed("perf") && len(o.Perf) == 0 {
+		return o, fault.Usage(fault.CodeInvalidOption, "--perf must name at least one performance item, e.g. CPU,Memory")
+	}
+	if g.Changed("perf-budget") {
+		b, err := perfstats.ParseBudgets(v.perfBudget)
+		if err != nil {
+			return o, err
+		}
+		o.PerfBudget = b
+	}
 	o.Secrets, o.Progress = g.Env.SecretsStore(), g.DeviceProgress()
 	if g.Changed("target-package") && o.TargetPackage == "" {
 		return o, fault.Usage(fault.CodeInvalidOption, "--target-package must not be empty")
@@ -99,7 +115,8 @@ func newCmdRun(e cmdutil.Env) *cli.Command {
 			"that case already (--reimport forces it); a different case stored under its name is refused\n" +
 			"(case_name_conflict) unless --replace. Several cases, --dir, --devices or retries make a suite: see\n" +
 			"run-batch --help; the JSON is then run-batch's.\n\nExample:\n  solopi run --case login-smoke --artifacts ./out/login --junit ./out/junit.xml\n" +
-			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login",
+			"  solopi run --file ./cases/login-ok.json --artifacts ./out/login\n" +
+			"  solopi run --case login-smoke --artifacts ./out/login --perf CPU,Memory,FPS --perf-budget cpu.max=80,memory.max=300,fps.p10=50",
 		Flags: append(append(v.flags(true), &cli.StringFlag{Name: "case", Destination: &caseName, Usage: "SoloPi case name (or --file, --dir)"}), sv.flags()...),
 		// A run names its case (--case, --file or --dir): the parser checks
 		// it (cmdutil's usage rules).

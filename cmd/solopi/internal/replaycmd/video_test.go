@@ -45,3 +45,23 @@ func TestRunVideoOnFailure(t *testing.T) {
 		t.Errorf("--video without --artifacts: exit %d %s", r.Code, r.Stdout)
 	}
 }
+
+// run-batch passes --video to every sub-run (its evidence under the
+// batch's root is where the recording goes).
+func TestRunBatchVideoPerSubRun(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, sim.Options{})
+	r.importCase(cmdtest.WriteCase(t, nil))
+	m := r.Cmd(0, append([]string{"run-batch", "--case", demo, "--artifacts", t.TempDir(), "--video", "always"}, fast...)...)
+	run := m["results"].([]any)[0].(map[string]any)["run"].(map[string]any)
+	if v := cmdtest.Obj(run, "video"); v["kept"] != true {
+		t.Fatalf("video %v", v)
+	}
+	b, err := os.ReadFile(filepath.Join(cmdtest.Str(cmdtest.Obj(run, "artifacts"), "dir"), "video.mp4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := mp4check.Check(b); err != nil || info.Frames == 0 {
+		t.Fatalf("video.mp4 is not playable: %+v %v", info, err)
+	}
+}
