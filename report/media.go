@@ -53,7 +53,7 @@ func mediaOf(e *evidence, dir string) runMedia {
 			}
 		}
 		if m.PerfFiles > 0 {
-			m.Perf = href(path.Join(dir, fileName)) + "#perf"
+			m.Perf = href(path.Join(dir, fileName)) + "#performance"
 		}
 	}
 	return m

@@ -53,12 +53,12 @@ func TestSuitePageLinksVideoAndPerf(t *testing.T) {
 		t.Fatalf("kind %s: %v", kind, err)
 	}
 	html := string(page)
-	for _, want := range []string{`href="with/attempt-1/video-1.mp4"`, "(2 parts)", `href="with/attempt-1/report.html#perf"`, "(1 CSV)"} {
+	for _, want := range []string{`href="with/attempt-1/video-1.mp4"`, "(2 parts)", `href="with/attempt-1/report.html#performance"`, "(1 CSV)"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the suite page lacks %s", want)
 		}
 	}
-	if strings.Contains(html, "without/attempt-1/video") || strings.Contains(html, "without/attempt-1/report.html#perf") {
+	if strings.Contains(html, "without/attempt-1/video") || strings.Contains(html, "without/attempt-1/report.html#performance") {
 		t.Error("an attempt without a recording or perf files links one")
 	}
 }
@@ -85,7 +85,7 @@ func TestBatchPageLinksVideoAndPerf(t *testing.T) {
 		t.Fatalf("kind %s: %v", kind, err)
 	}
 	html := string(page)
-	for _, want := range []string{`href="001-login/video.mp4"`, `href="001-login/report.html#perf"`} {
+	for _, want := range []string{`href="001-login/video.mp4"`, `href="001-login/report.html#performance"`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the batch page lacks %s", want)
 		}

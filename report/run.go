@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strconv"
@@ -203,7 +202,7 @@ func readRun(e *evidence, caseJSON []byte) (*runView, obj, error) {
 		v.Manifest = manifestOf(manifest)
 	}
 	v.Steps, v.StepsNote = runSteps(e, caseJSON, v.State, failed)
-	v.Videos = runVideos(e)
+	v.Videos = videoParts(e, ".")
 	if e.isFile(runStepsFile) {
 		var tl timelineFile
 		if err := e.readJSON(runStepsFile, &tl); err != nil {
@@ -355,18 +354,6 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// runVideos are the recording's parts in the directory: video.mp4, or
-// video-1.mp4, video-2.mp4, ...
-func runVideos(e *evidence) []string {
-	if e.isFile(runVideo) {
-		return []string{runVideo}
-	}
-	var parts []string
-	for i := 1; e.isFile(fmt.Sprintf("video-%d.mp4", i)); i++ {
-		parts = append(parts, fmt.Sprintf("video-%d.mp4", i))
-	}
-	return parts
-}
 
 // timeSteps puts the timeline on the step list: each step's time and
 // duration, the failed step's message and screenshot, and with a
