@@ -354,7 +354,6 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-
 // timeSteps puts the timeline on the step list: each step's time and
 // duration, the failed step's message and screenshot, and with a
 // recording a link to the step's moment in it. Steps the case does not
