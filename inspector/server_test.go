@@ -1,0 +1,131 @@
+package inspector
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/solopi-dev/solopi/casefile"
+)
+
+// The view: the page's screen is the phone's (a PNG of its size) with the
+// counter's nodes; a node's suggestion is a selector that picks it alone,
+// case steps casefile parses and a checkpoint on its text.
+func TestServeShowsThePhone(t *testing.T) {
+	t.Parallel()
+	p := newPhone(t)
+	r := serve(t, p, "")
+	v := r.snapshotAfter(t, 0)
+	if v.Width <= 0 || v.Height <= 0 || len(v.SHA256) != 64 || v.Recording {
+		t.Fatalf("snapshot %+v", v)
+	}
+	var img bytes.Buffer
+	if code := r.do(t, "GET", v.Screen, "", nil); code != 200 {
+		t.Fatalf("screen: %d", code)
+	}
+	_ = img
+	inc := nodeWhere(t, v.Nodes, ":id/increment_button")
+	var sg Suggestion
+	if code := r.get(t, "/suggest?seq="+itoa(v.Seq)+"&node="+itoa(inc)+"&text=hello", &sg); code != 200 {
+		t.Fatalf("suggest: %d", code)
+	}
+	if sg.Selector.ResourceID != counterPkg+":id/increment_button" || sg.Selector.Text != "" || !sg.Unique {
+		t.Fatalf("selector %+v", sg.Selector)
+	}
+	for name, raw := range map[string]json.RawMessage{"click": sg.Steps.Click, "input": sg.Steps.Input, "assert": sg.Steps.Assert} {
+		st, err := casefile.ParseStep(raw)
+		if err != nil {
+			t.Fatalf("%s step does not parse: %v: %s", name, err, raw)
+		}
+		if st.Node == nil || st.Node.ResourceID == nil || *st.Node.ResourceID != counterPkg+":id/increment_button" {
+			t.Fatalf("%s step node: %s", name, raw)
+		}
+	}
+	if !strings.Contains(string(sg.Steps.Input), `"text":"hello"`) || !strings.Contains(string(sg.Steps.Assert), `"assertInputContent":"+1"`) {
+		t.Fatalf("steps %s %s", sg.Steps.Input, sg.Steps.Assert)
+	}
+	// An action without --record-to is refused; nothing reaches the phone.
+	var e pageError
+	if code := r.do(t, "POST", "/act", `{"seq":`+itoa(v.Seq)+`,"node":`+itoa(inc)+`,"action":"click"}`, &e); code != 409 || e.ErrorCode != "not_recording" {
+		t.Fatalf("act without recording: %d %+v", code, e)
+	}
+	// A screen that is gone and a node that is not there.
+	if code := r.get(t, "/suggest?seq=999&node=0", &e); code != 410 {
+		t.Fatalf("stale seq: %d", code)
+	}
+	if code := r.get(t, "/suggest?seq="+itoa(v.Seq)+"&node=9999", &e); code != 400 {
+		t.Fatalf("missing node: %d", code)
+	}
+	res := r.stop()
+	if !res.Success || res.Snapshots < 1 || res.Recording != nil || res.URL != r.url {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+// Recording: three clicks and an assert through the page's API act on the
+// phone (the counter reads 2) and leave a whole case after every step;
+// the file replays and passes.
+func TestRecordWritesACaseThatReplays(t *testing.T) {
+	t.Parallel()
+	p := newPhone(t)
+	file := filepath.Join(t.TempDir(), "counter-twice.json")
+	r := serve(t, p, file)
+	v := r.snapshotAfter(t, 0)
+	if !v.Recording {
+		t.Fatal("not recording")
+	}
+	for i, id := range []string{":id/reset_button", ":id/increment_button", ":id/increment_button"} {
+		var rec recorded
+		body := `{"seq":` + itoa(v.Seq) + `,"node":` + itoa(nodeWhere(t, v.Nodes, id)) + `,"action":"click"}`
+		var raw json.RawMessage
+		code := r.do(t, "POST", "/act", body, &raw)
+		_ = json.Unmarshal(raw, &rec)
+		if code != 200 || rec.Index != i || rec.Action != "click" {
+			t.Fatalf("act %d: %d %s", i, code, raw)
+		}
+		c := loadCase(t, file)
+		if len(c.Steps) != i+1 {
+			t.Fatalf("after step %d the file has %d steps", i, len(c.Steps))
+		}
+		// A reset of a counter at 0 changes nothing on the screen.
+		if i > 0 {
+			v = r.counterReads(t, v, itoa(i))
+		}
+	}
+	val := nodeWhere(t, v.Nodes, ":id/counter_value")
+	var rec recorded
+	if code := r.do(t, "POST", "/act", `{"seq":`+itoa(v.Seq)+`,"node":`+itoa(val)+`,"action":"assert"}`, &rec); code != 200 || rec.Text != "2" {
+		t.Fatalf("assert: %d %+v", code, rec)
+	}
+	res := r.stop()
+	if res.Recording["stepsAdded"] != 4 || res.Recording["steps"] != 4 || res.Recording["agentSessions"] != 1 || res.Recording["caseName"] != "counter-twice" {
+		t.Fatalf("recording %+v", res.Recording)
+	}
+	if _, ok := res.Recording["endError"]; ok {
+		t.Fatalf("the Agent session did not end: %+v", res.Recording)
+	}
+	b, _ := os.ReadFile(file)
+	out, _ := json.Marshal(res)
+	for _, blob := range [][]byte{b, out} {
+		if bytes.Contains(blob, []byte("ownerToken")) {
+			t.Fatalf("the owner token is named in %s", blob)
+		}
+	}
+	replayFile(t, p, file)
+}
+
+func loadCase(t *testing.T, file string) *casefile.Case {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := casefile.Load(b)
+	if err != nil {
+		t.Fatalf("the file is not a case: %v\n%s", err, b)
+	}
+	return c
+}
