@@ -15,6 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/solopi/agent"
+	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // recordOutput is the case file's policy: replaced atomically after every
@@ -39,27 +40,40 @@ type recorder struct {
 	sessions int
 }
 
-// newRecorder checks path before anything runs: a file that is there must
-// be a case (its steps are kept and new ones appended after them).
+// newRecorder is the recorder of path (see CheckRecordTo).
 func newRecorder(client *agent.AgentClient, path string, poll time.Duration) (*recorder, error) {
-	abs, err := recordOutput.CheckFile(path)
+	abs, c, err := loadRecordFile(path)
 	if err != nil {
 		return nil, err
 	}
-	r := &recorder{client: client, path: abs, poll: poll, token: agent.NewOwnerToken()}
+	return &recorder{client: client, path: abs, poll: poll, token: agent.NewOwnerToken(), c: c}, nil
+}
+
+// CheckRecordTo checks a --record-to file before any device work: a new
+// file must be creatable, a file that is there must be a case (its steps
+// are kept and new ones appended after them).
+func CheckRecordTo(path string) error {
+	_, _, err := loadRecordFile(path)
+	return err
+}
+
+func loadRecordFile(path string) (string, *casefile.Case, error) {
+	abs, err := recordOutput.CheckFile(path)
+	if err != nil {
+		return "", nil, err
+	}
 	b, err := os.ReadFile(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		return abs, nil, nil
 	case err != nil:
-		return nil, fault.Wrap(fault.Invalid, fault.CodeInvalidOutputPath, "the --record-to file cannot be read", err).With("output", abs)
-	default:
-		c, err := casefile.Load(b)
-		if err != nil {
-			return nil, fault.From(err).With("file", abs)
-		}
-		r.c = c
+		return "", nil, fault.Wrap(fault.Invalid, fault.CodeInvalidOutputPath, "the --record-to file cannot be read", err).With("output", abs)
 	}
-	return r, nil
+	c, err := casefile.Load(b)
+	if err != nil {
+		return "", nil, caseError(err).With("file", abs)
+	}
+	return abs, c, nil
 }
 
 // caseName is the name of a new case: the file's base name.
@@ -97,7 +111,7 @@ func (r *recorder) do(ctx context.Context, nodes []Node, i int, a stepAction) (*
 	}
 	step, err := caseStep(n, sel, a)
 	if err != nil {
-		return nil, err
+		return nil, caseError(err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -108,11 +122,11 @@ func (r *recorder) do(ctx context.Context, nodes []Node, i int, a stepAction) (*
 	}
 	next, index, err := r.appended(step, n.PackageName)
 	if err != nil {
-		return nil, err
+		return nil, caseError(err)
 	}
 	b, err := casefile.MarshalAuthoring(next)
 	if err != nil {
-		return nil, err
+		return nil, caseError(err)
 	}
 	if _, err := recordOutput.WriteFile(r.path, append(b, '\n')); err != nil {
 		return nil, err
@@ -212,4 +226,13 @@ func (r *recorder) status() map[string]any {
 		m["steps"], m["caseName"] = len(r.c.Steps), r.c.CaseName
 	}
 	return m
+}
+
+// caseError is a case file error with its stable code (exit 3), as the
+// case commands report it.
+func caseError(err error) *fault.Error {
+	if e := replay.CaseFileError(err); e != nil {
+		return e
+	}
+	return fault.From(err)
 }

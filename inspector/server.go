@@ -377,3 +377,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = fmt.Fprintf(w, "%s\n", b)
 }
+
+// Announce writes the page's address as one JSON line (for stderr):
+// {"inspector":{"url":"http://127.0.0.1:PORT/?token=…"}}.
+func Announce(w io.Writer, url string) error {
+	b, err := json.Marshal(map[string]any{"inspector": map[string]string{"url": url}})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

@@ -3,12 +3,15 @@ package inspector
 import (
 	"bytes"
 	"encoding/json"
+	"image/png"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/solopi-dev/solopi/casefile"
+	"github.com/solopi-dev/solopi/schemas"
 )
 
 // The view: the page's screen is the phone's (a PNG of its size) with the
@@ -22,11 +25,15 @@ func TestServeShowsThePhone(t *testing.T) {
 	if v.Width <= 0 || v.Height <= 0 || len(v.SHA256) != 64 || v.Recording {
 		t.Fatalf("snapshot %+v", v)
 	}
-	var img bytes.Buffer
-	if code := r.do(t, "GET", v.Screen, "", nil); code != 200 {
-		t.Fatalf("screen: %d", code)
+	resp, err := http.Get(r.base + v.Screen + "?token=" + r.token)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_ = img
+	cfg, err := png.DecodeConfig(resp.Body)
+	resp.Body.Close()
+	if err != nil || cfg.Width != v.Width || cfg.Height != v.Height || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("screen %v %+v %s", err, cfg, resp.Header.Get("Content-Type"))
+	}
 	inc := nodeWhere(t, v.Nodes, ":id/increment_button")
 	var sg Suggestion
 	if code := r.get(t, "/suggest?seq="+itoa(v.Seq)+"&node="+itoa(inc)+"&text=hello", &sg); code != 200 {
@@ -60,6 +67,7 @@ func TestServeShowsThePhone(t *testing.T) {
 		t.Fatalf("missing node: %d", code)
 	}
 	res := r.stop()
+	validateResult(t, res)
 	if !res.Success || res.Snapshots < 1 || res.Recording != nil || res.URL != r.url {
 		t.Fatalf("result %+v", res)
 	}
@@ -101,6 +109,7 @@ func TestRecordWritesACaseThatReplays(t *testing.T) {
 		t.Fatalf("assert: %d %+v", code, rec)
 	}
 	res := r.stop()
+	validateResult(t, res)
 	if res.Recording["stepsAdded"] != 4 || res.Recording["steps"] != 4 || res.Recording["agentSessions"] != 1 || res.Recording["caseName"] != "counter-twice" {
 		t.Fatalf("recording %+v", res.Recording)
 	}
@@ -128,4 +137,55 @@ func loadCase(t *testing.T, file string) *casefile.Case {
 		t.Fatalf("the file is not a case: %v\n%s", err, b)
 	}
 	return c
+}
+
+// validateResult checks the final result and the announcement against
+// schemas/inspect-serve.schema.json.
+func validateResult(t *testing.T, res *Result) {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Validate(t, "inspect-serve", b)
+	var line bytes.Buffer
+	if err := Announce(&line, res.URL); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(line.String(), "\n") != 1 {
+		t.Fatalf("announcement %q is not one line", line.String())
+	}
+	schemas.Validate(t, "inspect-serve", line.Bytes())
+}
+
+// A --record-to file that holds a case keeps its steps: the recorded ones
+// come after them.
+func TestRecordAppendsToAnExistingCase(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("../casefile/testdata/counter-increment.authoring.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "existing.json")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := loadCase(t, file)
+	p := newPhone(t)
+	r := serve(t, p, file)
+	v := r.snapshotAfter(t, 0)
+	if code := r.do(t, "POST", "/act", `{"seq":`+itoa(v.Seq)+`,"node":`+itoa(nodeWhere(t, v.Nodes, ":id/increment_button"))+`,"action":"click"}`, nil); code != 200 {
+		t.Fatalf("act: %d", code)
+	}
+	res := r.stop()
+	after := loadCase(t, file)
+	if len(after.Steps) != len(before.Steps)+1 || after.CaseName != before.CaseName || res.Recording["steps"] != len(after.Steps) {
+		t.Fatalf("before %d steps, after %d (%s); result %+v", len(before.Steps), len(after.Steps), after.CaseName, res.Recording)
+	}
+	if last := after.Steps[len(after.Steps)-1]; last.Method.ActionEnum != "CLICK" || *last.Node.ResourceID != counterPkg+":id/increment_button" {
+		t.Fatalf("last step %+v", last)
+	}
+	if err := CheckRecordTo(t.TempDir()); err == nil {
+		t.Fatal("a directory was accepted as the record file")
+	}
 }

@@ -161,7 +161,7 @@ func caseStepJSON(n Node, sel agent.Selector, a stepAction) (json.RawMessage, er
 	b := mustJSON(map[string]any{"operationMethod": map[string]any{"actionEnum": enum, "operationParam": params, "encrypt": false},
 		"operationNode": node})
 	if _, err := casefile.ParseStepFrom(b, "the inspector's step"); err != nil {
-		return nil, err
+		return nil, caseError(err)
 	}
 	return b, nil
 }
