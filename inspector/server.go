@@ -90,7 +90,10 @@ type Server struct {
 	captures int
 	failures int
 	lastErr  *pageError
-	changed  chan struct{} // closed and replaced on every change
+	// version counts the changes a viewer is told of: a new screen, a
+	// new failure, a recovery.
+	version int
+	changed chan struct{} // closed and replaced on every change
 	closed   bool
 }
 
@@ -169,7 +172,9 @@ func (s *Server) publish(snap *Snapshot, err error) {
 	news := false
 	if err != nil {
 		s.failures++
-		s.lastErr, news = errorOf(err), true
+		e := errorOf(err)
+		news = s.lastErr == nil || *s.lastErr != *e
+		s.lastErr = e
 	} else {
 		news = s.lastErr != nil || len(s.snaps) == 0 || !sameScreen(s.snaps[len(s.snaps)-1], snap)
 		s.lastErr = nil
@@ -183,6 +188,7 @@ func (s *Server) publish(snap *Snapshot, err error) {
 		}
 	}
 	if news {
+		s.version++
 		close(s.changed)
 		s.changed = make(chan struct{})
 	}
@@ -257,28 +263,29 @@ func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 // snapshotView is what /snapshot answers.
 type snapshotView struct {
 	*Snapshot
+	Version   int        `json:"version"`
 	Screen    string     `json:"screen,omitempty"`
 	Error     *pageError `json:"error"`
 	Recording bool       `json:"recording"`
 	Closed    bool       `json:"closed"`
 }
 
-// snapshotHandler answers the newest snapshot once it is newer than
-// ?after= (waiting up to longPoll for one).
+// snapshotHandler answers the newest snapshot and the phone's error once
+// their version is newer than ?after= (waiting up to longPoll for one).
 func (s *Server) snapshotHandler(w http.ResponseWriter, r *http.Request) {
 	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
 	deadline := time.NewTimer(longPoll)
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		v := snapshotView{Error: s.lastErr, Recording: s.rec != nil, Closed: s.closed}
+		v := snapshotView{Version: s.version, Error: s.lastErr, Recording: s.rec != nil, Closed: s.closed}
 		if n := len(s.snaps); n > 0 {
 			v.Snapshot = s.snaps[n-1]
 			v.Screen = "/screen/" + v.SHA256 + ".png"
 		}
 		changed := s.changed
 		s.mu.Unlock()
-		if v.Closed || v.Error != nil || (v.Snapshot != nil && v.Seq > after) {
+		if v.Closed || v.Version > after {
 			writeJSON(w, http.StatusOK, v)
 			return
 		}

@@ -124,6 +124,72 @@ func TestRecordWritesACaseThatReplays(t *testing.T) {
 		}
 	}
 	replayFile(t, p, file)
+	// The replay checks the recorded assertion: expecting 3 fails.
+	wrong := strings.Replace(string(b), `"assertInputContent": "2"`, `"assertInputContent": "3"`, 1)
+	if wrong == string(b) {
+		t.Fatalf("no assert on 2 in the file:\n%s", b)
+	}
+	if err := os.WriteFile(file, []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := replayState(t, p, file); rep.State != "failed" {
+		t.Fatalf("a wrong assertion replays as %q (%v)", rep.State, rep.Err)
+	}
+}
+
+// Text input: on the login app, typing the user name and the password
+// and signing in through the page records INPUT, INPUT, CLICK and an
+// assert on the welcome; the file replays and passes.
+func TestRecordInputOnLogin(t *testing.T) {
+	t.Parallel()
+	p := newPhoneWith(t, "com.example.login")
+	file := filepath.Join(t.TempDir(), "login-demo.json")
+	r := serve(t, p, file)
+	v := r.snapshotAfter(t, 0)
+	act := func(id, action, text string) {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"seq": v.Seq, "node": nodeWhere(t, v.Nodes, id), "action": action, "text": text})
+		if text == "" {
+			body, _ = json.Marshal(map[string]any{"seq": v.Seq, "node": nodeWhere(t, v.Nodes, id), "action": action})
+		}
+		var raw json.RawMessage
+		if code := r.do(t, "POST", "/act", string(body), &raw); code != 200 {
+			t.Fatalf("%s %s: %d %s", action, id, code, raw)
+		}
+	}
+	act(":id/username", "input", "demo")
+	act(":id/password", "input", "secret")
+	act(":id/sign_in_button", "click", "")
+	for range 10 {
+		if hasNode(v.Nodes, ":id/welcome_text") {
+			break
+		}
+		v = r.snapshotAfter(t, v.Seq)
+	}
+	if w := v.Nodes[nodeWhere(t, v.Nodes, ":id/welcome_text")]; w.Text != "Welcome, demo" {
+		t.Fatalf("welcome %q", w.Text)
+	}
+	act(":id/welcome_text", "assert", "")
+	r.stop()
+	c := loadCase(t, file)
+	var got []string
+	for _, s := range c.Steps {
+		text, _ := s.Method.Param("text")
+		got = append(got, s.Method.ActionEnum+":"+text)
+	}
+	if strings.Join(got, ",") != "INPUT:demo,INPUT:secret,CLICK:,ASSERT:" {
+		t.Fatalf("recorded %v", got)
+	}
+	replayFile(t, p, file)
+}
+
+func hasNode(nodes []Node, idSuffix string) bool {
+	for _, n := range nodes {
+		if strings.HasSuffix(n.ResourceID, idSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func loadCase(t *testing.T, file string) *casefile.Case {
@@ -187,5 +253,39 @@ func TestRecordAppendsToAnExistingCase(t *testing.T) {
 	}
 	if err := CheckRecordTo(t.TempDir()); err == nil {
 		t.Fatal("a directory was accepted as the record file")
+	}
+}
+
+// A phone that cannot be read is shown as an error, counted, and left
+// behind when it can be read again; the command keeps running.
+func TestServeShowsAndSurvivesPhoneErrors(t *testing.T) {
+	t.Parallel()
+	p := newPhone(t)
+	r := serve(t, p, "")
+	v := r.snapshotAfter(t, 0)
+	if err := p.dev.App.SetPermission("accessibility", false); err != nil {
+		t.Fatal(err)
+	}
+	var bad snapshotView
+	for version := v.Version; bad.Error == nil && version < v.Version+5; version = bad.Version {
+		r.get(t, "/snapshot?after="+itoa(version), &bad)
+	}
+	if bad.Error == nil || bad.Error.ErrorCode != "page_permission_required" {
+		t.Fatalf("no error shown without the accessibility permission: %+v", bad.Error)
+	}
+	if err := p.dev.App.SetPermission("accessibility", true); err != nil {
+		t.Fatal(err)
+	}
+	// The next change is the recovery: the same screen again, news after
+	// the error.
+	var good snapshotView
+	r.get(t, "/snapshot?after="+itoa(bad.Version), &good)
+	if good.Error != nil || good.Seq <= v.Seq {
+		t.Fatalf("the inspector did not recover: %+v", good.Error)
+	}
+	res := r.stop()
+	validateResult(t, res)
+	if res.CaptureErrors < 1 || res.LastError != nil {
+		t.Fatalf("result %+v", res)
 	}
 }

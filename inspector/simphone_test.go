@@ -25,7 +25,10 @@ type phone struct {
 	sess *device.Session
 }
 
-func newPhone(t *testing.T) *phone {
+func newPhone(t *testing.T) *phone { t.Helper(); return newPhoneWith(t, counterPkg) }
+
+// newPhoneWith is a phone with pkg in front.
+func newPhoneWith(t *testing.T, pkg string) *phone {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -34,7 +37,7 @@ func newPhone(t *testing.T) *phone {
 	if err := dev.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := dev.Phone.LaunchApp(counterPkg); err != nil {
+	if err := dev.Phone.LaunchApp(pkg); err != nil {
 		t.Fatal(err)
 	}
 	s, err := device.OpenSession(ctx, dev, device.SessionOptions{PreserveForeground: true})
@@ -123,12 +126,13 @@ func (r *running) do(t *testing.T, method, path, body string, v any) int {
 	return resp.StatusCode
 }
 
-// snapshotAfter waits for a screen newer than after.
+// snapshotAfter waits for a screen newer than screen seq after.
 func (r *running) snapshotAfter(t *testing.T, after int) snapshotView {
 	t.Helper()
+	version := 0
 	for range 10 {
 		var v snapshotView
-		if code := r.get(t, "/snapshot?after="+itoa(after), &v); code != 200 {
+		if code := r.get(t, "/snapshot?after="+itoa(version), &v); code != 200 {
 			t.Fatalf("snapshot: %d", code)
 		}
 		if v.Snapshot != nil && v.Seq > after {
@@ -137,6 +141,7 @@ func (r *running) snapshotAfter(t *testing.T, after int) snapshotView {
 		if v.Error != nil {
 			t.Logf("snapshot error: %+v", v.Error)
 		}
+		version = v.Version
 	}
 	t.Fatalf("no screen after %d", after)
 	return snapshotView{}
@@ -174,6 +179,14 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // under its name, then replayed; it fails the test unless the run passes.
 func replayFile(t *testing.T, p *phone, file string) {
 	t.Helper()
+	if rep := replayState(t, p, file); rep.Err != nil || rep.State != "passed" {
+		t.Fatalf("the recorded case does not pass: state %q err %v payload %v", rep.State, rep.Err, rep.Payload)
+	}
+}
+
+// replayState is the replay of the case file.
+func replayState(t *testing.T, p *phone, file string) *replay.RunReport {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	prep, err := replay.PrepareImport(file, false)
@@ -183,9 +196,6 @@ func replayFile(t *testing.T, p *phone, file string) {
 	if _, err := replay.ImportCase(ctx, p.sess.Device, prep.Case, replay.ImportOptions{Replace: true, Timeout: 10 * time.Second, PollInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	rep := replay.RunReplay(ctx, p.sess.Device, replay.RunOptions{CaseName: prep.Case.CaseName, AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second,
+	return replay.RunReplay(ctx, p.sess.Device, replay.RunOptions{CaseName: prep.Case.CaseName, AckTimeout: 10 * time.Second, RunTimeout: 60 * time.Second,
 		PollInterval: 20 * time.Millisecond, CancelWait: 10 * time.Second, ArtifactsDir: filepath.Join(t.TempDir(), "run")})
-	if rep.Err != nil || rep.State != "passed" {
-		t.Fatalf("the recorded case does not pass: state %q err %v payload %v", rep.State, rep.Err, rep.Payload)
-	}
 }

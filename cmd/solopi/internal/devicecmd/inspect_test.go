@@ -50,7 +50,10 @@ func TestInspectServeRecordsUntilInterrupted(t *testing.T) {
 			ResourceID string `json:"resourceId"`
 		} `json:"nodes"`
 	}
-	for snap.Seq == 0 {
+	for i := 0; snap.Seq == 0; i++ {
+		if i == 50 {
+			t.Fatal("the inspector never showed a screen")
+		}
 		getJSON(t, base+"/snapshot?token="+token, &snap)
 	}
 	node := -1
