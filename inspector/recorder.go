@@ -30,6 +30,8 @@ type recorder struct {
 	path   string
 	poll   time.Duration
 
+	phone *sync.Mutex // the server's: no look at the phone while it acts
+
 	mu    sync.Mutex // one action at a time
 	c     *casefile.Case
 	token agent.OwnerToken
@@ -116,7 +118,10 @@ func (r *recorder) do(ctx context.Context, nodes []Node, i int, a stepAction) (*
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if a.kind != actAssert {
-		if err := r.act(ctx, sel, a); err != nil {
+		r.phone.Lock()
+		err := r.act(ctx, sel, a)
+		r.phone.Unlock()
+		if err != nil {
 			return nil, err
 		}
 	}

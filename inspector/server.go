@@ -83,6 +83,9 @@ type Server struct {
 	rec      *recorder
 	interval time.Duration
 	refresh  chan struct{}
+	// phone is held by a look and by an action: an action brings SoloPi's
+	// own screen up for a moment, which a look must not show.
+	phone sync.Mutex
 
 	mu       sync.Mutex
 	snaps    []*Snapshot // newest last
@@ -94,7 +97,7 @@ type Server struct {
 	// new failure, a recovery.
 	version int
 	changed chan struct{} // closed and replaced on every change
-	closed   bool
+	closed  bool
 }
 
 // Serve listens, calls onListen with the page's URL, shows the phone
@@ -128,6 +131,7 @@ func start(o Options) (*Server, error) {
 			client.Close()
 			return nil, err
 		}
+		rec.phone = &s.phone
 		s.rec = rec
 	}
 	site, err := loopguard.Listen(fault.CodeInspectorListenFailed)
@@ -145,7 +149,9 @@ func start(o Options) (*Server, error) {
 func (s *Server) watch(ctx context.Context) {
 	clk := s.sess.Device.Clock()
 	for ctx.Err() == nil {
+		s.phone.Lock()
 		snap, err := capture(ctx, s.sess)
+		s.phone.Unlock()
 		if ctx.Err() != nil {
 			return
 		}
