@@ -12,9 +12,7 @@ package inspector
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -254,16 +252,7 @@ func (s *Server) handler() http.Handler {
 }
 
 func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		http.Error(w, "no randomness", http.StatusInternalServerError)
-		return
-	}
-	nonce := base64.StdEncoding.EncodeToString(b[:])
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; "+
-		"img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = io.WriteString(w, strings.ReplaceAll(pageHTML, "{{NONCE}}", nonce))
+	loopguard.ServePage(w, pageHTML)
 }
 
 // snapshotView is what /snapshot answers.

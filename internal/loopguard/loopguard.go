@@ -10,8 +10,10 @@ package loopguard
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -107,4 +109,20 @@ func JSONOnly(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// ServePage answers an embedded page whose scripts carry nonce="{{NONCE}}":
+// a fresh nonce per answer, and a policy that runs those scripts only and
+// lets the page reach nothing but its own origin.
+func ServePage(w http.ResponseWriter, html string) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		http.Error(w, "no randomness", http.StatusInternalServerError)
+		return
+	}
+	nonce := base64.StdEncoding.EncodeToString(b[:])
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; "+
+		"img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = io.WriteString(w, strings.ReplaceAll(html, "{{NONCE}}", nonce))
 }

@@ -1,9 +1,7 @@
 package console
 
 import (
-	"crypto/rand"
 	_ "embed"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,17 +50,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		http.Error(w, "no randomness", http.StatusInternalServerError)
-		return
-	}
-	nonce := base64.StdEncoding.EncodeToString(b[:])
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; "+
-		"img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = io.WriteString(w, strings.ReplaceAll(pageHTML, "{{NONCE}}", nonce))
+func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+	loopguard.ServePage(w, pageHTML)
 }
 
 // stream sends the history after Last-Event-ID, then every new message,
