@@ -35,6 +35,7 @@ var ranks = map[string]int{
 	// wait on the clock).
 	"outcome": 1, "progress": 1, "artifacts": 1, "oracle": 1, "casefile": 1, "schemas": 1, "solopi/adb": 1, "internal/retryhttp": 1,
 	"perfstats/perfmetric": 1, // SoloPi's performance series by name, under perfstats and report
+	"internal/loopguard":   1, // the loopback pages' listener and guard (console, inspector)
 	"agentloop/action":     1, "agentloop/chatapi": 1, "agentloop/fakemodel": 1, "solopi/devicelock": 1,
 
 	// The device core, and the engines beside it that need no device.
@@ -49,7 +50,7 @@ var ranks = map[string]int{
 
 	// Adapters that join features: the planner's devices, the live
 	// console, the managed worker and control plane, test rigs over them.
-	"agentloop/adbdevice": 4, "agentloop/agentdevice": 4, "report/console": 4,
+	"agentloop/adbdevice": 4, "agentloop/agentdevice": 4, "report/console": 4, "inspector": 4,
 	"managed/controlplane": 4, "managed/worker": 4, "managed/farmreport": 4,
 	"managed/storetest": 4, "internal/counterphone": 4, "solopi/suite": 4,
 

@@ -15,20 +15,15 @@ package console
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/loopguard"
 )
 
 // Limits of what the console keeps for late or reconnecting viewers.
@@ -39,11 +34,9 @@ const (
 
 // Server is one running console.
 type Server struct {
+	site  *loopguard.Site
 	token string
 	url   string
-	port  int
-	hosts map[string]bool // allowed Host headers
-	lns   []net.Listener
 	srv   *http.Server
 
 	mu      sync.Mutex
@@ -93,28 +86,14 @@ type prompt struct {
 // Start listens on the loopback interface (port 0: any free port) and
 // serves the console until Close. title is shown at the top (the task).
 func Start(title string) (*Server, error) {
-	var b [24]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fault.Wrap(fault.Internal, fault.CodeConsoleListenFailed, "no randomness for the console token", err)
-	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	site, err := loopguard.Listen(fault.CodeConsoleListenFailed)
 	if err != nil {
-		return nil, fault.Wrap(fault.Failed, fault.CodeConsoleListenFailed, "the console cannot listen on 127.0.0.1", err)
+		return nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	s := &Server{token: hex.EncodeToString(b[:]), port: port, lns: []net.Listener{ln}, changed: make(chan struct{}), stop: make(chan struct{}),
-		screens: map[string][]byte{}, hosts: map[string]bool{"127.0.0.1:" + strconv.Itoa(port): true}}
-	// The same port on ::1 when the host has IPv6; without it the console
-	// is reached on 127.0.0.1 only.
-	if ln6, err := net.Listen("tcp6", "[::1]:"+strconv.Itoa(port)); err == nil {
-		s.lns = append(s.lns, ln6)
-		s.hosts["[::1]:"+strconv.Itoa(port)] = true
-	}
-	s.url = fmt.Sprintf("http://127.0.0.1:%d/?token=%s", port, s.token)
+	s := &Server{site: site, token: site.Token(), url: site.URL(), changed: make(chan struct{}), stop: make(chan struct{}),
+		screens: map[string][]byte{}}
 	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
-	for _, l := range s.lns {
-		go func() { _ = s.srv.Serve(l) }()
-	}
+	site.Serve(s.srv)
 	s.publish(kindTask, map[string]any{"title": title})
 	return s, nil
 }
@@ -313,11 +292,6 @@ func (s *Server) answer(id int, a string) bool {
 	p.answer <- a
 	s.publish(kindAnswered, map[string]any{"id": id, "answer": a, "by": "console"})
 	return true
-}
-
-// tokenOK compares in constant time.
-func (s *Server) tokenOK(t string) bool {
-	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
 }
 
 func marshal(v any) []byte {

@@ -1,9 +1,7 @@
 package console
 
 import (
-	"crypto/rand"
 	_ "embed"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/internal/loopguard"
 	"github.com/solopi-dev/solopi/report"
 )
 
@@ -38,48 +37,21 @@ func (s *Server) handler() http.Handler {
 	return s.guard(mux)
 }
 
-// guard refuses, with 403 and no detail, any request that is not for
-// this console: a Host other than the address it listens on, a foreign
-// Origin, or a missing or wrong token.
+// guard is the loopback guard (Host, Origin, token); the report is served
+// with the token as the first segment of its path, so that its relative
+// links to its screenshots keep it.
 func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		w.Header().Set("X-Frame-Options", "DENY")
-		if !s.hosts[r.Host] {
-			http.Error(w, "forbidden", http.StatusForbidden)
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" && !s.hosts[strings.TrimPrefix(o, "http://")] {
-			http.Error(w, "forbidden", http.StatusForbidden)
-			return
-		}
-		// The report is served with the token as the first segment of
-		// its path, so that its relative links to its screenshots keep it.
-		token := r.URL.Query().Get("token")
+	return s.site.Guard(next, func(r *http.Request) string {
 		if rest, ok := strings.CutPrefix(r.URL.Path, "/evidence/"); ok {
-			token, _, _ = strings.Cut(rest, "/")
+			token, _, _ := strings.Cut(rest, "/")
+			return token
 		}
-		if !s.tokenOK(token) {
-			http.Error(w, "forbidden", http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
+		return loopguard.QueryToken(r)
 	})
 }
 
-func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		http.Error(w, "no randomness", http.StatusInternalServerError)
-		return
-	}
-	nonce := base64.StdEncoding.EncodeToString(b[:])
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; "+
-		"img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = io.WriteString(w, strings.ReplaceAll(pageHTML, "{{NONCE}}", nonce))
+func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+	loopguard.ServePage(w, pageHTML)
 }
 
 // stream sends the history after Last-Event-ID, then every new message,
@@ -127,20 +99,9 @@ func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(png)
 }
 
-// jsonOnly refuses a body that is not JSON: a cross-site form cannot
-// send one, and a script elsewhere cannot without a preflight the
-// console never answers.
-func jsonOnly(w http.ResponseWriter, r *http.Request) bool {
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		http.Error(w, "requests are JSON", http.StatusUnsupportedMediaType)
-		return false
-	}
-	return true
-}
-
 // stopHandler is the stop button: {"stop":true} cancels the run once.
 func (s *Server) stopHandler(w http.ResponseWriter, r *http.Request) {
-	if !jsonOnly(w, r) {
+	if !loopguard.JSONOnly(w, r) {
 		return
 	}
 	var body struct {
@@ -186,7 +147,7 @@ func (s *Server) evidence(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answerHandler(w http.ResponseWriter, r *http.Request) {
-	if !jsonOnly(w, r) {
+	if !loopguard.JSONOnly(w, r) {
 		return
 	}
 	var body struct {

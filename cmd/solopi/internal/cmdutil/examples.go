@@ -25,7 +25,7 @@ var examples = map[string][]string{
 	"apps":                  {"solopi apps"},
 	"app-info":              {"solopi app-info"},
 	"app-status":            {"solopi app-status"},
-	"inspect":               {"solopi inspect --pretty > page.json"},
+	"inspect":               {"solopi inspect --pretty > page.json", "solopi inspect --serve --record-to ./counter-recorded.json"},
 	"screenshot":            {"solopi screenshot --output ./screen.png --overwrite"},
 	"logs":                  {"solopi logs --output ./logcat.txt --lines 5000"},
 	"startup-time":          {"solopi startup-time --target-package com.example.app --mode cold"},

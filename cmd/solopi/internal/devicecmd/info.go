@@ -20,7 +20,7 @@ func infoCommands(e cmdutil.Env) []*cli.Command {
 		newCmdQuery(e, "apps", "list the apps SoloPi can target (harness apps query)", readiness.Apps),
 		newCmdQuery(e, "app-info", "print SoloPi's version and the device's model and Android version", readiness.AppInfo),
 		newCmdQuery(e, "app-status", "print SoloPi's activity status (none or record)", readiness.AppStatus),
-		newCmdQuery(e, "inspect", "print the current page's accessibility tree", readiness.Inspect),
+		newCmdInspect(e),
 		newCmdScreenshot(e),
 		newCmdLogs(e),
 	}
