@@ -14,13 +14,17 @@ import (
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
 
 // recordOutput is the case file's policy: replaced atomically after every
 // step, so a reader (or a Ctrl-C) never sees half a case.
-var recordOutput = artifacts.Output{Mode: artifacts.Replace, MakeParents: true}
+// recordOutput writes the recorded case 0600: like case-get --output, it
+// holds what was typed in clear (a password field's step is marked
+// encrypted, so runs redact it, but the file has its value).
+var recordOutput = artifacts.Output{Mode: artifacts.Replace, MakeParents: true, Perm: 0o600}
 
 // recorder performs the page's actions through an Agent session and
 // appends each to the case file. The owner token lives only here: it is
@@ -111,6 +115,7 @@ func (r *recorder) do(ctx context.Context, nodes []Node, i int, a stepAction) (*
 	if a.kind == actAssert {
 		a.text = n.Text
 	}
+	a.secret = a.kind == actInput && secretField(n)
 	step, err := caseStep(n, sel, a)
 	if err != nil {
 		return nil, caseError(err)
@@ -138,7 +143,11 @@ func (r *recorder) do(ctx context.Context, nodes []Node, i int, a stepAction) (*
 	}
 	r.c = next
 	r.added++
-	return &recorded{Index: index, StepID: next.Steps[index].StepID, Action: a.kind, Target: sel, Text: a.text}, nil
+	shown := a.text
+	if a.secret {
+		shown = redact.Marker
+	}
+	return &recorded{Index: index, StepID: next.Steps[index].StepID, Action: a.kind, Target: sel, Text: shown}, nil
 }
 
 // appended is the case with step after its last one: a new case, named

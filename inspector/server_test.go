@@ -146,7 +146,7 @@ func TestRecordInputOnLogin(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "login-demo.json")
 	r := serve(t, p, file)
 	v := r.snapshotAfter(t, 0)
-	act := func(id, action, text string) {
+	act := func(id, action, text string) json.RawMessage {
 		t.Helper()
 		body, _ := json.Marshal(map[string]any{"seq": v.Seq, "node": nodeWhere(t, v.Nodes, id), "action": action, "text": text})
 		if text == "" {
@@ -156,9 +156,12 @@ func TestRecordInputOnLogin(t *testing.T) {
 		if code := r.do(t, "POST", "/act", string(body), &raw); code != 200 {
 			t.Fatalf("%s %s: %d %s", action, id, code, raw)
 		}
+		return raw
 	}
 	act(":id/username", "input", "demo")
-	act(":id/password", "input", "secret")
+	if got := act(":id/password", "input", "secret"); strings.Contains(string(got), "secret") || !strings.Contains(string(got), "[redacted]") {
+		t.Errorf("the page is told the password: %s", got)
+	}
 	act(":id/sign_in_button", "click", "")
 	for range 10 {
 		if hasNode(v.Nodes, ":id/welcome_text") {
@@ -179,6 +182,16 @@ func TestRecordInputOnLogin(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "INPUT:demo,INPUT:secret,CLICK:,ASSERT:" {
 		t.Fatalf("recorded %v", got)
+	}
+	// The password's step is marked encrypted (runs of the file redact
+	// it); the user name's is not; the file is the user's alone.
+	for i, want := range []bool{false, true, false, false} {
+		if e := c.Steps[i].Method.Encrypt; e == nil || *e != want {
+			t.Errorf("step %d encrypt %v, want %v", i, e, want)
+		}
+	}
+	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the recorded file's mode: %v %v", st.Mode(), err)
 	}
 	replayFile(t, p, file)
 }

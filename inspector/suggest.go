@@ -6,6 +6,7 @@ import (
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/agent"
 )
 
@@ -123,6 +124,29 @@ const (
 type stepAction struct {
 	kind string
 	text string
+	// secret: the text goes into a field that holds a secret
+	// (secretField); the step is written encrypt:true, so that runs of
+	// the file redact its value as they do any encrypted parameter, and
+	// the page and the output never show it.
+	secret bool
+}
+
+// secretField tells a field that holds a secret: its resource name, label
+// or text says so as redact.SecretName reads names ("password", "pin",
+// "token"…), or its text is masked (bullets or asterisks: an Android
+// password field shows its value that way). The page tree carries no
+// password flag, so the field is known by what it shows.
+func secretField(n Node) bool {
+	name := n.ResourceID
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, s := range []string{name, n.Description, n.Text} {
+		if s != "" && redact.SecretName(s) {
+			return true
+		}
+	}
+	return n.Text != "" && strings.Trim(n.Text, "•*●") == ""
 }
 
 // caseStep is the SoloPi step for a on n, parsed back through casefile so
@@ -158,7 +182,7 @@ func caseStepJSON(n Node, sel agent.Selector, a stepAction) (json.RawMessage, er
 			node[k] = v
 		}
 	}
-	b := mustJSON(map[string]any{"operationMethod": map[string]any{"actionEnum": enum, "operationParam": params, "encrypt": false},
+	b := mustJSON(map[string]any{"operationMethod": map[string]any{"actionEnum": enum, "operationParam": params, "encrypt": a.secret},
 		"operationNode": node})
 	if _, err := casefile.ParseStepFrom(b, "the inspector's step"); err != nil {
 		return nil, caseError(err)
