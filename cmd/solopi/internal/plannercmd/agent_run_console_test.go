@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,18 +23,6 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 )
-
-// consoles hands each test the URL of the console its agent-run started,
-// by task (the tests run in parallel with distinct tasks).
-var consoles sync.Map // task -> chan string
-
-func init() {
-	consoleStarted = func(task, u string) {
-		if c, ok := consoles.Load(task); ok {
-			c.(chan string) <- u
-		}
-	}
-}
 
 // TestAgentRunConsoleStop drives agent-run --console from Chromium: the
 // page's first frame is the phone's screen, taken before the first
@@ -54,8 +41,8 @@ func TestAgentRunConsoleStop(t *testing.T) {
 	traj := filepath.Join(dir, "trajectory.json")
 	task := "increase the counter to 15 (console stop test)"
 	urls := make(chan string, 1)
-	consoles.Store(task, urls)
-	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil }}
+	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil },
+		hooks: agentRunHooks{consoleStarted: func(u string) { urls <- u }}}
 	type result struct {
 		out, errOut []byte
 		code        int

@@ -1,0 +1,204 @@
+package verifycmd
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/internal/mp4check"
+	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/sim"
+	"github.com/solopi-dev/solopi/verify/execution"
+)
+
+// runTimeline is what the tests read of timeline.json and the output.
+type runTimeline struct {
+	Segments []execution.SegmentTimeline `json:"segments"`
+	Video    []execution.PhoneVideo      `json:"video"`
+}
+
+func readTimeline(t *testing.T, art string) execution.Timeline {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(art, execution.TimelineFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Validate(t, "verify-timeline", b)
+	var tl execution.Timeline
+	if err := json.Unmarshal(b, &tl); err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+func readManifest(t *testing.T, art string) artifacts.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(art, artifacts.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Validate(t, "artifacts-manifest", b)
+	var m artifacts.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestVerifyRunVideoOnFailure: the outcome matrix fails, so --video
+// on-failure keeps the phone's recording: a playable MP4 whose digest the
+// manifest and the output give; the timeline lists every segment that ran
+// with its steps (the replays' from the device's log, the explore step's
+// Agent actions), their durations and their moments in the recording; the
+// JUnit file and report.html carry them.
+func TestVerifyRunVideoOnFailure(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, sim.Options{})
+	dir := t.TempDir()
+	art, junit := filepath.Join(dir, "run"), filepath.Join(dir, "junit.xml")
+	res, _ := r.verifyRun("--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--agent-decisions", fixture("counter-agent-decisions"),
+		"--artifacts", art, "--junit", junit, "--video", "on-failure")
+	if res.Code != 2 {
+		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var out runTimeline
+	if err := json.Unmarshal(res.Stdout, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Video) != 1 || !out.Video[0].Kept || len(out.Video[0].Files) != 1 || out.Video[0].Error != "" {
+		t.Fatalf("video %+v", out.Video)
+	}
+	f := out.Video[0].Files[0]
+	b, err := os.ReadFile(filepath.Join(art, f.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := mp4check.Check(b)
+	if err != nil || info.Frames < 1 {
+		t.Fatalf("%s is not a playable MP4: %+v %v", f.Path, info, err)
+	}
+	sum := sha256.Sum256(b)
+	found := false
+	for _, e := range readManifest(t, art).Files {
+		if e.Path == f.Path {
+			found = e.SHA256 == hex.EncodeToString(sum[:]) && e.SHA256 == f.SHA256 && e.Size == int64(len(b))
+		}
+	}
+	if !found {
+		t.Fatalf("the manifest does not bind %s to its digest", f.Path)
+	}
+	t.Logf("recording: %d bytes, %d frames, %dx%d, %d ms", len(b), info.Frames, info.Width, info.Height, out.Video[0].DurationMs)
+
+	tl := readTimeline(t, art)
+	if len(tl.Segments) != len(out.Segments) || len(tl.Segments) == 0 {
+		t.Fatalf("timeline %d segments, output %d", len(tl.Segments), len(out.Segments))
+	}
+	replaySteps, agentSteps, failed := 0, 0, 0
+	for _, s := range tl.Segments {
+		if s.DurationMs <= 0 || s.Video == nil || s.Video.File != f.Path {
+			t.Errorf("segment %s: duration %d, video %+v", s.SegmentID, s.DurationMs, s.Video)
+		}
+		if s.OffsetMs+s.DurationMs > tl.FinishedAt-tl.StartedAt {
+			t.Errorf("segment %s ends after the run", s.SegmentID)
+		}
+		for _, st := range s.Steps {
+			if st.OffsetMs < s.OffsetMs || st.OffsetMs+st.DurationMs > s.OffsetMs+s.DurationMs || st.Video == nil {
+				t.Errorf("segment %s step %d lies outside its segment or has no moment: %+v", s.SegmentID, st.Index, st)
+			}
+			if st.Status == "failed" {
+				failed++
+				if st.Message == "" {
+					t.Errorf("failed step %+v has no message", st)
+				}
+			}
+			if s.Route == "dynamic" {
+				agentSteps++
+			} else {
+				replaySteps++
+			}
+		}
+	}
+	if replaySteps == 0 || agentSteps == 0 || failed == 0 {
+		t.Fatalf("%d replay steps, %d Agent steps, %d failed", replaySteps, agentSteps, failed)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(x), "<system-out>") || !strings.Contains(string(x), "  step 0 ") || !strings.Contains(string(x), "[video "+f.Path+"#t=") {
+		t.Errorf("the JUnit file has no step lines:\n%s", x)
+	}
+	html, err := os.ReadFile(filepath.Join(art, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<video controls preload="metadata" src="` + f.Path + `"`, `class="seek" href="` + f.Path + `#t=`, "Agent actions",
+		`<li class="failed"`, "media-src 'self'"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// TestVerifyRunVideoPassedKeepsNone: a passing run with on-failure keeps
+// no recording (the output says why) and the manifest lists no MP4; a run
+// without --video is as before: no video in the output, no manifest, but
+// its timeline.
+func TestVerifyRunVideoPassedKeepsNone(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, sim.Options{})
+	dir := t.TempDir()
+	plan := cmdtest.FixturePlan(t, "counter-success")
+	art := filepath.Join(dir, "run")
+	res, _ := r.verifyRun("--plan", plan, "--artifacts", art, "--video", "on-failure")
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var out runTimeline
+	if err := json.Unmarshal(res.Stdout, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Video) != 1 || out.Video[0].Kept || out.Video[0].Discarded != "passed" || len(out.Video[0].Files) != 0 {
+		t.Fatalf("video %+v", out.Video)
+	}
+	for _, e := range readManifest(t, art).Files {
+		if strings.HasSuffix(e.Path, ".mp4") {
+			t.Errorf("the manifest lists %s", e.Path)
+		}
+	}
+	mp4s, _ := filepath.Glob(filepath.Join(art, "*.mp4"))
+	if len(mp4s) > 0 {
+		t.Errorf("a passed run kept %v", mp4s)
+	}
+	steps := 0
+	for _, s := range readTimeline(t, art).Segments {
+		steps += len(s.Steps)
+		if s.Video != nil {
+			t.Errorf("segment %s names a moment of a recording that was not kept", s.SegmentID)
+		}
+	}
+	if steps == 0 {
+		t.Error("the passing run's timeline has no steps")
+	}
+
+	plain := filepath.Join(dir, "plain")
+	res, m := r.verifyRun("--plan", plan, "--artifacts", plain)
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stdout)
+	}
+	if _, ok := m["video"]; ok {
+		t.Errorf("a run without --video reports a video: %s", res.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(plain, artifacts.ManifestName)); err == nil {
+		t.Error("a run without --video wrote a manifest")
+	}
+	if len(readTimeline(t, plain).Segments) == 0 {
+		t.Error("no timeline without --video")
+	}
+}
