@@ -1,16 +1,22 @@
 package verifycmd
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/mp4check"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
@@ -144,6 +150,56 @@ func TestVerifyRunVideoOnFailure(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
+	checkReportInChromium(t, art)
+}
+
+// checkReportInChromium opens a recorded run's report.html: the
+// player fetches the recording (the page's Content-Security-Policy lets
+// it), every step and segment time is a seek link,
+// the failed steps show their messages, and nothing outside the evidence
+// directory is requested.
+func checkReportInChromium(t *testing.T, art string) {
+	t.Helper()
+	browser := browsertest.Start(t)
+	p := browsertest.Open(t, browser, "file://"+filepath.ToSlash(filepath.Join(art, "report.html")), 1280, 900)
+	ctx, cancel := context.WithTimeout(p.Ctx, 60*time.Second)
+	defer cancel()
+	// The simulator's screenrecord writes Motion-JPEG in MP4 (playable by
+	// common players, not by Chromium, which says so with error 4); a
+	// phone's is H.264. What the page must do is let the player fetch the
+	// file: the load is started again with a listener for what the
+	// Content-Security-Policy refuses, and none may be refused.
+	browsertest.Eval[bool](t, p, `(() => { window.refused = []; document.addEventListener("securitypolicyviolation", e => window.refused.push(e.violatedDirective + " " + e.blockedURI));
+		document.querySelectorAll("video").forEach(v => v.load()); return true })()`)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const v = document.querySelector("video"); return !!v && (v.readyState >= 1 || !!v.error) })()`)); err != nil {
+		t.Fatalf("the player never settled: %v", err)
+	}
+	if refused := browsertest.Eval[[]string](t, p, `window.refused`); len(refused) > 0 {
+		t.Errorf("the page's policy refused %v", refused)
+	}
+	want := "file://" + filepath.ToSlash(filepath.Join(art, "video.mp4"))
+	if !slices.Contains(p.Requests(), want) {
+		t.Errorf("the page never fetched the recording %s: %v", want, p.Requests())
+	}
+	if n := browsertest.Eval[int](t, p, `document.querySelectorAll('ol.steps a.seek').length`); n < 3 {
+		t.Errorf("%d step seek links", n)
+	}
+	if n := browsertest.Eval[int](t, p, `document.querySelectorAll('.segment a.seek').length`); n < 3 {
+		t.Errorf("%d seek links in the segments", n)
+	}
+	if n := browsertest.Eval[int](t, p, `[...document.querySelectorAll('ol.steps li.failed .msg')].filter(e => e.textContent.trim() !== "").length`); n < 1 {
+		t.Error("no failed step shows its message")
+	}
+	var out []string
+	for _, u := range p.RequestsOutside(art) {
+		if !strings.HasPrefix(u, "data:") {
+			out = append(out, u)
+		}
+	}
+	if len(out) > 0 {
+		t.Errorf("requests outside the evidence directory: %v", out)
+	}
+	browsertest.Screenshot(t, p, "verify-report-video")
 }
 
 // TestVerifyRunVideoPassedKeepsNone: a passing run with on-failure keeps
