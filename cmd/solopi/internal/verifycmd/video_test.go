@@ -5,10 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +22,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/mp4check"
+	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/verify/execution"
@@ -256,5 +261,66 @@ func TestVerifyRunVideoPassedKeepsNone(t *testing.T) {
 	}
 	if len(readTimeline(t, plain).Segments) == 0 {
 		t.Error("no timeline without --video")
+	}
+}
+
+// TestVerifyRunVideoInterrupted: an interrupt during an explore step ends
+// the run as without --video (exit 130, the session cancelled, the report
+// marked interrupted) and keeps what was recorded, a playable MP4, with
+// the device's file deleted.
+func TestVerifyRunVideoInterrupted(t *testing.T) {
+	t.Parallel()
+	r0 := newRig(t, sim.Options{})
+	var once sync.Once
+	asked := make(chan struct{})
+	cloud := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		once.Do(func() { close(asked) })
+		<-r.Context().Done() // the decision never comes
+	}))
+	t.Cleanup(cloud.Close)
+	art := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var cancelled time.Time
+	go func() {
+		testwait.Until(t, 60*time.Second, "the decision to be asked", func() bool {
+			select {
+			case <-asked:
+				return true
+			default:
+				return false
+			}
+		})
+		cancelled = time.Now()
+		cancel()
+	}()
+	res := r0.RunCtx(ctx, "verify-run", "--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--artifacts", art,
+		"--decision-provider", "cloud", "--cloud-endpoint", cloud.URL, "--video", "on-failure")
+	t.Logf("from the interrupt to the exit: %s", time.Since(cancelled).Round(time.Millisecond))
+	schemas.Validate(t, "verify-run", res.Stdout)
+	if res.Code != 130 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stdout)
+	}
+	var out runTimeline
+	if err := json.Unmarshal(res.Stdout, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Video) != 1 || !out.Video[0].Kept || len(out.Video[0].Files) != 1 {
+		t.Fatalf("video %+v", out.Video)
+	}
+	b, err := os.ReadFile(filepath.Join(art, out.Video[0].Files[0].Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := mp4check.Check(b); err != nil || info.Frames < 1 {
+		t.Fatalf("the interrupted run's recording is not playable: %+v %v", info, err)
+	}
+	stdout, _, _, err := r0.Dev.Shell(context.Background(), "ls /data/local/tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(stdout), "solopi-video-") {
+		t.Errorf("the recording was left on the device: %s", stdout)
 	}
 }
