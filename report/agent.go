@@ -356,8 +356,10 @@ func (v *agentVideo) seek(at time.Time) string {
 	sec := max(at.Sub(v.startedAt).Seconds(), 0)
 	part := 0
 	if v.partSeconds > 0 {
-		part = min(int(sec/v.partSeconds), len(v.parts)-1)
-		sec -= float64(part) * v.partSeconds
+		// In floats first: a tiny part length from a hand-edited file
+		// must not overflow the index.
+		part = int(min(max(sec/v.partSeconds, 0), float64(len(v.parts)-1)))
+		sec = max(sec-float64(part)*v.partSeconds, 0)
 	}
 	return v.parts[part] + "#t=" + strconv.FormatFloat(sec, 'f', 1, 64)
 }
