@@ -34,7 +34,7 @@ func TestVideoMoment(t *testing.T) {
 // log, read by the replay), its steps on the run's timeline lie inside the
 // segment's window with durations that do not leave it.
 func FuzzReplaySteps(f *testing.F) {
-	f.Add([]byte(`{"steps":[{"index":0,"stepId":"a","action":"CLICK","status":"passed","start":"2026-01-01T00:00:01.000Z","durationMs":300},` +
+	f.Add([]byte(`{"steps":[{"index":0,"stepId":"a","action":"CLICK","status":"passed","start":"2026-01-01T00:00:01.000Z","durationMs":300},`+
 		`{"index":1,"status":"failed","start":"2026-01-01T00:00:09.000Z","durationMs":99999999,"message":"x"}]}`), int64(1767225600000), int64(1767225600500), int64(1767225605000))
 	f.Add([]byte(`{"steps":{"index":"x"}}`), int64(0), int64(0), int64(0))
 	f.Add([]byte(`{"steps":[{"start":"not a time","durationMs":-5}]}`), int64(10), int64(20), int64(15))
