@@ -28,9 +28,10 @@ var videoPart = regexp.MustCompile(`^video(-[0-9]+)?\.mp4$`)
 // video.json).
 type VideoRecord struct {
 	video.Result
-	// StartedAt is when the recording began (host clock); a step's moment
-	// in it is its first event's timestamp after this.
-	StartedAt time.Time `json:"startedAt"`
+	// StartedAt is when the recording began (host clock; absent when it
+	// never did); a step's moment in it is its first event's timestamp
+	// after this.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
 	// PartSeconds is each part's length before it rolls over.
 	PartSeconds float64 `json:"partSeconds"`
 }
@@ -102,7 +103,8 @@ func (v *RunVideo) Stop(ctx context.Context, completed bool) *VideoRecord {
 		into = v.dir
 	}
 	r.Result = *v.rec.Stop(ctx, into)
-	r.Mode, r.StartedAt = v.mode, v.started.UTC()
+	started := v.started.UTC()
+	r.Mode, r.StartedAt = v.mode, &started
 	if !keep {
 		r.Discarded = "passed"
 		return r

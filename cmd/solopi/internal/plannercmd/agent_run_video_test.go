@@ -42,7 +42,7 @@ func TestAgentRunVideoAlways(t *testing.T) {
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Video == nil || !r.Video.Kept || len(r.Video.Files) != 1 || r.Video.Error != "" || r.Video.StartedAt.IsZero() {
+	if r.Video == nil || !r.Video.Kept || len(r.Video.Files) != r.Video.Parts || r.Video.Error != "" || r.Video.StartedAt == nil {
 		t.Fatalf("video %s", out)
 	}
 	f := r.Video.Files[0]
@@ -75,6 +75,26 @@ func TestAgentRunVideoAlways(t *testing.T) {
 	out, _, code = app.run(t, "agent-run", "--task", "increase the counter to 3", "--trajectory", filepath.Join(dir, "second.json"), "--video", "on-failure")
 	if code != outcome.ExitUsage || !strings.Contains(string(out), "output_exists") {
 		t.Fatalf("exit %d %s", code, out)
+	}
+	// In adb mode the recorder runs over the plain transport; a completed
+	// task with on-failure keeps nothing.
+	adbDir := t.TempDir()
+	out, errOut, code = app.run(t, "--startup-timeout", "30", "agent-run", "--task", "increase the counter to 4", "--device-mode", agentloop.ModeADB,
+		"--trajectory", filepath.Join(adbDir, "t.json"), "--calibration-cache", filepath.Join(dir, "cache"), "--max-steps", "10", "--max-duration", "120",
+		"--settle", "0.2", "--video", "on-failure")
+	if code != 0 {
+		t.Fatalf("adb mode: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	validatePlannerSchema(t, "agent-run", out)
+	var ra agentRunResult
+	if err := json.Unmarshal(out, &ra); err != nil {
+		t.Fatal(err)
+	}
+	if ra.Video == nil || ra.Video.Kept || ra.Video.Discarded != "passed" || ra.Video.Error != "" || ra.Video.Parts != 1 {
+		t.Fatalf("adb mode video %s", out)
+	}
+	if mp4s, _ := filepath.Glob(filepath.Join(adbDir, "*.mp4")); len(mp4s) > 0 {
+		t.Errorf("a completed run kept %v", mp4s)
 	}
 	// --video needs the trajectory's directory.
 	out, _, code = app.run(t, "agent-run", "--task", "x", "--video", "always")
