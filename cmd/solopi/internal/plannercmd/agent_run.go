@@ -189,6 +189,9 @@ type agentRunResult struct {
 	Preflight []agentloop.PreflightCheck `json:"preflight"`
 	// Video is the screen recording (--video on-failure or always).
 	Video *agentloop.VideoRecord `json:"video,omitempty"`
+	// StepTimeline is each planning step's start, duration and status
+	// (and, with a kept recording, its moment in it).
+	StepTimeline []agentloop.StepTime `json:"stepTimeline"`
 }
 
 type plannerTrajectoryFile struct {
@@ -327,6 +330,10 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 	}
 	if recorded != nil {
 		recorded.Error = s.Redact(recorded.Error)
+	}
+	out.StepTimeline = append([]agentloop.StepTime{}, agentloop.StepTimeline(agent.State().Events(), res.StartedAt, recorded)...)
+	for i := range out.StepTimeline {
+		out.StepTimeline[i].Message = s.Redact(out.StepTimeline[i].Message)
 	}
 	if !res.Success {
 		out.ErrorCode, out.Error = res.Outcome, res.Message

@@ -58,6 +58,21 @@ func TestAgentRunVideoAlways(t *testing.T) {
 		t.Fatalf("the output's digest %s does not match the file's", f.SHA256)
 	}
 	t.Logf("recording: %d bytes, %d frames, %dx%d, %d ms", len(b), info.Frames, info.Width, info.Height, r.Video.DurationMs)
+	// The step timeline: every step timed, inside the run, each a moment
+	// in the recording.
+	if len(r.StepTimeline) < 2 {
+		t.Fatalf("step timeline %+v", r.StepTimeline)
+	}
+	total := int64(r.Duration * 1000)
+	parts := map[string]bool{}
+	for _, p := range r.Video.Files {
+		parts[p.Path] = true
+	}
+	for i, st := range r.StepTimeline {
+		if st.Step != i+1 || st.Video == nil || !parts[st.Video.File] || st.OffsetMs+st.DurationMs > total+1000 || (i > 0 && st.OffsetMs < r.StepTimeline[i-1].OffsetMs) {
+			t.Errorf("step %+v (run %d ms)", st, total)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, agentloop.VideoFile)); err != nil {
 		t.Fatal(err)
 	}
