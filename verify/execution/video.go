@@ -14,7 +14,6 @@ package execution
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"time"
 
@@ -138,16 +137,16 @@ func (v *PhoneVideo) moment(offsetMs int64) *VideoMoment {
 	return &VideoMoment{File: v.Files[part].Path, Seconds: float64(at) / 1000}
 }
 
-// videoManifest writes manifest.json, binding the run's files (the
-// recordings with them) to its report by their digests. Only a run with
+// videoManifest writes manifest.json, binding the files the run wrote
+// (the recordings with them) to its report by their digests; each
+// replay's directory keeps its own manifest. Only a run with
 // --video writes it: without a recording the report's evidence list is
 // the binding, as it always was.
 func (r *run) videoManifest(reportID string) error {
 	if r.e.Video == "" || r.e.Video == video.ModeOff {
 		return nil
 	}
-	if _, err := r.a.dir.WriteManifest(artifacts.Manifest{Kind: "verification", RunID: reportID, CreatedAt: r.e.Clock.Now().UTC().Format(time.RFC3339Nano), Complete: true}); err != nil {
-		return fmt.Errorf("cannot write the evidence manifest: %w", err)
-	}
-	return nil
+	_, err := r.a.dir.WriteManifest(artifacts.Manifest{Kind: "verification", RunID: reportID, CreatedAt: r.e.Clock.Now().UTC().Format(time.RFC3339Nano), Complete: true,
+		Extra: map[string]string{"scope": "the files verify-run wrote; each replay's own files are bound by its segments/<segmentId>/replay/manifest.json"}})
+	return err
 }
