@@ -22,6 +22,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
+	"github.com/solopi-dev/solopi/solopi/video/ondevice"
 )
 
 // agentRunFlags are the agent-run flags as given.
@@ -235,7 +236,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		screen = video.OfDevice(device.NewDevice(t, d.SessionOptions(false).Device))
+		screen = ondevice.Screen(device.NewDevice(t, d.SessionOptions(false).Device))
 		ad := adbdevice.New(t)
 		if err := s.RunCheck(pre, agentloop.CheckADBKeyboard, func() error { return ad.CheckKeyboard(ctx) }); err != nil {
 			return cmdutil.Result{}, err
@@ -247,7 +248,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 			return cmdutil.Result{}, err
 		}
 		defer sess.Close()
-		screen = video.OfDevice(sess.Device)
+		screen = ondevice.Screen(sess.Device)
 		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
 		defer client.Close()
 		budget := agent.DefaultAgentBudget()

@@ -1,4 +1,7 @@
-package video
+// Package ondevice adapts a SoloPi device channel to the screen
+// recorder's small device interface (solopi/video stays below
+// solopi/device, so that it can be tested against any shell).
+package ondevice
 
 import (
 	"context"
@@ -7,11 +10,12 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/video"
 )
 
-// OfDevice is d as the recorder's Device: its shell, a pull verified
+// Screen is d as the recorder's device: its shell, a pull verified
 // against the device's SHA-256, stat and its clock.
-func OfDevice(d *device.Device) Device { return onDevice{d} }
+func Screen(d *device.Device) video.Device { return onDevice{d} }
 
 type onDevice struct{ d *device.Device }
 
