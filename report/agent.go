@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -44,6 +46,9 @@ type agentView struct {
 	FinalNote  string
 	Missing    int // screenshots named by the trajectory but not beside it
 	Overall    []agentLine
+	// Videos are the run's recording parts (agent-run --video), beside
+	// the trajectory.
+	Videos []string
 }
 
 // agentStep is one observe → plan → act → verify cycle.
@@ -55,6 +60,13 @@ type agentStep struct {
 	Reason, ScreenDesc string
 	Lines              []agentLine
 	Tokens             string
+	// From the events' timestamps: the step's start after the run's and
+	// how long it took (to the next step's first event, or the run's
+	// last); Timed says they are known. Message is a failing step's
+	// first failure; Seek plays the recording from the step's start.
+	Timed                bool
+	OffsetMs, DurationMs int64
+	Message, Seek        string
 }
 
 // agentLine is one event of a step as a person reads it.
@@ -83,7 +95,7 @@ func agentPage(e *evidence, name string) (*page, error) {
 	model := t.Object("model")
 	metrics := t.Object("metrics")
 	dur, _ := t.Number("duration_seconds")
-	p := &page{Kind: kindAgent, Agent: v, Title: "Agent run " + t.Display("run_id"),
+	p := &page{Kind: kindAgent, Agent: v, Title: "Agent run " + t.Display("run_id"), Media: len(v.Videos) > 0,
 		Banner: banner{Verdict: firstNonEmpty(outcome, "unknown"), Headline: t.Display("task"), Detail: t.Display("final_message")},
 		Facts: []fact{
 			{Label: "runId", Value: t.Display("run_id"), Mono: true},
@@ -135,9 +147,19 @@ func agentTimeline(e *evidence, t obj, prefix string) *agentView {
 		cost    float64
 	}
 	spent := map[int]*usage{}
+	first := map[int]time.Time{} // each step's first event
+	var last time.Time
 	for _, ev := range t.Objects("events") {
 		n64, _ := ev.Integer("step")
 		n := int(n64)
+		if ts, err := time.Parse(time.RFC3339Nano, ev.Display("timestamp")); err == nil {
+			if _, ok := first[n]; !ok && n > 0 {
+				first[n] = ts
+			}
+			if ts.After(last) {
+				last = ts
+			}
+		}
 		pl := ev.Object("payload")
 		typ := ev.Display("type")
 		if n == 0 {
@@ -179,8 +201,23 @@ func agentTimeline(e *evidence, t obj, prefix string) *agentView {
 			s.Lines = append(s.Lines, l)
 		}
 	}
-	for _, n := range order {
+	start, startErr := time.Parse(time.RFC3339Nano, t.Display("started_at"))
+	rec := readAgentVideo(e, prefix)
+	if rec != nil {
+		v.Videos = rec.parts
+	}
+	for i, n := range order {
 		s := byStep[n]
+		if at, ok := first[n]; ok && startErr == nil {
+			end := last
+			if i+1 < len(order) {
+				if next, ok := first[order[i+1]]; ok {
+					end = next
+				}
+			}
+			s.Timed, s.OffsetMs, s.DurationMs = true, max(at.Sub(start).Milliseconds(), 0), max(end.Sub(at).Milliseconds(), 0)
+			s.Seek = rec.seek(at)
+		}
 		if u := spent[n]; u != nil {
 			s.Tokens = fmt.Sprintf("%d in / %d out tokens, $%.4f", u.in, u.out, u.cost)
 		}
@@ -189,6 +226,9 @@ func agentTimeline(e *evidence, t obj, prefix string) *agentView {
 			switch verdictClass(l.Verdict) {
 			case "bad":
 				s.Class = "bad"
+				if s.Message == "" {
+					s.Message = strings.TrimSpace(l.Kind + ": " + l.Text)
+				}
 			case "warn":
 				if s.Class == "ok" {
 					s.Class = "warn"
@@ -267,4 +307,59 @@ func agentEventLine(typ string, ev, pl obj) (agentLine, bool) {
 		return agentLine{Kind: "finish", Verdict: pl.Display("outcome"), Text: pl.Display("message")}, true
 	}
 	return agentLine{}, false
+}
+
+// agentVideoFile is the recording's record beside an agent trajectory
+// (agentloop's video.json).
+const agentVideoFile = "video.json"
+
+// agentVideo is an agent run's kept recording.
+type agentVideo struct {
+	parts       []string
+	startedAt   time.Time
+	partSeconds float64
+}
+
+// readAgentVideo reads video.json beside the trajectory (in prefix); nil
+// without a kept recording.
+func readAgentVideo(e *evidence, prefix string) *agentVideo {
+	name := join(prefix, agentVideoFile)
+	if !e.isFile(name) {
+		return nil
+	}
+	var r obj
+	if e.readJSON(name, &r) != nil {
+		return nil
+	}
+	started, err := time.Parse(time.RFC3339Nano, r.Display("startedAt"))
+	if err != nil {
+		return nil
+	}
+	v := &agentVideo{startedAt: started}
+	v.partSeconds, _ = r.Number("partSeconds")
+	for _, f := range r.Objects("files") {
+		if p := join(prefix, f.Display("path")); e.isFile(p) {
+			v.parts = append(v.parts, href(p))
+		}
+	}
+	if len(v.parts) == 0 {
+		return nil
+	}
+	return v
+}
+
+// seek is a link that plays the recording from at ("" without one).
+func (v *agentVideo) seek(at time.Time) string {
+	if v == nil {
+		return ""
+	}
+	sec := max(at.Sub(v.startedAt).Seconds(), 0)
+	part := 0
+	if v.partSeconds > 0 {
+		// In floats first: a tiny part length from a hand-edited file
+		// must not overflow the index.
+		part = int(min(max(sec/v.partSeconds, 0), float64(len(v.parts)-1)))
+		sec = max(sec-float64(part)*v.partSeconds, 0)
+	}
+	return v.parts[part] + "#t=" + strconv.FormatFloat(sec, 'f', 1, 64)
 }

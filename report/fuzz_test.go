@@ -20,6 +20,7 @@ var fuzzTargets = []struct{ base, file string }{
 	{"verify-run", "report.json"},
 	{"verify-run", "plan.json"},
 	{"verify-run", "events.jsonl"},
+	{"verify-run", "timeline.json"},
 	{"perf", "analysis.json"},
 }
 
@@ -81,6 +82,30 @@ func FuzzTrajectory(f *testing.F) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "t.json"), data, 0o644); err != nil {
 			t.Fatal(err)
+		}
+		_, _, err := render(dir, Options{Trajectory: "t.json"})
+		var fe *fault.Error
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+	})
+}
+
+// FuzzAgentVideo: whatever video.json beside a trajectory holds (its start,
+// part length, files), the agent report renders or fails typed.
+func FuzzAgentVideo(f *testing.F) {
+	traj, err := os.ReadFile(filepath.Join("testdata", "verify-run", "segments", "segment-explore-increment-test-01-c93e7a1f06d2", "trajectory.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"mode":"always","kept":true,"parts":2,"durationMs":1,"files":[{"path":"video-1.mp4"},{"path":"video-2.mp4"}],"startedAt":"2026-01-01T00:00:00Z","partSeconds":0}`))
+	f.Add([]byte(`{"files":[{"path":"../../etc/passwd"},{"path":"video.mp4"}],"startedAt":"9999-12-31T23:59:59.999999999Z","partSeconds":-1e308}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		for name, b := range map[string][]byte{"t.json": traj, "video.json": data, "video.mp4": {0}, "video-1.mp4": {0}} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		_, _, err := render(dir, Options{Trajectory: "t.json"})
 		var fe *fault.Error

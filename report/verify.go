@@ -31,6 +31,8 @@ type verifyView struct {
 	Tree               []acNode
 	Scenarios          []scenarioView
 	Partial            bool
+	// Videos are the run's recordings (--video), one per phone.
+	Videos []videoView
 }
 
 type acNode struct {
@@ -68,6 +70,9 @@ type segmentView struct {
 	Agent                           *agentView
 	Transcript                      []string
 	Evidence                        []evidenceView
+	// Timeline is the segment's place on the run's timeline
+	// (timeline.json): its start, duration and steps.
+	Timeline *segmentTimeline
 }
 
 // evidenceView is one entry of the report's evidence list: a file
@@ -97,6 +102,8 @@ func verifyPage(e *evidence) (*page, error) {
 		evidence[ev.Display("id")] = ev
 	}
 	timing := segmentTimes(e)
+	steps, videos := readVerifyTimeline(e)
+	v.Videos = videos
 	results := map[string]obj{}
 	for _, s := range rep.Objects("scenarios") {
 		results[s.Display("scenarioId")] = s
@@ -114,7 +121,7 @@ func verifyPage(e *evidence) (*page, error) {
 	}
 	cpStatus := map[string]obj{} // scenario/checkpoint -> result
 	for _, id := range order {
-		sv := scenarioOf(e, id, planned[id], results[id], evidence, timing)
+		sv := scenarioOf(e, id, planned[id], results[id], evidence, timing, steps)
 		for _, cp := range results[id].Objects("checkpoints") {
 			cpStatus[id+"/"+cp.Display("checkpointId")] = cp
 		}
@@ -154,7 +161,7 @@ func verifyPage(e *evidence) (*page, error) {
 	}
 	started, _ := rep.Integer("startedAt")
 	finished, _ := rep.Integer("finishedAt")
-	p := &page{Kind: kindVerify, Verify: v, Title: "Verification " + v.Requirement,
+	p := &page{Kind: kindVerify, Verify: v, Title: "Verification " + v.Requirement, Media: len(v.Videos) > 0,
 		Banner: banner{Verdict: status, Headline: strings.TrimSpace(v.Requirement + " " + v.Title), Detail: detail},
 		Facts: []fact{{Label: "reportId", Value: rep.Display("reportId"), Mono: true},
 			{Label: "planFingerprint", Value: rep.Display("planFingerprint"), Mono: true},
@@ -166,7 +173,7 @@ func verifyPage(e *evidence) (*page, error) {
 	return p, nil
 }
 
-func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, timing map[string]string) scenarioView {
+func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, timing map[string]string, steps map[string]*segmentTimeline) scenarioView {
 	sv := scenarioView{ID: id, Title: plan.Display("title"), Route: firstNonEmpty(res.Display("route"), plan.Display("route")),
 		Status: firstNonEmpty(res.Display("status"), "not_run"), DependsOn: plan.Texts("dependsOn"),
 		Preconditions: res.Object("preconditions").Display("status"), Cleanup: res.Object("cleanup").Display("status")}
@@ -180,6 +187,8 @@ func scenarioOf(e *evidence, id string, plan, res obj, evidence map[string]obj, 
 	failures := map[string]string{} // segmentId -> replay failure message
 	for _, seg := range res.Objects("segments") {
 		sg := segmentOf(e, seg, evidence, timing)
+		sg.Timeline = steps[id+"/"+sg.ID]
+		seekReplaySteps(sg.Replay, sg.Timeline)
 		if sg.Replay != nil {
 			if f := firstFailure(sg.Replay.Results); f != nil {
 				failures[sg.ID] = f.Message

@@ -97,6 +97,10 @@ type Options struct {
 	BitRate int
 	// StopBudget bounds Stop (default DefaultStopBudget).
 	StopBudget time.Duration
+	// Name is the evidence name of the parts without ".mp4" (default
+	// "video": video.mp4, or video-1.mp4, video-2.mp4 ...); a run that
+	// records several phones into one directory names each its own.
+	Name string
 }
 
 // Recorder is one running recording.
@@ -123,11 +127,12 @@ func Start(ctx context.Context, dev Device, o Options) (*Recorder, error) {
 	if o.DeviceDir == "" {
 		o.DeviceDir = "/data/local/tmp"
 	}
-	if o.TimeLimit <= 0 || o.TimeLimit > defaultTimeLimit {
-		o.TimeLimit = defaultTimeLimit
-	}
+	o.TimeLimit = o.PartLength()
 	if o.StopBudget <= 0 {
 		o.StopBudget = defaultStopBudget
+	}
+	if o.Name == "" {
+		o.Name = "video"
 	}
 	var id [6]byte
 	for i := range id {
@@ -159,6 +164,15 @@ func Start(ctx context.Context, dev Device, o Options) (*Recorder, error) {
 			return nil, cause
 		}
 	}
+}
+
+// PartLength is how long each part of a recording with o runs before it
+// rolls over to the next (a moment's part and second in it).
+func (o Options) PartLength() time.Duration {
+	if o.TimeLimit <= 0 || o.TimeLimit > defaultTimeLimit {
+		return defaultTimeLimit
+	}
+	return o.TimeLimit
 }
 
 func (r *Recorder) partPath(n int) string { return r.prefix + "-" + strconv.Itoa(n) + ".mp4" }
@@ -319,9 +333,9 @@ func (r *Recorder) Stop(ctx context.Context, dir *artifacts.Dir) *Result {
 	if dir != nil {
 		res.Kept = true
 		for i, p := range parts {
-			name := "video.mp4"
+			name := r.o.Name + ".mp4"
 			if len(parts) > 1 {
-				name = fmt.Sprintf("video-%d.mp4", i+1)
+				name = fmt.Sprintf("%s-%d.mp4", r.o.Name, i+1)
 			}
 			e, err := r.pull(sctx, dir, p, name)
 			if err != nil {

@@ -23,7 +23,7 @@ const agentCleanupTimeout = 20 * time.Second
 // becomes the next one. Any refused decision, failed step or error leaves
 // the segment not_tested with a reason; the session is always ended (after
 // done) or cancelled, and the transcript and timeline are evidence.
-func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
+func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segment, tr *segmentTrace) (*verify.SegmentOutcome, error) {
 	step := seg.DynamicStep
 	dir, err := r.a.segmentDir(seg.ID)
 	if err != nil {
@@ -40,7 +40,7 @@ func (r *run) dynamic(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 
 	token := redact.NewSecret("verification-" + r.e.hex(16))
 	r.a.addSecret(token.Reveal())
-	d := &dyn{r: r, sc: sc, seg: seg, step: step, dir: dir, script: script,
+	d := &dyn{r: r, sc: sc, seg: seg, step: step, dir: dir, script: script, tr: tr,
 		ref: SessionRef{OwnerToken: token}, terminal: "cancel",
 		o:          &verify.SegmentOutcome{State: verify.NotTested, Reason: verify.ReasonCheckpointNotReached},
 		transcript: map[string]any{"scenarioId": sc.ID, "stepId": step.ID, "goal": step.Goal, "allowedActions": step.AllowedActions, "events": []any{}},
@@ -120,6 +120,7 @@ type dyn struct {
 	terminal   string // "end" after done, else "cancel"
 	o          *verify.SegmentOutcome
 	transcript map[string]any
+	tr         *segmentTrace // the actions' steps (timeline.go)
 }
 
 func (d *dyn) event(e map[string]any) {
@@ -258,7 +259,10 @@ func (d *dyn) decide(ctx context.Context, i int, obs map[string]any) (map[string
 // act sends a checked act decision's request. It returns the settled
 // observation, or a reason the exploration stops.
 func (d *dyn) act(ctx context.Context, dec map[string]any, req ActRequest) (map[string]any, string, error) {
+	clk := d.r.e.Clock
+	start := clk.Now().UnixMilli()
 	res, err := d.r.p.Agent.Act(ctx, req)
+	d.tr.steps = append(d.tr.steps, actStep(len(d.tr.steps), req, res, err, start, clk.Now().UnixMilli(), d.r.rec.StartedAt))
 	var result any
 	if res != nil {
 		result = res.Response

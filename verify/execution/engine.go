@@ -9,6 +9,7 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/video"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -18,6 +19,9 @@ type Ports struct {
 	Serial string
 	Runner CaseRunner
 	Agent  AgentSession
+	// Screen records the phone's screen (Engine.Video); nil when it
+	// cannot.
+	Screen video.Device
 }
 
 // Engine runs a validated plan on phones through their ports and judges the
@@ -44,6 +48,10 @@ type Engine struct {
 	// Observe, when set, is told when each segment starts and finishes
 	// (a terminal's status line shows it).
 	Observe func(SegmentProgress)
+	// Video records every phone's screen for the run (video.go): off
+	// (or empty) records nothing.
+	Video        video.Mode
+	VideoOptions video.Options
 }
 
 // SegmentProgress is one segment starting (State "") or finishing.
@@ -66,7 +74,10 @@ type runOutput struct {
 	ReportPath string
 	EventsPath string
 	PlanPath   string
-	redact     func(string) string
+	// Timeline is timeline.json's content, TimelinePath its path.
+	Timeline     *Timeline
+	TimelinePath string
+	redact       func(string) string
 }
 
 // Run executes plan and writes its evidence under dir, which must not
@@ -83,9 +94,10 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOu
 		return nil, err
 	}
 	out := &runOutput{
-		PlanPath:   filepath.Join(a.root(), "plan.json"),
-		EventsPath: filepath.Join(a.root(), "events.jsonl"),
-		ReportPath: filepath.Join(a.root(), "report.json"),
+		PlanPath:     filepath.Join(a.root(), "plan.json"),
+		EventsPath:   filepath.Join(a.root(), "events.jsonl"),
+		ReportPath:   filepath.Join(a.root(), "report.json"),
+		TimelinePath: filepath.Join(a.root(), TimelineFile),
 	}
 	// The requirement's secrets, like the owner tokens, stay out of every
 	// file, the plan's copy included.
@@ -103,11 +115,14 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOu
 	if err := r.ev.append("verification_started", map[string]any{"requirementId": plan.Requirement.ID, "planFingerprint": plan.Fingerprint}); err != nil {
 		return nil, err
 	}
+	recs := r.startVideos(ctx)
 	if err := r.walk(ctx); err != nil {
+		r.stopVideos(ctx, recs, false)
 		return nil, err
 	}
 	rec.FinishedAt = e.Clock.Now().UnixMilli()
 	report := verify.Judge(plan, rec)
+	videos := r.stopVideos(ctx, recs, report.Status == verify.Passed && !rec.Interrupted)
 	report.Artifacts = &verify.ReportArtifacts{Plan: out.PlanPath, Events: out.EventsPath}
 	fin := map[string]any{"reportId": report.ReportID, "status": report.Status, "outcomeFingerprint": report.OutcomeFingerprint}
 	if rec.Interrupted {
@@ -118,6 +133,14 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOu
 	}
 	if _, err := a.writeJSON(out.ReportPath, report, "report"); err != nil {
 		return nil, err
+	}
+	out.Timeline = r.timeline(videos)
+	out.Timeline.redact(a.redact)
+	if _, err := a.writeJSON(out.TimelinePath, out.Timeline, "timeline"); err != nil {
+		return nil, err
+	}
+	if err := r.videoManifest(report.ReportID); err != nil {
+		return nil, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot write the evidence manifest", err)
 	}
 	out.Report, out.redact = report, a.redact
 	return out, nil
@@ -149,8 +172,9 @@ type run struct {
 
 // shared is what the phones of one run change together.
 type shared struct {
-	mu      sync.Mutex
-	started int // segments started, for Observe
+	mu       sync.Mutex
+	started  int               // segments started, for Observe
+	segments []SegmentTimeline // the segments that ran (timeline.go)
 }
 
 // interrupted is whether the run was interrupted.
@@ -274,10 +298,11 @@ func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 	r.observe(sc, seg, nil)
 	var o *verify.SegmentOutcome
 	var err error
+	tr := &segmentTrace{startedAt: r.e.Clock.Now().UnixMilli()}
 	if seg.Deterministic() {
-		o, err = r.fixed(ctx, sc, seg)
+		o, err = r.fixed(ctx, sc, seg, tr)
 	} else {
-		o, err = r.dynamic(ctx, sc, seg)
+		o, err = r.dynamic(ctx, sc, seg, tr)
 	}
 	if err != nil && !fault.IsInterrupt(err) {
 		return nil, err
@@ -291,6 +316,7 @@ func (r *run) segment(ctx context.Context, sc *verify.Scenario, seg *verify.Segm
 		r.setInterrupted()
 	}
 	o.SegmentID = seg.ID
+	r.recordSegment(sc, seg, o, tr, r.e.Clock.Now().UnixMilli())
 	r.mu.Lock()
 	r.rec.Record(sc.ID, o)
 	r.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 // unreachable import, a replay that never started, did not finish or was
 // cut off) is not_tested, in every phase: a cleanup that could not run did
 // not fail.
-func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segment) (*verify.SegmentOutcome, error) {
+func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segment, tr *segmentTrace) (*verify.SegmentOutcome, error) {
 	o := &verify.SegmentOutcome{}
 	dir, err := r.a.segmentDir(seg.ID)
 	if err != nil {
@@ -64,6 +64,7 @@ func (r *run) fixed(ctx context.Context, sc *verify.Scenario, seg *verify.Segmen
 	if res.Response == nil && rerr != nil {
 		res.Response = fault.From(rerr).Fields()
 	}
+	tr.steps = replaySteps(res.Response, r.rec.StartedAt, tr.startedAt, r.e.Clock.Now().UnixMilli())
 	if res.Response != nil {
 		ev, err := r.a.writeJSON(filepath.Join(dir, "run-response.json"), res.Response, "replay_result")
 		if err != nil {

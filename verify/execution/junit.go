@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,8 +24,9 @@ import (
 // scenario's cleanup ran or should have. Evidence files are
 // attached to the testcases that refer to them. A checkpoint's time is
 // the run time of the segments that judge it, the cleanup's that of the
-// cleanup segments (times: segmentTimes).
-func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.Duration) []artifacts.JUnitSuite {
+// cleanup segments (times: segmentTimes). A testcase's <system-out> lists
+// those segments' step timelines (tl), one line per step.
+func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.Duration, tl *Timeline) []artifacts.JUnitSuite {
 	planned := map[string]*verify.Scenario{}
 	if plan != nil {
 		for _, sc := range plan.Scenarios {
@@ -42,6 +44,24 @@ func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.
 			}
 		}
 		return d
+	}
+	// steps is the timeline of the scenario's segments that match.
+	steps := func(scenarioID string, match func(*verify.Segment) bool) string {
+		sc := planned[scenarioID]
+		if sc == nil || tl == nil {
+			return ""
+		}
+		var b strings.Builder
+		for i := range sc.Segments {
+			if match(&sc.Segments[i]) {
+				for _, st := range tl.Segments {
+					if st.ScenarioID == scenarioID && st.SegmentID == sc.Segments[i].ID {
+						stepLines(&b, st)
+					}
+				}
+			}
+		}
+		return b.String()
 	}
 	files := map[string]string{}
 	for _, e := range r.Evidence {
@@ -71,9 +91,10 @@ func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.
 		}
 		classname := r.RequirementID + "." + s.ScenarioID
 		for _, c := range s.Checkpoints {
+			judges := func(seg *verify.Segment) bool { return slices.Contains(seg.CheckpointIDs, c.CheckpointID) }
 			tc := artifacts.JUnitCase{
 				Name: c.CheckpointID, Classname: classname, Attachments: attach(c.EvidenceRefs),
-				Duration:   spent(s.ScenarioID, func(seg *verify.Segment) bool { return slices.Contains(seg.CheckpointIDs, c.CheckpointID) }),
+				Duration: spent(s.ScenarioID, judges), SystemOut: steps(s.ScenarioID, judges),
 				Properties: []artifacts.JUnitProperty{{Name: "acceptanceCriteria", Value: strings.Join(c.AcceptanceCriteria, ",")}},
 			}
 			if c.Judge != "" {
@@ -88,8 +109,9 @@ func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.
 			suite.Cases = append(suite.Cases, tc)
 		}
 		if s.Cleanup.Status != "not_required" {
+			cleanup := func(seg *verify.Segment) bool { return seg.Phase == verify.PhaseCleanup }
 			tc := artifacts.JUnitCase{Name: "cleanup", Classname: classname, Attachments: attach(s.Cleanup.EvidenceRefs),
-				Duration: spent(s.ScenarioID, func(seg *verify.Segment) bool { return seg.Phase == verify.PhaseCleanup })}
+				Duration: spent(s.ScenarioID, cleanup), SystemOut: steps(s.ScenarioID, cleanup)}
 			switch s.Cleanup.Status {
 			case verify.Failed:
 				tc.Failure = &artifacts.JUnitProblem{Message: "required cleanup failed: the scenario fails even if every checkpoint passed", Type: verify.CategoryCleanupFailure}
@@ -110,12 +132,12 @@ func jUnitSuites(r *verify.Report, plan *verify.Plan, times map[segmentKey]time.
 // writeJUnit writes the report's JUnit XML to path, every text passed
 // through redact (the run's: owner tokens and the requirement's secrets).
 // The testcases' times come from the run's events (eventsPath).
-func writeJUnit(path string, r *verify.Report, plan *verify.Plan, eventsPath string, redact func(string) string) error {
+func writeJUnit(path string, r *verify.Report, plan *verify.Plan, eventsPath string, tl *Timeline, redact func(string) string) error {
 	times, err := segmentTimes(eventsPath)
 	if err != nil {
 		return err
 	}
-	suites := jUnitSuites(r, plan, times)
+	suites := jUnitSuites(r, plan, times, tl)
 	for i := range suites {
 		redactSuite(&suites[i], redact)
 	}
@@ -143,6 +165,29 @@ func redactSuite(s *artifacts.JUnitSuite, redact func(string) string) {
 		c.SystemOut = redact(c.SystemOut)
 	}
 }
+
+// stepLines writes a segment's timeline: the segment, then each step
+// with its start after the run's, its duration, its message and, with a
+// recording, its moment in the video.
+func stepLines(b *strings.Builder, st SegmentTimeline) {
+	fmt.Fprintf(b, "segment %s (%s) %s +%s %s", st.SegmentID, st.Phase, st.State, msText(st.OffsetMs), msText(st.DurationMs))
+	if st.Reason != "" {
+		fmt.Fprintf(b, " %s", st.Reason)
+	}
+	b.WriteString("\n")
+	for _, s := range st.Steps {
+		fmt.Fprintf(b, "  step %d %s %s %s +%s %s", s.Index, s.StepID, s.Action, s.Status, msText(s.OffsetMs), msText(s.DurationMs))
+		if s.Message != "" {
+			fmt.Fprintf(b, ": %s", s.Message)
+		}
+		if s.Video != nil {
+			fmt.Fprintf(b, " [video %s#t=%.1f]", s.Video.File, s.Video.Seconds)
+		}
+		b.WriteString("\n")
+	}
+}
+
+func msText(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64) + "s" }
 
 // notTested is a not-tested testcase: skipped, or an error when an
 // infrastructure fault kept it from running (CI tells a broken phone from

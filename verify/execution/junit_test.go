@@ -18,7 +18,7 @@ func TestJUnitOfTheMatrix(t *testing.T) {
 	t.Parallel()
 	out := runFixture(t, "counter-outcome-matrix", true, &counterPhone{})
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := writeJUnit(path, out.Report, nil, out.EventsPath, out.redact); err != nil {
+	if err := writeJUnit(path, out.Report, nil, out.EventsPath, out.Timeline, out.redact); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -71,7 +71,7 @@ func TestJUnitTimesFromTheSegmentEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := writeJUnit(path, out.Report, plan, out.EventsPath, out.redact); err != nil {
+	if err := writeJUnit(path, out.Report, plan, out.EventsPath, out.Timeline, out.redact); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -100,7 +100,7 @@ func TestJUnitTimesFromTheSegmentEvents(t *testing.T) {
 		}
 	}
 	// A run whose events file is gone is an error, not zero times.
-	if err := writeJUnit(path+"2", out.Report, plan, out.EventsPath+".missing", out.redact); fault.CodeOf(err) != fault.CodeArtifactsIOFailed {
+	if err := writeJUnit(path+"2", out.Report, plan, out.EventsPath+".missing", out.Timeline, out.redact); fault.CodeOf(err) != fault.CodeArtifactsIOFailed {
 		t.Fatalf("missing events: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/solopi/video"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -23,6 +24,10 @@ type RunOptions struct {
 	Provider      ProviderOptions
 	// JUnit, when set, is where the JUnit XML is written.
 	JUnit string
+	// Video records every phone's screen for the run (--video); see
+	// Engine.Video.
+	Video        video.Mode
+	VideoOptions video.Options
 	// Setup, when set, runs once every input was checked and before the
 	// phone is reached: verify-run runs the planner preflight there when
 	// the plan needs a vision judge or the provider is vision, and returns
@@ -43,6 +48,12 @@ type RunSummary struct {
 	Report             string `json:"report"`
 	Events             string `json:"events"`
 	JUnit              string `json:"junit,omitempty"`
+	// Timeline is timeline.json; Segments are its segments, each with
+	// its steps and durations.
+	Timeline string            `json:"timeline"`
+	Segments []SegmentTimeline `json:"segments"`
+	// Video is what became of each phone's recording (--video).
+	Video []PhoneVideo `json:"video,omitempty"`
 }
 
 // Prepared is a verification run whose inputs were all checked.
@@ -69,6 +80,9 @@ func Prepare(o RunOptions) (*Prepared, error) {
 		return nil, err
 	}
 	o.Provider.DecisionsFile = o.DecisionsFile
+	if _, ok := video.ParseMode(string(o.Video)); !ok {
+		return nil, fault.Usage(fault.CodeInvalidOption, "--video must be off, on-failure or always")
+	}
 	if err := checkProvider(o.Provider); err != nil {
 		return nil, err
 	}
@@ -108,6 +122,7 @@ func Prepare(o RunOptions) (*Prepared, error) {
 // Setup's when Setup gave one) and writes the report and the JUnit file.
 func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
 	e.Provider, e.Decisions = p.provider, p.decisions
+	e.Video, e.VideoOptions = p.o.Video, p.o.VideoOptions
 	if p.judge != nil {
 		e.Vision = p.judge
 	}
@@ -120,9 +135,10 @@ func (p *Prepared) Run(ctx context.Context, e Engine) (*RunSummary, error) {
 		Success: r.Status == verify.Passed && !r.Interrupted, Status: r.Status, Interrupted: r.Interrupted,
 		ReportID: r.ReportID, PlanFingerprint: r.PlanFingerprint, OutcomeFingerprint: r.OutcomeFingerprint,
 		Report: out.ReportPath, Events: out.EventsPath,
+		Timeline: out.TimelinePath, Segments: out.Timeline.Segments, Video: out.Timeline.Videos,
 	}
 	if p.o.JUnit != "" {
-		if err := writeJUnit(p.o.JUnit, r, p.plan, out.EventsPath, out.redact); err != nil {
+		if err := writeJUnit(p.o.JUnit, r, p.plan, out.EventsPath, out.Timeline, out.redact); err != nil {
 			return nil, fault.Wrap(fault.Internal, fault.CodeArtifactWriteFailed, "cannot write the JUnit report", err).With("junit", p.o.JUnit)
 		}
 		s.JUnit = p.o.JUnit

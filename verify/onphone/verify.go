@@ -5,6 +5,7 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/video/ondevice"
 	"github.com/solopi-dev/solopi/verify/execution"
 )
 
@@ -54,7 +55,7 @@ func VerifyAcross(ctx context.Context, opens []SessionOpener, o execution.RunOpt
 		}
 		phone := New(sess.Device, po)
 		defer phone.Close()
-		phones = append(phones, execution.Ports{Serial: sess.Device.Serial(), Runner: phone, Agent: phone})
+		phones = append(phones, execution.Ports{Serial: sess.Device.Serial(), Runner: phone, Agent: phone, Screen: ondevice.Screen(sess.Device)})
 		if clk == nil {
 			clk = sess.Device.Clock()
 		}

@@ -21,6 +21,8 @@ import (
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/video"
+	"github.com/solopi-dev/solopi/solopi/video/ondevice"
 )
 
 // agentRunFlags are the agent-run flags as given.
@@ -35,7 +37,9 @@ type agentRunFlags struct {
 	console                   bool
 	actionTimeout, ackTimeout time.Duration
 	poll                      time.Duration
+	video                     string
 	model                     cmdutil.ModelOptions
+	hooks                     agentRunHooks
 }
 
 // agentRunOptions are the agent-run flags, checked.
@@ -55,24 +59,35 @@ type agentRunOptions struct {
 	poll          time.Duration
 	setup         *agentloop.ModelSetup
 	stdin         *os.File
+	video         video.Mode
+	agentRunHooks
 }
 
-func newCmdAgentRun(e cmdutil.Env) *cli.Command {
-	f := &agentRunFlags{}
+// agentRunHooks are what the process that builds the command hands it
+// beside the flags: consoleStarted, when set, learns the live console's
+// URL as it starts (a caller that drives the page while the run goes on;
+// the announcement on stderr is for a person).
+type agentRunHooks struct {
+	consoleStarted func(url string)
+}
+
+func newCmdAgentRun(e cmdutil.Env, h agentRunHooks) *cli.Command {
+	f := &agentRunFlags{hooks: h}
 	return &cli.Command{
 		Name:  "agent-run",
 		Usage: "run a task with the strict pure-vision planner (the model sees only the task and screenshots)",
-		UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--console] [--max-steps 30] [--max-duration 600]\n" +
+		UsageText: "solopi agent-run --task TEXT [--device-mode solopi|adb] [--trajectory FILE] [--console] [--video off|on-failure|always] [--max-steps 30] [--max-duration 600]\n" +
 			"    [--coordinate-space auto|relative_0_999|image_pixels|display_pixels] [--model-base-url URL] [--model NAME] ...\n\n" +
 			"The planner-check preflight runs first, before the device is opened (and in adb mode the ADB Keyboard is checked\n" +
 			"before anything is sent to the phone).\n\n" +
 			"With --trajectory the screenshots are kept in screens/ beside it and report.html is written there (named\n" +
 			"\"report\" in the JSON). --console serves the run live on 127.0.0.1 with a random token in the URL: the phone's\n" +
 			"screen from the first frame, a stop button that cancels the run as Ctrl-C does, and at the end the outcome and\n" +
-			"the report's path; it stops serving when the command ends.\n\n" +
+			"the report's path; it stops serving when the command ends. --video records the screen with adb screenrecord for the\n" +
+			"whole run (video.mp4 beside the trajectory, its digest in the JSON's video.files; each step in report.html seeks it).\n\n" +
 			"Exit: 0 completed and confirmed by the isolated review; 2 not completed or blocked, or the preflight found a model\n" +
 			"that refuses images (model_rejects_images) or no ADB Keyboard (adb_keyboard_missing); 3 usage; 4 model, calibration\n" +
-			"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.\n\nExample:\n  SOLOPI_MODEL_API_KEY=... solopi agent-run --task \"open Settings and turn on dark mode\" --model-base-url https://llm.example/v1 --model ui-tars --trajectory ./run/t.json",
+			"or device protocol error (model_unreachable, model_auth_failed, ...); 124 --max-duration; 130 interrupted.\n\nExample:\n  SOLOPI_MODEL_API_KEY=... solopi agent-run --task \"open Settings and turn on dark mode\" --model-base-url https://llm.example/v1 --model ui-tars --trajectory ./run/t.json\n  solopi agent-run --task \"turn on dark mode\" --model-base-url https://llm.example/v1 --trajectory ./run/t.json --video always",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "task", Destination: &f.task, Usage: "what to do, in the user's words"},
 			&cli.StringFlag{Name: "device-mode", Destination: &f.mode, Usage: "solopi (a SoloPi Agent session: taps become clicks on the node under the point) or adb (plain input)", Value: agentloop.ModeSoloPi},
@@ -87,6 +102,7 @@ func newCmdAgentRun(e cmdutil.Env) *cli.Command {
 			cmdutil.Seconds("action-timeout", "solopi mode: seconds to wait for each action's receipt", 15, &f.actionTimeout),
 			cmdutil.Seconds("ack-timeout", "solopi mode: seconds to wait for the session's first observation", 15, &f.ackTimeout),
 			cmdutil.Seconds("poll-interval", "solopi mode: longest pause between polls, in seconds", 0.2, &f.poll),
+			&cli.StringFlag{Name: "video", Value: string(video.ModeOff), Destination: &f.video, Usage: "record the screen with adb screenrecord: off, on-failure (kept only when the task did not complete) or always; kept beside --trajectory (video.mp4), which it needs"},
 		}, cmdutil.ModelFlags(&f.model)...),
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 			o, err := f.options(d.G)
@@ -102,7 +118,7 @@ func newCmdAgentRun(e cmdutil.Env) *cli.Command {
 func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
 	o := &agentRunOptions{task: strings.TrimSpace(f.task), mode: f.mode, trajectory: f.trajectory, overwrite: f.overwrite,
 		maxSteps: f.maxSteps, maxDuration: f.maxDuration, interactive: f.interactive, console: f.console,
-		actionTimeout: f.actionTimeout, ackTimeout: f.ackTimeout, poll: f.poll, stdin: g.Env.Stdin}
+		actionTimeout: f.actionTimeout, ackTimeout: f.ackTimeout, poll: f.poll, stdin: g.Env.Stdin, agentRunHooks: f.hooks}
 	// The parser requires --task and checks --device-mode's choices.
 	if o.task == "" {
 		return nil, fault.Usage(codeOption, "--task is blank: say what the agent should do")
@@ -125,6 +141,13 @@ func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
 	}
 	if o.settle, err = cmdutil.ParseSeconds("settle", settle, cmdutil.NonNegative); err != nil {
 		return nil, err
+	}
+	var ok bool
+	if o.video, ok = video.ParseMode(f.video); !ok {
+		return nil, fault.Usage(fault.CodeInvalidOption, "--video must be off, on-failure or always")
+	}
+	if o.video != video.ModeOff && o.trajectory == "" {
+		return nil, fault.Usage(fault.CodeInvalidOption, "--video needs --trajectory (the recording is kept beside it, with the report)")
 	}
 	if o.trajectory != "" {
 		if _, err := (artifacts.Output{Mode: artifacts.ModeOf(o.overwrite)}).CheckFile(o.trajectory); err != nil {
@@ -165,6 +188,11 @@ type agentRunResult struct {
 	CauseCode string         `json:"causeCode,omitempty"`
 	// Preflight lists the checks that passed before the device was used.
 	Preflight []agentloop.PreflightCheck `json:"preflight"`
+	// Video is the screen recording (--video on-failure or always).
+	Video *agentloop.VideoRecord `json:"video,omitempty"`
+	// StepTimeline is each planning step's start, duration and status
+	// (and, with a kept recording, its moment in it).
+	StepTimeline []agentloop.StepTime `json:"stepTimeline"`
 }
 
 type plannerTrajectoryFile struct {
@@ -195,14 +223,20 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
+	rec, err := agentloop.OpenVideo(filepath.Dir(o.trajectory), o.video, video.Options{}, o.overwrite)
+	if err != nil {
+		return cmdutil.Result{}, err
+	}
 	var dev agentloop.Device
 	var sessionID string
+	var screen video.Device
 	switch o.mode {
 	case agentloop.ModeADB:
 		t, err := d.Transport(ctx)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
+		screen = ondevice.Screen(device.NewDevice(t, d.SessionOptions(false).Device))
 		ad := adbdevice.New(t)
 		if err := s.RunCheck(pre, agentloop.CheckADBKeyboard, func() error { return ad.CheckKeyboard(ctx) }); err != nil {
 			return cmdutil.Result{}, err
@@ -214,6 +248,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 			return cmdutil.Result{}, err
 		}
 		defer sess.Close()
+		screen = ondevice.Screen(sess.Device)
 		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
 		defer client.Close()
 		budget := agent.DefaultAgentBudget()
@@ -264,7 +299,11 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	watch.start(runCtx, dev, stopRun)
+	rec.Start(runCtx, screen)
 	res, runErr := agent.Run(runCtx, agentloop.Task{Goal: o.task, MaxSteps: o.maxSteps, MaxDuration: o.maxDuration})
+	// The recording stops before the device is given back, on every
+	// ending (an interrupt leaves it a short budget of its own).
+	recorded := rec.Stop(runCtx, runErr == nil && res.Success)
 
 	// Restore the input method / end the session even after an interrupt.
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
@@ -288,7 +327,14 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		Success: res.Success, Outcome: res.Outcome, Message: res.Message, RunID: res.RunID, Task: res.Goal, DeviceMode: o.mode,
 		SessionID: sessionID, Steps: res.Steps, Counters: res.Counters, Metrics: res.Metrics, Profile: res.Profile, Frame: res.Frame,
 		Model: s.Info(), Policy: agentloop.StrictPolicy(), Duration: res.FinishedAt.Sub(res.StartedAt).Seconds(), Cleanup: cl,
-		CauseCode: res.ErrorCode, Preflight: pre.Checks, Console: watch.consoleInfo(),
+		CauseCode: res.ErrorCode, Preflight: pre.Checks, Console: watch.consoleInfo(), Video: recorded,
+	}
+	if recorded != nil {
+		recorded.Error = s.Redact(recorded.Error)
+	}
+	out.StepTimeline = append([]agentloop.StepTime{}, agentloop.StepTimeline(agent.State().Events(), res.StartedAt, recorded)...)
+	for i := range out.StepTimeline {
+		out.StepTimeline[i].Message = s.Redact(out.StepTimeline[i].Message)
 	}
 	if !res.Success {
 		out.ErrorCode, out.Error = res.Outcome, res.Message

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/browsertest"
+	"github.com/solopi-dev/solopi/internal/mp4check"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
@@ -25,25 +25,13 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 )
 
-// consoles hands each test the URL of the console its agent-run started,
-// by task (the tests run in parallel with distinct tasks).
-var consoles sync.Map // task -> chan string
-
-func init() {
-	consoleStarted = func(task, u string) {
-		if c, ok := consoles.Load(task); ok {
-			c.(chan string) <- u
-		}
-	}
-}
-
-// TestAgentRunConsoleStop drives agent-run --console from Chromium: the
-// page's first frame is the phone's screen, taken before the first
-// observation the runtime asks for; the stop button ends the run as
-// Ctrl-C does (outcome cancelled, exit 130, the Agent session cancelled
-// on the simulator, the trajectory and the report kept); the page then
-// shows the outcome and the report and keeps showing them after the
-// command has exited.
+// TestAgentRunConsoleStop drives agent-run --console --video on-failure
+// from Chromium: the page's first frame is the phone's screen, taken
+// before the first observation the runtime asks for; the stop button ends
+// the run as Ctrl-C does (outcome cancelled, exit 130, the Agent session
+// cancelled on the simulator, the trajectory, the report and the
+// recording kept); the page then shows the outcome and the report and
+// keeps showing them after the command has exited.
 func TestAgentRunConsoleStop(t *testing.T) {
 	t.Parallel()
 	browser := browsertest.Start(t)
@@ -54,8 +42,8 @@ func TestAgentRunConsoleStop(t *testing.T) {
 	traj := filepath.Join(dir, "trajectory.json")
 	task := "increase the counter to 15 (console stop test)"
 	urls := make(chan string, 1)
-	consoles.Store(task, urls)
-	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil }}
+	app := plannerApp{env: fakeModelEnv(srv), open: func(ctx context.Context) (device.Transport, error) { return d, nil },
+		hooks: agentRunHooks{consoleStarted: func(u string) { urls <- u }}}
 	type result struct {
 		out, errOut []byte
 		code        int
@@ -64,7 +52,7 @@ func TestAgentRunConsoleStop(t *testing.T) {
 	go func() {
 		out, errOut, code := app.run(t, "--startup-timeout", "30", "agent-run", "--task", task, "--device-mode", agentloop.ModeSoloPi,
 			"--console", "--trajectory", traj, "--calibration-cache", filepath.Join(dir, "cache"), "--max-steps", "40",
-			"--max-duration", "300", "--settle", "0.2", "--interactive", "never")
+			"--max-duration", "300", "--settle", "0.2", "--interactive", "never", "--video", "on-failure")
 		done <- result{out, errOut, code}
 	}()
 	var consoleURL string
@@ -108,6 +96,16 @@ func TestAgentRunConsoleStop(t *testing.T) {
 	}
 	if res.Outcome != agentloop.OutcomeCancelled || !res.Cleanup.Success || res.SessionID == "" {
 		t.Fatalf("%s", r.out)
+	}
+	// The recording of the stopped run is kept (not completed, so
+	// on-failure keeps it), stopped within its budget.
+	if res.Video == nil || !res.Video.Kept || len(res.Video.Files) == 0 || res.Video.Error != "" {
+		t.Fatalf("video %s", r.out)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, res.Video.Files[0].Path)); err != nil {
+		t.Fatal(err)
+	} else if info, err := mp4check.Check(b); err != nil || info.Frames < 1 {
+		t.Fatalf("the stopped run's recording is not playable: %+v %v", info, err)
 	}
 	// Exactly the run's own session was cancelled on the phone.
 	var cancelled []string

@@ -20,11 +20,6 @@ type agentRunWatch struct {
 	events  func(agentloop.AgentEvent)
 }
 
-// consoleStarted, when set (by this package's tests, which cannot read
-// stderr while the command runs), learns each console's task and URL as
-// it starts.
-var consoleStarted func(task, url string)
-
 // consoleInfo names the live console in agent-run's JSON.
 type consoleInfo struct {
 	URL string `json:"url"`
@@ -51,8 +46,8 @@ func startAgentRunWatch(g *cmdutil.Globals, o *agentRunOptions) (*agentRunWatch,
 		// A stderr nobody reads loses only the announcement: the JSON
 		// names the URL too.
 		_ = s.Announce(g.PromptWriter())
-		if consoleStarted != nil {
-			consoleStarted(o.task, s.URL())
+		if o.consoleStarted != nil {
+			o.consoleStarted(s.URL())
 		}
 		w.console, onConsole = s, s.OnEvent
 	}

@@ -18,8 +18,11 @@ const codeOption = "invalid_option"
 // on a device), planner-parse (check one raw model answer),
 // planner-calibrate (negotiate the coordinate contract, no device) and
 // planner-check (the endpoint preflight, no device).
-func Commands(e cmdutil.Env) []*cli.Command {
-	return []*cli.Command{newCmdAgentRun(e), newCmdPlannerParse(e), newCmdPlannerCalibrate(e), newCmdPlannerCheck(e)}
+func Commands(e cmdutil.Env) []*cli.Command { return commands(e, agentRunHooks{}) }
+
+// commands are Commands with agent-run's hooks (the binary gives none).
+func commands(e cmdutil.Env, h agentRunHooks) []*cli.Command {
+	return []*cli.Command{newCmdAgentRun(e, h), newCmdPlannerParse(e), newCmdPlannerCalibrate(e), newCmdPlannerCheck(e)}
 }
 
 // plannerSize reads WxH.

@@ -9,7 +9,10 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
+	"github.com/urfave/cli/v2"
+
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/schemas"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -36,11 +39,13 @@ type plannerApp struct {
 	open  func(ctx context.Context) (device.Transport, error)
 	env   map[string]string
 	stdin *os.File
+	// hooks are handed to agent-run as the binary hands it none.
+	hooks agentRunHooks
 }
 
 func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, code int) {
 	t.Helper()
-	c := cmdtest.New(t, Commands, nil)
+	c := cmdtest.New(t, func(e cmdutil.Env) []*cli.Command { return commands(e, p.hooks) }, nil)
 	c.Stdin = p.stdin
 	for k, v := range p.env {
 		c.Env[k] = v

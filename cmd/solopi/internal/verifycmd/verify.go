@@ -19,8 +19,11 @@ import (
 // verify-normalize, verify-compile and verify-validate need no device;
 // verify-run runs a plan on the phone (solopi-ai's flags, JSON and exit
 // codes).
-func Commands(e cmdutil.Env) []*cli.Command {
-	return []*cli.Command{newCmdInit(e), newCmdNormalize(e), newCmdCompile(e), newCmdValidate(e), newCmdVerifyRun(e)}
+func Commands(e cmdutil.Env) []*cli.Command { return commands(e, verifyRunHooks{}) }
+
+// commands are Commands with verify-run's hooks (the binary gives none).
+func commands(e cmdutil.Env, h verifyRunHooks) []*cli.Command {
+	return []*cli.Command{newCmdInit(e), newCmdNormalize(e), newCmdCompile(e), newCmdValidate(e), newCmdVerifyRun(e, h)}
 }
 
 // requirementFlag binds --file, the requirement a command reads.

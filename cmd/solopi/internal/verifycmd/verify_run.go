@@ -14,10 +14,12 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
 	"github.com/solopi-dev/solopi/report"
 	"github.com/solopi-dev/solopi/report/console"
 	"github.com/solopi-dev/solopi/solopi/device"
+	"github.com/solopi-dev/solopi/solopi/video"
 	"github.com/solopi-dev/solopi/verify"
 	"github.com/solopi-dev/solopi/verify/execution"
 	"github.com/solopi-dev/solopi/verify/onphone"
@@ -37,24 +39,36 @@ type verifyRunFlags struct {
 	onDevice                             [4]string
 	cloud, cloudFallback, junit          string
 	devices                              string
+	video                                string
 	console                              bool
 	space                                string
 	budgets                              cmdutil.RunBudgets
 	model                                cmdutil.ModelOptions
+	hooks                                verifyRunHooks
 }
 
-func newCmdVerifyRun(e cmdutil.Env) *cli.Command {
-	f := &verifyRunFlags{}
+// verifyRunHooks are what the process that builds the command hands it
+// beside the flags: consoleStarted, when set, learns the live console's
+// URL as it starts (a caller that drives the page while the run goes on;
+// the announcement on stderr is for a person).
+type verifyRunHooks struct {
+	consoleStarted func(url string)
+}
+
+func newCmdVerifyRun(e cmdutil.Env, h verifyRunHooks) *cli.Command {
+	f := &verifyRunFlags{hooks: h}
 	return &cli.Command{
 		Name:  "verify-run",
 		Usage: "run a verification plan on the phone and judge it (exit 0 passed, 2 failed or not_tested, 130 interrupted)",
 		UsageText: "solopi verify-run --plan PLAN.json --artifacts NEW_DIR [--agent-decisions FILE] [--decision-provider static|cloud|vision]\n" +
-			"    [--junit FILE] [--devices all|S1,S2] [--console] [--restart-app|--no-restart-app] [--run-timeout 600] ...\n\n" +
+			"    [--junit FILE] [--devices all|S1,S2] [--video off|on-failure|always] [--console] [--restart-app|--no-restart-app] [--run-timeout 600] ...\n\n" +
 			"Every input (plan, decisions, provider options, output paths) is checked before the phone is touched; with\n" +
 			"--decision-provider vision, or a plan with vision oracles, the planner-check preflight runs next, still before\n" +
 			"the phone. Deterministic segments are imported and replayed like case-import --replace and run --case; explore\n" +
 			"steps drive one Agent session each. Ctrl-C cancels exactly the replay or session that is active and still\n" +
-			"writes the report, marked interrupted (exit 130).\n\nExample:\n  solopi verify-run --plan login.plan.json --artifacts ./verify-$(date +%s) --junit ./junit.xml\n  solopi verify-run --plan login.plan.json --artifacts ./v2 --decision-provider vision --console",
+			"writes the report, marked interrupted (exit 130); so does the --console page's stop button. --video records each\n" +
+			"phone's screen for the whole run (one recording per phone, kept with on-failure only when the verdict is not\n" +
+			"passed); timeline.json and the output's segments[] give every segment's steps and durations.\n\nExample:\n  solopi verify-run --plan login.plan.json --artifacts ./verify-$(date +%s) --junit ./junit.xml\n  solopi verify-run --plan login.plan.json --artifacts ./v2 --decision-provider vision --console\n  solopi verify-run --plan login.plan.json --artifacts ./v3 --video on-failure",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "plan", Destination: &f.plan, Usage: "verification plan JSON (verify-compile)", Required: true},
 			&cli.StringFlag{Name: "artifacts", Destination: &f.artifacts, Usage: "evidence directory to create (must not exist)", Required: true},
@@ -68,6 +82,7 @@ func newCmdVerifyRun(e cmdutil.Env) *cli.Command {
 			&cli.StringFlag{Name: "cloud-fallback-endpoint", Destination: &f.cloudFallback, Usage: "asked when the cloud or vision provider's model is unreachable"},
 			&cli.StringFlag{Name: "junit", Destination: &f.junit, Usage: "also write a JUnit XML report (one testcase per checkpoint, grouped by scenario)"},
 			cmdutil.DevicesFlag(&f.devices, "all, or S1,S2,…: run independent scenarios on these phones at once, in the plan's dependency order; the report is the one a single phone gives (default: the selected device)"),
+			&cli.StringFlag{Name: "video", Value: string(video.ModeOff), Destination: &f.video, Usage: "record each phone's screen for the whole run with adb screenrecord: off, on-failure (kept only when the verdict is not passed) or always; the parts land in --artifacts (video.mp4) with their digests in manifest.json"},
 			&cli.BoolFlag{Name: "console", Destination: &f.console, Usage: "vision provider: serve the live console on 127.0.0.1 (URL on stderr and in the output)"},
 			&cli.StringFlag{Name: "coordinate-space", Destination: &f.space, Usage: "vision: auto negotiates in the preflight; or force relative_0_999, image_pixels, display_pixels (env " + chat.EnvCoordinateSpace + ")", Value: string(coord.SpaceAuto)},
 		}, cmdutil.RunBudgetFlags(&f.budgets)...), cmdutil.ModelFlags(&f.model)...),
@@ -96,6 +111,7 @@ type verifyRunOptions struct {
 	// vision reads the model flags: only when the run needs the planner.
 	vision func() (*agentloop.ModelSetup, coord.Space, error)
 	stdin  *os.File
+	verifyRunHooks
 }
 
 func (f *verifyRunFlags) options(g *cmdutil.Globals) (*verifyRunOptions, error) {
@@ -103,8 +119,8 @@ func (f *verifyRunFlags) options(g *cmdutil.Globals) (*verifyRunOptions, error) 
 	if err != nil {
 		return nil, err
 	}
-	o := &verifyRunOptions{console: f.console, stdin: g.Env.Stdin}
-	o.run = execution.RunOptions{Plan: plan, Artifacts: f.artifacts, DecisionsFile: f.decisions, JUnit: f.junit,
+	o := &verifyRunOptions{console: f.console, stdin: g.Env.Stdin, verifyRunHooks: f.hooks}
+	o.run = execution.RunOptions{Plan: plan, Artifacts: f.artifacts, DecisionsFile: f.decisions, JUnit: f.junit, Video: video.Mode(f.video),
 		Provider: execution.ProviderOptions{Name: f.provider, CloudEndpoint: f.cloud, CloudFallbackEndpoint: f.cloudFallback}}
 	for _, name := range onDeviceFlags {
 		if g.Changed(name) {
@@ -189,6 +205,11 @@ func runVerifyRun(ctx context.Context, d cmdutil.DeviceDeps, o *verifyRunOptions
 			_ = live.Close()
 		}
 	}()
+	// The console's stop button cancels the run's context: the engine
+	// cancels the active replay or session and writes the report marked
+	// interrupted, exactly as on Ctrl-C.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
 	o.run.Setup = func(plan *verify.Plan) (execution.DecisionProvider, execution.VisionJudge, error) {
 		isVision := o.run.Provider.Name == execution.ProviderVision
 		if !isVision && !plan.HasVision() {
@@ -215,6 +236,10 @@ func runVerifyRun(ctx context.Context, d cmdutil.DeviceDeps, o *verifyRunOptions
 					return nil, nil, err
 				}
 				_ = live.Announce(g.Env.Stderr)
+				live.OnStop(stopRun)
+				if o.consoleStarted != nil {
+					o.consoleStarted(live.URL())
+				}
 				cfg.Runtime.OnEvent, cfg.OnScreen, viewer = live.OnEvent, live.OnScreen, live
 			}
 			cfg.Runtime.Confirmer = agentloop.FirstAnswer(terminal, viewer)
@@ -235,21 +260,33 @@ func runVerifyRun(ctx context.Context, d cmdutil.DeviceDeps, o *verifyRunOptions
 			opens = append(opens, func(ctx context.Context) (*device.Session, error) { return d.SessionOn(ctx, serial, true) })
 		}
 	}
-	sum, err := onphone.VerifyAcross(ctx, opens, o.run, b, segmentProgress(g.Progress))
+	sum, err := onphone.VerifyAcross(runCtx, opens, o.run, b, segmentProgress(g.Progress))
 	if err != nil {
+		if live != nil {
+			e := fault.From(err)
+			live.Finish(console.Final{Outcome: "error", Message: e.Message, ExitCode: outcome.ExitOf(e)})
+		}
 		return cmdutil.Result{}, err
 	}
 	out := verifyRunResult{RunSummary: *sum}
 	html := cmdutil.ReportOf(filepath.Dir(sum.Report), report.Options{}, nil)
 	out.HTMLReport, out.HTMLReportError = html.Report, html.ReportError
-	if live != nil {
-		out.Console = live.URL()
-	}
+	res := cmdutil.Failed(out)
 	switch {
 	case sum.Interrupted:
-		return cmdutil.WithKind(out, fault.Interrupted), nil
+		res = cmdutil.WithKind(out, fault.Interrupted)
 	case sum.Success:
-		return cmdutil.OK(out), nil
+		res = cmdutil.OK(out)
 	}
-	return cmdutil.Failed(out), nil
+	if live != nil {
+		out.Console = live.URL()
+		res.Value = out
+		status := sum.Status
+		if sum.Interrupted {
+			status = "interrupted"
+		}
+		live.Finish(console.Final{Outcome: status, Message: "verification " + sum.ReportID + ": " + sum.Status, ExitCode: res.Exit,
+			Report: out.HTMLReport, ReportError: out.HTMLReportError})
+	}
+	return res, nil
 }
