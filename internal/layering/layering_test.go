@@ -46,7 +46,7 @@ var ranks = map[string]int{
 	// Feature families over the device core, the planner runtime, the
 	// managed store, the device fakes and their conformance suite.
 	"solopi/replay": 3, "solopi/agent": 3, "solopi/sessions": 3, "solopi/readiness": 3,
-	"solopi/transporttest": 3, "agentloop": 3, "managed": 3, "history": 3, "solopi/video/ondevice": 3,
+	"solopi/transporttest": 3, "agentloop": 3, "managed": 3, "history": 3,
 
 	// Adapters that join features: the planner's devices, the live
 	// console, the managed worker and control plane, test rigs over them.

@@ -7,33 +7,11 @@ package replay
 
 import (
 	"context"
-	"io"
-	"io/fs"
 
 	"github.com/solopi-dev/solopi/artifacts"
-	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
-
-// videoDevice is the recorder's view of the device: its shell, a pull
-// verified against the device's SHA-256, and stat.
-type videoDevice struct{ d *device.Device }
-
-func (v videoDevice) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
-	return v.d.Transport().Shell(ctx, cmd)
-}
-
-func (v videoDevice) Pull(ctx context.Context, remote string, w io.Writer) error {
-	_, err := v.d.Pull(ctx, remote, w)
-	return err
-}
-
-func (v videoDevice) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
-	return v.d.Transport().Stat(ctx, remote)
-}
-
-func (v videoDevice) Clock() clock.Clock { return v.d.Clock() }
 
 // startVideo starts the recording when one was asked for; a recorder that
 // cannot start is reported, and the run goes on without it.
@@ -42,7 +20,7 @@ func (rs *runState) startVideo(ctx context.Context) {
 	if mode == "" || mode == video.ModeOff {
 		return
 	}
-	rec, err := video.Start(ctx, videoDevice{rs.d}, rs.o.VideoOptions)
+	rec, err := video.Start(ctx, rs.d.RecorderView(), rs.o.VideoOptions)
 	if err != nil {
 		rs.video = &video.Result{Mode: mode, Files: []artifacts.FileEntry{}, Error: "screenrecord did not start: " + errText(err)}
 		return

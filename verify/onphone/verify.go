@@ -5,7 +5,6 @@ import (
 
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/solopi/device"
-	"github.com/solopi-dev/solopi/solopi/video/ondevice"
 	"github.com/solopi-dev/solopi/verify/execution"
 )
 
@@ -55,7 +54,7 @@ func VerifyAcross(ctx context.Context, opens []SessionOpener, o execution.RunOpt
 		}
 		phone := New(sess.Device, po)
 		defer phone.Close()
-		phones = append(phones, execution.Ports{Serial: sess.Device.Serial(), Runner: phone, Agent: phone, Screen: ondevice.Screen(sess.Device)})
+		phones = append(phones, execution.Ports{Serial: sess.Device.Serial(), Runner: phone, Agent: phone, Screen: sess.Device.RecorderView()})
 		if clk == nil {
 			clk = sess.Device.Clock()
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/solopi/video"
-	"github.com/solopi-dev/solopi/solopi/video/ondevice"
 	"github.com/solopi-dev/solopi/verify"
 	"github.com/solopi-dev/solopi/verify/execution"
 )
@@ -50,7 +49,7 @@ func BenchmarkVerifyRunVideo(b *testing.B) {
 					b.Fatal(err)
 				}
 				start, c0 := time.Now(), cpuTime(b)
-				s, err := p.Run(context.Background(), execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: phone, Screen: ondevice.Screen(phone.dev)}}})
+				s, err := p.Run(context.Background(), execution.Engine{Phones: []execution.Ports{{Runner: phone, Agent: phone, Screen: phone.dev.RecorderView()}}})
 				wall, cpu = wall+time.Since(start), cpu+cpuTime(b)-c0
 				if err != nil || s.OutcomeFingerprint != outcomeMatrixDecisions {
 					b.Fatalf("run %+v %v", s, err)

@@ -22,7 +22,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
-	"github.com/solopi-dev/solopi/solopi/video/ondevice"
 )
 
 // agentRunFlags are the agent-run flags as given.
@@ -236,7 +235,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		screen = ondevice.Screen(device.NewDevice(t, d.SessionOptions(false).Device))
+		screen = device.NewDevice(t, d.SessionOptions(false).Device).RecorderView()
 		ad := adbdevice.New(t)
 		if err := s.RunCheck(pre, agentloop.CheckADBKeyboard, func() error { return ad.CheckKeyboard(ctx) }); err != nil {
 			return cmdutil.Result{}, err
@@ -248,7 +247,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 			return cmdutil.Result{}, err
 		}
 		defer sess.Close()
-		screen = ondevice.Screen(sess.Device)
+		screen = sess.Device.RecorderView()
 		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
 		defer client.Close()
 		budget := agent.DefaultAgentBudget()
