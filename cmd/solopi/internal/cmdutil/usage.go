@@ -93,16 +93,16 @@ var usageRules = map[string]usageRule{
 			"A selector must match exactly one node of that observation. Reuse --step-id to retry: the device returns the\n" +
 			"stored receipt; another action under the same --step-id is refused (step_id_conflict).",
 	}),
-	"run":                {oneOf: []oneOf{{Flags: []string{"case", "file", "dir"}}}},
-	"run-batch":          {oneOf: []oneOf{{Flags: []string{"case", "cases-file", "file", "dir"}}}},
+	"run":                {oneOf: []oneOf{{Flags: []string{"case", "file", "dir"}}}, choices: videoChoice},
+	"run-batch":          {oneOf: []oneOf{{Flags: []string{"case", "cases-file", "file", "dir"}}}, choices: videoChoice},
 	"perf-start":         {oneOf: []oneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
 	"perf-display-start": {oneOf: []oneOf{{Flags: []string{"target-package", "global"}, Exclusive: true}}},
 	"verify-init":        {oneOf: []oneOf{{Flags: []string{"from-case", "case"}, Exclusive: true}}},
-	"run-repeat":         {positive: []string{"times"}},
-	"agent-run":          {required: []string{"task"}, choices: map[string][]string{"device-mode": {"solopi", "adb"}}},
+	"run-repeat":         {positive: []string{"times"}, choices: videoChoice},
+	"agent-run":          {required: []string{"task"}, choices: map[string][]string{"device-mode": {"solopi", "adb"}, "video": videoModes}},
 	"managed-purge":      {required: []string{"artifacts-root"}},
 	"startup-time":       {choices: map[string][]string{"mode": {"cold", "warm"}}},
-	"verify-run":         {choices: map[string][]string{"decision-provider": {"static", "on-device", "cloud", "vision"}}},
+	"verify-run":         {choices: map[string][]string{"decision-provider": {"static", "on-device", "cloud", "vision"}, "video": videoModes}},
 	"case-step-add":      {oneOf: []oneOf{{Flags: []string{"step-file", "step"}, Exclusive: true}, {Flags: []string{"output", "in-place"}, Exclusive: true}}},
 	"case-step-update":   {oneOf: []oneOf{{Flags: []string{"step-file", "step"}, Exclusive: true}, {Flags: []string{"output", "in-place"}, Exclusive: true}}},
 	"case-step-delete":   {oneOf: []oneOf{{Flags: []string{"output", "in-place"}, Exclusive: true}}},
@@ -313,3 +313,10 @@ func flagNamed(flags []cli.Flag, name string) cli.Flag {
 	}
 	return nil
 }
+
+// videoModes are --video's values (solopi/video's modes) on every command
+// that records the screen.
+var (
+	videoModes  = []string{"off", "on-failure", "always"}
+	videoChoice = map[string][]string{"video": videoModes}
+)
