@@ -158,17 +158,14 @@ func suitePage(e *evidence) (*page, error) {
 			if sc.Device == "" {
 				sc.Device = at.Device
 			}
-			if dir := a.Display("evidenceDir"); dir != "" {
-				if rel, ok := e.local(dir + "/" + runResultFile); ok {
-					base := path.Dir(rel)
-					if e.isFile(base + "/" + fileName) {
-						at.Link = href(base + "/" + fileName)
-					}
-					if e.isFile(base + "/" + runScreen) {
-						at.Thumb = href(base + "/" + runScreen)
-					}
-					at.Media = mediaOf(e, base)
+			if base, ok := attemptBase(e, a.Display("evidenceDir")); ok {
+				if e.isFile(base + "/" + fileName) {
+					at.Link = href(base + "/" + fileName)
 				}
+				if e.isFile(base + "/" + runScreen) {
+					at.Thumb = href(base + "/" + runScreen)
+				}
+				at.Media = mediaOf(e, base)
 			}
 			sc.Attempts = append(sc.Attempts, at)
 		}
@@ -231,6 +228,21 @@ func percent(d, all time.Duration) string {
 		return "0%"
 	}
 	return fmt.Sprintf("%.2f%%", min(100, float64(d)/float64(all)*100))
+}
+
+// attemptBase is an attempt's evidence directory inside e: a run's
+// (result.json) or, for a farm task's shard, a verification's
+// (report.json).
+func attemptBase(e *evidence, dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	for _, f := range []string{runResultFile, verifyReport} {
+		if rel, ok := e.local(dir + "/" + f); ok {
+			return path.Dir(rel), true
+		}
+	}
+	return "", false
 }
 
 // suiteAttemptDirs are the attempts' evidence directories (relative) that

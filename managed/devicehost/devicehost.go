@@ -15,6 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/devicelock"
 	"github.com/solopi-dev/solopi/solopi/readiness"
+	"github.com/solopi-dev/solopi/solopi/video"
 	"github.com/solopi-dev/solopi/verify/onphone"
 )
 
@@ -34,6 +35,10 @@ type Host struct {
 	// Locks are the host-wide device locks a worker holds while it drives
 	// a phone (nil: none).
 	Locks *devicelock.Locker
+	// Video records each shard's run as verify-run --video does (off,
+	// on-failure, always): the recording lands in the attempt's evidence
+	// with its digest in the manifest, and never changes the verdict.
+	Video video.Mode
 }
 
 var (

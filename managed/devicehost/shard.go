@@ -26,7 +26,7 @@ import (
 func (h Host) ExecuteShard(ctx context.Context, run worker.ShardRun) (worker.ShardVerdict, error) {
 	a := run.Assignment
 	o := execution.RunOptions{Plan: a.Plan, Artifacts: run.ArtifactsDir, DecisionsJSON: a.Decisions,
-		Provider: execution.ProviderOptions{Name: execution.ProviderStatic}, Setup: refuseVision}
+		Provider: execution.ProviderOptions{Name: execution.ProviderStatic}, Setup: refuseVision, Video: h.Video}
 	open := func(ctx context.Context) (*device.Session, error) {
 		t, err := h.Devices.Bind(ctx, a.Serial)
 		if err != nil {

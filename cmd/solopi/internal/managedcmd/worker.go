@@ -16,6 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
+	"github.com/solopi-dev/solopi/solopi/video"
 )
 
 // The device-bound managed commands: managed-worker-once, -worker-loop and
@@ -36,7 +37,7 @@ type devices interface {
 // the host-wide device locks every solopi process of the user shares
 // (solopi/devicelock): a worker drives a phone only while it holds its
 // lock, so a local `solopi run` and a worker never overlap on one phone.
-func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets) (devicehost.Host, error) {
+func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets, videoMode string) (devicehost.Host, error) {
 	budgets, err := b.Budgets()
 	if err != nil {
 		return devicehost.Host{}, err
@@ -45,7 +46,7 @@ func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets) (devicehost.Host, err
 	if err != nil {
 		return devicehost.Host{}, err
 	}
-	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks}, nil
+	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks, Video: video.Mode(videoMode)}, nil
 }
 
 // workerFlagValues are the worker flags as given.
@@ -57,6 +58,7 @@ type workerFlagValues struct {
 	concurrency                   int
 	idleInterval                  time.Duration
 	maxIdlePolls, maxAssignments  int
+	video                         string
 }
 
 func (v *workerFlagValues) flags(loop bool) []cli.Flag {
@@ -64,6 +66,7 @@ func (v *workerFlagValues) flags(loop bool) []cli.Flag {
 		&cli.StringFlag{Name: "worker-id", Destination: &v.workerID, Required: true, Usage: "this worker's stable id"},
 		&cli.StringFlag{Name: "artifacts-root", Destination: &v.artifactsRoot, Required: true, Usage: "evidence goes to <root>/<taskId>/<shardId>/<attemptId>/"},
 		cmdutil.Seconds("probe-interval", "seconds between re-probes of this host's devices", worker.DefaultProbeInterval.Seconds(), &v.probeInterval),
+		&cli.StringFlag{Name: "video", Value: string(video.ModeOff), Destination: &v.video, Usage: "record each shard's run with adb screenrecord into its evidence: off, on-failure (kept only when the shard did not pass) or always"},
 	}
 	flags = append(flags, cmdutil.RunBudgetFlags(&v.budgets)...)
 	if loop {
@@ -103,7 +106,7 @@ func (v *workerFlagValues) options(g *cmdutil.Globals, loop bool) (managedWorker
 // devices and the store, then fn.
 func (v *workerFlagValues) run(loop bool, fn func(context.Context, managed.Store, devices, managedWorkerOptions) (cmdutil.Result, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
 	return func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
-		host, err := hostDevices(g, v.budgets)
+		host, err := hostDevices(g, v.budgets, v.video)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
@@ -287,7 +290,7 @@ func newCmdDeviceProbe(e cmdutil.Env) *cli.Command {
 				}
 				serial = t.Serial()
 			}
-			host, err := hostDevices(d.G, cmdutil.RunBudgets{})
+			host, err := hostDevices(d.G, cmdutil.RunBudgets{}, "")
 			if err != nil {
 				return cmdutil.Result{}, err
 			}
