@@ -91,10 +91,10 @@ func TestPgFaultNamesTheCause(t *testing.T) {
 func TestSearchPathNames(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string][]string{
-		`"$user", public`:              {"$user", "public"},
+		`"$user", public`:             {"$user", "public"},
 		`farm_a,"Odd ""Name""" , , x`: {"farm_a", `Odd "Name"`, "x"},
-		``:                             nil,
-		`"`:                            {`"`},
+		``:                            nil,
+		`"`:                           {`"`},
 	} {
 		if got := searchPathNames(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("searchPathNames(%q) = %q, want %q", in, got, want)
