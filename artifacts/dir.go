@@ -2,8 +2,12 @@
 // chosen root, a location that cannot be written is refused before any work,
 // an existing non-empty directory is reused only when it holds an earlier
 // evidence set of ours (or the caller asked to overwrite), every file is
-// written atomically (temporary file, fsync, rename) and recorded with its
-// size and SHA-256 for the manifest.
+// written atomically (temporary file, rename: a reader never sees a partial
+// file) and recorded with its size and SHA-256 for the manifest. Files are
+// made durable together, at the set's end (Sync, WriteManifest, PublishDir),
+// not one fsync per file: a run writes dozens of small files and each fsync
+// is a journal commit, while a set cut short by a crash is incomplete
+// whichever of its files survived.
 package artifacts
 
 import (
@@ -45,6 +49,14 @@ type Dir struct {
 	// (EvidenceReplace), replaced what WriteManifest did about it.
 	previous *Manifest
 	replaced *Replaced
+	// dirs are the directories below the root (relative, slash-separated)
+	// already seen to be real directories, not symbolic links: resolve
+	// does not inspect them again. The root is ours, so only this user
+	// could swap one for a link meanwhile.
+	dirs map[string]bool
+	// unsynced are the files (relative) committed or appended since the
+	// last Sync.
+	unsynced map[string]bool
 }
 
 // evidenceMode says what an evidence directory may already hold.
@@ -224,6 +236,8 @@ func Open(path string, mode evidenceMode, replace ...string) (*Dir, error) {
 				return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot remove a previous artifact", err).With("path", p)
 			}
 		}
+		// What resolve saw of the removed entries is gone.
+		d.dirs = nil
 	}
 	return d, nil
 }
@@ -274,6 +288,9 @@ func (d *Dir) Mkdir(rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if d.knownDir(filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))) {
+		return p, nil
+	}
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		return "", fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
 	}
@@ -288,9 +305,14 @@ func (d *Dir) resolve(rel string) (string, error) {
 	if rel == "" || !filepath.IsLocal(clean) {
 		return "", fault.Usage(fault.CodeUnsafeArtifactPath, "artifact path escapes the artifacts directory").With("path", rel)
 	}
+	parts := strings.Split(filepath.Clean(clean), string(filepath.Separator))
 	p := d.root
-	for _, part := range strings.Split(filepath.Clean(clean), string(filepath.Separator)) {
+	for i, part := range parts {
 		p = filepath.Join(p, part)
+		key := strings.Join(parts[:i+1], "/")
+		if d.knownDir(key) {
+			continue
+		}
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			break
@@ -301,8 +323,43 @@ func (d *Dir) resolve(rel string) (string, error) {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return "", fault.Usage(fault.CodeUnsafeArtifactPath, "artifact path goes through a symbolic link").With("path", rel)
 		}
+		if fi.IsDir() {
+			d.rememberDir(key)
+		}
 	}
 	return filepath.Join(d.root, clean), nil
+}
+
+// knownDir tells whether resolve already saw key (relative, slash-separated)
+// as a real directory.
+func (d *Dir) knownDir(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dirs[key]
+}
+
+func (d *Dir) rememberDir(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dirs == nil {
+		d.dirs = map[string]bool{}
+	}
+	d.dirs[key] = true
+}
+
+// mkParents creates the parents of rel (resolved to final) and checks them
+// again: a parent must not have been a symlink planted in between. Parents
+// resolve already saw as directories cost nothing.
+func (d *Dir) mkParents(rel, final string) error {
+	parent := filepath.ToSlash(filepath.Dir(filepath.Clean(filepath.FromSlash(rel))))
+	if parent == "." || d.knownDir(parent) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
+	}
+	_, err := d.resolve(rel)
+	return err
 }
 
 // WriteFile writes data to rel atomically and records it.
@@ -359,12 +416,7 @@ func (d *Dir) Create(rel, source string) (*writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
-	}
-	// Re-check after creating parents: a parent must not have been a
-	// symlink planted in between.
-	if _, err := d.resolve(rel); err != nil {
+	if err := d.mkParents(rel, final); err != nil {
 		return nil, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
@@ -388,25 +440,22 @@ func (w *writer) Size() int64 { return w.n }
 // SHA256 is the digest of the bytes written so far.
 func (w *writer) SHA256() string { return hex.EncodeToString(w.h.Sum(nil)) }
 
-// Commit syncs, closes and renames the file into place and records it.
+// Commit closes and renames the file into place and records it; the file
+// is made durable by the next Sync (see the package comment).
 func (w *writer) Commit() (FileEntry, error) {
 	if w.done {
 		return FileEntry{}, fault.New(fault.Invalid, fault.CodeArtifactWriteFailed, "artifact already committed").With("path", w.rel)
 	}
 	w.done = true
 	tmp := w.f.Name()
-	if err := w.f.Sync(); err != nil {
+	if err := w.f.Chmod(0o644); err != nil {
 		w.f.Close()
 		os.Remove(tmp)
-		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot flush an artifact", err).With("path", w.rel)
+		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
 	}
 	if err := w.f.Close(); err != nil {
 		os.Remove(tmp)
 		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot close an artifact", err).With("path", w.rel)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot set artifact permissions", err).With("path", w.rel)
 	}
 	if err := os.Rename(tmp, w.final); err != nil {
 		os.Remove(tmp)
@@ -416,6 +465,7 @@ func (w *writer) Commit() (FileEntry, error) {
 	w.d.mu.Lock()
 	w.d.files[e.Path] = e
 	delete(w.d.logs, e.Path)
+	w.d.markUnsynced(e.Path)
 	w.d.mu.Unlock()
 	return e, nil
 }
@@ -483,7 +533,15 @@ func (d *Dir) WriteManifest(m Manifest) (FileEntry, error) {
 	if m.Files == nil {
 		m.Files = []FileEntry{}
 	}
+	// The files first, then the manifest naming them: a manifest on disk
+	// never names a file that a crash could still lose.
+	if err := d.Sync(); err != nil {
+		return FileEntry{}, err
+	}
 	e, err := d.WriteJSON(ManifestName, "manifest", m)
+	if err == nil {
+		err = d.Sync()
+	}
 	if err != nil || d.previous == nil {
 		return e, err
 	}

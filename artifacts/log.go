@@ -28,10 +28,7 @@ func (d *Dir) Append(rel, source string, data []byte) (FileEntry, error) {
 	if err != nil {
 		return FileEntry{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot create an artifact directory", err).With("path", rel)
-	}
-	if _, err := d.resolve(rel); err != nil {
+	if err := d.mkParents(rel, p); err != nil {
 		return FileEntry{}, err
 	}
 	key := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
@@ -59,6 +56,7 @@ func (d *Dir) Append(rel, source string, data []byte) (FileEntry, error) {
 	d.logs[key] = st
 	e := FileEntry{Path: key, Size: st.n, SHA256: hex.EncodeToString(st.h.Sum(nil)), Source: source}
 	d.files[key] = e
+	d.markUnsynced(key)
 	if err != nil {
 		return FileEntry{}, fault.Wrap(fault.Invalid, fault.CodeArtifactWriteFailed, "cannot append to an artifact log", err).With("path", rel)
 	}

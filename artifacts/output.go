@@ -282,14 +282,25 @@ func (o Output) PublishDir(path string, fill func(d *Dir) error) (string, error)
 		return "", writeFailed(abs, "cannot create a temporary directory next to the output", err)
 	}
 	defer os.RemoveAll(tmp) // gone already after a successful rename
-	if err := fill(&Dir{root: tmp, mode: EvidenceNew, files: map[string]FileEntry{}}); err != nil {
+	d := &Dir{root: tmp, mode: EvidenceNew, files: map[string]FileEntry{}}
+	if err := fill(d); err != nil {
+		return "", err
+	}
+	// Durable before it is published: the directory never appears with
+	// files a crash could still lose.
+	if err := d.Sync(); err != nil {
 		return "", err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", writeFailed(abs, "cannot set the output directory's mode", err)
 	}
-	_, err = o.publish(tmp, abs, true)
-	return abs, err
+	if _, err := o.publish(tmp, abs, true); err != nil {
+		return abs, err
+	}
+	if err := syncPath(filepath.Dir(abs)); err != nil {
+		return "", writeFailed(abs, "cannot flush the output's parent directory", err)
+	}
+	return abs, nil
 }
 
 // FileResult describes a file a command wrote.

@@ -200,6 +200,8 @@ func (r *Report) WriteFile(dir string) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.WriteJSON(File, "suite", r)
-	return err
+	if _, err := d.WriteJSON(File, "suite", r); err != nil {
+		return err
+	}
+	return d.Sync()
 }

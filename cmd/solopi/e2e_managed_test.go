@@ -215,7 +215,8 @@ func runningShard(t *testing.T, scale float64, submitFlags []string, workerFlags
 	f, env := startFarm(t, sim.FarmOptions{NoAdbd: true, TimeScale: scale})
 	m := newManagedFarm(t, env, filepath.Join(t.TempDir(), "managed.sqlite"))
 	m.ready("sim-0001")
-	task := m.submit(cmdtest.SlowPlan(t, 120), "slow", 1, submitFlags...)
+	// The replay lasts 60 s of wall time whatever the scale.
+	task := m.submit(cmdtest.SlowPlan(t, int(12*scale)), "slow", 1, submitFlags...)
 	w := m.startWorker("host-a", workerFlags...)
 	dev := f.Devices()[0]
 	testwait.Until(t, 30*time.Second, "the shard's replay to hold the device", func() bool { return dev.App.LeaseHolder() != "" || w.exited() })
@@ -380,7 +381,9 @@ func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
 // its JUnit.
 func TestE2EManagedKilledWorkerLeavesNoFalseFailures(t *testing.T) {
 	t.Parallel()
-	m, slow, w, dev := runningShard(t, 10, []string{"--lease-duration-ms", "2000", "--max-retries", "0"})
+	// At the default scale: the eight shards after the kill are the test's
+	// length.
+	m, slow, w, dev := runningShard(t, 50, []string{"--lease-duration-ms", "2000", "--max-retries", "0"})
 	// The replay's runId, asked of the simulated phone directly (the
 	// phone belongs to the worker while it runs: no solopi command).
 	st, err := replay.FetchReplayStatus(context.Background(), device.NewDevice(dev, device.DeviceOptions{}))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
 // binPath is the solopi binary built once for this package's tests: the
@@ -17,7 +18,10 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
-	cmdtest.RaiseParallel()
+	// Most of these tests wait on the processes they start (a worker's
+	// lease to expire, River's leader election, a device budget to run
+	// out) rather than compute: twice the command packages' default.
+	testwait.Parallel(8)
 	dir, err := os.MkdirTemp("", "solopi-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -91,8 +91,16 @@ func (a App) build(e Env, unknown *bool) built {
 			spec := commandSpec{Path: path, Usage: c.Usage, Command: c}
 			if !c.SkipFlagParsing {
 				applyUsageRules(path, c, e.Getenv)
-				for _, g := range globalFlags() {
-					if flagNamed(c.Flags, g.Names()[0]) == nil {
+				// Every run builds every command: the names are read once
+				// per flag (urfave/cli's Names is not cheap).
+				own := map[string]bool{}
+				for _, fl := range c.Flags {
+					for _, n := range fl.Names() {
+						own[n] = true
+					}
+				}
+				for i, g := range globalFlags() {
+					if !own[globalNames[i]] {
 						hide(g)
 						c.Flags = append(c.Flags, g)
 					}
@@ -119,6 +127,15 @@ func (a App) build(e Env, unknown *bool) built {
 	}
 	return built{app: app, specs: specs}
 }
+
+// globalNames are the global flags' names, in globalFlags' order.
+var globalNames = func() []string {
+	var out []string
+	for _, g := range globalFlags() {
+		out = append(out, g.Names()[0])
+	}
+	return out
+}()
 
 // unknownCommand says that name is no command (nor one of more), with
 // the nearest one.

@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -162,8 +163,12 @@ func globalSection(c *cli.Command) string {
 	if c.SkipFlagParsing {
 		return ""
 	}
-	return "\nGLOBAL OPTIONS (before or after the command):\n" + globalFlagsText()
+	return "\nGLOBAL OPTIONS (before or after the command):\n" + globalFlagsTextOnce()
 }
+
+// globalFlagsTextOnce is globalFlagsText, computed for the first command
+// that needs it: the same text ends every command's help.
+var globalFlagsTextOnce = sync.OnceValue(globalFlagsText)
 
 // globalFlagsText is the global flags, one a line, as urfave/cli prints
 // flags.
