@@ -113,6 +113,11 @@ func (v *RunVideo) Stop(ctx context.Context, completed bool) *VideoRecord {
 		if _, err := v.dir.WriteJSON(VideoFile, "recording", r); err != nil {
 			r.Error = joinError(r.Error, "video.json: "+err.Error())
 		}
+		// The recording and its record are durable before the run's
+		// output names them.
+		if err := v.dir.Sync(); err != nil {
+			r.Error = joinError(r.Error, "sync: "+err.Error())
+		}
 	}
 	return r
 }

@@ -142,6 +142,12 @@ func (e *Engine) Run(ctx context.Context, plan *verify.Plan, dir string) (*runOu
 	if err := r.videoManifest(report.ReportID); err != nil {
 		return nil, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot write the evidence manifest", err)
 	}
+	// The evidence is made durable once, now that the set is complete
+	// (a manifest's write did it already): the verdict printed is never
+	// one whose report a crash could lose.
+	if err := a.dir.Sync(); err != nil {
+		return nil, fault.Wrap(fault.Internal, fault.CodeArtifactsIOFailed, "cannot make the evidence durable", err)
+	}
 	out.Report, out.redact = report, a.redact
 	return out, nil
 }
