@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats/perfmetric"
@@ -70,7 +71,13 @@ func ParseBudgets(s string) ([]Budget, error) {
 func budgetError(b, why string) *fault.Error {
 	shown := strings.ToValidUTF8(b, "\uFFFD")
 	if len(shown) > 80 {
-		shown = shown[:80] + "…"
+		// Cut on a rune boundary: half a character is invalid UTF-8,
+		// which the error's message and JSON would show as garbage.
+		cut := 80
+		for !utf8.RuneStart(shown[cut]) {
+			cut--
+		}
+		shown = shown[:cut] + "…"
 	}
 	return fault.Usagef(fault.CodeInvalidPerfBudget, "--perf-budget %q: %s", shown, why).With("budget", shown).
 		WithUserAction("write budgets as metric.stat=number, e.g. cpu.max=80,memory.max=300,fps.p10=50 (metrics: " + strings.Join(perfmetric.Keys(), ", ") + "; stats: min, max, avg, mean, median, p1..p99)")
@@ -129,7 +136,8 @@ func statName(s string) (string, bool) {
 		return "p50", true
 	}
 	n, ok := strings.CutPrefix(s, "p")
-	if !ok || n == "" || len(n) > 2 || n[0] == '0' {
+	// Digits only, no leading zero: Atoi alone would take "p+5" as p5.
+	if !ok || n == "" || len(n) > 2 || n[0] < '1' || n[0] > '9' {
 		return "", false
 	}
 	q, err := strconv.Atoi(n)
