@@ -17,7 +17,6 @@ func TestSuitePageLinksVideoAndPerf(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	batch := filepath.Join(root, "batch-m1")
-	t0 := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
 	write := func(rel, body string) {
 		t.Helper()
 		p := filepath.Join(batch, filepath.FromSlash(rel))
@@ -34,20 +33,7 @@ func TestSuitePageLinksVideoAndPerf(t *testing.T) {
 	write("with/attempt-1/perf/cpu.csv", "RecordTime,cpu(%)\n1,2\n")
 	write("with/attempt-1/perf/notes.txt", "not a series")
 	write("without/attempt-1/result.json", `{"state":"passed"}`)
-	att := func(dir string, v suitereport.Verdict) suitereport.Attempt {
-		return suitereport.Attempt{Number: 1, Device: "sim-0001", Verdict: v, StartedAt: t0, FinishedAt: t0.Add(time.Second), DurationMs: 1000,
-			EvidenceDir: filepath.Join(batch, dir, "attempt-1")}
-	}
-	r := &suitereport.Report{Schema: suitereport.Schema, BatchID: "m1", Name: "solopi", StartedAt: t0, FinishedAt: t0.Add(2 * time.Second),
-		Devices: []suitereport.Device{{Serial: "sim-0001", Usable: true}},
-		Cases: []suitereport.Case{
-			{Name: "with", Verdict: suitereport.Failed, Attempts: []suitereport.Attempt{att("with", suitereport.Failed)}},
-			{Name: "without", Verdict: suitereport.Passed, Attempts: []suitereport.Attempt{att("without", suitereport.Passed)}},
-		}}
-	r.Finish(t0.Add(2 * time.Second))
-	if err := r.WriteFile(batch); err != nil {
-		t.Fatal(err)
-	}
+	writeSuite(t, batch, "m1", caseRun{"with", suitereport.Failed}, caseRun{"without", suitereport.Passed})
 	page, kind, err := render(batch, Options{})
 	if err != nil || kind != kindSuite {
 		t.Fatalf("kind %s: %v", kind, err)
@@ -60,6 +46,29 @@ func TestSuitePageLinksVideoAndPerf(t *testing.T) {
 	}
 	if strings.Contains(html, "without/attempt-1/video") || strings.Contains(html, "without/attempt-1/report.html#performance") {
 		t.Error("an attempt without a recording or perf files links one")
+	}
+}
+
+// caseRun is one case of writeSuite.
+type caseRun struct {
+	name    string
+	verdict suitereport.Verdict
+}
+
+// writeSuite writes batch/suite.json of a suite on one phone whose cases
+// ran once each, every attempt's evidence in batch/<case>/attempt-1.
+func writeSuite(t *testing.T, batch, id string, cases ...caseRun) {
+	t.Helper()
+	t0 := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	r := &suitereport.Report{Schema: suitereport.Schema, BatchID: id, Name: "solopi", StartedAt: t0, FinishedAt: t0.Add(2 * time.Second),
+		Devices: []suitereport.Device{{Serial: "sim-0001", Usable: true}}}
+	for _, c := range cases {
+		r.Cases = append(r.Cases, suitereport.Case{Name: c.name, Verdict: c.verdict, Attempts: []suitereport.Attempt{{Number: 1, Device: "sim-0001",
+			Verdict: c.verdict, StartedAt: t0, FinishedAt: t0.Add(time.Second), DurationMs: 1000, EvidenceDir: filepath.Join(batch, c.name, "attempt-1")}}})
+	}
+	r.Finish(t0.Add(2 * time.Second))
+	if err := r.WriteFile(batch); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -123,9 +123,17 @@ func runPage(e *evidence) (*page, error) {
 	} else if v.Error != "" {
 		p.Banner.Detail = v.Error
 	}
-	if pv := v.Perf; pv != nil && v.State == "passed" && (pv.Verdict == "failed" || pv.Verdict == "not_tested") {
+	perfVerdict, perfDetail := "", ""
+	if pv := v.Perf; pv != nil {
+		perfVerdict, perfDetail = pv.Verdict, pv.Assessment
+	} else if rp := status.Object("perf"); rp != nil {
+		// The recording cannot be read (PerfNote says why): the run's
+		// result still says what its budgets decided.
+		perfVerdict, perfDetail = rp.Display("verdict"), v.PerfNote
+	}
+	if v.State == "passed" && (perfVerdict == "failed" || perfVerdict == "not_tested") {
 		// The replay passed; its performance budgets decide the run.
-		p.Banner.Verdict, p.Banner.Detail = pv.Verdict, pv.Assessment
+		p.Banner.Verdict, p.Banner.Detail = perfVerdict, perfDetail
 	}
 	dur, _ := status.Integer("durationMs")
 	p.Facts = []fact{
