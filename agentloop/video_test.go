@@ -3,8 +3,6 @@ package agentloop
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/mp4check"
 	"github.com/solopi-dev/solopi/sim"
@@ -20,34 +17,20 @@ import (
 	"github.com/solopi-dev/solopi/solopi/video"
 )
 
-// simScreen is an in-process simulated phone as the recorder's device
-// (its shell runs screenrecord, its sync service pulls the parts).
+// simScreen is an in-process simulated phone as every recording run
+// sees it (device.RecorderView: its shell runs screenrecord, its sync
+// service pulls the parts).
 type simScreen struct {
+	device.RecorderView
 	dev *sim.Device
-	d   *device.Device
 }
 
 func newSimScreen(t *testing.T) simScreen {
 	t.Helper()
 	dev := sim.New(sim.Options{Serial: "sim-agent-video", TimeScale: 100})
 	t.Cleanup(func() { dev.Close() })
-	return simScreen{dev: dev, d: device.NewDevice(dev, device.DeviceOptions{})}
+	return simScreen{RecorderView: device.NewDevice(dev, device.DeviceOptions{}).RecorderView(), dev: dev}
 }
-
-func (s simScreen) Shell(ctx context.Context, cmd string) ([]byte, []byte, int, error) {
-	return s.dev.Shell(ctx, cmd)
-}
-
-func (s simScreen) Pull(ctx context.Context, remote string, w io.Writer) error {
-	_, err := s.d.Pull(ctx, remote, w)
-	return err
-}
-
-func (s simScreen) Stat(ctx context.Context, remote string) (fs.FileInfo, error) {
-	return s.dev.Stat(ctx, remote)
-}
-
-func (s simScreen) Clock() clock.Clock { return s.d.Clock() }
 
 // deviceFiles is what the recorder left in the phone's temporary directory.
 func (s simScreen) deviceFiles(t *testing.T) string {
