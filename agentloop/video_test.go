@@ -25,9 +25,11 @@ type simScreen struct {
 	dev *sim.Device
 }
 
-func newSimScreen(t *testing.T) simScreen {
+// newSimScreen starts one whose time runs scale times faster than the
+// host's (1: a part of a recording lasts its full 180 s).
+func newSimScreen(t *testing.T, scale float64) simScreen {
 	t.Helper()
-	dev := sim.New(sim.Options{Serial: "sim-agent-video", TimeScale: 100})
+	dev := sim.New(sim.Options{Serial: "sim-agent-video", TimeScale: scale})
 	t.Cleanup(func() { dev.Close() })
 	return simScreen{RecorderView: device.NewDevice(dev, device.DeviceOptions{}).RecorderView(), dev: dev}
 }
@@ -64,7 +66,7 @@ func readVideoRecord(t *testing.T, dir string) VideoRecord {
 func TestRunVideoAlwaysKeepsAPlayableRecording(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	phone := newSimScreen(t)
+	phone := newSimScreen(t, 1)
 	dir := t.TempDir()
 	rv, err := OpenVideo(dir, video.ModeAlways, video.Options{Size: "180x400"}, false)
 	if err != nil || rv == nil {
@@ -130,7 +132,7 @@ func TestRunVideoAlwaysKeepsAPlayableRecording(t *testing.T) {
 func TestRunVideoOnFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	phone := newSimScreen(t)
+	phone := newSimScreen(t, 1)
 	for _, completed := range []bool{true, false} {
 		dir := t.TempDir()
 		rv, err := OpenVideo(dir, video.ModeOnFailure, video.Options{Size: "180x400"}, false)
@@ -138,7 +140,7 @@ func TestRunVideoOnFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 		rv.Start(ctx, phone)
-		if err := phone.Clock().Sleep(ctx, 20*time.Millisecond); err != nil {
+		if err := phone.Clock().Sleep(ctx, 100*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		r := rv.Stop(ctx, completed)
@@ -164,7 +166,7 @@ func TestRunVideoOnFailure(t *testing.T) {
 func TestRunVideoFaultsAreTheRecordsError(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	phone := newSimScreen(t)
+	phone := newSimScreen(t, 1)
 
 	for _, m := range []video.Mode{"", video.ModeOff} {
 		rv, err := OpenVideo(t.TempDir(), m, video.Options{}, false)
@@ -216,16 +218,21 @@ func TestRunVideoFaultsAreTheRecordsError(t *testing.T) {
 func TestRunVideoRollsOver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	phone := newSimScreen(t)
+	phone := newSimScreen(t, 100)
 	dir := t.TempDir()
 	rv, err := OpenVideo(dir, video.ModeAlways, video.Options{Size: "180x400", TimeLimit: time.Second}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rv.Start(ctx, phone)
-	// 6 s of phone time (the simulator runs 100 times faster than the host).
-	if err := phone.Clock().Sleep(ctx, 60*time.Millisecond); err != nil {
-		t.Fatal(err)
+	// The phone runs 100 times faster than the host: wait until the
+	// recorder has rolled over to a second part.
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for !strings.Contains(phone.deviceFiles(t), "-2.mp4") {
+		if err := phone.Clock().Sleep(wctx, 10*time.Millisecond); err != nil {
+			t.Fatalf("no second part: %v", err)
+		}
 	}
 	r := rv.Stop(ctx, true)
 	if !r.Kept || r.Error != "" || r.Parts < 2 || len(r.Files) != r.Parts || r.PartSeconds != 1 {

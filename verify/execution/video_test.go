@@ -22,10 +22,11 @@ import (
 
 // simScreen is an in-process simulated phone's screen as verify-run
 // records it (device.RecorderView); the replays and sessions stay the
-// scripted counterPhone's.
+// scripted counterPhone's. Its time is the host's, so that a slow host
+// never rolls a part over (180 s) within a test.
 func simScreen(t *testing.T, serial string) (device.RecorderView, *sim.Device) {
 	t.Helper()
-	dev := sim.New(sim.Options{Serial: serial, TimeScale: 100})
+	dev := sim.New(sim.Options{Serial: serial, TimeScale: 1})
 	t.Cleanup(func() { dev.Close() })
 	return device.NewDevice(dev, device.DeviceOptions{}).RecorderView(), dev
 }
