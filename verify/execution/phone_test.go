@@ -150,7 +150,7 @@ func (p *counterPhone) RunCase(ctx context.Context, req RunRequest) (RunResult, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("run " + req.CaseName)
-	c := plannedCases[req.CaseName]
+	c := plannedCase(req.CaseName)
 	state, failedAt := "passed", ""
 	for _, st := range c.Steps {
 		var err error
@@ -201,13 +201,20 @@ func lastToken(ts []string) string {
 }
 
 // plannedCases lets RunCase find a case by name, as the phone finds an
-// imported case.
-var plannedCases = map[string]*verify.Case{}
+// imported case (a sync.Map: parallel tests remember their plans' cases
+// while others replay theirs).
+var plannedCases sync.Map
 
 func rememberCases(p *verify.Plan) {
 	for _, c := range p.Cases() {
-		plannedCases[c.Name] = c
+		plannedCases.Store(c.Name, c)
 	}
+}
+
+func plannedCase(name string) *verify.Case {
+	c, _ := plannedCases.Load(name)
+	cs, _ := c.(*verify.Case)
+	return cs
 }
 
 func (p *counterPhone) LaunchTarget(ctx context.Context, pkg string) error {
