@@ -268,6 +268,11 @@ func (hw *hashingWriter) Write(p []byte) (int, error) {
 func (d *Device) remoteSHA256(ctx context.Context, path string) (string, error) {
 	stdout, stderr, code, err := d.t.Shell(ctx, ShellJoin("sha256sum", path))
 	if err != nil {
+		// An interrupt while the digest is read is the interrupt, as in
+		// every other device call, not an adb failure.
+		if ie := CtxErr(ctx, err); ie != nil {
+			return "", ie
+		}
 		return "", fault.Wrap(fault.Transport, fault.CodeAdbError, "adb shell failed while checking a transfer", err)
 	}
 	if code != 0 {
