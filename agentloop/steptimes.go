@@ -1,8 +1,9 @@
 package agentloop
 
 import (
-	"strconv"
 	"time"
+
+	"github.com/solopi-dev/solopi/solopi/video"
 )
 
 // StepTime is one planning step of a run on its timeline (agent-run's
@@ -19,14 +20,7 @@ type StepTime struct {
 	// Message is a failed step's first failure.
 	Message string `json:"message,omitempty"`
 	// Video is the recording's part and the second in it.
-	Video *VideoMoment `json:"video,omitempty"`
-}
-
-// VideoMoment is a moment in a recording: its part's file and the second
-// in it.
-type VideoMoment struct {
-	File    string  `json:"file"`
-	Seconds float64 `json:"seconds"`
+	Video *video.Moment `json:"video,omitempty"`
 }
 
 // Step statuses of the timeline.
@@ -95,16 +89,9 @@ func failed(ev AgentEvent) bool {
 }
 
 // moment is at in the kept recording (nil without one).
-func (r *VideoRecord) moment(at time.Time) *VideoMoment {
-	if r == nil || !r.Kept || len(r.Files) == 0 || r.StartedAt == nil {
+func (r *VideoRecord) moment(at time.Time) *video.Moment {
+	if r == nil || !r.Kept || r.StartedAt == nil {
 		return nil
 	}
-	sec := max(at.Sub(*r.StartedAt).Seconds(), 0)
-	part := 0
-	if r.PartSeconds > 0 {
-		part = int(min(sec/r.PartSeconds, float64(len(r.Files)-1)))
-		sec -= float64(part) * r.PartSeconds
-	}
-	sec, _ = strconv.ParseFloat(strconv.FormatFloat(sec, 'f', 3, 64), 64)
-	return &VideoMoment{File: r.Files[part].Path, Seconds: sec}
+	return video.MomentIn(r.Files, time.Duration(r.PartSeconds*float64(time.Second)), at.Sub(*r.StartedAt))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/solopi/video"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -52,7 +53,7 @@ type SegmentTimeline struct {
 	Steps        []TimelineStep `json:"steps"`
 	// Video is the segment's moment in its phone's recording, when one
 	// was kept.
-	Video *VideoMoment `json:"video,omitempty"`
+	Video *video.Moment `json:"video,omitempty"`
 }
 
 // TimelineStep is one step of a segment: a replayed case step, or one
@@ -63,17 +64,10 @@ type TimelineStep struct {
 	Action string `json:"action,omitempty"`
 	Status string `json:"status"`
 	// OffsetMs is the step's start after the run's start.
-	OffsetMs   int64        `json:"offsetMs"`
-	DurationMs int64        `json:"durationMs"`
-	Message    string       `json:"message,omitempty"`
-	Video      *VideoMoment `json:"video,omitempty"`
-}
-
-// VideoMoment is a moment in a recording: the part's file (relative to
-// the evidence directory) and the second in it.
-type VideoMoment struct {
-	File    string  `json:"file"`
-	Seconds float64 `json:"seconds"`
+	OffsetMs   int64         `json:"offsetMs"`
+	DurationMs int64         `json:"durationMs"`
+	Message    string        `json:"message,omitempty"`
+	Video      *video.Moment `json:"video,omitempty"`
 }
 
 // segmentTrace collects one segment's steps while it runs.

@@ -127,14 +127,8 @@ func videoOf(videos []PhoneVideo, serial string) *PhoneVideo {
 
 // moment is the part and second of the recording at offsetMs after the
 // run's start (the parts roll over every partMs).
-func (v *PhoneVideo) moment(offsetMs int64) *VideoMoment {
-	at := max(offsetMs-v.OffsetMs, 0)
-	part := 0
-	if v.partMs > 0 {
-		part = min(int(at/v.partMs), len(v.Files)-1)
-	}
-	at -= int64(part) * v.partMs
-	return &VideoMoment{File: v.Files[part].Path, Seconds: float64(at) / 1000}
+func (v *PhoneVideo) moment(offsetMs int64) *video.Moment {
+	return video.MomentIn(v.Files, time.Duration(v.partMs)*time.Millisecond, time.Duration(offsetMs-v.OffsetMs)*time.Millisecond)
 }
 
 // videoManifest writes manifest.json, binding the files the run wrote
