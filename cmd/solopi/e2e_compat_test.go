@@ -192,21 +192,6 @@ func (r *compatRig) start(args ...string) (interrupt func(), wait func() cliRun)
 	}
 }
 
-// manifestOf reads and validates dir's manifest.
-func manifestOf(t *testing.T, dir string) artifacts.Manifest {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas.Validate(t, "artifacts-manifest", b)
-	var m artifacts.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // Compatibility 1: a CI job that reuses its workspace runs again. Our
 // evidence set is replaced (the old manifest's files the new run does not
 // write are removed, files of no manifest are kept, the JSON says what
@@ -222,7 +207,7 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 	// The evidence names its device and renders as report.html, which
 	// `solopi report` regenerates from the files alone.
 	ev := cmdtest.Obj(first, "artifacts")
-	if man := manifestOf(t, dir); man.Extra["serial"] != r.dev.Serial() || man.Extra["model"] != "Pixel 7" || man.Extra["deviceUtcOffset"] != "+0000" {
+	if man := cmdtest.Manifest(t, dir); man.Extra["serial"] != r.dev.Serial() || man.Extra["model"] != "Pixel 7" || man.Extra["deviceUtcOffset"] != "+0000" {
 		t.Errorf("manifest extras %v", man.Extra)
 	}
 	if cmdtest.Str(ev, "report") != filepath.Join(dir, "report.html") || cmdtest.Str(ev, "case") == "" {
@@ -250,7 +235,7 @@ func TestE2EOutputsReplacedAsSolopiAi(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
 		t.Error("a file no manifest names was touched")
 	}
-	if m := manifestOf(t, dir); m.RunID != second["runId"] {
+	if m := cmdtest.Manifest(t, dir); m.RunID != second["runId"] {
 		t.Errorf("manifest of %s, want %s", m.RunID, second["runId"])
 	}
 	// Someone else's directory: refused before the device is touched.
@@ -520,7 +505,7 @@ func TestE2EStalledEvidenceCommands(t *testing.T) {
 	if ev["complete"] != false || !strings.Contains(errs, "screen.png: no answer within the evidence deadline") || cmdtest.Str(ev, "logcat") == "" || cmdtest.Str(ev, "screenshot") != "" {
 		t.Fatalf("artifacts with a stalled screencap: %v", ev)
 	}
-	if man := manifestOf(t, dir); man.Complete || !slices.ContainsFunc(man.Files, func(f artifacts.FileEntry) bool { return f.Path == "logcat.txt" }) {
+	if man := cmdtest.Manifest(t, dir); man.Complete || !slices.ContainsFunc(man.Files, func(f artifacts.FileEntry) bool { return f.Path == "logcat.txt" }) {
 		t.Errorf("manifest %+v", man)
 	}
 
@@ -541,7 +526,7 @@ func TestE2EStalledEvidenceCommands(t *testing.T) {
 	if res.code != 0 || m["state"] != "passed" || ev["complete"] != false || !strings.Contains(strings.Join(cmdtest.Strs(ev, "errors"), "\n"), "screen.png: interrupted") {
 		t.Fatalf("interrupted collection: exit %d %s", res.code, res.stdout)
 	}
-	if man := manifestOf(t, dir); man.Complete || man.RunID != m["runId"] {
+	if man := cmdtest.Manifest(t, dir); man.Complete || man.RunID != m["runId"] {
 		t.Errorf("manifest %+v", man)
 	}
 	r.fault("command-stall", `{"command":"screencap","release":true}`)
@@ -594,7 +579,7 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 // incomplete with the failure's code.
 func checkLostEvidence(t *testing.T, dir, runID, code string) {
 	t.Helper()
-	man := manifestOf(t, dir)
+	man := cmdtest.Manifest(t, dir)
 	if man.Complete || man.RunID != runID || man.Extra["errorCode"] != code {
 		t.Errorf("manifest %+v", man)
 	}

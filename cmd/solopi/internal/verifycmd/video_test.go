@@ -48,20 +48,6 @@ func readTimeline(t *testing.T, art string) execution.Timeline {
 	return tl
 }
 
-func readManifest(t *testing.T, art string) artifacts.Manifest {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(art, artifacts.ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas.Validate(t, "artifacts-manifest", b)
-	var m artifacts.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // TestVerifyRunVideoOnFailure: the outcome matrix fails, so --video
 // on-failure keeps the phone's recording: a playable MP4 whose digest the
 // manifest and the output give; the timeline lists every segment that ran
@@ -89,7 +75,7 @@ func TestVerifyRunVideoOnFailure(t *testing.T) {
 		t.Fatalf("video %+v", out.Video)
 	}
 	manifest := map[string]artifacts.FileEntry{}
-	for _, e := range readManifest(t, art).Files {
+	for _, e := range cmdtest.Manifest(t, art).Files {
 		manifest[e.Path] = e
 	}
 	for _, f := range out.Video[0].Files {
@@ -241,7 +227,7 @@ func TestVerifyRunVideoPassedKeepsNone(t *testing.T) {
 	if len(out.Video) != 1 || out.Video[0].Kept || out.Video[0].Discarded != "passed" || len(out.Video[0].Files) != 0 {
 		t.Fatalf("video %+v", out.Video)
 	}
-	for _, e := range readManifest(t, art).Files {
+	for _, e := range cmdtest.Manifest(t, art).Files {
 		if strings.HasSuffix(e.Path, ".mp4") {
 			t.Errorf("the manifest lists %s", e.Path)
 		}
