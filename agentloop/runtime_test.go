@@ -19,7 +19,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 const testAPIKey = "sk-test-SECRET-6f1c0b9e2d7a4c35"
@@ -104,7 +104,7 @@ func (h *harness) trajectory(t *testing.T, res *Result) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "trajectory", b)
+	schematest.Validate(t, "trajectory", b)
 	return b
 }
 

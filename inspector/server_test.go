@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/casefile"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // The view: the page's screen is the phone's (a PNG of its size) with the
@@ -226,7 +226,7 @@ func validateResult(t *testing.T, res *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "inspect-serve", b)
+	schematest.Validate(t, "inspect-serve", b)
 	var line bytes.Buffer
 	if err := Announce(&line, res.URL); err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func validateResult(t *testing.T, res *Result) {
 	if strings.Count(line.String(), "\n") != 1 {
 		t.Fatalf("announcement %q is not one line", line.String())
 	}
-	schemas.Validate(t, "inspect-serve", line.Bytes())
+	schematest.Validate(t, "inspect-serve", line.Bytes())
 }
 
 // A --record-to file that holds a case keeps its steps: the recorded ones

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -81,7 +81,7 @@ func TestSuggestedCheckpointCompiles(t *testing.T) {
 		"scenarios": []any{map[string]any{"id": "inspected", "acceptanceCriteria": []string{"AC-001"},
 			"steps": []any{step}, "checkpoints": []any{cp}}},
 	})
-	schemas.Validate(t, "requirement", req)
+	schematest.Validate(t, "requirement", req)
 	doc, err := verify.ParseRequirement(req)
 	if err != nil {
 		t.Fatal(err)

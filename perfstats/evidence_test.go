@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/artifacts"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // run --perf writes its analysis into the run's evidence (WriteEvidence):
@@ -111,7 +111,7 @@ func TestWriteEvidenceWithoutSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "perf-analyze", b)
+	schematest.Validate(t, "perf-analyze", b)
 	if !bytes.Contains(b, []byte(`"files": []`)) || len(dir.Files()) != 1 {
 		t.Fatalf("analysis.json = %s, manifest %v", b, dir.Files())
 	}

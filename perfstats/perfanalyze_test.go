@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -49,7 +49,7 @@ func TestPerfAnalyzeStatisticsEncodingsAndCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "perf-analyze", b)
+	schematest.Validate(t, "perf-analyze", b)
 	if len(res.Files) != 4 || len(res.Metrics) != 4 || res.Summary["metricCount"] != 4 {
 		t.Fatalf("files %d metrics %d", len(res.Files), len(res.Metrics))
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 func TestCaseVerdict(t *testing.T) {
@@ -240,5 +240,5 @@ func TestReportMatchesItsSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "suite-report", b)
+	schematest.Validate(t, "suite-report", b)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // schemaRefuses are the refusals a JSON Schema can express: a requirement
@@ -23,7 +23,7 @@ var schemaRefuses = map[string]bool{
 // and refuses what it can express of the rest.
 func TestRequirementSchemaAgreesWithTheCompiler(t *testing.T) {
 	t.Parallel()
-	sch, err := schemas.NewSet().Compile("requirement")
+	sch, err := schematest.NewSet().Compile("requirement")
 	if err != nil {
 		t.Fatal(err)
 	}

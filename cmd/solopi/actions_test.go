@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // `actions` is a superset of solopi-ai's: its top-level keys and counts,
@@ -17,7 +17,7 @@ func TestActionsIsSolopiAICatalogPlusAgentActions(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	schemas.Validate(t, "actions", r.stdout)
+	schematest.Validate(t, "actions", r.stdout)
 	var out map[string]any
 	if err := json.Unmarshal(r.stdout, &out); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestActionsIsSolopiAICatalogPlusAgentActions(t *testing.T) {
 			t.Errorf("counts.%s = %v, want %v", k, counts[k], want)
 		}
 	}
-	set := schemas.NewSet()
+	set := schematest.NewSet()
 	for name, mutate := range map[string]func(m map[string]any){
 		"no requiresNode": func(m map[string]any) {
 			delete(m["enumActions"].([]any)[1].(map[string]any), "requiresNode")

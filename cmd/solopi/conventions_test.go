@@ -15,7 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/internal/tooltest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // commandPaths are every runnable command of the app, as argv prefixes
@@ -420,7 +420,7 @@ func TestModelCommandsAreNotSupported(t *testing.T) {
 			t.Errorf("%s: exit %d %s", m.name, r.code, r.stderr)
 			continue
 		}
-		schemas.Validate(t, m.name, r.stdout)
+		schematest.Validate(t, m.name, r.stdout)
 		if !strings.Contains(string(r.stdout), `"insteadUse":"`) || !strings.Contains(string(r.stdout), `"errorCode":"not_supported"`) {
 			t.Errorf("%s: %s", m.name, r.stdout)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -27,7 +27,7 @@ func agentStart(t *testing.T, env []string, extra ...string) (sessionID, tokenFi
 	if r.code != 0 {
 		t.Fatalf("agent-session-start exit %d: %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "agent-session-start", r.stdout)
+	schematest.Validate(t, "agent-session-start", r.stdout)
 	token, err := os.ReadFile(tokenFile)
 	if err != nil || len(token) < 16 {
 		t.Fatalf("owner token file: %v", err)
@@ -78,12 +78,12 @@ func TestE2EAgentClientGoneWatchdogReleasesLease(t *testing.T) {
 	cmd.Wait()
 	testwait.Until(t, 15*time.Second, "the device watchdog to release the lease", func() bool { return dev.App.LeaseHolder() == "" })
 	r := runBinary(t, env, "agent-status", "--session-id", sid, "--owner-token-file", tok)
-	schemas.Validate(t, "agent-status", r.stdout)
+	schematest.Validate(t, "agent-status", r.stdout)
 	if !strings.Contains(string(r.stdout), `"state":"expired"`) || !strings.Contains(string(r.stdout), `"terminalReason":"idle_timeout"`) {
 		t.Errorf("status after the client vanished: %s", r.stdout)
 	}
 	r = runBinary(t, env, "agent-timeline", "--session-id", sid, "--owner-token-file", tok)
-	schemas.Validate(t, "agent-timeline", r.stdout)
+	schematest.Validate(t, "agent-timeline", r.stdout)
 	out := string(r.stdout)
 	if strings.Count(out, `"type":"lease_released"`) != 1 || strings.Count(out, `"type":"session_terminal"`) != 1 ||
 		!strings.Contains(out, `"sequenceContiguous":true`) {

@@ -32,7 +32,7 @@ import (
 	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -344,7 +344,7 @@ func TestE2EBatchStopsEarlyWithSkippedAndReport(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &summary) != nil || summary["batchId"] != m["batchId"] {
 		t.Fatalf("batch.json: %v %s", err, b)
 	}
-	schemas.Validate(t, "run-batch", b)
+	schematest.Validate(t, "run-batch", b)
 	reportPath := cmdtest.Str(m, "report")
 	sub := filepath.Join(batchDir, "001-"+demoCaseName)
 	for _, p := range []string{reportPath, filepath.Join(sub, "report.html"), filepath.Join(sub, "case.json")} {
@@ -479,7 +479,7 @@ func TestE2EUnwritableOutputsRefusedBeforeTheDevice(t *testing.T) {
 		if res.code != 3 || !strings.Contains(string(res.stdout), `"errorCode":"output_not_writable"`) {
 			t.Errorf("%v: exit %d %s", args, res.code, res.stdout)
 		}
-		schemas.Validate(t, args[0], res.stdout)
+		schematest.Validate(t, args[0], res.stdout)
 	}
 	if entries, _ := os.ReadDir(ro); len(entries) != 0 {
 		t.Errorf("the refused commands left %v", entries)
@@ -520,7 +520,7 @@ func TestE2EStalledEvidenceCommands(t *testing.T) {
 	})
 	interrupt()
 	res := wait()
-	schemas.Validate(t, "run", res.stdout)
+	schematest.Validate(t, "run", res.stdout)
 	m = decodeObject(t, res)
 	ev = cmdtest.Obj(m, "artifacts")
 	if res.code != 0 || m["state"] != "passed" || ev["complete"] != false || !strings.Contains(strings.Join(cmdtest.Strs(ev, "errors"), "\n"), "screen.png: interrupted") {
@@ -549,7 +549,7 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 	r.dev.Clock().Sleep(context.Background(), 2*time.Second)
 	r.fault("restart-app", "")
 	res := wait()
-	schemas.Validate(t, "run", res.stdout)
+	schematest.Validate(t, "run", res.stdout)
 	m := decodeObject(t, res)
 	runID := cmdtest.Str(m, "runId")
 	if res.code != 4 || cmdtest.Str(m, "errorCode") != "run_lost" || runID == "" || m["state"] != nil || cmdtest.Obj(m, "lastStatus")["runId"] != runID {
@@ -566,7 +566,7 @@ func TestE2ERunLostOrUnreachableKeepsEvidence(t *testing.T) {
 	r.fault("adb-state", `{"state":"offline"}`)
 	res = wait()
 	r.fault("adb-state", `{"state":"device"}`)
-	schemas.Validate(t, "run", res.stdout)
+	schematest.Validate(t, "run", res.stdout)
 	m = decodeObject(t, res)
 	runID = cmdtest.Str(m, "runId")
 	if res.code != 4 || runID == "" || cmdtest.Obj(m, "lastStatus")["state"] != "running" || m["state"] != nil {
@@ -941,7 +941,7 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d: %s", c.name, res.code, c.exit, res.stdout)
 			continue
 		}
-		schemas.Validate(t, a[0], res.stdout)
+		schematest.Validate(t, a[0], res.stdout)
 		m := decodeObject(t, res)
 		if m["success"] != false || cmdtest.Str(m, "errorCode") == "" || cmdtest.Str(m, "error") == "" {
 			t.Errorf("%s: not an error object: %s", c.name, res.stdout)

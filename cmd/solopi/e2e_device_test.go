@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -58,7 +58,7 @@ func (r *e2eRig) expect(code int, args ...string) map[string]any {
 	if res.code != code {
 		r.t.Fatalf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), res.code, code, res.stdout, res.stderr)
 	}
-	schemas.Validate(r.t, args[0], res.stdout)
+	schematest.Validate(r.t, args[0], res.stdout)
 	return decodeObject(r.t, res)
 }
 

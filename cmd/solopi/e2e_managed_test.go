@@ -23,7 +23,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/managedcmd"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
@@ -76,7 +76,7 @@ func (m *managedFarm) cmd(args ...string) (cliRun, map[string]any) {
 	r := cliRun{stdout: res.Stdout, stderr: res.Stderr, code: res.Code}
 	for _, a := range args {
 		if strings.HasPrefix(a, "managed-") || a == "verify-run" {
-			schemas.Validate(m.t, a, r.stdout)
+			schematest.Validate(m.t, a, r.stdout)
 			break
 		}
 	}
@@ -188,7 +188,7 @@ func (w *workerProc) wait(timeout time.Duration) (int, map[string]any) {
 		w.t.Fatalf("the worker did not exit within %v; stdout %s stderr %s", timeout, w.out.String(), w.errb.String())
 	}
 	r := cliRun{stdout: w.out.Bytes(), stderr: w.errb.Bytes(), code: exitCode(w.t, w.cmd.Args, w.err)}
-	schemas.Validate(w.t, "managed-worker-loop", r.stdout)
+	schematest.Validate(w.t, "managed-worker-loop", r.stdout)
 	return r.code, decodeObject(w.t, r)
 }
 
@@ -356,7 +356,7 @@ func TestE2EManagedWorkerLoopStatusLine(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("worker exit %d %s\n%q", r.code, r.stdout, r.stderr)
 	}
-	schemas.Validate(t, "managed-worker-loop", r.stdout)
+	schematest.Validate(t, "managed-worker-loop", r.stdout)
 	if out := oneJSONObject(t, r.stdout); out["processed"] != float64(2) {
 		t.Errorf("worker %v", out)
 	}

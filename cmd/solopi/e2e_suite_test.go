@@ -23,7 +23,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 func TestE2ESuiteAcrossFourPhones(t *testing.T) {
@@ -42,7 +42,7 @@ func TestE2ESuiteAcrossFourPhones(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run-batch exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
-	schemas.Validate(t, "run-batch", r.stdout)
+	schematest.Validate(t, "run-batch", r.stdout)
 	raw, err := os.ReadFile(junit)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestE2ESuiteAcrossFourPhones(t *testing.T) {
 	if rep.code != 0 {
 		t.Fatalf("report exit %d: %s", rep.code, rep.stdout)
 	}
-	schemas.Validate(t, "report", rep.stdout)
+	schematest.Validate(t, "report", rep.stdout)
 	m := decodeObject(t, rep)
 	if m["kind"] != "index" || m["report"] != filepath.Join(root, "report.html") {
 		t.Fatalf("report: %s", rep.stdout)

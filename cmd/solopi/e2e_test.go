@@ -21,7 +21,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -58,30 +58,30 @@ func TestE2EImportRunPassWithArtifacts(t *testing.T) {
 		strings.Contains(string(r.stdout), "complete the setup") {
 		t.Fatalf("doctor on a fresh device: exit %d %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "doctor", r.stdout)
+	schematest.Validate(t, "doctor", r.stdout)
 	r = runBinary(t, env, "config-set", "--key", "KEY_REPLAY_AUTO_START", "--value", "true")
 	if r.code != 0 || !strings.Contains(string(r.stdout), `"confirmed":true`) {
 		t.Fatalf("config-set exit %d: %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "config-set", r.stdout)
+	schematest.Validate(t, "config-set", r.stdout)
 	r = runBinary(t, env, "doctor")
 	if r.code != 0 {
 		t.Fatalf("doctor exit %d: %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "doctor", r.stdout)
+	schematest.Validate(t, "doctor", r.stdout)
 
 	r = runBinary(t, env, "case-import", "--file", cmdtest.WriteCase(t, nil), "--replace")
 	if r.code != 0 {
 		t.Fatalf("case-import exit %d: %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "case-import", r.stdout)
+	schematest.Validate(t, "case-import", r.stdout)
 
 	dir := filepath.Join(t.TempDir(), "artifacts")
 	r = runBinary(t, env, "run", "--case", demoCaseName, "--artifacts", dir)
 	if r.code != 0 {
 		t.Fatalf("run exit %d: %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "run", r.stdout)
+	schematest.Validate(t, "run", r.stdout)
 	m := decodeObject(t, r)
 	if m["state"] != "passed" || m["runId"] == nil {
 		t.Fatalf("run: %s", r.stdout)
@@ -96,7 +96,7 @@ func TestE2EImportRunPassWithArtifacts(t *testing.T) {
 	if err != nil || !strings.Contains(string(manifest), m["runId"].(string)) {
 		t.Errorf("manifest does not name the runId: %s", manifest)
 	}
-	schemas.Validate(t, "artifacts-manifest", manifest)
+	schematest.Validate(t, "artifacts-manifest", manifest)
 
 	// The directory now holds our evidence set: a second run (a CI job
 	// reusing its workspace) replaces it, as solopi-ai overwrites it.
@@ -168,7 +168,7 @@ func TestE2ESimServeWithControlEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sim serve printed nothing: %v", err)
 	}
-	schemas.Validate(t, "sim-serve", line)
+	schematest.Validate(t, "sim-serve", line)
 	var info simServeInfo
 	if err := json.Unmarshal(line, &info); err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func TestE2ESimServeWithControlEndpoint(t *testing.T) {
 	if r.code != 2 || !strings.Contains(string(r.stdout), `"missingPermissions":["accessibility"]`) {
 		t.Errorf("doctor after revoking accessibility: exit %d %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "doctor", r.stdout)
+	schematest.Validate(t, "doctor", r.stdout)
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("sim serve did not stop cleanly on SIGINT: %v", err)
@@ -207,7 +207,7 @@ func TestE2EDemo(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("demo exit %d: %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "demo", r.stdout)
+	schematest.Validate(t, "demo", r.stdout)
 	// The demo replaces its own artifacts directory when run again.
 	if r := runBinary(t, nil, "demo", "--artifacts", dir); r.code != 0 {
 		t.Fatalf("second demo exit %d: %s", r.code, r.stdout)

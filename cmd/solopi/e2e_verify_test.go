@@ -15,7 +15,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -46,7 +46,7 @@ func interruptVerify(t *testing.T, env []string, ready func() bool, args ...stri
 		code = ee.ExitCode()
 	}
 	r := cliRun{stdout: []byte(out.String()), stderr: []byte(errb.String()), code: code}
-	schemas.Validate(t, "verify-run", r.stdout)
+	schematest.Validate(t, "verify-run", r.stdout)
 	return code, decodeObject(t, r)
 }
 

@@ -29,7 +29,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/ptytest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -85,7 +85,7 @@ func TestE2EProgressLine(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run exit %d: %s\n%q", r.code, r.stdout, r.stderr)
 	}
-	schemas.Validate(t, "run", r.stdout)
+	schematest.Validate(t, "run", r.stdout)
 	oneJSONObject(t, r.stdout)
 	term := string(r.stderr)
 	for _, want := range []string{clearStatusLine + "running", demoCaseName, "1 passed · 0 failed"} {
@@ -171,7 +171,7 @@ func TestE2EAgentRunReport(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nterminal %q", r.code, r.stdout, r.stderr)
 	}
-	schemas.Validate(t, "agent-run", r.stdout)
+	schematest.Validate(t, "agent-run", r.stdout)
 	out := oneJSONObject(t, r.stdout)
 	term := string(r.stderr)
 	for _, want := range []string{"[1/12]", "verification: passed", "1 passed", "task completed"} {
@@ -340,7 +340,7 @@ func TestE2EAgentRunConsole(t *testing.T) {
 		}
 	}
 	t.Logf("%d approvals", approvals)
-	schemas.Validate(t, "agent-run", stdout.Bytes())
+	schematest.Validate(t, "agent-run", stdout.Bytes())
 	out := oneJSONObject(t, stdout.Bytes())
 	if c, _ := out["console"].(map[string]any); c["url"] != ann.Console.URL || out["outcome"] != "completed" {
 		t.Fatalf("stdout %s", stdout.Bytes())

@@ -17,7 +17,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/internal/realadb"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -96,7 +96,7 @@ func scenario(t *testing.T, exec func(args ...string) cliRun) []string {
 		if r.code != 0 {
 			t.Fatalf("%v: exit %d %s %s", args, r.code, r.stdout, r.stderr)
 		}
-		schemas.Validate(t, args[0], r.stdout)
+		schematest.Validate(t, args[0], r.stdout)
 		var v any
 		if err := json.Unmarshal(r.stdout, &v); err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -176,7 +176,7 @@ func TestInteropDeviceSelectionThroughRealAdb(t *testing.T) {
 	if r.code != 3 || !strings.Contains(string(r.stdout), `"errorCode":"multiple_devices"`) {
 		t.Fatalf("two devices without --serial: exit %d %s", r.code, r.stdout)
 	}
-	schemas.Validate(t, "doctor", r.stdout)
+	schematest.Validate(t, "doctor", r.stdout)
 	// solopi-ai's devices[] are the online serials; the details beside.
 	if m := decodeObject(t, r); fmt.Sprint(m["devices"]) != fmt.Sprint([]any{serials[0], serials[1]}) || len(m["deviceDetails"].([]any)) != 2 {
 		t.Errorf("devices %v, deviceDetails %v", m["devices"], m["deviceDetails"])
@@ -189,5 +189,5 @@ func TestInteropDeviceSelectionThroughRealAdb(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("capabilities on %s: exit %d %s", serials[0], r.code, r.stdout)
 	}
-	schemas.Validate(t, "capabilities", r.stdout)
+	schematest.Validate(t, "capabilities", r.stdout)
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // managed-serve as a process: its token from the environment, its
@@ -42,7 +42,7 @@ func TestManagedServe(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no listening line: %v; stderr %s", err, stderr.String())
 			}
-			schemas.Validate(t, "managed-serve", bytes.TrimSpace(first))
+			schematest.Validate(t, "managed-serve", bytes.TrimSpace(first))
 			var l struct{ Listening struct{ URL string } }
 			json.Unmarshal(first, &l)
 
@@ -55,7 +55,7 @@ func TestManagedServe(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 				t.Fatalf("exit after SIGINT: %v; stderr %s", err, stderr.String())
 			}
-			schemas.Validate(t, "managed-serve", bytes.TrimSpace(rest))
+			schematest.Validate(t, "managed-serve", bytes.TrimSpace(rest))
 			if bytes.Contains(rest, []byte(token)) || bytes.Contains(first, []byte(token)) || strings.Contains(stderr.String(), token) {
 				t.Fatal("the bearer token was printed")
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // TestReportCommand: `solopi report DIR` on an older perf-stop directory
@@ -33,7 +33,7 @@ func TestReportCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("report exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
-	schemas.Validate(t, "report", r.stdout)
+	schematest.Validate(t, "report", r.stdout)
 	m := decodeObject(t, r)
 	if m["kind"] != "perf" || m["report"] != filepath.Join(dir, "report.html") {
 		t.Fatalf("report: %s", r.stdout)
@@ -66,6 +66,6 @@ func TestReportCommand(t *testing.T) {
 		if r.code != 3 || !strings.Contains(string(r.stdout), `"errorCode":"`+c.code+`"`) {
 			t.Errorf("%v: exit %d %s", c.args, r.code, r.stdout)
 		}
-		schemas.Validate(t, "error", r.stdout)
+		schematest.Validate(t, "error", r.stdout)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 func runLocal(t *testing.T, args ...string) (int, []byte) {
@@ -26,7 +26,7 @@ func TestSchemaCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, out)
 	}
-	schemas.Validate(t, "schema", out)
+	schematest.Validate(t, "schema", out)
 	var l schemaList
 	if err := json.Unmarshal(out, &l); err != nil {
 		t.Fatal(err)
@@ -34,13 +34,13 @@ func TestSchemaCommand(t *testing.T) {
 	if len(l.Inputs) != len(inputSchemas) || len(l.Outputs) < 100 {
 		t.Fatalf("schema list %+v", l)
 	}
-	set := schemas.NewSet()
+	set := schematest.NewSet()
 	for _, name := range append(l.Inputs, "run", "verify-run") {
 		code, out := runLocal(t, "schema", name)
 		if code != 0 {
 			t.Fatalf("schema %s: exit %d %s", name, code, out)
 		}
-		schemas.Validate(t, "schema", out)
+		schematest.Validate(t, "schema", out)
 		if _, err := set.Compile(name); err != nil {
 			t.Errorf("schema %s does not compile: %v", name, err)
 		}

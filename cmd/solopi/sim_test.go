@@ -12,7 +12,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // cancelOnWrite cancels a context once something was written: `sim serve`
@@ -47,7 +47,7 @@ func TestSimServeFakeModelModes(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d %s", tc.arg, code, w.buf.String())
 		}
-		schemas.Validate(t, "sim-serve", w.buf.Bytes())
+		schematest.Validate(t, "sim-serve", w.buf.Bytes())
 		var info simServeInfo
 		json.Unmarshal(w.buf.Bytes(), &info)
 		if fm := info.FakeModel; fm == nil || fm.Provider != tc.provider || fm.Env != chat.EnvModelBaseURL+"="+fm.BaseURL+tc.env {
@@ -69,7 +69,7 @@ func TestDemoInProcess(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("demo exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
-	schemas.Validate(t, "demo", r.stdout)
+	schematest.Validate(t, "demo", r.stdout)
 	m := decodeObject(t, r)
 	if d, _ := m["demo"].(map[string]any); d["simulated"] != true || d["device"] != "sim-demo" || m["state"] != "passed" {
 		t.Fatalf("demo %v", m)
@@ -97,6 +97,6 @@ func TestSimServeRefusals(t *testing.T) {
 		if r.code != 3 || !strings.Contains(string(r.stdout), `"errorCode":"`+c.code+`"`) {
 			t.Errorf("%v: exit %d %s", c.args, r.code, r.stdout)
 		}
-		schemas.Validate(t, "error", r.stdout)
+		schematest.Validate(t, "error", r.stdout)
 	}
 }

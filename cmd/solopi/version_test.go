@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 func TestVersionMatchesSchema(t *testing.T) {
@@ -15,7 +15,7 @@ func TestVersionMatchesSchema(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%v exit %d stderr %s", args, r.code, r.stderr)
 		}
-		schemas.Validate(t, "version", r.stdout)
+		schematest.Validate(t, "version", r.stdout)
 		var v versionResult
 		if err := json.Unmarshal(r.stdout, &v); err != nil {
 			t.Fatal(err)
@@ -32,7 +32,7 @@ func TestActionsListsTypedActionsFromProtocol(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d", r.code)
 	}
-	schemas.Validate(t, "actions", r.stdout)
+	schematest.Validate(t, "actions", r.stdout)
 	if !strings.Contains(string(r.stdout), `"name":"scroll"`) || !strings.Contains(string(r.stdout), `"enum":["up","down","left","right"]`) {
 		t.Errorf("scroll rules missing: %s", r.stdout)
 	}
@@ -82,7 +82,7 @@ func TestBadGlobalValues(t *testing.T) {
 	if r.code != 3 {
 		t.Errorf("bad ANDROID_ADB_SERVER_PORT: exit %d", r.code)
 	}
-	schemas.Validate(t, "version", r.stdout)
+	schematest.Validate(t, "version", r.stdout)
 	if !strings.Contains(string(r.stdout), `"errorCode":"invalid_option"`) {
 		t.Errorf("stdout %s", r.stdout)
 	}

@@ -41,7 +41,8 @@ var ranks = map[string]int{
 	// The device core, and the engines beside it that need no device.
 	"solopi/device": 2, "perfstats": 2, "verify": 2, "report": 2, "suitereport": 2,
 	"agentloop/coord": 2, "agentloop/chat": 2,
-	"solopi/video": 2, // screenrecord over a small device interface (replay adapts device.Device)
+	"solopi/video":       2, // screenrecord over a small device interface (replay adapts device.Device)
+	"schemas/schematest": 2, // the tests' validator over the embedded schemas
 
 	// Feature families over the device core, the planner runtime, the
 	// managed store, the device fakes and their conformance suite.

@@ -55,18 +55,18 @@ func literalSet(c rune, f flags) runeSet {
 			return single(c)
 		}
 		return foldPreimage(single(asciiLower(c)), true)
-	case !uniCased.contains(c):
+	case !uniCased().contains(c):
 		return single(c)
 	}
 	l := lower(c)
-	return folding(append([]rune{l}, extraCase[l]...))
+	return folding(append([]rune{l}, extraCase()[l]...))
 }
 
 // folding is every t whose lower case is one of ks.
 func folding(ks []rune) runeSet {
 	var out []rune
 	for _, k := range ks {
-		if !lowerChanged.contains(k) {
+		if !lowerChanged().contains(k) {
 			out = append(out, k)
 		}
 		out = append(out, lowerInverse()[k]...)
@@ -78,7 +78,7 @@ func folding(ks []rune) runeSet {
 // that have it.
 var lowerInverse = sync.OnceValue(func() map[rune][]rune {
 	m := map[rune][]rune{}
-	for c, l := range lowerMap {
+	for c, l := range lowerMap() {
 		m[l] = append(m[l], c)
 	}
 	return m
@@ -87,7 +87,7 @@ var lowerInverse = sync.OnceValue(func() map[rune][]rune {
 // withExtras adds the extra case equivalents of every member of s.
 func withExtras(s runeSet) runeSet {
 	var add []rune
-	for k, eq := range extraCase {
+	for k, eq := range extraCase() {
 		if s.contains(k) {
 			add = append(add, eq...)
 		}
@@ -101,7 +101,7 @@ func withExtras(s runeSet) runeSet {
 var categorySets = sync.OnceValue(func() map[[2]uint8]runeSet {
 	m := map[[2]uint8]runeSet{}
 	for _, ascii := range []uint8{0, 1} {
-		base := map[category]runeSet{catDigit: uniDigit, catSpace: uniSpace, catWord: uniWord}
+		base := map[category]runeSet{catDigit: uniDigit(), catSpace: uniSpace(), catWord: uniWord()}
 		if ascii == 1 {
 			base = map[category]runeSet{catDigit: asciiDigit, catSpace: asciiSpace, catWord: asciiWord}
 		}
@@ -152,7 +152,7 @@ func hasCased(s runeSet, ascii bool) bool {
 	if ascii {
 		return len(intersect(s, asciiLetters)) > 0
 	}
-	return len(intersect(s, uniCased)) > 0
+	return len(intersect(s, uniCased())) > 0
 }
 
 // foldedImage is the set a folded text character is looked up in.
@@ -183,7 +183,7 @@ func foldedImage(items []classItem, cats []runeSet, ascii bool) runeSet {
 
 // foldImage is {fold(c) : c in s}.
 func foldImage(s runeSet, ascii bool) runeSet {
-	changed, m := lowerChanged, lower
+	changed, m := lowerChanged(), lower
 	if ascii {
 		changed, m = asciiUpper, asciiLower
 	}

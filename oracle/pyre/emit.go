@@ -221,7 +221,7 @@ func (e *emitter) anchor(at anchor, f flags) {
 	}
 }
 
-var uniWordClass = sync.OnceValue(func() string { return class(uniWord) })
+var uniWordClass = sync.OnceValue(func() string { return class(uniWord()) })
 
 // wordClass is the class \b tests on either side.
 func wordClass(f flags) string {

@@ -261,10 +261,10 @@ func mustAtoi(s string) int {
 func pyInt(s string) (v string, ok bool) {
 	rs := []rune(s)
 	i, j := 0, len(rs)
-	for i < j && uniSpace.contains(rs[i]) {
+	for i < j && uniSpace().contains(rs[i]) {
 		i++
 	}
-	for j > i && uniSpace.contains(rs[j-1]) {
+	for j > i && uniSpace().contains(rs[j-1]) {
 		j--
 	}
 	neg := false
@@ -321,7 +321,7 @@ func (p *parser) flagGroup(fl flags, open int) (*node, flags) {
 		at := p.pos - 1
 		if c == '\\' {
 			p.token(c) // read as one with what follows
-		} else if alpha.contains(c) {
+		} else if alpha().contains(c) {
 			otherwise = "unknown flag"
 		}
 		p.fail(at, "%s", otherwise)

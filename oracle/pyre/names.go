@@ -75,7 +75,7 @@ func lookupName(name string) (rune, bool) {
 			return 0, false
 		}
 		v, err := strconv.ParseUint(rest, 16, 32)
-		if err != nil || !ideographs.contains(rune(v)) {
+		if err != nil || !ideographs().contains(rune(v)) {
 			return 0, false
 		}
 		return rune(v), true

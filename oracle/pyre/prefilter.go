@@ -33,7 +33,7 @@ func (t *tree) startFilter() runeSet {
 			}
 			f = classSet(n.ch, global)
 		case cLiteral: // an alternative of an alternation read as a class
-			if on && (ascii && asciiCased(n.ch.c) || !ascii && uniCased.contains(n.ch.c)) {
+			if on && (ascii && asciiCased(n.ch.c) || !ascii && uniCased().contains(n.ch.c)) {
 				return nil
 			}
 			f = single(n.ch.c)

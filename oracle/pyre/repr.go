@@ -27,7 +27,7 @@ func pyRepr(s string) string {
 			b.WriteString(`\n`)
 		case c == '\r':
 			b.WriteString(`\r`)
-		case printable.contains(c):
+		case printable().contains(c):
 			b.WriteRune(c)
 		case c < 0x100:
 			fmt.Fprintf(&b, `\x%02x`, c)

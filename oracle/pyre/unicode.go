@@ -2,25 +2,32 @@ package pyre
 
 //go:generate python3 gen/gentables.py
 
+import "sync"
+
 // The character data of CPython 3.11 (Unicode 14.0), from tables_gen.go.
 // Nothing here consults Go's unicode package or regexp2's tables: both
 // follow other Unicode versions and other definitions of \w, \s and case.
+// They are built on first use (sync.OnceValue), not at package
+// initialisation: every solopi command would otherwise pay for tables
+// only a requirement's matches oracle reads (1.4 ms a start).
 var (
-	uniWord      = pairs(wordRanges)
-	uniDigit     = pairs(digitRanges)
-	uniSpace     = pairs(spaceRanges)
-	uniCased     = pairs(casedRanges)
-	printable    = pairs(printableRanges)
-	alpha        = pairs(alphaRanges)
-	identStart   = pairs(identStartRanges)
-	identCont    = pairs(identContinueRanges)
-	ideographs   = pairs(unifiedIdeographs)
-	lowerMap     = caseMap(lowerRuns)
-	upperMap     = caseMap(upperRuns)
-	lowerChanged = keys(lowerMap)
-	upperChanged = keys(upperMap)
-	extraCase    = extraCases2map(extraCases)
+	uniWord      = sync.OnceValue(func() runeSet { return pairs(wordRanges) })
+	uniDigit     = sync.OnceValue(func() runeSet { return pairs(digitRanges) })
+	uniSpace     = sync.OnceValue(func() runeSet { return pairs(spaceRanges) })
+	uniCased     = sync.OnceValue(func() runeSet { return pairs(casedRanges) })
+	printable    = sync.OnceValue(func() runeSet { return pairs(printableRanges) })
+	alpha        = sync.OnceValue(func() runeSet { return pairs(alphaRanges) })
+	identStart   = sync.OnceValue(func() runeSet { return pairs(identStartRanges) })
+	identCont    = sync.OnceValue(func() runeSet { return pairs(identContinueRanges) })
+	ideographs   = sync.OnceValue(func() runeSet { return pairs(unifiedIdeographs) })
+	lowerMap     = sync.OnceValue(func() map[rune]rune { return caseMap(lowerRuns) })
+	upperMap     = sync.OnceValue(func() map[rune]rune { return caseMap(upperRuns) })
+	lowerChanged = sync.OnceValue(func() runeSet { return keys(lowerMap()) })
+	upperChanged = sync.OnceValue(func() runeSet { return keys(upperMap()) })
+	extraCase    = sync.OnceValue(func() map[rune][]rune { return extraCases2map(extraCases) })
+)
 
+var (
 	// sre's ASCII categories (the a flag): Py_ISALNUM, Py_ISDIGIT and
 	// Py_ISSPACE of the C locale.
 	asciiWord    = runeSet{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}
@@ -64,14 +71,14 @@ func extraCases2map(t []rune) map[rune][]rune {
 
 // lower is _sre.unicode_tolower; upper is _PyUnicode_ToUppercase.
 func lower(c rune) rune {
-	if l, ok := lowerMap[c]; ok {
+	if l, ok := lowerMap()[c]; ok {
 		return l
 	}
 	return c
 }
 
 func upper(c rune) rune {
-	if u, ok := upperMap[c]; ok {
+	if u, ok := upperMap()[c]; ok {
 		return u
 	}
 	return c
@@ -93,11 +100,11 @@ func foldPreimage(k runeSet, ascii bool) runeSet {
 	if ascii {
 		return preimage(k, asciiUpper, asciiLower)
 	}
-	return preimage(k, lowerChanged, lower)
+	return preimage(k, lowerChanged(), lower)
 }
 
 // upperPreimage is every c with upper(c) in k.
-func upperPreimage(k runeSet) runeSet { return preimage(k, upperChanged, upper) }
+func upperPreimage(k runeSet) runeSet { return preimage(k, upperChanged(), upper) }
 
 // preimage is every c with m(c) in k, where changed holds the code points
 // m does not map to themselves.
@@ -115,7 +122,7 @@ func preimage(k, changed runeSet, m func(rune) rune) runeSet {
 func isIdentifier(s string) bool {
 	first := true
 	for _, c := range s {
-		if first && !identStart.contains(c) || !first && !identCont.contains(c) {
+		if first && !identStart().contains(c) || !first && !identCont().contains(c) {
 			return false
 		}
 		first = false

@@ -11,7 +11,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/solopi/sessions"
 )
 
@@ -37,7 +37,7 @@ func perfOf(t *testing.T, rep *RunReport) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "run", b)
+	schematest.Validate(t, "run", b)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)

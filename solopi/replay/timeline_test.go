@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
@@ -22,7 +22,7 @@ func readTimeline(t *testing.T, dir string) Timeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "run-steps", b)
+	schematest.Validate(t, "run-steps", b)
 	var tl Timeline
 	if err := json.Unmarshal(b, &tl); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestRunTimelineOfTheCounterCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "run", b)
+	schematest.Validate(t, "run", b)
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactSteps)
 	tl := readTimeline(t, dir)
 	wantIDs := []string{"ai-step-001", "ai-step-002", "ai-step-003"}

@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/mp4check"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
@@ -32,7 +32,7 @@ func videoOf(t *testing.T, rep *RunReport) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "run", b)
+	schematest.Validate(t, "run", b)
 	v, ok := rep.Payload["video"].(map[string]any)
 	if !ok {
 		t.Fatalf("no video object in %v", rep.Payload)

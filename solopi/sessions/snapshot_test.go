@@ -8,7 +8,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -47,7 +47,7 @@ func ssExpect(t *testing.T, schema string, res *SessionResult, err error, want f
 	if kind != want {
 		t.Fatalf("kind %v, want %v: %s", kind, want, b)
 	}
-	schemas.Validate(t, schema, b)
+	schematest.Validate(t, schema, b)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("decode output: %v", err)

@@ -11,7 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/history"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/solopi/replay"
 	"github.com/solopi-dev/solopi/suitereport"
 )
@@ -57,7 +57,7 @@ func TestSuiteAcrossFourPhones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "suite-report", b)
+	schematest.Validate(t, "suite-report", b)
 	doc := readJUnit(t, rep)
 	if len(doc.Suites) != 4 || doc.Tests != 12 || doc.Failures+doc.Errors+doc.Skipped != 0 {
 		t.Fatalf("junit %d suites, %d tests", len(doc.Suites), doc.Tests)

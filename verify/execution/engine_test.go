@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/clock"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -66,7 +66,7 @@ func TestEngineGoldenOutcomes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			schemas.Validate(t, "verification-report", b)
+			schematest.Validate(t, "verification-report", b)
 			r := out.Report
 			if r.Status != c.status || r.OutcomeFingerprint != c.want {
 				t.Errorf("status %s outcome %s, want %s %s", r.Status, r.OutcomeFingerprint, c.status, c.want)

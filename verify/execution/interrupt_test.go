@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -108,7 +108,7 @@ func assertReportFile(t *testing.T, out *runOutput) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "verification-report", b)
+	schematest.Validate(t, "verification-report", b)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)

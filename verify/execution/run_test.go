@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -35,7 +35,7 @@ func TestRunPlan(t *testing.T) {
 		t.Errorf("summary = %+v", s)
 	}
 	b, _ := json.Marshal(s)
-	schemas.Validate(t, "verify-run", b)
+	schematest.Validate(t, "verify-run", b)
 
 	// Refused before the phone is touched.
 	calls := len(phone.calls)

@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/internal/mp4check"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
@@ -154,7 +154,7 @@ func TestEngineRecordsEveryPhoneOfAFailedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "verify-timeline", b)
+	schematest.Validate(t, "verify-timeline", b)
 	if err := json.Unmarshal(b, &onDisk); err != nil || len(onDisk.Videos) != 2 || onDisk.Videos[1].Files[0].SHA256 != tl.Videos[1].Files[0].SHA256 {
 		t.Errorf("timeline.json %s (%v)", b, err)
 	}
@@ -223,7 +223,7 @@ func TestEngineVideoFaultsNeverChangeTheVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "verify-timeline", tb)
+	schematest.Validate(t, "verify-timeline", tb)
 
 	p := &counterPhone{}
 	out = runVideo(t, context.Background(), "counter-success", false, []Ports{{Runner: p, Agent: p, Screen: screen}}, func(e *Engine) {

@@ -20,7 +20,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/report"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -84,7 +84,7 @@ func runVision(t *testing.T, plan *verify.Plan, cfg VisionConfig, phone *counter
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "verification-report", rb)
+	schematest.Validate(t, "verification-report", rb)
 	noKeyWritten(t, filepath.Dir(s.Report))
 	return s
 }

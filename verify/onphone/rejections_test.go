@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/oracle"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/verify"
@@ -91,7 +91,7 @@ func readReport(t *testing.T, path string) *verify.Report {
 	if err != nil {
 		t.Fatalf("no report.json: %v", err)
 	}
-	schemas.Validate(t, "verification-report", b)
+	schematest.Validate(t, "verification-report", b)
 	var r verify.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
@@ -151,7 +151,7 @@ func (c *CLI) ExpectCtx(ctx context.Context, code int, schema string, args ...st
 	if r.Code != code {
 		c.t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.Code, code, r.Stdout, r.Stderr)
 	}
-	schemas.Validate(c.t, schema, r.Stdout)
+	schematest.Validate(c.t, schema, r.Stdout)
 	return r.Object(c.t)
 }
 

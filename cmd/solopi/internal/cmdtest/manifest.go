@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/artifacts"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // Manifest reads dir's manifest.json, validated against its schema.
@@ -17,7 +17,7 @@ func Manifest(t testing.TB, dir string) artifacts.Manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "artifacts-manifest", b)
+	schematest.Validate(t, "artifacts-manifest", b)
 	var m artifacts.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)

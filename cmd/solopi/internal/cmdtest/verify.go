@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/verify"
 )
 
@@ -34,7 +34,7 @@ func ReadVerifyReport(t testing.TB, path string) *verify.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "verification-report", b)
+	schematest.Validate(t, "verification-report", b)
 	var r verify.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)

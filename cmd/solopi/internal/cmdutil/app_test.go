@@ -11,7 +11,7 @@ import (
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // testApp is an app of two commands: `wait` reads a seconds flag and
@@ -114,7 +114,7 @@ func TestAppOutputContract(t *testing.T) {
 			t.Errorf("%v: stdout not empty: %q", c.args, out)
 		}
 		if strings.Contains(out, `"errorCode"`) {
-			schemas.Validate(t, "error", []byte(out))
+			schematest.Validate(t, "error", []byte(out))
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -77,9 +77,9 @@ func TestInspectServeRecordsUntilInterrupted(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d: %s %s", res.Code, res.Stdout, res.Stderr)
 	}
-	schemas.Validate(t, "inspect-serve", res.Stdout)
+	schematest.Validate(t, "inspect-serve", res.Stdout)
 	line, _, _ := bytes.Cut(res.Stderr, []byte("\n"))
-	schemas.Validate(t, "inspect-serve", line)
+	schematest.Validate(t, "inspect-serve", line)
 	if !bytes.Contains(line, []byte(page)) {
 		t.Fatalf("stderr does not announce %s: %s", page, res.Stderr)
 	}

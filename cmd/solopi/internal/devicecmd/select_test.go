@@ -11,7 +11,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/protocol"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -108,7 +108,7 @@ func TestRefusedBeforeTheDevice(t *testing.T) {
 			t.Errorf("%v: exit %d %s", c.args, r.Code, r.Stdout)
 			continue
 		}
-		schemas.Validate(t, c.args[0], r.Stdout)
+		schematest.Validate(t, c.args[0], r.Stdout)
 		if c.args[0] == "config-set" && c.exit == outcome.ExitFailure && c.code != "unsupported_config" {
 			// solopi-ai's refusals carry the setting's config object.
 			if cfg := cmdtest.Obj(m, "config"); cfg["key"] != c.args[2] || cfg["writable"] != false {
@@ -168,7 +168,7 @@ func TestDoctorNotInstalled(t *testing.T) {
 	if m["installed"] != false || m["errorCode"] != fault.CodeSolopiNotInstalled {
 		t.Fatalf("doctor: %v", m)
 	}
-	if err := schemas.NewSet().ValidateBytes("doctor", r.Run("doctor").Stdout); err != nil {
+	if err := schematest.NewSet().ValidateBytes("doctor", r.Run("doctor").Stdout); err != nil {
 		t.Fatal(err)
 	}
 	if _, running := r.Dev.Phone.ProcessRunning(protocol.DefaultPackage); running {

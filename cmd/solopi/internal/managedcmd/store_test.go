@@ -15,7 +15,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/pgtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 func TestManagedStoreCommands(t *testing.T) {
@@ -97,7 +97,7 @@ func testManagedCommands(t *testing.T, db string) {
 		t.Fatalf("report of a queued task %v", r)
 	}
 	written, _ := os.ReadFile(out)
-	if err := schemas.NewSet().ValidateBytes("managed-report-file", written); err != nil {
+	if err := schematest.NewSet().ValidateBytes("managed-report-file", written); err != nil {
 		t.Fatal(err)
 	}
 	r0.managed(3, "managed-report", "--task-id", id, "--output", out)
@@ -178,7 +178,7 @@ func TestManagedServe(t *testing.T) {
 	case res := <-done:
 		t.Fatalf("managed-serve ended: %d %s", res.Code, res.Stdout)
 	}
-	schemas.Validate(t, "managed-serve", []byte(strings.TrimSpace(first)))
+	schematest.Validate(t, "managed-serve", []byte(strings.TrimSpace(first)))
 	var l struct{ Listening struct{ URL string } }
 	json.Unmarshal([]byte(first), &l)
 	cmdtest.SubmitOverHTTP(t, l.Listening.URL, token, plan, matrix, "serve-1")
@@ -188,7 +188,7 @@ func TestManagedServe(t *testing.T) {
 	if res.Code != 130 || !strings.Contains(rest, `"stopped":true`) {
 		t.Fatalf("after the interrupt: exit %d %s", res.Code, res.Stdout)
 	}
-	schemas.Validate(t, "managed-serve", []byte(strings.TrimSpace(rest)))
+	schematest.Validate(t, "managed-serve", []byte(strings.TrimSpace(rest)))
 	if strings.Contains(string(res.Stdout), token) || strings.Contains(string(res.Stderr), token) {
 		t.Fatal("the bearer token was printed")
 	}

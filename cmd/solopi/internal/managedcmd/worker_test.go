@@ -16,7 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/testwait"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/worker"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -280,7 +280,7 @@ func commandSchema(t *testing.T, name string, m map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := schemas.NewSet().ValidateBytes(name, b); err != nil {
+	if err := schematest.NewSet().ValidateBytes(name, b); err != nil {
 		t.Errorf("%s: %v\n%s", name, err, b)
 	}
 }

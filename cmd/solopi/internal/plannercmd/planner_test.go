@@ -22,7 +22,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -44,7 +44,7 @@ func TestPlannerParseCommand(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	schemas.Validate(t, "planner-parse", out)
+	schematest.Validate(t, "planner-parse", out)
 	if !strings.Contains(string(out), `"errorCode":"markdown_wrapped"`) || !strings.Contains(string(out), `"commandDispatched":false`) {
 		t.Fatalf("%s", out)
 	}
@@ -82,7 +82,7 @@ func TestPlannerCalibrateCommand(t *testing.T) {
 	if code != 4 || !strings.Contains(string(out), `"errorCode":"coordinate_calibration_failed"`) || !strings.Contains(string(out), `"candidates"`) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	schemas.Validate(t, "planner-calibrate", out)
+	schematest.Validate(t, "planner-calibrate", out)
 	for _, b := range [][]byte{out} {
 		if bytes.Contains(b, []byte(plannerTestKey)) {
 			t.Fatal("output contains the API key")
@@ -117,7 +117,7 @@ func TestAgentRunUsageErrors(t *testing.T) {
 		if code != 3 {
 			t.Errorf("%v: exit %d %s", args, code, out)
 		}
-		schemas.Validate(t, "agent-run", out)
+		schematest.Validate(t, "agent-run", out)
 	}
 }
 
@@ -256,7 +256,7 @@ func TestPlannerCheckFailures(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, out)
 			}
 			validatePlannerSchema(t, "planner-check", out)
-			schemas.Validate(t, "planner-check", out)
+			schematest.Validate(t, "planner-check", out)
 			if st := checkStatuses(t, out); st[tc.failed] != agentloop.CheckFailed {
 				t.Fatalf("checks %v", st)
 			}
@@ -293,7 +293,7 @@ func TestAgentRunPreflightFailsBeforeTheDevice(t *testing.T) {
 			if code != tc.code || !strings.Contains(string(out), `"errorCode":"`+tc.error+`"`) {
 				t.Fatalf("%s %s: exit %d: %s", tc.error, mode, code, out)
 			}
-			schemas.Validate(t, "agent-run", out)
+			schematest.Validate(t, "agent-run", out)
 			validatePlannerSchema(t, "planner-check", out)
 			cmdtest.NoSecretIn(t, plannerTestKey, [][]byte{out, errOut})
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
@@ -74,12 +74,12 @@ func TestAgentRunEveryProvider(t *testing.T) {
 				if r.Code != 0 {
 					t.Fatalf("exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 				}
-				schemas.Validate(t, "agent-run", r.Stdout)
+				schematest.Validate(t, "agent-run", r.Stdout)
 				tb, err := os.ReadFile(traj)
 				if err != nil {
 					t.Fatal(err)
 				}
-				schemas.Validate(t, "trajectory", tb)
+				schematest.Validate(t, "trajectory", tb)
 				if got := cmdtest.CounterOnScreen(t, dev); got != "3" {
 					t.Fatalf("the counter shows %q", got)
 				}

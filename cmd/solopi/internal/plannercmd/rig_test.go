@@ -13,7 +13,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -67,7 +67,7 @@ func (p plannerApp) run(t *testing.T, args ...string) (stdout, stderr []byte, co
 
 func validatePlannerSchema(t *testing.T, name string, b []byte) {
 	t.Helper()
-	if err := schemas.NewSet().ValidateBytes(name, b); err != nil {
+	if err := schematest.NewSet().ValidateBytes(name, b); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 }

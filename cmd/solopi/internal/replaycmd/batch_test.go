@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
@@ -85,7 +85,7 @@ func TestRunBatchCasesFileJUnitAndPartialOnInterrupt(t *testing.T) {
 	if err != nil || m["batchJson"] != filepath.Join(art, "batch.json") || m["report"] != filepath.Join(art, "report.html") {
 		t.Fatalf("batch summary %v (%v)", m, err)
 	}
-	schemas.Validate(t, "run-batch", summary)
+	schematest.Validate(t, "run-batch", summary)
 }
 
 func TestRunRepeat(t *testing.T) {

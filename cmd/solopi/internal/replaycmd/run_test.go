@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/replay"
 )
@@ -34,9 +34,9 @@ func TestRunPassWritesArtifactsJUnitAndSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "artifacts-manifest", man)
+	schematest.Validate(t, "artifacts-manifest", man)
 	result, _ := os.ReadFile(filepath.Join(dir, replay.ArtifactResult))
-	schemas.Validate(t, "replay-status", result)
+	schematest.Validate(t, "replay-status", result)
 	if a := cmdtest.Obj(m, "artifacts"); a["report"] != filepath.Join(dir, "report.html") {
 		t.Errorf("artifacts %v", a)
 	}
@@ -63,7 +63,7 @@ func TestRunFailExit2NamesTheStep(t *testing.T) {
 	if m["errorCode"] != "replay_failed" {
 		t.Fatalf("run: %v", m)
 	}
-	if err := schemas.NewSet().ValidateBytes("run", r.Run(append([]string{"run", "--case", demo}, fast...)...).Stdout); err != nil {
+	if err := schematest.NewSet().ValidateBytes("run", r.Run(append([]string{"run", "--case", demo}, fast...)...).Stdout); err != nil {
 		t.Fatal(err)
 	}
 	res := m["results"].([]any)[0].(map[string]any)
@@ -265,7 +265,7 @@ func TestAppRestartMidRun(t *testing.T) {
 	if res.Code == 0 || res.Code == 124 {
 		t.Fatalf("exit %d after an app restart: %s", res.Code, res.Stdout)
 	}
-	schemas.Validate(t, "run", res.Stdout)
+	schematest.Validate(t, "run", res.Stdout)
 	if code := cmdtest.Str(res.Object(t), "errorCode"); code == "" {
 		t.Errorf("no errorCode: %s", res.Stdout)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/adbd"
 )
@@ -126,9 +126,9 @@ func TestSuiteDirectoryAcrossFourPhones(t *testing.T) {
 		}
 		switch f {
 		case "suite.json":
-			schemas.Validate(t, "suite-report", b)
+			schematest.Validate(t, "suite-report", b)
 		case "batch.json":
-			schemas.Validate(t, "run-batch", b)
+			schematest.Validate(t, "run-batch", b)
 		}
 	}
 	// Again: the phones hold the same cases, nothing is imported; the

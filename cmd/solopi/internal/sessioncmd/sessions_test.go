@@ -23,7 +23,7 @@ import (
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/browsertest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -362,7 +362,7 @@ func TestScreenRecordAndVideoAnalysis(t *testing.T) {
 	if res.Code != 2 {
 		t.Errorf("screen-record-start whose pending session was stopped: exit %d %s", res.Code, res.Stdout)
 	}
-	schemas.Validate(t, "screen-record-start", res.Stdout)
+	schematest.Validate(t, "screen-record-start", res.Stdout)
 
 	// Video analysis of the recorded MP4.
 	m = r.Cmd(0, poll("video-analysis-start", "--video-path", remote, "--action-offset-ms", "0", "--difference-threshold", "0.2", "--wait")...)

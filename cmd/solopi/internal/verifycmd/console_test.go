@@ -19,7 +19,7 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -67,7 +67,7 @@ func TestVerifyRunConsoleStop(t *testing.T) {
 	if res.Code != outcome.ExitFor(fault.Interrupted) {
 		t.Fatalf("exit %d, want %d\n%s\n%s", res.Code, outcome.ExitFor(fault.Interrupted), res.Stdout, res.Stderr)
 	}
-	schemas.Validate(t, "verify-run", res.Stdout)
+	schematest.Validate(t, "verify-run", res.Stdout)
 	var m struct {
 		Interrupted bool   `json:"interrupted"`
 		Report      string `json:"report"`

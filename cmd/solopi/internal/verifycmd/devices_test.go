@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -25,7 +25,7 @@ func TestVerifyRunAcrossDevices(t *testing.T) {
 	art := filepath.Join(t.TempDir(), "run")
 	r := c.Run("verify-run", "--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"),
 		"--agent-decisions", fixture("counter-agent-decisions"), "--artifacts", art, "--devices", "all")
-	schemas.Validate(t, "verify-run", r.Stdout)
+	schematest.Validate(t, "verify-run", r.Stdout)
 	m := r.Object(t)
 	if r.Code != 2 || m["status"] != verify.Failed || m["outcomeFingerprint"] != e2eOutcomeMatrix {
 		rep, _ := os.ReadFile(filepath.Join(art, "events.jsonl"))
@@ -59,7 +59,7 @@ func TestVerifyRunVideoAcrossDevices(t *testing.T) {
 	c.Env["XDG_RUNTIME_DIR"] = t.TempDir()
 	art := filepath.Join(t.TempDir(), "run")
 	r := c.Run("verify-run", "--plan", cmdtest.FixturePlan(t, "counter-success"), "--artifacts", art, "--devices", "all", "--video", "always")
-	schemas.Validate(t, "verify-run", r.Stdout)
+	schematest.Validate(t, "verify-run", r.Stdout)
 	if r.Code != 0 {
 		t.Fatalf("exit %d %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
 	}

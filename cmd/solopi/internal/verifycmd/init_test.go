@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/replay"
@@ -28,7 +28,7 @@ func TestVerifyInitFromCaseFileCompiles(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
 	}
-	schemas.Validate(t, "verify-init", r.Stdout)
+	schematest.Validate(t, "verify-init", r.Stdout)
 	m := r.Object(t)
 	if m["complete"] != true || m["checkpoints"] == 0.0 {
 		t.Fatalf("verify-init = %v", m)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 )
 
 // localCLI is a rig for the local verify commands: none may touch a device.
@@ -31,7 +31,7 @@ func TestVerifyCompileValidateNormalize(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s %s", r.Code, r.Stdout, r.Stderr)
 	}
-	schemas.Validate(t, "verify-compile", r.Stdout)
+	schematest.Validate(t, "verify-compile", r.Stdout)
 	m := r.Object(t)
 	if m["planFingerprint"] != "4e3ba3566d14c24313ba28ba61a797540919a9544c36eed07eaf7de4b7fc353f" || m["caseCount"] != 9.0 || m["scenarioCount"] != 5.0 {
 		t.Errorf("verify-compile = %v", m)
@@ -45,7 +45,7 @@ func TestVerifyCompileValidateNormalize(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stdout)
 	}
-	schemas.Validate(t, "verify-validate", r.Stdout)
+	schematest.Validate(t, "verify-validate", r.Stdout)
 	m = r.Object(t)
 	if m["segmentCount"] != 12.0 || m["checkpointCount"] != 5.0 || m["valid"] != true {
 		t.Errorf("verify-validate = %v", m)
@@ -56,7 +56,7 @@ func TestVerifyCompileValidateNormalize(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stdout)
 	}
-	schemas.Validate(t, "verify-normalize", r.Stdout)
+	schematest.Validate(t, "verify-normalize", r.Stdout)
 	// The written file hashes to the plan's sourceFingerprint.
 	b, err := os.ReadFile(norm)
 	if err != nil {
@@ -108,7 +108,7 @@ func TestVerifyErrorsExit3(t *testing.T) {
 			t.Errorf("%v: exit %d, want 3: %s", c.args, r.Code, r.Stdout)
 			continue
 		}
-		schemas.Validate(t, "error", r.Stdout)
+		schematest.Validate(t, "error", r.Stdout)
 		if m := r.Object(t); m["errorCode"] != c.code {
 			t.Errorf("%v: errorCode %v, want %s", c.args, m["errorCode"], c.code)
 		}
@@ -133,7 +133,7 @@ func TestVerifyRunExistingJUnitNamesTheRemedy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cli.Run("verify-run", "--plan", plan, "--artifacts", filepath.Join(dir, "out"), "--junit", junit)
-	schemas.Validate(t, "error", r.Stdout)
+	schematest.Validate(t, "error", r.Stdout)
 	m := r.Object(t)
 	if r.Code != 3 || m["errorCode"] != "output_exists" || strings.Contains(string(r.Stdout), "--overwrite") || !strings.Contains(cmdtest.Str(m, "userActionRequired"), "Remove the file") {
 		t.Fatalf("exit %d: %s", r.Code, r.Stdout)

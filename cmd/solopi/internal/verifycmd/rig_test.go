@@ -6,7 +6,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -31,7 +31,7 @@ const verifyTimeScale = 20
 func (r *rig) verifyRun(args ...string) (cmdtest.Result, map[string]any) {
 	r.T.Helper()
 	res := r.Run(append([]string{"verify-run"}, args...)...)
-	schemas.Validate(r.T, "verify-run", res.Stdout)
+	schematest.Validate(r.T, "verify-run", res.Stdout)
 	return res, res.Object(r.T)
 }
 

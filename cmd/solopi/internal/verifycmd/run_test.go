@@ -24,7 +24,7 @@ import (
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/verify"
 )
@@ -355,7 +355,7 @@ func TestVerifyRunInterruptDuringExplore(t *testing.T) {
 		cancel()
 	}()
 	res := r0.RunCtx(ctx, "verify-run", "--plan", plan, "--artifacts", art, "--decision-provider", "cloud", "--cloud-endpoint", cloud.URL)
-	schemas.Validate(t, "verify-run", res.Stdout)
+	schematest.Validate(t, "verify-run", res.Stdout)
 	code, m := res.Code, res.Object(t)
 	if code != 130 {
 		t.Fatalf("exit %d: %v", code, m)

@@ -23,7 +23,7 @@ import (
 	"github.com/solopi-dev/solopi/internal/browsertest"
 	"github.com/solopi-dev/solopi/internal/mp4check"
 	"github.com/solopi-dev/solopi/internal/testwait"
-	"github.com/solopi-dev/solopi/schemas"
+	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/verify/execution"
 )
@@ -40,7 +40,7 @@ func readTimeline(t *testing.T, art string) execution.Timeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas.Validate(t, "verify-timeline", b)
+	schematest.Validate(t, "verify-timeline", b)
 	var tl execution.Timeline
 	if err := json.Unmarshal(b, &tl); err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func TestVerifyRunVideoInterrupted(t *testing.T) {
 	res := r0.RunCtx(ctx, "verify-run", "--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--artifacts", art,
 		"--decision-provider", "cloud", "--cloud-endpoint", cloud.URL, "--video", "on-failure")
 	t.Logf("from the interrupt to the exit: %s", time.Since(cancelled).Round(time.Millisecond))
-	schemas.Validate(t, "verify-run", res.Stdout)
+	schematest.Validate(t, "verify-run", res.Stdout)
 	if res.Code != 130 {
 		t.Fatalf("exit %d: %s", res.Code, res.Stdout)
 	}

@@ -1,14 +1,18 @@
-package schemas
+package schematest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/solopi-dev/solopi/schemas"
+)
 
 func TestEverySchemaCompiles(t *testing.T) {
 	t.Parallel()
 	set := NewSet()
-	if len(Names()) < 3 {
-		t.Fatalf("only %d schemas embedded", len(Names()))
+	if len(schemas.Names()) < 3 {
+		t.Fatalf("only %d schemas embedded", len(schemas.Names()))
 	}
-	for _, n := range Names() {
+	for _, n := range schemas.Names() {
 		if _, err := set.Compile(n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}

@@ -1,6 +1,8 @@
-package schemas
+package schematest
 
 import (
+	"github.com/solopi-dev/solopi/schemas"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,7 +13,7 @@ import (
 // unknown name is an error naming it.
 func TestRaw(t *testing.T) {
 	t.Parallel()
-	b, err := Raw("error")
+	b, err := schemas.Raw("error")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,7 +21,7 @@ func TestRaw(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil || doc["$schema"] == nil {
 		t.Fatalf("error schema %v: %.200s", err, b)
 	}
-	if _, err := Raw("no-such-output"); err == nil || !strings.Contains(err.Error(), "no-such-output") {
+	if _, err := schemas.Raw("no-such-output"); err == nil || !strings.Contains(err.Error(), "no-such-output") {
 		t.Fatalf("unknown schema: %v", err)
 	}
 	if _, err := NewSet().Compile("no-such-output"); err == nil {

@@ -1,4 +1,4 @@
-package schemas
+package schematest
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 // report's fixture is valid; either half missing its fields is not.
 func TestPerfAnalysisWithBudgets(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "report", "testdata", "run-perf", "perf", "analysis.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "report", "testdata", "run-perf", "perf", "analysis.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
