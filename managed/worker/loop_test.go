@@ -201,8 +201,12 @@ func TestLeaderRecoversAVanishedWorker(t *testing.T) {
 				ShardID: jobs[0].ShardID, WorkerID: "vanished", Serials: devices}); err != nil || res.Assignment == nil {
 				t.Fatalf("claim %+v %v", res, err)
 			}
+			// The loop ends with the recovered shard; the idle bound only
+			// stops a test that never sees it (River's leader election and
+			// its periodic recovery run on their own cadence, which a
+			// loaded host stretches).
 			cfg := loopConfig(s, script(verdict("passed")), devices, t.TempDir())
-			cfg.MaxIdlePolls = 60
+			cfg.MaxAssignments, cfg.MaxIdlePolls = 1, 600
 			res, err := worker.Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
