@@ -52,7 +52,12 @@ func mediaOf(e *evidence, dir string) runMedia {
 				m.PerfFiles++
 			}
 		}
-		if m.PerfFiles > 0 {
+		switch {
+		case m.PerfFiles > 0 && e.isFile(path.Join(pd, fileName)):
+			// A farm shard's recording has a page of its own (its
+			// verification report has no performance section).
+			m.Perf = href(path.Join(pd, fileName))
+		case m.PerfFiles > 0:
 			m.Perf = href(path.Join(dir, fileName)) + "#performance"
 		}
 	}

@@ -33,13 +33,20 @@ func TestSuitePageLinksVideoAndPerf(t *testing.T) {
 	write("with/attempt-1/perf/cpu.csv", "RecordTime,cpu(%)\n1,2\n")
 	write("with/attempt-1/perf/notes.txt", "not a series")
 	write("without/attempt-1/result.json", `{"state":"passed"}`)
-	writeSuite(t, batch, "m1", caseRun{"with", suitereport.Failed}, caseRun{"without", suitereport.Passed})
+	// A farm shard's attempt: a verification's evidence whose recording
+	// has its own page.
+	write("shard/attempt-1/report.json", `{"status":"passed"}`)
+	write("shard/attempt-1/video.mp4", "mp4")
+	write("shard/attempt-1/perf/cpu.csv", "RecordTime,cpu(%)\n1,2\n")
+	write("shard/attempt-1/perf/report.html", "<html></html>")
+	writeSuite(t, batch, "m1", caseRun{"with", suitereport.Failed}, caseRun{"without", suitereport.Passed}, caseRun{"shard", suitereport.Passed})
 	page, kind, err := render(batch, Options{})
 	if err != nil || kind != kindSuite {
 		t.Fatalf("kind %s: %v", kind, err)
 	}
 	html := string(page)
-	for _, want := range []string{`href="with/attempt-1/video-1.mp4"`, "(2 parts)", `href="with/attempt-1/report.html#performance"`, "(1 CSV)"} {
+	for _, want := range []string{`href="with/attempt-1/video-1.mp4"`, "(2 parts)", `href="with/attempt-1/report.html#performance"`, "(1 CSV)",
+		`href="shard/attempt-1/video.mp4"`, `href="shard/attempt-1/perf/report.html"`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the suite page lacks %s", want)
 		}

@@ -39,6 +39,9 @@ type Host struct {
 	// on-failure, always): the recording lands in the attempt's evidence
 	// with its digest in the manifest, and never changes the verdict.
 	Video video.Mode
+	// Perf records these SoloPi performance items around each shard's
+	// plan (perf.go): perf/ of the attempt's evidence; never a verdict.
+	Perf []string
 }
 
 var (

@@ -44,7 +44,9 @@ func (h Host) ExecuteShard(ctx context.Context, run worker.ShardRun) (worker.Sha
 	}
 	b := h.Budgets
 	b.Phone.Progress = nil
+	rec := h.startPerf(ctx, a.Serial, a.Plan)
 	sum, err := onphone.Verify(ctx, open, o, b, nil)
+	h.finishPerf(ctx, a.Serial, rec, run.ArtifactsDir)
 	switch {
 	case err != nil && slices.Contains(device.SelectionCodes, fault.CodeOf(err)):
 		// The adb server listed the device when the shard was claimed: one

@@ -16,6 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/managed/worker"
 	"github.com/solopi-dev/solopi/outcome"
 	"github.com/solopi-dev/solopi/progress"
+	"github.com/solopi-dev/solopi/solopi/sessions"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
 
@@ -37,7 +38,7 @@ type devices interface {
 // the host-wide device locks every solopi process of the user shares
 // (solopi/devicelock): a worker drives a phone only while it holds its
 // lock, so a local `solopi run` and a worker never overlap on one phone.
-func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets, videoMode string) (devicehost.Host, error) {
+func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets, videoMode, perf string) (devicehost.Host, error) {
 	budgets, err := b.Budgets()
 	if err != nil {
 		return devicehost.Host{}, err
@@ -46,7 +47,8 @@ func hostDevices(g *cmdutil.Globals, b cmdutil.RunBudgets, videoMode string) (de
 	if err != nil {
 		return devicehost.Host{}, err
 	}
-	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks, Video: video.Mode(videoMode)}, nil
+	return devicehost.Host{Devices: g.Selector(), Session: g.SessionOptions(false), Budgets: budgets, Locks: locks, Video: video.Mode(videoMode),
+		Perf: sessions.ParseItems(perf)}, nil
 }
 
 // workerFlagValues are the worker flags as given.
@@ -58,7 +60,7 @@ type workerFlagValues struct {
 	concurrency                   int
 	idleInterval                  time.Duration
 	maxIdlePolls, maxAssignments  int
-	video                         string
+	video, perf                   string
 }
 
 func (v *workerFlagValues) flags(loop bool) []cli.Flag {
@@ -67,6 +69,7 @@ func (v *workerFlagValues) flags(loop bool) []cli.Flag {
 		&cli.StringFlag{Name: "artifacts-root", Destination: &v.artifactsRoot, Required: true, Usage: "evidence goes to <root>/<taskId>/<shardId>/<attemptId>/"},
 		cmdutil.Seconds("probe-interval", "seconds between re-probes of this host's devices", worker.DefaultProbeInterval.Seconds(), &v.probeInterval),
 		&cli.StringFlag{Name: "video", Value: string(video.ModeOff), Destination: &v.video, Usage: "record each shard's run with adb screenrecord into its evidence: off, on-failure (kept only when the shard did not pass) or always"},
+		&cli.StringFlag{Name: "perf", Destination: &v.perf, Usage: "record these SoloPi performance items (as perf-start takes them, e.g. CPU,Memory,FPS) around each shard into perf/ of its evidence; never a verdict"},
 	}
 	flags = append(flags, cmdutil.RunBudgetFlags(&v.budgets)...)
 	if loop {
@@ -106,7 +109,7 @@ func (v *workerFlagValues) options(g *cmdutil.Globals, loop bool) (managedWorker
 // devices and the store, then fn.
 func (v *workerFlagValues) run(loop bool, fn func(context.Context, managed.Store, devices, managedWorkerOptions) (cmdutil.Result, error)) func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
 	return func(ctx context.Context, g *cmdutil.Globals) (cmdutil.Result, error) {
-		host, err := hostDevices(g, v.budgets, v.video)
+		host, err := hostDevices(g, v.budgets, v.video, v.perf)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
@@ -290,7 +293,7 @@ func newCmdDeviceProbe(e cmdutil.Env) *cli.Command {
 				}
 				serial = t.Serial()
 			}
-			host, err := hostDevices(d.G, cmdutil.RunBudgets{}, "")
+			host, err := hostDevices(d.G, cmdutil.RunBudgets{}, "", "")
 			if err != nil {
 				return cmdutil.Result{}, err
 			}
