@@ -239,7 +239,10 @@ func deviceRunCancelled(t *testing.T, m *managedFarm, dev *sim.Device, attemptDi
 			runID = resp["runId"]
 		}
 	})
-	_, st := m.cmd("status")
+	// The worker holds the phone's lock until its executor has returned,
+	// a moment after the attempt's report is written: the probe waits for
+	// it as a user's command would.
+	_, st := m.cmd("status", "--device-wait", "30")
 	if runID == nil || st["state"] != "cancelled" || st["runId"] != runID {
 		t.Errorf("the device's run: %v; the attempt's run: %v", st, runID)
 	}
