@@ -29,9 +29,9 @@ func perfRunOptions(t *testing.T, name, dir, items, budget string) RunOptions {
 	return o
 }
 
-// perfOf is the run output's "perf" object (the output valid against the
-// run schema).
-func perfOf(t *testing.T, rep *RunReport) map[string]any {
+// runObject is the run's output as printed: valid against the run
+// schema, decoded as a client reads it.
+func runObject(t *testing.T, rep *RunReport) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(rep.Payload)
 	if err != nil {
@@ -42,9 +42,16 @@ func perfOf(t *testing.T, rep *RunReport) map[string]any {
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// perfOf is the run output's "perf" object, decoded as a client reads it.
+func perfOf(t *testing.T, rep *RunReport) map[string]any {
+	t.Helper()
+	out := runObject(t, rep)
 	p, ok := out["perf"].(map[string]any)
 	if !ok {
-		t.Fatalf("no perf object in %s", b)
+		t.Fatalf("no perf object in %v", out)
 	}
 	return p
 }

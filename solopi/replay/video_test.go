@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/mp4check"
-	"github.com/solopi-dev/solopi/schemas/schematest"
 	"github.com/solopi-dev/solopi/sim/android"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
@@ -25,14 +23,11 @@ func videoRun(name, dir string, mode video.Mode) RunOptions {
 	return o
 }
 
-// videoOf is the run output's "video" object.
+// videoOf is the run output's "video" object as the run built it (its
+// files typed), once the output is valid against the run schema.
 func videoOf(t *testing.T, rep *RunReport) map[string]any {
 	t.Helper()
-	b, err := json.Marshal(rep.Payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schematest.Validate(t, "run", b)
+	runObject(t, rep)
 	v, ok := rep.Payload["video"].(map[string]any)
 	if !ok {
 		t.Fatalf("no video object in %v", rep.Payload)
