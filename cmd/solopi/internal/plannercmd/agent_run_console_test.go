@@ -3,10 +3,8 @@ package plannercmd
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -74,12 +72,7 @@ func TestAgentRunConsoleStop(t *testing.T) {
 		t.Error("the page still says it waits for the screen")
 	}
 	browsertest.Screenshot(t, p, "console-first-frame")
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#stop"))); err != nil {
-		t.Fatalf("no stop button: %v", err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#stop"))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.ConsoleStop(ctx, t)
 	var r result
 	select {
 	case r = <-done:
@@ -125,22 +118,9 @@ func TestAgentRunConsoleStop(t *testing.T) {
 		t.Fatalf("report %q (%s)", res.Report, res.ReportError)
 	}
 	// The command has exited; the page shows its end and the report.
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#final"))); err != nil {
-		t.Fatalf("the page does not show the end of the run: %v", err)
-	}
+	browsertest.ConsoleFinal(ctx, t, p, consoleURL, "cancelled (exit code 130)", res.Report)
 	if got := browsertest.Eval[string](t, p, `document.getElementById("state").textContent`); got != agentloop.OutcomeCancelled {
 		t.Errorf("state %q", got)
-	}
-	if got := browsertest.Eval[string](t, p, `document.getElementById("final-outcome").textContent`); !strings.Contains(got, "cancelled (exit code 130)") {
-		t.Errorf("final outcome %q", got)
-	}
-	if got := browsertest.Eval[string](t, p, `document.querySelector("#final-report code").textContent`); got != res.Report {
-		t.Errorf("report path shown %q, want %s", got, res.Report)
-	}
-	href := browsertest.Eval[string](t, p, `document.getElementById("report-link").href`)
-	cu, _ := url.Parse(consoleURL)
-	if want := "http://" + cu.Host + "/evidence/" + cu.Query().Get("token") + "/report.html"; href != want {
-		t.Errorf("report link %q, want %q", href, want)
 	}
 	if browsertest.Eval[string](t, p, `document.getElementById("phase").textContent`) != "finished" {
 		t.Error("the page lost its final state when the command exited")

@@ -3,14 +3,11 @@ package verifycmd
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/agentloop/fakemodel"
@@ -52,12 +49,7 @@ func TestVerifyRunConsoleStop(t *testing.T) {
 	p := browsertest.Open(t, browser, consoleURL, 1280, 900)
 	ctx, cancel := context.WithTimeout(p.Ctx, 120*time.Second)
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#stop"))); err != nil {
-		t.Fatalf("no stop button: %v", err)
-	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#stop"))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.ConsoleStop(ctx, t)
 	var res cmdtest.Result
 	select {
 	case res = <-done:
@@ -86,18 +78,6 @@ func TestVerifyRunConsoleStop(t *testing.T) {
 	if _, err := os.Stat(m.HTMLReport); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#final"))); err != nil {
-		t.Fatalf("the page does not show the end of the run: %v", err)
-	}
-	if got := browsertest.Eval[string](t, p, `document.getElementById("final-outcome").textContent`); !strings.Contains(got, "interrupted (exit code 130)") {
-		t.Errorf("final outcome %q", got)
-	}
-	if got := browsertest.Eval[string](t, p, `document.querySelector("#final-report code").textContent`); got != m.HTMLReport {
-		t.Errorf("report path shown %q, want %s", got, m.HTMLReport)
-	}
-	cu, _ := url.Parse(consoleURL)
-	if href, want := browsertest.Eval[string](t, p, `document.getElementById("report-link").href`), "http://"+cu.Host+"/evidence/"+cu.Query().Get("token")+"/report.html"; href != want {
-		t.Errorf("report link %q, want %q", href, want)
-	}
+	browsertest.ConsoleFinal(ctx, t, p, consoleURL, "interrupted (exit code 130)", m.HTMLReport)
 	browsertest.Screenshot(t, p, "verify-console-stopped")
 }
