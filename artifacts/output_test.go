@@ -1,11 +1,13 @@
 package artifacts
 
 import (
-	"github.com/solopi-dev/solopi/fault"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/internal/tooltest"
 )
 
 func TestOutputCheckFile(t *testing.T) {
@@ -44,10 +46,7 @@ func TestOutputRefusesSymlinks(t *testing.T) {
 	os.WriteFile(target, []byte("keep"), 0o644)
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(target, link); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must check the symlink policy: %v", err)
-		}
-		t.Skip("no symlinks here (allowed outside CI only)")
+		tooltest.Missing(t, "no symlinks here: %v", err)
 	}
 	for _, m := range []mode{Exclusive, Replace} {
 		if _, err := (Output{Mode: m}).WriteFile(link, []byte("x")); code(err) != fault.CodeInvalidOutputPath {

@@ -21,13 +21,16 @@ var ranks = map[string]int{
 	// and of decoded trees, under everything that reads JSON, the wire
 	// vocabulary's dialect writer included.
 	"canonjson": -1,
+	// The one rule for a test's missing tool (standard library only),
+	// under every test helper.
+	"internal/tooltest": -1,
 
 	// Foundations: vocabulary, errors, time, encodings (adb's wire format
 	// among them), small helpers.
 	"fault": 0, "clock": 0, "redact": 0, "protocol": 0, "adbwire": 0,
 	"internal/lazyregexp": 0, "internal/textclip": 0,
 	"internal/realadb": 0, "internal/pgtest": 0, "internal/browsertest": 0,
-	"internal/ptytest": 0, "internal/tooltest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
+	"internal/ptytest": 0, "internal/testwait": 0, "internal/layering": 0, "internal/docscheck": 0, "casefile/paramcrypt": 0,
 	"oracle/pyre": 0, // Python 3.11 re, under the oracle that judges with it
 
 	// Formats, output contracts and pure parsers built on the foundations;

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/solopi-dev/solopi/internal/tooltest"
 )
 
 // server is a running real adb server.
@@ -30,10 +32,7 @@ func Binary(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("adb")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("adb is not installed; CI must run the interop tests (apt-get install -y adb)")
-		}
-		t.Skip("adb is not installed (apt-get install -y adb); interop test skipped locally")
+		tooltest.Missing(t, "adb is not installed (apt-get install -y adb): %v", err)
 	}
 	return p
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/adbwire"
+	"github.com/solopi-dev/solopi/internal/tooltest"
 	"github.com/solopi-dev/solopi/sim"
 	"github.com/solopi-dev/solopi/sim/adbd"
 )
@@ -370,7 +371,7 @@ func freePort(t *testing.T) int {
 func fakeAdb(t *testing.T, body string) (path, marker string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
-		t.Skip("a POSIX shell script stands in for adb; not on Windows (CI runs Linux)")
+		tooltest.Missing(t, "a POSIX shell script stands in for adb: not on Windows")
 	}
 	dir := t.TempDir()
 	marker = filepath.Join(dir, "called")
