@@ -115,6 +115,16 @@ func pageScreens(ctx context.Context, o *agent.Observation) (*agentloop.Screen, 
 // an Agent client on a session to it.
 func simAgentClient(t *testing.T) (*sim.Device, *agent.AgentClient) {
 	t.Helper()
+	phone, s := simSession(t)
+	client := agent.NewAgentClient(s.Device, agent.AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
+	t.Cleanup(client.Close)
+	return phone, client
+}
+
+// simSession starts a simulated phone with the counter app in front and
+// opens a session to it.
+func simSession(t *testing.T) (*sim.Device, *device.Session) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	phone := sim.New(sim.Options{Serial: "sim-agentdevice", TimeScale: 10})
@@ -130,9 +140,7 @@ func simAgentClient(t *testing.T) (*sim.Device, *agent.AgentClient) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	client := agent.NewAgentClient(s.Device, agent.AgentOptions{Foreground: s.Foreground, PollInterval: 20 * time.Millisecond})
-	t.Cleanup(client.Close)
-	return phone, client
+	return phone, s
 }
 
 const counterPkg = "com.example.counter"

@@ -744,7 +744,11 @@ type upstreamErrorCase struct {
 // objects carry solopi-ai's field names with solopi-ai's types.
 func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 	t.Parallel()
-	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn})
+	// The Agent rows start sessions: SoloPi waits 5 s of device time for
+	// a controllable root while the host brings the app back over the
+	// scheme activity, so the device's clock must not outrun a loaded
+	// host (at 40× those 5 s were 125 ms of wall time).
+	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 5})
 	args := func(a ...string) func(*compatRig) []string { return func(*compatRig) []string { return a } }
 	dir := t.TempDir()
 	csvDir := func(name, content string) string {

@@ -98,6 +98,7 @@ type Phone struct {
 		version uint64
 		png     []byte
 	}
+	shots shotEncodings // recent screens' PNGs by their pixels (render.go)
 
 	version   uint64
 	changed   chan struct{}

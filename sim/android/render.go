@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"image"
 	"image/png"
+	"sync"
 	"time"
 
 	"github.com/solopi-dev/solopi/sim/android/ui"
@@ -63,18 +65,66 @@ func (p *Phone) ScreenshotContext(ctx context.Context) ([]byte, error) {
 	if cached != nil {
 		return bytes.Clone(cached), nil
 	}
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
+	out, err := p.shots.encode(img)
+	if err != nil {
 		return nil, fmt.Errorf("screenshot: encode png: %w", err)
 	}
-	out := buf.Bytes()
 	p.view(func() {
 		if p.version == version {
 			p.shotCache.version, p.shotCache.png = version, out
 		}
 	})
 	return bytes.Clone(out), nil
+}
+
+// shotEncodings keeps the PNGs of the last screens a phone showed, keyed by
+// their pixels. The UI version changes with every state change (a tap, a
+// clock tick), but a suite shows the same few screens over and over (the
+// counter at 0 before every shard), and encoding a screen is most of a
+// screenshot's cost: hashing the pixels is a twentieth of it, and the bytes
+// stay exactly those the encoder gives for them.
+type shotEncodings struct {
+	mu      sync.Mutex
+	entries []shotEncoding // most recent last
+}
+
+type shotEncoding struct {
+	sum [2]uint64
+	png []byte
+}
+
+// shotSeeds key the pixels with two independent 64-bit hashes: a wrong
+// screenshot would need both to collide, and hashing is a few ms where
+// SHA-256 of a screen takes 15.
+var shotSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// shotEncodingsKept is how many screens a phone remembers.
+const shotEncodingsKept = 16
+
+func (c *shotEncodings) encode(img *image.RGBA) ([]byte, error) {
+	sum := [2]uint64{maphash.Bytes(shotSeeds[0], img.Pix), maphash.Bytes(shotSeeds[1], img.Pix)}
+	c.mu.Lock()
+	for i, e := range c.entries {
+		if e.sum == sum {
+			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
+			c.mu.Unlock()
+			return e.png, nil
+		}
+	}
+	c.mu.Unlock()
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	out := buf.Bytes()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) == shotEncodingsKept {
+		c.entries = append(c.entries[:0], c.entries[1:]...)
+	}
+	c.entries = append(c.entries, shotEncoding{sum: sum, png: out})
+	return out, nil
 }
 
 // renderLocked draws the windows bottom to top.

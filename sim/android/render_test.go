@@ -62,6 +62,14 @@ func TestScreenshotDeterministic(t *testing.T) {
 	if !bytes.Equal(a, e) {
 		t.Fatal("same UI state rendered differently after a round trip")
 	}
+	// The remembered encoding is the caller's copy: changing it changes no
+	// later screenshot.
+	e[len(e)/2] ^= 0xff
+	tapNode(t, p, byID(t, p, "increment_button"))
+	tapNode(t, p, byID(t, p, "reset_button"))
+	if f, _ := p.Screenshot(); !bytes.Equal(a, f) {
+		t.Fatal("a caller's change to a screenshot leaked into the next one")
+	}
 }
 
 func TestScreenshotColoursAndText(t *testing.T) {

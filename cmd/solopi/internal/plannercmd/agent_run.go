@@ -19,7 +19,6 @@ import (
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
-	"github.com/solopi-dev/solopi/solopi/agent"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
@@ -248,24 +247,12 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 		}
 		defer sess.Close()
 		screen = sess.Device.RecorderView()
-		client := agent.NewAgentClient(sess.Device, agent.AgentOptions{Foreground: sess.Foreground, PollInterval: o.poll})
-		defer client.Close()
-		budget := agent.DefaultAgentBudget()
-		// Every plan may act once; freshness and verification observe
-		// without spending steps. The model's latency must not idle the
-		// session out, so the idle timeout is the device's maximum.
-		budget.MaxSteps = int64(min(200, o.maxSteps))
-		budget.MaxDurationMs = min(1800000, max(1000, o.maxDuration.Milliseconds()+60000))
-		budget.IdleTimeoutMs = 300000
-		// Repeating the same click is how a counter goes up; the host's
-		// own guard stops repeats that change nothing on the screen.
-		budget.MaxRepeatedActions = 20
-		budget.MaxNoProgressSteps = 5
-		sd, err := agentdevice.Start(ctx, client, agentdevice.Options{Budget: budget, AckTimeout: o.ackTimeout,
-			ActionTimeout: o.actionTimeout, PollInterval: o.poll, StepIDPrefix: "planner"})
+		sd, closeClient, err := agentdevice.StartPlanner(ctx, sess, agentdevice.PlannerOptions{MaxSteps: o.maxSteps,
+			MaxDuration: o.maxDuration, AckTimeout: o.ackTimeout, ActionTimeout: o.actionTimeout, PollInterval: o.poll})
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
+		defer closeClient()
 		dev, sessionID = sd, sd.SessionID()
 	}
 	// abandon gives the device back when the run cannot start.
@@ -308,13 +295,7 @@ func runAgentRun(ctx context.Context, d cmdutil.DeviceDeps, o *agentRunOptions) 
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
 	defer cancel()
 	cl := plannerCleanup{Attempted: true, Success: true}
-	closeDev := dev.Close
-	if sd, ok := dev.(*agentdevice.Device); ok && res != nil &&
-		(res.Outcome == agentloop.OutcomeCancelled || res.Outcome == agentloop.OutcomeMaxDuration) {
-		// Interrupted or timed out: cancel exactly the session we started.
-		closeDev = sd.Cancel
-	}
-	if err := closeDev(cctx); err != nil {
+	if err := agentdevice.Release(cctx, dev, res); err != nil {
 		cl.Success, cl.Error = false, s.Redact(err.Error())
 	}
 	if runErr != nil {

@@ -399,7 +399,10 @@ func TestVerifyRunInterruptDuringExplore(t *testing.T) {
 // and named in the output, and the API key is nowhere.
 func TestVerifyRunVisionProvider(t *testing.T) {
 	t.Parallel()
-	r0 := newRig(t, sim.Options{})
+	// Agent segments: SoloPi waits 5 s of device time for a controllable
+	// root while the host brings the app back, so the device's clock must
+	// not outrun a loaded host.
+	r0 := newRig(t, sim.Options{TimeScale: 5})
 	r0.vision(fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	art := filepath.Join(t.TempDir(), "run")
 	r, m := r0.verifyRun("--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--artifacts", art, "--decision-provider", "vision",
