@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/internal/pgtest"
@@ -126,7 +127,8 @@ func TestOpenCorruptAndForeign(t *testing.T) {
 }
 
 // A store another process holds the write lock of, past the busy timeout
-// (10 s), is database_locked; a read-only command still reads it (WAL).
+// (10 s by default, 200 ms here), is database_locked; a read-only command
+// still reads it (WAL).
 func TestOpenLocked(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "farm.sqlite")
@@ -149,8 +151,8 @@ func TestOpenLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
-	wantOpenCode(t, path, managed.Options{}, fault.CodeDatabaseLocked)
-	r, err := managed.Open(context.Background(), path, managed.Options{Existing: true})
+	wantOpenCode(t, path, managed.Options{BusyTimeout: 200 * time.Millisecond}, fault.CodeDatabaseLocked)
+	r, err := managed.Open(context.Background(), path, managed.Options{Existing: true, BusyTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("read-only open of a locked store: %v", err)
 	}

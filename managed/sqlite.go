@@ -73,7 +73,7 @@ func openSQLiteFile(ctx context.Context, abs string, opts Options, immutable boo
 	if immutable {
 		ro = "&immutable=1"
 	}
-	existing, version, err := inspectSQLite(ctx, abs, ro)
+	existing, version, err := inspectSQLite(ctx, abs, opts.busyPragma()+ro)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func openSQLiteFile(ctx context.Context, abs string, opts Options, immutable boo
 		mode = "rw"
 	}
 	db, err := sql.Open("sqlite", sqliteURI(abs, "mode="+mode+
-		"&_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"))
+		"&_txlock=immediate"+opts.busyPragma()+"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"))
 	if err != nil {
 		return nil, sqliteFault(err, abs, "cannot open the managed database")
 	}
@@ -145,7 +145,7 @@ func inspectSQLite(ctx context.Context, path, params string) ([]string, string, 
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, "", nil
 	}
-	db, err := sql.Open("sqlite", sqliteURI(path, "mode=ro&_pragma=busy_timeout(10000)"+params))
+	db, err := sql.Open("sqlite", sqliteURI(path, "mode=ro"+params))
 	if err != nil {
 		return nil, "", sqliteFault(err, path, "cannot open the managed database")
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/riverqueue/river"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -86,6 +88,19 @@ type Options struct {
 	Existing bool
 	// Logger receives River's logs; nil discards them.
 	Logger *slog.Logger
+	// BusyTimeout is how long a SQLite statement waits for another
+	// process's write lock before the store reports database_locked; zero
+	// means 10 s, long enough for any transaction of a busy farm.
+	BusyTimeout time.Duration
+}
+
+// busyPragma is SQLite's busy_timeout parameter for the connection URI.
+func (o Options) busyPragma() string {
+	ms := int64(10000)
+	if o.BusyTimeout > 0 {
+		ms = max(1, o.BusyTimeout.Milliseconds())
+	}
+	return "&_pragma=busy_timeout(" + strconv.FormatInt(ms, 10) + ")"
 }
 
 // Open opens (creating and migrating as needed, unless opts.Existing) the
