@@ -12,8 +12,8 @@ type EditOptions struct {
 	ConfirmHighRisk bool
 }
 
-// stepDescriptor describes one step for case-step-* output.
-type stepDescriptor struct {
+// StepDescriptor describes one step for case-step-* output.
+type StepDescriptor struct {
 	Index                        int     `json:"index"`
 	StepID                       string  `json:"stepId"`
 	ActionCode                   string  `json:"actionCode"`
@@ -36,7 +36,7 @@ type EditResult struct {
 	StepCount         int
 	HighRiskConfirmed bool
 	// Step describes the affected step after the edit; nil for delete.
-	Step *stepDescriptor
+	Step *StepDescriptor
 	// RemovedStepID is set by Delete.
 	RemovedStepID string
 }
@@ -44,8 +44,8 @@ type EditResult struct {
 // Describe builds the descriptor of one normalised step, for printing:
 // the parameter values of a step marked encrypted are redacted (the files
 // the edits write keep them).
-func Describe(s Step, index int) stepDescriptor {
-	d := stepDescriptor{Index: index, StepID: s.StepID, Step: s.Clone()}
+func Describe(s Step, index int) StepDescriptor {
+	d := StepDescriptor{Index: index, StepID: s.StepID, Step: s.Clone()}
 	redactStep(&d.Step)
 	enum, ok := lookupAction(s.Method.ActionEnum)
 	if ok {
@@ -74,12 +74,12 @@ func Describe(s Step, index int) stepDescriptor {
 // List normalises c without the authoring policy (so historical shell
 // steps can be shown, flagged authoringAllowed:false) and describes every
 // step.
-func List(c *Case) ([]stepDescriptor, error) {
+func List(c *Case) ([]StepDescriptor, error) {
 	n, _, err := Normalize(c, NormalizeOptions{SkipPolicy: true})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]stepDescriptor, len(n.Steps))
+	out := make([]StepDescriptor, len(n.Steps))
 	for i, s := range n.Steps {
 		out[i] = Describe(s, i)
 	}
@@ -88,7 +88,7 @@ func List(c *Case) ([]stepDescriptor, error) {
 
 // SelectStep is case-step-list --index: the descriptor at index, or
 // step_index_out_of_range (negative indexes included).
-func SelectStep(ds []stepDescriptor, index int) ([]stepDescriptor, error) {
+func SelectStep(ds []StepDescriptor, index int) ([]StepDescriptor, error) {
 	if err := checkIndex(index, len(ds), false); err != nil {
 		return nil, err
 	}

@@ -132,25 +132,25 @@ func validateRunningParam(v any) error {
 	return nil
 }
 
-// runningParams summarises advanceSettings.runningParam as solopi-ai
+// RunningParams summarises advanceSettings.runningParam as solopi-ai
 // prints it: mode is null when none is configured.
-type runningParams struct {
+type RunningParams struct {
 	Configured bool    `json:"configured"`
 	Mode       *string `json:"mode"`
 	ItemCount  int     `json:"itemCount"`
 }
 
 // GetRunningParams reports the case's running params.
-func GetRunningParams(c *Case) (runningParams, error) {
+func GetRunningParams(c *Case) (RunningParams, error) {
 	obj, err := parseAdvanceSettings(c.AdvanceSettings)
 	if err != nil || obj == nil {
-		return runningParams{}, err
+		return RunningParams{}, err
 	}
 	rp, ok := obj["runningParam"].(map[string]any)
 	if !ok {
-		return runningParams{}, nil
+		return RunningParams{}, nil
 	}
-	out := runningParams{Configured: true}
+	out := RunningParams{Configured: true}
 	if mode, ok := rp["mode"].(string); ok {
 		out.Mode = &mode
 	}

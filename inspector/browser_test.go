@@ -121,7 +121,7 @@ func TestBrowserHoverClickCopyRecordReplay(t *testing.T) {
 	}
 
 	res := r.stop()
-	if res.Recording["stepsAdded"] != 4 {
+	if res.Recording.StepsAdded != 4 {
 		t.Fatalf("recording %+v", res.Recording)
 	}
 	c := loadCase(t, file)

@@ -73,7 +73,7 @@ func TestGuardRefusesForeignRequests(t *testing.T) {
 			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
 		}
 	}
-	if res := r.stop(); res.Recording["stepsAdded"] != 0 {
+	if res := r.stop(); res.Recording.StepsAdded != 0 {
 		t.Fatalf("a refused request recorded a step: %+v", res.Recording)
 	}
 }

@@ -231,15 +231,27 @@ func (r *recorder) close(ctx context.Context) error {
 	return err
 }
 
+// recording is the recording's part of the final result (fields in the
+// alphabetical order of their JSON names: it used to be a map).
+type recording struct {
+	AgentSessions int    `json:"agentSessions"`
+	CaseName      string `json:"caseName"`
+	// EndError is set when the recording's Agent session did not end.
+	EndError   *pageError `json:"endError,omitempty"`
+	File       string     `json:"file"`
+	Steps      int        `json:"steps"`
+	StepsAdded int        `json:"stepsAdded"`
+}
+
 // status is the recording's part of the final result.
-func (r *recorder) status() map[string]any {
+func (r *recorder) status() *recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m := map[string]any{"file": r.path, "stepsAdded": r.added, "agentSessions": r.sessions, "steps": 0, "caseName": caseName(r.path)}
+	st := &recording{File: r.path, StepsAdded: r.added, AgentSessions: r.sessions, CaseName: caseName(r.path)}
 	if r.c != nil {
-		m["steps"], m["caseName"] = len(r.c.Steps), r.c.CaseName
+		st.Steps, st.CaseName = len(r.c.Steps), r.c.CaseName
 	}
-	return m
+	return st
 }
 
 // caseError is a case file error with its stable code (exit 3), as the

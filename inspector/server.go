@@ -54,12 +54,12 @@ type Options struct {
 
 // Result is the command's final object.
 type Result struct {
-	Success       bool           `json:"success"`
-	URL           string         `json:"url"`
-	Snapshots     int            `json:"snapshots"`
-	CaptureErrors int            `json:"captureErrors"`
-	LastError     *pageError     `json:"lastError,omitempty"`
-	Recording     map[string]any `json:"recording"`
+	Success       bool       `json:"success"`
+	URL           string     `json:"url"`
+	Snapshots     int        `json:"snapshots"`
+	CaptureErrors int        `json:"captureErrors"`
+	LastError     *pageError `json:"lastError,omitempty"`
+	Recording     *recording `json:"recording"`
 }
 
 // pageError is a failure as the page shows it: the code and message only.
@@ -235,7 +235,7 @@ func (s *Server) finish(ctx context.Context) *Result {
 		s.rec.client.Close()
 		res.Recording = s.rec.status()
 		if endErr != nil {
-			res.Recording["endError"] = errorOf(endErr)
+			res.Recording.EndError = errorOf(endErr)
 		}
 	}
 	return res

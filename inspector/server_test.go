@@ -110,10 +110,10 @@ func TestRecordWritesACaseThatReplays(t *testing.T) {
 	}
 	res := r.stop()
 	validateResult(t, res)
-	if res.Recording["stepsAdded"] != 4 || res.Recording["steps"] != 4 || res.Recording["agentSessions"] != 1 || res.Recording["caseName"] != "counter-twice" {
+	if res.Recording.StepsAdded != 4 || res.Recording.Steps != 4 || res.Recording.AgentSessions != 1 || res.Recording.CaseName != "counter-twice" {
 		t.Fatalf("recording %+v", res.Recording)
 	}
-	if _, ok := res.Recording["endError"]; ok {
+	if res.Recording.EndError != nil {
 		t.Fatalf("the Agent session did not end: %+v", res.Recording)
 	}
 	b, _ := os.ReadFile(file)
@@ -258,7 +258,7 @@ func TestRecordAppendsToAnExistingCase(t *testing.T) {
 	}
 	res := r.stop()
 	after := loadCase(t, file)
-	if len(after.Steps) != len(before.Steps)+1 || after.CaseName != before.CaseName || res.Recording["steps"] != len(after.Steps) {
+	if len(after.Steps) != len(before.Steps)+1 || after.CaseName != before.CaseName || res.Recording.Steps != len(after.Steps) {
 		t.Fatalf("before %d steps, after %d (%s); result %+v", len(before.Steps), len(after.Steps), after.CaseName, res.Recording)
 	}
 	if last := after.Steps[len(after.Steps)-1]; last.Method.ActionEnum != "CLICK" || *last.Node.ResourceID != counterPkg+":id/increment_button" {

@@ -88,9 +88,10 @@ func AppStatus(ctx context.Context, s *device.Session) (map[string]any, error) {
 	return m, nil
 }
 
-// Inspect returns the current page tree (status?type=page); only an answer
-// with a page object passes.
-func Inspect(ctx context.Context, s *device.Session) (map[string]any, error) {
+// Inspect returns SoloPi's answer with the current page tree
+// (status?type=page), unchanged; only an answer with a page object passes
+// (whatever its success says: inspect prints it with success true).
+func Inspect(ctx context.Context, s *device.Session) (device.WireObject, error) {
 	d := s.DeviceWithTimeout(pageQueryTimeout)
 	defer d.Close()
 	r, err := d.Query(ctx, protocol.ActionStatus, device.P(protocol.ParamType, "page"))
@@ -103,9 +104,7 @@ func Inspect(ctx context.Context, s *device.Session) (map[string]any, error) {
 		}
 		return nil, fault.New(fault.Failed, fault.CodePageUnavailable, "SoloPi's page answer carries no page tree")
 	}
-	m := r.Clone()
-	m["success"] = true
-	return m, nil
+	return r, nil
 }
 
 // screenshotResult is the screenshot command's object.

@@ -161,8 +161,26 @@ type importReport struct {
 	RequestID  string
 	RemotePath string
 	Receipt    map[string]any
-	Cleanup    map[string]any
+	Cleanup    StagingCleanup
 }
+
+// StagingCleanup is the removal of a staged import file, as case-import
+// and run --file report it under cleanup. Its fields are in the
+// alphabetical order of their JSON names (it used to be a map); Removed
+// and Success are set only once removal was attempted.
+type StagingCleanup struct {
+	Attempted bool `json:"attempted"`
+	// Error says why the removal could not be confirmed.
+	Error string `json:"error,omitempty"`
+	Path  string `json:"path,omitempty"`
+	// Reason says why no removal was attempted.
+	Reason  string `json:"reason,omitempty"`
+	Removed *bool  `json:"removed,omitempty"`
+	Success *bool  `json:"success,omitempty"`
+}
+
+// Done reports a staged file confirmed removed.
+func (c StagingCleanup) Done() bool { return c.Success != nil && *c.Success }
 
 // importDir is the device directory SoloPi imports cases from.
 func importDir(d *device.Device) string {
@@ -193,7 +211,7 @@ func ImportCase(ctx context.Context, d *device.Device, c *casefile.Case, o Impor
 		if staged {
 			rep.Cleanup = removeStaged(ctx, d, rep.RemotePath)
 		} else {
-			rep.Cleanup = map[string]any{"attempted": false, "reason": "nothing_staged"}
+			rep.Cleanup = StagingCleanup{Reason: "nothing_staged"}
 		}
 	}()
 	_, stderr, code, err := d.Transport().Shell(ctx, device.ShellJoin("mkdir", "-p", dir))
@@ -249,22 +267,22 @@ func withResponse(err error) error {
 }
 
 // removeStaged deletes the staged import file and checks it is gone.
-func removeStaged(ctx context.Context, d *device.Device, remote string) map[string]any {
+func removeStaged(ctx context.Context, d *device.Device, remote string) StagingCleanup {
 	cctx, cancel := device.Cleanup(ctx, 15*time.Second)
 	defer cancel()
-	res := map[string]any{"attempted": true, "path": remote, "success": false}
+	res := StagingCleanup{Attempted: true, Path: remote, Success: new(bool)}
 	_, stderr, code, err := d.Transport().Shell(cctx, device.ShellJoin("rm", "-f", "--", remote))
 	if err != nil || code != 0 {
-		res["error"] = "rm failed: " + firstNonEmpty(errString(err), device.FirstLine(string(stderr)))
+		res.Error = "rm failed: " + firstNonEmpty(errString(err), device.FirstLine(string(stderr)))
 		return res
 	}
 	_, _, code, err = d.Transport().Shell(cctx, device.ShellJoin("test", "!", "-e", remote))
 	if err != nil {
-		res["error"] = "check failed: " + err.Error()
+		res.Error = "check failed: " + err.Error()
 		return res
 	}
-	res["removed"] = code == 0
-	res["success"] = code == 0
+	gone := code == 0
+	res.Removed, res.Success = &gone, &gone
 	return res
 }
 

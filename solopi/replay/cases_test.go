@@ -20,7 +20,7 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	if rep.Receipt["imported"] != true || rep.Receipt["caseName"] != "支付 & 退款" || rep.Cleanup["success"] != true {
+	if rep.Receipt["imported"] != true || rep.Receipt["caseName"] != "支付 & 退款" || !rep.Cleanup.Done() {
 		t.Fatalf("receipt %v cleanup %v", rep.Receipt, rep.Cleanup)
 	}
 	want := "/sdcard/Android/data/com.alipay.hulu/files/harness-import/" + rep.RequestID + ".json"
@@ -42,7 +42,7 @@ func TestImportCaseStagesChecksAndCleansUp(t *testing.T) {
 	// A second import of the same name is refused by the device (exit 2)
 	// and the staged file is still removed.
 	rep, err = ImportCase(context.Background(), d, caseOf(t, "支付 & 退款", twoSteps), ImportOptions{Timeout: 5 * time.Second, PollInterval: 20 * time.Millisecond})
-	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "duplicate_case" || rep.Cleanup["attempted"] != true {
+	if e := fault.From(err); e.Kind != fault.Failed || e.Code != "duplicate_case" || !rep.Cleanup.Attempted {
 		t.Fatalf("duplicate: %v %v", err, rep.Cleanup)
 	}
 	if _, err := p.dev.Phone.Stat(rep.RemotePath); err == nil {
@@ -66,7 +66,7 @@ func TestImportCaseRefusalStillCleansUp(t *testing.T) {
 	if e := fault.From(err); e.Code != "invalid_import_path" || e.Kind != fault.Failed {
 		t.Fatalf("want device refusal, got %v", err)
 	}
-	if rep.Cleanup["success"] != true {
+	if !rep.Cleanup.Done() {
 		t.Fatalf("cleanup %v", rep.Cleanup)
 	}
 	if _, err := p.dev.Phone.Stat(rep.RemotePath); err == nil {
@@ -86,7 +86,7 @@ func TestImportCaseTimeout(t *testing.T) {
 	if e.Kind != fault.Timeout || e.Code != fault.CodeImportTimeout || e.Details["requestId"] != rep.RequestID {
 		t.Fatalf("want import timeout, got %v", err)
 	}
-	if rep.Cleanup["success"] != true {
+	if !rep.Cleanup.Done() {
 		t.Fatalf("cleanup after timeout %v", rep.Cleanup)
 	}
 	if _, err := p.dev.Phone.Stat(rep.RemotePath); err == nil {
@@ -114,7 +114,7 @@ func TestImportCaseInterruptCleansUp(t *testing.T) {
 	if !fault.IsInterrupt(err) {
 		t.Fatalf("want interrupt, got %v", err)
 	}
-	if rep.Cleanup["attempted"] != true || rep.Cleanup["success"] != true {
+	if !rep.Cleanup.Attempted || !rep.Cleanup.Done() {
 		t.Fatalf("cleanup after interrupt %v", rep.Cleanup)
 	}
 }

@@ -20,8 +20,8 @@ import (
 
 // LocalOutput is what a case command prints and, with --output, writes.
 type LocalOutput struct {
-	// Print is the printed object without the case.
-	Print map[string]any
+	// Print is the printed object, its case not yet placed.
+	Print caseResult
 	// Case is the case as printed when there is no --output.
 	Case any
 	// File is the --output file's content: every value kept.
@@ -33,22 +33,15 @@ type LocalOutput struct {
 // Emit is the object to print: with the case when output is "", else
 // after writing File at output (replacing a file there, never through a
 // symlink; missing parents created) with output and outputReplaced.
-func (l *LocalOutput) Emit(output string) (map[string]any, error) {
-	out := make(map[string]any, len(l.Print)+2)
-	for k, v := range l.Print {
-		out[k] = v
-	}
+func (l *LocalOutput) Emit(output string) (any, error) {
 	if output == "" {
-		out["case"] = l.Case
-		return out, nil
+		return l.Print.placed(caseDest{Case: l.Case}), nil
 	}
 	fr, err := writeCaseOutput(output, l.File, true, l.Perm)
 	if err != nil {
 		return nil, err
 	}
-	out["output"] = fr.Path
-	out["outputReplaced"] = fr.Replaced
-	return out, nil
+	return l.Print.placed(written(fr)), nil
 }
 
 // jsonValue decodes a case writer's bytes for printing (integers exact).
@@ -73,7 +66,7 @@ func CaseTemplate(name, pkg, label string) (*LocalOutput, error) {
 	if err != nil {
 		return nil, caseError(err)
 	}
-	return &LocalOutput{Print: map[string]any{"success": true, "caseName": n.CaseName}, Case: jsonValue(b), File: b}, nil
+	return &LocalOutput{Print: caseTemplateResult{Success: true, CaseName: n.CaseName}, Case: jsonValue(b), File: b}, nil
 }
 
 // CaseValidateOptions are case-validate's flags.
@@ -133,8 +126,8 @@ func ValidateCaseFile(o CaseValidateOptions) (*LocalOutput, error) {
 		return nil, caseError(err)
 	}
 	return &LocalOutput{
-		Print: map[string]any{"success": true, "valid": true, "caseName": n.CaseName, "stepCount": len(n.Steps),
-			"highRiskConfirmed": len(hr) > 0, "confirmedHighRiskSteps": hr, "runningParams": rp},
+		Print: caseValidateResult{Success: true, Valid: true, CaseName: n.CaseName, StepCount: len(n.Steps),
+			HighRiskConfirmed: len(hr) > 0, ConfirmedHighRiskSteps: hr, RunningParams: rp},
 		Case: jsonValue(printed), File: file, Perm: secretsPerm(n),
 	}, nil
 }
@@ -179,7 +172,7 @@ func PrepareImport(file string, confirm bool) (*preparedImport, error) {
 // CaseStepList is case-step-list: every step of the file, or only the one
 // at *index, described with the values their author marked encrypted
 // redacted.
-func CaseStepList(file string, index *int) (map[string]any, error) {
+func CaseStepList(file string, index *int) (*stepListResult, error) {
 	c, err := readCaseFile(file)
 	if err != nil {
 		return nil, err
@@ -195,7 +188,7 @@ func CaseStepList(file string, index *int) (map[string]any, error) {
 		}
 	}
 	abs, _ := filepath.Abs(file)
-	return map[string]any{"success": true, "caseName": c.CaseName, "source": abs, "stepCount": total, "steps": steps}, nil
+	return &stepListResult{Success: true, CaseName: c.CaseName, Source: abs, StepCount: total, Steps: steps}, nil
 }
 
 // StepEdit is one of casefile's step edits, applied to the source case.
@@ -205,7 +198,7 @@ type StepEdit func(c *casefile.Case, opts casefile.EditOptions) (*casefile.EditR
 // the output checked first, the edit (casefile re-normalises the whole case
 // and applies the policy to the affected step), the result written in
 // authoring form (created exclusively unless overwrite).
-func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (map[string]any, error) {
+func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (*StepEditResult, error) {
 	if err := CheckCaseOutput(output, file, overwrite); err != nil {
 		return nil, err
 	}
@@ -226,13 +219,12 @@ func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (
 		return nil, err
 	}
 	src, _ := filepath.Abs(file)
-	out := map[string]any{"success": true, "operation": res.Operation, "caseName": res.Case.CaseName, "source": src, "output": fr.Path,
-		"stepCount": res.StepCount, "affectedIndex": res.AffectedIndex}
+	out := &StepEditResult{Success: true, Operation: res.Operation, CaseName: res.Case.CaseName, Source: src, Output: fr.Path,
+		StepCount: res.StepCount, AffectedIndex: res.AffectedIndex}
 	if res.Operation == "delete" {
-		out["removedStepId"] = res.RemovedStepID
+		out.RemovedStepID = &res.RemovedStepID
 	} else {
-		out["highRiskConfirmed"] = res.HighRiskConfirmed
-		out["step"] = res.Step
+		out.HighRiskConfirmed, out.Step = &res.HighRiskConfirmed, res.Step
 	}
 	return out, nil
 }
@@ -244,12 +236,11 @@ func CaseStepEdit(file, output string, overwrite, confirm bool, edit StepEdit) (
 // clear, as solopi-ai writes it (mode 0600), so that case-import of that
 // file stores the same case.
 func (c *deviceCase) Export(showSecrets bool) (*LocalOutput, error) {
-	out := map[string]any{"success": true, "caseName": c.Name, "caseId": c.ID, "caseFingerprint": c.Fingerprint, "stepCount": c.StepCount()}
-	printed, n := c.Object, 0
+	out := caseGetResult{Success: true, CaseName: c.Name, CaseID: c.ID, CaseFingerprint: c.Fingerprint, StepCount: c.StepCount()}
+	printed := c.Object
 	if !showSecrets {
-		printed, n = redactParams(c.Object)
+		printed, out.RedactedParams = redactParams(c.Object)
 	}
-	out["redactedParams"] = n
 	b, err := artifacts.MarshalIndent(c.Object)
 	if err != nil {
 		return nil, fmt.Errorf("encode case: %w", err)

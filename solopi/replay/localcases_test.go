@@ -127,7 +127,7 @@ func TestNullsAreKept(t *testing.T) {
 	}
 	stdout, _ := v.Emit("")
 	b := mustJSON(t, stdout)
-	if !bytes.Contains(b, []byte(`"mode":null`)) || !strings.Contains(stdout["case"].(map[string]any)["operationLog"].(string), `"operationNode":null`) {
+	if !bytes.Contains(b, []byte(`"mode":null`)) || !strings.Contains(stdout.(caseValidateResult).Case.(map[string]any)["operationLog"].(string), `"operationNode":null`) {
 		t.Errorf("case-validate: %s", b)
 	}
 	list, err := CaseStepList(src, nil)

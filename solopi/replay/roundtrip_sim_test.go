@@ -55,7 +55,7 @@ func TestExportImportRoundTripEveryParameter(t *testing.T) {
 		t.Fatalf("the export holds the redaction marker:\n%s", file)
 	}
 	stdout, _ := exp.Emit("")
-	for _, out := range []map[string]any{printed, stdout} {
+	for _, out := range []any{printed, stdout} {
 		b, _ := json.Marshal(out)
 		for _, s := range secrets {
 			if bytes.Contains(b, []byte(s)) {
@@ -142,7 +142,7 @@ func TestRedactedCopyIsRefused(t *testing.T) {
 	dc := importFile(t, p, store, src, false)
 	exp, _ := dc.Export(false)
 	stdout, _ := exp.Emit("")
-	copyPath := writeJSON(t, dir, "copy.json", stdout["case"])
+	copyPath := writeJSON(t, dir, "copy.json", stdout.(caseGetResult).Case)
 	before := p.mutations("case-import")
 	if _, err := PrepareImport(copyPath, false); fault.CodeOf(err) != fault.CodeRedactedValue || fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("import of a redacted copy: %v", err)
@@ -171,7 +171,7 @@ func importFile(t *testing.T, p *simPhone, store SecretsStore, path string, repl
 	if err != nil {
 		t.Fatalf("import %s: %v", path, err)
 	}
-	if red := RecordImportSecrets(ctx, p.d, store, prep, rep.Receipt); red["record"] == nil {
+	if red := RecordImportSecrets(ctx, p.d, store, prep, rep.Receipt); red.Record == "" {
 		t.Fatalf("secrets record: %v", red)
 	}
 	dc, err := GetCase(ctx, p.d, prep.Case.CaseName)

@@ -253,20 +253,29 @@ func importSecrets(store SecretsStore, p *preparedImport) []casefile.ParamRef {
 	return refs
 }
 
+// ImportRedaction is case-import's redaction: how many secret positions
+// the record holds and where it is, or why it could not be written
+// (fields in the alphabetical order of their JSON names).
+type ImportRedaction struct {
+	EncryptedParams int    `json:"encryptedParams"`
+	Record          string `json:"record,omitempty"`
+	RecordError     string `json:"recordError,omitempty"`
+}
+
 // RecordImportSecrets leaves the record of an imported case (ImportSecrets'
 // positions, never values) for the runs of this case on this computer, and
 // reports it as case-import prints it under redaction. A failure is
 // reported, not fatal: the import itself succeeded.
-func RecordImportSecrets(ctx context.Context, d *device.Device, store SecretsStore, p *preparedImport, receipt map[string]any) map[string]any {
+func RecordImportSecrets(ctx context.Context, d *device.Device, store SecretsStore, p *preparedImport, receipt map[string]any) ImportRedaction {
 	refs := importSecrets(store, p)
-	out := map[string]any{"encryptedParams": len(refs)}
+	out := ImportRedaction{EncryptedParams: len(refs)}
 	id, _ := device.WireObject(receipt).Integer("caseId")
 	path, err := recordSecrets(ctx, d, store, p.Case, id, refs)
 	if err != nil {
-		out["recordError"] = err.Error()
+		out.RecordError = err.Error()
 		return out
 	}
-	out["record"] = path
+	out.Record = path
 	return out
 }
 

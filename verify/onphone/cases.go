@@ -44,7 +44,7 @@ func (p *Phone) ImportCase(ctx context.Context, compiled *verify.Case, _ string)
 		out[k] = v
 	}
 	out["requestId"], out["cleanup"], out["confirmedHighRiskSteps"] = rep.RequestID, rep.Cleanup, hr
-	if ok, _ := rep.Cleanup["success"].(bool); !ok {
+	if !rep.Cleanup.Done() {
 		out["success"], out["errorCode"] = false, fault.CodeStagingCleanupFailed
 		out["error"] = "the case was imported but the staged file could not be confirmed removed"
 		return execution.ImportResult{Receipt: tree(out)}, nil

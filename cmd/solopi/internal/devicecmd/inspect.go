@@ -5,8 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/inspector"
+	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/readiness"
 )
 
@@ -38,9 +40,26 @@ func newCmdInspect(e cmdutil.Env) *cli.Command {
 	}
 }
 
+// inspectResult is what inspect adds to SoloPi's page answer, which it
+// prints unchanged beside it.
+type inspectResult struct {
+	Success bool `json:"success"`
+}
+
+// inspectOnce is inspect without --serve: the page answer with success.
+func inspectOnce(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+	return cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
+		r, err := readiness.Inspect(ctx, s)
+		if err != nil {
+			return cmdutil.Result{}, err
+		}
+		return cmdutil.OK(canonjson.Overlay{Base: r, Fields: inspectResult{Success: true}}), nil
+	})
+}
+
 func runInspect(ctx context.Context, d cmdutil.DeviceDeps, o *inspectOptions) (cmdutil.Result, error) {
 	if !o.serve && o.recordTo == "" {
-		return sessionQuery(ctx, d, readiness.Inspect)
+		return inspectOnce(ctx, d)
 	}
 	if o.recordTo != "" {
 		// An unusable file is refused before any device contact.

@@ -119,23 +119,17 @@ func caseImport(ctx context.Context, d cmdutil.DeviceDeps, o *caseImportOptions)
 			}
 			return cmdutil.Result{}, e.With("caseName", n.CaseName)
 		}
-		out := map[string]any{}
-		for k, v := range rep.Receipt {
-			out[k] = v
-		}
-		out["requestId"] = rep.RequestID
-		out["cleanup"] = rep.Cleanup
-		out["confirmedHighRiskSteps"] = hr
-		out["redaction"] = replay.RecordImportSecrets(ctx, d, store, p, rep.Receipt)
-		if ok, _ := rep.Cleanup["success"].(bool); !ok {
+		out := importResult{RequestID: rep.RequestID, Cleanup: rep.Cleanup, ConfirmedHighRiskSteps: hr,
+			Redaction: replay.RecordImportSecrets(ctx, d, store, p, rep.Receipt)}
+		if !rep.Cleanup.Done() {
 			// The case was imported but its staged copy may still be on
 			// the device's shared storage: say so with a failing exit.
-			out["success"] = false
-			out["errorCode"] = codeStagingCleanup
-			out["error"] = "the case was imported but the staged file could not be confirmed removed"
-			return cmdutil.WithKind(out, fault.Transport), nil
+			failed := false
+			out.Success, out.ErrorCode = &failed, codeStagingCleanup
+			out.Error = "the case was imported but the staged file could not be confirmed removed"
+			return cmdutil.WithKind(out.over(rep.Receipt), fault.Transport), nil
 		}
-		return cmdutil.OK(out), nil
+		return cmdutil.OK(out.over(rep.Receipt)), nil
 	})
 }
 

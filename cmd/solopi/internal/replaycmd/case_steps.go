@@ -232,7 +232,7 @@ func caseStepEdit(o *stepEditOptions, edit replay.StepEdit) (cmdutil.Result, err
 // file is either unchanged or wholly the edited case. Its mode never
 // becomes looser: 0600 when the edited case holds secrets or the file was
 // 0600.
-func caseStepEditInPlace(file string, confirm bool, edit replay.StepEdit) (map[string]any, error) {
+func caseStepEditInPlace(file string, confirm bool, edit replay.StepEdit) (*replay.StepEditResult, error) {
 	replace := artifacts.Output{Mode: artifacts.Replace}
 	abs, err := replace.CheckFile(file)
 	if err != nil {
@@ -265,7 +265,7 @@ func caseStepEditInPlace(file string, confirm bool, edit replay.StepEdit) (map[s
 	if err != nil {
 		return nil, inPlaceError(err, file)
 	}
-	m["output"], m["inPlace"] = fr.Path, true
+	m.Output, m.InPlace = fr.Path, true
 	return m, nil
 }
 
