@@ -82,7 +82,7 @@ type Report struct {
 	Interrupted bool     `json:"interrupted"`
 	Devices     []Device `json:"devices"`
 	Cases       []Case   `json:"cases"`
-	Counts      counts   `json:"counts"`
+	Counts      Counts   `json:"counts"`
 	// ArtifactsDir is the batch's evidence root (ROOT/batch-<id>).
 	ArtifactsDir string `json:"artifactsDir,omitempty"`
 	// Warnings are problems beside the verdicts (a history row that could
@@ -177,9 +177,9 @@ type Attempt struct {
 	Attachments []string `json:"attachments,omitempty"`
 }
 
-// counts are the cases by verdict. A flaky case is counted as flaky only:
+// Counts are the cases by verdict. A flaky case is counted as flaky only:
 // passed never includes it.
-type counts struct {
+type Counts struct {
 	Cases    int `json:"cases"`
 	Passed   int `json:"passed"`
 	Failed   int `json:"failed"`
@@ -197,7 +197,7 @@ func (r *Report) Finish(finished time.Time) {
 	r.Schema = Schema
 	r.FinishedAt = finished
 	r.DurationMs = finished.Sub(r.StartedAt).Milliseconds()
-	r.Counts = counts{}
+	r.Counts = Counts{}
 	for i := range r.Cases {
 		c := &r.Cases[i]
 		vs := make([]Verdict, len(c.Attempts))

@@ -89,7 +89,7 @@ func sample() *Report {
 func TestFinishCountsNeverHideAFailure(t *testing.T) {
 	t.Parallel()
 	r := sample()
-	want := counts{Cases: 5, Passed: 1, Flaky: 1, Failed: 1, Error: 1, Skipped: 1, Attempts: 9}
+	want := Counts{Cases: 5, Passed: 1, Flaky: 1, Failed: 1, Error: 1, Skipped: 1, Attempts: 9}
 	if r.Counts != want {
 		t.Fatalf("counts %+v, want %+v", r.Counts, want)
 	}

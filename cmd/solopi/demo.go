@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/outcome"
@@ -93,11 +94,28 @@ func runDemo(ctx context.Context, g *cmdutil.Globals, o *demoOptions) (cmdutil.R
 	if err != nil {
 		return cmdutil.Result{}, err
 	}
-	result["demo"] = map[string]any{
-		"device":     dev.Serial(),
-		"simulated":  true,
-		"timeScale":  o.timeScale,
-		"caseImport": imported,
-	}
-	return cmdutil.Result{Value: result, Exit: code}, nil
+	out := demoResult{run: result, Demo: demoInfo{Device: dev.Serial(), Simulated: true, TimeScale: o.timeScale, CaseImport: imported}}
+	return cmdutil.Result{Value: out, Exit: code}, nil
+}
+
+// demoResult is what demo prints: the run's object as the inner run
+// printed it, echoed, with the demo's own object beside its keys.
+type demoResult struct {
+	run  map[string]any
+	Demo demoInfo `json:"demo"`
+}
+
+// demoInfo is the demo's object: the simulated phone and the case-import
+// object the inner case-import printed (echoed).
+type demoInfo struct {
+	CaseImport map[string]any `json:"caseImport"`
+	Device     string         `json:"device"`
+	Simulated  bool           `json:"simulated"`
+	TimeScale  float64        `json:"timeScale"`
+}
+
+// MarshalJSON lays the demo's object over the run's, keys sorted.
+func (r demoResult) MarshalJSON() ([]byte, error) {
+	type fields demoResult // the typed keys, without this method
+	return canonjson.Overlay{Base: r.run, Fields: fields(r)}.MarshalJSON()
 }

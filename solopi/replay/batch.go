@@ -34,8 +34,10 @@ type BatchReport struct {
 	// Err is nil when every sub-run passed; otherwise the kind of the first
 	// sub-run that did not fail as a business failure (an infrastructure
 	// problem), or Failed.
-	Err           *fault.Error
-	Payload       map[string]any
+	Err *fault.Error
+	// Payload is the printed object; nil when the batch could not start
+	// (Err says why).
+	Payload       *BatchResult
 	Children      []batchChild
 	ArtifactsRoot string
 	Started       time.Time
@@ -80,10 +82,7 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 		b.Children = append(b.Children, batchChild{Index: i + 1, CaseName: c})
 	}
 	if err := ValidateBatch(o); err != nil {
-		e := fault.From(err)
-		b.Err = e
-		b.Payload = e.Fields()
-		b.Finished = d.Clock().Now()
+		b.Err, b.Finished = fault.From(err), d.Clock().Now()
 		return b
 	}
 	if o.Run.ArtifactsDir != "" {
@@ -92,8 +91,7 @@ func RunBatch(ctx context.Context, d *device.Device, o BatchOptions) *BatchRepor
 			b.ArtifactsRoot = abs
 		}
 		if err := artifacts.Check(b.ArtifactsRoot, artifacts.EvidenceExclusive); err != nil {
-			e := fault.From(err)
-			b.Err, b.Payload, b.Finished = e, e.Fields(), d.Clock().Now()
+			b.Err, b.Finished = fault.From(err), d.Clock().Now()
 			return b
 		}
 	}
@@ -156,14 +154,14 @@ func isInterruptCode(code string) bool { return code == fault.CodeInterrupted }
 func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 	completed, failed := 0, 0
 	var firstInfra *fault.Error
-	results := make([]map[string]any, 0, len(b.Children))
-	skipped := []map[string]any{}
+	r := &BatchResult{BatchID: b.BatchID, RequestedRuns: len(b.Children), ContinueOnFailure: o.ContinueOnFailure,
+		Results: make([]*batchRun, 0, len(b.Children)), Skipped: []batchSkip{}, ArtifactsRoot: b.ArtifactsRoot,
+		DurationMs: b.Finished.Sub(b.Started).Milliseconds()}
 	for _, ch := range b.Children {
 		if ch.Report == nil {
-			skipped = append(skipped, map[string]any{"index": ch.Index, "caseName": ch.CaseName})
+			r.Skipped = append(r.Skipped, batchSkip{Index: ch.Index, CaseName: ch.CaseName})
 			continue
 		}
-		r := map[string]any{"index": ch.Index, "caseName": ch.CaseName}
 		rep := ch.Report
 		completed++
 		if rep.Err != nil {
@@ -172,60 +170,33 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 				firstInfra = rep.Err
 			}
 		}
-		// "exitCode" is added by the command, which owns exit codes.
-		r["runId"] = nilIfEmpty(rep.RunID)
-		r["requestId"] = nilIfEmpty(rep.RequestID)
-		r["state"] = nilIfEmpty(rep.State)
-		if rep.ErrorCode != "" {
-			r["errorCode"] = rep.ErrorCode
+		r.Results = append(r.Results, &batchRun{Index: ch.Index, CaseName: ch.CaseName, RunID: optional(rep.RunID),
+			RequestID: optional(rep.RequestID), State: optional(rep.State), ErrorCode: rep.ErrorCode, Run: rep.Payload})
+	}
+	r.CompletedRuns = completed
+	r.StoppedEarly = completed < len(b.Children)
+	r.Success = completed == len(b.Children) && failed == 0
+	if !r.Success {
+		r.FailedRuns = &failed
+		r.ErrorCode = stopCode
+		if r.ErrorCode == "" {
+			r.ErrorCode = fault.CodeBatchFailed
 		}
-		r["run"] = rep.Payload
-		results = append(results, r)
-	}
-	success := completed == len(b.Children) && failed == 0
-	p := map[string]any{
-		"success":           success,
-		"batchId":           b.BatchID,
-		"requestedRuns":     len(b.Children),
-		"completedRuns":     completed,
-		"stoppedEarly":      completed < len(b.Children),
-		"continueOnFailure": o.ContinueOnFailure,
-		"results":           results,
-		"skipped":           skipped,
-		"durationMs":        b.Finished.Sub(b.Started).Milliseconds(),
-	}
-	if b.ArtifactsRoot != "" {
-		p["artifactsRoot"] = b.ArtifactsRoot
-	}
-	if !success {
-		p["failedRuns"] = failed
-		code := stopCode
-		if code == "" {
-			code = fault.CodeBatchFailed
-		}
-		p["errorCode"] = code
-		switch code {
+		switch r.ErrorCode {
 		case fault.CodeBatchInterrupted:
-			p["error"] = "the batch was interrupted; the active sub-run was cancelled and the rest were not run"
+			r.Error = "the batch was interrupted; the active sub-run was cancelled and the rest were not run"
 		case fault.CodeBatchRunTimeout:
-			p["error"] = "a sub-run timed out; it was cancelled and the rest were not run"
+			r.Error = "a sub-run timed out; it was cancelled and the rest were not run"
 		default:
-			p["error"] = fmt.Sprintf("%d of %d runs did not pass (%d requested, %d skipped)", failed, completed, len(b.Children), len(skipped))
+			r.Error = fmt.Sprintf("%d of %d runs did not pass (%d requested, %d skipped)", failed, completed, len(b.Children), len(r.Skipped))
 		}
 		kind := fault.Failed
 		if firstInfra != nil {
 			kind = firstInfra.Kind
 		}
-		b.Err = fault.New(kind, code, p["error"].(string))
+		b.Err = fault.New(kind, r.ErrorCode, r.Error)
 	}
-	b.Payload = p
-}
-
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
+	b.Payload = r
 }
 
 // JUnitSuite renders the batch as one testsuite: one testcase per
@@ -260,7 +231,7 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 	add("requestId", r.RequestID)
 	add("state", r.State)
 	add("exitCode", fmt.Sprint(exitCode))
-	msg, _ := r.Payload["error"].(string)
+	msg := r.Payload.Message()
 	red := r.Redaction.Redactor()
 	switch {
 	case r.Err == nil && r.Status != nil && r.Status.Active:

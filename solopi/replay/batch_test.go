@@ -118,13 +118,13 @@ func junitOf(t *testing.T, b *BatchReport) artifacts.XMLTestsuites {
 // aggregateCounts derives JUnit-comparable counts from the aggregate JSON
 // and the sub-run reports.
 func aggregateCounts(t *testing.T, b *BatchReport) (tests, failures, errors, skipped int) {
-	skipped = len(b.Payload["skipped"].([]map[string]any))
+	skipped = len(b.Payload.Skipped)
 	tests = skipped
-	for i, r := range b.Payload["results"].([]map[string]any) {
+	for i, r := range b.Payload.Results {
 		tests++
 		switch {
 		case b.Children[i].Report.Err == nil:
-		case r["errorCode"] == fault.CodeReplayFailed:
+		case r.ErrorCode == fault.CodeReplayFailed:
 			failures++
 		default:
 			errors++
@@ -140,22 +140,21 @@ func TestRunBatchTwentyMixedStopsAtFirstFailure(t *testing.T) {
 	root := t.TempDir()
 	b := RunBatch(context.Background(), ph.d, batchOpts(names, root, false))
 	p := b.Payload
-	if kindOf(b.Err) != fault.Failed || p["success"] != false || p["completedRuns"] != 3 || p["stoppedEarly"] != true || p["requestedRuns"] != 20 {
-		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
+	if kindOf(b.Err) != fault.Failed || p.Success || p.CompletedRuns != 3 || !p.StoppedEarly || p.RequestedRuns != 20 {
+		t.Fatalf("kind %v payload %+v", kindOf(b.Err), p)
 	}
 	// Only the runs that ran are results; the other 17 are skipped and
 	// not failures (solopi-ai's counting).
-	res := p["results"].([]map[string]any)
-	skipped := p["skipped"].([]map[string]any)
-	if len(res) != 3 || res[2]["state"] != "failed" || len(skipped) != 17 || skipped[0]["index"] != 4 || p["failedRuns"] != 1 || b.Children[19].Report != nil {
+	res, skipped := p.Results, p.Skipped
+	if len(res) != 3 || *res[2].State != "failed" || len(skipped) != 17 || skipped[0].Index != 4 || *p.FailedRuns != 1 || b.Children[19].Report != nil {
 		t.Fatalf("results %v skipped %v", res, skipped)
 	}
-	seen := map[any]bool{}
+	seen := map[string]bool{}
 	for _, r := range res[:3] {
-		if r["runId"] == nil || seen[r["runId"]] {
+		if r.RunID == nil || seen[*r.RunID] {
 			t.Fatalf("sub-runs must have distinct runIds: %v", res[:3])
 		}
-		seen[r["runId"]] = true
+		seen[*r.RunID] = true
 	}
 	// Upstream layout: ROOT/batch-<id>/NNN-<sanitized case>.
 	sub := filepath.Join(root, "batch-"+b.BatchID, "003-case-03")
@@ -176,8 +175,8 @@ func TestRunBatchTwentyMixedContinueOnFailure(t *testing.T) {
 	names := twentyCases(ph)
 	b := RunBatch(context.Background(), ph.d, batchOpts(names, t.TempDir(), true))
 	p := b.Payload
-	if kindOf(b.Err) != fault.Failed || p["completedRuns"] != 20 || p["stoppedEarly"] != false || p["failedRuns"] != 6 {
-		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
+	if kindOf(b.Err) != fault.Failed || p.CompletedRuns != 20 || p.StoppedEarly || *p.FailedRuns != 6 {
+		t.Fatalf("kind %v payload %+v", kindOf(b.Err), p)
 	}
 	doc := junitOf(t, b)
 	tt, ff, ee, ss := aggregateCounts(t, b)
@@ -199,8 +198,8 @@ func TestRunBatchAllPassAndInfraExitWins(t *testing.T) {
 	ph.addCase("a", twoSteps)
 	ph.addCase("b", twoSteps)
 	b := RunBatch(context.Background(), ph.d, batchOpts([]string{"a", "b", "a"}, "", false))
-	if kindOf(b.Err) != passed || b.Payload["success"] != true || b.Payload["failedRuns"] != nil {
-		t.Fatalf("all pass: %d %v", kindOf(b.Err), b.Payload)
+	if kindOf(b.Err) != passed || !b.Payload.Success || b.Payload.FailedRuns != nil {
+		t.Fatalf("all pass: %d %+v", kindOf(b.Err), b.Payload)
 	}
 	// A protocol anomaly (exit 4) after a business failure (exit 2): the
 	// first child exit that is not 0 or 2 decides.
@@ -232,15 +231,15 @@ func TestRunBatchInterruptCancelsActiveThenWritesPartial(t *testing.T) {
 	root := t.TempDir()
 	b := RunBatch(ctx, ph.d, batchOpts([]string{"a", "b", "c", "d"}, root, true))
 	p := b.Payload
-	if kindOf(b.Err) != fault.Interrupted || p["errorCode"] != fault.CodeBatchInterrupted || p["completedRuns"] != 2 {
-		t.Fatalf("kind %v payload %v", kindOf(b.Err), p)
+	if kindOf(b.Err) != fault.Interrupted || p.ErrorCode != fault.CodeBatchInterrupted || p.CompletedRuns != 2 {
+		t.Fatalf("kind %v payload %+v", kindOf(b.Err), p)
 	}
-	res := p["results"].([]map[string]any)
-	if len(res) != 2 || res[0]["state"] != "passed" || kindOf(b.Children[1].Report.Err) != fault.Interrupted || len(p["skipped"].([]map[string]any)) != 2 {
+	res := p.Results
+	if len(res) != 2 || *res[0].State != "passed" || kindOf(b.Children[1].Report.Err) != fault.Interrupted || len(p.Skipped) != 2 {
 		t.Fatalf("results %v", res)
 	}
 	// The active sub-run was cancelled by its own runId before returning.
-	runB := res[1]["runId"].(string)
+	runB := *res[1].RunID
 	if ph.mutations("type=cancel&runId="+runB) != 1 || ph.status().State != "cancelled" {
 		t.Fatalf("sub-run not cancelled: %v", ph.dev.Mutations())
 	}
@@ -261,11 +260,11 @@ func TestRunBatchTimeoutStopsAfterCancel(t *testing.T) {
 	o := batchOpts([]string{"a", "b"}, "", true)
 	o.Run.RunTimeout = 300 * time.Millisecond
 	b := RunBatch(context.Background(), ph.d, o)
-	res := b.Payload["results"].([]map[string]any)
-	if kindOf(b.Err) != fault.Timeout || b.Payload["errorCode"] != fault.CodeBatchRunTimeout || len(res) != 1 || len(b.Payload["skipped"].([]map[string]any)) != 1 {
-		t.Fatalf("kind %v payload %v", kindOf(b.Err), b.Payload)
+	res := b.Payload.Results
+	if kindOf(b.Err) != fault.Timeout || b.Payload.ErrorCode != fault.CodeBatchRunTimeout || len(res) != 1 || len(b.Payload.Skipped) != 1 {
+		t.Fatalf("kind %v payload %+v", kindOf(b.Err), b.Payload)
 	}
-	if ph.mutations("type=cancel&runId="+res[0]["runId"].(string)) != 1 {
+	if ph.mutations("type=cancel&runId="+*res[0].RunID) != 1 {
 		t.Fatalf("timed-out sub-run not cancelled")
 	}
 }

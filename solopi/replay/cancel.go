@@ -3,13 +3,13 @@ package replay
 import (
 	"context"
 	"errors"
-	"maps"
 	"strings"
 	"time"
 
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/protocol"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -23,19 +23,35 @@ type cancelResult struct {
 	Err       error
 }
 
-// Report renders the cancel evidence.
-func (c cancelResult) Report() map[string]any {
-	m := map[string]any{"attempted": c.Attempted, "sent": c.Sent, "success": c.Success}
-	if c.Reason != "" {
-		m["reason"] = c.Reason
-	}
+// report is the cancel evidence the run prints.
+func (c cancelResult) report() *cancelReport {
+	r := &cancelReport{Attempted: c.Attempted, Sent: &c.Sent, Success: &c.Success, Reason: c.Reason}
 	if c.Status != nil {
-		m["finalState"] = c.Status.State
+		r.FinalState = c.Status.State
 	}
 	if c.Err != nil {
-		m["error"] = errText(c.Err)
+		r.Error = errText(c.Err)
 	}
-	return m
+	return r
+}
+
+// cancelReport is the run's "cancel" object. Sent and Success are absent
+// when no cancel was attempted (the start was never acknowledged).
+type cancelReport struct {
+	Attempted  bool   `json:"attempted"`
+	Error      string `json:"error,omitempty"`
+	FinalState string `json:"finalState,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Sent       *bool  `json:"sent,omitempty"`
+	Success    *bool  `json:"success,omitempty"`
+}
+
+// redacted is the report with the case's secrets hidden: the error quotes
+// the device.
+func (c *cancelReport) redacted(red *redact.Redactor) *cancelReport {
+	out := *c
+	out.Error, out.FinalState, out.Reason = red.Text(c.Error), red.Text(c.FinalState), red.Text(c.Reason)
+	return &out
 }
 
 // cancelOwnRun cancels runId if, and only if, the device's current run is
@@ -153,7 +169,7 @@ func CaseFileError(err error) *fault.Error {
 // another runId 2, timeout 124. A stale runId never reaches the device.
 // A run that is already cancelled is answered with its snapshot and
 // idempotent:true, exit 0: a cleanup step that runs twice must not fail.
-func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, interval time.Duration) (map[string]any, error) {
+func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, interval time.Duration) (*CancelResult, error) {
 	if strings.TrimSpace(runID) == "" {
 		return nil, fault.Usage(fault.CodeInvalidOption, "--run-id is required")
 	}
@@ -171,9 +187,7 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 		return nil, device.ContractError("the device reports an active run without a runId", st.Object)
 	}
 	if !st.Active && st.RunID == runID && st.State == string(protocol.ReplayCancelled) {
-		out := maps.Clone(st.Object)
-		out["success"], out["cancelSent"], out["idempotent"] = true, false, true
-		return out, nil
+		return &CancelResult{device: st.Object, Success: true, Idempotent: true}, nil
 	}
 	if !st.Active {
 		return nil, fault.New(fault.Failed, fault.CodeRunNotActive, "there is no active run to cancel").
@@ -210,17 +224,14 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 	if err != nil {
 		return nil, err
 	}
-	out := maps.Clone(last.Object)
-	out["cancelSent"] = sent
 	if last.State != string(protocol.ReplayCancelled) {
 		e := fault.Newf(fault.Failed, fault.CodeRunFinishedBeforeCancel, "the run finished as %s before the cancel took effect", last.State)
-		for k, v := range out {
+		for k, v := range last.Object {
 			e.With(k, v)
 		}
-		return nil, e
+		return nil, e.With("cancelSent", sent)
 	}
-	out["success"] = true
-	return out, nil
+	return &CancelResult{device: last.Object, CancelSent: sent, Success: true}, nil
 }
 
 // LatestResult is the `result [--run-id]` flow over harness?type=result.
@@ -228,7 +239,7 @@ func CancelRun(ctx context.Context, d *device.Device, runID string, timeout, int
 // passed (with results), of kind Failed for a non-terminal or non-passed
 // run and Transport for passed without results. A mismatching runId or no
 // run is an error.
-func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[string]any, failure *fault.Error, err error) {
+func LatestResult(ctx context.Context, d *device.Device, runID string) (out *ResultSnapshot, failure *fault.Error, err error) {
 	st, err := replayLatest(ctx, d)
 	if err != nil {
 		return nil, nil, err
@@ -248,38 +259,25 @@ func LatestResult(ctx context.Context, d *device.Device, runID string) (out map[
 		}
 		return nil, nil, e
 	}
-	out = maps.Clone(st.Object)
+	out = &ResultSnapshot{device: st.Object}
 	switch {
 	case !st.Terminal:
-		out["success"] = false
-		out["errorCode"] = fault.CodeRunNotTerminal
-		out["error"] = "the run is still " + st.State
-		return out, verdictOf(out, fault.Failed), nil
+		out.ErrorCode, out.Error = fault.CodeRunNotTerminal, "the run is still "+st.State
+		return out, out.failure(fault.Failed), nil
 	case st.State == string(protocol.ReplayPassed) && len(st.Results) == 0:
-		out["success"] = false
-		out["errorCode"] = fault.CodeEmptyResults
-		out["error"] = "the run reports passed without any replay result; treated as a protocol anomaly"
-		return out, verdictOf(out, fault.Transport), nil
+		out.ErrorCode, out.Error = fault.CodeEmptyResults, "the run reports passed without any replay result; treated as a protocol anomaly"
+		return out, out.failure(fault.Transport), nil
 	case st.State == string(protocol.ReplayPassed):
-		out["success"] = true
+		out.Success = true
 		return out, nil, nil
 	case st.State == string(protocol.ReplayFailed):
-		out["success"] = false
-		out["errorCode"] = fault.CodeReplayFailed
+		// The device's own error, when it gave one, is the message.
+		out.ErrorCode = fault.CodeReplayFailed
 		if st.Error == "" {
-			out["error"] = "the replay failed"
+			out.Error = "the replay failed"
 		}
-		return out, verdictOf(out, fault.Failed), nil
+		return out, out.failure(fault.Failed), nil
 	}
-	out["success"] = false
-	out["errorCode"] = fault.CodeReplayCancelled
-	out["error"] = "the replay was cancelled"
-	return out, verdictOf(out, fault.Failed), nil
-}
-
-// verdictOf is the failure a printed result object reports.
-func verdictOf(out map[string]any, k fault.Kind) *fault.Error {
-	code, _ := out["errorCode"].(string)
-	msg, _ := out["error"].(string)
-	return fault.New(k, code, msg)
+	out.ErrorCode, out.Error = fault.CodeReplayCancelled, "the replay was cancelled"
+	return out, out.failure(fault.Failed), nil
 }

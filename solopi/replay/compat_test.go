@@ -30,11 +30,11 @@ func TestRunLostWhenSoloPiForgetsIt(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, fastRun("slow", dir))
-	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != fault.CodeRunLost || rep.Payload["runId"] != rep.RunID || rep.RunID == "" {
+	if kindOf(rep.Err) != fault.Transport || rep.ErrorCode != fault.CodeRunLost || printed(rep)["runId"] != rep.RunID || rep.RunID == "" {
 		t.Fatalf("kind %v payload %v", kindOf(rep.Err), rep.Payload)
 	}
-	last, _ := rep.Payload["lastStatus"].(map[string]any)
-	if rep.Payload["state"] != nil || last["state"] != "running" || p.mutations("type=cancel") != 0 {
+	last, _ := printed(rep)["lastStatus"].(map[string]any)
+	if printed(rep)["state"] != nil || last["state"] != "running" || p.mutations("type=cancel") != 0 {
 		t.Fatalf("payload %v", rep.Payload)
 	}
 	if m := checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, artifactCase); m.Complete || m.Extra["errorCode"] != fault.CodeRunLost {

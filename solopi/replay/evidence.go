@@ -16,6 +16,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -66,29 +67,40 @@ type RunArtifacts struct {
 	Replaced *artifacts.Replaced
 }
 
-// Report renders the evidence for the command output (absolute paths).
-func (a *RunArtifacts) Report() map[string]any {
-	m := map[string]any{"dir": a.Dir, "complete": a.Complete}
-	for k, v := range map[string]string{"result": a.Result, "case": a.Case, "screenshot": a.Screenshot, "logcat": a.Logcat, "manifest": a.Manifest, "steps": a.Steps} {
-		if v != "" {
-			m[k] = v
-		}
+// artifactsReport is the run's "artifacts" object: where the evidence is
+// (absolute paths) and what is missing. Report and ReportError are set by
+// the command that renders report.html.
+type artifactsReport struct {
+	Case        string                  `json:"case,omitempty"`
+	Complete    bool                    `json:"complete"`
+	DeviceFiles []artifacts.FileEntry   `json:"deviceFiles"`
+	Dir         string                  `json:"dir"`
+	Errors      []string                `json:"errors,omitempty"`
+	Logcat      string                  `json:"logcat,omitempty"`
+	Manifest    string                  `json:"manifest,omitempty"`
+	Replaced    *artifacts.Replaced     `json:"replaced,omitempty"`
+	Report      string                  `json:"report,omitempty"`
+	ReportError string                  `json:"reportError,omitempty"`
+	Result      string                  `json:"result,omitempty"`
+	Screenshot  string                  `json:"screenshot,omitempty"`
+	Skipped     []artifacts.SkippedFile `json:"skipped,omitempty"`
+	Steps       string                  `json:"steps,omitempty"`
+}
+
+// report renders the evidence for the command output, redacted: an error
+// or a skipped file's reason may quote the device.
+func (a *RunArtifacts) report(red *redact.Redactor) *artifactsReport {
+	r := &artifactsReport{Dir: red.Text(a.Dir), Complete: a.Complete, Case: red.Text(a.Case), Result: red.Text(a.Result),
+		Screenshot: red.Text(a.Screenshot), Logcat: red.Text(a.Logcat), Manifest: red.Text(a.Manifest), Steps: red.Text(a.Steps),
+		DeviceFiles: a.DeviceFiles, Errors: redactTexts(red, a.Errors), Replaced: a.Replaced}
+	if r.DeviceFiles == nil {
+		r.DeviceFiles = []artifacts.FileEntry{}
 	}
-	df := a.DeviceFiles
-	if df == nil {
-		df = []artifacts.FileEntry{}
+	for _, sk := range a.Skipped {
+		sk.Reason = red.Text(sk.Reason)
+		r.Skipped = append(r.Skipped, sk)
 	}
-	m["deviceFiles"] = df
-	if len(a.Skipped) > 0 {
-		m["skipped"] = a.Skipped
-	}
-	if len(a.Errors) > 0 {
-		m["errors"] = a.Errors
-	}
-	if a.Replaced != nil {
-		m["replaced"] = a.Replaced
-	}
-	return m
+	return r
 }
 
 // Attachments lists the absolute paths of the run's images, for JUnit.
@@ -235,7 +247,7 @@ func (c *collection) writeResult() {
 	if p := c.rs.perf; p != nil {
 		// The performance figures beside the device's status (perf.go).
 		obj = maps.Clone(obj)
-		obj["perf"] = p.report()
+		obj["perf"] = p.report(c.rs.redactor())
 	}
 	if _, err := c.dir.WriteJSON(ArtifactResult, "harness?type=status", c.rs.redactor().Value(obj)); err != nil {
 		c.fail(nil, ArtifactResult, err)

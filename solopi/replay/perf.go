@@ -18,6 +18,7 @@ import (
 	"github.com/solopi-dev/solopi/artifacts"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/perfstats"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
@@ -238,32 +239,42 @@ func (rs *runState) perfVerdict(verdict *fault.Error) *fault.Error {
 	return nil
 }
 
-// perfReport is the output's "perf" object.
-func (p *perfRun) report() map[string]any {
-	m := map[string]any{"items": p.items, "target": p.target, "stopped": p.stopped}
-	if p.sessionID != "" {
-		m["sessionId"] = p.sessionID
+// perfReport is the output's "perf" object. Metrics is a pointer so that
+// an analysis without metrics prints "metrics":[] and a run without an
+// analysis prints no key.
+type perfReport struct {
+	Analysis  string                     `json:"analysis,omitempty"`
+	Budgets   []perfstats.BudgetCheck    `json:"budgets,omitempty"`
+	Directory string                     `json:"directory,omitempty"`
+	Errors    []string                   `json:"errors,omitempty"`
+	Files     []artifacts.FileEntry      `json:"files"`
+	Items     []string                   `json:"items"`
+	Metrics   *[]perfstats.MetricFigures `json:"metrics,omitempty"`
+	SessionID string                     `json:"sessionId,omitempty"`
+	Stopped   bool                       `json:"stopped"`
+	Target    string                     `json:"target"`
+	Verdict   string                     `json:"verdict,omitempty"`
+}
+
+// report renders the session, redacted: its errors quote the device.
+func (p *perfRun) report(red *redact.Redactor) *perfReport {
+	r := &perfReport{Items: redactTexts(red, p.items), Target: red.Text(p.target), Stopped: p.stopped,
+		SessionID: red.Text(p.sessionID), Files: p.files, Errors: redactTexts(red, p.errs)}
+	if r.Files == nil {
+		r.Files = []artifacts.FileEntry{}
 	}
-	files := p.files
-	if files == nil {
-		files = []artifacts.FileEntry{}
-	}
-	m["files"] = files
 	if p.dir != "" {
-		m["directory"] = p.dir
+		r.Directory = red.Text(p.dir)
 		if p.analysis != nil {
-			m["analysis"] = filepath.Join(p.dir, perfstats.AnalysisFile)
+			r.Analysis = red.Text(filepath.Join(p.dir, perfstats.AnalysisFile))
 		}
 	}
 	if p.analysis != nil {
-		m["metrics"] = p.analysis.Summaries()
+		m := p.analysis.Summaries()
+		r.Metrics = &m
 	}
 	if p.verdict != "" {
-		m["verdict"] = p.verdict
-		m["budgets"] = p.checks
+		r.Verdict, r.Budgets = red.Text(p.verdict), p.checks
 	}
-	if len(p.errs) > 0 {
-		m["errors"] = p.errs
-	}
-	return m
+	return r
 }

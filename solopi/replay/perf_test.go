@@ -45,6 +45,15 @@ func runObject(t *testing.T, rep *RunReport) map[string]any {
 	return out
 }
 
+// printed is the run's output decoded as a client reads it, without the
+// schema check.
+func printed(rep *RunReport) map[string]any {
+	b, _ := json.Marshal(rep.Payload)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
 // perfOf is the run output's "perf" object, decoded as a client reads it.
 func perfOf(t *testing.T, rep *RunReport) map[string]any {
 	t.Helper()
@@ -152,7 +161,7 @@ func TestRunPerfBudgetMetPasses(t *testing.T) {
 	p.addCase("smoke", twoSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, perfRunOptions(t, "smoke", dir, "CPU,Memory,FPS", "cpu.max=80,memory.max=300,fps.p10=45"))
-	if rep.Err != nil || rep.Payload["success"] != true {
+	if rep.Err != nil || printed(rep)["success"] != true {
 		t.Fatalf("err %v payload %v", rep.Err, rep.Payload)
 	}
 	perf := perfOf(t, rep)
@@ -199,7 +208,7 @@ func TestRunPerfUnmeasuredBudgetIsNotTested(t *testing.T) {
 	p.dev.App.SetPerfProviderReady(false)
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, perfRunOptions(t, "smoke", dir, "CPU", "cpu.max=80"))
-	if rep.ErrorCode != fault.CodePerfNotMeasured || kindOf(rep.Err) == fault.Failed || rep.Payload["success"] != false || rep.State != "passed" {
+	if rep.ErrorCode != fault.CodePerfNotMeasured || kindOf(rep.Err) == fault.Failed || printed(rep)["success"] != false || rep.State != "passed" {
 		t.Fatalf("code %s kind %v: %v", rep.ErrorCode, kindOf(rep.Err), rep.Payload)
 	}
 	perf := perfOf(t, rep)

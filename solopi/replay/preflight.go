@@ -100,8 +100,15 @@ type autoStartChange struct {
 	changed  bool
 }
 
-func (a *autoStartChange) report() map[string]any {
-	return map[string]any{"key": keyReplayAutoStart, "changed": a.changed, "previous": a.previous}
+// autoStartReport is the run's "autoStart" object.
+type autoStartReport struct {
+	Changed  bool   `json:"changed"`
+	Key      string `json:"key"`
+	Previous bool   `json:"previous"`
+}
+
+func (a *autoStartChange) report() *autoStartReport {
+	return &autoStartReport{Key: keyReplayAutoStart, Changed: a.changed, Previous: a.previous}
 }
 
 // readAutoStart reads KEY_REPLAY_AUTO_START through config?action=get.

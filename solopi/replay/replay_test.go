@@ -88,7 +88,7 @@ func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, fastRun("smoke", dir))
-	if kindOf(rep.Err) != passed || rep.Payload["success"] != true || rep.State != "passed" {
+	if kindOf(rep.Err) != passed || printed(rep)["success"] != true || rep.State != "passed" {
 		t.Fatalf("kind %v payload %v", kindOf(rep.Err), rep.Payload)
 	}
 	if !strings.HasPrefix(rep.RequestID, "replay-") || len(rep.RequestID) != 39 || rep.RunID == "" {
@@ -98,7 +98,7 @@ func TestRunPassCollectsArtifactsAndLeavesAutoStartOn(t *testing.T) {
 	if !p.autoStart() {
 		t.Fatal("auto-start was turned off again after the run")
 	}
-	as := rep.Payload["autoStart"].(map[string]any)
+	as := printed(rep)["autoStart"].(map[string]any)
 	if as["changed"] != true || as["previous"] != false || len(as) != 3 {
 		t.Fatalf("autoStart report %v", as)
 	}
@@ -142,11 +142,11 @@ func TestRunFailReportsExceptionStep(t *testing.T) {
 	p.addCase("login", failSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, fastRun("login", dir))
-	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayFailed || rep.Payload["success"] != false {
+	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayFailed || printed(rep)["success"] != false {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
-	if rep.Payload["error"] != "1 replay result(s) failed" {
-		t.Fatalf("error %v", rep.Payload["error"])
+	if printed(rep)["error"] != "1 replay result(s) failed" {
+		t.Fatalf("error %v", printed(rep)["error"])
 	}
 	ff := rep.Status.FirstFailure()
 	if ff == nil || ff.ExceptionStepID != "ai-step-002" || ff.ExceptionStep == nil || *ff.ExceptionStep != 1 || ff.ExceptionMessage == "" {
@@ -193,12 +193,12 @@ func TestRunTimeoutCancelsOurRun(t *testing.T) {
 	if p.mutations("type=cancel&runId="+rep.RunID) != 1 {
 		t.Fatalf("the timeout must cancel exactly our runId: %v", p.dev.Mutations())
 	}
-	cx := rep.Payload["cancel"].(map[string]any)
+	cx := printed(rep)["cancel"].(map[string]any)
 	if cx["sent"] != true || cx["success"] != true || cx["finalState"] != "cancelled" {
 		t.Fatalf("cancel evidence %v", cx)
 	}
 	// solopi-ai's timeout fields: runId and lastStatus.
-	if rep.Payload["runId"] != rep.RunID || rep.Payload["lastStatus"] == nil {
+	if printed(rep)["runId"] != rep.RunID || printed(rep)["lastStatus"] == nil {
 		t.Fatalf("payload %v", rep.Payload)
 	}
 	checkArtifacts(t, dir, rep.RunID, rep.RequestID, ArtifactResult, ArtifactScreenshot, artifactLogcat)
@@ -223,7 +223,7 @@ func TestRunInterruptCancelsOurRunAndPrintsRunID(t *testing.T) {
 	if kindOf(rep.Err) != fault.Interrupted || rep.ErrorCode != fault.CodeInterrupted {
 		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 	}
-	if rep.Payload["runId"] == nil || rep.Payload["runId"] != rep.RunID || rep.Payload["requestId"] != rep.RequestID {
+	if printed(rep)["runId"] == nil || printed(rep)["runId"] != rep.RunID || printed(rep)["requestId"] != rep.RequestID {
 		t.Fatalf("interrupt payload lacks identities: %v", rep.Payload)
 	}
 	if p.mutations("type=cancel&runId="+rep.RunID) != 1 || p.status().State != "cancelled" {
@@ -258,7 +258,7 @@ func TestRunOwnershipConflictNeverAdopts(t *testing.T) {
 	if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeOwnershipConflict {
 		t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 	}
-	ar, _ := rep.Payload["activeRun"].(map[string]any)
+	ar, _ := printed(rep)["activeRun"].(map[string]any)
 	if ar == nil || ar["caseName"] != "shared" || ar["requestId"] == rep.RequestID {
 		t.Fatalf("activeRun %v", ar)
 	}
@@ -281,7 +281,7 @@ func TestRunAckTimeoutOnInvisibleRejection(t *testing.T) {
 	o := fastRun("ghost", "")
 	o.AckTimeout = 300 * time.Millisecond
 	rep := RunReplay(context.Background(), p.d, o)
-	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != fault.CodeAckTimeout || rep.Payload["requestId"] != rep.RequestID {
+	if kindOf(rep.Err) != fault.Timeout || rep.ErrorCode != fault.CodeAckTimeout || printed(rep)["requestId"] != rep.RequestID {
 		t.Fatalf("kind %v code %s payload %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 	}
 }
@@ -338,7 +338,7 @@ func TestRunPreflightRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := RunReplay(context.Background(), p.d, fastRun("a", ""))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayActive || rep.Payload["activeRun"] == nil {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeReplayActive || printed(rep)["activeRun"] == nil {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		if p.mutations("startaction/replay?") != 0 {
@@ -356,8 +356,8 @@ func TestRunPreflightRefusals(t *testing.T) {
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeDeviceNotReady {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
-		mp := rep.Payload["missingPermissions"].([]string)
-		if len(mp) != 1 || mp[0] != "accessibility" || rep.Payload["userActionRequired"] == nil {
+		mp := printed(rep)["missingPermissions"].([]any)
+		if len(mp) != 1 || mp[0] != "accessibility" || printed(rep)["userActionRequired"] == nil {
 			t.Fatalf("payload %v", rep.Payload)
 		}
 	})
@@ -404,9 +404,9 @@ func TestRunPreflightRefusals(t *testing.T) {
 		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodePluginsUnavailable {
 			t.Fatalf("kind %v code %s %v", kindOf(rep.Err), rep.ErrorCode, rep.Payload)
 		}
-		up := rep.Payload["unavailablePlugins"].([]map[string]any)
-		if up[0]["name"] != "hulu_imageCompare" || up[0]["installed"] != false || len(p.dev.Mutations()) != before {
-			t.Fatalf("unavailable %v", up)
+		up0, _ := printed(rep)["unavailablePlugins"].([]any)[0].(map[string]any)
+		if up0["name"] != "hulu_imageCompare" || up0["installed"] != false || len(p.dev.Mutations()) != before {
+			t.Fatalf("unavailable %v", up0)
 		}
 	})
 	t.Run("refused step", func(t *testing.T) {
@@ -459,16 +459,16 @@ func TestLateCancelOfOldRunNeverStopsNewRun(t *testing.T) {
 	}
 	// The owner of the new run cancels it by its own runId.
 	out, err := CancelRun(context.Background(), d, second.RunID, time.Second, 50*time.Millisecond)
-	if err != nil || out["state"] != "cancelled" || out["success"] != true {
+	if err != nil || out.device["state"] != "cancelled" || !out.Success {
 		t.Fatalf("cancel own run: %v %v", out, err)
 	}
 	// Cancelling it again is idempotent: the terminal snapshot, exit 0.
 	again, err := CancelRun(context.Background(), d, second.RunID, time.Second, 50*time.Millisecond)
-	if err != nil || again["idempotent"] != true || again["state"] != "cancelled" || again["cancelSent"] != false || p.mutations("type=cancel") != 1 {
+	if err != nil || !again.Idempotent || again.device["state"] != "cancelled" || again.CancelSent || p.mutations("type=cancel") != 1 {
 		t.Fatalf("second cancel: %v %v", again, err)
 	}
 	// The first run left auto-start on: the second found it so.
-	as := second.Payload["autoStart"].(map[string]any)
+	as := printed(second)["autoStart"].(map[string]any)
 	if as["previous"] != true || as["changed"] != false {
 		t.Fatalf("second autoStart %v", as)
 	}
@@ -485,7 +485,7 @@ func TestLatestResult(t *testing.T) {
 	}
 	rep := RunReplay(context.Background(), d, fastRun("a", ""))
 	out, failure, err := LatestResult(context.Background(), d, rep.RunID)
-	if err != nil || failure != nil || out["success"] != true {
+	if err != nil || failure != nil || !out.Success {
 		t.Fatalf("result: %v %v %v", out, failure, err)
 	}
 	_, _, err = LatestResult(context.Background(), d, "1-other")
@@ -552,7 +552,7 @@ func TestRunIdentityRules(t *testing.T) {
 		// The run carries our requestId, so it is what our start created:
 		// it is not claimed as a verdict, but it is not left running either.
 		if p.mutations("type=cancel&runId="+rep.RunID) != 1 || p.status().State != "cancelled" {
-			t.Fatalf("anomalous run of our request left running: %v %v", p.dev.Mutations(), rep.Payload["cancel"])
+			t.Fatalf("anomalous run of our request left running: %v %v", p.dev.Mutations(), printed(rep)["cancel"])
 		}
 	})
 	t.Run("run replaced while waiting", func(t *testing.T) {
@@ -569,7 +569,7 @@ func TestRunIdentityRules(t *testing.T) {
 		})
 		dir := filepath.Join(t.TempDir(), "out")
 		rep := RunReplay(context.Background(), p.d, fastRun("a", dir))
-		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeRunReplaced || rep.Payload["activeRun"] == nil {
+		if kindOf(rep.Err) != fault.Failed || rep.ErrorCode != fault.CodeRunReplaced || printed(rep)["activeRun"] == nil {
 			t.Fatalf("kind %v code %s", kindOf(rep.Err), rep.ErrorCode)
 		}
 		if p.mutations("type=cancel") != 0 {

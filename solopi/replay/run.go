@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 // run-batch can aggregate every child whatever happened to it.
 type RunReport struct {
 	Err       *fault.Error
-	Payload   map[string]any
+	Payload   *RunResult
 	CaseName  string
 	RequestID string
 	RunID     string
@@ -66,7 +65,7 @@ type runState struct {
 	caseInfo   *deviceCase
 	highRisk   []casefile.HighRiskStep
 	autoStart  *autoStartChange
-	cancelInfo map[string]any
+	cancelInfo *cancelReport
 	rec        *video.Recorder // the running screen recording (video.go)
 	video      *video.Result   // what became of it
 	perf       *perfRun        // the performance session (perf.go)
@@ -351,7 +350,7 @@ func (rs *runState) finish(ctx context.Context, err error) {
 	// stopped and discarded; its device files are deleted.
 	rs.stopVideo(ctx, nil, e == nil)
 	rep.Finished = rs.d.Clock().Now()
-	rep.Payload = rs.payload(e)
+	rep.Payload = rs.result(e)
 	rep.Err = e
 	if e != nil {
 		rep.ErrorCode = e.Code
@@ -395,74 +394,9 @@ func (rs *runState) verdict() *fault.Error {
 	return fault.New(fault.Transport, fault.CodeRunNotTerminal, "the run is not in a terminal state")
 }
 
-// payload builds the printed object: the status fields as the device sent
-// them, success per our verdict, and what the command added, with the
-// case's secrets redacted. A status that no longer describes the run (the
-// run was lost, replaced or unreachable) is not spread at the top level,
-// where its state would read as current: it is lastStatus, which a
-// timeout carries too (solopi-ai's field).
-func (rs *runState) payload(e *fault.Error) map[string]any {
-	rep := rs.rep
-	out := map[string]any{}
-	current := rep.Status != nil && (e == nil || rep.Status.Terminal || e.Kind == fault.Timeout || e.Kind == fault.Interrupted)
-	if current {
-		maps.Copy(out, rep.Status.Object)
-	}
-	if e != nil {
-		maps.Copy(out, e.Fields())
-		if rep.Status != nil && rep.Status.Error != "" && (e.Code == fault.CodeReplayFailed) {
-			out["error"] = rep.Status.Error
-		}
-		if rep.Status != nil && (!current || e.Kind == fault.Timeout) {
-			out["lastStatus"] = rep.Status.Object
-		}
-	} else {
-		out["success"] = true
-	}
-	out["caseName"] = rep.CaseName
-	if rep.RequestID != "" {
-		out["requestId"] = rep.RequestID
-	}
-	if rep.RunID != "" {
-		out["runId"] = rep.RunID
-	}
-	if rs.caseInfo != nil {
-		out["caseId"] = rs.caseInfo.ID
-		out["caseFingerprint"] = rs.caseInfo.Fingerprint
-	}
-	hr := rs.highRisk
-	if hr == nil {
-		hr = []casefile.HighRiskStep{}
-	}
-	out["confirmedHighRiskSteps"] = hr
-	if rs.autoStart != nil {
-		out["autoStart"] = rs.autoStart.report()
-	}
-	if rs.cancelInfo != nil {
-		out["cancel"] = rs.cancelInfo
-	}
-	if rep.Artifacts != nil {
-		out["artifacts"] = rep.Artifacts.Report()
-	}
-	if rs.video != nil {
-		out["video"] = videoReport(rs.video)
-	}
-	if rs.perf != nil {
-		out["perf"] = rs.perf.report()
-	}
-	if rep.Steps != nil {
-		out["steps"] = rep.Steps
-	}
-	if rep.Redaction != nil {
-		out["redaction"] = rep.Redaction
-	}
-	red, _ := rs.redactor().Value(out).(map[string]any)
-	return red
-}
-
 // cancelOwn cancels exactly our run, with a fresh short context because
 // ctx may be the cancelled one. It never touches another runId.
-func (rs *runState) cancelOwn(ctx context.Context) map[string]any {
+func (rs *runState) cancelOwn(ctx context.Context) *cancelReport {
 	cctx, cancel := device.Cleanup(ctx, rs.o.CancelWait+5*time.Second)
 	defer cancel()
 	runID := rs.rep.RunID
@@ -471,10 +405,10 @@ func (rs *runState) cancelOwn(ctx context.Context) map[string]any {
 		// whether it became our run after all.
 		st, err := FetchReplayStatus(cctx, rs.d)
 		if err != nil {
-			return map[string]any{"attempted": false, "reason": "status_unavailable", "error": errText(err)}
+			return &cancelReport{Reason: "status_unavailable", Error: errText(err)}
 		}
 		if st.RequestID != rs.rep.RequestID {
-			return map[string]any{"attempted": false, "reason": "run_not_started"}
+			return &cancelReport{Reason: "run_not_started"}
 		}
 		runID = st.RunID
 		rs.rep.RunID = runID
@@ -486,5 +420,5 @@ func (rs *runState) cancelOwn(ctx context.Context) map[string]any {
 		rs.rep.Status = res.Status
 		rs.rep.State = res.Status.State
 	}
-	return res.Report()
+	return res.report()
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/redact"
 	"github.com/solopi-dev/solopi/solopi/device"
 	"github.com/solopi-dev/solopi/solopi/video"
 )
@@ -56,13 +57,19 @@ func (rs *runState) stopVideo(ctx context.Context, dir *artifacts.Dir, passed bo
 }
 
 // videoReport is the output's "video" object.
-func videoReport(r *video.Result) map[string]any {
-	m := map[string]any{"mode": string(r.Mode), "kept": r.Kept, "parts": r.Parts, "durationMs": r.DurationMs, "files": r.Files}
-	if r.Discarded != "" {
-		m["discarded"] = r.Discarded
-	}
-	if r.Error != "" {
-		m["error"] = r.Error
-	}
-	return m
+type videoReport struct {
+	Discarded  string                `json:"discarded,omitempty"`
+	DurationMs int64                 `json:"durationMs"`
+	Error      string                `json:"error,omitempty"`
+	Files      []artifacts.FileEntry `json:"files"`
+	Kept       bool                  `json:"kept"`
+	Mode       string                `json:"mode"`
+	Parts      int                   `json:"parts"`
+}
+
+// newVideoReport renders the recording, redacted: its error quotes the
+// device.
+func newVideoReport(r *video.Result, red *redact.Redactor) *videoReport {
+	return &videoReport{Mode: red.Text(string(r.Mode)), Kept: r.Kept, Parts: r.Parts, DurationMs: r.DurationMs, Files: r.Files,
+		Discarded: red.Text(r.Discarded), Error: red.Text(r.Error)}
 }

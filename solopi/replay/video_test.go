@@ -25,11 +25,11 @@ func videoRun(name, dir string, mode video.Mode) RunOptions {
 
 // videoOf is the run output's "video" object as the run built it (its
 // files typed), once the output is valid against the run schema.
-func videoOf(t *testing.T, rep *RunReport) map[string]any {
+func videoOf(t *testing.T, rep *RunReport) *videoReport {
 	t.Helper()
 	runObject(t, rep)
-	v, ok := rep.Payload["video"].(map[string]any)
-	if !ok {
+	v := rep.Payload.Video
+	if v == nil {
 		t.Fatalf("no video object in %v", rep.Payload)
 	}
 	return v
@@ -65,9 +65,9 @@ func checkVideo(t *testing.T, dir string, m artifacts.Manifest, name string) mp4
 // videoNames are the evidence names of a recording's parts: video.mp4, or
 // video-1.mp4 ... when it rolled over (a slow host stretches the
 // simulator's scaled device time past the 180 s limit).
-func videoNames(t *testing.T, v map[string]any) []string {
+func videoNames(t *testing.T, v *videoReport) []string {
 	t.Helper()
-	n, _ := v["parts"].(int)
+	n := v.Parts
 	if n < 1 {
 		t.Fatalf("video %v has no parts", v)
 	}
@@ -103,7 +103,7 @@ func TestRunVideoOnFailureKeepsPlayableMP4(t *testing.T) {
 		t.Fatalf("code %s payload %v", rep.ErrorCode, rep.Payload)
 	}
 	v := videoOf(t, rep)
-	if v["kept"] != true || v["mode"] != "on-failure" || v["error"] != nil {
+	if !v.Kept || v.Mode != "on-failure" || v.Error != "" {
 		t.Fatalf("video %v", v)
 	}
 	names := videoNames(t, v)
@@ -112,7 +112,7 @@ func TestRunVideoOnFailureKeepsPlayableMP4(t *testing.T) {
 	for _, f := range m.Files {
 		inManifest[f.Path] = f
 	}
-	files := v["files"].([]artifacts.FileEntry)
+	files := v.Files
 	if len(files) != len(names) {
 		t.Fatalf("output files %+v, want %v", files, names)
 	}
@@ -135,7 +135,7 @@ func TestRunVideoOnFailureKeepsNoneForAPass(t *testing.T) {
 		t.Fatalf("err %v", rep.Err)
 	}
 	v := videoOf(t, rep)
-	if v["kept"] != false || v["discarded"] != "passed" || len(v["files"].([]artifacts.FileEntry)) != 0 {
+	if v.Kept || v.Discarded != "passed" || len(v.Files) != 0 {
 		t.Fatalf("video %v", v)
 	}
 	for _, f := range readManifest(t, dir).Files {
@@ -155,11 +155,11 @@ func TestRunVideoAlwaysKeepsOneForAPass(t *testing.T) {
 	p.addCase("smoke", twoSteps)
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, videoRun("smoke", dir, video.ModeAlways))
-	if rep.Err != nil || rep.Payload["success"] != true {
+	if rep.Err != nil || printed(rep)["success"] != true {
 		t.Fatalf("err %v", rep.Err)
 	}
 	v := videoOf(t, rep)
-	if v["kept"] != true {
+	if !v.Kept {
 		t.Fatalf("video %v", v)
 	}
 	names := videoNames(t, v)
@@ -186,10 +186,10 @@ func TestRunVideoRollsOverAtTheTimeLimit(t *testing.T) {
 	o.VideoOptions.TimeLimit = time.Second
 	rep := RunReplay(context.Background(), p.d, o)
 	v := videoOf(t, rep)
-	parts, _ := v["parts"].(int)
+	parts := v.Parts
 	// At least one rollover (how many depends on how fast the host restarts
 	// the recorder against the phone's clock).
-	if rep.ErrorCode != fault.CodeReplayFailed || v["kept"] != true || parts < 2 || v["error"] != nil {
+	if rep.ErrorCode != fault.CodeReplayFailed || !v.Kept || parts < 2 || v.Error != "" {
 		t.Fatalf("code %s video %v", rep.ErrorCode, v)
 	}
 	names := videoNames(t, v)
@@ -221,7 +221,7 @@ func TestRunVideoInterruptKeepsWhatWasRecorded(t *testing.T) {
 		t.Fatalf("cancel not sent for our run: %v", p.dev.Mutations())
 	}
 	v := videoOf(t, rep)
-	if v["kept"] != true {
+	if !v.Kept {
 		t.Fatalf("video %v", v)
 	}
 	names := videoNames(t, v)
@@ -243,11 +243,11 @@ func TestRunVideoFaultNeverChangesTheVerdict(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "out")
 	rep := RunReplay(context.Background(), p.d, videoRun("smoke", dir, video.ModeAlways))
-	if rep.Err != nil || rep.Payload["success"] != true {
+	if rep.Err != nil || printed(rep)["success"] != true {
 		t.Fatalf("a recording fault changed the verdict: %v", rep.Err)
 	}
 	v := videoOf(t, rep)
-	if e, _ := v["error"].(string); !strings.Contains(e, "screenrecord") || v["kept"] != false {
+	if !strings.Contains(v.Error, "screenrecord") || v.Kept {
 		t.Fatalf("video %v", v)
 	}
 }
@@ -273,7 +273,7 @@ func TestRunVideoTimeoutKeepsTheRecording(t *testing.T) {
 		t.Fatalf("code %s mutations %v", rep.ErrorCode, p.dev.Mutations())
 	}
 	v := videoOf(t, rep)
-	if v["kept"] != true || v["error"] != nil {
+	if !v.Kept || v.Error != "" {
 		t.Fatalf("video %v", v)
 	}
 	names := videoNames(t, v)

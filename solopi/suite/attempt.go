@@ -179,7 +179,7 @@ func (r *runner) run(ctx context.Context, p *phone, j *job, a *suitereport.Attem
 	}
 	if rep.Err != nil {
 		a.ErrorCode = rep.ErrorCode
-		a.Error, _ = rep.Payload["error"].(string)
+		a.Error = rep.Payload.Message()
 		if a.Error == "" {
 			a.Error = rep.Err.Message
 		}

@@ -29,8 +29,8 @@ func testApp() App {
 					&cli.IntFlag{Name: "at", Destination: &at, Usage: "position (default: append)"},
 					&cli.BoolFlag{Name: "flat", Usage: "a switch"}},
 				Action: Local(e, func(_ context.Context, g *Globals) (Result, error) {
-					return OK(map[string]any{"success": true, "ms": d.Milliseconds(), "changed": g.Changed("timeout"), "args": g.Args(),
-						"serial": g.Serial, "requestMs": g.RequestTimeout.Milliseconds()}), nil
+					return OK(waitResult{Success: true, Ms: d.Milliseconds(), Changed: g.Changed("timeout"), Args: g.Args(),
+						Serial: g.Serial, RequestMs: g.RequestTimeout.Milliseconds()}), nil
 				}),
 			},
 			{
@@ -51,6 +51,16 @@ func testApp() App {
 			},
 		}
 	}}
+}
+
+// waitResult is what the test app's wait prints: the flags as parsed.
+type waitResult struct {
+	Args      []string `json:"args"`
+	Changed   bool     `json:"changed"`
+	Ms        int64    `json:"ms"`
+	RequestMs int64    `json:"requestMs"`
+	Serial    string   `json:"serial"`
+	Success   bool     `json:"success"`
 }
 
 func runApp(t *testing.T, args ...string) (stdout, stderr string, code int) {

@@ -143,13 +143,15 @@ func runSequence(ctx context.Context, d cmdutil.DeviceDeps, v *batchFlagValues, 
 	}
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
 		b := replay.RunBatch(ctx, d, o)
-		res := cmdutil.WithFailure(b.Payload, b.Err)
-		if results, ok := b.Payload["results"].([]map[string]any); ok {
+		if b.Payload == nil {
+			// The batch could not start (its directory): nothing ran.
+			return cmdutil.Result{}, b.Err
+		}
+		out := b.Payload
+		res := cmdutil.WithFailure(out, b.Err)
+		for _, r := range out.Results {
 			// Each sub-run's exit code, as the run command would exit.
-			for _, r := range results {
-				i, _ := r["index"].(int)
-				r["exitCode"] = outcome.ExitOf(b.Children[i-1].Report.Err)
-			}
+			r.ExitCode = outcome.ExitOf(b.Children[r.Index-1].Report.Err)
 		}
 		for _, ch := range b.Children {
 			if ch.Report != nil {
@@ -158,7 +160,18 @@ func runSequence(ctx context.Context, d cmdutil.DeviceDeps, v *batchFlagValues, 
 		}
 		writeBatchEvidence(b)
 		if v.junit != "" {
-			res = writeJUnitReport(b.Payload, v.junit, o.Run.Overwrite, res, b.JUnitSuite(suite, outcome.ExitOf))
+			abs, err := writeJUnit(v.junit, o.Run.Overwrite, b.JUnitSuite(suite, outcome.ExitOf))
+			switch {
+			case err == nil:
+				out.JUnit = abs
+			case res.Exit == outcome.ExitOK:
+				// As a run's: a passing batch fails without its report.
+				f := junitFailure(err)
+				out.JUnitError, out.Success, out.ErrorCode, out.Error = err.Error(), false, f.Code, f.Message
+				res = cmdutil.WithKind(out, fault.Invalid)
+			default:
+				out.JUnitError = err.Error()
+			}
 		}
 		return res, nil
 	})
@@ -167,28 +180,37 @@ func runSequence(ctx context.Context, d cmdutil.DeviceDeps, v *batchFlagValues, 
 // writeBatchEvidence writes the batch's summary, batch.json (the object
 // the command prints, sub-runs already redacted), into its artifacts root
 // and renders report.html there (the sub-runs' reports are written
-// above). Failures are warnings in the payload (batchJsonError,
+// above). Failures are warnings in the result (batchJsonError,
 // reportError), never a changed verdict.
 func writeBatchEvidence(b *replay.BatchReport) {
 	if b.ArtifactsRoot == "" {
 		return
 	}
-	summary, err := artifacts.MarshalIndent(b.Payload)
-	if err == nil {
-		_, err = artifacts.Output{Mode: artifacts.Exclusive, MakeParents: true}.WriteFile(filepath.Join(b.ArtifactsRoot, batchSummaryFile), summary)
-	}
-	if err != nil {
-		b.Payload["batchJsonError"] = err.Error()
+	out := b.Payload
+	out.BatchJSON, out.BatchJSONError = writeSummary(b.ArtifactsRoot, out)
+	if out.BatchJSONError != "" {
 		return
 	}
-	b.Payload["batchJson"] = filepath.Join(b.ArtifactsRoot, batchSummaryFile)
 	res, err := report.Write(b.ArtifactsRoot, report.Options{})
 	if err != nil {
-		b.Payload["reportError"] = err.Error()
+		out.ReportError = err.Error()
 		return
 	}
-	b.Payload["report"] = res.Path
-	writeIndex(b.Payload, filepath.Dir(b.ArtifactsRoot))
+	out.Report = res.Path
+	out.Index, out.IndexError = writeIndex(filepath.Dir(b.ArtifactsRoot))
+}
+
+// writeSummary writes batch.json, the printed object as it is so far, into
+// the batch directory: its path, or why it could not be written.
+func writeSummary(dir string, v any) (path, problem string) {
+	summary, err := artifacts.MarshalIndent(v)
+	if err == nil {
+		_, err = artifacts.Output{Mode: artifacts.Exclusive, MakeParents: true}.WriteFile(filepath.Join(dir, batchSummaryFile), summary)
+	}
+	if err != nil {
+		return "", err.Error()
+	}
+	return filepath.Join(dir, batchSummaryFile), ""
 }
 
 // batchSummaryFile is the batch summary's name in its artifacts root.

@@ -152,7 +152,7 @@ func newCmdRun(e cmdutil.Env) *cli.Command {
 // before, when set, runs on the device first (a case file's import) and
 // returns the fingerprint to bind the run to and what it did.
 func runOne(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions, junit string,
-	before func(*device.Device) (string, map[string]any, error)) (cmdutil.Result, error) {
+	before func(*device.Device) (string, *caseFileBinding, error)) (cmdutil.Result, error) {
 	if err := o.Validate(); err != nil {
 		return cmdutil.Result{}, err
 	}
@@ -162,7 +162,7 @@ func runOne(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions, juni
 		}
 	}
 	return cmdutil.WithDevice(ctx, d, func(d *device.Device) (cmdutil.Result, error) {
-		var file map[string]any
+		var file *caseFileBinding
 		if before != nil {
 			fp, what, err := before(d)
 			if err != nil {
@@ -171,56 +171,61 @@ func runOne(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions, juni
 			o.CaseFingerprint, file = fp, what
 		}
 		rep := replay.RunReplay(ctx, d, o)
+		out := rep.Payload
 		if file != nil {
-			rep.Payload["caseFile"] = file
+			out.CaseFile = file
 		}
-		res := cmdutil.WithFailure(rep.Payload, rep.Err)
+		res := cmdutil.WithFailure(out, rep.Err)
 		writeRunReport(rep)
 		if junit != "" {
 			suite := artifacts.JUnitSuite{Name: "solopi.run", Timestamp: rep.Started, Cases: []artifacts.JUnitCase{replay.RunJUnitCase(rep, rep.CaseName, res.Exit)}}
-			res = writeJUnitReport(rep.Payload, junit, o.Overwrite, res, suite)
+			abs, err := writeJUnit(junit, o.Overwrite, suite)
+			switch {
+			case err == nil:
+				out.JUnit = abs
+			case res.Exit == outcome.ExitOK:
+				out.JUnitError = err.Error()
+				out.Fail(junitFailure(err))
+				res = cmdutil.WithKind(out, fault.Invalid)
+			default:
+				out.JUnitError = err.Error()
+			}
 		}
 		return res, nil
 	})
 }
 
 // writeRunReport renders report.html into the run's evidence directory
-// and says where in the payload's artifacts object. A report that cannot
+// and says where in the result's artifacts object. A report that cannot
 // be written is a warning there (reportError): it never changes the
 // verdict, the evidence it would render is all in place.
 func writeRunReport(rep *replay.RunReport) {
-	a, ok := rep.Payload["artifacts"].(map[string]any)
-	if !ok || rep.Artifacts == nil || rep.Artifacts.Manifest == "" {
+	a := rep.Payload.Artifacts
+	if a == nil || rep.Artifacts == nil || rep.Artifacts.Manifest == "" {
 		return
 	}
 	res, err := report.Write(rep.Artifacts.Dir, report.Options{})
 	if err != nil {
-		a["reportError"] = err.Error()
+		a.ReportError = err.Error()
 		return
 	}
-	a["report"] = res.Path
+	a.Report = res.Path
 }
 
-// writeJUnitReport writes the report and records where (or why not) in the
-// payload. A report that cannot be written turns a passing result into a
-// usage failure: CI would otherwise gate on a report that does not exist.
-func writeJUnitReport(payload map[string]any, path string, overwrite bool, res cmdutil.Result, suites ...artifacts.JUnitSuite) cmdutil.Result {
+// writeJUnit writes the report and returns its absolute path.
+func writeJUnit(path string, overwrite bool, suites ...artifacts.JUnitSuite) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	if err := artifacts.WriteJUnit(abs, overwrite, "solopi", suites...); err != nil {
-		payload["junitError"] = err.Error()
-		if res.Exit == outcome.ExitOK {
-			payload["success"] = false
-			payload["errorCode"] = fault.CodeOf(err)
-			payload["error"] = "the JUnit report could not be written"
-			return cmdutil.WithKind(payload, fault.Invalid)
-		}
-		return res
-	}
-	payload["junit"] = abs
-	return res
+	return abs, artifacts.WriteJUnit(abs, overwrite, "solopi", suites...)
+}
+
+// junitFailure is what a JUnit report that could not be written makes of
+// a passing result: a usage failure, since CI would otherwise gate on a
+// report that does not exist.
+func junitFailure(err error) *fault.Error {
+	return fault.New(fault.Invalid, fault.CodeOf(err), "the JUnit report could not be written")
 }
 
 func newCmdStatus(e cmdutil.Env) *cli.Command {
@@ -263,7 +268,8 @@ func runResult(ctx context.Context, d cmdutil.DeviceDeps, runID string) (cmdutil
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		return cmdutil.WithFailure(replay.RedactSnapshot(ctx, d, store, out), failure), nil
+		out.Redact(ctx, d, store)
+		return cmdutil.WithFailure(out, failure), nil
 	})
 }
 
@@ -301,6 +307,7 @@ func runCancel(ctx context.Context, d cmdutil.DeviceDeps, o *cancelOptions) (cmd
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		return cmdutil.OK(replay.RedactSnapshot(ctx, d, store, out)), nil
+		out.Redact(ctx, d, store)
+		return cmdutil.OK(out), nil
 	})
 }

@@ -32,9 +32,21 @@ func runCaseFile(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions,
 	o.CaseName = it.Name
 	enc := casefile.EncryptedParams(it.Case)
 	o.Encrypted = &enc
-	return runOne(ctx, d, o, v.junit, func(dev *device.Device) (string, map[string]any, error) {
+	return runOne(ctx, d, o, v.junit, func(dev *device.Device) (string, *caseFileBinding, error) {
 		return bindCaseFile(ctx, dev, it, want, s)
 	})
+}
+
+// caseFileBinding is the run's "caseFile" object: the file, and what was
+// done to make the device hold its case.
+type caseFileBinding struct {
+	Action string `json:"action"`
+	// Cleanup is the import's cleanup of its staged file, as ImportCase
+	// reports it; only when the file was imported.
+	Cleanup            any    `json:"cleanup,omitempty"`
+	ContentFingerprint string `json:"contentFingerprint"`
+	ImportRequestID    string `json:"importRequestId,omitempty"`
+	Path               string `json:"path"`
 }
 
 // bindCaseFile makes the device hold the file's case and returns the
@@ -43,13 +55,13 @@ func runCaseFile(ctx context.Context, d cmdutil.DeviceDeps, o replay.RunOptions,
 // (--reimport) or replaced (--replace over a different case). A different
 // case under the name without --replace is case_name_conflict; nothing
 // was changed.
-func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want string, s *suiteFlagValues) (string, map[string]any, error) {
-	info := map[string]any{"path": it.File, "contentFingerprint": want}
+func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want string, s *suiteFlagValues) (string, *caseFileBinding, error) {
+	info := &caseFileBinding{Path: it.File, ContentFingerprint: want}
 	dc, err := replay.GetCase(ctx, d, it.Name)
 	replace := false
 	switch {
 	case fault.CodeOf(err) == protocol.ErrCaseNotFound:
-		info["action"] = "imported"
+		info.Action = "imported"
 	case err != nil:
 		return "", nil, err
 	default:
@@ -59,7 +71,7 @@ func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want str
 		}
 		switch {
 		case have == want && !s.reimport:
-			info["action"] = "bound"
+			info.Action = "bound"
 			return dc.Fingerprint, info, nil
 		case have != want && !s.replace:
 			return "", nil, fault.Newf(fault.Failed, fault.CodeCaseNameConflict, "the device holds another case named %q than the file %s", it.Name, it.File).
@@ -67,9 +79,9 @@ func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want str
 				With("phoneContentFingerprint", have).With("fileContentFingerprint", want).
 				WithUserAction("Rename the case in the file, delete the device's case (case-delete), or pass --replace to import the file over it.")
 		case have == want:
-			info["action"] = "reimported"
+			info.Action = "reimported"
 		default:
-			info["action"] = "replaced"
+			info.Action = "replaced"
 		}
 		replace = true
 	}
@@ -81,7 +93,7 @@ func bindCaseFile(ctx context.Context, d *device.Device, it suite.Item, want str
 		}
 		return "", nil, e
 	}
-	info["importRequestId"], info["cleanup"] = rep.RequestID, rep.Cleanup
+	info.ImportRequestID, info.Cleanup = rep.RequestID, rep.Cleanup
 	dc, err = replay.GetCase(ctx, d, it.Name)
 	if err != nil {
 		return "", nil, err

@@ -252,14 +252,14 @@ func runSuite(ctx context.Context, d cmdutil.DeviceDeps, sr suiteRun) (cmdutil.R
 		rep.Warnings = append(rep.Warnings, warning)
 	}
 	fail := rep.Failure()
-	payload := suitePayload(rep, runs, fail)
+	out := suitePayload(rep, runs, fail)
 	if store != nil {
-		payload["history"] = store.Path()
+		out.History = store.Path()
 	}
-	res := cmdutil.WithFailure(payload, fail)
-	writeSuiteEvidence(ctx, rep, payload, store)
+	res := cmdutil.WithFailure(out, fail)
+	writeSuiteEvidence(ctx, rep, out, store)
 	if v.junit != "" {
-		res = writeSuiteJUnit(rep, payload, v.junit, v.overwrite, res)
+		res = writeSuiteJUnit(rep, out, v.junit, v.overwrite, res)
 	}
 	return res, nil
 }
@@ -295,50 +295,100 @@ func suiteProgress(line *progress.Line, total int) func(suite.Event) {
 	}
 }
 
-// suitePayload is the printed object: every field of solopi-ai's batch
-// object (results[] holds the cases that ran, skipped[] the ones never
-// reached), then devices[], per result the phone, the verdict and the
-// attempts, the counts.
-func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail *fault.Error) map[string]any {
-	results := []map[string]any{}
-	skipped := []map[string]any{}
+// suiteResult is the object a suite prints: every field of solopi-ai's
+// batch object (results[] holds the cases that ran, skipped[] the ones
+// never reached), then devices[], per result the phone, the verdict and
+// the attempts, the counts. The fields are in the order of their keys,
+// the order the map it replaces printed; the evidence and JUnit fields
+// are set as they are written.
+type suiteResult struct {
+	ArtifactsRoot     string               `json:"artifactsRoot,omitempty"`
+	BatchID           string               `json:"batchId"`
+	BatchJSON         string               `json:"batchJson,omitempty"`
+	BatchJSONError    string               `json:"batchJsonError,omitempty"`
+	CompletedRuns     int                  `json:"completedRuns"`
+	ContinueOnFailure bool                 `json:"continueOnFailure"` // always: a suite runs every case
+	Counts            suitereport.Counts   `json:"counts"`
+	Devices           []suitereport.Device `json:"devices"`
+	DurationMs        int64                `json:"durationMs"`
+	Error             string               `json:"error,omitempty"`
+	ErrorCode         string               `json:"errorCode,omitempty"`
+	FailedRuns        *int                 `json:"failedRuns,omitempty"` // set (0 too) when the suite did not pass
+	History           string               `json:"history,omitempty"`
+	HistoryJSONError  string               `json:"historyJsonError,omitempty"`
+	Index             string               `json:"index,omitempty"`
+	IndexError        string               `json:"indexError,omitempty"`
+	JUnit             string               `json:"junit,omitempty"`
+	JUnitError        string               `json:"junitError,omitempty"`
+	Options           suitereport.Options  `json:"options"`
+	Report            string               `json:"report,omitempty"`
+	ReportError       string               `json:"reportError,omitempty"`
+	RequestedRuns     int                  `json:"requestedRuns"`
+	Results           []suiteCase          `json:"results"`
+	Skipped           []suiteSkip          `json:"skipped"`
+	StoppedEarly      bool                 `json:"stoppedEarly"`
+	Success           bool                 `json:"success"`
+	SuiteJSON         string               `json:"suiteJson,omitempty"`
+	Warnings          []string             `json:"warnings"`
+}
+
+// suiteCase is one case that ran (or was tried). Run is the last
+// attempt's *replay.RunResult, or a missedRun when no replay ran; the
+// identities are null until a device gave them.
+type suiteCase struct {
+	Attempts        []suitereport.Attempt `json:"attempts"`
+	CaseFingerprint string                `json:"caseFingerprint,omitempty"`
+	CaseName        string                `json:"caseName"`
+	Device          string                `json:"device"`
+	ErrorCode       string                `json:"errorCode,omitempty"`
+	ExitCode        int                   `json:"exitCode"`
+	File            string                `json:"file,omitempty"`
+	Index           int                   `json:"index"`
+	Reason          *suitereport.Problem  `json:"reason,omitempty"`
+	RequestID       *string               `json:"requestId"`
+	Run             any                   `json:"run"`
+	RunID           *string               `json:"runId"`
+	State           *string               `json:"state"`
+	Verdict         suitereport.Verdict   `json:"verdict"`
+}
+
+// missedRun stands for the run of a case no replay ran for (the import
+// failed, or no phone could take it): the case's own problem.
+type missedRun struct {
+	Error     string `json:"error"`
+	ErrorCode string `json:"errorCode"`
+	Success   bool   `json:"success"`
+}
+
+// suiteSkip is a case the suite never reached.
+type suiteSkip struct {
+	CaseName string               `json:"caseName"`
+	Device   string               `json:"device,omitempty"`
+	Index    int                  `json:"index"`
+	Reason   *suitereport.Problem `json:"reason,omitempty"`
+}
+
+// suitePayload is the printed object of the suite rep.
+func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail *fault.Error) *suiteResult {
+	out := &suiteResult{Results: []suiteCase{}, Skipped: []suiteSkip{}}
 	for i, c := range rep.Cases {
 		if len(c.Attempts) == 0 && c.Verdict == suitereport.Skipped {
-			sk := map[string]any{"index": i + 1, "caseName": c.Name}
-			if c.Device != "" {
-				sk["device"] = c.Device
-			}
-			if c.Reason != nil {
-				sk["reason"] = c.Reason
-			}
-			skipped = append(skipped, sk)
+			out.Skipped = append(out.Skipped, suiteSkip{Index: i + 1, CaseName: c.Name, Device: c.Device, Reason: c.Reason})
 			continue
 		}
-		r := map[string]any{"index": i + 1, "caseName": c.Name, "verdict": c.Verdict, "attempts": c.Attempts,
-			"runId": nil, "requestId": nil, "state": nil}
-		if c.File != "" {
-			r["file"] = c.File
-		}
-		if c.Fingerprint != "" {
-			r["caseFingerprint"] = c.Fingerprint
-		}
-		if c.Reason != nil {
-			r["reason"] = c.Reason
-		}
-		r["device"] = c.Device
+		r := suiteCase{Index: i + 1, CaseName: c.Name, Verdict: c.Verdict, Attempts: c.Attempts,
+			File: c.File, CaseFingerprint: c.Fingerprint, Reason: c.Reason, Device: c.Device}
 		if n := len(c.Attempts); n > 0 {
 			last := c.Attempts[n-1]
 			if c.Device == "" {
-				r["device"] = last.Device
+				r.Device = last.Device
 			}
-			if last.ErrorCode != "" {
-				r["errorCode"] = last.ErrorCode
-			}
+			r.ErrorCode = last.ErrorCode
 		}
 		if run := runs[i]; run != nil {
-			r["runId"], r["requestId"], r["state"] = nilIfEmpty(run.RunID), nilIfEmpty(run.RequestID), nilIfEmpty(run.State)
-			r["run"] = run.Payload
-			r["exitCode"] = outcome.ExitOf(run.Err)
+			r.RunID, r.RequestID, r.State = optional(run.RunID), optional(run.RequestID), optional(run.State)
+			r.Run = run.Payload
+			r.ExitCode = outcome.ExitOf(run.Err)
 		} else {
 			// No replay ran (the import failed, or no phone could take
 			// the case): the case's own problem stands for the run.
@@ -350,54 +400,45 @@ func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail 
 			if p == nil {
 				p = &suitereport.Problem{Code: fault.CodeBatchInfrastructureFailed, Message: "the case did not run"}
 			}
-			r["run"] = map[string]any{"success": false, "errorCode": p.Code, "error": p.Message}
-			if _, ok := r["errorCode"]; !ok {
-				r["errorCode"] = p.Code
+			r.Run = missedRun{ErrorCode: p.Code, Error: p.Message}
+			if r.ErrorCode == "" {
+				r.ErrorCode = p.Code
 			}
-			r["exitCode"] = outcome.ExitFor(fault.Transport)
+			r.ExitCode = outcome.ExitFor(fault.Transport)
 		}
-		results = append(results, r)
+		out.Results = append(out.Results, r)
 	}
-	p := map[string]any{
-		"success":           fail == nil,
-		"batchId":           rep.BatchID,
-		"requestedRuns":     len(rep.Cases),
-		"completedRuns":     len(results),
-		"stoppedEarly":      len(skipped) > 0 || rep.Interrupted,
-		"continueOnFailure": true,
-		"results":           results,
-		"skipped":           skipped,
-		"durationMs":        rep.DurationMs,
-		"devices":           rep.Devices,
-		"counts":            rep.Counts,
-		"options":           rep.Options,
-		"warnings":          rep.Warnings,
-	}
+	out.Success = fail == nil
+	out.BatchID = rep.BatchID
+	out.RequestedRuns, out.CompletedRuns = len(rep.Cases), len(out.Results)
+	out.StoppedEarly = len(out.Skipped) > 0 || rep.Interrupted
+	out.ContinueOnFailure = true
+	out.DurationMs, out.Devices, out.Counts, out.Options, out.Warnings = rep.DurationMs, rep.Devices, rep.Counts, rep.Options, rep.Warnings
 	if rep.ArtifactsDir != "" {
-		p["artifactsRoot"] = rep.ArtifactsDir
-		p["suiteJson"] = filepath.Join(rep.ArtifactsDir, suite.ReportFile)
+		out.ArtifactsRoot = rep.ArtifactsDir
+		out.SuiteJSON = filepath.Join(rep.ArtifactsDir, suite.ReportFile)
 	}
 	if fail != nil {
-		p["failedRuns"] = rep.Counts.Failed + rep.Counts.Error
-		p["errorCode"] = fail.Code
-		p["error"] = fail.Message
+		failed := rep.Counts.Failed + rep.Counts.Error
+		out.FailedRuns, out.ErrorCode, out.Error = &failed, fail.Code, fail.Message
 	}
-	return p
+	return out
 }
 
-func nilIfEmpty(s string) any {
+// optional is s, or null when empty.
+func optional(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return s
+	return &s
 }
 
 // writeSuiteEvidence writes batch.json (the printed object) and
 // history.json (the history of the suite's cases, for the report's
 // strips) into the batch directory, renders its report.html and the
-// root's index. Failures are warnings in the payload, never a changed
+// root's index. Failures are warnings in the result, never a changed
 // verdict.
-func writeSuiteEvidence(ctx context.Context, rep *suitereport.Report, payload map[string]any, store *history.Store) {
+func writeSuiteEvidence(ctx context.Context, rep *suitereport.Report, out *suiteResult, store *history.Store) {
 	if rep.ArtifactsDir == "" {
 		return
 	}
@@ -409,31 +450,32 @@ func writeSuiteEvidence(ctx context.Context, rep *suitereport.Report, payload ma
 		sums, err := store.Summaries(ctx, history.Query{Cases: names})
 		var b []byte
 		if err == nil {
-			b, err = artifacts.MarshalIndent(map[string]any{"history": store.Path(), "cases": sums})
+			b, err = artifacts.MarshalIndent(suiteHistory{History: store.Path(), Cases: sums})
 		}
 		if err == nil {
 			_, err = artifacts.Output{Mode: artifacts.Exclusive}.WriteFile(filepath.Join(rep.ArtifactsDir, suiteHistoryFile), b)
 		}
 		if err != nil {
-			payload["historyJsonError"] = err.Error()
+			out.HistoryJSONError = err.Error()
 		}
 	}
-	summary, err := artifacts.MarshalIndent(payload)
-	if err == nil {
-		_, err = artifacts.Output{Mode: artifacts.Exclusive, MakeParents: true}.WriteFile(filepath.Join(rep.ArtifactsDir, batchSummaryFile), summary)
-	}
-	if err != nil {
-		payload["batchJsonError"] = err.Error()
+	out.BatchJSON, out.BatchJSONError = writeSummary(rep.ArtifactsDir, out)
+	if out.BatchJSONError != "" {
 		return
 	}
-	payload["batchJson"] = filepath.Join(rep.ArtifactsDir, batchSummaryFile)
 	res, err := report.Write(rep.ArtifactsDir, report.Options{})
 	if err != nil {
-		payload["reportError"] = err.Error()
+		out.ReportError = err.Error()
 		return
 	}
-	payload["report"] = res.Path
-	writeIndex(payload, filepath.Dir(rep.ArtifactsDir))
+	out.Report = res.Path
+	out.Index, out.IndexError = writeIndex(filepath.Dir(rep.ArtifactsDir))
+}
+
+// suiteHistory is history.json: the history of the suite's cases.
+type suiteHistory struct {
+	Cases   []history.Summary `json:"cases"`
+	History string            `json:"history"`
 }
 
 // suiteHistoryFile is the history of a suite's cases in its batch
@@ -441,34 +483,31 @@ func writeSuiteEvidence(ctx context.Context, rep *suitereport.Report, payload ma
 const suiteHistoryFile = "history.json"
 
 // writeIndex renders ROOT/report.html, the index of every batch under the
-// artifacts root, and says where (or why not) in the payload.
-func writeIndex(payload map[string]any, root string) {
+// artifacts root: its path, or why it could not be written.
+func writeIndex(root string) (path, problem string) {
 	idx, err := report.WriteIndex(root)
 	if err != nil {
-		payload["indexError"] = err.Error()
-		return
+		return "", err.Error()
 	}
-	payload["index"] = idx
+	return idx, ""
 }
 
 // writeSuiteJUnit writes the per-phone JUnit; one that cannot be written
 // fails a passing suite (CI would gate on a missing file).
-func writeSuiteJUnit(rep *suitereport.Report, payload map[string]any, path string, overwrite bool, res cmdutil.Result) cmdutil.Result {
+func writeSuiteJUnit(rep *suitereport.Report, out *suiteResult, path string, overwrite bool, res cmdutil.Result) cmdutil.Result {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
 	if err := rep.WriteJUnit(abs, overwrite); err != nil {
-		payload["junitError"] = err.Error()
+		out.JUnitError = err.Error()
 		if res.Exit == outcome.ExitOK {
-			payload["success"] = false
-			payload["errorCode"] = fault.CodeOf(err)
-			payload["error"] = "the JUnit report could not be written"
-			payload["failedRuns"] = 0
-			return cmdutil.WithKind(payload, fault.Invalid)
+			f, none := junitFailure(err), 0
+			out.Success, out.ErrorCode, out.Error, out.FailedRuns = false, f.Code, f.Message, &none
+			return cmdutil.WithKind(out, fault.Invalid)
 		}
 		return res
 	}
-	payload["junit"] = abs
+	out.JUnit = abs
 	return res
 }
