@@ -1,14 +1,10 @@
 package inspector
 
 import (
-	"os"
 	"testing"
 
 	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
 // These tests wait on simulated phones far more than they compute.
-func TestMain(m *testing.M) {
-	testwait.Parallel(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testwait.Main(m) }

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 	// Most of these tests wait on the processes they start (a worker's
 	// lease to expire, River's leader election, a device budget to run
 	// out) rather than compute: twice the command packages' default.
-	testwait.Parallel(8)
+	testwait.Parallel()
 	dir, err := os.MkdirTemp("", "solopi-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -35,7 +35,7 @@ func TestParallelRaisesTheDefaultOnly(t *testing.T) {
 		t.Fatalf("an explicit -parallel=3 became %d", *p)
 	}
 	// The command line's own: whatever it holds, Parallel leaves it valid.
-	Parallel(1)
+	Parallel()
 	if n, err := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); err != nil || n < 1 {
 		t.Fatalf("-parallel is %v", flag.Lookup("test.parallel").Value)
 	}

@@ -1,7 +1,6 @@
 package devicehost
 
 import (
-	"os"
 	"testing"
 
 	"github.com/solopi-dev/solopi/internal/testwait"
@@ -10,7 +9,4 @@ import (
 // These tests run shards on simulated phones and wait on their clocks and on
 // the store far more than they compute (8.1 s at the default -parallel of 2,
 // 4.5 s at 8).
-func TestMain(m *testing.M) {
-	testwait.Parallel(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testwait.Main(m) }

@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/solopi-dev/solopi/internal/testwait"
@@ -9,7 +8,4 @@ import (
 
 // The River tests wait on River's own schedulers (the 5 s job scheduler,
 // leader election, the periodic recovery) far more than they compute.
-func TestMain(m *testing.M) {
-	testwait.Parallel(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testwait.Main(m) }

@@ -1,7 +1,6 @@
 package soloapp
 
 import (
-	"os"
 	"testing"
 
 	"github.com/solopi-dev/solopi/internal/testwait"
@@ -10,7 +9,4 @@ import (
 // These tests wait on the app's scaled clock (settle and watchdog delays)
 // far more than they compute (8.5 s at the default -parallel of 2, 3.0 s at
 // 8).
-func TestMain(m *testing.M) {
-	testwait.Parallel(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testwait.Main(m) }

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"os"
 	"testing"
 
 	"github.com/solopi-dev/solopi/internal/testwait"
@@ -9,7 +8,4 @@ import (
 
 // These tests wait on simulated phones (their fast clock still counts
 // settle, root and permission delays) far more than they compute.
-func TestMain(m *testing.M) {
-	testwait.Parallel(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testwait.Main(m) }

@@ -1,7 +1,6 @@
 package onphone
 
 import (
-	"os"
 	"testing"
 
 	"github.com/solopi-dev/solopi/internal/testwait"
@@ -10,7 +9,4 @@ import (
 // These tests verify on simulated phones: they wait on the phone's clock
 // (settle, root and receipt delays) far more than they compute (14.7 s at
 // the default -parallel of 2, 6.0 s at 8, the same CPU time).
-func TestMain(m *testing.M) {
-	testwait.Parallel(8)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testwait.Main(m) }

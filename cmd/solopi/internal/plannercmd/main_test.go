@@ -3,7 +3,9 @@ package plannercmd
 import (
 	"testing"
 
-	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdtest"
+	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
-func TestMain(m *testing.M) { cmdtest.Main(m) }
+// The command's tests wait on simulated phones and on the processes they
+// start far more than they compute.
+func TestMain(m *testing.M) { testwait.Main(m) }
