@@ -290,9 +290,13 @@ func TestSessionClassicSoloPi(t *testing.T) {
 	t.Run("no harness resolver whatever the version says", func(t *testing.T) {
 		t.Parallel()
 		dev := answering(t, classicSoloPi(t, "1.0.2"))
-		// The first answer classifies it; the timeout only bounds a
-		// probe that a loaded machine answers late.
-		_, err := device.OpenSession(context.Background(), dev, fastSession())
+		// SoloPi is launched and waited for until the start-up timeout;
+		// what the last probe saw classifies it. A probe a loaded machine
+		// answers late must still fit in the wait (1.5 s was overrun under
+		// the whole suite's load).
+		o := fastSession()
+		o.StartupTimeout = 4 * time.Second
+		_, err := device.OpenSession(context.Background(), dev, o)
 		wantCode(t, err, fault.CodeSolopiVersionUnsupported, fault.Transport)
 	})
 }
