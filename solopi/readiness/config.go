@@ -134,20 +134,6 @@ func CheckConfigSet(key, value string) (configKey, string, error) {
 	return k, norm, nil
 }
 
-// spec is the key's description as the device's config object spells it
-// (without a value): a refusal made before any device contact still
-// carries the config object a solopi-ai script reads.
-func (k configKey) spec() map[string]any {
-	m := map[string]any{"key": k.Key, "type": k.Type, "writable": k.Writable, "sensitive": k.Sensitive}
-	if k.HasRange {
-		m["min"], m["max"] = k.Min, k.Max
-	}
-	if k.Sensitive {
-		m["redacted"], m["value"] = true, nil
-	}
-	return m
-}
-
 // DeviceConfigRefusal is a refusal of CheckConfigSet that solopi-ai makes
 // after reading the key from the device (sensitive, control port, not
 // writable): the error then carries the device's config object (its
@@ -282,22 +268,6 @@ var knownCharsets = []string{
 
 func supportedCharset(s string) bool { return slices.Contains(knownCharsets, strings.ToLower(s)) }
 
-// redactConfig returns a copy of a config spec object without the value of
-// a sensitive key: such values never reach any output.
-func redactConfig(c map[string]any) map[string]any {
-	out := make(map[string]any, len(c))
-	for k, v := range c {
-		out[k] = v
-	}
-	key, _ := out["key"].(string)
-	sens, _ := out["sensitive"].(bool)
-	if sens || sensitiveKey(key) {
-		delete(out, "value")
-		out["redacted"] = true
-	}
-	return out
-}
-
 // leaksValue reports a sensitive config object that carries a value.
 func leaksValue(c device.WireObject) bool {
 	if s, _ := c.Flag("sensitive"); !s && !sensitiveKey(c.Str("key")) {
@@ -337,8 +307,8 @@ func deviceE1Error(r device.WireObject, what string) error {
 	return fault.New(fault.Failed, code, msg).With("response", device.SanitizedDeviceError(r))
 }
 
-// ConfigList runs config?action=list with every value redacted.
-func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) {
+// ConfigList runs config?action=list with every sensitive value removed.
+func ConfigList(ctx context.Context, s *device.Session) (*configListResult, error) {
 	r, err := s.Device.Query(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "list"))
 	if err != nil {
 		return nil, scrubResponse(err)
@@ -353,7 +323,7 @@ func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) 
 	if !isArray {
 		return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config list answer has no configs array")
 	}
-	var configs []map[string]any
+	configs := []configObject{}
 	for _, e := range list {
 		m, isObj := e.(map[string]any)
 		if c := device.WireObject(m); isObj && leaksValue(c) && c.Has("value") {
@@ -364,15 +334,12 @@ func ConfigList(ctx context.Context, s *device.Session) (map[string]any, error) 
 		}
 		configs = append(configs, redactConfig(m))
 	}
-	if configs == nil {
-		configs = []map[string]any{}
-	}
-	return map[string]any{"success": true, "count": len(configs), "configs": configs}, nil
+	return &configListResult{Success: true, Count: len(configs), Configs: configs}, nil
 }
 
 // ConfigGet runs config?action=get for key. A sensitive key must come back
 // redacted with no value, otherwise exit 4 (and the value is never shown).
-func ConfigGet(ctx context.Context, s *device.Session, key string) (map[string]any, error) {
+func ConfigGet(ctx context.Context, s *device.Session, key string) (*configGetResult, error) {
 	if err := CheckConfigKey(key); err != nil {
 		return nil, err
 	}
@@ -380,28 +347,28 @@ func ConfigGet(ctx context.Context, s *device.Session, key string) (map[string]a
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"success": true, "config": c}, nil
+	return &configGetResult{Success: true, Config: c}, nil
 }
 
 // getConfig returns the redacted config object of key.
-func getConfig(ctx context.Context, s *device.Session, key string) (map[string]any, error) {
+func getConfig(ctx context.Context, s *device.Session, key string) (configObject, error) {
 	r, err := s.Device.Query(ctx, protocol.ActionConfig, device.P(protocol.ParamAction, "get", protocol.ParamKey, key))
 	if err != nil {
-		return nil, scrubResponse(err)
+		return configObject{}, scrubResponse(err)
 	}
 	switch ok, isBool := r.Flag("success"); {
 	case !isBool:
-		return nil, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config get answer has no boolean success")
+		return configObject{}, fault.New(fault.Transport, fault.CodeInvalidDeviceResponse, "config get answer has no boolean success")
 	case !ok:
-		return nil, deviceE1Error(r, "config get")
+		return configObject{}, deviceE1Error(r, "config get")
 	}
 	m, isObj := r["config"].(map[string]any)
 	c := device.WireObject(m)
 	if !isObj || c.Str("key") != key {
-		return nil, fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "config get for %s answered another or no config object", key).With("key", key)
+		return configObject{}, fault.Newf(fault.Transport, fault.CodeInvalidDeviceResponse, "config get for %s answered another or no config object", key).With("key", key)
 	}
 	if leaksValue(c) {
-		return nil, exposedError(key)
+		return configObject{}, exposedError(key)
 	}
 	return redactConfig(m), nil
 }
@@ -414,14 +381,14 @@ type ConfigSetOptions struct {
 
 // configSetResult is the config-set command's object.
 type configSetResult struct {
-	Success       bool           `json:"success"`
-	Confirmed     bool           `json:"confirmed"`
-	Key           string         `json:"key"`
-	Type          string         `json:"type"`
-	ExpectedValue any            `json:"expectedValue"`
-	PreviousValue any            `json:"previousValue"`
-	ActualValue   any            `json:"actualValue"`
-	Config        map[string]any `json:"config"`
+	Success       bool         `json:"success"`
+	Confirmed     bool         `json:"confirmed"`
+	Key           string       `json:"key"`
+	Type          string       `json:"type"`
+	ExpectedValue any          `json:"expectedValue"`
+	PreviousValue any          `json:"previousValue"`
+	ActualValue   any          `json:"actualValue"`
+	Config        configObject `json:"config"`
 }
 
 // ConfigSet writes one setting through the protected activity and confirms
@@ -441,11 +408,11 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 	if err != nil {
 		return nil, err
 	}
-	if err := checkConfigSpec(k, before); err != nil {
+	if err := checkConfigSpec(k, before.device); err != nil {
 		return nil, err
 	}
 	want := typedConfigValue(k, norm)
-	res := &configSetResult{Key: k.Key, Type: k.Type, ExpectedValue: want, PreviousValue: before["value"]}
+	res := &configSetResult{Key: k.Key, Type: k.Type, ExpectedValue: want, PreviousValue: before.value()}
 	actx, cancel := context.WithTimeout(ctx, opts.AckTimeout)
 	defer cancel()
 	if err := s.Device.Mutate(actx, protocol.ActionConfig, device.P(protocol.ParamAction, "set", protocol.ParamKey, k.Key, protocol.ParamValue, norm)); err != nil {
@@ -467,8 +434,8 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 		switch {
 		case err == nil:
 			last, lastErr = c, nil
-			if configValueEqual(k, c["value"], want) {
-				res.Success, res.Confirmed, res.ActualValue, res.Config = true, true, c["value"], c
+			if configValueEqual(k, c.value(), want) {
+				res.Success, res.Confirmed, res.ActualValue, res.Config = true, true, c.value(), c
 				return true, nil
 			}
 		case configTransient(err):
@@ -493,7 +460,7 @@ func ConfigSet(ctx context.Context, s *device.Session, key, value string, opts C
 		"SoloPi did not confirm %s within --ack-timeout: it still reads back another value", k.Key).
 		// expectedValue is solopi-ai's (--value as given), the typed value
 		// ours beside it.
-		With("key", k.Key).With("expectedValue", value).With("expectedTypedValue", want).With("actualValue", last["value"]).
+		With("key", k.Key).With("expectedValue", value).With("expectedTypedValue", want).With("actualValue", last.value()).
 		With("lastConfig", last).With("phase", "config-set").
 		WithUserAction("Open SoloPi on the phone and check that the setting can be changed there; a setting the app refuses is left unchanged.")
 	if lastErr != nil {

@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestDeviceConfigRefusalReadsTheDevice(t *testing.T) {
 			t.Fatalf("%s: refusal %v, want %s completed from the device", key, refusal, want)
 		}
 		f := fault.From(DeviceConfigRefusal(ctx, s, refusal))
-		c, _ := f.Details["config"].(map[string]any)
+		c := printed(t, f.Details["config"])
 		if f.Code != want || c["key"] != key {
 			t.Fatalf("%s: %s with config %v", key, f.Code, c)
 		}
@@ -56,5 +57,23 @@ func TestDeviceConfigRefusalReadsTheDevice(t *testing.T) {
 	cancel()
 	if err := DeviceConfigRefusal(cancelled, s, refusal); !fault.IsInterrupt(err) {
 		t.Errorf("an interrupted read: %v", err)
+	}
+}
+
+// A refusal made from the table prints the key's description as the
+// device's config object spells it: a range as min and max, a sensitive
+// key redacted with a null value.
+func TestConfigSpecPrinted(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"KEY_AES_KEY":      `{"key":"KEY_AES_KEY","redacted":true,"sensitive":true,"type":"string","value":null,"writable":false}`,
+		"KEY_CONTROL_PORT": `{"key":"KEY_CONTROL_PORT","max":65535,"min":5000,"sensitive":false,"type":"int","writable":false}`,
+		"KEY_USE_LANGUAGE": `{"key":"KEY_USE_LANGUAGE","max":2,"min":0,"sensitive":false,"type":"int","writable":true}`,
+		"KEY_PATCH_URL":    `{"key":"KEY_PATCH_URL","sensitive":false,"type":"string","writable":false}`,
+	} {
+		k, _ := lookupConfigKey(key)
+		if got, _ := json.Marshal(k.spec()); string(got) != want {
+			t.Errorf("%s: %s, want %s", key, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package readiness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,7 +81,7 @@ func TestConfigSetEveryWritableKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, _ := json.Marshal(res.ActualValue)
-			if !res.Confirmed || !res.Success || string(got) != v.want || res.Config["key"] != k.Key {
+			if !res.Confirmed || !res.Success || string(got) != v.want || printed(t, res.Config)["key"] != k.Key {
 				t.Fatalf("%+v (actual %s)", res, got)
 			}
 			if sent := len(dev.MutationsWith("solopi://startaction/config?action=set&key=" + k.Key + "&value=")); sent != 1 {
@@ -150,7 +151,7 @@ func TestConfigSetUnconfirmedWhenDeviceKeepsOldValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := before["config"].(map[string]any)["value"]
+	old := printed(t, before.Config)["value"]
 	_, err = ConfigSet(context.Background(), s, "KEY_SCREENSHOT_RESOLUTION", "1080", fastConfigSet())
 	e := wantCode(t, err, fault.CodeConfigNotConfirmed, fault.Failed)
 	if e.Details["expectedValue"] != "1080" || e.Details["expectedTypedValue"] != int64(1080) || e.Details["actualValue"] != old || old == json.Number("1080") {
@@ -175,6 +176,22 @@ func TestConfigSetSpecMismatch(t *testing.T) {
 // secrets are the sensitive values the device holds; no output may carry
 // them.
 var secrets = []string{secretAESKey, "hunter2-global"}
+
+// printed is v as a command prints it, decoded (numbers as json.Number).
+func printed(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return m
+}
 
 func assertNoSecrets(t *testing.T, what string, v any) {
 	t.Helper()
@@ -201,8 +218,8 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list["count"] != 25 {
-		t.Errorf("count %v", list["count"])
+	if list.Count != 25 || len(list.Configs) != 25 {
+		t.Errorf("count %v of %d", list.Count, len(list.Configs))
 	}
 	assertNoSecrets(t, "config-list", list)
 	for _, key := range []string{"KEY_AES_KEY", "KEY_GLOBAL_SETTINGS"} {
@@ -210,7 +227,7 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := got["config"].(map[string]any)
+		c := printed(t, got.Config)
 		if _, has := c["value"]; has || c["redacted"] != true {
 			t.Fatalf("%s: %v", key, c)
 		}
@@ -224,8 +241,8 @@ func TestConfigSensitiveValuesNeverPrinted(t *testing.T) {
 
 	// A build that leaks them is a protocol error, and still nothing is shown.
 	leaked := map[string]string{"KEY_AES_KEY": secretAESKey, "KEY_GLOBAL_SETTINGS": secretGlobal}
-	for i, c := range list["configs"].([]map[string]any) {
-		key := c["key"].(string)
+	for i, c := range list.Configs {
+		key := printed(t, c)["key"].(string)
 		if v, ok := leaked[key]; ok {
 			answerFault(t, dev, sim.AnswerFault{Action: "config", Query: map[string]string{"action": "get", "key": key},
 				Set: map[string]any{"config/value": v, "config/redacted": false}})
@@ -250,7 +267,7 @@ func TestConfigGetPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := got["config"].(map[string]any)
+	c := printed(t, got.Config)
 	if c["value"] != json.Number("0") || c["redacted"] != false {
 		t.Fatalf("%v", c)
 	}

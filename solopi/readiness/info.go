@@ -18,7 +18,8 @@ import (
 const pageQueryTimeout = 8 * time.Second
 
 // infoPassThrough checks a query answer that uses E1 on failure: success absent
-// or true passes the object on, success false is the device's rejection.
+// or true passes the object on unchanged, success false is the device's
+// rejection. The command lays its own success over the answer.
 func infoPassThrough(r device.WireObject, what string) (map[string]any, error) {
 	if r.Has("success") {
 		ok, isBool := r.Flag("success")
@@ -29,9 +30,7 @@ func infoPassThrough(r device.WireObject, what string) (map[string]any, error) {
 			return nil, deviceE1Error(r, what)
 		}
 	}
-	m := r.Clone()
-	m["success"] = true
-	return m, nil
+	return r, nil
 }
 
 // CapabilitiesOf returns the capabilities the session was opened with.
@@ -70,7 +69,7 @@ func AppInfo(ctx context.Context, s *device.Session) (map[string]any, error) {
 }
 
 // AppStatus runs status?type=status; its bare {"status": s} answer must
-// carry a string.
+// carry a string, and is returned unchanged.
 func AppStatus(ctx context.Context, s *device.Session) (map[string]any, error) {
 	r, err := s.Device.Query(ctx, protocol.ActionStatus, device.P(protocol.ParamType, "status"))
 	if err != nil {
@@ -83,9 +82,7 @@ func AppStatus(ctx context.Context, s *device.Session) (map[string]any, error) {
 		// The reference host exits 2 here; kept for script compatibility.
 		return nil, fault.New(fault.Failed, fault.CodeAppStatusUnavailable, "SoloPi's status answer carries no status string")
 	}
-	m := r.Clone()
-	m["success"] = true
-	return m, nil
+	return r, nil
 }
 
 // Inspect returns SoloPi's answer with the current page tree

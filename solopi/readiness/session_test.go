@@ -416,8 +416,8 @@ func TestSimConfig(t *testing.T) {
 	s := simSession(t, dev)
 	ctx := context.Background()
 	list, err := ConfigList(ctx, s)
-	if err != nil || list["count"] != 25 {
-		t.Fatalf("list %v %v", list["count"], err)
+	if err != nil || list.Count != 25 {
+		t.Fatalf("list %+v %v", list, err)
 	}
 	for key, v := range map[string]string{"KEY_MAX_WAIT_TIME": "20000", "KEY_HIDE_LOG": "FALSE", "KEY_OUTPUT_CHARSET": "UTF-8", "KEY_USE_LANGUAGE": "2"} {
 		res, err := ConfigSet(ctx, s, key, v, ConfigSetOptions{PollInterval: 20 * time.Millisecond, AckTimeout: 10 * time.Second})
@@ -430,7 +430,7 @@ func TestSimConfig(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
-		if c := got["config"].(map[string]any); c["redacted"] != true || c["value"] != nil {
+		if c := printed(t, got.Config); c["redacted"] != true || c["value"] != nil {
 			t.Fatalf("%s: %v", key, c)
 		}
 	}

@@ -200,7 +200,7 @@ func TestHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := DeleteReplayHistory(ctx, d, id, 5*time.Second, 20*time.Millisecond)
-	if err != nil || !res.Success || res.Object["state"] != "completed" {
+	if err != nil || !res.Success || res.State != "completed" {
 		t.Fatalf("delete %+v %v", res, err)
 	}
 	if p.mutations("confirmId="+id) != 1 {

@@ -113,14 +113,17 @@ func GetReplayHistory(ctx context.Context, d *device.Device, id string, secrets 
 	return redactHistory(ctx, d, store, m), nil
 }
 
-// historyDeleteResult is the outcome of a history deletion.
+// historyDeleteResult is what replay-history-delete prints: the host's
+// summary of the final receipt, with the device's mutation object echoed
+// in it (fields in the alphabetical order of their JSON names).
 type historyDeleteResult struct {
-	RequestID string
-	// Object is {success, requestId, state, mutation} with success set to
-	// mutation.success.
-	Object map[string]any
+	// Mutation is the final receipt's mutation object, unchanged.
+	Mutation  map[string]any `json:"mutation"`
+	RequestID string         `json:"requestId"`
+	// State is the final receipt's state: completed or failed.
+	State string `json:"state"`
 	// Success is mutation.success.
-	Success bool
+	Success bool `json:"success"`
 }
 
 // DeleteReplayHistory deletes one replay record (confirmId = id) and polls
@@ -162,19 +165,14 @@ func DeleteReplayHistory(ctx context.Context, d *device.Device, id string, timeo
 		}
 		return res, withResponse(err)
 	}
-	final := map[string]any(last.Object)
-	mut := final["mutation"].(map[string]any)
+	mut := last.Object["mutation"].(map[string]any)
+	res.Mutation, res.State = mut, last.Object.Str("state")
 	res.Success, _ = device.WireObject(mut).Flag("success")
-	res.Object = map[string]any{"success": res.Success, "requestId": res.RequestID, "state": final["state"], "mutation": mut}
 	if !res.Success {
 		code := device.WireObject(mut).Str("errorCode")
-		e := fault.New(fault.Failed, code, device.WireObject(mut).Str("error"))
-		for k, v := range res.Object {
-			if k != "success" {
-				e.With(k, v)
-			}
-		}
-		return res, e
+		// The error carries what the object would have printed.
+		return res, fault.New(fault.Failed, code, device.WireObject(mut).Str("error")).
+			With("requestId", res.RequestID).With("state", res.State).With("mutation", mut)
 	}
 	return res, nil
 }

@@ -14,8 +14,10 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/casefile/paramcrypt"
 	"github.com/solopi-dev/solopi/fault"
@@ -99,15 +101,17 @@ func withhold(obj map[string]any, known map[string]bool) {
 		}
 		if log, ok := r["log"].(map[string]any); ok {
 			if _, ok := log["text"].(string); ok {
-				log["text"] = redact.Marker
-				log["redacted"] = historyWithheld
+				rest := maps.Clone(log)
+				delete(rest, "text")
+				r["log"] = canonjson.Overlay{Base: rest, Fields: withheldLog{Redacted: historyWithheld, Text: redact.Marker}}
 			}
 		}
 		for _, k := range []string{"steps", "actions"} {
 			if f, ok := r[k].(map[string]any); ok {
 				if _, has := f["content"]; has {
-					delete(f, "content")
-					f["contentAvailable"], f["omitted"], f["reason"] = false, true, historyWithheld
+					rest := maps.Clone(f)
+					delete(rest, "content")
+					r[k] = canonjson.Overlay{Base: rest, Fields: withheldContent{Omitted: true, Reason: historyWithheld}}
 				}
 			}
 		}
@@ -121,6 +125,21 @@ func withhold(obj map[string]any, known map[string]bool) {
 		return
 	}
 	visit(obj)
+}
+
+// withheldLog is laid over a record's log object whose text is withheld.
+type withheldLog struct {
+	Redacted string `json:"redacted"`
+	Text     string `json:"text"`
+}
+
+// withheldContent is laid over a record's steps or actions file object
+// whose content is withheld, spelled as SoloPi spells content it omits
+// (contentAvailable false, omitted true, a reason).
+type withheldContent struct {
+	ContentAvailable bool   `json:"contentAvailable"`
+	Omitted          bool   `json:"omitted"`
+	Reason           string `json:"reason"`
 }
 
 // recordStepSecrets are the secrets of the steps a detail record carries

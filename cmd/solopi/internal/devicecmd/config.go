@@ -41,7 +41,7 @@ func runConfigGet(ctx context.Context, d cmdutil.DeviceDeps, key string) (cmduti
 	if err := readiness.CheckConfigKey(key); err != nil {
 		return cmdutil.Result{}, err
 	}
-	return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (map[string]any, error) {
+	return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (any, error) {
 		return readiness.ConfigGet(ctx, s, key)
 	})
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/device"
@@ -27,24 +28,35 @@ func infoCommands(e cmdutil.Env) []*cli.Command {
 }
 
 // newCmdQuery is a command that runs one read-only query on a fresh
-// session.
+// session and prints SoloPi's answer unchanged with success laid over it
+// (the device's own success is absent or true once q accepted it).
 func newCmdQuery(e cmdutil.Env, name, usage string, q func(ctx context.Context, s *device.Session) (map[string]any, error)) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: usage, UsageText: "solopi " + name,
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
-			return sessionQuery(ctx, d, q)
+			return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (canonjson.Overlay, error) {
+				m, err := q(ctx, s)
+				return canonjson.Overlay{Base: m, Fields: answerResult{Success: true}}, err
+			})
 		}),
 	}
 }
 
-// sessionQuery runs one read-only query on a fresh session.
-func sessionQuery(ctx context.Context, d cmdutil.DeviceDeps, q func(ctx context.Context, s *device.Session) (map[string]any, error)) (cmdutil.Result, error) {
+// answerResult is what inspect and the query commands add to the SoloPi
+// answer they print unchanged beside it.
+type answerResult struct {
+	Success bool `json:"success"`
+}
+
+// sessionQuery runs one read-only query on a fresh session and prints
+// its result.
+func sessionQuery[T any](ctx context.Context, d cmdutil.DeviceDeps, q func(ctx context.Context, s *device.Session) (T, error)) (cmdutil.Result, error) {
 	return cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
-		m, err := q(ctx, s)
+		r, err := q(ctx, s)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		return cmdutil.OK(m), nil
+		return cmdutil.OK(r), nil
 	})
 }
 

@@ -40,12 +40,6 @@ func newCmdInspect(e cmdutil.Env) *cli.Command {
 	}
 }
 
-// inspectResult is what inspect adds to SoloPi's page answer, which it
-// prints unchanged beside it.
-type inspectResult struct {
-	Success bool `json:"success"`
-}
-
 // inspectOnce is inspect without --serve: the page answer with success.
 func inspectOnce(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 	return cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
@@ -53,7 +47,7 @@ func inspectOnce(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, err
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		return cmdutil.OK(canonjson.Overlay{Base: r, Fields: inspectResult{Success: true}}), nil
+		return cmdutil.OK(canonjson.Overlay{Base: r, Fields: answerResult{Success: true}}), nil
 	})
 }
 

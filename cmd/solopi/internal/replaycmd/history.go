@@ -35,6 +35,8 @@ func historyList(ctx context.Context, d cmdutil.DeviceDeps, limit int) (cmdutil.
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
+		// The device's list, echoed with the case secrets hidden; the host
+		// adds no field but the marks of content it withholds.
 		return cmdutil.OK(m), nil
 	})
 }
@@ -64,6 +66,7 @@ func historyGet(ctx context.Context, d cmdutil.DeviceDeps, id string) (cmdutil.R
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
+		// The device's record, echoed as the list's records are.
 		return cmdutil.OK(m), nil
 	})
 }
@@ -98,6 +101,6 @@ func historyDelete(ctx context.Context, d cmdutil.DeviceDeps, id string, w *rece
 			}
 			return cmdutil.Result{}, err
 		}
-		return cmdutil.OK(res.Object), nil
+		return cmdutil.OK(res), nil
 	})
 }

@@ -244,6 +244,8 @@ func runStatus(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
+		// The device's snapshot, echoed: the host adds no field, it only
+		// hides the case's secrets in the device's texts.
 		return cmdutil.OK(replay.RedactSnapshot(ctx, d, store, st.Object)), nil
 	})
 }
