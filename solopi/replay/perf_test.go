@@ -104,8 +104,8 @@ func noLivePerf(t *testing.T, p *simPhone, sessionID string) {
 	if err != nil {
 		t.Fatalf("perf-status %s: %v", sessionID, err)
 	}
-	if st := res.Object["state"]; st != "stopped" {
-		t.Fatalf("the performance session is %v after the run: %v", st, res.Object)
+	if st := res["state"]; st != "stopped" {
+		t.Fatalf("the performance session is %v after the run: %v", st, res)
 	}
 	if n := p.mutations("action=stop", "sessionId="+sessionID); n < 1 {
 		t.Fatalf("no stop of %s: %v", sessionID, p.dev.Mutations())

@@ -184,7 +184,7 @@ func checkItems(want, available []string) error {
 
 // StartPerformance starts a performance recording under a fresh sessionId
 // and waits for `recording`; a timeout or an interrupt stops it again.
-func StartPerformance(ctx context.Context, d *device.Device, o PerfStartOptions) (*SessionResult, error) {
+func StartPerformance(ctx context.Context, d *device.Device, o PerfStartOptions) (*StartResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func StartPerformance(ctx context.Context, d *device.Device, o PerfStartOptions)
 }
 
 // PerfStatus reads the performance snapshot (exit 2 on a mismatch).
-func PerfStatus(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+func PerfStatus(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	return perfSpec().statusResult(ctx, d, sessionID)
 }
 
@@ -233,7 +233,7 @@ func CheckDirOutput(output string, overwrite bool) (string, error) {
 // StopPerformance stops our recording (re-sending the stop at most 3 times
 // while the device reports retryable cleanup) and, with Output, pulls the
 // saved directory of exactly this session.
-func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (*SessionResult, error) {
+func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (*PerfStopResult, error) {
 	if err := CheckPerfSessionID(o.SessionID, true); err != nil {
 		return nil, err
 	}
@@ -242,26 +242,23 @@ func StopPerformance(ctx context.Context, d *device.Device, o PerfStopOptions) (
 		return nil, err
 	}
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
-	res, err := perfSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
+	stop, err := perfSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "performance-stop", Success: []protocol.State{protocol.SessionStopped}, RecoverUnreachable: true,
 		FailureCode: fault.CodeSessionFailed})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	// `stopped` means the device saved the CSVs; nothing here judges them.
-	res.Object["performanceAssessed"] = false
+	res := &PerfStopResult{Snapshot: stop.Snapshot, stopFields: stop.stopFields}
 	if out == "" {
 		return res, nil
 	}
-	art, err := pullPerformance(ctx, d, device.WireObject(res.Object), o.SessionID, out, o.Overwrite)
+	dir, err := pullPerformance(ctx, d, device.WireObject(res.Snapshot), o.SessionID, out, o.Overwrite)
 	if err != nil {
 		e := fault.From(err)
-		e.With("sessionId", o.SessionID).With("phase", "performance-artifact-pull").With("performance", res.Object)
+		e.With("sessionId", o.SessionID).With("phase", "performance-artifact-pull").With("performance", res)
 		return nil, e
 	}
-	// performance is solopi-ai's (the local directory); the pull's
-	// evidence (device path, files) is ours, beside it.
-	res.Object["artifacts"] = map[string]any{"performance": art["path"], "files": art["files"], "performanceDirectory": art}
+	res.Artifacts = &perfArtifacts{Performance: dir.Path, Files: dir.Files, PerformanceDirectory: *dir}
 	return res, nil
 }
 
@@ -380,12 +377,12 @@ func safeLocalName(name string) bool {
 // pullPerformance pulls every file of the session directory into a
 // temporary directory next to local, requires at least one non-empty CSV,
 // then renames the directory into place.
-func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject, sessionID, local string, overwrite bool) (map[string]any, error) {
+func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject, sessionID, local string, overwrite bool) (*perfDirectory, error) {
 	remote, entries, err := perfEntries(ctx, d, o, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	var files []map[string]any
+	var files []pulledFile
 	_, err = artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishDir(local, func(dir *artifacts.Dir) error {
 		pulled, err := pullPerfFiles(ctx, d, remote, entries, dir, "")
 		if err != nil {
@@ -395,14 +392,14 @@ func pullPerformance(ctx context.Context, d *device.Device, o device.WireObject,
 			return err
 		}
 		for _, f := range pulled {
-			files = append(files, map[string]any{"name": f.Path, "sizeBytes": f.Size, "sha256": f.SHA256})
+			files = append(files, pulledFile{Name: f.Path, SizeBytes: f.Size, SHA256: f.SHA256})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"path": local, "remotePath": remote, "files": files}, nil
+	return &perfDirectory{Path: local, RemotePath: remote, Files: files}, nil
 }
 
 // PerfRecorder is a performance recording driven by another feature
@@ -419,8 +416,7 @@ func (PerfRecorder) Start(ctx context.Context, d *device.Device, target string, 
 	if err != nil {
 		return "", err
 	}
-	id, _ := res.Object["sessionId"].(string)
-	return id, nil
+	return device.SessionIDOf(res.Snapshot), nil
 }
 
 // Stop stops exactly sessionID and returns the stopped snapshot (where the
@@ -430,7 +426,7 @@ func (PerfRecorder) Stop(ctx context.Context, d *device.Device, sessionID string
 	if err != nil {
 		return nil, err
 	}
-	return res.Object, nil
+	return res.Snapshot, nil
 }
 
 // Pull pulls the directory the stop saved (stopped, its snapshot) for

@@ -14,7 +14,7 @@ import (
 	"github.com/solopi-dev/solopi/sim"
 )
 
-func perfStart(f *simPhone) (*SessionResult, error) {
+func perfStart(f *simPhone) (*StartResult, error) {
 	return StartPerformance(context.Background(), f.device(), PerfStartOptions{TargetPackage: "com.example.counter", Items: []string{"CPU", "FPS"}, SessionTimings: ssFast})
 }
 
@@ -22,12 +22,12 @@ func TestPerfListAndCurrent(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
 	m, keys, err := PerfItems(context.Background(), f.device())
-	ssExpect(t, "perf-list", &SessionResult{Object: m}, err, passed)
+	ssExpect(t, "perf-list", m, err, passed)
 	if !slices.Contains(keys, "CPU") || !slices.Contains(keys, "FPS") {
 		t.Fatalf("keys = %v", keys)
 	}
 	cur, err := PerfCurrent(context.Background(), f.device())
-	ssExpect(t, "perf-current", &SessionResult{Object: cur}, err, passed)
+	ssExpect(t, "perf-current", cur, err, passed)
 	if ParseItems(" CPU, ,FPS,CPU ") == nil || strings.Join(ParseItems(" CPU, ,FPS,CPU "), ",") != "CPU,FPS" {
 		t.Fatalf("ParseItems = %v", ParseItems(" CPU, ,FPS,CPU "))
 	}
@@ -36,14 +36,14 @@ func TestPerfListAndCurrent(t *testing.T) {
 func TestPerfStartStopAndPull(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	m := ssExpect(t, "perf-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || f.mutationCount("mode=normal", "action=start", "targetApp=com.example.counter", "items=CPU%2CFPS", "sessionId="+id) != 1 {
 		t.Fatalf("start = %v, %v", m, f.dev.Mutations())
 	}
 	out := filepath.Join(t.TempDir(), "perf")
-	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	m = ssExpect(t, "perf-stop", res, err, passed)
 	if m["state"] != "stopped" || m["artifacts"].(map[string]any)["performance"] != out ||
 		m["artifacts"].(map[string]any)["performanceDirectory"].(map[string]any)["path"] != out {
@@ -82,7 +82,7 @@ func TestPerfStartRefusals(t *testing.T) {
 	if err := f.dev.App.SetPermission("adb", false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	if m := ssExpect(t, "perf-start", res, err, fault.Failed); m["state"] != "failed" {
 		t.Fatalf("failed start = %v", m)
 	}
@@ -94,20 +94,20 @@ func TestPerfStartRefusals(t *testing.T) {
 func TestPerfStopRetriesAtMostThreeTimes(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	f.dev.App.SetPerfCleanupIncomplete(2)
-	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast}))
 	m := ssExpect(t, "perf-stop", res, err, passed)
 	if m["stopRetries"] != float64(2) || f.mutationCount("action=stop", "sessionId="+id) != 3 {
 		t.Fatalf("stop with 2 incomplete cleanups = %v (stops %d)", m, f.mutationCount("action=stop"))
 	}
 
 	g := newSimPhone(t)
-	res, err = perfStart(g)
+	res, err = ssOut(perfStart(g))
 	id = ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	g.dev.App.SetPerfCleanupIncomplete(10)
-	res, err = StopPerformance(context.Background(), g.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), g.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast}))
 	m = ssExpect(t, "perf-stop", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeStopRetryLimit)
 	if g.mutationCount("action=stop") != 4 {
@@ -125,7 +125,7 @@ func TestPerfStopWhileStartingFails(t *testing.T) {
 	f := newSimPhone(t)
 	slowPermission(f)
 	f.otherClient("performance", "mode", "normal", "action", "start", "sessionId", "mine", "targetApp", "com.example.counter", "items", "CPU")
-	res, err := StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: "mine", SessionTimings: ssFast})
+	res, err := ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: "mine", SessionTimings: ssFast}))
 	m := ssExpect(t, "perf-stop", res, err, fault.Failed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "cancelled before recording") {
 		t.Fatalf("stop while starting = %v", m)
@@ -135,10 +135,10 @@ func TestPerfStopWhileStartingFails(t *testing.T) {
 func TestPerfStopRecoversWithoutPreflight(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	f.dev.RefuseDials(3) // the preflight query and its two retries
-	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, SessionTimings: ssFast}))
 	m := ssExpect(t, "perf-stop", res, err, passed)
 	if m["recoveredWithoutPreflight"] != true || f.mutationCount("action=stop", "sessionId="+id) != 1 {
 		t.Fatalf("blind stop = %v", m)
@@ -148,12 +148,12 @@ func TestPerfStopRecoversWithoutPreflight(t *testing.T) {
 func TestPerfPullRefusesForeignPaths(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	id := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
 	f.answerFault(sim.AnswerFault{Action: "performance", Query: map[string]string{"mode": "status"}, When: map[string]any{"state": "stopped"},
 		Set: map[string]any{"outputPath": "/sdcard/solopi/records/performance-someone-else"}})
 	out := filepath.Join(t.TempDir(), "perf")
-	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Transport), fault.CodeUnsafeDevicePath)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a foreign directory was published")
@@ -161,7 +161,7 @@ func TestPerfPullRefusesForeignPaths(t *testing.T) {
 	// An existing output is refused before the device is contacted.
 	os.Mkdir(out, 0o755)
 	n := len(f.dev.Mutations())
-	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	ssWantCode(t, ssExpect(t, "perf-stop", res, err, fault.Invalid), fault.CodeOutputExists)
 	if len(f.dev.Mutations()) != n {
 		t.Fatalf("the device was contacted although the output exists")
@@ -189,8 +189,8 @@ func TestPerfStartTimeoutStopsOurSession(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
 	slowPermission(f)
-	res, err := StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU"},
-		SessionTimings: SessionTimings{Timeout: 60e6, Interval: 5e6}})
+	res, err := ssOut(StartPerformance(context.Background(), f.device(), PerfStartOptions{Global: true, Items: []string{"CPU"},
+		SessionTimings: SessionTimings{Timeout: 60e6, Interval: 5e6}}))
 	m := ssExpect(t, "perf-start", res, err, fault.Timeout)
 	cl := m["cleanup"].(map[string]any)
 	if m["phase"] != "performance-start" || cl["attempted"] != true || cl["terminalState"] != "failed" ||

@@ -109,7 +109,7 @@ func validateDisplay(o device.WireObject) error {
 
 // StartPerfDisplay starts a live monitor lease under a fresh sessionId and
 // waits for `running`; the running lease must echo our target and items.
-func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions) (*SessionResult, error) {
+func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions) (*StartResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func StartPerfDisplay(ctx context.Context, d *device.Device, o PerfStartOptions)
 
 // PerfDisplayStatus reads the display snapshot. A sessionId other than the
 // caller's is exit 2, and that lease's values are not shown.
-func PerfDisplayStatus(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+func PerfDisplayStatus(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	if err := CheckPerfSessionID(sessionID, false); err != nil {
 		return nil, err
 	}
@@ -172,12 +172,12 @@ func PerfDisplayStatus(ctx context.Context, d *device.Device, sessionID string) 
 		}
 		return nil, displaySpec().mismatch(sessionID, device.WireObject(withheld))
 	}
-	return &SessionResult{Object: o.Clone()}, nil
+	return o.Clone(), nil
 }
 
 // StopPerfDisplay stops our display lease with the same bounded retry as
 // perf-stop; another owner's lease is never stopped.
-func StopPerfDisplay(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*SessionResult, error) {
+func StopPerfDisplay(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*StopResult, error) {
 	if err := CheckPerfSessionID(sessionID, true); err != nil {
 		return nil, err
 	}

@@ -9,24 +9,24 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func displayStart(f *simPhone) (*SessionResult, error) {
+func displayStart(f *simPhone) (*StartResult, error) {
 	return StartPerfDisplay(context.Background(), f.device(), PerfStartOptions{TargetPackage: "com.example.counter", Items: []string{"CPU"}, SessionTimings: ssFast})
 }
 
 func TestPerfDisplayStartStatusStop(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := displayStart(f)
+	res, err := ssOut(displayStart(f))
 	m := ssExpect(t, "perf-display-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "running" || f.mutationCount("mode=display", "action=start", "sessionId="+id) != 1 {
 		t.Fatalf("start = %v", m)
 	}
-	res, err = PerfDisplayStatus(context.Background(), f.device(), id)
+	res, err = ssOut(PerfDisplayStatus(context.Background(), f.device(), id))
 	if m := ssExpect(t, "perf-display-status", res, err, passed); len(m["values"].(map[string]any)) == 0 {
 		t.Fatalf("status = %v", m)
 	}
-	res, err = StopPerfDisplay(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(StopPerfDisplay(context.Background(), f.device(), id, ssFast))
 	if m := ssExpect(t, "perf-display-stop", res, err, passed); m["state"] != "stopped" {
 		t.Fatalf("stop = %v", m)
 	}
@@ -37,21 +37,21 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 	f := newSimPhone(t)
 	f.otherClient("performance", "mode", "display", "action", "start", "sessionId", "other-owner", "targetApp", "com.example.counter", "items", "CPU")
 	waitState(t, f, "performance", device.P("mode", "display", "action", "status"), "running")
-	res, err := PerfDisplayStatus(context.Background(), f.device(), "mine")
+	res, err := ssOut(PerfDisplayStatus(context.Background(), f.device(), "mine"))
 	m := ssExpect(t, "perf-display-status", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionMismatch)
 	latest := m["latestPerformanceDisplay"].(map[string]any)
 	if len(latest["values"].(map[string]any)) != 0 || latest["valuesWithheld"] != true {
 		t.Fatalf("another owner's values were shown: %v", latest)
 	}
-	res, err = StopPerfDisplay(context.Background(), f.device(), "mine", ssFast)
+	res, err = ssOut(StopPerfDisplay(context.Background(), f.device(), "mine", ssFast))
 	m = ssExpect(t, "perf-display-stop", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionMismatch)
 	if st := f.state("performance", "mode", "display", "action", "status"); f.mutationCount("action=stop") != 0 || st != "running" {
 		t.Fatalf("another owner's lease was stopped")
 	}
 	// A new monitor is refused while that lease is active.
-	res, err = displayStart(f)
+	res, err = ssOut(displayStart(f))
 	m = ssExpect(t, "perf-display-start", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionActive)
 	// Under solopi-ai's key too, and withheld there as well.
@@ -65,9 +65,9 @@ func TestPerfDisplayOfAnotherOwnerCannotBeStoppedOrRead(t *testing.T) {
 func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	ssExpect(t, "perf-start", res, err, passed)
-	res, err = displayStart(f)
+	res, err = ssOut(displayStart(f))
 	ssWantCode(t, ssExpect(t, "perf-display-start", res, err, fault.Failed), fault.CodeSessionActive)
 	if f.mutationCount("mode=display") != 0 {
 		t.Fatalf("a display start was sent while a recording owns the provider")
@@ -77,7 +77,7 @@ func TestPerfDisplayRefusedWhileRecordingAndEchoChecked(t *testing.T) {
 	g := newSimPhone(t)
 	g.answerFault(sim.AnswerFault{Action: "performance", Query: map[string]string{"mode": "display"}, When: map[string]any{"state": "running"},
 		Set: map[string]any{"items": []any{"Memory"}}})
-	res, err = displayStart(g)
+	res, err = ssOut(displayStart(g))
 	m := ssExpect(t, "perf-display-start", res, err, fault.Transport)
 	if g.mutationCount("mode=display", "action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("a lease with the wrong items was not stopped: %v", m)
@@ -102,7 +102,7 @@ func TestPerfDisplayFailedStartIsExit2(t *testing.T) {
 	f := newSimPhone(t)
 	// SoloPi's own performance window holds the provider.
 	f.dev.App.SetManualPerformanceWindow(true)
-	res, err := displayStart(f)
+	res, err := ssOut(displayStart(f))
 	m := ssExpect(t, "perf-display-start", res, err, fault.Failed)
 	if m["state"] != "failed" || m["error"] != "Another performance session is already running" {
 		t.Fatalf("failed display = %v", m)

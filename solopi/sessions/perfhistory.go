@@ -129,7 +129,7 @@ func validatePerfDeleteReceipt(o device.WireObject, requestID, id string) error 
 // DeletePerfHistory deletes one performance record and polls the receipt
 // of a fresh requestId until completed or failed: exit 0 iff
 // mutation.success.
-func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t SessionTimings) (*SessionResult, error) {
+func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t SessionTimings) (*PerfHistoryDeleteResult, error) {
 	if err := CheckPerfHistoryID(id); err != nil {
 		return nil, err
 	}
@@ -158,18 +158,22 @@ func DeletePerfHistory(ctx context.Context, d *device.Device, id string, t Sessi
 		return nil, e
 	}
 	mut, _ := final["mutation"].(map[string]any)
-	success, _ := mut["success"].(bool)
-	obj := map[string]any{"success": success, "requestId": requestID, "state": final["state"], "mutation": mut}
-	if !success {
+	state := string(device.StateOf(final))
+	if success, _ := mut["success"].(bool); !success {
 		code, _ := mut["errorCode"].(string)
 		msg, _ := mut["error"].(string)
-		e := fault.New(fault.Failed, code, msg)
-		for k, v := range obj {
-			if k != "success" {
-				e.With(k, v)
-			}
-		}
-		return nil, e
+		return nil, fault.New(fault.Failed, code, msg).With("requestId", requestID).With("state", state).With("mutation", mut)
 	}
-	return &SessionResult{Object: obj}, nil
+	return &PerfHistoryDeleteResult{Mutation: mut, RequestID: requestID, State: state, Success: true}, nil
+}
+
+// PerfHistoryDeleteResult is what perf-history-delete prints once the
+// device deleted the record: the final receipt's state and its mutation
+// object, echoed. Fields are in the order of their JSON names, as the map
+// it replaces printed them.
+type PerfHistoryDeleteResult struct {
+	Mutation  map[string]any `json:"mutation"`
+	RequestID string         `json:"requestId"`
+	State     string         `json:"state"`
+	Success   bool           `json:"success"`
 }

@@ -13,20 +13,20 @@ func TestPerfHistoryListGetDelete(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
 	// A recording SoloPi kept: start and stop one.
-	res, err := perfStart(f)
+	res, err := ssOut(perfStart(f))
 	sid := ssExpect(t, "perf-start", res, err, passed)["sessionId"].(string)
-	res, err = StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: sid, SessionTimings: ssFast})
+	res, err = ssOut(StopPerformance(context.Background(), f.device(), PerfStopOptions{SessionID: sid, SessionTimings: ssFast}))
 	ssExpect(t, "perf-stop", res, err, passed)
 	list, err := ListPerfHistory(context.Background(), f.device(), 100)
-	m := ssExpect(t, "perf-history-list", &SessionResult{Object: list}, err, passed)
+	m := ssExpect(t, "perf-history-list", list, err, passed)
 	recs, _ := m["records"].([]any)
 	if m["returned"] != float64(1) || len(recs) != 1 {
 		t.Fatalf("list = %v", m)
 	}
 	id := recs[0].(map[string]any)["id"].(string)
 	rec, err := GetPerfHistory(context.Background(), f.device(), id)
-	ssExpect(t, "perf-history-get", &SessionResult{Object: rec}, err, passed)
-	res, err = DeletePerfHistory(context.Background(), f.device(), id, ssFast)
+	ssExpect(t, "perf-history-get", rec, err, passed)
+	res, err = ssOut(DeletePerfHistory(context.Background(), f.device(), id, ssFast))
 	m = ssExpect(t, "perf-history-delete", res, err, passed)
 	if f.mutationCount("action=deletePerformance", "id="+id, "confirmId="+id, "requestId="+m["requestId"].(string)) != 1 {
 		t.Fatalf("delete mutation = %v", f.dev.Mutations())

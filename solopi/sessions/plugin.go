@@ -189,13 +189,15 @@ func stagedPluginName(requestID string) string {
 	return "solopi-plugin-" + hex.EncodeToString(sum[:])[:32] + ".zip"
 }
 
-// pluginCleanup is the evidence of the staged file's removal.
+// pluginCleanup is the evidence of the staged file's removal. Its fields
+// are in the order of their JSON names, the order the map it replaced
+// printed.
 type pluginCleanup struct {
 	Attempted bool   `json:"attempted"`
-	Success   bool   `json:"success"`
-	Removed   bool   `json:"removed"`
 	FileName  string `json:"fileName"`
 	Reason    string `json:"reason,omitempty"`
+	Removed   bool   `json:"removed"`
+	Success   bool   `json:"success"`
 }
 
 // PluginInstallOptions configure InstallPlugin.
@@ -206,7 +208,7 @@ type PluginInstallOptions struct {
 
 // InstallPlugin runs the whole install flow; the result always carries
 // the cleanup evidence, also inside a returned error's details.
-func InstallPlugin(ctx context.Context, d *device.Device, o PluginInstallOptions) (*SessionResult, error) {
+func InstallPlugin(ctx context.Context, d *device.Device, o PluginInstallOptions) (*PluginInstallResult, error) {
 	z, err := ReadPluginZip(o.File)
 	if err != nil {
 		return nil, err
@@ -339,52 +341,56 @@ func (s *pluginInstall) cleanup(ctx context.Context) pluginCleanup {
 	return cl
 }
 
-func (s *pluginInstall) finish(res map[string]any, runErr error, cl pluginCleanup) (*SessionResult, error) {
-	clm := map[string]any{"attempted": cl.Attempted, "success": cl.Success, "removed": cl.Removed, "fileName": cl.FileName}
-	if cl.Reason != "" {
-		clm["reason"] = cl.Reason
-	}
-	common := map[string]any{"requestId": s.requestID, "cleanup": clm, "fileName": s.name, "sha256": s.zip.SHA256,
-		"sizeBytes": s.zip.Size, "phase": "plugin-install"}
-	if s.fileID != "" {
-		common["fileId"] = s.fileID
+func (s *pluginInstall) finish(res map[string]any, runErr error, cl pluginCleanup) (*PluginInstallResult, error) {
+	// What every outcome reports, an error with its phase as well.
+	out := &PluginInstallResult{Cleanup: cl, FileID: s.fileID, FileName: s.name, RequestID: s.requestID,
+		SHA256: s.zip.SHA256, SizeBytes: s.zip.Size}
+	common := func(e *fault.Error) *fault.Error {
+		e.With("requestId", out.RequestID).With("cleanup", out.Cleanup).With("fileName", out.FileName).
+			With("sha256", out.SHA256).With("sizeBytes", out.SizeBytes).With("phase", "plugin-install")
+		if out.FileID != "" {
+			e.With("fileId", out.FileID)
+		}
+		return e
 	}
 	if runErr != nil {
 		if errors.Is(runErr, device.ErrPollTimeout) {
 			runErr = fault.New(fault.Timeout, fault.CodePluginMutationTimeout, "the plugin import did not reach a terminal state in time")
 		}
-		e := fault.From(runErr).With("action", "import").With("lastResponse", nil)
-		for k, v := range common {
-			e.With(k, v)
-		}
+		e := common(fault.From(runErr).With("action", "import").With("lastResponse", nil))
 		if s.last != nil {
 			e.With("lastResponse", s.last)
 		}
 		return nil, e
 	}
 	mut, _ := res["mutation"].(map[string]any)
-	ok, _ := mut["success"].(bool)
-	if !ok {
-		e := mutationFailure(mut)
-		for k, v := range common {
-			e.With(k, v)
-		}
-		return nil, e.With("state", res["state"]).With("mutation", mut)
+	state := string(device.StateOf(res))
+	if ok, _ := mut["success"].(bool); !ok {
+		return nil, common(mutationFailure(mut)).With("state", state).With("mutation", mut)
 	}
 	if !cl.Success {
 		e := fault.New(fault.Transport, fault.CodePluginCleanupFailed, "the plugin was installed but the staged archive could not be removed from the device")
-		for k, v := range common {
-			e.With(k, v)
-		}
-		return nil, e.With("state", res["state"]).With("mutation", mut)
+		return nil, common(e).With("state", state).With("mutation", mut)
 	}
-	out := map[string]any{"success": true, "state": res["state"], "mutation": mut, "restartRequired": true}
-	for k, v := range common {
-		if k != "phase" {
-			out[k] = v
-		}
-	}
-	return &SessionResult{Object: out}, nil
+	out.Mutation, out.State, out.RestartRequired, out.Success = mut, state, true, true
+	return out, nil
+}
+
+// PluginInstallResult is what plugin-install prints once the device
+// imported the archive and its staged copy is gone: the final receipt's
+// state and mutation object (echoed) and what was pushed. Fields are in
+// the order of their JSON names, as the map it replaces printed them.
+type PluginInstallResult struct {
+	Cleanup         pluginCleanup  `json:"cleanup"`
+	FileID          string         `json:"fileId,omitempty"`
+	FileName        string         `json:"fileName"`
+	Mutation        map[string]any `json:"mutation"`
+	RequestID       string         `json:"requestId"`
+	RestartRequired bool           `json:"restartRequired"`
+	SHA256          string         `json:"sha256"`
+	SizeBytes       int64          `json:"sizeBytes"`
+	State           string         `json:"state"`
+	Success         bool           `json:"success"`
 }
 
 // pluginExpect is what a receipt must echo.
@@ -499,7 +505,7 @@ func CheckPluginID(id string) error {
 
 // RemovePlugin removes one plugin (confirmId = pluginId) and follows the
 // receipt of a fresh requestId.
-func RemovePlugin(ctx context.Context, d *device.Device, pluginID string, t SessionTimings) (*SessionResult, error) {
+func RemovePlugin(ctx context.Context, d *device.Device, pluginID string, t SessionTimings) (*PluginRemoveResult, error) {
 	if err := CheckPluginID(pluginID); err != nil {
 		return nil, err
 	}
@@ -525,12 +531,23 @@ func RemovePlugin(ctx context.Context, d *device.Device, pluginID string, t Sess
 		return nil, e
 	}
 	mut, _ := final["mutation"].(map[string]any)
+	state := string(device.StateOf(final))
 	if ok, _ := mut["success"].(bool); !ok {
 		return nil, mutationFailure(mut).
-			With("requestId", requestID).With("state", final["state"]).With("mutation", mut)
+			With("requestId", requestID).With("state", state).With("mutation", mut)
 	}
-	return &SessionResult{Object: map[string]any{"success": true, "requestId": requestID, "state": final["state"],
-		"mutation": mut, "restartRequired": true}}, nil
+	return &PluginRemoveResult{Mutation: mut, RequestID: requestID, RestartRequired: true, State: state, Success: true}, nil
+}
+
+// PluginRemoveResult is what plugin-remove prints once the device removed
+// the plugin: the final receipt's state and mutation object, echoed.
+// Fields are in the order of their JSON names.
+type PluginRemoveResult struct {
+	Mutation        map[string]any `json:"mutation"`
+	RequestID       string         `json:"requestId"`
+	RestartRequired bool           `json:"restartRequired"`
+	State           string         `json:"state"`
+	Success         bool           `json:"success"`
 }
 
 // mutationFailure is the exit-2 error of a failed receipt, with the

@@ -68,9 +68,9 @@ func TestPluginListAndInstall(t *testing.T) {
 	// progress first.
 	f.dev.App.SetPluginMutationDelay(2 * time.Second)
 	list, err := PluginList(context.Background(), f.device())
-	ssExpect(t, "plugin-list", &SessionResult{Object: list}, err, passed)
+	ssExpect(t, "plugin-list", list, err, passed)
 
-	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: demoPlugin(t), SessionTimings: ssFast})
+	res, err := ssOut(InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: demoPlugin(t), SessionTimings: ssFast}))
 	m := ssExpect(t, "plugin-install", res, err, passed)
 	cl := m["cleanup"].(map[string]any)
 	if m["state"] != "completed_restart_required" || cl["removed"] != true || cl["success"] != true {
@@ -112,7 +112,7 @@ func TestPluginInstallWrongSHA256FailsAndLeavesNoStagedFile(t *testing.T) {
 			}
 		})
 	}))
-	res, err := InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: demoPlugin(t), SessionTimings: ssFast})
+	res, err := ssOut(InstallPlugin(context.Background(), f.device(), PluginInstallOptions{File: demoPlugin(t), SessionTimings: ssFast}))
 	m := ssExpect(t, "plugin-install", res, err, fault.Failed)
 	ssWantCode(t, m, "sha256_mismatch")
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || cl["removed"] != true {
@@ -187,7 +187,7 @@ func TestPluginRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := plugins.PluginID("hulu_demo")
-	res, err := RemovePlugin(context.Background(), f.device(), id, ssFast)
+	res, err := ssOut(RemovePlugin(context.Background(), f.device(), id, ssFast))
 	m := ssExpect(t, "plugin-remove", res, err, passed)
 	if m["mutation"].(map[string]any)["pluginId"] != id || f.mutationCount("action=remove", "pluginId="+id, "confirmId="+id) != 1 {
 		t.Fatalf("remove = %v", m)

@@ -84,7 +84,7 @@ type RecordStartOptions struct {
 // StartRecording starts an interactive recording under a fresh sessionId
 // and waits for `recording` (exit 0) or `failed` (exit 2). A timeout or an
 // interrupt stops exactly this session before returning 124 / 130.
-func StartRecording(ctx context.Context, d *device.Device, o RecordStartOptions) (*SessionResult, error) {
+func StartRecording(ctx context.Context, d *device.Device, o RecordStartOptions) (*StartResult, error) {
 	o.CaseName = strings.TrimSpace(o.CaseName)
 	if o.CaseName == "" {
 		return nil, fault.Usage(fault.CodeInvalidOption, "--name must not be blank")
@@ -120,14 +120,14 @@ func StartRecording(ctx context.Context, d *device.Device, o RecordStartOptions)
 
 // RecordingStatus reads the recording snapshot; with sessionID set, another
 // session is exit 2 with latestRecording.
-func RecordingStatus(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+func RecordingStatus(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	return recordSpec().statusResult(ctx, d, sessionID)
 }
 
 // StopRecording stops our recording (starting or recording) and waits for a
 // terminal state: `stopped` is exit 0 (with cancelledBeforeStart when it
 // was stopped before it began), `failed` exit 2.
-func StopRecording(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*SessionResult, error) {
+func StopRecording(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*StopResult, error) {
 	if err := RequireSessionID(sessionID); err != nil {
 		return nil, err
 	}

@@ -10,14 +10,14 @@ import (
 	"github.com/solopi-dev/solopi/sim"
 )
 
-func recordStart(f *simPhone) (*SessionResult, error) {
+func recordStart(f *simPhone) (*StartResult, error) {
 	return StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "login flow", TargetPackage: "com.example.counter", SessionTimings: ssFast})
 }
 
 func TestRecordStartStatusStop(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := recordStart(f)
+	res, err := ssOut(recordStart(f))
 	m := ssExpect(t, "record-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || m["success"] != true || len(id) != 36 {
@@ -26,30 +26,30 @@ func TestRecordStartStatusStop(t *testing.T) {
 	if f.mutationCount("recordMode=normal", "sessionId="+id, "caseName=login+flow", "targetApp=com.example.counter") != 1 {
 		t.Fatalf("start mutation not sent exactly once with our id: %v", f.dev.Mutations())
 	}
-	res, err = RecordingStatus(context.Background(), f.device(), id)
+	res, err = ssOut(RecordingStatus(context.Background(), f.device(), id))
 	ssExpect(t, "record-status", res, err, passed)
 
 	// Another sessionId never reads as ours: exit 2 with the latest snapshot.
-	res, err = RecordingStatus(context.Background(), f.device(), "someone-else")
+	res, err = ssOut(RecordingStatus(context.Background(), f.device(), "someone-else"))
 	m = ssExpect(t, "record-status", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionMismatch)
 	if latest, _ := m["latestRecording"].(map[string]any); latest["sessionId"] != id {
 		t.Fatalf("mismatch lacks the latest snapshot: %v", m)
 	}
 	// ... and is never stopped.
-	res, err = StopRecording(context.Background(), f.device(), "someone-else", ssFast)
+	res, err = ssOut(StopRecording(context.Background(), f.device(), "someone-else", ssFast))
 	ssExpect(t, "record-stop", res, err, fault.Failed)
 	if f.mutationCount("recordMode=stop") != 0 {
 		t.Fatalf("a stop was sent for a session we do not own")
 	}
 
-	res, err = StopRecording(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(StopRecording(context.Background(), f.device(), id, ssFast))
 	m = ssExpect(t, "record-stop", res, err, passed)
 	if m["state"] != "stopped" || m["caseId"] == nil || m["cancelledBeforeStart"] != false {
 		t.Fatalf("stop = %v", m)
 	}
 	// Stopping again is a no-op on a terminal session.
-	res, err = StopRecording(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(StopRecording(context.Background(), f.device(), id, ssFast))
 	m = ssExpect(t, "record-stop", res, err, passed)
 	if m["alreadyTerminal"] != true || f.mutationCount("recordMode=stop") != 1 {
 		t.Fatalf("second stop sent a mutation or lost alreadyTerminal: %v", m)
@@ -63,7 +63,7 @@ func TestRecordStartFailedIsExit2(t *testing.T) {
 	if err := f.dev.App.SetPermission("float", false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := recordStart(f)
+	res, err := ssOut(recordStart(f))
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionFailed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "Permission denied: float") {
@@ -75,8 +75,8 @@ func TestRecordStartTimeoutStopsExactlyOurSession(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
 	f.slowStarts()
-	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
-		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}})
+	res, err := ssOut(StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
+		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}}))
 	m := ssExpect(t, "record-start", res, err, fault.Timeout)
 	id := m["sessionId"].(string)
 	cl := m["cleanup"].(map[string]any)
@@ -103,8 +103,8 @@ func TestRecordStartTimeoutCleanupOnAnUnreadableDevice(t *testing.T) {
 			}
 		}
 	}))
-	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
-		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}})
+	res, err := ssOut(StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter",
+		SessionTimings: SessionTimings{Timeout: 100 * time.Millisecond, Interval: 5 * time.Millisecond}}))
 	m := ssExpect(t, "record-start", res, err, fault.Timeout)
 	cl := m["cleanup"].(map[string]any)
 	if cl["attempted"] != true || cl["success"] != false || cl["error"] == nil || cl["terminalState"] != nil {
@@ -117,7 +117,7 @@ func TestRecordStartInterruptStopsOurSession(t *testing.T) {
 	f := newSimPhone(t)
 	f.slowStarts()
 	ctx := f.cancelOn("recordMode=normal")
-	res, err := StartRecording(ctx, f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter", SessionTimings: ssFast})
+	res, err := ssOut(StartRecording(ctx, f.device(), RecordStartOptions{CaseName: "c", TargetPackage: "com.example.counter", SessionTimings: ssFast}))
 	m := ssExpect(t, "record-start", res, err, fault.Interrupted)
 	if cl := m["cleanup"].(map[string]any); cl["success"] != true || m["sessionId"] == "" {
 		t.Fatalf("interrupt output = %v", m)
@@ -133,7 +133,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	f.slowStarts()
 	f.otherClient("record", "recordMode", "normal", "sessionId", "other-client", "caseName", "x", "targetApp", "com.example.counter")
 	before := len(f.dev.Mutations())
-	res, err := recordStart(f)
+	res, err := ssOut(recordStart(f))
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionActive)
 	if len(f.dev.Mutations()) != before {
@@ -144,7 +144,7 @@ func TestRecordStartRefusedWhileActiveAndWhenReplaced(t *testing.T) {
 	g := newSimPhone(t)
 	g.slowStarts()
 	g.otherClientFirst("recordMode=normal", "solopi://startaction/record?recordMode=normal&sessionId=another-client&caseName=x&targetApp=com.example.counter")
-	res, err = recordStart(g)
+	res, err = ssOut(recordStart(g))
 	m = ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionReplaced)
 	if g.mutationCount("recordMode=stop") != 0 {
@@ -157,7 +157,7 @@ func TestRecordStopWhileStartingIsCancelledBeforeStart(t *testing.T) {
 	f := newSimPhone(t)
 	f.slowStarts()
 	f.otherClient("record", "recordMode", "normal", "sessionId", "mine", "caseName", "x", "targetApp", "com.example.counter")
-	res, err := StopRecording(context.Background(), f.device(), "mine", ssFast)
+	res, err := ssOut(StopRecording(context.Background(), f.device(), "mine", ssFast))
 	m := ssExpect(t, "record-stop", res, err, passed)
 	if m["cancelledBeforeStart"] != true || m["caseId"] != nil || m["startedAt"] != nil {
 		t.Fatalf("stop while starting = %v", m)
@@ -186,7 +186,7 @@ func TestRecordValidator(t *testing.T) {
 func TestRecordStartRefusesUnknownTargetApp(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "x", TargetPackage: "com.example.missing", SessionTimings: ssFast})
+	res, err := ssOut(StartRecording(context.Background(), f.device(), RecordStartOptions{CaseName: "x", TargetPackage: "com.example.missing", SessionTimings: ssFast}))
 	m := ssExpect(t, "record-start", res, err, fault.Failed)
 	ssWantCode(t, m, "target_app_not_found")
 	if len(f.dev.Mutations()) != 0 {

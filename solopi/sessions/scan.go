@@ -136,7 +136,7 @@ func validateScan(o device.WireObject) error {
 // StartScan opens a protocol scan session and waits until it is pending
 // camera permission, scanning, or over. A timeout or an interrupt cancels
 // exactly this session.
-func StartScan(ctx context.Context, d *device.Device, t SessionTimings) (*SessionResult, error) {
+func StartScan(ctx context.Context, d *device.Device, t SessionTimings) (*ScanStartResult, error) {
 	t = t.or(30*time.Second, 500*time.Millisecond)
 	id := device.NewRequestID()
 	res, err := scanSpec().start(ctx, d, startPlan{
@@ -162,12 +162,12 @@ func StartScan(ctx context.Context, d *device.Device, t SessionTimings) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	res.Object["scanCompleted"] = device.StateOf(device.WireObject(res.Object)) == protocol.ScanCompleted
-	return res, nil
+	return &ScanStartResult{Snapshot: res.Snapshot, Success: res.Success,
+		ScanCompleted: device.StateOf(res.Snapshot) == protocol.ScanCompleted}, nil
 }
 
 // ScanStatus reads the scan snapshot: exit 2 on a mismatch or in failed.
-func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	if err := CheckSessionID(sessionID); err != nil {
 		return nil, err
 	}
@@ -178,12 +178,12 @@ func ScanStatus(ctx context.Context, d *device.Device, sessionID string) (*Sessi
 	if device.StateOf(o) == protocol.SessionFailed {
 		return nil, snapshotError(fault.CodeSessionFailed, "the scan session failed", o)
 	}
-	return &SessionResult{Object: o.Clone()}, nil
+	return o.Clone(), nil
 }
 
 // CancelScan cancels our scan and waits for `cancelled` (exit 0); a scan
 // that completed or failed first is exit 2.
-func CancelScan(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*SessionResult, error) {
+func CancelScan(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*StopResult, error) {
 	if err := RequireSessionID(sessionID); err != nil {
 		return nil, err
 	}

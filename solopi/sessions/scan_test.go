@@ -24,7 +24,7 @@ func TestScanStartStates(t *testing.T) {
 			t.Parallel()
 			f := newSimPhone(t)
 			c.setup(f)
-			res, err := StartScan(context.Background(), f.device(), ssFast)
+			res, err := ssOut(StartScan(context.Background(), f.device(), ssFast))
 			m := ssExpect(t, "scan-start", res, err, passed)
 			if m["state"] != c.state || m["userActionRequired"] != true || m["scanCompleted"] != false || m["contentExecuted"] != false {
 				t.Fatalf("start = %v", m)
@@ -48,17 +48,17 @@ func deliverWhenScanning(f *simPhone) {
 func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := StartScan(context.Background(), f.device(), ssFast)
+	res, err := ssOut(StartScan(context.Background(), f.device(), ssFast))
 	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
 	if err := f.dev.App.DeliverScanResult("https://example.com/x", "QR_CODE"); err != nil {
 		t.Fatal(err)
 	}
-	res, err = ScanStatus(context.Background(), f.device(), id)
+	res, err = ssOut(ScanStatus(context.Background(), f.device(), id))
 	m := ssExpect(t, "scan-status", res, err, passed)
 	if m["state"] != "completed" || m["content"] != "https://example.com/x" || m["codeType"] != "QR CODE" {
 		t.Fatalf("status = %v", m)
 	}
-	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(CancelScan(context.Background(), f.device(), id, ssFast))
 	m = ssExpect(t, "scan-cancel", res, err, fault.Failed)
 	ssWantCode(t, m, fault.CodeSessionNotStopped)
 	if f.mutationCount("action=cancel") != 0 {
@@ -69,17 +69,17 @@ func TestScanCompletedThenCancelIsExit2(t *testing.T) {
 func TestScanCancelAndRefusals(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := StartScan(context.Background(), f.device(), ssFast)
+	res, err := ssOut(StartScan(context.Background(), f.device(), ssFast))
 	id := ssExpect(t, "scan-start", res, err, passed)["sessionId"].(string)
-	res, err = CancelScan(context.Background(), f.device(), "not-mine", ssFast)
+	res, err = ssOut(CancelScan(context.Background(), f.device(), "not-mine", ssFast))
 	ssWantCode(t, ssExpect(t, "scan-cancel", res, err, fault.Failed), fault.CodeSessionMismatch)
-	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(CancelScan(context.Background(), f.device(), id, ssFast))
 	m := ssExpect(t, "scan-cancel", res, err, passed)
 	if m["state"] != "cancelled" || f.mutationCount("action=cancel", "sessionId="+id) != 1 {
 		t.Fatalf("cancel = %v", m)
 	}
 	// Cancelling an already cancelled scan is success without a mutation.
-	res, err = CancelScan(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(CancelScan(context.Background(), f.device(), id, ssFast))
 	ssExpect(t, "scan-cancel", res, err, passed)
 	if f.mutationCount("action=cancel") != 1 {
 		t.Fatalf("a second cancel was sent")
@@ -89,7 +89,7 @@ func TestScanCancelAndRefusals(t *testing.T) {
 	if err := g.dev.App.SetManualScanActive(true); err != nil {
 		t.Fatal(err)
 	}
-	res, err = StartScan(context.Background(), g.device(), ssFast)
+	res, err = ssOut(StartScan(context.Background(), g.device(), ssFast))
 	ssWantCode(t, ssExpect(t, "scan-start", res, err, fault.Failed), fault.CodeSessionActive)
 	if len(g.dev.Mutations()) != 0 {
 		t.Fatalf("a scan was started while the manual page owns the camera")
@@ -101,19 +101,19 @@ func TestScanFailedAndTimeout(t *testing.T) {
 	// The camera cannot be opened.
 	f := newSimPhone(t)
 	f.dev.App.SetCameraInitError("Camera is in use by another app")
-	res, err := StartScan(context.Background(), f.device(), ssFast)
+	res, err := ssOut(StartScan(context.Background(), f.device(), ssFast))
 	m := ssExpect(t, "scan-start", res, err, fault.Failed)
 	id := m["sessionId"].(string)
 	if !strings.Contains(m["error"].(string), "Camera is in use") {
 		t.Fatalf("failed scan = %v", m)
 	}
-	res, err = ScanStatus(context.Background(), f.device(), id)
+	res, err = ssOut(ScanStatus(context.Background(), f.device(), id))
 	ssWantCode(t, ssExpect(t, "scan-status", res, err, fault.Failed), fault.CodeSessionFailed)
 
 	// The scan page never opens.
 	g := newSimPhone(t)
 	g.dev.App.SetScanAttachDelay(time.Hour)
-	res, err = StartScan(context.Background(), g.device(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
+	res, err = ssOut(StartScan(context.Background(), g.device(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond}))
 	m = ssExpect(t, "scan-start", res, err, fault.Timeout)
 	if cl := m["cleanup"].(map[string]any); cl["terminalState"] != "cancelled" || g.mutationCount("action=cancel", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("timeout cleanup = %v", m)

@@ -195,7 +195,7 @@ func (c *ScreenRecordConfig) Validate() error {
 // StartScreenRecording starts a recording and waits for `recording`.
 // `pending-user-confirmation` keeps the wait going (a person must accept
 // the dialog); a timeout or interrupt stops exactly this session.
-func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordConfig, t SessionTimings) (*SessionResult, error) {
+func StartScreenRecording(ctx context.Context, d *device.Device, c ScreenRecordConfig, t SessionTimings) (*StartResult, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func stableRoot(root *string, o device.WireObject) error {
 }
 
 // ScreenRecordingStatus reads the snapshot (exit 2 on a sessionId mismatch).
-func ScreenRecordingStatus(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+func ScreenRecordingStatus(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	return screenSpec().statusResult(ctx, d, sessionID)
 }
 
@@ -277,7 +277,7 @@ func CheckScreenOutput(output string, overwrite bool) (string, error) {
 
 // StopScreenRecording stops our recording and, with Output, pulls exactly
 // the MP4 this session published.
-func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOptions) (*SessionResult, error) {
+func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOptions) (*ScreenStopResult, error) {
 	if err := RequireSessionID(o.SessionID); err != nil {
 		return nil, err
 	}
@@ -286,26 +286,28 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 		return nil, err
 	}
 	t := o.SessionTimings.or(60*time.Second, 500*time.Millisecond)
-	res, err := screenSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
+	stop, err := screenSpec().stop(ctx, d, stopPlan{SessionID: o.SessionID, Timeout: t.Timeout, Interval: t.Interval,
 		Phase: "screen-record-stop", Success: []protocol.State{protocol.SessionStopped}, FailureCode: fault.CodeSessionFailed})
-	if err != nil || out == "" {
-		return res, err
+	if err != nil {
+		return nil, err
 	}
-	snap := device.WireObject(res.Object)
-	if c, _ := snap.Flag("cancelledBeforeStart"); c {
-		// Stopped before the encoder ran: there is no MP4 to pull.
-		res.Object["artifacts"] = map[string]any{"screenRecording": nil, "skipped": "cancelled_before_start"}
+	res := &ScreenStopResult{Snapshot: stop.Snapshot, stopFields: stop.stopFields}
+	if out == "" {
 		return res, nil
 	}
-	art, err := pullScreenRecording(ctx, d, snap, out, o.Overwrite)
+	snap := device.WireObject(res.Snapshot)
+	if c, _ := snap.Flag("cancelledBeforeStart"); c {
+		// Stopped before the encoder ran: there is no MP4 to pull.
+		res.Artifacts = &screenArtifacts{Skipped: "cancelled_before_start"}
+		return res, nil
+	}
+	f, err := pullScreenRecording(ctx, d, snap, out, o.Overwrite)
 	if err != nil {
 		e := fault.From(err)
-		e.With("sessionId", o.SessionID).With("phase", "screen-record-artifact-pull").With("screenRecording", res.Object)
+		e.With("sessionId", o.SessionID).With("phase", "screen-record-artifact-pull").With("screenRecording", res)
 		return nil, e
 	}
-	// screenRecording is solopi-ai's: the local path. The pull's evidence
-	// (device path, digest, size) is ours, beside it.
-	res.Object["artifacts"] = map[string]any{"screenRecording": art["path"], "screenRecordingFile": art}
+	res.Artifacts = &screenArtifacts{ScreenRecording: &f.Path, ScreenRecordingFile: f}
 	return res, nil
 }
 
@@ -313,7 +315,7 @@ func StopScreenRecording(ctx context.Context, d *device.Device, o ScreenStopOpti
 // %s == fileSize, pull (SHA-256 checked by the channel) into a temporary
 // directory next to local, size check, then a hard link (no overwrite) or
 // a rename (with --overwrite) into place.
-func pullScreenRecording(ctx context.Context, d *device.Device, snap device.WireObject, local string, overwrite bool) (map[string]any, error) {
+func pullScreenRecording(ctx context.Context, d *device.Device, snap device.WireObject, local string, overwrite bool) (*screenFile, error) {
 	root, _ := snap.Text("capturesRoot")
 	remote, _ := snap.Text("outputPath")
 	size, _ := snap.Integer("fileSize")
@@ -374,7 +376,7 @@ func remoteSize(ctx context.Context, d *device.Device, remote string) (int64, er
 
 // pullFileAtomic pulls remote into local under the output policy and
 // checks the size the session reported before publishing.
-func pullFileAtomic(ctx context.Context, d *device.Device, remote, local string, wantSize int64, overwrite bool) (map[string]any, error) {
+func pullFileAtomic(ctx context.Context, d *device.Device, remote, local string, wantSize int64, overwrite bool) (*screenFile, error) {
 	var dg device.Digest
 	abs, err := artifacts.Output{Mode: artifacts.ModeOf(overwrite)}.PublishFile(local, func(f *os.File) error {
 		var err error
@@ -389,5 +391,5 @@ func pullFileAtomic(ctx context.Context, d *device.Device, remote, local string,
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"path": abs, "remotePath": remote, "sha256": dg.SHA256, "sizeBytes": dg.Size}, nil
+	return &screenFile{Path: abs, RemotePath: remote, SHA256: dg.SHA256, SizeBytes: dg.Size}, nil
 }

@@ -24,14 +24,14 @@ func screenRecorder(t *testing.T) *simPhone {
 func TestScreenRecordStartStopAndPull(t *testing.T) {
 	t.Parallel()
 	f := screenRecorder(t)
-	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
+	res, err := ssOut(StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast))
 	m := ssExpect(t, "screen-record-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "recording" || f.mutationCount("action=start", "sessionId="+id, "resolution=720x480", "bitrateKbps=2500", "frameRate=30", "durationSec=300") != 1 {
 		t.Fatalf("start = %v, mutations %v", m, f.dev.Mutations())
 	}
 	out := filepath.Join(t.TempDir(), "rec.mp4")
-	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	m = ssExpect(t, "screen-record-stop", res, err, passed)
 	// solopi-ai's screenRecording is the local path; ours is beside it.
 	if p, _ := m["artifacts"].(map[string]any)["screenRecording"].(string); p != out {
@@ -53,7 +53,7 @@ func TestScreenRecordStartStopAndPull(t *testing.T) {
 	}
 	// The output now exists: a second pull is refused before the device.
 	n := len(f.dev.Commands())
-	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	m = ssExpect(t, "screen-record-stop", res, err, fault.Invalid)
 	ssWantCode(t, m, fault.CodeOutputExists)
 	if len(f.dev.Commands()) != n {
@@ -66,7 +66,7 @@ func TestScreenRecordStopWhilePendingIsCancelledWithoutMP4(t *testing.T) {
 	f := newSimPhone(t) // nobody answers the MediaProjection dialog
 	f.otherClient("screen-record", "action", "start", "sessionId", "mine", "resolution", "720x480", "bitrateKbps", "2500", "frameRate", "30", "durationSec", "300")
 	out := filepath.Join(t.TempDir(), "rec.mp4")
-	res, err := StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: "mine", Output: out, SessionTimings: ssFast})
+	res, err := ssOut(StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: "mine", Output: out, SessionTimings: ssFast}))
 	m := ssExpect(t, "screen-record-stop", res, err, passed)
 	if m["cancelledBeforeStart"] != true || m["outputPath"] != nil {
 		t.Fatalf("stop while pending = %v", m)
@@ -82,8 +82,8 @@ func TestScreenRecordStopWhilePendingIsCancelledWithoutMP4(t *testing.T) {
 func TestScreenRecordPendingTimesOutWithHintAndCleanup(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t) // nobody answers the MediaProjection dialog
-	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{},
-		SessionTimings{Timeout: 80 * time.Millisecond, Interval: 5 * time.Millisecond})
+	res, err := ssOut(StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{},
+		SessionTimings{Timeout: 80 * time.Millisecond, Interval: 5 * time.Millisecond}))
 	m := ssExpect(t, "screen-record-start", res, err, fault.Timeout)
 	if !strings.Contains(m["error"].(string), "MediaProjection") {
 		t.Fatalf("no MediaProjection hint: %v", m)
@@ -103,7 +103,7 @@ func TestScreenRecordDeniedIsExit2(t *testing.T) {
 			t.Errorf("refuse: %v", err)
 		}
 	})
-	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
+	res, err := ssOut(StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast))
 	m := ssExpect(t, "screen-record-start", res, err, fault.Failed)
 	if m["state"] != "failed" || !strings.Contains(m["error"].(string), "MediaProjection") {
 		t.Fatalf("denied = %v", m)
@@ -113,12 +113,12 @@ func TestScreenRecordDeniedIsExit2(t *testing.T) {
 func TestScreenRecordPullRefusesSizeMismatch(t *testing.T) {
 	t.Parallel()
 	f := screenRecorder(t)
-	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
+	res, err := ssOut(StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast))
 	id := ssExpect(t, "screen-record-start", res, err, passed)["sessionId"].(string)
 	// The device reports one size, the file on disk has another.
 	f.answerFault(sim.AnswerFault{Action: "screen-record", When: map[string]any{"state": "stopped"}, Set: map[string]any{"fileSize": 5}})
 	out := filepath.Join(t.TempDir(), "rec.mp4")
-	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	m := ssExpect(t, "screen-record-stop", res, err, fault.Transport)
 	ssWantCode(t, m, fault.CodeArtifactMismatch)
 	if _, err := os.Stat(out); err == nil {
@@ -174,7 +174,7 @@ func TestScreenRecordValidator(t *testing.T) {
 func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
 	t.Parallel()
 	f := screenRecorder(t)
-	res, err := StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast)
+	res, err := ssOut(StartScreenRecording(context.Background(), f.device(), ScreenRecordConfig{}, ssFast))
 	id := ssExpect(t, "screen-record-start", res, err, passed)["sessionId"].(string)
 	// A root the validator accepts, but outside shared storage.
 	if err := f.dev.Push(context.Background(), strings.NewReader("secret"), "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", 0o644, time.Time{}); err != nil {
@@ -183,7 +183,7 @@ func TestScreenRecordPullOnlyFromSharedStorage(t *testing.T) {
 	f.answerFault(sim.AnswerFault{Action: "screen-record", When: map[string]any{"state": "stopped"}, Set: map[string]any{
 		"capturesRoot": "/data/local/tmp/solopi/ScreenCaptures", "outputPath": "/data/local/tmp/solopi/ScreenCaptures/Screen-1.mp4", "fileSize": 6}})
 	out := filepath.Join(t.TempDir(), "rec.mp4")
-	res, err = StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast})
+	res, err = ssOut(StopScreenRecording(context.Background(), f.device(), ScreenStopOptions{SessionID: id, Output: out, SessionTimings: ssFast}))
 	ssWantCode(t, ssExpect(t, "screen-record-stop", res, err, fault.Transport), fault.CodeUnsafeDevicePath)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a file outside shared storage was pulled")

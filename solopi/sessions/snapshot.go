@@ -56,12 +56,6 @@ func (sp *sessionSpec) fetch(ctx context.Context, d *device.Device) (device.Wire
 	return o, nil
 }
 
-// SessionResult is the outcome of a successful session command: the object
-// printed on stdout. Failures are returned as errors.
-type SessionResult struct {
-	Object map[string]any
-}
-
 // snapshotError is a business failure that keeps every snapshot field at
 // the top level, as the reference host prints them, and uses the device's
 // own error text as the message when it has one.
@@ -110,8 +104,9 @@ func (sp *sessionSpec) status(ctx context.Context, d *device.Device, expected st
 	return o, nil
 }
 
-// statusResult checks sessionID and reads the snapshot as status does.
-func (sp *sessionSpec) statusResult(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+// statusResult checks sessionID and reads the snapshot as status does:
+// the status commands print it as the device sent it.
+func (sp *sessionSpec) statusResult(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	if err := CheckSessionID(sessionID); err != nil {
 		return nil, err
 	}
@@ -119,7 +114,7 @@ func (sp *sessionSpec) statusResult(ctx context.Context, d *device.Device, sessi
 	if err != nil {
 		return nil, err
 	}
-	return &SessionResult{Object: o.Clone()}, nil
+	return o.Clone(), nil
 }
 
 // startPlan is one start of a session.
@@ -144,35 +139,22 @@ type startPlan struct {
 }
 
 // sessionCleanup is the evidence of an exact stop or cancel sent on a failure,
-// timeout or interrupt path.
+// timeout or interrupt path (an error's `cleanup`). Its fields are in the
+// order of their JSON names, the order the map it replaced printed.
 type sessionCleanup struct {
 	Attempted            bool   `json:"attempted"`
-	Success              bool   `json:"success"`
-	SessionID            string `json:"sessionId"`
-	TerminalState        string `json:"terminalState,omitempty"`
 	CancelledBeforeStart *bool  `json:"cancelledBeforeStart,omitempty"`
 	Error                string `json:"error,omitempty"`
-}
-
-func (c sessionCleanup) fields() map[string]any {
-	m := map[string]any{"attempted": c.Attempted, "success": c.Success, "sessionId": c.SessionID}
-	if c.TerminalState != "" {
-		m["terminalState"] = c.TerminalState
-	}
-	if c.CancelledBeforeStart != nil {
-		m["cancelledBeforeStart"] = *c.CancelledBeforeStart
-	}
-	if c.Error != "" {
-		m["error"] = c.Error
-	}
-	return m
+	SessionID            string `json:"sessionId"`
+	Success              bool   `json:"success"`
+	TerminalState        string `json:"terminalState,omitempty"`
 }
 
 // start runs the start flow: preflight status (refuse when active), the
 // mutation, then polling until our session reaches a Done state. The
 // snapshot of the session that was current before the mutation may still
 // show while we wait; any other sessionId means another client replaced us.
-func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan) (*SessionResult, error) {
+func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan) (*StartResult, error) {
 	pre, err := sp.fetch(ctx, d)
 	if err != nil {
 		return nil, err
@@ -269,10 +251,8 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 		}
 		return nil, sp.abandon(ctx, d, p, last, err)
 	}
-	res := &SessionResult{Object: last.Clone()}
 	if slices.Contains(p.Success, device.StateOf(last)) {
-		res.Object["success"] = true
-		return res, nil
+		return &StartResult{Snapshot: last.Clone(), Success: true}, nil
 	}
 	fail := snapshotError(fault.CodeSessionFailed,
 		fmt.Sprintf("the %s session ended in %s instead of %s", sp.Name, device.StateOf(last), joinStates(p.Success)), last)
@@ -288,7 +268,7 @@ func (sp *sessionSpec) start(ctx context.Context, d *device.Device, p startPlan)
 func (sp *sessionSpec) abandon(ctx context.Context, d *device.Device, p startPlan, last device.WireObject, cause error) error {
 	cl := sp.exactStop(ctx, d, p.SessionID, p.CleanupWait, p.Interval, p.AlwaysStop)
 	e := fault.From(cause)
-	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl.fields())
+	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("cleanup", cl)
 	if last != nil {
 		e.With("lastStatus", map[string]any(last))
 	}
@@ -392,8 +372,8 @@ type stopPlan struct {
 }
 
 // stop runs the stop flow for exactly our session.
-func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (*SessionResult, error) {
-	extra := map[string]any{}
+func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (*StopResult, error) {
+	var f stopFields
 	pre, err := sp.status(ctx, d, p.SessionID)
 	blind := false
 	if err != nil {
@@ -402,7 +382,7 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 			return nil, err
 		}
 		blind = true
-		extra["recoveredWithoutPreflight"] = true
+		f.RecoveredWithoutPreflight = true
 	}
 	clk := d.Clock()
 	deadline := clk.Now().Add(p.Timeout)
@@ -426,14 +406,14 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 	switch {
 	case blind:
 		if err := send(ctx); err != nil {
-			return nil, sp.stopError(err, p, nil, stops, extra)
+			return nil, sp.stopError(err, p, nil, stops, f)
 		}
 	case sp.Machine.IsTerminal(device.StateOf(pre)):
-		extra["alreadyTerminal"] = true
-		return sp.stopResult(pre, p, stops, extra)
+		f.AlreadyTerminal = true
+		return sp.stopResult(pre, p, stops, f)
 	case slices.Contains(sp.Stoppable, device.StateOf(pre)):
 		if err := send(ctx); err != nil {
-			return nil, sp.stopError(err, p, pre, stops, extra)
+			return nil, sp.stopError(err, p, pre, stops, f)
 		}
 	}
 	last := pre
@@ -476,43 +456,33 @@ func (sp *sessionSpec) stop(ctx context.Context, d *device.Device, p stopPlan) (
 		}
 		return false, nil
 	})
-	extra["stopRetries"] = retries
+	f.StopRetries = &retries
 	if err != nil {
-		return nil, sp.stopError(err, p, last, stops, extra)
+		return nil, sp.stopError(err, p, last, stops, f)
 	}
-	return sp.stopResult(last, p, stops, extra)
+	return sp.stopResult(last, p, stops, f)
 }
 
-func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, extra map[string]any) (*SessionResult, error) {
+func (sp *sessionSpec) stopResult(o device.WireObject, p stopPlan, stops int, f stopFields) (*StopResult, error) {
+	f.StopRequests = stops
 	if slices.Contains(p.Success, device.StateOf(o)) {
-		res := &SessionResult{Object: o.Clone()}
-		for k, v := range extra {
-			res.Object[k] = v
-		}
-		res.Object["stopRequests"] = stops
-		res.Object["success"] = true
-		return res, nil
+		f.Success = true
+		return &StopResult{Snapshot: o.Clone(), stopFields: f}, nil
 	}
 	code := p.FailureCode
 	if code == "" {
 		code = fault.CodeSessionNotStopped
 	}
 	e := snapshotError(code, fmt.Sprintf("the %s session ended in %s, not %s", sp.Name, device.StateOf(o), joinStates(p.Success)), o)
-	for k, v := range extra {
-		e.With(k, v)
-	}
-	return nil, e.With("stopRequests", stops)
+	return nil, f.addTo(e)
 }
 
-func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, extra map[string]any) error {
+func (sp *sessionSpec) stopError(err error, p stopPlan, last device.WireObject, stops int, f stopFields) error {
 	if errors.Is(err, device.ErrPollTimeout) {
 		err = sp.transportNote(fault.Newf(fault.Timeout, fault.CodeSessionStopTimeout, "the %s session did not reach a terminal state in time; the stop was sent %d time(s)", sp.Name, stops))
 	}
-	e := fault.From(err)
-	e.With("sessionId", p.SessionID).With("phase", p.Phase).With("stopRequests", stops)
-	for k, v := range extra {
-		e.With(k, v)
-	}
+	f.StopRequests = stops
+	e := f.addTo(fault.From(err)).With("sessionId", p.SessionID).With("phase", p.Phase)
 	if last != nil {
 		e.With(sp.Key, map[string]any(last))
 		if e.Kind == fault.Timeout {

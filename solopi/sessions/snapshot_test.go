@@ -22,15 +22,13 @@ const passed fault.Kind = 255
 
 // ssEmit renders a command outcome as the JSON object the CLI prints (the
 // result, or the error's fields) and the kind of its failure.
-func ssEmit(t *testing.T, res *SessionResult, err error) ([]byte, fault.Kind) {
+func ssEmit(t *testing.T, res any, err error) ([]byte, fault.Kind) {
 	t.Helper()
-	var v any
+	v := res
 	kind := passed
 	if err != nil {
 		e := fault.From(err)
 		v, kind = e.Fields(), e.Kind
-	} else if res != nil {
-		v = res.Object
 	}
 	b, merr := json.Marshal(v)
 	if merr != nil {
@@ -41,7 +39,7 @@ func ssEmit(t *testing.T, res *SessionResult, err error) ([]byte, fault.Kind) {
 
 // ssExpect checks the failure kind, validates the printed object against
 // the command's schema (errors against the error schema) and decodes it.
-func ssExpect(t *testing.T, schema string, res *SessionResult, err error, want fault.Kind) map[string]any {
+func ssExpect(t *testing.T, schema string, res any, err error, want fault.Kind) map[string]any {
 	t.Helper()
 	b, kind := ssEmit(t, res, err)
 	if kind != want {
@@ -155,3 +153,7 @@ func FuzzSessionValidators(f *testing.F) {
 		_ = validatePluginReceipt(o, "r1", pluginExpect{action: "remove", subject: "s"})
 	})
 }
+
+// ssOut is a command's outcome as ssExpect takes it: one variable of a
+// test holds the outcomes of commands that print different types.
+func ssOut[R any](res R, err error) (any, error) { return res, err }

@@ -118,7 +118,7 @@ func onlineCPUs(ctx context.Context, d *device.Device) (int, error) {
 
 // StartStress applies the load under a fresh sessionId and waits for
 // `running`. Anything else ends with an exact stop of that session.
-func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*SessionResult, error) {
+func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*StartResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -156,13 +156,13 @@ func StartStress(ctx context.Context, d *device.Device, o StressOptions) (*Sessi
 }
 
 // StressStatus reads the stress snapshot (exit 2 on a mismatch).
-func StressStatus(ctx context.Context, d *device.Device, sessionID string) (*SessionResult, error) {
+func StressStatus(ctx context.Context, d *device.Device, sessionID string) (map[string]any, error) {
 	return stressSpec().statusResult(ctx, d, sessionID)
 }
 
 // StopStress stops our stress session; a session the device already
 // stopped on its own (auto-stop after durationSec) is reported as stopped.
-func StopStress(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*SessionResult, error) {
+func StopStress(ctx context.Context, d *device.Device, sessionID string, t SessionTimings) (*StopResult, error) {
 	if err := RequireSessionID(sessionID); err != nil {
 		return nil, err
 	}

@@ -10,22 +10,22 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-func stressStart(f *simPhone, ctx context.Context, t SessionTimings) (*SessionResult, error) {
+func stressStart(f *simPhone, ctx context.Context, t SessionTimings) (*StartResult, error) {
 	return StartStress(ctx, f.device(), StressOptions{CPUCount: 2, CPUPercent: 50, MemoryMB: 128, DurationSec: 3600, SessionTimings: t})
 }
 
 func TestStressStartStatusStop(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := stressStart(f, context.Background(), ssFast)
+	res, err := ssOut(stressStart(f, context.Background(), ssFast))
 	m := ssExpect(t, "stress-start", res, err, passed)
 	id := m["sessionId"].(string)
 	if m["state"] != "running" || f.mutationCount("action=start", "sessionId="+id, "cpuCount=2", "cpuPercent=50", "memory=128", "durationSec=3600") != 1 {
 		t.Fatalf("start = %v, %v", m, f.dev.Mutations())
 	}
-	res, err = StressStatus(context.Background(), f.device(), "other")
+	res, err = ssOut(StressStatus(context.Background(), f.device(), "other"))
 	ssWantCode(t, ssExpect(t, "stress-status", res, err, fault.Failed), fault.CodeSessionMismatch)
-	res, err = StopStress(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(StopStress(context.Background(), f.device(), id, ssFast))
 	if m := ssExpect(t, "stress-stop", res, err, passed); m["state"] != "stopped" {
 		t.Fatalf("stop = %v", m)
 	}
@@ -34,11 +34,11 @@ func TestStressStartStatusStop(t *testing.T) {
 func TestStressAutoZeroIsObservedAsStopped(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t)
-	res, err := StartStress(context.Background(), f.device(), StressOptions{CPUCount: 2, CPUPercent: 50, DurationSec: 30, SessionTimings: ssFast})
+	res, err := ssOut(StartStress(context.Background(), f.device(), StressOptions{CPUCount: 2, CPUPercent: 50, DurationSec: 30, SessionTimings: ssFast}))
 	id := ssExpect(t, "stress-start", res, err, passed)["sessionId"].(string)
 	// The device removes the load on its own once durationSec elapsed.
 	waitState(t, f, "stress", device.P("action", "status"), "stopped")
-	res, err = StopStress(context.Background(), f.device(), id, ssFast)
+	res, err = ssOut(StopStress(context.Background(), f.device(), id, ssFast))
 	m := ssExpect(t, "stress-stop", res, err, passed)
 	if m["state"] != "stopped" || m["alreadyTerminal"] != true || f.mutationCount("action=stop") != 0 {
 		t.Fatalf("auto-stopped session = %v (stops %d)", m, f.mutationCount("action=stop"))
@@ -53,7 +53,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	if err := f.dev.App.SetPermission("powerSave", false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := stressStart(f, context.Background(), ssFast)
+	res, err := ssOut(stressStart(f, context.Background(), ssFast))
 	m := ssExpect(t, "stress-start", res, err, fault.Failed)
 	if cl, _ := m["cleanup"].(map[string]any); cl["attempted"] != true || cl["terminalState"] != "failed" || f.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 {
 		t.Fatalf("failure without cleanup evidence: %v", m)
@@ -61,7 +61,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	// Timeout: stopped.
 	g := newSimPhone(t)
 	g.slowStarts()
-	res, err = stressStart(g, context.Background(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond})
+	res, err = ssOut(stressStart(g, context.Background(), SessionTimings{Timeout: 60 * time.Millisecond, Interval: 5 * time.Millisecond}))
 	m = ssExpect(t, "stress-start", res, err, fault.Timeout)
 	if st := g.state("stress", "action", "status"); g.mutationCount("action=stop", "sessionId="+m["sessionId"].(string)) != 1 || st != "stopped" {
 		t.Fatalf("timeout left stress %v: %v", st, m)
@@ -69,7 +69,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	// Interrupt: stopped.
 	h := newSimPhone(t)
 	h.slowStarts()
-	res, err = stressStart(h, h.cancelOn("action=start"), ssFast)
+	res, err = ssOut(stressStart(h, h.cancelOn("action=start"), ssFast))
 	m = ssExpect(t, "stress-start", res, err, fault.Interrupted)
 	if st := h.state("stress", "action", "status"); st != "stopped" || m["cleanup"].(map[string]any)["success"] != true {
 		t.Fatalf("interrupt left stress %v: %v", st, m)
@@ -78,7 +78,7 @@ func TestStressIsNeverLeftRunning(t *testing.T) {
 	k := newSimPhone(t)
 	k.answerFault(sim.AnswerFault{Action: "stress", Query: map[string]string{"action": "status"},
 		When: map[string]any{"state": "running"}, Set: map[string]any{"memory": 4096}})
-	res, err = stressStart(k, context.Background(), ssFast)
+	res, err = ssOut(stressStart(k, context.Background(), ssFast))
 	m = ssExpect(t, "stress-start", res, err, fault.Transport)
 	if k.mutationCount("action=stop") != 1 {
 		t.Fatalf("a contract violation left the load running: %v", m)

@@ -185,10 +185,11 @@ func checkAnalysis(r device.Receipt) error { return validateAnalysisReceipt(r.Ob
 
 // analysisOutcome maps a receipt to the command's result: analyzing and
 // completed are exit 0; a failed state or an error receipt is exit 2.
-func analysisOutcome(o device.WireObject) (*SessionResult, error) {
+func analysisOutcome(o device.WireObject) (map[string]any, error) {
 	st := device.StateOf(o)
 	if st == protocol.AnalysisAnalyzing || st == protocol.AnalysisCompleted {
-		return &SessionResult{Object: o.Clone()}, nil
+		// Printed as the device sent it: the host adds nothing.
+		return o.Clone(), nil
 	}
 	code, _ := o.Text("errorCode")
 	if code == "" {
@@ -209,7 +210,7 @@ func analysisOutcome(o device.WireObject) (*SessionResult, error) {
 
 // StartVideoAnalysis asks the device to analyse one of its own MP4s under
 // a fresh requestId and follows that receipt only.
-func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOptions) (*SessionResult, error) {
+func StartVideoAnalysis(ctx context.Context, d *device.Device, o VideoAnalysisOptions) (map[string]any, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -276,7 +277,7 @@ func analysisWaitError(err error, id, phase string, last device.WireObject, time
 }
 
 // VideoAnalysisStatus reads the receipt of a requestId.
-func VideoAnalysisStatus(ctx context.Context, d *device.Device, requestID string) (*SessionResult, error) {
+func VideoAnalysisStatus(ctx context.Context, d *device.Device, requestID string) (map[string]any, error) {
 	if err := CheckAnalysisRequestID(requestID); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func videoOpts(wait bool) VideoAnalysisOptions {
 func TestVideoAnalysisCompletes(t *testing.T) {
 	t.Parallel()
 	f := videoPhone(t)
-	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
+	res, err := ssOut(StartVideoAnalysis(context.Background(), f.device(), videoOpts(true)))
 	m := ssExpect(t, "video-analysis-start", res, err, passed)
 	if ms, _ := m["visualResponseTimeMs"].(float64); m["state"] != "completed" || ms <= 0 || m["actionOffsetMs"] != float64(1500) {
 		t.Fatalf("analysis = %v", m)
@@ -43,7 +43,7 @@ func TestVideoAnalysisCompletes(t *testing.T) {
 	if f.mutationCount("action=start", "requestId="+id, "actionOffsetMs=1500", "differenceThreshold=0.02", "videoPath=%2Fsdcard%2Fsolopi%2FScreenCaptures") != 1 {
 		t.Fatalf("start mutation = %v", f.dev.Mutations())
 	}
-	res, err = VideoAnalysisStatus(context.Background(), f.device(), id)
+	res, err = ssOut(VideoAnalysisStatus(context.Background(), f.device(), id))
 	ssExpect(t, "video-analysis-status", res, err, passed)
 }
 
@@ -51,35 +51,35 @@ func TestVideoAnalysisSecondWhileOneRunsIsAStoredFailure(t *testing.T) {
 	t.Parallel()
 	f := videoPhone(t)
 	f.dev.App.SetVideoAnalysisDuration(time.Hour)
-	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(false))
+	res, err := ssOut(StartVideoAnalysis(context.Background(), f.device(), videoOpts(false)))
 	first := ssExpect(t, "video-analysis-start", res, err, passed)
 	if first["state"] != "analyzing" {
 		t.Fatalf("--no-wait = %v", first)
 	}
-	res, err = StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
+	res, err = ssOut(StartVideoAnalysis(context.Background(), f.device(), videoOpts(true)))
 	m := ssExpect(t, "video-analysis-start", res, err, fault.Failed)
 	ssWantCode(t, m, "analysis_busy")
 	if m["activeRequestId"] != first["requestId"] || m["requestId"] == first["requestId"] {
 		t.Fatalf("busy receipt = %v", m)
 	}
 	// The stored failure stays readable under its own requestId.
-	res, err = VideoAnalysisStatus(context.Background(), f.device(), m["requestId"].(string))
+	res, err = ssOut(VideoAnalysisStatus(context.Background(), f.device(), m["requestId"].(string)))
 	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_busy")
 }
 
 func TestVideoAnalysisRejections(t *testing.T) {
 	t.Parallel()
 	f := newSimPhone(t) // no MP4 on the device
-	res, err := StartVideoAnalysis(context.Background(), f.device(), videoOpts(true))
+	res, err := ssOut(StartVideoAnalysis(context.Background(), f.device(), videoOpts(true)))
 	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "invalid_parameter")
 
 	g := videoPhone(t)
 	if err := g.dev.App.UninstallPlugin(plugins.AnalyzerPluginName); err != nil {
 		t.Fatal(err)
 	}
-	res, err = StartVideoAnalysis(context.Background(), g.device(), videoOpts(true))
+	res, err = ssOut(StartVideoAnalysis(context.Background(), g.device(), videoOpts(true)))
 	ssWantCode(t, ssExpect(t, "video-analysis-start", res, err, fault.Failed), "plugin_missing")
-	res, err = VideoAnalysisStatus(context.Background(), g.device(), "never-started")
+	res, err = ssOut(VideoAnalysisStatus(context.Background(), g.device(), "never-started"))
 	ssWantCode(t, ssExpect(t, "video-analysis-status", res, err, fault.Failed), "analysis_not_found")
 
 	for _, p := range []string{"relative/ScreenCaptures/a.mp4", "/sdcard/solopi/Download/a.mp4", "/sdcard/ScreenCaptures/a.mp4",

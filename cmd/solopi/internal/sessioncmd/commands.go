@@ -28,25 +28,16 @@ func Commands(e cmdutil.Env) []*cli.Command {
 }
 
 // call opens the SoloPi session (installed, control service ready), runs
-// one library call on its device channel and releases the session.
-func call(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error)) (cmdutil.Result, error) {
+// one library call on its device channel and releases the session. What
+// the call returns is printed: a result type of package sessions, or the
+// device's object as it came (map[string]any) when the host adds nothing.
+func call[R any](ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (R, error)) (cmdutil.Result, error) {
 	return cmdutil.WithDevice(ctx, d, func(dev *device.Device) (cmdutil.Result, error) {
 		res, err := fn(ctx, dev)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}
-		return cmdutil.OK(res.Object), nil
-	})
-}
-
-// query is call for a query that returns a plain object.
-func query(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) (cmdutil.Result, error) {
-	return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
-		m, err := fn(ctx, dev)
-		if err != nil {
-			return nil, err
-		}
-		return &sessions.SessionResult{Object: m}, nil
+		return cmdutil.OK(res), nil
 	})
 }
 
@@ -54,7 +45,7 @@ func query(ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Contex
 func newCmdQuery(e cmdutil.Env, name, usage string, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: usage, UsageText: "solopi " + name,
-		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) { return query(ctx, d, fn) }),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) { return call(ctx, d, fn) }),
 	}
 }
 
@@ -73,7 +64,7 @@ func sessionIDFlag(into *string, required bool, usage string) cli.Flag {
 // newCmdStatus is a session type's status command: the snapshot, exit 2
 // unless the device's session is --session-id when given.
 func newCmdStatus(e cmdutil.Env, name, usage, idUsage string, check func(id string) error,
-	fn func(ctx context.Context, dev *device.Device, id string) (*sessions.SessionResult, error)) *cli.Command {
+	fn func(ctx context.Context, dev *device.Device, id string) (map[string]any, error)) *cli.Command {
 	var id string
 	return &cli.Command{
 		Name: name, Usage: usage, UsageText: "solopi " + name + " [--session-id ID]",
@@ -82,7 +73,7 @@ func newCmdStatus(e cmdutil.Env, name, usage, idUsage string, check func(id stri
 			if err := check(id); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+			return call(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return fn(ctx, dev, id)
 			})
 		}),
@@ -96,7 +87,7 @@ type stopCommand struct {
 	timeout                                      float64
 	// check refuses a session id before the device is contacted.
 	check func(id string) error
-	stop  func(ctx context.Context, dev *device.Device, id string, t sessions.SessionTimings) (*sessions.SessionResult, error)
+	stop  func(ctx context.Context, dev *device.Device, id string, t sessions.SessionTimings) (*sessions.StopResult, error)
 }
 
 func (s stopCommand) command(e cmdutil.Env) *cli.Command {
@@ -114,7 +105,7 @@ func (s stopCommand) command(e cmdutil.Env) *cli.Command {
 					return cmdutil.Result{}, err
 				}
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StopResult, error) {
 				return s.stop(ctx, dev, id, t)
 			})
 		}),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
 	"github.com/solopi-dev/solopi/perfstats"
 	"github.com/solopi-dev/solopi/report"
@@ -39,14 +40,14 @@ func (v *perfStartValues) flags(what string) []cli.Flag {
 }
 
 // start checks the options before any device contact and starts.
-func (v *perfStartValues) start(fn func(ctx context.Context, dev *device.Device, o sessions.PerfStartOptions) (*sessions.SessionResult, error)) func(context.Context, cmdutil.DeviceDeps) (cmdutil.Result, error) {
+func (v *perfStartValues) start(fn func(ctx context.Context, dev *device.Device, o sessions.PerfStartOptions) (*sessions.StartResult, error)) func(context.Context, cmdutil.DeviceDeps) (cmdutil.Result, error) {
 	return func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
 		o := v.o
 		o.Items = sessions.ParseItems(v.items)
 		if err := o.Validate(); err != nil {
 			return cmdutil.Result{}, err
 		}
-		return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) { return fn(ctx, dev, o) })
+		return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) { return fn(ctx, dev, o) })
 	}
 }
 
@@ -90,7 +91,7 @@ func newCmdPerfStop(e cmdutil.Env) *cli.Command {
 			if _, err := sessions.CheckDirOutput(o.Output, o.Overwrite); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.SessionResult, error) {
+			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*perfStopResult, error) {
 				return perfStop(ctx, dev, *o)
 			})
 		}),
@@ -99,14 +100,34 @@ func newCmdPerfStop(e cmdutil.Env) *cli.Command {
 
 // perfStop stops the recording; with --output the pulled directory is
 // analysed (analysis.json, charts/) and gets its report.html.
-func perfStop(ctx context.Context, dev *device.Device, o sessions.PerfStopOptions) (*sessions.SessionResult, error) {
-	res, err := sessions.StopPerformance(ctx, dev, o)
-	if err != nil || o.Output == "" {
-		return res, err
+func perfStop(ctx context.Context, dev *device.Device, o sessions.PerfStopOptions) (*perfStopResult, error) {
+	stop, err := sessions.StopPerformance(ctx, dev, o)
+	if err != nil {
+		return nil, err
 	}
-	err = cmdutil.EnsurePerfAnalysis(ctx, o.Output)
-	cmdutil.ReportOf(o.Output, report.Options{}, err).AddTo(res.Object)
+	res := &perfStopResult{PerfStopResult: stop}
+	if o.Output != "" {
+		res.EvidenceReport = cmdutil.ReportOf(o.Output, report.Options{}, cmdutil.EnsurePerfAnalysis(ctx, o.Output))
+	}
 	return res, nil
+}
+
+// perfStopResult is what perf-stop prints: the stop's object with, after
+// --output, the report of the pulled directory beside its keys.
+type perfStopResult struct {
+	*sessions.PerfStopResult
+	cmdutil.EvidenceReport
+}
+
+// MarshalJSON lays the stop's fields and the report over the snapshot.
+func (r perfStopResult) MarshalJSON() ([]byte, error) {
+	// A copy of the stop's type without its MarshalJSON: embedded as it
+	// is, that method would be promoted and print the stop alone.
+	type stop sessions.PerfStopResult
+	return canonjson.Overlay{Base: r.Snapshot, Fields: struct {
+		*stop
+		cmdutil.EvidenceReport
+	}{(*stop)(r.PerfStopResult), r.EvidenceReport}}.MarshalJSON()
 }
 
 func newCmdPerfDisplayStart(e cmdutil.Env) *cli.Command {
