@@ -13,9 +13,6 @@ import (
 	"github.com/solopi-dev/solopi/redact"
 )
 
-// codeInvalidOption is a model option out of range.
-const codeInvalidOption = "invalid_option"
-
 // SetupOptions are the planner's model options: the endpoint (with the
 // key) and what the coordinates and the profile cache follow.
 type SetupOptions struct {
@@ -48,7 +45,7 @@ type ModelSetup struct {
 func NewModelSetup(o SetupOptions) (*ModelSetup, error) {
 	mc := o.Config
 	if mc.InputPricePerMTok < 0 || mc.OutputPricePerMTok < 0 {
-		return nil, fault.Usage(codeInvalidOption, "--price-input and --price-output must not be negative")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--price-input and --price-output must not be negative")
 	}
 	m, err := chat.NewClient(mc)
 	if err != nil {
@@ -57,7 +54,7 @@ func NewModelSetup(o SetupOptions) (*ModelSetup, error) {
 	}
 	n := o.ResizeLongSide
 	if n < 0 || (n > 0 && n < 64) || n > 8192 {
-		return nil, fault.Usage(codeInvalidOption, "--resize-long-side must be 0 or between 64 and 8192")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--resize-long-side must be 0 or between 64 and 8192")
 	}
 	s := &ModelSetup{Model: m, cfg: mc, Policy: coord.ResizePolicy{MaxLongSide: n}, Refresh: o.Recalibrate,
 		redactor: redact.New(mc.APIKey.Reveal())}
@@ -65,7 +62,7 @@ func NewModelSetup(o SetupOptions) (*ModelSetup, error) {
 		s.CacheDir = o.CacheDir
 		if s.CacheDir == "" {
 			if s.CacheDir, err = defaultCacheDir(); err != nil {
-				return nil, fault.Usage(codeInvalidOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
+				return nil, fault.Usage(fault.CodeInvalidOption, err.Error()+"; pass --calibration-cache DIR or --no-calibration-cache")
 			}
 		}
 	}

@@ -46,10 +46,10 @@ func TestModelSetupRefusesOptions(t *testing.T) {
 		o    SetupOptions
 		code string
 	}{
-		{SetupOptions{Config: negative}, codeInvalidOption},
+		{SetupOptions{Config: negative}, fault.CodeInvalidOption},
 		{SetupOptions{Config: chat.DefaultConfig()}, fault.CodeModelConfigInvalid},
-		{SetupOptions{Config: good, ResizeLongSide: 32}, codeInvalidOption},
-		{SetupOptions{Config: good, ResizeLongSide: 9000}, codeInvalidOption},
+		{SetupOptions{Config: good, ResizeLongSide: 32}, fault.CodeInvalidOption},
+		{SetupOptions{Config: good, ResizeLongSide: 9000}, fault.CodeInvalidOption},
 	} {
 		_, err := NewModelSetup(c.o)
 		var fe *fault.Error

@@ -13,8 +13,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// CodeSchemaViolation is a case file whose shape case.schema.json refuses.
-
 // maxViolations bounds the violations one error lists.
 const maxViolations = 20
 

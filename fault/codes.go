@@ -24,7 +24,10 @@ const (
 	CodeAgentControlTimeout    = "agent_control_timeout"
 	CodeAgentStartTimeout      = "agent_start_timeout"
 	// 124
-	CodeAnalysisTimeout      = "analysis_timeout"
+	CodeAnalysisTimeout = "analysis_timeout"
+	// CodeAPILevelUnreadable: getprop ro.build.version.sdk printed no
+	// integer (a transport failure, as solopi-ai).
+	CodeAPILevelUnreadable   = "api_level_unreadable"
 	CodeAppStatusUnavailable = "app_status_unavailable"
 	// 4: the pulled file is not what the device reported
 	CodeArtifactMismatch = "artifact_mismatch"
@@ -111,6 +114,7 @@ const (
 	CodeEncodingFailed            = "encoding_failed"
 	CodeEvidenceUnreadable        = "evidence_unreadable"
 	CodeFieldTooLong              = "field_too_long"
+	CodeFileUnreadable            = "file_unreadable"
 	CodeFingerprintMismatch       = "fingerprint_mismatch"
 	// CodeForeignHost: the Host header names something other than the
 	// loopback address the server listens on (DNS rebinding).
@@ -277,6 +281,10 @@ const (
 	CodeNoPhoneLeft = "no_phone_left"
 	CodeNoRun       = "no_run"
 	CodeNoTextField = "no_text_field"
+	// CodeNotSupported answers a solopi-ai command this tool does not
+	// implement (model-*), so that a script calling it fails with a clear
+	// reason.
+	CodeNotSupported = "not_supported"
 	// CodeNoUsableDevice: every phone was left out (exit 2; devices[]
 	// says why).
 	CodeNoUsableDevice      = "no_usable_device"
@@ -375,8 +383,11 @@ const (
 	// timeout
 	CodeSessionStartTimeout = "session_start_timeout"
 	// timeout
-	CodeSessionStopTimeout       = "session_stop_timeout"
-	CodeSessionTerminal          = "session_terminal"
+	CodeSessionStopTimeout = "session_stop_timeout"
+	CodeSessionTerminal    = "session_terminal"
+	// CodeShardsNotPassed: a worker loop ended with shards that did not pass
+	// (exit 2).
+	CodeShardsNotPassed          = "shards_not_passed"
 	CodeSimStartFailed           = "sim_start_failed"
 	CodeSolopiLaunchFailed       = "solopi_launch_failed"
 	CodeSolopiNotInstalled       = "solopi_not_installed"
@@ -393,12 +404,19 @@ const (
 	CodeStepIDConflict       = "step_id_conflict"
 	CodeStepIndexOutOfRange  = "step_index_out_of_range"
 	// failed: cleanup still incomplete after 3 re-sent stops
-	CodeStopRetryLimit               = "stop_retry_limit"
-	CodeSwipeAxisAmbiguous           = "swipe_axis_ambiguous"
-	CodeSwipeDirectionConflict       = "swipe_direction_conflict"
-	CodeTargetAppLaunchFailed        = "target_app_launch_failed"
-	CodeTaskCancelled                = "task_cancelled"
+	CodeStopRetryLimit         = "stop_retry_limit"
+	CodeSwipeAxisAmbiguous     = "swipe_axis_ambiguous"
+	CodeSwipeDirectionConflict = "swipe_direction_conflict"
+	CodeTargetAppLaunchFailed  = "target_app_launch_failed"
+	CodeTaskCancelled          = "task_cancelled"
+	// CodeTaskFailed, CodeTaskNotTested, CodeTaskNotTerminal and
+	// CodeTaskWaitTimeout: managed-report's task that did not pass (its exit
+	// is its verdict's) and its wait that ran out.
+	CodeTaskFailed                   = "task_failed"
 	CodeTaskNotFound                 = "task_not_found"
+	CodeTaskNotTerminal              = "task_not_terminal"
+	CodeTaskNotTested                = "task_not_tested"
+	CodeTaskWaitTimeout              = "task_wait_timeout"
 	CodeTimeout                      = "timeout"
 	CodeTrailingOutput               = "trailing_output"
 	CodeTransferDigestMismatch       = "transfer_digest_mismatch"

@@ -9,7 +9,6 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chatapi"
 	"github.com/solopi-dev/solopi/clock"
-	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/redact"
 )
 
@@ -30,14 +29,6 @@ const (
 	// EnvCoordinateSpace sets the coordinate space like --coordinate-space;
 	// an explicit space overrides a cached profile.
 	EnvCoordinateSpace = "SOLOPI_MODEL_COORDINATE_SPACE"
-)
-
-// Model error codes. Every model error is a *fault.Error of kind
-// Transport (exit 4), except model_rejects_images (Failed, exit 2: the
-// endpoint works but is the wrong kind of model) and model_config_invalid
-// (Invalid, exit 3).
-const (
-	CodeModelResponse = fault.CodeModelResponseInvalid
 )
 
 // Thinking modes. Auto sends nothing and lets the endpoint decide.

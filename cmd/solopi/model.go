@@ -10,10 +10,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// codeNotSupported answers a solopi-ai command this tool does not
-// implement, so that a script calling it fails with a clear reason.
-const codeNotSupported = "not_supported"
-
 // modelCommands are solopi-ai's nine model-* commands, which deploy and
 // gate on-device decision models (signed ExecuTorch packages) through the
 // companion app com.alipay.hulu.agentmodel. solopi deploys no such model:
@@ -45,7 +41,7 @@ func newModelCommands(e cmdutil.Env) []*cli.Command {
 	cmds := make([]*cli.Command, 0, len(modelCommands))
 	for _, m := range modelCommands {
 		refuse := cmdutil.Local(e, func(context.Context, *cmdutil.Globals) (cmdutil.Result, error) {
-			return cmdutil.Result{}, fault.Usage(codeNotSupported,
+			return cmdutil.Result{}, fault.Usage(fault.CodeNotSupported,
 				m.name+" is not supported: solopi does not deploy on-device decision models (solopi-ai's signed ExecuTorch packages and its com.alipay.hulu.agentmodel companion)").
 				With("command", m.name).With("insteadUse", m.instead)
 		})

@@ -47,6 +47,22 @@ func TestErrorCodesAreDeclaredOnce(t *testing.T) {
 			return err
 		}
 		inFault := f.Name.Name == "fault"
+		// A second name for a code (CodeX = fault.CodeY) is a second
+		// place to look it up: callers use fault's constant.
+		for _, decl := range f.Decls {
+			if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if i < len(vs.Values) && isCodeName(name.Name) {
+							if _, ok := vs.Values[i].(*ast.SelectorExpr); ok {
+								t.Errorf("%s: %s is another name for a code; use fault's (or protocol's) constant", fset.Position(name.Pos()), name.Name)
+							}
+						}
+					}
+				}
+			}
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {

@@ -76,7 +76,7 @@ func declaredCodes(t *testing.T, root string) map[string]string {
 			for _, spec := range g.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, name := range vs.Names {
-					if !strings.HasPrefix(name.Name, "Code") || i >= len(vs.Values) {
+					if !isCodeName(name.Name) || i >= len(vs.Values) {
 						continue
 					}
 					lit, ok := vs.Values[i].(*ast.BasicLit)
@@ -84,6 +84,9 @@ func declaredCodes(t *testing.T, root string) map[string]string {
 						continue
 					}
 					if v, err := strconv.Unquote(lit.Value); err == nil && v != "" {
+						if prev, ok := codes[v]; ok {
+							t.Errorf("%s is declared twice: %s and %s", v, prev, rel+": "+name.Name)
+						}
 						codes[v] = rel + ": " + name.Name
 					}
 				}
@@ -95,4 +98,9 @@ func declaredCodes(t *testing.T, root string) map[string]string {
 		t.Fatal(err)
 	}
 	return codes
+}
+
+// isCodeName reports a constant named for an error code: Code… or code….
+func isCodeName(n string) bool {
+	return strings.HasPrefix(n, "Code") || strings.HasPrefix(n, "code") && len(n) > 4 && n[4] >= 'A' && n[4] <= 'Z'
 }

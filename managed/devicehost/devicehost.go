@@ -19,10 +19,6 @@ import (
 	"github.com/solopi-dev/solopi/verify/onphone"
 )
 
-// codeAPILevelUnreadable: getprop ro.build.version.sdk printed no integer
-// (a transport failure, as solopi-ai).
-const codeAPILevelUnreadable = "api_level_unreadable"
-
 // Host is this host's phones.
 type Host struct {
 	Devices device.Selector
@@ -91,7 +87,7 @@ func apiLevel(ctx context.Context, t device.Transport) (int, error) {
 	v := strings.TrimSpace(string(stdout))
 	n, convErr := strconv.Atoi(v)
 	if code != 0 || convErr != nil || n < 1 {
-		return 0, fault.New(fault.Transport, codeAPILevelUnreadable, "the device did not report its API level (getprop ro.build.version.sdk)").
+		return 0, fault.New(fault.Transport, fault.CodeAPILevelUnreadable, "the device did not report its API level (getprop ro.build.version.sdk)").
 			With("serial", t.Serial()).With("output", v)
 	}
 	return n, nil

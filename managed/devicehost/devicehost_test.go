@@ -97,7 +97,7 @@ func TestHostOnASimulatedPhone(t *testing.T) {
 func TestProbeUnreadableAPILevel(t *testing.T) {
 	t.Parallel()
 	d := phone(t, sim.Options{Phone: android.Config{Props: map[string]string{"ro.build.version.sdk": "unknown"}}})
-	if _, err := hostOn(d).ProbeDevice(context.Background(), d.Serial()); fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != codeAPILevelUnreadable {
+	if _, err := hostOn(d).ProbeDevice(context.Background(), d.Serial()); fault.KindOf(err) != fault.Transport || fault.CodeOf(err) != fault.CodeAPILevelUnreadable {
 		t.Fatalf("probe: %v", err)
 	}
 }

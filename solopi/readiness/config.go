@@ -16,13 +16,6 @@ import (
 	"github.com/solopi-dev/solopi/solopi/device"
 )
 
-// Error codes of the config commands.
-const (
-	CodeSensitiveUIRequired = protocol.ErrSensitiveConfigUIRequired
-	CodeUIMigrationRequired = protocol.ErrUIMigrationRequired
-	CodeInvalidConfigValue  = protocol.ErrInvalidConfigValue
-)
-
 // Config value types as the device spells them.
 const (
 	configBoolean = "boolean"
@@ -74,9 +67,9 @@ var configTable = []configKey{
 	{Key: "KEY_HIDE_LOG", Type: configBoolean, Writable: true},
 	configRange(configKey{Key: "KEY_SCREEN_FACTOR_ROTATION", Type: configInt, Writable: true}, 0, 3),
 	{Key: "KEY_SCREEN_ROTATION", Type: configBoolean, Writable: true},
-	{Key: "KEY_GLOBAL_SETTINGS", Type: configJSON, Sensitive: true, Refusal: CodeSensitiveUIRequired},
-	{Key: "KEY_AES_KEY", Type: configString, Sensitive: true, Refusal: CodeSensitiveUIRequired},
-	{Key: "KEY_BASE_DIR", Type: configString, Refusal: CodeUIMigrationRequired},
+	{Key: "KEY_GLOBAL_SETTINGS", Type: configJSON, Sensitive: true, Refusal: protocol.ErrSensitiveConfigUIRequired},
+	{Key: "KEY_AES_KEY", Type: configString, Sensitive: true, Refusal: protocol.ErrSensitiveConfigUIRequired},
+	{Key: "KEY_BASE_DIR", Type: configString, Refusal: protocol.ErrUIMigrationRequired},
 	configRange(configKey{Key: "KEY_CONTROL_PORT", Type: configInt}, 5000, 65535).withRefusal(fault.CodeNewSessionRequired),
 }
 
@@ -102,17 +95,17 @@ func sensitiveKey(key string) bool {
 }
 
 var refusalMessages = map[string]string{
-	fault.CodeUIConfirmationRequired: "this setting sends data to or loads code from another address; change it in the SoloPi app, where the change is confirmed",
-	CodeSensitiveUIRequired:          "this sensitive setting is available only in the SoloPi app",
-	fault.CodeNewSessionRequired:     "changing the control port interrupts the current control session; change it in the SoloPi app and reconnect with --device-port",
-	CodeUIMigrationRequired:          "this setting changes stored data and must be updated in the SoloPi app",
+	fault.CodeUIConfirmationRequired:      "this setting sends data to or loads code from another address; change it in the SoloPi app, where the change is confirmed",
+	protocol.ErrSensitiveConfigUIRequired: "this sensitive setting is available only in the SoloPi app",
+	fault.CodeNewSessionRequired:          "changing the control port interrupts the current control session; change it in the SoloPi app and reconnect with --device-port",
+	protocol.ErrUIMigrationRequired:       "this setting changes stored data and must be updated in the SoloPi app",
 }
 
 var refusalActions = map[string]string{
-	fault.CodeUIConfirmationRequired: "Open SoloPi on the phone, go to Settings and change the value there.",
-	CodeSensitiveUIRequired:          "Open SoloPi on the phone, go to Settings and change the value there; it is never read or written by the CLI.",
-	fault.CodeNewSessionRequired:     "Change the port in SoloPi's Settings on the phone, then pass the new port with --device-port.",
-	CodeUIMigrationRequired:          "Open SoloPi on the phone, go to Settings and change the value there so SoloPi can migrate its data.",
+	fault.CodeUIConfirmationRequired:      "Open SoloPi on the phone, go to Settings and change the value there.",
+	protocol.ErrSensitiveConfigUIRequired: "Open SoloPi on the phone, go to Settings and change the value there; it is never read or written by the CLI.",
+	fault.CodeNewSessionRequired:          "Change the port in SoloPi's Settings on the phone, then pass the new port with --device-port.",
+	protocol.ErrUIMigrationRequired:       "Open SoloPi on the phone, go to Settings and change the value there so SoloPi can migrate its data.",
 }
 
 // CheckConfigSet validates a config-set request locally: bad values are
@@ -142,7 +135,7 @@ func CheckConfigSet(key, value string) (configKey, string, error) {
 // key cannot be read, come back unchanged.
 func DeviceConfigRefusal(ctx context.Context, s *device.Session, refusal error) error {
 	e, ok := refusal.(*fault.Error)
-	if !ok || (e.Code != CodeSensitiveUIRequired && e.Code != fault.CodeNewSessionRequired && e.Code != CodeUIMigrationRequired) {
+	if !ok || (e.Code != protocol.ErrSensitiveConfigUIRequired && e.Code != fault.CodeNewSessionRequired && e.Code != protocol.ErrUIMigrationRequired) {
 		return refusal
 	}
 	key, _ := e.Details["key"].(string)
@@ -160,7 +153,7 @@ func DeviceConfigRefusal(ctx context.Context, s *device.Session, refusal error) 
 // DeviceConfigRefusal completes from the device.
 func NeedsDeviceConfig(refusal error) bool {
 	switch fault.CodeOf(refusal) {
-	case CodeSensitiveUIRequired, fault.CodeNewSessionRequired, CodeUIMigrationRequired:
+	case protocol.ErrSensitiveConfigUIRequired, fault.CodeNewSessionRequired, protocol.ErrUIMigrationRequired:
 		return true
 	}
 	return false
@@ -186,7 +179,7 @@ func unsupportedConfig(key string) *fault.Error {
 // normalizeConfigValue parses value like the device does (docs/device-protocol.md) and returns its canonical text.
 func normalizeConfigValue(k configKey, value string) (string, error) {
 	invalid := func(msg string) error {
-		e := fault.Usage(CodeInvalidConfigValue, k.Key+": "+msg).With("key", k.Key).With("type", k.Type)
+		e := fault.Usage(protocol.ErrInvalidConfigValue, k.Key+": "+msg).With("key", k.Key).With("type", k.Type)
 		if k.HasRange {
 			e.With("min", k.Min).With("max", k.Max)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
 )
 
 // The refusals solopi-ai completes from the device (a sensitive key, the
@@ -19,9 +20,9 @@ func TestDeviceConfigRefusalReadsTheDevice(t *testing.T) {
 	s := openTestSession(t, dev)
 	ctx := context.Background()
 	for key, want := range map[string]string{
-		"KEY_AES_KEY":      CodeSensitiveUIRequired,
+		"KEY_AES_KEY":      protocol.ErrSensitiveConfigUIRequired,
 		"KEY_CONTROL_PORT": fault.CodeNewSessionRequired,
-		"KEY_BASE_DIR":     CodeUIMigrationRequired,
+		"KEY_BASE_DIR":     protocol.ErrUIMigrationRequired,
 	} {
 		_, _, refusal := CheckConfigSet(key, "x")
 		if fault.CodeOf(refusal) != want || !NeedsDeviceConfig(refusal) {

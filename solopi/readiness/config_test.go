@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/solopi-dev/solopi/fault"
+	"github.com/solopi-dev/solopi/protocol"
 	"github.com/solopi-dev/solopi/sim"
 )
 
@@ -106,7 +107,7 @@ func TestConfigSetRejectsBadValuesLocally(t *testing.T) {
 	for _, b := range bad {
 		touched := touches(t, dev)
 		_, err := ConfigSet(context.Background(), s, b.key, b.value, fastConfigSet())
-		wantCode(t, err, CodeInvalidConfigValue, fault.Invalid)
+		wantCode(t, err, protocol.ErrInvalidConfigValue, fault.Invalid)
 		if touched() != 0 {
 			t.Errorf("%s=%q touched the device", b.key, b.value)
 		}

@@ -23,7 +23,7 @@ func TestReadInput(t *testing.T) {
 	for _, path := range []string{filepath.Join(dir, "absent.json"), dir} {
 		_, err := ReadInput(path, "plan")
 		var fe *fault.Error
-		if !errors.As(err, &fe) || fe.Code != codeFileUnreadable || fe.Kind != fault.Invalid || fe.Details["file"] != path {
+		if !errors.As(err, &fe) || fe.Code != fault.CodeFileUnreadable || fe.Kind != fault.Invalid || fe.Details["file"] != path {
 			t.Fatalf("%s: %#v", path, err)
 		}
 	}

@@ -56,13 +56,3 @@ func ReportOf(dir string, o report.Options, err error) EvidenceReport {
 	}
 	return EvidenceReport{ReportError: err.Error()}
 }
-
-// AddTo records r in a command's object.
-func (r EvidenceReport) AddTo(m map[string]any) {
-	if r.Report != "" {
-		m["report"] = r.Report
-	}
-	if r.ReportError != "" {
-		m["reportError"] = r.ReportError
-	}
-}

@@ -17,16 +17,6 @@ import (
 	"github.com/solopi-dev/solopi/report"
 )
 
-// Error codes of managed-report: a task that did not pass (its exit is its
-// verdict's), and a wait that ran out.
-const (
-	codeTaskFailed      = "task_failed"
-	codeTaskNotTested   = "task_not_tested"
-	codeTaskCancelled   = fault.CodeTaskCancelled
-	codeTaskNotTerminal = "task_not_terminal"
-	codeWaitTimeout     = "task_wait_timeout"
-)
-
 type managedReportOptions struct {
 	taskID, output, junit string
 	// html is the directory the task's suite report (suite.json) and its
@@ -151,13 +141,13 @@ func verdictProblem(r managed.Report) (string, string) {
 	case outcome.VerdictPassed:
 		return "", ""
 	case outcome.VerdictFailed:
-		return codeTaskFailed, "the task failed: at least one shard's Result Judge verdict is failed"
+		return fault.CodeTaskFailed, "the task failed: at least one shard's Result Judge verdict is failed"
 	case outcome.VerdictNotTested:
-		return codeTaskNotTested, "the task is not_tested: at least one shard could not run to a verdict"
+		return fault.CodeTaskNotTested, "the task is not_tested: at least one shard could not run to a verdict"
 	case string(protocol.ManagedCancelled):
-		return codeTaskCancelled, "the task was cancelled"
+		return fault.CodeTaskCancelled, "the task was cancelled"
 	}
-	return codeTaskNotTerminal, "the task has not finished: it is " + r.Status + " (managed-report --wait blocks until it ends)"
+	return fault.CodeTaskNotTerminal, "the task has not finished: it is " + r.Status + " (managed-report --wait blocks until it ends)"
 }
 
 // waitTerminal polls the task's status on o's clock until it is terminal.
@@ -182,7 +172,7 @@ func waitTerminal(ctx context.Context, s managed.Store, o managedReportOptions) 
 		if !deadline.IsZero() {
 			left := deadline.Sub(clk.Now())
 			if left <= 0 {
-				return fault.Newf(fault.Timeout, codeWaitTimeout, "the task is still %s after waiting %s", st.Status, o.timeout), nil
+				return fault.Newf(fault.Timeout, fault.CodeTaskWaitTimeout, "the task is still %s after waiting %s", st.Status, o.timeout), nil
 			}
 			pause = min(pause, left)
 		}

@@ -22,7 +22,7 @@ func TestManagedReportWait(t *testing.T) {
 	task := r.submit(cmdtest.FixturePlan(t, "counter-success"), "waited", 1)
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	m := r.managed(124, "managed-report", "--task-id", task, "--wait", "--timeout", "0.2", "--poll-interval", "0.05", "--junit", junit)
-	if m["errorCode"] != codeWaitTimeout || m["terminal"] != false || m["status"] != "queued" || m["junit"] != junit {
+	if m["errorCode"] != fault.CodeTaskWaitTimeout || m["terminal"] != false || m["status"] != "queued" || m["junit"] != junit {
 		t.Fatalf("timed-out wait %v", m)
 	}
 	commandSchema(t, "managed-report", m)
@@ -84,7 +84,7 @@ func TestWaitTerminalOnItsClock(t *testing.T) {
 	}
 	sleeping()
 	clk.Advance(time.Second)
-	if f := <-done; f == nil || f.Code != codeWaitTimeout || f.Kind != fault.Timeout {
+	if f := <-done; f == nil || f.Code != fault.CodeTaskWaitTimeout || f.Kind != fault.Timeout {
 		t.Fatalf("wait ended %v", f)
 	}
 }

@@ -235,10 +235,6 @@ type managedWorkerLoopResult struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// codeShardsNotPassed: a worker loop ended with shards that did not pass
-// (exit 2).
-const codeShardsNotPassed = "shards_not_passed"
-
 // runManagedWorkerLoop works shards until a limit or a signal: success
 // without failures, a failure with some, an interrupt when interrupted
 // (running shards are handed back first; success is then false).
@@ -258,7 +254,7 @@ func runManagedWorkerLoop(ctx context.Context, s managed.Store, d devices, o man
 		out.ErrorCode, out.Error = fault.CodeInterrupted, "the worker was interrupted: its running shards were handed back"
 		return cmdutil.WithKind(out, fault.Interrupted), nil
 	case res.Failures > 0:
-		out.ErrorCode = codeShardsNotPassed
+		out.ErrorCode = fault.CodeShardsNotPassed
 		out.Error = fmt.Sprintf("%d of the %d shards this worker ran did not pass (failed, not tested, or ended by a fault)", res.Failures, res.Processed)
 		return cmdutil.Failed(out), nil
 	}

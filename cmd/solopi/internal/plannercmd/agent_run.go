@@ -119,10 +119,10 @@ func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
 		actionTimeout: f.actionTimeout, ackTimeout: f.ackTimeout, poll: f.poll, stdin: g.Env.Stdin, agentRunHooks: f.hooks}
 	// The parser requires --task and checks --device-mode's choices.
 	if o.task == "" {
-		return nil, fault.Usage(codeOption, "--task is blank: say what the agent should do")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--task is blank: say what the agent should do")
 	}
 	if o.maxSteps < 1 || o.maxSteps > 1000 {
-		return nil, fault.Usage(codeOption, "--max-steps must be between 1 and 1000")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--max-steps must be between 1 and 1000")
 	}
 	var err error
 	if o.space, err = cmdutil.CoordinateSpace(g, f.space); err != nil {
@@ -131,7 +131,7 @@ func (f *agentRunFlags) options(g *cmdutil.Globals) (*agentRunOptions, error) {
 	switch o.interactive {
 	case "auto", "always", "never":
 	default:
-		return nil, fault.Usagef(codeOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
+		return nil, fault.Usagef(fault.CodeInvalidOption, "--interactive must be auto, always or never, not %s", plannerQuote(o.interactive))
 	}
 	settle := f.settle
 	if settle < 0 {

@@ -11,9 +11,6 @@ import (
 	"github.com/solopi-dev/solopi/fault"
 )
 
-// codeOption is a planner option out of range.
-const codeOption = "invalid_option"
-
 // Commands are the pure-vision planner commands: agent-run (the whole loop
 // on a device), planner-parse (check one raw model answer),
 // planner-calibrate (negotiate the coordinate contract, no device) and
@@ -35,7 +32,7 @@ func plannerSize(flag, v string) (int, int, error) {
 			return wi, hi, nil
 		}
 	}
-	return 0, 0, fault.Usagef(codeOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
+	return 0, 0, fault.Usagef(fault.CodeInvalidOption, "--%s must be WIDTHxHEIGHT in pixels, e.g. 1080x2340", flag)
 }
 
 // plannerQuote names a value for error messages without echoing long input.

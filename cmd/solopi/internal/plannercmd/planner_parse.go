@@ -67,7 +67,7 @@ type parseResult struct {
 func runPlannerParse(ctx context.Context, in io.Reader, o *plannerParseOptions) (cmdutil.Result, error) {
 	space, err := coord.ParseSpace(o.space)
 	if err != nil || space == coord.SpaceAuto {
-		return cmdutil.Result{}, fault.Usage(codeOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--coordinate-space must be relative_0_999, image_pixels or display_pixels")
 	}
 	var frame coord.Frame
 	if o.imageSize != "" {
@@ -81,24 +81,24 @@ func runPlannerParse(ctx context.Context, in io.Reader, o *plannerParseOptions) 
 		}
 	}
 	if space == coord.SpaceImage && frame.ImageWidth == 0 {
-		return cmdutil.Result{}, fault.Usage(codeOption, "image_pixels needs --image-size WxH")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "image_pixels needs --image-size WxH")
 	}
 	if space == coord.SpaceDisplay && frame.DisplayWidth == 0 {
-		return cmdutil.Result{}, fault.Usage(codeOption, "display_pixels needs --display-size WxH")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "display_pixels needs --display-size WxH")
 	}
 	if in == nil {
-		return cmdutil.Result{}, fault.Usage(codeOption, "no standard input")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "no standard input")
 	}
 	raw, err := io.ReadAll(io.LimitReader(in, plannerMaxAnswerBytes+1))
 	if err != nil {
-		return cmdutil.Result{}, fault.Wrap(fault.Invalid, codeOption, "cannot read the answer from stdin", err)
+		return cmdutil.Result{}, fault.Wrap(fault.Invalid, fault.CodeInvalidOption, "cannot read the answer from stdin", err)
 	}
 	if len(raw) > plannerMaxAnswerBytes {
-		return cmdutil.Result{}, fault.Usage(codeOption, "the answer on stdin is larger than 1 MiB")
+		return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "the answer on stdin is larger than 1 MiB")
 	}
 	reasoning := ""
 	if o.reasoningFile != "" {
-		b, err := artifacts.Input{What: "--reasoning-file", Code: codeOption, Max: plannerMaxAnswerBytes}.Read(o.reasoningFile)
+		b, err := artifacts.Input{What: "--reasoning-file", Code: fault.CodeInvalidOption, Max: plannerMaxAnswerBytes}.Read(o.reasoningFile)
 		if err != nil {
 			return cmdutil.Result{}, err
 		}

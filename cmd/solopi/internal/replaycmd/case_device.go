@@ -125,7 +125,7 @@ func caseImport(ctx context.Context, d cmdutil.DeviceDeps, o *caseImportOptions)
 			// The case was imported but its staged copy may still be on
 			// the device's shared storage: say so with a failing exit.
 			failed := false
-			out.Success, out.ErrorCode = &failed, codeStagingCleanup
+			out.Success, out.ErrorCode = &failed, fault.CodeStagingCleanupFailed
 			out.Error = "the case was imported but the staged file could not be confirmed removed"
 			return cmdutil.WithKind(out.over(rep.Receipt), fault.Transport), nil
 		}

@@ -7,15 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/solopi-dev/solopi/cmd/solopi/internal/cmdutil"
-	"github.com/solopi-dev/solopi/fault"
 	"github.com/solopi-dev/solopi/solopi/replay"
-)
-
-// Error codes of the local case commands.
-const (
-	CodeSchemaViolation = fault.CodeCaseSchemaViolation
-	CodeOutputIsSource  = fault.CodeOutputIsSource
-	codeStagingCleanup  = "staging_cleanup_failed"
 )
 
 // caseFileFlag binds --file, the case file a command reads.

@@ -25,9 +25,6 @@ import (
 	"github.com/solopi-dev/solopi/verify/onphone"
 )
 
-// codeOption is a verify-run option out of range.
-const codeOption = "invalid_option"
-
 // onDeviceFlags configure only solopi-ai's on-device provider, which this
 // tool refuses (provider_not_supported): given with any other provider
 // they are refused too, rather than silently ignored.
@@ -128,7 +125,7 @@ func (f *verifyRunFlags) options(g *cmdutil.Globals) (*verifyRunOptions, error) 
 		}
 	}
 	if o.run.Artifacts == "" {
-		return nil, fault.Usage(codeOption, "--artifacts must name a new directory")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--artifacts must name a new directory")
 	}
 	if f.junit != "" {
 		// verify-run has no --overwrite: an existing JUnit file is never
@@ -141,7 +138,7 @@ func (f *verifyRunFlags) options(g *cmdutil.Globals) (*verifyRunOptions, error) 
 		}
 	}
 	if o.console && o.run.Provider.Name != execution.ProviderVision {
-		return nil, fault.Usage(codeOption, "--console shows the vision planner live: it needs --decision-provider vision")
+		return nil, fault.Usage(fault.CodeInvalidOption, "--console shows the vision planner live: it needs --decision-provider vision")
 	}
 	if o.budgets, err = f.budgets.Budgets(); err != nil {
 		return nil, err
