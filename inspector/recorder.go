@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -68,12 +67,14 @@ func loadRecordFile(path string) (string, *casefile.Case, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	b, err := os.ReadFile(abs)
+	// The case a recording extends is the user's file: read with the
+	// input files' cap, and a missing one is a new recording.
+	b, err := artifacts.Input{What: "--record-to file", Code: fault.CodeInvalidOutputPath, Field: "output"}.Read(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return abs, nil, nil
 	case err != nil:
-		return "", nil, fault.Wrap(fault.Invalid, fault.CodeInvalidOutputPath, "the --record-to file cannot be read", err).With("output", abs)
+		return "", nil, err
 	}
 	c, err := casefile.Load(b)
 	if err != nil {

@@ -7,13 +7,12 @@ package replay
 // writes imports back as the same case.
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/solopi-dev/solopi/artifacts"
+	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/casefile"
 	"github.com/solopi-dev/solopi/fault"
 )
@@ -46,10 +45,8 @@ func (l *LocalOutput) Emit(output string) (any, error) {
 
 // jsonValue decodes a case writer's bytes for printing (integers exact).
 func jsonValue(b []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	v, err := canonjson.Decode(b)
+	if err != nil {
 		return nil
 	}
 	return v
