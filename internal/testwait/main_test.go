@@ -8,6 +8,9 @@ import (
 	"testing"
 )
 
+// The package's own tests run through Main, as the packages using it do.
+func TestMain(m *testing.M) { Main(m) }
+
 func TestParallelRaisesTheDefaultOnly(t *testing.T) {
 	t.Parallel()
 	flags := func(args ...string) (*flag.FlagSet, *int) {

@@ -45,6 +45,16 @@ func TestErrorMessages(t *testing.T) {
 	if !errors.Is(&fs.PathError{Err: remoteErrno(13)}, fs.ErrPermission) || !errors.Is(remoteErrno(2), fs.ErrNotExist) {
 		t.Error("errno mapping")
 	}
+	// The device's errno uses Linux numbering on every host.
+	for errno, text := range map[remoteErrno]string{1: "operation not permitted", 2: "no such file or directory", 5: "input/output error",
+		13: "permission denied", 20: "not a directory", 36: "file name too long", 40: "too many levels of symbolic links"} {
+		if errno.Error() != text {
+			t.Errorf("errno %d reads %q, want %q", uint32(errno), errno.Error(), text)
+		}
+	}
+	if errors.Is(remoteErrno(20), fs.ErrNotExist) || errors.Is(remoteErrno(2), fs.ErrPermission) || errors.Is(remoteErrno(2), io.EOF) {
+		t.Error("an errno matched another error")
+	}
 	if e := classifyFail("op", "s", "req", "device 'zz' not found"); !errors.Is(e, ErrDeviceNotFound) {
 		t.Errorf("classify not found: %v", e)
 	}
