@@ -81,7 +81,7 @@ func (p *Phone) ScreenshotContext(ctx context.Context) ([]byte, error) {
 // their pixels. The UI version changes with every state change (a tap, a
 // clock tick), but a suite shows the same few screens over and over (the
 // counter at 0 before every shard), and encoding a screen is most of a
-// screenshot's cost: hashing the pixels is a twentieth of it, and the bytes
+// screenshot's cost: hashing the pixels is a small part of it, and the bytes
 // stay exactly those the encoder gives for them.
 type shotEncodings struct {
 	mu      sync.Mutex
@@ -89,23 +89,27 @@ type shotEncodings struct {
 }
 
 type shotEncoding struct {
-	sum [2]uint64
+	sum uint64
+	n   int
 	png []byte
 }
 
-// shotSeeds key the pixels with two independent 64-bit hashes: a wrong
-// screenshot would need both to collide, and hashing is a few ms where
-// SHA-256 of a screen takes 15.
-var shotSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+// shotSeed keys the pixels with a 64-bit hash under a seed chosen at
+// random per process: a wrong screenshot needs two different screens of
+// the same size to collide among the last 16, about one chance in 10^18
+// per screenshot. Hashing a screen is a few ms where SHA-256 takes 15; a
+// second independent hash doubled that for no safety a suite can measure
+// (it was half of screencap's CPU time in the farm test).
+var shotSeed = maphash.MakeSeed()
 
 // shotEncodingsKept is how many screens a phone remembers.
 const shotEncodingsKept = 16
 
 func (c *shotEncodings) encode(img *image.RGBA) ([]byte, error) {
-	sum := [2]uint64{maphash.Bytes(shotSeeds[0], img.Pix), maphash.Bytes(shotSeeds[1], img.Pix)}
+	sum, n := maphash.Bytes(shotSeed, img.Pix), len(img.Pix)
 	c.mu.Lock()
 	for i, e := range c.entries {
-		if e.sum == sum {
+		if e.sum == sum && e.n == n {
 			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
 			c.mu.Unlock()
 			return e.png, nil
@@ -123,7 +127,7 @@ func (c *shotEncodings) encode(img *image.RGBA) ([]byte, error) {
 	if len(c.entries) == shotEncodingsKept {
 		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
-	c.entries = append(c.entries, shotEncoding{sum: sum, png: out})
+	c.entries = append(c.entries, shotEncoding{sum: sum, n: n, png: out})
 	return out, nil
 }
 
