@@ -295,7 +295,7 @@ func TestSessionClassicSoloPi(t *testing.T) {
 		// answers late must still fit in the wait (1.5 s was overrun under
 		// the whole suite's load).
 		o := fastSession()
-		o.StartupTimeout = 4 * time.Second
+		o.StartupTimeout = 3 * time.Second
 		_, err := device.OpenSession(context.Background(), dev, o)
 		wantCode(t, err, fault.CodeSolopiVersionUnsupported, fault.Transport)
 	})
