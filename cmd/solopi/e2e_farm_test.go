@@ -383,9 +383,9 @@ func TestE2EFarmPostgres(t *testing.T) {
 }
 
 // TestE2EFarmSQLite is the same test, smaller, on one host's SQLite file:
-// 4 devices, two worker processes, 60 shards, two kills.
+// 4 devices, two worker processes, 32 shards, two kills.
 func TestE2EFarmSQLite(t *testing.T) {
 	t.Parallel()
 	runFarm(t, farmSpec{database: filepath.Join(t.TempDir(), "managed.sqlite"), driver: "sqlite", devices: 4, workers: 2,
-		concurrency: 2, tasks: 2, replicas: 30, kills: 2})
+		concurrency: 2, tasks: 2, replicas: 16, kills: 2})
 }
