@@ -95,7 +95,7 @@ func (a App) build(e Env, unknown *bool) built {
 				// per flag (urfave/cli's Names is not cheap).
 				own := map[string]bool{}
 				for _, fl := range c.Flags {
-					for _, n := range fl.Names() {
+					for _, n := range flagNames(fl) {
 						own[n] = true
 					}
 				}
@@ -132,7 +132,7 @@ func (a App) build(e Env, unknown *bool) built {
 var globalNames = func() []string {
 	var out []string
 	for _, g := range globalFlags() {
-		out = append(out, g.Names()[0])
+		out = append(out, flagNames(g)[0])
 	}
 	return out
 }()
@@ -225,7 +225,7 @@ func firstArg(args []string) int {
 	valued := map[string]bool{}
 	for _, f := range globalFlags() {
 		if _, isBool := f.(*cli.BoolFlag); !isBool {
-			for _, n := range f.Names() {
+			for _, n := range flagNames(f) {
 				valued[n] = true
 			}
 		}

@@ -31,3 +31,10 @@ func TableEntries() (groupCommands, exampleCommands []string, ruleFlags map[stri
 
 // HasFlag reports whether c has a flag named name.
 func HasFlag(c *cli.Command, name string) bool { return flagNamed(c.Flags, name) != nil }
+
+// FlagNames is flagNames, for the test that holds it equal to urfave/cli's
+// Names on every flag of every command.
+var FlagNames = flagNames
+
+// GlobalFlags are the global flags.
+var GlobalFlags = globalFlags

@@ -70,7 +70,7 @@ func flagSuggestion(c *cli.Context, err error) string {
 	}
 	var names []string
 	for _, f := range flags {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if len(n) > 1 {
 				names = append(names, n)
 			}

@@ -70,3 +70,31 @@ func TestTablesNameRealCommands(t *testing.T) {
 		}
 	}
 }
+
+// flagNames, the cheap reading of a flag's names the app uses while it
+// builds its command table, gives what urfave/cli's Names gives for every
+// flag of every command and every global flag.
+func TestFlagNamesAreCLIs(t *testing.T) {
+	t.Parallel()
+	e := cmdutil.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	flags := cmdutil.GlobalFlags()
+	var walk func(cmds []*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			flags = append(flags, c.Flags...)
+			walk(c.Subcommands)
+		}
+	}
+	for _, group := range []func(cmdutil.Env) []*cli.Command{devicecmd.Commands, replaycmd.Commands, agentcmd.Commands,
+		sessioncmd.Commands, plannercmd.Commands, verifycmd.Commands, managedcmd.Commands} {
+		walk(group(e))
+	}
+	if len(flags) < 300 {
+		t.Fatalf("only %d flags", len(flags))
+	}
+	for _, f := range flags {
+		if got, want := cmdutil.FlagNames(f), f.Names(); !slices.Equal(got, want) {
+			t.Errorf("%T: names %q, urfave/cli says %q", f, got, want)
+		}
+	}
+}

@@ -150,7 +150,7 @@ func applyUsageRules(path string, c *cli.Command, getenv func(string) string) {
 		c.UsageText = rule.usageText
 	}
 	for _, fl := range c.Flags {
-		name := fl.Names()[0]
+		name := flagNames(fl)[0]
 		if u, ok := rule.usage[name]; ok {
 			setUsage(fl, u)
 		}
@@ -309,7 +309,7 @@ func editUsage(fl cli.Flag, set func(*string)) {
 
 func flagNamed(flags []cli.Flag, name string) cli.Flag {
 	for _, fl := range flags {
-		if slices.Contains(fl.Names(), name) {
+		if slices.Contains(flagNames(fl), name) {
 			return fl
 		}
 	}
