@@ -15,7 +15,7 @@ func BenchmarkSuggest(b *testing.B) {
 	nodes := counterNodes()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Suggest(nodes, 2, "hello"); err != nil {
+		if _, err := suggest(nodes, 2, "hello"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -108,7 +108,7 @@ func (r *recorder) do(ctx context.Context, nodes []Node, i int, a stepAction) (*
 		return nil, fault.Usagef(fault.CodeInvalidParameter, "no node %d on this screen", i)
 	}
 	n := nodes[i]
-	sel, unique := SelectorFor(nodes, i)
+	sel, unique := selectorFor(nodes, i)
 	if !unique && a.kind != actAssert {
 		return nil, fault.New(fault.Failed, fault.CodeSelectorAmbiguous, "no selector picks this node alone; a replay could not find it again").
 			With("node", n)

@@ -327,7 +327,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusGone, &pageError{ErrorCode: protocol.ErrStaleObservation, Error: "that screen is gone; pick the node again"})
 		return
 	}
-	sg, err := Suggest(sn.Nodes, node, q.Get("text"))
+	sg, err := suggest(sn.Nodes, node, q.Get("text"))
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorOf(err))
 		return

@@ -37,9 +37,9 @@ var selectorCandidates = [][]string{
 	{"className", "text"}, {"className", "description"},
 }
 
-// SelectorFor is the shortest selector that picks nodes[i] alone, and
+// selectorFor is the shortest selector that picks nodes[i] alone, and
 // whether there is one; without one it names the device's node id.
-func SelectorFor(nodes []Node, i int) (agent.Selector, bool) {
+func selectorFor(nodes []Node, i int) (agent.Selector, bool) {
 	n := nodes[i]
 	field := map[string]string{"resourceId": n.ResourceID, "description": n.Description, "text": n.Text, "className": n.ClassName}
 next:
@@ -84,14 +84,14 @@ func matches(sel agent.Selector, n Node) bool {
 		ClassName: n.ClassName, PackageName: n.PackageName, ID: n.SourceID})
 }
 
-// Suggest builds the suggestion for nodes[i]; inputText is the text of
+// suggest builds the suggestion for nodes[i]; inputText is the text of
 // the input step ("" gives a placeholder to edit).
-func Suggest(nodes []Node, i int, inputText string) (*Suggestion, error) {
+func suggest(nodes []Node, i int, inputText string) (*Suggestion, error) {
 	if i < 0 || i >= len(nodes) {
 		return nil, fault.Usagef(fault.CodeInvalidParameter, "no node %d on this screen", i)
 	}
 	n := nodes[i]
-	sel, unique := SelectorFor(nodes, i)
+	sel, unique := selectorFor(nodes, i)
 	s := &Suggestion{Node: n, Selector: sel, Unique: unique}
 	if inputText == "" {
 		inputText = "TEXT"

@@ -48,14 +48,14 @@ func TestSelectorFor(t *testing.T) {
 		{5, `{"id":"1005"}`, false},
 	}
 	for _, c := range cases {
-		sel, unique := SelectorFor(nodes, c.i)
+		sel, unique := selectorFor(nodes, c.i)
 		got, _ := json.Marshal(sel)
 		if string(got) != c.want || unique != c.unique {
 			t.Errorf("node %d: %s %v, want %s %v", c.i, got, unique, c.want, c.unique)
 		}
 	}
 	nodes[3].Text = "Cancel" // both buttons are now alike but for nothing
-	if sel, unique := SelectorFor(nodes, 3); unique || sel.ID != "1003" {
+	if sel, unique := selectorFor(nodes, 3); unique || sel.ID != "1003" {
 		t.Errorf("twin nodes: %+v %v", sel, unique)
 	}
 }
@@ -64,7 +64,7 @@ func TestSelectorFor(t *testing.T) {
 // the schema accepts and verify-compile compiles.
 func TestSuggestedCheckpointCompiles(t *testing.T) {
 	t.Parallel()
-	sg, err := Suggest(counterNodes(), 2, "")
+	sg, err := suggest(counterNodes(), 2, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSuggestedCheckpointCompiles(t *testing.T) {
 	if _, err := verify.Compile(doc); err != nil {
 		t.Fatalf("the suggested checkpoint does not compile: %v\n%s", err, req)
 	}
-	if _, err := Suggest(counterNodes(), 99, ""); err == nil {
+	if _, err := suggest(counterNodes(), 99, ""); err == nil {
 		t.Fatal("a node that is not there was suggested")
 	}
 }

@@ -34,18 +34,18 @@ type adbdConfig struct {
 	logger  *slog.Logger
 }
 
-// WithProtocolVersion makes the device advertise version v, e.g.
+// withProtocolVersion makes the device advertise version v, e.g.
 // 0x01000000 to force checksummed messages in both directions.
-func WithProtocolVersion(v uint32) adbdOption { return func(c *adbdConfig) { c.version = v } }
+func withProtocolVersion(v uint32) adbdOption { return func(c *adbdConfig) { c.version = v } }
 
-// WithMaxData lowers the largest payload the device accepts and sends, to
+// withMaxData lowers the largest payload the device accepts and sends, to
 // test splitting at small message sizes (old devices used 4096).
-func WithMaxData(n uint32) adbdOption {
+func withMaxData(n uint32) adbdOption {
 	return func(c *adbdConfig) { c.maxData = max(1, min(n, maxPayload)) }
 }
 
-// WithAuth selects the AUTH behaviour.
-func WithAuth(m authMode) adbdOption { return func(c *adbdConfig) { c.auth = m } }
+// withAuth selects the AUTH behaviour.
+func withAuth(m authMode) adbdOption { return func(c *adbdConfig) { c.auth = m } }
 
 // Adbd is a fake adbd for one device, listening on a loopback TCP port for
 // `adb connect`. Each accepted connection is an independent transport.

@@ -445,7 +445,7 @@ func TestInteropServerParity(t *testing.T) {
 	srv := startRealAdb(t)
 	devA, devB, devC := newFakeDevice(t, ""), newFakeDevice(t, ""), newFakeDevice(t, "")
 	adbdA, adbdB := startAdbd(t, devA), startAdbd(t, devB)
-	adbdC := startAdbd(t, devC, WithAuth(authNever))
+	adbdC := startAdbd(t, devC, withAuth(authNever))
 	devA.serial, devB.serial, devC.serial = adbdA.Addr(), adbdB.Addr(), adbdC.Addr()
 	// Same order as the Server front's transport ids.
 	srv.connect(devA.serial, "device")
@@ -534,8 +534,8 @@ func TestInteropVariants(t *testing.T) {
 		name string
 		opts []adbdOption
 	}{
-		{"v1 checksums and 4K payload", []adbdOption{WithProtocolVersion(versionMin), WithMaxData(4096)}},
-		{"auth accepted", []adbdOption{WithAuth(authAny)}},
+		{"v1 checksums and 4K payload", []adbdOption{withProtocolVersion(versionMin), withMaxData(4096)}},
+		{"auth accepted", []adbdOption{withAuth(authAny)}},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {

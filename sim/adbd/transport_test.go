@@ -414,7 +414,7 @@ func TestAuth(t *testing.T) {
 	t.Parallel()
 	t.Run("any", func(t *testing.T) {
 		t.Parallel()
-		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(authAny))
+		a := startAdbd(t, newFakeDevice(t, "S"), withAuth(authAny))
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
 		m, _ := h.ctrlMessage(5 * time.Second)
@@ -428,7 +428,7 @@ func TestAuth(t *testing.T) {
 	})
 	t.Run("never", func(t *testing.T) {
 		t.Parallel()
-		a := startAdbd(t, newFakeDevice(t, "S"), WithAuth(authNever))
+		a := startAdbd(t, newFakeDevice(t, "S"), withAuth(authNever))
 		h := dialHost(t, a.Addr())
 		h.send(message{Command: cmdCNXN, Arg0: versionSkipChecksum, Arg1: maxPayload, Data: []byte(testHostBanner)})
 		if m, _ := h.ctrlMessage(5 * time.Second); m.Command != cmdAUTH {

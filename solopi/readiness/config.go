@@ -75,8 +75,8 @@ var configTable = []configKey{
 
 func (k configKey) withRefusal(code string) configKey { k.Refusal = code; return k }
 
-// ConfigKeys returns the allowlist in list order.
-func ConfigKeys() []configKey { return slices.Clone(configTable) }
+// configKeys returns the allowlist in list order.
+func configKeys() []configKey { return slices.Clone(configTable) }
 
 // lookupConfigKey finds a key of the allowlist.
 func lookupConfigKey(key string) (configKey, bool) {

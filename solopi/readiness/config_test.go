@@ -22,7 +22,7 @@ func fastConfigSet() ConfigSetOptions {
 
 func TestConfigTableShape(t *testing.T) {
 	t.Parallel()
-	keys := ConfigKeys()
+	keys := configKeys()
 	writable, readOnly := 0, 0
 	for _, k := range keys {
 		if k.Writable {
@@ -67,7 +67,7 @@ func TestConfigSetEveryWritableKey(t *testing.T) {
 	t.Parallel()
 	dev := answering(t, newSimDevice(t))
 	s := openTestSession(t, dev)
-	for _, k := range ConfigKeys() {
+	for _, k := range configKeys() {
 		if !k.Writable {
 			continue
 		}

@@ -276,7 +276,7 @@ func RunJUnitCase(r *RunReport, name string, exitCode int) artifacts.JUnitCase {
 		if tc.SystemOut != "" {
 			tc.SystemOut += "\n"
 		}
-		tc.SystemOut += strings.TrimSuffix(JUnitLines(r.Steps), "\n")
+		tc.SystemOut += strings.TrimSuffix(junitLines(r.Steps), "\n")
 	}
 	return tc
 }

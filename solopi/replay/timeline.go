@@ -177,9 +177,9 @@ func FailedStep(steps []Step) *Step {
 	return nil
 }
 
-// JUnitLines renders the timeline for a testcase's <system-out>: one line
+// junitLines renders the timeline for a testcase's <system-out>: one line
 // per step with its name, status and duration.
-func JUnitLines(steps []Step) string {
+func junitLines(steps []Step) string {
 	var b strings.Builder
 	for _, s := range steps {
 		name := s.Action
