@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 	// lease to expire, River's leader election, a device budget to run
 	// out) rather than compute: twice the command packages' default.
 	testwait.Parallel()
+	removeScratch := testwait.Scratch()
 	dir, err := os.MkdirTemp("", "solopi-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -48,6 +49,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	removeScratch()
 	os.Exit(code)
 }
 

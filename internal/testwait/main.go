@@ -13,10 +13,14 @@ import (
 // schedulers) rather than compute: it runs eight of them at once unless
 // -test.parallel says otherwise. -parallel's default, GOMAXPROCS, would
 // leave a 2-core machine idle while two of them sleep (verify/onphone:
-// 14.7 s at 2, 6.0 s at 8, the same CPU time).
+// 14.7 s at 2, 6.0 s at 8, the same CPU time). Their scratch files go to
+// memory where the machine has it (Scratch).
 func Main(m *testing.M) {
 	Parallel()
-	os.Exit(m.Run())
+	remove := Scratch()
+	code := m.Run()
+	remove()
+	os.Exit(code)
 }
 
 // parallel is how many tests Main runs at once by default.

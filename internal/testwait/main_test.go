@@ -3,6 +3,7 @@ package testwait
 import (
 	"flag"
 	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"testing"
@@ -41,5 +42,59 @@ func TestParallelRaisesTheDefaultOnly(t *testing.T) {
 	Parallel()
 	if n, err := strconv.Atoi(flag.Lookup("test.parallel").Value.String()); err != nil || n < 1 {
 		t.Fatalf("-parallel is %v", flag.Lookup("test.parallel").Value)
+	}
+}
+
+// The scratch directory moves to memory only where that is a tmpfs with
+// room, and is removed afterwards; a TMPDIR the caller set stays.
+func TestScratch(t *testing.T) {
+	// Not parallel: it changes TMPDIR. The package's own TestMain runs
+	// through Main, so TMPDIR may already be the scratch directory.
+	before, had := os.LookupEnv("TMPDIR")
+	os.Unsetenv("TMPDIR")
+	defer func() {
+		if had {
+			os.Setenv("TMPDIR", before)
+		}
+	}()
+	remove := Scratch()
+	dir := os.Getenv("TMPDIR")
+	if memoryFS("/dev/shm", memoryScratchRoom) != (dir != "") {
+		t.Fatalf("TMPDIR %q with /dev/shm usable %v", dir, memoryFS("/dev/shm", memoryScratchRoom))
+	}
+	remove()
+	if dir != "" {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("the scratch directory %s is still there: %v", dir, err)
+		}
+	}
+	if os.Getenv("TMPDIR") != "" {
+		t.Fatal("TMPDIR is still set")
+	}
+	os.Setenv("TMPDIR", "/somewhere")
+	Scratch()()
+	if got := os.Getenv("TMPDIR"); got != "/somewhere" {
+		t.Fatalf("a caller's TMPDIR became %q", got)
+	}
+	os.Unsetenv("TMPDIR")
+	if memoryFS("/proc", 0) {
+		t.Fatal("/proc counted as a memory file system")
+	}
+	// A root where no directory can be made (a file on the memory file
+	// system) leaves the default.
+	if memoryFS("/dev/shm", memoryScratchRoom) {
+		f, err := os.CreateTemp("/dev/shm", "solopi-scratch-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		defer os.Remove(f.Name())
+		old := scratchRoot
+		scratchRoot = f.Name()
+		defer func() { scratchRoot = old }()
+		Scratch()()
+		if got := os.Getenv("TMPDIR"); got != "" {
+			t.Fatalf("TMPDIR %q under a file", got)
+		}
 	}
 }
