@@ -24,7 +24,13 @@ func Scratch() (remove func()) {
 		return remove
 	}
 	dir, err := os.MkdirTemp(scratchRoot, "solopi-test-")
+	if err == nil {
+		// As /tmp is: tests run binaries as another user (nobody) from
+		// their own directories in it.
+		err = os.Chmod(dir, 0o1777)
+	}
 	if err != nil {
+		os.RemoveAll(dir)
 		return remove
 	}
 	os.Setenv("TMPDIR", dir) // a valid name: it cannot fail
