@@ -170,8 +170,9 @@ func (b *BatchReport) aggregate(o BatchOptions, stopCode string) {
 				firstInfra = rep.Err
 			}
 		}
-		r.Results = append(r.Results, &batchRun{Index: ch.Index, CaseName: ch.CaseName, RunID: optional(rep.RunID),
-			RequestID: optional(rep.RequestID), State: optional(rep.State), ErrorCode: rep.ErrorCode, Run: rep.Payload})
+		row := &batchRun{Index: ch.Index, CaseName: ch.CaseName, ErrorCode: rep.ErrorCode, Run: rep.Payload}
+		row.RequestID, row.RunID, row.State = rep.Identities()
+		r.Results = append(r.Results, row)
 	}
 	r.CompletedRuns = completed
 	r.StoppedEarly = completed < len(b.Children)

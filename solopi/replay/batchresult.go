@@ -49,6 +49,12 @@ type batchSkip struct {
 	Index    int    `json:"index"`
 }
 
+// Identities are the run's requestId, runId and state as a batch or suite
+// row prints them: null until the device gave them.
+func (r *RunReport) Identities() (requestID, runID, state *string) {
+	return optional(r.RequestID), optional(r.RunID), optional(r.State)
+}
+
 // optional is s, or null when empty.
 func optional(s string) *string {
 	if s == "" {

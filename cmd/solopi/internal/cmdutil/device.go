@@ -156,6 +156,23 @@ func WithDevice(ctx context.Context, d DeviceDeps, fn func(dev *device.Device) (
 	return WithSession(ctx, d, func(s *device.Session) (Result, error) { return fn(s.Device) })
 }
 
+// SessionQuery runs q on the selected device's session and prints what it
+// returns: a command that is one query.
+func SessionQuery[R any](ctx context.Context, d DeviceDeps, q func(ctx context.Context, s *device.Session) (R, error)) (Result, error) {
+	return WithSession(ctx, d, func(s *device.Session) (Result, error) {
+		r, err := q(ctx, s)
+		if err != nil {
+			return Result{}, err
+		}
+		return OK(r), nil
+	})
+}
+
+// DeviceQuery is SessionQuery for a query on the session's channel.
+func DeviceQuery[R any](ctx context.Context, d DeviceDeps, q func(ctx context.Context, dev *device.Device) (R, error)) (Result, error) {
+	return SessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (R, error) { return q(ctx, s.Device) })
+}
+
 // deviceWaitFlag is --device-wait, a global option: how long a device
 // command waits for a phone another solopi process holds.
 const deviceWaitFlag = "device-wait"

@@ -18,7 +18,7 @@ func newCmdConfigList(e cmdutil.Env) *cli.Command {
 		Usage:     "list SoloPi's 25 settings (sensitive values are never shown)",
 		UsageText: "solopi config-list",
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
-			return sessionQuery(ctx, d, readiness.ConfigList)
+			return cmdutil.SessionQuery(ctx, d, readiness.ConfigList)
 		}),
 	}
 }
@@ -41,7 +41,7 @@ func runConfigGet(ctx context.Context, d cmdutil.DeviceDeps, key string) (cmduti
 	if err := readiness.CheckConfigKey(key); err != nil {
 		return cmdutil.Result{}, err
 	}
-	return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (any, error) {
+	return cmdutil.SessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (any, error) {
 		return readiness.ConfigGet(ctx, s, key)
 	})
 }

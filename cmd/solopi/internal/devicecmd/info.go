@@ -34,7 +34,7 @@ func newCmdQuery(e cmdutil.Env, name, usage string, q func(ctx context.Context, 
 	return &cli.Command{
 		Name: name, Usage: usage, UsageText: "solopi " + name,
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
-			return sessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (canonjson.Overlay, error) {
+			return cmdutil.SessionQuery(ctx, d, func(ctx context.Context, s *device.Session) (canonjson.Overlay, error) {
 				m, err := q(ctx, s)
 				return canonjson.Overlay{Base: m, Fields: answerResult{Success: true}}, err
 			})
@@ -46,18 +46,6 @@ func newCmdQuery(e cmdutil.Env, name, usage string, q func(ctx context.Context, 
 // answer they print unchanged beside it.
 type answerResult struct {
 	Success bool `json:"success"`
-}
-
-// sessionQuery runs one read-only query on a fresh session and prints
-// its result.
-func sessionQuery[T any](ctx context.Context, d cmdutil.DeviceDeps, q func(ctx context.Context, s *device.Session) (T, error)) (cmdutil.Result, error) {
-	return cmdutil.WithSession(ctx, d, func(s *device.Session) (cmdutil.Result, error) {
-		r, err := q(ctx, s)
-		if err != nil {
-			return cmdutil.Result{}, err
-		}
-		return cmdutil.OK(r), nil
-	})
 }
 
 // fileOptions are the options of the commands that save a device file.

@@ -386,7 +386,7 @@ func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail 
 			r.ErrorCode = last.ErrorCode
 		}
 		if run := runs[i]; run != nil {
-			r.RunID, r.RequestID, r.State = optional(run.RunID), optional(run.RequestID), optional(run.State)
+			r.RequestID, r.RunID, r.State = run.Identities()
 			r.Run = run.Payload
 			r.ExitCode = outcome.ExitOf(run.Err)
 		} else {
@@ -423,14 +423,6 @@ func suitePayload(rep *suitereport.Report, runs map[int]*replay.RunReport, fail 
 		out.FailedRuns, out.ErrorCode, out.Error = &failed, fail.Code, fail.Message
 	}
 	return out
-}
-
-// optional is s, or null when empty.
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // writeSuiteEvidence writes batch.json (the printed object) and

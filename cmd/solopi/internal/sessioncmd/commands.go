@@ -27,25 +27,13 @@ func Commands(e cmdutil.Env) []*cli.Command {
 	}
 }
 
-// call opens the SoloPi session (installed, control service ready), runs
-// one library call on its device channel and releases the session. What
-// the call returns is printed: a result type of package sessions, or the
-// device's object as it came (map[string]any) when the host adds nothing.
-func call[R any](ctx context.Context, d cmdutil.DeviceDeps, fn func(ctx context.Context, dev *device.Device) (R, error)) (cmdutil.Result, error) {
-	return cmdutil.WithDevice(ctx, d, func(dev *device.Device) (cmdutil.Result, error) {
-		res, err := fn(ctx, dev)
-		if err != nil {
-			return cmdutil.Result{}, err
-		}
-		return cmdutil.OK(res), nil
-	})
-}
-
 // newCmdQuery is a command without options that runs one query.
 func newCmdQuery(e cmdutil.Env, name, usage string, fn func(ctx context.Context, dev *device.Device) (map[string]any, error)) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: usage, UsageText: "solopi " + name,
-		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) { return call(ctx, d, fn) }),
+		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
+			return cmdutil.DeviceQuery(ctx, d, fn)
+		}),
 	}
 }
 
@@ -73,7 +61,7 @@ func newCmdStatus(e cmdutil.Env, name, usage, idUsage string, check func(id stri
 			if err := check(id); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return fn(ctx, dev, id)
 			})
 		}),
@@ -105,7 +93,7 @@ func (s stopCommand) command(e cmdutil.Env) *cli.Command {
 					return cmdutil.Result{}, err
 				}
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StopResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StopResult, error) {
 				return s.stop(ctx, dev, id, t)
 			})
 		}),

@@ -47,7 +47,7 @@ func (v *perfStartValues) start(fn func(ctx context.Context, dev *device.Device,
 		if err := o.Validate(); err != nil {
 			return cmdutil.Result{}, err
 		}
-		return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) { return fn(ctx, dev, o) })
+		return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) { return fn(ctx, dev, o) })
 	}
 }
 
@@ -91,7 +91,7 @@ func newCmdPerfStop(e cmdutil.Env) *cli.Command {
 			if _, err := sessions.CheckDirOutput(o.Output, o.Overwrite); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*perfStopResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*perfStopResult, error) {
 				return perfStop(ctx, dev, *o)
 			})
 		}),

@@ -22,7 +22,7 @@ func newCmdPerfHistoryList(e cmdutil.Env) *cli.Command {
 			if limit < 1 || limit > 500 {
 				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidLimit, "--limit must be between 1 and 500").With("limit", limit)
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return sessions.ListPerfHistory(ctx, dev, limit)
 			})
 		}),
@@ -40,7 +40,7 @@ func newCmdPerfHistoryGet(e cmdutil.Env) *cli.Command {
 			if err := sessions.CheckPerfHistoryID(id); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return sessions.GetPerfHistory(ctx, dev, id)
 			})
 		}),
@@ -60,7 +60,7 @@ func newCmdPerfHistoryDelete(e cmdutil.Env) *cli.Command {
 			if err := sessions.CheckPerfHistoryID(id); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.PerfHistoryDeleteResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.PerfHistoryDeleteResult, error) {
 				return sessions.DeletePerfHistory(ctx, dev, id, t)
 			})
 		}),

@@ -30,7 +30,7 @@ func newCmdPluginInstall(e cmdutil.Env) *cli.Command {
 			if _, err := sessions.ReadPluginZip(o.File); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.PluginInstallResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.PluginInstallResult, error) {
 				return sessions.InstallPlugin(ctx, dev, *o)
 			})
 		}),
@@ -50,7 +50,7 @@ func newCmdPluginRemove(e cmdutil.Env) *cli.Command {
 			if err := sessions.CheckPluginID(id); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.PluginRemoveResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.PluginRemoveResult, error) {
 				return sessions.RemovePlugin(ctx, dev, id, t)
 			})
 		}),

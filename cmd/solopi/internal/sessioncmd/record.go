@@ -33,7 +33,7 @@ func newCmdRecordStart(e cmdutil.Env) *cli.Command {
 			if strings.TrimSpace(o.TargetPackage) == "" {
 				return cmdutil.Result{}, fault.Usage(fault.CodeInvalidOption, "--target-package must not be blank")
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) {
 				return sessions.StartRecording(ctx, dev, *o)
 			})
 		}),

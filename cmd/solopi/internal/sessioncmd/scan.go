@@ -21,7 +21,7 @@ func newCmdScanStart(e cmdutil.Env) *cli.Command {
 		UsageText: "solopi scan-start [--ack-timeout 30] [--poll-interval 0.5]",
 		Flags:     timingFlags(&t, "ack-timeout", 30, 0.5, "the scan page to open"),
 		Action: cmdutil.OnDevice(e, func(ctx context.Context, d cmdutil.DeviceDeps) (cmdutil.Result, error) {
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.ScanStartResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.ScanStartResult, error) {
 				return sessions.StartScan(ctx, dev, t)
 			})
 		}),

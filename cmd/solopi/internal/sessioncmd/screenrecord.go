@@ -29,7 +29,7 @@ func newCmdScreenRecordStart(e cmdutil.Env) *cli.Command {
 			if err := cfg.Validate(); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) {
 				return sessions.StartScreenRecording(ctx, dev, cfg, t)
 			})
 		}),
@@ -62,7 +62,7 @@ func newCmdScreenRecordStop(e cmdutil.Env) *cli.Command {
 			if _, err := sessions.CheckScreenOutput(o.Output, o.Overwrite); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.ScreenStopResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.ScreenStopResult, error) {
 				return sessions.StopScreenRecording(ctx, dev, *o)
 			})
 		}),

@@ -39,7 +39,7 @@ func newCmdStressStart(e cmdutil.Env) *cli.Command {
 			if err := o.Validate(); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (*sessions.StartResult, error) {
 				return sessions.StartStress(ctx, dev, *o)
 			})
 		}),

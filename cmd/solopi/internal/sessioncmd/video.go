@@ -41,7 +41,7 @@ func newCmdVideoAnalysisStart(e cmdutil.Env) *cli.Command {
 			if err := o.Validate(); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return sessions.StartVideoAnalysis(ctx, dev, *o)
 			})
 		}),
@@ -59,7 +59,7 @@ func newCmdVideoAnalysisStatus(e cmdutil.Env) *cli.Command {
 			if err := sessions.CheckAnalysisRequestID(id); err != nil {
 				return cmdutil.Result{}, err
 			}
-			return call(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
+			return cmdutil.DeviceQuery(ctx, d, func(ctx context.Context, dev *device.Device) (map[string]any, error) {
 				return sessions.VideoAnalysisStatus(ctx, dev, id)
 			})
 		}),
