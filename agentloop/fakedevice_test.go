@@ -84,7 +84,7 @@ func (d *counterDevice) Observe(ctx context.Context) (*Screen, error) {
 	if s, ok := d.cache[key]; ok {
 		// A new Screen per observation (screens are per-capture values),
 		// sharing the already encoded pixels.
-		return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: time.Now()}, nil
+		return s.Recaptured(time.Now()), nil
 	}
 	s, err := ScreenFromImage(d.render(), time.Now())
 	if err != nil {
@@ -94,7 +94,7 @@ func (d *counterDevice) Observe(ctx context.Context) (*Screen, error) {
 		d.cache = map[string]*Screen{}
 	}
 	d.cache[key] = s
-	return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: time.Now()}, nil
+	return s.Recaptured(time.Now()), nil
 }
 
 func (d *counterDevice) Dispatch(ctx context.Context, cmd Command, _ *Screen) (DispatchResult, error) {

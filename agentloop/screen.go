@@ -34,10 +34,35 @@ type Screen struct {
 	// observationId); empty for adb.
 	Ref string
 
-	mu       sync.Mutex
-	model    *chat.Image
-	modelPol coord.ResizePolicy
-	modelEnc chat.ImageEncoding
+	mu      sync.Mutex
+	derived *derivedImages // shared by the screens of one capture's bytes
+}
+
+// derivedImages are the model images made from one capture: computed once
+// per resize policy and encoding, for every screen of those bytes.
+type derivedImages struct {
+	mu     sync.Mutex
+	images []derivedImage
+}
+
+type derivedImage struct {
+	pol coord.ResizePolicy
+	enc chat.ImageEncoding
+	img *chat.Image
+}
+
+// decodedKept is how many captures NewScreen remembers decoded.
+const decodedKept = 4
+
+// decoded remembers the last captures NewScreen decoded, by their SHA-256.
+// A phone shows the same screen on many consecutive observations (a wait,
+// a tap that changed nothing, the stability check before a verdict):
+// decoding a capture, scaling it and encoding it for the model were most of
+// an observation's CPU, and bytes with one digest give the same pixels. The
+// images are never written to, so the screens share them.
+var decoded struct {
+	mu      sync.Mutex
+	screens []*Screen // most recent last
 }
 
 // NewScreen validates and decodes a PNG capture.
@@ -45,12 +70,31 @@ func NewScreen(data []byte, at time.Time) (*Screen, error) {
 	if !bytes.HasPrefix(data, pngSignature) {
 		return nil, errNotPNG
 	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	decoded.mu.Lock()
+	for i, d := range decoded.screens {
+		if d.SHA256 == digest {
+			decoded.screens = append(append(decoded.screens[:i:i], decoded.screens[i+1:]...), d)
+			decoded.mu.Unlock()
+			again := d.Recaptured(at)
+			again.PNG = data
+			return again, nil
+		}
+	}
+	decoded.mu.Unlock()
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
-	sum := sha256.Sum256(data)
-	return &Screen{PNG: data, Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at}, nil
+	s := &Screen{PNG: data, Image: toRGBA(img), SHA256: digest, CapturedAt: at, derived: &derivedImages{}}
+	decoded.mu.Lock()
+	defer decoded.mu.Unlock()
+	if len(decoded.screens) == decodedKept {
+		decoded.screens = append(decoded.screens[:0], decoded.screens[1:]...)
+	}
+	decoded.screens = append(decoded.screens, s)
+	return s, nil
 }
 
 // ScreenFromImage wraps an already decoded image (tests, synthetic frames).
@@ -60,7 +104,19 @@ func ScreenFromImage(img image.Image, at time.Time) (*Screen, error) {
 		return nil, fmt.Errorf("encode screenshot: %w", err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	return &Screen{PNG: buf.Bytes(), Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at}, nil
+	return &Screen{PNG: buf.Bytes(), Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at, derived: &derivedImages{}}, nil
+}
+
+// Recaptured is the same screen captured again at at: a new observation
+// sharing the pixels and the model images already made from them.
+func (s *Screen) Recaptured(at time.Time) *Screen {
+	s.mu.Lock()
+	if s.derived == nil {
+		s.derived = &derivedImages{}
+	}
+	d := s.derived
+	s.mu.Unlock()
+	return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: at, derived: d}
 }
 
 // Width and Height are the display size (the screenshot's size).
@@ -74,14 +130,23 @@ func (s *Screen) Frame(pol coord.ResizePolicy) coord.Frame {
 }
 
 // ModelImage returns the image sent to the model: resized by pol and
-// encoded by enc. It is computed once per screen, policy and encoding (a
-// plan, its protocol retry and a risk review share one encoding). A PNG
+// encoded by enc. It is computed once per capture, policy and encoding (a
+// plan, its protocol retry, a risk review and the next observation of an
+// unchanged screen share one encoding). A PNG
 // capture that needs no resizing is sent as captured.
 func (s *Screen) ModelImage(pol coord.ResizePolicy, enc chat.ImageEncoding) (*chat.Image, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.model != nil && s.modelPol == pol && s.modelEnc == enc {
-		return s.model, nil
+	if s.derived == nil {
+		s.derived = &derivedImages{}
+	}
+	d := s.derived
+	s.mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, m := range d.images {
+		if m.pol == pol && m.enc == enc {
+			return m.img, nil
+		}
 	}
 	iw, ih := pol.ImageSize(s.Width(), s.Height())
 	var out *chat.Image
@@ -99,7 +164,7 @@ func (s *Screen) ModelImage(pol coord.ResizePolicy, enc chat.ImageEncoding) (*ch
 			return nil, err
 		}
 	}
-	s.model, s.modelPol, s.modelEnc = out, pol, enc
+	d.images = append(d.images, derivedImage{pol: pol, enc: enc, img: out})
 	return out, nil
 }
 

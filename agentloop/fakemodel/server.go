@@ -391,7 +391,7 @@ func (s *Server) plan(msgs []msg, img *image.RGBA, retry bool) (string, string) 
 		}
 		return out(fmt.Sprintf(`finish(success=True, message=%q)`, "The "+label+" button was tapped and is gone."))
 	}
-	sr := read(img)
+	sr := screens.read(img)
 	var goal int
 	if n, ok := relativeGoal(task); ok {
 		start, seen := firstSeenCounter(msgs)
@@ -464,7 +464,7 @@ func (s *Server) review(msgs []msg, img *image.RGBA) string {
 		}
 	}
 	if n, ok := relativeGoal(info.Task); ok && img != nil {
-		sr := read(img)
+		sr := screens.read(img)
 		changed := 0
 		for _, e := range info.Evidence {
 			if e["type"] == "execution" && e["command_dispatched"] == true && e["observable_effect"] == "changed" {
@@ -490,7 +490,7 @@ func (s *Server) review(msgs []msg, img *image.RGBA) string {
 		return `finish(success=False, message="UNCERTAIN: the fake reviewer cannot judge this from the screenshot")`
 	}
 	goal, _ := strconv.Atoi(mm[1])
-	sr := read(img)
+	sr := screens.read(img)
 	if sr.hasValue && sr.counter == goal {
 		return fmt.Sprintf(`finish(success=True, message="The screenshot shows the counter at %d.")`, goal)
 	}

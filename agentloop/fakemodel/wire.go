@@ -230,7 +230,7 @@ func decodeMessages(in []wireMsg) ([]msg, error) {
 			case "text":
 				mm.text += p.Text
 			case "image_url":
-				img, format, err := decodeDataURL(p.ImageURL.URL)
+				img, format, err := screens.decode(p.ImageURL.URL)
 				if err != nil {
 					return nil, err
 				}

@@ -70,7 +70,7 @@ func (p *phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 		p.cache[p.value] = s
 	}
 	// A new Screen per observation, sharing the encoded pixels.
-	return &agentloop.Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: clock.System.Now()}, nil
+	return s.Recaptured(clock.System.Now()), nil
 }
 
 // Dispatch implements agentloop.Device: a tap on +1 counts up, on Reset

@@ -10,6 +10,7 @@ package android
 import (
 	"bytes"
 	"context"
+	"hash/maphash"
 	"image"
 	"image/jpeg"
 	"strconv"
@@ -130,6 +131,12 @@ func cmdScreenrecord(sc *shellCtx, args []string) int {
 	var frames []mp4.Frame
 	var stamps []time.Time
 	var lastVersion uint64
+	// A new UI version often draws the same pixels (a clock tick under a
+	// dialog, a state change the screen does not show): such a frame
+	// reuses the last one's JPEG, the bytes its encoding gave.
+	var lastSum uint64
+	var lastRect image.Rectangle
+	var lastJPEG []byte
 	start := p.clk.Now()
 	capture := func(now time.Time) error {
 		var img *image.RGBA
@@ -142,9 +149,13 @@ func cmdScreenrecord(sc *shellCtx, args []string) int {
 		if img == nil {
 			return nil
 		}
-		b, err := encodeFrame(img, o.w, o.h)
-		if err != nil {
-			return err
+		b := lastJPEG
+		if sum := maphash.Bytes(shotSeed, img.Pix); b == nil || sum != lastSum || img.Rect != lastRect {
+			var err error
+			if b, err = encodeFrame(img, o.w, o.h); err != nil {
+				return err
+			}
+			lastSum, lastRect, lastJPEG = sum, img.Rect, b
 		}
 		lastVersion = v
 		frames = append(frames, mp4.Frame{JPEG: b})
