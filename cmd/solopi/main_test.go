@@ -13,11 +13,22 @@ import (
 	"github.com/solopi-dev/solopi/internal/testwait"
 )
 
-// binPath is the solopi binary built once for this package's tests: the
-// end-to-end tests run the real binary and validate its real stdout.
+// binPath is the solopi binary the end-to-end tests run: this test binary
+// itself under the name solopi (a symlink), which runs main instead of the
+// tests when asTheBinary is in its environment. The tests see the real
+// binary's stdout, exit codes and signals; a separate `go build` of the
+// same code cost every fresh checkout a second link of it.
 var binPath string
 
+// asTheBinary, set in the environment of every process the tests start,
+// makes this test binary be solopi.
+const asTheBinary = "SOLOPI_TEST_RUN_AS_SOLOPI"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asTheBinary) == "1" {
+		main()
+		return
+	}
 	// Most of these tests wait on the processes they start (a worker's
 	// lease to expire, River's leader election, a device budget to run
 	// out) rather than compute: twice the command packages' default.
@@ -28,11 +39,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binPath = filepath.Join(dir, "solopi")
-	build := exec.Command("go", "build", "-o", binPath, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build solopi:", err)
+	self, err := os.Executable()
+	if err == nil {
+		binPath = filepath.Join(dir, "solopi")
+		err = os.Symlink(self, binPath)
+	}
+	if err == nil {
+		err = os.Setenv(asTheBinary, "1")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "the solopi binary:", err)
 		os.Exit(1)
 	}
 	// case-import records and run reads the user cache (solopi/cases):

@@ -152,11 +152,14 @@ func cmdScreenrecord(sc *shellCtx, args []string) int {
 		b := lastJPEG
 		if sum := maphash.Bytes(shotSeed, img.Pix); b == nil || sum != lastSum || img.Rect != lastRect {
 			var err error
-			if b, err = encodeFrame(img, o.w, o.h); err != nil {
+			b, err = encodeFrame(img, o.w, o.h)
+			if err != nil {
+				releaseFrame(img)
 				return err
 			}
 			lastSum, lastRect, lastJPEG = sum, img.Rect, b
 		}
+		releaseFrame(img)
 		lastVersion = v
 		frames = append(frames, mp4.Frame{JPEG: b})
 		stamps = append(stamps, now)
