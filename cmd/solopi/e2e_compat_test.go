@@ -749,6 +749,9 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 	// scheme activity, so the device's clock must not outrun a loaded
 	// host (at 40× those 5 s were 125 ms of wall time).
 	r := newCompatRig(t, sim.FarmOptions{Configure: e2eAutoStartOn, TimeScale: 5})
+	// A receipt the fault drops never comes: how long the command waits
+	// for it changes nothing but the test's time.
+	const lostTimeout = "0.3"
 	args := func(a ...string) func(*compatRig) []string { return func(*compatRig) []string { return a } }
 	dir := t.TempDir()
 	csvDir := func(name, content string) string {
@@ -851,19 +854,19 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		// Receipts SoloPi never publishes: the mutation timeouts.
 		{"perf-history-delete lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"history","query":{"action":"deletePerformance"},"drop":true,"times":1}`)
-			return e2ePoll("perf-history-delete", "--id", "performance-"+strings.Repeat("0", 64), "--delete-timeout", "1")
+			return e2ePoll("perf-history-delete", "--id", "performance-"+strings.Repeat("0", 64), "--delete-timeout", lostTimeout)
 		}, 124, map[string]string{"requestId": "string", "kind": "string", "id": "string", "lastResponse": "any"}},
 		{"plugin-remove lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"plugin","query":{"action":"remove"},"drop":true,"times":1}`)
-			return e2ePoll("plugin-remove", "--id", "plugin-"+strings.Repeat("0", 64), "--remove-timeout", "1")
+			return e2ePoll("plugin-remove", "--id", "plugin-"+strings.Repeat("0", 64), "--remove-timeout", lostTimeout)
 		}, 124, map[string]string{"requestId": "string", "action": "string", "lastResponse": "any"}},
 		{"record-start lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"record","drop":true,"times":1}`)
-			return e2ePoll("record-start", "--name", "rec-lost", "--target-package", "com.example.counter", "--ack-timeout", "1")
+			return e2ePoll("record-start", "--name", "rec-lost", "--target-package", "com.example.counter", "--ack-timeout", lostTimeout)
 		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
 		{"scan-start lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"scan","query":{"action":"start"},"drop":true,"times":1}`)
-			return e2ePoll("scan-start", "--ack-timeout", "1")
+			return e2ePoll("scan-start", "--ack-timeout", lostTimeout)
 		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any"}},
 		// Outputs that exist already: refused before the device, with
 		// the path.
@@ -889,12 +892,12 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		{"adb-connect lost", func(r *compatRig) []string {
 			r.fault("permission", `{"name":"adb","granted":false}`)
 			r.fault("mutation-fault", `{"action":"harness","query":{"type":"adb-connect"},"drop":true,"times":1}`)
-			return []string{"adb-connect", "--connect-timeout", "1", "--poll-interval", "0.05"}
+			return []string{"adb-connect", "--connect-timeout", lostTimeout, "--poll-interval", "0.05"}
 		}, 124, map[string]string{"requestId": "string", "lastStatus": "any", "requiredUserAction": "string"}},
 		{"video-analysis-start lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"video-analysis","drop":true,"times":1}`)
 			return e2ePoll("video-analysis-start", "--video-path", "/sdcard/Movies/ScreenCaptures/x.mp4", "--action-offset-ms", "0",
-				"--difference-threshold", "0.5", "--ack-timeout", "1")
+				"--difference-threshold", "0.5", "--ack-timeout", lostTimeout)
 		}, 124, map[string]string{"requestId": "string", "phase": "string", "lastResponse": "any"}},
 		// A setting SoloPi never confirms.
 		{"config-set not confirmed", func(r *compatRig) []string {
@@ -904,11 +907,11 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		// Starts whose intent SoloPi never sees: the ack timeouts.
 		{"agent-session-start lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"agent","query":{"type":"start"},"drop":true,"times":1}`)
-			return e2ePoll("agent-session-start", "--ack-timeout", "1")
+			return e2ePoll("agent-session-start", "--ack-timeout", lostTimeout)
 		}, 124, map[string]string{"sessionId": "null", "lastStatus": "object"}},
 		{"perf-start lost", func(r *compatRig) []string {
 			r.fault("mutation-fault", `{"action":"performance","query":{"action":"start"},"drop":true,"times":1}`)
-			return e2ePoll("perf-start", "--global", "--items", "CPU", "--ack-timeout", "1")
+			return e2ePoll("perf-start", "--global", "--items", "CPU", "--ack-timeout", lostTimeout)
 		}, 124, map[string]string{"sessionId": "string", "lastStatus": "any", "lastTransportError": "null"}},
 		// adb-connect when more than adb is missing.
 		{"adb-connect precondition", func(r *compatRig) []string {
@@ -920,12 +923,12 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 			r.agentSession()
 			r.fault("mutation-fault", `{"action":"agent","query":{"type":"act"},"drop":true,"times":1}`)
 			return e2ePoll("agent-act", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--step-id", "lost-1",
-				"--observation-id", r.agentObs, "--action", "wait", "--duration-ms", "100", "--action-timeout", "1")
+				"--observation-id", r.agentObs, "--action", "wait", "--duration-ms", "100", "--action-timeout", lostTimeout)
 		}, 124, map[string]string{"sessionId": "string", "stepId": "string", "lastReceipt": "any"}},
 		{"agent-end lost", func(r *compatRig) []string {
 			r.agentSession() // the act timeout cancelled the last one
 			r.fault("mutation-fault", `{"action":"agent","query":{"type":"end"},"drop":true,"times":1}`)
-			return e2ePoll("agent-end", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--ack-timeout", "1")
+			return e2ePoll("agent-end", "--session-id", r.agentSID, "--owner-token-file", r.agentTok, "--ack-timeout", lostTimeout)
 		}, 124, map[string]string{"sessionId": "string", "lastStatus": "object"}},
 		// SoloPi's control service never answers: lastError is text.
 		{"control service not ready", func(r *compatRig) []string {
@@ -937,7 +940,7 @@ func TestE2EErrorObjectsCarryUpstreamFields(t *testing.T) {
 		a := c.setup(r)
 		if c.name == "control service not ready" {
 			globals := r.cli.Globals
-			r.cli.Globals = append(slices.Clone(globals), "--startup-timeout", "1")
+			r.cli.Globals = append(slices.Clone(globals), "--startup-timeout", lostTimeout)
 			defer func() { r.cli.Globals = globals }()
 		}
 		res := r.run(a...)
