@@ -48,8 +48,28 @@ type built struct {
 // after its name, checks its requirements before it runs (usage rules),
 // lists the global flags and its examples in its help, and answers a
 // parse error with the parser's text and a suggestion.
-func (a App) build(e Env, unknown *bool) built {
+func (a App) build(e Env, unknown *bool, args []string) built {
 	cmds := append(a.Commands(e), newCmdCompletion(e))
+	// Only a command args name can run or show its help: build prepares
+	// those (their usage rules, the global flags they accept, their help
+	// text) and leaves the others as declared. Preparing all of them was a
+	// third of `solopi version`'s time. The completion script lists every
+	// command's flags, so a completion prepares all.
+	named := map[string]bool{}
+	for _, a := range args[min(1, len(args)):] {
+		named[a] = true
+	}
+	prepared := func(c *cli.Command) bool {
+		if named["completion"] || named[c.Name] {
+			return true
+		}
+		for _, al := range c.Aliases {
+			if named[al] {
+				return true
+			}
+		}
+		return false
+	}
 	app := &cli.App{
 		Name:                 "solopi",
 		Usage:                "drive Android test automation through SoloPi",
@@ -83,6 +103,14 @@ func (a App) build(e Env, unknown *bool) built {
 			// stdout stays empty so that scripts never mistake help text
 			// for JSON.
 			c.OnUsageError = app.OnUsageError
+			if !prepared(c) {
+				if len(c.Subcommands) > 0 {
+					walk(path, c.Subcommands)
+				} else {
+					specs = append(specs, commandSpec{Path: path, Usage: c.Usage, Command: c})
+				}
+				continue
+			}
 			if len(c.Subcommands) > 0 {
 				c.CustomHelpTemplate = cli.SubcommandHelpTemplate + literal(examplesSection(path, c))
 				walk(path, c.Subcommands)
@@ -173,7 +201,7 @@ func helpRequested(args []string) bool {
 // the process exit code.
 func (a App) Run(ctx context.Context, args []string, e Env) int {
 	unknown := false
-	b := a.build(e, &unknown)
+	b := a.build(e, &unknown, args)
 	app := b.app
 	if len(args) > 1 {
 		if i := firstArg(args); i > 0 && args[i] == "help" {

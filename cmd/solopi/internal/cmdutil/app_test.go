@@ -157,3 +157,34 @@ func TestParseSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildPreparesTheNamedCommands: an invocation prepares only the
+// commands its arguments name, each exactly as a completion (which
+// prepares all) does.
+func TestBuildPreparesTheNamedCommands(t *testing.T) {
+	t.Parallel()
+	a := testApp()
+	find := func(b built, name string) *cli.Command {
+		for _, c := range b.app.Commands {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("no command %s", name)
+		return nil
+	}
+	var unknown bool
+	one := a.build(Env{Getenv: func(string) string { return "" }}, &unknown, []string{"solopi", "wait", "--timeout", "1"})
+	all := a.build(Env{Getenv: func(string) string { return "" }}, &unknown, []string{"solopi", "completion", "bash"})
+	w, wAll := find(one, "wait"), find(all, "wait")
+	if w.CustomHelpTemplate == "" || w.CustomHelpTemplate != wAll.CustomHelpTemplate || len(w.Flags) != len(wAll.Flags) {
+		t.Fatalf("the named command: help %d bytes, %d flags; prepared by a completion: %d bytes, %d flags",
+			len(w.CustomHelpTemplate), len(w.Flags), len(wAll.CustomHelpTemplate), len(wAll.Flags))
+	}
+	if f := find(one, "fail"); f.CustomHelpTemplate != "" || len(f.Flags) == len(find(all, "fail").Flags) {
+		t.Fatalf("a command the arguments do not name was prepared: %d flags", len(f.Flags))
+	}
+	if len(one.specs) != len(all.specs) {
+		t.Fatalf("the help lists %d commands, a completion %d", len(one.specs), len(all.specs))
+	}
+}
