@@ -13,6 +13,7 @@ import (
 
 	"github.com/solopi-dev/solopi/agentloop/chat"
 	"github.com/solopi-dev/solopi/agentloop/coord"
+	"github.com/solopi-dev/solopi/internal/recent"
 	xdraw "golang.org/x/image/draw"
 )
 
@@ -51,19 +52,13 @@ type derivedImage struct {
 	img *chat.Image
 }
 
-// decodedKept is how many captures NewScreen remembers decoded.
-const decodedKept = 4
-
 // decoded remembers the last captures NewScreen decoded, by their SHA-256.
 // A phone shows the same screen on many consecutive observations (a wait,
 // a tap that changed nothing, the stability check before a verdict):
 // decoding a capture, scaling it and encoding it for the model were most of
 // an observation's CPU, and bytes with one digest give the same pixels. The
 // images are never written to, so the screens share them.
-var decoded struct {
-	mu      sync.Mutex
-	screens []*Screen // most recent last
-}
+var decoded = recent.List[string, *Screen]{Size: 4}
 
 // NewScreen validates and decodes a PNG capture.
 func NewScreen(data []byte, at time.Time) (*Screen, error) {
@@ -72,28 +67,17 @@ func NewScreen(data []byte, at time.Time) (*Screen, error) {
 	}
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
-	decoded.mu.Lock()
-	for i, d := range decoded.screens {
-		if d.SHA256 == digest {
-			decoded.screens = append(append(decoded.screens[:i:i], decoded.screens[i+1:]...), d)
-			decoded.mu.Unlock()
-			again := d.Recaptured(at)
-			again.PNG = data
-			return again, nil
-		}
+	if d, ok := decoded.Get(digest); ok {
+		again := d.Recaptured(at)
+		again.PNG = data
+		return again, nil
 	}
-	decoded.mu.Unlock()
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
 	s := &Screen{PNG: data, Image: toRGBA(img), SHA256: digest, CapturedAt: at, derived: &derivedImages{}}
-	decoded.mu.Lock()
-	defer decoded.mu.Unlock()
-	if len(decoded.screens) == decodedKept {
-		decoded.screens = append(decoded.screens[:0], decoded.screens[1:]...)
-	}
-	decoded.screens = append(decoded.screens, s)
+	decoded.Put(digest, s)
 	return s, nil
 }
 

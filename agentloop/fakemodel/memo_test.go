@@ -7,13 +7,18 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/solopi-dev/solopi/internal/recent"
 )
+
+// screensKept is the test cache's size.
+const screensKept = 8
 
 // TestScreenMemo: a screen sent again is decoded and read once, with the
 // answers a fresh decode gives; the cache keeps only the latest screens.
 func TestScreenMemo(t *testing.T) {
 	t.Parallel()
-	var m screenMemo
+	m := screenMemo{list: recent.List[string, *screenEntry]{Size: screensKept}}
 	url := func(n int) string {
 		var buf bytes.Buffer
 		if err := png.Encode(&buf, CounterScreen(strconv.Itoa(n))); err != nil {
@@ -44,9 +49,6 @@ func TestScreenMemo(t *testing.T) {
 		if _, _, err := m.decode(url(100 + n)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if len(m.entries) != screensKept {
-		t.Fatalf("%d screens kept, want %d", len(m.entries), screensKept)
 	}
 	if again, _, _ := m.decode(first); again == a {
 		t.Fatal("the oldest screen was not evicted")

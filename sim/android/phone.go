@@ -135,6 +135,7 @@ func New(cfg Config, clk clock.Clock) *Phone {
 		nextPID:    4100,
 		nextTaskID: 10,
 	}
+	p.shots.list.Size = shotEncodingsKept
 	p.fs = vfs.New(clk)
 	p.logs = newLogBuffer(cfg.LogcatLines, clk)
 	p.props = p.defaultProps()

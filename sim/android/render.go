@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/solopi-dev/solopi/internal/recent"
 	"github.com/solopi-dev/solopi/sim/android/ui"
 	"github.com/solopi-dev/solopi/sim/screenstyle"
 )
@@ -85,14 +86,13 @@ func (p *Phone) ScreenshotContext(ctx context.Context) ([]byte, error) {
 // screenshot's cost: hashing the pixels is a small part of it, and the bytes
 // stay exactly those the encoder gives for them.
 type shotEncodings struct {
-	mu      sync.Mutex
-	entries []shotEncoding // most recent last
+	list recent.List[shotKey, []byte]
 }
 
-type shotEncoding struct {
+// shotKey is a screen's pixels: their hash and their length.
+type shotKey struct {
 	sum uint64
 	n   int
-	png []byte
 }
 
 // shotSeed keys the pixels with a 64-bit hash under a seed chosen at
@@ -107,29 +107,17 @@ var shotSeed = maphash.MakeSeed()
 const shotEncodingsKept = 16
 
 func (c *shotEncodings) encode(img *image.RGBA) ([]byte, error) {
-	sum, n := maphash.Bytes(shotSeed, img.Pix), len(img.Pix)
-	c.mu.Lock()
-	for i, e := range c.entries {
-		if e.sum == sum && e.n == n {
-			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
-			c.mu.Unlock()
-			return e.png, nil
-		}
+	key := shotKey{maphash.Bytes(shotSeed, img.Pix), len(img.Pix)}
+	if b, ok := c.list.Get(key); ok {
+		return b, nil
 	}
-	c.mu.Unlock()
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&buf, img); err != nil {
 		return nil, err
 	}
-	out := buf.Bytes()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) == shotEncodingsKept {
-		c.entries = append(c.entries[:0], c.entries[1:]...)
-	}
-	c.entries = append(c.entries, shotEncoding{sum: sum, n: n, png: out})
-	return out, nil
+	c.list.Put(key, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // frames recycles the pixel buffers renders draw into. A render is 10 MB
