@@ -11,8 +11,9 @@ import (
 	"github.com/solopi-dev/solopi/internal/recent"
 )
 
-// screensKept is the test cache's size.
-const screensKept = 8
+// screensKept is the test cache's size (small: each screen is a PNG to
+// encode).
+const screensKept = 2
 
 // TestScreenMemo: a screen sent again is decoded and read once, with the
 // answers a fresh decode gives; the cache keeps only the latest screens.
@@ -21,7 +22,7 @@ func TestScreenMemo(t *testing.T) {
 	m := screenMemo{list: recent.List[string, *screenEntry]{Size: screensKept}}
 	url := func(n int) string {
 		var buf bytes.Buffer
-		if err := png.Encode(&buf, CounterScreen(strconv.Itoa(n))); err != nil {
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, CounterScreen(strconv.Itoa(n))); err != nil {
 			t.Fatal(err)
 		}
 		return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
