@@ -87,6 +87,9 @@ type Options struct {
 	Review string
 	// Delay is added to every answer (for latency-sensitive tests).
 	Delay time.Duration
+	// PlanDelay is added to plan answers only: a run slow to plan whose
+	// calibration and reviews are not (a stop clicked while it plans).
+	PlanDelay time.Duration
 }
 
 // Request is one request the server received, for assertions. A refused
@@ -172,37 +175,50 @@ func isRetry(msgs []msg) bool {
 }
 
 // answer decides the request kind and its answer.
-func (s *Server) answer(msgs []msg) (kind, answer, reasoning string) {
+// kindOf is the request's kind, by the runtime's prompt markers.
+func kindOf(msgs []msg) string {
 	all := ""
 	for _, m := range msgs {
 		all += m.text + "\n"
 	}
+	for _, k := range []struct{ mark, kind string }{
+		{markCalibration, "calibration"}, {markCompletion, "completion_review"}, {markRisk, "risk_review"},
+		{markPreflight, "preflight"}, {markPlanner, "plan"},
+	} {
+		if strings.Contains(all, k.mark) {
+			return k.kind
+		}
+	}
+	return "unknown"
+}
+
+func (s *Server) answer(msgs []msg) (kind, answer, reasoning string) {
 	img := lastImage(msgs)
 	retry := isRetry(msgs)
-	switch {
-	case strings.Contains(all, markCalibration):
-		return "calibration", s.quirk(s.calibrate(img), retry, false), ""
-	case strings.Contains(all, markCompletion):
-		return "completion_review", s.review(msgs, img), ""
-	case strings.Contains(all, markRisk):
+	switch kind = kindOf(msgs); kind {
+	case "calibration":
+		return kind, s.quirk(s.calibrate(img), retry, false), ""
+	case "completion_review":
+		return kind, s.review(msgs, img), ""
+	case "risk_review":
 		v := s.opts.RiskVerdict
 		if v == "" {
 			v = "ALLOW"
 		}
-		return "risk_review", fmt.Sprintf(`finish(success=True, message="%s: the fake reviewer sees no forbidden effect")`, v), ""
-	case strings.Contains(all, markPreflight):
+		return kind, fmt.Sprintf(`finish(success=True, message="%s: the fake reviewer sees no forbidden effect")`, v), ""
+	case "preflight":
 		if img == nil {
-			return "preflight", "OK", ""
+			return kind, "OK", ""
 		}
 		if _, _, ok := FindTarget(img, targetColor); ok {
-			return "preflight", "A magenta disc on a light grey card.", ""
+			return kind, "A magenta disc on a light grey card.", ""
 		}
-		return "preflight", "A picture without a magenta disc.", ""
-	case strings.Contains(all, markPlanner):
+		return kind, "A picture without a magenta disc.", ""
+	case "plan":
 		a, think := s.plan(msgs, img, retry)
-		return "plan", a, think
+		return kind, a, think
 	}
-	return "unknown", `finish(success=False, message="the fake model does not recognise this request")`, ""
+	return kind, `finish(success=False, message="the fake model does not recognise this request")`, ""
 }
 
 // quirk applies the output quirk to first attempts.

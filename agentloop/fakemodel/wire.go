@@ -163,7 +163,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, rec, http.StatusBadRequest, reason, e)
 		return
 	}
-	if clock.System.Sleep(r.Context(), s.opts.Delay) != nil {
+	delay := s.opts.Delay
+	if s.opts.PlanDelay > 0 && kindOf(msgs) == "plan" {
+		delay += s.opts.PlanDelay
+	}
+	if clock.System.Sleep(r.Context(), delay) != nil {
 		return
 	}
 	kind, answer, reasoning := s.answer(msgs)

@@ -35,7 +35,7 @@ func TestAgentRunConsoleStop(t *testing.T) {
 	browser := browsertest.Start(t)
 	d := cmdtest.CounterPhone(t, sim.Options{TimeScale: 10})
 	// A slow model: the run is still planning when the stop is clicked.
-	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels, Delay: time.Second})
+	srv := startFakeModel(t, fakemodel.Options{Coords: fakemodel.CoordsImagePixels, PlanDelay: time.Second})
 	dir := t.TempDir()
 	traj := filepath.Join(dir, "trajectory.json")
 	task := "increase the counter to 15 (console stop test)"

@@ -33,7 +33,7 @@ func TestVerifyRunConsoleStop(t *testing.T) {
 	}, sim.Options{TimeScale: verifyTimeScale})}
 	// A slow planner: the explore step is still deciding when the stop is
 	// clicked.
-	r.vision(fakemodel.Options{Coords: fakemodel.CoordsRelative, Delay: time.Second})
+	r.vision(fakemodel.Options{Coords: fakemodel.CoordsRelative, PlanDelay: time.Second})
 	art := filepath.Join(t.TempDir(), "run")
 	done := make(chan cmdtest.Result, 1)
 	go func() {
