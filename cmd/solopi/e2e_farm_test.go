@@ -230,6 +230,12 @@ func runFarm(t *testing.T, spec farmSpec) {
 		})
 		workers[victim].signal(syscall.SIGKILL)
 		<-workers[victim].done
+		// A COMMIT the worker had sent before it died still lands: a
+		// PostgreSQL backend finishes the statement it received after its
+		// client is gone. The attempts are read once the database has had
+		// a second for that (far less than the lease, so no expiry ends
+		// one in between), and only those still live were interrupted.
+		time.Sleep(time.Second)
 		var cut []string
 		for _, a := range live {
 			if st := db.attemptStatus(a); st == "leased" || st == "running" {
