@@ -68,15 +68,13 @@ func NewScreen(data []byte, at time.Time) (*Screen, error) {
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	if d, ok := decoded.Get(digest); ok {
-		again := d.Recaptured(at)
-		again.PNG = data
-		return again, nil
+		return d.Recaptured(at), nil // the same bytes, by their digest
 	}
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
-	s := &Screen{PNG: data, Image: toRGBA(img), SHA256: digest, CapturedAt: at, derived: &derivedImages{}}
+	s := &Screen{PNG: data, Image: toRGBA(img), SHA256: digest, CapturedAt: at}
 	decoded.Put(digest, s)
 	return s, nil
 }
@@ -88,19 +86,24 @@ func ScreenFromImage(img image.Image, at time.Time) (*Screen, error) {
 		return nil, fmt.Errorf("encode screenshot: %w", err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	return &Screen{PNG: buf.Bytes(), Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at, derived: &derivedImages{}}, nil
+	return &Screen{PNG: buf.Bytes(), Image: toRGBA(img), SHA256: hex.EncodeToString(sum[:]), CapturedAt: at}, nil
 }
 
 // Recaptured is the same screen captured again at at: a new observation
 // sharing the pixels and the model images already made from them.
 func (s *Screen) Recaptured(at time.Time) *Screen {
+	return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: at, derived: s.images()}
+}
+
+// images are the model images of this screen's capture, shared with its
+// recaptures (made on first use: a Screen may be a literal).
+func (s *Screen) images() *derivedImages {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.derived == nil {
 		s.derived = &derivedImages{}
 	}
-	d := s.derived
-	s.mu.Unlock()
-	return &Screen{PNG: s.PNG, Image: s.Image, SHA256: s.SHA256, CapturedAt: at, derived: d}
+	return s.derived
 }
 
 // Width and Height are the display size (the screenshot's size).
@@ -119,12 +122,7 @@ func (s *Screen) Frame(pol coord.ResizePolicy) coord.Frame {
 // unchanged screen share one encoding). A PNG
 // capture that needs no resizing is sent as captured.
 func (s *Screen) ModelImage(pol coord.ResizePolicy, enc chat.ImageEncoding) (*chat.Image, error) {
-	s.mu.Lock()
-	if s.derived == nil {
-		s.derived = &derivedImages{}
-	}
-	d := s.derived
-	s.mu.Unlock()
+	d := s.images()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, m := range d.images {
