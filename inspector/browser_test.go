@@ -80,10 +80,13 @@ func TestBrowserHoverClickCopyRecordReplay(t *testing.T) {
 		}
 	}
 
-	// Copy: the clipboard holds the selector afterwards.
+	// Copy: the clipboard holds the selector afterwards. The grant is the
+	// test's own browser context's.
+	bc := chromedp.FromContext(pg.Ctx)
 	for _, perm := range []string{"clipboard-read", "clipboard-write"} {
-		if _, err := cdp.Call(ctx, chromedp.FromContext(pg.Ctx).Browser, browser.SetPermission, browser.SetPermissionParams{
-			Permission: &browser.PermissionDescriptor{Name: perm}, Setting: browser.PermissionSettingGranted, Origin: r.base}); err != nil {
+		if _, err := cdp.Call(ctx, bc.Browser, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: perm}, Setting: browser.PermissionSettingGranted, Origin: r.base,
+			BrowserContextID: bc.BrowserContextID}); err != nil {
 			t.Fatalf("grant %s: %v", perm, err)
 		}
 	}

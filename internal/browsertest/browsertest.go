@@ -1,6 +1,7 @@
 // Package browsertest runs pages in Debian's headless Chromium for tests
 // (driven with chromedp): it records every request a page makes, checks
-// its images and keeps a PNG screenshot of it as a test artifact.
+// its images and, when $SOLOPI_TEST_ARTIFACTS names a directory, keeps a
+// PNG screenshot of it there for a person to look at.
 //
 // Chromium is /usr/bin/chromium or $CHROMIUM. Without it a test skips,
 // except under CI=true where a missing browser is a failure.
@@ -34,18 +35,80 @@ func path() (string, bool) {
 	return "", false
 }
 
-// Start launches a fresh headless Chromium for the test, with exactly the
-// flags below and its own profile directory, and returns its context.
-// The browser stops when the test ends.
+// Start gives the test a browser of its own: a fresh browser context (its
+// own cookies, storage and cache, like a new profile) in the process's
+// headless Chromium, which starts with the flags below on first
+// use and stops when no test holds it. A launch costs more CPU than the
+// pages most tests open, and parallel tests overlap, so they share one.
+// The context and its tabs close when the test ends.
 func Start(t testing.TB) context.Context {
 	t.Helper()
-	bin, ok := path()
-	if !ok {
+	if _, ok := path(); !ok {
 		tooltest.Missing(t, "chromium is not installed (set CHROMIUM or apt-get install chromium)")
 	}
+	root, err := shared.acquire()
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	t.Cleanup(func() {
+		cancel()
+		shared.release()
+	})
+	// Create the browser context now, on a context without a deadline.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("a browser context in chromium: %v", err)
+	}
+	return ctx
+}
+
+// shared is the process's Chromium while tests use it.
+var shared browser
+
+// browser is a headless Chromium started on first use and stopped when
+// its last user releases it.
+type browser struct {
+	mu      sync.Mutex
+	users   int
+	root    context.Context // the browser's first tab
+	stop    func()
+	profile string
+}
+
+func (b *browser) acquire() (context.Context, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.users == 0 {
+		if err := b.launch(); err != nil {
+			return nil, err
+		}
+	}
+	b.users++
+	return b.root, nil
+}
+
+func (b *browser) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.users--; b.users > 0 {
+		return
+	}
+	b.stop()
+	// Chromium's helpers may still write to the profile for a moment
+	// after the browser exits.
+	for range 50 {
+		if os.RemoveAll(b.profile) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (b *browser) launch() error {
+	bin, _ := path()
 	profile, err := os.MkdirTemp("", "solopi-chromium-*")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(bin),
@@ -56,27 +119,23 @@ func Start(t testing.TB) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
+		// Every window of Chromium 156 keeps renderers for the omnibox's
+		// popups, which a headless browser never shows: they took about
+		// half of its CPU in the suite.
+		chromedp.Flag("disable-features", "WebUIOmniboxPopup,WebUIOmniboxAimPopup"),
 		chromedp.UserDataDir(profile),
 	)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-		// Chromium's helpers may still write to the profile for a moment
-		// after the browser exits.
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	// Start the browser now, on a context without a deadline (a timeout on
-	// the first Run would stop the whole browser).
+	stop := func() { cancel(); cancelAlloc() }
+	// The browser starts on a context without a deadline (a timeout on the
+	// first Run would stop the whole browser).
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		stop()
+		_ = os.RemoveAll(profile)
+		return err
 	}
-	return ctx
+	b.root, b.stop, b.profile = ctx, stop, profile
+	return nil
 }
 
 // page is one tab with the requests it made.
@@ -154,30 +213,29 @@ func BrokenImages(t testing.TB, p *page) []string {
 	return Eval[[]string](t, p, `Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))`)
 }
 
-// Screenshot saves a full-page PNG of the page as name.png in the test's
-// artifact directory (and in $SOLOPI_TEST_ARTIFACTS when set) and returns
-// its path.
+// Screenshot saves a full-page PNG of the page as name.png in
+// $SOLOPI_TEST_ARTIFACTS, for a person to look at, and returns its path.
+// Without that directory it takes none: a full-page PNG costs Chromium
+// more CPU than loading the page, and nothing reads it (the tests check
+// the page through the DOM).
 func Screenshot(t testing.TB, p *page, name string) string {
 	t.Helper()
+	dir := os.Getenv("SOLOPI_TEST_ARTIFACTS")
+	if dir == "" {
+		return ""
+	}
 	ctx, cancel := context.WithTimeout(p.Ctx, 30*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if dir := os.Getenv("SOLOPI_TEST_ARTIFACTS"); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		keep := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(keep, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		path = keep
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("screenshot %s", path)
 	return path
