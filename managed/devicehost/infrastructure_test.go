@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/solopi-dev/solopi/clock"
+
 	"github.com/solopi-dev/solopi/canonjson"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
@@ -39,9 +41,14 @@ func simFarm(t *testing.T, n int, scale float64) (*sim.Farm, Host) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	f, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: n, TimeScale: scale, NoAdbd: true,
+	// The phones and the host share one scaled clock, so that the host's
+	// waits on a phone (a replay polls an unreachable phone for 30 s) take
+	// the simulated time too.
+	clk := clock.NewScaled(scale)
+	f, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: n, NoAdbd: true,
 		SerialPrefix: strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())),
 		Configure: func(_ int, o *sim.Options) {
+			o.Clock = clk
 			o.App.Settings = map[string]string{"KEY_REPLAY_AUTO_START": "true"}
 		}})
 	if err != nil {
@@ -53,7 +60,7 @@ func simFarm(t *testing.T, n int, scale float64) (*sim.Farm, Host) {
 	}
 	h := Host{Devices: device.Selector{AdbPath: "adb", AdbServerPort: f.Server().Port()},
 		Session: device.SessionOptions{Device: device.DeviceOptions{Package: protocol.DefaultPackage, Port: protocol.DefaultDevicePort,
-			RequestTimeout: 5 * time.Second}, StartupTimeout: 30 * time.Second},
+			RequestTimeout: 5 * time.Second, Clock: clk}, StartupTimeout: 30 * time.Second},
 		Budgets: onphone.Budgets{Phone: onphone.Options{PollInterval: 20 * time.Millisecond}},
 		Locks:   &devicelock.Locker{Dir: t.TempDir()}}
 	return f, h
