@@ -416,7 +416,9 @@ func TestCancellationAndDeadline(t *testing.T) {
 		t.Fatalf("cancel: %+v %v", res, err)
 	}
 	b, _ := New(Config{Space: coord.SpaceRelative}, &counterDevice{}, &scriptModel{plans: []string{`do(action="Wait", duration="0.1 seconds")`}})
-	res, err = b.Run(context.Background(), Task{Goal: "g", MaxSteps: 1000, MaxDuration: 300 * time.Millisecond})
+	// The test device's waits take no time, so a step takes well under a
+	// millisecond: the step budget must outlast the deadline.
+	res, err = b.Run(context.Background(), Task{Goal: "g", MaxSteps: 1 << 20, MaxDuration: 300 * time.Millisecond})
 	if err != nil || res.Outcome != OutcomeMaxDuration || res.Exit != 124 {
 		t.Fatalf("deadline: %+v %v", res, err)
 	}
