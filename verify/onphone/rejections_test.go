@@ -1,6 +1,7 @@
 package onphone
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -134,6 +135,9 @@ func TestEveryAgentRejectionIsNotTested(t *testing.T) {
 		// cleanup's import finds it back depends on timing: the cleanup
 		// is passed or not_tested, never failed.
 		restarted bool
+		// scale is the simulator's time scale, 20 unless set: a case that
+		// waits out a budget runs faster.
+		scale float64
 	}{
 		{name: "input on a button (the device fails the action)", budget: `{}`,
 			decisions: []string{`{"type":"act","action":{"type":"input","selector":{"resourceId":"com.example.counter:id/reset_button"},"text":"x"}}`},
@@ -153,7 +157,7 @@ func TestEveryAgentRejectionIsNotTested(t *testing.T) {
 			fault: func(t *testing.T, d *sim.Device, h *hookedPhone) {
 				h.beforeAct = func(int, map[string]any) { d.App.SetSettleDelay(time.Hour) }
 			},
-			reason: verify.ReasonAgentActionFailed},
+			reason: verify.ReasonAgentActionFailed, scale: 100},
 		{name: "the operation service is down (action_failed)", budget: `{}`,
 			decisions: []string{clickIncrement},
 			fault: func(t *testing.T, d *sim.Device, h *hookedPhone) {
@@ -204,7 +208,7 @@ func TestEveryAgentRejectionIsNotTested(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			d, phone := newPhone(t, 20)
+			d, phone := newPhone(t, cmp.Or(c.scale, 20))
 			h := &hookedPhone{Phone: phone}
 			if c.fault != nil {
 				c.fault(t, d, h)

@@ -401,8 +401,10 @@ func TestVerifyRunVisionProvider(t *testing.T) {
 	t.Parallel()
 	// Agent segments: SoloPi waits 5 s of device time for a controllable
 	// root while the host brings the app back, so the device's clock must
-	// not outrun a loaded host.
-	r0 := newRig(t, sim.Options{TimeScale: 5})
+	// not outrun a loaded host: half the package's scale leaves that 0.5 s
+	// (it passed 12 runs at 20 with six copies and two busy loops on two
+	// cores; 10 keeps a margin).
+	r0 := newRig(t, sim.Options{TimeScale: verifyTimeScale / 2})
 	r0.vision(fakemodel.Options{Coords: fakemodel.CoordsRelative})
 	art := filepath.Join(t.TempDir(), "run")
 	r, m := r0.verifyRun("--plan", cmdtest.FixturePlan(t, "counter-outcome-matrix"), "--artifacts", art, "--decision-provider", "vision",
