@@ -22,11 +22,17 @@ var (
 	resetRect = image.Rect(120, 1120, 520, 1290)
 )
 
+// screens are the screens every phone of the process has shown, by the
+// counter's value: a value renders the same pixels on any phone.
+var screens = struct {
+	sync.Mutex
+	m map[int]*agentloop.Screen
+}{m: map[int]*agentloop.Screen{}}
+
 // phone is the device. Its zero value shows the counter at 0.
 type phone struct {
 	mu     sync.Mutex
 	value  int
-	cache  map[int]*agentloop.Screen
 	Taps   int
 	Closed bool
 }
@@ -58,16 +64,15 @@ func (p *phone) Observe(ctx context.Context) (*agentloop.Screen, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s, ok := p.cache[p.value]
+	screens.Lock()
+	defer screens.Unlock()
+	s, ok := screens.m[p.value]
 	if !ok {
 		var err error
 		if s, err = agentloop.ScreenFromImage(fakemodel.CounterScreen(strconv.Itoa(p.value)), clock.System.Now()); err != nil {
 			return nil, err
 		}
-		if p.cache == nil {
-			p.cache = map[int]*agentloop.Screen{}
-		}
-		p.cache[p.value] = s
+		screens.m[p.value] = s
 	}
 	// A new Screen per observation, sharing the encoded pixels.
 	return s.Recaptured(clock.System.Now()), nil
