@@ -37,10 +37,10 @@ func path() (string, bool) {
 
 // Start gives the test a browser of its own: a fresh browser context (its
 // own cookies, storage and cache, like a new profile) in the process's
-// headless Chromium, which starts with the flags below on first
-// use and stops when no test holds it. A launch costs more CPU than the
-// pages most tests open, and parallel tests overlap, so they share one.
-// The context and its tabs close when the test ends.
+// headless Chromium, which starts with the flags of launch on first use
+// and stops when no test holds it. A launch costs more CPU than the pages
+// most tests open, and parallel tests overlap, so they share one. The
+// context and its tabs close when the test ends.
 func Start(t testing.TB) context.Context {
 	t.Helper()
 	if _, ok := path(); !ok {
