@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/solopi-dev/solopi/clock"
-
 	"github.com/solopi-dev/solopi/canonjson"
+	"github.com/solopi-dev/solopi/clock"
 	"github.com/solopi-dev/solopi/internal/pgtest"
 	"github.com/solopi-dev/solopi/managed"
 	"github.com/solopi-dev/solopi/managed/farmreport"
@@ -43,7 +42,8 @@ func simFarm(t *testing.T, n int, scale float64) (*sim.Farm, Host) {
 	defer cancel()
 	// The phones and the host share one scaled clock, so that the host's
 	// waits on a phone (a replay polls an unreachable phone for 30 s) take
-	// the simulated time too.
+	// the simulated time too. The start-up wait is long in device time, so
+	// that a loaded host still has seconds to see SoloPi come up.
 	clk := clock.NewScaled(scale)
 	f, err := sim.StartFarm(ctx, sim.FarmOptions{Devices: n, NoAdbd: true,
 		SerialPrefix: strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())),
@@ -60,7 +60,7 @@ func simFarm(t *testing.T, n int, scale float64) (*sim.Farm, Host) {
 	}
 	h := Host{Devices: device.Selector{AdbPath: "adb", AdbServerPort: f.Server().Port()},
 		Session: device.SessionOptions{Device: device.DeviceOptions{Package: protocol.DefaultPackage, Port: protocol.DefaultDevicePort,
-			RequestTimeout: 5 * time.Second, Clock: clk}, StartupTimeout: 30 * time.Second},
+			RequestTimeout: 5 * time.Second, Clock: clk}, StartupTimeout: 120 * time.Second},
 		Budgets: onphone.Budgets{Phone: onphone.Options{PollInterval: 20 * time.Millisecond}},
 		Locks:   &devicelock.Locker{Dir: t.TempDir()}}
 	return f, h
