@@ -15,8 +15,8 @@ import (
 )
 
 func fastConfigSet() ConfigSetOptions {
-	// The others end when the device confirms; a loaded machine may need
-	// the budget.
+	// The tests that use it end when the device confirms; the budget is
+	// for a loaded machine.
 	return ConfigSetOptions{AckTimeout: 2 * time.Second, PollInterval: 10 * time.Millisecond}
 }
 
